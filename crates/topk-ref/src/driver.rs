@@ -1,0 +1,153 @@
+//! The row-wise driver: N rows in, `(N, k)` values and indices out, rows in parallel with rayon.
+
+use ndarray::{Array1, Array2, ArrayView2};
+use rayon::prelude::*;
+
+use crate::algorithm::{RowStats, RowTopK, Scratch, grow};
+use crate::error::TopKError;
+use crate::order::{Mode, sort_canonical};
+
+/// The widest row whose indices fit the `u32` output (and leave `u32::MAX` free as a sentinel).
+pub const MAX_ROW_WIDTH: usize = (u32::MAX - 1) as usize;
+
+/// Rows handed to one rayon task at a time: enough to amortise scheduling, few enough that
+/// two cores stay balanced on 2^14-row inputs.
+const ROWS_PER_TASK: usize = 64;
+
+/// How the selection is done and reported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Largest (default) or smallest.
+    pub mode: Mode,
+    /// Output in canonical value order instead of ascending index order.
+    pub sorted: bool,
+}
+
+/// The result of a row-wise top-k.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopK {
+    /// `(N, k)` selected values: the input's bits at the selected indices.
+    pub values: Array2<f32>,
+    /// `(N, k)` selected indices.
+    pub indices: Array2<u32>,
+    /// `(N,)` iteration counts, for algorithms that report them.
+    pub iterations: Option<Array1<u32>>,
+}
+
+/// The result of a single-row top-k.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowTopKResult {
+    /// Selected values.
+    pub values: Vec<f32>,
+    /// Selected indices.
+    pub indices: Vec<u32>,
+    /// What the algorithm reported.
+    pub stats: RowStats,
+}
+
+/// Checks `k` against the row width `m` (SPEC §1).
+pub fn check_shape(m: usize, k: usize) -> Result<(), TopKError> {
+    if m == 0 {
+        return Err(TopKError::EmptyRows);
+    }
+    if m > MAX_ROW_WIDTH {
+        return Err(TopKError::RowTooWide { m, max: MAX_ROW_WIDTH });
+    }
+    if k > m {
+        return Err(TopKError::KTooLarge { k, m });
+    }
+    Ok(())
+}
+
+/// Top-k of one row with `algo`.
+pub fn topk_row<A: RowTopK + ?Sized>(
+    algo: &A,
+    row: &[f32],
+    k: usize,
+    opts: Options,
+) -> Result<RowTopKResult, TopKError> {
+    check_shape(row.len(), k)?;
+    let mut indices = vec![0u32; k];
+    let mut scratch = Scratch::default();
+    let stats = select_one(algo, row, k, opts, &mut scratch, &mut indices);
+    let values = indices.iter().map(|&i| row[i as usize]).collect();
+    Ok(RowTopKResult { values, indices, stats })
+}
+
+/// Row-wise top-k of the `(N, M)` matrix `x` with `algo`, rows in parallel.
+///
+/// Allocates the outputs once; each rayon task reuses one [`Scratch`], so no row allocates once
+/// the buffers have grown. Strided (non-C-order) views are copied row by row into scratch.
+pub fn topk_rows<A: RowTopK + ?Sized>(
+    algo: &A,
+    x: ArrayView2<'_, f32>,
+    k: usize,
+    opts: Options,
+) -> Result<TopK, TopKError> {
+    let (n, m) = x.dim();
+    check_shape(m, k)?;
+    let mut indices = vec![0u32; n * k];
+    let mut values = vec![0f32; n * k];
+    let mut iterations = vec![0u32; n];
+    if k > 0 {
+        indices
+            .par_chunks_mut(k)
+            .zip(values.par_chunks_mut(k))
+            .zip(iterations.par_iter_mut())
+            .enumerate()
+            .with_min_len(ROWS_PER_TASK)
+            .for_each_init(Scratch::default, |scratch, (r, ((idx, val), it))| {
+                let view = x.row(r);
+                let stats = match view.as_slice() {
+                    Some(row) => fill_row(algo, row, k, opts, scratch, idx, val),
+                    None => {
+                        let mut copy = std::mem::take(&mut scratch.row);
+                        let row = grow(&mut copy, m);
+                        row.iter_mut().zip(view.iter()).for_each(|(d, &s)| *d = s);
+                        let stats = fill_row(algo, row, k, opts, scratch, idx, val);
+                        scratch.row = copy;
+                        stats
+                    }
+                };
+                *it = stats.iterations.unwrap_or(0);
+            });
+    }
+    let shape = (n, k);
+    Ok(TopK {
+        values: Array2::from_shape_vec(shape, values).expect("n*k values"),
+        indices: Array2::from_shape_vec(shape, indices).expect("n*k indices"),
+        iterations: algo.reports_iterations().then(|| Array1::from(iterations)),
+    })
+}
+
+fn fill_row<A: RowTopK + ?Sized>(
+    algo: &A,
+    row: &[f32],
+    k: usize,
+    opts: Options,
+    scratch: &mut Scratch,
+    idx: &mut [u32],
+    val: &mut [f32],
+) -> RowStats {
+    let stats = select_one(algo, row, k, opts, scratch, idx);
+    val.iter_mut().zip(idx.iter()).for_each(|(v, &i)| *v = row[i as usize]);
+    stats
+}
+
+fn select_one<A: RowTopK + ?Sized>(
+    algo: &A,
+    row: &[f32],
+    k: usize,
+    opts: Options,
+    scratch: &mut Scratch,
+    idx: &mut [u32],
+) -> RowStats {
+    if k == 0 {
+        return RowStats::default();
+    }
+    let stats = algo.select_row(row, k, opts.mode, scratch, idx);
+    if opts.sorted {
+        sort_canonical(row, opts.mode, idx);
+    }
+    stats
+}

@@ -1,0 +1,21 @@
+//! Algorithms by their command-line names.
+
+use crate::algorithm::RowTopK;
+use crate::{Bisect, Bitonic, Bucket, Heap, Quickselect, Radix};
+
+/// The names of topk-ref's algorithms, in the order the CLI and benches list them.
+pub const ALGORITHM_NAMES: [&str; 6] =
+    ["heap", "quickselect", "radix", "bucket", "bitonic", "bisect"];
+
+/// The algorithm called `name`, with default parameters (`bisect` is exact Algorithm 1, ε = 0).
+pub fn by_name(name: &str) -> Option<Box<dyn RowTopK>> {
+    Some(match name {
+        "heap" => Box::new(Heap),
+        "quickselect" => Box::new(Quickselect),
+        "radix" => Box::new(Radix),
+        "bucket" => Box::new(Bucket),
+        "bitonic" => Box::new(Bitonic),
+        "bisect" => Box::new(Bisect::exact()),
+        _ => return None,
+    })
+}
