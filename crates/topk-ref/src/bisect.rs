@@ -51,7 +51,7 @@
 
 use crate::algorithm::{RowStats, RowTopK, Scratch, grow};
 use crate::error::TopKError;
-use crate::order::{Mode, key_of_ordered, keys_into, ordered_value_of_key};
+use crate::order::{Mode, key_of_ordered, keys_and_range_into, ordered_value_of_key};
 use crate::select::select_in_index_order;
 
 /// Value-space tests allowed before the search moves to the key phase.
@@ -199,9 +199,14 @@ impl Bisect {
 
     /// Runs the search on the keys of one row (`1 <= k <= keys.len()`).
     pub fn search(&self, keys: &[u32], k: usize) -> BisectOutcome {
+        self.search_in_range(keys, key_range(keys), k)
+    }
+
+    /// [`Bisect::search`] when the key range `(min, max)` is already known.
+    pub fn search_in_range(&self, keys: &[u32], range: (u32, u32), k: usize) -> BisectOutcome {
         match self.max_iter {
-            Some(n) => search_early_stopping(keys, k, n),
-            None => self.search_exact(keys, k),
+            Some(n) => search_early_stopping(keys, range, k, n),
+            None => self.search_exact(keys, range, k),
         }
     }
 
@@ -223,8 +228,8 @@ impl Bisect {
         }
     }
 
-    fn search_exact(&self, keys: &[u32], k: usize) -> BisectOutcome {
-        let (lo_key, hi_key) = key_range(keys);
+    fn search_exact(&self, keys: &[u32], range: (u32, u32), k: usize) -> BisectOutcome {
+        let (lo_key, hi_key) = range;
         let mut b = Bracket { lo_key, hi_key, count_at_hi: None, iterations: 0 };
         if lo_key == hi_key {
             return finish(b, 0, BisectExit::Converged);
@@ -255,7 +260,7 @@ impl Bisect {
             EpsilonMode::Absolute => self.precision,
         };
         while b.iterations < VALUE_PHASE_LIMIT {
-            if !(hi - lo > eps) {
+            if hi - lo <= eps {
                 return Some(BisectExit::Precision);
             }
             let thres = midpoint(lo, hi);
@@ -288,8 +293,8 @@ fn finish(b: Bracket, value_iterations: u32, exit: BisectExit) -> BisectOutcome 
 }
 
 /// Algorithm 2 as written: `n` steps of `cnt < k ? hi = thres : lo = thres`.
-fn search_early_stopping(keys: &[u32], k: usize, n: u32) -> BisectOutcome {
-    let (mut lo_key, mut hi_key) = key_range(keys);
+fn search_early_stopping(keys: &[u32], range: (u32, u32), k: usize, n: u32) -> BisectOutcome {
+    let (mut lo_key, mut hi_key) = range;
     let mut lo = ordered_value_of_key(lo_key);
     let mut hi = ordered_value_of_key(hi_key);
     let finite = lo.is_finite() && hi.is_finite();
@@ -343,8 +348,8 @@ impl RowTopK for Bisect {
         out: &mut [u32],
     ) -> RowStats {
         let keys = grow(&mut scratch.keys, row.len());
-        keys_into(row, mode, keys);
-        let outcome = self.search(keys, k);
+        let range = keys_and_range_into(row, mode, keys);
+        let outcome = self.search_in_range(keys, range, k);
         Self::select_from(keys, k, &outcome, out);
         RowStats { iterations: Some(outcome.iterations) }
     }

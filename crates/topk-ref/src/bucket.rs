@@ -1,25 +1,599 @@
-//! PLACEHOLDER — being written; selects through the oracle until then.
+//! `bucket` — bucket select: value-range buckets, recursing into the one that holds the k-th.
+//!
+//! # Idea
+//! Spread the candidates (at first: the whole row) over [`BUCKETS`] equal-width buckets
+//! between their minimum and maximum, count each bucket, and walk the buckets from the top
+//! until the running count reaches the remaining k. Every candidate in a higher bucket is
+//! selected (counted into `above`), every one in a lower bucket is rejected, and the next level
+//! buckets only the candidates of the k-th bucket, between *their* minimum and maximum. This is
+//! the bucket-based selection the RTop-K paper cites among GPU top-k methods; radix select
+//! (`radix`) is the same loop with buckets fixed by key bits instead of by the value range.
+//!
+//! The search works on the order keys ([`crate::order::key`]) and buckets them by their
+//! **coordinate**: the ordered value ([`ordered_value_of_key`]) as `f64` for numbers, with
+//! `±inf` at `±2^129` and the two NaN keys at `±2^130` (top in largest mode, bottom in smallest
+//! mode). Coordinates are finite, strictly increasing in the key and distinct for distinct
+//! keys, so the bucket index `floor((c - cmin) · (B / (cmax - cmin)))`, clamped to `B - 1` and
+//! computed in `f64`, never overflows and never decreases as the key grows.
+//!
+//! A level ends the search when
+//! * the candidates are all equal (`cmin == cmax`): that key is the k-th;
+//! * the remaining k is 1: the k-th is the largest candidate;
+//! * the remaining k is all of them: the k-th is the smallest candidate.
+//!
+//! Otherwise the minimum lands in bucket 0 and the maximum in a higher one (bucket `B - 1` on
+//! the value scale), so every level drops at least one candidate: the search ends on every
+//! row. To keep pathological rows
+//! short — values spread over many binades, where one huge value puts everything else in
+//! bucket 0 — a level that keeps more than half its candidates makes the next level bucket
+//! linearly by **key** (`(key - kmin) >> shift`, at most 256 buckets). A key level shrinks the
+//! key range 256-fold, so at most 4 of them can occur before the candidates are all equal.
+//! Finally one pass in index order ([`select_with_kth_key`]) writes the canonical top-k.
+//!
+//! # Cost
+//! Time O(M) on every row. Each level costs a pass over its candidates (bucket index,
+//! count, compaction) plus a walk over 256 counters. Levels that keep at most half their
+//! candidates add up to at most 2M element visits; the others number at most 9 (at most 4 key
+//! levels, and at most 5 value levels, each followed by a key level or by the end), each at
+//! most M.
+//! On smooth data the first level leaves a few candidates per bucket and the second finishes.
+//! A min/max pass and the final selection read the row's keys once more each.
+//! Extra memory: M keys, M candidate keys and M bucket indices (`u32`) in the scratch;
+//! 256 counters on the stack.
+//!
+//! # On a GPU warp
+//! The per-element work maps well: the bucket index is arithmetic on one element (no
+//! communication), min/max is a shuffle reduction, and the count is a shared-memory histogram
+//! with atomics (private per warp, as in radix select). Compacting the k-th bucket is a
+//! ballot + prefix popcount. Two things fit a warp less well than bisection: `f64` arithmetic
+//! is slow on most GPUs (a GPU version would bucket in `f32`, minding the range, or in key
+//! space from the start), and each level needs a scan of 256 counters and a synchronisation,
+//! where a bisection step is a register count and a 5-step shuffle reduction.
 
-use crate::algorithm::{RowStats, RowTopK, Scratch};
-use crate::order::Mode;
+use crate::algorithm::{RowStats, RowTopK, Scratch, grow};
+use crate::bisect::key_range;
+use crate::order::{KEY_ZERO, Mode, keys_into, ordered_value_of_key};
+use crate::radix::{Bin, Histogram, find_bin};
+use crate::select::select_with_kth_key;
 
-/// Placeholder.
+/// Buckets per level. 256 matches radix select's 8-bit digit: a level's walk over the counters
+/// stays cheap next to a pass over the candidates, and a key level shrinks the key range as
+/// much as a radix digit does.
+pub const BUCKETS: usize = 256;
+
+// The bucket walk is radix select's, on histograms of the same size.
+const _: () = assert!(BUCKETS == crate::radix::BINS);
+
+/// Coordinate of `±inf`: `2^129`, above every finite `f32` (`< 2^128`).
+const INF_COORD: f64 = f64::from_bits((1023 + 129) << 52);
+/// Coordinate of the top NaN key (largest mode): `2^130`.
+const NAN_COORD: f64 = f64::from_bits((1023 + 130) << 52);
+
+/// Bucket select on the value range, with key-range levels for pathological spreads.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Bucket;
+
+/// What a search finds: the k-th key and the count above it, plus how it got there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BucketSearch {
+    /// The k-th largest key of the row.
+    pub key: u32,
+    /// How many keys of the row are strictly larger than [`BucketSearch::key`] (`< k`).
+    pub above: usize,
+    /// Bucketing levels run (0 when the row itself ends the search).
+    pub levels: u32,
+    /// How many of them bucketed by key range.
+    pub key_levels: u32,
+}
+
+/// The coordinate of a key: its ordered value as `f64`, with `±inf` at `±2^129` and the NaN
+/// keys at `±2^130`, so that coordinates are finite and strictly increasing in the key.
+#[inline(always)]
+pub fn coordinate(key: u32) -> f64 {
+    let v = f64::from(ordered_value_of_key(key));
+    // Keys at or above the key of zero are the upper half of the order.
+    let sign = if key >= KEY_ZERO { 1.0 } else { -1.0 };
+    if v.is_nan() {
+        sign * NAN_COORD
+    } else if v.is_infinite() {
+        sign * INF_COORD
+    } else {
+        v
+    }
+}
+
+/// How one level maps a candidate key to a bucket.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Scale {
+    /// `floor((coordinate - cmin) * factor)` clamped to the top bucket,
+    /// `factor = BUCKETS / (cmax - cmin)`; `finite` when every candidate is a finite number.
+    Value { cmin: f64, factor: f64, finite: bool },
+    /// `(key - kmin) >> shift`, with `shift` chosen so that the range fits 256 buckets.
+    Key { kmin: u32, shift: u32 },
+}
+
+impl Scale {
+    /// Value buckets between the keys `lo < hi`.
+    fn value(lo: u32, hi: u32) -> Self {
+        let (cmin, cmax) = (coordinate(lo), coordinate(hi));
+        // Distinct keys have distinct coordinates, so the width is positive (and finite).
+        let factor = BUCKETS as f64 / (cmax - cmin);
+        // Keys are monotone: finite ends mean finite candidates, which skip the special cases.
+        let finite = cmin.abs() < INF_COORD && cmax.abs() < INF_COORD;
+        Scale::Value { cmin, factor, finite }
+    }
+
+    /// Key buckets between the keys `lo < hi`: the smallest shift that brings the span below
+    /// 256, so the maximum lands in a bucket above 0 and each bucket spans `2^shift` keys.
+    fn key(lo: u32, hi: u32) -> Self {
+        let bits = u32::BITS - (hi - lo).leading_zeros();
+        Scale::Key { kmin: lo, shift: bits.saturating_sub(BUCKETS.trailing_zeros()) }
+    }
+}
+
+/// [`coordinate`] of a key known to stand for a finite number.
+#[inline(always)]
+fn finite_coordinate(key: u32) -> f64 {
+    f64::from(ordered_value_of_key(key))
+}
+
+/// The bucket of coordinate `c` on a value scale (`c >= cmin`: a candidate of the level).
+#[inline(always)]
+fn value_bucket(c: f64, cmin: f64, factor: f64) -> u32 {
+    floor_small(((c - cmin) * factor).min((BUCKETS - 1) as f64))
+}
+
+/// `floor(x)` for `0 <= x < 2^31`, by the `2^52` trick: adding `2^52` rounds `x` to an integer
+/// held in the low mantissa bits. Plain float adds and compares, so the bucket loop vectorises
+/// on any x86-64 (a float-to-int cast does not: it must saturate and map NaN to 0).
+#[inline(always)]
+fn floor_small(x: f64) -> u32 {
+    const SHIFT: f64 = (1u64 << 52) as f64;
+    let nearest = (x + SHIFT) - SHIFT;
+    let floor = if nearest > x { nearest - 1.0 } else { nearest };
+    (floor + SHIFT).to_bits() as u32
+}
+
+/// The bucket of `key` on a key scale.
+#[inline(always)]
+fn key_bucket(key: u32, kmin: u32, shift: u32) -> u32 {
+    (key.wrapping_sub(kmin) >> shift).min(BUCKETS as u32 - 1)
+}
+
+/// Writes the bucket of every candidate of `src` into `ids` and returns the bucket holding
+/// the `k`-th largest.
+fn bucket_and_count(src: &[u32], scale: Scale, ids: &mut [u32], k: usize) -> Bin {
+    // One loop per scale, so the index computation vectorises without a per-element branch.
+    match scale {
+        Scale::Value { cmin, factor, finite: true } => {
+            ids.iter_mut()
+                .zip(src)
+                .for_each(|(id, &x)| *id = value_bucket(finite_coordinate(x), cmin, factor));
+        }
+        Scale::Value { cmin, factor, finite: false } => {
+            ids.iter_mut()
+                .zip(src)
+                .for_each(|(id, &x)| *id = value_bucket(coordinate(x), cmin, factor));
+        }
+        Scale::Key { kmin, shift } => {
+            ids.iter_mut().zip(src).for_each(|(id, &x)| *id = key_bucket(x, kmin, shift));
+        }
+    }
+    let mut hist: Histogram = [0; BUCKETS];
+    for &id in ids.iter() {
+        hist[id as usize & (BUCKETS - 1)] += 1;
+    }
+    find_bin(std::slice::from_ref(&hist), k)
+}
+
+/// The candidates of one level: how many, their key range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Live {
+    n: usize,
+    lo: u32,
+    hi: u32,
+}
+
+impl Live {
+    /// The candidates `cands`. The range is a separate (vectorised) pass after compaction:
+    /// a running min/max inside the compaction loop would chain each element to the previous.
+    fn of(cands: &[u32]) -> Self {
+        let (lo, hi) = key_range(cands);
+        Live { n: cands.len(), lo, hi }
+    }
+}
+
+/// Copies the keys of `src` whose bucket (`ids`) is `want` to the front of `dst` (same length
+/// as `src`) and returns how many there are.
+fn compact_into(src: &[u32], ids: &[u32], want: u32, dst: &mut [u32]) -> usize {
+    let mut n = 0;
+    for (&x, &id) in src.iter().zip(ids) {
+        // Write unconditionally, advance only on a match: no branch to mispredict.
+        // `n <= i < dst.len()` here, so the index is in bounds.
+        dst[n] = x;
+        n += usize::from(id == want);
+    }
+    n
+}
+
+/// [`compact_into`] within one buffer: the write position never passes the read position.
+fn compact_in_place(buf: &mut [u32], ids: &[u32], want: u32) -> usize {
+    let mut n = 0;
+    for (i, &id) in ids.iter().enumerate().take(buf.len()) {
+        let x = buf[i];
+        buf[n] = x;
+        n += usize::from(id == want);
+    }
+    n
+}
+
+/// The search state between levels.
+struct State {
+    live: Live,
+    k_left: usize,
+    above: usize,
+    by_key: bool,
+    levels: u32,
+    key_levels: u32,
+}
+
+impl State {
+    /// `Some` result when the candidates in `src` already determine the k-th key.
+    fn done(&self, src: &[u32]) -> Option<BucketSearch> {
+        let Live { n, lo, hi } = self.live;
+        let (key, above) = if lo == hi {
+            // All candidates equal: the k-th is that key, none of them is above it.
+            (lo, self.above)
+        } else if self.k_left == 1 {
+            // The largest candidate; keys above it were counted on the way down.
+            (hi, self.above)
+        } else if self.k_left == n {
+            // Every candidate is selected: the k-th is the smallest.
+            let ties = src.iter().map(|&x| usize::from(x == lo)).sum::<usize>();
+            (lo, self.above + n - ties)
+        } else {
+            return None;
+        };
+        Some(BucketSearch { key, above, levels: self.levels, key_levels: self.key_levels })
+    }
+
+    /// Buckets the candidates of `src` and takes the bucket of the k-th; returns its index.
+    fn level(&mut self, src: &[u32], ids: &mut [u32]) -> u32 {
+        let Live { n, lo, hi } = self.live;
+        let scale = if self.by_key { Scale::key(lo, hi) } else { Scale::value(lo, hi) };
+        let bin = bucket_and_count(src, scale, ids, self.k_left);
+        self.above += bin.higher;
+        self.k_left -= bin.higher;
+        // Fewer than half dropped: the value scale is not biting, switch to the key range.
+        self.by_key = 2 * bin.count > n;
+        self.levels += 1;
+        self.key_levels += u32::from(matches!(scale, Scale::Key { .. }));
+        bin.digit
+    }
+}
+
+/// Finds the k-th largest of `keys` (`1 <= k <= keys.len()`); `cands` and `ids` (each at
+/// least `keys.len()` long) are work space for the candidate keys and their buckets.
+fn search(keys: &[u32], k: usize, cands: &mut [u32], ids: &mut [u32]) -> BucketSearch {
+    let mut state = State {
+        live: Live::of(keys),
+        k_left: k,
+        above: 0,
+        by_key: false,
+        levels: 0,
+        key_levels: 0,
+    };
+    if let Some(found) = state.done(keys) {
+        return found;
+    }
+    // The first level reads the row's keys; later ones the compacted candidates, in place.
+    let ids = &mut ids[..keys.len()];
+    let want = state.level(keys, ids);
+    let n = compact_into(keys, ids, want, &mut cands[..keys.len()]);
+    state.live = Live::of(&cands[..n]);
+    loop {
+        let live = &mut cands[..state.live.n];
+        if let Some(found) = state.done(live) {
+            return found;
+        }
+        let ids = &mut ids[..live.len()];
+        let want = state.level(live, ids);
+        let n = compact_in_place(live, ids, want);
+        state.live = Live::of(&live[..n]);
+    }
+}
+
+/// The k-th largest key of `keys` and the count above it, by bucket select
+/// (`1 <= k <= keys.len()`); `scratch.idx` and `scratch.idx2` hold the candidates.
+pub fn kth_key(keys: &[u32], k: usize, scratch: &mut Scratch) -> BucketSearch {
+    let cands = grow(&mut scratch.idx, keys.len());
+    search(keys, k, cands, grow(&mut scratch.idx2, keys.len()))
+}
 
 impl RowTopK for Bucket {
     fn name(&self) -> &'static str {
         "bucket"
     }
+
     fn select_row(
         &self,
         row: &[f32],
         k: usize,
         mode: Mode,
-        _s: &mut Scratch,
+        scratch: &mut Scratch,
         out: &mut [u32],
     ) -> RowStats {
-        out.copy_from_slice(&crate::oracle::canonical_indices(row, k, mode));
+        let keys = grow(&mut scratch.keys, row.len());
+        keys_into(row, mode, keys);
+        let cands = grow(&mut scratch.idx, row.len());
+        let found = search(keys, k, cands, grow(&mut scratch.idx2, row.len()));
+        select_with_kth_key(keys, found.key, found.above, k, out);
         RowStats::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::{Options, topk_row};
+    use crate::oracle::canonical_indices;
+    use crate::order::{KEY_NAN_LARGEST, KEY_NAN_SMALLEST, key, key_largest};
+
+    const MODES: [Mode; 2] = [Mode::Largest, Mode::Smallest];
+
+    fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
+        topk_row(&Bucket, row, k, Options { mode, sorted: false }).unwrap().indices
+    }
+
+    /// The search alone, on the keys of `row`.
+    fn search_row(row: &[f32], k: usize, mode: Mode) -> BucketSearch {
+        let mut keys = vec![0; row.len()];
+        keys_into(row, mode, &mut keys);
+        kth_key(&keys, k, &mut Scratch::default())
+    }
+
+    /// Every k from 1 to M, both modes, against the oracle; returns the most levels seen.
+    fn check_all_k(row: &[f32]) -> u32 {
+        let mut most = 0;
+        for mode in MODES {
+            for k in 1..=row.len() {
+                let want = canonical_indices(row, k, mode);
+                assert_eq!(run(row, k, mode), want, "k={k} {mode:?} row={row:?}");
+                most = most.max(search_row(row, k, mode).levels);
+            }
+        }
+        most
+    }
+
+    /// A few k (1, M and some between), both modes, against the oracle.
+    fn check_some_k(row: &[f32]) {
+        let m = row.len();
+        for mode in MODES {
+            for k in [1, 2, m / 7, m / 3, m / 2, m - 1, m] {
+                if (1..=m).contains(&k) {
+                    let want = canonical_indices(row, k, mode);
+                    assert_eq!(run(row, k, mode), want, "k={k} m={m} {mode:?}");
+                }
+            }
+        }
+    }
+
+    /// Deterministic pseudo-random bits (a 64-bit LCG), no dependency needed.
+    fn lcg(seed: &mut u64) -> u32 {
+        *seed =
+            seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (*seed >> 32) as u32
+    }
+
+    /// 2^e built from its bits: subnormal below 2^-126, normal from there up.
+    fn pow2(e: i32) -> f32 {
+        let bits = if e < -126 { 1u32 << (e + 149) } else { ((e + 127) as u32) << 23 };
+        f32::from_bits(bits)
+    }
+
+    #[test]
+    fn coordinates_are_finite_and_strictly_increasing() {
+        let values = [
+            f32::NEG_INFINITY,
+            -f32::MAX,
+            -1.0,
+            -f32::from_bits(1),
+            0.0,
+            f32::from_bits(1),
+            f32::from_bits(2),
+            1.0,
+            f32::MAX,
+            f32::INFINITY,
+        ];
+        for mode in MODES {
+            let mut keys: Vec<u32> = values.iter().map(|&v| key(v, mode)).collect();
+            keys.push(if mode == Mode::Largest { KEY_NAN_LARGEST } else { KEY_NAN_SMALLEST });
+            keys.sort_unstable();
+            let coords: Vec<f64> = keys.iter().map(|&k| coordinate(k)).collect();
+            assert!(coords.iter().all(|c| c.is_finite()), "{coords:?}");
+            assert!(coords.windows(2).all(|w| w[0] < w[1]), "{mode:?}: {coords:?}");
+        }
+        assert_eq!(coordinate(KEY_NAN_LARGEST), 2f64.powi(130));
+        assert_eq!(coordinate(KEY_NAN_SMALLEST), -(2f64.powi(130)));
+        assert_eq!(coordinate(key_largest(f32::NEG_INFINITY)), -(2f64.powi(129)));
+        assert_eq!(coordinate(key(f32::NEG_INFINITY, Mode::Smallest)), 2f64.powi(129));
+    }
+
+    #[test]
+    fn the_range_ends_land_in_the_end_buckets() {
+        // Adjacent subnormals, the whole float range, and infinities against NaN.
+        let pairs = [
+            (0x8000_0000, 0x8000_0001),
+            (key_largest(-f32::MAX), key_largest(f32::MAX)),
+            (0, u32::MAX),
+            (key_largest(1.0), key_largest(1.000_000_1)),
+        ];
+        for (lo, hi) in pairs {
+            for scale in [Scale::value(lo, hi), Scale::key(lo, hi)] {
+                let bucket = |x| match scale {
+                    Scale::Value { cmin, factor, .. } => value_bucket(coordinate(x), cmin, factor),
+                    Scale::Key { kmin, shift } => key_bucket(x, kmin, shift),
+                };
+                assert_eq!(bucket(lo), 0, "{scale:?}");
+                assert!(bucket(hi) > 0, "{scale:?}");
+                if let Scale::Value { .. } = scale {
+                    assert_eq!(bucket(hi), BUCKETS as u32 - 1, "{scale:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hand_checked_rows() {
+        let row = [0.0, 5.0, 1.0, 8.0, 2.0];
+        assert_eq!(run(&row, 2, Mode::Largest), vec![1, 3]);
+        assert_eq!(run(&row, 2, Mode::Smallest), vec![0, 2]);
+        assert_eq!(run(&row, 1, Mode::Largest), vec![3]);
+        assert_eq!(run(&row, 5, Mode::Smallest), vec![0, 1, 2, 3, 4]);
+        // Ties at the k-th value go to the lower indices.
+        assert_eq!(run(&[1.0, 3.0, 3.0, 3.0, 0.0, 3.0], 2, Mode::Largest), vec![1, 2]);
+        // NaN above +inf; -0.0 ties with +0.0.
+        let row = [0.5, f32::NAN, 2.0, f32::INFINITY, -0.0, 0.0];
+        assert_eq!(run(&row, 2, Mode::Largest), vec![1, 3]);
+        assert_eq!(run(&row, 2, Mode::Smallest), vec![4, 5]);
+    }
+
+    #[test]
+    fn one_level_then_done() {
+        // Range 0..=255 in 256 buckets of width 255/256: value v lands in bucket
+        // floor(v * 256/255), so 200 and 201 share no bucket with their neighbours.
+        // k = 3 of [0, 255, 201, 200, 7]: 255 and 201 are above, 200 is alone in its bucket.
+        let row = [0.0, 255.0, 201.0, 200.0, 7.0];
+        let found = search_row(&row, 3, Mode::Largest);
+        assert_eq!(
+            found,
+            BucketSearch { key: key_largest(200.0), above: 2, levels: 1, key_levels: 0 }
+        );
+        assert_eq!(run(&row, 3, Mode::Largest), vec![1, 2, 3]);
+        // The ends need no level: k = 1 is the maximum, k = M the minimum.
+        assert_eq!(search_row(&row, 1, Mode::Largest).levels, 0);
+        let found = search_row(&row, 5, Mode::Largest);
+        assert_eq!((found.key, found.above, found.levels), (key_largest(0.0), 4, 0));
+    }
+
+    #[test]
+    fn all_equal_rows() {
+        assert_eq!(check_all_k(&[7.0; 33]), 0);
+        check_all_k(&[-0.0; 5]);
+        check_all_k(&[f32::NAN; 6]);
+        check_all_k(&[f32::NEG_INFINITY; 3]);
+        let found = search_row(&[2.5; 40], 17, Mode::Smallest);
+        assert_eq!((found.key, found.above, found.levels), (key(2.5, Mode::Smallest), 0, 0));
+        // -0.0 and +0.0 are one key.
+        let row = [0.0, -0.0, 0.0, -0.0];
+        assert_eq!(search_row(&row, 3, Mode::Largest).levels, 0);
+    }
+
+    #[test]
+    fn adjacent_floats() {
+        let bases = [0x3f80_0000, 0x0000_0000, 0x0000_00ff, 0x7f7f_fffe, 0x8000_0001, 0xbf7f_ffff];
+        for b in bases {
+            let (a, c) = (f32::from_bits(b), f32::from_bits(b + 1));
+            let row: Vec<f32> = (0..37).map(|i| if (i * 7) % 3 == 0 { a } else { c }).collect();
+            // Two distinct keys: one level splits them.
+            assert!(check_all_k(&row) <= 1);
+            let row: Vec<f32> = (0..45).map(|i| f32::from_bits(b.wrapping_add(i % 3))).collect();
+            check_some_k(&row);
+        }
+    }
+
+    #[test]
+    fn exponentially_spread_rows_stay_short() {
+        let mut row: Vec<f32> = (-149..=127).map(pow2).collect();
+        row.extend((-149..=127).map(|e| -pow2(e)));
+        assert_eq!((row[0], row[276]), (f32::from_bits(1), 2f32.powi(127)));
+        // A fixed scramble, so that neighbours in the row are not neighbours in value.
+        let n = row.len();
+        let row: Vec<f32> = (0..n).map(|i| row[(i * 97) % n]).collect();
+        let most = check_all_k(&row);
+        // Value levels alone would peel off one binade per level (~270 levels).
+        assert!(most <= 20, "{most} levels");
+        // One side only, ascending: the worst case for value buckets.
+        let row: Vec<f32> = (-149..=127).map(pow2).collect();
+        assert!(check_all_k(&row) <= 20);
+        let found = search_row(&row, 10, Mode::Smallest);
+        assert!(found.key_levels > 0, "{found:?}");
+    }
+
+    #[test]
+    fn special_values_in_both_modes() {
+        let row = [
+            f32::NAN,
+            1.0,
+            f32::INFINITY,
+            -0.0,
+            f32::NEG_INFINITY,
+            f32::from_bits(1),
+            0.0,
+            -f32::from_bits(1),
+            f32::MAX,
+            -f32::NAN,
+            -f32::MAX,
+            f32::from_bits(0x7f80_0001),
+            f32::MIN_POSITIVE,
+            -1.0,
+            f32::from_bits(0x007f_ffff),
+            f32::from_bits(0xffc0_1234),
+            -0.0,
+            1.0,
+        ];
+        check_all_k(&row);
+        check_all_k(&row[..1]);
+        let twice: Vec<f32> = row.iter().chain(row.iter()).copied().collect();
+        check_all_k(&twice);
+        check_all_k(&[f32::INFINITY, f32::NAN, f32::NEG_INFINITY, f32::NAN, f32::INFINITY]);
+        check_all_k(&[f32::MAX, -f32::MAX, f32::MAX, 0.0, -f32::MAX]);
+    }
+
+    #[test]
+    fn widths_that_are_not_multiples_of_32() {
+        let mut seed = 3;
+        for m in [1, 2, 3, 5, 31, 33, 63, 100, 257] {
+            let row: Vec<f32> = (0..m).map(|_| (lcg(&mut seed) % 50) as f32 - 25.0).collect();
+            check_all_k(&row);
+        }
+    }
+
+    #[test]
+    fn random_rows_match_the_oracle() {
+        let mut seed = 11;
+        for m in [256, 768, 1000, 4096] {
+            for _ in 0..4 {
+                // Random bit patterns hit every class: NaNs, infinities, subnormals, zeros.
+                let row: Vec<f32> = (0..m).map(|_| f32::from_bits(lcg(&mut seed))).collect();
+                check_some_k(&row);
+                // Smooth data.
+                let row: Vec<f32> =
+                    (0..m).map(|_| (lcg(&mut seed) as f32 / u32::MAX as f32 - 0.5) * 6.0).collect();
+                check_some_k(&row);
+                // Heavy ties.
+                let row: Vec<f32> = (0..m).map(|_| (lcg(&mut seed) % 4) as f32).collect();
+                check_some_k(&row);
+                // One outlier squeezes everything else into bucket 0.
+                let mut row: Vec<f32> = (0..m).map(|_| (lcg(&mut seed) % 1000) as f32).collect();
+                row[m / 2] = 1.0e30;
+                check_some_k(&row);
+            }
+        }
+    }
+
+    #[test]
+    fn scratch_is_reused_across_rows_of_different_widths() {
+        let mut scratch = Scratch::default();
+        let mut seed = 5;
+        for m in [300usize, 20, 1, 4096, 64] {
+            let row: Vec<f32> = (0..m).map(|_| f32::from_bits(lcg(&mut seed))).collect();
+            for mode in MODES {
+                let k = m.div_ceil(3);
+                let mut out = vec![0; k];
+                Bucket.select_row(&row, k, mode, &mut scratch, &mut out);
+                assert_eq!(out, canonical_indices(&row, k, mode), "m={m} {mode:?}");
+            }
+        }
     }
 }

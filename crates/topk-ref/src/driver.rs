@@ -84,40 +84,85 @@ pub fn topk_rows<A: RowTopK + ?Sized>(
     k: usize,
     opts: Options,
 ) -> Result<TopK, TopKError> {
+    let mut out = TopK::empty();
+    topk_rows_into(algo, x, k, opts, &mut out)?;
+    Ok(out)
+}
+
+/// [`topk_rows`] into the buffers of an earlier result, reallocating only when the shape
+/// changed — for callers (and benchmarks) that select repeatedly.
+pub fn topk_rows_into<A: RowTopK + ?Sized>(
+    algo: &A,
+    x: ArrayView2<'_, f32>,
+    k: usize,
+    opts: Options,
+    out: &mut TopK,
+) -> Result<(), TopKError> {
     let (n, m) = x.dim();
     check_shape(m, k)?;
-    let mut indices = vec![0u32; n * k];
-    let mut values = vec![0f32; n * k];
-    let mut iterations = vec![0u32; n];
-    if k > 0 {
-        indices
-            .par_chunks_mut(k)
-            .zip(values.par_chunks_mut(k))
-            .zip(iterations.par_iter_mut())
-            .enumerate()
-            .with_min_len(ROWS_PER_TASK)
-            .for_each_init(Scratch::default, |scratch, (r, ((idx, val), it))| {
-                let view = x.row(r);
-                let stats = match view.as_slice() {
-                    Some(row) => fill_row(algo, row, k, opts, scratch, idx, val),
-                    None => {
-                        let mut copy = std::mem::take(&mut scratch.row);
-                        let row = grow(&mut copy, m);
-                        row.iter_mut().zip(view.iter()).for_each(|(d, &s)| *d = s);
-                        let stats = fill_row(algo, row, k, opts, scratch, idx, val);
-                        scratch.row = copy;
-                        stats
-                    }
-                };
-                *it = stats.iterations.unwrap_or(0);
-            });
+    out.reshape(n, k, algo.reports_iterations());
+    let mut no_iterations = Array1::zeros(0);
+    let iterations = out.iterations.as_mut().unwrap_or(&mut no_iterations);
+    let (Some(indices), Some(values), Some(iterations)) =
+        (out.indices.as_slice_mut(), out.values.as_slice_mut(), iterations.as_slice_mut())
+    else {
+        unreachable!("TopK::reshape leaves standard-layout arrays");
+    };
+    if k == 0 {
+        iterations.fill(0);
+        return Ok(());
     }
-    let shape = (n, k);
-    Ok(TopK {
-        values: Array2::from_shape_vec(shape, values).expect("n*k values"),
-        indices: Array2::from_shape_vec(shape, indices).expect("n*k indices"),
-        iterations: algo.reports_iterations().then(|| Array1::from(iterations)),
-    })
+    let stats_for = |scratch: &mut Scratch, r: usize, idx: &mut [u32], val: &mut [f32]| {
+        let view = x.row(r);
+        match view.as_slice() {
+            Some(row) => fill_row(algo, row, k, opts, scratch, idx, val),
+            None => {
+                let mut copy = std::mem::take(&mut scratch.row);
+                let row = grow(&mut copy, m);
+                row.iter_mut().zip(view.iter()).for_each(|(d, &s)| *d = s);
+                let stats = fill_row(algo, row, k, opts, scratch, idx, val);
+                scratch.row = copy;
+                stats
+            }
+        }
+    };
+    let rows = indices.par_chunks_mut(k).zip(values.par_chunks_mut(k)).enumerate();
+    if iterations.is_empty() {
+        rows.with_min_len(ROWS_PER_TASK).for_each_init(Scratch::default, |s, (r, (idx, val))| {
+            stats_for(s, r, idx, val);
+        });
+    } else {
+        rows.zip(iterations.par_iter_mut()).with_min_len(ROWS_PER_TASK).for_each_init(
+            Scratch::default,
+            |s, ((r, (idx, val)), it)| {
+                *it = stats_for(s, r, idx, val).iterations.unwrap_or(0);
+            },
+        );
+    }
+    Ok(())
+}
+
+impl TopK {
+    /// A result with no rows, to be filled by [`topk_rows_into`].
+    pub fn empty() -> Self {
+        Self { values: Array2::zeros((0, 0)), indices: Array2::zeros((0, 0)), iterations: None }
+    }
+
+    /// Makes the buffers `(n, k)` (and `(n,)` iterations when wanted), keeping allocations
+    /// whose shape already fits.
+    fn reshape(&mut self, n: usize, k: usize, with_iterations: bool) {
+        if self.values.dim() != (n, k) || !self.values.is_standard_layout() {
+            self.values = Array2::zeros((n, k));
+        }
+        if self.indices.dim() != (n, k) || !self.indices.is_standard_layout() {
+            self.indices = Array2::zeros((n, k));
+        }
+        self.iterations = match self.iterations.take() {
+            Some(it) if with_iterations && it.len() == n => Some(it),
+            _ if with_iterations => Some(Array1::zeros(n)),
+            _ => None,
+        };
+    }
 }
 
 fn fill_row<A: RowTopK + ?Sized>(

@@ -37,7 +37,9 @@ pub use algorithm::{RowStats, RowTopK, Scratch, grow};
 pub use bisect::{Bisect, BisectOutcome, EpsilonMode};
 pub use bitonic::Bitonic;
 pub use bucket::Bucket;
-pub use driver::{MAX_ROW_WIDTH, Options, RowTopKResult, TopK, check_shape, topk_row, topk_rows};
+pub use driver::{
+    MAX_ROW_WIDTH, Options, RowTopKResult, TopK, check_shape, topk_row, topk_rows, topk_rows_into,
+};
 pub use error::TopKError;
 pub use heap::Heap;
 pub use order::Mode;

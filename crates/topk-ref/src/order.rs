@@ -44,18 +44,16 @@ pub const KEY_NAN_SMALLEST: u32 = 0;
 /// Key of both zeros (the key of `+0.0`).
 pub const KEY_ZERO: u32 = SIGN;
 
-/// Order-preserving key of a non-NaN value in *largest* orientation: flip negatives entirely,
-/// set the sign bit of non-negatives, and send `-0.0` to the key of `+0.0`.
+/// Order-preserving key of a non-NaN value in *largest* orientation: flip every bit of a
+/// negative number, set the sign bit of a non-negative one, and merge `-0.0` into `+0.0`.
+/// Written without branches so that key loops vectorise.
 #[inline(always)]
 fn number_key(x: f32) -> u32 {
     let bits = x.to_bits();
-    if bits & !SIGN == 0 {
-        KEY_ZERO
-    } else if bits & SIGN != 0 {
-        !bits
-    } else {
-        bits | SIGN
-    }
+    let flip = (((bits as i32) >> 31) as u32) | SIGN;
+    let k = bits ^ flip;
+    // -0.0 flips to 0x7FFF_FFFF, one below +0.0's key.
+    if k == KEY_ZERO - 1 { KEY_ZERO } else { k }
 }
 
 /// The key of `v` in `mode`: larger key = ranks higher in that mode (SPEC §1).
@@ -87,6 +85,25 @@ pub fn keys_into(row: &[f32], mode: Mode, keys: &mut [u32]) {
     match mode {
         Mode::Largest => keys.iter_mut().zip(row).for_each(|(k, &v)| *k = key_largest(v)),
         Mode::Smallest => keys.iter_mut().zip(row).for_each(|(k, &v)| *k = key_smallest(v)),
+    }
+}
+
+/// [`keys_into`] fused with the smallest and largest key, in one pass over the row.
+#[inline]
+pub fn keys_and_range_into(row: &[f32], mode: Mode, keys: &mut [u32]) -> (u32, u32) {
+    debug_assert!(row.len() == keys.len() && !row.is_empty());
+    fn run(row: &[f32], keys: &mut [u32], f: impl Fn(f32) -> u32) -> (u32, u32) {
+        let (mut lo, mut hi) = (u32::MAX, 0);
+        for (k, &v) in keys.iter_mut().zip(row) {
+            *k = f(v);
+            lo = lo.min(*k);
+            hi = hi.max(*k);
+        }
+        (lo, hi)
+    }
+    match mode {
+        Mode::Largest => run(row, keys, key_largest),
+        Mode::Smallest => run(row, keys, key_smallest),
     }
 }
 

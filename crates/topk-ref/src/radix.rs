@@ -1,25 +1,459 @@
-//! PLACEHOLDER — being written; selects through the oracle until then.
+//! `radix` — most-significant-digit radix select on the order keys.
+//!
+//! # Idea
+//! The order keys ([`crate::order::key`]) are `u32`s whose integer order *is* the order of
+//! SPEC §1, so the k-th largest key can be found one 8-bit digit at a time, from the top:
+//!
+//! 1. Histogram the current digit over the candidates (at first: the whole row).
+//! 2. Walk the bins from the top, adding up counts, until the running total reaches the
+//!    remaining k. Every key in a higher bin is selected — add those to `above` and take them
+//!    off k — and every key in a lower bin is rejected. Only the k-th bin stays a candidate.
+//! 3. Copy that bin's keys into a dense list, so the next digit reads only them.
+//!
+//! After the fourth digit the candidates share all 32 bits: the k-th key is known exactly, and
+//! so is `above`, the number of keys strictly above it. The search stops earlier when the k-th
+//! bin is selected whole (its count equals the remaining k): the k-th key is then the bin's
+//! smallest key, found with one pass over the candidates. One pass in index order
+//! ([`select_with_kth_key`]) then writes the canonical top-k: all keys above the k-th, then
+//! the lowest indices among keys equal to it.
+//!
+//! # Cost
+//! Time O(M): one sweep computes the keys and the top digit's histogram; one pass copies the
+//! k-th bin's keys out; each later digit reads only the surviving keys (on float data the top
+//! digit — sign and 7 exponent bits — leaves a sizeable share, the second digit very few);
+//! the final selection reads the row's keys once more. Besides, each digit walks 256 bins
+//! (16 group sums, then at most 16 bins). Extra memory: M keys and M candidate keys (`u32`)
+//! in the scratch; histograms on the stack (4 × 256 counters for the first sweep, 256 after).
+//!
+//! The first sweep spreads its counts over 4 interleaved histograms, summed only where the
+//! walk reads them: neighbouring elements of a float row usually share their top digit, and a
+//! single counter incremented back to back waits on its own previous store every time.
+//! The search is branch-free per element (compaction writes every key and advances the write
+//! position by the match bit), so its cost does not depend on the order of the data.
+//!
+//! # On a GPU warp
+//! Radix select is how GPU libraries do top-k (`torch.topk`'s radix select, RAFT/cuVS's AIR
+//! top-k): each digit is a histogram built with shared-memory atomics (one private histogram
+//! per warp to limit contention, summed afterwards), the bin walk is a prefix sum over the
+//! bins done by the block, and candidates are compacted with a ballot + prefix popcount, as in
+//! the final selection here. It maps well to a block per row, less well to RTop-K's *one warp
+//! per row*: 256 bins are 8 per lane, the atomics conflict on concentrated digits (the top digit
+//! of float data has a handful of live bins), and each digit costs a synchronised scan, where
+//! a bisection step (`bisect`) is a register count and a 5-step shuffle reduction. (AIR top-k
+//! takes 11-bit digits, 3 passes instead of 4, trading bigger histograms for fewer passes.)
 
-use crate::algorithm::{RowStats, RowTopK, Scratch};
-use crate::order::Mode;
+use crate::algorithm::{RowStats, RowTopK, Scratch, grow};
+use crate::order::{Mode, keys_into};
+use crate::select::select_with_kth_key;
 
-/// Placeholder.
+/// Bits per digit.
+pub const DIGIT_BITS: u32 = 8;
+/// Bins of one histogram (`2^DIGIT_BITS`).
+pub const BINS: usize = 1 << DIGIT_BITS;
+/// Interleaved histograms of the first sweep (see the module docs).
+const LANES: usize = 4;
+/// Elements per block of the first sweep (16 KiB of row and keys: well inside L1).
+const SWEEP_BLOCK: usize = 2048;
+/// Shift of the top digit.
+const TOP_SHIFT: u32 = 32 - DIGIT_BITS;
+
+/// One histogram: a counter per digit value.
+pub(crate) type Histogram = [u32; BINS];
+
+/// MSD radix select with 8-bit digits: at most four histogram passes, then one selection pass.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Radix;
+
+/// What a search finds: everything [`select_with_kth_key`] needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KthKey {
+    /// The k-th largest key of the row.
+    pub key: u32,
+    /// How many keys of the row are strictly larger than [`KthKey::key`] (`< k`).
+    pub above: usize,
+    /// Digits histogrammed (1 to 4).
+    pub passes: u32,
+}
+
+/// Where the k-th key falls in one histogram (shared with `bucket`, whose walk is the same).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Bin {
+    /// The digit (bin) value.
+    pub(crate) digit: u32,
+    /// Candidates in higher bins (all selected).
+    pub(crate) higher: usize,
+    /// Candidates in this bin.
+    pub(crate) count: usize,
+}
+
+/// Bins per group of the two-level walk in [`find_bin`].
+const GROUP: usize = 16;
+
+/// The bin holding the `k`-th largest candidate, counted over the sum of `lanes`.
+///
+/// Walking 256 bins one by one costs more than a small candidate set itself, so the walk
+/// goes down by groups of 16 bins first, then bin by bin inside the group that reaches `k`
+/// (the CPU form of a two-level prefix scan). The lanes hold at least `k` candidates, so the
+/// walk ends in a bin; the lowest bin is the fallback without a test, which keeps the
+/// function total.
+#[inline(always)]
+pub(crate) fn find_bin(lanes: &[Histogram], k: usize) -> Bin {
+    // Within one lane every sum is at most the row width, which fits a `u32`.
+    let group_count = |g: usize| -> usize {
+        lanes.iter().map(|h| h[g * GROUP..][..GROUP].iter().sum::<u32>() as usize).sum()
+    };
+    let bin_count = |d: usize| -> usize { lanes.iter().map(|h| h[d] as usize).sum() };
+    let mut higher = 0;
+    let mut group = BINS / GROUP - 1;
+    while group > 0 {
+        let count = group_count(group);
+        if higher + count >= k {
+            break;
+        }
+        higher += count;
+        group -= 1;
+    }
+    let first = group * GROUP;
+    for digit in (first + 1..first + GROUP).rev() {
+        let count = bin_count(digit);
+        if higher + count >= k {
+            return Bin { digit: digit as u32, higher, count };
+        }
+        higher += count;
+    }
+    Bin { digit: first as u32, higher, count: bin_count(first) }
+}
+
+/// The first sweep: writes the keys of `row` and histograms their top digit.
+///
+/// Block by block, so that each block's keys are histogrammed while they are still in the L1
+/// cache: one sweep over memory, yet the key transform stays a separate loop that vectorises
+/// ([`keys_into`]) — inside the histogram loop it would be scalar.
+fn keys_and_top_histogram(row: &[f32], mode: Mode, keys: &mut [u32]) -> [Histogram; LANES] {
+    let mut lanes = [[0; BINS]; LANES];
+    for (vs, ks) in row.chunks(SWEEP_BLOCK).zip(keys.chunks_mut(SWEEP_BLOCK)) {
+        keys_into(vs, mode, ks);
+        let mut chunks = ks.chunks_exact(LANES);
+        for quad in &mut chunks {
+            for (&x, lane) in quad.iter().zip(lanes.iter_mut()) {
+                lane[(x >> TOP_SHIFT) as usize] += 1;
+            }
+        }
+        for &x in chunks.remainder() {
+            lanes[0][(x >> TOP_SHIFT) as usize] += 1;
+        }
+    }
+    lanes
+}
+
+/// Histogram of the digit at `shift` over `cands`, into `hist`.
+fn histogram<'h>(cands: &[u32], shift: u32, hist: &'h mut Histogram) -> &'h [Histogram] {
+    hist.fill(0);
+    for &x in cands {
+        hist[((x >> shift) as usize) & (BINS - 1)] += 1;
+    }
+    std::slice::from_ref(hist)
+}
+
+/// Copies the keys of `src` whose bits from `shift` up equal `want` to the front of `dst`
+/// (same length as `src`) and returns how many there are.
+fn compact_into(src: &[u32], dst: &mut [u32], shift: u32, want: u32) -> usize {
+    let mut n = 0;
+    for &x in src {
+        // Write unconditionally, advance only on a match: no branch to mispredict.
+        // `n <= i < src.len() == dst.len()` here, so the index is in bounds.
+        dst[n] = x;
+        n += usize::from(x >> shift == want);
+    }
+    n
+}
+
+/// [`compact_into`] within one buffer: the write position never passes the read position.
+fn compact_in_place(buf: &mut [u32], shift: u32, want: u32) -> usize {
+    let mut n = 0;
+    for i in 0..buf.len() {
+        let x = buf[i];
+        buf[n] = x;
+        n += usize::from(x >> shift == want);
+    }
+    n
+}
+
+/// The k-th key when the whole bin starting at key `lo` is selected: its smallest key.
+/// `src` holds the current candidates (keys below `lo` among them are ignored; those above
+/// are already counted in `above`), `count` is the bin's size.
+fn whole_bin(src: &[u32], lo: u32, above: usize, count: usize, passes: u32) -> KthKey {
+    // Keys below `lo` wrap around to offsets above every key at or above `lo`, so a plain
+    // minimum (which vectorises) finds the smallest key of the bin.
+    let offset = src.iter().map(|&x| x.wrapping_sub(lo)).min().unwrap_or(0);
+    let kth = lo.wrapping_add(offset);
+    let ties = src.iter().map(|&x| usize::from(x == kth)).sum::<usize>();
+    KthKey { key: kth, above: above + count - ties, passes }
+}
+
+/// Finds the k-th largest of `keys` (`1 <= k <= keys.len()`), given the histogram of their
+/// top digit. `cands` (at least `keys.len()` long) is work space for the candidate keys.
+fn search(keys: &[u32], top: &[Histogram], k: usize, cands: &mut [u32]) -> KthKey {
+    let bin = find_bin(top, k);
+    let mut above = bin.higher;
+    let mut k_left = k - bin.higher;
+    let mut lo = bin.digit << TOP_SHIFT;
+    if bin.count == k_left {
+        return whole_bin(keys, lo, above, bin.count, 1);
+    }
+    let mut n = compact_into(keys, &mut cands[..keys.len()], TOP_SHIFT, bin.digit);
+    let mut passes = 1;
+    let mut hist = [0; BINS];
+    // Two middle digits: narrow, and stop if the k-th bin is taken whole.
+    for shift in [2 * DIGIT_BITS, DIGIT_BITS] {
+        let live = &mut cands[..n];
+        let bin = find_bin(histogram(live, shift, &mut hist), k_left);
+        passes += 1;
+        above += bin.higher;
+        k_left -= bin.higher;
+        lo |= bin.digit << shift;
+        if bin.count == k_left {
+            return whole_bin(live, lo, above, bin.count, passes);
+        }
+        n = compact_in_place(live, shift, lo >> shift);
+    }
+    // The last digit: every candidate in the k-th bin is the k-th key itself.
+    let bin = find_bin(histogram(&cands[..n], 0, &mut hist), k_left);
+    KthKey { key: lo | bin.digit, above: above + bin.higher, passes: passes + 1 }
+}
+
+/// The k-th largest key of `keys` and the count above it, by radix select
+/// (`1 <= k <= keys.len()`); `scratch.idx` holds the candidates.
+pub fn kth_key(keys: &[u32], k: usize, scratch: &mut Scratch) -> KthKey {
+    let mut top = [0; BINS];
+    histogram(keys, TOP_SHIFT, &mut top);
+    search(keys, std::slice::from_ref(&top), k, grow(&mut scratch.idx, keys.len()))
+}
 
 impl RowTopK for Radix {
     fn name(&self) -> &'static str {
         "radix"
     }
+
     fn select_row(
         &self,
         row: &[f32],
         k: usize,
         mode: Mode,
-        _s: &mut Scratch,
+        scratch: &mut Scratch,
         out: &mut [u32],
     ) -> RowStats {
-        out.copy_from_slice(&crate::oracle::canonical_indices(row, k, mode));
+        let keys = grow(&mut scratch.keys, row.len());
+        let top = keys_and_top_histogram(row, mode, keys);
+        let kth = search(keys, &top, k, grow(&mut scratch.idx, row.len()));
+        select_with_kth_key(keys, kth.key, kth.above, k, out);
         RowStats::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::{Options, topk_row};
+    use crate::oracle::canonical_indices;
+    use crate::order::{key_largest, key_smallest};
+
+    const MODES: [Mode; 2] = [Mode::Largest, Mode::Smallest];
+
+    fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
+        topk_row(&Radix, row, k, Options { mode, sorted: false }).unwrap().indices
+    }
+
+    /// Every k from 1 to M, both modes, against the oracle.
+    fn check_all_k(row: &[f32]) {
+        for mode in MODES {
+            for k in 1..=row.len() {
+                let want = canonical_indices(row, k, mode);
+                assert_eq!(run(row, k, mode), want, "k={k} {mode:?} row={row:?}");
+            }
+        }
+    }
+
+    /// A few k (1, M and some between), both modes, against the oracle.
+    fn check_some_k(row: &[f32]) {
+        let m = row.len();
+        for mode in MODES {
+            for k in [1, 2, m / 7, m / 3, m / 2, m - 1, m] {
+                if (1..=m).contains(&k) {
+                    let want = canonical_indices(row, k, mode);
+                    assert_eq!(run(row, k, mode), want, "k={k} m={m} {mode:?}");
+                }
+            }
+        }
+    }
+
+    /// The search alone, on the keys of `row`.
+    fn search_row(row: &[f32], k: usize, mode: Mode) -> KthKey {
+        let mut keys = vec![0; row.len()];
+        keys_into(row, mode, &mut keys);
+        kth_key(&keys, k, &mut Scratch::default())
+    }
+
+    /// Deterministic pseudo-random bits (a 64-bit LCG), no dependency needed.
+    fn lcg(seed: &mut u64) -> u32 {
+        *seed =
+            seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (*seed >> 32) as u32
+    }
+
+    #[test]
+    fn hand_checked_rows() {
+        let row = [0.0, 5.0, 1.0, 8.0, 2.0];
+        assert_eq!(run(&row, 2, Mode::Largest), vec![1, 3]);
+        assert_eq!(run(&row, 2, Mode::Smallest), vec![0, 2]);
+        assert_eq!(run(&row, 1, Mode::Largest), vec![3]);
+        assert_eq!(run(&row, 5, Mode::Smallest), vec![0, 1, 2, 3, 4]);
+        // Ties at the k-th value go to the lower indices.
+        assert_eq!(run(&[1.0, 3.0, 3.0, 3.0, 0.0, 3.0], 2, Mode::Largest), vec![1, 2]);
+        // NaN above +inf; -0.0 ties with +0.0.
+        let row = [0.5, f32::NAN, 2.0, f32::INFINITY, -0.0, 0.0];
+        assert_eq!(run(&row, 2, Mode::Largest), vec![1, 3]);
+        assert_eq!(run(&row, 2, Mode::Smallest), vec![4, 5]);
+    }
+
+    #[test]
+    fn search_reports_the_kth_key_and_the_count_above() {
+        let row = [1.0, 3.0, 3.0, 7.0, 0.0, 3.0];
+        let kth = search_row(&row, 3, Mode::Largest);
+        assert_eq!(kth.key, key_largest(3.0));
+        assert_eq!(kth.above, 1);
+        // The four digits of 1.0 and 1.0 + ulp differ only in the last one.
+        let row = [1.0, f32::from_bits(0x3f80_0001), 1.0];
+        let kth = search_row(&row, 2, Mode::Largest);
+        assert_eq!((kth.key, kth.above, kth.passes), (key_largest(1.0), 1, 4));
+        // k = M takes the lowest bin whole: one pass and a minimum.
+        let kth = search_row(&[4.0, 2.0, 9.0, 2.0], 4, Mode::Largest);
+        assert_eq!((kth.key, kth.above, kth.passes), (key_largest(2.0), 2, 1));
+    }
+
+    #[test]
+    fn a_bin_selected_whole_stops_early() {
+        // Top digits: 2.0 and 3.0 share one bin, 1.0 is in a lower one. k = 2 takes the
+        // upper bin whole after the first digit; its minimum (2.0) is the k-th key.
+        let row = [1.0, 3.0, 1.0, 2.0, 1.0];
+        let kth = search_row(&row, 2, Mode::Largest);
+        assert_eq!((kth.key, kth.above, kth.passes), (key_largest(2.0), 1, 1));
+        assert_eq!(run(&row, 2, Mode::Largest), vec![1, 3]);
+        // Same in the second digit: 1.5 and `b` share it (above 1.0's) and differ later.
+        let b = f32::from_bits(0x3fc0_0100);
+        let row = [1.0, b, 1.0, 1.5, 1.0, b];
+        let kth = search_row(&row, 3, Mode::Largest);
+        assert_eq!((kth.key, kth.above, kth.passes), (key_largest(1.5), 2, 2));
+        check_all_k(&row);
+    }
+
+    #[test]
+    fn all_equal_rows() {
+        check_all_k(&[7.0; 33]);
+        check_all_k(&[-0.0; 5]);
+        check_all_k(&[f32::NAN; 6]);
+        check_all_k(&[f32::NEG_INFINITY; 3]);
+        let kth = search_row(&[2.5; 40], 17, Mode::Smallest);
+        assert_eq!((kth.key, kth.above), (key_smallest(2.5), 0));
+    }
+
+    #[test]
+    fn adjacent_floats() {
+        let bases = [0x3f80_0000, 0x0000_0000, 0x0000_00ff, 0x7f7f_fffe, 0x8000_0001, 0xbf7f_ffff];
+        for b in bases {
+            let (a, c) = (f32::from_bits(b), f32::from_bits(b + 1));
+            let row: Vec<f32> = (0..37).map(|i| if (i * 7) % 3 == 0 { a } else { c }).collect();
+            check_all_k(&row);
+            // Three neighbours across a digit boundary.
+            let row: Vec<f32> = (0..45).map(|i| f32::from_bits(b.wrapping_add(i % 3))).collect();
+            check_some_k(&row);
+        }
+    }
+
+    #[test]
+    fn exponentially_spread_rows() {
+        // 2^e built from its bits: subnormal below 2^-126, normal from there up.
+        let pow2 = |e: i32| {
+            let bits = if e < -126 { 1u32 << (e + 149) } else { ((e + 127) as u32) << 23 };
+            f32::from_bits(bits)
+        };
+        let mut row: Vec<f32> = (-149..=127).map(pow2).collect();
+        row.extend((-149..=127).map(|e| -pow2(e)));
+        assert_eq!((row[0], row[276]), (f32::from_bits(1), 2f32.powi(127)));
+        // A fixed scramble, so that neighbours in the row are not neighbours in value.
+        let n = row.len();
+        let row: Vec<f32> = (0..n).map(|i| row[(i * 97) % n]).collect();
+        check_all_k(&row);
+    }
+
+    #[test]
+    fn special_values_in_both_modes() {
+        let row = [
+            f32::NAN,
+            1.0,
+            f32::INFINITY,
+            -0.0,
+            f32::NEG_INFINITY,
+            f32::from_bits(1),
+            0.0,
+            -f32::from_bits(1),
+            f32::MAX,
+            -f32::NAN,
+            -f32::MAX,
+            f32::from_bits(0x7f80_0001),
+            f32::MIN_POSITIVE,
+            -1.0,
+            f32::from_bits(0x007f_ffff),
+            f32::from_bits(0xffc0_1234),
+            -0.0,
+            1.0,
+        ];
+        check_all_k(&row);
+        check_all_k(&row[..1]);
+        let twice: Vec<f32> = row.iter().chain(row.iter()).copied().collect();
+        check_all_k(&twice);
+    }
+
+    #[test]
+    fn widths_that_are_not_multiples_of_the_lanes_or_32() {
+        let mut seed = 3;
+        for m in [1, 2, 3, 5, 31, 33, 63, 100, 257] {
+            let row: Vec<f32> = (0..m).map(|_| (lcg(&mut seed) % 50) as f32 - 25.0).collect();
+            check_all_k(&row);
+        }
+    }
+
+    #[test]
+    fn random_rows_match_the_oracle() {
+        let mut seed = 11;
+        for m in [256, 768, 1000, 4096] {
+            for _ in 0..4 {
+                // Random bit patterns hit every class: NaNs, infinities, subnormals, zeros.
+                let row: Vec<f32> = (0..m).map(|_| f32::from_bits(lcg(&mut seed))).collect();
+                check_some_k(&row);
+                // Smooth data: the top digit is concentrated in a few bins.
+                let row: Vec<f32> =
+                    (0..m).map(|_| (lcg(&mut seed) as f32 / u32::MAX as f32 - 0.5) * 6.0).collect();
+                check_some_k(&row);
+                // Heavy ties.
+                let row: Vec<f32> = (0..m).map(|_| (lcg(&mut seed) % 4) as f32).collect();
+                check_some_k(&row);
+            }
+        }
+    }
+
+    #[test]
+    fn scratch_is_reused_across_rows_of_different_widths() {
+        let mut scratch = Scratch::default();
+        let mut seed = 5;
+        for m in [300usize, 20, 1, 4096, 64] {
+            let row: Vec<f32> = (0..m).map(|_| f32::from_bits(lcg(&mut seed))).collect();
+            for mode in MODES {
+                let k = m.div_ceil(3);
+                let mut out = vec![0; k];
+                Radix.select_row(&row, k, mode, &mut scratch, &mut out);
+                assert_eq!(out, canonical_indices(&row, k, mode), "m={m} {mode:?}");
+            }
+        }
     }
 }
