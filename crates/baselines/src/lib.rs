@@ -1,1 +1,84 @@
-//! The seed papers' top-k algorithms on CPU (AIR, GridSelect, WarpSelect, Dr. Top-k, torch radix, sort) with work counters (being written).
+//! # baselines — the seed papers' top-k algorithms on CPU, with work counters
+//!
+//! RTop-K is measured against the state of the art of GPU top-k. This crate makes each of those
+//! designs runnable, exact and comparable on one CPU, so that their *structure* — how many
+//! passes, how much buffering, how many sorting-network merges — can be studied next to
+//! RTop-K's own (`topk_ref::Bisect`):
+//!
+//! | name | algorithm | source |
+//! |---|---|---|
+//! | `air` | [`Air`]: AIR Top-K, iteration-fused 11-bit radix select with adaptive buffering | paper 002, §3 |
+//! | `gridselect` | [`GridSelect`]: one shared queue of 32, two-step insertion, several blocks | paper 002, §4 |
+//! | `warpselect` | [`WarpSelect`]: per-lane thread queues, warp-wide merges (Faiss) | paper 002, §2.2 and §4 |
+//! | `drtopk` | [`DrTopK`]: Dr. Top-k, delegate-centric top-k with β delegates and Rule 4 | paper 004, §4–5 |
+//! | `torch-radix` | [`TorchRadix`]: `torch.topk`'s radix select, 2-bit digits | PyTorch's CUDA `topk` |
+//! | `sort` | [`SortChoose`]: sort-and-choose with an LSD radix sort | paper 004, §2.2 |
+//!
+//! Every one of them implements [`topk_ref::RowTopK`], so `topk_ref::topk_rows` runs it row-wise,
+//! and every one is **exact and canonical** (SPEC §1): the index set of
+//! `topk_ref::oracle::canonical_indices`, in both modes, with the input's bits as values. They
+//! rank elements through `topk_ref::order` (keys and ranks) only — no second order exists.
+//!
+//! Each reports [`WorkCounters`] in its [`topk_ref::RowStats`]: elements read, elements written,
+//! passes over the row and sorting-network merges, counted as the algorithm's GPU form moves
+//! data (see [`WorkCounters`] for the rules). The counters are what the GPU papers optimise;
+//! the comparison mode of `rtopk bench cpu --compare` reports them next to CPU times.
+//!
+//! [`inputs`] generates the input families of the AIR paper (§5.1): uniform, normal and
+//! radix-adversarial.
+
+#![forbid(unsafe_code)]
+
+pub mod air;
+pub mod chart;
+pub mod drtopk;
+pub mod error;
+pub mod gridselect;
+pub mod inputs;
+mod queue;
+pub mod sort;
+pub mod torch_radix;
+pub mod warpselect;
+
+pub use air::Air;
+pub use drtopk::{Base, DrTopK};
+pub use error::BaselineError;
+pub use gridselect::GridSelect;
+pub use sort::SortChoose;
+pub use topk_ref::algorithm::WorkCounters;
+pub use torch_radix::TorchRadix;
+pub use warpselect::WarpSelect;
+
+use topk_ref::RowTopK;
+
+/// The baselines' command-line names (SPEC §4), in the order the CLI and benches list them.
+pub const BASELINE_NAMES: [&str; 6] =
+    ["air", "gridselect", "warpselect", "drtopk", "torch-radix", "sort"];
+
+/// The baseline called `name`, with its papers' default parameters; `None` for other names.
+pub fn by_name(name: &str) -> Option<Box<dyn RowTopK>> {
+    Some(match name {
+        "air" => Box::<Air>::default(),
+        "gridselect" => Box::<GridSelect>::default(),
+        "warpselect" => Box::new(WarpSelect),
+        "drtopk" => Box::<DrTopK>::default(),
+        "torch-radix" => Box::new(TorchRadix),
+        "sort" => Box::new(SortChoose),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_builds_the_algorithm_of_that_name() {
+        for name in BASELINE_NAMES {
+            let algo = by_name(name).unwrap();
+            assert_eq!(algo.name(), name);
+            assert!(algo.is_exact());
+        }
+        assert!(by_name("radix").is_none());
+    }
+}

@@ -49,7 +49,7 @@ impl BisectParams {
     }
 
     /// The [`Bisect`] configuration these parameters describe (validated).
-    fn to_bisect(self) -> Result<Bisect, CliError> {
+    pub(crate) fn to_bisect(self) -> Result<Bisect, CliError> {
         match (self.max_iter, self.precision) {
             (Some(_), Some(_)) => Err(CliError::BadArgument(
                 "--max-iter (early stopping, Algorithm 2) and --precision (Algorithm 1) \
@@ -68,14 +68,16 @@ impl BisectParams {
 fn build_bisection(name: &str, bisect: Bisect) -> Option<Box<dyn RowTopK>> {
     match name {
         "bisect" => Some(Box::new(bisect)),
+        "sim" => Some(Box::new(warp_sim::SimTopK::new(bisect))),
         _ => None,
     }
 }
 
-/// Algorithms without command-line parameters; `None` when `name` is not built in.
-/// Add the baselines here (e.g. `.or_else(|| baselines::by_name(name))`) when they exist.
+/// Algorithms without command-line parameters — topk-ref's and the baselines (`air`,
+/// `gridselect`, `warpselect`, `drtopk`, `torch-radix`, `sort`, with their papers' defaults);
+/// `None` when `name` is not built in.
 fn build_plain(name: &str) -> Option<Box<dyn RowTopK>> {
-    topk_ref::by_name(name)
+    topk_ref::by_name(name).or_else(|| baselines::by_name(name))
 }
 
 /// `true` when `name` takes `--max-iter` / `--precision`.
@@ -171,12 +173,15 @@ mod tests {
     }
 
     #[test]
-    fn unknown_and_planned_names_differ() {
+    fn registered_unknown_and_matrix_level_names() {
         assert!(matches!(
             resolve("nope", BisectParams::default()),
             Err(CliError::UnknownAlgorithm { .. })
         ));
-        assert!(matches!(resolve("air", BisectParams::default()), Err(CliError::NotAvailable(_))));
+        assert_eq!(resolve("air", BisectParams::default()).unwrap().name(), "air");
+        assert_eq!(resolve("sim", BisectParams::default()).unwrap().name(), "sim");
+        // The GPU runs whole matrices, so `select` handles it before this per-row registry.
+        assert!(matches!(resolve("cuda", BisectParams::default()), Err(CliError::NotAvailable(_))));
         assert_eq!(list(&["a", "b", "c"]), "a, b and c");
     }
 }

@@ -1,7 +1,15 @@
 //! `rtopk bench`: algorithm comparisons. `bench cpu` times topk-ref's algorithms row-wise on
 //! standard-normal data; every timed algorithm is first checked against an exact reference,
-//! and a wrong answer is reported instead of a time.
+//! and a wrong answer is reported instead of a time. Each row also reports the algorithm's
+//! work counters (elements read and written per element, passes and merges per row).
+//!
+//! `bench cpu --compare` ([`compare`]) times topk-ref's algorithms *and* the seed papers'
+//! baselines (crate `baselines`) on the AIR paper's input families, in the row-wise and the
+//! single-vector regime, as a table, JSON and an SVG chart.
 
+mod compare;
+
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, Subcommand};
@@ -11,6 +19,8 @@ use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 use serde::Serialize;
+use topk_ref::algorithm::WorkCounters;
+use topk_ref::driver::topk_rows_into_counted;
 use topk_ref::oracle::{canonical_indices, recall};
 use topk_ref::{
     ALGORITHM_NAMES, Bisect, Heap, Mode, Options, RowTopK, TopK, by_name, check_shape, topk_rows,
@@ -37,6 +47,8 @@ const GEN_BLOCK_ROWS: usize = 256;
 pub(crate) enum BenchCommand {
     /// Time topk-ref's CPU algorithms row-wise (rayon) on standard-normal data
     Cpu(CpuArgs),
+    /// Time the CUDA kernel on the paper's grids (or one shape), inputs rotated past L2
+    Cuda(crate::cuda_cmd::BenchCudaArgs),
 }
 
 /// Arguments of `rtopk bench cpu`.
@@ -51,25 +63,39 @@ pub(crate) struct CpuArgs {
     /// Values selected per row
     #[arg(short = 'k', value_name = "K", allow_negative_numbers = true)]
     k: Option<usize>,
-    /// Comma-separated algorithms to time (default: all; `bisect` includes its early-stopping
-    /// row)
+    /// Comma-separated algorithms to time (default: topk-ref's six; `bisect` includes its
+    /// early-stopping row; the baselines `air`, `gridselect`, `warpselect`, `drtopk`,
+    /// `torch-radix`, `sort` may be named too; with --compare, the labels of its table)
     #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
     algos: Option<Vec<String>>,
-    /// Timed runs per algorithm and shape (the median is reported; at least 5)
+    /// Timed runs per algorithm and shape (the median is reported; at least 5; with --compare
+    /// at least 3, and cells slower than a second run 3 times)
     #[arg(long, value_name = "R", default_value_t = MIN_REPS, allow_negative_numbers = true)]
     reps: usize,
     /// Seed of the data generator
     #[arg(long, value_name = "S", default_value_t = 42)]
     seed: u64,
-    /// Print only a JSON array on stdout
+    /// Print only a JSON array on stdout (with --compare: one JSON object)
     #[arg(long)]
     json: bool,
+    /// Compare topk-ref's algorithms and the baselines on the uniform, normal and
+    /// radix-adversarial families, row-wise (M = 256, 768, 4096; k = 16, 128, 512) and
+    /// single-vector (M = 2^20, 2^24; k = 32, 2^10, 2^14), with work counters
+    #[arg(long, conflicts_with_all = ["n", "m", "k"])]
+    compare: bool,
+    /// With --compare: 4x fewer rows, and only M = 2^20 in the single-vector regime
+    #[arg(long, requires = "compare")]
+    quick: bool,
+    /// With --compare: also draw the results as an SVG chart into FILE
+    #[arg(long, value_name = "FILE", requires = "compare")]
+    svg: Option<PathBuf>,
 }
 
 /// Runs `rtopk bench ...`.
 pub(crate) fn run(cmd: &BenchCommand) -> Result<(), CliError> {
     match cmd {
         BenchCommand::Cpu(args) => run_cpu(args),
+        BenchCommand::Cuda(args) => crate::cuda_cmd::bench(args),
     }
 }
 
@@ -77,7 +103,13 @@ pub(crate) fn run(cmd: &BenchCommand) -> Result<(), CliError> {
 struct Contender {
     algo: Box<dyn RowTopK>,
     max_iter: Option<u32>,
+    /// Widest row this contender runs on unless named with `--algos` (the simulator is
+    /// ~100x slower than the CPU algorithms, so by default it only runs the M = 256 shape).
+    max_m: usize,
 }
+
+/// Widest default shape the warp simulator runs on when not named with `--algos`.
+const SIM_DEFAULT_MAX_M: usize = 256;
 
 /// One line of the report.
 #[derive(Debug, Serialize)]
@@ -104,9 +136,33 @@ struct BenchRow {
     /// What went wrong, when `verified` is false.
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// Elements read per input element ([`WorkCounters`]); `None` with a wrong answer.
+    reads_per_elem: Option<f64>,
+    /// Elements written per input element.
+    writes_per_elem: Option<f64>,
+    /// Passes over the row, per row.
+    passes_per_row: Option<f64>,
+    /// Sorting-network merges, per row.
+    merges_per_row: Option<f64>,
+}
+
+/// Work counters of a whole run, normalised: (reads / element, writes / element, passes / row,
+/// merges / row).
+fn per_element(work: &WorkCounters, n: usize, m: usize) -> (f64, f64, f64, f64) {
+    let elems = (n * m).max(1) as f64;
+    let rows = n.max(1) as f64;
+    (
+        work.elements_read as f64 / elems,
+        work.elements_written as f64 / elems,
+        work.passes as f64 / rows,
+        work.merges as f64 / rows,
+    )
 }
 
 fn run_cpu(args: &CpuArgs) -> Result<(), CliError> {
+    if args.compare {
+        return compare::run(args);
+    }
     let shapes = shapes(args)?;
     let contenders = contenders(args.algos.as_deref())?;
     if args.reps < MIN_REPS {
@@ -132,7 +188,7 @@ fn run_cpu(args: &CpuArgs) -> Result<(), CliError> {
     for &(n, m, k) in &shapes {
         let x = normal_matrix(n, m, args.seed);
         let reference = reference(x.view(), k)?;
-        for c in &contenders {
+        for c in contenders.iter().filter(|c| m <= c.max_m) {
             let row = bench_one(c, x.view(), k, &reference, args, threads)?;
             if !args.json {
                 print_table_row(&row);
@@ -174,18 +230,22 @@ fn shapes(args: &CpuArgs) -> Result<Vec<(usize, usize, usize)>, CliError> {
     }
 }
 
-/// The algorithms to time: topk-ref's six, plus bisect with early stopping, filtered by
-/// `--algos`.
+/// The algorithms to time: topk-ref's six, bisect with early stopping and the simulated
+/// kernel, filtered by `--algos` (which can also name the baselines).
 fn contenders(filter: Option<&[String]>) -> Result<Vec<Contender>, CliError> {
     if let Some(names) = filter {
         for name in names {
-            if ALGORITHM_NAMES.contains(&name.as_str()) {
+            if ALGORITHM_NAMES.contains(&name.as_str())
+                || baselines::BASELINE_NAMES.contains(&name.as_str())
+                || name == "sim"
+            {
                 continue;
             }
             if algos::SPEC_ALGORITHMS.contains(&name.as_str()) {
                 return Err(CliError::BadArgument(format!(
-                    "bench cpu times topk-ref's CPU algorithms ({}); '{name}' is not one of them",
-                    algos::list(&ALGORITHM_NAMES)
+                    "bench cpu times CPU algorithms ({} and {}); '{name}' is not one of them",
+                    ALGORITHM_NAMES.join(", "),
+                    algos::list(&baselines::BASELINE_NAMES)
                 )));
             }
             return Err(CliError::UnknownAlgorithm {
@@ -201,12 +261,30 @@ fn contenders(filter: Option<&[String]>) -> Result<Vec<Contender>, CliError> {
             continue;
         }
         let algo = by_name(name).ok_or_else(|| CliError::NotAvailable(name.to_string()))?;
-        out.push(Contender { algo, max_iter: None });
+        out.push(Contender { algo, max_iter: None, max_m: usize::MAX });
         if name == "bisect" {
             out.push(Contender {
                 algo: Box::new(Bisect::early_stopping(EARLY_STOP_ITERS)),
                 max_iter: Some(EARLY_STOP_ITERS),
+                max_m: usize::MAX,
             });
+        }
+    }
+    // The RTop-K kernel on the warp simulator (diagnostics on), issue 3's speed target.
+    if wanted("sim") {
+        let named = filter.is_some();
+        out.push(Contender {
+            algo: Box::new(warp_sim::SimTopK::new(Bisect::exact())),
+            max_iter: None,
+            max_m: if named { usize::MAX } else { SIM_DEFAULT_MAX_M },
+        });
+    }
+    // Baselines only when named.
+    for name in baselines::BASELINE_NAMES {
+        if filter.is_some_and(|f| f.iter().any(|w| w == name)) {
+            let algo =
+                baselines::by_name(name).ok_or_else(|| CliError::NotAvailable(name.to_string()))?;
+            out.push(Contender { algo, max_iter: None, max_m: usize::MAX });
         }
     }
     Ok(out)
@@ -350,12 +428,16 @@ fn bench_one(
         verified: false,
         recall: 0.0,
         error: None,
+        reads_per_elem: None,
+        writes_per_elem: None,
+        passes_per_row: None,
+        merges_per_row: None,
     };
     // The warm-up run also allocates the output buffers that every timed run reuses: the
     // timing is of the selection, not of page-faulting fresh outputs (a GPU kernel, too,
-    // writes into preallocated buffers).
+    // writes into preallocated buffers). It is the run whose work is counted.
     let mut out = TopK::empty();
-    topk_rows_into(algo, x, k, Options::default(), &mut out)?;
+    let work = topk_rows_into_counted(algo, x, k, Options::default(), &mut out)?;
     // Heap's reference run already passed the oracle check.
     let checked = if reference.from_heap && algo.name() == "heap" && algo.is_exact() {
         Ok(1.0)
@@ -366,6 +448,11 @@ fn bench_one(
         Ok(r) => {
             row.verified = true;
             row.recall = r;
+            let (rd, wr, passes, merges) = per_element(&work, n, m);
+            row.reads_per_elem = Some(rd);
+            row.writes_per_elem = Some(wr);
+            row.passes_per_row = Some(passes);
+            row.merges_per_row = Some(merges);
         }
         Err(why) => {
             eprintln!(
@@ -409,8 +496,20 @@ fn label(row: &BenchRow) -> String {
 
 fn print_table_header() {
     println!(
-        "{:<22} {:>6} {:>8} {:>6} {:>6} {:>6} {:>11} {:>11} {:>9} {:>8}  check",
-        "algo", "exact", "max_iter", "n", "m", "k", "median ms", "M elem/s", "G elem/s", "threads"
+        "{:<22} {:>6} {:>8} {:>6} {:>6} {:>6} {:>11} {:>11} {:>9} {:>8} {:>6} {:>6} {:>6}  check",
+        "algo",
+        "exact",
+        "max_iter",
+        "n",
+        "m",
+        "k",
+        "median ms",
+        "M elem/s",
+        "G elem/s",
+        "threads",
+        "rd/el",
+        "wr/el",
+        "passes"
     );
 }
 
@@ -425,7 +524,7 @@ fn print_table_row(r: &BenchRow) {
         (None, false) => format!("valid, recall {:.4}", r.recall),
     };
     println!(
-        "{:<22} {:>6} {:>8} {:>6} {:>6} {:>6} {:>11} {:>11} {:>9} {:>8}  {check}",
+        "{:<22} {:>6} {:>8} {:>6} {:>6} {:>6} {:>11} {:>11} {:>9} {:>8} {:>6} {:>6} {:>6}  {check}",
         r.algo,
         if r.exact { "yes" } else { "no" },
         r.max_iter.map_or("-".to_string(), |i| i.to_string()),
@@ -436,6 +535,9 @@ fn print_table_row(r: &BenchRow) {
         num(r.melem_per_s, 1),
         num(r.gelem_per_s, 3),
         r.threads,
+        num(r.reads_per_elem, 2),
+        num(r.writes_per_elem, 2),
+        num(r.passes_per_row, 1),
     );
 }
 

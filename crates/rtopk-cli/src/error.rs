@@ -73,6 +73,9 @@ pub(crate) enum CliError {
         #[source]
         source: io::Error,
     },
+    /// The GPU path failed (no driver, compilation, launch) or refused the request.
+    #[error(transparent)]
+    Cuda(#[from] rtopk_cuda::CudaError),
     /// An algorithm gave a wrong answer (found by `bench`'s cross-check).
     #[error("{0}")]
     WrongAnswer(String),
@@ -89,7 +92,8 @@ impl CliError {
             | CliError::Input { .. }
             | CliError::Shape { .. }
             | CliError::TopK(_) => EXIT_BAD_INPUT,
-            CliError::Output { .. } | CliError::WrongAnswer(_) => EXIT_FAILURE,
+            CliError::Cuda(rtopk_cuda::CudaError::TopK(_)) => EXIT_BAD_INPUT,
+            CliError::Output { .. } | CliError::WrongAnswer(_) | CliError::Cuda(_) => EXIT_FAILURE,
         }
     }
 }

@@ -9,9 +9,14 @@
 
 mod algos;
 mod bench_cmd;
+mod cuda_cmd;
 mod error;
 mod npy_io;
+mod reproduce_cmd;
 mod select_cmd;
+mod sim_cmd;
+mod stats_cmd;
+mod trace_cmd;
 
 use std::process::ExitCode;
 
@@ -30,16 +35,42 @@ struct Cli {
 enum Command {
     /// Row-wise top-k of a 2-D float32 .npy matrix
     Select(select_cmd::SelectArgs),
+    /// Teaching trace of the simulated warp kernel on one row (text, and SVG with --svg)
+    Trace(trace_cmd::TraceArgs),
+    /// The warp simulator's tools (the seeded-bug catalog)
+    #[command(subcommand)]
+    Sim(sim_cmd::SimCommand),
     /// Algorithm comparisons
     #[command(subcommand)]
     Bench(bench_cmd::BenchCommand),
+    /// Equivalence checks of an implementation against the CPU references
+    #[command(subcommand)]
+    Verify(VerifyCommand),
+    /// Iteration-count statistics of the bisection (SPEC §3)
+    #[command(subcommand)]
+    Stats(stats_cmd::StatsCommand),
+    /// Re-derive the paper's Tables 5, 1, 2 and Appendix A on the CPU, with verdicts
+    Reproduce(reproduce_cmd::ReproduceArgs),
+}
+
+/// `rtopk verify` subcommands.
+#[derive(Debug, Subcommand)]
+enum VerifyCommand {
+    /// The CUDA kernel against topk-ref's bisect and warp-sim's kernel: values, indices and
+    /// iteration counts
+    Cuda(cuda_cmd::VerifyCudaArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Select(args) => select_cmd::run(args),
+        Command::Trace(args) => trace_cmd::run(args),
+        Command::Sim(cmd) => sim_cmd::run(cmd),
         Command::Bench(cmd) => bench_cmd::run(cmd),
+        Command::Verify(VerifyCommand::Cuda(args)) => cuda_cmd::verify(args),
+        Command::Stats(cmd) => stats_cmd::run(cmd),
+        Command::Reproduce(args) => reproduce_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,7 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use topk_ref::{Mode, Options, check_shape, topk_rows};
+use ndarray::ArrayView2;
+use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, check_shape, topk_rows};
 
 use crate::algos::{self, BisectParams};
 use crate::error::CliError;
@@ -17,8 +18,8 @@ use crate::npy_io::{self, NpyArray};
 /// Arguments of `rtopk select`.
 #[derive(Debug, Args)]
 pub(crate) struct SelectArgs {
-    /// Algorithm: heap, quickselect, radix, bucket, bitonic, bisect (more SPEC names to come:
-    /// sim, cuda, air, gridselect, warpselect, drtopk, torch-radix, sort)
+    /// Algorithm: heap, quickselect, radix, bucket, bitonic, bisect, cuda (GPU), and the SPEC
+    /// names of the simulator and baselines
     #[arg(long, value_name = "ALGO")]
     algo: String,
     /// Number of values to select per row (0 <= K <= M)
@@ -31,10 +32,10 @@ pub(crate) struct SelectArgs {
     /// ascending index order
     #[arg(long)]
     sorted: bool,
-    /// Early stopping (RTop-K Algorithm 2) after N bisection steps [bisect]
+    /// Early stopping (RTop-K Algorithm 2) after N bisection steps [bisect, sim, cuda]
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     max_iter: Option<u32>,
-    /// Algorithm 1's precision EPS >= 0, relative to the row maximum [bisect]
+    /// Algorithm 1's precision EPS >= 0, relative to the row maximum [bisect, sim, cuda]
     #[arg(long, value_name = "EPS", allow_hyphen_values = true)]
     precision: Option<f32>,
     /// Input matrix: 2-D, C-order, little-endian float32 (<f4)
@@ -46,17 +47,48 @@ pub(crate) struct SelectArgs {
     /// Output indices: int64 (N, K)
     #[arg(long, value_name = "I.npy")]
     indices: PathBuf,
-    /// Output per-row bisection iteration counts: int64 (N,) [bisect]
+    /// Output per-row bisection iteration counts: int64 (N,) [bisect, sim, cuda]
     #[arg(long, value_name = "IT.npy")]
     iterations: Option<PathBuf>,
+}
+
+/// What runs the selection: a CPU algorithm row by row, or the GPU kernel on the whole matrix.
+enum Engine {
+    Cpu(Box<dyn RowTopK>),
+    Cuda(Bisect),
+}
+
+impl Engine {
+    fn resolve(name: &str, params: BisectParams) -> Result<Self, CliError> {
+        if name == "cuda" {
+            return Ok(Engine::Cuda(params.to_bisect()?));
+        }
+        Ok(Engine::Cpu(algos::resolve(name, params)?))
+    }
+
+    fn reports_iterations(&self) -> bool {
+        match self {
+            Engine::Cpu(algo) => algo.reports_iterations(),
+            Engine::Cuda(_) => true,
+        }
+    }
+
+    fn run(&self, x: ArrayView2<'_, f32>, k: usize, opts: Options) -> Result<TopK, CliError> {
+        match self {
+            Engine::Cpu(algo) => Ok(topk_rows(algo.as_ref(), x, k, opts)?),
+            Engine::Cuda(bisect) => {
+                Ok(rtopk_cuda::CudaTopK::new(0)?.topk_rows(x, k, opts, *bisect)?)
+            }
+        }
+    }
 }
 
 /// Runs `rtopk select`.
 pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
     // 1. Arguments.
     let params = BisectParams { max_iter: args.max_iter, precision: args.precision };
-    let algo = algos::resolve(&args.algo, params)?;
-    if args.iterations.is_some() && !algo.reports_iterations() {
+    let engine = Engine::resolve(&args.algo, params)?;
+    if args.iterations.is_some() && !engine.reports_iterations() {
         return Err(CliError::OptionNotSupported {
             option: "--iterations",
             algo: args.algo.clone(),
@@ -86,7 +118,7 @@ pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
 
     // 3. The selection.
     let opts = Options { mode: Mode::from_smallest(args.smallest), sorted: args.sorted };
-    let out = topk_rows(algo.as_ref(), x.view(), args.k, opts)?;
+    let out = engine.run(x.view(), args.k, opts)?;
 
     // 4. Outputs, all or nothing.
     let shape = vec![n as u64, args.k as u64];

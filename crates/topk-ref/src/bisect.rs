@@ -49,7 +49,7 @@
 //! lane runs the same bracket updates, so the warp never diverges; the search touches only
 //! shared memory or registers.
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, grow};
+use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow, selection_reads};
 use crate::error::TopKError;
 use crate::order::{Mode, key_of_ordered, keys_and_range_into, ordered_value_of_key};
 use crate::select::select_in_index_order;
@@ -351,8 +351,28 @@ impl RowTopK for Bisect {
         let range = keys_and_range_into(row, mode, keys);
         let outcome = self.search_in_range(keys, range, k);
         Self::select_from(keys, k, &outcome, out);
-        RowStats { iterations: Some(outcome.iterations) }
+        RowStats {
+            iterations: Some(outcome.iterations),
+            work: work_of(row.len(), k, &outcome, out),
+        }
     }
+}
+
+/// The work of one search and selection: the key and range sweep, one counting pass per
+/// iteration (Algorithm 2 counts its `max_iter` steps, as the kernel runs them), the count at
+/// `hi` when the search did not leave it, and the selection pass up to its k-th result.
+fn work_of(m: usize, k: usize, outcome: &BisectOutcome, out: &[u32]) -> WorkCounters {
+    let mut work = WorkCounters::default();
+    work.sweep(m);
+    for _ in 0..outcome.iterations {
+        work.sweep(m);
+    }
+    if outcome.exit != BisectExit::MaxIter && outcome.count_at_hi.is_none() {
+        work.sweep(m);
+    }
+    work.sweep(out.last().map_or(0, |&i| selection_reads(i, m)));
+    work.write(k);
+    work
 }
 
 #[cfg(test)]
@@ -474,6 +494,20 @@ mod tests {
         assert!(it < exact_it, "{it} !< {exact_it}");
         assert!(Bisect::with_precision(-1.0).is_err());
         assert!(Bisect::with_precision(f32::NAN).is_err());
+    }
+
+    #[test]
+    fn work_is_one_counting_pass_per_iteration() {
+        // 0..=9, k = 3: thresholds 4.5 (5 above: lo) and 6.75 (3: a hit), 2 iterations.
+        let row: Vec<f32> = (0..10).map(|i| i as f32).collect();
+        let r = topk_row(&Bisect::exact(), &row, 3, Options::default()).unwrap();
+        assert_eq!(r.stats.iterations, Some(2));
+        let w = r.stats.work;
+        // Keys and range, two counting passes, the selection pass (one chunk).
+        assert_eq!((w.elements_read, w.elements_written, w.passes), (10 * 3 + 10, 3, 4));
+        // Algorithm 2 counts its max_iter steps, as the kernel runs them.
+        let r = topk_row(&Bisect::early_stopping(6), &row, 3, Options::default()).unwrap();
+        assert_eq!(r.stats.work.passes, 1 + 6 + 1);
     }
 
     #[test]

@@ -36,11 +36,12 @@
 //! memory traffic, a fixed schedule. That is why GPUs like bitonic networks — and the price is
 //! the work counted above: a warp sorts what a selection would only have to find.
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, grow};
+use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
 use crate::order::{Mode, key_largest, key_smallest, rank, rank_index};
 
-/// The rank of a padding slot: below every real element.
-const PAD: u64 = 0;
+/// The rank of a padding slot: below every real element (the low word of a real rank is
+/// `!index`, never 0 for a row index below `u32::MAX`).
+pub const PAD: u64 = 0;
 
 /// Bitonic top-k: sort runs of K with a bitonic network, then merge and rebuild pairs of runs
 /// until one run of K is left (see the [module documentation](self)).
@@ -66,20 +67,46 @@ impl RowTopK for Bitonic {
         let (real, padding) = data.split_at_mut(row.len());
         ranks_into(row, mode, real);
         padding.fill(PAD);
-        let top = top_run(data, run_len);
+        // The ranks are computed as the row is loaded: one sweep of reads.
+        let mut work = WorkCounters::default();
+        work.sweep(row.len());
+        let top = top_run(data, run_len, &mut work);
         out.iter_mut().zip(top).for_each(|(o, &r)| *o = rank_index(r));
+        work.read(k);
+        work.write(k);
         out.sort_unstable();
-        RowStats::default()
+        RowStats::with_work(work)
     }
 }
 
 /// The K largest ranks of `data` (whose length is a multiple of `run_len` = K, a power of two),
 /// sorted largest first. Works in place: the answer is left in the first run.
-fn top_run(data: &mut [u64], run_len: usize) -> &[u64] {
+///
+/// Adds to `work`: the run sort reads and writes every run once (a sweep; the network itself
+/// runs on chip), then [`merge_sorted_runs`].
+pub fn top_run<'d>(data: &'d mut [u64], run_len: usize, work: &mut WorkCounters) -> &'d [u64] {
     for run in data.chunks_exact_mut(run_len) {
         sort_run(run);
     }
+    work.sweep(data.len());
+    work.write(data.len());
+    merge_sorted_runs(data, run_len, work)
+}
+
+/// The K largest of runs that are each already sorted largest first (`data.len()` a multiple of
+/// `run_len` = K, a power of two), sorted largest first, left in the first run.
+///
+/// Adds to `work`: each merge reads two runs and writes one (the rebuild runs on chip), and
+/// counts as one merge; the first round, which reads every run, counts as a pass.
+pub fn merge_sorted_runs<'d>(
+    data: &'d mut [u64],
+    run_len: usize,
+    work: &mut WorkCounters,
+) -> &'d [u64] {
     let runs = data.len() / run_len;
+    if runs > 1 {
+        work.passes += 1;
+    }
     // Round by round, run `a` absorbs run `a + gap`; the survivors sit `2 * gap` runs apart.
     let mut gap = 1;
     while gap < runs {
@@ -87,6 +114,9 @@ fn top_run(data: &mut [u64], run_len: usize) -> &[u64] {
         while a + gap < runs {
             merge_runs(data, a * run_len, (a + gap) * run_len, run_len);
             rebuild(&mut data[a * run_len..(a + 1) * run_len]);
+            work.read(2 * run_len);
+            work.write(run_len);
+            work.merges += 1;
             a += 2 * gap;
         }
         gap *= 2;
@@ -116,7 +146,7 @@ fn exchange(a: &mut u64, b: &mut u64) {
 
 /// Sorts a run whose length is a power of two, largest first: merge sorted blocks of 1, 2,
 /// 4, … into sorted blocks of twice the size.
-fn sort_run(run: &mut [u64]) {
+pub fn sort_run(run: &mut [u64]) {
     let mut block = 2;
     while block <= run.len() {
         // Two sorted halves, the second read backwards, form a bitonic block: compare each
@@ -132,7 +162,7 @@ fn sort_run(run: &mut [u64]) {
 }
 
 /// Sorts a bitonic run (length a power of two), largest first: the bitonic merging network.
-fn rebuild(run: &mut [u64]) {
+pub fn rebuild(run: &mut [u64]) {
     let mut half = run.len() / 2;
     while half > 0 {
         half_cleaner_stage(run, half);
@@ -167,7 +197,14 @@ fn half_cleaner_stage(run: &mut [u64], half: usize) {
 /// `data[b + len - 1 - i]`: the K largest of both sorted runs, as a bitonic run (`a < b`).
 fn merge_runs(data: &mut [u64], a: usize, b: usize, len: usize) {
     let (front, back) = data.split_at_mut(b);
-    let (dst, src) = (&mut front[a..a + len], &back[..len]);
+    keep_larger_reversed(&mut front[a..a + len], &back[..len]);
+}
+
+/// `dst[i] = max(dst[i], src[len - 1 - i])` for two sorted (largest first) runs of the same
+/// length: `dst` becomes a bitonic run holding the `len` largest of both (see the module docs),
+/// ready for [`rebuild`].
+pub fn keep_larger_reversed(dst: &mut [u64], src: &[u64]) {
+    debug_assert_eq!(dst.len(), src.len());
     dst.iter_mut().zip(src.iter().rev()).for_each(|(d, &s)| *d = (*d).max(s));
 }
 
@@ -216,7 +253,12 @@ mod tests {
         rebuild(&mut two[..4]);
         assert_eq!(two[..4], [10, 9, 8, 4]);
         let mut three: Vec<u64> = vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
-        assert_eq!(top_run(&mut three, 4), [12, 11, 10, 9]);
+        let mut work = WorkCounters::default();
+        assert_eq!(top_run(&mut three, 4, &mut work), [12, 11, 10, 9]);
+        // One sort sweep of 12 (read and written), two merges of 2 runs of 4 into 1.
+        assert_eq!(work.elements_read, 12 + 2 * 8);
+        assert_eq!(work.elements_written, 12 + 2 * 4);
+        assert_eq!((work.passes, work.merges), (2, 2));
     }
 
     #[test]

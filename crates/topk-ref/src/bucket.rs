@@ -50,7 +50,7 @@
 //! space from the start), and each level needs a scan of 256 counters and a synchronisation,
 //! where a bisection step is a register count and a 5-step shuffle reduction.
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, grow};
+use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow, selection_reads};
 use crate::bisect::key_range;
 use crate::order::{KEY_ZERO, Mode, keys_into, ordered_value_of_key};
 use crate::radix::{Bin, Histogram, find_bin};
@@ -84,6 +84,9 @@ pub struct BucketSearch {
     pub levels: u32,
     /// How many of them bucketed by key range.
     pub key_levels: u32,
+    /// Data moved by the search over `keys` (see [`WorkCounters`]); its passes are sweeps over
+    /// `keys`.
+    pub work: WorkCounters,
 }
 
 /// The coordinate of a key: its ordered value as `f64`, with `±inf` at `±2^129` and the NaN
@@ -235,6 +238,8 @@ struct State {
     by_key: bool,
     levels: u32,
     key_levels: u32,
+    /// Data moved so far.
+    work: WorkCounters,
 }
 
 impl State {
@@ -254,7 +259,18 @@ impl State {
         } else {
             return None;
         };
-        Some(BucketSearch { key, above, levels: self.levels, key_levels: self.key_levels })
+        let mut work = self.work;
+        if self.k_left == n && lo != hi {
+            // The count of ties read the candidates once more.
+            Self::visit(&mut work, src.len(), self.levels == 0);
+        }
+        Some(BucketSearch { key, above, levels: self.levels, key_levels: self.key_levels, work })
+    }
+
+    /// Counts a read of `n` candidates: a sweep over the row while they are the row's keys
+    /// (before the first level), a plain read afterwards.
+    fn visit(work: &mut WorkCounters, n: usize, whole_row: bool) {
+        if whole_row { work.sweep(n) } else { work.read(n) }
     }
 
     /// Buckets the candidates of `src` and takes the bucket of the k-th; returns its index.
@@ -262,6 +278,8 @@ impl State {
         let Live { n, lo, hi } = self.live;
         let scale = if self.by_key { Scale::key(lo, hi) } else { Scale::value(lo, hi) };
         let bin = bucket_and_count(src, scale, ids, self.k_left);
+        // The bucket indices are a function of the candidates, computed as they are loaded.
+        Self::visit(&mut self.work, src.len(), self.levels == 0);
         self.above += bin.higher;
         self.k_left -= bin.higher;
         // Fewer than half dropped: the value scale is not biting, switch to the key range.
@@ -275,6 +293,9 @@ impl State {
 /// Finds the k-th largest of `keys` (`1 <= k <= keys.len()`); `cands` and `ids` (each at
 /// least `keys.len()` long) are work space for the candidate keys and their buckets.
 fn search(keys: &[u32], k: usize, cands: &mut [u32], ids: &mut [u32]) -> BucketSearch {
+    let mut work = WorkCounters::default();
+    // The key range is one sweep over the row's keys.
+    work.sweep(keys.len());
     let mut state = State {
         live: Live::of(keys),
         k_left: k,
@@ -282,6 +303,7 @@ fn search(keys: &[u32], k: usize, cands: &mut [u32], ids: &mut [u32]) -> BucketS
         by_key: false,
         levels: 0,
         key_levels: 0,
+        work,
     };
     if let Some(found) = state.done(keys) {
         return found;
@@ -291,6 +313,10 @@ fn search(keys: &[u32], k: usize, cands: &mut [u32], ids: &mut [u32]) -> BucketS
     let want = state.level(keys, ids);
     let n = compact_into(keys, ids, want, &mut cands[..keys.len()]);
     state.live = Live::of(&cands[..n]);
+    // The compaction swept the keys and stored n; the new range read those n.
+    state.work.sweep(keys.len());
+    state.work.write(n);
+    state.work.read(n);
     loop {
         let live = &mut cands[..state.live.n];
         if let Some(found) = state.done(live) {
@@ -300,6 +326,8 @@ fn search(keys: &[u32], k: usize, cands: &mut [u32], ids: &mut [u32]) -> BucketS
         let want = state.level(live, ids);
         let n = compact_in_place(live, ids, want);
         state.live = Live::of(&live[..n]);
+        state.work.read(live.len() + n);
+        state.work.write(n);
     }
 }
 
@@ -328,7 +356,13 @@ impl RowTopK for Bucket {
         let cands = grow(&mut scratch.idx, row.len());
         let found = search(keys, k, cands, grow(&mut scratch.idx2, row.len()));
         select_with_kth_key(keys, found.key, found.above, k, out);
-        RowStats::default()
+        // The key transform reads the row once; the search and the selection pass (up to
+        // the chunk that completes k) read the keys, i.e. the row again.
+        let mut work = found.work;
+        work.sweep(row.len());
+        work.sweep(out.last().map_or(0, |&i| selection_reads(i, row.len())));
+        work.write(k);
+        RowStats::with_work(work)
     }
 }
 
@@ -466,9 +500,13 @@ mod tests {
         let row = [0.0, 255.0, 201.0, 200.0, 7.0];
         let found = search_row(&row, 3, Mode::Largest);
         assert_eq!(
-            found,
-            BucketSearch { key: key_largest(200.0), above: 2, levels: 1, key_levels: 0 }
+            (found.key, found.above, found.levels, found.key_levels),
+            (key_largest(200.0), 2, 1, 0)
         );
+        // Work: the key range, the level and the compaction each sweep the 5 keys; the one
+        // candidate is stored and its range read.
+        let w = found.work;
+        assert_eq!((w.elements_read, w.elements_written, w.passes), (5 + 5 + 5 + 1, 1, 3));
         assert_eq!(run(&row, 3, Mode::Largest), vec![1, 2, 3]);
         // The ends need no level: k = 1 is the maximum, k = M the minimum.
         assert_eq!(search_row(&row, 1, Mode::Largest).levels, 0);

@@ -3,7 +3,7 @@
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, grow};
+use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
 use crate::error::TopKError;
 use crate::order::{Mode, sort_canonical};
 
@@ -98,6 +98,20 @@ pub fn topk_rows_into<A: RowTopK + ?Sized>(
     opts: Options,
     out: &mut TopK,
 ) -> Result<(), TopKError> {
+    topk_rows_into_counted(algo, x, k, opts, out).map(|_| ())
+}
+
+/// [`topk_rows_into`] that also returns the work counters of all rows added up.
+///
+/// Each row's [`RowStats::work`] is summed by the rayon reduction that runs the rows anyway:
+/// one addition per row, nothing per element.
+pub fn topk_rows_into_counted<A: RowTopK + ?Sized>(
+    algo: &A,
+    x: ArrayView2<'_, f32>,
+    k: usize,
+    opts: Options,
+    out: &mut TopK,
+) -> Result<WorkCounters, TopKError> {
     let (n, m) = x.dim();
     check_shape(m, k)?;
     out.reshape(n, k, algo.reports_iterations());
@@ -110,7 +124,7 @@ pub fn topk_rows_into<A: RowTopK + ?Sized>(
     };
     if k == 0 {
         iterations.fill(0);
-        return Ok(());
+        return Ok(WorkCounters::default());
     }
     let stats_for = |scratch: &mut Scratch, r: usize, idx: &mut [u32], val: &mut [f32]| {
         let view = x.row(r);
@@ -127,19 +141,21 @@ pub fn topk_rows_into<A: RowTopK + ?Sized>(
         }
     };
     let rows = indices.par_chunks_mut(k).zip(values.par_chunks_mut(k)).enumerate();
-    if iterations.is_empty() {
-        rows.with_min_len(ROWS_PER_TASK).for_each_init(Scratch::default, |s, (r, (idx, val))| {
-            stats_for(s, r, idx, val);
-        });
+    let work = if iterations.is_empty() {
+        rows.with_min_len(ROWS_PER_TASK)
+            .map_init(Scratch::default, |s, (r, (idx, val))| stats_for(s, r, idx, val).work)
+            .sum()
     } else {
-        rows.zip(iterations.par_iter_mut()).with_min_len(ROWS_PER_TASK).for_each_init(
-            Scratch::default,
-            |s, ((r, (idx, val)), it)| {
-                *it = stats_for(s, r, idx, val).iterations.unwrap_or(0);
-            },
-        );
-    }
-    Ok(())
+        rows.zip(iterations.par_iter_mut())
+            .with_min_len(ROWS_PER_TASK)
+            .map_init(Scratch::default, |s, ((r, (idx, val)), it)| {
+                let stats = stats_for(s, r, idx, val);
+                *it = stats.iterations.unwrap_or(0);
+                stats.work
+            })
+            .sum()
+    };
+    Ok(work)
 }
 
 impl TopK {
@@ -195,4 +211,27 @@ fn select_one<A: RowTopK + ?Sized>(
         sort_canonical(row, opts.mode, idx);
     }
     stats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Heap;
+    use ndarray::Array2;
+
+    #[test]
+    fn counted_runs_add_up_the_rows_work() {
+        let x = Array2::from_shape_fn((300, 50), |(r, c)| ((r * 31 + c * 17) % 23) as f32);
+        let mut out = TopK::empty();
+        let work =
+            topk_rows_into_counted(&Heap, x.view(), 7, Options::default(), &mut out).unwrap();
+        // Heap: one pass over each row, k outputs per row.
+        assert_eq!(work.elements_read, 300 * 50);
+        assert_eq!(work.elements_written, 300 * 7);
+        assert_eq!(work.passes, 300);
+        let one = topk_row(&Heap, x.row(0).as_slice().unwrap(), 7, Options::default()).unwrap();
+        assert_eq!(one.stats.work.passes, 1);
+        let none = topk_rows_into_counted(&Heap, x.view(), 0, Options::default(), &mut out);
+        assert_eq!(none.unwrap(), WorkCounters::default());
+    }
 }

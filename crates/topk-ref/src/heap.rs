@@ -43,7 +43,7 @@
 //! WarpSelect). RTop-K drops per-element bookkeeping altogether in favour of a counting search
 //! (see `bisect`).
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, grow};
+use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
 use crate::order::{Mode, key, rank, rank_index, rank_key};
 
 /// Children per heap node: the children of slot `p` are `ARITY * p + 1 ..= ARITY * p + ARITY`.
@@ -83,7 +83,11 @@ impl RowTopK for Heap {
             *o = rank_index(r);
         }
         out.sort_unstable();
-        RowStats::default()
+        // One pass over the row, k outputs; the heap of k is on-chip state.
+        let mut work = WorkCounters::default();
+        work.sweep(row.len());
+        work.write(k);
+        RowStats::with_work(work)
     }
 }
 
@@ -244,6 +248,14 @@ mod tests {
             ("organ-pipe", (0..m).map(|i| half - (i as f32 - half).abs()).collect()),
             ("noise", noise(m, 7)),
         ]
+    }
+
+    #[test]
+    fn work_is_one_pass_and_k_outputs() {
+        let row = noise(100, 3);
+        let stats = topk_row(&Heap, &row, 7, Options::default()).unwrap().stats;
+        let w = stats.work;
+        assert_eq!((w.elements_read, w.elements_written, w.passes, w.merges), (100, 7, 1, 0));
     }
 
     #[test]

@@ -33,12 +33,13 @@ pub mod radix;
 pub mod registry;
 pub mod select;
 
-pub use algorithm::{RowStats, RowTopK, Scratch, grow};
+pub use algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
 pub use bisect::{Bisect, BisectOutcome, EpsilonMode};
 pub use bitonic::Bitonic;
 pub use bucket::Bucket;
 pub use driver::{
     MAX_ROW_WIDTH, Options, RowTopKResult, TopK, check_shape, topk_row, topk_rows, topk_rows_into,
+    topk_rows_into_counted,
 };
 pub use error::TopKError;
 pub use heap::Heap;

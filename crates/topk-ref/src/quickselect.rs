@@ -43,7 +43,7 @@
 //! element (radix select, or RTop-K's counting bisection), so no element has to move until
 //! the final selection.
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, grow};
+use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
 use crate::order::{Mode, key, rank, rank_index};
 
 /// Ranges at most this long are finished by insertion sort: below it, partitioning overhead
@@ -74,11 +74,11 @@ impl RowTopK for Quickselect {
     ) -> RowStats {
         let ranks = grow(&mut scratch.ranks, row.len());
         // One monomorphic copy per mode, so the key has no mode branch inside the loops.
-        match mode {
+        let work = match mode {
             Mode::Largest => select_top_k(row, k, ranks, out, |v| key(v, Mode::Largest)),
             Mode::Smallest => select_top_k(row, k, ranks, out, |v| key(v, Mode::Smallest)),
-        }
-        RowStats::default()
+        };
+        RowStats::with_work(work)
     }
 }
 
@@ -89,24 +89,35 @@ fn select_top_k(
     ranks: &mut [u64],
     out: &mut [u32],
     key_of: impl Fn(f32) -> u32 + Copy,
-) {
+) -> WorkCounters {
+    let mut work = WorkCounters::default();
+    work.write(k);
     if k == row.len() {
         // Everything is selected; the output is the identity.
         out.iter_mut().zip(0u32..).for_each(|(o, i)| *o = i);
-        return;
+        return work;
     }
     for ((r, &v), i) in ranks.iter_mut().zip(row).zip(0u32..) {
         *r = rank(key_of(v), i);
     }
-    select_largest(ranks, k - 1, WORK_BUDGET * ranks.len());
+    work.sweep(row.len());
+    // Every partition round reads and rewrites its range; the first covers the whole row.
+    let moved = select_largest(ranks, k - 1, WORK_BUDGET * ranks.len());
+    work.passes += 1;
+    work.read(moved);
+    work.write(moved);
     if sorting_is_cheaper(k, row.len()) {
         for (o, &r) in out.iter_mut().zip(&ranks[..k]) {
             *o = rank_index(r);
         }
+        work.read(k);
         out.sort_unstable();
     } else {
         write_at_least(row, ranks[k - 1], out, key_of);
+        // The pass stops at the element that completes k.
+        work.sweep(out[k - 1] as usize + 1);
     }
+    work
 }
 
 /// `true` when sorting the k selected indices (about `k·log2(k)` compares) costs less than a
@@ -275,6 +286,20 @@ mod tests {
     /// Ranks of `row` in largest mode, as the selection sees them.
     fn ranks_of(row: &[f32]) -> Vec<u64> {
         row.iter().zip(0u32..).map(|(&v, i)| rank(key(v, Mode::Largest), i)).collect()
+    }
+
+    #[test]
+    fn work_counts_partitions_as_reads_and_writes() {
+        let row = noise(1000, 5);
+        let w = topk_row(&Quickselect, &row, 10, Options::default()).unwrap().stats.work;
+        // Ranks (a sweep), the partition rounds (each rank moved is read and written), then
+        // the k selected ranks are read and their indices written.
+        assert_eq!(w.passes, 2);
+        assert_eq!(w.elements_read - w.elements_written, 1000);
+        assert!(w.elements_written >= 1000 + 10, "the first round moves every rank");
+        // k = M selects everything without reading.
+        let w = topk_row(&Quickselect, &row, 1000, Options::default()).unwrap().stats.work;
+        assert_eq!((w.elements_read, w.elements_written, w.passes), (0, 1000, 0));
     }
 
     #[test]

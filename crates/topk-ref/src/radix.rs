@@ -42,7 +42,7 @@
 //! a bisection step (`bisect`) is a register count and a 5-step shuffle reduction. (AIR top-k
 //! takes 11-bit digits, 3 passes instead of 4, trading bigger histograms for fewer passes.)
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, grow};
+use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow, selection_reads};
 use crate::order::{Mode, keys_into};
 use crate::select::select_with_kth_key;
 
@@ -73,6 +73,9 @@ pub struct KthKey {
     pub above: usize,
     /// Digits histogrammed (1 to 4).
     pub passes: u32,
+    /// Data moved by the search over `keys` (the first histogram sweep included; see
+    /// [`WorkCounters`]). Its passes are sweeps over `keys`.
+    pub work: WorkCounters,
 }
 
 /// Where the k-th key falls in one histogram (shared with `bucket`, whose walk is the same).
@@ -182,13 +185,22 @@ fn compact_in_place(buf: &mut [u32], shift: u32, want: u32) -> usize {
 /// The k-th key when the whole bin starting at key `lo` is selected: its smallest key.
 /// `src` holds the current candidates (keys below `lo` among them are ignored; those above
 /// are already counted in `above`), `count` is the bin's size.
-fn whole_bin(src: &[u32], lo: u32, above: usize, count: usize, passes: u32) -> KthKey {
+fn whole_bin(
+    src: &[u32],
+    lo: u32,
+    above: usize,
+    count: usize,
+    passes: u32,
+    mut work: WorkCounters,
+) -> KthKey {
     // Keys below `lo` wrap around to offsets above every key at or above `lo`, so a plain
     // minimum (which vectorises) finds the smallest key of the bin.
     let offset = src.iter().map(|&x| x.wrapping_sub(lo)).min().unwrap_or(0);
     let kth = lo.wrapping_add(offset);
     let ties = src.iter().map(|&x| usize::from(x == kth)).sum::<usize>();
-    KthKey { key: kth, above: above + count - ties, passes }
+    // Two reads of `src`: the minimum, then the ties.
+    work.read(2 * src.len());
+    KthKey { key: kth, above: above + count - ties, passes, work }
 }
 
 /// Finds the k-th largest of `keys` (`1 <= k <= keys.len()`), given the histogram of their
@@ -198,28 +210,39 @@ fn search(keys: &[u32], top: &[Histogram], k: usize, cands: &mut [u32]) -> KthKe
     let mut above = bin.higher;
     let mut k_left = k - bin.higher;
     let mut lo = bin.digit << TOP_SHIFT;
+    // The top digit's histogram was one sweep over `keys`.
+    let mut work = WorkCounters::default();
+    work.sweep(keys.len());
     if bin.count == k_left {
-        return whole_bin(keys, lo, above, bin.count, 1);
+        // `whole_bin` sweeps the keys twice.
+        work.passes += 2;
+        return whole_bin(keys, lo, above, bin.count, 1, work);
     }
     let mut n = compact_into(keys, &mut cands[..keys.len()], TOP_SHIFT, bin.digit);
+    work.sweep(keys.len());
+    work.write(n);
     let mut passes = 1;
     let mut hist = [0; BINS];
     // Two middle digits: narrow, and stop if the k-th bin is taken whole.
     for shift in [2 * DIGIT_BITS, DIGIT_BITS] {
         let live = &mut cands[..n];
         let bin = find_bin(histogram(live, shift, &mut hist), k_left);
+        work.read(live.len());
         passes += 1;
         above += bin.higher;
         k_left -= bin.higher;
         lo |= bin.digit << shift;
         if bin.count == k_left {
-            return whole_bin(live, lo, above, bin.count, passes);
+            return whole_bin(live, lo, above, bin.count, passes, work);
         }
         n = compact_in_place(live, shift, lo >> shift);
+        work.read(live.len());
+        work.write(n);
     }
     // The last digit: every candidate in the k-th bin is the k-th key itself.
     let bin = find_bin(histogram(&cands[..n], 0, &mut hist), k_left);
-    KthKey { key: lo | bin.digit, above: above + bin.higher, passes: passes + 1 }
+    work.read(n);
+    KthKey { key: lo | bin.digit, above: above + bin.higher, passes: passes + 1, work }
 }
 
 /// The k-th largest key of `keys` and the count above it, by radix select
@@ -247,7 +270,12 @@ impl RowTopK for Radix {
         let top = keys_and_top_histogram(row, mode, keys);
         let kth = search(keys, &top, k, grow(&mut scratch.idx, row.len()));
         select_with_kth_key(keys, kth.key, kth.above, k, out);
-        RowStats::default()
+        // The search's first sweep computed the keys from the row; the selection reads the
+        // keys (the row again) up to the chunk that completes k.
+        let mut work = kth.work;
+        work.sweep(out.last().map_or(0, |&i| selection_reads(i, row.len())));
+        work.write(k);
+        RowStats::with_work(work)
     }
 }
 
@@ -299,6 +327,23 @@ mod tests {
         *seed =
             seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         (*seed >> 32) as u32
+    }
+
+    #[test]
+    fn work_counts_each_digit_pass() {
+        let work =
+            |row: &[f32], k| topk_row(&Radix, row, k, Options::default()).unwrap().stats.work;
+        // The top bin is taken whole: the histogram sweep, two sweeps for its minimum and
+        // ties, then the selection pass (both rows fit one chunk of 32).
+        let w = work(&[1.0, 3.0, 1.0, 2.0, 1.0], 2);
+        assert_eq!((w.elements_read, w.elements_written, w.passes), (5 + 10 + 5, 2, 4));
+        // Three keys sharing three digits: histogram and compaction sweeps (3 stored), two
+        // middle digits (histogram read + compaction read, 3 stored each), the last digit's
+        // histogram, then the selection pass.
+        let w = work(&[1.0, f32::from_bits(0x3f80_0001), 1.0], 2);
+        assert_eq!(w.elements_read, 3 + 3 + 2 * (3 + 3) + 3 + 3);
+        assert_eq!(w.elements_written, 3 + 3 + 3 + 2);
+        assert_eq!(w.passes, 3);
     }
 
     #[test]

@@ -1,0 +1,181 @@
+//! `sort` — sort-and-choose: sort the whole row, keep the first k (paper 004, §2.2: "sort the
+//! input vector elements using sorting algorithms, like in THRUST, and choose the top-k").
+//!
+//! # Idea
+//! The naive reference every top-k paper beats. GPU libraries sort 32-bit keys with a radix
+//! sort (CUB's onesweep, behind `thrust::sort`), so that is what runs here: an LSD radix sort
+//! of (key, index) pairs on the descending order key — four stable scatter passes of 8 bits,
+//! after one sweep that builds all four digit histograms. Stability keeps equal keys in index
+//! order, so the first k pairs are exactly the canonical top-k (SPEC §1); their indices are
+//! then sorted for the output.
+//!
+//! # Cost
+//! Time O(M) but with a large constant: 5 sweeps over M elements and 4·M pair writes, whatever
+//! k is — the whole order of the row is computed and all but k of it discarded. Extra memory:
+//! two buffers of M pairs (`u64`) in the scratch.
+//!
+//! # On a GPU
+//! The histogram sweep is one kernel (all digit histograms at once); each scatter pass is a
+//! kernel in which a block ranks its tile's digits in shared memory and writes every pair to
+//! its global position (decoupled look-back gives the offsets). Throughput is high, but the
+//! traffic — about `5·M` reads and `4·M` pair writes — is what top-k algorithms avoid: they
+//! need only the k-th key and one selection pass. The counters ([`WorkCounters`]) count
+//! exactly those loads and stores.
+
+use topk_ref::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
+use topk_ref::order::{Mode, key_largest, key_smallest};
+
+/// Bits per digit of the radix sort.
+const DIGIT_BITS: u32 = 8;
+/// Bins per digit.
+const BINS: usize = 1 << DIGIT_BITS;
+/// Digits of a 32-bit key: the scatter passes.
+pub const SCATTER_PASSES: usize = (u32::BITS / DIGIT_BITS) as usize;
+
+/// Sort-and-choose with an LSD radix sort (see the [module documentation](self)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SortChoose;
+
+impl SortChoose {
+    /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`); returns the work.
+    pub fn work_row(
+        &self,
+        row: &[f32],
+        k: usize,
+        mode: Mode,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> WorkCounters {
+        match mode {
+            Mode::Largest => run(row, k, key_largest, scratch, out),
+            Mode::Smallest => run(row, k, key_smallest, scratch, out),
+        }
+    }
+}
+
+/// The sort key of a pair: the order key inverted (ascending sort = descending key) in the high
+/// word, the index in the low word. Stable digit passes on the high word keep ties by index.
+#[inline(always)]
+fn entry(key: u32, index: usize) -> u64 {
+    (u64::from(!key) << 32) | index as u64
+}
+
+/// The digit of pass `p` of an entry.
+#[inline(always)]
+fn digit(e: u64, p: usize) -> usize {
+    (e >> (32 + DIGIT_BITS as usize * p)) as usize & (BINS - 1)
+}
+
+fn run<K: Fn(f32) -> u32 + Copy>(
+    row: &[f32],
+    k: usize,
+    key_of: K,
+    scratch: &mut Scratch,
+    out: &mut [u32],
+) -> WorkCounters {
+    let n = row.len();
+    let mut work = WorkCounters::default();
+    // Upsweep: the histograms of all four digits in one sweep.
+    let mut hist = [[0usize; BINS]; SCATTER_PASSES];
+    for (i, &v) in row.iter().enumerate() {
+        let e = entry(key_of(v), i);
+        for (p, h) in hist.iter_mut().enumerate() {
+            h[digit(e, p)] += 1;
+        }
+    }
+    work.sweep(n);
+    let a = grow(&mut scratch.ranks, n);
+    let b = grow(&mut scratch.ranks2, n);
+    // Scatter 0 loads the input itself and forms the pairs on the fly.
+    let mut next = offsets(&hist[0]);
+    for (i, &v) in row.iter().enumerate() {
+        let e = entry(key_of(v), i);
+        let d = digit(e, 0);
+        a[next[d]] = e;
+        next[d] += 1;
+    }
+    // Scatters 1..3 between the two buffers: a -> b -> a -> b.
+    let (mut src, mut dst) = (a, b);
+    for (p, h) in hist.iter().enumerate().skip(1) {
+        let mut next = offsets(h);
+        for &e in src.iter() {
+            let d = digit(e, p);
+            dst[next[d]] = e;
+            next[d] += 1;
+        }
+        std::mem::swap(&mut src, &mut dst);
+    }
+    for _ in 0..SCATTER_PASSES {
+        work.sweep(n);
+        work.write(n);
+    }
+    // Choose: the first k pairs of the sorted row.
+    for (o, &e) in out.iter_mut().zip(src.iter()) {
+        *o = e as u32;
+    }
+    work.read(k);
+    work.write(k);
+    out.sort_unstable();
+    work
+}
+
+/// Exclusive prefix sum of a histogram: where each digit's run starts.
+fn offsets(hist: &[usize; BINS]) -> [usize; BINS] {
+    let mut next = [0; BINS];
+    let mut sum = 0;
+    for (o, &c) in next.iter_mut().zip(hist) {
+        *o = sum;
+        sum += c;
+    }
+    next
+}
+
+impl RowTopK for SortChoose {
+    fn name(&self) -> &'static str {
+        "sort"
+    }
+
+    fn select_row(
+        &self,
+        row: &[f32],
+        k: usize,
+        mode: Mode,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        RowStats::with_work(self.work_row(row, k, mode, scratch, out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use topk_ref::oracle::canonical_indices;
+
+    #[test]
+    fn five_sweeps_and_four_scatters_whatever_k() {
+        let row: Vec<f32> = (0..777).map(|i| ((i * 7919) % 101) as f32 - 50.0).collect();
+        for k in [1, 100, 777] {
+            for mode in [Mode::Largest, Mode::Smallest] {
+                let mut out = vec![0; k];
+                let w = SortChoose.work_row(&row, k, mode, &mut Scratch::default(), &mut out);
+                assert_eq!(out, canonical_indices(&row, k, mode), "k={k} {mode:?}");
+                assert_eq!(w.passes, 5);
+                assert_eq!(w.elements_read, (5 * 777 + k) as u64);
+                assert_eq!(w.elements_written, (4 * 777 + k) as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn ties_stay_in_index_order() {
+        let row = [1.0, f32::NAN, 1.0, -0.0, 0.0, -f32::NAN, 1.0];
+        for k in 1..=row.len() {
+            for mode in [Mode::Largest, Mode::Smallest] {
+                let mut out = vec![0; k];
+                SortChoose.work_row(&row, k, mode, &mut Scratch::default(), &mut out);
+                assert_eq!(out, canonical_indices(&row, k, mode), "k={k} {mode:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! End-to-end tests of the simulator's command line: `select --algo sim` gives bisect's exact
+//! answer (values, indices, iteration counts) in every mode, `trace` prints and draws one
+//! row's journey, `sim mutants` prints the catalog, and bad arguments exit with code 2.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use npyz::{NpyFile, WriteOptions, WriterBuilder};
+use tempfile::TempDir;
+
+fn rtopk(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rtopk")).args(args).output().expect("run rtopk")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn write_f32(path: &Path, n: usize, m: usize, data: &[f32]) {
+    let mut w = WriteOptions::<f32>::new()
+        .default_dtype()
+        .shape(&[n as u64, m as u64])
+        .writer(BufWriter::new(File::create(path).unwrap()))
+        .begin_nd()
+        .unwrap();
+    w.extend(data.iter().copied()).unwrap();
+    w.finish().unwrap();
+}
+
+/// The raw bytes of an output file (header and data): equal files mean equal answers.
+fn bytes(path: &Path) -> Vec<u8> {
+    let npy = NpyFile::new(File::open(path).unwrap()).unwrap();
+    npy.into_inner().unwrap_or_default_bytes()
+}
+
+trait IntoBytes {
+    fn unwrap_or_default_bytes(self) -> Vec<u8>;
+}
+
+impl<R: std::io::Read> IntoBytes for R {
+    fn unwrap_or_default_bytes(mut self) -> Vec<u8> {
+        let mut v = Vec::new();
+        self.read_to_end(&mut v).unwrap();
+        v
+    }
+}
+
+/// A 7 × 45 matrix with NaN, ±inf, ±0, subnormals and ties.
+fn matrix() -> Vec<f32> {
+    let specials = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0, 0.0, 1e-40, 3.0];
+    (0..7 * 45)
+        .map(|i: usize| {
+            if i % 11 == 0 {
+                specials[(i / 11) % specials.len()]
+            } else if i % 5 == 0 {
+                2.5
+            } else {
+                ((i * 37 % 101) as f32 - 50.0) * 0.25
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn select_sim_equals_bisect_in_every_mode() {
+    let dir = TempDir::new().unwrap();
+    let x = dir.path().join("x.npy");
+    write_f32(&x, 7, 45, &matrix());
+    let modes: [&[&str]; 5] =
+        [&[], &["--smallest"], &["--sorted"], &["--max-iter", "5"], &["--precision", "0.01"]];
+    for (mi, extra) in modes.iter().enumerate() {
+        for k in ["1", "9", "45"] {
+            let mut files = Vec::new();
+            for algo in ["bisect", "sim"] {
+                let p = |s: &str| dir.path().join(format!("{algo}-{mi}-{k}-{s}.npy"));
+                let (v, i, it) = (p("v"), p("i"), p("it"));
+                let mut args = vec!["select", "--algo", algo, "-k", k, "--input"];
+                let paths = [x.to_str().unwrap(), v.to_str().unwrap(), i.to_str().unwrap()];
+                args.push(paths[0]);
+                args.extend(["--values", paths[1], "--indices", paths[2]]);
+                args.extend(["--iterations", it.to_str().unwrap()]);
+                args.extend(extra.iter());
+                let out = rtopk(&args);
+                assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+                files.push([bytes(&v), bytes(&i), bytes(&it)]);
+            }
+            assert_eq!(files[0], files[1], "sim differs from bisect with {extra:?} k={k}");
+        }
+    }
+}
+
+#[test]
+fn trace_prints_the_journey_and_draws_it() {
+    let dir = TempDir::new().unwrap();
+    let svg = dir.path().join("t.svg");
+    let out =
+        rtopk(&["trace", "--m", "40", "-k", "5", "--seed", "1", "--svg", svg.to_str().unwrap()]);
+    assert!(out.status.success());
+    let text = stdout(&out);
+    for part in ["load_row", "search_threshold", "select_topk", "exit: HIT", "output", "sel_mask"] {
+        assert!(text.contains(part), "missing {part}:\n{text}");
+    }
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.starts_with("<svg") && picture.contains("select_topk"));
+    // Same seed, same trace; early stopping reports its steps.
+    let again = stdout(&rtopk(&["trace", "--m", "40", "-k", "5", "--seed", "1"]));
+    assert_eq!(again, text.replace(&format!("\nSVG written to {}\n", svg.display()), ""));
+    let es = stdout(&rtopk(&["trace", "--m", "70", "-k", "9", "--max-iter", "4", "--smallest"]));
+    assert!(es.contains("MAX_ITER") && es.contains("iterations = 4"), "{es}");
+}
+
+#[test]
+fn trace_reads_a_row_of_an_input_file() {
+    let dir = TempDir::new().unwrap();
+    let x = dir.path().join("x.npy");
+    write_f32(&x, 7, 45, &matrix());
+    let xs = x.to_str().unwrap();
+    let out = rtopk(&["trace", "--input", xs, "--row", "3", "-k", "6"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout(&out).starts_with("row 3: M = 45, k = 6"));
+    for bad in [
+        vec!["trace", "--input", xs, "--row", "7", "-k", "2"],
+        vec!["trace", "--input", xs, "--m", "44", "-k", "2"],
+        vec!["trace", "--input", xs, "--seed", "1", "-k", "2"],
+        vec!["trace", "-k", "2"],
+        vec!["trace", "--m", "5", "-k", "6"],
+        vec!["trace", "--m", "5", "-k", "0"],
+        vec!["trace", "--m", "5", "-k", "2", "--max-iter", "3", "--precision", "0.1"],
+    ] {
+        let out = rtopk(&bad);
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(!out.stderr.is_empty());
+    }
+}
+
+#[test]
+fn sim_mutants_prints_the_catalog() {
+    let out = rtopk(&["sim", "mutants"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = stdout(&out);
+    assert!(text.contains("clean"));
+    for name in ["ballot-partial-mask", "prefix-mask-shift-32", "shared-counter-no-barrier"] {
+        assert!(text.contains(name), "{name}");
+    }
+    assert_eq!(text.matches("not caught").count(), 1, "only the equivalent mutant:\n{text}");
+}

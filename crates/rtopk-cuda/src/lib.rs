@@ -1,0 +1,422 @@
+//! # rtopk-cuda — the RTop-K kernel on an NVIDIA GPU
+//!
+//! `kernels/rtopk.cu` is `docs/kernel.md` in CUDA C++: the same three stages (`load_row`,
+//! `search_threshold`, `select_topk`), names and arithmetic as topk-ref's `bisect` and
+//! warp-sim's kernel, so its values, indices and iteration counts are bit-identical to theirs.
+//! The source is compiled at run time by NVRTC for the device's architecture (once per
+//! process), through cudarc with dynamic loading: the crate builds and its CPU-side tests run
+//! on machines without CUDA, and [`CudaTopK::new`] says so with [`CudaError::NoDriver`]
+//! instead of panicking.
+//!
+//! Launch shapes, chosen by the row width M:
+//! * `M <= 1024`: one warp per row, 8 warps per block; each lane keeps its keys in
+//!   registers (`EPL = 1, 2, ..., 32` per lane) for the counting passes and the row's keys in
+//!   shared memory for the in-order selection.
+//! * `M > 1024`: one block of 1024 threads per row; as many keys as the block's shared memory
+//!   holds (up to the device's opt-in limit, ~56k keys on Hopper), the rest re-keyed from the
+//!   input (L2-resident while the block works) on each pass.
+
+mod error;
+pub mod verify;
+
+pub use error::CudaError;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg, sys,
+};
+use cudarc::nvrtc::{CompileOptions, Ptx, compile_ptx_with_opts};
+use ndarray::{Array1, Array2, ArrayView2};
+use topk_ref::{Bisect, Mode, Options, TopK, TopKError, check_shape};
+
+use error::driver;
+
+/// The kernel's CUDA C++ source.
+pub const KERNEL_SOURCE: &str = include_str!("../kernels/rtopk.cu");
+
+/// Widest row handled by one warp (32 lanes × 32 keys in registers).
+pub const MAX_WARP_ROW: usize = 1024;
+/// Keys per lane of the warp-per-row kernels, one instantiation each.
+const WARP_EPL: [usize; 10] = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32];
+/// Warps (rows) per block of the warp-per-row kernels: 8 keeps 32 KiB of shared memory per
+/// block at M = 1024 and leaves the scheduler several blocks per SM.
+const WARPS_PER_BLOCK: u32 = 8;
+/// Most threads per block of the block-per-row kernel.
+const BLOCK_THREADS: u32 = 1024;
+/// Keys per thread the block kernel keeps in registers (BLOCK_EPL in the kernel): shorter rows
+/// get fewer threads per block, so more rows are in flight per SM.
+const BLOCK_KEYS_PER_THREAD: usize = 8;
+/// Static shared memory of the block kernel (reduction slots), kept out of the dynamic part.
+const BLOCK_STATIC_SMEM: usize = 1024;
+
+/// Parameters of one launch (everything but the buffers).
+#[derive(Clone, Copy, Debug)]
+pub struct Launch {
+    /// Rows.
+    pub n: usize,
+    /// Row width.
+    pub m: usize,
+    /// Values selected per row.
+    pub k: usize,
+    /// Largest or smallest.
+    pub mode: Mode,
+    /// Exact, with a precision, or early stopping (topk-ref's [`Bisect`]).
+    pub bisect: Bisect,
+}
+
+/// A CUDA device with the RTop-K kernels loaded.
+pub struct CudaTopK {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    _module: Arc<CudaModule>,
+    warp_rows: Vec<CudaFunction>,
+    block_rows: CudaFunction,
+    probe: CudaFunction,
+    fill: CudaFunction,
+    device_name: String,
+    cached_keys_cap: usize,
+}
+
+/// Checks that the CUDA driver and NVRTC libraries can be loaded, before cudarc touches them
+/// (cudarc panics when they are missing).
+pub fn check_libraries() -> Result<(), CudaError> {
+    // SAFETY: only tries to dlopen the driver library by its candidate names and drops it.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(CudaError::NoDriver);
+    }
+    // SAFETY: as above, for the NVRTC library.
+    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Err(CudaError::NoNvrtc);
+    }
+    Ok(())
+}
+
+/// PTX of the kernel for `arch` (e.g. `sm_90`), compiled once per process.
+fn ptx_for(arch: &str) -> Result<Ptx, CudaError> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Ptx>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let mut cache = cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(ptx) = cache.get(arch) {
+        return Ok(ptx.clone());
+    }
+    let opts = CompileOptions {
+        // The threshold arithmetic must round exactly as the CPU's: no FMA contraction, no
+        // flush-to-zero, IEEE division and square root, no fast-math.
+        fmad: Some(false),
+        ftz: Some(false),
+        prec_div: Some(true),
+        prec_sqrt: Some(true),
+        options: vec![format!("--gpu-architecture={arch}"), "--std=c++17".into()],
+        name: Some("rtopk.cu".into()),
+        ..Default::default()
+    };
+    let ptx = compile_ptx_with_opts(KERNEL_SOURCE, opts).map_err(|e| CudaError::Compile {
+        arch: arch.to_string(),
+        log: match e {
+            cudarc::nvrtc::CompileError::CompileError { log, .. } => {
+                log.to_string_lossy().into_owned()
+            }
+            other => other.to_string(),
+        },
+    })?;
+    cache.insert(arch.to_string(), ptx.clone());
+    Ok(ptx)
+}
+
+impl CudaTopK {
+    /// Opens device `ordinal`, compiles (or reuses) the kernel for its architecture and loads it.
+    pub fn new(ordinal: usize) -> Result<Self, CudaError> {
+        check_libraries()?;
+        let ctx = CudaContext::new(ordinal).map_err(driver("opening the device"))?;
+        let (major, minor) = ctx.compute_capability().map_err(driver("reading the device"))?;
+        let device_name = ctx.name().map_err(driver("reading the device name"))?;
+        let module = ctx
+            .load_module(ptx_for(&format!("sm_{major}{minor}"))?)
+            .map_err(driver("loading the module"))?;
+        let load = |name: &str| module.load_function(name).map_err(driver("loading a kernel"));
+        let warp_rows = WARP_EPL
+            .iter()
+            .map(|epl| load(&format!("rtopk_warp_rows_{epl}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let block_rows = load("rtopk_block_rows")?;
+        let probe = load("read_bandwidth_probe")?;
+        let fill = load("fill_normal")?;
+        let optin = ctx
+            .attribute(
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )
+            .map_err(driver("reading the shared-memory limit"))? as usize;
+        let dynamic = optin.saturating_sub(BLOCK_STATIC_SMEM);
+        // SAFETY: a valid function handle of a loaded module, a valid attribute, and a size
+        // within the device's opt-in limit.
+        unsafe {
+            cudarc::driver::result::function::set_function_attribute(
+                block_rows.cu_function(),
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                dynamic as i32,
+            )
+        }
+        .map_err(driver("raising the block kernel's shared-memory limit"))?;
+        let stream = ctx.default_stream();
+        Ok(Self {
+            ctx,
+            stream,
+            _module: module,
+            warp_rows,
+            block_rows,
+            probe,
+            fill,
+            device_name,
+            cached_keys_cap: dynamic / 4,
+        })
+    }
+
+    /// The device's name, e.g. "NVIDIA H100 80GB HBM3".
+    pub fn device_name(&self) -> &str {
+        &self.device_name
+    }
+
+    /// The stream every launch goes to.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// The context of the device.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// Row-wise top-k of `x` (device, `n * m` values, row-major) into device buffers: values
+    /// and indices `n * k`, iteration counts `n`. Results in ascending index order.
+    pub fn select_device(
+        &self,
+        launch: &Launch,
+        x: &CudaSlice<f32>,
+        out_val: &mut CudaSlice<f32>,
+        out_idx: &mut CudaSlice<u32>,
+        out_iter: &mut CudaSlice<u32>,
+    ) -> Result<(), CudaError> {
+        let Launch { n, m, k, mode, bisect } = *launch;
+        check_shape(m, k)?;
+        bisect.validate()?;
+        check_buffers(launch, x.len(), out_val.len(), out_idx.len(), out_iter.len())?;
+        if n == 0 || k == 0 {
+            return Ok(());
+        }
+        let (func, cfg, cached) = self.shape_for(n, m)?;
+        let (n64, m32, k32) = (n as u64, m as u32, k as u32);
+        let smallest = i32::from(mode == Mode::Smallest);
+        let max_iter = bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32);
+        let precision = bisect.precision;
+        // 16-byte loads need every row 16-byte aligned: cudarc allocations are 256-byte
+        // aligned, so M % 4 == 0 is enough.
+        let vec4 = i32::from(m % 4 == 0);
+        let mut b = self.stream.launch_builder(func);
+        b.arg(x).arg(out_val).arg(out_idx).arg(out_iter);
+        b.arg(&n64).arg(&m32).arg(&k32).arg(&smallest).arg(&max_iter).arg(&precision).arg(&cached);
+        b.arg(&vec4);
+        // SAFETY: the arguments match RTOPK_ARGS in kernels/rtopk.cu in order and type, and
+        // check_buffers proved x holds n*m values, the outputs n*k and n elements; the grid
+        // covers exactly n rows (the kernels skip rows >= n).
+        unsafe { b.launch(cfg) }.map_err(driver("launching the kernel"))?;
+        Ok(())
+    }
+
+    /// The kernel, launch configuration and cached-key count for an `(n, m)` input.
+    fn shape_for(
+        &self,
+        n: usize,
+        m: usize,
+    ) -> Result<(&CudaFunction, LaunchConfig, u32), CudaError> {
+        if m <= MAX_WARP_ROW {
+            // The narrowest instantiation that holds the row: ceil(M/32) keys per lane.
+            let need = m.div_ceil(32);
+            let which = WARP_EPL.iter().position(|&e| e >= need).unwrap_or(WARP_EPL.len() - 1);
+            let blocks = n.div_ceil(WARPS_PER_BLOCK as usize);
+            let blocks = u32::try_from(blocks).map_err(|_| CudaError::TooLarge {
+                n,
+                m,
+                why: "more than 2^32 blocks",
+            })?;
+            let smem = WARPS_PER_BLOCK * 32 * WARP_EPL[which] as u32 * 4;
+            let cfg = LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (WARPS_PER_BLOCK * 32, 1, 1),
+                shared_mem_bytes: smem,
+            };
+            return Ok((&self.warp_rows[which], cfg, 0));
+        }
+        let blocks = u32::try_from(n)
+            .ok()
+            .filter(|&b| b < i32::MAX as u32)
+            .ok_or(CudaError::TooLarge { n, m, why: "more than 2^31 - 1 rows" })?;
+        let m32 = u32::try_from(m).map_err(|_| CudaError::TooLarge { n, m, why: "M >= 2^32" })?;
+        let cached = m.min(self.cached_keys_cap) as u32;
+        let threads = m
+            .div_ceil(BLOCK_KEYS_PER_THREAD)
+            .next_multiple_of(32)
+            .clamp(64, BLOCK_THREADS as usize);
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (threads as u32, 1, 1),
+            shared_mem_bytes: cached * 4,
+        };
+        debug_assert!(cached <= m32);
+        Ok((&self.block_rows, cfg, cached))
+    }
+
+    /// Row-wise top-k of a host matrix: copies in, runs, copies out. With `opts.sorted` the k
+    /// results of each row are put in canonical order on the host.
+    pub fn topk_rows(
+        &self,
+        x: ArrayView2<'_, f32>,
+        k: usize,
+        opts: Options,
+        bisect: Bisect,
+    ) -> Result<TopK, CudaError> {
+        let (n, m) = x.dim();
+        check_shape(m, k)?;
+        let host: Vec<f32> = x.iter().copied().collect();
+        let launch = Launch { n, m, k, mode: opts.mode, bisect };
+        let s = &self.stream;
+        let dx = s.clone_htod(&host).map_err(driver("copying the input"))?;
+        let mut val = s.alloc_zeros::<f32>((n * k).max(1)).map_err(driver("allocating"))?;
+        let mut idx = s.alloc_zeros::<u32>((n * k).max(1)).map_err(driver("allocating"))?;
+        let mut it = s.alloc_zeros::<u32>(n.max(1)).map_err(driver("allocating"))?;
+        self.select_device(&launch, &dx, &mut val, &mut idx, &mut it)?;
+        let mut values = s.clone_dtoh(&val).map_err(driver("copying values back"))?;
+        let mut indices = s.clone_dtoh(&idx).map_err(driver("copying indices back"))?;
+        let mut iterations = s.clone_dtoh(&it).map_err(driver("copying iterations back"))?;
+        values.truncate(n * k);
+        indices.truncate(n * k);
+        iterations.truncate(n);
+        if opts.sorted && k > 0 {
+            sort_rows(x, k, opts.mode, &mut values, &mut indices);
+        }
+        let shape = (n, k);
+        let err = |_| CudaError::TooLarge { n, m, why: "output shape" };
+        Ok(TopK {
+            values: Array2::from_shape_vec(shape, values).map_err(err)?,
+            indices: Array2::from_shape_vec(shape, indices).map_err(err)?,
+            iterations: Some(Array1::from(iterations)),
+        })
+    }
+
+    /// Reads `x` (at least 4 values) once per launch, `reps` times after a warm-up, and
+    /// returns the median read bandwidth in GB/s — the ceiling the top-k kernel is held to.
+    pub fn read_bandwidth_gbps(&self, x: &CudaSlice<f32>, reps: usize) -> Result<f64, CudaError> {
+        let n4 = (x.len() / 4) as u64;
+        let mut sink = self.stream.alloc_zeros::<f32>(1).map_err(driver("allocating"))?;
+        let cfg = LaunchConfig {
+            grid_dim: (132 * 16, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut times = Vec::with_capacity(reps);
+        for rep in 0..=reps {
+            let ms = self.time_ms(|| {
+                let mut b = self.stream.launch_builder(&self.probe);
+                b.arg(x).arg(&n4).arg(&mut sink);
+                // SAFETY: read_bandwidth_probe(const float4*, u64, float*): x holds 4 * n4
+                // floats (float4-aligned: cudarc allocations are 256-byte aligned); sink 1.
+                unsafe { b.launch(cfg) }.map(|_| ()).map_err(driver("launching the probe"))
+            })?;
+            if rep > 0 {
+                times.push(ms);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let ms = times[times.len() / 2];
+        Ok((n4 * 16) as f64 / (ms * 1e-3) / 1e9)
+    }
+
+    /// Fills `x` with standard-normal values generated on the device from `seed`.
+    pub fn fill_normal(&self, x: &mut CudaSlice<f32>, seed: u64) -> Result<(), CudaError> {
+        let n = x.len() as u64;
+        let cfg = LaunchConfig {
+            grid_dim: (132 * 32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut b = self.stream.launch_builder(&self.fill);
+        b.arg(x).arg(&n).arg(&seed);
+        // SAFETY: fill_normal(float*, u64, u64) writes exactly the n elements of x.
+        unsafe { b.launch(cfg) }.map(|_| ()).map_err(driver("launching the generator"))
+    }
+
+    /// Registers per thread of each kernel (from the driver), for benchmark logs.
+    pub fn kernel_registers(&self) -> Result<Vec<(String, i32)>, CudaError> {
+        let regs = |f: &CudaFunction| {
+            // SAFETY: a valid function handle of a loaded module and a valid attribute.
+            unsafe {
+                cudarc::driver::result::function::get_function_attribute(
+                    f.cu_function(),
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS,
+                )
+            }
+            .map_err(driver("reading a kernel attribute"))
+        };
+        let mut out = Vec::new();
+        for (epl, f) in WARP_EPL.iter().zip(&self.warp_rows) {
+            out.push((format!("warp_rows_{epl}"), regs(f)?));
+        }
+        out.push(("block_rows".to_string(), regs(&self.block_rows)?));
+        Ok(out)
+    }
+
+    /// The device's L2 cache size in bytes (benchmarks rotate inputs past it).
+    pub fn l2_bytes(&self) -> Result<usize, CudaError> {
+        let l2 = self
+            .ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+            .map_err(driver("reading the L2 size"))?;
+        Ok(l2.max(0) as usize)
+    }
+
+    /// Runs `work` between two CUDA events on the stream and returns the elapsed milliseconds.
+    pub fn time_ms(&self, work: impl FnOnce() -> Result<(), CudaError>) -> Result<f64, CudaError> {
+        let flags = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let start = self.stream.record_event(flags).map_err(driver("recording an event"))?;
+        work()?;
+        let end = self.stream.record_event(flags).map_err(driver("recording an event"))?;
+        end.synchronize().map_err(driver("waiting for the GPU"))?;
+        Ok(f64::from(start.elapsed_ms(&end).map_err(driver("reading an event"))?))
+    }
+}
+
+/// Checks the device buffers' lengths against the launch.
+fn check_buffers(l: &Launch, x: usize, val: usize, idx: usize, it: usize) -> Result<(), CudaError> {
+    let need = |what: &str, have: usize, want: usize| {
+        if have < want {
+            Err(CudaError::TopK(TopKError::InvalidParameter {
+                name: "buffer",
+                reason: format!("{what} holds {have} elements, the launch needs {want}"),
+            }))
+        } else {
+            Ok(())
+        }
+    };
+    let nm = l.n.checked_mul(l.m).ok_or(CudaError::TooLarge { n: l.n, m: l.m, why: "n * m" })?;
+    need("the input", x, nm)?;
+    need("the values output", val, l.n * l.k)?;
+    need("the indices output", idx, l.n * l.k)?;
+    need("the iterations output", it, l.n)
+}
+
+/// Puts each row's k results in canonical order (value order of `mode`, ties by index).
+fn sort_rows(
+    x: ArrayView2<'_, f32>,
+    k: usize,
+    mode: Mode,
+    values: &mut [f32],
+    indices: &mut [u32],
+) {
+    for (r, (val, idx)) in values.chunks_mut(k).zip(indices.chunks_mut(k)).enumerate() {
+        let row = x.row(r);
+        let row = row.to_vec();
+        topk_ref::order::sort_canonical(&row, mode, idx);
+        val.iter_mut().zip(idx.iter()).for_each(|(v, &i)| *v = row[i as usize]);
+    }
+}

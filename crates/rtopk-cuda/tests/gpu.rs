@@ -1,0 +1,65 @@
+//! The CUDA kernel against topk-ref's `bisect` and warp-sim's kernel: bit-identical values,
+//! identical indices and iteration counts.
+//! GPU tests are `#[ignore]`d in `cargo test`; run them on a GPU machine with
+//! `cargo test -p rtopk-cuda --release -- --include-ignored`.
+
+use rtopk_cuda::verify::{Reference, WIDTHS, check_all, matrix};
+use rtopk_cuda::{CudaError, CudaTopK, check_libraries};
+use topk_ref::{Bisect, Options, RowTopK, topk_rows};
+
+fn bisect_reference(b: Bisect) -> Box<dyn RowTopK> {
+    Box::new(b)
+}
+
+fn sim_reference(b: Bisect) -> Box<dyn RowTopK> {
+    Box::new(warp_sim::SimTopK::new(b))
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn kernel_matches_bisect_on_every_shape_family_and_mode() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let refs: [Reference<'_>; 2] = [("bisect", &bisect_reference), ("warp-sim", &sim_reference)];
+    let report = check_all(&gpu, &WIDTHS, 1 << 21, &refs).unwrap();
+    assert!(report.mismatches.is_empty(), "{:#?}", report.mismatches);
+    assert!(report.rows >= 1_000_000, "only {} rows", report.rows);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn partial_blocks_zero_rows_and_zero_k() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    for n in [0, 1, 7, 9, 17] {
+        for m in [50, 1500] {
+            let x = matrix(n, m, "nan-inf", n as u64);
+            for k in [0, 3, m] {
+                let want = topk_rows(&Bisect::exact(), x.view(), k, Options::default()).unwrap();
+                let got = gpu.topk_rows(x.view(), k, Options::default(), Bisect::exact()).unwrap();
+                assert_eq!(got.indices, want.indices, "n={n} m={m} k={k}");
+                assert_eq!(got.iterations, want.iterations, "n={n} m={m} k={k}");
+            }
+        }
+    }
+    let x = matrix(4, 10, "normal", 1);
+    assert!(matches!(
+        gpu.topk_rows(x.view(), 11, Options::default(), Bisect::exact()),
+        Err(CudaError::TopK(_))
+    ));
+}
+
+/// On a machine without a CUDA driver (CI), opening a device is an error, not a panic.
+#[test]
+fn without_a_driver_opening_a_device_is_an_error() {
+    match check_libraries() {
+        Err(e) => {
+            assert!(matches!(e, CudaError::NoDriver | CudaError::NoNvrtc), "{e}");
+            let opened = CudaTopK::new(0);
+            assert!(matches!(opened, Err(CudaError::NoDriver | CudaError::NoNvrtc)));
+            assert!(opened.err().unwrap().to_string().contains("found"));
+        }
+        Ok(()) => {
+            // A GPU machine: the device must open (this is what the ignored tests rely on).
+            CudaTopK::new(0).expect("libraries present, so the device must open");
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! [`SimTopK`]: the simulated kernel behind topk-ref's [`RowTopK`] trait, so the row-wise
+//! driver and `rtopk select --algo sim` can run it.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use topk_ref::order::Mode;
+use topk_ref::{Bisect, RowStats, RowTopK, Scratch};
+
+use crate::kernel::KernelArgs;
+use crate::launch::{SimConfig, Simulator};
+
+thread_local! {
+    /// One simulator per thread, so rows reuse shared memory and shadow allocations.
+    static SIMULATOR: RefCell<Option<Simulator>> = const { RefCell::new(None) };
+}
+
+/// The RTop-K kernel on the warp simulator, configured like topk-ref's [`Bisect`] (exact,
+/// precision, or early stopping). Each row is one launch of one warp with diagnostics on;
+/// findings are counted in [`SimTopK::diagnostics_seen`].
+#[derive(Debug)]
+pub struct SimTopK {
+    bisect: Bisect,
+    config: SimConfig,
+    diagnostics: AtomicU64,
+}
+
+impl SimTopK {
+    /// The kernel with `bisect`'s parameters and the default simulator configuration.
+    pub fn new(bisect: Bisect) -> Self {
+        Self::with_config(bisect, SimConfig::default())
+    }
+
+    /// The kernel with `bisect`'s parameters and `config`.
+    pub fn with_config(bisect: Bisect, config: SimConfig) -> Self {
+        Self { bisect, config, diagnostics: AtomicU64::new(0) }
+    }
+
+    /// The bisection parameters.
+    pub fn bisect(&self) -> Bisect {
+        self.bisect
+    }
+
+    /// Diagnostics reported by all rows so far (0 for the kernel of docs/kernel.md).
+    pub fn diagnostics_seen(&self) -> u64 {
+        self.diagnostics.load(Ordering::Relaxed)
+    }
+}
+
+impl RowTopK for SimTopK {
+    fn name(&self) -> &'static str {
+        "sim"
+    }
+
+    fn is_exact(&self) -> bool {
+        self.bisect.max_iter.is_none() && self.bisect.precision == 0.0
+    }
+
+    fn reports_iterations(&self) -> bool {
+        true
+    }
+
+    fn select_row(
+        &self,
+        row: &[f32],
+        k: usize,
+        mode: Mode,
+        _scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        let args = KernelArgs { n: 1, m: row.len(), k, mode, bisect: self.bisect, mutant: None };
+        SIMULATOR.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let sim = match slot.as_mut() {
+                Some(s) if s.config() == self.config => s,
+                _ => slot.insert(Simulator::new(self.config)),
+            };
+            match sim.run(row, &args) {
+                Ok(r) => {
+                    self.diagnostics.fetch_add(r.diagnostics_total, Ordering::Relaxed);
+                    out.copy_from_slice(&r.indices);
+                    RowStats { iterations: r.iterations.first().copied(), ..RowStats::default() }
+                }
+                Err(_) => {
+                    // The driver validated the row, so a launch error is the simulator's own
+                    // finding: count it and return the first k indices rather than panic.
+                    self.diagnostics.fetch_add(1, Ordering::Relaxed);
+                    out.iter_mut().zip(0u32..).for_each(|(o, i)| *o = i);
+                    RowStats::default()
+                }
+            }
+        })
+    }
+}
