@@ -463,7 +463,7 @@ fn bench_cpu_json() {
     }
     let names: Vec<&str> = rows.iter().map(|r| r["algo"].as_str().unwrap()).collect();
     for a in ALGOS.iter().chain(&["sim"]) {
-        assert!(names.contains(&a), "{a} missing from {names:?}");
+        assert!(names.contains(a), "{a} missing from {names:?}");
     }
     let es: Vec<_> = rows.iter().filter(|r| r["max_iter"].as_u64() == Some(8)).collect();
     assert_eq!(es.len(), 1);
