@@ -8,67 +8,9 @@ use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
+use test_support::{matrix, pick_k};
 use topk_ref::{Bisect, EpsilonMode, Mode, Options, topk_row};
 use warp_sim::{KernelArgs, SimConfig, SimTopK, Simulator};
-
-/// Values on the edges of the order.
-fn special() -> impl Strategy<Value = f32> {
-    prop_oneof![
-        Just(f32::NAN),
-        Just(-f32::NAN),
-        (1u32..0x40_0000).prop_map(|p| f32::from_bits(0x7f80_0000 | p)),
-        (1u32..0x40_0000).prop_map(|p| f32::from_bits(0xff80_0000 | p)),
-        Just(f32::INFINITY),
-        Just(f32::NEG_INFINITY),
-        Just(0.0f32),
-        Just(-0.0f32),
-        (1u32..0x80_0000, any::<bool>()).prop_map(|(b, neg)| if neg {
-            -f32::from_bits(b)
-        } else {
-            f32::from_bits(b)
-        }),
-        Just(f32::MAX),
-        Just(-f32::MAX),
-        Just(f32::MIN_POSITIVE),
-        Just(-f32::MIN_POSITIVE),
-    ]
-}
-
-/// Ordinary numbers, plus neighbours in ulps so that adjacent floats are common.
-fn ordinary() -> impl Strategy<Value = f32> {
-    prop_oneof![
-        4 => -1.0e3f32..1.0e3f32,
-        1 => (0u32..8).prop_map(|d| f32::from_bits(1.0f32.to_bits() + d)),
-        1 => any::<f32>().prop_filter("a number", |v| v.is_finite()),
-    ]
-}
-
-/// `rows` rows of width `m`, of one of four flavours: ordinary; laced with specials; a small
-/// pool (heavy ties); pool, ordinary and specials mixed.
-fn matrix() -> impl Strategy<Value = (usize, usize, Vec<f32>)> {
-    let m = prop_oneof![3 => 1usize..40, 2 => 1usize..300, 1 => 1usize..700];
-    let pool = prop::collection::vec(prop_oneof![ordinary(), special()], 1..5);
-    (m, 1usize..5, pool, 0u8..4).prop_flat_map(|(m, n, pool, flavour)| {
-        let from_pool = prop::sample::select(pool);
-        let element = match flavour {
-            0 => ordinary().boxed(),
-            1 => prop_oneof![8 => ordinary(), 2 => special()].boxed(),
-            2 => from_pool.boxed(),
-            _ => prop_oneof![4 => from_pool, 4 => ordinary(), 2 => special()].boxed(),
-        };
-        (Just(n), Just(m), prop::collection::vec(element, n * m))
-    })
-}
-
-fn pick_k(m: usize, which: u8, frac: f64) -> usize {
-    match which {
-        0 => 0,
-        1 => 1,
-        2 => m - 1,
-        3 => m,
-        _ => ((m as f64) * frac) as usize,
-    }
-}
 
 /// The bisect configurations: exact, relative and absolute precision, early stopping.
 fn bisect() -> impl Strategy<Value = Bisect> {
@@ -113,7 +55,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 320, ..ProptestConfig::default() })]
 
     #[test]
-    fn kernel_equals_bisect((n, m, x) in matrix(), which in 0u8..6, frac in 0.0f64..1.0,
+    fn kernel_equals_bisect((n, m, x) in matrix(700), which in 0u8..6, frac in 0.0f64..1.0,
                             smallest: bool, b in bisect(), warps in 1u32..5) {
         let k = pick_k(m, which, frac);
         let mut sim = Simulator::new(SimConfig { warps_per_block: warps, ..SimConfig::default() });
@@ -122,7 +64,7 @@ proptest! {
 
     /// The same kernel through topk-ref's row-wise driver (`RowTopK`), sorted or not.
     #[test]
-    fn row_topk_impl_equals_bisect((_, m, x) in matrix(), which in 0u8..6, frac in 0.0f64..1.0,
+    fn row_topk_impl_equals_bisect((_, m, x) in matrix(700), which in 0u8..6, frac in 0.0f64..1.0,
                                    smallest: bool, sorted: bool, b in bisect()) {
         let row = &x[..m];
         let k = pick_k(m, which, frac);
