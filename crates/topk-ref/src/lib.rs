@@ -32,6 +32,8 @@ pub mod quickselect;
 pub mod radix;
 pub mod registry;
 pub mod select;
+#[cfg(test)]
+mod test_rows;
 
 pub use algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
 pub use bisect::{Bisect, BisectOutcome, EpsilonMode};

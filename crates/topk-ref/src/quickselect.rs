@@ -249,6 +249,7 @@ mod tests {
     use super::*;
     use crate::driver::{Options, topk_row};
     use crate::oracle::canonical_indices;
+    use crate::test_rows::{assert_shaped_rows, noise, shaped_rows};
 
     fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
         topk_row(&Quickselect, row, k, Options { mode, sorted: false }).unwrap().indices
@@ -256,31 +257,6 @@ mod tests {
 
     fn check(row: &[f32], k: usize, mode: Mode) {
         assert_eq!(run(row, k, mode), canonical_indices(row, k, mode), "k={k} {mode:?}");
-    }
-
-    /// Deterministic pseudo-random values in [-1, 1) with some repeats (a 64-bit LCG).
-    fn noise(m: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed;
-        (0..m)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                ((s >> 40) % 4096) as f32 / 2048.0 - 1.0
-            })
-            .collect()
-    }
-
-    fn shaped_rows(m: usize) -> Vec<(&'static str, Vec<f32>)> {
-        let half = m as f32 / 2.0;
-        vec![
-            ("sorted", (0..m).map(|i| i as f32).collect()),
-            ("reversed", (0..m).map(|i| (m - i) as f32).collect()),
-            ("all-equal", vec![0.25; m]),
-            ("organ-pipe", (0..m).map(|i| half - (i as f32 - half).abs()).collect()),
-            ("sawtooth", (0..m).map(|i| (i % 37) as f32).collect()),
-            ("noise", noise(m, 7)),
-        ]
     }
 
     /// Ranks of `row` in largest mode, as the selection sees them.
@@ -328,17 +304,7 @@ mod tests {
     #[test]
     fn shaped_rows_match_the_oracle() {
         let m = 3001; // not a multiple of 32
-        for (name, row) in shaped_rows(m) {
-            for k in [1, 2, 17, 32, 33, 500, m / 2, m - 1, m] {
-                for mode in [Mode::Largest, Mode::Smallest] {
-                    assert_eq!(
-                        run(&row, k, mode),
-                        canonical_indices(&row, k, mode),
-                        "{name} k={k} {mode:?}"
-                    );
-                }
-            }
-        }
+        assert_shaped_rows(&Quickselect, m, &[1, 2, 17, 32, 33, 500, m / 2, m - 1, m]);
     }
 
     #[test]

@@ -285,6 +285,7 @@ mod tests {
     use crate::driver::{Options, topk_row};
     use crate::oracle::canonical_indices;
     use crate::order::{key_largest, key_smallest};
+    use crate::test_rows::special_row;
 
     const MODES: [Mode; 2] = [Mode::Largest, Mode::Smallest];
 
@@ -294,12 +295,7 @@ mod tests {
 
     /// Every k from 1 to M, both modes, against the oracle.
     fn check_all_k(row: &[f32]) {
-        for mode in MODES {
-            for k in 1..=row.len() {
-                let want = canonical_indices(row, k, mode);
-                assert_eq!(run(row, k, mode), want, "k={k} {mode:?} row={row:?}");
-            }
-        }
+        crate::test_rows::assert_all_k(&Radix, row);
     }
 
     /// A few k (1, M and some between), both modes, against the oracle.
@@ -433,26 +429,7 @@ mod tests {
 
     #[test]
     fn special_values_in_both_modes() {
-        let row = [
-            f32::NAN,
-            1.0,
-            f32::INFINITY,
-            -0.0,
-            f32::NEG_INFINITY,
-            f32::from_bits(1),
-            0.0,
-            -f32::from_bits(1),
-            f32::MAX,
-            -f32::NAN,
-            -f32::MAX,
-            f32::from_bits(0x7f80_0001),
-            f32::MIN_POSITIVE,
-            -1.0,
-            f32::from_bits(0x007f_ffff),
-            f32::from_bits(0xffc0_1234),
-            -0.0,
-            1.0,
-        ];
+        let row = special_row();
         check_all_k(&row);
         check_all_k(&row[..1]);
         let twice: Vec<f32> = row.iter().chain(row.iter()).copied().collect();
