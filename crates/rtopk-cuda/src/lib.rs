@@ -413,10 +413,19 @@ fn sort_rows(
     values: &mut [f32],
     indices: &mut [u32],
 ) {
+    let mut copy = Vec::new();
     for (r, (val, idx)) in values.chunks_mut(k).zip(indices.chunks_mut(k)).enumerate() {
-        let row = x.row(r);
-        let row = row.to_vec();
-        topk_ref::order::sort_canonical(&row, mode, idx);
+        let view = x.row(r);
+        // Contiguous rows are used in place; strided ones go through one reused buffer.
+        let row = match view.as_slice() {
+            Some(row) => row,
+            None => {
+                copy.clear();
+                copy.extend(view.iter().copied());
+                &copy[..]
+            }
+        };
+        topk_ref::order::sort_canonical(row, mode, idx);
         val.iter_mut().zip(idx.iter()).for_each(|(v, &i)| *v = row[i as usize]);
     }
 }
