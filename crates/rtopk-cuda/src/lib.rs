@@ -12,9 +12,13 @@
 //! * `M <= 1024`: one warp per row, 8 warps per block; each lane keeps its keys in
 //!   registers (`EPL = 1, 2, ..., 32` per lane) for the counting passes and the row's keys in
 //!   shared memory for the in-order selection.
-//! * `M > 1024`: one block of 1024 threads per row; as many keys as the block's shared memory
-//!   holds (up to the device's opt-in limit, ~56k keys on Hopper), the rest re-keyed from the
-//!   input (L2-resident while the block works) on each pass.
+//! * `M > 1024`: one block of ⌈M/32⌉ threads (64 to 1024) per row, 32 keys per thread in
+//!   registers (rows up to 32768 wide entirely); the rest in shared memory as far as the
+//!   device's opt-in limit allows (~56k keys on Hopper), re-keyed from the input
+//!   (L2-resident while the block works) beyond that.
+//!
+//! `docs/kernel.md`'s last table says how each stage holds the row; none of it changes a count,
+//! a threshold or a selected index.
 
 mod error;
 pub mod verify;
@@ -46,8 +50,11 @@ const WARPS_PER_BLOCK: u32 = 8;
 /// Most threads per block of the block-per-row kernel.
 const BLOCK_THREADS: u32 = 1024;
 /// Keys per thread the block kernel keeps in registers (BLOCK_EPL in the kernel): shorter rows
-/// get fewer threads per block, so more rows are in flight per SM.
-const BLOCK_KEYS_PER_THREAD: usize = 8;
+/// get fewer threads per block, so more rows are in flight per SM; rows up to 32768 wide are
+/// held in registers entirely.
+const BLOCK_KEYS_PER_THREAD: usize = 32;
+/// Staged (index, key) pairs per warp of the warp kernels (STAGE_PAIRS in the kernel).
+const STAGE_PAIRS: u32 = 128;
 /// Static shared memory of the block kernel (reduction slots), kept out of the dynamic part.
 const BLOCK_STATIC_SMEM: usize = 1024;
 
@@ -93,6 +100,21 @@ pub fn check_libraries() -> Result<(), CudaError> {
     Ok(())
 }
 
+/// Environment variable naming a replacement kernel source file (same entry points and
+/// arguments as `kernels/rtopk.cu`), for trying kernel variants without rebuilding the binary.
+pub const KERNEL_SOURCE_ENV: &str = "RTOPK_CUDA_KERNEL";
+
+/// The source to compile: `kernels/rtopk.cu`, or the file named by [`KERNEL_SOURCE_ENV`].
+fn kernel_source() -> Result<String, CudaError> {
+    match std::env::var_os(KERNEL_SOURCE_ENV) {
+        None => Ok(KERNEL_SOURCE.to_string()),
+        Some(path) => std::fs::read_to_string(&path).map_err(|e| CudaError::Compile {
+            arch: "any".into(),
+            log: format!("cannot read {KERNEL_SOURCE_ENV}={}: {e}", path.to_string_lossy()),
+        }),
+    }
+}
+
 /// PTX of the kernel for `arch` (e.g. `sm_90`), compiled once per process.
 fn ptx_for(arch: &str) -> Result<Ptx, CudaError> {
     static CACHE: OnceLock<Mutex<HashMap<String, Ptx>>> = OnceLock::new();
@@ -112,7 +134,7 @@ fn ptx_for(arch: &str) -> Result<Ptx, CudaError> {
         name: Some("rtopk.cu".into()),
         ..Default::default()
     };
-    let ptx = compile_ptx_with_opts(KERNEL_SOURCE, opts).map_err(|e| CudaError::Compile {
+    let ptx = compile_ptx_with_opts(kernel_source()?, opts).map_err(|e| CudaError::Compile {
         arch: arch.to_string(),
         log: match e {
             cudarc::nvrtc::CompileError::CompileError { log, .. } => {
@@ -240,11 +262,12 @@ impl CudaTopK {
                 m,
                 why: "more than 2^32 blocks",
             })?;
-            let smem = WARPS_PER_BLOCK * 32 * WARP_EPL[which] as u32 * 4;
+            // Per warp: the row's keys and one group's staged results (STAGE_PAIRS).
+            let words = 32 * WARP_EPL[which] as u32 + 2 * STAGE_PAIRS;
             let cfg = LaunchConfig {
                 grid_dim: (blocks, 1, 1),
                 block_dim: (WARPS_PER_BLOCK * 32, 1, 1),
-                shared_mem_bytes: smem,
+                shared_mem_bytes: WARPS_PER_BLOCK * words * 4,
             };
             return Ok((&self.warp_rows[which], cfg, 0));
         }
@@ -253,11 +276,14 @@ impl CudaTopK {
             .filter(|&b| b < i32::MAX as u32)
             .ok_or(CudaError::TooLarge { n, m, why: "more than 2^31 - 1 rows" })?;
         let m32 = u32::try_from(m).map_err(|_| CudaError::TooLarge { n, m, why: "M >= 2^32" })?;
-        let cached = m.min(self.cached_keys_cap) as u32;
         let threads = m
             .div_ceil(BLOCK_KEYS_PER_THREAD)
             .next_multiple_of(32)
             .clamp(64, BLOCK_THREADS as usize);
+        // Registers hold the first BLOCK_KEYS_PER_THREAD * threads elements, shared memory as
+        // many of the rest as fit.
+        let in_regs = m.min(BLOCK_KEYS_PER_THREAD * threads);
+        let cached = (m - in_regs).min(self.cached_keys_cap) as u32;
         let cfg = LaunchConfig {
             grid_dim: (blocks, 1, 1),
             block_dim: (threads as u32, 1, 1),
