@@ -283,6 +283,22 @@ __device__ __forceinline__ u32 select_chunk(u32 key, bool valid, u32 i, const Cu
     return __popc(sel_mask);
 }
 
+// Places one lane's G elements of a group in index order: every strong one, and band ones
+// while fewer than band_left band elements precede them; emit(e, pos) for each one taken, at
+// consecutive positions from `pos`. band_rank: the band elements before the lane's first.
+template <int G, class Emit>
+__device__ __forceinline__ void place_group(u32 strong, u32 band, u32 pos, u32 band_rank,
+                                            u32 band_left, Emit emit) {
+#pragma unroll
+    for (int e = 0; e < G; ++e) {
+        bool is_band = (band >> e) & 1u;
+        bool take = ((strong >> e) & 1u) || (is_band && band_rank < band_left);
+        if (take) emit(e, pos);
+        pos += take ? 1u : 0u;
+        band_rank += is_band ? 1u : 0u;
+    }
+}
+
 // ---- one warp per row --------------------------------------------------------------------
 
 // Stage 1 for one warp: keys into registers, lane min/max. vec4: the row is 16-byte aligned
@@ -389,15 +405,8 @@ __device__ __forceinline__ void select_topk_groups(const u32* s_keys, const Cut&
         u32 total = __shfl_sync(FULL_MASK, incl, 31), before = incl - own;
         u32 band_before = before >> 16, band_total = total >> 16;
         // this lane's elements in index order: its results follow those of the lanes before
-        u32 r = (before & 0xffffu) + min(band_before, band_left), band_rank = band_before;
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            bool is_band = (band >> e) & 1u;
-            bool take = ((strong >> e) & 1u) || (is_band && band_rank < band_left);
-            if (take) stage[r] = make_uint2(i0 + (u32)e, key[e]);
-            r += take ? 1u : 0u;
-            band_rank += is_band ? 1u : 0u;
-        }
+        place_group<4>(strong, band, (before & 0xffffu) + min(band_before, band_left), band_before,
+                       band_left, [&](int e, u32 r) { stage[r] = make_uint2(i0 + (u32)e, key[e]); });
         u32 band_taken = min(band_total, band_left);
         u32 n = min((total & 0xffffu) + band_taken, p.k - written);
         __syncwarp();
@@ -533,18 +542,13 @@ __device__ __forceinline__ void select_block_groups(const BlockRow& row, const C
         u32 before, total;
         block_prefix(__popc(strong) | (__popc(band) << 16), s_chunk + 32 * (q & 1), &before,
                      &total);
-        u32 band_rank = before >> 16;
-        u32 pos = *written + (before & 0xffffu) + min(band_rank, *band_left);
-#pragma unroll
-        for (int e = 0; e < G; ++e) {
-            bool is_band = (band >> e) & 1u;
-            bool take = ((strong >> e) & 1u) || (is_band && band_rank < *band_left);
-            if (take && pos < p.k)
-                write_result(pos, i0 + (u32)e, row.keys[G * q + e], row.row, out_val, out_idx,
-                             p.sign);
-            pos += take ? 1u : 0u;
-            band_rank += is_band ? 1u : 0u;
-        }
+        u32 band_before = before >> 16;
+        place_group<G>(strong, band, *written + (before & 0xffffu) + min(band_before, *band_left),
+                       band_before, *band_left, [&](int e, u32 pos) {
+                           if (pos < p.k)
+                               write_result(pos, i0 + (u32)e, row.keys[G * q + e], row.row,
+                                            out_val, out_idx, p.sign);
+                       });
         u32 band_taken = min(total >> 16, *band_left);
         *written += (total & 0xffffu) + band_taken;
         *band_left -= band_taken;
