@@ -24,8 +24,12 @@ pub(crate) struct BenchCudaArgs {
     /// With one shape: early stopping after N steps (default: exact)
     #[arg(long, value_name = "N")]
     max_iter: Option<u32>,
+    /// With one shape: sorted output (SPEC §1's order, sorted on the device)
+    #[arg(long)]
+    sorted: bool,
     /// Grids to run: rtopk (the paper's N×M×k, exact and max_iter 0, 2..8), appendix-b
-    /// (N = 65536, M = 1024..8192), long (M = 16384..65536), or all
+    /// (N = 65536, M = 1024..8192), long (M = 16384..65536), or all; every grid's exact cases
+    /// also run with sorted output
     #[arg(long, default_value = "all")]
     grid: String,
     /// Timed launches per case (median reported), after 2 warm-up launches
@@ -54,6 +58,7 @@ struct Case {
     m: usize,
     k: usize,
     max_iter: Option<u32>,
+    sorted: bool,
 }
 
 /// One line of `rtopk bench cuda --json`.
@@ -65,6 +70,8 @@ struct CudaRow {
     k: usize,
     max_iter: Option<u32>,
     smallest: bool,
+    /// Results in sorted order (the sort launch included in the time).
+    sorted: bool,
     median_ms: f64,
     min_ms: f64,
     /// Input bytes read per second (the input is read once).
@@ -85,7 +92,7 @@ fn cuda(e: CudaError) -> CliError {
 fn cases(args: &BenchCudaArgs) -> Result<Vec<Case>, CliError> {
     if let (Some(n), Some(m), Some(k)) = (args.n, args.m, args.k) {
         topk_ref::check_shape(m, k)?;
-        return Ok(vec![Case { n, m, k, max_iter: args.max_iter }]);
+        return Ok(vec![Case { n, m, k, max_iter: args.max_iter, sorted: args.sorted }]);
     }
     if args.n.is_some() || args.m.is_some() || args.k.is_some() {
         return Err(CliError::BadArgument("give --n, --m and -k together".into()));
@@ -101,7 +108,12 @@ fn cases(args: &BenchCudaArgs) -> Result<Vec<Case>, CliError> {
     };
     let mut out = Vec::new();
     for g in grids {
-        out.extend(grid(g));
+        for case in grid(g) {
+            out.push(case);
+            if case.max_iter.is_none() {
+                out.push(Case { sorted: true, ..case }); // same inputs, right after
+            }
+        }
     }
     Ok(out)
 }
@@ -119,7 +131,7 @@ fn grid(name: &str) -> Vec<Case> {
                             .into_iter()
                             .chain([Some(6), Some(7), Some(8)])
                         {
-                            out.push(Case { n, m, k, max_iter });
+                            out.push(Case { n, m, k, max_iter, sorted: false });
                         }
                     }
                 }
@@ -129,14 +141,14 @@ fn grid(name: &str) -> Vec<Case> {
         "appendix-b" => {
             for m in (1..=8).map(|i| i * 1024) {
                 for k in [64, 128, 256, 512] {
-                    out.push(Case { n: 65536, m, k, max_iter: None });
+                    out.push(Case { n: 65536, m, k, max_iter: None, sorted: false });
                 }
             }
         }
         _ => {
             for m in [16384, 32768, 65536] {
                 for k in [64, 512] {
-                    out.push(Case { n: 16384, m, k, max_iter: None });
+                    out.push(Case { n: 16384, m, k, max_iter: None, sorted: false });
                 }
             }
         }
@@ -178,9 +190,9 @@ fn time_case(
     mode: Mode,
     reps: usize,
 ) -> Result<(f64, f64), CliError> {
-    let Case { n, m, k, max_iter } = case;
+    let Case { n, m, k, max_iter, sorted } = case;
     let bisect = max_iter.map_or(Bisect::exact(), Bisect::early_stopping);
-    let launch = Launch { n, m, k, mode, bisect };
+    let launch = Launch { n, m, k, mode, bisect, sorted };
     let s = gpu.stream();
     let mut val = s.alloc_zeros::<f32>((n * k).max(1)).map_err(driver)?;
     let mut idx = s.alloc_zeros::<u32>((n * k).max(1)).map_err(driver)?;
@@ -242,6 +254,7 @@ pub(crate) fn bench(args: &BenchCudaArgs) -> Result<(), CliError> {
             k: case.k,
             max_iter: case.max_iter,
             smallest: args.smallest,
+            sorted: case.sorted,
             median_ms,
             min_ms,
             gbps,
@@ -252,11 +265,12 @@ pub(crate) fn bench(args: &BenchCudaArgs) -> Result<(), CliError> {
         };
         if !args.json {
             println!(
-                "n={:>8} m={:>6} k={:>4} max_iter={:>5} {:>9.4} ms {:>7.0} GB/s {:>5.1}% of read bw",
+                "n={:>8} m={:>6} k={:>4} max_iter={:>5}{} {:>9.4} ms {:>7.0} GB/s {:>5.1}% of read bw",
                 row.n,
                 row.m,
                 row.k,
                 row.max_iter.map_or("exact".to_string(), |i| i.to_string()),
+                if row.sorted { " sorted" } else { "" },
                 row.median_ms,
                 row.gbps,
                 100.0 * row.read_bw_fraction

@@ -283,68 +283,79 @@ __device__ __forceinline__ u32 select_chunk(u32 key, bool valid, u32 i, const Cu
     return __popc(sel_mask);
 }
 
-// Places one lane's G elements of a group in index order: every strong one, and band ones
-// while fewer than band_left band elements precede them; emit(e, pos) for each one taken, at
-// consecutive positions from `pos`. band_rank: the band elements before the lane's first.
-template <int G, class Emit>
-__device__ __forceinline__ void place_group(u32 strong, u32 band, u32 pos, u32 band_rank,
-                                            u32 band_left, Emit emit) {
+// ---- selection from consecutive slots (both launch shapes) -------------------------------
+
+// A thread's slots hold N consecutive elements first .. first + N - 1 (padding past M has key
+// 0). Bit j of strong / band: element first + j is strong / in the band.
+template <int N>
+__device__ __forceinline__ void classify(const u32 (&keys)[N], u32 first, u32 m, const Cut& c,
+                                         u32* strong, u32* band) {
+    u32 st = 0u, bd = 0u;
 #pragma unroll
-    for (int e = 0; e < G; ++e) {
-        bool is_band = (band >> e) & 1u;
-        bool take = ((strong >> e) & 1u) || (is_band && band_rank < band_left);
-        if (take) emit(e, pos);
-        pos += take ? 1u : 0u;
-        band_rank += is_band ? 1u : 0u;
+    for (int j = 0; j < N; ++j) {
+        bool is_strong = keys[j] > c.strong_above;  // padding (key 0) never is
+        bool is_band = first + (u32)j < m && !is_strong && keys[j] >= c.band_lo;
+        st |= (is_strong ? 1u : 0u) << j;
+        bd |= (is_band ? 1u : 0u) << j;
+    }
+    *strong = st;
+    *band = bd;
+}
+
+// The lowest n set bits of mask.
+__device__ __forceinline__ u32 lowest_bits(u32 mask, u32 n) {
+    for (u32 extra = __popc(mask) > n ? __popc(mask) - n : 0u; extra > 0u; --extra)
+        mask &= ~(0x80000000u >> __clz(mask));  // drop the highest
+    return mask;
+}
+
+// Writes one thread's selected elements in index order: every strong one, and the band ones
+// that are among the row's first band_left band elements. before: the strong (low 16 bits)
+// and band (high 16 bits) counts of the elements before the thread's first, from a prefix
+// scan; `written`: results already written by earlier groups. Values are re-read from the
+// input (L1/L2-resident: the row was just read), so they are the input's bits.
+__device__ __forceinline__ void emit_selected(u32 strong, u32 band, u32 before, u32 band_left,
+                                              u32 written, u32 k, u32 first, const float* row_in,
+                                              float* out_val, u32* out_idx) {
+    u32 band_before = before >> 16;
+    u32 take = strong | lowest_bits(band, band_left > band_before ? band_left - band_before : 0u);
+    u32 pos = written + (before & 0xffffu) + min(band_before, band_left);
+    for (; take != 0u && pos < k; ++pos) {
+        u32 i = first + (u32)(__ffs(take) - 1);
+        take &= take - 1u;
+        out_idx[pos] = i;
+        out_val[pos] = row_in[i];
     }
 }
 
 // ---- one warp per row --------------------------------------------------------------------
 
-// Stage 1 for one warp: keys into registers, lane min/max. vec4: the row is 16-byte aligned
-// and M % 4 == 0, so each lane loads 4 consecutive values with one 16-byte load, slot 4 q + e
-// holds element 128 q + 4 lane + e, and the keys also go to shared memory in index order for
-// the selection; otherwise slot j holds element 32 j + lane.
+// Stage 1 for one warp: lane l's slots hold elements l EPL .. l EPL + EPL - 1 (with 16-byte
+// loads when the row allows: EPL % 4 == 0, 16-byte aligned rows, M % 4 == 0), and the lane's
+// min/max key.
 template <int EPL>
 __device__ __forceinline__ void load_row(WarpRow<EPL>& row, const float* row_in, const Params& p,
-                                         u32 lane, u32* s_keys, u32* lane_min, u32* lane_max) {
-    // every load is issued before the first key is computed: EPL / 4 (or EPL) in flight
+                                         u32 first, u32* lane_min, u32* lane_max) {
+    // every load is issued before the first key is computed
     float v[EPL];
-    if constexpr (EPL % 4 == 0) {
-        if (p.vec4) {
+    bool vec4 = false;
+    if constexpr (EPL % 4 == 0) vec4 = p.vec4 != 0;
+    if (vec4) {
 #pragma unroll
-            for (int q = 0; q < EPL / 4; ++q) {
-                u32 i = (32u * (u32)q + lane) * 4u;
-                float4 v4 = i < p.m ? *reinterpret_cast<const float4*>(row_in + i)
-                                    : make_float4(0.f, 0.f, 0.f, 0.f);
-                v[4 * q] = v4.x; v[4 * q + 1] = v4.y; v[4 * q + 2] = v4.z; v[4 * q + 3] = v4.w;
-            }
-#pragma unroll
-            for (int q = 0; q < EPL / 4; ++q) {
-                u32 i = (32u * (u32)q + lane) * 4u;
-                u32 k4[4] = {0u, 0u, 0u, 0u};
-                if (i < p.m) {  // M % 4 == 0: all 4 or none
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) k4[e] = order_key(v[4 * q + e], p.sign);
-                    *lane_min = min(*lane_min, min(min(k4[0], k4[1]), min(k4[2], k4[3])));
-                    *lane_max = max(*lane_max, max(max(k4[0], k4[1]), max(k4[2], k4[3])));
-                    *reinterpret_cast<uint4*>(s_keys + i) = make_uint4(k4[0], k4[1], k4[2], k4[3]);
-                }
-#pragma unroll
-                for (int e = 0; e < 4; ++e) row.keys[4 * q + e] = k4[e];
-            }
-            return;
+        for (int q = 0; q < EPL / 4; ++q) {
+            u32 i = first + 4u * (u32)q;  // M % 4 == 0: all 4 or none
+            float4 v4 = i < p.m ? *reinterpret_cast<const float4*>(row_in + i)
+                                : make_float4(0.f, 0.f, 0.f, 0.f);
+            v[4 * q] = v4.x; v[4 * q + 1] = v4.y; v[4 * q + 2] = v4.z; v[4 * q + 3] = v4.w;
         }
-    }
+    } else {
 #pragma unroll
-    for (int j = 0; j < EPL; ++j) {
-        u32 i = lane + 32u * (u32)j;
-        v[j] = i < p.m ? row_in[i] : 0.f;
+        for (int j = 0; j < EPL; ++j) v[j] = first + (u32)j < p.m ? row_in[first + j] : 0.f;
     }
 #pragma unroll
     for (int j = 0; j < EPL; ++j) {
         u32 key = 0u;
-        if (lane + 32u * (u32)j < p.m) {
+        if (first + (u32)j < p.m) {
             key = order_key(v[j], p.sign);
             *lane_min = min(*lane_min, key);
             *lane_max = max(*lane_max, key);
@@ -353,82 +364,36 @@ __device__ __forceinline__ void load_row(WarpRow<EPL>& row, const float* row_in,
     }
 }
 
-// Stage 3 for one warp after scalar loads: slot j of the 32 lanes is docs/kernel.md's chunk j
-// (elements 32 j .. 32 j + 31), selected with ballots straight from the registers.
+// Stage 3 for one warp: one shuffle scan of the lanes' strong and band counts (packed in one
+// word: at most 1024 each) places every lane's elements; lane order is index order. The same
+// elements in the same order as docs/kernel.md's chunks of 32: every strong one, then the
+// first band_left band elements by index.
 template <int EPL>
-__device__ __forceinline__ void select_topk_chunks(const WarpRow<EPL>& row, const Cut& c,
-                                                   const Params& p, u32 lane, const float* row_in,
-                                                   float* out_val, u32* out_idx) {
-    u32 band_left = p.k - c.strong_count, written = 0u;
+__device__ __forceinline__ void select_topk_lanes(const WarpRow<EPL>& row, const Cut& c,
+                                                  const Params& p, u32 lane, u32 first,
+                                                  const float* row_in, float* out_val,
+                                                  u32* out_idx) {
+    u32 strong, band;
+    classify(row.keys, first, p.m, c, &strong, &band);
+    u32 own = __popc(strong) | (__popc(band) << 16), incl = own;
 #pragma unroll
-    for (int j = 0; j < EPL; ++j) {
-        if (written >= p.k || 32u * (u32)j >= p.m) break;  // warp-uniform
-        u32 i = 32u * (u32)j + lane, band_taken;
-        written += select_chunk(row.keys[j], i < p.m, i, c, band_left, written, p.k, row_in,
-                                out_val, out_idx, p.sign, &band_taken);
-        band_left -= band_taken;
+    for (u32 d = 1u; d < 32u; d <<= 1) {
+        u32 up = __shfl_up_sync(FULL_MASK, incl, d);
+        if (lane >= d) incl += up;
     }
-}
-
-// Stage 3 for one warp after 16-byte loads, from the keys the load stage also left in shared
-// memory in index order (registers would have to hold every key and flag until its group is
-// written; a run-time loop over shared memory keeps the register count of the search). Group q
-// is the 128 consecutive elements 128 q + 4 lane + e (e < 4). One shfl_up scan of each lane's
-// strong and band counts (packed in one word) places the group; its results are staged as
-// (index, key) pairs in output order, then written out with consecutive lanes on consecutive
-// results. The same elements in the same order as docs/kernel.md's chunks of 32: every strong
-// one, then the first band_left band elements by index.
-__device__ __forceinline__ void select_topk_groups(const u32* s_keys, const Cut& c,
-                                                   const Params& p, u32 lane, const float* row_in,
-                                                   float* out_val, u32* out_idx, uint2* stage) {
-    u32 band_left = p.k - c.strong_count, written = 0u;
-#pragma unroll 1
-    for (u32 base = 0u; base < p.m && written < p.k; base += 128u) {
-        u32 i0 = base + 4u * lane;
-        bool valid = i0 < p.m;  // M % 4 == 0: all 4 or none
-        uint4 k4 = valid ? *reinterpret_cast<const uint4*>(s_keys + i0) : make_uint4(0, 0, 0, 0);
-        u32 key[4] = {k4.x, k4.y, k4.z, k4.w};
-        u32 strong = 0u, band = 0u;
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            bool is_strong = key[e] > c.strong_above;
-            bool is_band = valid && !is_strong && key[e] >= c.band_lo;
-            strong |= (is_strong ? 1u : 0u) << e;
-            band |= (is_band ? 1u : 0u) << e;
-        }
-        u32 own = __popc(strong) | (__popc(band) << 16), incl = own;
-#pragma unroll
-        for (u32 d = 1u; d < 32u; d <<= 1) {
-            u32 up = __shfl_up_sync(FULL_MASK, incl, d);
-            if (lane >= d) incl += up;
-        }
-        u32 total = __shfl_sync(FULL_MASK, incl, 31), before = incl - own;
-        u32 band_before = before >> 16, band_total = total >> 16;
-        // this lane's elements in index order: its results follow those of the lanes before
-        place_group<4>(strong, band, (before & 0xffffu) + min(band_before, band_left), band_before,
-                       band_left, [&](int e, u32 r) { stage[r] = make_uint2(i0 + (u32)e, key[e]); });
-        u32 band_taken = min(band_total, band_left);
-        u32 n = min((total & 0xffffu) + band_taken, p.k - written);
-        __syncwarp();
-        for (u32 l = lane; l < n; l += 32u) {
-            uint2 e = stage[l];
-            write_result(written + l, e.x, e.y, row_in, out_val, out_idx, p.sign);
-        }
-        __syncwarp();  // the next group's staging overwrites these slots
-        written += n;
-        band_left -= band_taken;
-    }
+    emit_selected(strong, band, incl - own, p.k - c.strong_count, 0u, p.k, first, row_in,
+                  out_val, out_idx);
 }
 
 template <int EPL>
-__device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* s_keys, uint2* stage) {
-    u32 lane = threadIdx.x & 31u;
+__device__ void rtopk_warp_row(const Params& p, u64 row_id) {
+    u32 lane = threadIdx.x & 31u, first = lane * (u32)EPL;
     const float* row_in = p.x + row_id * (u64)p.m;
     // stage 1: load_row
     WarpRow<EPL> row;
     row.m = p.m;
     u32 lane_min = 0xffffffffu, lane_max = 0u;
-    load_row(row, row_in, p, lane, s_keys, &lane_min, &lane_max);
+    load_row(row, row_in, p, first, &lane_min, &lane_max);
     u32 lo_key = __reduce_min_sync(FULL_MASK, lane_min);
     u32 hi_key = __reduce_max_sync(FULL_MASK, lane_max);
     // stage 2: search_threshold
@@ -437,27 +402,16 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* s_keys, uint2* 
     Cut c = cut_of(row, s, p.k);
     float* out_val = opaque(p.out_val + row_id * (u64)p.k);
     u32* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
-    bool grouped = false;
-    if constexpr (EPL % 4 == 0) {
-        grouped = p.vec4 != 0;
-        if (grouped) select_topk_groups(s_keys, c, p, lane, row_in, out_val, out_idx, stage);
-    }
-    if (!grouped) select_topk_chunks(row, c, p, lane, row_in, out_val, out_idx);
+    select_topk_lanes(row, c, p, lane, first, row_in, out_val, out_idx);
     if (lane == 0) p.out_iter[row_id] = s.iterations;
 }
 
-// Shared memory of the warp kernels, per warp: the row's keys (32 EPL words) and one group's
-// staged results (128 (index, key) pairs).
-#define STAGE_PAIRS 128
-
 template <int EPL>
 __device__ void rtopk_warp_rows_impl(const Params& p) {
-    extern __shared__ uint4 smem_warp_rows[];  // 16-byte aligned
     u32 warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
     u64 row_id = (u64)blockIdx.x * warps + warp;
     if (row_id >= p.n_rows) return;  // warp-uniform: the partial last block
-    u32* mine = reinterpret_cast<u32*>(smem_warp_rows) + warp * (32u * EPL + 2u * STAGE_PAIRS);
-    rtopk_warp_row<EPL>(p, row_id, mine, reinterpret_cast<uint2*>(mine + 32u * EPL));
+    rtopk_warp_row<EPL>(p, row_id);
 }
 
 // Every entry point takes the same arguments, gathered into Params. The warp kernels' second
@@ -515,46 +469,6 @@ __device__ __forceinline__ void block_prefix(u32 own, u32* slots, u32* before, u
     *total = __reduce_add_sync(FULL_MASK, w);
 }
 
-// Stage 3 over the elements in registers: group q is the G * blockDim consecutive elements
-// whose keys sit in slots G q .. G q + G - 1 of the block's threads (G = 4 after 16-byte
-// loads, thread t holding 4 t .. 4 t + 3 of the group; else G = 1). A block prefix of the
-// threads' strong and band counts places each thread's results; the same elements in the same
-// order as docs/kernel.md's chunks: every strong one, then the first band_left band ones.
-template <int G>
-__device__ __forceinline__ void select_block_groups(const BlockRow& row, const Cut& c,
-                                                    const Params& p, float* out_val,
-                                                    u32* out_idx, u32* s_chunk, u32* band_left,
-                                                    u32* written) {
-#pragma unroll
-    for (int q = 0; q < BLOCK_EPL / G; ++q) {
-        u32 first = (u32)G * blockDim.x * (u32)q;
-        if (*written >= p.k || first >= row.in_regs) break;  // block-uniform
-        u32 i0 = first + (u32)G * threadIdx.x;
-        u32 strong = 0u, band = 0u;
-#pragma unroll
-        for (int e = 0; e < G; ++e) {
-            u32 key = row.keys[G * q + e];
-            bool is_strong = key > c.strong_above;  // padding keys (0) never are
-            bool is_band = i0 + (u32)e < p.m && !is_strong && key >= c.band_lo;
-            strong |= (is_strong ? 1u : 0u) << e;
-            band |= (is_band ? 1u : 0u) << e;
-        }
-        u32 before, total;
-        block_prefix(__popc(strong) | (__popc(band) << 16), s_chunk + 32 * (q & 1), &before,
-                     &total);
-        u32 band_before = before >> 16;
-        place_group<G>(strong, band, *written + (before & 0xffffu) + min(band_before, *band_left),
-                       band_before, *band_left, [&](int e, u32 pos) {
-                           if (pos < p.k)
-                               write_result(pos, i0 + (u32)e, row.keys[G * q + e], row.row,
-                                            out_val, out_idx, p.sign);
-                       });
-        u32 band_taken = min(total >> 16, *band_left);
-        *written += (total & 0xffffu) + band_taken;
-        *band_left -= band_taken;
-    }
-}
-
 __device__ void rtopk_block_row(const Params& p) {
     extern __shared__ u32 smem[];
     __shared__ u32 s_partial[128];
@@ -565,29 +479,27 @@ __device__ void rtopk_block_row(const Params& p) {
     row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
     row.m = p.m; row.in_regs = min(p.m, BLOCK_EPL * blockDim.x); row.sign = p.sign;
     row.cached = min(p.cached_keys, p.m - row.in_regs);
-    // stage 1: load_row (registers, then shared memory, min/max)
+    // stage 1: load_row (registers, then shared memory, min/max); thread t's slots hold
+    // elements BLOCK_EPL t .. BLOCK_EPL t + BLOCK_EPL - 1
+    u32 first = BLOCK_EPL * threadIdx.x;
     u32 lane_min = 0xffffffffu, lane_max = 0u;
     // every load is issued before the first key is computed (the raw bits wait in keys[])
     if (p.vec4) {
 #pragma unroll
         for (int q = 0; q < BLOCK_EPL / 4; ++q) {
-            u32 i = 4u * (threadIdx.x + blockDim.x * (u32)q);
+            u32 i = first + 4u * (u32)q;  // M % 4 == 0: all 4 or none
             uint4 b = i < p.m ? *reinterpret_cast<const uint4*>(row_in + i) : make_uint4(0, 0, 0, 0);
             row.keys[4 * q] = b.x; row.keys[4 * q + 1] = b.y;
             row.keys[4 * q + 2] = b.z; row.keys[4 * q + 3] = b.w;
         }
     } else {
 #pragma unroll
-        for (int j = 0; j < BLOCK_EPL; ++j) {
-            u32 i = threadIdx.x + blockDim.x * (u32)j;
-            row.keys[j] = i < p.m ? __float_as_uint(row_in[i]) : 0u;
-        }
+        for (int j = 0; j < BLOCK_EPL; ++j)
+            row.keys[j] = first + (u32)j < p.m ? __float_as_uint(row_in[first + j]) : 0u;
     }
 #pragma unroll
     for (int j = 0; j < BLOCK_EPL; ++j) {
-        u32 i = p.vec4 ? 4u * (threadIdx.x + blockDim.x * (u32)(j / 4)) + (u32)(j % 4)
-                       : threadIdx.x + blockDim.x * (u32)j;
-        bool valid = i < p.m;
+        bool valid = first + (u32)j < p.m;
         u32 key = valid ? order_key(__uint_as_float(row.keys[j]), p.sign) : 0u;
         if (valid) {
             lane_min = min(lane_min, key);
@@ -605,14 +517,20 @@ __device__ void rtopk_block_row(const Params& p) {
     block_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold
     Search s = search_threshold(row, lo_key, hi_key, p);
-    // stage 3: select_topk, first from the registers, a group of elements at a time, then
-    // past them one chunk of blockDim consecutive elements at a time
+    // stage 3: select_topk, first the elements in registers (thread order is index order: one
+    // block prefix of the threads' packed strong and band counts, at most 32768 each, places
+    // them), then past them one chunk of blockDim consecutive elements at a time
     Cut c = cut_of(row, s, p.k);
-    u32 band_left = p.k - c.strong_count, written = 0u;
+    u32 band_left = p.k - c.strong_count;
     float* out_val = opaque(p.out_val + row_id * (u64)p.k);
     u32* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
-    if (p.vec4) select_block_groups<4>(row, c, p, out_val, out_idx, s_chunk, &band_left, &written);
-    else select_block_groups<1>(row, c, p, out_val, out_idx, s_chunk, &band_left, &written);
+    u32 strong, band, before, total;
+    classify(row.keys, first, p.m, c, &strong, &band);
+    block_prefix(__popc(strong) | (__popc(band) << 16), s_chunk, &before, &total);
+    emit_selected(strong, band, before, band_left, 0u, p.k, first, row_in, out_val, out_idx);
+    u32 band_taken = min(total >> 16, band_left);
+    u32 written = (total & 0xffffu) + band_taken;
+    band_left -= band_taken;
     u32 warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5, lane = threadIdx.x & 31u;
     for (u32 base = row.in_regs; base < p.m && written < p.k; base += blockDim.x) {
         u32 i = base + threadIdx.x;
@@ -644,6 +562,176 @@ __device__ void rtopk_block_row(const Params& p) {
 }
 
 extern "C" __global__ void __launch_bounds__(1024, 1) rtopk_block_rows(RTOPK_ARGS) { rtopk_block_row(RTOPK_PARAMS); }
+
+// ---- sorted output (a second launch over the selected results) --------------------------
+
+// The canonical order of a result as one rank sorted ascending: key descending (the mode is
+// folded into the key: NaN first in largest mode, last in smallest), then index ascending.
+__device__ __forceinline__ u64 sort_rank(u32 key, u32 i) {
+    return ((u64)~key << 32) | i;
+}
+
+// A row's results in shared memory, as ranks.
+struct SharedRanks {
+    u64* r;
+    __device__ __forceinline__ void order(u32 i, u32 j) const {
+        u64 a = r[i], b = r[j];
+        r[i] = min(a, b);
+        r[j] = max(a, b);
+    }
+};
+
+// A row's results in place in the output (rows too long for shared memory): ranks recomputed
+// from (value, index) at each compare; loads and stores bypass L1 so that every thread of the
+// block sees the others' swaps after a barrier.
+struct GlobalResults {
+    float* val;
+    u32* idx;
+    float sign;
+    __device__ __forceinline__ void order(u32 i, u32 j) const {
+        float vi = __ldcg(val + i), vj = __ldcg(val + j);
+        u32 ii = __ldcg(idx + i), ij = __ldcg(idx + j);
+        if (sort_rank(order_key(vj, sign), ij) < sort_rank(order_key(vi, sign), ii)) {
+            __stcg(val + i, vj); __stcg(val + j, vi);
+            __stcg(idx + i, ij); __stcg(idx + j, ii);
+        }
+    }
+};
+
+// Sorts positions [0, n) ascending as if the array were `pow2` long with +infinity in
+// positions n .. pow2 - 1: the bitonic network in its flip form, where every compare-exchange
+// puts the smaller rank at the lower position, so the padding never moves and pairs that
+// reach past n are skipped. Thread t of `threads` takes every threads-th pair; every thread of
+// the block reaches each barrier (n = 0 for rows past the end).
+template <class Store>
+__device__ void bitonic_sort(const Store& s, u32 n, u32 pow2, u32 t, u32 threads) {
+    for (u32 size = 2u; size <= pow2; size <<= 1) {
+        u32 half = size >> 1;
+        for (u32 c = t; c < pow2 >> 1; c += threads) {
+            u32 off = c & (half - 1u), i = (c - off) * 2u + off;  // i = (c / half) size + off
+            u32 j = i + size - 1u - 2u * off;                     // its mirror in the block
+            if (j < n) s.order(i, j);
+        }
+        __syncthreads();
+        for (u32 stride = size >> 2; stride > 0u; stride >>= 1) {
+            for (u32 c = t; c < pow2 >> 1; c += threads) {
+                u32 off = c & (stride - 1u), i = (c - off) * 2u + off, j = i + stride;
+                if (j < n) s.order(i, j);
+            }
+            __syncthreads();
+        }
+    }
+}
+
+// Whether result (ka, ia) comes before (kb, ib) in sorted order: key descending, then index.
+__device__ __forceinline__ bool sorts_before(u32 ka, u32 ia, u32 kb, u32 ib) {
+    return ka > kb || (ka == kb && ia < ib);
+}
+
+// One step of the bitonic network over a warp's 32 E positions (position p = E lane + e, so
+// partners closer than E are in the lane's own registers, farther ones E apart in lanes): pairs
+// (p, p ^ stride), ascending in sorted order where p & size == 0, descending elsewhere.
+template <int E>
+__device__ __forceinline__ void bitonic_step(u32 (&key)[E], u32 (&idx)[E], u32 lane, u32 size,
+                                             u32 stride) {
+    if (stride >= (u32)E) {
+        u32 d = stride / (u32)E;
+        bool lower = (lane & d) == 0u;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            u32 pk = __shfl_xor_sync(FULL_MASK, key[e], d), pi = __shfl_xor_sync(FULL_MASK, idx[e], d);
+            bool up = ((lane * (u32)E + (u32)e) & size) == 0u;
+            // the lower position of an ascending pair keeps the earlier result
+            if (sorts_before(pk, pi, key[e], idx[e]) == (lower == up)) { key[e] = pk; idx[e] = pi; }
+        }
+        return;
+    }
+#pragma unroll
+    for (int s = E / 2; s > 0; s >>= 1) {
+        if ((u32)s != stride) continue;
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+            if (e & s) continue;
+            bool up = ((lane * (u32)E + (u32)e) & size) == 0u;
+            if (sorts_before(key[e + s], idx[e + s], key[e], idx[e]) == up) {
+                u32 tk = key[e], ti = idx[e];
+                key[e] = key[e + s]; idx[e] = idx[e + s];
+                key[e + s] = tk; idx[e + s] = ti;
+            }
+        }
+    }
+}
+
+// Sorts each row's k <= 32 E results with one warp, in registers: lane l holds positions
+// E l .. E l + E - 1, padded past k with (key 0, index 2^32 - 1), which sorts after every
+// result (an index never reaches 2^32 - 1 with M < 2^32), so the full network runs.
+template <int E>
+__device__ void sort_warp_row(const float* x, float* out_val, u32* out_idx, u64 n_rows, u32 m,
+                              u32 k, float sign) {
+    u32 lane = threadIdx.x & 31u;
+    u64 row_id = (u64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (row_id >= n_rows) return;  // warp-uniform
+    float* val = out_val + row_id * (u64)k;
+    u32* idx = out_idx + row_id * (u64)k;
+    u32 key[E], ix[E];
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+        u32 p = lane * (u32)E + (u32)e;
+        key[e] = p < k ? order_key(val[p], sign) : 0u;
+        ix[e] = p < k ? idx[p] : 0xffffffffu;
+    }
+    for (u32 size = 2u; size <= 32u * (u32)E; size <<= 1)
+        for (u32 stride = size >> 1; stride > 0u; stride >>= 1) bitonic_step(key, ix, lane, size, stride);
+    const float* row_in = x + row_id * (u64)m;
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+        u32 p = lane * (u32)E + (u32)e;
+        if (p < k) write_result(p, ix[e], key[e], row_in, val, idx, sign);
+    }
+}
+
+#define SORT_WARP_ARGS \
+    const float* x, float* out_val, u32* out_idx, u64 n_rows, u32 m, u32 k, int smallest
+#define SORT_WARP(E)                                                                       \
+    extern "C" __global__ void __launch_bounds__(256) rtopk_sort_warp_rows_##E(SORT_WARP_ARGS) { \
+        sort_warp_row<E>(x, out_val, out_idx, n_rows, m, k, smallest ? -1.0f : 1.0f);      \
+    }
+SORT_WARP(1)
+SORT_WARP(2)
+SORT_WARP(4)
+SORT_WARP(8)
+SORT_WARP(16)
+SORT_WARP(32)
+
+// Puts each row's k results (index order, from the selection) in sorted order (SPEC §1:
+// value order of the mode, ties by ascending index). pow2 = k rounded up to a power of two;
+// row_threads threads per row, blockDim.x / row_threads rows per block. in_shared: the block's
+// rows sit in dynamic shared memory as ranks (pow2 words of 8 bytes per row) and values are
+// rebuilt as in write_result; otherwise each row is sorted in place in global memory.
+extern "C" __global__ void rtopk_sort_rows(const float* x, float* out_val, u32* out_idx,
+                                           u64 n_rows, u32 m, u32 k, int smallest, u32 pow2,
+                                           u32 row_threads, int in_shared) {
+    extern __shared__ u64 smem_ranks[];
+    float sign = smallest ? -1.0f : 1.0f;
+    u32 slot = threadIdx.x / row_threads, t = threadIdx.x % row_threads;
+    u64 row_id = (u64)blockIdx.x * (blockDim.x / row_threads) + slot;
+    u32 n = row_id < n_rows ? k : 0u;  // rows past the end still reach every barrier
+    float* val = out_val + (row_id < n_rows ? row_id : 0u) * (u64)k;
+    u32* idx = out_idx + (row_id < n_rows ? row_id : 0u) * (u64)k;
+    if (!in_shared) {
+        bitonic_sort(GlobalResults{val, idx, sign}, n, pow2, t, row_threads);
+        return;
+    }
+    SharedRanks s{smem_ranks + (u64)slot * pow2};
+    for (u32 i = t; i < n; i += row_threads) s.r[i] = sort_rank(order_key(val[i], sign), idx[i]);
+    __syncthreads();
+    bitonic_sort(s, n, pow2, t, row_threads);
+    const float* row_in = x + (row_id < n_rows ? row_id : 0u) * (u64)m;
+    for (u32 i = t; i < n; i += row_threads) {
+        u64 r = s.r[i];
+        write_result(i, (u32)r, ~(u32)(r >> 32), row_in, val, idx, sign);
+    }
+}
 
 // Reads every element once and sums it: the device's read bandwidth, measured in the same run
 // as the top-k benchmark (bench/torch_compare.py and `rtopk bench cuda` report against it).

@@ -53,10 +53,16 @@ const BLOCK_THREADS: u32 = 1024;
 /// get fewer threads per block, so more rows are in flight per SM; rows up to 32768 wide are
 /// held in registers entirely.
 const BLOCK_KEYS_PER_THREAD: usize = 32;
-/// Staged (index, key) pairs per warp of the warp kernels (STAGE_PAIRS in the kernel).
-const STAGE_PAIRS: u32 = 128;
 /// Static shared memory of the block kernel (reduction slots), kept out of the dynamic part.
 const BLOCK_STATIC_SMEM: usize = 1024;
+/// Results per lane of the warp-per-row sorts (`rtopk_sort_warp_rows_E`): rows of k <= 1024
+/// results are sorted by one warp in registers.
+const SORT_WARP_E: [usize; 6] = [1, 2, 4, 8, 16, 32];
+/// Longest (power-of-two padded) row the block sort keeps in shared memory: 32 KiB of 8-byte ranks;
+/// longer rows are sorted in place in global memory (L2).
+const SORT_SHARED_MAX: usize = 4096;
+/// Threads per block of the sort when several rows share a block.
+const SORT_BLOCK: usize = 256;
 
 /// Parameters of one launch (everything but the buffers).
 #[derive(Clone, Copy, Debug)]
@@ -71,6 +77,45 @@ pub struct Launch {
     pub mode: Mode,
     /// Exact, with a precision, or early stopping (topk-ref's [`Bisect`]).
     pub bisect: Bisect,
+    /// Each row's results in sorted order (SPEC §1: the mode's value order, ties by index)
+    /// instead of index order: a second launch sorts them on the device.
+    pub sorted: bool,
+}
+
+/// How the sort launch covers the rows: `pow2` = k rounded up to a power of two,
+/// `row_threads` threads per row, `block` threads per block (so `block / row_threads` rows per
+/// block), `smem` bytes of dynamic shared memory, `in_shared` false for rows sorted in place in
+/// global memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SortShape {
+    pow2: u32,
+    row_threads: u32,
+    block: u32,
+    smem: u32,
+    in_shared: bool,
+}
+
+impl SortShape {
+    fn for_k(k: usize) -> Self {
+        let pow2 = k.next_power_of_two();
+        let in_shared = pow2 <= SORT_SHARED_MAX;
+        // one thread per compare-exchange of a step, up to 512 (shared) or 1024 (global)
+        let row_threads = (pow2 / 2).clamp(1, if in_shared { 512 } else { 1024 });
+        let block = row_threads.max(SORT_BLOCK);
+        let smem = if in_shared { block / row_threads * pow2 * 8 } else { 0 };
+        let u = |v: usize| v as u32; // all <= 2^32 for k < 2^32 (checked by the caller)
+        Self {
+            pow2: u(pow2),
+            row_threads: u(row_threads),
+            block: u(block),
+            smem: u(smem),
+            in_shared,
+        }
+    }
+
+    fn rows_per_block(&self) -> usize {
+        (self.block / self.row_threads) as usize
+    }
 }
 
 /// A CUDA device with the RTop-K kernels loaded.
@@ -80,6 +125,8 @@ pub struct CudaTopK {
     _module: Arc<CudaModule>,
     warp_rows: Vec<CudaFunction>,
     block_rows: CudaFunction,
+    sort_rows: CudaFunction,
+    sort_warp_rows: Vec<CudaFunction>,
     probe: CudaFunction,
     fill: CudaFunction,
     device_name: String,
@@ -163,6 +210,11 @@ impl CudaTopK {
             .map(|epl| load(&format!("rtopk_warp_rows_{epl}")))
             .collect::<Result<Vec<_>, _>>()?;
         let block_rows = load("rtopk_block_rows")?;
+        let sort_rows = load("rtopk_sort_rows")?;
+        let sort_warp_rows = SORT_WARP_E
+            .iter()
+            .map(|e| load(&format!("rtopk_sort_warp_rows_{e}")))
+            .collect::<Result<Vec<_>, _>>()?;
         let probe = load("read_bandwidth_probe")?;
         let fill = load("fill_normal")?;
         let optin = ctx
@@ -188,6 +240,8 @@ impl CudaTopK {
             _module: module,
             warp_rows,
             block_rows,
+            sort_rows,
+            sort_warp_rows,
             probe,
             fill,
             device_name,
@@ -211,7 +265,8 @@ impl CudaTopK {
     }
 
     /// Row-wise top-k of `x` (device, `n * m` values, row-major) into device buffers: values
-    /// and indices `n * k`, iteration counts `n`. Results in ascending index order.
+    /// and indices `n * k`, iteration counts `n`. Each row's results in ascending index order,
+    /// or with `launch.sorted` in sorted order (SPEC §1).
     pub fn select_device(
         &self,
         launch: &Launch,
@@ -220,7 +275,7 @@ impl CudaTopK {
         out_idx: &mut CudaSlice<u32>,
         out_iter: &mut CudaSlice<u32>,
     ) -> Result<(), CudaError> {
-        let Launch { n, m, k, mode, bisect } = *launch;
+        let Launch { n, m, k, mode, bisect, sorted } = *launch;
         check_shape(m, k)?;
         bisect.validate()?;
         check_buffers(launch, x.len(), out_val.len(), out_idx.len(), out_iter.len())?;
@@ -236,13 +291,76 @@ impl CudaTopK {
         // aligned, so M % 4 == 0 is enough.
         let vec4 = i32::from(m % 4 == 0);
         let mut b = self.stream.launch_builder(func);
-        b.arg(x).arg(out_val).arg(out_idx).arg(out_iter);
+        b.arg(x).arg(&mut *out_val).arg(&mut *out_idx).arg(out_iter);
         b.arg(&n64).arg(&m32).arg(&k32).arg(&smallest).arg(&max_iter).arg(&precision).arg(&cached);
         b.arg(&vec4);
         // SAFETY: the arguments match RTOPK_ARGS in kernels/rtopk.cu in order and type, and
         // check_buffers proved x holds n*m values, the outputs n*k and n elements; the grid
         // covers exactly n rows (the kernels skip rows >= n).
         unsafe { b.launch(cfg) }.map_err(driver("launching the kernel"))?;
+        drop(b);
+        if sorted && k > 1 {
+            self.sort_device(n, m, k, mode, x, out_val, out_idx)?;
+        }
+        Ok(())
+    }
+
+    /// Sorts each row's k results (as the selection leaves them) into SPEC §1's sorted order:
+    /// one warp per row in registers for k <= 1024, one block per row (shared memory, or in
+    /// place in global memory beyond 4096) for longer rows.
+    #[allow(clippy::too_many_arguments)]
+    fn sort_device(
+        &self,
+        n: usize,
+        m: usize,
+        k: usize,
+        mode: Mode,
+        x: &CudaSlice<f32>,
+        out_val: &mut CudaSlice<f32>,
+        out_idx: &mut CudaSlice<u32>,
+    ) -> Result<(), CudaError> {
+        let (n64, m32, k32) = (n as u64, m as u32, k as u32);
+        let smallest = i32::from(mode == Mode::Smallest);
+        if k <= 32 * SORT_WARP_E[SORT_WARP_E.len() - 1] {
+            // one warp per row, E = k/32 rounded up to a power of two results per lane
+            let e = k.div_ceil(32).next_power_of_two();
+            let which = SORT_WARP_E.iter().position(|&w| w == e).unwrap_or(0);
+            let blocks = u32::try_from(n.div_ceil(WARPS_PER_BLOCK as usize))
+                .ok()
+                .filter(|&b| b < i32::MAX as u32)
+                .ok_or(CudaError::TooLarge { n, m, why: "more than 2^31 - 1 blocks to sort" })?;
+            let cfg = LaunchConfig {
+                grid_dim: (blocks, 1, 1),
+                block_dim: (WARPS_PER_BLOCK * 32, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let mut b = self.stream.launch_builder(&self.sort_warp_rows[which]);
+            b.arg(x).arg(out_val).arg(out_idx).arg(&n64).arg(&m32).arg(&k32).arg(&smallest);
+            // SAFETY: the arguments match SORT_WARP_ARGS in kernels/rtopk.cu in order and
+            // type; select_device checked the buffers (x: n*m, outputs: n*k); each warp touches
+            // positions < k of its own row < n only.
+            unsafe { b.launch(cfg) }.map_err(driver("launching the sort"))?;
+            return Ok(());
+        }
+        let shape = SortShape::for_k(k);
+        let blocks = u32::try_from(n.div_ceil(shape.rows_per_block()))
+            .ok()
+            .filter(|&b| b < i32::MAX as u32)
+            .ok_or(CudaError::TooLarge { n, m, why: "more than 2^31 - 1 blocks to sort" })?;
+        let cfg = LaunchConfig {
+            grid_dim: (blocks, 1, 1),
+            block_dim: (shape.block, 1, 1),
+            shared_mem_bytes: shape.smem,
+        };
+        let in_shared = i32::from(shape.in_shared);
+        let mut b = self.stream.launch_builder(&self.sort_rows);
+        b.arg(x).arg(out_val).arg(out_idx).arg(&n64).arg(&m32).arg(&k32).arg(&smallest);
+        b.arg(&shape.pow2).arg(&shape.row_threads).arg(&in_shared);
+        // SAFETY: the arguments match rtopk_sort_rows in kernels/rtopk.cu in order and type;
+        // select_device checked the buffers (x: n*m, outputs: n*k); the kernel touches only
+        // rows < n and positions < k of each, and shared memory within block/row_threads rows
+        // of pow2 ranks, which is what `smem` holds.
+        unsafe { b.launch(cfg) }.map_err(driver("launching the sort"))?;
         Ok(())
     }
 
@@ -262,12 +380,10 @@ impl CudaTopK {
                 m,
                 why: "more than 2^32 blocks",
             })?;
-            // Per warp: the row's keys and one group's staged results (STAGE_PAIRS).
-            let words = 32 * WARP_EPL[which] as u32 + 2 * STAGE_PAIRS;
             let cfg = LaunchConfig {
                 grid_dim: (blocks, 1, 1),
                 block_dim: (WARPS_PER_BLOCK * 32, 1, 1),
-                shared_mem_bytes: WARPS_PER_BLOCK * words * 4,
+                shared_mem_bytes: 0, // the row lives in registers only
             };
             return Ok((&self.warp_rows[which], cfg, 0));
         }
@@ -294,7 +410,7 @@ impl CudaTopK {
     }
 
     /// Row-wise top-k of a host matrix: copies in, runs, copies out. With `opts.sorted` the k
-    /// results of each row are put in canonical order on the host.
+    /// results of each row are sorted on the device.
     pub fn topk_rows(
         &self,
         x: ArrayView2<'_, f32>,
@@ -305,7 +421,7 @@ impl CudaTopK {
         let (n, m) = x.dim();
         check_shape(m, k)?;
         let host: Vec<f32> = x.iter().copied().collect();
-        let launch = Launch { n, m, k, mode: opts.mode, bisect };
+        let launch = Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted };
         let s = &self.stream;
         let dx = s.clone_htod(&host).map_err(driver("copying the input"))?;
         let mut val = s.alloc_zeros::<f32>((n * k).max(1)).map_err(driver("allocating"))?;
@@ -318,9 +434,6 @@ impl CudaTopK {
         values.truncate(n * k);
         indices.truncate(n * k);
         iterations.truncate(n);
-        if opts.sorted && k > 0 {
-            sort_rows(x, k, opts.mode, &mut values, &mut indices);
-        }
         let shape = (n, k);
         let err = |_| CudaError::TooLarge { n, m, why: "output shape" };
         Ok(TopK {
@@ -431,27 +544,27 @@ fn check_buffers(l: &Launch, x: usize, val: usize, idx: usize, it: usize) -> Res
     need("the iterations output", it, l.n)
 }
 
-/// Puts each row's k results in canonical order (value order of `mode`, ties by index).
-fn sort_rows(
-    x: ArrayView2<'_, f32>,
-    k: usize,
-    mode: Mode,
-    values: &mut [f32],
-    indices: &mut [u32],
-) {
-    let mut copy = Vec::new();
-    for (r, (val, idx)) in values.chunks_mut(k).zip(indices.chunks_mut(k)).enumerate() {
-        let view = x.row(r);
-        // Contiguous rows are used in place; strided ones go through one reused buffer.
-        let row = match view.as_slice() {
-            Some(row) => row,
-            None => {
-                copy.clear();
-                copy.extend(view.iter().copied());
-                &copy[..]
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_shape_covers_every_pair_and_fits_shared_memory() {
+        for k in (2..=70_000).step_by(97).chain([2, 3, 4, 5, 512, 513, 4096, 4097, 65536]) {
+            let s = SortShape::for_k(k);
+            assert!(s.pow2 as usize >= k && (s.pow2 as usize) < 2 * k, "k={k}");
+            assert!(s.block.is_multiple_of(s.row_threads) && s.block <= 1024, "k={k} {s:?}");
+            assert!(s.row_threads <= (s.pow2 / 2).max(1), "idle threads: k={k} {s:?}");
+            assert_eq!(s.in_shared, k <= SORT_SHARED_MAX, "k={k}");
+            if s.in_shared {
+                assert_eq!(s.smem as usize, s.rows_per_block() * s.pow2 as usize * 8, "k={k}");
+                assert!(s.smem <= 48 * 1024, "k={k} {s:?}: over the default shared memory");
+            } else {
+                assert_eq!(s.smem, 0);
             }
-        };
-        topk_ref::order::sort_canonical(row, mode, idx);
-        val.iter_mut().zip(idx.iter()).for_each(|(v, &i)| *v = row[i as usize]);
+        }
+        // small rows share a block
+        assert_eq!(SortShape::for_k(32).rows_per_block(), 16);
+        assert_eq!(SortShape::for_k(1000).rows_per_block(), 1);
     }
 }

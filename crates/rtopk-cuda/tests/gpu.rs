@@ -5,7 +5,7 @@
 
 use rtopk_cuda::verify::{Reference, WIDTHS, check_all, matrix};
 use rtopk_cuda::{CudaError, CudaTopK, check_libraries};
-use topk_ref::{Bisect, Options, RowTopK, topk_rows};
+use topk_ref::{Bisect, Mode, Options, RowTopK, topk_rows};
 
 fn bisect_reference(b: Bisect) -> Box<dyn RowTopK> {
     Box::new(b)
@@ -45,6 +45,36 @@ fn partial_blocks_zero_rows_and_zero_k() {
         gpu.topk_rows(x.view(), 11, Options::default(), Bisect::exact()),
         Err(CudaError::TopK(_))
     ));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn sorted_output_is_sorted_on_the_device_in_both_sort_paths() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    // k around the sort's power-of-two and shared-memory boundaries; rows per block from 128
+    // (k = 2..4) to 1, partial last blocks; ties and NaN/±inf/-0 rows in both modes.
+    for (n, m, ks) in [
+        (33, 40, &[2, 3, 4, 5, 31, 32, 33, 40][..]),
+        (3, 9000, &[300, 1000, 1024, 1025, 4096, 4097, 9000]),
+    ] {
+        for family in ["ties", "nan-inf"] {
+            let x = matrix(n, m, family, m as u64);
+            for &k in ks {
+                for mode in [Mode::Largest, Mode::Smallest] {
+                    let opts = Options { mode, sorted: true };
+                    let want = topk_rows(&Bisect::exact(), x.view(), k, opts).unwrap();
+                    let got = gpu.topk_rows(x.view(), k, opts, Bisect::exact()).unwrap();
+                    let case = format!("n={n} m={m} k={k} {family} {mode:?}");
+                    assert_eq!(got.indices, want.indices, "{case}");
+                    assert_eq!(
+                        got.values.mapv(f32::to_bits),
+                        want.values.mapv(f32::to_bits),
+                        "{case}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// On a machine without a CUDA driver (CI), opening a device is an error, not a panic.
