@@ -8,7 +8,7 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export RTOPK_CUDA_KERNEL=$src
 nvcc -cubin -arch=sm_90 --fmad=false -std=c++17 -Xptxas -v "$src" -o "$out/rtopk.cubin" 2> "$out/ptxas.txt"
 grep -E "Compiling|registers|spill" "$out/ptxas.txt" | paste - - - | sed 's/ptxas info    ://g' | head -20
-for f in rtopk_warp_rows_8 rtopk_warp_rows_24 rtopk_block_rows; do
+for f in rtopk_half_rows_16 rtopk_warp_rows_24 rtopk_block_rows rtopk_sort_warp_rows_4; do
   cuobjdump -sass -fun "$f" "$out/rtopk.cubin" > "$out/sass_$f.txt"
   echo "$f: $(grep -cE '^\s+/\*[0-9a-f]{4}\*/' "$out/sass_$f.txt") SASS instructions"
 done

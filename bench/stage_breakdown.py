@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Warp-instructions per row in each stage of rtopk_warp_rows_<EPL>, from Nsight Compute's
-per-instruction counts (`ncu -i REP --page source --print-source sass --csv`).
+"""Warp-instructions per row in each stage of the warp kernels (rtopk_half_rows_<EPL>,
+rtopk_warp_rows_<EPL>), from Nsight Compute's per-instruction counts
+(`ncu -i REP --page source --print-source sass --csv`).
 
     python3 bench/stage_breakdown.py SASS.csv N_ROWS
 
 Stages by SASS markers: load = up to the first REDUX.MIN (the row's min key); search = from
-there to the selection's first read of the staged keys (LDS.128), cut_of included; select =
-the rest (scan, staging, writes, the iteration count)."""
+there to the selection's scan (its first SHFL.UP), cut_of and the strong/band masks
+included; select = the rest (scan, staging, writes, the iteration count). Counts are divided
+by N_ROWS: with two rows per warp, a warp-instruction counts half for each row."""
 import csv
 import sys
 
@@ -19,17 +21,17 @@ def main():
     count = [int(r[ie]) / n_rows for r in data]
     text = [r[src] for r in data]
     load_end = next(i for i, t in enumerate(text) if "REDUX.MIN" in t)
-    select_start = next(i for i, t in enumerate(text) if i > load_end and "LDS.128" in t)
+    select_start = next(i for i, t in enumerate(text) if i > load_end and "SHFL.UP" in t)
     stages = {
         "load": sum(count[:load_end]),
-        "search (+ cut)": sum(count[load_end:select_start]),
+        "search (+ cut, masks)": sum(count[load_end:select_start]),
         "select": sum(count[select_start:]),
     }
     total = sum(count)
-    print(f"{'stage':<16} {'warp-instructions per row':>26} {'share':>7}")
+    print(f"{'stage':<22} {'warp-instructions per row':>26} {'share':>7}")
     for name, c in stages.items():
-        print(f"{name:<16} {c:>26.1f} {c / total:>7.1%}")
-    print(f"{'total':<16} {total:>26.1f}")
+        print(f"{name:<22} {c:>26.1f} {c / total:>7.1%}")
+    print(f"{'total':<22} {total:>26.1f}")
 
 
 if __name__ == "__main__":

@@ -4,12 +4,15 @@
 //   load_row          -> order keys into registers (and shared memory), row min/max key
 //   search_threshold  -> Algorithm 1 (value phase, then key phase) or Algorithm 2
 //   select_topk       -> every strong element, then the first band_left band ones, in index
-//                        order (ballots over chunks of 32, or prefix scans over register groups)
-// Two launch shapes share the order, count and search functions:
+//                        order (each thread holds consecutive elements: one prefix scan
+//                        places them; ballots over chunks past the registers)
+// Three launch shapes share the order, count and search functions:
+//   rtopk_half_rows<EPL>: two rows per warp (16 lanes each), M <= 16 * EPL, for short rows;
 //   rtopk_warp_rows<EPL>: one warp per row, M <= 32 * EPL, keys in registers;
 //   rtopk_block_rows:     one block per row for long rows, 32 keys per thread in registers,
 //                         the rest in shared memory as far as it fits, then re-keyed from
 //                         global memory.
+// rtopk_sort_*: the optional sorted output, a second launch over the selected results.
 // docs/kernel.md's last table says how each holds the row. Compiled by NVRTC with
 // --fmad=false and no fast-math: every float operation below rounds exactly as the CPU's.
 
@@ -38,7 +41,8 @@ struct Params {
     float precision;     // Algorithm 1's epsilon' (relative to |max|)
     u32 cached_keys;     // rtopk_block_rows: keys held in shared memory (past the registers)
     int vec4;            // rows are 16-byte aligned and M % 4 == 0: 16-byte loads
-    float sign;          // +1 largest mode, -1 smallest mode: ordered value = v * sign
+    float sign;          // +1 largest mode, -1 smallest mode: ordered value = v * sign (an
+                         // argument of its own, so that it stays a constant-bank operand)
 };
 
 // ---- the order (topk-ref/src/order.rs) --------------------------------------------------
@@ -95,24 +99,44 @@ __device__ __forceinline__ u32 count_slots_ge(const u32 (&keys)[N], u32 t) {
     return __popc(ge);
 }
 
-// One warp per row; each lane holds EPL keys in registers. Slots past the row's end hold key
-// 0, which only a threshold of 0 would count, and count_ge(0) is the whole row.
-template <int EPL>
+// One row per LANES lanes (a warp, or a half-warp: two rows per warp); each lane holds EPL
+// keys in registers. Slots past the row's end hold key 0, which only a threshold of 0 would
+// count, and count_ge(0) is the whole row. `lanes`: the row's lanes in the warp (the
+// collectives' mask: the two rows of a warp count, reduce and scan independently).
+template <int EPL, int LANES>
 struct WarpRow {
     u32 keys[EPL];
     u32 m;
+    u32 lanes;
 
     // count_ge for t >= 1 (every threshold of the value phase and of the key phase).
     __device__ __forceinline__ u32 count_ge_positive(u32 t) const {
-        return __reduce_add_sync(FULL_MASK, count_slots_ge(keys, t));
+        return __reduce_add_sync(lanes, count_slots_ge(keys, t));
     }
     __device__ __forceinline__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);
     }
 };
 
-// One block per row. Thread t keeps BLOCK_EPL keys in registers: elements t + blockDim j, or
-// after 16-byte loads 4 (t + blockDim q) + e, so the registers hold the row's first
+// Block-wide exclusive prefix and total of each thread's `own` count: a warp scan, one
+// barrier, two reductions over the warps' totals.
+__device__ __forceinline__ void block_prefix(u32 own, u32* slots, u32* before, u32* total) {
+    u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    u32 incl = own;
+#pragma unroll
+    for (u32 d = 1u; d < 32u; d <<= 1) {
+        u32 up = __shfl_up_sync(FULL_MASK, incl, d);
+        if (lane >= d) incl += up;
+    }
+    if (lane == 31u) slots[warp] = incl;
+    __syncthreads();
+    u32 w = lane < nwarps ? slots[lane] : 0u;
+    *before = __reduce_add_sync(FULL_MASK, lane < warp ? w : 0u) + incl - own;
+    *total = __reduce_add_sync(FULL_MASK, w);
+}
+
+// One block per row. Thread t keeps BLOCK_EPL keys in registers, elements BLOCK_EPL t ..
+// BLOCK_EPL t + BLOCK_EPL - 1, so the registers hold the row's first
 // in_regs = min(M, BLOCK_EPL * blockDim) elements. Shared memory holds the next `cached` keys
 // (elements in_regs .. in_regs + cached - 1, up to the opt-in limit); anything beyond both is
 // re-keyed from the input (L2-resident while the block works) on each pass.
@@ -133,9 +157,11 @@ struct BlockRow {
     }
     __device__ u32 count_ge_positive(u32 t) const {
         u32 c = count_slots_ge(keys, t);
-        u32 i = threadIdx.x;
-        for (; i < cached; i += blockDim.x) c += s_keys[i] >= t ? 1u : 0u;
-        for (i += in_regs; i < m; i += blockDim.x) c += order_key(row[i], sign) >= t ? 1u : 0u;
+        if (in_regs < m) {  // block-uniform: rows wider than the registers
+            u32 i = threadIdx.x;
+            for (; i < cached; i += blockDim.x) c += s_keys[i] >= t ? 1u : 0u;
+            for (i += in_regs; i < m; i += blockDim.x) c += order_key(row[i], sign) >= t ? 1u : 0u;
+        }
         return block_sum(c);
     }
     __device__ u32 count_ge(u32 t) const {
@@ -309,32 +335,81 @@ __device__ __forceinline__ u32 lowest_bits(u32 mask, u32 n) {
     return mask;
 }
 
-// Writes one thread's selected elements in index order: every strong one, and the band ones
-// that are among the row's first band_left band elements. before: the strong (low 16 bits)
-// and band (high 16 bits) counts of the elements before the thread's first, from a prefix
-// scan; `written`: results already written by earlier groups. Values are re-read from the
-// input (L1/L2-resident: the row was just read), so they are the input's bits.
-__device__ __forceinline__ void emit_selected(u32 strong, u32 band, u32 before, u32 band_left,
-                                              u32 written, u32 k, u32 first, const float* row_in,
-                                              float* out_val, u32* out_idx) {
-    u32 band_before = before >> 16;
-    u32 take = strong | lowest_bits(band, band_left > band_before ? band_left - band_before : 0u);
-    u32 pos = written + (before & 0xffffu) + min(band_before, band_left);
-    for (; take != 0u && pos < k; ++pos) {
-        u32 i = first + (u32)(__ffs(take) - 1);
-        take &= take - 1u;
-        out_idx[pos] = i;
-        out_val[pos] = row_in[i];
+// Results staged per chunk before they are written: STAGE_PER_WARP indices per warp of the
+// warp kernels (split between its rows), BLOCK_STAGE per row of the block kernel.
+#define STAGE_PER_WARP 256u
+#define BLOCK_STAGE 1024u
+
+// One thread's selected elements (bit j of `take`: element first + j), at output positions
+// from `pos` on in index order, staged chunk by chunk and written out with consecutive
+// threads on consecutive results (scattered 4-byte stores would leave partly written
+// sectors), each value re-read from the input at its index (independent loads of a row just
+// read). total: the row's results; sync(): a barrier over the row's threads, `t` of
+// `threads` the thread's place among them.
+template <class Sync>
+__device__ __forceinline__ void emit_staged(u32 take, u32 pos, u32 total, u32 first, u32* stage,
+                                            u32 cap, u32 t, u32 threads, Sync sync,
+                                            const float* row_in, float* out_val, u32* out_idx) {
+    for (u32 c0 = 0u; c0 < total; c0 += cap) {
+        u32 end = min(c0 + cap, total);
+        for (; take != 0u && pos < end; ++pos) {
+            stage[pos - c0] = first + (u32)(__ffs(take) - 1);
+            take &= take - 1u;
+        }
+        sync();
+        for (u32 r = c0 + t; r < end; r += threads) {
+            u32 i = stage[r - c0];
+            out_idx[r] = i;
+            out_val[r] = row_in[i];
+        }
+        sync();  // the next chunk reuses the stage
     }
+}
+
+// Which of a thread's strong and band elements are taken, and the position of its first:
+// every strong one, and the band ones among the row's first band_left band elements by index.
+// before: the strong (low 16 bits) and band (high 16 bits) counts of the elements before
+// the thread's first, from a prefix scan.
+__device__ __forceinline__ u32 taken(u32 strong, u32 band, u32 before, u32 band_left, u32* pos) {
+    u32 band_before = before >> 16;
+    *pos = (before & 0xffffu) + min(band_before, band_left);
+    return strong | lowest_bits(band, band_left > band_before ? band_left - band_before : 0u);
 }
 
 // ---- one warp per row --------------------------------------------------------------------
 
-// Stage 1 for one warp: lane l's slots hold elements l EPL .. l EPL + EPL - 1 (with 16-byte
-// loads when the row allows: EPL % 4 == 0, 16-byte aligned rows, M % 4 == 0), and the lane's
-// min/max key.
-template <int EPL>
-__device__ __forceinline__ void load_row(WarpRow<EPL>& row, const float* row_in, const Params& p,
+// Keys of a thread's N loaded values (elements first .. first + N - 1; slots past M get key
+// 0) and their min/max. Threads whose slots are all inside the row (all but the row's last)
+// take a path without per-slot tests.
+template <int N>
+__device__ __forceinline__ void key_slots(u32 (&keys)[N], const float (&v)[N], u32 first, u32 m,
+                                          float sign, u32* lane_min, u32* lane_max) {
+    u32 lo = *lane_min, hi = *lane_max;
+    if (first + (u32)N <= m) {
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+            keys[j] = order_key(v[j], sign);
+            lo = min(lo, keys[j]);
+            hi = max(hi, keys[j]);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+            bool valid = first + (u32)j < m;
+            keys[j] = valid ? order_key(v[j], sign) : 0u;
+            if (valid) lo = min(lo, keys[j]);
+            hi = max(hi, keys[j]);  // 0 is neutral
+        }
+    }
+    *lane_min = lo;
+    *lane_max = hi;
+}
+
+// Stage 1 for one row's lanes: lane l of the row holds elements l EPL .. l EPL + EPL - 1
+// (with 16-byte loads when the row allows: EPL % 4 == 0, 16-byte aligned rows, M % 4 == 0),
+// and the lane's min/max key.
+template <int EPL, int LANES>
+__device__ __forceinline__ void load_row(WarpRow<EPL, LANES>& row, const float* row_in, const Params& p,
                                          u32 first, u32* lane_min, u32* lane_max) {
     // every load is issued before the first key is computed
     float v[EPL];
@@ -352,66 +427,66 @@ __device__ __forceinline__ void load_row(WarpRow<EPL>& row, const float* row_in,
 #pragma unroll
         for (int j = 0; j < EPL; ++j) v[j] = first + (u32)j < p.m ? row_in[first + j] : 0.f;
     }
-#pragma unroll
-    for (int j = 0; j < EPL; ++j) {
-        u32 key = 0u;
-        if (first + (u32)j < p.m) {
-            key = order_key(v[j], p.sign);
-            *lane_min = min(*lane_min, key);
-            *lane_max = max(*lane_max, key);
-        }
-        row.keys[j] = key;
-    }
+    key_slots(row.keys, v, first, p.m, p.sign, lane_min, lane_max);
 }
 
-// Stage 3 for one warp: one shuffle scan of the lanes' strong and band counts (packed in one
-// word: at most 1024 each) places every lane's elements; lane order is index order. The same
-// elements in the same order as docs/kernel.md's chunks of 32: every strong one, then the
-// first band_left band elements by index.
-template <int EPL>
-__device__ __forceinline__ void select_topk_lanes(const WarpRow<EPL>& row, const Cut& c,
-                                                  const Params& p, u32 lane, u32 first,
+// Stage 3 for one row's lanes: one shuffle scan of the lanes' strong and band counts (packed
+// in one word: at most 1024 each) places every lane's elements; lane order is index order.
+// The same elements in the same order as docs/kernel.md's chunks of 32: every strong one,
+// then the first band_left band elements by index. sub: the lane's place among the row's.
+template <int EPL, int LANES>
+__device__ __forceinline__ void select_topk_lanes(const WarpRow<EPL, LANES>& row, const Cut& c,
+                                                  const Params& p, u32 sub, u32 first,
                                                   const float* row_in, float* out_val,
-                                                  u32* out_idx) {
+                                                  u32* out_idx, u32* stage) {
     u32 strong, band;
     classify(row.keys, first, p.m, c, &strong, &band);
     u32 own = __popc(strong) | (__popc(band) << 16), incl = own;
 #pragma unroll
-    for (u32 d = 1u; d < 32u; d <<= 1) {
-        u32 up = __shfl_up_sync(FULL_MASK, incl, d);
-        if (lane >= d) incl += up;
+    for (u32 d = 1u; d < (u32)LANES; d <<= 1) {
+        u32 up = __shfl_up_sync(row.lanes, incl, d, LANES);
+        if (sub >= d) incl += up;
     }
-    emit_selected(strong, band, incl - own, p.k - c.strong_count, 0u, p.k, first, row_in,
-                  out_val, out_idx);
+    u32 all = __shfl_sync(row.lanes, incl, LANES - 1, LANES), band_left = p.k - c.strong_count;
+    u32 total = min(p.k, (all & 0xffffu) + min(all >> 16, band_left)), pos;
+    u32 take = taken(strong, band, incl - own, band_left, &pos);
+    u32 lanes = row.lanes;
+    emit_staged(take, pos, total, first, stage, STAGE_PER_WARP * LANES / 32u, sub, (u32)LANES,
+                [lanes]() { __syncwarp(lanes); }, row_in, out_val, out_idx);
 }
 
-template <int EPL>
-__device__ void rtopk_warp_row(const Params& p, u64 row_id) {
-    u32 lane = threadIdx.x & 31u, first = lane * (u32)EPL;
+template <int EPL, int LANES>
+__device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage) {
+    u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
     const float* row_in = p.x + row_id * (u64)p.m;
     // stage 1: load_row
-    WarpRow<EPL> row;
+    WarpRow<EPL, LANES> row;
     row.m = p.m;
+    row.lanes = LANES == 32 ? FULL_MASK : ((1u << LANES) - 1u) << (lane - sub);
     u32 lane_min = 0xffffffffu, lane_max = 0u;
     load_row(row, row_in, p, first, &lane_min, &lane_max);
-    u32 lo_key = __reduce_min_sync(FULL_MASK, lane_min);
-    u32 hi_key = __reduce_max_sync(FULL_MASK, lane_max);
+    u32 lo_key = __reduce_min_sync(row.lanes, lane_min);
+    u32 hi_key = __reduce_max_sync(row.lanes, lane_max);
     // stage 2: search_threshold
     Search s = search_threshold(row, lo_key, hi_key, p);
     // stage 3: select_topk
     Cut c = cut_of(row, s, p.k);
     float* out_val = opaque(p.out_val + row_id * (u64)p.k);
     u32* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
-    select_topk_lanes(row, c, p, lane, first, row_in, out_val, out_idx);
-    if (lane == 0) p.out_iter[row_id] = s.iterations;
+    select_topk_lanes(row, c, p, sub, first, row_in, out_val, out_idx, stage);
+    if (sub == 0) p.out_iter[row_id] = s.iterations;
 }
 
-template <int EPL>
+// 32 / LANES rows per warp, blockDim / LANES rows per block. The two rows of a warp search
+// side by side: their bracket arithmetic shares the warp's issue slots while their paths
+// agree, and each goes its own way (masked collectives) where they part.
+template <int EPL, int LANES>
 __device__ void rtopk_warp_rows_impl(const Params& p) {
-    u32 warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
-    u64 row_id = (u64)blockIdx.x * warps + warp;
-    if (row_id >= p.n_rows) return;  // warp-uniform: the partial last block
-    rtopk_warp_row<EPL>(p, row_id);
+    __shared__ u32 s_stage[256 / 32 * STAGE_PER_WARP];  // blockDim <= 256
+    u64 row_id = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / (u32)LANES;
+    if (row_id >= p.n_rows) return;  // row-uniform: the partial last block
+    u32 cap = STAGE_PER_WARP * LANES / 32u;
+    rtopk_warp_row<EPL, LANES>(p, row_id, s_stage + threadIdx.x / (u32)LANES * cap);
 }
 
 // Every entry point takes the same arguments, gathered into Params. The warp kernels' second
@@ -419,21 +494,30 @@ __device__ void rtopk_warp_rows_impl(const Params& p) {
 // 8 blocks (full occupancy) up to 8 keys per lane, fewer for wider rows; none of them spills.
 #define RTOPK_ARGS                                                                         \
     const float* x, float* out_val, u32* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
-        int smallest, int max_iter, float precision, u32 cached_keys, int vec4
+        int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign
 #define RTOPK_PARAMS \
-    Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, \
-           smallest ? -1.0f : 1.0f}
+    Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, sign}
 
-extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_1(RTOPK_ARGS) { rtopk_warp_rows_impl<1>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_2(RTOPK_ARGS) { rtopk_warp_rows_impl<2>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_4(RTOPK_ARGS) { rtopk_warp_rows_impl<4>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_8(RTOPK_ARGS) { rtopk_warp_rows_impl<8>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 6) rtopk_warp_rows_12(RTOPK_ARGS) { rtopk_warp_rows_impl<12>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 6) rtopk_warp_rows_16(RTOPK_ARGS) { rtopk_warp_rows_impl<16>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 5) rtopk_warp_rows_20(RTOPK_ARGS) { rtopk_warp_rows_impl<20>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_24(RTOPK_ARGS) { rtopk_warp_rows_impl<24>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_28(RTOPK_ARGS) { rtopk_warp_rows_impl<28>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_32(RTOPK_ARGS) { rtopk_warp_rows_impl<32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_1(RTOPK_ARGS) { rtopk_warp_rows_impl<1, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_2(RTOPK_ARGS) { rtopk_warp_rows_impl<2, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_4(RTOPK_ARGS) { rtopk_warp_rows_impl<4, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_8(RTOPK_ARGS) { rtopk_warp_rows_impl<8, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 6) rtopk_warp_rows_12(RTOPK_ARGS) { rtopk_warp_rows_impl<12, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 6) rtopk_warp_rows_16(RTOPK_ARGS) { rtopk_warp_rows_impl<16, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 5) rtopk_warp_rows_20(RTOPK_ARGS) { rtopk_warp_rows_impl<20, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_24(RTOPK_ARGS) { rtopk_warp_rows_impl<24, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_28(RTOPK_ARGS) { rtopk_warp_rows_impl<28, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_32(RTOPK_ARGS) { rtopk_warp_rows_impl<32, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_1(RTOPK_ARGS) { rtopk_warp_rows_impl<1, 16>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_2(RTOPK_ARGS) { rtopk_warp_rows_impl<2, 16>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_4(RTOPK_ARGS) { rtopk_warp_rows_impl<4, 16>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_8(RTOPK_ARGS) { rtopk_warp_rows_impl<8, 16>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 6) rtopk_half_rows_12(RTOPK_ARGS) { rtopk_warp_rows_impl<12, 16>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 6) rtopk_half_rows_16(RTOPK_ARGS) { rtopk_warp_rows_impl<16, 16>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 5) rtopk_half_rows_20(RTOPK_ARGS) { rtopk_warp_rows_impl<20, 16>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_half_rows_24(RTOPK_ARGS) { rtopk_warp_rows_impl<24, 16>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_half_rows_28(RTOPK_ARGS) { rtopk_warp_rows_impl<28, 16>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_half_rows_32(RTOPK_ARGS) { rtopk_warp_rows_impl<32, 16>(RTOPK_PARAMS); }
 
 // ---- one block per row (long rows) -------------------------------------------------------
 
@@ -450,29 +534,12 @@ __device__ void block_range(const BlockRow& row, u32 lane_min, u32 lane_max, u32
     *hi = __reduce_max_sync(FULL_MASK, lane < nwarps ? slots[32 + lane] : 0u);
 }
 
-// Block-wide exclusive prefix and total of each thread's packed (strong | band << 16) count
-// (block totals <= 4 * 1024 < 2^16): a warp scan, one barrier, two reductions over the warps'
-// totals. `slots` (32 words) must not be in use by another prefix until every warp is past
-// this one's barrier: callers alternate two sets.
-__device__ __forceinline__ void block_prefix(u32 own, u32* slots, u32* before, u32* total) {
-    u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    u32 incl = own;
-#pragma unroll
-    for (u32 d = 1u; d < 32u; d <<= 1) {
-        u32 up = __shfl_up_sync(FULL_MASK, incl, d);
-        if (lane >= d) incl += up;
-    }
-    if (lane == 31u) slots[warp] = incl;
-    __syncthreads();
-    u32 w = lane < nwarps ? slots[lane] : 0u;
-    *before = __reduce_add_sync(FULL_MASK, lane < warp ? w : 0u) + incl - own;
-    *total = __reduce_add_sync(FULL_MASK, w);
-}
 
 __device__ void rtopk_block_row(const Params& p) {
     extern __shared__ u32 smem[];
     __shared__ u32 s_partial[128];
     __shared__ u32 s_chunk[2 * 32];
+    __shared__ u32 s_stage[BLOCK_STAGE];
     u64 row_id = blockIdx.x;
     const float* row_in = p.x + row_id * (u64)p.m;
     BlockRow row;
@@ -497,15 +564,11 @@ __device__ void rtopk_block_row(const Params& p) {
         for (int j = 0; j < BLOCK_EPL; ++j)
             row.keys[j] = first + (u32)j < p.m ? __float_as_uint(row_in[first + j]) : 0u;
     }
+    {
+        float v[BLOCK_EPL];
 #pragma unroll
-    for (int j = 0; j < BLOCK_EPL; ++j) {
-        bool valid = first + (u32)j < p.m;
-        u32 key = valid ? order_key(__uint_as_float(row.keys[j]), p.sign) : 0u;
-        if (valid) {
-            lane_min = min(lane_min, key);
-            lane_max = max(lane_max, key);
-        }
-        row.keys[j] = key;
+        for (int j = 0; j < BLOCK_EPL; ++j) v[j] = __uint_as_float(row.keys[j]);
+        key_slots(row.keys, v, first, p.m, p.sign, &lane_min, &lane_max);
     }
     for (u32 i = row.in_regs + threadIdx.x; i < p.m; i += blockDim.x) {
         u32 key = order_key(row_in[i], p.sign);
@@ -527,9 +590,11 @@ __device__ void rtopk_block_row(const Params& p) {
     u32 strong, band, before, total;
     classify(row.keys, first, p.m, c, &strong, &band);
     block_prefix(__popc(strong) | (__popc(band) << 16), s_chunk, &before, &total);
-    emit_selected(strong, band, before, band_left, 0u, p.k, first, row_in, out_val, out_idx);
     u32 band_taken = min(total >> 16, band_left);
-    u32 written = (total & 0xffffu) + band_taken;
+    u32 written = min(p.k, (total & 0xffffu) + band_taken), pos;
+    u32 take = taken(strong, band, before, band_left, &pos);
+    emit_staged(take, pos, written, first, s_stage, BLOCK_STAGE, threadIdx.x, blockDim.x,
+                []() { __syncthreads(); }, row_in, out_val, out_idx);
     band_left -= band_taken;
     u32 warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5, lane = threadIdx.x & 31u;
     for (u32 base = row.in_regs; base < p.m && written < p.k; base += blockDim.x) {

@@ -9,13 +9,16 @@
 //! instead of panicking.
 //!
 //! Launch shapes, chosen by the row width M:
-//! * `M <= 1024`: one warp per row, 8 warps per block; each lane keeps its keys in
-//!   registers (`EPL = 1, 2, ..., 32` per lane) for the counting passes and the row's keys in
-//!   shared memory for the in-order selection.
+//! * `M <= 256`: two rows per warp (16 lanes each), `M <= 1024`: one warp per row; 8 warps
+//!   per block; each lane keeps ⌈M/lanes⌉ consecutive elements' keys in registers
+//!   (`EPL = 1, 2, ..., 32` per lane), and the selected indices are staged in shared memory
+//!   so that the results are written out coalesced.
 //! * `M > 1024`: one block of ⌈M/32⌉ threads (64 to 1024) per row, 32 keys per thread in
 //!   registers (rows up to 32768 wide entirely); the rest in shared memory as far as the
 //!   device's opt-in limit allows (~56k keys on Hopper), re-keyed from the input
 //!   (L2-resident while the block works) beyond that.
+//! * Sorted output: a second launch sorts each row's k results on the device (a warp per row
+//!   in registers for k <= 1024, a block per row beyond).
 //!
 //! `docs/kernel.md`'s last table says how each stage holds the row; none of it changes a count,
 //! a threshold or a selected index.
@@ -44,7 +47,12 @@ pub const KERNEL_SOURCE: &str = include_str!("../kernels/rtopk.cu");
 pub const MAX_WARP_ROW: usize = 1024;
 /// Keys per lane of the warp-per-row kernels, one instantiation each.
 const WARP_EPL: [usize; 10] = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32];
-/// Warps (rows) per block of the warp-per-row kernels: 8 keeps 32 KiB of shared memory per
+/// Widest row handled by a half-warp (two rows per warp, 16 lanes): the two rows' searches
+/// share the warp's issue slots for the bracket arithmetic.
+pub const MAX_HALF_WARP_ROW: usize = 256;
+/// Environment variable overriding [`MAX_HALF_WARP_ROW`] (0: never), for tuning runs.
+pub const HALF_WARP_ENV: &str = "RTOPK_CUDA_HALF_WARP_MAX";
+/// Warps per block of the warp-per-row kernels: 8 keeps 32 KiB of shared memory per
 /// block at M = 1024 and leaves the scheduler several blocks per SM.
 const WARPS_PER_BLOCK: u32 = 8;
 /// Most threads per block of the block-per-row kernel.
@@ -53,8 +61,6 @@ const BLOCK_THREADS: u32 = 1024;
 /// get fewer threads per block, so more rows are in flight per SM; rows up to 32768 wide are
 /// held in registers entirely.
 const BLOCK_KEYS_PER_THREAD: usize = 32;
-/// Static shared memory of the block kernel (reduction slots), kept out of the dynamic part.
-const BLOCK_STATIC_SMEM: usize = 1024;
 /// Results per lane of the warp-per-row sorts (`rtopk_sort_warp_rows_E`): rows of k <= 1024
 /// results are sorted by one warp in registers.
 const SORT_WARP_E: [usize; 6] = [1, 2, 4, 8, 16, 32];
@@ -124,6 +130,8 @@ pub struct CudaTopK {
     stream: Arc<CudaStream>,
     _module: Arc<CudaModule>,
     warp_rows: Vec<CudaFunction>,
+    half_rows: Vec<CudaFunction>,
+    half_warp_max: usize,
     block_rows: CudaFunction,
     sort_rows: CudaFunction,
     sort_warp_rows: Vec<CudaFunction>,
@@ -209,6 +217,15 @@ impl CudaTopK {
             .iter()
             .map(|epl| load(&format!("rtopk_warp_rows_{epl}")))
             .collect::<Result<Vec<_>, _>>()?;
+        let half_rows = WARP_EPL
+            .iter()
+            .map(|epl| load(&format!("rtopk_half_rows_{epl}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        let half_warp_max = std::env::var(HALF_WARP_ENV)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(MAX_HALF_WARP_ROW)
+            .min(16 * WARP_EPL[WARP_EPL.len() - 1]);
         let block_rows = load("rtopk_block_rows")?;
         let sort_rows = load("rtopk_sort_rows")?;
         let sort_warp_rows = SORT_WARP_E
@@ -222,7 +239,16 @@ impl CudaTopK {
                 sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
             )
             .map_err(driver("reading the shared-memory limit"))? as usize;
-        let dynamic = optin.saturating_sub(BLOCK_STATIC_SMEM);
+        // SAFETY: a valid function handle of a loaded module and a valid attribute.
+        let static_smem = unsafe {
+            cudarc::driver::result::function::get_function_attribute(
+                block_rows.cu_function(),
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+            )
+        }
+        .map_err(driver("reading the block kernel's static shared memory"))?;
+        // the block kernel's static shared memory (reduction slots, candidate list) comes first
+        let dynamic = optin.saturating_sub(static_smem.max(0) as usize);
         // SAFETY: a valid function handle of a loaded module, a valid attribute, and a size
         // within the device's opt-in limit.
         unsafe {
@@ -239,6 +265,8 @@ impl CudaTopK {
             stream,
             _module: module,
             warp_rows,
+            half_rows,
+            half_warp_max,
             block_rows,
             sort_rows,
             sort_warp_rows,
@@ -293,7 +321,8 @@ impl CudaTopK {
         let mut b = self.stream.launch_builder(func);
         b.arg(x).arg(&mut *out_val).arg(&mut *out_idx).arg(out_iter);
         b.arg(&n64).arg(&m32).arg(&k32).arg(&smallest).arg(&max_iter).arg(&precision).arg(&cached);
-        b.arg(&vec4);
+        let sign = if mode == Mode::Smallest { -1.0f32 } else { 1.0 };
+        b.arg(&vec4).arg(&sign);
         // SAFETY: the arguments match RTOPK_ARGS in kernels/rtopk.cu in order and type, and
         // check_buffers proved x holds n*m values, the outputs n*k and n elements; the grid
         // covers exactly n rows (the kernels skip rows >= n).
@@ -371,10 +400,13 @@ impl CudaTopK {
         m: usize,
     ) -> Result<(&CudaFunction, LaunchConfig, u32), CudaError> {
         if m <= MAX_WARP_ROW {
-            // The narrowest instantiation that holds the row: ceil(M/32) keys per lane.
-            let need = m.div_ceil(32);
+            // Rows of 16 or 32 lanes, and the narrowest instantiation that holds the row:
+            // ceil(M / lanes) keys per lane.
+            let lanes = if m <= self.half_warp_max { 16 } else { 32 };
+            let need = m.div_ceil(lanes);
             let which = WARP_EPL.iter().position(|&e| e >= need).unwrap_or(WARP_EPL.len() - 1);
-            let blocks = n.div_ceil(WARPS_PER_BLOCK as usize);
+            let rows_per_block = WARPS_PER_BLOCK as usize * 32 / lanes;
+            let blocks = n.div_ceil(rows_per_block);
             let blocks = u32::try_from(blocks).map_err(|_| CudaError::TooLarge {
                 n,
                 m,
@@ -385,7 +417,8 @@ impl CudaTopK {
                 block_dim: (WARPS_PER_BLOCK * 32, 1, 1),
                 shared_mem_bytes: 0, // the row lives in registers only
             };
-            return Ok((&self.warp_rows[which], cfg, 0));
+            let funcs = if lanes == 16 { &self.half_rows } else { &self.warp_rows };
+            return Ok((&funcs[which], cfg, 0));
         }
         let blocks = u32::try_from(n)
             .ok()
@@ -500,6 +533,9 @@ impl CudaTopK {
         let mut out = Vec::new();
         for (epl, f) in WARP_EPL.iter().zip(&self.warp_rows) {
             out.push((format!("warp_rows_{epl}"), regs(f)?));
+        }
+        for (epl, f) in WARP_EPL.iter().zip(&self.half_rows) {
+            out.push((format!("half_rows_{epl}"), regs(f)?));
         }
         out.push(("block_rows".to_string(), regs(&self.block_rows)?));
         Ok(out)
