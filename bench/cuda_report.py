@@ -69,10 +69,10 @@ def main():
 
     out += ["", "## Where the time goes (N = 2^20, exact)", "",
             "load = input bytes / measured read bandwidth; no-search = the kernel with "
-            "max_iter = 0; exact − no-search = the search plus the part of the selection that "
-            "max_iter = 0 skips (it takes the first k elements by index and stops after the "
-            "first group). `bench/stage_breakdown.py` on an Nsight Compute profile splits the "
-            "kernel's instructions by stage.", "",
+            "max_iter = 0 (no counting pass: the selection takes the first k elements by index); "
+            "exact − no-search = the search, and the difference between the two selections. "
+            "`bench/stage_breakdown.py` on an Nsight Compute profile splits the kernel's "
+            "instructions by stage.", "",
             "| M | k | exact ms | load ms | no-search − load ms | exact − no-search ms | share |",
             "|---|---|---|---|---|---|---|"]
     for key in sorted(k for k in grid if k[0] == 1 << 20):
