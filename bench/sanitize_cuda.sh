@@ -9,7 +9,7 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 cases=("--n 1003 --m 100 -k 7" "--n 9 --m 33 -k 33" "--n 17 --m 1 -k 1" "--n 5 --m 777 -k 300 --max-iter 3"
        "--n 3 --m 1500 -k 37" "--n 2 --m 70000 -k 513" "--n 11 --m 257 -k 1 --smallest" "--n 2 --m 131071 -k 99"
        "--n 1003 --m 100 -k 7 --sorted" "--n 3 --m 1500 -k 1025 --sorted --smallest" "--n 2 --m 70000 -k 5000 --sorted"
-       "--n 9 --m 1000 -k 999 --sorted")
+       "--n 9 --m 1000 -k 999 --sorted" "--n 5 --m 2047 -k 200 --sorted" "--n 3 --m 3000 -k 375")
 fail=0
 for tool in memcheck racecheck synccheck initcheck; do
   for c in "${cases[@]}"; do

@@ -89,15 +89,23 @@ __device__ __forceinline__ float midpoint(float lo, float hi) {
 
 // ---- row storage: how count_ge and key_at reach the row's keys ---------------------------
 
-// Keys >= t among N <= 32 register slots: the compares pack into one mask, counted by one popc
-// (a third of the instructions of adding the compares one by one).
+// Keys >= t among N register slots: the compares of each 32 slots pack into one mask, counted
+// by one popc (a third of the instructions of adding the compares one by one).
 template <int N>
 __device__ __forceinline__ u32 count_slots_ge(const u32 (&keys)[N], u32 t) {
-    u32 ge = 0;
+    u32 total = 0u;
 #pragma unroll
-    for (int j = 0; j < N; ++j) ge |= (keys[j] >= t ? 1u : 0u) << j;
-    return __popc(ge);
+    for (int w = 0; w < N; w += 32) {
+        u32 ge = 0u;
+#pragma unroll
+        for (int j = w; j < N && j < w + 32; ++j) ge |= (keys[j] >= t ? 1u : 0u) << (j - w);
+        total += __popc(ge);
+    }
+    return total;
 }
+
+// Words of one bit per slot for N slots.
+#define MASK_WORDS(N) (((N) + 31) / 32)
 
 // One row per LANES lanes (a warp, or a half-warp: two rows per warp); each lane holds EPL
 // keys in registers. Slots past the row's end hold key 0, which only a threshold of 0 would
@@ -312,20 +320,27 @@ __device__ __forceinline__ u32 select_chunk(u32 key, bool valid, u32 i, const Cu
 // ---- selection from consecutive slots (both launch shapes) -------------------------------
 
 // A thread's slots hold N consecutive elements first .. first + N - 1 (padding past M has key
-// 0). Bit j of strong / band: element first + j is strong / in the band.
+// 0). Bit j % 32 of word j / 32 of strong / band: element first + j is strong / in the band.
+// Returns the thread's strong (low 16 bits) and band (high 16 bits) counts.
 template <int N>
-__device__ __forceinline__ void classify(const u32 (&keys)[N], u32 first, u32 m, const Cut& c,
-                                         u32* strong, u32* band) {
-    u32 st = 0u, bd = 0u;
+__device__ __forceinline__ u32 classify(const u32 (&keys)[N], u32 first, u32 m, const Cut& c,
+                                        u32 (&strong)[MASK_WORDS(N)], u32 (&band)[MASK_WORDS(N)]) {
+    u32 counts = 0u;
 #pragma unroll
-    for (int j = 0; j < N; ++j) {
-        bool is_strong = keys[j] > c.strong_above;  // padding (key 0) never is
-        bool is_band = first + (u32)j < m && !is_strong && keys[j] >= c.band_lo;
-        st |= (is_strong ? 1u : 0u) << j;
-        bd |= (is_band ? 1u : 0u) << j;
+    for (int w = 0; w < MASK_WORDS(N); ++w) {
+        u32 st = 0u, bd = 0u;
+#pragma unroll
+        for (int j = 32 * w; j < N && j < 32 * w + 32; ++j) {
+            bool is_strong = keys[j] > c.strong_above;  // padding (key 0) never is
+            bool is_band = first + (u32)j < m && !is_strong && keys[j] >= c.band_lo;
+            st |= (is_strong ? 1u : 0u) << (j - 32 * w);
+            bd |= (is_band ? 1u : 0u) << (j - 32 * w);
+        }
+        strong[w] = st;
+        band[w] = bd;
+        counts += __popc(st) | (__popc(bd) << 16);
     }
-    *strong = st;
-    *band = bd;
+    return counts;
 }
 
 // The lowest n set bits of mask.
@@ -335,26 +350,32 @@ __device__ __forceinline__ u32 lowest_bits(u32 mask, u32 n) {
     return mask;
 }
 
-// Results staged per chunk before they are written: STAGE_PER_WARP indices per warp of the
-// warp kernels (split between its rows), BLOCK_STAGE per row of the block kernel.
-#define STAGE_PER_WARP 256u
+// Results staged per chunk before they are written: WARP_STAGE indices per block of the warp
+// kernels (split between its rows), BLOCK_STAGE per row of the block kernel.
+#define WARP_STAGE 2048u
 #define BLOCK_STAGE 1024u
 
-// One thread's selected elements (bit j of `take`: element first + j), at output positions
+// One thread's selected elements (bit j % 32 of take[j / 32]: element first + j), at output positions
 // from `pos` on in index order, staged chunk by chunk and written out with consecutive
 // threads on consecutive results (scattered 4-byte stores would leave partly written
 // sectors), each value re-read from the input at its index (independent loads of a row just
 // read). total: the row's results; sync(): a barrier over the row's threads, `t` of
 // `threads` the thread's place among them.
-template <class Sync>
-__device__ __forceinline__ void emit_staged(u32 take, u32 pos, u32 total, u32 first, u32* stage,
-                                            u32 cap, u32 t, u32 threads, Sync sync,
+template <int W, class Sync>
+__device__ __forceinline__ void emit_staged(const u32 (&taken)[W], u32 pos, u32 total, u32 first,
+                                            u32* stage, u32 cap, u32 t, u32 threads, Sync sync,
                                             const float* row_in, float* out_val, u32* out_idx) {
+    u32 take[W];
+#pragma unroll
+    for (int w = 0; w < W; ++w) take[w] = taken[w];
     for (u32 c0 = 0u; c0 < total; c0 += cap) {
         u32 end = min(c0 + cap, total);
-        for (; take != 0u && pos < end; ++pos) {
-            stage[pos - c0] = first + (u32)(__ffs(take) - 1);
-            take &= take - 1u;
+#pragma unroll
+        for (int w = 0; w < W; ++w) {
+            for (; take[w] != 0u && pos < end; ++pos) {
+                stage[pos - c0] = first + 32u * (u32)w + (u32)(__ffs(take[w]) - 1);
+                take[w] &= take[w] - 1u;
+            }
         }
         sync();
         for (u32 r = c0 + t; r < end; r += threads) {
@@ -366,14 +387,22 @@ __device__ __forceinline__ void emit_staged(u32 take, u32 pos, u32 total, u32 fi
     }
 }
 
-// Which of a thread's strong and band elements are taken, and the position of its first:
-// every strong one, and the band ones among the row's first band_left band elements by index.
-// before: the strong (low 16 bits) and band (high 16 bits) counts of the elements before
-// the thread's first, from a prefix scan.
-__device__ __forceinline__ u32 taken(u32 strong, u32 band, u32 before, u32 band_left, u32* pos) {
+// Which of a thread's strong and band elements are taken (into take), and the position of its
+// first: every strong one, and the band ones among the row's first band_left band elements by
+// index. before: the strong (low 16 bits) and band (high 16 bits) counts of the elements
+// before the thread's first, from a prefix scan.
+template <int W>
+__device__ __forceinline__ u32 taken(const u32 (&strong)[W], const u32 (&band)[W], u32 before,
+                                     u32 band_left, u32 (&take)[W]) {
     u32 band_before = before >> 16;
-    *pos = (before & 0xffffu) + min(band_before, band_left);
-    return strong | lowest_bits(band, band_left > band_before ? band_left - band_before : 0u);
+    u32 budget = band_left > band_before ? band_left - band_before : 0u;
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+        u32 b = lowest_bits(band[w], budget);
+        budget -= __popc(b);
+        take[w] = strong[w] | b;
+    }
+    return (before & 0xffffu) + min(band_before, band_left);
 }
 
 // ---- one warp per row --------------------------------------------------------------------
@@ -439,19 +468,19 @@ __device__ __forceinline__ void select_topk_lanes(const WarpRow<EPL, LANES>& row
                                                   const Params& p, u32 sub, u32 first,
                                                   const float* row_in, float* out_val,
                                                   u32* out_idx, u32* stage) {
-    u32 strong, band;
-    classify(row.keys, first, p.m, c, &strong, &band);
-    u32 own = __popc(strong) | (__popc(band) << 16), incl = own;
+    u32 strong[MASK_WORDS(EPL)], band[MASK_WORDS(EPL)];
+    u32 own = classify(row.keys, first, p.m, c, strong, band), incl = own;
 #pragma unroll
     for (u32 d = 1u; d < (u32)LANES; d <<= 1) {
         u32 up = __shfl_up_sync(row.lanes, incl, d, LANES);
         if (sub >= d) incl += up;
     }
     u32 all = __shfl_sync(row.lanes, incl, LANES - 1, LANES), band_left = p.k - c.strong_count;
-    u32 total = min(p.k, (all & 0xffffu) + min(all >> 16, band_left)), pos;
-    u32 take = taken(strong, band, incl - own, band_left, &pos);
+    u32 total = min(p.k, (all & 0xffffu) + min(all >> 16, band_left));
+    u32 take[MASK_WORDS(EPL)];
+    u32 pos = taken(strong, band, incl - own, band_left, take);
     u32 lanes = row.lanes;
-    emit_staged(take, pos, total, first, stage, STAGE_PER_WARP * LANES / 32u, sub, (u32)LANES,
+    emit_staged(take, pos, total, first, stage, WARP_STAGE / (blockDim.x / (u32)LANES), sub, (u32)LANES,
                 [lanes]() { __syncwarp(lanes); }, row_in, out_val, out_idx);
 }
 
@@ -482,10 +511,10 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage) {
 // agree, and each goes its own way (masked collectives) where they part.
 template <int EPL, int LANES>
 __device__ void rtopk_warp_rows_impl(const Params& p) {
-    __shared__ u32 s_stage[256 / 32 * STAGE_PER_WARP];  // blockDim <= 256
+    __shared__ u32 s_stage[WARP_STAGE];
     u64 row_id = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / (u32)LANES;
     if (row_id >= p.n_rows) return;  // row-uniform: the partial last block
-    u32 cap = STAGE_PER_WARP * LANES / 32u;
+    u32 cap = WARP_STAGE / (blockDim.x / (u32)LANES);  // the row's share
     rtopk_warp_row<EPL, LANES>(p, row_id, s_stage + threadIdx.x / (u32)LANES * cap);
 }
 
@@ -508,6 +537,12 @@ extern "C" __global__ void __launch_bounds__(256, 5) rtopk_warp_rows_20(RTOPK_AR
 extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_24(RTOPK_ARGS) { rtopk_warp_rows_impl<24, 32>(RTOPK_PARAMS); }
 extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_28(RTOPK_ARGS) { rtopk_warp_rows_impl<28, 32>(RTOPK_PARAMS); }
 extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_32(RTOPK_ARGS) { rtopk_warp_rows_impl<32, 32>(RTOPK_PARAMS); }
+// Rows of 1025 to 3072 with one warp (the host takes them when k <= M / 8): 48 to 96 keys per
+// lane, in blocks of 4 or 2 warps so that several blocks still fit an SM at the register
+// counts these need.
+extern "C" __global__ void __launch_bounds__(128, 6) rtopk_warp_rows_48(RTOPK_ARGS) { rtopk_warp_rows_impl<48, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(128, 5) rtopk_warp_rows_64(RTOPK_ARGS) { rtopk_warp_rows_impl<64, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(64, 7) rtopk_warp_rows_96(RTOPK_ARGS) { rtopk_warp_rows_impl<96, 32>(RTOPK_PARAMS); }
 extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_1(RTOPK_ARGS) { rtopk_warp_rows_impl<1, 16>(RTOPK_PARAMS); }
 extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_2(RTOPK_ARGS) { rtopk_warp_rows_impl<2, 16>(RTOPK_PARAMS); }
 extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_4(RTOPK_ARGS) { rtopk_warp_rows_impl<4, 16>(RTOPK_PARAMS); }
@@ -587,12 +622,12 @@ __device__ void rtopk_block_row(const Params& p) {
     u32 band_left = p.k - c.strong_count;
     float* out_val = opaque(p.out_val + row_id * (u64)p.k);
     u32* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
-    u32 strong, band, before, total;
-    classify(row.keys, first, p.m, c, &strong, &band);
-    block_prefix(__popc(strong) | (__popc(band) << 16), s_chunk, &before, &total);
+    u32 strong[1], band[1], before, total;
+    u32 own = classify(row.keys, first, p.m, c, strong, band);
+    block_prefix(own, s_chunk, &before, &total);
     u32 band_taken = min(total >> 16, band_left);
-    u32 written = min(p.k, (total & 0xffffu) + band_taken), pos;
-    u32 take = taken(strong, band, before, band_left, &pos);
+    u32 written = min(p.k, (total & 0xffffu) + band_taken), take[1];
+    u32 pos = taken(strong, band, before, band_left, take);
     emit_staged(take, pos, written, first, s_stage, BLOCK_STAGE, threadIdx.x, blockDim.x,
                 []() { __syncthreads(); }, row_in, out_val, out_idx);
     band_left -= band_taken;

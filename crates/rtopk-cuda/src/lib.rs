@@ -8,12 +8,12 @@
 //! on machines without CUDA, and [`CudaTopK::new`] says so with [`CudaError::NoDriver`]
 //! instead of panicking.
 //!
-//! Launch shapes, chosen by the row width M:
-//! * `M <= 256`: two rows per warp (16 lanes each), `M <= 1024`: one warp per row; 8 warps
-//!   per block; each lane keeps ⌈M/lanes⌉ consecutive elements' keys in registers
-//!   (`EPL = 1, 2, ..., 32` per lane), and the selected indices are staged in shared memory
-//!   so that the results are written out coalesced.
-//! * `M > 1024`: one block of ⌈M/32⌉ threads (64 to 1024) per row, 32 keys per thread in
+//! Launch shapes, chosen by the row width M (and k):
+//! * `M <= 256`: two rows per warp (16 lanes each), `M <= 1024`: one warp per row, and one
+//!   warp per row up to `M <= 3072` when `k <= M / 8` (48 to 96 keys per lane); each lane
+//!   keeps ⌈M/lanes⌉ consecutive elements' keys in registers, and the selected indices are
+//!   staged in shared memory so that the results are written out coalesced.
+//! * otherwise: one block of ⌈M/32⌉ threads (64 to 1024) per row, 32 keys per thread in
 //!   registers (rows up to 32768 wide entirely); the rest in shared memory as far as the
 //!   device's opt-in limit allows (~56k keys on Hopper), re-keyed from the input
 //!   (L2-resident while the block works) beyond that.
@@ -43,17 +43,43 @@ use error::driver;
 /// The kernel's CUDA C++ source.
 pub const KERNEL_SOURCE: &str = include_str!("../kernels/rtopk.cu");
 
-/// Widest row handled by one warp (32 lanes × 32 keys in registers).
-pub const MAX_WARP_ROW: usize = 1024;
-/// Keys per lane of the warp-per-row kernels, one instantiation each.
-const WARP_EPL: [usize; 10] = [1, 2, 4, 8, 12, 16, 20, 24, 28, 32];
+/// Widest row handled by one warp (32 lanes × up to 96 keys in registers) when k <= M / 8;
+/// wider rows, and rows past 1024 with more results, go to the block kernel: one warp
+/// serialises the selection of many results, and at M = 4096 one warp with 128 keys per lane
+/// was no faster than the block kernel (`results/cuda/ab_session.txt`).
+pub const MAX_WARP_ROW: usize = 3072;
+/// Rows up to this width take a warp kernel whatever [`WARP_ROW_ENV`] says (the block kernel
+/// is made and verified for wider rows).
+const MAX_BLOCK_FREE_ROW: usize = 1024;
+/// Environment variable overriding [`MAX_WARP_ROW`] (rows wider go to the block kernel), for
+/// tuning runs.
+pub const WARP_ROW_ENV: &str = "RTOPK_CUDA_MAX_WARP_ROW";
+/// Keys per lane of the warp-per-row kernels (`rtopk_warp_rows_<EPL>`, one instantiation
+/// each) and warps per block: 8 up to 32 keys, fewer where the wide rows' register counts
+/// would leave one block per SM.
+const WARP_EPL: [(usize, u32); 13] = [
+    (1, 8),
+    (2, 8),
+    (4, 8),
+    (8, 8),
+    (12, 8),
+    (16, 8),
+    (20, 8),
+    (24, 8),
+    (28, 8),
+    (32, 8),
+    (48, 4),
+    (64, 4),
+    (96, 2),
+];
+/// The half-warp kernels (`rtopk_half_rows_<EPL>`) exist for the first ten (up to 32 keys).
+const HALF_EPL_COUNT: usize = 10;
 /// Widest row handled by a half-warp (two rows per warp, 16 lanes): the two rows' searches
 /// share the warp's issue slots for the bracket arithmetic.
 pub const MAX_HALF_WARP_ROW: usize = 256;
 /// Environment variable overriding [`MAX_HALF_WARP_ROW`] (0: never), for tuning runs.
 pub const HALF_WARP_ENV: &str = "RTOPK_CUDA_HALF_WARP_MAX";
-/// Warps per block of the warp-per-row kernels: 8 keeps 32 KiB of shared memory per
-/// block at M = 1024 and leaves the scheduler several blocks per SM.
+/// Warps per block of the half-warp kernels and of the warp-per-row sorts.
 const WARPS_PER_BLOCK: u32 = 8;
 /// Most threads per block of the block-per-row kernel.
 const BLOCK_THREADS: u32 = 1024;
@@ -132,6 +158,7 @@ pub struct CudaTopK {
     warp_rows: Vec<CudaFunction>,
     half_rows: Vec<CudaFunction>,
     half_warp_max: usize,
+    max_warp_row: usize,
     block_rows: CudaFunction,
     sort_rows: CudaFunction,
     sort_warp_rows: Vec<CudaFunction>,
@@ -215,17 +242,22 @@ impl CudaTopK {
         let load = |name: &str| module.load_function(name).map_err(driver("loading a kernel"));
         let warp_rows = WARP_EPL
             .iter()
-            .map(|epl| load(&format!("rtopk_warp_rows_{epl}")))
+            .map(|(epl, _)| load(&format!("rtopk_warp_rows_{epl}")))
             .collect::<Result<Vec<_>, _>>()?;
-        let half_rows = WARP_EPL
+        let half_rows = WARP_EPL[..HALF_EPL_COUNT]
             .iter()
-            .map(|epl| load(&format!("rtopk_half_rows_{epl}")))
+            .map(|(epl, _)| load(&format!("rtopk_half_rows_{epl}")))
             .collect::<Result<Vec<_>, _>>()?;
         let half_warp_max = std::env::var(HALF_WARP_ENV)
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(MAX_HALF_WARP_ROW)
-            .min(16 * WARP_EPL[WARP_EPL.len() - 1]);
+            .min(16 * WARP_EPL[HALF_EPL_COUNT - 1].0);
+        let max_warp_row = std::env::var(WARP_ROW_ENV)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(MAX_WARP_ROW)
+            .min(32 * WARP_EPL[WARP_EPL.len() - 1].0);
         let block_rows = load("rtopk_block_rows")?;
         let sort_rows = load("rtopk_sort_rows")?;
         let sort_warp_rows = SORT_WARP_E
@@ -267,6 +299,7 @@ impl CudaTopK {
             warp_rows,
             half_rows,
             half_warp_max,
+            max_warp_row,
             block_rows,
             sort_rows,
             sort_warp_rows,
@@ -310,7 +343,7 @@ impl CudaTopK {
         if n == 0 || k == 0 {
             return Ok(());
         }
-        let (func, cfg, cached) = self.shape_for(n, m)?;
+        let (func, cfg, cached) = self.shape_for(n, m, k)?;
         let (n64, m32, k32) = (n as u64, m as u32, k as u32);
         let smallest = i32::from(mode == Mode::Smallest);
         let max_iter = bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32);
@@ -393,19 +426,21 @@ impl CudaTopK {
         Ok(())
     }
 
-    /// The kernel, launch configuration and cached-key count for an `(n, m)` input.
+    /// The kernel, launch configuration and cached-key count for an `(n, m)` input and k.
     fn shape_for(
         &self,
         n: usize,
         m: usize,
+        k: usize,
     ) -> Result<(&CudaFunction, LaunchConfig, u32), CudaError> {
-        if m <= MAX_WARP_ROW {
+        if m <= MAX_BLOCK_FREE_ROW || (m <= self.max_warp_row && k.saturating_mul(8) <= m) {
             // Rows of 16 or 32 lanes, and the narrowest instantiation that holds the row:
             // ceil(M / lanes) keys per lane.
             let lanes = if m <= self.half_warp_max { 16 } else { 32 };
             let need = m.div_ceil(lanes);
-            let which = WARP_EPL.iter().position(|&e| e >= need).unwrap_or(WARP_EPL.len() - 1);
-            let rows_per_block = WARPS_PER_BLOCK as usize * 32 / lanes;
+            let which = WARP_EPL.iter().position(|&(e, _)| e >= need).unwrap_or(WARP_EPL.len() - 1);
+            let warps = if lanes == 16 { WARPS_PER_BLOCK } else { WARP_EPL[which].1 };
+            let rows_per_block = warps as usize * 32 / lanes;
             let blocks = n.div_ceil(rows_per_block);
             let blocks = u32::try_from(blocks).map_err(|_| CudaError::TooLarge {
                 n,
@@ -414,7 +449,7 @@ impl CudaTopK {
             })?;
             let cfg = LaunchConfig {
                 grid_dim: (blocks, 1, 1),
-                block_dim: (WARPS_PER_BLOCK * 32, 1, 1),
+                block_dim: (warps * 32, 1, 1),
                 shared_mem_bytes: 0, // the row lives in registers only
             };
             let funcs = if lanes == 16 { &self.half_rows } else { &self.warp_rows };
@@ -531,10 +566,10 @@ impl CudaTopK {
             .map_err(driver("reading a kernel attribute"))
         };
         let mut out = Vec::new();
-        for (epl, f) in WARP_EPL.iter().zip(&self.warp_rows) {
+        for ((epl, _), f) in WARP_EPL.iter().zip(&self.warp_rows) {
             out.push((format!("warp_rows_{epl}"), regs(f)?));
         }
-        for (epl, f) in WARP_EPL.iter().zip(&self.half_rows) {
+        for ((epl, _), f) in WARP_EPL.iter().zip(&self.half_rows) {
             out.push((format!("half_rows_{epl}"), regs(f)?));
         }
         out.push(("block_rows".to_string(), regs(&self.block_rows)?));
