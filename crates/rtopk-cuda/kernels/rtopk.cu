@@ -467,7 +467,7 @@ template <int EPL, int LANES>
 __device__ __forceinline__ void select_topk_lanes(const WarpRow<EPL, LANES>& row, const Cut& c,
                                                   const Params& p, u32 sub, u32 first,
                                                   const float* row_in, float* out_val,
-                                                  u32* out_idx, u32* stage) {
+                                                  u32* out_idx, u32* stage, u32 cap) {
     u32 strong[MASK_WORDS(EPL)], band[MASK_WORDS(EPL)];
     u32 own = classify(row.keys, first, p.m, c, strong, band), incl = own;
 #pragma unroll
@@ -480,12 +480,12 @@ __device__ __forceinline__ void select_topk_lanes(const WarpRow<EPL, LANES>& row
     u32 take[MASK_WORDS(EPL)];
     u32 pos = taken(strong, band, incl - own, band_left, take);
     u32 lanes = row.lanes;
-    emit_staged(take, pos, total, first, stage, WARP_STAGE / (blockDim.x / (u32)LANES), sub, (u32)LANES,
+    emit_staged(take, pos, total, first, stage, cap, sub, (u32)LANES,
                 [lanes]() { __syncwarp(lanes); }, row_in, out_val, out_idx);
 }
 
 template <int EPL, int LANES>
-__device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage) {
+__device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap) {
     u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
     const float* row_in = p.x + row_id * (u64)p.m;
     // stage 1: load_row
@@ -502,20 +502,20 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage) {
     Cut c = cut_of(row, s, p.k);
     float* out_val = opaque(p.out_val + row_id * (u64)p.k);
     u32* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
-    select_topk_lanes(row, c, p, sub, first, row_in, out_val, out_idx, stage);
+    select_topk_lanes(row, c, p, sub, first, row_in, out_val, out_idx, stage, cap);
     if (sub == 0) p.out_iter[row_id] = s.iterations;
 }
 
 // 32 / LANES rows per warp, blockDim / LANES rows per block. The two rows of a warp search
 // side by side: their bracket arithmetic shares the warp's issue slots while their paths
 // agree, and each goes its own way (masked collectives) where they part.
-template <int EPL, int LANES>
+template <int EPL, int LANES, int WARPS>
 __device__ void rtopk_warp_rows_impl(const Params& p) {
     __shared__ u32 s_stage[WARP_STAGE];
-    u64 row_id = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / (u32)LANES;
+    constexpr u32 cap = WARP_STAGE / (WARPS * 32 / LANES);  // each row's share of the stage
+    u64 row_id = ((u64)blockIdx.x * (WARPS * 32) + threadIdx.x) / (u32)LANES;
     if (row_id >= p.n_rows) return;  // row-uniform: the partial last block
-    u32 cap = WARP_STAGE / (blockDim.x / (u32)LANES);  // the row's share
-    rtopk_warp_row<EPL, LANES>(p, row_id, s_stage + threadIdx.x / (u32)LANES * cap);
+    rtopk_warp_row<EPL, LANES>(p, row_id, s_stage + threadIdx.x / (u32)LANES * cap, cap);
 }
 
 // Every entry point takes the same arguments, gathered into Params. The warp kernels' second
@@ -527,32 +527,32 @@ __device__ void rtopk_warp_rows_impl(const Params& p) {
 #define RTOPK_PARAMS \
     Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, sign}
 
-extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_1(RTOPK_ARGS) { rtopk_warp_rows_impl<1, 32>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_2(RTOPK_ARGS) { rtopk_warp_rows_impl<2, 32>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_4(RTOPK_ARGS) { rtopk_warp_rows_impl<4, 32>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_8(RTOPK_ARGS) { rtopk_warp_rows_impl<8, 32>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 6) rtopk_warp_rows_12(RTOPK_ARGS) { rtopk_warp_rows_impl<12, 32>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 6) rtopk_warp_rows_16(RTOPK_ARGS) { rtopk_warp_rows_impl<16, 32>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 5) rtopk_warp_rows_20(RTOPK_ARGS) { rtopk_warp_rows_impl<20, 32>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_24(RTOPK_ARGS) { rtopk_warp_rows_impl<24, 32>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_28(RTOPK_ARGS) { rtopk_warp_rows_impl<28, 32>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_32(RTOPK_ARGS) { rtopk_warp_rows_impl<32, 32>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_1(RTOPK_ARGS) { rtopk_warp_rows_impl<1, 32, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_2(RTOPK_ARGS) { rtopk_warp_rows_impl<2, 32, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_4(RTOPK_ARGS) { rtopk_warp_rows_impl<4, 32, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_8(RTOPK_ARGS) { rtopk_warp_rows_impl<8, 32, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 6) rtopk_warp_rows_12(RTOPK_ARGS) { rtopk_warp_rows_impl<12, 32, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 6) rtopk_warp_rows_16(RTOPK_ARGS) { rtopk_warp_rows_impl<16, 32, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 5) rtopk_warp_rows_20(RTOPK_ARGS) { rtopk_warp_rows_impl<20, 32, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_24(RTOPK_ARGS) { rtopk_warp_rows_impl<24, 32, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_28(RTOPK_ARGS) { rtopk_warp_rows_impl<28, 32, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_32(RTOPK_ARGS) { rtopk_warp_rows_impl<32, 32, 8>(RTOPK_PARAMS); }
 // Rows of 1025 to 3072 with one warp (the host takes them when k <= M / 8): 48 to 96 keys per
 // lane, in blocks of 4 or 2 warps so that several blocks still fit an SM at the register
 // counts these need.
-extern "C" __global__ void __launch_bounds__(128, 6) rtopk_warp_rows_48(RTOPK_ARGS) { rtopk_warp_rows_impl<48, 32>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(128, 5) rtopk_warp_rows_64(RTOPK_ARGS) { rtopk_warp_rows_impl<64, 32>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(64, 7) rtopk_warp_rows_96(RTOPK_ARGS) { rtopk_warp_rows_impl<96, 32>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_1(RTOPK_ARGS) { rtopk_warp_rows_impl<1, 16>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_2(RTOPK_ARGS) { rtopk_warp_rows_impl<2, 16>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_4(RTOPK_ARGS) { rtopk_warp_rows_impl<4, 16>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_8(RTOPK_ARGS) { rtopk_warp_rows_impl<8, 16>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 6) rtopk_half_rows_12(RTOPK_ARGS) { rtopk_warp_rows_impl<12, 16>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 6) rtopk_half_rows_16(RTOPK_ARGS) { rtopk_warp_rows_impl<16, 16>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 5) rtopk_half_rows_20(RTOPK_ARGS) { rtopk_warp_rows_impl<20, 16>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 4) rtopk_half_rows_24(RTOPK_ARGS) { rtopk_warp_rows_impl<24, 16>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 4) rtopk_half_rows_28(RTOPK_ARGS) { rtopk_warp_rows_impl<28, 16>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 4) rtopk_half_rows_32(RTOPK_ARGS) { rtopk_warp_rows_impl<32, 16>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(128, 6) rtopk_warp_rows_48(RTOPK_ARGS) { rtopk_warp_rows_impl<48, 32, 4>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(128, 5) rtopk_warp_rows_64(RTOPK_ARGS) { rtopk_warp_rows_impl<64, 32, 4>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(64, 7) rtopk_warp_rows_96(RTOPK_ARGS) { rtopk_warp_rows_impl<96, 32, 2>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_1(RTOPK_ARGS) { rtopk_warp_rows_impl<1, 16, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_2(RTOPK_ARGS) { rtopk_warp_rows_impl<2, 16, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_4(RTOPK_ARGS) { rtopk_warp_rows_impl<4, 16, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_half_rows_8(RTOPK_ARGS) { rtopk_warp_rows_impl<8, 16, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 6) rtopk_half_rows_12(RTOPK_ARGS) { rtopk_warp_rows_impl<12, 16, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 6) rtopk_half_rows_16(RTOPK_ARGS) { rtopk_warp_rows_impl<16, 16, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 5) rtopk_half_rows_20(RTOPK_ARGS) { rtopk_warp_rows_impl<20, 16, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_half_rows_24(RTOPK_ARGS) { rtopk_warp_rows_impl<24, 16, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_half_rows_28(RTOPK_ARGS) { rtopk_warp_rows_impl<28, 16, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_half_rows_32(RTOPK_ARGS) { rtopk_warp_rows_impl<32, 16, 8>(RTOPK_PARAMS); }
 
 // ---- one block per row (long rows) -------------------------------------------------------
 
