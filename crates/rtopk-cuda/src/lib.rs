@@ -93,8 +93,6 @@ const SORT_WARP_E: [usize; 6] = [1, 2, 4, 8, 16, 32];
 /// Longest (power-of-two padded) row the block sort keeps in shared memory: 32 KiB of 8-byte ranks;
 /// longer rows are sorted in place in global memory (L2).
 const SORT_SHARED_MAX: usize = 4096;
-/// Threads per block of the sort when several rows share a block.
-const SORT_BLOCK: usize = 256;
 
 /// Parameters of one launch (everything but the buffers).
 #[derive(Clone, Copy, Debug)]
@@ -114,15 +112,14 @@ pub struct Launch {
     pub sorted: bool,
 }
 
-/// How the sort launch covers the rows: `pow2` = k rounded up to a power of two,
-/// `row_threads` threads per row, `block` threads per block (so `block / row_threads` rows per
-/// block), `smem` bytes of dynamic shared memory, `in_shared` false for rows sorted in place in
-/// global memory.
+/// How the block sort (rows of k > 1024 results, one block each) covers a row: `pow2` = k
+/// rounded up to a power of two, `row_threads` threads, `smem` bytes of dynamic shared memory,
+/// `in_shared` false for rows sorted in place in global memory. (`rtopk_sort_rows` can also
+/// pack several short rows into a block; the warp sorts take those.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct SortShape {
     pow2: u32,
     row_threads: u32,
-    block: u32,
     smem: u32,
     in_shared: bool,
 }
@@ -133,20 +130,9 @@ impl SortShape {
         let in_shared = pow2 <= SORT_SHARED_MAX;
         // one thread per compare-exchange of a step, up to 512 (shared) or 1024 (global)
         let row_threads = (pow2 / 2).clamp(1, if in_shared { 512 } else { 1024 });
-        let block = row_threads.max(SORT_BLOCK);
-        let smem = if in_shared { block / row_threads * pow2 * 8 } else { 0 };
+        let smem = if in_shared { pow2 * 8 } else { 0 };
         let u = |v: usize| v as u32; // all <= 2^32 for k < 2^32 (checked by the caller)
-        Self {
-            pow2: u(pow2),
-            row_threads: u(row_threads),
-            block: u(block),
-            smem: u(smem),
-            in_shared,
-        }
-    }
-
-    fn rows_per_block(&self) -> usize {
-        (self.block / self.row_threads) as usize
+        Self { pow2: u(pow2), row_threads: u(row_threads), smem: u(smem), in_shared }
     }
 }
 
@@ -405,13 +391,13 @@ impl CudaTopK {
             return Ok(());
         }
         let shape = SortShape::for_k(k);
-        let blocks = u32::try_from(n.div_ceil(shape.rows_per_block()))
+        let blocks = u32::try_from(n)
             .ok()
             .filter(|&b| b < i32::MAX as u32)
             .ok_or(CudaError::TooLarge { n, m, why: "more than 2^31 - 1 blocks to sort" })?;
         let cfg = LaunchConfig {
             grid_dim: (blocks, 1, 1),
-            block_dim: (shape.block, 1, 1),
+            block_dim: (shape.row_threads, 1, 1),
             shared_mem_bytes: shape.smem,
         };
         let in_shared = i32::from(shape.in_shared);
@@ -420,8 +406,8 @@ impl CudaTopK {
         b.arg(&shape.pow2).arg(&shape.row_threads).arg(&in_shared);
         // SAFETY: the arguments match rtopk_sort_rows in kernels/rtopk.cu in order and type;
         // select_device checked the buffers (x: n*m, outputs: n*k); the kernel touches only
-        // rows < n and positions < k of each, and shared memory within block/row_threads rows
-        // of pow2 ranks, which is what `smem` holds.
+        // rows < n and positions < k of each, and (blockDim = row_threads: one row per block)
+        // shared memory within one row of pow2 ranks, which is what `smem` holds.
         unsafe { b.launch(cfg) }.map_err(driver("launching the sort"))?;
         Ok(())
     }
@@ -620,22 +606,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sort_shape_covers_every_pair_and_fits_shared_memory() {
-        for k in (2..=70_000).step_by(97).chain([2, 3, 4, 5, 512, 513, 4096, 4097, 65536]) {
+    fn block_sort_shape_covers_every_pair_and_fits_shared_memory() {
+        for k in (1025..=70_000).step_by(97).chain([1025, 2047, 2048, 4096, 4097, 65536]) {
             let s = SortShape::for_k(k);
             assert!(s.pow2 as usize >= k && (s.pow2 as usize) < 2 * k, "k={k}");
-            assert!(s.block.is_multiple_of(s.row_threads) && s.block <= 1024, "k={k} {s:?}");
-            assert!(s.row_threads <= (s.pow2 / 2).max(1), "idle threads: k={k} {s:?}");
+            assert!(s.row_threads <= s.pow2 / 2 && s.row_threads <= 1024, "k={k} {s:?}");
             assert_eq!(s.in_shared, k <= SORT_SHARED_MAX, "k={k}");
             if s.in_shared {
-                assert_eq!(s.smem as usize, s.rows_per_block() * s.pow2 as usize * 8, "k={k}");
+                assert_eq!(s.smem as usize, s.pow2 as usize * 8, "k={k}");
                 assert!(s.smem <= 48 * 1024, "k={k} {s:?}: over the default shared memory");
             } else {
                 assert_eq!(s.smem, 0);
             }
         }
-        // small rows share a block
-        assert_eq!(SortShape::for_k(32).rows_per_block(), 16);
-        assert_eq!(SortShape::for_k(1000).rows_per_block(), 1);
     }
 }
