@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compute-sanitizer's four tools on a representative set: M not a multiple of 32, partial last
 # blocks, both launch shapes, exact and early stopping, both modes, the sort's shared-memory
-# (several rows per block, partial last block) and global-memory paths.
+# (several rows per block, partial last block) and global-memory paths; quarter-warp rows
+# (four rows per warp) forced on small inputs with RTOPK_CUDA_QUARTER_MIN_ROWS=0 ("q:" cases).
 #   bash bench/sanitize_cuda.sh BIN OUTDIR
 set -uo pipefail
 bin=$1; out=$2; mkdir -p "$out"
@@ -9,16 +10,20 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 cases=("--n 1003 --m 100 -k 7" "--n 9 --m 33 -k 33" "--n 17 --m 1 -k 1" "--n 5 --m 777 -k 300 --max-iter 3"
        "--n 3 --m 1500 -k 37" "--n 2 --m 70000 -k 513" "--n 11 --m 257 -k 1 --smallest" "--n 2 --m 131071 -k 99"
        "--n 1003 --m 100 -k 7 --sorted" "--n 3 --m 1500 -k 1025 --sorted --smallest" "--n 2 --m 70000 -k 5000 --sorted"
-       "--n 9 --m 1000 -k 999 --sorted" "--n 5 --m 2047 -k 200 --sorted" "--n 3 --m 3000 -k 375")
+       "--n 9 --m 1000 -k 999 --sorted" "--n 5 --m 2047 -k 200 --sorted" "--n 3 --m 3000 -k 375"
+       "q:--n 1003 --m 100 -k 7" "q:--n 13 --m 256 -k 64 --sorted --smallest" "q:--n 6 --m 33 -k 8 --max-iter 2")
 fail=0
 for tool in memcheck racecheck synccheck initcheck; do
   for c in "${cases[@]}"; do
     log="$out/san_${tool}.log"
-    echo "== $tool: bench cuda $c --reps 1" >> "$log"
-    compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin" bench cuda $c --reps 1 >> "$log" 2>&1
+    c_env=""
+    if [[ $c == q:* ]]; then c=${c#q:}; c_env="RTOPK_CUDA_QUARTER_MIN_ROWS=0 "; fi
+    echo "== $tool: ${c_env}bench cuda $c --reps 1" >> "$log"
+    env $c_env compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin" bench cuda $c --reps 1 \
+        >> "$log" 2>&1
     rc=$?; echo "rc=$rc" >> "$log"
     summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
-    echo "$tool [$c] rc=$rc $summary"
+    echo "$tool [${c_env}$c] rc=$rc $summary"
     [ $rc -eq 0 ] || fail=1
   done
 done

@@ -288,12 +288,12 @@ pub(crate) fn bench(args: &BenchCudaArgs) -> Result<(), CliError> {
 
 /// `rtopk verify cuda`.
 pub(crate) fn verify(args: &VerifyCudaArgs) -> Result<(), CliError> {
-    let gpu = CudaTopK::new(0).map_err(cuda)?;
+    let mut gpu = CudaTopK::new(0).map_err(cuda)?;
     let per_case = if args.quick { 1 << 16 } else { 1 << 21 };
     let bisect = |b: Bisect| -> Box<dyn RowTopK> { Box::new(b) };
     let sim = |b: Bisect| -> Box<dyn RowTopK> { Box::new(warp_sim::SimTopK::new(b)) };
     let references: [Reference<'_>; 2] = [("bisect", &bisect), ("warp-sim", &sim)];
-    let report = check_all(&gpu, &WIDTHS, per_case, &references).map_err(cuda)?;
+    let report = check_all(&mut gpu, &WIDTHS, per_case, &references).map_err(cuda)?;
     println!(
         "verify cuda on {}: {} cases, {} rows, {} widths from {} to {}, against bisect and \
          warp-sim (values, indices, iteration counts): {}",

@@ -6,7 +6,9 @@
 //   select_topk       -> every strong element, then the first band_left band ones, in index
 //                        order (each thread holds consecutive elements: one prefix scan
 //                        places them; ballots over chunks past the registers)
-// Three launch shapes share the order, count and search functions:
+// Four launch shapes share the order, count and search functions:
+//   rtopk_quarter_rows<EPL>: four rows per warp (8 lanes each), M <= 8 * EPL, for short rows
+//                         with k <= M / 4 and many rows;
 //   rtopk_half_rows<EPL>: two rows per warp (16 lanes each), M <= 16 * EPL, for short rows;
 //   rtopk_warp_rows<EPL>: one warp per row, M <= 32 * EPL, keys in registers;
 //   rtopk_block_rows:     one block per row for long rows, 32 keys per thread in registers,
@@ -104,13 +106,38 @@ __device__ __forceinline__ u32 count_slots_ge(const u32 (&keys)[N], u32 t) {
     return total;
 }
 
+// Sum, min and max over a row's LANES lanes (`lanes`: their mask): one reduction for a whole
+// warp; a butterfly of shuffles within the row's lanes for part-warp rows (a reduction over a
+// part-warp mask is run once per distinct mask of the warp, one after another).
+template <int LANES, class Op>
+__device__ __forceinline__ u32 row_butterfly(u32 lanes, u32 v, Op op) {
+#pragma unroll
+    for (int d = LANES / 2; d >= 1; d /= 2) v = op(v, __shfl_xor_sync(lanes, v, d, LANES));
+    return v;
+}
+template <int LANES>
+__device__ __forceinline__ u32 row_sum(u32 lanes, u32 v) {
+    if constexpr (LANES == 32) return __reduce_add_sync(FULL_MASK, v);
+    return row_butterfly<LANES>(lanes, v, [](u32 a, u32 b) { return a + b; });
+}
+template <int LANES>
+__device__ __forceinline__ u32 row_min(u32 lanes, u32 v) {
+    if constexpr (LANES == 32) return __reduce_min_sync(FULL_MASK, v);
+    return row_butterfly<LANES>(lanes, v, [](u32 a, u32 b) { return min(a, b); });
+}
+template <int LANES>
+__device__ __forceinline__ u32 row_max(u32 lanes, u32 v) {
+    if constexpr (LANES == 32) return __reduce_max_sync(FULL_MASK, v);
+    return row_butterfly<LANES>(lanes, v, [](u32 a, u32 b) { return max(a, b); });
+}
+
 // Words of one bit per slot for N slots.
 #define MASK_WORDS(N) (((N) + 31) / 32)
 
-// One row per LANES lanes (a warp, or a half-warp: two rows per warp); each lane holds EPL
-// keys in registers. Slots past the row's end hold key 0, which only a threshold of 0 would
-// count, and count_ge(0) is the whole row. `lanes`: the row's lanes in the warp (the
-// collectives' mask: the two rows of a warp count, reduce and scan independently).
+// One row per LANES lanes (a warp, or a half- or quarter-warp: two or four rows per warp);
+// each lane holds EPL keys in registers. Slots past the row's end hold key 0, which only a
+// threshold of 0 would count, and count_ge(0) is the whole row. `lanes`: the row's lanes in
+// the warp (the collectives' mask: the rows of a warp count, reduce and scan independently).
 template <int EPL, int LANES>
 struct WarpRow {
     u32 keys[EPL];
@@ -119,7 +146,7 @@ struct WarpRow {
 
     // count_ge for t >= 1 (every threshold of the value phase and of the key phase).
     __device__ __forceinline__ u32 count_ge_positive(u32 t) const {
-        return __reduce_add_sync(lanes, count_slots_ge(keys, t));
+        return row_sum<LANES>(lanes, count_slots_ge(keys, t));
     }
     __device__ __forceinline__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);
@@ -494,8 +521,8 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     row.lanes = LANES == 32 ? FULL_MASK : ((1u << LANES) - 1u) << (lane - sub);
     u32 lane_min = 0xffffffffu, lane_max = 0u;
     load_row(row, row_in, p, first, &lane_min, &lane_max);
-    u32 lo_key = __reduce_min_sync(row.lanes, lane_min);
-    u32 hi_key = __reduce_max_sync(row.lanes, lane_max);
+    u32 lo_key = row_min<LANES>(row.lanes, lane_min);
+    u32 hi_key = row_max<LANES>(row.lanes, lane_max);
     // stage 2: search_threshold
     Search s = search_threshold(row, lo_key, hi_key, p);
     // stage 3: select_topk
@@ -506,9 +533,9 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     if (sub == 0) p.out_iter[row_id] = s.iterations;
 }
 
-// 32 / LANES rows per warp, blockDim / LANES rows per block. The two rows of a warp search
-// side by side: their bracket arithmetic shares the warp's issue slots while their paths
-// agree, and each goes its own way (masked collectives) where they part.
+// 32 / LANES rows per warp, blockDim / LANES rows per block. The rows of a warp search side
+// by side: their bracket arithmetic shares the warp's issue slots while their paths agree,
+// and each goes its own way (collectives over its own lanes) where they part.
 template <int EPL, int LANES, int WARPS>
 __device__ void rtopk_warp_rows_impl(const Params& p) {
     __shared__ u32 s_stage[WARP_STAGE];
@@ -553,6 +580,16 @@ extern "C" __global__ void __launch_bounds__(256, 5) rtopk_half_rows_20(RTOPK_AR
 extern "C" __global__ void __launch_bounds__(256, 4) rtopk_half_rows_24(RTOPK_ARGS) { rtopk_warp_rows_impl<24, 16, 8>(RTOPK_PARAMS); }
 extern "C" __global__ void __launch_bounds__(256, 4) rtopk_half_rows_28(RTOPK_ARGS) { rtopk_warp_rows_impl<28, 16, 8>(RTOPK_PARAMS); }
 extern "C" __global__ void __launch_bounds__(256, 4) rtopk_half_rows_32(RTOPK_ARGS) { rtopk_warp_rows_impl<32, 16, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_quarter_rows_1(RTOPK_ARGS) { rtopk_warp_rows_impl<1, 8, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_quarter_rows_2(RTOPK_ARGS) { rtopk_warp_rows_impl<2, 8, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_quarter_rows_4(RTOPK_ARGS) { rtopk_warp_rows_impl<4, 8, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 8) rtopk_quarter_rows_8(RTOPK_ARGS) { rtopk_warp_rows_impl<8, 8, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 6) rtopk_quarter_rows_12(RTOPK_ARGS) { rtopk_warp_rows_impl<12, 8, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 6) rtopk_quarter_rows_16(RTOPK_ARGS) { rtopk_warp_rows_impl<16, 8, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 5) rtopk_quarter_rows_20(RTOPK_ARGS) { rtopk_warp_rows_impl<20, 8, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_quarter_rows_24(RTOPK_ARGS) { rtopk_warp_rows_impl<24, 8, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_quarter_rows_28(RTOPK_ARGS) { rtopk_warp_rows_impl<28, 8, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_quarter_rows_32(RTOPK_ARGS) { rtopk_warp_rows_impl<32, 8, 8>(RTOPK_PARAMS); }
 
 // ---- one block per row (long rows) -------------------------------------------------------
 

@@ -72,14 +72,28 @@ const WARP_EPL: [(usize, u32); 13] = [
     (64, 4),
     (96, 2),
 ];
-/// The half-warp kernels (`rtopk_half_rows_<EPL>`) exist for the first ten (up to 32 keys).
+/// The half- and quarter-warp kernels (`rtopk_half_rows_<EPL>`, `rtopk_quarter_rows_<EPL>`)
+/// exist for the first ten (up to 32 keys).
 const HALF_EPL_COUNT: usize = 10;
 /// Widest row handled by a half-warp (two rows per warp, 16 lanes): the two rows' searches
 /// share the warp's issue slots for the bracket arithmetic.
 pub const MAX_HALF_WARP_ROW: usize = 256;
+/// Widest row handled by a quarter-warp (four rows per warp, 8 lanes), where k <= M / 4 and
+/// there are at least [`QUARTER_ROWS_PER_SM`] rows per SM: the bracket arithmetic is shared
+/// by four rows, but each lane holds twice the keys of a half-warp's and the four rows'
+/// selections serialise, so larger k, and inputs too small to fill the SMs many times over,
+/// are faster with two rows per warp (`results/cuda/ab_quarter.txt`).
+pub const MAX_QUARTER_WARP_ROW: usize = 256;
+/// Rows per SM from which quarter-warp rows pay (see [`MAX_QUARTER_WARP_ROW`]).
+const QUARTER_ROWS_PER_SM: usize = 1024;
+/// Environment variable overriding [`MAX_QUARTER_WARP_ROW`] (0: never), for tuning runs.
+pub const QUARTER_WARP_ENV: &str = "RTOPK_CUDA_QUARTER_WARP_MAX";
+/// Environment variable overriding the fewest rows for quarter-warp rows
+/// ([`QUARTER_ROWS_PER_SM`] per SM), for tuning and sanitizer runs.
+pub const QUARTER_ROWS_ENV: &str = "RTOPK_CUDA_QUARTER_MIN_ROWS";
 /// Environment variable overriding [`MAX_HALF_WARP_ROW`] (0: never), for tuning runs.
 pub const HALF_WARP_ENV: &str = "RTOPK_CUDA_HALF_WARP_MAX";
-/// Warps per block of the half-warp kernels and of the warp-per-row sorts.
+/// Warps per block of the half- and quarter-warp kernels and of the warp-per-row sorts.
 const WARPS_PER_BLOCK: u32 = 8;
 /// Most threads per block of the block-per-row kernel.
 const BLOCK_THREADS: u32 = 1024;
@@ -136,6 +150,48 @@ impl SortShape {
     }
 }
 
+/// Where the launch shape changes, by row width and row count: the measured defaults, or the
+/// tuning environment variables ([`QUARTER_WARP_ENV`], [`QUARTER_ROWS_ENV`], [`HALF_WARP_ENV`],
+/// [`WARP_ROW_ENV`]);
+/// [`CudaTopK::set_tuning`] changes them (the equivalence checks force every shape with it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// Widest row on a quarter-warp (four rows per warp), where k <= M / 4.
+    pub quarter_warp_max: usize,
+    /// Fewest rows for quarter-warp rows.
+    pub quarter_min_rows: usize,
+    /// Widest row on a half-warp (two rows per warp).
+    pub half_warp_max: usize,
+    /// Widest row on one warp when k <= M / 8 (rows up to 1024 always are).
+    pub max_warp_row: usize,
+}
+
+impl Tuning {
+    /// The defaults for a device of `sms` SMs, overridden by the environment variables.
+    fn from_env(sms: usize) -> Self {
+        let var = |name: &str, default: usize| {
+            std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+        };
+        Self {
+            quarter_warp_max: var(QUARTER_WARP_ENV, MAX_QUARTER_WARP_ROW),
+            quarter_min_rows: var(QUARTER_ROWS_ENV, QUARTER_ROWS_PER_SM * sms),
+            half_warp_max: var(HALF_WARP_ENV, MAX_HALF_WARP_ROW),
+            max_warp_row: var(WARP_ROW_ENV, MAX_WARP_ROW),
+        }
+    }
+
+    /// Within the kernels' instantiations.
+    fn clamped(self) -> Self {
+        let part_epl = WARP_EPL[HALF_EPL_COUNT - 1].0;
+        Self {
+            quarter_warp_max: self.quarter_warp_max.min(8 * part_epl),
+            half_warp_max: self.half_warp_max.min(16 * part_epl),
+            max_warp_row: self.max_warp_row.min(32 * WARP_EPL[WARP_EPL.len() - 1].0),
+            ..self
+        }
+    }
+}
+
 /// A CUDA device with the RTop-K kernels loaded.
 pub struct CudaTopK {
     ctx: Arc<CudaContext>,
@@ -143,8 +199,9 @@ pub struct CudaTopK {
     _module: Arc<CudaModule>,
     warp_rows: Vec<CudaFunction>,
     half_rows: Vec<CudaFunction>,
-    half_warp_max: usize,
-    max_warp_row: usize,
+    quarter_rows: Vec<CudaFunction>,
+    tuning: Tuning,
+    sms: usize,
     block_rows: CudaFunction,
     sort_rows: CudaFunction,
     sort_warp_rows: Vec<CudaFunction>,
@@ -234,16 +291,10 @@ impl CudaTopK {
             .iter()
             .map(|(epl, _)| load(&format!("rtopk_half_rows_{epl}")))
             .collect::<Result<Vec<_>, _>>()?;
-        let half_warp_max = std::env::var(HALF_WARP_ENV)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(MAX_HALF_WARP_ROW)
-            .min(16 * WARP_EPL[HALF_EPL_COUNT - 1].0);
-        let max_warp_row = std::env::var(WARP_ROW_ENV)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(MAX_WARP_ROW)
-            .min(32 * WARP_EPL[WARP_EPL.len() - 1].0);
+        let quarter_rows = WARP_EPL[..HALF_EPL_COUNT]
+            .iter()
+            .map(|(epl, _)| load(&format!("rtopk_quarter_rows_{epl}")))
+            .collect::<Result<Vec<_>, _>>()?;
         let block_rows = load("rtopk_block_rows")?;
         let sort_rows = load("rtopk_sort_rows")?;
         let sort_warp_rows = SORT_WARP_E
@@ -277,6 +328,10 @@ impl CudaTopK {
             )
         }
         .map_err(driver("raising the block kernel's shared-memory limit"))?;
+        let sms = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(driver("reading the SM count"))?
+            .max(1) as usize;
         let stream = ctx.default_stream();
         Ok(Self {
             ctx,
@@ -284,8 +339,9 @@ impl CudaTopK {
             _module: module,
             warp_rows,
             half_rows,
-            half_warp_max,
-            max_warp_row,
+            quarter_rows,
+            tuning: Tuning::from_env(sms).clamped(),
+            sms,
             block_rows,
             sort_rows,
             sort_warp_rows,
@@ -412,6 +468,21 @@ impl CudaTopK {
         Ok(())
     }
 
+    /// Lanes per row of the warp kernels for an `(n, m)` input and k: 8 (four rows per warp),
+    /// 16 (two) or 32.
+    fn lanes_per_row(&self, n: usize, m: usize, k: usize) -> usize {
+        let t = &self.tuning;
+        let quarter =
+            m <= t.quarter_warp_max && k.saturating_mul(4) <= m && n >= t.quarter_min_rows;
+        if quarter {
+            8
+        } else if m <= t.half_warp_max {
+            16
+        } else {
+            32
+        }
+    }
+
     /// The kernel, launch configuration and cached-key count for an `(n, m)` input and k.
     fn shape_for(
         &self,
@@ -419,13 +490,13 @@ impl CudaTopK {
         m: usize,
         k: usize,
     ) -> Result<(&CudaFunction, LaunchConfig, u32), CudaError> {
-        if m <= MAX_BLOCK_FREE_ROW || (m <= self.max_warp_row && k.saturating_mul(8) <= m) {
-            // Rows of 16 or 32 lanes, and the narrowest instantiation that holds the row:
+        if m <= MAX_BLOCK_FREE_ROW || (m <= self.tuning.max_warp_row && k.saturating_mul(8) <= m) {
+            // Rows of 8, 16 or 32 lanes, and the narrowest instantiation that holds the row:
             // ceil(M / lanes) keys per lane.
-            let lanes = if m <= self.half_warp_max { 16 } else { 32 };
+            let lanes = self.lanes_per_row(n, m, k);
             let need = m.div_ceil(lanes);
             let which = WARP_EPL.iter().position(|&(e, _)| e >= need).unwrap_or(WARP_EPL.len() - 1);
-            let warps = if lanes == 16 { WARPS_PER_BLOCK } else { WARP_EPL[which].1 };
+            let warps = if lanes < 32 { WARPS_PER_BLOCK } else { WARP_EPL[which].1 };
             let rows_per_block = warps as usize * 32 / lanes;
             let blocks = n.div_ceil(rows_per_block);
             let blocks = u32::try_from(blocks).map_err(|_| CudaError::TooLarge {
@@ -438,7 +509,11 @@ impl CudaTopK {
                 block_dim: (warps * 32, 1, 1),
                 shared_mem_bytes: 0, // the row lives in registers only
             };
-            let funcs = if lanes == 16 { &self.half_rows } else { &self.warp_rows };
+            let funcs = match lanes {
+                8 => &self.quarter_rows,
+                16 => &self.half_rows,
+                _ => &self.warp_rows,
+            };
             return Ok((&funcs[which], cfg, 0));
         }
         let blocks = u32::try_from(n)
@@ -558,8 +633,26 @@ impl CudaTopK {
         for ((epl, _), f) in WARP_EPL.iter().zip(&self.half_rows) {
             out.push((format!("half_rows_{epl}"), regs(f)?));
         }
+        for ((epl, _), f) in WARP_EPL.iter().zip(&self.quarter_rows) {
+            out.push((format!("quarter_rows_{epl}"), regs(f)?));
+        }
         out.push(("block_rows".to_string(), regs(&self.block_rows)?));
         Ok(out)
+    }
+
+    /// Where the launch shapes change (see [`Tuning`]).
+    pub fn tuning(&self) -> Tuning {
+        self.tuning
+    }
+
+    /// Changes where the launch shapes change (clamped to the kernels' instantiations).
+    pub fn set_tuning(&mut self, tuning: Tuning) {
+        self.tuning = tuning.clamped();
+    }
+
+    /// Streaming multiprocessors of the device.
+    pub fn sm_count(&self) -> usize {
+        self.sms
     }
 
     /// The device's L2 cache size in bytes (benchmarks rotate inputs past it).

@@ -8,14 +8,14 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, topk_rows};
 
-use crate::{CudaError, CudaTopK};
+use crate::{CudaError, CudaTopK, Tuning};
 
 /// Input families: normal, uniform, heavy ties, same leading bits (AIR's radix-adversarial
 /// family: the first 20 key bits equal), and NaN/±inf/-0-laced normal rows.
 pub const FAMILIES: [&str; 5] = ["normal", "uniform", "ties", "same-leading-bits", "nan-inf"];
 
-/// Row widths of the equivalence check: not multiples of 32, every launch shape (half-warp,
-/// warp, wide warp of 48…96 keys per lane, block), 64 Ki, and rows wider than the block
+/// Row widths of the equivalence check: not multiples of 32, every launch shape (quarter- and
+/// half-warp, warp, wide warp of 48…96 keys per lane, block), 64 Ki, and rows wider than the block
 /// kernel's registers and shared memory together (re-keyed from the input on each pass), with
 /// and without 16-byte loads.
 pub const WIDTHS: [usize; 19] = [
@@ -95,38 +95,62 @@ pub fn difference(gpu: &TopK, cpu: &TopK) -> Option<&'static str> {
 
 /// Compares the GPU with every reference on `widths` × [`FAMILIES`] × [`ks_for`] ×
 /// [`SEARCHES`], alternating modes and sorted output, with about `elements_per_case`
-/// elements per case.
+/// elements per case. Widths that quarter-warp rows take are checked twice: as the defaults
+/// launch them (the checks' row counts are below [`Tuning::quarter_min_rows`], so half-warp
+/// rows), and with quarter-warp rows forced for every k <= M / 4.
 pub fn check_all(
-    gpu: &CudaTopK,
+    gpu: &mut CudaTopK,
     widths: &[usize],
     elements_per_case: usize,
     references: &[Reference<'_>],
 ) -> Result<Report, CudaError> {
+    let defaults = gpu.tuning();
+    let forced = Tuning { quarter_min_rows: 0, ..defaults };
     let mut report = Report::default();
     for (wi, &m) in widths.iter().enumerate() {
-        let n = (elements_per_case / m).clamp(8, 20_000);
-        for (fi, family) in FAMILIES.iter().enumerate() {
-            let x = matrix(n, m, family, (wi * 10 + fi) as u64);
-            for k in ks_for(m) {
-                for (si, bisect) in SEARCHES.iter().enumerate() {
-                    let mode =
-                        if (wi + fi + si + k) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
-                    let opts = Options { mode, sorted: (wi + si) % 3 == 0 };
-                    let got = gpu.topk_rows(x.view(), k, opts, *bisect)?;
-                    for (name, make) in references {
-                        let want = topk_rows(make(*bisect).as_ref(), x.view(), k, opts)?;
-                        if let Some(what) = difference(&got, &want) {
-                            report.mismatches.push(format!(
-                                "{what} differ from {name}: m={m} n={n} k={k} {family} \
-                                 {bisect:?} {opts:?}"
-                            ));
-                        }
-                    }
-                    report.rows += n;
-                    report.cases += 1;
-                }
-            }
+        let tunings =
+            if m <= defaults.quarter_warp_max { &[defaults, forced][..] } else { &[defaults] };
+        for &tuning in tunings {
+            gpu.set_tuning(tuning);
+            let checked = check_width(gpu, wi, m, elements_per_case, references, &mut report);
+            gpu.set_tuning(defaults);
+            checked?;
         }
     }
     Ok(report)
+}
+
+/// [`check_all`]'s cases of width `m` (the `wi`-th width) under the GPU's current tuning.
+fn check_width(
+    gpu: &CudaTopK,
+    wi: usize,
+    m: usize,
+    elements_per_case: usize,
+    references: &[Reference<'_>],
+    report: &mut Report,
+) -> Result<(), CudaError> {
+    let n = (elements_per_case / m).clamp(8, 20_000);
+    for (fi, family) in FAMILIES.iter().enumerate() {
+        let x = matrix(n, m, family, (wi * 10 + fi) as u64);
+        for k in ks_for(m) {
+            for (si, bisect) in SEARCHES.iter().enumerate() {
+                let mode = if (wi + fi + si + k) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+                let opts = Options { mode, sorted: (wi + si) % 3 == 0 };
+                let got = gpu.topk_rows(x.view(), k, opts, *bisect)?;
+                for (name, make) in references {
+                    let want = topk_rows(make(*bisect).as_ref(), x.view(), k, opts)?;
+                    if let Some(what) = difference(&got, &want) {
+                        report.mismatches.push(format!(
+                            "{what} differ from {name}: m={m} n={n} k={k} {family} {bisect:?} \
+                             {opts:?} {:?}",
+                            gpu.tuning()
+                        ));
+                    }
+                }
+                report.rows += n;
+                report.cases += 1;
+            }
+        }
+    }
+    Ok(())
 }

@@ -18,9 +18,9 @@ fn sim_reference(b: Bisect) -> Box<dyn RowTopK> {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn kernel_matches_bisect_on_every_shape_family_and_mode() {
-    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let mut gpu = CudaTopK::new(0).expect("a CUDA device");
     let refs: [Reference<'_>; 2] = [("bisect", &bisect_reference), ("warp-sim", &sim_reference)];
-    let report = check_all(&gpu, &WIDTHS, 1 << 21, &refs).unwrap();
+    let report = check_all(&mut gpu, &WIDTHS, 1 << 21, &refs).unwrap();
     assert!(report.mismatches.is_empty(), "{:#?}", report.mismatches);
     assert!(report.rows >= 1_000_000, "only {} rows", report.rows);
 }
