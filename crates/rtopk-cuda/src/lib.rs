@@ -151,9 +151,9 @@ impl SortShape {
 }
 
 /// Where the launch shape changes, by row width and row count: the measured defaults, or the
-/// tuning environment variables ([`QUARTER_WARP_ENV`], [`QUARTER_ROWS_ENV`], [`HALF_WARP_ENV`],
-/// [`WARP_ROW_ENV`]);
-/// [`CudaTopK::set_tuning`] changes them (the equivalence checks force every shape with it).
+/// tuning environment variables ([`QUARTER_WARP_ENV`], [`QUARTER_ROWS_ENV`],
+/// [`HALF_WARP_ENV`], [`WARP_ROW_ENV`]); [`CudaTopK::set_tuning`] changes them (the
+/// equivalence checks force every shape with it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tuning {
     /// Widest row on a quarter-warp (four rows per warp), where k <= M / 4.
@@ -201,7 +201,6 @@ pub struct CudaTopK {
     half_rows: Vec<CudaFunction>,
     quarter_rows: Vec<CudaFunction>,
     tuning: Tuning,
-    sms: usize,
     block_rows: CudaFunction,
     sort_rows: CudaFunction,
     sort_warp_rows: Vec<CudaFunction>,
@@ -283,18 +282,16 @@ impl CudaTopK {
             .load_module(ptx_for(&format!("sm_{major}{minor}"))?)
             .map_err(driver("loading the module"))?;
         let load = |name: &str| module.load_function(name).map_err(driver("loading a kernel"));
-        let warp_rows = WARP_EPL
-            .iter()
-            .map(|(epl, _)| load(&format!("rtopk_warp_rows_{epl}")))
-            .collect::<Result<Vec<_>, _>>()?;
-        let half_rows = WARP_EPL[..HALF_EPL_COUNT]
-            .iter()
-            .map(|(epl, _)| load(&format!("rtopk_half_rows_{epl}")))
-            .collect::<Result<Vec<_>, _>>()?;
-        let quarter_rows = WARP_EPL[..HALF_EPL_COUNT]
-            .iter()
-            .map(|(epl, _)| load(&format!("rtopk_quarter_rows_{epl}")))
-            .collect::<Result<Vec<_>, _>>()?;
+        // one warp-kernel family: `{name}_<EPL>` for the first `count` entries of WARP_EPL
+        let family = |name: &str, count: usize| {
+            WARP_EPL[..count]
+                .iter()
+                .map(|(epl, _)| load(&format!("{name}_{epl}")))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let warp_rows = family("rtopk_warp_rows", WARP_EPL.len())?;
+        let half_rows = family("rtopk_half_rows", HALF_EPL_COUNT)?;
+        let quarter_rows = family("rtopk_quarter_rows", HALF_EPL_COUNT)?;
         let block_rows = load("rtopk_block_rows")?;
         let sort_rows = load("rtopk_sort_rows")?;
         let sort_warp_rows = SORT_WARP_E
@@ -341,7 +338,6 @@ impl CudaTopK {
             half_rows,
             quarter_rows,
             tuning: Tuning::from_env(sms).clamped(),
-            sms,
             block_rows,
             sort_rows,
             sort_warp_rows,
@@ -627,14 +623,15 @@ impl CudaTopK {
             .map_err(driver("reading a kernel attribute"))
         };
         let mut out = Vec::new();
-        for ((epl, _), f) in WARP_EPL.iter().zip(&self.warp_rows) {
-            out.push((format!("warp_rows_{epl}"), regs(f)?));
-        }
-        for ((epl, _), f) in WARP_EPL.iter().zip(&self.half_rows) {
-            out.push((format!("half_rows_{epl}"), regs(f)?));
-        }
-        for ((epl, _), f) in WARP_EPL.iter().zip(&self.quarter_rows) {
-            out.push((format!("quarter_rows_{epl}"), regs(f)?));
+        let families = [
+            ("warp_rows", &self.warp_rows),
+            ("half_rows", &self.half_rows),
+            ("quarter_rows", &self.quarter_rows),
+        ];
+        for (name, funcs) in families {
+            for ((epl, _), f) in WARP_EPL.iter().zip(funcs) {
+                out.push((format!("{name}_{epl}"), regs(f)?));
+            }
         }
         out.push(("block_rows".to_string(), regs(&self.block_rows)?));
         Ok(out)
@@ -648,11 +645,6 @@ impl CudaTopK {
     /// Changes where the launch shapes change (clamped to the kernels' instantiations).
     pub fn set_tuning(&mut self, tuning: Tuning) {
         self.tuning = tuning.clamped();
-    }
-
-    /// Streaming multiprocessors of the device.
-    pub fn sm_count(&self) -> usize {
-        self.sms
     }
 
     /// The device's L2 cache size in bytes (benchmarks rotate inputs past it).
