@@ -15,9 +15,9 @@ use crate::{CudaError, CudaTopK, Tuning};
 pub const FAMILIES: [&str; 5] = ["normal", "uniform", "ties", "same-leading-bits", "nan-inf"];
 
 /// Row widths of the equivalence check: not multiples of 32, every launch shape (quarter- and
-/// half-warp, warp, wide warp of 48…96 keys per lane, block), 64 Ki, and rows wider than the block
-/// kernel's registers and shared memory together (re-keyed from the input on each pass), with
-/// and without 16-byte loads.
+/// half-warp, warp, wide warp of 48…96 keys per lane, block), 64 Ki, and rows wider than the
+/// block kernel's registers and shared memory together (re-keyed from the input on each pass),
+/// with and without 16-byte loads.
 pub const WIDTHS: [usize; 19] = [
     1, 7, 31, 32, 33, 100, 256, 768, 1000, 1024, 1025, 2047, 3000, 4096, 8192, 10000, 65536,
     100_000, 131_071,
