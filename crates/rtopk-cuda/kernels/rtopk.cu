@@ -240,6 +240,36 @@ __device__ __forceinline__ int update(Search& s, u32 t, u32 cnt, u32 k) {
     return 0;
 }
 
+// Algorithm 1's value phase over the finite bracket [lo, hi]: returns 1 when the search is
+// over (a hit, or the precision reached), 0 when the key phase takes over (the bracket's
+// ends are adjacent floats, or VALUE_PHASE_LIMIT steps). PLAIN, where eps == 0 and
+// |lo|, |hi| <= FLT_MAX / 2 (almost every row), leaves out two tests that cannot fire there:
+// the precision test (hi > lo throughout, so hi - lo > 0 = eps) and midpoint's overflow guard
+// (lo + hi is finite). The bracket moves without the three-way update's count_at_hi, which
+// cut_of counts at the end if a row ends without a hit (no row of continuous data does).
+template <bool PLAIN, class Row>
+__device__ __forceinline__ int value_phase(const Row& row, Search& s, float lo, float hi, float eps,
+                                           u32 k) {
+    while (s.iterations < VALUE_PHASE_LIMIT) {
+        if (!PLAIN && __fsub_rn(hi, lo) <= eps) { s.exit = EXIT_PRECISION; return 1; }
+        float thres = PLAIN ? __fmul_rn(__fadd_rn(lo, hi), 0.5f) : midpoint(lo, hi);
+        u32 t = number_key(thres);  // key_of_ordered: thres is finite here, never NaN
+        if (!(s.lo_key < t && t < s.hi_key)) return 0;  // adjacent floats: stall
+        u32 cnt = row.count_ge_positive(t);
+        s.iterations += 1;
+        if (cnt == k) {
+            s.hi_key = t; s.count_at_hi = cnt; s.has_count_at_hi = 1; s.exit = EXIT_HIT;
+            return 1;
+        }
+        bool below = cnt < k;  // the three-way update without branches
+        s.hi_key = below ? t : s.hi_key;
+        s.lo_key = below ? s.lo_key : t;
+        hi = below ? thres : hi;
+        lo = below ? lo : thres;
+    }
+    return 0;
+}
+
 template <class Row>
 __device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
     Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u};
@@ -248,14 +278,10 @@ __device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Par
     float lo = ordered_value_of_key(s.lo_key), hi = ordered_value_of_key(s.hi_key);
     if (isfinite(lo) && isfinite(hi)) {
         float eps = __fmul_rn(p.precision, fabsf(hi));
-        while (s.iterations < VALUE_PHASE_LIMIT) {
-            if (__fsub_rn(hi, lo) <= eps) { s.exit = EXIT_PRECISION; return s; }
-            float thres = midpoint(lo, hi);
-            u32 t = number_key(thres);  // key_of_ordered: thres is finite here, never NaN
-            if (!(s.lo_key < t && t < s.hi_key)) break;  // adjacent floats: stall
-            if (update(s, t, row.count_ge_positive(t), p.k)) { s.exit = EXIT_HIT; return s; }
-            if (s.hi_key == t) hi = thres; else lo = thres;
-        }
+        bool plain = eps == 0.0f && fmaxf(fabsf(lo), fabsf(hi)) <= 0x1.fffffep126f;
+        if (plain ? value_phase<true>(row, s, lo, hi, eps, p.k)
+                  : value_phase<false>(row, s, lo, hi, eps, p.k))
+            return s;
     }
     // key phase: only where the value phase cannot proceed
     while (s.hi_key - s.lo_key > 1u) {
@@ -348,24 +374,27 @@ __device__ __forceinline__ u32 select_chunk(u32 key, bool valid, u32 i, const Cu
 
 // A thread's slots hold N consecutive elements first .. first + N - 1 (padding past M has key
 // 0). Bit j % 32 of word j / 32 of strong / band: element first + j is strong / in the band.
-// Returns the thread's strong (low 16 bits) and band (high 16 bits) counts.
+// Returns the thread's strong (low 16 bits) and band (high 16 bits) counts. Two compares per
+// slot; the band's "not strong" and "inside the row" are one mask operation per word
+// (padding, key 0, is never strong: strong_above >= 0).
 template <int N>
 __device__ __forceinline__ u32 classify(const u32 (&keys)[N], u32 first, u32 m, const Cut& c,
                                         u32 (&strong)[MASK_WORDS(N)], u32 (&band)[MASK_WORDS(N)]) {
     u32 counts = 0u;
+    u32 inside = m > first ? m - first : 0u;  // slots inside the row
 #pragma unroll
     for (int w = 0; w < MASK_WORDS(N); ++w) {
-        u32 st = 0u, bd = 0u;
+        u32 st = 0u, ge = 0u;
 #pragma unroll
         for (int j = 32 * w; j < N && j < 32 * w + 32; ++j) {
-            bool is_strong = keys[j] > c.strong_above;  // padding (key 0) never is
-            bool is_band = first + (u32)j < m && !is_strong && keys[j] >= c.band_lo;
-            st |= (is_strong ? 1u : 0u) << (j - 32 * w);
-            bd |= (is_band ? 1u : 0u) << (j - 32 * w);
+            st |= (keys[j] > c.strong_above ? 1u : 0u) << (j - 32 * w);
+            ge |= (keys[j] >= c.band_lo ? 1u : 0u) << (j - 32 * w);
         }
+        u32 rest = inside > 32u * (u32)w ? inside - 32u * (u32)w : 0u;
+        u32 row_bits = rest >= 32u ? 0xffffffffu : (1u << rest) - 1u;
         strong[w] = st;
-        band[w] = bd;
-        counts += __popc(st) | (__popc(bd) << 16);
+        band[w] = ge & ~st & row_bits;
+        counts += __popc(st) | (__popc(band[w]) << 16);
     }
     return counts;
 }
