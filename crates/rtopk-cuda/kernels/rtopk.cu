@@ -470,7 +470,16 @@ template <int N>
 __device__ __forceinline__ void key_slots(u32 (&keys)[N], const float (&v)[N], u32 first, u32 m,
                                           float sign, u32* lane_min, u32* lane_max) {
     u32 lo = *lane_min, hi = *lane_max;
-    if (first + (u32)N <= m) {
+    if (first + (u32)N <= m && sign > 0.0f) {
+        // Largest mode needs no NaN test: GPU float arithmetic returns the one canonical NaN,
+        // 0x7fffffff, for any NaN operand, and its key is 0xffffffff, the NaN key of this mode.
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+            keys[j] = flip_key(__fmaf_rn(v[j], 1.0f, 0.0f));
+            lo = min(lo, keys[j]);
+            hi = max(hi, keys[j]);
+        }
+    } else if (first + (u32)N <= m) {
 #pragma unroll
         for (int j = 0; j < N; ++j) {
             keys[j] = order_key(v[j], sign);
