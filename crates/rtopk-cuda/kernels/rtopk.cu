@@ -372,29 +372,39 @@ __device__ __forceinline__ u32 select_chunk(u32 key, bool valid, u32 i, const Cu
 
 // ---- selection from consecutive slots (both launch shapes) -------------------------------
 
+// Bit j % 32 of word j / 32: keys[j] >= t.
+template <int N>
+__device__ __forceinline__ void slots_ge(const u32 (&keys)[N], u32 t, u32 (&ge)[MASK_WORDS(N)]) {
+#pragma unroll
+    for (int w = 0; w < MASK_WORDS(N); ++w) {
+        u32 bits = 0u;
+#pragma unroll
+        for (int j = 32 * w; j < N && j < 32 * w + 32; ++j) bits |= (keys[j] >= t ? 1u : 0u) << (j - 32 * w);
+        ge[w] = bits;
+    }
+}
+
 // A thread's slots hold N consecutive elements first .. first + N - 1 (padding past M has key
 // 0). Bit j % 32 of word j / 32 of strong / band: element first + j is strong / in the band.
-// Returns the thread's strong (low 16 bits) and band (high 16 bits) counts. Two compares per
-// slot; the band's "not strong" and "inside the row" are one mask operation per word
-// (padding, key 0, is never strong: strong_above >= 0).
+// Returns the thread's strong (low 16 bits) and band (high 16 bits) counts. One compare per
+// slot for each set the cut can fill: a hit (most rows) has no band, early stopping no strong
+// elements. Padding (key 0) is never strong (strong_above >= 0); the band keeps only slots
+// inside the row.
 template <int N>
 __device__ __forceinline__ u32 classify(const u32 (&keys)[N], u32 first, u32 m, const Cut& c,
                                         u32 (&strong)[MASK_WORDS(N)], u32 (&band)[MASK_WORDS(N)]) {
+    bool any_strong = c.strong_above != 0xffffffffu, any_band = c.band_lo <= c.strong_above;
+    if (any_strong) slots_ge(keys, c.strong_above + 1u, strong);
+    if (any_band) slots_ge(keys, c.band_lo, band);
     u32 counts = 0u;
     u32 inside = m > first ? m - first : 0u;  // slots inside the row
 #pragma unroll
     for (int w = 0; w < MASK_WORDS(N); ++w) {
-        u32 st = 0u, ge = 0u;
-#pragma unroll
-        for (int j = 32 * w; j < N && j < 32 * w + 32; ++j) {
-            st |= (keys[j] > c.strong_above ? 1u : 0u) << (j - 32 * w);
-            ge |= (keys[j] >= c.band_lo ? 1u : 0u) << (j - 32 * w);
-        }
         u32 rest = inside > 32u * (u32)w ? inside - 32u * (u32)w : 0u;
         u32 row_bits = rest >= 32u ? 0xffffffffu : (1u << rest) - 1u;
-        strong[w] = st;
-        band[w] = ge & ~st & row_bits;
-        counts += __popc(st) | (__popc(band[w]) << 16);
+        if (!any_strong) strong[w] = 0u;
+        band[w] = any_band ? band[w] & ~strong[w] & row_bits : 0u;
+        counts += __popc(strong[w]) | (__popc(band[w]) << 16);
     }
     return counts;
 }
@@ -585,7 +595,9 @@ __device__ void rtopk_warp_rows_impl(const Params& p) {
 
 // Every entry point takes the same arguments, gathered into Params. The warp kernels' second
 // launch bound caps registers so that that many blocks of 8 warps fit an SM (65536 registers):
-// 8 blocks (full occupancy) up to 8 keys per lane, fewer for wider rows; none of them spills.
+// 8 blocks (full occupancy) up to 8 keys per lane, fewer for wider rows (5 at 24 keys, where
+// 47 registers suffice: 2% faster at M = 768 than 4). A few words spill in some of them (ptxas
+// -v: the part-warp kernels up to 16 keys, the 64- and 96-key warp kernels).
 #define RTOPK_ARGS                                                                         \
     const float* x, float* out_val, u32* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
         int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign
@@ -599,7 +611,7 @@ extern "C" __global__ void __launch_bounds__(256, 8) rtopk_warp_rows_8(RTOPK_ARG
 extern "C" __global__ void __launch_bounds__(256, 6) rtopk_warp_rows_12(RTOPK_ARGS) { rtopk_warp_rows_impl<12, 32, 8>(RTOPK_PARAMS); }
 extern "C" __global__ void __launch_bounds__(256, 6) rtopk_warp_rows_16(RTOPK_ARGS) { rtopk_warp_rows_impl<16, 32, 8>(RTOPK_PARAMS); }
 extern "C" __global__ void __launch_bounds__(256, 5) rtopk_warp_rows_20(RTOPK_ARGS) { rtopk_warp_rows_impl<20, 32, 8>(RTOPK_PARAMS); }
-extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_24(RTOPK_ARGS) { rtopk_warp_rows_impl<24, 32, 8>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 5) rtopk_warp_rows_24(RTOPK_ARGS) { rtopk_warp_rows_impl<24, 32, 8>(RTOPK_PARAMS); }
 extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_28(RTOPK_ARGS) { rtopk_warp_rows_impl<28, 32, 8>(RTOPK_PARAMS); }
 extern "C" __global__ void __launch_bounds__(256, 4) rtopk_warp_rows_32(RTOPK_ARGS) { rtopk_warp_rows_impl<32, 32, 8>(RTOPK_PARAMS); }
 // Rows of 1025 to 3072 with one warp (the host takes them when k <= M / 8): 48 to 96 keys per
