@@ -11,7 +11,7 @@ use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, topk_rows};
 use crate::{CudaError, CudaTopK, Tuning};
 
 /// Input families: normal, uniform, heavy ties, same leading bits (AIR's radix-adversarial
-/// family: the first 20 key bits equal), and NaN (quiet and signalling, either sign, with
+/// family: the first 20 key bits equal), and NaN (quiet of either sign, signalling, with
 /// payloads)/±inf/-0-laced normal rows.
 pub const FAMILIES: [&str; 5] = ["normal", "uniform", "ties", "same-leading-bits", "nan-inf"];
 
@@ -43,10 +43,10 @@ fn sample(family: &str, rng: &mut StdRng) -> f32 {
         _ => match rng.random_range(0..40u32) {
             0 => f32::NAN,
             1 => f32::from_bits(0xffc0_1234),
-            5 => f32::from_bits(0x7f80_0001), // signalling, with a payload
             2 => f32::INFINITY,
             3 => f32::NEG_INFINITY,
             4 => -0.0,
+            5 => f32::from_bits(0x7f80_0001), // signalling, with a payload
             _ => StandardNormal.sample(rng),
         },
     }
