@@ -91,18 +91,30 @@ __device__ __forceinline__ float midpoint(float lo, float hi) {
 
 // ---- row storage: how count_ge and key_at reach the row's keys ---------------------------
 
+// Words of one bit per slot for N slots.
+#define MASK_WORDS(N) (((N) + 31) / 32)
+
+// Bit j % 32 of word j / 32: keys[j] >= t.
+template <int N>
+__device__ __forceinline__ void slots_ge(const u32 (&keys)[N], u32 t, u32 (&ge)[MASK_WORDS(N)]) {
+#pragma unroll
+    for (int w = 0; w < MASK_WORDS(N); ++w) {
+        u32 bits = 0u;
+#pragma unroll
+        for (int j = 32 * w; j < N && j < 32 * w + 32; ++j)
+            bits |= (keys[j] >= t ? 1u : 0u) << (j - 32 * w);
+        ge[w] = bits;
+    }
+}
+
 // Keys >= t among N register slots: the compares of each 32 slots pack into one mask, counted
 // by one popc (a third of the instructions of adding the compares one by one).
 template <int N>
 __device__ __forceinline__ u32 count_slots_ge(const u32 (&keys)[N], u32 t) {
-    u32 total = 0u;
+    u32 ge[MASK_WORDS(N)], total = 0u;
+    slots_ge(keys, t, ge);
 #pragma unroll
-    for (int w = 0; w < N; w += 32) {
-        u32 ge = 0u;
-#pragma unroll
-        for (int j = w; j < N && j < w + 32; ++j) ge |= (keys[j] >= t ? 1u : 0u) << (j - w);
-        total += __popc(ge);
-    }
+    for (int w = 0; w < MASK_WORDS(N); ++w) total += __popc(ge[w]);
     return total;
 }
 
@@ -130,9 +142,6 @@ __device__ __forceinline__ u32 row_max(u32 lanes, u32 v) {
     if constexpr (LANES == 32) return __reduce_max_sync(FULL_MASK, v);
     return row_butterfly<LANES>(lanes, v, [](u32 a, u32 b) { return max(a, b); });
 }
-
-// Words of one bit per slot for N slots.
-#define MASK_WORDS(N) (((N) + 31) / 32)
 
 // One row per LANES lanes (a warp, or a half- or quarter-warp: two or four rows per warp);
 // each lane holds EPL keys in registers. Slots past the row's end hold key 0, which only a
@@ -372,18 +381,6 @@ __device__ __forceinline__ u32 select_chunk(u32 key, bool valid, u32 i, const Cu
 
 // ---- selection from consecutive slots (both launch shapes) -------------------------------
 
-// Bit j % 32 of word j / 32: keys[j] >= t.
-template <int N>
-__device__ __forceinline__ void slots_ge(const u32 (&keys)[N], u32 t, u32 (&ge)[MASK_WORDS(N)]) {
-#pragma unroll
-    for (int w = 0; w < MASK_WORDS(N); ++w) {
-        u32 bits = 0u;
-#pragma unroll
-        for (int j = 32 * w; j < N && j < 32 * w + 32; ++j) bits |= (keys[j] >= t ? 1u : 0u) << (j - 32 * w);
-        ge[w] = bits;
-    }
-}
-
 // A thread's slots hold N consecutive elements first .. first + N - 1 (padding past M has key
 // 0). Bit j % 32 of word j / 32 of strong / band: element first + j is strong / in the band.
 // Returns the thread's strong (low 16 bits) and band (high 16 bits) counts. One compare per
@@ -473,6 +470,18 @@ __device__ __forceinline__ u32 taken(const u32 (&strong)[W], const u32 (&band)[W
 
 // ---- one warp per row --------------------------------------------------------------------
 
+// Keys of N values that are all inside the row, by `key`, and their min/max.
+template <int N, class Key>
+__device__ __forceinline__ void key_full_slots(u32 (&keys)[N], const float (&v)[N], Key key, u32* lo,
+                                               u32* hi) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        keys[j] = key(v[j]);
+        *lo = min(*lo, keys[j]);
+        *hi = max(*hi, keys[j]);
+    }
+}
+
 // Keys of a thread's N loaded values (elements first .. first + N - 1; slots past M get key
 // 0) and their min/max. Threads whose slots are all inside the row (all but the row's last)
 // take a path without per-slot tests.
@@ -483,19 +492,10 @@ __device__ __forceinline__ void key_slots(u32 (&keys)[N], const float (&v)[N], u
     if (first + (u32)N <= m && sign > 0.0f) {
         // Largest mode needs no NaN test: GPU float arithmetic returns the one canonical NaN,
         // 0x7fffffff, for any NaN operand, and its key is 0xffffffff, the NaN key of this mode.
-#pragma unroll
-        for (int j = 0; j < N; ++j) {
-            keys[j] = flip_key(__fmaf_rn(v[j], 1.0f, 0.0f));
-            lo = min(lo, keys[j]);
-            hi = max(hi, keys[j]);
-        }
+        auto largest = [](float x) { return flip_key(__fmaf_rn(x, 1.0f, 0.0f)); };
+        key_full_slots(keys, v, largest, &lo, &hi);
     } else if (first + (u32)N <= m) {
-#pragma unroll
-        for (int j = 0; j < N; ++j) {
-            keys[j] = order_key(v[j], sign);
-            lo = min(lo, keys[j]);
-            hi = max(hi, keys[j]);
-        }
+        key_full_slots(keys, v, [sign](float x) { return order_key(x, sign); }, &lo, &hi);
     } else {
 #pragma unroll
         for (int j = 0; j < N; ++j) {
