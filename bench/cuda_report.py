@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Join `rtopk bench cuda --json` and `bench/torch_topk.py` output into a Markdown report.
 
-    python3 bench/cuda_report.py RTOPK.json TORCH.json --read-gbps G --date D --command C > report.md
+    python3 bench/cuda_report.py RTOPK.json TORCH.json --read-gbps G --date D --command C \
+        [--idle RTOPK_IDLE.json TORCH_IDLE.json] > report.md
+
+--idle adds the RTop-K grid timed from an idle GPU (both sides' `--idle-start`), the method of
+earlier records, whose figures include the host's launch latency.
 """
 import argparse
 import json
@@ -20,6 +24,7 @@ def main():
     ap.add_argument("--read-gbps", type=float, required=True)
     ap.add_argument("--date", required=True)
     ap.add_argument("--command", required=True)
+    ap.add_argument("--idle", nargs=2, metavar=("RTOPK_IDLE", "TORCH_IDLE"))
     a = ap.parse_args()
     ours = json.load(open(a.rtopk_json))
     torch = {(t["n"], t["m"], t["k"], t["sorted"]): t for t in json.load(open(a.torch_json))}
@@ -27,8 +32,10 @@ def main():
     tv = next(iter(torch.values()))["torch"]
     out = [f"# RTop-K CUDA kernel vs torch.topk — {dev}, {a.date}", "",
            f"Command: `{a.command}`. torch {tv}. Normal data, inputs rotated past L2, CUDA events, "
-           f"median of {ours[0]['reps']} after 2 warm-ups. Read bandwidth measured in the same run: "
-           f"**{a.read_gbps:.0f} GB/s**. GB/s counts the input bytes (read once).", ""]
+           f"median of {ours[0]['reps']} after 2 warm-ups, each timed launch queued behind a spin "
+           f"kernel so that the host's launch latency stays out of both sides' figures. Read "
+           f"bandwidth measured in the same run: **{a.read_gbps:.0f} GB/s**. GB/s counts the "
+           f"input bytes (read once).", ""]
     exact = {(r["n"], r["m"], r["k"]): r for r in ours
              if r["max_iter"] is None and not r.get("sorted")}
     srt = {(r["n"], r["m"], r["k"]): r for r in ours if r["max_iter"] is None and r.get("sorted")}
@@ -107,7 +114,33 @@ def main():
             t = torch.get((*key, True))
             out.append(f"| {key[0]} | {key[1]} | {key[2]} | {r['median_ms']:.3f} | {sort_ms} | "
                        f"{t['median_ms']:.3f} | {speedup(key, r, True):.1f}× |")
+    if a.idle:
+        out += idle_section(grid, exact, torch, *a.idle)
     print("\n".join(out))
+
+
+def idle_section(grid, exact, torch, rtopk_idle, torch_idle):
+    """The grid's geometric-mean speedup by N under both timing methods."""
+    ours_i = {(r["n"], r["m"], r["k"]): r for r in json.load(open(rtopk_idle))
+              if r["max_iter"] is None and not r.get("sorted")}
+    torch_i = {(t["n"], t["m"], t["k"]): t for t in json.load(open(torch_idle)) if not t["sorted"]}
+    out = ["", "## Timing method: queued vs idle start (the RTop-K grid, exact)", "",
+           "Idle start: each launch timed from an idle GPU, so the figure includes the host's time "
+           "to submit it (earlier records). Geometric means over the grid's cells of each N; "
+           "ms columns are the medians at k = 32, M = 256.", "",
+           "| N | speedup queued | speedup idle start | ours ms queued / idle | "
+           "torch ms queued / idle |", "|---|---|---|---|---|"]
+    both = [k for k in grid if k in ours_i and k in torch_i]
+    for n in sorted({k[0] for k in both}) + [None]:
+        keys = [k for k in both if n is None or k[0] == n]
+        q = geomean([torch[(*k, False)]["median_ms"] / exact[k]["median_ms"] for k in keys])
+        i = geomean([torch_i[k]["median_ms"] / ours_i[k]["median_ms"] for k in keys])
+        c = (n, 256, 32)
+        ms = (f"{exact[c]['median_ms']:.4f} / {ours_i[c]['median_ms']:.4f} | "
+              f"{torch[(*c, False)]['median_ms']:.4f} / {torch_i[c]['median_ms']:.4f}"
+              if n is not None and c in both else "– | –")
+        out.append(f"| {n if n is not None else 'all'} | {q:.1f}× | {i:.1f}× | {ms} |")
+    return out
 
 
 if __name__ == "__main__":

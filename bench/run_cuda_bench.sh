@@ -10,6 +10,10 @@ python3 -c "import torch; print('torch', torch.__version__)" | tee -a "$out/devi
 "$bin" bench cuda --json > "$out/rtopk_cuda.json" 2> "$out/rtopk_cuda.log"
 read_gbps=$(grep -o 'read bandwidth [0-9.]*' "$out/rtopk_cuda.log" | awk '{print $3}')
 python3 bench/torch_topk.py "$out/rtopk_cuda.json" > "$out/torch_topk.json" 2> "$out/torch_topk.log"
+# the RTop-K grid again from an idle GPU (the earlier method: host launch latency included)
+"$bin" bench cuda --grid rtopk --idle-start --json > "$out/rtopk_cuda_idle.json" 2> "$out/rtopk_cuda_idle.log"
+python3 bench/torch_topk.py "$out/rtopk_cuda_idle.json" --idle-start > "$out/torch_topk_idle.json" 2> "$out/torch_topk_idle.log"
 python3 bench/cuda_report.py "$out/rtopk_cuda.json" "$out/torch_topk.json" --read-gbps "$read_gbps" \
-  --date "$(date -u +%Y-%m-%d)" --command "bash bench/run_cuda_bench.sh" > "$out/cuda_bench.md"
+  --date "$(date -u +%Y-%m-%d)" --command "bash bench/run_cuda_bench.sh" \
+  --idle "$out/rtopk_cuda_idle.json" "$out/torch_topk_idle.json" > "$out/cuda_bench.md"
 tail -n 40 "$out/cuda_bench.md"

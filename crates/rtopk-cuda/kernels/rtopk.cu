@@ -931,6 +931,16 @@ extern "C" __global__ void read_bandwidth_probe(const float4* x, u64 n4, float* 
     if (acc == 1.2345f) sink[0] = acc;  // keeps the loads alive; practically never stores
 }
 
+// Keeps the GPU busy for `ns` nanoseconds (one thread): timed work queued behind it starts as
+// soon as it ends, so the host's time to submit that work stays out of the measurement.
+extern "C" __global__ void spin_ahead(u64 ns) {
+    u64 start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
+}
+
 // Standard-normal benchmark data generated on the device (Box-Muller on a counter-based
 // hash), so multi-GiB inputs cost no host time; never zeros.
 __device__ __forceinline__ u32 mix32(u64 z) {

@@ -45,6 +45,13 @@ pub enum CudaError {
         /// Which limit it exceeds.
         why: &'static str,
     },
+    /// A timed launch could not be queued behind the spin kernel: the host took longer to
+    /// submit it than the GPU took to finish the spin, so the timing would include the host.
+    #[error("the host took over {spin_ms} ms to submit a timed launch; timing would include it")]
+    Timing {
+        /// The longest spin tried, in milliseconds.
+        spin_ms: f64,
+    },
 }
 
 /// Attaches what was being done to a driver error.

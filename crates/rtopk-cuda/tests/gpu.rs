@@ -4,7 +4,7 @@
 //! `cargo test -p rtopk-cuda --release -- --include-ignored`.
 
 use rtopk_cuda::verify::{Reference, WIDTHS, check_all, matrix};
-use rtopk_cuda::{CudaError, CudaTopK, check_libraries};
+use rtopk_cuda::{CudaError, CudaTopK, Launch, check_libraries};
 use topk_ref::{Bisect, Mode, Options, RowTopK, topk_rows};
 
 fn bisect_reference(b: Bisect) -> Box<dyn RowTopK> {
@@ -75,6 +75,35 @@ fn sorted_output_is_sorted_on_the_device_in_both_sort_paths() {
             }
         }
     }
+}
+
+/// `time_ms` queues the timed launch behind a spin kernel, so it reads less than the same
+/// launch timed from an idle GPU; a host slower than the longest spin is an error, not a figure.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn timing_leaves_the_host_out_or_says_it_cannot() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let (n, m, k) = (64, 256, 8);
+    let x = matrix(n, m, "normal", 3);
+    let s = gpu.stream();
+    let dx = s.clone_htod(x.as_slice().unwrap()).unwrap();
+    let mut val = s.alloc_zeros::<f32>(n * k).unwrap();
+    let mut idx = s.alloc_zeros::<u32>(n * k).unwrap();
+    let mut it = s.alloc_zeros::<u32>(n).unwrap();
+    let launch = Launch { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), sorted: false };
+    let mut run = || gpu.select_device(&launch, &dx, &mut val, &mut idx, &mut it);
+    let median = |mut t: Vec<f64>| {
+        t.sort_by(f64::total_cmp);
+        t[t.len() / 2]
+    };
+    let queued = median((0..21).map(|_| gpu.time_ms(&mut run).unwrap()).collect());
+    let idle = median((0..21).map(|_| gpu.time_ms_idle_start(&mut run).unwrap()).collect());
+    assert!(queued > 0.0 && queued < idle, "queued {queued} ms, idle start {idle} ms");
+    let slow_host = || {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        Ok(())
+    };
+    assert!(matches!(gpu.time_ms(slow_host), Err(CudaError::Timing { .. })));
 }
 
 /// On a machine without a CUDA driver (CI), opening a device is an error, not a panic.
