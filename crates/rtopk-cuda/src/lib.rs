@@ -665,8 +665,8 @@ impl CudaTopK {
 
     /// Runs `work` between two CUDA events on the stream and returns the elapsed milliseconds
     /// of the GPU's work alone: a spin kernel ahead of the start event keeps the GPU busy
-    /// while the host submits `work`, so the host's launch latency (several microseconds, a
-    /// third of the smallest shapes' time) stays out of the figure. Fails if the host took
+    /// while the host submits `work`, so the host's launch latency (2–3 µs on an H100, over a
+    /// tenth of the smallest benchmark shapes' time) stays out of the figure. Fails if the host took
     /// longer than the spin even after a longer retry.
     pub fn time_ms(
         &self,
