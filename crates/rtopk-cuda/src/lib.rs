@@ -9,7 +9,8 @@
 //! instead of panicking.
 //!
 //! Launch shapes, chosen by the row width M (and k):
-//! * `M <= 256`: two rows per warp (16 lanes each), `M <= 1024`: one warp per row, and one
+//! * `M <= 256`: four rows per warp (8 lanes each) when `k <= M / 4` and there are at least
+//!   1024 rows per SM, else two (16 lanes each); `M <= 1024`: one warp per row, and one
 //!   warp per row up to `M <= 3072` when `k <= M / 8` (48 to 96 keys per lane); each lane
 //!   keeps ⌈M/lanes⌉ consecutive elements' keys in registers, and the selected indices are
 //!   staged in shared memory so that the results are written out coalesced.
@@ -319,7 +320,7 @@ impl CudaTopK {
             )
         }
         .map_err(driver("reading the block kernel's static shared memory"))?;
-        // the block kernel's static shared memory (reduction slots, candidate list) comes first
+        // the block kernel's static shared memory (reduction slots, the selection's chunk counts and index stage) comes first
         let dynamic = optin.saturating_sub(static_smem.max(0) as usize);
         // SAFETY: a valid function handle of a loaded module, a valid attribute, and a size
         // within the device's opt-in limit.
