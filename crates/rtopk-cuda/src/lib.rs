@@ -80,7 +80,7 @@ const HALF_EPL_COUNT: usize = 10;
 /// share the warp's issue slots for the bracket arithmetic.
 pub const MAX_HALF_WARP_ROW: usize = 256;
 /// Widest row handled by a quarter-warp (four rows per warp, 8 lanes), where k <= M / 4 and
-/// there are at least [`QUARTER_ROWS_PER_SM`] rows per SM: the bracket arithmetic is shared
+/// there are at least 1024 rows per SM: the bracket arithmetic is shared
 /// by four rows, but each lane holds twice the keys of a half-warp's and the four rows'
 /// selections serialise, so larger k, and inputs too small to fill the SMs many times over,
 /// are faster with two rows per warp (`results/cuda/ab_quarter.txt`).
@@ -90,7 +90,7 @@ const QUARTER_ROWS_PER_SM: usize = 1024;
 /// Environment variable overriding [`MAX_QUARTER_WARP_ROW`] (0: never), for tuning runs.
 pub const QUARTER_WARP_ENV: &str = "RTOPK_CUDA_QUARTER_WARP_MAX";
 /// Environment variable overriding the fewest rows for quarter-warp rows
-/// ([`QUARTER_ROWS_PER_SM`] per SM), for tuning and sanitizer runs.
+/// (1024 per SM), for tuning and sanitizer runs.
 pub const QUARTER_ROWS_ENV: &str = "RTOPK_CUDA_QUARTER_MIN_ROWS";
 /// Environment variable overriding [`MAX_HALF_WARP_ROW`] (0: never), for tuning runs.
 pub const HALF_WARP_ENV: &str = "RTOPK_CUDA_HALF_WARP_MAX";
