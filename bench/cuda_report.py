@@ -17,6 +17,26 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
+def with_outputs(r):
+    """Percent of the read bandwidth, counting the outputs' bytes as well as the input's."""
+    return 100 * r["total_gbps"] * r["read_bw_fraction"] / r["gbps"]
+
+
+def no_search_ceiling(grid, es, speedup):
+    """The grid's geometric mean with max_iter = 0: no counting pass at all, the load and a
+    selection of the first k elements by index. No search, however fast, brings the exact
+    kernel above it."""
+    keys = [k for k in grid if 0 in es[k]]
+    if not keys:
+        return []
+    by_n = ", ".join(f"2^{n.bit_length() - 1} {geomean([speedup(k, es[k][0]) for k in keys if k[0] == n]):.1f}×"
+                     for n in sorted({k[0] for k in keys}))
+    return [f"Ceiling for any search: the same grid with max_iter = 0 (load, no counting pass, "
+            f"the first k elements by index selected) reaches "
+            f"**{geomean([speedup(k, es[k][0]) for k in keys]):.1f}×** over torch.topk "
+            f"(by N: {by_n}).", ""]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("rtopk_json")
@@ -35,7 +55,9 @@ def main():
            f"median of {ours[0]['reps']} after 2 warm-ups, each timed launch queued behind a spin "
            f"kernel so that the host's launch latency stays out of both sides' figures. Read "
            f"bandwidth measured in the same run: **{a.read_gbps:.0f} GB/s**. GB/s counts the "
-           f"input bytes (read once).", ""]
+           f"input bytes (read once); \"with outputs\" also counts the bytes every top-k "
+           f"writes (k values and k indices per row, and the kernel's iteration count per row) "
+           f"against the same read bandwidth.", ""]
     exact = {(r["n"], r["m"], r["k"]): r for r in ours
              if r["max_iter"] is None and not r.get("sorted")}
     srt = {(r["n"], r["m"], r["k"]): r for r in ours if r["max_iter"] is None and r.get("sorted")}
@@ -50,18 +72,20 @@ def main():
 
     grid = [key for key in exact if key[1] in (256, 512, 768) and key[0] >= 1 << 14]
     out += ["## Exact mode, the RTop-K grid (N × M × k)", "",
-            "| N | M | k | ours ms | torch ms (sorted=False) | speedup | GB/s | % of read BW |",
-            "|---|---|---|---|---|---|---|---|"]
+            "| N | M | k | ours ms | torch ms (sorted=False) | speedup | GB/s | % of read BW | "
+            "% with outputs |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for key in sorted(grid):
         r = exact[key]
         t = torch.get((*key, False))
         out.append(f"| {key[0]} | {key[1]} | {key[2]} | {r['median_ms']:.4f} | "
                    f"{t['median_ms']:.4f} | {speedup(key, r):.1f}× | {r['gbps']:.0f} | "
-                   f"{100 * r['read_bw_fraction']:.1f}% |")
+                   f"{100 * r['read_bw_fraction']:.1f}% | {with_outputs(r):.1f}% |")
     out += ["", f"**Geometric-mean speedup over the grid (exact): "
             f"{geomean([speedup(k, exact[k]) for k in grid]):.1f}×** "
             f"(sorted output vs torch.topk(sorted=True): "
             f"{geomean([speedup(k, srt[k], True) for k in grid if k in srt]):.1f}×)", ""]
+    out += no_search_ceiling(grid, es, speedup)
 
     out += ["## Table 3 on this GPU: average speedup over torch.topk by M and max_iter", "",
             "| M | " + " | ".join(str(i) for i in range(2, 9)) + " | exact |",
@@ -80,8 +104,9 @@ def main():
             "exact − no-search = the search, and the difference between the two selections. "
             "`bench/stage_breakdown.py` on an Nsight Compute profile splits the kernel's "
             "instructions by stage.", "",
-            "| M | k | exact ms | load ms | no-search − load ms | exact − no-search ms | share |",
-            "|---|---|---|---|---|---|---|"]
+            "| M | k | exact ms | load ms | no-search − load ms | exact − no-search ms | share | "
+            "% with outputs: exact / no-search |",
+            "|---|---|---|---|---|---|---|---|"]
     for key in sorted(k for k in grid if k[0] == 1 << 20):
         r, z = exact[key], es[key].get(0)
         if not z:
@@ -89,19 +114,21 @@ def main():
         load = key[0] * key[1] * 4 / (a.read_gbps * 1e9) * 1e3
         search = r["median_ms"] - z["median_ms"]
         out.append(f"| {key[1]} | {key[2]} | {r['median_ms']:.4f} | {load:.4f} | "
-                   f"{z['median_ms'] - load:.4f} | {search:.4f} | {100 * search / r['median_ms']:.0f}% |")
+                   f"{z['median_ms'] - load:.4f} | {search:.4f} | {100 * search / r['median_ms']:.0f}% | "
+                   f"{with_outputs(r):.1f}% / {with_outputs(z):.1f}% |")
 
     longer = sorted(k for k in exact if k[1] > 768)
     if longer:
         out += ["", "## Longer rows (Appendix B and beyond), exact", "",
-                "| N | M | k | ours ms | torch ms | speedup | GB/s | % of read BW |",
-                "|---|---|---|---|---|---|---|---|"]
+                "| N | M | k | ours ms | torch ms | speedup | GB/s | % of read BW | "
+                "% with outputs |",
+                "|---|---|---|---|---|---|---|---|---|"]
         for key in longer:
             r = exact[key]
             t = torch.get((*key, False))
             out.append(f"| {key[0]} | {key[1]} | {key[2]} | {r['median_ms']:.3f} | "
                        f"{t['median_ms']:.3f} | {speedup(key, r):.1f}× | {r['gbps']:.0f} | "
-                       f"{100 * r['read_bw_fraction']:.1f}% |")
+                       f"{100 * r['read_bw_fraction']:.1f}% | {with_outputs(r):.1f}% |")
     if srt:
         out += ["", "## Sorted output, exact (the device sort's launch included)", "",
                 "Each row's k results in SPEC §1's sorted order, against torch.topk(sorted=True) "

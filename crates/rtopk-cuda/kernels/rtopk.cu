@@ -2,7 +2,10 @@
 //
 // The same three stages, names and arithmetic as topk-ref's `bisect` and warp-sim's kernel:
 //   load_row          -> order keys into registers (and shared memory), row min/max key
-//   search_threshold  -> Algorithm 1 (value phase, then key phase) or Algorithm 2
+//   search_threshold  -> Algorithm 1 (value phase, then key phase) or Algorithm 2; a
+//                        whole-warp row of up to 1024 in exact mode narrows to its candidates
+//                        once a count at the bracket's lower end finds at most 128 keys
+//                        (narrow_row), and the search and the selection go on over those alone
 //   select_topk       -> every strong element, then the first band_left band ones, in index
 //                        order (each thread holds consecutive elements: one prefix scan
 //                        places them; ballots over chunks past the registers)
@@ -29,6 +32,7 @@ typedef unsigned long long u64;
 #define EXIT_CONVERGED 1
 #define EXIT_PRECISION 2
 #define EXIT_MAX_ITER 3
+#define EXIT_NARROW 4  // not an exit: a whole-warp row goes on with its candidates (narrow_row)
 
 struct Params {
     const float* x;      // (n_rows, m), row-major
@@ -143,19 +147,59 @@ __device__ __forceinline__ u32 row_max(u32 lanes, u32 v) {
     return row_butterfly<LANES>(lanes, v, [](u32 a, u32 b) { return max(a, b); });
 }
 
+// Most candidates a whole-warp row narrows to (narrow_row): 4 per lane; with their indices
+// they fill the row's share of the selection stage (256 words with 8 warps per block).
+#define CAND_CAP 128u
+
+// Inclusive prefix sum of v over a row's LANES lanes (sub: the lane's place among them).
+template <int LANES>
+__device__ __forceinline__ u32 row_scan(u32 lanes, u32 sub, u32 v) {
+#pragma unroll
+    for (u32 d = 1u; d < (u32)LANES; d <<= 1) {
+        u32 up = __shfl_up_sync(lanes, v, d, LANES);
+        if (sub >= d) v += up;
+    }
+    return v;
+}
+
 // One row per LANES lanes (a warp, or a half- or quarter-warp: two or four rows per warp);
 // each lane holds EPL keys in registers. Slots past the row's end hold key 0, which only a
 // threshold of 0 would count, and count_ge(0) is the whole row. `lanes`: the row's lanes in
 // the warp (the collectives' mask: the rows of a warp count, reduce and scan independently).
-template <int EPL, int LANES>
+template <int EPL, int LANES, bool NARROWS = false>
 struct WarpRow {
+    // Most keys the row narrows to (narrow_row), where it does: whole-warp rows in exact mode
+    // with k < CAND_CAP (rtopk_warp_rows_impl).
+    static constexpr u32 NARROW_CAP = NARROWS ? CAND_CAP : 0u;
     u32 keys[EPL];
     u32 m;
     u32 lanes;
+    mutable u32 ge_last[MASK_WORDS(EPL)];  // the last count's slot masks (for narrow_row)
 
     // count_ge for t >= 1 (every threshold of the value phase and of the key phase).
     __device__ __forceinline__ u32 count_ge_positive(u32 t) const {
-        return row_sum<LANES>(lanes, count_slots_ge(keys, t));
+        u32 c = 0u;
+        slots_ge(keys, t, ge_last);
+#pragma unroll
+        for (int w = 0; w < MASK_WORDS(EPL); ++w) c += __popc(ge_last[w]);
+        return row_sum<LANES>(lanes, c);
+    }
+    __device__ __forceinline__ u32 count_ge(u32 t) const {
+        return t == 0u ? m : count_ge_positive(t);
+    }
+};
+
+// A whole-warp row narrowed to its candidates, the n <= 128 keys >= lo_key at the step that
+// narrowed it (narrow_row), in index order: candidate r is slot r / 32 of lane r % 32; slots
+// past n hold key 0. Every later threshold is above that lo_key, so every key it counts is a
+// candidate and the counts are the row's own; every element the cut selects is one too.
+struct CandRow {
+    static constexpr u32 NARROW_CAP = 0u;
+    u32 keys[4];
+    u32 m, n;
+
+    __device__ __forceinline__ u32 count_ge_positive(u32 t) const {
+        return __reduce_add_sync(FULL_MASK, count_slots_ge(keys, t));
     }
     __device__ __forceinline__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);
@@ -211,6 +255,7 @@ struct BlockRow {
     __device__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);  // padding slots hold key 0
     }
+    static constexpr u32 NARROW_CAP = 0u;
     // One barrier per sum: consecutive sums use alternate halves of s_partial[0..63], and
     // every warp has read a half before any warp passes the next sum's barrier and reuses it.
     __device__ u32 block_sum(u32 c) const {
@@ -233,7 +278,13 @@ struct Search {
     int has_count_at_hi;
     int exit;
     u32 iterations;
+    float lo, hi, eps;  // the value phase's bracket and precision
+    int value;          // VALUE_NONE (no value phase), VALUE_PLAIN or VALUE_GUARDED
+    u32 count_at_lo;    // with EXIT_NARROW: count_ge(lo_key)
 };
+#define VALUE_NONE 0
+#define VALUE_PLAIN 1
+#define VALUE_GUARDED 2
 
 // Algorithm 1's three-way update; returns 1 on a hit.
 __device__ __forceinline__ int update(Search& s, u32 t, u32 cnt, u32 k) {
@@ -249,18 +300,19 @@ __device__ __forceinline__ int update(Search& s, u32 t, u32 cnt, u32 k) {
     return 0;
 }
 
-// Algorithm 1's value phase over the finite bracket [lo, hi]: returns 1 when the search is
-// over (a hit, or the precision reached), 0 when the key phase takes over (the bracket's
-// ends are adjacent floats, or VALUE_PHASE_LIMIT steps). PLAIN, where eps == 0 and
-// |lo|, |hi| <= FLT_MAX / 2 (almost every row), leaves out two tests that cannot fire there:
-// the precision test (hi > lo throughout, so hi - lo > 0 = eps) and midpoint's overflow guard
-// (lo + hi is finite). The bracket moves without the three-way update's count_at_hi, which
-// cut_of counts at the end if a row ends without a hit (no row of continuous data does).
+// Algorithm 1's value phase over the finite bracket [s.lo, s.hi]: returns 1 when the search is
+// over (a hit, or the precision reached) or the row is to be narrowed (EXIT_NARROW), 0 when
+// the key phase takes over (the bracket's ends are adjacent floats, or VALUE_PHASE_LIMIT
+// steps). PLAIN, where eps == 0 and |lo|, |hi| <= FLT_MAX / 2 (almost every row), leaves out
+// two tests that cannot fire there: the precision test (hi > lo throughout, so
+// hi - lo > 0 = eps) and midpoint's overflow guard (lo + hi is finite). The bracket moves
+// without the three-way update's count_at_hi, which cut_of counts at the end if a row ends
+// without a hit (no row of continuous data does).
 template <bool PLAIN, class Row>
-__device__ __forceinline__ int value_phase(const Row& row, Search& s, float lo, float hi, float eps,
-                                           u32 k) {
+__device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
+    float lo = s.lo, hi = s.hi;
     while (s.iterations < VALUE_PHASE_LIMIT) {
-        if (!PLAIN && __fsub_rn(hi, lo) <= eps) { s.exit = EXIT_PRECISION; return 1; }
+        if (!PLAIN && __fsub_rn(hi, lo) <= s.eps) { s.exit = EXIT_PRECISION; return 1; }
         float thres = PLAIN ? __fmul_rn(__fadd_rn(lo, hi), 0.5f) : midpoint(lo, hi);
         u32 t = number_key(thres);  // key_of_ordered: thres is finite here, never NaN
         if (!(s.lo_key < t && t < s.hi_key)) return 0;  // adjacent floats: stall
@@ -275,35 +327,48 @@ __device__ __forceinline__ int value_phase(const Row& row, Search& s, float lo, 
         s.lo_key = below ? s.lo_key : t;
         hi = below ? thres : hi;
         lo = below ? lo : thres;
+        if (Row::NARROW_CAP != 0u && !below && cnt <= Row::NARROW_CAP) {
+            s.lo = lo; s.hi = hi; s.count_at_lo = cnt; s.exit = EXIT_NARROW;
+            return 1;
+        }
     }
     return 0;
 }
 
+// The value phase (where it applies), then the key phase. A row that leaves the value phase
+// to be narrowed (EXIT_NARROW) comes back here as its CandRow and goes on where it left off.
 template <class Row>
-__device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
-    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u};
-    if (lo_key == hi_key) return s;
-    // value phase: the paper's bisection on (ordered) values
-    float lo = ordered_value_of_key(s.lo_key), hi = ordered_value_of_key(s.hi_key);
-    if (isfinite(lo) && isfinite(hi)) {
-        float eps = __fmul_rn(p.precision, fabsf(hi));
-        bool plain = eps == 0.0f && fmaxf(fabsf(lo), fabsf(hi)) <= 0x1.fffffep126f;
-        if (plain ? value_phase<true>(row, s, lo, hi, eps, p.k)
-                  : value_phase<false>(row, s, lo, hi, eps, p.k))
-            return s;
-    }
+__device__ void finish_exact(const Row& row, Search& s, u32 k) {
+    if (s.value != VALUE_NONE &&
+        (s.value == VALUE_PLAIN ? value_phase<true>(row, s, k) : value_phase<false>(row, s, k)))
+        return;
     // key phase: only where the value phase cannot proceed
     while (s.hi_key - s.lo_key > 1u) {
         u32 t = s.lo_key + (s.hi_key - s.lo_key) / 2u;  // > lo_key >= 0
-        if (update(s, t, row.count_ge_positive(t), p.k)) { s.exit = EXIT_HIT; return s; }
+        if (update(s, t, row.count_ge_positive(t), k)) { s.exit = EXIT_HIT; return; }
     }
     s.exit = EXIT_CONVERGED;
+}
+
+template <class Row>
+__device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, 0u};
+    if (lo_key == hi_key) return s;
+    // value phase: the paper's bisection on (ordered) values
+    s.lo = ordered_value_of_key(s.lo_key);
+    s.hi = ordered_value_of_key(s.hi_key);
+    if (isfinite(s.lo) && isfinite(s.hi)) {
+        s.eps = __fmul_rn(p.precision, fabsf(s.hi));
+        bool plain = s.eps == 0.0f && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
+        s.value = plain ? VALUE_PLAIN : VALUE_GUARDED;
+    }
+    finish_exact(row, s, p.k);
     return s;
 }
 
 template <class Row>
 __device__ Search search_early_stopping(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
-    Search s = {lo_key, hi_key, 0u, 0, EXIT_MAX_ITER, (u32)p.max_iter};
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_MAX_ITER, (u32)p.max_iter, 0.0f, 0.0f, 0.0f, VALUE_NONE, 0u};
     float lo = ordered_value_of_key(lo_key), hi = ordered_value_of_key(hi_key);
     int finite = isfinite(lo) && isfinite(hi);
     for (int iter = 0; iter < p.max_iter; ++iter) {
@@ -512,8 +577,8 @@ __device__ __forceinline__ void key_slots(u32 (&keys)[N], const float (&v)[N], u
 // Stage 1 for one row's lanes: lane l of the row holds elements l EPL .. l EPL + EPL - 1
 // (with 16-byte loads when the row allows: EPL % 4 == 0, 16-byte aligned rows, M % 4 == 0),
 // and the lane's min/max key.
-template <int EPL, int LANES>
-__device__ __forceinline__ void load_row(WarpRow<EPL, LANES>& row, const float* row_in, const Params& p,
+template <int EPL, int LANES, bool NARROWS>
+__device__ __forceinline__ void load_row(WarpRow<EPL, LANES, NARROWS>& row, const float* row_in, const Params& p,
                                          u32 first, u32* lane_min, u32* lane_max) {
     // every load is issued before the first key is computed
     float v[EPL];
@@ -538,18 +603,14 @@ __device__ __forceinline__ void load_row(WarpRow<EPL, LANES>& row, const float* 
 // in one word: at most 1024 each) places every lane's elements; lane order is index order.
 // The same elements in the same order as docs/kernel.md's chunks of 32: every strong one,
 // then the first band_left band elements by index. sub: the lane's place among the row's.
-template <int EPL, int LANES>
-__device__ __forceinline__ void select_topk_lanes(const WarpRow<EPL, LANES>& row, const Cut& c,
+template <int EPL, int LANES, bool NARROWS>
+__device__ __forceinline__ void select_topk_lanes(const WarpRow<EPL, LANES, NARROWS>& row, const Cut& c,
                                                   const Params& p, u32 sub, u32 first,
                                                   const float* row_in, float* out_val,
                                                   u32* out_idx, u32* stage, u32 cap) {
     u32 strong[MASK_WORDS(EPL)], band[MASK_WORDS(EPL)];
-    u32 own = classify(row.keys, first, p.m, c, strong, band), incl = own;
-#pragma unroll
-    for (u32 d = 1u; d < (u32)LANES; d <<= 1) {
-        u32 up = __shfl_up_sync(row.lanes, incl, d, LANES);
-        if (sub >= d) incl += up;
-    }
+    u32 own = classify(row.keys, first, p.m, c, strong, band);
+    u32 incl = row_scan<LANES>(row.lanes, sub, own);
     u32 all = __shfl_sync(row.lanes, incl, LANES - 1, LANES), band_left = p.k - c.strong_count;
     u32 total = min(p.k, (all & 0xffffu) + min(all >> 16, band_left));
     u32 take[MASK_WORDS(EPL)];
@@ -559,12 +620,58 @@ __device__ __forceinline__ void select_topk_lanes(const WarpRow<EPL, LANES>& row
                 [lanes]() { __syncwarp(lanes); }, row_in, out_val, out_idx);
 }
 
-template <int EPL, int LANES>
+// Stage 2, narrowing a whole-warp row (EXIT_NARROW: the last count, at lo_key, found
+// k < n <= CAND_CAP keys >= lo_key): its lanes copy those keys and their indices to the row's
+// share of the stage in index order (one scan of the lanes' counts places them; the last
+// count's masks say which slots), and take the keys back four per lane. From here on the
+// search counts 4 slots per lane instead of EPL, and the selection looks at n elements.
+template <int EPL>
+__device__ __forceinline__ CandRow narrow_row(const WarpRow<EPL, 32, true>& row, u32 n, u32* cand) {
+    u32 lane = threadIdx.x & 31u, first = lane * (u32)EPL, own = 0u;
+#pragma unroll
+    for (int w = 0; w < MASK_WORDS(EPL); ++w) own += __popc(row.ge_last[w]);
+    u32* at = cand + row_scan<32>(FULL_MASK, lane, own) - own;
+#pragma unroll
+    for (int j = 0; j < EPL; ++j) {
+        if ((row.ge_last[j / 32] >> (j % 32)) & 1u) {
+            at[0] = row.keys[j];
+            at[CAND_CAP] = first + (u32)j;
+            ++at;
+        }
+    }
+    __syncwarp();
+    CandRow c;
+    c.m = row.m;
+    c.n = n;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) c.keys[q] = lane + 32u * q < n ? cand[lane + 32u * q] : 0u;
+    return c;
+}
+
+// Stage 3 over a narrowed row's candidates: the chunks of 32 of docs/kernel.md, over the
+// candidates (index order) instead of the row; every element the cut takes is a candidate.
+__device__ __forceinline__ void select_candidates(const CandRow& row, const Cut& c, const Params& p,
+                                                  const u32* cand, const float* row_in,
+                                                  float* out_val, u32* out_idx) {
+    u32 lane = threadIdx.x & 31u, written = 0u, band_left = p.k - c.strong_count;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        u32 r = lane + 32u * q;
+        bool valid = r < row.n;
+        u32 i = valid ? cand[CAND_CAP + r] : 0u, band_taken;
+        written += select_chunk(row.keys[q], valid, i, c, band_left, written, p.k, row_in,
+                                out_val, out_idx, p.sign, &band_taken);
+        band_left -= band_taken;
+        if (written >= p.k || 32u * (q + 1) >= row.n) break;  // warp-uniform
+    }
+}
+
+template <int EPL, int LANES, bool NARROWS>
 __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap) {
     u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
     const float* row_in = p.x + row_id * (u64)p.m;
     // stage 1: load_row
-    WarpRow<EPL, LANES> row;
+    WarpRow<EPL, LANES, NARROWS> row;
     row.m = p.m;
     row.lanes = LANES == 32 ? FULL_MASK : ((1u << LANES) - 1u) << (lane - sub);
     u32 lane_min = 0xffffffffu, lane_max = 0u;
@@ -573,6 +680,18 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     u32 hi_key = row_max<LANES>(row.lanes, lane_max);
     // stage 2: search_threshold
     Search s = search_threshold(row, lo_key, hi_key, p);
+    if constexpr (NARROWS) {
+        if (s.exit == EXIT_NARROW) {  // warp-uniform; cap >= 2 CAND_CAP: at most 8 warps per block
+            CandRow narrowed = narrow_row(row, s.count_at_lo, stage);
+            finish_exact(narrowed, s, p.k);
+            // stage 3: select_topk
+            float* out_val = opaque(p.out_val + row_id * (u64)p.k);
+            u32* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
+            select_candidates(narrowed, cut_of(narrowed, s, p.k), p, stage, row_in, out_val, out_idx);
+            if (sub == 0) p.out_iter[row_id] = s.iterations;
+            return;
+        }
+    }
     // stage 3: select_topk
     Cut c = cut_of(row, s, p.k);
     float* out_val = opaque(p.out_val + row_id * (u64)p.k);
@@ -590,7 +709,21 @@ __device__ void rtopk_warp_rows_impl(const Params& p) {
     constexpr u32 cap = WARP_STAGE / (WARPS * 32 / LANES);  // each row's share of the stage
     u64 row_id = ((u64)blockIdx.x * (WARPS * 32) + threadIdx.x) / (u32)LANES;
     if (row_id >= p.n_rows) return;  // row-uniform: the partial last block
-    rtopk_warp_row<EPL, LANES>(p, row_id, s_stage + threadIdx.x / (u32)LANES * cap, cap);
+    u32* stage = s_stage + threadIdx.x / (u32)LANES * cap;
+    // Whole-warp rows of 12 to 32 keys per lane (M = 353 ... 1024) narrow (narrow_row) in
+    // exact mode where k < CAND_CAP (a count of more than k keys can fit it); a second
+    // instantiation without the narrowing serves the rest, so that rows which cannot narrow
+    // run the code they ran before (a kernel that could narrow everywhere was 6-8% slower at
+    // k = 128, where no row does: results/cuda/ab_session5.txt). The 48- to 96-key kernels
+    // keep one instantiation: theirs would add ~3 s to every process's NVRTC compile.
+    if constexpr (LANES == 32 && EPL >= 12 && EPL <= 32) {
+        static_assert(cap >= 2u * CAND_CAP, "the candidates and their indices fill the row's share");
+        if (p.max_iter < 0 && p.k < CAND_CAP) {
+            rtopk_warp_row<EPL, LANES, true>(p, row_id, stage, cap);
+            return;
+        }
+    }
+    rtopk_warp_row<EPL, LANES, false>(p, row_id, stage, cap);
 }
 
 // Every entry point takes the same arguments, gathered into Params. The warp kernels' second
