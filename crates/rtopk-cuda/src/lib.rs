@@ -13,7 +13,10 @@
 //!   1024 rows per SM, else two (16 lanes each); `M <= 1024`: one warp per row, and one
 //!   warp per row up to `M <= 3072` when `k <= M / 8` (48 to 96 keys per lane); each lane
 //!   keeps ⌈M/lanes⌉ consecutive elements' keys in registers, and the selected indices are
-//!   staged in shared memory so that the results are written out coalesced.
+//!   staged in shared memory so that the results are written out coalesced. In exact mode
+//!   with `k < 128`, a whole-warp row of `257 <= M <= 1024` is narrowed once a count at the
+//!   bracket's lower end finds at most 128 keys: the rest of the search and the selection run
+//!   over those candidates alone (docs/kernel.md, "Narrowing").
 //! * otherwise: one block of ⌈M/32⌉ threads (64 to 1024) per row, 32 keys per thread in
 //!   registers (rows up to 32768 wide entirely); the rest in shared memory as far as the
 //!   device's opt-in limit allows (~56k keys on Hopper), re-keyed from the input

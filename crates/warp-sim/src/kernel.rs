@@ -2,13 +2,19 @@
 //!
 //! One warp selects one row: `row = blockIdx.x * warps_per_block + warp`. Shared memory holds
 //! `s_keys[warp * M .. (warp + 1) * M]` for each warp of the block (plus one word per warp that
-//! only a seeded bug uses). The three stages:
+//! only a seeded bug uses, and, where rows narrow, `2 * CAND_CAP` words of `s_cand` per warp).
+//! The three stages:
 //!
 //! 1. [`load_row`] — each lane loads `i = lane, lane + 32, ... < M`, stores `order_key` into
 //!    `s_keys[i]` and keeps its own min and max key; `__syncwarp()`.
 //! 2. [`search_threshold`] — `warp_min` / `warp_max` (5 `shfl_xor` steps each), then the exact
 //!    bisection (value phase, key phase) or early stopping; every test is `count_ge(t)`, a
-//!    per-lane count plus a 5-step `shfl_xor` sum, so every lane holds the same bracket.
+//!    per-lane count plus a 5-step `shfl_xor` sum, so every lane holds the same bracket. In
+//!    exact mode, rows of [`NARROW_MIN_M`] to [`NARROW_MAX_M`] with `k <` [`CAND_CAP`] — the
+//!    rows the CUDA kernel runs on a whole warp with 12 to 32 keys per lane — are narrowed
+//!    ([`narrow_row`]) once a value-phase count at the new `lo_key` finds at most `CAND_CAP`
+//!    keys: those keys and their indices go to `s_cand` (ballot + popc, index order), and the
+//!    later counts and the selection read only them.
 //! 3. [`select_topk`] — chunks of 32 in index order: ballots of strong and band elements,
 //!    `popc` prefixes with `%lanemask_lt`, and the output written at `row * k + pos`.
 //!
@@ -38,6 +44,13 @@ pub const COUNT_NONE: u32 = u32::MAX;
 const NO_STRONG: u32 = u32::MAX;
 /// The five `shfl_xor` offsets of a butterfly reduction over 32 lanes.
 const BUTTERFLY: [u32; 5] = [16, 8, 4, 2, 1];
+/// Most candidates a row narrows to (`narrow_row`); `k` must be below it.
+pub const CAND_CAP: usize = 128;
+/// Narrowest row that narrows: the CUDA kernel's whole-warp rows of 12 keys per lane and more
+/// (rows of up to 256 run two or four to a warp there).
+pub const NARROW_MIN_M: usize = 257;
+/// Widest row that narrows: 32 keys per lane (wider rows' kernels do not narrow).
+pub const NARROW_MAX_M: usize = 1024;
 
 /// The kernel's parameters (`__global__` arguments).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,9 +74,19 @@ impl KernelArgs {
         self.mutant == Some(m)
     }
 
-    /// Shared words per block for `warps` warps: the rows' keys and one scratch word per warp.
+    /// Shared words per block for `warps` warps: the rows' keys and one scratch word per warp,
+    /// then, where rows narrow, each warp's `s_cand` (candidate keys, then their indices).
     pub fn shared_words(&self, warps: u32) -> usize {
-        warps as usize * (self.m + 1)
+        let cand = if self.narrows() { 2 * CAND_CAP } else { 0 };
+        warps as usize * (self.m + 1 + cand)
+    }
+
+    /// Whether a row may be narrowed to its candidates: exact mode, `k < CAND_CAP`, and
+    /// `NARROW_MIN_M <= M <= NARROW_MAX_M`.
+    pub fn narrows(&self) -> bool {
+        self.bisect.max_iter.is_none()
+            && self.k < CAND_CAP
+            && (NARROW_MIN_M..=NARROW_MAX_M).contains(&self.m)
     }
 }
 
@@ -125,6 +148,23 @@ struct Loaded {
     lane_max: Lanes<u32>,
 }
 
+/// Where `count_ge` and `select_topk` read the row's keys: `s_keys[0..M]`, key `j` being
+/// element `j`; or, once the row is narrowed, its `n` candidates `s_cand[0..n]`, whose element
+/// indices are `s_cand[CAND_CAP..CAND_CAP + n]`.
+#[derive(Clone, Copy, Debug)]
+struct Keys {
+    base: usize,
+    len: usize,
+    narrowed: bool,
+}
+
+impl Keys {
+    /// The row's own keys.
+    fn row(s_keys: usize, m: usize) -> Self {
+        Self { base: s_keys, len: m, narrowed: false }
+    }
+}
+
 /// The kernel body for one warp. `trace` records the row's journey when given.
 pub fn rtopk_kernel(
     w: &mut Warp<'_>,
@@ -150,8 +190,10 @@ pub fn rtopk_kernel(
     if let Some(t) = trace.as_deref_mut() {
         t.keys = w.peek_shared(s_keys, a.m);
     }
-    let (bracket, exit) = search_threshold(w, a, s_keys, &loaded, trace.as_deref_mut())?;
-    select_topk(w, a, x, out, row, s_keys, &bracket, exit, trace)?;
+    let s_cand = w.warps_per_block() as usize * (a.m + 1) + w.warp_idx() as usize * 2 * CAND_CAP;
+    let mut keys = Keys::row(s_keys, a.m);
+    let (bracket, exit) = search_threshold(w, a, &mut keys, s_cand, &loaded, trace.as_deref_mut())?;
+    select_topk(w, a, x, out, row, keys, &bracket, exit, trace)?;
     let lane0 = w.lane_id().map(|l| l == 0);
     let saved = w.push_active(&lane0, "kernel: if (lane == 0)")?;
     let addr = Lanes::splat(row);
@@ -225,20 +267,22 @@ fn add(a: u32, b: u32) -> u32 {
     a.wrapping_add(b)
 }
 
-/// `count_ge(t)`: each lane counts its `s_keys[i] >= t`, then the warp sums the counts.
+/// `count_ge(t)`: each lane counts its `keys[i] >= t` (the row's, or its candidates'), then
+/// the warp sums the counts.
 fn count_ge(
     w: &mut Warp<'_>,
     a: &KernelArgs,
-    s_keys: usize,
+    keys: Keys,
     t: &Lanes<u32>,
 ) -> Result<Lanes<u32>, SimError> {
     let lane = w.lane_id().map(|l| l as usize);
     let mut lane_cnt = Lanes::splat(0u32);
-    for base in (0..a.m).step_by(WARP_SIZE) {
+    for base in (0..keys.len).step_by(WARP_SIZE) {
         let i = lane.map(|l| base + l);
-        // Lanes with i >= M skip the last, partial chunk.
-        let saved = w.push_active_mask(lanes_below(a.m - base));
-        let key = w.ld_shared(&i.map(|i| s_keys + i), "count_ge: s_keys[i]")?;
+        // Lanes with i >= len skip the last, partial chunk.
+        let saved = w.push_active_mask(lanes_below(keys.len - base));
+        let label = if keys.narrowed { "count_ge: s_cand[i]" } else { "count_ge: s_keys[i]" };
+        let key = w.ld_shared(&i.map(|i| keys.base + i), label)?;
         let hit = if a.has(Mutant::CountGreaterThan) {
             key.zip(t, |key, t| key > t) // BUG: `>` instead of `>=`.
         } else {
@@ -286,7 +330,8 @@ fn update(b: &mut Bracket, k: u32, t: &Lanes<u32>, cnt: &Lanes<u32>) -> Lanes<bo
 fn search_threshold(
     w: &mut Warp<'_>,
     a: &KernelArgs,
-    s_keys: usize,
+    keys: &mut Keys,
+    s_cand: usize,
     loaded: &Loaded,
     mut trace: Option<&mut RowTrace>,
 ) -> Result<(Bracket, SearchExit), SimError> {
@@ -303,8 +348,8 @@ fn search_threshold(
         iterations: Lanes::splat(0),
     };
     let exit = match a.bisect.max_iter {
-        Some(n) => early_stopping(w, a, s_keys, &mut b, n, trace)?,
-        None => exact(w, a, s_keys, &mut b, trace)?,
+        Some(n) => early_stopping(w, a, *keys, &mut b, n, trace)?,
+        None => exact(w, a, keys, s_cand, &mut b, trace)?,
     };
     Ok((b, exit))
 }
@@ -313,14 +358,15 @@ fn search_threshold(
 fn exact(
     w: &mut Warp<'_>,
     a: &KernelArgs,
-    s_keys: usize,
+    keys: &mut Keys,
+    s_cand: usize,
     b: &mut Bracket,
     mut trace: Option<&mut RowTrace>,
 ) -> Result<SearchExit, SimError> {
     if w.branch(&b.lo_key.eq_lanes(&b.hi_key), "search: lo_key == hi_key")? {
         return Ok(SearchExit::Converged);
     }
-    if let Some(exit) = value_phase(w, a, s_keys, b, trace.as_deref_mut())? {
+    if let Some(exit) = value_phase(w, a, keys, s_cand, b, trace.as_deref_mut())? {
         return Ok(exit);
     }
     // Key phase: only where the value phase cannot proceed.
@@ -328,7 +374,7 @@ fn exact(
     while w.branch(&b.hi_key.zip(&b.lo_key, |hi, lo| hi.wrapping_sub(lo) > 1), "key phase: loop")? {
         let t = b.lo_key.zip(&b.hi_key, |lo, hi| lo.wrapping_add(hi.wrapping_sub(lo) / 2));
         let before = *b;
-        let cnt = count_ge(w, a, s_keys, &t)?;
+        let cnt = count_ge(w, a, *keys, &t)?;
         let hit = update(b, k, &t, &cnt);
         record_step(trace.as_deref_mut(), Phase::Key, &before, None, &t, &cnt, &hit);
         if w.branch(&hit, "key phase: cnt == k")? {
@@ -343,7 +389,8 @@ fn exact(
 fn value_phase(
     w: &mut Warp<'_>,
     a: &KernelArgs,
-    s_keys: usize,
+    keys: &mut Keys,
+    s_cand: usize,
     b: &mut Bracket,
     mut trace: Option<&mut RowTrace>,
 ) -> Result<Option<SearchExit>, SimError> {
@@ -371,7 +418,7 @@ fn value_phase(
             break; // adjacent floats: value bisection stalls
         }
         let before = *b;
-        let cnt = count_ge(w, a, s_keys, &t)?;
+        let cnt = count_ge(w, a, *keys, &t)?;
         let hit = update(b, k, &t, &cnt);
         record_step(trace.as_deref_mut(), Phase::Value, &before, Some(&thres), &t, &cnt, &hit);
         if w.branch(&hit, "value phase: cnt == k")? {
@@ -380,15 +427,65 @@ fn value_phase(
         let moved_hi = b.hi_key.eq_lanes(&t);
         hi = Lanes::select(&moved_hi, &thres, &hi);
         lo = Lanes::select(&moved_hi, &lo, &thres);
+        if a.narrows() && !keys.narrowed {
+            let fits = cnt.map(|c| c > k && c as usize <= CAND_CAP);
+            if w.branch(&fits, "value phase: k < cnt <= CAND_CAP")? {
+                *keys = narrow_row(w, a, *keys, s_cand, &b.lo_key, cnt.lane(0) as usize)?;
+                if let Some(tr) = trace.as_deref_mut() {
+                    tr.narrowed = Some((b.iterations.lane(0), cnt.lane(0)));
+                }
+            }
+        }
     }
     Ok(None)
+}
+
+/// Narrows the row to its candidates (docs/kernel.md, "Narrowing"): the value phase's last
+/// count found `k < n <= CAND_CAP` keys `>= lo_key`, and every later threshold is above
+/// `lo_key`, so those keys are all that later counts count, and all that the cut can select.
+/// Chunks of 32 in index order: a ballot of the keys `>= lo_key`, each one's place by `popc`
+/// with `%lanemask_lt`, its key to `s_cand[pos]` and its index to `s_cand[CAND_CAP + pos]`;
+/// `__syncwarp()` before anything reads them.
+fn narrow_row(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: Keys,
+    s_cand: usize,
+    lo_key: &Lanes<u32>,
+    n: usize,
+) -> Result<Keys, SimError> {
+    let lane = w.lane_id().map(|l| l as usize);
+    let lanemask_lt = w.lanemask_lt();
+    let mut written = Lanes::splat(0u32);
+    for base in (0..row.len).step_by(WARP_SIZE) {
+        let i = lane.map(|l| base + l);
+        let valid = i.map(|i| i < row.len);
+        let saved = w.push_active_mask(valid.mask());
+        let loaded = w.ld_shared(&i.map(|i| row.base + i), "narrow_row: s_keys[i]")?;
+        w.pop_active(saved);
+        let key = Lanes::select(&valid, &loaded, &Lanes::splat(0));
+        let cand = valid.and(&key.zip(lo_key, |key, lo| key >= lo));
+        let mask = w.ballot_sync(FULL_MASK, &cand, "narrow_row: ballot(key >= lo_key)")?;
+        let pos = written.zip(&mask.zip(&lanemask_lt, |m, lt| (m & lt).count_ones()), add);
+        let saved = w.push_active(&cand, "narrow_row: if (key >= lo_key)")?;
+        let at = pos.map(|p| s_cand + p as usize);
+        w.st_shared(&at, &key, "narrow_row: s_cand[pos] = key")?;
+        let at = pos.map(|p| s_cand + CAND_CAP + p as usize);
+        w.st_shared(&at, &i.map(|i| i as u32), "narrow_row: s_cand[CAND_CAP + pos] = i")?;
+        w.pop_active(saved);
+        written = written.zip(&mask.popc(), add);
+    }
+    if !a.has(Mutant::MissingSyncwarpAfterNarrow) {
+        w.syncwarp(FULL_MASK, "narrow_row: __syncwarp()")?;
+    }
+    Ok(Keys { base: s_cand, len: n, narrowed: true })
 }
 
 /// Early stopping (Algorithm 2, `max_iter = n`): `n` two-way steps, no exit on `cnt == k`.
 fn early_stopping(
     w: &mut Warp<'_>,
     a: &KernelArgs,
-    s_keys: usize,
+    keys: Keys,
     b: &mut Bracket,
     n: u32,
     mut trace: Option<&mut RowTrace>,
@@ -410,7 +507,7 @@ fn early_stopping(
             (Lanes::splat(f32::NAN), t)
         };
         let before = (*b, lo, hi);
-        let cnt = count_ge(w, a, s_keys, &t)?;
+        let cnt = count_ge(w, a, keys, &t)?;
         let below = cnt.map(|c| c < k);
         b.hi_key = Lanes::select(&below, &t, &b.hi_key);
         hi = Lanes::select(&below, &thres, &hi);
@@ -452,14 +549,14 @@ fn select_topk(
     x: &[f32],
     out: &mut KernelOut,
     row: usize,
-    s_keys: usize,
+    keys: Keys,
     b: &Bracket,
     exit: SearchExit,
     mut trace: Option<&mut RowTrace>,
 ) -> Result<(), SimError> {
     let k = a.k as u32;
     let SelectionBounds { strong_above, band_lo, strong_count } =
-        selection_bounds(w, a, s_keys, b, exit)?;
+        selection_bounds(w, a, keys, b, exit)?;
     if let Some(t) = trace.as_deref_mut() {
         t.exit = Some(exit);
         t.iterations = b.iterations.lane(0);
@@ -472,12 +569,21 @@ fn select_topk(
     let mut band_left = strong_count.map(|s| k.wrapping_sub(s));
     let mut written = Lanes::splat(0u32);
     // BUG (SelectPastM): the chunk loop and the validity test use M rounded up to 32.
-    let end = if a.has(Mutant::SelectPastM) { a.m.next_multiple_of(WARP_SIZE) } else { a.m };
+    let len = keys.len;
+    let end = if a.has(Mutant::SelectPastM) { len.next_multiple_of(WARP_SIZE) } else { len };
     for base in (0..end).step_by(WARP_SIZE) {
-        let i = lane.map(|l| base + l);
-        let valid = i.map(|i| i < end);
+        let j = lane.map(|l| base + l);
+        let valid = j.map(|j| j < end);
         let saved = w.push_active_mask(valid.mask());
-        let loaded = w.ld_shared(&i.map(|i| s_keys + i), "select: s_keys[i]")?;
+        let label = if keys.narrowed { "select: s_cand[j]" } else { "select: s_keys[i]" };
+        let loaded = w.ld_shared(&j.map(|j| keys.base + j), label)?;
+        // A narrowed row's candidates carry their element indices.
+        let i = if keys.narrowed {
+            let at = j.map(|j| keys.base + CAND_CAP + j);
+            w.ld_shared(&at, "select: i = s_cand[CAND_CAP + j]")?.map(|i| i as usize)
+        } else {
+            j
+        };
         w.pop_active(saved);
         let key = Lanes::select(&valid, &loaded, &Lanes::splat(0));
         if a.has(Mutant::EarlyExitBeforeBallot) {
@@ -488,7 +594,7 @@ fn select_topk(
         let band = valid.and(&strong.not()).and(&key.zip(&band_lo, |key, lo| key >= lo));
         let ballot_mask = if a.has(Mutant::BallotPartialMask) {
             // BUG: the ballot names only the lanes holding an element of the row.
-            lanes_below(a.m - base.min(a.m))
+            lanes_below(len - base.min(len))
         } else {
             FULL_MASK
         };
@@ -565,7 +671,7 @@ fn position(
 fn selection_bounds(
     w: &mut Warp<'_>,
     a: &KernelArgs,
-    s_keys: usize,
+    keys: Keys,
     b: &Bracket,
     exit: SearchExit,
 ) -> Result<SelectionBounds, SimError> {
@@ -578,7 +684,7 @@ fn selection_bounds(
         SearchExit::Converged | SearchExit::Precision => {
             let untested = b.count_at_hi.map(|c| c == COUNT_NONE);
             let at_hi = if w.branch(&untested, "select: count_at_hi == NONE")? {
-                count_ge(w, a, s_keys, &b.hi_key)? // one extra counting pass, not an iteration
+                count_ge(w, a, keys, &b.hi_key)? // one extra counting pass, not an iteration
             } else {
                 b.count_at_hi
             };

@@ -4,7 +4,8 @@
 //! A mutant is *caught* when a launch reports a diagnostic, or when its output (indices,
 //! value bits or iteration counts) differs from topk-ref's `Bisect` on some case of a fixed
 //! suite of shapes (M below, at and above 32, not multiples of 32; both modes; exact and
-//! early stopping; several warps per block with a partial last block).
+//! early stopping; several warps per block with a partial last block; rows that narrow to
+//! their candidates).
 
 use std::fmt::Write as _;
 
@@ -49,11 +50,14 @@ pub enum Mutant {
     BroadcastFromWrongLane,
     /// `count_ge` counts `key > t` instead of `key >= t`.
     CountGreaterThan,
+    /// No `__syncwarp()` between `narrow_row`'s stores and the first count that reads the
+    /// candidates: lanes read candidates that other lanes wrote.
+    MissingSyncwarpAfterNarrow,
 }
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 13] = [
+    pub const ALL: [Mutant; 14] = [
         Mutant::MissingSyncwarpAfterLoad,
         Mutant::BallotPartialMask,
         Mutant::IdleLanesExitEarly,
@@ -67,6 +71,7 @@ impl Mutant {
         Mutant::WrongShuffleOffset,
         Mutant::BroadcastFromWrongLane,
         Mutant::CountGreaterThan,
+        Mutant::MissingSyncwarpAfterNarrow,
     ];
 
     /// A short kebab-case name.
@@ -85,6 +90,7 @@ impl Mutant {
             Mutant::WrongShuffleOffset => "wrong-shuffle-offset",
             Mutant::BroadcastFromWrongLane => "broadcast-from-wrong-lane",
             Mutant::CountGreaterThan => "count-greater-than",
+            Mutant::MissingSyncwarpAfterNarrow => "missing-syncwarp-after-narrow",
         }
     }
 
@@ -158,6 +164,7 @@ fn suite() -> Vec<Case> {
         c(4, 77, 10, Mode::Smallest, exact, 3, true),
         c(4, 77, 10, Mode::Largest, exact, 3, true),
         c(3, 256, 32, Mode::Largest, exact, 2, false),
+        c(3, 300, 20, Mode::Largest, exact, 2, false), // narrows to its candidates
         c(3, 100, 7, Mode::Largest, Bisect::early_stopping(6), 2, false),
         c(3, 64, 64, Mode::Smallest, exact, 2, false),
     ]

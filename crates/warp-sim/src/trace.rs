@@ -93,6 +93,9 @@ pub struct RowTrace {
     pub max_key: u32,
     /// The threshold tests.
     pub steps: Vec<TraceStep>,
+    /// `(iterations, n)` when the row was narrowed to its `n` candidates after that many
+    /// iterations (`narrow_row`).
+    pub narrowed: Option<(u32, u32)>,
     /// How the search ended.
     pub exit: Option<SearchExit>,
     /// Iterations reported (SPEC §3).
@@ -126,6 +129,7 @@ impl RowTrace {
             min_key: 0,
             max_key: 0,
             steps: Vec::new(),
+            narrowed: None,
             exit: None,
             iterations: 0,
             strong_above: 0,
@@ -242,6 +246,13 @@ impl RowTrace {
             Some(SearchExit::MaxIter) => "MAX_ITER (early stopping)",
             None => "-",
         };
+        if let Some((after, n)) = self.narrowed {
+            let _ = writeln!(
+                s,
+                "  narrow_row after iteration {after}: the {n} keys >= lo_key to s_cand (ballot + \
+                 popc, index order); later counts and the selection read only them"
+            );
+        }
         let _ = writeln!(s, "  exit: {exit}; iterations = {}", self.iterations);
     }
 
@@ -273,6 +284,10 @@ impl RowTrace {
             "  lanes 0..31 left to right: S strong, B band taken, b band not taken, . other, \
              blank past M"
         );
+        if let Some((_, n)) = self.narrowed {
+            let _ =
+                writeln!(s, "  (chunks over the {n} candidates, [j] = candidate j, not element j)");
+        }
         for c in &self.chunks {
             let _ = writeln!(
                 s,

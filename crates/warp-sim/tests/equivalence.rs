@@ -155,3 +155,45 @@ fn degenerate_launches() {
     let mut wide = Simulator::new(SimConfig { warps_per_block: 33, ..SimConfig::default() });
     assert!(wide.run(&[1.0, 2.0], &args(1, 2, 1)).is_err(), "33 warps per block");
 }
+
+/// Rows of 257 to 1024 in exact mode with k < 128 narrow to their candidates (the CUDA
+/// kernel's whole-warp rows of 12 to 32 keys per lane), and the answer stays bisect's; other
+/// rows never narrow.
+#[test]
+fn rows_in_the_narrowing_range_narrow_and_still_equal_bisect() {
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut sim = Simulator::new(SimConfig { warps_per_block: 3, ..SimConfig::default() });
+    let cases = [
+        (700, 20, Bisect::exact(), true),
+        (257, 100, Bisect::exact(), true),
+        (1024, 64, Bisect::exact(), true),
+        (256, 20, Bisect::exact(), false),
+        (1025, 20, Bisect::exact(), false),
+        (700, 128, Bisect::exact(), false),
+        (700, 20, Bisect::early_stopping(6), false),
+    ];
+    for (m, k, b, narrows) in cases {
+        let n = 5;
+        let x = generate("normal", n, m, &mut rng);
+        let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: b, mutant: None };
+        assert_eq!(args.narrows(), narrows, "M = {m}, k = {k}");
+        let (got, trace) = sim.run_traced(&x, &args, 2).unwrap();
+        assert!(got.diagnostics.is_empty(), "{:?}", got.diagnostics);
+        match trace.narrowed {
+            Some((after, cand)) => {
+                assert!(narrows, "M = {m}, k = {k} narrowed");
+                assert!(after >= 1 && k < cand as usize && cand <= 128, "{after} {cand}");
+            }
+            None => assert!(!narrows, "M = {m}, k = {k}: a normal row that did not narrow"),
+        }
+        for r in 0..n {
+            let want = topk_row(&b, &x[r * m..(r + 1) * m], k, Options::default()).unwrap();
+            assert_eq!(
+                &got.indices[r * k..(r + 1) * k],
+                want.indices.as_slice(),
+                "M = {m} row {r}"
+            );
+            assert_eq!(got.iterations[r], want.stats.iterations.unwrap_or(0), "M = {m} row {r}");
+        }
+    }
+}
