@@ -5,21 +5,21 @@
 //! only a seeded bug uses, and, where rows narrow, `2 * CAND_CAP` words of `s_cand` per warp).
 //! The three stages:
 //!
-//! 1. [`load_row`] — each lane loads `i = lane, lane + 32, ... < M`, stores `order_key` into
+//! 1. `load_row` — each lane loads `i = lane, lane + 32, ... < M`, stores `order_key` into
 //!    `s_keys[i]` and keeps its own min and max key; `__syncwarp()`.
-//! 2. [`search_threshold`] — `warp_min` / `warp_max` (5 `shfl_xor` steps each), then the exact
+//! 2. `search_threshold` — `warp_min` / `warp_max` (5 `shfl_xor` steps each), then the exact
 //!    bisection (value phase, key phase) or early stopping; every test is `count_ge(t)`, a
 //!    per-lane count plus a 5-step `shfl_xor` sum, so every lane holds the same bracket. In
 //!    exact mode, rows of [`NARROW_MIN_M`] to [`NARROW_MAX_M`] with `k <` [`CAND_CAP`] — the
 //!    rows the CUDA kernel runs on a whole warp with 12 to 32 keys per lane — are narrowed
-//!    ([`narrow_row`]) once a value-phase count at the new `lo_key` finds at most `CAND_CAP`
+//!    (`narrow_row`) once a value-phase count at the new `lo_key` finds at most `CAND_CAP`
 //!    keys: those keys and their indices go to `s_cand` (ballot + popc, index order), and the
 //!    later counts and the selection read only them.
-//! 3. [`select_topk`] — chunks of 32 in index order: ballots of strong and band elements,
+//! 3. `select_topk` — chunks of 32 in index order: ballots of strong and band elements,
 //!    `popc` prefixes with `%lanemask_lt`, and the output written at `row * k + pos`.
 //!
 //! The float arithmetic is topk-ref's own functions ([`midpoint`], [`key_of_ordered`],
-//! [`ordered_value_of_key`], [`order::key`](topk_ref::order::key)), applied lane by lane, so
+//! [`ordered_value_of_key`], [`order::key`]), applied lane by lane, so
 //! thresholds are bit-identical to the CPU reference. Integer arithmetic on device values
 //! wraps, as CUDA's `unsigned` does: a seeded bug can produce garbage, never a Rust panic.
 //!
