@@ -3,7 +3,8 @@
 # blocks, both launch shapes, exact and early stopping, both modes, the sort's shared-memory
 # (several rows per block, partial last block) and global-memory paths; quarter-warp rows
 # (four rows per warp) forced on small inputs with RTOPK_CUDA_QUARTER_MIN_ROWS=0 ("q:" cases);
-# whole-warp rows narrowed to their candidates (M = 700 and 999, k < 128, exact).
+# whole-warp rows narrowed to their candidates (M = 700 and 999, k < 128, exact) and block rows
+# narrowed to theirs (M = 5001 and 8192, k < 512, exact).
 #   bash bench/sanitize_cuda.sh BIN OUTDIR
 set -uo pipefail
 bin=$1; out=$2; mkdir -p "$out"
@@ -13,7 +14,8 @@ cases=("--n 1003 --m 100 -k 7" "--n 9 --m 33 -k 33" "--n 17 --m 1 -k 1" "--n 5 -
        "--n 1003 --m 100 -k 7 --sorted" "--n 3 --m 1500 -k 1025 --sorted --smallest" "--n 2 --m 70000 -k 5000 --sorted"
        "--n 9 --m 1000 -k 999 --sorted" "--n 5 --m 2047 -k 200 --sorted" "--n 3 --m 3000 -k 375"
        "q:--n 1003 --m 100 -k 7" "q:--n 13 --m 256 -k 64 --sorted --smallest" "q:--n 6 --m 33 -k 8 --max-iter 2"
-       "--n 1001 --m 700 -k 20" "--n 7 --m 999 -k 100 --smallest")
+       "--n 1001 --m 700 -k 20" "--n 7 --m 999 -k 100 --smallest"
+       "--n 3 --m 5001 -k 100" "--n 4 --m 8192 -k 400 --smallest")
 fail=0
 for tool in memcheck racecheck synccheck initcheck; do
   for c in "${cases[@]}"; do

@@ -2,10 +2,11 @@
 //
 // The same three stages, names and arithmetic as topk-ref's `bisect` and warp-sim's kernel:
 //   load_row          -> order keys into registers (and shared memory), row min/max key
-//   search_threshold  -> Algorithm 1 (value phase, then key phase) or Algorithm 2; a
-//                        whole-warp row of up to 1024 in exact mode narrows to its candidates
-//                        once a count at the bracket's lower end finds at most 128 keys
-//                        (narrow_row), and the search and the selection go on over those alone
+//   search_threshold  -> Algorithm 1 (value phase, then key phase) or Algorithm 2; in exact
+//                        mode a whole-warp row of 257 to 1024 (a block row of 3073 to 8192)
+//                        narrows to its candidates once a count at the bracket's lower end
+//                        finds at most 128 (512) keys (narrow_row), and the search and the
+//                        selection go on over those alone, on one warp
 //   select_topk       -> every strong element, then the first band_left band ones, in index
 //                        order (each thread holds consecutive elements: one prefix scan
 //                        places them; ballots over chunks past the registers)
@@ -32,7 +33,7 @@ typedef unsigned long long u64;
 #define EXIT_CONVERGED 1
 #define EXIT_PRECISION 2
 #define EXIT_MAX_ITER 3
-#define EXIT_NARROW 4  // not an exit: a whole-warp row goes on with its candidates (narrow_row)
+#define EXIT_NARROW 4  // not an exit: the row goes on with its candidates (narrow_row)
 
 struct Params {
     const float* x;      // (n_rows, m), row-major
@@ -150,6 +151,13 @@ __device__ __forceinline__ u32 row_max(u32 lanes, u32 v) {
 // Most candidates a whole-warp row narrows to (narrow_row): 4 per lane; with their indices
 // they fill the row's share of the selection stage (256 words with 8 warps per block).
 #define CAND_CAP 128u
+// Most candidates a block row narrows to: BLOCK_CAND_KEYS per lane of the one warp that goes
+// on with them; with their indices they fill the block's selection stage.
+#define BLOCK_CAND_KEYS 16
+#define BLOCK_CAND_CAP (32u * BLOCK_CAND_KEYS)
+// Block rows that narrow (rtopk_block_rows): M = 3073 ... 8192, blocks of 4 to 8 warps.
+#define BLOCK_NARROW_MIN_M 3073u
+#define BLOCK_NARROW_MAX_M 8192u
 
 // Inclusive prefix sum of v over a row's LANES lanes (sub: the lane's place among them).
 template <int LANES>
@@ -189,17 +197,30 @@ struct WarpRow {
     }
 };
 
-// A whole-warp row narrowed to its candidates, the n <= 128 keys >= lo_key at the step that
+// A row narrowed to its candidates on one warp, the n <= CAP keys >= lo_key at the step that
 // narrowed it (narrow_row), in index order: candidate r is slot r / 32 of lane r % 32; slots
 // past n hold key 0. Every later threshold is above that lo_key, so every key it counts is a
 // candidate and the counts are the row's own; every element the cut selects is one too.
+// C = 4 for a whole-warp row, 32 for a block row.
+template <int C>
 struct CandRow {
     static constexpr u32 NARROW_CAP = 0u;
-    u32 keys[4];
+    static constexpr u32 CAP = 32u * (u32)C;  // in `cand`, the indices start at CAP
+    u32 keys[C];
     u32 m, n;
 
+    // Groups of 4 slots (128 candidates); groups past n hold only padding and are skipped.
     __device__ __forceinline__ u32 count_ge_positive(u32 t) const {
-        return __reduce_add_sync(FULL_MASK, count_slots_ge(keys, t));
+        u32 c = 0u;
+#pragma unroll
+        for (int g = 0; g < C; g += 4) {
+            if (g > 0 && 32u * (u32)g >= n) break;  // warp-uniform
+            u32 bits = 0u;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) bits |= (keys[g + j] >= t ? 1u : 0u) << j;
+            c += __popc(bits);
+        }
+        return __reduce_add_sync(FULL_MASK, c);
     }
     __device__ __forceinline__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);
@@ -229,8 +250,10 @@ __device__ __forceinline__ void block_prefix(u32 own, u32* slots, u32* before, u
 // (elements in_regs .. in_regs + cached - 1, up to the opt-in limit); anything beyond both is
 // re-keyed from the input (L2-resident while the block works) on each pass.
 #define BLOCK_EPL 32
+template <bool NARROWS>
 struct BlockRow {
     u32 keys[BLOCK_EPL];
+    mutable u32 ge_last[1];  // the last count's slot mask (for narrow_row)
     const float* row;
     const u32* s_keys;
     u32* s_partial;     // two slots per warp, for block sums
@@ -244,7 +267,8 @@ struct BlockRow {
         return s < cached ? s_keys[s] : order_key(row[i], sign);
     }
     __device__ u32 count_ge_positive(u32 t) const {
-        u32 c = count_slots_ge(keys, t);
+        slots_ge(keys, t, ge_last);
+        u32 c = __popc(ge_last[0]);
         if (in_regs < m) {  // block-uniform: rows wider than the registers
             u32 i = threadIdx.x;
             for (; i < cached; i += blockDim.x) c += s_keys[i] >= t ? 1u : 0u;
@@ -255,7 +279,9 @@ struct BlockRow {
     __device__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);  // padding slots hold key 0
     }
-    static constexpr u32 NARROW_CAP = 0u;
+    // Most keys the row narrows to (narrow_row), where it does: exact mode, k < BLOCK_CAND_CAP,
+    // M = BLOCK_NARROW_MIN_M ... BLOCK_NARROW_MAX_M (rtopk_block_rows; all in registers).
+    static constexpr u32 NARROW_CAP = NARROWS ? BLOCK_CAND_CAP : 0u;
     // One barrier per sum: consecutive sums use alternate halves of s_partial[0..63], and
     // every warp has read a half before any warp passes the next sum's barrier and reuses it.
     __device__ u32 block_sum(u32 c) const {
@@ -479,7 +505,8 @@ __device__ __forceinline__ u32 lowest_bits(u32 mask, u32 n) {
 }
 
 // Results staged per chunk before they are written: WARP_STAGE indices per block of the warp
-// kernels (split between its rows), BLOCK_STAGE per row of the block kernel.
+// kernels (split between its rows), BLOCK_STAGE per row of the block kernel (where a row
+// narrows, the stage holds its candidates and their indices instead).
 #define WARP_STAGE 2048u
 #define BLOCK_STAGE 1024u
 
@@ -620,50 +647,78 @@ __device__ __forceinline__ void select_topk_lanes(const WarpRow<EPL, LANES, NARR
                 [lanes]() { __syncwarp(lanes); }, row_in, out_val, out_idx);
 }
 
+// A thread's candidates (the slots `ge` marks, elements first + j) and their indices to
+// cand[at ..] and cand[cap + at ..], in index order.
+template <int N>
+__device__ __forceinline__ void copy_candidates(const u32 (&keys)[N], const u32 (&ge)[MASK_WORDS(N)],
+                                                u32 first, u32* at, u32 cap) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        if ((ge[j / 32] >> (j % 32)) & 1u) {
+            at[0] = keys[j];
+            at[cap] = first + (u32)j;
+            ++at;
+        }
+    }
+}
+
+// The n candidates back from cand, C per lane (candidate r: slot r / 32 of lane r % 32).
+template <int C>
+__device__ __forceinline__ CandRow<C> take_candidates(const u32* cand, u32 n, u32 m) {
+    u32 lane = threadIdx.x & 31u;
+    CandRow<C> c;
+    c.m = m;
+    c.n = n;
+#pragma unroll
+    for (int q = 0; q < C; ++q) c.keys[q] = lane + 32u * q < n ? cand[lane + 32u * q] : 0u;
+    return c;
+}
+
 // Stage 2, narrowing a whole-warp row (EXIT_NARROW: the last count, at lo_key, found
 // k < n <= CAND_CAP keys >= lo_key): its lanes copy those keys and their indices to the row's
 // share of the stage in index order (one scan of the lanes' counts places them; the last
 // count's masks say which slots), and take the keys back four per lane. From here on the
 // search counts 4 slots per lane instead of EPL, and the selection looks at n elements.
 template <int EPL>
-__device__ __forceinline__ CandRow narrow_row(const WarpRow<EPL, 32, true>& row, u32 n, u32* cand) {
-    u32 lane = threadIdx.x & 31u, first = lane * (u32)EPL, own = 0u;
+__device__ __forceinline__ CandRow<4> narrow_row(const WarpRow<EPL, 32, true>& row, u32 n, u32* cand) {
+    u32 lane = threadIdx.x & 31u, own = 0u;
 #pragma unroll
     for (int w = 0; w < MASK_WORDS(EPL); ++w) own += __popc(row.ge_last[w]);
-    u32* at = cand + row_scan<32>(FULL_MASK, lane, own) - own;
-#pragma unroll
-    for (int j = 0; j < EPL; ++j) {
-        if ((row.ge_last[j / 32] >> (j % 32)) & 1u) {
-            at[0] = row.keys[j];
-            at[CAND_CAP] = first + (u32)j;
-            ++at;
-        }
-    }
+    u32 before = row_scan<32>(FULL_MASK, lane, own) - own;
+    copy_candidates(row.keys, row.ge_last, lane * (u32)EPL, cand + before, CAND_CAP);
     __syncwarp();
-    CandRow c;
-    c.m = row.m;
-    c.n = n;
-#pragma unroll
-    for (int q = 0; q < 4; ++q) c.keys[q] = lane + 32u * q < n ? cand[lane + 32u * q] : 0u;
-    return c;
+    return take_candidates<4>(cand, n, row.m);
 }
 
 // Stage 3 over a narrowed row's candidates: the chunks of 32 of docs/kernel.md, over the
 // candidates (index order) instead of the row; every element the cut takes is a candidate.
-__device__ __forceinline__ void select_candidates(const CandRow& row, const Cut& c, const Params& p,
+template <int C>
+__device__ __forceinline__ void select_candidates(const CandRow<C>& row, const Cut& c, const Params& p,
                                                   const u32* cand, const float* row_in,
                                                   float* out_val, u32* out_idx) {
     u32 lane = threadIdx.x & 31u, written = 0u, band_left = p.k - c.strong_count;
 #pragma unroll
-    for (int q = 0; q < 4; ++q) {
+    for (int q = 0; q < C; ++q) {
         u32 r = lane + 32u * q;
         bool valid = r < row.n;
-        u32 i = valid ? cand[CAND_CAP + r] : 0u, band_taken;
+        u32 i = valid ? cand[CandRow<C>::CAP + r] : 0u, band_taken;
         written += select_chunk(row.keys[q], valid, i, c, band_left, written, p.k, row_in,
                                 out_val, out_idx, p.sign, &band_taken);
         band_left -= band_taken;
         if (written >= p.k || 32u * (q + 1) >= row.n) break;  // warp-uniform
     }
+}
+
+// A narrowed row (one warp) after narrow_row: the rest of the exact search over its
+// candidates, then stage 3 over them, and the row's iteration count.
+template <int C>
+__device__ __forceinline__ void finish_candidates(const CandRow<C>& narrowed, Search& s, const Params& p,
+                                                  const u32* cand, const float* row_in,
+                                                  float* out_val, u32* out_idx, u64 row_id) {
+    finish_exact(narrowed, s, p.k);
+    // stage 3: select_topk
+    select_candidates(narrowed, cut_of(narrowed, s, p.k), p, cand, row_in, out_val, out_idx);
+    if ((threadIdx.x & 31u) == 0) p.out_iter[row_id] = s.iterations;
 }
 
 template <int EPL, int LANES, bool NARROWS>
@@ -682,13 +737,10 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     Search s = search_threshold(row, lo_key, hi_key, p);
     if constexpr (NARROWS) {
         if (s.exit == EXIT_NARROW) {  // warp-uniform; cap >= 2 CAND_CAP: at most 8 warps per block
-            CandRow narrowed = narrow_row(row, s.count_at_lo, stage);
-            finish_exact(narrowed, s, p.k);
-            // stage 3: select_topk
+            CandRow<4> narrowed = narrow_row(row, s.count_at_lo, stage);
             float* out_val = opaque(p.out_val + row_id * (u64)p.k);
             u32* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
-            select_candidates(narrowed, cut_of(narrowed, s, p.k), p, stage, row_in, out_val, out_idx);
-            if (sub == 0) p.out_iter[row_id] = s.iterations;
+            finish_candidates(narrowed, s, p, stage, row_in, out_val, out_idx, row_id);
             return;
         }
     }
@@ -778,7 +830,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) rtopk_quarter_rows_32(RTOPK
 // ---- one block per row (long rows) -------------------------------------------------------
 
 // Block-wide min and max key, through the per-warp slots.
-__device__ void block_range(const BlockRow& row, u32 lane_min, u32 lane_max, u32* lo, u32* hi) {
+template <bool NARROWS>
+__device__ void block_range(const BlockRow<NARROWS>& row, u32 lane_min, u32 lane_max, u32* lo, u32* hi) {
     u32 warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     lane_min = __reduce_min_sync(FULL_MASK, lane_min);
     lane_max = __reduce_max_sync(FULL_MASK, lane_max);
@@ -790,15 +843,30 @@ __device__ void block_range(const BlockRow& row, u32 lane_min, u32 lane_max, u32
     *hi = __reduce_max_sync(FULL_MASK, lane < nwarps ? slots[32 + lane] : 0u);
 }
 
+// Stage 2, narrowing a block row (EXIT_NARROW: the last count, at lo_key, found
+// k < n <= BLOCK_CAND_CAP keys >= lo_key, all of them in registers): every thread copies its
+// candidates and their indices to `cand` in index order (one block prefix of the threads'
+// counts places them; the last count's mask says which slots). After the barrier the block's
+// first warp takes them back, BLOCK_CAND_KEYS per lane, and goes on alone: from there on a
+// count is at most 16 slots of one warp (4 per 128 candidates), without a barrier, instead of
+// 32 slots of every thread and a block sum.
+__device__ __forceinline__ void narrow_row(const BlockRow<true>& row, u32* cand, u32* slots) {
+    u32 own = __popc(row.ge_last[0]), before, total;
+    block_prefix(own, slots, &before, &total);
+    copy_candidates(row.keys, row.ge_last, BLOCK_EPL * threadIdx.x, cand + before, BLOCK_CAND_CAP);
+    __syncthreads();
+}
 
+template <bool NARROWS>
 __device__ void rtopk_block_row(const Params& p) {
     extern __shared__ u32 smem[];
     __shared__ u32 s_partial[128];
     __shared__ u32 s_chunk[2 * 32];
-    __shared__ u32 s_stage[BLOCK_STAGE];
+    __shared__ u32 s_stage[BLOCK_STAGE];  // the selection's staged indices, or the candidates
+    static_assert(BLOCK_STAGE >= 2u * BLOCK_CAND_CAP, "the candidates and their indices fill the stage");
     u64 row_id = blockIdx.x;
     const float* row_in = p.x + row_id * (u64)p.m;
-    BlockRow row;
+    BlockRow<NARROWS> row;
     row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
     row.m = p.m; row.in_regs = min(p.m, BLOCK_EPL * blockDim.x); row.sign = p.sign;
     row.cached = min(p.cached_keys, p.m - row.in_regs);
@@ -836,13 +904,22 @@ __device__ void rtopk_block_row(const Params& p) {
     block_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold
     Search s = search_threshold(row, lo_key, hi_key, p);
+    float* out_val = opaque(p.out_val + row_id * (u64)p.k);
+    u32* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
+    if constexpr (NARROWS) {
+        if (s.exit == EXIT_NARROW) {  // block-uniform
+            narrow_row(row, s_stage, s_chunk);
+            if (threadIdx.x >= 32u) return;  // the first warp goes on alone: no barrier follows
+            auto narrowed = take_candidates<BLOCK_CAND_KEYS>(s_stage, s.count_at_lo, p.m);
+            finish_candidates(narrowed, s, p, s_stage, row_in, out_val, out_idx, row_id);
+            return;
+        }
+    }
     // stage 3: select_topk, first the elements in registers (thread order is index order: one
     // block prefix of the threads' packed strong and band counts, at most 32768 each, places
     // them), then past them one chunk of blockDim consecutive elements at a time
     Cut c = cut_of(row, s, p.k);
     u32 band_left = p.k - c.strong_count;
-    float* out_val = opaque(p.out_val + row_id * (u64)p.k);
-    u32* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
     u32 strong[1], band[1], before, total;
     u32 own = classify(row.keys, first, p.m, c, strong, band);
     block_prefix(own, s_chunk, &before, &total);
@@ -882,7 +959,16 @@ __device__ void rtopk_block_row(const Params& p) {
     if (threadIdx.x == 0) p.out_iter[row_id] = s.iterations;
 }
 
-extern "C" __global__ void __launch_bounds__(1024, 1) rtopk_block_rows(RTOPK_ARGS) { rtopk_block_row(RTOPK_PARAMS); }
+// Block rows of 4 to 8 warps (M = 3073 ... 8192, all in registers) narrow (narrow_row) in
+// exact mode where k < BLOCK_CAND_CAP: the launcher picks rtopk_block_rows_narrow for them.
+// A kernel of its own, so that the rows that cannot narrow run the code they ran before (one
+// kernel holding both paths spilled in its load stage; a kernel that could narrow everywhere
+// was 5-9% slower where no row does), and rows outside that range do not narrow: on a block of
+// 2 or 3 warps one warp saves little of the search and selects more slowly, and on a wider one
+// (at most two blocks per SM) the SM idles while one warp finishes
+// (results/cuda/ab_session6.txt).
+extern "C" __global__ void __launch_bounds__(1024, 1) rtopk_block_rows(RTOPK_ARGS) { rtopk_block_row<false>(RTOPK_PARAMS); }
+extern "C" __global__ void __launch_bounds__(256, 4) rtopk_block_rows_narrow(RTOPK_ARGS) { rtopk_block_row<true>(RTOPK_PARAMS); }
 
 // ---- sorted output (a second launch over the selected results) --------------------------
 

@@ -55,6 +55,13 @@ pub const MAX_WARP_ROW: usize = 3072;
 /// Rows up to this width take a warp kernel whatever [`WARP_ROW_ENV`] says (the block kernel
 /// is made and verified for wider rows).
 const MAX_BLOCK_FREE_ROW: usize = 1024;
+/// Block rows of these widths (blocks of 4 to 8 warps) run `rtopk_block_rows_narrow` in exact
+/// mode where k < [`BLOCK_CAND_CAP`]: once a count finds at most that many keys at the
+/// bracket's lower end, one warp finishes the search and the selection over them (the
+/// kernel's BLOCK_NARROW_MIN_M / BLOCK_NARROW_MAX_M; `results/cuda/ab_session6.txt`).
+const BLOCK_NARROW_ROWS: std::ops::RangeInclusive<usize> = 3073..=8192;
+/// Most candidates a block row narrows to (the kernel's BLOCK_CAND_CAP).
+const BLOCK_CAND_CAP: usize = 512;
 /// Environment variable overriding [`MAX_WARP_ROW`] (rows wider go to the block kernel), for
 /// tuning runs.
 pub const WARP_ROW_ENV: &str = "RTOPK_CUDA_MAX_WARP_ROW";
@@ -210,6 +217,7 @@ pub struct CudaTopK {
     quarter_rows: Vec<CudaFunction>,
     tuning: Tuning,
     block_rows: CudaFunction,
+    block_rows_narrow: CudaFunction,
     sort_rows: CudaFunction,
     sort_warp_rows: Vec<CudaFunction>,
     probe: CudaFunction,
@@ -302,6 +310,7 @@ impl CudaTopK {
         let half_rows = family("rtopk_half_rows", HALF_EPL_COUNT)?;
         let quarter_rows = family("rtopk_quarter_rows", HALF_EPL_COUNT)?;
         let block_rows = load("rtopk_block_rows")?;
+        let block_rows_narrow = load("rtopk_block_rows_narrow")?;
         let sort_rows = load("rtopk_sort_rows")?;
         let sort_warp_rows = SORT_WARP_E
             .iter()
@@ -349,6 +358,7 @@ impl CudaTopK {
             quarter_rows,
             tuning: Tuning::from_env(sms).clamped(),
             block_rows,
+            block_rows_narrow,
             sort_rows,
             sort_warp_rows,
             probe,
@@ -392,7 +402,7 @@ impl CudaTopK {
         if n == 0 || k == 0 {
             return Ok(());
         }
-        let (func, cfg, cached) = self.shape_for(n, m, k)?;
+        let (func, cfg, cached) = self.shape_for(n, m, k, bisect.max_iter.is_none())?;
         let (n64, m32, k32) = (n as u64, m as u32, k as u32);
         let smallest = i32::from(mode == Mode::Smallest);
         let max_iter = bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32);
@@ -490,12 +500,14 @@ impl CudaTopK {
         }
     }
 
-    /// The kernel, launch configuration and cached-key count for an `(n, m)` input and k.
+    /// The kernel, launch configuration and cached-key count for an `(n, m)` input and k, in
+    /// exact mode or not.
     fn shape_for(
         &self,
         n: usize,
         m: usize,
         k: usize,
+        exact: bool,
     ) -> Result<(&CudaFunction, LaunchConfig, u32), CudaError> {
         if m <= MAX_BLOCK_FREE_ROW || (m <= self.tuning.max_warp_row && k.saturating_mul(8) <= m) {
             // Rows of 8, 16 or 32 lanes, and the narrowest instantiation that holds the row:
@@ -542,6 +554,11 @@ impl CudaTopK {
             shared_mem_bytes: cached * 4,
         };
         debug_assert!(cached <= m32);
+        if exact && k < BLOCK_CAND_CAP && BLOCK_NARROW_ROWS.contains(&m) {
+            // all in registers, in blocks of at most 256 threads (its launch bound)
+            debug_assert!(cached == 0 && threads <= 256);
+            return Ok((&self.block_rows_narrow, cfg, cached));
+        }
         Ok((&self.block_rows, cfg, cached))
     }
 
@@ -645,6 +662,7 @@ impl CudaTopK {
             }
         }
         out.push(("block_rows".to_string(), regs(&self.block_rows)?));
+        out.push(("block_rows_narrow".to_string(), regs(&self.block_rows_narrow)?));
         Ok(out)
     }
 

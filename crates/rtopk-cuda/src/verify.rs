@@ -16,11 +16,11 @@ use crate::{CudaError, CudaTopK, Tuning};
 pub const FAMILIES: [&str; 5] = ["normal", "uniform", "ties", "same-leading-bits", "nan-inf"];
 
 /// Row widths of the equivalence check: not multiples of 32, every launch shape (quarter- and
-/// half-warp, warp, wide warp of 48…96 keys per lane, block), 64 Ki, and rows wider than the
-/// block kernel's registers and shared memory together (re-keyed from the input on each pass),
-/// with and without 16-byte loads.
-pub const WIDTHS: [usize; 19] = [
-    1, 7, 31, 32, 33, 100, 256, 768, 1000, 1024, 1025, 2047, 3000, 4096, 8192, 10000, 65536,
+/// half-warp, warp, wide warp of 48…96 keys per lane, block, and the narrowing block kernel at
+/// 4096, 5001 and 8192), 64 Ki, and rows wider than the block kernel's registers and shared
+/// memory together (re-keyed from the input on each pass), with and without 16-byte loads.
+pub const WIDTHS: [usize; 20] = [
+    1, 7, 31, 32, 33, 100, 256, 768, 1000, 1024, 1025, 2047, 3000, 4096, 5001, 8192, 10000, 65536,
     100_000, 131_071,
 ];
 
@@ -58,9 +58,10 @@ pub fn matrix(n: usize, m: usize, family: &str, seed: u64) -> Array2<f32> {
     Array2::from_shape_simple_fn((n, m), || sample(family, &mut rng))
 }
 
-/// The k values checked for width m: 1, m/8, m/2, m−1, m.
+/// The k values checked for width m: 1, m/32, m/8, m/2, m−1, m (m/32: rows of 4096 to 8192
+/// narrow where k < 512, rows of 257 to 1024 where k < 128).
 pub fn ks_for(m: usize) -> Vec<usize> {
-    let mut ks = vec![1, (m / 8).max(1), m / 2, m.saturating_sub(1), m];
+    let mut ks = vec![1, m / 32, (m / 8).max(1), m / 2, m.saturating_sub(1), m];
     ks.retain(|&k| (1..=m).contains(&k));
     ks.sort_unstable();
     ks.dedup();

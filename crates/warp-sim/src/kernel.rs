@@ -2,7 +2,8 @@
 //!
 //! One warp selects one row: `row = blockIdx.x * warps_per_block + warp`. Shared memory holds
 //! `s_keys[warp * M .. (warp + 1) * M]` for each warp of the block (plus one word per warp that
-//! only a seeded bug uses, and, where rows narrow, `2 * CAND_CAP` words of `s_cand` per warp).
+//! only a seeded bug uses, and, where rows narrow, twice the candidate cap of `s_cand` per
+//! warp).
 //! The three stages:
 //!
 //! 1. `load_row` — each lane loads `i = lane, lane + 32, ... < M`, stores `order_key` into
@@ -11,10 +12,12 @@
 //!    bisection (value phase, key phase) or early stopping; every test is `count_ge(t)`, a
 //!    per-lane count plus a 5-step `shfl_xor` sum, so every lane holds the same bracket. In
 //!    exact mode, rows of [`NARROW_MIN_M`] to [`NARROW_MAX_M`] with `k <` [`CAND_CAP`] — the
-//!    rows the CUDA kernel runs on a whole warp with 12 to 32 keys per lane — are narrowed
-//!    (`narrow_row`) once a value-phase count at the new `lo_key` finds at most `CAND_CAP`
-//!    keys: those keys and their indices go to `s_cand` (ballot + popc, index order), and the
-//!    later counts and the selection read only them.
+//!    rows the CUDA kernel runs on a whole warp with 12 to 32 keys per lane — and rows of
+//!    [`BLOCK_NARROW_MIN_M`] to [`BLOCK_NARROW_MAX_M`] with `k <` [`BLOCK_CAND_CAP`] — the
+//!    rows it runs on a block of 4 to 8 warps — are narrowed (`narrow_row`) once a value-phase
+//!    count at the new `lo_key` finds at most that cap of keys: those keys and their indices go
+//!    to `s_cand` (ballot + popc, index order), and the later counts and the selection read
+//!    only them.
 //! 3. `select_topk` — chunks of 32 in index order: ballots of strong and band elements,
 //!    `popc` prefixes with `%lanemask_lt`, and the output written at `row * k + pos`.
 //!
@@ -49,8 +52,17 @@ pub const CAND_CAP: usize = 128;
 /// Narrowest row that narrows: the CUDA kernel's whole-warp rows of 12 keys per lane and more
 /// (rows of up to 256 run two or four to a warp there).
 pub const NARROW_MIN_M: usize = 257;
-/// Widest row that narrows: 32 keys per lane (wider rows' kernels do not narrow).
+/// Widest whole-warp row that narrows: 32 keys per lane (the CUDA kernel's 48- to 96-key
+/// warp rows do not narrow).
 pub const NARROW_MAX_M: usize = 1024;
+/// Most candidates a block row narrows to (`rtopk_block_rows_narrow` in the CUDA kernel, where
+/// one warp of the block finishes the search and the selection over them); `k` must be below it.
+pub const BLOCK_CAND_CAP: usize = 512;
+/// Narrowest block row that narrows: blocks of 4 warps (the CUDA kernel's default launch
+/// shapes run every row wider than 3072 on a block, 32 keys per thread).
+pub const BLOCK_NARROW_MIN_M: usize = 3073;
+/// Widest block row that narrows: blocks of 8 warps.
+pub const BLOCK_NARROW_MAX_M: usize = 8192;
 
 /// The kernel's parameters (`__global__` arguments).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,16 +89,33 @@ impl KernelArgs {
     /// Shared words per block for `warps` warps: the rows' keys and one scratch word per warp,
     /// then, where rows narrow, each warp's `s_cand` (candidate keys, then their indices).
     pub fn shared_words(&self, warps: u32) -> usize {
-        let cand = if self.narrows() { 2 * CAND_CAP } else { 0 };
+        let cand = 2 * self.cand_cap().unwrap_or(0);
         warps as usize * (self.m + 1 + cand)
     }
 
-    /// Whether a row may be narrowed to its candidates: exact mode, `k < CAND_CAP`, and
-    /// `NARROW_MIN_M <= M <= NARROW_MAX_M`.
+    /// The most candidates a row may be narrowed to, where it may be: in exact mode,
+    /// [`CAND_CAP`] for `NARROW_MIN_M <= M <= NARROW_MAX_M` and `k < CAND_CAP`, and
+    /// [`BLOCK_CAND_CAP`] for `BLOCK_NARROW_MIN_M <= M <= BLOCK_NARROW_MAX_M` and
+    /// `k < BLOCK_CAND_CAP`.
+    pub fn cand_cap(&self) -> Option<usize> {
+        if self.bisect.max_iter.is_some() {
+            return None;
+        }
+        let warp_row = (NARROW_MIN_M..=NARROW_MAX_M).contains(&self.m) && self.k < CAND_CAP;
+        let block_row =
+            (BLOCK_NARROW_MIN_M..=BLOCK_NARROW_MAX_M).contains(&self.m) && self.k < BLOCK_CAND_CAP;
+        if warp_row {
+            Some(CAND_CAP)
+        } else if block_row {
+            Some(BLOCK_CAND_CAP)
+        } else {
+            None
+        }
+    }
+
+    /// Whether a row may be narrowed to its candidates ([`KernelArgs::cand_cap`]).
     pub fn narrows(&self) -> bool {
-        self.bisect.max_iter.is_none()
-            && self.k < CAND_CAP
-            && (NARROW_MIN_M..=NARROW_MAX_M).contains(&self.m)
+        self.cand_cap().is_some()
     }
 }
 
@@ -150,18 +179,19 @@ struct Loaded {
 
 /// Where `count_ge` and `select_topk` read the row's keys: `s_keys[0..M]`, key `j` being
 /// element `j`; or, once the row is narrowed, its `n` candidates `s_cand[0..n]`, whose element
-/// indices are `s_cand[CAND_CAP..CAND_CAP + n]`.
+/// indices are `s_cand[cap..cap + n]` (`cap`: the row's candidate cap).
 #[derive(Clone, Copy, Debug)]
 struct Keys {
     base: usize,
     len: usize,
     narrowed: bool,
+    cap: usize,
 }
 
 impl Keys {
     /// The row's own keys.
     fn row(s_keys: usize, m: usize) -> Self {
-        Self { base: s_keys, len: m, narrowed: false }
+        Self { base: s_keys, len: m, narrowed: false, cap: 0 }
     }
 }
 
@@ -190,7 +220,8 @@ pub fn rtopk_kernel(
     if let Some(t) = trace.as_deref_mut() {
         t.keys = w.peek_shared(s_keys, a.m);
     }
-    let s_cand = w.warps_per_block() as usize * (a.m + 1) + w.warp_idx() as usize * 2 * CAND_CAP;
+    let cap = a.cand_cap().unwrap_or(0);
+    let s_cand = w.warps_per_block() as usize * (a.m + 1) + w.warp_idx() as usize * 2 * cap;
     let mut keys = Keys::row(s_keys, a.m);
     let (bracket, exit) = search_threshold(w, a, &mut keys, s_cand, &loaded, trace.as_deref_mut())?;
     select_topk(w, a, x, out, row, keys, &bracket, exit, trace)?;
@@ -427,10 +458,11 @@ fn value_phase(
         let moved_hi = b.hi_key.eq_lanes(&t);
         hi = Lanes::select(&moved_hi, &thres, &hi);
         lo = Lanes::select(&moved_hi, &lo, &thres);
-        if a.narrows() && !keys.narrowed {
-            let fits = cnt.map(|c| c > k && c as usize <= CAND_CAP);
-            if w.branch(&fits, "value phase: k < cnt <= CAND_CAP")? {
-                *keys = narrow_row(w, a, *keys, s_cand, &b.lo_key, cnt.lane(0) as usize)?;
+        if let (Some(cap), false) = (a.cand_cap(), keys.narrowed) {
+            let fits = cnt.map(|c| c > k && c as usize <= cap);
+            if w.branch(&fits, "value phase: k < cnt <= cap")? {
+                let n = cnt.lane(0) as usize;
+                *keys = narrow_row(w, a, *keys, s_cand, cap, &b.lo_key, n)?;
                 if let Some(tr) = trace.as_deref_mut() {
                     tr.narrowed = Some((b.iterations.lane(0), cnt.lane(0)));
                 }
@@ -441,16 +473,17 @@ fn value_phase(
 }
 
 /// Narrows the row to its candidates (docs/kernel.md, "Narrowing"): the value phase's last
-/// count found `k < n <= CAND_CAP` keys `>= lo_key`, and every later threshold is above
+/// count found `k < n <= cap` keys `>= lo_key`, and every later threshold is above
 /// `lo_key`, so those keys are all that later counts count, and all that the cut can select.
 /// Chunks of 32 in index order: a ballot of the keys `>= lo_key`, each one's place by `popc`
-/// with `%lanemask_lt`, its key to `s_cand[pos]` and its index to `s_cand[CAND_CAP + pos]`;
+/// with `%lanemask_lt`, its key to `s_cand[pos]` and its index to `s_cand[cap + pos]`;
 /// `__syncwarp()` before anything reads them.
 fn narrow_row(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     row: Keys,
     s_cand: usize,
+    cap: usize,
     lo_key: &Lanes<u32>,
     n: usize,
 ) -> Result<Keys, SimError> {
@@ -470,15 +503,15 @@ fn narrow_row(
         let saved = w.push_active(&cand, "narrow_row: if (key >= lo_key)")?;
         let at = pos.map(|p| s_cand + p as usize);
         w.st_shared(&at, &key, "narrow_row: s_cand[pos] = key")?;
-        let at = pos.map(|p| s_cand + CAND_CAP + p as usize);
-        w.st_shared(&at, &i.map(|i| i as u32), "narrow_row: s_cand[CAND_CAP + pos] = i")?;
+        let at = pos.map(|p| s_cand + cap + p as usize);
+        w.st_shared(&at, &i.map(|i| i as u32), "narrow_row: s_cand[cap + pos] = i")?;
         w.pop_active(saved);
         written = written.zip(&mask.popc(), add);
     }
     if !a.has(Mutant::MissingSyncwarpAfterNarrow) {
         w.syncwarp(FULL_MASK, "narrow_row: __syncwarp()")?;
     }
-    Ok(Keys { base: s_cand, len: n, narrowed: true })
+    Ok(Keys { base: s_cand, len: n, narrowed: true, cap })
 }
 
 /// Early stopping (Algorithm 2, `max_iter = n`): `n` two-way steps, no exit on `cnt == k`.
@@ -579,8 +612,8 @@ fn select_topk(
         let loaded = w.ld_shared(&j.map(|j| keys.base + j), label)?;
         // A narrowed row's candidates carry their element indices.
         let i = if keys.narrowed {
-            let at = j.map(|j| keys.base + CAND_CAP + j);
-            w.ld_shared(&at, "select: i = s_cand[CAND_CAP + j]")?.map(|i| i as usize)
+            let at = j.map(|j| keys.base + keys.cap + j);
+            w.ld_shared(&at, "select: i = s_cand[cap + j]")?.map(|i| i as usize)
         } else {
             j
         };

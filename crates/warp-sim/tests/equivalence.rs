@@ -156,33 +156,43 @@ fn degenerate_launches() {
     assert!(wide.run(&[1.0, 2.0], &args(1, 2, 1)).is_err(), "33 warps per block");
 }
 
-/// Rows of 257 to 1024 in exact mode with k < 128 narrow to their candidates (the CUDA
-/// kernel's whole-warp rows of 12 to 32 keys per lane), and the answer stays bisect's; other
-/// rows never narrow.
+/// Rows of 257 to 1024 in exact mode with k < 128 (the CUDA kernel's whole-warp rows of 12 to
+/// 32 keys per lane), and rows of 3073 to 8192 with k < 512 (its block rows of 4 to 8 warps),
+/// narrow to at most 128 / 512 candidates, and the answer stays bisect's; other rows never
+/// narrow.
 #[test]
 fn rows_in_the_narrowing_range_narrow_and_still_equal_bisect() {
     let mut rng = StdRng::seed_from_u64(7);
     let mut sim = Simulator::new(SimConfig { warps_per_block: 3, ..SimConfig::default() });
     let cases = [
-        (700, 20, Bisect::exact(), true),
-        (257, 100, Bisect::exact(), true),
-        (1024, 64, Bisect::exact(), true),
-        (256, 20, Bisect::exact(), false),
-        (1025, 20, Bisect::exact(), false),
-        (700, 128, Bisect::exact(), false),
-        (700, 20, Bisect::early_stopping(6), false),
+        (700, 20, Bisect::exact(), Some(128)),
+        (257, 100, Bisect::exact(), Some(128)),
+        (1024, 64, Bisect::exact(), Some(128)),
+        (256, 20, Bisect::exact(), None),
+        (1025, 20, Bisect::exact(), None),
+        (700, 128, Bisect::exact(), None),
+        (700, 20, Bisect::early_stopping(6), None),
+        (3073, 300, Bisect::exact(), Some(512)),
+        (8192, 64, Bisect::exact(), Some(512)),
+        (5001, 400, Bisect::exact(), Some(512)),
+        (3072, 400, Bisect::exact(), None),
+        (8193, 64, Bisect::exact(), None),
+        (5001, 512, Bisect::exact(), None),
+        (5001, 64, Bisect::early_stopping(4), None),
     ];
-    for (m, k, b, narrows) in cases {
+    for (m, k, b, cap) in cases {
+        let narrows = cap.is_some();
         let n = 5;
         let x = generate("normal", n, m, &mut rng);
         let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: b, mutant: None };
-        assert_eq!(args.narrows(), narrows, "M = {m}, k = {k}");
+        assert_eq!(args.cand_cap(), cap, "M = {m}, k = {k}");
         let (got, trace) = sim.run_traced(&x, &args, 2).unwrap();
         assert!(got.diagnostics.is_empty(), "{:?}", got.diagnostics);
         match trace.narrowed {
             Some((after, cand)) => {
                 assert!(narrows, "M = {m}, k = {k} narrowed");
-                assert!(after >= 1 && k < cand as usize && cand <= 128, "{after} {cand}");
+                let cap = cap.unwrap_or(0);
+                assert!(after >= 1 && k < cand as usize && cand as usize <= cap, "{after} {cand}");
             }
             None => assert!(!narrows, "M = {m}, k = {k}: a normal row that did not narrow"),
         }
