@@ -155,9 +155,6 @@ __device__ __forceinline__ u32 row_max(u32 lanes, u32 v) {
 // on with them; with their indices they fill the block's selection stage.
 #define BLOCK_CAND_KEYS 16
 #define BLOCK_CAND_CAP (32u * BLOCK_CAND_KEYS)
-// Block rows that narrow (rtopk_block_rows): M = 3073 ... 8192, blocks of 4 to 8 warps.
-#define BLOCK_NARROW_MIN_M 3073u
-#define BLOCK_NARROW_MAX_M 8192u
 
 // Inclusive prefix sum of v over a row's LANES lanes (sub: the lane's place among them).
 template <int LANES>
@@ -201,7 +198,7 @@ struct WarpRow {
 // narrowed it (narrow_row), in index order: candidate r is slot r / 32 of lane r % 32; slots
 // past n hold key 0. Every later threshold is above that lo_key, so every key it counts is a
 // candidate and the counts are the row's own; every element the cut selects is one too.
-// C = 4 for a whole-warp row, 32 for a block row.
+// C = 4 for a whole-warp row, BLOCK_CAND_KEYS (16) for a block row.
 template <int C>
 struct CandRow {
     static constexpr u32 NARROW_CAP = 0u;
@@ -279,8 +276,8 @@ struct BlockRow {
     __device__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);  // padding slots hold key 0
     }
-    // Most keys the row narrows to (narrow_row), where it does: exact mode, k < BLOCK_CAND_CAP,
-    // M = BLOCK_NARROW_MIN_M ... BLOCK_NARROW_MAX_M (rtopk_block_rows; all in registers).
+    // Most keys the row narrows to (narrow_row), where it does: rtopk_block_rows_narrow (exact
+    // mode, k < BLOCK_CAND_CAP, rows of 3073 to 8192, all in registers).
     static constexpr u32 NARROW_CAP = NARROWS ? BLOCK_CAND_CAP : 0u;
     // One barrier per sum: consecutive sums use alternate halves of s_partial[0..63], and
     // every warp has read a half before any warp passes the next sum's barrier and reuses it.
@@ -959,8 +956,9 @@ __device__ void rtopk_block_row(const Params& p) {
     if (threadIdx.x == 0) p.out_iter[row_id] = s.iterations;
 }
 
-// Block rows of 4 to 8 warps (M = 3073 ... 8192, all in registers) narrow (narrow_row) in
-// exact mode where k < BLOCK_CAND_CAP: the launcher picks rtopk_block_rows_narrow for them.
+// Block rows of 4 to 8 warps (M = 3073 ... 8192) narrow (narrow_row) in exact mode where
+// k < BLOCK_CAND_CAP: the launcher picks rtopk_block_rows_narrow for them, and only them (it
+// needs the whole row in registers, cached_keys = 0: narrow_row copies the registers' keys).
 // A kernel of its own, so that the rows that cannot narrow run the code they ran before (one
 // kernel holding both paths spilled in its load stage; a kernel that could narrow everywhere
 // was 5-9% slower where no row does), and rows outside that range do not narrow: on a block of

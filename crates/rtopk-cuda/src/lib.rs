@@ -57,8 +57,8 @@ pub const MAX_WARP_ROW: usize = 3072;
 const MAX_BLOCK_FREE_ROW: usize = 1024;
 /// Block rows of these widths (blocks of 4 to 8 warps) run `rtopk_block_rows_narrow` in exact
 /// mode where k < [`BLOCK_CAND_CAP`]: once a count finds at most that many keys at the
-/// bracket's lower end, one warp finishes the search and the selection over them (the
-/// kernel's BLOCK_NARROW_MIN_M / BLOCK_NARROW_MAX_M; `results/cuda/ab_session6.txt`).
+/// bracket's lower end, one warp finishes the search and the selection over them
+/// (`results/cuda/ab_session6.txt`; warp-sim's `BLOCK_NARROW_MIN_M` / `BLOCK_NARROW_MAX_M`).
 const BLOCK_NARROW_ROWS: std::ops::RangeInclusive<usize> = 3073..=8192;
 /// Most candidates a block row narrows to (the kernel's BLOCK_CAND_CAP).
 const BLOCK_CAND_CAP: usize = 512;
