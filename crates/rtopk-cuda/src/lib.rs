@@ -4,7 +4,8 @@
 //! `search_threshold`, `select_topk`), names and arithmetic as topk-ref's `bisect` and
 //! warp-sim's kernel, so its values, indices and iteration counts are bit-identical to theirs.
 //! The source is compiled at run time by NVRTC for the device's architecture (once per
-//! process), through cudarc with dynamic loading: the crate builds and its CPU-side tests run
+//! process; the PTX is kept on disk for later processes, see [`PTX_CACHE_ENV`]), through cudarc
+//! with dynamic loading: the crate builds and its CPU-side tests run
 //! on machines without CUDA, and [`CudaTopK::new`] says so with [`CudaError::NoDriver`]
 //! instead of panicking.
 //!
@@ -20,7 +21,9 @@
 //! * otherwise: one block of ⌈M/32⌉ threads (64 to 1024) per row, 32 keys per thread in
 //!   registers (rows up to 32768 wide entirely); the rest in shared memory as far as the
 //!   device's opt-in limit allows (~56k keys on Hopper), re-keyed from the input
-//!   (L2-resident while the block works) beyond that.
+//!   (L2-resident while the block works) beyond that. In exact mode with `k < 512`, a block
+//!   row of `3073 <= M <= 8192` is narrowed at 512 candidates, which the block's first warp
+//!   takes over (`rtopk_block_rows_narrow`).
 //! * Sorted output: a second launch sorts each row's k results on the device (a warp per row
 //!   in registers for k <= 1024, a block per row beyond).
 //!
@@ -28,9 +31,11 @@
 //! a threshold or a selected index.
 
 mod error;
+mod ptx_cache;
 pub mod verify;
 
 pub use error::CudaError;
+pub use ptx_cache::PTX_CACHE_ENV;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -256,7 +261,20 @@ fn kernel_source() -> Result<String, CudaError> {
     }
 }
 
-/// PTX of the kernel for `arch` (e.g. `sm_90`), compiled once per process.
+/// NVRTC's version, for the PTX cache's key ("unknown" if it cannot say).
+fn nvrtc_version() -> String {
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: check_libraries found the NVRTC library; nvrtcVersion writes two ints.
+    let status = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+    if status == cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS {
+        format!("{major}.{minor}")
+    } else {
+        "unknown".into()
+    }
+}
+
+/// PTX of the kernel for `arch` (e.g. `sm_90`), compiled once per process, and kept on disk
+/// for the next process where a cache directory is available ([`PTX_CACHE_ENV`]).
 fn ptx_for(arch: &str) -> Result<Ptx, CudaError> {
     static CACHE: OnceLock<Mutex<HashMap<String, Ptx>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
@@ -275,7 +293,15 @@ fn ptx_for(arch: &str) -> Result<Ptx, CudaError> {
         name: Some("rtopk.cu".into()),
         ..Default::default()
     };
-    let ptx = compile_ptx_with_opts(kernel_source()?, opts).map_err(|e| CudaError::Compile {
+    let source = kernel_source()?;
+    let disk = ptx_cache::dir();
+    let key = ptx_cache::key(&nvrtc_version(), arch, &[format!("{opts:?}")], &source);
+    if let Some(text) = disk.as_deref().and_then(|d| ptx_cache::load(d, &key)) {
+        let ptx = Ptx::from_src(text);
+        cache.insert(arch.to_string(), ptx.clone());
+        return Ok(ptx);
+    }
+    let ptx = compile_ptx_with_opts(source, opts).map_err(|e| CudaError::Compile {
         arch: arch.to_string(),
         log: match e {
             cudarc::nvrtc::CompileError::CompileError { log, .. } => {
@@ -284,6 +310,11 @@ fn ptx_for(arch: &str) -> Result<Ptx, CudaError> {
             other => other.to_string(),
         },
     })?;
+    if let (Some(d), Some(bytes)) = (disk, ptx.as_bytes()) {
+        // the image ends with its NUL; a cache that cannot be written is only slower
+        let text = String::from_utf8_lossy(bytes);
+        let _ = ptx_cache::store(&d, &key, text.trim_end_matches('\0'));
+    }
     cache.insert(arch.to_string(), ptx.clone());
     Ok(ptx)
 }
