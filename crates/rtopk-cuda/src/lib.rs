@@ -808,4 +808,17 @@ mod tests {
             }
         }
     }
+    /// The launcher, the kernel source and the simulator agree on which block rows narrow and
+    /// to how many candidates (three copies of two numbers: a drift would make the CUDA and
+    /// the simulated kernels part ways without changing a result).
+    #[test]
+    fn block_narrowing_is_the_same_in_the_launcher_the_kernel_and_the_simulator() {
+        use warp_sim::kernel as sim;
+        assert_eq!(BLOCK_CAND_CAP, sim::BLOCK_CAND_CAP);
+        assert_eq!(BLOCK_NARROW_ROWS, sim::BLOCK_NARROW_MIN_M..=sim::BLOCK_NARROW_MAX_M);
+        let keys = format!("#define BLOCK_CAND_KEYS {}\n", BLOCK_CAND_CAP / 32);
+        assert!(KERNEL_SOURCE.contains(&keys), "kernel source lacks {keys:?}");
+        // every narrowing row is a block row of the default shapes, all in registers, <= 256 threads
+        assert!(*BLOCK_NARROW_ROWS.start() > MAX_WARP_ROW && *BLOCK_NARROW_ROWS.end() <= 256 * 32);
+    }
 }
