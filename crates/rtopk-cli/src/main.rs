@@ -7,6 +7,8 @@
 //! Exit codes: 0 on success, 2 on bad arguments or bad input, 1 on other failures. Error
 //! messages go to stderr and start with `error: `.
 
+#![forbid(unsafe_code)]
+
 mod algos;
 mod bench_cmd;
 mod cuda_cmd;

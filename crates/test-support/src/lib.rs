@@ -3,6 +3,8 @@
 //! ±inf, ±0.0, subnormals, ±FLT_MAX, adjacent floats, heavy ties, widths that are not
 //! multiples of 32, and k ∈ {0, 1, M−1, M} or anything in between.
 
+#![forbid(unsafe_code)]
+
 use proptest::prelude::*;
 
 /// Values that sit on the edges of the order.

@@ -25,6 +25,17 @@ pub enum TopKError {
         /// Largest supported width.
         max: usize,
     },
+    /// A size whose data cannot be allocated (or whose byte count overflows): refused before
+    /// anything is allocated, never an abort.
+    #[error("{what} of shape ({n}, {m}) is too large to allocate")]
+    TooLarge {
+        /// What was to be allocated.
+        what: &'static str,
+        /// Rows.
+        n: usize,
+        /// Row width.
+        m: usize,
+    },
     /// A parameter (precision, iteration limit, ...) is out of its domain.
     #[error("invalid parameter {name}: {reason}")]
     InvalidParameter {

@@ -19,6 +19,8 @@
 //! assert_eq!(out.indices, array![[1, 2], [0, 1]]);
 //! ```
 
+#![forbid(unsafe_code)]
+
 pub mod algorithm;
 pub mod bisect;
 pub mod bitonic;
@@ -26,6 +28,7 @@ pub mod bucket;
 pub mod driver;
 pub mod error;
 pub mod heap;
+pub mod inputs;
 pub mod oracle;
 pub mod order;
 pub mod quickselect;
@@ -45,6 +48,7 @@ pub use driver::{
 };
 pub use error::TopKError;
 pub use heap::Heap;
+pub use inputs::Family;
 pub use order::Mode;
 pub use quickselect::Quickselect;
 pub use radix::Radix;
