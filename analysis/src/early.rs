@@ -293,7 +293,7 @@ impl EarlySpec {
         if self.reps == 0 {
             return Err(AnalysisError::ZeroReps);
         }
-        Ok(())
+        crate::montecarlo::check_size(self.reps, self.m)
     }
 
     fn empty_cells(&self) -> Vec<EarlyCell> {
@@ -437,6 +437,9 @@ pub fn select_early(
     }
 }
 
+/// Tasks whose partial results are held at once by [`run_early`].
+const TASKS_PER_BATCH: usize = 4096;
+
 /// Runs `spec` on rows from `source`; cells are ordered by k, then max_iter, then algorithm.
 pub fn run_early(
     source: &RowSource<'_>,
@@ -449,28 +452,31 @@ pub fn run_early(
     }
     let kmax = spec.ks.iter().copied().max().unwrap_or(0);
     let tasks = spec.reps.div_ceil(ROWS_PER_TASK);
-    let partials: Vec<Vec<EarlyCell>> = (0..tasks)
-        .into_par_iter()
-        .map_init(
-            || Worker::new(spec.m, kmax),
-            |w, t| {
-                let mut cells = spec.empty_cells();
-                let rows = t * ROWS_PER_TASK..((t + 1) * ROWS_PER_TASK).min(spec.reps);
-                let n = rows.len() as u64;
-                for r in rows {
-                    measure_row(spec, w, r, source, &mut cells);
-                }
-                if let Some(p) = progress {
-                    p.inc(n);
-                }
-                cells
-            },
-        )
-        .collect();
-    // Summed in task order, so floating-point totals do not depend on the thread count.
     let mut total = spec.empty_cells();
-    for part in &partials {
-        total.iter_mut().zip(part).for_each(|(a, b)| a.merge(b));
+    // Tasks run in parallel a batch at a time and are summed in task order, so floating-point
+    // totals do not depend on the thread count, and memory does not grow with `spec.reps`.
+    for batch in (0..tasks).step_by(TASKS_PER_BATCH) {
+        let partials: Vec<Vec<EarlyCell>> = (batch..(batch + TASKS_PER_BATCH).min(tasks))
+            .into_par_iter()
+            .map_init(
+                || Worker::new(spec.m, kmax),
+                |w, t| {
+                    let mut cells = spec.empty_cells();
+                    let rows = t * ROWS_PER_TASK..((t + 1) * ROWS_PER_TASK).min(spec.reps);
+                    let n = rows.len() as u64;
+                    for r in rows {
+                        measure_row(spec, w, r, source, &mut cells);
+                    }
+                    if let Some(p) = progress {
+                        p.inc(n);
+                    }
+                    cells
+                },
+            )
+            .collect();
+        for part in &partials {
+            total.iter_mut().zip(part).for_each(|(a, b)| a.merge(b));
+        }
     }
     Ok(total)
 }
@@ -478,7 +484,7 @@ pub fn run_early(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dist::Dist;
+    use topk_ref::Family;
     use topk_ref::oracle::{canonical_indices, recall};
     use topk_ref::order::key_largest;
     use topk_ref::{Mode, Options, topk_row};
@@ -522,7 +528,7 @@ mod tests {
             algorithms: vec![Algorithm2::AsWritten],
             reps: 50,
         };
-        let src = RowSource::Dist { dist: Dist::Normal, seed: 3, stream: 5 };
+        let src = RowSource::Dist { dist: Family::Normal, seed: 3, stream: 5 };
         let cells = run_early(&src, &spec, None).unwrap();
         let (mut rec, mut e1) = (0.0, 0.0);
         let mut buf = vec![0.0f32; 64];

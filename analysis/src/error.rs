@@ -38,9 +38,6 @@ pub enum AnalysisError {
         /// The largest value accepted.
         max: u32,
     },
-    /// A distribution name that is not known.
-    #[error("unknown distribution '{0}'; valid names: normal, uniform, laplace, relu")]
-    UnknownDist(String),
     /// E(n) (Appendix A, eq. 4) exists only for `0 < k < M`, `M >= 2`.
     #[error("E(n) of Appendix A needs 0 < k < M and M >= 2 (got M = {m}, k = {k})")]
     ExpectationUndefined {
@@ -75,6 +72,19 @@ pub enum AnalysisError {
     /// A result could not be serialised.
     #[error("cannot serialise results: {0}")]
     Json(#[from] serde_json::Error),
+    /// More rows × width than one experiment measures (refused before anything runs).
+    #[error(
+        "{reps} rows of width m = {m} are more than the {max} values one experiment measures \
+         (that many would take hours; the paper's tables use 10^4 to 10^5 rows)"
+    )]
+    TooManyValues {
+        /// Rows asked for.
+        reps: usize,
+        /// Row width.
+        m: usize,
+        /// The most values accepted.
+        max: u64,
+    },
 }
 
 impl AnalysisError {

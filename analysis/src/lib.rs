@@ -1,7 +1,8 @@
 //! # analysis — E(n), iteration statistics, and the reproduction of RTop-K's tables
 //!
 //! * [`expectation`]: E(n) of paper 003, Appendix A (eqs. 1–4) and its finite-M correction.
-//! * [`dist`]: the row distributions (normal, uniform, Laplace, ReLU'd normal) and seeding.
+//! * Rows are drawn from the workspace's one input-family enum, [`Family`]
+//!   (`topk_ref::inputs`: every row its own seeded stream, so results are reproducible).
 //! * [`montecarlo`]: Algorithm 1's iteration counts on many rows, in parallel, reproducibly,
 //!   with `topk_ref`'s bisection (the counts *are* the reference counts).
 //! * [`early`]: Algorithm 2 (early stopping) against the optimal selection — recall and the
@@ -13,7 +14,6 @@
 #![forbid(unsafe_code)]
 
 pub mod compare;
-pub mod dist;
 pub mod early;
 pub mod error;
 pub mod expectation;
@@ -22,6 +22,6 @@ pub mod paper;
 pub mod plots;
 pub mod report;
 
-pub use dist::Dist;
 pub use error::AnalysisError;
 pub use montecarlo::{Convention, IterationCounter, IterationStats, RowSource, SimSpec, simulate};
+pub use topk_ref::inputs::Family;

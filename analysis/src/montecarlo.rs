@@ -11,16 +11,16 @@
 //!
 //! # Parallelism and reproducibility
 //! Rows are processed by rayon in tasks of [`ROWS_PER_TASK`] rows. Each row's values come from
-//! its own seeded stream ([`crate::dist::row_rng`]) and each task's histogram is exact integer
+//! its own seeded stream ([`topk_ref::inputs::row_rng`]) and each task's histogram is exact integer
 //! counts, so results are identical for every thread count.
 
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use topk_ref::bisect::BisectExit;
+use topk_ref::inputs::{Family, row_rng};
 use topk_ref::order::keys_and_range_into;
 use topk_ref::{Bisect, BisectOutcome, Mode};
 
-use crate::dist::{Dist, row_rng};
 use crate::error::AnalysisError;
 
 /// Rows per rayon task: big enough to amortise scheduling and progress updates, small enough
@@ -30,6 +30,10 @@ pub const ROWS_PER_TASK: usize = 64;
 pub const MAX_STATS_ITER: u32 = 1024;
 /// The widest row simulated (a buffer of this many values is kept per thread).
 pub const MAX_SIM_WIDTH: usize = 1 << 24;
+/// The most values (rows × width) one experiment measures: 2^40 is hours of CPU time, far
+/// beyond the paper's tables (10^4 to 10^5 rows), so a larger request is refused as a likely
+/// typo rather than left to run for days.
+pub const MAX_SIM_VALUES: u64 = 1 << 40;
 /// Histogram bins reserved up front: exact mode never exceeds 64 iterations.
 const INITIAL_BINS: usize = topk_ref::bisect::MAX_ITERATIONS as usize + 1;
 
@@ -39,10 +43,10 @@ pub enum RowSource<'a> {
     /// Rows drawn from a distribution; row `r` uses stream `(seed, stream, r)`.
     Dist {
         /// The distribution.
-        dist: Dist,
+        dist: Family,
         /// The user's seed.
         seed: u64,
-        /// The experiment's stream id ([`crate::dist::stream_id`]).
+        /// The experiment's stream id ([`topk_ref::inputs::stream_id`]).
         stream: u64,
     },
     /// The rows of a C-order `(N, m)` matrix (e.g. a user's `.npy`).
@@ -316,6 +320,7 @@ impl SimSpec {
         if self.reps == 0 {
             return Err(AnalysisError::ZeroReps);
         }
+        check_size(self.reps, self.m)?;
         if self.bisect.validate().is_err() {
             return Err(AnalysisError::BadPrecision(self.bisect.precision));
         }
@@ -336,6 +341,15 @@ pub fn check_width(m: usize) -> Result<(), AnalysisError> {
     Ok(())
 }
 
+/// Checks `reps` rows of width `m` against [`MAX_SIM_VALUES`] (with checked multiplication).
+pub fn check_size(reps: usize, m: usize) -> Result<(), AnalysisError> {
+    let values = (reps as u64).checked_mul(m as u64);
+    if values.is_none_or(|v| v > MAX_SIM_VALUES) {
+        return Err(AnalysisError::TooManyValues { reps, m, max: MAX_SIM_VALUES });
+    }
+    Ok(())
+}
+
 /// Per-thread buffers of [`simulate`].
 struct Worker {
     row: Vec<f32>,
@@ -343,7 +357,9 @@ struct Worker {
 }
 
 /// Runs `spec` on rows from `source`; one [`IterationStats`] per k, in `spec.ks` order.
-/// `progress` (if any) advances by one per row.
+/// `progress` (if any) advances by one per row. Memory does not grow with `spec.reps`: each
+/// thread folds its tasks into one set of histograms (exact integer counts, so the merge order
+/// does not matter).
 pub fn simulate(
     source: &RowSource<'_>,
     spec: &SimSpec,
@@ -355,7 +371,11 @@ pub fn simulate(
     }
     let tasks = spec.reps.div_ceil(ROWS_PER_TASK);
     let empty = || spec.ks.iter().map(|&k| IterationStats::new(spec.m, k)).collect::<Vec<_>>();
-    let partials: Vec<Vec<IterationStats>> = (0..tasks)
+    let merge = |mut a: Vec<IterationStats>, b: Vec<IterationStats>| {
+        a.iter_mut().zip(&b).for_each(|(a, b)| a.merge(b));
+        a
+    };
+    let total = (0..tasks)
         .into_par_iter()
         .map_init(
             || Worker { row: vec![0.0; spec.m], counter: IterationCounter::new() },
@@ -376,11 +396,7 @@ pub fn simulate(
                 stats
             },
         )
-        .collect();
-    let mut total = empty();
-    for part in &partials {
-        total.iter_mut().zip(part).for_each(|(a, b)| a.merge(b));
-    }
+        .reduce(empty, merge);
     Ok(total)
 }
 
@@ -404,7 +420,7 @@ mod tests {
     #[test]
     fn simulation_is_independent_of_the_thread_count() {
         let spec = SimSpec { m: 200, ks: vec![1, 20, 100], reps: 500, bisect: Bisect::exact() };
-        let src = RowSource::Dist { dist: Dist::Laplace, seed: 9, stream: 1 };
+        let src = RowSource::Dist { dist: Family::Laplace, seed: 9, stream: 1 };
         let run = |threads| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             pool.install(|| simulate(&src, &spec, None).unwrap())
@@ -416,7 +432,7 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_errors() {
-        let src = RowSource::Dist { dist: Dist::Normal, seed: 0, stream: 0 };
+        let src = RowSource::Dist { dist: Family::Normal, seed: 0, stream: 0 };
         let spec = |m, k, reps| SimSpec { m, ks: vec![k], reps, bisect: Bisect::exact() };
         assert!(matches!(
             simulate(&src, &spec(8, 9, 1), None),
@@ -432,5 +448,12 @@ mod tests {
         assert!(matches!(simulate(&src, &s, None), Err(AnalysisError::BadPrecision(_))));
         s.bisect = Bisect::early_stopping(MAX_STATS_ITER + 1);
         assert!(matches!(simulate(&src, &s, None), Err(AnalysisError::MaxIterTooLarge { .. })));
+        // Sizes are refused before anything runs or is allocated.
+        for (m, reps) in [(256, 1_000_000_000_000), (MAX_SIM_WIDTH, usize::MAX)] {
+            assert!(matches!(
+                simulate(&src, &spec(m, 4, reps), None),
+                Err(AnalysisError::TooManyValues { .. })
+            ));
+        }
     }
 }

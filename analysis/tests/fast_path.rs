@@ -1,13 +1,13 @@
 //! The statistics fast path ([`IterationCounter`], [`simulate`]) reports exactly the iteration
-//! counts of topk-ref's `Bisect` run through its public driver, on every kind of row: the four
-//! distributions, heavy ties, NaN, ±inf, signed zeros, subnormals, extremes, constant rows,
+//! counts of topk-ref's `Bisect` run through its public driver, on every kind of row: every input
+//! family, heavy ties, NaN, ±inf, signed zeros, subnormals, extremes, constant rows,
 //! every k, every precision mode and early stopping.
 
-use analysis::dist::row_rng;
-use analysis::{Dist, IterationCounter, RowSource, SimSpec, simulate};
+use analysis::{IterationCounter, RowSource, SimSpec, simulate};
 use ndarray::Array2;
 use proptest::prelude::*;
-use topk_ref::{Bisect, EpsilonMode, Options, topk_row, topk_rows};
+use topk_ref::inputs::row_rng;
+use topk_ref::{Bisect, EpsilonMode, Family, Options, topk_row, topk_rows};
 
 /// The driver's count for one row (k = 0 reports none: 0).
 fn reference(b: &Bisect, row: &[f32], k: usize) -> u32 {
@@ -44,7 +44,7 @@ const SPECIALS: [f32; 12] = [
 fn distribution_rows_give_reference_counts() {
     let mut counter = IterationCounter::new();
     let mut checked = 0;
-    for (d, dist) in Dist::ALL.into_iter().enumerate() {
+    for (d, dist) in Family::ALL.into_iter().enumerate() {
         for (i, m) in [1usize, 2, 3, 17, 64, 255, 1000].into_iter().enumerate() {
             let mut row = vec![0.0f32; m];
             for r in 0..12u64 {
@@ -92,7 +92,7 @@ fn simulate_histograms_equal_the_driver_on_a_matrix() {
     let (n, m) = (300, 96);
     let mut data = vec![0.0f32; n * m];
     for (r, row) in data.chunks_mut(m).enumerate() {
-        Dist::Relu.fill(&mut row_rng(5, 0, r as u64), row);
+        Family::Relu.fill(&mut row_rng(5, 0, r as u64), row);
         if r % 7 == 0 {
             row[r % m] = f32::NAN;
         }

@@ -4,10 +4,10 @@
 use std::fmt::Write as _;
 
 use topk_ref::Bisect;
+use topk_ref::inputs::{Family, stream_id};
 
 use super::text::{csv, f, md_table, signed};
 use super::{Ctx, Section};
-use crate::dist::{Dist, stream_id};
 use crate::early::{Algorithm2, EarlyCell, EarlySpec, run_early};
 use crate::error::AnalysisError;
 use crate::expectation::{EnParts, en_parts};
@@ -21,6 +21,8 @@ const EN_FRACTIONS: [(usize, usize); 3] = [(1, 16), (1, 4), (1, 2)];
 /// Row width and k of the distribution comparison.
 const DIST_M: usize = 1024;
 const DIST_KS: [usize; 5] = [16, 64, 256, 512, 768];
+/// The distributions compared (the report's tables and figures are of these four).
+const FAMILIES: [Family; 4] = [Family::Normal, Family::Uniform, Family::Laplace, Family::Relu];
 /// Row width, k and max_iter of the recall sweep.
 const RECALL_M: usize = 256;
 const RECALL_KS: [usize; 3] = [16, 64, 192];
@@ -51,7 +53,7 @@ fn en_accuracy(ctx: &Ctx, sec: &mut Section) -> Result<String, AnalysisError> {
     for m in EN_MS {
         let ks: Vec<usize> = EN_FRACTIONS.iter().map(|&(a, b)| m * a / b).collect();
         let src = RowSource::Dist {
-            dist: Dist::Normal,
+            dist: Family::Normal,
             seed: ctx.seed,
             stream: stream_id("en", &[m as u64]),
         };
@@ -242,9 +244,9 @@ fn quantile(s: &IterationStats, q: f64) -> u32 {
 
 fn distributions(ctx: &Ctx, sec: &mut Section) -> Result<String, AnalysisError> {
     let reps = ctx.budget.distributions;
-    let bar = ctx.bar((reps * Dist::ALL.len()) as u64, "other distributions");
+    let bar = ctx.bar((reps * FAMILIES.len()) as u64, "other distributions");
     let mut all = Vec::new();
-    for dist in Dist::ALL {
+    for dist in FAMILIES {
         let src =
             RowSource::Dist { dist, seed: ctx.seed, stream: stream_id("dists", &[DIST_M as u64]) };
         let stats = simulate(
@@ -289,7 +291,7 @@ fn distributions(ctx: &Ctx, sec: &mut Section) -> Result<String, AnalysisError> 
         csv(&["dist", "m", "k", "iteration", "cumulative_percent"], &cdf_rows),
     );
     dist_figure(&all, sec)?;
-    let spread = |d: Dist| {
+    let spread = |d: Family| {
         let means: Vec<f64> = all
             .iter()
             .filter(|(x, _)| *x == d)
@@ -299,7 +301,7 @@ fn distributions(ctx: &Ctx, sec: &mut Section) -> Result<String, AnalysisError> 
         let hi = means.iter().copied().fold(f64::MIN, f64::max);
         format!("{}…{}", f(lo, 2), f(hi, 2))
     };
-    let relu_top = all.iter().find(|(d, _)| *d == Dist::Relu).and_then(|(_, s)| s.last());
+    let relu_top = all.iter().find(|(d, _)| *d == Family::Relu).and_then(|(_, s)| s.last());
     let (relu_mean, relu_hit) = relu_top
         .map_or((f64::NAN, f64::NAN), |s| (s.mean(Convention::Tests), 100.0 * s.hit_fraction()));
     let mut s = String::from("### Iterations on other distributions (ε = 0)\n\n");
@@ -316,10 +318,10 @@ fn distributions(ctx: &Ctx, sec: &mut Section) -> Result<String, AnalysisError> 
          half, but once k reaches the zeros (k = 768 here) no threshold counts exactly k, and the \
          search runs until the bracket collapses onto 0 (the value phase, then the key phase): \
          mean {} iterations, {}% of rows ending on an exact count (\"exit by hit\").\n",
-        spread(Dist::Uniform),
+        spread(Family::Uniform),
         f((DIST_M as f64).log2(), 0),
-        spread(Dist::Normal),
-        spread(Dist::Laplace),
+        spread(Family::Normal),
+        spread(Family::Laplace),
         f(relu_mean, 1),
         f(relu_hit, 1),
     );
@@ -329,7 +331,7 @@ fn distributions(ctx: &Ctx, sec: &mut Section) -> Result<String, AnalysisError> 
 }
 
 fn dist_figure(
-    all: &[(Dist, Vec<IterationStats>)],
+    all: &[(Family, Vec<IterationStats>)],
     sec: &mut Section,
 ) -> Result<(), AnalysisError> {
     let panels: Vec<Panel> = DIST_KS
@@ -363,7 +365,7 @@ fn dist_figure(
 
 fn recall(ctx: &Ctx, sec: &mut Section) -> Result<String, AnalysisError> {
     let reps = ctx.budget.recall;
-    let bar = ctx.bar((reps * Dist::ALL.len()) as u64, "early-stopping recall");
+    let bar = ctx.bar((reps * FAMILIES.len()) as u64, "early-stopping recall");
     let spec = EarlySpec {
         m: RECALL_M,
         ks: RECALL_KS.to_vec(),
@@ -371,8 +373,8 @@ fn recall(ctx: &Ctx, sec: &mut Section) -> Result<String, AnalysisError> {
         algorithms: vec![Algorithm2::AsWritten],
         reps,
     };
-    let mut all: Vec<(Dist, Vec<EarlyCell>)> = Vec::new();
-    for dist in Dist::ALL {
+    let mut all: Vec<(Family, Vec<EarlyCell>)> = Vec::new();
+    for dist in FAMILIES {
         let src = RowSource::Dist {
             dist,
             seed: ctx.seed,
@@ -449,7 +451,7 @@ fn recall(ctx: &Ctx, sec: &mut Section) -> Result<String, AnalysisError> {
     Ok(s)
 }
 
-fn recall_figure(all: &[(Dist, Vec<EarlyCell>)], sec: &mut Section) -> Result<(), AnalysisError> {
+fn recall_figure(all: &[(Family, Vec<EarlyCell>)], sec: &mut Section) -> Result<(), AnalysisError> {
     let panels: Vec<Panel> = RECALL_KS
         .iter()
         .map(|&k| Panel {

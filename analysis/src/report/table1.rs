@@ -2,12 +2,12 @@
 
 use std::fmt::Write as _;
 
+use topk_ref::inputs::{Family, stream_id};
 use topk_ref::{Bisect, EpsilonMode};
 
 use super::text::{csv, f, md_table, pair, signed};
 use super::{Ctx, Section};
 use crate::compare::{Cell, Verdict};
-use crate::dist::{Dist, stream_id};
 use crate::error::AnalysisError;
 use crate::montecarlo::{Convention, IterationStats, RowSource, SimSpec, simulate};
 use crate::paper::{
@@ -29,7 +29,7 @@ fn measure(ctx: &Ctx, mode: EpsilonMode) -> Result<Vec<IterationStats>, Analysis
     let bisect = Bisect { precision: TABLE1_PRECISION, epsilon_mode: mode, max_iter: None };
     let ks = TABLE1.iter().map(|c| c.k).collect();
     let src =
-        RowSource::Dist { dist: Dist::Normal, seed: ctx.seed, stream: stream_id("table1", &[]) };
+        RowSource::Dist { dist: Family::Normal, seed: ctx.seed, stream: stream_id("table1", &[]) };
     let bar = ctx.bar(
         reps as u64,
         &format!("Table 1 ({})", if mode == EpsilonMode::Absolute { "abs. ε" } else { "rel. ε" }),

@@ -2,10 +2,11 @@
 
 use std::fmt::Write as _;
 
+use topk_ref::inputs::{Family, stream_id};
+
 use super::text::{csv, f, md_table};
 use super::{Ctx, Section};
 use crate::compare::{Cell, Verdict};
-use crate::dist::{Dist, stream_id};
 use crate::early::{Algorithm2, EarlyCell, EarlySpec, ErrorNorm, run_early};
 use crate::error::AnalysisError;
 use crate::montecarlo::RowSource;
@@ -87,7 +88,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<Section, AnalysisError> {
         reps,
     };
     let src =
-        RowSource::Dist { dist: Dist::Normal, seed: ctx.seed, stream: stream_id("table2", &[]) };
+        RowSource::Dist { dist: Family::Normal, seed: ctx.seed, stream: stream_id("table2", &[]) };
     let bar = ctx.bar(reps as u64, "Table 2 (early stopping)");
     let m = Measured { cells: run_early(&src, &spec, Some(&bar))? };
     bar.finish_and_clear();

@@ -3,11 +3,11 @@
 use std::fmt::Write as _;
 
 use topk_ref::Bisect;
+use topk_ref::inputs::{Family, stream_id};
 
 use super::text::{csv, f, md_table, pair, signed};
 use super::{Ctx, Section};
 use crate::compare::{Cell, Verdict};
-use crate::dist::{Dist, stream_id};
 use crate::error::AnalysisError;
 use crate::expectation::expected_iterations;
 use crate::montecarlo::{Convention, IterationStats, RowSource, SimSpec, simulate};
@@ -29,7 +29,7 @@ pub(crate) fn simulate_table5(
     for m in ms {
         let ks: Vec<usize> = TABLE5.iter().filter(|c| c.m == m).map(|c| c.k).collect();
         let src = RowSource::Dist {
-            dist: Dist::Normal,
+            dist: Family::Normal,
             seed: ctx.seed,
             stream: stream_id("table5", &[m as u64]),
         };

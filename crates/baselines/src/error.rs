@@ -17,15 +17,4 @@ pub enum BaselineError {
     /// A name that is not one of [`crate::BASELINE_NAMES`].
     #[error("unknown baseline '{0}'")]
     UnknownName(String),
-    /// An input family that is not one of [`crate::inputs::Family::ALL`].
-    #[error("unknown input family '{0}'; valid: uniform, normal, radix-adversarial")]
-    UnknownFamily(String),
-    /// A chart could not be drawn or written.
-    #[error("cannot draw the chart {path}: {reason}")]
-    Chart {
-        /// The SVG file.
-        path: String,
-        /// What went wrong.
-        reason: String,
-    },
 }

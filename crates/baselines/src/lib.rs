@@ -22,19 +22,15 @@
 //! Each reports [`WorkCounters`] in its [`topk_ref::RowStats`]: elements read, elements written,
 //! passes over the row and sorting-network merges, counted as the algorithm's GPU form moves
 //! data (see [`WorkCounters`] for the rules). The counters are what the GPU papers optimise;
-//! the comparison mode of `rtopk bench cpu --compare` reports them next to CPU times.
-//!
-//! [`inputs`] generates the input families of the AIR paper (§5.1): uniform, normal and
-//! radix-adversarial.
+//! the comparison mode of `rtopk bench cpu --compare` (the `rtopk` crate's `bench` module)
+//! reports them next to CPU times, on rows of `topk_ref::inputs::Family`.
 
 #![forbid(unsafe_code)]
 
 pub mod air;
-pub mod chart;
 pub mod drtopk;
 pub mod error;
 pub mod gridselect;
-pub mod inputs;
 mod queue;
 pub mod sort;
 pub mod torch_radix;

@@ -1,10 +1,14 @@
-//! `rtopk bench cuda` and `rtopk verify cuda`: the GPU kernel's speed and its equivalence with
-//! the CPU references, on the machine's first CUDA device.
+//! `rtopk bench cuda` and `rtopk verify cuda`: the GPU kernel's speed, first call and
+//! equivalence with the CPU references, on the machine's first CUDA device (rtopk-cuda's
+//! `bench` and `verify` do the work; this file parses and prints).
+
+use std::path::PathBuf;
 
 use clap::Args;
+use rtopk_cuda::bench::{self, Bench, Case, Grid, Settings};
+use rtopk_cuda::kernels::{KernelFiles, Unit, UnitSource};
 use rtopk_cuda::verify::{Reference, WIDTHS, check_all};
-use rtopk_cuda::{CudaError, CudaTopK, Launch};
-use serde::Serialize;
+use rtopk_cuda::{CudaTopK, Strategy, UnitReport};
 use topk_ref::{Bisect, Mode, RowTopK};
 
 use crate::error::CliError;
@@ -45,6 +49,22 @@ pub(crate) struct BenchCudaArgs {
     /// of earlier records); by default a spin kernel queued ahead keeps it out
     #[arg(long)]
     idle_start: bool,
+    /// Launch family: auto (the measured defaults), quarter (four rows per warp, M <= 256),
+    /// half (two rows per warp, M <= 512), warp (one warp per row, M <= 3072), block (one
+    /// block per row)
+    #[arg(long, default_value = "auto", value_parser = parse_strategy)]
+    strategy: Strategy,
+    /// The first call of a fresh process on the one shape given (--n, --m, -k): time to open
+    /// the device, the first and the second top-k, and each kernel unit's build and load
+    #[arg(long)]
+    startup: bool,
+    /// Compile every kernel unit for this architecture (e.g. sm_90) with NVRTC, to PTX and
+    /// to a cubin, one at a time, and print the times and sizes; needs no GPU
+    #[arg(long, value_name = "ARCH")]
+    compile: Option<String>,
+    /// Write every kernel unit's generated source to DIR (<unit>.cu) and exit; needs no GPU
+    #[arg(long, value_name = "DIR")]
+    emit_sources: Option<PathBuf>,
 }
 
 /// Arguments of `rtopk verify cuda`.
@@ -55,222 +75,84 @@ pub(crate) struct VerifyCudaArgs {
     quick: bool,
 }
 
-/// One benchmark case.
-#[derive(Clone, Copy, Debug)]
-struct Case {
-    n: usize,
-    m: usize,
-    k: usize,
-    max_iter: Option<u32>,
-    sorted: bool,
+fn parse_strategy(name: &str) -> Result<Strategy, String> {
+    Strategy::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
+        format!("expected one of {}", names.join(", "))
+    })
 }
 
-/// One line of `rtopk bench cuda --json`.
-#[derive(Debug, Serialize)]
-struct CudaRow {
-    device: String,
-    n: usize,
-    m: usize,
-    k: usize,
-    max_iter: Option<u32>,
-    smallest: bool,
-    /// Results in sorted order (the sort launch included in the time).
-    sorted: bool,
-    median_ms: f64,
-    min_ms: f64,
-    /// Input bytes read per second (the input is read once).
-    gbps: f64,
-    /// `gbps` over the device's read bandwidth measured in this run.
-    read_bw_fraction: f64,
-    /// Input plus output bytes per second.
-    total_gbps: f64,
-    reps: usize,
-    input_buffers: usize,
-    /// "queued" (a spin kernel ahead of the start event) or "idle-start" (see `--idle-start`).
-    timing: &'static str,
+/// A strategy that cannot hold the shape asked for is a bad argument (exit 2).
+fn refused(e: rtopk_cuda::CudaError) -> CliError {
+    match e {
+        rtopk_cuda::CudaError::Strategy { .. } => CliError::BadArgument(e.to_string()),
+        other => other.into(),
+    }
 }
 
-fn cuda(e: CudaError) -> CliError {
-    CliError::Cuda(e)
+/// The one shape given, if any.
+fn one_case(args: &BenchCudaArgs) -> Result<Option<Case>, CliError> {
+    match (args.n, args.m, args.k) {
+        (Some(n), Some(m), Some(k)) => {
+            topk_ref::check_shape(m, k)?;
+            Ok(Some(Case { n, m, k, max_iter: args.max_iter, sorted: args.sorted }))
+        }
+        (None, None, None) => Ok(None),
+        _ => Err(CliError::BadArgument("give --n, --m and -k together".into())),
+    }
 }
 
 /// The cases of the requested grids (or the one shape given).
 fn cases(args: &BenchCudaArgs) -> Result<Vec<Case>, CliError> {
-    if let (Some(n), Some(m), Some(k)) = (args.n, args.m, args.k) {
-        topk_ref::check_shape(m, k)?;
-        return Ok(vec![Case { n, m, k, max_iter: args.max_iter, sorted: args.sorted }]);
+    if let Some(case) = one_case(args)? {
+        return Ok(vec![case]);
     }
-    if args.n.is_some() || args.m.is_some() || args.k.is_some() {
-        return Err(CliError::BadArgument("give --n, --m and -k together".into()));
-    }
-    let grids: Vec<&str> = match args.grid.as_str() {
-        "all" => vec!["rtopk", "appendix-b", "long"],
-        g @ ("rtopk" | "appendix-b" | "long") => vec![g],
-        other => {
-            return Err(CliError::BadArgument(format!(
-                "--grid {other}: expected rtopk, appendix-b, long or all"
-            )));
-        }
-    };
-    let mut out = Vec::new();
-    for g in grids {
-        for case in grid(g) {
-            out.push(case);
-            if case.max_iter.is_none() {
-                out.push(Case { sorted: true, ..case }); // same inputs, right after
-            }
-        }
-    }
-    Ok(out)
-}
-
-fn grid(name: &str) -> Vec<Case> {
-    let mut out = Vec::new();
-    match name {
-        // RTop-K Figure 4 / Table 3: exact, max_iter 2..8, and 0 (load + select only, to
-        // measure where the time goes).
-        "rtopk" => {
-            for n in [1 << 14, 1 << 16, 1 << 18, 1 << 20] {
-                for m in [256, 512, 768] {
-                    for k in [16, 32, 64, 96, 128] {
-                        for max_iter in [None, Some(0), Some(2), Some(3), Some(4), Some(5)]
-                            .into_iter()
-                            .chain([Some(6), Some(7), Some(8)])
-                        {
-                            out.push(Case { n, m, k, max_iter, sorted: false });
-                        }
-                    }
-                }
-            }
-        }
-        // RTop-K Appendix B (Figure 6): N = 65536, M up to 8192.
-        "appendix-b" => {
-            for m in (1..=8).map(|i| i * 1024) {
-                for k in [64, 128, 256, 512] {
-                    out.push(Case { n: 65536, m, k, max_iter: None, sorted: false });
-                }
-            }
-        }
-        _ => {
-            for m in [16384, 32768, 65536] {
-                for k in [64, 512] {
-                    out.push(Case { n: 16384, m, k, max_iter: None, sorted: false });
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Input buffers of one `(n, m)`, enough of them that cycling through them evicts L2.
-struct Inputs {
-    n: usize,
-    m: usize,
-    buffers: Vec<cudarc::driver::CudaSlice<f32>>,
-}
-
-impl Inputs {
-    fn new(gpu: &CudaTopK, n: usize, m: usize, l2: usize) -> Result<Self, CliError> {
-        let bytes = (n * m * 4).max(1);
-        let count = (4 * l2).div_ceil(bytes).clamp(1, 32);
-        let mut buffers = Vec::with_capacity(count);
-        for b in 0..count {
-            let mut x = gpu.stream().alloc_zeros::<f32>(n * m).map_err(driver)?;
-            gpu.fill_normal(&mut x, (n * 1_000_003 + m * 101 + b) as u64).map_err(cuda)?;
-            buffers.push(x);
-        }
-        Ok(Self { n, m, buffers })
-    }
-}
-
-fn driver(e: cudarc::driver::DriverError) -> CliError {
-    CliError::Cuda(CudaError::Driver { during: "allocating benchmark buffers", source: e })
-}
-
-/// Times one case: 2 warm-up launches, then `reps` launches each between CUDA events, the
-/// input rotating through the buffers. Returns (median, min) milliseconds.
-fn time_case(
-    gpu: &CudaTopK,
-    inputs: &Inputs,
-    case: Case,
-    mode: Mode,
-    reps: usize,
-    idle_start: bool,
-) -> Result<(f64, f64), CliError> {
-    let Case { n, m, k, max_iter, sorted } = case;
-    let bisect = max_iter.map_or(Bisect::exact(), Bisect::early_stopping);
-    let launch = Launch { n, m, k, mode, bisect, sorted };
-    let s = gpu.stream();
-    let mut val = s.alloc_zeros::<f32>((n * k).max(1)).map_err(driver)?;
-    let mut idx = s.alloc_zeros::<u32>((n * k).max(1)).map_err(driver)?;
-    let mut it = s.alloc_zeros::<u32>(n.max(1)).map_err(driver)?;
-    let mut times = Vec::with_capacity(reps);
-    for r in 0..reps + 2 {
-        let x = &inputs.buffers[r % inputs.buffers.len()];
-        let work = || gpu.select_device(&launch, x, &mut val, &mut idx, &mut it);
-        let ms = if idle_start { gpu.time_ms_idle_start(work) } else { gpu.time_ms(work) };
-        let ms = ms.map_err(cuda)?;
-        if r >= 2 {
-            times.push(ms);
-        }
-    }
-    times.sort_by(f64::total_cmp);
-    Ok((times[times.len() / 2], times[0]))
+    let grids = Grid::parse(&args.grid).ok_or_else(|| {
+        CliError::BadArgument(format!(
+            "--grid {}: expected rtopk, appendix-b, long or all",
+            args.grid
+        ))
+    })?;
+    Ok(bench::grid_cases(&grids))
 }
 
 /// `rtopk bench cuda`.
 pub(crate) fn bench(args: &BenchCudaArgs) -> Result<(), CliError> {
+    if let Some(dir) = &args.emit_sources {
+        return emit_sources(dir);
+    }
+    if let Some(arch) = &args.compile {
+        return compile(arch);
+    }
     if args.reps == 0 {
         return Err(CliError::BadArgument("--reps must be at least 1".into()));
     }
-    let cases = cases(args)?;
-    let gpu = CudaTopK::new(0).map_err(cuda)?;
-    let l2 = gpu.l2_bytes().map_err(cuda)?;
-    let probe = Inputs::new(&gpu, 1 << 16, 1 << 13, 0)?;
-    let read_bw = gpu.read_bandwidth_gbps(&probe.buffers[0], 20).map_err(cuda)?;
-    drop(probe);
     let mode = Mode::from_smallest(args.smallest);
-    let regs: Vec<String> = gpu
-        .kernel_registers()
-        .map_err(cuda)?
-        .into_iter()
-        .map(|(name, r)| format!("{name}={r}"))
-        .collect();
+    if args.startup {
+        let case = one_case(args)?
+            .ok_or_else(|| CliError::BadArgument("--startup needs --n, --m and -k".into()))?;
+        return startup(case, mode, args.strategy);
+    }
+    let cases = cases(args)?;
+    let gpu = CudaTopK::new(0)?;
+    let settings =
+        Settings { reps: args.reps, mode, idle_start: args.idle_start, strategy: args.strategy };
+    let mut run = Bench::new(&gpu, settings)?;
+    run.prepare(&cases).map_err(refused)?;
+    let regs: Vec<String> =
+        gpu.kernel_registers()?.into_iter().map(|(name, r)| format!("{name}={r}")).collect();
     eprintln!("registers per thread: {}", regs.join(" "));
     eprintln!(
-        "rtopk bench cuda: {} (L2 {} MiB), read bandwidth {read_bw:.0} GB/s (2 GiB, median of 20)",
+        "rtopk bench cuda: {} (L2 {} MiB), read bandwidth {:.0} GB/s (2 GiB, median of 20), \
+         strategy {}",
         gpu.device_name(),
-        l2 >> 20
+        run.l2_bytes() >> 20,
+        run.read_gbps(),
+        args.strategy
     );
-    let mut rows = Vec::new();
-    let mut inputs: Option<Inputs> = None;
+    let mut rows = Vec::with_capacity(cases.len());
     for case in cases {
-        if inputs.as_ref().is_none_or(|i| (i.n, i.m) != (case.n, case.m)) {
-            drop(inputs.take()); // free the previous shape's buffers first
-            inputs = Some(Inputs::new(&gpu, case.n, case.m, l2)?);
-        }
-        let inp = inputs.as_ref().expect("just set");
-        let (median_ms, min_ms) = time_case(&gpu, inp, case, mode, args.reps, args.idle_start)?;
-        let in_bytes = (case.n * case.m * 4) as f64;
-        let out_bytes = (case.n * case.k * 8 + case.n * 4) as f64;
-        let gbps = in_bytes / (median_ms * 1e-3) / 1e9;
-        let row = CudaRow {
-            device: gpu.device_name().to_string(),
-            n: case.n,
-            m: case.m,
-            k: case.k,
-            max_iter: case.max_iter,
-            smallest: args.smallest,
-            sorted: case.sorted,
-            median_ms,
-            min_ms,
-            gbps,
-            read_bw_fraction: gbps / read_bw,
-            total_gbps: (in_bytes + out_bytes) / (median_ms * 1e-3) / 1e9,
-            reps: args.reps,
-            input_buffers: inp.buffers.len(),
-            timing: if args.idle_start { "idle-start" } else { "queued" },
-        };
+        let row = run.run(case)?;
         if !args.json {
             println!(
                 "n={:>8} m={:>6} k={:>4} max_iter={:>5}{} {:>9.4} ms {:>7.0} GB/s {:>5.1}% of read bw",
@@ -287,24 +169,116 @@ pub(crate) fn bench(args: &BenchCudaArgs) -> Result<(), CliError> {
         rows.push(row);
     }
     if args.json {
-        let text = serde_json::to_string_pretty(&rows)
-            .map_err(|e| CliError::BadArgument(format!("JSON: {e}")))?;
-        println!("{text}");
+        println!("{}", serde_json::to_string_pretty(&rows)?);
     }
+    Ok(())
+}
+
+/// `rtopk bench cuda --startup`.
+fn startup(case: Case, mode: Mode, strategy: Strategy) -> Result<(), CliError> {
+    let s = bench::startup(0, case, mode, strategy).map_err(refused)?;
+    println!(
+        "startup {}x{} k={}{} on {}: open {:.1} ms, first top-k {:.1} ms, second {:.1} ms",
+        case.n,
+        case.m,
+        case.k,
+        if case.sorted { " sorted" } else { "" },
+        s.device,
+        s.open_ms,
+        s.first_ms,
+        s.second_ms
+    );
+    print_units(&s.units);
+    Ok(())
+}
+
+/// One line per unit: what was loaded, from where, and what it took.
+fn print_units(units: &[UnitReport]) {
+    println!(
+        "  {:<26} {:>5} {:>11} {:>8} {:>10} {:>9} {:>9}",
+        "unit", "image", "arch", "from", "build ms", "load ms", "bytes"
+    );
+    for u in units {
+        println!(
+            "  {:<26} {:>5} {:>11} {:>8} {:>10.1} {:>9.1} {:>9}",
+            u.unit.to_string(),
+            u.kind.extension(),
+            u.arch,
+            u.cache.name(),
+            u.build_ms,
+            u.load_ms,
+            u.bytes
+        );
+    }
+}
+
+/// `rtopk bench cuda --compile ARCH`.
+fn compile(arch: &str) -> Result<(), CliError> {
+    let cc: u32 = arch.trim_start_matches("sm_").parse().map_err(|_| {
+        CliError::BadArgument(format!("--compile {arch}: expected an architecture like sm_90"))
+    })?;
+    println!("NVRTC {} for sm_{cc}, one unit at a time", rtopk_cuda::nvrtc_version());
+    println!(
+        "{:<26} {:>10} {:>8} {:>9} {:>9} {:>10}",
+        "unit", "source KiB", "PTX ms", "PTX KiB", "cubin ms", "cubin KiB"
+    );
+    let rows = bench::compile_table(cc, &[])?;
+    let kib = |b: usize| b as f64 / 1024.0;
+    for r in &rows {
+        println!(
+            "{:<26} {:>10.1} {:>8.0} {:>9.1} {:>9.0} {:>10.1}",
+            r.unit.to_string(),
+            kib(r.source_bytes),
+            r.ptx_ms,
+            kib(r.ptx_bytes),
+            r.cubin_ms,
+            kib(r.cubin_bytes)
+        );
+    }
+    let sum = |f: fn(&bench::CompileRow) -> f64| rows.iter().map(f).sum::<f64>();
+    println!(
+        "{:<26} {:>10} {:>8.0} {:>9.1} {:>9.0} {:>10.1}",
+        format!("total ({} units)", rows.len()),
+        "",
+        sum(|r| r.ptx_ms),
+        sum(|r| r.ptx_bytes as f64 / 1024.0),
+        sum(|r| r.cubin_ms),
+        sum(|r| r.cubin_bytes as f64 / 1024.0)
+    );
+    Ok(())
+}
+
+/// `rtopk bench cuda --emit-sources DIR`.
+fn emit_sources(dir: &std::path::Path) -> Result<(), CliError> {
+    let files = KernelFiles::for_process()?;
+    let output = |source| CliError::Output { path: dir.to_path_buf(), source };
+    std::fs::create_dir_all(dir).map_err(output)?;
+    for unit in Unit::all() {
+        let path = dir.join(format!("{unit}.cu"));
+        std::fs::write(&path, unit.source(&files)?)
+            .map_err(|source| CliError::Output { path: path.clone(), source })?;
+    }
+    println!(
+        "{} unit sources in {}, kernel files from {}",
+        Unit::all().len(),
+        dir.display(),
+        files.origin()
+    );
     Ok(())
 }
 
 /// `rtopk verify cuda`.
 pub(crate) fn verify(args: &VerifyCudaArgs) -> Result<(), CliError> {
-    let mut gpu = CudaTopK::new(0).map_err(cuda)?;
+    let mut gpu = CudaTopK::new(0)?;
     let per_case = if args.quick { 1 << 16 } else { 1 << 21 };
+    // check_all runs the warp simulator on every case itself, with the GPU's plan and limits
+    // (the same launch family, per family); bisect is the CPU reference beside it.
     let bisect = |b: Bisect| -> Box<dyn RowTopK> { Box::new(b) };
-    let sim = |b: Bisect| -> Box<dyn RowTopK> { Box::new(warp_sim::SimTopK::new(b)) };
-    let references: [Reference<'_>; 2] = [("bisect", &bisect), ("warp-sim", &sim)];
-    let report = check_all(&mut gpu, &WIDTHS, per_case, &references).map_err(cuda)?;
+    let references: [Reference<'_>; 1] = [("bisect", &bisect)];
+    let report = check_all(&mut gpu, &WIDTHS, per_case, &references)?;
     println!(
         "verify cuda on {}: {} cases, {} rows, {} widths from {} to {}, against bisect and \
-         warp-sim (values, indices, iteration counts): {}",
+         the warp simulator in the same launch family (values, indices, iteration counts): {}",
         gpu.device_name(),
         report.cases,
         report.rows,
@@ -313,6 +287,8 @@ pub(crate) fn verify(args: &VerifyCudaArgs) -> Result<(), CliError> {
         WIDTHS[WIDTHS.len() - 1],
         if report.mismatches.is_empty() { "all identical" } else { "MISMATCHES" }
     );
+    print!("{report}");
+    print_unit_summary(&gpu.unit_reports());
     for m in &report.mismatches {
         println!("  {m}");
     }
@@ -321,4 +297,24 @@ pub(crate) fn verify(args: &VerifyCudaArgs) -> Result<(), CliError> {
     } else {
         Err(CliError::WrongAnswer(format!("{} cases differ", report.mismatches.len())))
     }
+}
+
+/// One line: how many units were loaded, from where, and what building and loading took.
+fn print_unit_summary(units: &[UnitReport]) {
+    let from = |c: rtopk_cuda::CacheUse| units.iter().filter(|u| u.cache == c).count();
+    let sum = |f: fn(&UnitReport) -> f64| units.iter().map(f).sum::<f64>() / 1e3;
+    let last = units.iter().map(|u| u.at_ms).fold(0.0, f64::max) / 1e3;
+    println!(
+        "units: {} loaded ({} compiled, {} from the disk cache, {} from this process) as {}; \
+         build {:.1} s and load {:.2} s summed over the units, all loaded {:.1} s after the \
+         device opened",
+        units.len(),
+        from(rtopk_cuda::CacheUse::Compiled),
+        from(rtopk_cuda::CacheUse::Disk),
+        from(rtopk_cuda::CacheUse::Process),
+        units.first().map_or("-", |u| u.kind.extension()),
+        sum(|u| u.build_ms),
+        sum(|u| u.load_ms),
+        last
+    );
 }

@@ -1,55 +1,27 @@
-//! The command line's one error type and its exit codes (SPEC §4: 2 for bad arguments or bad
-//! input, 1 for everything else).
+//! The command line's one error type and its exit codes (SPEC §4): 2 when the caller's input or
+//! arguments are wrong (sizes too large to allocate included), 1 when the environment fails
+//! (disk full, permission denied, no GPU driver, a wrong answer found by a self-check, a JSON
+//! encoding failure). Library errors convert with `#[from]` and keep their classification
+//! ([`rtopk::Error::is_user_error`]).
 
 use std::io;
 use std::path::PathBuf;
 
+use analysis::AnalysisError;
 use thiserror::Error;
 use topk_ref::TopKError;
 
-use crate::npy_io::InputError;
-
 /// Exit code for bad arguments or bad input (the same code clap uses for usage errors).
 pub(crate) const EXIT_BAD_INPUT: u8 = 2;
-/// Exit code for failures that are not the caller's input: unwritable outputs, wrong answers.
+/// Exit code for failures of the environment: unwritable outputs, no GPU, wrong answers.
 pub(crate) const EXIT_FAILURE: u8 = 1;
 
 /// Why a command failed. The `Display` text is the message printed after `error: `.
 #[derive(Debug, Error)]
 pub(crate) enum CliError {
-    /// `--algo` names no algorithm of SPEC §4.
-    #[error("unknown algorithm '{name}'; valid names: {valid}")]
-    UnknownAlgorithm {
-        /// The name given.
-        name: String,
-        /// The names that work, and the planned ones, as one readable list.
-        valid: String,
-    },
-    /// A SPEC §4 algorithm that this build does not contain yet.
-    #[error("algorithm '{0}' is not available in this build yet")]
-    NotAvailable(String),
-    /// An option given to an algorithm that does not take it.
-    #[error("{option} is only valid for {valid_for}, not for '{algo}'")]
-    OptionNotSupported {
-        /// The option, e.g. `--max-iter`.
-        option: &'static str,
-        /// The algorithm it was given with.
-        algo: String,
-        /// The algorithms that take it.
-        valid_for: String,
-    },
     /// Any other bad argument.
     #[error("{0}")]
     BadArgument(String),
-    /// The input file is not what SPEC §4 accepts.
-    #[error("{}: {source}", path.display())]
-    Input {
-        /// The input file.
-        path: PathBuf,
-        /// What is wrong with it.
-        #[source]
-        source: InputError,
-    },
     /// `k` does not fit the input's shape (k > M, M = 0).
     #[error("{}: shape {shape}: {source}", path.display())]
     Shape {
@@ -61,39 +33,68 @@ pub(crate) enum CliError {
         #[source]
         source: TopKError,
     },
-    /// The library refused the request (a bad precision, ...).
+    /// The reference library refused the request (a bad precision, a size too large, ...).
     #[error(transparent)]
     TopK(#[from] TopKError),
-    /// An output file could not be written.
+    /// The library failed: input files, output paths, algorithms; classified by the library.
+    #[error(transparent)]
+    Lib(#[from] rtopk::Error),
+    /// The GPU path failed (no driver, compilation, launch) or refused the request.
+    #[error(transparent)]
+    Cuda(#[from] rtopk_cuda::CudaError),
+    /// A file or directory could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Output {
-        /// The output file.
+        /// The file or directory.
         path: PathBuf,
         /// The I/O error.
         #[source]
         source: io::Error,
     },
-    /// The GPU path failed (no driver, compilation, launch) or refused the request.
-    #[error(transparent)]
-    Cuda(#[from] rtopk_cuda::CudaError),
-    /// An algorithm gave a wrong answer (found by `bench`'s cross-check).
+    /// An algorithm gave a wrong answer (found by a self-check).
     #[error("{0}")]
     WrongAnswer(String),
+    /// A report could not be encoded as JSON.
+    #[error("cannot encode JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// Analysis errors go through the library's error, which decides user vs environment.
+impl From<AnalysisError> for CliError {
+    fn from(e: AnalysisError) -> Self {
+        CliError::Lib(e.into())
+    }
 }
 
 impl CliError {
-    /// The process exit code for this error: 2 for the caller's arguments or input, 1 otherwise.
+    /// The process exit code for this error: 2 for the caller's arguments or input, 1 for the
+    /// environment.
     pub(crate) fn exit_code(&self) -> u8 {
-        match self {
-            CliError::UnknownAlgorithm { .. }
-            | CliError::NotAvailable(_)
-            | CliError::OptionNotSupported { .. }
-            | CliError::BadArgument(_)
-            | CliError::Input { .. }
-            | CliError::Shape { .. }
-            | CliError::TopK(_) => EXIT_BAD_INPUT,
-            CliError::Cuda(rtopk_cuda::CudaError::TopK(_)) => EXIT_BAD_INPUT,
-            CliError::Output { .. } | CliError::WrongAnswer(_) | CliError::Cuda(_) => EXIT_FAILURE,
-        }
+        let user = match self {
+            CliError::BadArgument(_) | CliError::Shape { .. } | CliError::TopK(_) => true,
+            CliError::Lib(e) => e.is_user_error(),
+            CliError::Cuda(e) => matches!(e, rtopk_cuda::CudaError::TopK(_)),
+            CliError::Output { .. } | CliError::WrongAnswer(_) | CliError::Json(_) => false,
+        };
+        if user { EXIT_BAD_INPUT } else { EXIT_FAILURE }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_policy_for_every_kind_of_error() {
+        let too_large = TopKError::TooLarge { what: "x", n: 1, m: 1 };
+        assert_eq!(CliError::from(too_large).exit_code(), EXIT_BAD_INPUT);
+        assert_eq!(CliError::from(AnalysisError::ZeroReps).exit_code(), EXIT_BAD_INPUT);
+        let io = AnalysisError::Io { path: ".".into(), source: io::Error::other("disk full") };
+        assert_eq!(CliError::from(io).exit_code(), EXIT_FAILURE);
+        let write = rtopk::Error::Write { path: "v".into(), source: io::Error::other("full") };
+        assert_eq!(CliError::from(write).exit_code(), EXIT_FAILURE);
+        let json = serde_json::from_str::<u8>("x").unwrap_err();
+        assert_eq!(CliError::from(json).exit_code(), EXIT_FAILURE);
+        assert_eq!(CliError::from(rtopk_cuda::CudaError::NoDriver).exit_code(), EXIT_FAILURE);
     }
 }

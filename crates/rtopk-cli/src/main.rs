@@ -1,20 +1,19 @@
-//! `rtopk` — the command line of the RTop-K workspace (SPEC §4).
+//! `rtopk` — the command line of the RTop-K workspace (SPEC §4), a thin face over the `rtopk`
+//! library: `select`, `trace`, `sim`, `bench`, `verify`, `stats` and `reproduce`.
 //!
-//! * `rtopk select` — row-wise top-k of a `.npy` matrix with any available algorithm.
-//! * `rtopk bench cpu` — times the CPU reference algorithms, each checked against an exact
-//!   answer first.
-//!
-//! Exit codes: 0 on success, 2 on bad arguments or bad input, 1 on other failures. Error
-//! messages go to stderr and start with `error: `.
+//! Exit codes: 0 on success; 2 when the input or the arguments are wrong (sizes too large to
+//! allocate included); 1 when the environment fails (disk full, permission denied, no GPU
+//! driver, a wrong answer found by a self-check); 128 + the signal's number after SIGINT (130),
+//! SIGTERM (143) or SIGHUP (129), once pending temporary files are removed. Error messages go
+//! to stderr and start with `error: `.
 
 #![forbid(unsafe_code)]
 
-mod algos;
 mod bench_cmd;
 mod cuda_cmd;
 mod error;
-mod npy_io;
 mod reproduce_cmd;
+mod search_args;
 mod select_cmd;
 mod sim_cmd;
 mod stats_cmd;
@@ -26,7 +25,14 @@ use clap::{Parser, Subcommand};
 
 /// The `rtopk` command line.
 #[derive(Debug, Parser)]
-#[command(name = "rtopk", version, about = "Row-wise top-k selection (RTop-K): select, bench")]
+#[command(
+    name = "rtopk",
+    version,
+    about = "Row-wise top-k selection (RTop-K): select, trace, sim, bench, verify, stats, reproduce",
+    after_help = "Exit codes: 0 success; 2 bad input or arguments; 1 the environment failed \
+                  (disk full, permission denied, no GPU driver, a failed self-check); \
+                  130/143 interrupted by SIGINT/SIGTERM (temporary files removed)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -64,6 +70,7 @@ enum VerifyCommand {
 }
 
 fn main() -> ExitCode {
+    remove_temporaries_on_signals();
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Select(args) => select_cmd::run(args),
@@ -81,4 +88,26 @@ fn main() -> ExitCode {
             ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// On SIGINT, SIGTERM or SIGHUP: remove the temporary files of pending outputs, then exit with
+/// 128 + the signal's number, as a shell reports a process the signal killed. (SIGKILL cannot
+/// be caught; it may leave a temporary file behind.)
+fn remove_temporaries_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        Ok(signals) => signals,
+        Err(e) => {
+            eprintln!(
+                "warning: cannot install signal handlers ({e}); an interrupted run may leave temporary files"
+            );
+            return;
+        }
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            rtopk::npy::remove_pending_temporaries();
+            std::process::exit(128 + signal);
+        }
+    });
 }

@@ -8,13 +8,17 @@ use analysis::report::{ReproduceOptions, SectionId, reproduce, write};
 use clap::Args;
 
 use crate::error::CliError;
-use crate::stats_cmd::cli_error;
+
+/// Where the report goes by default: under `target/`, which git ignores, so that running the
+/// README's first command does not rewrite the committed `results/reproduce/`.
+const DEFAULT_OUT: &str = "target/rtopk/reproduce";
 
 /// Arguments of `rtopk reproduce`.
 #[derive(Debug, Args)]
 pub(crate) struct ReproduceArgs {
-    /// Directory for report.md, the CSV/JSON tables and the SVG figures
-    #[arg(long, value_name = "DIR", default_value = "results/reproduce")]
+    /// Directory for report.md, the CSV/JSON tables and the SVG figures. The default is outside
+    /// version control; the committed copy is regenerated with --out results/reproduce
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_OUT)]
     out: PathBuf,
     /// Rows per experiment for Tables 5, 1 and 2 (default: the paper's, 10^4 and 10^5)
     #[arg(long, value_name = "R", allow_negative_numbers = true)]
@@ -33,11 +37,9 @@ pub(crate) struct ReproduceArgs {
 /// Runs `rtopk reproduce`: prints the Markdown report and writes it with its files into DIR.
 pub(crate) fn run(args: &ReproduceArgs) -> Result<(), CliError> {
     let sections = match &args.only {
-        Some(names) => names
-            .iter()
-            .map(|n| n.parse::<SectionId>())
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(cli_error)?,
+        Some(names) => {
+            names.iter().map(|n| n.parse::<SectionId>()).collect::<Result<Vec<_>, _>>()?
+        }
         None => SectionId::ALL.to_vec(),
     };
     if args.reps == Some(0) {
@@ -53,8 +55,8 @@ pub(crate) fn run(args: &ReproduceArgs) -> Result<(), CliError> {
         sections,
         progress: true,
     };
-    let r = reproduce(&opts).map_err(cli_error)?;
-    let written = write(&r, &args.out).map_err(cli_error)?;
+    let r = reproduce(&opts)?;
+    let written = write(&r, &args.out)?;
     print!("{}", r.markdown);
     eprintln!("wrote {} files to {}", written.len(), args.out.display());
     Ok(())

@@ -1,25 +1,35 @@
 //! `rtopk select`: row-wise top-k of a `.npy` matrix into `.npy` values, indices and
-//! (optionally) iteration counts (SPEC §4).
+//! iteration counts, each output optional but at least one (SPEC §4).
 //!
-//! Everything the caller controls — the algorithm and its parameters, the output paths, the
-//! input file, `k` against the row width — is checked before any work is done, and the outputs
-//! are written all-or-nothing, so a refused command leaves no file behind.
+//! Everything the caller controls — the algorithm and its parameters, the input's format and
+//! shape, `k` against the row width, the output paths — is checked before any work is done.
+//! Then the input is read in blocks of rows and each block's results are appended to the
+//! outputs before the next block is read: top-k is row-wise, so the answer is the one the whole
+//! matrix would give, and memory is one block of input plus its results, whatever the file's
+//! size. The outputs follow `rtopk::npy`'s rules: written all or nothing, a regular file
+//! replaced atomically, a device or FIFO written in place, never the input.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use clap::Args;
+use clap::{ArgGroup, Args};
 use ndarray::ArrayView2;
-use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, check_shape, topk_rows};
+use rtopk::npy::{self, DEFAULT_BLOCK_BYTES, Dtype, MatrixReader, OutputSpec, Outputs};
+use rtopk::registry::{self, resolve};
+use rtopk::{Algorithm, Param, Selection, SimDiagnostics};
+use topk_ref::{Mode, Options, check_shape};
 
-use crate::algos::{self, BisectParams};
 use crate::error::CliError;
-use crate::npy_io::{self, NpyArray};
+use crate::search_args::SearchArgs;
 
 /// Arguments of `rtopk select`.
 #[derive(Debug, Args)]
+#[command(group(
+    ArgGroup::new("outputs").required(true).multiple(true).args(["values", "indices", "iterations"])
+))]
 pub(crate) struct SelectArgs {
-    /// Algorithm: heap, quickselect, radix, bucket, bitonic, bisect, cuda (GPU), and the SPEC
-    /// names of the simulator and baselines
+    /// Algorithm: heap, quickselect, radix, bucket, bitonic, bisect (RTop-K Algorithm 1 on the
+    /// CPU), sim (the kernel in the warp simulator), cuda (the GPU kernel), or a baseline: air,
+    /// gridselect, warpselect, drtopk, torch-radix, sort
     #[arg(long, value_name = "ALGO")]
     algo: String,
     /// Number of values to select per row (0 <= K <= M)
@@ -32,120 +42,222 @@ pub(crate) struct SelectArgs {
     /// ascending index order
     #[arg(long)]
     sorted: bool,
-    /// Early stopping (RTop-K Algorithm 2) after N bisection steps [bisect, sim, cuda]
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    max_iter: Option<u32>,
-    /// Algorithm 1's precision EPS >= 0, relative to the row maximum [bisect, sim, cuda]
-    #[arg(long, value_name = "EPS", allow_hyphen_values = true)]
-    precision: Option<f32>,
+    #[command(flatten)]
+    search: SearchArgs,
     /// Input matrix: 2-D, C-order, little-endian float32 (<f4)
     #[arg(long, value_name = "X.npy")]
     input: PathBuf,
     /// Output values: float32 (N, K), the input's bits at the selected indices
     #[arg(long, value_name = "V.npy")]
-    values: PathBuf,
+    values: Option<PathBuf>,
     /// Output indices: int64 (N, K)
     #[arg(long, value_name = "I.npy")]
-    indices: PathBuf,
+    indices: Option<PathBuf>,
     /// Output per-row bisection iteration counts: int64 (N,) [bisect, sim, cuda]
     #[arg(long, value_name = "IT.npy")]
     iterations: Option<PathBuf>,
+    /// Exit 1 if the warp simulator reports any finding (a race, a bad shuffle, a contract
+    /// violated, ...); its summary goes to stderr either way [sim]
+    #[arg(long)]
+    fail_on_findings: bool,
 }
 
-/// What runs the selection: a CPU algorithm row by row, or the GPU kernel on the whole matrix.
-enum Engine {
-    Cpu(Box<dyn RowTopK>),
-    Cuda(Bisect),
-}
-
-impl Engine {
-    fn resolve(name: &str, params: BisectParams) -> Result<Self, CliError> {
-        if name == "cuda" {
-            return Ok(Engine::Cuda(params.to_bisect()?));
-        }
-        Ok(Engine::Cpu(algos::resolve(name, params)?))
-    }
-
-    fn reports_iterations(&self) -> bool {
-        match self {
-            Engine::Cpu(algo) => algo.reports_iterations(),
-            Engine::Cuda(_) => true,
-        }
-    }
-
-    fn run(&self, x: ArrayView2<'_, f32>, k: usize, opts: Options) -> Result<TopK, CliError> {
-        match self {
-            Engine::Cpu(algo) => Ok(topk_rows(algo.as_ref(), x, k, opts)?),
-            Engine::Cuda(bisect) => {
-                Ok(rtopk_cuda::CudaTopK::new(0)?.topk_rows(x, k, opts, *bisect)?)
-            }
-        }
-    }
+/// Which of the outputs were asked for, by their index in [`Outputs`].
+#[derive(Clone, Copy, Debug, Default)]
+struct Slots {
+    values: Option<usize>,
+    indices: Option<usize>,
+    iterations: Option<usize>,
 }
 
 /// Runs `rtopk select`.
 pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
     // 1. Arguments.
-    let params = BisectParams { max_iter: args.max_iter, precision: args.precision };
-    let engine = Engine::resolve(&args.algo, params)?;
-    if args.iterations.is_some() && !engine.reports_iterations() {
-        return Err(CliError::OptionNotSupported {
-            option: "--iterations",
-            algo: args.algo.clone(),
-            valid_for: format!(
-                "algorithms that report iteration counts ({})",
-                algos::list(&algos::BISECTION_FAMILY)
-            ),
-        });
+    let algo = resolve(&args.algo, &args.search.params())?;
+    if args.iterations.is_some() && !algo.caps().iterations {
+        return Err(registry::unsupported(Param::Iterations, &args.algo).into());
     }
-    let mut outputs: Vec<(&str, &Path)> =
-        vec![("--values", &args.values), ("--indices", &args.indices)];
-    if let Some(it) = &args.iterations {
-        outputs.push(("--iterations", it));
+    if args.fail_on_findings && !algo.caps().diagnostics {
+        let valid = registry::list(&registry::names_where(|c| c.diagnostics));
+        return Err(CliError::BadArgument(format!(
+            "--fail-on-findings is only valid for {valid}, not for '{}'",
+            args.algo
+        )));
     }
-    npy_io::check_output_paths(&outputs)?;
 
-    // 2. Input, and k against its shape.
-    let x = npy_io::read_matrix(&args.input)?;
-    let (n, m) = x.dim();
+    // 2. The input's header, and k against its shape.
+    let mut reader = MatrixReader::open(&args.input)?;
+    let (n, m) = reader.shape();
     check_shape(m, args.k).map_err(|source| CliError::Shape {
         path: args.input.clone(),
-        shape: npy_io::shape_string(&[n as u64, m as u64]),
+        shape: npy::shape_string(&[n as u64, m as u64]),
         source,
     })?;
-    let paths: Vec<&Path> = outputs.iter().map(|(_, p)| *p).collect();
-    npy_io::probe_writable(&paths)?;
 
-    // 3. The selection.
+    // 3. The outputs' paths, checked and opened (temporary files with their headers).
+    let (mut outputs, slots) = open_outputs(args, n)?;
+
+    // 4. Block by block: read, select, append.
     let opts = Options { mode: Mode::from_smallest(args.smallest), sorted: args.sorted };
-    let out = engine.run(x.view(), args.k, opts)?;
+    let job = Job { algo: algo.as_ref(), k: args.k, opts };
+    let rows_per_block = reader.rows_per_block(DEFAULT_BLOCK_BYTES);
+    let findings = select_blocks(&mut reader, job, &mut outputs, slots, rows_per_block)?;
 
-    // 4. Outputs, all or nothing.
-    let shape = vec![n as u64, args.k as u64];
-    let mut files = vec![
-        (
-            args.values.as_path(),
-            NpyArray::F32 { shape: shape.clone(), data: out.values.iter().copied().collect() },
-        ),
-        (
-            args.indices.as_path(),
-            NpyArray::I64 { shape, data: out.indices.iter().map(|&i| i64::from(i)).collect() },
-        ),
-    ];
-    if let Some(path) = &args.iterations {
-        let Some(iterations) = &out.iterations else {
+    // 5. The simulator's findings, then all outputs in place, or none.
+    if let Some(found) = &findings {
+        eprintln!("{found}");
+        if args.fail_on_findings && !found.is_clean() {
             return Err(CliError::WrongAnswer(format!(
-                "algorithm '{}' reported no iteration counts",
-                args.algo
+                "the simulator reported {} finding(s); no output was written",
+                found.total
+            )));
+        }
+    }
+    Ok(outputs.commit()?)
+}
+
+/// What to select in each block.
+struct Job<'a> {
+    algo: &'a dyn Algorithm,
+    k: usize,
+    opts: Options,
+}
+
+/// Reads every row in blocks of `rows_per_block`, selects each block and appends its results;
+/// returns the simulator's findings over every block (`sim` only).
+fn select_blocks(
+    reader: &mut MatrixReader,
+    job: Job<'_>,
+    outputs: &mut Outputs,
+    slots: Slots,
+    rows_per_block: usize,
+) -> Result<Option<SimDiagnostics>, CliError> {
+    let m = reader.shape().1;
+    let mut block = Vec::new();
+    // One result buffer for every block: a block allocates nothing once it has grown.
+    let mut out = Selection::default();
+    let mut findings: Option<SimDiagnostics> = None;
+    loop {
+        let rows = reader.read_block(rows_per_block, &mut block)?;
+        if rows == 0 {
+            return Ok(findings);
+        }
+        let x = ArrayView2::from_shape((rows, m), &block[..])
+            .map_err(|e| CliError::BadArgument(format!("block of {rows} rows: {e}")))?;
+        job.algo.select_into(x, job.k, job.opts, &mut out)?;
+        if let Some(d) = &out.diagnostics {
+            findings.get_or_insert_with(SimDiagnostics::default).merge(d);
+        }
+        append(outputs, slots, &out, job.algo.name())?;
+    }
+}
+
+/// The requested outputs, in the order values, indices, iterations.
+fn open_outputs(args: &SelectArgs, n: usize) -> Result<(Outputs, Slots), CliError> {
+    let matrix = vec![n as u64, args.k as u64];
+    let wanted = [
+        ("--values", &args.values, Dtype::F4, &matrix),
+        ("--indices", &args.indices, Dtype::I8, &matrix),
+        ("--iterations", &args.iterations, Dtype::I8, &vec![n as u64]),
+    ];
+    let mut specs = Vec::new();
+    let mut slot = [None; 3];
+    for (j, (option, path, dtype, shape)) in wanted.into_iter().enumerate() {
+        if let Some(path) = path {
+            slot[j] = Some(specs.len());
+            specs.push(OutputSpec { option, path, dtype, shape: shape.clone() });
+        }
+    }
+    let outputs = Outputs::create(&specs, &[("--input", &args.input)])?;
+    Ok((outputs, Slots { values: slot[0], indices: slot[1], iterations: slot[2] }))
+}
+
+/// Appends one block's results to the requested outputs.
+fn append(
+    outputs: &mut Outputs,
+    slots: Slots,
+    out: &Selection,
+    algo: &str,
+) -> Result<(), CliError> {
+    let out = &out.topk;
+    if let Some(i) = slots.values {
+        outputs.write_f32(i, out.values.iter().copied())?;
+    }
+    if let Some(i) = slots.indices {
+        outputs.write_i64(i, out.indices.iter().map(|&j| i64::from(j)))?;
+    }
+    if let Some(i) = slots.iterations {
+        let Some(counts) = &out.iterations else {
+            return Err(CliError::WrongAnswer(format!(
+                "algorithm '{algo}' reported no iteration counts"
             )));
         };
-        files.push((
-            path.as_path(),
-            NpyArray::I64 {
-                shape: vec![n as u64],
-                data: iterations.iter().map(|&c| i64::from(c)).collect(),
-            },
-        ));
+        outputs.write_i64(i, counts.iter().map(|&c| i64::from(c)))?;
     }
-    npy_io::write_all_or_nothing(&files)
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Command;
+    use std::path::Path;
+
+    /// `select` of `x` with blocks of `rows_per_block` rows: the three output files' bytes.
+    fn select_in_blocks(dir: &Path, x: &Path, rows_per_block: usize) -> Vec<Vec<u8>> {
+        let names = ["v.npy", "i.npy", "it.npy"].map(|n| dir.join(format!("{rows_per_block}{n}")));
+        let mut reader = MatrixReader::open(x).unwrap();
+        let n = reader.shape().0 as u64;
+        let specs = [
+            OutputSpec { option: "--values", path: &names[0], dtype: Dtype::F4, shape: vec![n, 3] },
+            OutputSpec {
+                option: "--indices",
+                path: &names[1],
+                dtype: Dtype::I8,
+                shape: vec![n, 3],
+            },
+            OutputSpec {
+                option: "--iterations",
+                path: &names[2],
+                dtype: Dtype::I8,
+                shape: vec![n],
+            },
+        ];
+        let mut outputs = Outputs::create(&specs, &[]).unwrap();
+        let slots = Slots { values: Some(0), indices: Some(1), iterations: Some(2) };
+        let algo = resolve("bisect", &rtopk::Params::default()).unwrap();
+        let opts = Options { mode: Mode::Largest, sorted: true };
+        let job = Job { algo: algo.as_ref(), k: 3, opts };
+        select_blocks(&mut reader, job, &mut outputs, slots, rows_per_block).unwrap();
+        outputs.commit().unwrap();
+        names.iter().map(|p| std::fs::read(p).unwrap()).collect()
+    }
+
+    #[test]
+    fn blocks_of_any_size_give_the_whole_matrix_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let (n, m) = (11usize, 37usize);
+        let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, 1e-40, 2.0];
+        let data: Vec<f32> = (0..n * m)
+            .map(|i| if i % 6 == 0 { specials[i % 7] } else { ((i * 31) % 17) as f32 - 8.0 })
+            .collect();
+        let x = dir.path().join("x.npy");
+        let mut w = npy::NpyWriter::new(Vec::new(), Dtype::F4, &[n as u64, m as u64]).unwrap();
+        w.write_f32(data.iter().copied()).unwrap();
+        std::fs::write(&x, w.finish().unwrap()).unwrap();
+        let whole = select_in_blocks(dir.path(), &x, n);
+        for rows in [1, 2, 4, 10] {
+            assert_eq!(select_in_blocks(dir.path(), &x, rows), whole, "{rows} rows per block");
+        }
+    }
+
+    #[test]
+    fn the_help_lists_every_algorithm() {
+        let cmd = SelectArgs::augment_args(Command::new("select"));
+        let algo = cmd.get_arguments().find(|a| a.get_id() == "algo").unwrap();
+        let help = algo.get_help().unwrap().to_string();
+        for name in registry::names() {
+            assert!(help.contains(name), "{name} missing from --algo's help: {help}");
+        }
+    }
 }

@@ -3,18 +3,18 @@
 //! the output — as text on stdout and, with `--svg`, as a picture.
 
 use std::fs;
+use std::io;
 use std::path::PathBuf;
 
 use clap::Args;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
-use topk_ref::{Mode, check_shape};
+use topk_ref::{Mode, TopKError, check_shape};
 use warp_sim::{KernelArgs, SimConfig, Simulator};
 
-use crate::algos::BisectParams;
 use crate::error::CliError;
-use crate::npy_io;
+use crate::search_args::SearchArgs;
 
 /// Arguments of `rtopk trace`.
 #[derive(Debug, Args)]
@@ -34,12 +34,8 @@ pub(crate) struct TraceArgs {
     /// The row of --input to trace
     #[arg(long, value_name = "R", default_value_t = 0, requires = "input")]
     row: usize,
-    /// Early stopping (Algorithm 2) after N steps
-    #[arg(long, value_name = "N", allow_negative_numbers = true)]
-    max_iter: Option<u32>,
-    /// Algorithm 1's precision EPS >= 0, relative to the row maximum
-    #[arg(long, value_name = "EPS", allow_hyphen_values = true)]
-    precision: Option<f32>,
+    #[command(flatten)]
+    search: SearchArgs,
     /// Select the K smallest values
     #[arg(long)]
     smallest: bool,
@@ -50,9 +46,14 @@ pub(crate) struct TraceArgs {
 
 /// Runs `rtopk trace`.
 pub(crate) fn run(args: &TraceArgs) -> Result<(), CliError> {
-    let bisect = BisectParams { max_iter: args.max_iter, precision: args.precision }.to_bisect()?;
-    let row = load_row(args)?;
-    check_shape(row.len(), args.k)?;
+    let bisect = args.search.params().bisect()?;
+    let input = read_input_row(args)?;
+    let m = match (&input, args.m) {
+        (Some(row), _) => row.len(),
+        (None, Some(m)) => m,
+        (None, None) => return Err(CliError::BadArgument("give --m M (or --input X.npy)".into())),
+    };
+    check_shape(m, args.k)?;
     if args.k == 0 {
         return Err(CliError::BadArgument(
             "-k 0 selects nothing: there is nothing to trace".into(),
@@ -60,16 +61,20 @@ pub(crate) fn run(args: &TraceArgs) -> Result<(), CliError> {
     }
     let kernel = KernelArgs {
         n: 1,
-        m: row.len(),
+        m,
         k: args.k,
         mode: Mode::from_smallest(args.smallest),
         bisect,
         mutant: None,
     };
-    let mut sim = Simulator::new(SimConfig { warps_per_block: 1, ..SimConfig::default() });
-    let (result, mut trace) = sim
-        .run_traced(&row, &kernel, 0)
-        .map_err(|e| CliError::WrongAnswer(format!("simulation failed: {e}")))?;
+    let mut sim = Simulator::new(SimConfig::default());
+    // Sizes first: a row too wide to simulate is refused before it is generated.
+    sim.prepare(&kernel).map_err(rtopk::Error::from)?;
+    let row = match input {
+        Some(row) => row,
+        None => generated_row(m, args.seed.unwrap_or(0))?,
+    };
+    let (result, mut trace) = sim.run_traced(&row, &kernel, 0).map_err(rtopk::Error::from)?;
     // The launch saw one row; name it by its place in the input.
     trace.row = if args.input.is_some() { args.row } else { 0 };
     let mut text = trace.to_text();
@@ -77,24 +82,28 @@ pub(crate) fn run(args: &TraceArgs) -> Result<(), CliError> {
         text.push_str(&format!("\n{} diagnostic(s); first: {d}\n", result.diagnostics_total));
     }
     if let Some(path) = &args.svg {
-        fs::write(path, trace.to_svg())
-            .map_err(|source| CliError::Output { path: path.clone(), source })?;
+        let output = |source| CliError::Output { path: path.clone(), source };
+        let svg = trace.to_svg().map_err(|e| output(io::Error::other(e.to_string())))?;
+        fs::write(path, svg).map_err(output)?;
         text.push_str(&format!("\nSVG written to {}\n", path.display()));
     }
     print!("{text}");
     Ok(())
 }
 
-/// The row to trace: row `--row` of `--input`, or `--m` standard-normal values from `--seed`.
-fn load_row(args: &TraceArgs) -> Result<Vec<f32>, CliError> {
-    let Some(path) = &args.input else {
-        let Some(m) = args.m else {
-            return Err(CliError::BadArgument("give --m M (or --input X.npy)".into()));
-        };
-        let mut rng = StdRng::seed_from_u64(args.seed.unwrap_or(0));
-        return Ok((0..m).map(|_| StandardNormal.sample(&mut rng)).collect());
-    };
-    let x = npy_io::read_matrix(path)?;
+/// `m` standard-normal values from `seed`, or a typed error when they cannot be allocated.
+fn generated_row(m: usize, seed: u64) -> Result<Vec<f32>, CliError> {
+    let mut row = Vec::new();
+    row.try_reserve_exact(m).map_err(|_| TopKError::TooLarge { what: "generated row", n: 1, m })?;
+    let mut rng = StdRng::seed_from_u64(seed);
+    row.extend((0..m).map(|_| -> f32 { StandardNormal.sample(&mut rng) }));
+    Ok(row)
+}
+
+/// Row `--row` of `--input`, when given (checked against `--m`).
+fn read_input_row(args: &TraceArgs) -> Result<Option<Vec<f32>>, CliError> {
+    let Some(path) = &args.input else { return Ok(None) };
+    let x = rtopk::npy::read_matrix(path)?;
     let (n, m) = x.dim();
     if args.row >= n {
         return Err(CliError::BadArgument(format!(
@@ -110,5 +119,5 @@ fn load_row(args: &TraceArgs) -> Result<Vec<f32>, CliError> {
             path.display()
         )));
     }
-    Ok(x.row(args.row).to_vec())
+    Ok(Some(x.row(args.row).to_vec()))
 }

@@ -1,125 +1,20 @@
-//! End-to-end tests of the `rtopk` binary: hand-checked selections for every algorithm, and
-//! every input / argument error of SPEC §4 (exit code 2, a message naming the problem, no
-//! output file).
+//! End-to-end tests of `rtopk select` and the front door: hand-checked selections for every
+//! algorithm, every input / argument error of SPEC §4 (exit code 2, a message naming the
+//! problem, no output file), the output-path rules (devices, FIFOs, symlinks, one file under
+//! two names), signals, and exit codes for the environment's failures (1).
 
-use std::fs::{self, File};
-use std::io::BufWriter;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-use npyz::{NpyFile, WriteOptions, WriterBuilder};
-use tempfile::TempDir;
+use std::fs;
+use std::io::{Read, Write};
+use std::os::unix::fs::{FileTypeExt, symlink};
+use std::path::Path;
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
 
 const ALGOS: [&str; 6] = ["heap", "quickselect", "radix", "bucket", "bitonic", "bisect"];
-
-fn rtopk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rtopk")).args(args).output().expect("run rtopk")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Writes a C-order `<f4` matrix with npyz.
-fn write_f32(path: &Path, n: usize, m: usize, data: &[f32]) {
-    assert_eq!(data.len(), n * m);
-    let mut w = WriteOptions::<f32>::new()
-        .default_dtype()
-        .shape(&[n as u64, m as u64])
-        .writer(BufWriter::new(File::create(path).unwrap()))
-        .begin_nd()
-        .unwrap();
-    w.extend(data.iter().copied()).unwrap();
-    w.finish().unwrap();
-}
-
-/// A raw version-1.0 `.npy` file with the given header fields and data bytes.
-fn raw_npy(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
-    let fortran = if fortran { "True" } else { "False" };
-    let mut header =
-        format!("{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': {shape}, }}")
-            .into_bytes();
-    while (10 + header.len() + 1) % 64 != 0 {
-        header.push(b' ');
-    }
-    header.push(b'\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&u16::try_from(header.len()).unwrap().to_le_bytes());
-    out.extend_from_slice(&header);
-    out.extend_from_slice(data);
-    out
-}
-
-fn f32_bytes(vals: &[f32]) -> Vec<u8> {
-    vals.iter().flat_map(|v| v.to_le_bytes()).collect()
-}
-
-/// The dtype string, shape and raw file of an output.
-fn read_header(path: &Path) -> (String, Vec<u64>, NpyFile<File>) {
-    let npy = NpyFile::new(File::open(path).unwrap()).unwrap();
-    let dtype = match npy.dtype() {
-        npyz::DType::Plain(ts) => ts.to_string(),
-        other => other.descr(),
-    };
-    assert_eq!(npy.order(), npyz::Order::C);
-    (dtype, npy.shape().to_vec(), npy)
-}
-
-fn read_values(path: &Path) -> (Vec<u64>, Vec<u32>) {
-    let (dtype, shape, npy) = read_header(path);
-    assert_eq!(dtype, "<f4");
-    let v: Vec<f32> = npy.into_vec().unwrap();
-    (shape, v.iter().map(|x| x.to_bits()).collect())
-}
-
-fn read_i64(path: &Path) -> (Vec<u64>, Vec<i64>) {
-    let (dtype, shape, npy) = read_header(path);
-    assert_eq!(dtype, "<i8");
-    (shape, npy.into_vec().unwrap())
-}
-
-/// A temp dir holding `X.npy`, with output paths next to it.
-struct Case {
-    dir: TempDir,
-}
-
-impl Case {
-    fn new() -> Self {
-        Case { dir: tempfile::tempdir().unwrap() }
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-    fn p(&self, name: &str) -> String {
-        self.path(name).to_string_lossy().into_owned()
-    }
-    fn with_matrix(n: usize, m: usize, data: &[f32]) -> Self {
-        let c = Case::new();
-        write_f32(&c.path("X.npy"), n, m, data);
-        c
-    }
-    fn with_bytes(bytes: &[u8]) -> Self {
-        let c = Case::new();
-        fs::write(c.path("X.npy"), bytes).unwrap();
-        c
-    }
-    /// `select` with the standard paths plus `extra` arguments.
-    fn select(&self, extra: &[&str]) -> Output {
-        let (x, v, i) = (self.p("X.npy"), self.p("V.npy"), self.p("I.npy"));
-        let mut args = vec!["select", "--input", &x, "--values", &v, "--indices", &i];
-        args.extend_from_slice(extra);
-        rtopk(&args)
-    }
-    /// File names in the directory, sorted.
-    fn files(&self) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(self.dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
 
 const NAN_A: u32 = 0x7fc0_1234; // quiet NaN with a payload
 const NAN_B: u32 = 0xffc0_0001; // negative NaN with a payload
@@ -511,5 +406,357 @@ fn cuda_without_a_driver_is_an_error_not_a_panic() {
     } else {
         assert!(out.status.success(), "{}", stderr(&out));
         assert_eq!(read_i64(&c.path("I.npy")), (vec![2, 2], vec![1, 2, 1, 2]));
+    }
+}
+
+#[test]
+fn descrs_without_a_byte_order_and_list_shapes_are_refused() {
+    for descr in ["=f4", "f4"] {
+        let c = Case::with_bytes(&raw_npy(descr, false, "(2, 3)", &f32_bytes(&[0.0; 6])));
+        let found = format!("found {descr} ");
+        let out = c.select(&["--algo", "heap", "-k", "1"]);
+        assert_refused(&c, &out, &["expected dtype <f4", &found, "byte order", "'<f4'"]);
+    }
+    let c = Case::with_bytes(&raw_npy("<f4", false, "[2, 3]", &f32_bytes(&[0.0; 6])));
+    let out = c.select(&["--algo", "heap", "-k", "1"]);
+    assert_refused(&c, &out, &["malformed .npy header", "list [2, 3]", "tuple"]);
+}
+
+#[test]
+fn precision_errors_quote_the_argument() {
+    let c = good_case();
+    let out = c.select(&["--algo", "bisect", "-k", "1", "--precision", "1e40"]);
+    assert_refused(&c, &out, &["'1e40'", "largest float32"]);
+    assert!(!stderr(&out).contains("got inf"), "{}", stderr(&out));
+}
+
+#[test]
+fn each_output_is_optional_but_one_is_required() {
+    let c = good_case();
+    let (x, i, it) = (c.p("X.npy"), c.p("I.npy"), c.p("IT.npy"));
+    let out = rtopk(&["select", "--algo", "heap", "-k", "2", "--input", &x, "--indices", &i]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(c.files(), ["I.npy", "X.npy"]);
+    assert_eq!(read_i64(&c.path("I.npy")), (vec![2, 2], vec![1, 2, 1, 2]));
+    fs::remove_file(c.path("I.npy")).unwrap();
+    let out = rtopk(&["select", "--algo", "bisect", "-k", "2", "--input", &x, "--iterations", &it]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(c.files(), ["IT.npy", "X.npy"]);
+    fs::remove_file(c.path("IT.npy")).unwrap();
+    let out = rtopk(&["select", "--algo", "heap", "-k", "2", "--input", &x]);
+    assert_refused(&c, &out, &["--values", "--indices", "--iterations"]);
+}
+
+/// Issue 16, defect 2: outputs are compared as files, not as strings.
+#[test]
+fn one_file_under_two_names_is_refused() {
+    let c = good_case();
+    fs::create_dir(c.path("sub")).unwrap();
+    fs::hard_link(c.path("X.npy"), c.path("hard.npy")).unwrap();
+    symlink("X.npy", c.path("link.npy")).unwrap();
+    fs::write(c.path("w.npy"), b"another file").unwrap();
+    fs::hard_link(c.path("w.npy"), c.path("w-hard.npy")).unwrap();
+    symlink("w.npy", c.path("w-link.npy")).unwrap();
+    let input = fs::read(c.path("X.npy")).unwrap();
+    let same = "--values and --indices name the same file";
+    let is_input = "is the same file as --input";
+    let cases: [(&[&str], &str); 8] = [
+        (&["--values", "v.npy", "--indices", "./v.npy"], same),
+        (&["--values", "v.npy", "--indices", "sub/../v.npy"], same),
+        (&["--values", "X.npy", "--indices", "i.npy"], is_input),
+        (&["--values", "v.npy", "--indices", "./X.npy"], is_input),
+        (&["--values", "sub/../X.npy"], is_input),
+        (&["--indices", "link.npy"], is_input),
+        (&["--indices", "hard.npy"], is_input),
+        (&["--values", "w-link.npy", "--indices", "w-hard.npy"], same),
+    ];
+    for existing in [false, true] {
+        if existing {
+            fs::write(c.path("v.npy"), b"earlier").unwrap();
+        }
+        for (outputs, needle) in cases {
+            let mut args = vec!["--algo", "heap", "-k", "1", "--input", "X.npy"];
+            args.extend_from_slice(outputs);
+            let out = c.select_here(&args);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{outputs:?}: {err}");
+            assert!(err.starts_with("error: ") && err.contains(needle), "{outputs:?}: {err}");
+            assert_eq!(fs::read(c.path("X.npy")).unwrap(), input, "{outputs:?}");
+        }
+    }
+    assert_eq!(
+        c.files(),
+        ["X.npy", "hard.npy", "link.npy", "sub", "v.npy", "w-hard.npy", "w-link.npy", "w.npy"]
+    );
+    assert_eq!(fs::read(c.path("w.npy")).unwrap(), b"another file");
+    assert_eq!(fs::read(c.path("v.npy")).unwrap(), b"earlier");
+}
+
+/// Issue 16, defect 1: a symlink is written through, not replaced.
+#[test]
+fn a_symlinked_output_is_written_through_and_stays_a_link() {
+    let c = good_case();
+    fs::write(c.path("real.npy"), b"old").unwrap();
+    symlink("real.npy", c.path("I.npy")).unwrap();
+    let out = c.select(&["--algo", "heap", "-k", "2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(fs::symlink_metadata(c.path("I.npy")).unwrap().file_type().is_symlink());
+    assert_eq!(read_i64(&c.path("real.npy")), (vec![2, 2], vec![1, 2, 1, 2]));
+    assert_eq!(c.files(), ["I.npy", "V.npy", "X.npy", "real.npy"]);
+}
+
+fn is_char_device(path: &Path) -> bool {
+    fs::metadata(path).unwrap().file_type().is_char_device()
+}
+
+/// Issue 16, defect 1: a device node is written in place (character devices) or refused (block
+/// devices, directories), never replaced by a regular file.
+#[test]
+fn device_nodes_are_written_in_place_or_refused_never_replaced() {
+    let c = good_case();
+    let (x, i) = (c.p("X.npy"), c.p("I.npy"));
+    let select_into = |values: &str| {
+        rtopk(&[
+            "select",
+            "--algo",
+            "heap",
+            "-k",
+            "2",
+            "--input",
+            &x,
+            "--values",
+            values,
+            "--indices",
+            &i,
+        ])
+    };
+    let out = select_into("/dev/null");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(is_char_device(Path::new("/dev/null")));
+    assert_eq!(c.files(), ["I.npy", "X.npy"]);
+
+    let out = select_into(c.dir.path().to_str().unwrap());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is a directory"), "{}", stderr(&out));
+
+    // A character device of our own (the numbers of /dev/null), where mknod is permitted.
+    match tool("mknod", &[&c.p("n"), "c", "1", "3"]) {
+        Ok(()) => {
+            let out = select_into(&c.p("n"));
+            let err = stderr(&out);
+            assert!(is_char_device(&c.path("n")), "the device node was replaced: {err}");
+            if err.contains("Permission denied") {
+                skip("char device in a temp dir", &format!("nodev mount: {err}"));
+            } else {
+                assert!(out.status.success(), "{err}");
+            }
+        }
+        Err(why) => skip("char device in a temp dir", &why),
+    }
+    match tool("mknod", &[&c.p("b"), "b", "7", "0"]) {
+        Ok(()) => {
+            let out = select_into(&c.p("b"));
+            assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+            assert!(stderr(&out).contains("is a block device"), "{}", stderr(&out));
+            let ft = fs::metadata(c.path("b")).unwrap().file_type();
+            assert!(ft.is_block_device());
+        }
+        Err(why) => skip("block device in a temp dir", &why),
+    }
+    let left: Vec<String> = c.files().into_iter().filter(|f| f.contains(".rtopk-")).collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A FIFO (and `/dev/stdout` in a pipeline) is written in place after the other outputs are
+/// complete; its reader gets a whole `.npy` file.
+#[test]
+fn fifos_and_dev_stdout_are_written_in_place() {
+    let c = good_case();
+    let x = c.p("X.npy");
+    let out =
+        rtopk(&["select", "--algo", "heap", "-k", "2", "--input", &x, "--indices", "/dev/stdout"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let npy = npyz::NpyFile::new(&out.stdout[..]).unwrap();
+    assert_eq!(npy.shape(), &[2, 2]);
+    assert_eq!(npy.into_vec::<i64>().unwrap(), vec![1, 2, 1, 2]);
+
+    if let Err(why) = tool("mkfifo", &[&c.p("pipe")]) {
+        skip("FIFO output", &why);
+        return;
+    }
+    let mut reader = std::process::Command::new("cat")
+        .arg(c.path("pipe"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (v, pipe) = (c.p("V.npy"), c.p("pipe"));
+    let out = rtopk(&[
+        "select",
+        "--algo",
+        "heap",
+        "-k",
+        "2",
+        "--input",
+        &x,
+        "--values",
+        &v,
+        "--indices",
+        &pipe,
+    ]);
+    if !out.status.success() {
+        reader.kill().unwrap();
+        panic!("{}", stderr(&out));
+    }
+    let got = reader.wait_with_output().unwrap().stdout;
+    let npy = npyz::NpyFile::new(&got[..]).unwrap();
+    assert_eq!(npy.into_vec::<i64>().unwrap(), vec![1, 2, 1, 2]);
+    assert!(fs::metadata(c.path("pipe")).unwrap().file_type().is_fifo());
+    assert_eq!(c.files(), ["V.npy", "X.npy", "pipe"]);
+}
+
+/// The input may be a pipe: its size is checked as the data arrives.
+#[test]
+fn an_input_from_a_pipe_is_read_and_checked() {
+    let select_stdin = |bytes: Vec<u8>, dir: &Path| {
+        let i = dir.join("I.npy");
+        let mut child = rtopk_command()
+            .args(["select", "--algo", "heap", "-k", "1", "--input", "/dev/stdin", "--indices"])
+            .arg(&i)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // The writer may see a broken pipe when rtopk stops reading early: that is the test.
+        let _ = stdin.write_all(&bytes);
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    };
+    let c = Case::new();
+    let data = f32_bytes(&[1.0, 2.0, 3.0, 6.0, 5.0, 4.0]);
+    let out = select_stdin(raw_npy("<f4", false, "(2, 3)", &data), c.dir.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(read_i64(&c.path("I.npy")), (vec![2, 1], vec![2, 0]));
+    let out = select_stdin(raw_npy("<f4", false, "(3, 3)", &data), c.dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("truncated data: shape (3, 3) needs 36 bytes"),
+        "{}",
+        stderr(&out)
+    );
+    let out = select_stdin(raw_npy("<f4", false, "(1, 3)", &data), c.dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("trailing bytes"), "{}", stderr(&out));
+    // The failed runs left the first run's output as it was.
+    assert_eq!(read_i64(&c.path("I.npy")), (vec![2, 1], vec![2, 0]));
+    assert_eq!(c.files(), ["I.npy"]);
+}
+
+/// Issue 16, defect 6: the environment's failures exit 1, and a failed run changes nothing.
+#[test]
+fn the_environment_failing_exits_1_and_changes_nothing() {
+    let c = good_case();
+    fs::write(c.path("V.npy"), b"earlier").unwrap();
+    let (x, v) = (c.p("X.npy"), c.p("V.npy"));
+    let out = rtopk(&[
+        "select",
+        "--algo",
+        "heap",
+        "-k",
+        "2",
+        "--input",
+        &x,
+        "--values",
+        &v,
+        "--indices",
+        "/dev/full",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).starts_with("error: cannot write /dev/full"), "{}", stderr(&out));
+    assert_eq!(fs::read(c.path("V.npy")).unwrap(), b"earlier");
+    assert_eq!(c.files(), ["V.npy", "X.npy"]);
+
+    use std::os::unix::fs::PermissionsExt;
+    let ro = c.path("ro");
+    fs::create_dir(&ro).unwrap();
+    fs::set_permissions(&ro, fs::Permissions::from_mode(0o555)).unwrap();
+    if fs::write(ro.join("probe"), b"").is_ok() {
+        skip("unwritable directory", "this user (root?) may write into a 0555 directory");
+        return;
+    }
+    let i = c.p("ro/I.npy");
+    let out = rtopk(&["select", "--algo", "heap", "-k", "2", "--input", &x, "--indices", &i]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("Permission denied"), "{}", stderr(&out));
+}
+
+/// Starts `rtopk select` with `args` in `c`'s dir (temporary files staged there too), waits for
+/// its temporary files, sends `signal` and checks the exit code, that no temporary file is
+/// left and that `V.npy` still holds what it held.
+fn interrupt(c: &Case, args: &[&str], signal: &str, code: i32) {
+    let mut child = rtopk_command()
+        .current_dir(c.dir.path())
+        .env("TMPDIR", c.dir.path())
+        .arg("select")
+        .args(args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !c.files().iter().any(|f| f.contains(".rtopk-") && f.ends_with(".tmp")) {
+        assert!(child.try_wait().unwrap().is_none(), "rtopk ended before it was signalled");
+        assert!(Instant::now() < deadline, "no temporary file appeared");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    tool("kill", &["-s", signal, &child.id().to_string()]).unwrap();
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(status.code(), Some(code), "SIG{signal} {args:?}: {err}");
+    let left: Vec<String> = c.files().into_iter().filter(|f| f.contains(".rtopk-")).collect();
+    assert!(left.is_empty(), "SIG{signal} {args:?} left {left:?}");
+    assert_eq!(fs::read(c.path("V.npy")).unwrap(), b"earlier", "SIG{signal} {args:?}");
+    assert!(!c.path("I.npy").exists());
+}
+
+/// Issue 16, defect 4: SIGTERM and SIGINT remove the temporary files; earlier outputs stay.
+#[test]
+fn a_signal_removes_temporary_files_and_keeps_earlier_outputs() {
+    // While selecting: the simulator takes most of a second on these rows.
+    let (n, m) = (16384, 1024);
+    let data: Vec<f32> =
+        (0..n * m).map(|i| ((i as u32).wrapping_mul(2_654_435_761) >> 8) as f32).collect();
+    let c = Case::with_matrix(n, m, &data);
+    fs::write(c.path("V.npy"), b"earlier").unwrap();
+    let selecting = ["--algo", "sim", "-k", "32", "--input", "X.npy", "--values", "V.npy"];
+    let selecting = [&selecting[..], &["--indices", "I.npy"]].concat();
+    for (signal, code) in [("TERM", 143), ("INT", 130)] {
+        interrupt(&c, &selecting, signal, code);
+    }
+    // While putting the outputs in place: a FIFO without a reader blocks the run for good
+    // after every output is complete, so the signal's moment does not depend on speed.
+    fs::remove_file(c.path("X.npy")).unwrap();
+    write_f32(&c.path("X.npy"), 2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    if let Err(why) = tool("mkfifo", &[&c.p("pipe")]) {
+        skip("signal while writing a FIFO", &why);
+        return;
+    }
+    let blocked = ["--algo", "bisect", "-k", "2", "--input", "X.npy", "--values", "V.npy"];
+    let blocked = [&blocked[..], &["--indices", "I.npy", "--iterations", "pipe"]].concat();
+    interrupt(&c, &blocked, "TERM", 143);
+}
+
+#[test]
+fn help_names_every_command_and_algorithm() {
+    let out = rtopk(&["--help"]);
+    let help = stdout(&out);
+    for cmd in ["select", "trace", "sim", "bench", "verify", "stats", "reproduce"] {
+        assert!(help.contains(&format!("  {cmd} ")), "{cmd} missing from --help:\n{help}");
+    }
+    assert!(help.contains("select, trace, sim, bench, verify, stats, reproduce"), "{help}");
+    let help = stdout(&rtopk(&["select", "--help"]));
+    for algo in ["heap", "bisect", "sim", "cuda", "air", "torch-radix", "sort"] {
+        assert!(help.contains(algo), "{algo} missing from select --help:\n{help}");
     }
 }

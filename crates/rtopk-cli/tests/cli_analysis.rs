@@ -2,43 +2,21 @@
 //! reproducibility, `.npy` rows agreeing with `select --iterations`, and every argument error
 //! (exit 2 with a message naming the problem).
 
-use std::fs::File;
-use std::io::BufWriter;
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-use npyz::{NpyFile, WriteOptions, WriterBuilder};
+use std::fs::File;
+
+use common::*;
+use npyz::NpyFile;
 use serde_json::Value;
 use tempfile::TempDir;
-
-fn rtopk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rtopk")).args(args).output().expect("run rtopk")
-}
 
 fn stats_json(args: &[&str]) -> Value {
     let mut all = vec!["stats", "iterations", "--json"];
     all.extend_from_slice(args);
     let out = rtopk(&all);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
     serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
-}
-
-fn fails_with(args: &[&str], code: i32, needle: &str) {
-    let out = rtopk(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
-    assert!(err.contains(needle), "{args:?}: '{err}' does not mention '{needle}'");
-}
-
-fn write_f32(path: &Path, n: usize, m: usize, data: &[f32]) {
-    let mut w = WriteOptions::<f32>::new()
-        .default_dtype()
-        .shape(&[n as u64, m as u64])
-        .writer(BufWriter::new(File::create(path).unwrap()))
-        .begin_nd()
-        .unwrap();
-    w.extend(data.iter().copied()).unwrap();
-    w.finish().unwrap();
 }
 
 #[test]
@@ -133,7 +111,7 @@ fn npy_rows_count_like_select_bisect() {
         "--iterations",
         it.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{}", stderr(&out));
     let npy = NpyFile::new(File::open(&it).unwrap()).unwrap();
     let counts: Vec<i64> = match npy.dtype().descr().as_str() {
         "'<i8'" => npy.into_vec::<i64>().unwrap(),
@@ -191,6 +169,40 @@ fn stats_argument_errors_exit_2() {
     fails_with(&["stats", "iterations", "-k", "2", "--input", xs], 2, "no rows");
     std::fs::write(&x, b"not numpy").unwrap();
     fails_with(&["stats", "iterations", "-k", "2", "--input", xs], 2, "not an .npy file");
+    std::fs::write(&x, raw_npy("<f4", false, "[2, 3]", &[0; 24])).unwrap();
+    fails_with(&["stats", "iterations", "-k", "2", "--input", xs], 2, "list [2, 3]");
+}
+
+/// Issue 16, defects 3 and 7: sizes are checked before anything is allocated, options that
+/// exclude each other are refused as in `select`, and a bad precision is quoted as typed.
+#[test]
+fn stats_sizes_and_option_conflicts_exit_2() {
+    let base = ["stats", "iterations", "--m", "256", "-k", "4", "--json"];
+    let with = |extra: &[&'static str]| [&base[..], extra].concat();
+    fails_with(&with(&["--reps", "1000000000000"]), 2, "1000000000000 rows of width m = 256");
+    fails_with(&with(&["--reps", "18446744073709551615"]), 2, "rows of width m = 256");
+    fails_with(&with(&["--max-iter", "4", "--precision", "0.1"]), 2, "cannot be combined");
+    fails_with(&with(&["--precision", "1e40"]), 2, "'1e40'");
+    let out = rtopk(&with(&["--precision", "1e40"]));
+    assert!(!stderr(&out).contains("got inf"), "{}", stderr(&out));
+}
+
+/// `--reps` takes the first rows of a file; without it, every row counts.
+#[test]
+fn stats_on_a_file_count_the_first_reps_rows() {
+    let dir = TempDir::new().unwrap();
+    let (n, m) = (300, 50);
+    let data: Vec<f32> = (0..n * m).map(|i| (((i * 7919) % 1009) as f32).sqrt()).collect();
+    let x = dir.path().join("x.npy");
+    write_f32(&x, n, m, &data);
+    let all = stats_json(&["-k", "5", "--input", x.to_str().unwrap()]);
+    let first = stats_json(&["-k", "5", "--input", x.to_str().unwrap(), "--reps", "120"]);
+    assert_eq!(all["reps"], 300);
+    assert_eq!(first["reps"], 120);
+    let sum = |v: &Value| {
+        v["histogram"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).sum::<u64>()
+    };
+    assert_eq!((sum(&all), sum(&first)), (300, 120));
 }
 
 #[test]
@@ -198,7 +210,7 @@ fn reproduce_quick_writes_the_report_and_its_files() {
     let dir = TempDir::new().unwrap();
     let out_dir = dir.path().join("repro");
     let out = rtopk(&["reproduce", "--quick", "--out", out_dir.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{}", stderr(&out));
     let md = String::from_utf8_lossy(&out.stdout);
     for needle in [
         "# RTop-K reproduction report",
@@ -253,7 +265,7 @@ fn reproduce_is_deterministic_and_sections_can_be_chosen() {
             "--out",
             d.to_str().unwrap(),
         ]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{}", stderr(&out));
         std::fs::read_to_string(d.join("table5_cdf.csv")).unwrap()
     };
     assert_eq!(run("a"), run("b"));
@@ -270,4 +282,20 @@ fn reproduce_argument_errors() {
     let file = dir.path().join("a_file");
     std::fs::write(&file, b"x").unwrap();
     fails_with(&["reproduce", "--quick", "--out", file.to_str().unwrap()], 1, "a_file");
+}
+
+/// The default output directory is under `target/` (ignored by git), not the committed
+/// `results/reproduce/`.
+#[test]
+fn reproduce_writes_under_target_by_default() {
+    let dir = TempDir::new().unwrap();
+    let out = rtopk_in(dir.path(), &["reproduce", "--only", "table5", "--reps", "200"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(dir.path().join("target/rtopk/reproduce/report.md").is_file());
+    assert!(!dir.path().join("results").exists());
+    let help = stdout(&rtopk(&["reproduce", "--help"]));
+    assert!(
+        help.contains("target/rtopk/reproduce") && help.contains("--out results/reproduce"),
+        "{help}"
+    );
 }

@@ -1,50 +1,19 @@
 //! End-to-end tests of the simulator's command line: `select --algo sim` gives bisect's exact
 //! answer (values, indices, iteration counts) in every mode, `trace` prints and draws one
-//! row's journey, `sim mutants` prints the catalog, and bad arguments exit with code 2.
+//! row's journey, `sim mutants` prints the catalog, and bad arguments (sizes too large to
+//! simulate included) exit with code 2.
 
-use std::fs::File;
-use std::io::BufWriter;
+mod common;
+
+use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
 
-use npyz::{NpyFile, WriteOptions, WriterBuilder};
+use common::{fails_with, rtopk, stdout, write_f32};
 use tempfile::TempDir;
 
-fn rtopk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rtopk")).args(args).output().expect("run rtopk")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn write_f32(path: &Path, n: usize, m: usize, data: &[f32]) {
-    let mut w = WriteOptions::<f32>::new()
-        .default_dtype()
-        .shape(&[n as u64, m as u64])
-        .writer(BufWriter::new(File::create(path).unwrap()))
-        .begin_nd()
-        .unwrap();
-    w.extend(data.iter().copied()).unwrap();
-    w.finish().unwrap();
-}
-
-/// The raw bytes of an output file (header and data): equal files mean equal answers.
+/// An output file's bytes (header and data): equal files mean equal answers.
 fn bytes(path: &Path) -> Vec<u8> {
-    let npy = NpyFile::new(File::open(path).unwrap()).unwrap();
-    npy.into_inner().unwrap_or_default_bytes()
-}
-
-trait IntoBytes {
-    fn unwrap_or_default_bytes(self) -> Vec<u8>;
-}
-
-impl<R: std::io::Read> IntoBytes for R {
-    fn unwrap_or_default_bytes(mut self) -> Vec<u8> {
-        let mut v = Vec::new();
-        self.read_to_end(&mut v).unwrap();
-        v
-    }
+    fs::read(path).unwrap()
 }
 
 /// A 7 × 45 matrix with NaN, ±inf, ±0, subnormals and ties.
@@ -91,6 +60,38 @@ fn select_sim_equals_bisect_in_every_mode() {
     }
 }
 
+/// `select --algo sim` reports the simulator's findings on stderr (none for the kernel of
+/// docs/kernel.md); `--fail-on-findings` is the simulator's flag alone.
+#[test]
+fn select_sim_reports_its_findings() {
+    let dir = TempDir::new().unwrap();
+    let x = dir.path().join("x.npy");
+    write_f32(&x, 7, 45, &matrix());
+    let (x, i) = (x.to_str().unwrap(), dir.path().join("i.npy"));
+    let i = i.to_str().unwrap();
+    let args = ["select", "--algo", "sim", "-k", "9", "--input", x, "--indices", i];
+    let out = rtopk(&[&args[..], &["--fail-on-findings"]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("no findings") && err.contains("rtopk_"), "{err}");
+    fails_with(
+        &[
+            "select",
+            "--algo",
+            "heap",
+            "-k",
+            "9",
+            "--input",
+            x,
+            "--indices",
+            i,
+            "--fail-on-findings",
+        ],
+        2,
+        "--fail-on-findings is only valid for sim",
+    );
+}
+
 #[test]
 fn trace_prints_the_journey_and_draws_it() {
     let dir = TempDir::new().unwrap();
@@ -104,6 +105,7 @@ fn trace_prints_the_journey_and_draws_it() {
     }
     let picture = std::fs::read_to_string(&svg).unwrap();
     assert!(picture.starts_with("<svg") && picture.contains("select_topk"));
+    assert_eq!(picture.matches("it 5").count(), 1, "one label per iteration");
     // Same seed, same trace; early stopping reports its steps.
     let again = stdout(&rtopk(&["trace", "--m", "40", "-k", "5", "--seed", "1"]));
     assert_eq!(again, text.replace(&format!("\nSVG written to {}\n", svg.display()), ""));
@@ -133,6 +135,20 @@ fn trace_reads_a_row_of_an_input_file() {
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
         assert!(!out.stderr.is_empty());
     }
+}
+
+/// Sizes are checked before anything is allocated: a row too wide for the kernel (SPEC §1) is
+/// a clear message and exit 2, never an allocation abort. (Rows within SPEC's width but too
+/// wide for the simulator's memory are refused by its checked reservations, tested in
+/// warp-sim; how large that is depends on the machine.)
+#[test]
+fn trace_refuses_sizes_it_cannot_simulate() {
+    fails_with(&["trace", "-k", "3", "--m", "1099511627776"], 2, "larger than the supported");
+    fails_with(
+        &["trace", "-k", "3", "--m", "18446744073709551615"],
+        2,
+        "larger than the supported",
+    );
 }
 
 #[test]

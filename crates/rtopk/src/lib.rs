@@ -3,6 +3,23 @@
 //! The crate a Rust user depends on, and the one the `rtopk` command line and the Python
 //! package are thin faces over:
 //!
+//! * [`registry`]: every SPEC §4 algorithm by name — topk-ref's six, the six baselines, the
+//!   warp simulator (`sim`) and the GPU kernel (`cuda`) — behind one matrix-level trait,
+//!   [`Algorithm`], with a capability table ([`Capabilities`]) and checked parameters
+//!   ([`Params`]). [`select`] is one call whatever the algorithm.
+//! * [`bench`](mod@bench): the CPU benchmark harness — timing, checking every answer against
+//!   the oracle, the comparison grids of the seed papers, JSON reports and SVG charts.
+//! * Inputs: generated rows of one input family ([`Family`]) or the caller's own matrix.
+//!
+//! ```
+//! use ndarray::array;
+//! use rtopk::{Request, select};
+//!
+//! let x = array![[0.5f32, 3.0, f32::NAN, 3.0], [1.0, -0.0, 0.0, -2.0]];
+//! let out = select(x.view(), 2, &Request::new("bisect")).unwrap();
+//! assert_eq!(out.topk.indices, array![[1, 2], [0, 1]]);
+//! assert_eq!(out.topk.iterations.unwrap().len(), 2);
+//! ```
 //!
 //! The engines live in their own crates: `topk_ref` (the order, the oracle, six CPU
 //! algorithms), `baselines` (the seed papers' competitors), `warp_sim` (the 32-lane simulator
@@ -11,7 +28,47 @@
 
 #![forbid(unsafe_code)]
 
+pub mod algorithm;
+pub mod bench;
+pub mod cuda;
 pub mod error;
+pub mod npy;
+pub mod params;
+pub mod registry;
+pub mod rowwise;
+pub mod sim;
+pub mod stats;
 
+pub use algorithm::{Algorithm, Capabilities, Device, Selection, SimDiagnostics, SimFinding};
 pub use error::Error;
-pub use topk_ref::{Bisect, Family, Mode, Options, TopK};
+pub use params::{Param, Params, Precision};
+pub use rowwise::RowWise;
+pub use topk_ref::{Bisect, EpsilonMode, Family, Mode, Options, TopK, WorkCounters};
+
+use ndarray::ArrayView2;
+
+/// What to select with: an algorithm by name, its parameters and the output options.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Request {
+    /// The SPEC §4 name ([`registry::ALGORITHMS`]).
+    pub algo: String,
+    /// Largest or smallest, index or value order.
+    pub options: Options,
+    /// The bisection family's parameters (default: exact).
+    pub params: Params,
+}
+
+impl Request {
+    /// The `algo` request with default options (largest, index order) and parameters.
+    pub fn new(algo: impl Into<String>) -> Self {
+        Self { algo: algo.into(), ..Self::default() }
+    }
+}
+
+/// Row-wise top-k of the `(N, M)` matrix `x` with the algorithm `request` names: one call
+/// whatever the algorithm (CPU, baseline, simulator, GPU). Every argument is checked first
+/// (name, parameters, `k` against `M`, output sizes), and fails with a typed [`Error`].
+pub fn select(x: ArrayView2<'_, f32>, k: usize, request: &Request) -> Result<Selection, Error> {
+    let algo = registry::resolve(&request.algo, &request.params)?;
+    algo.select(x, k, request.options)
+}

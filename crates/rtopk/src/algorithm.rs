@@ -1,0 +1,269 @@
+//! What every algorithm of the registry implements: a whole matrix in, a [`Selection`] out.
+
+use std::fmt;
+
+use ndarray::{Array1, Array2, ArrayView2};
+use serde::Serialize;
+use topk_ref::{Options, TopK, WorkCounters};
+
+use crate::error::Error;
+
+/// Where an algorithm runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Device {
+    /// On this machine's CPU cores (the warp simulator included).
+    Cpu,
+    /// On an NVIDIA GPU.
+    Gpu,
+}
+
+/// What an algorithm supports: the registry's capability table, one row per name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Capabilities {
+    /// Returns the canonical top-k (SPEC §1) with its default parameters.
+    pub exact: bool,
+    /// Reports per-row iteration counts (SPEC §3).
+    pub iterations: bool,
+    /// Takes the bisection parameters `max_iter` and `precision` (SPEC §2, §4).
+    pub bisection_params: bool,
+    /// Where it runs.
+    pub device: Device,
+    /// Reports data-movement counters ([`WorkCounters`]).
+    pub work_counters: bool,
+    /// Reports the warp simulator's findings ([`SimDiagnostics`]).
+    pub diagnostics: bool,
+}
+
+/// The warp simulator's findings about one selection, as plain data (serializable; printed
+/// by [`fmt::Display`]): the kernel the launch plan ran and every kind of finding with its
+/// count and first occurrence (`warp_sim::Diagnostic`). Empty for the kernel of
+/// docs/kernel.md.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SimDiagnostics {
+    /// The entry points that ran: the top-k kernel the plan picked (e.g.
+    /// `rtopk_half_rows_16`), and its sort's for sorted output (`+ rtopk_sort_warp_rows_1`).
+    pub kernel: String,
+    /// Findings in all: bad shuffles, races, out-of-bounds or foreign accesses, values that
+    /// should be uniform and are not, index arithmetic that wraps, failed invariants, ...
+    pub total: u64,
+    /// The findings by kind, in a fixed order.
+    pub kinds: Vec<SimFinding>,
+}
+
+/// One kind of finding: how many, and where the first one happened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SimFinding {
+    /// The kind (`shared-race`, `non-uniform-value`, `integer-overflow`, ...).
+    pub kind: String,
+    /// How many findings of this kind.
+    pub count: u64,
+    /// Harmless in practice (a race that writes the same value).
+    pub benign: bool,
+    /// The first one's CUDA operation (`st.shared`, `__shfl_xor_sync`, ...).
+    pub op: String,
+    /// The first one's source label in the simulated kernel.
+    pub label: String,
+    /// The first one's block (`blockIdx.x`).
+    pub block: u32,
+    /// The first one's warp within the block.
+    pub warp: u32,
+    /// The first one's lanes (bit `l` = lane `l`).
+    pub lanes: u32,
+    /// The first one's memory address (word or element), for memory findings.
+    pub address: Option<u64>,
+    /// The first one as one line.
+    pub message: String,
+}
+
+impl SimDiagnostics {
+    /// `true` when the simulator found nothing.
+    pub fn is_clean(&self) -> bool {
+        self.total == 0
+    }
+
+    /// Findings that are not benign.
+    pub fn serious(&self) -> u64 {
+        self.kinds.iter().filter(|k| !k.benign).map(|k| k.count).sum()
+    }
+
+    /// Adds the findings of another selection (a later block of rows): counts add up, each
+    /// kind keeps its first occurrence, and kernels not seen yet join the list.
+    pub fn merge(&mut self, other: &SimDiagnostics) {
+        if self.kernel.is_empty() {
+            self.kernel = other.kernel.clone();
+        } else if !other.kernel.is_empty() && !self.kernel.split(", ").any(|k| k == other.kernel) {
+            self.kernel = format!("{}, {}", self.kernel, other.kernel);
+        }
+        self.total += other.total;
+        for k in &other.kinds {
+            match self.kinds.iter_mut().find(|m| m.kind == k.kind) {
+                Some(mine) => mine.count += k.count,
+                None => self.kinds.push(k.clone()),
+            }
+        }
+    }
+}
+
+impl fmt::Display for SimDiagnostics {
+    /// `sim (KERNEL): no findings`, or the total and one line per kind with its first.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.kinds.is_empty() {
+            return write!(f, "sim ({}): no findings", self.kernel);
+        }
+        write!(f, "sim ({}): {} finding(s)", self.kernel, self.total)?;
+        for k in &self.kinds {
+            let benign = if k.benign { " (benign)" } else { "" };
+            write!(f, "\n  {} x {}{benign}, first: {}", k.kind, k.count, k.message)?;
+        }
+        Ok(())
+    }
+}
+
+/// The result of a selection: the top-k and what the algorithm reports besides it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Selection {
+    /// `(N, k)` values and indices, and `(N,)` iteration counts where reported.
+    pub topk: TopK,
+    /// Data movement of all rows, for algorithms that count it.
+    pub work: Option<WorkCounters>,
+    /// The simulator's findings (`sim` only): a summary by kind (see [`SimDiagnostics`]).
+    pub diagnostics: Option<SimDiagnostics>,
+}
+
+impl Default for Selection {
+    fn default() -> Self {
+        Self { topk: TopK::empty(), work: None, diagnostics: None }
+    }
+}
+
+impl Selection {
+    /// Makes the output buffers `(n, k)` (and `(n,)` iterations), allocating fallibly: a shape
+    /// that cannot be allocated is [`topk_ref::TopKError::TooLarge`], never an abort. Buffers
+    /// that already have the shape are kept, so repeated selections allocate nothing.
+    pub fn prepare(&mut self, n: usize, k: usize, iterations: bool) -> Result<(), Error> {
+        let t = &mut self.topk;
+        if t.values.dim() != (n, k) || !t.values.is_standard_layout() {
+            t.values = try_zeros(n, k, "values")?;
+        }
+        if t.indices.dim() != (n, k) || !t.indices.is_standard_layout() {
+            t.indices = try_zeros(n, k, "indices")?;
+        }
+        t.iterations = match t.iterations.take() {
+            Some(it) if iterations && it.len() == n => Some(it),
+            _ if iterations => Some(Array1::from_vec(try_vec(n, 1, "iteration counts")?)),
+            _ => None,
+        };
+        Ok(())
+    }
+}
+
+/// `n · k` default values, allocated fallibly.
+pub(crate) fn try_vec<T: Clone + Default>(
+    n: usize,
+    k: usize,
+    what: &'static str,
+) -> Result<Vec<T>, Error> {
+    let too_large = || topk_ref::TopKError::TooLarge { what, n, m: k };
+    let len = n.checked_mul(k).ok_or_else(too_large)?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| too_large())?;
+    v.resize(len, T::default());
+    Ok(v)
+}
+
+/// An `(n, k)` array of default values, allocated fallibly.
+pub(crate) fn try_zeros<T: Clone + Default>(
+    n: usize,
+    k: usize,
+    what: &'static str,
+) -> Result<Array2<T>, Error> {
+    let data = try_vec(n, k, what)?;
+    Array2::from_shape_vec((n, k), data)
+        .map_err(|_| topk_ref::TopKError::TooLarge { what, n, m: k }.into())
+}
+
+/// One top-k algorithm over whole matrices, configured (parameters fixed at construction by
+/// [`crate::registry::resolve`]).
+///
+/// Implementations are plain data (`Send + Sync`, no global mutable state), so one instance
+/// may serve several threads, and a Python object may hold one.
+pub trait Algorithm: Send + Sync + fmt::Debug {
+    /// The SPEC §4 name (`--algo NAME`).
+    fn name(&self) -> &'static str;
+
+    /// What the algorithm supports.
+    fn caps(&self) -> Capabilities;
+
+    /// `true` when this configuration returns the canonical top-k (early stopping and a
+    /// precision > 0 make the bisection family approximate).
+    fn is_exact(&self) -> bool;
+
+    /// Row-wise top-k of the `(N, M)` matrix `x` into `out`, reusing its buffers when they
+    /// have the right shape. `k > M`, `M = 0` and unallocatable shapes are errors, never
+    /// panics.
+    fn select_into(
+        &self,
+        x: ArrayView2<'_, f32>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection,
+    ) -> Result<(), Error>;
+
+    /// Row-wise top-k of `x` into a new [`Selection`].
+    fn select(&self, x: ArrayView2<'_, f32>, k: usize, opts: Options) -> Result<Selection, Error> {
+        let mut out = Selection::default();
+        self.select_into(x, k, opts, &mut out)?;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sim_diagnostics_print_a_line_per_kind() {
+        let mut d = SimDiagnostics { kernel: "rtopk_half_rows_4".into(), ..Default::default() };
+        assert!(d.is_clean());
+        assert_eq!(d.to_string(), "sim (rtopk_half_rows_4): no findings");
+        d.total = 3;
+        d.kinds.push(SimFinding {
+            kind: "shared-race".into(),
+            count: 3,
+            benign: false,
+            op: "st.shared".into(),
+            label: "s[0]".into(),
+            block: 1,
+            warp: 0,
+            lanes: 1,
+            address: Some(0),
+            message: "shared-race in st.shared at `s[0]`".into(),
+        });
+        assert_eq!(d.serious(), 3);
+        let text = d.to_string();
+        assert!(
+            text.contains("3 finding(s)") && text.contains("shared-race x 3, first:"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn prepare_allocates_fallibly_and_keeps_fitting_buffers() {
+        let mut s = Selection::default();
+        s.prepare(3, 2, true).unwrap();
+        assert_eq!(s.topk.values.dim(), (3, 2));
+        assert_eq!(s.topk.iterations.as_ref().map(|i| i.len()), Some(3));
+        let before = s.topk.indices.as_ptr();
+        s.prepare(3, 2, true).unwrap();
+        assert_eq!(s.topk.indices.as_ptr(), before);
+        s.prepare(3, 2, false).unwrap();
+        assert!(s.topk.iterations.is_none());
+        let huge = s.prepare(1 << 40, 1 << 30, false).unwrap_err();
+        assert!(matches!(huge, Error::TopK(topk_ref::TopKError::TooLarge { .. })), "{huge}");
+        // 128 TiB of values: more than a 47-bit address space holds, whatever the overcommit.
+        assert!(s.prepare(1 << 45, 1, false).is_err());
+        let huge = s.prepare(usize::MAX, 2, false).unwrap_err();
+        assert!(huge.to_string().contains("too large"), "{huge}");
+    }
+}

@@ -1,0 +1,476 @@
+//! The CPU benchmark (`rtopk bench cpu`): CPU algorithms row-wise on generated rows of any
+//! input family, or on the caller's own matrix; every algorithm is checked against an exact
+//! reference first, and a wrong answer is reported instead of a time.
+
+use ndarray::{Array2, ArrayView2};
+use serde::{Deserialize, Serialize};
+use topk_ref::{ALGORITHM_NAMES, Family};
+
+use crate::algorithm::{Algorithm, Device};
+use crate::bench::check::Reference;
+use crate::bench::measure::{PerElement, measure};
+use crate::bench::{Observer, check_memory, check_reps};
+use crate::error::Error;
+use crate::params::Params;
+use crate::registry;
+
+/// Default shapes: a short, a medium and a long row width.
+pub const DEFAULT_SHAPES: [Shape; 3] = [
+    Shape { n: 65536, m: 256, k: 32 },
+    Shape { n: 65536, m: 768, k: 128 },
+    Shape { n: 16384, m: 4096, k: 256 },
+];
+/// `max_iter` of the early-stopping bisect row.
+pub const EARLY_STOP_ITERS: u32 = 8;
+/// Fewest timed runs a median is taken over.
+pub const MIN_REPS: usize = 5;
+/// Widest default shape the warp simulator runs on when not named (it is ~100x slower than the
+/// CPU algorithms).
+const SIM_DEFAULT_MAX_M: usize = 256;
+
+/// `n` rows of width `m`, `k` selected per row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Shape {
+    /// Rows.
+    pub n: usize,
+    /// Row width.
+    pub m: usize,
+    /// Values selected per row.
+    pub k: usize,
+}
+
+/// Where the rows come from.
+#[derive(Clone, Debug)]
+pub enum Source<'a> {
+    /// Generated rows: every shape for every family, from `seed`
+    /// ([`Family::matrix`]: each row its own seeded stream).
+    Generated {
+        /// The input families.
+        families: Vec<Family>,
+        /// The shapes.
+        shapes: Vec<Shape>,
+        /// The generator's seed.
+        seed: u64,
+    },
+    /// The caller's matrix (e.g. a user's `.npy`), with every `k` of `ks`.
+    Matrix {
+        /// What to call it in the report (a file name).
+        label: String,
+        /// The rows.
+        x: ArrayView2<'a, f32>,
+        /// The k to run.
+        ks: Vec<usize>,
+    },
+}
+
+/// What `rtopk bench cpu` runs.
+#[derive(Clone, Debug)]
+pub struct CpuConfig<'a> {
+    /// The rows.
+    pub source: Source<'a>,
+    /// Algorithms by SPEC name (`None`: topk-ref's six, bisect with early stopping, and `sim`
+    /// on the short rows); the baselines and `sim` on every shape when named.
+    pub algos: Option<Vec<String>>,
+    /// Timed runs per cell (the median is reported).
+    pub reps: usize,
+}
+
+/// One line of the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BenchRow {
+    /// The SPEC name.
+    pub algo: String,
+    /// The input: a family name, or the caller's label for their matrix (reports from before
+    /// `--dist` existed were all normal).
+    #[serde(default = "normal")]
+    pub input: String,
+    /// Rows.
+    pub n: usize,
+    /// Row width.
+    pub m: usize,
+    /// Values selected per row.
+    pub k: usize,
+    /// `true` when the algorithm as configured is exact.
+    pub exact: bool,
+    /// Early stopping's `max_iter`, for the approximate bisect row.
+    pub max_iter: Option<u32>,
+    /// Median time; `None` after a wrong answer (no time is reported for a wrong answer).
+    pub median_ms: Option<f64>,
+    /// Fastest time.
+    pub min_ms: Option<f64>,
+    /// Throughput, millions of input elements per second.
+    pub melem_per_s: Option<f64>,
+    /// Throughput, billions of input elements per second.
+    pub gelem_per_s: Option<f64>,
+    /// Rayon threads.
+    pub threads: usize,
+    /// Timed runs.
+    pub reps: usize,
+    /// The generator's seed (`None` for the caller's matrix).
+    pub seed: Option<u64>,
+    /// `true` when the output matched the reference (exact) or was a valid selection
+    /// (approximate).
+    pub verified: bool,
+    /// Mean recall against the canonical top-k (1 for a verified exact algorithm).
+    pub recall: f64,
+    /// What went wrong, when `verified` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Elements read per input element (`topk_ref::WorkCounters`); `None` with a wrong answer
+    /// or an algorithm that does not count.
+    pub reads_per_elem: Option<f64>,
+    /// Elements written per input element.
+    pub writes_per_elem: Option<f64>,
+    /// Passes over the row, per row.
+    pub passes_per_row: Option<f64>,
+    /// Sorting-network merges, per row.
+    pub merges_per_row: Option<f64>,
+}
+
+fn normal() -> String {
+    Family::Normal.name().to_string()
+}
+
+impl BenchRow {
+    /// `bisect` or `bisect(max_iter=8)`.
+    pub fn label(&self) -> String {
+        match self.max_iter {
+            Some(it) => format!("{}(max_iter={it})", self.algo),
+            None => self.algo.clone(),
+        }
+    }
+}
+
+/// One algorithm configuration to time.
+#[derive(Debug)]
+pub struct Contender {
+    /// The configured algorithm.
+    pub algo: Box<dyn Algorithm>,
+    /// Early stopping's `max_iter`, if configured.
+    pub max_iter: Option<u32>,
+    /// Widest row it runs on.
+    pub max_m: usize,
+}
+
+/// The algorithms `filter` names, in report order: topk-ref's (bisect followed by its
+/// early-stopping row), the simulator, the baselines. Without a filter: topk-ref's six, the
+/// early-stopping row, and the simulator on rows of at most 256.
+pub fn contenders(filter: Option<&[String]>) -> Result<Vec<Contender>, Error> {
+    let cpu = registry::names_where(|c| c.device == Device::Cpu);
+    if let Some(names) = filter {
+        for name in names {
+            match registry::lookup(name) {
+                Some(e) if e.caps.device == Device::Cpu => {}
+                Some(_) => {
+                    return Err(Error::WrongDevice {
+                        algo: name.clone(),
+                        why: format!(
+                            "the CPU benchmark times CPU algorithms ({}); the GPU kernel is \
+                             timed by `rtopk bench cuda`",
+                            registry::list(&cpu)
+                        ),
+                    });
+                }
+                None => {
+                    return Err(Error::UnknownAlgorithm {
+                        name: name.clone(),
+                        valid: cpu.join(", "),
+                    });
+                }
+            }
+        }
+    }
+    let named = |name: &str| filter.is_some_and(|f| f.iter().any(|w| w == name));
+    let wanted = |name: &str| filter.is_none() || named(name);
+    let plain = |name: &str| -> Result<Contender, Error> {
+        let algo = registry::resolve(name, &Params::default())?;
+        Ok(Contender { algo, max_iter: None, max_m: usize::MAX })
+    };
+    let mut out = Vec::new();
+    for name in ALGORITHM_NAMES.into_iter().filter(|n| wanted(n)) {
+        out.push(plain(name)?);
+        if name == "bisect" {
+            let algo = registry::resolve(name, &Params::early_stopping(EARLY_STOP_ITERS))?;
+            out.push(Contender { algo, max_iter: Some(EARLY_STOP_ITERS), max_m: usize::MAX });
+        }
+    }
+    if wanted("sim") {
+        let max_m = if named("sim") { usize::MAX } else { SIM_DEFAULT_MAX_M };
+        out.push(Contender { max_m, ..plain("sim")? });
+    }
+    for name in baselines::BASELINE_NAMES.into_iter().filter(|n| named(n)) {
+        out.push(plain(name)?);
+    }
+    Ok(out)
+}
+
+/// One input and the k to run on it.
+struct Case<'a> {
+    label: String,
+    seed: Option<u64>,
+    rows: Rows<'a>,
+    ks: Vec<usize>,
+}
+
+/// The rows of a case: generated when its turn comes (one input in memory at a time), or
+/// borrowed.
+enum Rows<'a> {
+    Generate { family: Family, n: usize, m: usize, seed: u64 },
+    Given(ArrayView2<'a, f32>),
+}
+
+impl Case<'_> {
+    fn dim(&self) -> (usize, usize) {
+        match &self.rows {
+            Rows::Generate { n, m, .. } => (*n, *m),
+            Rows::Given(x) => x.dim(),
+        }
+    }
+}
+
+fn cases<'a>(source: &Source<'a>) -> Vec<Case<'a>> {
+    match source {
+        Source::Generated { families, shapes, seed } => families
+            .iter()
+            .flat_map(|&family| {
+                shapes.iter().map(move |s| Case {
+                    label: family.name().to_string(),
+                    seed: Some(*seed),
+                    rows: Rows::Generate { family, n: s.n, m: s.m, seed: *seed },
+                    ks: vec![s.k],
+                })
+            })
+            .collect(),
+        Source::Matrix { label, x, ks } => {
+            vec![Case { label: label.clone(), seed: None, rows: Rows::Given(*x), ks: ks.clone() }]
+        }
+    }
+}
+
+/// Checks the whole run before anything is allocated: timed runs, shapes, k against the row
+/// width, and that every input with its reference and outputs fits this machine's memory.
+pub fn plan<'a>(config: &CpuConfig<'a>) -> Result<Vec<Contender>, Error> {
+    check_reps(config.reps, MIN_REPS)?;
+    let contenders = contenders(config.algos.as_deref())?;
+    for case in cases(&config.source) {
+        let (n, m) = case.dim();
+        if n == 0 {
+            return Err(topk_ref::TopKError::InvalidParameter {
+                name: "n",
+                reason: "a benchmark needs at least one row".into(),
+            }
+            .into());
+        }
+        for &k in &case.ks {
+            topk_ref::check_shape(m, k)?;
+            let generated = matches!(case.rows, Rows::Generate { .. });
+            check_memory(&case.label, n, m, k, generated)?;
+        }
+    }
+    Ok(contenders)
+}
+
+/// Runs the benchmark, reporting each cell to `observer`, and returns every row (wrong answers
+/// included: see [`BenchRow::verified`]).
+pub fn run(
+    config: &CpuConfig<'_>,
+    observer: &mut dyn Observer<BenchRow>,
+) -> Result<Vec<BenchRow>, Error> {
+    let contenders = plan(config)?;
+    let cases = cases(&config.source);
+    let cells = cases
+        .iter()
+        .map(|c| c.ks.len() * contenders.iter().filter(|t| c.dim().1 <= t.max_m).count())
+        .sum::<usize>();
+    observer.begin(cells as u64);
+    let mut rows = Vec::new();
+    for case in &cases {
+        let owned: Array2<f32>;
+        let x = match case.rows {
+            Rows::Generate { family, n, m, seed } => {
+                owned = family.matrix(n, m, seed)?;
+                owned.view()
+            }
+            Rows::Given(x) => x,
+        };
+        for &k in &case.ks {
+            let reference = Reference::new(x, k)?;
+            for c in contenders.iter().filter(|c| x.ncols() <= c.max_m) {
+                let row = bench_one(c, x, k, case, &reference, config.reps, observer)?;
+                observer.row(&row);
+                rows.push(row);
+            }
+        }
+    }
+    observer.end();
+    Ok(rows)
+}
+
+fn bench_one(
+    c: &Contender,
+    x: ArrayView2<'_, f32>,
+    k: usize,
+    case: &Case<'_>,
+    reference: &Reference,
+    reps: usize,
+    observer: &mut dyn Observer<BenchRow>,
+) -> Result<BenchRow, Error> {
+    let (n, m) = x.dim();
+    let mut row = BenchRow {
+        algo: c.algo.name().to_string(),
+        input: case.label.clone(),
+        n,
+        m,
+        k,
+        exact: c.algo.is_exact(),
+        max_iter: c.max_iter,
+        median_ms: None,
+        min_ms: None,
+        melem_per_s: None,
+        gelem_per_s: None,
+        threads: rayon::current_num_threads(),
+        reps,
+        seed: case.seed,
+        verified: false,
+        recall: 0.0,
+        error: None,
+        reads_per_elem: None,
+        writes_per_elem: None,
+        passes_per_row: None,
+        merges_per_row: None,
+    };
+    observer.cell(&format!("{} {n}×{m} k={k} {}", row.input, row.label()));
+    let measured = measure(c.algo.as_ref(), x, k, &reference.topk, |_| reps)?;
+    if let Some(why) = measured.error {
+        observer.wrong_answer(&format!(
+            "from {} on {} ({n}, {m}), k = {k}: {why}",
+            row.label(),
+            row.input
+        ));
+        row.error = Some(why);
+        return Ok(row);
+    }
+    row.verified = true;
+    row.recall = measured.recall;
+    if let Some(work) = &measured.work {
+        let per = PerElement::of(work, n, m);
+        row.reads_per_elem = Some(per.reads_per_elem);
+        row.writes_per_elem = Some(per.writes_per_elem);
+        row.passes_per_row = Some(per.passes_per_row);
+        row.merges_per_row = Some(per.merges_per_row);
+    }
+    row.median_ms = measured.median_ms();
+    row.min_ms = measured.min_ms();
+    if let Some(median) = row.median_ms {
+        let elems_per_s = n as f64 * m as f64 / (median / 1e3);
+        row.melem_per_s = Some(elems_per_s / 1e6);
+        row.gelem_per_s = Some(elems_per_s / 1e9);
+    }
+    Ok(row)
+}
+
+/// The labels of the rows with wrong answers.
+pub fn wrong_answers(rows: &[BenchRow]) -> Vec<String> {
+    rows.iter().filter(|r| !r.verified).map(|r| format!("{} ({})", r.label(), r.input)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(filter: Option<&[&str]>) -> Result<Vec<String>, Error> {
+        let owned: Option<Vec<String>> = filter.map(|f| f.iter().map(|s| s.to_string()).collect());
+        Ok(contenders(owned.as_deref())?
+            .iter()
+            .map(|c| match c.max_iter {
+                Some(it) => format!("{}({it})", c.algo.name()),
+                None => c.algo.name().to_string(),
+            })
+            .collect())
+    }
+
+    #[test]
+    fn default_and_named_contenders() {
+        let all = names(None).unwrap();
+        assert_eq!(
+            all,
+            ["heap", "quickselect", "radix", "bucket", "bitonic", "bisect", "bisect(8)", "sim"]
+        );
+        assert_eq!(names(Some(&["sort", "heap", "air"])).unwrap(), ["heap", "air", "sort"]);
+        let e = names(Some(&["cuda"])).unwrap_err();
+        assert!(matches!(e, Error::WrongDevice { .. }) && e.to_string().contains("CPU"), "{e}");
+        let e = names(Some(&["nope"])).unwrap_err();
+        assert!(matches!(e, Error::UnknownAlgorithm { .. }) && !e.to_string().contains("cuda"));
+        let sim = contenders(Some(&["sim".to_string()])).unwrap();
+        assert_eq!(sim[0].max_m, usize::MAX);
+        let default_sim = contenders(None).unwrap().pop().unwrap();
+        assert_eq!(default_sim.max_m, SIM_DEFAULT_MAX_M);
+    }
+
+    fn config(shapes: Vec<Shape>, families: Vec<Family>, algos: &[&str]) -> CpuConfig<'static> {
+        CpuConfig {
+            source: Source::Generated { families, shapes, seed: 3 },
+            algos: Some(algos.iter().map(|s| s.to_string()).collect()),
+            reps: MIN_REPS,
+        }
+    }
+
+    #[test]
+    fn runs_every_family_and_reports_json_rows() {
+        let shapes = vec![Shape { n: 37, m: 45, k: 7 }];
+        let cfg = config(shapes, vec![Family::NanInf, Family::Ties], &["heap", "bisect", "sim"]);
+        let rows = run(&cfg, &mut ()).unwrap();
+        // heap, bisect, bisect(max_iter=8), sim on each family.
+        assert_eq!(rows.len(), 8);
+        assert!(wrong_answers(&rows).is_empty());
+        assert_eq!(rows[0].input, "nan-inf");
+        assert_eq!(rows[7].input, "ties");
+        for r in &rows {
+            assert!(r.median_ms.unwrap() >= r.min_ms.unwrap());
+            assert_eq!(r.exact, r.max_iter.is_none());
+            assert!(r.exact || (0.0..=1.0).contains(&r.recall));
+            // sim counts no work; the CPU algorithms read every element at least once.
+            assert_eq!(r.reads_per_elem.is_some(), r.algo != "sim", "{r:?}");
+        }
+        let json: serde_json::Value = serde_json::to_value(&rows).unwrap();
+        for key in ["algo", "input", "n", "m", "k", "median_ms", "verified", "reads_per_elem"] {
+            assert!(json[0].get(key).is_some(), "{key}");
+        }
+        assert!(json[0].get("error").is_none());
+        let back: Vec<BenchRow> = serde_json::from_value(json).unwrap();
+        assert_eq!(back, rows);
+    }
+
+    #[test]
+    fn the_callers_matrix_is_an_input() {
+        let x = Family::Uniform.matrix(20, 64, 9).unwrap();
+        let cfg = CpuConfig {
+            source: Source::Matrix { label: "x.npy".into(), x: x.view(), ks: vec![0, 1, 64] },
+            algos: Some(vec!["radix".into()]),
+            reps: MIN_REPS,
+        };
+        let rows = run(&cfg, &mut ()).unwrap();
+        assert_eq!(rows.iter().map(|r| r.k).collect::<Vec<_>>(), [0, 1, 64]);
+        assert!(rows.iter().all(|r| r.verified && r.input == "x.npy" && r.seed.is_none()));
+        let source = Source::Matrix { label: "x.npy".into(), x: x.view(), ks: vec![65] };
+        let bad = CpuConfig { source, ..cfg };
+        assert!(matches!(plan(&bad), Err(Error::TopK(topk_ref::TopKError::KTooLarge { .. }))));
+    }
+
+    #[test]
+    fn sizes_and_arguments_are_checked_before_allocating() {
+        let huge = config(vec![Shape { n: 1 << 40, m: 256, k: 8 }], vec![Family::Normal], &[]);
+        let e = plan(&huge).unwrap_err();
+        assert!(e.is_user_error(), "{e}");
+        assert!(e.to_string().contains("memory") || e.to_string().contains("too large"), "{e}");
+        let overflow =
+            config(vec![Shape { n: usize::MAX, m: usize::MAX, k: 1 }], vec![Family::Normal], &[]);
+        assert!(plan(&overflow).unwrap_err().is_user_error());
+        let no_rows = config(vec![Shape { n: 0, m: 8, k: 1 }], vec![Family::Normal], &[]);
+        assert!(plan(&no_rows).unwrap_err().to_string().contains("at least one row"));
+        let few = CpuConfig { reps: 2, ..config(vec![], vec![], &[]) };
+        assert!(plan(&few).unwrap_err().to_string().contains("at least 5"));
+        let many = CpuConfig { reps: usize::MAX, ..config(vec![], vec![], &[]) };
+        assert!(plan(&many).unwrap_err().is_user_error());
+    }
+}

@@ -1,0 +1,89 @@
+//! The CPU benchmark harness behind `rtopk bench cpu`: timing loops, checks against the oracle,
+//! the comparison grids of the seed papers, JSON reports and SVG charts.
+//!
+//! * [`cpu`]: CPU algorithms on generated rows of any [`topk_ref::Family`] or on the caller's
+//!   own matrix, default shapes or the caller's.
+//! * [`compare`]: topk-ref's algorithms and the seed papers' baselines on the AIR paper's input
+//!   families, row-wise and single-vector, with work counters (`--compare`).
+//! * [`chart`]: grouped-bar SVG charts of both reports.
+//!
+//! Every cell is run once and checked against an exact reference ([`Reference`]: heap, itself
+//! checked against `topk_ref::oracle`); a wrong answer is reported, never timed. Sizes are
+//! checked before anything is allocated. The harness prints nothing: an [`Observer`] hears
+//! about each cell ([`TerminalProgress`] draws a bar on a terminal).
+
+pub mod chart;
+pub mod check;
+pub mod compare;
+pub mod cpu;
+pub mod machine;
+mod measure;
+pub mod progress;
+
+pub use check::{Reference, verify};
+pub use measure::PerElement;
+pub use progress::{Observer, TerminalProgress};
+
+use crate::error::Error;
+
+/// Most timed runs of one cell: more would only take time (and memory for the times).
+pub const MAX_REPS: usize = 100_000;
+
+/// Refuses fewer than `min` timed runs (no median) or more than [`MAX_REPS`].
+pub(crate) fn check_reps(reps: usize, min: usize) -> Result<(), Error> {
+    let reason = if reps < min {
+        format!("got {reps}; at least {min} timed runs are needed for a median")
+    } else if reps > MAX_REPS {
+        format!("got {reps}; at most {MAX_REPS} timed runs")
+    } else {
+        return Ok(());
+    };
+    Err(topk_ref::TopKError::InvalidParameter { name: "reps", reason }.into())
+}
+
+/// Refuses a cell whose data cannot fit this machine's memory (RAM and swap): an `(n, m)`
+/// float32 input when `generated`, the `(n, k)` reference and output (values and indices) and
+/// the `(n,)` iteration counts. Arithmetic is in `u128`, saturating, so no shape overflows.
+pub(crate) fn check_memory(
+    label: &str,
+    n: usize,
+    m: usize,
+    k: usize,
+    generated: bool,
+) -> Result<(), Error> {
+    let (n, m, k) = (n as u128, m as u128, k as u128);
+    let input = if generated { n.saturating_mul(m).saturating_mul(4) } else { 0 };
+    let outputs = n.saturating_mul(k).saturating_mul(16).saturating_add(n.saturating_mul(4));
+    let needed = input.saturating_add(outputs);
+    match machine::memory_bytes() {
+        Some(available) if needed > available => Err(Error::NotEnoughMemory {
+            what: format!(
+                "the benchmark on {label} rows of shape ({n}, {m}) with k = {k} (float32 input, \
+                 reference and outputs)"
+            ),
+            needed,
+            available,
+        }),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reps_and_memory_limits() {
+        assert!(check_reps(5, 5).is_ok() && check_reps(MAX_REPS, 3).is_ok());
+        assert!(check_reps(4, 5).unwrap_err().to_string().contains("at least 5"));
+        assert!(check_reps(MAX_REPS + 1, 3).unwrap_err().to_string().contains("at most"));
+        assert!(check_memory("normal", 1000, 1000, 10, true).is_ok());
+        if machine::memory_bytes().is_some() {
+            let e = check_memory("normal", 1 << 40, 256, 8, true).unwrap_err();
+            let text = e.to_string();
+            assert!(text.contains("1099511627776, 256") && text.contains("PiB"), "{text}");
+            assert!(e.is_user_error());
+            assert!(check_memory("x", usize::MAX, usize::MAX, usize::MAX, false).is_err());
+        }
+    }
+}

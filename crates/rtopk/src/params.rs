@@ -1,0 +1,198 @@
+//! The parameters a caller may give an algorithm besides `k` and the output options, checked
+//! once here for every face (command line, Python).
+
+use std::fmt;
+use std::str::FromStr;
+
+use topk_ref::{Bisect, EpsilonMode};
+
+use crate::error::Error;
+
+/// Algorithm 1's precision ε' (paper 003, line 3), validated: a finite number `>= 0` that
+/// fits an `f32`.
+///
+/// Built from the text the caller typed ([`FromStr`]) or from a float ([`Precision::new`]), so
+/// that a refusal quotes the caller's own value (`1e40`, not the `inf` it becomes in `f32`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Precision(f32);
+
+impl Precision {
+    /// Exact search (ε' = 0).
+    pub const EXACT: Precision = Precision(0.0);
+
+    /// The precision `value`, refused with [`Error::BadPrecision`] unless it is a finite number
+    /// `>= 0` that stays finite in `f32` (values are rounded to the nearest `f32`).
+    pub fn new(value: f64) -> Result<Self, Error> {
+        Self::checked(value, || quote(value))
+    }
+
+    /// The value as the bisection uses it.
+    pub fn get(self) -> f32 {
+        self.0
+    }
+
+    fn checked(value: f64, given: impl FnOnce() -> String) -> Result<Self, Error> {
+        let narrowed = value as f32;
+        if value >= 0.0 && narrowed.is_finite() {
+            Ok(Precision(narrowed))
+        } else {
+            Err(Error::BadPrecision { given: given() })
+        }
+    }
+}
+
+impl FromStr for Precision {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let text = s.trim();
+        let value: f64 =
+            text.parse().map_err(|_| Error::BadPrecision { given: text.to_string() })?;
+        Self::checked(value, || text.to_string())
+    }
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A float as a person would type it: plain for everyday magnitudes, with an exponent for very
+/// large or very small ones (`1e40`, not forty digits).
+fn quote(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude != 0.0 && !(1e-4..1e16).contains(&magnitude) {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
+}
+
+/// A parameter that not every algorithm takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Param {
+    /// Early stopping after N bisection steps (Algorithm 2).
+    MaxIter,
+    /// Algorithm 1's precision ε'.
+    Precision,
+    /// How the precision becomes a width (relative to the row maximum, or absolute).
+    Epsilon,
+    /// Per-row iteration counts as an output (SPEC §3).
+    Iterations,
+}
+
+impl Param {
+    /// The name in Rust and Python (`max_iter`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Param::MaxIter => "max_iter",
+            Param::Precision => "precision",
+            Param::Epsilon => "epsilon",
+            Param::Iterations => "iterations",
+        }
+    }
+
+    /// The command-line flag (`--max-iter`).
+    pub const fn flag(self) -> &'static str {
+        match self {
+            Param::MaxIter => "--max-iter",
+            Param::Precision => "--precision",
+            Param::Epsilon => "--epsilon",
+            Param::Iterations => "--iterations",
+        }
+    }
+}
+
+impl fmt::Display for Param {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Both spellings, so one message serves the command line and Python.
+        write!(f, "{} ({})", self.flag(), self.name())
+    }
+}
+
+/// The bisection family's parameters (`bisect`, `sim`, `cuda`); the default is exact
+/// Algorithm 1. Other algorithms accept only the default.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Params {
+    /// Early stopping (Algorithm 2) after this many steps.
+    pub max_iter: Option<u32>,
+    /// Algorithm 1 with this precision ε'.
+    pub precision: Option<Precision>,
+    /// How ε' becomes the stopping width (paper: relative to the row maximum).
+    pub epsilon: EpsilonMode,
+}
+
+impl Params {
+    /// Early stopping after `max_iter` steps.
+    pub fn early_stopping(max_iter: u32) -> Self {
+        Self { max_iter: Some(max_iter), ..Self::default() }
+    }
+
+    /// Algorithm 1 with precision `precision`.
+    pub fn with_precision(precision: Precision) -> Self {
+        Self { precision: Some(precision), ..Self::default() }
+    }
+
+    /// The parameters that differ from the default, in a fixed order.
+    pub fn given(&self) -> Vec<Param> {
+        let mut out = Vec::new();
+        if self.max_iter.is_some() {
+            out.push(Param::MaxIter);
+        }
+        if self.precision.is_some() {
+            out.push(Param::Precision);
+        }
+        if self.epsilon != EpsilonMode::default() {
+            out.push(Param::Epsilon);
+        }
+        out
+    }
+
+    /// The bisection these parameters describe. `max_iter` and `precision` together are refused
+    /// ([`Error::ConflictingParams`]): early stopping has no precision.
+    pub fn bisect(&self) -> Result<Bisect, Error> {
+        match (self.max_iter, self.precision) {
+            (Some(_), Some(_)) => Err(Error::ConflictingParams),
+            (Some(n), None) => Ok(Bisect::early_stopping(n)),
+            (None, precision) => Ok(Bisect {
+                precision: precision.unwrap_or_default().get(),
+                epsilon_mode: self.epsilon,
+                max_iter: None,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precision_quotes_what_was_typed() {
+        assert_eq!("0.25".parse::<Precision>().unwrap().get(), 0.25);
+        assert_eq!(Precision::new(0.0).unwrap(), Precision::EXACT);
+        for (text, shown) in [("1e40", "1e40"), (" -0.5", "-0.5"), ("nan", "nan"), ("x", "x")] {
+            let e = text.parse::<Precision>().unwrap_err();
+            assert!(matches!(&e, Error::BadPrecision { given } if given == shown), "{e}");
+            assert!(e.to_string().contains(&format!("precision {shown} ")), "{e}");
+        }
+        let e = Precision::new(1e40).unwrap_err();
+        assert!(e.to_string().contains("1e40") && !e.to_string().contains("inf"), "{e}");
+        assert!(Precision::new(f64::INFINITY).is_err() && Precision::new(-1e-3).is_err());
+        assert!(Precision::new(f64::from(f32::MAX)).is_ok());
+    }
+
+    #[test]
+    fn params_become_one_bisection() {
+        assert_eq!(Params::default().bisect().unwrap(), Bisect::exact());
+        assert_eq!(Params::early_stopping(4).bisect().unwrap(), Bisect::early_stopping(4));
+        let p = Params::with_precision(Precision::new(0.5).unwrap());
+        assert_eq!(p.bisect().unwrap().precision, 0.5);
+        let both = Params { max_iter: Some(3), ..p };
+        assert!(matches!(both.bisect(), Err(Error::ConflictingParams)));
+        assert_eq!(both.given(), [Param::MaxIter, Param::Precision]);
+        assert!(Params::default().given().is_empty());
+        assert_eq!(Param::MaxIter.to_string(), "--max-iter (max_iter)");
+    }
+}
