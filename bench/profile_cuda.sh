@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
-# Where the kernel's time goes, from the hardware: the compiler's resource report, the SASS of
-# the main instantiations, and Nsight Compute's full section set on representative shapes.
-#   bash bench/profile_cuda.sh BIN OUTDIR [KERNEL.cu]   (KERNEL.cu: a variant to profile)
+# Where the kernel's time goes, from the hardware: the compiler's resource report of every
+# kernel unit, the SASS of the main instantiations, and Nsight Compute's full section set on
+# representative shapes.
+#   bash bench/profile_cuda.sh BIN OUTDIR [KERNELS_DIR]
+# KERNELS_DIR: a variant of crates/rtopk-cuda/kernels/ (the same file names) to profile; BIN
+# must then be built with `--features rtopk-cuda/kernel-variant`, which reads the kernel files
+# from RTOPK_CUDA_KERNEL.
 set -uo pipefail
-bin=$1; out=$2; src=${3:-crates/rtopk-cuda/kernels/rtopk.cu}; mkdir -p "$out"
+bin=$1; out=$2; variant=${3:-}; mkdir -p "$out/src"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export RTOPK_CUDA_KERNEL=$src
-nvcc -cubin -arch=sm_90 --fmad=false -std=c++17 -Xptxas -v "$src" -o "$out/rtopk.cubin" 2> "$out/ptxas.txt"
-grep -E "Compiling|registers|spill" "$out/ptxas.txt" | paste - - - | sed 's/ptxas info    ://g' | head -20
+if [ -n "$variant" ]; then
+  export RTOPK_CUDA_KERNEL=$variant
+  "$bin" bench cuda --emit-sources "$out/src" | tee "$out/src.txt"
+  grep -qF "from $variant" "$out/src.txt" || { echo "BIN ignores RTOPK_CUDA_KERNEL: build it with --features rtopk-cuda/kernel-variant" >&2; exit 2; }
+else
+  "$bin" bench cuda --emit-sources "$out/src" | tee "$out/src.txt"
+fi
+# each unit's generated source (the shared constants, its family's file, its entry point), as
+# the library compiles it, with nvcc for ptxas's report
+ls "$out/src"/*.cu | xargs -P "$(nproc)" -I{} sh -c \
+  'nvcc -cubin -arch=sm_90 --fmad=false -std=c++17 -Xptxas -v "$1" -o "${1%.cu}.cubin" 2> "${1%.cu}.ptxas.txt"' _ {}
+cat "$out/src"/*.ptxas.txt > "$out/ptxas.txt"
+grep -E "Compiling|registers|spill" "$out/ptxas.txt" | paste - - - | sed 's/ptxas info    ://g' | head -50
 for f in rtopk_half_rows_16 rtopk_warp_rows_24 rtopk_block_rows rtopk_sort_warp_rows_4; do
-  cuobjdump -sass -fun "$f" "$out/rtopk.cubin" > "$out/sass_$f.txt"
+  cuobjdump -sass -fun "$f" "$out/src/$f.cubin" > "$out/sass_$f.txt"
   echo "$f: $(grep -cE '^\s+/\*[0-9a-f]{4}\*/' "$out/sass_$f.txt") SASS instructions"
 done
 prof() {  # name, bench arguments

@@ -2,7 +2,7 @@
 # compute-sanitizer's four tools on a representative set: M not a multiple of 32, partial last
 # blocks, both launch shapes, exact and early stopping, both modes, the sort's shared-memory
 # (several rows per block, partial last block) and global-memory paths; quarter-warp rows
-# (four rows per warp) forced on small inputs with RTOPK_CUDA_QUARTER_MIN_ROWS=0 ("q:" cases);
+# (four rows per warp) forced on small inputs with --strategy quarter ("q:" cases);
 # whole-warp rows narrowed to their candidates (M = 700 and 999, k < 128, exact) and block rows
 # narrowed to theirs (M = 5001 and 8192, k < 512, exact).
 #   bash bench/sanitize_cuda.sh BIN OUTDIR
@@ -20,14 +20,14 @@ fail=0
 for tool in memcheck racecheck synccheck initcheck; do
   for c in "${cases[@]}"; do
     log="$out/san_${tool}.log"
-    c_env=""
-    if [[ $c == q:* ]]; then c=${c#q:}; c_env="RTOPK_CUDA_QUARTER_MIN_ROWS=0 "; fi
-    echo "== $tool: ${c_env}bench cuda $c --reps 1" >> "$log"
-    env $c_env compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin" bench cuda $c --reps 1 \
+    strategy=""
+    if [[ $c == q:* ]]; then c=${c#q:}; strategy="--strategy quarter"; fi
+    echo "== $tool: bench cuda $c $strategy --reps 1" >> "$log"
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin" bench cuda $c $strategy --reps 1 \
         >> "$log" 2>&1
     rc=$?; echo "rc=$rc" >> "$log"
     summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
-    echo "$tool [${c_env}$c] rc=$rc $summary"
+    echo "$tool [$c $strategy] rc=$rc $summary"
     [ $rc -eq 0 ] || fail=1
   done
 done

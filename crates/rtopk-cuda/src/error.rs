@@ -15,13 +15,41 @@ pub enum CudaError {
         "no NVRTC library found (libnvrtc could not be loaded); install the CUDA toolkit's NVRTC"
     )]
     NoNvrtc,
-    /// NVRTC rejected the kernel source.
-    #[error("NVRTC failed to compile the kernel for {arch}:\n{log}")]
+    /// NVRTC rejected a unit's source (or could not be asked).
+    #[error("NVRTC failed to compile {unit} for {arch}:\n{log}")]
     Compile {
+        /// The unit (its entry point).
+        unit: String,
         /// The architecture it was compiled for.
         arch: String,
         /// The compiler's log.
         log: String,
+    },
+    /// The kernel files could not be read (a kernel variant's directory).
+    #[error("kernel source: {what}")]
+    Source {
+        /// What went wrong.
+        what: String,
+    },
+    /// A compiled kernel does not match what the launch plan assumes of it.
+    #[error("{unit}: {why}")]
+    Kernel {
+        /// The unit.
+        unit: String,
+        /// The mismatch.
+        why: String,
+    },
+    /// A forced launch strategy cannot hold the row.
+    #[error(
+        "strategy {strategy} holds rows of at most {max_row} elements; M = {m} needs another (auto picks one)"
+    )]
+    Strategy {
+        /// The strategy asked for.
+        strategy: crate::Strategy,
+        /// The row width.
+        m: usize,
+        /// The widest row it holds.
+        max_row: usize,
     },
     /// A driver call failed (context creation, allocation, copy, launch, ...).
     #[error("CUDA driver error during {during}: {source}")]
@@ -59,4 +87,17 @@ pub(crate) fn driver(
     during: &'static str,
 ) -> impl FnOnce(cudarc::driver::DriverError) -> CudaError {
     move |source| CudaError::Driver { during, source }
+}
+
+/// The plan's refusals, as the launcher's: the same request errors, forced strategies and
+/// shape limits.
+impl From<rtopk_plan::PlanError> for CudaError {
+    fn from(e: rtopk_plan::PlanError) -> Self {
+        use rtopk_plan::PlanError as P;
+        match e {
+            P::TopK(e) => CudaError::TopK(e),
+            P::Strategy { strategy, m, max_row } => CudaError::Strategy { strategy, m, max_row },
+            P::TooLarge { n, m, why } => CudaError::TooLarge { n, m, why },
+        }
+    }
 }

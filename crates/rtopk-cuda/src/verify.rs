@@ -1,14 +1,21 @@
-//! Equivalence of the GPU kernel with CPU references (topk-ref's `bisect`, warp-sim's
-//! kernel): bit-identical values, identical indices and iteration counts, over input families
+//! Equivalence of the GPU kernel with CPU references (topk-ref's `bisect`, and any row-wise
+//! reference the caller adds) and, family by family, with the warp simulator running the same
+//! launch plan (the same kernel for every case, on the GPU's limits): bit-identical values,
+//! identical indices and iteration counts, and no simulator finding, over input families
 //! chosen to break top-k kernels. Used by the GPU tests and `rtopk verify cuda`.
 
-use ndarray::Array2;
+use std::fmt;
+
+use ndarray::{Array1, Array2};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, topk_rows};
 
-use crate::{CudaError, CudaTopK, Tuning};
+use warp_sim::{KernelArgs, SimConfig, launch_parallel};
+
+use crate::plan::{Launch, MAX_QUARTER_WARP_ROW, Plan, Strategy};
+use crate::{CudaError, CudaTopK};
 
 /// Input families: normal, uniform, heavy ties, same leading bits (AIR's radix-adversarial
 /// family: the first 20 key bits equal), and NaN (quiet of either sign, signalling, with
@@ -80,6 +87,54 @@ pub struct Report {
     pub cases: usize,
     /// Descriptions of the cases that differed (empty when all agree).
     pub mismatches: Vec<String>,
+    /// The comparison with the warp simulator, by launch family (the top-k kernels', then the
+    /// sorts').
+    pub families: Vec<FamilyCount>,
+}
+
+/// The GPU against the warp simulator in one launch family.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FamilyCount {
+    /// The family's entry points (`rtopk_half_rows`, `rtopk_sort_warp_rows`, ...).
+    pub family: &'static str,
+    /// Cases that ran it.
+    pub cases: usize,
+    /// Rows of those cases.
+    pub rows: usize,
+    /// Cases where the simulator differed from the GPU, planned another kernel, or reported a
+    /// finding.
+    pub mismatches: usize,
+}
+
+impl Report {
+    fn count(&mut self, family: &'static str, rows: usize, bad: bool) {
+        let i = match self.families.iter().position(|f| f.family == family) {
+            Some(i) => i,
+            None => {
+                self.families.push(FamilyCount { family, ..FamilyCount::default() });
+                self.families.len() - 1
+            }
+        };
+        let f = &mut self.families[i];
+        f.cases += 1;
+        f.rows += rows;
+        f.mismatches += usize::from(bad);
+    }
+}
+
+impl fmt::Display for Report {
+    /// One line per launch family: cases, rows, and how the simulator compared.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in &self.families {
+            let verdict = if c.mismatches == 0 {
+                "identical to warp-sim".to_string()
+            } else {
+                format!("{} case(s) differ from warp-sim", c.mismatches)
+            };
+            writeln!(f, "  {:<26} {:>6} cases {:>10} rows: {verdict}", c.family, c.cases, c.rows)?;
+        }
+        Ok(())
+    }
 }
 
 /// Where a GPU result differs from a reference, if anywhere.
@@ -99,61 +154,153 @@ pub fn difference(gpu: &TopK, cpu: &TopK) -> Option<&'static str> {
 /// Compares the GPU with every reference on `widths` × [`FAMILIES`] × [`ks_for`] ×
 /// [`SEARCHES`], alternating modes and sorted output, with about `elements_per_case`
 /// elements per case. Widths that quarter-warp rows take are checked twice: as the defaults
-/// launch them (the checks' row counts are below [`Tuning::quarter_min_rows`], so half-warp
-/// rows), and with quarter-warp rows forced for every k <= M / 4.
+/// launch them (the checks' row counts are below the 1024 rows per SM quarter-warp rows need,
+/// so half-warp rows), and with [`Strategy::Quarter`] forced for every k <= M / 4. Every unit
+/// the cases launch is built first, in parallel. (`gpu` is `&mut` for the callers written
+/// against the earlier signature; nothing in it is changed.)
 pub fn check_all(
     gpu: &mut CudaTopK,
     widths: &[usize],
     elements_per_case: usize,
     references: &[Reference<'_>],
 ) -> Result<Report, CudaError> {
-    let defaults = gpu.tuning();
-    let forced = Tuning { quarter_min_rows: 0, ..defaults };
+    let cases = cases(widths, elements_per_case);
+    let mut units = Vec::new();
+    for case in &cases {
+        units.extend(gpu.plan(&case.launch(), case.strategy)?.units());
+    }
+    gpu.prepare(&units)?;
     let mut report = Report::default();
-    for (wi, &m) in widths.iter().enumerate() {
-        let tunings =
-            if m <= defaults.quarter_warp_max { &[defaults, forced][..] } else { &[defaults] };
-        for &tuning in tunings {
-            gpu.set_tuning(tuning);
-            let checked = check_width(gpu, wi, m, elements_per_case, references, &mut report);
-            gpu.set_tuning(defaults);
-            checked?;
+    let mut inputs: Option<(usize, usize, Array2<f32>)> = None;
+    for case in &cases {
+        if inputs.as_ref().is_none_or(|(wi, fi, _)| (*wi, *fi) != (case.wi, case.fi)) {
+            let x = matrix(case.n, case.m, FAMILIES[case.fi], (case.wi * 10 + case.fi) as u64);
+            inputs = Some((case.wi, case.fi, x));
         }
+        let Some((_, _, x)) = inputs.as_ref() else { continue };
+        check_case(gpu, case, x, references, &mut report)?;
     }
     Ok(report)
 }
 
-/// [`check_all`]'s cases of width `m` (the `wi`-th width) under the GPU's current tuning.
-fn check_width(
-    gpu: &CudaTopK,
+/// One case of [`check_all`]: the `wi`-th width and `fi`-th family.
+#[derive(Clone, Copy, Debug)]
+struct Case {
     wi: usize,
+    fi: usize,
+    n: usize,
     m: usize,
-    elements_per_case: usize,
-    references: &[Reference<'_>],
-    report: &mut Report,
-) -> Result<(), CudaError> {
-    let n = (elements_per_case / m).clamp(8, 20_000);
-    for (fi, family) in FAMILIES.iter().enumerate() {
-        let x = matrix(n, m, family, (wi * 10 + fi) as u64);
-        for k in ks_for(m) {
-            for (si, bisect) in SEARCHES.iter().enumerate() {
-                let mode = if (wi + fi + si + k) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
-                let opts = Options { mode, sorted: (wi + si) % 3 == 0 };
-                let got = gpu.topk_rows(x.view(), k, opts, *bisect)?;
-                for (name, make) in references {
-                    let want = topk_rows(make(*bisect).as_ref(), x.view(), k, opts)?;
-                    if let Some(what) = difference(&got, &want) {
-                        report.mismatches.push(format!(
-                            "{what} differ from {name}: m={m} n={n} k={k} {family} {bisect:?} \
-                             {opts:?} {:?}",
-                            gpu.tuning()
-                        ));
+    k: usize,
+    bisect: Bisect,
+    opts: Options,
+    strategy: Strategy,
+}
+
+impl Case {
+    fn launch(&self) -> Launch {
+        let Case { n, m, k, bisect, opts, .. } = *self;
+        Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted }
+    }
+}
+
+/// [`check_all`]'s cases, width by width, family by family (each family's input is made
+/// once per pass over its width).
+fn cases(widths: &[usize], elements_per_case: usize) -> Vec<Case> {
+    let mut out = Vec::new();
+    for (wi, &m) in widths.iter().enumerate() {
+        let passes: &[bool] = if m <= MAX_QUARTER_WARP_ROW { &[false, true] } else { &[false] };
+        for &forced in passes {
+            let n = (elements_per_case / m).clamp(8, 20_000);
+            for fi in 0..FAMILIES.len() {
+                for k in ks_for(m) {
+                    for (si, bisect) in SEARCHES.iter().enumerate() {
+                        let mode = if (wi + fi + si + k) % 2 == 0 {
+                            Mode::Largest
+                        } else {
+                            Mode::Smallest
+                        };
+                        let opts = Options { mode, sorted: (wi + si) % 3 == 0 };
+                        let strategy =
+                            if forced && 4 * k <= m { Strategy::Quarter } else { Strategy::Auto };
+                        out.push(Case { wi, fi, n, m, k, bisect: *bisect, opts, strategy });
                     }
                 }
-                report.rows += n;
-                report.cases += 1;
             }
         }
     }
+    out
+}
+
+/// Runs one case on the GPU and compares it with every reference, and with the warp simulator
+/// running the same plan.
+fn check_case(
+    gpu: &CudaTopK,
+    case: &Case,
+    x: &Array2<f32>,
+    references: &[Reference<'_>],
+    report: &mut Report,
+) -> Result<(), CudaError> {
+    let Case { fi, n, m, k, bisect, opts, strategy, .. } = *case;
+    let got = gpu.topk_rows_with(x.view(), k, opts, bisect, strategy)?;
+    let plan = gpu.plan(&case.launch(), strategy)?;
+    let sim = against_simulator(gpu, case, x, &plan, &got);
+    let bad = sim.is_some();
+    if let Some(what) = sim {
+        report.mismatches.push(format!(
+            "warp-sim ({}): {what}: m={m} n={n} k={k} {} {bisect:?} {opts:?} strategy {strategy}",
+            plan.unit, FAMILIES[fi]
+        ));
+    }
+    report.count(plan.unit.family().prefix(), n, bad);
+    if let Some(sort) = plan.sort {
+        report.count(sort.unit.family().prefix(), n, bad);
+    }
+    for (name, make) in references {
+        let want = topk_rows(make(bisect).as_ref(), x.view(), k, opts)?;
+        if let Some(what) = difference(&got, &want) {
+            report.mismatches.push(format!(
+                "{what} differ from {name}: m={m} n={n} k={k} {} {bisect:?} {opts:?} strategy \
+                 {strategy}",
+                FAMILIES[fi]
+            ));
+        }
+    }
+    report.rows += n;
+    report.cases += 1;
     Ok(())
+}
+
+/// The warp simulator on the case's matrix with the GPU's plan (its strategy, sorted output
+/// and device limits): what differs from the GPU's result, if anything — another kernel
+/// planned, a finding, or the values, indices or iteration counts.
+fn against_simulator(
+    gpu: &CudaTopK,
+    case: &Case,
+    x: &Array2<f32>,
+    plan: &Plan,
+    got: &TopK,
+) -> Option<String> {
+    let Case { n, m, k, bisect, opts, strategy, .. } = *case;
+    let args = KernelArgs { n, m, k, mode: opts.mode, bisect, mutant: None };
+    let config =
+        SimConfig { strategy, sorted: opts.sorted, limits: gpu.limits(), ..SimConfig::default() };
+    let data = x.as_standard_layout();
+    let Some(slice) = data.as_slice() else { return Some("no row-major input".into()) };
+    let r = match launch_parallel(slice, &args, config) {
+        Ok(r) => r,
+        Err(e) => return Some(format!("the simulator failed: {e}")),
+    };
+    if r.plan.unit != plan.unit || r.plan.sort.map(|s| s.unit) != plan.sort.map(|s| s.unit) {
+        return Some(format!("the simulator planned {} instead", r.plan.unit));
+    }
+    if !r.summary.is_empty() {
+        return Some(format!("the simulator reports {}", r.summary));
+    }
+    let shaped =
+        (Array2::from_shape_vec((n, k), r.values), Array2::from_shape_vec((n, k), r.indices));
+    let (Ok(values), Ok(indices)) = shaped else {
+        return Some("the simulator's outputs have the wrong shape".into());
+    };
+    let sim = TopK { values, indices, iterations: Some(Array1::from_vec(r.iterations)) };
+    difference(got, &sim).map(|what| format!("{what} differ"))
 }

@@ -1,28 +1,63 @@
-//! The CUDA kernel against topk-ref's `bisect` and warp-sim's kernel: bit-identical values,
-//! identical indices and iteration counts.
+//! The CUDA kernel against topk-ref's `bisect` and, launch family by launch family, warp-sim's
+//! kernel running the same plan: bit-identical values, identical indices and iteration
+//! counts.
 //! GPU tests are `#[ignore]`d in `cargo test`; run them on a GPU machine with
 //! `cargo test -p rtopk-cuda --release -- --include-ignored`.
 
-use rtopk_cuda::verify::{Reference, WIDTHS, check_all, matrix};
-use rtopk_cuda::{CudaError, CudaTopK, Launch, check_libraries};
-use topk_ref::{Bisect, Mode, Options, RowTopK, topk_rows};
+use ndarray::{Array1, Array2};
+use rtopk_cuda::verify::{Reference, WIDTHS, check_all, difference, matrix};
+use rtopk_cuda::{CudaError, CudaTopK, Launch, Strategy, check_libraries};
+use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, topk_rows};
+use warp_sim::{KernelArgs, SimConfig, launch_parallel};
 
 fn bisect_reference(b: Bisect) -> Box<dyn RowTopK> {
     Box::new(b)
 }
 
-fn sim_reference(b: Bisect) -> Box<dyn RowTopK> {
-    Box::new(warp_sim::SimTopK::new(b))
+/// The simulator's result for `x` with the GPU's plan (strategy, sorted output, the device's
+/// limits), and the kernel it ran.
+fn simulated(
+    gpu: &CudaTopK,
+    x: &Array2<f32>,
+    k: usize,
+    opts: Options,
+    bisect: Bisect,
+    strategy: Strategy,
+) -> (TopK, String) {
+    let (n, m) = x.dim();
+    let args = KernelArgs { n, m, k, mode: opts.mode, bisect, mutant: None };
+    let config =
+        SimConfig { strategy, sorted: opts.sorted, limits: gpu.limits(), ..SimConfig::default() };
+    let r = launch_parallel(x.as_slice().unwrap(), &args, config).unwrap();
+    assert!(r.summary.is_empty(), "the simulator reports {}", r.summary);
+    let topk = TopK {
+        values: Array2::from_shape_vec((n, k), r.values).unwrap(),
+        indices: Array2::from_shape_vec((n, k), r.indices).unwrap(),
+        iterations: Some(Array1::from_vec(r.iterations)),
+    };
+    (topk, r.plan.unit.to_string())
 }
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
-fn kernel_matches_bisect_on_every_shape_family_and_mode() {
+fn kernel_matches_bisect_and_the_simulator_in_every_family_shape_and_mode() {
     let mut gpu = CudaTopK::new(0).expect("a CUDA device");
-    let refs: [Reference<'_>; 2] = [("bisect", &bisect_reference), ("warp-sim", &sim_reference)];
+    let refs: [Reference<'_>; 1] = [("bisect", &bisect_reference)];
     let report = check_all(&mut gpu, &WIDTHS, 1 << 21, &refs).unwrap();
-    assert!(report.mismatches.is_empty(), "{:#?}", report.mismatches);
+    assert!(report.mismatches.is_empty(), "{:#?}\n{report}", report.mismatches);
     assert!(report.rows >= 1_000_000, "only {} rows", report.rows);
+    let families: Vec<&str> = report.families.iter().map(|f| f.family).collect();
+    for family in [
+        "rtopk_quarter_rows",
+        "rtopk_half_rows",
+        "rtopk_warp_rows",
+        "rtopk_block_rows",
+        "rtopk_block_rows_narrow",
+        "rtopk_sort_warp_rows",
+        "rtopk_sort_rows",
+    ] {
+        assert!(families.contains(&family), "no case ran {family}:\n{report}");
+    }
 }
 
 #[test]
@@ -91,6 +126,8 @@ fn timing_leaves_the_host_out_or_says_it_cannot() {
     let mut idx = s.alloc_zeros::<u32>(n * k).unwrap();
     let mut it = s.alloc_zeros::<u32>(n).unwrap();
     let launch = Launch { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), sorted: false };
+    // built ahead: a build inside the timed work would be host time
+    gpu.prepare(&gpu.plan(&launch, Strategy::Auto).unwrap().units()).unwrap();
     let mut run = || gpu.select_device(&launch, &dx, &mut val, &mut idx, &mut it);
     let median = |mut t: Vec<f64>| {
         t.sort_by(f64::total_cmp);
@@ -104,6 +141,127 @@ fn timing_leaves_the_host_out_or_says_it_cannot() {
         Ok(())
     };
     assert!(matches!(gpu.time_ms(slow_host), Err(CudaError::Timing { .. })));
+}
+
+/// A host view that is not one row-major block (columns sliced off, or transposed) gives the
+/// same results as its row-major copy.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn views_that_are_not_row_major_are_gathered_first() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let x = matrix(40, 301, "ties", 5);
+    let sliced = x.slice(ndarray::s![.., 1..]);
+    let t = matrix(300, 24, "normal", 6);
+    for view in [sliced, t.t()] {
+        assert!(view.as_slice().is_none(), "the view is not row-major");
+        let got = gpu.topk_rows(view, 9, Options::default(), Bisect::exact()).unwrap();
+        let want = topk_rows(&Bisect::exact(), view.to_owned().view(), 9, Options::default());
+        assert_eq!(difference(&got, &want.unwrap()), None);
+    }
+}
+
+/// Every strategy gives bisect's results, and the simulator's running the same kernel,
+/// wherever it can hold the row, and says why not elsewhere: every family at every width it
+/// takes (not only the widths the defaults give it), every k regime, exact and early
+/// stopping, both modes, sorted or not.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_strategy_matches_bisect_where_it_holds_the_shape() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let widths = [
+        1, 7, 33, 100, 256, 257, 300, 512, 513, 1000, 1024, 1025, 2047, 3072, 3073, 5001, 8192,
+        10_000,
+    ];
+    let mut checked = 0;
+    for (wi, &m) in widths.iter().enumerate() {
+        let x = matrix(37, m, ["nan-inf", "ties", "normal"][wi % 3], m as u64);
+        for strategy in Strategy::ALL {
+            let ks = [1, (m / 8).max(1), (m / 4).max(1), m / 2, m];
+            for (ki, &k) in ks.iter().enumerate() {
+                for bisect in [Bisect::exact(), Bisect::early_stopping(3)] {
+                    let mode = if (ki + wi) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+                    let opts = Options { mode, sorted: ki % 2 == 1 };
+                    let case = format!("{strategy} m={m} k={k} {bisect:?} {opts:?}");
+                    match gpu.topk_rows_with(x.view(), k, opts, bisect, strategy) {
+                        Ok(got) => {
+                            let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
+                            assert_eq!(difference(&got, &want), None, "{case}");
+                            let (sim, unit) = simulated(&gpu, &x, k, opts, bisect, strategy);
+                            let launch = Launch { n: 37, m, k, mode, bisect, sorted: opts.sorted };
+                            let planned = gpu.plan(&launch, strategy).unwrap().unit.to_string();
+                            assert_eq!(unit, planned, "{case}: the same kernel");
+                            assert_eq!(difference(&got, &sim), None, "{case}: warp-sim ({unit})");
+                            checked += 1;
+                        }
+                        Err(CudaError::Strategy { max_row, .. }) => {
+                            assert!(m > max_row && m > strategy.max_row(), "{case}");
+                        }
+                        Err(e) => panic!("{case}: {e}"),
+                    }
+                }
+            }
+        }
+    }
+    // quarter: 5 widths, half: 8, warp: 14, block and auto: 18 (5 k, 2 searches each)
+    assert_eq!(checked, (5 + 8 + 14 + 18 + 18) * 5 * 2);
+}
+
+/// Several threads launching on one CudaTopK at once (each first launch building its unit
+/// while the others build theirs or run) get the results they would alone.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn concurrent_launches_from_several_threads_on_one_device() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let shapes = [
+        (300, 5),
+        (300, 5),
+        (100, 20),
+        (1000, 900),
+        (5000, 64),
+        (70_000, 513),
+        (40, 40),
+        (2048, 100),
+    ];
+    std::thread::scope(|scope| {
+        for (t, &(m, k)) in shapes.iter().enumerate() {
+            let gpu = &gpu;
+            scope.spawn(move || {
+                let x = matrix(19 + t, m, "nan-inf", t as u64);
+                for round in 0..3 {
+                    let opts = Options { mode: Mode::Smallest, sorted: round == 1 };
+                    let got = gpu.topk_rows(x.view(), k, opts, Bisect::exact()).unwrap();
+                    let want = topk_rows(&Bisect::exact(), x.view(), k, opts).unwrap();
+                    assert_eq!(difference(&got, &want), None, "thread {t} m={m} k={k} {round}");
+                }
+            });
+        }
+    });
+    let loaded: Vec<String> = gpu.unit_reports().iter().map(|u| u.unit.to_string()).collect();
+    let mut distinct = loaded.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), loaded.len(), "each unit loaded once: {loaded:?}");
+}
+
+/// Opening a device compiles nothing; a first launch builds and loads the one unit it runs,
+/// and a sorted launch adds its sort's.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_first_launch_builds_only_the_unit_it_runs() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    assert!(gpu.unit_reports().is_empty(), "opening the device built nothing");
+    let names = |gpu: &CudaTopK| -> Vec<String> {
+        gpu.unit_reports().iter().map(|u| u.unit.to_string()).collect()
+    };
+    let x = matrix(8, 300, "normal", 8);
+    gpu.topk_rows(x.view(), 5, Options::default(), Bisect::exact()).unwrap();
+    assert_eq!(names(&gpu), ["rtopk_warp_rows_12"]);
+    let sorted = Options { mode: Mode::Largest, sorted: true };
+    gpu.topk_rows(x.view(), 5, sorted, Bisect::exact()).unwrap();
+    assert_eq!(names(&gpu), ["rtopk_warp_rows_12", "rtopk_sort_warp_rows_1"]);
+    let report = &gpu.unit_reports()[0];
+    assert!(report.bytes > 0 && report.load_ms >= 0.0, "{report:?}");
+    assert_eq!(report.kind, gpu.target().kind);
 }
 
 /// On a machine without a CUDA driver (CI), opening a device is an error, not a panic.

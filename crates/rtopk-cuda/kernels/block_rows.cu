@@ -1,0 +1,124 @@
+// The block-row kernels: rtopk_block_rows and rtopk_block_rows_narrow, one block per row
+// (docs/kernel.md, the last table). The entry points and their launch bounds are written from
+// src/kernels.rs's table.
+
+#include "load.cuh"
+#include "search.cuh"
+#include "select.cuh"
+#include "narrow.cuh"
+
+// Block-wide min and max key, through the per-warp slots.
+template <bool NARROWS>
+__device__ void block_range(const BlockRow<NARROWS>& row, u32 lane_min, u32 lane_max, u32* lo, u32* hi) {
+    u32 warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    lane_min = __reduce_min_sync(FULL_MASK, lane_min);
+    lane_max = __reduce_max_sync(FULL_MASK, lane_max);
+    u32* slots = row.s_partial + 64;  // apart from the block sums' slots
+    if ((threadIdx.x & 31u) == 0) { slots[warp] = lane_min; slots[32 + warp] = lane_max; }
+    __syncthreads();
+    u32 lane = threadIdx.x & 31u;
+    *lo = __reduce_min_sync(FULL_MASK, lane < nwarps ? slots[lane] : 0xffffffffu);
+    *hi = __reduce_max_sync(FULL_MASK, lane < nwarps ? slots[32 + lane] : 0u);
+}
+
+template <bool NARROWS>
+__device__ void rtopk_block_row(const Params& p) {
+    extern __shared__ u32 smem[];
+    __shared__ u32 s_partial[128];
+    __shared__ u32 s_chunk[2 * 32];
+    __shared__ u32 s_stage[BLOCK_STAGE];  // the selection's staged indices, or the candidates
+    static_assert(BLOCK_STAGE >= 2u * BLOCK_CAND_CAP, "the candidates and their indices fill the stage");
+    u64 row_id = blockIdx.x;
+    const float* row_in = p.x + row_id * (u64)p.m;
+    BlockRow<NARROWS> row;
+    row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
+    row.m = p.m; row.in_regs = min(p.m, BLOCK_EPL * blockDim.x); row.sign = p.sign;
+    row.cached = min(p.cached_keys, p.m - row.in_regs);
+    // stage 1: load_row (registers, then shared memory, min/max); thread t's slots hold
+    // elements BLOCK_EPL t .. BLOCK_EPL t + BLOCK_EPL - 1
+    u32 first = BLOCK_EPL * threadIdx.x;
+    u32 lane_min = 0xffffffffu, lane_max = 0u;
+    // every load is issued before the first key is computed (the raw bits wait in keys[])
+    if (p.vec4) {
+#pragma unroll
+        for (int q = 0; q < BLOCK_EPL / 4; ++q) {
+            u32 i = first + 4u * (u32)q;  // M % 4 == 0: all 4 or none
+            uint4 b = i < p.m ? *reinterpret_cast<const uint4*>(row_in + i) : make_uint4(0, 0, 0, 0);
+            row.keys[4 * q] = b.x; row.keys[4 * q + 1] = b.y;
+            row.keys[4 * q + 2] = b.z; row.keys[4 * q + 3] = b.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < BLOCK_EPL; ++j)
+            row.keys[j] = first + (u32)j < p.m ? __float_as_uint(row_in[first + j]) : 0u;
+    }
+    {
+        float v[BLOCK_EPL];
+#pragma unroll
+        for (int j = 0; j < BLOCK_EPL; ++j) v[j] = __uint_as_float(row.keys[j]);
+        key_slots(row.keys, v, first, p.m, p.sign, &lane_min, &lane_max);
+    }
+    for (u32 i = row.in_regs + threadIdx.x; i < p.m; i += blockDim.x) {
+        u32 key = order_key(row_in[i], p.sign);
+        if (i - row.in_regs < row.cached) smem[i - row.in_regs] = key;
+        lane_min = min(lane_min, key);
+        lane_max = max(lane_max, key);
+    }
+    u32 lo_key, hi_key;
+    block_range(row, lane_min, lane_max, &lo_key, &hi_key);
+    // stage 2: search_threshold
+    Search s = search_threshold(row, lo_key, hi_key, p);
+    float* out_val = opaque(p.out_val + row_id * (u64)p.k);
+    idx_t* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
+    if constexpr (NARROWS) {
+        if (s.exit == EXIT_NARROW) {  // block-uniform
+            narrow_row(row, s_stage, s_chunk);
+            if (threadIdx.x >= 32u) return;  // the first warp goes on alone: no barrier follows
+            auto narrowed = take_candidates<BLOCK_CAND_KEYS>(s_stage, s.count_at_lo, p.m);
+            finish_candidates(narrowed, s, p, s_stage, row_in, out_val, out_idx, row_id);
+            return;
+        }
+    }
+    // stage 3: select_topk, first the elements in registers (thread order is index order: one
+    // block prefix of the threads' packed strong and band counts, at most 32768 each, places
+    // them), then past them one chunk of blockDim consecutive elements at a time
+    Cut c = cut_of(row, s, p.k);
+    u32 band_left = p.k - c.strong_count;
+    u32 strong[1], band[1], before, total;
+    u32 own = classify(row.keys, first, p.m, c, strong, band);
+    block_prefix(own, s_chunk, &before, &total);
+    u32 band_taken = min(total >> 16, band_left);
+    u32 written = min(p.k, (total & 0xffffu) + band_taken), take[1];
+    u32 pos = taken(strong, band, before, band_left, take);
+    emit_staged(take, pos, written, first, s_stage, BLOCK_STAGE, threadIdx.x, blockDim.x,
+                []() { __syncthreads(); }, row_in, out_val, out_idx);
+    band_left -= band_taken;
+    u32 warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5, lane = threadIdx.x & 31u;
+    for (u32 base = row.in_regs; base < p.m && written < p.k; base += blockDim.x) {
+        u32 i = base + threadIdx.x;
+        bool valid = i < p.m;
+        u32 key = valid ? row.key_at(i) : 0u;
+        bool strong = valid && key > c.strong_above;
+        bool band = valid && !strong && key >= c.band_lo;
+        u32 strong_mask = __ballot_sync(FULL_MASK, strong);
+        u32 band_mask = __ballot_sync(FULL_MASK, band);
+        __syncthreads();  // the previous chunk's readers of s_chunk are done
+        if (lane == 0) { s_chunk[warp] = __popc(strong_mask); s_chunk[32 + warp] = __popc(band_mask); }
+        __syncthreads();
+        // lane w of every warp reads warp w's counts: prefix and totals in four reductions
+        u32 sw = lane < nwarps ? s_chunk[lane] : 0u, bw = lane < nwarps ? s_chunk[32 + lane] : 0u;
+        u32 strong_before = __reduce_add_sync(FULL_MASK, lane < warp ? sw : 0u);
+        u32 band_before = __reduce_add_sync(FULL_MASK, lane < warp ? bw : 0u);
+        u32 strong_total = __reduce_add_sync(FULL_MASK, sw);
+        u32 band_total = __reduce_add_sync(FULL_MASK, bw);
+        u32 my_budget = band_left > band_before ? band_left - band_before : 0u;
+        u32 taken_before = min(band_before, band_left);
+        u32 band_taken;
+        select_chunk(key, valid, i, c, my_budget, written + strong_before + taken_before, p.k,
+                     row_in, out_val, out_idx, p.sign, &band_taken);
+        u32 taken_total = min(band_total, band_left);
+        written += strong_total + taken_total;
+        band_left -= taken_total;
+    }
+    if (threadIdx.x == 0 && p.out_iter) p.out_iter[row_id] = s.iterations;
+}

@@ -1,0 +1,110 @@
+// RTop-K row-wise top-k on the GPU: docs/kernel.md, stage for stage, with the same three
+// stages, names and arithmetic as topk-ref's `bisect` and warp-sim's kernel.
+//
+// The sources, by stage:
+//   common.cuh  integer types, the search's exit codes, Params (the arguments of every top-k
+//               entry point)
+//   order.cuh   the order: keys of values and values of keys, midpoint
+//   rows.cuh    row storage: how count_ge and key_at reach a row's keys (WarpRow, CandRow,
+//               BlockRow), and the row-wide reductions and scans
+//   load.cuh    stage 1, load_row: keys into registers, the lane's min/max key
+//   search.cuh  stage 2, search_threshold: Algorithm 1 (value phase, then key phase) or
+//               Algorithm 2
+//   select.cuh  stage 3, select_topk: every strong element, then the first band_left band
+//               ones, in index order
+//   narrow.cuh  stage 2's narrowing in exact mode (docs/kernel.md, "Narrowing"): a whole-warp
+//               row of 257 to 1024 (a block row of 3073 to 8192) narrows to its candidates
+//               once a count at the bracket's lower end finds at most CAND_CAP
+//               (BLOCK_CAND_CAP) keys, and the search and the selection go on over those alone,
+//               on one warp
+//   sort.cuh    the optional sorted output, a second launch over the selected results
+// and one file per launch family:
+//   warp_rows.cu   rtopk_quarter_rows_<EPL>, rtopk_half_rows_<EPL>, rtopk_warp_rows_<EPL>: four,
+//                  two or one rows per warp (8, 16 or 32 lanes), EPL keys per lane in registers
+//   block_rows.cu  rtopk_block_rows, rtopk_block_rows_narrow: one block per row for long rows,
+//                  32 keys per thread in registers, the rest in shared memory as far as it fits,
+//                  then re-keyed from global memory
+//   sort_warp_rows.cu  rtopk_sort_warp_rows_<E>: the sorted output, one warp per row (k <= 1024)
+//   sort_rows.cu   rtopk_sort_rows: the sorted output, one block per row (k > 1024)
+//   utilities.cu   read_bandwidth_probe, spin_ahead, fill_normal (benchmarks and timing)
+// rtopk-cuda (src/kernels.rs) compiles one module per entry point (the utilities share one),
+// from a source it writes: the constants the launcher and the kernels share (CAND_CAP,
+// BLOCK_CAND_KEYS, BLOCK_EPL, WARP_STAGE, BLOCK_STAGE) as #defines, then the family's file with
+// its headers, then the entry point, written from its table (docs/compile.md).
+// docs/kernel.md's last table says how each family holds the row. Compiled by NVRTC with
+// --fmad=false and no fast-math: every float operation rounds exactly as the CPU's.
+
+#pragma once
+
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+#define FULL_MASK 0xffffffffu
+#define VALUE_PHASE_LIMIT 32u
+#define KEY_ZERO 0x80000000u
+
+#define EXIT_HIT 0
+#define EXIT_CONVERGED 1
+#define EXIT_PRECISION 2
+#define EXIT_MAX_ITER 3
+#define EXIT_NARROW 4  // not an exit: the row goes on with its candidates (narrow_row)
+
+struct Params {
+    const float* x;      // (n_rows, m), row-major
+    float* out_val;      // (n_rows, k)
+    idx_t* out_idx;      // (n_rows, k); idx_t is the unit's index type (src/kernels.rs)
+    u32* out_iter;       // (n_rows,), or null: no iteration counts wanted
+    u64 n_rows;
+    u32 m;
+    u32 k;
+    int smallest;        // 0: largest mode, 1: smallest mode
+    int max_iter;        // < 0: exact (Algorithm 1); >= 0: early stopping (Algorithm 2)
+    float precision;     // Algorithm 1's epsilon' (relative to |max|)
+    u32 cached_keys;     // rtopk_block_rows: keys held in shared memory (past the registers)
+    int vec4;            // rows are 16-byte aligned and M % 4 == 0: 16-byte loads
+    float sign;          // +1 largest mode, -1 smallest mode: ordered value = v * sign (an
+                         // argument of its own, so that it stays a constant-bank operand)
+};
+
+// The launcher (src/launch.rs) passes its #[repr(C)] twin of Params as the entry point's
+// parameter buffer: the arguments of RTOPK_ARGS are the fields of Params, in order, and the
+// driver lays each argument at its natural alignment, as a struct lays its fields. These lines
+// pin those offsets (computed from RTOPK_ARGS's types: NVRTC before 13.5 has no offsetof) and
+// the struct's size; the launcher's layout test reads them.
+template <class F>
+struct ArgLayout;
+template <class... A>
+struct ArgLayout<void(A...)> {
+    // The offset of argument I.
+    template <int I>
+    __device__ static constexpr u64 offset() {
+        const u64 size[] = {sizeof(A)...}, align[] = {alignof(A)...};
+        u64 at = 0;
+        for (int i = 0; i < I; ++i) at = (at + align[i] - 1) / align[i] * align[i] + size[i];
+        return (at + align[I] - 1) / align[I] * align[I];
+    }
+};
+
+// Every top-k entry point takes the fields of Params, in order, and gathers them into one.
+#define RTOPK_ARGS                                                                         \
+    const float* x, float* out_val, idx_t* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
+        int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign
+#define RTOPK_PARAMS \
+    Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, sign}
+
+__device__ void rtopk_args(RTOPK_ARGS);  // never defined: its type lists the entry points' arguments
+using RtopkArgs = ArgLayout<decltype(rtopk_args)>;
+static_assert(sizeof(Params) == 72, "Params: size");
+static_assert(RtopkArgs::offset<0>() == 0, "x");
+static_assert(RtopkArgs::offset<1>() == 8, "out_val");
+static_assert(RtopkArgs::offset<2>() == 16, "out_idx");
+static_assert(RtopkArgs::offset<3>() == 24, "out_iter");
+static_assert(RtopkArgs::offset<4>() == 32, "n_rows");
+static_assert(RtopkArgs::offset<5>() == 40, "m");
+static_assert(RtopkArgs::offset<6>() == 44, "k");
+static_assert(RtopkArgs::offset<7>() == 48, "smallest");
+static_assert(RtopkArgs::offset<8>() == 52, "max_iter");
+static_assert(RtopkArgs::offset<9>() == 56, "precision");
+static_assert(RtopkArgs::offset<10>() == 60, "cached_keys");
+static_assert(RtopkArgs::offset<11>() == 64, "vec4");
+static_assert(RtopkArgs::offset<12>() == 68, "sign");

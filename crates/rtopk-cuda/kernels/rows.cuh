@@ -1,0 +1,195 @@
+// Row storage: where each launch shape keeps a row's keys, and how count_ge reaches them
+// (docs/kernel.md, the last table's count_ge row).
+#pragma once
+
+#include "order.cuh"
+
+// Words of one bit per slot for N slots.
+#define MASK_WORDS(N) (((N) + 31) / 32)
+
+// Bit j % 32 of word j / 32: keys[j] >= t.
+template <int N>
+__device__ __forceinline__ void slots_ge(const u32 (&keys)[N], u32 t, u32 (&ge)[MASK_WORDS(N)]) {
+#pragma unroll
+    for (int w = 0; w < MASK_WORDS(N); ++w) {
+        u32 bits = 0u;
+#pragma unroll
+        for (int j = 32 * w; j < N && j < 32 * w + 32; ++j)
+            bits |= (keys[j] >= t ? 1u : 0u) << (j - 32 * w);
+        ge[w] = bits;
+    }
+}
+
+// Keys >= t among N register slots: the compares of each 32 slots pack into one mask, counted
+// by one popc (a third of the instructions of adding the compares one by one).
+template <int N>
+__device__ __forceinline__ u32 count_slots_ge(const u32 (&keys)[N], u32 t) {
+    u32 ge[MASK_WORDS(N)], total = 0u;
+    slots_ge(keys, t, ge);
+#pragma unroll
+    for (int w = 0; w < MASK_WORDS(N); ++w) total += __popc(ge[w]);
+    return total;
+}
+
+// Sum, min and max over a row's LANES lanes (`lanes`: their mask): one reduction for a whole
+// warp; a butterfly of shuffles within the row's lanes for part-warp rows (a reduction over a
+// part-warp mask is run once per distinct mask of the warp, one after another).
+template <int LANES, class Op>
+__device__ __forceinline__ u32 row_butterfly(u32 lanes, u32 v, Op op) {
+#pragma unroll
+    for (int d = LANES / 2; d >= 1; d /= 2) v = op(v, __shfl_xor_sync(lanes, v, d, LANES));
+    return v;
+}
+template <int LANES>
+__device__ __forceinline__ u32 row_sum(u32 lanes, u32 v) {
+    if constexpr (LANES == 32) return __reduce_add_sync(FULL_MASK, v);
+    return row_butterfly<LANES>(lanes, v, [](u32 a, u32 b) { return a + b; });
+}
+template <int LANES>
+__device__ __forceinline__ u32 row_min(u32 lanes, u32 v) {
+    if constexpr (LANES == 32) return __reduce_min_sync(FULL_MASK, v);
+    return row_butterfly<LANES>(lanes, v, [](u32 a, u32 b) { return min(a, b); });
+}
+template <int LANES>
+__device__ __forceinline__ u32 row_max(u32 lanes, u32 v) {
+    if constexpr (LANES == 32) return __reduce_max_sync(FULL_MASK, v);
+    return row_butterfly<LANES>(lanes, v, [](u32 a, u32 b) { return max(a, b); });
+}
+
+
+// Inclusive prefix sum of v over a row's LANES lanes (sub: the lane's place among them).
+template <int LANES>
+__device__ __forceinline__ u32 row_scan(u32 lanes, u32 sub, u32 v) {
+#pragma unroll
+    for (u32 d = 1u; d < (u32)LANES; d <<= 1) {
+        u32 up = __shfl_up_sync(lanes, v, d, LANES);
+        if (sub >= d) v += up;
+    }
+    return v;
+}
+
+// One row per LANES lanes (a warp, or a half- or quarter-warp: two or four rows per warp);
+// each lane holds EPL keys in registers. Slots past the row's end hold key 0, which only a
+// threshold of 0 would count, and count_ge(0) is the whole row. `lanes`: the row's lanes in
+// the warp (the collectives' mask: the rows of a warp count, reduce and scan independently).
+template <int EPL, int LANES, bool NARROWS = false>
+struct WarpRow {
+    // Most keys the row narrows to (narrow_row), where it does: whole-warp rows in exact mode
+    // with k < CAND_CAP (rtopk_warp_rows_impl).
+    static constexpr u32 NARROW_CAP = NARROWS ? CAND_CAP : 0u;
+    u32 keys[EPL];
+    u32 m;
+    u32 lanes;
+    mutable u32 ge_last[MASK_WORDS(EPL)];  // the last count's slot masks (for narrow_row)
+
+    // count_ge for t >= 1 (every threshold of the value phase and of the key phase).
+    __device__ __forceinline__ u32 count_ge_positive(u32 t) const {
+        u32 c = 0u;
+        slots_ge(keys, t, ge_last);
+#pragma unroll
+        for (int w = 0; w < MASK_WORDS(EPL); ++w) c += __popc(ge_last[w]);
+        return row_sum<LANES>(lanes, c);
+    }
+    __device__ __forceinline__ u32 count_ge(u32 t) const {
+        return t == 0u ? m : count_ge_positive(t);
+    }
+};
+
+// A row narrowed to its candidates on one warp, the n <= CAP keys >= lo_key at the step that
+// narrowed it (narrow_row), in index order: candidate r is slot r / 32 of lane r % 32; slots
+// past n hold key 0. Every later threshold is above that lo_key, so every key it counts is a
+// candidate and the counts are the row's own; every element the cut selects is one too.
+// C = 4 for a whole-warp row, BLOCK_CAND_KEYS (16) for a block row.
+template <int C>
+struct CandRow {
+    static constexpr u32 NARROW_CAP = 0u;
+    static constexpr u32 CAP = 32u * (u32)C;  // in `cand`, the indices start at CAP
+    u32 keys[C];
+    u32 m, n;
+
+    // Groups of 4 slots (128 candidates); groups past n hold only padding and are skipped.
+    __device__ __forceinline__ u32 count_ge_positive(u32 t) const {
+        u32 c = 0u;
+#pragma unroll
+        for (int g = 0; g < C; g += 4) {
+            if (g > 0 && 32u * (u32)g >= n) break;  // warp-uniform
+            u32 bits = 0u;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) bits |= (keys[g + j] >= t ? 1u : 0u) << j;
+            c += __popc(bits);
+        }
+        return __reduce_add_sync(FULL_MASK, c);
+    }
+    __device__ __forceinline__ u32 count_ge(u32 t) const {
+        return t == 0u ? m : count_ge_positive(t);
+    }
+};
+
+// Block-wide exclusive prefix and total of each thread's `own` count: a warp scan, one
+// barrier, two reductions over the warps' totals.
+__device__ __forceinline__ void block_prefix(u32 own, u32* slots, u32* before, u32* total) {
+    u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    u32 incl = own;
+#pragma unroll
+    for (u32 d = 1u; d < 32u; d <<= 1) {
+        u32 up = __shfl_up_sync(FULL_MASK, incl, d);
+        if (lane >= d) incl += up;
+    }
+    if (lane == 31u) slots[warp] = incl;
+    __syncthreads();
+    u32 w = lane < nwarps ? slots[lane] : 0u;
+    *before = __reduce_add_sync(FULL_MASK, lane < warp ? w : 0u) + incl - own;
+    *total = __reduce_add_sync(FULL_MASK, w);
+}
+
+// One block per row. Thread t keeps BLOCK_EPL keys in registers, elements BLOCK_EPL t ..
+// BLOCK_EPL t + BLOCK_EPL - 1, so the registers hold the row's first
+// in_regs = min(M, BLOCK_EPL * blockDim) elements. Shared memory holds the next `cached` keys
+// (elements in_regs .. in_regs + cached - 1, up to the opt-in limit); anything beyond both is
+// re-keyed from the input (L2-resident while the block works) on each pass.
+
+template <bool NARROWS>
+struct BlockRow {
+    u32 keys[BLOCK_EPL];
+    mutable u32 ge_last[1];  // the last count's slot mask (for narrow_row)
+    const float* row;
+    const u32* s_keys;
+    u32* s_partial;     // two slots per warp, for block sums
+    u32 m, in_regs, cached;
+    mutable u32 half;   // which half of s_partial the next block sum uses
+    float sign;
+
+    // Element i's key for the selection: shared memory where it is there, else re-keyed.
+    __device__ __forceinline__ u32 key_at(u32 i) const {
+        u32 s = i - in_regs;  // wraps for i < in_regs
+        return s < cached ? s_keys[s] : order_key(row[i], sign);
+    }
+    __device__ u32 count_ge_positive(u32 t) const {
+        slots_ge(keys, t, ge_last);
+        u32 c = __popc(ge_last[0]);
+        if (in_regs < m) {  // block-uniform: rows wider than the registers
+            u32 i = threadIdx.x;
+            for (; i < cached; i += blockDim.x) c += s_keys[i] >= t ? 1u : 0u;
+            for (i += in_regs; i < m; i += blockDim.x) c += order_key(row[i], sign) >= t ? 1u : 0u;
+        }
+        return block_sum(c);
+    }
+    __device__ u32 count_ge(u32 t) const {
+        return t == 0u ? m : count_ge_positive(t);  // padding slots hold key 0
+    }
+    // Most keys the row narrows to (narrow_row), where it does: rtopk_block_rows_narrow (exact
+    // mode, k < BLOCK_CAND_CAP, rows of 3073 to 8192, all in registers).
+    static constexpr u32 NARROW_CAP = NARROWS ? BLOCK_CAND_CAP : 0u;
+    // One barrier per sum: consecutive sums use alternate halves of s_partial[0..63], and
+    // every warp has read a half before any warp passes the next sum's barrier and reuses it.
+    __device__ u32 block_sum(u32 c) const {
+        u32 warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5, lane = threadIdx.x & 31u;
+        u32* slots = s_partial + 32u * half;
+        half ^= 1u;
+        c = __reduce_add_sync(FULL_MASK, c);
+        if (lane == 0) slots[warp] = c;
+        __syncthreads();
+        // every warp sums the slots itself: one load per lane and one reduction
+        return __reduce_add_sync(FULL_MASK, lane < nwarps ? slots[lane] : 0u);
+    }
+};

@@ -1,0 +1,125 @@
+// Stage 2, search_threshold (docs/kernel.md, "Stage 2 — search").
+#pragma once
+
+#include "rows.cuh"
+
+struct Search {
+    u32 lo_key, hi_key;
+    u32 count_at_hi;
+    int has_count_at_hi;
+    int exit;
+    u32 iterations;
+    float lo, hi, eps;  // the value phase's bracket and precision
+    int value;          // VALUE_NONE (no value phase), VALUE_PLAIN or VALUE_GUARDED
+    u32 count_at_lo;    // with EXIT_NARROW: count_ge(lo_key)
+};
+#define VALUE_NONE 0
+#define VALUE_PLAIN 1
+#define VALUE_GUARDED 2
+
+// Algorithm 1's three-way update; returns 1 on a hit.
+__device__ __forceinline__ int update(Search& s, u32 t, u32 cnt, u32 k) {
+    s.iterations += 1;
+    if (cnt < k) {
+        s.hi_key = t; s.count_at_hi = cnt; s.has_count_at_hi = 1;
+    } else if (cnt > k) {
+        s.lo_key = t;
+    } else {
+        s.hi_key = t; s.count_at_hi = cnt; s.has_count_at_hi = 1;
+        return 1;
+    }
+    return 0;
+}
+
+// Algorithm 1's value phase over the finite bracket [s.lo, s.hi]: returns 1 when the search is
+// over (a hit, or the precision reached) or the row is to be narrowed (EXIT_NARROW), 0 when
+// the key phase takes over (the bracket's ends are adjacent floats, or VALUE_PHASE_LIMIT
+// steps). PLAIN, where eps == 0 and |lo|, |hi| <= FLT_MAX / 2 (almost every row), leaves out
+// two tests that cannot fire there: the precision test (hi > lo throughout, so
+// hi - lo > 0 = eps) and midpoint's overflow guard (lo + hi is finite). The bracket moves
+// without the three-way update's count_at_hi, which cut_of counts at the end if a row ends
+// without a hit (no row of continuous data does).
+template <bool PLAIN, class Row>
+__device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
+    float lo = s.lo, hi = s.hi;
+    while (s.iterations < VALUE_PHASE_LIMIT) {
+        if (!PLAIN && __fsub_rn(hi, lo) <= s.eps) { s.exit = EXIT_PRECISION; return 1; }
+        float thres = PLAIN ? __fmul_rn(__fadd_rn(lo, hi), 0.5f) : midpoint(lo, hi);
+        u32 t = number_key(thres);  // key_of_ordered: thres is finite here, never NaN
+        if (!(s.lo_key < t && t < s.hi_key)) return 0;  // adjacent floats: stall
+        u32 cnt = row.count_ge_positive(t);
+        s.iterations += 1;
+        if (cnt == k) {
+            s.hi_key = t; s.count_at_hi = cnt; s.has_count_at_hi = 1; s.exit = EXIT_HIT;
+            return 1;
+        }
+        bool below = cnt < k;  // the three-way update without branches
+        s.hi_key = below ? t : s.hi_key;
+        s.lo_key = below ? s.lo_key : t;
+        hi = below ? thres : hi;
+        lo = below ? lo : thres;
+        if (Row::NARROW_CAP != 0u && !below && cnt <= Row::NARROW_CAP) {
+            s.lo = lo; s.hi = hi; s.count_at_lo = cnt; s.exit = EXIT_NARROW;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// The value phase (where it applies), then the key phase. A row that leaves the value phase
+// to be narrowed (EXIT_NARROW) comes back here as its CandRow and goes on where it left off.
+template <class Row>
+__device__ void finish_exact(const Row& row, Search& s, u32 k) {
+    if (s.value != VALUE_NONE &&
+        (s.value == VALUE_PLAIN ? value_phase<true>(row, s, k) : value_phase<false>(row, s, k)))
+        return;
+    // key phase: only where the value phase cannot proceed
+    while (s.hi_key - s.lo_key > 1u) {
+        u32 t = s.lo_key + (s.hi_key - s.lo_key) / 2u;  // > lo_key >= 0
+        if (update(s, t, row.count_ge_positive(t), k)) { s.exit = EXIT_HIT; return; }
+    }
+    s.exit = EXIT_CONVERGED;
+}
+
+template <class Row>
+__device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, 0u};
+    if (lo_key == hi_key) return s;
+    // value phase: the paper's bisection on (ordered) values
+    s.lo = ordered_value_of_key(s.lo_key);
+    s.hi = ordered_value_of_key(s.hi_key);
+    if (isfinite(s.lo) && isfinite(s.hi)) {
+        s.eps = __fmul_rn(p.precision, fabsf(s.hi));
+        bool plain = s.eps == 0.0f && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
+        s.value = plain ? VALUE_PLAIN : VALUE_GUARDED;
+    }
+    finish_exact(row, s, p.k);
+    return s;
+}
+
+template <class Row>
+__device__ Search search_early_stopping(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_MAX_ITER, (u32)p.max_iter, 0.0f, 0.0f, 0.0f, VALUE_NONE, 0u};
+    float lo = ordered_value_of_key(lo_key), hi = ordered_value_of_key(hi_key);
+    int finite = isfinite(lo) && isfinite(hi);
+    for (int iter = 0; iter < p.max_iter; ++iter) {
+        float thres = __int_as_float(0x7fc00000);  // NaN: unused in the key branch
+        u32 t;
+        if (finite) { thres = midpoint(lo, hi); t = number_key(thres); }  // finite: not NaN
+        else { t = s.lo_key + (s.hi_key - s.lo_key) / 2u; }
+        u32 before_lo = s.lo_key, before_hi = s.hi_key;
+        u32 before_lo_bits = __float_as_uint(lo), before_hi_bits = __float_as_uint(hi);
+        if (row.count_ge(t) < p.k) { s.hi_key = t; hi = thres; }
+        else { s.lo_key = t; lo = thres; }
+        if (before_lo == s.lo_key && before_hi == s.hi_key &&
+            before_lo_bits == __float_as_uint(lo) && before_hi_bits == __float_as_uint(hi))
+            break;  // a fixed point: every remaining step repeats this one
+    }
+    return s;
+}
+
+template <class Row>
+__device__ Search search_threshold(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
+    return p.max_iter < 0 ? search_exact(row, lo_key, hi_key, p)
+                          : search_early_stopping(row, lo_key, hi_key, p);
+}

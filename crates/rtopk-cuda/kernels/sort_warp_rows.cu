@@ -1,0 +1,7 @@
+// The warp sorts of the sorted output: rtopk_sort_warp_rows_<E>, one warp per row sorting
+// k <= 32 E results in registers. The entry points are written from src/kernels.rs's table.
+
+#include "sort.cuh"
+
+#define SORT_WARP_ARGS \
+    const float* x, float* out_val, idx_t* out_idx, u64 n_rows, u32 m, u32 k, int smallest

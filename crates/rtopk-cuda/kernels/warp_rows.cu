@@ -1,0 +1,66 @@
+// The warp-row kernels: rtopk_quarter_rows_<EPL>, rtopk_half_rows_<EPL> and
+// rtopk_warp_rows_<EPL>, one row per LANES = 8, 16 or 32 lanes, EPL keys per lane in registers
+// (docs/kernel.md, the last table). The entry points and their launch bounds are written from
+// src/kernels.rs's table.
+
+#include "load.cuh"
+#include "search.cuh"
+#include "select.cuh"
+#include "narrow.cuh"
+
+template <int EPL, int LANES, bool NARROWS>
+__device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap) {
+    u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
+    const float* row_in = p.x + row_id * (u64)p.m;
+    // stage 1: load_row
+    WarpRow<EPL, LANES, NARROWS> row;
+    row.m = p.m;
+    row.lanes = LANES == 32 ? FULL_MASK : ((1u << LANES) - 1u) << (lane - sub);
+    u32 lane_min = 0xffffffffu, lane_max = 0u;
+    load_row(row, row_in, p, first, &lane_min, &lane_max);
+    u32 lo_key = row_min<LANES>(row.lanes, lane_min);
+    u32 hi_key = row_max<LANES>(row.lanes, lane_max);
+    // stage 2: search_threshold
+    Search s = search_threshold(row, lo_key, hi_key, p);
+    if constexpr (NARROWS) {
+        if (s.exit == EXIT_NARROW) {  // warp-uniform; cap >= 2 CAND_CAP: at most 8 warps per block
+            CandRow<4> narrowed = narrow_row(row, s.count_at_lo, stage);
+            float* out_val = opaque(p.out_val + row_id * (u64)p.k);
+            idx_t* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
+            finish_candidates(narrowed, s, p, stage, row_in, out_val, out_idx, row_id);
+            return;
+        }
+    }
+    // stage 3: select_topk
+    Cut c = cut_of(row, s, p.k);
+    float* out_val = opaque(p.out_val + row_id * (u64)p.k);
+    idx_t* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
+    select_topk_lanes(row, c, p, sub, first, row_in, out_val, out_idx, stage, cap);
+    if (sub == 0 && p.out_iter) p.out_iter[row_id] = s.iterations;
+}
+
+// 32 / LANES rows per warp, blockDim / LANES rows per block. The rows of a warp search side
+// by side: their bracket arithmetic shares the warp's issue slots while their paths agree,
+// and each goes its own way (collectives over its own lanes) where they part.
+template <int EPL, int LANES, int WARPS>
+__device__ void rtopk_warp_rows_impl(const Params& p) {
+    __shared__ u32 s_stage[WARP_STAGE];
+    constexpr u32 cap = WARP_STAGE / (WARPS * 32 / LANES);  // each row's share of the stage
+    u64 row_id = ((u64)blockIdx.x * (WARPS * 32) + threadIdx.x) / (u32)LANES;
+    if (row_id >= p.n_rows) return;  // row-uniform: the partial last block
+    u32* stage = s_stage + threadIdx.x / (u32)LANES * cap;
+    // Whole-warp rows of 12 to 32 keys per lane (M = 257 ... 1024) narrow (narrow_row) in
+    // exact mode where k < CAND_CAP (a count of more than k keys can fit it); a second
+    // instantiation without the narrowing serves the rest, so that rows which cannot narrow
+    // run the code they ran before (a kernel that could narrow everywhere was 6-8% slower at
+    // k = 128, where no row does; docs/kernel.md, "Narrowing"). The 48- to 96-key kernels keep
+    // one instantiation: a second one of theirs made their NVRTC compile about a third longer.
+    if constexpr (LANES == 32 && EPL >= 12 && EPL <= 32) {
+        static_assert(cap >= 2u * CAND_CAP, "the candidates and their indices fill the row's share");
+        if (p.max_iter < 0 && p.k < CAND_CAP) {
+            rtopk_warp_row<EPL, LANES, true>(p, row_id, stage, cap);
+            return;
+        }
+    }
+    rtopk_warp_row<EPL, LANES, false>(p, row_id, stage, cap);
+}

@@ -1,0 +1,316 @@
+//! NVRTC: a unit's generated source to the image the driver loads — SASS (a cubin) for the
+//! device's architecture, so that the driver has nothing left to compile — kept per process
+//! and on disk (`disk_cache.rs`).
+//!
+//! This is the thin unsafe layer over NVRTC (cudarc's `nvrtc::result` and `sys` calls); the
+//! callers see bytes, times and typed errors.
+
+use std::collections::HashMap;
+use std::ffi::{CStr, CString};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use cudarc::nvrtc::{result, sys};
+
+use crate::CudaError;
+use crate::disk_cache::{self, Entry, ImageKind};
+use crate::kernels::{KernelFiles, Unit, UnitSource};
+
+/// NVRTC's options besides the architecture. The threshold arithmetic must round exactly as
+/// the CPU's: no FMA contraction, no flush-to-zero, IEEE division and square root, no
+/// fast-math.
+const OPTIONS: [&str; 5] =
+    ["--ftz=false", "--prec-sqrt=true", "--prec-div=true", "--fmad=false", "--std=c++17"];
+
+/// What NVRTC is asked for on a device of compute capability `major.minor`: a cubin for
+/// `sm_XY` when this NVRTC knows the architecture; otherwise PTX for the newest virtual
+/// architecture it knows below the device's (`compute_XY`), which the driver compiles when
+/// the module is loaded — the one case left for the driver's JIT: a device newer than the
+/// NVRTC.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// `sm_90`, or `compute_90` for PTX.
+    pub arch: String,
+    /// What the arch yields.
+    pub kind: ImageKind,
+}
+
+impl Target {
+    /// The target for a device of `major.minor`, given the architectures NVRTC supports
+    /// (`supported`: 75, 80, ...; empty if it could not say).
+    pub fn for_device(major: i32, minor: i32, supported: &[i32]) -> Self {
+        let cc = major * 10 + minor;
+        if supported.is_empty() || supported.contains(&cc) {
+            return Self { arch: format!("sm_{cc}"), kind: ImageKind::Cubin };
+        }
+        let newest_below = supported.iter().copied().filter(|&a| a < cc).max().unwrap_or(cc);
+        Self { arch: format!("compute_{newest_below}"), kind: ImageKind::Ptx }
+    }
+
+    /// A cubin for `arch` (`sm_90`), or PTX for `compute_90` / with `ptx` set.
+    pub fn named(arch: &str, ptx: bool) -> Self {
+        let kind =
+            if ptx || arch.starts_with("compute_") { ImageKind::Ptx } else { ImageKind::Cubin };
+        Self { arch: arch.to_string(), kind }
+    }
+
+    fn options(&self) -> Vec<String> {
+        let mut out: Vec<String> = OPTIONS.iter().map(|s| s.to_string()).collect();
+        out.push(format!("--gpu-architecture={}", self.arch));
+        out
+    }
+}
+
+/// NVRTC's version ("unknown" if it cannot say), for the cache's key.
+pub fn nvrtc_version() -> String {
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: the caller checked that the NVRTC library loads (check_libraries);
+    // nvrtcVersion writes two ints.
+    let status = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
+    if status == sys::nvrtcResult::NVRTC_SUCCESS {
+        format!("{major}.{minor}")
+    } else {
+        "unknown".into()
+    }
+}
+
+/// The real architectures this NVRTC compiles for (75, 80, ...), empty if it cannot say.
+pub fn supported_archs() -> Vec<i32> {
+    let mut count = 0;
+    // SAFETY: NVRTC is loaded (check_libraries); writes one int.
+    if unsafe { sys::nvrtcGetNumSupportedArchs(&mut count) } != sys::nvrtcResult::NVRTC_SUCCESS {
+        return Vec::new();
+    }
+    let mut archs = vec![0; count.max(0) as usize];
+    // SAFETY: `archs` has room for the `count` ints NVRTC writes.
+    let status = unsafe { sys::nvrtcGetSupportedArchs(archs.as_mut_ptr()) };
+    if status == sys::nvrtcResult::NVRTC_SUCCESS { archs } else { Vec::new() }
+}
+
+/// Where a unit's image came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheUse {
+    /// Compiled by NVRTC now.
+    Compiled,
+    /// Read from the disk cache.
+    Disk,
+    /// Compiled or read earlier in this process.
+    Process,
+}
+
+impl CacheUse {
+    /// "compiled", "disk" or "process".
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheUse::Compiled => "compiled",
+            CacheUse::Disk => "disk",
+            CacheUse::Process => "process",
+        }
+    }
+}
+
+/// A unit's image and where it came from.
+#[derive(Clone, Debug)]
+pub(crate) struct Image {
+    pub(crate) bytes: Arc<Vec<u8>>,
+    pub(crate) cache: CacheUse,
+    /// Milliseconds spent getting it (NVRTC, or reading the cache).
+    pub(crate) ms: f64,
+}
+
+/// The images compiled or read in this process, by key.
+fn process_cache() -> &'static Mutex<HashMap<String, Arc<Vec<u8>>>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Vec<u8>>>>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// `unit`'s image for `target`: from this process's earlier builds, the disk cache, or NVRTC
+/// (then stored on disk; a cache that cannot be written is only slower).
+pub(crate) fn image(unit: Unit, files: &KernelFiles, target: &Target) -> Result<Image, CudaError> {
+    let start = Instant::now();
+    let source = unit.source(files)?;
+    let key = disk_cache::key(&nvrtc_version(), &target.arch, &target.options(), &source);
+    let ms = |start: Instant| start.elapsed().as_secs_f64() * 1e3;
+    let memory = process_cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
+    if let Some(bytes) = memory {
+        return Ok(Image { bytes, cache: CacheUse::Process, ms: ms(start) });
+    }
+    let name = unit.to_string();
+    let entry = Entry { unit: &name, target: &target.arch, kind: target.kind };
+    let disk = disk_cache::dir();
+    let (bytes, cache) = match disk.as_deref().and_then(|d| disk_cache::load(d, entry, &key)) {
+        Some(bytes) => (bytes, CacheUse::Disk),
+        None => {
+            let bytes = compile(&name, &source, target)?;
+            if let Some(d) = disk.as_deref() {
+                let _ = disk_cache::store(d, entry, &key, &bytes);
+            }
+            (bytes, CacheUse::Compiled)
+        }
+    };
+    let bytes = Arc::new(bytes);
+    process_cache().lock().unwrap_or_else(|p| p.into_inner()).insert(key, bytes.clone());
+    Ok(Image { bytes, cache, ms: ms(start) })
+}
+
+/// Compiles `source` (named `name` in NVRTC's messages) for `target`: the cubin, or the PTX
+/// with its terminating NUL (as the driver reads it).
+pub(crate) fn compile(name: &str, source: &str, target: &Target) -> Result<Vec<u8>, CudaError> {
+    let fail =
+        |log: String| CudaError::Compile { unit: name.to_string(), arch: target.arch.clone(), log };
+    let src = CString::new(source).map_err(|_| fail("the source holds a NUL byte".into()))?;
+    let cname = CString::new(name).map_err(|_| fail("the name holds a NUL byte".into()))?;
+    let prog = result::create_program(&src, Some(&cname)).map_err(|e| fail(e.to_string()))?;
+    let program = Program(prog);
+    let options = target.options();
+    // SAFETY: `prog` was created above and is destroyed only by `program`'s drop, after this.
+    if let Err(e) = unsafe { result::compile_program(program.0, &options) } {
+        // SAFETY: as above.
+        let log = unsafe { result::get_program_log(program.0) }
+            .ok()
+            .map(|raw| {
+                // SAFETY: NVRTC's log is NUL-terminated within the buffer it sized.
+                unsafe { CStr::from_ptr(raw.as_ptr()) }.to_string_lossy().into_owned()
+            })
+            .unwrap_or_default();
+        return Err(fail(format!("{e}\n{log}")));
+    }
+    match target.kind {
+        ImageKind::Cubin => program.cubin().map_err(|e| fail(format!("reading the cubin: {e}"))),
+        ImageKind::Ptx => {
+            // SAFETY: `prog` is compiled and alive.
+            let ptx = unsafe { result::get_ptx(program.0) }
+                .map_err(|e| fail(format!("reading the PTX: {e}")))?;
+            Ok(ptx.into_iter().map(|c| c as u8).collect())
+        }
+    }
+}
+
+/// An NVRTC program, destroyed on drop.
+struct Program(sys::nvrtcProgram);
+
+impl Program {
+    /// The compiled program's cubin.
+    fn cubin(&self) -> Result<Vec<u8>, result::NvrtcError> {
+        let mut size = 0usize;
+        // SAFETY: `self.0` is a compiled program; NVRTC writes one size.
+        unsafe { sys::nvrtcGetCUBINSize(self.0, &mut size) }.result()?;
+        let mut out = vec![0u8; size];
+        // SAFETY: `out` holds the `size` bytes NVRTC writes.
+        unsafe { sys::nvrtcGetCUBIN(self.0, out.as_mut_ptr().cast()) }.result()?;
+        Ok(out)
+    }
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: `self.0` was created by create_program and is destroyed only here.
+        let _ = unsafe { result::destroy_program(self.0) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_target_is_the_devices_sass_where_nvrtc_knows_it() {
+        let known = [75, 80, 86, 87, 89, 90, 100, 120];
+        assert_eq!(Target::for_device(9, 0, &known), Target::named("sm_90", false));
+        assert_eq!(Target::for_device(8, 6, &known).kind, ImageKind::Cubin);
+        // a device newer than the NVRTC: PTX of the newest architecture below it
+        let newer = Target::for_device(12, 1, &known);
+        assert_eq!((newer.arch.as_str(), newer.kind), ("compute_120", ImageKind::Ptx));
+        let between = Target::for_device(9, 5, &known);
+        assert_eq!((between.arch.as_str(), between.kind), ("compute_90", ImageKind::Ptx));
+        // NVRTC could not say: ask for the device's SASS (NVRTC's error says why if it fails)
+        assert_eq!(Target::for_device(9, 0, &[]).kind, ImageKind::Cubin);
+        assert_eq!(Target::named("compute_90", false).kind, ImageKind::Ptx);
+        assert!(Target::named("sm_90", false).options().contains(&"--fmad=false".to_string()));
+    }
+
+    /// The `.param` declarations of `entry` in `ptx`, as (offset, size) at their natural
+    /// alignment: where the driver puts the arguments in the parameter buffer.
+    fn param_layout(ptx: &str, entry: &str) -> Vec<(usize, usize)> {
+        let start = ptx.find(&format!(".entry {entry}(")).expect("entry in the PTX");
+        let end = start + ptx[start..].find(')').expect("end of the parameters");
+        let mut offset = 0usize;
+        ptx[start..end]
+            .lines()
+            .filter(|l| l.contains(".param"))
+            .map(|l| {
+                let size = if l.contains(".u64") || l.contains(".b64") { 8 } else { 4 };
+                offset = offset.next_multiple_of(size);
+                let at = offset;
+                offset += size;
+                (at, size)
+            })
+            .collect()
+    }
+
+    /// Bytes of static shared memory `ptx` declares (arrays of `.shared`, not `.extern`).
+    fn static_shared(ptx: &str) -> usize {
+        ptx.lines()
+            .filter(|l| l.trim_start().starts_with(".shared"))
+            .map(|l| {
+                let size = l.rsplit('[').next().and_then(|r| r.split(']').next());
+                size.and_then(|s| s.parse::<usize>().ok()).expect("a sized .shared array")
+            })
+            .sum()
+    }
+
+    /// Every unit's generated source compiles with NVRTC (to PTX, no GPU needed); each top-k
+    /// entry point takes its arguments where the launcher's Params puts them; the block
+    /// kernels' static shared memory is what the launch plan assumes.
+    #[test]
+    #[cfg_attr(not(rtopk_nvrtc), ignore = "needs NVRTC")]
+    fn every_unit_compiles_with_nvrtc() {
+        use crate::kernels::{BLOCK_STATIC_SHARED, Family};
+        crate::check_nvrtc().expect("NVRTC was found at build time: it must load");
+        let files = KernelFiles::embedded();
+        let target = Target::named("compute_90", true);
+        let units = Unit::all();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let ptx = Mutex::new(vec![String::new(); units.len()]);
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(unit) = units.get(i) else { break };
+                        let source = unit.source(&files).unwrap();
+                        let image = compile(&unit.to_string(), &source, &target)
+                            .unwrap_or_else(|e| panic!("{unit}: {e}"));
+                        let text = String::from_utf8_lossy(&image).trim_end_matches('\0').into();
+                        ptx.lock().unwrap()[i] = text;
+                    }
+                });
+            }
+        });
+        let ptx = ptx.into_inner().unwrap();
+        let params = crate::launch::params_layout();
+        for (unit, ptx) in units.iter().zip(&ptx) {
+            assert!(ptx.contains(".target sm_90"), "{unit}");
+            for entry in unit.entry_points() {
+                assert!(ptx.contains(&format!(".entry {entry}(")), "{unit}: no {entry}");
+            }
+            let topk = matches!(
+                unit.family(),
+                Family::WarpRows
+                    | Family::HalfRows
+                    | Family::QuarterRows
+                    | Family::BlockRows
+                    | Family::BlockRowsNarrow
+            );
+            if topk {
+                for entry in unit.entry_points() {
+                    assert_eq!(param_layout(ptx, &entry), params, "{unit}");
+                }
+            }
+            if matches!(unit.family(), Family::BlockRows | Family::BlockRowsNarrow) {
+                assert_eq!(static_shared(ptx), BLOCK_STATIC_SHARED, "{unit}");
+            }
+        }
+    }
+}

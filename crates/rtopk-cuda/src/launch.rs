@@ -1,0 +1,680 @@
+//! Loading units and launching them: the thin unsafe layer over the driver. Each unit is
+//! compiled (`compile.rs`) and loaded on first use, once per [`CudaTopK`] (several threads may
+//! ask at once: one builds, the others wait for it); [`CudaTopK::prepare`] builds a list of
+//! them in parallel.
+
+use std::collections::BTreeSet;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use cudarc::driver::{
+    CudaFunction, CudaModule, CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg, sys,
+};
+use cudarc::nvrtc::Ptx;
+use topk_ref::{Mode, TopKError};
+
+use crate::compile::{self, CacheUse};
+use crate::disk_cache::ImageKind;
+use crate::error::driver;
+use crate::kernels::{BLOCK_STATIC_SHARED, Family, IndexType, Unit};
+use crate::plan::{Launch, Plan, SortPlan, Strategy, plan};
+use crate::{CudaError, CudaTopK};
+
+/// The arguments of every top-k entry point: `struct Params` of `kernels/common.cuh`, field
+/// for field. The launcher passes it as the entry point's parameter buffer: the entry points
+/// take the fields as arguments in this order (`RTOPK_ARGS`), and kernel arguments lie at
+/// their natural alignment, as a C struct's fields do — the layout test checks both against
+/// this struct.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Params {
+    pub(crate) x: sys::CUdeviceptr,
+    pub(crate) out_val: sys::CUdeviceptr,
+    pub(crate) out_idx: sys::CUdeviceptr,
+    pub(crate) out_iter: sys::CUdeviceptr,
+    pub(crate) n_rows: u64,
+    pub(crate) m: u32,
+    pub(crate) k: u32,
+    pub(crate) smallest: i32,
+    pub(crate) max_iter: i32,
+    pub(crate) precision: f32,
+    pub(crate) cached_keys: u32,
+    pub(crate) vec4: i32,
+    pub(crate) sign: f32,
+}
+
+/// Device buffers a caller owns (a framework's tensors), by address: the input (`n * m` f32),
+/// the values (`n * k` f32), the indices (`n * k` of the launch's [`IndexType`]) and the
+/// iteration counts (`n` u32, or 0 when none are wanted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawBuffers {
+    /// The input.
+    pub x: u64,
+    /// The values output.
+    pub values: u64,
+    /// The indices output.
+    pub indices: u64,
+    /// The iteration counts output, or 0.
+    pub iterations: u64,
+}
+
+/// (offset, size) of each field of [`Params`], in order: the layout the entry points' argument
+/// lists must have.
+#[cfg(test)]
+pub(crate) fn params_layout() -> Vec<(usize, usize)> {
+    use std::mem::{offset_of, size_of_val};
+    let p = Params {
+        x: 0,
+        out_val: 0,
+        out_idx: 0,
+        out_iter: 0,
+        n_rows: 0,
+        m: 0,
+        k: 0,
+        smallest: 0,
+        max_iter: 0,
+        precision: 0.0,
+        cached_keys: 0,
+        vec4: 0,
+        sign: 0.0,
+    };
+    vec![
+        (offset_of!(Params, x), size_of_val(&p.x)),
+        (offset_of!(Params, out_val), size_of_val(&p.out_val)),
+        (offset_of!(Params, out_idx), size_of_val(&p.out_idx)),
+        (offset_of!(Params, out_iter), size_of_val(&p.out_iter)),
+        (offset_of!(Params, n_rows), size_of_val(&p.n_rows)),
+        (offset_of!(Params, m), size_of_val(&p.m)),
+        (offset_of!(Params, k), size_of_val(&p.k)),
+        (offset_of!(Params, smallest), size_of_val(&p.smallest)),
+        (offset_of!(Params, max_iter), size_of_val(&p.max_iter)),
+        (offset_of!(Params, precision), size_of_val(&p.precision)),
+        (offset_of!(Params, cached_keys), size_of_val(&p.cached_keys)),
+        (offset_of!(Params, vec4), size_of_val(&p.vec4)),
+        (offset_of!(Params, sign), size_of_val(&p.sign)),
+    ]
+}
+
+/// What a unit's build and load took, for startup reports (`rtopk bench cuda --startup`).
+#[derive(Clone, Debug)]
+pub struct UnitReport {
+    /// The unit.
+    pub unit: Unit,
+    /// What was loaded: a cubin or PTX.
+    pub kind: ImageKind,
+    /// The architecture it was compiled for (`sm_90`, or `compute_90` for PTX).
+    pub arch: String,
+    /// Where the image came from.
+    pub cache: CacheUse,
+    /// Milliseconds to get the image (NVRTC, or reading the cache).
+    pub build_ms: f64,
+    /// Milliseconds the driver took to load it (and compile it, for PTX).
+    pub load_ms: f64,
+    /// The image's size in bytes.
+    pub bytes: usize,
+    /// When it was loaded, in milliseconds after the device was opened.
+    pub at_ms: f64,
+}
+
+/// A loaded unit: its module and entry points.
+pub(crate) struct Loaded {
+    _module: Arc<CudaModule>,
+    pub(crate) functions: Vec<CudaFunction>,
+    pub(crate) report: UnitReport,
+}
+
+/// One unit's place in a [`CudaTopK`]: loaded once, by whichever thread asks first.
+#[derive(Default)]
+pub(crate) struct Slot {
+    loaded: OnceLock<Loaded>,
+    building: Mutex<()>,
+}
+
+impl CudaTopK {
+    /// The unit's module, built and loaded on first use.
+    pub(crate) fn unit(&self, unit: Unit) -> Result<&Loaded, CudaError> {
+        let slot = &self.slots[unit.index()];
+        if let Some(loaded) = slot.loaded.get() {
+            return Ok(loaded);
+        }
+        let _building = slot.building.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(loaded) = slot.loaded.get() {
+            return Ok(loaded); // another thread built it while this one waited
+        }
+        let loaded = self.load(unit)?;
+        Ok(slot.loaded.get_or_init(|| loaded))
+    }
+
+    /// The first entry point of `unit`.
+    pub(crate) fn function(&self, unit: Unit) -> Result<&CudaFunction, CudaError> {
+        let loaded = self.unit(unit)?;
+        loaded.functions.first().ok_or_else(|| CudaError::Kernel {
+            unit: unit.to_string(),
+            why: "the module has no entry point".into(),
+        })
+    }
+
+    /// The utility entry point `name` (one of [`crate::kernels::UTILITIES`]).
+    pub(crate) fn utility(&self, name: &str) -> Result<&CudaFunction, CudaError> {
+        let unit = Unit::single(Family::Utilities);
+        let loaded = self.unit(unit)?;
+        crate::kernels::UTILITIES
+            .iter()
+            .position(|u| *u == name)
+            .and_then(|i| loaded.functions.get(i))
+            .ok_or_else(|| CudaError::Kernel { unit: unit.to_string(), why: format!("no {name}") })
+    }
+
+    /// Builds (or reads) `unit`'s image and loads it.
+    fn load(&self, unit: Unit) -> Result<Loaded, CudaError> {
+        let image = compile::image(unit, &self.files, &self.target)?;
+        let start = Instant::now();
+        let module = self
+            .ctx
+            .load_module(Ptx::from_binary(image.bytes.to_vec()))
+            .map_err(driver("loading a module"))?;
+        let functions = unit
+            .entry_points()
+            .iter()
+            .map(|name| module.load_function(name).map_err(driver("loading a kernel")))
+            .collect::<Result<Vec<_>, _>>()?;
+        if unit.family() == Family::BlockRows {
+            self.allow_dynamic_shared(unit, &functions[0])?;
+        }
+        let report = UnitReport {
+            unit,
+            kind: self.target.kind,
+            arch: self.target.arch.clone(),
+            cache: image.cache,
+            build_ms: image.ms,
+            load_ms: start.elapsed().as_secs_f64() * 1e3,
+            bytes: image.bytes.len(),
+            at_ms: self.opened.elapsed().as_secs_f64() * 1e3,
+        };
+        Ok(Loaded { _module: module, functions, report })
+    }
+
+    /// Lets the block kernel use the device's opt-in shared memory past its static shared
+    /// memory, which must be what the plan assumes ([`BLOCK_STATIC_SHARED`]).
+    fn allow_dynamic_shared(&self, unit: Unit, f: &CudaFunction) -> Result<(), CudaError> {
+        // SAFETY: a valid function handle of a loaded module and a valid attribute.
+        let static_smem = unsafe {
+            cudarc::driver::result::function::get_function_attribute(
+                f.cu_function(),
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+            )
+        }
+        .map_err(driver("reading the block kernel's static shared memory"))?;
+        let static_smem = static_smem.max(0) as usize;
+        if static_smem > BLOCK_STATIC_SHARED {
+            return Err(CudaError::Kernel {
+                unit: unit.to_string(),
+                why: format!(
+                    "{static_smem} bytes of static shared memory; the launch plan assumes at most \
+                     {BLOCK_STATIC_SHARED}"
+                ),
+            });
+        }
+        let dynamic = self.limits.shared_optin_bytes.saturating_sub(static_smem);
+        // SAFETY: a valid function handle of a loaded module, a valid attribute, and a size
+        // within the device's opt-in limit.
+        unsafe {
+            cudarc::driver::result::function::set_function_attribute(
+                f.cu_function(),
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                dynamic as i32,
+            )
+        }
+        .map_err(driver("raising the block kernel's shared-memory limit"))
+    }
+
+    /// Builds and loads `units` (those not loaded yet), several at once: NVRTC runs one
+    /// compilation per thread, on up to as many threads as the machine has cores.
+    pub fn prepare(&self, units: &[Unit]) -> Result<(), CudaError> {
+        let todo: Vec<Unit> = units
+            .iter()
+            .copied()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .filter(|u| self.slots[u.index()].loaded.get().is_none())
+            .collect();
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(todo.len());
+        let next = AtomicUsize::new(0);
+        let failures = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    while let Some(&unit) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        if let Err(e) = self.unit(unit) {
+                            failures.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+                        }
+                    }
+                });
+            }
+        });
+        match failures.into_inner().unwrap_or_else(|p| p.into_inner()).into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// The units loaded so far, in the order they were loaded, with what each took.
+    pub fn unit_reports(&self) -> Vec<UnitReport> {
+        let mut out: Vec<UnitReport> =
+            self.slots.iter().filter_map(|s| s.loaded.get()).map(|l| l.report.clone()).collect();
+        out.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
+        out
+    }
+
+    /// Registers per thread of each loaded top-k kernel (from the driver), for benchmark logs.
+    pub fn kernel_registers(&self) -> Result<Vec<(String, i32)>, CudaError> {
+        let mut out = Vec::new();
+        for loaded in self.slots.iter().filter_map(|s| s.loaded.get()) {
+            for (name, f) in loaded.report.unit.entry_points().into_iter().zip(&loaded.functions) {
+                // SAFETY: a valid function handle of a loaded module and a valid attribute.
+                let regs = unsafe {
+                    cudarc::driver::result::function::get_function_attribute(
+                        f.cu_function(),
+                        sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS,
+                    )
+                }
+                .map_err(driver("reading a kernel attribute"))?;
+                out.push((name, regs));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The launch plan of `launch` on this device with `strategy`.
+    pub fn plan(&self, launch: &Launch, strategy: Strategy) -> Result<Plan, CudaError> {
+        plan(launch, &self.limits, strategy)
+    }
+
+    /// Row-wise top-k of `x` (device, `n * m` values, row-major) into device buffers: values
+    /// and indices `n * k`, iteration counts `n`. Each row's results in ascending index order,
+    /// or with `launch.sorted` in sorted order (SPEC §1).
+    pub fn select_device(
+        &self,
+        launch: &Launch,
+        x: &CudaSlice<f32>,
+        out_val: &mut CudaSlice<f32>,
+        out_idx: &mut CudaSlice<u32>,
+        out_iter: &mut CudaSlice<u32>,
+    ) -> Result<(), CudaError> {
+        self.select_device_with(launch, Strategy::Auto, x, out_val, out_idx, out_iter)
+    }
+
+    /// [`CudaTopK::select_device`] with a launch strategy.
+    pub fn select_device_with(
+        &self,
+        launch: &Launch,
+        strategy: Strategy,
+        x: &CudaSlice<f32>,
+        out_val: &mut CudaSlice<f32>,
+        out_idx: &mut CudaSlice<u32>,
+        out_iter: &mut CudaSlice<u32>,
+    ) -> Result<(), CudaError> {
+        let plan = self.plan(launch, strategy)?;
+        check_buffers(launch, x.len(), out_val.len(), out_idx.len(), out_iter.len())?;
+        let Launch { n, m, k, mode, bisect, .. } = *launch;
+        if n == 0 || k == 0 {
+            return Ok(());
+        }
+        let func = self.function(plan.unit)?;
+        let s = &self.stream;
+        let (x_ptr, _x) = x.device_ptr(s);
+        let (val_ptr, _val) = out_val.device_ptr_mut(s);
+        let (idx_ptr, _idx) = out_idx.device_ptr_mut(s);
+        let (iter_ptr, _iter) = out_iter.device_ptr_mut(s);
+        let params = Params {
+            x: x_ptr,
+            out_val: val_ptr,
+            out_idx: idx_ptr,
+            out_iter: iter_ptr,
+            n_rows: n as u64,
+            m: m as u32, // < 2^32: the plan checked
+            k: k as u32, // <= m
+            smallest: i32::from(mode == Mode::Smallest),
+            max_iter: bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32),
+            precision: bisect.precision,
+            cached_keys: plan.cached_keys,
+            // 16-byte loads need every row 16-byte aligned: cudarc allocations are 256-byte
+            // aligned, so M % 4 == 0 is enough.
+            vec4: i32::from(m % 4 == 0),
+            sign: if mode == Mode::Smallest { -1.0 } else { 1.0 },
+        };
+        self.launch_topk(func, &plan, params)?;
+        // the guards record the launch's reads and writes on the buffers when dropped
+        drop((_x, _val, _idx, _iter));
+        if let Some(sort) = plan.sort {
+            self.sort_device(&sort, launch, x, out_val, out_idx)?;
+        }
+        Ok(())
+    }
+
+    /// Row-wise top-k on buffers the caller owns, queued on the caller's `stream` (e.g. a
+    /// framework's current stream) with the indices written as `index`: nothing is allocated,
+    /// copied or synchronised, so the launch can be captured in a CUDA graph. Builds and loads
+    /// the kernels on first use (warm up before capturing).
+    ///
+    /// # Safety
+    /// `bufs` must point to device memory of this device, of the sizes [`RawBuffers`] states
+    /// for `launch`, valid until the work queued on `stream` completes; `stream` must be the
+    /// handle (`CUstream` / `cudaStream_t`, as an integer) of a stream of this device's primary
+    /// context, or 0 for its legacy default stream.
+    pub unsafe fn select_raw(
+        &self,
+        launch: &Launch,
+        index: IndexType,
+        bufs: RawBuffers,
+        stream: u64,
+    ) -> Result<(), CudaError> {
+        // A handle a framework gave as an integer: its provenance is the driver's.
+        let stream: sys::CUstream = std::ptr::with_exposed_provenance_mut(stream as usize);
+        let plan = self.plan(launch, Strategy::Auto)?;
+        let Launch { n, m, k, mode, bisect, .. } = *launch;
+        if n == 0 || k == 0 {
+            return Ok(());
+        }
+        let func = self.function(plan.unit.with_index(index))?;
+        let params = Params {
+            x: bufs.x,
+            out_val: bufs.values,
+            out_idx: bufs.indices,
+            out_iter: bufs.iterations,
+            n_rows: n as u64,
+            m: m as u32, // < 2^32: the plan checked
+            k: k as u32, // <= m
+            smallest: i32::from(mode == Mode::Smallest),
+            max_iter: bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32),
+            precision: bisect.precision,
+            cached_keys: plan.cached_keys,
+            // 16-byte loads need 16-byte aligned rows: the input's address and M % 4 == 0.
+            vec4: i32::from(m % 4 == 0 && bufs.x % 16 == 0),
+            sign: if mode == Mode::Smallest { -1.0 } else { 1.0 },
+        };
+        // SAFETY: the caller's buffers, of the sizes this function's contract states.
+        unsafe { self.launch_topk_on(func, &plan, params, stream) }?;
+        let Some(sort) = plan.sort else { return Ok(()) };
+        let func = self.function(sort.unit.with_index(index))?;
+        let (mut x, mut val, mut idx) = (bufs.x, bufs.values, bufs.indices);
+        let (mut n64, mut m32, mut k32) = (n as u64, m as u32, k as u32);
+        let mut smallest = i32::from(mode == Mode::Smallest);
+        let (mut pow2, mut row_threads, mut in_shared) =
+            sort.shape.map_or((0, 0, 0), |s| (s.pow2, s.row_threads, i32::from(s.in_shared)));
+        let mut args: Vec<*mut c_void> = vec![
+            (&raw mut x).cast(),
+            (&raw mut val).cast(),
+            (&raw mut idx).cast(),
+            (&raw mut n64).cast(),
+            (&raw mut m32).cast(),
+            (&raw mut k32).cast(),
+            (&raw mut smallest).cast(),
+        ];
+        if sort.shape.is_some() {
+            args.extend([
+                (&raw mut pow2).cast(),
+                (&raw mut row_threads).cast(),
+                (&raw mut in_shared).cast(),
+            ]);
+        }
+        // SAFETY: `func` is the sort the plan chose; `args` points to its arguments in order and
+        // type — SORT_WARP_ARGS (kernels/sort_warp_rows.cu), plus pow2, row_threads and
+        // in_shared for rtopk_sort_rows (kernels/sort_rows.cu) — and lives across the call,
+        // which copies them; the buffers are the caller's, of the sizes this function's
+        // contract states: each warp or block touches positions < k of its own rows < n only,
+        // and the block sort's shared memory is one row of pow2 ranks, as the plan gives it.
+        unsafe {
+            sys::cuLaunchKernel(
+                func.cu_function(),
+                sort.grid,
+                1,
+                1,
+                sort.block,
+                1,
+                1,
+                sort.dynamic_shared,
+                stream,
+                args.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        }
+        .result()
+        .map_err(driver("launching the sort"))
+    }
+
+    /// Launches `f` on `stream` with `params` as its parameter buffer; `grid` is (blocks,
+    /// threads per block, dynamic shared bytes).
+    ///
+    /// # Safety
+    /// `T` must lay out `f`'s arguments (in order, at their natural alignment), and every
+    /// pointer in it must be valid for what `f` does with the grid.
+    unsafe fn launch_raw<T>(
+        &self,
+        f: &CudaFunction,
+        grid: (u32, u32, u32),
+        stream: sys::CUstream,
+        params: T,
+    ) -> Result<(), CudaError> {
+        self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
+        let mut params = params;
+        let mut size = std::mem::size_of::<T>();
+        let mut extra: [*mut c_void; 5] = [
+            std::ptr::without_provenance_mut(sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize),
+            (&raw mut params).cast(),
+            std::ptr::without_provenance_mut(sys::CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize),
+            (&raw mut size).cast(),
+            std::ptr::without_provenance_mut(sys::CU_LAUNCH_PARAM_END_AS_INT as usize),
+        ];
+        let (blocks, threads, shared) = grid;
+        // SAFETY: `f` is an entry point of a loaded module of this context (bound above); the
+        // caller vouches for the parameter buffer's layout and pointers; `extra` and what it
+        // points to outlive the call, which copies them.
+        unsafe {
+            sys::cuLaunchKernel(
+                f.cu_function(),
+                blocks,
+                1,
+                1,
+                threads,
+                1,
+                1,
+                shared,
+                stream,
+                std::ptr::null_mut(),
+                extra.as_mut_ptr(),
+            )
+        }
+        .result()
+        .map_err(driver("launching a kernel"))
+    }
+
+    /// Launches a top-k entry point with `params` as its parameter buffer.
+    fn launch_topk(&self, f: &CudaFunction, plan: &Plan, params: Params) -> Result<(), CudaError> {
+        // SAFETY: select_device_with built `params` from buffers it checked (x: n*m values,
+        // outputs: n*k and n elements), kept borrowed until the launch is queued.
+        unsafe { self.launch_topk_on(f, plan, params, self.stream.cu_stream()) }
+    }
+
+    /// [`CudaTopK::launch_topk`] on `stream`.
+    ///
+    /// # Safety
+    /// The pointers in `params` must be valid for `plan`'s launch (x: n*m values, outputs: n*k
+    /// and n elements, or a null iteration output) until the work on `stream` completes.
+    unsafe fn launch_topk_on(
+        &self,
+        f: &CudaFunction,
+        plan: &Plan,
+        params: Params,
+        stream: sys::CUstream,
+    ) -> Result<(), CudaError> {
+        // SAFETY: `f` is a top-k entry point, whose arguments are Params's fields in order and
+        // lie where Params's fields do (the layout tests); the caller vouches for the pointers;
+        // the plan's grid covers n rows (the kernels skip rows >= n) and its dynamic shared
+        // memory is within what allow_dynamic_shared allowed.
+        unsafe { self.launch_raw(f, (plan.grid, plan.block, plan.dynamic_shared), stream, params) }
+    }
+
+    /// Sorts each row's k results (as the selection leaves them) into SPEC §1's sorted order.
+    fn sort_device(
+        &self,
+        sort: &SortPlan,
+        launch: &Launch,
+        x: &CudaSlice<f32>,
+        out_val: &mut CudaSlice<f32>,
+        out_idx: &mut CudaSlice<u32>,
+    ) -> Result<(), CudaError> {
+        let (n64, m32, k32) = (launch.n as u64, launch.m as u32, launch.k as u32);
+        let smallest = i32::from(launch.mode == Mode::Smallest);
+        let cfg = LaunchConfig {
+            grid_dim: (sort.grid, 1, 1),
+            block_dim: (sort.block, 1, 1),
+            shared_mem_bytes: sort.dynamic_shared,
+        };
+        let func = self.function(sort.unit)?;
+        let mut b = self.stream.launch_builder(func);
+        b.arg(x).arg(out_val).arg(out_idx).arg(&n64).arg(&m32).arg(&k32).arg(&smallest);
+        let Some(shape) = sort.shape else {
+            // SAFETY: the arguments match SORT_WARP_ARGS (kernels/sort_warp_rows.cu) in order
+            // and type; select_device checked the buffers (x: n*m, outputs: n*k); each warp
+            // touches positions < k of its own row < n only.
+            unsafe { b.launch(cfg) }.map_err(driver("launching the sort"))?;
+            return Ok(());
+        };
+        let in_shared = i32::from(shape.in_shared);
+        b.arg(&shape.pow2).arg(&shape.row_threads).arg(&in_shared);
+        // SAFETY: the arguments match rtopk_sort_rows (kernels/sort_rows.cu) in order and
+        // type; select_device checked the buffers (x: n*m, outputs: n*k); the kernel touches
+        // only rows < n and positions < k of each, and (blockDim = row_threads: one row per
+        // block) shared memory within one row of pow2 ranks, which is what the plan gives it.
+        unsafe { b.launch(cfg) }.map_err(driver("launching the sort"))?;
+        Ok(())
+    }
+}
+
+/// Checks the device buffers' lengths against the launch.
+fn check_buffers(l: &Launch, x: usize, val: usize, idx: usize, it: usize) -> Result<(), CudaError> {
+    let need = |what: &str, have: usize, want: usize| {
+        if have < want {
+            Err(CudaError::TopK(TopKError::InvalidParameter {
+                name: "buffer",
+                reason: format!("{what} holds {have} elements, the launch needs {want}"),
+            }))
+        } else {
+            Ok(())
+        }
+    };
+    let too_large = |why| CudaError::TooLarge { n: l.n, m: l.m, why };
+    let nm = l.n.checked_mul(l.m).ok_or_else(|| too_large("n * m"))?;
+    let nk = l.n.checked_mul(l.k).ok_or_else(|| too_large("n * k"))?;
+    need("the input", x, nm)?;
+    need("the values output", val, nk)?;
+    need("the indices output", idx, nk)?;
+    need("the iterations output", it, l.n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// `(name, offset)` of each field of the Rust Params, in order.
+    fn rust_layout() -> Vec<(&'static str, usize)> {
+        vec![
+            ("x", offset_of!(Params, x)),
+            ("out_val", offset_of!(Params, out_val)),
+            ("out_idx", offset_of!(Params, out_idx)),
+            ("out_iter", offset_of!(Params, out_iter)),
+            ("n_rows", offset_of!(Params, n_rows)),
+            ("m", offset_of!(Params, m)),
+            ("k", offset_of!(Params, k)),
+            ("smallest", offset_of!(Params, smallest)),
+            ("max_iter", offset_of!(Params, max_iter)),
+            ("precision", offset_of!(Params, precision)),
+            ("cached_keys", offset_of!(Params, cached_keys)),
+            ("vec4", offset_of!(Params, vec4)),
+            ("sign", offset_of!(Params, sign)),
+        ]
+    }
+
+    /// The kernel's `struct Params` fields and RTOPK_ARGS / RTOPK_PARAMS, as written in
+    /// kernels/common.cuh.
+    fn kernel_text() -> String {
+        crate::kernels::KernelFiles::embedded()
+            .iter()
+            .find(|(n, _)| *n == "common.cuh")
+            .map(|(_, t)| t.to_string())
+            .unwrap()
+    }
+
+    /// The static_assert lines of kernels/common.cuh pin the entry points' arguments at the
+    /// Rust struct's offsets, and the kernel's Params at its size.
+    #[test]
+    fn params_layout_matches_the_kernels_static_asserts() {
+        let text = kernel_text();
+        let size = format!("static_assert(sizeof(Params) == {}, ", size_of::<Params>());
+        assert!(text.contains(&size), "kernels/common.cuh lacks {size:?}");
+        let asserted = text.matches("static_assert(RtopkArgs::offset<").count();
+        assert_eq!(asserted, rust_layout().len(), "one offset line per field");
+        for (i, (field, offset)) in rust_layout().into_iter().enumerate() {
+            let line = format!("static_assert(RtopkArgs::offset<{i}>() == {offset}, \"{field}\");");
+            assert!(text.contains(&line), "kernels/common.cuh lacks {line:?}");
+        }
+    }
+
+    /// The entry points' arguments (RTOPK_ARGS) are Params's fields in order, with their
+    /// types, and RTOPK_PARAMS gathers them in that order: so the arguments lie where the
+    /// fields do.
+    #[test]
+    fn entry_arguments_are_the_params_fields_in_order() {
+        let text = kernel_text();
+        let body = |start: &str, end: &str| {
+            let from = text.find(start).unwrap() + start.len();
+            let to = from + text[from..].find(end).unwrap();
+            text[from..to].replace('\\', " ")
+        };
+        let fields: Vec<String> = body("struct Params {", "};")
+            .lines()
+            .filter_map(|l| l.split("//").next())
+            .filter(|l| l.contains(';'))
+            .map(|l| {
+                l.trim().trim_end_matches(';').split_whitespace().collect::<Vec<_>>().join(" ")
+            })
+            .collect();
+        let args: Vec<String> = body("#define RTOPK_ARGS", "\n#define")
+            .split(',')
+            .map(|a| a.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect();
+        assert_eq!(fields, args);
+        let names: Vec<&str> = rust_layout().iter().map(|(n, _)| *n).collect();
+        let arg_names: Vec<String> = args
+            .iter()
+            .map(|a| a.rsplit(' ').next().unwrap().trim_start_matches('*').into())
+            .collect();
+        assert_eq!(arg_names, names);
+        let gathered = body("Params{", "}");
+        let gathered: Vec<&str> = gathered.split(',').map(str::trim).collect();
+        assert_eq!(gathered, names);
+        assert_eq!(size_of::<Params>(), 72);
+    }
+
+    #[test]
+    fn buffers_too_short_or_shapes_too_large_are_errors() {
+        let l = Launch {
+            n: 4,
+            m: 10,
+            k: 3,
+            mode: Mode::Largest,
+            bisect: topk_ref::Bisect::exact(),
+            sorted: false,
+        };
+        assert!(check_buffers(&l, 40, 12, 12, 4).is_ok());
+        for (x, v, i, it) in [(39, 12, 12, 4), (40, 11, 12, 4), (40, 12, 11, 4), (40, 12, 12, 3)] {
+            assert!(matches!(check_buffers(&l, x, v, i, it), Err(CudaError::TopK(_))));
+        }
+        let huge = Launch { n: usize::MAX / 2, ..l };
+        assert!(matches!(check_buffers(&huge, 0, 0, 0, 0), Err(CudaError::TooLarge { .. })));
+    }
+}

@@ -1,0 +1,68 @@
+//! The launch plan: which kernel runs a launch, in what grid, with what shared memory, and how
+//! its results are sorted — a pure function of the shape, the search, the device's limits and
+//! the caller's [`Strategy`], so that every regime is tested on the CPU. It lives in the
+//! `rtopk-plan` crate, which the warp simulator follows too (`--algo sim` and `--algo cuda`
+//! take the same plan for a shape); here it is re-exported, its errors become [`CudaError`]s,
+//! and the limits are read from the device ([`QueryLimits`]).
+//!
+//! The default ([`Strategy::Auto`]), by row width M (and k):
+//! * `M <= 256`: four rows per warp (8 lanes each) when `k <= M / 4` and there are at least
+//!   1024 rows per SM, else two (16 lanes each). Four rows share the bracket arithmetic, but
+//!   each lane holds twice the keys of a half-warp's and the four rows' selections serialise,
+//!   so larger k, and inputs too small to fill the SMs many times over, are faster with two
+//!   rows per warp.
+//! * `M <= 1024`, and `M <= 3072` when `k <= M / 8`: one warp per row (up to 96 keys per
+//!   lane). Wider rows, and rows past 1024 with more results, go to the block kernel: one warp
+//!   serialises the selection of many results, and at M = 4096 one warp with 128 keys per lane
+//!   was no faster than the block kernel.
+//! * otherwise one block of ⌈M/32⌉ threads (64 to 1024) per row, 32 keys per thread in
+//!   registers, the rest in shared memory as far as the device's opt-in limit allows (re-keyed
+//!   from the input beyond that). In exact mode with `k < 512` a block row of
+//!   `3073 <= M <= 8192` (4 to 8 warps) narrows to its candidates (`rtopk_block_rows_narrow`).
+//!
+//! A warp-row kernel picks the narrowest instantiation that holds the row: ⌈M / lanes⌉ keys per
+//! lane. Whole-warp rows of 12 to 32 keys per lane narrow in exact mode when `k < 128`
+//! (docs/kernel.md, "Narrowing"). Sorted output is a second launch: one warp per row in
+//! registers for `k <= 1024`, one block per row beyond.
+
+pub use rtopk_plan::plan::BLOCK_NARROW_ROWS;
+pub use rtopk_plan::plan::{
+    DeviceLimits, Launch, MAX_BLOCK_FREE_ROW, MAX_HALF_WARP_ROW, MAX_QUARTER_WARP_ROW,
+    MAX_WARP_ROW, Plan, QUARTER_ROWS_PER_SM, SORT_SHARED_MAX, SortPlan, SortShape, Strategy,
+};
+
+use crate::CudaError;
+
+/// The launch plan of `launch` on a device of `limits` with `strategy` (rtopk-plan's
+/// [`rtopk_plan::plan()`]).
+///
+/// Errors: a shape topk-ref refuses (k > M, M = 0, a bad search), a forced strategy that
+/// cannot hold the row ([`CudaError::Strategy`]), and shapes past the kernels' index types or
+/// the grid's limits ([`CudaError::TooLarge`]). `n = 0` or `k = 0` plan a launch that the
+/// launcher skips (nothing to compute).
+pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Result<Plan, CudaError> {
+    Ok(rtopk_plan::plan(launch, limits, strategy)?)
+}
+
+/// Reading a device's [`DeviceLimits`].
+pub trait QueryLimits: Sized {
+    /// The limits of the device of `ctx`.
+    fn query(ctx: &cudarc::driver::CudaContext) -> Result<Self, CudaError>;
+}
+
+impl QueryLimits for DeviceLimits {
+    fn query(ctx: &cudarc::driver::CudaContext) -> Result<Self, CudaError> {
+        use cudarc::driver::sys::CUdevice_attribute as A;
+        let read = |a: A, what: &'static str| {
+            ctx.attribute(a).map(|v| v.max(0) as usize).map_err(crate::error::driver(what))
+        };
+        Ok(Self {
+            sm_count: read(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "reading the SM count")?
+                .max(1),
+            shared_optin_bytes: read(
+                A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                "reading the shared-memory limit",
+            )?,
+        })
+    }
+}

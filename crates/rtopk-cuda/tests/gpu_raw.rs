@@ -1,0 +1,109 @@
+//! Launches on buffers and a stream the caller owns (`CudaTopK::select_raw`, the path a
+//! framework's tensors take): 32- and 64-bit indices written by the kernel, no iteration
+//! output, sorted output, against topk-ref's `bisect`. GPU tests are `#[ignore]`d in
+//! `cargo test`; run them on a GPU machine with `--include-ignored`.
+
+// The launch takes raw device addresses, as a framework hands them over.
+#![allow(unsafe_code)]
+
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
+use rtopk_cuda::verify::matrix;
+use rtopk_cuda::{IndexType, Launch, RawBuffers, shared_device};
+use topk_ref::{Bisect, Mode, Options, topk_rows};
+
+/// A pattern no output holds: a NaN no input holds, and index -1 / 2^32 - 1.
+const POISON: u32 = 0xFFFF_FFFF;
+
+/// The device buffers of one raw launch.
+struct Buffers {
+    x: CudaSlice<f32>,
+    values: CudaSlice<f32>,
+    idx32: CudaSlice<u32>,
+    idx64: CudaSlice<i64>,
+    iterations: CudaSlice<u32>,
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn raw_launches_on_a_callers_stream_write_indices_at_either_width() {
+    let gpu = shared_device(0).expect("a CUDA device");
+    assert!(std::sync::Arc::ptr_eq(&gpu, &shared_device(0).unwrap()), "one device per process");
+    let stream = gpu.context().new_stream().expect("a stream of the device's context");
+    // every launch family: quarter/half rows (many short rows), warp rows, narrowing warp rows,
+    // block rows; sorted output through the warp sort and the block sort
+    for (n, m, k) in [(70_000, 200, 10), (300, 200, 60), (500, 700, 40), (40, 5000, 1500)] {
+        for (family, mode, sorted) in [
+            ("nan-inf", Mode::Largest, false),
+            ("ties", Mode::Smallest, true),
+            ("normal", Mode::Largest, true),
+        ] {
+            let x = matrix(n, m, family, (n + m + k) as u64);
+            let opts = Options { mode, sorted };
+            let want = topk_rows(&Bisect::exact(), x.view(), k, opts).unwrap();
+            let host: Vec<f32> = x.iter().copied().collect();
+            let mut b = Buffers {
+                x: stream.clone_htod(&host).unwrap(),
+                values: stream.clone_htod(&vec![f32::from_bits(POISON); n * k]).unwrap(),
+                idx32: stream.clone_htod(&vec![POISON; n * k]).unwrap(),
+                idx64: stream.clone_htod(&vec![-1i64; n * k]).unwrap(),
+                iterations: stream.clone_htod(&vec![POISON; n]).unwrap(),
+            };
+            let launch = Launch { n, m, k, mode, bisect: Bisect::exact(), sorted };
+            let case = format!("n={n} m={m} k={k} {family} {mode:?} sorted={sorted}");
+            for index in [IndexType::U32, IndexType::I64] {
+                for with_iterations in [true, false] {
+                    let raw = {
+                        let (x, _a) = b.x.device_ptr(&stream);
+                        let (values, _b) = b.values.device_ptr_mut(&stream);
+                        let (i32p, _c) = b.idx32.device_ptr_mut(&stream);
+                        let (i64p, _d) = b.idx64.device_ptr_mut(&stream);
+                        let (it, _e) = b.iterations.device_ptr_mut(&stream);
+                        let indices = if index == IndexType::U32 { i32p } else { i64p };
+                        RawBuffers {
+                            x,
+                            values,
+                            indices,
+                            iterations: if with_iterations { it } else { 0 },
+                        }
+                    };
+                    // SAFETY: the buffers above belong to this device, hold n*m, n*k, n*k (of
+                    // `index`'s type) and n elements, and live until the stream is synchronised
+                    // below; the stream is one of the device's context.
+                    unsafe { gpu.select_raw(&launch, index, raw, stream.cu_stream() as u64) }
+                        .unwrap();
+                    stream.synchronize().unwrap();
+                    let values = stream.clone_dtoh(&b.values).unwrap();
+                    let bits: Vec<u32> = values.iter().map(|v| v.to_bits()).collect();
+                    let want_bits: Vec<u32> = want.values.iter().map(|v| v.to_bits()).collect();
+                    assert_eq!(bits, want_bits, "values: {case} {index:?}");
+                    let indices: Vec<i64> = match index {
+                        IndexType::U32 => stream
+                            .clone_dtoh(&b.idx32)
+                            .unwrap()
+                            .into_iter()
+                            .map(i64::from)
+                            .collect(),
+                        IndexType::I64 => stream.clone_dtoh(&b.idx64).unwrap(),
+                    };
+                    let want_idx: Vec<i64> = want.indices.iter().map(|&i| i64::from(i)).collect();
+                    assert_eq!(indices, want_idx, "indices: {case} {index:?}");
+                    let iterations = stream.clone_dtoh(&b.iterations).unwrap();
+                    let want_it = want.iterations.as_ref().unwrap().to_vec();
+                    if with_iterations {
+                        assert_eq!(iterations, want_it, "iterations: {case} {index:?}");
+                    }
+                    // poisoned again, so that the next launch is seen writing every output
+                    stream
+                        .memcpy_htod(&vec![f32::from_bits(POISON); n * k], &mut b.values)
+                        .unwrap();
+                    stream.memcpy_htod(&vec![POISON; n * k], &mut b.idx32).unwrap();
+                    stream.memcpy_htod(&vec![-1i64; n * k], &mut b.idx64).unwrap();
+                    stream.memcpy_htod(&vec![POISON; n], &mut b.iterations).unwrap();
+                }
+            }
+            // the last launch had no iteration output: the buffer keeps its poison
+            let untouched = stream.clone_dtoh(&b.iterations).unwrap();
+            assert!(untouched.iter().all(|&c| c == POISON), "iterations written without a buffer");
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! The crate's one error type.
+
+use thiserror::Error;
+
+use crate::plan::Strategy;
+
+/// Why a launch cannot be planned.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum PlanError {
+    /// The request itself is invalid (k > M, M = 0, a bad parameter).
+    #[error(transparent)]
+    TopK(#[from] topk_ref::TopKError),
+    /// A forced launch strategy cannot hold the row.
+    #[error(
+        "strategy {strategy} holds rows of at most {max_row} elements; M = {m} needs another (auto picks one)"
+    )]
+    Strategy {
+        /// The strategy asked for.
+        strategy: Strategy,
+        /// The row width.
+        m: usize,
+        /// The widest row it holds.
+        max_row: usize,
+    },
+    /// The shape does not fit the kernels' index types or the grid's limits.
+    #[error("shape ({n}, {m}) is too large: {why}")]
+    TooLarge {
+        /// Rows.
+        n: usize,
+        /// Row width.
+        m: usize,
+        /// Which limit it exceeds.
+        why: &'static str,
+    },
+}

@@ -1,0 +1,27 @@
+//! # rtopk-plan — how a row-wise top-k is launched
+//!
+//! The launch plan of the RTop-K kernels ([`plan()`]): which launch family (quarter-,
+//! half- or whole-warp rows, block rows, narrowing or not), which instantiation, grid and
+//! shared memory run a top-k, and how its results are sorted — a pure function of the shape,
+//! the search, the device's limits ([`DeviceLimits`]) and a [`Strategy`]; and the tables it
+//! reads ([`units`]: the shared constants, the warp-row widths, the families and their entry
+//! points).
+//!
+//! Both the CUDA launcher (rtopk-cuda, which reads the limits from the device and generates
+//! each unit's source from the tables) and the warp simulator (warp-sim, which runs each
+//! family as the CUDA kernel does) take their plans from here, so `--algo sim` and
+//! `--algo cuda` run the same family for a shape. No CUDA is needed to build or test it.
+
+#![forbid(unsafe_code)]
+
+mod error;
+pub mod plan;
+pub mod units;
+
+pub use error::PlanError;
+pub use plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy, plan};
+pub use units::{
+    BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS,
+    BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, Family, IndexType, PART_ROWS, RowWidth,
+    SORT_WARP_E, SORT_WARPS, UNIT_COUNT, UTILITIES, Unit, WARP_ROWS, WARP_STAGE,
+};

@@ -1,0 +1,671 @@
+//! The launch plan: which kernel runs a launch, in what grid, with what shared memory, and how
+//! its results are sorted — a pure function of the shape, the search, the device's limits and
+//! the caller's [`Strategy`], so that every regime is tested on the CPU.
+//!
+//! The default ([`Strategy::Auto`]), by row width M (and k):
+//! * `M <= 256`: four rows per warp (8 lanes each) when `k <= M / 4` and there are at least
+//!   1024 rows per SM, else two (16 lanes each). Four rows share the bracket arithmetic, but
+//!   each lane holds twice the keys of a half-warp's and the four rows' selections serialise,
+//!   so larger k, and inputs too small to fill the SMs many times over, are faster with two
+//!   rows per warp.
+//! * `M <= 1024`, and `M <= 3072` when `k <= M / 8`: one warp per row (up to 96 keys per
+//!   lane). Wider rows, and rows past 1024 with more results, go to the block kernel: one warp
+//!   serialises the selection of many results, and at M = 4096 one warp with 128 keys per lane
+//!   was no faster than the block kernel.
+//! * otherwise one block of ⌈M/32⌉ threads (64 to 1024) per row, 32 keys per thread in
+//!   registers, the rest in shared memory as far as the device's opt-in limit allows (re-keyed
+//!   from the input beyond that). In exact mode with `k < 512` a block row of
+//!   `3073 <= M <= 8192` (4 to 8 warps) narrows to its candidates (`rtopk_block_rows_narrow`).
+//!
+//! A warp-row kernel picks the narrowest instantiation that holds the row: ⌈M / lanes⌉ keys per
+//! lane. Whole-warp rows of 12 to 32 keys per lane narrow in exact mode when `k < 128`
+//! (docs/kernel.md, "Narrowing"). Sorted output is a second launch: one warp per row in
+//! registers for `k <= 1024`, one block per row beyond.
+
+use std::fmt;
+use std::ops::RangeInclusive;
+
+use topk_ref::{Bisect, EpsilonMode, Mode, TopKError, check_shape};
+
+use crate::error::PlanError;
+use crate::units::{
+    BLOCK_CAND_CAP, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS, BLOCK_STATIC_SHARED,
+    CAND_CAP, Family, SORT_WARP_E, SORT_WARPS, Unit,
+};
+
+/// Widest row on one warp when `k <= M / 8` (32 lanes × 96 keys).
+pub const MAX_WARP_ROW: usize = 3072;
+/// Rows up to this width take a warp-row kernel whatever k is.
+pub const MAX_BLOCK_FREE_ROW: usize = 1024;
+/// Widest row on a half-warp (two rows per warp) by default.
+pub const MAX_HALF_WARP_ROW: usize = 256;
+/// Widest row on a quarter-warp (four rows per warp) by default, where `k <= M / 4`.
+pub const MAX_QUARTER_WARP_ROW: usize = 256;
+/// Rows per SM from which quarter-warp rows pay.
+pub const QUARTER_ROWS_PER_SM: usize = 1024;
+/// Block rows that narrow in exact mode where `k <` [`BLOCK_CAND_CAP`] (blocks of 4 to 8
+/// warps, the whole row in registers): on 2 or 3 warps one warp saves little of the search and
+/// selects more slowly, and on wider blocks the SM idles while one warp finishes.
+pub const BLOCK_NARROW_ROWS: RangeInclusive<usize> = 3073..=8192;
+/// Most threads per block of the block-row kernel.
+const BLOCK_THREADS: usize = BLOCK_ROWS_BOUNDS.0 as usize;
+/// Longest (power-of-two padded) row the block sort keeps in shared memory: 32 KiB of 8-byte
+/// ranks; longer rows are sorted in place in global memory (L2).
+pub const SORT_SHARED_MAX: usize = 4096;
+
+/// Which launch family runs a top-k, passed per call (as RAFT's `SelectAlgo` or CubeCL's
+/// strategy argument). A forced strategy that cannot hold the row is an error
+/// ([`PlanError::Strategy`]), never a silent fallback.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// The measured defaults (the module's documentation).
+    #[default]
+    Auto,
+    /// Four rows per warp (8 lanes each): rows of up to 256.
+    Quarter,
+    /// Two rows per warp (16 lanes each): rows of up to 512.
+    Half,
+    /// One warp per row: rows of up to 3072.
+    Warp,
+    /// One block per row (narrowing where the defaults narrow): any row.
+    Block,
+}
+
+impl Strategy {
+    /// Every strategy.
+    pub const ALL: [Strategy; 5] =
+        [Strategy::Auto, Strategy::Quarter, Strategy::Half, Strategy::Warp, Strategy::Block];
+
+    /// The strategy's name, as [`Strategy::parse`] reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Auto => "auto",
+            Strategy::Quarter => "quarter",
+            Strategy::Half => "half",
+            Strategy::Warp => "warp",
+            Strategy::Block => "block",
+        }
+    }
+
+    /// The strategy named `name` (auto, quarter, half, warp, block).
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// The widest row the strategy holds.
+    pub fn max_row(self) -> usize {
+        let widest = |f: Family| f.lanes().unwrap_or(0) * f.widths().last().map_or(0, |w| w.epl);
+        match self {
+            Strategy::Quarter => widest(Family::QuarterRows),
+            Strategy::Half => widest(Family::HalfRows),
+            Strategy::Warp => widest(Family::WarpRows),
+            Strategy::Auto | Strategy::Block => u32::MAX as usize,
+        }
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What the plan needs to know of the device (rtopk-cuda reads it from the device; the
+/// simulator takes an H100's unless told otherwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// Streaming multiprocessors.
+    pub sm_count: usize,
+    /// Shared memory a block may opt in to, in bytes.
+    pub shared_optin_bytes: usize,
+}
+
+impl DeviceLimits {
+    /// Keys of a block row that fit shared memory past the block kernel's static shared memory.
+    pub fn cached_keys_cap(&self) -> usize {
+        self.shared_optin_bytes.saturating_sub(BLOCK_STATIC_SHARED) / 4
+    }
+}
+
+/// One row-wise top-k launch (everything but the buffers).
+#[derive(Clone, Copy, Debug)]
+pub struct Launch {
+    /// Rows.
+    pub n: usize,
+    /// Row width.
+    pub m: usize,
+    /// Values selected per row.
+    pub k: usize,
+    /// Largest or smallest.
+    pub mode: Mode,
+    /// Exact, with a precision, or early stopping (topk-ref's [`Bisect`]).
+    pub bisect: Bisect,
+    /// Each row's results in sorted order (SPEC §1: the mode's value order, ties by index)
+    /// instead of index order: a second launch sorts them on the device.
+    pub sorted: bool,
+}
+
+/// How the top-k kernel is launched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The kernel (its family and width).
+    pub unit: Unit,
+    /// Keys each lane (thread, for the block kernels) keeps in registers.
+    pub keys_per_lane: usize,
+    /// Lanes per row: 8, 16 or 32 for the warp-row families, the block's threads for the block
+    /// kernels.
+    pub lanes_per_row: usize,
+    /// Blocks.
+    pub grid: u32,
+    /// Threads per block.
+    pub block: u32,
+    /// Dynamic shared memory per block, in bytes.
+    pub dynamic_shared: u32,
+    /// Keys of each block row held in shared memory past the registers.
+    pub cached_keys: u32,
+    /// Whether the rows narrow to their candidates (docs/kernel.md, "Narrowing").
+    pub narrows: bool,
+    /// The sort launch, with sorted output and k > 1.
+    pub sort: Option<SortPlan>,
+}
+
+impl Plan {
+    /// The launch family.
+    pub fn family(&self) -> Family {
+        self.unit.family()
+    }
+
+    /// The units the launch runs: the top-k kernel's and the sort's.
+    pub fn units(&self) -> Vec<Unit> {
+        std::iter::once(self.unit).chain(self.sort.map(|s| s.unit)).collect()
+    }
+}
+
+/// How the sorted output's launch covers the rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SortPlan {
+    /// The sort kernel.
+    pub unit: Unit,
+    /// Blocks.
+    pub grid: u32,
+    /// Threads per block.
+    pub block: u32,
+    /// Dynamic shared memory per block, in bytes.
+    pub dynamic_shared: u32,
+    /// The block sort's shape (k > 1024), `None` for the warp sorts.
+    pub shape: Option<SortShape>,
+}
+
+/// How the block sort (rows of k > 1024 results, one block each) covers a row: `pow2` = k
+/// rounded up to a power of two, `row_threads` threads, `in_shared` false for rows sorted in
+/// place in global memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SortShape {
+    /// k rounded up to a power of two.
+    pub pow2: u32,
+    /// Threads per row (one block per row).
+    pub row_threads: u32,
+    /// Whether the row's ranks sit in shared memory (else in place in global memory).
+    pub in_shared: bool,
+}
+
+impl SortShape {
+    /// The block sort's shape for rows of `k` results (k <= 2^31).
+    fn for_k(k: usize) -> (Self, u32) {
+        let pow2 = k.next_power_of_two();
+        let in_shared = pow2 <= SORT_SHARED_MAX;
+        // one thread per compare-exchange of a step, up to 512 (shared) or 1024 (global)
+        let row_threads = (pow2 / 2).clamp(1, if in_shared { 512 } else { 1024 });
+        let smem = if in_shared { pow2 * 8 } else { 0 };
+        let u = |v: usize| v as u32; // all <= 2^31 for k <= 2^31 (checked by the caller)
+        (Self { pow2: u(pow2), row_threads: u(row_threads), in_shared }, u(smem))
+    }
+}
+
+/// The launch plan of `launch` on a device of `limits` with `strategy`.
+///
+/// Errors: a shape topk-ref refuses (k > M, M = 0, a bad search), a forced strategy that
+/// cannot hold the row ([`PlanError::Strategy`]), and shapes past the kernels' index types or
+/// the grid's limits ([`PlanError::TooLarge`]). `n = 0` or `k = 0` plan a launch that the
+/// launcher skips (nothing to compute).
+pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Result<Plan, PlanError> {
+    let Launch { n, m, k, bisect, sorted, .. } = *launch;
+    check_shape(m, k)?;
+    bisect.validate()?;
+    if bisect.precision > 0.0 && bisect.epsilon_mode != EpsilonMode::RelativeToMax {
+        return Err(PlanError::TopK(TopKError::InvalidParameter {
+            name: "epsilon",
+            reason: "the CUDA kernel takes the precision relative to |max| only".into(),
+        }));
+    }
+    if m > strategy.max_row() {
+        return Err(PlanError::Strategy { strategy, m, max_row: strategy.max_row() });
+    }
+    let exact = bisect.max_iter.is_none();
+    let lanes = match strategy {
+        Strategy::Auto => auto_lanes(n, m, k, limits),
+        Strategy::Quarter => Some(8),
+        Strategy::Half => Some(16),
+        Strategy::Warp => Some(32),
+        Strategy::Block => None,
+    };
+    let mut plan = match lanes {
+        Some(lanes) => warp_rows(n, m, k, lanes, exact, strategy)?,
+        None => block_rows(n, m, k, exact, limits)?,
+    };
+    if sorted && k > 1 {
+        plan.sort = Some(sort_plan(n, m, k)?);
+    }
+    Ok(plan)
+}
+
+/// The defaults' lanes per row: 8 (four rows per warp), 16 (two) or 32, or `None` for a block
+/// per row.
+fn auto_lanes(n: usize, m: usize, k: usize, limits: &DeviceLimits) -> Option<usize> {
+    let warp = m <= MAX_BLOCK_FREE_ROW || (m <= MAX_WARP_ROW && k.saturating_mul(8) <= m);
+    if !warp {
+        return None;
+    }
+    let quarter_min_rows = QUARTER_ROWS_PER_SM.saturating_mul(limits.sm_count);
+    let quarter = m <= MAX_QUARTER_WARP_ROW && k.saturating_mul(4) <= m && n >= quarter_min_rows;
+    Some(if quarter {
+        8
+    } else if m <= MAX_HALF_WARP_ROW {
+        16
+    } else {
+        32
+    })
+}
+
+/// Rows of `lanes` lanes, in the narrowest instantiation that holds the row.
+fn warp_rows(
+    n: usize,
+    m: usize,
+    k: usize,
+    lanes: usize,
+    exact: bool,
+    strategy: Strategy,
+) -> Result<Plan, PlanError> {
+    let family = match lanes {
+        8 => Family::QuarterRows,
+        16 => Family::HalfRows,
+        _ => Family::WarpRows,
+    };
+    let need = m.div_ceil(lanes);
+    let widths = family.widths();
+    let which = widths.iter().position(|w| w.epl >= need).ok_or(PlanError::Strategy {
+        strategy,
+        m,
+        max_row: lanes * widths.last().map_or(0, |w| w.epl),
+    })?;
+    let w = widths[which];
+    let rows_per_block = w.warps as usize * 32 / lanes;
+    let grid = u32::try_from(n.div_ceil(rows_per_block)).map_err(|_| PlanError::TooLarge {
+        n,
+        m,
+        why: "more than 2^32 blocks",
+    })?;
+    Ok(Plan {
+        unit: Unit::row(family, which),
+        keys_per_lane: w.epl,
+        lanes_per_row: lanes,
+        grid,
+        block: w.warps * 32,
+        dynamic_shared: 0, // the row lives in registers only
+        cached_keys: 0,
+        narrows: lanes == 32 && (12..=32).contains(&w.epl) && exact && k < CAND_CAP,
+        sort: None,
+    })
+}
+
+/// One block per row: ⌈M/32⌉ threads (64 to 1024), 32 keys each in registers, then shared
+/// memory.
+fn block_rows(
+    n: usize,
+    m: usize,
+    k: usize,
+    exact: bool,
+    limits: &DeviceLimits,
+) -> Result<Plan, PlanError> {
+    let grid = u32::try_from(n)
+        .ok()
+        .filter(|&b| b < i32::MAX as u32)
+        .ok_or(PlanError::TooLarge { n, m, why: "more than 2^31 - 1 rows" })?;
+    u32::try_from(m).map_err(|_| PlanError::TooLarge { n, m, why: "M >= 2^32" })?;
+    let threads = m.div_ceil(BLOCK_EPL).next_multiple_of(32).clamp(64, BLOCK_THREADS);
+    // Registers hold the first BLOCK_EPL * threads elements, shared memory as many of the
+    // rest as fit.
+    let in_regs = m.min(BLOCK_EPL * threads);
+    let cached = (m - in_regs).min(limits.cached_keys_cap()) as u32;
+    let narrows = exact && k < BLOCK_CAND_CAP && BLOCK_NARROW_ROWS.contains(&m);
+    // the narrowing kernel needs the row in registers, in blocks within its launch bound
+    debug_assert!(!narrows || (cached == 0 && threads <= BLOCK_ROWS_NARROW_BOUNDS.0 as usize));
+    let family = if narrows { Family::BlockRowsNarrow } else { Family::BlockRows };
+    Ok(Plan {
+        unit: Unit::single(family),
+        keys_per_lane: BLOCK_EPL,
+        lanes_per_row: threads,
+        grid,
+        block: threads as u32,
+        dynamic_shared: cached * 4,
+        cached_keys: cached,
+        narrows,
+        sort: None,
+    })
+}
+
+/// The sort launch for rows of `k > 1` results: one warp per row in registers for k <= 1024,
+/// E = k/32 rounded up to a power of two results per lane; one block per row beyond.
+fn sort_plan(n: usize, m: usize, k: usize) -> Result<SortPlan, PlanError> {
+    let too_many = PlanError::TooLarge { n, m, why: "more than 2^31 - 1 blocks to sort" };
+    let widest = SORT_WARP_E[SORT_WARP_E.len() - 1];
+    if k <= 32 * widest {
+        let e = k.div_ceil(32).next_power_of_two();
+        let grid = u32::try_from(n.div_ceil(SORT_WARPS as usize))
+            .ok()
+            .filter(|&b| b < i32::MAX as u32)
+            .ok_or(too_many)?;
+        return Ok(SortPlan {
+            unit: Unit::sort_warp(e),
+            grid,
+            block: SORT_WARPS * 32,
+            dynamic_shared: 0,
+            shape: None,
+        });
+    }
+    if k > 1 << 31 {
+        return Err(PlanError::TooLarge { n, m, why: "k > 2^31 results to sort" });
+    }
+    let grid = u32::try_from(n).ok().filter(|&b| b < i32::MAX as u32).ok_or(too_many)?;
+    let (shape, smem) = SortShape::for_k(k);
+    Ok(SortPlan {
+        unit: Unit::single(Family::SortRows),
+        grid,
+        block: shape.row_threads,
+        dynamic_shared: smem,
+        shape: Some(shape),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An H100 SXM: 132 SMs, 227 KiB of opt-in shared memory per block.
+    const H100: DeviceLimits = DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448 };
+
+    fn launch(n: usize, m: usize, k: usize) -> Launch {
+        Launch { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), sorted: false }
+    }
+
+    fn auto(n: usize, m: usize, k: usize) -> Plan {
+        plan(&launch(n, m, k), &H100, Strategy::Auto).unwrap()
+    }
+
+    fn early(n: usize, m: usize, k: usize) -> Plan {
+        let l = Launch { bisect: Bisect::early_stopping(4), ..launch(n, m, k) };
+        plan(&l, &H100, Strategy::Auto).unwrap()
+    }
+
+    fn name(p: &Plan) -> String {
+        p.unit.to_string()
+    }
+
+    #[test]
+    fn row_width_boundaries_pick_the_family_and_the_narrowest_width() {
+        // (M, k, kernel, lanes, block) with few rows (no quarter-warp rows)
+        for (m, k, kernel, lanes, block) in [
+            (1, 1, "rtopk_half_rows_1", 16, 256),
+            (16, 4, "rtopk_half_rows_1", 16, 256),
+            (17, 4, "rtopk_half_rows_2", 16, 256),
+            (256, 8, "rtopk_half_rows_16", 16, 256),
+            (257, 8, "rtopk_warp_rows_12", 32, 256),
+            (300, 5, "rtopk_warp_rows_12", 32, 256),
+            (768, 64, "rtopk_warp_rows_24", 32, 256),
+            (1024, 1024, "rtopk_warp_rows_32", 32, 256),
+            (1025, 128, "rtopk_warp_rows_48", 32, 128),
+            (1025, 129, "rtopk_block_rows", 64, 64),
+            (2048, 256, "rtopk_warp_rows_64", 32, 128),
+            (3072, 384, "rtopk_warp_rows_96", 32, 64),
+            (3072, 385, "rtopk_block_rows", 96, 96),
+            (3073, 100, "rtopk_block_rows_narrow", 128, 128),
+            (8192, 511, "rtopk_block_rows_narrow", 256, 256),
+            (8192, 512, "rtopk_block_rows", 256, 256),
+            (8193, 100, "rtopk_block_rows", 288, 288),
+            (32768, 64, "rtopk_block_rows", 1024, 1024),
+            (32769, 64, "rtopk_block_rows", 1024, 1024),
+        ] {
+            let p = auto(1000, m, k);
+            assert_eq!(name(&p), kernel, "M={m} k={k}");
+            assert_eq!(p.block, block, "M={m} k={k}");
+            if p.family().lanes().is_some() {
+                assert_eq!(p.lanes_per_row, lanes, "M={m} k={k}");
+                assert!(p.keys_per_lane * lanes >= m, "M={m}: the row fits");
+            }
+        }
+    }
+
+    #[test]
+    fn block_rows_take_their_threads_from_the_width() {
+        assert_eq!(auto(10, 1025, 129).block, 64); // ceil(1025/32) = 33 -> 64 (at least 64)
+        assert_eq!(auto(10, 2049, 300).block, 96);
+        assert_eq!(auto(10, 3073, 600).block, 128);
+        let p = auto(10, 32768, 64);
+        assert_eq!((p.block, p.cached_keys, p.dynamic_shared), (1024, 0, 0));
+        // past 32768 the rest goes to shared memory, up to the opt-in limit minus the static
+        let cap = (232_448 - BLOCK_STATIC_SHARED) / 4;
+        let p = auto(10, 32768 + 100, 64);
+        assert_eq!((p.cached_keys, p.dynamic_shared), (100, 400));
+        let p = auto(10, 1 << 20, 64);
+        assert_eq!(p.cached_keys as usize, cap);
+        assert_eq!(p.dynamic_shared as usize, cap * 4);
+        assert_eq!(p.grid, 10);
+    }
+
+    #[test]
+    fn k_boundaries_move_rows_between_warps_and_blocks() {
+        // M/8 for 1025..3072 rows on one warp
+        for m in [1025, 1500, 2047, 2048, 3000, 3072] {
+            assert_eq!(auto(100, m, m / 8).family(), Family::WarpRows, "M={m} k=M/8");
+            assert_eq!(auto(100, m, m / 8 + 1).family(), Family::BlockRows, "M={m} k=M/8+1");
+        }
+        // M/4 for quarter-warp rows, with enough rows
+        let many = 1024 * 132;
+        for m in [8, 100, 255, 256] {
+            assert_eq!(auto(many, m, m / 4).family(), Family::QuarterRows, "M={m}");
+            assert_eq!(auto(many, m, m / 4 + 1).family(), Family::HalfRows, "M={m}");
+        }
+        assert_eq!(auto(many, 257, 8).family(), Family::WarpRows);
+        // rows up to 1024 stay on warps whatever k is
+        assert_eq!(auto(100, 1024, 1024).family(), Family::WarpRows);
+    }
+
+    #[test]
+    fn quarter_warp_rows_need_1024_rows_per_sm() {
+        for sms in [1, 2, 78, 108, 132, 170] {
+            let limits = DeviceLimits { sm_count: sms, shared_optin_bytes: 100_000 };
+            let at = |n| plan(&launch(n, 256, 64), &limits, Strategy::Auto).unwrap().family();
+            assert_eq!(at(1024 * sms), Family::QuarterRows, "{sms} SMs");
+            assert_eq!(at(1024 * sms - 1), Family::HalfRows, "{sms} SMs");
+        }
+    }
+
+    #[test]
+    fn grids_cover_every_row() {
+        // part-warp rows: blockDim / lanes rows per block
+        assert_eq!(auto(1, 100, 5).grid, 1);
+        assert_eq!(auto(16, 100, 5).grid, 1);
+        assert_eq!(auto(17, 100, 5).grid, 2);
+        let q = auto(1024 * 132 + 1, 100, 5);
+        assert_eq!(
+            (q.family(), q.grid),
+            (Family::QuarterRows, (1024 * 132 + 1usize).div_ceil(32) as u32)
+        );
+        assert_eq!(auto(9, 300, 5).grid, 2); // 8 rows per block of 8 warps
+        assert_eq!(auto(9, 1500, 5).grid, 3); // 4 warps per block at 48 keys
+        assert_eq!(auto(9, 3000, 5).grid, 5); // 2 warps per block at 96 keys
+        assert_eq!(auto(0, 300, 5).grid, 0);
+        assert_eq!(auto(7, 5000, 5).grid, 7);
+    }
+
+    #[test]
+    fn narrowing_follows_the_search_k_and_width() {
+        for (m, k, narrows) in [
+            (256, 10, false), // half-warp rows never narrow
+            (257, 127, true),
+            (257, 128, false),
+            (1024, 1, true),
+            (1025, 10, false), // 48 keys per lane: one instantiation, no narrowing
+            (3073, 511, true),
+            (3073, 512, false),
+            (8192, 100, true),
+            (8193, 100, false),
+        ] {
+            assert_eq!(auto(10, m, k).narrows, narrows, "M={m} k={k}");
+            assert!(!early(10, m, k).narrows, "early stopping never narrows: M={m} k={k}");
+        }
+        assert_eq!(name(&early(10, 5000, 100)), "rtopk_block_rows");
+        let precise = Bisect::with_precision(1e-3).unwrap();
+        let precise = Launch { bisect: precise, ..launch(10, 5000, 100) };
+        assert_eq!(
+            name(&plan(&precise, &H100, Strategy::Auto).unwrap()),
+            "rtopk_block_rows_narrow"
+        );
+    }
+
+    #[test]
+    fn sorted_output_plans_a_warp_or_a_block_sort() {
+        let sorted = |n, m, k| {
+            let l = Launch { sorted: true, ..launch(n, m, k) };
+            plan(&l, &H100, Strategy::Auto).unwrap().sort
+        };
+        assert_eq!(sorted(10, 100, 1), None, "one result is sorted already");
+        assert_eq!(plan(&launch(10, 100, 50), &H100, Strategy::Auto).unwrap().sort, None);
+        for (k, e) in [(2, 1), (32, 1), (33, 2), (64, 2), (65, 4), (513, 32), (1024, 32)] {
+            let s = sorted(17, 2000, k).unwrap();
+            assert_eq!(s.unit.to_string(), format!("rtopk_sort_warp_rows_{e}"), "k={k}");
+            assert_eq!((s.grid, s.block, s.dynamic_shared), (3, 256, 0));
+        }
+        let s = sorted(3, 9000, 1025).unwrap();
+        assert_eq!(s.unit.to_string(), "rtopk_sort_rows");
+        let shape = s.shape.unwrap();
+        assert_eq!((shape.pow2, shape.row_threads, shape.in_shared), (2048, 512, true));
+        assert_eq!((s.grid, s.block, s.dynamic_shared), (3, 512, 2048 * 8));
+        let s = sorted(3, 9000, 4097).unwrap().shape.unwrap();
+        assert_eq!((s.pow2, s.row_threads, s.in_shared), (8192, 1024, false));
+        let p = plan(&Launch { sorted: true, ..launch(3, 9000, 2000) }, &H100, Strategy::Auto);
+        assert_eq!(p.unwrap().units().len(), 2);
+    }
+
+    #[test]
+    fn block_sort_shape_covers_every_pair_and_fits_shared_memory() {
+        for k in (1025..=70_000).step_by(97).chain([1025, 2047, 2048, 4096, 4097, 65536]) {
+            let (s, smem) = SortShape::for_k(k);
+            assert!(s.pow2 as usize >= k && (s.pow2 as usize) < 2 * k, "k={k}");
+            assert!(s.row_threads <= s.pow2 / 2 && s.row_threads <= 1024, "k={k} {s:?}");
+            assert_eq!(s.in_shared, k <= SORT_SHARED_MAX, "k={k}");
+            if s.in_shared {
+                assert_eq!(smem as usize, s.pow2 as usize * 8, "k={k}");
+                assert!(smem <= 48 * 1024, "k={k} {s:?}: over the default shared memory");
+            } else {
+                assert_eq!(smem, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn forced_strategies_hold_their_rows_or_say_why_not() {
+        let force = |m, k, s| plan(&launch(100, m, k), &H100, s);
+        for (s, fam, widest) in [
+            (Strategy::Quarter, Family::QuarterRows, 256),
+            (Strategy::Half, Family::HalfRows, 512),
+            (Strategy::Warp, Family::WarpRows, 3072),
+        ] {
+            for m in [1, 31, widest / 2 + 1, widest] {
+                for k in [1, m / 2, m] {
+                    let p = force(m, k.max(1), s).unwrap();
+                    assert_eq!(p.family(), fam, "{s} M={m} k={k}");
+                    assert_eq!(p.lanes_per_row, fam.lanes().unwrap());
+                    assert!(p.keys_per_lane * p.lanes_per_row >= m);
+                }
+            }
+            match force(widest + 1, 1, s) {
+                Err(PlanError::Strategy { strategy, m, max_row }) => {
+                    assert_eq!((strategy, m, max_row), (s, widest + 1, widest));
+                }
+                other => panic!("{s} at M = {}: {other:?}", widest + 1),
+            }
+        }
+        for m in [1, 100, 1024, 5000, 100_000] {
+            let p = force(m, 1, Strategy::Block).unwrap();
+            assert!(matches!(p.family(), Family::BlockRows | Family::BlockRowsNarrow), "M={m}");
+        }
+        assert_eq!(force(5000, 1, Strategy::Block).unwrap().family(), Family::BlockRowsNarrow);
+        // a forced quarter-warp row does not need many rows or k <= M / 4
+        assert_eq!(force(256, 200, Strategy::Quarter).unwrap().family(), Family::QuarterRows);
+        let msg = force(300, 1, Strategy::Quarter).unwrap_err().to_string();
+        assert!(msg.contains("quarter") && msg.contains("256") && msg.contains("300"), "{msg}");
+    }
+
+    #[test]
+    fn bad_requests_and_too_large_shapes_are_errors() {
+        assert!(matches!(plan(&launch(4, 10, 11), &H100, Strategy::Auto), Err(PlanError::TopK(_))));
+        assert!(matches!(plan(&launch(4, 0, 0), &H100, Strategy::Auto), Err(PlanError::TopK(_))));
+        let negative = Bisect { precision: -1.0, ..Bisect::exact() };
+        let bad = Launch { bisect: negative, ..launch(4, 10, 1) };
+        assert!(matches!(plan(&bad, &H100, Strategy::Auto), Err(PlanError::TopK(_))));
+        // the kernel takes the precision relative to |max| only
+        let absolute = Bisect {
+            epsilon_mode: topk_ref::EpsilonMode::Absolute,
+            ..Bisect::with_precision(1e-3).unwrap()
+        };
+        let l = Launch { bisect: absolute, ..launch(4, 10, 1) };
+        assert!(matches!(plan(&l, &H100, Strategy::Auto), Err(PlanError::TopK(_))));
+        let exact_absolute =
+            Bisect { epsilon_mode: topk_ref::EpsilonMode::Absolute, ..Bisect::exact() };
+        assert!(plan(&Launch { bisect: exact_absolute, ..l }, &H100, Strategy::Auto).is_ok());
+        // more than 2^31 - 1 block rows
+        let rows = i32::MAX as usize;
+        assert!(matches!(
+            plan(&launch(rows, 5000, 1), &H100, Strategy::Auto),
+            Err(PlanError::TooLarge { .. })
+        ));
+        assert!(plan(&launch(rows - 1, 5000, 1), &H100, Strategy::Auto).is_ok());
+        // more than 2^32 warp-row blocks
+        let n = (u32::MAX as usize + 1) * 8;
+        assert!(matches!(
+            plan(&launch(n, 1000, 1), &H100, Strategy::Auto),
+            Err(PlanError::TooLarge { .. })
+        ));
+        // rows of 2^32 or more (topk-ref refuses them first)
+        let wide = u32::MAX as usize + 1;
+        assert!(matches!(
+            plan(&launch(1, wide, 1), &H100, Strategy::Block),
+            Err(PlanError::TopK(TopKError::RowTooWide { .. }))
+        ));
+        let sorted = Launch { sorted: true, ..launch(rows, 300, 5) };
+        assert!(plan(&sorted, &H100, Strategy::Auto).is_ok());
+        let sorted = Launch { sorted: true, ..launch(16 * rows, 300, 5) };
+        assert!(matches!(plan(&sorted, &H100, Strategy::Auto), Err(PlanError::TooLarge { .. })));
+    }
+
+    #[test]
+    fn the_plan_reads_the_devices_limits() {
+        let small = DeviceLimits { sm_count: 16, shared_optin_bytes: 49_152 };
+        let p = plan(&launch(10, 40_000, 64), &small, Strategy::Auto).unwrap();
+        assert_eq!(p.cached_keys as usize, 40_000 - 32_768);
+        let p = plan(&launch(10, 100_000, 64), &small, Strategy::Auto).unwrap();
+        assert_eq!(p.cached_keys as usize, (49_152 - BLOCK_STATIC_SHARED) / 4);
+        let none = DeviceLimits { sm_count: 1, shared_optin_bytes: 1000 };
+        let p = plan(&launch(10, 100_000, 64), &none, Strategy::Auto).unwrap();
+        assert_eq!((p.cached_keys, p.dynamic_shared), (0, 0));
+    }
+
+    #[test]
+    fn strategies_parse_from_their_names() {
+        for s in Strategy::ALL {
+            assert_eq!(Strategy::parse(s.name()), Some(s));
+        }
+        assert_eq!(Strategy::parse("fast"), None);
+    }
+}

@@ -1,0 +1,342 @@
+//! The kernels' table: the constants the launcher, the CUDA kernels and the simulator share,
+//! the warp-row instantiations (keys per lane, warps per block, launch bounds), the launch
+//! families and their entry points ([`Unit`]). rtopk-cuda generates each unit's source from
+//! these tables; the plan ([`crate::plan()`]) and warp-sim read the same ones.
+
+use std::fmt;
+
+/// Most candidates a whole-warp row narrows to (`narrow_row`): 4 per lane; with their indices
+/// they fill the row's share of the selection stage (256 words with 8 warps per block).
+pub const CAND_CAP: usize = 128;
+/// Keys per lane of the one warp that goes on with a narrowed block row's candidates.
+pub const BLOCK_CAND_KEYS: usize = 16;
+/// Most candidates a block row narrows to: [`BLOCK_CAND_KEYS`] per lane of one warp; with
+/// their indices they fill the block's selection stage.
+pub const BLOCK_CAND_CAP: usize = 32 * BLOCK_CAND_KEYS;
+/// Keys per thread the block kernels keep in registers: shorter rows get fewer threads per
+/// block, so more rows are in flight per SM; rows up to 32768 wide are held in registers
+/// entirely.
+pub const BLOCK_EPL: usize = 32;
+/// Selected indices staged per chunk before they are written: per block of the warp-row
+/// kernels (split between its rows).
+pub const WARP_STAGE: usize = 2048;
+/// Selected indices staged per chunk of a block row (where a row narrows, the stage holds its
+/// candidates and their indices instead).
+pub const BLOCK_STAGE: usize = 1024;
+/// Static shared memory of the block kernels, in bytes: the block sums' and the range's slots
+/// (128 words), the selection's chunk counts (64) and the stage. The launch plan gives the
+/// rest of the device's opt-in limit to the row's keys; the loader checks the figure against
+/// the compiled kernel's.
+pub const BLOCK_STATIC_SHARED: usize = 4 * (128 + 64 + BLOCK_STAGE);
+
+/// The type the kernels write indices in (`idx_t` in `kernels/`): 32-bit by default (the
+/// command line widens them on the host), 64-bit for frameworks whose index type it is
+/// (torch.topk's `int64`), written by the kernel itself rather than by a conversion pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IndexType {
+    /// `unsigned int`.
+    #[default]
+    U32,
+    /// `long long` (int64).
+    I64,
+}
+
+impl IndexType {
+    /// The C type `idx_t` stands for.
+    pub fn c_type(self) -> &'static str {
+        match self {
+            IndexType::U32 => "unsigned int",
+            IndexType::I64 => "long long",
+        }
+    }
+
+    /// The unit name's suffix.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            IndexType::U32 => "",
+            IndexType::I64 => "_i64",
+        }
+    }
+
+    /// Bytes per index.
+    pub fn bytes(self) -> usize {
+        match self {
+            IndexType::U32 => 4,
+            IndexType::I64 => 8,
+        }
+    }
+}
+
+/// One instantiation of the warp-row template (`rtopk_warp_rows_impl<EPL, LANES, WARPS>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowWidth {
+    /// Keys per lane in registers: the instantiation holds rows of up to `lanes * epl`.
+    pub epl: usize,
+    /// Warps per block.
+    pub warps: u32,
+    /// The launch bound's blocks per SM: registers are capped so that that many blocks fit an
+    /// SM (65536 registers).
+    pub min_blocks: u32,
+}
+
+const fn width(epl: usize, warps: u32, min_blocks: u32) -> RowWidth {
+    RowWidth { epl, warps, min_blocks }
+}
+
+/// `rtopk_warp_rows_<EPL>`, one row per warp. Blocks of 8 warps up to 32 keys: 8 blocks per SM
+/// (full occupancy) up to 8 keys per lane, fewer for wider rows (5 at 24 keys, where 47
+/// registers suffice: faster at M = 768 than 4). Rows of 1025 to 3072 (48 to 96 keys, taken
+/// when k <= M / 8) in blocks of 4 or 2 warps, so that several blocks still fit an SM at the
+/// register counts these need. A few words spill in some (the part-warp kernels up to 16 keys,
+/// the 64- and 96-key warp kernels).
+pub const WARP_ROWS: [RowWidth; 13] = [
+    width(1, 8, 8),
+    width(2, 8, 8),
+    width(4, 8, 8),
+    width(8, 8, 8),
+    width(12, 8, 6),
+    width(16, 8, 6),
+    width(20, 8, 5),
+    width(24, 8, 5),
+    width(28, 8, 4),
+    width(32, 8, 4),
+    width(48, 4, 6),
+    width(64, 4, 5),
+    width(96, 2, 7),
+];
+
+/// `rtopk_half_rows_<EPL>` (two rows per warp) and `rtopk_quarter_rows_<EPL>` (four): up to
+/// 32 keys per lane, blocks of 8 warps.
+pub const PART_ROWS: [RowWidth; 10] = [
+    width(1, 8, 8),
+    width(2, 8, 8),
+    width(4, 8, 8),
+    width(8, 8, 8),
+    width(12, 8, 6),
+    width(16, 8, 6),
+    width(20, 8, 5),
+    width(24, 8, 4),
+    width(28, 8, 4),
+    width(32, 8, 4),
+];
+
+/// Results per lane of the warp sorts (`rtopk_sort_warp_rows_<E>`): rows of k <= 32 E results
+/// are sorted by one warp in registers.
+pub const SORT_WARP_E: [usize; 6] = [1, 2, 4, 8, 16, 32];
+/// Warps per block of the warp sorts (their launch bound).
+pub const SORT_WARPS: u32 = 8;
+/// `rtopk_block_rows`: blocks of up to 1024 threads, one per SM at that size.
+pub const BLOCK_ROWS_BOUNDS: (u32, u32) = (1024, 1);
+/// `rtopk_block_rows_narrow`: blocks of at most 256 threads (rows of at most 8192 in
+/// registers), 4 per SM.
+pub const BLOCK_ROWS_NARROW_BOUNDS: (u32, u32) = (256, 4);
+
+/// A launch family: the kernels that hold a row the same way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    /// One row per warp, `rtopk_warp_rows_<EPL>`.
+    WarpRows,
+    /// Two rows per warp (16 lanes each), `rtopk_half_rows_<EPL>`.
+    HalfRows,
+    /// Four rows per warp (8 lanes each), `rtopk_quarter_rows_<EPL>`.
+    QuarterRows,
+    /// One block per row, `rtopk_block_rows`.
+    BlockRows,
+    /// One block per row that narrows to its candidates, `rtopk_block_rows_narrow`.
+    BlockRowsNarrow,
+    /// The sorted output, one warp per row, `rtopk_sort_warp_rows_<E>`.
+    SortWarpRows,
+    /// The sorted output, one block per row, `rtopk_sort_rows`.
+    SortRows,
+    /// `read_bandwidth_probe`, `spin_ahead` and `fill_normal` (benchmarks and timing).
+    Utilities,
+}
+
+impl Family {
+    /// Lanes per row of the warp-row families.
+    pub fn lanes(self) -> Option<usize> {
+        match self {
+            Family::WarpRows => Some(32),
+            Family::HalfRows => Some(16),
+            Family::QuarterRows => Some(8),
+            _ => None,
+        }
+    }
+
+    /// The instantiations of a warp-row family.
+    pub fn widths(self) -> &'static [RowWidth] {
+        match self {
+            Family::WarpRows => &WARP_ROWS,
+            Family::HalfRows | Family::QuarterRows => &PART_ROWS,
+            _ => &[],
+        }
+    }
+
+    /// The entry points' name prefix (`rtopk_warp_rows` for `rtopk_warp_rows_<EPL>`).
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Family::WarpRows => "rtopk_warp_rows",
+            Family::HalfRows => "rtopk_half_rows",
+            Family::QuarterRows => "rtopk_quarter_rows",
+            Family::BlockRows => "rtopk_block_rows",
+            Family::BlockRowsNarrow => "rtopk_block_rows_narrow",
+            Family::SortWarpRows => "rtopk_sort_warp_rows",
+            Family::SortRows => "rtopk_sort_rows",
+            Family::Utilities => "utilities",
+        }
+    }
+}
+
+/// The utilities' entry points, in the order `CudaTopK` looks them up.
+pub const UTILITIES: [&str; 3] = ["read_bandwidth_probe", "spin_ahead", "fill_normal"];
+
+/// What is compiled and loaded as one module: one entry point (a family and, for the warp-row
+/// families and the warp sorts, its width: keys or results per lane; and the type it writes
+/// indices in), or the utilities.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Unit {
+    family: Family,
+    width: usize,
+    index: IndexType,
+}
+
+impl Unit {
+    /// The warp-row family's instantiation `which` (an index into [`Family::widths`]).
+    pub fn row(family: Family, which: usize) -> Self {
+        Self { family, width: family.widths()[which].epl, index: IndexType::U32 }
+    }
+
+    /// A family of a single entry point.
+    pub fn single(family: Family) -> Self {
+        Self { family, width: 0, index: IndexType::U32 }
+    }
+
+    /// The warp sort of `e` results per lane.
+    pub fn sort_warp(e: usize) -> Self {
+        Self { family: Family::SortWarpRows, width: e, index: IndexType::U32 }
+    }
+
+    /// This unit writing indices as `index` (the utilities write none).
+    pub fn with_index(self, index: IndexType) -> Self {
+        match self.family {
+            Family::Utilities => self,
+            _ => Self { index, ..self },
+        }
+    }
+
+    /// The type the unit writes indices in.
+    pub fn index_type(self) -> IndexType {
+        self.index
+    }
+
+    /// Every unit, in a fixed order (the order of [`Unit::index`]): the 32-bit-index units
+    /// with the utilities, then the 64-bit-index ones.
+    pub fn all() -> Vec<Unit> {
+        let base = Self::all_u32();
+        let wide: Vec<Unit> = base
+            .iter()
+            .filter(|u| u.family != Family::Utilities)
+            .map(|u| u.with_index(IndexType::I64))
+            .collect();
+        base.into_iter().chain(wide).collect()
+    }
+
+    /// The units that write 32-bit indices, and the utilities.
+    fn all_u32() -> Vec<Unit> {
+        let mut out = Vec::with_capacity(BASE_UNITS);
+        for family in [Family::WarpRows, Family::HalfRows, Family::QuarterRows] {
+            out.extend((0..family.widths().len()).map(|w| Unit::row(family, w)));
+        }
+        out.push(Unit::single(Family::BlockRows));
+        out.push(Unit::single(Family::BlockRowsNarrow));
+        out.extend(SORT_WARP_E.iter().map(|&e| Unit::sort_warp(e)));
+        out.push(Unit::single(Family::SortRows));
+        out.push(Unit::single(Family::Utilities));
+        out
+    }
+
+    /// The unit's place in [`Unit::all`].
+    pub fn index(self) -> usize {
+        match self.index {
+            IndexType::U32 => self.base_index(),
+            IndexType::I64 => BASE_UNITS + self.base_index(),
+        }
+    }
+
+    /// The place of the unit's 32-bit-index twin.
+    fn base_index(self) -> usize {
+        let row = || self.family.widths().iter().position(|w| w.epl == self.width).unwrap_or(0);
+        let sort = || SORT_WARP_E.iter().position(|&e| e == self.width).unwrap_or(0);
+        let (warp, part, sorts) = (WARP_ROWS.len(), PART_ROWS.len(), SORT_WARP_E.len());
+        match self.family {
+            Family::WarpRows => row(),
+            Family::HalfRows => warp + row(),
+            Family::QuarterRows => warp + part + row(),
+            Family::BlockRows => warp + 2 * part,
+            Family::BlockRowsNarrow => warp + 2 * part + 1,
+            Family::SortWarpRows => warp + 2 * part + 2 + sort(),
+            Family::SortRows => warp + 2 * part + 2 + sorts,
+            Family::Utilities => warp + 2 * part + 3 + sorts,
+        }
+    }
+
+    /// The unit's family.
+    pub fn family(self) -> Family {
+        self.family
+    }
+
+    /// Keys per lane (warp-row families), results per lane (warp sorts), else 0.
+    pub fn width(self) -> usize {
+        self.width
+    }
+
+    /// The unit's entry points (one module each: the 64-bit-index twin's entry point has the
+    /// same name as the 32-bit one's).
+    pub fn entry_points(self) -> Vec<String> {
+        match self.family {
+            Family::Utilities => UTILITIES.iter().map(|s| s.to_string()).collect(),
+            _ => vec![self.entry_name()],
+        }
+    }
+
+    /// The entry point's name: the family's prefix and, where it has one, the width.
+    pub fn entry_name(self) -> String {
+        match self.family {
+            Family::WarpRows | Family::HalfRows | Family::QuarterRows | Family::SortWarpRows => {
+                format!("{}_{}", self.family.prefix(), self.width)
+            }
+            _ => self.family.prefix().to_string(),
+        }
+    }
+}
+
+/// How many units write 32-bit indices, the utilities included.
+const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_E.len() + 4;
+/// How many units there are: each but the utilities also writes 64-bit indices.
+pub const UNIT_COUNT: usize = 2 * BASE_UNITS - 1;
+
+impl fmt::Display for Unit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.entry_name(), self.index.suffix())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn every_unit_has_its_place_and_a_distinct_name() {
+        let all = Unit::all();
+        assert_eq!(all.len(), UNIT_COUNT);
+        let names: HashSet<String> = all.iter().map(|u| u.to_string()).collect();
+        assert_eq!(names.len(), all.len());
+        for (i, u) in all.iter().enumerate() {
+            assert_eq!(u.index(), i, "{u}");
+        }
+        assert!(names.contains("rtopk_warp_rows_96") && names.contains("rtopk_quarter_rows_1"));
+        assert!(names.contains("rtopk_sort_warp_rows_32") && names.contains("utilities"));
+    }
+}
