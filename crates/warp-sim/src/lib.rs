@@ -1,19 +1,29 @@
-//! # warp-sim — a deterministic 32-lane warp simulator, and the RTop-K kernel on it
+//! # warp-sim — a deterministic warp simulator, and the RTop-K kernel on it
 //!
-//! * [`Warp`] / [`Machine`]: 32 lanes in lockstep with an active mask, [`Lanes`] registers with
-//!   poison, CUDA's `ballot_sync`, `shfl*_sync` (with `width`), `any_sync` / `all_sync`,
-//!   `popc`, `syncwarp`; blocks of W warps with shared memory and `__syncthreads`
-//!   ([`Machine::launch_phased`]); bounds-checked global buffers ([`Global`]).
-//! * [`Diagnostic`]s, never panics: bad shuffles (poisoned results), masks that do not match
-//!   the executing lanes, barrier divergence, shared and global races (same-value writes
-//!   apart), out-of-bounds and uninitialized accesses, poisoned values reaching a branch, an
-//!   address or the output, oversized shifts, and order dependence under a seeded schedule
-//!   shuffle ([`check_order_dependence`]).
-//! * [`kernel`]: the RTop-K kernel of docs/kernel.md (load_row / search_threshold /
-//!   select_topk), exact and early stopping, bit-identical to topk-ref's `Bisect`, launched
-//!   over matrices by [`Simulator`] and usable row-wise as [`SimTopK`].
-//! * [`Mutant`]: seeded bugs of that kernel, and [`mutant::catalog`] showing how each is caught.
-//! * [`RowTrace`]: one row's journey as text and SVG.
+//! Two rooms:
+//!
+//! * [`engine`] — the simulator, which knows nothing of top-k: [`Warp`] (the lanes of one
+//!   task — a warp, or the 8 or 16 lanes of one row — in lockstep with an active mask,
+//!   [`Lanes`] registers with poison, CUDA's `ballot_sync`, `shfl*_sync` with `width`,
+//!   `__reduce_*_sync`, `any_sync` / `all_sync`, `popc`, `syncwarp`, `__syncthreads`, atomics,
+//!   integer arithmetic at the CUDA widths, uniform values) and [`Machine`] (the launcher: a
+//!   deterministic executor of `async` kernels whose seeded schedule switches warps at every
+//!   memory operation and barrier; shared memory with a shadow per word and per-lane
+//!   `__syncwarp` clocks; global buffers whole or windowed, inputs made from addresses) and
+//!   its [`Diagnostic`]s, never a panic: bad shuffles, masks that do not match the executing
+//!   lanes, barrier divergence, shared and global races, out-of-bounds, foreign and misaligned
+//!   accesses, uninitialized reads, poisoned values used, values that should be uniform and
+//!   are not, index arithmetic that wraps at its CUDA width, failed kernel invariants,
+//!   unwritten outputs, oversized shifts. Write your own kernel against it:
+//!   `examples/bitonic_sort.rs`, `examples/block_reduce.rs` and `examples/split_count.rs` do.
+//! * [`rtopk`] — the RTop-K kernel of docs/kernel.md on the engine, every launch family of the
+//!   CUDA kernel with its stage and function names, chosen by the same launch plan
+//!   ([`rtopk::plan`]), bit-identical to topk-ref's `Bisect`; launched over matrices by
+//!   [`Simulator`] (and [`check_order_dependence`] under seeded schedules), usable row-wise as
+//!   [`SimTopK`]; its seeded bugs ([`Mutant`], [`mutant::catalog`]) and one row's journey as
+//!   text and SVG ([`RowTrace`]).
+//!
+//! The engine imports nothing from the RTop-K room.
 //!
 //! ```
 //! use topk_ref::{Bisect, Mode};
@@ -23,28 +33,38 @@
 //! let args = KernelArgs { n: 1, m: 5, k: 2, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
 //! let r = launch_rtopk(&x, &args, SimConfig::default()).unwrap();
 //! assert_eq!((r.indices, r.iterations, r.diagnostics_total), (vec![1, 3], vec![1], 0));
+//! assert_eq!(r.plan.unit.to_string(), "rtopk_half_rows_1");
 //! ```
 
 #![forbid(unsafe_code)]
 
-pub mod diag;
-pub mod error;
-pub mod kernel;
-pub mod lanes;
-pub mod launch;
-pub mod memory;
-pub mod mutant;
-pub mod rowtopk;
-pub mod trace;
-pub mod warp;
+pub mod engine;
+pub mod rtopk;
 
-pub use diag::{DiagKind, DiagPolicy, DiagSink, Diagnostic, Op};
-pub use error::SimError;
-pub use kernel::{KernelArgs, KernelOut, SearchExit};
-pub use lanes::{FULL_MASK, Lanes, WARP_SIZE};
-pub use launch::{LaunchResult, SimConfig, Simulator, check_order_dependence, launch_rtopk};
-pub use memory::{Global, SharedMem};
-pub use mutant::Mutant;
-pub use rowtopk::SimTopK;
-pub use trace::RowTrace;
-pub use warp::{Arrive, DEFAULT_KEPT_DIAGNOSTICS, Grid, Machine, Schedule, Warp};
+pub use engine::{
+    BufId, DEFAULT_KEPT_DIAGNOSTICS, DiagKind, DiagPolicy, DiagSink, DiagSummary, Diagnostic,
+    FULL_MASK, Global, Grid, KindCount, Lanes, Machine, Op, Rows, Schedule, SharedMem, SimError,
+    SliceSource, Source, VirtualSource, WARP_SIZE, Warp,
+};
+pub use rtopk::{
+    DeviceLimits, Family, H100, KernelArgs, LaunchResult, Mutant, Plan, RowTrace, SearchExit,
+    SimConfig, SimTopK, Simulator, Strategy, check_order_dependence, launch_parallel, launch_rtopk,
+};
+
+/// The kernel's constants and interface under their first path (`warp_sim::kernel::...`),
+/// which other crates use; they live in [`rtopk::args`].
+pub mod kernel {
+    pub use crate::rtopk::args::{
+        BLOCK_CAND_CAP, BLOCK_NARROW_MAX_M, BLOCK_NARROW_MIN_M, CAND_CAP, KernelArgs, NARROW_MAX_M,
+        NARROW_MIN_M, SearchExit,
+    };
+}
+
+/// The seeded-bug catalog under its first path (`warp_sim::mutant::...`), which the command
+/// line uses; it lives in [`rtopk::mutant`] and [`mod@rtopk::catalog`].
+pub mod mutant {
+    pub use crate::rtopk::catalog::{
+        Caught, MutantReport, catalog, evaluate, found, kinds_found, render_table,
+    };
+    pub use crate::rtopk::mutant::Mutant;
+}

@@ -1,65 +1,93 @@
-//! The simulated kernel *is* topk-ref's bisect: identical indices, value bits and iteration
-//! counts, exact and early stopping, on rows built to break it (NaN of both signs and odd
-//! payloads, ±inf, ±0, subnormals, ±FLT_MAX, tie pools, widths that are not multiples of 32,
-//! k ∈ {0, 1, M−1, M}), launched as matrices with several warps per block and a partial last
-//! block — and no diagnostic on any of them.
+//! Every launch family of the simulated kernel *is* topk-ref's bisect: identical indices,
+//! value bits and iteration counts — quarter-, half- and whole-warp rows, rows that narrow,
+//! block rows (narrowing, and past their registers), both sorts — forced or picked by the
+//! plan, exact, with a precision and early stopping, both modes, sorted and not, on rows built
+//! to break it (NaN of both signs and odd payloads, ±inf, ±0, subnormals, ±FLT_MAX, tie pools,
+//! widths that are not multiples of 32, k ∈ {0, 1, M−1, M}) — and no diagnostic on any.
 
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use test_support::{matrix, pick_k};
-use topk_ref::{Bisect, EpsilonMode, Mode, Options, topk_row};
-use warp_sim::{KernelArgs, SimConfig, SimTopK, Simulator};
+use topk_ref::{Bisect, Mode, Options, TopKError, topk_row};
+use warp_sim::rtopk::Strategy as Launch;
+use warp_sim::{Family, KernelArgs, SimConfig, SimError, SimTopK, Simulator, VirtualSource};
 
-/// The bisect configurations: exact, relative and absolute precision, early stopping.
+/// The bisect configurations the kernels take: exact, a precision relative to |max|, early
+/// stopping.
 fn bisect() -> impl Strategy<Value = Bisect> {
     prop_oneof![
         3 => Just(Bisect::exact()),
         1 => (0.0f32..0.5).prop_map(|p| Bisect::with_precision(p).unwrap()),
-        1 => (0.0f32..2.0).prop_map(|p| Bisect {
-            precision: p,
-            epsilon_mode: EpsilonMode::Absolute,
-            max_iter: None,
-        }),
         2 => (0u32..12).prop_map(Bisect::early_stopping),
         1 => (30u32..80).prop_map(Bisect::early_stopping),
     ]
 }
 
+/// The strategies that hold rows of `m`: the plan's choice, and every family forced.
+fn strategies(m: usize) -> Vec<Launch> {
+    Launch::ALL.into_iter().filter(|s| m <= s.max_row()).collect()
+}
+
 /// Runs the matrix on the simulator and compares every row with topk-ref's `Bisect`.
 fn check(
-    sim: &mut Simulator,
+    config: SimConfig,
     n: usize,
     m: usize,
     x: &[f32],
     k: usize,
     mode: Mode,
     b: Bisect,
-) -> Result<(), TestCaseError> {
+) -> Result<Family, TestCaseError> {
     let args = KernelArgs { n, m, k, mode, bisect: b, mutant: None };
+    let mut sim = Simulator::new(config);
     let got = sim.run(x, &args).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert!(got.diagnostics.is_empty(), "diagnostics: {:?}", got.diagnostics);
+    let family = got.plan.family();
+    prop_assert!(got.diagnostics.is_empty(), "{}: {}", got.plan.unit, got.summary);
+    let opts = Options { mode, sorted: config.sorted };
     for r in 0..n {
         let row = &x[r * m..(r + 1) * m];
-        let want = topk_row(&b, row, k, Options { mode, sorted: false }).unwrap();
-        prop_assert_eq!(&got.indices[r * k..(r + 1) * k], want.indices.as_slice(), "row {}", r);
+        let want = topk_row(&b, row, k, opts).unwrap();
+        let unit = got.plan.unit;
+        prop_assert_eq!(
+            &got.indices[r * k..(r + 1) * k],
+            want.indices.as_slice(),
+            "{} row {}",
+            unit,
+            r
+        );
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        prop_assert_eq!(bits(&got.values[r * k..(r + 1) * k]), bits(&want.values));
-        prop_assert_eq!(got.iterations[r], want.stats.iterations.unwrap_or(0), "row {}", r);
+        prop_assert_eq!(
+            bits(&got.values[r * k..(r + 1) * k]),
+            bits(&want.values),
+            "{} row {}",
+            unit,
+            r
+        );
+        prop_assert_eq!(
+            got.iterations[r],
+            want.stats.iterations.unwrap_or(0),
+            "{} row {}",
+            unit,
+            r
+        );
     }
-    Ok(())
+    Ok(family)
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 320, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
+    /// Every strategy that holds the row: the plan's, quarter, half, whole-warp and block rows.
     #[test]
-    fn kernel_equals_bisect((n, m, x) in matrix(700), which in 0u8..6, frac in 0.0f64..1.0,
-                            smallest: bool, b in bisect(), warps in 1u32..5) {
+    fn every_family_equals_bisect((n, m, x) in matrix(700), which in 0u8..6, frac in 0.0f64..1.0,
+                                  smallest: bool, sorted: bool, b in bisect(), pick in 0usize..5) {
         let k = pick_k(m, which, frac);
-        let mut sim = Simulator::new(SimConfig { warps_per_block: warps, ..SimConfig::default() });
-        check(&mut sim, n, m, &x, k, Mode::from_smallest(smallest), b)?;
+        let choices = strategies(m);
+        let strategy = choices[pick % choices.len()];
+        let config = SimConfig { strategy, sorted, ..SimConfig::default() };
+        check(config, n, m, &x, k, Mode::from_smallest(smallest), b)?;
     }
 
     /// The same kernel through topk-ref's row-wise driver (`RowTopK`), sorted or not.
@@ -78,12 +106,11 @@ proptest! {
     }
 }
 
-/// Generates `n * m` values of one distribution.
+/// `n * m` values of one distribution.
 fn generate(dist: &str, n: usize, m: usize, rng: &mut StdRng) -> Vec<f32> {
     (0..n * m)
         .map(|_| match dist {
             "normal" => StandardNormal.sample(rng),
-            "uniform" => rng.random_range(-1.0f32..1.0),
             "ties" => f32::from(rng.random_range(0u8..6)) * 0.5,
             _ => match rng.random_range(0u32..20) {
                 0 => f32::NAN,
@@ -98,40 +125,109 @@ fn generate(dist: &str, n: usize, m: usize, rng: &mut StdRng) -> Vec<f32> {
         .collect()
 }
 
-/// ≥ 10^5 rows: 4 distributions × widths below, at and above 32 × k from 1 to M, both modes,
-/// exact and early stopping, 1 to 4 warps per block.
+/// The wide families and every width of the warp-row tables: one shape of each, three kinds
+/// of data, both modes, exact and early stopping, sorted and not. The plan's own choice is
+/// checked too.
 #[test]
-fn hundred_thousand_random_rows_match_bisect() {
+fn every_kernel_width_and_the_wide_families_equal_bisect() {
     let mut rng = StdRng::seed_from_u64(0x5EED);
-    let widths = [1usize, 7, 31, 32, 33, 100, 256, 300];
-    let mut rows = 0usize;
-    let mut sims: Vec<Simulator> = (1..=4)
-        .map(|w| Simulator::new(SimConfig { warps_per_block: w, ..SimConfig::default() }))
-        .collect();
-    for dist in ["normal", "uniform", "ties", "nan-inf"] {
-        for (wi, &m) in widths.iter().enumerate() {
-            // Short rows are cheap: give them more rows so every width gets similar work.
-            let n = (200_000 / (m + 40)).clamp(64, 6000);
-            for batch in 0..2 {
-                let k = rng.random_range(1..=m);
-                let mode = if (wi + batch) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
-                let b = if batch == 0 {
-                    Bisect::exact()
-                } else {
-                    Bisect::early_stopping(rng.random_range(0..16))
-                };
-                let x = generate(dist, n, m, &mut rng);
-                let sim = &mut sims[(wi + batch) % 4];
-                check(sim, n, m, &x, k, mode, b)
-                    .unwrap_or_else(|e| panic!("{dist} M={m} k={k} {mode:?} {b:?}: {e}"));
-                rows += n;
+    // (M, k, strategy, the kernel the plan must pick)
+    let shapes: &[(usize, usize, Launch, &str)] = &[
+        (8, 2, Launch::Quarter, "rtopk_quarter_rows_1"),
+        (129, 20, Launch::Quarter, "rtopk_quarter_rows_20"),
+        (256, 64, Launch::Quarter, "rtopk_quarter_rows_32"),
+        (33, 5, Launch::Half, "rtopk_half_rows_4"),
+        (190, 17, Launch::Half, "rtopk_half_rows_12"),
+        (512, 100, Launch::Half, "rtopk_half_rows_32"),
+        (31, 31, Launch::Warp, "rtopk_warp_rows_1"),
+        (250, 9, Launch::Warp, "rtopk_warp_rows_8"),
+        (640, 40, Launch::Auto, "rtopk_warp_rows_20"),
+        (1000, 127, Launch::Auto, "rtopk_warp_rows_32"),
+        (1024, 500, Launch::Auto, "rtopk_warp_rows_32"),
+        (1500, 60, Launch::Auto, "rtopk_warp_rows_48"),
+        (2047, 255, Launch::Auto, "rtopk_warp_rows_64"),
+        (3001, 300, Launch::Auto, "rtopk_warp_rows_96"),
+        (100, 7, Launch::Block, "rtopk_block_rows"),
+        (2100, 400, Launch::Auto, "rtopk_block_rows"),
+        (5001, 300, Launch::Auto, "rtopk_block_rows_narrow"),
+        (8192, 511, Launch::Auto, "rtopk_block_rows_narrow"),
+    ];
+    for (si, &(m, k, strategy, kernel)) in shapes.iter().enumerate() {
+        for (di, dist) in ["normal", "ties", "hostile"].into_iter().enumerate() {
+            let n = if m > 2000 { 2 } else { 5 };
+            let x = generate(dist, n, m, &mut rng);
+            let mode = if (si + di) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+            let b = if di == 1 { Bisect::early_stopping(7) } else { Bisect::exact() };
+            let sorted = (si + di) % 3 == 0;
+            let config = SimConfig { strategy, sorted, ..SimConfig::default() };
+            let args = KernelArgs { n, m, k, mode, bisect: b, mutant: None };
+            let plan = Simulator::new(config).plan(&args).unwrap();
+            if di == 0 {
+                assert_eq!(plan.unit.to_string(), kernel, "M = {m}, k = {k}, {strategy}");
             }
+            check(config, n, m, &x, k, mode, b)
+                .unwrap_or_else(|e| panic!("{kernel} {dist} M={m} k={k} {mode:?} {b:?}: {e}"));
         }
     }
-    assert!(rows >= 100_000, "{rows} rows");
 }
 
-/// N = 0 gives empty outputs; k = 0 gives empty rows; bad shapes are errors, not panics.
+/// Rows wider than a block's registers (32 keys × 1024 threads): the next keys in shared
+/// memory, the rest re-keyed from the input; a sort in place in global memory (k > 4096).
+#[test]
+fn block_rows_past_their_registers_and_the_global_sort_equal_bisect() {
+    let mut rng = StdRng::seed_from_u64(11);
+    let x = generate("hostile", 1, 36_000, &mut rng);
+    for (k, sorted) in [(300, false), (5000, true)] {
+        let config = SimConfig { sorted, ..SimConfig::default() };
+        let fam = check(config, 1, 36_000, &x, k, Mode::Largest, Bisect::exact()).unwrap();
+        assert_eq!(fam, Family::BlockRows);
+    }
+    // a device with little shared memory re-keys everything past the registers
+    let small = warp_sim::DeviceLimits { sm_count: 16, shared_optin_bytes: 8192 };
+    let config = SimConfig { limits: small, ..SimConfig::default() };
+    check(config, 1, 36_000, &x, 40, Mode::Smallest, Bisect::early_stopping(9)).unwrap();
+}
+
+/// Many rows per launch, as the GPU runs them: partial last blocks, the plan's families for
+/// shapes of the paper's grid (quarter-warp rows need 1024 rows per SM).
+#[test]
+fn many_rows_per_launch_equal_bisect() {
+    let mut rng = StdRng::seed_from_u64(5);
+    for (n, m, k) in [(1000, 256, 32), (137, 77, 9), (40, 300, 20)] {
+        let x = generate("normal", n, m, &mut rng);
+        check(SimConfig::default(), n, m, &x, k, Mode::Largest, Bisect::exact()).unwrap();
+    }
+    let few_sms = warp_sim::DeviceLimits { sm_count: 1, shared_optin_bytes: 232_448 };
+    let x = generate("hostile", 1100, 64, &mut rng);
+    let config = SimConfig { limits: few_sms, sorted: true, ..SimConfig::default() };
+    let fam = check(config, 1100, 64, &x, 16, Mode::Smallest, Bisect::exact()).unwrap();
+    assert_eq!(fam, Family::QuarterRows);
+}
+
+/// The last block of a grid of 2^32 elements and more (its input made from addresses, its
+/// output held for its rows only): row offsets past 2^32 and the answer of `bisect`.
+#[test]
+fn the_last_block_of_a_grid_of_more_than_2_32_elements_equals_bisect() {
+    fn value(i: u64) -> f32 {
+        let h = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+        (h % 2001) as f32 * 0.25 - 250.0
+    }
+    let (n, m, k) = ((1usize << 23) + 8, 520usize, 8usize);
+    let src = VirtualSource::new((n * m) as u64, m as u64, value);
+    let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let rows = (n - 8) as u64..n as u64;
+    let got = Simulator::new(SimConfig::default()).run_rows(&src, &args, rows.clone()).unwrap();
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+    for (i, row) in rows.enumerate() {
+        let x: Vec<f32> = (0..m as u64).map(|j| value(row * m as u64 + j)).collect();
+        let want = topk_row(&args.bisect, &x, k, Options::default()).unwrap();
+        assert_eq!(&got.indices[i * k..(i + 1) * k], want.indices.as_slice(), "row {row}");
+        assert_eq!(got.iterations[i], want.stats.iterations.unwrap_or(0));
+    }
+}
+
+/// N = 0 gives empty outputs; k = 0 gives empty rows; bad shapes, sizes and strategies are
+/// errors, not panics or aborts.
 #[test]
 fn degenerate_launches() {
     let mut sim = Simulator::new(SimConfig::default());
@@ -152,18 +248,26 @@ fn degenerate_launches() {
     assert!(sim.run(&[], &args(1, 0, 0)).is_err(), "M = 0");
     let bad = KernelArgs { bisect: Bisect { precision: -1.0, ..Bisect::exact() }, ..args(1, 2, 1) };
     assert!(sim.run(&[1.0, 2.0], &bad).is_err(), "negative precision");
-    let mut wide = Simulator::new(SimConfig { warps_per_block: 33, ..SimConfig::default() });
-    assert!(wide.run(&[1.0, 2.0], &args(1, 2, 1)).is_err(), "33 warps per block");
+    let mut quarter =
+        Simulator::new(SimConfig { strategy: Launch::Quarter, ..SimConfig::default() });
+    let err = quarter.run(&[0.0; 300], &args(1, 300, 1)).unwrap_err();
+    assert!(
+        matches!(err, SimError::InvalidLaunch(_)) && err.to_string().contains("quarter"),
+        "{err}"
+    );
+    // Sizes are checked before anything is allocated: typed errors, never an abort.
+    let too_wide = sim.prepare(&args(1, usize::MAX / 4, 1));
+    assert!(matches!(too_wide, Err(SimError::TopK(TopKError::RowTooWide { .. }))), "{too_wide:?}");
+    assert!(sim.prepare(&args(3, 300, 20)).is_ok());
 }
 
-/// Rows of 257 to 1024 in exact mode with k < 128 (the CUDA kernel's whole-warp rows of 12 to
-/// 32 keys per lane), and rows of 3073 to 8192 with k < 512 (its block rows of 4 to 8 warps),
-/// narrow to at most 128 / 512 candidates, and the answer stays bisect's; other rows never
-/// narrow.
+/// Rows of 257 to 1024 in exact mode with k < 128 (whole-warp rows of 12 to 32 keys per
+/// lane), and rows of 3073 to 8192 with k < 512 (block rows of 4 to 8 warps), narrow to at most
+/// 128 / 512 candidates, and the answer stays bisect's; other rows never narrow.
 #[test]
 fn rows_in_the_narrowing_range_narrow_and_still_equal_bisect() {
     let mut rng = StdRng::seed_from_u64(7);
-    let mut sim = Simulator::new(SimConfig { warps_per_block: 3, ..SimConfig::default() });
+    let mut sim = Simulator::new(SimConfig::default());
     let cases = [
         (700, 20, Bisect::exact(), Some(128)),
         (257, 100, Bisect::exact(), Some(128)),
@@ -186,6 +290,7 @@ fn rows_in_the_narrowing_range_narrow_and_still_equal_bisect() {
         let x = generate("normal", n, m, &mut rng);
         let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: b, mutant: None };
         assert_eq!(args.cand_cap(), cap, "M = {m}, k = {k}");
+        assert_eq!(sim.plan(&args).unwrap().narrows, narrows, "the plan agrees: M = {m}, k = {k}");
         let (got, trace) = sim.run_traced(&x, &args, 2).unwrap();
         assert!(got.diagnostics.is_empty(), "{:?}", got.diagnostics);
         match trace.narrowed {
@@ -205,5 +310,84 @@ fn rows_in_the_narrowing_range_narrow_and_still_equal_bisect() {
             );
             assert_eq!(got.iterations[r], want.stats.iterations.unwrap_or(0), "M = {m} row {r}");
         }
+    }
+}
+
+/// The teaching trace follows the family the plan picks, and names it.
+#[test]
+fn the_trace_names_the_family_it_shows() {
+    let mut rng = StdRng::seed_from_u64(3);
+    for (m, k, kernel) in [
+        (40, 5, "rtopk_half_rows_4"),
+        (700, 20, "rtopk_warp_rows_24"),
+        (5001, 100, "rtopk_block_rows_narrow"),
+        (2100, 300, "rtopk_block_rows"),
+    ] {
+        let x = generate("normal", 1, m, &mut rng);
+        let args =
+            KernelArgs { n: 1, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+        let (got, trace) = Simulator::new(SimConfig::default()).run_traced(&x, &args, 0).unwrap();
+        assert_eq!(trace.kernel, kernel);
+        let text = trace.to_text();
+        assert!(text.contains(kernel), "{text}");
+        let taken: u32 = trace.chunks.iter().map(|c| c.sel_mask.count_ones()).sum();
+        assert_eq!(taken as usize, k, "the chunks select k: {text}");
+        assert_eq!(trace.out_idx, got.indices);
+        assert_eq!(trace.keys.len(), m);
+        for (i, key) in trace.keys.iter().enumerate() {
+            assert_eq!(*key, topk_ref::order::key(x[i], Mode::Largest), "key {i}");
+        }
+    }
+}
+
+/// More than 10^5 random rows: four distributions × widths below, at and above 32 × k from 1
+/// to M, both modes, exact and early stopping, sorted and not, every strategy that holds the
+/// width in turn.
+#[test]
+fn a_hundred_thousand_random_rows_equal_bisect() {
+    let mut rng = StdRng::seed_from_u64(0xF00D);
+    let widths = [1usize, 7, 31, 32, 33, 100, 256, 300, 700, 1500];
+    let mut rows = 0usize;
+    for dist in ["normal", "uniform", "ties", "hostile"] {
+        for (wi, &m) in widths.iter().enumerate() {
+            let n = (250_000 / (m + 40)).clamp(16, 3000);
+            let choices = strategies(m);
+            for batch in 0..2 {
+                let k = rng.random_range(1..=m);
+                let mode = if (wi + batch) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+                let b = if batch == 0 {
+                    Bisect::exact()
+                } else {
+                    Bisect::early_stopping(rng.random_range(0..16))
+                };
+                let x = if dist == "uniform" {
+                    (0..n * m).map(|_| rng.random_range(-1.0f32..1.0)).collect()
+                } else {
+                    generate(dist, n, m, &mut rng)
+                };
+                let strategy = choices[(wi + 2 * batch) % choices.len()];
+                let config = SimConfig { strategy, sorted: batch == 1, ..SimConfig::default() };
+                check(config, n, m, &x, k, mode, b).unwrap_or_else(|e| {
+                    panic!("{dist} M={m} k={k} {mode:?} {b:?} {strategy}: {e}")
+                });
+                rows += n;
+            }
+        }
+    }
+    assert!(rows >= 100_000, "{rows} rows");
+}
+
+/// The windows of a launch shared out among threads give what one simulator gives.
+#[test]
+fn a_launch_in_parallel_windows_equals_one_in_order() {
+    let mut rng = StdRng::seed_from_u64(9);
+    for (n, m, k, sorted) in [(9000, 40, 5, true), (5000, 300, 20, false), (3, 5001, 100, true)] {
+        let x = generate("hostile", n, m, &mut rng);
+        let args =
+            KernelArgs { n, m, k, mode: Mode::Smallest, bisect: Bisect::exact(), mutant: None };
+        let config = SimConfig { sorted, ..SimConfig::default() };
+        let one = Simulator::new(config).run(&x, &args).unwrap();
+        let par = warp_sim::launch_parallel(&x, &args, config).unwrap();
+        assert_eq!(one, par, "n={n} m={m} k={k}");
     }
 }

@@ -3,11 +3,10 @@
 //! Every finding is a [`Diagnostic`] value — kind, operation, the kernel's source label, block,
 //! warp, lanes, address — never a Rust panic. A launch either collects them
 //! ([`DiagPolicy::Collect`]) or stops at the first one ([`DiagPolicy::FailFast`]);
-//! [`DiagPolicy::Off`] skips the checks (and their cost) altogether.
+//! [`DiagPolicy::Off`] skips the checks (and their cost) altogether. The values live here;
+//! where they go during a launch is [`crate::engine::sink`].
 
 use std::fmt;
-
-use crate::error::SimError;
 
 /// What went wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -43,6 +42,24 @@ pub enum DiagKind {
     PoisonUsed,
     /// A branch the kernel relies on being warp-uniform went different ways in different lanes.
     NonUniformBranch,
+    /// A value the kernel treats as uniform (a bound, a threshold, a count, a trip count)
+    /// differs between the active lanes of a row, or between the warps of a block, where it
+    /// is used.
+    NonUniformValue,
+    /// Index or address arithmetic wrapped at the width the CUDA kernel computes it in
+    /// (`u32` positions and offsets, `u64` row offsets).
+    IntegerOverflow,
+    /// A global access outside the rows the accessing warp (or block) owns: another row's
+    /// data, or memory a partial launch did not map.
+    ForeignAddress,
+    /// A vector access (a 16-byte load) at an address that is not a multiple of its width.
+    MisalignedAccess,
+    /// An invariant or contract the kernel states did not hold (the simulator's `assert`).
+    AssertFailed,
+    /// An output element the launch must write was never written.
+    OutputUnwritten,
+    /// An output element that is written once per launch was written again.
+    OutputRewritten,
     /// A shift by 32 or more bits (undefined behaviour in CUDA C++).
     ShiftOverflow,
     /// A shuffle `width` that is not a power of two in `1..=32`.
@@ -69,10 +86,50 @@ impl DiagKind {
             DiagKind::UninitializedSharedRead => "uninitialized-shared-read",
             DiagKind::PoisonUsed => "poison-used",
             DiagKind::NonUniformBranch => "non-uniform-branch",
+            DiagKind::NonUniformValue => "non-uniform-value",
+            DiagKind::IntegerOverflow => "integer-overflow",
+            DiagKind::ForeignAddress => "foreign-address",
+            DiagKind::MisalignedAccess => "misaligned-access",
+            DiagKind::AssertFailed => "assertion-failed",
+            DiagKind::OutputUnwritten => "output-unwritten",
+            DiagKind::OutputRewritten => "output-rewritten",
             DiagKind::ShiftOverflow => "shift-overflow",
             DiagKind::InvalidShuffleWidth => "invalid-shuffle-width",
             DiagKind::OrderDependence => "order-dependence",
         }
+    }
+
+    /// Every kind, in table order.
+    pub const ALL: [DiagKind; 24] = [
+        DiagKind::ShuffleSourceInactive,
+        DiagKind::CallerNotInMask,
+        DiagKind::MaskNamesInactiveLanes,
+        DiagKind::SyncwarpMaskMismatch,
+        DiagKind::BarrierDivergence,
+        DiagKind::SharedRace,
+        DiagKind::SharedRaceSameValue,
+        DiagKind::GlobalRace,
+        DiagKind::GlobalRaceSameValue,
+        DiagKind::SharedOutOfBounds,
+        DiagKind::GlobalOutOfBounds,
+        DiagKind::UninitializedSharedRead,
+        DiagKind::PoisonUsed,
+        DiagKind::NonUniformBranch,
+        DiagKind::NonUniformValue,
+        DiagKind::IntegerOverflow,
+        DiagKind::ForeignAddress,
+        DiagKind::MisalignedAccess,
+        DiagKind::AssertFailed,
+        DiagKind::OutputUnwritten,
+        DiagKind::OutputRewritten,
+        DiagKind::ShiftOverflow,
+        DiagKind::InvalidShuffleWidth,
+        DiagKind::OrderDependence,
+    ];
+
+    /// The kind named `name` ([`DiagKind::name`]).
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
     }
 
     /// `true` for findings that are harmless in practice (same-value races).
@@ -82,7 +139,7 @@ impl DiagKind {
 }
 
 /// The operation that produced a diagnostic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Op {
     /// `__ballot_sync`.
     Ballot,
@@ -102,6 +159,18 @@ pub enum Op {
     Syncwarp,
     /// `__syncthreads`.
     Syncthreads,
+    /// `__reduce_add_sync`, `__reduce_min_sync`, `__reduce_max_sync` (`redux.sync`).
+    Redux,
+    /// A global atomic (`atomicAdd`, `atomicMax`, `atomicExch`).
+    Atomic,
+    /// `__threadfence`.
+    Fence,
+    /// Integer arithmetic on indices and addresses.
+    Arith,
+    /// A use of a value the kernel treats as uniform.
+    Use,
+    /// A kernel invariant (`assert`).
+    Assert,
     /// A load from shared memory.
     SharedLoad,
     /// A store to shared memory.
@@ -131,6 +200,12 @@ impl Op {
             Op::ShflXor => "__shfl_xor_sync",
             Op::Syncwarp => "__syncwarp",
             Op::Syncthreads => "__syncthreads",
+            Op::Redux => "redux.sync",
+            Op::Atomic => "atom.global",
+            Op::Fence => "__threadfence",
+            Op::Arith => "integer arithmetic",
+            Op::Use => "use",
+            Op::Assert => "assert",
             Op::SharedLoad => "ld.shared",
             Op::SharedStore => "st.shared",
             Op::GlobalLoad => "ld.global",
@@ -158,7 +233,7 @@ pub struct Diagnostic {
     /// The lanes concerned (bit `l` = lane `l`).
     pub lanes: u32,
     /// The first word or element concerned, for memory findings.
-    pub address: Option<usize>,
+    pub address: Option<u64>,
 }
 
 impl fmt::Display for Diagnostic {
@@ -188,60 +263,7 @@ pub enum DiagPolicy {
     /// Run every check and collect the findings (the default).
     #[default]
     Collect,
-    /// Run every check and stop the launch with [`SimError::Fatal`] at the first finding.
+    /// Run every check and stop the launch with
+    /// [`crate::engine::error::SimError::Fatal`] at the first finding.
     FailFast,
-}
-
-/// Where findings go during a launch.
-#[derive(Clone, Debug)]
-pub struct DiagSink {
-    policy: DiagPolicy,
-    cap: usize,
-    list: Vec<Diagnostic>,
-    total: u64,
-}
-
-impl DiagSink {
-    /// A sink keeping at most `cap` findings (all of them are counted).
-    pub fn new(policy: DiagPolicy, cap: usize) -> Self {
-        Self { policy, cap, list: Vec::new(), total: 0 }
-    }
-
-    /// `true` unless the policy is [`DiagPolicy::Off`].
-    #[inline]
-    pub fn enabled(&self) -> bool {
-        self.policy != DiagPolicy::Off
-    }
-
-    /// Records `d`; under [`DiagPolicy::FailFast`] returns it as an error instead.
-    #[inline]
-    pub fn report(&mut self, d: Diagnostic) -> Result<(), SimError> {
-        match self.policy {
-            DiagPolicy::Off => Ok(()),
-            DiagPolicy::FailFast => Err(SimError::Fatal(Box::new(d))),
-            DiagPolicy::Collect => {
-                self.total += 1;
-                if self.list.len() < self.cap {
-                    self.list.push(d);
-                }
-                Ok(())
-            }
-        }
-    }
-
-    /// The findings kept so far.
-    pub fn diagnostics(&self) -> &[Diagnostic] {
-        &self.list
-    }
-
-    /// How many findings were reported (kept or not).
-    pub fn total(&self) -> u64 {
-        self.total
-    }
-
-    /// Takes the kept findings out and resets the count.
-    pub fn take(&mut self) -> (Vec<Diagnostic>, u64) {
-        let total = std::mem::take(&mut self.total);
-        (std::mem::take(&mut self.list), total)
-    }
 }

@@ -172,6 +172,13 @@ impl Lanes<u32> {
     }
 }
 
+/// The first `n` lanes (all 32 when `n >= 32`): the lanes of a chunk of 32 that hold an
+/// element when `n` elements are left (`if (i < M)` with `n = M - base`).
+#[inline]
+pub fn lanes_below(n: usize) -> u32 {
+    if n >= WARP_SIZE { FULL_MASK } else { (1u32 << n) - 1 }
+}
+
 /// The lanes of `mask`, lowest first.
 #[inline]
 pub fn lanes_of(mask: u32) -> impl Iterator<Item = usize> {
@@ -223,5 +230,9 @@ mod tests {
         assert_eq!(lanes_of(0b1010_0001).collect::<Vec<_>>(), vec![0, 5, 7]);
         assert_eq!(Lanes::from_fn(|l| l < 3).mask(), 0b111);
         assert_eq!(Lanes::splat(0b1011u32).popc().lane(9), 3);
+        assert_eq!(
+            (lanes_below(0), lanes_below(5), lanes_below(32), lanes_below(99)),
+            (0, 31, !0, !0)
+        );
     }
 }

@@ -2,13 +2,15 @@
 //! driver and `rtopk select --algo sim` can run it.
 
 use std::cell::RefCell;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use topk_ref::order::Mode;
 use topk_ref::{Bisect, RowStats, RowTopK, Scratch};
 
-use crate::kernel::KernelArgs;
-use crate::launch::{SimConfig, Simulator};
+use crate::engine::summary::DiagSummary;
+use crate::rtopk::args::KernelArgs;
+use crate::rtopk::launch::{SimConfig, Simulator};
 
 thread_local! {
     /// One simulator per thread, so rows reuse shared memory and shadow allocations.
@@ -16,13 +18,16 @@ thread_local! {
 }
 
 /// The RTop-K kernel on the warp simulator, configured like topk-ref's [`Bisect`] (exact,
-/// precision, or early stopping). Each row is one launch of one warp with diagnostics on;
-/// findings are counted in [`SimTopK::diagnostics_seen`].
+/// precision, or early stopping), one row per launch (the plan's family for a one-row
+/// matrix); findings are counted in [`SimTopK::diagnostics_seen`] and summarised in
+/// [`SimTopK::summary`]. Whole matrices, with the plan of the whole shape and rows sharing
+/// blocks as on the GPU, go through [`Simulator`] instead.
 #[derive(Debug)]
 pub struct SimTopK {
     bisect: Bisect,
     config: SimConfig,
     diagnostics: AtomicU64,
+    summary: Mutex<DiagSummary>,
 }
 
 impl SimTopK {
@@ -33,7 +38,7 @@ impl SimTopK {
 
     /// The kernel with `bisect`'s parameters and `config`.
     pub fn with_config(bisect: Bisect, config: SimConfig) -> Self {
-        Self { bisect, config, diagnostics: AtomicU64::new(0) }
+        Self { bisect, config, diagnostics: AtomicU64::new(0), summary: Mutex::default() }
     }
 
     /// The bisection parameters.
@@ -44,6 +49,11 @@ impl SimTopK {
     /// Diagnostics reported by all rows so far (0 for the kernel of docs/kernel.md).
     pub fn diagnostics_seen(&self) -> u64 {
         self.diagnostics.load(Ordering::Relaxed)
+    }
+
+    /// All rows' findings so far, by kind.
+    pub fn summary(&self) -> DiagSummary {
+        self.summary.lock().map(|s| s.clone()).unwrap_or_default()
     }
 }
 
@@ -78,6 +88,11 @@ impl RowTopK for SimTopK {
             match sim.run(row, &args) {
                 Ok(r) => {
                     self.diagnostics.fetch_add(r.diagnostics_total, Ordering::Relaxed);
+                    if !r.summary.is_empty() {
+                        if let Ok(mut s) = self.summary.lock() {
+                            s.merge(&r.summary);
+                        }
+                    }
                     out.copy_from_slice(&r.indices);
                     RowStats { iterations: r.iterations.first().copied(), ..RowStats::default() }
                 }

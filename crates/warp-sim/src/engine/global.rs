@@ -1,0 +1,467 @@
+//! Global memory: writable buffers with a shadow per element ([`Global`]), and read-only
+//! inputs ([`Source`]: a slice, or values made from their address on the fly).
+//!
+//! Elements are 32-bit words (`f32` as its bits). A buffer has a length — what a bounds check
+//! uses — and holds the elements of one window `base .. base + held`: a launch that simulates
+//! only some blocks of a grid holds only their rows, however large the grid
+//! ([`Global::window`]). A buffer (or input) may say which rows its elements belong to
+//! ([`Global::with_rows`]): an access to a row the accessing warp does not own is a
+//! [`crate::engine::DiagKind::ForeignAddress`].
+//!
+//! Each held element remembers its last writer in this launch and the writer's block epoch:
+//! two threads writing one element with no barrier between race, and so does a thread reading
+//! an element another thread wrote with no barrier between. Outputs that a launch writes once
+//! each ([`Global::set_write_once`]) report a second write; [`Global::unwritten`] finds the
+//! elements a launch left unwritten.
+
+use crate::engine::error::SimError;
+
+/// Shadow flag: the last write stored a poisoned value.
+const POISON: u8 = 1;
+/// Shadow flag: written in this launch.
+const WRITTEN: u8 = 2;
+
+/// A writable global-memory buffer of 32-bit words with a shadow per held element.
+#[derive(Clone, Debug)]
+pub struct Global {
+    name: &'static str,
+    len: u64,
+    base: u64,
+    data: Vec<u32>,
+    /// `1 + global thread id` of the last writer in this launch; 0 = none.
+    writer: Vec<u64>,
+    /// The writer's block epoch.
+    epoch: Vec<u32>,
+    /// The writer's block's atomics before the write (see [`Accessor`]).
+    aseq: Vec<u32>,
+    flags: Vec<u8>,
+    row_len: Option<u64>,
+    write_once: bool,
+}
+
+/// What a global load found.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GlobalRead {
+    pub(crate) value: u32,
+    pub(crate) poisoned: bool,
+    pub(crate) out_of_bounds: bool,
+    /// In bounds but not held by this (partial) launch.
+    pub(crate) unmapped: bool,
+    pub(crate) race: bool,
+}
+
+/// What a global store found.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GlobalWrite {
+    pub(crate) out_of_bounds: bool,
+    pub(crate) unmapped: bool,
+    pub(crate) race: bool,
+    pub(crate) same_value: bool,
+    pub(crate) rewritten: bool,
+}
+
+/// Who is accessing: the global thread id, its block's epoch, how many atomics its block
+/// has done, and what it has seen of other blocks' atomics.
+///
+/// Blocks synchronise through global atomics only: a write of block `b` made before `b`'s
+/// `i`-th atomic is ordered before an access of another block that, at its own latest atomic,
+/// had seen `b` do at least `i` (every atomic is taken to synchronise with every earlier one,
+/// an over-approximation of CUDA's: it may miss a race, never invent one).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Accessor<'a> {
+    pub(crate) gtid: u64,
+    pub(crate) threads_per_block: u64,
+    pub(crate) epoch: u32,
+    /// The accessing block's atomics so far.
+    pub(crate) atomics: u32,
+    /// Other blocks' atomics as the accessing block last saw them.
+    pub(crate) view: Option<&'a std::collections::BTreeMap<u32, u32>>,
+}
+
+impl Accessor<'_> {
+    /// `true` when an earlier write by `writer` (1 + gtid) at block epoch `epoch`, after
+    /// `aseq` atomics of its block, is ordered before this access: the same thread, the same
+    /// block after a `__syncthreads`, or another block whose atomic after the write this
+    /// block has seen.
+    #[inline]
+    fn after(&self, writer: u64, epoch: u32, aseq: u32) -> bool {
+        let w = writer - 1;
+        let (wb, me) = (w / self.threads_per_block, self.gtid / self.threads_per_block);
+        if w == self.gtid || (wb == me && self.epoch > epoch) {
+            return true;
+        }
+        wb != me && self.view.and_then(|v| v.get(&(wb as u32))).is_some_and(|&seen| seen > aseq)
+    }
+}
+
+fn filled<V: Clone>(len: usize, v: V) -> Option<Vec<V>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).ok()?;
+    out.resize(len, v);
+    Some(out)
+}
+
+impl Global {
+    /// `len` zeroed elements, or a [`SimError::InvalidLaunch`] when they cannot be allocated.
+    pub fn zeroed(name: &'static str, len: u64) -> Result<Self, SimError> {
+        Self::window(name, len, 0, len)
+    }
+
+    /// A buffer of `len` elements of which only `held` from `base` on exist (zeroed): the rest
+    /// is memory a partial launch does not map.
+    pub fn window(name: &'static str, len: u64, base: u64, held: u64) -> Result<Self, SimError> {
+        let too_large = || {
+            SimError::InvalidLaunch(format!(
+                "global buffer `{name}` of {held} elements is too large to simulate"
+            ))
+        };
+        let n = usize::try_from(held).map_err(|_| too_large())?;
+        if base.checked_add(held).is_none_or(|end| end > len) {
+            return Err(SimError::InvalidLaunch(format!(
+                "global buffer `{name}`: window {base} + {held} past its length {len}"
+            )));
+        }
+        Ok(Self {
+            name,
+            len,
+            base,
+            data: filled(n, 0).ok_or_else(too_large)?,
+            writer: filled(n, 0).ok_or_else(too_large)?,
+            epoch: filled(n, 0).ok_or_else(too_large)?,
+            aseq: filled(n, 0).ok_or_else(too_large)?,
+            flags: filled(n, 0).ok_or_else(too_large)?,
+            row_len: None,
+            write_once: false,
+        })
+    }
+
+    /// A buffer holding `words` (all of it).
+    pub fn from_words(name: &'static str, words: Vec<u32>) -> Self {
+        let n = words.len();
+        Self {
+            name,
+            len: n as u64,
+            base: 0,
+            data: words,
+            writer: vec![0; n],
+            epoch: vec![0; n],
+            aseq: vec![0; n],
+            flags: vec![0; n],
+            row_len: None,
+            write_once: false,
+        }
+    }
+
+    /// A buffer holding the bits of `values`.
+    pub fn from_f32(name: &'static str, values: &[f32]) -> Self {
+        Self::from_words(name, values.iter().map(|v| v.to_bits()).collect())
+    }
+
+    /// The same buffer, its elements in rows of `row_len` (ownership: see the module).
+    pub fn with_rows(mut self, row_len: u64) -> Self {
+        self.row_len = (row_len > 0).then_some(row_len);
+        self
+    }
+
+    /// Whether each element is written at most once per launch (a second write is reported).
+    pub fn set_write_once(&mut self, once: bool) {
+        self.write_once = once;
+    }
+
+    /// The buffer's name (for messages).
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Its length in elements.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// `true` for a buffer of no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The first element held.
+    pub fn base(&self) -> u64 {
+        self.base
+    }
+
+    /// The held elements (`base ..`).
+    pub fn data(&self) -> &[u32] {
+        &self.data
+    }
+
+    /// The held elements as `f32`.
+    pub fn f32s(&self) -> Vec<f32> {
+        self.data.iter().map(|&w| f32::from_bits(w)).collect()
+    }
+
+    /// The held elements, by value.
+    pub fn into_data(self) -> Vec<u32> {
+        self.data
+    }
+
+    /// Held elements whose last stored value was poisoned (absolute indices).
+    pub fn poisoned_elements(&self) -> impl Iterator<Item = u64> + '_ {
+        let base = self.base;
+        self.flags
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| **f & POISON != 0)
+            .map(move |(i, _)| base + i as u64)
+    }
+
+    /// The first element of `start .. end` (absolute, clipped to what is held) not written in
+    /// this launch, and how many were not.
+    pub fn unwritten(&self, start: u64, end: u64) -> Option<(u64, u64)> {
+        let lo = start.max(self.base) - self.base;
+        let hi = end.min(self.base + self.data.len() as u64).saturating_sub(self.base);
+        let slice = self.flags.get(lo as usize..hi.max(lo) as usize)?;
+        let first = slice.iter().position(|f| f & WRITTEN == 0)?;
+        let count = slice.iter().filter(|f| **f & WRITTEN == 0).count() as u64;
+        Some((self.base + lo + first as u64, count))
+    }
+
+    /// Held elements `start .. start + len` (absolute; those not held are left out).
+    pub fn peek(&self, start: u64, len: u64) -> Vec<u32> {
+        let lo = start.max(self.base) - self.base;
+        let hi = start.saturating_add(len).min(self.base + self.data.len() as u64);
+        let hi = hi.saturating_sub(self.base).max(lo);
+        self.data[lo as usize..hi as usize].to_vec()
+    }
+
+    /// The rows' length, if the buffer has rows.
+    pub(crate) fn row_len(&self) -> Option<u64> {
+        self.row_len
+    }
+
+    /// Forgets the writers of the previous launch (a kernel boundary orders everything).
+    pub(crate) fn new_launch(&mut self) {
+        self.writer.fill(0);
+        for f in &mut self.flags {
+            *f &= !WRITTEN;
+        }
+    }
+
+    /// Where element `idx` is held, or why not.
+    #[inline]
+    fn slot(&self, idx: u64) -> Result<usize, (bool, bool)> {
+        if idx >= self.len {
+            return Err((true, false));
+        }
+        match idx.checked_sub(self.base) {
+            Some(i) if i < self.data.len() as u64 => Ok(i as usize),
+            _ => Err((false, true)),
+        }
+    }
+
+    /// A load of element `idx`.
+    #[inline]
+    pub(crate) fn read(&self, idx: u64, who: &Accessor<'_>, checks: bool) -> GlobalRead {
+        let i = match self.slot(idx) {
+            Ok(i) => i,
+            Err((out_of_bounds, unmapped)) => {
+                return GlobalRead {
+                    out_of_bounds,
+                    unmapped,
+                    poisoned: true,
+                    ..GlobalRead::default()
+                };
+            }
+        };
+        let race = checks
+            && self.writer[i] != 0
+            && !who.after(self.writer[i], self.epoch[i], self.aseq[i]);
+        GlobalRead {
+            value: self.data[i],
+            poisoned: self.flags[i] & POISON != 0,
+            race,
+            ..GlobalRead::default()
+        }
+    }
+
+    /// A store of `value` to element `idx`.
+    #[inline]
+    pub(crate) fn write(
+        &mut self,
+        idx: u64,
+        value: u32,
+        poisoned: bool,
+        who: &Accessor<'_>,
+        checks: bool,
+    ) -> GlobalWrite {
+        let i = match self.slot(idx) {
+            Ok(i) => i,
+            Err((out_of_bounds, unmapped)) => {
+                return GlobalWrite { out_of_bounds, unmapped, ..GlobalWrite::default() };
+            }
+        };
+        let mut w = GlobalWrite::default();
+        if checks {
+            let last = self.writer[i];
+            if last != 0 && !who.after(last, self.epoch[i], self.aseq[i]) {
+                w.race = true;
+                w.same_value = self.data[i] == value;
+            }
+            w.rewritten = self.write_once && self.flags[i] & WRITTEN != 0;
+            self.writer[i] = who.gtid + 1;
+            self.epoch[i] = who.epoch;
+            self.aseq[i] = who.atomics;
+        }
+        self.data[i] = value;
+        self.flags[i] = WRITTEN | if poisoned { POISON } else { 0 };
+        w
+    }
+
+    /// An atomic read-modify-write of element `idx`: `f(old)` is stored, `old` returned.
+    /// Atomics never race with each other; they are ordered with plain accesses as stores.
+    #[inline]
+    pub(crate) fn atomic(
+        &mut self,
+        idx: u64,
+        f: impl FnOnce(u32) -> u32,
+    ) -> Result<u32, (bool, bool)> {
+        let i = self.slot(idx)?;
+        let old = self.data[i];
+        self.data[i] = f(old);
+        self.flags[i] = WRITTEN;
+        self.writer[i] = 0;
+        Ok(old)
+    }
+}
+
+/// A read-only input in global memory: the kernel's `const float* x`.
+pub trait Source {
+    /// Elements.
+    fn len(&self) -> u64;
+    /// `true` for an input of no elements.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The word at `i < len()`.
+    fn word(&self, i: u64) -> u32;
+    /// The rows' length, when the input is a matrix of rows (ownership: see the module).
+    fn row_len(&self) -> Option<u64>;
+}
+
+impl std::fmt::Debug for dyn Source + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Source({} elements)", self.len())
+    }
+}
+
+/// An input held in memory, row-major rows of `row_len`.
+#[derive(Clone, Copy, Debug)]
+pub struct SliceSource<'a> {
+    data: &'a [f32],
+    row_len: u64,
+}
+
+impl<'a> SliceSource<'a> {
+    /// `data` in rows of `row_len` (0: no rows).
+    pub fn new(data: &'a [f32], row_len: u64) -> Self {
+        Self { data, row_len }
+    }
+}
+
+impl Source for SliceSource<'_> {
+    fn len(&self) -> u64 {
+        self.data.len() as u64
+    }
+    #[inline]
+    fn word(&self, i: u64) -> u32 {
+        self.data[i as usize].to_bits()
+    }
+    fn row_len(&self) -> Option<u64> {
+        (self.row_len > 0).then_some(self.row_len)
+    }
+}
+
+/// An input of any length whose elements are made from their address when read: a grid of
+/// 2^32 and more elements costs nothing until a block reads its rows.
+#[derive(Clone, Copy, Debug)]
+pub struct VirtualSource {
+    len: u64,
+    row_len: u64,
+    value: fn(u64) -> f32,
+}
+
+impl VirtualSource {
+    /// `len` elements in rows of `row_len` (0: no rows), element `i` being `value(i)`.
+    pub fn new(len: u64, row_len: u64, value: fn(u64) -> f32) -> Self {
+        Self { len, row_len, value }
+    }
+
+    /// Element `i`.
+    pub fn value(&self, i: u64) -> f32 {
+        (self.value)(i)
+    }
+}
+
+impl Source for VirtualSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    #[inline]
+    fn word(&self, i: u64) -> u32 {
+        (self.value)(i).to_bits()
+    }
+    fn row_len(&self) -> Option<u64> {
+        (self.row_len > 0).then_some(self.row_len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn who(gtid: u64, epoch: u32) -> Accessor<'static> {
+        Accessor { gtid, threads_per_block: 64, epoch, atomics: 0, view: None }
+    }
+
+    #[test]
+    fn global_writes_race_across_threads_and_reads_see_them() {
+        let mut g = Global::zeroed("out", 2).unwrap();
+        assert!(!g.write(0, 1, false, &who(5, 0), true).race);
+        assert!(!g.write(0, 2, false, &who(5, 0), true).race, "same thread rewrites");
+        assert!(g.read(0, &who(6, 0), true).race, "another thread, no barrier");
+        assert!(!g.read(0, &who(6, 1), true).race, "after a __syncthreads");
+        let w = g.write(0, 2, false, &who(6, 0), true);
+        assert!(w.race && w.same_value);
+        assert!(!g.write(0, 3, false, &who(7, 1), true).race, "same block after a barrier");
+        assert!(g.write(0, 3, false, &who(100, 5), true).race, "another block");
+        assert!(g.write(9, 3, false, &who(0, 0), true).out_of_bounds);
+        // Block 1 (threads 64..) writes element 1 before its first atomic; block 0 reads it
+        // after having seen that atomic: ordered. Without the atomic: a race.
+        let b1 = Accessor { gtid: 70, threads_per_block: 64, epoch: 0, atomics: 0, view: None };
+        assert!(!g.write(1, 8, false, &b1, true).race);
+        assert!(g.read(1, &who(3, 0), true).race);
+        let seen = std::collections::BTreeMap::from([(1u32, 1u32)]);
+        let b0 = Accessor { view: Some(&seen), ..who(3, 0) };
+        assert!(!g.read(1, &b0, true).race);
+        g.write(1, 8, false, &b1, true);
+        assert_eq!(g.data(), &[3, 8]);
+        assert_eq!(g.unwritten(0, 2), None);
+        g.new_launch();
+        g.set_write_once(true);
+        assert!(!g.write(1, 4, false, &who(0, 0), true).rewritten);
+        assert!(g.write(1, 5, false, &who(0, 0), true).rewritten);
+    }
+
+    #[test]
+    fn windows_hold_part_of_a_long_buffer() {
+        let long = 1u64 << 40;
+        let mut g = Global::window("out", long, long - 4, 2).unwrap();
+        assert!(!g.write(long - 3, 7, false, &who(0, 0), true).race);
+        assert_eq!(g.data(), &[0, 7]);
+        let w = g.write(long - 1, 1, false, &who(0, 0), true);
+        assert!(w.unmapped && !w.out_of_bounds);
+        assert!(g.read(long, &who(0, 0), true).out_of_bounds);
+        assert!(Global::window("x", 4, 3, 2).is_err());
+        assert!(matches!(Global::zeroed("x", u64::MAX / 2), Err(SimError::InvalidLaunch(_))));
+        let v = VirtualSource::new(long, 3, |i| i as f32);
+        assert_eq!((v.len(), v.word(7), v.row_len()), (long, 7.0f32.to_bits(), Some(3)));
+    }
+}

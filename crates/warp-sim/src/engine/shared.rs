@@ -1,0 +1,365 @@
+//! A block's shared memory: 32-bit words, each with a shadow, and the lanes' `__syncwarp`
+//! clocks that order accesses within a warp.
+//!
+//! Each word's shadow says whether it was written, whether the value written was poisoned,
+//! and who last wrote and read it, stamped with the barriers in force. Two accesses by
+//! different threads, at least one a write, race unless a barrier lies between them: a
+//! `__syncthreads` of the block (the block epoch moved), or a `__syncwarp` that both threads
+//! took part in after the earlier access. Shuffles and ballots are *not* memory barriers in
+//! CUDA, so they do not count.
+//!
+//! `__syncwarp(mask)` names only some lanes, and the rows of a part-warp launch sync only
+//! their own lanes, so within a warp each lane keeps a vector clock (`WarpClocks`): lane
+//! `b` is ordered after lane `a`'s access at `a`'s clock `c` once `b` has met `a` at a
+//! `__syncwarp` after it (`clock_b[a] > c`).
+
+use crate::engine::error::SimError;
+use crate::engine::lanes::{WARP_SIZE, lanes_of};
+
+/// Shadow flag: some thread wrote this word since the block started.
+const INIT: u8 = 1;
+/// Shadow flag: the value written was poisoned.
+const POISON: u8 = 2;
+/// Shadow flag: more than one thread read the word since it was last ordered.
+const READ_MANY: u8 = 4;
+/// Shadow flag: `reader` holds a read.
+const READ_ONE: u8 = 8;
+
+/// The lanes' `__syncwarp` vector clocks of one warp: `vc[b][a]` is the latest clock of lane
+/// `a` that lane `b` has met at a `__syncwarp`; `vc[a][a]` is lane `a`'s own clock.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WarpClocks {
+    vc: [[u32; WARP_SIZE]; WARP_SIZE],
+}
+
+impl WarpClocks {
+    /// Lane `l`'s own clock.
+    #[inline]
+    pub(crate) fn own(&self, l: usize) -> u32 {
+        self.vc[l][l]
+    }
+
+    /// Lane `l`'s view of the others' clocks.
+    #[inline]
+    pub(crate) fn row(&self, l: usize) -> &[u32; WARP_SIZE] {
+        &self.vc[l]
+    }
+
+    /// `__syncwarp(mask)` completed by the lanes of `mask`: each moves its own clock on, then
+    /// all take the join of their views.
+    pub(crate) fn sync(&mut self, mask: u32) {
+        let mut join = [0u32; WARP_SIZE];
+        for l in lanes_of(mask) {
+            self.vc[l][l] += 1;
+            for (j, v) in join.iter_mut().zip(&self.vc[l]) {
+                *j = (*j).max(*v);
+            }
+        }
+        for l in lanes_of(mask) {
+            self.vc[l] = join;
+        }
+    }
+
+    /// Back to zero (a new block).
+    pub(crate) fn reset(&mut self) {
+        self.vc = [[0; WARP_SIZE]; WARP_SIZE];
+    }
+}
+
+/// What an accessing lane knows of the barriers: the block's epoch and its own clocks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Now<'a> {
+    /// `__syncthreads` completed by the block so far.
+    pub(crate) block_epoch: u32,
+    /// The accessing warp.
+    pub(crate) warp: u32,
+    /// The accessing lane's vector clock ([`WarpClocks::row`]).
+    pub(crate) clock: &'a [u32; WARP_SIZE],
+    /// The accessing lane's own clock.
+    pub(crate) own: u32,
+}
+
+/// The barriers in force when a word was touched: the block epoch, and the accessing lane's
+/// own `__syncwarp` clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Epochs {
+    warp: u32,
+    block: u32,
+}
+
+impl Epochs {
+    #[inline]
+    fn of(now: &Now<'_>) -> Self {
+        Self { warp: now.own, block: now.block_epoch }
+    }
+
+    /// `true` when a barrier separates an access by `thread` at these epochs from one `now`.
+    #[inline]
+    fn ordered_before(self, thread: u16, now: &Now<'_>) -> bool {
+        now.block_epoch > self.block
+            || (u32::from(thread) / 32 == now.warp
+                && now.clock[usize::from(thread) % 32] > self.warp)
+    }
+}
+
+/// One shared word and its shadow, side by side (32 bytes) so that an access touches one
+/// cache line: the value, the value before the last write (what a stale read sees), and who
+/// last wrote and read it, when.
+#[derive(Clone, Copy, Debug, Default)]
+struct Word {
+    value: u32,
+    prev: u32,
+    writer_at: Epochs,
+    reader_at: Epochs,
+    writer: u16,
+    reader: u16,
+    flags: u8,
+}
+
+/// What a shared load found besides the value.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SharedRead {
+    /// The word's current value (0 when out of bounds).
+    pub(crate) value: u32,
+    /// The value before the last write (what a stale read would see).
+    pub(crate) prev: u32,
+    /// The value is poisoned (written poisoned, uninitialized, or out of bounds).
+    pub(crate) poisoned: bool,
+    /// Address outside the allocation.
+    pub(crate) out_of_bounds: bool,
+    /// Never written.
+    pub(crate) uninit: bool,
+    /// Written by another thread with no barrier between.
+    pub(crate) race: bool,
+}
+
+/// What a shared store found.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SharedWrite {
+    /// Address outside the allocation (nothing was written).
+    pub(crate) out_of_bounds: bool,
+    /// Conflicts with an unordered access of another thread.
+    pub(crate) race: bool,
+    /// The conflict is a write of the same value (benign).
+    pub(crate) same_value: bool,
+}
+
+/// A block's shared memory: `u32` words and their shadows.
+#[derive(Clone, Debug, Default)]
+pub struct SharedMem {
+    words: Vec<Word>,
+}
+
+impl SharedMem {
+    /// Resets to `words` uninitialized words for a new block (allocations are reused). A size
+    /// that cannot be allocated is a [`SimError::InvalidLaunch`], never an abort.
+    pub fn reset(&mut self, words: usize) -> Result<(), SimError> {
+        self.words.clear();
+        self.reserve(words)?;
+        self.words.resize(words, Word::default());
+        Ok(())
+    }
+
+    /// Makes room for `words` words without touching them (a later [`SharedMem::reset`] to at
+    /// most that size allocates nothing): a size that cannot be had is an error up front.
+    pub fn reserve(&mut self, words: usize) -> Result<(), SimError> {
+        let too_large = |_| {
+            SimError::InvalidLaunch(format!(
+                "shared memory of {words} words per block is too large to simulate"
+            ))
+        };
+        self.words.try_reserve(words.saturating_sub(self.words.len())).map_err(too_large)
+    }
+
+    /// Size in words.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// `true` when no word is allocated.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The value of word `addr`, if it exists (a host-side look: nothing is checked).
+    pub fn word(&self, addr: usize) -> Option<u32> {
+        self.words.get(addr).map(|w| w.value)
+    }
+
+    /// A load by block-thread `thread`; `checks` = whether shadows are consulted and updated.
+    #[inline]
+    pub(crate) fn read(
+        &mut self,
+        addr: usize,
+        thread: u16,
+        now: &Now<'_>,
+        checks: bool,
+    ) -> SharedRead {
+        let Some(w) = self.words.get_mut(addr) else {
+            return SharedRead { out_of_bounds: true, poisoned: true, ..SharedRead::default() };
+        };
+        let mut r = SharedRead {
+            value: w.value,
+            prev: w.prev,
+            poisoned: w.flags & POISON != 0,
+            ..SharedRead::default()
+        };
+        if !checks {
+            return r;
+        }
+        let at = Epochs::of(now);
+        if w.flags & INIT != 0 && w.writer == thread && w.reader == thread && w.reader_at == at {
+            // The common case: a thread re-reading its own word in the same epoch.
+            return r;
+        }
+        if w.flags & INIT == 0 {
+            r.uninit = true;
+            r.poisoned = true;
+        } else {
+            r.race = w.writer != thread && !w.writer_at.ordered_before(w.writer, now);
+        }
+        let live_reader = w.flags & READ_ONE != 0 && !w.reader_at.ordered_before(w.reader, now);
+        if live_reader && w.reader != thread {
+            w.flags |= READ_MANY;
+        } else if !live_reader {
+            (w.reader, w.reader_at) = (thread, at);
+            w.flags = (w.flags & !READ_MANY) | READ_ONE;
+        }
+        r
+    }
+
+    /// The fast path of a warp load: lane `l` of `lanes` reads word `start + l`, a word that
+    /// only it has written and read — no race is possible; only the read's stamp moves on
+    /// (`own[l]`: lane `l`'s own clock). With `checks` off, any word in bounds. Returns the
+    /// values and poisoned lanes, or `None` when any lane needs the full check.
+    #[inline]
+    pub(crate) fn read_private_run(
+        &mut self,
+        start: usize,
+        lanes: u32,
+        thread0: u16,
+        own: &[u32; WARP_SIZE],
+        block_epoch: u32,
+        checks: bool,
+    ) -> Option<([u32; WARP_SIZE], u32)> {
+        let span = WARP_SIZE - lanes.leading_zeros() as usize;
+        let words = self.words.get_mut(start..start.checked_add(span)?)?;
+        let mut vals = [0u32; WARP_SIZE];
+        let mut poison = 0u32;
+        let mut private = true;
+        for (l, w) in words.iter().enumerate() {
+            vals[l] = w.value;
+            poison |= u32::from(w.flags & POISON != 0) << l;
+            let me = thread0 + l as u16;
+            let mine = w.flags & (INIT | READ_ONE | READ_MANY) == INIT | READ_ONE
+                && w.writer == me
+                && w.reader == me;
+            private &= mine || lanes >> l & 1 == 0;
+        }
+        if !checks {
+            return Some((vals, poison & lanes));
+        }
+        if !private {
+            return None;
+        }
+        for l in lanes_of(lanes) {
+            words[l].reader_at = Epochs { warp: own[l], block: block_epoch };
+        }
+        Some((vals, poison & lanes))
+    }
+
+    /// A store by block-thread `thread`.
+    #[inline]
+    pub(crate) fn write(
+        &mut self,
+        addr: usize,
+        value: u32,
+        poisoned: bool,
+        thread: u16,
+        now: &Now<'_>,
+        checks: bool,
+    ) -> SharedWrite {
+        let Some(w) = self.words.get_mut(addr) else {
+            return SharedWrite { out_of_bounds: true, ..SharedWrite::default() };
+        };
+        let mut out = SharedWrite::default();
+        if checks {
+            let ww = w.flags & INIT != 0
+                && w.writer != thread
+                && !w.writer_at.ordered_before(w.writer, now);
+            let war = w.flags & READ_ONE != 0
+                && (w.flags & READ_MANY != 0 || w.reader != thread)
+                && !w.reader_at.ordered_before(w.reader, now);
+            out.race = ww || war;
+            out.same_value = ww && !war && w.value == value;
+        }
+        w.prev = w.value;
+        w.value = value;
+        (w.writer, w.writer_at) = (thread, Epochs::of(now));
+        w.flags = INIT | if poisoned { POISON } else { 0 };
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lane's view at block epoch `block` of warp `warp`, with vector clock `vc`.
+    fn now(block: u32, warp: u32, vc: &WarpClocks, lane: usize) -> Now<'_> {
+        Now { block_epoch: block, warp, clock: vc.row(lane), own: vc.own(lane) }
+    }
+
+    #[test]
+    fn shared_races_need_two_threads_and_no_barrier() {
+        let mut s = SharedMem::default();
+        s.reset(4).unwrap();
+        let mut vc = WarpClocks::default();
+        assert!(s.read(0, 0, &now(0, 0, &vc, 0), true).uninit);
+        assert!(!s.write(1, 5, false, 3, &now(0, 0, &vc, 3), true).race);
+        // Same thread: no race. Another lane of the warp, no syncwarp: race.
+        assert!(!s.read(1, 3, &now(0, 0, &vc, 3), true).race);
+        assert!(s.read(1, 4, &now(0, 0, &vc, 4), true).race);
+        // Lanes 3 and 4 meet at a __syncwarp: ordered.
+        vc.sync(0b1_1000);
+        assert!(!s.read(1, 4, &now(0, 0, &vc, 4), true).race);
+        // Lane 5 did not take part: still a race.
+        assert!(s.read(1, 5, &now(0, 0, &vc, 5), true).race);
+        // Thread 40 (warp 1): only a __syncthreads orders it.
+        let other = WarpClocks::default();
+        assert!(s.read(1, 40, &now(0, 1, &other, 8), true).race);
+        assert!(!s.read(1, 40, &now(1, 1, &other, 8), true).race);
+        // Write after another thread's unordered read.
+        let w = s.write(1, 6, false, 41, &now(1, 1, &other, 9), true);
+        assert!(w.race && !w.same_value);
+        // Same-value write-write race is flagged as such.
+        let vc0 = WarpClocks::default();
+        assert!(!s.write(2, 9, false, 0, &now(0, 0, &vc0, 0), true).race);
+        let w = s.write(2, 9, false, 1, &now(0, 0, &vc0, 1), true);
+        assert!(w.race && w.same_value);
+        assert!(s.read(7, 0, &now(0, 0, &vc0, 0), true).out_of_bounds);
+        assert!(s.write(7, 0, false, 0, &now(0, 0, &vc0, 0), true).out_of_bounds);
+    }
+
+    #[test]
+    fn a_syncwarp_of_one_segment_does_not_order_another() {
+        let mut vc = WarpClocks::default();
+        vc.sync(0xffff); // lanes 0..15 meet; 16..31 do not
+        assert_eq!((vc.own(3), vc.row(4)[3], vc.row(20)[3]), (1, 1, 0));
+        vc.sync(FULL);
+        assert_eq!((vc.own(20), vc.row(3)[20], vc.row(3)[5]), (1, 1, 2));
+        vc.reset();
+        assert_eq!(vc.own(3), 0);
+    }
+
+    const FULL: u32 = u32::MAX;
+
+    #[test]
+    fn sizes_that_cannot_be_allocated_are_errors() {
+        let mut s = SharedMem::default();
+        assert!(matches!(s.reset(usize::MAX / 2), Err(SimError::InvalidLaunch(_))));
+        assert!(matches!(s.reserve(usize::MAX / 2), Err(SimError::InvalidLaunch(_))));
+        assert!(s.reserve(64).is_ok() && s.is_empty());
+        assert!(s.reset(3).is_ok() && s.len() == 3);
+    }
+}

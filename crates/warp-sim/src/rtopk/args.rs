@@ -1,0 +1,121 @@
+//! The kernel's interface: its arguments ([`KernelArgs`], the CUDA kernel's `Params`), how a
+//! search ends ([`SearchExit`]), and the constants the launcher, the CUDA kernel and the
+//! simulator share (docs/kernel.md, "Narrowing"; the launch plan holds them).
+
+use topk_ref::{Bisect, Mode};
+
+use crate::rtopk::mutant::Mutant;
+pub use crate::rtopk::plan::{
+    BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_STAGE, CAND_CAP, WARP_STAGE,
+};
+
+/// Narrowest whole-warp row that narrows (12 keys per lane).
+pub const NARROW_MIN_M: usize = 257;
+/// Widest whole-warp row that narrows (32 keys per lane).
+pub const NARROW_MAX_M: usize = 1024;
+/// Narrowest block row that narrows (blocks of 4 warps).
+pub const BLOCK_NARROW_MIN_M: usize = 3073;
+/// Widest block row that narrows (blocks of 8 warps).
+pub const BLOCK_NARROW_MAX_M: usize = 8192;
+
+/// The kernel's parameters (`__global__` arguments; the CUDA kernel's `Params`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KernelArgs {
+    /// Rows.
+    pub n: usize,
+    /// Row width (`M >= 1`).
+    pub m: usize,
+    /// Values selected per row (`0 <= k <= M`).
+    pub k: usize,
+    /// Largest or smallest.
+    pub mode: Mode,
+    /// Exact (precision ε'), or early stopping when `max_iter` is set.
+    pub bisect: Bisect,
+    /// A seeded bug, or `None` for the kernel of docs/kernel.md.
+    pub mutant: Option<Mutant>,
+}
+
+impl KernelArgs {
+    /// Whether the seeded bug `m` is switched on.
+    #[inline]
+    pub(crate) fn has(&self, m: Mutant) -> bool {
+        self.mutant == Some(m)
+    }
+
+    /// The most candidates a row may be narrowed to, where it may be under the default plan:
+    /// in exact mode, [`CAND_CAP`] for `NARROW_MIN_M <= M <= NARROW_MAX_M` and `k < CAND_CAP`,
+    /// and [`BLOCK_CAND_CAP`] for `BLOCK_NARROW_MIN_M <= M <= BLOCK_NARROW_MAX_M` and
+    /// `k < BLOCK_CAND_CAP`.
+    pub fn cand_cap(&self) -> Option<usize> {
+        if self.bisect.max_iter.is_some() {
+            return None;
+        }
+        let warp_row = (NARROW_MIN_M..=NARROW_MAX_M).contains(&self.m) && self.k < CAND_CAP;
+        let block_row =
+            (BLOCK_NARROW_MIN_M..=BLOCK_NARROW_MAX_M).contains(&self.m) && self.k < BLOCK_CAND_CAP;
+        if warp_row {
+            Some(CAND_CAP)
+        } else if block_row {
+            Some(BLOCK_CAND_CAP)
+        } else {
+            None
+        }
+    }
+
+    /// Whether a row may be narrowed to its candidates ([`KernelArgs::cand_cap`]).
+    pub fn narrows(&self) -> bool {
+        self.cand_cap().is_some()
+    }
+
+    /// `+1` in largest mode, `-1` in smallest (`Params::sign`).
+    pub(crate) fn sign(&self) -> f32 {
+        match self.mode {
+            Mode::Largest => 1.0,
+            Mode::Smallest => -1.0,
+        }
+    }
+}
+
+/// Why the search stopped (docs/kernel.md's exits; the CUDA kernel's `EXIT_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchExit {
+    /// A test counted exactly k.
+    Hit,
+    /// The bracket cannot shrink.
+    Converged,
+    /// `hi - lo <= eps` (precision > 0).
+    Precision,
+    /// Early stopping ran its steps.
+    MaxIter,
+}
+
+#[cfg(test)]
+mod tests {
+    use topk_ref::{Bisect, Mode};
+
+    use super::KernelArgs;
+    use crate::rtopk::launch::H100;
+    use crate::rtopk::plan::{Launch, Strategy, plan};
+
+    /// `KernelArgs::cand_cap` and the launch plan agree on which rows narrow (the plan decides
+    /// what the simulator runs; `cand_cap` is what callers ask of a shape).
+    #[test]
+    fn narrowing_is_the_same_in_the_args_and_the_plan() {
+        for m in
+            [1, 100, 256, 257, 300, 700, 1024, 1025, 2048, 3072, 3073, 5001, 8192, 8193, 70_000]
+        {
+            for k in [1, 10, 127, 128, 129, 300, 511, 512, 513, m / 8, m / 2, m] {
+                if k == 0 || k > m {
+                    continue;
+                }
+                for bisect in [Bisect::exact(), Bisect::early_stopping(3)] {
+                    let args =
+                        KernelArgs { n: 16, m, k, mode: Mode::Largest, bisect, mutant: None };
+                    let launch = Launch { n: 16, m, k, mode: Mode::Largest, bisect, sorted: false };
+                    let p = plan(&launch, &H100, Strategy::Auto).unwrap();
+                    assert_eq!(p.narrows, args.narrows(), "M={m} k={k} {bisect:?}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! The block-row kernels (the CUDA kernel's `block_rows.cu`): `rtopk_block_rows` and
+//! `rtopk_block_rows_narrow`, one block per row — 32 keys per thread in registers, the next
+//! `cached` in shared memory, the rest re-keyed from the input on each pass; block sums and
+//! prefixes through per-warp slots and `__syncthreads`; in the narrowing kernel the block's
+//! candidates handed to its first warp, which finishes alone.
+
+use crate::engine::error::SimError;
+use crate::engine::lanes::{FULL_MASK, Lanes};
+use crate::engine::warp::Warp;
+use crate::rtopk::args::{BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_STAGE};
+use crate::rtopk::load::load_row;
+use crate::rtopk::mutant::Mutant;
+use crate::rtopk::narrow::{
+    copy_candidates, finish_candidates, take_candidates, trace_cut, write_iterations,
+};
+use crate::rtopk::order::{check_keys, order_key};
+use crate::rtopk::params::Params;
+use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words};
+use crate::rtopk::search::{Exit, search_threshold};
+use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_chunk, taken};
+use crate::rtopk::warp_rows::row_offset;
+
+/// `block_range`: the block-wide min and max key, through the per-warp slots
+/// `s_partial[64 ..]` (apart from the block sums' slots).
+async fn block_range(
+    w: &mut Warp<'_>,
+    a: &crate::rtopk::args::KernelArgs,
+    lane_min: &Lanes<u32>,
+    lane_max: &Lanes<u32>,
+) -> Result<(u32, u32), SimError> {
+    let (warp, nwarps) = (w.warp_idx(), w.warps_per_block());
+    let lo = w.reduce_min_sync(FULL_MASK, lane_min, "block_range: __reduce_min_sync")?;
+    let hi = w.reduce_max_sync(FULL_MASK, lane_max, "block_range: __reduce_max_sync")?;
+    let slots = block_smem::PARTIAL + 64;
+    let lane = w.lane_id();
+    let lane0 = lane.map(|l| l == 0);
+    let saved = w.push_active(&lane0, "block_range: if (lane == 0)")?;
+    w.st_shared(&Lanes::splat(slots + warp), &lo, "block_range: slots[warp] = lane_min").await?;
+    w.st_shared(&Lanes::splat(slots + 32 + warp), &hi, "block_range: slots[32 + warp] = lane_max")
+        .await?;
+    w.pop_active(saved);
+    let misplaced = a.has(Mutant::BlockRangeBarrierMisplaced);
+    if !misplaced {
+        w.syncthreads("block_range: __syncthreads()").await?;
+    }
+    let reads = lane.map(|l| l < nwarps);
+    let saved = w.push_active(&reads, "block_range: lane < nwarps")?;
+    let mins = w.ld_shared(&lane.map(|l| slots + l), "block_range: slots[lane]").await?;
+    let maxs = w.ld_shared(&lane.map(|l| slots + 32 + l), "block_range: slots[32 + lane]").await?;
+    w.pop_active(saved);
+    if misplaced {
+        w.syncthreads("block_range: __syncthreads() (after the reads)").await?; // BUG
+    }
+    let mins = Lanes::select(&reads, &mins, &Lanes::splat(u32::MAX));
+    let maxs = Lanes::select(&reads, &maxs, &Lanes::splat(0));
+    let lo = w.reduce_min_sync(FULL_MASK, &mins, "block_range: min of slots")?;
+    let hi = w.reduce_max_sync(FULL_MASK, &maxs, "block_range: max of slots")?;
+    let (lo, hi) = (w.uniform(&lo, "search: lo_key")?, w.uniform(&hi, "search: hi_key")?);
+    w.block_uniform(u64::from(lo) << 32 | u64::from(hi), "block_range: lo_key, hi_key")?;
+    Ok((lo, hi))
+}
+
+/// `narrow_row` of a block row: every thread copies its candidates (the last count's mask)
+/// and their indices to the stage in index order (one `block_prefix` of the threads' counts
+/// places them), then `__syncthreads()` hands them to the first warp.
+async fn narrow_row(
+    w: &mut Warp<'_>,
+    a: &crate::rtopk::args::KernelArgs,
+    row: &BlockRow<'_>,
+    cand: u32,
+) -> Result<(), SimError> {
+    let own = popc_words(&row.ge_last);
+    let (before, _total) = block_prefix(w, &own, block_smem::CHUNK).await?;
+    let first = w.thread_idx().map(|t| BLOCK_EPL as u32 * t);
+    let at = before.map(|b| cand.wrapping_add(b));
+    copy_candidates(w, &row.keys, &row.ge_last, &first, &at, BLOCK_CAND_CAP as u32).await?;
+    if !a.has(Mutant::BlockNarrowMissingBarrier) {
+        w.syncthreads("narrow_row: __syncthreads()").await?;
+    }
+    Ok(())
+}
+
+/// The block row's keys past its registers: `smem[i - in_regs]` where cached, and each
+/// thread's min and max key over them.
+async fn load_rest(
+    w: &mut Warp<'_>,
+    p: &Params<'_>,
+    row: &BlockRow<'_>,
+    lane_min: &mut Lanes<u32>,
+    lane_max: &mut Lanes<u32>,
+    tr: crate::rtopk::record::Tracer<'_>,
+) -> Result<(), SimError> {
+    let bd = w.block_dim();
+    let mut i = w.thread_idx().map(|t| row.in_regs + t);
+    let mut base = row.in_regs;
+    while base < row.m {
+        let inside = i.map(|i| i < row.m);
+        let saved = w.push_active(&inside, "load_row: i < M (past the registers)")?;
+        let addr =
+            w.add_u64(&Lanes::splat(row.row_off), &i.map(u64::from), "load_row: row_in + i")?;
+        let v = w.ld_input(p.x, &addr, "load_row: row_in[i]").await?;
+        let key = v.map(|v| order_key(&p.a, f32::from_bits(v), row.sign));
+        check_keys(w, p.a.mode, &v, &key, inside.mask(), "load_row: order_key is SPEC §1's key")?;
+        let cached = i.map(|i| i - row.in_regs < row.cached);
+        let s2 = w.push_active(&cached, "load_row: i - in_regs < cached")?;
+        let at = i.map(|i| block_smem::KEYS + i - row.in_regs);
+        w.st_shared(&at, &key, "load_row: smem[i - in_regs] = key").await?;
+        w.pop_active(s2);
+        let (lo, hi) = (lane_min.zip(&key, u32::min), lane_max.zip(&key, u32::max));
+        w.assign(lane_min, &lo);
+        w.assign(lane_max, &hi);
+        for l in crate::engine::lanes_of(if tr.on() { w.active_mask() } else { 0 }) {
+            tr.with(|r| r.loaded_slots(i.lane(l) as usize, &[key.lane(l)]));
+        }
+        let next = i.map(|i| i + bd);
+        w.assign(&mut i, &next);
+        w.pop_active(saved);
+        base += bd;
+    }
+    Ok(())
+}
+
+/// `rtopk_block_row<NARROWS>`: one block per row.
+pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
+    let a = &p.a;
+    let (m, k) = (a.m as u32, a.k as u32);
+    let row_id = u64::from(w.block_idx());
+    let tr = p.tracer(row_id);
+    let row_off = row_offset(w, a, row_id, a.m as u64, "rtopk_block_row: row_id * (u64)m")?;
+    let in_regs = m.min(BLOCK_EPL as u32 * w.block_dim());
+    let mut row = BlockRow {
+        keys: vec![Lanes::splat(0u32); BLOCK_EPL],
+        ge_last: vec![Lanes::splat(0u32); 1],
+        x: p.x,
+        row_off: row_off.lane(0),
+        m,
+        in_regs,
+        cached: p.plan.cached_keys.min(m - in_regs),
+        half: 0,
+        sign: a.sign(),
+        cap: if p.plan.narrows { BLOCK_CAND_CAP as u32 } else { 0 },
+    };
+    // stage 1: load_row (registers, then shared memory, min/max); thread t's slots hold
+    // elements BLOCK_EPL t .. BLOCK_EPL t + BLOCK_EPL - 1
+    let tid = w.thread_idx();
+    let first = tid.map(|t| BLOCK_EPL as u32 * t);
+    let (mut lane_min, mut lane_max) =
+        load_row(w, a, p.x, &row_off, &mut row.keys, &first, p.vec4).await?;
+    if tr.on() {
+        for l in 0..32 {
+            let f = first.lane(l) as usize;
+            let keys: Vec<u32> =
+                row.keys.iter().take(a.m.saturating_sub(f)).map(|k| k.lane(l)).collect();
+            tr.with(|r| r.loaded_slots(f, &keys));
+        }
+    }
+    load_rest(w, p, &row, &mut lane_min, &mut lane_max, tr).await?;
+    let (lo_key, hi_key) = block_range(w, a, &lane_min, &lane_max).await?;
+    tr.with(|r| r.range(lo_key, hi_key));
+    // stage 2: search_threshold
+    let mut s = search_threshold(w, a, &mut row, lo_key, hi_key, tr).await?;
+    let out_len = if a.has(Mutant::OutputStrideM) { a.m } else { a.k } as u64; // BUG: stride M
+    let out_off = row_offset(w, a, row_id, out_len, "rtopk_block_row: row_id * (u64)k")?;
+    let out =
+        RowOut { x: p.x, row_off, out_val: p.out_val, out_idx: p.out_idx, out_off, sign: a.sign() };
+    let stage = Stage { base: block_smem::STAGE, cap: BLOCK_STAGE as u32 };
+    if p.plan.narrows && s.exit == Exit::Narrow {
+        // block-uniform
+        narrow_row(w, a, &row, stage.base).await?;
+        if w.warp_idx() > 0 {
+            w.exit(); // the first warp goes on alone: no barrier follows
+            return Ok(());
+        }
+        let mut narrowed =
+            take_candidates(w, stage.base, s.count_at_lo, m, BLOCK_CAND_KEYS).await?;
+        let iter_at = (p.out_iter, row_id);
+        return finish_candidates(w, a, &mut narrowed, &mut s, stage.base, &out, iter_at, tr).await;
+    }
+    // stage 3: select_topk, first the elements in registers (one block prefix of the threads'
+    // packed strong and band counts places them), then past them one chunk of blockDim
+    // consecutive elements at a time
+    let c = crate::rtopk::select::cut_of(w, a, &mut row, &s).await?;
+    trace_cut(tr, &s, &c);
+    let mut band_left = k.wrapping_sub(c.strong_count);
+    let (mut strong, mut band) = (vec![Lanes::splat(0u32)], vec![Lanes::splat(0u32)]);
+    let own = classify(&row.keys, &first, m, &c, &mut strong, &mut band);
+    let (before, total) = block_prefix(w, &own, block_smem::CHUNK).await?;
+    let band_taken = (total >> 16).min(band_left);
+    let mut written = k.min((total & 0xffff) + band_taken);
+    if in_regs == m {
+        w.check_that(total & 0xffff == c.strong_count, "select: strong elements = strong_count")?;
+    }
+    let mut take = vec![Lanes::splat(0u32)];
+    let pos = taken(a, &strong, &band, &before, band_left, &mut take);
+    if tr.on() {
+        trace_slots(tr, &first, a.m, &strong, &band, &take);
+    }
+    emit_staged(w, a, &take, &pos, written, &first, stage, &tid, w.block_dim(), Sync::Block, &out)
+        .await?;
+    band_left -= band_taken;
+    select_tail(w, a, &row, &c, &mut written, &mut band_left, &out, tr).await?;
+    w.check_that(written == k, "select: the cut selects k elements")?;
+    let thread0 = tid.map(|t| t == 0);
+    write_iterations(w, (p.out_iter, row_id), s.iterations, &thread0).await
+}
+
+/// The register part's (strong, band, taken) flags of this warp's threads, for the trace.
+fn trace_slots(
+    tr: crate::rtopk::record::Tracer<'_>,
+    first: &Lanes<u32>,
+    m: usize,
+    strong: &[Lanes<u32>],
+    band: &[Lanes<u32>],
+    take: &[Lanes<u32>],
+) {
+    for l in 0..32 {
+        let f = first.lane(l) as usize;
+        let flags: Vec<(bool, bool, bool)> = (0..BLOCK_EPL)
+            .take_while(|j| f + j < m)
+            .map(|j| {
+                let bit = |v: &[Lanes<u32>]| v[0].lane(l) >> j & 1 == 1;
+                (bit(strong), bit(band), bit(take))
+            })
+            .collect();
+        if !flags.is_empty() {
+            tr.with(|r| r.selected_slots(f, &flags));
+        }
+    }
+}
+
+/// The selection past the registers: chunks of blockDim consecutive elements, each warp
+/// selecting its 32 with `select_chunk` after the warps' strong and band counts are shared
+/// through `s_chunk` (lane `w` of every warp reads warp `w`'s: prefix and totals in four
+/// reductions).
+#[allow(clippy::too_many_arguments)]
+async fn select_tail(
+    w: &mut Warp<'_>,
+    a: &crate::rtopk::args::KernelArgs,
+    row: &BlockRow<'_>,
+    c: &crate::rtopk::select::Cut,
+    written: &mut u32,
+    band_left: &mut u32,
+    out: &RowOut<'_>,
+    tr: crate::rtopk::record::Tracer<'_>,
+) -> Result<(), SimError> {
+    let k = a.k as u32;
+    let (warp, nwarps, bd) = (w.warp_idx(), w.warps_per_block(), w.block_dim());
+    let lane = w.lane_id();
+    let tid = w.thread_idx();
+    let chunk = block_smem::CHUNK;
+    let mut base = row.in_regs;
+    while base < row.m && *written < k {
+        let i = tid.map(|t| base + t);
+        let valid = i.map(|i| i < row.m);
+        let mut key = Lanes::splat(0u32);
+        let saved = w.push_active(&valid, "select: i < M")?;
+        let kv = row.key_at(w, a, &i).await?;
+        w.assign(&mut key, &kv);
+        w.pop_active(saved);
+        let strong = valid.and(&key.map(|k| k > c.strong_above));
+        let band = valid.and(&strong.not()).and(&key.map(|k| k >= c.band_lo));
+        let strong_mask = w.ballot_sync(FULL_MASK, &strong, "select: ballot(strong)")?;
+        let band_mask = w.ballot_sync(FULL_MASK, &band, "select: ballot(band)")?;
+        if !a.has(Mutant::BlockTailMissingBarrier) {
+            w.syncthreads("select: __syncthreads() (s_chunk's readers are done)").await?;
+        }
+        let lane0 = lane.map(|l| l == 0);
+        let saved = w.push_active(&lane0, "select: if (lane == 0)")?;
+        let popc = |m: &Lanes<u32>| m.map(u32::count_ones);
+        w.st_shared(
+            &Lanes::splat(chunk + warp),
+            &popc(&strong_mask),
+            "select: s_chunk[warp] = strong",
+        )
+        .await?;
+        w.st_shared(
+            &Lanes::splat(chunk + 32 + warp),
+            &popc(&band_mask),
+            "select: s_chunk[32 + warp] = band",
+        )
+        .await?;
+        w.pop_active(saved);
+        w.syncthreads("select: __syncthreads() (s_chunk written)").await?;
+        let reads = lane.map(|l| l < nwarps);
+        let saved = w.push_active(&reads, "select: lane < nwarps")?;
+        let sw = w.ld_shared(&lane.map(|l| chunk + l), "select: s_chunk[lane]").await?;
+        let bw = w.ld_shared(&lane.map(|l| chunk + 32 + l), "select: s_chunk[32 + lane]").await?;
+        w.pop_active(saved);
+        let zero = Lanes::splat(0u32);
+        let (sw, bw) = (Lanes::select(&reads, &sw, &zero), Lanes::select(&reads, &bw, &zero));
+        let below = lane.map(|l| l < warp);
+        let strong_before = w.reduce_add_sync(
+            FULL_MASK,
+            &Lanes::select(&below, &sw, &zero),
+            "select: strong before",
+        )?;
+        let band_before = w.reduce_add_sync(
+            FULL_MASK,
+            &Lanes::select(&below, &bw, &zero),
+            "select: band before",
+        )?;
+        let strong_total = w.reduce_add_sync(FULL_MASK, &sw, "select: strong total")?;
+        let band_total = w.reduce_add_sync(FULL_MASK, &bw, "select: band total")?;
+        let strong_before = w.uniform(&strong_before, "select: strong_before")?;
+        let band_before = w.uniform(&band_before, "select: band_before")?;
+        let strong_total = w.uniform(&strong_total, "select: strong_total")?;
+        let band_total = w.uniform(&band_total, "select: band_total")?;
+        w.block_uniform(
+            u64::from(strong_total) << 32 | u64::from(band_total),
+            "select: chunk totals",
+        )?;
+        let my_budget = band_left.saturating_sub(band_before);
+        let taken_before = band_before.min(*band_left);
+        let at = written.wrapping_add(strong_before).wrapping_add(taken_before);
+        let d = select_chunk(w, a, &key, &valid, &i, c, my_budget, at, out).await?;
+        if tr.on() {
+            let n = (row.m - base.min(row.m)).saturating_sub(32 * warp).min(32) as usize;
+            let flags: Vec<(bool, bool, bool)> = (0..n)
+                .map(|l| {
+                    (
+                        d.strong_mask >> l & 1 == 1,
+                        d.band_mask >> l & 1 == 1,
+                        d.sel_mask >> l & 1 == 1,
+                    )
+                })
+                .collect();
+            tr.with(|r| r.selected_slots((base + 32 * warp) as usize, &flags));
+        }
+        let taken_total = band_total.min(*band_left);
+        *written = written.wrapping_add(strong_total).wrapping_add(taken_total);
+        *band_left = band_left.wrapping_sub(taken_total);
+        base += bd;
+    }
+    Ok(())
+}

@@ -1,0 +1,406 @@
+//! The seeded-bug catalog: every [`Mutant`] of the RTop-K kernel run over a fixed suite that
+//! reaches every launch family, and how the simulator catches each.
+//!
+//! A mutant is *caught by a diagnostic* when a launch reports a finding (in order, or as an
+//! order dependence under seeded schedules), and *by the oracle* when its output (indices,
+//! value bits or iteration counts) differs from topk-ref's `Bisect` on some case. The suite:
+//! quarter-, half- and whole-warp rows (narrowing and not, 16-byte loads, idle lanes), rows of
+//! 48 keys per lane, block rows (narrowing, and past their registers into shared memory and
+//! re-keying), both sorts, early stopping, both modes, a partial last block, and a grid of
+//! 2^32 elements and more of which one block is simulated. Inputs mix ±0, NaN of both signs
+//! with payloads, ±inf, subnormals, ±FLT_MAX and ties with ordinary numbers.
+
+use std::fmt::Write as _;
+
+use topk_ref::order::Mode;
+use topk_ref::{Bisect, Options, topk_row};
+
+use crate::engine::diag::{DiagKind, DiagPolicy, Diagnostic};
+use crate::engine::global::VirtualSource;
+use crate::engine::schedule::{Schedule, ScheduleRng};
+use crate::engine::summary::DiagSummary;
+use crate::rtopk::args::KernelArgs;
+use crate::rtopk::launch::{LaunchResult, SimConfig, Simulator, order_diffs};
+use crate::rtopk::mutant::Mutant;
+use crate::rtopk::plan::Strategy;
+
+/// How a mutant was caught.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Caught {
+    /// Only by a diagnostic (the output was right).
+    Diagnostic,
+    /// Only by comparing with the CPU reference.
+    Oracle,
+    /// By both.
+    Both,
+    /// The launch stopped with an error (the watchdog).
+    Error,
+    /// Not caught.
+    NotCaught,
+}
+
+impl Caught {
+    /// Table text.
+    pub fn name(self) -> &'static str {
+        match self {
+            Caught::Diagnostic => "diagnostic",
+            Caught::Oracle => "oracle",
+            Caught::Both => "diagnostic+oracle",
+            Caught::Error => "launch error",
+            Caught::NotCaught => "not caught",
+        }
+    }
+}
+
+/// What the catalog found for one kernel variant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MutantReport {
+    /// The mutant (`None` = the kernel of docs/kernel.md).
+    pub mutant: Option<Mutant>,
+    /// How it was caught.
+    pub caught: Caught,
+    /// The first diagnostic that is not benign (order dependence last), if any.
+    pub first_diagnostic: Option<Diagnostic>,
+    /// The first disagreement with the reference (or the launch error).
+    pub first_mismatch: Option<String>,
+    /// Diagnostics over all cases.
+    pub diagnostics_total: u64,
+    /// All findings by kind.
+    pub summary: DiagSummary,
+}
+
+/// Values of a case's rows.
+#[derive(Clone, Copy, Debug)]
+enum Data {
+    /// Uniform numbers in [-4, 4).
+    Numbers,
+    /// The integers 0 to 8 and ±0: ties, and thresholds that land on elements.
+    Ties,
+    /// Numbers laced with ±0, NaN of both signs with payloads, ±inf, subnormals, ±FLT_MAX
+    /// and a tie pool.
+    Hostile,
+}
+
+/// One shape of the suite.
+struct Case {
+    n: usize,
+    m: usize,
+    k: usize,
+    mode: Mode,
+    bisect: Bisect,
+    strategy: Strategy,
+    sorted: bool,
+    data: Data,
+}
+
+fn suite() -> Vec<Case> {
+    use Data::*;
+    use Strategy::*;
+    let (l, s) = (Mode::Largest, Mode::Smallest);
+    let exact = Bisect::exact();
+    let c = |n, m, k, mode, bisect, strategy, sorted, data| Case {
+        n,
+        m,
+        k,
+        mode,
+        bisect,
+        strategy,
+        sorted,
+        data,
+    };
+    vec![
+        c(48, 30, 6, l, exact, Quarter, false, Hostile),
+        c(16, 256, 200, s, exact, Quarter, false, Ties), // the stage in 4 chunks per row
+        c(40, 5, 2, s, exact, Quarter, true, Hostile),   // idle lanes, warp sort
+        c(20, 100, 10, s, exact, Half, false, Ties),
+        c(20, 62, 8, l, exact, Half, true, Hostile), // 4 keys per lane, M % 4 != 0
+        c(20, 64, 8, l, exact, Half, false, Numbers), // 16-byte loads
+        c(17, 77, 7, l, Bisect::early_stopping(6), Half, false, Numbers),
+        c(9, 200, 40, l, exact, Warp, true, Hostile),
+        c(9, 300, 20, l, exact, Auto, false, Numbers), // narrows (12 keys per lane)
+        c(9, 700, 60, s, exact, Auto, false, Ties),
+        c(5, 1500, 100, l, exact, Auto, false, Hostile), // 48 keys per lane
+        c(2, 3100, 100, l, exact, Auto, false, Numbers), // block rows that narrow
+        c(2, 2100, 300, s, exact, Auto, true, Hostile),  // block rows, warp sort
+        c(2, 2100, 1100, l, exact, Auto, true, Numbers), // block sort in shared memory
+        c(1, 35_000, 300, l, exact, Block, false, Numbers), // past the registers: 3 chunks
+    ]
+}
+
+/// Grids of 2^32 elements and more, the last block of each simulated: `(N, M, k, sorted)` —
+/// whole-warp rows selecting every element (so that `row_id * k` passes 2^32 too) with the
+/// warp sort, and block rows that narrow.
+const HUGE: [(usize, usize, usize, bool); 2] =
+    [((1 << 23) + 8, 520, 520, true), ((1 << 20) + 1, 4096, 100, false)];
+/// Element `i` of the huge grid: hostile values made from the address.
+fn huge_value(i: u64) -> f32 {
+    let mut rng = ScheduleRng::new(i);
+    hostile(&mut rng)
+}
+
+fn hostile(rng: &mut ScheduleRng) -> f32 {
+    let r = rng.next_u64();
+    match r % 40 {
+        0 => f32::from_bits(0x7fc0_0000),
+        1 => f32::from_bits(0xffc0_0000),
+        2 => f32::from_bits(0x7f80_0000 | (r >> 40) as u32 & 0x3f_ffff | 1),
+        3 => f32::from_bits(0xff80_0000 | (r >> 40) as u32 & 0x3f_ffff | 1),
+        4 => f32::INFINITY,
+        5 => f32::NEG_INFINITY,
+        6..=8 => 0.0,
+        9..=11 => -0.0,
+        12 => f32::from_bits((r >> 41) as u32 & 0x7f_ffff | 1),
+        13 => -f32::from_bits((r >> 41) as u32 & 0x7f_ffff | 1),
+        14 => f32::MAX,
+        15 => -f32::MAX,
+        16..=21 => [1.5f32, -2.25, 7.0][(r >> 50) as usize % 3],
+        _ => ((r >> 40) as f32 / (1u64 << 24) as f32) * 8.0 - 4.0,
+    }
+}
+
+/// Seeded test data of `data`'s kind.
+fn case_data(n: usize, m: usize, data: Data, seed: u64) -> Vec<f32> {
+    let mut rng = ScheduleRng::new(seed);
+    (0..n * m)
+        .map(|_| match data {
+            Data::Numbers => ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32) * 8.0 - 4.0,
+            Data::Ties => match rng.next_u64() % 11 {
+                9 => 0.0,
+                10 => -0.0,
+                v => v as f32,
+            },
+            Data::Hostile => hostile(&mut rng),
+        })
+        .collect()
+}
+
+/// What one mutant's run over the suite gathered.
+struct Tally {
+    summary: DiagSummary,
+    first: Option<Diagnostic>,
+    order: Option<Diagnostic>,
+    mismatch: Option<String>,
+    errored: bool,
+}
+
+impl Tally {
+    fn diagnostics(&mut self, r: &LaunchResult) {
+        self.summary.merge(&r.summary);
+        if self.first.is_none() {
+            self.first = r.diagnostics.iter().find(|d| !d.kind.is_benign()).cloned();
+        }
+    }
+}
+
+/// Runs `mutant` (or the clean kernel) over the suite.
+pub fn evaluate(mutant: Option<Mutant>) -> MutantReport {
+    let mut t = Tally {
+        summary: DiagSummary::new(),
+        first: None,
+        order: None,
+        mismatch: None,
+        errored: false,
+    };
+    for (ci, case) in suite().iter().enumerate() {
+        let args = KernelArgs {
+            n: case.n,
+            m: case.m,
+            k: case.k,
+            mode: case.mode,
+            bisect: case.bisect,
+            mutant,
+        };
+        let x = case_data(case.n, case.m, case.data, 1000 + ci as u64);
+        let config = SimConfig {
+            policy: DiagPolicy::Collect,
+            schedule: Schedule::InOrder,
+            strategy: case.strategy,
+            sorted: case.sorted,
+            ..SimConfig::default()
+        };
+        let base = match Simulator::new(config).run(&x, &args) {
+            Ok(r) => r,
+            Err(e) => {
+                t.errored = true;
+                t.mismatch.get_or_insert(format!("case {ci}: {e}"));
+                continue;
+            }
+        };
+        t.diagnostics(&base);
+        if t.mismatch.is_none() {
+            t.mismatch = compare(&x, &args, case.sorted, &base, ci);
+        }
+        for seed in [1, 2] {
+            let shuffled = SimConfig { schedule: Schedule::Shuffled { seed }, ..config };
+            if let Ok(other) = Simulator::new(shuffled).run(&x, &args) {
+                t.summary.merge(&other.summary);
+                for d in order_diffs(&base, &other, args.k.max(1)) {
+                    t.summary.add(&d);
+                    t.order.get_or_insert(d);
+                }
+            }
+        }
+    }
+    huge_grid(mutant, &mut t);
+    let diagnosed = t.first.is_some() || t.order.is_some();
+    let caught = match (diagnosed, t.mismatch.is_some()) {
+        _ if t.errored => Caught::Error,
+        (true, true) => Caught::Both,
+        (true, false) => Caught::Diagnostic,
+        (false, true) => Caught::Oracle,
+        (false, false) => Caught::NotCaught,
+    };
+    MutantReport {
+        mutant,
+        caught,
+        first_diagnostic: t.first.or(t.order),
+        first_mismatch: t.mismatch,
+        diagnostics_total: t.summary.total(),
+        summary: t.summary,
+    }
+}
+
+/// The last block of grids of more than 2^32 elements, their input made from addresses.
+fn huge_grid(mutant: Option<Mutant>, t: &mut Tally) {
+    for (n, m, k, sorted) in HUGE {
+        let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant };
+        let src = VirtualSource::new((n * m) as u64, m as u64, huge_value);
+        let config = SimConfig { sorted, ..SimConfig::default() };
+        let mut sim = Simulator::new(config);
+        let last = match sim.plan(&args) {
+            Ok(p) => (n as u64 - 1) / rows_of_block(&p) * rows_of_block(&p),
+            Err(e) => {
+                t.errored = true;
+                t.mismatch.get_or_insert(format!("grid of 2^32+: {e}"));
+                continue;
+            }
+        };
+        let rows = last..n as u64;
+        match sim.run_rows(&src, &args, rows.clone()) {
+            Ok(r) => {
+                t.diagnostics(&r);
+                if t.mismatch.is_none() {
+                    t.mismatch = compare_huge(&args, sorted, &r, rows);
+                }
+            }
+            Err(e) => {
+                t.errored = true;
+                t.mismatch.get_or_insert(format!("grid of 2^32+ elements: {e}"));
+            }
+        }
+    }
+}
+
+/// Rows per block of a plan's top-k launch.
+fn rows_of_block(p: &crate::rtopk::plan::Plan) -> u64 {
+    match p.family().lanes() {
+        Some(lanes) => u64::from(p.block) / lanes as u64,
+        None => 1,
+    }
+}
+
+/// The first row of a huge grid's launch that differs from topk-ref's `Bisect`.
+fn compare_huge(
+    args: &KernelArgs,
+    sorted: bool,
+    r: &LaunchResult,
+    rows: std::ops::Range<u64>,
+) -> Option<String> {
+    let (m, k) = (args.m, args.k);
+    for (i, row) in rows.enumerate() {
+        let x: Vec<f32> = (0..m as u64).map(|j| huge_value(row * m as u64 + j)).collect();
+        let opts = Options { mode: args.mode, sorted };
+        let want = match topk_row(&args.bisect, &x, k, opts) {
+            Ok(w) => w,
+            Err(e) => return Some(format!("grid of 2^32+: reference failed: {e}")),
+        };
+        if r.indices[i * k..(i + 1) * k] != want.indices[..] {
+            return Some(format!(
+                "grid of 2^32+ elements ({}), row {row}: indices differ",
+                r.plan.unit
+            ));
+        }
+    }
+    None
+}
+
+/// The first row where the launch differs from topk-ref's `Bisect`, described.
+fn compare(
+    x: &[f32],
+    args: &KernelArgs,
+    sorted: bool,
+    result: &LaunchResult,
+    case: usize,
+) -> Option<String> {
+    for r in 0..args.n {
+        let row = &x[r * args.m..(r + 1) * args.m];
+        let opts = Options { mode: args.mode, sorted };
+        let want = match topk_row(&args.bisect, row, args.k, opts) {
+            Ok(w) => w,
+            Err(e) => return Some(format!("case {case}: reference failed: {e}")),
+        };
+        let got_idx = &result.indices[r * args.k..(r + 1) * args.k];
+        let got_val = &result.values[r * args.k..(r + 1) * args.k];
+        let what =
+            format!("case {case} ({}, M={}, k={}) row {r}", result.plan.unit, args.m, args.k);
+        if got_idx != want.indices.as_slice() {
+            let head = |v: &[u32]| v.iter().take(6).copied().collect::<Vec<_>>();
+            return Some(format!(
+                "{what}: indices {:?} != {:?}",
+                head(got_idx),
+                head(&want.indices)
+            ));
+        }
+        if got_val.iter().zip(&want.values).any(|(a, b)| a.to_bits() != b.to_bits()) {
+            return Some(format!("{what}: value bits differ"));
+        }
+        let want_it = want.stats.iterations.unwrap_or(0);
+        if result.iterations[r] != want_it {
+            return Some(format!("{what}: {} iterations != {want_it}", result.iterations[r]));
+        }
+    }
+    None
+}
+
+/// The whole catalog: the clean kernel first, then every mutant.
+pub fn catalog() -> Vec<MutantReport> {
+    std::iter::once(None).chain(Mutant::ALL.into_iter().map(Some)).map(evaluate).collect()
+}
+
+/// The catalog as a text table: mutant, families, how caught, the kinds found, and the
+/// first finding (or disagreement).
+pub fn render_table(reports: &[MutantReport]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{:<30} {:<26} {:<20} first finding", "mutant", "families", "caught by");
+    let _ = writeln!(s, "{:-<30} {:-<26} {:-<20} {:-<60}", "", "", "", "");
+    for r in reports {
+        let name = r.mutant.map_or("(none: docs/kernel.md)", Mutant::name);
+        let families = r.mutant.map_or("all", Mutant::families);
+        let caught = match (r.mutant, r.caught) {
+            (Some(m), Caught::NotCaught) if m.is_equivalent() => "not caught (equiv.)",
+            (None, Caught::NotCaught) => "clean",
+            (_, c) => c.name(),
+        };
+        let finding = match (&r.first_diagnostic, &r.first_mismatch) {
+            (Some(d), _) => d.to_string(),
+            (None, Some(m)) => m.clone(),
+            (None, None) if r.mutant.is_some_and(Mutant::is_equivalent) => {
+                "equivalent mutant: nothing reuses the stage after its last chunk".to_string()
+            }
+            (None, None) => "-".to_string(),
+        };
+        let _ = writeln!(s, "{name:<30} {families:<26} {caught:<20} {finding}");
+    }
+    s
+}
+
+/// The kinds each report found, for a table: `kind` names joined by `, `.
+pub fn kinds_found(r: &MutantReport) -> String {
+    let kinds: Vec<&str> = r.summary.kinds().iter().map(|k| k.kind.name()).collect();
+    if kinds.is_empty() { "-".to_string() } else { kinds.join(", ") }
+}
+
+/// `true` when `kind` is among a report's findings.
+pub fn found(r: &MutantReport, kind: DiagKind) -> bool {
+    r.summary.count(kind) > 0
+}

@@ -1,0 +1,571 @@
+//! Launching the RTop-K kernel over a matrix as the GPU would: the launch plan picks the
+//! family ([`crate::rtopk::plan::plan()`], the CUDA launcher's choice for the shape, or a forced
+//! [`Strategy`]), the grid's blocks run in windows of whole blocks (outputs held for the
+//! window's rows only), then the sorted output's launch where asked. Sizes are checked before
+//! anything is allocated: a request too large to simulate is an error, never an abort.
+//! [`Simulator::run_rows`] runs only the blocks of some rows of a grid of any size, over an
+//! input made from addresses ([`crate::engine::VirtualSource`]).
+
+use std::cell::RefCell;
+use std::ops::Range;
+
+use topk_ref::bisect::MAX_ITERATIONS;
+use topk_ref::{TopKError, check_shape};
+
+use crate::engine::diag::{DiagKind, DiagPolicy, Diagnostic, Op};
+use crate::engine::error::SimError;
+use crate::engine::global::{Global, SliceSource, Source};
+use crate::engine::machine::{Grid, Machine, Rows};
+use crate::engine::schedule::Schedule;
+use crate::engine::summary::DiagSummary;
+use crate::engine::warp::BufId;
+use crate::rtopk::args::{BLOCK_STAGE, KernelArgs, WARP_STAGE};
+use crate::rtopk::block_rows::rtopk_block_row;
+use crate::rtopk::mutant::Mutant;
+use crate::rtopk::params::Params;
+use crate::rtopk::plan::{DeviceLimits, Family, Launch, Plan, PlanError, SortPlan, Strategy, plan};
+use crate::rtopk::record::Recorder;
+use crate::rtopk::rows::block_smem;
+use crate::rtopk::sort::{SortParams, rtopk_sort_rows, sort_warp_row};
+use crate::rtopk::trace::RowTrace;
+use crate::rtopk::warp_rows::rtopk_warp_rows_impl;
+
+/// An H100 SXM: 132 SMs, 227 KiB of opt-in shared memory per block — the device whose plan
+/// the simulator follows unless told otherwise (results never depend on it, only the family
+/// chosen for a shape).
+pub const H100: DeviceLimits = DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448 };
+
+/// Rows per window of a launch: whole blocks of every family (32 · 32 rows), or fewer rows
+/// of [`WINDOW_ELEMENTS`] where rows are long.
+const WINDOW_ROWS: u64 = 1024;
+/// Elements per window of a launch of long rows (so that a few long rows still make several
+/// windows for [`launch_parallel`]).
+const WINDOW_ELEMENTS: u64 = 1 << 17;
+
+/// Rows per window of a launch of `plan` over rows of `m`: a multiple of both launches'
+/// rows per block.
+fn window_rows(p: &Plan, m: usize) -> u64 {
+    let align = rows_per_block(p).max(p.sort.map_or(1, |s| sort_rows_per_block(&s)));
+    let rows = (WINDOW_ELEMENTS / (m as u64).max(1)).clamp(1, WINDOW_ROWS);
+    (rows / align).max(1) * align
+}
+
+/// How the simulator runs a launch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SimConfig {
+    /// What happens to diagnostics.
+    pub policy: DiagPolicy,
+    /// In order, or a seeded shuffle.
+    pub schedule: Schedule,
+    /// Which launch family: the plan's default for the shape, or a forced one.
+    pub strategy: Strategy,
+    /// Each row's results in sorted order (the sort launch), instead of index order.
+    pub sorted: bool,
+    /// The device whose launch plan is followed.
+    pub limits: DeviceLimits,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            policy: DiagPolicy::Collect,
+            schedule: Schedule::InOrder,
+            strategy: Strategy::Auto,
+            sorted: false,
+            limits: H100,
+        }
+    }
+}
+
+/// What a launch produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchResult {
+    /// `(rows, k)` values, row-major.
+    pub values: Vec<f32>,
+    /// `(rows, k)` indices, row-major: ascending within a row, or in sorted order.
+    pub indices: Vec<u32>,
+    /// `(rows,)` iteration counts.
+    pub iterations: Vec<u32>,
+    /// The findings kept (at most [`crate::engine::DEFAULT_KEPT_DIAGNOSTICS`]).
+    pub diagnostics: Vec<Diagnostic>,
+    /// How many findings there were in all.
+    pub diagnostics_total: u64,
+    /// All findings by kind: how many, and the first of each.
+    pub summary: DiagSummary,
+    /// The plan the launch followed.
+    pub plan: Plan,
+}
+
+/// A reusable simulator for RTop-K launches (keeps its allocations between launches).
+#[derive(Debug)]
+pub struct Simulator {
+    machine: Machine,
+    config: SimConfig,
+}
+
+impl From<PlanError> for SimError {
+    fn from(e: PlanError) -> Self {
+        match e {
+            PlanError::TopK(e) => SimError::TopK(e),
+            other => SimError::InvalidLaunch(other.to_string()),
+        }
+    }
+}
+
+impl Simulator {
+    /// A simulator with `config`.
+    pub fn new(config: SimConfig) -> Self {
+        Self { machine: Machine::new(config.policy, config.schedule), config }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> SimConfig {
+        self.config
+    }
+
+    /// The launch plan of `args` under this configuration.
+    pub fn plan(&self, args: &KernelArgs) -> Result<Plan, SimError> {
+        check_shape(args.m, args.k)?;
+        let launch = Launch {
+            n: args.n,
+            m: args.m,
+            k: args.k,
+            mode: args.mode,
+            bisect: args.bisect,
+            sorted: self.config.sorted,
+        };
+        Ok(plan(&launch, &self.config.limits, self.config.strategy)?)
+    }
+
+    /// Checks that a launch of `args` fits before its input is made: shapes, parameters, the
+    /// plan, and the simulated shared memory of a block, reserved now.
+    pub fn prepare(&mut self, args: &KernelArgs) -> Result<(), SimError> {
+        let p = self.plan(args)?;
+        let words = shared_words(&p, &p.sort);
+        self.machine.reserve_shared(words)
+    }
+
+    /// Runs the kernel over the `(N, M)` row-major matrix `x`.
+    pub fn run(&mut self, x: &[f32], args: &KernelArgs) -> Result<LaunchResult, SimError> {
+        check_len(x, args)?;
+        let src = SliceSource::new(x, args.m as u64);
+        self.launch(&src, args, 0..args.n as u64, None)
+    }
+
+    /// Runs only the blocks holding rows `rows` of the `(N, M)` input `src` (any N: the
+    /// grid is the plan's, most of it not simulated); the result holds those rows.
+    pub fn run_rows(
+        &mut self,
+        src: &dyn Source,
+        args: &KernelArgs,
+        rows: Range<u64>,
+    ) -> Result<LaunchResult, SimError> {
+        let len = (args.n as u64).checked_mul(args.m as u64);
+        if len != Some(src.len()) || rows.start > rows.end || rows.end > args.n as u64 {
+            return Err(SimError::InvalidLaunch(format!(
+                "rows {rows:?} of an input of {} values in {} rows of {}",
+                src.len(),
+                args.n,
+                args.m
+            )));
+        }
+        self.launch(src, args, rows, None)
+    }
+
+    /// [`Simulator::run`], recording the journey of row `row`.
+    pub fn run_traced(
+        &mut self,
+        x: &[f32],
+        args: &KernelArgs,
+        row: usize,
+    ) -> Result<(LaunchResult, RowTrace), SimError> {
+        if row >= args.n {
+            return Err(SimError::InvalidLaunch(format!(
+                "row {row} does not exist: the matrix has {} rows",
+                args.n
+            )));
+        }
+        check_len(x, args)?;
+        self.prepare(args)?;
+        let p = self.plan(args)?;
+        let values = copy_row(x, row, args.m)?;
+        let trace = RefCell::new(RowTrace::new(row, args, values, &p));
+        let src = SliceSource::new(x, args.m as u64);
+        let result = self.launch(&src, args, 0..args.n as u64, Some((row as u64, &trace)))?;
+        let mut trace = trace.into_inner();
+        let start = row * args.k;
+        let (idx, val) = (&result.indices, &result.values);
+        trace.finish(idx[start..start + args.k].to_vec(), val[start..start + args.k].to_vec());
+        Ok((result, trace))
+    }
+
+    fn launch(
+        &mut self,
+        src: &dyn Source,
+        args: &KernelArgs,
+        rows: Range<u64>,
+        trace: Option<(u64, &RefCell<RowTrace>)>,
+    ) -> Result<LaunchResult, SimError> {
+        args.bisect.validate()?;
+        let p = self.plan(args)?;
+        let k = args.k as u64;
+        let count = rows.end - rows.start;
+        let nk = count.checked_mul(k).and_then(|v| usize::try_from(v).ok());
+        let too_large = || TopKError::TooLarge { what: "output", n: count as usize, m: args.k };
+        let nk = nk.ok_or_else(too_large)?;
+        let mut result = LaunchResult {
+            values: try_vec(nk).ok_or_else(too_large)?,
+            indices: try_vec(nk).ok_or_else(too_large)?,
+            iterations: try_vec(count as usize).ok_or_else(too_large)?,
+            diagnostics: Vec::new(),
+            diagnostics_total: 0,
+            summary: DiagSummary::new(),
+            plan: p,
+        };
+        if args.k > 0 && count > 0 {
+            let step = window_rows(&p, args.m);
+            let mut r0 = rows.start / step * step;
+            while r0 < rows.end {
+                let r1 = (r0 + step).min(args.n as u64);
+                let rec = trace.map(|(r, t)| (r, t as &RefCell<dyn Recorder>));
+                let window = self.window(src, args, &p, r0..r1, rec)?;
+                window.copy_into(&mut result, &rows, k);
+                r0 = r1;
+            }
+        }
+        let (diagnostics, summary) = self.machine.take_diagnostics();
+        result.diagnostics_total = summary.total();
+        result.diagnostics = diagnostics;
+        result.summary = summary;
+        Ok(result)
+    }
+
+    /// Runs the blocks of rows `r0 .. r1` (whole blocks of both launches).
+    fn window<'x>(
+        &mut self,
+        src: &'x dyn Source,
+        args: &KernelArgs,
+        p: &Plan,
+        rows: Range<u64>,
+        trace: Option<(u64, &'x RefCell<dyn Recorder + 'x>)>,
+    ) -> Result<Window, SimError> {
+        let (n, k) = (args.n as u64, args.k as u64);
+        let count = rows.end - rows.start;
+        self.machine.free_globals();
+        let out = |name| -> Result<Global, SimError> {
+            Ok(Global::window(name, n * k, rows.start * k, count * k)?.with_rows(k))
+        };
+        let out_val = self.machine.alloc(out("out_val")?);
+        let out_idx = self.machine.alloc(out("out_idx")?);
+        let out_iter =
+            self.machine.alloc(Global::window("out_iter", n, rows.start, count)?.with_rows(1));
+        for id in [out_val, out_idx, out_iter] {
+            self.machine.global_mut(id).set_write_once(true);
+        }
+        let vec4 =
+            if args.has(Mutant::Vec4UnalignedRows) { args.m % 2 == 0 } else { args.m % 4 == 0 };
+        let params = Params { a: *args, x: src, out_val, out_idx, out_iter, plan: *p, vec4, trace };
+        let rpb = rows_per_block(p);
+        let mut grid = Grid::new(p.grid, p.block / 32, shared_words(p, &None));
+        grid.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
+        grid.group_lanes = match p.family() {
+            Family::QuarterRows | Family::HalfRows | Family::WarpRows => p.lanes_per_row as u32,
+            _ => 32,
+        };
+        let groups_per_row = if block_family(p) { p.block / 32 } else { 1 };
+        grid.rows = Some(Rows { per_block: rpb, groups_per_row });
+        self.machine.set_step_limit(step_budget(args));
+        let block = block_family(p);
+        self.machine.launch(grid, async |mut w| {
+            if block {
+                rtopk_block_row(&mut w, &params).await
+            } else {
+                rtopk_warp_rows_impl(&mut w, &params).await
+            }
+        })?;
+        self.check_written(out_idx, rows.start * k, rows.end * k, "out_idx: every result")?;
+        self.check_written(out_iter, rows.start, rows.end, "out_iter: every row")?;
+        if let Some(sort) = p.sort {
+            for id in [out_val, out_idx] {
+                self.machine.global_mut(id).set_write_once(false);
+            }
+            self.sort(src, args, &sort, rows.clone(), out_val, out_idx)?;
+        }
+        Ok(Window {
+            first: rows.start,
+            values: self.machine.global(out_val).f32s(),
+            indices: self.machine.global(out_idx).data().to_vec(),
+            iterations: self.machine.global(out_iter).data().to_vec(),
+        })
+    }
+
+    /// The sorted output's launch over rows `rows`.
+    fn sort(
+        &mut self,
+        src: &dyn Source,
+        args: &KernelArgs,
+        sort: &SortPlan,
+        rows: Range<u64>,
+        out_val: BufId,
+        out_idx: BufId,
+    ) -> Result<(), SimError> {
+        let sp = SortParams { a: *args, x: src, out_val, out_idx };
+        let rpb = sort_rows_per_block(sort);
+        let words = sort.shape.map_or(0, |s| if s.in_shared { 2 * s.pow2 as usize } else { 0 });
+        let mut grid = Grid::new(sort.grid, sort.block / 32, words);
+        grid.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
+        let groups_per_row = if sort.shape.is_some() { sort.block / 32 } else { 1 };
+        grid.rows = Some(Rows { per_block: rpb, groups_per_row });
+        let (e, shape) = (sort.unit.width(), sort.shape);
+        self.machine.launch(grid, async |mut w| match shape {
+            Some(shape) => rtopk_sort_rows(&mut w, &sp, shape).await,
+            None => sort_warp_row(&mut w, &sp, e).await,
+        })
+    }
+
+    /// Reports the first element of `start .. end` of `buf` the launch left unwritten.
+    fn check_written(
+        &mut self,
+        buf: BufId,
+        start: u64,
+        end: u64,
+        label: &'static str,
+    ) -> Result<(), SimError> {
+        if self.machine.policy() == DiagPolicy::Off {
+            return Ok(());
+        }
+        if let Some((first, count)) = self.machine.global(buf).unwritten(start, end) {
+            self.machine.report_launch(Diagnostic {
+                kind: DiagKind::OutputUnwritten,
+                op: Op::Launch,
+                label,
+                block: 0,
+                warp: 0,
+                lanes: count.min(u64::from(u32::MAX)) as u32,
+                address: Some(first),
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// One window's outputs.
+struct Window {
+    first: u64,
+    values: Vec<f32>,
+    indices: Vec<u32>,
+    iterations: Vec<u32>,
+}
+
+impl Window {
+    /// Copies the window's rows that lie in `rows` into `out` (which holds `rows`).
+    fn copy_into(&self, out: &mut LaunchResult, rows: &Range<u64>, k: u64) {
+        let count = self.iterations.len() as u64;
+        let lo = rows.start.max(self.first);
+        let hi = rows.end.min(self.first + count);
+        if lo >= hi {
+            return;
+        }
+        let (src, dst, n) =
+            ((lo - self.first) as usize, (lo - rows.start) as usize, (hi - lo) as usize);
+        let kk = k as usize;
+        out.values[dst * kk..(dst + n) * kk]
+            .copy_from_slice(&self.values[src * kk..(src + n) * kk]);
+        out.indices[dst * kk..(dst + n) * kk]
+            .copy_from_slice(&self.indices[src * kk..(src + n) * kk]);
+        out.iterations[dst..dst + n].copy_from_slice(&self.iterations[src..src + n]);
+    }
+}
+
+/// Whether the plan runs one block per row.
+fn block_family(p: &Plan) -> bool {
+    matches!(p.family(), Family::BlockRows | Family::BlockRowsNarrow)
+}
+
+/// Rows per block of the top-k launch.
+fn rows_per_block(p: &Plan) -> u64 {
+    match p.family() {
+        Family::QuarterRows | Family::HalfRows | Family::WarpRows => {
+            u64::from(p.block) / p.lanes_per_row as u64
+        }
+        _ => 1,
+    }
+}
+
+/// Rows per block of the sort launch.
+fn sort_rows_per_block(s: &SortPlan) -> u64 {
+    match s.shape {
+        Some(shape) => u64::from(s.block / shape.row_threads),
+        None => u64::from(s.block / 32),
+    }
+}
+
+/// Shared words per block of the top-k launch (or of the sort launch, whichever is larger).
+fn shared_words(p: &Plan, sort: &Option<SortPlan>) -> usize {
+    let topk = match p.family() {
+        Family::BlockRows | Family::BlockRowsNarrow => {
+            block_smem::KEYS as usize + p.cached_keys as usize
+        }
+        _ => WARP_STAGE,
+    };
+    let sort =
+        sort.and_then(|s| s.shape).map_or(0, |s| if s.in_shared { 2 * s.pow2 as usize } else { 0 });
+    debug_assert!(BLOCK_STAGE < block_smem::KEYS as usize);
+    topk.max(sort)
+}
+
+fn check_len(x: &[f32], args: &KernelArgs) -> Result<(), SimError> {
+    check_shape(args.m, args.k)?;
+    if args.n.checked_mul(args.m) != Some(x.len()) {
+        return Err(SimError::InvalidLaunch(format!(
+            "{} values do not form {} rows of {}",
+            x.len(),
+            args.n,
+            args.m
+        )));
+    }
+    Ok(())
+}
+
+fn try_vec<T: Clone + Default>(len: usize) -> Option<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).ok()?;
+    v.resize(len, T::default());
+    Some(v)
+}
+
+/// Row `row` of the `(N, m)` matrix `x`, copied for a trace.
+fn copy_row(x: &[f32], row: usize, m: usize) -> Result<Vec<f32>, SimError> {
+    let src = row.checked_mul(m).and_then(|s| x.get(s..s.checked_add(m)?)).unwrap_or_default();
+    let mut values = Vec::new();
+    values.try_reserve_exact(src.len()).map_err(|_| TopKError::TooLarge {
+        what: "traced row",
+        n: 1,
+        m,
+    })?;
+    values.extend_from_slice(src);
+    Ok(values)
+}
+
+/// Simulated operations one task may need, with room to spare: only a kernel that does not
+/// terminate reaches it.
+fn step_budget(args: &KernelArgs) -> u64 {
+    let passes = u64::from(MAX_ITERATIONS) + u64::from(args.bisect.max_iter.unwrap_or(0)) + 8;
+    let m = args.m as u64;
+    64 * (passes * (m / 32 + 64) + 4 * m + 20_000)
+}
+
+/// Runs the kernel over the `(N, M)` matrix `x` as [`Simulator::run`] does, the grid's
+/// windows of whole blocks shared out among rayon's threads (each window on a simulator of
+/// its own, as blocks run on different SMs): the same plan, results and findings as one
+/// simulator going through the windows in order. Kept findings are those of the first
+/// windows.
+pub fn launch_parallel(
+    x: &[f32],
+    args: &KernelArgs,
+    config: SimConfig,
+) -> Result<LaunchResult, SimError> {
+    use rayon::prelude::*;
+    check_len(x, args)?;
+    args.bisect.validate()?;
+    let p = Simulator::new(config).plan(args)?;
+    let n = args.n as u64;
+    let step = window_rows(&p, args.m);
+    let windows: Vec<Range<u64>> =
+        (0..n.div_ceil(step)).map(|w| w * step..((w + 1) * step).min(n)).collect();
+    if windows.len() <= 1 {
+        return Simulator::new(config).run(x, args);
+    }
+    let src = SliceSource::new(x, args.m as u64);
+    let parts: Vec<Result<LaunchResult, SimError>> = windows
+        .par_iter()
+        .map(|rows| Simulator::new(config).run_rows(&src, args, rows.clone()))
+        .collect();
+    let k = args.k;
+    let too_large = || TopKError::TooLarge { what: "output", n: args.n, m: k };
+    let nk = args.n.checked_mul(k).ok_or_else(too_large)?;
+    let mut out = LaunchResult {
+        values: try_vec(nk).ok_or_else(too_large)?,
+        indices: try_vec(nk).ok_or_else(too_large)?,
+        iterations: try_vec(args.n).ok_or_else(too_large)?,
+        diagnostics: Vec::new(),
+        diagnostics_total: 0,
+        summary: DiagSummary::new(),
+        plan: p,
+    };
+    for (rows, part) in windows.iter().zip(parts) {
+        let part = part?;
+        let (r0, r1) = (rows.start as usize, rows.end as usize);
+        out.values[r0 * k..r1 * k].copy_from_slice(&part.values);
+        out.indices[r0 * k..r1 * k].copy_from_slice(&part.indices);
+        out.iterations[r0..r1].copy_from_slice(&part.iterations);
+        let room = crate::engine::DEFAULT_KEPT_DIAGNOSTICS.saturating_sub(out.diagnostics.len());
+        out.diagnostics.extend(part.diagnostics.into_iter().take(room));
+        out.summary.merge(&part.summary);
+    }
+    out.diagnostics_total = out.summary.total();
+    Ok(out)
+}
+
+/// Runs the kernel once with `config` (a fresh [`Simulator`]).
+pub fn launch_rtopk(
+    x: &[f32],
+    args: &KernelArgs,
+    config: SimConfig,
+) -> Result<LaunchResult, SimError> {
+    Simulator::new(config).run(x, args)
+}
+
+/// Runs the kernel in order and once per seed in [`Schedule::Shuffled`] mode (warps switch at
+/// every memory operation and barrier by a seeded coin), and reports every output that
+/// differs from the in-order run as a [`DiagKind::OrderDependence`] (the first differing
+/// element of each buffer per seed).
+pub fn check_order_dependence(
+    x: &[f32],
+    args: &KernelArgs,
+    config: SimConfig,
+    seeds: &[u64],
+) -> Result<Vec<Diagnostic>, SimError> {
+    let base = launch_rtopk(x, args, SimConfig { schedule: Schedule::InOrder, ..config })?;
+    let mut found = Vec::new();
+    for &seed in seeds {
+        let other =
+            launch_rtopk(x, args, SimConfig { schedule: Schedule::Shuffled { seed }, ..config })?;
+        found.extend(order_diffs(&base, &other, args.k.max(1)));
+    }
+    Ok(found)
+}
+
+/// The first difference of each output buffer between two runs, as order-dependence findings.
+pub(crate) fn order_diffs(
+    base: &LaunchResult,
+    other: &LaunchResult,
+    per_row: usize,
+) -> Vec<Diagnostic> {
+    let diffs = [
+        ("out_idx", first_diff(&base.indices, &other.indices, |v| *v), per_row),
+        ("out_val", first_diff(&base.values, &other.values, |v| v.to_bits()), per_row),
+        ("iterations", first_diff(&base.iterations, &other.iterations, |v| *v), 1),
+    ];
+    let rpb = rows_per_block(&base.plan) as usize;
+    diffs
+        .into_iter()
+        .filter_map(|(label, diff, per)| {
+            let at = diff?;
+            let row = at / per;
+            Some(Diagnostic {
+                kind: DiagKind::OrderDependence,
+                op: Op::Launch,
+                label,
+                block: (row / rpb) as u32,
+                warp: 0,
+                lanes: 0,
+                address: Some(at as u64),
+            })
+        })
+        .collect()
+}
+
+fn first_diff<T, K: PartialEq>(a: &[T], b: &[T], key: impl Fn(&T) -> K) -> Option<usize> {
+    a.iter().zip(b).position(|(x, y)| key(x) != key(y))
+}

@@ -1,0 +1,66 @@
+//! # The RTop-K kernel on the engine
+//!
+//! The kernel of docs/kernel.md written against [`crate::engine`], family for family, stage
+//! for stage and name for name with the CUDA kernel (`crates/rtopk-cuda/kernels`;
+//! [`names::SHARED_NAMES`] lists the names both use, and a test reads the CUDA sources to keep
+//! it true):
+//!
+//! | file | what | CUDA kernel |
+//! |---|---|---|
+//! | [`plan`] | the launch plan: family, lanes per row, keys per lane, grid, sort | rtopk-cuda's `plan` |
+//! | [`args`] | [`KernelArgs`], [`SearchExit`], the narrowing constants | `Params`, `EXIT_*`, `CAND_CAP` |
+//! | `order.rs` | `order_key`, `number_key`, `midpoint`, ... with the GPU's float semantics | `order.cuh` |
+//! | `rows.rs` | `WarpRow`, `CandRow`, `BlockRow`, `count_ge`, `row_sum` / `row_min` / `row_max` (`row_butterfly`, `__reduce_*_sync`), `row_scan`, `block_sum`, `block_prefix` | `rows.cuh` |
+//! | `load.rs` | stage 1: `load_row`, `key_slots` | `load.cuh` |
+//! | `search.rs` | stage 2: `Search`, `update`, `search_threshold`, `search_exact`, `finish_exact`, `value_phase`, `search_early_stopping` | `search.cuh` |
+//! | `select.rs` | stage 3: `Cut`, `cut_of`, `classify`, `taken`, `emit_staged`, `select_topk_lanes`, `select_chunk`, `select_candidates`, `write_result` | `select.cuh` |
+//! | `narrow.rs` | `narrow_row`, `copy_candidates`, `take_candidates`, `finish_candidates` | `narrow.cuh` |
+//! | `warp_rows.rs` | `rtopk_warp_rows_impl`, `rtopk_warp_row`: quarter, half and whole-warp rows | `warp_rows.cu` |
+//! | `block_rows.rs` | `rtopk_block_row`, `block_range`, the block narrowing's hand-off | `block_rows.cu` |
+//! | `sort.rs` | `sort_warp_row` (`bitonic_step`), `rtopk_sort_rows` (`bitonic_sort` over `SharedRanks` / `GlobalResults`) | `sort.cuh`, `sort_*.cu` |
+//!
+//! Around the kernel: [`launch`] runs it over matrices as the plan says ([`Simulator`]);
+//! [`record`] is what it tells a [`Recorder`], and [`trace`] keeps and draws one row's
+//! journey ([`RowTrace`]); [`mutant`] holds its seeded bugs ([`Mutant`]) and [`mod@catalog`]
+//! shows how each is caught; [`rowtopk`] puts it behind topk-ref's row-wise trait
+//! ([`SimTopK`]).
+//!
+//! Files import downwards only: `plan`, `args`, `mutant`, `record` and `params` import no
+//! stage; the stages import them and each other in the order `order` → `rows` → `load` →
+//! `search` → `select` → `narrow` → `warp_rows` → `block_rows` → `sort`; then `trace` /
+//! `svg`, `launch`, `rowtopk` and `catalog`.
+
+pub mod args;
+mod block_rows;
+pub mod catalog;
+pub mod launch;
+mod load;
+pub mod mutant;
+pub mod names;
+mod narrow;
+mod order;
+mod params;
+pub mod plan;
+pub mod record;
+mod rows;
+pub mod rowtopk;
+mod search;
+mod select;
+mod sort;
+pub mod svg;
+pub mod trace;
+mod warp_rows;
+
+pub use args::{
+    BLOCK_CAND_CAP, BLOCK_NARROW_MAX_M, BLOCK_NARROW_MIN_M, CAND_CAP, KernelArgs, NARROW_MAX_M,
+    NARROW_MIN_M, SearchExit,
+};
+pub use catalog::{Caught, MutantReport, catalog, evaluate, render_table};
+pub use launch::{
+    H100, LaunchResult, SimConfig, Simulator, check_order_dependence, launch_parallel, launch_rtopk,
+};
+pub use mutant::Mutant;
+pub use plan::{DeviceLimits, Family, Plan, Strategy};
+pub use record::{Moved, Phase, Recorder, TraceChunk, TraceCut, TraceStep};
+pub use rowtopk::SimTopK;
+pub use trace::RowTrace;

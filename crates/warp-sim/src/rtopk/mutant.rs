@@ -1,0 +1,208 @@
+//! The seeded bugs of the RTop-K kernel: each [`Mutant`] is a switch the kernel reads at the
+//! exact line a realistic mistake would change ([`crate::rtopk::args::KernelArgs::mutant`]),
+//! in one of the launch families. How the simulator catches each is
+//! [`mod@crate::rtopk::catalog`].
+
+/// A seeded bug of the kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mutant {
+    /// `select_chunk`'s ballots pass a mask naming only the lanes that hold an element, while
+    /// every lane calls them (narrowed rows, block rows past their registers).
+    BallotPartialMask,
+    /// In `select_chunk`, lanes past the row (or the candidates) return before the ballots.
+    EarlyExitBeforeBallot,
+    /// Lanes whose slots all lie past M return at the start; the row's reductions then name
+    /// lanes that no longer run.
+    IdleLanesExitEarly,
+    /// `select_chunk`'s output position uses `(1 << (lane + 1)) - 1`: a shift by 32 in lane 31.
+    PrefixMaskShift32,
+    /// Off by one when cutting the band at `band_left` (`taken` and `select_chunk`).
+    CutOffByOne,
+    /// The output offset uses the input's row stride: `row_id * M` instead of `row_id * k`.
+    OutputStrideM,
+    /// `load_row` loads every slot without the `first + j < M` test: past the row.
+    LoadPastM,
+    /// `block_sum` reuses one half of its slots for every sum: a fast warp overwrites a slot a
+    /// slow warp has not read yet.
+    BlockSumOneHalf,
+    /// `row_butterfly` uses offsets `LANES, LANES/2, ..., 2` instead of `LANES/2, ..., 1`:
+    /// lanes `2j`, `2j+1` never meet.
+    WrongShuffleOffset,
+    /// `select_topk_lanes` broadcasts the row's totals from the row's first lane instead of
+    /// its last (whose inclusive scan holds them).
+    BroadcastFromWrongLane,
+    /// The search's counts test `key > t` instead of `key >= t`.
+    CountGreaterThan,
+    /// No `__syncwarp()` between `narrow_row`'s copies and `take_candidates`.
+    MissingSyncwarpAfterNarrow,
+    /// No `__syncwarp(lanes)` between staging the selected indices and writing them out
+    /// (`emit_staged`).
+    MissingSyncwarpInEmit,
+    /// `emit_staged` of a part-warp row syncs the whole warp (`__syncwarp()`) instead of the
+    /// row's lanes.
+    EmitFullWarpSync,
+    /// `row_scan` of a part-warp row shuffles with width 32 instead of the row's lanes.
+    PartRowScanWidth32,
+    /// `row_sum` of a part-warp row uses the whole-warp `__reduce_add_sync(FULL_MASK)`.
+    PartRowFullMaskReduce,
+    /// A part-warp row's lane mask is `(1 << LANES) - 1`, not shifted to the row's lanes.
+    SegmentMaskUnshifted,
+    /// The rows of a warp share one stage (`s_stage + warp * cap`, not `+ row * cap`).
+    RowsShareStage,
+    /// Every narrowing row of a block copies its candidates to the start of the block's stage
+    /// (one candidate buffer for all warps).
+    WarpsShareCandidates,
+    /// `row_id * M` computed in 32 bits: the row offset wraps from N·M = 2^32 on.
+    RowOffset32Bit,
+    /// `order_key` forgets to merge -0.0 into +0.0 (`v * sign` without `+ 0.0`).
+    NegativeZeroKey,
+    /// `block_sum` has no `__syncthreads()` between the warps' slot writes and their reads.
+    BlockSumMissingBarrier,
+    /// `block_range` reads the warps' slots before the `__syncthreads()`.
+    BlockRangeBarrierMisplaced,
+    /// The block narrowing hands its candidates to the first warp without the
+    /// `__syncthreads()`.
+    BlockNarrowMissingBarrier,
+    /// A block row's selection past the registers reuses `s_chunk` without the barrier that
+    /// waits for the previous chunk's readers.
+    BlockTailMissingBarrier,
+    /// `bitonic_sort` leaves out the `__syncthreads()` after each merge's first step.
+    BitonicMissingBarrier,
+    /// `sort_warp_row` loads all `32 E` positions without the `p < k` test: past the row's
+    /// results.
+    SortWarpReadsPastK,
+    /// A narrowed row's count leaves out the warp's `__reduce_add_sync`: each lane returns its
+    /// own count.
+    CountWithoutRowSum,
+    /// 16-byte loads chosen for `M % 2 == 0` instead of `M % 4 == 0`: misaligned rows.
+    Vec4UnalignedRows,
+    /// `count_ge` of whole-warp rows sums through a shared counter with a plain `+=` and no
+    /// barrier.
+    SharedCounterNoBarrier,
+    /// `emit_staged` skips its trailing `__syncwarp` / `__syncthreads` after the last chunk.
+    /// *Equivalent*: nothing reuses the stage after it.
+    SkipLastEmitSync,
+}
+
+impl Mutant {
+    /// Every mutant, in catalog order.
+    pub const ALL: [Mutant; 31] = [
+        Mutant::BallotPartialMask,
+        Mutant::EarlyExitBeforeBallot,
+        Mutant::IdleLanesExitEarly,
+        Mutant::PrefixMaskShift32,
+        Mutant::CutOffByOne,
+        Mutant::OutputStrideM,
+        Mutant::LoadPastM,
+        Mutant::BlockSumOneHalf,
+        Mutant::WrongShuffleOffset,
+        Mutant::BroadcastFromWrongLane,
+        Mutant::CountGreaterThan,
+        Mutant::MissingSyncwarpAfterNarrow,
+        Mutant::MissingSyncwarpInEmit,
+        Mutant::EmitFullWarpSync,
+        Mutant::PartRowScanWidth32,
+        Mutant::PartRowFullMaskReduce,
+        Mutant::SegmentMaskUnshifted,
+        Mutant::RowsShareStage,
+        Mutant::WarpsShareCandidates,
+        Mutant::RowOffset32Bit,
+        Mutant::NegativeZeroKey,
+        Mutant::BlockSumMissingBarrier,
+        Mutant::BlockRangeBarrierMisplaced,
+        Mutant::BlockNarrowMissingBarrier,
+        Mutant::BlockTailMissingBarrier,
+        Mutant::BitonicMissingBarrier,
+        Mutant::SortWarpReadsPastK,
+        Mutant::CountWithoutRowSum,
+        Mutant::Vec4UnalignedRows,
+        Mutant::SharedCounterNoBarrier,
+        Mutant::SkipLastEmitSync,
+    ];
+
+    /// A short kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mutant::BallotPartialMask => "ballot-partial-mask",
+            Mutant::EarlyExitBeforeBallot => "early-exit-before-ballot",
+            Mutant::IdleLanesExitEarly => "idle-lanes-exit-early",
+            Mutant::PrefixMaskShift32 => "prefix-mask-shift-32",
+            Mutant::CutOffByOne => "cut-off-by-one",
+            Mutant::OutputStrideM => "output-stride-m",
+            Mutant::LoadPastM => "load-past-m",
+            Mutant::BlockSumOneHalf => "block-sum-one-half",
+            Mutant::WrongShuffleOffset => "wrong-shuffle-offset",
+            Mutant::BroadcastFromWrongLane => "broadcast-from-wrong-lane",
+            Mutant::CountGreaterThan => "count-greater-than",
+            Mutant::MissingSyncwarpAfterNarrow => "missing-syncwarp-after-narrow",
+            Mutant::MissingSyncwarpInEmit => "missing-syncwarp-in-emit",
+            Mutant::EmitFullWarpSync => "emit-full-warp-sync",
+            Mutant::PartRowScanWidth32 => "part-row-scan-width-32",
+            Mutant::PartRowFullMaskReduce => "part-row-full-mask-reduce",
+            Mutant::SegmentMaskUnshifted => "segment-mask-unshifted",
+            Mutant::RowsShareStage => "rows-share-stage",
+            Mutant::WarpsShareCandidates => "warps-share-candidates",
+            Mutant::RowOffset32Bit => "row-offset-32-bit",
+            Mutant::NegativeZeroKey => "negative-zero-key",
+            Mutant::BlockSumMissingBarrier => "block-sum-missing-barrier",
+            Mutant::BlockRangeBarrierMisplaced => "block-range-barrier-misplaced",
+            Mutant::BlockNarrowMissingBarrier => "block-narrow-missing-barrier",
+            Mutant::BlockTailMissingBarrier => "block-tail-missing-barrier",
+            Mutant::BitonicMissingBarrier => "bitonic-missing-barrier",
+            Mutant::SortWarpReadsPastK => "sort-warp-reads-past-k",
+            Mutant::CountWithoutRowSum => "count-without-row-sum",
+            Mutant::Vec4UnalignedRows => "vec4-unaligned-rows",
+            Mutant::SharedCounterNoBarrier => "shared-counter-no-barrier",
+            Mutant::SkipLastEmitSync => "skip-last-emit-sync",
+        }
+    }
+
+    /// The mutant named `name`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// `true` for a mutant that cannot change any execution of this kernel (so it must *not*
+    /// be reported — the simulator has no false positive on it).
+    pub fn is_equivalent(self) -> bool {
+        self == Mutant::SkipLastEmitSync
+    }
+
+    /// The launch families the bug lives in (for the catalog's table).
+    pub fn families(self) -> &'static str {
+        match self {
+            Mutant::BallotPartialMask
+            | Mutant::EarlyExitBeforeBallot
+            | Mutant::PrefixMaskShift32 => "narrowed rows, block rows",
+            Mutant::IdleLanesExitEarly | Mutant::LoadPastM | Mutant::Vec4UnalignedRows => {
+                "quarter, half, warp rows"
+            }
+            Mutant::CutOffByOne
+            | Mutant::OutputStrideM
+            | Mutant::CountGreaterThan
+            | Mutant::RowOffset32Bit
+            | Mutant::NegativeZeroKey
+            | Mutant::SkipLastEmitSync => "all",
+            Mutant::WrongShuffleOffset
+            | Mutant::EmitFullWarpSync
+            | Mutant::PartRowScanWidth32
+            | Mutant::PartRowFullMaskReduce
+            | Mutant::SegmentMaskUnshifted
+            | Mutant::RowsShareStage => "quarter, half rows",
+            Mutant::BroadcastFromWrongLane | Mutant::MissingSyncwarpInEmit => {
+                "quarter, half, warp rows"
+            }
+            Mutant::MissingSyncwarpAfterNarrow
+            | Mutant::WarpsShareCandidates
+            | Mutant::SharedCounterNoBarrier => "warp rows",
+            Mutant::CountWithoutRowSum => "narrowed rows",
+            Mutant::BlockSumOneHalf
+            | Mutant::BlockSumMissingBarrier
+            | Mutant::BlockRangeBarrierMisplaced
+            | Mutant::BlockTailMissingBarrier => "block rows",
+            Mutant::BlockNarrowMissingBarrier => "block rows (narrowing)",
+            Mutant::BitonicMissingBarrier => "block sort",
+            Mutant::SortWarpReadsPastK => "warp sort",
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! The names the simulated kernel shares with the CUDA kernel (`crates/rtopk-cuda/kernels`):
+//! each stage and helper below is a function or struct of that name in both, doing the same
+//! thing, so that a reader can hold the two side by side (docs/kernel.md, "Names", maps each
+//! to topk-ref's `bisect` too). A test reads both sources and keeps the list true. Names the
+//! simulator alone has (the engine's mechanics, `KernelArgs`, `Params`, `RowLanes`, the trace)
+//! are not in it, nor the CUDA kernel's own (`opaque`, `key_full_slots`: a pointer trick and a
+//! loop the simulator writes inline in `key_slots`).
+
+/// `(name, file of src/rtopk that defines it)`, in kernel order.
+pub const SHARED_NAMES: &[(&str, &str)] = &[
+    // the order
+    ("flip_key", "order.rs"),
+    ("number_key", "order.rs"),
+    ("order_key", "order.rs"),
+    ("ordered_value_of_key", "order.rs"),
+    ("key_keeps_bits", "order.rs"),
+    ("value_of_key", "order.rs"),
+    ("midpoint", "order.rs"),
+    // row storage and the row-wide reductions
+    ("slots_ge", "rows.rs"),
+    ("row_butterfly", "rows.rs"),
+    ("row_sum", "rows.rs"),
+    ("row_min", "rows.rs"),
+    ("row_max", "rows.rs"),
+    ("row_scan", "rows.rs"),
+    ("WarpRow", "rows.rs"),
+    ("CandRow", "rows.rs"),
+    ("BlockRow", "rows.rs"),
+    ("count_ge_positive", "rows.rs"),
+    ("count_ge", "rows.rs"),
+    ("key_at", "rows.rs"),
+    ("block_sum", "rows.rs"),
+    ("block_prefix", "rows.rs"),
+    // stage 1
+    ("key_slots", "load.rs"),
+    ("load_row", "load.rs"),
+    // stage 2
+    ("Search", "search.rs"),
+    ("update", "search.rs"),
+    ("value_phase", "search.rs"),
+    ("finish_exact", "search.rs"),
+    ("search_exact", "search.rs"),
+    ("search_early_stopping", "search.rs"),
+    ("search_threshold", "search.rs"),
+    // stage 3
+    ("Cut", "select.rs"),
+    ("cut_of", "select.rs"),
+    ("write_result", "select.rs"),
+    ("select_chunk", "select.rs"),
+    ("classify", "select.rs"),
+    ("lowest_bits", "select.rs"),
+    ("emit_staged", "select.rs"),
+    ("taken", "select.rs"),
+    ("select_topk_lanes", "select.rs"),
+    ("select_candidates", "select.rs"),
+    // narrowing
+    ("copy_candidates", "narrow.rs"),
+    ("take_candidates", "narrow.rs"),
+    ("narrow_row", "narrow.rs"),
+    ("finish_candidates", "narrow.rs"),
+    // the launch families
+    ("rtopk_warp_row", "warp_rows.rs"),
+    ("rtopk_warp_rows_impl", "warp_rows.rs"),
+    ("block_range", "block_rows.rs"),
+    ("rtopk_block_row", "block_rows.rs"),
+    // the sorted output
+    ("sort_rank", "sort.rs"),
+    ("SharedRanks", "sort.rs"),
+    ("GlobalResults", "sort.rs"),
+    ("bitonic_sort", "sort.rs"),
+    ("sorts_before", "sort.rs"),
+    ("bitonic_step", "sort.rs"),
+    ("sort_warp_row", "sort.rs"),
+    ("rtopk_sort_rows", "sort.rs"),
+];
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::fs;
+    use std::path::Path;
+
+    use super::SHARED_NAMES;
+
+    /// The CUDA sources' text without comments, every `.cu` and `.cuh` of the kernels folder.
+    fn cuda_sources() -> String {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtopk-cuda/kernels");
+        let mut files: Vec<_> = fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.expect("a directory entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "cu" || x == "cuh"))
+            .collect();
+        files.sort();
+        assert!(!files.is_empty(), "no .cu or .cuh file in {}", dir.display());
+        files
+            .iter()
+            .map(|f| strip_comments(&fs::read_to_string(f).expect("a CUDA source")))
+            .collect()
+    }
+
+    /// `src` without `//` and `/* */` comments.
+    fn strip_comments(src: &str) -> String {
+        let mut out = String::new();
+        let mut rest = src;
+        while let Some(i) = rest.find('/') {
+            out.push_str(&rest[..i]);
+            let tail = &rest[i..];
+            if tail.starts_with("//") {
+                rest = tail.find('\n').map_or("", |e| &tail[e..]);
+            } else if let Some(body) = tail.strip_prefix("/*") {
+                rest = body.find("*/").map_or("", |e| &body[e + 2..]);
+            } else {
+                out.push('/');
+                rest = &tail[1..];
+            }
+        }
+        out + rest
+    }
+
+    /// Identifiers and single punctuation characters.
+    fn tokens(src: &str) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in src.char_indices() {
+            let ident = c.is_ascii_alphanumeric() || c == '_';
+            match (ident, start) {
+                (true, None) => start = Some(i),
+                (false, Some(s)) => {
+                    out.push(&src[s..i]);
+                    start = None;
+                }
+                _ => {}
+            }
+            if !ident && !c.is_whitespace() {
+                out.push(&src[i..i + c.len_utf8()]);
+            }
+        }
+        if let Some(s) = start {
+            out.push(&src[s..]);
+        }
+        out
+    }
+
+    /// The structs the CUDA source defines, and the functions: in a declaration that says
+    /// `__device__` or `__global__`, the first name followed by `(` (attributes such as
+    /// `__launch_bounds__(...)` apart).
+    fn cuda_definitions(src: &str) -> BTreeSet<String> {
+        let toks = tokens(src);
+        let mut names = BTreeSet::new();
+        let (mut device, mut named) = (false, false);
+        for (i, &t) in toks.iter().enumerate() {
+            let next = toks.get(i + 1).copied();
+            match t {
+                ";" | "{" | "}" => (device, named) = (false, false),
+                "__device__" | "__global__" => device = true,
+                "struct" => {
+                    if let Some(n) = next {
+                        names.insert(n.to_string());
+                    }
+                }
+                _ if device && !named && next == Some("(") && !t.starts_with("__") => {
+                    names.insert(t.to_string());
+                    named = true;
+                }
+                _ => {}
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn the_tokenizer_finds_definitions_not_calls_or_comments() {
+        let src = "// __device__ u32 in_comment(u32 x);\n\
+                   template <int N>\n__device__ __forceinline__ u32 row_sum(u32 lanes, u32 v) {\n\
+                   return helper(v); }\nstruct Cut { u32 a; };\n/* struct Gone {} */\n\
+                   extern \"C\" __global__ void __launch_bounds__(256, 8) rtopk_x(int a) { f(a); }\n\
+                   __device__\nSearch\nsearch_threshold(const Row& row);";
+        let found = cuda_definitions(&strip_comments(src));
+        let want: BTreeSet<String> =
+            ["row_sum", "Cut", "rtopk_x", "search_threshold"].map(String::from).into();
+        assert_eq!(found, want);
+    }
+
+    #[test]
+    fn every_shared_name_is_defined_in_the_cuda_kernel_and_the_simulator() {
+        let cuda = cuda_definitions(&cuda_sources());
+        let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/rtopk");
+        let mut seen = BTreeSet::new();
+        for &(name, file) in SHARED_NAMES {
+            assert!(seen.insert(name), "{name} is listed twice");
+            assert!(cuda.contains(name), "the CUDA kernel defines no function or struct {name}");
+            let sim = fs::read_to_string(here.join(file)).expect("a simulator source");
+            let defined = [
+                format!("fn {name}("),
+                format!("fn {name}<"),
+                format!("struct {name} "),
+                format!("struct {name}<"),
+            ]
+            .iter()
+            .any(|d| sim.contains(d.as_str()));
+            assert!(defined, "src/rtopk/{file} defines no fn or struct {name}");
+        }
+    }
+}

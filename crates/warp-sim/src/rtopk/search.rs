@@ -1,0 +1,291 @@
+//! Stage 2, `search_threshold` (the CUDA kernel's `search.cuh`, docs/kernel.md): exact
+//! (Algorithm 1: `search_exact`, then `finish_exact` — the value phase, then the key phase)
+//! or early stopping (Algorithm 2, `search_early_stopping`), over any row type ([`Row`]).
+//! Every test is one `count_ge`, uniform over the row's lanes, so the bracket is a plain
+//! value here as it is in every lane there. In exact mode a row that may narrow leaves the
+//! value phase once a count at the new `lo_key` finds at most its cap of keys
+//! ([`Exit::Narrow`]); the kernel narrows it and `finish_exact` goes on over the candidates.
+
+use topk_ref::EpsilonMode;
+use topk_ref::bisect::VALUE_PHASE_LIMIT;
+
+use crate::engine::error::SimError;
+use crate::engine::warp::Warp;
+use crate::rtopk::args::{KernelArgs, SearchExit};
+use crate::rtopk::order::{midpoint, number_key, ordered_value_of_key};
+use crate::rtopk::record::{Moved, Phase, TraceStep, Tracer};
+use crate::rtopk::rows::{Row, count_ge};
+
+/// How a search ended (`EXIT_*`), or that the row narrows first (`EXIT_NARROW`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Exit {
+    /// A search exit.
+    Done(SearchExit),
+    /// Not an exit: the row goes on with its candidates (`narrow_row`).
+    Narrow,
+}
+
+/// Which value phase applies (`VALUE_NONE`, `VALUE_PLAIN`, `VALUE_GUARDED`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Value {
+    None,
+    /// eps = 0 and |lo|, |hi| <= FLT_MAX / 2: without the precision test and midpoint's
+    /// overflow guard, which cannot fire there.
+    Plain,
+    Guarded,
+}
+
+/// The search's state (the CUDA kernel's `struct Search`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Search {
+    pub(crate) lo_key: u32,
+    pub(crate) hi_key: u32,
+    pub(crate) count_at_hi: u32,
+    pub(crate) has_count_at_hi: bool,
+    pub(crate) exit: Exit,
+    pub(crate) iterations: u32,
+    /// The value phase's bracket and precision.
+    pub(crate) lo: f32,
+    pub(crate) hi: f32,
+    pub(crate) eps: f32,
+    pub(crate) value: Value,
+    /// With [`Exit::Narrow`]: `count_ge(lo_key)`.
+    pub(crate) count_at_lo: u32,
+}
+
+impl Search {
+    fn new(lo_key: u32, hi_key: u32, exit: SearchExit, iterations: u32) -> Self {
+        Self {
+            lo_key,
+            hi_key,
+            count_at_hi: 0,
+            has_count_at_hi: false,
+            exit: Exit::Done(exit),
+            iterations,
+            lo: 0.0,
+            hi: 0.0,
+            eps: 0.0,
+            value: Value::None,
+            count_at_lo: 0,
+        }
+    }
+
+    /// How the search ended (a narrowed row's search has ended by the time anyone asks).
+    pub(crate) fn search_exit(&self) -> SearchExit {
+        match self.exit {
+            Exit::Done(e) => e,
+            Exit::Narrow => SearchExit::Converged,
+        }
+    }
+}
+
+/// `update`: Algorithm 1's three-way update; returns `true` on a hit.
+pub(crate) fn update(s: &mut Search, t: u32, cnt: u32, k: u32) -> bool {
+    s.iterations = s.iterations.wrapping_add(1);
+    if cnt < k {
+        (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, cnt, true);
+    } else if cnt > k {
+        s.lo_key = t;
+    } else {
+        (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, cnt, true);
+        return true;
+    }
+    false
+}
+
+fn moved(hit: bool, cnt: u32, k: u32) -> Moved {
+    if hit {
+        Moved::Hit
+    } else if cnt < k {
+        Moved::Hi
+    } else {
+        Moved::Lo
+    }
+}
+
+/// `value_phase`: the paper's bisection on ordered values over the finite bracket
+/// `[s.lo, s.hi]`. Returns `true` when the search is over (a hit, the precision reached) or
+/// the row is to be narrowed, `false` when the key phase takes over.
+async fn value_phase<R: Row>(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut R,
+    s: &mut Search,
+    plain: bool,
+    tr: Tracer<'_>,
+) -> Result<bool, SimError> {
+    let k = a.k as u32;
+    let (mut lo, mut hi) = (s.lo, s.hi);
+    while s.iterations < VALUE_PHASE_LIMIT {
+        if !plain && hi - lo <= s.eps {
+            s.exit = Exit::Done(SearchExit::Precision);
+            return Ok(true);
+        }
+        let thres = if plain { (lo + hi) * 0.5 } else { midpoint(lo, hi) };
+        let t = number_key(thres); // key_of_ordered: thres is finite here, never NaN
+        if !(s.lo_key < t && t < s.hi_key) {
+            return Ok(false); // adjacent floats: stall
+        }
+        let before = (s.lo_key, s.hi_key);
+        let cnt = row.count_ge_positive(w, a, t).await?;
+        s.iterations = s.iterations.wrapping_add(1);
+        tr.step(TraceStep {
+            iteration: s.iterations,
+            phase: Phase::Value,
+            lo_key: before.0,
+            hi_key: before.1,
+            thres: Some(thres),
+            t,
+            cnt,
+            moved: moved(cnt == k, cnt, k),
+        });
+        if cnt == k {
+            (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, cnt, true);
+            s.exit = Exit::Done(SearchExit::Hit);
+            return Ok(true);
+        }
+        let below = cnt < k; // the three-way update without branches
+        if below {
+            (s.hi_key, hi) = (t, thres);
+        } else {
+            (s.lo_key, lo) = (t, thres);
+        }
+        let cap = row.narrow_cap();
+        if cap != 0 && !below && cnt <= cap {
+            (s.lo, s.hi, s.count_at_lo, s.exit) = (lo, hi, cnt, Exit::Narrow);
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// `finish_exact`: the value phase (where it applies), then the key phase. A row that leaves
+/// the value phase to be narrowed comes back here as its [`crate::rtopk::rows::CandRow`].
+pub(crate) async fn finish_exact<R: Row>(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut R,
+    s: &mut Search,
+    tr: Tracer<'_>,
+) -> Result<(), SimError> {
+    if s.value != Value::None && value_phase(w, a, row, s, s.value == Value::Plain, tr).await? {
+        return Ok(());
+    }
+    // key phase: only where the value phase cannot proceed
+    let k = a.k as u32;
+    while s.hi_key.wrapping_sub(s.lo_key) > 1 {
+        let t = s.lo_key.wrapping_add(s.hi_key.wrapping_sub(s.lo_key) / 2); // > lo_key >= 0
+        let before = (s.lo_key, s.hi_key);
+        let cnt = row.count_ge_positive(w, a, t).await?;
+        let hit = update(s, t, cnt, k);
+        tr.step(TraceStep {
+            iteration: s.iterations,
+            phase: Phase::Key,
+            lo_key: before.0,
+            hi_key: before.1,
+            thres: None,
+            t,
+            cnt,
+            moved: moved(hit, cnt, k),
+        });
+        if hit {
+            s.exit = Exit::Done(SearchExit::Hit);
+            return Ok(());
+        }
+    }
+    s.exit = Exit::Done(SearchExit::Converged);
+    Ok(())
+}
+
+/// `search_exact`: Algorithm 1 with precision ε' from the bracket `[lo_key, hi_key]`.
+async fn search_exact<R: Row>(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut R,
+    lo_key: u32,
+    hi_key: u32,
+    tr: Tracer<'_>,
+) -> Result<Search, SimError> {
+    let mut s = Search::new(lo_key, hi_key, SearchExit::Converged, 0);
+    if lo_key == hi_key {
+        return Ok(s);
+    }
+    // value phase: the paper's bisection on (ordered) values
+    s.lo = ordered_value_of_key(s.lo_key);
+    s.hi = ordered_value_of_key(s.hi_key);
+    if s.lo.is_finite() && s.hi.is_finite() {
+        let precision = a.bisect.precision;
+        s.eps = match a.bisect.epsilon_mode {
+            EpsilonMode::RelativeToMax => precision * s.hi.abs(),
+            EpsilonMode::Absolute => precision,
+        };
+        let plain = s.eps == 0.0 && s.lo.abs().max(s.hi.abs()) <= f32::from_bits(0x7eff_ffff);
+        s.value = if plain { Value::Plain } else { Value::Guarded };
+    }
+    finish_exact(w, a, row, &mut s, tr).await?;
+    Ok(s)
+}
+
+/// `search_early_stopping`: Algorithm 2 with `max_iter = n` two-way steps, no exit on
+/// `cnt == k`, and a stop at a fixed point (every remaining step would repeat it).
+async fn search_early_stopping<R: Row>(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut R,
+    lo_key: u32,
+    hi_key: u32,
+    max_iter: u32,
+    tr: Tracer<'_>,
+) -> Result<Search, SimError> {
+    let mut s = Search::new(lo_key, hi_key, SearchExit::MaxIter, max_iter);
+    let (mut lo, mut hi) = (ordered_value_of_key(lo_key), ordered_value_of_key(hi_key));
+    let finite = lo.is_finite() && hi.is_finite();
+    let k = a.k as u32;
+    for iter in 0..max_iter {
+        let (thres, t) = if finite {
+            let thres = midpoint(lo, hi);
+            (thres, number_key(thres)) // finite: not NaN
+        } else {
+            (
+                f32::from_bits(0x7fc0_0000),
+                s.lo_key.wrapping_add(s.hi_key.wrapping_sub(s.lo_key) / 2),
+            )
+        };
+        let before = (s.lo_key, s.hi_key, lo.to_bits(), hi.to_bits());
+        let cnt = count_ge(row, w, a, t).await?;
+        if cnt < k {
+            (s.hi_key, hi) = (t, thres);
+        } else {
+            (s.lo_key, lo) = (t, thres);
+        }
+        tr.step(TraceStep {
+            iteration: iter + 1,
+            phase: if finite { Phase::Value } else { Phase::Key },
+            lo_key: before.0,
+            hi_key: before.1,
+            thres: finite.then_some(thres),
+            t,
+            cnt,
+            moved: moved(false, cnt, k),
+        });
+        if before == (s.lo_key, s.hi_key, lo.to_bits(), hi.to_bits()) {
+            break; // a fixed point: every remaining step repeats this one
+        }
+    }
+    Ok(s)
+}
+
+/// `search_threshold`: exact or early stopping, from the row's min and max key.
+pub(crate) async fn search_threshold<R: Row>(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut R,
+    lo_key: u32,
+    hi_key: u32,
+    tr: Tracer<'_>,
+) -> Result<Search, SimError> {
+    match a.bisect.max_iter {
+        Some(n) => search_early_stopping(w, a, row, lo_key, hi_key, n, tr).await,
+        None => search_exact(w, a, row, lo_key, hi_key, tr).await,
+    }
+}

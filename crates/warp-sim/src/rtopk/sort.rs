@@ -1,0 +1,432 @@
+//! The sorted output (the CUDA kernel's `sort.cuh`, `sort_warp_rows.cu`, `sort_rows.cu`): a
+//! second launch puts each row's k results, in index order from the selection, in sorted order
+//! (SPEC §1: the mode's value order, ties by ascending index). `sort_warp_row`: one warp per
+//! row, `E` results per lane in registers, a bitonic network of `bitonic_step`s. Past 1024
+//! results, `rtopk_sort_rows`: one block per row, `bitonic_sort` over the row's ranks in
+//! shared memory (`SharedRanks`), or in place in global memory (`GlobalResults`).
+
+use crate::engine::error::SimError;
+use crate::engine::global::Source;
+use crate::engine::lanes::{FULL_MASK, Lanes};
+use crate::engine::warp::{BufId, Warp};
+use crate::rtopk::args::KernelArgs;
+use crate::rtopk::mutant::Mutant;
+use crate::rtopk::order::{check_keys, order_key};
+use crate::rtopk::plan::SortShape;
+use crate::rtopk::select::{RowOut, write_result};
+use crate::rtopk::warp_rows::row_offset;
+
+/// What a sort launch reads and writes.
+#[derive(Clone, Copy)]
+pub(crate) struct SortParams<'x> {
+    pub(crate) a: KernelArgs,
+    pub(crate) x: &'x dyn Source,
+    pub(crate) out_val: BufId,
+    pub(crate) out_idx: BufId,
+}
+
+/// `sort_rank`: a result's place in sorted order as one u64 sorted ascending — key
+/// descending, then index ascending.
+#[inline]
+pub(crate) fn sort_rank(key: u32, i: u32) -> u64 {
+    u64::from(!key) << 32 | u64::from(i)
+}
+
+/// `sorts_before`: whether result `(ka, ia)` comes before `(kb, ib)` in sorted order.
+#[inline]
+pub(crate) fn sorts_before(ka: u32, ia: u32, kb: u32, ib: u32) -> bool {
+    ka > kb || (ka == kb && ia < ib)
+}
+
+/// The simulator's contract check on a sort's result: `(key, index)` pairs strictly in
+/// sorted order (no result lost or doubled), each naming an element of the row.
+fn in_sorted_order(pairs: &[(u32, u32)], m: usize) -> bool {
+    pairs.windows(2).all(|p| sorts_before(p[0].0, p[0].1, p[1].0, p[1].1))
+        && pairs.iter().all(|&(_, i)| (i as usize) < m)
+}
+
+/// The row's results as `(key, index)` pairs after `rtopk_sort_rows`' network, looked at
+/// host-side (shared ranks, or the output in place), for the contract check.
+fn sorted_pairs(
+    w: &Warp<'_>,
+    a: &KernelArgs,
+    out: &RowOut<'_>,
+    base: Option<u32>,
+    n: u32,
+) -> Vec<(u32, u32)> {
+    match base {
+        Some(base) => {
+            w.peek_shared(base as usize, 2 * n as usize).chunks(2).map(|r| (!r[1], r[0])).collect()
+        }
+        None => {
+            let off = out.out_off.lane(0);
+            let vals = w.peek_global(out.out_val, off, u64::from(n));
+            let idx = w.peek_global(out.out_idx, off, u64::from(n));
+            vals.iter()
+                .zip(&idx)
+                .map(|(&v, &i)| (order_key(a, f32::from_bits(v), a.sign()), i))
+                .collect()
+        }
+    }
+}
+
+/// The sorted row's contract check, by the row's first thread once the network is done.
+fn check_sorted_row(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    out: &RowOut<'_>,
+    base: Option<u32>,
+    n: u32,
+    first: bool,
+) -> Result<(), SimError> {
+    if !(w.checks() && first) {
+        return Ok(());
+    }
+    let pairs = sorted_pairs(w, a, out, base, n);
+    w.check_that(in_sorted_order(&pairs, a.m), "rtopk_sort_rows: the results in sorted order")
+}
+
+/// `bitonic_step`: one step of the bitonic network over a warp's `32 E` positions (position
+/// `p = E lane + e`): pairs `(p, p ^ stride)`, ascending in sorted order where
+/// `p & size == 0`, descending elsewhere; partners closer than E are in the lane's own
+/// registers, farther ones `stride / E` lanes apart.
+fn bitonic_step(
+    w: &mut Warp<'_>,
+    key: &mut [Lanes<u32>],
+    idx: &mut [Lanes<u32>],
+    lane: &Lanes<u32>,
+    size: u32,
+    stride: u32,
+) -> Result<(), SimError> {
+    let e_count = key.len() as u32;
+    if stride >= e_count {
+        let d = stride / e_count;
+        let lower = lane.map(|l| l & d == 0);
+        for e in 0..key.len() {
+            let pk = w.shfl_xor_sync(FULL_MASK, &key[e], d, 32, "bitonic_step: shfl_xor(key)")?;
+            let pi = w.shfl_xor_sync(FULL_MASK, &idx[e], d, 32, "bitonic_step: shfl_xor(idx)")?;
+            let up = lane.map(|l| (l * e_count + e as u32) & size == 0);
+            let before = Lanes::from_fn(|l| {
+                sorts_before(pk.lane(l), pi.lane(l), key[e].lane(l), idx[e].lane(l))
+            });
+            let swap = before.zip(&lower.zip(&up, |lo, up| lo == up), |b, want| b == want);
+            key[e] = Lanes::select(&swap, &pk, &key[e]);
+            idx[e] = Lanes::select(&swap, &pi, &idx[e]);
+        }
+        return Ok(());
+    }
+    let s = stride as usize;
+    for e in 0..key.len() {
+        if e & s != 0 {
+            continue;
+        }
+        let up = lane.map(|l| (l * e_count + e as u32) & size == 0);
+        let before = Lanes::from_fn(|l| {
+            sorts_before(key[e + s].lane(l), idx[e + s].lane(l), key[e].lane(l), idx[e].lane(l))
+        });
+        let swap = before.zip(&up, |b, up| b == up);
+        let (k0, k1, i0, i1) = (key[e], key[e + s], idx[e], idx[e + s]);
+        key[e] = Lanes::select(&swap, &k1, &k0);
+        key[e + s] = Lanes::select(&swap, &k0, &k1);
+        idx[e] = Lanes::select(&swap, &i1, &i0);
+        idx[e + s] = Lanes::select(&swap, &i0, &i1);
+    }
+    Ok(())
+}
+
+/// `sort_warp_row<E>`: one warp sorts its row's `k <= 32 E` results in registers (padding
+/// past k: key 0, index `2^32 - 1`, which sorts after every result), then writes them back.
+pub(crate) async fn sort_warp_row(
+    w: &mut Warp<'_>,
+    p: &SortParams<'_>,
+    e: usize,
+) -> Result<(), SimError> {
+    let a = &p.a;
+    let k = a.k as u32;
+    let lane = w.lane_id();
+    let row_id =
+        u64::from(w.block_idx()) * u64::from(w.warps_per_block()) + u64::from(w.warp_idx());
+    if row_id >= a.n as u64 {
+        w.exit(); // warp-uniform
+        return Ok(());
+    }
+    let off = row_offset(w, a, row_id, a.k as u64, "sort_warp_row: row_id * (u64)k")?;
+    let (mut key, mut ix) = (vec![Lanes::splat(0u32); e], vec![Lanes::splat(0u32); e]);
+    for q in 0..e {
+        let pos = lane.map(|l| l * e as u32 + q as u32);
+        let inside = pos.map(|p| p < k);
+        // BUG (SortWarpReadsPastK): every position is loaded.
+        let load = if a.has(Mutant::SortWarpReadsPastK) { Lanes::splat(true) } else { inside };
+        let saved = w.push_active(&load, "sort_warp_row: p < k")?;
+        let at = w.add_u64(&off, &pos.map(u64::from), "sort_warp_row: val + p")?;
+        let v = w.ld_global(p.out_val, &at, "sort_warp_row: val[p]").await?;
+        let i = w.ld_global(p.out_idx, &at, "sort_warp_row: idx[p]").await?;
+        w.pop_active(saved);
+        let kv = v.map(|v| order_key(a, f32::from_bits(v), a.sign()));
+        check_keys(
+            w,
+            a.mode,
+            &v,
+            &kv,
+            inside.mask() & w.active_mask(),
+            "sort: order_key is SPEC §1's key",
+        )?;
+        key[q] = Lanes::select(&inside, &kv, &Lanes::splat(0));
+        ix[q] = Lanes::select(&inside, &i, &Lanes::splat(u32::MAX));
+    }
+    let n = 32 * e as u32;
+    let mut size = 2;
+    while size <= n {
+        let mut stride = size / 2;
+        while stride > 0 {
+            bitonic_step(w, &mut key, &mut ix, &lane, size, stride)?;
+            stride /= 2;
+        }
+        size *= 2;
+    }
+    if w.checks() {
+        let lanes = crate::engine::lanes_of(w.active_mask());
+        let pairs: Vec<(u32, u32)> = lanes
+            .flat_map(|l| (0..e).map(move |q| (l, q)))
+            .filter(|&(l, q)| l as u32 * e as u32 + (q as u32) < k)
+            .map(|(l, q)| (key[q].lane(l), ix[q].lane(l)))
+            .collect();
+        w.check_that(in_sorted_order(&pairs, a.m), "sort_warp_row: the results in sorted order")?;
+    }
+    let row_in = row_offset(w, a, row_id, a.m as u64, "sort_warp_row: row_id * (u64)m")?;
+    let out = RowOut {
+        x: p.x,
+        row_off: row_in,
+        out_val: p.out_val,
+        out_idx: p.out_idx,
+        out_off: off,
+        sign: a.sign(),
+    };
+    for q in 0..e {
+        let pos = lane.map(|l| l * e as u32 + q as u32);
+        let saved = w.push_active(&pos.map(|p| p < k), "sort_warp_row: p < k")?;
+        write_result(w, &out, &pos, &ix[q], &key[q]).await?;
+        w.pop_active(saved);
+    }
+    Ok(())
+}
+
+/// Where `bitonic_sort` keeps a row's results: `order(i, j)` puts the smaller rank at
+/// position `i`, in the active lanes.
+trait Ranks {
+    async fn order(&self, w: &mut Warp<'_>, i: &Lanes<u32>, j: &Lanes<u32>)
+    -> Result<(), SimError>;
+}
+
+/// `SharedRanks`: the row's ranks in shared memory, two words each (low, high) from `base`.
+#[derive(Clone, Copy, Debug)]
+struct SharedRanks {
+    base: u32,
+}
+
+impl Ranks for SharedRanks {
+    async fn order(
+        &self,
+        w: &mut Warp<'_>,
+        i: &Lanes<u32>,
+        j: &Lanes<u32>,
+    ) -> Result<(), SimError> {
+        let at = |v: &Lanes<u32>, h: u32| v.map(|v| self.base + 2 * v + h);
+        let ra = rank_of(
+            w.ld_shared(&at(i, 0), "SharedRanks: a = r[i]").await?,
+            w.ld_shared(&at(i, 1), "SharedRanks: a = r[i]").await?,
+        );
+        let rb = rank_of(
+            w.ld_shared(&at(j, 0), "SharedRanks: b = r[j]").await?,
+            w.ld_shared(&at(j, 1), "SharedRanks: b = r[j]").await?,
+        );
+        let (lo, hi) = (ra.zip(&rb, u64::min), ra.zip(&rb, u64::max));
+        w.st_shared(&at(i, 0), &lo.map(|r| r as u32), "SharedRanks: r[i] = min(a, b)").await?;
+        w.st_shared(&at(i, 1), &lo.map(|r| (r >> 32) as u32), "SharedRanks: r[i] = min(a, b)")
+            .await?;
+        w.st_shared(&at(j, 0), &hi.map(|r| r as u32), "SharedRanks: r[j] = max(a, b)").await?;
+        w.st_shared(&at(j, 1), &hi.map(|r| (r >> 32) as u32), "SharedRanks: r[j] = max(a, b)").await
+    }
+}
+
+/// `GlobalResults`: the row's results in place in the output (rows too long for shared
+/// memory), ranks recomputed from (value, index) at each compare.
+#[derive(Clone, Copy)]
+struct GlobalResults<'x> {
+    out: RowOut<'x>,
+    a: KernelArgs,
+}
+
+impl Ranks for GlobalResults<'_> {
+    async fn order(
+        &self,
+        w: &mut Warp<'_>,
+        i: &Lanes<u32>,
+        j: &Lanes<u32>,
+    ) -> Result<(), SimError> {
+        let (out, a) = (&self.out, &self.a);
+        let ai = w.add_u64(&out.out_off, &i.map(u64::from), "GlobalResults: val + i")?;
+        let aj = w.add_u64(&out.out_off, &j.map(u64::from), "GlobalResults: val + j")?;
+        let vi = w.ld_global(out.out_val, &ai, "GlobalResults: __ldcg(val + i)").await?;
+        let vj = w.ld_global(out.out_val, &aj, "GlobalResults: __ldcg(val + j)").await?;
+        let ii = w.ld_global(out.out_idx, &ai, "GlobalResults: __ldcg(idx + i)").await?;
+        let ij = w.ld_global(out.out_idx, &aj, "GlobalResults: __ldcg(idx + j)").await?;
+        let key = |v: &Lanes<u32>| v.map(|v| order_key(a, f32::from_bits(v), a.sign()));
+        let (ki, kj) = (key(&vi), key(&vj));
+        let swap = Lanes::from_fn(|l| {
+            sort_rank(kj.lane(l), ij.lane(l)) < sort_rank(ki.lane(l), ii.lane(l))
+        });
+        let saved = w.push_active(&swap, "GlobalResults: rank(j) < rank(i)")?;
+        w.st_global(out.out_val, &ai, &vj, "GlobalResults: __stcg(val + i)").await?;
+        w.st_global(out.out_val, &aj, &vi, "GlobalResults: __stcg(val + j)").await?;
+        w.st_global(out.out_idx, &ai, &ij, "GlobalResults: __stcg(idx + i)").await?;
+        w.st_global(out.out_idx, &aj, &ii, "GlobalResults: __stcg(idx + j)").await?;
+        w.pop_active(saved);
+        Ok(())
+    }
+}
+
+fn rank_of(lo: Lanes<u32>, hi: Lanes<u32>) -> Lanes<u64> {
+    lo.zip(&hi, |lo, hi| u64::from(hi) << 32 | u64::from(lo))
+}
+
+/// `bitonic_sort`: sorts positions `[0, n)` ascending as if the array were `pow2` long with
+/// +infinity past n — the bitonic network in its flip form (every compare-exchange puts the
+/// smaller rank at the lower position, so padding never moves and pairs reaching past n are
+/// skipped). Thread `t` of `threads` takes every threads-th pair; every thread reaches each
+/// barrier.
+async fn bitonic_sort<S: Ranks>(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    s: &S,
+    n: u32,
+    pow2: u32,
+    t: &Lanes<u32>,
+    threads: u32,
+) -> Result<(), SimError> {
+    let pairs = pow2 / 2;
+    let mut size = 2;
+    while size <= pow2 {
+        let half = size / 2;
+        each_pair(w, s, t, threads, pairs, n, |c| {
+            let off = c & (half - 1);
+            let i = (c - off) * 2 + off;
+            (i, i + size - 1 - 2 * off) // its mirror in the block
+        })
+        .await?;
+        if !a.has(Mutant::BitonicMissingBarrier) {
+            w.syncthreads("bitonic_sort: __syncthreads() (after the flip)").await?;
+        }
+        let mut stride = size / 4;
+        while stride > 0 {
+            each_pair(w, s, t, threads, pairs, n, |c| {
+                let off = c & (stride - 1);
+                let i = (c - off) * 2 + off;
+                (i, i + stride)
+            })
+            .await?;
+            w.syncthreads("bitonic_sort: __syncthreads()").await?;
+            stride /= 2;
+        }
+        size *= 2;
+    }
+    Ok(())
+}
+
+/// `for (c = t; c < pairs; c += threads) { (i, j) = pair(c); if (j < n) s.order(i, j); }`
+async fn each_pair<S: Ranks>(
+    w: &mut Warp<'_>,
+    s: &S,
+    t: &Lanes<u32>,
+    threads: u32,
+    pairs: u32,
+    n: u32,
+    pair: impl Fn(u32) -> (u32, u32),
+) -> Result<(), SimError> {
+    let mut c = *t;
+    let mut base = 0;
+    while base < pairs {
+        let (i, j) = (c.map(|c| pair(c).0), c.map(|c| pair(c).1));
+        let go = c.zip(&j, |c, j| c < pairs && j < n);
+        let saved = w.push_active(&go, "bitonic_sort: c < pairs && j < n")?;
+        s.order(w, &i, &j).await?;
+        w.pop_active(saved);
+        c = c.map(|c| c + threads);
+        base += threads;
+    }
+    Ok(())
+}
+
+/// `rtopk_sort_rows`: one block per row (`row_threads` threads per row), the row's ranks in
+/// shared memory, or sorted in place in global memory.
+pub(crate) async fn rtopk_sort_rows(
+    w: &mut Warp<'_>,
+    p: &SortParams<'_>,
+    shape: SortShape,
+) -> Result<(), SimError> {
+    let a = &p.a;
+    let tid = w.thread_idx();
+    let rt = shape.row_threads;
+    let slot = w.uniform(&tid.map(|t| t / rt), "rtopk_sort_rows: slot")?;
+    let t = tid.map(|x| x % rt);
+    let row = u64::from(w.block_idx()) * u64::from(w.block_dim() / rt) + u64::from(slot);
+    let n = if row < a.n as u64 { a.k as u32 } else { 0 }; // rows past the end still reach every barrier
+    let row_id = if row < a.n as u64 { row } else { 0 };
+    let off = row_offset(w, a, row_id, a.k as u64, "rtopk_sort_rows: row_id * (u64)k")?;
+    let row_in = row_offset(w, a, row_id, a.m as u64, "rtopk_sort_rows: row_id * (u64)m")?;
+    let out = RowOut {
+        x: p.x,
+        row_off: row_in,
+        out_val: p.out_val,
+        out_idx: p.out_idx,
+        out_off: off,
+        sign: a.sign(),
+    };
+    let first = t.lane(w.active_mask().trailing_zeros() as usize % 32) == 0;
+    if !shape.in_shared {
+        let store = GlobalResults { out, a: *a };
+        bitonic_sort(w, a, &store, n, shape.pow2, &t, rt).await?;
+        return check_sorted_row(w, a, &out, None, n, first);
+    }
+    let base = 2 * slot * shape.pow2;
+    let mut i = t;
+    let mut at = 0;
+    while at < n {
+        let go = i.map(|i| i < n);
+        let saved = w.push_active(&go, "rtopk_sort_rows: i < n")?;
+        let addr = w.add_u64(&off, &i.map(u64::from), "rtopk_sort_rows: val + i")?;
+        let v = w.ld_global(p.out_val, &addr, "rtopk_sort_rows: val[i]").await?;
+        let ix = w.ld_global(p.out_idx, &addr, "rtopk_sort_rows: idx[i]").await?;
+        let key = v.map(|v| order_key(a, f32::from_bits(v), a.sign()));
+        check_keys(w, a.mode, &v, &key, w.active_mask(), "sort: order_key is SPEC §1's key")?;
+        let r = key.zip(&ix, sort_rank);
+        w.st_shared(&i.map(|i| base + 2 * i), &r.map(|r| r as u32), "rtopk_sort_rows: r[i] = rank")
+            .await?;
+        w.st_shared(
+            &i.map(|i| base + 2 * i + 1),
+            &r.map(|r| (r >> 32) as u32),
+            "rtopk_sort_rows: r[i] = rank",
+        )
+        .await?;
+        w.pop_active(saved);
+        i = i.map(|i| i + rt);
+        at += rt;
+    }
+    w.syncthreads("rtopk_sort_rows: __syncthreads()").await?;
+    bitonic_sort(w, a, &SharedRanks { base }, n, shape.pow2, &t, rt).await?;
+    check_sorted_row(w, a, &out, Some(base), n, first)?;
+    let mut i = t;
+    let mut at = 0;
+    while at < n {
+        let go = i.map(|i| i < n);
+        let saved = w.push_active(&go, "rtopk_sort_rows: i < n")?;
+        let lo = w.ld_shared(&i.map(|i| base + 2 * i), "rtopk_sort_rows: r = r[i]").await?;
+        let hi = w.ld_shared(&i.map(|i| base + 2 * i + 1), "rtopk_sort_rows: r = r[i]").await?;
+        let key = hi.map(|h| !h);
+        write_result(w, &out, &i, &lo, &key).await?;
+        w.pop_active(saved);
+        i = i.map(|i| i + rt);
+        at += rt;
+    }
+    Ok(())
+}

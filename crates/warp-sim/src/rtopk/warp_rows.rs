@@ -1,0 +1,134 @@
+//! The warp-row kernels (the CUDA kernel's `warp_rows.cu`): `rtopk_quarter_rows_<EPL>`,
+//! `rtopk_half_rows_<EPL>` and `rtopk_warp_rows_<EPL>`, one row per `LANES` = 8, 16 or 32
+//! lanes, EPL keys per lane in registers (docs/kernel.md, the last table). Each simulated task
+//! is one row's lanes; the rows of a warp go their own ways, each collective naming its own
+//! lanes.
+
+use crate::engine::error::SimError;
+use crate::engine::lanes::{FULL_MASK, Lanes};
+use crate::engine::warp::Warp;
+use crate::rtopk::args::{CAND_CAP, KernelArgs, WARP_STAGE};
+use crate::rtopk::load::load_row;
+use crate::rtopk::mutant::Mutant;
+use crate::rtopk::narrow::{finish_candidates, narrow_row, trace_cut, write_iterations};
+use crate::rtopk::params::Params;
+use crate::rtopk::rows::{RowLanes, WarpRow, mask_words, row_max, row_min};
+use crate::rtopk::search::{Exit, search_threshold};
+use crate::rtopk::select::{RowOut, Stage, cut_of, select_topk_lanes};
+
+/// `row_id * (u64)m`: a row's offset, in 64 bits (in 32 under [`Mutant::RowOffset32Bit`]).
+pub(crate) fn row_offset(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row_id: u64,
+    len: u64,
+    label: &'static str,
+) -> Result<Lanes<u64>, SimError> {
+    if a.has(Mutant::RowOffset32Bit) && len == a.m as u64 {
+        // BUG: `row_id * m` in 32 bits.
+        let off = w.mul_u32(&Lanes::splat(row_id as u32), &Lanes::splat(len as u32), label)?;
+        return Ok(off.map(u64::from));
+    }
+    w.mul_u64(&Lanes::splat(row_id), &Lanes::splat(len), label)
+}
+
+/// `rtopk_warp_row`: one row on its lanes — `load_row`, `row_min` / `row_max`,
+/// `search_threshold`, `narrow_row` where the row narrows, `cut_of`, `select_topk_lanes`,
+/// and the row's iteration count.
+async fn rtopk_warp_row(
+    w: &mut Warp<'_>,
+    p: &Params<'_>,
+    row_id: u64,
+    stage: Stage,
+    narrows: bool,
+) -> Result<(), SimError> {
+    let a = &p.a;
+    let (epl, width) = (p.plan.keys_per_lane as u32, p.plan.lanes_per_row as u32);
+    let tr = p.tracer(row_id);
+    let lane = w.lane_id();
+    let sub = lane.map(|l| l % width);
+    let first = w.mul_u32(&sub, &Lanes::splat(epl), "rtopk_warp_row: first = sub * EPL")?;
+    if a.has(Mutant::IdleLanesExitEarly) {
+        // BUG: lanes without an element "save work" by returning.
+        w.exit_where(&first.map(|f| f >= a.m as u32), "rtopk_warp_row: if (first >= M) return")?;
+    }
+    let row_off = row_offset(w, a, row_id, a.m as u64, "rtopk_warp_row: row_id * (u64)m")?;
+    // stage 1: load_row
+    let seg = lane.zip(&sub, |l, s| {
+        let ones = if width == 32 { FULL_MASK } else { (1u32 << width) - 1 };
+        // BUG (SegmentMaskUnshifted): the mask of the warp's first row for every row.
+        if width == 32 || a.has(Mutant::SegmentMaskUnshifted) { ones } else { ones << (l - s) }
+    });
+    let lanes = RowLanes { mask: w.uniform(&seg, "rtopk_warp_row: row.lanes")?, width };
+    let words = mask_words(epl as usize);
+    let mut row = WarpRow {
+        keys: vec![Lanes::splat(0u32); epl as usize],
+        m: a.m as u32,
+        lanes,
+        cap: if narrows { CAND_CAP as u32 } else { 0 },
+        ge_last: vec![Lanes::splat(0u32); words],
+        stage: stage.base,
+    };
+    let (lane_min, lane_max) = load_row(w, a, p.x, &row_off, &mut row.keys, &first, p.vec4).await?;
+    if tr.on() {
+        let mut keys = vec![0u32; a.m];
+        for l in crate::engine::lanes_of(w.group_lanes()) {
+            for (j, key) in row.keys.iter().enumerate() {
+                if let Some(k) = keys.get_mut(first.lane(l) as usize + j) {
+                    *k = key.lane(l);
+                }
+            }
+        }
+        tr.with(|r| r.loaded(keys));
+    }
+    let lo_key = row_min(w, a, lanes, lane_min, "row_min(lane_min)")?;
+    let hi_key = row_max(w, a, lanes, lane_max, "row_max(lane_max)")?;
+    let lo_key = w.uniform(&lo_key, "search: lo_key")?;
+    let hi_key = w.uniform(&hi_key, "search: hi_key")?;
+    tr.with(|r| r.range(lo_key, hi_key));
+    // stage 2: search_threshold
+    let mut s = search_threshold(w, a, &mut row, lo_key, hi_key, tr).await?;
+    let out_len = if a.has(Mutant::OutputStrideM) { a.m } else { a.k } as u64; // BUG: stride M
+    let out_off = row_offset(w, a, row_id, out_len, "rtopk_warp_row: row_id * (u64)k")?;
+    let out =
+        RowOut { x: p.x, row_off, out_val: p.out_val, out_idx: p.out_idx, out_off, sign: a.sign() };
+    if narrows && s.exit == Exit::Narrow {
+        // BUG (WarpsShareCandidates): every row's candidates at the start of the block's stage.
+        let cand = if a.has(Mutant::WarpsShareCandidates) { 0 } else { stage.base };
+        let mut narrowed = narrow_row(w, a, &row, s.count_at_lo, cand).await?;
+        let iter_at = (p.out_iter, row_id);
+        return finish_candidates(w, a, &mut narrowed, &mut s, cand, &out, iter_at, tr).await;
+    }
+    // stage 3: select_topk
+    let c = cut_of(w, a, &mut row, &s).await?;
+    trace_cut(tr, &s, &c);
+    select_topk_lanes(w, a, &row.keys, lanes, &c, &sub, &first, stage, &out, tr).await?;
+    write_iterations(w, (p.out_iter, row_id), s.iterations, &sub.map(|s| s == 0)).await
+}
+
+/// `rtopk_warp_rows_impl<EPL, LANES, WARPS>`: `32 / LANES` rows per warp, `blockDim / LANES`
+/// per block; each row's share of the block's stage; rows past the end return.
+pub(crate) async fn rtopk_warp_rows_impl(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
+    let width = p.plan.lanes_per_row as u64;
+    let rows_per_block = u64::from(w.block_dim()) / width;
+    let cap = WARP_STAGE as u32 / rows_per_block as u32; // each row's share of the stage
+    let tid = w.thread_idx();
+    let block = u64::from(w.block_idx());
+    let row = tid.map(|t| (block * u64::from(w.block_dim()) + u64::from(t)) / width);
+    let row_id = w.uniform(&row, "rtopk_warp_rows: row_id")?;
+    if row_id >= p.a.n as u64 {
+        w.exit(); // row-uniform: the partial last block
+        return Ok(());
+    }
+    // BUG (RowsShareStage): the warp's index, not the row's, picks the share.
+    let share = if p.a.has(Mutant::RowsShareStage) {
+        tid.map(|t| t / 32)
+    } else {
+        tid.map(|t| t / width as u32)
+    };
+    let share = w.uniform(&share, "rtopk_warp_rows: stage share")?;
+    let stage = Stage { base: share * cap, cap };
+    // Whole-warp rows of 12 to 32 keys per lane narrow in exact mode where k < CAND_CAP (the
+    // plan's `narrows`); a second instantiation without the narrowing serves the rest.
+    rtopk_warp_row(w, p, row_id, stage, p.plan.narrows).await
+}
