@@ -1,0 +1,281 @@
+"""PyTorch integration: the custom op ``torch.ops.rtopk.topk`` and the tensor paths of
+:func:`rtopk.topk`.
+
+Importing this module registers the op (``rtopk`` imports it by itself whenever torch is
+imported, before or after ``rtopk``). The op has
+
+* an implementation for CPU tensors (the Rust row-wise driver on a NumPy view of the tensor's
+  storage, zero-copy) and CUDA tensors (the RTop-K CUDA kernel);
+* a fake implementation (``register_fake``): output shapes and dtypes from the input's, so
+  ``torch.compile(fullgraph=True)`` traces a call without a graph break;
+* autograd (``register_autograd``): the gradient of ``values`` is scattered into zeros of the
+  input's shape at ``indices`` — what ``torch.topk``'s backward does — so ``rtopk.topk``
+  replaces ``torch.topk`` in training.
+
+Eager calls that need neither autograd nor tracing skip the op and call the implementation
+directly: the op dispatcher's fixed cost is several microseconds, more than the wrapper's.
+
+On a CUDA tensor, a call makes the rows contiguous if they are not (``movedim`` +
+``contiguous``: a copy only then), allocates the outputs with torch on the tensor's device
+(``new_empty``: the caching allocator, so it is capturable by ``torch.cuda.graph``), and makes
+ONE native call, ``_native.cuda_topk``, with raw pointers and torch's current stream of that device:
+the kernel is launched asynchronously on that stream — no host synchronisation, no host round
+trip, no device allocation inside the call. A tensor on ``cuda:1`` runs on device 1.
+"""
+
+from typing import Any, Callable, Optional, Tuple
+
+import torch
+from torch import Tensor
+
+from . import _native, _topk
+
+__all__ = ["cpu_impl", "cuda_impl", "topk_op", "topk_tensor"]
+
+_INDEX_DTYPES = {32: torch.int32, 64: torch.int64}
+_F32 = torch.float32
+
+# The raw current stream without building a torch.cuda.Stream object (what torch.compile's
+# generated code calls too); the public spelling where a torch build lacks it.
+_raw_stream_of: Optional[Callable[[int], int]] = getattr(
+    torch._C, "_cuda_getCurrentRawStream", None
+)
+
+
+def current_stream(device_index: int) -> int:
+    """torch's current CUDA stream of device ``device_index``, as the raw ``cudaStream_t``."""
+    if _raw_stream_of is not None:
+        return _raw_stream_of(device_index)
+    return int(torch.cuda.current_stream(device_index).cuda_stream)
+
+
+def _check_dtype(x: Tensor) -> None:
+    if x.dtype != _F32:
+        name = str(x.dtype)
+        raise TypeError(_native.unsupported_dtype(name[6:] if name.startswith("torch.") else name))
+
+
+def cpu_impl(
+    x: Tensor,
+    k: int,
+    dim: int,
+    largest: bool,
+    sorted: bool,
+    algo: str,
+    max_iter: Optional[int],
+    precision: float,
+    index_bits: int,
+    with_iterations: bool,
+) -> Tuple[Tensor, Tensor, Optional[Tensor]]:
+    """A CPU tensor through the host path: ``x.numpy()`` is a view of the tensor's storage
+    (no copy), the outputs are tensors over the NumPy outputs (no copy), made contiguous
+    only when ``dim`` is not the last axis (as the fake implementation says they are).
+    ``iterations`` is None unless asked for."""
+    _check_dtype(x)
+    values, indices, its = _topk.select_host(
+        x.detach().numpy() if x.requires_grad else x.numpy(),
+        k,
+        dim,
+        largest,
+        sorted,
+        algo,
+        max_iter,
+        precision,
+        with_iterations,
+        index_bits,
+    )
+    v = torch.from_numpy(values)
+    i = torch.from_numpy(indices)
+    if not v.is_contiguous():
+        v = v.contiguous()
+        i = i.contiguous()
+    return v, i, (torch.from_numpy(its) if its is not None else None)
+
+
+def cuda_impl(
+    x: Tensor,
+    k: int,
+    dim: int,
+    largest: bool,
+    sorted: bool,
+    algo: str,
+    max_iter: Optional[int],
+    precision: float,
+    index_bits: int,
+    with_iterations: bool,
+) -> Tuple[Tensor, Tensor, Optional[Tensor]]:
+    """A CUDA tensor: one launch of the RTop-K kernel on torch's current stream (see the
+    module docstring for the contract). ``iterations`` is None unless asked for."""
+    if x.dtype != _F32:
+        _check_dtype(x)
+    nd = x.dim()
+    last = dim == -1 or dim == nd - 1
+    if last and nd > 0:
+        rows = x
+    else:
+        d = _topk.normalize_dim(dim, nd)
+        last = d == nd - 1
+        rows = x if last else x.movedim(d, -1)
+    if not rows.is_contiguous():
+        rows = rows.contiguous()
+    shape = rows.shape
+    m = shape[-1]
+    batch = shape[:-1]
+    n = rows.numel() // m if m > 0 else 0
+    _native.check_request(algo, "cuda", m, k, max_iter, precision, with_iterations, index_bits)
+    out_shape = (*batch, k)
+    values = rows.new_empty(out_shape)
+    indices = rows.new_empty(out_shape, dtype=_INDEX_DTYPES[index_bits])
+    iterations = rows.new_empty(batch, dtype=torch.int32) if with_iterations else None
+    if n > 0 and k > 0:
+        index = rows.get_device()
+        _native.cuda_topk(
+            rows.data_ptr(),
+            n,
+            m,
+            k,
+            largest,
+            sorted,
+            -1 if max_iter is None else max_iter,
+            float(precision),
+            values.data_ptr(),
+            indices.data_ptr(),
+            index_bits,
+            0 if iterations is None else iterations.data_ptr(),
+            current_stream(index),
+            index,
+        )
+    elif iterations is not None:
+        iterations.zero_()  # k = 0: no search, 0 iterations (as the CPU driver reports)
+    if not last:
+        values = values.movedim(-1, dim).contiguous()
+        indices = indices.movedim(-1, dim).contiguous()
+    return values, indices, iterations
+
+
+def impl(
+    x: Tensor,
+    k: int,
+    dim: int,
+    largest: bool,
+    sorted: bool,
+    algo: str,
+    max_iter: Optional[int],
+    precision: float,
+    index_bits: int,
+    with_iterations: bool,
+) -> Tuple[Tensor, Tensor, Tensor]:
+    """The op's implementation: the CPU or the CUDA path by the tensor's device (an op
+    returns tensors only: no iterations is an empty one)."""
+    kind = x.device.type
+    if kind == "cuda":
+        path = cuda_impl
+    elif kind == "cpu":
+        path = cpu_impl
+    else:
+        raise ValueError(f"rtopk.topk runs on CPU and CUDA tensors; this one is on {x.device}")
+    v, i, it = path(
+        x, k, dim, largest, sorted, algo, max_iter, precision, index_bits, with_iterations
+    )
+    return v, i, (it if it is not None else x.new_empty((0,), dtype=torch.int32))
+
+
+@torch.library.custom_op("rtopk::topk", mutates_args=())
+def topk_op(
+    x: Tensor,
+    k: int,
+    dim: int,
+    largest: bool,
+    sorted: bool,
+    algo: str,
+    max_iter: Optional[int],
+    precision: float,
+    index_bits: int,
+    with_iterations: bool,
+) -> Tuple[Tensor, Tensor, Tensor]:
+    """``torch.ops.rtopk.topk``: ``(values, indices, iterations)`` of ``x`` along ``dim``
+    (``iterations`` is empty unless ``with_iterations``). :func:`rtopk.topk` is the friendly
+    spelling."""
+    return impl(x, k, dim, largest, sorted, algo, max_iter, precision, index_bits, with_iterations)
+
+
+@topk_op.register_fake
+def _topk_fake(
+    x: Tensor,
+    k: int,
+    dim: int,
+    largest: bool,
+    sorted: bool,
+    algo: str,
+    max_iter: Optional[int],
+    precision: float,
+    index_bits: int,
+    with_iterations: bool,
+) -> Tuple[Tensor, Tensor, Tensor]:
+    d = _topk.normalize_dim(dim, x.dim())
+    m = x.shape[d]
+    if isinstance(m, int) and isinstance(k, int):
+        # The request is refused while tracing, with the eager call's exception.
+        device = "cuda" if x.device.type == "cuda" else "cpu"
+        _native.check_request(algo, device, m, k, max_iter, precision, with_iterations, index_bits)
+    if x.dtype != _F32:
+        _check_dtype(x)
+    shape = list(x.shape)
+    batch = shape[:d] + shape[d + 1 :]
+    shape[d] = k
+    values = x.new_empty(shape)
+    indices = x.new_empty(shape, dtype=_INDEX_DTYPES[index_bits])
+    iterations = x.new_empty(batch if with_iterations else [0], dtype=torch.int32)
+    return values, indices, iterations
+
+
+def _setup_context(ctx: Any, inputs: Tuple[Any, ...], output: Tuple[Tensor, ...]) -> None:
+    x, dim = inputs[0], inputs[2]
+    ctx.dim = _topk.normalize_dim(dim, x.dim())
+    ctx.input_shape = x.shape
+    ctx.save_for_backward(output[1])
+
+
+def _backward(
+    ctx: Any, grad_values: Tensor, grad_indices: Any, grad_iterations: Any
+) -> Tuple[Optional[Tensor], ...]:
+    (indices,) = ctx.saved_tensors
+    grad = grad_values.new_zeros(ctx.input_shape).scatter(ctx.dim, indices.long(), grad_values)
+    return (grad,) + (None,) * 9
+
+
+topk_op.register_autograd(_backward, setup_context=_setup_context)
+
+
+def topk_tensor(
+    x: Tensor,
+    k: int,
+    dim: int,
+    largest: bool,
+    sorted: bool,
+    algo: str,
+    max_iter: Optional[int],
+    precision: float,
+    with_iterations: bool,
+    index_bits: int,
+) -> Tuple[Tensor, Tensor, Optional[Tensor]]:
+    """:func:`rtopk.topk` on a tensor: straight to the CPU or CUDA implementation in eager
+    mode; through the op when tracing, for autograd, for a tensor subclass (fake, functional)
+    or on another device (meta)."""
+    if not (
+        torch.compiler.is_compiling()
+        or type(x) is not Tensor
+        or (x.requires_grad and torch.is_grad_enabled())
+    ):
+        if x.is_cuda:
+            return cuda_impl(
+                x, k, dim, largest, sorted, algo, max_iter, precision, index_bits, with_iterations
+            )
+        if x.is_cpu:
+            return cpu_impl(
+                x, k, dim, largest, sorted, algo, max_iter, precision, index_bits, with_iterations
+            )
+    v, i, it = topk_op(
+        x, k, dim, largest, sorted, algo, max_iter, float(precision), index_bits, with_iterations
+    )
+    return v, i, (it if with_iterations else None)

@@ -1,0 +1,118 @@
+//! Rust errors as Python exceptions, and the panic guard at the boundary.
+//!
+//! Each [`rtopk::Error`] becomes one Python exception carrying the same message, chosen by its
+//! variant (never by its text): the caller's input → `ValueError` (a size too large to allocate
+//! → `MemoryError`), a missing CUDA driver → [`CudaUnavailableError`], other GPU failures →
+//! [`CudaError`], the environment (files) → `OSError`. A Rust panic never unwinds into the
+//! interpreter: [`guard`] turns it into [`InternalError`].
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use rtopk::Error;
+use topk_ref::TopKError;
+
+create_exception!(
+    rtopk,
+    CudaError,
+    PyRuntimeError,
+    "The GPU path failed: NVRTC compilation, a driver call or a launch."
+);
+create_exception!(
+    rtopk,
+    CudaUnavailableError,
+    CudaError,
+    "No CUDA driver (or no NVRTC library, or no CUDA launch in this build): the GPU path cannot run here."
+);
+create_exception!(
+    rtopk,
+    InternalError,
+    PyRuntimeError,
+    "A bug in rtopk (a Rust panic caught at the boundary); the interpreter is unharmed."
+);
+
+/// The Python exception for `e`, with `e`'s message.
+pub(crate) fn to_py(e: Error) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        Error::TopK(t) => topk(&t, msg),
+        Error::Cuda(c) => cuda(&c, msg),
+        Error::Sim(s) => sim(&s, msg),
+        Error::Analysis(a) if a.is_bad_input() => PyValueError::new_err(msg),
+        Error::Analysis(analysis::AnalysisError::Io { .. }) => PyOSError::new_err(msg),
+        Error::Analysis(_) => PyRuntimeError::new_err(msg),
+        Error::NotEnoughMemory { .. } => PyMemoryError::new_err(msg),
+        Error::Io { .. } | Error::Write { .. } => PyOSError::new_err(msg),
+        Error::Json(_) | Error::Chart { .. } => PyRuntimeError::new_err(msg),
+        // Unknown names, refused or conflicting parameters, a precision out of range, an
+        // algorithm on the wrong device, bad files and paths: the caller's input.
+        other if other.is_user_error() => PyValueError::new_err(msg),
+        _ => PyOSError::new_err(msg),
+    }
+}
+
+/// The exception for a refused top-k request.
+pub(crate) fn topk(e: &TopKError, msg: String) -> PyErr {
+    match e {
+        TopKError::TooLarge { .. } => PyMemoryError::new_err(msg),
+        // k > M, M = 0, rows too wide, a parameter out of its domain.
+        _ => PyValueError::new_err(msg),
+    }
+}
+
+fn cuda(e: &rtopk_cuda::CudaError, msg: String) -> PyErr {
+    use rtopk_cuda::CudaError as C;
+    match e {
+        C::NoDriver | C::NoNvrtc => CudaUnavailableError::new_err(msg),
+        C::TopK(t) => topk(t, msg),
+        C::TooLarge { .. } => PyValueError::new_err(msg),
+        _ => CudaError::new_err(msg),
+    }
+}
+
+fn sim(e: &warp_sim::SimError, msg: String) -> PyErr {
+    use warp_sim::SimError as S;
+    match e {
+        S::TopK(t) => topk(t, msg),
+        S::InvalidLaunch(_) => PyValueError::new_err(msg),
+        // A fatal diagnostic, the watchdog, a drawing failure: what the simulated kernel did.
+        _ => PyRuntimeError::new_err(msg),
+    }
+}
+
+/// Runs `f` with the interpreter detached (other Python threads run meanwhile), catching a
+/// panic: its result, the Python exception of its error, or [`InternalError`].
+pub(crate) fn detached<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> Result<T, Error> + Send,
+) -> PyResult<T> {
+    match py.detach(move || catch_unwind(AssertUnwindSafe(f))) {
+        Ok(result) => result.map_err(to_py),
+        Err(payload) => Err(internal(payload.as_ref())),
+    }
+}
+
+/// Runs `f` (attached), turning a panic into [`InternalError`].
+pub(crate) fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| Err(internal(payload.as_ref())))
+}
+
+/// [`InternalError`] for a caught panic, with the panic's message.
+fn internal(payload: &(dyn Any + Send)) -> PyErr {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string());
+    InternalError::new_err(format!(
+        "internal error in rtopk (a bug; please report it with the call that caused it): {what}"
+    ))
+}
+
+/// A `ValueError` with `msg`: arguments Python passes that Rust's types cannot say (k < 0).
+pub(crate) fn value_error(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}

@@ -1,0 +1,57 @@
+//! # rtopk-py — the Python package `rtopk` (its native module, `rtopk._native`)
+//!
+//! A thin face over the library crate `rtopk`, as the command line is: the Python package
+//! (`python/rtopk/`) shapes arguments and arrays, and calls the functions here, which call the
+//! library and convert its results and errors. Nothing here re-implements an algorithm.
+//!
+//! * [`select`]: row-wise top-k of a 2-D NumPy array through `rtopk::registry` (the
+//!   interpreter detached while rayon works), and the request check of the CUDA path.
+//! * [`trace`]: one row through the simulated kernel (warp-sim's `RowTrace`).
+//! * [`sim`]: the simulated kernel over a matrix, its diagnostics, the seeded-bug catalog.
+//! * [`stats`]: the iteration statistics (`rtopk::stats`) and Appendix A's E(n).
+//! * [`cuda`]: the launch on torch's CUDA tensors (raw addresses, torch's stream), the GPU
+//!   kernel's equivalence check.
+//! * [`errors`]: every Rust error as a Python exception; panics caught at the boundary.
+//!
+//! The crate says `deny(unsafe_code)` rather than `forbid` for its one boundary that needs it:
+//! the CUDA launch takes raw device addresses from torch and hands them to rtopk-cuda, with
+//! `#[allow(unsafe_code)]` on that one statement and its `// SAFETY:` line.
+
+#![deny(unsafe_code)]
+
+mod cuda;
+mod errors;
+mod select;
+mod sim;
+mod stats;
+mod trace;
+
+use pyo3::prelude::*;
+
+/// The extension module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("CudaError", py.get_type::<errors::CudaError>())?;
+    m.add("CudaUnavailableError", py.get_type::<errors::CudaUnavailableError>())?;
+    m.add("InternalError", py.get_type::<errors::InternalError>())?;
+    m.add_function(wrap_pyfunction!(select::select, m)?)?;
+    m.add_function(wrap_pyfunction!(select::check_request, m)?)?;
+    m.add_function(wrap_pyfunction!(select::auto_algorithm, m)?)?;
+    m.add_function(wrap_pyfunction!(select::algorithms_json, m)?)?;
+    m.add_function(wrap_pyfunction!(select::unsupported_dtype, m)?)?;
+    m.add_class::<trace::NativeTrace>()?;
+    m.add_function(wrap_pyfunction!(trace::trace, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::sim_run, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::mutant_names, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::strategy_names, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::mutant_catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(stats::stats_iterations, m)?)?;
+    m.add_function(wrap_pyfunction!(stats::expected_iterations, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::cuda_topk, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::cuda_libraries_present, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::cuda_verify, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::_panic_for_tests, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,175 @@
+"""rtopk on torch CPU tensors: the same answers as NumPy, zero-copy, the custom op under
+torch.compile and opcheck, autograd equal to torch.topk's. Skipped (visibly) without torch."""
+
+from __future__ import annotations
+
+from typing import Any, List
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed (CI): torch tests skipped")
+
+import rtopk  # noqa: E402
+import rtopk.ops  # noqa: E402
+from oracle import canonical_along, hostile_matrix, same_bits  # noqa: E402
+
+
+def tie_free(*shape: int, seed: int = 0) -> Any:
+    """Distinct values (a permutation, scaled): top-k is unique whatever the order, so
+    torch.topk's indices must equal ours."""
+    n = int(np.prod(shape))
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randperm(n, generator=g).float() / n - 0.5).reshape(shape)
+
+
+def test_tensors_in_tensors_out_with_the_canonical_answer() -> None:
+    x = torch.from_numpy(hostile_matrix(12, 70, "hostile", 1))
+    for dim in (0, 1, -1):
+        for largest, sorted_ in ((True, False), (False, True)):
+            got = rtopk.topk(x, 9, dim, largest, sorted_, return_iterations=True)
+            want_v, want_i = canonical_along(x.numpy(), 9, dim, largest, sorted_)
+            assert isinstance(got.values, torch.Tensor) and got.values.dtype == torch.float32
+            assert got.indices.dtype == torch.int64 and got.iterations.dtype == torch.int32
+            assert got.values.is_contiguous() and got.indices.is_contiguous()
+            np.testing.assert_array_equal(got.indices.numpy(), want_i)
+            assert same_bits(got.values.numpy(), want_v)
+    assert rtopk.topk(x, 3, indices_dtype=torch.int32).indices.dtype == torch.int32
+
+
+def test_the_input_is_read_in_place_and_the_outputs_are_fresh(monkeypatch: Any) -> None:
+    seen: List[Any] = []
+    select = rtopk._native.select
+
+    def spy(rows: Any, *args: Any) -> Any:
+        seen.append(rows)
+        return select(rows, *args)
+
+    monkeypatch.setattr(rtopk._native, "select", spy)
+    x = tie_free(64, 300)
+    out = rtopk.topk(x, 8, return_iterations=True)
+    rows = seen[-1]
+    assert rows.__array_interface__["data"][0] == x.data_ptr()  # no copy on the way in
+    xt = x.t()  # strided rows: still no copy (Rust reads the strided rows)
+    rtopk.topk(xt, 8)
+    assert seen[-1].__array_interface__["data"][0] == x.data_ptr()
+    for t in out:
+        lo, hi = t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()
+        assert hi <= x.data_ptr() or lo >= x.data_ptr() + x.numel() * 4
+    assert out.values.data_ptr() != out.indices.data_ptr()
+
+
+def test_eager_calls_skip_the_op_unless_autograd_needs_it(monkeypatch: Any) -> None:
+    calls: List[str] = []
+    real = rtopk.ops.topk_op
+
+    def counting(*args: Any) -> Any:
+        calls.append("op")
+        return real(*args)
+
+    monkeypatch.setattr(rtopk.ops, "topk_op", counting)
+    x = tie_free(4, 50)
+    rtopk.topk(x, 3)
+    assert calls == []
+    rtopk.topk(x.clone().requires_grad_(), 3)
+    assert calls == ["op"]
+    with torch.no_grad():
+        rtopk.topk(x.clone().requires_grad_(), 3)
+    assert calls == ["op"]
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("sorted_", [True, False])
+def test_backward_equals_torch_topks(dim: int, largest: bool, sorted_: bool) -> None:
+    x = tie_free(7, 9, 40, seed=dim + 3)
+    w = torch.randn(7, 9, 40)
+    a = x.clone().requires_grad_()
+    b = x.clone().requires_grad_()
+    va, ia = rtopk.topk(a, 5, dim, largest, sorted=True)
+    vb, ib = torch.topk(b, 5, dim, largest, sorted=True)
+    assert torch.equal(ia, ib) and torch.equal(va, vb)
+    gw = torch.randn(va.shape)
+    (va * gw).sum().backward()
+    (vb * gw).sum().backward()
+    assert torch.equal(a.grad, b.grad)
+    # index order too: the gradient lands at the same elements
+    c = x.clone().requires_grad_()
+    vc, ic = rtopk.topk(c, 5, dim, largest, sorted=sorted_, indices_dtype=torch.int32)
+    (vc * w.narrow(dim % 3, 0, 5)).sum().backward()
+    d = torch.zeros_like(x).scatter(dim, ic.long(), w.narrow(dim % 3, 0, 5))
+    assert torch.equal(c.grad, d)
+
+
+def test_torch_compile_fullgraph_traces_the_op() -> None:
+    x = tie_free(32, 300, seed=5)
+
+    @torch.compile(fullgraph=True)
+    def f(t: Any) -> Any:
+        v, i = rtopk.topk(t * 2.0, 7, sorted=True)
+        return v + 1.0, i
+
+    v, i = f(x)
+    tv, ti = torch.topk(x * 2.0, 7)
+    assert torch.equal(v, tv + 1.0) and torch.equal(i, ti)
+
+    # a new shape (dynamic), another dim, iterations
+    @torch.compile(fullgraph=True)
+    def g(t: Any) -> Any:
+        return rtopk.topk(t, 4, dim=0, return_iterations=True)
+
+    out = g(x[:20])
+    eager = rtopk.topk(x[:20], 4, dim=0, return_iterations=True)
+    for a, b in zip(out, eager):
+        assert torch.equal(a, b)
+
+
+def test_backward_under_torch_compile() -> None:
+    x = tie_free(16, 64, seed=9)
+
+    @torch.compile(fullgraph=True)
+    def loss(t: Any) -> Any:
+        return (rtopk.topk(t, 6).values ** 2).sum()
+
+    a = x.clone().requires_grad_()
+    loss(a).backward()
+    b = x.clone().requires_grad_()
+    (torch.topk(b, 6).values ** 2).sum().backward()
+    assert torch.allclose(a.grad, b.grad)
+
+
+def test_opcheck() -> None:
+    x = tie_free(8, 50, seed=2)
+    op = torch.ops.rtopk.topk.default
+    cases = [
+        (x, 5, -1, True, False, "auto", None, 0.0, 64, True),
+        (x.requires_grad_(), 5, 0, False, True, "bisect", None, 0.0, 32, False),
+        (x.detach(), 3, 1, True, True, "heap", None, 0.0, 64, False),
+        (x.detach(), 4, 1, True, False, "bisect", 3, 0.0, 64, True),
+    ]
+    for args in cases:
+        result = torch.library.opcheck(op, args)
+        assert all(v == "SUCCESS" for v in result.values()), result
+
+
+def test_meta_and_fake_tensors_take_the_ops_fake_implementation() -> None:
+    x = torch.empty(3, 10, 7, device="meta")
+    out = rtopk.topk(x, 4, dim=1, return_iterations=True, indices_dtype=torch.int32)
+    assert out.values.shape == (3, 4, 7) and out.values.device.type == "meta"
+    assert out.indices.dtype == torch.int32 and out.iterations.shape == (3, 7)
+    with pytest.raises(ValueError, match="larger than the row width"):
+        rtopk.topk(x, 11, dim=1)
+
+
+def test_errors_on_tensors() -> None:
+    x = torch.zeros(2, 4)
+    with pytest.raises(ValueError, match="larger than the row width"):
+        rtopk.topk(x, 5)
+    with pytest.raises(TypeError, match="got dtype float64"):
+        rtopk.topk(x.double(), 1)
+    with pytest.raises(TypeError, match="got dtype bfloat16"):
+        rtopk.topk(x.bfloat16(), 1)
+    with pytest.raises(IndexError, match="out of range"):
+        rtopk.topk(x, 1, dim=2)
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        rtopk.topk(x.requires_grad_(), 1, algo="nope")

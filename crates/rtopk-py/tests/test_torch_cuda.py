@@ -1,0 +1,286 @@
+"""rtopk on torch CUDA tensors: the kernel against the CPU oracle on hostile rows, int32/int64
+indices, opcheck, autograd, CUDA graph capture and replay, streams, threads, torch.compile,
+a second GPU. Skipped (visibly) without torch or without a CUDA device.
+
+Run on the GPU machine (see crates/rtopk-py/README.md):
+    python -m pytest crates/rtopk-py/tests/test_torch_cuda.py -v -rs
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, List, Tuple
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed: GPU tests skipped")
+
+import rtopk  # noqa: E402
+import rtopk.ops  # noqa: E402
+from oracle import FAMILIES, canonical_rows, hostile_matrix, same_bits  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA device: GPU tests skipped"
+)
+
+needs_launch = pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="no CUDA device: GPU tests skipped"
+)
+
+# Every launch shape of the kernel (quarter/half/whole warp, wide warp, block, narrowing block,
+# rows beyond registers and shared memory), widths not multiples of 32 among them.
+WIDTHS = [1, 7, 31, 32, 33, 100, 256, 257, 768, 1000, 1024, 1025, 3000, 4096, 5001, 8192, 10000]
+ORACLE_MAX_M = 1025  # above this width, CPU bisect (itself checked against the oracle) is faster
+
+
+def ks_for(m: int) -> List[int]:
+    return sorted({k for k in (1, m // 32, m // 8, m // 2, m - 1, m) if 1 <= k <= m})
+
+
+def tie_free(*shape: int, seed: int = 0, device: str = "cuda") -> Any:
+    n = int(np.prod(shape))
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randperm(n, generator=g).float() / n - 0.5).reshape(shape).to(device)
+
+
+def cpu_reference(
+    x: Any, k: int, largest: bool, sorted_: bool, max_iter: Any = None
+) -> Tuple[Any, Any, Any]:
+    """The CPU answer: the SPEC §1 oracle where it is quick, and bisect's iteration counts."""
+    ref = rtopk.topk(
+        x,
+        k,
+        largest=largest,
+        sorted=sorted_,
+        algo="bisect",
+        max_iter=max_iter,
+        return_iterations=True,
+    )
+    if max_iter is None and x.shape[1] <= ORACLE_MAX_M:
+        v, i = canonical_rows(x, k, largest, sorted_)
+        np.testing.assert_array_equal(ref.indices, i)  # bisect is the oracle
+        return v, i, ref.iterations
+    return ref.values, ref.indices, ref.iterations
+
+
+@needs_launch
+@pytest.mark.parametrize("m", WIDTHS)
+def test_kernel_matches_the_cpu_oracle_on_hostile_rows(m: int) -> None:
+    n = max(8, min(64, (1 << 16) // m))
+    for fi, family in enumerate(FAMILIES):
+        x = hostile_matrix(n, m, family, seed=31 * m + fi)
+        xc = torch.from_numpy(x).cuda()
+        for k in ks_for(m):
+            for largest, sorted_ in ((True, False), (False, True), (True, True)):
+                got = rtopk.topk(xc, k, largest=largest, sorted=sorted_, return_iterations=True)
+                v, i, it = cpu_reference(x, k, largest, sorted_)
+                case = f"m={m} {family} k={k} largest={largest} sorted={sorted_}"
+                assert got.values.device == xc.device and got.indices.dtype == torch.int64
+                np.testing.assert_array_equal(got.indices.cpu().numpy(), i, err_msg=case)
+                assert same_bits(got.values.cpu().numpy(), v), case
+                np.testing.assert_array_equal(got.iterations.cpu().numpy(), it, err_msg=case)
+
+
+@needs_launch
+def test_early_stopping_is_bisects_exactly() -> None:
+    for m in (100, 256, 768, 3000, 8192):
+        x = hostile_matrix(32, m, "hostile", m)
+        xc = torch.from_numpy(x).cuda()
+        for max_iter in (0, 1, 2, 4, 8):
+            for largest in (True, False):
+                got = rtopk.topk(
+                    xc, m // 8, largest=largest, max_iter=max_iter, return_iterations=True
+                )
+                v, i, it = cpu_reference(x, m // 8, largest, False, max_iter)
+                case = f"m={m} max_iter={max_iter} largest={largest}"
+                np.testing.assert_array_equal(got.indices.cpu().numpy(), i, err_msg=case)
+                assert same_bits(got.values.cpu().numpy(), v), case
+                np.testing.assert_array_equal(got.iterations.cpu().numpy(), it, err_msg=case)
+
+
+@needs_launch
+def test_int32_and_int64_indices() -> None:
+    x = hostile_matrix(300, 700, "hostile", 3)
+    xc = torch.from_numpy(x).cuda()
+    want = canonical_rows(x, 40)[1]
+    for dtype in (torch.int32, torch.int64):
+        got = rtopk.topk(xc, 40, indices_dtype=dtype)
+        assert got.indices.dtype == dtype
+        np.testing.assert_array_equal(got.indices.cpu().numpy(), want)
+
+
+@needs_launch
+def test_any_dim_and_non_contiguous_inputs() -> None:
+    base = torch.from_numpy(hostile_matrix(1, 6 * 300 * 5, "hostile", 4)).reshape(6, 300, 5)
+    for x in (base, base.transpose(0, 2), base[:, ::2, :]):
+        xc = x.cuda()
+        for dim in range(-3, 3):
+            k = max(1, x.shape[dim] // 3)
+            got = rtopk.topk(xc, k, dim, sorted=True)
+            want = rtopk.topk(x, k, dim, sorted=True)
+            assert got.values.shape == want.values.shape and got.values.is_contiguous()
+            assert torch.equal(got.indices.cpu(), want.indices)
+            assert same_bits(got.values.cpu().numpy(), want.values.numpy())
+
+
+@needs_launch
+def test_empty_inputs_and_k_zero() -> None:
+    x = torch.zeros(0, 50, device="cuda")
+    assert rtopk.topk(x, 3).values.shape == (0, 3)
+    out = rtopk.topk(torch.randn(4, 50, device="cuda"), 0, return_iterations=True)
+    assert out.indices.shape == (4, 0) and out.iterations.tolist() == [0, 0, 0, 0]
+
+
+@needs_launch
+def test_opcheck_on_cuda_tensors() -> None:
+    x = tie_free(64, 300, seed=2)
+    op = torch.ops.rtopk.topk.default
+    for args in [
+        (x, 5, -1, True, False, "auto", None, 0.0, 64, True),
+        (x.clone().requires_grad_(), 7, 0, False, True, "cuda", None, 0.0, 32, False),
+        (x, 4, 1, True, False, "cuda", 3, 0.0, 64, True),
+    ]:
+        result = torch.library.opcheck(op, args)
+        assert all(v == "SUCCESS" for v in result.values()), result
+
+
+@needs_launch
+@pytest.mark.parametrize("dim", [0, -1])
+@pytest.mark.parametrize("largest", [True, False])
+def test_backward_equals_torch_topks(dim: int, largest: bool) -> None:
+    x = tie_free(64, 512, seed=dim + 10)
+    a = x.clone().requires_grad_()
+    b = x.clone().requires_grad_()
+    va, ia = rtopk.topk(a, 32, dim, largest, sorted=True)
+    vb, ib = torch.topk(b, 32, dim, largest, sorted=True)
+    assert torch.equal(ia, ib) and torch.equal(va, vb)
+    g = torch.randn_like(va)
+    (va * g).sum().backward()
+    (vb * g).sum().backward()
+    assert torch.equal(a.grad, b.grad)
+
+
+@needs_launch
+def test_cuda_graph_capture_and_replay() -> None:
+    static_x = torch.empty(2048, 256, device="cuda")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):  # warm-up: compile the kernel, fill the allocator's pool
+            static_x.normal_()
+            rtopk.topk(static_x, 32, sorted=True, return_iterations=True)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = rtopk.topk(static_x, 32, sorted=True, return_iterations=True)
+    for seed in range(3):
+        data = hostile_matrix(2048, 256, FAMILIES[seed], seed)
+        static_x.copy_(torch.from_numpy(data))
+        graph.replay()
+        torch.cuda.synchronize()
+        v, i, it = cpu_reference(data, 32, True, True)
+        np.testing.assert_array_equal(out.indices.cpu().numpy(), i)
+        assert same_bits(out.values.cpu().numpy(), v)
+        np.testing.assert_array_equal(out.iterations.cpu().numpy(), it)
+
+
+@needs_launch
+def test_the_launch_is_on_the_current_stream() -> None:
+    x = tie_free(4096, 512, seed=1)
+    want = torch.topk(x, 16, sorted=True)
+    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+    outs = []
+    for s in (s1, s2):
+        with torch.cuda.stream(s):
+            torch.cuda._sleep(20_000_000)  # keep this stream busy; its next work waits
+            y = x * 1.0  # written on s after the sleep
+            outs.append(rtopk.topk(y, 16, sorted=True))  # reads y: only right on s
+    torch.cuda.synchronize()
+    for o in outs:
+        assert torch.equal(o.indices, want.indices) and torch.equal(o.values, want.values)
+
+
+@needs_launch
+def test_concurrent_calls_from_threads_and_streams() -> None:
+    inputs = [tie_free(2048, 300 + 100 * t, seed=t) for t in range(4)]
+    wants = [torch.topk(x, 24, sorted=True).indices for x in inputs]
+    errors: List[str] = []
+
+    def work(t: int) -> None:
+        stream = torch.cuda.Stream()
+        with torch.cuda.stream(stream):
+            for r in range(25):
+                got = rtopk.topk(inputs[t], 24, sorted=True).indices
+                if r % 5 == 0:
+                    stream.synchronize()
+                    if not torch.equal(got, wants[t]):
+                        errors.append(f"thread {t} call {r}")
+        stream.synchronize()
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == []
+
+
+@needs_launch
+def test_torch_compile_fullgraph_on_cuda() -> None:
+    x = tie_free(1024, 768, seed=6)
+
+    @torch.compile(fullgraph=True)
+    def f(t: Any) -> Any:
+        v, i = rtopk.topk(torch.relu(t) + t, 64, sorted=True)
+        return v * 2.0, i
+
+    v, i = f(x)
+    tv, ti = torch.topk(torch.relu(x) + x, 64)
+    assert torch.equal(i, ti) and torch.equal(v, tv * 2.0)
+
+    @torch.compile(fullgraph=True, mode="reduce-overhead")  # CUDA graphs through inductor
+    def g(t: Any) -> Any:
+        return rtopk.topk(t, 16).indices
+
+    for _ in range(3):
+        assert torch.equal(g(x), torch.topk(x, 16, sorted=False).indices.sort(-1).values)
+
+
+@needs_launch
+def test_a_tensor_on_cuda_1_runs_on_device_1() -> None:
+    if torch.cuda.device_count() < 2:
+        pytest.skip("fewer than two GPUs: the cuda:1 test needs a second device")
+    x = tie_free(512, 256, seed=8, device="cuda:1")
+    with torch.cuda.device(0):
+        out = rtopk.topk(x, 8, sorted=True, return_iterations=True)
+    assert out.values.device == x.device and out.indices.device == x.device
+    torch.cuda.synchronize(1)
+    assert torch.equal(out.indices, torch.topk(x, 8).indices)
+
+
+@needs_launch
+def test_errors_on_cuda_tensors() -> None:
+    x = torch.zeros(2, 4, device="cuda")
+    with pytest.raises(ValueError, match="larger than the row width"):
+        rtopk.topk(x, 5)
+    with pytest.raises(ValueError, match="does not run here"):
+        rtopk.topk(x, 1, algo="heap")
+    with pytest.raises(TypeError, match="got dtype float64"):
+        rtopk.topk(x.double(), 1)
+    with pytest.raises(ValueError, match="cannot be combined"):
+        rtopk.topk(x, 1, max_iter=2, precision=0.5)
+
+
+def test_numpy_input_with_algo_cuda_goes_through_the_gpu() -> None:
+    x = hostile_matrix(100, 300, "hostile", 12)
+    got = rtopk.topk(x, 20, algo="cuda", return_iterations=True)
+    v, i, it = cpu_reference(x, 20, True, False)
+    np.testing.assert_array_equal(got.indices, i)
+    assert same_bits(got.values, v)
+    np.testing.assert_array_equal(got.iterations, it)
+
+
+def test_verify_quick() -> None:
+    report = rtopk.cuda.verify(quick=True)
+    assert report.cases > 0 and report.ok, report.mismatches[:5]
