@@ -354,6 +354,18 @@ impl CudaTopK {
         Ok(())
     }
 
+    /// The units a launch on a caller's buffers ([`CudaTopK::select_raw`]) runs: the top-k's
+    /// and, for sorted output, the sort's, writing indices as `index`.
+    pub fn raw_units(&self, launch: &Launch, index: IndexType) -> Result<Vec<Unit>, CudaError> {
+        let plan = self.plan(launch, Strategy::Auto)?;
+        Ok(plan.units().into_iter().map(|u| u.with_index(index)).collect())
+    }
+
+    /// `true` when every one of `units` is loaded: a launch of them builds nothing.
+    pub fn is_loaded(&self, units: &[Unit]) -> bool {
+        units.iter().all(|u| self.slots[u.index()].loaded.get().is_some())
+    }
+
     /// Row-wise top-k on buffers the caller owns, queued on the caller's `stream` (e.g. a
     /// framework's current stream) with the indices written as `index`: nothing is allocated,
     /// copied or synchronised, so the launch can be captured in a CUDA graph. Builds and loads

@@ -8,7 +8,9 @@ use rtopk_cuda::verify::{Reference, WIDTHS, check_all};
 use rtopk_cuda::{CudaTopK, IndexType, Launch, RawBuffers, check_libraries, shared_device};
 use topk_ref::{Bisect, RowTopK};
 
-use crate::errors::{detached, guard, value_error};
+use std::sync::Arc;
+
+use crate::errors::{detached, guard, to_py, value_error};
 use crate::select::{count, mode, params};
 
 /// Row-wise top-k of `n` rows of `m` float32 at device address `x_ptr` on CUDA device
@@ -50,7 +52,7 @@ pub(crate) fn cuda_topk(
             other => return Err(value_error(format!("index_bits must be 32 or 64, got {other}"))),
         };
         let max_iter = (max_iter >= 0).then_some(max_iter);
-        let bisect = params(max_iter, precision)?.bisect().map_err(crate::errors::to_py)?;
+        let bisect = params(max_iter, precision)?.bisect().map_err(to_py)?;
         let launch = Launch { n, m, k, mode: mode(largest), bisect, sorted };
         let bufs = RawBuffers {
             x: x_ptr,
@@ -58,18 +60,29 @@ pub(crate) fn cuda_topk(
             indices: indices_ptr,
             iterations: iterations_ptr,
         };
-        detached(py, move || {
-            let gpu = shared_device(device)?;
-            // SAFETY: rtopk.ops passes the addresses of contiguous torch tensors it allocated on
-            // device `device` (n*m and n*k float32, n*k indices of `index_bits`, n int32 or
-            // none), held alive by the caller while torch's stream `stream` of that device —
-            // whose context is the device's primary context, torch's and rtopk-cuda's — runs
-            // the queued work; the caching allocator does not reuse them before that work ends.
-            #[allow(unsafe_code)]
-            let queued = unsafe { gpu.select_raw(&launch, index, bufs, stream) };
-            Ok(queued?)
-        })
+        let gpu = shared_device(device).map_err(|e| to_py(e.into()))?;
+        if !launch_ready(&gpu, &launch, index)? {
+            // the first launch of these kernels on this device builds them (NVRTC, about a
+            // second): other Python threads run meanwhile
+            let g = Arc::clone(&gpu);
+            detached(py, move || Ok(g.prepare(&g.raw_units(&launch, index)?)?))?;
+        }
+        // SAFETY: rtopk.ops passes the addresses of contiguous torch tensors it allocated on
+        // device `device` (n*m and n*k float32, n*k indices of `index_bits`, n int32 or none),
+        // held alive by the caller while torch's stream `stream` of that device — whose context
+        // is the device's primary context, torch's and rtopk-cuda's — runs the queued work; the
+        // caching allocator does not reuse them before that work ends.
+        #[allow(unsafe_code)]
+        let queued = unsafe { gpu.select_raw(&launch, index, bufs, stream) };
+        // queued, not run: attached, a launch costs less than releasing the interpreter would
+        queued.map_err(|e| to_py(e.into()))
     })
+}
+
+/// `true` when the launch's kernels are loaded on `gpu` (so launching builds nothing).
+fn launch_ready(gpu: &CudaTopK, launch: &Launch, index: IndexType) -> PyResult<bool> {
+    let units = gpu.raw_units(launch, index).map_err(|e| to_py(e.into()))?;
+    Ok(gpu.is_loaded(&units))
 }
 
 /// Elements per case of the quick and the full check (as `rtopk verify cuda [--quick]`).

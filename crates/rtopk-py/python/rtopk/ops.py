@@ -33,6 +33,9 @@ from . import _native, _topk
 __all__ = ["cpu_impl", "cuda_impl", "topk_op", "topk_tensor"]
 
 _INDEX_DTYPES = {32: torch.int32, 64: torch.int64}
+# The names that run the CUDA kernel on a CUDA tensor; the launch itself checks max_iter and
+# precision (one native call per eager call: the request check costs as much as the launch).
+_GPU_ALGOS = ("auto", "cuda")
 _F32 = torch.float32
 
 # The raw current stream without building a torch.cuda.Stream object (what torch.compile's
@@ -122,7 +125,9 @@ def cuda_impl(
     m = shape[-1]
     batch = shape[:-1]
     n = rows.numel() // m if m > 0 else 0
-    _native.check_request(algo, "cuda", m, k, max_iter, precision, with_iterations, index_bits)
+    if algo not in _GPU_ALGOS or not 0 <= k <= m or m == 0:
+        # names other than the kernel's are refused, and bad k explained, by the library
+        _native.check_request(algo, "cuda", m, k, max_iter, precision, with_iterations, index_bits)
     out_shape = (*batch, k)
     values = rows.new_empty(out_shape)
     indices = rows.new_empty(out_shape, dtype=_INDEX_DTYPES[index_bits])
