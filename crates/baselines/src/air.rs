@@ -1,8 +1,10 @@
 //! `air` — AIR Top-K: adaptive and iteration-fused radix top-k (paper 002, §3, Algorithm 1).
 //!
 //! # Idea
-//! Radix select on the order keys ([`topk_ref::order::key`]) with **11-bit digits**: 11 + 11 + 10
-//! bits, so three histogram passes settle any `f32` key (§3.1, "we can afford to set b = 11").
+//! Radix select on the order keys ([`topk_ref::order::Element::key`]) with **11-bit digits**:
+//! 11 + 11 + 10 bits, so three histogram passes settle any `f32` key (§3.1, "we can afford to
+//! set b = 11"); the 16-bit keys of `f16` and `bf16` rows take **two** passes, 11 + 5 bits
+//! (11-bit digits from the top, the last one takes the remaining bits; [`Digits`]).
 //! Each pass histograms one digit of the surviving candidates, and the walk down the histogram
 //! from the top finds the digit of the k-th key: higher digits are selected, lower ones dropped.
 //! Three ideas make it AIR:
@@ -48,15 +50,48 @@
 //! stores that the paper's formulas count, in elements (a buffered candidate is a value with
 //! its index, one element here, 8 bytes on the GPU).
 
-use topk_ref::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
-use topk_ref::order::{Mode, key_largest, key_smallest};
+use topk_ref::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
+use topk_ref::order::{Element, KeyBits, Mode};
 
 use crate::error::BaselineError;
 
-/// Bits of the three digits, most significant first: 11 + 11 + 10 = 32 (§3.1).
-pub const DIGIT_BITS: [u32; 3] = [11, 11, 10];
-/// Shift of each digit in the key.
-const SHIFTS: [u32; 3] = [21, 10, 0];
+/// Bits of the paper's digit (§3.1: b = 11).
+pub const RADIX_BITS: u32 = 11;
+/// Bits of the three digits of an `f32` key, most significant first: 11 + 11 + 10 = 32 (§3.1).
+pub const DIGIT_BITS: [u32; 3] = Digits::for_key_bits(32).bits;
+/// Bits of the two digits of an `f16` or `bf16` key: 11 + 5 = 16.
+pub const DIGIT_BITS_16: [u32; 2] = {
+    let d = Digits::for_key_bits(16);
+    [d.bits[0], d.bits[1]]
+};
+
+/// How a key is cut into digits: [`RADIX_BITS`]-bit digits from the top, the last one taking
+/// the bits that remain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Digits {
+    /// Digits (histogram passes at most): 3 for 32-bit keys, 2 for 16-bit keys.
+    pub count: usize,
+    /// Bits of each digit, most significant first (unused entries 0).
+    pub bits: [u32; 3],
+    /// Shift of each digit in the key.
+    pub shifts: [u32; 3],
+}
+
+impl Digits {
+    /// The digits of a key of `key_bits` bits (at most 33).
+    pub const fn for_key_bits(key_bits: u32) -> Self {
+        let mut d = Digits { count: 0, bits: [0; 3], shifts: [0; 3] };
+        let mut top = key_bits;
+        while top > 0 && d.count < 3 {
+            let shift = top.saturating_sub(RADIX_BITS);
+            d.bits[d.count] = top - shift;
+            d.shifts[d.count] = shift;
+            d.count += 1;
+            top = shift;
+        }
+        d
+    }
+}
 /// Bins of the widest histogram (2^11).
 const MAX_BINS: usize = 1 << 11;
 /// Bins summed at once by the histogram walk.
@@ -73,7 +108,7 @@ const LANES: usize = 4;
 
 /// Calls `f(first index, keys)` for consecutive chunks of the row's keys.
 #[inline(always)]
-fn key_chunks(row: &[f32], key_of: impl Fn(f32) -> u32, mut f: impl FnMut(usize, &[u32])) {
+fn key_chunks<E: Element>(row: &[E], key_of: impl Fn(E) -> u32, mut f: impl FnMut(usize, &[u32])) {
     let mut buf = [0u32; KEY_CHUNK];
     for (c, vs) in row.chunks(KEY_CHUNK).enumerate() {
         let keys = &mut buf[..vs.len()];
@@ -83,10 +118,15 @@ fn key_chunks(row: &[f32], key_of: impl Fn(f32) -> u32, mut f: impl FnMut(usize,
 }
 
 /// Pass 1 (lines 11–13): the first digit's histogram over the input; nothing to filter.
-fn first_histogram(row: &[f32], key_of: impl Fn(f32) -> u32, hist: &mut [u32; MAX_BINS]) {
+fn first_histogram<E: Element>(
+    row: &[E],
+    key_of: impl Fn(E) -> u32,
+    shift: u32,
+    hist: &mut [u32; MAX_BINS],
+) {
     if row.len() < LANED_FROM {
         key_chunks(row, key_of, |_, keys| {
-            keys.iter().for_each(|&k| hist[(k >> SHIFTS[0]) as usize] += 1);
+            keys.iter().for_each(|&k| hist[(k >> shift) as usize] += 1);
         });
         return;
     }
@@ -95,10 +135,10 @@ fn first_histogram(row: &[f32], key_of: impl Fn(f32) -> u32, hist: &mut [u32; MA
         let mut quads = keys.chunks_exact(LANES);
         for quad in &mut quads {
             for (&k, lane) in quad.iter().zip(lanes.iter_mut()) {
-                lane[(k >> SHIFTS[0]) as usize] += 1;
+                lane[(k >> shift) as usize] += 1;
             }
         }
-        quads.remainder().iter().for_each(|&k| lanes[0][(k >> SHIFTS[0]) as usize] += 1);
+        quads.remainder().iter().for_each(|&k| lanes[0][(k >> shift) as usize] += 1);
     });
     for (d, h) in hist.iter_mut().enumerate() {
         *h = lanes.iter().map(|lane| lane[d]).sum();
@@ -121,7 +161,7 @@ impl Default for Air {
 /// What one row's run did, pass by pass (for tests, traces and the README's analysis).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AirTrace {
-    /// Digits histogrammed (1 to 3).
+    /// Digits histogrammed (1 to 3; at most 2 on 16-bit keys).
     pub digits: u32,
     /// Candidates left after each digit's histogram, `C_1, C_2, C_3` (0 where not run).
     pub candidates: [usize; 3],
@@ -168,17 +208,17 @@ impl Air {
     }
 
     /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`) and reports what each pass did.
-    pub fn trace_row(
+    pub fn trace_row<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> AirTrace {
         let trace = match mode {
-            Mode::Largest => self.run(row, k, key_largest, scratch, out),
-            Mode::Smallest => self.run(row, k, key_smallest, scratch, out),
+            Mode::Largest => self.run(row, k, |v: E| v.key_largest().to_u32(), scratch, out),
+            Mode::Smallest => self.run(row, k, |v: E| v.key_smallest().to_u32(), scratch, out),
         };
         out.sort_unstable();
         trace
@@ -189,25 +229,27 @@ impl Air {
         !self.adaptive || (c as u64) * u64::from(self.alpha) < n as u64
     }
 
-    fn run<K: Fn(f32) -> u32 + Copy>(
+    fn run<E: Element, K: Fn(E) -> u32 + Copy>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         key_of: K,
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> AirTrace {
+        let digits = Digits::for_key_bits(E::Key::BITS);
+        let (shifts, bits) = (digits.shifts, digits.bits);
         let n = row.len();
         let mut trace = AirTrace::default();
         let mut hist = [0u32; MAX_BINS];
-        first_histogram(row, key_of, &mut hist);
+        first_histogram(row, key_of, shifts[0], &mut hist);
         trace.work.sweep(n);
         let mut state = State::start(find_bin(&hist, k), k);
         trace.digits = 1;
         trace.candidates[0] = state.count;
         let mut source = Source::Input;
         let mut written = 0;
-        for d in 1..DIGIT_BITS.len() {
+        for d in 1..digits.count {
             if state.count == state.k_left {
                 // §3.3: every remaining candidate is selected.
                 trace.early_stop = true;
@@ -215,8 +257,8 @@ impl Air {
             }
             trace.from_buffer[d - 1] = matches!(source, Source::Buffer(_));
             let buffering = self.buffers(state.count, n);
-            let pass = Pass { prev: SHIFTS[d - 1], prefix: state.prefix, shift: SHIFTS[d] };
-            let bins = &mut hist[..1 << DIGIT_BITS[d]];
+            let pass = Pass { prev: shifts[d - 1], prefix: state.prefix, shift: shifts[d] };
+            let bins = &mut hist[..1 << bits[d]];
             bins.fill(0);
             let (kept, found) = match (source, buffering) {
                 (Source::Input, false) => {
@@ -241,13 +283,13 @@ impl Air {
                 written += found;
                 source = Source::Buffer(kept);
             }
-            state.narrow(find_bin(bins, state.k_left), DIGIT_BITS[d]);
+            state.narrow(find_bin(bins, state.k_left), bits[d]);
             trace.digits += 1;
             trace.candidates[d] = state.count;
         }
         trace.from_buffer[trace.digits as usize - 1] = matches!(source, Source::Buffer(_));
         let depth = trace.digits as usize - 1;
-        let last = Last { shift: SHIFTS[depth], prefix: state.prefix, ties: state.k_left };
+        let last = Last { shift: shifts[depth], prefix: state.prefix, ties: state.k_left };
         let found = match source {
             Source::Input => {
                 trace.work.sweep(n);
@@ -360,7 +402,7 @@ impl Pass {
     /// Lines 15–20 without buffering: only the candidates' next-digit histogram. Every
     /// element adds its match bit to its digit's bin: no branch, since a sizeable share of the
     /// elements match while nothing is buffered.
-    fn histogram_input(&self, row: &[f32], key_of: impl Fn(f32) -> u32, hist: &mut [u32]) {
+    fn histogram_input<E: Element>(&self, row: &[E], key_of: impl Fn(E) -> u32, hist: &mut [u32]) {
         let mask = hist.len() - 1;
         key_chunks(row, key_of, |_, keys| {
             for &k in keys {
@@ -374,10 +416,10 @@ impl Pass {
     /// than the candidates), elements above the prefix to `out`. Returns (candidates kept,
     /// results written). Candidates are few here (`C < N/α`), so the compaction stores every
     /// key and advances only on a match, and results take a branch that is rarely taken.
-    fn filter_input(
+    fn filter_input<E: Element>(
         &self,
-        row: &[f32],
-        key_of: impl Fn(f32) -> u32,
+        row: &[E],
+        key_of: impl Fn(E) -> u32,
         hist: &mut [u32],
         buf: &mut [u64],
         out: &mut [u32],
@@ -443,7 +485,12 @@ impl Last {
         p > self.prefix || tie
     }
 
-    fn filter_input(&self, row: &[f32], key_of: impl Fn(f32) -> u32, out: &mut [u32]) -> usize {
+    fn filter_input<E: Element>(
+        &self,
+        row: &[E],
+        key_of: impl Fn(E) -> u32,
+        out: &mut [u32],
+    ) -> usize {
         let (mut ties, mut found) = (self.ties, 0);
         key_chunks(row, key_of, |base, keys| {
             for (j, &k) in keys.iter().enumerate() {
@@ -468,14 +515,14 @@ impl Last {
     }
 }
 
-impl RowTopK for Air {
+impl RowSelect for Air {
     fn name(&self) -> &'static str {
         "air"
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
@@ -602,6 +649,29 @@ mod tests {
                 assert_eq!(got, canonical_indices(&row, k, mode), "k={k} {mode:?}");
             }
         }
+    }
+
+    #[test]
+    fn sixteen_bit_keys_take_two_digits() {
+        assert_eq!(
+            Digits::for_key_bits(32),
+            Digits { count: 3, bits: DIGIT_BITS, shifts: [21, 10, 0] }
+        );
+        assert_eq!(DIGIT_BITS_16, [11, 5]);
+        assert_eq!(Digits::for_key_bits(16).shifts, [5, 0, 0]);
+        // f16 keys sharing their top 11 bits (the low 5 vary): the first digit keeps every
+        // element, the second (5 bits) the ties at the top; nothing is buffered (C >= N/128),
+        // so the input is read three times — against four times for 32-bit keys.
+        let row: Vec<topk_ref::f16> =
+            (0..N as u16).map(|i| topk_ref::f16::from_bits(0x3C00 | (i % 32))).collect();
+        let mut out = vec![0; 10];
+        let t =
+            Air::default().trace_row(&row, 10, Mode::Largest, &mut Scratch::default(), &mut out);
+        assert_eq!(out, canonical_indices(&row, 10, Mode::Largest));
+        assert_eq!((t.digits, t.candidates), (2, [N, N / 32, 0]));
+        assert_eq!(t.from_buffer, [false, false, false]);
+        assert_eq!((t.work.elements_read, t.work.passes), (3 * N as u64, 3));
+        assert_eq!(t.work.elements_written, 10);
     }
 
     #[test]

@@ -43,9 +43,9 @@
 //! the base's traffic on D, k delegate reads plus the qualified subranges' reads and |C|
 //! writes, the base's traffic on C.
 
-use topk_ref::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow, selection_reads};
+use topk_ref::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow, selection_reads};
 use topk_ref::bitonic::{PAD, top_run};
-use topk_ref::order::{Mode, key_largest, key_smallest, rank, rank_index, rank_key};
+use topk_ref::order::{Element, KeyBits, Mode, rank, rank_index, rank_key};
 use topk_ref::radix::kth_key;
 use topk_ref::select::select_with_kth_key;
 
@@ -146,23 +146,23 @@ impl DrTopK {
     }
 
     /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`) and reports what it did.
-    pub fn trace_row(
+    pub fn trace_row<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> DrTrace {
         match mode {
-            Mode::Largest => self.run(row, k, key_largest, scratch, out),
-            Mode::Smallest => self.run(row, k, key_smallest, scratch, out),
+            Mode::Largest => self.run(row, k, |v: E| v.key_largest().to_u32(), scratch, out),
+            Mode::Smallest => self.run(row, k, |v: E| v.key_smallest().to_u32(), scratch, out),
         }
     }
 
-    fn run<K: Fn(f32) -> u32 + Copy>(
+    fn run<E: Element, K: Fn(E) -> u32 + Copy>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         key_of: K,
         scratch: &mut Scratch,
@@ -179,7 +179,7 @@ impl DrTopK {
         trace.work.sweep(m);
         trace.work.write(trace.delegates);
         // Step 1: the first top-k; D's front now holds it, in index order.
-        let first = base_topk(self.base, &mut d, trace.delegates, k, scratch);
+        let first = base_topk::<E::Key>(self.base, &mut d, trace.delegates, k, scratch);
         trace.work.add_traffic(&first);
         let t1 = &d[..k];
         let floor = t1.iter().copied().min().unwrap_or(PAD);
@@ -202,7 +202,7 @@ impl DrTopK {
         trace.work.read(k + plan.rescanned);
         trace.work.write(len);
         // Step 4: the second top-k.
-        let second = base_topk(self.base, &mut c, len, k, scratch);
+        let second = base_topk::<E::Key>(self.base, &mut c, len, k, scratch);
         trace.work.add_traffic(&second);
         write_indices(&c[..k], out);
         scratch.ranks = d;
@@ -218,11 +218,11 @@ fn subrange_len(i: usize, alpha: u32, m: usize) -> usize {
 
 /// Writes each subrange's `beta` best ranks (all its elements when it is shorter) to `d`,
 /// subrange by subrange, each subrange's delegates in index order.
-fn build_delegates(
-    row: &[f32],
+fn build_delegates<E: Element>(
+    row: &[E],
     alpha: u32,
     beta: usize,
-    key_of: impl Fn(f32) -> u32,
+    key_of: impl Fn(E) -> u32,
     d: &mut [u64],
 ) {
     let mut n = 0;
@@ -294,13 +294,13 @@ fn for_each_group(t1: &[u64], alpha: u32, mut f: impl FnMut(usize, &[u64])) {
 
 /// Builds C into `c`: per subrange in index order, its elements ranked at least `floor` when
 /// all its β delegates were taken (and it holds more), else its taken delegates. Returns |C|.
-fn concatenate(
-    row: &[f32],
+fn concatenate<E: Element>(
+    row: &[E],
     t1: &[u64],
     alpha: u32,
     beta: usize,
     floor: u64,
-    key_of: impl Fn(f32) -> u32,
+    key_of: impl Fn(E) -> u32,
     c: &mut [u64],
 ) -> usize {
     let m = row.len();
@@ -323,9 +323,10 @@ fn concatenate(
     n
 }
 
-/// The k largest of `v[..len]` (ranks in index order), left in `v[..k]` in index order.
-/// Returns the base's element traffic on `v` (its reads and writes, the k results included).
-fn base_topk(
+/// The k largest of `v[..len]` (ranks in index order, of keys of type `K`), left in `v[..k]`
+/// in index order. Returns the base's element traffic on `v` (its reads and writes, the k
+/// results included).
+fn base_topk<K: KeyBits>(
     base: Base,
     v: &mut Vec<u64>,
     len: usize,
@@ -333,17 +334,23 @@ fn base_topk(
     scratch: &mut Scratch,
 ) -> WorkCounters {
     match base {
-        Base::Radix => radix_topk(v, len, k, scratch),
+        Base::Radix => radix_topk::<K>(v, len, k, scratch),
         Base::Bitonic => bitonic_topk(v, len, k),
     }
 }
 
-fn radix_topk(v: &mut [u64], len: usize, k: usize, scratch: &mut Scratch) -> WorkCounters {
+fn radix_topk<K: KeyBits>(
+    v: &mut [u64],
+    len: usize,
+    k: usize,
+    scratch: &mut Scratch,
+) -> WorkCounters {
     // The keys are computed as `v` is loaded; positions in `v` are index order, so the radix
-    // selection's ties by position are ties by index.
-    let mut keys = std::mem::take(&mut scratch.keys);
+    // selection's ties by position are ties by index. The keys have the row's key width (a
+    // rank holds the element's own key), so 16-bit rows get 16-bit radix passes.
+    let mut keys = std::mem::take(&mut K::buffers(scratch).keys);
     let kv = grow(&mut keys, len);
-    kv.iter_mut().zip(&v[..len]).for_each(|(key, &r)| *key = rank_key(r));
+    kv.iter_mut().zip(&v[..len]).for_each(|(key, &r)| *key = K::from_u32(rank_key(r)));
     let kth = kth_key(kv, k, scratch);
     let pos = grow(&mut scratch.idx2, k);
     select_with_kth_key(kv, kth.key, kth.above, k, pos);
@@ -354,7 +361,7 @@ fn radix_topk(v: &mut [u64], len: usize, k: usize, scratch: &mut Scratch) -> Wor
     for (j, &p) in pos.iter().enumerate() {
         v[j] = v[p as usize];
     }
-    scratch.keys = keys;
+    K::buffers(scratch).keys = keys;
     work
 }
 
@@ -379,14 +386,14 @@ fn write_indices(ranks: &[u64], out: &mut [u32]) {
     }
 }
 
-impl RowTopK for DrTopK {
+impl RowSelect for DrTopK {
     fn name(&self) -> &'static str {
         "drtopk"
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
@@ -449,7 +456,7 @@ mod tests {
         assert_eq!((t.delegates, t.qualified, t.rescanned, t.concatenated), (4, 2, 8, 2));
         // The totals are Eq. 2–5's terms: 16 reads and 4 writes for D; the base on D; 2 taken
         // delegates and 8 subrange elements read, 2 written to C; the base on C.
-        let key = |v: f32| key_largest(v);
+        let key = |v: f32| topk_ref::order::key_largest(v);
         let mut scratch = Scratch::default();
         let mut dv = vec![
             rank(key(3012.0), 3),
@@ -457,9 +464,9 @@ mod tests {
             rank(key(3210.0), 11),
             rank(key(2321.0), 12),
         ];
-        let first = base_topk(Base::Radix, &mut dv, 4, 2, &mut scratch);
+        let first = base_topk::<u32>(Base::Radix, &mut dv, 4, 2, &mut scratch);
         let mut cv = vec![rank(key(3012.0), 3), rank(key(3210.0), 11)];
-        let second = base_topk(Base::Radix, &mut cv, 2, 2, &mut scratch);
+        let second = base_topk::<u32>(Base::Radix, &mut cv, 2, 2, &mut scratch);
         let w = t.work;
         assert_eq!(w.elements_read, 16 + first.elements_read + 2 + 8 + second.elements_read);
         assert_eq!(w.elements_written, 4 + first.elements_written + 2 + second.elements_written);

@@ -40,9 +40,9 @@
 //! input, the partial results the blocks write and the merge kernel reads back, the k outputs,
 //! and each sorting-network merge (queue flushes and block merges).
 
-use topk_ref::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
+use topk_ref::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
 use topk_ref::bitonic::{PAD, merge_sorted_runs};
-use topk_ref::order::{Mode, key_largest, key_smallest, rank_index};
+use topk_ref::order::{Element, KeyBits, Mode, rank_index};
 
 use crate::error::BaselineError;
 use crate::queue::{RunningTop, WARP, ballot, list_len};
@@ -89,23 +89,23 @@ impl GridSelect {
     }
 
     /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`) and reports what it did.
-    pub fn trace_row(
+    pub fn trace_row<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> GridTrace {
         match mode {
-            Mode::Largest => self.run(row, k, key_largest, scratch, out),
-            Mode::Smallest => self.run(row, k, key_smallest, scratch, out),
+            Mode::Largest => self.run(row, k, |v: E| v.key_largest().to_u32(), scratch, out),
+            Mode::Smallest => self.run(row, k, |v: E| v.key_smallest().to_u32(), scratch, out),
         }
     }
 
-    fn run<K: Fn(f32) -> u32 + Copy>(
+    fn run<E: Element, K: Fn(E) -> u32 + Copy>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         key_of: K,
         scratch: &mut Scratch,
@@ -146,11 +146,11 @@ impl GridSelect {
 
 /// One block over `slice` (whose first element has index `base`): leaves its top-L in `list`,
 /// sorted best first, and returns how many times its queue was merged.
-fn block(
-    slice: &[f32],
+fn block<E: Element>(
+    slice: &[E],
     base: u32,
     k: usize,
-    key_of: impl Fn(f32) -> u32 + Copy,
+    key_of: impl Fn(E) -> u32 + Copy,
     list: &mut [u64],
 ) -> u64 {
     let mut top = RunningTop::new(list, k);
@@ -205,14 +205,14 @@ fn for_each_lane(mut mask: u32, mut f: impl FnMut(usize)) {
     }
 }
 
-impl RowTopK for GridSelect {
+impl RowSelect for GridSelect {
     fn name(&self) -> &'static str {
         "gridselect"
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,

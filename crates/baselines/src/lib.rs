@@ -14,7 +14,9 @@
 //! | `torch-radix` | [`TorchRadix`]: `torch.topk`'s radix select, 2-bit digits | PyTorch's CUDA `topk` |
 //! | `sort` | [`SortChoose`]: sort-and-choose with an LSD radix sort | paper 004, §2.2 |
 //!
-//! Every one of them implements [`topk_ref::RowTopK`], so `topk_ref::topk_rows` runs it row-wise,
+//! Every one of them implements [`topk_ref::RowSelect`] — once, generically over the element
+//! type (`f32`, `half::f16`, `half::bf16`: [`topk_ref::Element`]) — and so [`topk_ref::RowTopK`]
+//! and [`topk_ref::RowTopKOf`], so `topk_ref::topk_rows` runs it row-wise on any of the three,
 //! and every one is **exact and canonical** (SPEC §1): the index set of
 //! `topk_ref::oracle::canonical_indices`, in both modes, with the input's bits as values. They
 //! rank elements through `topk_ref::order` (keys and ranks) only — no second order exists.
@@ -45,13 +47,14 @@ pub use topk_ref::algorithm::WorkCounters;
 pub use torch_radix::TorchRadix;
 pub use warpselect::WarpSelect;
 
-use topk_ref::RowTopK;
+use topk_ref::{Element, RowTopK, RowTopKOf};
 
 /// The baselines' command-line names (SPEC §4), in the order the CLI and benches list them.
 pub const BASELINE_NAMES: [&str; 6] =
     ["air", "gridselect", "warpselect", "drtopk", "torch-radix", "sort"];
 
-/// The baseline called `name`, with its papers' default parameters; `None` for other names.
+/// The baseline called `name` for `f32` rows, with its papers' default parameters; `None` for
+/// other names.
 pub fn by_name(name: &str) -> Option<Box<dyn RowTopK>> {
     Some(match name {
         "air" => Box::<Air>::default(),
@@ -60,6 +63,20 @@ pub fn by_name(name: &str) -> Option<Box<dyn RowTopK>> {
         "drtopk" => Box::<DrTopK>::default(),
         "torch-radix" => Box::new(TorchRadix),
         "sort" => Box::new(SortChoose),
+        _ => return None,
+    })
+}
+
+/// The baseline called `name` for rows of `E` (`f32`, `half::f16` or `half::bf16`), with its
+/// papers' default parameters; `None` for other names.
+pub fn by_name_for<E: Element>(name: &str) -> Option<Box<dyn RowTopKOf<E>>> {
+    Some(match name {
+        "air" => E::boxed(Air::default()),
+        "gridselect" => E::boxed(GridSelect::default()),
+        "warpselect" => E::boxed(WarpSelect),
+        "drtopk" => E::boxed(DrTopK::default()),
+        "torch-radix" => E::boxed(TorchRadix),
+        "sort" => E::boxed(SortChoose),
         _ => return None,
     })
 }

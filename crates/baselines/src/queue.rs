@@ -12,7 +12,7 @@
 //! result is the canonical top-k.
 
 use topk_ref::bitonic::{PAD, keep_larger_reversed, rebuild, sort_run};
-use topk_ref::order::rank;
+use topk_ref::order::{Element, rank};
 
 /// Lanes of a warp: elements handled per step, and the GridSelect queue size (§4).
 pub(crate) const WARP: usize = 32;
@@ -74,10 +74,10 @@ pub(crate) fn merge_sorted(best: &mut [u64], run: &mut [u64]) {
 /// The ranks of one chunk (at most 32 elements starting at index `base`) and the ballot of
 /// those above `threshold`: bit `j` set when element `base + j` qualifies.
 #[inline(always)]
-pub(crate) fn ballot(
-    chunk: &[f32],
+pub(crate) fn ballot<E: Element>(
+    chunk: &[E],
     base: u32,
-    key_of: impl Fn(f32) -> u32,
+    key_of: impl Fn(E) -> u32,
     threshold: u64,
     ranks: &mut [u64; WARP],
 ) -> u32 {

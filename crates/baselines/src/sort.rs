@@ -5,13 +5,14 @@
 //! The naive reference every top-k paper beats. GPU libraries sort 32-bit keys with a radix
 //! sort (CUB's onesweep, behind `thrust::sort`), so that is what runs here: an LSD radix sort
 //! of (key, index) pairs on the descending order key — four stable scatter passes of 8 bits,
-//! after one sweep that builds all four digit histograms. Stability keeps equal keys in index
+//! after one sweep that builds all four digit histograms; **two** passes for the 16-bit keys of
+//! `f16` and `bf16` rows (CUB sorts those as 16-bit keys). Stability keeps equal keys in index
 //! order, so the first k pairs are exactly the canonical top-k (SPEC §1); their indices are
 //! then sorted for the output.
 //!
 //! # Cost
-//! Time O(M) but with a large constant: 5 sweeps over M elements and 4·M pair writes, whatever
-//! k is — the whole order of the row is computed and all but k of it discarded. Extra memory:
+//! Time O(M) but with a large constant: 5 sweeps over M elements and 4·M pair writes (3 and 2·M
+//! on 16-bit keys), whatever k is — the whole order of the row is computed and all but k of it discarded. Extra memory:
 //! two buffers of M pairs (`u64`) in the scratch.
 //!
 //! # On a GPU
@@ -22,8 +23,8 @@
 //! need only the k-th key and one selection pass. The counters ([`WorkCounters`]) count
 //! exactly those loads and stores.
 
-use topk_ref::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
-use topk_ref::order::{Mode, key_largest, key_smallest};
+use topk_ref::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
+use topk_ref::order::{Element, KeyBits, Mode};
 
 /// Bits per digit of the radix sort.
 const DIGIT_BITS: u32 = 8;
@@ -31,6 +32,8 @@ const DIGIT_BITS: u32 = 8;
 const BINS: usize = 1 << DIGIT_BITS;
 /// Digits of a 32-bit key: the scatter passes.
 pub const SCATTER_PASSES: usize = (u32::BITS / DIGIT_BITS) as usize;
+/// Digits of a 16-bit key (`f16`, `bf16` rows): the scatter passes there.
+pub const SCATTER_PASSES_16: usize = (u16::BITS / DIGIT_BITS) as usize;
 
 /// Sort-and-choose with an LSD radix sort (see the [module documentation](self)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,26 +41,27 @@ pub struct SortChoose;
 
 impl SortChoose {
     /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`); returns the work.
-    pub fn work_row(
+    pub fn work_row<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> WorkCounters {
         match mode {
-            Mode::Largest => run(row, k, key_largest, scratch, out),
-            Mode::Smallest => run(row, k, key_smallest, scratch, out),
+            Mode::Largest => run(row, k, E::key_largest, scratch, out),
+            Mode::Smallest => run(row, k, E::key_smallest, scratch, out),
         }
     }
 }
 
-/// The sort key of a pair: the order key inverted (ascending sort = descending key) in the high
-/// word, the index in the low word. Stable digit passes on the high word keep ties by index.
+/// The sort key of a pair: the order key inverted within its width (ascending sort =
+/// descending key) in the high word, the index in the low word. Stable digit passes on the
+/// high word keep ties by index.
 #[inline(always)]
-fn entry(key: u32, index: usize) -> u64 {
-    (u64::from(!key) << 32) | index as u64
+fn entry<K: KeyBits>(key: K, index: usize) -> u64 {
+    (u64::from(K::MAX.to_u32() - key.to_u32()) << 32) | index as u64
 }
 
 /// The digit of pass `p` of an entry.
@@ -66,8 +70,8 @@ fn digit(e: u64, p: usize) -> usize {
     (e >> (32 + DIGIT_BITS as usize * p)) as usize & (BINS - 1)
 }
 
-fn run<K: Fn(f32) -> u32 + Copy>(
-    row: &[f32],
+fn run<E: Element, K: Fn(E) -> E::Key + Copy>(
+    row: &[E],
     k: usize,
     key_of: K,
     scratch: &mut Scratch,
@@ -75,8 +79,10 @@ fn run<K: Fn(f32) -> u32 + Copy>(
 ) -> WorkCounters {
     let n = row.len();
     let mut work = WorkCounters::default();
-    // Upsweep: the histograms of all four digits in one sweep.
-    let mut hist = [[0usize; BINS]; SCATTER_PASSES];
+    let passes = (E::Key::BITS / DIGIT_BITS) as usize;
+    // Upsweep: the histograms of all the key's digits in one sweep.
+    let mut all = [[0usize; BINS]; SCATTER_PASSES];
+    let hist = &mut all[..passes];
     for (i, &v) in row.iter().enumerate() {
         let e = entry(key_of(v), i);
         for (p, h) in hist.iter_mut().enumerate() {
@@ -94,7 +100,7 @@ fn run<K: Fn(f32) -> u32 + Copy>(
         a[next[d]] = e;
         next[d] += 1;
     }
-    // Scatters 1..3 between the two buffers: a -> b -> a -> b.
+    // The other scatters between the two buffers: a -> b -> a -> b.
     let (mut src, mut dst) = (a, b);
     for (p, h) in hist.iter().enumerate().skip(1) {
         let mut next = offsets(h);
@@ -105,7 +111,7 @@ fn run<K: Fn(f32) -> u32 + Copy>(
         }
         std::mem::swap(&mut src, &mut dst);
     }
-    for _ in 0..SCATTER_PASSES {
+    for _ in 0..passes {
         work.sweep(n);
         work.write(n);
     }
@@ -130,14 +136,14 @@ fn offsets(hist: &[usize; BINS]) -> [usize; BINS] {
     next
 }
 
-impl RowTopK for SortChoose {
+impl RowSelect for SortChoose {
     fn name(&self) -> &'static str {
         "sort"
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
@@ -163,6 +169,22 @@ mod tests {
                 assert_eq!(w.passes, 5);
                 assert_eq!(w.elements_read, (5 * 777 + k) as u64);
                 assert_eq!(w.elements_written, (4 * 777 + k) as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn sixteen_bit_keys_take_two_scatters() {
+        let row: Vec<topk_ref::f16> =
+            (0..777).map(|i| topk_ref::f16::from_f32(((i * 7919) % 101) as f32 - 50.0)).collect();
+        for k in [1, 100, 777] {
+            for mode in [Mode::Largest, Mode::Smallest] {
+                let mut out = vec![0; k];
+                let w = SortChoose.work_row(&row, k, mode, &mut Scratch::default(), &mut out);
+                assert_eq!(out, canonical_indices(&row, k, mode), "k={k} {mode:?}");
+                assert_eq!(w.passes, 1 + SCATTER_PASSES_16 as u64);
+                assert_eq!(w.elements_read, (3 * 777 + k) as u64);
+                assert_eq!(w.elements_written, (2 * 777 + k) as u64);
             }
         }
     }

@@ -14,7 +14,9 @@
 //! * otherwise its elements are all above the k-th key and are subtracted from what is wanted.
 //!
 //! With 32-bit keys that is **at most 16 counting passes** over the input (all of them when
-//! the k-th key is tied or shares its prefix with others down to the last digit), plus one
+//! the k-th key is tied or shares its prefix with others down to the last digit) — **8** with
+//! the 16-bit keys of `f16` and `bf16` rows, as torch's loop over `sizeof(scalar_t) * 8` bits
+//! runs for `at::Half` and `at::BFloat16` — plus one
 //! `findPattern` sweep when a unique element ends the search early. Then the gather writes
 //! the result in two sweeps: every element whose key is **greater** than the k-th, then, from
 //! the start again, the elements **equal** to it until k are written (that sweep stops early).
@@ -38,9 +40,9 @@
 //! `findPattern` up to the chunk of 32 where they stop) and the k stores.
 
 use topk_ref::algorithm::{
-    BALLOT_WIDTH, RowStats, RowTopK, Scratch, WorkCounters, selection_reads,
+    BALLOT_WIDTH, RowSelect, RowStats, Scratch, WorkCounters, selection_reads,
 };
-use topk_ref::order::{Mode, key_largest, key_smallest};
+use topk_ref::order::{Element, KeyBits, Mode};
 
 /// Bits per digit.
 pub const RADIX_BITS: u32 = 2;
@@ -48,6 +50,8 @@ pub const RADIX_BITS: u32 = 2;
 const RADIX_SIZE: usize = 1 << RADIX_BITS;
 /// Digits of a 32-bit key: the most counting passes.
 pub const MAX_COUNT_PASSES: u32 = u32::BITS / RADIX_BITS;
+/// Digits of a 16-bit key (`f16`, `bf16` rows): the most counting passes there.
+pub const MAX_COUNT_PASSES_16: u32 = u16::BITS / RADIX_BITS;
 
 /// torch.topk's radix select (see the [module documentation](self)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,7 +60,7 @@ pub struct TorchRadix;
 /// What one row's run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TorchTrace {
-    /// Counting passes (1 to 16).
+    /// Counting passes (1 to 16; 1 to 8 on 16-bit keys).
     pub count_passes: u32,
     /// `true` when a unique element ended the search (one `findPattern` sweep).
     pub found_unique: bool,
@@ -66,15 +70,26 @@ pub struct TorchTrace {
 
 impl TorchRadix {
     /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`) and reports what it did.
-    pub fn trace_row(&self, row: &[f32], k: usize, mode: Mode, out: &mut [u32]) -> TorchTrace {
+    pub fn trace_row<E: Element>(
+        &self,
+        row: &[E],
+        k: usize,
+        mode: Mode,
+        out: &mut [u32],
+    ) -> TorchTrace {
         match mode {
-            Mode::Largest => run(row, k, key_largest, out),
-            Mode::Smallest => run(row, k, key_smallest, out),
+            Mode::Largest => run(row, k, |v: E| v.key_largest().to_u32(), out),
+            Mode::Smallest => run(row, k, |v: E| v.key_smallest().to_u32(), out),
         }
     }
 }
 
-fn run<K: Fn(f32) -> u32 + Copy>(row: &[f32], k: usize, key_of: K, out: &mut [u32]) -> TorchTrace {
+fn run<E: Element, K: Fn(E) -> u32 + Copy>(
+    row: &[E],
+    k: usize,
+    key_of: K,
+    out: &mut [u32],
+) -> TorchTrace {
     let n = row.len();
     let mut trace = TorchTrace::default();
     let kth = radix_select(row, k, key_of, &mut trace);
@@ -88,15 +103,16 @@ fn run<K: Fn(f32) -> u32 + Copy>(row: &[f32], k: usize, key_of: K, out: &mut [u3
     trace
 }
 
-/// The k-th largest key, digit by digit with a prefix mask (`radixSelect`).
-fn radix_select(
-    row: &[f32],
+/// The k-th largest key, digit by digit with a prefix mask (`radixSelect`), from the top digit
+/// of `E`'s key down.
+fn radix_select<E: Element>(
+    row: &[E],
     k: usize,
-    key_of: impl Fn(f32) -> u32 + Copy,
+    key_of: impl Fn(E) -> u32 + Copy,
     trace: &mut TorchTrace,
 ) -> u32 {
     let (mut desired, mut mask, mut wanted) = (0u32, 0u32, k);
-    for digit_pos in (0..MAX_COUNT_PASSES).rev().map(|d| d * RADIX_BITS) {
+    for digit_pos in (0..E::Key::BITS / RADIX_BITS).rev().map(|d| d * RADIX_BITS) {
         let counts = count_digits(row, key_of, desired, mask, digit_pos);
         trace.work.sweep(row.len());
         trace.count_passes += 1;
@@ -122,9 +138,9 @@ fn radix_select(
 }
 
 /// Counts of the digit at `pos` among the keys with `key & mask == desired`.
-fn count_digits(
-    row: &[f32],
-    key_of: impl Fn(f32) -> u32,
+fn count_digits<E: Element>(
+    row: &[E],
+    key_of: impl Fn(E) -> u32,
     desired: u32,
     mask: u32,
     pos: u32,
@@ -144,7 +160,12 @@ fn count_digits(
 
 /// The key of the element matching `desired` under `mask` (`findPattern`), and the elements
 /// read to find it (whole chunks of 32).
-fn find_pattern(row: &[f32], key_of: impl Fn(f32) -> u32, desired: u32, mask: u32) -> (u32, usize) {
+fn find_pattern<E: Element>(
+    row: &[E],
+    key_of: impl Fn(E) -> u32,
+    desired: u32,
+    mask: u32,
+) -> (u32, usize) {
     for (c, chunk) in row.chunks(BALLOT_WIDTH).enumerate() {
         if let Some(key) = chunk.iter().map(|&v| key_of(v)).find(|&key| key & mask == desired) {
             return (key, ((c + 1) * BALLOT_WIDTH).min(row.len()));
@@ -156,7 +177,12 @@ fn find_pattern(row: &[f32], key_of: impl Fn(f32) -> u32, desired: u32, mask: u3
 }
 
 /// Writes the indices of keys above `kth` to the front of `out`; returns how many.
-fn gather_above(row: &[f32], key_of: impl Fn(f32) -> u32, kth: u32, out: &mut [u32]) -> usize {
+fn gather_above<E: Element>(
+    row: &[E],
+    key_of: impl Fn(E) -> u32,
+    kth: u32,
+    out: &mut [u32],
+) -> usize {
     let mut n = 0;
     for (i, &v) in row.iter().enumerate() {
         if key_of(v) > kth {
@@ -168,7 +194,7 @@ fn gather_above(row: &[f32], key_of: impl Fn(f32) -> u32, kth: u32, out: &mut [u
 }
 
 /// Fills `out` with the first indices whose key equals `kth`; returns the last one.
-fn gather_ties(row: &[f32], key_of: impl Fn(f32) -> u32, kth: u32, out: &mut [u32]) -> u32 {
+fn gather_ties<E: Element>(row: &[E], key_of: impl Fn(E) -> u32, kth: u32, out: &mut [u32]) -> u32 {
     let mut n = 0;
     for (i, &v) in row.iter().enumerate() {
         if n == out.len() {
@@ -182,14 +208,14 @@ fn gather_ties(row: &[f32], key_of: impl Fn(f32) -> u32, kth: u32, out: &mut [u3
     out.last().copied().unwrap_or(0)
 }
 
-impl RowTopK for TorchRadix {
+impl RowSelect for TorchRadix {
     fn name(&self) -> &'static str {
         "torch-radix"
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         _scratch: &mut Scratch,
@@ -248,6 +274,29 @@ mod tests {
         assert_eq!((t.count_passes, t.found_unique, t.work.passes), (1, true, 1 + 1 + 2));
         // findPattern stops after the chunk of index 777; the ties sweep after that chunk too.
         assert_eq!(t.work.elements_read, (n + 800 + n + 800) as u64);
+    }
+
+    #[test]
+    fn sixteen_bit_keys_take_at_most_8_passes() {
+        // All ties: every digit of the 16-bit key is counted, 8 passes (16 for f32 keys).
+        let row = vec![topk_ref::bf16::from_f32(2.5); 1000];
+        let mut out = vec![0; 40];
+        let t = TorchRadix.trace_row(&row, 40, Mode::Largest, &mut out);
+        assert_eq!(out, canonical_indices(&row, 40, Mode::Largest));
+        assert_eq!((t.count_passes, t.found_unique), (MAX_COUNT_PASSES_16, false));
+        assert_eq!(t.work.passes, 8 + 2);
+        assert_eq!(t.work.elements_read, (8 * 1000 + 1000 + 64) as u64);
+        // Every f16 bit pattern: the unique maximum (a NaN ties with the other NaNs, so k = 1
+        // takes the first NaN by index) within 8 passes.
+        let all: Vec<topk_ref::f16> = (0..=u16::MAX).map(topk_ref::f16::from_bits).collect();
+        for k in [1, 1000, 40_000] {
+            for mode in [Mode::Largest, Mode::Smallest] {
+                let mut out = vec![0; k];
+                let t = TorchRadix.trace_row(&all, k, mode, &mut out);
+                assert_eq!(out, canonical_indices(&all, k, mode), "k={k} {mode:?}");
+                assert!(t.count_passes <= 8, "{t:?}");
+            }
+        }
     }
 
     #[test]

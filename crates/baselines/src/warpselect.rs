@@ -35,9 +35,9 @@
 //! (§5.3: BlockSelect uses up to 4 warps, GridSelect many blocks). The counters
 //! ([`WorkCounters`]) count one read of the input, the k outputs and each warp-wide merge.
 
-use topk_ref::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
+use topk_ref::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
 use topk_ref::bitonic::PAD;
-use topk_ref::order::{Mode, key_largest, key_smallest, rank_index};
+use topk_ref::order::{Element, KeyBits, Mode, rank_index};
 
 use crate::queue::{RunningTop, WARP, ballot, list_len};
 
@@ -60,23 +60,23 @@ pub fn thread_queue_len(k: usize) -> usize {
 impl WarpSelect {
     /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`); returns the work, whose
     /// `merges` are the warp-wide queue merges.
-    pub fn work_row(
+    pub fn work_row<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> WorkCounters {
         match mode {
-            Mode::Largest => run(row, k, key_largest, scratch, out),
-            Mode::Smallest => run(row, k, key_smallest, scratch, out),
+            Mode::Largest => run(row, k, |v: E| v.key_largest().to_u32(), scratch, out),
+            Mode::Smallest => run(row, k, |v: E| v.key_smallest().to_u32(), scratch, out),
         }
     }
 }
 
-fn run<K: Fn(f32) -> u32 + Copy>(
-    row: &[f32],
+fn run<E: Element, K: Fn(E) -> u32 + Copy>(
+    row: &[E],
     k: usize,
     key_of: K,
     scratch: &mut Scratch,
@@ -120,14 +120,14 @@ fn run<K: Fn(f32) -> u32 + Copy>(
     work
 }
 
-impl RowTopK for WarpSelect {
+impl RowSelect for WarpSelect {
     fn name(&self) -> &'static str {
         "warpselect"
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,

@@ -2,9 +2,15 @@
 //! algorithms are checked against the same hostile inputs: NaN of both signs and odd payloads,
 //! ±inf, ±0.0, subnormals, ±FLT_MAX, adjacent floats, heavy ties, widths that are not
 //! multiples of 32, and k ∈ {0, 1, M−1, M} or anything in between.
+//!
+//! The same for the 16-bit float types (`half::f16`, `half::bf16`): [`row_f16`], [`row_bf16`],
+//! [`matrix_f16`], [`matrix_bf16`] draw every NaN payload of either sign, ±inf, ±0, subnormals,
+//! the largest finite values, adjacent values and tie pools — 16-bit rows tie far more often —
+//! and [`every_f16`] / [`every_bf16`] give all 65,536 bit patterns of a type in a shuffled order.
 
 #![forbid(unsafe_code)]
 
+use half::{bf16, f16};
 use proptest::prelude::*;
 
 /// Values that sit on the edges of the order.
@@ -83,5 +89,236 @@ pub fn pick_k(m: usize, which: u8, frac: f64) -> usize {
         2 => m.saturating_sub(1),
         3 => m,
         _ => ((m as f64) * frac) as usize,
+    }
+}
+
+/// The bit layout of a 16-bit float type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Format16 {
+    /// Bits of `+inf` (exponent all ones, mantissa zero).
+    pub inf: u16,
+    /// Bits of `1.0`.
+    pub one: u16,
+}
+
+impl Format16 {
+    /// IEEE binary16: 5 exponent bits, 10 mantissa bits.
+    pub const F16: Self = Self { inf: 0x7C00, one: 0x3C00 };
+    /// bfloat16: 8 exponent bits, 7 mantissa bits.
+    pub const BF16: Self = Self { inf: 0x7F80, one: 0x3F80 };
+
+    /// The mantissa bits (all ones).
+    pub const fn mantissa(self) -> u16 {
+        !self.inf & 0x7FFF
+    }
+
+    /// The largest finite value's bits.
+    pub const fn max(self) -> u16 {
+        self.inf - 1
+    }
+
+    /// The smallest normal value's bits.
+    pub const fn min_positive(self) -> u16 {
+        self.mantissa() + 1
+    }
+}
+
+/// A 16-bit float type built from its bits.
+pub trait Float16: Copy + std::fmt::Debug + 'static {
+    /// The type's layout.
+    const FORMAT: Format16;
+    /// The value with bits `bits`.
+    fn from_bits16(bits: u16) -> Self;
+    /// The bits of `self`.
+    fn to_bits16(self) -> u16;
+    /// `v` rounded to the nearest value of the type.
+    fn from_f32_16(v: f32) -> Self;
+}
+
+impl Float16 for f16 {
+    const FORMAT: Format16 = Format16::F16;
+    fn from_bits16(bits: u16) -> Self {
+        f16::from_bits(bits)
+    }
+    fn to_bits16(self) -> u16 {
+        self.to_bits()
+    }
+    fn from_f32_16(v: f32) -> Self {
+        f16::from_f32(v)
+    }
+}
+
+impl Float16 for bf16 {
+    const FORMAT: Format16 = Format16::BF16;
+    fn from_bits16(bits: u16) -> Self {
+        bf16::from_bits(bits)
+    }
+    fn to_bits16(self) -> u16 {
+        self.to_bits()
+    }
+    fn from_f32_16(v: f32) -> Self {
+        bf16::from_f32(v)
+    }
+}
+
+/// Bits on the edges of the order of a 16-bit type: NaN with any payload and either sign,
+/// ±inf, ±0, subnormals of both signs, ±largest finite, ±smallest normal.
+pub fn special_bits16(f: Format16) -> BoxedStrategy<u16> {
+    let sign = any::<bool>().prop_map(|neg| if neg { 0x8000u16 } else { 0 });
+    prop_oneof![
+        (1..=f.mantissa(), sign.clone()).prop_map(move |(p, s)| s | f.inf | p),
+        sign.clone().prop_map(move |s| s | f.inf),
+        sign.clone().prop_map(|s| s),
+        (1..=f.mantissa(), sign.clone()).prop_map(|(p, s)| s | p),
+        sign.clone().prop_map(move |s| s | f.max()),
+        sign.prop_map(move |s| s | f.min_positive()),
+    ]
+    .boxed()
+}
+
+/// Ordinary finite bits of a 16-bit type: values in ±1000 (rounded to the type), neighbours
+/// of 1.0 in ulps, and any finite bit pattern.
+pub fn ordinary_bits16<T: Float16>() -> BoxedStrategy<u16> {
+    let f = T::FORMAT;
+    prop_oneof![
+        4 => (-1.0e3f32..1.0e3f32).prop_map(|v| T::from_f32_16(v).to_bits16()),
+        1 => (0u16..8).prop_map(move |d| f.one + d),
+        1 => any::<u16>().prop_filter("a number", move |b| b & 0x7FFF < f.inf),
+    ]
+    .boxed()
+}
+
+/// One element's bits, of `flavour` as in [`element`].
+fn element_bits16<T: Float16>(pool: Vec<u16>, flavour: u8) -> BoxedStrategy<u16> {
+    let from_pool = prop::sample::select(pool);
+    let f = T::FORMAT;
+    match flavour {
+        0 => ordinary_bits16::<T>(),
+        1 => prop_oneof![8 => ordinary_bits16::<T>(), 2 => special_bits16(f)].boxed(),
+        2 => from_pool.boxed(),
+        _ => {
+            prop_oneof![4 => from_pool, 4 => ordinary_bits16::<T>(), 2 => special_bits16(f)].boxed()
+        }
+    }
+}
+
+/// A pool of 1–4 bit patterns for the tie-heavy flavours.
+fn pool_bits16<T: Float16>() -> impl Strategy<Value = Vec<u16>> {
+    prop::collection::vec(prop_oneof![ordinary_bits16::<T>(), special_bits16(T::FORMAT)], 1..5)
+}
+
+/// A row of a 16-bit type, of width up to `max_width`, of one of the four flavours of
+/// [`element`].
+pub fn row16<T: Float16>(max_width: usize) -> impl Strategy<Value = Vec<T>> {
+    (width(max_width), pool_bits16::<T>(), 0u8..4).prop_flat_map(|(len, pool, flavour)| {
+        prop::collection::vec(element_bits16::<T>(pool, flavour).prop_map(T::from_bits16), len)
+    })
+}
+
+/// [`row16`] of `f16`.
+pub fn row_f16(max_width: usize) -> impl Strategy<Value = Vec<f16>> {
+    row16::<f16>(max_width)
+}
+
+/// [`row16`] of `bf16`.
+pub fn row_bf16(max_width: usize) -> impl Strategy<Value = Vec<bf16>> {
+    row16::<bf16>(max_width)
+}
+
+/// `(n, m, values)` of a 16-bit type: 1–4 rows of one width up to `max_width`, one flavour.
+pub fn matrix16<T: Float16>(max_width: usize) -> impl Strategy<Value = (usize, usize, Vec<T>)> {
+    (width(max_width), 1usize..5, pool_bits16::<T>(), 0u8..4).prop_flat_map(
+        |(m, n, pool, flavour)| {
+            let e = element_bits16::<T>(pool, flavour).prop_map(T::from_bits16);
+            (Just(n), Just(m), prop::collection::vec(e, n * m))
+        },
+    )
+}
+
+/// [`matrix16`] of `f16`.
+pub fn matrix_f16(max_width: usize) -> impl Strategy<Value = (usize, usize, Vec<f16>)> {
+    matrix16::<f16>(max_width)
+}
+
+/// [`matrix16`] of `bf16`.
+pub fn matrix_bf16(max_width: usize) -> impl Strategy<Value = (usize, usize, Vec<bf16>)> {
+    matrix16::<bf16>(max_width)
+}
+
+/// All 65,536 bit patterns of a 16-bit type, in a fixed shuffled order (a Fisher–Yates
+/// shuffle driven by a 64-bit LCG seeded with `seed`).
+pub fn every16<T: Float16>(seed: u64) -> Vec<T> {
+    let mut bits: Vec<u16> = (0..=u16::MAX).collect();
+    let mut s = seed;
+    for i in (1..bits.len()).rev() {
+        s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let j = ((s >> 33) % (i as u64 + 1)) as usize;
+        bits.swap(i, j);
+    }
+    bits.into_iter().map(T::from_bits16).collect()
+}
+
+/// [`every16`] of `f16`.
+pub fn every_f16(seed: u64) -> Vec<f16> {
+    every16::<f16>(seed)
+}
+
+/// [`every16`] of `bf16`.
+pub fn every_bf16(seed: u64) -> Vec<bf16> {
+    every16::<bf16>(seed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+
+    #[test]
+    fn every16_is_a_shuffled_permutation() {
+        let all = every_f16(9);
+        let mut bits: Vec<u16> = all.iter().map(|v| v.to_bits()).collect();
+        assert_ne!(bits[..100], (0..100).collect::<Vec<u16>>()[..], "shuffled");
+        bits.sort_unstable();
+        assert!(bits.iter().copied().eq(0..=u16::MAX), "every pattern once");
+        assert_eq!(every_bf16(9).len(), 1 << 16);
+        assert_ne!(every_f16(9)[..8].iter().map(|v| v.to_bits()).collect::<Vec<_>>(), {
+            every_f16(10)[..8].iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        });
+    }
+
+    #[test]
+    fn formats_match_half() {
+        assert_eq!(f16::from_bits(Format16::F16.inf), f16::INFINITY);
+        assert_eq!(f16::from_bits(Format16::F16.max()), f16::MAX);
+        assert_eq!(f16::from_bits(Format16::F16.min_positive()), f16::MIN_POSITIVE);
+        assert_eq!(bf16::from_bits(Format16::BF16.inf), bf16::INFINITY);
+        assert_eq!(bf16::from_bits(Format16::BF16.max()), bf16::MAX);
+        assert_eq!(bf16::from_bits(Format16::BF16.min_positive()), bf16::MIN_POSITIVE);
+        assert_eq!(f16::from_bits(Format16::F16.one), f16::ONE);
+        assert_eq!(bf16::from_bits(Format16::BF16.one), bf16::ONE);
+    }
+
+    /// The 16-bit rows reach every class the strategies promise.
+    #[test]
+    fn sixteen_bit_rows_hit_every_class() {
+        let mut runner = TestRunner::deterministic();
+        let strategy = row_bf16(300);
+        let (mut nan_signs, mut payloads, mut sub, mut inf, mut neg_zero) =
+            ([false; 2], std::collections::HashSet::new(), false, false, false);
+        for _ in 0..400 {
+            for v in strategy.new_tree(&mut runner).unwrap().current() {
+                let b = v.to_bits();
+                if v.is_nan() {
+                    nan_signs[usize::from(b >> 15)] = true;
+                    payloads.insert(b & 0x7F);
+                }
+                sub |= b & 0x7F80 == 0 && b & 0x7F != 0;
+                inf |= v.is_infinite();
+                neg_zero |= b == 0x8000;
+            }
+        }
+        assert!(nan_signs[0] && nan_signs[1] && sub && inf && neg_zero);
+        assert!(payloads.len() > 100, "{} of 127 bf16 NaN payloads", payloads.len());
     }
 }

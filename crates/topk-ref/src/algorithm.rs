@@ -1,6 +1,6 @@
 //! What every single-row algorithm implements, and the scratch space they share.
 
-use crate::order::Mode;
+use crate::order::{Element, Mode};
 
 /// What a single-row selection reports besides the indices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -121,12 +121,43 @@ pub fn selection_reads(last_index: u32, m: usize) -> usize {
     ((last_index as usize / BALLOT_WIDTH + 1) * BALLOT_WIDTH).min(m)
 }
 
-/// One top-k algorithm for one row.
+/// One top-k algorithm for one row, written **once for every element type** ([`Element`]:
+/// `f32`, `half::f16`, `half::bf16`) and monomorphised per type. This is what the algorithms
+/// implement; callers use the object-safe faces [`RowTopK`] (`f32` rows, as before 16-bit
+/// support) and [`RowTopKOf`] (rows of any element type), which every `RowSelect` gets.
 ///
 /// Implementations select the **canonical** top-k of SPEC §1 (exact algorithms) or a valid
 /// approximation (`is_exact() == false`, e.g. early stopping): `k` distinct indices of `row`.
 /// The driver checks the arguments; implementations may assume
 /// `1 <= k <= row.len() <= MAX_ROW_WIDTH` and `out.len() == k`.
+pub trait RowSelect: Sync {
+    /// The name used on the command line (`--algo NAME`).
+    fn name(&self) -> &'static str;
+
+    /// `true` when the result is always the canonical top-k.
+    fn is_exact(&self) -> bool {
+        true
+    }
+
+    /// `true` when [`RowStats::iterations`] is reported.
+    fn reports_iterations(&self) -> bool {
+        false
+    }
+
+    /// Writes the selected indices into `out` in **ascending index order**.
+    fn select<E: Element>(
+        &self,
+        row: &[E],
+        k: usize,
+        mode: Mode,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats;
+}
+
+/// One top-k algorithm for one `f32` row, as a trait object (`Box<dyn RowTopK>`). Every
+/// [`RowSelect`] implements it; a type may also implement it directly (an `f32`-only
+/// algorithm, such as the warp simulator's kernel). The contract is [`RowSelect`]'s.
 pub trait RowTopK: Sync {
     /// The name used on the command line (`--algo NAME`).
     fn name(&self) -> &'static str;
@@ -152,24 +183,143 @@ pub trait RowTopK: Sync {
     ) -> RowStats;
 }
 
+/// One top-k algorithm for one row of `E`, as a trait object (`Box<dyn RowTopKOf<f16>>`): what
+/// the row-wise driver runs. Implemented for every [`RowSelect`] and every `E`, and for every
+/// [`RowTopK`] with `E = f32`. The contract is [`RowSelect`]'s.
+pub trait RowTopKOf<E: Element>: Sync {
+    /// The name used on the command line (`--algo NAME`).
+    fn name(&self) -> &'static str;
+
+    /// `true` when the result is always the canonical top-k.
+    fn is_exact(&self) -> bool;
+
+    /// `true` when [`RowStats::iterations`] is reported.
+    fn reports_iterations(&self) -> bool;
+
+    /// Writes the selected indices into `out` in **ascending index order**.
+    fn select_row(
+        &self,
+        row: &[E],
+        k: usize,
+        mode: Mode,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats;
+}
+
+impl<T: RowSelect> RowTopK for T {
+    fn name(&self) -> &'static str {
+        RowSelect::name(self)
+    }
+
+    fn is_exact(&self) -> bool {
+        RowSelect::is_exact(self)
+    }
+
+    fn reports_iterations(&self) -> bool {
+        RowSelect::reports_iterations(self)
+    }
+
+    #[inline]
+    fn select_row(
+        &self,
+        row: &[f32],
+        k: usize,
+        mode: Mode,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        self.select(row, k, mode, scratch, out)
+    }
+}
+
+impl<T: RowTopK + ?Sized> RowTopKOf<f32> for T {
+    fn name(&self) -> &'static str {
+        RowTopK::name(self)
+    }
+
+    fn is_exact(&self) -> bool {
+        RowTopK::is_exact(self)
+    }
+
+    fn reports_iterations(&self) -> bool {
+        RowTopK::reports_iterations(self)
+    }
+
+    #[inline]
+    fn select_row(
+        &self,
+        row: &[f32],
+        k: usize,
+        mode: Mode,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        RowTopK::select_row(self, row, k, mode, scratch, out)
+    }
+}
+
+/// [`RowTopKOf`] of a 16-bit element type for every [`RowSelect`].
+macro_rules! row_topk_of_16 {
+    ($t:ty) => {
+        impl<T: RowSelect> RowTopKOf<$t> for T {
+            fn name(&self) -> &'static str {
+                RowSelect::name(self)
+            }
+
+            fn is_exact(&self) -> bool {
+                RowSelect::is_exact(self)
+            }
+
+            fn reports_iterations(&self) -> bool {
+                RowSelect::reports_iterations(self)
+            }
+
+            #[inline]
+            fn select_row(
+                &self,
+                row: &[$t],
+                k: usize,
+                mode: Mode,
+                scratch: &mut Scratch,
+                out: &mut [u32],
+            ) -> RowStats {
+                self.select(row, k, mode, scratch, out)
+            }
+        }
+    };
+}
+
+row_topk_of_16!(half::f16);
+row_topk_of_16!(half::bf16);
+
+/// Key buffers of one key width (see [`crate::order::KeyBits::buffers`]).
+#[derive(Debug, Default)]
+pub struct KeyBuffers<K> {
+    /// Per-element keys ([`Element::key`]).
+    pub keys: Vec<K>,
+    /// Candidate keys (radix and bucket select).
+    pub cands: Vec<K>,
+}
+
 /// Reusable per-thread buffers, so that the row-wise driver allocates nothing per row once the
-/// buffers have grown to the row width. Algorithms take the fields they need with [`grow`].
+/// buffers have grown to the row width. Algorithms take the fields they need with [`grow`];
+/// key buffers come in each key width, picked by the element type
+/// (`<E::Key as KeyBits>::buffers`).
 #[derive(Debug, Default)]
 pub struct Scratch {
-    /// Per-element keys ([`crate::order::key`]).
-    pub keys: Vec<u32>,
+    /// Keys of `f32` rows.
+    pub keys32: KeyBuffers<u32>,
+    /// Keys of `f16` and `bf16` rows.
+    pub keys16: KeyBuffers<u16>,
     /// Per-element ranks ([`crate::order::rank`]) or other 64-bit work space.
     pub ranks: Vec<u64>,
     /// Second 64-bit buffer (double buffering of ranks or (key, index) pairs).
     pub ranks2: Vec<u64>,
-    /// Index / candidate buffer.
+    /// Index / bucket-id buffer.
     pub idx: Vec<u32>,
-    /// Second index / candidate buffer (double buffering).
+    /// Second index buffer.
     pub idx2: Vec<u32>,
-    /// Histogram / bucket counters.
-    pub counts: Vec<u32>,
-    /// A contiguous copy of a strided row.
-    pub row: Vec<f32>,
 }
 
 /// The first `len` elements of `buf`, growing it (never shrinking) when it is shorter.

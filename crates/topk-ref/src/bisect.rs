@@ -9,38 +9,76 @@
 //! needed to reach k — RTop-K's two-condition selection (§3.2, "Selecting stage").
 //!
 //! # Exactly what runs (the simulator and the CUDA kernel mirror this, step for step)
-//! Elements are compared through their order keys ([`crate::order::key`]); thresholds are
-//! computed on *ordered values* (`v`, or `-v` in smallest mode).
+//! This section is the specification of the search and of its iteration counts (SPEC §3) for
+//! rows of all three element types.
 //!
-//! **Exact mode** (Algorithm 1, precision ε' ≥ 0, default 0):
-//! 1. `lo_key, hi_key` = min and max key. Equal → converged, 0 iterations.
-//! 2. *Value phase*, while both bounds are finite numbers and fewer than
-//!    [`VALUE_PHASE_LIMIT`] tests were made, and `hi - lo > ε` (ε = ε'·|max| as in the
-//!    paper's line 3, or ε' itself with [`EpsilonMode::Absolute`]):
-//!    `thres = (lo + hi) * 0.5` in f32 (if that overflows, `lo * 0.5 + hi * 0.5`).
-//!    If `thres` is not strictly inside the bracket (adjacent floats), the value phase ends.
-//!    Otherwise it is a test — one iteration (SPEC §3): `cnt = cnt(thres)`;
-//!    `cnt < k → hi = thres`; `cnt > k → lo = thres`; `cnt == k → hit`.
-//!    Leaving the loop because `hi - lo <= ε` ends the search (ε > 0 only: approximate).
-//! 3. *Key phase*, only where the value phase cannot proceed — a bound is `±inf` or NaN, the
-//!    float midpoint stalls, or the value budget is spent: the same test and update on the
-//!    integer key midpoint `lo_key + (hi_key - lo_key) / 2`, until the keys are adjacent.
+//! **Keys and counts.** Every element `e` has its *own key* `K(e)` ([`Element::key`] in the
+//! mode: 32 bits for `f32`, 16 bits for `f16` and `bf16`) and its *wide key* `W(e)`, the f32
+//! key ([`crate::order::key`]) of its exact f32 value; for an `f32` row `K = W`. Keys of one
+//! type are order-isomorphic to their wide keys. Thresholds are computed in f32 on *ordered
+//! values* (`v`, or `-v` in smallest mode; [`Element::ordered_value_of_key`] turns an own key
+//! into one). A **test at an f32 threshold** `thres` counts
+//! `cnt = |{e : W(e) >= key_of_ordered(thres)}|`, which equals `|{e : K(e) >= C(thres)}|`
+//! with `C` = [`Element::key_at_least`] — the own key of the smallest value of the row's type
+//! that is `>= thres`: round `thres` to the nearest value of the type (ties to even), step to
+//! the next value up if that is below `thres`, take its key (for `f32`, `C` is
+//! [`key_of_ordered`] itself). Implementations count in whichever key space they hold (a GPU
+//! kernel may keep 16-bit keys and compare them with `C(thres)`). A **test at an own key** `t`
+//! counts `|{e : K(e) >= t}|`. Each test is one iteration (SPEC §3; the first test is
+//! iteration 1).
 //!
-//! On rows of finite values with ε' = 0 and no pathological spread, only the value phase
-//! runs: it is the paper's Algorithm 1 with its iteration statistics (Tables 1 and 5).
+//! **Exact mode** (Algorithm 1, precision ε' ≥ 0, default 0). The bracket is a pair of own
+//! keys `lo ≤ hi`, and while the value phase runs, also a pair of f32 ordered values
+//! `lo_v < hi_v`.
+//! 1. `lo, hi` = the smallest and largest own key of the row. Equal → converged, 0 iterations.
+//! 2. *Value phase* — the same steps, thresholds and counts for an `f32`, `f16` or `bf16` row
+//!    holding the same values. It runs only when `lo_v` and `hi_v`, the ordered values of
+//!    `lo` and `hi` ([`Element::ordered_value_of_key`]: exact, zero as `+0.0`), are both
+//!    finite (not `±inf`, not NaN); ε = ε'·|hi_v| (the paper's line 3; or ε' itself with
+//!    [`EpsilonMode::Absolute`]). While fewer than [`VALUE_PHASE_LIMIT`] = 32 tests were made:
+//!    * if `hi_v - lo_v <= ε` (f32 subtraction), the search ends (ε > 0 only: approximate);
+//!    * `thres = (lo_v + hi_v) * 0.5` in f32 (if that is not finite, `lo_v * 0.5 + hi_v * 0.5`);
+//!    * if `key_of_ordered(thres)` is not strictly between `key_of_ordered(lo_v)` and
+//!      `key_of_ordered(hi_v)` (wide keys: no f32 lies strictly between the bounds), the value
+//!      phase ends;
+//!    * otherwise a test at `thres`: `cnt < k → hi_v = thres, hi = C(thres)`;
+//!      `cnt > k → lo_v = thres, lo = C(thres)`; `cnt == k → hit` (`hi = C(thres)`), the
+//!      search ends.
+//! 3. *Key phase* — only where the value phase cannot proceed (a bound is `±inf` or NaN, no
+//!    f32 lies between the bounds, or the 32 value tests are spent), in the **own key space**,
+//!    starting from the own keys `lo, hi` as the value phase left them: while `hi - lo > 1`,
+//!    a test at the own key `t = lo + (hi - lo) / 2` (unsigned integers, division rounding
+//!    down): `cnt < k → hi = t`; `cnt > k → lo = t`; `cnt == k → hit` (`hi = t`), the
+//!    search ends. Each key test halves an interval of at most `2^bits` keys.
+//! 4. *Selection* (after a hit, a converged bracket or a precision stop): every element with
+//!    `K(e) >= hi`, plus the first elements by index with `lo <= K(e) < hi` until k are taken —
+//!    or, when no test ever lowered `hi` and `|{K(e) >= hi}| >= k` (ties at the maximum), the
+//!    first k by index with `K(e) >= hi`.
 //!
-//! **Early stopping** (Algorithm 2, `max_iter = n`): exactly `n` two-way steps
-//! (`cnt < k → hi = thres`, else `lo = thres`), value midpoints on finite rows, key
-//! midpoints where a bound is not finite, then the first k indices with `v >= lo`.
-//! The reported iteration count is `n`. (Once the bracket stops moving the remaining steps
-//! are identical no-ops, so they are skipped — the result is the same.)
+//! So the worst case on *any* row is [`VALUE_PHASE_LIMIT`] value tests plus one key test per
+//! key bit: **64 iterations for `f32`** ([`MAX_ITERATIONS`]) and **48 for `f16` and `bf16`**
+//! ([`max_iterations`]). On rows of finite values with ε' = 0 and no pathological spread, only
+//! the value phase runs: it is the paper's Algorithm 1 with its iteration statistics (Tables 1
+//! and 5). A 16-bit row makes exactly the value tests of the f32 row of the same values, so
+//! it reports the f32 row's count whenever that search ends in its value phase (a hit or a
+//! precision stop); where the f32 row goes on to its key phase, the 16-bit row does too, in
+//! its own (16-bit) key space.
+//!
+//! **Early stopping** (Algorithm 2, `max_iter = n`): the reported iteration count is `n`.
+//! `lo, hi` = smallest and largest own key. If both stand for finite values, each of the `n`
+//! steps is a test at `thres`, the midpoint of `lo_v` and `hi_v` by the formula above (no
+//! strictly-between check): `cnt < k → hi_v = thres, hi = C(thres)`, else `lo_v = thres,
+//! lo = C(thres)` — the steps of the f32 row of the same values. Otherwise each step is a test at the own key
+//! `t = lo + (hi - lo) / 2`: `cnt < k → hi = t`, else `lo = t` (16-bit key space on 16-bit
+//! rows). Then the first k indices with `K(e) >= lo` are selected. (Once the bracket stops
+//! moving the remaining steps are identical no-ops, so they are skipped — the result is the
+//! same.)
 //!
 //! # Cost
-//! Time O(M · iterations): one counting pass per test plus a min/max pass and one selection
-//! pass; exact mode makes at most [`MAX_ITERATIONS`] = 64 tests on *any* row — at most
-//! [`VALUE_PHASE_LIMIT`] = 32 value tests, then at most 32 key tests, since each key test
-//! halves an interval of at most 2^32 keys. Normal rows need ~8–13 (paper Table 5).
-//! Extra memory: M keys (`u32`) in the scratch.
+//! Time O(M · iterations): one counting pass per test plus a key-and-range pass and one
+//! selection pass; at most 64 tests (48 on 16-bit rows) on any row. Normal rows need ~8–13
+//! (paper Table 5). Extra memory: M own keys in the scratch (`u32`, or `u16` for 16-bit rows,
+//! whose counting passes then read half the bytes).
 //!
 //! # On a GPU warp
 //! This is RTop-K's own design (§3.2): a warp loads the row (the loading stage), each test is a
@@ -49,16 +87,22 @@
 //! lane runs the same bracket updates, so the warp never diverges; the search touches only
 //! shared memory or registers.
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow, selection_reads};
+use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow, selection_reads};
 use crate::error::TopKError;
-use crate::order::{Mode, key_of_ordered, keys_and_range_into, ordered_value_of_key};
+use crate::order::{Element, KeyBits, Mode, key_of_ordered, keys_and_range_into};
 use crate::select::select_in_index_order;
 
 /// Value-space tests allowed before the search moves to the key phase.
 pub const VALUE_PHASE_LIMIT: u32 = 32;
-/// Upper bound on the iterations of exact mode, on any row: [`VALUE_PHASE_LIMIT`] value tests
-/// plus at most 32 key tests.
-pub const MAX_ITERATIONS: u32 = VALUE_PHASE_LIMIT + 32;
+/// Upper bound on the iterations of exact mode on any `f32` row: [`VALUE_PHASE_LIMIT`] value
+/// tests plus at most 32 key tests ([`max_iterations`] of `f32`).
+pub const MAX_ITERATIONS: u32 = max_iterations::<f32>();
+
+/// Upper bound on the iterations of exact mode on any row of `E`: [`VALUE_PHASE_LIMIT`] value
+/// tests plus one key test per bit of `E`'s key — 64 for `f32`, 48 for `f16` and `bf16`.
+pub const fn max_iterations<E: Element>() -> u32 {
+    VALUE_PHASE_LIMIT + <E::Key as KeyBits>::BITS
+}
 
 /// How Algorithm 1's precision ε' becomes the stopping width ε.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -102,17 +146,18 @@ pub enum BisectExit {
     MaxIter,
 }
 
-/// The state a search ends in; [`Bisect::select_from`] turns it into the selection.
+/// The state a search ends in; [`Bisect::select_from`] turns it into the selection. Keys are
+/// the row's own keys (`K` = `u32` for `f32` rows, `u16` for `f16` and `bf16` rows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BisectOutcome {
+pub struct BisectOutcome<K = u32> {
     /// Iterations (threshold tests, SPEC §3).
     pub iterations: u32,
     /// How many of those were key-phase tests.
     pub key_phase_iterations: u32,
     /// Key of the lower bound `lo` (`cnt(lo) >= k`).
-    pub lo_key: u32,
+    pub lo_key: K,
     /// Key of the upper bound `hi`.
-    pub hi_key: u32,
+    pub hi_key: K,
     /// `cnt(hi)`, when `hi` was set by a test (it is `< k` then, or `== k` on a hit).
     pub count_at_hi: Option<usize>,
     /// Why the search stopped.
@@ -131,41 +176,53 @@ pub fn midpoint(lo: f32, hi: f32) -> f32 {
 
 /// `|{i : keys[i] >= t}|` — the counting pass of one test.
 #[inline]
-pub fn count_at_least(keys: &[u32], t: u32) -> usize {
-    // u32 lanes and a fixed-width accumulator let LLVM vectorise the compare-and-add.
-    keys.iter().map(|&x| u32::from(x >= t)).sum::<u32>() as usize
+pub fn count_at_least<K: KeyBits>(keys: &[K], t: K) -> usize {
+    K::count_at_least(keys, t)
 }
 
 /// The smallest and largest key of a non-empty row.
 #[inline]
-pub fn key_range(keys: &[u32]) -> (u32, u32) {
-    keys.iter().fold((u32::MAX, 0), |(lo, hi), &x| (lo.min(x), hi.max(x)))
+pub fn key_range<K: KeyBits>(keys: &[K]) -> (K, K) {
+    keys.iter().fold((K::MAX, K::default()), |(lo, hi), &x| (lo.min(x), hi.max(x)))
 }
 
-/// Mutable bracket of a search, in keys and (while they are numbers) in ordered values.
-struct Bracket {
-    lo_key: u32,
-    hi_key: u32,
+/// The key midpoint of the key phase: `lo + (hi - lo) / 2` (`lo <= hi`).
+#[inline]
+fn key_midpoint<K: KeyBits>(lo: K, hi: K) -> K {
+    let (lo, hi) = (lo.to_u32(), hi.to_u32());
+    K::from_u32(lo + (hi - lo) / 2)
+}
+
+/// Mutable bracket of a search, in the row's own keys.
+struct Bracket<K> {
+    lo_key: K,
+    hi_key: K,
     count_at_hi: Option<usize>,
     iterations: u32,
 }
 
+/// What one test of Algorithm 1 did to the bracket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// `cnt < k`: `hi` moved down to the threshold.
+    Lowered,
+    /// `cnt > k`: `lo` moved up to the threshold.
+    Raised,
+    /// `cnt == k`.
+    Hit,
+}
+
 /// The three-way update of Algorithm 1 after counting `cnt` at threshold key `t`.
-/// Returns `true` on a hit.
 #[inline]
-fn update_exact(b: &mut Bracket, t: u32, cnt: usize, k: usize) -> bool {
+fn update_exact<K: Copy>(b: &mut Bracket<K>, t: K, cnt: usize, k: usize) -> Step {
     b.iterations += 1;
-    if cnt < k {
-        b.hi_key = t;
-        b.count_at_hi = Some(cnt);
-    } else if cnt > k {
+    if cnt > k {
         b.lo_key = t;
-    } else {
-        b.hi_key = t;
-        b.count_at_hi = Some(cnt);
-        return true;
+        return Step::Raised;
     }
-    false
+    b.hi_key = t;
+    b.count_at_hi = Some(cnt);
+    if cnt < k { Step::Lowered } else { Step::Hit }
 }
 
 impl Bisect {
@@ -197,50 +254,74 @@ impl Bisect {
         Ok(())
     }
 
-    /// Runs the search on the keys of one row (`1 <= k <= keys.len()`).
+    /// Runs the search on the keys of one `f32` row (`1 <= k <= keys.len()`).
     pub fn search(&self, keys: &[u32], k: usize) -> BisectOutcome {
         self.search_in_range(keys, key_range(keys), k)
     }
 
     /// [`Bisect::search`] when the key range `(min, max)` is already known.
     pub fn search_in_range(&self, keys: &[u32], range: (u32, u32), k: usize) -> BisectOutcome {
+        self.search_keys::<f32>(keys, range, k)
+    }
+
+    /// The search on the own keys of a row of `E` ([`Element::key`] in the row's mode) whose
+    /// key range `(min, max)` is known (`1 <= k <= keys.len()`): the module's specification.
+    pub fn search_keys<E: Element>(
+        &self,
+        keys: &[E::Key],
+        range: (E::Key, E::Key),
+        k: usize,
+    ) -> BisectOutcome<E::Key> {
         match self.max_iter {
-            Some(n) => search_early_stopping(keys, range, k, n),
-            None => self.search_exact(keys, range, k),
+            Some(n) => search_early_stopping::<E>(keys, range, k, n),
+            None => self.search_exact::<E>(keys, range, k),
         }
     }
 
     /// Writes the selection that `outcome` describes into `out` (ascending index order).
-    pub fn select_from(keys: &[u32], k: usize, outcome: &BisectOutcome, out: &mut [u32]) {
+    pub fn select_from<K: KeyBits>(
+        keys: &[K],
+        k: usize,
+        outcome: &BisectOutcome<K>,
+        out: &mut [u32],
+    ) {
         let b = outcome;
         if b.exit == BisectExit::MaxIter {
             // Algorithm 2, line 12: the first k of {v >= min}.
-            select_in_index_order(keys, u32::MAX, b.lo_key, 0, k, out);
+            select_in_index_order(keys, K::MAX, b.lo_key, 0, k, out);
             return;
         }
         let at_hi = b.count_at_hi.unwrap_or_else(|| count_at_least(keys, b.hi_key));
         if at_hi >= k {
             // hi was never lowered and ties at the maximum fill k: the first k of them.
-            select_in_index_order(keys, u32::MAX, b.hi_key, 0, k, out);
+            select_in_index_order(keys, K::MAX, b.hi_key, 0, k, out);
         } else {
             // hi_key > lo_key >= 0 here, so hi_key - 1 does not wrap.
-            select_in_index_order(keys, b.hi_key - 1, b.lo_key, at_hi, k, out);
+            let strong_above = K::from_u32(b.hi_key.to_u32() - 1);
+            select_in_index_order(keys, strong_above, b.lo_key, at_hi, k, out);
         }
     }
 
-    fn search_exact(&self, keys: &[u32], range: (u32, u32), k: usize) -> BisectOutcome {
+    fn search_exact<E: Element>(
+        &self,
+        keys: &[E::Key],
+        range: (E::Key, E::Key),
+        k: usize,
+    ) -> BisectOutcome<E::Key> {
         let (lo_key, hi_key) = range;
         let mut b = Bracket { lo_key, hi_key, count_at_hi: None, iterations: 0 };
         if lo_key == hi_key {
             return finish(b, 0, BisectExit::Converged);
         }
-        if let Some(exit) = self.value_phase(keys, k, &mut b) {
-            return finish(b, 0, exit);
+        if let Some(exit) = self.value_phase::<E>(keys, k, &mut b) {
+            // Every test so far was a value test.
+            let value_iterations = b.iterations;
+            return finish(b, value_iterations, exit);
         }
         let value_iterations = b.iterations;
-        while b.hi_key - b.lo_key > 1 {
-            let t = b.lo_key + (b.hi_key - b.lo_key) / 2;
-            if update_exact(&mut b, t, count_at_least(keys, t), k) {
+        while b.hi_key.to_u32() - b.lo_key.to_u32() > 1 {
+            let t = key_midpoint(b.lo_key, b.hi_key);
+            if update_exact(&mut b, t, count_at_least(keys, t), k) == Step::Hit {
                 return finish(b, value_iterations, BisectExit::Hit);
             }
         }
@@ -249,12 +330,19 @@ impl Bisect {
 
     /// The paper's value-space loop. `Some(exit)` ends the search; `None` hands the bracket
     /// to the key phase.
-    fn value_phase(&self, keys: &[u32], k: usize, b: &mut Bracket) -> Option<BisectExit> {
-        let mut lo = ordered_value_of_key(b.lo_key);
-        let mut hi = ordered_value_of_key(b.hi_key);
+    fn value_phase<E: Element>(
+        &self,
+        keys: &[E::Key],
+        k: usize,
+        b: &mut Bracket<E::Key>,
+    ) -> Option<BisectExit> {
+        let mut lo = E::ordered_value_of_key(b.lo_key);
+        let mut hi = E::ordered_value_of_key(b.hi_key);
         if !(lo.is_finite() && hi.is_finite()) {
             return None;
         }
+        // The bounds' wide (f32) keys: the strictly-between test is the f32 row's.
+        let (mut lo_wide, mut hi_wide) = (key_of_ordered(lo), key_of_ordered(hi));
         let eps = match self.epsilon_mode {
             EpsilonMode::RelativeToMax => self.precision * hi.abs(),
             EpsilonMode::Absolute => self.precision,
@@ -264,24 +352,22 @@ impl Bisect {
                 return Some(BisectExit::Precision);
             }
             let thres = midpoint(lo, hi);
-            let t = key_of_ordered(thres);
-            if !(b.lo_key < t && t < b.hi_key) {
+            let wide = key_of_ordered(thres);
+            if !(lo_wide < wide && wide < hi_wide) {
                 return None;
             }
-            if update_exact(b, t, count_at_least(keys, t), k) {
-                return Some(BisectExit::Hit);
-            }
-            if b.hi_key == t {
-                hi = thres;
-            } else {
-                lo = thres;
+            let t = E::key_at_least(thres);
+            match update_exact(b, t, count_at_least(keys, t), k) {
+                Step::Hit => return Some(BisectExit::Hit),
+                Step::Lowered => (hi, hi_wide) = (thres, wide),
+                Step::Raised => (lo, lo_wide) = (thres, wide),
             }
         }
         None
     }
 }
 
-fn finish(b: Bracket, value_iterations: u32, exit: BisectExit) -> BisectOutcome {
+fn finish<K>(b: Bracket<K>, value_iterations: u32, exit: BisectExit) -> BisectOutcome<K> {
     BisectOutcome {
         iterations: b.iterations,
         key_phase_iterations: b.iterations - value_iterations,
@@ -293,17 +379,22 @@ fn finish(b: Bracket, value_iterations: u32, exit: BisectExit) -> BisectOutcome 
 }
 
 /// Algorithm 2 as written: `n` steps of `cnt < k ? hi = thres : lo = thres`.
-fn search_early_stopping(keys: &[u32], range: (u32, u32), k: usize, n: u32) -> BisectOutcome {
+fn search_early_stopping<E: Element>(
+    keys: &[E::Key],
+    range: (E::Key, E::Key),
+    k: usize,
+    n: u32,
+) -> BisectOutcome<E::Key> {
     let (mut lo_key, mut hi_key) = range;
-    let mut lo = ordered_value_of_key(lo_key);
-    let mut hi = ordered_value_of_key(hi_key);
+    let mut lo = E::ordered_value_of_key(lo_key);
+    let mut hi = E::ordered_value_of_key(hi_key);
     let finite = lo.is_finite() && hi.is_finite();
     for _ in 0..n {
         let (thres, t) = if finite {
             let thres = midpoint(lo, hi);
-            (thres, key_of_ordered(thres))
+            (thres, E::key_at_least(thres))
         } else {
-            (f32::NAN, lo_key + (hi_key - lo_key) / 2)
+            (f32::NAN, key_midpoint(lo_key, hi_key))
         };
         let before = (lo_key, hi_key, lo.to_bits(), hi.to_bits());
         if count_at_least(keys, t) < k {
@@ -326,7 +417,7 @@ fn search_early_stopping(keys: &[u32], range: (u32, u32), k: usize, n: u32) -> B
     }
 }
 
-impl RowTopK for Bisect {
+impl RowSelect for Bisect {
     fn name(&self) -> &'static str {
         "bisect"
     }
@@ -339,17 +430,17 @@ impl RowTopK for Bisect {
         true
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> RowStats {
-        let keys = grow(&mut scratch.keys, row.len());
+        let keys = grow(&mut E::Key::buffers(scratch).keys, row.len());
         let range = keys_and_range_into(row, mode, keys);
-        let outcome = self.search_in_range(keys, range, k);
+        let outcome = self.search_keys::<E>(keys, range, k);
         Self::select_from(keys, k, &outcome, out);
         RowStats {
             iterations: Some(outcome.iterations),
@@ -361,7 +452,7 @@ impl RowTopK for Bisect {
 /// The work of one search and selection: the key and range sweep, one counting pass per
 /// iteration (Algorithm 2 counts its `max_iter` steps, as the kernel runs them), the count at
 /// `hi` when the search did not leave it, and the selection pass up to its k-th result.
-fn work_of(m: usize, k: usize, outcome: &BisectOutcome, out: &[u32]) -> WorkCounters {
+fn work_of<K>(m: usize, k: usize, outcome: &BisectOutcome<K>, out: &[u32]) -> WorkCounters {
     let mut work = WorkCounters::default();
     work.sweep(m);
     for _ in 0..outcome.iterations {
@@ -519,5 +610,107 @@ mod tests {
             let b = run(&Bisect::exact(), &neg, k, Mode::Largest);
             assert_eq!(a, b, "k={k}");
         }
+    }
+
+    use crate::order::{Element, keys_and_range_into};
+    use half::{bf16, f16};
+
+    /// The search outcome on the own keys of `row`.
+    fn outcome<E: Element>(b: &Bisect, row: &[E], k: usize, mode: Mode) -> BisectOutcome<E::Key> {
+        let mut keys = vec![E::Key::default(); row.len()];
+        let range = keys_and_range_into(row, mode, &mut keys);
+        b.search_keys::<E>(&keys, range, k)
+    }
+
+    fn f16s(values: &[f32]) -> Vec<f16> {
+        values.iter().map(|&v| f16::from_f32(v)).collect()
+    }
+
+    #[test]
+    fn bounds_per_type() {
+        assert_eq!(max_iterations::<f32>(), 64);
+        assert_eq!(MAX_ITERATIONS, 64);
+        assert_eq!(max_iterations::<f16>(), 48);
+        assert_eq!(max_iterations::<bf16>(), 48);
+    }
+
+    #[test]
+    fn sixteen_bit_value_phase_is_the_f32_rows() {
+        // The hand-checked rows above, in f16 and bf16: the same tests, the same counts.
+        for (row, k, want) in [
+            (vec![0.0, 5.0, 1.0, 8.0, 2.0], 2, (vec![1, 3], 1)),
+            (vec![0.0, 3.5, 2.0, 8.0, 1.0], 2, (vec![1, 3], 3)),
+        ] {
+            assert_eq!(run(&Bisect::exact(), &row, k, Mode::Largest), want);
+            let h = topk_row(&Bisect::exact(), &f16s(&row), k, Options::default()).unwrap();
+            assert_eq!((h.indices, h.stats.iterations.unwrap()), want);
+            let b: Vec<bf16> = row.iter().map(|&v| bf16::from_f32(v)).collect();
+            let b = topk_row(&Bisect::exact(), &b, k, Options::default()).unwrap();
+            assert_eq!((b.indices, b.stats.iterations.unwrap()), want);
+        }
+        // Thresholds are f32 midpoints, not 16-bit values: 1 + 2^-11 lies between two f16
+        // neighbours, and the test there counts what the f32 row's test counts.
+        let one_ulp = f16::from_bits(0x3C01).to_f32();
+        let row = [1.0, one_ulp, 1.0, one_ulp, 0.0];
+        let o32 = outcome(&Bisect::exact(), &row, 2, Mode::Largest);
+        let o16 = outcome(&Bisect::exact(), &f16s(&row), 2, Mode::Largest);
+        assert_eq!((o16.iterations, o16.exit), (o32.iterations, o32.exit), "{o32:?} {o16:?}");
+        assert_eq!(o16.key_phase_iterations, 0, "{o32:?} {o16:?}");
+        assert_eq!(o16.hi_key, f16::from_bits(0x3C01).key_largest());
+    }
+
+    #[test]
+    fn sixteen_bit_key_phase_bisects_the_16_bit_keys() {
+        // -inf is a bound: straight to the key phase. Keys: -inf 0x03FF, ±0 0x8000,
+        // 1.0 0xBC00, +inf 0xFC00, NaN 0xFFFF. The first key midpoint 0x03FF + 0xFC00 / 2 =
+        // 0x81FF counts 1.0, +inf and NaN: k = 3 on the first test.
+        let row = f16s(&[f32::NEG_INFINITY, 1.0, f32::NAN, f32::INFINITY, -0.0, 0.0]);
+        let o = outcome(&Bisect::exact(), &row, 3, Mode::Largest);
+        assert_eq!((o.iterations, o.key_phase_iterations, o.exit), (1, 1, BisectExit::Hit));
+        assert_eq!((o.lo_key, o.hi_key), (0x03FF, 0x81FF));
+        for k in 0..=row.len() {
+            for mode in [Mode::Largest, Mode::Smallest] {
+                let r = topk_row(&Bisect::exact(), &row, k, Options { mode, sorted: false });
+                let r = r.unwrap();
+                assert_eq!(r.indices, canonical_indices(&row, k, mode), "k={k} {mode:?}");
+                assert!(r.stats.iterations.unwrap_or(0) <= 16, "key tests only, 16 at most");
+            }
+        }
+    }
+
+    #[test]
+    fn sixteen_bit_worst_case_spread_is_bounded_by_48() {
+        // The k-th value is a subnormal next to zero while the range spans ±65504: the value
+        // budget runs out (log2(65504 / 2^-24) > 32) and the 16-bit key phase finishes.
+        let tiny = f16::from_bits(1).to_f32();
+        let row = f16s(&[-65504.0, 0.0, tiny, 2.0 * tiny, 65504.0]);
+        for k in 1..=row.len() {
+            let r = topk_row(&Bisect::exact(), &row, k, Options::default()).unwrap();
+            assert_eq!(r.indices, canonical_indices(&row, k, Mode::Largest), "k={k}");
+            assert!(r.stats.iterations.unwrap() <= 48, "k={k}");
+        }
+        let o = outcome(&Bisect::exact(), &row, 3, Mode::Largest);
+        assert_eq!(o.iterations - o.key_phase_iterations, VALUE_PHASE_LIMIT, "{o:?}");
+        assert!((1..=16).contains(&o.key_phase_iterations), "{o:?}");
+    }
+
+    #[test]
+    fn sixteen_bit_early_stopping() {
+        // Finite rows: the f32 row's value steps, so the same selection.
+        let row = [0.0, 5.0, 1.0, 8.0, 2.0, 5.0, 7.5];
+        for n in 0..12 {
+            let want = run(&Bisect::early_stopping(n), &row, 3, Mode::Largest);
+            let got = topk_row(&Bisect::early_stopping(n), &f16s(&row), 3, Options::default());
+            let got = got.unwrap();
+            assert_eq!((got.indices, got.stats.iterations.unwrap()), want, "n={n}");
+        }
+        // Non-finite rows: 16-bit key midpoints. One step from (0x03FF, 0xFFFF) tests 0x81FF,
+        // which 1.0, +inf and NaN reach: cnt 3 >= k = 2, so lo = 0x81FF and the first two of
+        // them by index are taken.
+        let row = f16s(&[f32::NEG_INFINITY, 1.0, f32::NAN, f32::INFINITY, -0.0, 0.0]);
+        let o = outcome(&Bisect::early_stopping(1), &row, 2, Mode::Largest);
+        assert_eq!((o.lo_key, o.hi_key, o.key_phase_iterations), (0x81FF, 0xFFFF, 1));
+        let r = topk_row(&Bisect::early_stopping(1), &row, 2, Options::default()).unwrap();
+        assert_eq!(r.indices, [1, 2]);
     }
 }

@@ -36,8 +36,8 @@
 //! memory traffic, a fixed schedule. That is why GPUs like bitonic networks — and the price is
 //! the work counted above: a warp sorts what a selection would only have to find.
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
-use crate::order::{Mode, key_largest, key_smallest, rank, rank_index};
+use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
+use crate::order::{Element, KeyBits, Mode, rank, rank_index};
 
 /// The rank of a padding slot: below every real element (the low word of a real rank is
 /// `!index`, never 0 for a row index below `u32::MAX`).
@@ -48,14 +48,14 @@ pub const PAD: u64 = 0;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Bitonic;
 
-impl RowTopK for Bitonic {
+impl RowSelect for Bitonic {
     fn name(&self) -> &'static str {
         "bitonic"
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
@@ -125,13 +125,15 @@ pub fn merge_sorted_runs<'d>(
 }
 
 /// Writes the rank of every element of `row` into `ranks` (same length).
-fn ranks_into(row: &[f32], mode: Mode, ranks: &mut [u64]) {
+fn ranks_into<E: Element>(row: &[E], mode: Mode, ranks: &mut [u64]) {
     // One loop per mode, so neither carries a per-element mode branch. Row indices fit in u32
     // (the driver caps the width at `MAX_ROW_WIDTH`).
     let indexed = ranks.iter_mut().zip(row).zip(0u32..);
     match mode {
-        Mode::Largest => indexed.for_each(|((r, &v), i)| *r = rank(key_largest(v), i)),
-        Mode::Smallest => indexed.for_each(|((r, &v), i)| *r = rank(key_smallest(v), i)),
+        Mode::Largest => indexed.for_each(|((r, &v), i)| *r = rank(v.key_largest().to_u32(), i)),
+        Mode::Smallest => {
+            indexed.for_each(|((r, &v), i)| *r = rank(v.key_smallest().to_u32(), i));
+        }
     }
 }
 
@@ -343,7 +345,7 @@ mod tests {
         for (m, k) in [(1000, 33), (7, 5), (100, 100), (31, 1), (1000, 999)] {
             let row = scrambled(m);
             let mut out = vec![0u32; k];
-            Bitonic.select_row(&row, k, Mode::Largest, &mut scratch, &mut out);
+            Bitonic.select(&row, k, Mode::Largest, &mut scratch, &mut out);
             assert_eq!(out, canonical_indices(&row, k, Mode::Largest), "M={m} k={k}");
         }
     }

@@ -9,8 +9,8 @@
 //! the bucket-based selection the RTop-K paper cites among GPU top-k methods; radix select
 //! (`radix`) is the same loop with buckets fixed by key bits instead of by the value range.
 //!
-//! The search works on the order keys ([`crate::order::key`]) and buckets them by their
-//! **coordinate**: the ordered value ([`ordered_value_of_key`]) as `f64` for numbers, with
+//! The search works on the order keys ([`Element::key`]) and buckets them by their
+//! **coordinate**: the ordered value ([`Element::ordered_value_of_key`]) as `f64` for numbers, with
 //! `±inf` at `±2^129` and the two NaN keys at `±2^130` (top in largest mode, bottom in smallest
 //! mode). Coordinates are finite, strictly increasing in the key and distinct for distinct
 //! keys, so the bucket index `floor((c - cmin) · (B / (cmax - cmin)))`, clamped to `B - 1` and
@@ -27,7 +27,8 @@
 //! short — values spread over many binades, where one huge value puts everything else in
 //! bucket 0 — a level that keeps more than half its candidates makes the next level bucket
 //! linearly by **key** (`(key - kmin) >> shift`, at most 256 buckets). A key level shrinks the
-//! key range 256-fold, so at most 4 of them can occur before the candidates are all equal.
+//! key range 256-fold, so at most 4 of them can occur before the candidates are all equal —
+//! at most 2 on the 16-bit keys of `f16` and `bf16` rows.
 //! Finally one pass in index order ([`select_with_kth_key`]) writes the canonical top-k.
 //!
 //! # Cost
@@ -38,8 +39,8 @@
 //! most M.
 //! On smooth data the first level leaves a few candidates per bucket and the second finishes.
 //! A min/max pass and the final selection read the row's keys once more each.
-//! Extra memory: M keys, M candidate keys and M bucket indices (`u32`) in the scratch;
-//! 256 counters on the stack.
+//! Extra memory: M keys and M candidate keys (of the element's key type) and M bucket indices
+//! (`u32`) in the scratch; 256 counters on the stack.
 //!
 //! # On a GPU warp
 //! The per-element work maps well: the bucket index is arithmetic on one element (no
@@ -50,9 +51,13 @@
 //! space from the start), and each level needs a scan of 256 counters and a synchronisation,
 //! where a bisection step is a register count and a 5-step shuffle reduction.
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow, selection_reads};
+use std::marker::PhantomData;
+
+use crate::algorithm::{
+    KeyBuffers, RowSelect, RowStats, Scratch, WorkCounters, grow, selection_reads,
+};
 use crate::bisect::key_range;
-use crate::order::{KEY_ZERO, Mode, keys_into, ordered_value_of_key};
+use crate::order::{Element, KeyBits, Mode, keys_into};
 use crate::radix::{Bin, Histogram, find_bin};
 use crate::select::select_with_kth_key;
 
@@ -75,9 +80,9 @@ pub struct Bucket;
 
 /// What a search finds: the k-th key and the count above it, plus how it got there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BucketSearch {
+pub struct BucketSearch<K = u32> {
     /// The k-th largest key of the row.
-    pub key: u32,
+    pub key: K,
     /// How many keys of the row are strictly larger than [`BucketSearch::key`] (`< k`).
     pub above: usize,
     /// Bucketing levels run (0 when the row itself ends the search).
@@ -92,10 +97,10 @@ pub struct BucketSearch {
 /// The coordinate of a key: its ordered value as `f64`, with `±inf` at `±2^129` and the NaN
 /// keys at `±2^130`, so that coordinates are finite and strictly increasing in the key.
 #[inline(always)]
-pub fn coordinate(key: u32) -> f64 {
-    let v = f64::from(ordered_value_of_key(key));
+pub fn coordinate<E: Element>(key: E::Key) -> f64 {
+    let v = f64::from(E::ordered_value_of_key(key));
     // Keys at or above the key of zero are the upper half of the order.
-    let sign = if key >= KEY_ZERO { 1.0 } else { -1.0 };
+    let sign = if key >= E::Key::ZERO { 1.0 } else { -1.0 };
     if v.is_nan() {
         sign * NAN_COORD
     } else if v.is_infinite() {
@@ -107,37 +112,37 @@ pub fn coordinate(key: u32) -> f64 {
 
 /// How one level maps a candidate key to a bucket.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Scale {
+enum Scale<E> {
     /// `floor((coordinate - cmin) * factor)` clamped to the top bucket,
     /// `factor = BUCKETS / (cmax - cmin)`; `finite` when every candidate is a finite number.
-    Value { cmin: f64, factor: f64, finite: bool },
+    Value { cmin: f64, factor: f64, finite: bool, of: PhantomData<E> },
     /// `(key - kmin) >> shift`, with `shift` chosen so that the range fits 256 buckets.
     Key { kmin: u32, shift: u32 },
 }
 
-impl Scale {
+impl<E: Element> Scale<E> {
     /// Value buckets between the keys `lo < hi`.
-    fn value(lo: u32, hi: u32) -> Self {
-        let (cmin, cmax) = (coordinate(lo), coordinate(hi));
+    fn value(lo: E::Key, hi: E::Key) -> Self {
+        let (cmin, cmax) = (coordinate::<E>(lo), coordinate::<E>(hi));
         // Distinct keys have distinct coordinates, so the width is positive (and finite).
         let factor = BUCKETS as f64 / (cmax - cmin);
         // Keys are monotone: finite ends mean finite candidates, which skip the special cases.
         let finite = cmin.abs() < INF_COORD && cmax.abs() < INF_COORD;
-        Scale::Value { cmin, factor, finite }
+        Scale::Value { cmin, factor, finite, of: PhantomData }
     }
 
     /// Key buckets between the keys `lo < hi`: the smallest shift that brings the span below
     /// 256, so the maximum lands in a bucket above 0 and each bucket spans `2^shift` keys.
-    fn key(lo: u32, hi: u32) -> Self {
-        let bits = u32::BITS - (hi - lo).leading_zeros();
-        Scale::Key { kmin: lo, shift: bits.saturating_sub(BUCKETS.trailing_zeros()) }
+    fn key(lo: E::Key, hi: E::Key) -> Self {
+        let bits = u32::BITS - (hi.to_u32() - lo.to_u32()).leading_zeros();
+        Scale::Key { kmin: lo.to_u32(), shift: bits.saturating_sub(BUCKETS.trailing_zeros()) }
     }
 }
 
 /// [`coordinate`] of a key known to stand for a finite number.
 #[inline(always)]
-fn finite_coordinate(key: u32) -> f64 {
-    f64::from(ordered_value_of_key(key))
+fn finite_coordinate<E: Element>(key: E::Key) -> f64 {
+    f64::from(E::ordered_value_of_key(key))
 }
 
 /// The bucket of coordinate `c` on a value scale (`c >= cmin`: a candidate of the level).
@@ -159,24 +164,24 @@ fn floor_small(x: f64) -> u32 {
 
 /// The bucket of `key` on a key scale.
 #[inline(always)]
-fn key_bucket(key: u32, kmin: u32, shift: u32) -> u32 {
-    (key.wrapping_sub(kmin) >> shift).min(BUCKETS as u32 - 1)
+fn key_bucket<K: KeyBits>(key: K, kmin: u32, shift: u32) -> u32 {
+    (key.to_u32().wrapping_sub(kmin) >> shift).min(BUCKETS as u32 - 1)
 }
 
 /// Writes the bucket of every candidate of `src` into `ids` and returns the bucket holding
 /// the `k`-th largest.
-fn bucket_and_count(src: &[u32], scale: Scale, ids: &mut [u32], k: usize) -> Bin {
+fn bucket_and_count<E: Element>(src: &[E::Key], scale: Scale<E>, ids: &mut [u32], k: usize) -> Bin {
     // One loop per scale, so the index computation vectorises without a per-element branch.
     match scale {
-        Scale::Value { cmin, factor, finite: true } => {
-            ids.iter_mut()
-                .zip(src)
-                .for_each(|(id, &x)| *id = value_bucket(finite_coordinate(x), cmin, factor));
+        Scale::Value { cmin, factor, finite: true, .. } => {
+            ids.iter_mut().zip(src).for_each(|(id, &x)| {
+                *id = value_bucket(finite_coordinate::<E>(x), cmin, factor);
+            });
         }
-        Scale::Value { cmin, factor, finite: false } => {
+        Scale::Value { cmin, factor, finite: false, .. } => {
             ids.iter_mut()
                 .zip(src)
-                .for_each(|(id, &x)| *id = value_bucket(coordinate(x), cmin, factor));
+                .for_each(|(id, &x)| *id = value_bucket(coordinate::<E>(x), cmin, factor));
         }
         Scale::Key { kmin, shift } => {
             ids.iter_mut().zip(src).for_each(|(id, &x)| *id = key_bucket(x, kmin, shift));
@@ -191,16 +196,16 @@ fn bucket_and_count(src: &[u32], scale: Scale, ids: &mut [u32], k: usize) -> Bin
 
 /// The candidates of one level: how many, their key range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Live {
+struct Live<K> {
     n: usize,
-    lo: u32,
-    hi: u32,
+    lo: K,
+    hi: K,
 }
 
-impl Live {
+impl<K: KeyBits> Live<K> {
     /// The candidates `cands`. The range is a separate (vectorised) pass after compaction:
     /// a running min/max inside the compaction loop would chain each element to the previous.
-    fn of(cands: &[u32]) -> Self {
+    fn of(cands: &[K]) -> Self {
         let (lo, hi) = key_range(cands);
         Live { n: cands.len(), lo, hi }
     }
@@ -208,7 +213,7 @@ impl Live {
 
 /// Copies the keys of `src` whose bucket (`ids`) is `want` to the front of `dst` (same length
 /// as `src`) and returns how many there are.
-fn compact_into(src: &[u32], ids: &[u32], want: u32, dst: &mut [u32]) -> usize {
+fn compact_into<K: KeyBits>(src: &[K], ids: &[u32], want: u32, dst: &mut [K]) -> usize {
     let mut n = 0;
     for (&x, &id) in src.iter().zip(ids) {
         // Write unconditionally, advance only on a match: no branch to mispredict.
@@ -220,7 +225,7 @@ fn compact_into(src: &[u32], ids: &[u32], want: u32, dst: &mut [u32]) -> usize {
 }
 
 /// [`compact_into`] within one buffer: the write position never passes the read position.
-fn compact_in_place(buf: &mut [u32], ids: &[u32], want: u32) -> usize {
+fn compact_in_place<K: KeyBits>(buf: &mut [K], ids: &[u32], want: u32) -> usize {
     let mut n = 0;
     for (i, &id) in ids.iter().enumerate().take(buf.len()) {
         let x = buf[i];
@@ -231,8 +236,8 @@ fn compact_in_place(buf: &mut [u32], ids: &[u32], want: u32) -> usize {
 }
 
 /// The search state between levels.
-struct State {
-    live: Live,
+struct State<E: Element> {
+    live: Live<E::Key>,
     k_left: usize,
     above: usize,
     by_key: bool,
@@ -242,9 +247,9 @@ struct State {
     work: WorkCounters,
 }
 
-impl State {
+impl<E: Element> State<E> {
     /// `Some` result when the candidates in `src` already determine the k-th key.
-    fn done(&self, src: &[u32]) -> Option<BucketSearch> {
+    fn done(&self, src: &[E::Key]) -> Option<BucketSearch<E::Key>> {
         let Live { n, lo, hi } = self.live;
         let (key, above) = if lo == hi {
             // All candidates equal: the k-th is that key, none of them is above it.
@@ -274,9 +279,9 @@ impl State {
     }
 
     /// Buckets the candidates of `src` and takes the bucket of the k-th; returns its index.
-    fn level(&mut self, src: &[u32], ids: &mut [u32]) -> u32 {
+    fn level(&mut self, src: &[E::Key], ids: &mut [u32]) -> u32 {
         let Live { n, lo, hi } = self.live;
-        let scale = if self.by_key { Scale::key(lo, hi) } else { Scale::value(lo, hi) };
+        let scale = if self.by_key { Scale::<E>::key(lo, hi) } else { Scale::value(lo, hi) };
         let bin = bucket_and_count(src, scale, ids, self.k_left);
         // The bucket indices are a function of the candidates, computed as they are loaded.
         Self::visit(&mut self.work, src.len(), self.levels == 0);
@@ -292,11 +297,16 @@ impl State {
 
 /// Finds the k-th largest of `keys` (`1 <= k <= keys.len()`); `cands` and `ids` (each at
 /// least `keys.len()` long) are work space for the candidate keys and their buckets.
-fn search(keys: &[u32], k: usize, cands: &mut [u32], ids: &mut [u32]) -> BucketSearch {
+fn search<E: Element>(
+    keys: &[E::Key],
+    k: usize,
+    cands: &mut [E::Key],
+    ids: &mut [u32],
+) -> BucketSearch<E::Key> {
     let mut work = WorkCounters::default();
     // The key range is one sweep over the row's keys.
     work.sweep(keys.len());
-    let mut state = State {
+    let mut state = State::<E> {
         live: Live::of(keys),
         k_left: k,
         above: 0,
@@ -331,31 +341,42 @@ fn search(keys: &[u32], k: usize, cands: &mut [u32], ids: &mut [u32]) -> BucketS
     }
 }
 
-/// The k-th largest key of `keys` and the count above it, by bucket select
-/// (`1 <= k <= keys.len()`); `scratch.idx` and `scratch.idx2` hold the candidates.
-pub fn kth_key(keys: &[u32], k: usize, scratch: &mut Scratch) -> BucketSearch {
-    let cands = grow(&mut scratch.idx, keys.len());
-    search(keys, k, cands, grow(&mut scratch.idx2, keys.len()))
+/// The k-th largest key of `keys` (the keys of a row of `E`) and the count above it, by bucket
+/// select (`1 <= k <= keys.len()`); the candidate buffer of `E::Key` and `scratch.idx` hold the
+/// candidates and their buckets (`keys` must not be either).
+pub fn kth_key<E: Element>(
+    keys: &[E::Key],
+    k: usize,
+    scratch: &mut Scratch,
+) -> BucketSearch<E::Key> {
+    let mut ids = std::mem::take(&mut scratch.idx);
+    let cands = grow(&mut E::Key::buffers(scratch).cands, keys.len());
+    let found = search::<E>(keys, k, cands, grow(&mut ids, keys.len()));
+    scratch.idx = ids;
+    found
 }
 
-impl RowTopK for Bucket {
+impl RowSelect for Bucket {
     fn name(&self) -> &'static str {
         "bucket"
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> RowStats {
-        let keys = grow(&mut scratch.keys, row.len());
+        let mut ids = std::mem::take(&mut scratch.idx);
+        let KeyBuffers { keys, cands } = E::Key::buffers(scratch);
+        let keys = grow(keys, row.len());
         keys_into(row, mode, keys);
-        let cands = grow(&mut scratch.idx, row.len());
-        let found = search(keys, k, cands, grow(&mut scratch.idx2, row.len()));
+        let cands = grow(cands, row.len());
+        let found = search::<E>(keys, k, cands, grow(&mut ids, row.len()));
         select_with_kth_key(keys, found.key, found.above, k, out);
+        scratch.idx = ids;
         // The key transform reads the row once; the search and the selection pass (up to
         // the chunk that completes k) read the keys, i.e. the row again.
         let mut work = found.work;
@@ -384,7 +405,7 @@ mod tests {
     fn search_row(row: &[f32], k: usize, mode: Mode) -> BucketSearch {
         let mut keys = vec![0; row.len()];
         keys_into(row, mode, &mut keys);
-        kth_key(&keys, k, &mut Scratch::default())
+        kth_key::<f32>(&keys, k, &mut Scratch::default())
     }
 
     /// Every k from 1 to M, both modes, against the oracle; returns the most levels seen.
@@ -444,14 +465,14 @@ mod tests {
             let mut keys: Vec<u32> = values.iter().map(|&v| key(v, mode)).collect();
             keys.push(if mode == Mode::Largest { KEY_NAN_LARGEST } else { KEY_NAN_SMALLEST });
             keys.sort_unstable();
-            let coords: Vec<f64> = keys.iter().map(|&k| coordinate(k)).collect();
+            let coords: Vec<f64> = keys.iter().map(|&k| coordinate::<f32>(k)).collect();
             assert!(coords.iter().all(|c| c.is_finite()), "{coords:?}");
             assert!(coords.windows(2).all(|w| w[0] < w[1]), "{mode:?}: {coords:?}");
         }
-        assert_eq!(coordinate(KEY_NAN_LARGEST), 2f64.powi(130));
-        assert_eq!(coordinate(KEY_NAN_SMALLEST), -(2f64.powi(130)));
-        assert_eq!(coordinate(key_largest(f32::NEG_INFINITY)), -(2f64.powi(129)));
-        assert_eq!(coordinate(key(f32::NEG_INFINITY, Mode::Smallest)), 2f64.powi(129));
+        assert_eq!(coordinate::<f32>(KEY_NAN_LARGEST), 2f64.powi(130));
+        assert_eq!(coordinate::<f32>(KEY_NAN_SMALLEST), -(2f64.powi(130)));
+        assert_eq!(coordinate::<f32>(key_largest(f32::NEG_INFINITY)), -(2f64.powi(129)));
+        assert_eq!(coordinate::<f32>(key(f32::NEG_INFINITY, Mode::Smallest)), 2f64.powi(129));
     }
 
     #[test]
@@ -464,9 +485,11 @@ mod tests {
             (key_largest(1.0), key_largest(1.000_000_1)),
         ];
         for (lo, hi) in pairs {
-            for scale in [Scale::value(lo, hi), Scale::key(lo, hi)] {
+            for scale in [Scale::<f32>::value(lo, hi), Scale::key(lo, hi)] {
                 let bucket = |x| match scale {
-                    Scale::Value { cmin, factor, .. } => value_bucket(coordinate(x), cmin, factor),
+                    Scale::Value { cmin, factor, .. } => {
+                        value_bucket(coordinate::<f32>(x), cmin, factor)
+                    }
                     Scale::Key { kmin, shift } => key_bucket(x, kmin, shift),
                 };
                 assert_eq!(bucket(lo), 0, "{scale:?}");
@@ -603,6 +626,45 @@ mod tests {
     }
 
     #[test]
+    fn sixteen_bit_rows_take_at_most_two_key_levels() {
+        use half::{bf16, f16};
+        // Powers of two over the whole f16 range, both signs, scrambled: value levels peel off
+        // binades, key levels finish — at most two of them on 16-bit keys.
+        let mut row: Vec<f16> = (-24..=15).map(|e| f16::from_f32(2f32.powi(e))).collect();
+        row.extend((-24..=15).map(|e| f16::from_f32(-(2f32.powi(e)))));
+        let n = row.len();
+        let row: Vec<f16> = (0..n).map(|i| row[(i * 37) % n]).collect();
+        let mut most_key_levels = 0;
+        for mode in MODES {
+            for k in 1..=n {
+                let got = topk_row(&Bucket, &row, k, Options { mode, sorted: false }).unwrap();
+                assert_eq!(got.indices, canonical_indices(&row, k, mode), "k={k} {mode:?}");
+                let mut keys = vec![0u16; n];
+                keys_into(&row, mode, &mut keys);
+                let found = kth_key::<f16>(&keys, k, &mut Scratch::default());
+                assert!(found.key_levels <= 2, "{found:?}");
+                most_key_levels = most_key_levels.max(found.key_levels);
+            }
+        }
+        assert!(most_key_levels > 0, "the key scale must have been used");
+        // Random bit patterns (NaNs, infinities, subnormals) of both types.
+        let mut seed = 23;
+        for m in [1, 5, 64, 333] {
+            let h: Vec<f16> = (0..m).map(|_| f16::from_bits(lcg(&mut seed) as u16)).collect();
+            let b: Vec<bf16> = (0..m).map(|_| bf16::from_bits(lcg(&mut seed) as u16)).collect();
+            for mode in MODES {
+                for k in [1, m / 2, m].into_iter().filter(|&k| k >= 1) {
+                    let opts = Options { mode, sorted: false };
+                    let got = topk_row(&Bucket, &h, k, opts).unwrap().indices;
+                    assert_eq!(got, canonical_indices(&h, k, mode), "f16 m={m} k={k}");
+                    let got = topk_row(&Bucket, &b, k, opts).unwrap().indices;
+                    assert_eq!(got, canonical_indices(&b, k, mode), "bf16 m={m} k={k}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn scratch_is_reused_across_rows_of_different_widths() {
         let mut scratch = Scratch::default();
         let mut seed = 5;
@@ -611,7 +673,7 @@ mod tests {
             for mode in MODES {
                 let k = m.div_ceil(3);
                 let mut out = vec![0; k];
-                Bucket.select_row(&row, k, mode, &mut scratch, &mut out);
+                Bucket.select(&row, k, mode, &mut scratch, &mut out);
                 assert_eq!(out, canonical_indices(&row, k, mode), "m={m} {mode:?}");
             }
         }

@@ -3,9 +3,9 @@
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
+use crate::algorithm::{RowStats, RowTopKOf, Scratch, WorkCounters, grow};
 use crate::error::TopKError;
-use crate::order::{Mode, sort_canonical};
+use crate::order::{Element, Mode, sort_canonical};
 
 /// The widest row whose indices fit the `u32` output (and leave `u32::MAX` free as a sentinel).
 pub const MAX_ROW_WIDTH: usize = (u32::MAX - 1) as usize;
@@ -23,11 +23,11 @@ pub struct Options {
     pub sorted: bool,
 }
 
-/// The result of a row-wise top-k.
+/// The result of a row-wise top-k of elements of type `E`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TopK {
-    /// `(N, k)` selected values: the input's bits at the selected indices.
-    pub values: Array2<f32>,
+pub struct TopK<E: Element = f32> {
+    /// `(N, k)` selected values: the input's bits at the selected indices, in its type.
+    pub values: Array2<E>,
     /// `(N, k)` selected indices.
     pub indices: Array2<u32>,
     /// `(N,)` iteration counts, for algorithms that report them.
@@ -36,9 +36,9 @@ pub struct TopK {
 
 /// The result of a single-row top-k.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RowTopKResult {
-    /// Selected values.
-    pub values: Vec<f32>,
+pub struct RowTopKResult<E: Element = f32> {
+    /// Selected values (the input's bits).
+    pub values: Vec<E>,
     /// Selected indices.
     pub indices: Vec<u32>,
     /// What the algorithm reported.
@@ -60,12 +60,12 @@ pub fn check_shape(m: usize, k: usize) -> Result<(), TopKError> {
 }
 
 /// Top-k of one row with `algo`.
-pub fn topk_row<A: RowTopK + ?Sized>(
+pub fn topk_row<E: Element, A: RowTopKOf<E> + ?Sized>(
     algo: &A,
-    row: &[f32],
+    row: &[E],
     k: usize,
     opts: Options,
-) -> Result<RowTopKResult, TopKError> {
+) -> Result<RowTopKResult<E>, TopKError> {
     check_shape(row.len(), k)?;
     let mut indices = vec![0u32; k];
     let mut scratch = Scratch::default();
@@ -78,12 +78,12 @@ pub fn topk_row<A: RowTopK + ?Sized>(
 ///
 /// Allocates the outputs once; each rayon task reuses one [`Scratch`], so no row allocates once
 /// the buffers have grown. Strided (non-C-order) views are copied row by row into scratch.
-pub fn topk_rows<A: RowTopK + ?Sized>(
+pub fn topk_rows<E: Element, A: RowTopKOf<E> + ?Sized>(
     algo: &A,
-    x: ArrayView2<'_, f32>,
+    x: ArrayView2<'_, E>,
     k: usize,
     opts: Options,
-) -> Result<TopK, TopKError> {
+) -> Result<TopK<E>, TopKError> {
     let mut out = TopK::empty();
     topk_rows_into(algo, x, k, opts, &mut out)?;
     Ok(out)
@@ -91,12 +91,12 @@ pub fn topk_rows<A: RowTopK + ?Sized>(
 
 /// [`topk_rows`] into the buffers of an earlier result, reallocating only when the shape
 /// changed — for callers (and benchmarks) that select repeatedly.
-pub fn topk_rows_into<A: RowTopK + ?Sized>(
+pub fn topk_rows_into<E: Element, A: RowTopKOf<E> + ?Sized>(
     algo: &A,
-    x: ArrayView2<'_, f32>,
+    x: ArrayView2<'_, E>,
     k: usize,
     opts: Options,
-    out: &mut TopK,
+    out: &mut TopK<E>,
 ) -> Result<(), TopKError> {
     topk_rows_into_counted(algo, x, k, opts, out).map(|_| ())
 }
@@ -105,12 +105,12 @@ pub fn topk_rows_into<A: RowTopK + ?Sized>(
 ///
 /// Each row's [`RowStats::work`] is summed by the rayon reduction that runs the rows anyway:
 /// one addition per row, nothing per element.
-pub fn topk_rows_into_counted<A: RowTopK + ?Sized>(
+pub fn topk_rows_into_counted<E: Element, A: RowTopKOf<E> + ?Sized>(
     algo: &A,
-    x: ArrayView2<'_, f32>,
+    x: ArrayView2<'_, E>,
     k: usize,
     opts: Options,
-    out: &mut TopK,
+    out: &mut TopK<E>,
 ) -> Result<WorkCounters, TopKError> {
     let (n, m) = x.dim();
     check_shape(m, k)?;
@@ -126,29 +126,28 @@ pub fn topk_rows_into_counted<A: RowTopK + ?Sized>(
         iterations.fill(0);
         return Ok(WorkCounters::default());
     }
-    let stats_for = |scratch: &mut Scratch, r: usize, idx: &mut [u32], val: &mut [f32]| {
-        let view = x.row(r);
-        match view.as_slice() {
-            Some(row) => fill_row(algo, row, k, opts, scratch, idx, val),
-            None => {
-                let mut copy = std::mem::take(&mut scratch.row);
-                let row = grow(&mut copy, m);
-                row.iter_mut().zip(view.iter()).for_each(|(d, &s)| *d = s);
-                let stats = fill_row(algo, row, k, opts, scratch, idx, val);
-                scratch.row = copy;
-                stats
+    // Each task's buffers: the algorithm's scratch and a contiguous copy of a strided row.
+    let stats_for =
+        |(scratch, copy): &mut (Scratch, Vec<E>), r: usize, idx: &mut [u32], val: &mut [E]| {
+            let view = x.row(r);
+            match view.as_slice() {
+                Some(row) => fill_row(algo, row, k, opts, scratch, idx, val),
+                None => {
+                    let row = grow(copy, m);
+                    row.iter_mut().zip(view.iter()).for_each(|(d, &s)| *d = s);
+                    fill_row(algo, row, k, opts, scratch, idx, val)
+                }
             }
-        }
-    };
+        };
     let rows = indices.par_chunks_mut(k).zip(values.par_chunks_mut(k)).enumerate();
     let work = if iterations.is_empty() {
         rows.with_min_len(ROWS_PER_TASK)
-            .map_init(Scratch::default, |s, (r, (idx, val))| stats_for(s, r, idx, val).work)
+            .map_init(Default::default, |s, (r, (idx, val))| stats_for(s, r, idx, val).work)
             .sum()
     } else {
         rows.zip(iterations.par_iter_mut())
             .with_min_len(ROWS_PER_TASK)
-            .map_init(Scratch::default, |s, ((r, (idx, val)), it)| {
+            .map_init(Default::default, |s, ((r, (idx, val)), it)| {
                 let stats = stats_for(s, r, idx, val);
                 *it = stats.iterations.unwrap_or(0);
                 stats.work
@@ -158,17 +157,21 @@ pub fn topk_rows_into_counted<A: RowTopK + ?Sized>(
     Ok(work)
 }
 
-impl TopK {
+impl<E: Element> TopK<E> {
     /// A result with no rows, to be filled by [`topk_rows_into`].
     pub fn empty() -> Self {
-        Self { values: Array2::zeros((0, 0)), indices: Array2::zeros((0, 0)), iterations: None }
+        Self {
+            values: Array2::from_elem((0, 0), E::default()),
+            indices: Array2::zeros((0, 0)),
+            iterations: None,
+        }
     }
 
     /// Makes the buffers `(n, k)` (and `(n,)` iterations when wanted), keeping allocations
     /// whose shape already fits.
     fn reshape(&mut self, n: usize, k: usize, with_iterations: bool) {
         if self.values.dim() != (n, k) || !self.values.is_standard_layout() {
-            self.values = Array2::zeros((n, k));
+            self.values = Array2::from_elem((n, k), E::default());
         }
         if self.indices.dim() != (n, k) || !self.indices.is_standard_layout() {
             self.indices = Array2::zeros((n, k));
@@ -181,23 +184,23 @@ impl TopK {
     }
 }
 
-fn fill_row<A: RowTopK + ?Sized>(
+fn fill_row<E: Element, A: RowTopKOf<E> + ?Sized>(
     algo: &A,
-    row: &[f32],
+    row: &[E],
     k: usize,
     opts: Options,
     scratch: &mut Scratch,
     idx: &mut [u32],
-    val: &mut [f32],
+    val: &mut [E],
 ) -> RowStats {
     let stats = select_one(algo, row, k, opts, scratch, idx);
     val.iter_mut().zip(idx.iter()).for_each(|(v, &i)| *v = row[i as usize]);
     stats
 }
 
-fn select_one<A: RowTopK + ?Sized>(
+fn select_one<E: Element, A: RowTopKOf<E> + ?Sized>(
     algo: &A,
-    row: &[f32],
+    row: &[E],
     k: usize,
     opts: Options,
     scratch: &mut Scratch,

@@ -43,8 +43,8 @@
 //! WarpSelect). RTop-K drops per-element bookkeeping altogether in favour of a counting search
 //! (see `bisect`).
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
-use crate::order::{Mode, key, rank, rank_index, rank_key};
+use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
+use crate::order::{Element, KeyBits, Mode, rank, rank_index, rank_key};
 
 /// Children per heap node: the children of slot `p` are `ARITY * p + 1 ..= ARITY * p + ARITY`.
 const ARITY: usize = 4;
@@ -59,14 +59,14 @@ const _: () = assert!(ARITY == 4);
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Heap;
 
-impl RowTopK for Heap {
+impl RowSelect for Heap {
     fn name(&self) -> &'static str {
         "heap"
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
@@ -76,8 +76,8 @@ impl RowTopK for Heap {
         let heap = grow(&mut scratch.ranks, slots);
         // One monomorphic copy per mode, so the key has no mode branch inside the hot loop.
         match mode {
-            Mode::Largest => keep_best(row, k, heap, steps, |v| key(v, Mode::Largest)),
-            Mode::Smallest => keep_best(row, k, heap, steps, |v| key(v, Mode::Smallest)),
+            Mode::Largest => keep_best(row, k, heap, steps, E::key_largest),
+            Mode::Smallest => keep_best(row, k, heap, steps, E::key_smallest),
         }
         for (o, &r) in out.iter_mut().zip(&heap[..k]) {
             *o = rank_index(r);
@@ -110,15 +110,15 @@ fn full_tree(k: usize) -> (usize, u32) {
 
 /// Leaves the `k` largest ranks of `row` in `heap[..k]`. `heap` has the slots of
 /// [`full_tree`]`(k)`, `steps` is its height.
-fn keep_best(
-    row: &[f32],
+fn keep_best<E: Element>(
+    row: &[E],
     k: usize,
     heap: &mut [u64],
     steps: u32,
-    key_of: impl Fn(f32) -> u32 + Copy,
+    key_of: impl Fn(E) -> E::Key + Copy,
 ) {
     for ((slot, &v), i) in heap[..k].iter_mut().zip(row).zip(0u32..) {
-        *slot = rank(key_of(v), i);
+        *slot = rank(key_of(v).to_u32(), i);
     }
     heap[k..].fill(PAD);
     heapify(heap);
@@ -133,12 +133,19 @@ fn keep_best(
 
 /// Offers the elements of `chunk` (at most [`CHUNK`], indices from `start`) to the heap.
 #[inline(always)]
-fn offer(heap: &mut [u64], steps: u32, chunk: &[f32], start: u32, key_of: impl Fn(f32) -> u32) {
-    let mut mask = survivors(chunk, rank_key(heap[0]), &key_of);
+fn offer<E: Element>(
+    heap: &mut [u64],
+    steps: u32,
+    chunk: &[E],
+    start: u32,
+    key_of: impl Fn(E) -> E::Key,
+) {
+    // The root's key is one of the row's keys, so it fits the key type.
+    let mut mask = survivors(chunk, E::Key::from_u32(rank_key(heap[0])), &key_of);
     while mask != 0 {
         let j = mask.trailing_zeros() as usize;
         mask &= mask - 1;
-        let r = rank(key_of(chunk[j]), start + j as u32);
+        let r = rank(key_of(chunk[j]).to_u32(), start + j as u32);
         // The root may have risen since the chunk was filtered.
         if r > heap[0] {
             replace_root(heap, steps, r);
@@ -150,7 +157,7 @@ fn offer(heap: &mut [u64], steps: u32, chunk: &[f32], start: u32, key_of: impl F
 /// because every index in the heap is lower. No branch, so full chunks compile to a vector
 /// compare.
 #[inline(always)]
-fn survivors(chunk: &[f32], root_key: u32, key_of: impl Fn(f32) -> u32) -> u32 {
+fn survivors<E: Element>(chunk: &[E], root_key: E::Key, key_of: impl Fn(E) -> E::Key) -> u32 {
     chunk.iter().enumerate().fold(0, |mask, (j, &v)| mask | u32::from(key_of(v) > root_key) << j)
 }
 
@@ -346,7 +353,7 @@ mod tests {
         for (m, k) in [(300, 40), (50, 3), (1000, 1000), (64, 32)] {
             let row = noise(m, 99 + m as u64);
             let mut out = vec![0; k];
-            Heap.select_row(&row, k, Mode::Largest, &mut scratch, &mut out);
+            Heap.select(&row, k, Mode::Largest, &mut scratch, &mut out);
             assert_eq!(out, canonical_indices(&row, k, Mode::Largest), "m={m} k={k}");
         }
     }

@@ -147,8 +147,11 @@ impl Family {
                 .enumerate()
                 .for_each(|(r, out)| self.row(seed, stream, r as u64, out));
         }
-        Array2::from_shape_vec((n, m), data)
-            .map_err(|_| TopKError::TooLarge { what: "input matrix", n, m })
+        Array2::from_shape_vec((n, m), data).map_err(|_| TopKError::TooLarge {
+            what: "input matrix",
+            n,
+            m,
+        })
     }
 }
 

@@ -3,21 +3,19 @@
 //! Sort every index by (key descending, index ascending) and keep the first k (SPEC §1). It is
 //! O(M log M) and allocates; tests and checks compare every other algorithm against it.
 
-use crate::order::{Mode, key, rank};
+use crate::order::{Element, KeyBits, Mode, rank};
 
 /// The canonical top-k indices of `row`, in ascending index order. `k` is clamped to the row.
-pub fn canonical_indices(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..row.len() as u32).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(rank(key(row[i as usize], mode), i)));
-    order.truncate(k.min(row.len()));
+pub fn canonical_indices<E: Element>(row: &[E], k: usize, mode: Mode) -> Vec<u32> {
+    let mut order = canonical_sorted_indices(row, k, mode);
     order.sort_unstable();
     order
 }
 
 /// The canonical top-k indices of `row` in sorted order (value order of `mode`, ties by index).
-pub fn canonical_sorted_indices(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
+pub fn canonical_sorted_indices<E: Element>(row: &[E], k: usize, mode: Mode) -> Vec<u32> {
     let mut order: Vec<u32> = (0..row.len() as u32).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(rank(key(row[i as usize], mode), i)));
+    order.sort_by_key(|&i| std::cmp::Reverse(rank(row[i as usize].key(mode).to_u32(), i)));
     order.truncate(k.min(row.len()));
     order
 }

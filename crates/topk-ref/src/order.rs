@@ -16,6 +16,27 @@
 //!
 //! Why a key and not a comparator: the same integer comparison is what a GPU warp does in
 //! registers, it vectorises on a CPU, and radix digits come straight out of it.
+//!
+//! # Element types
+//! Rows hold one of three float types ([`Element`]): `f32`, `half::f16` (IEEE binary16) and
+//! `half::bf16` (bfloat16). SPEC §1 orders every element by its exact `f32` value (f16 and bf16
+//! convert to f32 exactly), so one order serves all three. Each type has its own **key**, as
+//! wide as the type ([`Element::Key`]: `u32` for f32, `u16` for the 16-bit types), computed
+//! from the element's bits by the same sign-flip transform; the keys of a 16-bit type are
+//! order-isomorphic to the `f32` keys of the same values ([`key`] of [`Element::to_f32`]), so
+//! an algorithm that works on keys gives the same answer on either. Radix-style algorithms
+//! read the key width off [`KeyBits::BITS`]: a 16-bit key has half the digits.
+//!
+//! Value-space searches (bisect, bucket) do their arithmetic in `f32` on *ordered values*
+//! for every type; [`Element::ordered_value_of_key`] and [`Element::key_at_least`] connect
+//! an `f32` threshold with the narrow keys.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use half::{bf16, f16};
+
+use crate::algorithm::{KeyBuffers, RowSelect, RowTopKOf, Scratch};
 
 /// Which end of the order is selected.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -79,21 +100,29 @@ pub fn key_smallest(v: f32) -> u32 {
 
 /// Writes the keys of `row` into `keys` (which must have the row's length).
 #[inline]
-pub fn keys_into(row: &[f32], mode: Mode, keys: &mut [u32]) {
+pub fn keys_into<E: Element>(row: &[E], mode: Mode, keys: &mut [E::Key]) {
     debug_assert_eq!(row.len(), keys.len());
     // Two monomorphic loops so each one vectorises without a per-element mode branch.
     match mode {
-        Mode::Largest => keys.iter_mut().zip(row).for_each(|(k, &v)| *k = key_largest(v)),
-        Mode::Smallest => keys.iter_mut().zip(row).for_each(|(k, &v)| *k = key_smallest(v)),
+        Mode::Largest => keys.iter_mut().zip(row).for_each(|(k, &v)| *k = v.key_largest()),
+        Mode::Smallest => keys.iter_mut().zip(row).for_each(|(k, &v)| *k = v.key_smallest()),
     }
 }
 
 /// [`keys_into`] fused with the smallest and largest key, in one pass over the row.
 #[inline]
-pub fn keys_and_range_into(row: &[f32], mode: Mode, keys: &mut [u32]) -> (u32, u32) {
+pub fn keys_and_range_into<E: Element>(
+    row: &[E],
+    mode: Mode,
+    keys: &mut [E::Key],
+) -> (E::Key, E::Key) {
     debug_assert!(row.len() == keys.len() && !row.is_empty());
-    fn run(row: &[f32], keys: &mut [u32], f: impl Fn(f32) -> u32) -> (u32, u32) {
-        let (mut lo, mut hi) = (u32::MAX, 0);
+    fn run<E: Element>(
+        row: &[E],
+        keys: &mut [E::Key],
+        f: impl Fn(E) -> E::Key,
+    ) -> (E::Key, E::Key) {
+        let (mut lo, mut hi) = (E::Key::MAX, E::Key::default());
         for (k, &v) in keys.iter_mut().zip(row) {
             *k = f(v);
             lo = lo.min(*k);
@@ -102,8 +131,8 @@ pub fn keys_and_range_into(row: &[f32], mode: Mode, keys: &mut [u32]) -> (u32, u
         (lo, hi)
     }
     match mode {
-        Mode::Largest => run(row, keys, key_largest),
-        Mode::Smallest => run(row, keys, key_smallest),
+        Mode::Largest => run(row, keys, E::key_largest),
+        Mode::Smallest => run(row, keys, E::key_smallest),
     }
 }
 
@@ -161,15 +190,346 @@ pub fn rank_key(rank: u64) -> u32 {
 
 /// Sorts selected `indices` of `row` into the canonical order (SPEC §1, `--sorted`): key
 /// descending in `mode`, ties by ascending index.
-pub fn sort_canonical(row: &[f32], mode: Mode, indices: &mut [u32]) {
-    indices.sort_unstable_by_key(|&i| std::cmp::Reverse(rank(key(row[i as usize], mode), i)));
+pub fn sort_canonical<E: Element>(row: &[E], mode: Mode, indices: &mut [u32]) {
+    indices
+        .sort_unstable_by_key(|&i| std::cmp::Reverse(rank(row[i as usize].key(mode).to_u32(), i)));
 }
 
 /// `true` when `a` ranks strictly before `b` in the canonical order of `mode`.
 #[inline]
-pub fn ranks_before(a: (f32, u32), b: (f32, u32), mode: Mode) -> bool {
-    rank(key(a.0, mode), a.1) > rank(key(b.0, mode), b.1)
+pub fn ranks_before<E: Element>(a: (E, u32), b: (E, u32), mode: Mode) -> bool {
+    rank(a.0.key(mode).to_u32(), a.1) > rank(b.0.key(mode).to_u32(), b.1)
 }
+
+mod sealed {
+    /// Only the types below implement [`super::Element`] and [`super::KeyBits`]: their keys
+    /// are what the algorithms' structure (digit counts, key-space bounds) is built on.
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for half::f16 {}
+    impl Sealed for half::bf16 {}
+    impl Sealed for u32 {}
+    impl Sealed for u16 {}
+}
+
+/// The unsigned integer type of an element's order key: `u32` for `f32`, `u16` for `f16` and
+/// `bf16`. Arithmetic on keys (midpoints, digits, spans) is done on [`KeyBits::to_u32`], which
+/// is free for `u32` and exact for `u16`.
+pub trait KeyBits:
+    Copy + Ord + Default + Hash + Debug + Send + Sync + 'static + sealed::Sealed
+{
+    /// Bits in the key: the number of binary digits a radix-style algorithm has to settle.
+    const BITS: u32;
+    /// The largest key (every NaN in [`Mode::Largest`]).
+    const MAX: Self;
+    /// The key of both zeros: the top bit alone.
+    const ZERO: Self;
+
+    /// The key as a `u32` (zero-extended).
+    fn to_u32(self) -> u32;
+
+    /// The key whose [`KeyBits::to_u32`] is `x`; `x` must be at most `MAX` (higher bits are
+    /// dropped).
+    fn from_u32(x: u32) -> Self;
+
+    /// This width's key buffers in `scratch`.
+    fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self>;
+
+    /// `|{i : keys[i] >= t}|` — the counting pass of a bisection test, vectorised for this
+    /// width.
+    fn count_at_least(keys: &[Self], t: Self) -> usize;
+}
+
+impl KeyBits for u32 {
+    const BITS: u32 = 32;
+    const MAX: Self = u32::MAX;
+    const ZERO: Self = KEY_ZERO;
+
+    #[inline(always)]
+    fn to_u32(self) -> u32 {
+        self
+    }
+
+    #[inline(always)]
+    fn from_u32(x: u32) -> Self {
+        x
+    }
+
+    #[inline(always)]
+    fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self> {
+        &mut scratch.keys32
+    }
+
+    #[inline]
+    fn count_at_least(keys: &[Self], t: Self) -> usize {
+        // u32 lanes and a fixed-width accumulator let LLVM vectorise the compare-and-add.
+        keys.iter().map(|&x| u32::from(x >= t)).sum::<u32>() as usize
+    }
+}
+
+/// Keys counted into one 16-bit accumulator before it is added to the total: at most
+/// `u16::MAX` of them, so it cannot overflow.
+const COUNT_BLOCK_16: usize = 1 << 15;
+
+impl KeyBits for u16 {
+    const BITS: u32 = 16;
+    const MAX: Self = u16::MAX;
+    const ZERO: Self = SIGN16;
+
+    #[inline(always)]
+    fn to_u32(self) -> u32 {
+        u32::from(self)
+    }
+
+    #[inline(always)]
+    fn from_u32(x: u32) -> Self {
+        x as u16
+    }
+
+    #[inline(always)]
+    fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self> {
+        &mut scratch.keys16
+    }
+
+    #[inline]
+    fn count_at_least(keys: &[Self], t: Self) -> usize {
+        // 16-bit lanes count twice as many keys per vector as u32 lanes; blocks of 2^15 keep
+        // each 16-bit sum from overflowing.
+        keys.chunks(COUNT_BLOCK_16)
+            .map(|block| usize::from(block.iter().map(|&x| u16::from(x >= t)).sum::<u16>()))
+            .sum()
+    }
+}
+
+/// One element type of a row: `f32`, `half::f16` or `half::bf16` (SPEC §1).
+///
+/// Everything an algorithm needs to know about the type goes through this trait, so each
+/// algorithm is written once and monomorphised per type. The order is that of the element's
+/// exact `f32` value ([`Element::to_f32`]); [`Element::key`] is the type's own, narrower key
+/// for that order (the same transform as [`key`], on the type's bits).
+pub trait Element: Copy + Default + Debug + Send + Sync + 'static + sealed::Sealed {
+    /// The order key: `u32` for `f32`, `u16` for the 16-bit types.
+    type Key: KeyBits;
+
+    /// The type's name in messages and result files: `"f32"`, `"f16"` or `"bf16"`.
+    const NAME: &'static str;
+
+    /// The exact `f32` value (every f16 and bf16 value is an f32 value; NaN stays NaN).
+    fn to_f32(self) -> f32;
+
+    /// `v` rounded to the nearest value of this type (ties to even; exact for `f32`).
+    fn from_f32(v: f32) -> Self;
+
+    /// The bit pattern, in the key's integer type.
+    fn to_bits(self) -> Self::Key;
+
+    /// The element with bit pattern `bits`.
+    fn from_bits(bits: Self::Key) -> Self;
+
+    /// The key in [`Mode::Largest`]: larger key = ranks higher; one key for every NaN (the
+    /// largest) and one for both zeros.
+    fn key_largest(self) -> Self::Key;
+
+    /// The key in [`Mode::Smallest`]: the largest-mode key of the negated value, every NaN at
+    /// key 0.
+    fn key_smallest(self) -> Self::Key;
+
+    /// The key of `self` in `mode` (SPEC §1).
+    #[inline(always)]
+    fn key(self, mode: Mode) -> Self::Key {
+        match mode {
+            Mode::Largest => self.key_largest(),
+            Mode::Smallest => self.key_smallest(),
+        }
+    }
+
+    /// The ordered value (see [`ordered_value`]) that `key` stands for, as an exact `f32`:
+    /// the inverse of the key transform on numbers (zero comes back as `+0.0`); NaN for a key
+    /// that is not a number's (both NaN keys among them).
+    fn ordered_value_of_key(key: Self::Key) -> f32;
+
+    /// The key of the smallest value of this type (in largest orientation) that is `>= t`,
+    /// for an ordered value `t` that is not NaN — the key a threshold `t` becomes when it is
+    /// compared with this type's keys: `{e : f32 key of e >= key_of_ordered(t)}` equals
+    /// `{e : key of e >= key_at_least(t)}` for every element `e` of the type. For `f32` it is
+    /// [`key_of_ordered`] itself. (A NaN `t` gives the largest key.)
+    fn key_at_least(t: f32) -> Self::Key;
+
+    /// `algo` as a boxed trait object for rows of this type. Every [`RowSelect`] is a
+    /// [`RowTopKOf`] of each element type, but code generic over `E` cannot name that impl;
+    /// this (and [`Element::as_dyn`]) does, e.g. `topk_rows(E::as_dyn(&Bisect::exact()), x, ..)`.
+    fn boxed<A: RowSelect + 'static>(algo: A) -> Box<dyn RowTopKOf<Self>>;
+
+    /// `algo` as a borrowed trait object for rows of this type (see [`Element::boxed`]).
+    fn as_dyn<'a, A: RowSelect + 'a>(algo: &'a A) -> &'a (dyn RowTopKOf<Self> + 'a);
+}
+
+impl Element for f32 {
+    type Key = u32;
+    const NAME: &'static str = "f32";
+
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self
+    }
+
+    #[inline(always)]
+    fn from_f32(v: f32) -> Self {
+        v
+    }
+
+    #[inline(always)]
+    fn to_bits(self) -> u32 {
+        f32::to_bits(self)
+    }
+
+    #[inline(always)]
+    fn from_bits(bits: u32) -> Self {
+        f32::from_bits(bits)
+    }
+
+    #[inline(always)]
+    fn key_largest(self) -> u32 {
+        key_largest(self)
+    }
+
+    #[inline(always)]
+    fn key_smallest(self) -> u32 {
+        key_smallest(self)
+    }
+
+    #[inline(always)]
+    fn ordered_value_of_key(key: u32) -> f32 {
+        ordered_value_of_key(key)
+    }
+
+    #[inline(always)]
+    fn key_at_least(t: f32) -> u32 {
+        key_of_ordered(t)
+    }
+
+    fn boxed<A: RowSelect + 'static>(algo: A) -> Box<dyn RowTopKOf<Self>> {
+        Box::new(algo)
+    }
+
+    fn as_dyn<'a, A: RowSelect + 'a>(algo: &'a A) -> &'a (dyn RowTopKOf<Self> + 'a) {
+        algo
+    }
+}
+
+/// The sign bit of a 16-bit float.
+const SIGN16: u16 = 0x8000;
+/// The bit pattern of `+inf` in f16 (5 exponent bits).
+const F16_INF: u16 = 0x7C00;
+/// The bit pattern of `+inf` in bf16 (8 exponent bits).
+const BF16_INF: u16 = 0x7F80;
+
+/// [`number_key`] on the bits of a 16-bit float: flip every bit of a negative number, set the
+/// sign bit of a non-negative one, merge `-0.0` into `+0.0`. Branch-free, so key loops
+/// vectorise.
+#[inline(always)]
+fn number_key16(bits: u16) -> u16 {
+    let flip = (((bits as i16) >> 15) as u16) | SIGN16;
+    let k = bits ^ flip;
+    // -0.0 flips to 0x7FFF, one below +0.0's key.
+    if k == SIGN16 - 1 { SIGN16 } else { k }
+}
+
+/// Largest-mode key of a 16-bit float whose `+inf` has bits `inf`: NaN (any exponent-all-ones
+/// pattern with a non-zero mantissa, either sign) at the top.
+#[inline(always)]
+fn key16_largest(bits: u16, inf: u16) -> u16 {
+    if bits & !SIGN16 > inf { u16::MAX } else { number_key16(bits) }
+}
+
+/// Smallest-mode key of a 16-bit float: the largest-mode key of its negation, NaN at 0.
+#[inline(always)]
+fn key16_smallest(bits: u16, inf: u16) -> u16 {
+    if bits & !SIGN16 > inf { 0 } else { number_key16(bits ^ SIGN16) }
+}
+
+/// The bits of the 16-bit float whose largest-mode key is `key` (the inverse sign flip).
+#[inline(always)]
+fn bits_of_key16(key: u16) -> u16 {
+    if key & SIGN16 != 0 { key & !SIGN16 } else { !key }
+}
+
+/// The next 16-bit float above the (non-NaN, not `+inf`) one with bits `bits`.
+#[inline(always)]
+fn next_up16(bits: u16) -> u16 {
+    if bits & !SIGN16 == 0 {
+        1 // either zero: the smallest positive subnormal
+    } else if bits & SIGN16 == 0 {
+        bits + 1
+    } else {
+        bits - 1
+    }
+}
+
+/// Implements [`Element`] for a 16-bit float type of `half` whose `+inf` has bits `$inf`.
+macro_rules! element16 {
+    ($t:ty, $name:literal, $inf:expr) => {
+        impl Element for $t {
+            type Key = u16;
+            const NAME: &'static str = $name;
+
+            #[inline(always)]
+            fn to_f32(self) -> f32 {
+                <$t>::to_f32(self)
+            }
+
+            #[inline(always)]
+            fn from_f32(v: f32) -> Self {
+                <$t>::from_f32(v)
+            }
+
+            #[inline(always)]
+            fn to_bits(self) -> u16 {
+                <$t>::to_bits(self)
+            }
+
+            #[inline(always)]
+            fn from_bits(bits: u16) -> Self {
+                <$t>::from_bits(bits)
+            }
+
+            #[inline(always)]
+            fn key_largest(self) -> u16 {
+                key16_largest(<$t>::to_bits(self), $inf)
+            }
+
+            #[inline(always)]
+            fn key_smallest(self) -> u16 {
+                key16_smallest(<$t>::to_bits(self), $inf)
+            }
+
+            #[inline(always)]
+            fn ordered_value_of_key(key: u16) -> f32 {
+                <$t>::from_bits(bits_of_key16(key)).to_f32()
+            }
+
+            #[inline]
+            fn key_at_least(t: f32) -> u16 {
+                // Round to nearest, then one step up if that fell below t: the ceiling of t
+                // in this type (a NaN t stays NaN and keys to the top).
+                let r = <$t>::from_f32(t);
+                let bits = if r.to_f32() < t { next_up16(r.to_bits()) } else { r.to_bits() };
+                key16_largest(bits, $inf)
+            }
+
+            fn boxed<A: RowSelect + 'static>(algo: A) -> Box<dyn RowTopKOf<Self>> {
+                Box::new(algo)
+            }
+
+            fn as_dyn<'a, A: RowSelect + 'a>(algo: &'a A) -> &'a (dyn RowTopKOf<Self> + 'a) {
+                algo
+            }
+        }
+    };
+}
+
+element16!(f16, "f16", F16_INF);
+element16!(bf16, "bf16", BF16_INF);
 
 #[cfg(test)]
 mod tests {
@@ -260,5 +620,132 @@ mod tests {
         assert_eq!(idx, [1, 2, 0, 3, 4, 5]);
         sort_canonical(&row, Mode::Smallest, &mut idx);
         assert_eq!(idx, [4, 5, 0, 3, 2, 1]);
+    }
+
+    /// Every value of a 16-bit type, in bit order.
+    fn all16<E: Element<Key = u16>>() -> Vec<E> {
+        (0..=u16::MAX).map(E::from_bits).collect()
+    }
+
+    /// The 16-bit keys rank every value exactly as the f32 keys of its exact value do.
+    fn keys16_follow_the_f32_order<E: Element<Key = u16>>() {
+        for mode in [Mode::Largest, Mode::Smallest] {
+            let mut pairs: Vec<(u16, u32)> =
+                all16::<E>().iter().map(|&v| (v.key(mode), key(v.to_f32(), mode))).collect();
+            pairs.sort_unstable();
+            for w in pairs.windows(2) {
+                assert_eq!(w[0].0 == w[1].0, w[0].1 == w[1].1, "{} {mode:?} {w:?}", E::NAME);
+                assert!(w[0].1 <= w[1].1, "{} {mode:?} {w:?}", E::NAME);
+            }
+            // One key for all NaNs, one for both zeros, one for every other value.
+            let nans = all16::<E>().iter().filter(|v| v.to_f32().is_nan()).count();
+            let mut keys: Vec<u16> = pairs.iter().map(|p| p.0).collect();
+            keys.dedup();
+            assert_eq!(keys.len(), (1 << 16) - (nans - 1) - 1, "{} {mode:?}", E::NAME);
+        }
+    }
+
+    #[test]
+    fn f16_and_bf16_keys_follow_the_f32_order() {
+        keys16_follow_the_f32_order::<f16>();
+        keys16_follow_the_f32_order::<bf16>();
+    }
+
+    fn special16<E: Element<Key = u16>>(inf: u16) {
+        let from = E::from_bits;
+        for nan in [inf | 1, inf | 0x40, 0x8000 | inf | 1, 0xFFFF, 0x7FFF] {
+            assert_eq!(from(nan).key_largest(), u16::MAX, "{} {nan:#x}", E::NAME);
+            assert_eq!(from(nan).key_smallest(), 0, "{} {nan:#x}", E::NAME);
+        }
+        assert_eq!(from(0x8000).key_largest(), from(0).key_largest(), "-0 ties +0");
+        assert_eq!(from(0x8000).key_smallest(), from(0).key_smallest(), "-0 ties +0");
+        assert_eq!(from(0).key_largest(), <u16 as KeyBits>::ZERO);
+        assert!(
+            from(inf).key_largest() < u16::MAX && from(inf).key_largest() > from(1).key_largest()
+        );
+        assert!(from(0x8000 | inf).key_smallest() > from(inf).key_smallest());
+    }
+
+    #[test]
+    fn special_16_bit_values() {
+        special16::<f16>(F16_INF);
+        special16::<bf16>(BF16_INF);
+        assert_eq!(f16::NAME, "f16");
+        assert_eq!(<bf16 as Element>::NAME, "bf16");
+    }
+
+    fn ordered_values16<E: Element<Key = u16>>() {
+        for v in all16::<E>().into_iter().filter(|v| !v.to_f32().is_nan()) {
+            for mode in [Mode::Largest, Mode::Smallest] {
+                let back = E::ordered_value_of_key(v.key(mode));
+                let want = ordered_value(v.to_f32(), mode);
+                assert!(back == want, "{} {:#x} {mode:?}: {back} != {want}", E::NAME, v.to_bits());
+                assert_eq!(key_of_ordered(back), key(v.to_f32(), mode));
+            }
+        }
+        assert!(E::ordered_value_of_key(u16::MAX).is_nan());
+        assert!(E::ordered_value_of_key(0).is_nan());
+        assert_eq!(E::ordered_value_of_key(<u16 as KeyBits>::ZERO).to_bits(), 0);
+    }
+
+    #[test]
+    fn ordered_values_of_16_bit_keys_are_exact() {
+        ordered_values16::<f16>();
+        ordered_values16::<bf16>();
+    }
+
+    /// The next f32 above the finite `x`.
+    fn next_f32_up(x: f32) -> f32 {
+        match x.to_bits() {
+            0 | 0x8000_0000 => f32::from_bits(1),
+            b if b >> 31 == 0 => f32::from_bits(b + 1),
+            b => f32::from_bits(b - 1),
+        }
+    }
+
+    /// `key_at_least` against a search of the sorted values of the type: the key of the first
+    /// value `>= t`.
+    fn key_at_least16<E: Element<Key = u16>>() {
+        let mut table: Vec<(f32, u16)> = all16::<E>()
+            .into_iter()
+            .filter(|v| !v.to_f32().is_nan())
+            .map(|v| (v.to_f32(), v.key_largest()))
+            .collect();
+        table.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let ceil = |t: f32| table[table.partition_point(|&(v, _)| v < t)].1;
+        // Every value, its f32 neighbours, midpoints of neighbours, and values beyond the range.
+        let mut thresholds = vec![f32::MAX, -f32::MAX, 1.0e38, -1.0e38, 0.0, -0.0];
+        for w in table.windows(2) {
+            let (a, b) = (w[0].0, w[1].0);
+            thresholds.extend([a, (a + b) * 0.5, next_f32_up(a), -next_f32_up(-b)]);
+        }
+        for t in thresholds.into_iter().filter(|t| t.is_finite()) {
+            assert_eq!(E::key_at_least(t), ceil(t), "{} t = {t:e} ({:#x})", E::NAME, t.to_bits());
+        }
+        assert_eq!(E::key_at_least(f32::INFINITY), E::from_f32(f32::INFINITY).key_largest());
+        assert_eq!(E::key_at_least(f32::NAN), u16::MAX);
+    }
+
+    #[test]
+    fn key_at_least_is_the_ceiling_in_the_16_bit_type() {
+        key_at_least16::<f16>();
+        key_at_least16::<bf16>();
+        // f32: the threshold's own key.
+        assert_eq!(<f32 as Element>::key_at_least(1.5), key_largest(1.5));
+    }
+
+    #[test]
+    fn sixteen_bit_counts_and_ranks() {
+        let keys: Vec<u16> = vec![1, 7, 7, 9, u16::MAX, 0, 40_000];
+        assert_eq!(<u16 as KeyBits>::count_at_least(&keys, 7), 5);
+        // Blocks of 2^15 keep the 16-bit sums from overflowing.
+        let many = vec![3u16; 70_000];
+        assert_eq!(<u16 as KeyBits>::count_at_least(&many, 3), 70_000);
+        assert_eq!(<u16 as KeyBits>::count_at_least(&many, 4), 0);
+        let row = [f16::from_f32(1.0), f16::NAN, f16::from_f32(1.0), f16::from_f32(-0.0)];
+        let mut idx = [0, 1, 2, 3];
+        sort_canonical(&row, Mode::Largest, &mut idx);
+        assert_eq!(idx, [1, 0, 2, 3]);
+        assert!(ranks_before((bf16::from_f32(2.0), 5), (bf16::from_f32(2.0), 6), Mode::Largest));
     }
 }

@@ -43,8 +43,8 @@
 //! element (radix select, or RTop-K's counting bisection), so no element has to move until
 //! the final selection.
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow};
-use crate::order::{Mode, key, rank, rank_index};
+use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
+use crate::order::{Element, KeyBits, Mode, rank, rank_index};
 
 /// Ranges at most this long are finished by insertion sort: below it, partitioning overhead
 /// costs more than the quadratic sort of a few elements.
@@ -59,14 +59,14 @@ pub const WORK_BUDGET: usize = 4;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Quickselect;
 
-impl RowTopK for Quickselect {
+impl RowSelect for Quickselect {
     fn name(&self) -> &'static str {
         "quickselect"
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
@@ -75,20 +75,20 @@ impl RowTopK for Quickselect {
         let ranks = grow(&mut scratch.ranks, row.len());
         // One monomorphic copy per mode, so the key has no mode branch inside the loops.
         let work = match mode {
-            Mode::Largest => select_top_k(row, k, ranks, out, |v| key(v, Mode::Largest)),
-            Mode::Smallest => select_top_k(row, k, ranks, out, |v| key(v, Mode::Smallest)),
+            Mode::Largest => select_top_k(row, k, ranks, out, |v: E| v.key_largest().to_u32()),
+            Mode::Smallest => select_top_k(row, k, ranks, out, |v: E| v.key_smallest().to_u32()),
         };
         RowStats::with_work(work)
     }
 }
 
 /// Writes the indices of the `k` largest ranks of `row` into `out`, ascending.
-fn select_top_k(
-    row: &[f32],
+fn select_top_k<E: Element>(
+    row: &[E],
     k: usize,
     ranks: &mut [u64],
     out: &mut [u32],
-    key_of: impl Fn(f32) -> u32 + Copy,
+    key_of: impl Fn(E) -> u32 + Copy,
 ) -> WorkCounters {
     let mut work = WorkCounters::default();
     work.write(k);
@@ -129,7 +129,7 @@ fn sorting_is_cheaper(k: usize, m: usize) -> bool {
 
 /// Writes, in index order, every index of `row` whose rank is `>= kth` (exactly `out.len()`
 /// of them when `kth` is the `out.len()`-th largest rank).
-fn write_at_least(row: &[f32], kth: u64, out: &mut [u32], key_of: impl Fn(f32) -> u32) {
+fn write_at_least<E: Element>(row: &[E], kth: u64, out: &mut [u32], key_of: impl Fn(E) -> u32) {
     let mut written = 0;
     for (&v, i) in row.iter().zip(0u32..) {
         // Branch-free: always write, advance only past a selected index. `written < out.len()`
@@ -261,7 +261,7 @@ mod tests {
 
     /// Ranks of `row` in largest mode, as the selection sees them.
     fn ranks_of(row: &[f32]) -> Vec<u64> {
-        row.iter().zip(0u32..).map(|(&v, i)| rank(key(v, Mode::Largest), i)).collect()
+        row.iter().zip(0u32..).map(|(&v, i)| rank(crate::order::key(v, Mode::Largest), i)).collect()
     }
 
     #[test]
@@ -405,7 +405,7 @@ mod tests {
         for (m, k) in [(300, 40), (50, 3), (1000, 1000), (64, 32)] {
             let row = noise(m, 99 + m as u64);
             let mut out = vec![0; k];
-            Quickselect.select_row(&row, k, Mode::Largest, &mut scratch, &mut out);
+            Quickselect.select(&row, k, Mode::Largest, &mut scratch, &mut out);
             assert_eq!(out, canonical_indices(&row, k, Mode::Largest), "m={m} k={k}");
         }
     }

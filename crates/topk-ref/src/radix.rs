@@ -10,8 +10,10 @@
 //!    off k — and every key in a lower bin is rejected. Only the k-th bin stays a candidate.
 //! 3. Copy that bin's keys into a dense list, so the next digit reads only them.
 //!
-//! After the fourth digit the candidates share all 32 bits: the k-th key is known exactly, and
-//! so is `above`, the number of keys strictly above it. The search stops earlier when the k-th
+//! After the last digit the candidates share all the key's bits: the k-th key is known exactly,
+//! and so is `above`, the number of keys strictly above it. A key has as many digits as its
+//! element type has bytes ([`Element::Key`]): four for `f32`, **two for `f16` and `bf16`**, whose
+//! 16-bit keys need at most two digit passes (the work counters show it). The search stops earlier when the k-th
 //! bin is selected whole (its count equals the remaining k): the k-th key is then the bin's
 //! smallest key, found with one pass over the candidates. One pass in index order
 //! ([`select_with_kth_key`]) then writes the canonical top-k: all keys above the k-th, then
@@ -22,8 +24,9 @@
 //! k-th bin's keys out; each later digit reads only the surviving keys (on float data the top
 //! digit — sign and 7 exponent bits — leaves a sizeable share, the second digit very few);
 //! the final selection reads the row's keys once more. Besides, each digit walks 256 bins
-//! (16 group sums, then at most 16 bins). Extra memory: M keys and M candidate keys (`u32`)
-//! in the scratch; histograms on the stack (4 × 256 counters for the first sweep, 256 after).
+//! (16 group sums, then at most 16 bins). Extra memory: M keys and M candidate keys (of the
+//! element's key type) in the scratch; histograms on the stack (4 × 256 counters for the first
+//! sweep, 256 after).
 //!
 //! The first sweep spreads its counts over 4 interleaved histograms, summed only where the
 //! walk reads them: neighbouring elements of a float row usually share their top digit, and a
@@ -42,8 +45,10 @@
 //! a bisection step (`bisect`) is a register count and a 5-step shuffle reduction. (AIR top-k
 //! takes 11-bit digits, 3 passes instead of 4, trading bigger histograms for fewer passes.)
 
-use crate::algorithm::{RowStats, RowTopK, Scratch, WorkCounters, grow, selection_reads};
-use crate::order::{Mode, keys_into};
+use crate::algorithm::{
+    KeyBuffers, RowSelect, RowStats, Scratch, WorkCounters, grow, selection_reads,
+};
+use crate::order::{Element, KeyBits, Mode, keys_into};
 use crate::select::select_with_kth_key;
 
 /// Bits per digit.
@@ -54,24 +59,28 @@ pub const BINS: usize = 1 << DIGIT_BITS;
 const LANES: usize = 4;
 /// Elements per block of the first sweep (16 KiB of row and keys: well inside L1).
 const SWEEP_BLOCK: usize = 2048;
-/// Shift of the top digit.
-const TOP_SHIFT: u32 = 32 - DIGIT_BITS;
+
+/// Shift of the top digit of a key of type `K`.
+const fn top_shift<K: KeyBits>() -> u32 {
+    K::BITS - DIGIT_BITS
+}
 
 /// One histogram: a counter per digit value.
 pub(crate) type Histogram = [u32; BINS];
 
-/// MSD radix select with 8-bit digits: at most four histogram passes, then one selection pass.
+/// MSD radix select with 8-bit digits: at most four histogram passes (two on 16-bit keys), then
+/// one selection pass.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Radix;
 
 /// What a search finds: everything [`select_with_kth_key`] needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KthKey {
+pub struct KthKey<K = u32> {
     /// The k-th largest key of the row.
-    pub key: u32,
+    pub key: K,
     /// How many keys of the row are strictly larger than [`KthKey::key`] (`< k`).
     pub above: usize,
-    /// Digits histogrammed (1 to 4).
+    /// Digits histogrammed (1 to 4 on 32-bit keys, 1 to 2 on 16-bit keys).
     pub passes: u32,
     /// Data moved by the search over `keys` (the first histogram sweep included; see
     /// [`WorkCounters`]). Its passes are sweeps over `keys`.
@@ -127,57 +136,63 @@ pub(crate) fn find_bin(lanes: &[Histogram], k: usize) -> Bin {
     Bin { digit: first as u32, higher, count: bin_count(first) }
 }
 
-/// The first sweep: writes the keys of `row` and histograms their top digit.
+/// The first sweep: writes the keys of `row` and histograms their top digit into `lanes`
+/// (zeroed by the caller; an output parameter rather than a returned 4 KiB array, which would
+/// be copied once per row).
 ///
 /// Block by block, so that each block's keys are histogrammed while they are still in the L1
 /// cache: one sweep over memory, yet the key transform stays a separate loop that vectorises
 /// ([`keys_into`]) — inside the histogram loop it would be scalar.
-fn keys_and_top_histogram(row: &[f32], mode: Mode, keys: &mut [u32]) -> [Histogram; LANES] {
-    let mut lanes = [[0; BINS]; LANES];
+fn keys_and_top_histogram<E: Element>(
+    row: &[E],
+    mode: Mode,
+    keys: &mut [E::Key],
+    lanes: &mut [Histogram; LANES],
+) {
+    let top = top_shift::<E::Key>();
     for (vs, ks) in row.chunks(SWEEP_BLOCK).zip(keys.chunks_mut(SWEEP_BLOCK)) {
         keys_into(vs, mode, ks);
         let mut chunks = ks.chunks_exact(LANES);
         for quad in &mut chunks {
             for (&x, lane) in quad.iter().zip(lanes.iter_mut()) {
-                lane[(x >> TOP_SHIFT) as usize] += 1;
+                lane[(x.to_u32() >> top) as usize] += 1;
             }
         }
         for &x in chunks.remainder() {
-            lanes[0][(x >> TOP_SHIFT) as usize] += 1;
+            lanes[0][(x.to_u32() >> top) as usize] += 1;
         }
     }
-    lanes
 }
 
 /// Histogram of the digit at `shift` over `cands`, into `hist`.
-fn histogram<'h>(cands: &[u32], shift: u32, hist: &'h mut Histogram) -> &'h [Histogram] {
+fn histogram<'h, K: KeyBits>(cands: &[K], shift: u32, hist: &'h mut Histogram) -> &'h [Histogram] {
     hist.fill(0);
     for &x in cands {
-        hist[((x >> shift) as usize) & (BINS - 1)] += 1;
+        hist[((x.to_u32() >> shift) as usize) & (BINS - 1)] += 1;
     }
     std::slice::from_ref(hist)
 }
 
 /// Copies the keys of `src` whose bits from `shift` up equal `want` to the front of `dst`
 /// (same length as `src`) and returns how many there are.
-fn compact_into(src: &[u32], dst: &mut [u32], shift: u32, want: u32) -> usize {
+fn compact_into<K: KeyBits>(src: &[K], dst: &mut [K], shift: u32, want: u32) -> usize {
     let mut n = 0;
     for &x in src {
         // Write unconditionally, advance only on a match: no branch to mispredict.
         // `n <= i < src.len() == dst.len()` here, so the index is in bounds.
         dst[n] = x;
-        n += usize::from(x >> shift == want);
+        n += usize::from(x.to_u32() >> shift == want);
     }
     n
 }
 
 /// [`compact_into`] within one buffer: the write position never passes the read position.
-fn compact_in_place(buf: &mut [u32], shift: u32, want: u32) -> usize {
+fn compact_in_place<K: KeyBits>(buf: &mut [K], shift: u32, want: u32) -> usize {
     let mut n = 0;
     for i in 0..buf.len() {
         let x = buf[i];
         buf[n] = x;
-        n += usize::from(x >> shift == want);
+        n += usize::from(x.to_u32() >> shift == want);
     }
     n
 }
@@ -185,18 +200,18 @@ fn compact_in_place(buf: &mut [u32], shift: u32, want: u32) -> usize {
 /// The k-th key when the whole bin starting at key `lo` is selected: its smallest key.
 /// `src` holds the current candidates (keys below `lo` among them are ignored; those above
 /// are already counted in `above`), `count` is the bin's size.
-fn whole_bin(
-    src: &[u32],
+fn whole_bin<K: KeyBits>(
+    src: &[K],
     lo: u32,
     above: usize,
     count: usize,
     passes: u32,
     mut work: WorkCounters,
-) -> KthKey {
-    // Keys below `lo` wrap around to offsets above every key at or above `lo`, so a plain
-    // minimum (which vectorises) finds the smallest key of the bin.
-    let offset = src.iter().map(|&x| x.wrapping_sub(lo)).min().unwrap_or(0);
-    let kth = lo.wrapping_add(offset);
+) -> KthKey<K> {
+    // Keys below `lo` wrap around to offsets above every key at or above `lo` (in u32, also
+    // for 16-bit keys), so a plain minimum (which vectorises) finds the smallest key of the bin.
+    let offset = src.iter().map(|&x| x.to_u32().wrapping_sub(lo)).min().unwrap_or(0);
+    let kth = K::from_u32(lo.wrapping_add(offset));
     let ties = src.iter().map(|&x| usize::from(x == kth)).sum::<usize>();
     // Two reads of `src`: the minimum, then the ties.
     work.read(2 * src.len());
@@ -205,11 +220,12 @@ fn whole_bin(
 
 /// Finds the k-th largest of `keys` (`1 <= k <= keys.len()`), given the histogram of their
 /// top digit. `cands` (at least `keys.len()` long) is work space for the candidate keys.
-fn search(keys: &[u32], top: &[Histogram], k: usize, cands: &mut [u32]) -> KthKey {
+fn search<K: KeyBits>(keys: &[K], top: &[Histogram], k: usize, cands: &mut [K]) -> KthKey<K> {
+    let top_shift = top_shift::<K>();
     let bin = find_bin(top, k);
     let mut above = bin.higher;
     let mut k_left = k - bin.higher;
-    let mut lo = bin.digit << TOP_SHIFT;
+    let mut lo = bin.digit << top_shift;
     // The top digit's histogram was one sweep over `keys`.
     let mut work = WorkCounters::default();
     work.sweep(keys.len());
@@ -218,13 +234,14 @@ fn search(keys: &[u32], top: &[Histogram], k: usize, cands: &mut [u32]) -> KthKe
         work.passes += 2;
         return whole_bin(keys, lo, above, bin.count, 1, work);
     }
-    let mut n = compact_into(keys, &mut cands[..keys.len()], TOP_SHIFT, bin.digit);
+    let mut n = compact_into(keys, &mut cands[..keys.len()], top_shift, bin.digit);
     work.sweep(keys.len());
     work.write(n);
     let mut passes = 1;
     let mut hist = [0; BINS];
-    // Two middle digits: narrow, and stop if the k-th bin is taken whole.
-    for shift in [2 * DIGIT_BITS, DIGIT_BITS] {
+    // The middle digits (two of a 32-bit key, none of a 16-bit one): narrow, and stop if the
+    // k-th bin is taken whole.
+    for shift in (1..K::BITS / DIGIT_BITS - 1).rev().map(|d| d * DIGIT_BITS) {
         let live = &mut cands[..n];
         let bin = find_bin(histogram(live, shift, &mut hist), k_left);
         work.read(live.len());
@@ -242,33 +259,37 @@ fn search(keys: &[u32], top: &[Histogram], k: usize, cands: &mut [u32]) -> KthKe
     // The last digit: every candidate in the k-th bin is the k-th key itself.
     let bin = find_bin(histogram(&cands[..n], 0, &mut hist), k_left);
     work.read(n);
-    KthKey { key: lo | bin.digit, above: above + bin.higher, passes: passes + 1, work }
+    KthKey { key: K::from_u32(lo | bin.digit), above: above + bin.higher, passes: passes + 1, work }
 }
 
 /// The k-th largest key of `keys` and the count above it, by radix select
-/// (`1 <= k <= keys.len()`); `scratch.idx` holds the candidates.
-pub fn kth_key(keys: &[u32], k: usize, scratch: &mut Scratch) -> KthKey {
+/// (`1 <= k <= keys.len()`); the candidate buffer of `K` in `scratch` holds the candidates
+/// (`keys` must not be that buffer).
+pub fn kth_key<K: KeyBits>(keys: &[K], k: usize, scratch: &mut Scratch) -> KthKey<K> {
     let mut top = [0; BINS];
-    histogram(keys, TOP_SHIFT, &mut top);
-    search(keys, std::slice::from_ref(&top), k, grow(&mut scratch.idx, keys.len()))
+    histogram(keys, top_shift::<K>(), &mut top);
+    let cands = grow(&mut K::buffers(scratch).cands, keys.len());
+    search(keys, std::slice::from_ref(&top), k, cands)
 }
 
-impl RowTopK for Radix {
+impl RowSelect for Radix {
     fn name(&self) -> &'static str {
         "radix"
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> RowStats {
-        let keys = grow(&mut scratch.keys, row.len());
-        let top = keys_and_top_histogram(row, mode, keys);
-        let kth = search(keys, &top, k, grow(&mut scratch.idx, row.len()));
+        let KeyBuffers { keys, cands } = E::Key::buffers(scratch);
+        let keys = grow(keys, row.len());
+        let mut top = [[0; BINS]; LANES];
+        keys_and_top_histogram(row, mode, keys, &mut top);
+        let kth = search(keys, &top, k, grow(cands, row.len()));
         select_with_kth_key(keys, kth.key, kth.above, k, out);
         // The search's first sweep computed the keys from the row; the selection reads the
         // keys (the row again) up to the chunk that completes k.
@@ -465,6 +486,61 @@ mod tests {
     }
 
     #[test]
+    fn sixteen_bit_keys_take_at_most_two_digits() {
+        use half::{bf16, f16};
+        // 1.0 twice and its f16 neighbour, k = 2: the k-th key is tied, so every digit is
+        // histogrammed — two of the 16-bit keys, four of the f32 keys of the same values.
+        let row: Vec<f16> = [0x3C00, 0x3C01, 0x3C00].map(f16::from_bits).to_vec();
+        let mut keys = vec![0u16; 3];
+        keys_into(&row, Mode::Largest, &mut keys);
+        let kth = kth_key(&keys, 2, &mut Scratch::default());
+        assert_eq!((kth.key, kth.above, kth.passes), (row[0].key_largest(), 1, 2));
+        let w = topk_row(&Radix, &row, 2, Options::default()).unwrap().stats.work;
+        // Histogram and compaction sweeps (3 stored), the last digit's histogram, then the
+        // selection pass: 12 reads where the f32 row of the same values reads 23.
+        assert_eq!((w.elements_read, w.elements_written, w.passes), (3 + 3 + 3 + 3, 3 + 2, 3));
+        let wide = row.map_f32();
+        let w32 = topk_row(&Radix, &wide, 2, Options::default()).unwrap().stats.work;
+        assert_eq!(w32.elements_read, 23);
+        let mut keys = vec![0u32; 3];
+        keys_into(&wide, Mode::Largest, &mut keys);
+        assert_eq!(kth_key(&keys, 2, &mut Scratch::default()).passes, 4);
+        // Any 16-bit row, any k: at most two digits, the canonical answer.
+        let mut seed = 17;
+        for m in [1, 7, 33, 300, 1000] {
+            let h: Vec<f16> = (0..m).map(|_| f16::from_bits(lcg(&mut seed) as u16)).collect();
+            let b: Vec<bf16> = (0..m).map(|_| bf16::from_bits(lcg(&mut seed) as u16)).collect();
+            for mode in MODES {
+                for k in
+                    [1, 2, m / 3, m / 2, m - 1, m].into_iter().filter(|&k| (1..=m).contains(&k))
+                {
+                    let mut keys = vec![0u16; m];
+                    keys_into(&h, mode, &mut keys);
+                    assert!(kth_key(&keys, k, &mut Scratch::default()).passes <= 2);
+                    keys_into(&b, mode, &mut keys);
+                    assert!(kth_key(&keys, k, &mut Scratch::default()).passes <= 2);
+                    let opts = Options { mode, sorted: false };
+                    let got = topk_row(&Radix, &h, k, opts).unwrap().indices;
+                    assert_eq!(got, canonical_indices(&h, k, mode), "f16 m={m} k={k}");
+                    let got = topk_row(&Radix, &b, k, opts).unwrap().indices;
+                    assert_eq!(got, canonical_indices(&b, k, mode), "bf16 m={m} k={k}");
+                }
+            }
+        }
+    }
+
+    /// The f32 values of a 16-bit row.
+    trait MapF32 {
+        fn map_f32(&self) -> Vec<f32>;
+    }
+
+    impl<E: Element> MapF32 for Vec<E> {
+        fn map_f32(&self) -> Vec<f32> {
+            self.iter().map(|v| v.to_f32()).collect()
+        }
+    }
+
+    #[test]
     fn scratch_is_reused_across_rows_of_different_widths() {
         let mut scratch = Scratch::default();
         let mut seed = 5;
@@ -473,7 +549,7 @@ mod tests {
             for mode in MODES {
                 let k = m.div_ceil(3);
                 let mut out = vec![0; k];
-                Radix.select_row(&row, k, mode, &mut scratch, &mut out);
+                Radix.select(&row, k, mode, &mut scratch, &mut out);
                 assert_eq!(out, canonical_indices(&row, k, mode), "m={m} {mode:?}");
             }
         }

@@ -6,6 +6,8 @@
 //! twin of RTop-K's ballot + popc selecting stage: the GPU computes the same "is selected and
 //! how many selected before me" per chunk of 32 with a ballot and a prefix popcount.
 
+use crate::order::KeyBits;
+
 /// Lanes of one ballot: the selection walks the row in chunks of a warp's width.
 const WARP: usize = 32;
 
@@ -21,10 +23,10 @@ const WARP: usize = 32;
 /// Each chunk of 32 keys becomes two "ballots" (bit masks): strong keys, and band keys cut
 /// to the places still free — the CPU form of the GPU's ballot + popc prefix. Set bits are
 /// then written out lowest first, so the output is in ascending index order.
-pub fn select_in_index_order(
-    keys: &[u32],
-    strong_above: u32,
-    band_lo: u32,
+pub fn select_in_index_order<K: KeyBits>(
+    keys: &[K],
+    strong_above: K,
+    band_lo: K,
     strong_count: usize,
     k: usize,
     out: &mut [u32],
@@ -51,8 +53,8 @@ pub fn select_in_index_order(
 
 /// Bit `j` set when `pred(chunk[j])` — a warp ballot over one chunk of at most 32 keys.
 #[inline(always)]
-fn ballot(chunk: &[u32], pred: impl Fn(u32) -> bool) -> u32 {
-    match <&[u32; WARP]>::try_from(chunk) {
+fn ballot<K: KeyBits>(chunk: &[K], pred: impl Fn(K) -> bool) -> u32 {
+    match <&[K; WARP]>::try_from(chunk) {
         // A fixed-width chunk unrolls into vector compares, shifts and an OR reduction.
         Ok(full) => {
             full.iter().enumerate().fold(0u32, |m, (j, &key)| m | (u32::from(pred(key)) << j))
@@ -91,9 +93,9 @@ fn emit(mut mask: u32, base: usize, out: &mut [u32], mut written: usize, k: usiz
 
 /// Selects the canonical top-k once the k-th key `kth` and `above = #{key > kth}` are known:
 /// all keys above `kth`, then the lowest indices among keys equal to it.
-pub fn select_with_kth_key(
-    keys: &[u32],
-    kth: u32,
+pub fn select_with_kth_key<K: KeyBits>(
+    keys: &[K],
+    kth: K,
     above: usize,
     k: usize,
     out: &mut [u32],
@@ -107,7 +109,7 @@ mod tests {
 
     #[test]
     fn strong_then_band_in_index_order() {
-        let keys = [5, 9, 5, 7, 9, 5, 1];
+        let keys = [5u32, 9, 5, 7, 9, 5, 1];
         let mut out = [0u32; 4];
         // k-th key 5, two keys above it (9, 9) and one above-but-not-9 (7) -> above = 3.
         assert_eq!(select_with_kth_key(&keys, 5, 3, 4, &mut out), 4);
@@ -139,7 +141,7 @@ mod tests {
 
     #[test]
     fn band_fills_by_index_across_distinct_keys() {
-        let keys = [3, 8, 4, 2, 6];
+        let keys = [3u32, 8, 4, 2, 6];
         let mut out = [0u32; 3];
         // strong: key > 6 (index 1); band 3..=6 takes the first two by index: 0 and 2.
         select_in_index_order(&keys, 6, 3, 1, 3, &mut out);

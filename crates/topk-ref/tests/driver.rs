@@ -96,7 +96,10 @@ fn bad_shapes_are_typed_errors() {
     let w0 = Array2::<f32>::zeros((5, 0));
     let err = topk_rows(&Bisect::exact(), w0.view(), 0, Options::default()).unwrap_err();
     assert_eq!(err, TopKError::EmptyRows);
-    assert_eq!(topk_row(&Bisect::exact(), &[], 0, Options::default()), Err(TopKError::EmptyRows));
+    assert_eq!(
+        topk_row(&Bisect::exact(), &[] as &[f32], 0, Options::default()),
+        Err(TopKError::EmptyRows)
+    );
 }
 
 #[test]
