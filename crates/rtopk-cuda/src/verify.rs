@@ -10,11 +10,12 @@ use ndarray::{Array1, Array2};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
+use rayon::prelude::*;
 use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, topk_rows};
 
 use warp_sim::{KernelArgs, SimConfig, launch_parallel};
 
-use crate::plan::{Launch, MAX_QUARTER_WARP_ROW, Plan, Strategy};
+use crate::plan::{DeviceLimits, Launch, MAX_QUARTER_WARP_ROW, Plan, Strategy};
 use crate::{CudaError, CudaTopK};
 
 /// Input families: normal, uniform, heavy ties, same leading bits (AIR's radix-adversarial
@@ -76,7 +77,7 @@ pub fn ks_for(m: usize) -> Vec<usize> {
 }
 
 /// A named CPU reference: builds the reference algorithm for a search configuration.
-pub type Reference<'a> = (&'a str, &'a dyn Fn(Bisect) -> Box<dyn RowTopK>);
+pub type Reference<'a> = (&'a str, &'a (dyn Fn(Bisect) -> Box<dyn RowTopK> + Sync));
 
 /// What a run of [`check_all`] covered.
 #[derive(Clone, Debug, Default)]
@@ -171,14 +172,27 @@ pub fn check_all(
     }
     gpu.prepare(&units)?;
     let mut report = Report::default();
-    let mut inputs: Option<(usize, usize, Array2<f32>)> = None;
-    for case in &cases {
-        if inputs.as_ref().is_none_or(|(wi, fi, _)| (*wi, *fi) != (case.wi, case.fi)) {
-            let x = matrix(case.n, case.m, FAMILIES[case.fi], (case.wi * 10 + case.fi) as u64);
-            inputs = Some((case.wi, case.fi, x));
+    // One input per width and family; its cases run on the GPU one after another, then their
+    // CPU references (bisect, the simulator) all at once: one case's rows are often too few
+    // to keep every core busy.
+    for group in cases.chunk_by(|a, b| (a.wi, a.fi) == (b.wi, b.fi)) {
+        let c = group[0];
+        let x = matrix(c.n, c.m, FAMILIES[c.fi], (c.wi * 10 + c.fi) as u64);
+        let mut gpu_results = Vec::with_capacity(group.len());
+        for case in group {
+            let got =
+                gpu.topk_rows_with(x.view(), case.k, case.opts, case.bisect, case.strategy)?;
+            gpu_results.push((got, gpu.plan(&case.launch(), case.strategy)?));
         }
-        let Some((_, _, x)) = inputs.as_ref() else { continue };
-        check_case(gpu, case, x, references, &mut report)?;
+        let limits = gpu.limits();
+        let checked: Vec<Result<Checked, CudaError>> = group
+            .par_iter()
+            .zip(&gpu_results)
+            .map(|(case, (got, plan))| check_case(limits, case, &x, got, plan, references))
+            .collect();
+        for (case, checked) in group.iter().zip(checked) {
+            report.add(case, checked?);
+        }
     }
     Ok(report)
 }
@@ -231,50 +245,69 @@ fn cases(widths: &[usize], elements_per_case: usize) -> Vec<Case> {
     out
 }
 
-/// Runs one case on the GPU and compares it with every reference, and with the warp simulator
-/// running the same plan.
+/// What one case's comparison found.
+#[derive(Debug)]
+struct Checked {
+    /// The top-k kernel's family and, for sorted output, the sort's.
+    families: (&'static str, Option<&'static str>),
+    /// The simulator's disagreement, if any.
+    sim: Option<String>,
+    /// The references' disagreements.
+    references: Vec<String>,
+}
+
+impl Report {
+    /// Adds one case's comparison, in case order.
+    fn add(&mut self, case: &Case, c: Checked) {
+        let bad = c.sim.is_some();
+        self.mismatches.extend(c.sim);
+        self.count(c.families.0, case.n, bad);
+        if let Some(sort) = c.families.1 {
+            self.count(sort, case.n, bad);
+        }
+        self.mismatches.extend(c.references);
+        self.rows += case.n;
+        self.cases += 1;
+    }
+}
+
+/// Compares one case's GPU result (`got`, launched with `plan`) with every reference and
+/// with the warp simulator running the same plan.
 fn check_case(
-    gpu: &CudaTopK,
+    limits: DeviceLimits,
     case: &Case,
     x: &Array2<f32>,
+    got: &TopK,
+    plan: &Plan,
     references: &[Reference<'_>],
-    report: &mut Report,
-) -> Result<(), CudaError> {
+) -> Result<Checked, CudaError> {
     let Case { fi, n, m, k, bisect, opts, strategy, .. } = *case;
-    let got = gpu.topk_rows_with(x.view(), k, opts, bisect, strategy)?;
-    let plan = gpu.plan(&case.launch(), strategy)?;
-    let sim = against_simulator(gpu, case, x, &plan, &got);
-    let bad = sim.is_some();
-    if let Some(what) = sim {
-        report.mismatches.push(format!(
+    let sim = against_simulator(limits, case, x, plan, got).map(|what| {
+        format!(
             "warp-sim ({}): {what}: m={m} n={n} k={k} {} {bisect:?} {opts:?} strategy {strategy}",
             plan.unit, FAMILIES[fi]
-        ));
-    }
-    report.count(plan.unit.family().prefix(), n, bad);
-    if let Some(sort) = plan.sort {
-        report.count(sort.unit.family().prefix(), n, bad);
-    }
+        )
+    });
+    let mut mismatches = Vec::new();
     for (name, make) in references {
         let want = topk_rows(make(bisect).as_ref(), x.view(), k, opts)?;
-        if let Some(what) = difference(&got, &want) {
-            report.mismatches.push(format!(
+        if let Some(what) = difference(got, &want) {
+            mismatches.push(format!(
                 "{what} differ from {name}: m={m} n={n} k={k} {} {bisect:?} {opts:?} strategy \
                  {strategy}",
                 FAMILIES[fi]
             ));
         }
     }
-    report.rows += n;
-    report.cases += 1;
-    Ok(())
+    let families = (plan.unit.family().prefix(), plan.sort.map(|s| s.unit.family().prefix()));
+    Ok(Checked { families, sim, references: mismatches })
 }
 
 /// The warp simulator on the case's matrix with the GPU's plan (its strategy, sorted output
 /// and device limits): what differs from the GPU's result, if anything — another kernel
 /// planned, a finding, or the values, indices or iteration counts.
 fn against_simulator(
-    gpu: &CudaTopK,
+    limits: DeviceLimits,
     case: &Case,
     x: &Array2<f32>,
     plan: &Plan,
@@ -282,8 +315,7 @@ fn against_simulator(
 ) -> Option<String> {
     let Case { n, m, k, bisect, opts, strategy, .. } = *case;
     let args = KernelArgs { n, m, k, mode: opts.mode, bisect, mutant: None };
-    let config =
-        SimConfig { strategy, sorted: opts.sorted, limits: gpu.limits(), ..SimConfig::default() };
+    let config = SimConfig { strategy, sorted: opts.sorted, limits, ..SimConfig::default() };
     let data = x.as_standard_layout();
     let Some(slice) = data.as_slice() else { return Some("no row-major input".into()) };
     let r = match launch_parallel(slice, &args, config) {
