@@ -2,10 +2,12 @@
 //! equivalence with the CPU references, on the machine's first CUDA device (rtopk-cuda's
 //! `bench` and `verify` do the work; this file parses and prints).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
-use rtopk_cuda::bench::{self, Bench, Case, Grid, Settings};
+use rtopk::npy::{self, DEFAULT_BLOCK_BYTES, MatrixReader};
+use rtopk::{Dtype, Family};
+use rtopk_cuda::bench::{self, Bench, Case, Grid, Row, Settings};
 use rtopk_cuda::kernels::{KernelFiles, Unit, UnitSource};
 use rtopk_cuda::verify::{Reference, WIDTHS, check_all};
 use rtopk_cuda::{CudaTopK, Strategy, UnitReport};
@@ -22,20 +24,41 @@ pub(crate) struct BenchCudaArgs {
     /// Row width
     #[arg(long = "m", value_name = "M")]
     m: Option<usize>,
-    /// Values selected per row
-    #[arg(short = 'k', value_name = "K")]
-    k: Option<usize>,
-    /// With one shape: early stopping after N steps (default: exact)
+    /// Values selected per row, one or several (comma-separated), with --n and --m or --input
+    #[arg(short = 'k', value_name = "K", value_delimiter = ',')]
+    k: Option<Vec<usize>>,
+    /// With one shape or --input: early stopping after N steps (default: exact)
     #[arg(long, value_name = "N")]
     max_iter: Option<u32>,
-    /// With one shape: sorted output (SPEC §1's order, sorted on the device)
+    /// With one shape or --input: sorted output (SPEC §1's order, sorted on the device)
     #[arg(long)]
     sorted: bool,
-    /// Grids to run: rtopk (the paper's N×M×k, exact and max_iter 0, 2..8), appendix-b
-    /// (N = 65536, M = 1024..8192), long (M = 16384..65536), or all; every grid's exact cases
-    /// also run with sorted output
+    /// Grids to run, comma-separated: rtopk (the paper's N×M×k, exact and max_iter 0, 2..8),
+    /// appendix-b (N = 65536, M = 1024..8192), long (N = 16384, M = 16384..65536), all (those
+    /// three); issue 21's regimes: split (N = 1..1024, M = 32768..2^20, k = 50, 256, 1024),
+    /// vector (N = 1, M = 2^24, 2^26, 2^28, k = 64, 1024, 16384), wide (N = 16384,
+    /// M = 16384..65536, k = 50, 256, 1024), or regimes (those three); every grid's exact
+    /// cases also run with sorted output
     #[arg(long, default_value = "all")]
     grid: String,
+    /// Input families, comma-separated, each running every case: normal (drawn on the device,
+    /// a distinct draw per rotation buffer, as in the records), uniform, laplace, relu, ties,
+    /// radix-adversarial, nan-inf, llm-logits (generated on the host from --seed, the rows
+    /// `rtopk bench cpu` makes, uploaded; the rotation buffers are copies of that one input)
+    #[arg(long, value_name = "FAMILY,...", value_delimiter = ',', value_parser = parse_family)]
+    dist: Option<Vec<Family>>,
+    /// Seed of the host generator (the families other than normal)
+    #[arg(long, value_name = "S", default_value_t = 42)]
+    seed: u64,
+    /// Time the rows of a 2-D float32 .npy matrix (uploaded once) instead of generated ones,
+    /// with the k given by -k
+    #[arg(
+        long,
+        value_name = "X.npy",
+        requires = "k",
+        conflicts_with_all = ["n", "m", "dist", "grid", "startup"]
+    )]
+    input: Option<PathBuf>,
     /// Timed launches per case (median reported), after 2 warm-up launches
     #[arg(long, default_value_t = 20)]
     reps: usize,
@@ -56,7 +79,7 @@ pub(crate) struct BenchCudaArgs {
     strategy: Strategy,
     /// The first call of a fresh process on the one shape given (--n, --m, -k): time to open
     /// the device, the first and the second top-k, and each kernel unit's build and load
-    #[arg(long)]
+    #[arg(long, conflicts_with = "dist")]
     startup: bool,
     /// Compile every kernel unit for this architecture (e.g. sm_90) with NVRTC, to PTX and
     /// to a cubin, one at a time, and print the times and sizes; needs no GPU
@@ -82,35 +105,59 @@ fn parse_strategy(name: &str) -> Result<Strategy, String> {
     })
 }
 
-/// A strategy that cannot hold the shape asked for is a bad argument (exit 2).
+/// A strategy that cannot hold the shape asked for, a forced split that cannot split it, or a
+/// shape too large for the kernel's index types is a bad argument (exit 2).
 fn refused(e: rtopk_cuda::CudaError) -> CliError {
     match e {
-        rtopk_cuda::CudaError::Strategy { .. } => CliError::BadArgument(e.to_string()),
+        rtopk_cuda::CudaError::Strategy { .. }
+        | rtopk_cuda::CudaError::Split { .. }
+        | rtopk_cuda::CudaError::TooLarge { .. } => CliError::BadArgument(e.to_string()),
         other => other.into(),
     }
 }
 
-/// The one shape given, if any.
-fn one_case(args: &BenchCudaArgs) -> Result<Option<Case>, CliError> {
-    match (args.n, args.m, args.k) {
-        (Some(n), Some(m), Some(k)) => {
-            topk_ref::check_shape(m, k)?;
-            Ok(Some(Case { n, m, k, max_iter: args.max_iter, sorted: args.sorted }))
+/// [`refused`], for errors already converted.
+fn refused_cli(e: CliError) -> CliError {
+    match e {
+        CliError::Cuda(e) => refused(e),
+        other => other,
+    }
+}
+
+fn parse_family(s: &str) -> Result<Family, String> {
+    s.parse::<Family>().map_err(|e| e.to_string())
+}
+
+/// The cases of one shape: each k given, with the search and output order asked for.
+fn shape_cases(args: &BenchCudaArgs, n: usize, m: usize, ks: &[usize]) -> Vec<Case> {
+    ks.iter().map(|&k| Case { n, m, k, max_iter: args.max_iter, sorted: args.sorted }).collect()
+}
+
+/// The one shape given (--n, --m, -k), if any.
+fn one_shape(args: &BenchCudaArgs) -> Result<Option<Vec<Case>>, CliError> {
+    match (args.n, args.m, args.k.as_deref()) {
+        (Some(n), Some(m), Some(ks)) => {
+            for &k in ks {
+                topk_ref::check_shape(m, k)?;
+            }
+            Ok(Some(shape_cases(args, n, m, ks)))
         }
         (None, None, None) => Ok(None),
         _ => Err(CliError::BadArgument("give --n, --m and -k together".into())),
     }
 }
 
-/// The cases of the requested grids (or the one shape given).
+/// The cases of the requested grids (or of the one shape given).
 fn cases(args: &BenchCudaArgs) -> Result<Vec<Case>, CliError> {
-    if let Some(case) = one_case(args)? {
-        return Ok(vec![case]);
+    if let Some(cases) = one_shape(args)? {
+        return Ok(cases);
     }
     let grids = Grid::parse(&args.grid).ok_or_else(|| {
+        let names: Vec<&str> = Grid::ALL.iter().map(|g| g.name()).collect();
         CliError::BadArgument(format!(
-            "--grid {}: expected rtopk, appendix-b, long or all",
-            args.grid
+            "--grid {}: expected grid names, comma-separated: {}, all or regimes",
+            args.grid,
+            names.join(", ")
         ))
     })?;
     Ok(bench::grid_cases(&grids))
@@ -129,47 +176,125 @@ pub(crate) fn bench(args: &BenchCudaArgs) -> Result<(), CliError> {
     }
     let mode = Mode::from_smallest(args.smallest);
     if args.startup {
-        let case = one_case(args)?
-            .ok_or_else(|| CliError::BadArgument("--startup needs --n, --m and -k".into()))?;
+        let case = match one_shape(args)?.as_deref() {
+            Some(&[case]) => case,
+            _ => return Err(CliError::BadArgument("--startup needs --n, --m and one -k".into())),
+        };
         return startup(case, mode, args.strategy);
+    }
+    let settings =
+        Settings { reps: args.reps, mode, idle_start: args.idle_start, strategy: args.strategy };
+    if let Some(path) = &args.input {
+        return bench_input(args, path, settings);
     }
     let cases = cases(args)?;
     let gpu = CudaTopK::new(0)?;
-    let settings =
-        Settings { reps: args.reps, mode, idle_start: args.idle_start, strategy: args.strategy };
     let mut run = Bench::new(&gpu, settings)?;
     run.prepare(&cases).map_err(refused)?;
+    print_header(&gpu, &run, args.strategy)?;
+    let families = args.dist.clone().unwrap_or_else(|| vec![Family::Normal]);
+    let mut rows = Vec::with_capacity(cases.len().saturating_mul(families.len()));
+    for family in families {
+        run.generate(family, args.seed);
+        eprintln!("inputs: {}", run.source().describe());
+        for &case in &cases {
+            rows.push(run_case(&mut run, case, args.json)?);
+        }
+    }
+    finish(&rows, args.json)
+}
+
+/// `rtopk bench cuda --input X.npy -k K,...`: the file's header and every k are checked
+/// before the device is opened; its rows are then uploaded once, block by block.
+fn bench_input(args: &BenchCudaArgs, path: &Path, settings: Settings) -> Result<(), CliError> {
+    let mut reader = MatrixReader::open(path)?;
+    if reader.dtype() != Dtype::Float32 {
+        let (path, found, expected) = (path.to_path_buf(), reader.dtype(), Dtype::Float32);
+        return Err(rtopk::Error::NpyElementType { path, found, expected }.into());
+    }
+    let (n, m) = reader.shape();
+    let shape = || npy::shape_string(&[n as u64, m as u64]);
+    if n == 0 {
+        return Err(CliError::BadArgument(format!(
+            "{}: shape {}: a benchmark needs at least one row",
+            path.display(),
+            shape()
+        )));
+    }
+    let ks = args.k.as_deref().unwrap_or_default();
+    for &k in ks {
+        topk_ref::check_shape(m, k).map_err(|source| CliError::Shape {
+            path: path.to_path_buf(),
+            shape: shape(),
+            source,
+        })?;
+    }
+    let cases = shape_cases(args, n, m, ks);
+    let gpu = CudaTopK::new(0)?;
+    let mut run = Bench::new(&gpu, settings)?;
+    run.prepare(&cases).map_err(refused)?;
+    print_header(&gpu, &run, args.strategy)?;
+    let rows_per_block = reader.rows_per_block(DEFAULT_BLOCK_BYTES);
+    run.load(n, m, path.display().to_string(), |upload| {
+        let mut block = Vec::new();
+        while reader.read_block(rows_per_block, &mut block)? > 0 {
+            upload.rows(&block)?;
+        }
+        Ok::<(), CliError>(())
+    })
+    .map_err(refused_cli)?;
+    eprintln!("inputs: {}", run.source().describe());
+    let mut rows = Vec::with_capacity(cases.len());
+    for case in cases {
+        rows.push(run_case(&mut run, case, args.json)?);
+    }
+    finish(&rows, args.json)
+}
+
+/// The run's first lines on stderr: registers per kernel, the device and its bandwidth.
+fn print_header(gpu: &CudaTopK, run: &Bench<'_>, strategy: Strategy) -> Result<(), CliError> {
     let regs: Vec<String> =
         gpu.kernel_registers()?.into_iter().map(|(name, r)| format!("{name}={r}")).collect();
     eprintln!("registers per thread: {}", regs.join(" "));
     eprintln!(
         "rtopk bench cuda: {} (L2 {} MiB), read bandwidth {:.0} GB/s (2 GiB, median of 20), \
-         strategy {}",
+         strategy {strategy}",
         gpu.device_name(),
         run.l2_bytes() >> 20,
         run.read_gbps(),
-        args.strategy
     );
-    let mut rows = Vec::with_capacity(cases.len());
-    for case in cases {
-        let row = run.run(case)?;
-        if !args.json {
-            println!(
-                "n={:>8} m={:>6} k={:>4} max_iter={:>5}{} {:>9.4} ms {:>7.0} GB/s {:>5.1}% of read bw",
-                row.n,
-                row.m,
-                row.k,
-                row.max_iter.map_or("exact".to_string(), |i| i.to_string()),
-                if row.sorted { " sorted" } else { "" },
-                row.median_ms,
-                row.gbps,
-                100.0 * row.read_bw_fraction
-            );
-        }
-        rows.push(row);
+    Ok(())
+}
+
+/// Times one case and, unless JSON was asked for, prints its line.
+fn run_case(run: &mut Bench<'_>, case: Case, json: bool) -> Result<Row, CliError> {
+    let row = run.run(case).map_err(refused)?;
+    if !json {
+        println!("{}", table_line(&row));
     }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+    Ok(row)
+}
+
+/// One result as a line of the table: the input first, then the case and its time.
+fn table_line(row: &Row) -> String {
+    format!(
+        "{:<17} n={:>8} m={:>9} k={:>5} max_iter={:>5}{} {:>9.4} ms {:>7.0} GB/s {:>5.1}% of read bw",
+        row.input,
+        row.n,
+        row.m,
+        row.k,
+        row.max_iter.map_or("exact".to_string(), |i| i.to_string()),
+        if row.sorted { " sorted" } else { "" },
+        row.median_ms,
+        row.gbps,
+        100.0 * row.read_bw_fraction
+    )
+}
+
+/// Prints the JSON array, if asked for.
+fn finish(rows: &[Row], json: bool) -> Result<(), CliError> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(rows)?);
     }
     Ok(())
 }
@@ -317,4 +442,192 @@ fn print_unit_summary(units: &[UnitReport]) {
         sum(|u| u.load_ms),
         last
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::EXIT_BAD_INPUT;
+    use clap::Parser;
+    use clap::error::ErrorKind;
+
+    /// `rtopk bench cuda`'s arguments alone.
+    #[derive(Debug, Parser)]
+    struct BenchCuda {
+        #[command(flatten)]
+        args: BenchCudaArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<BenchCudaArgs, clap::Error> {
+        let argv = std::iter::once("bench-cuda").chain(args.iter().copied());
+        BenchCuda::try_parse_from(argv).map(|b| b.args)
+    }
+
+    fn refused_by_clap(args: &[&str]) -> ErrorKind {
+        parse(args).expect_err("clap accepts it").kind()
+    }
+
+    #[test]
+    fn families_and_seeds_parse() {
+        let a = parse(&["--dist", "laplace,ties", "--seed", "7"]).unwrap();
+        assert_eq!(a.dist, Some(vec![Family::Laplace, Family::Ties]));
+        assert_eq!(a.seed, 7);
+        let every: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
+        let a = parse(&["--dist", &every.join(",")]).unwrap();
+        assert_eq!(a.dist, Some(Family::ALL.to_vec()));
+        let a = parse(&[]).unwrap();
+        assert_eq!((a.dist, a.seed, a.grid.as_str()), (None, 42, "all"));
+        assert_eq!(refused_by_clap(&["--dist", "cauchy"]), ErrorKind::ValueValidation);
+    }
+
+    #[test]
+    fn input_conflicts_with_generated_cases() {
+        let a =
+            parse(&["--input", "x.npy", "-k", "50,256", "--sorted", "--max-iter", "3"]).unwrap();
+        assert_eq!(a.input, Some(PathBuf::from("x.npy")));
+        assert_eq!(a.k, Some(vec![50, 256]));
+        for other in [
+            &["--dist", "laplace"][..],
+            &["--grid", "split"],
+            &["--grid", "all"],
+            &["--n", "4"],
+            &["--m", "4"],
+            &["--startup"],
+        ] {
+            let mut args = vec!["--input", "x.npy", "-k", "5"];
+            args.extend_from_slice(other);
+            assert_eq!(refused_by_clap(&args), ErrorKind::ArgumentConflict, "{other:?}");
+        }
+        assert_eq!(refused_by_clap(&["--input", "x.npy"]), ErrorKind::MissingRequiredArgument);
+        assert_eq!(
+            refused_by_clap(&["--startup", "--dist", "ties", "--n", "1", "--m", "8", "-k", "1"]),
+            ErrorKind::ArgumentConflict
+        );
+    }
+
+    #[test]
+    fn one_shape_runs_each_k_given() {
+        let a =
+            parse(&["--n", "4", "--m", "1000", "-k", "50,256", "-k", "1000", "--sorted"]).unwrap();
+        let got = cases(&a).unwrap();
+        assert_eq!(got.iter().map(|c| c.k).collect::<Vec<_>>(), [50, 256, 1000]);
+        assert!(got.iter().all(|c| (c.n, c.m, c.sorted, c.max_iter) == (4, 1000, true, None)));
+        let a = parse(&["--n", "4", "--m", "100", "-k", "50,101"]).unwrap();
+        assert_eq!(cases(&a).unwrap_err().exit_code(), EXIT_BAD_INPUT);
+        let a = parse(&["--n", "4", "-k", "5"]).unwrap();
+        assert!(matches!(cases(&a), Err(CliError::BadArgument(_))));
+    }
+
+    #[test]
+    fn named_grids_become_cases() {
+        let regimes = parse(&["--grid", "regimes"]).unwrap();
+        assert_eq!(cases(&regimes).unwrap(), bench::grid_cases(&Grid::REGIMES));
+        let two = parse(&["--grid", "split,wide"]).unwrap();
+        assert_eq!(cases(&two).unwrap(), bench::grid_cases(&[Grid::Split, Grid::Wide]));
+        let default = parse(&[]).unwrap();
+        assert_eq!(cases(&default).unwrap(), bench::grid_cases(&Grid::PAPER));
+        let bad = parse(&["--grid", "split,fig4"]).unwrap();
+        let e = cases(&bad).unwrap_err();
+        assert!(e.to_string().contains("split, vector, wide"), "{e}");
+        assert_eq!(e.exit_code(), EXIT_BAD_INPUT);
+    }
+
+    /// `bench` on `args` with `--input` a file holding `bytes`; the checks fail before any
+    /// device is opened, so this needs no GPU.
+    fn bench_file(bytes: &[u8], args: &[&str]) -> CliError {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.npy");
+        std::fs::write(&path, bytes).unwrap();
+        let mut argv = vec!["--input", path.to_str().unwrap()];
+        argv.extend_from_slice(args);
+        bench(&parse(&argv).unwrap()).expect_err("a bad input is refused")
+    }
+
+    /// A version 1.0 .npy file: `descr`, `shape` (Python notation), then `data`.
+    fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+        let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        let mut header = dict.into_bytes();
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(b' ');
+        }
+        header.push(b'\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(&header);
+        out.extend_from_slice(data);
+        out
+    }
+
+    /// A `<f4` .npy file of `shape` with `data`.
+    fn npy(shape: &str, data: &[f32]) -> Vec<u8> {
+        let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
+        npy_bytes("<f4", shape, &bytes)
+    }
+
+    #[test]
+    fn a_bad_input_file_is_a_typed_error_before_the_device() {
+        let e = bench_file(b"not a numpy file", &["-k", "1"]);
+        assert!(matches!(e, CliError::Lib(rtopk::Error::NotNpy { .. })), "{e}");
+        assert_eq!(e.exit_code(), EXIT_BAD_INPUT);
+        let mut truncated = npy("(2, 3)", &[1.0; 6]);
+        truncated.truncate(truncated.len() - 4);
+        let e = bench_file(&truncated, &["-k", "1"]);
+        assert!(matches!(e, CliError::Lib(rtopk::Error::NpyTruncated { .. })), "{e}");
+        assert_eq!(e.exit_code(), EXIT_BAD_INPUT);
+        let e = bench_file(&npy("(6,)", &[1.0; 6]), &["-k", "1"]);
+        assert!(matches!(e, CliError::Lib(rtopk::Error::NpyRank { .. })), "{e}");
+        assert_eq!(e.exit_code(), EXIT_BAD_INPUT, "{e}");
+        let e = bench_file(&npy_bytes("<f8", "(2, 3)", &[0; 48]), &["-k", "1"]);
+        assert!(matches!(e, CliError::Lib(rtopk::Error::NpyDtype { .. })), "{e}");
+        assert_eq!(e.exit_code(), EXIT_BAD_INPUT, "{e}");
+        // float16 is an input type of `select`, not of the float32 kernel timed here
+        let e = bench_file(&npy_bytes("<f2", "(2, 3)", &[0; 12]), &["-k", "1"]);
+        assert!(matches!(e, CliError::Lib(rtopk::Error::NpyElementType { .. })), "{e}");
+        assert_eq!(e.exit_code(), EXIT_BAD_INPUT, "{e}");
+        let e = bench_file(&npy("(2, 3)", &[1.0; 6]), &["-k", "2,4"]);
+        assert!(matches!(e, CliError::Shape { .. }), "{e}");
+        assert!(e.to_string().contains("(2, 3)"), "{e}");
+        assert_eq!(e.exit_code(), EXIT_BAD_INPUT);
+        let e = bench_file(&npy("(0, 3)", &[]), &["-k", "1"]);
+        assert!(e.to_string().contains("at least one row"), "{e}");
+        assert_eq!(e.exit_code(), EXIT_BAD_INPUT);
+    }
+
+    #[test]
+    fn startup_takes_one_shape_and_one_k() {
+        let a = parse(&["--startup", "--n", "8", "--m", "300", "-k", "4,5"]).unwrap();
+        let e = bench(&a).unwrap_err();
+        assert!(matches!(e, CliError::BadArgument(_)), "{e}");
+    }
+
+    #[test]
+    fn a_result_line_names_its_input() {
+        let row = Row {
+            device: "GPU".into(),
+            input: "radix-adversarial".into(),
+            seed: Some(42),
+            n: 1,
+            m: 1 << 28,
+            k: 16384,
+            max_iter: None,
+            smallest: false,
+            sorted: true,
+            median_ms: 1.5,
+            min_ms: 1.4,
+            gbps: 700.0,
+            read_bw_fraction: 0.25,
+            total_gbps: 700.1,
+            reps: 20,
+            input_buffers: 1,
+            rotation: "copies of one input",
+            timing: "queued",
+        };
+        let line = table_line(&row);
+        assert!(line.starts_with("radix-adversarial n="), "{line}");
+        assert!(line.contains("m=268435456") && line.contains("sorted"), "{line}");
+        let json = serde_json::to_value(&row).unwrap();
+        assert_eq!(json["input"], "radix-adversarial");
+        assert_eq!(json["seed"], 42);
+        assert_eq!(json["rotation"], "copies of one input");
+    }
 }

@@ -41,7 +41,7 @@ struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Row-wise top-k of a 2-D float32 .npy matrix
+    /// Row-wise top-k of a 2-D float32 or float16 .npy matrix
     Select(select_cmd::SelectArgs),
     /// Teaching trace of the simulated warp kernel on one row (text, and SVG with --svg)
     Trace(trace_cmd::TraceArgs),

@@ -8,14 +8,22 @@
 //! matrix would give, and memory is one block of input plus its results, whatever the file's
 //! size. The outputs follow `rtopk::npy`'s rules: written all or nothing, a regular file
 //! replaced atomically, a device or FIFO written in place, never the input.
+//!
+//! A `<f2` (float16) input is selected as float16 — each element ordered by its exact value,
+//! SPEC §1 — and its values are written back as `<f2`, the input's bits; indices and
+//! iteration counts are as for float32. An algorithm that takes float32 only (`sim`, `cuda`)
+//! refuses it before anything is written.
 
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args};
 use ndarray::ArrayView2;
-use rtopk::npy::{self, DEFAULT_BLOCK_BYTES, Dtype, MatrixReader, OutputSpec, Outputs};
+use rtopk::algorithm::dtype_not_supported;
+use rtopk::npy::{
+    self, DEFAULT_BLOCK_BYTES, MatrixReader, NpyDtype, NpyFloat, OutputSpec, Outputs,
+};
 use rtopk::registry::{self, resolve};
-use rtopk::{Algorithm, Param, Selection, SimDiagnostics};
+use rtopk::{Algorithm, Dtype, Param, Selection, SimDiagnostics, f16};
 use topk_ref::{Mode, Options, check_shape};
 
 use crate::error::CliError;
@@ -44,10 +52,12 @@ pub(crate) struct SelectArgs {
     sorted: bool,
     #[command(flatten)]
     search: SearchArgs,
-    /// Input matrix: 2-D, C-order, little-endian float32 (<f4)
+    /// Input matrix: 2-D, C-order, little-endian float32 (<f4) or float16 (<f2; every
+    /// algorithm but sim and cuda)
     #[arg(long, value_name = "X.npy")]
     input: PathBuf,
-    /// Output values: float32 (N, K), the input's bits at the selected indices
+    /// Output values: (N, K) of the input's dtype (<f4 or <f2), the input's bits at the
+    /// selected indices
     #[arg(long, value_name = "V.npy")]
     values: Option<PathBuf>,
     /// Output indices: int64 (N, K)
@@ -85,8 +95,12 @@ pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
         )));
     }
 
-    // 2. The input's header, and k against its shape.
+    // 2. The input's header: its dtype against the algorithm's, k against its shape.
     let mut reader = MatrixReader::open(&args.input)?;
+    let dtype = reader.dtype();
+    if !algo.caps().takes(dtype) {
+        return Err(dtype_not_supported(dtype, algo.name()).into());
+    }
     let (n, m) = reader.shape();
     check_shape(m, args.k).map_err(|source| CliError::Shape {
         path: args.input.clone(),
@@ -95,13 +109,21 @@ pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
     })?;
 
     // 3. The outputs' paths, checked and opened (temporary files with their headers).
-    let (mut outputs, slots) = open_outputs(args, n)?;
+    let Some(values_dtype) = NpyDtype::of(dtype) else {
+        return Err(CliError::BadArgument(format!("{dtype} has no .npy dtype")));
+    };
+    let (mut outputs, slots) = open_outputs(args, n, values_dtype)?;
 
-    // 4. Block by block: read, select, append.
+    // 4. Block by block: read, select, append (in the input's element type).
     let opts = Options { mode: Mode::from_smallest(args.smallest), sorted: args.sorted };
     let job = Job { algo: algo.as_ref(), k: args.k, opts };
     let rows_per_block = reader.rows_per_block(DEFAULT_BLOCK_BYTES);
-    let findings = select_blocks(&mut reader, job, &mut outputs, slots, rows_per_block)?;
+    let findings = match dtype {
+        Dtype::Float16 => {
+            select_blocks::<f16>(&mut reader, job, &mut outputs, slots, rows_per_block)?
+        }
+        _ => select_blocks::<f32>(&mut reader, job, &mut outputs, slots, rows_per_block)?,
+    };
 
     // 5. The simulator's findings, then all outputs in place, or none.
     if let Some(found) = &findings {
@@ -123,9 +145,10 @@ struct Job<'a> {
     opts: Options,
 }
 
-/// Reads every row in blocks of `rows_per_block`, selects each block and appends its results;
-/// returns the simulator's findings over every block (`sim` only).
-fn select_blocks(
+/// Reads every row in blocks of `rows_per_block` as elements of `E` (the file's type), selects
+/// each block and appends its results; returns the simulator's findings over every block
+/// (`sim` only).
+fn select_blocks<E: NpyFloat>(
     reader: &mut MatrixReader,
     job: Job<'_>,
     outputs: &mut Outputs,
@@ -133,9 +156,9 @@ fn select_blocks(
     rows_per_block: usize,
 ) -> Result<Option<SimDiagnostics>, CliError> {
     let m = reader.shape().1;
-    let mut block = Vec::new();
+    let mut block = Vec::<E>::new();
     // One result buffer for every block: a block allocates nothing once it has grown.
-    let mut out = Selection::default();
+    let mut out = Selection::<E>::default();
     let mut findings: Option<SimDiagnostics> = None;
     loop {
         let rows = reader.read_block(rows_per_block, &mut block)?;
@@ -144,7 +167,7 @@ fn select_blocks(
         }
         let x = ArrayView2::from_shape((rows, m), &block[..])
             .map_err(|e| CliError::BadArgument(format!("block of {rows} rows: {e}")))?;
-        job.algo.select_into(x, job.k, job.opts, &mut out)?;
+        job.algo.select_as_into(x, job.k, job.opts, &mut out)?;
         if let Some(d) = &out.diagnostics {
             findings.get_or_insert_with(SimDiagnostics::default).merge(d);
         }
@@ -152,13 +175,18 @@ fn select_blocks(
     }
 }
 
-/// The requested outputs, in the order values, indices, iterations.
-fn open_outputs(args: &SelectArgs, n: usize) -> Result<(Outputs, Slots), CliError> {
+/// The requested outputs, in the order values (of the input's type `values`), indices,
+/// iterations.
+fn open_outputs(
+    args: &SelectArgs,
+    n: usize,
+    values: NpyDtype,
+) -> Result<(Outputs, Slots), CliError> {
     let matrix = vec![n as u64, args.k as u64];
     let wanted = [
-        ("--values", &args.values, Dtype::F4, &matrix),
-        ("--indices", &args.indices, Dtype::I8, &matrix),
-        ("--iterations", &args.iterations, Dtype::I8, &vec![n as u64]),
+        ("--values", &args.values, values, &matrix),
+        ("--indices", &args.indices, NpyDtype::I8, &matrix),
+        ("--iterations", &args.iterations, NpyDtype::I8, &vec![n as u64]),
     ];
     let mut specs = Vec::new();
     let mut slot = [None; 3];
@@ -173,15 +201,15 @@ fn open_outputs(args: &SelectArgs, n: usize) -> Result<(Outputs, Slots), CliErro
 }
 
 /// Appends one block's results to the requested outputs.
-fn append(
+fn append<E: NpyFloat>(
     outputs: &mut Outputs,
     slots: Slots,
-    out: &Selection,
+    out: &Selection<E>,
     algo: &str,
 ) -> Result<(), CliError> {
     let out = &out.topk;
     if let Some(i) = slots.values {
-        outputs.write_f32(i, out.values.iter().copied())?;
+        outputs.write_values(i, out.values.iter().copied())?;
     }
     if let Some(i) = slots.indices {
         outputs.write_i64(i, out.indices.iter().map(|&j| i64::from(j)))?;
@@ -203,32 +231,24 @@ mod tests {
     use clap::Command;
     use std::path::Path;
 
-    /// `select` of `x` with blocks of `rows_per_block` rows: the three output files' bytes.
-    fn select_in_blocks(dir: &Path, x: &Path, rows_per_block: usize) -> Vec<Vec<u8>> {
+    /// `select` of `x` (elements of `E`) with blocks of `rows_per_block` rows: the three output
+    /// files' bytes.
+    fn select_in_blocks<E: NpyFloat>(dir: &Path, x: &Path, rows_per_block: usize) -> Vec<Vec<u8>> {
         let names = ["v.npy", "i.npy", "it.npy"].map(|n| dir.join(format!("{rows_per_block}{n}")));
         let mut reader = MatrixReader::open(x).unwrap();
         let n = reader.shape().0 as u64;
+        let spec = |option, path, dtype, shape| OutputSpec { option, path, dtype, shape };
         let specs = [
-            OutputSpec { option: "--values", path: &names[0], dtype: Dtype::F4, shape: vec![n, 3] },
-            OutputSpec {
-                option: "--indices",
-                path: &names[1],
-                dtype: Dtype::I8,
-                shape: vec![n, 3],
-            },
-            OutputSpec {
-                option: "--iterations",
-                path: &names[2],
-                dtype: Dtype::I8,
-                shape: vec![n],
-            },
+            spec("--values", &names[0], E::NPY, vec![n, 3]),
+            spec("--indices", &names[1], NpyDtype::I8, vec![n, 3]),
+            spec("--iterations", &names[2], NpyDtype::I8, vec![n]),
         ];
         let mut outputs = Outputs::create(&specs, &[]).unwrap();
         let slots = Slots { values: Some(0), indices: Some(1), iterations: Some(2) };
         let algo = resolve("bisect", &rtopk::Params::default()).unwrap();
         let opts = Options { mode: Mode::Largest, sorted: true };
         let job = Job { algo: algo.as_ref(), k: 3, opts };
-        select_blocks(&mut reader, job, &mut outputs, slots, rows_per_block).unwrap();
+        select_blocks::<E>(&mut reader, job, &mut outputs, slots, rows_per_block).unwrap();
         outputs.commit().unwrap();
         names.iter().map(|p| std::fs::read(p).unwrap()).collect()
     }
@@ -241,13 +261,26 @@ mod tests {
         let data: Vec<f32> = (0..n * m)
             .map(|i| if i % 6 == 0 { specials[i % 7] } else { ((i * 31) % 17) as f32 - 8.0 })
             .collect();
-        let x = dir.path().join("x.npy");
-        let mut w = npy::NpyWriter::new(Vec::new(), Dtype::F4, &[n as u64, m as u64]).unwrap();
-        w.write_f32(data.iter().copied()).unwrap();
-        std::fs::write(&x, w.finish().unwrap()).unwrap();
-        let whole = select_in_blocks(dir.path(), &x, n);
+        let write = |name: &str, npy: NpyDtype, put: &dyn Fn(&mut npy::NpyWriter<Vec<u8>>)| {
+            let path = dir.path().join(name);
+            let mut w = npy::NpyWriter::new(Vec::new(), npy, &[n as u64, m as u64]).unwrap();
+            put(&mut w);
+            std::fs::write(&path, w.finish().unwrap()).unwrap();
+            path
+        };
+        let x = write("x.npy", NpyDtype::F4, &|w| w.write_values(data.iter().copied()).unwrap());
+        let whole = select_in_blocks::<f32>(dir.path(), &x, n);
         for rows in [1, 2, 4, 10] {
-            assert_eq!(select_in_blocks(dir.path(), &x, rows), whole, "{rows} rows per block");
+            let blocks = select_in_blocks::<f32>(dir.path(), &x, rows);
+            assert_eq!(blocks, whole, "{rows} rows per block");
+        }
+        // The same rows in float16: `<f2` values, any block size.
+        let halves = data.iter().map(|&v| f16::from_f32(v));
+        let h = write("h.npy", NpyDtype::F2, &|w| w.write_values(halves.clone()).unwrap());
+        let whole16 = select_in_blocks::<f16>(dir.path(), &h, n);
+        assert!(String::from_utf8_lossy(&whole16[0][..128]).contains("'descr': '<f2'"));
+        for rows in [1, 3] {
+            assert_eq!(select_in_blocks::<f16>(dir.path(), &h, rows), whole16, "{rows} rows");
         }
     }
 

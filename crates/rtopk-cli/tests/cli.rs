@@ -182,12 +182,19 @@ fn k_larger_than_m() {
 
 #[test]
 fn wrong_dtypes() {
-    let cases: [(&str, usize, &str); 4] =
-        [("<f8", 8, "<f8"), ("<i4", 4, "<i4"), (">f4", 4, ">f4"), ("<f2", 2, "<f2")];
-    for (descr, size, shown) in cases {
+    let cases: [(&str, usize, &str); 6] = [
+        ("<f8", 8, "found <f8"),
+        ("<i4", 4, "found <i4"),
+        ("<i2", 2, "found <i2"),
+        (">f4", 4, "big-endian"),
+        (">f2", 2, "x.astype('<f2')"),
+        ("<V2", 2, "bfloat16"),
+    ];
+    for (descr, size, says) in cases {
         let c = Case::with_bytes(&raw_npy(descr, false, "(2, 3)", &vec![0u8; 6 * size]));
         let out = c.select(&["--algo", "heap", "-k", "1"]);
-        assert_refused(&c, &out, &["X.npy", "expected dtype <f4", shown]);
+        let expected = "expected dtype <f4 (little-endian float32) or <f2 (little-endian float16)";
+        assert_refused(&c, &out, &["X.npy", expected, &format!("found {descr}"), says]);
     }
 }
 
@@ -759,4 +766,140 @@ fn help_names_every_command_and_algorithm() {
     for algo in ["heap", "bisect", "sim", "cuda", "air", "torch-radix", "sort"] {
         assert!(help.contains(algo), "{algo} missing from select --help:\n{help}");
     }
+}
+
+/// The CPU algorithms of SPEC §4 (all but `sim` and `cuda`): each takes float16 input.
+const CPU_ALGOS: [&str; 12] = [
+    "heap",
+    "quickselect",
+    "radix",
+    "bucket",
+    "bitonic",
+    "bisect",
+    "air",
+    "gridselect",
+    "warpselect",
+    "drtopk",
+    "torch-radix",
+    "sort",
+];
+
+/// f16 bit patterns on the edges of the order: NaNs of both signs with payloads (quiet and
+/// signalling), ±inf, ±0, subnormals of both signs, ±largest finite.
+const F16_SPECIALS: [u16; 14] = [
+    0x7e00, 0xfe00, 0x7e01, 0xfd55, 0x7c01, 0xfc01, 0x7c00, 0xfc00, 0x0000, 0x8000, 0x0001, 0x83ff,
+    0x7bff, 0xfbff,
+];
+
+/// `select` of the f16 matrix `bits` with `algo`: indices and value bits equal the oracle's
+/// (topk-ref's, on the same f16 values), values written as `<f2`, indices as `<i8`.
+fn check_select16(
+    c: &Case,
+    n: usize,
+    m: usize,
+    bits: &[u16],
+    algo: &str,
+    k: usize,
+    smallest: bool,
+) {
+    let ks = k.to_string();
+    let mut args = vec!["--algo", algo, "-k", &ks];
+    if smallest {
+        args.extend(["--smallest", "--sorted"]);
+    }
+    let out = c.select(&args);
+    assert!(out.status.success(), "{algo} k={k}: {}", stderr(&out));
+    let (ishape, idx) = read_i64(&c.path("I.npy"));
+    let (vshape, vals) = read_values16(&c.path("V.npy"));
+    assert_eq!((ishape, vshape), (vec![n as u64, k as u64], vec![n as u64, k as u64]));
+    let mode = if smallest { topk_ref::Mode::Smallest } else { topk_ref::Mode::Largest };
+    for r in 0..n {
+        let row: Vec<topk_ref::f16> =
+            bits[r * m..(r + 1) * m].iter().map(|&b| topk_ref::f16::from_bits(b)).collect();
+        let want = if smallest {
+            topk_ref::oracle::canonical_sorted_indices(&row, k, mode)
+        } else {
+            topk_ref::oracle::canonical_indices(&row, k, mode)
+        };
+        let got: Vec<u32> = idx[r * k..(r + 1) * k].iter().map(|&i| i as u32).collect();
+        assert_eq!(got, want, "{algo} row {r} k={k} smallest={smallest}");
+        let want_bits: Vec<u16> = want.iter().map(|&i| row[i as usize].to_bits()).collect();
+        assert_eq!(&vals[r * k..(r + 1) * k], &want_bits[..], "{algo} row {r}: value bits");
+    }
+}
+
+#[test]
+fn f16_input_through_every_cpu_algorithm() {
+    // Three rows of 45: specials, heavy ties (f16 rows tie far more often) and ordinary values.
+    let (n, m) = (3, 45);
+    let bits: Vec<u16> = (0..n * m)
+        .map(|i| match i % 4 {
+            0 => F16_SPECIALS[(i / 4) % F16_SPECIALS.len()],
+            1 => 0x3c00, // 1.0, many times
+            _ => 0x3000 + ((i * 7919) % 2048) as u16,
+        })
+        .collect();
+    let c = Case::new();
+    write_f16(&c.path("X.npy"), n, m, &bits);
+    for algo in CPU_ALGOS {
+        for (k, smallest) in [(0, false), (1, true), (m - 1, false), (m, true), (7, true)] {
+            check_select16(&c, n, m, &bits, algo, k, smallest);
+        }
+    }
+}
+
+/// All 65,536 f16 bit patterns, in an order shuffled by a 64-bit LCG (Fisher–Yates).
+fn every_f16_shuffled(seed: u64) -> Vec<u16> {
+    let mut bits: Vec<u16> = (0..=u16::MAX).collect();
+    let mut state = seed;
+    for i in (1..bits.len()).rev() {
+        state =
+            state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        bits.swap(i, ((state >> 33) % (i as u64 + 1)) as usize);
+    }
+    bits
+}
+
+#[test]
+fn a_row_of_every_f16_bit_pattern_shuffled() {
+    let bits = every_f16_shuffled(22);
+    let m = bits.len();
+    let c = Case::new();
+    write_f16(&c.path("X.npy"), 1, m, &bits);
+    // 2046 NaN patterns rank above +inf: k = 2100 takes them all, +inf and the largest finite
+    // values; smallest mode takes -inf and the lowest values first.
+    for algo in CPU_ALGOS {
+        check_select16(&c, 1, m, &bits, algo, 2100, false);
+        check_select16(&c, 1, m, &bits, algo, 40_000, true);
+    }
+    // bisect's iteration counts on a <f2 input: an <i8 (N,) output, as for <f4.
+    let it = c.p("IT.npy");
+    let out = c.select(&["--algo", "bisect", "-k", "2100", "--iterations", &it]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (shape, counts) = read_i64(&c.path("IT.npy"));
+    let row: Vec<topk_ref::f16> = bits.iter().map(|&b| topk_ref::f16::from_bits(b)).collect();
+    let x = ndarray::ArrayView2::from_shape((1, m), &row).unwrap();
+    let want = topk_ref::topk_rows(&topk_ref::Bisect::exact(), x, 2100, Default::default())
+        .unwrap()
+        .iterations
+        .unwrap();
+    assert_eq!((shape, counts), (vec![1], vec![i64::from(want[0])]));
+    assert!(want[0] >= 1);
+}
+
+#[test]
+fn f16_input_to_a_float32_only_algorithm_exits_2_and_writes_nothing() {
+    let c = Case::new();
+    write_f16(&c.path("X.npy"), 2, 3, &[0x3c00, 0x4000, 0x7e00, 0, 0x8000, 0xfc00]);
+    for algo in ["sim", "cuda"] {
+        let it = c.p("IT.npy");
+        let out = c.select(&["--algo", algo, "-k", "2", "--iterations", &it]);
+        let says = format!("'{algo}' does not take float16 input");
+        assert_refused(&c, &out, &[&says, "float32", "heap, quickselect"]);
+    }
+    // A float32-only command reading the same file says what it found and what it reads.
+    let x = c.p("X.npy");
+    let out = rtopk(&["stats", "iterations", "--input", &x, "-k", "1", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("holds float16 (<f2) values; float32 (<f4) expected"));
 }

@@ -29,7 +29,8 @@ __device__ void rtopk_block_row(const Params& p) {
     __shared__ u32 s_stage[BLOCK_STAGE];  // the selection's staged indices, or the candidates
     static_assert(BLOCK_STAGE >= 2u * BLOCK_CAND_CAP, "the candidates and their indices fill the stage");
     u64 row_id = blockIdx.x;
-    const float* row_in = p.x + row_id * (u64)p.m;
+    RowPlace at = place_row(p, row_id);
+    const float* row_in = at.in;
     BlockRow<NARROWS> row;
     row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
     row.m = p.m; row.in_regs = min(p.m, BLOCK_EPL * blockDim.x); row.sign = p.sign;
@@ -68,8 +69,8 @@ __device__ void rtopk_block_row(const Params& p) {
     block_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold
     Search s = search_threshold(row, lo_key, hi_key, p);
-    float* out_val = opaque(p.out_val + row_id * (u64)p.k);
-    idx_t* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
+    float* out_val = opaque(p.out_val + at.out);
+    idx_t* out_idx = opaque(p.out_idx + at.out);
     if constexpr (NARROWS) {
         if (s.exit == EXIT_NARROW) {  // block-uniform
             narrow_row(row, s_stage, s_chunk);

@@ -26,6 +26,8 @@
 //                  then re-keyed from global memory
 //   sort_warp_rows.cu  rtopk_sort_warp_rows_<E>: the sorted output, one warp per row (k <= 1024)
 //   sort_rows.cu   rtopk_sort_rows: the sorted output, one block per row (k > 1024)
+//   split_rows.cu  rtopk_split_gather: a split row's last step (docs/kernel.md, "Split rows"),
+//                  the positions among the row's chunk results back to the row's indices
 //   utilities.cu   read_bandwidth_probe, spin_ahead, fill_normal (benchmarks and timing)
 // rtopk-cuda (src/kernels.rs) compiles one module per entry point (the utilities share one),
 // from a source it writes: the constants the launcher and the kernels share (CAND_CAP,
@@ -64,6 +66,11 @@ struct Params {
     int vec4;            // rows are 16-byte aligned and M % 4 == 0: 16-byte loads
     float sign;          // +1 largest mode, -1 smallest mode: ordered value = v * sign (an
                          // argument of its own, so that it stays a constant-bank operand)
+    u64 ld;              // the input's row stride (m for whole rows, the row's width for chunks;
+                         // 64 bits so that the arguments end where the struct does: no padding)
+    u32 out_ld;          // the outputs' row stride (k for whole rows)
+    u32 chunks;          // 1: each row_id is a row; > 1: row_id is chunk row_id % chunks of row
+                         // row_id / chunks (split rows, place_row)
 };
 
 // The launcher (src/launch.rs) passes its #[repr(C)] twin of Params as the entry point's
@@ -88,13 +95,15 @@ struct ArgLayout<void(A...)> {
 // Every top-k entry point takes the fields of Params, in order, and gathers them into one.
 #define RTOPK_ARGS                                                                         \
     const float* x, float* out_val, idx_t* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
-        int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign
-#define RTOPK_PARAMS \
-    Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, sign}
+        int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign, u64 ld,  \
+        u32 out_ld, u32 chunks
+#define RTOPK_PARAMS                                                                                \
+    Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, \
+           sign, ld, out_ld, chunks}
 
 __device__ void rtopk_args(RTOPK_ARGS);  // never defined: its type lists the entry points' arguments
 using RtopkArgs = ArgLayout<decltype(rtopk_args)>;
-static_assert(sizeof(Params) == 72, "Params: size");
+static_assert(sizeof(Params) == 88, "Params: size");
 static_assert(RtopkArgs::offset<0>() == 0, "x");
 static_assert(RtopkArgs::offset<1>() == 8, "out_val");
 static_assert(RtopkArgs::offset<2>() == 16, "out_idx");
@@ -108,3 +117,21 @@ static_assert(RtopkArgs::offset<9>() == 56, "precision");
 static_assert(RtopkArgs::offset<10>() == 60, "cached_keys");
 static_assert(RtopkArgs::offset<11>() == 64, "vec4");
 static_assert(RtopkArgs::offset<12>() == 68, "sign");
+static_assert(RtopkArgs::offset<13>() == 72, "ld");
+static_assert(RtopkArgs::offset<14>() == 80, "out_ld");
+static_assert(RtopkArgs::offset<15>() == 84, "chunks");
+
+// Where a launch's row_id reads and writes: its input and the offset of its first result.
+// Whole rows (chunks == 1) are row_id's own; under a split row's first stage (docs/kernel.md,
+// "Split rows") row_id is chunk c = row_id % chunks of row r = row_id / chunks, the m values
+// at r * ld + c * m, with its k results at r * out_ld + c * k, so that a row's chunk results
+// lie side by side as the second stage's row.
+struct RowPlace {
+    const float* in;
+    u64 out;
+};
+__device__ __forceinline__ RowPlace place_row(const Params& p, u64 row_id) {
+    if (p.chunks == 1u) return {p.x + row_id * p.ld, row_id * (u64)p.out_ld};
+    u64 row = row_id / p.chunks, c = row_id - row * p.chunks;
+    return {p.x + row * p.ld + c * (u64)p.m, row * (u64)p.out_ld + c * (u64)p.k};
+}

@@ -11,7 +11,8 @@
 template <int EPL, int LANES, bool NARROWS>
 __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap) {
     u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
-    const float* row_in = p.x + row_id * (u64)p.m;
+    RowPlace at = place_row(p, row_id);
+    const float* row_in = at.in;
     // stage 1: load_row
     WarpRow<EPL, LANES, NARROWS> row;
     row.m = p.m;
@@ -25,16 +26,16 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     if constexpr (NARROWS) {
         if (s.exit == EXIT_NARROW) {  // warp-uniform; cap >= 2 CAND_CAP: at most 8 warps per block
             CandRow<4> narrowed = narrow_row(row, s.count_at_lo, stage);
-            float* out_val = opaque(p.out_val + row_id * (u64)p.k);
-            idx_t* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
+            float* out_val = opaque(p.out_val + at.out);
+            idx_t* out_idx = opaque(p.out_idx + at.out);
             finish_candidates(narrowed, s, p, stage, row_in, out_val, out_idx, row_id);
             return;
         }
     }
     // stage 3: select_topk
     Cut c = cut_of(row, s, p.k);
-    float* out_val = opaque(p.out_val + row_id * (u64)p.k);
-    idx_t* out_idx = opaque(p.out_idx + row_id * (u64)p.k);
+    float* out_val = opaque(p.out_val + at.out);
+    idx_t* out_idx = opaque(p.out_idx + at.out);
     select_topk_lanes(row, c, p, sub, first, row_in, out_val, out_idx, stage, cap);
     if (sub == 0 && p.out_iter) p.out_iter[row_id] = s.iterations;
 }

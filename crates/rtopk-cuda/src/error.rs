@@ -51,6 +51,18 @@ pub enum CudaError {
         /// The widest row it holds.
         max_row: usize,
     },
+    /// A forced split (strategy split) of a launch that cannot be split.
+    #[error("({n}, {m}) with k = {k} cannot be split: {why}")]
+    Split {
+        /// Rows.
+        n: usize,
+        /// Row width.
+        m: usize,
+        /// Results per row.
+        k: usize,
+        /// Why not.
+        why: &'static str,
+    },
     /// A driver call failed (context creation, allocation, copy, launch, ...).
     #[error("CUDA driver error during {during}: {source}")]
     Driver {
@@ -97,6 +109,7 @@ impl From<rtopk_plan::PlanError> for CudaError {
         match e {
             P::TopK(e) => CudaError::TopK(e),
             P::Strategy { strategy, m, max_row } => CudaError::Strategy { strategy, m, max_row },
+            P::Split { n, m, k, why } => CudaError::Split { n, m, k, why },
             P::TooLarge { n, m, why } => CudaError::TooLarge { n, m, why },
         }
     }

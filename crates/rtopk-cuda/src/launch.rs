@@ -9,9 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use cudarc::driver::{
-    CudaFunction, CudaModule, CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg, sys,
-};
+use cudarc::driver::{CudaFunction, CudaModule, CudaSlice, DevicePtr, DevicePtrMut, sys};
 use cudarc::nvrtc::Ptx;
 use topk_ref::{Mode, TopKError};
 
@@ -19,7 +17,7 @@ use crate::compile::{self, CacheUse};
 use crate::disk_cache::ImageKind;
 use crate::error::driver;
 use crate::kernels::{BLOCK_STATIC_SHARED, Family, IndexType, Unit};
-use crate::plan::{Launch, Plan, SortPlan, Strategy, plan};
+use crate::plan::{Launch, Plan, Route, SortPlan, Split, Strategy, plan, route};
 use crate::{CudaError, CudaTopK};
 
 /// The arguments of every top-k entry point: `struct Params` of `kernels/common.cuh`, field
@@ -43,6 +41,9 @@ pub(crate) struct Params {
     pub(crate) cached_keys: u32,
     pub(crate) vec4: i32,
     pub(crate) sign: f32,
+    pub(crate) ld: u64,
+    pub(crate) out_ld: u32,
+    pub(crate) chunks: u32,
 }
 
 /// Device buffers a caller owns (a framework's tensors), by address: the input (`n * m` f32),
@@ -79,6 +80,9 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         cached_keys: 0,
         vec4: 0,
         sign: 0.0,
+        ld: 0,
+        out_ld: 0,
+        chunks: 0,
     };
     vec![
         (offset_of!(Params, x), size_of_val(&p.x)),
@@ -94,6 +98,9 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         (offset_of!(Params, cached_keys), size_of_val(&p.cached_keys)),
         (offset_of!(Params, vec4), size_of_val(&p.vec4)),
         (offset_of!(Params, sign), size_of_val(&p.sign)),
+        (offset_of!(Params, ld), size_of_val(&p.ld)),
+        (offset_of!(Params, out_ld), size_of_val(&p.out_ld)),
+        (offset_of!(Params, chunks), size_of_val(&p.chunks)),
     ]
 }
 
@@ -287,9 +294,21 @@ impl CudaTopK {
         Ok(out)
     }
 
-    /// The launch plan of `launch` on this device with `strategy`.
+    /// The launch plan of `launch` on this device with `strategy`, for its rows as they are.
     pub fn plan(&self, launch: &Launch, strategy: Strategy) -> Result<Plan, CudaError> {
         plan(launch, &self.limits, strategy)
+    }
+
+    /// The route of `launch` on this device with `strategy`: its plan, or split rows where
+    /// the strategy splits them (rtopk-plan's `split`); `counts`: whether the iteration counts
+    /// are wanted (a split row has none, so such a launch is never split).
+    pub fn route(
+        &self,
+        launch: &Launch,
+        strategy: Strategy,
+        counts: bool,
+    ) -> Result<Route, CudaError> {
+        route(launch, &self.limits, strategy, counts)
     }
 
     /// Row-wise top-k of `x` (device, `n * m` values, row-major) into device buffers: values
@@ -303,7 +322,7 @@ impl CudaTopK {
         out_idx: &mut CudaSlice<u32>,
         out_iter: &mut CudaSlice<u32>,
     ) -> Result<(), CudaError> {
-        self.select_device_with(launch, Strategy::Auto, x, out_val, out_idx, out_iter)
+        self.select_device_opt(launch, Strategy::Auto, x, out_val, out_idx, Some(out_iter))
     }
 
     /// [`CudaTopK::select_device`] with a launch strategy.
@@ -316,49 +335,53 @@ impl CudaTopK {
         out_idx: &mut CudaSlice<u32>,
         out_iter: &mut CudaSlice<u32>,
     ) -> Result<(), CudaError> {
-        let plan = self.plan(launch, strategy)?;
-        check_buffers(launch, x.len(), out_val.len(), out_idx.len(), out_iter.len())?;
-        let Launch { n, m, k, mode, bisect, .. } = *launch;
-        if n == 0 || k == 0 {
+        self.select_device_opt(launch, strategy, x, out_val, out_idx, Some(out_iter))
+    }
+
+    /// [`CudaTopK::select_device_with`], the iteration counts optional: without them the
+    /// route may split rows (rtopk-plan's `split`), with the same values and indices.
+    pub fn select_device_opt(
+        &self,
+        launch: &Launch,
+        strategy: Strategy,
+        x: &CudaSlice<f32>,
+        out_val: &mut CudaSlice<f32>,
+        out_idx: &mut CudaSlice<u32>,
+        out_iter: Option<&mut CudaSlice<u32>>,
+    ) -> Result<(), CudaError> {
+        let route = self.route(launch, strategy, out_iter.is_some())?;
+        let it_len = out_iter.as_ref().map(|b| b.len());
+        check_buffers(launch, x.len(), out_val.len(), out_idx.len(), it_len)?;
+        if launch.n == 0 || launch.k == 0 {
             return Ok(());
         }
-        let func = self.function(plan.unit)?;
         let s = &self.stream;
         let (x_ptr, _x) = x.device_ptr(s);
         let (val_ptr, _val) = out_val.device_ptr_mut(s);
         let (idx_ptr, _idx) = out_idx.device_ptr_mut(s);
-        let (iter_ptr, _iter) = out_iter.device_ptr_mut(s);
-        let params = Params {
+        let iter = out_iter.map(|b| b.device_ptr_mut(s));
+        let bufs = RawBuffers {
             x: x_ptr,
-            out_val: val_ptr,
-            out_idx: idx_ptr,
-            out_iter: iter_ptr,
-            n_rows: n as u64,
-            m: m as u32, // < 2^32: the plan checked
-            k: k as u32, // <= m
-            smallest: i32::from(mode == Mode::Smallest),
-            max_iter: bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32),
-            precision: bisect.precision,
-            cached_keys: plan.cached_keys,
-            // 16-byte loads need every row 16-byte aligned: cudarc allocations are 256-byte
-            // aligned, so M % 4 == 0 is enough.
-            vec4: i32::from(m % 4 == 0),
-            sign: if mode == Mode::Smallest { -1.0 } else { 1.0 },
+            values: val_ptr,
+            indices: idx_ptr,
+            iterations: iter.as_ref().map_or(0, |(p, _)| *p),
         };
-        self.launch_topk(func, &plan, params)?;
-        // the guards record the launch's reads and writes on the buffers when dropped
-        drop((_x, _val, _idx, _iter));
-        if let Some(sort) = plan.sort {
-            self.sort_device(&sort, launch, x, out_val, out_idx)?;
-        }
-        Ok(())
+        // SAFETY: the buffers were checked against the launch above and stay borrowed (the
+        // guards record the launch's reads and writes on them when dropped) until the work is
+        // queued on this device's stream.
+        unsafe { self.run_route(&route, launch, IndexType::U32, bufs, s.cu_stream()) }
     }
 
-    /// The units a launch on a caller's buffers ([`CudaTopK::select_raw`]) runs: the top-k's
-    /// and, for sorted output, the sort's, writing indices as `index`.
-    pub fn raw_units(&self, launch: &Launch, index: IndexType) -> Result<Vec<Unit>, CudaError> {
-        let plan = self.plan(launch, Strategy::Auto)?;
-        Ok(plan.units().into_iter().map(|u| u.with_index(index)).collect())
+    /// The units a launch on a caller's buffers ([`CudaTopK::select_raw`]) runs, writing
+    /// indices as `index`; `counts`: whether iteration counts are wanted.
+    pub fn raw_units(
+        &self,
+        launch: &Launch,
+        index: IndexType,
+        counts: bool,
+    ) -> Result<Vec<Unit>, CudaError> {
+        let route = self.route(launch, Strategy::Auto, counts)?;
+        Ok(route.units().into_iter().map(|u| u.with_index(index)).collect())
     }
 
     /// `true` when every one of `units` is loaded: a launch of them builds nothing.
@@ -367,9 +390,12 @@ impl CudaTopK {
     }
 
     /// Row-wise top-k on buffers the caller owns, queued on the caller's `stream` (e.g. a
-    /// framework's current stream) with the indices written as `index`: nothing is allocated,
-    /// copied or synchronised, so the launch can be captured in a CUDA graph. Builds and loads
-    /// the kernels on first use (warm up before capturing).
+    /// framework's current stream) with the indices written as `index`: nothing is copied or
+    /// synchronised, so the launch can be captured in a CUDA graph; split rows take their
+    /// candidates' room from the stream-ordered allocator (`cuMemAllocAsync` and
+    /// `cuMemFreeAsync` on `stream`). Builds and loads the kernels on first use (warm up
+    /// before capturing). Without iteration counts (`bufs.iterations == 0`) the route may split
+    /// rows.
     ///
     /// # Safety
     /// `bufs` must point to device memory of this device, of the sizes [`RawBuffers`] states
@@ -385,31 +411,204 @@ impl CudaTopK {
     ) -> Result<(), CudaError> {
         // A handle a framework gave as an integer: its provenance is the driver's.
         let stream: sys::CUstream = std::ptr::with_exposed_provenance_mut(stream as usize);
-        let plan = self.plan(launch, Strategy::Auto)?;
-        let Launch { n, m, k, mode, bisect, .. } = *launch;
-        if n == 0 || k == 0 {
+        let route = self.route(launch, Strategy::Auto, bufs.iterations != 0)?;
+        if launch.n == 0 || launch.k == 0 {
             return Ok(());
         }
-        let func = self.function(plan.unit.with_index(index))?;
-        let params = Params {
-            x: bufs.x,
-            out_val: bufs.values,
-            out_idx: bufs.indices,
-            out_iter: bufs.iterations,
-            n_rows: n as u64,
-            m: m as u32, // < 2^32: the plan checked
-            k: k as u32, // <= m
-            smallest: i32::from(mode == Mode::Smallest),
-            max_iter: bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32),
-            precision: bisect.precision,
-            cached_keys: plan.cached_keys,
-            // 16-byte loads need 16-byte aligned rows: the input's address and M % 4 == 0.
-            vec4: i32::from(m % 4 == 0 && bufs.x % 16 == 0),
-            sign: if mode == Mode::Smallest { -1.0 } else { 1.0 },
-        };
         // SAFETY: the caller's buffers, of the sizes this function's contract states.
-        unsafe { self.launch_topk_on(func, &plan, params, stream) }?;
-        let Some(sort) = plan.sort else { return Ok(()) };
+        unsafe { self.run_route(&route, launch, index, bufs, stream) }
+    }
+
+    /// Queues `route` on `stream`.
+    ///
+    /// # Safety
+    /// `bufs` must be valid for `launch` (x: n*m values, outputs: n*k and n elements, or a
+    /// null iteration output) until the work on `stream` completes.
+    unsafe fn run_route(
+        &self,
+        route: &Route,
+        launch: &Launch,
+        index: IndexType,
+        bufs: RawBuffers,
+        stream: sys::CUstream,
+    ) -> Result<(), CudaError> {
+        self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
+        match route {
+            // SAFETY: the caller's buffers, for this launch.
+            Route::Direct(plan) => unsafe { self.run_plan(plan, launch, index, bufs, stream) },
+            // SAFETY: the caller's buffers, for this launch.
+            Route::Split { split, rest } => unsafe {
+                self.run_split(split, rest, launch, index, bufs, stream)
+            },
+        }
+    }
+
+    /// Queues one plan: the top-k launch and, for sorted output, the sort.
+    ///
+    /// # Safety
+    /// As [`CudaTopK::run_route`].
+    unsafe fn run_plan(
+        &self,
+        plan: &Plan,
+        launch: &Launch,
+        index: IndexType,
+        bufs: RawBuffers,
+        stream: sys::CUstream,
+    ) -> Result<(), CudaError> {
+        let func = self.function(plan.unit.with_index(index))?;
+        let params = Params::rows(launch, plan, bufs);
+        // SAFETY: the caller's buffers, for this launch.
+        unsafe { self.launch_topk_on(func, plan, params, stream) }?;
+        match plan.sort {
+            // SAFETY: the caller's buffers, for this launch.
+            Some(sort) => unsafe { self.launch_sort(&sort, launch, index, bufs, stream) },
+            None => Ok(()),
+        }
+    }
+
+    /// Queues a split row (rtopk-plan's `split`): each chunk's top k into the candidates, the
+    /// route of the row's top k among them, and the indices back to the row's.
+    ///
+    /// # Safety
+    /// As [`CudaTopK::run_route`], with no iteration output.
+    unsafe fn run_split(
+        &self,
+        split: &Split,
+        rest: &Route,
+        launch: &Launch,
+        index: IndexType,
+        bufs: RawBuffers,
+        stream: sys::CUstream,
+    ) -> Result<(), CudaError> {
+        let Launch { n, m, k, .. } = *launch;
+        let width = split.candidates(k);
+        let too_large = || CudaError::TooLarge { n, m, why: "the split row's candidates" };
+        let count = n.checked_mul(width).ok_or_else(too_large)?;
+        let val_bytes = count.checked_mul(4).ok_or_else(too_large)?;
+        let idx_bytes = count.checked_mul(index.bytes()).ok_or_else(too_large)?;
+        self.keep_pool()?;
+        // SAFETY: the context is bound (run_route); sizes checked above.
+        let (cand_val, cand_idx) =
+            unsafe { (StreamTemp::new(val_bytes, stream)?, StreamTemp::new(idx_bytes, stream)?) };
+        let cand =
+            RawBuffers { x: bufs.x, values: cand_val.ptr, indices: cand_idx.ptr, iterations: 0 };
+        let first = Params::chunks(launch, &split.first_plan, cand, split, width);
+        let func = self.function(split.first_plan.unit.with_index(index))?;
+        // SAFETY: the first plan's n * full chunk rows read within the caller's n * m input
+        // (chunk c of row r at r m + c chunk) and write within the candidates (n * width).
+        unsafe { self.launch_topk_on(func, &split.first_plan, first, stream) }?;
+        if let Some(last_plan) = &split.last_plan {
+            let before = (split.full * split.chunk) as u64;
+            let at = RawBuffers {
+                x: bufs.x + 4 * before,
+                values: cand.values + 4 * (split.full * k) as u64,
+                indices: cand.indices + (index.bytes() * split.full * k) as u64,
+                iterations: 0,
+            };
+            let last = Params::last_chunks(launch, last_plan, at, split, width);
+            let func = self.function(last_plan.unit.with_index(index))?;
+            // SAFETY: n rows of the last chunk's width at stride m, past the full chunks, in
+            // the input; their k results at stride width, past the full chunks' results.
+            unsafe { self.launch_topk_on(func, last_plan, last, stream) }?;
+        }
+        let second = Launch { m: width, ..*launch };
+        let to_out = RawBuffers { x: cand.values, ..bufs };
+        // SAFETY: the candidates (n * width values) and the caller's outputs (n * k).
+        unsafe { self.run_route(rest, &second, index, to_out, stream) }?;
+        // SAFETY: the candidates' indices (n * width) and the caller's indices (n * k), each
+        // holding a position < width.
+        unsafe {
+            self.launch_gather(
+                index,
+                cand.indices,
+                bufs.indices,
+                (n, k, width, split.chunk),
+                stream,
+            )
+        }
+    }
+
+    /// Lets the device's default memory pool keep the memory split rows free (its release
+    /// threshold at the maximum), once: with the default threshold of 0 the pool returns it to
+    /// the driver at every synchronisation, and the next split row maps it again, which takes
+    /// the host milliseconds (CUDA Programming Guide, "Stream Ordered Memory Allocator",
+    /// physical page caching behaviour). The pool is the device's: other users of
+    /// `cudaMallocAsync` on it keep their freed memory too.
+    fn keep_pool(&self) -> Result<(), CudaError> {
+        if self.pool_kept.get().is_some() {
+            return Ok(());
+        }
+        let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+        // SAFETY: an out-pointer to a pool handle and this context's device.
+        unsafe { sys::cuDeviceGetDefaultMemPool(&raw mut pool, self.ctx.cu_device()) }
+            .result()
+            .map_err(driver("reading the device's memory pool"))?;
+        let mut keep = u64::MAX;
+        // SAFETY: a pool handle of this device, an attribute that takes a u64, and a pointer to
+        // one.
+        unsafe {
+            sys::cuMemPoolSetAttribute(
+                pool,
+                sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                (&raw mut keep).cast(),
+            )
+        }
+        .result()
+        .map_err(driver("keeping the memory pool's memory"))?;
+        let _ = self.pool_kept.set(());
+        Ok(())
+    }
+
+    /// Queues `rtopk_split_gather` over `n` rows of `k` positions among `width` candidates
+    /// from chunks of `chunk`.
+    ///
+    /// # Safety
+    /// `cand_idx` must hold n * width indices and `out_idx` n * k positions < width, both of
+    /// `index`'s type, valid until the work on `stream` completes.
+    unsafe fn launch_gather(
+        &self,
+        index: IndexType,
+        cand_idx: u64,
+        out_idx: u64,
+        (n, k, width, chunk): (usize, usize, usize, usize),
+        stream: sys::CUstream,
+    ) -> Result<(), CudaError> {
+        let func = self.function(Unit::single(Family::SplitGather).with_index(index))?;
+        let (mut c, mut o, mut n64) = (cand_idx, out_idx, n as u64);
+        let (mut k32, mut w32, mut m32) = (k as u32, width as u32, chunk as u32);
+        let mut args: [*mut c_void; 6] = [
+            (&raw mut c).cast(),
+            (&raw mut o).cast(),
+            (&raw mut n64).cast(),
+            (&raw mut k32).cast(),
+            (&raw mut w32).cast(),
+            (&raw mut m32).cast(),
+        ];
+        let threads = 256u32;
+        let blocks = (n * k).div_ceil(threads as usize).min(self.limits.sm_count * 64).max(1);
+        let grid = (blocks as u32, threads, 0);
+        // SAFETY: `func` is rtopk_split_gather (kernels/split_rows.cu), whose arguments `args`
+        // points to in order and type; the kernel reads and writes only out_idx[0 .. n k) and
+        // reads cand_idx[row width + pos] with pos < width, within the buffers the caller
+        // vouches for.
+        unsafe { self.launch_args(func, grid, stream, &mut args) }
+            .map_err(driver("launching the split rows' gather"))
+    }
+
+    /// Queues the sort of each row's k results (as the selection leaves them) into SPEC §1's
+    /// sorted order.
+    ///
+    /// # Safety
+    /// As [`CudaTopK::run_route`].
+    unsafe fn launch_sort(
+        &self,
+        sort: &SortPlan,
+        launch: &Launch,
+        index: IndexType,
+        bufs: RawBuffers,
+        stream: sys::CUstream,
+    ) -> Result<(), CudaError> {
+        let Launch { n, m, k, mode, .. } = *launch;
         let func = self.function(sort.unit.with_index(index))?;
         let (mut x, mut val, mut idx) = (bufs.x, bufs.values, bufs.indices);
         let (mut n64, mut m32, mut k32) = (n as u64, m as u32, k as u32);
@@ -432,29 +631,49 @@ impl CudaTopK {
                 (&raw mut in_shared).cast(),
             ]);
         }
+        let grid = (sort.grid, sort.block, sort.dynamic_shared);
         // SAFETY: `func` is the sort the plan chose; `args` points to its arguments in order and
         // type — SORT_WARP_ARGS (kernels/sort_warp_rows.cu), plus pow2, row_threads and
-        // in_shared for rtopk_sort_rows (kernels/sort_rows.cu) — and lives across the call,
-        // which copies them; the buffers are the caller's, of the sizes this function's
-        // contract states: each warp or block touches positions < k of its own rows < n only,
-        // and the block sort's shared memory is one row of pow2 ranks, as the plan gives it.
+        // in_shared for rtopk_sort_rows (kernels/sort_rows.cu); the buffers are the caller's,
+        // of the sizes run_route's contract states: each warp or block touches positions < k of
+        // its own rows < n only, and the block sort's shared memory is one row of pow2 ranks,
+        // as the plan gives it.
+        unsafe { self.launch_args(func, grid, stream, &mut args) }
+            .map_err(driver("launching the sort"))
+    }
+
+    /// Launches `f` on `stream` with its arguments given one by one (`args`: a pointer to each,
+    /// in order); `grid` is (blocks, threads per block, dynamic shared bytes).
+    ///
+    /// # Safety
+    /// `args` must point to `f`'s arguments, in order and of their types, and every pointer
+    /// among them must be valid for what `f` does with the grid.
+    unsafe fn launch_args(
+        &self,
+        f: &CudaFunction,
+        (blocks, threads, shared): (u32, u32, u32),
+        stream: sys::CUstream,
+        args: &mut [*mut c_void],
+    ) -> Result<(), cudarc::driver::DriverError> {
+        // SAFETY: `f` is an entry point of a loaded module of this context (run_route bound
+        // it); the caller vouches for the arguments, which live across the call (it copies
+        // them).
         unsafe {
             sys::cuLaunchKernel(
-                func.cu_function(),
-                sort.grid,
+                f.cu_function(),
+                blocks,
                 1,
                 1,
-                sort.block,
+                threads,
                 1,
                 1,
-                sort.dynamic_shared,
+                shared,
                 stream,
                 args.as_mut_ptr(),
                 std::ptr::null_mut(),
             )
         }
         .result()
-        .map_err(driver("launching the sort"))
     }
 
     /// Launches `f` on `stream` with `params` as its parameter buffer; `grid` is (blocks,
@@ -503,18 +722,12 @@ impl CudaTopK {
         .map_err(driver("launching a kernel"))
     }
 
-    /// Launches a top-k entry point with `params` as its parameter buffer.
-    fn launch_topk(&self, f: &CudaFunction, plan: &Plan, params: Params) -> Result<(), CudaError> {
-        // SAFETY: select_device_with built `params` from buffers it checked (x: n*m values,
-        // outputs: n*k and n elements), kept borrowed until the launch is queued.
-        unsafe { self.launch_topk_on(f, plan, params, self.stream.cu_stream()) }
-    }
-
-    /// [`CudaTopK::launch_topk`] on `stream`.
+    /// Launches a top-k entry point on `stream` with `params` as its parameter buffer.
     ///
     /// # Safety
-    /// The pointers in `params` must be valid for `plan`'s launch (x: n*m values, outputs: n*k
-    /// and n elements, or a null iteration output) until the work on `stream` completes.
+    /// The pointers in `params` must be valid for `plan`'s launch (x: the rows it reads,
+    /// outputs: the results it writes, or a null iteration output) until the work on `stream`
+    /// completes.
     unsafe fn launch_topk_on(
         &self,
         f: &CudaFunction,
@@ -528,46 +741,109 @@ impl CudaTopK {
         // memory is within what allow_dynamic_shared allowed.
         unsafe { self.launch_raw(f, (plan.grid, plan.block, plan.dynamic_shared), stream, params) }
     }
+}
 
-    /// Sorts each row's k results (as the selection leaves them) into SPEC §1's sorted order.
-    fn sort_device(
-        &self,
-        sort: &SortPlan,
+impl Params {
+    /// The parameters every launch shares: the buffers, the search and the mode.
+    fn common(launch: &Launch, plan: &Plan, bufs: RawBuffers) -> Self {
+        let Launch { n, m, k, mode, bisect, .. } = *launch;
+        Self {
+            x: bufs.x,
+            out_val: bufs.values,
+            out_idx: bufs.indices,
+            out_iter: bufs.iterations,
+            n_rows: n as u64,
+            m: m as u32, // < 2^32: the plan checked
+            k: k as u32, // <= m
+            smallest: i32::from(mode == Mode::Smallest),
+            max_iter: bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32),
+            precision: bisect.precision,
+            cached_keys: plan.cached_keys,
+            // 16-byte loads need 16-byte aligned rows: the input's address and M % 4 == 0.
+            vec4: i32::from(m % 4 == 0 && bufs.x % 16 == 0),
+            sign: if mode == Mode::Smallest { -1.0 } else { 1.0 },
+            ld: m as u64,
+            out_ld: k as u32,
+            chunks: 1,
+        }
+    }
+
+    /// Whole rows: row r's m values at r m, its k results at r k.
+    fn rows(launch: &Launch, plan: &Plan, bufs: RawBuffers) -> Self {
+        Self::common(launch, plan, bufs)
+    }
+
+    /// A split row's full chunks: `n * full` rows of `chunk` values, chunk c of row r at
+    /// r m + c chunk, its k results at r width + c k (place_row in kernels/common.cuh).
+    fn chunks(launch: &Launch, plan: &Plan, bufs: RawBuffers, split: &Split, width: usize) -> Self {
+        let m = launch.m;
+        Self {
+            n_rows: (launch.n * split.full) as u64, // the plan's rows: no overflow
+            m: split.chunk as u32,
+            vec4: i32::from(m % 4 == 0 && bufs.x % 16 == 0),
+            ld: m as u64,
+            out_ld: width as u32, // < 2^32: the plan checked
+            chunks: split.full as u32,
+            ..Self::common(launch, plan, bufs)
+        }
+    }
+
+    /// A split row's last chunks: `n` rows of `last` values at stride m (`bufs.x` at the
+    /// first row's), their k results at stride width.
+    fn last_chunks(
         launch: &Launch,
-        x: &CudaSlice<f32>,
-        out_val: &mut CudaSlice<f32>,
-        out_idx: &mut CudaSlice<u32>,
-    ) -> Result<(), CudaError> {
-        let (n64, m32, k32) = (launch.n as u64, launch.m as u32, launch.k as u32);
-        let smallest = i32::from(launch.mode == Mode::Smallest);
-        let cfg = LaunchConfig {
-            grid_dim: (sort.grid, 1, 1),
-            block_dim: (sort.block, 1, 1),
-            shared_mem_bytes: sort.dynamic_shared,
-        };
-        let func = self.function(sort.unit)?;
-        let mut b = self.stream.launch_builder(func);
-        b.arg(x).arg(out_val).arg(out_idx).arg(&n64).arg(&m32).arg(&k32).arg(&smallest);
-        let Some(shape) = sort.shape else {
-            // SAFETY: the arguments match SORT_WARP_ARGS (kernels/sort_warp_rows.cu) in order
-            // and type; select_device checked the buffers (x: n*m, outputs: n*k); each warp
-            // touches positions < k of its own row < n only.
-            unsafe { b.launch(cfg) }.map_err(driver("launching the sort"))?;
-            return Ok(());
-        };
-        let in_shared = i32::from(shape.in_shared);
-        b.arg(&shape.pow2).arg(&shape.row_threads).arg(&in_shared);
-        // SAFETY: the arguments match rtopk_sort_rows (kernels/sort_rows.cu) in order and
-        // type; select_device checked the buffers (x: n*m, outputs: n*k); the kernel touches
-        // only rows < n and positions < k of each, and (blockDim = row_threads: one row per
-        // block) shared memory within one row of pow2 ranks, which is what the plan gives it.
-        unsafe { b.launch(cfg) }.map_err(driver("launching the sort"))?;
-        Ok(())
+        plan: &Plan,
+        bufs: RawBuffers,
+        split: &Split,
+        width: usize,
+    ) -> Self {
+        let m = launch.m;
+        Self {
+            m: split.last as u32,
+            vec4: i32::from(m % 4 == 0 && split.last % 4 == 0 && bufs.x % 16 == 0),
+            ld: m as u64,
+            out_ld: width as u32,
+            ..Self::common(launch, plan, bufs)
+        }
+    }
+}
+
+/// Device memory from the stream-ordered allocator, freed on `stream` when dropped (after the
+/// work queued before the drop).
+struct StreamTemp {
+    ptr: sys::CUdeviceptr,
+    stream: sys::CUstream,
+}
+
+impl StreamTemp {
+    /// `bytes` on `stream`.
+    ///
+    /// # Safety
+    /// The device's context must be bound to this thread and `stream` be one of its streams.
+    unsafe fn new(bytes: usize, stream: sys::CUstream) -> Result<Self, CudaError> {
+        // SAFETY: the caller's context and stream.
+        let ptr = unsafe { cudarc::driver::result::malloc_async(stream, bytes.max(1)) }
+            .map_err(driver("allocating the split rows' candidates"))?;
+        Ok(Self { ptr, stream })
+    }
+}
+
+impl Drop for StreamTemp {
+    fn drop(&mut self) {
+        // SAFETY: memory of malloc_async on this stream, freed once, after the work queued
+        // on the stream before this point; an error (a lost context) leaves nothing to free.
+        let _ = unsafe { cudarc::driver::result::free_async(self.ptr, self.stream) };
     }
 }
 
 /// Checks the device buffers' lengths against the launch.
-fn check_buffers(l: &Launch, x: usize, val: usize, idx: usize, it: usize) -> Result<(), CudaError> {
+fn check_buffers(
+    l: &Launch,
+    x: usize,
+    val: usize,
+    idx: usize,
+    it: Option<usize>,
+) -> Result<(), CudaError> {
     let need = |what: &str, have: usize, want: usize| {
         if have < want {
             Err(CudaError::TopK(TopKError::InvalidParameter {
@@ -584,7 +860,10 @@ fn check_buffers(l: &Launch, x: usize, val: usize, idx: usize, it: usize) -> Res
     need("the input", x, nm)?;
     need("the values output", val, nk)?;
     need("the indices output", idx, nk)?;
-    need("the iterations output", it, l.n)
+    match it {
+        Some(it) => need("the iterations output", it, l.n),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -608,6 +887,9 @@ mod tests {
             ("cached_keys", offset_of!(Params, cached_keys)),
             ("vec4", offset_of!(Params, vec4)),
             ("sign", offset_of!(Params, sign)),
+            ("ld", offset_of!(Params, ld)),
+            ("out_ld", offset_of!(Params, out_ld)),
+            ("chunks", offset_of!(Params, chunks)),
         ]
     }
 
@@ -669,7 +951,11 @@ mod tests {
         let gathered = body("Params{", "}");
         let gathered: Vec<&str> = gathered.split(',').map(str::trim).collect();
         assert_eq!(gathered, names);
-        assert_eq!(size_of::<Params>(), 72);
+        assert_eq!(size_of::<Params>(), 88);
+        // the parameter buffer is the struct: its last field must end where the struct does
+        // (a padded tail is more than the entry point takes: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
+        let (offset, size) = *params_layout().last().unwrap();
+        assert_eq!(offset + size, size_of::<Params>(), "no padding after the last field");
     }
 
     #[test]
@@ -682,11 +968,12 @@ mod tests {
             bisect: topk_ref::Bisect::exact(),
             sorted: false,
         };
-        assert!(check_buffers(&l, 40, 12, 12, 4).is_ok());
+        assert!(check_buffers(&l, 40, 12, 12, Some(4)).is_ok());
+        assert!(check_buffers(&l, 40, 12, 12, None).is_ok());
         for (x, v, i, it) in [(39, 12, 12, 4), (40, 11, 12, 4), (40, 12, 11, 4), (40, 12, 12, 3)] {
-            assert!(matches!(check_buffers(&l, x, v, i, it), Err(CudaError::TopK(_))));
+            assert!(matches!(check_buffers(&l, x, v, i, Some(it)), Err(CudaError::TopK(_))));
         }
         let huge = Launch { n: usize::MAX / 2, ..l };
-        assert!(matches!(check_buffers(&huge, 0, 0, 0, 0), Err(CudaError::TooLarge { .. })));
+        assert!(matches!(check_buffers(&huge, 0, 0, 0, None), Err(CudaError::TooLarge { .. })));
     }
 }

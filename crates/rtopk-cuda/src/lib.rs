@@ -66,6 +66,8 @@ pub struct CudaTopK {
     files: KernelFiles,
     slots: Vec<Slot>,
     opened: Instant,
+    /// Set once the device's default memory pool keeps what split rows free (launch.rs).
+    pool_kept: std::sync::OnceLock<()>,
 }
 
 /// Checks that the CUDA driver and NVRTC libraries can be loaded, before cudarc touches them
@@ -122,6 +124,7 @@ impl CudaTopK {
             files: KernelFiles::for_process()?,
             slots: (0..UNIT_COUNT).map(|_| Slot::default()).collect(),
             opened,
+            pool_kept: std::sync::OnceLock::new(),
         })
     }
 
@@ -162,7 +165,9 @@ impl CudaTopK {
         self.topk_rows_with(x, k, opts, bisect, Strategy::Auto)
     }
 
-    /// [`CudaTopK::topk_rows`] with a launch strategy.
+    /// [`CudaTopK::topk_rows`] with a launch strategy. [`Strategy::Split`] splits the rows
+    /// (rtopk-plan's `split`) and returns no iteration counts; every other strategy returns
+    /// them.
     pub fn topk_rows_with(
         &self,
         x: ArrayView2<'_, f32>,
@@ -174,9 +179,11 @@ impl CudaTopK {
         let (n, m) = x.dim();
         check_shape(m, k)?;
         let launch = Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted };
-        // every unit the launch needs, built at once (in parallel where there are two)
+        // the split strategy takes the path without iteration counts (a split row has none)
+        let counts = strategy != Strategy::Split;
+        // every unit the launch needs, built at once (in parallel where there are several)
         if n > 0 && k > 0 {
-            self.prepare(&self.plan(&launch, strategy)?.units())?;
+            self.prepare(&self.route(&launch, strategy, counts)?.units())?;
         }
         let nk = n.checked_mul(k).ok_or(CudaError::TooLarge { n, m, why: "n * k" })?;
         // a row-major view is copied as it lies; any other layout is gathered first
@@ -193,7 +200,8 @@ impl CudaTopK {
         let mut val = s.alloc_zeros::<f32>(nk.max(1)).map_err(driver("allocating"))?;
         let mut idx = s.alloc_zeros::<u32>(nk.max(1)).map_err(driver("allocating"))?;
         let mut it = s.alloc_zeros::<u32>(n.max(1)).map_err(driver("allocating"))?;
-        self.select_device_with(&launch, strategy, &dx, &mut val, &mut idx, &mut it)?;
+        let iter_out = if counts { Some(&mut it) } else { None };
+        self.select_device_opt(&launch, strategy, &dx, &mut val, &mut idx, iter_out)?;
         let mut values = s.clone_dtoh(&val).map_err(driver("copying values back"))?;
         let mut indices = s.clone_dtoh(&idx).map_err(driver("copying indices back"))?;
         let mut iterations = s.clone_dtoh(&it).map_err(driver("copying iterations back"))?;
@@ -205,7 +213,7 @@ impl CudaTopK {
         Ok(TopK {
             values: Array2::from_shape_vec(shape, values).map_err(err)?,
             indices: Array2::from_shape_vec(shape, indices).map_err(err)?,
-            iterations: Some(Array1::from(iterations)),
+            iterations: counts.then(|| Array1::from(iterations)),
         })
     }
 }

@@ -30,6 +30,7 @@ pub use rtopk_plan::plan::{
     DeviceLimits, Launch, MAX_BLOCK_FREE_ROW, MAX_HALF_WARP_ROW, MAX_QUARTER_WARP_ROW,
     MAX_WARP_ROW, Plan, QUARTER_ROWS_PER_SM, SORT_SHARED_MAX, SortPlan, SortShape, Strategy,
 };
+pub use rtopk_plan::split::{Route, Split};
 
 use crate::CudaError;
 
@@ -42,6 +43,17 @@ use crate::CudaError;
 /// launcher skips (nothing to compute).
 pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Result<Plan, CudaError> {
     Ok(rtopk_plan::plan(launch, limits, strategy)?)
+}
+
+/// The route of `launch` (rtopk-plan's [`rtopk_plan::route()`]): its plan, or split rows;
+/// `counts`: whether iteration counts are wanted.
+pub fn route(
+    launch: &Launch,
+    limits: &DeviceLimits,
+    strategy: Strategy,
+    counts: bool,
+) -> Result<Route, CudaError> {
+    Ok(rtopk_plan::route(launch, limits, strategy, counts)?)
 }
 
 /// Reading a device's [`DeviceLimits`].

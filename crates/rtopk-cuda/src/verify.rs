@@ -15,7 +15,7 @@ use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, topk_rows};
 
 use warp_sim::{KernelArgs, SimConfig, launch_parallel};
 
-use crate::plan::{DeviceLimits, Launch, MAX_QUARTER_WARP_ROW, Plan, Strategy};
+use crate::plan::{DeviceLimits, Launch, MAX_QUARTER_WARP_ROW, Route, Strategy};
 use crate::{CudaError, CudaTopK};
 
 /// Input families: normal, uniform, heavy ties, same leading bits (AIR's radix-adversarial
@@ -30,6 +30,24 @@ pub const FAMILIES: [&str; 5] = ["normal", "uniform", "ties", "same-leading-bits
 pub const WIDTHS: [usize; 20] = [
     1, 7, 31, 32, 33, 100, 256, 768, 1000, 1024, 1025, 2047, 3000, 4096, 5001, 8192, 10000, 65536,
     100_000, 131_071,
+];
+
+/// Split rows (rtopk-plan's `split`, forced with [`Strategy::Split`]; exact search, no
+/// iteration counts) as (n, M, k): a last chunk narrower than the others (10000 = 4 x 2048 +
+/// 1808), one that joins the chunk before it (8200 = 3 x 2048 + 2056), k at an eighth of the
+/// chunk (256 of 2048), rows that are whole chunks (65536), N = 1, several rows, a second
+/// stage split again (2^20 with k = 256: three levels) and chunks of 4096 and 8192.
+pub const SPLIT_CASES: [(usize, usize, usize); 10] = [
+    (1, 10_000, 1),
+    (3, 10_000, 100),
+    (2, 8200, 200),
+    (1, 65_536, 256),
+    (4, 65_536, 7),
+    (5, 9000, 300),
+    (2, 100_000, 1000),
+    (1, 131_071, 50),
+    (1, 1 << 20, 256),
+    (16, 40_000, 512),
 ];
 
 /// Searches checked: exact and early stopping with max_iter 1, 2, 4, 8.
@@ -138,12 +156,13 @@ impl fmt::Display for Report {
     }
 }
 
-/// Where a GPU result differs from a reference, if anywhere.
+/// Where a GPU result differs from a reference, if anywhere (the iteration counts where the
+/// GPU returned them: split rows have none).
 pub fn difference(gpu: &TopK, cpu: &TopK) -> Option<&'static str> {
     let bits = |t: &TopK| t.values.mapv(f32::to_bits);
     if gpu.indices != cpu.indices {
         Some("indices")
-    } else if gpu.iterations != cpu.iterations {
+    } else if gpu.iterations.is_some() && gpu.iterations != cpu.iterations {
         Some("iteration counts")
     } else if bits(gpu) != bits(cpu) {
         Some("value bits")
@@ -168,7 +187,7 @@ pub fn check_all(
     let cases = cases(widths, elements_per_case);
     let mut units = Vec::new();
     for case in &cases {
-        units.extend(gpu.plan(&case.launch(), case.strategy)?.units());
+        units.extend(case.route(gpu)?.units());
     }
     gpu.prepare(&units)?;
     let mut report = Report::default();
@@ -182,13 +201,13 @@ pub fn check_all(
         for case in group {
             let got =
                 gpu.topk_rows_with(x.view(), case.k, case.opts, case.bisect, case.strategy)?;
-            gpu_results.push((got, gpu.plan(&case.launch(), case.strategy)?));
+            gpu_results.push((got, case.route(gpu)?));
         }
         let limits = gpu.limits();
         let checked: Vec<Result<Checked, CudaError>> = group
             .par_iter()
             .zip(&gpu_results)
-            .map(|(case, (got, plan))| check_case(limits, case, &x, got, plan, references))
+            .map(|(case, (got, route))| check_case(limits, case, &x, got, route, references))
             .collect();
         for (case, checked) in group.iter().zip(checked) {
             report.add(case, checked?);
@@ -215,6 +234,12 @@ impl Case {
         let Case { n, m, k, bisect, opts, .. } = *self;
         Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted }
     }
+
+    /// The route the GPU takes: split rows under [`Strategy::Split`] (no iteration counts),
+    /// else the whole rows' plan (`topk_rows_with` returns the counts).
+    fn route(&self, gpu: &CudaTopK) -> Result<Route, CudaError> {
+        gpu.route(&self.launch(), self.strategy, self.strategy != Strategy::Split)
+    }
 }
 
 /// [`check_all`]'s cases, width by width, family by family (each family's input is made
@@ -240,6 +265,22 @@ fn cases(widths: &[usize], elements_per_case: usize) -> Vec<Case> {
                     }
                 }
             }
+        }
+    }
+    out.extend(split_cases(widths.len()));
+    out
+}
+
+/// The [`SPLIT_CASES`], every family, alternating modes and sorted output (their widths'
+/// indices follow `widths`'s, so that each has its own input).
+fn split_cases(first: usize) -> Vec<Case> {
+    let mut out = Vec::new();
+    for (i, &(n, m, k)) in SPLIT_CASES.iter().enumerate() {
+        for fi in 0..FAMILIES.len() {
+            let mode = if (i + fi) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+            let opts = Options { mode, sorted: (i + fi) % 3 == 1 };
+            let (wi, bisect, strategy) = (first + i, Bisect::exact(), Strategy::Split);
+            out.push(Case { wi, fi, n, m, k, bisect, opts, strategy });
         }
     }
     out
@@ -271,24 +312,28 @@ impl Report {
     }
 }
 
-/// Compares one case's GPU result (`got`, launched with `plan`) with every reference and
-/// with the warp simulator running the same plan.
+/// Compares one case's GPU result (`got`, launched by `route`) with every reference and
+/// with the warp simulator following the same route.
 fn check_case(
     limits: DeviceLimits,
     case: &Case,
     x: &Array2<f32>,
     got: &TopK,
-    plan: &Plan,
+    route: &Route,
     references: &[Reference<'_>],
 ) -> Result<Checked, CudaError> {
     let Case { fi, n, m, k, bisect, opts, strategy, .. } = *case;
-    let sim = against_simulator(limits, case, x, plan, got).map(|what| {
+    let plan = route.plans()[0];
+    let sim = against_simulator(limits, case, x, route, got).map(|what| {
         format!(
             "warp-sim ({}): {what}: m={m} n={n} k={k} {} {bisect:?} {opts:?} strategy {strategy}",
             plan.unit, FAMILIES[fi]
         )
     });
     let mut mismatches = Vec::new();
+    if got.iterations.is_none() && route.depth() == 0 {
+        mismatches.push(format!("no iteration counts: m={m} n={n} k={k} strategy {strategy}"));
+    }
     for (name, make) in references {
         let want = topk_rows(make(bisect).as_ref(), x.view(), k, opts)?;
         if let Some(what) = difference(got, &want) {
@@ -299,18 +344,23 @@ fn check_case(
             ));
         }
     }
-    let families = (plan.unit.family().prefix(), plan.sort.map(|s| s.unit.family().prefix()));
+    let last = route.plans().last().copied().unwrap_or(plan);
+    let sort = last.sort.map(|s| s.unit.family().prefix());
+    let families = match route.depth() {
+        0 => (plan.unit.family().prefix(), sort),
+        _ => ("split rows (all stages)", sort),
+    };
     Ok(Checked { families, sim, references: mismatches })
 }
 
-/// The warp simulator on the case's matrix with the GPU's plan (its strategy, sorted output
-/// and device limits): what differs from the GPU's result, if anything — another kernel
-/// planned, a finding, or the values, indices or iteration counts.
+/// The warp simulator on the case's matrix with the GPU's route (its strategy, sorted output
+/// and device limits): what differs from the GPU's result, if anything — another route or
+/// kernel planned, a finding, or the values, indices or iteration counts.
 fn against_simulator(
     limits: DeviceLimits,
     case: &Case,
     x: &Array2<f32>,
-    plan: &Plan,
+    route: &Route,
     got: &TopK,
 ) -> Option<String> {
     let Case { n, m, k, bisect, opts, strategy, .. } = *case;
@@ -322,8 +372,8 @@ fn against_simulator(
         Ok(r) => r,
         Err(e) => return Some(format!("the simulator failed: {e}")),
     };
-    if r.plan.unit != plan.unit || r.plan.sort.map(|s| s.unit) != plan.sort.map(|s| s.unit) {
-        return Some(format!("the simulator planned {} instead", r.plan.unit));
+    if &r.route != route {
+        return Some(format!("the simulator took another route (first kernel {})", r.plan.unit));
     }
     if !r.summary.is_empty() {
         return Some(format!("the simulator reports {}", r.summary));
@@ -333,6 +383,7 @@ fn against_simulator(
     let (Ok(values), Ok(indices)) = shaped else {
         return Some("the simulator's outputs have the wrong shape".into());
     };
-    let sim = TopK { values, indices, iterations: Some(Array1::from_vec(r.iterations)) };
+    let iterations = (route.depth() == 0).then(|| Array1::from_vec(r.iterations));
+    let sim = TopK { values, indices, iterations };
     difference(got, &sim).map(|what| format!("{what} differ"))
 }

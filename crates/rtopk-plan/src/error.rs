@@ -22,6 +22,18 @@ pub enum PlanError {
         /// The widest row it holds.
         max_row: usize,
     },
+    /// A forced split (strategy split) of a launch that cannot be split.
+    #[error("({n}, {m}) with k = {k} cannot be split: {why}")]
+    Split {
+        /// Rows.
+        n: usize,
+        /// Row width.
+        m: usize,
+        /// Results per row.
+        k: usize,
+        /// Why not.
+        why: &'static str,
+    },
     /// The shape does not fit the kernels' index types or the grid's limits.
     #[error("shape ({n}, {m}) is too large: {why}")]
     TooLarge {

@@ -16,10 +16,12 @@
 
 mod error;
 pub mod plan;
+pub mod split;
 pub mod units;
 
 pub use error::PlanError;
 pub use plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy, plan};
+pub use split::{Route, Split, route};
 pub use units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS,
     BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, Family, IndexType, PART_ROWS, RowWidth,

@@ -69,12 +69,21 @@ pub enum Strategy {
     Warp,
     /// One block per row (narrowing where the defaults narrow): any row.
     Block,
+    /// Split rows (crate::split) wherever the shape can be split, the defaults for their
+    /// chunks and second stage.
+    Split,
 }
 
 impl Strategy {
     /// Every strategy.
-    pub const ALL: [Strategy; 5] =
-        [Strategy::Auto, Strategy::Quarter, Strategy::Half, Strategy::Warp, Strategy::Block];
+    pub const ALL: [Strategy; 6] = [
+        Strategy::Auto,
+        Strategy::Quarter,
+        Strategy::Half,
+        Strategy::Warp,
+        Strategy::Block,
+        Strategy::Split,
+    ];
 
     /// The strategy's name, as [`Strategy::parse`] reads it.
     pub fn name(self) -> &'static str {
@@ -84,10 +93,11 @@ impl Strategy {
             Strategy::Half => "half",
             Strategy::Warp => "warp",
             Strategy::Block => "block",
+            Strategy::Split => "split",
         }
     }
 
-    /// The strategy named `name` (auto, quarter, half, warp, block).
+    /// The strategy named `name` (auto, quarter, half, warp, block, split).
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.name() == name)
     }
@@ -99,7 +109,7 @@ impl Strategy {
             Strategy::Quarter => widest(Family::QuarterRows),
             Strategy::Half => widest(Family::HalfRows),
             Strategy::Warp => widest(Family::WarpRows),
-            Strategy::Auto | Strategy::Block => u32::MAX as usize,
+            Strategy::Auto | Strategy::Block | Strategy::Split => u32::MAX as usize,
         }
     }
 }
@@ -243,7 +253,7 @@ pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Resul
     }
     let exact = bisect.max_iter.is_none();
     let lanes = match strategy {
-        Strategy::Auto => auto_lanes(n, m, k, limits),
+        Strategy::Auto | Strategy::Split => auto_lanes(n, m, k, limits),
         Strategy::Quarter => Some(8),
         Strategy::Half => Some(16),
         Strategy::Warp => Some(32),

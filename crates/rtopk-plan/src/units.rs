@@ -148,6 +148,9 @@ pub enum Family {
     SortWarpRows,
     /// The sorted output, one block per row, `rtopk_sort_rows`.
     SortRows,
+    /// A split row's last step, `rtopk_split_gather`: positions among the row's chunk results
+    /// back to the row's indices.
+    SplitGather,
     /// `read_bandwidth_probe`, `spin_ahead` and `fill_normal` (benchmarks and timing).
     Utilities,
 }
@@ -182,6 +185,7 @@ impl Family {
             Family::BlockRowsNarrow => "rtopk_block_rows_narrow",
             Family::SortWarpRows => "rtopk_sort_warp_rows",
             Family::SortRows => "rtopk_sort_rows",
+            Family::SplitGather => "rtopk_split_gather",
             Family::Utilities => "utilities",
         }
     }
@@ -251,6 +255,7 @@ impl Unit {
         out.push(Unit::single(Family::BlockRowsNarrow));
         out.extend(SORT_WARP_E.iter().map(|&e| Unit::sort_warp(e)));
         out.push(Unit::single(Family::SortRows));
+        out.push(Unit::single(Family::SplitGather));
         out.push(Unit::single(Family::Utilities));
         out
     }
@@ -276,7 +281,8 @@ impl Unit {
             Family::BlockRowsNarrow => warp + 2 * part + 1,
             Family::SortWarpRows => warp + 2 * part + 2 + sort(),
             Family::SortRows => warp + 2 * part + 2 + sorts,
-            Family::Utilities => warp + 2 * part + 3 + sorts,
+            Family::SplitGather => warp + 2 * part + 3 + sorts,
+            Family::Utilities => warp + 2 * part + 4 + sorts,
         }
     }
 
@@ -311,7 +317,7 @@ impl Unit {
 }
 
 /// How many units write 32-bit indices, the utilities included.
-const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_E.len() + 4;
+const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_E.len() + 5;
 /// How many units there are: each but the utilities also writes 64-bit indices.
 pub const UNIT_COUNT: usize = 2 * BASE_UNITS - 1;
 

@@ -61,11 +61,13 @@ pub(crate) fn cuda_topk(
             iterations: iterations_ptr,
         };
         let gpu = shared_device(device).map_err(|e| to_py(e.into()))?;
-        if !launch_ready(&gpu, &launch, index)? {
+        if !launch_ready(&gpu, &launch, index, bufs.iterations != 0)? {
             // the first launch of these kernels on this device builds them (NVRTC, about a
             // second): other Python threads run meanwhile
             let g = Arc::clone(&gpu);
-            detached(py, move || Ok(g.prepare(&g.raw_units(&launch, index)?)?))?;
+            detached(py, move || {
+                Ok(g.prepare(&g.raw_units(&launch, index, bufs.iterations != 0)?)?)
+            })?;
         }
         // SAFETY: rtopk.ops passes the addresses of contiguous torch tensors it allocated on
         // device `device` (n*m and n*k float32, n*k indices of `index_bits`, n int32 or none),
@@ -80,8 +82,8 @@ pub(crate) fn cuda_topk(
 }
 
 /// `true` when the launch's kernels are loaded on `gpu` (so launching builds nothing).
-fn launch_ready(gpu: &CudaTopK, launch: &Launch, index: IndexType) -> PyResult<bool> {
-    let units = gpu.raw_units(launch, index).map_err(|e| to_py(e.into()))?;
+fn launch_ready(gpu: &CudaTopK, launch: &Launch, index: IndexType, counts: bool) -> PyResult<bool> {
+    let units = gpu.raw_units(launch, index, counts).map_err(|e| to_py(e.into()))?;
     Ok(gpu.is_loaded(&units))
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Each [`rtopk::Error`] becomes one Python exception carrying the same message, chosen by its
 //! variant (never by its text): the caller's input → `ValueError` (a size too large to allocate
-//! → `MemoryError`), a missing CUDA driver → [`CudaUnavailableError`], other GPU failures →
+//! → `MemoryError`, an element type the algorithm does not take → `TypeError`), a missing CUDA driver → [`CudaUnavailableError`], other GPU failures →
 //! [`CudaError`], the environment (files) → `OSError`. A Rust panic never unwinds into the
 //! interpreter: [`guard`] turns it into [`InternalError`].
 
@@ -10,7 +10,7 @@ use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use rtopk::Error;
 use topk_ref::TopKError;
@@ -45,6 +45,8 @@ pub(crate) fn to_py(e: Error) -> PyErr {
         Error::Analysis(analysis::AnalysisError::Io { .. }) => PyOSError::new_err(msg),
         Error::Analysis(_) => PyRuntimeError::new_err(msg),
         Error::NotEnoughMemory { .. } => PyMemoryError::new_err(msg),
+        // An element type the algorithm does not take (16-bit rows on `sim` or `cuda`).
+        Error::DtypeNotSupported { .. } => PyTypeError::new_err(msg),
         Error::Io { .. } | Error::Write { .. } => PyOSError::new_err(msg),
         Error::Json(_) | Error::Chart { .. } => PyRuntimeError::new_err(msg),
         // Unknown names, refused or conflicting parameters, a precision out of range, an

@@ -13,9 +13,11 @@
 //!   kernel's equivalence check.
 //! * [`errors`]: every Rust error as a Python exception; panics caught at the boundary.
 //!
-//! The crate says `deny(unsafe_code)` rather than `forbid` for its one boundary that needs it:
-//! the CUDA launch takes raw device addresses from torch and hands them to rtopk-cuda, with
-//! `#[allow(unsafe_code)]` on that one statement and its `// SAFETY:` line.
+//! The crate says `deny(unsafe_code)` rather than `forbid` for the two boundaries that need it,
+//! each with `#[allow(unsafe_code)]` on its one statement (or one-line function) and a
+//! `// SAFETY:` line: the CUDA
+//! launch takes raw device addresses from torch and hands them to rtopk-cuda; a 16-bit input
+//! arrives as `uint16` bit patterns, viewed in place as `half::f16` / `half::bf16`.
 
 #![deny(unsafe_code)]
 

@@ -1,15 +1,24 @@
 //! `rtopk.topk` on host memory: a 2-D NumPy array (any strides; torch CPU tensors arrive as
 //! NumPy views of their storage) through the library's registry, the interpreter detached.
+//!
+//! Element types: float32 arrays as they are; float16 and bfloat16 as `uint16` arrays of
+//! their bit patterns (numpy has no bfloat16 of its own, and a torch bfloat16 tensor has no
+//! NumPy view), with the type named by `dtype`. The bits are read in place as `half::f16` /
+//! `half::bf16` and the values come back as `uint16` bits, which Python views as the input's
+//! dtype: no conversion anywhere.
 
-use ndarray::{Array, Array2, ArrayView, Dimension};
+use ndarray::{Array, Array2, ArrayView, ArrayView2, Dimension};
 use numpy::{
     PyArray1, PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods,
-    dtype,
 };
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use rtopk::algorithm::dtype_not_supported;
 use rtopk::registry::{self, unsupported};
-use rtopk::{Algorithm, Device, Error, Mode, Options, Param, Params, Precision};
+use rtopk::{
+    Algorithm, Device, Dtype, Error, Float, Mode, Options, Param, Params, Precision, Selection,
+    bf16, f16,
+};
 use topk_ref::TopKError;
 
 use crate::errors::{detached, guard, to_py, value_error};
@@ -88,11 +97,13 @@ struct Ask<'a> {
     precision: f64,
     iterations: bool,
     index_bits: u32,
+    dtype: Dtype,
 }
 
 impl Ask<'_> {
     /// The checked algorithm and `k` for rows of width `m`: the name (after `auto`), its
-    /// parameters, the shape (`0 <= k <= M`, `M >= 1`), the device, the index width, and
+    /// parameters, the device, the element type (a `TypeError` where the algorithm does not
+    /// take it: never converted), the shape (`0 <= k <= M`, `M >= 1`), the index width, and
     /// iteration counts only from an algorithm that reports them.
     fn check(&self, m: usize) -> PyResult<(Box<dyn Algorithm>, usize)> {
         let k = k_of(self.k)?;
@@ -107,6 +118,9 @@ impl Ask<'_> {
                  the CPU for the CPU algorithms"
             );
             return Err(to_py(Error::WrongDevice { algo: name.to_string(), why }));
+        }
+        if !algorithm.caps().takes(self.dtype) {
+            return Err(to_py(dtype_not_supported(self.dtype, name)));
         }
         topk_ref::check_shape(m, k).map_err(|e| to_py(e.into()))?;
         if self.iterations && !algorithm.caps().iterations {
@@ -128,10 +142,18 @@ impl Ask<'_> {
     }
 }
 
-/// Checks a request for `device` (`"cpu"` or `"cuda"`) without running it, and returns the
-/// algorithm's name (`auto` resolved). The CUDA path calls it before allocating its outputs.
+/// The element type called `name` (`"float32"`, `"float16"`, `"bfloat16"`).
+fn dtype_named(name: &str) -> PyResult<Dtype> {
+    Dtype::from_name(name).ok_or_else(|| PyTypeError::new_err(unsupported_dtype(name, true)))
+}
+
+/// Checks a request for `device` (`"cpu"` or `"cuda"`) on rows of `dtype` without running it,
+/// and returns the algorithm's name (`auto` resolved). The CUDA path calls it before
+/// allocating its outputs.
 #[pyfunction]
-#[pyo3(signature = (algo, device, m, k, max_iter, precision, iterations, index_bits))]
+#[pyo3(signature = (
+    algo, device, m, k, max_iter, precision, iterations, index_bits, dtype = "float32"
+))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn check_request(
     algo: &str,
@@ -142,6 +164,7 @@ pub(crate) fn check_request(
     precision: f64,
     iterations: bool,
     index_bits: u32,
+    dtype: &str,
 ) -> PyResult<&'static str> {
     guard(|| {
         let device = match device {
@@ -149,7 +172,8 @@ pub(crate) fn check_request(
             "cuda" => Device::Gpu,
             other => return Err(value_error(format!("device '{other}': expected cpu or cuda"))),
         };
-        let ask = Ask { algo, device, k, max_iter, precision, iterations, index_bits };
+        let dtype = dtype_named(dtype)?;
+        let ask = Ask { algo, device, k, max_iter, precision, iterations, index_bits, dtype };
         let (algorithm, _) = ask.check(m)?;
         Ok(algorithm.name())
     })
@@ -157,13 +181,18 @@ pub(crate) fn check_request(
 
 /// The outputs of [`select`]: `(N, k)` values, `(N, k)` indices, `(N,)` iteration counts.
 type Outputs<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Option<Bound<'py, PyArray1<i32>>>);
+/// [`Outputs`] with the values still in Rust, as elements of `E`.
+type Selected<'py, E> = (Array2<E>, Bound<'py, PyAny>, Option<Bound<'py, PyArray1<i32>>>);
 
 /// Row-wise top-k of the 2-D array `x` (rows along the last axis, any strides) with the
 /// registry's `algo`. The interpreter is detached while the rows are selected (rayon, every
-/// core); values come back in the input's dtype, indices as int64 (`index_bits=64`) or int32,
-/// iteration counts as int32.
+/// core); values come back in the input's dtype (as `uint16` bits for float16 and bfloat16,
+/// whose input is their bits too: see the module docs), indices as int64 (`index_bits=64`)
+/// or int32, iteration counts as int32.
 #[pyfunction]
-#[pyo3(signature = (x, k, algo, largest, sorted, max_iter, precision, iterations, index_bits))]
+#[pyo3(signature = (
+    x, k, algo, largest, sorted, max_iter, precision, iterations, index_bits, dtype = "float32"
+))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn select<'py>(
     py: Python<'py>,
@@ -176,49 +205,111 @@ pub(crate) fn select<'py>(
     precision: f64,
     iterations: bool,
     index_bits: u32,
+    dtype: &str,
 ) -> PyResult<Outputs<'py>> {
     guard(|| {
         if x.ndim() != 2 {
             return Err(value_error(format!("expected a 2-D array of rows, got {}-D", x.ndim())));
         }
+        let dtype = dtype_named(dtype)?;
         let element = x.dtype();
-        if !element.is_equiv_to(&dtype::<f32>(py)) {
-            return Err(PyTypeError::new_err(unsupported_dtype(&element.to_string())));
-        }
-        let x = x.cast::<PyArray2<f32>>()?.readonly();
-        let view = x.as_array();
-        let ask = Ask { algo, device: Device::Cpu, k, max_iter, precision, iterations, index_bits };
-        let (algorithm, k) = ask.check(view.ncols())?;
+        let device = Device::Cpu;
+        let ask = Ask { algo, device, k, max_iter, precision, iterations, index_bits, dtype };
         let opts = Options { mode: mode(largest), sorted };
-        let (values, indices, its) = detached(py, || {
-            let out = algorithm.select(view, k, opts)?.topk;
-            let its = match (iterations, out.iterations) {
-                (true, Some(it)) => Some(convert(it.view(), |v| v as i32)?),
-                _ => None,
-            };
-            let indices = match index_bits {
-                32 => Index::I32(convert(out.indices.view(), |i| i as i32)?),
-                _ => Index::I64(convert(out.indices.view(), i64::from)?),
-            };
-            Ok((out.values, indices, its))
-        })?;
-        let values = PyArray2::from_owned_array(py, values).into_any();
-        let indices = match indices {
-            Index::I32(a) => PyArray2::from_owned_array(py, a).into_any(),
-            Index::I64(a) => PyArray2::from_owned_array(py, a).into_any(),
-        };
-        let its = its.map(|a| PyArray1::from_owned_array(py, a));
-        Ok((values, indices, its))
+        if dtype == Dtype::Float32 {
+            if !element.is_equiv_to(&numpy::dtype::<f32>(py)) {
+                return Err(PyTypeError::new_err(unsupported_dtype(&element.to_string(), true)));
+            }
+            let x = x.cast::<PyArray2<f32>>()?.readonly();
+            let (values, indices, its) = run(py, x.as_array(), &ask, opts)?;
+            return Ok((PyArray2::from_owned_array(py, values).into_any(), indices, its));
+        }
+        if !element.is_equiv_to(&numpy::dtype::<u16>(py)) {
+            return Err(PyTypeError::new_err(format!(
+                "{dtype} rows are passed as a uint16 array of their bit patterns, got dtype \
+                 {element} (rtopk.topk does this)"
+            )));
+        }
+        let x = x.cast::<PyArray2<u16>>()?.readonly();
+        let bits = x.as_array();
+        match dtype {
+            Dtype::Float16 => run16(py, reinterpret::<f16>(bits), &ask, opts),
+            _ => run16(py, reinterpret::<bf16>(bits), &ask, opts),
+        }
     })
 }
 
-/// The `TypeError` message for an input of dtype `name` (the same for arrays and tensors).
+/// [`run`] of 16-bit rows, the values returned as their bit patterns.
+fn run16<'py, E: Float<Key = u16>>(
+    py: Python<'py>,
+    view: ArrayView2<'_, E>,
+    ask: &Ask<'_>,
+    opts: Options,
+) -> PyResult<Outputs<'py>> {
+    let (values, indices, its) = run(py, view, ask, opts)?;
+    let values = detached(py, || convert(values.view(), |v| v.to_bits()))?;
+    Ok((PyArray2::from_owned_array(py, values).into_any(), indices, its))
+}
+
+/// The selection of [`select`] on `view`, detached: values in `E`, indices at the width asked
+/// for, iteration counts when asked for.
+fn run<'py, E: Float>(
+    py: Python<'py>,
+    view: ArrayView2<'_, E>,
+    ask: &Ask<'_>,
+    opts: Options,
+) -> PyResult<Selected<'py, E>> {
+    let (algorithm, k) = ask.check(view.ncols())?;
+    let (iterations, index_bits) = (ask.iterations, ask.index_bits);
+    let (values, indices, its) = detached(py, || {
+        let out: Selection<E> = algorithm.select_as(view, k, opts)?;
+        let out = out.topk;
+        let its = match (iterations, out.iterations) {
+            (true, Some(it)) => Some(convert(it.view(), |v| v as i32)?),
+            _ => None,
+        };
+        let indices = match index_bits {
+            32 => Index::I32(convert(out.indices.view(), |i| i as i32)?),
+            _ => Index::I64(convert(out.indices.view(), i64::from)?),
+        };
+        Ok((out.values, indices, its))
+    })?;
+    let indices = match indices {
+        Index::I32(a) => PyArray2::from_owned_array(py, a).into_any(),
+        Index::I64(a) => PyArray2::from_owned_array(py, a).into_any(),
+    };
+    let its = its.map(|a| PyArray1::from_owned_array(py, a));
+    Ok((values, indices, its))
+}
+
+/// The 16-bit floats whose bit patterns `bits` holds, read in place (no copy).
+#[allow(unsafe_code)]
+fn reinterpret<E: Float<Key = u16>>(bits: ArrayView2<'_, u16>) -> ArrayView2<'_, E> {
+    // `cast` keeps the shape and the strides (in elements); it checks that the sizes agree.
+    let raw = bits.raw_view().cast::<E>();
+    // SAFETY: E (`Float<Key = u16>`: half::f16 or half::bf16) is `#[repr(transparent)]` over
+    // u16, so it has u16's size and alignment and every bit pattern is a valid E; the view
+    // covers exactly the elements of `bits` and borrows it for the same lifetime, read-only.
+    unsafe { raw.deref_into_view() }
+}
+
+/// The `TypeError` message for an input of dtype `name` (the same for arrays and tensors):
+/// what `rtopk.topk` takes, or, with `sixteen_bit` false, what the simulator (`rtopk.sim`,
+/// `rtopk.trace`) takes.
 #[pyfunction]
-pub(crate) fn unsupported_dtype(name: &str) -> String {
-    format!(
-        "rtopk selects from float32 arrays and tensors; got dtype {name} (float16 and bfloat16 \
-         are not supported yet; convert others with .astype(numpy.float32) or .float())"
-    )
+#[pyo3(signature = (name, sixteen_bit = true))]
+pub(crate) fn unsupported_dtype(name: &str, sixteen_bit: bool) -> String {
+    if sixteen_bit {
+        format!(
+            "rtopk selects from float32, float16 and bfloat16 arrays and tensors; got dtype \
+             {name} (convert others with .astype(numpy.float32) or .float())"
+        )
+    } else {
+        format!(
+            "the warp simulator takes float32 rows only (for now); got dtype {name} (convert \
+             with .astype(numpy.float32) or .float())"
+        )
+    }
 }
 
 /// Indices at the width asked for.

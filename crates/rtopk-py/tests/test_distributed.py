@@ -24,7 +24,11 @@ from oracle import hostile_matrix  # noqa: E402
 
 
 def _bits(t: Any) -> Any:
-    return t.contiguous().view(torch.int32) if t.dtype == torch.float32 else t
+    if t.dtype == torch.float32:
+        return t.contiguous().view(torch.int32)
+    if t.dtype in (torch.float16, torch.bfloat16):
+        return t.contiguous().view(torch.int16)
+    return t
 
 
 def _same(got: Any, want: Any, what: str) -> None:
@@ -61,6 +65,22 @@ def _split_rows_cases(rank: int, world: int, device: str = "cpu") -> None:
         want = rtopk.topk(t, 9, 0, indices_dtype=torch.int32)
         _same(got.values, want.values, "dim 0 values")
         _same(got.indices, want.indices, "dim 0 indices")
+
+
+def _split_rows16_cases(rank: int, world: int) -> None:
+    # 16-bit rows: hostile float32 rows rounded (NaNs stay NaN, small subnormals become ±0,
+    # many values tie); candidates travel in the input's dtype
+    full32 = torch.from_numpy(hostile_matrix(5, 203, "hostile", seed=23))
+    for dt in (torch.float16, torch.bfloat16):
+        full = full32.to(dt)
+        lo, hi = _cuts(203, world, seed=7)[rank]
+        for k, largest, sorted_ in ((1, True, False), (40, False, True), (203, True, True)):
+            what = f"{dt} k={k} largest={largest} sorted={sorted_}"
+            got = rd.topk_split_rows(full[:, lo:hi], k, -1, largest, sorted_)
+            want = rtopk.topk(full, k, -1, largest, sorted_)
+            assert got.values.dtype == dt, what
+            _same(got.values, want.values, "values " + what)
+            _same(got.indices, want.indices, "indices " + what)
 
 
 def _sharded_rows_cases(rank: int, world: int) -> None:
@@ -123,6 +143,10 @@ def test_split_rows_on_one_gpu_one_process_per_rank() -> None:
 @pytest.mark.parametrize("world", [2, 3, 4])
 def test_split_rows_equal_one_device(world: int) -> None:
     _run(world, _split_rows_cases)
+
+
+def test_split_rows_of_16_bit_floats() -> None:
+    _run(2, _split_rows16_cases)
 
 
 @pytest.mark.parametrize("world", [2, 3])

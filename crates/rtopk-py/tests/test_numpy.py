@@ -254,8 +254,8 @@ def test_errors_are_typed_with_the_librarys_message() -> None:
         rtopk.topk(x, 1, precision=float("inf"))
     with pytest.raises(ValueError, match=r"max_iter must be None or an integer"):
         rtopk.topk(x, 1, max_iter=-3)
-    for dtype in (np.float64, np.int32, np.float16, np.bool_):
-        with pytest.raises(TypeError, match=r"float32 arrays and tensors; got dtype"):
+    for dtype in (np.float64, np.int32, np.uint16, np.int16, np.bool_):
+        with pytest.raises(TypeError, match=r"float32, float16 and bfloat16 arrays and tensors"):
             rtopk.topk(x.astype(dtype), 1)
     with pytest.raises(TypeError, match=r"got dtype float64"):
         rtopk.topk([[1.0, 2.0]], 1)  # a list of Python floats is float64

@@ -270,6 +270,19 @@ def test_errors_on_cuda_tensors() -> None:
         rtopk.topk(x.double(), 1)
     with pytest.raises(ValueError, match="cannot be combined"):
         rtopk.topk(x, 1, max_iter=2, precision=0.5)
+    # 16-bit CUDA tensors: the kernel is float32-only for now; refused, never upcast (eager,
+    # through the op for autograd, and under torch.compile's fake tensors alike).
+    for dt in (torch.float16, torch.bfloat16):
+        name = str(dt)[6:]
+        h = x.to(dt)
+        with pytest.raises(TypeError, match=f"'cuda' does not take {name} input.*x.float"):
+            rtopk.topk(h, 1)
+        with pytest.raises(TypeError, match=f"'cuda' does not take {name} input"):
+            rtopk.topk(h.clone().requires_grad_(), 1)
+        with pytest.raises(ValueError, match="does not run here"):
+            rtopk.topk(h, 1, algo="heap")
+        v, i = rtopk.topk(h.cpu(), 1)  # the CPU path takes it, in its own dtype
+        assert v.dtype == dt and i.tolist() == [[0], [0]]
 
 
 def test_numpy_input_with_algo_cuda_goes_through_the_gpu() -> None:

@@ -4,8 +4,9 @@ use std::fmt;
 
 use ndarray::{Array1, Array2, ArrayView2};
 use serde::Serialize;
-use topk_ref::{Options, TopK, WorkCounters};
+use topk_ref::{Element, Options, TopK, WorkCounters, bf16, f16};
 
+use crate::dtype::{Dtype, Float};
 use crate::error::Error;
 
 /// Where an algorithm runs.
@@ -33,6 +34,20 @@ pub struct Capabilities {
     pub work_counters: bool,
     /// Reports the warp simulator's findings ([`SimDiagnostics`]).
     pub diagnostics: bool,
+    /// The element types it takes (SPEC §1), widest first.
+    pub dtypes: &'static [Dtype],
+}
+
+/// Every element type: the CPU algorithms, written once over `topk_ref::Element`.
+pub const ALL_DTYPES: &[Dtype] = &Dtype::ALL;
+/// `f32` only.
+pub const F32_ONLY: &[Dtype] = &[Dtype::Float32];
+
+impl Capabilities {
+    /// `true` when the algorithm takes matrices of `dtype`.
+    pub fn takes(&self, dtype: Dtype) -> bool {
+        self.dtypes.contains(&dtype)
+    }
 }
 
 /// The warp simulator's findings about one selection, as plain data (serializable; printed
@@ -120,24 +135,26 @@ impl fmt::Display for SimDiagnostics {
     }
 }
 
-/// The result of a selection: the top-k and what the algorithm reports besides it.
+/// The result of a selection of elements of type `E`: the top-k and what the algorithm reports
+/// besides it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Selection {
-    /// `(N, k)` values and indices, and `(N,)` iteration counts where reported.
-    pub topk: TopK,
+pub struct Selection<E: Element = f32> {
+    /// `(N, k)` values (the input's bits, in its type) and indices, and `(N,)` iteration counts
+    /// where reported.
+    pub topk: TopK<E>,
     /// Data movement of all rows, for algorithms that count it.
     pub work: Option<WorkCounters>,
     /// The simulator's findings (`sim` only): a summary by kind (see [`SimDiagnostics`]).
     pub diagnostics: Option<SimDiagnostics>,
 }
 
-impl Default for Selection {
+impl<E: Element> Default for Selection<E> {
     fn default() -> Self {
         Self { topk: TopK::empty(), work: None, diagnostics: None }
     }
 }
 
-impl Selection {
+impl<E: Element> Selection<E> {
     /// Makes the output buffers `(n, k)` (and `(n,)` iterations), allocating fallibly: a shape
     /// that cannot be allocated is [`topk_ref::TopKError::TooLarge`], never an abort. Buffers
     /// that already have the shape are kept, so repeated selections allocate nothing.
@@ -210,11 +227,74 @@ pub trait Algorithm: Send + Sync + fmt::Debug {
         out: &mut Selection,
     ) -> Result<(), Error>;
 
+    /// [`Algorithm::select_into`] of an `f16` matrix; values come back as `f16` (the input's
+    /// bits). An algorithm that does not take `f16` (the default) refuses it with
+    /// [`Error::DtypeNotSupported`]; it never converts the matrix.
+    fn select_f16_into(
+        &self,
+        x: ArrayView2<'_, f16>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection<f16>,
+    ) -> Result<(), Error> {
+        let _ = (x, k, opts, out);
+        Err(dtype_not_supported(Dtype::Float16, self.name()))
+    }
+
+    /// [`Algorithm::select_f16_into`] for `bf16`.
+    fn select_bf16_into(
+        &self,
+        x: ArrayView2<'_, bf16>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection<bf16>,
+    ) -> Result<(), Error> {
+        let _ = (x, k, opts, out);
+        Err(dtype_not_supported(Dtype::Bfloat16, self.name()))
+    }
+
     /// Row-wise top-k of `x` into a new [`Selection`].
     fn select(&self, x: ArrayView2<'_, f32>, k: usize, opts: Options) -> Result<Selection, Error> {
         let mut out = Selection::default();
         self.select_into(x, k, opts, &mut out)?;
         Ok(out)
+    }
+}
+
+impl dyn Algorithm + '_ {
+    /// Row-wise top-k of a matrix of any element type ([`Float`]: `f32`, `f16`, `bf16`) into
+    /// a new [`Selection`] of that type: the trait's method for that type.
+    pub fn select_as<E: Float>(
+        &self,
+        x: ArrayView2<'_, E>,
+        k: usize,
+        opts: Options,
+    ) -> Result<Selection<E>, Error> {
+        let mut out = Selection::default();
+        E::select_into(self, x, k, opts, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`select_as`](#method.select_as) into `out`, reusing its buffers.
+    pub fn select_as_into<E: Float>(
+        &self,
+        x: ArrayView2<'_, E>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection<E>,
+    ) -> Result<(), Error> {
+        E::select_into(self, x, k, opts, out)
+    }
+}
+
+/// The error for a matrix of `dtype` given to `algo`, which does not take it; names the
+/// algorithms that do.
+pub fn dtype_not_supported(dtype: Dtype, algo: &str) -> Error {
+    let takes = crate::registry::names_where(|c| c.takes(dtype));
+    Error::DtypeNotSupported {
+        dtype,
+        algo: algo.to_string(),
+        valid_for: crate::registry::list(&takes),
     }
 }
 
@@ -250,7 +330,7 @@ mod tests {
 
     #[test]
     fn prepare_allocates_fallibly_and_keeps_fitting_buffers() {
-        let mut s = Selection::default();
+        let mut s = Selection::<f32>::default();
         s.prepare(3, 2, true).unwrap();
         assert_eq!(s.topk.values.dim(), (3, 2));
         assert_eq!(s.topk.iterations.as_ref().map(|i| i.len()), Some(3));

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use thiserror::Error as ThisError;
 
-use crate::npy::INPUT_DTYPE;
+use crate::dtype::Dtype;
+use crate::npy::INPUT_DTYPES;
 
 /// Why a request failed. [`Error::is_user_error`] tells the caller's input or arguments (a
 /// command line exits 2, Python raises `ValueError`/`TypeError`) from the environment (exit 1:
@@ -50,6 +51,19 @@ pub enum Error {
         /// The parameter.
         param: crate::params::Param,
         /// The algorithm it was given to.
+        algo: String,
+        /// The algorithms that take it.
+        valid_for: String,
+    },
+    /// A matrix of an element type the algorithm does not take (yet): never converted.
+    #[error(
+        "'{algo}' does not take {dtype} input (it selects from float32 only, for now); convert \
+         the input to float32 explicitly, or use an algorithm that takes {dtype}: {valid_for}"
+    )]
+    DtypeNotSupported {
+        /// The input's element type.
+        dtype: Dtype,
+        /// The algorithm.
         algo: String,
         /// The algorithms that take it.
         valid_for: String,
@@ -146,11 +160,8 @@ pub enum Error {
         /// What is wrong with the header.
         reason: String,
     },
-    /// An input file whose dtype is not `<f4` (SPEC §4).
-    #[error(
-        "{}: expected dtype {INPUT_DTYPE} (little-endian float32), found {found}{hint}",
-        path.display()
-    )]
+    /// An input file whose dtype is neither `<f4` nor `<f2` (SPEC §4).
+    #[error("{}: expected dtype {INPUT_DTYPES}, found {found}{hint}", path.display())]
     NpyDtype {
         /// The input file.
         path: PathBuf,
@@ -158,6 +169,22 @@ pub enum Error {
         found: String,
         /// A remark on how `found` differs from what is expected (may be empty).
         hint: &'static str,
+    },
+    /// An input file of a valid dtype that this reader of it does not take (a float16 matrix
+    /// given to a command that reads float32 only).
+    #[error(
+        "{}: the file holds {found} ({}) values; {expected} ({}) expected here",
+        path.display(),
+        found.npy_descr().unwrap_or("?"),
+        expected.npy_descr().unwrap_or("no .npy dtype")
+    )]
+    NpyElementType {
+        /// The input file.
+        path: PathBuf,
+        /// The file's element type.
+        found: Dtype,
+        /// The type read.
+        expected: Dtype,
     },
     /// An input file that does not hold a matrix.
     #[error("{}: expected a 2-D array, found shape {shape} (rank {rank})", path.display())]
@@ -181,7 +208,7 @@ pub enum Error {
     },
     /// An input file with fewer data bytes than its shape needs.
     #[error(
-        "{}: truncated data: shape {shape} needs {expected} bytes of float32 data, the file \
+        "{}: truncated data: shape {shape} needs {expected} bytes of {dtype} data, the file \
          holds {found}",
         path.display()
     )]
@@ -190,6 +217,8 @@ pub enum Error {
         path: PathBuf,
         /// The shape in the header.
         shape: String,
+        /// The element type in the header.
+        dtype: Dtype,
         /// Bytes the shape needs.
         expected: u64,
         /// Bytes present after the header.
@@ -197,7 +226,7 @@ pub enum Error {
     },
     /// An input file whose shape's data size does not fit in 64 bits.
     #[error(
-        "{}: truncated data: shape {shape} needs more than 2^64 bytes of float32 data, the file \
+        "{}: truncated data: shape {shape} needs more than 2^64 bytes of {dtype} data, the file \
          holds {found}",
         path.display()
     )]
@@ -206,6 +235,8 @@ pub enum Error {
         path: PathBuf,
         /// The shape in the header.
         shape: String,
+        /// The element type in the header.
+        dtype: Dtype,
         /// Bytes present after the header (`0` when the file's size is not known up front).
         found: u64,
     },
@@ -304,6 +335,7 @@ impl Error {
             Error::Io { .. } => false,
             Error::UnknownAlgorithm { .. }
             | Error::ParamNotSupported { .. }
+            | Error::DtypeNotSupported { .. }
             | Error::ConflictingParams
             | Error::BadPrecision { .. }
             | Error::WrongDevice { .. }
@@ -320,6 +352,7 @@ impl Error {
             | Error::NpyVersion { .. }
             | Error::NpyHeader { .. }
             | Error::NpyDtype { .. }
+            | Error::NpyElementType { .. }
             | Error::NpyRank { .. }
             | Error::NpyFortranOrder { .. }
             | Error::NpyTruncated { .. }

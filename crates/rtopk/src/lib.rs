@@ -6,7 +6,11 @@
 //! * [`registry`]: every SPEC §4 algorithm by name — topk-ref's six, the six baselines, the
 //!   warp simulator (`sim`) and the GPU kernel (`cuda`) — behind one matrix-level trait,
 //!   [`Algorithm`], with a capability table ([`Capabilities`]) and checked parameters
-//!   ([`Params`]). [`select`] is one call whatever the algorithm.
+//!   ([`Params`]). [`select`] is one call whatever the algorithm and the element type.
+//! * Element types ([`Dtype`], [`Float`]): `f32`, `f16` and `bf16` (SPEC §1: each element
+//!   ordered by its exact f32 value; values returned as the input's own bits, in its type).
+//!   Every CPU algorithm takes all three; `sim` and `cuda` take `f32` only for now and refuse
+//!   16-bit input with [`Error::DtypeNotSupported`] (never a silent conversion).
 //! * [`bench`](mod@bench): the CPU benchmark harness — timing, checking every answer against
 //!   the oracle, the comparison grids of the seed papers, JSON reports and SVG charts.
 //! * Inputs: generated rows of one input family ([`Family`]) or the caller's own matrix.
@@ -19,6 +23,14 @@
 //! let out = select(x.view(), 2, &Request::new("bisect")).unwrap();
 //! assert_eq!(out.topk.indices, array![[1, 2], [0, 1]]);
 //! assert_eq!(out.topk.iterations.unwrap().len(), 2);
+//!
+//! // The same rows in f16 (or bf16): the same indices, values in the input's type.
+//! let h = x.mapv(rtopk::f16::from_f32);
+//! let out = select(h.view(), 2, &Request::new("radix")).unwrap();
+//! assert_eq!(out.topk.indices, array![[1, 2], [0, 1]]);
+//! assert_eq!(out.topk.values[[1, 1]].to_bits(), 0x8000); // -0.0, the input's bits
+//! let e = select(h.view(), 2, &Request::new("sim")).unwrap_err();
+//! assert!(e.to_string().contains("'sim' does not take float16 input"));
 //! ```
 //!
 //! The engines live in their own crates: `topk_ref` (the order, the oracle, six CPU
@@ -31,6 +43,7 @@
 pub mod algorithm;
 pub mod bench;
 pub mod cuda;
+pub mod dtype;
 pub mod error;
 pub mod npy;
 pub mod params;
@@ -40,10 +53,11 @@ pub mod sim;
 pub mod stats;
 
 pub use algorithm::{Algorithm, Capabilities, Device, Selection, SimDiagnostics, SimFinding};
+pub use dtype::{Dtype, Float};
 pub use error::Error;
 pub use params::{Param, Params, Precision};
 pub use rowwise::RowWise;
-pub use topk_ref::{Bisect, EpsilonMode, Family, Mode, Options, TopK, WorkCounters};
+pub use topk_ref::{Bisect, EpsilonMode, Family, Mode, Options, TopK, WorkCounters, bf16, f16};
 
 use ndarray::ArrayView2;
 
@@ -65,10 +79,15 @@ impl Request {
     }
 }
 
-/// Row-wise top-k of the `(N, M)` matrix `x` with the algorithm `request` names: one call
-/// whatever the algorithm (CPU, baseline, simulator, GPU). Every argument is checked first
-/// (name, parameters, `k` against `M`, output sizes), and fails with a typed [`Error`].
-pub fn select(x: ArrayView2<'_, f32>, k: usize, request: &Request) -> Result<Selection, Error> {
+/// Row-wise top-k of the `(N, M)` matrix `x` of `f32`, `f16` or `bf16` with the algorithm
+/// `request` names: one call whatever the algorithm (CPU, baseline, simulator, GPU) and the
+/// element type. Every argument is checked first (name, parameters, the element type against
+/// the algorithm's, `k` against `M`, output sizes), and fails with a typed [`Error`].
+pub fn select<E: Float>(
+    x: ArrayView2<'_, E>,
+    k: usize,
+    request: &Request,
+) -> Result<Selection<E>, Error> {
     let algo = registry::resolve(&request.algo, &request.params)?;
-    algo.select(x, k, request.options)
+    algo.select_as(x, k, request.options)
 }

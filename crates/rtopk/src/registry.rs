@@ -7,16 +7,16 @@
 
 use baselines::{Air, DrTopK, GridSelect, SortChoose, TorchRadix, WarpSelect};
 use serde::Serialize;
-use topk_ref::{Bisect, Bitonic, Bucket, Heap, Quickselect, Radix, RowTopK};
+use topk_ref::{Bisect, Bitonic, Bucket, Heap, Quickselect, Radix, RowSelect};
 
-use crate::algorithm::{Algorithm, Capabilities, Device};
+use crate::algorithm::{ALL_DTYPES, Algorithm, Capabilities, Device, F32_ONLY};
 use crate::cuda::Cuda;
 use crate::error::Error;
 use crate::params::{Param, Params};
 use crate::rowwise::RowWise;
 use crate::sim::Sim;
 
-/// A single-row CPU algorithm without parameters.
+/// A single-row CPU algorithm without parameters, written once for every element type.
 const ROW_CPU: Capabilities = Capabilities {
     exact: true,
     iterations: false,
@@ -24,14 +24,17 @@ const ROW_CPU: Capabilities = Capabilities {
     device: Device::Cpu,
     work_counters: true,
     diagnostics: false,
+    dtypes: ALL_DTYPES,
 };
 /// RTop-K's bisection on the CPU (topk-ref's `Bisect`).
 const BISECT_CPU: Capabilities =
     Capabilities { iterations: true, bisection_params: true, ..ROW_CPU };
-/// The RTop-K kernel on the warp simulator.
-const SIM: Capabilities = Capabilities { work_counters: false, diagnostics: true, ..BISECT_CPU };
-/// The RTop-K kernel on the GPU.
-const CUDA: Capabilities = Capabilities { device: Device::Gpu, work_counters: false, ..BISECT_CPU };
+/// The RTop-K kernel on the warp simulator (f32 rows only, for now).
+const SIM: Capabilities =
+    Capabilities { work_counters: false, diagnostics: true, dtypes: F32_ONLY, ..BISECT_CPU };
+/// The RTop-K kernel on the GPU (f32 rows only, for now).
+const CUDA: Capabilities =
+    Capabilities { device: Device::Gpu, work_counters: false, dtypes: F32_ONLY, ..BISECT_CPU };
 
 /// One row of the registry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -130,24 +133,31 @@ pub fn unsupported(param: Param, algo: &str) -> Error {
 }
 
 fn build(entry: &Entry, bisect: Bisect) -> Box<dyn Algorithm> {
-    let row: Box<dyn RowTopK + Send> = match entry.name {
-        "sim" => return Box::new(Sim::new(bisect)),
-        "cuda" => return Box::new(Cuda::new(bisect)),
-        "bisect" => Box::new(bisect),
-        "heap" => Box::new(Heap),
-        "quickselect" => Box::new(Quickselect),
-        "radix" => Box::new(Radix),
-        "bucket" => Box::new(Bucket),
-        "bitonic" => Box::new(Bitonic),
-        "air" => Box::<Air>::default(),
-        "gridselect" => Box::<GridSelect>::default(),
-        "warpselect" => Box::new(WarpSelect),
-        "drtopk" => Box::<DrTopK>::default(),
-        "torch-radix" => Box::new(TorchRadix),
-        "sort" => Box::new(SortChoose),
+    /// A CPU algorithm of every element type, with its registry row.
+    fn row<A: RowSelect + Clone + Send + 'static>(
+        algo: A,
+        caps: Capabilities,
+    ) -> Box<dyn Algorithm> {
+        Box::new(RowWise::generic_with_caps(algo, caps))
+    }
+    let caps = entry.caps;
+    match entry.name {
+        "sim" => Box::new(Sim::new(bisect)),
+        "cuda" => Box::new(Cuda::new(bisect)),
+        "bisect" => row(bisect, caps),
+        "heap" => row(Heap, caps),
+        "quickselect" => row(Quickselect, caps),
+        "radix" => row(Radix, caps),
+        "bucket" => row(Bucket, caps),
+        "bitonic" => row(Bitonic, caps),
+        "air" => row(Air::default(), caps),
+        "gridselect" => row(GridSelect::default(), caps),
+        "warpselect" => row(WarpSelect, caps),
+        "drtopk" => row(DrTopK::default(), caps),
+        "torch-radix" => row(TorchRadix, caps),
+        "sort" => row(SortChoose, caps),
         other => unreachable!("registry entry '{other}' has no constructor"),
-    };
-    Box::new(RowWise::with_caps(row, entry.caps))
+    }
 }
 
 /// The capabilities of the simulator (for [`Sim`]).
@@ -163,6 +173,7 @@ pub(crate) const fn cuda_caps() -> Capabilities {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dtype::Dtype;
     use crate::params::Precision;
 
     /// SPEC §4's list, as written there.
@@ -210,6 +221,13 @@ mod tests {
         assert_eq!(names_where(|c| c.diagnostics), ["sim"]);
         assert_eq!(names_where(|c| !c.work_counters), ["sim", "cuda"]);
         assert!(ALGORITHMS.iter().all(|e| e.caps.exact));
+        // Every CPU algorithm is written once over topk-ref's Element: all three types.
+        let sixteen = names_where(|c| c.takes(Dtype::Float16));
+        assert_eq!(sixteen, names_where(|c| c.takes(Dtype::Bfloat16)));
+        let cpu_rows = names_where(|c| c.device == Device::Cpu && !c.diagnostics);
+        assert_eq!(sixteen, cpu_rows);
+        assert_eq!(names_where(|c| !c.takes(Dtype::Float16)), ["sim", "cuda"]);
+        assert!(ALGORITHMS.iter().all(|e| e.caps.takes(Dtype::Float32)));
         assert_eq!(sim_caps(), SIM);
         assert_eq!(cuda_caps(), CUDA);
     }

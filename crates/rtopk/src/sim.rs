@@ -34,6 +34,10 @@ impl Sim {
 /// A launch's findings as plain data.
 pub fn findings(r: &LaunchResult) -> SimDiagnostics {
     let kernel = match r.plan.sort {
+        _ if r.route.depth() > 0 => {
+            let units: Vec<String> = r.route.units().iter().map(ToString::to_string).collect();
+            units.join(" + ")
+        }
         Some(sort) => format!("{} + {}", r.plan.unit, sort.unit),
         None => r.plan.unit.to_string(),
     };
@@ -97,13 +101,16 @@ impl Algorithm for Sim {
             }
         };
         let r = launch_parallel(data, &args, config)?;
-        out.prepare(n, k, true)?;
+        // split rows (a forced `Strategy::Split`) have no iteration counts
+        let counted = r.route.depth() == 0;
+        out.prepare(n, k, counted)?;
         let t = &mut out.topk;
         t.values.iter_mut().zip(&r.values).for_each(|(o, v)| *o = *v);
         t.indices.iter_mut().zip(&r.indices).for_each(|(o, i)| *o = *i);
         match t.iterations.as_mut() {
             Some(it) => it.iter_mut().zip(&r.iterations).for_each(|(o, i)| *o = *i),
-            None => t.iterations = Some(Array1::from_vec(r.iterations.clone())),
+            None if counted => t.iterations = Some(Array1::from_vec(r.iterations.clone())),
+            None => {}
         }
         // The simulated rows count no work (the simulator measures lanes, not traffic).
         out.work = None;

@@ -316,7 +316,7 @@ impl IterationsReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::npy::{Dtype, NpyWriter};
+    use crate::npy::{NpyDtype, NpyWriter};
     use crate::params::Precision;
 
     fn family(m: usize, k: usize, reps: usize, params: Params) -> IterationsReport {
@@ -383,8 +383,8 @@ mod tests {
         let (n, m) = (50usize, 33usize);
         let data: Vec<f32> = (0..n * m).map(|i| ((i * 37) % 23) as f32 - 11.0).collect();
         let x = dir.path().join("x.npy");
-        let mut w = NpyWriter::new(Vec::new(), Dtype::F4, &[n as u64, m as u64]).unwrap();
-        w.write_f32(data.iter().copied()).unwrap();
+        let mut w = NpyWriter::new(Vec::new(), NpyDtype::F4, &[n as u64, m as u64]).unwrap();
+        w.write_values(data.iter().copied()).unwrap();
         std::fs::write(&x, w.finish().unwrap()).unwrap();
         let count = |reps, rows_per_block| {
             let mut reader = MatrixReader::open(&x).unwrap();

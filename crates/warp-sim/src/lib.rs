@@ -18,10 +18,11 @@
 //!   `examples/bitonic_sort.rs`, `examples/block_reduce.rs` and `examples/split_count.rs` do.
 //! * [`rtopk`] — the RTop-K kernel of docs/kernel.md on the engine, every launch family of the
 //!   CUDA kernel with its stage and function names, chosen by the same launch plan
-//!   ([`rtopk::plan`]), bit-identical to topk-ref's `Bisect`; launched over matrices by
-//!   [`Simulator`] (and [`check_order_dependence`] under seeded schedules), usable row-wise as
-//!   [`SimTopK`]; its seeded bugs ([`Mutant`], [`mutant::catalog`]) and one row's journey as
-//!   text and SVG ([`RowTrace`]).
+//!   ([`rtopk::plan`]), bit-identical to topk-ref's `Bisect`, and the CUDA launcher's split
+//!   rows (chunks, candidates, `rtopk_split_gather`: [`rtopk::split`]); launched over
+//!   matrices by [`Simulator`] (and [`check_order_dependence`] under seeded schedules), usable
+//!   row-wise as [`SimTopK`]; its seeded bugs ([`Mutant`], [`mutant::catalog`]) and one row's
+//!   journey as text and SVG ([`RowTrace`]).
 //!
 //! The engine imports nothing from the RTop-K room.
 //!
@@ -47,8 +48,9 @@ pub use engine::{
     SliceSource, Source, VirtualSource, WARP_SIZE, Warp,
 };
 pub use rtopk::{
-    DeviceLimits, Family, H100, KernelArgs, LaunchResult, Mutant, Plan, RowTrace, SearchExit,
-    SimConfig, SimTopK, Simulator, Strategy, check_order_dependence, launch_parallel, launch_rtopk,
+    DeviceLimits, Family, H100, KernelArgs, LaunchResult, Mutant, Plan, Route, RowTrace,
+    SearchExit, SimConfig, SimTopK, Simulator, Split, Strategy, check_order_dependence,
+    launch_parallel, launch_rtopk,
 };
 
 /// The kernel's constants and interface under their first path (`warp_sim::kernel::...`),

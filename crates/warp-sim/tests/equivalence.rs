@@ -25,9 +25,10 @@ fn bisect() -> impl Strategy<Value = Bisect> {
     ]
 }
 
-/// The strategies that hold rows of `m`: the plan's choice, and every family forced.
+/// The strategies that hold rows of `m`: the plan's choice, and every family forced (split
+/// rows, which have no iteration counts, are checked by `split_rows_equal_bisect`).
 fn strategies(m: usize) -> Vec<Launch> {
-    Launch::ALL.into_iter().filter(|s| m <= s.max_row()).collect()
+    Launch::ALL.into_iter().filter(|s| m <= s.max_row() && *s != Launch::Split).collect()
 }
 
 /// Runs the matrix on the simulator and compares every row with topk-ref's `Bisect`.
@@ -65,6 +66,11 @@ fn check(
             unit,
             r
         );
+        if got.route.depth() > 0 {
+            // a split row has no iteration count (SPEC §3 counts the row's search)
+            prop_assert!(got.iterations.is_empty(), "{}: counts of a split row", unit);
+            continue;
+        }
         prop_assert_eq!(
             got.iterations[r],
             want.stats.iterations.unwrap_or(0),
@@ -112,6 +118,8 @@ fn generate(dist: &str, n: usize, m: usize, rng: &mut StdRng) -> Vec<f32> {
         .map(|_| match dist {
             "normal" => StandardNormal.sample(rng),
             "ties" => f32::from(rng.random_range(0u8..6)) * 0.5,
+            // ties that a top k of a few hundred meets in many chunks of a split row
+            "wide-ties" => f32::from(rng.random_range(0u8..97)) - 48.0,
             _ => match rng.random_range(0u32..20) {
                 0 => f32::NAN,
                 1 => -f32::NAN,
@@ -389,5 +397,95 @@ fn a_launch_in_parallel_windows_equals_one_in_order() {
         let one = Simulator::new(config).run(&x, &args).unwrap();
         let par = warp_sim::launch_parallel(&x, &args, config).unwrap();
         assert_eq!(one, par, "n={n} m={m} k={k}");
+    }
+}
+
+/// Split rows (docs/kernel.md, "Split rows"): each chunk's top k with the ordinary kernels,
+/// the top k of the candidates, the indices gathered back — bisect's values and indices on
+/// hostile rows and heavy ties, with a last chunk (and one narrower than k that joins the
+/// chunk before it), none, one row, k at an eighth of the chunk, both modes, sorted, block-row
+/// chunks, and a route whose candidates are split again; no counts, no findings.
+#[test]
+fn split_rows_equal_bisect() {
+    let mut rng = StdRng::seed_from_u64(21);
+    let split = |sorted| SimConfig { strategy: Launch::Split, sorted, ..SimConfig::default() };
+    let no_counts = |sorted| SimConfig { counts: false, sorted, ..SimConfig::default() };
+    // (N, M, k, config, data, mode, (chunk, full, last) of the first split, depth)
+    let cases = [
+        (1, 5000, 256, split(false), "hostile", Mode::Largest, (2048, 2, 904), 1),
+        (3, 4196, 200, split(true), "hostile", Mode::Smallest, (2048, 1, 2148), 1),
+        (2, 8192, 1, split(false), "ties", Mode::Largest, (2048, 4, 0), 1),
+        (2, 6000, 100, split(true), "ties", Mode::Smallest, (2048, 2, 1904), 1),
+        (1, 20_000, 200, split(true), "wide-ties", Mode::Largest, (2048, 9, 1568), 1),
+        (2, 20_000, 150, no_counts(false), "wide-ties", Mode::Smallest, (2048, 9, 1568), 1),
+        (1, 16_500, 1024, split(true), "hostile", Mode::Largest, (8192, 1, 8308), 1),
+        (1, 9000, 50, no_counts(false), "hostile", Mode::Smallest, (2048, 4, 808), 1),
+        (1, 70_000, 256, no_counts(true), "hostile", Mode::Largest, (2048, 34, 368), 2),
+    ];
+    for (n, m, k, config, dist, mode, (chunk, full, last), depth) in cases {
+        let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
+        let route = Simulator::new(config).route(&args).unwrap();
+        assert_eq!(route.depth(), depth, "M = {m}, k = {k}");
+        let warp_sim::Route::Split { split, .. } = &route else { unreachable!() };
+        assert_eq!((split.chunk, split.full, split.last), (chunk, full, last), "M = {m}");
+        let x = generate(dist, n, m, &mut rng);
+        check(config, n, m, &x, k, mode, Bisect::exact())
+            .unwrap_or_else(|e| panic!("{dist} M={m} k={k} {mode:?}: {e}"));
+        let par = warp_sim::launch_parallel(&x, &args, config).unwrap();
+        assert_eq!(par.route, route, "launch_parallel follows the route");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Split rows of test-support's hostile elements (NaN of both signs with payloads, ±inf,
+    /// ±0, subnormals, tie pools), any width from two chunks on and k up to an eighth of a
+    /// chunk, forced.
+    #[test]
+    fn split_rows_of_hostile_values_equal_bisect(
+        (n, m, x) in (1usize..3, 4096usize..12_000, test_support::pool(), 0u8..4)
+            .prop_flat_map(|(n, m, pool, flavour)| {
+                let values = prop::collection::vec(test_support::element(pool, flavour), n * m);
+                (Just(n), Just(m), values)
+            }),
+        frac in 0.0f64..1.0, smallest: bool, sorted: bool,
+    ) {
+        let k = 1 + (frac * 255.0) as usize; // chunks of 2048 hold 8 k
+        let config = SimConfig { strategy: Launch::Split, sorted, ..SimConfig::default() };
+        check(config, n, m, &x, k, Mode::from_smallest(smallest), Bisect::exact())?;
+    }
+}
+
+/// Without iteration counts the default route splits the rows the CUDA launcher splits; with
+/// them (the default) it never does. Split rows run whole and have no one row's journey; a
+/// split of a row too short for two chunks, or of an approximate search, is an error.
+#[test]
+fn the_route_splits_only_without_counts_and_says_why_it_cannot() {
+    let args = |m, k, bisect| KernelArgs { n: 1, m, k, mode: Mode::Largest, bisect, mutant: None };
+    let exact = Bisect::exact();
+    let mut rng = StdRng::seed_from_u64(4);
+    let x = generate("normal", 1, 9000, &mut rng);
+    let counted = Simulator::new(SimConfig::default()).run(&x, &args(9000, 30, exact)).unwrap();
+    assert_eq!((counted.route.depth(), counted.iterations.len()), (0, 1));
+    let config = SimConfig { counts: false, ..SimConfig::default() };
+    let split = Simulator::new(config).run(&x, &args(9000, 30, exact)).unwrap();
+    assert_eq!((split.route.depth(), split.iterations.len()), (1, 0));
+    assert_eq!((&split.indices, &split.values), (&counted.indices, &counted.values));
+    assert_eq!(split.plan, split.route.plans()[0], "plan: the route's first");
+    let err = Simulator::new(config).run_traced(&x, &args(9000, 30, exact), 0).unwrap_err();
+    assert!(matches!(err, SimError::InvalidLaunch(_)), "{err}");
+    let src = VirtualSource::new(2 * 9000, 9000, |i| i as f32);
+    let two = KernelArgs { n: 2, ..args(9000, 30, exact) };
+    let err = Simulator::new(config).run_rows(&src, &two, 1..2).unwrap_err();
+    assert!(err.to_string().contains("split rows run whole"), "{err}");
+    let forced = SimConfig { strategy: Launch::Split, ..SimConfig::default() };
+    for (m, k, b) in [(4095, 1, exact), (9000, 30, Bisect::early_stopping(4)), (9000, 8193, exact)]
+    {
+        let err = Simulator::new(forced).run(&x[..m], &args(m, k, b)).unwrap_err();
+        assert!(
+            matches!(err, SimError::InvalidLaunch(_)) && err.to_string().contains("split"),
+            "M = {m}, k = {k}: {err}"
+        );
     }
 }

@@ -188,7 +188,7 @@ fn out_of_bounds_uninitialized_foreign_and_misaligned_accesses_are_reported() {
     let mut m = Machine::new(DiagPolicy::Collect, Schedule::InOrder);
     let out = m.alloc(Global::zeroed("out", 2).unwrap());
     let mut grid = Grid::new(1, 1, 8);
-    grid.rows = Some(Rows { per_block: 1, groups_per_row: 1 }); // block 0 owns row 0: x[0..16]
+    grid.rows = Some(Rows::new(1, 1)); // block 0 owns row 0: x[0..16]
     m.launch(grid, async |mut w| {
         let lane = w.lane_id().map(u64::from);
         // Lanes 16..31 read row 1, which block 0 does not own.
@@ -476,7 +476,7 @@ fn a_few_blocks_of_a_grid_too_large_to_hold() {
     let out = m.alloc(Global::window("out", n, last, 1).unwrap().with_rows(1));
     let mut grid = Grid::new(n as u32, 1, 0);
     grid.simulate = (last as u32, n as u32);
-    grid.rows = Some(Rows { per_block: 1, groups_per_row: 1 });
+    grid.rows = Some(Rows::new(1, 1));
     m.launch(grid, async |mut w| {
         let row = u64::from(w.block_idx());
         let base = w.mul_u64(&Lanes::splat(row), &Lanes::splat(m_len), "row * M")?;

@@ -75,6 +75,24 @@ pub(crate) fn raw_npy(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> V
     out
 }
 
+/// Writes a C-order `<f2` matrix of the f16 bit patterns `bits` (a raw file: npyz has no f16
+/// here).
+pub(crate) fn write_f16(path: &Path, n: usize, m: usize, bits: &[u16]) {
+    assert_eq!(bits.len(), n * m);
+    let data: Vec<u8> = bits.iter().flat_map(|b| b.to_le_bytes()).collect();
+    fs::write(path, raw_npy("<f2", false, &format!("({n}, {m})"), &data)).unwrap();
+}
+
+/// A `<f2` output's shape and value bits (the data is the file's last `2 · N · k` bytes).
+pub(crate) fn read_values16(path: &Path) -> (Vec<u64>, Vec<u16>) {
+    let (dtype, shape, _) = read_header(path);
+    assert_eq!(dtype, "<f2");
+    let bytes = fs::read(path).unwrap();
+    let count = shape.iter().product::<u64>() as usize;
+    let data = &bytes[bytes.len() - 2 * count..];
+    (shape, data.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect())
+}
+
 /// Little-endian bytes of float32 values.
 pub(crate) fn f32_bytes(vals: &[f32]) -> Vec<u8> {
     vals.iter().flat_map(|v| v.to_le_bytes()).collect()

@@ -7,8 +7,9 @@ array([[1, 2],
        [0, 1]])
 
 * :func:`topk` — like ``torch.topk``: NumPy arrays and CPU tensors on every core (every CPU
-  algorithm of :func:`algorithms` by name), CUDA tensors on the GPU kernel; a custom op
-  (``torch.ops.rtopk.topk``) with autograd under ``torch.compile`` (:mod:`rtopk.ops`).
+  algorithm of :func:`algorithms` by name; float32, float16 and bfloat16), CUDA tensors on
+  the GPU kernel (float32); a custom op (``torch.ops.rtopk.topk``) with autograd under
+  ``torch.compile`` (:mod:`rtopk.ops`).
 * :func:`trace` — one row through the kernel on the warp simulator, as data, text and SVG.
 * :mod:`rtopk.sim` — the simulated kernel over matrices, its diagnostics, seeded bugs.
 * :mod:`rtopk.stats`, :func:`expected_iterations` — iteration statistics, Appendix A's E(n).
@@ -25,7 +26,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass
-from typing import List
+from typing import List, Tuple
 
 from . import _native, cuda, distributed, sim, stats
 from ._native import CudaError, CudaUnavailableError, InternalError, __version__
@@ -61,7 +62,8 @@ class AlgorithmInfo:
     (``source``), a one-line ``summary``, and its capabilities: ``exact`` (the canonical
     top-k), ``iterations`` (reports iteration counts), ``bisection_params`` (takes
     ``max_iter`` / ``precision``), ``device`` (``"cpu"`` or ``"gpu"``), ``work_counters``,
-    ``diagnostics`` (the simulator's findings)."""
+    ``diagnostics`` (the simulator's findings), ``dtypes`` (the element types it takes:
+    ``"float32"``, and ``"float16"`` and ``"bfloat16"`` for every CPU algorithm but ``sim``)."""
 
     name: str
     source: str
@@ -72,6 +74,7 @@ class AlgorithmInfo:
     device: str
     work_counters: bool
     diagnostics: bool
+    dtypes: Tuple[str, ...]
 
 
 def algorithms() -> List[AlgorithmInfo]:
@@ -79,7 +82,7 @@ def algorithms() -> List[AlgorithmInfo]:
     §4 order (from the library's one registry)."""
     out = []
     for e in json.loads(_native.algorithms_json()):
-        caps = e["caps"]
+        caps = {**e["caps"], "dtypes": tuple(e["caps"]["dtypes"])}
         out.append(AlgorithmInfo(name=e["name"], source=e["source"], summary=e["summary"], **caps))
     return out
 

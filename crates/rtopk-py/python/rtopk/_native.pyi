@@ -29,11 +29,15 @@ def select(
     precision: float,
     iterations: bool,
     index_bits: int,
+    dtype: str = "float32",
 ) -> Tuple[npt.NDArray[Any], npt.NDArray[Any], Optional[npt.NDArray[np.int32]]]:
     """Row-wise top-k of the 2-D array ``x`` (rows along the last axis, any strides) with the
-    registry's ``algo`` (``"auto"``: ``bisect``); the GIL is released while it runs. Returns
-    ``(N, k)`` values (the input's dtype), ``(N, k)`` indices (int64 or int32 by
-    ``index_bits``) and, with ``iterations``, ``(N,)`` int32 counts."""
+    registry's ``algo`` (``"auto"``: ``bisect``); the GIL is released while it runs. ``dtype``
+    names the element type: ``"float32"`` (``x`` float32), ``"float16"`` or ``"bfloat16"``
+    (``x`` a uint16 array of the bit patterns, read in place). Returns ``(N, k)`` values
+    (float32, or uint16 bit patterns of the 16-bit type), ``(N, k)`` indices (int64 or int32
+    by ``index_bits``) and, with ``iterations``, ``(N,)`` int32 counts. ``TypeError`` for an
+    algorithm that does not take ``dtype``."""
 
 def check_request(
     algo: str,
@@ -44,9 +48,10 @@ def check_request(
     precision: float,
     iterations: bool,
     index_bits: int,
+    dtype: str = "float32",
 ) -> str:
-    """Checks a request on ``device`` (``"cpu"``/``"cuda"``) for rows of width ``m`` without
-    running it; returns the algorithm's registry name (``auto`` resolved)."""
+    """Checks a request on ``device`` (``"cpu"``/``"cuda"``) for rows of width ``m`` of
+    ``dtype`` without running it; returns the algorithm's registry name (``auto`` resolved)."""
 
 def auto_algorithm(device: str) -> str:
     """What ``algo="auto"`` stands for on ``device``: ``"bisect"`` (cpu), ``"cuda"`` (cuda)."""
@@ -54,8 +59,9 @@ def auto_algorithm(device: str) -> str:
 def algorithms_json() -> str:
     """The registry (name, source, summary, caps of every SPEC §4 algorithm) as JSON."""
 
-def unsupported_dtype(name: str) -> str:
-    """The ``TypeError`` message for an input of dtype ``name``."""
+def unsupported_dtype(name: str, sixteen_bit: bool = True) -> str:
+    """The ``TypeError`` message for an input of dtype ``name``: what ``rtopk.topk`` takes
+    (float32, float16, bfloat16), or with ``sixteen_bit=False`` what the simulator takes."""
 
 class NativeTrace:
     """A traced row (warp-sim's ``RowTrace``); ``rtopk.Trace`` wraps it."""

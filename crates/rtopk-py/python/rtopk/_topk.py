@@ -10,6 +10,10 @@ How a call maps onto the kernels:
   runs on every core (rayon) with the interpreter released, so other Python threads run
   meanwhile. Outputs are fresh arrays (``values`` in the input's dtype, ``indices`` int64 or
   int32, ``iterations`` int32), viewed back with ``k`` along ``dim``.
+* **Element types** — float32, float16 and bfloat16 (``ml_dtypes.bfloat16``, recognised by
+  its name and size without importing ml_dtypes). A 16-bit array goes to Rust as a ``uint16``
+  view of its bit patterns (no copy) and its values come back as bits, viewed as the input's
+  dtype: every element is ordered by its exact value (SPEC §1) and no value is converted.
 * **torch CPU tensors** — the same path on a NumPy view of the tensor's storage (no copy of a
   contiguous input); outputs come back as tensors sharing the NumPy outputs' memory.
 * **torch CUDA tensors** — the RTop-K CUDA kernel on the tensor's device and torch's current
@@ -32,7 +36,7 @@ from . import _native
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["TopK", "TopKIterations", "auto_algorithm", "index_bits", "topk"]
+__all__ = ["TopK", "TopKIterations", "auto_algorithm", "element_name", "index_bits", "topk"]
 
 
 class TopK(NamedTuple):
@@ -118,6 +122,19 @@ def as_rows(a: "npt.NDArray[Any]", dim: int) -> Tuple["npt.NDArray[Any]", Tuple[
     return rows, batch, d
 
 
+def element_name(dtype: "np.dtype[Any]") -> str:
+    """``"float32"``, ``"float16"`` or ``"bfloat16"``: the element type of a NumPy dtype (the
+    bfloat16 of ml_dtypes is recognised by its name and size, without importing ml_dtypes);
+    ``TypeError`` for any other dtype."""
+    if dtype == np.float32:
+        return "float32"
+    if dtype == np.float16:
+        return "float16"
+    if dtype.name == "bfloat16" and dtype.itemsize == 2:
+        return "bfloat16"
+    raise TypeError(_native.unsupported_dtype(str(dtype)))
+
+
 def _host_array(x: Any) -> "npt.NDArray[Any]":
     """``x`` as an ndarray Rust can read: native byte order, aligned (copies otherwise)."""
     a = np.asarray(x)
@@ -139,17 +156,26 @@ def select_host(
     precision: float,
     with_iterations: bool,
     bits: int,
+    element: Optional[str] = None,
 ) -> Tuple["npt.NDArray[Any]", "npt.NDArray[Any]", Optional["npt.NDArray[Any]"]]:
     """Top-k of the host array ``a`` along ``dim`` (rows viewed, Rust selects); outputs viewed
-    back with ``k`` along ``dim`` (not copied)."""
-    if a.ndim == 2 and (dim == -1 or dim == 1):  # already (rows, M): nothing to view
-        return _native.select(
-            a, k, algo, largest, sorted, max_iter, precision, with_iterations, bits
+    back with ``k`` along ``dim`` (not copied). ``a`` is float32, float16 or bfloat16 (values
+    come back in its dtype) — or, with ``element`` (``"float16"``/``"bfloat16"``), a uint16
+    array of that type's bit patterns (values come back as uint16 bits)."""
+    name = element if element is not None else element_name(a.dtype)
+    # 16-bit rows travel as their bit patterns (a view: same item size, any strides).
+    src = a if name == "float32" or element is not None else a.view(np.uint16)
+    if src.ndim == 2 and (dim == -1 or dim == 1):  # already (rows, M): nothing to view
+        values, indices, iterations = _native.select(
+            src, k, algo, largest, sorted, max_iter, precision, with_iterations, bits, name
         )
-    rows, batch, d = as_rows(a, dim)
+        return (values if src is a else values.view(a.dtype)), indices, iterations
+    rows, batch, d = as_rows(src, dim)
     values, indices, iterations = _native.select(
-        rows, k, algo, largest, sorted, max_iter, precision, with_iterations, bits
+        rows, k, algo, largest, sorted, max_iter, precision, with_iterations, bits, name
     )
+    if src is not a:
+        values = values.view(a.dtype)
     shape = (*batch, values.shape[1])
     values = values.reshape(shape)
     indices = indices.reshape(shape)
@@ -214,7 +240,10 @@ def topk(
     and device.
 
     Args:
-        x: a float32 NumPy array (or array-like) or torch tensor (CPU or CUDA), any rank.
+        x: a NumPy array (or array-like) or torch tensor of float32, float16 or bfloat16
+            (``ml_dtypes.bfloat16`` for NumPy), any rank; CPU or CUDA for float32, CPU for
+            the 16-bit types (the CUDA kernel takes float32 only for now). Values come back
+            in the input's dtype, bit for bit.
         k: values per row, ``0 <= k <= M`` where ``M = x.shape[dim]``.
         dim: the axis the rows run along.
         largest: the ``k`` largest (default) or the ``k`` smallest (NaNs then come last).
@@ -237,7 +266,9 @@ def topk(
     Raises:
         ValueError: ``k < 0``, ``k > M``, ``M = 0``, an unknown ``algo``, a parameter the
             algorithm does not take, ``max_iter`` together with ``precision``.
-        TypeError: an unsupported dtype (float32 only for now), or ``indices_dtype``.
+        TypeError: a dtype other than float32, float16 and bfloat16; a 16-bit input for an
+            algorithm that takes float32 only (``sim``, ``cuda``, a CUDA tensor); or
+            ``indices_dtype``.
         IndexError: ``dim`` out of range.
         rtopk.CudaUnavailableError: a GPU algorithm without a CUDA driver.
     """

@@ -131,7 +131,7 @@ def trace(
     if a.ndim != 1:
         raise ValueError(f"rtopk.trace follows one row: expected a 1-D array, got {a.ndim}-D")
     if a.dtype != np.float32:
-        raise TypeError(_native.unsupported_dtype(str(a.dtype)))
+        raise TypeError(_native.unsupported_dtype(str(a.dtype), sixteen_bit=False))
     native = _native.trace(a, k, largest, max_iter, precision)
     d = native.data()
     return Trace(

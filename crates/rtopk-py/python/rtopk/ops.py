@@ -5,7 +5,9 @@ Importing this module registers the op (``rtopk`` imports it by itself whenever 
 imported, before or after ``rtopk``). The op has
 
 * an implementation for CPU tensors (the Rust row-wise driver on a NumPy view of the tensor's
-  storage, zero-copy) and CUDA tensors (the RTop-K CUDA kernel);
+  storage, zero-copy; float32, float16 and bfloat16 — a bfloat16 tensor, which has no NumPy
+  view, is viewed as its int16 bit patterns) and CUDA tensors (the RTop-K CUDA kernel,
+  float32 only for now: a 16-bit CUDA tensor is a ``TypeError``, never upcast);
 * a fake implementation (``register_fake``): output shapes and dtypes from the input's, so
   ``torch.compile(fullgraph=True)`` traces a call without a graph break;
 * autograd (``register_autograd``): the gradient of ``values`` is scattered into zeros of the
@@ -25,6 +27,7 @@ trip, no device allocation inside the call. A tensor on ``cuda:1`` runs on devic
 
 from typing import Any, Callable, Optional, Tuple
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -37,6 +40,8 @@ _INDEX_DTYPES = {32: torch.int32, 64: torch.int64}
 # precision (one native call per eager call: the request check costs as much as the launch).
 _GPU_ALGOS = ("auto", "cuda")
 _F32 = torch.float32
+# What the CPU path takes; the CUDA kernel takes float32 only (for now).
+_CPU_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
 # The raw current stream without building a torch.cuda.Stream object (what torch.compile's
 # generated code calls too); the public spelling where a torch build lacks it.
@@ -52,10 +57,44 @@ def current_stream(device_index: int) -> int:
     return int(torch.cuda.current_stream(device_index).cuda_stream)
 
 
+def _dtype_name(x: Tensor) -> str:
+    """``"float32"``, ``"float16"``, ...: the dtype's name without ``torch.``."""
+    name = str(x.dtype)
+    return name[6:] if name.startswith("torch.") else name
+
+
 def _check_dtype(x: Tensor) -> None:
-    if x.dtype != _F32:
-        name = str(x.dtype)
-        raise TypeError(_native.unsupported_dtype(name[6:] if name.startswith("torch.") else name))
+    """``TypeError`` for a dtype rtopk.topk never takes (float64, integers, ...)."""
+    if x.dtype not in _CPU_DTYPES:
+        raise TypeError(_native.unsupported_dtype(_dtype_name(x)))
+
+
+def _refuse_on_cuda(
+    x: Tensor,
+    algo: str,
+    m: int,
+    k: int,
+    max_iter: Optional[int],
+    precision: float,
+    index_bits: int,
+    with_iterations: bool,
+) -> None:
+    """Raises the library's ``TypeError`` for a 16-bit CUDA tensor (the kernel is float32-only
+    for now; nothing is upcast behind the caller's back), or its error for a bad request."""
+    _check_dtype(x)
+    name = _dtype_name(x)
+    advice = (
+        f"On a CUDA tensor: x.float() converts it to float32 on the GPU; x.cpu() selects it as "
+        f"{name} on the CPU"
+    )
+    try:
+        _native.check_request(
+            algo, "cuda", m, k, max_iter, precision, with_iterations, index_bits, name
+        )
+    except TypeError as e:
+        raise TypeError(f"{e}. {advice}") from None
+    # The library would take it, but cuda_topk's contract is float32 rows: never launch it.
+    raise TypeError(f"rtopk's CUDA launch takes float32 tensors only, got {name}. {advice}")
 
 
 def cpu_impl(
@@ -73,10 +112,13 @@ def cpu_impl(
     """A CPU tensor through the host path: ``x.numpy()`` is a view of the tensor's storage
     (no copy), the outputs are tensors over the NumPy outputs (no copy), made contiguous
     only when ``dim`` is not the last axis (as the fake implementation says they are).
-    ``iterations`` is None unless asked for."""
+    ``iterations`` is None unless asked for. A bfloat16 tensor (no NumPy dtype) goes as a
+    view of its bit patterns, and its values come back the same way."""
     _check_dtype(x)
+    t = x.detach() if x.requires_grad else x
+    bf16 = t.dtype == torch.bfloat16
     values, indices, its = _topk.select_host(
-        x.detach().numpy() if x.requires_grad else x.numpy(),
+        t.view(torch.int16).numpy().view(np.uint16) if bf16 else t.numpy(),
         k,
         dim,
         largest,
@@ -86,8 +128,12 @@ def cpu_impl(
         precision,
         with_iterations,
         index_bits,
+        "bfloat16" if bf16 else None,
     )
-    v = torch.from_numpy(values)
+    if bf16:
+        v = torch.from_numpy(values.view(np.int16)).view(torch.bfloat16)
+    else:
+        v = torch.from_numpy(values)
     i = torch.from_numpy(indices)
     if not v.is_contiguous():
         v = v.contiguous()
@@ -109,9 +155,10 @@ def cuda_impl(
 ) -> Tuple[Tensor, Tensor, Optional[Tensor]]:
     """A CUDA tensor: one launch of the RTop-K kernel on torch's current stream (see the
     module docstring for the contract). ``iterations`` is None unless asked for."""
-    if x.dtype != _F32:
-        _check_dtype(x)
     nd = x.dim()
+    if x.dtype != _F32:
+        m = x.shape[_topk.normalize_dim(dim, nd)]
+        _refuse_on_cuda(x, algo, m, k, max_iter, precision, index_bits, with_iterations)
     last = dim == -1 or dim == nd - 1
     if last and nd > 0:
         rows = x
@@ -219,12 +266,15 @@ def _topk_fake(
 ) -> Tuple[Tensor, Tensor, Tensor]:
     d = _topk.normalize_dim(dim, x.dim())
     m = x.shape[d]
+    _check_dtype(x)
     if isinstance(m, int) and isinstance(k, int):
         # The request is refused while tracing, with the eager call's exception.
+        if x.device.type == "cuda" and x.dtype != _F32:
+            _refuse_on_cuda(x, algo, m, k, max_iter, precision, index_bits, with_iterations)
         device = "cuda" if x.device.type == "cuda" else "cpu"
-        _native.check_request(algo, device, m, k, max_iter, precision, with_iterations, index_bits)
-    if x.dtype != _F32:
-        _check_dtype(x)
+        _native.check_request(
+            algo, device, m, k, max_iter, precision, with_iterations, index_bits, _dtype_name(x)
+        )
     shape = list(x.shape)
     batch = shape[:d] + shape[d + 1 :]
     shape[d] = k

@@ -45,14 +45,15 @@ class Diagnostic:
 @dataclass(frozen=True)
 class SimResult:
     """The simulated launch's output — ``values``, ``indices`` (int64; index order, or value
-    order with ``sorted``) with ``k`` along ``dim``, ``iterations`` (int32, SPEC §3) — the
+    order with ``sorted``) with ``k`` along ``dim``, ``iterations`` (int32, SPEC §3; ``None``
+    for split rows, whose chunks' counts are not the row's) — the
     ``kernel`` that ran (the launch plan's unit, e.g. ``"rtopk_half_rows_8"``), and its
     ``diagnostics`` (the first ones, each a :class:`Diagnostic`) out of ``diagnostics_total``,
     with the count of each kind (``kinds``: ``(kind, count)`` pairs)."""
 
     values: "npt.NDArray[np.float32]"
     indices: "npt.NDArray[np.int64]"
-    iterations: "npt.NDArray[np.int32]"
+    iterations: "Optional[npt.NDArray[np.int32]]"
     kernel: str
     diagnostics: List[Diagnostic]
     diagnostics_total: int
@@ -118,7 +119,7 @@ def run(
     """
     a = np.asarray(x)
     if a.dtype != np.float32:
-        raise TypeError(_native.unsupported_dtype(str(a.dtype)))
+        raise TypeError(_native.unsupported_dtype(str(a.dtype), sixteen_bit=False))
     rows, batch, d = as_rows(a, dim)
     r = _native.sim_run(
         rows, k, largest, sorted, max_iter, precision, mutant, strategy, schedule_seed
@@ -132,7 +133,10 @@ def run(
     return SimResult(
         values=values,
         indices=indices,
-        iterations=r["iterations"].reshape(batch),
+        # split rows (strategy "split") have no iteration counts: the chunks' are not the row's
+        iterations=(
+            r["iterations"].reshape(batch) if r["iterations"].size == int(np.prod(batch)) else None
+        ),
         kernel=r["kernel"],
         diagnostics=[Diagnostic(**g) for g in r["diagnostics"]],
         diagnostics_total=r["diagnostics_total"],

@@ -9,8 +9,9 @@ use crate::Error;
 
 /// The magic string every `.npy` file starts with.
 pub(super) const MAGIC: &[u8; 6] = b"\x93NUMPY";
-/// The only input dtype accepted.
-pub(crate) const INPUT_DTYPE: &str = "<f4";
+/// The input dtypes accepted, for messages (SPEC §4; [`crate::Dtype::from_npy_descr`] is the
+/// check).
+pub(crate) const INPUT_DTYPES: &str = "<f4 (little-endian float32) or <f2 (little-endian float16)";
 /// numpy pads the whole preamble plus header to a multiple of this (for aligned reads).
 pub(super) const HEADER_ALIGN: usize = 64;
 /// The longest header read (numpy's own reader stops at 10 000 bytes by default; a matrix's
@@ -167,14 +168,24 @@ fn shape_from(entry: &Entry) -> Result<Vec<u64>, String> {
         .collect()
 }
 
-/// Why a descr that is not `<f4` was refused, beyond "it is not `<f4`".
+/// Why a descr that is neither `<f4` nor `<f2` was refused, beyond "it is not one of them".
 pub(super) fn dtype_hint(descr: &str) -> &'static str {
     match descr {
         "=f4" | "f4" | "float32" => {
             " (the byte order is not stated; SPEC §4 requires it explicitly: write '<f4', \
              e.g. x.astype('<f4'))"
         }
+        "=f2" | "f2" | "float16" => {
+            " (the byte order is not stated; SPEC §4 requires it explicitly: write '<f2', \
+             e.g. x.astype('<f2'))"
+        }
         ">f4" => " (big-endian; convert with x.astype('<f4'))",
+        ">f2" => " (big-endian; convert with x.astype('<f2'))",
+        "<V2" | "|V2" => {
+            " (raw 2-byte values: how numpy saves a bfloat16 array of ml_dtypes, which has no \
+             .npy dtype; convert with x.astype('<f4'), or select through the Python package, \
+             which takes bfloat16)"
+        }
         _ if descr.starts_with('[') => " (a structured dtype)",
         _ => "",
     }

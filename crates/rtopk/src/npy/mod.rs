@@ -1,12 +1,15 @@
 //! `.npy` input and output (SPEC §4), in bounded memory, never clobbering a file.
 //!
 //! # Input
-//! [`MatrixReader`] accepts exactly one kind of file: a 2-D, C-order, little-endian float32
-//! (`<f4`) array whose data is exactly `N · M · 4` bytes. The preamble and the header (a
-//! Python dict literal, parsed as strictly as numpy parses it: a shape written as a list is
-//! refused) are checked when the file is opened, and so is the data's size against the file's
-//! length; then rows are read block by block into one reused buffer, bit-exact.
-//! [`read_matrix`] reads every row at once, for callers that need them all.
+//! [`MatrixReader`] accepts exactly one kind of file: a 2-D, C-order array of little-endian
+//! float32 (`<f4`) or float16 (`<f2`) whose data is exactly `N · M · 4` (or `· 2`) bytes.
+//! The preamble and the header (a Python dict literal, parsed as strictly as numpy parses it:
+//! a shape written as a list is refused) are checked when the file is opened, and so is the
+//! data's size against the file's length; then rows are read block by block into one reused
+//! buffer of the file's own type ([`NpyFloat`]: `f32` or `f16`), bit-exact, never converted.
+//! Big-endian, native-order and other dtypes (`>f2`, `<f8`, integers, bfloat16's raw `<V2`)
+//! are refused with what was found and what is expected. [`read_matrix`] reads every row at
+//! once, for callers that need them all.
 //!
 //! # Output paths
 //! [`Outputs`] writes a command's output files all or nothing, under these rules:
@@ -37,9 +40,9 @@ mod reader;
 mod temp;
 mod writer;
 
-pub(crate) use header::INPUT_DTYPE;
+pub(crate) use header::INPUT_DTYPES;
 pub use header::{Header, shape_string};
 pub use output::{OutputSpec, Outputs};
-pub use reader::{DEFAULT_BLOCK_BYTES, MatrixReader, read_matrix};
+pub use reader::{DEFAULT_BLOCK_BYTES, MatrixReader, read_matrix, read_matrix_as};
 pub use temp::remove_pending_temporaries;
-pub use writer::{Dtype, NpyWriter};
+pub use writer::{NpyDtype, NpyFloat, NpyWriter};

@@ -6,7 +6,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use super::temp::{TempFile, rename_all};
-use super::writer::{Dtype, NpyWriter};
+use super::writer::{NpyDtype, NpyFloat, NpyWriter};
 use crate::Error;
 
 /// Symbolic links followed before a path is declared a loop (Linux's own limit).
@@ -22,7 +22,7 @@ pub struct OutputSpec<'a> {
     /// The path as given.
     pub path: &'a Path,
     /// Its element type.
-    pub dtype: Dtype,
+    pub dtype: NpyDtype,
     /// Its shape.
     pub shape: Vec<u64>,
 }
@@ -98,17 +98,18 @@ impl Outputs {
         Ok(Outputs { files })
     }
 
-    /// Appends float32 elements to output `i` (a [`Dtype::F4`] output, in `specs` order).
-    pub fn write_f32(
+    /// Appends float elements to output `i` (in `specs` order): an [`NpyDtype::F4`] output
+    /// for `f32`, [`NpyDtype::F2`] for `f16`.
+    pub fn write_values<E: NpyFloat>(
         &mut self,
         i: usize,
-        values: impl IntoIterator<Item = f32>,
+        values: impl IntoIterator<Item = E>,
     ) -> Result<(), Error> {
         let f = &mut self.files[i];
-        f.writer.write_f32(values).map_err(|e| write_error(&f.path, e))
+        f.writer.write_values(values).map_err(|e| write_error(&f.path, e))
     }
 
-    /// Appends int64 elements to output `i` (a [`Dtype::I8`] output).
+    /// Appends int64 elements to output `i` (an [`NpyDtype::I8`] output).
     pub fn write_i64(
         &mut self,
         i: usize,
@@ -263,7 +264,7 @@ mod tests {
     use std::os::unix::fs::{PermissionsExt, symlink};
 
     fn spec<'a>(option: &'a str, path: &'a Path) -> OutputSpec<'a> {
-        OutputSpec { option, path, dtype: Dtype::I8, shape: vec![2] }
+        OutputSpec { option, path, dtype: NpyDtype::I8, shape: vec![2] }
     }
 
     fn write_one(path: &Path, inputs: &[(&str, &Path)]) -> Result<(), Error> {

@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use ndarray::Array2;
 use topk_ref::TopKError;
 
-use super::header::{INPUT_DTYPE, dtype_hint, read_header, read_up_to, shape_string};
+use super::header::{dtype_hint, read_header, read_up_to, shape_string};
+use super::writer::NpyFloat;
 use crate::Error;
+use crate::dtype::Dtype;
 
 /// Input bytes per block of rows when the caller has no reason to choose: large enough that
 /// per-block costs (a parallel launch, a GPU transfer) vanish, small enough that a block is a
@@ -20,11 +22,13 @@ pub const DEFAULT_BLOCK_BYTES: usize = 64 << 20;
 /// Bytes converted per read: the file is read in pieces of this size into the block.
 const READ_CHUNK: usize = 1 << 20;
 
-/// An `(N, M)` little-endian float32 `.npy` matrix, read block by block (see the module docs).
+/// An `(N, M)` little-endian float32 or float16 `.npy` matrix, read block by block (see the
+/// module docs).
 #[derive(Debug)]
 pub struct MatrixReader<R = BufReader<File>> {
     path: PathBuf,
     src: R,
+    dtype: Dtype,
     rows: usize,
     cols: usize,
     rows_read: usize,
@@ -51,10 +55,10 @@ impl<R: Read> MatrixReader<R> {
     pub fn from_reader(path: &Path, mut src: R, file_len: Option<u64>) -> Result<Self, Error> {
         let path_buf = || path.to_path_buf();
         let header = read_header(path, &mut src)?;
-        if header.descr != INPUT_DTYPE {
+        let Some(dtype) = Dtype::from_npy_descr(&header.descr) else {
             let hint = dtype_hint(&header.descr);
             return Err(Error::NpyDtype { path: path_buf(), found: header.descr, hint });
-        }
+        };
         let shape = header.shape.clone();
         let [n, m] = shape[..] else {
             let (shape, rank) = (shape_string(&shape), shape.len());
@@ -65,13 +69,21 @@ impl<R: Read> MatrixReader<R> {
         }
         let found = file_len.map(|len| len.saturating_sub(header.data_offset));
         let shape = shape_string(&shape);
-        let Some(data_bytes) = n.checked_mul(m).and_then(|e| e.checked_mul(4)) else {
-            return Err(Error::NpyOversized { path: path_buf(), shape, found: found.unwrap_or(0) });
+        let size = dtype.size() as u64;
+        let Some(data_bytes) = n.checked_mul(m).and_then(|e| e.checked_mul(size)) else {
+            let found = found.unwrap_or(0);
+            return Err(Error::NpyOversized { path: path_buf(), shape, dtype, found });
         };
         match found {
             Some(found) if found < data_bytes => {
                 let expected = data_bytes;
-                return Err(Error::NpyTruncated { path: path_buf(), shape, expected, found });
+                return Err(Error::NpyTruncated {
+                    path: path_buf(),
+                    shape,
+                    dtype,
+                    expected,
+                    found,
+                });
             }
             Some(found) if found > data_bytes => {
                 let expected = data_bytes;
@@ -79,7 +91,7 @@ impl<R: Read> MatrixReader<R> {
             }
             _ => {}
         }
-        // n · m · 4 fits in 64 bits, so each dimension fits in a 64-bit usize.
+        // n · m · size fits in 64 bits, so each dimension fits in a 64-bit usize.
         let too_large = || {
             Error::TopK(TopKError::TooLarge { what: "input matrix", n: usize::MAX, m: usize::MAX })
         };
@@ -88,6 +100,7 @@ impl<R: Read> MatrixReader<R> {
         Ok(MatrixReader {
             path: path.to_path_buf(),
             src,
+            dtype,
             rows,
             cols,
             rows_read: 0,
@@ -107,42 +120,53 @@ impl<R: Read> MatrixReader<R> {
         &self.path
     }
 
+    /// The element type of the file (`<f4`: float32, `<f2`: float16).
+    pub fn dtype(&self) -> Dtype {
+        self.dtype
+    }
+
     /// Rows per block for blocks of about `block_bytes` bytes (at least one row).
     pub fn rows_per_block(&self, block_bytes: usize) -> usize {
-        let row_bytes = self.cols.saturating_mul(4);
+        let row_bytes = self.cols.saturating_mul(self.dtype.size());
         block_bytes.checked_div(row_bytes).unwrap_or(usize::MAX).max(1)
     }
 
     /// Reads the next (up to) `max_rows` rows into `block` (cleared first, its capacity kept),
     /// row-major, every value's bits as in the file. Returns the rows read: 0 once every row
-    /// was read, after checking that nothing follows the data.
-    pub fn read_block(&mut self, max_rows: usize, block: &mut Vec<f32>) -> Result<usize, Error> {
+    /// was read, after checking that nothing follows the data. `E` must be the file's type
+    /// ([`MatrixReader::dtype`]); another is [`Error::NpyElementType`], nothing is converted.
+    pub fn read_block<E: NpyFloat>(
+        &mut self,
+        max_rows: usize,
+        block: &mut Vec<E>,
+    ) -> Result<usize, Error> {
         block.clear();
+        if E::DTYPE != self.dtype {
+            let (path, found, expected) = (self.path.clone(), self.dtype, E::DTYPE);
+            return Err(Error::NpyElementType { path, found, expected });
+        }
         let rows = max_rows.min(self.rows - self.rows_read);
         if rows == 0 {
             self.check_end()?;
             return Ok(0);
         }
-        // rows · cols · 4 ≤ the data size, which fits in 64 bits.
+        // rows · cols · size ≤ the data size, which fits in 64 bits.
+        let size = self.dtype.size();
         let len = rows * self.cols;
         block.try_reserve_exact(len).map_err(|_| {
             Error::TopK(TopKError::TooLarge { what: "block of input rows", n: rows, m: self.cols })
         })?;
-        if self.scratch.len() < READ_CHUNK.min(len * 4) {
-            self.scratch.resize(READ_CHUNK.min(len * 4), 0);
+        if self.scratch.len() < READ_CHUNK.min(len * size) {
+            self.scratch.resize(READ_CHUNK.min(len * size), 0);
         }
         while block.len() < len {
-            let want = ((len - block.len()) * 4).min(self.scratch.len());
+            let want = ((len - block.len()) * size).min(self.scratch.len());
             let got = read_up_to(&mut self.src, &mut self.scratch[..want])
                 .map_err(|e| self.read_error(e))?;
-            block.extend(
-                self.scratch[..got - got % 4]
-                    .chunks_exact(4)
-                    .map(|b| f32::from_bits(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
-            );
+            block.extend(self.scratch[..got - got % size].chunks_exact(size).map(E::from_le));
             if got < want {
-                let before = (self.rows_read * self.cols) as u64 * 4;
-                let found = before + (block.len() * 4 + got % 4) as u64;
+                let before = (self.rows_read * self.cols * size) as u64;
+                let found = before + (block.len() * size + got % size) as u64;
                 return Err(self.truncated(found));
             }
         }
@@ -176,6 +200,7 @@ impl<R: Read> MatrixReader<R> {
         Error::NpyTruncated {
             path: self.path.clone(),
             shape: self.shape_text(),
+            dtype: self.dtype,
             expected: self.data_bytes,
             found,
         }
@@ -186,14 +211,20 @@ impl<R: Read> MatrixReader<R> {
     }
 }
 
-/// Reads the whole `(N, M)` matrix at `path` (for callers that need every row at once; the
-/// allocation is checked, so a file too large for memory is an error, not an abort).
+/// Reads the whole `(N, M)` float32 matrix at `path` (for callers that need every row at once;
+/// the allocation is checked, so a file too large for memory is an error, not an abort). A
+/// float16 file is [`Error::NpyElementType`]; [`read_matrix_as`] reads either type.
 pub fn read_matrix(path: &Path) -> Result<Array2<f32>, Error> {
+    read_matrix_as(path)
+}
+
+/// [`read_matrix`] for elements of `E` (`f32` for a `<f4` file, `f16` for `<f2`).
+pub fn read_matrix_as<E: NpyFloat>(path: &Path) -> Result<Array2<E>, Error> {
     let mut reader = MatrixReader::open(path)?;
     let (n, m) = reader.shape();
     let mut data = Vec::new();
     reader.read_block(n, &mut data)?;
-    reader.read_block(n, &mut Vec::new())?;
+    reader.read_block(n, &mut Vec::<E>::new())?;
     Array2::from_shape_vec((n, m), data)
         .map_err(|_| Error::TopK(TopKError::TooLarge { what: "input matrix", n, m }))
 }
@@ -201,6 +232,7 @@ pub fn read_matrix(path: &Path) -> Result<Array2<f32>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use topk_ref::f16;
 
     fn npy_bytes(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
         let dict = format!(
@@ -227,7 +259,17 @@ mod tests {
 
     fn read_all(bytes: &[u8], known: bool, block_rows: usize) -> Result<Vec<u32>, Error> {
         let mut r = open(bytes, known)?;
-        let (mut all, mut block) = (Vec::new(), Vec::new());
+        let (mut all, mut block) = (Vec::new(), Vec::<f32>::new());
+        while r.read_block(block_rows, &mut block)? > 0 {
+            all.extend(block.iter().map(|v| v.to_bits()));
+        }
+        Ok(all)
+    }
+
+    /// [`read_all`] of a `<f2` file.
+    fn read_all16(bytes: &[u8], known: bool, block_rows: usize) -> Result<Vec<u16>, Error> {
+        let mut r = open(bytes, known)?;
+        let (mut all, mut block) = (Vec::new(), Vec::<f16>::new());
         while r.read_block(block_rows, &mut block)? > 0 {
             all.extend(block.iter().map(|v| v.to_bits()));
         }
@@ -258,6 +300,46 @@ mod tests {
     }
 
     #[test]
+    fn f16_files_read_bit_exactly_in_their_own_type() {
+        // NaNs of both signs with payloads, ±inf, ±0, subnormals, ordinary values.
+        let bits: Vec<u16> = [0x7e01, 0xfc01, 0x7c00, 0xfc00, 0x0000, 0x8000, 0x0001, 0x83ff]
+            .into_iter()
+            .chain((0..27).map(|i| 0x3c00 + 37 * i))
+            .collect();
+        let data: Vec<u8> = bits.iter().flat_map(|b| b.to_le_bytes()).collect();
+        let file = npy_bytes("<f2", false, "(7, 5)", &data);
+        for known in [true, false] {
+            for rows in [1, 3, 7, 100] {
+                assert_eq!(read_all16(&file, known, rows).unwrap(), bits, "{rows} rows, {known}");
+            }
+        }
+        let r = open(&file, true).unwrap();
+        assert_eq!((r.dtype(), r.shape(), r.rows_per_block(20)), (Dtype::Float16, (7, 5), 2));
+        // Read as float32, a float16 file is refused, never converted (and the reverse).
+        let e = read_all(&file, true, 7).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::NpyElementType { found: Dtype::Float16, expected: Dtype::Float32, .. }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("holds float16 (<f2) values; float32 (<f4) expected"));
+        assert!(e.is_user_error());
+        let f4 = npy_bytes("<f4", false, "(1, 2)", &[0u8; 8]);
+        assert!(matches!(read_all16(&f4, true, 1), Err(Error::NpyElementType { .. })));
+        // Sizes are the file's: 2 bytes per element.
+        let short = npy_bytes("<f2", false, "(7, 5)", &data[..69]);
+        let e = open(&short, true).unwrap_err();
+        assert!(matches!(e, Error::NpyTruncated { expected: 70, found: 69, .. }), "{e}");
+        assert!(e.to_string().contains("bytes of float16 data"), "{e}");
+        let e = read_all16(&short, false, 2).unwrap_err();
+        assert!(matches!(e, Error::NpyTruncated { expected: 70, found: 69, .. }), "{e}");
+        let long = npy_bytes("<f2", false, "(7, 5)", &[data.as_slice(), &[0, 0]].concat());
+        assert!(matches!(open(&long, true), Err(Error::NpyTrailingBytes { .. })));
+    }
+
+    #[test]
     fn rejects_what_spec_rejects() {
         let d = [0u8; 24];
         let err = |b: Vec<u8>| open(&b, true).unwrap_err();
@@ -267,6 +349,23 @@ mod tests {
         assert!(native.contains("found =f4") && native.contains("byte order"), "{native}");
         let bare = err(npy_bytes("f4", false, "(2, 3)", &d)).to_string();
         assert!(bare.contains("expected dtype <f4") && bare.contains("found f4"), "{bare}");
+        // 16-bit dtypes other than little-endian float16: what was found, what is expected.
+        let expected = "expected dtype <f4 (little-endian float32) or <f2 (little-endian float16)";
+        for (descr, says) in [
+            (">f2", "big-endian; convert with x.astype('<f2')"),
+            ("=f2", "byte order is not stated"),
+            ("<V2", "bfloat16"),
+            ("<i2", ""),
+            ("<u2", ""),
+            ("<f8", ""),
+            ("<i8", ""),
+        ] {
+            let e = err(npy_bytes(descr, false, "(3, 4)", &d));
+            let text = e.to_string();
+            assert!(matches!(e, Error::NpyDtype { .. }), "{descr}: {e}");
+            assert!(text.contains(expected) && text.contains(&format!("found {descr}")), "{text}");
+            assert!(text.contains(says), "{text}");
+        }
         assert!(matches!(err(npy_bytes("<f4", false, "(6,)", &d)), Error::NpyRank { rank: 1, .. }));
         assert!(matches!(err(npy_bytes("<f4", false, "[2, 3]", &d)), Error::NpyHeader { .. }));
         assert!(matches!(err(npy_bytes("<f4", true, "(2, 3)", &d)), Error::NpyFortranOrder { .. }));

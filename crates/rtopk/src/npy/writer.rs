@@ -3,24 +3,81 @@
 
 use std::io::{self, Write};
 
-use super::header::header_bytes;
+use topk_ref::f16;
 
-/// Element types of the files written (SPEC §4: values `<f4`, indices and counts `<i8`).
+use super::header::header_bytes;
+use crate::dtype::{Dtype, Float};
+
+/// Element types of the files read and written (SPEC §4: values `<f4` or `<f2`, as the input;
+/// indices and counts `<i8`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dtype {
+pub enum NpyDtype {
     /// Little-endian float32.
     F4,
+    /// Little-endian float16.
+    F2,
     /// Little-endian int64.
     I8,
 }
 
-impl Dtype {
+impl NpyDtype {
     /// The header's descr.
     pub fn descr(self) -> &'static str {
         match self {
-            Dtype::F4 => "<f4",
-            Dtype::I8 => "<i8",
+            NpyDtype::F4 => "<f4",
+            NpyDtype::F2 => "<f2",
+            NpyDtype::I8 => "<i8",
         }
+    }
+
+    /// The file type of values of `dtype`: `None` for bfloat16, which has no `.npy` dtype.
+    pub fn of(dtype: Dtype) -> Option<NpyDtype> {
+        match dtype {
+            Dtype::Float32 => Some(NpyDtype::F4),
+            Dtype::Float16 => Some(NpyDtype::F2),
+            Dtype::Bfloat16 => None,
+        }
+    }
+}
+
+/// An element type with a `.npy` form: `f32` (`<f4`) and `f16` (`<f2`), little-endian, bit
+/// for bit. (`bf16` has none: numpy has no bfloat16 dtype of its own.)
+pub trait NpyFloat: Float {
+    /// The file's dtype.
+    const NPY: NpyDtype;
+
+    /// The element whose little-endian bytes are `b` (`Self::DTYPE.size()` of them).
+    fn from_le(b: &[u8]) -> Self;
+
+    /// The element's little-endian bytes into `out` (`Self::DTYPE.size()` of them).
+    fn put_le(self, out: &mut [u8]);
+}
+
+impl NpyFloat for f32 {
+    const NPY: NpyDtype = NpyDtype::F4;
+
+    #[inline]
+    fn from_le(b: &[u8]) -> Self {
+        f32::from_bits(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    #[inline]
+    fn put_le(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_le_bytes());
+    }
+}
+
+impl NpyFloat for f16 {
+    const NPY: NpyDtype = NpyDtype::F2;
+
+    #[inline]
+    fn from_le(b: &[u8]) -> Self {
+        f16::from_bits(u16::from_le_bytes([b[0], b[1]]))
+    }
+
+    #[inline]
+    fn put_le(self, out: &mut [u8]) {
+        out.copy_from_slice(&self.to_bits().to_le_bytes());
     }
 }
 
@@ -31,15 +88,15 @@ const CHUNK_BYTES: usize = 64 << 10;
 #[derive(Debug)]
 pub struct NpyWriter<W: Write> {
     out: W,
-    dtype: Dtype,
+    dtype: NpyDtype,
     expected: u64,
     written: u64,
 }
 
 impl<W: Write> NpyWriter<W> {
-    /// Writes the header; the elements follow with [`NpyWriter::write_f32`] or
+    /// Writes the header; the elements follow with [`NpyWriter::write_values`] or
     /// [`NpyWriter::write_i64`].
-    pub fn new(mut out: W, dtype: Dtype, shape: &[u64]) -> io::Result<Self> {
+    pub fn new(mut out: W, dtype: NpyDtype, shape: &[u64]) -> io::Result<Self> {
         let expected =
             shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d)).ok_or_else(|| {
                 io::Error::new(io::ErrorKind::InvalidInput, "the output's element count overflows")
@@ -48,16 +105,19 @@ impl<W: Write> NpyWriter<W> {
         Ok(NpyWriter { out, dtype, expected, written: 0 })
     }
 
-    /// Appends float32 elements (a `<f4` array).
-    pub fn write_f32(&mut self, values: impl IntoIterator<Item = f32>) -> io::Result<()> {
-        self.check_dtype(Dtype::F4)?;
-        self.write_le(values.into_iter().map(f32::to_le_bytes))
+    /// Appends float elements (a `<f4` array for `f32`, `<f2` for `f16`), bit for bit.
+    pub fn write_values<E: NpyFloat>(
+        &mut self,
+        values: impl IntoIterator<Item = E>,
+    ) -> io::Result<()> {
+        self.check_dtype(E::NPY)?;
+        self.write_le(values.into_iter(), E::DTYPE.size(), E::put_le)
     }
 
     /// Appends int64 elements (an `<i8` array).
     pub fn write_i64(&mut self, values: impl IntoIterator<Item = i64>) -> io::Result<()> {
-        self.check_dtype(Dtype::I8)?;
-        self.write_le(values.into_iter().map(i64::to_le_bytes))
+        self.check_dtype(NpyDtype::I8)?;
+        self.write_le(values.into_iter(), 8, |v, out| out.copy_from_slice(&v.to_le_bytes()))
     }
 
     /// Flushes and returns the sink, after checking that exactly the shape's element count was
@@ -73,7 +133,7 @@ impl<W: Write> NpyWriter<W> {
         Ok(self.out)
     }
 
-    fn check_dtype(&self, dtype: Dtype) -> io::Result<()> {
+    fn check_dtype(&self, dtype: NpyDtype) -> io::Result<()> {
         if dtype == self.dtype {
             return Ok(());
         }
@@ -83,17 +143,23 @@ impl<W: Write> NpyWriter<W> {
         ))
     }
 
-    fn write_le<const N: usize>(&mut self, items: impl Iterator<Item = [u8; N]>) -> io::Result<()> {
+    /// Appends `items` of `size` bytes each, `put` writing one's little-endian bytes.
+    fn write_le<T>(
+        &mut self,
+        items: impl Iterator<Item = T>,
+        size: usize,
+        put: impl Fn(T, &mut [u8]),
+    ) -> io::Result<()> {
         let mut chunk = [0u8; CHUNK_BYTES];
         let mut used = 0;
-        for bytes in items {
+        for item in items {
             if self.written == self.expected {
                 return Err(io::Error::other("more elements than the array's shape holds"));
             }
-            chunk[used..used + N].copy_from_slice(&bytes);
-            used += N;
+            put(item, &mut chunk[used..used + size]);
+            used += size;
             self.written += 1;
-            if used + N > CHUNK_BYTES {
+            if used + size > CHUNK_BYTES {
                 self.out.write_all(&chunk[..used])?;
                 used = 0;
             }
@@ -112,33 +178,57 @@ mod tests {
     fn a_matrix_written_in_blocks_reads_back_bit_exactly() {
         let vals: Vec<f32> =
             (0..20_000).map(|i| f32::from_bits(0x9e37_79b9u32.wrapping_mul(i))).collect();
-        let mut w = NpyWriter::new(Vec::new(), Dtype::F4, &[4000, 5]).unwrap();
+        let mut w = NpyWriter::new(Vec::new(), NpyDtype::F4, &[4000, 5]).unwrap();
         for block in vals.chunks(3333) {
-            w.write_f32(block.iter().copied()).unwrap();
+            w.write_values(block.iter().copied()).unwrap();
         }
         let bytes = w.finish().unwrap();
         let mut r =
             MatrixReader::from_reader(Path::new("m"), bytes.as_slice(), Some(bytes.len() as u64))
                 .unwrap();
-        let mut block = Vec::new();
+        let mut block = Vec::<f32>::new();
         assert_eq!(r.read_block(4000, &mut block).unwrap(), 4000);
         let same = block.iter().zip(&vals).all(|(a, b)| a.to_bits() == b.to_bits());
         assert!(same);
     }
 
     #[test]
+    fn every_f16_bit_pattern_writes_as_f2_and_reads_back() {
+        let vals: Vec<f16> = (0..=u16::MAX).map(f16::from_bits).collect();
+        let mut w = NpyWriter::new(Vec::new(), NpyDtype::F2, &[256, 256]).unwrap();
+        assert!(w.write_values([1.0f32]).is_err(), "f32 values into a <f2 file");
+        for block in vals.chunks(10_000) {
+            w.write_values(block.iter().copied()).unwrap();
+        }
+        let bytes = w.finish().unwrap();
+        assert!(String::from_utf8_lossy(&bytes[..64]).contains("'descr': '<f2'"));
+        // Little-endian pairs: bit pattern 0x0102 is stored as 02 01.
+        assert_eq!(&bytes[bytes.len() - 2..], &[0xff, 0xff]);
+        assert_eq!(&bytes[128 + 2 * 0x0102..128 + 2 * 0x0102 + 2], &[0x02, 0x01]);
+        let mut r = MatrixReader::from_reader(Path::new("h"), bytes.as_slice(), None).unwrap();
+        assert_eq!(r.dtype(), Dtype::Float16);
+        let mut block = Vec::<f16>::new();
+        let mut all = Vec::new();
+        while r.read_block(100, &mut block).unwrap() > 0 {
+            all.extend(block.iter().map(|v| v.to_bits()));
+        }
+        assert_eq!(all, (0..=u16::MAX).collect::<Vec<u16>>());
+    }
+
+    #[test]
     fn counts_and_dtypes_are_enforced() {
-        let mut w = NpyWriter::new(Vec::new(), Dtype::I8, &[2, 2]).unwrap();
-        assert!(w.write_f32([1.0]).is_err());
+        let mut w = NpyWriter::new(Vec::new(), NpyDtype::I8, &[2, 2]).unwrap();
+        assert!(w.write_values([1.0f32]).is_err());
+        assert!(w.write_values([f16::ONE]).is_err());
         w.write_i64([1, 2, 3]).unwrap();
         let short = w;
         assert!(short.finish().is_err());
-        let mut w = NpyWriter::new(Vec::new(), Dtype::I8, &[2]).unwrap();
+        let mut w = NpyWriter::new(Vec::new(), NpyDtype::I8, &[2]).unwrap();
         assert!(w.write_i64([1, 2, 3]).is_err());
-        let mut w = NpyWriter::new(Vec::new(), Dtype::I8, &[0, 3]).unwrap();
+        let mut w = NpyWriter::new(Vec::new(), NpyDtype::I8, &[0, 3]).unwrap();
         w.write_i64([]).unwrap();
         let bytes = w.finish().unwrap();
         assert_eq!(bytes.len() % 64, 0);
-        assert!(NpyWriter::new(Vec::new(), Dtype::I8, &[u64::MAX, 2]).is_err());
+        assert!(NpyWriter::new(Vec::new(), NpyDtype::I8, &[u64::MAX, 2]).is_err());
     }
 }

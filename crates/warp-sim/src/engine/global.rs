@@ -226,7 +226,7 @@ impl Global {
 
     /// Held elements `start .. start + len` (absolute; those not held are left out).
     pub fn peek(&self, start: u64, len: u64) -> Vec<u32> {
-        let lo = start.max(self.base) - self.base;
+        let lo = (start.max(self.base) - self.base).min(self.data.len() as u64);
         let hi = start.saturating_add(len).min(self.base + self.data.len() as u64);
         let hi = hi.saturating_sub(self.base).max(lo);
         self.data[lo as usize..hi as usize].to_vec()
@@ -460,6 +460,7 @@ mod tests {
         assert!(w.unmapped && !w.out_of_bounds);
         assert!(g.read(long, &who(0, 0), true).out_of_bounds);
         assert!(Global::window("x", 4, 3, 2).is_err());
+        assert!(g.peek(long + 5, 3).is_empty(), "past the held elements: nothing");
         assert!(matches!(Global::zeroed("x", u64::MAX / 2), Err(SimError::InvalidLaunch(_))));
         let v = VirtualSource::new(long, 3, |i| i as f32);
         assert_eq!((v.len(), v.word(7), v.row_len()), (long, 7.0f32.to_bits(), Some(3)));

@@ -34,8 +34,9 @@ use crate::engine::schedule::Schedule;
 use crate::engine::summary::DiagSummary;
 use crate::engine::warp::{BufId, Place, Warp};
 
-/// Which row of a buffer in rows each task owns: task `g` of block `b` owns row
-/// `b * per_block + g / groups_per_row`. Accesses to other rows of buffers that have rows are
+/// Which row of a buffer in rows each task owns: task `g` of block `b` works on the launch's
+/// row `r = b * per_block + g / groups_per_row`, which is part of the buffers' row
+/// `r / parts_per_row`. Accesses to other rows of buffers that have rows are
 /// [`DiagKind::ForeignAddress`] findings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rows {
@@ -44,6 +45,16 @@ pub struct Rows {
     /// Tasks working on one row (1 for part-warp and warp rows, the block's warps for block
     /// rows).
     pub groups_per_row: u32,
+    /// The launch's rows that are parts of one row of the buffers: 1, or the chunks of a row
+    /// cut into pieces that are launched as rows of their own.
+    pub parts_per_row: u64,
+}
+
+impl Rows {
+    /// `per_block` rows per block of `groups_per_row` tasks each, every one a whole row.
+    pub fn new(per_block: u64, groups_per_row: u32) -> Self {
+        Self { per_block, groups_per_row, parts_per_row: 1 }
+    }
 }
 
 /// The shape of a launch.
@@ -309,7 +320,9 @@ where
                 ((1u32 << g.group_lanes) - 1) << (seg as u32 * g.group_lanes)
             };
             let owned_row = g.rows.map(|r| {
-                u64::from(block) * r.per_block + i as u64 / u64::from(r.groups_per_row.max(1))
+                let row =
+                    u64::from(block) * r.per_block + i as u64 / u64::from(r.groups_per_row.max(1));
+                row / r.parts_per_row.max(1)
             });
             let place = Place {
                 slot,

@@ -14,11 +14,10 @@ use crate::rtopk::narrow::{
     copy_candidates, finish_candidates, take_candidates, trace_cut, write_iterations,
 };
 use crate::rtopk::order::{check_keys, order_key};
-use crate::rtopk::params::Params;
+use crate::rtopk::params::{Params, place_row};
 use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words};
 use crate::rtopk::search::{Exit, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_chunk, taken};
-use crate::rtopk::warp_rows::row_offset;
 
 /// `block_range`: the block-wide min and max key, through the per-warp slots
 /// `s_partial[64 ..]` (apart from the block sums' slots).
@@ -126,7 +125,8 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     let (m, k) = (a.m as u32, a.k as u32);
     let row_id = u64::from(w.block_idx());
     let tr = p.tracer(row_id);
-    let row_off = row_offset(w, a, row_id, a.m as u64, "rtopk_block_row: row_id * (u64)m")?;
+    let at = place_row(w, p, row_id)?;
+    let row_off = at.input;
     let in_regs = m.min(BLOCK_EPL as u32 * w.block_dim());
     let mut row = BlockRow {
         keys: vec![Lanes::splat(0u32); BLOCK_EPL],
@@ -159,8 +159,7 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     tr.with(|r| r.range(lo_key, hi_key));
     // stage 2: search_threshold
     let mut s = search_threshold(w, a, &mut row, lo_key, hi_key, tr).await?;
-    let out_len = if a.has(Mutant::OutputStrideM) { a.m } else { a.k } as u64; // BUG: stride M
-    let out_off = row_offset(w, a, row_id, out_len, "rtopk_block_row: row_id * (u64)k")?;
+    let out_off = at.out;
     let out =
         RowOut { x: p.x, row_off, out_val: p.out_val, out_idx: p.out_idx, out_off, sign: a.sign() };
     let stage = Stage { base: block_smem::STAGE, cap: BLOCK_STAGE as u32 };

@@ -1,10 +1,11 @@
-//! Launching the RTop-K kernel over a matrix as the GPU would: the launch plan picks the
-//! family ([`crate::rtopk::plan::plan()`], the CUDA launcher's choice for the shape, or a forced
-//! [`Strategy`]), the grid's blocks run in windows of whole blocks (outputs held for the
-//! window's rows only), then the sorted output's launch where asked. Sizes are checked before
-//! anything is allocated: a request too large to simulate is an error, never an abort.
-//! [`Simulator::run_rows`] runs only the blocks of some rows of a grid of any size, over an
-//! input made from addresses ([`crate::engine::VirtualSource`]).
+//! Launching the RTop-K kernel over a matrix as the GPU would: the launch route
+//! ([`rtopk_plan::route()`], the CUDA launcher's choice for the shape, or a forced
+//! [`Strategy`]) is one plan — the grid's blocks run in windows of whole blocks (outputs held
+//! for the window's rows only), then the sorted output's launch where asked — or split rows,
+//! which [`crate::rtopk::split`] runs whole. Sizes are checked before anything is allocated: a
+//! request too large to simulate is an error, never an abort. [`Simulator::run_rows`] runs
+//! only the blocks of some rows of a grid of any size, over an input made from addresses
+//! ([`crate::engine::VirtualSource`]).
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -23,7 +24,9 @@ use crate::rtopk::args::{BLOCK_STAGE, KernelArgs, WARP_STAGE};
 use crate::rtopk::block_rows::rtopk_block_row;
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::params::Params;
-use crate::rtopk::plan::{DeviceLimits, Family, Launch, Plan, PlanError, SortPlan, Strategy, plan};
+use crate::rtopk::plan::{
+    DeviceLimits, Family, Launch, Plan, PlanError, Route, SortPlan, Strategy, route,
+};
 use crate::rtopk::record::Recorder;
 use crate::rtopk::rows::block_smem;
 use crate::rtopk::sort::{SortParams, rtopk_sort_rows, sort_warp_row};
@@ -57,8 +60,14 @@ pub struct SimConfig {
     pub policy: DiagPolicy,
     /// In order, or a seeded shuffle.
     pub schedule: Schedule,
-    /// Which launch family: the plan's default for the shape, or a forced one.
+    /// Which launch family: the plan's default for the shape, or a forced one;
+    /// [`Strategy::Split`] splits the rows (docs/kernel.md, "Split rows").
     pub strategy: Strategy,
+    /// Whether the iteration counts are wanted (the default): a route that splits rows has
+    /// none, so with counts [`Strategy::Auto`] never splits. Without them `Auto` follows the
+    /// CUDA launcher's route for the shape, split rows included; [`Strategy::Split`] implies
+    /// no counts.
+    pub counts: bool,
     /// Each row's results in sorted order (the sort launch), instead of index order.
     pub sorted: bool,
     /// The device whose launch plan is followed.
@@ -71,6 +80,7 @@ impl Default for SimConfig {
             policy: DiagPolicy::Collect,
             schedule: Schedule::InOrder,
             strategy: Strategy::Auto,
+            counts: true,
             sorted: false,
             limits: H100,
         }
@@ -84,7 +94,8 @@ pub struct LaunchResult {
     pub values: Vec<f32>,
     /// `(rows, k)` indices, row-major: ascending within a row, or in sorted order.
     pub indices: Vec<u32>,
-    /// `(rows,)` iteration counts.
+    /// `(rows,)` iteration counts; empty when the route split the rows (a split row's search
+    /// counts its chunks, not the row: SPEC §3 has no count for it).
     pub iterations: Vec<u32>,
     /// The findings kept (at most [`crate::engine::DEFAULT_KEPT_DIAGNOSTICS`]).
     pub diagnostics: Vec<Diagnostic>,
@@ -92,14 +103,16 @@ pub struct LaunchResult {
     pub diagnostics_total: u64,
     /// All findings by kind: how many, and the first of each.
     pub summary: DiagSummary,
-    /// The plan the launch followed.
+    /// The plan the launch followed: the route's first (a split row's chunks).
     pub plan: Plan,
+    /// The route the launch followed.
+    pub route: Route,
 }
 
 /// A reusable simulator for RTop-K launches (keeps its allocations between launches).
 #[derive(Debug)]
 pub struct Simulator {
-    machine: Machine,
+    pub(crate) machine: Machine,
     config: SimConfig,
 }
 
@@ -123,8 +136,8 @@ impl Simulator {
         self.config
     }
 
-    /// The launch plan of `args` under this configuration.
-    pub fn plan(&self, args: &KernelArgs) -> Result<Plan, SimError> {
+    /// The launch route of `args` under this configuration: one plan, or split rows.
+    pub fn route(&self, args: &KernelArgs) -> Result<Route, SimError> {
         check_shape(args.m, args.k)?;
         let launch = Launch {
             n: args.n,
@@ -134,14 +147,22 @@ impl Simulator {
             bisect: args.bisect,
             sorted: self.config.sorted,
         };
-        Ok(plan(&launch, &self.config.limits, self.config.strategy)?)
+        let strategy = self.config.strategy;
+        let counts = self.config.counts && strategy != Strategy::Split;
+        Ok(route(&launch, &self.config.limits, strategy, counts)?)
+    }
+
+    /// The launch plan of `args` under this configuration: the route's first (for split rows,
+    /// the launch over their chunks).
+    pub fn plan(&self, args: &KernelArgs) -> Result<Plan, SimError> {
+        Ok(first_plan(&self.route(args)?))
     }
 
     /// Checks that a launch of `args` fits before its input is made: shapes, parameters, the
-    /// plan, and the simulated shared memory of a block, reserved now.
+    /// route, and the simulated shared memory of a block, reserved now.
     pub fn prepare(&mut self, args: &KernelArgs) -> Result<(), SimError> {
-        let p = self.plan(args)?;
-        let words = shared_words(&p, &p.sort);
+        let route = self.route(args)?;
+        let words = route.plans().iter().map(|p| shared_words(p, &p.sort)).max().unwrap_or(0);
         self.machine.reserve_shared(words)
     }
 
@@ -153,7 +174,8 @@ impl Simulator {
     }
 
     /// Runs only the blocks holding rows `rows` of the `(N, M)` input `src` (any N: the
-    /// grid is the plan's, most of it not simulated); the result holds those rows.
+    /// grid is the plan's, most of it not simulated); the result holds those rows. A route
+    /// that splits rows runs whole: `rows` must then be all of them.
     pub fn run_rows(
         &mut self,
         src: &dyn Source,
@@ -187,7 +209,12 @@ impl Simulator {
         }
         check_len(x, args)?;
         self.prepare(args)?;
-        let p = self.plan(args)?;
+        let Route::Direct(p) = self.route(args)? else {
+            return Err(SimError::InvalidLaunch(
+                "split rows have no one journey to trace: each chunk is a row of its own"
+                    .to_string(),
+            ));
+        };
         let values = copy_row(x, row, args.m)?;
         let trace = RefCell::new(RowTrace::new(row, args, values, &p));
         let src = SliceSource::new(x, args.m as u64);
@@ -207,7 +234,19 @@ impl Simulator {
         trace: Option<(u64, &RefCell<RowTrace>)>,
     ) -> Result<LaunchResult, SimError> {
         args.bisect.validate()?;
-        let p = self.plan(args)?;
+        let route = self.route(args)?;
+        let p = match &route {
+            Route::Direct(p) => *p,
+            Route::Split { .. } if rows == (0..args.n as u64) => {
+                return self.run_split_route(src, args, &route);
+            }
+            Route::Split { .. } => {
+                return Err(SimError::InvalidLaunch(format!(
+                    "split rows run whole: rows {rows:?} of {} are not all of them",
+                    args.n
+                )));
+            }
+        };
         let k = args.k as u64;
         let count = rows.end - rows.start;
         let nk = count.checked_mul(k).and_then(|v| usize::try_from(v).ok());
@@ -221,6 +260,7 @@ impl Simulator {
             diagnostics_total: 0,
             summary: DiagSummary::new(),
             plan: p,
+            route,
         };
         if args.k > 0 && count > 0 {
             let step = window_rows(&p, args.m);
@@ -262,27 +302,23 @@ impl Simulator {
         for id in [out_val, out_idx, out_iter] {
             self.machine.global_mut(id).set_write_once(true);
         }
-        let vec4 =
-            if args.has(Mutant::Vec4UnalignedRows) { args.m % 2 == 0 } else { args.m % 4 == 0 };
-        let params = Params { a: *args, x: src, out_val, out_idx, out_iter, plan: *p, vec4, trace };
-        let rpb = rows_per_block(p);
-        let mut grid = Grid::new(p.grid, p.block / 32, shared_words(p, &None));
-        grid.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
-        grid.group_lanes = match p.family() {
-            Family::QuarterRows | Family::HalfRows | Family::WarpRows => p.lanes_per_row as u32,
-            _ => 32,
+        let vec4 = vec4(args, args.m);
+        let params = Params {
+            a: *args,
+            x: src,
+            out_val,
+            out_idx,
+            out_iter: Some(out_iter),
+            x_at: 0,
+            out_at: 0,
+            ld: args.m as u32, // < 2^32: the plan checked
+            out_ld: args.k as u32,
+            chunks: 1,
+            plan: *p,
+            vec4,
+            trace,
         };
-        let groups_per_row = if block_family(p) { p.block / 32 } else { 1 };
-        grid.rows = Some(Rows { per_block: rpb, groups_per_row });
-        self.machine.set_step_limit(step_budget(args));
-        let block = block_family(p);
-        self.machine.launch(grid, async |mut w| {
-            if block {
-                rtopk_block_row(&mut w, &params).await
-            } else {
-                rtopk_warp_rows_impl(&mut w, &params).await
-            }
-        })?;
+        self.launch_topk(&params, rows.clone())?;
         self.check_written(out_idx, rows.start * k, rows.end * k, "out_idx: every result")?;
         self.check_written(out_iter, rows.start, rows.end, "out_iter: every row")?;
         if let Some(sort) = p.sort {
@@ -299,8 +335,32 @@ impl Simulator {
         })
     }
 
+    /// The top-k launch of `p.plan` over the blocks of rows `rows` of its grid.
+    pub(crate) fn launch_topk(&mut self, p: &Params<'_>, rows: Range<u64>) -> Result<(), SimError> {
+        let plan = &p.plan;
+        let rpb = rows_per_block(plan);
+        let mut grid = Grid::new(plan.grid, plan.block / 32, shared_words(plan, &None));
+        grid.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
+        grid.group_lanes = match plan.family() {
+            Family::QuarterRows | Family::HalfRows | Family::WarpRows => plan.lanes_per_row as u32,
+            _ => 32,
+        };
+        let groups_per_row = if block_family(plan) { plan.block / 32 } else { 1 };
+        let parts_per_row = u64::from(p.chunks.max(1));
+        grid.rows = Some(Rows { parts_per_row, ..Rows::new(rpb, groups_per_row) });
+        self.machine.set_step_limit(step_budget(&p.a));
+        let block = block_family(plan);
+        self.machine.launch(grid, async |mut w| {
+            if block {
+                rtopk_block_row(&mut w, p).await
+            } else {
+                rtopk_warp_rows_impl(&mut w, p).await
+            }
+        })
+    }
+
     /// The sorted output's launch over rows `rows`.
-    fn sort(
+    pub(crate) fn sort(
         &mut self,
         src: &dyn Source,
         args: &KernelArgs,
@@ -315,7 +375,7 @@ impl Simulator {
         let mut grid = Grid::new(sort.grid, sort.block / 32, words);
         grid.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
         let groups_per_row = if sort.shape.is_some() { sort.block / 32 } else { 1 };
-        grid.rows = Some(Rows { per_block: rpb, groups_per_row });
+        grid.rows = Some(Rows::new(rpb, groups_per_row));
         let (e, shape) = (sort.unit.width(), sort.shape);
         self.machine.launch(grid, async |mut w| match shape {
             Some(shape) => rtopk_sort_rows(&mut w, &sp, shape).await,
@@ -324,7 +384,7 @@ impl Simulator {
     }
 
     /// Reports the first element of `start .. end` of `buf` the launch left unwritten.
-    fn check_written(
+    pub(crate) fn check_written(
         &mut self,
         buf: BufId,
         start: u64,
@@ -374,6 +434,21 @@ impl Window {
         out.indices[dst * kk..(dst + n) * kk]
             .copy_from_slice(&self.indices[src * kk..(src + n) * kk]);
         out.iterations[dst..dst + n].copy_from_slice(&self.iterations[src..src + n]);
+    }
+}
+
+/// `vec4` for rows of stride `ld`: 16-byte loads need every row 16-byte aligned, which the
+/// buffers' alignment gives where `ld % 4 == 0` (`M % 2 == 0` under
+/// [`Mutant::Vec4UnalignedRows`]).
+pub(crate) fn vec4(a: &KernelArgs, ld: usize) -> bool {
+    if a.has(Mutant::Vec4UnalignedRows) { ld % 2 == 0 } else { ld % 4 == 0 }
+}
+
+/// The route's first plan (a split row's: the launch over its full chunks).
+pub(crate) fn first_plan(route: &Route) -> Plan {
+    match route {
+        Route::Direct(p) => *p,
+        Route::Split { split, .. } => split.first_plan,
     }
 }
 
@@ -459,7 +534,7 @@ fn step_budget(args: &KernelArgs) -> u64 {
 /// windows of whole blocks shared out among rayon's threads (each window on a simulator of
 /// its own, as blocks run on different SMs): the same plan, results and findings as one
 /// simulator going through the windows in order. Kept findings are those of the first
-/// windows.
+/// windows. A route that splits rows runs on one simulator (its stages depend on each other).
 pub fn launch_parallel(
     x: &[f32],
     args: &KernelArgs,
@@ -468,7 +543,10 @@ pub fn launch_parallel(
     use rayon::prelude::*;
     check_len(x, args)?;
     args.bisect.validate()?;
-    let p = Simulator::new(config).plan(args)?;
+    let route = Simulator::new(config).route(args)?;
+    let Route::Direct(p) = route else {
+        return Simulator::new(config).run(x, args);
+    };
     let n = args.n as u64;
     let step = window_rows(&p, args.m);
     let windows: Vec<Range<u64>> =
@@ -492,6 +570,7 @@ pub fn launch_parallel(
         diagnostics_total: 0,
         summary: DiagSummary::new(),
         plan: p,
+        route,
     };
     for (rows, part) in windows.iter().zip(parts) {
         let part = part?;

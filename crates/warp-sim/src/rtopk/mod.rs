@@ -18,8 +18,11 @@
 //! | `warp_rows.rs` | `rtopk_warp_rows_impl`, `rtopk_warp_row`: quarter, half and whole-warp rows | `warp_rows.cu` |
 //! | `block_rows.rs` | `rtopk_block_row`, `block_range`, the block narrowing's hand-off | `block_rows.cu` |
 //! | `sort.rs` | `sort_warp_row` (`bitonic_step`), `rtopk_sort_rows` (`bitonic_sort` over `SharedRanks` / `GlobalResults`) | `sort.cuh`, `sort_*.cu` |
+//! | `params.rs` | `Params`, `RowPlace`, `place_row`: where a row (or a split row's chunk) reads and writes | `Params`, `place_row` in `common.cuh` |
+//! | [`split`] | split rows: `run_route`, `run_plan`, `run_split`, `launch_gather`, `rtopk_split_gather` | rtopk-cuda's `src/launch.rs`, `split_rows.cu` |
 //!
-//! Around the kernel: [`launch`] runs it over matrices as the plan says ([`Simulator`]);
+//! Around the kernel: [`launch`] runs it over matrices as the route says ([`Simulator`]),
+//! [`split`] the routes that split rows (docs/kernel.md, "Split rows");
 //! [`record`] is what it tells a [`Recorder`], and [`trace`] keeps and draws one row's
 //! journey ([`RowTrace`]); [`mutant`] holds its seeded bugs ([`Mutant`]) and [`mod@catalog`]
 //! shows how each is caught; [`rowtopk`] puts it behind topk-ref's row-wise trait
@@ -28,7 +31,7 @@
 //! Files import downwards only: `plan`, `args`, `mutant`, `record` and `params` import no
 //! stage; the stages import them and each other in the order `order` → `rows` → `load` →
 //! `search` → `select` → `narrow` → `warp_rows` → `block_rows` → `sort`; then `trace` /
-//! `svg`, `launch`, `rowtopk` and `catalog`.
+//! `svg`, `launch` and `split`, `rowtopk` and `catalog`.
 
 pub mod args;
 mod block_rows;
@@ -47,6 +50,7 @@ pub mod rowtopk;
 mod search;
 mod select;
 mod sort;
+pub mod split;
 pub mod svg;
 pub mod trace;
 mod warp_rows;
@@ -60,7 +64,7 @@ pub use launch::{
     H100, LaunchResult, SimConfig, Simulator, check_order_dependence, launch_parallel, launch_rtopk,
 };
 pub use mutant::Mutant;
-pub use plan::{DeviceLimits, Family, Plan, Strategy};
+pub use plan::{DeviceLimits, Family, Plan, Route, Split, Strategy};
 pub use record::{Moved, Phase, Recorder, TraceChunk, TraceCut, TraceStep};
 pub use rowtopk::SimTopK;
 pub use trace::RowTrace;

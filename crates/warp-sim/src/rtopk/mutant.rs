@@ -18,7 +18,8 @@ pub enum Mutant {
     PrefixMaskShift32,
     /// Off by one when cutting the band at `band_left` (`taken` and `select_chunk`).
     CutOffByOne,
-    /// The output offset uses the input's row stride: `row_id * M` instead of `row_id * k`.
+    /// `place_row`'s output offset uses the input's row stride: `row_id * ld` (M for whole
+    /// rows) instead of `row_id * out_ld` (k).
     OutputStrideM,
     /// `load_row` loads every slot without the `first + j < M` test: past the row.
     LoadPastM,
@@ -52,7 +53,8 @@ pub enum Mutant {
     /// Every narrowing row of a block copies its candidates to the start of the block's stage
     /// (one candidate buffer for all warps).
     WarpsShareCandidates,
-    /// `row_id * M` computed in 32 bits: the row offset wraps from N·M = 2^32 on.
+    /// `row_id * M` computed in 32 bits (`place_row`'s `row_id * ld`, the sort's `row_id * m`):
+    /// the row offset wraps from N·M = 2^32 on.
     RowOffset32Bit,
     /// `order_key` forgets to merge -0.0 into +0.0 (`v * sign` without `+ 0.0`).
     NegativeZeroKey,
@@ -82,11 +84,17 @@ pub enum Mutant {
     /// `emit_staged` skips its trailing `__syncwarp` / `__syncthreads` after the last chunk.
     /// *Equivalent*: nothing reuses the stage after it.
     SkipLastEmitSync,
+    /// `place_row` steps a split row's chunks by the row's stride: chunk `c` at
+    /// `r * ld + c * ld` instead of `r * ld + c * m`.
+    ChunkOffsetUsesLd,
+    /// `rtopk_split_gather` forgets the chunk's start: the index within the chunk is taken for
+    /// the row's.
+    SplitGatherNoChunkStart,
 }
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 31] = [
+    pub const ALL: [Mutant; 33] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -118,6 +126,8 @@ impl Mutant {
         Mutant::Vec4UnalignedRows,
         Mutant::SharedCounterNoBarrier,
         Mutant::SkipLastEmitSync,
+        Mutant::ChunkOffsetUsesLd,
+        Mutant::SplitGatherNoChunkStart,
     ];
 
     /// A short kebab-case name.
@@ -154,6 +164,8 @@ impl Mutant {
             Mutant::Vec4UnalignedRows => "vec4-unaligned-rows",
             Mutant::SharedCounterNoBarrier => "shared-counter-no-barrier",
             Mutant::SkipLastEmitSync => "skip-last-emit-sync",
+            Mutant::ChunkOffsetUsesLd => "chunk-offset-uses-ld",
+            Mutant::SplitGatherNoChunkStart => "split-gather-no-chunk-start",
         }
     }
 
@@ -203,6 +215,7 @@ impl Mutant {
             Mutant::BlockNarrowMissingBarrier => "block rows (narrowing)",
             Mutant::BitonicMissingBarrier => "block sort",
             Mutant::SortWarpReadsPastK => "warp sort",
+            Mutant::ChunkOffsetUsesLd | Mutant::SplitGatherNoChunkStart => "split rows",
         }
     }
 }

@@ -8,6 +8,9 @@
 
 /// `(name, file of src/rtopk that defines it)`, in kernel order.
 pub const SHARED_NAMES: &[(&str, &str)] = &[
+    // where a row reads and writes
+    ("RowPlace", "params.rs"),
+    ("place_row", "params.rs"),
     // the order
     ("flip_key", "order.rs"),
     ("number_key", "order.rs"),
@@ -72,6 +75,8 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("bitonic_step", "sort.rs"),
     ("sort_warp_row", "sort.rs"),
     ("rtopk_sort_rows", "sort.rs"),
+    // split rows' last step
+    ("rtopk_split_gather", "split.rs"),
 ];
 
 #[cfg(test)]

@@ -98,7 +98,7 @@ pub(crate) async fn finish_candidates(
     s: &mut Search,
     cand: u32,
     out: &RowOut<'_>,
-    iter_at: (crate::engine::warp::BufId, u64),
+    iter_at: (Option<crate::engine::warp::BufId>, u64),
     tr: Tracer<'_>,
 ) -> Result<(), SimError> {
     tr.with(|r| r.narrowed(s.iterations, narrowed.n));
@@ -124,13 +124,15 @@ pub(crate) fn trace_cut(tr: Tracer<'_>, s: &Search, c: &crate::rtopk::select::Cu
     });
 }
 
-/// `if (writer) out_iter[row_id] = iterations` (the row's first thread writes it).
+/// `if (writer && p.out_iter) out_iter[row_id] = iterations` (the row's first thread writes
+/// it; a null `out_iter`, `None`, wants no counts).
 pub(crate) async fn write_iterations(
     w: &mut Warp<'_>,
-    (buf, row_id): (crate::engine::warp::BufId, u64),
+    (buf, row_id): (Option<crate::engine::warp::BufId>, u64),
     iterations: u32,
     writer: &Lanes<bool>,
 ) -> Result<(), SimError> {
+    let Some(buf) = buf else { return Ok(()) };
     let saved = w.push_active(writer, "out_iter: if (the row's first thread)")?;
     w.st_global(
         buf,

@@ -1,11 +1,15 @@
 //! What every simulated entry point receives (the CUDA kernel's `Params`, plus where its
-//! buffers live in the machine and which row is traced).
+//! buffers live in the machine and which row is traced), and where a launch's row reads and
+//! writes (`RowPlace`, `place_row`: `common.cuh`).
 
 use std::cell::RefCell;
 
+use crate::engine::error::SimError;
 use crate::engine::global::Source;
-use crate::engine::warp::BufId;
+use crate::engine::lanes::Lanes;
+use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::KernelArgs;
+use crate::rtopk::mutant::Mutant;
 use crate::rtopk::plan::Plan;
 use crate::rtopk::record::{Recorder, Tracer};
 
@@ -16,10 +20,22 @@ pub(crate) struct Params<'x> {
     pub(crate) a: KernelArgs,
     /// `x`.
     pub(crate) x: &'x dyn Source,
-    /// `out_val`, `out_idx`, `out_iter`.
+    /// `out_val`, `out_idx`, `out_iter` (`None`: a null `out_iter`, no iteration counts).
     pub(crate) out_val: BufId,
     pub(crate) out_idx: BufId,
-    pub(crate) out_iter: BufId,
+    pub(crate) out_iter: Option<BufId>,
+    /// Where the `x` and `out_val` / `out_idx` pointers point in their buffers: the CUDA
+    /// launcher's pointer arithmetic (`bufs.x + 4 * before` for a split row's last chunks),
+    /// 0 for every other launch.
+    pub(crate) x_at: u64,
+    pub(crate) out_at: u64,
+    /// `ld`: the input's row stride (`m` for whole rows, the row's width for chunks).
+    pub(crate) ld: u32,
+    /// `out_ld`: the outputs' row stride (`k` for whole rows).
+    pub(crate) out_ld: u32,
+    /// `chunks`: 1, each `row_id` a row; more, `row_id` is chunk `row_id % chunks` of row
+    /// `row_id / chunks` (a split row's first stage).
+    pub(crate) chunks: u32,
     /// The launch plan (family, keys per lane, lanes per row, cached keys, narrowing).
     pub(crate) plan: Plan,
     /// `vec4`: 16-byte loads (rows 16-byte aligned, `M % 4 == 0`).
@@ -36,4 +52,78 @@ impl<'x> Params<'x> {
             _ => Tracer(None),
         }
     }
+}
+
+/// `RowPlace`: where a launch's `row_id` reads and writes — its input `row_in` (here the
+/// offset of `x + ...` in the input) and the offset of its first result in `out_val` and
+/// `out_idx`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowPlace {
+    /// `in`: the row's first input element.
+    pub(crate) input: Lanes<u64>,
+    /// `out`: the row's first result.
+    pub(crate) out: Lanes<u64>,
+}
+
+/// `place_row`: whole rows (`chunks == 1`) are `row_id`'s own, `row_id * ld` and
+/// `row_id * out_ld`; under a split row's first stage (docs/kernel.md, "Split rows") `row_id`
+/// is chunk `c = row_id % chunks` of row `r = row_id / chunks`, its `m` values at
+/// `r * ld + c * m` and its `k` results at `r * out_ld + c * k`, so that a row's chunk results
+/// lie side by side as the second stage's row. 64-bit products, as the CUDA kernel's.
+pub(crate) fn place_row(
+    w: &mut Warp<'_>,
+    p: &Params<'_>,
+    row_id: u64,
+) -> Result<RowPlace, SimError> {
+    let a = &p.a;
+    // BUG (OutputStrideM): the outputs' stride is the input's.
+    let out_ld = if a.has(Mutant::OutputStrideM) { p.ld } else { p.out_ld };
+    let u = Lanes::splat;
+    if p.chunks == 1 {
+        let input = row_times(w, a, row_id, p.ld, "place_row: row_id * (u64)p.ld")?;
+        let out = w.mul_u64(&u(row_id), &u(u64::from(out_ld)), "place_row: row_id * out_ld")?;
+        return at(w, p, input, out);
+    }
+    w.check_that(p.chunks > 0, "place_row: chunks >= 1")?;
+    let chunks = u64::from(p.chunks.max(1));
+    let row = row_id / chunks;
+    let first = w.mul_u64(&u(row), &u(chunks), "place_row: row * p.chunks")?;
+    let c = row_id - first.lane(0); // row_id % chunks
+    // BUG (ChunkOffsetUsesLd): the chunk's start steps by the row's stride, not the chunk's.
+    let step = if a.has(Mutant::ChunkOffsetUsesLd) { p.ld } else { a.m as u32 };
+    let row_in = row_times(w, a, row, p.ld, "place_row: row * (u64)p.ld")?;
+    let chunk_in = w.mul_u64(&u(c), &u(u64::from(step)), "place_row: c * (u64)p.m")?;
+    let input = w.add_u64(&row_in, &chunk_in, "place_row: row * ld + c * m")?;
+    let row_out = w.mul_u64(&u(row), &u(u64::from(out_ld)), "place_row: row * out_ld")?;
+    let chunk_out = w.mul_u64(&u(c), &u(a.k as u64), "place_row: c * (u64)p.k")?;
+    let out = w.add_u64(&row_out, &chunk_out, "place_row: row * out_ld + c * k")?;
+    at(w, p, input, out)
+}
+
+/// `row * (u64)ld`: a row's input offset in 64 bits (in 32 under [`Mutant::RowOffset32Bit`]).
+fn row_times(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: u64,
+    ld: u32,
+    label: &'static str,
+) -> Result<Lanes<u64>, SimError> {
+    if a.has(Mutant::RowOffset32Bit) {
+        // BUG: `row_id * ld` in 32 bits.
+        let off = w.mul_u32(&Lanes::splat(row as u32), &Lanes::splat(ld), label)?;
+        return Ok(off.map(u64::from));
+    }
+    w.mul_u64(&Lanes::splat(row), &Lanes::splat(u64::from(ld)), label)
+}
+
+/// The place's offsets from where the launch's pointers point (`x_at`, `out_at`).
+fn at(
+    w: &mut Warp<'_>,
+    p: &Params<'_>,
+    input: Lanes<u64>,
+    out: Lanes<u64>,
+) -> Result<RowPlace, SimError> {
+    let input = w.add_u64(&Lanes::splat(p.x_at), &input, "place_row: p.x + offset")?;
+    let out = w.add_u64(&Lanes::splat(p.out_at), &out, "place_row: p.out_val + offset")?;
+    Ok(RowPlace { input, out })
 }

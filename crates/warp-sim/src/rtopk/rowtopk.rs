@@ -67,7 +67,8 @@ impl RowTopK for SimTopK {
     }
 
     fn reports_iterations(&self) -> bool {
-        true
+        // a route that splits rows has no counts (crate::rtopk::launch::SimConfig::counts)
+        self.config.counts && self.config.strategy != crate::rtopk::plan::Strategy::Split
     }
 
     fn select_row(

@@ -11,12 +11,13 @@ use crate::rtopk::args::{CAND_CAP, KernelArgs, WARP_STAGE};
 use crate::rtopk::load::load_row;
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{finish_candidates, narrow_row, trace_cut, write_iterations};
-use crate::rtopk::params::Params;
+use crate::rtopk::params::{Params, place_row};
 use crate::rtopk::rows::{RowLanes, WarpRow, mask_words, row_max, row_min};
 use crate::rtopk::search::{Exit, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, cut_of, select_topk_lanes};
 
-/// `row_id * (u64)m`: a row's offset, in 64 bits (in 32 under [`Mutant::RowOffset32Bit`]).
+/// `row_id * (u64)len`: a row's offset, in 64 bits (in 32 under [`Mutant::RowOffset32Bit`]
+/// where `len` is M): the sorts' rows (the top-k launches' are `place_row`'s).
 pub(crate) fn row_offset(
     w: &mut Warp<'_>,
     a: &KernelArgs,
@@ -52,7 +53,8 @@ async fn rtopk_warp_row(
         // BUG: lanes without an element "save work" by returning.
         w.exit_where(&first.map(|f| f >= a.m as u32), "rtopk_warp_row: if (first >= M) return")?;
     }
-    let row_off = row_offset(w, a, row_id, a.m as u64, "rtopk_warp_row: row_id * (u64)m")?;
+    let at = place_row(w, p, row_id)?;
+    let row_off = at.input;
     // stage 1: load_row
     let seg = lane.zip(&sub, |l, s| {
         let ones = if width == 32 { FULL_MASK } else { (1u32 << width) - 1 };
@@ -88,8 +90,7 @@ async fn rtopk_warp_row(
     tr.with(|r| r.range(lo_key, hi_key));
     // stage 2: search_threshold
     let mut s = search_threshold(w, a, &mut row, lo_key, hi_key, tr).await?;
-    let out_len = if a.has(Mutant::OutputStrideM) { a.m } else { a.k } as u64; // BUG: stride M
-    let out_off = row_offset(w, a, row_id, out_len, "rtopk_warp_row: row_id * (u64)k")?;
+    let out_off = at.out;
     let out =
         RowOut { x: p.x, row_off, out_val: p.out_val, out_idx: p.out_idx, out_off, sign: a.sign() };
     if narrows && s.exit == Exit::Narrow {

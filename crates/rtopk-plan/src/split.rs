@@ -1,0 +1,316 @@
+//! Split rows (docs/kernel.md, "Split rows"): rows too long or too few to fill the GPU from
+//! one warp or block each are cut into chunks, as Dr. Top-k's delegates and AIR's candidate
+//! buffer do (papers 004 and 002). The first stage selects each chunk's top k with the kernels
+//! of the ordinary plan (the chunks are rows to it); the second selects the row's top k among
+//! its chunks' results, itself split again where it is still long; a last step turns the
+//! positions among the candidates back into the row's indices.
+//!
+//! The answer is SPEC §1's canonical top-k: every element of the row's top k is in its
+//! chunk's top k, so the candidates hold the answer; and equal keys keep their index order
+//! among the candidates (a chunk's results are in index order within each of its strong and
+//! band groups, and a key is in one of them; chunks lie in row order), so the second stage's
+//! tie-break by position is the row's tie-break by index. The search's iteration counts are
+//! those of the chunks, not of the row (SPEC §3 counts the row's): a launch that wants them,
+//! or searches approximately (early stopping, a precision), is never split.
+
+use crate::error::PlanError;
+use crate::plan::{DeviceLimits, Launch, Plan, Strategy, plan};
+
+/// Rows up to this width are never split: one block holds them in registers, and the
+/// paper's regime (many rows of at most 8192) fills the GPU.
+pub const SPLIT_MIN_ROW: usize = 8192;
+/// The narrowest chunk: one warp row of 64 keys per lane.
+pub const MIN_CHUNK: usize = 2048;
+/// The widest chunk: past it a chunk no longer fits one block's registers and shared memory.
+pub const MAX_CHUNK: usize = 1 << 16;
+/// Chunks are this many times k wide where they can be (at most [`MAX_CHUNK`]), so that the
+/// candidates are a small part of the row and the second stage reads little.
+pub const CHUNK_PER_K: usize = 8;
+/// Chunks are at least this many times k wide: each split reads a quarter of what the one
+/// before read, at most.
+pub const MIN_CHUNK_PER_K: usize = 4;
+/// Rows per SM below which rows of at most [`SPLIT_WIDE_ROW`] are split.
+pub const SPLIT_ROWS_PER_SM: usize = 4;
+/// Rows wider than this are split however many there are. On an H100 at N = 16384 (the
+/// README's split-rows table) split rows of 32768 took 0.98-1.80 ms against one block per row's
+/// 1.63-1.97 ms (k = 50 to 1024), while at 16384 one block per row won from k = 256
+/// (0.71 against 0.77 ms).
+pub const SPLIT_WIDE_ROW: usize = 16384;
+
+/// How a split row's first stage covers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// The chunk width (a power of two).
+    pub chunk: usize,
+    /// Chunks of `chunk` values per row, the first ones.
+    pub full: usize,
+    /// The last chunk's width (`0 < last < 2 chunk`), or 0 when `full` chunks cover the row.
+    pub last: usize,
+    /// The launch over the full chunks (`n * full` rows of `chunk`).
+    pub first_plan: Plan,
+    /// The launch over the last chunks (`n` rows of `last`).
+    pub last_plan: Option<Plan>,
+}
+
+impl Split {
+    /// Chunks per row.
+    pub fn chunks(&self) -> usize {
+        self.full + usize::from(self.last > 0)
+    }
+
+    /// The second stage's row width: every chunk's k results.
+    pub fn candidates(&self, k: usize) -> usize {
+        self.chunks() * k
+    }
+}
+
+/// A top-k launch: one plan, or a split row's first stage and the route of its second.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// The rows as they are.
+    Direct(Plan),
+    /// Split rows: the first stage, then the route of the `(n, candidates, k)` second stage.
+    Split {
+        /// The first stage.
+        split: Split,
+        /// The second stage.
+        rest: Box<Route>,
+    },
+}
+
+impl Route {
+    /// The plans the route launches, in order (the last step of each split aside).
+    pub fn plans(&self) -> Vec<Plan> {
+        match self {
+            Route::Direct(p) => vec![*p],
+            Route::Split { split, rest } => {
+                let mut out = vec![split.first_plan];
+                out.extend(split.last_plan);
+                out.extend(rest.plans());
+                out
+            }
+        }
+    }
+
+    /// The units the route runs: its plans' and, for each split, the gather.
+    pub fn units(&self) -> Vec<crate::units::Unit> {
+        let mut out: Vec<_> = self.plans().iter().flat_map(Plan::units).collect();
+        if self.depth() > 0 {
+            out.push(crate::units::Unit::single(crate::units::Family::SplitGather));
+        }
+        out
+    }
+
+    /// How many times the rows are split (0 for a direct launch).
+    pub fn depth(&self) -> usize {
+        match self {
+            Route::Direct(_) => 0,
+            Route::Split { rest, .. } => 1 + rest.depth(),
+        }
+    }
+}
+
+/// The route of `launch` on a device of `limits` with `strategy`; `counts`: whether the
+/// caller wants the iteration counts. [`Strategy::Auto`] splits rows where the module's rules
+/// say; [`Strategy::Split`] splits wherever the shape can be split (an error where it cannot);
+/// the other strategies never split.
+pub fn route(
+    launch: &Launch,
+    limits: &DeviceLimits,
+    strategy: Strategy,
+    counts: bool,
+) -> Result<Route, PlanError> {
+    let whole = |s| plan(launch, limits, s).map(Route::Direct);
+    match strategy {
+        Strategy::Auto if splits(launch, limits, counts) => split_route(launch, limits),
+        Strategy::Auto => whole(Strategy::Auto),
+        Strategy::Split => {
+            plan(launch, limits, Strategy::Auto)?; // the shape's own errors first
+            if let Some(why) = cannot_split(launch, counts) {
+                return Err(PlanError::Split { n: launch.n, m: launch.m, k: launch.k, why });
+            }
+            split_route(launch, limits)
+        }
+        other => whole(other),
+    }
+}
+
+/// Why `launch` cannot be split, if it cannot.
+fn cannot_split(launch: &Launch, counts: bool) -> Option<&'static str> {
+    if launch.k == 0 {
+        return Some("k = 0: nothing to select");
+    }
+    if counts {
+        return Some("the iteration counts are the row's (SPEC §3): a split row has none");
+    }
+    if launch.bisect.max_iter.is_some() || launch.bisect.precision > 0.0 {
+        return Some("an approximate search answers for the whole row (SPEC §2)");
+    }
+    if chunk_width(launch.m, launch.k).is_none() {
+        return Some("no chunk of 2048 to 65536 holds 4 k and fits the row twice");
+    }
+    None
+}
+
+/// Whether the default splits `launch`: an exact search with no counts wanted, rows past
+/// [`SPLIT_MIN_ROW`] that can be split, and either past [`SPLIT_WIDE_ROW`] or too few to give
+/// every SM [`SPLIT_ROWS_PER_SM`] rows.
+fn splits(launch: &Launch, limits: &DeviceLimits, counts: bool) -> bool {
+    let few = launch.n < SPLIT_ROWS_PER_SM.saturating_mul(limits.sm_count);
+    let wide = launch.m > SPLIT_WIDE_ROW;
+    launch.m > SPLIT_MIN_ROW && cannot_split(launch, counts).is_none() && (few || wide)
+}
+
+/// The chunk width for rows of `m` and `k` results: the narrowest power of two of at least
+/// [`MIN_CHUNK`] and [`CHUNK_PER_K`] k, at most [`MAX_CHUNK`]; if it holds
+/// [`MIN_CHUNK_PER_K`] k and fits the row twice.
+pub fn chunk_width(m: usize, k: usize) -> Option<usize> {
+    let c = k.checked_mul(CHUNK_PER_K)?.clamp(MIN_CHUNK, MAX_CHUNK).checked_next_power_of_two()?;
+    let fits = k.checked_mul(MIN_CHUNK_PER_K)? <= c && c.checked_mul(2)? <= m;
+    fits.then_some(c)
+}
+
+/// The first stage of a split of `launch` and the route of its second.
+fn split_route(launch: &Launch, limits: &DeviceLimits) -> Result<Route, PlanError> {
+    let Launch { n, m, k, .. } = *launch;
+    let chunk = chunk_width(m, k).ok_or(PlanError::Split { n, m, k, why: "no chunk width" })?;
+    let (mut full, mut last) = (m / chunk, m % chunk);
+    if last > 0 && last < k {
+        // a last chunk narrower than k joins the one before it
+        full -= 1;
+        last += chunk;
+    }
+    let too_large = PlanError::TooLarge { n, m, why: "more than 2^64 chunks" };
+    let stage = |rows: usize, width: usize| {
+        let l = Launch { n: rows, m: width, sorted: false, ..*launch };
+        plan(&l, limits, Strategy::Auto)
+    };
+    let first_plan = stage(n.checked_mul(full).ok_or(too_large)?, chunk)?;
+    let last_plan = if last > 0 { Some(stage(n, last)?) } else { None };
+    let split = Split { chunk, full, last, first_plan, last_plan };
+    let width = split.candidates(k);
+    u32::try_from(width).map_err(|_| PlanError::TooLarge { n, m, why: "2^32 candidates" })?;
+    let rest = Launch { m: width, ..*launch };
+    let rest = route(&rest, limits, Strategy::Auto, false)?;
+    Ok(Route::Split { split, rest: Box::new(rest) })
+}
+
+#[cfg(test)]
+mod tests {
+    use topk_ref::{Bisect, Mode};
+
+    use super::*;
+    use crate::units::Family;
+
+    const H100: DeviceLimits = DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448 };
+
+    fn launch(n: usize, m: usize, k: usize) -> Launch {
+        Launch { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), sorted: false }
+    }
+
+    fn auto(n: usize, m: usize, k: usize) -> Route {
+        route(&launch(n, m, k), &H100, Strategy::Auto, false).unwrap()
+    }
+
+    #[test]
+    fn chunks_are_powers_of_two_of_at_least_eight_k() {
+        assert_eq!(chunk_width(1 << 20, 1), Some(2048));
+        assert_eq!(chunk_width(1 << 20, 256), Some(2048));
+        assert_eq!(chunk_width(1 << 20, 257), Some(4096));
+        assert_eq!(chunk_width(1 << 20, 1024), Some(8192));
+        assert_eq!(chunk_width(1 << 20, 8192), Some(65536));
+        assert_eq!(chunk_width(1 << 20, 8193), Some(65536), "at least 4 k");
+        assert_eq!(chunk_width(1 << 20, 16384), Some(65536));
+        assert_eq!(chunk_width(1 << 20, 16385), None, "past the widest chunk");
+        assert_eq!(chunk_width(4095, 1), None, "the row must hold two chunks");
+        assert_eq!(chunk_width(4096, 1), Some(2048));
+        assert_eq!(chunk_width(usize::MAX, usize::MAX), None);
+    }
+
+    #[test]
+    fn the_default_splits_long_rows_and_few_rows_only() {
+        assert_eq!(auto(1, 8192, 50).depth(), 0, "at most 8192: never");
+        assert_eq!(auto(1, 8193, 50).depth(), 1, "one row");
+        assert_eq!(auto(527, 16384, 50).depth(), 1, "fewer than 4 rows per SM");
+        assert_eq!(auto(528, 16384, 50).depth(), 0, "enough rows of one block each");
+        assert_eq!(auto(16384, 16384, 50).depth(), 0);
+        assert_eq!(auto(16384, 16385, 50).depth(), 1, "wide rows");
+        assert_eq!(auto(16384, 65536, 1024).depth(), 1);
+        // what cannot be split is not
+        assert_eq!(auto(1, 1 << 20, 1 << 17).depth(), 0, "k too large for any chunk");
+        assert_eq!(auto(1, 1 << 20, 0).depth(), 0, "nothing to select");
+        let counted = route(&launch(1, 1 << 20, 64), &H100, Strategy::Auto, true).unwrap();
+        assert_eq!(counted.depth(), 0, "counts wanted");
+        for bisect in [Bisect::early_stopping(3), Bisect::with_precision(1e-3).unwrap()] {
+            let l = Launch { bisect, ..launch(1, 1 << 20, 64) };
+            assert_eq!(route(&l, &H100, Strategy::Auto, false).unwrap().depth(), 0);
+        }
+        // the rule reads the device's SM count
+        let small = DeviceLimits { sm_count: 8, ..H100 };
+        assert_eq!(
+            route(&launch(32, 16384, 50), &small, Strategy::Auto, false).unwrap().depth(),
+            0
+        );
+        assert_eq!(
+            route(&launch(31, 16384, 50), &small, Strategy::Auto, false).unwrap().depth(),
+            1
+        );
+    }
+
+    #[test]
+    fn chunks_cover_the_row_and_the_last_holds_k() {
+        for (m, k) in [(8193, 50), (1_000_000, 100), (151_936, 50), (1 << 20, 1024), (40_000, 2000)]
+        {
+            let Route::Split { split, .. } = auto(1, m, k) else { panic!("M={m} not split") };
+            assert_eq!(split.full * split.chunk + split.last, m, "M={m}");
+            assert!(split.last == 0 || (k <= split.last && split.last < 2 * split.chunk));
+            assert_eq!(split.last_plan.is_some(), split.last > 0);
+        }
+        // 8193 = 4 chunks of 2048 and 1 left over, which joins the fourth
+        let Route::Split { split, .. } = auto(1, 8193, 50) else { panic!() };
+        assert_eq!((split.chunk, split.full, split.last), (2048, 3, 2049));
+        // 20000 = 4 x 4096 + 3616: the last chunk holds k = 300
+        let Route::Split { split, .. } = auto(1, 20_000, 300) else { panic!() };
+        assert_eq!((split.chunk, split.full, split.last), (4096, 4, 3616));
+    }
+
+    #[test]
+    fn the_second_stage_is_split_again_until_it_is_short() {
+        // 2^28 values, k = 64: 2^17 chunks of 2048, 2^23 candidates, 2^12 ... 2^18, 2^12
+        let r = auto(1, 1 << 28, 64);
+        assert_eq!(r.depth(), 3);
+        let Route::Split { split, rest } = &r else { panic!() };
+        assert_eq!((split.chunk, split.full, split.last), (2048, 1 << 17, 0));
+        assert_eq!(split.first_plan.family(), Family::WarpRows);
+        let Route::Split { split, .. } = rest.as_ref() else { panic!() };
+        assert_eq!(split.full * split.chunk, (1 << 17) * 64);
+        // the plans of every stage are ordinary plans of unsorted chunks; only the last sorts
+        let l = Launch { sorted: true, ..launch(4, 1 << 20, 100) };
+        let plans = route(&l, &H100, Strategy::Auto, false).unwrap().plans();
+        assert!(plans[..plans.len() - 1].iter().all(|p| p.sort.is_none()));
+        assert!(plans.last().unwrap().sort.is_some());
+    }
+
+    #[test]
+    fn a_forced_split_says_why_it_cannot() {
+        let forced = |l: &Launch, counts| route(l, &H100, Strategy::Split, counts);
+        assert_eq!(forced(&launch(16384, 16384, 50), false).unwrap().depth(), 1);
+        for (l, counts, what) in [
+            (launch(1, 1 << 20, 64), true, "iteration counts"),
+            (launch(1, 4000, 64), false, "no chunk"),
+            (
+                Launch { bisect: Bisect::early_stopping(2), ..launch(1, 1 << 20, 64) },
+                false,
+                "approx",
+            ),
+        ] {
+            let e = forced(&l, counts).unwrap_err();
+            assert!(matches!(e, PlanError::Split { .. }), "{what}: {e}");
+        }
+        // other forced strategies never split
+        assert_eq!(
+            route(&launch(1, 1 << 20, 64), &H100, Strategy::Block, false).unwrap().depth(),
+            0
+        );
+    }
+}

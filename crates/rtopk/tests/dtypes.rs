@@ -1,0 +1,194 @@
+//! 16-bit matrices (`f16`, `bf16`) through the library face: every CPU algorithm of the
+//! registry against `topk_ref::oracle` on hostile 16-bit rows (test-support's strategies: NaN
+//! payloads of both signs, ±inf, ±0, subnormals, heavy ties, k ∈ {0, 1, M−1, M}), values the
+//! input's own bits; `sim` and `cuda` refuse them with a typed error; radix-style algorithms
+//! report fewer digit passes on 16-bit keys.
+
+use ndarray::{Array2, ArrayView2};
+use proptest::prelude::*;
+use rtopk::{
+    Algorithm, Device, Dtype, Error, Float, Mode, Options, Request, RowWise, Selection, bf16, f16,
+    registry, select,
+};
+use topk_ref::Heap;
+use topk_ref::oracle::{canonical_indices, canonical_sorted_indices};
+
+/// Rows up to this wide.
+const MAX_WIDTH: usize = 300;
+
+/// Indices and value bits of every row equal the oracle's.
+fn assert_canonical<E: Float>(
+    name: &str,
+    x: ArrayView2<'_, E>,
+    k: usize,
+    opts: Options,
+    out: &Selection<E>,
+) {
+    assert_eq!(out.topk.indices.dim(), (x.nrows(), k), "{name}");
+    for (r, row) in x.rows().into_iter().enumerate() {
+        let row = row.to_vec();
+        let want = if opts.sorted {
+            canonical_sorted_indices(&row, k, opts.mode)
+        } else {
+            canonical_indices(&row, k, opts.mode)
+        };
+        assert_eq!(out.topk.indices.row(r).to_vec(), want, "{name} {} row {r} k={k}", E::NAME);
+        for (&i, &v) in want.iter().zip(out.topk.values.row(r)) {
+            assert_eq!(v.to_bits(), row[i as usize].to_bits(), "{name} row {r} value bits");
+        }
+    }
+}
+
+/// Every registry algorithm on `x`: the CPU ones canonical, with the capabilities they
+/// declare; `sim` and `cuda` refused by name and type, as the caller's error.
+fn every_algorithm<E: Float>(x: ArrayView2<'_, E>, k: usize, opts: Options) {
+    for entry in &registry::ALGORITHMS {
+        let request = Request { algo: entry.name.to_string(), options: opts, ..Request::default() };
+        let result = select(x, k, &request);
+        if !entry.caps.takes(E::DTYPE) {
+            let e = result.unwrap_err();
+            assert!(matches!(&e, Error::DtypeNotSupported { dtype, .. } if *dtype == E::DTYPE));
+            let text = e.to_string();
+            let says = format!("'{}' does not take {} input", entry.name, E::DTYPE);
+            assert!(text.contains(&says) && text.contains("heap, quickselect"), "{text}");
+            assert!(e.is_user_error(), "{e}");
+            continue;
+        }
+        let out = result.unwrap();
+        assert_canonical(entry.name, x, k, opts, &out);
+        assert_eq!(out.topk.iterations.is_some(), entry.caps.iterations, "{}", entry.name);
+        assert_eq!(out.work.is_some(), entry.caps.work_counters, "{}", entry.name);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn every_cpu_algorithm_is_the_oracle_on_f16(
+        (n, m, data) in test_support::matrix_f16(MAX_WIDTH),
+        which in 0u8..6,
+        frac in 0.0f64..1.0,
+        smallest in any::<bool>(),
+        sorted in any::<bool>(),
+    ) {
+        let x = Array2::from_shape_vec((n, m), data).unwrap();
+        let k = test_support::pick_k(m, which, frac);
+        every_algorithm(x.view(), k, Options { mode: Mode::from_smallest(smallest), sorted });
+    }
+
+    #[test]
+    fn every_cpu_algorithm_is_the_oracle_on_bf16(
+        (n, m, data) in test_support::matrix_bf16(MAX_WIDTH),
+        which in 0u8..6,
+        frac in 0.0f64..1.0,
+        smallest in any::<bool>(),
+        sorted in any::<bool>(),
+    ) {
+        let x = Array2::from_shape_vec((n, m), data).unwrap();
+        let k = test_support::pick_k(m, which, frac);
+        every_algorithm(x.view(), k, Options { mode: Mode::from_smallest(smallest), sorted });
+    }
+}
+
+#[test]
+fn every_f16_and_bf16_bit_pattern_in_one_shuffled_row() {
+    let f = Array2::from_shape_vec((1, 1 << 16), test_support::every_f16(7)).unwrap();
+    let b = Array2::from_shape_vec((1, 1 << 16), test_support::every_bf16(8)).unwrap();
+    let names: Vec<&str> = registry::names_where(|c| c.takes(Dtype::Float16));
+    for (k, mode, sorted) in [(1, Mode::Largest, true), (4097, Mode::Smallest, false)] {
+        let opts = Options { mode, sorted };
+        for name in &names {
+            let request = Request { algo: name.to_string(), options: opts, ..Request::default() };
+            assert_canonical(name, f.view(), k, opts, &select(f.view(), k, &request).unwrap());
+            assert_canonical(name, b.view(), k, opts, &select(b.view(), k, &request).unwrap());
+        }
+    }
+}
+
+#[test]
+fn sixteen_bit_rows_give_the_answer_of_their_exact_f32_values() {
+    // SPEC §1: each element is ordered by its exact f32 value, so the widened matrix has the
+    // same canonical indices (its values are the same numbers, as f32).
+    let x = topk_ref::Family::Ties.matrix(16, 77, 3).unwrap().mapv(f16::from_f32);
+    let wide = x.mapv(f16::to_f32);
+    let r = Request::new("bisect");
+    let (h, w) = (select(x.view(), 9, &r).unwrap(), select(wide.view(), 9, &r).unwrap());
+    assert_eq!(h.topk.indices, w.topk.indices);
+    let same = h.topk.values.iter().zip(&w.topk.values).all(|(a, b)| a.to_f32() == *b);
+    assert!(same);
+}
+
+#[test]
+fn radix_style_algorithms_take_fewer_digit_passes_on_16_bit_keys() {
+    // The same values as f32, f16 and bf16 rows (every value is exact in all three). The
+    // exact counts below are f16's; bf16 never moves more than f32.
+    let (n, m, k) = (8, 1000, 500);
+    let x32 = Array2::from_shape_fn((n, m), |(r, c)| {
+        if c % 3 == 0 { 1.5 } else { ((r * 7 + c * 13) % 101) as f32 * 0.25 }
+    });
+    let (x16, xb) = (x32.mapv(f16::from_f32), x32.mapv(bf16::from_f32));
+    let work = |name: &str| {
+        let r = Request::new(name);
+        let w32 = select(x32.view(), k, &r).unwrap().work.unwrap();
+        let w16 = select(x16.view(), k, &r).unwrap().work.unwrap();
+        let wb = select(xb.view(), k, &r).unwrap().work.unwrap();
+        // bf16 keys are 16 bits too, but how many candidates survive a digit (AIR reads
+        // them from a buffer rather than the row when few do) depends on the bits.
+        assert!(wb.passes <= w32.passes && wb.elements_read <= w32.elements_read, "{name}");
+        (w32, w16)
+    };
+    // Passes over the row, per row: AIR's 11 + 11 + 10-bit digits against 11 + 5 (3 against
+    // 2), torch's 2-bit digits (16 against 8, plus its two other sweeps), the LSD sort's
+    // 8-bit scatters (4 against 2, plus the key sweep).
+    for (name, per_row_32, per_row_16) in [("air", 3, 2), ("torch-radix", 18, 10), ("sort", 5, 3)] {
+        let (w32, w16) = work(name);
+        let per_row = (w32.passes / n as u64, w16.passes / n as u64);
+        assert_eq!(per_row, (per_row_32, per_row_16), "{name}");
+        assert!(w16.elements_read < w32.elements_read, "{name}: {w32:?} {w16:?}");
+    }
+    // radix: one sweep either way; its later digits read the surviving candidates, and a
+    // 16-bit key has two digits, not four.
+    let (w32, w16) = work("radix");
+    assert_eq!(w16.passes, w32.passes);
+    assert!(w16.elements_read < w32.elements_read, "radix: {w32:?} {w16:?}");
+    // Algorithms without digits move the same data whatever the key width.
+    for name in ["heap", "quickselect", "bucket", "bitonic", "gridselect", "warpselect"] {
+        let (w32, w16) = work(name);
+        assert_eq!(w16, w32, "{name}");
+    }
+}
+
+#[test]
+fn f32_only_algorithms_refuse_16_bit_matrices_before_any_work() {
+    let x = Array2::from_elem((2, 5), f16::ONE);
+    for name in registry::names_where(|c| !c.takes(Dtype::Float16)) {
+        // Even a request the shape would refuse: the type is checked first, and no GPU is
+        // looked for.
+        for k in [2, 9] {
+            let e = select(x.view(), k, &Request::new(name)).unwrap_err();
+            assert!(matches!(e, Error::DtypeNotSupported { .. }), "{name}: {e}");
+        }
+        let b = x.mapv(|v| bf16::from_f32(v.to_f32()));
+        let e = select(b.view(), 2, &Request::new(name)).unwrap_err();
+        assert!(e.to_string().contains("does not take bfloat16 input"), "{e}");
+    }
+    // A caller's own f32 algorithm (RowWise::new) takes f32 only; RowWise::generic takes all.
+    let own = RowWise::new(Heap);
+    assert_eq!(own.caps().dtypes, [Dtype::Float32]);
+    let e = (&own as &dyn Algorithm).select_as(x.view(), 2, Options::default()).unwrap_err();
+    assert!(e.to_string().contains("'heap' does not take float16"), "{e}");
+    let generic = RowWise::generic(Heap);
+    assert_eq!(generic.caps().dtypes, Dtype::ALL);
+    let out = (&generic as &dyn Algorithm).select_as(x.view(), 2, Options::default()).unwrap();
+    assert_eq!(out.topk.indices, ndarray::array![[0, 1], [0, 1]]);
+    // No rows: an empty result of the input's type.
+    let none = Array2::from_elem((0, 4), bf16::ZERO);
+    for entry in registry::ALGORITHMS.iter().filter(|e| e.caps.device == Device::Cpu) {
+        let out = select(none.view(), 3, &Request::new(entry.name));
+        match out {
+            Ok(out) => assert_eq!(out.topk.values.dim(), (0, 3), "{}", entry.name),
+            Err(e) => assert!(!entry.caps.takes(Dtype::Bfloat16), "{}: {e}", entry.name),
+        }
+    }
+}
