@@ -3,19 +3,14 @@
 # kernel unit, the SASS of the main instantiations, and Nsight Compute's full section set on
 # representative shapes.
 #   bash bench/profile_cuda.sh BIN OUTDIR [KERNELS_DIR]
-# KERNELS_DIR: a variant of crates/rtopk-cuda/kernels/ (the same file names) to profile; BIN
-# must then be built with `--features rtopk-cuda/kernel-variant`, which reads the kernel files
-# from RTOPK_CUDA_KERNEL.
+# KERNELS_DIR: a variant of crates/rtopk-cuda/kernels/ (the same file names) to profile, passed
+# to BIN as `rtopk bench cuda --kernel-dir KERNELS_DIR`.
 set -uo pipefail
 bin=$1; out=$2; variant=${3:-}; mkdir -p "$out/src"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-if [ -n "$variant" ]; then
-  export RTOPK_CUDA_KERNEL=$variant
-  "$bin" bench cuda --emit-sources "$out/src" | tee "$out/src.txt"
-  grep -qF "from $variant" "$out/src.txt" || { echo "BIN ignores RTOPK_CUDA_KERNEL: build it with --features rtopk-cuda/kernel-variant" >&2; exit 2; }
-else
-  "$bin" bench cuda --emit-sources "$out/src" | tee "$out/src.txt"
-fi
+kdir=()
+[ -n "$variant" ] && kdir=(--kernel-dir "$variant")
+"$bin" bench cuda --emit-sources "$out/src" "${kdir[@]}" | tee "$out/src.txt"
 # each unit's generated source (the shared constants, its family's file, its entry point), as
 # the library compiles it, with nvcc for ptxas's report
 ls "$out/src"/*.cu | xargs -P "$(nproc)" -I{} sh -c \
@@ -29,7 +24,7 @@ done
 prof() {  # name, bench arguments
   local name=$1; shift
   ncu --clock-control none --kernel-name regex:rtopk_ --launch-skip 3 --launch-count 1 \
-      --set full --import-source no -f -o "$out/$name" "$bin" bench cuda "$@" --reps 3 > "$out/$name.log" 2>&1
+      --set full --import-source no -f -o "$out/$name" "$bin" bench cuda "$@" "${kdir[@]}" --reps 3 > "$out/$name.log" 2>&1
   ncu -i "$out/$name.ncu-rep" --page details > "$out/$name.details.txt" 2>&1
   ncu -i "$out/$name.ncu-rep" --page source --print-source sass --csv > "$out/$name.sass.csv" 2>&1
   echo "== $name $*"

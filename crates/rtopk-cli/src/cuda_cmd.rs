@@ -88,6 +88,18 @@ pub(crate) struct BenchCudaArgs {
     /// Write every kernel unit's generated source to DIR (<unit>.cu) and exit; needs no GPU
     #[arg(long, value_name = "DIR")]
     emit_sources: Option<PathBuf>,
+    /// Compile the kernel files of DIR (the names of crates/rtopk-cuda/kernels/) instead of
+    /// those in the binary: a variant timed without rebuilding (bench/profile_cuda.sh)
+    #[arg(long, value_name = "DIR")]
+    kernel_dir: Option<PathBuf>,
+}
+
+/// The kernel files `rtopk bench cuda` compiles: `--kernel-dir`'s, else the binary's.
+fn kernel_files(args: &BenchCudaArgs) -> Result<KernelFiles, CliError> {
+    Ok(match &args.kernel_dir {
+        Some(dir) => KernelFiles::from_dir(dir)?,
+        None => KernelFiles::embedded(),
+    })
 }
 
 /// Arguments of `rtopk verify cuda`.
@@ -166,10 +178,10 @@ fn cases(args: &BenchCudaArgs) -> Result<Vec<Case>, CliError> {
 /// `rtopk bench cuda`.
 pub(crate) fn bench(args: &BenchCudaArgs) -> Result<(), CliError> {
     if let Some(dir) = &args.emit_sources {
-        return emit_sources(dir);
+        return emit_sources(dir, &kernel_files(args)?);
     }
     if let Some(arch) = &args.compile {
-        return compile(arch);
+        return compile(arch, &kernel_files(args)?);
     }
     if args.reps == 0 {
         return Err(CliError::BadArgument("--reps must be at least 1".into()));
@@ -188,7 +200,7 @@ pub(crate) fn bench(args: &BenchCudaArgs) -> Result<(), CliError> {
         return bench_input(args, path, settings);
     }
     let cases = cases(args)?;
-    let gpu = CudaTopK::new(0)?;
+    let gpu = CudaTopK::with_files(0, kernel_files(args)?)?;
     let mut run = Bench::new(&gpu, settings)?;
     run.prepare(&cases).map_err(refused)?;
     print_header(&gpu, &run, args.strategy)?;
@@ -230,7 +242,7 @@ fn bench_input(args: &BenchCudaArgs, path: &Path, settings: Settings) -> Result<
         })?;
     }
     let cases = shape_cases(args, n, m, ks);
-    let gpu = CudaTopK::new(0)?;
+    let gpu = CudaTopK::with_files(0, kernel_files(args)?)?;
     let mut run = Bench::new(&gpu, settings)?;
     run.prepare(&cases).map_err(refused)?;
     print_header(&gpu, &run, args.strategy)?;
@@ -338,7 +350,7 @@ fn print_units(units: &[UnitReport]) {
 }
 
 /// `rtopk bench cuda --compile ARCH`.
-fn compile(arch: &str) -> Result<(), CliError> {
+fn compile(arch: &str, files: &KernelFiles) -> Result<(), CliError> {
     let cc: u32 = arch.trim_start_matches("sm_").parse().map_err(|_| {
         CliError::BadArgument(format!("--compile {arch}: expected an architecture like sm_90"))
     })?;
@@ -347,7 +359,7 @@ fn compile(arch: &str) -> Result<(), CliError> {
         "{:<26} {:>10} {:>8} {:>9} {:>9} {:>10}",
         "unit", "source KiB", "PTX ms", "PTX KiB", "cubin ms", "cubin KiB"
     );
-    let rows = bench::compile_table(cc, &[])?;
+    let rows = bench::compile_table(cc, &[], files)?;
     let kib = |b: usize| b as f64 / 1024.0;
     for r in &rows {
         println!(
@@ -374,13 +386,12 @@ fn compile(arch: &str) -> Result<(), CliError> {
 }
 
 /// `rtopk bench cuda --emit-sources DIR`.
-fn emit_sources(dir: &std::path::Path) -> Result<(), CliError> {
-    let files = KernelFiles::for_process()?;
+fn emit_sources(dir: &std::path::Path, files: &KernelFiles) -> Result<(), CliError> {
     let output = |source| CliError::Output { path: dir.to_path_buf(), source };
     std::fs::create_dir_all(dir).map_err(output)?;
     for unit in Unit::all() {
         let path = dir.join(format!("{unit}.cu"));
-        std::fs::write(&path, unit.source(&files)?)
+        std::fs::write(&path, unit.source(files)?)
             .map_err(|source| CliError::Output { path: path.clone(), source })?;
     }
     println!(
@@ -465,6 +476,32 @@ mod tests {
 
     fn refused_by_clap(args: &[&str]) -> ErrorKind {
         parse(args).expect_err("clap accepts it").kind()
+    }
+
+    /// `--kernel-dir` compiles a variant's files: a copy of the kernels gives the binary's
+    /// sources, an edited copy its own, a missing file a typed error.
+    #[test]
+    fn a_kernel_dir_replaces_the_binarys_kernel_files() {
+        let variant = tempfile::tempdir().unwrap();
+        for (name, text) in KernelFiles::embedded().iter() {
+            let text =
+                if name == "utilities.cu" { format!("{text}\n// variant\n") } else { text.into() };
+            std::fs::write(variant.path().join(name), text).unwrap();
+        }
+        let (ours, theirs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let dir = |d: &tempfile::TempDir| d.path().to_str().unwrap().to_string();
+        bench(&parse(&["--emit-sources", &dir(&ours)]).unwrap()).unwrap();
+        let with = ["--emit-sources", &dir(&theirs), "--kernel-dir", &dir(&variant)];
+        bench(&parse(&with).unwrap()).unwrap();
+        let read =
+            |d: &tempfile::TempDir, f: &str| std::fs::read_to_string(d.path().join(f)).unwrap();
+        assert_eq!(read(&ours, "rtopk_warp_rows_8.cu"), read(&theirs, "rtopk_warp_rows_8.cu"));
+        assert!(!read(&ours, "utilities.cu").contains("// variant"));
+        assert!(read(&theirs, "utilities.cu").contains("// variant"));
+        std::fs::remove_file(variant.path().join("order.cuh")).unwrap();
+        let broken = ["--emit-sources", &dir(&theirs), "--kernel-dir", &dir(&variant)];
+        let e = bench(&parse(&broken).unwrap()).unwrap_err();
+        assert!(e.to_string().contains("order.cuh"), "{e}");
     }
 
     #[test]

@@ -803,9 +803,12 @@ pub struct CompileRow {
 /// Compiles every unit (or those of `families`, if any) for `sm_<cc>` twice, one unit at a
 /// time: to PTX for `compute_<cc>` and to a cubin for `sm_<cc>`, timing each. Needs NVRTC,
 /// not a GPU; bypasses every cache.
-pub fn compile_table(cc: u32, families: &[Family]) -> Result<Vec<CompileRow>, CudaError> {
+pub fn compile_table(
+    cc: u32,
+    families: &[Family],
+    files: &KernelFiles,
+) -> Result<Vec<CompileRow>, CudaError> {
     crate::check_nvrtc()?;
-    let files = KernelFiles::for_process()?;
     let (ptx, cubin) =
         (Target::named(&format!("compute_{cc}"), true), Target::named(&format!("sm_{cc}"), false));
     let mut out = Vec::new();
@@ -813,7 +816,7 @@ pub fn compile_table(cc: u32, families: &[Family]) -> Result<Vec<CompileRow>, Cu
         if !families.is_empty() && !families.contains(&unit.family()) {
             continue;
         }
-        let source = unit.source(&files)?;
+        let source = unit.source(files)?;
         let name = unit.to_string();
         let t = Instant::now();
         let p = compile::compile(&name, &source, &ptx)?;

@@ -149,13 +149,10 @@ const EMBEDDED: [(&str, &str); 14] = [
     ("utilities.cu", include_str!("../kernels/utilities.cu")),
 ];
 
-/// Environment variable naming a directory of replacement kernel files (the same names as
-/// `kernels/`), for trying kernel variants without rebuilding the binary; read only in builds
-/// with the `kernel-variant` feature.
-pub const KERNEL_SOURCE_ENV: &str = "RTOPK_CUDA_KERNEL";
-
-/// The kernel files a build compiles: those in the binary, or (feature `kernel-variant`) those
-/// of the directory [`KERNEL_SOURCE_ENV`] names.
+/// The kernel files a [`crate::CudaTopK`] compiles: those in the binary
+/// ([`KernelFiles::embedded`]), or a variant's directory ([`KernelFiles::from_dir`], passed to
+/// [`crate::CudaTopK::with_files`]; `rtopk bench cuda --kernel-dir DIR`) to try a variant
+/// without rebuilding.
 #[derive(Clone, Debug)]
 pub struct KernelFiles {
     files: Vec<(String, String)>,
@@ -167,16 +164,6 @@ impl KernelFiles {
     pub fn embedded() -> Self {
         let files = EMBEDDED.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
         Self { files, origin: "the binary".into() }
-    }
-
-    /// The files this process compiles: the embedded ones, or with the `kernel-variant`
-    /// feature and [`KERNEL_SOURCE_ENV`] set, that directory's.
-    pub fn for_process() -> Result<Self, CudaError> {
-        #[cfg(feature = "kernel-variant")]
-        if let Some(dir) = std::env::var_os(KERNEL_SOURCE_ENV) {
-            return Self::from_dir(std::path::Path::new(&dir));
-        }
-        Ok(Self::embedded())
     }
 
     /// The files of `dir` (every name of `kernels/`).

@@ -744,8 +744,9 @@ impl CudaTopK {
 }
 
 impl Params {
-    /// The parameters every launch shares: the buffers, the search and the mode.
-    fn common(launch: &Launch, plan: &Plan, bufs: RawBuffers) -> Self {
+    /// Whole rows (row r's m values at r m, its k results at r k); the chunk launches start
+    /// from these too: the buffers, the search and the mode.
+    fn rows(launch: &Launch, plan: &Plan, bufs: RawBuffers) -> Self {
         let Launch { n, m, k, mode, bisect, .. } = *launch;
         Self {
             x: bufs.x,
@@ -768,11 +769,6 @@ impl Params {
         }
     }
 
-    /// Whole rows: row r's m values at r m, its k results at r k.
-    fn rows(launch: &Launch, plan: &Plan, bufs: RawBuffers) -> Self {
-        Self::common(launch, plan, bufs)
-    }
-
     /// A split row's full chunks: `n * full` rows of `chunk` values, chunk c of row r at
     /// r m + c chunk, its k results at r width + c k (place_row in kernels/common.cuh).
     fn chunks(launch: &Launch, plan: &Plan, bufs: RawBuffers, split: &Split, width: usize) -> Self {
@@ -784,7 +780,7 @@ impl Params {
             ld: m as u64,
             out_ld: width as u32, // < 2^32: the plan checked
             chunks: split.full as u32,
-            ..Self::common(launch, plan, bufs)
+            ..Self::rows(launch, plan, bufs)
         }
     }
 
@@ -803,7 +799,7 @@ impl Params {
             vec4: i32::from(m % 4 == 0 && split.last % 4 == 0 && bufs.x % 16 == 0),
             ld: m as u64,
             out_ld: width as u32,
-            ..Self::common(launch, plan, bufs)
+            ..Self::rows(launch, plan, bufs)
         }
     }
 }

@@ -108,6 +108,12 @@ impl CudaTopK {
     /// Opens device `ordinal` and reads what the launch plan needs of it. Nothing is compiled
     /// or loaded here: each kernel is, on its first launch (or by [`CudaTopK::prepare`]).
     pub fn new(ordinal: usize) -> Result<Self, CudaError> {
+        Self::with_files(ordinal, KernelFiles::embedded())
+    }
+
+    /// [`CudaTopK::new`], compiling `files` instead of the kernels in the binary (a variant
+    /// to try without rebuilding: [`KernelFiles::from_dir`]).
+    pub fn with_files(ordinal: usize, files: KernelFiles) -> Result<Self, CudaError> {
         check_libraries()?;
         let opened = Instant::now();
         let ctx = CudaContext::new(ordinal).map_err(driver("opening the device"))?;
@@ -121,7 +127,7 @@ impl CudaTopK {
             device_name,
             limits,
             target: Target::for_device(major, minor, &supported_archs()),
-            files: KernelFiles::for_process()?,
+            files,
             slots: (0..UNIT_COUNT).map(|_| Slot::default()).collect(),
             opened,
             pool_kept: std::sync::OnceLock::new(),
