@@ -1,7 +1,8 @@
 //! `rtopk bench`: argument parsing and printing over the library's harness ([`rtopk::bench`]).
 //!
-//! * `bench cpu` times CPU algorithms row-wise on rows of any input family (`--dist`) or on a
-//!   `.npy` matrix (`--input`); every answer is checked against an exact reference first.
+//! * `bench cpu` times CPU algorithms row-wise on rows of any input family (`--dist`) in
+//!   float32, float16 or bfloat16 (`--dtype`), or on a `<f4` or `<f2` `.npy` matrix
+//!   (`--input`); every answer is checked against an exact reference first.
 //! * `bench cpu --compare` ([`compare`]) runs the comparison grid of topk-ref's algorithms and
 //!   the seed papers' baselines.
 //! * `bench chart` redraws the SVG chart of a recorded `--json` report.
@@ -13,10 +14,11 @@ mod compare;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use rtopk::Family;
-use rtopk::bench::cpu::{self, BenchRow, CpuConfig, Shape, Source};
+use rtopk::bench::cpu::{self, BenchRow, CpuConfig, Matrix, Shape, Source};
 use rtopk::bench::{Observer, TerminalProgress, chart};
+use rtopk::{Dtype, Family};
 
+use crate::dtype_arg::parse_dtype;
 use crate::error::CliError;
 
 /// `rtopk bench` subcommands.
@@ -49,8 +51,13 @@ pub(crate) struct CpuArgs {
     /// normal, radix-adversarial]
     #[arg(long, value_name = "FAMILY,...", value_delimiter = ',', value_parser = parse_family)]
     dist: Option<Vec<Family>>,
-    /// Time the rows of a 2-D float32 .npy matrix instead of generated rows (with -k)
-    #[arg(long, value_name = "X.npy", conflicts_with_all = ["n", "m", "dist", "compare"])]
+    /// Element type of the generated rows: float32, float16 or bfloat16 (16-bit rows are the
+    /// float32 rows rounded to nearest) [default: float32]
+    #[arg(long, value_name = "DTYPE", value_parser = parse_dtype, conflicts_with = "compare")]
+    dtype: Option<Dtype>,
+    /// Time the rows of a 2-D float32 (<f4) or float16 (<f2) .npy matrix instead of generated
+    /// rows (with -k)
+    #[arg(long, value_name = "X.npy", conflicts_with_all = ["n", "m", "dist", "compare", "dtype"])]
     input: Option<PathBuf>,
     /// Comma-separated algorithms to time (default: topk-ref's six; `bisect` includes its
     /// early-stopping row; the baselines `air`, `gridselect`, `warpselect`, `drtopk`,
@@ -143,7 +150,7 @@ fn run_cpu(args: &CpuArgs) -> Result<(), CliError> {
         return Err(CliError::BadArgument("--quick belongs to --compare".into()));
     }
     let matrix = match &args.input {
-        Some(path) => Some(rtopk::npy::read_matrix(path)?),
+        Some(path) => Some(Matrix::read_npy(path)?),
         None => None,
     };
     let source = match (&matrix, &args.input) {
@@ -158,13 +165,15 @@ fn run_cpu(args: &CpuArgs) -> Result<(), CliError> {
             families: args.dist.clone().unwrap_or_else(|| vec![Family::Normal]),
             shapes: shapes(args)?,
             seed: args.seed,
+            dtype: args.dtype.unwrap_or(Dtype::Float32),
         },
     };
+    let dtype = source.dtype();
     let config = CpuConfig { source, algos: args.algos.clone(), reps: args.reps };
     let contenders = cpu::plan(&config)?;
     eprintln!(
-        "rtopk bench cpu: {} rayon threads, {} algorithm(s), median of {} runs after 1 checked \
-         run, seed {}",
+        "rtopk bench cpu: {dtype} rows, {} rayon threads, {} algorithm(s), median of {} runs \
+         after 1 checked run, seed {}",
         rayon::current_num_threads(),
         contenders.len(),
         args.reps,
@@ -217,10 +226,11 @@ fn run_chart(args: &ChartArgs) -> Result<(), CliError> {
 
 fn print_header() {
     println!(
-        "{:<22} {:<17} {:>6} {:>8} {:>7} {:>6} {:>6} {:>11} {:>11} {:>9} {:>8} {:>6} {:>6} \
-         {:>6}  check",
+        "{:<22} {:<17} {:<8} {:>6} {:>8} {:>7} {:>6} {:>6} {:>11} {:>11} {:>9} {:>8} {:>6} \
+         {:>6} {:>6}  check",
         "algo",
         "input",
+        "dtype",
         "exact",
         "max_iter",
         "n",
@@ -244,10 +254,11 @@ fn print_row(r: &BenchRow) {
         (None, false) => format!("valid, recall {:.4}", r.recall),
     };
     println!(
-        "{:<22} {:<17} {:>6} {:>8} {:>7} {:>6} {:>6} {:>11} {:>11} {:>9} {:>8} {:>6} {:>6} \
-         {:>6}  {check}",
+        "{:<22} {:<17} {:<8} {:>6} {:>8} {:>7} {:>6} {:>6} {:>11} {:>11} {:>9} {:>8} {:>6} \
+         {:>6} {:>6}  {check}",
         r.algo,
         r.input,
+        r.dtype.name(),
         if r.exact { "yes" } else { "no" },
         r.max_iter.map_or("-".to_string(), |i| i.to_string()),
         r.n,

@@ -10,7 +10,7 @@ use rtopk::{Dtype, Family};
 use rtopk_cuda::bench::{self, Bench, Case, Grid, Row, Settings};
 use rtopk_cuda::kernels::{KernelFiles, Unit, UnitSource};
 use rtopk_cuda::verify::{Reference, WIDTHS, check_all};
-use rtopk_cuda::{CudaTopK, Strategy, UnitReport};
+use rtopk_cuda::{CudaTopK, ElemType, Strategy, UnitReport};
 use topk_ref::{Bisect, Mode, RowTopK};
 
 use crate::error::CliError;
@@ -411,10 +411,11 @@ pub(crate) fn verify(args: &VerifyCudaArgs) -> Result<(), CliError> {
     // (the same launch family, per family); bisect is the CPU reference beside it.
     let bisect = |b: Bisect| -> Box<dyn RowTopK> { Box::new(b) };
     let references: [Reference<'_>; 1] = [("bisect", &bisect)];
-    let report = check_all(&mut gpu, &WIDTHS, per_case, &references)?;
+    let report = check_all(&mut gpu, &WIDTHS, per_case, &references, &ElemType::ALL)?;
     println!(
-        "verify cuda on {}: {} cases, {} rows, {} widths from {} to {}, against bisect and \
-         the warp simulator in the same launch family (values, indices, iteration counts): {}",
+        "verify cuda on {}: {} cases (float32, float16, bfloat16), {} rows, {} widths from {} \
+         to {}, against bisect and the warp simulator in the same launch family (values, \
+         indices, iteration counts): {}",
         gpu.device_name(),
         report.cases,
         report.rows,

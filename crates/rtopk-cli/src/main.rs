@@ -11,6 +11,7 @@
 
 mod bench_cmd;
 mod cuda_cmd;
+mod dtype_arg;
 mod error;
 mod reproduce_cmd;
 mod search_args;

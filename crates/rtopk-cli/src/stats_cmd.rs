@@ -5,9 +5,11 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
+use rtopk::Dtype;
 use rtopk::stats::{IterationsSpec, Rows, iterations as measure};
 use topk_ref::{EpsilonMode, Family};
 
+use crate::dtype_arg::parse_dtype;
 use crate::error::CliError;
 use crate::search_args::SearchArgs;
 
@@ -46,12 +48,17 @@ pub(crate) struct IterationsArgs {
     /// Seed of the row generator (each row has its own stream)
     #[arg(long, value_name = "S", default_value_t = 0)]
     seed: u64,
+    /// Element type of the generated rows: float32, float16 or bfloat16 (16-bit rows are the
+    /// float32 rows rounded to nearest; ties are far more frequent) [default: float32]
+    #[arg(long, value_name = "DTYPE", value_parser = parse_dtype, conflicts_with = "input")]
+    dtype: Option<Dtype>,
     #[command(flatten)]
     search: SearchArgs,
     /// How the precision is applied
     #[arg(long, value_enum, default_value_t = EpsilonArg::Relative)]
     epsilon: EpsilonArg,
-    /// Measure the rows of a 2-D float32 .npy file instead of random rows
+    /// Measure the rows of a 2-D float32 (<f4) or float16 (<f2) .npy file instead of random
+    /// rows, in the file's type
     #[arg(long, value_name = "X.npy")]
     input: Option<PathBuf>,
     /// Print one JSON object (SPEC §4) instead of a table
@@ -80,7 +87,8 @@ fn iterations(args: &IterationsArgs) -> Result<(), CliError> {
         (Some(path), m) => Rows::Npy { path, m },
         (None, Some(m)) => {
             let family: Family = args.dist.as_deref().unwrap_or("normal").parse()?;
-            Rows::Family { family, seed: args.seed, m }
+            let dtype = args.dtype.unwrap_or(Dtype::Float32);
+            Rows::Family { family, seed: args.seed, m, dtype }
         }
         (None, None) => {
             return Err(CliError::BadArgument("--m is required (or give --input)".into()));

@@ -1,6 +1,7 @@
 //! `rtopk trace`: the teaching trace of the simulated RTop-K kernel on one row — the loaded
 //! row, each iteration's bracket, threshold and count, the selection masks per chunk of 32,
-//! the output — as text on stdout and, with `--svg`, as a picture.
+//! the output — as text on stdout and, with `--svg`, as a picture. A row of a float16 (`<f2`)
+//! input runs the f16 kernels.
 
 use std::fs;
 use std::io;
@@ -10,8 +11,10 @@ use clap::Args;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
-use topk_ref::{Mode, TopKError, check_shape};
-use warp_sim::{KernelArgs, SimConfig, Simulator};
+use rtopk::Dtype;
+use rtopk::npy::{MatrixReader, NpyFloat};
+use topk_ref::{Element, Mode, TopKError, check_shape, f16};
+use warp_sim::{KernelArgs, RowTrace, SimConfig, Simulator};
 
 use crate::error::CliError;
 use crate::search_args::SearchArgs;
@@ -28,7 +31,7 @@ pub(crate) struct TraceArgs {
     /// Seed of the generated standard-normal row [default: 0]
     #[arg(long, value_name = "S", conflicts_with = "input")]
     seed: Option<u64>,
-    /// Trace a row of this 2-D float32 .npy matrix instead of a generated one
+    /// Trace a row of this 2-D float32 or float16 .npy matrix instead of a generated one
     #[arg(long, value_name = "X.npy")]
     input: Option<PathBuf>,
     /// The row of --input to trace
@@ -70,16 +73,17 @@ pub(crate) fn run(args: &TraceArgs) -> Result<(), CliError> {
     let mut sim = Simulator::new(SimConfig::default());
     // Sizes first: a row too wide to simulate is refused before it is generated.
     sim.prepare(&kernel).map_err(rtopk::Error::from)?;
-    let row = match input {
-        Some(row) => row,
-        None => generated_row(m, args.seed.unwrap_or(0))?,
+    let (trace, findings) = match input {
+        Some(InputRow::F32(row)) => traced(&mut sim, &row, &kernel)?,
+        Some(InputRow::F16(row)) => traced(&mut sim, &row, &kernel)?,
+        None => traced(&mut sim, &generated_row(m, args.seed.unwrap_or(0))?, &kernel)?,
     };
-    let (result, mut trace) = sim.run_traced(&row, &kernel, 0).map_err(rtopk::Error::from)?;
+    let mut trace = trace;
     // The launch saw one row; name it by its place in the input.
     trace.row = if args.input.is_some() { args.row } else { 0 };
     let mut text = trace.to_text();
-    if let Some(d) = result.diagnostics.first() {
-        text.push_str(&format!("\n{} diagnostic(s); first: {d}\n", result.diagnostics_total));
+    if let Some(first) = findings {
+        text.push_str(&first);
     }
     if let Some(path) = &args.svg {
         let output = |source| CliError::Output { path: path.clone(), source };
@@ -91,6 +95,35 @@ pub(crate) fn run(args: &TraceArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The row of `--input`, in the file's element type.
+enum InputRow {
+    F32(Vec<f32>),
+    F16(Vec<f16>),
+}
+
+impl InputRow {
+    fn len(&self) -> usize {
+        match self {
+            InputRow::F32(row) => row.len(),
+            InputRow::F16(row) => row.len(),
+        }
+    }
+}
+
+/// Runs the one-row launch of `row` with its trace; the findings' line, if there were any.
+fn traced<E: Element>(
+    sim: &mut Simulator,
+    row: &[E],
+    kernel: &KernelArgs,
+) -> Result<(RowTrace, Option<String>), CliError> {
+    let (result, trace) = sim.run_traced(row, kernel, 0).map_err(rtopk::Error::from)?;
+    let first = result
+        .diagnostics
+        .first()
+        .map(|d| format!("\n{} diagnostic(s); first: {d}\n", result.diagnostics_total));
+    Ok((trace, first))
+}
+
 /// `m` standard-normal values from `seed`, or a typed error when they cannot be allocated.
 fn generated_row(m: usize, seed: u64) -> Result<Vec<f32>, CliError> {
     let mut row = Vec::new();
@@ -100,10 +133,19 @@ fn generated_row(m: usize, seed: u64) -> Result<Vec<f32>, CliError> {
     Ok(row)
 }
 
-/// Row `--row` of `--input`, when given (checked against `--m`).
-fn read_input_row(args: &TraceArgs) -> Result<Option<Vec<f32>>, CliError> {
+/// Row `--row` of `--input`, when given (checked against `--m`), in the file's type.
+fn read_input_row(args: &TraceArgs) -> Result<Option<InputRow>, CliError> {
     let Some(path) = &args.input else { return Ok(None) };
-    let x = rtopk::npy::read_matrix(path)?;
+    let dtype = MatrixReader::open(path)?.dtype();
+    Ok(Some(match dtype {
+        Dtype::Float16 => InputRow::F16(read_row::<f16>(args, path)?),
+        _ => InputRow::F32(read_row::<f32>(args, path)?),
+    }))
+}
+
+/// Row `--row` of the matrix at `path`, of elements of `E`.
+fn read_row<E: NpyFloat>(args: &TraceArgs, path: &std::path::Path) -> Result<Vec<E>, CliError> {
+    let x = rtopk::npy::read_matrix_as::<E>(path)?;
     let (n, m) = x.dim();
     if args.row >= n {
         return Err(CliError::BadArgument(format!(
@@ -119,5 +161,5 @@ fn read_input_row(args: &TraceArgs) -> Result<Option<Vec<f32>>, CliError> {
             path.display()
         )));
     }
-    Ok(Some(x.row(args.row).to_vec()))
+    Ok(x.row(args.row).to_vec())
 }

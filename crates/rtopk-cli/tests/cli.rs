@@ -888,18 +888,19 @@ fn a_row_of_every_f16_bit_pattern_shuffled() {
 }
 
 #[test]
-fn f16_input_to_a_float32_only_algorithm_exits_2_and_writes_nothing() {
+fn f16_input_to_the_gpu_without_a_driver_exits_with_its_error_and_writes_nothing() {
     let c = Case::new();
     write_f16(&c.path("X.npy"), 2, 3, &[0x3c00, 0x4000, 0x7e00, 0, 0x8000, 0xfc00]);
-    for algo in ["sim", "cuda"] {
-        let it = c.p("IT.npy");
-        let out = c.select(&["--algo", algo, "-k", "2", "--iterations", &it]);
-        let says = format!("'{algo}' does not take float16 input");
-        assert_refused(&c, &out, &[&says, "float32", "heap, quickselect"]);
+    let it = c.p("IT.npy");
+    let out = c.select(&["--algo", "cuda", "-k", "2", "--iterations", &it]);
+    if !out.status.success() {
+        // no GPU here: the driver's absence, never a refusal of the type
+        assert!(!stderr(&out).contains("does not take float16"), "{}", stderr(&out));
+        assert!(!c.path("IT.npy").exists(), "nothing written");
     }
-    // A float32-only command reading the same file says what it found and what it reads.
+    // `stats iterations` reads the same file in its own type (tests/cli_dtype16.rs).
     let x = c.p("X.npy");
     let out = rtopk(&["stats", "iterations", "--input", &x, "-k", "1", "--json"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("holds float16 (<f2) values; float32 (<f4) expected"));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains(r#""dtype":"float16""#), "{}", stdout(&out));
 }

@@ -21,6 +21,36 @@ __device__ void block_range(const BlockRow<NARROWS>& row, u32 lane_min, u32 lane
     *hi = __reduce_max_sync(FULL_MASK, lane < nwarps ? slots[32 + lane] : 0u);
 }
 
+// Stage 1 of a 16-bit block row: the thread's BLOCK_EPL elements (16-byte loads of 8 where
+// the row allows) as their own 16-bit keys (docs/kernel.md, "16-bit rows"; padding: key 0),
+// and the thread's min and max key over those inside the row.
+template <bool NARROWS>
+__device__ __forceinline__ void load_block_keys16(BlockRow<NARROWS>& row, const elem_t* row_in, const Params& p,
+                                                  u32 first, u32* lane_min, u32* lane_max) {
+    const unsigned short* in16 = reinterpret_cast<const unsigned short*>(row_in);
+    if (p.vec4) {
+#pragma unroll
+        for (int q = 0; q < BLOCK_EPL / 8; ++q) {
+            u32 i = first + 8u * (u32)q;  // M % 8 == 0: all 8 or none
+            uint4 b = i < p.m ? *reinterpret_cast<const uint4*>(in16 + i) : make_uint4(0, 0, 0, 0);
+            u32 w[4] = {b.x, b.y, b.z, b.w};
+#pragma unroll
+            for (int e = 0; e < 8; ++e) row.keys[8 * q + e] = (w[e / 2] >> (16 * (e % 2))) & 0xffffu;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < BLOCK_EPL; ++j) row.keys[j] = first + (u32)j < p.m ? in16[first + j] : 0u;
+    }
+    u32 flip = p.sign < 0.0f ? 0x8000u : 0u;
+#pragma unroll
+    for (int j = 0; j < BLOCK_EPL; ++j) {
+        bool valid = first + (u32)j < p.m;
+        row.keys[j] = valid ? key16_of_ordered(row.keys[j] ^ flip, p.sign > 0.0f) : 0u;
+        if (valid) *lane_min = min(*lane_min, row.keys[j]);
+        *lane_max = max(*lane_max, row.keys[j]);  // 0 is neutral
+    }
+}
+
 template <bool NARROWS>
 __device__ void rtopk_block_row(const Params& p) {
     extern __shared__ u32 smem[];
@@ -30,7 +60,7 @@ __device__ void rtopk_block_row(const Params& p) {
     static_assert(BLOCK_STAGE >= 2u * BLOCK_CAND_CAP, "the candidates and their indices fill the stage");
     u64 row_id = blockIdx.x;
     RowPlace at = place_row(p, row_id);
-    const float* row_in = at.in;
+    const elem_t* row_in = at.in;
     BlockRow<NARROWS> row;
     row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
     row.m = p.m; row.in_regs = min(p.m, BLOCK_EPL * blockDim.x); row.sign = p.sign;
@@ -40,6 +70,9 @@ __device__ void rtopk_block_row(const Params& p) {
     u32 first = BLOCK_EPL * threadIdx.x;
     u32 lane_min = 0xffffffffu, lane_max = 0u;
     // every load is issued before the first key is computed (the raw bits wait in keys[])
+#if ELEM_KIND != ELEM_F32
+    load_block_keys16(row, row_in, p, first, &lane_min, &lane_max);
+#else
     if (p.vec4) {
 #pragma unroll
         for (int q = 0; q < BLOCK_EPL / 4; ++q) {
@@ -59,8 +92,9 @@ __device__ void rtopk_block_row(const Params& p) {
         for (int j = 0; j < BLOCK_EPL; ++j) v[j] = __uint_as_float(row.keys[j]);
         key_slots(row.keys, v, first, p.m, p.sign, &lane_min, &lane_max);
     }
+#endif
     for (u32 i = row.in_regs + threadIdx.x; i < p.m; i += blockDim.x) {
-        u32 key = order_key(row_in[i], p.sign);
+        u32 key = own_key(row_in[i], p.sign);
         if (i - row.in_regs < row.cached) smem[i - row.in_regs] = key;
         lane_min = min(lane_min, key);
         lane_max = max(lane_max, key);
@@ -69,7 +103,7 @@ __device__ void rtopk_block_row(const Params& p) {
     block_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold
     Search s = search_threshold(row, lo_key, hi_key, p);
-    float* out_val = opaque(p.out_val + at.out);
+    elem_t* out_val = opaque(p.out_val + at.out);
     idx_t* out_idx = opaque(p.out_idx + at.out);
     if constexpr (NARROWS) {
         if (s.exit == EXIT_NARROW) {  // block-uniform
@@ -86,7 +120,7 @@ __device__ void rtopk_block_row(const Params& p) {
     Cut c = cut_of(row, s, p.k);
     u32 band_left = p.k - c.strong_count;
     u32 strong[1], band[1], before, total;
-    u32 own = classify(row.keys, first, p.m, c, strong, band);
+    u32 own = classify<BLOCK_EPL>(row, first, p.m, c, strong, band);
     block_prefix(own, s_chunk, &before, &total);
     u32 band_taken = min(total >> 16, band_left);
     u32 written = min(p.k, (total & 0xffffu) + band_taken), take[1];

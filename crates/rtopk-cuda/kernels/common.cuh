@@ -51,9 +51,15 @@ typedef unsigned long long u64;
 #define EXIT_MAX_ITER 3
 #define EXIT_NARROW 4  // not an exit: the row goes on with its candidates (narrow_row)
 
+// The element type: elem_t (the unit's: float, or the 16 bits of an f16 or bf16 held as an
+// unsigned short, src/kernels.rs) and ELEM_KIND, one of these (docs/kernel.md, "16-bit rows").
+#define ELEM_F32 0
+#define ELEM_F16 1
+#define ELEM_BF16 2
+
 struct Params {
-    const float* x;      // (n_rows, m), row-major
-    float* out_val;      // (n_rows, k)
+    const elem_t* x;     // (n_rows, m), row-major
+    elem_t* out_val;     // (n_rows, k)
     idx_t* out_idx;      // (n_rows, k); idx_t is the unit's index type (src/kernels.rs)
     u32* out_iter;       // (n_rows,), or null: no iteration counts wanted
     u64 n_rows;
@@ -63,7 +69,7 @@ struct Params {
     int max_iter;        // < 0: exact (Algorithm 1); >= 0: early stopping (Algorithm 2)
     float precision;     // Algorithm 1's epsilon' (relative to |max|)
     u32 cached_keys;     // rtopk_block_rows: keys held in shared memory (past the registers)
-    int vec4;            // rows are 16-byte aligned and M % 4 == 0: 16-byte loads
+    int vec4;            // rows are 16-byte aligned and hold whole 16-byte groups: 16-byte loads
     float sign;          // +1 largest mode, -1 smallest mode: ordered value = v * sign (an
                          // argument of its own, so that it stays a constant-bank operand)
     u64 ld;              // the input's row stride (m for whole rows, the row's width for chunks;
@@ -94,7 +100,7 @@ struct ArgLayout<void(A...)> {
 
 // Every top-k entry point takes the fields of Params, in order, and gathers them into one.
 #define RTOPK_ARGS                                                                         \
-    const float* x, float* out_val, idx_t* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
+    const elem_t* x, elem_t* out_val, idx_t* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
         int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign, u64 ld,  \
         u32 out_ld, u32 chunks
 #define RTOPK_PARAMS                                                                                \
@@ -127,7 +133,7 @@ static_assert(RtopkArgs::offset<15>() == 84, "chunks");
 // at r * ld + c * m, with its k results at r * out_ld + c * k, so that a row's chunk results
 // lie side by side as the second stage's row.
 struct RowPlace {
-    const float* in;
+    const elem_t* in;
     u64 out;
 };
 __device__ __forceinline__ RowPlace place_row(const Params& p, u64 row_id) {

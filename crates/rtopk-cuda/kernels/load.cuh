@@ -46,7 +46,7 @@ __device__ __forceinline__ void key_slots(u32 (&keys)[N], const float (&v)[N], u
 // (with 16-byte loads when the row allows: EPL % 4 == 0, 16-byte aligned rows, M % 4 == 0),
 // and the lane's min/max key.
 template <int EPL, int LANES, bool NARROWS>
-__device__ __forceinline__ void load_row(WarpRow<EPL, LANES, NARROWS>& row, const float* row_in, const Params& p,
+__device__ __forceinline__ void load_row(WarpRow<EPL, LANES, NARROWS>& row, const elem_t* row_in, const Params& p,
                                          u32 first, u32* lane_min, u32* lane_max) {
     // every load is issued before the first key is computed
     float v[EPL];
@@ -65,4 +65,75 @@ __device__ __forceinline__ void load_row(WarpRow<EPL, LANES, NARROWS>& row, cons
         for (int j = 0; j < EPL; ++j) v[j] = first + (u32)j < p.m ? row_in[first + j] : 0.f;
     }
     key_slots(row.keys, v, first, p.m, p.sign, lane_min, lane_max);
+}
+
+// ---- 16-bit rows (docs/kernel.md, "16-bit rows") -------------------------------------------
+
+// The lane's min and max own key over its words, where every slot is inside the row: packed
+// min/max of the ordered values (NaN at its mode's end: max.NaN keeps it in largest mode,
+// min.NaN in smallest), then the two halves' keys.
+template <int W>
+__device__ __forceinline__ void range_full_words(const u32 (&words)[W], bool largest, u32* lo, u32* hi) {
+    u32 mn = words[0], mx = words[0];
+#pragma unroll
+    for (int q = 1; q < W; ++q) {
+        if (largest) {
+            asm("min." PACKED " %0, %0, %1;" : "+r"(mn) : "r"(words[q]));
+            asm("max.NaN." PACKED " %0, %0, %1;" : "+r"(mx) : "r"(words[q]));
+        } else {
+            asm("min.NaN." PACKED " %0, %0, %1;" : "+r"(mn) : "r"(words[q]));
+            asm("max." PACKED " %0, %0, %1;" : "+r"(mx) : "r"(words[q]));
+        }
+    }
+    *lo = min(*lo, min(key16_of_ordered(mn & 0xffffu, largest), key16_of_ordered(mn >> 16, largest)));
+    *hi = max(*hi, max(key16_of_ordered(mx & 0xffffu, largest), key16_of_ordered(mx >> 16, largest)));
+}
+
+// Stage 1 for a 16-bit row's lanes: lane l of the row holds elements l EPL .. l EPL + EPL - 1
+// (16-byte loads of 8 where the row allows: EPL % 8 == 0, 16-byte aligned rows, M % 8 == 0),
+// as ordered bits with -inf past M, and the lane's min/max own key.
+template <int EPL, int LANES, bool NARROWS>
+__device__ __forceinline__ void load_row(PackedRow<EPL, LANES, NARROWS>& row, const elem_t* row_in, const Params& p,
+                                         u32 first, u32* lane_min, u32* lane_max) {
+    constexpr int W = PackedRow<EPL, LANES, NARROWS>::WORDS;
+    const unsigned short* in16 = reinterpret_cast<const unsigned short*>(row_in);
+    u32 flip = p.sign < 0.0f ? 0x80008000u : 0u;
+    row.inside = p.m > first ? min(p.m - first, (u32)EPL) : 0u;
+    row.largest = p.sign > 0.0f;
+    bool vec8 = false;
+    if constexpr (EPL % 8 == 0) vec8 = p.vec4 != 0;
+    if (vec8) {
+#pragma unroll
+        for (int q = 0; q < EPL / 8; ++q) {
+            u32 i = first + 8u * (u32)q;  // M % 8 == 0: all 8 or none
+            uint4 b = i < p.m ? *reinterpret_cast<const uint4*>(in16 + i) : make_uint4(0, 0, 0, 0);
+            row.words[4 * q] = b.x; row.words[4 * q + 1] = b.y;
+            row.words[4 * q + 2] = b.z; row.words[4 * q + 3] = b.w;
+        }
+    } else {
+#pragma unroll
+        for (int q = 0; q < W; ++q) {
+            u32 i = first + 2u * (u32)q;
+            u32 lo = i < p.m ? in16[i] : 0u, hi = 2 * q + 1 < EPL && i + 1u < p.m ? in16[i + 1] : 0u;
+            row.words[q] = lo | hi << 16;
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < W; ++q) row.words[q] ^= flip;
+    if (row.inside == (u32)EPL && EPL % 2 == 0) {
+        range_full_words(row.words, row.largest, lane_min, lane_max);
+        return;
+    }
+    // the row's last lane (and odd EPL): padding, and the range over the slots inside
+#pragma unroll
+    for (int j = 0; j < EPL + (EPL % 2); ++j) {
+        u32 shift = 16u * (u32)(j % 2), o = (row.words[j / 2] >> shift) & 0xffffu;
+        if ((u32)j < row.inside) {
+            u32 key = key16_of_ordered(o, row.largest);
+            *lane_min = min(*lane_min, key);
+            *lane_max = max(*lane_max, key);
+        } else {
+            row.words[j / 2] = (row.words[j / 2] & ~(0xffffu << shift)) | (NEG_INF16 << shift);
+        }
+    }
 }

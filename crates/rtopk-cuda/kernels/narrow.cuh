@@ -5,13 +5,13 @@
 
 // A thread's candidates (the slots `ge` marks, elements first + j) and their indices to
 // cand[at ..] and cand[cap + at ..], in index order.
-template <int N>
-__device__ __forceinline__ void copy_candidates(const u32 (&keys)[N], const u32 (&ge)[MASK_WORDS(N)],
+template <int N, class Row>
+__device__ __forceinline__ void copy_candidates(const Row& row, const u32 (&ge)[MASK_WORDS(N)],
                                                 u32 first, u32* at, u32 cap) {
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         if ((ge[j / 32] >> (j % 32)) & 1u) {
-            at[0] = keys[j];
+            at[0] = row.slot_key(j);
             at[cap] = first + (u32)j;
             ++at;
         }
@@ -30,20 +30,37 @@ __device__ __forceinline__ CandRow<C> take_candidates(const u32* cand, u32 n, u3
     return c;
 }
 
+// A whole-warp row's candidates (the slots `ge` marks, n in all) to the row's share of the
+// stage in index order (one scan of the lanes' counts places them), then 4 per lane back.
+template <int EPL, class Row>
+__device__ __forceinline__ CandRow<4> copy_and_take(const Row& row, const u32 (&ge)[MASK_WORDS(EPL)], u32 n,
+                                                    u32* cand) {
+    u32 lane = threadIdx.x & 31u, own = 0u;
+#pragma unroll
+    for (int w = 0; w < MASK_WORDS(EPL); ++w) own += __popc(ge[w]);
+    u32 before = row_scan<32>(FULL_MASK, lane, own) - own;
+    copy_candidates<EPL>(row, ge, lane * (u32)EPL, cand + before, CAND_CAP);
+    __syncwarp();
+    return take_candidates<4>(cand, n, row.m);
+}
+
 // Stage 2, narrowing a whole-warp row (EXIT_NARROW: the last count, at lo_key, found
 // k < n <= CAND_CAP keys >= lo_key): its lanes copy those keys and their indices to the row's
 // share of the stage in index order (one scan of the lanes' counts places them; the last
 // count's masks say which slots), and take the keys back four per lane. From here on the
 // search counts 4 slots per lane instead of EPL, and the selection looks at n elements.
 template <int EPL>
-__device__ __forceinline__ CandRow<4> narrow_row(const WarpRow<EPL, 32, true>& row, u32 n, u32* cand) {
-    u32 lane = threadIdx.x & 31u, own = 0u;
-#pragma unroll
-    for (int w = 0; w < MASK_WORDS(EPL); ++w) own += __popc(row.ge_last[w]);
-    u32 before = row_scan<32>(FULL_MASK, lane, own) - own;
-    copy_candidates(row.keys, row.ge_last, lane * (u32)EPL, cand + before, CAND_CAP);
-    __syncwarp();
-    return take_candidates<4>(cand, n, row.m);
+__device__ __forceinline__ CandRow<4> narrow_row(const WarpRow<EPL, 32, true>& row, const Search& s, u32* cand) {
+    return copy_and_take<EPL>(row, row.ge_last, s.count_at_lo, cand);
+}
+
+// The same for a 16-bit row, which keeps no masks of its counts: they are made again at the
+// narrowing count's threshold, lo_key; the candidates' keys are their own keys.
+template <int EPL>
+__device__ __forceinline__ CandRow<4> narrow_row(const PackedRow<EPL, 32, true>& row, const Search& s, u32* cand) {
+    u32 ge[MASK_WORDS(EPL)];
+    row.slots_ge(s.lo_key, ge);
+    return copy_and_take<EPL>(row, ge, s.count_at_lo, cand);
 }
 
 // Stage 2, narrowing a block row (EXIT_NARROW: the last count, at lo_key, found
@@ -56,7 +73,7 @@ __device__ __forceinline__ CandRow<4> narrow_row(const WarpRow<EPL, 32, true>& r
 __device__ __forceinline__ void narrow_row(const BlockRow<true>& row, u32* cand, u32* slots) {
     u32 own = __popc(row.ge_last[0]), before, total;
     block_prefix(own, slots, &before, &total);
-    copy_candidates(row.keys, row.ge_last, BLOCK_EPL * threadIdx.x, cand + before, BLOCK_CAND_CAP);
+    copy_candidates<BLOCK_EPL>(row, row.ge_last, BLOCK_EPL * threadIdx.x, cand + before, BLOCK_CAND_CAP);
     __syncthreads();
 }
 
@@ -64,8 +81,8 @@ __device__ __forceinline__ void narrow_row(const BlockRow<true>& row, u32* cand,
 // candidates, then stage 3 over them, and the row's iteration count.
 template <int C>
 __device__ __forceinline__ void finish_candidates(const CandRow<C>& narrowed, Search& s, const Params& p,
-                                                  const u32* cand, const float* row_in,
-                                                  float* out_val, idx_t* out_idx, u64 row_id) {
+                                                  const u32* cand, const elem_t* row_in,
+                                                  elem_t* out_val, idx_t* out_idx, u64 row_id) {
     finish_exact(narrowed, s, p.k);
     // stage 3: select_topk
     select_candidates(narrowed, cut_of(narrowed, s, p.k), p, cand, row_in, out_val, out_idx);

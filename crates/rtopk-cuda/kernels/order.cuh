@@ -42,3 +42,83 @@ __device__ __forceinline__ float midpoint(float lo, float hi) {
     if (isfinite(m)) return m;
     return __fadd_rn(__fmul_rn(lo, 0.5f), __fmul_rn(hi, 0.5f));
 }
+
+// ---- 16-bit elements (docs/kernel.md, "16-bit rows") ---------------------------------------
+// A 16-bit row is searched on its elements' own 16-bit keys (topk-ref's bisect): thresholds are
+// computed in f32 as for an f32 row, and a test at an f32 threshold counts the own keys >= the
+// key of the least value of the type >= it (own_key_at_least); the key phase halves own keys.
+
+// The exact f32 value of 16 bits of the unit's 16-bit type.
+__device__ __forceinline__ float float_of16(u32 bits) {
+#if ELEM_KIND == ELEM_BF16
+    return __uint_as_float(bits << 16);
+#else
+    float f;
+    unsigned short h = (unsigned short)bits;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+#endif
+}
+
+// Ordered -inf, the padding of a 16-bit row's slots past M; the own keys of -inf and +inf.
+#define NEG_INF16 (ELEM_KIND == ELEM_BF16 ? 0xff80u : 0xfc00u)
+#define KEY16_NEG_INF (ELEM_KIND == ELEM_BF16 ? 0x007fu : 0x03ffu)
+#define KEY16_POS_INF (ELEM_KIND == ELEM_BF16 ? 0xff80u : 0xfc00u)
+
+__device__ __forceinline__ bool is_nan16(u32 bits) {
+    return (bits & 0x7fffu) > (NEG_INF16 & 0x7fffu);
+}
+
+// The own key of a slot's ordered 16 bits (the input's, sign bit flipped in smallest mode):
+// the 16-bit flip_key, NaN at its mode's end, -0.0 with +0.0.
+__device__ __forceinline__ u32 key16_of_ordered(u32 ordered, bool largest) {
+    if (is_nan16(ordered)) return largest ? 0xffffu : 0u;
+    if ((ordered & 0x7fffu) == 0u) return 0x8000u;
+    return ordered ^ ((ordered & 0x8000u) ? 0xffffu : 0x8000u);
+}
+
+// The ordered 16 bits of an own key (zero as +0.0).
+__device__ __forceinline__ u32 ordered_of_key16(u32 key) {
+    return (key & 0x8000u) ? (key & 0x7fffu) : (~key & 0xffffu);
+}
+
+// An element's own key: its f32 key, or its 16-bit key.
+__device__ __forceinline__ u32 own_key(elem_t v, float sign) {
+#if ELEM_KIND == ELEM_F32
+    return order_key(v, sign);
+#else
+    return key16_of_ordered((u32)v ^ (sign < 0.0f ? 0x8000u : 0u), sign > 0.0f);
+#endif
+}
+
+// The least 16-bit value >= T (T not NaN; +inf above the type's largest finite value).
+__device__ __forceinline__ u32 ceil16(float T) {
+#if ELEM_KIND == ELEM_BF16
+    // dropping the low bits rounds toward zero: up for a negative T, down for a positive one
+    u32 b = __float_as_uint(T);
+    return (b >> 16) + ((b & 0x80000000u) == 0u && (b & 0xffffu) != 0u ? 1u : 0u);
+#else
+    unsigned short h;
+    asm("cvt.rp.f16.f32 %0, %1;" : "=h"(h) : "f"(T));
+    return h;
+#endif
+}
+
+// The own key of the least value of the row's type >= thres (a finite ordered value): the
+// key a test at thres counts from (topk-ref's Element::key_at_least).
+__device__ __forceinline__ u32 own_key_at_least(float thres) {
+#if ELEM_KIND == ELEM_F32
+    return number_key(thres);
+#else
+    return key16_of_ordered(ceil16(thres), true);
+#endif
+}
+
+// The ordered value of an own key (zero as +0.0).
+__device__ __forceinline__ float ordered_value_of_own_key(u32 key) {
+#if ELEM_KIND == ELEM_F32
+    return ordered_value_of_key(key);
+#else
+    return float_of16(ordered_of_key16(key));
+#endif
+}

@@ -85,13 +85,146 @@ struct WarpRow {
     // count_ge for t >= 1 (every threshold of the value phase and of the key phase).
     __device__ __forceinline__ u32 count_ge_positive(u32 t) const {
         u32 c = 0u;
-        slots_ge(keys, t, ge_last);
+        ::slots_ge(keys, t, ge_last);
 #pragma unroll
         for (int w = 0; w < MASK_WORDS(EPL); ++w) c += __popc(ge_last[w]);
         return row_sum<LANES>(lanes, c);
     }
     __device__ __forceinline__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);
+    }
+    // The selection's and the narrowing's slot masks, and a slot's key.
+    __device__ __forceinline__ void slots_ge(u32 t, u32 (&ge)[MASK_WORDS(EPL)]) const {
+        ::slots_ge(keys, t, ge);
+    }
+    __device__ __forceinline__ u32 slot_key(int j) const { return keys[j]; }
+};
+
+// ---- 16-bit rows (docs/kernel.md, "16-bit rows") -------------------------------------------
+
+// Packed compares and sums of two 16-bit values per word: f16x2, or bf16x2 (sm_90; before it,
+// the bf16 halves are compared as the f32 values they widen to, and summed by an fma).
+#if ELEM_KIND == ELEM_BF16
+#define PACKED "bf16x2"
+#define ONE16 0x3f80u
+#else
+#define PACKED "f16x2"
+#define ONE16 0x3c00u
+#endif
+#if ELEM_KIND == ELEM_BF16 && __CUDA_ARCH__ < 900
+#define PACKED_VIA_F32 1
+#else
+#define PACKED_VIA_F32 0
+#endif
+
+// 1.0 in each half of a whose value is >= b's; LARGEST counts NaN too (geu: unordered or >=),
+// smallest mode does not (ge).
+template <bool LARGEST>
+__device__ __forceinline__ u32 packed_ge(u32 a, u32 b) {
+    u32 d;
+#if PACKED_VIA_F32
+    float alo = __uint_as_float(a << 16), ahi = __uint_as_float(a & 0xffff0000u);
+    float blo = __uint_as_float(b << 16), bhi = __uint_as_float(b & 0xffff0000u);
+    bool lo = LARGEST ? !(alo < blo) : alo >= blo, hi = LARGEST ? !(ahi < bhi) : ahi >= bhi;
+    d = (lo ? ONE16 : 0u) | (hi ? ONE16 << 16 : 0u);
+#else
+    if constexpr (LARGEST) asm("set.geu." PACKED "." PACKED " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    else asm("set.ge." PACKED "." PACKED " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+#endif
+    return d;
+}
+
+__device__ __forceinline__ u32 packed_add(u32 a, u32 b) {
+    u32 d;
+#if PACKED_VIA_F32
+    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(ONE16 * 0x10001u), "r"(b));
+#else
+    asm("add.rn." PACKED " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+#endif
+    return d;
+}
+
+// The lane's count of the halves whose value is >= the threshold h (in both halves): one
+// compare and one add per two slots, in two running sums (exact: at most 48 per half).
+template <bool LARGEST, int W>
+__device__ __forceinline__ u32 count_words_ge(const u32 (&words)[W], u32 h) {
+    u32 a0 = 0u, a1 = 0u;
+#pragma unroll
+    for (int q = 0; q < W; q += 2) {
+        a0 = packed_add(a0, packed_ge<LARGEST>(words[q], h));
+        if (q + 1 < W) a1 = packed_add(a1, packed_ge<LARGEST>(words[q + 1], h));
+    }
+    u32 a = packed_add(a0, a1);
+    return (u32)(float_of16(a & 0xffffu) + float_of16(a >> 16));
+}
+
+// A warp row of 16-bit elements: lane `sub` holds its EPL elements two per word, element j in
+// half j % 2 of words[j / 2], as ordered bits (the input's, sign bit flipped in smallest mode;
+// NaN as it is); slots past M hold ordered -inf (NEG_INF16). `inside`: the lane's slots inside
+// the row. Thresholds are own (16-bit) keys; a count compares the packed words with the
+// threshold's value, except for the NaN-only and the all-keys thresholds.
+template <int EPL, int LANES, bool NARROWS = false>
+struct PackedRow {
+    static constexpr u32 NARROW_CAP = NARROWS ? CAND_CAP : 0u;
+    static constexpr int WORDS = (EPL + 1) / 2;
+    u32 words[WORDS];
+    u32 m;
+    u32 lanes;
+    u32 inside;
+    int largest;
+
+    __device__ __forceinline__ u32 half(int j) const { return (words[j / 2] >> (16 * (j % 2))) & 0xffffu; }
+
+    // The lane's NaN slots inside the row (padding is -inf, never NaN).
+    __device__ __forceinline__ u32 nan_slots() const {
+        u32 c = 0u;
+#pragma unroll
+        for (int j = 0; j < EPL; ++j) c += (u32)j < inside && is_nan16(half(j)) ? 1u : 0u;
+        return c;
+    }
+
+    // The lane's slots whose own key is >= t (t >= 1): docs/kernel.md's three cases.
+    __device__ __forceinline__ u32 lane_count_ge(u32 t) const {
+        if (t > KEY16_POS_INF) return largest ? nan_slots() : 0u;               // NaN keys only
+        if (t <= KEY16_NEG_INF) return largest ? inside : inside - nan_slots();  // every key
+        u32 h = ordered_of_key16(t) * 0x10001u;
+        return largest ? count_words_ge<true>(words, h) : count_words_ge<false>(words, h);
+    }
+
+    __device__ __forceinline__ u32 count_ge_positive(u32 t) const {
+        return row_sum<LANES>(lanes, lane_count_ge(t));
+    }
+    __device__ __forceinline__ u32 count_ge(u32 t) const {
+        return t == 0u ? m : count_ge_positive(t);
+    }
+
+    // Bit j % 32 of word j / 32: slot j is inside the row and its own key is >= t (t = 0:
+    // every slot inside the row, as a cut at the smallest-mode NaN key asks).
+    __device__ __forceinline__ void slots_ge(u32 t, u32 (&ge)[MASK_WORDS(EPL)]) const {
+#pragma unroll
+        for (int w = 0; w < MASK_WORDS(EPL); ++w) ge[w] = 0u;
+        if (t > KEY16_POS_INF || t <= KEY16_NEG_INF) {  // rows holding NaN only
+            bool top = t > KEY16_POS_INF;
+#pragma unroll
+            for (int j = 0; j < EPL; ++j) {
+                bool nan = is_nan16(half(j));
+                bool in = top ? largest && nan : t == 0u || largest || !nan;
+                ge[j / 32] |= ((u32)j < inside && in ? 1u : 0u) << (j % 32);
+            }
+            return;
+        }
+        // the packed compares: 1.0 (bit 13 set, in f16 and bf16) in each half that counts;
+        // padding (-inf) never does
+        u32 h = ordered_of_key16(t) * 0x10001u;
+#pragma unroll
+        for (int q = 0; q < WORDS; ++q) {
+            u32 d = largest ? packed_ge<true>(words[q], h) : packed_ge<false>(words[q], h);
+            u32 two = ((d >> 13) & 1u) | ((d >> 28) & 2u);
+            ge[(2 * q) / 32] |= two << ((2 * q) % 32);
+        }
+    }
+    __device__ __forceinline__ u32 slot_key(int j) const {
+        return key16_of_ordered(half(j), largest);
     }
 };
 
@@ -152,7 +285,7 @@ template <bool NARROWS>
 struct BlockRow {
     u32 keys[BLOCK_EPL];
     mutable u32 ge_last[1];  // the last count's slot mask (for narrow_row)
-    const float* row;
+    const elem_t* row;
     const u32* s_keys;
     u32* s_partial;     // two slots per warp, for block sums
     u32 m, in_regs, cached;
@@ -162,21 +295,23 @@ struct BlockRow {
     // Element i's key for the selection: shared memory where it is there, else re-keyed.
     __device__ __forceinline__ u32 key_at(u32 i) const {
         u32 s = i - in_regs;  // wraps for i < in_regs
-        return s < cached ? s_keys[s] : order_key(row[i], sign);
+        return s < cached ? s_keys[s] : own_key(row[i], sign);
     }
     __device__ u32 count_ge_positive(u32 t) const {
-        slots_ge(keys, t, ge_last);
+        ::slots_ge(keys, t, ge_last);
         u32 c = __popc(ge_last[0]);
         if (in_regs < m) {  // block-uniform: rows wider than the registers
             u32 i = threadIdx.x;
             for (; i < cached; i += blockDim.x) c += s_keys[i] >= t ? 1u : 0u;
-            for (i += in_regs; i < m; i += blockDim.x) c += order_key(row[i], sign) >= t ? 1u : 0u;
+            for (i += in_regs; i < m; i += blockDim.x) c += own_key(row[i], sign) >= t ? 1u : 0u;
         }
         return block_sum(c);
     }
     __device__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);  // padding slots hold key 0
     }
+    __device__ __forceinline__ void slots_ge(u32 t, u32 (&ge)[1]) const { ::slots_ge(keys, t, ge); }
+    __device__ __forceinline__ u32 slot_key(int j) const { return keys[j]; }
     // Most keys the row narrows to (narrow_row), where it does: rtopk_block_rows_narrow (exact
     // mode, k < BLOCK_CAND_CAP, rows of 3073 to 8192, all in registers).
     static constexpr u32 NARROW_CAP = NARROWS ? BLOCK_CAND_CAP : 0u;

@@ -46,7 +46,13 @@ __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
         if (!PLAIN && __fsub_rn(hi, lo) <= s.eps) { s.exit = EXIT_PRECISION; return 1; }
         float thres = PLAIN ? __fmul_rn(__fadd_rn(lo, hi), 0.5f) : midpoint(lo, hi);
         u32 t = number_key(thres);  // key_of_ordered: thres is finite here, never NaN
+#if ELEM_KIND == ELEM_F32
         if (!(s.lo_key < t && t < s.hi_key)) return 0;  // adjacent floats: stall
+#else
+        // the stall test on the bounds' f32 keys, then the own key the test counts from
+        if (!(number_key(lo) < t && t < number_key(hi))) return 0;
+        t = own_key_at_least(thres);
+#endif
         u32 cnt = row.count_ge_positive(t);
         s.iterations += 1;
         if (cnt == k) {
@@ -86,8 +92,8 @@ __device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Par
     Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, 0u};
     if (lo_key == hi_key) return s;
     // value phase: the paper's bisection on (ordered) values
-    s.lo = ordered_value_of_key(s.lo_key);
-    s.hi = ordered_value_of_key(s.hi_key);
+    s.lo = ordered_value_of_own_key(s.lo_key);
+    s.hi = ordered_value_of_own_key(s.hi_key);
     if (isfinite(s.lo) && isfinite(s.hi)) {
         s.eps = __fmul_rn(p.precision, fabsf(s.hi));
         bool plain = s.eps == 0.0f && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
@@ -100,12 +106,12 @@ __device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Par
 template <class Row>
 __device__ Search search_early_stopping(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
     Search s = {lo_key, hi_key, 0u, 0, EXIT_MAX_ITER, (u32)p.max_iter, 0.0f, 0.0f, 0.0f, VALUE_NONE, 0u};
-    float lo = ordered_value_of_key(lo_key), hi = ordered_value_of_key(hi_key);
+    float lo = ordered_value_of_own_key(lo_key), hi = ordered_value_of_own_key(hi_key);
     int finite = isfinite(lo) && isfinite(hi);
     for (int iter = 0; iter < p.max_iter; ++iter) {
         float thres = __int_as_float(0x7fc00000);  // NaN: unused in the key branch
         u32 t;
-        if (finite) { thres = midpoint(lo, hi); t = number_key(thres); }  // finite: not NaN
+        if (finite) { thres = midpoint(lo, hi); t = own_key_at_least(thres); }  // finite: not NaN
         else { t = s.lo_key + (s.hi_key - s.lo_key) / 2u; }
         u32 before_lo = s.lo_key, before_hi = s.hi_key;
         u32 before_lo_bits = __float_as_uint(lo), before_hi_bits = __float_as_uint(hi);

@@ -27,16 +27,21 @@ __device__ __forceinline__ T* opaque(T* ptr) {
 
 // Writes result `pos` of the row: element i and the input's bits, from its key where the key
 // determines them, re-read from the input where it cannot (+-0.0, NaN payloads).
-__device__ __forceinline__ void write_result(u32 pos, u32 i, u32 key, const float* row_in,
-                                             float* out_val, idx_t* out_idx, float sign) {
+// 16-bit values are always re-read (a wide key does not hold the 16 bits).
+__device__ __forceinline__ void write_result(u32 pos, u32 i, u32 key, const elem_t* row_in,
+                                             elem_t* out_val, idx_t* out_idx, float sign) {
     out_idx[pos] = i;
+#if ELEM_KIND == ELEM_F32
     out_val[pos] = key_keeps_bits(key) ? value_of_key(key, sign) : row_in[i];
+#else
+    out_val[pos] = row_in[i];
+#endif
 }
 
 // Selects one chunk of 32 consecutive elements with one warp; returns how many it selected.
 __device__ __forceinline__ u32 select_chunk(u32 key, bool valid, u32 i, const Cut& c,
                                             u32 band_left, u32 written, u32 k,
-                                            const float* row_in, float* out_val, idx_t* out_idx,
+                                            const elem_t* row_in, elem_t* out_val, idx_t* out_idx,
                                             float sign, u32* band_taken) {
     u32 lanemask_lt = (1u << (threadIdx.x & 31u)) - 1u;
     bool strong = valid && key > c.strong_above;
@@ -60,12 +65,12 @@ __device__ __forceinline__ u32 select_chunk(u32 key, bool valid, u32 i, const Cu
 // slot for each set the cut can fill: a hit (most rows) has no band, early stopping no strong
 // elements. Padding (key 0) is never strong (strong_above >= 0); the band keeps only slots
 // inside the row.
-template <int N>
-__device__ __forceinline__ u32 classify(const u32 (&keys)[N], u32 first, u32 m, const Cut& c,
+template <int N, class Row>
+__device__ __forceinline__ u32 classify(const Row& row, u32 first, u32 m, const Cut& c,
                                         u32 (&strong)[MASK_WORDS(N)], u32 (&band)[MASK_WORDS(N)]) {
     bool any_strong = c.strong_above != 0xffffffffu, any_band = c.band_lo <= c.strong_above;
-    if (any_strong) slots_ge(keys, c.strong_above + 1u, strong);
-    if (any_band) slots_ge(keys, c.band_lo, band);
+    if (any_strong) row.slots_ge(c.strong_above + 1u, strong);
+    if (any_band) row.slots_ge(c.band_lo, band);
     u32 counts = 0u;
     u32 inside = m > first ? m - first : 0u;  // slots inside the row
 #pragma unroll
@@ -95,7 +100,7 @@ __device__ __forceinline__ u32 lowest_bits(u32 mask, u32 n) {
 template <int W, class Sync>
 __device__ __forceinline__ void emit_staged(const u32 (&taken)[W], u32 pos, u32 total, u32 first,
                                             u32* stage, u32 cap, u32 t, u32 threads, Sync sync,
-                                            const float* row_in, float* out_val, idx_t* out_idx) {
+                                            const elem_t* row_in, elem_t* out_val, idx_t* out_idx) {
     u32 take[W];
 #pragma unroll
     for (int w = 0; w < W; ++w) take[w] = taken[w];
@@ -140,13 +145,13 @@ __device__ __forceinline__ u32 taken(const u32 (&strong)[W], const u32 (&band)[W
 // in one word: at most 1024 each) places every lane's elements; lane order is index order.
 // The same elements in the same order as docs/kernel.md's chunks of 32: every strong one,
 // then the first band_left band elements by index. sub: the lane's place among the row's.
-template <int EPL, int LANES, bool NARROWS>
-__device__ __forceinline__ void select_topk_lanes(const WarpRow<EPL, LANES, NARROWS>& row, const Cut& c,
+template <int EPL, int LANES, class Row>
+__device__ __forceinline__ void select_topk_lanes(const Row& row, const Cut& c,
                                                   const Params& p, u32 sub, u32 first,
-                                                  const float* row_in, float* out_val,
+                                                  const elem_t* row_in, elem_t* out_val,
                                                   idx_t* out_idx, u32* stage, u32 cap) {
     u32 strong[MASK_WORDS(EPL)], band[MASK_WORDS(EPL)];
-    u32 own = classify(row.keys, first, p.m, c, strong, band);
+    u32 own = classify<EPL>(row, first, p.m, c, strong, band);
     u32 incl = row_scan<LANES>(row.lanes, sub, own);
     u32 all = __shfl_sync(row.lanes, incl, LANES - 1, LANES), band_left = p.k - c.strong_count;
     u32 total = min(p.k, (all & 0xffffu) + min(all >> 16, band_left));
@@ -161,8 +166,8 @@ __device__ __forceinline__ void select_topk_lanes(const WarpRow<EPL, LANES, NARR
 // candidates (index order) instead of the row; every element the cut takes is a candidate.
 template <int C>
 __device__ __forceinline__ void select_candidates(const CandRow<C>& row, const Cut& c, const Params& p,
-                                                  const u32* cand, const float* row_in,
-                                                  float* out_val, idx_t* out_idx) {
+                                                  const u32* cand, const elem_t* row_in,
+                                                  elem_t* out_val, idx_t* out_idx) {
     u32 lane = threadIdx.x & 31u, written = 0u, band_left = p.k - c.strong_count;
 #pragma unroll
     for (int q = 0; q < C; ++q) {

@@ -23,13 +23,13 @@ struct SharedRanks {
 // from (value, index) at each compare; loads and stores bypass L1 so that every thread of the
 // block sees the others' swaps after a barrier.
 struct GlobalResults {
-    float* val;
+    elem_t* val;
     idx_t* idx;
     float sign;
     __device__ __forceinline__ void order(u32 i, u32 j) const {
-        float vi = __ldcg(val + i), vj = __ldcg(val + j);
+        elem_t vi = __ldcg(val + i), vj = __ldcg(val + j);
         u32 ii = (u32)__ldcg(idx + i), ij = (u32)__ldcg(idx + j);
-        if (sort_rank(order_key(vj, sign), ij) < sort_rank(order_key(vi, sign), ii)) {
+        if (sort_rank(own_key(vj, sign), ij) < sort_rank(own_key(vi, sign), ii)) {
             __stcg(val + i, vj); __stcg(val + j, vi);
             __stcg(idx + i, (idx_t)ij); __stcg(idx + j, (idx_t)ii);
         }
@@ -104,23 +104,23 @@ __device__ __forceinline__ void bitonic_step(u32 (&key)[E], u32 (&idx)[E], u32 l
 // E l .. E l + E - 1, padded past k with (key 0, index 2^32 - 1), which sorts after every
 // result (an index never reaches 2^32 - 1 with M < 2^32), so the full network runs.
 template <int E>
-__device__ void sort_warp_row(const float* x, float* out_val, idx_t* out_idx, u64 n_rows, u32 m,
+__device__ void sort_warp_row(const elem_t* x, elem_t* out_val, idx_t* out_idx, u64 n_rows, u32 m,
                               u32 k, float sign) {
     u32 lane = threadIdx.x & 31u;
     u64 row_id = (u64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
     if (row_id >= n_rows) return;  // warp-uniform
-    float* val = out_val + row_id * (u64)k;
+    elem_t* val = out_val + row_id * (u64)k;
     idx_t* idx = out_idx + row_id * (u64)k;
     u32 key[E], ix[E];
 #pragma unroll
     for (int e = 0; e < E; ++e) {
         u32 p = lane * (u32)E + (u32)e;
-        key[e] = p < k ? order_key(val[p], sign) : 0u;
+        key[e] = p < k ? own_key(val[p], sign) : 0u;
         ix[e] = p < k ? (u32)idx[p] : 0xffffffffu;
     }
     for (u32 size = 2u; size <= 32u * (u32)E; size <<= 1)
         for (u32 stride = size >> 1; stride > 0u; stride >>= 1) bitonic_step(key, ix, lane, size, stride);
-    const float* row_in = x + row_id * (u64)m;
+    const elem_t* row_in = x + row_id * (u64)m;
 #pragma unroll
     for (int e = 0; e < E; ++e) {
         u32 p = lane * (u32)E + (u32)e;

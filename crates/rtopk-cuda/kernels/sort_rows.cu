@@ -7,7 +7,7 @@
 // row_threads threads per row, blockDim.x / row_threads rows per block. in_shared: the block's
 // rows sit in dynamic shared memory as ranks (pow2 words of 8 bytes per row) and values are
 // rebuilt as in write_result; otherwise each row is sorted in place in global memory.
-extern "C" __global__ void rtopk_sort_rows(const float* x, float* out_val, idx_t* out_idx,
+extern "C" __global__ void rtopk_sort_rows(const elem_t* x, elem_t* out_val, idx_t* out_idx,
                                            u64 n_rows, u32 m, u32 k, int smallest, u32 pow2,
                                            u32 row_threads, int in_shared) {
     extern __shared__ u64 smem_ranks[];
@@ -15,17 +15,17 @@ extern "C" __global__ void rtopk_sort_rows(const float* x, float* out_val, idx_t
     u32 slot = threadIdx.x / row_threads, t = threadIdx.x % row_threads;
     u64 row_id = (u64)blockIdx.x * (blockDim.x / row_threads) + slot;
     u32 n = row_id < n_rows ? k : 0u;  // rows past the end still reach every barrier
-    float* val = out_val + (row_id < n_rows ? row_id : 0u) * (u64)k;
+    elem_t* val = out_val + (row_id < n_rows ? row_id : 0u) * (u64)k;
     idx_t* idx = out_idx + (row_id < n_rows ? row_id : 0u) * (u64)k;
     if (!in_shared) {
         bitonic_sort(GlobalResults{val, idx, sign}, n, pow2, t, row_threads);
         return;
     }
     SharedRanks s{smem_ranks + (u64)slot * pow2};
-    for (u32 i = t; i < n; i += row_threads) s.r[i] = sort_rank(order_key(val[i], sign), (u32)idx[i]);
+    for (u32 i = t; i < n; i += row_threads) s.r[i] = sort_rank(own_key(val[i], sign), (u32)idx[i]);
     __syncthreads();
     bitonic_sort(s, n, pow2, t, row_threads);
-    const float* row_in = x + (row_id < n_rows ? row_id : 0u) * (u64)m;
+    const elem_t* row_in = x + (row_id < n_rows ? row_id : 0u) * (u64)m;
     for (u32 i = t; i < n; i += row_threads) {
         u64 r = s.r[i];
         write_result(i, (u32)r, ~(u32)(r >> 32), row_in, val, idx, sign);

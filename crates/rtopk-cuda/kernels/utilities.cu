@@ -41,3 +41,19 @@ extern "C" __global__ void fill_normal(float* x, u64 n, u64 seed) {
         x[i] = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
     }
 }
+
+// The f32 values of x rounded to nearest (ties to even) as 16-bit values of kind
+// `elem_kind` (ELEM_F16 or ELEM_BF16): the benchmarks' 16-bit inputs, the same draws as f32.
+extern "C" __global__ void round_to16(const float* x, unsigned short* y, u64 n, int elem_kind) {
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
+        u32 b = __float_as_uint(x[i]);
+        unsigned short h;
+        if (elem_kind == ELEM_BF16) {
+            h = isnan(x[i]) ? (unsigned short)((b >> 16) | 0x40u)
+                            : (unsigned short)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+        } else {
+            asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x[i]));
+        }
+        y[i] = h;
+    }
+}

@@ -8,13 +8,19 @@
 #include "select.cuh"
 #include "narrow.cuh"
 
+// The row storage of the unit's element type: keys (f32), or the 16-bit elements packed.
+template <bool PACKED_ROW, int EPL, int LANES, bool NARROWS>
+struct RowOf { using type = WarpRow<EPL, LANES, NARROWS>; };
+template <int EPL, int LANES, bool NARROWS>
+struct RowOf<true, EPL, LANES, NARROWS> { using type = PackedRow<EPL, LANES, NARROWS>; };
+
 template <int EPL, int LANES, bool NARROWS>
 __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap) {
     u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
     RowPlace at = place_row(p, row_id);
-    const float* row_in = at.in;
+    const elem_t* row_in = at.in;
     // stage 1: load_row
-    WarpRow<EPL, LANES, NARROWS> row;
+    typename RowOf<ELEM_KIND != ELEM_F32, EPL, LANES, NARROWS>::type row;
     row.m = p.m;
     row.lanes = LANES == 32 ? FULL_MASK : ((1u << LANES) - 1u) << (lane - sub);
     u32 lane_min = 0xffffffffu, lane_max = 0u;
@@ -25,8 +31,8 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     Search s = search_threshold(row, lo_key, hi_key, p);
     if constexpr (NARROWS) {
         if (s.exit == EXIT_NARROW) {  // warp-uniform; cap >= 2 CAND_CAP: at most 8 warps per block
-            CandRow<4> narrowed = narrow_row(row, s.count_at_lo, stage);
-            float* out_val = opaque(p.out_val + at.out);
+            CandRow<4> narrowed = narrow_row(row, s, stage);
+            elem_t* out_val = opaque(p.out_val + at.out);
             idx_t* out_idx = opaque(p.out_idx + at.out);
             finish_candidates(narrowed, s, p, stage, row_in, out_val, out_idx, row_id);
             return;
@@ -34,9 +40,9 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     }
     // stage 3: select_topk
     Cut c = cut_of(row, s, p.k);
-    float* out_val = opaque(p.out_val + at.out);
+    elem_t* out_val = opaque(p.out_val + at.out);
     idx_t* out_idx = opaque(p.out_idx + at.out);
-    select_topk_lanes(row, c, p, sub, first, row_in, out_val, out_idx, stage, cap);
+    select_topk_lanes<EPL, LANES>(row, c, p, sub, first, row_in, out_val, out_idx, stage, cap);
     if (sub == 0 && p.out_iter) p.out_iter[row_id] = s.iterations;
 }
 

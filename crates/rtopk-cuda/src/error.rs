@@ -85,6 +85,12 @@ pub enum CudaError {
         /// Which limit it exceeds.
         why: &'static str,
     },
+    /// The device cannot run what was asked (e.g. 16-bit rows before compute capability 8.0).
+    #[error("not supported on this device: {what}")]
+    Unsupported {
+        /// What, and why.
+        what: String,
+    },
     /// A timed launch could not be queued behind the spin kernel: the host took longer to
     /// submit it than the GPU took to finish the spin, so the timing would include the host.
     #[error("the host took over {spin_ms} ms to submit a timed launch; timing would include it")]

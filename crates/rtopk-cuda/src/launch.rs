@@ -16,7 +16,7 @@ use topk_ref::{Mode, TopKError};
 use crate::compile::{self, CacheUse};
 use crate::disk_cache::ImageKind;
 use crate::error::driver;
-use crate::kernels::{BLOCK_STATIC_SHARED, Family, IndexType, Unit};
+use crate::kernels::{BLOCK_STATIC_SHARED, ElemType, Family, IndexType, Unit};
 use crate::plan::{Launch, Plan, Route, SortPlan, Split, Strategy, plan, route};
 use crate::{CudaError, CudaTopK};
 
@@ -46,9 +46,47 @@ pub(crate) struct Params {
     pub(crate) chunks: u32,
 }
 
-/// Device buffers a caller owns (a framework's tensors), by address: the input (`n * m` f32),
-/// the values (`n * k` f32), the indices (`n * k` of the launch's [`IndexType`]) and the
-/// iteration counts (`n` u32, or 0 when none are wanted).
+/// The types of a launch's data: the input's and the values' element type, and the type the
+/// indices are written in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DataTypes {
+    /// The element type of the input and the values.
+    pub elem: ElemType,
+    /// The index type.
+    pub index: IndexType,
+}
+
+impl DataTypes {
+    /// f32 values and 32-bit indices.
+    pub const F32: DataTypes = DataTypes { elem: ElemType::F32, index: IndexType::U32 };
+
+    /// `unit` for these types.
+    pub fn unit(self, unit: Unit) -> Unit {
+        unit.with_elem(self.elem).with_index(self.index)
+    }
+}
+
+/// Host types whose device buffers the kernels read and write: f32, `half::f16` and
+/// `half::bf16` (both held on the device as their 16 bits).
+pub trait DeviceFloat:
+    topk_ref::Element + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Unpin
+{
+    /// The kernels' element type for it.
+    const ELEM: ElemType;
+}
+impl DeviceFloat for f32 {
+    const ELEM: ElemType = ElemType::F32;
+}
+impl DeviceFloat for half::f16 {
+    const ELEM: ElemType = ElemType::F16;
+}
+impl DeviceFloat for half::bf16 {
+    const ELEM: ElemType = ElemType::Bf16;
+}
+
+/// Device buffers a caller owns (a framework's tensors), by address: the input (`n * m` of the
+/// launch's element type), the values (`n * k` of it), the indices (`n * k` of the launch's
+/// [`IndexType`]) and the iteration counts (`n` u32, or 0 when none are wanted).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RawBuffers {
     /// The input.
@@ -314,11 +352,11 @@ impl CudaTopK {
     /// Row-wise top-k of `x` (device, `n * m` values, row-major) into device buffers: values
     /// and indices `n * k`, iteration counts `n`. Each row's results in ascending index order,
     /// or with `launch.sorted` in sorted order (SPEC §1).
-    pub fn select_device(
+    pub fn select_device<E: DeviceFloat>(
         &self,
         launch: &Launch,
-        x: &CudaSlice<f32>,
-        out_val: &mut CudaSlice<f32>,
+        x: &CudaSlice<E>,
+        out_val: &mut CudaSlice<E>,
         out_idx: &mut CudaSlice<u32>,
         out_iter: &mut CudaSlice<u32>,
     ) -> Result<(), CudaError> {
@@ -326,12 +364,12 @@ impl CudaTopK {
     }
 
     /// [`CudaTopK::select_device`] with a launch strategy.
-    pub fn select_device_with(
+    pub fn select_device_with<E: DeviceFloat>(
         &self,
         launch: &Launch,
         strategy: Strategy,
-        x: &CudaSlice<f32>,
-        out_val: &mut CudaSlice<f32>,
+        x: &CudaSlice<E>,
+        out_val: &mut CudaSlice<E>,
         out_idx: &mut CudaSlice<u32>,
         out_iter: &mut CudaSlice<u32>,
     ) -> Result<(), CudaError> {
@@ -340,15 +378,16 @@ impl CudaTopK {
 
     /// [`CudaTopK::select_device_with`], the iteration counts optional: without them the
     /// route may split rows (rtopk-plan's `split`), with the same values and indices.
-    pub fn select_device_opt(
+    pub fn select_device_opt<E: DeviceFloat>(
         &self,
         launch: &Launch,
         strategy: Strategy,
-        x: &CudaSlice<f32>,
-        out_val: &mut CudaSlice<f32>,
+        x: &CudaSlice<E>,
+        out_val: &mut CudaSlice<E>,
         out_idx: &mut CudaSlice<u32>,
         out_iter: Option<&mut CudaSlice<u32>>,
     ) -> Result<(), CudaError> {
+        self.check_elem(E::ELEM)?;
         let route = self.route(launch, strategy, out_iter.is_some())?;
         let it_len = out_iter.as_ref().map(|b| b.len());
         check_buffers(launch, x.len(), out_val.len(), out_idx.len(), it_len)?;
@@ -366,22 +405,38 @@ impl CudaTopK {
             indices: idx_ptr,
             iterations: iter.as_ref().map_or(0, |(p, _)| *p),
         };
+        let types = DataTypes { elem: E::ELEM, index: IndexType::U32 };
         // SAFETY: the buffers were checked against the launch above and stay borrowed (the
         // guards record the launch's reads and writes on them when dropped) until the work is
         // queued on this device's stream.
-        unsafe { self.run_route(&route, launch, IndexType::U32, bufs, s.cu_stream()) }
+        unsafe { self.run_route(&route, launch, types, bufs, s.cu_stream()) }
     }
 
-    /// The units a launch on a caller's buffers ([`CudaTopK::select_raw`]) runs, writing
-    /// indices as `index`; `counts`: whether iteration counts are wanted.
+    /// Whether this device runs the kernels of `elem`: the 16-bit kernels' packed min/max need
+    /// compute capability 8.0 (docs/kernel.md, "16-bit rows").
+    pub fn check_elem(&self, elem: ElemType) -> Result<(), CudaError> {
+        let (major, minor) = self.capability;
+        if elem != ElemType::F32 && major < 8 {
+            return Err(CudaError::Unsupported {
+                what: format!(
+                    "{elem:?} rows need compute capability 8.0 or newer; {} has {major}.{minor}",
+                    self.device_name
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// The units a launch on a caller's buffers ([`CudaTopK::select_raw`]) runs, for data of
+    /// `types`; `counts`: whether iteration counts are wanted.
     pub fn raw_units(
         &self,
         launch: &Launch,
-        index: IndexType,
+        types: DataTypes,
         counts: bool,
     ) -> Result<Vec<Unit>, CudaError> {
         let route = self.route(launch, Strategy::Auto, counts)?;
-        Ok(route.units().into_iter().map(|u| u.with_index(index)).collect())
+        Ok(route.units().into_iter().map(|u| types.unit(u)).collect())
     }
 
     /// `true` when every one of `units` is loaded: a launch of them builds nothing.
@@ -390,7 +445,7 @@ impl CudaTopK {
     }
 
     /// Row-wise top-k on buffers the caller owns, queued on the caller's `stream` (e.g. a
-    /// framework's current stream) with the indices written as `index`: nothing is copied or
+    /// framework's current stream) for data of `types`: nothing is copied or
     /// synchronised, so the launch can be captured in a CUDA graph; split rows take their
     /// candidates' room from the stream-ordered allocator (`cuMemAllocAsync` and
     /// `cuMemFreeAsync` on `stream`). Builds and loads the kernels on first use (warm up
@@ -405,10 +460,11 @@ impl CudaTopK {
     pub unsafe fn select_raw(
         &self,
         launch: &Launch,
-        index: IndexType,
+        types: DataTypes,
         bufs: RawBuffers,
         stream: u64,
     ) -> Result<(), CudaError> {
+        self.check_elem(types.elem)?;
         // A handle a framework gave as an integer: its provenance is the driver's.
         let stream: sys::CUstream = std::ptr::with_exposed_provenance_mut(stream as usize);
         let route = self.route(launch, Strategy::Auto, bufs.iterations != 0)?;
@@ -416,7 +472,7 @@ impl CudaTopK {
             return Ok(());
         }
         // SAFETY: the caller's buffers, of the sizes this function's contract states.
-        unsafe { self.run_route(&route, launch, index, bufs, stream) }
+        unsafe { self.run_route(&route, launch, types, bufs, stream) }
     }
 
     /// Queues `route` on `stream`.
@@ -428,17 +484,17 @@ impl CudaTopK {
         &self,
         route: &Route,
         launch: &Launch,
-        index: IndexType,
+        types: DataTypes,
         bufs: RawBuffers,
         stream: sys::CUstream,
     ) -> Result<(), CudaError> {
         self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
         match route {
             // SAFETY: the caller's buffers, for this launch.
-            Route::Direct(plan) => unsafe { self.run_plan(plan, launch, index, bufs, stream) },
+            Route::Direct(plan) => unsafe { self.run_plan(plan, launch, types, bufs, stream) },
             // SAFETY: the caller's buffers, for this launch.
             Route::Split { split, rest } => unsafe {
-                self.run_split(split, rest, launch, index, bufs, stream)
+                self.run_split(split, rest, launch, types, bufs, stream)
             },
         }
     }
@@ -451,17 +507,17 @@ impl CudaTopK {
         &self,
         plan: &Plan,
         launch: &Launch,
-        index: IndexType,
+        types: DataTypes,
         bufs: RawBuffers,
         stream: sys::CUstream,
     ) -> Result<(), CudaError> {
-        let func = self.function(plan.unit.with_index(index))?;
-        let params = Params::rows(launch, plan, bufs);
+        let func = self.function(types.unit(plan.unit))?;
+        let params = Params::rows(launch, plan, bufs, types.elem);
         // SAFETY: the caller's buffers, for this launch.
         unsafe { self.launch_topk_on(func, plan, params, stream) }?;
         match plan.sort {
             // SAFETY: the caller's buffers, for this launch.
-            Some(sort) => unsafe { self.launch_sort(&sort, launch, index, bufs, stream) },
+            Some(sort) => unsafe { self.launch_sort(&sort, launch, types, bufs, stream) },
             None => Ok(()),
         }
     }
@@ -476,15 +532,16 @@ impl CudaTopK {
         split: &Split,
         rest: &Route,
         launch: &Launch,
-        index: IndexType,
+        types: DataTypes,
         bufs: RawBuffers,
         stream: sys::CUstream,
     ) -> Result<(), CudaError> {
         let Launch { n, m, k, .. } = *launch;
+        let (index, elem_bytes) = (types.index, types.elem.bytes());
         let width = split.candidates(k);
         let too_large = || CudaError::TooLarge { n, m, why: "the split row's candidates" };
         let count = n.checked_mul(width).ok_or_else(too_large)?;
-        let val_bytes = count.checked_mul(4).ok_or_else(too_large)?;
+        let val_bytes = count.checked_mul(elem_bytes).ok_or_else(too_large)?;
         let idx_bytes = count.checked_mul(index.bytes()).ok_or_else(too_large)?;
         self.keep_pool()?;
         // SAFETY: the context is bound (run_route); sizes checked above.
@@ -492,21 +549,21 @@ impl CudaTopK {
             unsafe { (StreamTemp::new(val_bytes, stream)?, StreamTemp::new(idx_bytes, stream)?) };
         let cand =
             RawBuffers { x: bufs.x, values: cand_val.ptr, indices: cand_idx.ptr, iterations: 0 };
-        let first = Params::chunks(launch, &split.first_plan, cand, split, width);
-        let func = self.function(split.first_plan.unit.with_index(index))?;
+        let first = Params::chunks(launch, &split.first_plan, cand, split, (width, types.elem));
+        let func = self.function(types.unit(split.first_plan.unit))?;
         // SAFETY: the first plan's n * full chunk rows read within the caller's n * m input
         // (chunk c of row r at r m + c chunk) and write within the candidates (n * width).
         unsafe { self.launch_topk_on(func, &split.first_plan, first, stream) }?;
         if let Some(last_plan) = &split.last_plan {
             let before = (split.full * split.chunk) as u64;
             let at = RawBuffers {
-                x: bufs.x + 4 * before,
-                values: cand.values + 4 * (split.full * k) as u64,
+                x: bufs.x + (elem_bytes as u64) * before,
+                values: cand.values + (elem_bytes * split.full * k) as u64,
                 indices: cand.indices + (index.bytes() * split.full * k) as u64,
                 iterations: 0,
             };
-            let last = Params::last_chunks(launch, last_plan, at, split, width);
-            let func = self.function(last_plan.unit.with_index(index))?;
+            let last = Params::last_chunks(launch, last_plan, at, split, (width, types.elem));
+            let func = self.function(types.unit(last_plan.unit))?;
             // SAFETY: n rows of the last chunk's width at stride m, past the full chunks, in
             // the input; their k results at stride width, past the full chunks' results.
             unsafe { self.launch_topk_on(func, last_plan, last, stream) }?;
@@ -514,7 +571,7 @@ impl CudaTopK {
         let second = Launch { m: width, ..*launch };
         let to_out = RawBuffers { x: cand.values, ..bufs };
         // SAFETY: the candidates (n * width values) and the caller's outputs (n * k).
-        unsafe { self.run_route(rest, &second, index, to_out, stream) }?;
+        unsafe { self.run_route(rest, &second, types, to_out, stream) }?;
         // SAFETY: the candidates' indices (n * width) and the caller's indices (n * k), each
         // holding a position < width.
         unsafe {
@@ -604,12 +661,12 @@ impl CudaTopK {
         &self,
         sort: &SortPlan,
         launch: &Launch,
-        index: IndexType,
+        types: DataTypes,
         bufs: RawBuffers,
         stream: sys::CUstream,
     ) -> Result<(), CudaError> {
         let Launch { n, m, k, mode, .. } = *launch;
-        let func = self.function(sort.unit.with_index(index))?;
+        let func = self.function(types.unit(sort.unit))?;
         let (mut x, mut val, mut idx) = (bufs.x, bufs.values, bufs.indices);
         let (mut n64, mut m32, mut k32) = (n as u64, m as u32, k as u32);
         let mut smallest = i32::from(mode == Mode::Smallest);
@@ -746,7 +803,7 @@ impl CudaTopK {
 impl Params {
     /// Whole rows (row r's m values at r m, its k results at r k); the chunk launches start
     /// from these too: the buffers, the search and the mode.
-    fn rows(launch: &Launch, plan: &Plan, bufs: RawBuffers) -> Self {
+    fn rows(launch: &Launch, plan: &Plan, bufs: RawBuffers, elem: ElemType) -> Self {
         let Launch { n, m, k, mode, bisect, .. } = *launch;
         Self {
             x: bufs.x,
@@ -760,8 +817,7 @@ impl Params {
             max_iter: bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32),
             precision: bisect.precision,
             cached_keys: plan.cached_keys,
-            // 16-byte loads need 16-byte aligned rows: the input's address and M % 4 == 0.
-            vec4: i32::from(m % 4 == 0 && bufs.x % 16 == 0),
+            vec4: vec_loads(elem, &[m], bufs.x),
             sign: if mode == Mode::Smallest { -1.0 } else { 1.0 },
             ld: m as u64,
             out_ld: k as u32,
@@ -771,16 +827,22 @@ impl Params {
 
     /// A split row's full chunks: `n * full` rows of `chunk` values, chunk c of row r at
     /// r m + c chunk, its k results at r width + c k (place_row in kernels/common.cuh).
-    fn chunks(launch: &Launch, plan: &Plan, bufs: RawBuffers, split: &Split, width: usize) -> Self {
+    fn chunks(
+        launch: &Launch,
+        plan: &Plan,
+        bufs: RawBuffers,
+        split: &Split,
+        (width, elem): (usize, ElemType),
+    ) -> Self {
         let m = launch.m;
         Self {
             n_rows: (launch.n * split.full) as u64, // the plan's rows: no overflow
             m: split.chunk as u32,
-            vec4: i32::from(m % 4 == 0 && bufs.x % 16 == 0),
+            vec4: vec_loads(elem, &[m, split.chunk], bufs.x),
             ld: m as u64,
             out_ld: width as u32, // < 2^32: the plan checked
             chunks: split.full as u32,
-            ..Self::rows(launch, plan, bufs)
+            ..Self::rows(launch, plan, bufs, elem)
         }
     }
 
@@ -791,17 +853,25 @@ impl Params {
         plan: &Plan,
         bufs: RawBuffers,
         split: &Split,
-        width: usize,
+        (width, elem): (usize, ElemType),
     ) -> Self {
         let m = launch.m;
         Self {
             m: split.last as u32,
-            vec4: i32::from(m % 4 == 0 && split.last % 4 == 0 && bufs.x % 16 == 0),
+            vec4: vec_loads(elem, &[m, split.last], bufs.x),
             ld: m as u64,
             out_ld: width as u32,
-            ..Self::rows(launch, plan, bufs)
+            ..Self::rows(launch, plan, bufs, elem)
         }
     }
+}
+
+/// Whether rows may be read 16 bytes at a time (`vec4`): 16-byte aligned rows of whole 16-byte
+/// groups — the input's address, and each of `widths` (the row stride and the rows' width) a
+/// multiple of the elements in 16 bytes (4 f32, 8 16-bit).
+fn vec_loads(elem: ElemType, widths: &[usize], x: u64) -> i32 {
+    let per16 = 16 / elem.bytes();
+    i32::from(x % 16 == 0 && widths.iter().all(|w| w % per16 == 0))
 }
 
 /// Device memory from the stream-ordered allocator, freed on `stream` when dropped (after the

@@ -38,8 +38,9 @@ pub mod verify;
 pub use compile::{CacheUse, Target, nvrtc_version, supported_archs};
 pub use disk_cache::{CACHE_DIR_ENV, ImageKind};
 pub use error::CudaError;
+pub use kernels::ElemType;
 pub use kernels::IndexType;
-pub use launch::{RawBuffers, UnitReport};
+pub use launch::{DataTypes, DeviceFloat, RawBuffers, UnitReport};
 pub use plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy};
 
 use std::collections::HashMap;
@@ -63,6 +64,8 @@ pub struct CudaTopK {
     device_name: String,
     limits: DeviceLimits,
     target: Target,
+    /// The device's compute capability (major, minor).
+    capability: (i32, i32),
     files: KernelFiles,
     slots: Vec<Slot>,
     opened: Instant,
@@ -127,6 +130,7 @@ impl CudaTopK {
             device_name,
             limits,
             target: Target::for_device(major, minor, &supported_archs()),
+            capability: (major, minor),
             files,
             slots: (0..UNIT_COUNT).map(|_| Slot::default()).collect(),
             opened,
@@ -161,40 +165,43 @@ impl CudaTopK {
 
     /// Row-wise top-k of a host matrix: copies in, runs, copies out. With `opts.sorted` the k
     /// results of each row are sorted on the device.
-    pub fn topk_rows(
+    pub fn topk_rows<E: DeviceFloat>(
         &self,
-        x: ArrayView2<'_, f32>,
+        x: ArrayView2<'_, E>,
         k: usize,
         opts: Options,
         bisect: Bisect,
-    ) -> Result<TopK, CudaError> {
+    ) -> Result<TopK<E>, CudaError> {
         self.topk_rows_with(x, k, opts, bisect, Strategy::Auto)
     }
 
     /// [`CudaTopK::topk_rows`] with a launch strategy. [`Strategy::Split`] splits the rows
     /// (rtopk-plan's `split`) and returns no iteration counts; every other strategy returns
     /// them.
-    pub fn topk_rows_with(
+    pub fn topk_rows_with<E: DeviceFloat>(
         &self,
-        x: ArrayView2<'_, f32>,
+        x: ArrayView2<'_, E>,
         k: usize,
         opts: Options,
         bisect: Bisect,
         strategy: Strategy,
-    ) -> Result<TopK, CudaError> {
+    ) -> Result<TopK<E>, CudaError> {
         let (n, m) = x.dim();
         check_shape(m, k)?;
         let launch = Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted };
         // the split strategy takes the path without iteration counts (a split row has none)
         let counts = strategy != Strategy::Split;
         // every unit the launch needs, built at once (in parallel where there are several)
+        self.check_elem(E::ELEM)?;
         if n > 0 && k > 0 {
-            self.prepare(&self.route(&launch, strategy, counts)?.units())?;
+            let types = DataTypes { elem: E::ELEM, ..DataTypes::F32 };
+            let units: Vec<_> = self.route(&launch, strategy, counts)?.units();
+            self.prepare(&units.into_iter().map(|u| types.unit(u)).collect::<Vec<_>>())?;
         }
         let nk = n.checked_mul(k).ok_or(CudaError::TooLarge { n, m, why: "n * k" })?;
         // a row-major view is copied as it lies; any other layout is gathered first
-        let gathered: Vec<f32>;
-        let host: &[f32] = match x.as_slice() {
+        let gathered: Vec<E>;
+        let host: &[E] = match x.as_slice() {
             Some(rows) => rows,
             None => {
                 gathered = x.iter().copied().collect();
@@ -203,7 +210,7 @@ impl CudaTopK {
         };
         let s = &self.stream;
         let dx = s.clone_htod(host).map_err(driver("copying the input"))?;
-        let mut val = s.alloc_zeros::<f32>(nk.max(1)).map_err(driver("allocating"))?;
+        let mut val = s.alloc_zeros::<E>(nk.max(1)).map_err(driver("allocating"))?;
         let mut idx = s.alloc_zeros::<u32>(nk.max(1)).map_err(driver("allocating"))?;
         let mut it = s.alloc_zeros::<u32>(n.max(1)).map_err(driver("allocating"))?;
         let iter_out = if counts { Some(&mut it) } else { None };

@@ -11,12 +11,12 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
-use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, topk_rows};
+use topk_ref::{Bisect, Element, Mode, Options, RowTopK, TopK, bf16, f16, topk_rows};
 
 use warp_sim::{KernelArgs, SimConfig, launch_parallel};
 
 use crate::plan::{DeviceLimits, Launch, MAX_QUARTER_WARP_ROW, Route, Strategy};
-use crate::{CudaError, CudaTopK};
+use crate::{CudaError, CudaTopK, DeviceFloat, ElemType};
 
 /// Input families: normal, uniform, heavy ties, same leading bits (AIR's radix-adversarial
 /// family: the first 20 key bits equal), and NaN (quiet of either sign, signalling, with
@@ -114,8 +114,9 @@ pub struct Report {
 /// The GPU against the warp simulator in one launch family.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FamilyCount {
-    /// The family's entry points (`rtopk_half_rows`, `rtopk_sort_warp_rows`, ...).
-    pub family: &'static str,
+    /// The family's entry points (`rtopk_half_rows`, `rtopk_sort_warp_rows`, ...) and, for
+    /// 16-bit rows, their type (`rtopk_half_rows_bf16`).
+    pub family: String,
     /// Cases that ran it.
     pub cases: usize,
     /// Rows of those cases.
@@ -126,7 +127,7 @@ pub struct FamilyCount {
 }
 
 impl Report {
-    fn count(&mut self, family: &'static str, rows: usize, bad: bool) {
+    fn count(&mut self, family: String, rows: usize, bad: bool) {
         let i = match self.families.iter().position(|f| f.family == family) {
             Some(i) => i,
             None => {
@@ -158,8 +159,8 @@ impl fmt::Display for Report {
 
 /// Where a GPU result differs from a reference, if anywhere (the iteration counts where the
 /// GPU returned them: split rows have none).
-pub fn difference(gpu: &TopK, cpu: &TopK) -> Option<&'static str> {
-    let bits = |t: &TopK| t.values.mapv(f32::to_bits);
+pub fn difference<E: Element>(gpu: &TopK<E>, cpu: &TopK<E>) -> Option<&'static str> {
+    let bits = |t: &TopK<E>| t.values.mapv(E::to_bits);
     if gpu.indices != cpu.indices {
         Some("indices")
     } else if gpu.iterations.is_some() && gpu.iterations != cpu.iterations {
@@ -173,7 +174,8 @@ pub fn difference(gpu: &TopK, cpu: &TopK) -> Option<&'static str> {
 
 /// Compares the GPU with every reference on `widths` × [`FAMILIES`] × [`ks_for`] ×
 /// [`SEARCHES`], alternating modes and sorted output, with about `elements_per_case`
-/// elements per case. Widths that quarter-warp rows take are checked twice: as the defaults
+/// elements per case, in each of `elems` (16-bit inputs are the f32 inputs rounded to
+/// nearest; their references are `bisect` on the same 16-bit matrix and the simulator). Widths that quarter-warp rows take are checked twice: as the defaults
 /// launch them (the checks' row counts are below the 1024 rows per SM quarter-warp rows need,
 /// so half-warp rows), and with [`Strategy::Quarter`] forced for every k <= M / 4. Every unit
 /// the cases launch is built first, in parallel. (`gpu` is `&mut` for the callers written
@@ -183,37 +185,118 @@ pub fn check_all(
     widths: &[usize],
     elements_per_case: usize,
     references: &[Reference<'_>],
+    elems: &[ElemType],
 ) -> Result<Report, CudaError> {
-    let cases = cases(widths, elements_per_case);
+    let cases = cases(widths, elements_per_case, elems);
     let mut units = Vec::new();
     for case in &cases {
-        units.extend(case.route(gpu)?.units());
+        units.extend(case.route(gpu)?.units().into_iter().map(|u| u.with_elem(case.elem)));
     }
     gpu.prepare(&units)?;
     let mut report = Report::default();
-    // One input per width and family; its cases run on the GPU one after another, then their
-    // CPU references (bisect, the simulator) all at once: one case's rows are often too few
-    // to keep every core busy.
-    for group in cases.chunk_by(|a, b| (a.wi, a.fi) == (b.wi, b.fi)) {
+    // One input per width, family and type; its cases run on the GPU one after another, then
+    // their CPU references (bisect, the simulator) all at once: one case's rows are often too
+    // few to keep every core busy.
+    for group in cases.chunk_by(|a, b| (a.wi, a.fi, a.elem) == (b.wi, b.fi, b.elem)) {
         let c = group[0];
         let x = matrix(c.n, c.m, FAMILIES[c.fi], (c.wi * 10 + c.fi) as u64);
-        let mut gpu_results = Vec::with_capacity(group.len());
-        for case in group {
-            let got =
-                gpu.topk_rows_with(x.view(), case.k, case.opts, case.bisect, case.strategy)?;
-            gpu_results.push((got, case.route(gpu)?));
-        }
-        let limits = gpu.limits();
-        let checked: Vec<Result<Checked, CudaError>> = group
-            .par_iter()
-            .zip(&gpu_results)
-            .map(|(case, (got, route))| check_case(limits, case, &x, got, route, references))
-            .collect();
-        for (case, checked) in group.iter().zip(checked) {
-            report.add(case, checked?);
+        match c.elem {
+            ElemType::F32 => check_group(gpu, group, &x, references, &mut report)?,
+            ElemType::F16 => check_group(gpu, group, &x.mapv(f16::from_f32), &[], &mut report)?,
+            ElemType::Bf16 => check_group(gpu, group, &x.mapv(bf16::from_f32), &[], &mut report)?,
         }
     }
     Ok(report)
+}
+
+/// One input's cases: on the GPU in turn, then their references in parallel.
+fn check_group<E: VerifyElem>(
+    gpu: &CudaTopK,
+    group: &[Case],
+    x: &Array2<E>,
+    references: &[Reference<'_>],
+    report: &mut Report,
+) -> Result<(), CudaError> {
+    let mut gpu_results = Vec::with_capacity(group.len());
+    for case in group {
+        let got = gpu.topk_rows_with(x.view(), case.k, case.opts, case.bisect, case.strategy)?;
+        gpu_results.push((got, case.route(gpu)?));
+    }
+    let limits = gpu.limits();
+    let checked: Vec<Result<Checked, CudaError>> = group
+        .par_iter()
+        .zip(&gpu_results)
+        .map(|(case, (got, route))| check_case(limits, case, x, got, route, references))
+        .collect();
+    for (case, checked) in group.iter().zip(checked) {
+        report.add(case, checked?);
+    }
+    Ok(())
+}
+
+/// What the equivalence check needs of an element type: its CPU references (the simulator
+/// runs all three types).
+pub trait VerifyElem: DeviceFloat {
+    /// The references' results: `references` (f32 rows only), or `bisect` for 16-bit rows.
+    fn references(
+        x: &Array2<Self>,
+        k: usize,
+        opts: Options,
+        bisect: Bisect,
+        references: &[Reference<'_>],
+    ) -> Result<Vec<(String, TopK<Self>)>, CudaError>;
+}
+
+impl VerifyElem for f32 {
+    fn references(
+        x: &Array2<f32>,
+        k: usize,
+        opts: Options,
+        bisect: Bisect,
+        references: &[Reference<'_>],
+    ) -> Result<Vec<(String, TopK)>, CudaError> {
+        let run = |(name, make): &Reference<'_>| {
+            Ok((name.to_string(), topk_rows(make(bisect).as_ref(), x.view(), k, opts)?))
+        };
+        references.iter().map(run).collect()
+    }
+}
+
+/// 16-bit rows: `bisect` on the same matrix.
+fn bisect16<E: Element>(
+    x: &Array2<E>,
+    k: usize,
+    opts: Options,
+    bisect: Bisect,
+) -> Result<Vec<(String, TopK<E>)>, CudaError>
+where
+    Bisect: topk_ref::RowTopKOf<E>,
+{
+    Ok(vec![("bisect".into(), topk_rows(&bisect, x.view(), k, opts)?)])
+}
+
+impl VerifyElem for f16 {
+    fn references(
+        x: &Array2<f16>,
+        k: usize,
+        opts: Options,
+        bisect: Bisect,
+        _: &[Reference<'_>],
+    ) -> Result<Vec<(String, TopK<f16>)>, CudaError> {
+        bisect16(x, k, opts, bisect)
+    }
+}
+
+impl VerifyElem for bf16 {
+    fn references(
+        x: &Array2<bf16>,
+        k: usize,
+        opts: Options,
+        bisect: Bisect,
+        _: &[Reference<'_>],
+    ) -> Result<Vec<(String, TopK<bf16>)>, CudaError> {
+        bisect16(x, k, opts, bisect)
+    }
 }
 
 /// One case of [`check_all`]: the `wi`-th width and `fi`-th family.
@@ -221,6 +304,7 @@ pub fn check_all(
 struct Case {
     wi: usize,
     fi: usize,
+    elem: ElemType,
     n: usize,
     m: usize,
     k: usize,
@@ -244,7 +328,16 @@ impl Case {
 
 /// [`check_all`]'s cases, width by width, family by family (each family's input is made
 /// once per pass over its width).
-fn cases(widths: &[usize], elements_per_case: usize) -> Vec<Case> {
+fn cases(widths: &[usize], elements_per_case: usize, elems: &[ElemType]) -> Vec<Case> {
+    let mut out = Vec::new();
+    for &elem in elems {
+        out.extend(cases_of(widths, elements_per_case).into_iter().map(|c| Case { elem, ..c }));
+    }
+    out
+}
+
+/// [`cases`] of one element type (f32 until the caller sets it).
+fn cases_of(widths: &[usize], elements_per_case: usize) -> Vec<Case> {
     let mut out = Vec::new();
     for (wi, &m) in widths.iter().enumerate() {
         let passes: &[bool] = if m <= MAX_QUARTER_WARP_ROW { &[false, true] } else { &[false] };
@@ -261,7 +354,8 @@ fn cases(widths: &[usize], elements_per_case: usize) -> Vec<Case> {
                         let opts = Options { mode, sorted: (wi + si) % 3 == 0 };
                         let strategy =
                             if forced && 4 * k <= m { Strategy::Quarter } else { Strategy::Auto };
-                        out.push(Case { wi, fi, n, m, k, bisect: *bisect, opts, strategy });
+                        let (elem, bisect) = (ElemType::F32, *bisect);
+                        out.push(Case { wi, fi, elem, n, m, k, bisect, opts, strategy });
                     }
                 }
             }
@@ -280,7 +374,7 @@ fn split_cases(first: usize) -> Vec<Case> {
             let mode = if (i + fi) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
             let opts = Options { mode, sorted: (i + fi) % 3 == 1 };
             let (wi, bisect, strategy) = (first + i, Bisect::exact(), Strategy::Split);
-            out.push(Case { wi, fi, n, m, k, bisect, opts, strategy });
+            out.push(Case { wi, fi, elem: ElemType::F32, n, m, k, bisect, opts, strategy });
         }
     }
     out
@@ -290,7 +384,7 @@ fn split_cases(first: usize) -> Vec<Case> {
 #[derive(Debug)]
 struct Checked {
     /// The top-k kernel's family and, for sorted output, the sort's.
-    families: (&'static str, Option<&'static str>),
+    families: (String, Option<String>),
     /// The simulator's disagreement, if any.
     sim: Option<String>,
     /// The references' disagreements.
@@ -314,19 +408,20 @@ impl Report {
 
 /// Compares one case's GPU result (`got`, launched by `route`) with every reference and
 /// with the warp simulator following the same route.
-fn check_case(
+fn check_case<E: VerifyElem>(
     limits: DeviceLimits,
     case: &Case,
-    x: &Array2<f32>,
-    got: &TopK,
+    x: &Array2<E>,
+    got: &TopK<E>,
     route: &Route,
     references: &[Reference<'_>],
 ) -> Result<Checked, CudaError> {
-    let Case { fi, n, m, k, bisect, opts, strategy, .. } = *case;
+    let Case { fi, elem, n, m, k, bisect, opts, strategy, .. } = *case;
     let plan = route.plans()[0];
     let sim = against_simulator(limits, case, x, route, got).map(|what| {
         format!(
-            "warp-sim ({}): {what}: m={m} n={n} k={k} {} {bisect:?} {opts:?} strategy {strategy}",
+            "warp-sim ({}): {what}: {elem:?} m={m} n={n} k={k} {} {bisect:?} {opts:?} strategy \
+             {strategy}",
             plan.unit, FAMILIES[fi]
         )
     });
@@ -334,21 +429,21 @@ fn check_case(
     if got.iterations.is_none() && route.depth() == 0 {
         mismatches.push(format!("no iteration counts: m={m} n={n} k={k} strategy {strategy}"));
     }
-    for (name, make) in references {
-        let want = topk_rows(make(bisect).as_ref(), x.view(), k, opts)?;
+    for (name, want) in E::references(x, k, opts, bisect, references)? {
         if let Some(what) = difference(got, &want) {
             mismatches.push(format!(
-                "{what} differ from {name}: m={m} n={n} k={k} {} {bisect:?} {opts:?} strategy \
-                 {strategy}",
+                "{what} differ from {name}: {elem:?} m={m} n={n} k={k} {} {bisect:?} {opts:?} \
+                 strategy {strategy}",
                 FAMILIES[fi]
             ));
         }
     }
     let last = route.plans().last().copied().unwrap_or(plan);
-    let sort = last.sort.map(|s| s.unit.family().prefix());
+    let named = |prefix: &str| format!("{prefix}{}", elem.suffix());
+    let sort = last.sort.map(|s| named(s.unit.family().prefix()));
     let families = match route.depth() {
-        0 => (plan.unit.family().prefix(), sort),
-        _ => ("split rows (all stages)", sort),
+        0 => (named(plan.unit.family().prefix()), sort),
+        _ => (named("split rows (all stages)"), sort),
     };
     Ok(Checked { families, sim, references: mismatches })
 }
@@ -356,12 +451,12 @@ fn check_case(
 /// The warp simulator on the case's matrix with the GPU's route (its strategy, sorted output
 /// and device limits): what differs from the GPU's result, if anything — another route or
 /// kernel planned, a finding, or the values, indices or iteration counts.
-fn against_simulator(
+fn against_simulator<E: VerifyElem>(
     limits: DeviceLimits,
     case: &Case,
-    x: &Array2<f32>,
+    x: &Array2<E>,
     route: &Route,
-    got: &TopK,
+    got: &TopK<E>,
 ) -> Option<String> {
     let Case { n, m, k, bisect, opts, strategy, .. } = *case;
     let args = KernelArgs { n, m, k, mode: opts.mode, bisect, mutant: None };
@@ -372,7 +467,8 @@ fn against_simulator(
         Ok(r) => r,
         Err(e) => return Some(format!("the simulator failed: {e}")),
     };
-    if &r.route != route {
+    let units: Vec<_> = route.units().into_iter().map(|u| u.with_elem(case.elem)).collect();
+    if r.route.units() != units || r.route.depth() != route.depth() {
         return Some(format!("the simulator took another route (first kernel {})", r.plan.unit));
     }
     if !r.summary.is_empty() {

@@ -6,7 +6,7 @@
 
 use ndarray::{Array1, Array2};
 use rtopk_cuda::verify::{Reference, WIDTHS, check_all, difference, matrix};
-use rtopk_cuda::{CudaError, CudaTopK, Launch, Strategy, check_libraries};
+use rtopk_cuda::{CudaError, CudaTopK, ElemType, Launch, Strategy, check_libraries};
 use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, topk_rows};
 use warp_sim::{KernelArgs, SimConfig, launch_parallel};
 
@@ -43,20 +43,24 @@ fn simulated(
 fn kernel_matches_bisect_and_the_simulator_in_every_family_shape_and_mode() {
     let mut gpu = CudaTopK::new(0).expect("a CUDA device");
     let refs: [Reference<'_>; 1] = [("bisect", &bisect_reference)];
-    let report = check_all(&mut gpu, &WIDTHS, 1 << 21, &refs).unwrap();
+    let report = check_all(&mut gpu, &WIDTHS, 1 << 21, &refs, &ElemType::ALL).unwrap();
     assert!(report.mismatches.is_empty(), "{:#?}\n{report}", report.mismatches);
     assert!(report.rows >= 1_000_000, "only {} rows", report.rows);
-    let families: Vec<&str> = report.families.iter().map(|f| f.family).collect();
-    for family in [
-        "rtopk_quarter_rows",
-        "rtopk_half_rows",
-        "rtopk_warp_rows",
-        "rtopk_block_rows",
-        "rtopk_block_rows_narrow",
-        "rtopk_sort_warp_rows",
-        "rtopk_sort_rows",
-    ] {
-        assert!(families.contains(&family), "no case ran {family}:\n{report}");
+    let families: Vec<&str> = report.families.iter().map(|f| f.family.as_str()).collect();
+    for elem in ElemType::ALL {
+        for family in [
+            "rtopk_quarter_rows",
+            "rtopk_half_rows",
+            "rtopk_warp_rows",
+            "rtopk_block_rows",
+            "rtopk_block_rows_narrow",
+            "rtopk_sort_warp_rows",
+            "rtopk_sort_rows",
+            "split rows (all stages)",
+        ] {
+            let family = format!("{family}{}", elem.suffix());
+            assert!(families.contains(&family.as_str()), "no case ran {family}:\n{report}");
+        }
     }
 }
 
@@ -280,4 +284,69 @@ fn without_a_driver_opening_a_device_is_an_error() {
             CudaTopK::new(0).expect("libraries present, so the device must open");
         }
     }
+}
+
+/// Rows of every 16-bit pattern (all 65,536, shuffled: every NaN payload and sign, ±inf, ±0,
+/// subnormals), and 16-bit rows of few distinct values (ties everywhere), in f16 and bf16:
+/// the GPU gives bisect's values (the input's bits), indices and iteration counts in every
+/// family that holds the row, and split rows give its values and indices.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn sixteen_bit_rows_match_bisect_in_every_strategy() {
+    use rand::seq::SliceRandom;
+    use rand::{RngExt, SeedableRng};
+    use topk_ref::{bf16, f16};
+
+    fn check<E: rtopk_cuda::DeviceFloat>(gpu: &CudaTopK, x: &Array2<E>, label: &str) -> usize
+    where
+        Bisect: topk_ref::RowTopKOf<E>,
+    {
+        let (n, m) = x.dim();
+        let mut checked = 0;
+        for strategy in Strategy::ALL {
+            for (ki, k) in [1, 7, m / 3, m - 1, m].into_iter().enumerate() {
+                if k == 0 || k > m {
+                    continue;
+                }
+                for bisect in [Bisect::exact(), Bisect::early_stopping(4)] {
+                    if strategy == Strategy::Split && bisect != Bisect::exact() {
+                        continue;
+                    }
+                    let mode = if ki % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+                    let opts = Options { mode, sorted: ki % 3 == 1 };
+                    let case = format!("{label} n={n} m={m} {strategy} k={k} {bisect:?} {opts:?}");
+                    match gpu.topk_rows_with(x.view(), k, opts, bisect, strategy) {
+                        Ok(got) => {
+                            let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
+                            assert_eq!(difference(&got, &want), None, "{case}");
+                            checked += 1;
+                        }
+                        Err(CudaError::Strategy { .. } | CudaError::Split { .. }) => {}
+                        Err(e) => panic!("{case}: {e}"),
+                    }
+                }
+            }
+        }
+        checked
+    }
+
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(16);
+    let mut patterns: Vec<u16> = (0..=u16::MAX).collect();
+    patterns.shuffle(&mut rng);
+    let mut checked = 0;
+    // one row of all patterns (a block row, or split), and the same bits as rows of 257,
+    // 1000, 4096 (warp rows that narrow, block rows) and 60 (part-warp rows)
+    for m in [65_536, 4096, 1000, 257, 60] {
+        let n = 65_536 / m;
+        let bits = &patterns[..n * m];
+        let h = Array2::from_shape_fn((n, m), |(r, c)| f16::from_bits(bits[r * m + c]));
+        let b = Array2::from_shape_fn((n, m), |(r, c)| bf16::from_bits(bits[r * m + c]));
+        checked += check(&gpu, &h, "f16 patterns");
+        checked += check(&gpu, &b, "bf16 patterns");
+        let ties = Array2::from_shape_fn((n.min(40), m), |_| rng.random_range(-3..4) as f32);
+        checked += check(&gpu, &ties.mapv(f16::from_f32), "f16 ties");
+        checked += check(&gpu, &ties.mapv(bf16::from_f32), "bf16 ties");
+    }
+    assert!(checked > 300, "only {checked} cases ran");
 }

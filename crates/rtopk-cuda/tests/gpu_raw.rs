@@ -8,7 +8,7 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use rtopk_cuda::verify::matrix;
-use rtopk_cuda::{IndexType, Launch, RawBuffers, shared_device};
+use rtopk_cuda::{DataTypes, IndexType, Launch, RawBuffers, shared_device};
 use topk_ref::{Bisect, Mode, Options, topk_rows};
 
 /// A pattern no output holds: a NaN no input holds, and index -1 / 2^32 - 1.
@@ -66,10 +66,11 @@ fn raw_launches_on_a_callers_stream_write_indices_at_either_width() {
                             iterations: if with_iterations { it } else { 0 },
                         }
                     };
+                    let types = DataTypes { index, ..DataTypes::F32 };
                     // SAFETY: the buffers above belong to this device, hold n*m, n*k, n*k (of
                     // `index`'s type) and n elements, and live until the stream is synchronised
                     // below; the stream is one of the device's context.
-                    unsafe { gpu.select_raw(&launch, index, raw, stream.cu_stream() as u64) }
+                    unsafe { gpu.select_raw(&launch, types, raw, stream.cu_stream() as u64) }
                         .unwrap();
                     stream.synchronize().unwrap();
                     let values = stream.clone_dtoh(&b.values).unwrap();

@@ -24,6 +24,6 @@ pub use plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy, plan};
 pub use split::{Route, Split, route};
 pub use units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS,
-    BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, Family, IndexType, PART_ROWS, RowWidth,
+    BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family, IndexType, PART_ROWS, RowWidth,
     SORT_WARP_E, SORT_WARPS, UNIT_COUNT, UTILITIES, Unit, WARP_ROWS, WARP_STAGE,
 };

@@ -67,6 +67,50 @@ impl IndexType {
     }
 }
 
+/// The element type a unit reads and writes values in (`elem_t` in `kernels/`; docs/kernel.md,
+/// "16-bit rows"): f32, or IEEE binary16 / bfloat16, whose warp rows hold the elements packed
+/// two per register.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ElemType {
+    /// `float`.
+    #[default]
+    F32,
+    /// `__half` (IEEE binary16).
+    F16,
+    /// `__nv_bfloat16`.
+    Bf16,
+}
+
+impl ElemType {
+    /// The three, in the order of [`Unit::all`].
+    pub const ALL: [ElemType; 3] = [ElemType::F32, ElemType::F16, ElemType::Bf16];
+
+    /// The unit name's suffix.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            ElemType::F32 => "",
+            ElemType::F16 => "_f16",
+            ElemType::Bf16 => "_bf16",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> usize {
+        match self {
+            ElemType::F32 => 4,
+            ElemType::F16 | ElemType::Bf16 => 2,
+        }
+    }
+
+    fn ordinal(self) -> usize {
+        match self {
+            ElemType::F32 => 0,
+            ElemType::F16 => 1,
+            ElemType::Bf16 => 2,
+        }
+    }
+}
+
 /// One instantiation of the warp-row template (`rtopk_warp_rows_impl<EPL, LANES, WARPS>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RowWidth {
@@ -192,7 +236,8 @@ impl Family {
 }
 
 /// The utilities' entry points, in the order `CudaTopK` looks them up.
-pub const UTILITIES: [&str; 3] = ["read_bandwidth_probe", "spin_ahead", "fill_normal"];
+pub const UTILITIES: [&str; 4] =
+    ["read_bandwidth_probe", "spin_ahead", "fill_normal", "round_to16"];
 
 /// What is compiled and loaded as one module: one entry point (a family and, for the warp-row
 /// families and the warp sorts, its width: keys or results per lane; and the type it writes
@@ -202,22 +247,28 @@ pub struct Unit {
     family: Family,
     width: usize,
     index: IndexType,
+    elem: ElemType,
 }
 
 impl Unit {
     /// The warp-row family's instantiation `which` (an index into [`Family::widths`]).
     pub fn row(family: Family, which: usize) -> Self {
-        Self { family, width: family.widths()[which].epl, index: IndexType::U32 }
+        Self {
+            family,
+            width: family.widths()[which].epl,
+            index: IndexType::U32,
+            elem: ElemType::F32,
+        }
     }
 
     /// A family of a single entry point.
     pub fn single(family: Family) -> Self {
-        Self { family, width: 0, index: IndexType::U32 }
+        Self { family, width: 0, index: IndexType::U32, elem: ElemType::F32 }
     }
 
     /// The warp sort of `e` results per lane.
     pub fn sort_warp(e: usize) -> Self {
-        Self { family: Family::SortWarpRows, width: e, index: IndexType::U32 }
+        Self { family: Family::SortWarpRows, width: e, index: IndexType::U32, elem: ElemType::F32 }
     }
 
     /// This unit writing indices as `index` (the utilities write none).
@@ -233,19 +284,40 @@ impl Unit {
         self.index
     }
 
-    /// Every unit, in a fixed order (the order of [`Unit::index`]): the 32-bit-index units
-    /// with the utilities, then the 64-bit-index ones.
-    pub fn all() -> Vec<Unit> {
-        let base = Self::all_u32();
-        let wide: Vec<Unit> = base
-            .iter()
-            .filter(|u| u.family != Family::Utilities)
-            .map(|u| u.with_index(IndexType::I64))
-            .collect();
-        base.into_iter().chain(wide).collect()
+    /// This unit reading and writing values as `elem` (the utilities and the gather touch no
+    /// values of the input's type).
+    pub fn with_elem(self, elem: ElemType) -> Self {
+        match self.family {
+            Family::Utilities | Family::SplitGather => self,
+            _ => Self { elem, ..self },
+        }
     }
 
-    /// The units that write 32-bit indices, and the utilities.
+    /// The type the unit reads and writes values in.
+    pub fn elem_type(self) -> ElemType {
+        self.elem
+    }
+
+    /// Every unit, in a fixed order (the order of [`Unit::index`]): for each element type and
+    /// then each index type, the units of one (f32 and 32-bit indices: the gather too), then
+    /// the utilities.
+    pub fn all() -> Vec<Unit> {
+        let base = Self::all_u32();
+        let mut out = Vec::with_capacity(UNIT_COUNT);
+        for elem in ElemType::ALL {
+            for index in [IndexType::U32, IndexType::I64] {
+                out.extend(base.iter().filter(|u| u.family != Family::Utilities).map(|u| Unit {
+                    index,
+                    elem,
+                    ..*u
+                }));
+            }
+        }
+        out.push(Unit::single(Family::Utilities));
+        out
+    }
+
+    /// The units of one element and index type, and the utilities.
     fn all_u32() -> Vec<Unit> {
         let mut out = Vec::with_capacity(BASE_UNITS);
         for family in [Family::WarpRows, Family::HalfRows, Family::QuarterRows] {
@@ -262,10 +334,15 @@ impl Unit {
 
     /// The unit's place in [`Unit::all`].
     pub fn index(self) -> usize {
-        match self.index {
-            IndexType::U32 => self.base_index(),
-            IndexType::I64 => BASE_UNITS + self.base_index(),
+        if self.family == Family::Utilities {
+            return UNIT_COUNT - 1;
         }
+        let set = 2 * self.elem.ordinal()
+            + match self.index {
+                IndexType::U32 => 0,
+                IndexType::I64 => 1,
+            };
+        set * (BASE_UNITS - 1) + self.base_index()
     }
 
     /// The place of the unit's 32-bit-index twin.
@@ -318,12 +395,13 @@ impl Unit {
 
 /// How many units write 32-bit indices, the utilities included.
 const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_E.len() + 5;
-/// How many units there are: each but the utilities also writes 64-bit indices.
-pub const UNIT_COUNT: usize = 2 * BASE_UNITS - 1;
+/// How many units there are: each but the utilities for both index types and the three
+/// element types (the gather's 16-bit places stay unused: [`Unit::with_elem`] keeps it f32).
+pub const UNIT_COUNT: usize = 6 * (BASE_UNITS - 1) + 1;
 
 impl fmt::Display for Unit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.entry_name(), self.index.suffix())
+        write!(f, "{}{}{}", self.entry_name(), self.elem.suffix(), self.index.suffix())
     }
 }
 
@@ -344,5 +422,8 @@ mod tests {
         }
         assert!(names.contains("rtopk_warp_rows_96") && names.contains("rtopk_quarter_rows_1"));
         assert!(names.contains("rtopk_sort_warp_rows_32") && names.contains("utilities"));
+        assert!(
+            names.contains("rtopk_warp_rows_16_bf16_i64") && names.contains("rtopk_block_rows_f16")
+        );
     }
 }

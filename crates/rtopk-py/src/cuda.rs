@@ -5,7 +5,9 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rtopk_cuda::verify::{Reference, WIDTHS, check_all};
-use rtopk_cuda::{CudaTopK, IndexType, Launch, RawBuffers, check_libraries, shared_device};
+use rtopk_cuda::{
+    CudaTopK, DataTypes, ElemType, IndexType, Launch, RawBuffers, check_libraries, shared_device,
+};
 use topk_ref::{Bisect, RowTopK};
 
 use std::sync::Arc;
@@ -13,9 +15,10 @@ use std::sync::Arc;
 use crate::errors::{detached, guard, to_py, value_error};
 use crate::select::{count, mode, params};
 
-/// Row-wise top-k of `n` rows of `m` float32 at device address `x_ptr` on CUDA device
-/// `device`, queued on the stream whose handle is `stream` (torch's current stream): values
-/// into `values_ptr` (`n * k` float32), indices into `indices_ptr` (`n * k` of
+/// Row-wise top-k of `n` rows of `m` elements of `dtype` ("float32", "float16" or
+/// "bfloat16") at device address `x_ptr` on CUDA device `device`, queued on the stream whose
+/// handle is `stream` (torch's current stream): values into `values_ptr` (`n * k` of `dtype`),
+/// indices into `indices_ptr` (`n * k` of
 /// `index_bits` = 32 or 64, written at that width by the kernel), iteration counts into
 /// `iterations_ptr` (`n` int32) unless it is 0. Nothing is allocated, copied or
 /// synchronised: the call queues one launch (two with `sorted`) and returns, so it can be
@@ -25,7 +28,7 @@ use crate::select::{count, mode, params};
 #[pyfunction]
 #[pyo3(signature = (
     x_ptr, n, m, k, largest, sorted, max_iter, precision, values_ptr, indices_ptr, index_bits,
-    iterations_ptr, stream, device
+    iterations_ptr, stream, device, dtype = "float32"
 ))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn cuda_topk(
@@ -44,6 +47,7 @@ pub(crate) fn cuda_topk(
     iterations_ptr: u64,
     stream: u64,
     device: usize,
+    dtype: &str,
 ) -> PyResult<()> {
     guard(|| {
         let index = match index_bits {
@@ -51,6 +55,17 @@ pub(crate) fn cuda_topk(
             64 => IndexType::I64,
             other => return Err(value_error(format!("index_bits must be 32 or 64, got {other}"))),
         };
+        let elem = match dtype {
+            "float32" => ElemType::F32,
+            "float16" => ElemType::F16,
+            "bfloat16" => ElemType::Bf16,
+            other => {
+                return Err(value_error(format!(
+                    "dtype must be float32, float16 or bfloat16, got {other}"
+                )));
+            }
+        };
+        let types = DataTypes { elem, index };
         let max_iter = (max_iter >= 0).then_some(max_iter);
         let bisect = params(max_iter, precision)?.bisect().map_err(to_py)?;
         let launch = Launch { n, m, k, mode: mode(largest), bisect, sorted };
@@ -61,29 +76,29 @@ pub(crate) fn cuda_topk(
             iterations: iterations_ptr,
         };
         let gpu = shared_device(device).map_err(|e| to_py(e.into()))?;
-        if !launch_ready(&gpu, &launch, index, bufs.iterations != 0)? {
+        if !launch_ready(&gpu, &launch, types, bufs.iterations != 0)? {
             // the first launch of these kernels on this device builds them (NVRTC, about a
             // second): other Python threads run meanwhile
             let g = Arc::clone(&gpu);
             detached(py, move || {
-                Ok(g.prepare(&g.raw_units(&launch, index, bufs.iterations != 0)?)?)
+                Ok(g.prepare(&g.raw_units(&launch, types, bufs.iterations != 0)?)?)
             })?;
         }
         // SAFETY: rtopk.ops passes the addresses of contiguous torch tensors it allocated on
-        // device `device` (n*m and n*k float32, n*k indices of `index_bits`, n int32 or none),
+        // device `device` (n*m and n*k of `dtype`, n*k indices of `index_bits`, n int32 or none),
         // held alive by the caller while torch's stream `stream` of that device — whose context
         // is the device's primary context, torch's and rtopk-cuda's — runs the queued work; the
         // caching allocator does not reuse them before that work ends.
         #[allow(unsafe_code)]
-        let queued = unsafe { gpu.select_raw(&launch, index, bufs, stream) };
+        let queued = unsafe { gpu.select_raw(&launch, types, bufs, stream) };
         // queued, not run: attached, a launch costs less than releasing the interpreter would
         queued.map_err(|e| to_py(e.into()))
     })
 }
 
 /// `true` when the launch's kernels are loaded on `gpu` (so launching builds nothing).
-fn launch_ready(gpu: &CudaTopK, launch: &Launch, index: IndexType, counts: bool) -> PyResult<bool> {
-    let units = gpu.raw_units(launch, index, counts).map_err(|e| to_py(e.into()))?;
+fn launch_ready(gpu: &CudaTopK, launch: &Launch, types: DataTypes, counts: bool) -> PyResult<bool> {
+    let units = gpu.raw_units(launch, types, counts).map_err(|e| to_py(e.into()))?;
     Ok(gpu.is_loaded(&units))
 }
 
@@ -112,7 +127,7 @@ pub(crate) fn cuda_verify(py: Python<'_>, quick: bool, device: i64) -> PyResult<
             // check_all runs the simulator on every case itself (the GPU's launch family)
             let bisect = |b: Bisect| -> Box<dyn RowTopK> { Box::new(b) };
             let references: [Reference<'_>; 1] = [("bisect", &bisect)];
-            let report = check_all(&mut gpu, &WIDTHS, per_case, &references)?;
+            let report = check_all(&mut gpu, &WIDTHS, per_case, &references, &ElemType::ALL)?;
             Ok((gpu.device_name().to_string(), report))
         })?;
         let d = PyDict::new(py);

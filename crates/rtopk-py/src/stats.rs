@@ -48,8 +48,8 @@ pub(crate) fn stats_iterations(
                 let m = m.ok_or_else(|| value_error("give m (the row width), or rows"))?;
                 let family: Family =
                     dist.parse().map_err(|e: topk_ref::TopKError| to_py(e.into()))?;
-                let spec =
-                    IterationsSpec { rows: Rows::Family { family, seed, m }, k, reps, params };
+                let rows = Rows::Family { family, seed, m, dtype: rtopk::Dtype::Float32 };
+                let spec = IterationsSpec { rows, k, reps, params };
                 detached(py, move || iterations(&spec)?.to_json())
             }
             Some(matrix) => {

@@ -270,19 +270,39 @@ def test_errors_on_cuda_tensors() -> None:
         rtopk.topk(x.double(), 1)
     with pytest.raises(ValueError, match="cannot be combined"):
         rtopk.topk(x, 1, max_iter=2, precision=0.5)
-    # 16-bit CUDA tensors: the kernel is float32-only for now; refused, never upcast (eager,
-    # through the op for autograd, and under torch.compile's fake tensors alike).
     for dt in (torch.float16, torch.bfloat16):
-        name = str(dt)[6:]
         h = x.to(dt)
-        with pytest.raises(TypeError, match=f"'cuda' does not take {name} input.*x.float"):
-            rtopk.topk(h, 1)
-        with pytest.raises(TypeError, match=f"'cuda' does not take {name} input"):
-            rtopk.topk(h.clone().requires_grad_(), 1)
+        with pytest.raises(ValueError, match="larger than the row width"):
+            rtopk.topk(h, 5)
         with pytest.raises(ValueError, match="does not run here"):
             rtopk.topk(h, 1, algo="heap")
-        v, i = rtopk.topk(h.cpu(), 1)  # the CPU path takes it, in its own dtype
-        assert v.dtype == dt and i.tolist() == [[0], [0]]
+
+
+@needs_launch
+def test_16_bit_cuda_tensors_are_selected_in_their_own_dtype() -> None:
+    # the CUDA kernel on float16 / bfloat16 rows (eager, and through the op for autograd): the
+    # CPU bisection's values (the input's bits), indices and iteration counts
+    gen = torch.Generator().manual_seed(22)
+    base = torch.randn(300, 777, generator=gen)
+    base[::7, ::5] = float("nan")
+    base[1::7, ::3] = float("-inf")
+    base[2::7, 1::4] = -0.0
+    for dt in (torch.float16, torch.bfloat16):
+        h = base.to(dt)
+        for largest, sorted_ in ((True, False), (False, True)):
+            got = rtopk.topk(h.cuda(), 33, largest=largest, sorted=sorted_, return_iterations=True)
+            want = rtopk.topk(
+                h, 33, algo="bisect", largest=largest, sorted=sorted_, return_iterations=True
+            )
+            assert got.values.dtype == dt
+            assert torch.equal(got.indices.cpu(), want.indices)
+            assert torch.equal(got.values.cpu().view(torch.int16), want.values.view(torch.int16))
+            assert torch.equal(got.iterations.cpu(), want.iterations)
+        g = h.cuda().requires_grad_()
+        v, _ = rtopk.topk(g, 5)
+        v.float().sum().backward()
+        assert g.grad is not None and g.grad.dtype == dt
+        assert int((g.grad != 0).sum()) == 5 * 300
 
 
 def test_numpy_input_with_algo_cuda_goes_through_the_gpu() -> None:

@@ -1,7 +1,7 @@
 //! `cuda`: the RTop-K CUDA kernel (crate `rtopk_cuda`) on GPU 0, whole matrices per launch.
 
 use ndarray::ArrayView2;
-use topk_ref::{Bisect, Options, RowTopK};
+use topk_ref::{Bisect, Options, RowTopK, bf16, f16};
 
 use crate::algorithm::{Algorithm, Capabilities, Selection};
 use crate::error::Error;
@@ -42,6 +42,39 @@ impl Algorithm for Cuda {
         k: usize,
         opts: Options,
         out: &mut Selection,
+    ) -> Result<(), Error> {
+        self.select_typed(x, k, opts, out)
+    }
+
+    fn select_f16_into(
+        &self,
+        x: ArrayView2<'_, f16>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection<f16>,
+    ) -> Result<(), Error> {
+        self.select_typed(x, k, opts, out)
+    }
+
+    fn select_bf16_into(
+        &self,
+        x: ArrayView2<'_, bf16>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection<bf16>,
+    ) -> Result<(), Error> {
+        self.select_typed(x, k, opts, out)
+    }
+}
+
+impl Cuda {
+    /// Every element type's selection: the rows copied to GPU 0, the kernels of their type.
+    fn select_typed<E: rtopk_cuda::DeviceFloat>(
+        &self,
+        x: ArrayView2<'_, E>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection<E>,
     ) -> Result<(), Error> {
         topk_ref::check_shape(x.ncols(), k)?;
         let gpu = rtopk_cuda::shared_device(0)?;

@@ -1,10 +1,11 @@
 //! `sim`: the RTop-K kernel on the warp simulator (crate `warp_sim`), run as the GPU runs it:
 //! the launch plan's family for the whole matrix (the CUDA launcher's, for an H100 unless a
 //! strategy is forced), rows in blocks, the sort launch for sorted output, the grid's windows
-//! of blocks shared out among threads; the simulator's findings in the result.
+//! of blocks shared out among threads; the simulator's findings in the result. Matrices of
+//! `f32`, `f16` and `bf16` run the kernels of their type; values come back in it.
 
 use ndarray::{Array1, ArrayView2};
-use topk_ref::{Bisect, Options, RowTopK};
+use topk_ref::{Bisect, Element, Options, RowTopK, bf16, f16};
 use warp_sim::{KernelArgs, LaunchResult, SimConfig, Strategy, launch_parallel};
 
 use crate::algorithm::{Algorithm, Capabilities, Selection, SimDiagnostics, SimFinding, try_vec};
@@ -32,7 +33,7 @@ impl Sim {
 }
 
 /// A launch's findings as plain data.
-pub fn findings(r: &LaunchResult) -> SimDiagnostics {
+pub fn findings<E>(r: &LaunchResult<E>) -> SimDiagnostics {
     let kernel = match r.plan.sort {
         _ if r.route.depth() > 0 => {
             let units: Vec<String> = r.route.units().iter().map(ToString::to_string).collect();
@@ -81,6 +82,39 @@ impl Algorithm for Sim {
         opts: Options,
         out: &mut Selection,
     ) -> Result<(), Error> {
+        self.select_elements(x, k, opts, out)
+    }
+
+    fn select_f16_into(
+        &self,
+        x: ArrayView2<'_, f16>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection<f16>,
+    ) -> Result<(), Error> {
+        self.select_elements(x, k, opts, out)
+    }
+
+    fn select_bf16_into(
+        &self,
+        x: ArrayView2<'_, bf16>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection<bf16>,
+    ) -> Result<(), Error> {
+        self.select_elements(x, k, opts, out)
+    }
+}
+
+impl Sim {
+    /// The selection of a matrix of any element type: the kernels of that type.
+    fn select_elements<E: Element>(
+        &self,
+        x: ArrayView2<'_, E>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection<E>,
+    ) -> Result<(), Error> {
         let (n, m) = x.dim();
         topk_ref::check_shape(m, k)?;
         let args = KernelArgs { n, m, k, mode: opts.mode, bisect: self.bisect, mutant: None };
@@ -93,7 +127,7 @@ impl Algorithm for Sim {
         let data = match x.as_slice() {
             Some(s) => s,
             None => {
-                let mut v = try_vec::<f32>(n, m, "simulated input")?;
+                let mut v = try_vec::<E>(n, m, "simulated input")?;
                 v.clear();
                 v.extend(x.iter().copied());
                 copy = v;

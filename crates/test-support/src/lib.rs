@@ -235,6 +235,18 @@ pub fn matrix16<T: Float16>(max_width: usize) -> impl Strategy<Value = (usize, u
     )
 }
 
+/// [`matrix16`] with `n` rows drawn from `rows` and a width drawn from `widths` (a range of the
+/// caller's: rows that narrow, block rows, split rows), one flavour.
+pub fn matrix16_in<T: Float16>(
+    rows: std::ops::Range<usize>,
+    widths: std::ops::RangeInclusive<usize>,
+) -> impl Strategy<Value = (usize, usize, Vec<T>)> {
+    (widths, rows, pool_bits16::<T>(), 0u8..4).prop_flat_map(|(m, n, pool, flavour)| {
+        let e = element_bits16::<T>(pool, flavour).prop_map(T::from_bits16);
+        (Just(n), Just(m), prop::collection::vec(e, n * m))
+    })
+}
+
 /// [`matrix16`] of `f16`.
 pub fn matrix_f16(max_width: usize) -> impl Strategy<Value = (usize, usize, Vec<f16>)> {
     matrix16::<f16>(max_width)

@@ -454,21 +454,74 @@ fn bits_of_key16(key: u16) -> u16 {
     if key & SIGN16 != 0 { key & !SIGN16 } else { !key }
 }
 
-/// The next 16-bit float above the (non-NaN, not `+inf`) one with bits `bits`.
+/// The own key `step` (0 or 1) places above the number key `key`: numbers of a 16-bit type have
+/// consecutive keys but for the one key that [`number_key16`] leaves unused (`-0.0`'s, merged
+/// into `+0.0`'s), which the step skips.
 #[inline(always)]
-fn next_up16(bits: u16) -> u16 {
-    if bits & !SIGN16 == 0 {
-        1 // either zero: the smallest positive subnormal
-    } else if bits & SIGN16 == 0 {
-        bits + 1
-    } else {
-        bits - 1
-    }
+fn step_key16(key: u16, step: u16) -> u16 {
+    let k = key.saturating_add(step);
+    if k == SIGN16 - 1 { SIGN16 } else { k }
 }
 
-/// Implements [`Element`] for a 16-bit float type of `half` whose `+inf` has bits `$inf`.
+/// f32 exponent field of the smallest normal f16 (2^-14); below it, f16 values are subnormal.
+const F16_MIN_NORMAL_EXP: u32 = 113;
+/// f32 exponent field of 2^16, the first power of two beyond the largest finite f16.
+const F16_OVERFLOW_EXP: u32 = 143;
+
+/// The f16 bits of the magnitude `mag` (f32 bits, sign cleared, not NaN) cut toward zero, and
+/// whether anything was cut: integer arithmetic, exact for every f32.
+#[inline(always)]
+fn f16_magnitude_toward_zero(mag: u32) -> (u16, bool) {
+    let exp = mag >> 23;
+    if exp >= F16_OVERFLOW_EXP {
+        // +inf stays inf; a finite magnitude beyond the largest f16 cuts to it (0x7BFF).
+        return if mag == f32::INFINITY.to_bits() { (F16_INF, false) } else { (F16_INF - 1, true) };
+    }
+    if exp >= F16_MIN_NORMAL_EXP {
+        // Rebias the exponent (127 → 15) and keep the top 10 of 23 mantissa bits.
+        let bits = (mag >> 13) - ((127 - 15) << 10);
+        return (bits as u16, mag & 0x1FFF != 0);
+    }
+    // An f16 subnormal counts units of 2^-24: the significand shifted by 126 - exp (>= 14);
+    // from a shift of 24 on (f32 subnormals and zero included) nothing is left.
+    let shift = 126 - exp;
+    if shift >= 24 {
+        return (0, mag != 0);
+    }
+    let significand = (mag & 0x007F_FFFF) | 0x0080_0000;
+    ((significand >> shift) as u16, significand & ((1 << shift) - 1) != 0)
+}
+
+/// [`Element::key_at_least`] of f16, in integers: cut `|t|` toward zero to f16 bits; that is the
+/// ceiling for a negative `t`, and one f16 up (a carry may reach the exponent, or `+inf`) for a
+/// positive `t` that was cut. No float conversion on the path each bisection test waits for.
+#[inline(always)]
+fn f16_key_at_least(t: f32) -> u16 {
+    if t.is_nan() {
+        return u16::MAX;
+    }
+    let bits = t.to_bits();
+    let (cut, inexact) = f16_magnitude_toward_zero(bits & !SIGN);
+    let ceil = if bits & SIGN != 0 { cut | SIGN16 } else { cut + u16::from(inexact) };
+    key16_largest(ceil, F16_INF)
+}
+
+/// [`Element::key_at_least`] of bf16, in integers: a bf16 value is an f32 whose low 16 bits are
+/// zero, and its own key is the high half of its f32 key (the same sign flip on the high half).
+/// So the ceiling's key is the high half of `t`'s f32 key, one up when `t` is positive and off
+/// the bf16 grid (for a negative `t`, the high half already rounds toward zero, i.e. up). No
+/// float conversion and no branch on the data.
+#[inline(always)]
+fn bf16_key_at_least(t: f32) -> u16 {
+    let wide = key_of_ordered(t);
+    let off_grid = wide >= KEY_ZERO && wide as u16 != 0;
+    step_key16((wide >> 16) as u16, u16::from(off_grid))
+}
+
+/// Implements [`Element`] for a 16-bit float type of `half` whose `+inf` has bits `$inf` and
+/// whose [`Element::key_at_least`] is `$at_least`.
 macro_rules! element16 {
-    ($t:ty, $name:literal, $inf:expr) => {
+    ($t:ty, $name:literal, $inf:expr, $at_least:path) => {
         impl Element for $t {
             type Key = u16;
             const NAME: &'static str = $name;
@@ -508,13 +561,9 @@ macro_rules! element16 {
                 <$t>::from_bits(bits_of_key16(key)).to_f32()
             }
 
-            #[inline]
+            #[inline(always)]
             fn key_at_least(t: f32) -> u16 {
-                // Round to nearest, then one step up if that fell below t: the ceiling of t
-                // in this type (a NaN t stays NaN and keys to the top).
-                let r = <$t>::from_f32(t);
-                let bits = if r.to_f32() < t { next_up16(r.to_bits()) } else { r.to_bits() };
-                key16_largest(bits, $inf)
+                $at_least(t)
             }
 
             fn boxed<A: RowSelect + 'static>(algo: A) -> Box<dyn RowTopKOf<Self>> {
@@ -528,8 +577,8 @@ macro_rules! element16 {
     };
 }
 
-element16!(f16, "f16", F16_INF);
-element16!(bf16, "bf16", BF16_INF);
+element16!(f16, "f16", F16_INF, f16_key_at_least);
+element16!(bf16, "bf16", BF16_INF, bf16_key_at_least);
 
 #[cfg(test)]
 mod tests {
@@ -719,6 +768,14 @@ mod tests {
             let (a, b) = (w[0].0, w[1].0);
             thresholds.extend([a, (a + b) * 0.5, next_f32_up(a), -next_f32_up(-b)]);
         }
+        // And f32 bit patterns from every exponent, sign and mantissa (an LCG's high bits).
+        let mut state = 0x853c_49e6_748f_ea9b_u64;
+        thresholds.extend((0..200_000).map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            f32::from_bits((state >> 32) as u32)
+        }));
         for t in thresholds.into_iter().filter(|t| t.is_finite()) {
             assert_eq!(E::key_at_least(t), ceil(t), "{} t = {t:e} ({:#x})", E::NAME, t.to_bits());
         }

@@ -9,7 +9,8 @@
 //!   integer arithmetic at the CUDA widths, uniform values) and [`Machine`] (the launcher: a
 //!   deterministic executor of `async` kernels whose seeded schedule switches warps at every
 //!   memory operation and barrier; shared memory with a shadow per word and per-lane
-//!   `__syncwarp` clocks; global buffers whole or windowed, inputs made from addresses) and
+//!   `__syncwarp` clocks; global buffers whole or windowed, of 4- or 2-byte elements, inputs
+//!   made from addresses) and
 //!   its [`Diagnostic`]s, never a panic: bad shuffles, masks that do not match the executing
 //!   lanes, barrier divergence, shared and global races, out-of-bounds, foreign and misaligned
 //!   accesses, uninitialized reads, poisoned values used, values that should be uniform and
@@ -22,7 +23,10 @@
 //!   rows (chunks, candidates, `rtopk_split_gather`: [`rtopk::split`]); launched over
 //!   matrices by [`Simulator`] (and [`check_order_dependence`] under seeded schedules), usable
 //!   row-wise as [`SimTopK`]; its seeded bugs ([`Mutant`], [`mutant::catalog`]) and one row's
-//!   journey as text and SVG ([`RowTrace`]).
+//!   journey as text and SVG ([`RowTrace`]). Rows of `f32`, `f16` and `bf16` (topk-ref's
+//!   `Element`) run the kernels of their type: a 16-bit row is packed two elements per register
+//!   and searched on its own 16-bit keys (docs/kernel.md, "16-bit rows"); values come back as
+//!   the input's bits.
 //!
 //! The engine imports nothing from the RTop-K room.
 //!
@@ -35,6 +39,12 @@
 //! let r = launch_rtopk(&x, &args, SimConfig::default()).unwrap();
 //! assert_eq!((r.indices, r.iterations, r.diagnostics_total), (vec![1, 3], vec![1], 0));
 //! assert_eq!(r.plan.unit.to_string(), "rtopk_half_rows_1");
+//!
+//! // The same row in f16: the f16 kernel, the same answer, values in f16.
+//! let h: Vec<topk_ref::f16> = x.iter().map(|&v| topk_ref::f16::from_f32(v)).collect();
+//! let r = launch_rtopk(&h, &args, SimConfig::default()).unwrap();
+//! assert_eq!((r.indices, r.values[1].to_f32()), (vec![1, 3], 8.0));
+//! assert_eq!(r.plan.unit.to_string(), "rtopk_half_rows_1_f16");
 //! ```
 
 #![forbid(unsafe_code)]
@@ -45,10 +55,10 @@ pub mod rtopk;
 pub use engine::{
     BufId, DEFAULT_KEPT_DIAGNOSTICS, DiagKind, DiagPolicy, DiagSink, DiagSummary, Diagnostic,
     FULL_MASK, Global, Grid, KindCount, Lanes, Machine, Op, Rows, Schedule, SharedMem, SimError,
-    SliceSource, Source, VirtualSource, WARP_SIZE, Warp,
+    SliceSource, Source, VirtualSource, WARP_SIZE, Warp, WordSource,
 };
 pub use rtopk::{
-    DeviceLimits, Family, H100, KernelArgs, LaunchResult, Mutant, Plan, Route, RowTrace,
+    DeviceLimits, ElemType, Family, H100, KernelArgs, LaunchResult, Mutant, Plan, Route, RowTrace,
     SearchExit, SimConfig, SimTopK, Simulator, Split, Strategy, check_order_dependence,
     launch_parallel, launch_rtopk,
 };

@@ -247,13 +247,13 @@ fn degenerate_launches() {
         bisect: Bisect::exact(),
         mutant: None,
     };
-    let r = sim.run(&[], &args(0, 5, 2)).unwrap();
+    let r = sim.run::<f32>(&[], &args(0, 5, 2)).unwrap();
     assert!(r.indices.is_empty() && r.iterations.is_empty());
     let r = sim.run(&[1.0, 2.0], &args(1, 2, 0)).unwrap();
     assert_eq!((r.indices.len(), r.iterations), (0, vec![0]));
     assert!(sim.run(&[1.0, 2.0], &args(1, 2, 3)).is_err(), "k > M");
     assert!(sim.run(&[1.0, 2.0], &args(2, 2, 1)).is_err(), "data too short");
-    assert!(sim.run(&[], &args(1, 0, 0)).is_err(), "M = 0");
+    assert!(sim.run::<f32>(&[], &args(1, 0, 0)).is_err(), "M = 0");
     let bad = KernelArgs { bisect: Bisect { precision: -1.0, ..Bisect::exact() }, ..args(1, 2, 1) };
     assert!(sim.run(&[1.0, 2.0], &bad).is_err(), "negative precision");
     let mut quarter =

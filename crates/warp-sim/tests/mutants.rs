@@ -58,6 +58,8 @@ fn every_mutant_is_caught_by_a_diagnostic_and_the_clean_kernel_is_not() {
         (Mutant::PrefixMaskShift32, DiagKind::ShiftOverflow),
         (Mutant::ChunkOffsetUsesLd, DiagKind::ForeignAddress),
         (Mutant::SplitGatherNoChunkStart, DiagKind::AssertFailed),
+        (Mutant::Ceil16Nearest, DiagKind::AssertFailed),
+        (Mutant::Nan16CountedSmallest, DiagKind::AssertFailed),
     ];
     for (m, kind) in expect {
         let r = report(&reports, m);

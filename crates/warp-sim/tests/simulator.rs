@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 use warp_sim::{
     DiagKind, DiagPolicy, Diagnostic, FULL_MASK, Global, Grid, Lanes, Machine, Rows, Schedule,
-    SimError, VirtualSource, Warp,
+    SimError, VirtualSource, Warp, WordSource,
 };
 
 fn kinds(d: &[Diagnostic]) -> Vec<DiagKind> {
@@ -220,6 +220,41 @@ fn out_of_bounds_uninitialized_foreign_and_misaligned_accesses_are_reported() {
         ]
     );
     assert_eq!((d[0].lanes, d[1].address, d[2].address), (0xffff_0000, Some(64), Some(5)));
+}
+
+/// Inputs of 2-byte elements: one element per 2-byte load, eight per 16-byte load (aligned to
+/// eight elements), a `float4` load of them refused; a buffer of 2-byte elements stores the
+/// low 16 bits of a value, as a 16-bit store does.
+#[test]
+fn two_byte_elements_load_eight_to_16_bytes_and_store_16_bits() {
+    let words: Vec<u32> = (0..64).map(|i| 0x3c00 + i).collect();
+    let input = WordSource::new(&words, 0, 2);
+    let mut m = Machine::new(DiagPolicy::Collect, Schedule::InOrder);
+    let out = m.alloc(Global::zeroed("out", 32).unwrap().with_elem_bytes(2));
+    let got = RefCell::new(Vec::new());
+    m.launch(Grid::new(1, 1, 0), async |mut w| {
+        let lane = w.lane_id().map(u64::from);
+        let one = w.ld_input(&input, &lane, "x[lane]").await?;
+        let eight = w.ld_input_v8(&input, &Lanes::splat(8), "uint4 at 8").await?;
+        got.borrow_mut().extend([one.lane(5), eight[0].lane(0), eight[7].lane(0)]);
+        let first = w.lane_id().map(|l| l == 0);
+        let saved = w.push_active(&first, "lane 0")?;
+        w.ld_input_v8(&input, &Lanes::splat(4), "uint4 at 4").await?;
+        let refused = w.ld_input_v4(&input, &Lanes::splat(0), "float4 of halves").await;
+        assert!(matches!(refused, Err(SimError::InvalidLaunch(_))), "{refused:?}");
+        w.pop_active(saved);
+        let wide = w.lane_id().map(|l| 0xabcd_0000 | l);
+        w.st_global(out, &lane, &wide, "out[lane] = (half) v").await?;
+        let back = w.ld_global(out, &lane, "out[lane]").await?;
+        got.borrow_mut().push(back.lane(9));
+        Ok(())
+    })
+    .unwrap();
+    let d = m.take_diagnostics().0;
+    assert_eq!(kinds(&d), [DiagKind::MisalignedAccess]);
+    assert_eq!((d[0].address, d[0].label), (Some(4), "uint4 at 4"));
+    assert_eq!(*got.borrow(), [0x3c05, 0x3c08, 0x3c0f, 9]);
+    assert_eq!(m.global(out).data()[31], 31);
 }
 
 #[test]

@@ -8,8 +8,8 @@ array([[1, 2],
 
 * :func:`topk` — like ``torch.topk``: NumPy arrays and CPU tensors on every core (every CPU
   algorithm of :func:`algorithms` by name; float32, float16 and bfloat16), CUDA tensors on
-  the GPU kernel (float32); a custom op (``torch.ops.rtopk.topk``) with autograd under
-  ``torch.compile`` (:mod:`rtopk.ops`).
+  the GPU kernel (the same three types, each in its own dtype); a custom op
+  (``torch.ops.rtopk.topk``) with autograd under ``torch.compile`` (:mod:`rtopk.ops`).
 * :func:`trace` — one row through the kernel on the warp simulator, as data, text and SVG.
 * :mod:`rtopk.sim` — the simulated kernel over matrices, its diagnostics, seeded bugs.
 * :mod:`rtopk.stats`, :func:`expected_iterations` — iteration statistics, Appendix A's E(n).
@@ -63,7 +63,7 @@ class AlgorithmInfo:
     top-k), ``iterations`` (reports iteration counts), ``bisection_params`` (takes
     ``max_iter`` / ``precision``), ``device`` (``"cpu"`` or ``"gpu"``), ``work_counters``,
     ``diagnostics`` (the simulator's findings), ``dtypes`` (the element types it takes:
-    ``"float32"``, and ``"float16"`` and ``"bfloat16"`` for every CPU algorithm but ``sim``)."""
+    ``"float32"``, ``"float16"`` and ``"bfloat16"`` for every algorithm)."""
 
     name: str
     source: str

@@ -140,10 +140,12 @@ def cuda_topk(
     iterations_ptr: int,
     stream: int,
     device: int,
+    dtype: str = "float32",
 ) -> None:
     """Launches the RTop-K kernel on device ``device`` on the CUDA stream ``stream`` (a raw
-    ``cudaStream_t``, torch's current stream of that device) over ``n`` contiguous float32 rows
-    of width ``m`` at device address ``x_ptr``, writing ``n × k`` values at ``values_ptr``,
+    ``cudaStream_t``, torch's current stream of that device) over ``n`` contiguous rows of
+    ``dtype`` (``"float32"``, ``"float16"`` or ``"bfloat16"``) of width ``m`` at device
+    address ``x_ptr``, writing ``n × k`` values of ``dtype`` at ``values_ptr``,
     ``n × k`` indices of ``index_bits`` (32 or 64) bits at ``indices_ptr``, and, unless
     ``iterations_ptr`` is 0, ``n`` int32 iteration counts there. ``max_iter`` -1 is exact
     search; ``precision`` 0 is exact. Asynchronous: no host synchronisation, no device

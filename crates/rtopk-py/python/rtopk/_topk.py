@@ -241,9 +241,9 @@ def topk(
 
     Args:
         x: a NumPy array (or array-like) or torch tensor of float32, float16 or bfloat16
-            (``ml_dtypes.bfloat16`` for NumPy), any rank; CPU or CUDA for float32, CPU for
-            the 16-bit types (the CUDA kernel takes float32 only for now). Values come back
-            in the input's dtype, bit for bit.
+            (``ml_dtypes.bfloat16`` for NumPy), any rank, CPU or CUDA (the CUDA kernel takes
+            all three; 16-bit rows need compute capability 8.0). Values come back in the
+            input's dtype, bit for bit.
         k: values per row, ``0 <= k <= M`` where ``M = x.shape[dim]``.
         dim: the axis the rows run along.
         largest: the ``k`` largest (default) or the ``k`` smallest (NaNs then come last).
@@ -266,9 +266,7 @@ def topk(
     Raises:
         ValueError: ``k < 0``, ``k > M``, ``M = 0``, an unknown ``algo``, a parameter the
             algorithm does not take, ``max_iter`` together with ``precision``.
-        TypeError: a dtype other than float32, float16 and bfloat16; a 16-bit input for an
-            algorithm that takes float32 only (``sim``, ``cuda``, a CUDA tensor); or
-            ``indices_dtype``.
+        TypeError: a dtype other than float32, float16 and bfloat16, or ``indices_dtype``.
         IndexError: ``dim`` out of range.
         rtopk.CudaUnavailableError: a GPU algorithm without a CUDA driver.
     """

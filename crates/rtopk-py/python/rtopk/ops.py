@@ -6,8 +6,9 @@ imported, before or after ``rtopk``). The op has
 
 * an implementation for CPU tensors (the Rust row-wise driver on a NumPy view of the tensor's
   storage, zero-copy; float32, float16 and bfloat16 — a bfloat16 tensor, which has no NumPy
-  view, is viewed as its int16 bit patterns) and CUDA tensors (the RTop-K CUDA kernel,
-  float32 only for now: a 16-bit CUDA tensor is a ``TypeError``, never upcast);
+  view, is viewed as its int16 bit patterns) and CUDA tensors (the RTop-K CUDA kernel, on
+  float32, float16 and bfloat16 alike: a 16-bit tensor is selected in its own type, never
+  upcast; values come back in it);
 * a fake implementation (``register_fake``): output shapes and dtypes from the input's, so
   ``torch.compile(fullgraph=True)`` traces a call without a graph break;
 * autograd (``register_autograd``): the gradient of ``values`` is scattered into zeros of the
@@ -39,9 +40,8 @@ _INDEX_DTYPES = {32: torch.int32, 64: torch.int64}
 # The names that run the CUDA kernel on a CUDA tensor; the launch itself checks max_iter and
 # precision (one native call per eager call: the request check costs as much as the launch).
 _GPU_ALGOS = ("auto", "cuda")
-_F32 = torch.float32
-# What the CPU path takes; the CUDA kernel takes float32 only (for now).
-_CPU_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+# What both paths take, and the CUDA launch's name for each.
+_DTYPE_NAMES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
 
 # The raw current stream without building a torch.cuda.Stream object (what torch.compile's
 # generated code calls too); the public spelling where a torch build lacks it.
@@ -65,36 +65,8 @@ def _dtype_name(x: Tensor) -> str:
 
 def _check_dtype(x: Tensor) -> None:
     """``TypeError`` for a dtype rtopk.topk never takes (float64, integers, ...)."""
-    if x.dtype not in _CPU_DTYPES:
+    if x.dtype not in _DTYPE_NAMES:
         raise TypeError(_native.unsupported_dtype(_dtype_name(x)))
-
-
-def _refuse_on_cuda(
-    x: Tensor,
-    algo: str,
-    m: int,
-    k: int,
-    max_iter: Optional[int],
-    precision: float,
-    index_bits: int,
-    with_iterations: bool,
-) -> None:
-    """Raises the library's ``TypeError`` for a 16-bit CUDA tensor (the kernel is float32-only
-    for now; nothing is upcast behind the caller's back), or its error for a bad request."""
-    _check_dtype(x)
-    name = _dtype_name(x)
-    advice = (
-        f"On a CUDA tensor: x.float() converts it to float32 on the GPU; x.cpu() selects it as "
-        f"{name} on the CPU"
-    )
-    try:
-        _native.check_request(
-            algo, "cuda", m, k, max_iter, precision, with_iterations, index_bits, name
-        )
-    except TypeError as e:
-        raise TypeError(f"{e}. {advice}") from None
-    # The library would take it, but cuda_topk's contract is float32 rows: never launch it.
-    raise TypeError(f"rtopk's CUDA launch takes float32 tensors only, got {name}. {advice}")
 
 
 def cpu_impl(
@@ -156,9 +128,9 @@ def cuda_impl(
     """A CUDA tensor: one launch of the RTop-K kernel on torch's current stream (see the
     module docstring for the contract). ``iterations`` is None unless asked for."""
     nd = x.dim()
-    if x.dtype != _F32:
-        m = x.shape[_topk.normalize_dim(dim, nd)]
-        _refuse_on_cuda(x, algo, m, k, max_iter, precision, index_bits, with_iterations)
+    dtype = _DTYPE_NAMES.get(x.dtype)
+    if dtype is None:
+        raise TypeError(_native.unsupported_dtype(_dtype_name(x)))
     last = dim == -1 or dim == nd - 1
     if last and nd > 0:
         rows = x
@@ -174,7 +146,9 @@ def cuda_impl(
     n = rows.numel() // m if m > 0 else 0
     if algo not in _GPU_ALGOS or not 0 <= k <= m or m == 0:
         # names other than the kernel's are refused, and bad k explained, by the library
-        _native.check_request(algo, "cuda", m, k, max_iter, precision, with_iterations, index_bits)
+        _native.check_request(
+            algo, "cuda", m, k, max_iter, precision, with_iterations, index_bits, dtype
+        )
     out_shape = (*batch, k)
     values = rows.new_empty(out_shape)
     indices = rows.new_empty(out_shape, dtype=_INDEX_DTYPES[index_bits])
@@ -196,6 +170,7 @@ def cuda_impl(
             0 if iterations is None else iterations.data_ptr(),
             current_stream(index),
             index,
+            dtype,
         )
     elif iterations is not None:
         iterations.zero_()  # k = 0: no search, 0 iterations (as the CPU driver reports)
@@ -269,8 +244,6 @@ def _topk_fake(
     _check_dtype(x)
     if isinstance(m, int) and isinstance(k, int):
         # The request is refused while tracing, with the eager call's exception.
-        if x.device.type == "cuda" and x.dtype != _F32:
-            _refuse_on_cuda(x, algo, m, k, max_iter, precision, index_bits, with_iterations)
         device = "cuda" if x.device.type == "cuda" else "cpu"
         _native.check_request(
             algo, device, m, k, max_iter, precision, with_iterations, index_bits, _dtype_name(x)

@@ -12,6 +12,7 @@ use plotters::prelude::*;
 
 use crate::bench::compare::{CompareReport, CompareRow, Regime};
 use crate::bench::cpu::BenchRow;
+use crate::dtype::Dtype;
 use crate::error::Error;
 
 /// One algorithm's bars in a panel.
@@ -327,15 +328,22 @@ fn ordered_groups(rows: &[&CompareRow]) -> Vec<String> {
     ordered(groups.iter().map(String::as_str))
 }
 
-/// The CPU benchmark's chart: per input, throughput and elements read per element.
+/// The CPU benchmark's chart: per input and element type, throughput and elements read per
+/// element.
 pub fn cpu_chart(rows: &[BenchRow]) -> Chart {
     let labels: Vec<String> = rows.iter().map(BenchRow::label).collect();
     let series = ordered(labels.iter().map(String::as_str));
-    let inputs = ordered(rows.iter().map(|r| r.input.as_str()));
+    // float32 panels keep the input's name alone, as before 16-bit inputs existed.
+    let input_of = |r: &BenchRow| match r.dtype {
+        Dtype::Float32 => r.input.clone(),
+        dtype => format!("{}, {dtype}", r.input),
+    };
+    let names: Vec<String> = rows.iter().map(input_of).collect();
+    let inputs = ordered(names.iter().map(String::as_str));
     let group = |r: &BenchRow| format!("{}×{} k={}", r.n, r.m, r.k);
     let mut panels = Vec::new();
     for input in &inputs {
-        let in_panel: Vec<&BenchRow> = rows.iter().filter(|r| &r.input == input).collect();
+        let in_panel: Vec<&BenchRow> = rows.iter().filter(|r| &input_of(r) == input).collect();
         let names: Vec<String> = in_panel.iter().map(|r| group(r)).collect();
         let groups = ordered(names.iter().map(String::as_str));
         let key = |r: &BenchRow| (r.label(), group(r));
@@ -456,6 +464,11 @@ mod tests {
             "writes_per_elem":0.05,"passes_per_row":1.0,"merges_per_row":0.0}]"#;
         let chart = from_json(rows).unwrap();
         assert_eq!(chart.panels[0].title, "normal · throughput", "old reports were normal");
+        let mut half = serde_json::from_str::<Vec<BenchRow>>(rows).unwrap();
+        half.push(BenchRow { dtype: Dtype::Bfloat16, ..half[0].clone() });
+        let titles: Vec<String> = cpu_chart(&half).panels.into_iter().map(|p| p.title).collect();
+        assert_eq!(titles[2], "normal, bfloat16 · throughput", "{titles:?}");
+        assert_eq!(titles.len(), 4, "{titles:?}");
         assert_eq!(chart.panels[0].groups, ["10×40 k=2"]);
         assert!(chart.to_svg().unwrap().contains("heap"));
         for bad in ["", "{}", "[1]", "nope"] {

@@ -2,32 +2,32 @@
 
 use ndarray::ArrayView2;
 use topk_ref::oracle::{canonical_indices, recall};
-use topk_ref::{Heap, Mode, Options, TopK};
+use topk_ref::{Element, Heap, Mode, Options, TopK, topk_rows};
 
-use crate::algorithm::{Algorithm, Selection, try_zeros};
+use crate::algorithm::{Selection, try_zeros};
 use crate::error::Error;
-use crate::rowwise::RowWise;
 
 /// Rows of heap's answer that are re-checked against the sort-based oracle.
 const ORACLE_SAMPLE_ROWS: usize = 16;
 /// Indices shown of a row that differs.
 const PREVIEW: usize = 12;
 
-/// The canonical top-k of every row of one input (largest mode, ascending index order).
+/// The canonical top-k of every row of one input of `f32`, `f16` or `bf16` (largest mode,
+/// ascending index order).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Reference {
+pub struct Reference<E: Element = f32> {
     /// The answer.
-    pub topk: TopK,
+    pub topk: TopK<E>,
     /// `true` when it is heap's answer (which passed the oracle sample), `false` when heap
     /// disagreed with the oracle and the whole reference is the oracle's.
     pub from_heap: bool,
 }
 
-impl Reference {
+impl<E: Element> Reference<E> {
     /// Heap's answer, after checking a sample of its rows against `topk_ref::oracle`; the
     /// oracle's (slow, but right) if heap fails that check.
-    pub fn new(x: ArrayView2<'_, f32>, k: usize) -> Result<Self, Error> {
-        let heap = RowWise::new(Heap).select(x, k, Options::default())?.topk;
+    pub fn new(x: ArrayView2<'_, E>, k: usize) -> Result<Self, Error> {
+        let heap = topk_rows(E::as_dyn(&Heap), x, k, Options::default())?;
         let n = x.nrows();
         let step = (n / ORACLE_SAMPLE_ROWS).max(1);
         let heap_ok = (0..n).step_by(step).all(|r| {
@@ -42,10 +42,10 @@ impl Reference {
 }
 
 /// The sort-based oracle's answer for every row.
-fn oracle(x: ArrayView2<'_, f32>, k: usize) -> Result<TopK, Error> {
+fn oracle<E: Element>(x: ArrayView2<'_, E>, k: usize) -> Result<TopK<E>, Error> {
     let n = x.nrows();
     let mut indices = try_zeros::<u32>(n, k, "reference indices")?;
-    let mut values = try_zeros::<f32>(n, k, "reference values")?;
+    let mut values = try_zeros::<E>(n, k, "reference values")?;
     for (r, row) in x.rows().into_iter().enumerate() {
         let row = row.to_vec();
         for (j, i) in canonical_indices(&row, k, Mode::Largest).into_iter().enumerate() {
@@ -60,11 +60,11 @@ fn oracle(x: ArrayView2<'_, f32>, k: usize) -> Result<TopK, Error> {
 /// algorithm; for an approximate one (`exact == false`), k distinct ascending in-range indices
 /// carrying the input's value bits. Returns the mean recall against the reference, or what is
 /// wrong.
-pub fn verify(
+pub fn verify<E: Element>(
     exact: bool,
-    x: ArrayView2<'_, f32>,
-    out: &Selection,
-    reference: &TopK,
+    x: ArrayView2<'_, E>,
+    out: &Selection<E>,
+    reference: &TopK<E>,
 ) -> Result<f64, String> {
     let out = &out.topk;
     let (n, m) = x.dim();
@@ -99,6 +99,7 @@ pub fn verify(
                 return Err(format!("row {r}: index {i} is out of range (M = {m})"));
             };
             if xv.to_bits() != v.to_bits() {
+                let (v, xv) = (v.to_f32(), xv.to_f32());
                 return Err(format!("row {r}: value at index {i} is {v}, the input holds {xv}"));
             }
         }
@@ -117,7 +118,9 @@ fn preview<'a>(it: impl Iterator<Item = &'a u32>) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use topk_ref::{Bisect, Family};
+    use crate::algorithm::Algorithm;
+    use crate::rowwise::RowWise;
+    use topk_ref::{Bisect, Family, bf16, f16};
 
     #[test]
     fn wrong_answers_are_caught() {
@@ -147,5 +150,33 @@ mod tests {
         // A wrong shape.
         let short = RowWise::new(Heap).select(x.view(), 4, Options::default()).unwrap();
         assert!(verify(true, x.view(), &short, &reference.topk).unwrap_err().contains("shape"));
+    }
+
+    /// A 16-bit reference is heap's answer on the 16-bit rows (ties among rounded values
+    /// included), and a value with the right number but the wrong bits (-0.0 for +0.0) is a
+    /// wrong answer.
+    fn sixteen_bit<E: crate::Float>() {
+        let x = Family::Ties.matrix(30, 45, 2).unwrap().mapv(|v| E::from_f32(v * 1e-3));
+        let reference = Reference::new(x.view(), 9).unwrap();
+        assert!(reference.from_heap);
+        let want = oracle(x.view(), 9).unwrap();
+        assert_eq!(reference.topk.indices, want.indices);
+        let bits = |t: &TopK<E>| t.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&reference.topk), bits(&want));
+        let algo = RowWise::generic(Bisect::exact());
+        let out = (&algo as &dyn Algorithm).select_as(x.view(), 9, Options::default()).unwrap();
+        assert_eq!(verify(true, x.view(), &out, &reference.topk), Ok(1.0));
+        let zeros = ndarray::Array2::from_elem((2, 5), E::from_f32(0.0));
+        let reference = Reference::new(zeros.view(), 2).unwrap();
+        let mut bad = Selection { topk: reference.topk.clone(), ..Selection::default() };
+        bad.topk.values[[1, 1]] = E::from_f32(-0.0);
+        let e = verify(true, zeros.view(), &bad, &reference.topk).unwrap_err();
+        assert!(e.contains("row 1: value at index 1"), "{e}");
+    }
+
+    #[test]
+    fn sixteen_bit_references_and_checks() {
+        sixteen_bit::<f16>();
+        sixteen_bit::<bf16>();
     }
 }

@@ -25,6 +25,7 @@ use crate::bench::check::Reference;
 use crate::bench::machine::{Machine, load_average, utc_now};
 use crate::bench::measure::{PerElement, measure};
 use crate::bench::{Observer, check_memory, check_reps};
+use crate::dtype::Dtype;
 use crate::error::Error;
 use crate::params::Params;
 use crate::registry;
@@ -274,7 +275,7 @@ pub fn plan(config: &CompareConfig) -> Result<Vec<Contender>, Error> {
     check_reps(config.reps, MIN_REPS)?;
     for s in shapes(config.quick) {
         for &k in &s.ks {
-            check_memory("comparison", s.n, s.m, k, true)?;
+            check_memory("comparison", (s.n, s.m, k), Dtype::Float32, true)?;
         }
     }
     contenders(config.algos.as_deref())

@@ -1,16 +1,23 @@
 //! The CPU benchmark (`rtopk bench cpu`): CPU algorithms row-wise on generated rows of any
-//! input family, or on the caller's own matrix; every algorithm is checked against an exact
-//! reference first, and a wrong answer is reported instead of a time.
+//! input family, or on the caller's own matrix, in `f32`, `f16` or `bf16`; every algorithm is
+//! checked against an exact reference first, and a wrong answer is reported instead of a time.
+//!
+//! Generated 16-bit rows are the family's `f32` rows rounded to the nearest value of the type
+//! (ties to even), so the three types time the same rows, as far as each type can hold them.
+
+use std::path::Path;
 
 use ndarray::{Array2, ArrayView2};
-use serde::{Deserialize, Serialize};
-use topk_ref::{ALGORITHM_NAMES, Family};
+use serde::{Deserialize, Deserializer, Serialize};
+use topk_ref::{ALGORITHM_NAMES, Element, Family, bf16, f16};
 
-use crate::algorithm::{Algorithm, Device};
+use crate::algorithm::{Algorithm, Device, dtype_not_supported};
 use crate::bench::check::Reference;
 use crate::bench::measure::{PerElement, measure};
 use crate::bench::{Observer, check_memory, check_reps};
+use crate::dtype::{Dtype, Float};
 use crate::error::Error;
+use crate::npy::{MatrixReader, read_matrix_as};
 use crate::params::Params;
 use crate::registry;
 
@@ -39,11 +46,118 @@ pub struct Shape {
     pub k: usize,
 }
 
+/// A matrix of `f32`, `f16` or `bf16`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Matrix {
+    /// `f32` rows.
+    F32(Array2<f32>),
+    /// `f16` rows.
+    F16(Array2<f16>),
+    /// `bf16` rows.
+    Bf16(Array2<bf16>),
+}
+
+/// A borrowed [`Matrix`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MatrixView<'a> {
+    /// `f32` rows.
+    F32(ArrayView2<'a, f32>),
+    /// `f16` rows.
+    F16(ArrayView2<'a, f16>),
+    /// `bf16` rows.
+    Bf16(ArrayView2<'a, bf16>),
+}
+
+impl Matrix {
+    /// The `(n, m)` rows of `family` under `seed` ([`Family::matrix`]) in `dtype`: drawn in
+    /// `f32`, then rounded to the nearest value of a 16-bit type (ties to even). Allocations
+    /// are fallible: a shape too large for memory is an error, not an abort.
+    pub fn generate(
+        family: Family,
+        (n, m): (usize, usize),
+        seed: u64,
+        dtype: Dtype,
+    ) -> Result<Self, Error> {
+        let drawn = family.matrix(n, m, seed)?;
+        Ok(match dtype {
+            Dtype::Float32 => Matrix::F32(drawn),
+            Dtype::Float16 => Matrix::F16(rounded(&drawn)?),
+            Dtype::Bfloat16 => Matrix::Bf16(rounded(&drawn)?),
+        })
+    }
+
+    /// The whole `(N, M)` matrix of the `.npy` file at `path`, in the file's type (`<f4`:
+    /// `f32`, `<f2`: `f16`); every other file is the reader's typed error.
+    pub fn read_npy(path: &Path) -> Result<Self, Error> {
+        match MatrixReader::open(path)?.dtype() {
+            Dtype::Float16 => Ok(Matrix::F16(read_matrix_as(path)?)),
+            // A bfloat16 file does not exist (no .npy dtype): the f32 read refuses anything
+            // but `<f4`.
+            Dtype::Float32 | Dtype::Bfloat16 => Ok(Matrix::F32(read_matrix_as(path)?)),
+        }
+    }
+
+    /// The matrix, borrowed.
+    pub fn view(&self) -> MatrixView<'_> {
+        match self {
+            Matrix::F32(x) => MatrixView::F32(x.view()),
+            Matrix::F16(x) => MatrixView::F16(x.view()),
+            Matrix::Bf16(x) => MatrixView::Bf16(x.view()),
+        }
+    }
+}
+
+impl<'a> MatrixView<'a> {
+    /// The element type.
+    pub fn dtype(&self) -> Dtype {
+        match self {
+            MatrixView::F32(_) => Dtype::Float32,
+            MatrixView::F16(_) => Dtype::Float16,
+            MatrixView::Bf16(_) => Dtype::Bfloat16,
+        }
+    }
+
+    /// The same view with a shorter lifetime (array views are invariant in theirs).
+    pub fn reborrow<'b>(self) -> MatrixView<'b>
+    where
+        'a: 'b,
+    {
+        match self {
+            MatrixView::F32(x) => MatrixView::F32(x.reborrow()),
+            MatrixView::F16(x) => MatrixView::F16(x.reborrow()),
+            MatrixView::Bf16(x) => MatrixView::Bf16(x.reborrow()),
+        }
+    }
+
+    /// `(N, M)`.
+    pub fn dim(&self) -> (usize, usize) {
+        match self {
+            MatrixView::F32(x) => x.dim(),
+            MatrixView::F16(x) => x.dim(),
+            MatrixView::Bf16(x) => x.dim(),
+        }
+    }
+}
+
+/// `x` rounded to the nearest value of `E`, allocated fallibly.
+fn rounded<E: Element>(x: &Array2<f32>) -> Result<Array2<E>, Error> {
+    let (n, m) = x.dim();
+    let mut data: Vec<E> = Vec::new();
+    data.try_reserve_exact(x.len()).map_err(|_| topk_ref::TopKError::TooLarge {
+        what: "input matrix",
+        n,
+        m,
+    })?;
+    data.extend(x.iter().map(|&v| E::from_f32(v)));
+    Array2::from_shape_vec((n, m), data)
+        .map_err(|_| topk_ref::TopKError::TooLarge { what: "input matrix", n, m }.into())
+}
+
 /// Where the rows come from.
 #[derive(Clone, Debug)]
 pub enum Source<'a> {
     /// Generated rows: every shape for every family, from `seed`
-    /// ([`Family::matrix`]: each row its own seeded stream).
+    /// ([`Family::matrix`]: each row its own seeded stream), in `dtype` ([`Matrix::generate`]).
     Generated {
         /// The input families.
         families: Vec<Family>,
@@ -51,16 +165,28 @@ pub enum Source<'a> {
         shapes: Vec<Shape>,
         /// The generator's seed.
         seed: u64,
+        /// The element type of the rows.
+        dtype: Dtype,
     },
     /// The caller's matrix (e.g. a user's `.npy`), with every `k` of `ks`.
     Matrix {
         /// What to call it in the report (a file name).
         label: String,
-        /// The rows.
-        x: ArrayView2<'a, f32>,
+        /// The rows, of any element type.
+        x: MatrixView<'a>,
         /// The k to run.
         ks: Vec<usize>,
     },
+}
+
+impl Source<'_> {
+    /// The element type of the rows.
+    pub fn dtype(&self) -> Dtype {
+        match self {
+            Source::Generated { dtype, .. } => *dtype,
+            Source::Matrix { x, .. } => x.dtype(),
+        }
+    }
 }
 
 /// What `rtopk bench cpu` runs.
@@ -84,6 +210,9 @@ pub struct BenchRow {
     /// `--dist` existed were all normal).
     #[serde(default = "normal")]
     pub input: String,
+    /// The element type of the input (reports from before 16-bit inputs were all float32).
+    #[serde(default = "float32", deserialize_with = "dtype_by_name")]
+    pub dtype: Dtype,
     /// Rows.
     pub n: usize,
     /// Row width.
@@ -131,6 +260,17 @@ fn normal() -> String {
     Family::Normal.name().to_string()
 }
 
+fn float32() -> Dtype {
+    Dtype::Float32
+}
+
+/// A [`Dtype`] from its name (`"float16"`).
+fn dtype_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<Dtype, D::Error> {
+    let name = String::deserialize(d)?;
+    Dtype::from_name(&name)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown dtype '{name}'")))
+}
+
 impl BenchRow {
     /// `bisect` or `bisect(max_iter=8)`.
     pub fn label(&self) -> String {
@@ -154,12 +294,17 @@ pub struct Contender {
 
 /// The algorithms `filter` names, in report order: topk-ref's (bisect followed by its
 /// early-stopping row), the simulator, the baselines. Without a filter: topk-ref's six, the
-/// early-stopping row, and the simulator on rows of at most 256.
-pub fn contenders(filter: Option<&[String]>) -> Result<Vec<Contender>, Error> {
+/// early-stopping row, and the simulator on rows of at most 256 — those of them that take
+/// `dtype` (the simulator takes `f32` only). A named algorithm that does not take `dtype` is
+/// [`Error::DtypeNotSupported`].
+pub fn contenders(filter: Option<&[String]>, dtype: Dtype) -> Result<Vec<Contender>, Error> {
     let cpu = registry::names_where(|c| c.device == Device::Cpu);
     if let Some(names) = filter {
         for name in names {
             match registry::lookup(name) {
+                Some(e) if e.caps.device == Device::Cpu && !e.caps.takes(dtype) => {
+                    return Err(dtype_not_supported(dtype, name));
+                }
                 Some(e) if e.caps.device == Device::Cpu => {}
                 Some(_) => {
                     return Err(Error::WrongDevice {
@@ -194,7 +339,7 @@ pub fn contenders(filter: Option<&[String]>) -> Result<Vec<Contender>, Error> {
             out.push(Contender { algo, max_iter: Some(EARLY_STOP_ITERS), max_m: usize::MAX });
         }
     }
-    if wanted("sim") {
+    if wanted("sim") && registry::lookup("sim").is_some_and(|e| e.caps.takes(dtype)) {
         let max_m = if named("sim") { usize::MAX } else { SIM_DEFAULT_MAX_M };
         out.push(Contender { max_m, ..plain("sim")? });
     }
@@ -215,8 +360,8 @@ struct Case<'a> {
 /// The rows of a case: generated when its turn comes (one input in memory at a time), or
 /// borrowed.
 enum Rows<'a> {
-    Generate { family: Family, n: usize, m: usize, seed: u64 },
-    Given(ArrayView2<'a, f32>),
+    Generate { family: Family, n: usize, m: usize, seed: u64, dtype: Dtype },
+    Given(MatrixView<'a>),
 }
 
 impl Case<'_> {
@@ -230,13 +375,13 @@ impl Case<'_> {
 
 fn cases<'a>(source: &Source<'a>) -> Vec<Case<'a>> {
     match source {
-        Source::Generated { families, shapes, seed } => families
+        Source::Generated { families, shapes, seed, dtype } => families
             .iter()
             .flat_map(|&family| {
                 shapes.iter().map(move |s| Case {
                     label: family.name().to_string(),
                     seed: Some(*seed),
-                    rows: Rows::Generate { family, n: s.n, m: s.m, seed: *seed },
+                    rows: Rows::Generate { family, n: s.n, m: s.m, seed: *seed, dtype: *dtype },
                     ks: vec![s.k],
                 })
             })
@@ -247,11 +392,13 @@ fn cases<'a>(source: &Source<'a>) -> Vec<Case<'a>> {
     }
 }
 
-/// Checks the whole run before anything is allocated: timed runs, shapes, k against the row
-/// width, and that every input with its reference and outputs fits this machine's memory.
+/// Checks the whole run before anything is allocated: timed runs, the algorithms against the
+/// element type, shapes, k against the row width, and that every input with its reference and
+/// outputs fits this machine's memory.
 pub fn plan<'a>(config: &CpuConfig<'a>) -> Result<Vec<Contender>, Error> {
     check_reps(config.reps, MIN_REPS)?;
-    let contenders = contenders(config.algos.as_deref())?;
+    let dtype = config.source.dtype();
+    let contenders = contenders(config.algos.as_deref(), dtype)?;
     for case in cases(&config.source) {
         let (n, m) = case.dim();
         if n == 0 {
@@ -264,7 +411,7 @@ pub fn plan<'a>(config: &CpuConfig<'a>) -> Result<Vec<Contender>, Error> {
         for &k in &case.ks {
             topk_ref::check_shape(m, k)?;
             let generated = matches!(case.rows, Rows::Generate { .. });
-            check_memory(&case.label, n, m, k, generated)?;
+            check_memory(&case.label, (n, m, k), dtype, generated)?;
         }
     }
     Ok(contenders)
@@ -285,33 +432,57 @@ pub fn run(
     observer.begin(cells as u64);
     let mut rows = Vec::new();
     for case in &cases {
-        let owned: Array2<f32>;
+        let owned: Matrix;
         let x = match case.rows {
-            Rows::Generate { family, n, m, seed } => {
-                owned = family.matrix(n, m, seed)?;
+            Rows::Generate { family, n, m, seed, dtype } => {
+                owned = Matrix::generate(family, (n, m), seed, dtype)?;
                 owned.view()
             }
-            Rows::Given(x) => x,
+            Rows::Given(x) => x.reborrow(),
         };
-        for &k in &case.ks {
-            let reference = Reference::new(x, k)?;
-            for c in contenders.iter().filter(|c| x.ncols() <= c.max_m) {
-                let row = bench_one(c, x, k, case, &reference, config.reps, observer)?;
-                observer.row(&row);
-                rows.push(row);
-            }
+        let cell = CaseRun { case, contenders: &contenders, reps: config.reps };
+        match x {
+            MatrixView::F32(x) => cell.run(x, observer, &mut rows)?,
+            MatrixView::F16(x) => cell.run(x, observer, &mut rows)?,
+            MatrixView::Bf16(x) => cell.run(x, observer, &mut rows)?,
         }
     }
     observer.end();
     Ok(rows)
 }
 
-fn bench_one(
+/// One input's cells: every k, every contender that takes its width.
+struct CaseRun<'c, 'a> {
+    case: &'c Case<'a>,
+    contenders: &'c [Contender],
+    reps: usize,
+}
+
+impl CaseRun<'_, '_> {
+    fn run<E: Float>(
+        &self,
+        x: ArrayView2<'_, E>,
+        observer: &mut dyn Observer<BenchRow>,
+        rows: &mut Vec<BenchRow>,
+    ) -> Result<(), Error> {
+        for &k in &self.case.ks {
+            let reference = Reference::new(x, k)?;
+            for c in self.contenders.iter().filter(|c| x.ncols() <= c.max_m) {
+                let row = bench_one(c, x, k, self.case, &reference, self.reps, observer)?;
+                observer.row(&row);
+                rows.push(row);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn bench_one<E: Float>(
     c: &Contender,
-    x: ArrayView2<'_, f32>,
+    x: ArrayView2<'_, E>,
     k: usize,
     case: &Case<'_>,
-    reference: &Reference,
+    reference: &Reference<E>,
     reps: usize,
     observer: &mut dyn Observer<BenchRow>,
 ) -> Result<BenchRow, Error> {
@@ -319,6 +490,7 @@ fn bench_one(
     let mut row = BenchRow {
         algo: c.algo.name().to_string(),
         input: case.label.clone(),
+        dtype: E::DTYPE,
         n,
         m,
         k,
@@ -339,13 +511,14 @@ fn bench_one(
         passes_per_row: None,
         merges_per_row: None,
     };
-    observer.cell(&format!("{} {n}×{m} k={k} {}", row.input, row.label()));
+    observer.cell(&format!("{} {} {n}×{m} k={k} {}", row.input, row.dtype, row.label()));
     let measured = measure(c.algo.as_ref(), x, k, &reference.topk, |_| reps)?;
     if let Some(why) = measured.error {
         observer.wrong_answer(&format!(
-            "from {} on {} ({n}, {m}), k = {k}: {why}",
+            "from {} on {} {} ({n}, {m}), k = {k}: {why}",
             row.label(),
-            row.input
+            row.input,
+            row.dtype
         ));
         row.error = Some(why);
         return Ok(row);
@@ -371,7 +544,10 @@ fn bench_one(
 
 /// The labels of the rows with wrong answers.
 pub fn wrong_answers(rows: &[BenchRow]) -> Vec<String> {
-    rows.iter().filter(|r| !r.verified).map(|r| format!("{} ({})", r.label(), r.input)).collect()
+    rows.iter()
+        .filter(|r| !r.verified)
+        .map(|r| format!("{} ({} {})", r.label(), r.input, r.dtype))
+        .collect()
 }
 
 #[cfg(test)]
@@ -379,8 +555,12 @@ mod tests {
     use super::*;
 
     fn names(filter: Option<&[&str]>) -> Result<Vec<String>, Error> {
+        names_for(filter, Dtype::Float32)
+    }
+
+    fn names_for(filter: Option<&[&str]>, dtype: Dtype) -> Result<Vec<String>, Error> {
         let owned: Option<Vec<String>> = filter.map(|f| f.iter().map(|s| s.to_string()).collect());
-        Ok(contenders(owned.as_deref())?
+        Ok(contenders(owned.as_deref(), dtype)?
             .iter()
             .map(|c| match c.max_iter {
                 Some(it) => format!("{}({it})", c.algo.name()),
@@ -401,15 +581,35 @@ mod tests {
         assert!(matches!(e, Error::WrongDevice { .. }) && e.to_string().contains("CPU"), "{e}");
         let e = names(Some(&["nope"])).unwrap_err();
         assert!(matches!(e, Error::UnknownAlgorithm { .. }) && !e.to_string().contains("cuda"));
-        let sim = contenders(Some(&["sim".to_string()])).unwrap();
+        let sim = contenders(Some(&["sim".to_string()]), Dtype::Float32).unwrap();
         assert_eq!(sim[0].max_m, usize::MAX);
-        let default_sim = contenders(None).unwrap().pop().unwrap();
+        let default_sim = contenders(None, Dtype::Float32).unwrap().pop().unwrap();
         assert_eq!(default_sim.max_m, SIM_DEFAULT_MAX_M);
+        // 16-bit rows: the defaults that take the type; a named algorithm that does not is
+        // refused (whatever the registry's table says today).
+        for dtype in [Dtype::Float16, Dtype::Bfloat16] {
+            let takes = |name: &str| registry::lookup(name).is_some_and(|e| e.caps.takes(dtype));
+            let want: Vec<&String> =
+                all.iter().filter(|n| takes(n.split('(').next().unwrap())).collect();
+            assert_eq!(names_for(None, dtype).unwrap().iter().collect::<Vec<_>>(), want);
+            assert!(want.len() >= 7, "topk-ref's six and early stopping take {dtype}");
+            assert_eq!(names_for(Some(&["air", "sort"]), dtype).unwrap(), ["air", "sort"]);
+            for e in registry::ALGORITHMS.iter().filter(|e| e.caps.device == Device::Cpu) {
+                match names_for(Some(&["bisect", e.name]), dtype) {
+                    Ok(_) => assert!(e.caps.takes(dtype), "{}", e.name),
+                    Err(err) => {
+                        assert!(!e.caps.takes(dtype), "{}: {err}", e.name);
+                        assert!(matches!(err, Error::DtypeNotSupported { .. }), "{err}");
+                        assert!(err.is_user_error() && err.to_string().contains(dtype.name()));
+                    }
+                }
+            }
+        }
     }
 
     fn config(shapes: Vec<Shape>, families: Vec<Family>, algos: &[&str]) -> CpuConfig<'static> {
         CpuConfig {
-            source: Source::Generated { families, shapes, seed: 3 },
+            source: Source::Generated { families, shapes, seed: 3, dtype: Dtype::Float32 },
             algos: Some(algos.iter().map(|s| s.to_string()).collect()),
             reps: MIN_REPS,
         }
@@ -436,23 +636,93 @@ mod tests {
         for key in ["algo", "input", "n", "m", "k", "median_ms", "verified", "reads_per_elem"] {
             assert!(json[0].get(key).is_some(), "{key}");
         }
+        assert_eq!(json[0]["dtype"], "float32");
         assert!(json[0].get("error").is_none());
-        let back: Vec<BenchRow> = serde_json::from_value(json).unwrap();
+        let back: Vec<BenchRow> = serde_json::from_value(json.clone()).unwrap();
         assert_eq!(back, rows);
+        // Reports from before 16-bit inputs have no dtype: float32.
+        let mut old = json[0].clone();
+        old.as_object_mut().unwrap().remove("dtype");
+        assert_eq!(serde_json::from_value::<BenchRow>(old).unwrap(), rows[0]);
+        let mut bad = json[0].clone();
+        bad["dtype"] = "float64".into();
+        let e = serde_json::from_value::<BenchRow>(bad).unwrap_err();
+        assert!(e.to_string().contains("unknown dtype 'float64'"), "{e}");
+    }
+
+    #[test]
+    fn sixteen_bit_rows_are_the_f32_rows_rounded() {
+        let shape = Shape { n: 33, m: 70, k: 9 };
+        let drawn = Family::Normal.matrix(33, 70, 3).unwrap();
+        for dtype in [Dtype::Float16, Dtype::Bfloat16] {
+            let source = Source::Generated {
+                families: vec![Family::Normal, Family::NanInf],
+                shapes: vec![shape],
+                seed: 3,
+                dtype,
+            };
+            let cfg = CpuConfig { source, algos: None, reps: MIN_REPS };
+            let rows = run(&cfg, &mut ()).unwrap();
+            // The default contenders that take the type, on each family.
+            assert_eq!(rows.len(), 2 * contenders(None, dtype).unwrap().len());
+            assert!(rows.len() >= 14, "topk-ref's six and early stopping");
+            assert!(wrong_answers(&rows).is_empty(), "{:?}", wrong_answers(&rows));
+            assert!(rows.iter().all(|r| r.dtype == dtype));
+            let json = serde_json::to_value(&rows).unwrap();
+            assert_eq!(json[0]["dtype"], dtype.name());
+            assert_eq!(serde_json::from_value::<Vec<BenchRow>>(json).unwrap(), rows);
+            let m = Matrix::generate(Family::Normal, (33, 70), 3, dtype).unwrap();
+            assert_eq!(m.view().dtype(), dtype);
+            assert_eq!(m.view().dim(), (33, 70));
+            let want = match dtype {
+                Dtype::Float16 => Matrix::F16(drawn.mapv(f16::from_f32)),
+                _ => Matrix::Bf16(drawn.mapv(bf16::from_f32)),
+            };
+            assert_eq!(m, want);
+        }
+    }
+
+    #[test]
+    fn npy_files_are_read_in_their_own_type() {
+        use crate::npy::{NpyDtype, NpyWriter};
+        let dir = tempfile::tempdir().unwrap();
+        let drawn = Family::Uniform.matrix(6, 10, 1).unwrap();
+        let write = |name: &str, npy, put: &dyn Fn(&mut NpyWriter<Vec<u8>>)| {
+            let mut w = NpyWriter::new(Vec::new(), npy, &[6, 10]).unwrap();
+            put(&mut w);
+            let path = dir.path().join(name);
+            std::fs::write(&path, w.finish().unwrap()).unwrap();
+            path
+        };
+        let halves = drawn.mapv(f16::from_f32);
+        let h = write("h.npy", NpyDtype::F2, &|w| w.write_values(halves.iter().copied()).unwrap());
+        assert_eq!(Matrix::read_npy(&h).unwrap(), Matrix::F16(halves.clone()));
+        let x = write("x.npy", NpyDtype::F4, &|w| w.write_values(drawn.iter().copied()).unwrap());
+        assert_eq!(Matrix::read_npy(&x).unwrap(), Matrix::F32(drawn.clone()));
+        let i = write("i.npy", NpyDtype::I8, &|w| w.write_i64(0..60).unwrap());
+        let e = Matrix::read_npy(&i).unwrap_err();
+        assert!(matches!(e, Error::NpyDtype { .. }) && e.is_user_error(), "{e}");
+        let matrix = Matrix::F16(halves);
+        let source = Source::Matrix { label: "h.npy".into(), x: matrix.view(), ks: vec![3] };
+        assert_eq!(source.dtype(), Dtype::Float16);
+        let cfg = CpuConfig { source, algos: Some(vec!["bisect".into()]), reps: MIN_REPS };
+        let rows = run(&cfg, &mut ()).unwrap();
+        assert!(rows.iter().all(|r| r.verified && r.dtype == Dtype::Float16 && r.input == "h.npy"));
     }
 
     #[test]
     fn the_callers_matrix_is_an_input() {
         let x = Family::Uniform.matrix(20, 64, 9).unwrap();
+        let x = MatrixView::F32(x.view());
         let cfg = CpuConfig {
-            source: Source::Matrix { label: "x.npy".into(), x: x.view(), ks: vec![0, 1, 64] },
+            source: Source::Matrix { label: "x.npy".into(), x, ks: vec![0, 1, 64] },
             algos: Some(vec!["radix".into()]),
             reps: MIN_REPS,
         };
         let rows = run(&cfg, &mut ()).unwrap();
         assert_eq!(rows.iter().map(|r| r.k).collect::<Vec<_>>(), [0, 1, 64]);
         assert!(rows.iter().all(|r| r.verified && r.input == "x.npy" && r.seed.is_none()));
-        let source = Source::Matrix { label: "x.npy".into(), x: x.view(), ks: vec![65] };
+        let source = Source::Matrix { label: "x.npy".into(), x, ks: vec![65] };
         let bad = CpuConfig { source, ..cfg };
         assert!(matches!(plan(&bad), Err(Error::TopK(topk_ref::TopKError::KTooLarge { .. }))));
     }

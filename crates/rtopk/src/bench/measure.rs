@@ -8,6 +8,7 @@ use topk_ref::{Options, TopK, WorkCounters};
 
 use crate::algorithm::{Algorithm, Selection};
 use crate::bench::check::verify;
+use crate::dtype::Float;
 use crate::error::Error;
 
 /// What one cell measured.
@@ -35,20 +36,20 @@ impl Measurement {
     }
 }
 
-/// Runs `algo` once on `x` and checks the answer against `reference`; if it is right, runs it
+/// Runs `algo` once on `x` (of `f32`, `f16` or `bf16`) and checks the answer against `reference`; if it is right, runs it
 /// `reps(checked run's ms)` more times and records those times. The output buffers of the
 /// checked run are reused, so the timing is of the selection, not of page-faulting fresh
 /// outputs (a GPU kernel, too, writes into preallocated buffers).
-pub(crate) fn measure(
+pub(crate) fn measure<E: Float>(
     algo: &dyn Algorithm,
-    x: ArrayView2<'_, f32>,
+    x: ArrayView2<'_, E>,
     k: usize,
-    reference: &TopK,
+    reference: &TopK<E>,
     reps: impl FnOnce(f64) -> usize,
 ) -> Result<Measurement, Error> {
     let mut out = Selection::default();
     let t0 = Instant::now();
-    algo.select_into(x, k, Options::default(), &mut out)?;
+    algo.select_as_into(x, k, Options::default(), &mut out)?;
     let checked_ms = t0.elapsed().as_secs_f64() * 1e3;
     let recall = match verify(algo.is_exact(), x, &out, reference) {
         Ok(recall) => recall,
@@ -62,7 +63,7 @@ pub(crate) fn measure(
     })?;
     for _ in 0..reps {
         let t0 = Instant::now();
-        algo.select_into(x, k, Options::default(), &mut out)?;
+        algo.select_as_into(x, k, Options::default(), &mut out)?;
         times_ms.push(t0.elapsed().as_secs_f64() * 1e3);
     }
     times_ms.sort_by(f64::total_cmp);

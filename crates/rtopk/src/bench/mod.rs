@@ -24,6 +24,7 @@ pub use check::{Reference, verify};
 pub use measure::PerElement;
 pub use progress::{Observer, TerminalProgress};
 
+use crate::dtype::Dtype;
 use crate::error::Error;
 
 /// Most timed runs of one cell: more would only take time (and memory for the times).
@@ -41,24 +42,27 @@ pub(crate) fn check_reps(reps: usize, min: usize) -> Result<(), Error> {
     Err(topk_ref::TopKError::InvalidParameter { name: "reps", reason }.into())
 }
 
-/// Refuses a cell whose data cannot fit this machine's memory (RAM and swap): an `(n, m)`
-/// float32 input when `generated`, the `(n, k)` reference and output (values and indices) and
-/// the `(n,)` iteration counts. Arithmetic is in `u128`, saturating, so no shape overflows.
+/// Refuses a cell whose data cannot fit this machine's memory (RAM and swap): when
+/// `generated`, the `(n, m)` input as drawn (float32) plus its `dtype` copy (for a 16-bit
+/// type); the `(n, k)` reference and output (values of `dtype` and indices) and the `(n,)`
+/// iteration counts. Arithmetic is in `u128`, saturating, so no shape overflows.
 pub(crate) fn check_memory(
     label: &str,
-    n: usize,
-    m: usize,
-    k: usize,
+    (n, m, k): (usize, usize, usize),
+    dtype: Dtype,
     generated: bool,
 ) -> Result<(), Error> {
     let (n, m, k) = (n as u128, m as u128, k as u128);
-    let input = if generated { n.saturating_mul(m).saturating_mul(4) } else { 0 };
-    let outputs = n.saturating_mul(k).saturating_mul(16).saturating_add(n.saturating_mul(4));
+    let size = dtype.size() as u128;
+    let drawn = if dtype == Dtype::Float32 { size } else { 4 + size };
+    let input = if generated { n.saturating_mul(m).saturating_mul(drawn) } else { 0 };
+    let outputs =
+        n.saturating_mul(k).saturating_mul(2 * (4 + size)).saturating_add(n.saturating_mul(4));
     let needed = input.saturating_add(outputs);
     match machine::memory_bytes() {
         Some(available) if needed > available => Err(Error::NotEnoughMemory {
             what: format!(
-                "the benchmark on {label} rows of shape ({n}, {m}) with k = {k} (float32 input, \
+                "the benchmark on {label} rows of shape ({n}, {m}) with k = {k} ({dtype} input, \
                  reference and outputs)"
             ),
             needed,
@@ -77,13 +81,23 @@ mod tests {
         assert!(check_reps(5, 5).is_ok() && check_reps(MAX_REPS, 3).is_ok());
         assert!(check_reps(4, 5).unwrap_err().to_string().contains("at least 5"));
         assert!(check_reps(MAX_REPS + 1, 3).unwrap_err().to_string().contains("at most"));
-        assert!(check_memory("normal", 1000, 1000, 10, true).is_ok());
-        if machine::memory_bytes().is_some() {
-            let e = check_memory("normal", 1 << 40, 256, 8, true).unwrap_err();
+        for dtype in Dtype::ALL {
+            assert!(check_memory("normal", (1000, 1000, 10), dtype, true).is_ok());
+        }
+        if let Some(available) = machine::memory_bytes() {
+            let e = check_memory("normal", (1 << 40, 256, 8), Dtype::Float32, true).unwrap_err();
             let text = e.to_string();
             assert!(text.contains("1099511627776, 256") && text.contains("PiB"), "{text}");
+            assert!(text.contains("float32 input"), "{text}");
             assert!(e.is_user_error());
-            assert!(check_memory("x", usize::MAX, usize::MAX, usize::MAX, false).is_err());
+            let huge = (usize::MAX, usize::MAX, usize::MAX);
+            assert!(check_memory("x", huge, Dtype::Float16, false).is_err());
+            // A generated 16-bit input is drawn in float32 first: 6 bytes per element at the
+            // peak, where a float32 input needs 4.
+            let n = usize::try_from(available / 5 / 1024).unwrap_or(usize::MAX);
+            assert!(check_memory("x", (n, 1024, 0), Dtype::Float32, true).is_ok());
+            let e = check_memory("x", (n, 1024, 0), Dtype::Bfloat16, true).unwrap_err();
+            assert!(e.to_string().contains("bfloat16 input"), "{e}");
         }
     }
 }

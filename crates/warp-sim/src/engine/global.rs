@@ -1,8 +1,10 @@
 //! Global memory: writable buffers with a shadow per element ([`Global`]), and read-only
 //! inputs ([`Source`]: a slice, or values made from their address on the fly).
 //!
-//! Elements are 32-bit words (`f32` as its bits). A buffer has a length — what a bounds check
-//! uses — and holds the elements of one window `base .. base + held`: a launch that simulates
+//! Elements are 4 or 2 bytes wide (`f32`, or a 16-bit float), each held in a 32-bit word: its
+//! bits, zero-extended; a store to a buffer of 2-byte elements writes the value's low 16 bits,
+//! as a 16-bit store does ([`Global::with_elem_bytes`]). A buffer has a length — what a bounds
+//! check uses — and holds the elements of one window `base .. base + held`: a launch that simulates
 //! only some blocks of a grid holds only their rows, however large the grid
 //! ([`Global::window`]). A buffer (or input) may say which rows its elements belong to
 //! ([`Global::with_rows`]): an access to a row the accessing warp does not own is a
@@ -37,6 +39,14 @@ pub struct Global {
     flags: Vec<u8>,
     row_len: Option<u64>,
     write_once: bool,
+    /// Bytes per element: 4, or 2 (a store keeps the value's low 16 bits).
+    elem_bytes: u32,
+}
+
+/// The bits an element of `bytes` bytes keeps of a 32-bit word.
+#[inline]
+fn elem_mask(bytes: u32) -> u32 {
+    if bytes == 2 { 0xffff } else { u32::MAX }
 }
 
 /// What a global load found.
@@ -132,6 +142,7 @@ impl Global {
             flags: filled(n, 0).ok_or_else(too_large)?,
             row_len: None,
             write_once: false,
+            elem_bytes: 4,
         })
     }
 
@@ -149,6 +160,7 @@ impl Global {
             flags: vec![0; n],
             row_len: None,
             write_once: false,
+            elem_bytes: 4,
         }
     }
 
@@ -161,6 +173,18 @@ impl Global {
     pub fn with_rows(mut self, row_len: u64) -> Self {
         self.row_len = (row_len > 0).then_some(row_len);
         self
+    }
+
+    /// The same buffer of elements of `bytes` bytes: 2 (a 16-bit float; stores keep the low 16
+    /// bits of the value) or 4 (anything else is taken for 4).
+    pub fn with_elem_bytes(mut self, bytes: u32) -> Self {
+        self.elem_bytes = if bytes == 2 { 2 } else { 4 };
+        self
+    }
+
+    /// Bytes per element (4, or 2).
+    pub fn elem_bytes(&self) -> u32 {
+        self.elem_bytes
     }
 
     /// Whether each element is written at most once per launch (a second write is reported).
@@ -298,6 +322,7 @@ impl Global {
                 return GlobalWrite { out_of_bounds, unmapped, ..GlobalWrite::default() };
             }
         };
+        let value = value & elem_mask(self.elem_bytes);
         let mut w = GlobalWrite::default();
         if checks {
             let last = self.writer[i];
@@ -325,14 +350,14 @@ impl Global {
     ) -> Result<u32, (bool, bool)> {
         let i = self.slot(idx)?;
         let old = self.data[i];
-        self.data[i] = f(old);
+        self.data[i] = f(old) & elem_mask(self.elem_bytes);
         self.flags[i] = WRITTEN;
         self.writer[i] = 0;
         Ok(old)
     }
 }
 
-/// A read-only input in global memory: the kernel's `const float* x`.
+/// A read-only input in global memory: the kernel's `const float* x` (or `const __half* x`).
 pub trait Source {
     /// Elements.
     fn len(&self) -> u64;
@@ -340,10 +365,15 @@ pub trait Source {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// The word at `i < len()`.
+    /// The bits of element `i < len()` (zero-extended from 2-byte elements).
     fn word(&self, i: u64) -> u32;
     /// The rows' length, when the input is a matrix of rows (ownership: see the module).
     fn row_len(&self) -> Option<u64>;
+    /// Bytes per element: 4 (the default), or 2. A 16-byte load reads `16 / elem_bytes`
+    /// elements ([`crate::engine::Warp::ld_input_v4`], [`crate::engine::Warp::ld_input_v8`]).
+    fn elem_bytes(&self) -> u32 {
+        4
+    }
 }
 
 impl std::fmt::Debug for dyn Source + '_ {
@@ -376,6 +406,39 @@ impl Source for SliceSource<'_> {
     }
     fn row_len(&self) -> Option<u64> {
         (self.row_len > 0).then_some(self.row_len)
+    }
+}
+
+/// An input of elements held one per 32-bit word, `elem_bytes` (4 or 2) wide: what an earlier
+/// launch wrote to a [`Global`], read by the next launch as its input.
+#[derive(Clone, Copy, Debug)]
+pub struct WordSource<'a> {
+    words: &'a [u32],
+    row_len: u64,
+    elem_bytes: u32,
+}
+
+impl<'a> WordSource<'a> {
+    /// `words`, elements of `elem_bytes` bytes (2, or else 4), in rows of `row_len` (0: no
+    /// rows).
+    pub fn new(words: &'a [u32], row_len: u64, elem_bytes: u32) -> Self {
+        Self { words, row_len, elem_bytes: if elem_bytes == 2 { 2 } else { 4 } }
+    }
+}
+
+impl Source for WordSource<'_> {
+    fn len(&self) -> u64 {
+        self.words.len() as u64
+    }
+    #[inline]
+    fn word(&self, i: u64) -> u32 {
+        self.words[i as usize] & elem_mask(self.elem_bytes)
+    }
+    fn row_len(&self) -> Option<u64> {
+        (self.row_len > 0).then_some(self.row_len)
+    }
+    fn elem_bytes(&self) -> u32 {
+        self.elem_bytes
     }
 }
 
@@ -448,6 +511,21 @@ mod tests {
         g.set_write_once(true);
         assert!(!g.write(1, 4, false, &who(0, 0), true).rewritten);
         assert!(g.write(1, 5, false, &who(0, 0), true).rewritten);
+    }
+
+    #[test]
+    fn two_byte_buffers_keep_the_low_half_of_a_store() {
+        let mut g = Global::zeroed("out_val", 2).unwrap().with_elem_bytes(2);
+        assert_eq!(g.elem_bytes(), 2);
+        g.write(0, 0x1234_fc00, false, &who(0, 0), true);
+        assert!(!g.write(1, 0x8000, false, &who(1, 0), true).race);
+        assert_eq!(g.data(), &[0xfc00, 0x8000]);
+        let src = WordSource::new(&[0xdead_7e01, 3], 1, 2);
+        assert_eq!(
+            (src.word(0), src.word(1), src.elem_bytes(), src.row_len()),
+            (0x7e01, 3, 2, Some(1))
+        );
+        assert_eq!(WordSource::new(&[0xdead_7e01], 0, 4).word(0), 0xdead_7e01);
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub mod warp;
 pub use block::DEFAULT_KEPT_DIAGNOSTICS;
 pub use diag::{DiagKind, DiagPolicy, Diagnostic, Op};
 pub use error::SimError;
-pub use global::{Global, SliceSource, Source, VirtualSource};
+pub use global::{Global, SliceSource, Source, VirtualSource, WordSource};
 pub use lanes::{FULL_MASK, Lanes, WARP_SIZE, lanes_below, lanes_of};
 pub use machine::{Grid, Machine, Rows};
 pub use schedule::Schedule;

@@ -787,7 +787,8 @@ impl<'c> Warp<'c> {
         }
     }
 
-    /// `var = src[addr]` from a read-only input, in the active lanes.
+    /// `var = src[addr]` from a read-only input, in the active lanes: one element of the
+    /// input's width (a 4-byte or a 2-byte load; the value zero-extended).
     pub async fn ld_input(
         &mut self,
         src: &dyn Source,
@@ -821,8 +822,8 @@ impl<'c> Warp<'c> {
         Ok(out)
     }
 
-    /// A 16-byte load of 4 consecutive input words from `addr` (a `float4`), in the active
-    /// lanes: an address that is not a multiple of 4 words is a
+    /// A 16-byte load of 4 consecutive 4-byte input elements from `addr` (a `float4`), in the
+    /// active lanes: an address that is not a multiple of 4 elements is a
     /// [`DiagKind::MisalignedAccess`] (the hardware faults; the values are poisoned).
     pub async fn ld_input_v4(
         &mut self,
@@ -830,7 +831,36 @@ impl<'c> Warp<'c> {
         addr: &Lanes<u64>,
         label: &'static str,
     ) -> Result<[Lanes<u32>; 4], SimError> {
-        let misaligned = lanes_where(self.active, |l| addr.lane(l) % 4 != 0);
+        self.ld_input_vec(src, addr, label).await
+    }
+
+    /// A 16-byte load of 8 consecutive 2-byte input elements from `addr` (a `uint4` of four
+    /// `__half2`), in the active lanes: an address that is not a multiple of 8 elements is a
+    /// [`DiagKind::MisalignedAccess`] (the values are poisoned).
+    pub async fn ld_input_v8(
+        &mut self,
+        src: &dyn Source,
+        addr: &Lanes<u64>,
+        label: &'static str,
+    ) -> Result<[Lanes<u32>; 8], SimError> {
+        self.ld_input_vec(src, addr, label).await
+    }
+
+    /// A 16-byte load of `N` elements of the input's width (`N * elem_bytes == 16`, else the
+    /// kernel reads the input as a type it is not: an error), aligned to 16 bytes.
+    async fn ld_input_vec<const N: usize>(
+        &mut self,
+        src: &dyn Source,
+        addr: &Lanes<u64>,
+        label: &'static str,
+    ) -> Result<[Lanes<u32>; N], SimError> {
+        if N as u64 * u64::from(src.elem_bytes()) != 16 {
+            return Err(SimError::InvalidLaunch(format!(
+                "`{label}`: a 16-byte load of {N} elements from an input of {}-byte elements",
+                src.elem_bytes()
+            )));
+        }
+        let misaligned = lanes_where(self.active, |l| addr.lane(l) % N as u64 != 0);
         if misaligned != 0 {
             let first = addr.lane(misaligned.trailing_zeros() as usize);
             self.report(
@@ -841,7 +871,7 @@ impl<'c> Warp<'c> {
                 Some(first),
             )?;
         }
-        let mut out = [Lanes::splat(0u32); 4];
+        let mut out = [Lanes::splat(0u32); N];
         for (q, o) in out.iter_mut().enumerate() {
             let at = addr.map(|a| a.wrapping_add(q as u64));
             *o = self.ld_input(src, &at, label).await?.poisoned(misaligned);

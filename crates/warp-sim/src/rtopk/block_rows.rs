@@ -2,18 +2,21 @@
 //! `rtopk_block_rows_narrow`, one block per row — 32 keys per thread in registers, the next
 //! `cached` in shared memory, the rest re-keyed from the input on each pass; block sums and
 //! prefixes through per-warp slots and `__syncthreads`; in the narrowing kernel the block's
-//! candidates handed to its first warp, which finishes alone.
+//! candidates handed to its first warp, which finishes alone. A 16-bit row's block holds its
+//! elements' own 16-bit keys where an f32 row's holds f32 keys (`load_block_keys16`,
+//! `own_key`; docs/kernel.md, "16-bit rows").
 
 use crate::engine::error::SimError;
 use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
+use crate::rtopk::args::KernelArgs;
 use crate::rtopk::args::{BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_STAGE};
-use crate::rtopk::load::load_row;
+use crate::rtopk::load::{load_halves, load_row};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
     copy_candidates, finish_candidates, take_candidates, trace_cut, write_iterations,
 };
-use crate::rtopk::order::{check_keys, order_key};
+use crate::rtopk::order::{ElemType, check_keys, key16_of_ordered, own_key};
 use crate::rtopk::params::{Params, place_row};
 use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words};
 use crate::rtopk::search::{Exit, search_threshold};
@@ -23,7 +26,7 @@ use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_ch
 /// `s_partial[64 ..]` (apart from the block sums' slots).
 async fn block_range(
     w: &mut Warp<'_>,
-    a: &crate::rtopk::args::KernelArgs,
+    a: &KernelArgs,
     lane_min: &Lanes<u32>,
     lane_max: &Lanes<u32>,
 ) -> Result<(u32, u32), SimError> {
@@ -64,7 +67,7 @@ async fn block_range(
 /// places them), then `__syncthreads()` hands them to the first warp.
 async fn narrow_row(
     w: &mut Warp<'_>,
-    a: &crate::rtopk::args::KernelArgs,
+    a: &KernelArgs,
     row: &BlockRow<'_>,
     cand: u32,
 ) -> Result<(), SimError> {
@@ -72,7 +75,7 @@ async fn narrow_row(
     let (before, _total) = block_prefix(w, &own, block_smem::CHUNK).await?;
     let first = w.thread_idx().map(|t| BLOCK_EPL as u32 * t);
     let at = before.map(|b| cand.wrapping_add(b));
-    copy_candidates(w, &row.keys, &row.ge_last, &first, &at, BLOCK_CAND_CAP as u32).await?;
+    copy_candidates(w, row, &row.ge_last, &first, &at, BLOCK_CAND_CAP as u32).await?;
     if !a.has(Mutant::BlockNarrowMissingBarrier) {
         w.syncthreads("narrow_row: __syncthreads()").await?;
     }
@@ -98,8 +101,9 @@ async fn load_rest(
         let addr =
             w.add_u64(&Lanes::splat(row.row_off), &i.map(u64::from), "load_row: row_in + i")?;
         let v = w.ld_input(p.x, &addr, "load_row: row_in[i]").await?;
-        let key = v.map(|v| order_key(&p.a, f32::from_bits(v), row.sign));
-        check_keys(w, p.a.mode, &v, &key, inside.mask(), "load_row: order_key is SPEC §1's key")?;
+        let key = v.map(|v| own_key(&p.a, p.elem, v, row.sign));
+        let label = "load_row: own_key is SPEC §1's key";
+        check_keys(w, p.a.mode, p.elem, &v, &key, inside.mask(), label)?;
         let cached = i.map(|i| i - row.in_regs < row.cached);
         let s2 = w.push_active(&cached, "load_row: i - in_regs < cached")?;
         let at = i.map(|i| block_smem::KEYS + i - row.in_regs);
@@ -117,6 +121,33 @@ async fn load_rest(
         base += bd;
     }
     Ok(())
+}
+
+/// `load_block_keys16`: stage 1 of a 16-bit block row — the thread's `BLOCK_EPL` elements
+/// (16-byte loads of 8 where the row allows) as their own 16-bit keys (padding: key 0);
+/// returns the thread's min key over those inside the row and its max key.
+async fn load_block_keys16(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    p: &Params<'_>,
+    row_off: &Lanes<u64>,
+    keys: &mut [Lanes<u32>],
+    first: &Lanes<u32>,
+) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
+    let halves = load_halves(w, a, p.x, row_off, first, keys.len(), p.vec4).await?;
+    let (elem, m, largest) = (p.elem, a.m as u32, a.sign() > 0.0);
+    let flip = if largest { 0 } else { 0x8000 };
+    let mut lo = Lanes::splat(u32::MAX);
+    let mut hi = Lanes::splat(0u32);
+    for (j, (key, bits)) in keys.iter_mut().zip(&halves).enumerate() {
+        let valid = first.map(|f| f.saturating_add(j as u32) < m);
+        *key =
+            bits.zip(&valid, |b, v| if v { key16_of_ordered(elem, b ^ flip, largest) } else { 0 });
+        lo = Lanes::select(&valid, &lo.zip(key, u32::min), &lo);
+        hi = hi.zip(key, u32::max); // 0 is neutral
+        check_keys(w, a.mode, elem, bits, key, valid.mask(), "load_block_keys16: SPEC §1's keys")?;
+    }
+    Ok((lo, hi))
 }
 
 /// `rtopk_block_row<NARROWS>`: one block per row.
@@ -139,13 +170,17 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
         half: 0,
         sign: a.sign(),
         cap: if p.plan.narrows { BLOCK_CAND_CAP as u32 } else { 0 },
+        elem: p.elem,
     };
     // stage 1: load_row (registers, then shared memory, min/max); thread t's slots hold
     // elements BLOCK_EPL t .. BLOCK_EPL t + BLOCK_EPL - 1
     let tid = w.thread_idx();
     let first = tid.map(|t| BLOCK_EPL as u32 * t);
-    let (mut lane_min, mut lane_max) =
-        load_row(w, a, p.x, &row_off, &mut row.keys, &first, p.vec4).await?;
+    let (mut lane_min, mut lane_max) = if p.elem == ElemType::F32 {
+        load_row(w, a, p.x, &row_off, &mut row.keys, &first, p.vec4).await?
+    } else {
+        load_block_keys16(w, a, p, &row_off, &mut row.keys, &first).await?
+    };
     if tr.on() {
         for l in 0..32 {
             let f = first.lane(l) as usize;
@@ -158,10 +193,10 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     let (lo_key, hi_key) = block_range(w, a, &lane_min, &lane_max).await?;
     tr.with(|r| r.range(lo_key, hi_key));
     // stage 2: search_threshold
-    let mut s = search_threshold(w, a, &mut row, lo_key, hi_key, tr).await?;
+    let mut s = search_threshold(w, a, &mut row, (lo_key, hi_key), p.elem, tr).await?;
     let out_off = at.out;
-    let out =
-        RowOut { x: p.x, row_off, out_val: p.out_val, out_idx: p.out_idx, out_off, sign: a.sign() };
+    let (out_val, out_idx, sign, elem) = (p.out_val, p.out_idx, a.sign(), p.elem);
+    let out = RowOut { x: p.x, row_off, out_val, out_idx, out_off, sign, elem };
     let stage = Stage { base: block_smem::STAGE, cap: BLOCK_STAGE as u32 };
     if p.plan.narrows && s.exit == Exit::Narrow {
         // block-uniform
@@ -182,7 +217,7 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     trace_cut(tr, &s, &c);
     let mut band_left = k.wrapping_sub(c.strong_count);
     let (mut strong, mut band) = (vec![Lanes::splat(0u32)], vec![Lanes::splat(0u32)]);
-    let own = classify(&row.keys, &first, m, &c, &mut strong, &mut band);
+    let own = classify(&row, &first, m, &c, &mut strong, &mut band);
     let (before, total) = block_prefix(w, &own, block_smem::CHUNK).await?;
     let band_taken = (total >> 16).min(band_left);
     let mut written = k.min((total & 0xffff) + band_taken);
@@ -234,7 +269,7 @@ fn trace_slots(
 #[allow(clippy::too_many_arguments)]
 async fn select_tail(
     w: &mut Warp<'_>,
-    a: &crate::rtopk::args::KernelArgs,
+    a: &KernelArgs,
     row: &BlockRow<'_>,
     c: &crate::rtopk::select::Cut,
     written: &mut u32,

@@ -8,13 +8,15 @@
 //! 48 keys per lane, block rows (narrowing, and past their registers into shared memory and
 //! re-keying), both sorts, early stopping, both modes, a partial last block, split rows (full
 //! and last chunks, the gather, the sort of the candidates' top k), and a grid of 2^32
-//! elements and more of which one block is simulated. Inputs mix ±0, NaN of both signs
-//! with payloads, ±inf, subnormals, ±FLT_MAX and ties with ordinary numbers.
+//! elements and more of which one block is simulated, and 16-bit rows (f16 and bf16: packed
+//! quarter- and whole-warp rows, 16-byte loads of eight, narrowing, block rows, split rows).
+//! Inputs mix ±0, NaN of both signs with payloads, ±inf, subnormals, ±FLT_MAX (the 16-bit
+//! types' largest) and ties with ordinary numbers.
 
 use std::fmt::Write as _;
 
 use topk_ref::order::Mode;
-use topk_ref::{Bisect, Options, topk_row};
+use topk_ref::{Bisect, Element, KeyBits, Options, bf16, f16, topk_row};
 
 use crate::engine::diag::{DiagKind, DiagPolicy, Diagnostic};
 use crate::engine::global::VirtualSource;
@@ -23,6 +25,7 @@ use crate::engine::summary::DiagSummary;
 use crate::rtopk::args::KernelArgs;
 use crate::rtopk::launch::{LaunchResult, SimConfig, Simulator, order_diffs};
 use crate::rtopk::mutant::Mutant;
+use crate::rtopk::order::ElemType;
 use crate::rtopk::plan::Strategy;
 
 /// How a mutant was caught.
@@ -92,6 +95,7 @@ struct Case {
     strategy: Strategy,
     sorted: bool,
     data: Data,
+    elem: ElemType,
 }
 
 fn suite() -> Vec<Case> {
@@ -108,6 +112,12 @@ fn suite() -> Vec<Case> {
         strategy,
         sorted,
         data,
+        elem: ElemType::F32,
+    };
+    let (f16, bf16) = (ElemType::F16, ElemType::Bf16);
+    let c16 = |elem, n, m, k, mode, strategy, sorted, data| Case {
+        elem,
+        ..c(n, m, k, mode, exact, strategy, sorted, data)
     };
     vec![
         c(48, 30, 6, l, exact, Quarter, false, Hostile),
@@ -126,6 +136,12 @@ fn suite() -> Vec<Case> {
         c(2, 2100, 1100, l, exact, Auto, true, Numbers), // block sort in shared memory
         c(1, 35_000, 300, l, exact, Block, false, Numbers), // past the registers: 3 chunks
         c(2, 4500, 250, l, exact, Split, true, Hostile), // split rows: 2 chunks + a last, gather
+        c16(f16, 24, 45, 6, s, Quarter, false, Hostile), // packed quarter rows, NaN in smallest
+        c16(bf16, 9, 256, 30, l, Warp, true, Hostile),   // 16-byte loads of eight, warp sort
+        c16(f16, 9, 252, 20, s, Warp, false, Numbers),   // 2-byte loads (M % 8 != 0)
+        c16(bf16, 9, 300, 20, l, Auto, false, Numbers),  // narrows (12 elements per lane)
+        c16(f16, 2, 3100, 100, s, Auto, false, Hostile), // block rows that narrow
+        c16(bf16, 1, 4500, 200, s, Split, true, Ties),   // split rows of bf16
     ]
 }
 
@@ -160,6 +176,37 @@ fn hostile(rng: &mut ScheduleRng) -> f32 {
     }
 }
 
+/// The bits of a hostile 16-bit element (`inf`: the type's +inf bits): NaN of either sign
+/// with any payload, ±inf, ±0, subnormals, ±largest, a tie pool, numbers.
+fn hostile16(rng: &mut ScheduleRng, inf: u16) -> u16 {
+    let r = rng.next_u64();
+    let sign = if r >> 63 == 1 { 0x8000 } else { 0 };
+    let mantissa = !inf & 0x7fff;
+    match r % 40 {
+        0..=3 => sign | inf | ((r >> 20) as u16 & mantissa).max(1),
+        4 | 5 => sign | inf,
+        6..=11 => sign,
+        12 | 13 => sign | ((r >> 20) as u16 & mantissa).max(1),
+        14 | 15 => sign | (inf - 1),
+        16..=21 => [0x3fc0u16, 0xc010, 0x40e0][(r >> 50) as usize % 3], // bf16 1.5, -2.25, 7
+        _ => (r >> 24) as u16 & 0xbfff, // numbers below 2 in magnitude
+    }
+}
+
+/// Seeded 16-bit test data of `data`'s kind, of `E`.
+fn case_data16<E: Element>(n: usize, m: usize, data: Data, seed: u64) -> Vec<E> {
+    let inf = if E::NAME == "bf16" { 0x7f80 } else { 0x7c00 };
+    match data {
+        Data::Hostile => {
+            let mut rng = ScheduleRng::new(seed);
+            (0..n * m)
+                .map(|_| E::from_bits(E::Key::from_u32(hostile16(&mut rng, inf).into())))
+                .collect()
+        }
+        _ => case_data(n, m, data, seed).into_iter().map(E::from_f32).collect(),
+    }
+}
+
 /// Seeded test data of `data`'s kind.
 fn case_data(n: usize, m: usize, data: Data, seed: u64) -> Vec<f32> {
     let mut rng = ScheduleRng::new(seed);
@@ -186,7 +233,7 @@ struct Tally {
 }
 
 impl Tally {
-    fn diagnostics(&mut self, r: &LaunchResult) {
+    fn diagnostics<E>(&mut self, r: &LaunchResult<E>) {
         self.summary.merge(&r.summary);
         if self.first.is_none() {
             self.first = r.diagnostics.iter().find(|d| !d.kind.is_benign()).cloned();
@@ -204,42 +251,21 @@ pub fn evaluate(mutant: Option<Mutant>) -> MutantReport {
         errored: false,
     };
     for (ci, case) in suite().iter().enumerate() {
-        let args = KernelArgs {
-            n: case.n,
-            m: case.m,
-            k: case.k,
-            mode: case.mode,
-            bisect: case.bisect,
-            mutant,
-        };
-        let x = case_data(case.n, case.m, case.data, 1000 + ci as u64);
-        let config = SimConfig {
-            policy: DiagPolicy::Collect,
-            schedule: Schedule::InOrder,
-            strategy: case.strategy,
-            sorted: case.sorted,
-            ..SimConfig::default()
-        };
-        let base = match Simulator::new(config).run(&x, &args) {
-            Ok(r) => r,
-            Err(e) => {
-                t.errored = true;
-                t.mismatch.get_or_insert(format!("case {ci}: {e}"));
-                continue;
+        let seed = 1000 + ci as u64;
+        match case.elem {
+            ElemType::F32 => {
+                run_case(mutant, case, ci, &case_data(case.n, case.m, case.data, seed), &mut t)
             }
-        };
-        t.diagnostics(&base);
-        if t.mismatch.is_none() {
-            t.mismatch = compare(&x, &args, case.sorted, &base, ci);
-        }
-        for seed in [1, 2] {
-            let shuffled = SimConfig { schedule: Schedule::Shuffled { seed }, ..config };
-            if let Ok(other) = Simulator::new(shuffled).run(&x, &args) {
-                t.summary.merge(&other.summary);
-                for d in order_diffs(&base, &other, args.k.max(1)) {
-                    t.summary.add(&d);
-                    t.order.get_or_insert(d);
-                }
+            ElemType::F16 => run_case(
+                mutant,
+                case,
+                ci,
+                &case_data16::<f16>(case.n, case.m, case.data, seed),
+                &mut t,
+            ),
+            ElemType::Bf16 => {
+                let x = case_data16::<bf16>(case.n, case.m, case.data, seed);
+                run_case(mutant, case, ci, &x, &mut t)
             }
         }
     }
@@ -259,6 +285,48 @@ pub fn evaluate(mutant: Option<Mutant>) -> MutantReport {
         first_mismatch: t.mismatch,
         diagnostics_total: t.summary.total(),
         summary: t.summary,
+    }
+}
+
+/// Runs one case of the suite on `x`: in order (compared with topk-ref's `Bisect`), then under
+/// two seeded schedules (compared with the in-order run).
+fn run_case<E: Element>(mutant: Option<Mutant>, case: &Case, ci: usize, x: &[E], t: &mut Tally) {
+    let args = KernelArgs {
+        n: case.n,
+        m: case.m,
+        k: case.k,
+        mode: case.mode,
+        bisect: case.bisect,
+        mutant,
+    };
+    let config = SimConfig {
+        policy: DiagPolicy::Collect,
+        schedule: Schedule::InOrder,
+        strategy: case.strategy,
+        sorted: case.sorted,
+        ..SimConfig::default()
+    };
+    let base = match Simulator::new(config).run(x, &args) {
+        Ok(r) => r,
+        Err(e) => {
+            t.errored = true;
+            t.mismatch.get_or_insert(format!("case {ci}: {e}"));
+            return;
+        }
+    };
+    t.diagnostics(&base);
+    if t.mismatch.is_none() {
+        t.mismatch = compare(x, &args, case.sorted, &base, ci);
+    }
+    for seed in [1, 2] {
+        let shuffled = SimConfig { schedule: Schedule::Shuffled { seed }, ..config };
+        if let Ok(other) = Simulator::new(shuffled).run(x, &args) {
+            t.summary.merge(&other.summary);
+            for d in order_diffs(&base, &other, args.k.max(1)) {
+                t.summary.add(&d);
+                t.order.get_or_insert(d);
+            }
+        }
     }
 }
 
@@ -327,17 +395,17 @@ fn compare_huge(
 }
 
 /// The first row where the launch differs from topk-ref's `Bisect`, described.
-fn compare(
-    x: &[f32],
+fn compare<E: Element>(
+    x: &[E],
     args: &KernelArgs,
     sorted: bool,
-    result: &LaunchResult,
+    result: &LaunchResult<E>,
     case: usize,
 ) -> Option<String> {
     for r in 0..args.n {
         let row = &x[r * args.m..(r + 1) * args.m];
         let opts = Options { mode: args.mode, sorted };
-        let want = match topk_row(&args.bisect, row, args.k, opts) {
+        let want = match topk_row(E::as_dyn(&args.bisect), row, args.k, opts) {
             Ok(w) => w,
             Err(e) => return Some(format!("case {case}: reference failed: {e}")),
         };

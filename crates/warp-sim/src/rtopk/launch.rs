@@ -6,16 +6,20 @@
 //! request too large to simulate is an error, never an abort. [`Simulator::run_rows`] runs
 //! only the blocks of some rows of a grid of any size, over an input made from addresses
 //! ([`crate::engine::VirtualSource`]).
+//!
+//! Inputs are matrices of `f32`, `f16` or `bf16` (topk-ref's [`Element`]): the kernels of the
+//! input's type run (the units named `_f16`, `_bf16`), values come back in it, the input's own
+//! bits ([`LaunchResult`]`<E>`).
 
 use std::cell::RefCell;
 use std::ops::Range;
 
 use topk_ref::bisect::MAX_ITERATIONS;
-use topk_ref::{TopKError, check_shape};
+use topk_ref::{Element, KeyBits, TopKError, check_shape};
 
 use crate::engine::diag::{DiagKind, DiagPolicy, Diagnostic, Op};
 use crate::engine::error::SimError;
-use crate::engine::global::{Global, SliceSource, Source};
+use crate::engine::global::{Global, Source};
 use crate::engine::machine::{Grid, Machine, Rows};
 use crate::engine::schedule::Schedule;
 use crate::engine::summary::DiagSummary;
@@ -23,9 +27,10 @@ use crate::engine::warp::BufId;
 use crate::rtopk::args::{BLOCK_STAGE, KernelArgs, WARP_STAGE};
 use crate::rtopk::block_rows::rtopk_block_row;
 use crate::rtopk::mutant::Mutant;
+use crate::rtopk::order::{ElemType, elem_type};
 use crate::rtopk::params::Params;
 use crate::rtopk::plan::{
-    DeviceLimits, Family, Launch, Plan, PlanError, Route, SortPlan, Strategy, route,
+    DeviceLimits, Family, Launch, Plan, PlanError, Route, SortPlan, Split, Strategy, route,
 };
 use crate::rtopk::record::Recorder;
 use crate::rtopk::rows::block_smem;
@@ -87,11 +92,11 @@ impl Default for SimConfig {
     }
 }
 
-/// What a launch produced.
+/// What a launch produced, for an input of elements of `E` (`f32`, `f16`, `bf16`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct LaunchResult {
-    /// `(rows, k)` values, row-major.
-    pub values: Vec<f32>,
+pub struct LaunchResult<E = f32> {
+    /// `(rows, k)` values, row-major: the input's elements (their bits).
+    pub values: Vec<E>,
     /// `(rows, k)` indices, row-major: ascending within a row, or in sorted order.
     pub indices: Vec<u32>,
     /// `(rows,)` iteration counts; empty when the route split the rows (a split row's search
@@ -103,10 +108,78 @@ pub struct LaunchResult {
     pub diagnostics_total: u64,
     /// All findings by kind: how many, and the first of each.
     pub summary: DiagSummary,
-    /// The plan the launch followed: the route's first (a split row's chunks).
+    /// The plan the launch followed: the route's first (a split row's chunks); its units
+    /// are those of the input's type.
     pub plan: Plan,
     /// The route the launch followed.
     pub route: Route,
+}
+
+impl LaunchResult<u32> {
+    /// The result with its values, the elements' bits, as elements of `E`.
+    fn into_elements<E: Element>(self) -> LaunchResult<E> {
+        let values = self.values.iter().map(|&w| E::from_bits(E::Key::from_u32(w))).collect();
+        LaunchResult {
+            values,
+            indices: self.indices,
+            iterations: self.iterations,
+            diagnostics: self.diagnostics,
+            diagnostics_total: self.diagnostics_total,
+            summary: self.summary,
+            plan: self.plan,
+            route: self.route,
+        }
+    }
+}
+
+/// A matrix of elements of `E` in memory, the kernel's input: each element's bits, 4 or 2
+/// bytes wide.
+struct ElemSource<'a, E> {
+    data: &'a [E],
+    row_len: u64,
+}
+
+impl<'a, E: Element> ElemSource<'a, E> {
+    fn new(data: &'a [E], row_len: u64) -> Self {
+        Self { data, row_len }
+    }
+}
+
+impl<E: Element> Source for ElemSource<'_, E> {
+    fn len(&self) -> u64 {
+        self.data.len() as u64
+    }
+    #[inline]
+    fn word(&self, i: u64) -> u32 {
+        self.data[i as usize].to_bits().to_u32()
+    }
+    fn row_len(&self) -> Option<u64> {
+        (self.row_len > 0).then_some(self.row_len)
+    }
+    fn elem_bytes(&self) -> u32 {
+        std::mem::size_of::<E>() as u32
+    }
+}
+
+/// `plan` running the kernels of `elem` (its units named so).
+fn plan_of(plan: Plan, elem: ElemType) -> Plan {
+    let sort = plan.sort.map(|s| SortPlan { unit: s.unit.with_elem(elem), ..s });
+    Plan { unit: plan.unit.with_elem(elem), sort, ..plan }
+}
+
+/// `route` running the kernels of `elem`.
+fn route_of(route: Route, elem: ElemType) -> Route {
+    match route {
+        Route::Direct(p) => Route::Direct(plan_of(p, elem)),
+        Route::Split { split, rest } => Route::Split {
+            split: Split {
+                first_plan: plan_of(split.first_plan, elem),
+                last_plan: split.last_plan.map(|p| plan_of(p, elem)),
+                ..split
+            },
+            rest: Box::new(route_of(*rest, elem)),
+        },
+    }
 }
 
 /// A reusable simulator for RTop-K launches (keeps its allocations between launches).
@@ -136,8 +209,14 @@ impl Simulator {
         self.config
     }
 
-    /// The launch route of `args` under this configuration: one plan, or split rows.
+    /// The launch route of `args` under this configuration: one plan, or split rows (the
+    /// units of f32 rows; [`LaunchResult::route`] names those of the input's type).
     pub fn route(&self, args: &KernelArgs) -> Result<Route, SimError> {
+        self.route_for(args, ElemType::F32)
+    }
+
+    /// [`Simulator::route`] for rows of `elem`.
+    fn route_for(&self, args: &KernelArgs, elem: ElemType) -> Result<Route, SimError> {
         check_shape(args.m, args.k)?;
         let launch = Launch {
             n: args.n,
@@ -149,7 +228,7 @@ impl Simulator {
         };
         let strategy = self.config.strategy;
         let counts = self.config.counts && strategy != Strategy::Split;
-        Ok(route(&launch, &self.config.limits, strategy, counts)?)
+        Ok(route_of(route(&launch, &self.config.limits, strategy, counts)?, elem))
     }
 
     /// The launch plan of `args` under this configuration: the route's first (for split rows,
@@ -166,14 +245,19 @@ impl Simulator {
         self.machine.reserve_shared(words)
     }
 
-    /// Runs the kernel over the `(N, M)` row-major matrix `x`.
-    pub fn run(&mut self, x: &[f32], args: &KernelArgs) -> Result<LaunchResult, SimError> {
-        check_len(x, args)?;
-        let src = SliceSource::new(x, args.m as u64);
-        self.launch(&src, args, 0..args.n as u64, None)
+    /// Runs the kernel over the `(N, M)` row-major matrix `x` of `f32`, `f16` or `bf16`.
+    pub fn run<E: Element>(
+        &mut self,
+        x: &[E],
+        args: &KernelArgs,
+    ) -> Result<LaunchResult<E>, SimError> {
+        check_len(x.len(), args)?;
+        let src = ElemSource::new(x, args.m as u64);
+        let r = self.launch(&src, elem_type::<E>(), args, 0..args.n as u64, None)?;
+        Ok(r.into_elements())
     }
 
-    /// Runs only the blocks holding rows `rows` of the `(N, M)` input `src` (any N: the
+    /// Runs only the blocks holding rows `rows` of the `(N, M)` f32 input `src` (any N: the
     /// grid is the plan's, most of it not simulated); the result holds those rows. A route
     /// that splits rows runs whole: `rows` must then be all of them.
     pub fn run_rows(
@@ -182,6 +266,24 @@ impl Simulator {
         args: &KernelArgs,
         rows: Range<u64>,
     ) -> Result<LaunchResult, SimError> {
+        if src.elem_bytes() != 4 {
+            return Err(SimError::InvalidLaunch(format!(
+                "run_rows reads f32 inputs; this one has {}-byte elements (run takes 16-bit \
+                 matrices)",
+                src.elem_bytes()
+            )));
+        }
+        Ok(self.run_rows_of(src, ElemType::F32, args, rows)?.into_elements())
+    }
+
+    /// [`Simulator::run_rows`] of an input of `elem`, its values as bits.
+    fn run_rows_of(
+        &mut self,
+        src: &dyn Source,
+        elem: ElemType,
+        args: &KernelArgs,
+        rows: Range<u64>,
+    ) -> Result<LaunchResult<u32>, SimError> {
         let len = (args.n as u64).checked_mul(args.m as u64);
         if len != Some(src.len()) || rows.start > rows.end || rows.end > args.n as u64 {
             return Err(SimError::InvalidLaunch(format!(
@@ -191,54 +293,60 @@ impl Simulator {
                 args.m
             )));
         }
-        self.launch(src, args, rows, None)
+        self.launch(src, elem, args, rows, None)
     }
 
     /// [`Simulator::run`], recording the journey of row `row`.
-    pub fn run_traced(
+    pub fn run_traced<E: Element>(
         &mut self,
-        x: &[f32],
+        x: &[E],
         args: &KernelArgs,
         row: usize,
-    ) -> Result<(LaunchResult, RowTrace), SimError> {
+    ) -> Result<(LaunchResult<E>, RowTrace), SimError> {
         if row >= args.n {
             return Err(SimError::InvalidLaunch(format!(
                 "row {row} does not exist: the matrix has {} rows",
                 args.n
             )));
         }
-        check_len(x, args)?;
+        check_len(x.len(), args)?;
         self.prepare(args)?;
-        let Route::Direct(p) = self.route(args)? else {
+        let elem = elem_type::<E>();
+        let Route::Direct(p) = self.route_for(args, elem)? else {
             return Err(SimError::InvalidLaunch(
                 "split rows have no one journey to trace: each chunk is a row of its own"
                     .to_string(),
             ));
         };
         let values = copy_row(x, row, args.m)?;
-        let trace = RefCell::new(RowTrace::new(row, args, values, &p));
-        let src = SliceSource::new(x, args.m as u64);
-        let result = self.launch(&src, args, 0..args.n as u64, Some((row as u64, &trace)))?;
+        let mut trace = RowTrace::new(row, args, values, &p);
+        trace.elem = E::NAME;
+        let trace = RefCell::new(trace);
+        let src = ElemSource::new(x, args.m as u64);
+        let result = self.launch(&src, elem, args, 0..args.n as u64, Some((row as u64, &trace)))?;
+        let result = result.into_elements::<E>();
         let mut trace = trace.into_inner();
         let start = row * args.k;
         let (idx, val) = (&result.indices, &result.values);
-        trace.finish(idx[start..start + args.k].to_vec(), val[start..start + args.k].to_vec());
+        let val = val[start..start + args.k].iter().map(|v| v.to_f32()).collect();
+        trace.finish(idx[start..start + args.k].to_vec(), val);
         Ok((result, trace))
     }
 
     fn launch(
         &mut self,
         src: &dyn Source,
+        elem: ElemType,
         args: &KernelArgs,
         rows: Range<u64>,
         trace: Option<(u64, &RefCell<RowTrace>)>,
-    ) -> Result<LaunchResult, SimError> {
+    ) -> Result<LaunchResult<u32>, SimError> {
         args.bisect.validate()?;
-        let route = self.route(args)?;
+        let route = self.route_for(args, elem)?;
         let p = match &route {
             Route::Direct(p) => *p,
             Route::Split { .. } if rows == (0..args.n as u64) => {
-                return self.run_split_route(src, args, &route);
+                return self.run_split_route(src, elem, args, &route);
             }
             Route::Split { .. } => {
                 return Err(SimError::InvalidLaunch(format!(
@@ -268,7 +376,7 @@ impl Simulator {
             while r0 < rows.end {
                 let r1 = (r0 + step).min(args.n as u64);
                 let rec = trace.map(|(r, t)| (r, t as &RefCell<dyn Recorder>));
-                let window = self.window(src, args, &p, r0..r1, rec)?;
+                let window = self.window((src, elem), args, &p, r0..r1, rec)?;
                 window.copy_into(&mut result, &rows, k);
                 r0 = r1;
             }
@@ -283,7 +391,7 @@ impl Simulator {
     /// Runs the blocks of rows `r0 .. r1` (whole blocks of both launches).
     fn window<'x>(
         &mut self,
-        src: &'x dyn Source,
+        (src, elem): (&'x dyn Source, ElemType),
         args: &KernelArgs,
         p: &Plan,
         rows: Range<u64>,
@@ -295,17 +403,18 @@ impl Simulator {
         let out = |name| -> Result<Global, SimError> {
             Ok(Global::window(name, n * k, rows.start * k, count * k)?.with_rows(k))
         };
-        let out_val = self.machine.alloc(out("out_val")?);
+        let out_val = self.machine.alloc(out("out_val")?.with_elem_bytes(elem.bytes() as u32));
         let out_idx = self.machine.alloc(out("out_idx")?);
         let out_iter =
             self.machine.alloc(Global::window("out_iter", n, rows.start, count)?.with_rows(1));
         for id in [out_val, out_idx, out_iter] {
             self.machine.global_mut(id).set_write_once(true);
         }
-        let vec4 = vec4(args, args.m);
+        let vec4 = vec4(args, elem, args.m);
         let params = Params {
             a: *args,
             x: src,
+            elem,
             out_val,
             out_idx,
             out_iter: Some(out_iter),
@@ -325,11 +434,11 @@ impl Simulator {
             for id in [out_val, out_idx] {
                 self.machine.global_mut(id).set_write_once(false);
             }
-            self.sort(src, args, &sort, rows.clone(), out_val, out_idx)?;
+            self.sort((src, elem), args, &sort, rows.clone(), out_val, out_idx)?;
         }
         Ok(Window {
             first: rows.start,
-            values: self.machine.global(out_val).f32s(),
+            values: self.machine.global(out_val).data().to_vec(),
             indices: self.machine.global(out_idx).data().to_vec(),
             iterations: self.machine.global(out_iter).data().to_vec(),
         })
@@ -362,14 +471,14 @@ impl Simulator {
     /// The sorted output's launch over rows `rows`.
     pub(crate) fn sort(
         &mut self,
-        src: &dyn Source,
+        (src, elem): (&dyn Source, ElemType),
         args: &KernelArgs,
         sort: &SortPlan,
         rows: Range<u64>,
         out_val: BufId,
         out_idx: BufId,
     ) -> Result<(), SimError> {
-        let sp = SortParams { a: *args, x: src, out_val, out_idx };
+        let sp = SortParams { a: *args, x: src, out_val, out_idx, elem };
         let rpb = sort_rows_per_block(sort);
         let words = sort.shape.map_or(0, |s| if s.in_shared { 2 * s.pow2 as usize } else { 0 });
         let mut grid = Grid::new(sort.grid, sort.block / 32, words);
@@ -409,17 +518,17 @@ impl Simulator {
     }
 }
 
-/// One window's outputs.
+/// One window's outputs (values as the elements' bits).
 struct Window {
     first: u64,
-    values: Vec<f32>,
+    values: Vec<u32>,
     indices: Vec<u32>,
     iterations: Vec<u32>,
 }
 
 impl Window {
     /// Copies the window's rows that lie in `rows` into `out` (which holds `rows`).
-    fn copy_into(&self, out: &mut LaunchResult, rows: &Range<u64>, k: u64) {
+    fn copy_into(&self, out: &mut LaunchResult<u32>, rows: &Range<u64>, k: u64) {
         let count = self.iterations.len() as u64;
         let lo = rows.start.max(self.first);
         let hi = rows.end.min(self.first + count);
@@ -437,11 +546,12 @@ impl Window {
     }
 }
 
-/// `vec4` for rows of stride `ld`: 16-byte loads need every row 16-byte aligned, which the
-/// buffers' alignment gives where `ld % 4 == 0` (`M % 2 == 0` under
-/// [`Mutant::Vec4UnalignedRows`]).
-pub(crate) fn vec4(a: &KernelArgs, ld: usize) -> bool {
-    if a.has(Mutant::Vec4UnalignedRows) { ld % 2 == 0 } else { ld % 4 == 0 }
+/// `vec4` for rows of stride `ld` of `elem`: 16-byte loads need every row 16-byte aligned and
+/// of whole 16-byte groups, which the buffers' alignment gives where `ld` is a multiple of the
+/// elements in 16 bytes (4 f32, 8 16-bit; half that under [`Mutant::Vec4UnalignedRows`]).
+pub(crate) fn vec4(a: &KernelArgs, elem: ElemType, ld: usize) -> bool {
+    let per16 = 16 / elem.bytes();
+    if a.has(Mutant::Vec4UnalignedRows) { ld % (per16 / 2) == 0 } else { ld % per16 == 0 }
 }
 
 /// The route's first plan (a split row's: the launch over its full chunks).
@@ -489,14 +599,12 @@ fn shared_words(p: &Plan, sort: &Option<SortPlan>) -> usize {
     topk.max(sort)
 }
 
-fn check_len(x: &[f32], args: &KernelArgs) -> Result<(), SimError> {
+fn check_len(len: usize, args: &KernelArgs) -> Result<(), SimError> {
     check_shape(args.m, args.k)?;
-    if args.n.checked_mul(args.m) != Some(x.len()) {
+    if args.n.checked_mul(args.m) != Some(len) {
         return Err(SimError::InvalidLaunch(format!(
-            "{} values do not form {} rows of {}",
-            x.len(),
-            args.n,
-            args.m
+            "{len} values do not form {} rows of {}",
+            args.n, args.m
         )));
     }
     Ok(())
@@ -509,8 +617,8 @@ fn try_vec<T: Clone + Default>(len: usize) -> Option<Vec<T>> {
     Some(v)
 }
 
-/// Row `row` of the `(N, m)` matrix `x`, copied for a trace.
-fn copy_row(x: &[f32], row: usize, m: usize) -> Result<Vec<f32>, SimError> {
+/// Row `row` of the `(N, m)` matrix `x`, copied for a trace as exact f32 values.
+fn copy_row<E: Element>(x: &[E], row: usize, m: usize) -> Result<Vec<f32>, SimError> {
     let src = row.checked_mul(m).and_then(|s| x.get(s..s.checked_add(m)?)).unwrap_or_default();
     let mut values = Vec::new();
     values.try_reserve_exact(src.len()).map_err(|_| TopKError::TooLarge {
@@ -518,7 +626,7 @@ fn copy_row(x: &[f32], row: usize, m: usize) -> Result<Vec<f32>, SimError> {
         n: 1,
         m,
     })?;
-    values.extend_from_slice(src);
+    values.extend(src.iter().map(|v| v.to_f32()));
     Ok(values)
 }
 
@@ -535,15 +643,16 @@ fn step_budget(args: &KernelArgs) -> u64 {
 /// its own, as blocks run on different SMs): the same plan, results and findings as one
 /// simulator going through the windows in order. Kept findings are those of the first
 /// windows. A route that splits rows runs on one simulator (its stages depend on each other).
-pub fn launch_parallel(
-    x: &[f32],
+pub fn launch_parallel<E: Element>(
+    x: &[E],
     args: &KernelArgs,
     config: SimConfig,
-) -> Result<LaunchResult, SimError> {
+) -> Result<LaunchResult<E>, SimError> {
     use rayon::prelude::*;
-    check_len(x, args)?;
+    check_len(x.len(), args)?;
     args.bisect.validate()?;
-    let route = Simulator::new(config).route(args)?;
+    let elem = elem_type::<E>();
+    let route = Simulator::new(config).route_for(args, elem)?;
     let Route::Direct(p) = route else {
         return Simulator::new(config).run(x, args);
     };
@@ -554,15 +663,15 @@ pub fn launch_parallel(
     if windows.len() <= 1 {
         return Simulator::new(config).run(x, args);
     }
-    let src = SliceSource::new(x, args.m as u64);
-    let parts: Vec<Result<LaunchResult, SimError>> = windows
+    let src = ElemSource::new(x, args.m as u64);
+    let parts: Vec<Result<LaunchResult<u32>, SimError>> = windows
         .par_iter()
-        .map(|rows| Simulator::new(config).run_rows(&src, args, rows.clone()))
+        .map(|rows| Simulator::new(config).run_rows_of(&src, elem, args, rows.clone()))
         .collect();
     let k = args.k;
     let too_large = || TopKError::TooLarge { what: "output", n: args.n, m: k };
     let nk = args.n.checked_mul(k).ok_or_else(too_large)?;
-    let mut out = LaunchResult {
+    let mut out = LaunchResult::<u32> {
         values: try_vec(nk).ok_or_else(too_large)?,
         indices: try_vec(nk).ok_or_else(too_large)?,
         iterations: try_vec(args.n).ok_or_else(too_large)?,
@@ -583,15 +692,16 @@ pub fn launch_parallel(
         out.summary.merge(&part.summary);
     }
     out.diagnostics_total = out.summary.total();
-    Ok(out)
+    Ok(out.into_elements())
 }
 
-/// Runs the kernel once with `config` (a fresh [`Simulator`]).
-pub fn launch_rtopk(
-    x: &[f32],
+/// Runs the kernel once with `config` (a fresh [`Simulator`]) over the `(N, M)` matrix `x` of
+/// `f32`, `f16` or `bf16`.
+pub fn launch_rtopk<E: Element>(
+    x: &[E],
     args: &KernelArgs,
     config: SimConfig,
-) -> Result<LaunchResult, SimError> {
+) -> Result<LaunchResult<E>, SimError> {
     Simulator::new(config).run(x, args)
 }
 
@@ -599,8 +709,8 @@ pub fn launch_rtopk(
 /// every memory operation and barrier by a seeded coin), and reports every output that
 /// differs from the in-order run as a [`DiagKind::OrderDependence`] (the first differing
 /// element of each buffer per seed).
-pub fn check_order_dependence(
-    x: &[f32],
+pub fn check_order_dependence<E: Element>(
+    x: &[E],
     args: &KernelArgs,
     config: SimConfig,
     seeds: &[u64],
@@ -616,14 +726,14 @@ pub fn check_order_dependence(
 }
 
 /// The first difference of each output buffer between two runs, as order-dependence findings.
-pub(crate) fn order_diffs(
-    base: &LaunchResult,
-    other: &LaunchResult,
+pub(crate) fn order_diffs<E: Element>(
+    base: &LaunchResult<E>,
+    other: &LaunchResult<E>,
     per_row: usize,
 ) -> Vec<Diagnostic> {
     let diffs = [
         ("out_idx", first_diff(&base.indices, &other.indices, |v| *v), per_row),
-        ("out_val", first_diff(&base.values, &other.values, |v| v.to_bits()), per_row),
+        ("out_val", first_diff(&base.values, &other.values, |v| v.to_bits().to_u32()), per_row),
         ("iterations", first_diff(&base.iterations, &other.iterations, |v| *v), 1),
     ];
     let rpb = rows_per_block(&base.plan) as usize;

@@ -1,7 +1,8 @@
 //! Stage 1 of the warp-row kernels, `load_row` (the CUDA kernel's `load.cuh`): lane `sub` of a
 //! row's lanes loads elements `sub * EPL .. sub * EPL + EPL - 1` (16-byte loads where the row
 //! allows), keys them into registers (`key_slots`; slots past M get key 0) and keeps its
-//! min and max key.
+//! min and max key. A 16-bit row keeps the elements themselves (`PackedRow::load_row`: ordered
+//! bits two per register, `NEG_INF16` past M; docs/kernel.md, "16-bit rows").
 
 use crate::engine::error::SimError;
 use crate::engine::global::Source;
@@ -9,7 +10,10 @@ use crate::engine::lanes::Lanes;
 use crate::engine::warp::Warp;
 use crate::rtopk::args::KernelArgs;
 use crate::rtopk::mutant::Mutant;
-use crate::rtopk::order::{check_keys, order_key, order_key_largest};
+use crate::rtopk::order::{
+    ElemType, check_keys, key16_of_ordered, neg_inf16, order_key, order_key_largest,
+};
+use crate::rtopk::rows::{PackedRow, Slots, range_full_words};
 
 /// `key_slots`: the keys of a thread's loaded values `v[j]` (elements `first + j`; slots
 /// past M get key 0) into `keys`, and each lane's min and max key. Threads whose slots are
@@ -48,7 +52,7 @@ pub(crate) fn key_slots(
     (lo, hi)
 }
 
-/// `load_row`: the row's keys into `keys` (EPL registers); returns each lane's
+/// `load_row`: the row's keys into `keys` (EPL registers) of an f32 row; returns each lane's
 /// `(lane_min, lane_max)` key. `row_off` is `row_id * M`; `vec4`: 16-byte loads (EPL % 4 == 0
 /// and M % 4 == 0).
 #[allow(clippy::too_many_arguments)]
@@ -65,14 +69,9 @@ pub(crate) async fn load_row(
     let epl = keys.len();
     // every load is issued before the first key is computed
     let mut v = vec![Lanes::splat(0u32); epl];
-    let inside = |w: &mut Warp<'_>, j: u32| -> Result<Lanes<bool>, SimError> {
-        let i = w.add_u32(first, &Lanes::splat(j), "load_row: first + j")?;
-        // BUG (LoadPastM): no `first + j < M` test.
-        Ok(if a.has(Mutant::LoadPastM) { Lanes::splat(true) } else { i.map(|i| i < m) })
-    };
     if vec4 && epl % 4 == 0 {
         for q in 0..epl / 4 {
-            let valid = inside(w, 4 * q as u32)?; // M % 4 == 0: all 4 or none
+            let valid = slot_inside(w, a, first, 4 * q as u32)?; // M % 4 == 0: all 4 or none
             let saved = w.push_active(&valid, "load_row: i < M")?;
             let i = first.map(|f| u64::from(f) + 4 * q as u64);
             let addr = w.add_u64(row_off, &i, "load_row: row_in + i")?;
@@ -84,7 +83,7 @@ pub(crate) async fn load_row(
         }
     } else {
         for (j, slot) in v.iter_mut().enumerate() {
-            let valid = inside(w, j as u32)?;
+            let valid = slot_inside(w, a, first, j as u32)?;
             let saved = w.push_active(&valid, "load_row: first + j < M")?;
             let i = first.map(|f| u64::from(f) + j as u64);
             let addr = w.add_u64(row_off, &i, "load_row: row_in + first + j")?;
@@ -96,7 +95,123 @@ pub(crate) async fn load_row(
     let range = key_slots(a, keys, &v, first, m, a.sign());
     for (j, (key, val)) in keys.iter().zip(&v).enumerate() {
         let valid = first.map(|f| f.saturating_add(j as u32) < m).mask();
-        check_keys(w, a.mode, val, key, valid, "key_slots: order_key is SPEC §1's key")?;
+        let label = "key_slots: order_key is SPEC §1's key";
+        check_keys(w, a.mode, ElemType::F32, val, key, valid, label)?;
     }
     Ok(range)
+}
+
+/// `first + j < M` in every lane (every lane under [`Mutant::LoadPastM`]).
+fn slot_inside(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    first: &Lanes<u32>,
+    j: u32,
+) -> Result<Lanes<bool>, SimError> {
+    let i = w.add_u32(first, &Lanes::splat(j), "load_row: first + j")?;
+    // BUG (LoadPastM): no `first + j < M` test.
+    Ok(if a.has(Mutant::LoadPastM) { Lanes::splat(true) } else { i.map(|i| i < a.m as u32) })
+}
+
+/// A thread's `n` 16-bit elements `first ..` (the bits, 0 past M): 16-byte loads of 8 where
+/// `vec` (n % 8 == 0, M % 8 == 0, 16-byte aligned rows: all 8 or none inside), else 2-byte
+/// loads. Every load is issued before the elements are used.
+pub(crate) async fn load_halves(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    x: &dyn Source,
+    row_off: &Lanes<u64>,
+    first: &Lanes<u32>,
+    n: usize,
+    vec: bool,
+) -> Result<Vec<Lanes<u32>>, SimError> {
+    let mut v = vec![Lanes::splat(0u32); n];
+    if vec && n % 8 == 0 {
+        for q in 0..n / 8 {
+            let valid = slot_inside(w, a, first, 8 * q as u32)?; // M % 8 == 0: all 8 or none
+            let saved = w.push_active(&valid, "load_row: i < M")?;
+            let i = first.map(|f| u64::from(f) + 8 * q as u64);
+            let addr = w.add_u64(row_off, &i, "load_row: in16 + i")?;
+            let eight = w.ld_input_v8(x, &addr, "load_row: uint4 in16[i]").await?;
+            for (e, val) in eight.iter().enumerate() {
+                w.assign(&mut v[8 * q + e], val);
+            }
+            w.pop_active(saved);
+        }
+        return Ok(v);
+    }
+    for (j, slot) in v.iter_mut().enumerate() {
+        let valid = slot_inside(w, a, first, j as u32)?;
+        let saved = w.push_active(&valid, "load_row: first + j < M")?;
+        let i = first.map(|f| u64::from(f) + j as u64);
+        let addr = w.add_u64(row_off, &i, "load_row: in16 + first + j")?;
+        let val = w.ld_input(x, &addr, "load_row: in16[first + j]").await?;
+        w.assign(slot, &val);
+        w.pop_active(saved);
+    }
+    Ok(v)
+}
+
+impl PackedRow {
+    /// `load_row` of a 16-bit row: the lane's EPL elements as ordered bits, two per word (the
+    /// sign bits flipped in smallest mode), `NEG_INF16` in the slots past M (and in the spare
+    /// half of an odd EPL); returns each lane's `(lane_min, lane_max)` own key over its slots
+    /// inside the row — packed min / max where they all are (`range_full_words`), slot by
+    /// slot elsewhere.
+    pub(crate) async fn load_row(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        x: &dyn Source,
+        row_off: &Lanes<u64>,
+        first: &Lanes<u32>,
+        vec: bool,
+    ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
+        let epl = self.epl;
+        let v = load_halves(w, a, x, row_off, first, epl, vec).await?;
+        let flip = if self.largest { 0 } else { 0x8000_8000u32 };
+        for (q, word) in self.words.iter_mut().enumerate() {
+            let hi = v.get(2 * q + 1).copied().unwrap_or(Lanes::splat(0));
+            *word = v[2 * q].zip(&hi, |lo, hi| (lo | hi << 16) ^ flip);
+        }
+        self.inside = first.map(|f| self.m.saturating_sub(f).min(epl as u32));
+        let (elem, largest, pad) = (self.elem, self.largest, neg_inf16(self.elem));
+        let mut cols: Vec<[u32; 32]> = self.words.iter().map(|w| *w.values()).collect();
+        let (mut lo, mut hi) = ([u32::MAX; 32], [0u32; 32]);
+        let mut words = Vec::with_capacity(cols.len());
+        for l in 0..32 {
+            let inside = self.inside.lane(l) as usize;
+            words.clear();
+            words.extend(cols.iter().map(|c| c[l]));
+            if inside == epl && epl % 2 == 0 {
+                (lo[l], hi[l]) = range_full_words(elem, &words, largest);
+                continue;
+            }
+            // the row's last lane (and odd EPL): padding, and the range over the slots inside
+            for j in 0..epl + epl % 2 {
+                let shift = 16 * (j % 2) as u32;
+                if j < inside {
+                    let key = key16_of_ordered(elem, words[j / 2] >> shift & 0xffff, largest);
+                    (lo[l], hi[l]) = (lo[l].min(key), hi[l].max(key));
+                } else {
+                    words[j / 2] = (words[j / 2] & !(0xffff << shift)) | pad << shift;
+                }
+            }
+            for (c, &bits) in cols.iter_mut().zip(&words) {
+                c[l] = bits;
+            }
+        }
+        let poison = self.words.iter().fold(0, |p, w| p | w.poison_mask());
+        for (word, c) in self.words.iter_mut().zip(cols) {
+            *word = Lanes::from_parts(c, word.poison_mask());
+        }
+        let (lo, hi) = (Lanes::from_parts(lo, poison), Lanes::from_parts(hi, poison));
+        for (j, val) in v.iter().enumerate() {
+            let valid = first.map(|f| f.saturating_add(j as u32) < self.m).mask();
+            let key = self.slot_key(j);
+            let label = "load_row: a slot's key is its element's own key (SPEC §1)";
+            check_keys(w, a.mode, elem, val, &key, valid, label)?;
+        }
+        Ok((lo, hi))
+    }
 }

@@ -9,14 +9,14 @@
 //! |---|---|---|
 //! | [`plan`] | the launch plan: family, lanes per row, keys per lane, grid, sort | rtopk-cuda's `plan` |
 //! | [`args`] | [`KernelArgs`], [`SearchExit`], the narrowing constants | `Params`, `EXIT_*`, `CAND_CAP` |
-//! | `order.rs` | `order_key`, `number_key`, `midpoint`, ... with the GPU's float semantics | `order.cuh` |
-//! | `rows.rs` | `WarpRow`, `CandRow`, `BlockRow`, `count_ge`, `row_sum` / `row_min` / `row_max` (`row_butterfly`, `__reduce_*_sync`), `row_scan`, `block_sum`, `block_prefix` | `rows.cuh` |
-//! | `load.rs` | stage 1: `load_row`, `key_slots` | `load.cuh` |
+//! | `order.rs` | `order_key`, `number_key`, `midpoint`, ... with the GPU's float semantics; 16-bit elements' own keys: `own_key`, `key16_of_ordered`, `ceil16`, `own_key_at_least`, `ordered_value_of_own_key` | `order.cuh` |
+//! | `rows.rs` | `WarpRow`, `PackedRow` (a 16-bit row, two elements per register: `lane_count_ge`, `count_words_ge`), `CandRow`, `BlockRow`, `count_ge`, `slots_ge`, `slot_key`, `row_sum` / `row_min` / `row_max` (`row_butterfly`, `__reduce_*_sync`), `row_scan`, `block_sum`, `block_prefix` | `rows.cuh` |
+//! | `load.rs` | stage 1: `load_row` (an f32 row's keys, or a `PackedRow`), `key_slots` | `load.cuh` |
 //! | `search.rs` | stage 2: `Search`, `update`, `search_threshold`, `search_exact`, `finish_exact`, `value_phase`, `search_early_stopping` | `search.cuh` |
 //! | `select.rs` | stage 3: `Cut`, `cut_of`, `classify`, `taken`, `emit_staged`, `select_topk_lanes`, `select_chunk`, `select_candidates`, `write_result` | `select.cuh` |
-//! | `narrow.rs` | `narrow_row`, `copy_candidates`, `take_candidates`, `finish_candidates` | `narrow.cuh` |
+//! | `narrow.rs` | `narrow_row`, `copy_and_take`, `copy_candidates`, `take_candidates`, `finish_candidates` | `narrow.cuh` |
 //! | `warp_rows.rs` | `rtopk_warp_rows_impl`, `rtopk_warp_row`: quarter, half and whole-warp rows | `warp_rows.cu` |
-//! | `block_rows.rs` | `rtopk_block_row`, `block_range`, the block narrowing's hand-off | `block_rows.cu` |
+//! | `block_rows.rs` | `rtopk_block_row`, `load_block_keys16`, `block_range`, the block narrowing's hand-off | `block_rows.cu` |
 //! | `sort.rs` | `sort_warp_row` (`bitonic_step`), `rtopk_sort_rows` (`bitonic_sort` over `SharedRanks` / `GlobalResults`) | `sort.cuh`, `sort_*.cu` |
 //! | `params.rs` | `Params`, `RowPlace`, `place_row`: where a row (or a split row's chunk) reads and writes | `Params`, `place_row` in `common.cuh` |
 //! | [`split`] | split rows: `run_route`, `run_plan`, `run_split`, `launch_gather`, `rtopk_split_gather` | rtopk-cuda's `src/launch.rs`, `split_rows.cu` |
@@ -64,7 +64,7 @@ pub use launch::{
     H100, LaunchResult, SimConfig, Simulator, check_order_dependence, launch_parallel, launch_rtopk,
 };
 pub use mutant::Mutant;
-pub use plan::{DeviceLimits, Family, Plan, Route, Split, Strategy};
+pub use plan::{DeviceLimits, ElemType, Family, Plan, Route, Split, Strategy};
 pub use record::{Moved, Phase, Recorder, TraceChunk, TraceCut, TraceStep};
 pub use rowtopk::SimTopK;
 pub use trace::RowTrace;

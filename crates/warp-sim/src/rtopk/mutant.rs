@@ -76,7 +76,8 @@ pub enum Mutant {
     /// A narrowed row's count leaves out the warp's `__reduce_add_sync`: each lane returns its
     /// own count.
     CountWithoutRowSum,
-    /// 16-byte loads chosen for `M % 2 == 0` instead of `M % 4 == 0`: misaligned rows.
+    /// 16-byte loads chosen for rows of half as many elements as a load reads (`M % 2 == 0`
+    /// instead of `M % 4 == 0` for f32, `M % 4` instead of `M % 8` for 16-bit): misaligned rows.
     Vec4UnalignedRows,
     /// `count_ge` of whole-warp rows sums through a shared counter with a plain `+=` and no
     /// barrier.
@@ -90,11 +91,17 @@ pub enum Mutant {
     /// `rtopk_split_gather` forgets the chunk's start: the index within the chunk is taken for
     /// the row's.
     SplitGatherNoChunkStart,
+    /// A 16-bit row's count turns its threshold into a 16-bit value rounded to nearest instead
+    /// of up (`ceil16`): a threshold between two 16-bit values may round below it.
+    Ceil16Nearest,
+    /// A 16-bit row's count in smallest mode counts NaN as largest mode does (`set.geu`, not
+    /// `set.ge`): NaN, the lowest of all there, is counted above every threshold.
+    Nan16CountedSmallest,
 }
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 33] = [
+    pub const ALL: [Mutant; 35] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -128,6 +135,8 @@ impl Mutant {
         Mutant::SkipLastEmitSync,
         Mutant::ChunkOffsetUsesLd,
         Mutant::SplitGatherNoChunkStart,
+        Mutant::Ceil16Nearest,
+        Mutant::Nan16CountedSmallest,
     ];
 
     /// A short kebab-case name.
@@ -166,6 +175,8 @@ impl Mutant {
             Mutant::SkipLastEmitSync => "skip-last-emit-sync",
             Mutant::ChunkOffsetUsesLd => "chunk-offset-uses-ld",
             Mutant::SplitGatherNoChunkStart => "split-gather-no-chunk-start",
+            Mutant::Ceil16Nearest => "ceil16-nearest",
+            Mutant::Nan16CountedSmallest => "nan16-counted-smallest",
         }
     }
 
@@ -216,6 +227,7 @@ impl Mutant {
             Mutant::BitonicMissingBarrier => "block sort",
             Mutant::SortWarpReadsPastK => "warp sort",
             Mutant::ChunkOffsetUsesLd | Mutant::SplitGatherNoChunkStart => "split rows",
+            Mutant::Ceil16Nearest | Mutant::Nan16CountedSmallest => "16-bit warp rows",
         }
     }
 }

@@ -3,7 +3,9 @@
 //! threshold is above `lo_key`, so those keys are all that later counts count and all that the
 //! cut can select. `copy_candidates` puts them and their indices in a candidate buffer in
 //! index order, `take_candidates` gives them back C per lane ([`CandRow`]), and
-//! `finish_candidates` runs the rest of the search and the selection over them.
+//! `finish_candidates` runs the rest of the search and the selection over them. A 16-bit row
+//! keeps no masks of its counts: its `narrow_row` makes them again at `lo_key`, and copies its
+//! candidates' own 16-bit keys (`slot_key`).
 
 use crate::engine::error::SimError;
 use crate::engine::lanes::{FULL_MASK, Lanes};
@@ -11,25 +13,29 @@ use crate::engine::warp::Warp;
 use crate::rtopk::args::{CAND_CAP, KernelArgs};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::record::{TraceCut, Tracer};
-use crate::rtopk::rows::{CandRow, RowLanes, WarpRow, popc_words, row_scan};
+use crate::rtopk::rows::{
+    CandRow, PackedRow, RowLanes, Slots, WarpRow, mask_words, popc_words, row_scan,
+};
 use crate::rtopk::search::{Search, finish_exact};
 use crate::rtopk::select::{RowOut, cut_of, select_candidates};
 
-/// `copy_candidates`: a thread's candidates (the slots `ge` marks, elements `first + j`) and
-/// their indices to `cand[at ..]` and `cand[cap + at ..]`, in index order.
-pub(crate) async fn copy_candidates(
+/// `copy_candidates`: a thread's candidates (the slots `ge` marks, elements `first + j`) —
+/// their keys (`slot_key`) and indices — to `cand[at ..]` and `cand[cap + at ..]`, in index
+/// order.
+pub(crate) async fn copy_candidates<S: Slots>(
     w: &mut Warp<'_>,
-    keys: &[Lanes<u32>],
+    row: &S,
     ge: &[Lanes<u32>],
     first: &Lanes<u32>,
     at: &Lanes<u32>,
     cap: u32,
 ) -> Result<(), SimError> {
     let mut at = *at;
-    for (j, key) in keys.iter().enumerate() {
+    for j in 0..row.slots() {
         let bit = ge[j / 32].map(|g| g >> (j % 32) & 1 == 1);
         let saved = w.push_active(&bit, "copy_candidates: ge bit j")?;
-        w.st_shared(&at, key, "copy_candidates: cand[at] = key").await?;
+        let key = row.slot_key(j);
+        w.st_shared(&at, &key, "copy_candidates: cand[at] = slot_key(j)").await?;
         let i = first.map(|f| f + j as u32);
         w.st_shared(&at.map(|a| a.wrapping_add(cap)), &i, "copy_candidates: cand[cap + at] = i")
             .await?;
@@ -64,28 +70,71 @@ pub(crate) async fn take_candidates(
     Ok(CandRow { keys, m, n })
 }
 
-/// `narrow_row` of a whole-warp row: its lanes copy the keys `>= lo_key` (the last count's
-/// slot masks say which) and their indices to the row's share of the stage in index order
-/// (one scan of the lanes' counts places them), `__syncwarp()`, and take the keys back four
-/// per lane.
-pub(crate) async fn narrow_row(
+/// `copy_and_take`: a whole-warp row's candidates (the slots `ge` marks, `n` in all) and their
+/// indices to the row's share of the stage in index order (one scan of the lanes' counts
+/// places them), `__syncwarp()`, and the keys back four per lane.
+pub(crate) async fn copy_and_take<S: Slots>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
-    row: &WarpRow,
+    (row, m): (&S, u32),
+    ge: &[Lanes<u32>],
     n: u32,
     cand: u32,
 ) -> Result<CandRow, SimError> {
     let lane = w.lane_id();
-    let own = popc_words(&row.ge_last);
+    let own = popc_words(ge);
     let whole = RowLanes { mask: FULL_MASK, width: 32 };
     let before = row_scan(w, a, whole, &lane, own)?.zip(&own, u32::wrapping_sub);
-    let first = lane.map(|l| l * row.keys.len() as u32);
+    let first = lane.map(|l| l * row.slots() as u32);
     let at = before.map(|b| cand.wrapping_add(b));
-    copy_candidates(w, &row.keys, &row.ge_last, &first, &at, CAND_CAP as u32).await?;
+    copy_candidates(w, row, ge, &first, &at, CAND_CAP as u32).await?;
     if !a.has(Mutant::MissingSyncwarpAfterNarrow) {
         w.syncwarp(FULL_MASK, "narrow_row: __syncwarp()").await?;
     }
-    take_candidates(w, cand, n, row.m, 4).await
+    take_candidates(w, cand, n, m, 4).await
+}
+
+/// `narrow_row` of a whole-warp row (the search left `EXIT_NARROW`: its last count, at
+/// `lo_key`, found `k < n <= CAND_CAP` keys `>= lo_key`): those keys and their indices to the
+/// row's share of the stage in index order, then four per lane back (`copy_and_take`).
+pub(crate) trait NarrowRow {
+    /// The row narrowed to its candidates (`s.count_at_lo` of them) through `cand`.
+    async fn narrow_row(
+        &self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        s: &Search,
+        cand: u32,
+    ) -> Result<CandRow, SimError>;
+}
+
+impl NarrowRow for WarpRow {
+    /// The last count's slot masks (`ge_last`) say which slots.
+    async fn narrow_row(
+        &self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        s: &Search,
+        cand: u32,
+    ) -> Result<CandRow, SimError> {
+        copy_and_take(w, a, (self, self.m), &self.ge_last, s.count_at_lo, cand).await
+    }
+}
+
+impl NarrowRow for PackedRow {
+    /// The masks made again at the narrowing count's threshold, `lo_key` (`slots_ge`); the
+    /// candidates' keys are their own 16-bit keys.
+    async fn narrow_row(
+        &self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        s: &Search,
+        cand: u32,
+    ) -> Result<CandRow, SimError> {
+        let mut ge = vec![Lanes::splat(0u32); mask_words(self.epl)];
+        self.slots_ge(s.lo_key, &mut ge);
+        copy_and_take(w, a, (self, self.m), &ge, s.count_at_lo, cand).await
+    }
 }
 
 /// `finish_candidates`: a narrowed row (one warp) after `narrow_row` — the rest of the exact

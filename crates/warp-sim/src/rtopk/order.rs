@@ -2,16 +2,21 @@
 //! midpoint, with the GPU's float semantics — every arithmetic NaN is the canonical
 //! `0x7fffffff`, and `v * sign + 0.0` is exact and turns -0.0 into +0.0 (one FFMA there).
 //! Thresholds come out bit-identical to topk-ref's `bisect` (docs/kernel.md, "Data and the
-//! order").
+//! order"). A 16-bit row (docs/kernel.md, "16-bit rows") is searched on its elements' own
+//! 16-bit keys, as topk-ref's `bisect` searches it: thresholds are computed in f32 as for an
+//! f32 row, and a test at an f32 threshold counts the own keys `>=` the key of the least value
+//! of the type `>=` it (`own_key_at_least`, `ceil16`); the key phase halves own keys.
 
-use topk_ref::Mode;
 use topk_ref::order as reference;
+use topk_ref::{Element, KeyBits, Mode, bf16, f16};
 
 use crate::engine::error::SimError;
 use crate::engine::lanes::Lanes;
 use crate::engine::warp::Warp;
 use crate::rtopk::args::KernelArgs;
 use crate::rtopk::mutant::Mutant;
+
+pub(crate) use rtopk_plan::ElemType;
 
 /// The key of +-0.0.
 pub(crate) const KEY_ZERO: u32 = 0x8000_0000;
@@ -82,13 +87,15 @@ pub(crate) fn midpoint(lo: f32, hi: f32) -> f32 {
     topk_ref::bisect::midpoint(lo, hi)
 }
 
-/// The simulator's contract check on keys made from input values: each is SPEC §1's key
-/// (topk-ref's `order::key`), in the lanes of `valid`. A key function that ranks -0.0 below
-/// +0.0, or a NaN anywhere but its mode's end, is an [`crate::engine::DiagKind::AssertFailed`]
-/// at `label`, with the lanes that saw it.
+/// The simulator's contract check on keys made from input values: each is SPEC §1's key, the
+/// element's own key in its type (topk-ref's `order::key` for f32, `Element::key` for f16 and
+/// bf16), in the lanes of `valid`; `values` are the elements' bits of type `elem`. A key
+/// function that ranks -0.0 below +0.0, or a NaN anywhere but its mode's end, is an
+/// [`crate::engine::DiagKind::AssertFailed`] at `label`, with the lanes that saw it.
 pub(crate) fn check_keys(
     w: &mut Warp<'_>,
     mode: Mode,
+    elem: ElemType,
     values: &Lanes<u32>,
     keys: &Lanes<u32>,
     valid: u32,
@@ -97,9 +104,271 @@ pub(crate) fn check_keys(
     if !w.checks() {
         return Ok(());
     }
-    let ok = values.zip(keys, |v, k| reference::key(f32::from_bits(v), mode) == k);
+    let ok = values.zip(keys, |v, k| reference_key(elem, v, mode) == k);
     let saved = w.push_active_mask(valid);
     let r = w.check(&ok, label);
     w.pop_active(saved);
     r
+}
+
+/// An element's own key in `mode` by topk-ref, from its bits (the contract checks' reference,
+/// apart from the kernel's own key functions).
+pub(crate) fn reference_key(elem: ElemType, bits: u32, mode: Mode) -> u32 {
+    match elem {
+        ElemType::F32 => reference::key(f32::from_bits(bits), mode),
+        ElemType::F16 => f16::from_bits(bits as u16).key(mode).to_u32(),
+        ElemType::Bf16 => bf16::from_bits(bits as u16).key(mode).to_u32(),
+    }
+}
+
+/// The element type of `E` (the sealed three: f32, f16, bf16).
+pub(crate) fn elem_type<E: Element>() -> ElemType {
+    match E::NAME {
+        "f16" => ElemType::F16,
+        "bf16" => ElemType::Bf16,
+        _ => ElemType::F32,
+    }
+}
+
+/// `NEG_INF16`: the ordered -inf of a 16-bit type, the padding of a packed row's slots past M.
+#[inline(always)]
+pub(crate) fn neg_inf16(elem: ElemType) -> u32 {
+    if elem == ElemType::Bf16 { 0xff80 } else { 0xfc00 }
+}
+
+/// `KEY16_NEG_INF`: the own key of -inf; every threshold at or below it counts every number.
+#[inline(always)]
+pub(crate) fn key16_neg_inf(elem: ElemType) -> u32 {
+    if elem == ElemType::Bf16 { 0x007f } else { 0x03ff }
+}
+
+/// `KEY16_POS_INF`: the own key of +inf; only NaN keys (largest mode) lie above it.
+#[inline(always)]
+pub(crate) fn key16_pos_inf(elem: ElemType) -> u32 {
+    if elem == ElemType::Bf16 { 0xff80 } else { 0xfc00 }
+}
+
+/// `float_of16`: the exact f32 value of 16 bits of a 16-bit type (bf16: the top half of an f32;
+/// f16: the conversion, exact).
+#[inline(always)]
+pub(crate) fn float_of16(elem: ElemType, bits: u32) -> f32 {
+    if elem == ElemType::Bf16 {
+        f32::from_bits(bits << 16)
+    } else {
+        f16::from_bits(bits as u16).to_f32()
+    }
+}
+
+/// `is_nan16`: whether 16 bits of the type are a NaN (either sign, any payload).
+#[inline(always)]
+pub(crate) fn is_nan16(elem: ElemType, bits: u32) -> bool {
+    (bits & 0x7fff) > (neg_inf16(elem) & 0x7fff)
+}
+
+/// `key16_of_ordered`: the own key of ordered 16 bits (the input's, sign bit flipped in
+/// smallest mode): the 16-bit `flip_key`, NaN at its mode's end, -0.0 with +0.0.
+#[inline(always)]
+pub(crate) fn key16_of_ordered(elem: ElemType, ordered: u32, largest: bool) -> u32 {
+    if is_nan16(elem, ordered) {
+        return if largest { 0xffff } else { 0 };
+    }
+    if ordered & 0x7fff == 0 {
+        return 0x8000;
+    }
+    ordered ^ if ordered & 0x8000 != 0 { 0xffff } else { 0x8000 }
+}
+
+/// `ordered_of_key16`: the ordered 16 bits of an own key (zero as +0.0).
+#[inline(always)]
+pub(crate) fn ordered_of_key16(key: u32) -> u32 {
+    if key & 0x8000 != 0 { key & 0x7fff } else { !key & 0xffff }
+}
+
+/// `own_key`: an element's own key from its bits — its f32 key (`order_key`), or its 16-bit
+/// key (topk-ref's `Element::key`; docs/kernel.md, "16-bit rows").
+#[inline(always)]
+pub(crate) fn own_key(a: &KernelArgs, elem: ElemType, word: u32, sign: f32) -> u32 {
+    match elem {
+        ElemType::F32 => order_key(a, f32::from_bits(word), sign),
+        _ => key16_of_ordered(elem, word ^ if sign < 0.0 { 0x8000 } else { 0 }, sign > 0.0),
+    }
+}
+
+/// The next 16-bit value above the (non-NaN, not +inf) one with bits `bits`.
+#[inline(always)]
+fn next_up16(bits: u32) -> u32 {
+    if bits & 0x7fff == 0 {
+        1 // either zero: the least positive subnormal
+    } else if bits & 0x8000 == 0 {
+        bits + 1
+    } else {
+        bits - 1
+    }
+}
+
+/// `ceil16`: the least 16-bit value `>= t` (t not NaN; +inf above the largest finite value):
+/// the conversion rounding toward +inf (f16: `cvt.rp.f16.f32`; bf16: the top 16 bits of the
+/// f32, which rounds toward zero — up for a negative t — plus one for a positive t with low
+/// bits set).
+#[inline(always)]
+pub(crate) fn ceil16(elem: ElemType, t: f32) -> u32 {
+    if elem == ElemType::Bf16 {
+        let b = t.to_bits();
+        return (b >> 16) + u32::from(b & 0x8000_0000 == 0 && b & 0xffff != 0);
+    }
+    let r = u32::from(f16::from_f32(t).to_bits());
+    if float_of16(elem, r) < t { next_up16(r) } else { r }
+}
+
+/// The 16-bit value nearest `t` (ties to even): [`Mutant::Ceil16Nearest`]'s rounding.
+#[inline(always)]
+fn nearest16(elem: ElemType, t: f32) -> u32 {
+    if elem == ElemType::Bf16 {
+        u32::from(bf16::from_f32(t).to_bits())
+    } else {
+        u32::from(f16::from_f32(t).to_bits())
+    }
+}
+
+/// `own_key_at_least`: the own key of the least value of the row's type `>= thres` (a finite
+/// ordered value), the key a test at `thres` counts from (topk-ref's `Element::key_at_least`):
+/// `number_key(thres)` for f32, the 16-bit key of `ceil16(thres)` for a 16-bit type.
+#[inline(always)]
+pub(crate) fn own_key_at_least(a: &KernelArgs, elem: ElemType, thres: f32) -> u32 {
+    match elem {
+        ElemType::F32 => number_key(thres),
+        // BUG (Ceil16Nearest): thres rounded to nearest, which may lie below it.
+        _ if a.has(Mutant::Ceil16Nearest) => key16_of_ordered(elem, nearest16(elem, thres), true),
+        _ => key16_of_ordered(elem, ceil16(elem, thres), true),
+    }
+}
+
+/// `ordered_value_of_own_key`: the ordered value of an own key (zero as +0.0; NaN for a NaN
+/// key).
+#[inline(always)]
+pub(crate) fn ordered_value_of_own_key(elem: ElemType, key: u32) -> f32 {
+    match elem {
+        ElemType::F32 => ordered_value_of_key(key),
+        _ => float_of16(elem, ordered_of_key16(key)),
+    }
+}
+
+/// The simulator's contract check on a value-phase test: the own key it counts from is
+/// topk-ref's `Element::key_at_least` of the f32 threshold (what `bisect` counts there).
+pub(crate) fn check_key_at_least(
+    w: &mut Warp<'_>,
+    elem: ElemType,
+    thres: f32,
+    t: u32,
+    label: &'static str,
+) -> Result<(), SimError> {
+    if !w.checks() {
+        return Ok(());
+    }
+    let want = match elem {
+        ElemType::F32 => <f32 as Element>::key_at_least(thres),
+        ElemType::F16 => u32::from(<f16 as Element>::key_at_least(thres)),
+        ElemType::Bf16 => u32::from(<bf16 as Element>::key_at_least(thres)),
+    };
+    w.check_that(t == want, label)
+}
+
+#[cfg(test)]
+mod tests {
+    use topk_ref::{Bisect, Element, KeyBits, Mode, bf16, f16};
+
+    use super::*;
+
+    fn args(mutant: Option<Mutant>) -> KernelArgs {
+        KernelArgs { n: 1, m: 1, k: 1, mode: Mode::Largest, bisect: Bisect::exact(), mutant }
+    }
+
+    /// Thresholds around every value of `E` (the value and its f32 neighbours), the specials
+    /// and random f32 numbers.
+    fn thresholds<E: Element>() -> Vec<f32> {
+        let mut out = vec![0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, -f32::MAX];
+        out.extend([1e-45, -1e-45, 1e-30, -1e-30, 65_519.0, 65_520.0, -65_519.0, -65_520.0]);
+        for b in 0..=u16::MAX {
+            let v = E::from_bits(E::Key::from_u32(u32::from(b))).to_f32();
+            if v.is_finite() {
+                out.extend([v, v.next_up(), v.next_down()]);
+            }
+        }
+        let mut s = 7u64;
+        out.extend((0..20_000).filter_map(|_| {
+            s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            Some(f32::from_bits((s >> 32) as u32)).filter(|v| !v.is_nan())
+        }));
+        out
+    }
+
+    /// `ceil16` is the least value of the type `>= t`, and `own_key_at_least` is topk-ref's
+    /// `Element::key_at_least`, at every threshold of [`thresholds`].
+    fn thresholds_key_as_bisect_counts<E: Element>(elem: ElemType) {
+        let a = args(None);
+        for t in thresholds::<E>() {
+            let c = ceil16(elem, t);
+            assert!(float_of16(elem, c) >= t, "{} {t}: {c:#06x} below", E::NAME);
+            let k = own_key_at_least(&a, elem, t);
+            assert_eq!(
+                k,
+                E::key_at_least(t).to_u32(),
+                "{} {t:e} {:#x} c={c:#x}",
+                E::NAME,
+                t.to_bits()
+            );
+        }
+    }
+
+    #[test]
+    fn ceil16_rounds_toward_plus_infinity_for_both_signs() {
+        thresholds_key_as_bisect_counts::<f16>(ElemType::F16);
+        thresholds_key_as_bisect_counts::<bf16>(ElemType::Bf16);
+        assert_eq!(own_key_at_least(&args(None), ElemType::F32, 1.5), number_key(1.5));
+        // bf16 keeps the top 16 bits of a negative t: its magnitude truncated, so rounded up.
+        assert_eq!(ceil16(ElemType::Bf16, f32::from_bits(0xbf80_0001)), 0xbf80); // -1.0
+        assert_eq!(ceil16(ElemType::Bf16, 1.0f32.next_up()), 0x3f81);
+        assert_eq!(ceil16(ElemType::F16, 65_504.5), 0x7c00); // above the largest: +inf
+        assert_eq!(ceil16(ElemType::F16, -1e9), 0xfbff); // -65504, not -inf
+        assert_eq!(ceil16(ElemType::F16, 1e-9), 0x0001); // the least subnormal
+        // ceil16-nearest rounds 1e-9 to +0: a threshold below it, counting the zeros.
+        let bug = args(Some(Mutant::Ceil16Nearest));
+        assert_eq!(own_key_at_least(&bug, ElemType::F16, 1e-9), 0x8000);
+    }
+
+    /// Every pattern's own key (`own_key`, `key16_of_ordered`) is topk-ref's in both modes,
+    /// and every key's ordered value is topk-ref's (NaN for the NaN keys).
+    fn own_keys_are_topk_refs<E: Element>(elem: ElemType) {
+        let a = args(None);
+        for b in 0..=u16::MAX {
+            let e = E::from_bits(E::Key::from_u32(u32::from(b)));
+            for (mode, sign) in [(Mode::Largest, 1.0), (Mode::Smallest, -1.0)] {
+                let want = e.key(mode).to_u32();
+                assert_eq!(own_key(&a, elem, u32::from(b), sign), want, "{} {b:#06x}", E::NAME);
+                assert_eq!(reference_key(elem, u32::from(b), mode), want);
+            }
+            let key = u32::from(b);
+            let (got, want) =
+                (ordered_value_of_own_key(elem, key), E::ordered_value_of_key(e.to_bits()));
+            assert!(got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(), "{key:#06x}");
+            let ordered = ordered_of_key16(key);
+            if key != 0x7fff && !is_nan16(elem, ordered) {
+                assert_eq!(key16_of_ordered(elem, ordered, true), key);
+            }
+        }
+    }
+
+    #[test]
+    fn own_keys_and_their_values_are_topk_refs() {
+        own_keys_are_topk_refs::<f16>(ElemType::F16);
+        own_keys_are_topk_refs::<bf16>(ElemType::Bf16);
+        for elem in [ElemType::F16, ElemType::Bf16] {
+            let (neg, pos) = (neg_inf16(elem), neg_inf16(elem) & 0x7fff);
+            assert_eq!(key16_of_ordered(elem, neg, true), key16_neg_inf(elem));
+            assert_eq!(key16_of_ordered(elem, pos, true), key16_pos_inf(elem));
+            assert!(is_nan16(elem, pos + 1) && !is_nan16(elem, pos) && !is_nan16(elem, neg));
+        }
+        assert_eq!(elem_type::<f32>(), ElemType::F32);
+        assert_eq!((elem_type::<f16>(), elem_type::<bf16>()), (ElemType::F16, ElemType::Bf16));
+    }
 }

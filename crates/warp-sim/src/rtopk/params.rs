@@ -10,6 +10,7 @@ use crate::engine::lanes::Lanes;
 use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::KernelArgs;
 use crate::rtopk::mutant::Mutant;
+use crate::rtopk::order::ElemType;
 use crate::rtopk::plan::Plan;
 use crate::rtopk::record::{Recorder, Tracer};
 
@@ -20,6 +21,8 @@ pub(crate) struct Params<'x> {
     pub(crate) a: KernelArgs,
     /// `x`.
     pub(crate) x: &'x dyn Source,
+    /// `elem_t` (`ELEM_KIND`): the type of `x` and `out_val`.
+    pub(crate) elem: ElemType,
     /// `out_val`, `out_idx`, `out_iter` (`None`: a null `out_iter`, no iteration counts).
     pub(crate) out_val: BufId,
     pub(crate) out_idx: BufId,
@@ -38,7 +41,8 @@ pub(crate) struct Params<'x> {
     pub(crate) chunks: u32,
     /// The launch plan (family, keys per lane, lanes per row, cached keys, narrowing).
     pub(crate) plan: Plan,
-    /// `vec4`: 16-byte loads (rows 16-byte aligned, `M % 4 == 0`).
+    /// `vec4`: 16-byte loads (rows 16-byte aligned and of whole 16-byte groups: `M % 4 == 0`
+    /// for f32, `M % 8 == 0` for 16-bit elements).
     pub(crate) vec4: bool,
     /// The traced row and its recorder.
     pub(crate) trace: Option<(u64, &'x RefCell<dyn Recorder + 'x>)>,

@@ -1,16 +1,22 @@
 //! Row storage (the CUDA kernel's `rows.cuh`): where each launch family keeps a row's keys
 //! and how `count_ge` reaches them — [`WarpRow`] (EPL keys per lane of a row's 8, 16 or 32
-//! lanes), [`CandRow`] (a narrowed row's candidates, C per lane of one warp), [`BlockRow`] (32
-//! keys per thread, then shared memory, then re-keyed from global memory) — and the row-wide
+//! lanes), [`PackedRow`] (a 16-bit row's EPL elements per lane, two per register),
+//! [`CandRow`] (a narrowed row's candidates, C per lane of one warp), [`BlockRow`] (32 keys
+//! per thread, then shared memory, then re-keyed from global memory) — and the row-wide
 //! reductions and scans (`row_butterfly`, `row_sum`, `row_min`, `row_max`, `row_scan`,
 //! `block_prefix`).
+
+use topk_ref::Mode;
 
 use crate::engine::error::SimError;
 use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
 use crate::rtopk::args::KernelArgs;
 use crate::rtopk::mutant::Mutant;
-use crate::rtopk::order::order_key;
+use crate::rtopk::order::{
+    ElemType, float_of16, is_nan16, key16_neg_inf, key16_of_ordered, key16_pos_inf,
+    ordered_of_key16, own_key, reference_key,
+};
 
 /// Words of one bit per slot for `n` slots (`MASK_WORDS(N)`).
 #[inline]
@@ -165,6 +171,17 @@ pub(crate) async fn count_ge<R: Row>(
     if t == 0 { Ok(row.m()) } else { row.count_ge_positive(w, a, t).await }
 }
 
+/// What the selection (`classify`) and the narrowing (`copy_candidates`) ask of a row held in
+/// registers: its slots per thread, the slots whose key is `>= t`, a slot's (own) key.
+pub(crate) trait Slots {
+    /// Slots per thread (EPL).
+    fn slots(&self) -> usize;
+    /// `slots_ge`: bit `j % 32` of word `j / 32` set where slot `j`'s key is `>= t`.
+    fn slots_ge(&self, t: u32, ge: &mut [Lanes<u32>]);
+    /// `slot_key`: slot `j`'s own key in every lane.
+    fn slot_key(&self, j: usize) -> Lanes<u32>;
+}
+
 /// One row of a warp-row launch: lane `sub` of its `LANES` lanes holds the keys of elements
 /// `sub * EPL .. sub * EPL + EPL - 1` (`keys[j]`, padding past M is key 0).
 #[derive(Clone, Debug)]
@@ -207,6 +224,251 @@ impl Row for WarpRow {
     fn narrow_cap(&self) -> u32 {
         self.cap
     }
+}
+
+impl Slots for WarpRow {
+    fn slots(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn slots_ge(&self, t: u32, ge: &mut [Lanes<u32>]) {
+        slots_ge(&self.keys, t, ge);
+    }
+
+    fn slot_key(&self, j: usize) -> Lanes<u32> {
+        self.keys[j]
+    }
+}
+
+/// One 16-bit row of a warp-row launch (docs/kernel.md, "16-bit rows"): lane `sub` holds its
+/// EPL elements two per register, element j in half `j % 2` of `words[j / 2]` (low half
+/// first), as *ordered* bits — the input's in largest mode, the sign bit flipped in smallest
+/// mode; slots past M hold `NEG_INF16`. Thresholds are own (16-bit) keys; a count compares two
+/// slots per word with the threshold's value, but for the NaN-only and the every-key
+/// thresholds.
+#[derive(Clone, Debug)]
+pub(crate) struct PackedRow {
+    /// `words[WORDS]`, `WORDS = ceil(EPL / 2)`.
+    pub(crate) words: Vec<Lanes<u32>>,
+    /// EPL.
+    pub(crate) epl: usize,
+    /// M.
+    pub(crate) m: u32,
+    /// The row's lanes.
+    pub(crate) lanes: RowLanes,
+    /// `NARROW_CAP`.
+    pub(crate) cap: u32,
+    /// The lane's slots inside the row.
+    pub(crate) inside: Lanes<u32>,
+    /// Largest mode (else smallest).
+    pub(crate) largest: bool,
+    /// The 16-bit type.
+    pub(crate) elem: ElemType,
+}
+
+impl PackedRow {
+    /// An empty row of `epl` slots per lane (filled by `load_row`).
+    pub(crate) fn new(
+        epl: usize,
+        (m, lanes, cap): (u32, RowLanes, u32),
+        a: &KernelArgs,
+        elem: ElemType,
+    ) -> Self {
+        Self {
+            words: vec![Lanes::splat(0u32); epl.div_ceil(2)],
+            epl,
+            m,
+            lanes,
+            cap,
+            inside: Lanes::splat(0),
+            largest: a.mode == Mode::Largest,
+            elem,
+        }
+    }
+
+    /// `half(j)`: slot `j`'s ordered 16 bits in every lane.
+    pub(crate) fn half(&self, j: usize) -> Lanes<u32> {
+        let shift = 16 * (j % 2) as u32;
+        self.words[j / 2].map(|w| (w >> shift) & 0xffff)
+    }
+
+    /// `nan_slots`: the lane's NaN slots inside the row (padding is -inf, never NaN).
+    fn nan_slots(&self) -> Lanes<u32> {
+        let mut c = Lanes::splat(0u32);
+        for j in 0..self.epl {
+            let h = self.half(j);
+            let nan = Lanes::from_fn(|l| {
+                u32::from((j as u32) < self.inside.lane(l) && is_nan16(self.elem, h.lane(l)))
+            });
+            c = c.zip(&nan, u32::wrapping_add);
+        }
+        c
+    }
+
+    /// `lane_count_ge`: the lane's slots whose own key is `>= t` (`t >= 1`), docs/kernel.md's
+    /// three cases: above +inf's key only NaN keys, at or below -inf's every key, else the
+    /// packed compares with the threshold's value.
+    fn lane_count_ge(&self, a: &KernelArgs, t: u32) -> Lanes<u32> {
+        if t > key16_pos_inf(self.elem) {
+            return if self.largest { self.nan_slots() } else { Lanes::splat(0) };
+        }
+        if t <= key16_neg_inf(self.elem) {
+            let nan = self.nan_slots();
+            return if self.largest {
+                self.inside
+            } else {
+                self.inside.zip(&nan, u32::wrapping_sub)
+            };
+        }
+        count_words_ge(a, self.elem, self.largest, &self.words, ordered_of_key16(t))
+    }
+
+    /// The simulator's contract check on a count: each lane's packed count is the number of
+    /// its slots inside the row whose element's own key (topk-ref's `Element::key` of the
+    /// input's bits, read back from the ordered bits) is `>= t`.
+    fn check_count(&self, w: &mut Warp<'_>, t: u32, got: &Lanes<u32>) -> Result<(), SimError> {
+        if !w.checks() {
+            return Ok(());
+        }
+        let (mode, flip) = if self.largest { (Mode::Largest, 0) } else { (Mode::Smallest, 0x8000) };
+        let mut want = Lanes::splat(0u32);
+        for j in 0..self.epl {
+            let h = self.half(j);
+            want = Lanes::from_fn(|l| {
+                let key = reference_key(self.elem, h.lane(l) ^ flip, mode);
+                want.lane(l) + u32::from((j as u32) < self.inside.lane(l) && key >= t)
+            });
+        }
+        w.check(&want.eq_lanes(got), "count_ge: the packed count is the own keys' (16-bit rows)")
+    }
+}
+
+/// `packed_ge`: per half of `word`, whether its value is `>= h`'s — in largest mode NaN too
+/// (`set.geu`: unordered or `>=`), in smallest mode not (`set.ge`) — as the low bit of each
+/// half.
+#[inline]
+fn packed_ge(a: &KernelArgs, elem: ElemType, largest: bool, word: u32, h: u32) -> u32 {
+    let t = float_of16(elem, h);
+    // BUG (Nan16CountedSmallest): `set.geu` in both modes.
+    let geu = largest || a.has(Mutant::Nan16CountedSmallest);
+    let ge = |bits: u32| {
+        let v = float_of16(elem, bits);
+        // geu: unordered (NaN) or >=
+        if geu { v.partial_cmp(&t) != Some(std::cmp::Ordering::Less) } else { v >= t }
+    };
+    u32::from(ge(word & 0xffff)) | u32::from(ge(word >> 16)) << 16
+}
+
+/// `count_words_ge`: the lane's halves whose value is `>= h`'s, one packed compare and one
+/// packed add per word (the GPU's f16x2 / bf16x2 sums are exact: at most 48 per half).
+fn count_words_ge(
+    a: &KernelArgs,
+    elem: ElemType,
+    largest: bool,
+    words: &[Lanes<u32>],
+    h: u32,
+) -> Lanes<u32> {
+    let mut acc = Lanes::splat(0u32);
+    for word in words {
+        acc = acc.zip(word, |c, w| c.wrapping_add(packed_ge(a, elem, largest, w, h)));
+    }
+    acc.map(|c| (c & 0xffff) + (c >> 16))
+}
+
+impl Row for PackedRow {
+    async fn count_ge_positive(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        t: u32,
+    ) -> Result<u32, SimError> {
+        let c = self.lane_count_ge(a, count_threshold(a, t));
+        self.check_count(w, t, &c)?;
+        let sum = row_sum(w, a, self.lanes, c, "count_ge: row_sum(c)")?;
+        w.uniform(&sum, "count_ge: cnt")
+    }
+
+    fn m(&self) -> u32 {
+        self.m
+    }
+
+    fn narrow_cap(&self) -> u32 {
+        self.cap
+    }
+}
+
+impl Slots for PackedRow {
+    fn slots(&self) -> usize {
+        self.epl
+    }
+
+    /// The three cases of `lane_count_ge` per slot, restricted to the slots inside the row,
+    /// and `t = 0` (a cut's `band_lo` where the bracket's low end stayed at smallest mode's
+    /// NaN key): every slot inside.
+    fn slots_ge(&self, t: u32, ge: &mut [Lanes<u32>]) {
+        let (top, bottom) = (t > key16_pos_inf(self.elem), t <= key16_neg_inf(self.elem));
+        let every = t == 0;
+        let tv = float_of16(self.elem, ordered_of_key16(t));
+        for g in ge.iter_mut() {
+            *g = Lanes::splat(0);
+        }
+        for j in 0..self.epl {
+            let o = self.half(j);
+            let bits = Lanes::from_fn(|l| {
+                let nan = is_nan16(self.elem, o.lane(l));
+                let hit = if every {
+                    true
+                } else if top {
+                    self.largest && nan
+                } else if bottom {
+                    self.largest || !nan
+                } else if nan {
+                    self.largest
+                } else {
+                    float_of16(self.elem, o.lane(l)) >= tv
+                };
+                u32::from((j as u32) < self.inside.lane(l) && hit) << (j % 32)
+            });
+            ge[j / 32] = ge[j / 32].zip(&bits, |g, b| g | b);
+        }
+    }
+
+    fn slot_key(&self, j: usize) -> Lanes<u32> {
+        let (elem, largest) = (self.elem, self.largest);
+        self.half(j).map(|o| key16_of_ordered(elem, o, largest))
+    }
+}
+
+/// The lane's min and max own key over its words where every slot is inside the row
+/// (`range_full_words`): packed min / max of the ordered values, NaN kept at its mode's end
+/// (largest: `min`, which drops a NaN, and `max.NaN`, which keeps it; smallest: `min.NaN` and
+/// `max`), then the two halves' keys.
+pub(crate) fn range_full_words(elem: ElemType, words: &[u32], largest: bool) -> (u32, u32) {
+    let pick = |x: u32, y: u32, nan_wins: bool, want_min: bool| -> u32 {
+        let (nx, ny) = (is_nan16(elem, x), is_nan16(elem, y));
+        if nx || ny {
+            // min / max drop a NaN operand; the .NaN forms return the canonical NaN
+            return if nan_wins || (nx && ny) {
+                0x7fff
+            } else if nx {
+                y
+            } else {
+                x
+            };
+        }
+        let (fx, fy) = (float_of16(elem, x), float_of16(elem, y));
+        if (fy < fx) == want_min { y } else { x }
+    };
+    let mut mn = [words[0] & 0xffff, words[0] >> 16];
+    let mut mx = mn;
+    for &w in &words[1..] {
+        for (h, v) in [w & 0xffff, w >> 16].into_iter().enumerate() {
+            mn[h] = pick(mn[h], v, !largest, true);
+            mx[h] = pick(mx[h], v, largest, false);
+        }
+    }
+    let key = |o| key16_of_ordered(elem, o, largest);
+    (key(mn[0]).min(key(mn[1])), key(mx[0]).max(key(mx[1])))
 }
 
 /// BUG (SharedCounterNoBarrier): `row_sum` through a shared counter with a plain
@@ -321,6 +583,8 @@ pub(crate) struct BlockRow<'x> {
     pub(crate) sign: f32,
     /// `NARROW_CAP`.
     pub(crate) cap: u32,
+    /// The input's element type (`key_at` and the counts past the registers re-key it).
+    pub(crate) elem: ElemType,
 }
 
 impl BlockRow<'_> {
@@ -342,7 +606,7 @@ impl BlockRow<'_> {
         let saved = w.push_active(&cached.not(), "key_at: else")?;
         let addr = i.map(|i| self.row_off.wrapping_add(u64::from(i)));
         let v = w.ld_input(self.x, &addr, "key_at: row[i]").await?;
-        let k = v.map(|v| order_key(a, f32::from_bits(v), self.sign));
+        let k = v.map(|v| own_key(a, self.elem, v, self.sign));
         w.assign(&mut key, &k);
         w.pop_active(saved);
         Ok(key)
@@ -419,7 +683,7 @@ impl Row for BlockRow<'_> {
                 let addr = i.map(|i| self.row_off.wrapping_add(u64::from(i)));
                 let v = w.ld_input(self.x, &addr, "count_ge: row[i]").await?;
                 let n = c.zip(&v, |c, v| {
-                    c.wrapping_add(u32::from(order_key(a, f32::from_bits(v), self.sign) >= t))
+                    c.wrapping_add(u32::from(own_key(a, self.elem, v, self.sign) >= t))
                 });
                 w.assign(&mut c, &n);
                 let next = i.map(|i| i + bd);
@@ -437,6 +701,20 @@ impl Row for BlockRow<'_> {
 
     fn narrow_cap(&self) -> u32 {
         self.cap
+    }
+}
+
+impl Slots for BlockRow<'_> {
+    fn slots(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn slots_ge(&self, t: u32, ge: &mut [Lanes<u32>]) {
+        slots_ge(&self.keys, t, ge);
+    }
+
+    fn slot_key(&self, j: usize) -> Lanes<u32> {
+        self.keys[j]
     }
 }
 
@@ -475,4 +753,146 @@ pub(crate) async fn block_prefix(
     w.block_uniform(u64::from(total), "block_prefix: total")?;
     let before = before.zip(&incl, u32::wrapping_add).zip(own, u32::wrapping_sub);
     Ok((before, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use topk_ref::{Bisect, Mode};
+
+    use super::*;
+    use crate::rtopk::order::neg_inf16;
+
+    fn args(mode: Mode, mutant: Option<Mutant>) -> KernelArgs {
+        KernelArgs { n: 1, m: 1, k: 1, mode, bisect: Bisect::exact(), mutant }
+    }
+
+    /// `bits` (at most 32 EPL) as a packed row on 32 lanes, as `load_row` lays them out:
+    /// ordered bits, two per word, `NEG_INF16` in the slots past the row.
+    fn packed(elem: ElemType, bits: &[u32], epl: usize, mode: Mode) -> PackedRow {
+        let whole = RowLanes { mask: FULL_MASK, width: 32 };
+        let shape = (bits.len() as u32, whole, 0);
+        let mut row = PackedRow::new(epl, shape, &args(mode, None), elem);
+        let flip = if mode == Mode::Largest { 0 } else { 0x8000 };
+        let slot = |l: usize, j: usize| bits.get(l * epl + j).map_or(neg_inf16(elem), |b| b ^ flip);
+        for (q, word) in row.words.iter_mut().enumerate() {
+            *word = Lanes::from_fn(|l| {
+                let hi = if 2 * q + 1 < epl { slot(l, 2 * q + 1) } else { neg_inf16(elem) };
+                slot(l, 2 * q) | hi << 16
+            });
+        }
+        row.inside = Lanes::from_fn(|l| (bits.len().saturating_sub(l * epl)).min(epl) as u32);
+        row
+    }
+
+    /// Every 16-bit pattern, shuffled.
+    fn every_pattern() -> Vec<u32> {
+        let mut bits: Vec<u32> = (0..=0xffff).collect();
+        let mut s = 16u64;
+        for i in (1..bits.len()).rev() {
+            s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            bits.swap(i, ((s >> 33) % (i as u64 + 1)) as usize);
+        }
+        bits
+    }
+
+    /// The own-key thresholds at the edges of the count's three cases (-inf's key and +inf's,
+    /// each ±1), the zeros' (0x7fff: -0.0, 0x8000), the largest, and random keys.
+    fn thresholds(elem: ElemType) -> Vec<u32> {
+        let (neg, pos) = (key16_neg_inf(elem), key16_pos_inf(elem));
+        let mut t = vec![1, neg - 1, neg, neg + 1, 0x7fff, 0x8000, 0x8001, pos - 1, pos, pos + 1];
+        t.extend([0xfffe, 0xffff]);
+        let mut s = 3u64;
+        t.extend((0..60).map(|_| {
+            s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (s >> 48) as u32 | 1
+        }));
+        t
+    }
+
+    /// A packed row's counts (`lane_count_ge`), masks (`slots_ge`) and slot keys are those of
+    /// the elements' own keys, for every 16-bit pattern of both types in both modes, at the
+    /// edges of the count's three cases and at random thresholds; `slots_ge(0)` takes every
+    /// slot inside the row, NaN too.
+    #[test]
+    fn packed_counts_are_the_own_keys_counts_at_every_threshold() {
+        let all = every_pattern();
+        for elem in [ElemType::F16, ElemType::Bf16] {
+            for mode in [Mode::Largest, Mode::Smallest] {
+                let a = args(mode, None);
+                for (epl, chunk) in [(95, 32 * 95 - 7), (96, 32 * 96)] {
+                    for bits in all.chunks(chunk).take(4).chain(all.chunks(chunk).last()) {
+                        let row = packed(elem, bits, epl, mode);
+                        let key = |i: usize| reference_key(elem, bits[i], mode);
+                        let mut ts = thresholds(elem);
+                        ts.extend((0..bits.len()).step_by(97).flat_map(|i| {
+                            let k = key(i);
+                            [k, k + 1, k.saturating_sub(1)]
+                        }));
+                        let mut ge = vec![Lanes::splat(0u32); mask_words(epl)];
+                        for t in ts.into_iter().filter(|&t| (1..=0xffff).contains(&t)) {
+                            let got = row.lane_count_ge(&a, t);
+                            row.slots_ge(t, &mut ge);
+                            for l in 0..32 {
+                                let slots = (l * epl..(l * epl + epl).min(bits.len())).enumerate();
+                                let (mut want, mut mask) = (0, vec![0u32; mask_words(epl)]);
+                                for (j, i) in slots {
+                                    if key(i) >= t {
+                                        want += 1;
+                                        mask[j / 32] |= 1 << (j % 32);
+                                    }
+                                }
+                                let what = format!("{elem:?} {mode:?} lane {l} t {t:#06x}");
+                                assert_eq!(got.lane(l), want, "{what}");
+                                let masks: Vec<u32> = ge.iter().map(|g| g.lane(l)).collect();
+                                assert_eq!(masks, mask, "{what}");
+                            }
+                        }
+                        row.slots_ge(0, &mut ge);
+                        let inside: u32 = ge.iter().map(popc_sum).sum();
+                        assert_eq!(inside as usize, bits.len(), "slots_ge(0): every slot");
+                        for j in 0..epl {
+                            let k = row.slot_key(j);
+                            for l in (0..32).filter(|l| l * epl + j < bits.len()) {
+                                assert_eq!(k.lane(l), key(l * epl + j));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn popc_sum(g: &Lanes<u32>) -> u32 {
+        g.values().iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// The packed min / max of a lane whose slots are all inside the row are the min and max
+    /// of its slots' own keys (NaN at its mode's end).
+    #[test]
+    fn range_full_words_is_the_slots_key_range() {
+        let all = every_pattern();
+        for elem in [ElemType::F16, ElemType::Bf16] {
+            for (largest, mode) in [(true, Mode::Largest), (false, Mode::Smallest)] {
+                let flip = if largest { 0 } else { 0x8000_8000 };
+                for lane in all.chunks(8) {
+                    let words: Vec<u32> =
+                        lane.chunks(2).map(|p| (p[0] | p[1] << 16) ^ flip).collect();
+                    let keys = lane.iter().map(|&b| reference_key(elem, b, mode));
+                    let want = keys.fold((u32::MAX, 0), |(lo, hi), k| (lo.min(k), hi.max(k)));
+                    assert_eq!(range_full_words(elem, &words, largest), want, "{lane:x?}");
+                }
+            }
+        }
+    }
+
+    /// `nan16-counted-smallest` counts a NaN in smallest mode (the count check catches it).
+    #[test]
+    fn the_nan_mutant_miscounts() {
+        let nan = [0x7fc0u32, 0x3c00]; // bf16 NaN, 0.0078125
+        let row = packed(ElemType::Bf16, &nan, 2, Mode::Smallest);
+        let t = 0x4000; // ordered -1.99: counts the values up to 1.99
+        assert_eq!(row.lane_count_ge(&args(Mode::Smallest, None), t).lane(0), 1);
+        let bug = args(Mode::Smallest, Some(Mutant::Nan16CountedSmallest));
+        assert_eq!(row.lane_count_ge(&bug, t).lane(0), 2);
+    }
 }

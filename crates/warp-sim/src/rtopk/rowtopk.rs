@@ -1,12 +1,13 @@
-//! [`SimTopK`]: the simulated kernel behind topk-ref's [`RowTopK`] trait, so the row-wise
-//! driver and `rtopk select --algo sim` can run it.
+//! [`SimTopK`]: the simulated kernel behind topk-ref's [`RowSelect`] trait (so its
+//! `RowTopK` and `RowTopKOf` of every element type), so the row-wise driver can run it on
+//! rows of `f32`, `f16` and `bf16`.
 
 use std::cell::RefCell;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use topk_ref::order::Mode;
-use topk_ref::{Bisect, RowStats, RowTopK, Scratch};
+use topk_ref::{Bisect, Element, RowSelect, RowStats, Scratch};
 
 use crate::engine::summary::DiagSummary;
 use crate::rtopk::args::KernelArgs;
@@ -57,7 +58,7 @@ impl SimTopK {
     }
 }
 
-impl RowTopK for SimTopK {
+impl RowSelect for SimTopK {
     fn name(&self) -> &'static str {
         "sim"
     }
@@ -71,9 +72,9 @@ impl RowTopK for SimTopK {
         self.config.counts && self.config.strategy != crate::rtopk::plan::Strategy::Split
     }
 
-    fn select_row(
+    fn select<E: Element>(
         &self,
-        row: &[f32],
+        row: &[E],
         k: usize,
         mode: Mode,
         _scratch: &mut Scratch,

@@ -5,6 +5,12 @@
 //! value here as it is in every lane there. In exact mode a row that may narrow leaves the
 //! value phase once a count at the new `lo_key` finds at most its cap of keys
 //! ([`Exit::Narrow`]); the kernel narrows it and `finish_exact` goes on over the candidates.
+//!
+//! The bracket holds the row's own keys (docs/kernel.md, "16-bit rows"; topk-ref's `bisect`):
+//! f32 keys for an f32 row, 16-bit keys for a 16-bit row. The value phase computes its
+//! thresholds in f32 for every type, tests the stall on their f32 keys, and counts from the own
+//! key of the least value of the type `>=` the threshold (`own_key_at_least`); the key phase
+//! halves own keys, so a 16-bit row takes at most 32 + 16 tests.
 
 use topk_ref::EpsilonMode;
 use topk_ref::bisect::VALUE_PHASE_LIMIT;
@@ -12,7 +18,9 @@ use topk_ref::bisect::VALUE_PHASE_LIMIT;
 use crate::engine::error::SimError;
 use crate::engine::warp::Warp;
 use crate::rtopk::args::{KernelArgs, SearchExit};
-use crate::rtopk::order::{midpoint, number_key, ordered_value_of_key};
+use crate::rtopk::order::{
+    ElemType, check_key_at_least, midpoint, number_key, ordered_value_of_own_key, own_key_at_least,
+};
 use crate::rtopk::record::{Moved, Phase, TraceStep, Tracer};
 use crate::rtopk::rows::{Row, count_ge};
 
@@ -51,11 +59,14 @@ pub(crate) struct Search {
     pub(crate) value: Value,
     /// With [`Exit::Narrow`]: `count_ge(lo_key)`.
     pub(crate) count_at_lo: u32,
+    /// The row's element type (`ELEM_KIND`): whose own keys the bracket holds.
+    pub(crate) elem: ElemType,
 }
 
 impl Search {
-    fn new(lo_key: u32, hi_key: u32, exit: SearchExit, iterations: u32) -> Self {
+    fn new(lo_key: u32, hi_key: u32, exit: SearchExit, iterations: u32, elem: ElemType) -> Self {
         Self {
+            elem,
             lo_key,
             hi_key,
             count_at_hi: 0,
@@ -122,9 +133,19 @@ async fn value_phase<R: Row>(
             return Ok(true);
         }
         let thres = if plain { (lo + hi) * 0.5 } else { midpoint(lo, hi) };
-        let t = number_key(thres); // key_of_ordered: thres is finite here, never NaN
-        if !(s.lo_key < t && t < s.hi_key) {
-            return Ok(false); // adjacent floats: stall
+        let mut t = number_key(thres); // key_of_ordered: thres is finite here, never NaN
+        if s.elem == ElemType::F32 {
+            if !(s.lo_key < t && t < s.hi_key) {
+                return Ok(false); // adjacent floats: stall
+            }
+        } else {
+            // the stall test on the bounds' f32 keys, then the own key the test counts from
+            if !(number_key(lo) < t && t < number_key(hi)) {
+                return Ok(false);
+            }
+            t = own_key_at_least(a, s.elem, thres);
+            let label = "value_phase: own_key_at_least is topk-ref's key_at_least";
+            check_key_at_least(w, s.elem, thres, t, label)?;
         }
         let before = (s.lo_key, s.hi_key);
         let cnt = row.count_ge_positive(w, a, t).await?;
@@ -171,7 +192,7 @@ pub(crate) async fn finish_exact<R: Row>(
     if s.value != Value::None && value_phase(w, a, row, s, s.value == Value::Plain, tr).await? {
         return Ok(());
     }
-    // key phase: only where the value phase cannot proceed
+    // key phase: only where the value phase cannot proceed (halving own keys)
     let k = a.k as u32;
     while s.hi_key.wrapping_sub(s.lo_key) > 1 {
         let t = s.lo_key.wrapping_add(s.hi_key.wrapping_sub(s.lo_key) / 2); // > lo_key >= 0
@@ -202,17 +223,17 @@ async fn search_exact<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     row: &mut R,
-    lo_key: u32,
-    hi_key: u32,
+    (lo_key, hi_key): (u32, u32),
+    elem: ElemType,
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
-    let mut s = Search::new(lo_key, hi_key, SearchExit::Converged, 0);
+    let mut s = Search::new(lo_key, hi_key, SearchExit::Converged, 0, elem);
     if lo_key == hi_key {
         return Ok(s);
     }
     // value phase: the paper's bisection on (ordered) values
-    s.lo = ordered_value_of_key(s.lo_key);
-    s.hi = ordered_value_of_key(s.hi_key);
+    s.lo = ordered_value_of_own_key(elem, s.lo_key);
+    s.hi = ordered_value_of_own_key(elem, s.hi_key);
     if s.lo.is_finite() && s.hi.is_finite() {
         let precision = a.bisect.precision;
         s.eps = match a.bisect.epsilon_mode {
@@ -232,19 +253,25 @@ async fn search_early_stopping<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     row: &mut R,
-    lo_key: u32,
-    hi_key: u32,
+    (lo_key, hi_key): (u32, u32),
+    elem: ElemType,
     max_iter: u32,
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
-    let mut s = Search::new(lo_key, hi_key, SearchExit::MaxIter, max_iter);
-    let (mut lo, mut hi) = (ordered_value_of_key(lo_key), ordered_value_of_key(hi_key));
+    let mut s = Search::new(lo_key, hi_key, SearchExit::MaxIter, max_iter, elem);
+    let (mut lo, mut hi) =
+        (ordered_value_of_own_key(elem, lo_key), ordered_value_of_own_key(elem, hi_key));
     let finite = lo.is_finite() && hi.is_finite();
     let k = a.k as u32;
     for iter in 0..max_iter {
         let (thres, t) = if finite {
             let thres = midpoint(lo, hi);
-            (thres, number_key(thres)) // finite: not NaN
+            let t = own_key_at_least(a, elem, thres); // finite: not NaN
+            if elem != ElemType::F32 {
+                let label = "search_early_stopping: own_key_at_least is topk-ref's key_at_least";
+                check_key_at_least(w, elem, thres, t, label)?;
+            }
+            (thres, t)
         } else {
             (
                 f32::from_bits(0x7fc0_0000),
@@ -275,17 +302,18 @@ async fn search_early_stopping<R: Row>(
     Ok(s)
 }
 
-/// `search_threshold`: exact or early stopping, from the row's min and max key.
+/// `search_threshold`: exact or early stopping, from the row's min and max key, for a row of
+/// `elem`.
 pub(crate) async fn search_threshold<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     row: &mut R,
-    lo_key: u32,
-    hi_key: u32,
+    range: (u32, u32),
+    elem: ElemType,
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
     match a.bisect.max_iter {
-        Some(n) => search_early_stopping(w, a, row, lo_key, hi_key, n, tr).await,
-        None => search_exact(w, a, row, lo_key, hi_key, tr).await,
+        Some(n) => search_early_stopping(w, a, row, range, elem, n, tr).await,
+        None => search_exact(w, a, row, range, elem, tr).await,
     }
 }

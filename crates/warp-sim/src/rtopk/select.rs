@@ -13,9 +13,9 @@ use crate::engine::lanes::{FULL_MASK, Lanes, lanes_below};
 use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::{KernelArgs, SearchExit};
 use crate::rtopk::mutant::Mutant;
-use crate::rtopk::order::{key_keeps_bits, value_of_key};
+use crate::rtopk::order::{ElemType, key_keeps_bits, value_of_key};
 use crate::rtopk::record::{TraceChunk, Tracer};
-use crate::rtopk::rows::{CandRow, Row, RowLanes, count_ge, row_scan, slots_ge};
+use crate::rtopk::rows::{CandRow, Row, RowLanes, Slots, count_ge, row_scan};
 use crate::rtopk::search::Search;
 
 /// `strong_above` when no element is strong.
@@ -77,10 +77,13 @@ pub(crate) struct RowOut<'x> {
     pub(crate) out_idx: BufId,
     pub(crate) out_off: Lanes<u64>,
     pub(crate) sign: f32,
+    /// The element type of the input and of `out_val`.
+    pub(crate) elem: ElemType,
 }
 
 /// `write_result`: result `pos` of the row is element `i` with the input's bits — from its
-/// key where the key determines them, re-read from the input where it cannot (±0, NaN).
+/// key where the key determines them, re-read from the input where it cannot (±0, NaN); a
+/// 16-bit value always re-read (one load of an element the row just read).
 pub(crate) async fn write_result(
     w: &mut Warp<'_>,
     out: &RowOut<'_>,
@@ -91,7 +94,8 @@ pub(crate) async fn write_result(
     let at = w.add_u64(&out.out_off, &pos.map(u64::from), "write_result: out + pos")?;
     w.st_global(out.out_idx, &at, i, "write_result: out_idx[pos] = i").await?;
     let mut val = key.map(|k| value_of_key(k, out.sign).to_bits());
-    let reread = key.map(|k| !key_keeps_bits(k));
+    let f32_row = out.elem == ElemType::F32;
+    let reread = key.map(|k| !(f32_row && key_keeps_bits(k)));
     let saved = w.push_active(&reread, "write_result: !key_keeps_bits(key)")?;
     let src = w.add_u64(&out.row_off, &i.map(u64::from), "write_result: row_in + i")?;
     let x = w.ld_input(out.x, &src, "write_result: row_in[i]").await?;
@@ -192,9 +196,9 @@ pub(crate) async fn select_chunk(
 /// `classify`: a thread's N slots hold elements `first ..` (padding past M has key 0); bit
 /// `j % 32` of word `j / 32` of `strong` / `band`: element `first + j` is strong / in the
 /// band. Returns the thread's strong (low 16 bits) and band (high 16 bits) counts. One
-/// compare per slot for each set the cut can fill.
-pub(crate) fn classify(
-    keys: &[Lanes<u32>],
+/// compare per slot for each set the cut can fill (`row.slots_ge`).
+pub(crate) fn classify<S: Slots>(
+    row: &S,
     first: &Lanes<u32>,
     m: u32,
     c: &Cut,
@@ -204,10 +208,10 @@ pub(crate) fn classify(
     let any_strong = c.strong_above != NO_STRONG;
     let any_band = c.band_lo <= c.strong_above;
     if any_strong {
-        slots_ge(keys, c.strong_above + 1, strong);
+        row.slots_ge(c.strong_above + 1, strong);
     }
     if any_band {
-        slots_ge(keys, c.band_lo, band);
+        row.slots_ge(c.band_lo, band);
     }
     let inside = first.map(|f| m.saturating_sub(f)); // slots inside the row
     let mut counts = Lanes::splat(0u32);
@@ -368,10 +372,10 @@ pub(crate) async fn emit_staged(
 /// band counts places every lane's elements (lane order is index order), then
 /// `emit_staged`. `sub`: each lane's place among the row's; `first`: its first element.
 #[allow(clippy::too_many_arguments)]
-pub(crate) async fn select_topk_lanes(
+pub(crate) async fn select_topk_lanes<S: Slots>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
-    keys: &[Lanes<u32>],
+    row: &S,
     lanes: RowLanes,
     c: &Cut,
     sub: &Lanes<u32>,
@@ -381,9 +385,9 @@ pub(crate) async fn select_topk_lanes(
     tr: Tracer<'_>,
 ) -> Result<(), SimError> {
     let k = a.k as u32;
-    let words = keys.len().div_ceil(32);
+    let words = row.slots().div_ceil(32);
     let (mut strong, mut band) = (vec![Lanes::splat(0u32); words], vec![Lanes::splat(0u32); words]);
-    let own = classify(keys, first, a.m as u32, c, &mut strong, &mut band);
+    let own = classify(row, first, a.m as u32, c, &mut strong, &mut band);
     let incl = row_scan(w, a, lanes, sub, own)?;
     // BUG (BroadcastFromWrongLane): the row's first lane, whose scan holds only its own.
     let src = if a.has(Mutant::BroadcastFromWrongLane) { 0 } else { lanes.width - 1 };
@@ -399,7 +403,7 @@ pub(crate) async fn select_topk_lanes(
     let pos = taken(a, &strong, &band, &before, band_left, &mut take);
     if tr.on() {
         let lanes = w.group_lanes();
-        trace_lanes(tr, lanes, keys.len(), first, a.m, band_left, &strong, &band, &take);
+        trace_lanes(tr, lanes, row.slots(), first, a.m, band_left, &strong, &band, &take);
     }
     let how = Sync::Warp(lanes.mask);
     emit_staged(w, a, &take, &pos, total, first, stage, sub, lanes.width, how, out).await

@@ -11,7 +11,7 @@ use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::KernelArgs;
 use crate::rtopk::mutant::Mutant;
-use crate::rtopk::order::{check_keys, order_key};
+use crate::rtopk::order::{ElemType, check_keys, own_key};
 use crate::rtopk::plan::SortShape;
 use crate::rtopk::select::{RowOut, write_result};
 use crate::rtopk::warp_rows::row_offset;
@@ -23,6 +23,8 @@ pub(crate) struct SortParams<'x> {
     pub(crate) x: &'x dyn Source,
     pub(crate) out_val: BufId,
     pub(crate) out_idx: BufId,
+    /// `elem_t`: the type of `x` and `out_val` (the sorts rank `own_key`).
+    pub(crate) elem: ElemType,
 }
 
 /// `sort_rank`: a result's place in sorted order as one u64 sorted ascending — key
@@ -62,10 +64,7 @@ fn sorted_pairs(
             let off = out.out_off.lane(0);
             let vals = w.peek_global(out.out_val, off, u64::from(n));
             let idx = w.peek_global(out.out_idx, off, u64::from(n));
-            vals.iter()
-                .zip(&idx)
-                .map(|(&v, &i)| (order_key(a, f32::from_bits(v), a.sign()), i))
-                .collect()
+            vals.iter().zip(&idx).map(|(&v, &i)| (own_key(a, out.elem, v, a.sign()), i)).collect()
         }
     }
 }
@@ -162,14 +161,15 @@ pub(crate) async fn sort_warp_row(
         let v = w.ld_global(p.out_val, &at, "sort_warp_row: val[p]").await?;
         let i = w.ld_global(p.out_idx, &at, "sort_warp_row: idx[p]").await?;
         w.pop_active(saved);
-        let kv = v.map(|v| order_key(a, f32::from_bits(v), a.sign()));
+        let kv = v.map(|v| own_key(a, p.elem, v, a.sign()));
         check_keys(
             w,
             a.mode,
+            p.elem,
             &v,
             &kv,
             inside.mask() & w.active_mask(),
-            "sort: order_key is SPEC §1's key",
+            "sort: own_key is SPEC §1's key",
         )?;
         key[q] = Lanes::select(&inside, &kv, &Lanes::splat(0));
         ix[q] = Lanes::select(&inside, &i, &Lanes::splat(u32::MAX));
@@ -201,6 +201,7 @@ pub(crate) async fn sort_warp_row(
         out_idx: p.out_idx,
         out_off: off,
         sign: a.sign(),
+        elem: p.elem,
     };
     for q in 0..e {
         let pos = lane.map(|l| l * e as u32 + q as u32);
@@ -271,7 +272,7 @@ impl Ranks for GlobalResults<'_> {
         let vj = w.ld_global(out.out_val, &aj, "GlobalResults: __ldcg(val + j)").await?;
         let ii = w.ld_global(out.out_idx, &ai, "GlobalResults: __ldcg(idx + i)").await?;
         let ij = w.ld_global(out.out_idx, &aj, "GlobalResults: __ldcg(idx + j)").await?;
-        let key = |v: &Lanes<u32>| v.map(|v| order_key(a, f32::from_bits(v), a.sign()));
+        let key = |v: &Lanes<u32>| v.map(|v| own_key(a, out.elem, v, a.sign()));
         let (ki, kj) = (key(&vi), key(&vj));
         let swap = Lanes::from_fn(|l| {
             sort_rank(kj.lane(l), ij.lane(l)) < sort_rank(ki.lane(l), ii.lane(l))
@@ -381,6 +382,7 @@ pub(crate) async fn rtopk_sort_rows(
         out_idx: p.out_idx,
         out_off: off,
         sign: a.sign(),
+        elem: p.elem,
     };
     let first = t.lane(w.active_mask().trailing_zeros() as usize % 32) == 0;
     if !shape.in_shared {
@@ -397,8 +399,9 @@ pub(crate) async fn rtopk_sort_rows(
         let addr = w.add_u64(&off, &i.map(u64::from), "rtopk_sort_rows: val + i")?;
         let v = w.ld_global(p.out_val, &addr, "rtopk_sort_rows: val[i]").await?;
         let ix = w.ld_global(p.out_idx, &addr, "rtopk_sort_rows: idx[i]").await?;
-        let key = v.map(|v| order_key(a, f32::from_bits(v), a.sign()));
-        check_keys(w, a.mode, &v, &key, w.active_mask(), "sort: order_key is SPEC §1's key")?;
+        let key = v.map(|v| own_key(a, p.elem, v, a.sign()));
+        let label = "sort: own_key is SPEC §1's key";
+        check_keys(w, a.mode, p.elem, &v, &key, w.active_mask(), label)?;
         let r = key.zip(&ix, sort_rank);
         w.st_shared(&i.map(|i| base + 2 * i), &r.map(|r| r as u32), "rtopk_sort_rows: r[i] = rank")
             .await?;

@@ -14,18 +14,21 @@
 //! candidate write before it, so it reads them as its input, a read-only copy. Then
 //! `rtopk_split_gather` turns the positions among the candidates back into the row's indices.
 //!
+//! The candidates' values are of the input's type (a 16-bit matrix for a 16-bit input).
+//!
 //! A split route runs whole, without the windows of a direct launch: every candidate buffer
 //! is held at once, so its size is checked first ([`SPLIT_MAX_WORDS`]).
 
 use crate::engine::diag::{DiagKind, DiagPolicy, Diagnostic, Op};
 use crate::engine::error::SimError;
-use crate::engine::global::{Global, SliceSource, Source};
+use crate::engine::global::{Global, Source, WordSource};
 use crate::engine::lanes::Lanes;
 use crate::engine::machine::Grid;
 use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::KernelArgs;
 use crate::rtopk::launch::{LaunchResult, Simulator, first_plan, vec4};
 use crate::rtopk::mutant::Mutant;
+use crate::rtopk::order::ElemType;
 use crate::rtopk::params::Params;
 use crate::rtopk::plan::{Plan, Route, Split};
 use crate::rtopk::select::check_input_bits;
@@ -45,6 +48,8 @@ const GATHER_BLOCKS_PER_SM: u64 = 64;
 #[derive(Clone, Copy)]
 pub(crate) struct RawBuffers<'x> {
     pub(crate) x: &'x dyn Source,
+    /// The type of `x` and `values`.
+    pub(crate) elem: ElemType,
     pub(crate) x_at: u64,
     pub(crate) values: BufId,
     pub(crate) indices: BufId,
@@ -59,6 +64,7 @@ impl<'x> Params<'x> {
         Self {
             a: *a,
             x: bufs.x,
+            elem: bufs.elem,
             out_val: bufs.values,
             out_idx: bufs.indices,
             out_iter: bufs.iterations,
@@ -68,7 +74,7 @@ impl<'x> Params<'x> {
             out_ld: a.k as u32,
             chunks: 1,
             plan: *plan,
-            vec4: vec4(a, a.m),
+            vec4: vec4(a, bufs.elem, a.m),
             trace: None,
         }
     }
@@ -91,7 +97,7 @@ impl<'x> Params<'x> {
         Self {
             // the plan's rows: no overflow
             a: KernelArgs { n: a.n * split.full, m: split.chunk, ..*a },
-            vec4: vec4(a, m),
+            vec4: vec4(a, bufs.elem, m),
             ld: m as u32,
             out_ld: width as u32, // < 2^32: the plan checked
             chunks: split.full as u32,
@@ -111,7 +117,7 @@ impl<'x> Params<'x> {
         let m = a.m;
         Self {
             a: KernelArgs { m: split.last, ..*a },
-            vec4: vec4(a, m) && vec4(a, split.last),
+            vec4: vec4(a, bufs.elem, m) && vec4(a, bufs.elem, split.last),
             ld: m as u32,
             out_ld: width as u32,
             ..Self::common(a, plan, bufs)
@@ -138,9 +144,10 @@ impl Simulator {
     pub(crate) fn run_split_route(
         &mut self,
         src: &dyn Source,
+        elem: ElemType,
         args: &KernelArgs,
         route: &Route,
-    ) -> Result<LaunchResult, SimError> {
+    ) -> Result<LaunchResult<u32>, SimError> {
         let (n, k) = (args.n as u64, args.k as u64);
         let words = route_words(route, n, k).filter(|&w| w <= SPLIT_MAX_WORDS);
         if words.is_none() {
@@ -151,15 +158,18 @@ impl Simulator {
             )));
         }
         self.machine.free_globals();
-        let values = self.machine.alloc(Global::zeroed("out_val", n * k)?.with_rows(k));
+        let bytes = elem.bytes() as u32;
+        let out_val = Global::zeroed("out_val", n * k)?.with_rows(k).with_elem_bytes(bytes);
+        let values = self.machine.alloc(out_val);
         let indices = self.machine.alloc(Global::zeroed("out_idx", n * k)?.with_rows(k));
         if n > 0 && k > 0 {
-            let bufs = RawBuffers { x: src, x_at: 0, values, indices, out_at: 0, iterations: None };
+            let bufs =
+                RawBuffers { x: src, elem, x_at: 0, values, indices, out_at: 0, iterations: None };
             self.run_route(route, args, bufs)?;
         }
         let (diagnostics, summary) = self.machine.take_diagnostics();
         Ok(LaunchResult {
-            values: self.machine.global(values).f32s(),
+            values: self.machine.global(values).data().to_vec(),
             indices: self.machine.global(indices).data().to_vec(),
             iterations: Vec::new(),
             diagnostics,
@@ -199,7 +209,7 @@ impl Simulator {
         self.check_written(bufs.indices, bufs.out_at, end, "out_idx: every result")?;
         let Some(sort) = plan.sort else { return Ok(()) };
         self.write_once(&[bufs.values, bufs.indices], false);
-        self.sort(bufs.x, args, &sort, 0..n, bufs.values, bufs.indices)
+        self.sort((bufs.x, bufs.elem), args, &sort, 0..n, bufs.values, bufs.indices)
     }
 
     /// `run_split`: each chunk's top k into the candidates, the route of the row's top k among
@@ -216,7 +226,8 @@ impl Simulator {
         let w64 = width as u64;
         // route_words counted them
         let cand = |name| Global::zeroed(name, n * w64).map(|g| g.with_rows(w64));
-        let cand_val = self.machine.alloc(cand("cand_val")?);
+        let bytes = bufs.elem.bytes() as u32;
+        let cand_val = self.machine.alloc(cand("cand_val")?.with_elem_bytes(bytes));
         let cand_idx = self.machine.alloc(cand("cand_idx")?);
         self.write_once(&[cand_val, cand_idx], true);
         let cand = RawBuffers { values: cand_val, indices: cand_idx, out_at: 0, ..bufs };
@@ -233,8 +244,8 @@ impl Simulator {
             self.check_rows_written(cand_idx, (n, w64), full_k..full_k + k, label)?;
         }
         let second = KernelArgs { m: width, ..*args };
-        let values = self.machine.global(cand_val).f32s();
-        let src = SliceSource::new(&values, w64);
+        let values = self.machine.global(cand_val).data().to_vec();
+        let src = WordSource::new(&values, w64, bytes);
         let to_out = RawBuffers { x: &src, x_at: 0, ..bufs };
         self.run_route(rest, &second, to_out)?;
         self.launch_gather(args, cand_idx, bufs, (n, k, w64, split.chunk as u64))

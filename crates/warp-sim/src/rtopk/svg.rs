@@ -6,7 +6,6 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use topk_ref::order::ordered_value_of_key;
 
 use crate::engine::error::SimError;
 use crate::engine::lanes::WARP_SIZE;
@@ -105,16 +104,17 @@ fn draw_header(area: &Area<'_>, t: &RowTrace) -> Drawn {
 struct Axis {
     sorted_keys: Vec<u32>,
     linear: Option<(f64, f64)>,
+    elem: &'static str,
 }
 
 impl Axis {
     fn new(t: &RowTrace) -> Self {
         let mut sorted_keys = t.keys.clone();
         sorted_keys.sort_unstable();
-        let lo = f64::from(ordered_value_of_key(t.min_key));
-        let hi = f64::from(ordered_value_of_key(t.max_key));
+        let lo = f64::from(t.value_of_key(t.min_key));
+        let hi = f64::from(t.value_of_key(t.max_key));
         let linear = (lo.is_finite() && hi.is_finite() && hi > lo).then_some((lo, hi));
-        Self { sorted_keys, linear }
+        Self { sorted_keys, linear, elem: t.elem }
     }
 
     /// The axis' range.
@@ -128,7 +128,7 @@ impl Axis {
     fn x(&self, key: u32) -> f64 {
         match self.linear {
             Some((lo, hi)) => {
-                let v = f64::from(ordered_value_of_key(key));
+                let v = f64::from(crate::rtopk::trace::key_value(self.elem, key));
                 if v.is_finite() { v.clamp(lo, hi) } else { (lo + hi) / 2.0 }
             }
             None => {
@@ -206,8 +206,8 @@ fn draw_search(area: &Area<'_>, t: &RowTrace) -> Drawn {
         text(area, &s, at(chart.backend_coord(&(x0, y)), -8), 13, HPos::Right)?;
     }
     // The row's range, as the search's first bracket.
-    let min = format!("min {}", short(ordered_value_of_key(t.min_key)));
-    let max = format!("max {}", short(ordered_value_of_key(t.max_key)));
+    let min = format!("min {}", short(t.value_of_key(t.min_key)));
+    let max = format!("max {}", short(t.value_of_key(t.max_key)));
     text(area, &min, at(chart.backend_coord(&(axis.x(t.min_key), 0.3)), 3), 12, HPos::Left)?;
     text(area, &max, at(chart.backend_coord(&(axis.x(t.max_key), 0.3)), -3), 12, HPos::Right)
 }

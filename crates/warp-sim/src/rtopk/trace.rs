@@ -5,7 +5,8 @@
 
 use std::fmt::Write as _;
 
-use topk_ref::order::{Mode, ordered_value_of_key};
+use topk_ref::order::Mode;
+use topk_ref::{Element, bf16, f16};
 
 use crate::engine::lanes::WARP_SIZE;
 use crate::rtopk::args::{KernelArgs, SearchExit};
@@ -34,7 +35,9 @@ pub struct RowTrace {
     pub max_iter: Option<u32>,
     /// Algorithm 1's precision.
     pub precision: f32,
-    /// The row's values.
+    /// The row's element type: `"f32"`, `"f16"` or `"bf16"`.
+    pub elem: &'static str,
+    /// The row's values (exact: a 16-bit row's as f32).
     pub values: Vec<f32>,
     /// `s_keys` after the load stage.
     pub keys: Vec<u32>,
@@ -61,7 +64,7 @@ pub struct RowTrace {
     pub chunks: Vec<TraceChunk>,
     /// Output indices.
     pub out_idx: Vec<u32>,
-    /// Output values.
+    /// Output values (exact: a 16-bit row's as f32).
     pub out_val: Vec<f32>,
     /// Per element: strong, band, taken (families that place a thread's elements by a scan).
     flags: Vec<(bool, bool, bool)>,
@@ -80,6 +83,7 @@ impl RowTrace {
             mode: args.mode,
             max_iter: args.bisect.max_iter,
             precision: args.bisect.precision,
+            elem: "f32",
             values,
             keys: Vec::new(),
             min_key: 0,
@@ -98,6 +102,12 @@ impl RowTrace {
         }
     }
 
+    /// The ordered value a key of this row stands for: keys are the row's own (f32 keys, or
+    /// 16-bit keys for a 16-bit row; docs/kernel.md, "16-bit rows").
+    pub fn value_of_key(&self, key: u32) -> f32 {
+        key_value(self.elem, key)
+    }
+
     /// Completes the trace after the launch: the selection's chunks of 32 from the recorded
     /// per-element flags (where the family placed elements by a scan), and the output.
     pub(crate) fn finish(&mut self, out_idx: Vec<u32>, out_val: Vec<f32>) {
@@ -113,6 +123,11 @@ impl RowTrace {
         (self.out_idx, self.out_val) = (out_idx, out_val);
     }
 
+    /// Whether the row ran packed (a 16-bit warp row; block rows hold keys).
+    fn packed(&self) -> bool {
+        self.elem != "f32" && !self.kernel.starts_with("rtopk_block_rows")
+    }
+
     fn family_line(&self) -> String {
         let per_warp = 32 / self.lanes_per_row.clamp(1, 32);
         match self.kernel.as_str() {
@@ -121,10 +136,14 @@ impl RowTrace {
                 self.lanes_per_row, self.keys_per_lane
             ),
             k => format!(
-                "{k}: {} lanes per row ({} per warp), {} keys per lane in registers",
+                "{k}: {} lanes per row ({} per warp), {}",
                 self.lanes_per_row,
                 if per_warp == 1 { "one row".to_string() } else { format!("{per_warp} rows") },
-                self.keys_per_lane
+                if !self.packed() {
+                    format!("{} keys per lane in registers", self.keys_per_lane)
+                } else {
+                    format!("{} elements per lane, two per register", self.keys_per_lane)
+                }
             ),
         }
     }
@@ -158,9 +177,10 @@ impl RowTrace {
     }
 
     fn text_header(&self, s: &mut String) {
+        let elem = if self.elem == "f32" { String::new() } else { format!("{}, ", self.elem) };
         let _ = writeln!(
             s,
-            "row {}: M = {}, k = {}, {}, {}\n{}",
+            "row {}: M = {}, k = {}, {elem}{}, {}\n{}",
             self.row,
             self.m,
             self.k,
@@ -168,6 +188,14 @@ impl RowTrace {
             self.algorithm(),
             self.family_line()
         );
+        if self.elem != "f32" {
+            let _ = writeln!(
+                s,
+                "({} row: thresholds in f32 on the exact values; keys are the row's own 16-bit \
+                 keys)",
+                self.elem
+            );
+        }
         if self.mode == Mode::Smallest {
             let _ = writeln!(s, "(smallest mode: the search runs on ordered values -x)");
         }
@@ -176,12 +204,20 @@ impl RowTrace {
     fn text_load(&self, s: &mut String) {
         let (lanes, epl) = (self.lanes_per_row, self.keys_per_lane);
         let used = self.m.div_ceil(epl.max(1));
-        let _ = writeln!(
-            s,
-            "\nload_row: lane l holds the keys of x[l*{epl}] .. x[l*{epl} + {}] in registers; {used} \
-             of {lanes} lanes hold elements (slots past M: key 0)",
-            epl.saturating_sub(1)
-        );
+        let last = epl.saturating_sub(1);
+        let _ = if self.packed() {
+            writeln!(
+                s,
+                "\nload_row: lane l holds x[l*{epl}] .. x[l*{epl} + {last}] as ordered bits, two \
+                 per register; {used} of {lanes} lanes hold elements (slots past M: -inf)"
+            )
+        } else {
+            writeln!(
+                s,
+                "\nload_row: lane l holds the keys of x[l*{epl}] .. x[l*{epl} + {last}] in \
+                 registers; {used} of {lanes} lanes hold elements (slots past M: key 0)"
+            )
+        };
         for (c, vals) in self.values.chunks(8).enumerate() {
             let cells: Vec<String> = vals.iter().map(|v| format!("{:>9}", short(*v))).collect();
             let _ = writeln!(s, "  x[{:>4}..] {}", c * 8, cells.join(" "));
@@ -190,9 +226,9 @@ impl RowTrace {
             s,
             "  row_min -> lo_key {:#010x} ({}), row_max -> hi_key {:#010x} ({})",
             self.min_key,
-            short(ordered_value_of_key(self.min_key)),
+            short(self.value_of_key(self.min_key)),
             self.max_key,
-            short(ordered_value_of_key(self.max_key))
+            short(self.value_of_key(self.max_key))
         );
     }
 
@@ -230,8 +266,8 @@ impl RowTrace {
                 "  {:>3}  {:<5}  {:>10}  {:>10}  {:>10}  {:#010x}  {:>5}  {update}",
                 st.iteration,
                 phase,
-                show(ordered_value_of_key(st.lo_key)),
-                show(ordered_value_of_key(st.hi_key)),
+                show(self.value_of_key(st.lo_key)),
+                show(self.value_of_key(st.hi_key)),
                 thres,
                 st.t,
                 st.cnt
@@ -260,7 +296,7 @@ impl RowTrace {
         let strong = match self.strong_above.checked_add(1) {
             None => "none".to_string(),
             Some(from) => {
-                format!("key >= {from:#010x} ({})", precise(ordered_value_of_key(from)))
+                format!("key >= {from:#010x} ({})", precise(self.value_of_key(from)))
             }
         };
         let band = if self.exit == Some(SearchExit::Hit) {
@@ -270,7 +306,7 @@ impl RowTrace {
                 "the first {} by index with key >= {:#010x} ({})",
                 (self.k as u32).wrapping_sub(self.strong_count),
                 self.band_lo,
-                precise(ordered_value_of_key(self.band_lo))
+                precise(self.value_of_key(self.band_lo))
             )
         };
         let _ = writeln!(
@@ -322,6 +358,15 @@ impl RowTrace {
         let _ = writeln!(s, "\noutput (ascending index):");
         let _ = writeln!(s, "  indices {}", idx.join(" "));
         let _ = writeln!(s, "  values  {}", val.join(" "));
+    }
+}
+
+/// The ordered value a key of a row of `elem` (`"f32"`, `"f16"`, `"bf16"`) stands for.
+pub(crate) fn key_value(elem: &str, key: u32) -> f32 {
+    match elem {
+        "f16" => f16::ordered_value_of_key(key as u16),
+        "bf16" => bf16::ordered_value_of_key(key as u16),
+        _ => topk_ref::order::ordered_value_of_key(key),
     }
 }
 

@@ -2,7 +2,8 @@
 //! `rtopk_half_rows_<EPL>` and `rtopk_warp_rows_<EPL>`, one row per `LANES` = 8, 16 or 32
 //! lanes, EPL keys per lane in registers (docs/kernel.md, the last table). Each simulated task
 //! is one row's lanes; the rows of a warp go their own ways, each collective naming its own
-//! lanes.
+//! lanes. An f32 row keeps its keys ([`WarpRow`]), a 16-bit row its elements ([`PackedRow`]):
+//! the stages after the load are the same for both.
 
 use crate::engine::error::SimError;
 use crate::engine::lanes::{FULL_MASK, Lanes};
@@ -10,9 +11,10 @@ use crate::engine::warp::Warp;
 use crate::rtopk::args::{CAND_CAP, KernelArgs, WARP_STAGE};
 use crate::rtopk::load::load_row;
 use crate::rtopk::mutant::Mutant;
-use crate::rtopk::narrow::{finish_candidates, narrow_row, trace_cut, write_iterations};
-use crate::rtopk::params::{Params, place_row};
-use crate::rtopk::rows::{RowLanes, WarpRow, mask_words, row_max, row_min};
+use crate::rtopk::narrow::{NarrowRow, finish_candidates, trace_cut, write_iterations};
+use crate::rtopk::order::ElemType;
+use crate::rtopk::params::{Params, RowPlace, place_row};
+use crate::rtopk::rows::{PackedRow, Row, RowLanes, Slots, WarpRow, mask_words, row_max, row_min};
 use crate::rtopk::search::{Exit, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, cut_of, select_topk_lanes};
 
@@ -33,9 +35,9 @@ pub(crate) fn row_offset(
     w.mul_u64(&Lanes::splat(row_id), &Lanes::splat(len), label)
 }
 
-/// `rtopk_warp_row`: one row on its lanes — `load_row`, `row_min` / `row_max`,
-/// `search_threshold`, `narrow_row` where the row narrows, `cut_of`, `select_topk_lanes`,
-/// and the row's iteration count.
+/// `rtopk_warp_row`: one row on its lanes — `load_row` (keys of an f32 row, or a 16-bit row's
+/// elements packed), `row_min` / `row_max`, `search_threshold`, `narrow_row` where the row
+/// narrows, `cut_of`, `select_topk_lanes`, and the row's iteration count.
 async fn rtopk_warp_row(
     w: &mut Warp<'_>,
     p: &Params<'_>,
@@ -45,7 +47,6 @@ async fn rtopk_warp_row(
 ) -> Result<(), SimError> {
     let a = &p.a;
     let (epl, width) = (p.plan.keys_per_lane as u32, p.plan.lanes_per_row as u32);
-    let tr = p.tracer(row_id);
     let lane = w.lane_id();
     let sub = lane.map(|l| l % width);
     let first = w.mul_u32(&sub, &Lanes::splat(epl), "rtopk_warp_row: first = sub * EPL")?;
@@ -54,7 +55,6 @@ async fn rtopk_warp_row(
         w.exit_where(&first.map(|f| f >= a.m as u32), "rtopk_warp_row: if (first >= M) return")?;
     }
     let at = place_row(w, p, row_id)?;
-    let row_off = at.input;
     // stage 1: load_row
     let seg = lane.zip(&sub, |l, s| {
         let ones = if width == 32 { FULL_MASK } else { (1u32 << width) - 1 };
@@ -62,22 +62,56 @@ async fn rtopk_warp_row(
         if width == 32 || a.has(Mutant::SegmentMaskUnshifted) { ones } else { ones << (l - s) }
     });
     let lanes = RowLanes { mask: w.uniform(&seg, "rtopk_warp_row: row.lanes")?, width };
-    let words = mask_words(epl as usize);
-    let mut row = WarpRow {
-        keys: vec![Lanes::splat(0u32); epl as usize],
-        m: a.m as u32,
-        lanes,
-        cap: if narrows { CAND_CAP as u32 } else { 0 },
-        ge_last: vec![Lanes::splat(0u32); words],
-        stage: stage.base,
-    };
-    let (lane_min, lane_max) = load_row(w, a, p.x, &row_off, &mut row.keys, &first, p.vec4).await?;
+    let cap = if narrows { CAND_CAP as u32 } else { 0 };
+    let m = a.m as u32;
+    let on = RowOn { row_id, at, lanes, sub, first, stage, narrows };
+    if p.elem == ElemType::F32 {
+        let mut row = WarpRow {
+            keys: vec![Lanes::splat(0u32); epl as usize],
+            m,
+            lanes,
+            cap,
+            ge_last: vec![Lanes::splat(0u32); mask_words(epl as usize)],
+            stage: stage.base,
+        };
+        let range = load_row(w, a, p.x, &at.input, &mut row.keys, &first, p.vec4).await?;
+        return warp_row_stages(w, p, &mut row, range, &on).await;
+    }
+    let mut row = PackedRow::new(epl as usize, (m, lanes, cap), a, p.elem);
+    let range = row.load_row(w, a, p.x, &at.input, &first, p.vec4).await?;
+    warp_row_stages(w, p, &mut row, range, &on).await
+}
+
+/// Where a warp row sits: its id and place, its lanes, each lane's place among them and first
+/// element, its share of the stage, whether it narrows.
+struct RowOn {
+    row_id: u64,
+    at: RowPlace,
+    lanes: RowLanes,
+    sub: Lanes<u32>,
+    first: Lanes<u32>,
+    stage: Stage,
+    narrows: bool,
+}
+
+/// `rtopk_warp_row` after the load, for either row storage (the CUDA kernel's template over
+/// `WarpRow` / `PackedRow`).
+async fn warp_row_stages<R: Row + Slots + NarrowRow>(
+    w: &mut Warp<'_>,
+    p: &Params<'_>,
+    row: &mut R,
+    (lane_min, lane_max): (Lanes<u32>, Lanes<u32>),
+    on: &RowOn,
+) -> Result<(), SimError> {
+    let a = &p.a;
+    let (lanes, first, row_id) = (on.lanes, on.first, on.row_id);
+    let tr = p.tracer(row_id);
     if tr.on() {
         let mut keys = vec![0u32; a.m];
         for l in crate::engine::lanes_of(w.group_lanes()) {
-            for (j, key) in row.keys.iter().enumerate() {
+            for j in 0..row.slots() {
                 if let Some(k) = keys.get_mut(first.lane(l) as usize + j) {
-                    *k = key.lane(l);
+                    *k = row.slot_key(j).lane(l);
                 }
             }
         }
@@ -89,22 +123,28 @@ async fn rtopk_warp_row(
     let hi_key = w.uniform(&hi_key, "search: hi_key")?;
     tr.with(|r| r.range(lo_key, hi_key));
     // stage 2: search_threshold
-    let mut s = search_threshold(w, a, &mut row, lo_key, hi_key, tr).await?;
-    let out_off = at.out;
-    let out =
-        RowOut { x: p.x, row_off, out_val: p.out_val, out_idx: p.out_idx, out_off, sign: a.sign() };
-    if narrows && s.exit == Exit::Narrow {
+    let mut s = search_threshold(w, a, row, (lo_key, hi_key), p.elem, tr).await?;
+    let out = RowOut {
+        x: p.x,
+        row_off: on.at.input,
+        out_val: p.out_val,
+        out_idx: p.out_idx,
+        out_off: on.at.out,
+        sign: a.sign(),
+        elem: p.elem,
+    };
+    if on.narrows && s.exit == Exit::Narrow {
         // BUG (WarpsShareCandidates): every row's candidates at the start of the block's stage.
-        let cand = if a.has(Mutant::WarpsShareCandidates) { 0 } else { stage.base };
-        let mut narrowed = narrow_row(w, a, &row, s.count_at_lo, cand).await?;
+        let cand = if a.has(Mutant::WarpsShareCandidates) { 0 } else { on.stage.base };
+        let mut narrowed = row.narrow_row(w, a, &s, cand).await?;
         let iter_at = (p.out_iter, row_id);
         return finish_candidates(w, a, &mut narrowed, &mut s, cand, &out, iter_at, tr).await;
     }
     // stage 3: select_topk
-    let c = cut_of(w, a, &mut row, &s).await?;
+    let c = cut_of(w, a, row, &s).await?;
     trace_cut(tr, &s, &c);
-    select_topk_lanes(w, a, &row.keys, lanes, &c, &sub, &first, stage, &out, tr).await?;
-    write_iterations(w, (p.out_iter, row_id), s.iterations, &sub.map(|s| s == 0)).await
+    select_topk_lanes(w, a, row, lanes, &c, &on.sub, &first, on.stage, &out, tr).await?;
+    write_iterations(w, (p.out_iter, row_id), s.iterations, &on.sub.map(|s| s == 0)).await
 }
 
 /// `rtopk_warp_rows_impl<EPL, LANES, WARPS>`: `32 / LANES` rows per warp, `blockDim / LANES`
