@@ -27,14 +27,15 @@ import json
 import math
 import os
 import platform
-import statistics
 import sys
 import traceback
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Dict, List
 
 import torch
 
-SPIN_CYCLES = (2_000_000, 20_000_000)
+# the timing method is bench/torch_op.py's (the script's folder is on sys.path)
+from torch_op import geomean, median_gpu_ms
+
 GRID_N = [1 << 14, 1 << 16, 1 << 18, 1 << 20]
 GRID_M = [256, 512, 768]
 GRID_K = [16, 32, 64, 96, 128]
@@ -44,35 +45,6 @@ DTYPES = {
     "bfloat16": torch.bfloat16,
 }
 MAX_BUFFERS = 64
-
-
-def gpu_ms(fn: Callable[[], Any]) -> float:
-    """Milliseconds of one call of ``fn`` between CUDA events, queued behind a spin."""
-    for cycles in SPIN_CYCLES:
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(cycles)
-        start.record()
-        fn()
-        queued = not start.query()
-        end.record()
-        end.synchronize()
-        if queued:
-            return float(start.elapsed_time(end))
-    raise RuntimeError(
-        "the call could not be queued behind the spin: the host was too slow"
-    )
-
-
-def median_gpu_ms(calls: List[Callable[[], Any]], reps: int) -> float:
-    for c in calls[:2]:
-        c()
-    return statistics.median(gpu_ms(calls[r % len(calls)]) for r in range(reps))
-
-
-def geomean(xs: List[float]) -> Optional[float]:
-    xs = [x for x in xs if x > 0]
-    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
 def inputs(n: int, m: int, l2: int) -> Dict[str, List[torch.Tensor]]:
