@@ -52,8 +52,8 @@ pub(crate) struct SelectArgs {
     sorted: bool,
     #[command(flatten)]
     search: SearchArgs,
-    /// Input matrix: 2-D, C-order, little-endian float32 (<f4) or float16 (<f2; every
-    /// algorithm but sim and cuda)
+    /// Input matrix: 2-D, C-order, little-endian float32 (<f4) or float16 (<f2), for every
+    /// algorithm
     #[arg(long, value_name = "X.npy")]
     input: PathBuf,
     /// Output values: (N, K) of the input's dtype (<f4 or <f2), the input's bits at the

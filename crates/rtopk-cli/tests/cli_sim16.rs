@@ -71,7 +71,7 @@ fn trace_reads_a_row_of_an_f2_file() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(text.starts_with("row 2: M = 300, k = 20, f16"), "{text}");
-    for part in ["rtopk_warp_rows_12_f16", "two per register", "search_threshold", "output"] {
+    for part in ["rtopk_half_rows_24_f16", "two per register", "search_threshold", "output"] {
         assert!(text.contains(part), "missing {part}:\n{text}");
     }
     assert!(!text.contains("diagnostic"), "{text}");

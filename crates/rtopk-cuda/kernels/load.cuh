@@ -89,6 +89,23 @@ __device__ __forceinline__ void range_full_words(const u32 (&words)[W], bool lar
     *hi = max(*hi, max(key16_of_ordered(mx & 0xffffu, largest), key16_of_ordered(mx >> 16, largest)));
 }
 
+// The row's last lane (and odd EPL): padding, and the range over the slots inside.
+template <int EPL, int LANES, bool NARROWS>
+__device__ __forceinline__ void load_last_words(PackedRow<EPL, LANES, NARROWS>& row, u32* lane_min,
+                                                u32* lane_max) {
+#pragma unroll
+    for (int j = 0; j < EPL + (EPL % 2); ++j) {
+        u32 shift = 16u * (u32)(j % 2), o = (row.words[j / 2] >> shift) & 0xffffu;
+        if ((u32)j < row.inside) {
+            u32 key = key16_of_ordered(o, row.largest);
+            *lane_min = min(*lane_min, key);
+            *lane_max = max(*lane_max, key);
+        } else {
+            row.words[j / 2] = (row.words[j / 2] & ~(0xffffu << shift)) | (NEG_INF16 << shift);
+        }
+    }
+}
+
 // Stage 1 for a 16-bit row's lanes: lane l of the row holds elements l EPL .. l EPL + EPL - 1
 // (16-byte loads of 8 where the row allows: EPL % 8 == 0, 16-byte aligned rows, M % 8 == 0),
 // as ordered bits with -inf past M, and the lane's min/max own key.
@@ -122,18 +139,10 @@ __device__ __forceinline__ void load_row(PackedRow<EPL, LANES, NARROWS>& row, co
     for (int q = 0; q < W; ++q) row.words[q] ^= flip;
     if (row.inside == (u32)EPL && EPL % 2 == 0) {
         range_full_words(row.words, row.largest, lane_min, lane_max);
-        return;
+    } else {
+        load_last_words(row, lane_min, lane_max);
     }
-    // the row's last lane (and odd EPL): padding, and the range over the slots inside
-#pragma unroll
-    for (int j = 0; j < EPL + (EPL % 2); ++j) {
-        u32 shift = 16u * (u32)(j % 2), o = (row.words[j / 2] >> shift) & 0xffffu;
-        if ((u32)j < row.inside) {
-            u32 key = key16_of_ordered(o, row.largest);
-            *lane_min = min(*lane_min, key);
-            *lane_max = max(*lane_max, key);
-        } else {
-            row.words[j / 2] = (row.words[j / 2] & ~(0xffffu << shift)) | (NEG_INF16 << shift);
-        }
-    }
+    // NaN's own key is the end of the lane's range exactly when the lane holds one
+    bool nan = row.largest ? *lane_max == 0xffffu : *lane_min == 0u;
+    row.nans = nan ? row.count_nans() : 0u;
 }

@@ -71,15 +71,18 @@ __device__ __forceinline__ bool is_nan16(u32 bits) {
 
 // The own key of a slot's ordered 16 bits (the input's, sign bit flipped in smallest mode):
 // the 16-bit flip_key, NaN at its mode's end, -0.0 with +0.0.
+// Written with selects, not branches: it runs per slot in the narrowing and the load.
 __device__ __forceinline__ u32 key16_of_ordered(u32 ordered, bool largest) {
-    if (is_nan16(ordered)) return largest ? 0xffffu : 0u;
-    if ((ordered & 0x7fffu) == 0u) return 0x8000u;
-    return ordered ^ ((ordered & 0x8000u) ? 0xffffu : 0x8000u);
+    u32 negative = (u32)((int)(ordered << 16) >> 31) & 0x7fffu;  // 0x7fff for a negative value
+    u32 key = (ordered ^ (negative | 0x8000u)) & 0xffffu;
+    key = (ordered & 0x7fffu) == 0u ? 0x8000u : key;
+    return is_nan16(ordered) ? (largest ? 0xffffu : 0u) : key;
 }
 
 // The ordered 16 bits of an own key (zero as +0.0).
 __device__ __forceinline__ u32 ordered_of_key16(u32 key) {
-    return (key & 0x8000u) ? (key & 0x7fffu) : (~key & 0xffffu);
+    u32 negative = (u32)((int)(key << 16) >> 31) ^ 0xffffffffu;  // all ones below 0x8000
+    return (key ^ (negative | 0x8000u)) & 0xffffu;
 }
 
 // An element's own key: its f32 key, or its 16-bit key.

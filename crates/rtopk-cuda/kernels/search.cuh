@@ -49,8 +49,9 @@ __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
 #if ELEM_KIND == ELEM_F32
         if (!(s.lo_key < t && t < s.hi_key)) return 0;  // adjacent floats: stall
 #else
-        // the stall test on the bounds' f32 keys, then the own key the test counts from
-        if (!(number_key(lo) < t && t < number_key(hi))) return 0;
+        // the stall test on the bounds' f32 keys (as float compares: lo, thres and hi are
+        // never NaN, and -0.0 == +0.0 as their keys are), then the own key the test counts from
+        if (!(lo < thres && thres < hi)) return 0;
         t = own_key_at_least(thres);
 #endif
         u32 cnt = row.count_ge_positive(t);

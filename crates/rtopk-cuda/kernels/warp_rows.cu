@@ -56,11 +56,12 @@ __device__ void rtopk_warp_rows_impl(const Params& p) {
     u64 row_id = ((u64)blockIdx.x * (WARPS * 32) + threadIdx.x) / (u32)LANES;
     if (row_id >= p.n_rows) return;  // row-uniform: the partial last block
     u32* stage = s_stage + threadIdx.x / (u32)LANES * cap;
-    // Whole-warp rows of 12 to 32 keys per lane (M = 257 ... 1024) narrow (narrow_row) in
+    // Whole-warp rows of 12 to 32 elements per lane (M = 257 ... 1024; 16-bit rows from 513,
+    // below which they take part-warps) narrow (narrow_row) in
     // exact mode where k < CAND_CAP (a count of more than k keys can fit it); a second
     // instantiation without the narrowing serves the rest, so that rows which cannot narrow
     // run the code they ran before (a kernel that could narrow everywhere was 6-8% slower at
-    // k = 128, where no row does; docs/kernel.md, "Narrowing"). The 48- to 96-key kernels keep
+    // k = 128, where no row does; docs/kernel.md, "Narrowing"). The wider kernels keep
     // one instantiation: a second one of theirs made their NVRTC compile about a third longer.
     if constexpr (LANES == 32 && EPL >= 12 && EPL <= 32) {
         static_assert(cap >= 2u * CAND_CAP, "the candidates and their indices fill the row's share");

@@ -158,7 +158,15 @@ impl Case {
     /// The case as a launch in `mode`.
     pub fn launch(&self, mode: Mode) -> Launch {
         let bisect = self.max_iter.map_or(Bisect::exact(), Bisect::early_stopping);
-        Launch { n: self.n, m: self.m, k: self.k, mode, bisect, sorted: self.sorted }
+        Launch {
+            n: self.n,
+            m: self.m,
+            k: self.k,
+            mode,
+            bisect,
+            sorted: self.sorted,
+            elem: rtopk_plan::ElemType::F32,
+        }
     }
 
     /// Bytes of the case's outputs on the device (values, indices, iteration counts).

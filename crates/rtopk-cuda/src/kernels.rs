@@ -62,7 +62,7 @@ impl UnitSource for Unit {
                     w.warps * 32,
                     w.min_blocks,
                     self.entry_name(),
-                    w.epl,
+                    self.elems_per_lane(),
                     w.warps
                 ))
             }

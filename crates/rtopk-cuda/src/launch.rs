@@ -387,7 +387,7 @@ impl CudaTopK {
         out_idx: &mut CudaSlice<u32>,
         out_iter: Option<&mut CudaSlice<u32>>,
     ) -> Result<(), CudaError> {
-        self.check_elem(E::ELEM)?;
+        self.check_types(launch, E::ELEM)?;
         let route = self.route(launch, strategy, out_iter.is_some())?;
         let it_len = out_iter.as_ref().map(|b| b.len());
         check_buffers(launch, x.len(), out_val.len(), out_idx.len(), it_len)?;
@@ -427,6 +427,21 @@ impl CudaTopK {
         Ok(())
     }
 
+    /// Whether this device runs `launch` on buffers of `elem`: the launch's element type
+    /// (which its plan depends on) must be theirs, and the device must run its kernels.
+    pub fn check_types(&self, launch: &Launch, elem: ElemType) -> Result<(), CudaError> {
+        if launch.elem != elem {
+            return Err(CudaError::TopK(TopKError::InvalidParameter {
+                name: "elem",
+                reason: format!(
+                    "the launch is planned for {:?} rows, the buffers hold {elem:?}",
+                    launch.elem
+                ),
+            }));
+        }
+        self.check_elem(elem)
+    }
+
     /// The units a launch on a caller's buffers ([`CudaTopK::select_raw`]) runs, for data of
     /// `types`; `counts`: whether iteration counts are wanted.
     pub fn raw_units(
@@ -435,6 +450,7 @@ impl CudaTopK {
         types: DataTypes,
         counts: bool,
     ) -> Result<Vec<Unit>, CudaError> {
+        self.check_types(launch, types.elem)?;
         let route = self.route(launch, Strategy::Auto, counts)?;
         Ok(route.units().into_iter().map(|u| types.unit(u)).collect())
     }
@@ -464,7 +480,7 @@ impl CudaTopK {
         bufs: RawBuffers,
         stream: u64,
     ) -> Result<(), CudaError> {
-        self.check_elem(types.elem)?;
+        self.check_types(launch, types.elem)?;
         // A handle a framework gave as an integer: its provenance is the driver's.
         let stream: sys::CUstream = std::ptr::with_exposed_provenance_mut(stream as usize);
         let route = self.route(launch, Strategy::Auto, bufs.iterations != 0)?;
@@ -1033,6 +1049,7 @@ mod tests {
             mode: Mode::Largest,
             bisect: topk_ref::Bisect::exact(),
             sorted: false,
+            elem: ElemType::F32,
         };
         assert!(check_buffers(&l, 40, 12, 12, Some(4)).is_ok());
         assert!(check_buffers(&l, 40, 12, 12, None).is_ok());

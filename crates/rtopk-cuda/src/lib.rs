@@ -188,7 +188,8 @@ impl CudaTopK {
     ) -> Result<TopK<E>, CudaError> {
         let (n, m) = x.dim();
         check_shape(m, k)?;
-        let launch = Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted };
+        let launch =
+            Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted, elem: E::ELEM };
         // the split strategy takes the path without iteration counts (a split row has none)
         let counts = strategy != Strategy::Split;
         // every unit the launch needs, built at once (in parallel where there are several)

@@ -190,7 +190,7 @@ pub fn check_all(
     let cases = cases(widths, elements_per_case, elems);
     let mut units = Vec::new();
     for case in &cases {
-        units.extend(case.route(gpu)?.units().into_iter().map(|u| u.with_elem(case.elem)));
+        units.extend(case.route(gpu)?.units());
     }
     gpu.prepare(&units)?;
     let mut report = Report::default();
@@ -316,7 +316,7 @@ struct Case {
 impl Case {
     fn launch(&self) -> Launch {
         let Case { n, m, k, bisect, opts, .. } = *self;
-        Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted }
+        Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted, elem: self.elem }
     }
 
     /// The route the GPU takes: split rows under [`Strategy::Split`] (no iteration counts),
@@ -467,8 +467,8 @@ fn against_simulator<E: VerifyElem>(
         Ok(r) => r,
         Err(e) => return Some(format!("the simulator failed: {e}")),
     };
-    let units: Vec<_> = route.units().into_iter().map(|u| u.with_elem(case.elem)).collect();
-    if r.route.units() != units || r.route.depth() != route.depth() {
+    // the same kernels (of the case's type, named by elements per lane) in the same stages
+    if r.route.units() != route.units() || r.route.depth() != route.depth() {
         return Some(format!("the simulator took another route (first kernel {})", r.plan.unit));
     }
     if !r.summary.is_empty() {

@@ -129,7 +129,8 @@ fn timing_leaves_the_host_out_or_says_it_cannot() {
     let mut val = s.alloc_zeros::<f32>(n * k).unwrap();
     let mut idx = s.alloc_zeros::<u32>(n * k).unwrap();
     let mut it = s.alloc_zeros::<u32>(n).unwrap();
-    let launch = Launch { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), sorted: false };
+    let (mode, bisect, elem) = (Mode::Largest, Bisect::exact(), ElemType::F32);
+    let launch = Launch { n, m, k, mode, bisect, sorted: false, elem };
     // built ahead: a build inside the timed work would be host time
     gpu.prepare(&gpu.plan(&launch, Strategy::Auto).unwrap().units()).unwrap();
     let mut run = || gpu.select_device(&launch, &dx, &mut val, &mut idx, &mut it);
@@ -192,14 +193,16 @@ fn every_strategy_matches_bisect_where_it_holds_the_shape() {
                             let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
                             assert_eq!(difference(&got, &want), None, "{case}");
                             let (sim, unit) = simulated(&gpu, &x, k, opts, bisect, strategy);
-                            let launch = Launch { n: 37, m, k, mode, bisect, sorted: opts.sorted };
+                            let sorted = opts.sorted;
+                            let launch =
+                                Launch { n: 37, m, k, mode, bisect, sorted, elem: ElemType::F32 };
                             let planned = gpu.plan(&launch, strategy).unwrap().unit.to_string();
                             assert_eq!(unit, planned, "{case}: the same kernel");
                             assert_eq!(difference(&got, &sim), None, "{case}: warp-sim ({unit})");
                             checked += 1;
                         }
                         Err(CudaError::Strategy { max_row, .. }) => {
-                            assert!(m > max_row && m > strategy.max_row(), "{case}");
+                            assert!(m > max_row && m > strategy.max_row(ElemType::F32), "{case}");
                         }
                         Err(e) => panic!("{case}: {e}"),
                     }

@@ -8,7 +8,7 @@
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use rtopk_cuda::verify::matrix;
-use rtopk_cuda::{DataTypes, IndexType, Launch, RawBuffers, shared_device};
+use rtopk_cuda::{DataTypes, ElemType, IndexType, Launch, RawBuffers, shared_device};
 use topk_ref::{Bisect, Mode, Options, topk_rows};
 
 /// A pattern no output holds: a NaN no input holds, and index -1 / 2^32 - 1.
@@ -48,7 +48,8 @@ fn raw_launches_on_a_callers_stream_write_indices_at_either_width() {
                 idx64: stream.clone_htod(&vec![-1i64; n * k]).unwrap(),
                 iterations: stream.clone_htod(&vec![POISON; n]).unwrap(),
             };
-            let launch = Launch { n, m, k, mode, bisect: Bisect::exact(), sorted };
+            let (bisect, elem) = (Bisect::exact(), ElemType::F32);
+            let launch = Launch { n, m, k, mode, bisect, sorted, elem };
             let case = format!("n={n} m={m} k={k} {family} {mode:?} sorted={sorted}");
             for index in [IndexType::U32, IndexType::I64] {
                 for with_iterations in [true, false] {

@@ -21,6 +21,14 @@
 //! lane. Whole-warp rows of 12 to 32 keys per lane narrow in exact mode when `k < 128`
 //! (docs/kernel.md, "Narrowing"). Sorted output is a second launch: one warp per row in
 //! registers for `k <= 1024`, one block per row beyond.
+//!
+//! 16-bit rows (f16, bf16) keep two elements per register, so the part-warp bounds above are
+//! bounds on registers: a 16-bit row of up to 512 takes four rows per warp (k <= M / 4, enough
+//! rows) or two, with twice an f32 row's elements per lane — the per-count work of a lane (one
+//! packed compare and add per two elements) then serves twice the row, and the bracket
+//! arithmetic twice the rows. Warps and blocks are chosen by elements as for f32 (their bounds
+//! are about the selection, which one warp serialises); a warp row's instantiation is the one
+//! of half the registers.
 
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -30,7 +38,7 @@ use topk_ref::{Bisect, EpsilonMode, Mode, TopKError, check_shape};
 use crate::error::PlanError;
 use crate::units::{
     BLOCK_CAND_CAP, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS, BLOCK_STATIC_SHARED,
-    CAND_CAP, Family, SORT_WARP_E, SORT_WARPS, Unit,
+    CAND_CAP, ElemType, Family, SORT_WARP_E, SORT_WARPS, Unit,
 };
 
 /// Widest row on one warp when `k <= M / 8` (32 lanes × 96 keys).
@@ -102,9 +110,11 @@ impl Strategy {
         Self::ALL.into_iter().find(|s| s.name() == name)
     }
 
-    /// The widest row the strategy holds.
-    pub fn max_row(self) -> usize {
-        let widest = |f: Family| f.lanes().unwrap_or(0) * f.widths().last().map_or(0, |w| w.epl);
+    /// The widest row of `elem` the strategy holds.
+    pub fn max_row(self, elem: ElemType) -> usize {
+        let widest = |f: Family| {
+            f.lanes().unwrap_or(0) * f.widths().last().map_or(0, |w| w.epl) * elem.per_word()
+        };
         match self {
             Strategy::Quarter => widest(Family::QuarterRows),
             Strategy::Half => widest(Family::HalfRows),
@@ -153,6 +163,9 @@ pub struct Launch {
     /// Each row's results in sorted order (SPEC §1: the mode's value order, ties by index)
     /// instead of index order: a second launch sorts them on the device.
     pub sorted: bool,
+    /// The element type: a 16-bit row packs two elements per register, so it fits a
+    /// warp-row instantiation of half the registers per lane (the module's documentation).
+    pub elem: ElemType,
 }
 
 /// How the top-k kernel is launched.
@@ -239,7 +252,7 @@ impl SortShape {
 /// the grid's limits ([`PlanError::TooLarge`]). `n = 0` or `k = 0` plan a launch that the
 /// launcher skips (nothing to compute).
 pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Result<Plan, PlanError> {
-    let Launch { n, m, k, bisect, sorted, .. } = *launch;
+    let Launch { n, m, k, bisect, sorted, elem, .. } = *launch;
     check_shape(m, k)?;
     bisect.validate()?;
     if bisect.precision > 0.0 && bisect.epsilon_mode != EpsilonMode::RelativeToMax {
@@ -248,39 +261,49 @@ pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Resul
             reason: "the CUDA kernel takes the precision relative to |max| only".into(),
         }));
     }
-    if m > strategy.max_row() {
-        return Err(PlanError::Strategy { strategy, m, max_row: strategy.max_row() });
+    if m > strategy.max_row(elem) {
+        return Err(PlanError::Strategy { strategy, m, max_row: strategy.max_row(elem) });
     }
     let exact = bisect.max_iter.is_none();
     let lanes = match strategy {
-        Strategy::Auto | Strategy::Split => auto_lanes(n, m, k, limits),
+        Strategy::Auto | Strategy::Split => auto_lanes(n, m, k, elem, limits),
         Strategy::Quarter => Some(8),
         Strategy::Half => Some(16),
         Strategy::Warp => Some(32),
         Strategy::Block => None,
     };
     let mut plan = match lanes {
-        Some(lanes) => warp_rows(n, m, k, lanes, exact, strategy)?,
+        Some(lanes) => warp_rows(n, m, k, lanes, elem, exact, strategy)?,
         None => block_rows(n, m, k, exact, limits)?,
     };
     if sorted && k > 1 {
-        plan.sort = Some(sort_plan(n, m, k)?);
+        let sort = sort_plan(n, m, k)?;
+        plan.sort = Some(SortPlan { unit: sort.unit.with_elem(elem), ..sort });
     }
-    Ok(plan)
+    Ok(Plan { unit: plan.unit.with_elem(elem), ..plan })
 }
 
 /// The defaults' lanes per row: 8 (four rows per warp), 16 (two) or 32, or `None` for a block
-/// per row.
-fn auto_lanes(n: usize, m: usize, k: usize, limits: &DeviceLimits) -> Option<usize> {
+/// per row. Part-warp rows are chosen by the registers a lane needs (a 16-bit row needs half an
+/// f32 row's); warps and blocks by the elements, whose selection one warp serialises.
+fn auto_lanes(
+    n: usize,
+    m: usize,
+    k: usize,
+    elem: ElemType,
+    limits: &DeviceLimits,
+) -> Option<usize> {
     let warp = m <= MAX_BLOCK_FREE_ROW || (m <= MAX_WARP_ROW && k.saturating_mul(8) <= m);
     if !warp {
         return None;
     }
+    let words = m.div_ceil(elem.per_word());
     let quarter_min_rows = QUARTER_ROWS_PER_SM.saturating_mul(limits.sm_count);
-    let quarter = m <= MAX_QUARTER_WARP_ROW && k.saturating_mul(4) <= m && n >= quarter_min_rows;
+    let quarter =
+        words <= MAX_QUARTER_WARP_ROW && k.saturating_mul(4) <= m && n >= quarter_min_rows;
     Some(if quarter {
         8
-    } else if m <= MAX_HALF_WARP_ROW {
+    } else if words <= MAX_HALF_WARP_ROW {
         16
     } else {
         32
@@ -293,6 +316,7 @@ fn warp_rows(
     m: usize,
     k: usize,
     lanes: usize,
+    elem: ElemType,
     exact: bool,
     strategy: Strategy,
 ) -> Result<Plan, PlanError> {
@@ -302,13 +326,16 @@ fn warp_rows(
         _ => Family::WarpRows,
     };
     let need = m.div_ceil(lanes);
+    let per_word = elem.per_word();
     let widths = family.widths();
-    let which = widths.iter().position(|w| w.epl >= need).ok_or(PlanError::Strategy {
-        strategy,
-        m,
-        max_row: lanes * widths.last().map_or(0, |w| w.epl),
-    })?;
+    let which =
+        widths.iter().position(|w| w.epl * per_word >= need).ok_or(PlanError::Strategy {
+            strategy,
+            m,
+            max_row: lanes * widths.last().map_or(0, |w| w.epl) * per_word,
+        })?;
     let w = widths[which];
+    let epl = w.epl * per_word;
     let rows_per_block = w.warps as usize * 32 / lanes;
     let grid = u32::try_from(n.div_ceil(rows_per_block)).map_err(|_| PlanError::TooLarge {
         n,
@@ -317,13 +344,14 @@ fn warp_rows(
     })?;
     Ok(Plan {
         unit: Unit::row(family, which),
-        keys_per_lane: w.epl,
+        keys_per_lane: epl,
         lanes_per_row: lanes,
         grid,
         block: w.warps * 32,
         dynamic_shared: 0, // the row lives in registers only
         cached_keys: 0,
-        narrows: lanes == 32 && (12..=32).contains(&w.epl) && exact && k < CAND_CAP,
+        // by elements per lane, as the kernel's template decides (rtopk_warp_rows_impl)
+        narrows: lanes == 32 && (12..=32).contains(&epl) && exact && k < CAND_CAP,
         sort: None,
     })
 }
@@ -405,7 +433,15 @@ mod tests {
     const H100: DeviceLimits = DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448 };
 
     fn launch(n: usize, m: usize, k: usize) -> Launch {
-        Launch { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), sorted: false }
+        Launch {
+            n,
+            m,
+            k,
+            mode: Mode::Largest,
+            bisect: Bisect::exact(),
+            sorted: false,
+            elem: ElemType::F32,
+        }
     }
 
     fn auto(n: usize, m: usize, k: usize) -> Plan {
@@ -452,6 +488,54 @@ mod tests {
                 assert_eq!(p.lanes_per_row, lanes, "M={m} k={k}");
                 assert!(p.keys_per_lane * lanes >= m, "M={m}: the row fits");
             }
+        }
+    }
+
+    #[test]
+    fn sixteen_bit_rows_take_part_warps_by_registers_and_half_the_registers() {
+        let typed = |n, m, k, elem, strategy| {
+            let l = Launch { elem, ..launch(n, m, k) };
+            plan(&l, &H100, strategy)
+        };
+        let many = 1024 * 132;
+        for elem in [ElemType::F16, ElemType::Bf16] {
+            let s = elem.suffix();
+            // (N, M, k, kernel, lanes, elements per lane, narrows)
+            for (n, m, k, kernel, lanes, epl, narrows) in [
+                (1000, 1, 1, "rtopk_half_rows_2", 16, 2, false),
+                (1000, 256, 8, "rtopk_half_rows_16", 16, 16, false),
+                (1000, 512, 64, "rtopk_half_rows_32", 16, 32, false),
+                (many, 512, 128, "rtopk_quarter_rows_64", 8, 64, false),
+                (many, 512, 129, "rtopk_half_rows_32", 16, 32, false),
+                (1000, 513, 8, "rtopk_warp_rows_24", 32, 24, true),
+                (1000, 768, 64, "rtopk_warp_rows_24", 32, 24, true),
+                (1000, 1024, 127, "rtopk_warp_rows_32", 32, 32, true),
+                (1000, 1025, 10, "rtopk_warp_rows_40", 32, 40, false),
+                (1000, 3072, 384, "rtopk_warp_rows_96", 32, 96, false),
+            ] {
+                let p = typed(n, m, k, elem, Strategy::Auto).unwrap();
+                let at = format!("{elem:?} N={n} M={m} k={k}");
+                assert_eq!(p.unit.to_string(), format!("{kernel}{s}"), "{at}");
+                assert_eq!(
+                    (p.lanes_per_row, p.keys_per_lane, p.narrows),
+                    (lanes, epl, narrows),
+                    "{at}"
+                );
+                assert_eq!(p.unit.elems_per_lane(), epl, "{at}");
+                assert_eq!(p.unit.width() * 2, epl, "{at}: two elements per register");
+            }
+            // blocks as for f32, in the type's units; the sort in the type too
+            let l = Launch { sorted: true, ..launch(10, 5000, 100) };
+            let p = plan(&Launch { elem, ..l }, &H100, Strategy::Auto).unwrap();
+            assert_eq!(p.unit.to_string(), format!("rtopk_block_rows_narrow{s}"));
+            assert_eq!(p.sort.unwrap().unit.to_string(), format!("rtopk_sort_warp_rows_4{s}"));
+            // a forced strategy holds twice an f32 row
+            assert_eq!(typed(10, 1024, 1, elem, Strategy::Half).unwrap().keys_per_lane, 64);
+            match typed(10, 1025, 1, elem, Strategy::Half) {
+                Err(PlanError::Strategy { max_row, .. }) => assert_eq!(max_row, 1024),
+                other => panic!("{other:?}"),
+            }
+            assert_eq!(typed(10, 6144, 1, elem, Strategy::Warp).unwrap().keys_per_lane, 192);
         }
     }
 

@@ -205,7 +205,15 @@ mod tests {
     const H100: DeviceLimits = DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448 };
 
     fn launch(n: usize, m: usize, k: usize) -> Launch {
-        Launch { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), sorted: false }
+        Launch {
+            n,
+            m,
+            k,
+            mode: Mode::Largest,
+            bisect: Bisect::exact(),
+            sorted: false,
+            elem: crate::ElemType::F32,
+        }
     }
 
     fn auto(n: usize, m: usize, k: usize) -> Route {

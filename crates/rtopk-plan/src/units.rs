@@ -102,6 +102,12 @@ impl ElemType {
         }
     }
 
+    /// Elements per 32-bit register of a warp row: one f32, or two 16-bit elements (the
+    /// 16-bit kernels keep them packed in pairs).
+    pub fn per_word(self) -> usize {
+        4 / self.bytes()
+    }
+
     fn ordinal(self) -> usize {
         match self {
             ElemType::F32 => 0,
@@ -114,7 +120,9 @@ impl ElemType {
 /// One instantiation of the warp-row template (`rtopk_warp_rows_impl<EPL, LANES, WARPS>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RowWidth {
-    /// Keys per lane in registers: the instantiation holds rows of up to `lanes * epl`.
+    /// Registers per lane that hold the row: `epl` keys of an f32 row, `2 epl` elements of a
+    /// 16-bit row (two per register, [`ElemType::per_word`]); the instantiation holds rows of
+    /// up to `lanes * epl * per_word`.
     pub epl: usize,
     /// Warps per block.
     pub warps: u32,
@@ -368,9 +376,16 @@ impl Unit {
         self.family
     }
 
-    /// Keys per lane (warp-row families), results per lane (warp sorts), else 0.
+    /// Registers per lane (warp-row families: [`RowWidth::epl`]), results per lane (warp
+    /// sorts), else 0.
     pub fn width(self) -> usize {
         self.width
+    }
+
+    /// A warp-row unit's elements per lane, its kernels' `EPL`: [`Unit::width`] registers of
+    /// one f32 or two 16-bit elements each ([`ElemType::per_word`]).
+    pub fn elems_per_lane(self) -> usize {
+        self.width * self.elem.per_word()
     }
 
     /// The unit's entry points (one module each: the 64-bit-index twin's entry point has the
@@ -382,12 +397,14 @@ impl Unit {
         }
     }
 
-    /// The entry point's name: the family's prefix and, where it has one, the width.
+    /// The entry point's name: the family's prefix and, where it has one, the elements per lane
+    /// (warp rows) or results per lane (warp sorts).
     pub fn entry_name(self) -> String {
         match self.family {
-            Family::WarpRows | Family::HalfRows | Family::QuarterRows | Family::SortWarpRows => {
-                format!("{}_{}", self.family.prefix(), self.width)
+            Family::WarpRows | Family::HalfRows | Family::QuarterRows => {
+                format!("{}_{}", self.family.prefix(), self.elems_per_lane())
             }
+            Family::SortWarpRows => format!("{}_{}", self.family.prefix(), self.width),
             _ => self.family.prefix().to_string(),
         }
     }
@@ -425,5 +442,12 @@ mod tests {
         assert!(
             names.contains("rtopk_warp_rows_16_bf16_i64") && names.contains("rtopk_block_rows_f16")
         );
+        // 16-bit warp rows are named by elements per lane, two per register
+        assert!(
+            names.contains("rtopk_warp_rows_192_f16") && names.contains("rtopk_half_rows_2_bf16")
+        );
+        assert!(!names.contains("rtopk_half_rows_1_f16"));
+        let half = Unit::row(Family::HalfRows, 9).with_elem(ElemType::F16);
+        assert_eq!((half.width(), half.elems_per_lane()), (32, 64));
     }
 }

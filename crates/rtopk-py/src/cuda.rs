@@ -68,7 +68,7 @@ pub(crate) fn cuda_topk(
         let types = DataTypes { elem, index };
         let max_iter = (max_iter >= 0).then_some(max_iter);
         let bisect = params(max_iter, precision)?.bisect().map_err(to_py)?;
-        let launch = Launch { n, m, k, mode: mode(largest), bisect, sorted };
+        let launch = Launch { n, m, k, mode: mode(largest), bisect, sorted, elem };
         let bufs = RawBuffers {
             x: x_ptr,
             values: values_ptr,

@@ -44,7 +44,7 @@
 //! let h: Vec<topk_ref::f16> = x.iter().map(|&v| topk_ref::f16::from_f32(v)).collect();
 //! let r = launch_rtopk(&h, &args, SimConfig::default()).unwrap();
 //! assert_eq!((r.indices, r.values[1].to_f32()), (vec![1, 3], 8.0));
-//! assert_eq!(r.plan.unit.to_string(), "rtopk_half_rows_1_f16");
+//! assert_eq!(r.plan.unit.to_string(), "rtopk_half_rows_2_f16"); // two elements per register
 //! ```
 
 #![forbid(unsafe_code)]

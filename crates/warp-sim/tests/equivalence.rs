@@ -12,7 +12,9 @@ use rand_distr::{Distribution, StandardNormal};
 use test_support::{matrix, pick_k};
 use topk_ref::{Bisect, Mode, Options, TopKError, topk_row};
 use warp_sim::rtopk::Strategy as Launch;
-use warp_sim::{Family, KernelArgs, SimConfig, SimError, SimTopK, Simulator, VirtualSource};
+use warp_sim::{
+    ElemType, Family, KernelArgs, SimConfig, SimError, SimTopK, Simulator, VirtualSource,
+};
 
 /// The bisect configurations the kernels take: exact, a precision relative to |max|, early
 /// stopping.
@@ -28,7 +30,8 @@ fn bisect() -> impl Strategy<Value = Bisect> {
 /// The strategies that hold rows of `m`: the plan's choice, and every family forced (split
 /// rows, which have no iteration counts, are checked by `split_rows_equal_bisect`).
 fn strategies(m: usize) -> Vec<Launch> {
-    Launch::ALL.into_iter().filter(|s| m <= s.max_row() && *s != Launch::Split).collect()
+    let holds = |s: &Launch| m <= s.max_row(ElemType::F32) && *s != Launch::Split;
+    Launch::ALL.into_iter().filter(holds).collect()
 }
 
 /// Runs the matrix on the simulator and compares every row with topk-ref's `Bisect`.

@@ -12,7 +12,7 @@ use proptest::strategy::ValueTree;
 use test_support::{Float16, matrix16, matrix16_in, pick_k};
 use topk_ref::{Bisect, Element, KeyBits, Mode, Options, bf16, f16, topk_row};
 use warp_sim::rtopk::Strategy as Launch;
-use warp_sim::{Family, KernelArgs, SimConfig, SimTopK, Simulator};
+use warp_sim::{ElemType, Family, KernelArgs, SimConfig, SimTopK, Simulator};
 
 /// The bisect configurations the kernels take: exact, a precision relative to |max|, early
 /// stopping.
@@ -25,9 +25,11 @@ fn bisect() -> impl Strategy<Value = Bisect> {
     ]
 }
 
-/// The strategies that hold rows of `m` but split rows (which have no counts; checked apart).
+/// The strategies that hold 16-bit rows of `m` but split rows (which have no counts; checked
+/// apart).
 fn strategies(m: usize) -> Vec<Launch> {
-    Launch::ALL.into_iter().filter(|s| m <= s.max_row() && *s != Launch::Split).collect()
+    let holds = |s: &Launch| m <= s.max_row(ElemType::F16) && *s != Launch::Split;
+    Launch::ALL.into_iter().filter(holds).collect()
 }
 
 /// The elements' bits.
@@ -304,7 +306,7 @@ fn sixteen_bit_rows_in_the_narrowing_ranges_narrow() {
     let mut rng = rand::rngs::StdRng::seed_from_u64(16);
     for (m, k, kernel) in [
         (700, 20, "rtopk_warp_rows_24_f16"),
-        (300, 100, "rtopk_warp_rows_12_f16"),
+        (1000, 100, "rtopk_warp_rows_32_f16"),
         (5001, 300, "rtopk_block_rows_narrow_f16"),
     ] {
         let x: Vec<f16> = (0..m).map(|_| f16::from_f32(StandardNormal.sample(&mut rng))).collect();

@@ -42,7 +42,7 @@ impl KernelArgs {
         self.mutant == Some(m)
     }
 
-    /// The most candidates a row may be narrowed to, where it may be under the default plan:
+    /// The most candidates an f32 row may be narrowed to, where it may under the default plan:
     /// in exact mode, [`CAND_CAP`] for `NARROW_MIN_M <= M <= NARROW_MAX_M` and `k < CAND_CAP`,
     /// and [`BLOCK_CAND_CAP`] for `BLOCK_NARROW_MIN_M <= M <= BLOCK_NARROW_MAX_M` and
     /// `k < BLOCK_CAND_CAP`.
@@ -95,7 +95,7 @@ mod tests {
 
     use super::KernelArgs;
     use crate::rtopk::launch::H100;
-    use crate::rtopk::plan::{Launch, Strategy, plan};
+    use crate::rtopk::plan::{ElemType, Launch, Strategy, plan};
 
     /// `KernelArgs::cand_cap` and the launch plan agree on which rows narrow (the plan decides
     /// what the simulator runs; `cand_cap` is what callers ask of a shape).
@@ -111,7 +111,8 @@ mod tests {
                 for bisect in [Bisect::exact(), Bisect::early_stopping(3)] {
                     let args =
                         KernelArgs { n: 16, m, k, mode: Mode::Largest, bisect, mutant: None };
-                    let launch = Launch { n: 16, m, k, mode: Mode::Largest, bisect, sorted: false };
+                    let (mode, elem) = (Mode::Largest, ElemType::F32);
+                    let launch = Launch { n: 16, m, k, mode, bisect, sorted: false, elem };
                     let p = plan(&launch, &H100, Strategy::Auto).unwrap();
                     assert_eq!(p.narrows, args.narrows(), "M={m} k={k} {bisect:?}");
                 }

@@ -30,7 +30,7 @@ use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::{ElemType, elem_type};
 use crate::rtopk::params::Params;
 use crate::rtopk::plan::{
-    DeviceLimits, Family, Launch, Plan, PlanError, Route, SortPlan, Split, Strategy, route,
+    DeviceLimits, Family, Launch, Plan, PlanError, Route, SortPlan, Strategy, route,
 };
 use crate::rtopk::record::Recorder;
 use crate::rtopk::rows::block_smem;
@@ -161,27 +161,6 @@ impl<E: Element> Source for ElemSource<'_, E> {
     }
 }
 
-/// `plan` running the kernels of `elem` (its units named so).
-fn plan_of(plan: Plan, elem: ElemType) -> Plan {
-    let sort = plan.sort.map(|s| SortPlan { unit: s.unit.with_elem(elem), ..s });
-    Plan { unit: plan.unit.with_elem(elem), sort, ..plan }
-}
-
-/// `route` running the kernels of `elem`.
-fn route_of(route: Route, elem: ElemType) -> Route {
-    match route {
-        Route::Direct(p) => Route::Direct(plan_of(p, elem)),
-        Route::Split { split, rest } => Route::Split {
-            split: Split {
-                first_plan: plan_of(split.first_plan, elem),
-                last_plan: split.last_plan.map(|p| plan_of(p, elem)),
-                ..split
-            },
-            rest: Box::new(route_of(*rest, elem)),
-        },
-    }
-}
-
 /// A reusable simulator for RTop-K launches (keeps its allocations between launches).
 #[derive(Debug)]
 pub struct Simulator {
@@ -225,10 +204,11 @@ impl Simulator {
             mode: args.mode,
             bisect: args.bisect,
             sorted: self.config.sorted,
+            elem,
         };
         let strategy = self.config.strategy;
         let counts = self.config.counts && strategy != Strategy::Split;
-        Ok(route_of(route(&launch, &self.config.limits, strategy, counts)?, elem))
+        Ok(route(&launch, &self.config.limits, strategy, counts)?)
     }
 
     /// The launch plan of `args` under this configuration: the route's first (for split rows,

@@ -139,8 +139,10 @@ async fn value_phase<R: Row>(
                 return Ok(false); // adjacent floats: stall
             }
         } else {
-            // the stall test on the bounds' f32 keys, then the own key the test counts from
-            if !(number_key(lo) < t && t < number_key(hi)) {
+            // the stall test on the bounds' f32 keys (as float compares: lo, thres and hi are
+            // never NaN, and -0.0 == +0.0 as their keys are), then the own key the test counts
+            // from
+            if !(lo < thres && thres < hi) {
                 return Ok(false);
             }
             t = own_key_at_least(a, s.elem, thres);
