@@ -56,7 +56,7 @@ __device__ void rtopk_warp_rows_impl(const Params& p) {
     u64 row_id = ((u64)blockIdx.x * (WARPS * 32) + threadIdx.x) / (u32)LANES;
     if (row_id >= p.n_rows) return;  // row-uniform: the partial last block
     u32* stage = s_stage + threadIdx.x / (u32)LANES * cap;
-    // Whole-warp rows of 12 to 32 elements per lane (M = 257 ... 1024; 16-bit rows from 513,
+    // Whole-warp rows of 12 to 32 elements per lane (M = 257 ... 1024; 16-bit rows from 769,
     // below which they take part-warps) narrow (narrow_row) in
     // exact mode where k < CAND_CAP (a count of more than k keys can fit it); a second
     // instantiation without the narrowing serves the rest, so that rows which cannot narrow

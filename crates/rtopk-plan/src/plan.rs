@@ -26,7 +26,8 @@
 //! bounds on registers: a 16-bit row of up to 512 takes four rows per warp (k <= M / 4, enough
 //! rows) or two, with twice an f32 row's elements per lane — the per-count work of a lane (one
 //! packed compare and add per two elements) then serves twice the row, and the bracket
-//! arithmetic twice the rows. Warps and blocks are chosen by elements as for f32 (their bounds
+//! arithmetic twice the rows. Measured past that bound, 16-bit rows of up to 768 take two rows
+//! per warp too ([`MAX_HALF_WARP_ROW16`]). Warps and blocks are chosen by elements as for f32 (their bounds
 //! are about the selection, which one warp serialises); a warp row's instantiation is the one
 //! of half the registers.
 
@@ -45,8 +46,12 @@ use crate::units::{
 pub const MAX_WARP_ROW: usize = 3072;
 /// Rows up to this width take a warp-row kernel whatever k is.
 pub const MAX_BLOCK_FREE_ROW: usize = 1024;
-/// Widest row on a half-warp (two rows per warp) by default.
+/// Widest row on a half-warp (two rows per warp) by default, in registers per row.
 pub const MAX_HALF_WARP_ROW: usize = 256;
+/// Widest 16-bit row on a half-warp by default (24 registers per lane): at M = 768 half-warp
+/// rows were 16–21 % (f16) and 4–5 % (bf16) faster than whole-warp rows for k = 16…96, and
+/// even at k = 128 (results/cuda/2026-11-24-dtypes16-planned-h100, experiments/m768).
+pub const MAX_HALF_WARP_ROW16: usize = 768;
 /// Widest row on a quarter-warp (four rows per warp) by default, where `k <= M / 4`.
 pub const MAX_QUARTER_WARP_ROW: usize = 256;
 /// Rows per SM from which quarter-warp rows pay.
@@ -303,7 +308,7 @@ fn auto_lanes(
         words <= MAX_QUARTER_WARP_ROW && k.saturating_mul(4) <= m && n >= quarter_min_rows;
     Some(if quarter {
         8
-    } else if words <= MAX_HALF_WARP_ROW {
+    } else if words <= MAX_HALF_WARP_ROW || (elem != ElemType::F32 && m <= MAX_HALF_WARP_ROW16) {
         16
     } else {
         32
@@ -507,8 +512,9 @@ mod tests {
                 (1000, 512, 64, "rtopk_half_rows_32", 16, 32, false),
                 (many, 512, 128, "rtopk_quarter_rows_64", 8, 64, false),
                 (many, 512, 129, "rtopk_half_rows_32", 16, 32, false),
-                (1000, 513, 8, "rtopk_warp_rows_24", 32, 24, true),
-                (1000, 768, 64, "rtopk_warp_rows_24", 32, 24, true),
+                (1000, 513, 8, "rtopk_half_rows_40", 16, 40, false),
+                (many, 768, 64, "rtopk_half_rows_48", 16, 48, false),
+                (1000, 769, 8, "rtopk_warp_rows_32", 32, 32, true),
                 (1000, 1024, 127, "rtopk_warp_rows_32", 32, 32, true),
                 (1000, 1025, 10, "rtopk_warp_rows_40", 32, 40, false),
                 (1000, 3072, 384, "rtopk_warp_rows_96", 32, 96, false),

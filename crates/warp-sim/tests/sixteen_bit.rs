@@ -305,7 +305,7 @@ fn sixteen_bit_rows_in_the_narrowing_ranges_narrow() {
     use rand_distr::{Distribution, StandardNormal};
     let mut rng = rand::rngs::StdRng::seed_from_u64(16);
     for (m, k, kernel) in [
-        (700, 20, "rtopk_warp_rows_24_f16"),
+        (800, 20, "rtopk_warp_rows_32_f16"),
         (1000, 100, "rtopk_warp_rows_32_f16"),
         (5001, 300, "rtopk_block_rows_narrow_f16"),
     ] {
