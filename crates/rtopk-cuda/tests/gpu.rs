@@ -7,7 +7,7 @@
 use ndarray::{Array1, Array2};
 use rtopk_cuda::verify::{Reference, WIDTHS, check_all, difference, matrix};
 use rtopk_cuda::{CudaError, CudaTopK, ElemType, Launch, Strategy, check_libraries};
-use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, topk_rows};
+use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, TopKError, topk_rows};
 use warp_sim::{KernelArgs, SimConfig, launch_parallel};
 
 fn bisect_reference(b: Bisect) -> Box<dyn RowTopK> {
@@ -114,6 +114,30 @@ fn sorted_output_is_sorted_on_the_device_in_both_sort_paths() {
             }
         }
     }
+}
+
+/// A launch planned for one element type on buffers of another is refused with a typed error
+/// (the plan depends on the type: a 16-bit row packs two elements per register).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_launch_of_another_element_type_is_refused() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let s = gpu.stream();
+    let (n, m, k) = (2, 64, 4);
+    let x = s.alloc_zeros::<f32>(n * m).unwrap();
+    let mut val = s.alloc_zeros::<f32>(n * k).unwrap();
+    let mut idx = s.alloc_zeros::<u32>(n * k).unwrap();
+    let mut it = s.alloc_zeros::<u32>(n).unwrap();
+    let (mode, bisect) = (Mode::Largest, Bisect::exact());
+    let launch = Launch { n, m, k, mode, bisect, sorted: false, elem: ElemType::F16 };
+    match gpu.select_device(&launch, &x, &mut val, &mut idx, &mut it) {
+        Err(CudaError::TopK(TopKError::InvalidParameter { name: "elem", reason })) => {
+            assert!(reason.contains("F16") && reason.contains("F32"), "{reason}");
+        }
+        other => panic!("a float32 buffer under an f16 launch: {other:?}"),
+    }
+    let launch = Launch { elem: ElemType::F32, ..launch };
+    gpu.select_device(&launch, &x, &mut val, &mut idx, &mut it).unwrap();
 }
 
 /// `time_ms` queues the timed launch behind a spin kernel, so it reads less than the same

@@ -27,9 +27,9 @@
 //! rows) or two, with twice an f32 row's elements per lane — the per-count work of a lane (one
 //! packed compare and add per two elements) then serves twice the row, and the bracket
 //! arithmetic twice the rows. Measured past that bound, 16-bit rows of up to 768 take two rows
-//! per warp too ([`MAX_HALF_WARP_ROW16`]). Warps and blocks are chosen by elements as for f32 (their bounds
-//! are about the selection, which one warp serialises); a warp row's instantiation is the one
-//! of half the registers.
+//! per warp too ([`MAX_HALF_WARP_ROW16`]). Warps and blocks are chosen by elements as for f32
+//! (their bounds are about the selection, which one warp serialises); a warp row's
+//! instantiation is the one of half the registers.
 
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -52,7 +52,8 @@ pub const MAX_HALF_WARP_ROW: usize = 256;
 /// rows were 16–21 % (f16) and 4–5 % (bf16) faster than whole-warp rows for k = 16…96, and
 /// even at k = 128 (results/cuda/2026-11-24-dtypes16-planned-h100, experiments/m768).
 pub const MAX_HALF_WARP_ROW16: usize = 768;
-/// Widest row on a quarter-warp (four rows per warp) by default, where `k <= M / 4`.
+/// Widest row on a quarter-warp (four rows per warp) by default, where `k <= M / 4`, in
+/// registers per row.
 pub const MAX_QUARTER_WARP_ROW: usize = 256;
 /// Rows per SM from which quarter-warp rows pay.
 pub const QUARTER_ROWS_PER_SM: usize = 1024;
