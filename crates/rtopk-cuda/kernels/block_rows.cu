@@ -27,20 +27,10 @@ __device__ void block_range(const BlockRow<NARROWS>& row, u32 lane_min, u32 lane
 template <bool NARROWS>
 __device__ __forceinline__ void load_block_keys16(BlockRow<NARROWS>& row, const elem_t* row_in, const Params& p,
                                                   u32 first, u32* lane_min, u32* lane_max) {
-    const unsigned short* in16 = reinterpret_cast<const unsigned short*>(row_in);
-    if (p.vec4) {
+    u32 pairs[BLOCK_EPL / 2];
+    load_pairs16<BLOCK_EPL>(row_in, first, p.m, p.vec4 != 0, pairs);
 #pragma unroll
-        for (int q = 0; q < BLOCK_EPL / 8; ++q) {
-            u32 i = first + 8u * (u32)q;  // M % 8 == 0: all 8 or none
-            uint4 b = i < p.m ? *reinterpret_cast<const uint4*>(in16 + i) : make_uint4(0, 0, 0, 0);
-            u32 w[4] = {b.x, b.y, b.z, b.w};
-#pragma unroll
-            for (int e = 0; e < 8; ++e) row.keys[8 * q + e] = (w[e / 2] >> (16 * (e % 2))) & 0xffffu;
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < BLOCK_EPL; ++j) row.keys[j] = first + (u32)j < p.m ? in16[first + j] : 0u;
-    }
+    for (int j = 0; j < BLOCK_EPL; ++j) row.keys[j] = (pairs[j / 2] >> (16 * (j % 2))) & 0xffffu;
     u32 flip = p.sign < 0.0f ? 0x8000u : 0u;
 #pragma unroll
     for (int j = 0; j < BLOCK_EPL; ++j) {

@@ -95,46 +95,55 @@ __device__ __forceinline__ void load_last_words(PackedRow<EPL, LANES, NARROWS>& 
                                                 u32* lane_max) {
 #pragma unroll
     for (int j = 0; j < EPL + (EPL % 2); ++j) {
-        u32 shift = 16u * (u32)(j % 2), o = (row.words[j / 2] >> shift) & 0xffffu;
         if ((u32)j < row.inside) {
-            u32 key = key16_of_ordered(o, row.largest);
+            u32 key = key16_of_ordered(row.half(j), row.largest);
             *lane_min = min(*lane_min, key);
             *lane_max = max(*lane_max, key);
         } else {
+            u32 shift = 16u * (u32)(j % 2);
             row.words[j / 2] = (row.words[j / 2] & ~(0xffffu << shift)) | (NEG_INF16 << shift);
         }
     }
 }
 
+// Elements first .. first + N - 1 of a 16-bit row, two per word (element j in half j % 2 of
+// words[j / 2], low half first; 0 past m): 16-byte loads of 8 where `vec8` (N % 8 == 0, a
+// 16-byte aligned row, m % 8 == 0), else 2 bytes each. Warp rows keep the pairs, block rows
+// key them one by one.
+template <int N>
+__device__ __forceinline__ void load_pairs16(const elem_t* row_in, u32 first, u32 m, bool vec8,
+                                             u32 (&words)[(N + 1) / 2]) {
+    const unsigned short* in16 = reinterpret_cast<const unsigned short*>(row_in);
+    if constexpr (N % 8 == 0) {
+        if (vec8) {
+#pragma unroll
+            for (int q = 0; q < N / 8; ++q) {
+                u32 i = first + 8u * (u32)q;  // m % 8 == 0: all 8 or none
+                uint4 b = i < m ? *reinterpret_cast<const uint4*>(in16 + i) : make_uint4(0, 0, 0, 0);
+                words[4 * q] = b.x; words[4 * q + 1] = b.y;
+                words[4 * q + 2] = b.z; words[4 * q + 3] = b.w;
+            }
+            return;
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < (N + 1) / 2; ++q) {
+        u32 i = first + 2u * (u32)q;
+        u32 lo = i < m ? in16[i] : 0u, hi = 2 * q + 1 < N && i + 1u < m ? in16[i + 1] : 0u;
+        words[q] = lo | hi << 16;
+    }
+}
+
 // Stage 1 for a 16-bit row's lanes: lane l of the row holds elements l EPL .. l EPL + EPL - 1
-// (16-byte loads of 8 where the row allows: EPL % 8 == 0, 16-byte aligned rows, M % 8 == 0),
-// as ordered bits with -inf past M, and the lane's min/max own key.
+// (load_pairs16) as ordered bits with -inf past M, and the lane's min/max own key.
 template <int EPL, int LANES, bool NARROWS>
 __device__ __forceinline__ void load_row(PackedRow<EPL, LANES, NARROWS>& row, const elem_t* row_in, const Params& p,
                                          u32 first, u32* lane_min, u32* lane_max) {
     constexpr int W = PackedRow<EPL, LANES, NARROWS>::WORDS;
-    const unsigned short* in16 = reinterpret_cast<const unsigned short*>(row_in);
     u32 flip = p.sign < 0.0f ? 0x80008000u : 0u;
     row.inside = p.m > first ? min(p.m - first, (u32)EPL) : 0u;
     row.largest = p.sign > 0.0f;
-    bool vec8 = false;
-    if constexpr (EPL % 8 == 0) vec8 = p.vec4 != 0;
-    if (vec8) {
-#pragma unroll
-        for (int q = 0; q < EPL / 8; ++q) {
-            u32 i = first + 8u * (u32)q;  // M % 8 == 0: all 8 or none
-            uint4 b = i < p.m ? *reinterpret_cast<const uint4*>(in16 + i) : make_uint4(0, 0, 0, 0);
-            row.words[4 * q] = b.x; row.words[4 * q + 1] = b.y;
-            row.words[4 * q + 2] = b.z; row.words[4 * q + 3] = b.w;
-        }
-    } else {
-#pragma unroll
-        for (int q = 0; q < W; ++q) {
-            u32 i = first + 2u * (u32)q;
-            u32 lo = i < p.m ? in16[i] : 0u, hi = 2 * q + 1 < EPL && i + 1u < p.m ? in16[i + 1] : 0u;
-            row.words[q] = lo | hi << 16;
-        }
-    }
+    load_pairs16<EPL>(row_in, first, p.m, p.vec4 != 0, row.words);
 #pragma unroll
     for (int q = 0; q < W; ++q) row.words[q] ^= flip;
     if (row.inside == (u32)EPL && EPL % 2 == 0) {

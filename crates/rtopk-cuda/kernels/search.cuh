@@ -45,14 +45,14 @@ __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
     while (s.iterations < VALUE_PHASE_LIMIT) {
         if (!PLAIN && __fsub_rn(hi, lo) <= s.eps) { s.exit = EXIT_PRECISION; return 1; }
         float thres = PLAIN ? __fmul_rn(__fadd_rn(lo, hi), 0.5f) : midpoint(lo, hi);
-        u32 t = number_key(thres);  // key_of_ordered: thres is finite here, never NaN
 #if ELEM_KIND == ELEM_F32
+        u32 t = number_key(thres);  // key_of_ordered: thres is finite here, never NaN
         if (!(s.lo_key < t && t < s.hi_key)) return 0;  // adjacent floats: stall
 #else
         // the stall test on the bounds' f32 keys (as float compares: lo, thres and hi are
         // never NaN, and -0.0 == +0.0 as their keys are), then the own key the test counts from
         if (!(lo < thres && thres < hi)) return 0;
-        t = own_key_at_least(thres);
+        u32 t = own_key_at_least(thres);
 #endif
         u32 cnt = row.count_ge_positive(t);
         s.iterations += 1;

@@ -133,11 +133,12 @@ async fn value_phase<R: Row>(
             return Ok(true);
         }
         let thres = if plain { (lo + hi) * 0.5 } else { midpoint(lo, hi) };
-        let mut t = number_key(thres); // key_of_ordered: thres is finite here, never NaN
-        if s.elem == ElemType::F32 {
+        let t = if s.elem == ElemType::F32 {
+            let t = number_key(thres); // key_of_ordered: thres is finite here, never NaN
             if !(s.lo_key < t && t < s.hi_key) {
                 return Ok(false); // adjacent floats: stall
             }
+            t
         } else {
             // the stall test on the bounds' f32 keys (as float compares: lo, thres and hi are
             // never NaN, and -0.0 == +0.0 as their keys are), then the own key the test counts
@@ -145,10 +146,11 @@ async fn value_phase<R: Row>(
             if !(lo < thres && thres < hi) {
                 return Ok(false);
             }
-            t = own_key_at_least(a, s.elem, thres);
+            let t = own_key_at_least(a, s.elem, thres);
             let label = "value_phase: own_key_at_least is topk-ref's key_at_least";
             check_key_at_least(w, s.elem, thres, t, label)?;
-        }
+            t
+        };
         let before = (s.lo_key, s.hi_key);
         let cnt = row.count_ge_positive(w, a, t).await?;
         s.iterations = s.iterations.wrapping_add(1);
