@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Split rows (issue 21) under compute-sanitizer: a few small launches of rtopk.topk on CUDA
 tensors that take the split route (no iteration counts), each checked against the CPU's
-`bisect`: a partial last chunk, a last chunk joined to the one before, N = 1, k at an eighth of
-the chunk, a second stage split again, smallest mode, sorted output, 32- and 64-bit indices.
+`bisect`: a partial last chunk, a last chunk joined to the one before, N = 1, k at a quarter of
+the chunk (the most a chunk takes), a second stage split again, smallest mode, sorted output.
 
     compute-sanitizer --tool memcheck|racecheck|synccheck|initcheck python3 bench/sanitize_split.py
 """
@@ -20,6 +20,7 @@ SHAPES = [
     (3, 10_000, 100),
     (2, 8200, 200),
     (1, 65_536, 256),
+    (5, 9000, 512),
     (2, 100_000, 1000),
     (1, 1 << 20, 256),
 ]

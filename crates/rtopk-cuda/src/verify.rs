@@ -34,16 +34,17 @@ pub const WIDTHS: [usize; 20] = [
 
 /// Split rows (rtopk-plan's `split`, forced with [`Strategy::Split`]; exact search, no
 /// iteration counts) as (n, M, k): a last chunk narrower than the others (10000 = 4 x 2048 +
-/// 1808), one that joins the chunk before it (8200 = 3 x 2048 + 2056), k at an eighth of the
-/// chunk (256 of 2048), rows that are whole chunks (65536), N = 1, several rows, a second
-/// stage split again (2^20 with k = 256: three levels) and chunks of 4096 and 8192.
+/// 1808), one that joins the chunk before it (8200 = 3 x 2048 + 2056), k at a quarter of the
+/// chunk (512 of 2048: a chunk is at most a quarter of the row), rows that are whole chunks
+/// (65536), N = 1, several rows, a second stage split again (2^20 with k = 256: 65536
+/// candidates, three levels) and chunks of 4096, 8192 and 16384.
 pub const SPLIT_CASES: [(usize, usize, usize); 10] = [
     (1, 10_000, 1),
     (3, 10_000, 100),
     (2, 8200, 200),
     (1, 65_536, 256),
     (4, 65_536, 7),
-    (5, 9000, 300),
+    (5, 9000, 512),
     (2, 100_000, 1000),
     (1, 131_071, 50),
     (1, 1 << 20, 256),

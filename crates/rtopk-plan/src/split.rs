@@ -23,9 +23,14 @@ pub const SPLIT_MIN_ROW: usize = 8192;
 pub const MIN_CHUNK: usize = 2048;
 /// The widest chunk: past it a chunk no longer fits one block's registers and shared memory.
 pub const MAX_CHUNK: usize = 1 << 16;
-/// Chunks are this many times k wide where they can be (at most [`MAX_CHUNK`]), so that the
-/// candidates are a small part of the row and the second stage reads little.
-pub const CHUNK_PER_K: usize = 8;
+/// Chunks are this many times k wide where they can be (at most [`MAX_CHUNK`], at most a
+/// quarter of the row), so that the candidates are a small part of the row and the second
+/// stage reads little. On an H100 (results/cuda/2026-11-24-split-plan-h100) 16 k against 8 k
+/// took 2.11 against 2.87 ms at N = 1024, M = 2^20, k = 256 (the chunk kernel at M = 4096 reads
+/// faster than at 2048 and writes half the candidates), and no cell of issue 21's regimes lost
+/// more than the run-to-run spread but those where chunks of 16 k left a row two chunks: hence
+/// the quarter.
+pub const CHUNK_PER_K: usize = 16;
 /// Chunks are at least this many times k wide: each split reads a quarter of what the one
 /// before read, at most.
 pub const MIN_CHUNK_PER_K: usize = 4;
@@ -162,11 +167,17 @@ fn splits(launch: &Launch, limits: &DeviceLimits, counts: bool) -> bool {
 }
 
 /// The chunk width for rows of `m` and `k` results: the narrowest power of two of at least
-/// [`MIN_CHUNK`] and [`CHUNK_PER_K`] k, at most [`MAX_CHUNK`]; if it holds
-/// [`MIN_CHUNK_PER_K`] k and fits the row twice.
+/// [`MIN_CHUNK`] and [`CHUNK_PER_K`] k, at most [`MAX_CHUNK`], halved while it is wider than a
+/// quarter of the row and its half still holds [`MIN_CHUNK`] and [`MIN_CHUNK_PER_K`] k; if it
+/// holds [`MIN_CHUNK_PER_K`] k and fits the row twice.
 pub fn chunk_width(m: usize, k: usize) -> Option<usize> {
-    let c = k.checked_mul(CHUNK_PER_K)?.clamp(MIN_CHUNK, MAX_CHUNK).checked_next_power_of_two()?;
-    let fits = k.checked_mul(MIN_CHUNK_PER_K)? <= c && c.checked_mul(2)? <= m;
+    let least = k.checked_mul(MIN_CHUNK_PER_K)?;
+    let mut c =
+        k.checked_mul(CHUNK_PER_K)?.clamp(MIN_CHUNK, MAX_CHUNK).checked_next_power_of_two()?;
+    while c > m / 4 && c / 2 >= least.max(MIN_CHUNK) {
+        c /= 2;
+    }
+    let fits = least <= c && c.checked_mul(2)? <= m;
     fits.then_some(c)
 }
 
@@ -191,8 +202,19 @@ fn split_route(launch: &Launch, limits: &DeviceLimits) -> Result<Route, PlanErro
     let width = split.candidates(k);
     u32::try_from(width).map_err(|_| PlanError::TooLarge { n, m, why: "2^32 candidates" })?;
     let rest = Launch { m: width, ..*launch };
-    let rest = route(&rest, limits, Strategy::Auto, false)?;
-    Ok(Route::Split { split, rest: Box::new(rest) })
+    Ok(Route::Split { split, rest: Box::new(second_stage(&rest, limits)?) })
+}
+
+/// The route of a split row's second stage: split again only past [`SPLIT_WIDE_ROW`], however
+/// few the rows. Its rows are short-lived and each further split adds a launch; on an H100
+/// (results/cuda/2026-11-24-split-plan-h100) one block per row of 16384 candidates took
+/// 0.0223 against 0.0290 ms as two more stages (N = 1, M = 262144, k = 256).
+fn second_stage(rest: &Launch, limits: &DeviceLimits) -> Result<Route, PlanError> {
+    if rest.m > SPLIT_WIDE_ROW {
+        route(rest, limits, Strategy::Auto, false)
+    } else {
+        plan(rest, limits, Strategy::Auto).map(Route::Direct)
+    }
 }
 
 #[cfg(test)]
@@ -221,13 +243,22 @@ mod tests {
     }
 
     #[test]
-    fn chunks_are_powers_of_two_of_at_least_eight_k() {
+    fn chunks_are_powers_of_two_of_sixteen_k_at_most_a_quarter_row() {
         assert_eq!(chunk_width(1 << 20, 1), Some(2048));
-        assert_eq!(chunk_width(1 << 20, 256), Some(2048));
-        assert_eq!(chunk_width(1 << 20, 257), Some(4096));
-        assert_eq!(chunk_width(1 << 20, 1024), Some(8192));
-        assert_eq!(chunk_width(1 << 20, 8192), Some(65536));
+        assert_eq!(chunk_width(1 << 20, 128), Some(2048));
+        assert_eq!(chunk_width(1 << 20, 129), Some(4096));
+        assert_eq!(chunk_width(1 << 20, 256), Some(4096));
+        assert_eq!(chunk_width(1 << 20, 1024), Some(16384));
+        assert_eq!(chunk_width(1 << 20, 4096), Some(65536));
         assert_eq!(chunk_width(1 << 20, 8193), Some(65536), "at least 4 k");
+        // at most a quarter of the row, while half still holds 4 k and 2048
+        assert_eq!(chunk_width(32768, 1024), Some(8192));
+        assert_eq!(chunk_width(32768, 256), Some(4096));
+        assert_eq!(chunk_width(32768, 2048), Some(8192));
+        assert_eq!(chunk_width(20000, 300), Some(4096));
+        assert_eq!(chunk_width(16384, 50), Some(2048));
+        assert_eq!(chunk_width(16384, 1024), Some(4096));
+        assert_eq!(chunk_width(16384, 1025), Some(8192), "half would hold less than 4 k");
         assert_eq!(chunk_width(1 << 20, 16384), Some(65536));
         assert_eq!(chunk_width(1 << 20, 16385), None, "past the widest chunk");
         assert_eq!(chunk_width(4095, 1), None, "the row must hold two chunks");

@@ -406,8 +406,9 @@ fn a_launch_in_parallel_windows_equals_one_in_order() {
 /// Split rows (docs/kernel.md, "Split rows"): each chunk's top k with the ordinary kernels,
 /// the top k of the candidates, the indices gathered back — bisect's values and indices on
 /// hostile rows and heavy ties, with a last chunk (and one narrower than k that joins the
-/// chunk before it), none, one row, k at an eighth of the chunk, both modes, sorted, block-row
-/// chunks, and a route whose candidates are split again; no counts, no findings.
+/// chunk before it), none, one row, k at a sixteenth and a quarter of the chunk, both modes,
+/// sorted, block-row chunks, and a route whose candidates (past 16384) are split again; no
+/// counts, no findings.
 #[test]
 fn split_rows_equal_bisect() {
     let mut rng = StdRng::seed_from_u64(21);
@@ -419,11 +420,12 @@ fn split_rows_equal_bisect() {
         (3, 4196, 200, split(true), "hostile", Mode::Smallest, (2048, 1, 2148), 1),
         (2, 8192, 1, split(false), "ties", Mode::Largest, (2048, 4, 0), 1),
         (2, 6000, 100, split(true), "ties", Mode::Smallest, (2048, 2, 1904), 1),
-        (1, 20_000, 200, split(true), "wide-ties", Mode::Largest, (2048, 9, 1568), 1),
-        (2, 20_000, 150, no_counts(false), "wide-ties", Mode::Smallest, (2048, 9, 1568), 1),
-        (1, 16_500, 1024, split(true), "hostile", Mode::Largest, (8192, 1, 8308), 1),
+        (1, 20_000, 200, split(true), "wide-ties", Mode::Largest, (4096, 4, 3616), 1),
+        (2, 20_000, 100, no_counts(false), "wide-ties", Mode::Smallest, (2048, 9, 1568), 1),
+        (1, 16_500, 1024, split(true), "hostile", Mode::Largest, (4096, 3, 4212), 1),
         (1, 9000, 50, no_counts(false), "hostile", Mode::Smallest, (2048, 4, 808), 1),
-        (1, 70_000, 256, no_counts(true), "hostile", Mode::Largest, (2048, 34, 368), 2),
+        (1, 70_000, 256, no_counts(true), "hostile", Mode::Largest, (4096, 17, 368), 1),
+        (1, 270_000, 128, no_counts(true), "normal", Mode::Largest, (2048, 131, 1712), 2),
     ];
     for (n, m, k, config, dist, mode, (chunk, full, last), depth) in cases {
         let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
@@ -454,7 +456,7 @@ proptest! {
             }),
         frac in 0.0f64..1.0, smallest: bool, sorted: bool,
     ) {
-        let k = 1 + (frac * 255.0) as usize; // chunks of 2048 hold 8 k
+        let k = 1 + (frac * 255.0) as usize; // chunks of 2048 or 4096 hold at least 8 k
         let config = SimConfig { strategy: Launch::Split, sorted, ..SimConfig::default() };
         check(config, n, m, &x, k, Mode::from_smallest(smallest), Bisect::exact())?;
     }
