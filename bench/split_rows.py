@@ -65,7 +65,7 @@ def fill_normal_kernel() -> Any:
 
     common = (KERNELS / "common.cuh").read_text().replace("#pragma once", "")
     util = (KERNELS / "utilities.cu").read_text().replace('#include "common.cuh"', "")
-    code = "typedef unsigned int idx_t;\n" + common + util
+    code = "typedef float elem_t;\ntypedef unsigned int idx_t;\n" + common + util
     return cupy.RawModule(code=code, options=("--std=c++17",)).get_function(
         "fill_normal"
     )
