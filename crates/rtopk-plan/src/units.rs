@@ -200,9 +200,6 @@ pub enum Family {
     SortWarpRows,
     /// The sorted output, one block per row, `rtopk_sort_rows`.
     SortRows,
-    /// A split row's last step, `rtopk_split_gather`: positions among the row's chunk results
-    /// back to the row's indices.
-    SplitGather,
     /// `read_bandwidth_probe`, `spin_ahead` and `fill_normal` (benchmarks and timing).
     Utilities,
 }
@@ -237,7 +234,6 @@ impl Family {
             Family::BlockRowsNarrow => "rtopk_block_rows_narrow",
             Family::SortWarpRows => "rtopk_sort_warp_rows",
             Family::SortRows => "rtopk_sort_rows",
-            Family::SplitGather => "rtopk_split_gather",
             Family::Utilities => "utilities",
         }
     }
@@ -292,11 +288,11 @@ impl Unit {
         self.index
     }
 
-    /// This unit reading and writing values as `elem` (the utilities and the gather touch no
-    /// values of the input's type).
+    /// This unit reading and writing values as `elem` (the utilities touch no values of the
+    /// input's type).
     pub fn with_elem(self, elem: ElemType) -> Self {
         match self.family {
-            Family::Utilities | Family::SplitGather => self,
+            Family::Utilities => self,
             _ => Self { elem, ..self },
         }
     }
@@ -307,8 +303,7 @@ impl Unit {
     }
 
     /// Every unit, in a fixed order (the order of [`Unit::index`]): for each element type and
-    /// then each index type, the units of one (f32 and 32-bit indices: the gather too), then
-    /// the utilities.
+    /// then each index type, the units of one, then the utilities.
     pub fn all() -> Vec<Unit> {
         let base = Self::all_u32();
         let mut out = Vec::with_capacity(UNIT_COUNT);
@@ -335,7 +330,6 @@ impl Unit {
         out.push(Unit::single(Family::BlockRowsNarrow));
         out.extend(SORT_WARP_E.iter().map(|&e| Unit::sort_warp(e)));
         out.push(Unit::single(Family::SortRows));
-        out.push(Unit::single(Family::SplitGather));
         out.push(Unit::single(Family::Utilities));
         out
     }
@@ -366,8 +360,7 @@ impl Unit {
             Family::BlockRowsNarrow => warp + 2 * part + 1,
             Family::SortWarpRows => warp + 2 * part + 2 + sort(),
             Family::SortRows => warp + 2 * part + 2 + sorts,
-            Family::SplitGather => warp + 2 * part + 3 + sorts,
-            Family::Utilities => warp + 2 * part + 4 + sorts,
+            Family::Utilities => warp + 2 * part + 3 + sorts,
         }
     }
 
@@ -411,9 +404,9 @@ impl Unit {
 }
 
 /// How many units write 32-bit indices, the utilities included.
-const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_E.len() + 5;
+const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_E.len() + 4;
 /// How many units there are: each but the utilities for both index types and the three
-/// element types (the gather's 16-bit places stay unused: [`Unit::with_elem`] keeps it f32).
+/// element types.
 pub const UNIT_COUNT: usize = 6 * (BASE_UNITS - 1) + 1;
 
 impl fmt::Display for Unit {
