@@ -94,7 +94,7 @@ __device__ void rtopk_block_row(const Params& p) {
     // stage 2: search_threshold
     Search s = search_threshold(row, lo_key, hi_key, p);
     elem_t* out_val = opaque(p.out_val + at.out);
-    IdxOut out_idx{opaque(p.out_idx + at.out), at.idx_in, at.col};
+    idx_t* out_idx = opaque(p.out_idx + at.out);
     if constexpr (NARROWS) {
         if (s.exit == EXIT_NARROW) {  // block-uniform
             narrow_row(row, s_stage, s_chunk);

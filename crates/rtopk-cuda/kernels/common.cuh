@@ -26,6 +26,8 @@
 //                  then re-keyed from global memory
 //   sort_warp_rows.cu  rtopk_sort_warp_rows_<E>: the sorted output, one warp per row (k <= 1024)
 //   sort_rows.cu   rtopk_sort_rows: the sorted output, one block per row (k > 1024)
+//   split_rows.cu  rtopk_split_gather: a split row's last step (docs/kernel.md, "Split rows"),
+//                  the positions among the row's chunk results back to the row's indices
 //   utilities.cu   read_bandwidth_probe, spin_ahead, fill_normal (benchmarks and timing)
 // rtopk-cuda (src/kernels.rs) compiles one module per entry point (the utilities share one),
 // from a source it writes: the constants the launcher and the kernels share (CAND_CAP,
@@ -75,10 +77,6 @@ struct Params {
     u32 out_ld;          // the outputs' row stride (k for whole rows)
     u32 chunks;          // 1: each row_id is a row; > 1: row_id is chunk row_id % chunks of row
                          // row_id / chunks (split rows, place_row)
-    u64 col;             // the column of the launch's first element in the caller's row (a split
-                         // row's last chunks: past the full ones; else 0)
-    const idx_t* in_idx; // null: x is the caller's input; else x holds a split row's candidates
-                         // and in_idx (laid out as x) the caller's index of each (IdxOut)
 };
 
 // The launcher (src/launch.rs) passes its #[repr(C)] twin of Params as the entry point's
@@ -104,14 +102,14 @@ struct ArgLayout<void(A...)> {
 #define RTOPK_ARGS                                                                         \
     const elem_t* x, elem_t* out_val, idx_t* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
         int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign, u64 ld,  \
-        u32 out_ld, u32 chunks, u64 col, const idx_t* in_idx
+        u32 out_ld, u32 chunks
 #define RTOPK_PARAMS                                                                                \
     Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, \
-           sign, ld, out_ld, chunks, col, in_idx}
+           sign, ld, out_ld, chunks}
 
 __device__ void rtopk_args(RTOPK_ARGS);  // never defined: its type lists the entry points' arguments
 using RtopkArgs = ArgLayout<decltype(rtopk_args)>;
-static_assert(sizeof(Params) == 104, "Params: size");
+static_assert(sizeof(Params) == 88, "Params: size");
 static_assert(RtopkArgs::offset<0>() == 0, "x");
 static_assert(RtopkArgs::offset<1>() == 8, "out_val");
 static_assert(RtopkArgs::offset<2>() == 16, "out_idx");
@@ -128,40 +126,18 @@ static_assert(RtopkArgs::offset<12>() == 68, "sign");
 static_assert(RtopkArgs::offset<13>() == 72, "ld");
 static_assert(RtopkArgs::offset<14>() == 80, "out_ld");
 static_assert(RtopkArgs::offset<15>() == 84, "chunks");
-static_assert(RtopkArgs::offset<16>() == 88, "col");
-static_assert(RtopkArgs::offset<17>() == 96, "in_idx");
 
-// Where a launch's row_id reads and writes: its input, the offset of its first result, and
-// what its results name (IdxOut). Whole rows (chunks == 1) are row_id's own; under a split
-// row's first stage (docs/kernel.md, "Split rows") row_id is chunk c = row_id % chunks of row
-// r = row_id / chunks, the m values at r * ld + c * m, with its k results at r * out_ld + c * k,
-// so that a row's chunk results lie side by side as the second stage's row.
+// Where a launch's row_id reads and writes: its input and the offset of its first result.
+// Whole rows (chunks == 1) are row_id's own; under a split row's first stage (docs/kernel.md,
+// "Split rows") row_id is chunk c = row_id % chunks of row r = row_id / chunks, the m values
+// at r * ld + c * m, with its k results at r * out_ld + c * k, so that a row's chunk results
+// lie side by side as the second stage's row.
 struct RowPlace {
     const elem_t* in;
     u64 out;
-    const idx_t* idx_in;  // in_idx at the row's first element, or null
-    u64 col;              // the column of the row's first element in the caller's row
 };
 __device__ __forceinline__ RowPlace place_row(const Params& p, u64 row_id) {
-    if (p.chunks == 1u) {
-        u64 in = row_id * p.ld;
-        return {p.x + in, row_id * (u64)p.out_ld, p.in_idx ? p.in_idx + in : nullptr, p.col};
-    }
+    if (p.chunks == 1u) return {p.x + row_id * p.ld, row_id * (u64)p.out_ld};
     u64 row = row_id / p.chunks, c = row_id - row * p.chunks;
-    u64 in = row * p.ld + c * (u64)p.m;
-    return {p.x + in, row * (u64)p.out_ld + c * (u64)p.k, p.in_idx ? p.in_idx + in : nullptr,
-            p.col + c * (u64)p.m};
+    return {p.x + row * p.ld + c * (u64)p.m, row * (u64)p.out_ld + c * (u64)p.k};
 }
-
-// Where a row's results go and what they name (docs/kernel.md, "Split rows"): result pos of
-// element i of the launch's row names element col + i of the caller's row, or, where the
-// launch reads a split row's candidates, the element candidate i names (in[i]). Every stage
-// of a split row writes the caller's indices, so no step turns positions back into them.
-struct IdxOut {
-    idx_t* out;
-    const idx_t* in;
-    u64 col;
-    __device__ __forceinline__ void put(u32 pos, u32 i) const {
-        out[pos] = in ? in[i] : (idx_t)(col + i);
-    }
-};

@@ -82,7 +82,7 @@ __device__ __forceinline__ void narrow_row(const BlockRow<true>& row, u32* cand,
 template <int C>
 __device__ __forceinline__ void finish_candidates(const CandRow<C>& narrowed, Search& s, const Params& p,
                                                   const u32* cand, const elem_t* row_in,
-                                                  elem_t* out_val, const IdxOut& out_idx, u64 row_id) {
+                                                  elem_t* out_val, idx_t* out_idx, u64 row_id) {
     finish_exact(narrowed, s, p.k);
     // stage 3: select_topk
     select_candidates(narrowed, cut_of(narrowed, s, p.k), p, cand, row_in, out_val, out_idx);

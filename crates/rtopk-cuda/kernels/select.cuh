@@ -25,12 +25,12 @@ __device__ __forceinline__ T* opaque(T* ptr) {
     return ptr;
 }
 
-// Writes result `pos` of the row: element i (named as out_idx says) and the input's bits, from
-// its key where the key determines them, re-read from the input where it cannot (+-0.0, NaN
-// payloads). 16-bit values are always re-read (a wide key does not hold the 16 bits).
+// Writes result `pos` of the row: element i and the input's bits, from its key where the key
+// determines them, re-read from the input where it cannot (+-0.0, NaN payloads).
+// 16-bit values are always re-read (a wide key does not hold the 16 bits).
 __device__ __forceinline__ void write_result(u32 pos, u32 i, u32 key, const elem_t* row_in,
-                                             elem_t* out_val, const IdxOut& out_idx, float sign) {
-    out_idx.put(pos, i);
+                                             elem_t* out_val, idx_t* out_idx, float sign) {
+    out_idx[pos] = i;
 #if ELEM_KIND == ELEM_F32
     out_val[pos] = key_keeps_bits(key) ? value_of_key(key, sign) : row_in[i];
 #else
@@ -41,8 +41,8 @@ __device__ __forceinline__ void write_result(u32 pos, u32 i, u32 key, const elem
 // Selects one chunk of 32 consecutive elements with one warp; returns how many it selected.
 __device__ __forceinline__ u32 select_chunk(u32 key, bool valid, u32 i, const Cut& c,
                                             u32 band_left, u32 written, u32 k,
-                                            const elem_t* row_in, elem_t* out_val,
-                                            const IdxOut& out_idx, float sign, u32* band_taken) {
+                                            const elem_t* row_in, elem_t* out_val, idx_t* out_idx,
+                                            float sign, u32* band_taken) {
     u32 lanemask_lt = (1u << (threadIdx.x & 31u)) - 1u;
     bool strong = valid && key > c.strong_above;
     bool band = valid && !strong && key >= c.band_lo;
@@ -100,8 +100,7 @@ __device__ __forceinline__ u32 lowest_bits(u32 mask, u32 n) {
 template <int W, class Sync>
 __device__ __forceinline__ void emit_staged(const u32 (&taken)[W], u32 pos, u32 total, u32 first,
                                             u32* stage, u32 cap, u32 t, u32 threads, Sync sync,
-                                            const elem_t* row_in, elem_t* out_val,
-                                            const IdxOut& out_idx) {
+                                            const elem_t* row_in, elem_t* out_val, idx_t* out_idx) {
     u32 take[W];
 #pragma unroll
     for (int w = 0; w < W; ++w) take[w] = taken[w];
@@ -117,7 +116,7 @@ __device__ __forceinline__ void emit_staged(const u32 (&taken)[W], u32 pos, u32 
         sync();
         for (u32 r = c0 + t; r < end; r += threads) {
             u32 i = stage[r - c0];
-            out_idx.put(r, i);
+            out_idx[r] = i;
             out_val[r] = row_in[i];
         }
         sync();  // the next chunk reuses the stage
@@ -150,7 +149,7 @@ template <int EPL, int LANES, class Row>
 __device__ __forceinline__ void select_topk_lanes(const Row& row, const Cut& c,
                                                   const Params& p, u32 sub, u32 first,
                                                   const elem_t* row_in, elem_t* out_val,
-                                                  const IdxOut& out_idx, u32* stage, u32 cap) {
+                                                  idx_t* out_idx, u32* stage, u32 cap) {
     u32 strong[MASK_WORDS(EPL)], band[MASK_WORDS(EPL)];
     u32 own = classify<EPL>(row, first, p.m, c, strong, band);
     u32 incl = row_scan<LANES>(row.lanes, sub, own);
@@ -168,7 +167,7 @@ __device__ __forceinline__ void select_topk_lanes(const Row& row, const Cut& c,
 template <int C>
 __device__ __forceinline__ void select_candidates(const CandRow<C>& row, const Cut& c, const Params& p,
                                                   const u32* cand, const elem_t* row_in,
-                                                  elem_t* out_val, const IdxOut& out_idx) {
+                                                  elem_t* out_val, idx_t* out_idx) {
     u32 lane = threadIdx.x & 31u, written = 0u, band_left = p.k - c.strong_count;
 #pragma unroll
     for (int q = 0; q < C; ++q) {

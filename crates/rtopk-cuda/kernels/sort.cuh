@@ -124,7 +124,7 @@ __device__ void sort_warp_row(const elem_t* x, elem_t* out_val, idx_t* out_idx, 
 #pragma unroll
     for (int e = 0; e < E; ++e) {
         u32 p = lane * (u32)E + (u32)e;
-        if (p < k) write_result(p, ix[e], key[e], row_in, val, IdxOut{idx, nullptr, 0u}, sign);
+        if (p < k) write_result(p, ix[e], key[e], row_in, val, idx, sign);
     }
 }
 

@@ -28,6 +28,6 @@ extern "C" __global__ void rtopk_sort_rows(const elem_t* x, elem_t* out_val, idx
     const elem_t* row_in = x + (row_id < n_rows ? row_id : 0u) * (u64)m;
     for (u32 i = t; i < n; i += row_threads) {
         u64 r = s.r[i];
-        write_result(i, (u32)r, ~(u32)(r >> 32), row_in, val, IdxOut{idx, nullptr, 0u}, sign);
+        write_result(i, (u32)r, ~(u32)(r >> 32), row_in, val, idx, sign);
     }
 }

@@ -33,7 +33,7 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
         if (s.exit == EXIT_NARROW) {  // warp-uniform; cap >= 2 CAND_CAP: at most 8 warps per block
             CandRow<4> narrowed = narrow_row(row, s, stage);
             elem_t* out_val = opaque(p.out_val + at.out);
-            IdxOut out_idx{opaque(p.out_idx + at.out), at.idx_in, at.col};
+            idx_t* out_idx = opaque(p.out_idx + at.out);
             finish_candidates(narrowed, s, p, stage, row_in, out_val, out_idx, row_id);
             return;
         }
@@ -41,7 +41,7 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     // stage 3: select_topk
     Cut c = cut_of(row, s, p.k);
     elem_t* out_val = opaque(p.out_val + at.out);
-    IdxOut out_idx{opaque(p.out_idx + at.out), at.idx_in, at.col};
+    idx_t* out_idx = opaque(p.out_idx + at.out);
     select_topk_lanes<EPL, LANES>(row, c, p, sub, first, row_in, out_val, out_idx, stage, cap);
     if (sub == 0 && p.out_iter) p.out_iter[row_id] = s.iterations;
 }

@@ -76,7 +76,7 @@ impl UnitSource for Unit {
                 self.entry_name(),
                 self.width()
             )),
-            Family::SortRows | Family::Utilities => None,
+            Family::SortRows | Family::SplitGather | Family::Utilities => None,
         }
     }
 
@@ -107,6 +107,7 @@ fn family_file(family: Family) -> &'static str {
         Family::BlockRows | Family::BlockRowsNarrow => "block_rows.cu",
         Family::SortWarpRows => "sort_warp_rows.cu",
         Family::SortRows => "sort_rows.cu",
+        Family::SplitGather => "split_rows.cu",
         Family::Utilities => "utilities.cu",
     }
 }
@@ -137,7 +138,7 @@ fn inline(
 }
 
 /// The kernel files in the binary, in `kernels/`.
-const EMBEDDED: [(&str, &str); 13] = [
+const EMBEDDED: [(&str, &str); 14] = [
     ("common.cuh", include_str!("../kernels/common.cuh")),
     ("order.cuh", include_str!("../kernels/order.cuh")),
     ("rows.cuh", include_str!("../kernels/rows.cuh")),
@@ -150,6 +151,7 @@ const EMBEDDED: [(&str, &str); 13] = [
     ("block_rows.cu", include_str!("../kernels/block_rows.cu")),
     ("sort_warp_rows.cu", include_str!("../kernels/sort_warp_rows.cu")),
     ("sort_rows.cu", include_str!("../kernels/sort_rows.cu")),
+    ("split_rows.cu", include_str!("../kernels/split_rows.cu")),
     ("utilities.cu", include_str!("../kernels/utilities.cu")),
 ];
 

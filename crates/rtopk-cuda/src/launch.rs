@@ -44,19 +44,6 @@ pub(crate) struct Params {
     pub(crate) ld: u64,
     pub(crate) out_ld: u32,
     pub(crate) chunks: u32,
-    pub(crate) col: u64,
-    pub(crate) in_idx: sys::CUdeviceptr,
-}
-
-/// What a stage's results name (docs/kernel.md, "Split rows"): the caller's input, `x` with
-/// rows of `m` (the sort re-reads values there by index), and, where the stage reads a split
-/// row's candidates, their indices `in_idx` (laid out as the stage's input; 0 where it reads
-/// the caller's input), which its results copy.
-#[derive(Clone, Copy, Debug)]
-struct Origin {
-    x: u64,
-    m: usize,
-    in_idx: u64,
 }
 
 /// The types of a launch's data: the input's and the values' element type, and the type the
@@ -134,8 +121,6 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         ld: 0,
         out_ld: 0,
         chunks: 0,
-        col: 0,
-        in_idx: 0,
     };
     vec![
         (offset_of!(Params, x), size_of_val(&p.x)),
@@ -154,8 +139,6 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         (offset_of!(Params, ld), size_of_val(&p.ld)),
         (offset_of!(Params, out_ld), size_of_val(&p.out_ld)),
         (offset_of!(Params, chunks), size_of_val(&p.chunks)),
-        (offset_of!(Params, col), size_of_val(&p.col)),
-        (offset_of!(Params, in_idx), size_of_val(&p.in_idx)),
     ]
 }
 
@@ -508,10 +491,11 @@ impl CudaTopK {
         unsafe { self.run_route(&route, launch, types, bufs, stream) }
     }
 
-    /// Queues `route` on `stream` over the caller's input and outputs.
+    /// Queues `route` on `stream`.
     ///
     /// # Safety
-    /// As [`CudaTopK::run_stage`].
+    /// `bufs` must be valid for `launch` (x: n*m values, outputs: n*k and n elements, or a
+    /// null iteration output) until the work on `stream` completes.
     unsafe fn run_route(
         &self,
         route: &Route,
@@ -520,36 +504,13 @@ impl CudaTopK {
         bufs: RawBuffers,
         stream: sys::CUstream,
     ) -> Result<(), CudaError> {
-        let origin = Origin { x: bufs.x, m: launch.m, in_idx: 0 };
-        // SAFETY: the caller's buffers, for this launch.
-        unsafe { self.run_stage(route, launch, types, bufs, origin, stream) }
-    }
-
-    /// Queues `route` on `stream`: a stage of the caller's launch, whose results name
-    /// elements as `origin` says.
-    ///
-    /// # Safety
-    /// `bufs` must be valid for `launch` (x: n*m values, outputs: n*k and n elements, or a
-    /// null iteration output), `origin.x` for the caller's n * origin.m values and a non-zero
-    /// `origin.in_idx` for n*m indices laid out as x, until the work on `stream` completes.
-    unsafe fn run_stage(
-        &self,
-        route: &Route,
-        launch: &Launch,
-        types: DataTypes,
-        bufs: RawBuffers,
-        origin: Origin,
-        stream: sys::CUstream,
-    ) -> Result<(), CudaError> {
         self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
         match route {
             // SAFETY: the caller's buffers, for this launch.
-            Route::Direct(plan) => unsafe {
-                self.run_plan(plan, launch, types, bufs, origin, stream)
-            },
+            Route::Direct(plan) => unsafe { self.run_plan(plan, launch, types, bufs, stream) },
             // SAFETY: the caller's buffers, for this launch.
             Route::Split { split, rest } => unsafe {
-                self.run_split(split, rest, launch, types, bufs, origin, stream)
+                self.run_split(split, rest, launch, types, bufs, stream)
             },
         }
     }
@@ -557,36 +518,31 @@ impl CudaTopK {
     /// Queues one plan: the top-k launch and, for sorted output, the sort.
     ///
     /// # Safety
-    /// As [`CudaTopK::run_stage`].
+    /// As [`CudaTopK::run_route`].
     unsafe fn run_plan(
         &self,
         plan: &Plan,
         launch: &Launch,
         types: DataTypes,
         bufs: RawBuffers,
-        origin: Origin,
         stream: sys::CUstream,
     ) -> Result<(), CudaError> {
         let func = self.function(types.unit(plan.unit))?;
-        let params =
-            Params { in_idx: origin.in_idx, ..Params::rows(launch, plan, bufs, types.elem) };
-        // SAFETY: the caller's buffers, for this launch; with in_idx, the indices of x.
+        let params = Params::rows(launch, plan, bufs, types.elem);
+        // SAFETY: the caller's buffers, for this launch.
         unsafe { self.launch_topk_on(func, plan, params, stream) }?;
         match plan.sort {
-            // SAFETY: the caller's buffers, for this launch; the results name elements of
-            // the caller's input, origin.x.
-            Some(sort) => unsafe { self.launch_sort(&sort, launch, types, bufs, origin, stream) },
+            // SAFETY: the caller's buffers, for this launch.
+            Some(sort) => unsafe { self.launch_sort(&sort, launch, types, bufs, stream) },
             None => Ok(()),
         }
     }
 
-    /// Queues a split row (rtopk-plan's `split`): each chunk's top k into the candidates (with
-    /// the indices the results name: the chunk's first column plus the position, or the index
-    /// a candidate carries), then the route of the row's top k among them.
+    /// Queues a split row (rtopk-plan's `split`): each chunk's top k into the candidates, the
+    /// route of the row's top k among them, and the indices back to the row's.
     ///
     /// # Safety
-    /// As [`CudaTopK::run_stage`], with no iteration output.
-    #[allow(clippy::too_many_arguments)] // run_stage's arguments and the split's two parts
+    /// As [`CudaTopK::run_route`], with no iteration output.
     unsafe fn run_split(
         &self,
         split: &Split,
@@ -594,7 +550,6 @@ impl CudaTopK {
         launch: &Launch,
         types: DataTypes,
         bufs: RawBuffers,
-        origin: Origin,
         stream: sys::CUstream,
     ) -> Result<(), CudaError> {
         let Launch { n, m, k, .. } = *launch;
@@ -605,49 +560,45 @@ impl CudaTopK {
         let val_bytes = count.checked_mul(elem_bytes).ok_or_else(too_large)?;
         let idx_bytes = count.checked_mul(index.bytes()).ok_or_else(too_large)?;
         self.keep_pool()?;
-        // SAFETY: the context is bound (run_stage); sizes checked above.
+        // SAFETY: the context is bound (run_route); sizes checked above.
         let (cand_val, cand_idx) =
             unsafe { (StreamTemp::new(val_bytes, stream)?, StreamTemp::new(idx_bytes, stream)?) };
         let cand =
             RawBuffers { x: bufs.x, values: cand_val.ptr, indices: cand_idx.ptr, iterations: 0 };
-        let first = Params {
-            in_idx: origin.in_idx,
-            ..Params::chunks(launch, &split.first_plan, cand, split, (width, types.elem))
-        };
+        let first = Params::chunks(launch, &split.first_plan, cand, split, (width, types.elem));
         let func = self.function(types.unit(split.first_plan.unit))?;
         // SAFETY: the first plan's n * full chunk rows read within the caller's n * m input
-        // (chunk c of row r at r m + c chunk; with in_idx, the indices there too) and write
-        // within the candidates (n * width).
+        // (chunk c of row r at r m + c chunk) and write within the candidates (n * width).
         unsafe { self.launch_topk_on(func, &split.first_plan, first, stream) }?;
         if let Some(last_plan) = &split.last_plan {
-            let before = split.full * split.chunk;
+            let before = (split.full * split.chunk) as u64;
             let at = RawBuffers {
-                x: bufs.x + (elem_bytes * before) as u64,
+                x: bufs.x + (elem_bytes as u64) * before,
                 values: cand.values + (elem_bytes * split.full * k) as u64,
                 indices: cand.indices + (index.bytes() * split.full * k) as u64,
                 iterations: 0,
             };
-            let in_idx = match origin.in_idx {
-                0 => 0,
-                idx => idx + (index.bytes() * before) as u64,
-            };
-            let last = Params {
-                col: before as u64,
-                in_idx,
-                ..Params::last_chunks(launch, last_plan, at, split, (width, types.elem))
-            };
+            let last = Params::last_chunks(launch, last_plan, at, split, (width, types.elem));
             let func = self.function(types.unit(last_plan.unit))?;
             // SAFETY: n rows of the last chunk's width at stride m, past the full chunks, in
-            // the input (and its indices); their k results at stride width, past the full
-            // chunks' results.
+            // the input; their k results at stride width, past the full chunks' results.
             unsafe { self.launch_topk_on(func, last_plan, last, stream) }?;
         }
         let second = Launch { m: width, ..*launch };
         let to_out = RawBuffers { x: cand.values, ..bufs };
-        let names = Origin { in_idx: cand.indices, ..origin };
-        // SAFETY: the candidates (n * width values and their indices) and the caller's
-        // outputs (n * k).
-        unsafe { self.run_stage(rest, &second, types, to_out, names, stream) }
+        // SAFETY: the candidates (n * width values) and the caller's outputs (n * k).
+        unsafe { self.run_route(rest, &second, types, to_out, stream) }?;
+        // SAFETY: the candidates' indices (n * width) and the caller's indices (n * k), each
+        // holding a position < width.
+        unsafe {
+            self.launch_gather(
+                index,
+                cand.indices,
+                bufs.indices,
+                (n, k, width, split.chunk),
+                stream,
+            )
+        }
     }
 
     /// Lets the device's default memory pool keep the memory split rows free (its release
@@ -681,25 +632,58 @@ impl CudaTopK {
         Ok(())
     }
 
+    /// Queues `rtopk_split_gather` over `n` rows of `k` positions among `width` candidates
+    /// from chunks of `chunk`.
+    ///
+    /// # Safety
+    /// `cand_idx` must hold n * width indices and `out_idx` n * k positions < width, both of
+    /// `index`'s type, valid until the work on `stream` completes.
+    unsafe fn launch_gather(
+        &self,
+        index: IndexType,
+        cand_idx: u64,
+        out_idx: u64,
+        (n, k, width, chunk): (usize, usize, usize, usize),
+        stream: sys::CUstream,
+    ) -> Result<(), CudaError> {
+        let func = self.function(Unit::single(Family::SplitGather).with_index(index))?;
+        let (mut c, mut o, mut n64) = (cand_idx, out_idx, n as u64);
+        let (mut k32, mut w32, mut m32) = (k as u32, width as u32, chunk as u32);
+        let mut args: [*mut c_void; 6] = [
+            (&raw mut c).cast(),
+            (&raw mut o).cast(),
+            (&raw mut n64).cast(),
+            (&raw mut k32).cast(),
+            (&raw mut w32).cast(),
+            (&raw mut m32).cast(),
+        ];
+        let threads = 256u32;
+        let blocks = (n * k).div_ceil(threads as usize).min(self.limits.sm_count * 64).max(1);
+        let grid = (blocks as u32, threads, 0);
+        // SAFETY: `func` is rtopk_split_gather (kernels/split_rows.cu), whose arguments `args`
+        // points to in order and type; the kernel reads and writes only out_idx[0 .. n k) and
+        // reads cand_idx[row width + pos] with pos < width, within the buffers the caller
+        // vouches for.
+        unsafe { self.launch_args(func, grid, stream, &mut args) }
+            .map_err(driver("launching the split rows' gather"))
+    }
+
     /// Queues the sort of each row's k results (as the selection leaves them) into SPEC §1's
     /// sorted order.
     ///
     /// # Safety
-    /// As [`CudaTopK::run_stage`].
+    /// As [`CudaTopK::run_route`].
     unsafe fn launch_sort(
         &self,
         sort: &SortPlan,
         launch: &Launch,
         types: DataTypes,
         bufs: RawBuffers,
-        origin: Origin,
         stream: sys::CUstream,
     ) -> Result<(), CudaError> {
-        let Launch { n, k, mode, .. } = *launch;
-        // the results name elements of the caller's rows, where values are re-read
-        let m = origin.m;
+        let Launch { n, m, k, mode, .. } = *launch;
         let func = self.function(types.unit(sort.unit))?;
-        let (mut x, mut val, mut idx) = (origin.x, bufs.values, bufs.indices);
+        let (mut x, mut val, mut idx) = (bufs.x, bufs.values, bufs.indices);
         let (mut n64, mut m32, mut k32) = (n as u64, m as u32, k as u32);
         let mut smallest = i32::from(mode == Mode::Smallest);
         let (mut pow2, mut row_threads, mut in_shared) =
@@ -854,8 +838,6 @@ impl Params {
             ld: m as u64,
             out_ld: k as u32,
             chunks: 1,
-            col: 0,
-            in_idx: 0,
         }
     }
 
@@ -990,8 +972,6 @@ mod tests {
             ("ld", offset_of!(Params, ld)),
             ("out_ld", offset_of!(Params, out_ld)),
             ("chunks", offset_of!(Params, chunks)),
-            ("col", offset_of!(Params, col)),
-            ("in_idx", offset_of!(Params, in_idx)),
         ]
     }
 
@@ -1053,7 +1033,7 @@ mod tests {
         let gathered = body("Params{", "}");
         let gathered: Vec<&str> = gathered.split(',').map(str::trim).collect();
         assert_eq!(gathered, names);
-        assert_eq!(size_of::<Params>(), 104);
+        assert_eq!(size_of::<Params>(), 88);
         // the parameter buffer is the struct: its last field must end where the struct does
         // (a padded tail is more than the entry point takes: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
         let (offset, size) = *params_layout().last().unwrap();

@@ -2,9 +2,8 @@
 //! one warp or block each are cut into chunks, as Dr. Top-k's delegates and AIR's candidate
 //! buffer do (papers 004 and 002). The first stage selects each chunk's top k with the kernels
 //! of the ordinary plan (the chunks are rows to it); the second selects the row's top k among
-//! its chunks' results, itself split again where it is still long. Every stage writes the
-//! row's indices (a chunk's first column plus the position; past the first stage, the index
-//! its candidate carries), so no further launch turns positions back into them.
+//! its chunks' results, itself split again where it is still long; a last step turns the
+//! positions among the candidates back into the row's indices.
 //!
 //! The answer is SPEC §1's canonical top-k: every element of the row's top k is in its
 //! chunk's top k, so the candidates hold the answer; and equal keys keep their index order
@@ -98,9 +97,13 @@ impl Route {
         }
     }
 
-    /// The units the route runs: its plans'.
+    /// The units the route runs: its plans' and, for each split, the gather.
     pub fn units(&self) -> Vec<crate::units::Unit> {
-        self.plans().iter().flat_map(Plan::units).collect()
+        let mut out: Vec<_> = self.plans().iter().flat_map(Plan::units).collect();
+        if self.depth() > 0 {
+            out.push(crate::units::Unit::single(crate::units::Family::SplitGather));
+        }
+        out
     }
 
     /// How many times the rows are split (0 for a direct launch).

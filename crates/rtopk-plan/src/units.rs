@@ -200,6 +200,9 @@ pub enum Family {
     SortWarpRows,
     /// The sorted output, one block per row, `rtopk_sort_rows`.
     SortRows,
+    /// A split row's last step, `rtopk_split_gather`: positions among the row's chunk results
+    /// back to the row's indices.
+    SplitGather,
     /// `read_bandwidth_probe`, `spin_ahead` and `fill_normal` (benchmarks and timing).
     Utilities,
 }
@@ -234,6 +237,7 @@ impl Family {
             Family::BlockRowsNarrow => "rtopk_block_rows_narrow",
             Family::SortWarpRows => "rtopk_sort_warp_rows",
             Family::SortRows => "rtopk_sort_rows",
+            Family::SplitGather => "rtopk_split_gather",
             Family::Utilities => "utilities",
         }
     }
@@ -288,11 +292,11 @@ impl Unit {
         self.index
     }
 
-    /// This unit reading and writing values as `elem` (the utilities touch no values of the
-    /// input's type).
+    /// This unit reading and writing values as `elem` (the utilities and the gather touch no
+    /// values of the input's type).
     pub fn with_elem(self, elem: ElemType) -> Self {
         match self.family {
-            Family::Utilities => self,
+            Family::Utilities | Family::SplitGather => self,
             _ => Self { elem, ..self },
         }
     }
@@ -303,7 +307,8 @@ impl Unit {
     }
 
     /// Every unit, in a fixed order (the order of [`Unit::index`]): for each element type and
-    /// then each index type, the units of one, then the utilities.
+    /// then each index type, the units of one (f32 and 32-bit indices: the gather too), then
+    /// the utilities.
     pub fn all() -> Vec<Unit> {
         let base = Self::all_u32();
         let mut out = Vec::with_capacity(UNIT_COUNT);
@@ -330,6 +335,7 @@ impl Unit {
         out.push(Unit::single(Family::BlockRowsNarrow));
         out.extend(SORT_WARP_E.iter().map(|&e| Unit::sort_warp(e)));
         out.push(Unit::single(Family::SortRows));
+        out.push(Unit::single(Family::SplitGather));
         out.push(Unit::single(Family::Utilities));
         out
     }
@@ -360,7 +366,8 @@ impl Unit {
             Family::BlockRowsNarrow => warp + 2 * part + 1,
             Family::SortWarpRows => warp + 2 * part + 2 + sort(),
             Family::SortRows => warp + 2 * part + 2 + sorts,
-            Family::Utilities => warp + 2 * part + 3 + sorts,
+            Family::SplitGather => warp + 2 * part + 3 + sorts,
+            Family::Utilities => warp + 2 * part + 4 + sorts,
         }
     }
 
@@ -404,9 +411,9 @@ impl Unit {
 }
 
 /// How many units write 32-bit indices, the utilities included.
-const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_E.len() + 4;
+const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_E.len() + 5;
 /// How many units there are: each but the utilities for both index types and the three
-/// element types.
+/// element types (the gather's 16-bit places stay unused: [`Unit::with_elem`] keeps it f32).
 pub const UNIT_COUNT: usize = 6 * (BASE_UNITS - 1) + 1;
 
 impl fmt::Display for Unit {

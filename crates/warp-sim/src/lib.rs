@@ -20,7 +20,7 @@
 //! * [`rtopk`] — the RTop-K kernel of docs/kernel.md on the engine, every launch family of the
 //!   CUDA kernel with its stage and function names, chosen by the same launch plan
 //!   ([`rtopk::plan`]), bit-identical to topk-ref's `Bisect`, and the CUDA launcher's split
-//!   rows (chunks and their candidates: [`rtopk::split`]); launched over
+//!   rows (chunks, candidates, `rtopk_split_gather`: [`rtopk::split`]); launched over
 //!   matrices by [`Simulator`] (and [`check_order_dependence`] under seeded schedules), usable
 //!   row-wise as [`SimTopK`]; its seeded bugs ([`Mutant`], [`mutant::catalog`]) and one row's
 //!   journey as text and SVG ([`RowTrace`]). Rows of `f32`, `f16` and `bf16` (topk-ref's

@@ -20,9 +20,7 @@ use crate::rtopk::order::{ElemType, check_keys, key16_of_ordered, own_key};
 use crate::rtopk::params::{Params, place_row};
 use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words};
 use crate::rtopk::search::{Exit, search_threshold};
-use crate::rtopk::select::{
-    IdxOut, RowOut, Stage, Sync, classify, emit_staged, select_chunk, taken,
-};
+use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_chunk, taken};
 
 /// `block_range`: the block-wide min and max key, through the per-warp slots
 /// `s_partial[64 ..]` (apart from the block sums' slots).
@@ -198,8 +196,7 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     let mut s = search_threshold(w, a, &mut row, (lo_key, hi_key), p.elem, tr).await?;
     let out_off = at.out;
     let (out_val, out_idx, sign, elem) = (p.out_val, p.out_idx, a.sign(), p.elem);
-    let idx = IdxOut::of(&at);
-    let out = RowOut { x: p.x, row_off, out_val, out_idx, out_off, sign, elem, idx };
+    let out = RowOut { x: p.x, row_off, out_val, out_idx, out_off, sign, elem };
     let stage = Stage { base: block_smem::STAGE, cap: BLOCK_STAGE as u32 };
     if p.plan.narrows && s.exit == Exit::Narrow {
         // block-uniform

@@ -7,7 +7,7 @@
 //! quarter-, half- and whole-warp rows (narrowing and not, 16-byte loads, idle lanes), rows of
 //! 48 keys per lane, block rows (narrowing, and past their registers into shared memory and
 //! re-keying), both sorts, early stopping, both modes, a partial last block, split rows (full
-//! and last chunks, the indices each stage names, the sort of the candidates' top k), and a grid of 2^32
+//! and last chunks, the gather, the sort of the candidates' top k), and a grid of 2^32
 //! elements and more of which one block is simulated, and 16-bit rows (f16 and bf16: packed
 //! quarter- and whole-warp rows, 16-byte loads of eight, narrowing, block rows, split rows).
 //! Inputs mix ±0, NaN of both signs with payloads, ±inf, subnormals, ±FLT_MAX (the 16-bit
@@ -135,7 +135,7 @@ fn suite() -> Vec<Case> {
         c(2, 2100, 300, s, exact, Auto, true, Hostile),  // block rows, warp sort
         c(2, 2100, 1100, l, exact, Auto, true, Numbers), // block sort in shared memory
         c(1, 35_000, 300, l, exact, Block, false, Numbers), // past the registers: 3 chunks
-        c(2, 4500, 250, l, exact, Split, true, Hostile), // split rows: 2 chunks + a last
+        c(2, 4500, 250, l, exact, Split, true, Hostile), // split rows: 2 chunks + a last, gather
         c16(f16, 24, 45, 6, s, Quarter, false, Hostile), // packed quarter rows, NaN in smallest
         c16(bf16, 9, 256, 30, l, Warp, true, Hostile),   // 16-byte loads of eight, warp sort
         c16(f16, 9, 252, 20, s, Warp, false, Numbers),   // 2-byte loads (M % 8 != 0)

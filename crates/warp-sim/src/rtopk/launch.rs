@@ -403,8 +403,6 @@ impl Simulator {
             ld: args.m as u32, // < 2^32: the plan checked
             out_ld: args.k as u32,
             chunks: 1,
-            col: 0,
-            in_idx: None,
             plan: *p,
             vec4,
             trace,

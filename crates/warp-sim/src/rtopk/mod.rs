@@ -19,7 +19,7 @@
 //! | `block_rows.rs` | `rtopk_block_row`, `load_block_keys16`, `block_range`, the block narrowing's hand-off | `block_rows.cu` |
 //! | `sort.rs` | `sort_warp_row` (`bitonic_step`), `rtopk_sort_rows` (`bitonic_sort` over `SharedRanks` / `GlobalResults`) | `sort.cuh`, `sort_*.cu` |
 //! | `params.rs` | `Params`, `RowPlace`, `place_row`: where a row (or a split row's chunk) reads and writes | `Params`, `place_row` in `common.cuh` |
-//! | [`split`] | split rows: `run_route`, `run_stage`, `run_plan`, `run_split` | rtopk-cuda's `src/launch.rs` |
+//! | [`split`] | split rows: `run_route`, `run_plan`, `run_split`, `launch_gather`, `rtopk_split_gather` | rtopk-cuda's `src/launch.rs`, `split_rows.cu` |
 //!
 //! Around the kernel: [`launch`] runs it over matrices as the route says ([`Simulator`]),
 //! [`split`] the routes that split rows (docs/kernel.md, "Split rows");

@@ -88,9 +88,9 @@ pub enum Mutant {
     /// `place_row` steps a split row's chunks by the row's stride: chunk `c` at
     /// `r * ld + c * ld` instead of `r * ld + c * m`.
     ChunkOffsetUsesLd,
-    /// `place_row`'s `col` of a split row's chunk forgets the chunk's start: the chunk's
-    /// results name their place in the chunk instead of the row's index.
-    ChunkIndexNoChunkStart,
+    /// `rtopk_split_gather` forgets the chunk's start: the index within the chunk is taken for
+    /// the row's.
+    SplitGatherNoChunkStart,
     /// A 16-bit row's count turns its threshold into a 16-bit value rounded to nearest instead
     /// of up (`ceil16`): a threshold between two 16-bit values may round below it.
     Ceil16Nearest,
@@ -134,7 +134,7 @@ impl Mutant {
         Mutant::SharedCounterNoBarrier,
         Mutant::SkipLastEmitSync,
         Mutant::ChunkOffsetUsesLd,
-        Mutant::ChunkIndexNoChunkStart,
+        Mutant::SplitGatherNoChunkStart,
         Mutant::Ceil16Nearest,
         Mutant::Nan16CountedSmallest,
     ];
@@ -174,7 +174,7 @@ impl Mutant {
             Mutant::SharedCounterNoBarrier => "shared-counter-no-barrier",
             Mutant::SkipLastEmitSync => "skip-last-emit-sync",
             Mutant::ChunkOffsetUsesLd => "chunk-offset-uses-ld",
-            Mutant::ChunkIndexNoChunkStart => "chunk-index-no-chunk-start",
+            Mutant::SplitGatherNoChunkStart => "split-gather-no-chunk-start",
             Mutant::Ceil16Nearest => "ceil16-nearest",
             Mutant::Nan16CountedSmallest => "nan16-counted-smallest",
         }
@@ -226,7 +226,7 @@ impl Mutant {
             Mutant::BlockNarrowMissingBarrier => "block rows (narrowing)",
             Mutant::BitonicMissingBarrier => "block sort",
             Mutant::SortWarpReadsPastK => "warp sort",
-            Mutant::ChunkOffsetUsesLd | Mutant::ChunkIndexNoChunkStart => "split rows",
+            Mutant::ChunkOffsetUsesLd | Mutant::SplitGatherNoChunkStart => "split rows",
             Mutant::Ceil16Nearest | Mutant::Nan16CountedSmallest => "16-bit warp rows",
         }
     }

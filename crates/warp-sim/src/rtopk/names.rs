@@ -64,7 +64,6 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     // stage 3
     ("Cut", "select.rs"),
     ("cut_of", "select.rs"),
-    ("IdxOut", "select.rs"),
     ("write_result", "select.rs"),
     ("select_chunk", "select.rs"),
     ("classify", "select.rs"),
@@ -94,6 +93,8 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("bitonic_step", "sort.rs"),
     ("sort_warp_row", "sort.rs"),
     ("rtopk_sort_rows", "sort.rs"),
+    // split rows' last step
+    ("rtopk_split_gather", "split.rs"),
 ];
 
 #[cfg(test)]

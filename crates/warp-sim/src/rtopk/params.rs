@@ -39,13 +39,6 @@ pub(crate) struct Params<'x> {
     /// `chunks`: 1, each `row_id` a row; more, `row_id` is chunk `row_id % chunks` of row
     /// `row_id / chunks` (a split row's first stage).
     pub(crate) chunks: u32,
-    /// `col`: the column of the launch's first element in the caller's row (a split row's
-    /// last chunks: past the full ones; else 0).
-    pub(crate) col: u64,
-    /// `in_idx`: `None` where `x` is the caller's input; where it holds a split row's
-    /// candidates, the buffer of their indices (laid out as `x`) and where the pointer points
-    /// in it.
-    pub(crate) in_idx: Option<(BufId, u64)>,
     /// The launch plan (family, keys per lane, lanes per row, cached keys, narrowing).
     pub(crate) plan: Plan,
     /// `vec4`: 16-byte loads (rows 16-byte aligned and of whole 16-byte groups: `M % 4 == 0`
@@ -66,21 +59,14 @@ impl<'x> Params<'x> {
 }
 
 /// `RowPlace`: where a launch's `row_id` reads and writes — its input `row_in` (here the
-/// offset of `x + ...` in the input), the offset of its first result in `out_val` and
-/// `out_idx` — and what its results name (`IdxOut`).
+/// offset of `x + ...` in the input) and the offset of its first result in `out_val` and
+/// `out_idx`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RowPlace {
     /// `in`: the row's first input element.
     pub(crate) input: Lanes<u64>,
     /// `out`: the row's first result.
     pub(crate) out: Lanes<u64>,
-    /// `idx_in`: `in_idx` at the row's first element (its buffer and offset), or `None`.
-    pub(crate) idx_in: Option<(BufId, Lanes<u64>)>,
-    /// `col`: the column of the row's first element in the caller's row.
-    pub(crate) col: Lanes<u64>,
-    /// Not the kernel's: where `x` is the caller's input, the offset of the caller's row (the
-    /// simulator's contract check on what the results name).
-    pub(crate) caller_row: Option<Lanes<u64>>,
 }
 
 /// `place_row`: whole rows (`chunks == 1`) are `row_id`'s own, `row_id * ld` and
@@ -100,7 +86,7 @@ pub(crate) fn place_row(
     if p.chunks == 1 {
         let input = row_times(w, a, row_id, p.ld, "place_row: row_id * (u64)p.ld")?;
         let out = w.mul_u64(&u(row_id), &u(u64::from(out_ld)), "place_row: row_id * out_ld")?;
-        return at(w, p, (input, input), out, u(p.col));
+        return at(w, p, input, out);
     }
     w.check_that(p.chunks > 0, "place_row: chunks >= 1")?;
     let chunks = u64::from(p.chunks.max(1));
@@ -115,10 +101,7 @@ pub(crate) fn place_row(
     let row_out = w.mul_u64(&u(row), &u(u64::from(out_ld)), "place_row: row * out_ld")?;
     let chunk_out = w.mul_u64(&u(c), &u(a.k as u64), "place_row: c * (u64)p.k")?;
     let out = w.add_u64(&row_out, &chunk_out, "place_row: row * out_ld + c * k")?;
-    // BUG (ChunkIndexNoChunkStart): the chunk's results name their place in the chunk.
-    let chunk_col = if a.has(Mutant::ChunkIndexNoChunkStart) { u(0) } else { chunk_in };
-    let col = w.add_u64(&u(p.col), &chunk_col, "place_row: p.col + c * (u64)p.m")?;
-    at(w, p, (input, row_in), out, col)
+    at(w, p, input, out)
 }
 
 /// `row * (u64)ld`: a row's input offset in 64 bits (in 32 under [`Mutant::RowOffset32Bit`]).
@@ -137,25 +120,14 @@ fn row_times(
     w.mul_u64(&Lanes::splat(row), &Lanes::splat(u64::from(ld)), label)
 }
 
-/// The place's offsets from where the launch's pointers point (`x_at`, `out_at`, the
-/// `in_idx` pointer's); `(input, row_in)`: the row's offset and its caller's row's.
+/// The place's offsets from where the launch's pointers point (`x_at`, `out_at`).
 fn at(
     w: &mut Warp<'_>,
     p: &Params<'_>,
-    (input, row_in): (Lanes<u64>, Lanes<u64>),
+    input: Lanes<u64>,
     out: Lanes<u64>,
-    col: Lanes<u64>,
 ) -> Result<RowPlace, SimError> {
-    let u = Lanes::splat;
-    let idx_in = match p.in_idx {
-        Some((buf, idx_at)) => {
-            Some((buf, w.add_u64(&u(idx_at), &input, "place_row: p.in_idx + offset")?))
-        }
-        None => None,
-    };
-    let input = w.add_u64(&u(p.x_at), &input, "place_row: p.x + offset")?;
-    let out = w.add_u64(&u(p.out_at), &out, "place_row: p.out_val + offset")?;
-    // the caller's row: a last chunk's x_at is its col
-    let caller_row = p.in_idx.is_none().then(|| row_in.map(|r| (r + p.x_at).saturating_sub(p.col)));
-    Ok(RowPlace { input, out, idx_in, col, caller_row })
+    let input = w.add_u64(&Lanes::splat(p.x_at), &input, "place_row: p.x + offset")?;
+    let out = w.add_u64(&Lanes::splat(p.out_at), &out, "place_row: p.out_val + offset")?;
+    Ok(RowPlace { input, out })
 }

@@ -68,8 +68,7 @@ pub(crate) async fn cut_of<R: Row>(
 }
 
 /// Where one row's results go: the input row (`row_in = x + row_off`), and the outputs
-/// `out_val + out_off`, `out_idx + out_off` (the CUDA kernel's `opaque` row pointers), and
-/// what they name (`IdxOut`: `place`'s `idx_in` and `col`).
+/// `out_val + out_off`, `out_idx + out_off` (the CUDA kernel's `opaque` row pointers).
 #[derive(Clone, Copy)]
 pub(crate) struct RowOut<'x> {
     pub(crate) x: &'x dyn Source,
@@ -80,60 +79,6 @@ pub(crate) struct RowOut<'x> {
     pub(crate) sign: f32,
     /// The element type of the input and of `out_val`.
     pub(crate) elem: ElemType,
-    /// What the results name: `IdxOut`'s `in` and `col` (`idx_in` `None`, `col` 0: the
-    /// positions themselves, as the sorts write them).
-    pub(crate) idx: IdxOut,
-}
-
-/// `IdxOut`'s `in` and `col` (kernels/common.cuh), and the caller's row where the row is the
-/// caller's (the simulator's contract check).
-#[derive(Clone, Copy)]
-pub(crate) struct IdxOut {
-    pub(crate) idx_in: Option<(BufId, Lanes<u64>)>,
-    pub(crate) col: Lanes<u64>,
-    pub(crate) caller_row: Option<Lanes<u64>>,
-}
-
-impl IdxOut {
-    /// Results that name positions (the sorts'): `in` null, `col` 0.
-    pub(crate) fn positions() -> Self {
-        Self { idx_in: None, col: Lanes::splat(0), caller_row: None }
-    }
-
-    /// What a launch's row names: its place's `idx_in` and `col`.
-    pub(crate) fn of(at: &crate::rtopk::params::RowPlace) -> Self {
-        Self { idx_in: at.idx_in, col: at.col, caller_row: at.caller_row }
-    }
-}
-
-/// `IdxOut::put`'s index: element `i` of the launch's row is element `col + i` of the
-/// caller's row, or, where the launch reads a split row's candidates, the one `in[i]` names.
-async fn index_of(
-    w: &mut Warp<'_>,
-    out: &RowOut<'_>,
-    i: &Lanes<u32>,
-) -> Result<Lanes<u32>, SimError> {
-    if let Some((buf, off)) = out.idx.idx_in {
-        let at = w.add_u64(&off, &i.map(u64::from), "IdxOut::put: in + i")?;
-        return w.ld_global(buf, &at, "IdxOut::put: in[i]").await;
-    }
-    let index = w.add_u64(&out.idx.col, &i.map(u64::from), "IdxOut::put: col + i")?;
-    w.check(&index.map(|v| v <= u64::from(u32::MAX)), "IdxOut::put: (idx_t)(col + i)")?;
-    Ok(index.map(|v| v as u32))
-}
-
-/// The simulator's contract check on what a result names (SPEC §1), where the launch reads the
-/// caller's rows: the value it holds is the bits of the caller's element `index`. Not a
-/// simulated access: it reads the input host-side.
-fn check_named(
-    w: &mut Warp<'_>,
-    out: &RowOut<'_>,
-    index: &Lanes<u32>,
-    val: &Lanes<u32>,
-) -> Result<(), SimError> {
-    let Some(row) = out.idx.caller_row else { return Ok(()) };
-    let src = row.zip(index, |r, i| r.saturating_add(u64::from(i)));
-    check_input_bits(w, out.x, &src, val, "IdxOut: out_val[pos] is x[row, out_idx[pos]] (SPEC §1)")
 }
 
 /// `write_result`: result `pos` of the row is element `i` with the input's bits — from its
@@ -147,8 +92,7 @@ pub(crate) async fn write_result(
     key: &Lanes<u32>,
 ) -> Result<(), SimError> {
     let at = w.add_u64(&out.out_off, &pos.map(u64::from), "write_result: out + pos")?;
-    let index = index_of(w, out, i).await?;
-    w.st_global(out.out_idx, &at, &index, "write_result: out_idx.put(pos, i)").await?;
+    w.st_global(out.out_idx, &at, i, "write_result: out_idx[pos] = i").await?;
     let mut val = key.map(|k| value_of_key(k, out.sign).to_bits());
     let f32_row = out.elem == ElemType::F32;
     let reread = key.map(|k| !(f32_row && key_keeps_bits(k)));
@@ -158,7 +102,6 @@ pub(crate) async fn write_result(
     w.assign(&mut val, &x);
     w.pop_active(saved);
     check_input_bits(w, out.x, &src, &val, "write_result: out_val is the input's bits (SPEC §1)")?;
-    check_named(w, out, &index, &val)?;
     w.st_global(out.out_val, &at, &val, "write_result: out_val[pos]").await
 }
 
@@ -406,11 +349,9 @@ pub(crate) async fn emit_staged(
             let at = r.map(|r| stage.base.wrapping_add(r.wrapping_sub(c0)));
             let i = w.ld_shared(&at, "emit_staged: i = stage[r - c0]").await?;
             let at = w.add_u64(&out.out_off, &r.map(u64::from), "emit_staged: out + r")?;
-            let index = index_of(w, out, &i).await?;
-            w.st_global(out.out_idx, &at, &index, "emit_staged: out_idx.put(r, i)").await?;
+            w.st_global(out.out_idx, &at, &i, "emit_staged: out_idx[r] = i").await?;
             let src = w.add_u64(&out.row_off, &i.map(u64::from), "emit_staged: row_in + i")?;
             let x = w.ld_input(out.x, &src, "emit_staged: row_in[i]").await?;
-            check_named(w, out, &index, &x)?;
             w.st_global(out.out_val, &at, &x, "emit_staged: out_val[r] = row_in[i]").await?;
             let next = r.map(|r| r + threads);
             w.assign(&mut r, &next);

@@ -13,7 +13,7 @@ use crate::rtopk::args::KernelArgs;
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::{ElemType, check_keys, own_key};
 use crate::rtopk::plan::SortShape;
-use crate::rtopk::select::{IdxOut, RowOut, write_result};
+use crate::rtopk::select::{RowOut, write_result};
 use crate::rtopk::warp_rows::row_offset;
 
 /// What a sort launch reads and writes.
@@ -202,7 +202,6 @@ pub(crate) async fn sort_warp_row(
         out_off: off,
         sign: a.sign(),
         elem: p.elem,
-        idx: IdxOut::positions(),
     };
     for q in 0..e {
         let pos = lane.map(|l| l * e as u32 + q as u32);
@@ -384,7 +383,6 @@ pub(crate) async fn rtopk_sort_rows(
         out_off: off,
         sign: a.sign(),
         elem: p.elem,
-        idx: IdxOut::positions(),
     };
     let first = t.lane(w.active_mask().trailing_zeros() as usize % 32) == 0;
     if !shape.in_shared {

@@ -16,7 +16,7 @@ use crate::rtopk::order::ElemType;
 use crate::rtopk::params::{Params, RowPlace, place_row};
 use crate::rtopk::rows::{PackedRow, Row, RowLanes, Slots, WarpRow, mask_words, row_max, row_min};
 use crate::rtopk::search::{Exit, search_threshold};
-use crate::rtopk::select::{IdxOut, RowOut, Stage, cut_of, select_topk_lanes};
+use crate::rtopk::select::{RowOut, Stage, cut_of, select_topk_lanes};
 
 /// `row_id * (u64)len`: a row's offset, in 64 bits (in 32 under [`Mutant::RowOffset32Bit`]
 /// where `len` is M): the sorts' rows (the top-k launches' are `place_row`'s).
@@ -132,7 +132,6 @@ async fn warp_row_stages<R: Row + Slots + NarrowRow>(
         out_off: on.at.out,
         sign: a.sign(),
         elem: p.elem,
-        idx: IdxOut::of(&on.at),
     };
     if on.narrows && s.exit == Exit::Narrow {
         // BUG (WarpsShareCandidates): every row's candidates at the start of the block's stage.

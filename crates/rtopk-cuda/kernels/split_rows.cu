@@ -1,0 +1,16 @@
+// The last step of a split row (docs/kernel.md, "Split rows"): the first stage selected each
+// chunk's top k (chunk c of a row at c * chunk_m, its k results at c * k of the row's
+// candidates, indices within the chunk), the second stage the row's top k of its candidates
+// (indices = positions among the candidates). rtopk_split_gather turns each position back
+// into the row's index: the chunk's own index plus the chunk's start.
+
+#include "common.cuh"
+
+extern "C" __global__ void rtopk_split_gather(const idx_t* cand_idx, idx_t* out_idx, u64 n_rows, u32 k,
+                                              u32 width, u32 chunk_m) {
+    u64 total = n_rows * (u64)k;
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (u64)gridDim.x * blockDim.x) {
+        u64 row = i / k, pos = (u64)out_idx[i];
+        out_idx[i] = (idx_t)((u64)cand_idx[row * width + pos] + pos / k * (u64)chunk_m);
+    }
+}
