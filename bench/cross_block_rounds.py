@@ -14,8 +14,10 @@ data on chip after the first load, every block of the grid resident at once)."""
 import argparse
 import functools
 import json
+from collections.abc import Callable
+from typing import Any
 
-import cupy as cp
+import cupy as cp  # type: ignore[import-not-found]
 
 SOURCE = r"""
 extern "C" __global__ void rounds(const float* x, unsigned long long chunk, int blocks_per_row,
@@ -64,14 +66,17 @@ extern "C" __global__ void rounds(const float* x, unsigned long long chunk, int 
 """
 
 
-def launch(kern, shape, args, counters):
+def launch(
+    kern: Any, shape: tuple[int, int], args: tuple[Any, ...], counters: tuple[Any, ...]
+) -> None:
     """One run of the kernel, its global counters zeroed first (both timed)."""
     for c in counters:
         c.fill(0)
     kern((shape[0],), (shape[1],), args)
 
 
-def time_ms(fn, reps):
+def time_ms(fn: Callable[[], None], reps: int) -> float:
+    """The median of `reps` CUDA-event timings of `fn`, after two warm-ups."""
     start, end = cp.cuda.Event(), cp.cuda.Event()
     times = []
     for r in range(reps + 2):
@@ -85,7 +90,7 @@ def time_ms(fn, reps):
     return times[len(times) // 2]
 
 
-def main():
+def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=50)
     ap.add_argument("--out")
@@ -100,13 +105,17 @@ def main():
         assert grid <= sms, "every block of the grid must be resident (one per SM here)"
         x = cp.random.standard_normal(grid * chunk, dtype=cp.float32)
         out = cp.empty(grid, cp.float32)
-        res = {"rows": rows, "blocks_per_row": blocks_per_row, "chunk": chunk}
+        res: dict[str, Any] = {
+            "rows": rows,
+            "blocks_per_row": blocks_per_row,
+            "chunk": chunk,
+        }
         for steps in (0, 20, 40):
             for combine in (0, 1):
                 sums = cp.zeros(rows * max(steps, 1), cp.uint32)
                 arrived = cp.zeros(rows, cp.uint32)
-                args = (x, cp.uint64(chunk), cp.int32(blocks_per_row), cp.int32(steps))
-                args += (cp.int32(combine), sums, arrived, out)
+                args: tuple[Any, ...] = (x, cp.uint64(chunk), cp.int32(blocks_per_row))
+                args += (cp.int32(steps), cp.int32(combine), sums, arrived, out)
                 go = functools.partial(
                     launch, kern, (grid, threads), args, (sums, arrived)
                 )

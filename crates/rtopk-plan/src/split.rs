@@ -25,11 +25,10 @@ pub const MIN_CHUNK: usize = 2048;
 pub const MAX_CHUNK: usize = 1 << 16;
 /// Chunks are this many times k wide where they can be (at most [`MAX_CHUNK`], at most a
 /// quarter of the row), so that the candidates are a small part of the row and the second
-/// stage reads little. On an H100 (results/cuda/2026-11-24-split-plan-h100) 16 k against 8 k
-/// took 2.11 against 2.87 ms at N = 1024, M = 2^20, k = 256 (the chunk kernel at M = 4096 reads
-/// faster than at 2048 and writes half the candidates), and no cell of issue 21's regimes lost
-/// more than the run-to-run spread but those where chunks of 16 k left a row two chunks: hence
-/// the quarter.
+/// stage reads little. On an H100 (results/cuda/2026-11-24-split-plan-h100) 16 k took 2.11 ms
+/// against 8 k's 2.87 at N = 1024, M = 2^20, k = 256 (the chunk kernel reads faster at 4096
+/// than at 2048 and writes half the candidates); the only cells it lost were rows left two
+/// chunks (up to 20 % at M = 32768, k = 1024): hence the quarter.
 pub const CHUNK_PER_K: usize = 16;
 /// Chunks are at least this many times k wide: each split reads a quarter of what the one
 /// before read, at most.
@@ -323,6 +322,10 @@ mod tests {
         assert_eq!(split.first_plan.family(), Family::WarpRows);
         let Route::Split { split, .. } = rest.as_ref() else { panic!() };
         assert_eq!(split.full * split.chunk, (1 << 17) * 64);
+        // a second stage of at most 16384 candidates is one row however few the rows; past
+        // it, split again
+        assert_eq!(auto(1, 262_144, 256).depth(), 1, "64 chunks of 4096: 16384 candidates");
+        assert_eq!(auto(1, 1 << 20, 256).depth(), 2, "256 chunks: 65536 candidates");
         // the plans of every stage are ordinary plans of unsorted chunks; only the last sorts
         let l = Launch { sorted: true, ..launch(4, 1 << 20, 100) };
         let plans = route(&l, &H100, Strategy::Auto, false).unwrap().plans();
