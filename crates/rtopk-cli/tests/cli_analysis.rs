@@ -11,14 +11,6 @@ use npyz::NpyFile;
 use serde_json::Value;
 use tempfile::TempDir;
 
-fn stats_json(args: &[&str]) -> Value {
-    let mut all = vec!["stats", "iterations", "--json"];
-    all.extend_from_slice(args);
-    let out = rtopk(&all);
-    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
-}
-
 #[test]
 fn stats_json_has_the_spec_keys_and_a_consistent_distribution() {
     let v = stats_json(&["--m", "256", "-k", "64", "--reps", "3000", "--seed", "7"]);

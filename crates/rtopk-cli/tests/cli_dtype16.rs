@@ -28,14 +28,6 @@ fn hostile_f16(n: usize, m: usize, seed: u64) -> Vec<u16> {
         .collect()
 }
 
-fn stats_json(args: &[&str]) -> Value {
-    let mut all = vec!["stats", "iterations", "--json"];
-    all.extend_from_slice(args);
-    let out = rtopk(&all);
-    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
-}
-
 fn histogram(v: &Value) -> Vec<u64> {
     v["histogram"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).collect()
 }

@@ -5,6 +5,9 @@
 //! to break it (NaN of both signs and odd payloads, ±inf, ±0, subnormals, ±FLT_MAX, tie pools,
 //! widths that are not multiples of 32, k ∈ {0, 1, M−1, M}) — and no diagnostic on any.
 
+mod common;
+
+use common::{bisect, strategies};
 use proptest::prelude::*;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -15,24 +18,6 @@ use warp_sim::rtopk::Strategy as Launch;
 use warp_sim::{
     ElemType, Family, KernelArgs, SimConfig, SimError, SimTopK, Simulator, VirtualSource,
 };
-
-/// The bisect configurations the kernels take: exact, a precision relative to |max|, early
-/// stopping.
-fn bisect() -> impl Strategy<Value = Bisect> {
-    prop_oneof![
-        3 => Just(Bisect::exact()),
-        1 => (0.0f32..0.5).prop_map(|p| Bisect::with_precision(p).unwrap()),
-        2 => (0u32..12).prop_map(Bisect::early_stopping),
-        1 => (30u32..80).prop_map(Bisect::early_stopping),
-    ]
-}
-
-/// The strategies that hold rows of `m`: the plan's choice, and every family forced (split
-/// rows, which have no iteration counts, are checked by `split_rows_equal_bisect`).
-fn strategies(m: usize) -> Vec<Launch> {
-    let holds = |s: &Launch| m <= s.max_row(ElemType::F32) && *s != Launch::Split;
-    Launch::ALL.into_iter().filter(holds).collect()
-}
 
 /// Runs the matrix on the simulator and compares every row with topk-ref's `Bisect`.
 fn check(
@@ -93,7 +78,7 @@ proptest! {
     fn every_family_equals_bisect((n, m, x) in matrix(700), which in 0u8..6, frac in 0.0f64..1.0,
                                   smallest: bool, sorted: bool, b in bisect(), pick in 0usize..5) {
         let k = pick_k(m, which, frac);
-        let choices = strategies(m);
+        let choices = strategies(m, ElemType::F32);
         let strategy = choices[pick % choices.len()];
         let config = SimConfig { strategy, sorted, ..SimConfig::default() };
         check(config, n, m, &x, k, Mode::from_smallest(smallest), b)?;
@@ -362,7 +347,7 @@ fn a_hundred_thousand_random_rows_equal_bisect() {
     for dist in ["normal", "uniform", "ties", "hostile"] {
         for (wi, &m) in widths.iter().enumerate() {
             let n = (250_000 / (m + 40)).clamp(16, 3000);
-            let choices = strategies(m);
+            let choices = strategies(m, ElemType::F32);
             for batch in 0..2 {
                 let k = rng.random_range(1..=m);
                 let mode = if (wi + batch) % 2 == 0 { Mode::Largest } else { Mode::Smallest };

@@ -7,30 +7,15 @@
 //! block rows (narrowing, and past their registers), split rows; the row of all 65,536 f16
 //! (and bf16) bit patterns shuffled; and no diagnostic on any.
 
+mod common;
+
+use common::{bisect, strategies};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use test_support::{Float16, matrix16, matrix16_in, pick_k};
 use topk_ref::{Bisect, Element, KeyBits, Mode, Options, bf16, f16, topk_row};
 use warp_sim::rtopk::Strategy as Launch;
 use warp_sim::{ElemType, Family, KernelArgs, SimConfig, SimTopK, Simulator};
-
-/// The bisect configurations the kernels take: exact, a precision relative to |max|, early
-/// stopping.
-fn bisect() -> impl Strategy<Value = Bisect> {
-    prop_oneof![
-        3 => Just(Bisect::exact()),
-        1 => (0.0f32..0.5).prop_map(|p| Bisect::with_precision(p).unwrap()),
-        2 => (0u32..12).prop_map(Bisect::early_stopping),
-        1 => (30u32..80).prop_map(Bisect::early_stopping),
-    ]
-}
-
-/// The strategies that hold 16-bit rows of `m` but split rows (which have no counts; checked
-/// apart).
-fn strategies(m: usize) -> Vec<Launch> {
-    let holds = |s: &Launch| m <= s.max_row(ElemType::F16) && *s != Launch::Split;
-    Launch::ALL.into_iter().filter(holds).collect()
-}
 
 /// The elements' bits.
 fn bits<E: Element>(v: &[E]) -> Vec<u32> {
@@ -75,7 +60,7 @@ fn any_family<T: Float16 + Element>(
     (smallest, sorted, b, pick): (bool, bool, Bisect, usize),
 ) -> Result<(), TestCaseError> {
     let k = pick_k(m, which, frac);
-    let choices = strategies(m);
+    let choices = strategies(m, ElemType::F16);
     let strategy = choices[pick % choices.len()];
     let config = SimConfig { strategy, sorted, ..SimConfig::default() };
     check(config, (n, m, &x), k, Mode::from_smallest(smallest), b).map(|_| ())

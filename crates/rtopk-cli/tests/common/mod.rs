@@ -201,3 +201,12 @@ pub(crate) fn skip(test: &str, why: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
 }
+
+/// `rtopk stats iterations --json` with `args`: its one JSON object (the run must succeed).
+pub(crate) fn stats_json(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["stats", "iterations", "--json"];
+    all.extend_from_slice(args);
+    let out = rtopk(&all);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
+}
