@@ -44,6 +44,7 @@ pub mod oracle;
 pub mod order;
 pub mod quickselect;
 pub mod radix;
+pub mod ragged;
 pub mod registry;
 pub mod select;
 #[cfg(test)]
@@ -66,4 +67,5 @@ pub use inputs::Family;
 pub use order::{Element, KeyBits, Mode};
 pub use quickselect::Quickselect;
 pub use radix::Radix;
+pub use ragged::{KPerRow, PAD_INDEX, RaggedTopK, Rows, Wanted, topk_ragged};
 pub use registry::{ALGORITHM_NAMES, by_name, by_name_for};
