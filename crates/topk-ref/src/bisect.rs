@@ -707,6 +707,7 @@ mod tests {
     use super::*;
     use crate::driver::{Options, topk_row};
     use crate::oracle::canonical_indices;
+    use crate::order::ordered_value_of_key;
 
     fn run(b: &Bisect, row: &[f32], k: usize, mode: Mode) -> (Vec<u32>, u32) {
         let opts = Options { mode, sorted: false };
@@ -850,6 +851,113 @@ mod tests {
 
     use crate::order::{Element, keys_and_range_into};
     use half::{bf16, f16};
+
+    /// Keys, range and a fresh bracket of an `f32` row in largest mode.
+    fn bracket_of(row: &[f32]) -> (Vec<u32>, Bracket<u32>) {
+        let mut keys = vec![0u32; row.len()];
+        let (lo_key, hi_key) = keys_and_range_into(row, Mode::Largest, &mut keys);
+        (keys, Bracket { lo_key, hi_key, count_at_hi: None, iterations: 0 })
+    }
+
+    fn hinted(row: &[f32], k: usize, hint: f32, mode: Mode) -> (Vec<u32>, u32) {
+        let opts = Options { mode, sorted: false };
+        let mut scratch = Scratch::default();
+        let mut out = vec![0; k];
+        let stats = Bisect::exact().select_hinted(row, k, mode, Some(hint), &mut scratch, &mut out);
+        assert_eq!(out, topk_row(&Bisect::exact(), row, k, opts).unwrap().indices);
+        (out, stats.iterations.unwrap())
+    }
+
+    #[test]
+    fn hint_at_the_threshold_ends_the_search() {
+        // 0..=1023, k = 100: the threshold is 924; the hint test there counts 99 above, 100
+        // at least: a hit.
+        let row: Vec<f32> = (0..1024).map(|i| i as f32).collect();
+        let (_, it) = hinted(&row, 100, 924.0, Mode::Largest);
+        let (_, plain) = run(&Bisect::exact(), &row, 100, Mode::Largest);
+        assert_eq!(it, 1);
+        assert!(plain > 1, "{plain}");
+        // Ties straddling the k-th value: 3.0 six times, k = 3 takes three of them. The hint
+        // test counts 1 above and 7 at least: converged on the key of 3.0 in one test.
+        let row = [3.0, 1.0, 3.0, 8.0, 3.0, 3.0, 3.0, 0.0, 3.0];
+        let (keys, mut b) = bracket_of(&row);
+        let step = hint_test::<f32>(&keys, 3, 3.0, &mut b);
+        assert_eq!(step, HintStep::Ended(BisectExit::Converged));
+        let three = key_of_ordered(3.0);
+        assert_eq!(
+            (b.lo_key, b.hi_key, b.count_at_hi, b.iterations),
+            (three, three + 1, Some(1), 1)
+        );
+        assert_eq!(hinted(&row, 3, 3.0, Mode::Largest), (vec![0, 2, 3], 1));
+        // Smallest mode: the hint is a value of the row, not its negation.
+        assert_eq!(hinted(&row, 2, 1.0, Mode::Smallest).1, 1);
+    }
+
+    #[test]
+    fn useless_hints_leave_the_search_without_one() {
+        let row = [0.0, 3.5, 2.0, 8.0, 1.0];
+        let plain = run(&Bisect::exact(), &row, 2, Mode::Largest);
+        // NaN, below the minimum, at the minimum, above the maximum: no test.
+        for hint in [f32::NAN, -f32::NAN, -5.0, 0.0, 8.5, f32::INFINITY, f32::NEG_INFINITY] {
+            assert_eq!(hinted(&row, 2, hint, Mode::Largest), plain, "hint {hint}");
+        }
+        // Bounds one key apart: no test either.
+        let a = 1.0f32;
+        let row = [a, f32::from_bits(a.to_bits() + 1), a];
+        assert_eq!(hinted(&row, 1, a, Mode::Largest).1, 0);
+    }
+
+    #[test]
+    fn window_tests_gallop_away_from_the_hint() {
+        let row: Vec<f32> = (0..1024).map(|i| i as f32).collect();
+        // Hint 950 is above the threshold 924: 74 values are >= 950, so hi = 950 (below).
+        let (keys, mut b) = bracket_of(&row);
+        assert_eq!(hint_test::<f32>(&keys, 100, 950.0, &mut b), HintStep::Side(HintSide::Below));
+        assert_eq!((b.hi_key, b.count_at_hi), (key_of_ordered(950.0), Some(74)));
+        // Window 1: 950 - 950/256 = 946.29 counts 77 < 100, hi moves again; window 2: 1/16 of
+        // [0, 946.29] below it, 887.15, counts 136 > 100: lo moves, the window holds 924.
+        assert_eq!(window_tests::<f32>(&keys, 100, HintSide::Below, &mut b), None);
+        let w1 = window_threshold(0.0, 950.0, 8, HintSide::Below);
+        let w2 = window_threshold(0.0, w1, 4, HintSide::Below);
+        assert_eq!((w1.floor(), w2.floor()), (946.0, 887.0));
+        assert_eq!((b.lo_key, b.hi_key), (key_of_ordered(w2), key_of_ordered(w1)));
+        assert_eq!((b.iterations, b.count_at_hi), (3, Some(77)));
+        // Hint 900 is below: 123 values are above it, lo = 900 + 1 ulp (above); both windows
+        // (900.48 and 908.14) still count more than 100, so lo moves twice.
+        let (keys, mut b) = bracket_of(&row);
+        assert_eq!(hint_test::<f32>(&keys, 100, 900.0, &mut b), HintStep::Side(HintSide::Above));
+        assert_eq!(b.lo_key, key_of_ordered(900.0) + 1);
+        assert_eq!(window_tests::<f32>(&keys, 100, HintSide::Above, &mut b), None);
+        assert_eq!((b.iterations, b.count_at_hi, b.hi_key), (3, None, key_of_ordered(1023.0)));
+        assert_eq!(ordered_value_of_key(b.lo_key).floor(), 908.0);
+        // The whole search, exact either way.
+        for hint in [900.0, 950.0, 923.5, 924.5, 0.5, 1022.0] {
+            let (idx, it) = hinted(&row, 100, hint, Mode::Largest);
+            assert_eq!(idx, (924..1024).collect::<Vec<u32>>());
+            assert!(it <= MAX_ITERATIONS, "hint {hint}: {it}");
+        }
+    }
+
+    #[test]
+    fn hints_on_sixteen_bit_rows() {
+        let row = f16s(&[0.0, 3.5, 2.0, 8.0, 1.0, 2.0, 7.0]);
+        let mut scratch = Scratch::default();
+        for (hint, want_it) in [(2.0, 1), (f32::NAN, 0), (2.5, 0)] {
+            let mut out = vec![0; 4];
+            let stats = Bisect::exact().select_hinted(
+                &row,
+                4,
+                Mode::Largest,
+                Some(hint),
+                &mut scratch,
+                &mut out,
+            );
+            assert_eq!(out, [1, 2, 3, 6], "hint {hint}");
+            if want_it > 0 {
+                assert_eq!(stats.iterations, Some(want_it), "hint {hint}");
+            }
+        }
+    }
 
     /// The search outcome on the own keys of `row`.
     fn outcome<E: Element>(b: &Bisect, row: &[E], k: usize, mode: Mode) -> BisectOutcome<E::Key> {
