@@ -262,3 +262,38 @@ fn previous_step_thresholds_halve_the_iterations() {
     let (with, without) = (sum(&hinted), sum(&plain));
     assert!(2 * with <= without, "{with} iterations with hints, {without} without");
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// Whole rows and one k: the plain driver's answer and iteration counts, for every
+    /// algorithm (approximate bisection included, whose hints are ignored).
+    #[test]
+    fn whole_rows_are_the_plain_driver(
+        (n, m, values) in matrix(700), which in 0u8..6, frac in 0.0f64..1.0,
+        smallest: bool, sorted: bool, hint in prop_oneof![Just(f32::NAN), -10.0f32..10.0],
+    ) {
+        let x = Array2::from_shape_vec((n, m), values).unwrap();
+        let k = test_support::pick_k(m, which, frac);
+        let opts = options(smallest, sorted);
+        let hints = vec![hint; n];
+        let early = Bisect::early_stopping(5);
+        let coarse = Bisect::with_precision(0.01).unwrap();
+        let algos: [&dyn RowTopKOf<f32>; 8] =
+            [&Heap, &Quickselect, &Radix, &Bucket, &Bitonic, &EXACT, &early, &coarse];
+        for algo in algos {
+            let plain = topk_ref::topk_rows(algo, x.view(), k, opts).map_err(fail)?;
+            let got = topk_ragged(algo, x.view(), &Rows::new(k), opts, ALL).map_err(fail)?;
+            prop_assert_eq!(&got.indices, &plain.indices, "{}", algo.name());
+            prop_assert_eq!(&got.iterations, &plain.iterations, "{}", algo.name());
+            let bits = |a: &Array2<f32>| a.mapv(f32::to_bits);
+            prop_assert_eq!(bits(&got.values), bits(&plain.values), "{}", algo.name());
+            if !algo.is_exact() {
+                let rows = Rows::new(k).with_hint(&hints);
+                let hinted = topk_ragged(algo, x.view(), &rows, opts, ALL).map_err(fail)?;
+                prop_assert_eq!(&hinted.indices, &plain.indices, "{} ignores hints", algo.name());
+                prop_assert_eq!(&hinted.iterations, &plain.iterations, "{}", algo.name());
+            }
+        }
+    }
+}
