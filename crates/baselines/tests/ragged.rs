@@ -92,7 +92,7 @@ fn options(smallest: bool, sorted: bool) -> Options {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 768, ..ProptestConfig::default() })]
 
     #[test]
     fn f32_ragged_rows_match_the_oracle(
@@ -104,7 +104,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 384, ..ProptestConfig::default() })]
 
     #[test]
     fn f16_ragged_rows_match_the_oracle(

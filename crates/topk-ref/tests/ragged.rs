@@ -170,7 +170,7 @@ fn options(smallest: bool, sorted: bool) -> Options {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
 
     #[test]
     fn f32_ragged_rows_match_the_oracle(
@@ -182,7 +182,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
     #[test]
     fn f16_ragged_rows_match_the_oracle(
@@ -217,7 +217,7 @@ proptest! {
 // The row's own threshold as hint, on every row of the hostile generators with whole rows and
 // every k (the property the hint design guarantees: the hint test ends the search).
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
 
     #[test]
     fn own_threshold_hint_never_costs_more(
