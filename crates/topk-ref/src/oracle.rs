@@ -5,6 +5,7 @@
 
 use ndarray::{Array1, Array2, ArrayView2};
 
+use crate::algorithm::WorkCounters;
 use crate::driver::Options;
 use crate::error::TopKError;
 use crate::order::{Element, KeyBits, Mode, rank};
@@ -29,7 +30,8 @@ pub fn canonical_sorted_indices<E: Element>(row: &[E], k: usize, mode: Mode) -> 
 /// is the sorted canonical top-`min(k[i], lengths[i])` of `x[i, ..lengths[i]]` (put back in
 /// index order unless `opts.sorted`), padded with [`PAD_INDEX`] and zeros to the width K; its
 /// threshold is the last entry of the sorted selection as `f32` (NaN when it is empty). Always
-/// returns the threshold; never iteration counts. Errors as [`crate::ragged::topk_ragged`].
+/// returns the threshold; never iteration counts (its work counters are zero). Errors as
+/// [`crate::ragged::topk_ragged`].
 pub fn canonical_ragged<E: Element>(
     x: ArrayView2<'_, E>,
     rows: &Rows<'_>,
@@ -54,7 +56,8 @@ pub fn canonical_ragged<E: Element>(
             values[[r, c]] = row[i as usize];
         }
     }
-    Ok(RaggedTopK { values, indices, iterations: None, threshold: Some(threshold) })
+    let work = WorkCounters::default();
+    Ok(RaggedTopK { values, indices, iterations: None, threshold: Some(threshold), work })
 }
 
 /// Recall of `got` against the canonical set `truth`: `|got ∩ truth| / |truth|` (1 when k = 0).

@@ -12,7 +12,7 @@
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 
-use crate::algorithm::{RowStats, RowTopKOf, Scratch, grow};
+use crate::algorithm::{RowStats, RowTopKOf, Scratch, WorkCounters, grow};
 use crate::driver::{MAX_ROW_WIDTH, Options};
 use crate::error::TopKError;
 use crate::order::{Element, KeyBits, Mode, rank, sort_canonical};
@@ -169,6 +169,8 @@ pub struct RaggedTopK<E: Element = f32> {
     /// (largest mode: the lowest selected; smallest mode: the highest), NaN for a row that
     /// selects nothing.
     pub threshold: Option<Array1<f32>>,
+    /// The work counters of all rows added up (rows that select nothing do none).
+    pub work: WorkCounters,
 }
 
 /// Ragged row-wise top-k of the `(N, M)` input `x` with `algo` (docs/contract.md §5), rows in
@@ -194,6 +196,7 @@ pub fn topk_ragged<E: Element, A: RowTopKOf<E> + ?Sized>(
     let mut indices = Array2::from_elem((n, width), PAD_INDEX);
     let mut iterations = Array1::zeros(n);
     let mut threshold = Array1::from_elem(n, f32::NAN);
+    let mut work = WorkCounters::default();
     if width > 0 {
         let (Some(idx), Some(val), Some(its), Some(thr)) = (
             indices.as_slice_mut(),
@@ -206,22 +209,26 @@ pub fn topk_ragged<E: Element, A: RowTopKOf<E> + ?Sized>(
         let run = |bufs: &mut (Scratch, Vec<E>), r: usize, idx: &mut [u32], val: &mut [E]| {
             ragged_row(algo, x, rows, r, opts, wanted.threshold, bufs, idx, val)
         };
-        idx.par_chunks_mut(width)
+        work = idx
+            .par_chunks_mut(width)
             .zip(val.par_chunks_mut(width))
             .zip(its.par_iter_mut().zip(thr.par_iter_mut()))
             .enumerate()
             .with_min_len(ROWS_PER_TASK)
-            .for_each_init(Default::default, |bufs, (r, ((idx, val), (it, thr)))| {
+            .map_init(Default::default, |bufs, (r, ((idx, val), (it, thr)))| {
                 let (stats, t) = run(bufs, r, idx, val);
                 *it = stats.iterations.unwrap_or(0);
                 *thr = t;
-            });
+                stats.work
+            })
+            .sum();
     }
     Ok(RaggedTopK {
         values,
         indices,
         iterations: (wanted.iterations && algo.reports_iterations()).then_some(iterations),
         threshold: wanted.threshold.then_some(threshold),
+        work,
     })
 }
 
@@ -300,6 +307,20 @@ mod tests {
         let out = topk_ragged(&Heap, x.view(), &rows, Options::default(), Wanted::default());
         let out = out.unwrap();
         assert_eq!((out.iterations, out.threshold), (None, None));
+    }
+
+    #[test]
+    fn work_counts_only_the_valid_values() {
+        let x = Array2::from_shape_fn((100, 50), |(r, c)| ((r * 31 + c * 17) % 23) as f32);
+        let lengths: Vec<usize> = (0..100).map(|r| r % 51).collect();
+        let rows = Rows::new(7).with_lengths(&lengths);
+        let out = topk_ragged(&Heap, x.view(), &rows, Options::default(), Wanted::default());
+        let work = out.unwrap().work;
+        // Heap reads each row once; rows of length 0 do nothing; k is cut to the length.
+        assert_eq!(work.elements_read, lengths.iter().sum::<usize>() as u64);
+        let selected: usize = lengths.iter().map(|&l| l.min(7)).sum();
+        assert_eq!(work.elements_written, selected as u64);
+        assert_eq!(work.passes, lengths.iter().filter(|&&l| l > 0).count() as u64);
     }
 
     #[test]

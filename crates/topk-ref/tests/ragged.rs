@@ -282,8 +282,11 @@ proptest! {
         let algos: [&dyn RowTopKOf<f32>; 8] =
             [&Heap, &Quickselect, &Radix, &Bucket, &Bitonic, &EXACT, &early, &coarse];
         for algo in algos {
-            let plain = topk_ref::topk_rows(algo, x.view(), k, opts).map_err(fail)?;
+            let mut plain = topk_ref::TopK::empty();
+            let work = topk_ref::topk_rows_into_counted(algo, x.view(), k, opts, &mut plain);
+            let work = work.map_err(fail)?;
             let got = topk_ragged(algo, x.view(), &Rows::new(k), opts, ALL).map_err(fail)?;
+            prop_assert_eq!(got.work, work, "{}", algo.name());
             prop_assert_eq!(&got.indices, &plain.indices, "{}", algo.name());
             prop_assert_eq!(&got.iterations, &plain.iterations, "{}", algo.name());
             let bits = |a: &Array2<f32>| a.mapv(f32::to_bits);
