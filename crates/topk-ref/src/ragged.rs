@@ -44,7 +44,7 @@ impl KPerRow<'_> {
         }
     }
 
-    /// The output width K: the scalar k, or the largest k[i] (0 for no rows).
+    /// The output width K: the scalar k, or the largest `k[i]` (0 for no rows).
     pub fn width(&self) -> usize {
         match self {
             KPerRow::One(k) => *k,
