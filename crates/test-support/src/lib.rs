@@ -7,6 +7,10 @@
 //! [`matrix_f16`], [`matrix_bf16`] draw every NaN payload of either sign, ±inf, ±0, subnormals,
 //! the largest finite values, adjacent values and tie pools — 16-bit rows tie far more often —
 //! and [`every_f16`] / [`every_bf16`] give all 65,536 bit patterns of a type in a shuffled order.
+//!
+//! Ragged requests (docs/contract.md §5): [`ragged_shape`] draws lengths (0 and M often), k per
+//! row (0, k above the length, M), a hint kind and what lies past each length; [`poison_tails`]
+//! writes NaN, ±inf or copies of the valid values there — values that must never be selected.
 
 #![forbid(unsafe_code)]
 
@@ -90,6 +94,148 @@ pub fn pick_k(m: usize, which: u8, frac: f64) -> usize {
         3 => m,
         _ => ((m as f64) * frac) as usize,
     }
+}
+
+/// The per-row side of a ragged request (docs/contract.md §5), drawn for an `(n, m)` input:
+/// lengths, k per row, a hint per row, and what lies past each row's length.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RaggedShape {
+    /// `lengths[i]` in `0..=m`: 0 and `m` often.
+    pub lengths: Vec<usize>,
+    /// `k[i]` in `0..=m`: 0, 1, the length ± 1 (k above the length included), `m`, or any.
+    pub k: Vec<usize>,
+    /// `true`: ask `k` per row; `false`: ask one k ([`RaggedShape::one_k`]) of every row.
+    pub per_row_k: bool,
+    /// What to write past each row's length ([`poison_tails`]).
+    pub tail: Tail,
+    /// A hint per row, of one [`HintKind`].
+    pub hint: HintKind,
+    /// Random f32 hints (used by [`HintKind::Random`]).
+    pub random_hints: Vec<f32>,
+}
+
+impl RaggedShape {
+    /// The scalar k used when `per_row_k` is false: row 0's k.
+    pub fn one_k(&self) -> usize {
+        self.k.first().copied().unwrap_or(0)
+    }
+}
+
+/// What lies past a row's length: values that must never be selected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tail {
+    /// Whatever the row generator drew.
+    Keep,
+    /// NaN of both signs and odd payloads (they rank highest in largest mode, lowest in
+    /// smallest mode).
+    Nan,
+    /// `+inf` and `-inf` alternating.
+    Inf,
+    /// Copies of the row's valid values (ties with the k-th value outside the prefix).
+    CopyPrefix,
+}
+
+/// Which hints a ragged test passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HintKind {
+    /// No hint.
+    None,
+    /// [`RaggedShape::random_hints`]: ordinary values and specials.
+    Random,
+    /// NaN for every row.
+    Nan,
+    /// `+inf` for every row.
+    PosInf,
+    /// `-inf` for every row.
+    NegInf,
+    /// Each row's own threshold (the test computes it from the oracle).
+    Exact,
+    /// The threshold of the row with a few values changed (the test computes it).
+    Perturbed,
+}
+
+/// A row length for width `m`: 0, `m`, or anything in between.
+fn length(m: usize) -> impl Strategy<Value = usize> {
+    prop_oneof![1 => Just(0), 2 => Just(m), 3 => 0..=m]
+}
+
+/// A row's k for width `m` and length `len`: 0, 1, `len - 1`, `len`, `len + 1` (above the
+/// length), `m`, or anything in `0..=m`.
+pub fn pick_k_ragged(m: usize, len: usize, which: u8, frac: f64) -> usize {
+    match which {
+        0 => 0,
+        1 => 1.min(m),
+        2 => len.saturating_sub(1),
+        3 => len,
+        4 => (len + 1).min(m),
+        5 => m,
+        _ => ((m as f64) * frac) as usize,
+    }
+}
+
+/// A [`RaggedShape`] for an input of `n` rows of width `m`.
+pub fn ragged_shape(n: usize, m: usize) -> impl Strategy<Value = RaggedShape> {
+    let tail =
+        prop_oneof![Just(Tail::Keep), Just(Tail::Nan), Just(Tail::Inf), Just(Tail::CopyPrefix)];
+    let hint = prop_oneof![
+        2 => Just(HintKind::None),
+        2 => Just(HintKind::Random),
+        1 => Just(HintKind::Nan),
+        1 => Just(HintKind::PosInf),
+        1 => Just(HintKind::NegInf),
+        3 => Just(HintKind::Exact),
+        2 => Just(HintKind::Perturbed),
+    ];
+    let row_k = (length(m), 0u8..8, 0.0f64..=1.0)
+        .prop_map(move |(len, which, frac)| (len, pick_k_ragged(m, len, which, frac)));
+    (
+        prop::collection::vec(row_k, n),
+        any::<bool>(),
+        tail,
+        hint,
+        prop::collection::vec(prop_oneof![3 => ordinary(), 1 => special()], n),
+    )
+        .prop_map(|(rows, per_row_k, tail, hint, random_hints)| {
+            let (lengths, k) = rows.into_iter().unzip();
+            RaggedShape { lengths, k, per_row_k, tail, hint, random_hints }
+        })
+}
+
+/// Overwrites the values past each row's length in the row-major `(n, m)` `values` as `tail`
+/// says. `specials` are the type's `[NaN, -NaN with another payload, +inf, -inf]`.
+pub fn poison_tails<T: Copy>(
+    values: &mut [T],
+    m: usize,
+    lengths: &[usize],
+    tail: Tail,
+    specials: [T; 4],
+) {
+    for (row, &len) in values.chunks_mut(m).zip(lengths) {
+        for j in len..m {
+            row[j] = match tail {
+                Tail::Keep => continue,
+                Tail::Nan => specials[j % 2],
+                Tail::Inf => specials[2 + j % 2],
+                Tail::CopyPrefix if len > 0 => row[j % len],
+                Tail::CopyPrefix => specials[j % 4],
+            };
+        }
+    }
+}
+
+/// [`poison_tails`]' specials for `f32`.
+pub const SPECIALS_F32: [f32; 4] =
+    [f32::NAN, f32::from_bits(0xFFC0_1234), f32::INFINITY, f32::NEG_INFINITY];
+
+/// [`poison_tails`]' specials of a 16-bit type.
+pub fn specials16<T: Float16>() -> [T; 4] {
+    let f = T::FORMAT;
+    [
+        T::from_bits16(f.inf | 1),
+        T::from_bits16(0x8000 | f.inf | f.mantissa()),
+        T::from_bits16(f.inf),
+        T::from_bits16(0x8000 | f.inf),
+    ]
 }
 
 /// The bit layout of a 16-bit float type.

@@ -153,6 +153,24 @@ pub trait RowSelect: Sync {
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> RowStats;
+
+    /// [`RowSelect::select`] with a guess of the row's threshold (docs/contract.md §5): the
+    /// value of the k-th selected element, as an `f32` in the input's orientation (not
+    /// negated in smallest mode). A hint may change the work and the iteration count, never
+    /// the selection; any `f32` is allowed (NaN, ±inf, nonsense). The default ignores it —
+    /// only algorithms whose search can start from a bracket ([`crate::Bisect`]) use it.
+    fn select_hinted<E: Element>(
+        &self,
+        row: &[E],
+        k: usize,
+        mode: Mode,
+        hint: Option<f32>,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        let _ = hint;
+        self.select(row, k, mode, scratch, out)
+    }
 }
 
 /// One top-k algorithm for one `f32` row, as a trait object (`Box<dyn RowTopK>`). Every
@@ -181,6 +199,21 @@ pub trait RowTopK: Sync {
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> RowStats;
+
+    /// [`RowTopK::select_row`] with a threshold hint ([`RowSelect::select_hinted`]); the
+    /// default ignores the hint.
+    fn select_row_hinted(
+        &self,
+        row: &[f32],
+        k: usize,
+        mode: Mode,
+        hint: Option<f32>,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        let _ = hint;
+        self.select_row(row, k, mode, scratch, out)
+    }
 }
 
 /// One top-k algorithm for one row of `E`, as a trait object (`Box<dyn RowTopKOf<f16>>`): what
@@ -205,6 +238,21 @@ pub trait RowTopKOf<E: Element>: Sync {
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> RowStats;
+
+    /// [`RowTopKOf::select_row`] with a threshold hint ([`RowSelect::select_hinted`]); the
+    /// default ignores the hint.
+    fn select_row_hinted(
+        &self,
+        row: &[E],
+        k: usize,
+        mode: Mode,
+        hint: Option<f32>,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        let _ = hint;
+        self.select_row(row, k, mode, scratch, out)
+    }
 }
 
 impl<T: RowSelect> RowTopK for T {
@@ -231,6 +279,19 @@ impl<T: RowSelect> RowTopK for T {
     ) -> RowStats {
         self.select(row, k, mode, scratch, out)
     }
+
+    #[inline]
+    fn select_row_hinted(
+        &self,
+        row: &[f32],
+        k: usize,
+        mode: Mode,
+        hint: Option<f32>,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        self.select_hinted(row, k, mode, hint, scratch, out)
+    }
 }
 
 impl<T: RowTopK + ?Sized> RowTopKOf<f32> for T {
@@ -256,6 +317,19 @@ impl<T: RowTopK + ?Sized> RowTopKOf<f32> for T {
         out: &mut [u32],
     ) -> RowStats {
         RowTopK::select_row(self, row, k, mode, scratch, out)
+    }
+
+    #[inline]
+    fn select_row_hinted(
+        &self,
+        row: &[f32],
+        k: usize,
+        mode: Mode,
+        hint: Option<f32>,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        RowTopK::select_row_hinted(self, row, k, mode, hint, scratch, out)
     }
 }
 
@@ -285,6 +359,19 @@ macro_rules! row_topk_of_16 {
                 out: &mut [u32],
             ) -> RowStats {
                 self.select(row, k, mode, scratch, out)
+            }
+
+            #[inline]
+            fn select_row_hinted(
+                &self,
+                row: &[$t],
+                k: usize,
+                mode: Mode,
+                hint: Option<f32>,
+                scratch: &mut Scratch,
+                out: &mut [u32],
+            ) -> RowStats {
+                self.select_hinted(row, k, mode, hint, scratch, out)
             }
         }
     };

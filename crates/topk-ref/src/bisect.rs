@@ -75,6 +75,53 @@
 //! moving the remaining steps are identical no-ops, so they are skipped — the result is the
 //! same.)
 //!
+//! **Hints** (docs/contract.md §5; exact mode only — Algorithm 2 and a precision ε' > 0 ignore
+//! them, since their answer depends on the path). A hint is an f32 guess `h` of the row's
+//! threshold (its k-th value, in the input's orientation); `h_o` is its ordered value. It
+//! replaces the first tests of the search; the bracket invariants stay those of exact mode
+//! (`cnt(lo) >= k`; `cnt(hi) < k`, or `== k` on a hit, once a test set `hi`), so the answer
+//! is always the canonical one, whatever `h` is.
+//! 1. `lo, hi` = the smallest and largest own key, as above.
+//! 2. *Hint test* (`hint_test`) — skipped when `h` is NaN, when `hi - lo <= 1`, or when
+//!    `t = C(h_o)` is not in `lo < t <= hi` (a hint outside the row's range says nothing);
+//!    a skipped hint leaves **exactly the search without a hint** (same tests, same count).
+//!    Otherwise one pass counts both `above = |{K(e) > t}|` and `at_least = |{K(e) >= t}|`;
+//!    this is **iteration 1** (one pass, two counts):
+//!    * `at_least < k` → `hi = t` (the threshold is below the hint; side *below*);
+//!    * `above == k` → hit: `hi = t + 1`, the search ends;
+//!    * `above > k` → `lo = t + 1` (the threshold is above the hint; side *above*);
+//!    * otherwise (`above < k <= at_least`) the k-th key **is** `t`: `at_least == k` → hit
+//!      (`hi = t`); else `lo = t` and, when `t < hi`, `hi = t + 1` (with `cnt(hi) = above`) —
+//!      converged either way. The search ends.
+//! 3. *Window tests* (`window_tests`) — at most [`HINT_WINDOW_SHIFTS`]`.len()` = 2 tests,
+//!    only while the ordered values `lo_v, hi_v` of the bounds (re-read from the keys before
+//!    each test) are finite: a test at `thres = lo_v + w` (side above) or `hi_v - w` (side
+//!    below), `w = hi_v · 2^-s - lo_v · 2^-s` with `s` = 8, then 4 — a window next to the
+//!    hint, 1/256 of the bracket, then 1/16. It is skipped (the window tests end) when
+//!    `key_of_ordered(thres)` is not strictly between the bounds' wide keys. The update is
+//!    the value phase's (`cnt < k → hi`, `cnt > k → lo`, `== k` → hit, the search ends). When
+//!    the test moved the bound on the far side of the hint (side above: `hi`; below: `lo`),
+//!    the window brackets the threshold and the window tests end; otherwise the next, wider
+//!    window is tried.
+//! 4. If `lo == hi` the search has converged; otherwise the value phase and key phase of exact
+//!    mode continue from the bracket as it stands, `lo_v, hi_v` read from its keys, the hint
+//!    and window tests counting toward the [`VALUE_PHASE_LIMIT`] — so the bounds above (64 and
+//!    48 iterations) hold with any hint. (With a hint, a 16-bit row's tests are no longer
+//!    the f32 row's: the bounds are re-read from its own keys.)
+//!
+//! With the row's own threshold as hint, `t` is the k-th key and the hint test ends the
+//! search: 1 iteration, or none when skipped (the count without a hint). When it is not
+//! skipped, `hi - lo > 1` leaves a value strictly between the bounds, so the search without a
+//! hint makes at least 1 test too: **the count with the row's own threshold never exceeds the
+//! count without** (every row, every type: a property test in `tests/ragged.rs`). A
+//! near hint (the last decode step's threshold) brackets the threshold in 2–3 tests within
+//! 1/256 (or 1/16) of the bracket the hint test left, where plain bisection needs 8 (or 4)
+//! halvings for that; on rows of normal scores with 2 % of the values redrawn between steps,
+//! the previous step's thresholds at least halve the mean count (tested in
+//! `tests/ragged.rs`). A useless hint spends at most 3 tests (hint test and windows) before
+//! the ordinary bisection of the bracket they leave; the bounds of 64 and 48 iterations hold
+//! for every hint.
+//!
 //! # Cost
 //! Time O(M · iterations): one counting pass per test plus a key-and-range pass and one
 //! selection pass; at most 64 tests (48 on 16-bit rows) on any row. Normal rows need ~8–13
@@ -90,7 +137,7 @@
 
 use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow, selection_reads};
 use crate::error::TopKError;
-use crate::order::{Element, KeyBits, Mode, key_of_ordered, keys_and_range_into};
+use crate::order::{Element, KeyBits, Mode, key_of_ordered, keys_and_range_into, ordered_value};
 use crate::select::select_in_index_order;
 
 /// Value-space tests allowed before the search moves to the key phase.
@@ -104,6 +151,10 @@ pub const MAX_ITERATIONS: u32 = max_iterations::<f32>();
 pub const fn max_iterations<E: Element>() -> u32 {
     VALUE_PHASE_LIMIT + <E::Key as KeyBits>::BITS
 }
+
+/// The window tests after a hint test (see the module docs): a test `2^-s` of the bracket away
+/// from the hint, for each `s` in turn, until one brackets the threshold.
+pub const HINT_WINDOW_SHIFTS: [i32; 2] = [8, 4];
 
 /// How Algorithm 1's precision ε' becomes the stopping width ε.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -279,6 +330,36 @@ impl Bisect {
         }
     }
 
+    /// [`Bisect::search_keys`] with a threshold hint: `hint` is the hint's **ordered value**
+    /// ([`crate::order::ordered_value`] of the f32 hint in the row's mode). Exact mode runs
+    /// the hint test and the window tests first (module docs, "Hints"); the other modes
+    /// ignore the hint. Any `hint` gives the same selection as no hint.
+    pub fn search_keys_hinted<E: Element>(
+        &self,
+        keys: &[E::Key],
+        range: (E::Key, E::Key),
+        k: usize,
+        hint: f32,
+    ) -> BisectOutcome<E::Key> {
+        if !RowSelect::is_exact(self) {
+            return self.search_keys::<E>(keys, range, k);
+        }
+        let (lo_key, hi_key) = range;
+        let mut b = Bracket { lo_key, hi_key, count_at_hi: None, iterations: 0 };
+        let side = match hint_test::<E>(keys, k, hint, &mut b) {
+            HintStep::Skipped => return self.search_exact::<E>(keys, range, k),
+            HintStep::Ended(exit) => return finish_value(b, exit),
+            HintStep::Side(side) => side,
+        };
+        if let Some(exit) = window_tests::<E>(keys, k, side, &mut b) {
+            return finish_value(b, exit);
+        }
+        if b.lo_key == b.hi_key {
+            return finish_value(b, BisectExit::Converged);
+        }
+        self.search_bracket::<E>(keys, k, b)
+    }
+
     /// Writes the selection that `outcome` describes into `out` (ascending index order).
     pub fn select_from<K: KeyBits>(
         keys: &[K],
@@ -310,10 +391,21 @@ impl Bisect {
         k: usize,
     ) -> BisectOutcome<E::Key> {
         let (lo_key, hi_key) = range;
-        let mut b = Bracket { lo_key, hi_key, count_at_hi: None, iterations: 0 };
+        let b = Bracket { lo_key, hi_key, count_at_hi: None, iterations: 0 };
         if lo_key == hi_key {
             return finish(b, 0, BisectExit::Converged);
         }
+        self.search_bracket::<E>(keys, k, b)
+    }
+
+    /// The value phase, then the key phase, from the bracket `b` (`lo < hi`); tests already
+    /// made count toward the value phase's budget.
+    fn search_bracket<E: Element>(
+        &self,
+        keys: &[E::Key],
+        k: usize,
+        mut b: Bracket<E::Key>,
+    ) -> BisectOutcome<E::Key> {
         if let Some(exit) = self.value_phase::<E>(keys, k, &mut b) {
             // Every test so far was a value test.
             let value_iterations = b.iterations;
@@ -366,6 +458,132 @@ impl Bisect {
         }
         None
     }
+}
+
+/// Where the row's threshold lies after the hint test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HintSide {
+    /// Above the hint: the test raised `lo`.
+    Above,
+    /// Below the hint: the test lowered `hi`.
+    Below,
+}
+
+/// What the hint test did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HintStep {
+    /// No test: the search runs as without a hint.
+    Skipped,
+    /// The search ended (a hit, or the k-th key found).
+    Ended(BisectExit),
+    /// The bracket was cut at the hint; the threshold is on this side of it.
+    Side(HintSide),
+}
+
+/// `(|{keys > t}|, |{keys >= t}|)` — the hint test's two counts, in one pass.
+#[inline]
+pub fn count_above_and_at_least<K: KeyBits>(keys: &[K], t: K) -> (usize, usize) {
+    keys.iter().fold((0, 0), |(above, at_least), &x| {
+        (above + usize::from(x > t), at_least + usize::from(x >= t))
+    })
+}
+
+/// The hint test (module docs, "Hints", step 2): one pass at `t = C(hint)` counting the keys
+/// above `t` and at least `t`, so that a hint equal to the threshold ends the search.
+fn hint_test<E: Element>(
+    keys: &[E::Key],
+    k: usize,
+    hint: f32,
+    b: &mut Bracket<E::Key>,
+) -> HintStep {
+    let (lo, hi) = (b.lo_key.to_u32(), b.hi_key.to_u32());
+    if hint.is_nan() || hi - lo <= 1 {
+        return HintStep::Skipped;
+    }
+    let t = E::key_at_least(hint);
+    let tv = t.to_u32();
+    if tv <= lo || tv > hi {
+        return HintStep::Skipped;
+    }
+    let (above, at_least) = count_above_and_at_least(keys, t);
+    b.iterations += 1;
+    if at_least < k {
+        b.hi_key = t;
+        b.count_at_hi = Some(at_least);
+        return HintStep::Side(HintSide::Below);
+    }
+    if above >= k {
+        // A key above t exists (above >= k >= 1), so t + 1 <= hi: no overflow.
+        let next = <E::Key as KeyBits>::from_u32(tv + 1);
+        if above > k {
+            b.lo_key = next;
+            return HintStep::Side(HintSide::Above);
+        }
+        b.hi_key = next;
+        b.count_at_hi = Some(above);
+        return HintStep::Ended(BisectExit::Hit);
+    }
+    // above < k <= at_least: the k-th key is t itself.
+    if at_least == k {
+        b.hi_key = t;
+        b.count_at_hi = Some(at_least);
+        return HintStep::Ended(BisectExit::Hit);
+    }
+    b.lo_key = t;
+    if tv < hi {
+        b.hi_key = <E::Key as KeyBits>::from_u32(tv + 1);
+        b.count_at_hi = Some(above);
+    }
+    HintStep::Ended(BisectExit::Converged)
+}
+
+/// The window tests (module docs, "Hints", step 3): cuts `2^-s` of the bracket away from the
+/// hint's side, for each `s` of [`HINT_WINDOW_SHIFTS`], until one brackets the threshold.
+/// `Some(exit)` ends the search (a hit).
+fn window_tests<E: Element>(
+    keys: &[E::Key],
+    k: usize,
+    side: HintSide,
+    b: &mut Bracket<E::Key>,
+) -> Option<BisectExit> {
+    for shift in HINT_WINDOW_SHIFTS {
+        let lo = E::ordered_value_of_key(b.lo_key);
+        let hi = E::ordered_value_of_key(b.hi_key);
+        if !(lo.is_finite() && hi.is_finite()) {
+            return None;
+        }
+        let thres = window_threshold(lo, hi, shift, side);
+        let wide = key_of_ordered(thres);
+        if !(key_of_ordered(lo) < wide && wide < key_of_ordered(hi)) {
+            return None;
+        }
+        let t = E::key_at_least(thres);
+        match (update_exact(b, t, count_at_least(keys, t), k), side) {
+            (Step::Hit, _) => return Some(BisectExit::Hit),
+            // The far bound moved: the window holds the threshold.
+            (Step::Lowered, HintSide::Above) | (Step::Raised, HintSide::Below) => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The window test's threshold: `2^-shift` of `[lo, hi]` in from the bound at the hint,
+/// `hi · 2^-shift - lo · 2^-shift` wide (scaled before subtracting, so it cannot overflow).
+#[inline]
+fn window_threshold(lo: f32, hi: f32, shift: i32, side: HintSide) -> f32 {
+    let scale = 0.5f32.powi(shift);
+    let width = hi * scale - lo * scale;
+    match side {
+        HintSide::Above => lo + width,
+        HintSide::Below => hi - width,
+    }
+}
+
+/// [`finish`] of a search that made no key-phase test.
+fn finish_value<K>(b: Bracket<K>, exit: BisectExit) -> BisectOutcome<K> {
+    let iterations = b.iterations;
+    finish(b, iterations, exit)
 }
 
 fn finish<K>(b: Bracket<K>, value_iterations: u32, exit: BisectExit) -> BisectOutcome<K> {
@@ -448,6 +666,29 @@ impl RowSelect for Bisect {
             work: work_of(row.len(), k, &outcome, out),
         }
     }
+
+    /// The search with the hint test and window tests first (module docs, "Hints").
+    fn select_hinted<E: Element>(
+        &self,
+        row: &[E],
+        k: usize,
+        mode: Mode,
+        hint: Option<f32>,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        let Some(hint) = hint else {
+            return self.select(row, k, mode, scratch, out);
+        };
+        let keys = grow(&mut E::Key::buffers(scratch).keys, row.len());
+        let range = keys_and_range_into(row, mode, keys);
+        let outcome = self.search_keys_hinted::<E>(keys, range, k, ordered_value(hint, mode));
+        Self::select_from(keys, k, &outcome, out);
+        RowStats {
+            iterations: Some(outcome.iterations),
+            work: work_of(row.len(), k, &outcome, out),
+        }
+    }
 }
 
 /// The work of one search and selection: the key and range sweep, one counting pass per
@@ -472,6 +713,7 @@ mod tests {
     use super::*;
     use crate::driver::{Options, topk_row};
     use crate::oracle::canonical_indices;
+    use crate::order::ordered_value_of_key;
 
     fn run(b: &Bisect, row: &[f32], k: usize, mode: Mode) -> (Vec<u32>, u32) {
         let opts = Options { mode, sorted: false };
@@ -615,6 +857,113 @@ mod tests {
 
     use crate::order::{Element, keys_and_range_into};
     use half::{bf16, f16};
+
+    /// Keys, range and a fresh bracket of an `f32` row in largest mode.
+    fn bracket_of(row: &[f32]) -> (Vec<u32>, Bracket<u32>) {
+        let mut keys = vec![0u32; row.len()];
+        let (lo_key, hi_key) = keys_and_range_into(row, Mode::Largest, &mut keys);
+        (keys, Bracket { lo_key, hi_key, count_at_hi: None, iterations: 0 })
+    }
+
+    fn hinted(row: &[f32], k: usize, hint: f32, mode: Mode) -> (Vec<u32>, u32) {
+        let opts = Options { mode, sorted: false };
+        let mut scratch = Scratch::default();
+        let mut out = vec![0; k];
+        let stats = Bisect::exact().select_hinted(row, k, mode, Some(hint), &mut scratch, &mut out);
+        assert_eq!(out, topk_row(&Bisect::exact(), row, k, opts).unwrap().indices);
+        (out, stats.iterations.unwrap())
+    }
+
+    #[test]
+    fn hint_at_the_threshold_ends_the_search() {
+        // 0..=1023, k = 100: the threshold is 924; the hint test there counts 99 above, 100
+        // at least: a hit.
+        let row: Vec<f32> = (0..1024).map(|i| i as f32).collect();
+        let (_, it) = hinted(&row, 100, 924.0, Mode::Largest);
+        let (_, plain) = run(&Bisect::exact(), &row, 100, Mode::Largest);
+        assert_eq!(it, 1);
+        assert!(plain > 1, "{plain}");
+        // Ties straddling the k-th value: 3.0 six times, k = 3 takes three of them. The hint
+        // test counts 1 above and 7 at least: converged on the key of 3.0 in one test.
+        let row = [3.0, 1.0, 3.0, 8.0, 3.0, 3.0, 3.0, 0.0, 3.0];
+        let (keys, mut b) = bracket_of(&row);
+        let step = hint_test::<f32>(&keys, 3, 3.0, &mut b);
+        assert_eq!(step, HintStep::Ended(BisectExit::Converged));
+        let three = key_of_ordered(3.0);
+        assert_eq!(
+            (b.lo_key, b.hi_key, b.count_at_hi, b.iterations),
+            (three, three + 1, Some(1), 1)
+        );
+        assert_eq!(hinted(&row, 3, 3.0, Mode::Largest), (vec![0, 2, 3], 1));
+        // Smallest mode: the hint is a value of the row, not its negation.
+        assert_eq!(hinted(&row, 2, 1.0, Mode::Smallest).1, 1);
+    }
+
+    #[test]
+    fn useless_hints_leave_the_search_without_one() {
+        let row = [0.0, 3.5, 2.0, 8.0, 1.0];
+        let plain = run(&Bisect::exact(), &row, 2, Mode::Largest);
+        // NaN, below the minimum, at the minimum, above the maximum: no test.
+        for hint in [f32::NAN, -f32::NAN, -5.0, 0.0, 8.5, f32::INFINITY, f32::NEG_INFINITY] {
+            assert_eq!(hinted(&row, 2, hint, Mode::Largest), plain, "hint {hint}");
+        }
+        // Bounds one key apart: no test either.
+        let a = 1.0f32;
+        let row = [a, f32::from_bits(a.to_bits() + 1), a];
+        assert_eq!(hinted(&row, 1, a, Mode::Largest).1, 0);
+    }
+
+    #[test]
+    fn window_tests_gallop_away_from_the_hint() {
+        let row: Vec<f32> = (0..1024).map(|i| i as f32).collect();
+        // Hint 950 is above the threshold 924: 74 values are >= 950, so hi = 950 (below).
+        let (keys, mut b) = bracket_of(&row);
+        assert_eq!(hint_test::<f32>(&keys, 100, 950.0, &mut b), HintStep::Side(HintSide::Below));
+        assert_eq!((b.hi_key, b.count_at_hi), (key_of_ordered(950.0), Some(74)));
+        // Window 1: 950 - 950/256 = 946.29 counts 77 < 100, hi moves again; window 2: 1/16 of
+        // [0, 946.29] below it, 887.15, counts 136 > 100: lo moves, the window holds 924.
+        assert_eq!(window_tests::<f32>(&keys, 100, HintSide::Below, &mut b), None);
+        let w1 = window_threshold(0.0, 950.0, 8, HintSide::Below);
+        let w2 = window_threshold(0.0, w1, 4, HintSide::Below);
+        assert_eq!((w1.floor(), w2.floor()), (946.0, 887.0));
+        assert_eq!((b.lo_key, b.hi_key), (key_of_ordered(w2), key_of_ordered(w1)));
+        assert_eq!((b.iterations, b.count_at_hi), (3, Some(77)));
+        // Hint 900 is below: 123 values are above it, lo = 900 + 1 ulp (above); both windows
+        // (900.48 and 908.14) still count more than 100, so lo moves twice.
+        let (keys, mut b) = bracket_of(&row);
+        assert_eq!(hint_test::<f32>(&keys, 100, 900.0, &mut b), HintStep::Side(HintSide::Above));
+        assert_eq!(b.lo_key, key_of_ordered(900.0) + 1);
+        assert_eq!(window_tests::<f32>(&keys, 100, HintSide::Above, &mut b), None);
+        assert_eq!((b.iterations, b.count_at_hi, b.hi_key), (3, None, key_of_ordered(1023.0)));
+        assert_eq!(ordered_value_of_key(b.lo_key).floor(), 908.0);
+        // The whole search, exact either way.
+        for hint in [900.0, 950.0, 923.5, 924.5, 0.5, 1022.0] {
+            let (idx, it) = hinted(&row, 100, hint, Mode::Largest);
+            assert_eq!(idx, (924..1024).collect::<Vec<u32>>());
+            assert!(it <= MAX_ITERATIONS, "hint {hint}: {it}");
+        }
+    }
+
+    #[test]
+    fn hints_on_sixteen_bit_rows() {
+        let row = f16s(&[0.0, 3.5, 2.0, 8.0, 1.0, 2.0, 7.0]);
+        let mut scratch = Scratch::default();
+        for (hint, want_it) in [(2.0, 1), (f32::NAN, 0), (2.5, 0)] {
+            let mut out = vec![0; 4];
+            let stats = Bisect::exact().select_hinted(
+                &row,
+                4,
+                Mode::Largest,
+                Some(hint),
+                &mut scratch,
+                &mut out,
+            );
+            assert_eq!(out, [1, 2, 3, 6], "hint {hint}");
+            if want_it > 0 {
+                assert_eq!(stats.iterations, Some(want_it), "hint {hint}");
+            }
+        }
+    }
 
     /// The search outcome on the own keys of `row`.
     fn outcome<E: Element>(b: &Bisect, row: &[E], k: usize, mode: Mode) -> BisectOutcome<E::Key> {

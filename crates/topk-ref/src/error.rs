@@ -36,6 +36,38 @@ pub enum TopKError {
         /// Row width.
         m: usize,
     },
+    /// A per-row argument (`lengths`, per-row `k`, `hint`) does not have one entry per row
+    /// (docs/contract.md §5).
+    #[error("{what} has {got} entries; it needs one per row (N = {n})")]
+    PerRowLength {
+        /// Which argument.
+        what: &'static str,
+        /// Entries given.
+        got: usize,
+        /// Rows of the input.
+        n: usize,
+    },
+    /// A row's length is larger than the row width (docs/contract.md §5: `0 <= lengths[i] <= M`).
+    #[error("lengths[{row}] = {length} is larger than the row width M = {m}")]
+    LengthTooLarge {
+        /// The row.
+        row: usize,
+        /// Its length.
+        length: usize,
+        /// Row width.
+        m: usize,
+    },
+    /// A row's own k is larger than the row width (docs/contract.md §5: `0 <= k[i] <= M`, an
+    /// error as for a scalar k; a k larger than the row's *length* is not an error).
+    #[error("k[{row}] = {k} is larger than the row width M = {m}")]
+    RowKTooLarge {
+        /// The row.
+        row: usize,
+        /// Its k.
+        k: usize,
+        /// Row width.
+        m: usize,
+    },
     /// A parameter (precision, iteration limit, ...) is out of its domain.
     #[error("invalid parameter {name}: {reason}")]
     InvalidParameter {

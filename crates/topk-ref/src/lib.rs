@@ -15,6 +15,20 @@
 //! * [`topk_rows`] runs any of them row-wise over an `ndarray` view with rayon; values come
 //!   back in the input's type, bit for bit.
 //!
+//! * [`topk_ragged`] (module [`ragged`]) is the same driver for ragged requests
+//!   (docs/contract.md §5), described by [`Rows`]: per-row `lengths` (row i is its first
+//!   `lengths[i]` values; nothing past it is read), `k` one value or one per row
+//!   ([`KPerRow`]), and optional threshold `hint`s. Outputs are `(N, K)`, `K = max k[i]`;
+//!   row i holds its canonical top-`min(k[i], lengths[i])`, then padding: index
+//!   [`PAD_INDEX`] (`u32::MAX`; the `int64` faces — command line, Python — write it as `-1`)
+//!   and value zero (all bits zero) in the input's type. [`Wanted`] asks for per-row
+//!   iteration counts (0 for a row that selects nothing) and thresholds (each row's k-th
+//!   selected value as `f32`, read off the selection; NaN for a row that selects nothing).
+//!   Every algorithm takes it: each sees the plain slice `&row[..lengths[i]]` with its k. A
+//!   hint reaches [`RowTopKOf::select_row_hinted`]; only [`Bisect`] (exact mode) uses it
+//!   (module [`bisect`], "Hints"), and no hint ever changes an answer.
+//!   [`oracle::canonical_ragged`] is the ragged answer by definition.
+//!
 //! ```
 //! use ndarray::array;
 //! use topk_ref::{Bisect, Options, topk_rows};
@@ -28,6 +42,24 @@
 //! let out = topk_rows(&Bisect::exact(), h.view(), 2, Options::default()).unwrap();
 //! assert_eq!(out.indices, array![[1, 2], [0, 1]]);
 //! assert_eq!(out.values[[1, 1]].to_bits(), 0x8000); // -0.0 kept
+//! ```
+//!
+//! A ragged request: row 0 is its first 3 values and selects 2, row 1 is its first 1 value
+//! and asks 2 (it selects 1, then pads); the hint of row 0 is its threshold from a previous
+//! call.
+//!
+//! ```
+//! use ndarray::array;
+//! use topk_ref::{Bisect, Options, PAD_INDEX, Rows, Wanted, topk_ragged};
+//!
+//! let x = array![[0.5f32, 3.0, 2.0, f32::NAN], [1.0, 9.0, 9.0, 9.0]];
+//! let rows = Rows::per_row_k(&[2, 2]).with_lengths(&[3, 1]).with_hint(&[2.0, f32::NAN]);
+//! let want = Wanted { iterations: true, threshold: true };
+//! let out = topk_ragged(&Bisect::exact(), x.view(), &rows, Options::default(), want).unwrap();
+//! assert_eq!(out.indices, array![[1, 2], [0, PAD_INDEX]]);
+//! assert_eq!(out.values, array![[3.0, 2.0], [1.0, 0.0]]);
+//! assert_eq!(out.threshold.unwrap(), array![2.0, 1.0]);
+//! assert_eq!(out.iterations.unwrap(), array![1, 0]); // the hint test found the threshold
 //! ```
 
 #![forbid(unsafe_code)]
@@ -44,6 +76,7 @@ pub mod oracle;
 pub mod order;
 pub mod quickselect;
 pub mod radix;
+pub mod ragged;
 pub mod registry;
 pub mod select;
 #[cfg(test)]
@@ -66,4 +99,5 @@ pub use inputs::Family;
 pub use order::{Element, KeyBits, Mode};
 pub use quickselect::Quickselect;
 pub use radix::Radix;
+pub use ragged::{KPerRow, PAD_INDEX, RaggedTopK, Rows, Wanted, topk_ragged};
 pub use registry::{ALGORITHM_NAMES, by_name, by_name_for};
