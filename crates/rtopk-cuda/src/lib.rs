@@ -186,12 +186,27 @@ impl CudaTopK {
         bisect: Bisect,
         strategy: Strategy,
     ) -> Result<TopK<E>, CudaError> {
+        // the split strategy takes the path without iteration counts (a split row has none)
+        self.topk_rows_counted(x, k, opts, bisect, strategy, strategy != Strategy::Split)
+    }
+
+    /// [`CudaTopK::topk_rows_with`], the iteration counts computed only where `counts` asks
+    /// for them: without them the route may split rows (rtopk-plan's `split`), with the same
+    /// values and indices.
+    pub fn topk_rows_counted<E: DeviceFloat>(
+        &self,
+        x: ArrayView2<'_, E>,
+        k: usize,
+        opts: Options,
+        bisect: Bisect,
+        strategy: Strategy,
+        counts: bool,
+    ) -> Result<TopK<E>, CudaError> {
         let (n, m) = x.dim();
         check_shape(m, k)?;
         let launch =
             Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted, elem: E::ELEM };
-        // the split strategy takes the path without iteration counts (a split row has none)
-        let counts = strategy != Strategy::Split;
+        let counts = counts && strategy != Strategy::Split;
         // every unit the launch needs, built at once (in parallel where there are several)
         self.check_elem(E::ELEM)?;
         if n > 0 && k > 0 {

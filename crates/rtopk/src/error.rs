@@ -49,7 +49,7 @@ pub enum Error {
     #[error("{param} is only valid for {valid_for}, not for '{algo}'")]
     ParamNotSupported {
         /// The parameter.
-        param: crate::params::Param,
+        param: crate::param::Param,
         /// The algorithm it was given to.
         algo: String,
         /// The algorithms that take it.
@@ -84,6 +84,61 @@ pub enum Error {
         /// The value as typed (or as given from Python).
         given: String,
     },
+    /// A request that wants no output at all.
+    #[error("nothing to compute: ask for at least one of values, indices, iterations, threshold")]
+    NothingWanted,
+    /// An input or output of the request that the algorithm does not honour yet.
+    #[error("'{algo}' does not support {what} yet")]
+    NotYetSupported {
+        /// What was asked.
+        what: &'static str,
+        /// The algorithm.
+        algo: String,
+    },
+    /// A per-row input without one entry per row.
+    #[error("{what} has {len} entries for {n} rows; give one per row")]
+    PerRowLength {
+        /// The input (`lengths`, `hint`, `k`).
+        what: &'static str,
+        /// Its entries.
+        len: usize,
+        /// The rows.
+        n: usize,
+    },
+    /// A row length longer than the rows.
+    #[error("lengths[{row}] = {length} is more than the row width M = {m}")]
+    LengthTooLong {
+        /// The row.
+        row: usize,
+        /// Its length.
+        length: usize,
+        /// The row width.
+        m: usize,
+    },
+    /// 32-bit indices for rows too long for them.
+    #[error("int32 indices cannot index rows of M = {m} > 2^31 values; use int64")]
+    IndexesTooNarrow {
+        /// The row width.
+        m: usize,
+    },
+    /// An index width other than 32 or 64 bits.
+    #[error("index_bits must be 32 or 64, got {bits}")]
+    BadIndexWidth {
+        /// The width given.
+        bits: u32,
+    },
+    /// A device buffer for iteration counts given without asking for them, or the reverse.
+    #[error(
+        "the iteration-count buffer must be given exactly when iteration counts are asked for \
+         (asked: {wanted})"
+    )]
+    RawIterations {
+        /// Whether the request asks for them.
+        wanted: bool,
+    },
+    /// A null device address for the input, the values or the indices.
+    #[error("a device buffer (input, values or indices) is a null address")]
+    NullBuffer,
     /// An algorithm asked to run where it cannot (e.g. `cuda` in the CPU benchmark).
     #[error("'{algo}' does not run here: {why}")]
     WrongDevice {
@@ -339,6 +394,14 @@ impl Error {
             | Error::ConflictingParams
             | Error::BadPrecision { .. }
             | Error::WrongDevice { .. }
+            | Error::NothingWanted
+            | Error::NotYetSupported { .. }
+            | Error::PerRowLength { .. }
+            | Error::LengthTooLong { .. }
+            | Error::IndexesTooNarrow { .. }
+            | Error::BadIndexWidth { .. }
+            | Error::RawIterations { .. }
+            | Error::NullBuffer
             | Error::NotEnoughMemory { .. }
             | Error::BadReport(_) => true,
             Error::Json(_) | Error::Chart { .. } => false,

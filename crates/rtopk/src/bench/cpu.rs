@@ -11,11 +11,12 @@ use ndarray::{Array2, ArrayView2};
 use serde::{Deserialize, Deserializer, Serialize};
 use topk_ref::{ALGORITHM_NAMES, Element, Family, bf16, f16};
 
+use crate::Float;
 use crate::algorithm::{Algorithm, Device, dtype_not_supported};
 use crate::bench::check::Reference;
 use crate::bench::measure::{PerElement, measure};
 use crate::bench::{Observer, check_memory, check_reps};
-use crate::dtype::{Dtype, Float};
+use crate::dtype::Dtype;
 use crate::error::Error;
 use crate::npy::{MatrixReader, read_matrix_as};
 use crate::params::Params;

@@ -6,9 +6,9 @@ use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 use topk_ref::{Options, TopK, WorkCounters};
 
+use crate::Float;
 use crate::algorithm::{Algorithm, Selection};
 use crate::bench::check::verify;
-use crate::dtype::Float;
 use crate::error::Error;
 
 /// What one cell measured.
