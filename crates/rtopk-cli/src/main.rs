@@ -107,7 +107,7 @@ fn remove_temporaries_on_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            rtopk::npy::remove_pending_temporaries();
+            rtopk_tools::npy::remove_pending_temporaries();
             std::process::exit(128 + signal);
         }
     });

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
 use rtopk::Dtype;
-use rtopk::stats::{IterationsSpec, Rows, iterations as measure};
-use topk_ref::{EpsilonMode, Family};
+use rtopk::{EpsilonMode, Family};
+use rtopk_tools::stats::{IterationsSpec, Rows, iterations as measure};
 
 use crate::dtype_arg::parse_dtype;
 use crate::error::CliError;

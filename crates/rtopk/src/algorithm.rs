@@ -137,7 +137,7 @@ impl<E: Element> Selection<E> {
 }
 
 /// `n · k` default values, allocated fallibly.
-pub(crate) fn try_vec<T: Clone + Default>(
+pub fn try_vec<T: Clone + Default>(
     n: usize,
     k: usize,
     what: &'static str,
@@ -151,7 +151,7 @@ pub(crate) fn try_vec<T: Clone + Default>(
 }
 
 /// An `(n, k)` array of default values, allocated fallibly.
-pub(crate) fn try_zeros<T: Clone + Default>(
+pub fn try_zeros<T: Clone + Default>(
     n: usize,
     k: usize,
     what: &'static str,

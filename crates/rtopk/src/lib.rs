@@ -55,13 +55,11 @@
 #![deny(unsafe_code)]
 
 pub mod algorithm;
-pub mod bench;
 pub mod caps;
 pub mod cuda;
 pub mod dtype;
 pub mod error;
 mod kernel;
-pub mod npy;
 pub mod param;
 pub mod params;
 pub mod registry;
@@ -79,7 +77,21 @@ pub use param::Param;
 pub use params::{Params, Precision};
 pub use request::{AUTO_CPU, AUTO_GPU, IndexWidth, K, Place, Request, RequestBuilder, Wanted};
 pub use rowwise::RowWise;
-pub use topk_ref::{Bisect, EpsilonMode, Family, Mode, Options, TopK, WorkCounters, bf16, f16};
+pub use topk_ref::{
+    Bisect, Element, EpsilonMode, Family, Mode, Options, RowTopK, TopK, TopKError, WorkCounters,
+    bf16, check_shape, f16,
+};
+
+/// The order of docs/contract.md §1 (keys of elements and back), re-exported from topk-ref.
+pub mod order {
+    pub use topk_ref::order::*;
+}
+
+/// Generated input rows (the families of the benchmarks and statistics), re-exported from
+/// topk-ref.
+pub mod inputs {
+    pub use topk_ref::inputs::*;
+}
 
 use ndarray::ArrayView2;
 

@@ -9,7 +9,6 @@
 //! re-exported here: a face names `rtopk::sim`, never the engine crate.
 
 use ndarray::{Array1, ArrayView2};
-use warp_sim::{KernelArgs, LaunchResult, SimConfig, launch_parallel};
 
 use crate::algorithm::{Float, Selection, SimDiagnostics, SimFinding, try_vec};
 use crate::caps::{Capabilities, SIM};
@@ -22,7 +21,7 @@ pub use warp_sim::{
     DiagPolicy, DiagSummary, Diagnostic, Mutant, RowTrace, Schedule, SearchExit, SimError,
     Simulator, Strategy,
 };
-pub use warp_sim::{KernelArgs as Args, SimConfig as Config};
+pub use warp_sim::{KernelArgs, LaunchResult, SimConfig, launch_parallel};
 
 /// The simulator as an executor of the kernel, in the family the plan picks for each shape or
 /// a forced one (a row it cannot hold is an error).

@@ -20,16 +20,16 @@ use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 use topk_ref::Family;
 
-use crate::algorithm::Algorithm;
 use crate::bench::check::Reference;
 use crate::bench::machine::{Machine, load_average, utc_now};
 use crate::bench::measure::{PerElement, measure};
 use crate::bench::{Observer, check_memory, check_reps};
-use crate::dtype::Dtype;
 use crate::error::Error;
-use crate::params::Params;
-use crate::registry;
-use crate::rowwise::RowWise;
+use rtopk::algorithm::Algorithm;
+use rtopk::dtype::Dtype;
+use rtopk::params::Params;
+use rtopk::registry;
+use rtopk::rowwise::RowWise;
 
 /// Row widths of the row-wise regime.
 const ROW_WIDTHS: [usize; 3] = [256, 768, 4096];
@@ -118,7 +118,8 @@ pub fn all_contenders() -> Result<Vec<Contender>, Error> {
         origin: "baselines",
         partial_sort,
     };
-    let bitonic_drtopk = DrTopK::new(DrTopK::DEFAULT_BETA, Base::Bitonic)?;
+    let bitonic_drtopk =
+        DrTopK::new(DrTopK::DEFAULT_BETA, Base::Bitonic).map_err(rtopk::Error::from)?;
     Ok(vec![
         named("heap", false)?,
         named("quickselect", false)?,
@@ -144,7 +145,8 @@ pub fn contenders(filter: Option<&[String]>) -> Result<Vec<Contender>, Error> {
     for want in filter {
         if !all.iter().any(|c| c.label == want || c.algo.name() == want) {
             let labels: Vec<&str> = all.iter().map(|c| c.label).collect();
-            return Err(Error::UnknownAlgorithm { name: want.clone(), valid: labels.join(", ") });
+            let (name, valid) = (want.clone(), labels.join(", "));
+            return Err(rtopk::Error::UnknownAlgorithm { name, valid }.into());
         }
     }
     Ok(all

@@ -9,7 +9,7 @@ use crate::Error;
 
 /// The magic string every `.npy` file starts with.
 pub(super) const MAGIC: &[u8; 6] = b"\x93NUMPY";
-/// The input dtypes accepted, for messages (SPEC §4; [`crate::Dtype::from_npy_descr`] is the
+/// The input dtypes accepted, for messages (SPEC §4; [`rtopk::Dtype::from_npy_descr`] is the
 /// check).
 pub(crate) const INPUT_DTYPES: &str = "<f4 (little-endian float32) or <f2 (little-endian float16)";
 /// numpy pads the whole preamble plus header to a multiple of this (for aligned reads).

@@ -13,7 +13,7 @@ use topk_ref::TopKError;
 use super::header::{dtype_hint, read_header, read_up_to, shape_string};
 use super::writer::NpyFloat;
 use crate::Error;
-use crate::dtype::Dtype;
+use rtopk::dtype::Dtype;
 
 /// Input bytes per block of rows when the caller has no reason to choose: large enough that
 /// per-block costs (a parallel launch, a GPU transfer) vanish, small enough that a block is a

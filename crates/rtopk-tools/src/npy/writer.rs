@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use topk_ref::f16;
 
 use super::header::header_bytes;
-use crate::Float;
-use crate::dtype::Dtype;
+use rtopk::Float;
+use rtopk::dtype::Dtype;
 
 /// Element types of the files read and written (SPEC §4: values `<f4` or `<f2`, as the input;
 /// indices and counts `<i8`).

@@ -11,16 +11,16 @@ use ndarray::{Array2, ArrayView2};
 use serde::{Deserialize, Deserializer, Serialize};
 use topk_ref::{ALGORITHM_NAMES, Element, Family, bf16, f16};
 
-use crate::Float;
-use crate::algorithm::{Algorithm, Device, dtype_not_supported};
 use crate::bench::check::Reference;
 use crate::bench::measure::{PerElement, measure};
 use crate::bench::{Observer, check_memory, check_reps};
-use crate::dtype::Dtype;
 use crate::error::Error;
 use crate::npy::{MatrixReader, read_matrix_as};
-use crate::params::Params;
-use crate::registry;
+use rtopk::Float;
+use rtopk::algorithm::{Algorithm, Device, dtype_not_supported};
+use rtopk::dtype::Dtype;
+use rtopk::params::Params;
+use rtopk::registry;
 
 /// Default shapes: a short, a medium and a long row width.
 pub const DEFAULT_SHAPES: [Shape; 3] = [
@@ -304,24 +304,26 @@ pub fn contenders(filter: Option<&[String]>, dtype: Dtype) -> Result<Vec<Contend
         for name in names {
             match registry::lookup(name) {
                 Some(e) if e.caps.device == Device::Cpu && !e.caps.takes(dtype) => {
-                    return Err(dtype_not_supported(dtype, name));
+                    return Err(dtype_not_supported(dtype, name).into());
                 }
                 Some(e) if e.caps.device == Device::Cpu => {}
                 Some(_) => {
-                    return Err(Error::WrongDevice {
+                    return Err(rtopk::Error::WrongDevice {
                         algo: name.clone(),
                         why: format!(
                             "the CPU benchmark times CPU algorithms ({}); the GPU kernel is \
                              timed by `rtopk bench cuda`",
                             registry::list(&cpu)
                         ),
-                    });
+                    }
+                    .into());
                 }
                 None => {
-                    return Err(Error::UnknownAlgorithm {
+                    return Err(rtopk::Error::UnknownAlgorithm {
                         name: name.clone(),
                         valid: cpu.join(", "),
-                    });
+                    }
+                    .into());
                 }
             }
         }
