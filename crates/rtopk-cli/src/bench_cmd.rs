@@ -26,7 +26,7 @@ use crate::error::CliError;
 pub(crate) enum BenchCommand {
     /// Time the CPU algorithms row-wise (rayon), each checked against an exact reference
     Cpu(CpuArgs),
-    /// Time the CUDA kernel on the paper's grids, issue 21's regimes, one shape or a .npy
+    /// Time the CUDA kernel on the paper's grids, the split, vector and wide regimes, one shape or a .npy
     /// matrix, on any input family, inputs rotated past L2
     Cuda(crate::cuda_cmd::BenchCudaArgs),
     /// Draw the SVG chart of a recorded `bench cpu --json` or `bench cpu --compare --json`

@@ -30,12 +30,12 @@ pub(crate) struct BenchCudaArgs {
     /// With one shape or --input: early stopping after N steps (default: exact)
     #[arg(long, value_name = "N")]
     max_iter: Option<u32>,
-    /// With one shape or --input: sorted output (SPEC §1's order, sorted on the device)
+    /// With one shape or --input: sorted output (docs/contract.md §1's order, sorted on the device)
     #[arg(long)]
     sorted: bool,
     /// Grids to run, comma-separated: rtopk (the paper's N×M×k, exact and max_iter 0, 2..8),
     /// appendix-b (N = 65536, M = 1024..8192), long (N = 16384, M = 16384..65536), all (those
-    /// three); issue 21's regimes: split (N = 1..1024, M = 32768..2^20, k = 50, 256, 1024),
+    /// three); the split, vector and wide regimes: split (N = 1..1024, M = 32768..2^20, k = 50, 256, 1024),
     /// vector (N = 1, M = 2^24, 2^26, 2^28, k = 64, 1024, 16384), wide (N = 16384,
     /// M = 16384..65536, k = 50, 256, 1024), or regimes (those three); every grid's exact
     /// cases also run with sorted output
@@ -605,22 +605,22 @@ mod tests {
     #[test]
     fn a_bad_input_file_is_a_typed_error_before_the_device() {
         let e = bench_file(b"not a numpy file", &["-k", "1"]);
-        assert!(matches!(e, CliError::Lib(rtopk::Error::NotNpy { .. })), "{e}");
+        assert!(matches!(e, CliError::Tools(rtopk_tools::Error::NotNpy { .. })), "{e}");
         assert_eq!(e.exit_code(), EXIT_BAD_INPUT);
         let mut truncated = npy("(2, 3)", &[1.0; 6]);
         truncated.truncate(truncated.len() - 4);
         let e = bench_file(&truncated, &["-k", "1"]);
-        assert!(matches!(e, CliError::Lib(rtopk::Error::NpyTruncated { .. })), "{e}");
+        assert!(matches!(e, CliError::Tools(rtopk_tools::Error::NpyTruncated { .. })), "{e}");
         assert_eq!(e.exit_code(), EXIT_BAD_INPUT);
         let e = bench_file(&npy("(6,)", &[1.0; 6]), &["-k", "1"]);
-        assert!(matches!(e, CliError::Lib(rtopk::Error::NpyRank { .. })), "{e}");
+        assert!(matches!(e, CliError::Tools(rtopk_tools::Error::NpyRank { .. })), "{e}");
         assert_eq!(e.exit_code(), EXIT_BAD_INPUT, "{e}");
         let e = bench_file(&npy_bytes("<f8", "(2, 3)", &[0; 48]), &["-k", "1"]);
-        assert!(matches!(e, CliError::Lib(rtopk::Error::NpyDtype { .. })), "{e}");
+        assert!(matches!(e, CliError::Tools(rtopk_tools::Error::NpyDtype { .. })), "{e}");
         assert_eq!(e.exit_code(), EXIT_BAD_INPUT, "{e}");
         // float16 is an input type of `select`, not of the float32 kernel timed here
         let e = bench_file(&npy_bytes("<f2", "(2, 3)", &[0; 12]), &["-k", "1"]);
-        assert!(matches!(e, CliError::Lib(rtopk_tools::Error::NpyElementType { .. })), "{e}");
+        assert!(matches!(e, CliError::Tools(rtopk_tools::Error::NpyElementType { .. })), "{e}");
         assert_eq!(e.exit_code(), EXIT_BAD_INPUT, "{e}");
         let e = bench_file(&npy("(2, 3)", &[1.0; 6]), &["-k", "2,4"]);
         assert!(matches!(e, CliError::Shape { .. }), "{e}");

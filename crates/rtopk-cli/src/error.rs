@@ -1,4 +1,4 @@
-//! The command line's one error type and its exit codes (SPEC §4): 2 when the caller's input or
+//! The command line's one error type and its exit codes (docs/contract.md §4): 2 when the caller's input or
 //! arguments are wrong (sizes too large to allocate included), 1 when the environment fails
 //! (disk full, permission denied, no GPU driver, a wrong answer found by a self-check, a JSON
 //! encoding failure). Library errors convert with `#[from]` and keep their classification

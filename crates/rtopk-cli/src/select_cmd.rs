@@ -1,5 +1,5 @@
 //! `rtopk select`: row-wise top-k of a `.npy` matrix into `.npy` values, indices and
-//! iteration counts, each output optional but at least one (SPEC §4).
+//! iteration counts, each output optional but at least one (docs/contract.md §4).
 //!
 //! Everything the caller controls — the algorithm and its parameters, the input's format and
 //! shape, `k` against the row width, the output paths — is checked before any work is done.
@@ -10,7 +10,7 @@
 //! replaced atomically, a device or FIFO written in place, never the input.
 //!
 //! A `<f2` (float16) input is selected as float16 — each element ordered by its exact value,
-//! SPEC §1 — and its values are written back as `<f2`, the input's bits; indices and
+//! docs/contract.md §1 — and its values are written back as `<f2`, the input's bits; indices and
 //! iteration counts are as for float32. An algorithm that takes float32 only (`sim`, `cuda`)
 //! refuses it before anything is written.
 

@@ -99,7 +99,7 @@ pub enum Error {
         /// What is wrong with the header.
         reason: String,
     },
-    /// An input file whose dtype is neither `<f4` nor `<f2` (SPEC §4).
+    /// An input file whose dtype is neither `<f4` nor `<f2` (docs/contract.md §4).
     #[error("{}: expected dtype {INPUT_DTYPES}, found {found}{hint}", path.display())]
     NpyDtype {
         /// The input file.

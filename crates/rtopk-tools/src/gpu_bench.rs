@@ -37,7 +37,7 @@ const HEADROOM_BYTES: u64 = 256 << 20;
 /// The most rotation buffers of one shape.
 const MAX_BUFFERS: u64 = 32;
 
-/// A case grid: the paper's, or one of issue 21's regimes (rows too few or too long to fill
+/// A case grid: the paper's, or one of the split, vector and wide regimes (rows too few or too long to fill
 /// the GPU one row per warp or block).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Grid {
@@ -79,7 +79,7 @@ impl Grid {
     }
 
     /// The grids `names` stands for: comma-separated grid names, `all` (the paper's grids) or
-    /// `regimes` (issue 21's), in the order given, each grid once; `None` if a name is unknown.
+    /// `regimes` (split, vector, wide), in the order given, each grid once; `None` if a name is unknown.
     pub fn parse(names: &str) -> Option<Vec<Grid>> {
         let mut out = Vec::new();
         for name in names.split(',').map(str::trim) {
@@ -776,7 +776,7 @@ mod tests {
     }
 
     #[test]
-    fn the_regimes_are_issue_21s() {
+    fn the_regimes_are_split_vector_and_wide() {
         let split = product(
             &[1, 4, 16, 64, 256, 1024],
             &[32768, 131072, 262144, 1048576],

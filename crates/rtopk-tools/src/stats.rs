@@ -1,8 +1,8 @@
-//! Iteration statistics of RTop-K's bisection over many rows: SPEC §3's counts, reported as
-//! SPEC §4's `rtopk stats iterations --json` object. One function serves every face (the
+//! Iteration statistics of RTop-K's bisection over many rows: docs/contract.md §3's counts, reported as
+//! docs/contract.md §4's `rtopk stats iterations --json` object. One function serves every face (the
 //! command line prints it, Python returns it as a dict), so they report the same numbers.
 //!
-//! The counts are topk-ref's `Bisect` counts (SPEC §3), on rows of `f32`, `f16` or `bf16`.
+//! The counts are topk-ref's `Bisect` counts (docs/contract.md §3), on rows of `f32`, `f16` or `bf16`.
 //! `f32` rows are measured by the analysis crate's allocation-free path ([`analysis::simulate`]);
 //! 16-bit rows by the same loop here (`count_typed`: keys and range in one pass, then
 //! `Bisect::search_keys` on the row's own keys, no selection pass), since a 16-bit row's count
@@ -80,7 +80,7 @@ pub struct IterationsSpec<'a> {
     pub params: Params,
 }
 
-/// SPEC §4's `stats iterations --json` object, with a few more keys. Counts follow SPEC §3
+/// docs/contract.md §4's `stats iterations --json` object, with a few more keys. Counts follow docs/contract.md §3
 /// (the first threshold test is iteration 1).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct IterationsReport {
@@ -223,7 +223,7 @@ fn typed_row<'b, E: Element>(
     }
 }
 
-/// Records the SPEC §3 count of `row` for `k` into `stats`: topk-ref's `Bisect` search on the
+/// Records the docs/contract.md §3 count of `row` for `k` into `stats`: topk-ref's `Bisect` search on the
 /// row's own keys (largest mode, into `keys`, the row's width), as its `select` runs it;
 /// k = 0 makes no test.
 fn record<E: Element>(
@@ -496,7 +496,7 @@ mod tests {
             Params { max_iter: Some(2), ..Params::with_precision(Precision::new(0.1).unwrap()) };
         let rows = Rows::Family { family: Family::Normal, seed: 0, m: 8, dtype: Dtype::Float16 };
         let e = iterations(&IterationsSpec { rows, k: 2, reps: None, params: p }).unwrap_err();
-        assert!(matches!(e, Error::ConflictingParams), "{e}");
+        assert!(matches!(e, Error::Lib(rtopk::Error::ConflictingParams)), "{e}");
     }
 
     #[test]
@@ -561,7 +561,7 @@ mod tests {
         assert_eq!(iterations(&in_memory).unwrap().histogram, r.histogram);
     }
 
-    /// A matrix of `n` rows with every hostile value of SPEC §1, heavy ties, and runs of
+    /// A matrix of `n` rows with every hostile value of docs/contract.md §1, heavy ties, and runs of
     /// 16-bit neighbours (key-phase searches), as f32 values every 16-bit type holds exactly.
     fn hostile_rows(n: usize, m: usize) -> Vec<f32> {
         let specials = [f32::NAN, -f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 1.0];

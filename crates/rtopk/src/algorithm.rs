@@ -162,12 +162,12 @@ pub fn try_zeros<T: Clone + Default>(
 }
 
 /// One top-k algorithm over whole matrices, configured (parameters fixed at construction by
-/// [`crate::registry::resolve`]).
+/// the registry's `resolve`).
 ///
 /// Implementations are plain data (`Send + Sync`, no global mutable state), so one instance
 /// may serve several threads, and a Python object may hold one.
 pub trait Algorithm: Send + Sync + fmt::Debug {
-    /// The SPEC §4 name (`--algo NAME`).
+    /// The docs/contract.md §4 name (`--algo NAME`).
     fn name(&self) -> &'static str;
 
     /// What the algorithm supports.
@@ -249,7 +249,7 @@ impl dyn Algorithm + '_ {
 }
 
 mod sealed {
-    /// Only the three types of SPEC §1 are [`super::Float`]s.
+    /// Only the three types of docs/contract.md §1 are [`super::Float`]s.
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for topk_ref::f16 {}

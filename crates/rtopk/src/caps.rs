@@ -18,11 +18,11 @@ pub enum Device {
 /// What an algorithm supports: the registry's capability table, one row per name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Capabilities {
-    /// Returns the canonical top-k (SPEC §1) with its default parameters.
+    /// Returns the canonical top-k (docs/contract.md §1) with its default parameters.
     pub exact: bool,
-    /// Reports per-row iteration counts (SPEC §3).
+    /// Reports per-row iteration counts (docs/contract.md §3).
     pub iterations: bool,
-    /// Takes the bisection parameters `max_iter` and `precision` (SPEC §2, §4).
+    /// Takes the bisection parameters `max_iter` and `precision` (docs/contract.md §2, §4).
     pub bisection_params: bool,
     /// Where it runs.
     pub device: Device,
@@ -30,7 +30,7 @@ pub struct Capabilities {
     pub work_counters: bool,
     /// Reports the warp simulator's findings ([`SimDiagnostics`]).
     pub diagnostics: bool,
-    /// The element types it takes (SPEC §1), widest first.
+    /// The element types it takes (docs/contract.md §1), widest first.
     pub dtypes: &'static [Dtype],
 }
 

@@ -24,7 +24,7 @@ pub enum Error {
     /// An analysis (statistics, report) failed.
     #[error(transparent)]
     Analysis(#[from] analysis::AnalysisError),
-    /// An algorithm name that SPEC §4 does not define.
+    /// An algorithm name that docs/contract.md §4 does not define.
     #[error("unknown algorithm '{name}'; valid names: {valid}")]
     UnknownAlgorithm {
         /// The name given.

@@ -12,7 +12,7 @@ pub enum Param {
     Precision,
     /// How the precision becomes a width (relative to the row maximum, or absolute).
     Epsilon,
-    /// Per-row iteration counts as an output (SPEC §3).
+    /// Per-row iteration counts as an output (docs/contract.md §3).
     Iterations,
 }
 

@@ -71,7 +71,7 @@ mod tests {
     use crate::param::Param;
     use crate::params::Precision;
 
-    /// SPEC §4's list, as written there.
+    /// docs/contract.md §4's list, as written there.
     const SPEC: [&str; 14] = [
         "heap",
         "quickselect",

@@ -11,7 +11,7 @@ use crate::param::Param;
 /// One row of the registry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Entry {
-    /// The SPEC §4 name.
+    /// The docs/contract.md §4 name.
     pub name: &'static str,
     /// The crate that implements it.
     pub source: &'static str,
@@ -30,7 +30,7 @@ const fn entry(
     Entry { name, source, summary, caps }
 }
 
-/// Every SPEC §4 algorithm, in SPEC order.
+/// Every docs/contract.md §4 algorithm, in the registry's order.
 pub const ALGORITHMS: [Entry; 14] = [
     entry("heap", "topk-ref", "binary min-heap of k", ROW_CPU),
     entry("quickselect", "topk-ref", "Hoare's selection with median-of-three pivots", ROW_CPU),
@@ -48,12 +48,12 @@ pub const ALGORITHMS: [Entry; 14] = [
     entry("sort", "baselines", "sort and choose (LSD radix sort)", ROW_CPU),
 ];
 
-/// The names, in SPEC order.
+/// The names, in the registry's order.
 pub fn names() -> impl Iterator<Item = &'static str> {
     ALGORITHMS.iter().map(|e| e.name)
 }
 
-/// The names of the algorithms whose capabilities satisfy `pred`, in SPEC order.
+/// The names of the algorithms whose capabilities satisfy `pred`, in the registry's order.
 pub fn names_where(pred: impl Fn(&Capabilities) -> bool) -> Vec<&'static str> {
     ALGORITHMS.iter().filter(|e| pred(&e.caps)).map(|e| e.name).collect()
 }

@@ -110,7 +110,7 @@ fn every_f16_and_bf16_bit_pattern_in_one_shuffled_row() {
 
 #[test]
 fn sixteen_bit_rows_give_the_answer_of_their_exact_f32_values() {
-    // SPEC §1: each element is ordered by its exact f32 value, so the widened matrix has the
+    // docs/contract.md §1: each element is ordered by its exact f32 value, so the widened matrix has the
     // same canonical indices (its values are the same numbers, as f32).
     let x = topk_ref::Family::Ties.matrix(16, 77, 3).unwrap().mapv(f16::from_f32);
     let wide = x.mapv(f16::to_f32);

@@ -80,7 +80,7 @@ impl Regime {
 pub struct CompareConfig {
     /// 4x fewer rows, and only M = 2^20 in the single-vector regime.
     pub quick: bool,
-    /// Contenders by label or SPEC name (all of a name's variants); `None`: all fourteen.
+    /// Contenders by label or registry name (all of a name's variants); `None`: all fourteen.
     pub algos: Option<Vec<String>>,
     /// The input families ([`AIR_FAMILIES`] by default).
     pub families: Vec<Family>,
@@ -95,7 +95,7 @@ pub struct CompareConfig {
 /// One algorithm configuration of the comparison.
 #[derive(Debug)]
 pub struct Contender {
-    /// Table and legend label (the SPEC name, or name(variant)).
+    /// Table and legend label (the registry name, or name(variant)).
     pub label: &'static str,
     /// The configured algorithm.
     pub algo: Box<dyn Algorithm>,
@@ -138,7 +138,7 @@ pub fn all_contenders() -> Result<Vec<Contender>, Error> {
     ])
 }
 
-/// The contenders `filter` names (by label, or by SPEC name for all its variants).
+/// The contenders `filter` names (by label, or by registry name for all its variants).
 pub fn contenders(filter: Option<&[String]>) -> Result<Vec<Contender>, Error> {
     let all = all_contenders()?;
     let Some(filter) = filter else { return Ok(all) };
@@ -200,7 +200,7 @@ pub struct CompareRow {
     pub m: usize,
     /// Values selected per row.
     pub k: usize,
-    /// The SPEC name.
+    /// The registry name.
     pub algo: String,
     /// The configuration (the name, or name(variant)).
     pub label: String,

@@ -195,7 +195,7 @@ impl Source<'_> {
 pub struct CpuConfig<'a> {
     /// The rows.
     pub source: Source<'a>,
-    /// Algorithms by SPEC name (`None`: topk-ref's six, bisect with early stopping, and `sim`
+    /// Algorithms by registry name (`None`: topk-ref's six, bisect with early stopping, and `sim`
     /// on the short rows); the baselines and `sim` on every shape when named.
     pub algos: Option<Vec<String>>,
     /// Timed runs per cell (the median is reported).
@@ -205,7 +205,7 @@ pub struct CpuConfig<'a> {
 /// One line of the report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BenchRow {
-    /// The SPEC name.
+    /// The registry name.
     pub algo: String,
     /// The input: a family name, or the caller's label for their matrix (reports from before
     /// `--dist` existed were all normal).
@@ -581,9 +581,16 @@ mod tests {
         );
         assert_eq!(names(Some(&["sort", "heap", "air"])).unwrap(), ["heap", "air", "sort"]);
         let e = names(Some(&["cuda"])).unwrap_err();
-        assert!(matches!(e, Error::WrongDevice { .. }) && e.to_string().contains("CPU"), "{e}");
+        assert!(
+            matches!(e, Error::Lib(rtopk::Error::WrongDevice { .. }))
+                && e.to_string().contains("CPU"),
+            "{e}"
+        );
         let e = names(Some(&["nope"])).unwrap_err();
-        assert!(matches!(e, Error::UnknownAlgorithm { .. }) && !e.to_string().contains("cuda"));
+        assert!(
+            matches!(e, Error::Lib(rtopk::Error::UnknownAlgorithm { .. }))
+                && !e.to_string().contains("cuda")
+        );
         let sim = contenders(Some(&["sim".to_string()]), Dtype::Float32).unwrap();
         assert_eq!(sim[0].max_m, usize::MAX);
         let default_sim = contenders(None, Dtype::Float32).unwrap().pop().unwrap();
@@ -602,7 +609,10 @@ mod tests {
                     Ok(_) => assert!(e.caps.takes(dtype), "{}", e.name),
                     Err(err) => {
                         assert!(!e.caps.takes(dtype), "{}: {err}", e.name);
-                        assert!(matches!(err, Error::DtypeNotSupported { .. }), "{err}");
+                        assert!(
+                            matches!(err, Error::Lib(rtopk::Error::DtypeNotSupported { .. })),
+                            "{err}"
+                        );
                         assert!(err.is_user_error() && err.to_string().contains(dtype.name()));
                     }
                 }

@@ -1,5 +1,5 @@
 //! The input matrix, read in blocks of rows into a reused buffer: memory is one block, not the
-//! file. Every check of SPEC §4 (format, dtype, rank, order, size against the file's length)
+//! file. Every check of docs/contract.md §4 (format, dtype, rank, order, size against the file's length)
 //! happens when the file is opened, before a single value is read; for a stream of unknown
 //! length (a pipe) the size checks happen as the data arrives.
 
