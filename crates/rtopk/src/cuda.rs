@@ -26,13 +26,13 @@ pub use rtopk_cuda::{CudaError, CudaTopK, RawBuffers, check_libraries, shared_de
 /// (`rtopk_cuda::shared_device`), so a machine without a GPU gets [`Error::Cuda`] from the
 /// selection, not from the request.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Gpu {
+pub(crate) struct Gpu {
     ordinal: usize,
 }
 
 impl Gpu {
     /// CUDA device `ordinal`.
-    pub fn on(ordinal: usize) -> Self {
+    pub(crate) fn on(ordinal: usize) -> Self {
         Self { ordinal }
     }
 }
@@ -174,5 +174,20 @@ mod tests {
         // SAFETY: refused before any address is read (a null input).
         let e = unsafe { select_raw(&r, shape, bufs, 0) }.unwrap_err();
         assert!(matches!(e, Error::NullBuffer), "{e}");
+    }
+
+    #[test]
+    fn without_a_gpu_the_device_calls_fail_as_the_environment() {
+        if check_libraries().is_ok() {
+            return; // a CUDA machine: the GPU tests cover these
+        }
+        let r = Request::builder("cuda").k(2).place(Place::Cuda(0)).build().unwrap();
+        let shape = Shape { n: 1, m: 8, dtype: Dtype::Float32 };
+        for e in [is_ready(&r, shape).unwrap_err(), prepare(&r, shape).unwrap_err()] {
+            assert!(matches!(e, Error::Cuda(_)) && !e.is_user_error(), "{e}");
+        }
+        let x = ndarray::Array2::<f32>::zeros((1, 8));
+        let e = crate::select(x.view(), &r).unwrap_err();
+        assert!(matches!(e, Error::Cuda(_)) && !e.is_user_error(), "{e}");
     }
 }

@@ -25,6 +25,14 @@
 //!   [`stats`] — the analysis crate's E(n) and statistics, re-exported.
 //! * [`registry`] — the table of algorithms ([`registry::ALGORITHMS`]) and
 //!   [`registry::resolve`], for callers that keep an [`Algorithm`] (benchmarks).
+//! * Outside the door, in rtopk-tools: `.npy` I/O, the CPU and GPU benchmark harnesses, the
+//!   GPU kernel's verification against the CPU and the simulator, iteration statistics of
+//!   generated rows or files (`rtopk_tools::stats`), charts and progress bars.
+//!
+//! A face on CUDA tensors: `let r = Request::builder(algo).k(k).place(Place::Cuda(dev))
+//! .iterations(want).index_width(w).build()?`, then `cuda::is_ready(&r, shape)?` (else
+//! `cuda::prepare` with the interpreter released) and `unsafe { cuda::select_raw(&r, shape,
+//! bufs, stream) }` with the tensors' addresses (`bufs.iterations` 0 unless `want`).
 //!
 //! ```
 //! use ndarray::array;

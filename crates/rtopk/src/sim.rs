@@ -26,9 +26,9 @@ pub use warp_sim::{KernelArgs, LaunchResult, SimConfig, launch_parallel};
 /// The simulator as an executor of the kernel, in the family the plan picks for each shape or
 /// a forced one (a row it cannot hold is an error).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Sim {
+pub(crate) struct Sim {
     /// The launch family.
-    pub strategy: Strategy,
+    pub(crate) strategy: Strategy,
 }
 
 /// A launch's findings as plain data.
