@@ -26,9 +26,9 @@ pub struct Capabilities {
     pub bisection_params: bool,
     /// Where it runs.
     pub device: Device,
-    /// Reports data-movement counters ([`WorkCounters`]).
+    /// Reports data-movement counters ([`crate::WorkCounters`]).
     pub work_counters: bool,
-    /// Reports the warp simulator's findings ([`SimDiagnostics`]).
+    /// Reports the warp simulator's findings ([`crate::SimDiagnostics`]).
     pub diagnostics: bool,
     /// The element types it takes (docs/contract.md §1), widest first.
     pub dtypes: &'static [Dtype],

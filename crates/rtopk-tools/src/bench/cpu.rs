@@ -297,7 +297,7 @@ pub struct Contender {
 /// early-stopping row), the simulator, the baselines. Without a filter: topk-ref's six, the
 /// early-stopping row, and the simulator on rows of at most 256 — those of them that take
 /// `dtype` (the simulator takes `f32` only). A named algorithm that does not take `dtype` is
-/// [`Error::DtypeNotSupported`].
+/// [`rtopk::Error::DtypeNotSupported`].
 pub fn contenders(filter: Option<&[String]>, dtype: Dtype) -> Result<Vec<Contender>, Error> {
     let cpu = registry::names_where(|c| c.device == Device::Cpu);
     if let Some(names) = filter {
