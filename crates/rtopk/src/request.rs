@@ -100,7 +100,9 @@ impl Place {
 }
 
 /// Which outputs are wanted. Iteration counts cost a route that never splits a row
-/// (docs/contract.md §3), so they are computed only when asked for.
+/// (docs/contract.md §3), so they are computed only when asked for. Values and indices come
+/// from one selection: on host rows both are returned whichever is asked for (a face writes
+/// the ones asked for), and on device buffers both must be given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Wanted {
     /// The `(N, k)` values.
