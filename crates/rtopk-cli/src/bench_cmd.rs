@@ -1,4 +1,4 @@
-//! `rtopk bench`: argument parsing and printing over the library's harness ([`rtopk::bench`]).
+//! `rtopk bench`: argument parsing and printing over the library's harness ([`rtopk_tools::bench`]).
 //!
 //! * `bench cpu` times CPU algorithms row-wise on rows of any input family (`--dist`) in
 //!   float32, float16 or bfloat16 (`--dtype`), or on a `<f4` or `<f2` `.npy` matrix
@@ -14,9 +14,9 @@ mod compare;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use rtopk::bench::cpu::{self, BenchRow, CpuConfig, Matrix, Shape, Source};
-use rtopk::bench::{Observer, TerminalProgress, chart};
 use rtopk::{Dtype, Family};
+use rtopk_tools::bench::cpu::{self, BenchRow, CpuConfig, Matrix, Shape, Source};
+use rtopk_tools::bench::{Observer, TerminalProgress, chart};
 
 use crate::dtype_arg::parse_dtype;
 use crate::error::CliError;
@@ -26,7 +26,7 @@ use crate::error::CliError;
 pub(crate) enum BenchCommand {
     /// Time the CPU algorithms row-wise (rayon), each checked against an exact reference
     Cpu(CpuArgs),
-    /// Time the CUDA kernel on the paper's grids, issue 21's regimes, one shape or a .npy
+    /// Time the CUDA kernel on the paper's grids, the split, vector and wide regimes, one shape or a .npy
     /// matrix, on any input family, inputs rotated past L2
     Cuda(crate::cuda_cmd::BenchCudaArgs),
     /// Draw the SVG chart of a recorded `bench cpu --json` or `bench cpu --compare --json`

@@ -5,13 +5,13 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use rtopk::npy::{self, DEFAULT_BLOCK_BYTES, MatrixReader};
+use rtopk::{Bisect, Mode, RowTopK};
 use rtopk::{Dtype, Family};
-use rtopk_cuda::bench::{self, Bench, Case, Grid, Row, Settings};
-use rtopk_cuda::kernels::{KernelFiles, Unit, UnitSource};
-use rtopk_cuda::verify::{Reference, WIDTHS, check_all};
-use rtopk_cuda::{CudaTopK, ElemType, Strategy, UnitReport};
-use topk_ref::{Bisect, Mode, RowTopK};
+use rtopk_tools::gpu::{CudaTopK, ElemType, Strategy, UnitReport};
+use rtopk_tools::gpu::{KernelFiles, Unit, UnitSource};
+use rtopk_tools::gpu_bench::{self as bench, Bench, Case, Grid, Row, Settings};
+use rtopk_tools::npy::{self, DEFAULT_BLOCK_BYTES, MatrixReader};
+use rtopk_tools::verify::{Reference, WIDTHS, check_all};
 
 use crate::error::CliError;
 
@@ -30,12 +30,12 @@ pub(crate) struct BenchCudaArgs {
     /// With one shape or --input: early stopping after N steps (default: exact)
     #[arg(long, value_name = "N")]
     max_iter: Option<u32>,
-    /// With one shape or --input: sorted output (SPEC §1's order, sorted on the device)
+    /// With one shape or --input: sorted output (docs/contract.md §1's order, sorted on the device)
     #[arg(long)]
     sorted: bool,
     /// Grids to run, comma-separated: rtopk (the paper's N×M×k, exact and max_iter 0, 2..8),
     /// appendix-b (N = 65536, M = 1024..8192), long (N = 16384, M = 16384..65536), all (those
-    /// three); issue 21's regimes: split (N = 1..1024, M = 32768..2^20, k = 50, 256, 1024),
+    /// three); the split, vector and wide regimes: split (N = 1..1024, M = 32768..2^20, k = 50, 256, 1024),
     /// vector (N = 1, M = 2^24, 2^26, 2^28, k = 64, 1024, 16384), wide (N = 16384,
     /// M = 16384..65536, k = 50, 256, 1024), or regimes (those three); every grid's exact
     /// cases also run with sorted output
@@ -119,11 +119,11 @@ fn parse_strategy(name: &str) -> Result<Strategy, String> {
 
 /// A strategy that cannot hold the shape asked for, a forced split that cannot split it, or a
 /// shape too large for the kernel's index types is a bad argument (exit 2).
-fn refused(e: rtopk_cuda::CudaError) -> CliError {
+fn refused(e: rtopk::cuda::CudaError) -> CliError {
     match e {
-        rtopk_cuda::CudaError::Strategy { .. }
-        | rtopk_cuda::CudaError::Split { .. }
-        | rtopk_cuda::CudaError::TooLarge { .. } => CliError::BadArgument(e.to_string()),
+        rtopk::cuda::CudaError::Strategy { .. }
+        | rtopk::cuda::CudaError::Split { .. }
+        | rtopk::cuda::CudaError::TooLarge { .. } => CliError::BadArgument(e.to_string()),
         other => other.into(),
     }
 }
@@ -150,7 +150,7 @@ fn one_shape(args: &BenchCudaArgs) -> Result<Option<Vec<Case>>, CliError> {
     match (args.n, args.m, args.k.as_deref()) {
         (Some(n), Some(m), Some(ks)) => {
             for &k in ks {
-                topk_ref::check_shape(m, k)?;
+                rtopk::check_shape(m, k)?;
             }
             Ok(Some(shape_cases(args, n, m, ks)))
         }
@@ -222,7 +222,7 @@ fn bench_input(args: &BenchCudaArgs, path: &Path, settings: Settings) -> Result<
     let mut reader = MatrixReader::open(path)?;
     if reader.dtype() != Dtype::Float32 {
         let (path, found, expected) = (path.to_path_buf(), reader.dtype(), Dtype::Float32);
-        return Err(rtopk::Error::NpyElementType { path, found, expected }.into());
+        return Err(rtopk_tools::Error::NpyElementType { path, found, expected }.into());
     }
     let (n, m) = reader.shape();
     let shape = || npy::shape_string(&[n as u64, m as u64]);
@@ -235,7 +235,7 @@ fn bench_input(args: &BenchCudaArgs, path: &Path, settings: Settings) -> Result<
     }
     let ks = args.k.as_deref().unwrap_or_default();
     for &k in ks {
-        topk_ref::check_shape(m, k).map_err(|source| CliError::Shape {
+        rtopk::check_shape(m, k).map_err(|source| CliError::Shape {
             path: path.to_path_buf(),
             shape: shape(),
             source,
@@ -354,7 +354,7 @@ fn compile(arch: &str, files: &KernelFiles) -> Result<(), CliError> {
     let cc: u32 = arch.trim_start_matches("sm_").parse().map_err(|_| {
         CliError::BadArgument(format!("--compile {arch}: expected an architecture like sm_90"))
     })?;
-    println!("NVRTC {} for sm_{cc}, one unit at a time", rtopk_cuda::nvrtc_version());
+    println!("NVRTC {} for sm_{cc}, one unit at a time", rtopk_tools::gpu::nvrtc_version());
     println!(
         "{:<26} {:>10} {:>8} {:>9} {:>9} {:>10}",
         "unit", "source KiB", "PTX ms", "PTX KiB", "cubin ms", "cubin KiB"
@@ -438,7 +438,7 @@ pub(crate) fn verify(args: &VerifyCudaArgs) -> Result<(), CliError> {
 
 /// One line: how many units were loaded, from where, and what building and loading took.
 fn print_unit_summary(units: &[UnitReport]) {
-    let from = |c: rtopk_cuda::CacheUse| units.iter().filter(|u| u.cache == c).count();
+    let from = |c: rtopk_tools::gpu::CacheUse| units.iter().filter(|u| u.cache == c).count();
     let sum = |f: fn(&UnitReport) -> f64| units.iter().map(f).sum::<f64>() / 1e3;
     let last = units.iter().map(|u| u.at_ms).fold(0.0, f64::max) / 1e3;
     println!(
@@ -446,9 +446,9 @@ fn print_unit_summary(units: &[UnitReport]) {
          build {:.1} s and load {:.2} s summed over the units, all loaded {:.1} s after the \
          device opened",
         units.len(),
-        from(rtopk_cuda::CacheUse::Compiled),
-        from(rtopk_cuda::CacheUse::Disk),
-        from(rtopk_cuda::CacheUse::Process),
+        from(rtopk_tools::gpu::CacheUse::Compiled),
+        from(rtopk_tools::gpu::CacheUse::Disk),
+        from(rtopk_tools::gpu::CacheUse::Process),
         units.first().map_or("-", |u| u.kind.extension()),
         sum(|u| u.build_ms),
         sum(|u| u.load_ms),
@@ -605,22 +605,22 @@ mod tests {
     #[test]
     fn a_bad_input_file_is_a_typed_error_before_the_device() {
         let e = bench_file(b"not a numpy file", &["-k", "1"]);
-        assert!(matches!(e, CliError::Lib(rtopk::Error::NotNpy { .. })), "{e}");
+        assert!(matches!(e, CliError::Tools(rtopk_tools::Error::NotNpy { .. })), "{e}");
         assert_eq!(e.exit_code(), EXIT_BAD_INPUT);
         let mut truncated = npy("(2, 3)", &[1.0; 6]);
         truncated.truncate(truncated.len() - 4);
         let e = bench_file(&truncated, &["-k", "1"]);
-        assert!(matches!(e, CliError::Lib(rtopk::Error::NpyTruncated { .. })), "{e}");
+        assert!(matches!(e, CliError::Tools(rtopk_tools::Error::NpyTruncated { .. })), "{e}");
         assert_eq!(e.exit_code(), EXIT_BAD_INPUT);
         let e = bench_file(&npy("(6,)", &[1.0; 6]), &["-k", "1"]);
-        assert!(matches!(e, CliError::Lib(rtopk::Error::NpyRank { .. })), "{e}");
+        assert!(matches!(e, CliError::Tools(rtopk_tools::Error::NpyRank { .. })), "{e}");
         assert_eq!(e.exit_code(), EXIT_BAD_INPUT, "{e}");
         let e = bench_file(&npy_bytes("<f8", "(2, 3)", &[0; 48]), &["-k", "1"]);
-        assert!(matches!(e, CliError::Lib(rtopk::Error::NpyDtype { .. })), "{e}");
+        assert!(matches!(e, CliError::Tools(rtopk_tools::Error::NpyDtype { .. })), "{e}");
         assert_eq!(e.exit_code(), EXIT_BAD_INPUT, "{e}");
         // float16 is an input type of `select`, not of the float32 kernel timed here
         let e = bench_file(&npy_bytes("<f2", "(2, 3)", &[0; 12]), &["-k", "1"]);
-        assert!(matches!(e, CliError::Lib(rtopk::Error::NpyElementType { .. })), "{e}");
+        assert!(matches!(e, CliError::Tools(rtopk_tools::Error::NpyElementType { .. })), "{e}");
         assert_eq!(e.exit_code(), EXIT_BAD_INPUT, "{e}");
         let e = bench_file(&npy("(2, 3)", &[1.0; 6]), &["-k", "2,4"]);
         assert!(matches!(e, CliError::Shape { .. }), "{e}");

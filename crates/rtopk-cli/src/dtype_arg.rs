@@ -1,4 +1,4 @@
-//! `--dtype NAME`: the element type of generated rows (SPEC §1), shared by the commands that
+//! `--dtype NAME`: the element type of generated rows (docs/contract.md §1), shared by the commands that
 //! generate their own data (`stats iterations`, `bench cpu`). Files carry their own type.
 
 use rtopk::Dtype;

@@ -1,4 +1,4 @@
-//! The command line's one error type and its exit codes (SPEC §4): 2 when the caller's input or
+//! The command line's one error type and its exit codes (docs/contract.md §4): 2 when the caller's input or
 //! arguments are wrong (sizes too large to allocate included), 1 when the environment fails
 //! (disk full, permission denied, no GPU driver, a wrong answer found by a self-check, a JSON
 //! encoding failure). Library errors convert with `#[from]` and keep their classification
@@ -7,9 +7,9 @@
 use std::io;
 use std::path::PathBuf;
 
-use analysis::AnalysisError;
+use rtopk::TopKError;
+use rtopk::stats::AnalysisError;
 use thiserror::Error;
-use topk_ref::TopKError;
 
 /// Exit code for bad arguments or bad input (the same code clap uses for usage errors).
 pub(crate) const EXIT_BAD_INPUT: u8 = 2;
@@ -39,9 +39,12 @@ pub(crate) enum CliError {
     /// The library failed: input files, output paths, algorithms; classified by the library.
     #[error(transparent)]
     Lib(#[from] rtopk::Error),
+    /// A tool failed: input files, output paths, reports, benchmarks; classified by the tools.
+    #[error(transparent)]
+    Tools(#[from] rtopk_tools::Error),
     /// The GPU path failed (no driver, compilation, launch) or refused the request.
     #[error(transparent)]
-    Cuda(#[from] rtopk_cuda::CudaError),
+    Cuda(#[from] rtopk::cuda::CudaError),
     /// A file or directory could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Output {
@@ -73,7 +76,8 @@ impl CliError {
         let user = match self {
             CliError::BadArgument(_) | CliError::Shape { .. } | CliError::TopK(_) => true,
             CliError::Lib(e) => e.is_user_error(),
-            CliError::Cuda(e) => matches!(e, rtopk_cuda::CudaError::TopK(_)),
+            CliError::Tools(e) => e.is_user_error(),
+            CliError::Cuda(e) => matches!(e, rtopk::cuda::CudaError::TopK(_)),
             CliError::Output { .. } | CliError::WrongAnswer(_) | CliError::Json(_) => false,
         };
         if user { EXIT_BAD_INPUT } else { EXIT_FAILURE }
@@ -91,10 +95,11 @@ mod tests {
         assert_eq!(CliError::from(AnalysisError::ZeroReps).exit_code(), EXIT_BAD_INPUT);
         let io = AnalysisError::Io { path: ".".into(), source: io::Error::other("disk full") };
         assert_eq!(CliError::from(io).exit_code(), EXIT_FAILURE);
-        let write = rtopk::Error::Write { path: "v".into(), source: io::Error::other("full") };
+        let write =
+            rtopk_tools::Error::Write { path: "v".into(), source: io::Error::other("full") };
         assert_eq!(CliError::from(write).exit_code(), EXIT_FAILURE);
         let json = serde_json::from_str::<u8>("x").unwrap_err();
         assert_eq!(CliError::from(json).exit_code(), EXIT_FAILURE);
-        assert_eq!(CliError::from(rtopk_cuda::CudaError::NoDriver).exit_code(), EXIT_FAILURE);
+        assert_eq!(CliError::from(rtopk::cuda::CudaError::NoDriver).exit_code(), EXIT_FAILURE);
     }
 }

@@ -1,4 +1,4 @@
-//! `rtopk` — the command line of the RTop-K workspace (SPEC §4), a thin face over the `rtopk`
+//! `rtopk` — the command line of the RTop-K workspace (docs/contract.md §4), a thin face over the `rtopk`
 //! library: `select`, `trace`, `sim`, `bench`, `verify`, `stats` and `reproduce`.
 //!
 //! Exit codes: 0 on success; 2 when the input or the arguments are wrong (sizes too large to
@@ -55,7 +55,7 @@ enum Command {
     /// Equivalence checks of an implementation against the CPU references
     #[command(subcommand)]
     Verify(VerifyCommand),
-    /// Iteration-count statistics of the bisection (SPEC §3)
+    /// Iteration-count statistics of the bisection (docs/contract.md §3)
     #[command(subcommand)]
     Stats(stats_cmd::StatsCommand),
     /// Re-derive the paper's Tables 5, 1, 2 and Appendix A on the CPU, with verdicts
@@ -107,7 +107,7 @@ fn remove_temporaries_on_signals() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
-            rtopk::npy::remove_pending_temporaries();
+            rtopk_tools::npy::remove_pending_temporaries();
             std::process::exit(128 + signal);
         }
     });

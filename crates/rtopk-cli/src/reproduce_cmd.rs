@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::PathBuf;
 
-use analysis::report::{ReproduceOptions, SectionId, reproduce, write};
 use clap::Args;
+use rtopk::stats::report::{ReproduceOptions, SectionId, reproduce, write};
 
 use crate::error::CliError;
 

@@ -1,16 +1,16 @@
 //! `rtopk select`: row-wise top-k of a `.npy` matrix into `.npy` values, indices and
-//! iteration counts, each output optional but at least one (SPEC §4).
+//! iteration counts, each output optional but at least one (docs/contract.md §4).
 //!
 //! Everything the caller controls — the algorithm and its parameters, the input's format and
 //! shape, `k` against the row width, the output paths — is checked before any work is done.
 //! Then the input is read in blocks of rows and each block's results are appended to the
 //! outputs before the next block is read: top-k is row-wise, so the answer is the one the whole
 //! matrix would give, and memory is one block of input plus its results, whatever the file's
-//! size. The outputs follow `rtopk::npy`'s rules: written all or nothing, a regular file
+//! size. The outputs follow `rtopk_tools::npy`'s rules: written all or nothing, a regular file
 //! replaced atomically, a device or FIFO written in place, never the input.
 //!
 //! A `<f2` (float16) input is selected as float16 — each element ordered by its exact value,
-//! SPEC §1 — and its values are written back as `<f2`, the input's bits; indices and
+//! docs/contract.md §1 — and its values are written back as `<f2`, the input's bits; indices and
 //! iteration counts are as for float32. An algorithm that takes float32 only (`sim`, `cuda`)
 //! refuses it before anything is written.
 
@@ -18,13 +18,11 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Args};
 use ndarray::ArrayView2;
-use rtopk::algorithm::dtype_not_supported;
-use rtopk::npy::{
+use rtopk::registry;
+use rtopk::{Dtype, IndexWidth, Mode, Options, Request, Selection, SimDiagnostics, f16};
+use rtopk_tools::npy::{
     self, DEFAULT_BLOCK_BYTES, MatrixReader, NpyDtype, NpyFloat, OutputSpec, Outputs,
 };
-use rtopk::registry::{self, resolve};
-use rtopk::{Algorithm, Dtype, Param, Selection, SimDiagnostics, f16};
-use topk_ref::{Mode, Options, check_shape};
 
 use crate::error::CliError;
 use crate::search_args::SearchArgs;
@@ -82,12 +80,17 @@ struct Slots {
 
 /// Runs `rtopk select`.
 pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
-    // 1. Arguments.
-    let algo = resolve(&args.algo, &args.search.params())?;
-    if args.iterations.is_some() && !algo.caps().iterations {
-        return Err(registry::unsupported(Param::Iterations, &args.algo).into());
-    }
-    if args.fail_on_findings && !algo.caps().diagnostics {
+    // 1. Arguments: one request, checked once by the library.
+    let request = Request::builder(&args.algo)
+        .k(args.k)
+        .options(Options { mode: Mode::from_smallest(args.smallest), sorted: args.sorted })
+        .params(args.search.params())
+        .values(args.values.is_some())
+        .indices(args.indices.is_some())
+        .iterations(args.iterations.is_some())
+        .index_width(IndexWidth::I64)
+        .build()?;
+    if args.fail_on_findings && !request.caps().diagnostics {
         let valid = registry::list(&registry::names_where(|c| c.diagnostics));
         return Err(CliError::BadArgument(format!(
             "--fail-on-findings is only valid for {valid}, not for '{}'",
@@ -98,14 +101,14 @@ pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
     // 2. The input's header: its dtype against the algorithm's, k against its shape.
     let mut reader = MatrixReader::open(&args.input)?;
     let dtype = reader.dtype();
-    if !algo.caps().takes(dtype) {
-        return Err(dtype_not_supported(dtype, algo.name()).into());
-    }
     let (n, m) = reader.shape();
-    check_shape(m, args.k).map_err(|source| CliError::Shape {
-        path: args.input.clone(),
-        shape: npy::shape_string(&[n as u64, m as u64]),
-        source,
+    request.check(n, m, dtype).map_err(|e| match e {
+        rtopk::Error::TopK(source) => CliError::Shape {
+            path: args.input.clone(),
+            shape: npy::shape_string(&[n as u64, m as u64]),
+            source,
+        },
+        other => other.into(),
     })?;
 
     // 3. The outputs' paths, checked and opened (temporary files with their headers).
@@ -115,14 +118,12 @@ pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
     let (mut outputs, slots) = open_outputs(args, n, values_dtype)?;
 
     // 4. Block by block: read, select, append (in the input's element type).
-    let opts = Options { mode: Mode::from_smallest(args.smallest), sorted: args.sorted };
-    let job = Job { algo: algo.as_ref(), k: args.k, opts };
     let rows_per_block = reader.rows_per_block(DEFAULT_BLOCK_BYTES);
     let findings = match dtype {
         Dtype::Float16 => {
-            select_blocks::<f16>(&mut reader, job, &mut outputs, slots, rows_per_block)?
+            select_blocks::<f16>(&mut reader, &request, &mut outputs, slots, rows_per_block)?
         }
-        _ => select_blocks::<f32>(&mut reader, job, &mut outputs, slots, rows_per_block)?,
+        _ => select_blocks::<f32>(&mut reader, &request, &mut outputs, slots, rows_per_block)?,
     };
 
     // 5. The simulator's findings, then all outputs in place, or none.
@@ -138,19 +139,12 @@ pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
     Ok(outputs.commit()?)
 }
 
-/// What to select in each block.
-struct Job<'a> {
-    algo: &'a dyn Algorithm,
-    k: usize,
-    opts: Options,
-}
-
 /// Reads every row in blocks of `rows_per_block` as elements of `E` (the file's type), selects
 /// each block and appends its results; returns the simulator's findings over every block
 /// (`sim` only).
 fn select_blocks<E: NpyFloat>(
     reader: &mut MatrixReader,
-    job: Job<'_>,
+    request: &Request,
     outputs: &mut Outputs,
     slots: Slots,
     rows_per_block: usize,
@@ -167,11 +161,11 @@ fn select_blocks<E: NpyFloat>(
         }
         let x = ArrayView2::from_shape((rows, m), &block[..])
             .map_err(|e| CliError::BadArgument(format!("block of {rows} rows: {e}")))?;
-        job.algo.select_as_into(x, job.k, job.opts, &mut out)?;
+        rtopk::select_into(x, request, &mut out)?;
         if let Some(d) = &out.diagnostics {
             findings.get_or_insert_with(SimDiagnostics::default).merge(d);
         }
-        append(outputs, slots, &out, job.algo.name())?;
+        append(outputs, slots, &out, request.algo())?;
     }
 }
 
@@ -245,10 +239,9 @@ mod tests {
         ];
         let mut outputs = Outputs::create(&specs, &[]).unwrap();
         let slots = Slots { values: Some(0), indices: Some(1), iterations: Some(2) };
-        let algo = resolve("bisect", &rtopk::Params::default()).unwrap();
-        let opts = Options { mode: Mode::Largest, sorted: true };
-        let job = Job { algo: algo.as_ref(), k: 3, opts };
-        select_blocks::<E>(&mut reader, job, &mut outputs, slots, rows_per_block).unwrap();
+        let request = Request::builder("bisect").k(3).sorted(true).iterations(true).build();
+        let request = request.unwrap();
+        select_blocks::<E>(&mut reader, &request, &mut outputs, slots, rows_per_block).unwrap();
         outputs.commit().unwrap();
         names.iter().map(|p| std::fs::read(p).unwrap()).collect()
     }

@@ -2,7 +2,7 @@
 //! catalog of the RTop-K kernel and prints how each bug is caught.
 
 use clap::Subcommand;
-use warp_sim::mutant::{Caught, catalog, render_table};
+use rtopk::sim::{Caught, catalog, render_table};
 
 use crate::error::CliError;
 

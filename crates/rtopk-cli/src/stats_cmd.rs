@@ -1,13 +1,13 @@
 //! `rtopk stats iterations`: how many bisection steps Algorithm 1 (or 2) takes, measured on
-//! many rows (SPEC §3 counts, §4 output). The library measures (`rtopk::stats`); this prints
-//! its report: `--json` SPEC §4's object, otherwise a readable table.
+//! many rows (docs/contract.md §3 counts, §4 output). The library measures (`rtopk::stats`); this prints
+//! its report: `--json` docs/contract.md §4's object, otherwise a readable table.
 
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
 use rtopk::Dtype;
-use rtopk::stats::{IterationsSpec, Rows, iterations as measure};
-use topk_ref::{EpsilonMode, Family};
+use rtopk::{EpsilonMode, Family};
+use rtopk_tools::stats::{IterationsSpec, Rows, iterations as measure};
 
 use crate::dtype_arg::parse_dtype;
 use crate::error::CliError;
@@ -61,7 +61,7 @@ pub(crate) struct IterationsArgs {
     /// rows, in the file's type
     #[arg(long, value_name = "X.npy")]
     input: Option<PathBuf>,
-    /// Print one JSON object (SPEC §4) instead of a table
+    /// Print one JSON object (docs/contract.md §4) instead of a table
     #[arg(long)]
     json: bool,
 }

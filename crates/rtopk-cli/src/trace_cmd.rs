@@ -12,9 +12,9 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 use rtopk::Dtype;
-use rtopk::npy::{MatrixReader, NpyFloat};
-use topk_ref::{Element, Mode, TopKError, check_shape, f16};
-use warp_sim::{KernelArgs, RowTrace, SimConfig, Simulator};
+use rtopk::sim::{KernelArgs, RowTrace, SimConfig, Simulator};
+use rtopk::{Element, Mode, TopKError, check_shape, f16};
+use rtopk_tools::npy::{MatrixReader, NpyFloat};
 
 use crate::error::CliError;
 use crate::search_args::SearchArgs;
@@ -145,7 +145,7 @@ fn read_input_row(args: &TraceArgs) -> Result<Option<InputRow>, CliError> {
 
 /// Row `--row` of the matrix at `path`, of elements of `E`.
 fn read_row<E: NpyFloat>(args: &TraceArgs, path: &std::path::Path) -> Result<Vec<E>, CliError> {
-    let x = rtopk::npy::read_matrix_as::<E>(path)?;
+    let x = rtopk_tools::npy::read_matrix_as::<E>(path)?;
     let (n, m) = x.dim();
     if args.row >= n {
         return Err(CliError::BadArgument(format!(

@@ -1,5 +1,5 @@
 //! End-to-end tests of `rtopk select` and the front door: hand-checked selections for every
-//! algorithm, every input / argument error of SPEC §4 (exit code 2, a message naming the
+//! algorithm, every input / argument error of docs/contract.md §4 (exit code 2, a message naming the
 //! problem, no output file), the output-path rules (devices, FIFOs, symlinks, one file under
 //! two names), signals, and exit codes for the environment's failures (1).
 
@@ -405,7 +405,7 @@ fn cuda_without_a_driver_is_an_error_not_a_panic() {
     let c = good_case();
     let it = c.p("IT.npy");
     let out = c.select(&["--algo", "cuda", "-k", "2", "--iterations", &it]);
-    if rtopk_cuda::check_libraries().is_err() {
+    if rtopk::cuda::check_libraries().is_err() {
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(1), "stderr: {err}");
         assert!(err.starts_with("error: no CUDA driver found"), "stderr: {err}");
@@ -768,7 +768,7 @@ fn help_names_every_command_and_algorithm() {
     }
 }
 
-/// The CPU algorithms of SPEC §4 (all but `sim` and `cuda`): each takes float16 input.
+/// The CPU algorithms of docs/contract.md §4 (all but `sim` and `cuda`): each takes float16 input.
 const CPU_ALGOS: [&str; 12] = [
     "heap",
     "quickselect",

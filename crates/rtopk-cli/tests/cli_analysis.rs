@@ -1,4 +1,4 @@
-//! End-to-end tests of `rtopk stats iterations` and `rtopk reproduce`: SPEC §4's JSON, seeded
+//! End-to-end tests of `rtopk stats iterations` and `rtopk reproduce`: docs/contract.md §4's JSON, seeded
 //! reproducibility, `.npy` rows agreeing with `select --iterations`, and every argument error
 //! (exit 2 with a message naming the problem).
 

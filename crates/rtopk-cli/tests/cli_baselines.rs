@@ -1,5 +1,5 @@
 //! End-to-end tests of the baselines and the CPU benchmark through the `rtopk` binary:
-//! `select --algo` for every baseline name of SPEC §4 against the oracle, `bench cpu` (named
+//! `select --algo` for every baseline name of docs/contract.md §4 against the oracle, `bench cpu` (named
 //! algorithms, every input family, `.npy` input, charts, size and argument errors, a silent
 //! progress bar when piped), the comparison mode `bench cpu --compare`, and `bench chart`.
 
@@ -241,7 +241,7 @@ fn bench_cpu_times_a_npy_matrix() {
 
 #[test]
 fn bench_cpu_refuses_sizes_and_arguments_with_exit_2() {
-    // SPEC §4: a size too large to allocate is exit 2 with a message, never an abort.
+    // docs/contract.md §4: a size too large to allocate is exit 2 with a message, never an abort.
     let out = rtopk(&["bench", "cpu", "--n", "1099511627776", "--m", "256", "-k", "8"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");

@@ -33,7 +33,7 @@ fn histogram(v: &Value) -> Vec<u64> {
 }
 
 /// The counts of a `<f2` file are `select --algo bisect --iterations` on the same file, row
-/// for row (SPEC §3), whatever the row holds; the report says float16.
+/// for row (docs/contract.md §3), whatever the row holds; the report says float16.
 #[test]
 fn stats_on_an_f2_file_count_like_select_bisect() {
     let c = Case::new();

@@ -137,7 +137,7 @@ fn trace_reads_a_row_of_an_input_file() {
     }
 }
 
-/// Sizes are checked before anything is allocated: a row too wide for the kernel (SPEC §1) is
+/// Sizes are checked before anything is allocated: a row too wide for the kernel (docs/contract.md §1) is
 /// a clear message and exit 2, never an allocation abort. (Rows within SPEC's width but too
 /// wide for the simulator's memory are refused by its checked reservations, tested in
 /// warp-sim; how large that is depends on the machine.)
@@ -161,4 +161,36 @@ fn sim_mutants_prints_the_catalog() {
         assert!(text.contains(name), "{name}");
     }
     assert_eq!(text.matches("not caught").count(), 1, "only the equivalent mutant:\n{text}");
+}
+
+/// The command line takes the route `rtopk.topk` takes for the same request: without
+/// `--iterations` a long row is split (the simulator names the split kernels), with it the
+/// row is selected whole; the values and indices are the same bytes either way, and bisect's.
+#[test]
+fn select_splits_a_long_row_only_without_iteration_counts() {
+    let dir = TempDir::new().unwrap();
+    let x = dir.path().join("x.npy");
+    let (n, m) = (2, 20_000);
+    let data: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 10007) as f32 * 0.5 - 9.0).collect();
+    write_f32(&x, n, m, &data);
+    let out = |name: &str| dir.path().join(name);
+    let run = |algo: &str, tag: &str, iterations: bool| {
+        let (v, i, it) = (out(&format!("{tag}v.npy")), out(&format!("{tag}i.npy")), out("it.npy"));
+        let mut args = vec!["select", "--algo", algo, "-k", "40", "--sorted", "--input"];
+        args.push(x.to_str().unwrap());
+        args.extend(["--values", v.to_str().unwrap(), "--indices", i.to_str().unwrap()]);
+        if iterations {
+            args.extend(["--iterations", it.to_str().unwrap()]);
+        }
+        let o = rtopk(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (String::from_utf8_lossy(&o.stderr).to_string(), bytes(&v), bytes(&i))
+    };
+    let (split_log, split_v, split_i) = run("sim", "s", false);
+    let (whole_log, whole_v, whole_i) = run("sim", "w", true);
+    assert!(split_log.contains("rtopk_split_gather"), "{split_log}");
+    assert!(!whole_log.contains("split"), "{whole_log}");
+    assert_eq!((&split_v, &split_i), (&whole_v, &whole_i));
+    let (_, cpu_v, cpu_i) = run("bisect", "b", false);
+    assert_eq!((split_v, split_i), (cpu_v, cpu_i));
 }

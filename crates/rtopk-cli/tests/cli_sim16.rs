@@ -1,4 +1,4 @@
-//! End-to-end tests of the simulator on 16-bit input (issue 22): `select --algo sim` on a
+//! End-to-end tests of the simulator on 16-bit input: `select --algo sim` on a
 //! `<f2` file is `select --algo bisect` on it, byte for byte (`<f2` values, indices, iteration
 //! counts), in every mode and family; `trace` reads a row of a `<f2` file and runs the f16
 //! kernels.

@@ -13,8 +13,9 @@
 //!   ([`kernels::Unit`]: one entry point), and launches it with one parameter struct;
 //! * `compile.rs` compiles a unit's generated source ([`kernels`]) with NVRTC straight to
 //!   the device's SASS, kept in the process and on disk ([`CACHE_DIR_ENV`]);
-//! * [timing](CudaTopK::time_ms), [`bench`](mod@bench) (the GPU benchmark harness) and [`verify`]
-//!   (equivalence with the CPU references) build on those.
+//! * [timing](CudaTopK::time_ms) and [`bench`](mod@bench) (what the GPU benchmark harness of
+//!   rtopk-tools needs of the driver) build on those; the harness itself and the verification
+//!   against the CPU references and the simulator are rtopk-tools'.
 //!
 //! NVRTC and the driver are loaded at run time (cudarc's dynamic loading): the crate builds
 //! and its CPU-side tests run on machines without CUDA, and [`CudaTopK::new`] says so with
@@ -33,9 +34,10 @@ pub mod kernels;
 mod launch;
 pub mod plan;
 mod timing;
-pub mod verify;
 
 pub use compile::{CacheUse, Target, nvrtc_version, supported_archs};
+/// The driver's buffer, stream and error types, as this crate's API hands them out.
+pub use cudarc::driver::{CudaSlice, CudaStream, DriverError};
 pub use disk_cache::{CACHE_DIR_ENV, ImageKind};
 pub use error::CudaError;
 pub use kernels::ElemType;
@@ -47,7 +49,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
-use cudarc::driver::{CudaContext, CudaStream};
+use cudarc::driver::CudaContext;
 use ndarray::{Array1, Array2, ArrayView2};
 use topk_ref::{Bisect, Options, TopK, check_shape};
 
@@ -186,12 +188,27 @@ impl CudaTopK {
         bisect: Bisect,
         strategy: Strategy,
     ) -> Result<TopK<E>, CudaError> {
+        // the split strategy takes the path without iteration counts (a split row has none)
+        self.topk_rows_counted(x, k, opts, bisect, strategy, strategy != Strategy::Split)
+    }
+
+    /// [`CudaTopK::topk_rows_with`], the iteration counts computed only where `counts` asks
+    /// for them: without them the route may split rows (rtopk-plan's `split`), with the same
+    /// values and indices.
+    pub fn topk_rows_counted<E: DeviceFloat>(
+        &self,
+        x: ArrayView2<'_, E>,
+        k: usize,
+        opts: Options,
+        bisect: Bisect,
+        strategy: Strategy,
+        counts: bool,
+    ) -> Result<TopK<E>, CudaError> {
         let (n, m) = x.dim();
         check_shape(m, k)?;
         let launch =
             Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted, elem: E::ELEM };
-        // the split strategy takes the path without iteration counts (a split row has none)
-        let counts = strategy != Strategy::Split;
+        let counts = counts && strategy != Strategy::Split;
         // every unit the launch needs, built at once (in parallel where there are several)
         self.check_elem(E::ELEM)?;
         if n > 0 && k > 0 {

@@ -5,8 +5,8 @@
 //! `cargo test -p rtopk-cuda --release -- --include-ignored`.
 
 use ndarray::{Array1, Array2};
-use rtopk_cuda::verify::{Reference, WIDTHS, check_all, difference, matrix};
 use rtopk_cuda::{CudaError, CudaTopK, ElemType, Launch, Strategy, check_libraries};
+use rtopk_tools::verify::{Reference, WIDTHS, check_all, difference, matrix};
 use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, TopKError, topk_rows};
 use warp_sim::{KernelArgs, SimConfig, launch_parallel};
 

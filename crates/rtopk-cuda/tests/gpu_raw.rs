@@ -7,8 +7,8 @@
 #![allow(unsafe_code)]
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
-use rtopk_cuda::verify::matrix;
 use rtopk_cuda::{DataTypes, ElemType, IndexType, Launch, RawBuffers, shared_device};
+use rtopk_tools::verify::matrix;
 use topk_ref::{Bisect, Mode, Options, topk_rows};
 
 /// A pattern no output holds: a NaN no input holds, and index -1 / 2^32 - 1.

@@ -6,49 +6,10 @@ use ndarray::{Array1, Array2, ArrayView2};
 use serde::Serialize;
 use topk_ref::{Element, Options, TopK, WorkCounters, bf16, f16};
 
-use crate::dtype::{Dtype, Float};
+pub use crate::caps::{ALL_DTYPES, Capabilities, Device, F32_ONLY};
+use crate::dtype::Dtype;
 use crate::error::Error;
-
-/// Where an algorithm runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Device {
-    /// On this machine's CPU cores (the warp simulator included).
-    Cpu,
-    /// On an NVIDIA GPU.
-    Gpu,
-}
-
-/// What an algorithm supports: the registry's capability table, one row per name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-pub struct Capabilities {
-    /// Returns the canonical top-k (SPEC §1) with its default parameters.
-    pub exact: bool,
-    /// Reports per-row iteration counts (SPEC §3).
-    pub iterations: bool,
-    /// Takes the bisection parameters `max_iter` and `precision` (SPEC §2, §4).
-    pub bisection_params: bool,
-    /// Where it runs.
-    pub device: Device,
-    /// Reports data-movement counters ([`WorkCounters`]).
-    pub work_counters: bool,
-    /// Reports the warp simulator's findings ([`SimDiagnostics`]).
-    pub diagnostics: bool,
-    /// The element types it takes (SPEC §1), widest first.
-    pub dtypes: &'static [Dtype],
-}
-
-/// Every element type: the CPU algorithms, written once over `topk_ref::Element`.
-pub const ALL_DTYPES: &[Dtype] = &Dtype::ALL;
-/// `f32` only.
-pub const F32_ONLY: &[Dtype] = &[Dtype::Float32];
-
-impl Capabilities {
-    /// `true` when the algorithm takes matrices of `dtype`.
-    pub fn takes(&self, dtype: Dtype) -> bool {
-        self.dtypes.contains(&dtype)
-    }
-}
+pub use crate::table::dtype_not_supported;
 
 /// The warp simulator's findings about one selection, as plain data (serializable; printed
 /// by [`fmt::Display`]): the kernel the launch plan ran and every kind of finding with its
@@ -176,7 +137,7 @@ impl<E: Element> Selection<E> {
 }
 
 /// `n · k` default values, allocated fallibly.
-pub(crate) fn try_vec<T: Clone + Default>(
+pub fn try_vec<T: Clone + Default>(
     n: usize,
     k: usize,
     what: &'static str,
@@ -190,7 +151,7 @@ pub(crate) fn try_vec<T: Clone + Default>(
 }
 
 /// An `(n, k)` array of default values, allocated fallibly.
-pub(crate) fn try_zeros<T: Clone + Default>(
+pub fn try_zeros<T: Clone + Default>(
     n: usize,
     k: usize,
     what: &'static str,
@@ -201,12 +162,12 @@ pub(crate) fn try_zeros<T: Clone + Default>(
 }
 
 /// One top-k algorithm over whole matrices, configured (parameters fixed at construction by
-/// [`crate::registry::resolve`]).
+/// the registry's `resolve`).
 ///
 /// Implementations are plain data (`Send + Sync`, no global mutable state), so one instance
 /// may serve several threads, and a Python object may hold one.
 pub trait Algorithm: Send + Sync + fmt::Debug {
-    /// The SPEC §4 name (`--algo NAME`).
+    /// The docs/contract.md §4 name (`--algo NAME`).
     fn name(&self) -> &'static str;
 
     /// What the algorithm supports.
@@ -287,20 +248,84 @@ impl dyn Algorithm + '_ {
     }
 }
 
-/// The error for a matrix of `dtype` given to `algo`, which does not take it; names the
-/// algorithms that do.
-pub fn dtype_not_supported(dtype: Dtype, algo: &str) -> Error {
-    let takes = crate::registry::names_where(|c| c.takes(dtype));
-    Error::DtypeNotSupported {
-        dtype,
-        algo: algo.to_string(),
-        valid_for: crate::registry::list(&takes),
+mod sealed {
+    /// Only the three types of docs/contract.md §1 are [`super::Float`]s.
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for topk_ref::f16 {}
+    impl Sealed for topk_ref::bf16 {}
+}
+
+/// An element type of the library face: `f32`, `f16` or `bf16` (topk-ref's [`Element`], with
+/// its run-time [`Dtype`] and the [`Algorithm`] method that takes a matrix of it).
+///
+/// Code generic over `E: Float` selects through [`Float::select_into`] (or the sugar
+/// [`crate::select`], `<dyn Algorithm>::select_as`), which calls `select_into`,
+/// `select_f16_into` or `select_bf16_into`.
+pub trait Float: Element + rtopk_cuda::DeviceFloat + sealed::Sealed {
+    /// The run-time tag of the type.
+    const DTYPE: Dtype;
+
+    /// `algo`'s row-wise top-k of `x` into `out` (see [`Algorithm::select_into`]).
+    fn select_into(
+        algo: &dyn Algorithm,
+        x: ArrayView2<'_, Self>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection<Self>,
+    ) -> Result<(), Error>;
+}
+
+impl Float for f32 {
+    const DTYPE: Dtype = Dtype::Float32;
+
+    fn select_into(
+        algo: &dyn Algorithm,
+        x: ArrayView2<'_, f32>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection,
+    ) -> Result<(), Error> {
+        algo.select_into(x, k, opts, out)
+    }
+}
+
+impl Float for f16 {
+    const DTYPE: Dtype = Dtype::Float16;
+
+    fn select_into(
+        algo: &dyn Algorithm,
+        x: ArrayView2<'_, f16>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection<f16>,
+    ) -> Result<(), Error> {
+        algo.select_f16_into(x, k, opts, out)
+    }
+}
+
+impl Float for bf16 {
+    const DTYPE: Dtype = Dtype::Bfloat16;
+
+    fn select_into(
+        algo: &dyn Algorithm,
+        x: ArrayView2<'_, bf16>,
+        k: usize,
+        opts: Options,
+        out: &mut Selection<bf16>,
+    ) -> Result<(), Error> {
+        algo.select_bf16_into(x, k, opts, out)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_float_has_its_tag() {
+        assert_eq!([f32::DTYPE, f16::DTYPE, bf16::DTYPE], Dtype::ALL);
+    }
 
     #[test]
     fn sim_diagnostics_print_a_line_per_kind() {

@@ -1,86 +1,193 @@
-//! `cuda`: the RTop-K CUDA kernel (crate `rtopk_cuda`) on GPU 0, whole matrices per launch.
+//! `cuda`: the RTop-K CUDA kernel (crate `rtopk_cuda`) on host rows — copied to the GPU and
+//! back — and on device buffers a framework owns ([`select_raw`]: torch's tensors on torch's
+//! stream). Both take the route of the same [`Request`]: iteration counts only when asked for,
+//! so without them a long row is split (rtopk-plan's `split`), as `rtopk.topk` splits it.
+//!
+//! The GPU's own API that a face needs (its errors, whether the libraries load) is
+//! re-exported here: a face names `rtopk::cuda`, never the engine crate.
+//!
+//! [`select_raw`] is the crate's one `unsafe fn`: it passes the caller's contract on device
+//! addresses through to rtopk-cuda unchanged.
 
 use ndarray::ArrayView2;
-use topk_ref::{Bisect, Options, RowTopK, bf16, f16};
+use rtopk_cuda::{DataTypes, ElemType, IndexType, Launch, Strategy};
 
-use crate::algorithm::{Algorithm, Capabilities, Selection};
+use crate::algorithm::{Float, Selection};
+use crate::caps::{CUDA, Capabilities};
+use crate::dtype::Dtype;
 use crate::error::Error;
-use crate::registry;
+use crate::kernel::{Executor, Job};
+use crate::request::{IndexWidth, Request};
 
-/// The GPU kernel, configured like the bisection. Building one touches no device; the first
-/// selection opens GPU 0, which the process then keeps with its loaded kernels
-/// (`rtopk_cuda::shared_device`), so a machine without a GPU gets [`Error::Cuda`] from
-/// [`Algorithm::select`], not from the registry.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Cuda {
-    bisect: Bisect,
+pub use rtopk_cuda::{CudaError, CudaTopK, RawBuffers, check_libraries, shared_device};
+
+/// The GPU as an executor of the kernel. Building one touches no device; the first selection
+/// opens the GPU, which the process then keeps with its loaded kernels
+/// (`rtopk_cuda::shared_device`), so a machine without a GPU gets [`Error::Cuda`] from the
+/// selection, not from the request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Gpu {
+    ordinal: usize,
 }
 
-impl Cuda {
-    /// The kernel with `bisect`'s parameters.
-    pub fn new(bisect: Bisect) -> Self {
-        Self { bisect }
-    }
-}
-
-impl Algorithm for Cuda {
-    fn name(&self) -> &'static str {
-        "cuda"
-    }
-
-    fn caps(&self) -> Capabilities {
-        registry::cuda_caps()
-    }
-
-    fn is_exact(&self) -> bool {
-        RowTopK::is_exact(&self.bisect)
-    }
-
-    fn select_into(
-        &self,
-        x: ArrayView2<'_, f32>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection,
-    ) -> Result<(), Error> {
-        self.select_typed(x, k, opts, out)
-    }
-
-    fn select_f16_into(
-        &self,
-        x: ArrayView2<'_, f16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<f16>,
-    ) -> Result<(), Error> {
-        self.select_typed(x, k, opts, out)
-    }
-
-    fn select_bf16_into(
-        &self,
-        x: ArrayView2<'_, bf16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        self.select_typed(x, k, opts, out)
+impl Gpu {
+    /// CUDA device `ordinal`.
+    pub(crate) fn on(ordinal: usize) -> Self {
+        Self { ordinal }
     }
 }
 
-impl Cuda {
-    /// Every element type's selection: the rows copied to GPU 0, the kernels of their type.
-    fn select_typed<E: rtopk_cuda::DeviceFloat>(
+impl Executor for Gpu {
+    const NAME: &'static str = "cuda";
+    const CAPS: Capabilities = CUDA;
+
+    fn run<E: Float>(
         &self,
         x: ArrayView2<'_, E>,
-        k: usize,
-        opts: Options,
+        job: Job,
         out: &mut Selection<E>,
     ) -> Result<(), Error> {
-        topk_ref::check_shape(x.ncols(), k)?;
-        let gpu = rtopk_cuda::shared_device(0)?;
-        out.topk = gpu.topk_rows(x, k, opts, self.bisect)?;
-        out.work = None;
+        let gpu = shared_device(self.ordinal)?;
+        let Job { k, opts, bisect, counts } = job;
+        out.topk = gpu.topk_rows_counted(x, k, opts, bisect, Strategy::Auto, counts)?;
         out.diagnostics = None;
         Ok(())
+    }
+}
+
+/// The shape and element type of the rows in device memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Rows.
+    pub n: usize,
+    /// Elements per row.
+    pub m: usize,
+    /// Their type.
+    pub dtype: Dtype,
+}
+
+/// The launch a request on rows of `shape` is, after every check of the request against them
+/// ([`Request::check`]); the GPU it runs on; the data types of its buffers.
+fn launch_of(request: &Request, shape: Shape) -> Result<(Launch, DataTypes), Error> {
+    if request.algo() != Gpu::NAME {
+        return Err(Error::WrongDevice {
+            algo: request.algo().to_string(),
+            why: "device buffers are read by 'cuda' (or 'auto' on a GPU) only".to_string(),
+        });
+    }
+    let Shape { n, m, dtype } = shape;
+    let k = request.check(n, m, dtype)?;
+    let elem = match dtype {
+        Dtype::Float32 => ElemType::F32,
+        Dtype::Float16 => ElemType::F16,
+        Dtype::Bfloat16 => ElemType::Bf16,
+    };
+    let index = match request.index_width() {
+        IndexWidth::U32 => IndexType::U32,
+        IndexWidth::I64 => IndexType::I64,
+    };
+    let opts = request.options();
+    let bisect = request.bisect();
+    let launch = Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted, elem };
+    Ok((launch, DataTypes { elem, index }))
+}
+
+/// `true` when the kernels a [`select_raw`] of `request` on `shape` launches are built and
+/// loaded on its GPU: launching then builds nothing (and may be captured in a CUDA graph).
+/// Opens the GPU on first use.
+pub fn is_ready(request: &Request, shape: Shape) -> Result<bool, Error> {
+    let (launch, types) = launch_of(request, shape)?;
+    let gpu = shared_device(request.place().ordinal())?;
+    let units = gpu.raw_units(&launch, types, request.wanted().iterations)?;
+    Ok(gpu.is_loaded(&units))
+}
+
+/// Builds and loads the kernels a [`select_raw`] of `request` on `shape` launches (NVRTC,
+/// about a second the first time on a device; a face releases its interpreter meanwhile).
+pub fn prepare(request: &Request, shape: Shape) -> Result<(), Error> {
+    let (launch, types) = launch_of(request, shape)?;
+    let gpu = shared_device(request.place().ordinal())?;
+    let units = gpu.raw_units(&launch, types, request.wanted().iterations)?;
+    Ok(gpu.prepare(&units)?)
+}
+
+/// Row-wise top-k of `request` on device buffers the caller owns, queued on the caller's
+/// `stream` of the request's GPU (`Place::Cuda(ordinal)`): nothing allocated by the caller's
+/// allocator, copied or synchronised. `bufs.iterations` must be 0 exactly when the request
+/// wants no iteration counts (the route may then split rows). Builds the kernels on first use
+/// ([`prepare`] first to keep that out of a capture).
+///
+/// # Safety
+/// As `rtopk_cuda::CudaTopK::select_raw`: `bufs` point to memory of the request's GPU, of the
+/// sizes [`RawBuffers`] states (`n * m` and `n * k` of `shape.dtype`, `n * k` indices of the
+/// request's width, `n` u32), valid until the work queued on `stream` completes; `stream` is
+/// the handle of a stream of that device's primary context, or 0.
+#[allow(unsafe_code)]
+pub unsafe fn select_raw(
+    request: &Request,
+    shape: Shape,
+    bufs: RawBuffers,
+    stream: u64,
+) -> Result<(), Error> {
+    let (launch, types) = launch_of(request, shape)?;
+    if (bufs.iterations != 0) != request.wanted().iterations {
+        return Err(Error::RawIterations { wanted: request.wanted().iterations });
+    }
+    if launch.n > 0 && launch.k > 0 && (bufs.x == 0 || bufs.values == 0 || bufs.indices == 0) {
+        return Err(Error::NullBuffer);
+    }
+    let gpu = shared_device(request.place().ordinal())?;
+    // SAFETY: the caller's buffers and stream, under this function's contract, which is
+    // `CudaTopK::select_raw`'s; the launch was checked against the request above.
+    unsafe { gpu.select_raw(&launch, types, bufs, stream) }?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::Place;
+
+    #[test]
+    #[allow(unsafe_code)]
+    fn raw_launches_are_checked_before_any_device() {
+        let shape = Shape { n: 2, m: 8, dtype: Dtype::Float16 };
+        let heap = Request::new("heap", 2).unwrap();
+        assert!(matches!(launch_of(&heap, shape), Err(Error::WrongDevice { .. })));
+        let r = Request::builder("auto").k(9).place(Place::Cuda(0)).build().unwrap();
+        assert!(matches!(launch_of(&r, shape), Err(Error::TopK(_))));
+        let r = Request::builder("auto")
+            .k(3)
+            .place(Place::Cuda(0))
+            .sorted(true)
+            .index_width(IndexWidth::I64)
+            .build()
+            .unwrap();
+        let (launch, types) = launch_of(&r, shape).unwrap();
+        assert_eq!((launch.n, launch.m, launch.k, launch.sorted), (2, 8, 3, true));
+        assert_eq!((types.elem, types.index), (ElemType::F16, IndexType::I64));
+        let bufs = RawBuffers { x: 1, values: 2, indices: 3, iterations: 4 };
+        // SAFETY: refused before any address is read (no counts were asked for).
+        let e = unsafe { select_raw(&r, shape, bufs, 0) }.unwrap_err();
+        assert!(matches!(e, Error::RawIterations { wanted: false }), "{e}");
+        let bufs = RawBuffers { x: 0, values: 2, indices: 3, iterations: 0 };
+        // SAFETY: refused before any address is read (a null input).
+        let e = unsafe { select_raw(&r, shape, bufs, 0) }.unwrap_err();
+        assert!(matches!(e, Error::NullBuffer), "{e}");
+    }
+
+    #[test]
+    fn without_a_gpu_the_device_calls_fail_as_the_environment() {
+        if check_libraries().is_ok() {
+            return; // a CUDA machine: the GPU tests cover these
+        }
+        let r = Request::builder("cuda").k(2).place(Place::Cuda(0)).build().unwrap();
+        let shape = Shape { n: 1, m: 8, dtype: Dtype::Float32 };
+        for e in [is_ready(&r, shape).unwrap_err(), prepare(&r, shape).unwrap_err()] {
+            assert!(matches!(e, Error::Cuda(_)) && !e.is_user_error(), "{e}");
+        }
+        let x = ndarray::Array2::<f32>::zeros((1, 8));
+        let e = crate::select(x.view(), &r).unwrap_err();
+        assert!(matches!(e, Error::Cuda(_)) && !e.is_user_error(), "{e}");
     }
 }

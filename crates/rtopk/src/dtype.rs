@@ -1,19 +1,10 @@
-//! The element types a selection takes (SPEC §1): `f32`, `f16` (IEEE binary16) and `bf16`
-//! (bfloat16), as a run-time tag ([`Dtype`]) and as the compile-time face ([`Float`]) that
-//! routes a matrix of each type to the matching method of [`Algorithm`].
-//!
-//! Every CPU algorithm of the registry is written once, generically over
-//! [`topk_ref::Element`], and takes all three; what does not yet (`sim`, `cuda`) refuses a
-//! 16-bit matrix with [`Error::DtypeNotSupported`], never converting it.
+//! The element types a selection takes (docs/contract.md §1): `f32`, `f16` (IEEE binary16)
+//! and `bf16` (bfloat16), as a run-time tag ([`Dtype`]). The compile-time face is
+//! [`crate::Float`].
 
 use std::fmt;
 
-use ndarray::ArrayView2;
 use serde::Serialize;
-use topk_ref::{Element, Options, bf16, f16};
-
-use crate::algorithm::{Algorithm, Selection};
-use crate::error::Error;
 
 /// An element type, by the name numpy and torch give it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -75,76 +66,6 @@ impl fmt::Display for Dtype {
     }
 }
 
-mod sealed {
-    /// Only the three types of SPEC §1 are [`super::Float`]s.
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for topk_ref::f16 {}
-    impl Sealed for topk_ref::bf16 {}
-}
-
-/// An element type of the library face: `f32`, `f16` or `bf16` (topk-ref's [`Element`], with
-/// its run-time [`Dtype`] and the [`Algorithm`] method that takes a matrix of it).
-///
-/// Code generic over `E: Float` selects through [`Float::select_into`] (or the sugar
-/// [`crate::select`], `<dyn Algorithm>::select_as`), which calls `select_into`,
-/// `select_f16_into` or `select_bf16_into`.
-pub trait Float: Element + sealed::Sealed {
-    /// The run-time tag of the type.
-    const DTYPE: Dtype;
-
-    /// `algo`'s row-wise top-k of `x` into `out` (see [`Algorithm::select_into`]).
-    fn select_into(
-        algo: &dyn Algorithm,
-        x: ArrayView2<'_, Self>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<Self>,
-    ) -> Result<(), Error>;
-}
-
-impl Float for f32 {
-    const DTYPE: Dtype = Dtype::Float32;
-
-    fn select_into(
-        algo: &dyn Algorithm,
-        x: ArrayView2<'_, f32>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection,
-    ) -> Result<(), Error> {
-        algo.select_into(x, k, opts, out)
-    }
-}
-
-impl Float for f16 {
-    const DTYPE: Dtype = Dtype::Float16;
-
-    fn select_into(
-        algo: &dyn Algorithm,
-        x: ArrayView2<'_, f16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<f16>,
-    ) -> Result<(), Error> {
-        algo.select_f16_into(x, k, opts, out)
-    }
-}
-
-impl Float for bf16 {
-    const DTYPE: Dtype = Dtype::Bfloat16;
-
-    fn select_into(
-        algo: &dyn Algorithm,
-        x: ArrayView2<'_, bf16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        algo.select_bf16_into(x, k, opts, out)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,7 +84,6 @@ mod tests {
             assert_eq!(Dtype::from_npy_descr(other), None, "{other}");
         }
         assert_eq!(Dtype::from_name("float64"), None);
-        assert_eq!([f32::DTYPE, f16::DTYPE, bf16::DTYPE], Dtype::ALL);
         assert_eq!(Dtype::ALL.map(Dtype::size), [4, 2, 2]);
         assert_eq!(
             serde_json::to_string(&Dtype::ALL).unwrap(),

@@ -7,6 +7,7 @@ use std::str::FromStr;
 use topk_ref::{Bisect, EpsilonMode};
 
 use crate::error::Error;
+pub use crate::param::Param;
 
 /// Algorithm 1's precision ε' (paper 003, line 3), validated: a finite number `>= 0` that
 /// fits an `f32`.
@@ -66,48 +67,6 @@ fn quote(value: f64) -> String {
         format!("{value:e}")
     } else {
         format!("{value}")
-    }
-}
-
-/// A parameter that not every algorithm takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Param {
-    /// Early stopping after N bisection steps (Algorithm 2).
-    MaxIter,
-    /// Algorithm 1's precision ε'.
-    Precision,
-    /// How the precision becomes a width (relative to the row maximum, or absolute).
-    Epsilon,
-    /// Per-row iteration counts as an output (SPEC §3).
-    Iterations,
-}
-
-impl Param {
-    /// The name in Rust and Python (`max_iter`).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Param::MaxIter => "max_iter",
-            Param::Precision => "precision",
-            Param::Epsilon => "epsilon",
-            Param::Iterations => "iterations",
-        }
-    }
-
-    /// The command-line flag (`--max-iter`).
-    pub const fn flag(self) -> &'static str {
-        match self {
-            Param::MaxIter => "--max-iter",
-            Param::Precision => "--precision",
-            Param::Epsilon => "--epsilon",
-            Param::Iterations => "--iterations",
-        }
-    }
-}
-
-impl fmt::Display for Param {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Both spellings, so one message serves the command line and Python.
-        write!(f, "{} ({})", self.flag(), self.name())
     }
 }
 

@@ -6,11 +6,11 @@ use ndarray::ArrayView2;
 use topk_ref::driver::topk_rows_into_counted;
 use topk_ref::{Options, RowSelect, RowTopK, RowTopKOf, bf16, f16};
 
-use crate::algorithm::{
-    ALL_DTYPES, Algorithm, Capabilities, Device, F32_ONLY, Selection, dtype_not_supported,
-};
-use crate::dtype::{Dtype, Float};
+use crate::algorithm::{Algorithm, Float, Selection};
+use crate::caps::{ALL_DTYPES, Capabilities, Device, F32_ONLY};
+use crate::dtype::Dtype;
 use crate::error::Error;
+use crate::table::dtype_not_supported;
 
 /// The algorithm for rows of one element type.
 type Row<E> = Box<dyn RowTopKOf<E> + Send>;
@@ -27,6 +27,8 @@ pub struct RowWise {
     f16: Option<Row<f16>>,
     bf16: Option<Row<bf16>>,
     caps: Capabilities,
+    /// Iteration counts kept in the result (where the algorithm reports them).
+    counts: bool,
 }
 
 impl RowWise {
@@ -41,7 +43,7 @@ impl RowWise {
     /// them).
     pub fn boxed(row: Box<dyn RowTopK + Send>) -> Self {
         let caps = declared_caps(row.is_exact(), row.reports_iterations(), F32_ONLY);
-        Self { f32: row, f16: None, bf16: None, caps }
+        Self { f32: row, f16: None, bf16: None, caps, counts: true }
     }
 
     /// Wraps an algorithm written once for every element type ([`RowSelect`]): it takes
@@ -63,7 +65,14 @@ impl RowWise {
             f16: Some(Box::new(algo.clone())),
             bf16: Some(Box::new(algo)),
             caps,
+            counts: true,
         }
+    }
+
+    /// The same algorithm keeping its iteration counts (`true`, the default) or dropping
+    /// them from the result.
+    pub fn counting(self, counts: bool) -> Self {
+        Self { counts, ..self }
     }
 
     /// Rows in parallel with `row` (`None`: the algorithm is not written for `E`).
@@ -79,6 +88,9 @@ impl RowWise {
         topk_ref::check_shape(x.ncols(), k)?;
         out.prepare(x.nrows(), k, row.reports_iterations())?;
         let work = topk_rows_into_counted(row, x, k, opts, &mut out.topk)?;
+        if !self.counts {
+            out.topk.iterations = None;
+        }
         out.work = Some(work);
         out.diagnostics = None;
         Ok(())

@@ -1,35 +1,34 @@
 //! `sim`: the RTop-K kernel on the warp simulator (crate `warp_sim`), run as the GPU runs it:
-//! the launch plan's family for the whole matrix (the CUDA launcher's, for an H100 unless a
-//! strategy is forced), rows in blocks, the sort launch for sorted output, the grid's windows
-//! of blocks shared out among threads; the simulator's findings in the result. Matrices of
-//! `f32`, `f16` and `bf16` run the kernels of their type; values come back in it.
+//! the launch plan's route for the whole matrix (the CUDA launcher's, for an H100 unless a
+//! strategy is forced; split rows where no iteration counts are wanted), rows in blocks, the
+//! sort launch for sorted output, the grid's windows of blocks shared out among threads; the
+//! simulator's findings in the result. Matrices of `f32`, `f16` and `bf16` run the kernels of
+//! their type; values come back in it.
+//!
+//! The simulator's own API, for the faces (`rtopk sim`, `rtopk trace`, `rtopk.sim`), is
+//! re-exported here: a face names `rtopk::sim`, never the engine crate.
 
 use ndarray::{Array1, ArrayView2};
-use topk_ref::{Bisect, Element, Options, RowTopK, bf16, f16};
-use warp_sim::{KernelArgs, LaunchResult, SimConfig, Strategy, launch_parallel};
 
-use crate::algorithm::{Algorithm, Capabilities, Selection, SimDiagnostics, SimFinding, try_vec};
+use crate::algorithm::{Float, Selection, SimDiagnostics, SimFinding, try_vec};
+use crate::caps::{Capabilities, SIM};
 use crate::error::Error;
-use crate::registry;
+use crate::kernel::{Executor, Job};
 
-/// The simulated kernel, configured like the bisection (exact, precision, early stopping),
-/// with the launch plan's choice of family or a forced one.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sim {
-    bisect: Bisect,
-    strategy: Strategy,
-}
+pub use warp_sim::mutant::{self, Caught, MutantReport, catalog, render_table};
+pub use warp_sim::rtopk::{Moved, Phase, TraceChunk, TraceStep};
+pub use warp_sim::{
+    DiagPolicy, DiagSummary, Diagnostic, Mutant, RowTrace, Schedule, SearchExit, SimError,
+    Simulator, Strategy,
+};
+pub use warp_sim::{KernelArgs, LaunchResult, SimConfig, launch_parallel};
 
-impl Sim {
-    /// The kernel with `bisect`'s parameters, in the family the plan picks for each shape.
-    pub fn new(bisect: Bisect) -> Self {
-        Self { bisect, strategy: Strategy::Auto }
-    }
-
-    /// The same kernel in the family `strategy` forces (a row it cannot hold is an error).
-    pub fn with_strategy(self, strategy: Strategy) -> Self {
-        Self { strategy, ..self }
-    }
+/// The simulator as an executor of the kernel, in the family the plan picks for each shape or
+/// a forced one (a row it cannot hold is an error).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Sim {
+    /// The launch family.
+    pub(crate) strategy: Strategy,
 }
 
 /// A launch's findings as plain data.
@@ -62,64 +61,25 @@ pub fn findings<E>(r: &LaunchResult<E>) -> SimDiagnostics {
     SimDiagnostics { kernel, total: r.summary.total(), kinds }
 }
 
-impl Algorithm for Sim {
-    fn name(&self) -> &'static str {
-        "sim"
-    }
+impl Executor for Sim {
+    const NAME: &'static str = "sim";
+    const CAPS: Capabilities = SIM;
 
-    fn caps(&self) -> Capabilities {
-        registry::sim_caps()
-    }
-
-    fn is_exact(&self) -> bool {
-        RowTopK::is_exact(&self.bisect)
-    }
-
-    fn select_into(
-        &self,
-        x: ArrayView2<'_, f32>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection,
-    ) -> Result<(), Error> {
-        self.select_elements(x, k, opts, out)
-    }
-
-    fn select_f16_into(
-        &self,
-        x: ArrayView2<'_, f16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<f16>,
-    ) -> Result<(), Error> {
-        self.select_elements(x, k, opts, out)
-    }
-
-    fn select_bf16_into(
-        &self,
-        x: ArrayView2<'_, bf16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        self.select_elements(x, k, opts, out)
-    }
-}
-
-impl Sim {
-    /// The selection of a matrix of any element type: the kernels of that type.
-    fn select_elements<E: Element>(
+    fn run<E: Float>(
         &self,
         x: ArrayView2<'_, E>,
-        k: usize,
-        opts: Options,
+        job: Job,
         out: &mut Selection<E>,
     ) -> Result<(), Error> {
         let (n, m) = x.dim();
-        topk_ref::check_shape(m, k)?;
-        let args = KernelArgs { n, m, k, mode: opts.mode, bisect: self.bisect, mutant: None };
-        let config =
-            SimConfig { strategy: self.strategy, sorted: opts.sorted, ..SimConfig::default() };
+        let Job { k, opts, bisect, counts } = job;
+        let args = KernelArgs { n, m, k, mode: opts.mode, bisect, mutant: None };
+        let config = SimConfig {
+            strategy: self.strategy,
+            sorted: opts.sorted,
+            counts,
+            ..SimConfig::default()
+        };
         // The plan first: a shape the simulator cannot run is refused before anything is
         // copied.
         warp_sim::Simulator::new(config).plan(&args)?;
@@ -135,8 +95,8 @@ impl Sim {
             }
         };
         let r = launch_parallel(data, &args, config)?;
-        // split rows (a forced `Strategy::Split`) have no iteration counts
-        let counted = r.route.depth() == 0;
+        // split rows have no iteration counts
+        let counted = counts && r.route.depth() == 0;
         out.prepare(n, k, counted)?;
         let t = &mut out.topk;
         t.values.iter_mut().zip(&r.values).for_each(|(o, v)| *o = *v);
@@ -146,8 +106,6 @@ impl Sim {
             None if counted => t.iterations = Some(Array1::from_vec(r.iterations.clone())),
             None => {}
         }
-        // The simulated rows count no work (the simulator measures lanes, not traffic).
-        out.work = None;
         out.diagnostics = Some(findings(&r));
         Ok(())
     }

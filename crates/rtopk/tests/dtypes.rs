@@ -44,8 +44,8 @@ fn assert_canonical<E: Float>(
 /// capabilities they declare; a type one does not take refused by name and type.
 fn every_algorithm<E: Float>(x: ArrayView2<'_, E>, k: usize, opts: Options) {
     for entry in registry::ALGORITHMS.iter().filter(|e| e.caps.device == Device::Cpu) {
-        let request = Request { algo: entry.name.to_string(), options: opts, ..Request::default() };
-        let result = select(x, k, &request);
+        let request = Request::builder(entry.name).k(k).options(opts);
+        let result = select(x, &request.iterations(entry.caps.iterations).build().unwrap());
         if !entry.caps.takes(E::DTYPE) {
             let e = result.unwrap_err();
             assert!(matches!(&e, Error::DtypeNotSupported { dtype, .. } if *dtype == E::DTYPE));
@@ -101,21 +101,21 @@ fn every_f16_and_bf16_bit_pattern_in_one_shuffled_row() {
     for (k, mode, sorted) in [(1, Mode::Largest, true), (4097, Mode::Smallest, false)] {
         let opts = Options { mode, sorted };
         for name in &names {
-            let request = Request { algo: name.to_string(), options: opts, ..Request::default() };
-            assert_canonical(name, f.view(), k, opts, &select(f.view(), k, &request).unwrap());
-            assert_canonical(name, b.view(), k, opts, &select(b.view(), k, &request).unwrap());
+            let request = Request::builder(*name).k(k).options(opts).build().unwrap();
+            assert_canonical(name, f.view(), k, opts, &select(f.view(), &request).unwrap());
+            assert_canonical(name, b.view(), k, opts, &select(b.view(), &request).unwrap());
         }
     }
 }
 
 #[test]
 fn sixteen_bit_rows_give_the_answer_of_their_exact_f32_values() {
-    // SPEC §1: each element is ordered by its exact f32 value, so the widened matrix has the
+    // docs/contract.md §1: each element is ordered by its exact f32 value, so the widened matrix has the
     // same canonical indices (its values are the same numbers, as f32).
     let x = topk_ref::Family::Ties.matrix(16, 77, 3).unwrap().mapv(f16::from_f32);
     let wide = x.mapv(f16::to_f32);
-    let r = Request::new("bisect");
-    let (h, w) = (select(x.view(), 9, &r).unwrap(), select(wide.view(), 9, &r).unwrap());
+    let r = Request::new("bisect", 9).unwrap();
+    let (h, w) = (select(x.view(), &r).unwrap(), select(wide.view(), &r).unwrap());
     assert_eq!(h.topk.indices, w.topk.indices);
     let same = h.topk.values.iter().zip(&w.topk.values).all(|(a, b)| a.to_f32() == *b);
     assert!(same);
@@ -131,10 +131,10 @@ fn radix_style_algorithms_take_fewer_digit_passes_on_16_bit_keys() {
     });
     let (x16, xb) = (x32.mapv(f16::from_f32), x32.mapv(bf16::from_f32));
     let work = |name: &str| {
-        let r = Request::new(name);
-        let w32 = select(x32.view(), k, &r).unwrap().work.unwrap();
-        let w16 = select(x16.view(), k, &r).unwrap().work.unwrap();
-        let wb = select(xb.view(), k, &r).unwrap().work.unwrap();
+        let r = Request::new(name, k).unwrap();
+        let w32 = select(x32.view(), &r).unwrap().work.unwrap();
+        let w16 = select(x16.view(), &r).unwrap().work.unwrap();
+        let wb = select(xb.view(), &r).unwrap().work.unwrap();
         // bf16 keys are 16 bits too, but how many candidates survive a digit (AIR reads
         // them from a buffer rather than the row when few do) depends on the bits.
         assert!(wb.passes <= w32.passes && wb.elements_read <= w32.elements_read, "{name}");
@@ -168,11 +168,11 @@ fn f32_only_algorithms_refuse_16_bit_matrices_before_any_work() {
         // Even a request the shape would refuse: the type is checked first, and no GPU is
         // looked for.
         for k in [2, 9] {
-            let e = select(x.view(), k, &Request::new(name)).unwrap_err();
+            let e = select(x.view(), &Request::new(name, k).unwrap()).unwrap_err();
             assert!(matches!(e, Error::DtypeNotSupported { .. }), "{name}: {e}");
         }
         let b = x.mapv(|v| bf16::from_f32(v.to_f32()));
-        let e = select(b.view(), 2, &Request::new(name)).unwrap_err();
+        let e = select(b.view(), &Request::new(name, 2).unwrap()).unwrap_err();
         assert!(e.to_string().contains("does not take bfloat16 input"), "{e}");
     }
     // A caller's own f32 algorithm (RowWise::new) takes f32 only; RowWise::generic takes all.
@@ -187,7 +187,7 @@ fn f32_only_algorithms_refuse_16_bit_matrices_before_any_work() {
     // No rows: an empty result of the input's type.
     let none = Array2::from_elem((0, 4), bf16::ZERO);
     for entry in registry::ALGORITHMS.iter().filter(|e| e.caps.device == Device::Cpu) {
-        let out = select(none.view(), 3, &Request::new(entry.name));
+        let out = select(none.view(), &Request::new(entry.name, 3).unwrap());
         match out {
             Ok(out) => assert_eq!(out.topk.values.dim(), (0, 3), "{}", entry.name),
             Err(e) => assert!(!entry.caps.takes(Dtype::Bfloat16), "{}: {e}", entry.name),

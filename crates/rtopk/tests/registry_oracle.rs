@@ -14,8 +14,11 @@ use topk_ref::oracle::{canonical_indices, canonical_sorted_indices};
 /// Rows up to this wide (several warps' worth, and the simulator stays quick).
 const MAX_WIDTH: usize = 300;
 
-fn request(algo: &str, options: Options, params: Params) -> Request {
-    Request { algo: algo.to_string(), options, params }
+/// The request for `algo`, with its iteration counts where it reports them.
+fn request(algo: &str, k: usize, options: Options, params: Params) -> Request {
+    let counts = registry::capabilities(algo).is_some_and(|c| c.iterations);
+    let b = Request::builder(algo).k(k).options(options).params(params).iterations(counts);
+    b.build().unwrap()
 }
 
 /// Indices and value bits of every row equal the oracle's.
@@ -70,7 +73,7 @@ proptest! {
         let k = test_support::pick_k(m, which, frac);
         let opts = Options { mode: Mode::from_smallest(smallest), sorted };
         for entry in &registry::ALGORITHMS {
-            let result = select(x.view(), k, &request(entry.name, opts, Params::default()));
+            let result = select(x.view(), &request(entry.name, k, opts, Params::default()));
             let out = if entry.caps.device == Device::Gpu {
                 match gpu_or_absent(result) { Some(out) => out, None => continue }
             } else {
@@ -104,11 +107,11 @@ proptest! {
             1 => Params::early_stopping(max_iter),
             _ => Params::with_precision(Precision::new(precision).unwrap()),
         };
-        let bisect = select(x.view(), k, &request("bisect", opts, params)).unwrap();
-        let sim = select(x.view(), k, &request("sim", opts, params)).unwrap();
+        let bisect = select(x.view(), &request("bisect", k, opts, params)).unwrap();
+        let sim = select(x.view(), &request("sim", k, opts, params)).unwrap();
         assert_same("sim", &sim.topk, &bisect.topk);
         prop_assert_eq!(sim.topk.iterations.as_ref().map(|i| i.len()), Some(n));
-        if let Some(gpu) = gpu_or_absent(select(x.view(), k, &request("cuda", opts, params))) {
+        if let Some(gpu) = gpu_or_absent(select(x.view(), &request("cuda", k, opts, params))) {
             assert_same("cuda", &gpu.topk, &bisect.topk);
         }
     }
@@ -135,18 +138,18 @@ fn algorithms_are_send_sync_and_errors_cross_threads() {
 #[test]
 fn requests_are_checked_before_any_work() {
     let x = Array2::<f32>::zeros((2, 5));
-    let e = select(x.view(), 6, &Request::new("heap")).unwrap_err();
+    let e = select(x.view(), &Request::new("heap", 6).unwrap()).unwrap_err();
     assert!(matches!(e, Error::TopK(topk_ref::TopKError::KTooLarge { .. })), "{e}");
     let empty = Array2::<f32>::zeros((2, 0));
-    assert!(select(empty.view(), 0, &Request::new("air")).unwrap_err().is_user_error());
-    let e = select(x.view(), 2, &Request::new("foo")).unwrap_err();
+    assert!(select(empty.view(), &Request::new("air", 0).unwrap()).unwrap_err().is_user_error());
+    let e = Request::new("foo", 2).unwrap_err();
     assert!(e.to_string().contains("valid names: heap, quickselect"), "{e}");
     // cuda's arguments are checked before a device is looked for.
-    let e = select(x.view(), 6, &Request::new("cuda")).unwrap_err();
+    let e = select(x.view(), &Request::new("cuda", 6).unwrap()).unwrap_err();
     assert!(matches!(e, Error::TopK(_)), "{e}");
     let no_rows = Array2::<f32>::zeros((0, 5));
     for entry in registry::ALGORITHMS.iter().filter(|e| e.caps.device == Device::Cpu) {
-        let out = select(no_rows.view(), 3, &Request::new(entry.name)).unwrap();
+        let out = select(no_rows.view(), &Request::new(entry.name, 3).unwrap()).unwrap();
         assert_eq!(out.topk.indices.dim(), (0, 3), "{}", entry.name);
     }
 }

@@ -1,9 +1,9 @@
-//! `rtopk bench cpu --compare`: the comparison grid ([`rtopk::bench::compare`]) as a table, one
+//! `rtopk bench cpu --compare`: the comparison grid ([`rtopk_tools::bench::compare`]) as a table, one
 //! JSON object with `--json`, and an SVG chart with `--svg FILE`.
 
-use rtopk::bench::chart::compare_chart;
-use rtopk::bench::compare::{self, AIR_FAMILIES, CompareConfig, CompareRow};
-use rtopk::bench::{Observer, TerminalProgress};
+use rtopk_tools::bench::chart::compare_chart;
+use rtopk_tools::bench::compare::{self, AIR_FAMILIES, CompareConfig, CompareRow};
+use rtopk_tools::bench::{Observer, TerminalProgress};
 
 use super::{CpuArgs, Printer};
 use crate::error::CliError;

@@ -24,8 +24,8 @@ pub use check::{Reference, verify};
 pub use measure::PerElement;
 pub use progress::{Observer, TerminalProgress};
 
-use crate::dtype::Dtype;
 use crate::error::Error;
+use rtopk::dtype::Dtype;
 
 /// Most timed runs of one cell: more would only take time (and memory for the times).
 pub const MAX_REPS: usize = 100_000;

@@ -1,5 +1,5 @@
 //! Temporary files of pending outputs, and a process-wide list of them so that a signal
-//! handler can remove them (SPEC §4: an interrupted run leaves no temporary file behind).
+//! handler can remove them (docs/contract.md §4: an interrupted run leaves no temporary file behind).
 //!
 //! A temporary file is registered under the list's lock in the same step that creates it, and
 //! renamed into place under the same lock; [`remove_pending_temporaries`] takes the lock, closes

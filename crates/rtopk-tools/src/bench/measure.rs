@@ -6,10 +6,10 @@ use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 use topk_ref::{Options, TopK, WorkCounters};
 
-use crate::algorithm::{Algorithm, Selection};
 use crate::bench::check::verify;
-use crate::dtype::Float;
 use crate::error::Error;
+use rtopk::Float;
+use rtopk::algorithm::{Algorithm, Selection};
 
 /// What one cell measured.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -111,7 +111,7 @@ impl PerElement {
 mod tests {
     use super::*;
     use crate::bench::check::Reference;
-    use crate::rowwise::RowWise;
+    use rtopk::rowwise::RowWise;
     use topk_ref::{Family, Heap, RowStats, RowTopK, Scratch};
 
     #[test]

@@ -1,4 +1,4 @@
-//! `.npy` input and output (SPEC §4), in bounded memory, never clobbering a file.
+//! `.npy` input and output (docs/contract.md §4), in bounded memory, never clobbering a file.
 //!
 //! # Input
 //! [`MatrixReader`] accepts exactly one kind of file: a 2-D, C-order array of little-endian

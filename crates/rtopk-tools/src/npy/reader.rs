@@ -1,5 +1,5 @@
 //! The input matrix, read in blocks of rows into a reused buffer: memory is one block, not the
-//! file. Every check of SPEC §4 (format, dtype, rank, order, size against the file's length)
+//! file. Every check of docs/contract.md §4 (format, dtype, rank, order, size against the file's length)
 //! happens when the file is opened, before a single value is read; for a stream of unknown
 //! length (a pipe) the size checks happen as the data arrives.
 
@@ -13,7 +13,7 @@ use topk_ref::TopKError;
 use super::header::{dtype_hint, read_header, read_up_to, shape_string};
 use super::writer::NpyFloat;
 use crate::Error;
-use crate::dtype::Dtype;
+use rtopk::dtype::Dtype;
 
 /// Input bytes per block of rows when the caller has no reason to choose: large enough that
 /// per-block costs (a parallel launch, a GPU transfer) vanish, small enough that a block is a

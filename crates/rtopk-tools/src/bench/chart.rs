@@ -12,8 +12,8 @@ use plotters::prelude::*;
 
 use crate::bench::compare::{CompareReport, CompareRow, Regime};
 use crate::bench::cpu::BenchRow;
-use crate::dtype::Dtype;
 use crate::error::Error;
+use rtopk::dtype::Dtype;
 
 /// One algorithm's bars in a panel.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,9 +6,10 @@ use std::io::{self, Write};
 use topk_ref::f16;
 
 use super::header::header_bytes;
-use crate::dtype::{Dtype, Float};
+use rtopk::Float;
+use rtopk::dtype::Dtype;
 
-/// Element types of the files read and written (SPEC §4: values `<f4` or `<f2`, as the input;
+/// Element types of the files read and written (docs/contract.md §4: values `<f4` or `<f2`, as the input;
 /// indices and counts `<i8`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NpyDtype {

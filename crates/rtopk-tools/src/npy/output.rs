@@ -1,4 +1,4 @@
-//! Output files, written all or nothing under SPEC §4's path rules (stated in [`crate::npy`]).
+//! Output files, written all or nothing under docs/contract.md §4's path rules (stated in [`crate::npy`]).
 
 use std::fs::{self, File, OpenOptions, Permissions};
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};

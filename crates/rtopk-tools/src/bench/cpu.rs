@@ -11,15 +11,16 @@ use ndarray::{Array2, ArrayView2};
 use serde::{Deserialize, Deserializer, Serialize};
 use topk_ref::{ALGORITHM_NAMES, Element, Family, bf16, f16};
 
-use crate::algorithm::{Algorithm, Device, dtype_not_supported};
 use crate::bench::check::Reference;
 use crate::bench::measure::{PerElement, measure};
 use crate::bench::{Observer, check_memory, check_reps};
-use crate::dtype::{Dtype, Float};
 use crate::error::Error;
 use crate::npy::{MatrixReader, read_matrix_as};
-use crate::params::Params;
-use crate::registry;
+use rtopk::Float;
+use rtopk::algorithm::{Algorithm, Device, dtype_not_supported};
+use rtopk::dtype::Dtype;
+use rtopk::params::Params;
+use rtopk::registry;
 
 /// Default shapes: a short, a medium and a long row width.
 pub const DEFAULT_SHAPES: [Shape; 3] = [
@@ -194,7 +195,7 @@ impl Source<'_> {
 pub struct CpuConfig<'a> {
     /// The rows.
     pub source: Source<'a>,
-    /// Algorithms by SPEC name (`None`: topk-ref's six, bisect with early stopping, and `sim`
+    /// Algorithms by registry name (`None`: topk-ref's six, bisect with early stopping, and `sim`
     /// on the short rows); the baselines and `sim` on every shape when named.
     pub algos: Option<Vec<String>>,
     /// Timed runs per cell (the median is reported).
@@ -204,7 +205,7 @@ pub struct CpuConfig<'a> {
 /// One line of the report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BenchRow {
-    /// The SPEC name.
+    /// The registry name.
     pub algo: String,
     /// The input: a family name, or the caller's label for their matrix (reports from before
     /// `--dist` existed were all normal).
@@ -296,31 +297,33 @@ pub struct Contender {
 /// early-stopping row), the simulator, the baselines. Without a filter: topk-ref's six, the
 /// early-stopping row, and the simulator on rows of at most 256 — those of them that take
 /// `dtype` (the simulator takes `f32` only). A named algorithm that does not take `dtype` is
-/// [`Error::DtypeNotSupported`].
+/// [`rtopk::Error::DtypeNotSupported`].
 pub fn contenders(filter: Option<&[String]>, dtype: Dtype) -> Result<Vec<Contender>, Error> {
     let cpu = registry::names_where(|c| c.device == Device::Cpu);
     if let Some(names) = filter {
         for name in names {
             match registry::lookup(name) {
                 Some(e) if e.caps.device == Device::Cpu && !e.caps.takes(dtype) => {
-                    return Err(dtype_not_supported(dtype, name));
+                    return Err(dtype_not_supported(dtype, name).into());
                 }
                 Some(e) if e.caps.device == Device::Cpu => {}
                 Some(_) => {
-                    return Err(Error::WrongDevice {
+                    return Err(rtopk::Error::WrongDevice {
                         algo: name.clone(),
                         why: format!(
                             "the CPU benchmark times CPU algorithms ({}); the GPU kernel is \
                              timed by `rtopk bench cuda`",
                             registry::list(&cpu)
                         ),
-                    });
+                    }
+                    .into());
                 }
                 None => {
-                    return Err(Error::UnknownAlgorithm {
+                    return Err(rtopk::Error::UnknownAlgorithm {
                         name: name.clone(),
                         valid: cpu.join(", "),
-                    });
+                    }
+                    .into());
                 }
             }
         }
@@ -578,9 +581,16 @@ mod tests {
         );
         assert_eq!(names(Some(&["sort", "heap", "air"])).unwrap(), ["heap", "air", "sort"]);
         let e = names(Some(&["cuda"])).unwrap_err();
-        assert!(matches!(e, Error::WrongDevice { .. }) && e.to_string().contains("CPU"), "{e}");
+        assert!(
+            matches!(e, Error::Lib(rtopk::Error::WrongDevice { .. }))
+                && e.to_string().contains("CPU"),
+            "{e}"
+        );
         let e = names(Some(&["nope"])).unwrap_err();
-        assert!(matches!(e, Error::UnknownAlgorithm { .. }) && !e.to_string().contains("cuda"));
+        assert!(
+            matches!(e, Error::Lib(rtopk::Error::UnknownAlgorithm { .. }))
+                && !e.to_string().contains("cuda")
+        );
         let sim = contenders(Some(&["sim".to_string()]), Dtype::Float32).unwrap();
         assert_eq!(sim[0].max_m, usize::MAX);
         let default_sim = contenders(None, Dtype::Float32).unwrap().pop().unwrap();
@@ -599,7 +609,10 @@ mod tests {
                     Ok(_) => assert!(e.caps.takes(dtype), "{}", e.name),
                     Err(err) => {
                         assert!(!e.caps.takes(dtype), "{}: {err}", e.name);
-                        assert!(matches!(err, Error::DtypeNotSupported { .. }), "{err}");
+                        assert!(
+                            matches!(err, Error::Lib(rtopk::Error::DtypeNotSupported { .. })),
+                            "{err}"
+                        );
                         assert!(err.is_user_error() && err.to_string().contains(dtype.name()));
                     }
                 }

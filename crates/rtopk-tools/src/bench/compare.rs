@@ -20,16 +20,16 @@ use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 use topk_ref::Family;
 
-use crate::algorithm::Algorithm;
 use crate::bench::check::Reference;
 use crate::bench::machine::{Machine, load_average, utc_now};
 use crate::bench::measure::{PerElement, measure};
 use crate::bench::{Observer, check_memory, check_reps};
-use crate::dtype::Dtype;
 use crate::error::Error;
-use crate::params::Params;
-use crate::registry;
-use crate::rowwise::RowWise;
+use rtopk::algorithm::Algorithm;
+use rtopk::dtype::Dtype;
+use rtopk::params::Params;
+use rtopk::registry;
+use rtopk::rowwise::RowWise;
 
 /// Row widths of the row-wise regime.
 const ROW_WIDTHS: [usize; 3] = [256, 768, 4096];
@@ -80,7 +80,7 @@ impl Regime {
 pub struct CompareConfig {
     /// 4x fewer rows, and only M = 2^20 in the single-vector regime.
     pub quick: bool,
-    /// Contenders by label or SPEC name (all of a name's variants); `None`: all fourteen.
+    /// Contenders by label or registry name (all of a name's variants); `None`: all fourteen.
     pub algos: Option<Vec<String>>,
     /// The input families ([`AIR_FAMILIES`] by default).
     pub families: Vec<Family>,
@@ -95,7 +95,7 @@ pub struct CompareConfig {
 /// One algorithm configuration of the comparison.
 #[derive(Debug)]
 pub struct Contender {
-    /// Table and legend label (the SPEC name, or name(variant)).
+    /// Table and legend label (the registry name, or name(variant)).
     pub label: &'static str,
     /// The configured algorithm.
     pub algo: Box<dyn Algorithm>,
@@ -118,7 +118,8 @@ pub fn all_contenders() -> Result<Vec<Contender>, Error> {
         origin: "baselines",
         partial_sort,
     };
-    let bitonic_drtopk = DrTopK::new(DrTopK::DEFAULT_BETA, Base::Bitonic)?;
+    let bitonic_drtopk =
+        DrTopK::new(DrTopK::DEFAULT_BETA, Base::Bitonic).map_err(rtopk::Error::from)?;
     Ok(vec![
         named("heap", false)?,
         named("quickselect", false)?,
@@ -137,14 +138,15 @@ pub fn all_contenders() -> Result<Vec<Contender>, Error> {
     ])
 }
 
-/// The contenders `filter` names (by label, or by SPEC name for all its variants).
+/// The contenders `filter` names (by label, or by registry name for all its variants).
 pub fn contenders(filter: Option<&[String]>) -> Result<Vec<Contender>, Error> {
     let all = all_contenders()?;
     let Some(filter) = filter else { return Ok(all) };
     for want in filter {
         if !all.iter().any(|c| c.label == want || c.algo.name() == want) {
             let labels: Vec<&str> = all.iter().map(|c| c.label).collect();
-            return Err(Error::UnknownAlgorithm { name: want.clone(), valid: labels.join(", ") });
+            let (name, valid) = (want.clone(), labels.join(", "));
+            return Err(rtopk::Error::UnknownAlgorithm { name, valid }.into());
         }
     }
     Ok(all
@@ -198,7 +200,7 @@ pub struct CompareRow {
     pub m: usize,
     /// Values selected per row.
     pub k: usize,
-    /// The SPEC name.
+    /// The registry name.
     pub algo: String,
     /// The configuration (the name, or name(variant)).
     pub label: String,

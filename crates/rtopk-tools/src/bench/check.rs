@@ -4,8 +4,8 @@ use ndarray::ArrayView2;
 use topk_ref::oracle::{canonical_indices, recall};
 use topk_ref::{Element, Heap, Mode, Options, TopK, topk_rows};
 
-use crate::algorithm::{Selection, try_zeros};
 use crate::error::Error;
+use rtopk::algorithm::{Selection, try_zeros};
 
 /// Rows of heap's answer that are re-checked against the sort-based oracle.
 const ORACLE_SAMPLE_ROWS: usize = 16;
@@ -118,8 +118,8 @@ fn preview<'a>(it: impl Iterator<Item = &'a u32>) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algorithm::Algorithm;
-    use crate::rowwise::RowWise;
+    use rtopk::algorithm::Algorithm;
+    use rtopk::rowwise::RowWise;
     use topk_ref::{Bisect, Family, bf16, f16};
 
     #[test]
@@ -155,7 +155,7 @@ mod tests {
     /// A 16-bit reference is heap's answer on the 16-bit rows (ties among rounded values
     /// included), and a value with the right number but the wrong bits (-0.0 for +0.0) is a
     /// wrong answer.
-    fn sixteen_bit<E: crate::Float>() {
+    fn sixteen_bit<E: rtopk::Float>() {
         let x = Family::Ties.matrix(30, 45, 2).unwrap().mapv(|v| E::from_f32(v * 1e-3));
         let reference = Reference::new(x.view(), 9).unwrap();
         assert!(reference.from_heap);

@@ -9,7 +9,7 @@ use crate::Error;
 
 /// The magic string every `.npy` file starts with.
 pub(super) const MAGIC: &[u8; 6] = b"\x93NUMPY";
-/// The input dtypes accepted, for messages (SPEC §4; [`crate::Dtype::from_npy_descr`] is the
+/// The input dtypes accepted, for messages (docs/contract.md §4; [`rtopk::Dtype::from_npy_descr`] is the
 /// check).
 pub(crate) const INPUT_DTYPES: &str = "<f4 (little-endian float32) or <f2 (little-endian float16)";
 /// numpy pads the whole preamble plus header to a multiple of this (for aligned reads).
@@ -172,11 +172,11 @@ fn shape_from(entry: &Entry) -> Result<Vec<u64>, String> {
 pub(super) fn dtype_hint(descr: &str) -> &'static str {
     match descr {
         "=f4" | "f4" | "float32" => {
-            " (the byte order is not stated; SPEC §4 requires it explicitly: write '<f4', \
+            " (the byte order is not stated; docs/contract.md §4 requires it explicitly: write '<f4', \
              e.g. x.astype('<f4'))"
         }
         "=f2" | "f2" | "float16" => {
-            " (the byte order is not stated; SPEC §4 requires it explicitly: write '<f2', \
+            " (the byte order is not stated; docs/contract.md §4 requires it explicitly: write '<f2', \
              e.g. x.astype('<f2'))"
         }
         ">f4" => " (big-endian; convert with x.astype('<f4'))",

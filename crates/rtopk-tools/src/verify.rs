@@ -15,8 +15,8 @@ use topk_ref::{Bisect, Element, Mode, Options, RowTopK, TopK, bf16, f16, topk_ro
 
 use warp_sim::{KernelArgs, SimConfig, launch_parallel};
 
-use crate::plan::{DeviceLimits, Launch, MAX_QUARTER_WARP_ROW, Route, Strategy};
-use crate::{CudaError, CudaTopK, DeviceFloat, ElemType};
+use rtopk_cuda::plan::{DeviceLimits, Launch, MAX_QUARTER_WARP_ROW, Route, Strategy};
+use rtopk_cuda::{CudaError, CudaTopK, DeviceFloat, ElemType};
 
 /// Input families: normal, uniform, heavy ties, same leading bits (AIR's radix-adversarial
 /// family: the first 20 key bits equal), and NaN (quiet of either sign, signalling, with

@@ -1,0 +1,67 @@
+//! What an algorithm supports: where it runs, which element types, outputs and parameters
+//! it takes. The registry's capability table is made of these rows.
+
+use serde::Serialize;
+
+use crate::dtype::Dtype;
+
+/// Where an algorithm runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Device {
+    /// On this machine's CPU cores (the warp simulator included).
+    Cpu,
+    /// On an NVIDIA GPU.
+    Gpu,
+}
+
+/// What an algorithm supports: the registry's capability table, one row per name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Capabilities {
+    /// Returns the canonical top-k (docs/contract.md §1) with its default parameters.
+    pub exact: bool,
+    /// Reports per-row iteration counts (docs/contract.md §3).
+    pub iterations: bool,
+    /// Takes the bisection parameters `max_iter` and `precision` (docs/contract.md §2, §4).
+    pub bisection_params: bool,
+    /// Where it runs.
+    pub device: Device,
+    /// Reports data-movement counters ([`crate::WorkCounters`]).
+    pub work_counters: bool,
+    /// Reports the warp simulator's findings ([`crate::SimDiagnostics`]).
+    pub diagnostics: bool,
+    /// The element types it takes (docs/contract.md §1), widest first.
+    pub dtypes: &'static [Dtype],
+}
+
+/// Every element type: the CPU algorithms, written once over `topk_ref::Element`.
+pub const ALL_DTYPES: &[Dtype] = &Dtype::ALL;
+/// `f32` only.
+pub const F32_ONLY: &[Dtype] = &[Dtype::Float32];
+
+impl Capabilities {
+    /// `true` when the algorithm takes matrices of `dtype`.
+    pub fn takes(&self, dtype: Dtype) -> bool {
+        self.dtypes.contains(&dtype)
+    }
+}
+
+/// A single-row CPU algorithm without parameters, written once for every element type.
+pub(crate) const ROW_CPU: Capabilities = Capabilities {
+    exact: true,
+    iterations: false,
+    bisection_params: false,
+    device: Device::Cpu,
+    work_counters: true,
+    diagnostics: false,
+    dtypes: ALL_DTYPES,
+};
+/// RTop-K's bisection on the CPU (topk-ref's `Bisect`).
+pub(crate) const BISECT_CPU: Capabilities =
+    Capabilities { iterations: true, bisection_params: true, ..ROW_CPU };
+/// The RTop-K kernel on the warp simulator (f32, f16 and bf16 rows).
+pub(crate) const SIM: Capabilities =
+    Capabilities { work_counters: false, diagnostics: true, dtypes: ALL_DTYPES, ..BISECT_CPU };
+/// The RTop-K kernel on the GPU (16-bit rows from compute capability 8.0: docs/kernel.md).
+pub(crate) const CUDA: Capabilities =
+    Capabilities { device: Device::Gpu, work_counters: false, dtypes: ALL_DTYPES, ..BISECT_CPU };

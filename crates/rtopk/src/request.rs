@@ -1,0 +1,497 @@
+//! [`Request`]: everything a caller asks of one selection, built once with a
+//! [`RequestBuilder`] and checked there (the algorithm, its parameters, the outputs, the
+//! device), then against the rows ([`Request::check`]) by the one [`crate::select`] every face
+//! calls.
+
+use topk_ref::{Bisect, Mode, Options};
+
+use crate::caps::{Capabilities, Device};
+use crate::dtype::Dtype;
+use crate::error::Error;
+use crate::param::Param;
+use crate::params::{Params, Precision};
+use crate::table::{self, unsupported};
+
+/// What `auto` stands for on the CPU: `bisect`, RTop-K's bisection (Algorithm 1), the fastest
+/// exact CPU algorithm of `rtopk bench cpu` at every measured shape.
+pub const AUTO_CPU: &str = "bisect";
+/// What `auto` stands for on a GPU: the RTop-K CUDA kernel.
+pub const AUTO_GPU: &str = "cuda";
+
+/// How many values to select per row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum K {
+    /// The same `k` for every row (`0 <= k <= M`).
+    One(usize),
+}
+
+impl K {
+    /// The `k` of every row, where one `k` holds for all of them.
+    pub fn uniform(&self) -> usize {
+        match self {
+            K::One(k) => *k,
+        }
+    }
+}
+
+impl Default for K {
+    fn default() -> Self {
+        K::One(0)
+    }
+}
+
+/// The width of the indices written (on the host they are `u32`; a face converts).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum IndexWidth {
+    /// 32-bit: rows of at most 2^31 elements, so that a signed reader (int32) sees them too.
+    #[default]
+    U32,
+    /// 64-bit signed (int64).
+    I64,
+}
+
+impl IndexWidth {
+    /// The width in bits (32 or 64), as Python names it (`index_bits`).
+    pub fn from_bits(bits: u32) -> Result<Self, Error> {
+        match bits {
+            32 => Ok(IndexWidth::U32),
+            64 => Ok(IndexWidth::I64),
+            other => Err(Error::BadIndexWidth { bits: other }),
+        }
+    }
+
+    /// The width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            IndexWidth::U32 => 32,
+            IndexWidth::I64 => 64,
+        }
+    }
+}
+
+/// Where the rows are, and so which device runs the selection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Place {
+    /// Host memory: the CPU algorithms run there; `cuda` copies the rows to GPU 0 and back.
+    #[default]
+    Cpu,
+    /// Memory of CUDA device `ordinal` (only `cuda`, or `auto`, reads it); for host rows given
+    /// to `cuda`, the GPU it copies them to.
+    Cuda(usize),
+}
+
+impl Place {
+    /// The kind of device.
+    pub fn device(self) -> Device {
+        match self {
+            Place::Cpu => Device::Cpu,
+            Place::Cuda(_) => Device::Gpu,
+        }
+    }
+
+    /// The GPU a `cuda` selection runs on.
+    pub fn ordinal(self) -> usize {
+        match self {
+            Place::Cpu => 0,
+            Place::Cuda(o) => o,
+        }
+    }
+}
+
+/// Which outputs are wanted. Iteration counts cost a route that never splits a row
+/// (docs/contract.md §3), so they are computed only when asked for. Values and indices come
+/// from one selection: on host rows both are returned whichever is asked for (a face writes
+/// the ones asked for), and on device buffers both must be given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Wanted {
+    /// The `(N, k)` values.
+    pub values: bool,
+    /// The `(N, k)` indices.
+    pub indices: bool,
+    /// The `(N,)` iteration counts (docs/contract.md §3).
+    pub iterations: bool,
+    /// Each row's threshold (docs/contract.md §5).
+    pub threshold: bool,
+}
+
+impl Default for Wanted {
+    /// Values and indices.
+    fn default() -> Self {
+        Self { values: true, indices: true, iterations: false, threshold: false }
+    }
+}
+
+/// A checked request: build one with [`Request::builder`] (or [`Request::new`]), give it to
+/// [`crate::select`] with the rows. Plain data: cheap to clone, shareable between threads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    algo: &'static str,
+    k: K,
+    options: Options,
+    wanted: Wanted,
+    params: Params,
+    bisect: Bisect,
+    index: IndexWidth,
+    place: Place,
+    lengths: Option<Vec<usize>>,
+    hint: Option<Vec<f32>>,
+}
+
+/// Builds a [`Request`]: every setter is plain, [`RequestBuilder::build`] checks them all
+/// together.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RequestBuilder {
+    algo: String,
+    k: K,
+    options: Options,
+    wanted: Wanted,
+    params: Params,
+    index: IndexWidth,
+    place: Place,
+    lengths: Option<Vec<usize>>,
+    hint: Option<Vec<f32>>,
+}
+
+impl RequestBuilder {
+    /// `k` values from every row.
+    pub fn k(mut self, k: usize) -> Self {
+        self.k = K::One(k);
+        self
+    }
+
+    /// `k` as a [`K`].
+    pub fn k_of(mut self, k: K) -> Self {
+        self.k = k;
+        self
+    }
+
+    /// The largest values (`true`, the default) or the smallest.
+    pub fn largest(mut self, largest: bool) -> Self {
+        self.options.mode = if largest { Mode::Largest } else { Mode::Smallest };
+        self
+    }
+
+    /// Largest or smallest.
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.options.mode = mode;
+        self
+    }
+
+    /// Each row's results in value order (`true`) or index order (the default).
+    pub fn sorted(mut self, sorted: bool) -> Self {
+        self.options.sorted = sorted;
+        self
+    }
+
+    /// Mode and order at once.
+    pub fn options(mut self, options: Options) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Which outputs are wanted.
+    pub fn wanted(mut self, wanted: Wanted) -> Self {
+        self.wanted = wanted;
+        self
+    }
+
+    /// The values wanted or not.
+    pub fn values(mut self, on: bool) -> Self {
+        self.wanted.values = on;
+        self
+    }
+
+    /// The indices wanted or not.
+    pub fn indices(mut self, on: bool) -> Self {
+        self.wanted.indices = on;
+        self
+    }
+
+    /// Iteration counts wanted or not (docs/contract.md §3).
+    pub fn iterations(mut self, on: bool) -> Self {
+        self.wanted.iterations = on;
+        self
+    }
+
+    /// Each row's threshold wanted or not (docs/contract.md §5).
+    pub fn threshold(mut self, on: bool) -> Self {
+        self.wanted.threshold = on;
+        self
+    }
+
+    /// The bisection's parameters at once (docs/contract.md §2).
+    pub fn params(mut self, params: Params) -> Self {
+        self.params = params;
+        self
+    }
+
+    /// Early stopping after `max_iter` steps (Algorithm 2).
+    pub fn max_iter(mut self, max_iter: u32) -> Self {
+        self.params.max_iter = Some(max_iter);
+        self
+    }
+
+    /// Algorithm 1 with precision ε'.
+    pub fn precision(mut self, precision: Precision) -> Self {
+        self.params.precision = Some(precision);
+        self
+    }
+
+    /// The width of the indices.
+    pub fn index_width(mut self, width: IndexWidth) -> Self {
+        self.index = width;
+        self
+    }
+
+    /// Where the rows are.
+    pub fn place(mut self, place: Place) -> Self {
+        self.place = place;
+        self
+    }
+
+    /// Each row's own length (`lengths[r] <= M`; docs/contract.md §5).
+    pub fn lengths(mut self, lengths: Vec<usize>) -> Self {
+        self.lengths = Some(lengths);
+        self
+    }
+
+    /// Each row's threshold hint (docs/contract.md §5).
+    pub fn hint(mut self, hint: Vec<f32>) -> Self {
+        self.hint = Some(hint);
+        self
+    }
+
+    /// The checked request: the algorithm is a registry name or `auto` (the place's default),
+    /// its parameters are ones it takes and describe one search, the outputs are ones it
+    /// gives (at least one of them), and it runs where the rows are.
+    pub fn build(self) -> Result<Request, Error> {
+        let entry = table::lookup(match (self.algo.as_str(), self.place.device()) {
+            ("auto", Device::Cpu) => AUTO_CPU,
+            ("auto", Device::Gpu) => AUTO_GPU,
+            (name, _) => name,
+        })
+        .ok_or_else(|| table::unknown(&self.algo))?;
+        let caps = entry.caps;
+        if !caps.bisection_params {
+            if let Some(&param) = self.params.given().first() {
+                return Err(unsupported(param, entry.name));
+            }
+        }
+        let bisect = self.params.bisect()?;
+        bisect.validate()?;
+        let w = self.wanted;
+        if !(w.values || w.indices || w.iterations || w.threshold) {
+            return Err(Error::NothingWanted);
+        }
+        if w.iterations && !caps.iterations {
+            return Err(unsupported(Param::Iterations, entry.name));
+        }
+        // a CPU algorithm cannot read device memory (`cuda` reads host rows: it copies them)
+        if self.place.device() == Device::Gpu && caps.device != Device::Gpu {
+            return Err(Error::WrongDevice {
+                algo: entry.name.to_string(),
+                why: format!(
+                    "the input is on a GPU, where only '{AUTO_GPU}' (or 'auto') runs; move it \
+                     to the CPU for the CPU algorithms"
+                ),
+            });
+        }
+        Ok(Request {
+            algo: entry.name,
+            k: self.k,
+            options: self.options,
+            wanted: self.wanted,
+            params: self.params,
+            bisect,
+            index: self.index,
+            place: self.place,
+            lengths: self.lengths,
+            hint: self.hint,
+        })
+    }
+}
+
+impl Request {
+    /// A builder for `algo` (a registry name, or `auto`): `k = 0`, largest, index order,
+    /// values and indices, exact search, 32-bit indices, host rows.
+    pub fn builder(algo: impl Into<String>) -> RequestBuilder {
+        RequestBuilder { algo: algo.into(), ..RequestBuilder::default() }
+    }
+
+    /// The `k` largest of every row with `algo`'s defaults: `Request::builder(algo).k(k).build()`.
+    pub fn new(algo: &str, k: usize) -> Result<Self, Error> {
+        Self::builder(algo).k(k).build()
+    }
+
+    /// The registry name (`auto` resolved).
+    pub fn algo(&self) -> &'static str {
+        self.algo
+    }
+
+    /// What the algorithm supports.
+    pub fn caps(&self) -> Capabilities {
+        table::lookup(self.algo).map(|e| e.caps).unwrap_or(crate::caps::ROW_CPU)
+    }
+
+    /// How many values per row.
+    pub fn k(&self) -> &K {
+        &self.k
+    }
+
+    /// Largest or smallest, index or value order.
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// The outputs wanted.
+    pub fn wanted(&self) -> Wanted {
+        self.wanted
+    }
+
+    /// The parameters as given.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The bisection the parameters describe.
+    pub fn bisect(&self) -> Bisect {
+        self.bisect
+    }
+
+    /// The index width.
+    pub fn index_width(&self) -> IndexWidth {
+        self.index
+    }
+
+    /// Where the rows are.
+    pub fn place(&self) -> Place {
+        self.place
+    }
+
+    /// Each row's length, if given.
+    pub fn lengths(&self) -> Option<&[usize]> {
+        self.lengths.as_deref()
+    }
+
+    /// Each row's threshold hint, if given.
+    pub fn hint(&self) -> Option<&[f32]> {
+        self.hint.as_deref()
+    }
+
+    /// Checks the request against `n` rows of `m` elements of `dtype`: the algorithm takes
+    /// the type, `0 <= k <= M` and `M >= 1`, 32-bit indices reach every element, per-row
+    /// inputs have one entry per row and lengths are at most `M`; then that the algorithm
+    /// honours every input given. Returns the `k` of every row.
+    pub fn check(&self, n: usize, m: usize, dtype: Dtype) -> Result<usize, Error> {
+        if !self.caps().takes(dtype) {
+            return Err(table::dtype_not_supported(dtype, self.algo));
+        }
+        let k = self.k.uniform();
+        topk_ref::check_shape(m, k)?;
+        if self.index == IndexWidth::U32 && m > 1 << 31 {
+            return Err(Error::IndexesTooNarrow { m });
+        }
+        if let Some(lengths) = &self.lengths {
+            per_row("lengths", lengths.len(), n)?;
+            if let Some((row, &length)) = lengths.iter().enumerate().find(|(_, l)| **l > m) {
+                return Err(Error::LengthTooLong { row, length, m });
+            }
+        }
+        if let Some(hint) = &self.hint {
+            per_row("hint", hint.len(), n)?;
+        }
+        self.honoured()?;
+        Ok(k)
+    }
+
+    /// Fails for an input or output no algorithm honours yet.
+    fn honoured(&self) -> Result<(), Error> {
+        let missing = if self.lengths.is_some() {
+            Some("rows of their own length (lengths)")
+        } else if self.hint.is_some() {
+            Some("threshold hints (hint)")
+        } else if self.wanted.threshold {
+            Some("the threshold output")
+        } else {
+            None
+        };
+        match missing {
+            Some(what) => Err(Error::NotYetSupported { what, algo: self.algo.to_string() }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Fails unless a per-row input of `len` entries has one per row of `n`.
+fn per_row(what: &'static str, len: usize, n: usize) -> Result<(), Error> {
+    if len == n { Ok(()) } else { Err(Error::PerRowLength { what, len, n }) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_is_the_places_default() {
+        let cpu = Request::new("auto", 3).unwrap();
+        assert_eq!(cpu.algo(), "bisect");
+        let gpu = Request::builder("auto").place(Place::Cuda(1)).build().unwrap();
+        assert_eq!((gpu.algo(), gpu.place().ordinal()), ("cuda", 1));
+        let e = Request::builder("heap").place(Place::Cuda(0)).build().unwrap_err();
+        assert!(matches!(e, Error::WrongDevice { .. }) && e.is_user_error(), "{e}");
+        // host rows may go to the GPU kernel
+        assert_eq!(Request::new("cuda", 1).unwrap().place(), Place::Cpu);
+    }
+
+    #[test]
+    fn the_builder_checks_everything_once() {
+        let e = Request::new("foo", 1).unwrap_err();
+        assert!(matches!(e, Error::UnknownAlgorithm { .. }), "{e}");
+        let e = Request::builder("heap").max_iter(3).build().unwrap_err();
+        assert!(matches!(e, Error::ParamNotSupported { param: Param::MaxIter, .. }), "{e}");
+        let p = Precision::new(0.5).unwrap();
+        let e = Request::builder("sim").max_iter(3).precision(p).build().unwrap_err();
+        assert!(matches!(e, Error::ConflictingParams), "{e}");
+        let e = Request::builder("radix").iterations(true).build().unwrap_err();
+        assert!(e.to_string().contains("--iterations"), "{e}");
+        let none = Request::builder("bisect").values(false).indices(false).build().unwrap_err();
+        assert!(matches!(none, Error::NothingWanted) && none.is_user_error(), "{none}");
+        let r = Request::builder("bisect").max_iter(2).iterations(true).sorted(true).build();
+        let r = r.unwrap();
+        assert_eq!(r.bisect(), Bisect::early_stopping(2));
+        assert!(r.wanted().iterations && r.options().sorted);
+        assert_eq!(Request::new("heap", 0).unwrap().wanted(), Wanted::default());
+    }
+
+    #[test]
+    fn the_rows_are_checked_against_the_request() {
+        let r = Request::new("bisect", 3).unwrap();
+        assert_eq!(r.check(2, 3, Dtype::Float16).unwrap(), 3);
+        assert!(matches!(r.check(2, 2, Dtype::Float32), Err(Error::TopK(_))));
+        let wide = Request::builder("bisect").k(1).build().unwrap();
+        let e = wide.check(1, (1 << 31) + 1, Dtype::Float32).unwrap_err();
+        assert!(matches!(e, Error::IndexesTooNarrow { .. }), "{e}");
+        let wide64 = Request::builder("bisect").k(1).index_width(IndexWidth::I64).build();
+        assert!(wide64.unwrap().check(1, (1 << 31) + 1, Dtype::Float32).is_ok());
+        assert!(IndexWidth::from_bits(16).is_err());
+        assert_eq!(IndexWidth::from_bits(64).unwrap().bits(), 64);
+    }
+
+    #[test]
+    fn per_row_inputs_are_checked_then_refused_for_now() {
+        let r = Request::builder("bisect").k(1).lengths(vec![2, 5]).build().unwrap();
+        let e = r.check(3, 4, Dtype::Float32).unwrap_err();
+        assert!(matches!(e, Error::PerRowLength { what: "lengths", len: 2, n: 3 }), "{e}");
+        let e = r.check(2, 4, Dtype::Float32).unwrap_err();
+        assert!(matches!(e, Error::LengthTooLong { row: 1, length: 5, m: 4 }), "{e}");
+        let e = r.check(2, 5, Dtype::Float32).unwrap_err();
+        assert!(matches!(e, Error::NotYetSupported { .. }) && e.is_user_error(), "{e}");
+        let h = Request::builder("bisect").k(1).hint(vec![0.5]).build().unwrap();
+        assert!(matches!(h.check(2, 4, Dtype::Float32), Err(Error::PerRowLength { .. })));
+        assert!(matches!(h.check(1, 4, Dtype::Float32), Err(Error::NotYetSupported { .. })));
+        let t = Request::builder("bisect").k(1).threshold(true).build().unwrap();
+        let e = t.check(1, 4, Dtype::Float32).unwrap_err();
+        assert!(e.to_string().contains("threshold"), "{e}");
+    }
+}

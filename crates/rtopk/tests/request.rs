@@ -1,0 +1,73 @@
+//! The door's contract: one [`Request`], checked once, and one [`select`] whose route depends
+//! on the outputs asked for — iteration counts only when wanted, so that without them the
+//! kernel splits a long row (as the Python package does) and gives the same answer.
+
+use ndarray::Array2;
+use rtopk::{Error, Family, Mode, Options, Request, Selection, select};
+
+/// Equal indices and value bits.
+fn assert_same_answer(got: &Selection, want: &Selection, what: &str) {
+    assert_eq!(got.topk.indices, want.topk.indices, "{what}: indices");
+    let bits = |s: &Selection| s.topk.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(got), bits(want), "{what}: value bits");
+}
+
+#[test]
+fn the_simulated_kernel_splits_a_long_row_only_without_iteration_counts() {
+    // One row wider than the split threshold: without counts the route splits it.
+    let x = Family::Normal.matrix(1, 20_000, 5).unwrap();
+    for opts in [Options::default(), Options { mode: Mode::Smallest, sorted: true }] {
+        let plain = Request::builder("sim").k(37).options(opts).build().unwrap();
+        let counted = Request::builder("sim").k(37).options(opts).iterations(true).build();
+        let (split, whole) =
+            (select(x.view(), &plain).unwrap(), select(x.view(), &counted.unwrap()).unwrap());
+        assert!(split.topk.iterations.is_none());
+        assert_eq!(whole.topk.iterations.as_ref().map(|i| i.len()), Some(1));
+        let kernels = |s: &Selection| s.diagnostics.as_ref().unwrap().kernel.clone();
+        assert!(kernels(&split).contains("split"), "{}", kernels(&split));
+        assert!(!kernels(&whole).contains("split"), "{}", kernels(&whole));
+        assert_same_answer(&split, &whole, "split against whole");
+        let cpu = Request::builder("bisect").k(37).options(opts).build().unwrap();
+        assert_same_answer(&split, &select(x.view(), &cpu).unwrap(), "split against bisect");
+        assert!(split.diagnostics.unwrap().is_clean());
+    }
+}
+
+#[test]
+fn cpu_algorithms_report_counts_only_when_asked() {
+    let x = Family::Ties.matrix(6, 90, 2).unwrap();
+    let plain = select(x.view(), &Request::new("bisect", 7).unwrap()).unwrap();
+    let counted = Request::builder("bisect").k(7).iterations(true).build().unwrap();
+    let counted = select(x.view(), &counted).unwrap();
+    assert!(plain.topk.iterations.is_none());
+    assert_eq!(counted.topk.iterations.as_ref().map(|i| i.len()), Some(6));
+    assert_same_answer(&plain, &counted, "bisect");
+    // `auto` on host rows is bisect
+    let auto = select(x.view(), &Request::new("auto", 7).unwrap()).unwrap();
+    assert_same_answer(&auto, &plain, "auto");
+}
+
+#[test]
+fn per_row_inputs_are_checked_against_the_rows_then_refused_for_now() {
+    let x = Array2::<f32>::zeros((3, 4));
+    let r = Request::builder("heap").k(2).lengths(vec![4, 4]).build().unwrap();
+    let e = select(x.view(), &r).unwrap_err();
+    assert!(matches!(e, Error::PerRowLength { .. }) && e.is_user_error(), "{e}");
+    let r = Request::builder("heap").k(2).lengths(vec![4, 5, 1]).build().unwrap();
+    assert!(matches!(select(x.view(), &r), Err(Error::LengthTooLong { row: 1, .. })));
+    let r = Request::builder("heap").k(2).lengths(vec![4, 3, 1]).build().unwrap();
+    let e = select(x.view(), &r).unwrap_err();
+    assert!(matches!(e, Error::NotYetSupported { .. }), "{e}");
+    assert!(e.to_string().contains("'heap' does not support"), "{e}");
+    let r = Request::builder("bisect").k(2).hint(vec![0.0; 3]).build().unwrap();
+    assert!(matches!(select(x.view(), &r), Err(Error::NotYetSupported { .. })));
+}
+
+#[test]
+fn a_request_is_plain_shareable_data() {
+    fn send_sync_clone<T: Send + Sync + Clone>() {}
+    send_sync_clone::<Request>();
+    let r = Request::builder("sim").k(3).max_iter(2).sorted(true).build().unwrap();
+    assert_eq!(r.clone(), r);
+    assert!(!r.wanted().iterations && r.options().sorted && r.k().uniform() == 3);
+}
