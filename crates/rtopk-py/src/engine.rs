@@ -111,7 +111,11 @@ pub(crate) struct GpuShape {
 }
 
 /// The launch of `shape` on device `device` over `ptrs` (opens the device once per process).
-pub(crate) fn gpu_launch(shape: GpuShape, ptrs: Pointers, device: usize) -> Result<GpuLaunch, Error> {
+pub(crate) fn gpu_launch(
+    shape: GpuShape,
+    ptrs: Pointers,
+    device: usize,
+) -> Result<GpuLaunch, Error> {
     use rtopk_cuda::{DataTypes, ElemType, IndexType, Launch, RawBuffers};
     let elem = match shape.dtype {
         rtopk::Dtype::Float32 => ElemType::F32,
@@ -191,8 +195,7 @@ pub(crate) fn cuda_verify(quick: bool, device: usize) -> Result<VerifyReport, Er
     // check_all runs the simulator on every case itself (the GPU's launch family)
     let bisect = |b: Bisect| -> Box<dyn RowTopK> { Box::new(b) };
     let references: [Reference<'_>; 1] = [("bisect", &bisect)];
-    let report =
-        check_all(&mut gpu, &WIDTHS, per_case, &references, &rtopk_cuda::ElemType::ALL)?;
+    let report = check_all(&mut gpu, &WIDTHS, per_case, &references, &rtopk_cuda::ElemType::ALL)?;
     Ok(VerifyReport {
         device: gpu.device_name().to_string(),
         cases: report.cases,
@@ -232,16 +235,18 @@ pub(crate) struct SimLaunch<'a> {
 
 /// The mutant named `name`, or a `ValueError`-class error naming every one.
 fn mutant(name: &str) -> Result<Mutant, String> {
-    Mutant::ALL.into_iter().find(|m| m.name() == name).ok_or_else(|| {
-        format!("unknown mutant '{name}'; known: {}", mutant_names().join(", "))
-    })
+    Mutant::ALL
+        .into_iter()
+        .find(|m| m.name() == name)
+        .ok_or_else(|| format!("unknown mutant '{name}'; known: {}", mutant_names().join(", ")))
 }
 
 /// The strategy named `name`.
 fn strategy(name: &str) -> Result<warp_sim::Strategy, String> {
-    warp_sim::Strategy::ALL.into_iter().find(|s| s.name() == name).ok_or_else(|| {
-        format!("unknown strategy '{name}'; known: {}", strategy_names().join(", "))
-    })
+    warp_sim::Strategy::ALL
+        .into_iter()
+        .find(|s| s.name() == name)
+        .ok_or_else(|| format!("unknown strategy '{name}'; known: {}", strategy_names().join(", ")))
 }
 
 /// The arguments of a simulated launch, checked (unknown names are the `Err` message).
@@ -254,8 +259,7 @@ pub(crate) struct SimPlan {
 pub(crate) fn sim_plan(launch: &SimLaunch<'_>, n: usize, m: usize) -> Result<SimPlan, String> {
     use warp_sim::{DiagPolicy, KernelArgs, Schedule, SimConfig};
     let mutant = launch.mutant.map(mutant).transpose()?;
-    let args =
-        KernelArgs { n, m, k: launch.k, mode: launch.mode, bisect: launch.bisect, mutant };
+    let args = KernelArgs { n, m, k: launch.k, mode: launch.mode, bisect: launch.bisect, mutant };
     let schedule = match launch.schedule_seed {
         None => Schedule::InOrder,
         Some(seed) => Schedule::Shuffled { seed },

@@ -124,7 +124,17 @@ impl Request {
                 return Err(to_py(unsupported(Param::Iterations, name)));
             }
             let mode = if largest { Mode::Largest } else { Mode::Smallest };
-            Ok(Request { algorithm, params, k, mode, sorted, iterations, index_bits, dtype, device })
+            Ok(Request {
+                algorithm,
+                params,
+                k,
+                mode,
+                sorted,
+                iterations,
+                index_bits,
+                dtype,
+                device,
+            })
         })
     }
 
@@ -254,7 +264,10 @@ fn max_iter_of(n: &Bound<'_, PyAny>) -> PyResult<u32> {
         if n.is_instance_of::<PyInt>() {
             refuse()
         } else {
-            PyTypeError::new_err(format!("max_iter must be None or an integer, not {}", type_name(n)))
+            PyTypeError::new_err(format!(
+                "max_iter must be None or an integer, not {}",
+                type_name(n)
+            ))
         }
     })?;
     u32::try_from(v).map_err(|_| refuse())
