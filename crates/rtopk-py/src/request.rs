@@ -203,7 +203,7 @@ impl Request {
         let max_iter = self.params.max_iter.map_or("None".to_string(), |n| n.to_string());
         format!(
             "Request(algorithm='{}', k={}, largest={}, sorted={}, iterations={}, \
-             max_iter={max_iter}, precision={}, index_dtype='{}', dtype='{}', device='{}')",
+             max_iter={max_iter}, precision={:?}, index_dtype='{}', dtype='{}', device='{}')",
             self.algorithm(),
             self.k,
             py_bool(self.largest()),

@@ -1,5 +1,6 @@
-"""rtopk on NumPy arrays against the SPEC §1 oracle (tests/oracle.py): every algorithm, hostile
-rows, every rank/dim/layout, both modes, both output orders, iteration counts, errors.
+"""rtopk on NumPy arrays against the oracle of docs/contract.md §1 (tests/oracle.py): every
+algorithm, hostile rows, every rank/dim/layout, both modes, both output orders, iteration
+counts, errors.
 
 Needs only NumPy (CI runs it in a fresh venv after ``pip install ./crates/rtopk-py``).
 """

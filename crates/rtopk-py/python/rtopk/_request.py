@@ -38,6 +38,8 @@ class Ask(NamedTuple):
 def _integer(name: str, value: Any) -> int:
     """``value`` as an int: ``TypeError`` for a bool or a non-integer, as ``torch.topk``'s
     argument parser (NumPy integers are integers)."""
+    if type(value) is int:  # the common case first: this runs on every call
+        return value
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"argument '{name}' must be int, not bool")
     try:
@@ -49,7 +51,9 @@ def _integer(name: str, value: Any) -> int:
 def _flag(name: str, value: Any) -> bool:
     """``value`` as a bool: ``TypeError`` for anything but a bool (``torch.topk`` refuses
     ``largest=1`` too)."""
-    if isinstance(value, (bool, np.bool_)):
+    if value is True or value is False:
+        return value
+    if isinstance(value, np.bool_):
         return bool(value)
     raise TypeError(f"argument '{name}' must be bool, not {type(value).__name__}")
 
@@ -68,14 +72,14 @@ def ask(
     if not isinstance(algo, str):
         raise TypeError(f"argument 'algo' must be str, not {type(algo).__name__}")
     return Ask(
-        k=_integer("k", k),
-        largest=_flag("largest", largest),
-        sorted=_flag("sorted", sorted),
-        algo=algo,
-        max_iter=None if max_iter is None else _integer("max_iter", max_iter),
-        precision=float(precision),
-        iterations=bool(iterations),
-        index_dtype=index_dtype_name(indices_dtype),
+        _integer("k", k),
+        _flag("largest", largest),
+        _flag("sorted", sorted),
+        algo,
+        None if max_iter is None else _integer("max_iter", max_iter),
+        float(precision),
+        bool(iterations),
+        "int64" if indices_dtype is None else index_dtype_name(indices_dtype),
     )
 
 
