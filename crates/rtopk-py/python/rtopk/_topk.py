@@ -20,7 +20,7 @@ is larger than the wrapper's (see the package README).
 from __future__ import annotations
 
 import sys
-from typing import Any, Literal, NamedTuple, Optional, Tuple, overload
+from typing import Any, Callable, Literal, NamedTuple, Optional, Tuple, overload
 
 from . import _native
 from ._host import host_array, select_host
@@ -171,9 +171,31 @@ def _is_tensor(x: Any) -> bool:
     return torch is not None and isinstance(x, torch.Tensor)
 
 
-def _tensor_topk(x: Any, dim: int, a: Ask) -> Tuple[Any, Any, Any]:
-    """The tensor path (:mod:`rtopk.ops`; importing it registers ``torch.ops.rtopk.topk``:
-    torch is in use, since a tensor came)."""
-    from .ops import topk_tensor
+class _TensorPath:
+    """A cache of :func:`rtopk.ops.topk_tensor`, the tensor path: importing :mod:`rtopk.ops`
+    registers ``torch.ops.rtopk.topk`` (torch is in use, since a tensor came), and an import
+    statement on every call would cost a microsecond. Filled by the first eager tensor call,
+    never while ``torch.compile`` traces (a value changed under the tracer breaks its guards).
+    """
 
-    return topk_tensor(x, dim, a)
+    __slots__ = ("topk",)
+
+    def __init__(self) -> None:
+        self.topk: Optional[Callable[[Any, int, Ask], Tuple[Any, Any, Any]]] = None
+
+
+_TENSOR_PATH = _TensorPath()
+
+
+def _tensor_topk(x: Any, dim: int, a: Ask) -> Tuple[Any, Any, Any]:
+    """The tensor path (:mod:`rtopk.ops`)."""
+    path = _TENSOR_PATH.topk
+    if path is None:
+        import torch
+
+        from .ops import topk_tensor
+
+        path = topk_tensor
+        if not torch.compiler.is_compiling():
+            _TENSOR_PATH.topk = path
+    return path(x, dim, a)
