@@ -144,12 +144,14 @@ def overhead(rtopk: Any, args: argparse.Namespace, device: str) -> List[Dict[str
         indices = torch.empty(1, k, dtype=torch.int64, device=device)
         dev = x.device.index or 0
         request = rtopk._request.native(
-            rtopk._request.ask(k, True, False, "auto", None, 0.0, False, None), "float32", "cuda"
+            rtopk._request.ask(k, True, False, "auto", None, 0.0, False, None),
+            "float32",
+            f"cuda:{dev}",
         )
         pointers = (x.data_ptr(), values.data_ptr(), indices.data_ptr(), 0)
 
         def native() -> None:
-            rtopk._native.cuda_launch(request, 1, 256, pointers, ops.current_stream(dev), dev)
+            rtopk._native.cuda_launch(request, 1, 256, pointers, ops.current_stream(dev))
 
         native_name = "native launch only (preallocated outputs)"
     else:

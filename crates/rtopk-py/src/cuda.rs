@@ -11,12 +11,13 @@ use crate::errors::{detached, guard, to_py, value_error};
 use crate::request::{Request, integer};
 
 /// Row-wise top-k of `n` contiguous rows of `m` elements of the request's dtype at device
-/// address `pointers[0]` on CUDA device `device`, queued on the stream whose handle is
-/// `stream` (torch's current stream of that device): values into `pointers[1]` (`n * k` of
-/// the dtype), indices into `pointers[2]` (`n * k` of the request's index type, written at
-/// that width by the kernel), iteration counts into `pointers[3]` (`n` int32) unless it is 0.
+/// address `pointers[0]` on the request's CUDA device (`cuda:N`), queued on the stream whose
+/// handle is `stream` (torch's current stream of that device): values into `pointers[1]`
+/// (`n * k` of the dtype), indices into `pointers[2]` (`n * k` of the request's index type,
+/// written at that width by the kernel), iteration counts into `pointers[3]` (`n` int32)
+/// unless it is 0.
 ///
-/// The request (built for device `cuda`) is checked against the width first; nothing is
+/// The request (built for device `cuda:N`) is checked against the width first; nothing is
 /// launched when `n` or `k` is 0. Nothing is allocated by the call for its outputs, copied or
 /// synchronised: it queues one launch (two with `sorted`) and returns, so it can be captured
 /// in a CUDA graph once the kernels are built (the first call on a device builds the one it
@@ -30,10 +31,9 @@ pub(crate) fn cuda_launch(
     m: &Bound<'_, PyAny>,
     pointers: (u64, u64, u64, u64),
     stream: u64,
-    device: &Bound<'_, PyAny>,
 ) -> PyResult<()> {
     guard(|| {
-        let (n, m, device) = (integer("n", n)?, integer("m", m)?, integer("device", device)?);
+        let (n, m) = (integer("n", n)?, integer("m", m)?);
         if request.device != Device::Gpu {
             return Err(value_error("the CUDA launch takes a request built for device 'cuda'"));
         }
@@ -53,16 +53,16 @@ pub(crate) fn cuda_launch(
         };
         let (x, values, indices, iterations) = pointers;
         let ptrs = Pointers { x, values, indices, iterations };
-        let launch = engine::gpu_launch(shape, ptrs, device).map_err(to_py)?;
+        let launch = engine::gpu_launch(shape, ptrs, request.ordinal).map_err(to_py)?;
         if !launch.is_ready().map_err(to_py)? {
             // the first launch of these kernels on this device builds them (NVRTC, about a
             // second): other Python threads run meanwhile
             detached(py, || launch.build())?;
         }
         // SAFETY: rtopk.ops passes the addresses of contiguous torch tensors it allocated on
-        // device `device` (n*m and n*k of the request's dtype, n*k indices of its index type,
-        // n int32 or none), held alive by the caller while torch's stream `stream` of that
-        // device — whose context is the device's primary context, torch's and rtopk-cuda's —
+        // the request's device (n*m and n*k of the request's dtype, n*k indices of its index
+        // type, n int32 or none), held alive by the caller while torch's stream `stream` of
+        // that device — whose context is the device's primary context, torch's and rtopk-cuda's —
         // runs the queued work; the caching allocator does not reuse them before that work
         // ends.
         #[allow(unsafe_code)]

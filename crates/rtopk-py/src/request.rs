@@ -42,6 +42,8 @@ pub(crate) struct Request {
     pub(crate) index_bits: u32,
     pub(crate) dtype: Dtype,
     pub(crate) device: Device,
+    /// The CUDA device (`cuda:N`) whose memory holds the rows; 0 on the CPU.
+    pub(crate) ordinal: usize,
 }
 
 impl Request {
@@ -93,7 +95,7 @@ impl Request {
         guard(|| {
             let k = integer("k", k)?;
             let max_iter = max_iter.map(max_iter_of).transpose()?;
-            let device = device_named(device)?;
+            let (device, ordinal) = place_named(device)?;
             let dtype = Dtype::from_name(dtype)
                 .ok_or_else(|| PyTypeError::new_err(unsupported_dtype(dtype, true)))?;
             let index_bits = match index_dtype {
@@ -134,6 +136,7 @@ impl Request {
                 index_bits,
                 dtype,
                 device,
+                ordinal,
             })
         })
     }
@@ -191,11 +194,12 @@ impl Request {
         self.dtype.name()
     }
 
+    /// `"cpu"` or `"cuda:N"`.
     #[getter]
-    fn device(&self) -> &'static str {
+    fn device(&self) -> String {
         match self.device {
-            Device::Cpu => "cpu",
-            Device::Gpu => "cuda",
+            Device::Cpu => "cpu".to_string(),
+            Device::Gpu => format!("cuda:{}", self.ordinal),
         }
     }
 
@@ -221,12 +225,23 @@ fn py_bool(b: bool) -> &'static str {
     if b { "True" } else { "False" }
 }
 
-/// The device called `name` (`"cpu"` or `"cuda"`).
+/// Where the rows are: `"cpu"`, or `"cuda"` / `"cuda:N"` (CUDA device N, 0 by default).
+fn place_named(name: &str) -> PyResult<(Device, usize)> {
+    if let Some(n) = name.strip_prefix("cuda:") {
+        let ordinal = n.parse().map_err(|_| {
+            value_error(format!("device '{name}': expected 'cpu', 'cuda' or 'cuda:N'"))
+        })?;
+        return Ok((Device::Gpu, ordinal));
+    }
+    Ok((device_named(name)?, 0))
+}
+
+/// The kind of device called `name` (`"cpu"` or `"cuda"`).
 fn device_named(name: &str) -> PyResult<Device> {
     match name {
         "cpu" => Ok(Device::Cpu),
         "cuda" => Ok(Device::Gpu),
-        other => Err(value_error(format!("device '{other}': expected 'cpu' or 'cuda'"))),
+        other => Err(value_error(format!("device '{other}': expected 'cpu', 'cuda' or 'cuda:N'"))),
     }
 }
 

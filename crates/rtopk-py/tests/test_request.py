@@ -39,7 +39,8 @@ def test_a_request_holds_what_it_was_built_with() -> None:
         device="cuda",
     )
     assert r.algorithm == "cuda" and r.max_iter == 4 and not r.largest and not r.sorted
-    assert r.index_dtype == "int32" and r.dtype == "bfloat16" and r.device == "cuda"
+    assert r.index_dtype == "int32" and r.dtype == "bfloat16" and r.device == "cuda:0"
+    assert _native.Request(k=1, device="cuda:3").device == "cuda:3"
     assert "Request(algorithm='cuda', k=3, largest=False" in repr(r)
     assert _native.Request(k=1, precision=0.25).precision == 0.25
     with pytest.raises(AttributeError):
@@ -64,7 +65,8 @@ def test_a_request_takes_keywords_only() -> None:
         ({"k": 1, "dtype": "float64"}, TypeError, r"got dtype float64"),
         ({"k": 1, "dtype": "int8"}, TypeError, r"float32, float16 and bfloat16"),
         ({"k": 1, "index_dtype": "int16"}, TypeError, r"int32 or int64, got int16"),
-        ({"k": 1, "device": "tpu"}, ValueError, r"device 'tpu': expected 'cpu' or 'cuda'"),
+        ({"k": 1, "device": "tpu"}, ValueError, r"device 'tpu': expected 'cpu', 'cuda' or"),
+        ({"k": 1, "device": "cuda:x"}, ValueError, r"device 'cuda:x'"),
         ({"k": 1, "algo": "foo"}, ValueError, r"unknown algorithm 'foo'; valid names: heap"),
         ({"k": 1, "algo": "heap", "device": "cuda"}, ValueError, r"'heap'"),
         ({"k": 1, "algo": "radix", "iterations": True}, ValueError, r"--iterations"),
@@ -117,10 +119,10 @@ def test_every_native_entry_takes_the_request() -> None:
     with pytest.raises(ValueError, match="CUDA tensors"):
         _native.select(x, _native.Request(k=2, device="cuda"))
     with pytest.raises(ValueError, match="device 'cuda'"):
-        _native.cuda_launch(_native.Request(k=2), 1, 40, (0, 0, 0, 0), 0, 0)
+        _native.cuda_launch(_native.Request(k=2), 1, 40, (0, 0, 0, 0), 0)
     # the launch checks the width before touching a device
     with pytest.raises(ValueError, match="larger than the row width"):
-        _native.cuda_launch(_native.Request(k=50, device="cuda"), 1, 40, (0, 0, 0, 0), 0, 0)
+        _native.cuda_launch(_native.Request(k=50, device="cuda"), 1, 40, (0, 0, 0, 0), 0)
 
 
 def test_equal_calls_share_one_cached_request() -> None:

@@ -71,7 +71,8 @@ class Request:
     @property
     def dtype(self) -> str: ...
     @property
-    def device(self) -> str: ...
+    def device(self) -> str:
+        """``"cpu"`` or ``"cuda:N"`` (``device="cuda"`` is ``cuda:0``)."""
 
 def select(
     x: npt.NDArray[Any], request: Request
@@ -154,10 +155,9 @@ def cuda_launch(
     m: int,
     pointers: Tuple[int, int, int, int],
     stream: int,
-    device: int,
 ) -> None:
-    """Launches the RTop-K kernel as ``request`` (built for device ``"cuda"``) asks, on device
-    ``device`` and the CUDA stream ``stream`` (a raw ``cudaStream_t``, torch's current stream
+    """Launches the RTop-K kernel as ``request`` (built for device ``"cuda:N"``) asks, on that
+    device and the CUDA stream ``stream`` (a raw ``cudaStream_t``, torch's current stream
     of that device), over ``n`` contiguous rows of width ``m`` of the request's dtype.
     ``pointers`` are device addresses: ``(x, values, indices, iterations)`` — the input,
     ``n × k`` values of the dtype, ``n × k`` indices of the index type, and ``n`` int32

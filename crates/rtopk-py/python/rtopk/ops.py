@@ -25,10 +25,10 @@ implementation from the op's arguments — so they accept and refuse the same ca
 On a CUDA tensor, a call makes the rows contiguous if they are not (``movedim`` +
 ``contiguous``: a copy only then), allocates the outputs with torch on the tensor's device
 (``new_empty``: the caching allocator, so it is capturable by ``torch.cuda.graph``), and makes
-ONE native call, ``_native.cuda_launch``, with the request, raw pointers and torch's current
-stream of that device: the kernel is launched asynchronously on that stream — no host
-synchronisation, no host round trip, no device allocation inside the call. A tensor on
-``cuda:1`` runs on device 1.
+ONE native call, ``_native.cuda_launch``, with the request (which names the device,
+``cuda:N``), raw pointers and torch's current stream of that device: the kernel is launched
+asynchronously on that stream — no host synchronisation, no host round trip, no device
+allocation inside the call. A tensor on ``cuda:1`` runs on device 1.
 """
 
 from typing import Any, Callable, Optional, Tuple
@@ -44,6 +44,8 @@ from ._request import Ask, native, normalize_dim
 __all__ = ["cpu_impl", "cuda_impl", "topk_op", "topk_tensor"]
 
 _INDEX_DTYPES = {"int32": torch.int32, "int64": torch.int64}
+# The request's name of CUDA device N (a table, not a string built on every call).
+_CUDA_NAMES = tuple(f"cuda:{i}" for i in range(16))
 # What both paths take, and the native module's name for each.
 _DTYPE_NAMES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
 
@@ -125,7 +127,8 @@ def cpu_impl(x: Tensor, dim: int, a: Ask) -> Tuple[Tensor, Tensor, Optional[Tens
 def cuda_impl(x: Tensor, dim: int, a: Ask) -> Tuple[Tensor, Tensor, Optional[Tensor]]:
     """A CUDA tensor: one launch of the RTop-K kernel on torch's current stream (see the
     module docstring for the contract). ``iterations`` is None unless asked for."""
-    request = native(a, _element(x), "cuda")
+    index = x.get_device()
+    request = native(a, _element(x), _CUDA_NAMES[index] if index < 16 else f"cuda:{index}")
     nd = x.dim()
     last = dim == -1 or dim == nd - 1
     if last and nd > 0:
@@ -148,14 +151,13 @@ def cuda_impl(x: Tensor, dim: int, a: Ask) -> Tuple[Tensor, Tensor, Optional[Ten
     indices = rows.new_empty(out_shape, dtype=_INDEX_DTYPES[a.index_dtype])
     iterations = rows.new_empty(batch, dtype=torch.int32) if a.iterations else None
     if n > 0 and k > 0:
-        index = rows.get_device()
         pointers = (
             rows.data_ptr(),
             values.data_ptr(),
             indices.data_ptr(),
             0 if iterations is None else iterations.data_ptr(),
         )
-        _native.cuda_launch(request, n, m, pointers, current_stream(index), index)
+        _native.cuda_launch(request, n, m, pointers, current_stream(index))
     elif iterations is not None:
         iterations.zero_()  # k = 0: no search, 0 iterations (as the CPU driver reports)
     if not last:
@@ -219,7 +221,7 @@ def _topk_fake(
     a = _ask_of(k, largest, sorted, algo, max_iter, precision, index_bits, with_iterations)
     if isinstance(m, int) and isinstance(k, int):
         # The request is refused while tracing, with the eager call's exception.
-        device = "cuda" if x.device.type == "cuda" else "cpu"
+        device = f"cuda:{x.device.index or 0}" if x.device.type == "cuda" else "cpu"
         native(a, element, device).check(m)
     shape = list(x.shape)
     batch = shape[:d] + shape[d + 1 :]
