@@ -84,14 +84,14 @@ def main() -> None:
 
     n, m, k = 1 << 22, 256, 32
     x = torch.randn(n // world, m, device="cuda", generator=g)
-    t = timed(lambda: rd.topk_sharded_rows(x, k, timeout=None), args.reps)
+    t = timed(lambda: rd.topk_sharded_rows(x, k, sorted=False, timeout=None), args.reps)
     rows.append({"case": "sharded rows", "n": n, "m": m, "k": k, "ms": statistics.median(t)})
     del x
 
     m = 1 << args.vector_log2
     shard = torch.randn(1, m // world, device="cuda", generator=g)
     for k in (64, 1024):
-        t = timed(lambda: rd.topk_split_rows(shard, k, timeout=None), args.reps)
+        t = timed(lambda: rd.topk_split_rows(shard, k, sorted=False, timeout=None), args.reps)
         c = timed(comm_only(k, 1, world), args.reps) if world > 1 else [0.0]
         ms = statistics.median(t)
         rows.append(

@@ -143,44 +143,38 @@ def overhead(rtopk: Any, args: argparse.Namespace, device: str) -> List[Dict[str
         values = torch.empty(1, k, device=device)
         indices = torch.empty(1, k, dtype=torch.int64, device=device)
         dev = x.device.index or 0
-        launch = getattr(rtopk._native, "cuda_topk", None)
+        request = rtopk._request.native(
+            rtopk._request.ask(k, True, False, "auto", None, 0.0, False, None),
+            "float32",
+            f"cuda:{dev}",
+        )
+        pointers = (x.data_ptr(), values.data_ptr(), indices.data_ptr(), 0)
 
         def native() -> None:
-            if launch is None:
-                raise RuntimeError("this build has no CUDA launch yet")
-            launch(
-                x.data_ptr(),
-                1,
-                256,
-                k,
-                True,
-                False,
-                -1,
-                0.0,
-                values.data_ptr(),
-                indices.data_ptr(),
-                64,
-                0,
-                ops.current_stream(dev),
-                dev,
-            )
+            rtopk._native.cuda_launch(request, 1, 256, pointers, ops.current_stream(dev))
 
         native_name = "native launch only (preallocated outputs)"
     else:
         rows = x.numpy()
+        cpu_request = rtopk._request.native(
+            rtopk._request.ask(k, True, False, "auto", None, 0.0, False, None), "float32", "cpu"
+        )
 
         def native() -> None:
-            rtopk._native.select(rows, k, "auto", True, False, None, 0.0, False, 64)
+            rtopk._native.select(rows, cpu_request)
 
         native_name = "native select only (numpy rows)"
     paths: List[tuple] = [
         (native_name, native),
-        ("rtopk.topk eager (direct path)", lambda: rtopk.topk(x, k)),
+        ("rtopk.topk eager (direct path)", lambda: rtopk.topk(x, k, sorted=False)),
         (
             "torch.ops.rtopk.topk (custom-op dispatcher)",
             lambda: op(x, k, -1, True, False, "auto", None, 0.0, 64, False),
         ),
-        ("rtopk.topk, input requires grad (op + autograd)", lambda: rtopk.topk(xg, k)),
+        (
+            "rtopk.topk, input requires grad (op + autograd)",
+            lambda: rtopk.topk(xg, k, sorted=False),
+        ),
         ("torch.topk", lambda: torch.topk(x, k, sorted=False)),
         (
             "torch.empty x2 (the outputs' allocation)",
@@ -192,7 +186,7 @@ def overhead(rtopk: Any, args: argparse.Namespace, device: str) -> List[Dict[str
     ]
     if device == "cpu":
         a = np.asarray(x)
-        paths.insert(2, ("rtopk.topk on the numpy array", lambda: rtopk.topk(a, k)))
+        paths.insert(2, ("rtopk.topk on the numpy array", lambda: rtopk.topk(a, k, sorted=False)))
     out = []
     for name, fn in paths:
         try:

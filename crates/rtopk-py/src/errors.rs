@@ -13,7 +13,8 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use rtopk::Error;
-use topk_ref::TopKError;
+
+use crate::engine::{self, Class};
 
 create_exception!(
     rtopk,
@@ -37,15 +38,19 @@ create_exception!(
 /// The Python exception for `e`, with `e`'s message.
 pub(crate) fn to_py(e: Error) -> PyErr {
     let msg = e.to_string();
+    if let Some(class) = engine::class_of(&e) {
+        return match class {
+            Class::Value => PyValueError::new_err(msg),
+            Class::Memory => PyMemoryError::new_err(msg),
+            Class::CudaUnavailable => CudaUnavailableError::new_err(msg),
+            Class::Cuda => CudaError::new_err(msg),
+            Class::Os => PyOSError::new_err(msg),
+            Class::Runtime => PyRuntimeError::new_err(msg),
+        };
+    }
     match e {
-        Error::TopK(t) => topk(&t, msg),
-        Error::Cuda(c) => cuda(&c, msg),
-        Error::Sim(s) => sim(&s, msg),
-        Error::Analysis(a) if a.is_bad_input() => PyValueError::new_err(msg),
-        Error::Analysis(analysis::AnalysisError::Io { .. }) => PyOSError::new_err(msg),
-        Error::Analysis(_) => PyRuntimeError::new_err(msg),
         Error::NotEnoughMemory { .. } => PyMemoryError::new_err(msg),
-        // An element type the algorithm does not take (16-bit rows on `sim` or `cuda`).
+        // An element type the algorithm does not take.
         Error::DtypeNotSupported { .. } => PyTypeError::new_err(msg),
         Error::Io { .. } | Error::Write { .. } => PyOSError::new_err(msg),
         Error::Json(_) | Error::Chart { .. } => PyRuntimeError::new_err(msg),
@@ -53,35 +58,6 @@ pub(crate) fn to_py(e: Error) -> PyErr {
         // algorithm on the wrong device, bad files and paths: the caller's input.
         other if other.is_user_error() => PyValueError::new_err(msg),
         _ => PyOSError::new_err(msg),
-    }
-}
-
-/// The exception for a refused top-k request.
-pub(crate) fn topk(e: &TopKError, msg: String) -> PyErr {
-    match e {
-        TopKError::TooLarge { .. } => PyMemoryError::new_err(msg),
-        // k > M, M = 0, rows too wide, a parameter out of its domain.
-        _ => PyValueError::new_err(msg),
-    }
-}
-
-fn cuda(e: &rtopk_cuda::CudaError, msg: String) -> PyErr {
-    use rtopk_cuda::CudaError as C;
-    match e {
-        C::NoDriver | C::NoNvrtc => CudaUnavailableError::new_err(msg),
-        C::TopK(t) => topk(t, msg),
-        C::TooLarge { .. } => PyValueError::new_err(msg),
-        _ => CudaError::new_err(msg),
-    }
-}
-
-fn sim(e: &warp_sim::SimError, msg: String) -> PyErr {
-    use warp_sim::SimError as S;
-    match e {
-        S::TopK(t) => topk(t, msg),
-        S::InvalidLaunch(_) => PyValueError::new_err(msg),
-        // A fatal diagnostic, the watchdog, a drawing failure: what the simulated kernel did.
-        _ => PyRuntimeError::new_err(msg),
     }
 }
 

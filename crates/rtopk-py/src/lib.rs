@@ -1,28 +1,35 @@
 //! # rtopk-py — the Python package `rtopk` (its native module, `rtopk._native`)
 //!
 //! A thin face over the library crate `rtopk`, as the command line is: the Python package
-//! (`python/rtopk/`) shapes arguments and arrays, and calls the functions here, which call the
-//! library and convert its results and errors. Nothing here re-implements an algorithm.
+//! (`python/rtopk/`) shapes arguments and arrays, builds one [`request::Request`] per call,
+//! and hands it to the functions here, which call the library and convert its results and
+//! errors. Nothing here re-implements an algorithm.
 //!
-//! * [`select`]: row-wise top-k of a 2-D NumPy array through `rtopk::registry` (the
-//!   interpreter detached while rayon works), and the request check of the CUDA path.
-//! * [`trace`]: one row through the simulated kernel (warp-sim's `RowTrace`).
-//! * [`sim`]: the simulated kernel over a matrix, its diagnostics, the seeded-bug catalog.
-//! * [`stats`]: the iteration statistics (`rtopk::stats`) and Appendix A's E(n).
+//! * [`request`]: `Request`, what a call asks for (algorithm or `auto`, k, largest, sorted,
+//!   iteration counts, `max_iter` / `precision`, index type, element type, device), checked
+//!   once; every native entry below takes one.
+//! * [`select`]: row-wise top-k of a 2-D NumPy array through the registry (the interpreter
+//!   detached while rayon works).
 //! * [`cuda`]: the launch on torch's CUDA tensors (raw addresses, torch's stream), the GPU
 //!   kernel's equivalence check.
+//! * [`trace`]: one row through the simulated kernel.
+//! * [`sim`]: the simulated kernel over a matrix, its diagnostics, the seeded-bug catalog.
+//! * [`stats`]: the iteration statistics (`rtopk::stats`) and Appendix A's E(n).
+//! * [`engine`]: every call into the engine crates, in one module.
 //! * [`errors`]: every Rust error as a Python exception; panics caught at the boundary.
 //!
 //! The crate says `deny(unsafe_code)` rather than `forbid` for the two boundaries that need it,
 //! each with `#[allow(unsafe_code)]` on its one statement (or one-line function) and a
-//! `// SAFETY:` line: the CUDA
-//! launch takes raw device addresses from torch and hands them to rtopk-cuda; a 16-bit input
-//! arrives as `uint16` bit patterns, viewed in place as `half::f16` / `half::bf16`.
+//! `// SAFETY:` line: the CUDA launch takes raw device addresses from torch and hands them to
+//! the GPU kernel; a 16-bit input arrives as `uint16` bit patterns, viewed in place as
+//! `half::f16` / `half::bf16`.
 
 #![deny(unsafe_code)]
 
 mod cuda;
+mod engine;
 mod errors;
+mod request;
 mod select;
 mod sim;
 mod stats;
@@ -38,11 +45,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CudaError", py.get_type::<errors::CudaError>())?;
     m.add("CudaUnavailableError", py.get_type::<errors::CudaUnavailableError>())?;
     m.add("InternalError", py.get_type::<errors::InternalError>())?;
+    m.add_class::<request::Request>()?;
+    m.add_function(wrap_pyfunction!(request::auto_algorithm, m)?)?;
+    m.add_function(wrap_pyfunction!(request::unsupported_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(select::select, m)?)?;
-    m.add_function(wrap_pyfunction!(select::check_request, m)?)?;
-    m.add_function(wrap_pyfunction!(select::auto_algorithm, m)?)?;
     m.add_function(wrap_pyfunction!(select::algorithms_json, m)?)?;
-    m.add_function(wrap_pyfunction!(select::unsupported_dtype, m)?)?;
     m.add_class::<trace::NativeTrace>()?;
     m.add_function(wrap_pyfunction!(trace::trace, m)?)?;
     m.add_function(wrap_pyfunction!(sim::sim_run, m)?)?;
@@ -51,7 +58,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::mutant_catalog, m)?)?;
     m.add_function(wrap_pyfunction!(stats::stats_iterations, m)?)?;
     m.add_function(wrap_pyfunction!(stats::expected_iterations, m)?)?;
-    m.add_function(wrap_pyfunction!(cuda::cuda_topk, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::cuda_launch, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::cuda_libraries_present, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::cuda_verify, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::_panic_for_tests, m)?)?;

@@ -4,31 +4,11 @@
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use warp_sim::mutant::{MutantReport, catalog};
-use warp_sim::{
-    DiagPolicy, DiagSummary, Diagnostic, KernelArgs, LaunchResult, Mutant, Schedule, SimConfig,
-    Simulator, Strategy,
-};
 
+use crate::engine::{self, DiagSummary, Diagnostic, LaunchResult, Mutant, MutantReport, SimLaunch};
 use crate::errors::{detached, guard, to_py, value_error};
-use crate::select::{k_of, mode, params, try_map};
-use crate::trace::contiguous;
-
-/// The mutant named `name` (catalog names, kebab-case).
-fn mutant(name: &str) -> PyResult<Mutant> {
-    Mutant::ALL.into_iter().find(|m| m.name() == name).ok_or_else(|| {
-        let names: Vec<&str> = Mutant::ALL.iter().map(|m| m.name()).collect();
-        value_error(format!("unknown mutant '{name}'; known: {}", names.join(", ")))
-    })
-}
-
-/// The launch strategy named `name` (`auto`, `quarter`, `half`, `warp`, `block`).
-fn strategy(name: &str) -> PyResult<Strategy> {
-    Strategy::ALL.into_iter().find(|s| s.name() == name).ok_or_else(|| {
-        let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
-        value_error(format!("unknown strategy '{name}'; known: {}", names.join(", ")))
-    })
-}
+use crate::request::Request;
+use crate::select::try_map;
 
 /// The diagnostics of a summary, by kind: (kind, count) in the summary's order.
 fn kinds(summary: &DiagSummary) -> Vec<(&'static str, u64)> {
@@ -38,7 +18,7 @@ fn kinds(summary: &DiagSummary) -> Vec<(&'static str, u64)> {
 /// The names of the seeded bugs, in catalog order.
 #[pyfunction]
 pub(crate) fn mutant_names() -> Vec<&'static str> {
-    Mutant::ALL.iter().map(|m| m.name()).collect()
+    engine::mutant_names()
 }
 
 /// A diagnostic as a dict: kind, the CUDA operation, the kernel's source label, where, and the
@@ -65,55 +45,38 @@ fn diagnostics<'py>(py: Python<'py>, ds: &[Diagnostic]) -> PyResult<Bound<'py, P
     Ok(list)
 }
 
-/// Runs the simulated kernel over the C-order `(N, M)` matrix `x` as the GPU would: the
-/// CUDA launcher's plan for the shape (or the family `strategy` forces), lanes and warps in
-/// order or in a seeded shuffled order, the sort launch with `sorted`, optionally with the
-/// seeded bug `mutant`. Returns a dict: values, indices (int64), iterations (int32), the
-/// kernel (the plan's unit), diagnostics (the first ones kept, as dicts), their total and
-/// their count by kind.
+/// Runs the simulated kernel over the `(N, M)` matrix `x` as the GPU would, as `request`
+/// asks (its k, mode, order and bisection): the CUDA launcher's plan for the shape (or the
+/// family `strategy` forces), lanes and warps in order or in a seeded shuffled order, the sort
+/// launch with `sorted`, optionally with the seeded bug `mutant`. Returns a dict: values,
+/// indices (int64), iterations (int32), the kernel (the plan's unit), diagnostics (the first
+/// ones kept, as dicts), their total and their count by kind.
 #[pyfunction]
-#[pyo3(signature = (x, k, largest, sorted, max_iter, precision, mutant_name, strategy_name, schedule_seed))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (x, request, *, mutant = None, strategy = "auto", schedule_seed = None))]
 pub(crate) fn sim_run<'py>(
     py: Python<'py>,
     x: PyReadonlyArray2<'py, f32>,
-    k: i64,
-    largest: bool,
-    sorted: bool,
-    max_iter: Option<i64>,
-    precision: f64,
-    mutant_name: Option<&str>,
-    strategy_name: &str,
+    request: &Request,
+    mutant: Option<&str>,
+    strategy: &str,
     schedule_seed: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     guard(|| {
-        let k = k_of(k)?;
+        let k = request.k;
         let (n, m) = x.as_array().dim();
-        let bisect = params(max_iter, precision)?.bisect().map_err(to_py)?;
-        let mutant = mutant_name.map(mutant).transpose()?;
-        let args = KernelArgs { n, m, k, mode: mode(largest), bisect, mutant };
-        let schedule = match schedule_seed {
-            None => Schedule::InOrder,
-            Some(seed) => Schedule::Shuffled { seed: seed as u64 }, // any 64 bits seed it
+        let launch = SimLaunch {
+            k,
+            mode: request.mode,
+            sorted: request.sorted,
+            bisect: request.bisect()?,
+            mutant,
+            strategy,
+            // any 64 bits seed it
+            schedule_seed: schedule_seed.map(|seed| seed as u64),
         };
-        let config = SimConfig {
-            policy: DiagPolicy::Collect,
-            schedule,
-            strategy: strategy(strategy_name)?,
-            sorted,
-            ..SimConfig::default()
-        };
+        let plan = engine::sim_plan(&launch, n, m).map_err(value_error)?;
         let view = x.as_array();
-        let r: LaunchResult = detached(py, move || {
-            let mut sim = Simulator::new(config);
-            // Sizes and parameters first: nothing is copied for a launch that cannot run.
-            sim.prepare(&args)?;
-            let data = match view.as_slice() {
-                Some(s) => return Ok(sim.run(s, &args)?),
-                None => contiguous(view)?,
-            };
-            Ok(sim.run(&data, &args)?)
-        })?;
+        let r: LaunchResult = detached(py, move || engine::simulate(plan, view))?;
         let out = PyDict::new(py);
         let shape = [n, k];
         let indices = try_map(r.indices.iter().copied(), i64::from).map_err(to_py)?;
@@ -132,7 +95,7 @@ pub(crate) fn sim_run<'py>(
 /// The names of the launch strategies (`auto` first).
 #[pyfunction]
 pub(crate) fn strategy_names() -> Vec<&'static str> {
-    Strategy::ALL.iter().map(|s| s.name()).collect()
+    engine::strategy_names()
 }
 
 /// A catalog line as a dict.
@@ -149,12 +112,12 @@ fn report<'py>(py: Python<'py>, r: &MutantReport) -> PyResult<Bound<'py, PyDict>
     Ok(d)
 }
 
-/// The seeded-bug catalog (warp-sim's `mutant::catalog`): the clean kernel, then every mutant,
+/// The seeded-bug catalog: the clean kernel, then every mutant,
 /// each run over the catalog's fixed suite, with how the simulator caught it.
 #[pyfunction]
 pub(crate) fn mutant_catalog(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     guard(|| {
-        let reports = detached(py, || Ok(catalog()))?;
+        let reports = detached(py, || Ok(engine::mutant_catalog()))?;
         let list = PyList::empty(py);
         for r in &reports {
             list.append(report(py, r)?)?;

@@ -3,34 +3,36 @@
 
 use numpy::PyReadonlyArray2;
 use pyo3::prelude::*;
+use rtopk::EpsilonMode;
 use rtopk::stats::{IterationsSpec, Rows, iterations};
-use rtopk::{EpsilonMode, Family};
 
+use crate::engine;
 use crate::errors::{detached, guard, to_py, value_error};
-use crate::select::{count, k_of, params};
+use crate::request::{Request, integer};
 
-/// SPEC §4's `stats iterations` object as JSON: rows drawn from `dist` (width `m`, seeded), or
-/// the rows of the C-order matrix `rows`. The interpreter is detached while the rows are
-/// measured.
+/// The `stats iterations` object of docs/contract.md §4 as JSON, for the request's `k` and
+/// bisection parameters: rows drawn from `dist` (width `m`, seeded), or the rows of the
+/// C-order matrix `rows`. The interpreter is detached while the rows are measured.
 #[pyfunction]
-#[pyo3(signature = (k, m, reps, dist, seed, rows, precision, max_iter, epsilon))]
+#[pyo3(signature = (
+    request, *, m = None, reps = None, dist = "normal", seed = 0, rows = None,
+    epsilon = "relative"
+))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn stats_iterations(
     py: Python<'_>,
-    k: i64,
-    m: Option<i64>,
-    reps: Option<i64>,
+    request: &Request,
+    m: Option<&Bound<'_, PyAny>>,
+    reps: Option<&Bound<'_, PyAny>>,
     dist: &str,
     seed: i64,
     rows: Option<PyReadonlyArray2<'_, f32>>,
-    precision: f64,
-    max_iter: Option<i64>,
     epsilon: &str,
 ) -> PyResult<String> {
     guard(|| {
-        let k = k_of(k)?;
-        let m = m.map(|m| count("m", m)).transpose()?;
-        let reps = reps.map(|r| count("reps", r)).transpose()?;
+        let k = request.k;
+        let m = m.map(|m| integer("m", m)).transpose()?;
+        let reps = reps.map(|r| integer("reps", r)).transpose()?;
         let seed = u64::try_from(seed)
             .map_err(|_| value_error(format!("seed must be >= 0, got {seed}")))?;
         let epsilon = match epsilon {
@@ -42,12 +44,11 @@ pub(crate) fn stats_iterations(
                 )));
             }
         };
-        let params = rtopk::Params { epsilon, ..params(max_iter, precision)? };
+        let params = rtopk::Params { epsilon, ..request.params };
         match &rows {
             None => {
                 let m = m.ok_or_else(|| value_error("give m (the row width), or rows"))?;
-                let family: Family =
-                    dist.parse().map_err(|e: topk_ref::TopKError| to_py(e.into()))?;
+                let family = engine::family(dist).map_err(to_py)?;
                 let rows = Rows::Family { family, seed, m, dtype: rtopk::Dtype::Float32 };
                 let spec = IterationsSpec { rows, k, reps, params };
                 detached(py, move || iterations(&spec)?.to_json())
@@ -73,7 +74,7 @@ pub(crate) fn stats_iterations(
 /// E(n) of Appendix A, eq. (4): the expected iteration count of Algorithm 1 on standard-normal
 /// rows of width `m` (`0 < k < m`).
 #[pyfunction]
-pub(crate) fn expected_iterations(m: i64, k: i64) -> PyResult<f64> {
-    let (m, k) = (count("m", m)?, k_of(k)?);
-    analysis::expectation::expected_iterations(m, k).map_err(|e| to_py(e.into()))
+pub(crate) fn expected_iterations(m: &Bound<'_, PyAny>, k: &Bound<'_, PyAny>) -> PyResult<f64> {
+    let (m, k) = (integer("m", m)?, integer("k", k)?);
+    engine::expected_iterations(m, k).map_err(to_py)
 }

@@ -5,12 +5,12 @@
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use topk_ref::order::ordered_value_of_key;
-use warp_sim::rtopk::{Moved, Phase, TraceChunk, TraceStep};
-use warp_sim::{KernelArgs, RowTrace, SearchExit, SimConfig, Simulator};
 
-use crate::errors::{detached, guard, to_py, value_error};
-use crate::select::{k_of, mode, params};
+use crate::engine::{
+    self, Moved, Phase, RowTrace, SearchExit, TraceChunk, TraceStep, ordered_value_of_key,
+};
+use crate::errors::{detached, guard, value_error};
+use crate::request::Request;
 
 /// A traced row (the native half of `rtopk.Trace`).
 #[pyclass(frozen, module = "rtopk._native")]
@@ -31,7 +31,7 @@ impl NativeTrace {
     /// The trace as an SVG picture: the bisection on top, the selection's chunks below.
     fn svg(&self, py: Python<'_>) -> PyResult<String> {
         let trace = &self.trace;
-        detached(py, || trace.to_svg().map_err(rtopk::Error::from))
+        detached(py, || engine::trace_svg(trace))
     }
 
     /// Everything the trace holds, as plain Python data.
@@ -129,50 +129,26 @@ fn dicts<'py, T>(
 }
 
 /// Traces `row` (1-D float32) through the simulated kernel — the launch family the CUDA
-/// launcher's plan picks for one row of that width — with the bisection of `max_iter` /
-/// `precision` (exact by default).
+/// launcher's plan picks for one row of that width — as `request` asks (its k, mode and
+/// bisection).
 #[pyfunction]
-#[pyo3(signature = (row, k, largest, max_iter, precision))]
 pub(crate) fn trace(
     py: Python<'_>,
     row: PyReadonlyArray1<'_, f32>,
-    k: i64,
-    largest: bool,
-    max_iter: Option<i64>,
-    precision: f64,
+    request: &Request,
 ) -> PyResult<NativeTrace> {
     guard(|| {
-        let k = k_of(k)?;
         let m = row.len()?;
-        topk_ref::check_shape(m, k).map_err(|e| to_py(e.into()))?;
-        if k == 0 {
+        request.check_width(m)?;
+        if request.k == 0 {
             return Err(value_error("k = 0 selects nothing: there is nothing to trace"));
         }
-        let bisect = params(max_iter, precision)?.bisect().map_err(to_py)?;
-        let args = KernelArgs { n: 1, m, k, mode: mode(largest), bisect, mutant: None };
+        let (k, mode, bisect) = (request.k, request.mode, request.bisect()?);
         let values = row.as_array();
         detached(py, move || {
-            let mut sim = Simulator::new(SimConfig::default());
-            // Sizes first: a row too wide to simulate is refused before it is copied.
-            sim.prepare(&args)?;
-            let data = contiguous(values)?;
-            let (result, trace) = sim.run_traced(&data, &args, 0)?;
-            let diagnostics = result.diagnostics.iter().map(ToString::to_string).collect();
-            Ok(NativeTrace { trace, diagnostics, diagnostics_total: result.diagnostics_total })
+            let (trace, diagnostics, diagnostics_total) =
+                engine::trace_row(values, k, mode, bisect)?;
+            Ok(NativeTrace { trace, diagnostics, diagnostics_total })
         })
     })
-}
-
-/// The values of `view` in order, in a vector allocated fallibly.
-pub(crate) fn contiguous<D: ndarray::Dimension>(
-    view: ndarray::ArrayView<'_, f32, D>,
-) -> Result<Vec<f32>, rtopk::Error> {
-    let mut data = Vec::new();
-    data.try_reserve_exact(view.len()).map_err(|_| topk_ref::TopKError::TooLarge {
-        what: "input copy",
-        n: 1,
-        m: view.len(),
-    })?;
-    data.extend(view.iter().copied());
-    Ok(data)
 }

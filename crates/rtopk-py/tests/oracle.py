@@ -1,4 +1,5 @@
-"""SPEC §1 in Python: the canonical top-k every exact algorithm must return, and hostile rows.
+"""docs/contract.md §1 in Python: the canonical top-k every exact algorithm must return, and
+hostile rows.
 
 The order (largest mode): the usual ``<`` on numbers, except that every NaN (any sign, any
 payload) ranks above ``+inf`` and NaNs tie with each other, ``-0.0 == +0.0``, and subnormals
@@ -7,7 +8,7 @@ unique: sort by (value descending in this order, index ascending) and keep the f
 Smallest mode selects the k lowest under the same order (NaNs last). Output: ascending index
 order by default; with ``sorted``, the canonical order. Values are the input's bits.
 
-Written from the SPEC's text alone — it shares no code with the package.
+Written from the contract's text alone — it shares no code with the package.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ NAN_KEY = 1 << 32  # above every number's key (+inf's is 0xFF80_0000)
 
 
 def order_keys(row: npt.NDArray[np.float32]) -> npt.NDArray[np.int64]:
-    """An integer per element whose ``<`` is SPEC §1's order.
+    """An integer per element whose ``<`` is the order of docs/contract.md §1.
 
     Numbers: the IEEE bit pattern made monotone (flip every bit of a negative, set the sign
     bit of a non-negative), after ``-0.0`` is made ``+0.0``; NaNs: one key above all numbers.

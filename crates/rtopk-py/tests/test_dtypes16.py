@@ -1,7 +1,7 @@
 """16-bit floats through rtopk.topk: NumPy float16, ml_dtypes.bfloat16 and torch float16 /
-bfloat16 CPU tensors against SPEC §1 (every element ordered by its exact value: NaN of either
-sign above +inf, -0 == +0, ties to the lower index), on hostile 16-bit rows; values are the
-input's own bits in its dtype; every algorithm of the registry takes them.
+bfloat16 CPU tensors against docs/contract.md §1 (every element ordered by its exact value:
+NaN of either sign above +inf, -0 == +0, ties to the lower index), on hostile 16-bit rows;
+values are the input's own bits in its dtype; every algorithm of the registry takes them.
 
 ml_dtypes and torch are optional: their tests skip visibly without them.
 """
@@ -88,7 +88,7 @@ def as_dtype(bits: npt.NDArray[np.uint16], dtype: Any) -> npt.NDArray[Any]:
 def reference(
     x: npt.NDArray[Any], k: int, largest: bool, sorted_: bool
 ) -> Tuple[npt.NDArray[np.uint16], npt.NDArray[np.int64]]:
-    """SPEC §1 on each row's exact float32 values (16-bit floats convert exactly): the
+    """docs/contract.md §1 on each row's exact float32 values (16-bit floats convert exactly): the
     values' bit patterns and the indices."""
     wide = x.astype(np.float32)
     n = x.shape[0]
@@ -169,7 +169,7 @@ def test_strided_ranks_dims_and_byte_orders(dtype: Any) -> None:
         np.testing.assert_array_equal(got.values.view(np.uint16), want_bits)
     flat = x.reshape(6, 40)
     strided = flat[::-2, ::3]  # negative row stride, column stride 3
-    got = rtopk.topk(strided, 5)
+    got = rtopk.topk(strided, 5, sorted=False)
     want_bits, want_i = reference(np.ascontiguousarray(strided), 5, True, False)
     np.testing.assert_array_equal(got.indices, want_i)
     np.testing.assert_array_equal(got.values.view(np.uint16), want_bits)

@@ -1,5 +1,6 @@
-"""rtopk on NumPy arrays against the SPEC §1 oracle (tests/oracle.py): every algorithm, hostile
-rows, every rank/dim/layout, both modes, both output orders, iteration counts, errors.
+"""rtopk on NumPy arrays against the oracle of docs/contract.md §1 (tests/oracle.py): every
+algorithm, hostile rows, every rank/dim/layout, both modes, both output orders, iteration
+counts, errors.
 
 Needs only NumPy (CI runs it in a fresh venv after ``pip install ./crates/rtopk-py``).
 """
@@ -130,16 +131,16 @@ def test_rows_are_copied_only_when_the_layout_needs_it() -> None:
     negative = c[::-1, ::-1]
     broadcast = np.broadcast_to(np.arange(40, dtype=np.float32), (6, 40))
     for a in (c, f, strided, negative, broadcast):
-        rows, batch, d = rtopk._topk.as_rows(a, -1)
+        rows, batch, d = rtopk._host.as_rows(a, -1)
         assert np.shares_memory(rows, a), a.strides
         assert batch == (6,) and d == 1
-    rows, _, _ = rtopk._topk.as_rows(c, 0)  # the transpose is a view of C-order rows
+    rows, _, _ = rtopk._host.as_rows(c, 0)  # the transpose is a view of C-order rows
     assert np.shares_memory(rows, c)
     cube = np.zeros((3, 4, 5), dtype=np.float32)
-    assert np.shares_memory(rtopk._topk.as_rows(cube, 2)[0], cube)
-    assert np.shares_memory(rtopk._topk.as_rows(cube[:, ::2], -1)[0], cube)  # rows merge
+    assert np.shares_memory(rtopk._host.as_rows(cube, 2)[0], cube)
+    assert np.shares_memory(rtopk._host.as_rows(cube[:, ::2], -1)[0], cube)  # rows merge
     # dim in the middle of a C-order cube: no (rows, M) view exists, so a copy.
-    assert not np.shares_memory(rtopk._topk.as_rows(cube, 1)[0], cube)
+    assert not np.shares_memory(rtopk._host.as_rows(cube, 1)[0], cube)
 
 
 def test_outputs_share_nothing_with_the_input() -> None:
@@ -166,7 +167,7 @@ def test_zero_rows_and_empty_batches() -> None:
 def test_int32_indices_on_request() -> None:
     x = hostile_matrix(4, 70, "hostile", 3)
     for spelling in (np.int32, "int32", np.dtype("int32")):
-        out = rtopk.topk(x, 9, indices_dtype=spelling)
+        out = rtopk.topk(x, 9, sorted=False, indices_dtype=spelling)
         assert out.indices.dtype == np.int32
         np.testing.assert_array_equal(out.indices, canonical_rows(x, 9)[1])
     assert rtopk.topk(x, 9, indices_dtype=np.int64).indices.dtype == np.int64
@@ -269,14 +270,15 @@ def test_errors_are_typed_with_the_librarys_message() -> None:
 def test_non_native_byte_order_and_misaligned_input_are_read_correctly() -> None:
     x = hostile_matrix(3, 40, "hostile", 5)
     big_endian = x.astype(">f4")
-    out = rtopk.topk(big_endian, 6)
+    out = rtopk.topk(big_endian, 6, sorted=False)
     np.testing.assert_array_equal(out.indices, canonical_rows(x, 6)[1])
     assert same_bits(out.values, canonical_rows(x, 6)[0])
     raw = np.zeros(x.size * 4 + 1, dtype=np.uint8)
     misaligned = raw[1:].view(np.float32).reshape(x.shape)
     misaligned[:] = x
     assert not misaligned.flags.aligned
-    np.testing.assert_array_equal(rtopk.topk(misaligned, 6).indices, canonical_rows(x, 6)[1])
+    got = rtopk.topk(misaligned, 6, sorted=False)
+    np.testing.assert_array_equal(got.indices, canonical_rows(x, 6)[1])
 
 
 def test_cuda_without_a_driver_is_a_clear_error() -> None:

@@ -63,12 +63,12 @@ def test_trace_errors() -> None:
 def test_simulator_matches_the_oracle_and_reports_nothing_on_the_clean_kernel() -> None:
     x = hostile_matrix(9, 70, "hostile", 8)
     for largest in (True, False):
-        r = rtopk.sim.run(x, 11, largest=largest)
-        want_v, want_i = canonical_rows(x, 11, largest)
+        r = rtopk.sim.run(x, 11, largest=largest)  # value order by default, as rtopk.topk
+        want_v, want_i = canonical_rows(x, 11, largest, sorted=True)
         np.testing.assert_array_equal(r.indices, want_i)
         assert same_bits(r.values, want_v)
         assert r.clean and r.diagnostics == []
-    shuffled = rtopk.sim.run(x, 11, schedule_seed=3)
+    shuffled = rtopk.sim.run(x, 11, sorted=False, schedule_seed=3)
     np.testing.assert_array_equal(shuffled.indices, canonical_rows(x, 11)[1])
     # the split strategy needs rows of at least 4096 (its own test below)
     for strategy in [s for s in rtopk.sim.strategy_names() if s != "split"]:
@@ -82,7 +82,7 @@ def test_simulator_matches_the_oracle_and_reports_nothing_on_the_clean_kernel() 
         rtopk.sim.run(x, 11, strategy="split")
     # split rows (issue 21): chunks of 2048, the last one 1808 wide; no iteration counts
     wide = hostile_matrix(2, 10_000, "hostile", 4)
-    r = rtopk.sim.run(wide, 40, strategy="split")
+    r = rtopk.sim.run(wide, 40, sorted=False, strategy="split")
     want_v, want_i = canonical_rows(wide, 40)
     np.testing.assert_array_equal(r.indices, want_i)
     assert same_bits(r.values, want_v) and r.clean, r.kinds
@@ -100,8 +100,8 @@ def test_the_simulator_catches_seeded_bugs() -> None:
     # Ballots whose mask names only the lanes holding a candidate, while every lane calls
     # them (rows of 300 narrow to their candidates): a diagnostic, the output still right.
     x = hostile_matrix(6, 300, "normal", 2)
-    clean = rtopk.sim.run(x, 20)
-    r = rtopk.sim.run(x, 20, mutant="ballot-partial-mask")
+    clean = rtopk.sim.run(x, 20, sorted=False)
+    r = rtopk.sim.run(x, 20, sorted=False, mutant="ballot-partial-mask")
     assert clean.clean and r.diagnostics_total > 0
     np.testing.assert_array_equal(r.indices, clean.indices)
     d = r.diagnostics[0]
@@ -111,7 +111,7 @@ def test_the_simulator_catches_seeded_bugs() -> None:
     assert sum(c for _, c in r.kinds) == r.diagnostics_total
     # An off-by-one in the selection's cut: on rows with ties, a wrong answer.
     ties = np.random.default_rng(0).integers(0, 9, (4, 77)).astype(np.float32)
-    cut = rtopk.sim.run(ties, 10, mutant="cut-off-by-one")
+    cut = rtopk.sim.run(ties, 10, sorted=False, mutant="cut-off-by-one")
     assert not np.array_equal(cut.indices, canonical_rows(ties, 10)[1])
     with pytest.raises(ValueError, match="unknown mutant 'nope'; known: "):
         rtopk.sim.run(x, 5, mutant="nope")

@@ -175,3 +175,41 @@ def test_errors_on_tensors() -> None:
         rtopk.topk(x, 1, dim=2)
     with pytest.raises(ValueError, match="unknown algorithm"):
         rtopk.topk(x.requires_grad_(), 1, algo="nope")
+
+
+def test_tensor_arguments_and_defaults_are_torchs() -> None:
+    x = tie_free(3, 40, seed=11)
+    for args in ((2, True), (True,), (2.0,)):  # a bool where dim (or k) belongs, a float k
+        with pytest.raises(TypeError):
+            torch.topk(x, *args)
+        with pytest.raises(TypeError):
+            rtopk.topk(x, *args)
+    got, want = rtopk.topk(x, 7), torch.topk(x, 7)  # value order by default, as torch.topk
+    assert torch.equal(got.indices, want.indices) and torch.equal(got.values, want.values)
+
+
+def test_the_eager_call_the_op_and_autograd_refuse_alike() -> None:
+    x = tie_free(2, 8, seed=12)
+    op = torch.ops.rtopk.topk.default
+    for call in (
+        lambda: rtopk.topk(x, -1),
+        lambda: rtopk.topk(x.clone().requires_grad_(), -1),
+        lambda: op(x, -1, -1, True, True, "auto", None, 0.0, 64, False),
+    ):
+        with pytest.raises(ValueError, match=r"k must be >= 0, got -1"):
+            call()
+    for call in (
+        lambda: rtopk.topk(x, 1, algo="radix", return_iterations=True),
+        lambda: op(x, 1, -1, True, True, "radix", None, 0.0, 64, True),
+    ):
+        with pytest.raises(ValueError, match=r"--iterations \(iterations\) is only valid for"):
+            call()
+    with pytest.raises(TypeError, match=r"int32 or int64, got int16"):
+        op(x, 1, -1, True, True, "auto", None, 0.0, 16, False)
+
+    @torch.compile(fullgraph=True)
+    def f(t: Any) -> Any:
+        return rtopk.topk(t, 9)
+
+    with pytest.raises(Exception, match=r"k = 9 is larger than the row width M = 8"):
+        f(x)

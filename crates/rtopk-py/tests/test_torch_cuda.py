@@ -47,7 +47,8 @@ def tie_free(*shape: int, seed: int = 0, device: str = "cuda") -> Any:
 def cpu_reference(
     x: Any, k: int, largest: bool, sorted_: bool, max_iter: Any = None
 ) -> Tuple[Any, Any, Any]:
-    """The CPU answer: the SPEC §1 oracle where it is quick, and bisect's iteration counts."""
+    """The CPU answer: the oracle of docs/contract.md §1 where it is quick, and bisect's
+    iteration counts."""
     ref = rtopk.topk(
         x,
         k,
@@ -90,7 +91,12 @@ def test_early_stopping_is_bisects_exactly() -> None:
         for max_iter in (0, 1, 2, 4, 8):
             for largest in (True, False):
                 got = rtopk.topk(
-                    xc, m // 8, largest=largest, max_iter=max_iter, return_iterations=True
+                    xc,
+                    m // 8,
+                    largest=largest,
+                    sorted=False,
+                    max_iter=max_iter,
+                    return_iterations=True,
                 )
                 v, i, it = cpu_reference(x, m // 8, largest, False, max_iter)
                 case = f"m={m} max_iter={max_iter} largest={largest}"
@@ -105,7 +111,7 @@ def test_int32_and_int64_indices() -> None:
     xc = torch.from_numpy(x).cuda()
     want = canonical_rows(x, 40)[1]
     for dtype in (torch.int32, torch.int64):
-        got = rtopk.topk(xc, 40, indices_dtype=dtype)
+        got = rtopk.topk(xc, 40, sorted=False, indices_dtype=dtype)
         assert got.indices.dtype == dtype
         np.testing.assert_array_equal(got.indices.cpu().numpy(), want)
 
@@ -241,7 +247,7 @@ def test_torch_compile_fullgraph_on_cuda() -> None:
 
     @torch.compile(fullgraph=True, mode="reduce-overhead")  # CUDA graphs through inductor
     def g(t: Any) -> Any:
-        return rtopk.topk(t, 16).indices
+        return rtopk.topk(t, 16, sorted=False).indices
 
     for _ in range(3):
         assert torch.equal(g(x), torch.topk(x, 16, sorted=False).indices.sort(-1).values)
@@ -307,7 +313,7 @@ def test_16_bit_cuda_tensors_are_selected_in_their_own_dtype() -> None:
 
 def test_numpy_input_with_algo_cuda_goes_through_the_gpu() -> None:
     x = hostile_matrix(100, 300, "hostile", 12)
-    got = rtopk.topk(x, 20, algo="cuda", return_iterations=True)
+    got = rtopk.topk(x, 20, sorted=False, algo="cuda", return_iterations=True)
     v, i, it = cpu_reference(x, 20, True, False)
     np.testing.assert_array_equal(got.indices, i)
     assert same_bits(got.values, v)

@@ -1,6 +1,7 @@
 """Type stubs of the extension module ``rtopk._native`` (crates/rtopk-py/src/*.rs).
 
-The Python package (``rtopk``) is the interface; these are its building blocks.
+The Python package (``rtopk``) is the interface; these are its building blocks. Every entry
+that selects takes one :class:`Request` (built by ``rtopk._request.native``).
 """
 
 from typing import Any, Dict, List, Optional, Tuple
@@ -19,80 +20,102 @@ class CudaUnavailableError(CudaError):
 class InternalError(RuntimeError):
     """A bug in rtopk (a Rust panic caught at the boundary); the interpreter is unharmed."""
 
-def select(
-    x: npt.NDArray[Any],
-    k: int,
-    algo: str,
-    largest: bool,
-    sorted: bool,
-    max_iter: Optional[int],
-    precision: float,
-    iterations: bool,
-    index_bits: int,
-    dtype: str = "float32",
-) -> Tuple[npt.NDArray[Any], npt.NDArray[Any], Optional[npt.NDArray[np.int32]]]:
-    """Row-wise top-k of the 2-D array ``x`` (rows along the last axis, any strides) with the
-    registry's ``algo`` (``"auto"``: ``bisect``); the GIL is released while it runs. ``dtype``
-    names the element type: ``"float32"`` (``x`` float32), ``"float16"`` or ``"bfloat16"``
-    (``x`` a uint16 array of the bit patterns, read in place). Returns ``(N, k)`` values
-    (float32, or uint16 bit patterns of the 16-bit type), ``(N, k)`` indices (int64 or int32
-    by ``index_bits``) and, with ``iterations``, ``(N,)`` int32 counts. ``TypeError`` for an
-    algorithm that does not take ``dtype``."""
+class Request:
+    """What a call asks for, checked once (immutable; one request may serve many calls).
 
-def check_request(
-    algo: str,
-    device: str,
-    m: int,
-    k: int,
-    max_iter: Optional[int],
-    precision: float,
-    iterations: bool,
-    index_bits: int,
-    dtype: str = "float32",
-) -> str:
-    """Checks a request on ``device`` (``"cpu"``/``"cuda"``) for rows of width ``m`` of
-    ``dtype`` without running it; returns the algorithm's registry name (``auto`` resolved)."""
+    Built from keywords only. Refused when built: ``k`` a bool or a non-integer
+    (``TypeError``) or ``< 0`` (``ValueError``); an unknown ``algo``, a CPU algorithm for
+    device ``"cuda"``, ``max_iter`` / ``precision`` for an algorithm outside the bisection
+    family or both together, a precision out of range, ``iterations`` from an algorithm that
+    does not report them (``ValueError``); a ``dtype`` other than float32, float16, bfloat16
+    or an ``index_dtype`` other than int32, int64 (``TypeError``). :meth:`check` adds the
+    rows' width.
+    """
+
+    def __init__(
+        self,
+        *,
+        k: int,
+        algo: str = "auto",
+        largest: bool = True,
+        sorted: bool = True,
+        iterations: bool = False,
+        max_iter: Optional[int] = None,
+        precision: float = 0.0,
+        index_dtype: str = "int64",
+        dtype: str = "float32",
+        device: str = "cpu",
+    ) -> None: ...
+    def check(self, m: int) -> None:
+        """``ValueError`` unless rows of width ``m`` can be selected (``1 <= m``, ``k <= m``,
+        int32 indices only for ``m <= 2^31``)."""
+
+    @property
+    def algorithm(self) -> str:
+        """The registry name (``auto`` resolved for the device)."""
+
+    @property
+    def k(self) -> int: ...
+    @property
+    def largest(self) -> bool: ...
+    @property
+    def sorted(self) -> bool: ...
+    @property
+    def iterations(self) -> bool: ...
+    @property
+    def max_iter(self) -> Optional[int]: ...
+    @property
+    def precision(self) -> float: ...
+    @property
+    def index_dtype(self) -> str: ...
+    @property
+    def dtype(self) -> str: ...
+    @property
+    def device(self) -> str:
+        """``"cpu"`` or ``"cuda:N"`` (``device="cuda"`` is ``cuda:0``)."""
+
+def select(
+    x: npt.NDArray[Any], request: Request
+) -> Tuple[npt.NDArray[Any], npt.NDArray[Any], Optional[npt.NDArray[np.int32]]]:
+    """Row-wise top-k of the 2-D array ``x`` (rows along the last axis, any strides) as the
+    host ``request`` asks; the GIL is released while it runs. ``x`` is float32 for a float32
+    request, a uint16 array of the bit patterns (read in place) for a float16 or bfloat16 one.
+    Returns ``(N, k)`` values (float32, or uint16 bit patterns of the 16-bit type), ``(N, k)``
+    indices (the request's index type) and, with ``iterations``, ``(N,)`` int32 counts."""
 
 def auto_algorithm(device: str) -> str:
     """What ``algo="auto"`` stands for on ``device``: ``"bisect"`` (cpu), ``"cuda"`` (cuda)."""
 
 def algorithms_json() -> str:
-    """The registry (name, source, summary, caps of every SPEC §4 algorithm) as JSON."""
+    """The registry (name, source, summary, caps of every algorithm) as JSON."""
 
 def unsupported_dtype(name: str, sixteen_bit: bool = True) -> str:
     """The ``TypeError`` message for an input of dtype ``name``: what ``rtopk.topk`` takes
-    (float32, float16, bfloat16), or with ``sixteen_bit=False`` what the simulator takes."""
+    (float32, float16, bfloat16), or with ``sixteen_bit=False`` what the simulator's own views
+    (``rtopk.sim.run``, ``rtopk.trace``) take."""
 
 class NativeTrace:
-    """A traced row (warp-sim's ``RowTrace``); ``rtopk.Trace`` wraps it."""
+    """A traced row (the simulator's row trace); ``rtopk.Trace`` wraps it."""
 
     def text(self) -> str: ...
     def svg(self) -> str: ...
     def data(self) -> Dict[str, Any]: ...
 
-def trace(
-    row: npt.NDArray[np.float32],
-    k: int,
-    largest: bool,
-    max_iter: Optional[int],
-    precision: float,
-) -> NativeTrace:
-    """One row through the simulated kernel (one warp), every stage recorded."""
+def trace(row: npt.NDArray[np.float32], request: Request) -> NativeTrace:
+    """One row through the simulated kernel as ``request`` asks (k, mode, bisection), every
+    stage recorded."""
 
 def sim_run(
     x: npt.NDArray[np.float32],
-    k: int,
-    largest: bool,
-    sorted: bool,
-    max_iter: Optional[int],
-    precision: float,
-    mutant_name: Optional[str],
-    strategy_name: str,
-    schedule_seed: Optional[int],
+    request: Request,
+    *,
+    mutant: Optional[str] = None,
+    strategy: str = "auto",
+    schedule_seed: Optional[int] = None,
 ) -> Dict[str, Any]:
-    """The simulated kernel over the ``(N, M)`` matrix ``x``: values, indices (int64),
-    iterations (int32), kernel (the plan's unit), diagnostics (dicts), diagnostics_total and
-    kinds (``(kind, count)`` pairs)."""
+    """The simulated kernel over the ``(N, M)`` matrix ``x`` as ``request`` asks: values,
+    indices (int64), iterations (int32), kernel (the plan's unit), diagnostics (dicts),
+    diagnostics_total and kinds (``(kind, count)`` pairs)."""
 
 def strategy_names() -> List[str]:
     """The launch strategies, ``auto`` first."""
@@ -104,17 +127,17 @@ def mutant_catalog() -> List[Dict[str, Any]]:
     """The seeded-bug catalog, one dict per kernel variant (the clean kernel first)."""
 
 def stats_iterations(
-    k: int,
-    m: Optional[int],
-    reps: Optional[int],
-    dist: str,
-    seed: int,
-    rows: Optional[npt.NDArray[np.float32]],
-    precision: float,
-    max_iter: Optional[int],
-    epsilon: str,
+    request: Request,
+    *,
+    m: Optional[int] = None,
+    reps: Optional[int] = None,
+    dist: str = "normal",
+    seed: int = 0,
+    rows: Optional[npt.NDArray[np.float32]] = None,
+    epsilon: str = "relative",
 ) -> str:
-    """SPEC §4's ``stats iterations`` object as JSON (``rtopk::stats::iterations``)."""
+    """The ``stats iterations`` object (docs/contract.md §4) as JSON for the request's ``k``
+    and bisection parameters (``rtopk::stats::iterations``)."""
 
 def expected_iterations(m: int, k: int) -> float:
     """E(n) of Appendix A, eq. (4)."""
@@ -122,37 +145,26 @@ def expected_iterations(m: int, k: int) -> float:
 def cuda_libraries_present() -> bool:
     """True when the CUDA driver and NVRTC libraries load."""
 
-def cuda_verify(quick: bool, device: int) -> Dict[str, Any]:
-    """rtopk-cuda's equivalence check on ``device``: device, cases, rows, widths, mismatches."""
+def cuda_verify(*, quick: bool, device: int) -> Dict[str, Any]:
+    """The GPU kernel's equivalence check on ``device``: device, cases, rows, widths,
+    mismatches."""
 
-def cuda_topk(
-    x_ptr: int,
+def cuda_launch(
+    request: Request,
     n: int,
     m: int,
-    k: int,
-    largest: bool,
-    sorted: bool,
-    max_iter: int,
-    precision: float,
-    values_ptr: int,
-    indices_ptr: int,
-    index_bits: int,
-    iterations_ptr: int,
+    pointers: Tuple[int, int, int, int],
     stream: int,
-    device: int,
-    dtype: str = "float32",
 ) -> None:
-    """Launches the RTop-K kernel on device ``device`` on the CUDA stream ``stream`` (a raw
-    ``cudaStream_t``, torch's current stream of that device) over ``n`` contiguous rows of
-    ``dtype`` (``"float32"``, ``"float16"`` or ``"bfloat16"``) of width ``m`` at device
-    address ``x_ptr``, writing ``n × k`` values of ``dtype`` at ``values_ptr``,
-    ``n × k`` indices of ``index_bits`` (32 or 64) bits at ``indices_ptr``, and, unless
-    ``iterations_ptr`` is 0, ``n`` int32 iteration counts there. ``max_iter`` -1 is exact
-    search; ``precision`` 0 is exact. Asynchronous: no host synchronisation, no device
-    allocation (capturable by CUDA graphs). Raises ``CudaUnavailableError`` without a driver.
-
-    Present only in builds with the CUDA launch; ``rtopk.ops`` checks for it.
-    """
+    """Launches the RTop-K kernel as ``request`` (built for device ``"cuda:N"``) asks, on that
+    device and the CUDA stream ``stream`` (a raw ``cudaStream_t``, torch's current stream
+    of that device), over ``n`` contiguous rows of width ``m`` of the request's dtype.
+    ``pointers`` are device addresses: ``(x, values, indices, iterations)`` — the input,
+    ``n × k`` values of the dtype, ``n × k`` indices of the index type, and ``n`` int32
+    iteration counts unless that address is 0. The request is checked against ``m`` first;
+    nothing is launched when ``n`` or ``k`` is 0. Asynchronous: no host synchronisation, no
+    device allocation for the outputs (capturable by CUDA graphs). Raises
+    ``CudaUnavailableError`` without a driver."""
 
 def _panic_for_tests(detach: bool) -> None:
     """Panics inside the boundary's guard (tests: the panic becomes ``InternalError``)."""

@@ -1,42 +1,32 @@
-"""``rtopk.topk``: row-wise top-k of NumPy arrays and PyTorch tensors (SPEC §1's answer).
+"""``rtopk.topk``: row-wise top-k of NumPy arrays and PyTorch tensors (the answer of
+docs/contract.md §1), called like ``torch.topk`` and with its defaults.
 
 How a call maps onto the kernels:
 
-* **NumPy arrays** (and array-likes) — the axis ``dim`` is moved last and the array is
-  viewed as ``(rows, M)``; the reshape copies only when the strides cannot describe the rows
-  (e.g. ``dim`` in the middle of a C-order 3-D array). C-order, Fortran-order, strided,
-  negative-stride and broadcast rows go to Rust as they are: the row-wise driver reads
-  contiguous rows in place and copies a strided row into a per-thread buffer. The selection
-  runs on every core (rayon) with the interpreter released, so other Python threads run
-  meanwhile. Outputs are fresh arrays (``values`` in the input's dtype, ``indices`` int64 or
-  int32, ``iterations`` int32), viewed back with ``k`` along ``dim``.
-* **Element types** — float32, float16 and bfloat16 (``ml_dtypes.bfloat16``, recognised by
-  its name and size without importing ml_dtypes). A 16-bit array goes to Rust as a ``uint16``
-  view of its bit patterns (no copy) and its values come back as bits, viewed as the input's
-  dtype: every element is ordered by its exact value (SPEC §1) and no value is converted.
-* **torch CPU tensors** — the same path on a NumPy view of the tensor's storage (no copy of a
-  contiguous input); outputs come back as tensors sharing the NumPy outputs' memory.
+* **NumPy arrays** (and array-likes) and **torch CPU tensors** — viewed as ``(rows, M)`` and
+  selected on every core (:mod:`rtopk._host`; a CPU tensor as a NumPy view of its storage, no
+  copy of a contiguous input; its outputs come back as tensors sharing the NumPy outputs'
+  memory).
 * **torch CUDA tensors** — the RTop-K CUDA kernel on the tensor's device and torch's current
   stream (see :mod:`rtopk.ops`).
 
-Inputs that need autograd, and every call made while ``torch.compile`` traces, go through the
-custom op ``torch.ops.rtopk.topk`` (:mod:`rtopk.ops`); other eager calls skip the op
-dispatcher, whose fixed cost is larger than the wrapper's (see the package README).
+Every path checks the arguments once (:mod:`rtopk._request`) and hands the native module one
+request object. Inputs that need autograd, and every call made while ``torch.compile``
+traces, go through the custom op ``torch.ops.rtopk.topk`` (:mod:`rtopk.ops`), which builds the
+same request from the same values; other eager calls skip the op dispatcher, whose fixed cost
+is larger than the wrapper's (see the package README).
 """
 
 from __future__ import annotations
 
-import math
-from typing import TYPE_CHECKING, Any, Callable, Literal, NamedTuple, Optional, Tuple, overload
-
-import numpy as np
+import sys
+from typing import Any, Callable, Literal, NamedTuple, Optional, Tuple, overload
 
 from . import _native
+from ._host import host_array, select_host
+from ._request import Ask, ask, check_dim
 
-if TYPE_CHECKING:
-    import numpy.typing as npt
-
-__all__ = ["TopK", "TopKIterations", "auto_algorithm", "element_name", "index_bits", "topk"]
+__all__ = ["TopK", "TopKIterations", "auto_algorithm", "topk"]
 
 
 class TopK(NamedTuple):
@@ -53,17 +43,11 @@ class TopK(NamedTuple):
 
 class TopKIterations(NamedTuple):
     """``(values, indices, iterations)``: :class:`TopK` plus each row's bisection iteration
-    count (SPEC §3; int32, the input's shape without ``dim``)."""
+    count (docs/contract.md §3; int32, the input's shape without ``dim``)."""
 
     values: Any
     indices: Any
     iterations: Any
-
-
-# Set (remember_torch) once torch is in use — when rtopk is imported after torch, or on the
-# first tensor: `topk` then recognises a tensor and hands it over without importing anything.
-_tensor_type: Optional[type] = None
-_tensor_topk: Optional[Callable[..., Tuple[Any, Any, Any]]] = None
 
 
 def auto_algorithm(device: str = "cpu") -> str:
@@ -75,124 +59,13 @@ def auto_algorithm(device: str = "cpu") -> str:
     return _native.auto_algorithm(device)
 
 
-def index_bits(indices_dtype: object) -> int:
-    """32 or 64: the width of the indices ``indices_dtype`` asks for (``None``: int64).
-
-    Takes NumPy dtypes (``numpy.int32``, ``"int64"``, ...) and torch dtypes
-    (``torch.int32``, ``torch.int64``).
-    """
-    if indices_dtype is None:
-        return 64
-    name = str(indices_dtype)
-    if name in ("torch.int32", "torch.int64"):
-        return 32 if name == "torch.int32" else 64
-    try:
-        dt = np.dtype(indices_dtype)  # type: ignore[call-overload]
-    except TypeError:
-        dt = None
-    if dt == np.dtype(np.int32):
-        return 32
-    if dt == np.dtype(np.int64):
-        return 64
-    raise TypeError(f"indices_dtype must be int32 or int64 (NumPy or torch), got {indices_dtype!r}")
-
-
-def normalize_dim(dim: int, ndim: int) -> int:
-    """``dim`` as a non-negative axis of an ``ndim``-D input, or ``IndexError``."""
-    if ndim == 0:
-        raise IndexError(
-            "rtopk.topk needs an input with at least one dimension (the rows' axis); got a 0-d "
-            "input"
-        )
-    if not -ndim <= dim < ndim:
-        raise IndexError(
-            f"dim {dim} is out of range for an input of {ndim} dimension(s) "
-            f"(expected {-ndim} to {ndim - 1})"
-        )
-    return dim % ndim
-
-
-def as_rows(a: "npt.NDArray[Any]", dim: int) -> Tuple["npt.NDArray[Any]", Tuple[int, ...], int]:
-    """``a`` as ``(rows, M)`` with ``dim`` last: a view where the strides allow, a copy only
-    where they do not. Returns the rows, the batch shape and the normalised ``dim``."""
-    d = normalize_dim(dim, a.ndim)
-    moved = a if d == a.ndim - 1 else np.moveaxis(a, d, -1)
-    batch = moved.shape[:-1]
-    rows = moved.reshape(math.prod(batch), moved.shape[-1])
-    return rows, batch, d
-
-
-def element_name(dtype: "np.dtype[Any]") -> str:
-    """``"float32"``, ``"float16"`` or ``"bfloat16"``: the element type of a NumPy dtype (the
-    bfloat16 of ml_dtypes is recognised by its name and size, without importing ml_dtypes);
-    ``TypeError`` for any other dtype."""
-    if dtype == np.float32:
-        return "float32"
-    if dtype == np.float16:
-        return "float16"
-    if dtype.name == "bfloat16" and dtype.itemsize == 2:
-        return "bfloat16"
-    raise TypeError(_native.unsupported_dtype(str(dtype)))
-
-
-def _host_array(x: Any) -> "npt.NDArray[Any]":
-    """``x`` as an ndarray Rust can read: native byte order, aligned (copies otherwise)."""
-    a = np.asarray(x)
-    if not a.dtype.isnative:
-        a = a.astype(a.dtype.newbyteorder("="))
-    if not a.flags.aligned:
-        a = a.copy()
-    return a
-
-
-def select_host(
-    a: "npt.NDArray[Any]",
-    k: int,
-    dim: int,
-    largest: bool,
-    sorted: bool,
-    algo: str,
-    max_iter: Optional[int],
-    precision: float,
-    with_iterations: bool,
-    bits: int,
-    element: Optional[str] = None,
-) -> Tuple["npt.NDArray[Any]", "npt.NDArray[Any]", Optional["npt.NDArray[Any]"]]:
-    """Top-k of the host array ``a`` along ``dim`` (rows viewed, Rust selects); outputs viewed
-    back with ``k`` along ``dim`` (not copied). ``a`` is float32, float16 or bfloat16 (values
-    come back in its dtype) — or, with ``element`` (``"float16"``/``"bfloat16"``), a uint16
-    array of that type's bit patterns (values come back as uint16 bits)."""
-    name = element if element is not None else element_name(a.dtype)
-    # 16-bit rows travel as their bit patterns (a view: same item size, any strides).
-    src = a if name == "float32" or element is not None else a.view(np.uint16)
-    if src.ndim == 2 and (dim == -1 or dim == 1):  # already (rows, M): nothing to view
-        values, indices, iterations = _native.select(
-            src, k, algo, largest, sorted, max_iter, precision, with_iterations, bits, name
-        )
-        return (values if src is a else values.view(a.dtype)), indices, iterations
-    rows, batch, d = as_rows(src, dim)
-    values, indices, iterations = _native.select(
-        rows, k, algo, largest, sorted, max_iter, precision, with_iterations, bits, name
-    )
-    if src is not a:
-        values = values.view(a.dtype)
-    shape = (*batch, values.shape[1])
-    values = values.reshape(shape)
-    indices = indices.reshape(shape)
-    if d != a.ndim - 1:
-        values = np.moveaxis(values, -1, d)
-        indices = np.moveaxis(indices, -1, d)
-    its = None if iterations is None else iterations.reshape(batch)
-    return values, indices, its
-
-
 @overload
 def topk(
     x: Any,
     k: int,
     dim: int = -1,
     largest: bool = True,
-    sorted: bool = False,
+    sorted: bool = True,
     *,
     algo: str = "auto",
     max_iter: Optional[int] = None,
@@ -208,7 +81,7 @@ def topk(
     k: int,
     dim: int = -1,
     largest: bool = True,
-    sorted: bool = False,
+    sorted: bool = True,
     *,
     algo: str = "auto",
     max_iter: Optional[int] = None,
@@ -223,7 +96,7 @@ def topk(
     k: int,
     dim: int = -1,
     largest: bool = True,
-    sorted: bool = False,
+    sorted: bool = True,
     *,
     algo: str = "auto",
     max_iter: Optional[int] = None,
@@ -233,11 +106,13 @@ def topk(
 ) -> "TopK | TopKIterations":
     """The ``k`` largest (or smallest) values of ``x`` along ``dim``, and their indices.
 
-    Called like ``torch.topk``; returns ``TopK(values, indices)``, or
+    Called like ``torch.topk``, with its defaults (``dim=-1``, ``largest=True``,
+    ``sorted=True``) and its argument types (an integer ``k`` and ``dim``: a bool there is a
+    ``TypeError``; booleans ``largest`` and ``sorted``); returns ``TopK(values, indices)``, or
     ``TopKIterations(values, indices, iterations)`` with ``return_iterations=True``. The answer
-    is SPEC §1's canonical top-k: every NaN ranks above ``+inf``, ``-0.0 == +0.0``, and among
-    equal values the lower index wins; the selected set is the same for every exact algorithm
-    and device.
+    is the canonical top-k of docs/contract.md §1: every NaN ranks above ``+inf``,
+    ``-0.0 == +0.0``, and among equal values the lower index wins; the selected set is the same
+    for every exact algorithm and device.
 
     Args:
         x: a NumPy array (or array-like) or torch tensor of float32, float16 or bfloat16
@@ -247,14 +122,17 @@ def topk(
         k: values per row, ``0 <= k <= M`` where ``M = x.shape[dim]``.
         dim: the axis the rows run along.
         largest: the ``k`` largest (default) or the ``k`` smallest (NaNs then come last).
-        sorted: ``False``: ascending index order (the kernel's natural order, no sort pass);
-            ``True``: value order (descending; ascending for ``largest=False``), ties by index.
-        algo: ``"auto"`` (``bisect`` on the CPU, ``cuda`` on a GPU), or any SPEC §4 name of
-            :func:`rtopk.algorithms` (``cuda`` on a NumPy array copies it to GPU 0 and back).
+        sorted: ``True`` (default, as ``torch.topk``): value order (descending; ascending for
+            ``largest=False``), ties by index; ``False``: ascending index order (the kernel's
+            natural order, no sort pass: cheaper on a GPU).
+        algo: ``"auto"`` (``bisect`` on the CPU, ``cuda`` on a GPU), or any name of
+            :func:`rtopk.algorithms` (docs/contract.md §4; ``cuda`` on a NumPy array copies it
+            to GPU 0 and back).
         max_iter: early stopping (RTop-K Algorithm 2) after this many bisection steps:
-            approximate by design (SPEC §2). ``bisect``, ``sim`` and ``cuda`` only.
+            approximate by design (docs/contract.md §2). ``bisect``, ``sim`` and ``cuda`` only.
         precision: Algorithm 1's precision ε' > 0 (relative to the row maximum): approximate.
-        return_iterations: also return each row's bisection iteration count (SPEC §3).
+        return_iterations: also return each row's bisection iteration count
+            (docs/contract.md §3).
         indices_dtype: int64 (default, as ``torch.topk``) or int32 (``numpy.int32`` /
             ``torch.int32``; the CUDA kernel writes that width directly).
 
@@ -266,58 +144,58 @@ def topk(
     Raises:
         ValueError: ``k < 0``, ``k > M``, ``M = 0``, an unknown ``algo``, a parameter the
             algorithm does not take, ``max_iter`` together with ``precision``.
-        TypeError: a dtype other than float32, float16 and bfloat16, or ``indices_dtype``.
+        TypeError: a dtype other than float32, float16 and bfloat16, ``indices_dtype``, a
+            bool or a non-integer for ``k`` or ``dim``, a non-bool ``largest`` or ``sorted``.
         IndexError: ``dim`` out of range.
         rtopk.CudaUnavailableError: a GPU algorithm without a CUDA driver.
     """
-    bits = index_bits(indices_dtype)
+    dim = check_dim(dim)
+    a = ask(k, largest, sorted, algo, max_iter, precision, return_iterations, indices_dtype)
     if _is_tensor(x):
-        tensor_topk = _tensor_topk if _tensor_topk is not None else _load_torch_ops()
-        values, indices, its = tensor_topk(
-            x, k, dim, largest, sorted, algo, max_iter, precision, return_iterations, bits
-        )
+        values, indices, its = _tensor_topk(x, dim, a)
     else:
-        values, indices, its = select_host(
-            _host_array(x),
-            k,
-            dim,
-            largest,
-            sorted,
-            algo,
-            max_iter,
-            precision,
-            return_iterations,
-            bits,
-        )
+        values, indices, its = select_host(host_array(x), dim, a)
     if return_iterations:
         return TopKIterations(values, indices, its)
     return TopK(values, indices)
 
 
 def _is_tensor(x: Any) -> bool:
-    """True for a torch tensor (subclasses included), without importing torch: before
-    :mod:`rtopk.ops` is loaded, by the module of ``x``'s class."""
-    if _tensor_type is not None:
-        return isinstance(x, _tensor_type)
+    """True for a torch tensor (subclasses included), without importing torch: by the module
+    of ``x``'s class (``torch``, ``torch.nn.parameter``, ...), else by ``isinstance`` once
+    torch is loaded."""
     module = type(x).__module__
-    return module == "torch" or module.startswith("torch.")
+    if module == "torch" or module.startswith("torch."):
+        return True
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
 
 
-def _load_torch_ops() -> Callable[..., Tuple[Any, Any, Any]]:
-    """Imports :mod:`rtopk.ops` (registering ``torch.ops.rtopk.topk``; torch is in use, since
-    a tensor came) and returns its tensor path, remembered for later calls — except while
-    ``torch.compile`` traces this call: a global changed under the tracer breaks its guards."""
-    import torch
+class _TensorPath:
+    """A cache of :func:`rtopk.ops.topk_tensor`, the tensor path: importing :mod:`rtopk.ops`
+    registers ``torch.ops.rtopk.topk`` (torch is in use, since a tensor came), and an import
+    statement on every call would cost a microsecond. Filled by the first eager tensor call,
+    never while ``torch.compile`` traces (a value changed under the tracer breaks its guards).
+    """
 
-    from .ops import topk_tensor
+    __slots__ = ("topk",)
 
-    if not torch.compiler.is_compiling():
-        remember_torch(torch.Tensor, topk_tensor)
-    return topk_tensor
+    def __init__(self) -> None:
+        self.topk: Optional[Callable[[Any, int, Ask], Tuple[Any, Any, Any]]] = None
 
 
-def remember_torch(tensor_type: type, tensor_topk: Callable[..., Tuple[Any, Any, Any]]) -> None:
-    """Lets :func:`topk` recognise tensors and hand them to ``tensor_topk`` directly."""
-    global _tensor_type, _tensor_topk
-    _tensor_type = tensor_type
-    _tensor_topk = tensor_topk
+_TENSOR_PATH = _TensorPath()
+
+
+def _tensor_topk(x: Any, dim: int, a: Ask) -> Tuple[Any, Any, Any]:
+    """The tensor path (:mod:`rtopk.ops`)."""
+    path = _TENSOR_PATH.topk
+    if path is None:
+        import torch
+
+        from .ops import topk_tensor
+
+        path = topk_tensor
+        if not torch.compiler.is_compiling():
+            _TENSOR_PATH.topk = path
+    return path(x, dim, a)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 import numpy as np
 
 from . import _native
+from ._request import ask, native
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -61,7 +62,7 @@ class Trace:
     ``keys`` (``s_keys`` after the load), ``min_key``/``max_key`` (the first bracket),
     ``steps`` (the tests), ``narrowed`` (``(after_iteration, candidates)`` when the row was
     narrowed to its candidates), ``exit`` (``"hit"``, ``"converged"``, ``"precision"`` or
-    ``"max_iter"``), ``iterations`` (SPEC §3), the selection's cut (``strong_above``,
+    ``"max_iter"``), ``iterations`` (docs/contract.md §3), the selection's cut (``strong_above``,
     ``band_lo``, ``strong_count``) and ``chunks``, and the output (``indices``, ``selected``).
     ``diagnostics`` lists the simulator's findings (none for the kernel of docs/kernel.md).
     """
@@ -132,8 +133,11 @@ def trace(
         raise ValueError(f"rtopk.trace follows one row: expected a 1-D array, got {a.ndim}-D")
     if a.dtype != np.float32:
         raise TypeError(_native.unsupported_dtype(str(a.dtype), sixteen_bit=False))
-    native = _native.trace(a, k, largest, max_iter, precision)
-    d = native.data()
+    request = native(
+        ask(k, largest, True, "sim", max_iter, precision, False, None), "float32", "cpu"
+    )
+    traced = _native.trace(a, request)
+    d = traced.data()
     return Trace(
         row=d["row"],
         kernel=d["kernel"],
@@ -160,5 +164,5 @@ def trace(
         selected=d["selected"],
         diagnostics=d["diagnostics"],
         diagnostics_total=d["diagnostics_total"],
-        _native=native,
+        _native=traced,
     )

@@ -43,7 +43,7 @@ def verify(quick: bool = True, device: int = 0) -> VerifyReport:
         rtopk.CudaUnavailableError: no CUDA driver or NVRTC library.
         rtopk.CudaError: the device could not be opened or a launch failed.
     """
-    d = _native.cuda_verify(quick, device)
+    d = _native.cuda_verify(quick=quick, device=device)
     return VerifyReport(
         device=d["device"],
         cases=d["cases"],

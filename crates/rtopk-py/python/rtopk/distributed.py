@@ -9,11 +9,11 @@ locally, only the local winners travel):
 * :func:`topk_split_rows` — every row is split along ``dim`` across ranks (one long vector, or a
   batch of long rows): each rank takes the top-k of its shard, the ranks all-gather their
   candidates (values and *global* indices), and the top-k of the candidates is the answer, on
-  every rank. It is SPEC §1's canonical top-k of the whole row: an element of the row's top-k
-  is in its shard's top-k (the order — value, then index — is total, and a shard's indices
-  keep the row's order), shards sit in rank order, so the candidates concatenated in rank
-  order are in global index order and a tie between them goes to the lower global index,
-  exactly as on one device. Sorted and smallest modes follow.
+  every rank. It is the canonical top-k (docs/contract.md §1) of the whole row: an element of
+  the row's top-k is in its shard's top-k (the order — value, then index — is total, and a
+  shard's indices keep the row's order), shards sit in rank order, so the candidates
+  concatenated in rank order are in global index order and a tie between them goes to the
+  lower global index, exactly as on one device. Sorted and smallest modes follow.
 
 Both first all-gather a small metadata tensor (k, dtype, the shapes, the flags), so that ranks
 that disagree raise the same :class:`ValueError` on every rank instead of waiting forever in a
@@ -150,7 +150,7 @@ def topk_sharded_rows(
     k: int,
     dim: int = -1,
     largest: bool = True,
-    sorted: bool = False,
+    sorted: bool = True,
     *,
     gather_to: Optional[int] = None,
     group: Optional["ProcessGroup"] = None,
@@ -209,7 +209,7 @@ def topk_split_rows(
     k: int,
     dim: int = -1,
     largest: bool = True,
-    sorted: bool = False,
+    sorted: bool = True,
     *,
     group: Optional["ProcessGroup"] = None,
     timeout: Optional[timedelta] = _TIMEOUT,

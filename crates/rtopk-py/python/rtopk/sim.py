@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 import numpy as np
 
 from . import _native
-from ._topk import as_rows
+from ._host import as_rows
+from ._request import ask, check_dim, native
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -45,8 +46,8 @@ class Diagnostic:
 @dataclass(frozen=True)
 class SimResult:
     """The simulated launch's output — ``values``, ``indices`` (int64; index order, or value
-    order with ``sorted``) with ``k`` along ``dim``, ``iterations`` (int32, SPEC §3; ``None``
-    for split rows, whose chunks' counts are not the row's) — the
+    order with ``sorted``) with ``k`` along ``dim``, ``iterations`` (int32, docs/contract.md
+    §3; ``None`` for split rows, whose chunks' counts are not the row's) — the
     ``kernel`` that ran (the launch plan's unit, e.g. ``"rtopk_half_rows_8"``), and its
     ``diagnostics`` (the first ones, each a :class:`Diagnostic`) out of ``diagnostics_total``,
     with the count of each kind (``kinds``: ``(kind, count)`` pairs)."""
@@ -100,7 +101,7 @@ def run(
     k: int,
     dim: int = -1,
     largest: bool = True,
-    sorted: bool = False,
+    sorted: bool = True,
     *,
     max_iter: Optional[int] = None,
     precision: float = 0.0,
@@ -112,19 +113,25 @@ def run(
     would: the launch family the CUDA launcher's plan picks for the shape (or the one
     ``strategy`` forces, :func:`strategy_names`), lanes and warps in order — or in a seeded
     shuffled order (``schedule_seed``), where a race changes the output — the sort launch
-    with ``sorted``, and with ``mutant``, one seeded bug (:func:`mutant_names`).
+    with ``sorted`` (value order, the default, as :func:`rtopk.topk`; ``False``: index order),
+    and with ``mutant``, one seeded bug (:func:`mutant_names`). ``k``, ``dim``, ``largest``,
+    ``sorted``, ``max_iter`` and ``precision`` are checked as :func:`rtopk.topk` checks them.
 
     Cost: the simulator checks every lane's every access — roughly 10^4 to 10^5 rows of 256
     per second. The GIL is released while it runs.
     """
+    dim = check_dim(dim)
+    request = native(
+        ask(k, largest, sorted, "sim", max_iter, precision, False, None), "float32", "cpu"
+    )
     a = np.asarray(x)
     if a.dtype != np.float32:
         raise TypeError(_native.unsupported_dtype(str(a.dtype), sixteen_bit=False))
     rows, batch, d = as_rows(a, dim)
     r = _native.sim_run(
-        rows, k, largest, sorted, max_iter, precision, mutant, strategy, schedule_seed
+        rows, request, mutant=mutant, strategy=strategy, schedule_seed=schedule_seed
     )
-    shape = (*batch, k)
+    shape = (*batch, request.k)
     values = r["values"].reshape(shape)
     indices = r["indices"].reshape(shape)
     if d != a.ndim - 1:
