@@ -1,9 +1,9 @@
 //! # rtopk-plan — how a row-wise top-k is launched
 //!
 //! The launch plan of the RTop-K kernels ([`plan()`]) and the launch program ([`program()`]:
-//! the kernel launches of a top-k, in order, that the GPU and the simulator each execute): which launch family (quarter-,
-//! half- or whole-warp rows, block rows, narrowing or not), which instantiation, grid and
-//! shared memory run a top-k, and how its results are sorted — a pure function of the shape,
+//! the kernel launches of a top-k, in order, that the GPU and the simulator each execute):
+//! which launch family (quarter-, half- or whole-warp rows, block rows, narrowing or not),
+//! which instantiation, grid and shared memory run a top-k, and how its results are sorted — a pure function of the shape,
 //! the search, the device's limits ([`DeviceLimits`]) and a [`Strategy`]; and the tables it
 //! reads ([`units`]: the shared constants, the warp-row widths, the families and their entry
 //! points).
