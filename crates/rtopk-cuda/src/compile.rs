@@ -209,6 +209,13 @@ impl Drop for Program {
     }
 }
 
+/// Whether the NVRTC library can be loaded (before cudarc touches it: cudarc panics when it is
+/// missing).
+pub(crate) fn nvrtc_present() -> bool {
+    // SAFETY: only tries to dlopen the NVRTC library by its candidate names and drops it.
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

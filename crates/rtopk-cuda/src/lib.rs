@@ -21,8 +21,8 @@
 //! [`CudaError::NoDriver`] instead of panicking.
 
 // This crate is the workspace's one door to the CUDA driver and NVRTC: FFI calls and device
-// pointers need `unsafe`, kept to the thin compile and launch layers (compile.rs, launch.rs,
-// timing.rs, bench.rs), each block with its SAFETY line.
+// pointers need `unsafe`, kept to the thin compile and launch layers (compile.rs, launch.rs;
+// and the benchmark harness, bench.rs), each block with its SAFETY line.
 #![allow(unsafe_code)]
 
 pub mod bench;
@@ -76,8 +76,7 @@ pub struct CudaTopK {
 /// Checks that the CUDA driver and NVRTC libraries can be loaded, before cudarc touches them
 /// (cudarc panics when they are missing).
 pub fn check_libraries() -> Result<(), CudaError> {
-    // SAFETY: only tries to dlopen the driver library by its candidate names and drops it.
-    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+    if !launch::driver_present() {
         return Err(CudaError::NoDriver);
     }
     check_nvrtc()
@@ -85,8 +84,7 @@ pub fn check_libraries() -> Result<(), CudaError> {
 
 /// Checks that the NVRTC library can be loaded (all that compiling needs; no driver, no GPU).
 pub fn check_nvrtc() -> Result<(), CudaError> {
-    // SAFETY: only tries to dlopen the NVRTC library by its candidate names and drops it.
-    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+    if !compile::nvrtc_present() {
         return Err(CudaError::NoNvrtc);
     }
     Ok(())
