@@ -1,7 +1,9 @@
 //! Loading units and launching them: the thin unsafe layer over the driver. Each unit is
 //! compiled (`compile.rs`) and loaded on first use, once per [`CudaTopK`] (several threads may
 //! ask at once: one builds, the others wait for it); [`CudaTopK::prepare`] builds a list of
-//! them in parallel.
+//! them in parallel. A top-k is the launch program of rtopk-plan (`program`), which
+//! `run_program` executes step by step under the simulator's step names, every kernel through
+//! the one launch wrapper with its typed parameter struct; it routes nothing of its own.
 
 use std::collections::BTreeSet;
 use std::ffi::c_void;

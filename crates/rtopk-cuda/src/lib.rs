@@ -194,7 +194,7 @@ impl CudaTopK {
         self.check_elem(E::ELEM)?;
         if n > 0 && k > 0 {
             let types = DataTypes { elem: E::ELEM, ..DataTypes::F32 };
-            let units: Vec<_> = self.route(&launch, strategy, counts)?.units();
+            let units: Vec<_> = self.program(&launch, strategy, counts)?.units();
             self.prepare(&units.into_iter().map(|u| types.unit(u)).collect::<Vec<_>>())?;
         }
         let nk = n.checked_mul(k).ok_or(CudaError::TooLarge { n, m, why: "n * k" })?;
