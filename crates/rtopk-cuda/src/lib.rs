@@ -41,7 +41,7 @@ pub use error::CudaError;
 pub use kernels::ElemType;
 pub use kernels::IndexType;
 pub use launch::{DataTypes, DeviceFloat, RawBuffers, UnitReport};
-pub use plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy};
+pub use plan::{DeviceLimits, Launch, Plan, Program, SortPlan, SortShape, Strategy};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
