@@ -223,6 +223,51 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
     ]
 }
 
+/// (offset, size) of each argument of the entry points of `family`, as its parameter struct
+/// lays them out: what the NVRTC test compares with the compiled `.param` lists (`None` for
+/// the utilities, several entry points of their own arguments).
+#[cfg(test)]
+pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
+    use std::mem::offset_of;
+    Some(match family {
+        Family::WarpRows
+        | Family::HalfRows
+        | Family::QuarterRows
+        | Family::BlockRows
+        | Family::BlockRowsNarrow => params_layout(),
+        Family::SortWarpRows => vec![
+            (offset_of!(SortWarpParams, x), 8),
+            (offset_of!(SortWarpParams, out_val), 8),
+            (offset_of!(SortWarpParams, out_idx), 8),
+            (offset_of!(SortWarpParams, n_rows), 8),
+            (offset_of!(SortWarpParams, m), 4),
+            (offset_of!(SortWarpParams, k), 4),
+            (offset_of!(SortWarpParams, smallest), 4),
+        ],
+        Family::SortRows => vec![
+            (offset_of!(SortRowsParams, x), 8),
+            (offset_of!(SortRowsParams, out_val), 8),
+            (offset_of!(SortRowsParams, out_idx), 8),
+            (offset_of!(SortRowsParams, n_rows), 8),
+            (offset_of!(SortRowsParams, m), 4),
+            (offset_of!(SortRowsParams, k), 4),
+            (offset_of!(SortRowsParams, smallest), 4),
+            (offset_of!(SortRowsParams, pow2), 4),
+            (offset_of!(SortRowsParams, row_threads), 4),
+            (offset_of!(SortRowsParams, in_shared), 4),
+        ],
+        Family::SplitGather => vec![
+            (offset_of!(GatherParams, cand_idx), 8),
+            (offset_of!(GatherParams, out_idx), 8),
+            (offset_of!(GatherParams, n_rows), 8),
+            (offset_of!(GatherParams, k), 4),
+            (offset_of!(GatherParams, width), 4),
+            (offset_of!(GatherParams, chunk_m), 4),
+        ],
+        Family::Utilities => return None,
+    })
+}
+
 /// What a unit's build and load took, for startup reports (`rtopk bench cuda --startup`).
 #[derive(Clone, Debug)]
 pub struct UnitReport {
