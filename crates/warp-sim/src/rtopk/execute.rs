@@ -234,7 +234,7 @@ impl crate::rtopk::launch::Simulator {
         let mut m = sel.m as usize;
         // BUG (LastChunkDropsOne): the last chunks' launch one element short of the chunk.
         if step.name == StepKind::SelectLastChunks && run.args.has(Mutant::LastChunkDropsOne) {
-            m -= 1;
+            m = m.saturating_sub(1);
         }
         let a = KernelArgs { n: sel.n_rows as usize, m, k: sel.k as usize, ..run.args };
         let vec4 = if run.args.has(Mutant::Vec4UnalignedRows) {
@@ -273,26 +273,7 @@ impl crate::rtopk::launch::Simulator {
         self.launch_topk(&params, r0 * chunks..r1 * chunks)?;
         let (out_idx, out_iter) = (params.out_idx, params.out_iter);
         let launched = (params.x_at, u64::from(params.ld), a.m as u64, chunks);
-        let rows = r1 - r0;
-        let family = match sel.plan.family() {
-            Family::QuarterRows => Branch::QuarterRows,
-            Family::HalfRows => Branch::HalfRows,
-            Family::WarpRows => Branch::WarpRows,
-            Family::BlockRowsNarrow => Branch::BlockRowsNarrow,
-            _ => Branch::BlockRows,
-        };
-        run.cover.add(family, rows * chunks);
-        if run.elem != ElemType::F32 {
-            run.cover.add(Branch::Elem16, rows * chunks);
-        }
-        if vec4 {
-            run.cover.add(Branch::Vec4Loads, rows * chunks);
-        }
-        match step.name {
-            StepKind::SelectChunks => run.cover.add(Branch::SplitRows, 1),
-            StepKind::SelectLastChunks => run.cover.add(Branch::LastChunk, 1),
-            _ => {}
-        }
+        cover_select(run, step.name, sel, vec4, (r1 - r0) * chunks);
         let label = match step.name {
             StepKind::SelectChunks => "cand_idx: every chunk's results",
             StepKind::SelectLastChunks => "cand_idx: every last chunk's results",
@@ -479,6 +460,30 @@ impl crate::rtopk::launch::Simulator {
             lanes: count.min(u64::from(u32::MAX)) as u32,
             address: Some(first),
         })
+    }
+}
+
+/// Counts a top-k step's rows (`rows` kernel rows) in the run's coverage: its family, 16-bit
+/// elements, 16-byte loads, split rows and their last chunk.
+fn cover_select(run: &Run<'_>, name: StepKind, sel: &Select, vec4: bool, rows: u64) {
+    let family = match sel.plan.family() {
+        Family::QuarterRows => Branch::QuarterRows,
+        Family::HalfRows => Branch::HalfRows,
+        Family::WarpRows => Branch::WarpRows,
+        Family::BlockRowsNarrow => Branch::BlockRowsNarrow,
+        _ => Branch::BlockRows,
+    };
+    run.cover.add(family, rows);
+    if run.elem != ElemType::F32 {
+        run.cover.add(Branch::Elem16, rows);
+    }
+    if vec4 {
+        run.cover.add(Branch::Vec4Loads, rows);
+    }
+    match name {
+        StepKind::SelectChunks => run.cover.add(Branch::SplitRows, 1),
+        StepKind::SelectLastChunks => run.cover.add(Branch::LastChunk, 1),
+        _ => {}
     }
 }
 
