@@ -209,6 +209,13 @@ impl Drop for Program {
     }
 }
 
+/// Whether the NVRTC library can be loaded (before cudarc touches it: cudarc panics when it is
+/// missing).
+pub(crate) fn nvrtc_present() -> bool {
+    // SAFETY: only tries to dlopen the NVRTC library by its candidate names and drops it.
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,8 +266,8 @@ mod tests {
             .sum()
     }
 
-    /// Every unit's generated source compiles with NVRTC (to PTX, no GPU needed); each top-k
-    /// entry point takes its arguments where the launcher's Params puts them; the block
+    /// Every unit's generated source compiles with NVRTC (to PTX, no GPU needed); each entry
+    /// point but the utilities takes its arguments where its parameter struct puts them; the block
     /// kernels' static shared memory is what the launch plan assumes.
     #[test]
     #[cfg_attr(not(rtopk_nvrtc), ignore = "needs NVRTC")]
@@ -289,23 +296,15 @@ mod tests {
             }
         });
         let ptx = ptx.into_inner().unwrap();
-        let params = crate::launch::params_layout();
         for (unit, ptx) in units.iter().zip(&ptx) {
             assert!(ptx.contains(".target sm_90"), "{unit}");
             for entry in unit.entry_points() {
                 assert!(ptx.contains(&format!(".entry {entry}(")), "{unit}: no {entry}");
             }
-            let topk = matches!(
-                unit.family(),
-                Family::WarpRows
-                    | Family::HalfRows
-                    | Family::QuarterRows
-                    | Family::BlockRows
-                    | Family::BlockRowsNarrow
-            );
-            if topk {
+            // each entry point takes its arguments where its parameter struct puts them
+            if let Some(layout) = crate::launch::family_layout(unit.family()) {
                 for entry in unit.entry_points() {
-                    assert_eq!(param_layout(ptx, &entry), params, "{unit}");
+                    assert_eq!(param_layout(ptx, &entry), layout, "{unit}");
                 }
             }
             if matches!(unit.family(), Family::BlockRows | Family::BlockRowsNarrow) {

@@ -1,7 +1,9 @@
 //! Loading units and launching them: the thin unsafe layer over the driver. Each unit is
 //! compiled (`compile.rs`) and loaded on first use, once per [`CudaTopK`] (several threads may
 //! ask at once: one builds, the others wait for it); [`CudaTopK::prepare`] builds a list of
-//! them in parallel.
+//! them in parallel. A top-k is the launch program of rtopk-plan (`program`), which
+//! `run_program` executes step by step under the simulator's step names, every kernel through
+//! the one launch wrapper with its typed parameter struct; it routes nothing of its own.
 
 use std::collections::BTreeSet;
 use std::ffi::c_void;
@@ -17,8 +19,9 @@ use crate::compile::{self, CacheUse};
 use crate::disk_cache::ImageKind;
 use crate::error::driver;
 use crate::kernels::{BLOCK_STATIC_SHARED, ElemType, Family, IndexType, Unit};
-use crate::plan::{Launch, Plan, Route, SortPlan, Split, Strategy, plan, route};
+use crate::plan::{Launch, Plan, Route, Strategy, plan, route};
 use crate::{CudaError, CudaTopK};
+use rtopk_plan::program::{Content, Grid, INDICES, INPUT, Kernel, Program, Region, VALUES};
 
 /// The arguments of every top-k entry point: `struct Params` of `kernels/common.cuh`, field
 /// for field. The launcher passes it as the entry point's parameter buffer: the entry points
@@ -44,6 +47,84 @@ pub(crate) struct Params {
     pub(crate) ld: u64,
     pub(crate) out_ld: u32,
     pub(crate) chunks: u32,
+}
+
+/// A kernel's parameter buffer: a `#[repr(C)]` struct whose fields are the entry point's
+/// arguments in order, at their natural alignment (the layout tests check each against the
+/// kernel's source); `END` is where its last field ends, the size the driver takes (a padded
+/// tail is more than the entry point takes: `CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`).
+pub(crate) trait KernelParams: Copy {
+    /// Where the last field ends.
+    const END: usize;
+}
+
+impl KernelParams for Params {
+    const END: usize = std::mem::offset_of!(Params, chunks) + 4;
+}
+
+/// The arguments of the warp sorts, `rtopk_sort_warp_rows_<E>` (`SORT_WARP_ARGS`,
+/// kernels/sort_warp_rows.cu).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SortWarpParams {
+    pub(crate) x: sys::CUdeviceptr,
+    pub(crate) out_val: sys::CUdeviceptr,
+    pub(crate) out_idx: sys::CUdeviceptr,
+    pub(crate) n_rows: u64,
+    pub(crate) m: u32,
+    pub(crate) k: u32,
+    pub(crate) smallest: i32,
+}
+
+impl KernelParams for SortWarpParams {
+    const END: usize = std::mem::offset_of!(SortWarpParams, smallest) + 4;
+}
+
+/// The arguments of the block sort, `rtopk_sort_rows` (kernels/sort_rows.cu).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SortRowsParams {
+    pub(crate) x: sys::CUdeviceptr,
+    pub(crate) out_val: sys::CUdeviceptr,
+    pub(crate) out_idx: sys::CUdeviceptr,
+    pub(crate) n_rows: u64,
+    pub(crate) m: u32,
+    pub(crate) k: u32,
+    pub(crate) smallest: i32,
+    pub(crate) pow2: u32,
+    pub(crate) row_threads: u32,
+    pub(crate) in_shared: i32,
+}
+
+impl KernelParams for SortRowsParams {
+    const END: usize = std::mem::offset_of!(SortRowsParams, in_shared) + 4;
+}
+
+/// The arguments of `rtopk_split_gather` (kernels/split_rows.cu).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GatherParams {
+    pub(crate) cand_idx: sys::CUdeviceptr,
+    pub(crate) out_idx: sys::CUdeviceptr,
+    pub(crate) n_rows: u64,
+    pub(crate) k: u32,
+    pub(crate) width: u32,
+    pub(crate) chunk_m: u32,
+}
+
+impl KernelParams for GatherParams {
+    const END: usize = std::mem::offset_of!(GatherParams, chunk_m) + 4;
+}
+
+/// The argument of `spin_ahead` (kernels/utilities.cu).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SpinParams {
+    pub(crate) ns: u64,
+}
+
+impl KernelParams for SpinParams {
+    const END: usize = 8;
 }
 
 /// The types of a launch's data: the input's and the values' element type, and the type the
@@ -140,6 +221,51 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         (offset_of!(Params, out_ld), size_of_val(&p.out_ld)),
         (offset_of!(Params, chunks), size_of_val(&p.chunks)),
     ]
+}
+
+/// (offset, size) of each argument of the entry points of `family`, as its parameter struct
+/// lays them out: what the NVRTC test compares with the compiled `.param` lists (`None` for
+/// the utilities, several entry points of their own arguments).
+#[cfg(test)]
+pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
+    use std::mem::offset_of;
+    Some(match family {
+        Family::WarpRows
+        | Family::HalfRows
+        | Family::QuarterRows
+        | Family::BlockRows
+        | Family::BlockRowsNarrow => params_layout(),
+        Family::SortWarpRows => vec![
+            (offset_of!(SortWarpParams, x), 8),
+            (offset_of!(SortWarpParams, out_val), 8),
+            (offset_of!(SortWarpParams, out_idx), 8),
+            (offset_of!(SortWarpParams, n_rows), 8),
+            (offset_of!(SortWarpParams, m), 4),
+            (offset_of!(SortWarpParams, k), 4),
+            (offset_of!(SortWarpParams, smallest), 4),
+        ],
+        Family::SortRows => vec![
+            (offset_of!(SortRowsParams, x), 8),
+            (offset_of!(SortRowsParams, out_val), 8),
+            (offset_of!(SortRowsParams, out_idx), 8),
+            (offset_of!(SortRowsParams, n_rows), 8),
+            (offset_of!(SortRowsParams, m), 4),
+            (offset_of!(SortRowsParams, k), 4),
+            (offset_of!(SortRowsParams, smallest), 4),
+            (offset_of!(SortRowsParams, pow2), 4),
+            (offset_of!(SortRowsParams, row_threads), 4),
+            (offset_of!(SortRowsParams, in_shared), 4),
+        ],
+        Family::SplitGather => vec![
+            (offset_of!(GatherParams, cand_idx), 8),
+            (offset_of!(GatherParams, out_idx), 8),
+            (offset_of!(GatherParams, n_rows), 8),
+            (offset_of!(GatherParams, k), 4),
+            (offset_of!(GatherParams, width), 4),
+            (offset_of!(GatherParams, chunk_m), 4),
+        ],
+        Family::Utilities => return None,
+    })
 }
 
 /// What a unit's build and load took, for startup reports (`rtopk bench cuda --startup`).
@@ -349,6 +475,18 @@ impl CudaTopK {
         route(launch, &self.limits, strategy, counts)
     }
 
+    /// The launch program of `launch` on this device with `strategy` (rtopk-plan's
+    /// `program`): the kernel launches, in order, that [`CudaTopK::select_raw`] and the
+    /// `select_device*` functions queue; `counts`: whether iteration counts are wanted.
+    pub fn program(
+        &self,
+        launch: &Launch,
+        strategy: Strategy,
+        counts: bool,
+    ) -> Result<Program, CudaError> {
+        Ok(rtopk_plan::program(launch, &self.limits, strategy, counts)?)
+    }
+
     /// Row-wise top-k of `x` (device, `n * m` values, row-major) into device buffers: values
     /// and indices `n * k`, iteration counts `n`. Each row's results in ascending index order,
     /// or with `launch.sorted` in sorted order (SPEC §1).
@@ -388,7 +526,7 @@ impl CudaTopK {
         out_iter: Option<&mut CudaSlice<u32>>,
     ) -> Result<(), CudaError> {
         self.check_types(launch, E::ELEM)?;
-        let route = self.route(launch, strategy, out_iter.is_some())?;
+        let program = self.program(launch, strategy, out_iter.is_some())?;
         let it_len = out_iter.as_ref().map(|b| b.len());
         check_buffers(launch, x.len(), out_val.len(), out_idx.len(), it_len)?;
         if launch.n == 0 || launch.k == 0 {
@@ -409,7 +547,7 @@ impl CudaTopK {
         // SAFETY: the buffers were checked against the launch above and stay borrowed (the
         // guards record the launch's reads and writes on them when dropped) until the work is
         // queued on this device's stream.
-        unsafe { self.run_route(&route, launch, types, bufs, s.cu_stream()) }
+        unsafe { self.run_program(&program, types, bufs, s.cu_stream()) }
     }
 
     /// Whether this device runs the kernels of `elem`: the 16-bit kernels' packed min/max need
@@ -483,122 +621,137 @@ impl CudaTopK {
         self.check_types(launch, types.elem)?;
         // A handle a framework gave as an integer: its provenance is the driver's.
         let stream: sys::CUstream = std::ptr::with_exposed_provenance_mut(stream as usize);
-        let route = self.route(launch, Strategy::Auto, bufs.iterations != 0)?;
-        if launch.n == 0 || launch.k == 0 {
-            return Ok(());
-        }
+        let program = self.program(launch, Strategy::Auto, bufs.iterations != 0)?;
         // SAFETY: the caller's buffers, of the sizes this function's contract states.
-        unsafe { self.run_route(&route, launch, types, bufs, stream) }
+        unsafe { self.run_program(&program, types, bufs, stream) }
     }
 
-    /// Queues `route` on `stream`.
+    /// Queues `program` on `stream`: each step in order, through [`CudaTopK::launch`], with
+    /// the grid and the arguments the program gives; the temporaries come from the
+    /// stream-ordered allocator and are freed on `stream` after the steps.
     ///
     /// # Safety
-    /// `bufs` must be valid for `launch` (x: n*m values, outputs: n*k and n elements, or a
-    /// null iteration output) until the work on `stream` completes.
-    unsafe fn run_route(
+    /// `bufs` must be valid for the program's launch (x: n*m values, outputs: n*k and n
+    /// elements, or a null iteration output where the program writes none) until the work on
+    /// `stream` completes.
+    unsafe fn run_program(
         &self,
-        route: &Route,
-        launch: &Launch,
+        program: &Program,
         types: DataTypes,
         bufs: RawBuffers,
         stream: sys::CUstream,
     ) -> Result<(), CudaError> {
         self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
-        match route {
-            // SAFETY: the caller's buffers, for this launch.
-            Route::Direct(plan) => unsafe { self.run_plan(plan, launch, types, bufs, stream) },
-            // SAFETY: the caller's buffers, for this launch.
-            Route::Split { split, rest } => unsafe {
-                self.run_split(split, rest, launch, types, bufs, stream)
-            },
+        let Launch { n, m, .. } = program.launch;
+        let bytes = |c: Content| match c {
+            Content::Values => types.elem.bytes() as u64,
+            Content::Indices => types.index.bytes() as u64,
+            Content::Iterations => 4,
+        };
+        let mut addr = vec![0u64; program.buffers.len()];
+        addr[INPUT.0] = bufs.x;
+        addr[VALUES.0] = bufs.values;
+        addr[INDICES.0] = bufs.indices;
+        if let Some(it) = program.iterations() {
+            addr[it.0] = bufs.iterations;
         }
-    }
-
-    /// Queues one plan: the top-k launch and, for sorted output, the sort.
-    ///
-    /// # Safety
-    /// As [`CudaTopK::run_route`].
-    unsafe fn run_plan(
-        &self,
-        plan: &Plan,
-        launch: &Launch,
-        types: DataTypes,
-        bufs: RawBuffers,
-        stream: sys::CUstream,
-    ) -> Result<(), CudaError> {
-        let func = self.function(types.unit(plan.unit))?;
-        let params = Params::rows(launch, plan, bufs, types.elem);
-        // SAFETY: the caller's buffers, for this launch.
-        unsafe { self.launch_topk_on(func, plan, params, stream) }?;
-        match plan.sort {
-            // SAFETY: the caller's buffers, for this launch.
-            Some(sort) => unsafe { self.launch_sort(&sort, launch, types, bufs, stream) },
-            None => Ok(()),
+        let mut temps = Vec::new();
+        for (id, b) in program.temporaries() {
+            let too_large = || CudaError::TooLarge { n, m, why: "the split rows' candidates" };
+            let size = b.elements.checked_mul(bytes(b.content)).ok_or_else(too_large)?;
+            let size = usize::try_from(size).map_err(|_| too_large())?;
+            self.keep_pool()?;
+            // SAFETY: the context is bound (above); `stream` is the caller's, of this device.
+            let t = unsafe { StreamTemp::new(size, stream) }?;
+            addr[id.0] = t.ptr;
+            temps.push(t);
         }
-    }
-
-    /// Queues a split row (rtopk-plan's `split`): each chunk's top k into the candidates, the
-    /// route of the row's top k among them, and the indices back to the row's.
-    ///
-    /// # Safety
-    /// As [`CudaTopK::run_route`], with no iteration output.
-    unsafe fn run_split(
-        &self,
-        split: &Split,
-        rest: &Route,
-        launch: &Launch,
-        types: DataTypes,
-        bufs: RawBuffers,
-        stream: sys::CUstream,
-    ) -> Result<(), CudaError> {
-        let Launch { n, m, k, .. } = *launch;
-        let (index, elem_bytes) = (types.index, types.elem.bytes());
-        let width = split.candidates(k);
-        let too_large = || CudaError::TooLarge { n, m, why: "the split row's candidates" };
-        let count = n.checked_mul(width).ok_or_else(too_large)?;
-        let val_bytes = count.checked_mul(elem_bytes).ok_or_else(too_large)?;
-        let idx_bytes = count.checked_mul(index.bytes()).ok_or_else(too_large)?;
-        self.keep_pool()?;
-        // SAFETY: the context is bound (run_route); sizes checked above.
-        let (cand_val, cand_idx) =
-            unsafe { (StreamTemp::new(val_bytes, stream)?, StreamTemp::new(idx_bytes, stream)?) };
-        let cand =
-            RawBuffers { x: bufs.x, values: cand_val.ptr, indices: cand_idx.ptr, iterations: 0 };
-        let first = Params::chunks(launch, &split.first_plan, cand, split, (width, types.elem));
-        let func = self.function(types.unit(split.first_plan.unit))?;
-        // SAFETY: the first plan's n * full chunk rows read within the caller's n * m input
-        // (chunk c of row r at r m + c chunk) and write within the candidates (n * width).
-        unsafe { self.launch_topk_on(func, &split.first_plan, first, stream) }?;
-        if let Some(last_plan) = &split.last_plan {
-            let before = (split.full * split.chunk) as u64;
-            let at = RawBuffers {
-                x: bufs.x + (elem_bytes as u64) * before,
-                values: cand.values + (elem_bytes * split.full * k) as u64,
-                indices: cand.indices + (index.bytes() * split.full * k) as u64,
-                iterations: 0,
-            };
-            let last = Params::last_chunks(launch, last_plan, at, split, (width, types.elem));
-            let func = self.function(types.unit(last_plan.unit))?;
-            // SAFETY: n rows of the last chunk's width at stride m, past the full chunks, in
-            // the input; their k results at stride width, past the full chunks' results.
-            unsafe { self.launch_topk_on(func, last_plan, last, stream) }?;
+        let at = |r: &Region| addr[r.buffer.0] + r.offset * bytes(program.buffer(r.buffer).content);
+        let Launch { mode, bisect, .. } = program.launch;
+        let smallest = i32::from(mode == Mode::Smallest);
+        for step in &program.steps {
+            let f = self.function(types.unit(step.unit))?;
+            let what = step.name.name();
+            match &step.kernel {
+                Kernel::Select(sel) => {
+                    let x = at(&sel.input);
+                    let params = Params {
+                        x,
+                        out_val: at(&sel.output),
+                        out_idx: addr[sel.indices.0] + sel.output.offset * bytes(Content::Indices),
+                        out_iter: sel.iterations.map_or(0, |id| addr[id.0]),
+                        n_rows: sel.n_rows,
+                        m: sel.m,
+                        k: sel.k,
+                        smallest,
+                        max_iter: bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32),
+                        precision: bisect.precision,
+                        cached_keys: sel.plan.cached_keys,
+                        vec4: i32::from(sel.vec4 && x % 16 == 0),
+                        sign: if smallest == 1 { -1.0 } else { 1.0 },
+                        ld: sel.input.ld,
+                        out_ld: sel.output.ld as u32, // < 2^32: the plan checked
+                        chunks: sel.chunks,
+                    };
+                    // SAFETY: a top-k entry point, whose arguments are Params's fields (the
+                    // layout tests); the step's kernel rows read within its input region and
+                    // write within its output regions, which the program sizes within the
+                    // caller's buffers (this function's contract) and the temporaries above.
+                    unsafe { self.launch(f, step.grid, stream, params, what) }?;
+                }
+                Kernel::Sort(sort) => {
+                    let (x, out_val, out_idx) =
+                        (at(&sort.input), addr[sort.values.0], addr[sort.indices.0]);
+                    let (n_rows, m, k) = (sort.n_rows, sort.m, sort.k);
+                    match sort.shape {
+                        // SAFETY: rtopk_sort_rows, whose arguments are SortRowsParams's fields
+                        // (the layout test); one block per row touches positions < k of its own
+                        // row < n_rows of the values and indices, reads its row of x, and uses
+                        // the shared memory the step's grid gives (one row of pow2 ranks).
+                        Some(shape) => unsafe {
+                            let params = SortRowsParams {
+                                x,
+                                out_val,
+                                out_idx,
+                                n_rows,
+                                m,
+                                k,
+                                smallest,
+                                pow2: shape.pow2,
+                                row_threads: shape.row_threads,
+                                in_shared: i32::from(shape.in_shared),
+                            };
+                            self.launch(f, step.grid, stream, params, what)
+                        }?,
+                        // SAFETY: rtopk_sort_warp_rows_<E>, whose arguments are SortWarpParams's
+                        // fields (the layout test); each warp touches positions < k of its own
+                        // row < n_rows and reads its row of x.
+                        None => unsafe {
+                            let params =
+                                SortWarpParams { x, out_val, out_idx, n_rows, m, k, smallest };
+                            self.launch(f, step.grid, stream, params, what)
+                        }?,
+                    }
+                }
+                Kernel::Gather(g) => {
+                    let params = GatherParams {
+                        cand_idx: addr[g.candidates.0],
+                        out_idx: addr[g.indices.0],
+                        n_rows: g.n_rows,
+                        k: g.k,
+                        width: g.width,
+                        chunk_m: g.chunk,
+                    };
+                    // SAFETY: rtopk_split_gather, whose arguments are GatherParams's fields (the
+                    // layout test); it reads and writes out_idx[0 .. n k) and reads
+                    // cand_idx[row width + pos] with pos < width (a position the second stage
+                    // wrote), within the buffers the program sizes.
+                    unsafe { self.launch(f, step.grid, stream, params, what) }?;
+                }
+            }
         }
-        let second = Launch { m: width, ..*launch };
-        let to_out = RawBuffers { x: cand.values, ..bufs };
-        // SAFETY: the candidates (n * width values) and the caller's outputs (n * k).
-        unsafe { self.run_route(rest, &second, types, to_out, stream) }?;
-        // SAFETY: the candidates' indices (n * width) and the caller's indices (n * k), each
-        // holding a position < width.
-        unsafe {
-            self.launch_gather(
-                index,
-                cand.indices,
-                bufs.indices,
-                (n, k, width, split.chunk),
-                stream,
-            )
-        }
+        drop(temps); // freed on the stream, after the steps
+        Ok(())
     }
 
     /// Lets the device's default memory pool keep the memory split rows free (its release
@@ -632,139 +785,25 @@ impl CudaTopK {
         Ok(())
     }
 
-    /// Queues `rtopk_split_gather` over `n` rows of `k` positions among `width` candidates
-    /// from chunks of `chunk`.
+    /// Launches `f` on `stream` with `params` as its parameter buffer (the driver takes
+    /// [`KernelParams::END`] bytes of it) and `grid`'s blocks, threads and dynamic shared
+    /// memory; `what` names the launch in errors. The one launch of the crate.
     ///
     /// # Safety
-    /// `cand_idx` must hold n * width indices and `out_idx` n * k positions < width, both of
-    /// `index`'s type, valid until the work on `stream` completes.
-    unsafe fn launch_gather(
-        &self,
-        index: IndexType,
-        cand_idx: u64,
-        out_idx: u64,
-        (n, k, width, chunk): (usize, usize, usize, usize),
-        stream: sys::CUstream,
-    ) -> Result<(), CudaError> {
-        let func = self.function(Unit::single(Family::SplitGather).with_index(index))?;
-        let (mut c, mut o, mut n64) = (cand_idx, out_idx, n as u64);
-        let (mut k32, mut w32, mut m32) = (k as u32, width as u32, chunk as u32);
-        let mut args: [*mut c_void; 6] = [
-            (&raw mut c).cast(),
-            (&raw mut o).cast(),
-            (&raw mut n64).cast(),
-            (&raw mut k32).cast(),
-            (&raw mut w32).cast(),
-            (&raw mut m32).cast(),
-        ];
-        let threads = 256u32;
-        let blocks = (n * k).div_ceil(threads as usize).min(self.limits.sm_count * 64).max(1);
-        let grid = (blocks as u32, threads, 0);
-        // SAFETY: `func` is rtopk_split_gather (kernels/split_rows.cu), whose arguments `args`
-        // points to in order and type; the kernel reads and writes only out_idx[0 .. n k) and
-        // reads cand_idx[row width + pos] with pos < width, within the buffers the caller
-        // vouches for.
-        unsafe { self.launch_args(func, grid, stream, &mut args) }
-            .map_err(driver("launching the split rows' gather"))
-    }
-
-    /// Queues the sort of each row's k results (as the selection leaves them) into SPEC §1's
-    /// sorted order.
-    ///
-    /// # Safety
-    /// As [`CudaTopK::run_route`].
-    unsafe fn launch_sort(
-        &self,
-        sort: &SortPlan,
-        launch: &Launch,
-        types: DataTypes,
-        bufs: RawBuffers,
-        stream: sys::CUstream,
-    ) -> Result<(), CudaError> {
-        let Launch { n, m, k, mode, .. } = *launch;
-        let func = self.function(types.unit(sort.unit))?;
-        let (mut x, mut val, mut idx) = (bufs.x, bufs.values, bufs.indices);
-        let (mut n64, mut m32, mut k32) = (n as u64, m as u32, k as u32);
-        let mut smallest = i32::from(mode == Mode::Smallest);
-        let (mut pow2, mut row_threads, mut in_shared) =
-            sort.shape.map_or((0, 0, 0), |s| (s.pow2, s.row_threads, i32::from(s.in_shared)));
-        let mut args: Vec<*mut c_void> = vec![
-            (&raw mut x).cast(),
-            (&raw mut val).cast(),
-            (&raw mut idx).cast(),
-            (&raw mut n64).cast(),
-            (&raw mut m32).cast(),
-            (&raw mut k32).cast(),
-            (&raw mut smallest).cast(),
-        ];
-        if sort.shape.is_some() {
-            args.extend([
-                (&raw mut pow2).cast(),
-                (&raw mut row_threads).cast(),
-                (&raw mut in_shared).cast(),
-            ]);
-        }
-        let grid = (sort.grid, sort.block, sort.dynamic_shared);
-        // SAFETY: `func` is the sort the plan chose; `args` points to its arguments in order and
-        // type — SORT_WARP_ARGS (kernels/sort_warp_rows.cu), plus pow2, row_threads and
-        // in_shared for rtopk_sort_rows (kernels/sort_rows.cu); the buffers are the caller's,
-        // of the sizes run_route's contract states: each warp or block touches positions < k of
-        // its own rows < n only, and the block sort's shared memory is one row of pow2 ranks,
-        // as the plan gives it.
-        unsafe { self.launch_args(func, grid, stream, &mut args) }
-            .map_err(driver("launching the sort"))
-    }
-
-    /// Launches `f` on `stream` with its arguments given one by one (`args`: a pointer to each,
-    /// in order); `grid` is (blocks, threads per block, dynamic shared bytes).
-    ///
-    /// # Safety
-    /// `args` must point to `f`'s arguments, in order and of their types, and every pointer
-    /// among them must be valid for what `f` does with the grid.
-    unsafe fn launch_args(
+    /// `P` must lay out `f`'s arguments (in order, at their natural alignment), and every
+    /// pointer in it must be valid for what `f` does with the grid until the work on `stream`
+    /// completes; `stream` must be a stream of this device's context.
+    unsafe fn launch<P: KernelParams>(
         &self,
         f: &CudaFunction,
-        (blocks, threads, shared): (u32, u32, u32),
+        grid: Grid,
         stream: sys::CUstream,
-        args: &mut [*mut c_void],
-    ) -> Result<(), cudarc::driver::DriverError> {
-        // SAFETY: `f` is an entry point of a loaded module of this context (run_route bound
-        // it); the caller vouches for the arguments, which live across the call (it copies
-        // them).
-        unsafe {
-            sys::cuLaunchKernel(
-                f.cu_function(),
-                blocks,
-                1,
-                1,
-                threads,
-                1,
-                1,
-                shared,
-                stream,
-                args.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        }
-        .result()
-    }
-
-    /// Launches `f` on `stream` with `params` as its parameter buffer; `grid` is (blocks,
-    /// threads per block, dynamic shared bytes).
-    ///
-    /// # Safety
-    /// `T` must lay out `f`'s arguments (in order, at their natural alignment), and every
-    /// pointer in it must be valid for what `f` does with the grid.
-    unsafe fn launch_raw<T>(
-        &self,
-        f: &CudaFunction,
-        grid: (u32, u32, u32),
-        stream: sys::CUstream,
-        params: T,
+        params: P,
+        what: &'static str,
     ) -> Result<(), CudaError> {
         self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
         let mut params = params;
-        let mut size = std::mem::size_of::<T>();
+        let mut size = P::END;
         let mut extra: [*mut c_void; 5] = [
             std::ptr::without_provenance_mut(sys::CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize),
             (&raw mut params).cast(),
@@ -772,122 +811,43 @@ impl CudaTopK {
             (&raw mut size).cast(),
             std::ptr::without_provenance_mut(sys::CU_LAUNCH_PARAM_END_AS_INT as usize),
         ];
-        let (blocks, threads, shared) = grid;
         // SAFETY: `f` is an entry point of a loaded module of this context (bound above); the
-        // caller vouches for the parameter buffer's layout and pointers; `extra` and what it
-        // points to outlive the call, which copies them.
+        // caller vouches for the parameter buffer's layout and pointers, and END is within it;
+        // `extra` and what it points to outlive the call, which copies them.
         unsafe {
             sys::cuLaunchKernel(
                 f.cu_function(),
-                blocks,
+                grid.blocks,
                 1,
                 1,
-                threads,
+                grid.threads,
                 1,
                 1,
-                shared,
+                grid.shared_bytes,
                 stream,
                 std::ptr::null_mut(),
                 extra.as_mut_ptr(),
             )
         }
         .result()
-        .map_err(driver("launching a kernel"))
+        .map_err(driver(what))
     }
 
-    /// Launches a top-k entry point on `stream` with `params` as its parameter buffer.
-    ///
-    /// # Safety
-    /// The pointers in `params` must be valid for `plan`'s launch (x: the rows it reads,
-    /// outputs: the results it writes, or a null iteration output) until the work on `stream`
-    /// completes.
-    unsafe fn launch_topk_on(
-        &self,
-        f: &CudaFunction,
-        plan: &Plan,
-        params: Params,
-        stream: sys::CUstream,
-    ) -> Result<(), CudaError> {
-        // SAFETY: `f` is a top-k entry point, whose arguments are Params's fields in order and
-        // lie where Params's fields do (the layout tests); the caller vouches for the pointers;
-        // the plan's grid covers n rows (the kernels skip rows >= n) and its dynamic shared
-        // memory is within what allow_dynamic_shared allowed.
-        unsafe { self.launch_raw(f, (plan.grid, plan.block, plan.dynamic_shared), stream, params) }
+    /// Queues `spin_ahead(ns)` (a one-thread kernel that runs for `ns` nanoseconds).
+    pub(crate) fn launch_spin(&self, ns: u64) -> Result<(), CudaError> {
+        let f = self.utility("spin_ahead")?;
+        let grid = Grid { blocks: 1, threads: 1, shared_bytes: 0 };
+        // SAFETY: spin_ahead(u64) takes one integer (SpinParams) and touches no memory; the
+        // stream is this device's.
+        unsafe { self.launch(f, grid, self.stream.cu_stream(), SpinParams { ns }, "spin_ahead") }
     }
 }
 
-impl Params {
-    /// Whole rows (row r's m values at r m, its k results at r k); the chunk launches start
-    /// from these too: the buffers, the search and the mode.
-    fn rows(launch: &Launch, plan: &Plan, bufs: RawBuffers, elem: ElemType) -> Self {
-        let Launch { n, m, k, mode, bisect, .. } = *launch;
-        Self {
-            x: bufs.x,
-            out_val: bufs.values,
-            out_idx: bufs.indices,
-            out_iter: bufs.iterations,
-            n_rows: n as u64,
-            m: m as u32, // < 2^32: the plan checked
-            k: k as u32, // <= m
-            smallest: i32::from(mode == Mode::Smallest),
-            max_iter: bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32),
-            precision: bisect.precision,
-            cached_keys: plan.cached_keys,
-            vec4: vec_loads(elem, &[m], bufs.x),
-            sign: if mode == Mode::Smallest { -1.0 } else { 1.0 },
-            ld: m as u64,
-            out_ld: k as u32,
-            chunks: 1,
-        }
-    }
-
-    /// A split row's full chunks: `n * full` rows of `chunk` values, chunk c of row r at
-    /// r m + c chunk, its k results at r width + c k (place_row in kernels/common.cuh).
-    fn chunks(
-        launch: &Launch,
-        plan: &Plan,
-        bufs: RawBuffers,
-        split: &Split,
-        (width, elem): (usize, ElemType),
-    ) -> Self {
-        let m = launch.m;
-        Self {
-            n_rows: (launch.n * split.full) as u64, // the plan's rows: no overflow
-            m: split.chunk as u32,
-            vec4: vec_loads(elem, &[m, split.chunk], bufs.x),
-            ld: m as u64,
-            out_ld: width as u32, // < 2^32: the plan checked
-            chunks: split.full as u32,
-            ..Self::rows(launch, plan, bufs, elem)
-        }
-    }
-
-    /// A split row's last chunks: `n` rows of `last` values at stride m (`bufs.x` at the
-    /// first row's), their k results at stride width.
-    fn last_chunks(
-        launch: &Launch,
-        plan: &Plan,
-        bufs: RawBuffers,
-        split: &Split,
-        (width, elem): (usize, ElemType),
-    ) -> Self {
-        let m = launch.m;
-        Self {
-            m: split.last as u32,
-            vec4: vec_loads(elem, &[m, split.last], bufs.x),
-            ld: m as u64,
-            out_ld: width as u32,
-            ..Self::rows(launch, plan, bufs, elem)
-        }
-    }
-}
-
-/// Whether rows may be read 16 bytes at a time (`vec4`): 16-byte aligned rows of whole 16-byte
-/// groups — the input's address, and each of `widths` (the row stride and the rows' width) a
-/// multiple of the elements in 16 bytes (4 f32, 8 16-bit).
-fn vec_loads(elem: ElemType, widths: &[usize], x: u64) -> i32 {
-    let per16 = 16 / elem.bytes();
-    i32::from(x % 16 == 0 && widths.iter().all(|w| w % per16 == 0))
+/// Whether the CUDA driver library can be loaded (before cudarc touches it: cudarc panics when
+/// it is missing).
+pub(crate) fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen the driver library by its candidate names and drops it.
+    unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
 /// Device memory from the stream-ordered allocator, freed on `stream` when dropped (after the
@@ -1038,6 +998,100 @@ mod tests {
         // (a padded tail is more than the entry point takes: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
         let (offset, size) = *params_layout().last().unwrap();
         assert_eq!(offset + size, size_of::<Params>(), "no padding after the last field");
+    }
+
+    /// The text of kernel file `name`.
+    fn file_text(name: &str) -> String {
+        crate::kernels::KernelFiles::embedded()
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| t.to_string())
+            .unwrap_or_else(|| panic!("no kernels/{name}"))
+    }
+
+    /// The `(type, name)` of each argument in `file` from `start` to the closing `)` (or the
+    /// end of a `#define`'s line).
+    fn c_arguments(file: &str, start: &str) -> Vec<(String, String)> {
+        let text = file_text(file);
+        let from = text.find(start).unwrap_or_else(|| panic!("{start} in {file}")) + start.len();
+        let rest = &text[from..];
+        let to = if start.starts_with("#define") {
+            // the macro's logical line: up to a newline not continued by a backslash
+            let b = rest.as_bytes();
+            (0..b.len())
+                .find(|&i| b[i] == b'\n' && i > 0 && b[i - 1] != b'\\' && i > 2)
+                .unwrap_or(b.len())
+        } else {
+            rest.find(')').expect("the argument list's end")
+        };
+        rest[..to]
+            .replace('\\', " ")
+            .split(',')
+            .map(|a| {
+                let words: Vec<&str> = a.split_whitespace().collect();
+                let (name, ty) = words.split_last().expect("an argument");
+                let stars = name.matches('*').count();
+                let ty = format!("{}{}", ty.join(" "), "*".repeat(stars));
+                (ty, name.trim_start_matches('*').to_string())
+            })
+            .collect()
+    }
+
+    /// `(name, offset)` of each argument at its natural alignment, and where the last ends.
+    fn natural_layout(args: &[(String, String)]) -> (Vec<(String, usize)>, usize) {
+        let mut at = 0usize;
+        let mut out = Vec::new();
+        for (ty, name) in args {
+            let size = if ty.ends_with('*') || ty == "u64" {
+                8
+            } else {
+                assert!(["u32", "int", "float"].contains(&ty.as_str()), "type {ty}");
+                4
+            };
+            at = at.next_multiple_of(size);
+            out.push((name.clone(), at));
+            at += size;
+        }
+        (out, at)
+    }
+
+    /// Each parameter struct but Params (whose twin is common.cuh's, checked above) lays out
+    /// its entry point's arguments as the kernel's source lists them: names, order, offsets,
+    /// and the end the driver takes.
+    #[test]
+    fn every_parameter_struct_matches_its_entry_points_arguments() {
+        macro_rules! fields {
+            ($t:ty: $($f:ident),*) => {
+                vec![$((stringify!($f).to_string(), offset_of!($t, $f))),*]
+            };
+        }
+        let cases = [
+            (
+                c_arguments("sort_warp_rows.cu", "#define SORT_WARP_ARGS"),
+                fields!(SortWarpParams: x, out_val, out_idx, n_rows, m, k, smallest),
+                SortWarpParams::END,
+            ),
+            (
+                c_arguments("sort_rows.cu", "rtopk_sort_rows("),
+                fields!(
+                    SortRowsParams: x, out_val, out_idx, n_rows, m, k, smallest, pow2,
+                    row_threads, in_shared
+                ),
+                SortRowsParams::END,
+            ),
+            (
+                c_arguments("split_rows.cu", "rtopk_split_gather("),
+                fields!(GatherParams: cand_idx, out_idx, n_rows, k, width, chunk_m),
+                GatherParams::END,
+            ),
+            (c_arguments("utilities.cu", "spin_ahead("), fields!(SpinParams: ns), SpinParams::END),
+        ];
+        for (args, rust, end) in cases {
+            let (layout, last) = natural_layout(&args);
+            assert_eq!(layout, rust, "{args:?}");
+            assert_eq!(last, end, "{args:?}");
+        }
+        assert_eq!(Params::END, size_of::<Params>());
     }
 
     #[test]

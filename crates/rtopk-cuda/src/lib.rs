@@ -22,8 +22,8 @@
 //! [`CudaError::NoDriver`] instead of panicking.
 
 // This crate is the workspace's one door to the CUDA driver and NVRTC: FFI calls and device
-// pointers need `unsafe`, kept to the thin compile and launch layers (compile.rs, launch.rs,
-// timing.rs, bench.rs), each block with its SAFETY line.
+// pointers need `unsafe`, kept to the thin compile and launch layers (compile.rs, launch.rs;
+// and the benchmark harness, bench.rs), each block with its SAFETY line.
 #![allow(unsafe_code)]
 
 pub mod bench;
@@ -43,7 +43,7 @@ pub use error::CudaError;
 pub use kernels::ElemType;
 pub use kernels::IndexType;
 pub use launch::{DataTypes, DeviceFloat, RawBuffers, UnitReport};
-pub use plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy};
+pub use plan::{DeviceLimits, Launch, Plan, Program, SortPlan, SortShape, Strategy};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -78,8 +78,7 @@ pub struct CudaTopK {
 /// Checks that the CUDA driver and NVRTC libraries can be loaded, before cudarc touches them
 /// (cudarc panics when they are missing).
 pub fn check_libraries() -> Result<(), CudaError> {
-    // SAFETY: only tries to dlopen the driver library by its candidate names and drops it.
-    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+    if !launch::driver_present() {
         return Err(CudaError::NoDriver);
     }
     check_nvrtc()
@@ -87,8 +86,7 @@ pub fn check_libraries() -> Result<(), CudaError> {
 
 /// Checks that the NVRTC library can be loaded (all that compiling needs; no driver, no GPU).
 pub fn check_nvrtc() -> Result<(), CudaError> {
-    // SAFETY: only tries to dlopen the NVRTC library by its candidate names and drops it.
-    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+    if !compile::nvrtc_present() {
         return Err(CudaError::NoNvrtc);
     }
     Ok(())
@@ -213,7 +211,7 @@ impl CudaTopK {
         self.check_elem(E::ELEM)?;
         if n > 0 && k > 0 {
             let types = DataTypes { elem: E::ELEM, ..DataTypes::F32 };
-            let units: Vec<_> = self.route(&launch, strategy, counts)?.units();
+            let units: Vec<_> = self.program(&launch, strategy, counts)?.units();
             self.prepare(&units.into_iter().map(|u| types.unit(u)).collect::<Vec<_>>())?;
         }
         let nk = n.checked_mul(k).ok_or(CudaError::TooLarge { n, m, why: "n * k" })?;

@@ -1,7 +1,7 @@
 //! GPU timing: CUDA events around the work, with a spin kernel queued ahead so that the
 //! host's time to submit the work stays out of the figure.
 
-use cudarc::driver::{LaunchConfig, PushKernelArg, sys};
+use cudarc::driver::sys;
 
 use crate::error::driver;
 use crate::{CudaError, CudaTopK};
@@ -58,11 +58,6 @@ impl CudaTopK {
 
     /// Queues a one-thread kernel that runs for `ns` nanoseconds.
     fn spin_ahead(&self, ns: u64) -> Result<(), CudaError> {
-        let spin = self.utility("spin_ahead")?;
-        let cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
-        let mut b = self.stream.launch_builder(spin);
-        b.arg(&ns);
-        // SAFETY: spin_ahead(u64) takes one integer and touches no memory.
-        unsafe { b.launch(cfg) }.map(|_| ()).map_err(driver("launching the spin kernel"))
+        self.launch_spin(ns)
     }
 }

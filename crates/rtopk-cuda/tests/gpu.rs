@@ -8,7 +8,7 @@ use ndarray::{Array1, Array2};
 use rtopk_cuda::{CudaError, CudaTopK, ElemType, Launch, Strategy, check_libraries};
 use rtopk_tools::verify::{Reference, WIDTHS, check_all, difference, matrix};
 use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, TopKError, topk_rows};
-use warp_sim::{KernelArgs, SimConfig, launch_parallel};
+use warp_sim::{KernelArgs, SimConfig, Simulator, launch_parallel};
 
 fn bisect_reference(b: Bisect) -> Box<dyn RowTopK> {
     Box::new(b)
@@ -376,4 +376,79 @@ fn sixteen_bit_rows_match_bisect_in_every_strategy() {
         checked += check(&gpu, &ties.mapv(bf16::from_f32), "bf16 ties");
     }
     assert!(checked > 300, "only {checked} cases ran");
+}
+
+/// Every step kind of the launch program — `select_rows`, `sort_rows`, `select_chunks`,
+/// `select_last_chunks`, `gather_indices`, and a second split nested in the first — on several
+/// rows, f32 and f16, both modes: the device runs the program the simulator runs (the same
+/// steps and kernels), with bisect's values and indices.
+/// (N, M, k, strategy, sorted, the program's steps).
+type StepCase = (usize, usize, usize, Strategy, bool, &'static [&'static str]);
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_step_kind_of_the_program_matches_bisect_and_the_simulators_program() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let (auto, split) = (Strategy::Auto, Strategy::Split);
+    let cases: [StepCase; 5] = [
+        (5, 300, 7, auto, false, &["select_rows"]),
+        (4, 2000, 40, auto, true, &["select_rows", "sort_rows"]),
+        (3, 8192, 64, split, false, &["select_chunks", "select_rows", "gather_indices"]),
+        (
+            3,
+            5000,
+            100,
+            split,
+            true,
+            &["select_chunks", "select_last_chunks", "select_rows", "sort_rows", "gather_indices"],
+        ),
+        (
+            2,
+            270_000,
+            128,
+            split,
+            false,
+            &[
+                "select_chunks",
+                "select_last_chunks",
+                "select_chunks",
+                "select_last_chunks",
+                "select_rows",
+                "gather_indices",
+                "gather_indices",
+            ],
+        ),
+    ];
+    for (n, m, k, strategy, sorted, steps) in cases {
+        let x = matrix(n, m, "nan-inf", m as u64);
+        let x16 = x.mapv(topk_ref::f16::from_f32);
+        for mode in [Mode::Largest, Mode::Smallest] {
+            let opts = Options { mode, sorted };
+            let case = format!("N={n} M={m} k={k} {strategy} {opts:?}");
+            let bisect = Bisect::exact();
+            let counts = strategy != Strategy::Split;
+            let launch = Launch { n, m, k, mode, bisect, sorted, elem: ElemType::F32 };
+            let program = gpu.program(&launch, strategy, counts).unwrap();
+            let names: Vec<&str> = program.steps.iter().map(|s| s.name.name()).collect();
+            assert_eq!(names, steps, "{case}");
+            let args = KernelArgs { n, m, k, mode, bisect, mutant: None };
+            let config = SimConfig {
+                strategy,
+                sorted,
+                counts,
+                limits: gpu.limits(),
+                ..SimConfig::default()
+            };
+            let sim = Simulator::new(config).program(&args, ElemType::F32).unwrap();
+            let units =
+                |p: &rtopk_plan::Program| p.steps.iter().map(|s| s.unit).collect::<Vec<_>>();
+            assert_eq!(units(&program), units(&sim), "{case}: the simulator's program");
+            let got = gpu.topk_rows_with(x.view(), k, opts, bisect, strategy).unwrap();
+            let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
+            assert_eq!(difference(&got, &want), None, "{case}");
+            let got = gpu.topk_rows_with(x16.view(), k, opts, bisect, strategy).unwrap();
+            let want = topk_rows(&bisect, x16.view(), k, opts).unwrap();
+            assert_eq!(difference(&got, &want), None, "{case} f16");
+        }
+    }
 }

@@ -1,8 +1,9 @@
 //! # rtopk-plan — how a row-wise top-k is launched
 //!
-//! The launch plan of the RTop-K kernels ([`plan()`]): which launch family (quarter-,
-//! half- or whole-warp rows, block rows, narrowing or not), which instantiation, grid and
-//! shared memory run a top-k, and how its results are sorted — a pure function of the shape,
+//! The launch plan of the RTop-K kernels ([`plan()`]) and the launch program ([`program()`]:
+//! the kernel launches of a top-k, in order, that the GPU and the simulator each execute):
+//! which launch family (quarter-, half- or whole-warp rows, block rows, narrowing or not),
+//! which instantiation, grid and shared memory run a top-k, and how its results are sorted — a pure function of the shape,
 //! the search, the device's limits ([`DeviceLimits`]) and a [`Strategy`]; and the tables it
 //! reads ([`units`]: the shared constants, the warp-row widths, the families and their entry
 //! points).
@@ -16,11 +17,16 @@
 
 mod error;
 pub mod plan;
+pub mod program;
 pub mod split;
 pub mod units;
 
 pub use error::PlanError;
-pub use plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy, plan};
+pub use plan::{DeviceLimits, Launch, PRESETS, Plan, SortPlan, SortShape, Strategy, plan};
+pub use program::{
+    Buffer, BufferId, BufferRole, Content, GATHER_BLOCKS_PER_SM, GATHER_THREADS, Gather, Grid,
+    Kernel, Program, Region, Select, Sort, Step, StepKind, program,
+};
 pub use split::{Route, Split, route};
 pub use units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS,

@@ -34,6 +34,9 @@
 use std::fmt;
 use std::ops::RangeInclusive;
 
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
+
 use topk_ref::{Bisect, EpsilonMode, Mode, TopKError, check_shape};
 
 use crate::error::PlanError;
@@ -70,7 +73,8 @@ pub const SORT_SHARED_MAX: usize = 4096;
 /// Which launch family runs a top-k, passed per call (as RAFT's `SelectAlgo` or CubeCL's
 /// strategy argument). A forced strategy that cannot hold the row is an error
 /// ([`PlanError::Strategy`]), never a silent fallback.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Strategy {
     /// The measured defaults (the module's documentation).
     #[default]
@@ -138,7 +142,7 @@ impl fmt::Display for Strategy {
 
 /// What the plan needs to know of the device (rtopk-cuda reads it from the device; the
 /// simulator takes an H100's unless told otherwise).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct DeviceLimits {
     /// Streaming multiprocessors.
     pub sm_count: usize,
@@ -146,7 +150,27 @@ pub struct DeviceLimits {
     pub shared_optin_bytes: usize,
 }
 
+/// The devices whose limits the plan knows without one at hand, by name (NVIDIA's published
+/// figures: the SXM boards' SM counts, and the shared memory a block may opt in to — 163 KiB on
+/// compute capability 8.0, 227 KiB on 9.0; CUDA C++ Programming Guide, "Features and Technical
+/// Specifications").
+pub const PRESETS: [(&str, DeviceLimits); 3] = [
+    ("a100", DeviceLimits { sm_count: 108, shared_optin_bytes: 163 * 1024 }),
+    ("h100", DeviceLimits { sm_count: 132, shared_optin_bytes: 227 * 1024 }),
+    ("h200", DeviceLimits { sm_count: 132, shared_optin_bytes: 227 * 1024 }),
+];
+
 impl DeviceLimits {
+    /// The limits of the device named `name` (`a100`, `h100`, `h200`; [`PRESETS`]), any case.
+    pub fn preset(name: &str) -> Option<DeviceLimits> {
+        PRESETS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, l)| *l)
+    }
+
+    /// The names [`DeviceLimits::preset`] knows.
+    pub fn preset_names() -> Vec<&'static str> {
+        PRESETS.iter().map(|(n, _)| *n).collect()
+    }
+
     /// Keys of a block row that fit shared memory past the block kernel's static shared memory.
     pub fn cached_keys_cap(&self) -> usize {
         self.shared_optin_bytes.saturating_sub(BLOCK_STATIC_SHARED) / 4
@@ -174,8 +198,29 @@ pub struct Launch {
     pub elem: ElemType,
 }
 
+/// A launch is written as its shape and search: `n`, `m`, `k`, `mode` (`largest` or
+/// `smallest`), `sorted`, `elem`, `max_iter` (null: the exact search) and `precision`.
+impl Serialize for Launch {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Launch", 8)?;
+        st.serialize_field("n", &self.n)?;
+        st.serialize_field("m", &self.m)?;
+        st.serialize_field("k", &self.k)?;
+        let mode = match self.mode {
+            Mode::Largest => "largest",
+            Mode::Smallest => "smallest",
+        };
+        st.serialize_field("mode", mode)?;
+        st.serialize_field("sorted", &self.sorted)?;
+        st.serialize_field("elem", &self.elem)?;
+        st.serialize_field("max_iter", &self.bisect.max_iter)?;
+        st.serialize_field("precision", &self.bisect.precision)?;
+        st.end()
+    }
+}
+
 /// How the top-k kernel is launched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Plan {
     /// The kernel (its family and width).
     pub unit: Unit,
@@ -211,7 +256,7 @@ impl Plan {
 }
 
 /// How the sorted output's launch covers the rows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct SortPlan {
     /// The sort kernel.
     pub unit: Unit,
@@ -228,7 +273,7 @@ pub struct SortPlan {
 /// How the block sort (rows of k > 1024 results, one block each) covers a row: `pow2` = k
 /// rounded up to a power of two, `row_threads` threads, `in_shared` false for rows sorted in
 /// place in global memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct SortShape {
     /// k rounded up to a power of two.
     pub pow2: u32,

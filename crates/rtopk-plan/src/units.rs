@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use serde::{Serialize, Serializer};
+
 /// Most candidates a whole-warp row narrows to (`narrow_row`): 4 per lane; with their indices
 /// they fill the row's share of the selection stage (256 words with 8 warps per block).
 pub const CAND_CAP: usize = 128;
@@ -32,7 +34,8 @@ pub const BLOCK_STATIC_SHARED: usize = 4 * (128 + 64 + BLOCK_STAGE);
 /// The type the kernels write indices in (`idx_t` in `kernels/`): 32-bit by default (the
 /// command line widens them on the host), 64-bit for frameworks whose index type it is
 /// (torch.topk's `int64`), written by the kernel itself rather than by a conversion pass.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum IndexType {
     /// `unsigned int`.
     #[default]
@@ -70,7 +73,8 @@ impl IndexType {
 /// The element type a unit reads and writes values in (`elem_t` in `kernels/`; docs/kernel.md,
 /// "16-bit rows"): f32, or IEEE binary16 / bfloat16, whose warp rows hold the elements packed
 /// two per register.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ElemType {
     /// `float`.
     #[default]
@@ -184,7 +188,8 @@ pub const BLOCK_ROWS_BOUNDS: (u32, u32) = (1024, 1);
 pub const BLOCK_ROWS_NARROW_BOUNDS: (u32, u32) = (256, 4);
 
 /// A launch family: the kernels that hold a row the same way.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Family {
     /// One row per warp, `rtopk_warp_rows_<EPL>`.
     WarpRows,
@@ -415,6 +420,13 @@ const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_E.le
 /// How many units there are: each but the utilities for both index types and the three
 /// element types (the gather's 16-bit places stay unused: [`Unit::with_elem`] keeps it f32).
 pub const UNIT_COUNT: usize = 6 * (BASE_UNITS - 1) + 1;
+
+/// A unit is written as its name (`rtopk_warp_rows_12_f16`).
+impl Serialize for Unit {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
 
 impl fmt::Display for Unit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

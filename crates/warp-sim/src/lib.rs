@@ -58,9 +58,9 @@ pub use engine::{
     SliceSource, Source, VirtualSource, WARP_SIZE, Warp, WordSource,
 };
 pub use rtopk::{
-    DeviceLimits, ElemType, Family, H100, KernelArgs, LaunchResult, Mutant, Plan, Route, RowTrace,
-    SearchExit, SimConfig, SimTopK, Simulator, Split, Strategy, check_order_dependence,
-    launch_parallel, launch_rtopk,
+    Branch, Coverage, DeviceLimits, ElemType, Family, H100, KernelArgs, LaunchResult, Mutant, Plan,
+    Route, RowTrace, SearchExit, SimConfig, SimTopK, Simulator, Split, Strategy,
+    check_order_dependence, launch_parallel, launch_rtopk,
 };
 
 /// The kernel's constants and interface under their first path (`warp_sim::kernel::...`),

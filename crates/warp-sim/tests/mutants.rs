@@ -57,6 +57,7 @@ fn every_mutant_is_caught_by_a_diagnostic_and_the_clean_kernel_is_not() {
         (Mutant::SortWarpReadsPastK, DiagKind::ForeignAddress),
         (Mutant::PrefixMaskShift32, DiagKind::ShiftOverflow),
         (Mutant::ChunkOffsetUsesLd, DiagKind::ForeignAddress),
+        (Mutant::LastChunkDropsOne, DiagKind::AssertFailed),
         (Mutant::SplitGatherNoChunkStart, DiagKind::AssertFailed),
         (Mutant::Ceil16Nearest, DiagKind::AssertFailed),
         (Mutant::Nan16CountedSmallest, DiagKind::AssertFailed),

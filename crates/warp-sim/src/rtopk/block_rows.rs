@@ -11,6 +11,7 @@ use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
 use crate::rtopk::args::KernelArgs;
 use crate::rtopk::args::{BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_STAGE};
+use crate::rtopk::coverage::Branch;
 use crate::rtopk::load::{load_halves, load_row};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
@@ -19,7 +20,7 @@ use crate::rtopk::narrow::{
 use crate::rtopk::order::{ElemType, check_keys, key16_of_ordered, own_key};
 use crate::rtopk::params::{Params, place_row};
 use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words};
-use crate::rtopk::search::{Exit, search_threshold};
+use crate::rtopk::search::{Exit, cover_search, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_chunk, taken};
 
 /// `block_range`: the block-wide min and max key, through the per-warp slots
@@ -189,6 +190,12 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
             tr.with(|r| r.loaded_slots(f, &keys));
         }
     }
+    if w.warp_idx() == 0 && row.cached > 0 {
+        p.covered(Branch::SharedKeys);
+    }
+    if w.warp_idx() == 0 && row.in_regs + row.cached < m {
+        p.covered(Branch::Rekeyed);
+    }
     load_rest(w, p, &row, &mut lane_min, &mut lane_max, tr).await?;
     let (lo_key, hi_key) = block_range(w, a, &lane_min, &lane_max).await?;
     tr.with(|r| r.range(lo_key, hi_key));
@@ -208,7 +215,13 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
         let mut narrowed =
             take_candidates(w, stage.base, s.count_at_lo, m, BLOCK_CAND_KEYS).await?;
         let iter_at = (p.out_iter, row_id);
-        return finish_candidates(w, a, &mut narrowed, &mut s, stage.base, &out, iter_at, tr).await;
+        let done =
+            finish_candidates(w, a, &mut narrowed, &mut s, stage.base, &out, iter_at, tr).await;
+        cover_search(p, &s, true);
+        return done;
+    }
+    if w.warp_idx() == 0 {
+        cover_search(p, &s, false);
     }
     // stage 3: select_topk, first the elements in registers (one block prefix of the threads'
     // packed strong and band counts places them), then past them one chunk of blockDim

@@ -1,10 +1,10 @@
-//! Launching the RTop-K kernel over a matrix as the GPU would: the launch route
-//! ([`rtopk_plan::route()`], the CUDA launcher's choice for the shape, or a forced
-//! [`Strategy`]) is one plan — the grid's blocks run in windows of whole blocks (outputs held
-//! for the window's rows only), then the sorted output's launch where asked — or split rows,
-//! which [`crate::rtopk::split`] runs whole. Sizes are checked before anything is allocated: a
-//! request too large to simulate is an error, never an abort. [`Simulator::run_rows`] runs
-//! only the blocks of some rows of a grid of any size, over an input made from addresses
+//! Launching the RTop-K kernel over a matrix as the GPU would: the launch program
+//! ([`rtopk_plan::program()`], the CUDA launcher's for the shape, or for a forced
+//! [`Strategy`]) is executed step by step (`execute.rs`) — a program that does not split rows
+//! in windows of whole blocks of every step (outputs held for the window's rows only), one
+//! that splits rows whole. Sizes are checked before anything is allocated: a request too
+//! large to simulate is an error, never an abort. [`Simulator::run_rows`] runs only the blocks
+//! of some rows of a grid of any size, over an input made from addresses
 //! ([`crate::engine::VirtualSource`]).
 //!
 //! Inputs are matrices of `f32`, `f16` or `bf16` (topk-ref's [`Element`]): the kernels of the
@@ -19,20 +19,21 @@ use topk_ref::{Element, KeyBits, TopKError, check_shape};
 
 use crate::engine::diag::{DiagKind, DiagPolicy, Diagnostic, Op};
 use crate::engine::error::SimError;
-use crate::engine::global::{Global, Source};
+use crate::engine::global::Source;
 use crate::engine::machine::{Grid, Machine, Rows};
 use crate::engine::schedule::Schedule;
 use crate::engine::summary::DiagSummary;
 use crate::engine::warp::BufId;
 use crate::rtopk::args::{BLOCK_STAGE, KernelArgs, WARP_STAGE};
 use crate::rtopk::block_rows::rtopk_block_row;
-use crate::rtopk::mutant::Mutant;
+use crate::rtopk::coverage::{Coverage, Tally};
+use crate::rtopk::execute::{Outputs, Run, SPLIT_MAX_WORDS, program_words};
 use crate::rtopk::order::{ElemType, elem_type};
 use crate::rtopk::params::Params;
 use crate::rtopk::plan::{
-    DeviceLimits, Family, Launch, Plan, PlanError, Route, SortPlan, Strategy, route,
+    self, DeviceLimits, Family, Kernel, Launch, Plan, PlanError, Program, Route, Sort, Step,
+    Strategy, program, route,
 };
-use crate::rtopk::record::Recorder;
 use crate::rtopk::rows::block_smem;
 use crate::rtopk::sort::{SortParams, rtopk_sort_rows, sort_warp_row};
 use crate::rtopk::trace::RowTrace;
@@ -50,10 +51,13 @@ const WINDOW_ROWS: u64 = 1024;
 /// windows for [`launch_parallel`]).
 const WINDOW_ELEMENTS: u64 = 1 << 17;
 
-/// Rows per window of a launch of `plan` over rows of `m`: a multiple of both launches'
-/// rows per block.
-fn window_rows(p: &Plan, m: usize) -> u64 {
-    let align = rows_per_block(p).max(p.sort.map_or(1, |s| sort_rows_per_block(&s)));
+/// Rows per window of a program that does not split rows, over rows of `m`: a multiple of
+/// every step's rows per block; all of them for a program that splits rows (it runs whole).
+fn window_rows(p: &Program, m: usize) -> u64 {
+    if p.depth > 0 {
+        return (p.launch.n as u64).max(1);
+    }
+    let align = p.steps.iter().map(step_rows_per_block).max().unwrap_or(1);
     let rows = (WINDOW_ELEMENTS / (m as u64).max(1)).clamp(1, WINDOW_ROWS);
     (rows / align).max(1) * align
 }
@@ -113,6 +117,8 @@ pub struct LaunchResult<E = f32> {
     pub plan: Plan,
     /// The route the launch followed.
     pub route: Route,
+    /// What the launch exercised: its program's steps and the branches its kernels took.
+    pub coverage: Coverage,
 }
 
 impl LaunchResult<u32> {
@@ -128,6 +134,7 @@ impl LaunchResult<u32> {
             summary: self.summary,
             plan: self.plan,
             route: self.route,
+            coverage: self.coverage,
         }
     }
 }
@@ -197,7 +204,32 @@ impl Simulator {
     /// [`Simulator::route`] for rows of `elem`.
     fn route_for(&self, args: &KernelArgs, elem: ElemType) -> Result<Route, SimError> {
         check_shape(args.m, args.k)?;
-        let launch = Launch {
+        let launch = self.launch_of(args, elem);
+        let strategy = self.config.strategy;
+        let counts = self.config.counts && strategy != Strategy::Split;
+        Ok(route(&launch, &self.config.limits, strategy, counts)?)
+    }
+
+    /// The launch program of `args` under this configuration, for rows of `elem`: the steps
+    /// the simulator runs, as the CUDA launcher would (rtopk-plan's `program`). A program that
+    /// does not split rows writes the iteration counts (the simulator always reports them).
+    pub fn program(&self, args: &KernelArgs, elem: ElemType) -> Result<Program, SimError> {
+        check_shape(args.m, args.k)?;
+        let launch = self.launch_of(args, elem);
+        let strategy = self.config.strategy;
+        let counts = self.config.counts && strategy != Strategy::Split;
+        let limits = &self.config.limits;
+        let p = program(&launch, limits, strategy, counts)?;
+        if p.depth == 0 && !p.counts {
+            // the same plan: a route that does not split is the one with counts
+            return Ok(program(&launch, limits, strategy, true)?);
+        }
+        Ok(p)
+    }
+
+    /// The launch of `args` under this configuration, for rows of `elem`.
+    fn launch_of(&self, args: &KernelArgs, elem: ElemType) -> Launch {
+        Launch {
             n: args.n,
             m: args.m,
             k: args.k,
@@ -205,10 +237,7 @@ impl Simulator {
             bisect: args.bisect,
             sorted: self.config.sorted,
             elem,
-        };
-        let strategy = self.config.strategy;
-        let counts = self.config.counts && strategy != Strategy::Split;
-        Ok(route(&launch, &self.config.limits, strategy, counts)?)
+        }
     }
 
     /// The launch plan of `args` under this configuration: the route's first (for split rows,
@@ -220,8 +249,8 @@ impl Simulator {
     /// Checks that a launch of `args` fits before its input is made: shapes, parameters, the
     /// route, and the simulated shared memory of a block, reserved now.
     pub fn prepare(&mut self, args: &KernelArgs) -> Result<(), SimError> {
-        let route = self.route(args)?;
-        let words = route.plans().iter().map(|p| shared_words(p, &p.sort)).max().unwrap_or(0);
+        let program = self.program(args, ElemType::F32)?;
+        let words = program.steps.iter().map(step_shared_words).max().unwrap_or(0);
         self.machine.reserve_shared(words)
     }
 
@@ -322,45 +351,54 @@ impl Simulator {
         trace: Option<(u64, &RefCell<RowTrace>)>,
     ) -> Result<LaunchResult<u32>, SimError> {
         args.bisect.validate()?;
+        let program = self.program(args, elem)?;
         let route = self.route_for(args, elem)?;
-        let p = match &route {
-            Route::Direct(p) => *p,
-            Route::Split { .. } if rows == (0..args.n as u64) => {
-                return self.run_split_route(src, elem, args, &route);
-            }
-            Route::Split { .. } => {
+        let n = args.n as u64;
+        if program.depth > 0 {
+            if rows != (0..n) {
                 return Err(SimError::InvalidLaunch(format!(
                     "split rows run whole: rows {rows:?} of {} are not all of them",
                     args.n
                 )));
             }
-        };
+            if program_words(&program).is_none_or(|w| w > SPLIT_MAX_WORDS) {
+                return Err(SimError::InvalidLaunch(format!(
+                    "split rows of {n} x {} (k = {}) hold more than {SPLIT_MAX_WORDS} global \
+                     words: too large to simulate",
+                    args.m, args.k
+                )));
+            }
+        }
         let k = args.k as u64;
         let count = rows.end - rows.start;
         let nk = count.checked_mul(k).and_then(|v| usize::try_from(v).ok());
         let too_large = || TopKError::TooLarge { what: "output", n: count as usize, m: args.k };
         let nk = nk.ok_or_else(too_large)?;
+        let counted = if program.counts { count as usize } else { 0 };
         let mut result = LaunchResult {
             values: try_vec(nk).ok_or_else(too_large)?,
             indices: try_vec(nk).ok_or_else(too_large)?,
-            iterations: try_vec(count as usize).ok_or_else(too_large)?,
+            iterations: try_vec(counted).ok_or_else(too_large)?,
             diagnostics: Vec::new(),
             diagnostics_total: 0,
             summary: DiagSummary::new(),
-            plan: p,
+            plan: first_plan(&route),
             route,
+            coverage: Coverage::of_program(&program),
         };
+        let tally = Tally::default();
         if args.k > 0 && count > 0 {
-            let step = window_rows(&p, args.m);
+            let step = window_rows(&program, args.m);
             let mut r0 = rows.start / step * step;
             while r0 < rows.end {
-                let r1 = (r0 + step).min(args.n as u64);
-                let rec = trace.map(|(r, t)| (r, t as &RefCell<dyn Recorder>));
-                let window = self.window((src, elem), args, &p, r0..r1, rec)?;
-                window.copy_into(&mut result, &rows, k);
+                let r1 = (r0 + step).min(n);
+                let run = Run { src, elem, args: *args, rows: (r0, r1), trace, cover: &tally };
+                let window = self.execute(&program, &run)?;
+                copy_into(&window, &mut result, &rows, k);
                 r0 = r1;
             }
         }
+        tally.into_coverage(&mut result.coverage);
         let (diagnostics, summary) = self.machine.take_diagnostics();
         result.diagnostics_total = summary.total();
         result.diagnostics = diagnostics;
@@ -368,67 +406,11 @@ impl Simulator {
         Ok(result)
     }
 
-    /// Runs the blocks of rows `r0 .. r1` (whole blocks of both launches).
-    fn window<'x>(
-        &mut self,
-        (src, elem): (&'x dyn Source, ElemType),
-        args: &KernelArgs,
-        p: &Plan,
-        rows: Range<u64>,
-        trace: Option<(u64, &'x RefCell<dyn Recorder + 'x>)>,
-    ) -> Result<Window, SimError> {
-        let (n, k) = (args.n as u64, args.k as u64);
-        let count = rows.end - rows.start;
-        self.machine.free_globals();
-        let out = |name| -> Result<Global, SimError> {
-            Ok(Global::window(name, n * k, rows.start * k, count * k)?.with_rows(k))
-        };
-        let out_val = self.machine.alloc(out("out_val")?.with_elem_bytes(elem.bytes() as u32));
-        let out_idx = self.machine.alloc(out("out_idx")?);
-        let out_iter =
-            self.machine.alloc(Global::window("out_iter", n, rows.start, count)?.with_rows(1));
-        for id in [out_val, out_idx, out_iter] {
-            self.machine.global_mut(id).set_write_once(true);
-        }
-        let vec4 = vec4(args, elem, args.m);
-        let params = Params {
-            a: *args,
-            x: src,
-            elem,
-            out_val,
-            out_idx,
-            out_iter: Some(out_iter),
-            x_at: 0,
-            out_at: 0,
-            ld: args.m as u32, // < 2^32: the plan checked
-            out_ld: args.k as u32,
-            chunks: 1,
-            plan: *p,
-            vec4,
-            trace,
-        };
-        self.launch_topk(&params, rows.clone())?;
-        self.check_written(out_idx, rows.start * k, rows.end * k, "out_idx: every result")?;
-        self.check_written(out_iter, rows.start, rows.end, "out_iter: every row")?;
-        if let Some(sort) = p.sort {
-            for id in [out_val, out_idx] {
-                self.machine.global_mut(id).set_write_once(false);
-            }
-            self.sort((src, elem), args, &sort, rows.clone(), out_val, out_idx)?;
-        }
-        Ok(Window {
-            first: rows.start,
-            values: self.machine.global(out_val).data().to_vec(),
-            indices: self.machine.global(out_idx).data().to_vec(),
-            iterations: self.machine.global(out_iter).data().to_vec(),
-        })
-    }
-
     /// The top-k launch of `p.plan` over the blocks of rows `rows` of its grid.
     pub(crate) fn launch_topk(&mut self, p: &Params<'_>, rows: Range<u64>) -> Result<(), SimError> {
         let plan = &p.plan;
         let rpb = rows_per_block(plan);
-        let mut grid = Grid::new(plan.grid, plan.block / 32, shared_words(plan, &None));
+        let mut grid = Grid::new(plan.grid, plan.block / 32, topk_shared_words(plan));
         grid.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
         grid.group_lanes = match plan.family() {
             Family::QuarterRows | Family::HalfRows | Family::WarpRows => plan.lanes_per_row as u32,
@@ -448,25 +430,25 @@ impl Simulator {
         })
     }
 
-    /// The sorted output's launch over rows `rows`.
+    /// The sort step's launch (`grid`, `sort`) over rows `rows`.
     pub(crate) fn sort(
         &mut self,
         (src, elem): (&dyn Source, ElemType),
         args: &KernelArgs,
-        sort: &SortPlan,
+        (grid, sort): (plan::Grid, &Sort),
         rows: Range<u64>,
         out_val: BufId,
         out_idx: BufId,
     ) -> Result<(), SimError> {
         let sp = SortParams { a: *args, x: src, out_val, out_idx, elem };
-        let rpb = sort_rows_per_block(sort);
+        let rpb = sort_rows_per_block(grid, sort);
         let words = sort.shape.map_or(0, |s| if s.in_shared { 2 * s.pow2 as usize } else { 0 });
-        let mut grid = Grid::new(sort.grid, sort.block / 32, words);
-        grid.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
-        let groups_per_row = if sort.shape.is_some() { sort.block / 32 } else { 1 };
-        grid.rows = Some(Rows::new(rpb, groups_per_row));
-        let (e, shape) = (sort.unit.width(), sort.shape);
-        self.machine.launch(grid, async |mut w| match shape {
+        let mut g = Grid::new(grid.blocks, grid.threads / 32, words);
+        g.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
+        let groups_per_row = if sort.shape.is_some() { grid.threads / 32 } else { 1 };
+        g.rows = Some(Rows::new(rpb, groups_per_row));
+        let (e, shape) = (sort.results_per_lane, sort.shape);
+        self.machine.launch(g, async |mut w| match shape {
             Some(shape) => rtopk_sort_rows(&mut w, &sp, shape).await,
             None => sort_warp_row(&mut w, &sp, e).await,
         })
@@ -498,40 +480,21 @@ impl Simulator {
     }
 }
 
-/// One window's outputs (values as the elements' bits).
-struct Window {
-    first: u64,
-    values: Vec<u32>,
-    indices: Vec<u32>,
-    iterations: Vec<u32>,
-}
-
-impl Window {
-    /// Copies the window's rows that lie in `rows` into `out` (which holds `rows`).
-    fn copy_into(&self, out: &mut LaunchResult<u32>, rows: &Range<u64>, k: u64) {
-        let count = self.iterations.len() as u64;
-        let lo = rows.start.max(self.first);
-        let hi = rows.end.min(self.first + count);
-        if lo >= hi {
-            return;
-        }
-        let (src, dst, n) =
-            ((lo - self.first) as usize, (lo - rows.start) as usize, (hi - lo) as usize);
-        let kk = k as usize;
-        out.values[dst * kk..(dst + n) * kk]
-            .copy_from_slice(&self.values[src * kk..(src + n) * kk]);
-        out.indices[dst * kk..(dst + n) * kk]
-            .copy_from_slice(&self.indices[src * kk..(src + n) * kk]);
-        out.iterations[dst..dst + n].copy_from_slice(&self.iterations[src..src + n]);
+/// Copies the rows of a window's outputs that lie in `rows` into `out` (which holds `rows`).
+fn copy_into(w: &Outputs, out: &mut LaunchResult<u32>, rows: &Range<u64>, k: u64) {
+    let kk = k as usize;
+    let count = (w.indices.len() / kk.max(1)) as u64;
+    let lo = rows.start.max(w.first);
+    let hi = rows.end.min(w.first + count);
+    if lo >= hi {
+        return;
     }
-}
-
-/// `vec4` for rows of stride `ld` of `elem`: 16-byte loads need every row 16-byte aligned and
-/// of whole 16-byte groups, which the buffers' alignment gives where `ld` is a multiple of the
-/// elements in 16 bytes (4 f32, 8 16-bit; half that under [`Mutant::Vec4UnalignedRows`]).
-pub(crate) fn vec4(a: &KernelArgs, elem: ElemType, ld: usize) -> bool {
-    let per16 = 16 / elem.bytes();
-    if a.has(Mutant::Vec4UnalignedRows) { ld % (per16 / 2) == 0 } else { ld % per16 == 0 }
+    let (src, dst, n) = ((lo - w.first) as usize, (lo - rows.start) as usize, (hi - lo) as usize);
+    out.values[dst * kk..(dst + n) * kk].copy_from_slice(&w.values[src * kk..(src + n) * kk]);
+    out.indices[dst * kk..(dst + n) * kk].copy_from_slice(&w.indices[src * kk..(src + n) * kk]);
+    if !out.iterations.is_empty() {
+        out.iterations[dst..dst + n].copy_from_slice(&w.iterations[src..src + n]);
+    }
 }
 
 /// The route's first plan (a split row's: the launch over its full chunks).
@@ -558,25 +521,42 @@ fn rows_per_block(p: &Plan) -> u64 {
 }
 
 /// Rows per block of the sort launch.
-fn sort_rows_per_block(s: &SortPlan) -> u64 {
+fn sort_rows_per_block(grid: plan::Grid, s: &Sort) -> u64 {
     match s.shape {
-        Some(shape) => u64::from(s.block / shape.row_threads),
-        None => u64::from(s.block / 32),
+        Some(shape) => u64::from(grid.threads / shape.row_threads),
+        None => u64::from(grid.threads / 32),
     }
 }
 
-/// Shared words per block of the top-k launch (or of the sort launch, whichever is larger).
-fn shared_words(p: &Plan, sort: &Option<SortPlan>) -> usize {
-    let topk = match p.family() {
+/// Rows per block of a step (the gather's grid strides: any).
+fn step_rows_per_block(step: &Step) -> u64 {
+    match &step.kernel {
+        Kernel::Select(sel) => rows_per_block(&sel.plan),
+        Kernel::Sort(sort) => sort_rows_per_block(step.grid, sort),
+        Kernel::Gather(_) => 1,
+    }
+}
+
+/// Shared words per block of a top-k launch.
+fn topk_shared_words(p: &Plan) -> usize {
+    debug_assert!(BLOCK_STAGE < block_smem::KEYS as usize);
+    match p.family() {
         Family::BlockRows | Family::BlockRowsNarrow => {
             block_smem::KEYS as usize + p.cached_keys as usize
         }
         _ => WARP_STAGE,
-    };
-    let sort =
-        sort.and_then(|s| s.shape).map_or(0, |s| if s.in_shared { 2 * s.pow2 as usize } else { 0 });
-    debug_assert!(BLOCK_STAGE < block_smem::KEYS as usize);
-    topk.max(sort)
+    }
+}
+
+/// Shared words per block of a step.
+fn step_shared_words(step: &Step) -> usize {
+    match &step.kernel {
+        Kernel::Select(sel) => topk_shared_words(&sel.plan),
+        Kernel::Sort(sort) => {
+            sort.shape.map_or(0, |s| if s.in_shared { 2 * s.pow2 as usize } else { 0 })
+        }
+        Kernel::Gather(_) => 0,
+    }
 }
 
 fn check_len(len: usize, args: &KernelArgs) -> Result<(), SimError> {
@@ -632,12 +612,15 @@ pub fn launch_parallel<E: Element>(
     check_len(x.len(), args)?;
     args.bisect.validate()?;
     let elem = elem_type::<E>();
-    let route = Simulator::new(config).route_for(args, elem)?;
-    let Route::Direct(p) = route else {
+    let sim = Simulator::new(config);
+    let program = sim.program(args, elem)?;
+    let route = sim.route_for(args, elem)?;
+    let (Route::Direct(p), 0) = (&route, program.depth) else {
         return Simulator::new(config).run(x, args);
     };
+    let p = *p;
     let n = args.n as u64;
-    let step = window_rows(&p, args.m);
+    let step = window_rows(&program, args.m);
     let windows: Vec<Range<u64>> =
         (0..n.div_ceil(step)).map(|w| w * step..((w + 1) * step).min(n)).collect();
     if windows.len() <= 1 {
@@ -660,6 +643,7 @@ pub fn launch_parallel<E: Element>(
         summary: DiagSummary::new(),
         plan: p,
         route,
+        coverage: Coverage::of_program(&program),
     };
     for (rows, part) in windows.iter().zip(parts) {
         let part = part?;
@@ -670,6 +654,7 @@ pub fn launch_parallel<E: Element>(
         let room = crate::engine::DEFAULT_KEPT_DIAGNOSTICS.saturating_sub(out.diagnostics.len());
         out.diagnostics.extend(part.diagnostics.into_iter().take(room));
         out.summary.merge(&part.summary);
+        out.coverage.merge_branches(&part.coverage);
     }
     out.diagnostics_total = out.summary.total();
     Ok(out.into_elements())

@@ -19,10 +19,13 @@
 //! | `block_rows.rs` | `rtopk_block_row`, `load_block_keys16`, `block_range`, the block narrowing's hand-off | `block_rows.cu` |
 //! | `sort.rs` | `sort_warp_row` (`bitonic_step`), `rtopk_sort_rows` (`bitonic_sort` over `SharedRanks` / `GlobalResults`) | `sort.cuh`, `sort_*.cu` |
 //! | `params.rs` | `Params`, `RowPlace`, `place_row`: where a row (or a split row's chunk) reads and writes | `Params`, `place_row` in `common.cuh` |
-//! | [`split`] | split rows: `run_route`, `run_plan`, `run_split`, `launch_gather`, `rtopk_split_gather` | rtopk-cuda's `src/launch.rs`, `split_rows.cu` |
+//! | [`split`] | split rows' last step: `rtopk_split_gather`, and the check that a gathered index names its element | `split_rows.cu` |
+//! | `execute.rs` | the executor of the launch program (rtopk-plan's `program`): its steps (`select_rows`, `select_chunks`, `select_last_chunks`, `sort_rows`, `gather_indices`) in order, and the program's invariants | rtopk-cuda's `run_program` (`src/launch.rs`) |
 //!
-//! Around the kernel: [`launch`] runs it over matrices as the route says ([`Simulator`]),
-//! [`split`] the routes that split rows (docs/kernel.md, "Split rows");
+//! Around the kernel: [`launch`] runs it over matrices ([`Simulator`]) by executing the launch
+//! program (`execute.rs`, the same steps as the CUDA launcher's; docs/kernel.md, "The launch
+//! program"), in windows of rows or whole where it splits rows; [`coverage`] is what a run
+//! reports it exercised ([`Coverage`]);
 //! [`record`] is what it tells a [`Recorder`], and [`trace`] keeps and draws one row's
 //! journey ([`RowTrace`]); [`mutant`] holds its seeded bugs ([`Mutant`]) and [`mod@catalog`]
 //! shows how each is caught; [`rowtopk`] puts it behind topk-ref's row-wise trait
@@ -31,11 +34,14 @@
 //! Files import downwards only: `plan`, `args`, `mutant`, `record` and `params` import no
 //! stage; the stages import them and each other in the order `order` → `rows` → `load` →
 //! `search` → `select` → `narrow` → `warp_rows` → `block_rows` → `sort`; then `trace` /
-//! `svg`, `launch` and `split`, `rowtopk` and `catalog`.
+//! `svg`, `launch`, `execute` and `split`, `rowtopk` and `catalog` (`coverage` imports only
+//! `plan`).
 
 pub mod args;
 mod block_rows;
 pub mod catalog;
+pub mod coverage;
+mod execute;
 pub mod launch;
 mod load;
 pub mod mutant;
@@ -60,6 +66,8 @@ pub use args::{
     NARROW_MIN_M, SearchExit,
 };
 pub use catalog::{Caught, MutantReport, catalog, evaluate, render_table};
+pub use coverage::{Branch, Coverage};
+pub use execute::SPLIT_MAX_WORDS;
 pub use launch::{
     H100, LaunchResult, SimConfig, Simulator, check_order_dependence, launch_parallel, launch_rtopk,
 };

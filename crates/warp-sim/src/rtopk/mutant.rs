@@ -88,6 +88,9 @@ pub enum Mutant {
     /// `place_row` steps a split row's chunks by the row's stride: chunk `c` at
     /// `r * ld + c * ld` instead of `r * ld + c * m`.
     ChunkOffsetUsesLd,
+    /// The launch over a split row's last chunks reads one element fewer than the chunk holds
+    /// (`m = last - 1`): the row's last element is never a candidate.
+    LastChunkDropsOne,
     /// `rtopk_split_gather` forgets the chunk's start: the index within the chunk is taken for
     /// the row's.
     SplitGatherNoChunkStart,
@@ -101,7 +104,7 @@ pub enum Mutant {
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 35] = [
+    pub const ALL: [Mutant; 36] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -134,6 +137,7 @@ impl Mutant {
         Mutant::SharedCounterNoBarrier,
         Mutant::SkipLastEmitSync,
         Mutant::ChunkOffsetUsesLd,
+        Mutant::LastChunkDropsOne,
         Mutant::SplitGatherNoChunkStart,
         Mutant::Ceil16Nearest,
         Mutant::Nan16CountedSmallest,
@@ -174,6 +178,7 @@ impl Mutant {
             Mutant::SharedCounterNoBarrier => "shared-counter-no-barrier",
             Mutant::SkipLastEmitSync => "skip-last-emit-sync",
             Mutant::ChunkOffsetUsesLd => "chunk-offset-uses-ld",
+            Mutant::LastChunkDropsOne => "last-chunk-drops-one",
             Mutant::SplitGatherNoChunkStart => "split-gather-no-chunk-start",
             Mutant::Ceil16Nearest => "ceil16-nearest",
             Mutant::Nan16CountedSmallest => "nan16-counted-smallest",
@@ -226,7 +231,9 @@ impl Mutant {
             Mutant::BlockNarrowMissingBarrier => "block rows (narrowing)",
             Mutant::BitonicMissingBarrier => "block sort",
             Mutant::SortWarpReadsPastK => "warp sort",
-            Mutant::ChunkOffsetUsesLd | Mutant::SplitGatherNoChunkStart => "split rows",
+            Mutant::ChunkOffsetUsesLd
+            | Mutant::LastChunkDropsOne
+            | Mutant::SplitGatherNoChunkStart => "split rows",
             Mutant::Ceil16Nearest | Mutant::Nan16CountedSmallest => "16-bit warp rows",
         }
     }

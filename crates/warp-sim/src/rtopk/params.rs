@@ -9,6 +9,7 @@ use crate::engine::global::Source;
 use crate::engine::lanes::Lanes;
 use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::KernelArgs;
+use crate::rtopk::coverage::{Branch, Tally};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::ElemType;
 use crate::rtopk::plan::Plan;
@@ -46,9 +47,18 @@ pub(crate) struct Params<'x> {
     pub(crate) vec4: bool,
     /// The traced row and its recorder.
     pub(crate) trace: Option<(u64, &'x RefCell<dyn Recorder + 'x>)>,
+    /// The run's coverage counters (not the CUDA kernel's: what the simulator reports).
+    pub(crate) cover: Option<&'x Tally>,
 }
 
 impl<'x> Params<'x> {
+    /// Counts one row of `branch` in the run's coverage.
+    pub(crate) fn covered(&self, branch: Branch) {
+        if let Some(t) = self.cover {
+            t.add(branch, 1);
+        }
+    }
+
     /// The tracer of row `row_id` (off for every other row).
     pub(crate) fn tracer(&self, row_id: u64) -> Tracer<'x> {
         match self.trace {

@@ -6,6 +6,7 @@
 //! shape.
 
 pub use rtopk_plan::plan::*;
+pub use rtopk_plan::program::*;
 pub use rtopk_plan::split::*;
 pub use rtopk_plan::units::*;
-pub use rtopk_plan::{PlanError, plan};
+pub use rtopk_plan::{PlanError, plan, program};

@@ -61,12 +61,15 @@ pub(crate) struct Search {
     pub(crate) count_at_lo: u32,
     /// The row's element type (`ELEM_KIND`): whose own keys the bracket holds.
     pub(crate) elem: ElemType,
+    /// Whether the search bisected keys (the simulator's coverage; no kernel state).
+    pub(crate) key_phase: bool,
 }
 
 impl Search {
     fn new(lo_key: u32, hi_key: u32, exit: SearchExit, iterations: u32, elem: ElemType) -> Self {
         Self {
             elem,
+            key_phase: false,
             lo_key,
             hi_key,
             count_at_hi: 0,
@@ -199,6 +202,7 @@ pub(crate) async fn finish_exact<R: Row>(
     // key phase: only where the value phase cannot proceed (halving own keys)
     let k = a.k as u32;
     while s.hi_key.wrapping_sub(s.lo_key) > 1 {
+        s.key_phase = true;
         let t = s.lo_key.wrapping_add(s.hi_key.wrapping_sub(s.lo_key) / 2); // > lo_key >= 0
         let before = (s.lo_key, s.hi_key);
         let cnt = row.count_ge_positive(w, a, t).await?;
@@ -283,6 +287,7 @@ async fn search_early_stopping<R: Row>(
             )
         };
         let before = (s.lo_key, s.hi_key, lo.to_bits(), hi.to_bits());
+        s.key_phase |= !finite;
         let cnt = count_ge(row, w, a, t).await?;
         if cnt < k {
             (s.hi_key, hi) = (t, thres);
@@ -319,5 +324,25 @@ pub(crate) async fn search_threshold<R: Row>(
     match a.bisect.max_iter {
         Some(n) => search_early_stopping(w, a, row, range, elem, n, tr).await,
         None => search_exact(w, a, row, range, elem, tr).await,
+    }
+}
+
+/// Counts a row's search in the run's coverage (the simulator's report, no kernel state):
+/// whether a row of a narrowing kernel narrowed, how the search ended, whether it bisected
+/// keys.
+pub(crate) fn cover_search(p: &crate::rtopk::params::Params<'_>, s: &Search, narrowed: bool) {
+    use crate::rtopk::coverage::Branch;
+    if p.plan.narrows {
+        p.covered(if narrowed { Branch::Narrowed } else { Branch::NotNarrowed });
+    }
+    if s.key_phase {
+        p.covered(Branch::KeyPhase);
+    }
+    match s.exit {
+        Exit::Done(SearchExit::Hit) => p.covered(Branch::ExitHit),
+        Exit::Done(SearchExit::Converged) => p.covered(Branch::ExitConverged),
+        Exit::Done(SearchExit::Precision) => p.covered(Branch::ExitPrecision),
+        Exit::Done(SearchExit::MaxIter) => p.covered(Branch::EarlyStop),
+        Exit::Narrow => {}
     }
 }

@@ -15,7 +15,7 @@ use crate::rtopk::narrow::{NarrowRow, finish_candidates, trace_cut, write_iterat
 use crate::rtopk::order::ElemType;
 use crate::rtopk::params::{Params, RowPlace, place_row};
 use crate::rtopk::rows::{PackedRow, Row, RowLanes, Slots, WarpRow, mask_words, row_max, row_min};
-use crate::rtopk::search::{Exit, search_threshold};
+use crate::rtopk::search::{Exit, cover_search, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, cut_of, select_topk_lanes};
 
 /// `row_id * (u64)len`: a row's offset, in 64 bits (in 32 under [`Mutant::RowOffset32Bit`]
@@ -138,8 +138,11 @@ async fn warp_row_stages<R: Row + Slots + NarrowRow>(
         let cand = if a.has(Mutant::WarpsShareCandidates) { 0 } else { on.stage.base };
         let mut narrowed = row.narrow_row(w, a, &s, cand).await?;
         let iter_at = (p.out_iter, row_id);
-        return finish_candidates(w, a, &mut narrowed, &mut s, cand, &out, iter_at, tr).await;
+        let done = finish_candidates(w, a, &mut narrowed, &mut s, cand, &out, iter_at, tr).await;
+        cover_search(p, &s, true);
+        return done;
     }
+    cover_search(p, &s, false);
     // stage 3: select_topk
     let c = cut_of(w, a, row, &s).await?;
     trace_cut(tr, &s, &c);

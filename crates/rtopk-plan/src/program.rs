@@ -1,0 +1,930 @@
+//! The launch program: a top-k's route ([`crate::route()`]) written out as the kernel launches
+//! it takes, in order — each with its kernel, grid, the rows it runs on (where it reads and
+//! writes them) and the buffers it reads and writes. The CUDA launcher (rtopk-cuda) and the
+//! warp simulator (warp-sim) each walk the same program step by step, under the same step
+//! names ([`StepKind`]); neither computes a route or a row's geometry of its own.
+//!
+//! A direct route is `select_rows` (and `sort_rows` for sorted output). A split row
+//! (docs/kernel.md, "Split rows") is `select_chunks` over its full chunks and
+//! `select_last_chunks` over the last one, into the level's candidates (temporary buffers of
+//! `n * width`), then the program of the second stage over the candidates' values, then
+//! `gather_indices`, which turns positions among the candidates back into the row's indices.
+//! Levels nest: a second stage split again gathers before the level above it does.
+
+use serde::Serialize;
+
+use crate::error::PlanError;
+use crate::plan::{DeviceLimits, Launch, Plan, SortShape, Strategy};
+use crate::split::{Route, route};
+use crate::units::{ElemType, Family, Unit};
+
+/// Threads per block of `rtopk_split_gather`.
+pub const GATHER_THREADS: u32 = 256;
+/// Blocks per SM of `rtopk_split_gather` at most: its grid strides over the results.
+pub const GATHER_BLOCKS_PER_SM: usize = 64;
+
+/// What a step does; its name, the same in every executor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    /// The top k of whole rows (or of a split row's second stage).
+    SelectRows,
+    /// The top k of each full chunk of split rows, into the candidates.
+    SelectChunks,
+    /// The top k of each split row's last chunk, into the candidates.
+    SelectLastChunks,
+    /// Each row's results into sorted order.
+    SortRows,
+    /// Positions among a split row's candidates back to the row's indices.
+    GatherIndices,
+}
+
+impl StepKind {
+    /// Every kind.
+    pub const ALL: [StepKind; 5] = [
+        StepKind::SelectRows,
+        StepKind::SelectChunks,
+        StepKind::SelectLastChunks,
+        StepKind::SortRows,
+        StepKind::GatherIndices,
+    ];
+
+    /// The step's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            StepKind::SelectRows => "select_rows",
+            StepKind::SelectChunks => "select_chunks",
+            StepKind::SelectLastChunks => "select_last_chunks",
+            StepKind::SortRows => "sort_rows",
+            StepKind::GatherIndices => "gather_indices",
+        }
+    }
+}
+
+/// A buffer's place in [`Program::buffers`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct BufferId(pub usize);
+
+/// The caller's input X.
+pub const INPUT: BufferId = BufferId(0);
+/// The caller's values output.
+pub const VALUES: BufferId = BufferId(1);
+/// The caller's indices output.
+pub const INDICES: BufferId = BufferId(2);
+
+/// Who owns a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BufferRole {
+    /// The caller's input.
+    Input,
+    /// The caller's output.
+    Output,
+    /// Allocated by the executor for the program's run.
+    Temporary,
+}
+
+/// What a buffer holds, hence its element type: values of the launch's element type, indices
+/// of the caller's index type, or 32-bit iteration counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Content {
+    /// Values (the launch's element type).
+    Values,
+    /// Indices (the caller's index type).
+    Indices,
+    /// Iteration counts (u32).
+    Iterations,
+}
+
+/// One buffer of a program.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Buffer {
+    /// A plain name: `x`, `values`, `indices`, `iterations`, `candidate_values_<level>`,
+    /// `candidate_indices_<level>`.
+    pub name: String,
+    /// Who owns it.
+    pub role: BufferRole,
+    /// What it holds.
+    pub content: Content,
+    /// Its length, in elements.
+    pub elements: u64,
+    /// The length of its rows (`m` for the input, `k` for the outputs, the level's candidates
+    /// per row for temporaries, 1 for the iteration counts).
+    pub row_len: u64,
+}
+
+/// A launch's grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Grid {
+    /// Blocks.
+    pub blocks: u32,
+    /// Threads per block.
+    pub threads: u32,
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_bytes: u32,
+}
+
+/// Where a step's rows lie in a buffer: the first row's first element at `offset`, row `r` at
+/// `offset + r * ld` (elements of the buffer's type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Region {
+    /// The buffer.
+    pub buffer: BufferId,
+    /// The first row's first element.
+    pub offset: u64,
+    /// The row stride.
+    pub ld: u64,
+}
+
+/// A top-k launch (`select_*`): the arguments of every top-k entry point (kernels/common.cuh's
+/// `Params`) but the search's, which are the program's ([`Program::launch`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Select {
+    /// The family, keys per lane, lanes per row, cached keys and narrowing (its `sort` is
+    /// always `None`: the sort is a step of its own).
+    pub plan: Plan,
+    /// The kernel's rows (`n_rows`): the launch's rows times `chunks`.
+    pub n_rows: u64,
+    /// Each kernel row's width (a chunk's, for chunk steps).
+    pub m: u32,
+    /// Results per kernel row.
+    pub k: u32,
+    /// 1: each kernel row is a row; more: kernel row `i` is chunk `i % chunks` of row
+    /// `i / chunks`, its `m` values at `input.offset + row * input.ld + chunk * m`, its `k`
+    /// results at `output.offset + row * output.ld + chunk * k` (`place_row`).
+    pub chunks: u32,
+    /// The rows read.
+    pub input: Region,
+    /// Where the values go (the indices go to `indices` at the same offset and stride).
+    pub output: Region,
+    /// The indices' buffer.
+    pub indices: BufferId,
+    /// The iteration counts' buffer (one per row), or `None`.
+    pub iterations: Option<BufferId>,
+    /// Whether the rows allow 16-byte loads, where the input buffer starts 16-byte aligned:
+    /// the stride, width and offset are whole 16-byte groups ([`vec4_rows`]).
+    pub vec4: bool,
+}
+
+impl Select {
+    /// The input elements each launch row reads, as `(start, width)` within the row (from
+    /// `input.offset`'s row on): one per chunk.
+    pub fn pieces(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let m = u64::from(self.m);
+        (0..u64::from(self.chunks))
+            .map(move |c| (self.input.offset % self.input.ld.max(1) + c * m, m))
+    }
+}
+
+/// The sort launch (`sort_rows`): each row's `k` results put in sorted order, their values
+/// rebuilt from the rows they were selected from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Sort {
+    /// Rows.
+    pub n_rows: u64,
+    /// The width of the rows the results were selected from.
+    pub m: u32,
+    /// Results per row.
+    pub k: u32,
+    /// The rows the results were selected from.
+    pub input: Region,
+    /// The values (rows of `k`), sorted in place.
+    pub values: BufferId,
+    /// The indices (rows of `k`), sorted in place.
+    pub indices: BufferId,
+    /// Results per lane of the warp sort (`rtopk_sort_warp_rows_<E>`), 0 for the block sort.
+    pub results_per_lane: usize,
+    /// The block sort's shape, `None` for the warp sorts.
+    pub shape: Option<SortShape>,
+}
+
+/// The gather (`gather_indices`): result `i` of row `i / k` holds a position `pos` among its
+/// row's `width` candidates, which came from chunk `pos / k`; the chunk's index of the element
+/// is in `candidates[row * width + pos]`, the row's is that plus `pos / k * chunk`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Gather {
+    /// Rows.
+    pub n_rows: u64,
+    /// Results per row.
+    pub k: u32,
+    /// Candidates per row.
+    pub width: u32,
+    /// The chunk width.
+    pub chunk: u32,
+    /// Full chunks per row; the last chunk (if any) ends the row.
+    pub full: u32,
+    /// The level's rows (whose indices are gathered): its input, of rows of `row_len`.
+    pub input: Region,
+    /// The width of the level's rows.
+    pub row_len: u64,
+    /// The chunk indices of the candidates.
+    pub candidates: BufferId,
+    /// The positions, rewritten as the row's indices.
+    pub indices: BufferId,
+    /// The results' values (read only by a checker: the gather touches no values).
+    pub values: BufferId,
+}
+
+impl Gather {
+    /// The indices `[start, end)` of a row's chunk `c`: the full chunks', then the last
+    /// chunk's, which ends the row.
+    pub fn chunk_span(&self, c: u64) -> (u64, u64) {
+        let chunk = u64::from(self.chunk);
+        let start = c.saturating_mul(chunk);
+        let end = if c < u64::from(self.full) { start.saturating_add(chunk) } else { self.row_len };
+        (start, end)
+    }
+}
+
+/// The kernel a step runs, and its arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kernel {
+    /// A top-k launch.
+    Select(Select),
+    /// A sort launch.
+    Sort(Sort),
+    /// A gather launch.
+    Gather(Gather),
+}
+
+/// One kernel launch of a program.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// What it does.
+    pub name: StepKind,
+    /// The split level it belongs to (0: the caller's rows; 1: their first candidates; ...).
+    pub level: usize,
+    /// The kernel's unit (of the launch's element type, 32-bit indices: the executor picks
+    /// the index type).
+    pub unit: Unit,
+    /// Its grid.
+    pub grid: Grid,
+    /// The buffers it reads.
+    pub reads: Vec<BufferId>,
+    /// The buffers it writes.
+    pub writes: Vec<BufferId>,
+    /// Its arguments.
+    pub kernel: Kernel,
+}
+
+/// A top-k's launches, in order, and the buffers they use.
+#[derive(Clone, Debug, Serialize)]
+pub struct Program {
+    /// The request: shape, mode, sorted, element type and search.
+    pub launch: Launch,
+    /// The device limits it was planned for.
+    pub limits: DeviceLimits,
+    /// The strategy asked for.
+    pub strategy: Strategy,
+    /// Whether the iteration counts are written.
+    pub counts: bool,
+    /// How many times the rows are split.
+    pub depth: usize,
+    /// The buffers: the input, the outputs (values, indices and, with counts, iterations),
+    /// then each split level's candidates.
+    pub buffers: Vec<Buffer>,
+    /// The launches, in order (none for `n = 0` or `k = 0`).
+    pub steps: Vec<Step>,
+}
+
+impl Program {
+    /// The buffer `id`.
+    pub fn buffer(&self, id: BufferId) -> &Buffer {
+        &self.buffers[id.0]
+    }
+
+    /// The units the program runs, in the order of its steps (each once).
+    pub fn units(&self) -> Vec<Unit> {
+        let mut out: Vec<Unit> = Vec::new();
+        for s in &self.steps {
+            if !out.contains(&s.unit) {
+                out.push(s.unit);
+            }
+        }
+        out
+    }
+
+    /// The caller's iteration counts output, where the program writes them.
+    pub fn iterations(&self) -> Option<BufferId> {
+        self.buffers.iter().position(|b| b.content == Content::Iterations).map(BufferId)
+    }
+
+    /// The temporaries, in the order of [`Program::buffers`].
+    pub fn temporaries(&self) -> impl Iterator<Item = (BufferId, &Buffer)> {
+        self.buffers
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.role == BufferRole::Temporary)
+            .map(|(i, b)| (BufferId(i), b))
+    }
+
+    /// The first top-k plan (a split row's: the launch over its chunks), if any step runs.
+    pub fn first_plan(&self) -> Option<Plan> {
+        self.steps.iter().find_map(|s| match s.kernel {
+            Kernel::Select(sel) => Some(sel.plan),
+            _ => None,
+        })
+    }
+}
+
+/// Whether rows of `elem` at these strides, widths and offsets (in elements) allow 16-byte
+/// loads from a 16-byte aligned buffer: each a multiple of the elements in 16 bytes (4 f32,
+/// 8 16-bit).
+pub fn vec4_rows(elem: ElemType, widths: &[u64]) -> bool {
+    let per16 = (16 / elem.bytes()) as u64;
+    widths.iter().all(|w| w % per16 == 0)
+}
+
+/// Whether `pieces` (`(start, width)` within a row of `row_len`) cover the row exactly: every
+/// element once, none twice, none past its end. `Err` names the first element that is not.
+pub fn tiles_row(row_len: u64, pieces: &[(u64, u64)]) -> Result<(), TileError> {
+    let mut sorted: Vec<(u64, u64)> = pieces.to_vec();
+    sorted.sort_unstable();
+    let mut next = 0u64;
+    for (start, width) in sorted {
+        if start > next {
+            return Err(TileError::Gap { at: next });
+        }
+        if start < next {
+            return Err(TileError::Overlap { at: start });
+        }
+        next = start.saturating_add(width);
+    }
+    match next.cmp(&row_len) {
+        std::cmp::Ordering::Less => Err(TileError::Gap { at: next }),
+        std::cmp::Ordering::Greater => Err(TileError::Past { at: row_len }),
+        std::cmp::Ordering::Equal => Ok(()),
+    }
+}
+
+/// How pieces fail to tile a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileError {
+    /// Element `at` is read by no piece.
+    Gap {
+        /// The element.
+        at: u64,
+    },
+    /// Element `at` is read by two pieces.
+    Overlap {
+        /// The element.
+        at: u64,
+    },
+    /// A piece reads past the row's end, from `at` on.
+    Past {
+        /// The row's length.
+        at: u64,
+    },
+}
+
+impl TileError {
+    /// The element the error is about.
+    pub fn at(self) -> u64 {
+        match self {
+            TileError::Gap { at } | TileError::Overlap { at } | TileError::Past { at } => at,
+        }
+    }
+}
+
+/// The program of `launch` on a device of `limits` with `strategy`; `counts`: whether the
+/// iteration counts are wanted (a program that splits rows has none). Errors as
+/// [`crate::route()`]'s, and shapes whose buffers overflow 64 bits.
+pub fn program(
+    launch: &Launch,
+    limits: &DeviceLimits,
+    strategy: Strategy,
+    counts: bool,
+) -> Result<Program, PlanError> {
+    let r = route(launch, limits, strategy, counts)?;
+    let Launch { n, m, k, .. } = *launch;
+    let too_large = |why| PlanError::TooLarge { n, m, why };
+    let (n64, m64, k64) = (n as u64, m as u64, k as u64);
+    let nm = n64.checked_mul(m64).ok_or(too_large("n * m elements"))?;
+    let nk = n64.checked_mul(k64).ok_or(too_large("n * k results"))?;
+    let mut b =
+        Builder { launch: *launch, limits: *limits, buffers: Vec::new(), steps: Vec::new() };
+    b.buffer("x", BufferRole::Input, Content::Values, nm, m64);
+    b.buffer("values", BufferRole::Output, Content::Values, nk, k64);
+    b.buffer("indices", BufferRole::Output, Content::Indices, nk, k64);
+    let iterations =
+        counts.then(|| b.buffer("iterations", BufferRole::Output, Content::Iterations, n64, 1));
+    if n > 0 && k > 0 {
+        let input = Region { buffer: INPUT, offset: 0, ld: m64 };
+        b.emit(&r, 0, m, input, iterations)?;
+    }
+    Ok(Program {
+        launch: *launch,
+        limits: *limits,
+        strategy,
+        counts,
+        depth: r.depth(),
+        buffers: b.buffers,
+        steps: b.steps,
+    })
+}
+
+/// A program under construction.
+struct Builder {
+    launch: Launch,
+    limits: DeviceLimits,
+    buffers: Vec<Buffer>,
+    steps: Vec<Step>,
+}
+
+impl Builder {
+    fn buffer(
+        &mut self,
+        name: &str,
+        role: BufferRole,
+        content: Content,
+        elements: u64,
+        row_len: u64,
+    ) -> BufferId {
+        self.buffers.push(Buffer { name: name.to_string(), role, content, elements, row_len });
+        BufferId(self.buffers.len() - 1)
+    }
+
+    /// The steps of `route` over the level's rows of `m` in `input`, into the caller's outputs.
+    fn emit(
+        &mut self,
+        route: &Route,
+        level: usize,
+        m: usize,
+        input: Region,
+        iterations: Option<BufferId>,
+    ) -> Result<(), PlanError> {
+        let Launch { n, k, elem, .. } = self.launch;
+        let (n64, m64, k64) = (n as u64, m as u64, k as u64);
+        match route {
+            Route::Direct(plan) => {
+                let outputs = Region { buffer: VALUES, offset: 0, ld: k64 };
+                let sel = Select {
+                    plan: Plan { sort: None, ..*plan },
+                    n_rows: n64,
+                    m: m as u32, // < 2^32: the plan checked
+                    k: k as u32,
+                    chunks: 1,
+                    input,
+                    output: outputs,
+                    indices: INDICES,
+                    iterations,
+                    vec4: vec4_rows(elem, &[m64]),
+                };
+                self.select(StepKind::SelectRows, level, sel);
+                if let Some(sort) = plan.sort {
+                    let kernel = Sort {
+                        n_rows: n64,
+                        m: m as u32,
+                        k: k as u32,
+                        input,
+                        values: VALUES,
+                        indices: INDICES,
+                        results_per_lane: if sort.shape.is_some() { 0 } else { sort.unit.width() },
+                        shape: sort.shape,
+                    };
+                    self.steps.push(Step {
+                        name: StepKind::SortRows,
+                        level,
+                        unit: sort.unit,
+                        grid: Grid {
+                            blocks: sort.grid,
+                            threads: sort.block,
+                            shared_bytes: sort.dynamic_shared,
+                        },
+                        reads: vec![input.buffer, VALUES, INDICES],
+                        writes: vec![VALUES, INDICES],
+                        kernel: Kernel::Sort(kernel),
+                    });
+                }
+                Ok(())
+            }
+            Route::Split { split, rest } => {
+                let width = split.candidates(k);
+                let w64 = width as u64;
+                let too_large = PlanError::TooLarge { n, m, why: "the split rows' candidates" };
+                let count = n64.checked_mul(w64).ok_or(too_large)?;
+                let next = level + 1;
+                let name = |what| format!("candidate_{what}_{next}");
+                let cv = self.buffer(
+                    &name("values"),
+                    BufferRole::Temporary,
+                    Content::Values,
+                    count,
+                    w64,
+                );
+                let ci = self.buffer(
+                    &name("indices"),
+                    BufferRole::Temporary,
+                    Content::Indices,
+                    count,
+                    w64,
+                );
+                let (chunk, full) = (split.chunk as u64, split.full as u64);
+                let chunks = Select {
+                    plan: split.first_plan,
+                    n_rows: n64 * full, // the plan's rows: no overflow
+                    m: split.chunk as u32,
+                    k: k as u32,
+                    chunks: split.full as u32,
+                    input,
+                    output: Region { buffer: cv, offset: 0, ld: w64 },
+                    indices: ci,
+                    iterations: None,
+                    vec4: vec4_rows(elem, &[m64, chunk]),
+                };
+                self.select(StepKind::SelectChunks, level, chunks);
+                if let Some(last_plan) = split.last_plan {
+                    let before = full * chunk;
+                    let last = Select {
+                        plan: last_plan,
+                        n_rows: n64,
+                        m: split.last as u32,
+                        k: k as u32,
+                        chunks: 1,
+                        input: Region { offset: input.offset + before, ..input },
+                        output: Region { buffer: cv, offset: full * k64, ld: w64 },
+                        indices: ci,
+                        iterations: None,
+                        vec4: vec4_rows(elem, &[m64, split.last as u64, before]),
+                    };
+                    self.select(StepKind::SelectLastChunks, level, last);
+                }
+                let second = Region { buffer: cv, offset: 0, ld: w64 };
+                self.emit(rest, next, width, second, None)?;
+                let total = n.saturating_mul(k);
+                let cap = self.limits.sm_count.saturating_mul(GATHER_BLOCKS_PER_SM);
+                let blocks = total.div_ceil(GATHER_THREADS as usize).min(cap).max(1);
+                let gather = Gather {
+                    n_rows: n64,
+                    k: k as u32,
+                    width: width as u32, // < 2^32: the route checked
+                    chunk: split.chunk as u32,
+                    full: split.full as u32,
+                    input,
+                    row_len: m64,
+                    candidates: ci,
+                    indices: INDICES,
+                    values: VALUES,
+                };
+                self.steps.push(Step {
+                    name: StepKind::GatherIndices,
+                    level,
+                    unit: Unit::single(Family::SplitGather),
+                    grid: Grid { blocks: blocks as u32, threads: GATHER_THREADS, shared_bytes: 0 },
+                    reads: vec![ci, INDICES],
+                    writes: vec![INDICES],
+                    kernel: Kernel::Gather(gather),
+                });
+                Ok(())
+            }
+        }
+    }
+
+    fn select(&mut self, name: StepKind, level: usize, sel: Select) {
+        let mut writes = vec![sel.output.buffer, sel.indices];
+        writes.extend(sel.iterations);
+        let p = sel.plan;
+        self.steps.push(Step {
+            name,
+            level,
+            unit: p.unit,
+            grid: Grid { blocks: p.grid, threads: p.block, shared_bytes: p.dynamic_shared },
+            reads: vec![sel.input.buffer],
+            writes,
+            kernel: Kernel::Select(sel),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use topk_ref::{Bisect, Mode};
+
+    use super::*;
+
+    fn h100() -> DeviceLimits {
+        DeviceLimits::preset("h100").unwrap()
+    }
+
+    fn launch(n: usize, m: usize, k: usize) -> Launch {
+        Launch {
+            n,
+            m,
+            k,
+            mode: Mode::Largest,
+            bisect: Bisect::exact(),
+            sorted: false,
+            elem: ElemType::F32,
+        }
+    }
+
+    fn auto(l: &Launch, counts: bool) -> Program {
+        let p = program(l, &h100(), Strategy::Auto, counts).unwrap();
+        check(&p);
+        p
+    }
+
+    fn names(p: &Program) -> Vec<&'static str> {
+        p.steps.iter().map(|s| s.name.name()).collect()
+    }
+
+    fn select(s: &Step) -> Select {
+        match s.kernel {
+            Kernel::Select(sel) => sel,
+            other => panic!("{other:?} is not a select"),
+        }
+    }
+
+    /// The last element a region's `rows` rows of `width` touch, plus one.
+    fn end(r: &Region, rows: u64, width: u64) -> u64 {
+        if rows == 0 { r.offset } else { r.offset + (rows - 1) * r.ld + width }
+    }
+
+    /// Every program's invariants: steps touch only their buffers' elements, read only what
+    /// the caller gave or an earlier step wrote, the chunk steps of a level cover its rows
+    /// exactly, and the grids cover the rows.
+    fn check(p: &Program) {
+        let len = |id: BufferId| p.buffer(id).elements;
+        let mut written: BTreeSet<BufferId> = [INPUT].into();
+        let mut pieces: Vec<Vec<(u64, u64)>> = vec![Vec::new(); p.depth + 1];
+        for s in &p.steps {
+            for r in &s.reads {
+                assert!(
+                    written.contains(r),
+                    "{:?} reads {} before it is written",
+                    s.name,
+                    p.buffer(*r).name
+                );
+            }
+            match s.kernel {
+                Kernel::Select(sel) => {
+                    let rows = sel.n_rows / u64::from(sel.chunks);
+                    let (m, k) = (u64::from(sel.m), u64::from(sel.k));
+                    let chunks = u64::from(sel.chunks);
+                    assert!(end(&sel.input, rows, chunks * m) <= len(sel.input.buffer), "{s:?}");
+                    assert!(end(&sel.output, rows, chunks * k) <= len(sel.output.buffer), "{s:?}");
+                    assert!(end(&sel.output, rows, chunks * k) <= len(sel.indices), "{s:?}");
+                    assert_eq!(s.unit, sel.plan.unit);
+                    assert!(sel.plan.sort.is_none());
+                    // the grid covers the kernel rows
+                    let per_block = match sel.plan.family().lanes() {
+                        Some(lanes) => u64::from(s.grid.threads) / lanes as u64,
+                        None => 1,
+                    };
+                    assert!(u64::from(s.grid.blocks) * per_block >= sel.n_rows, "{s:?}");
+                    if let Some(it) = sel.iterations {
+                        assert_eq!(len(it), sel.n_rows);
+                    }
+                    if s.name != StepKind::SelectRows {
+                        pieces[s.level].extend(sel.pieces());
+                    }
+                }
+                Kernel::Sort(sort) => {
+                    assert!(
+                        end(&sort.input, sort.n_rows, u64::from(sort.m)) <= len(sort.input.buffer)
+                    );
+                    assert_eq!(len(sort.values), sort.n_rows * u64::from(sort.k));
+                }
+                Kernel::Gather(g) => {
+                    assert_eq!(len(g.candidates), g.n_rows * u64::from(g.width));
+                    assert_eq!(g.input.ld, g.row_len);
+                    let last = g.chunk_span(u64::from(g.width / g.k) - 1);
+                    assert_eq!(last.1, g.row_len, "the last chunk ends the row");
+                    let threads = u64::from(s.grid.blocks) * u64::from(s.grid.threads);
+                    assert!(threads >= 1 && s.grid.blocks as usize <= p.limits.sm_count * 64);
+                }
+            }
+            written.extend(s.writes.iter().copied());
+        }
+        // the chunk steps of each split level tile its rows
+        for s in &p.steps {
+            if let Kernel::Gather(g) = s.kernel {
+                assert_eq!(tiles_row(g.row_len, &pieces[s.level]), Ok(()), "level {}", s.level);
+            }
+        }
+        if !p.steps.is_empty() {
+            assert!(written.contains(&VALUES) && written.contains(&INDICES));
+            assert_eq!(p.iterations().is_some_and(|it| written.contains(&it)), p.counts);
+        }
+    }
+
+    #[test]
+    fn direct_rows_are_one_step_of_the_plans_family() {
+        let many = 1024 * 132;
+        for (n, m, k, family) in [
+            (many, 100, 5, Family::QuarterRows),
+            (10, 100, 5, Family::HalfRows),
+            (10, 1000, 5, Family::WarpRows),
+            (1000, 10_000, 600, Family::BlockRows),
+            (10, 5000, 100, Family::BlockRowsNarrow),
+        ] {
+            for counts in [true, false] {
+                let l = launch(n, m, k);
+                let p = auto(&l, counts);
+                assert_eq!(names(&p), ["select_rows"], "N={n} M={m}");
+                let plan = crate::plan(&l, &h100(), Strategy::Auto).unwrap();
+                let s = &p.steps[0];
+                assert_eq!(s.unit.family(), family);
+                assert_eq!(
+                    s.grid,
+                    Grid {
+                        blocks: plan.grid,
+                        threads: plan.block,
+                        shared_bytes: plan.dynamic_shared
+                    }
+                );
+                let sel = select(s);
+                assert_eq!(
+                    (sel.n_rows, sel.m as usize, sel.k as usize, sel.chunks),
+                    (n as u64, m, k, 1)
+                );
+                assert_eq!(sel.input, Region { buffer: INPUT, offset: 0, ld: m as u64 });
+                assert_eq!(sel.output, Region { buffer: VALUES, offset: 0, ld: k as u64 });
+                assert_eq!(sel.iterations, p.iterations());
+                assert_eq!(p.iterations().is_some(), counts);
+                assert_eq!(p.buffers.len(), 3 + usize::from(counts));
+                assert_eq!(p.depth, 0);
+            }
+        }
+        // nothing to do: no steps, the buffers still described
+        for l in [launch(0, 100, 5), launch(10, 100, 0)] {
+            let p = auto(&l, true);
+            assert!(p.steps.is_empty());
+            assert_eq!(p.buffers.len(), 4);
+        }
+    }
+
+    #[test]
+    fn sorted_output_adds_a_sort_over_the_outputs() {
+        for (k, per_lane, shape) in [(100, 4, false), (2000, 0, true)] {
+            let l = Launch { sorted: true, ..launch(7, 9000, k) };
+            let p = auto(&l, true);
+            assert_eq!(names(&p), ["select_rows", "sort_rows"]);
+            let Kernel::Sort(sort) = p.steps[1].kernel else { panic!() };
+            assert_eq!((sort.n_rows, sort.m, sort.k as usize), (7, 9000, k));
+            assert_eq!(sort.input.buffer, INPUT);
+            assert_eq!((sort.values, sort.indices), (VALUES, INDICES));
+            assert_eq!(sort.results_per_lane, per_lane);
+            assert_eq!(sort.shape.is_some(), shape);
+            assert_eq!(p.steps[1].reads, [INPUT, VALUES, INDICES]);
+        }
+        // one result: nothing to sort
+        let p = auto(&Launch { sorted: true, ..launch(7, 9000, 1) }, true);
+        assert_eq!(names(&p), ["select_rows"]);
+    }
+
+    #[test]
+    fn split_rows_of_full_chunks_select_second_and_gather() {
+        // 65536 = 32 chunks of 2048; 32 * 64 = 2048 candidates per row
+        let p = auto(&launch(4, 65536, 64), false);
+        assert_eq!(names(&p), ["select_chunks", "select_rows", "gather_indices"]);
+        assert_eq!(p.depth, 1);
+        let cand = &p.buffers[3];
+        assert_eq!((cand.name.as_str(), cand.role), ("candidate_values_1", BufferRole::Temporary));
+        assert_eq!((cand.elements, cand.row_len), (4 * 2048, 2048));
+        assert_eq!(p.buffers[4].content, Content::Indices);
+        let chunks = select(&p.steps[0]);
+        assert_eq!((chunks.n_rows, chunks.m, chunks.chunks), (4 * 32, 2048, 32));
+        assert_eq!(chunks.input, Region { buffer: INPUT, offset: 0, ld: 65536 });
+        assert_eq!(chunks.output, Region { buffer: BufferId(3), offset: 0, ld: 2048 });
+        assert_eq!(chunks.indices, BufferId(4));
+        let second = select(&p.steps[1]);
+        assert_eq!(second.input, Region { buffer: BufferId(3), offset: 0, ld: 2048 });
+        assert_eq!((second.n_rows, second.m, second.output.buffer), (4, 2048, VALUES));
+        let Kernel::Gather(g) = p.steps[2].kernel else { panic!() };
+        assert_eq!((g.n_rows, g.k, g.width, g.chunk, g.full), (4, 64, 2048, 2048, 32));
+        assert_eq!(g.candidates, BufferId(4));
+        let grid = p.steps[2].grid;
+        assert_eq!((grid.blocks, grid.threads), (1, GATHER_THREADS));
+        assert_eq!(p.steps[1].level, 1);
+    }
+
+    #[test]
+    fn a_last_chunk_is_a_step_of_its_own_at_the_rows_end() {
+        // 20000 = 4 x 4096 + 3616
+        let l = Launch { sorted: true, ..launch(3, 20_000, 300) };
+        let p = auto(&l, false);
+        assert_eq!(
+            names(&p),
+            ["select_chunks", "select_last_chunks", "select_rows", "sort_rows", "gather_indices"]
+        );
+        let last = select(&p.steps[1]);
+        assert_eq!((last.n_rows, last.m, last.chunks), (3, 3616, 1));
+        assert_eq!(last.input, Region { buffer: INPUT, offset: 4 * 4096, ld: 20_000 });
+        assert_eq!(last.output, Region { buffer: BufferId(3), offset: 4 * 300, ld: 1500 });
+        assert!(!last.vec4 || 3616 % 4 == 0);
+        // the sort rebuilds values from the candidates, before the gather
+        let Kernel::Sort(sort) = p.steps[3].kernel else { panic!() };
+        assert_eq!((sort.input.buffer, sort.m), (BufferId(3), 1500));
+        let Kernel::Gather(g) = p.steps[4].kernel else { panic!() };
+        assert_eq!(g.chunk_span(0), (0, 4096));
+        assert_eq!(g.chunk_span(3), (3 * 4096, 4 * 4096));
+        assert_eq!(g.chunk_span(4), (4 * 4096, 20_000));
+        // a last chunk narrower than k joins the one before
+        let p = auto(&launch(2, 8193, 50), false);
+        let last = select(&p.steps[1]);
+        assert_eq!((last.m, last.input.offset), (2049, 3 * 2048));
+    }
+
+    #[test]
+    fn a_second_split_nests_inside_the_first() {
+        // 2^20 / 4096 = 256 chunks; 65536 candidates, split again into 16 chunks of 4096
+        let p = auto(&launch(2, 1 << 20, 256), false);
+        assert_eq!(p.depth, 2);
+        assert_eq!(
+            names(&p),
+            ["select_chunks", "select_chunks", "select_rows", "gather_indices", "gather_indices"]
+        );
+        let levels: Vec<usize> = p.steps.iter().map(|s| s.level).collect();
+        assert_eq!(levels, [0, 1, 2, 1, 0]);
+        let inner = select(&p.steps[1]);
+        assert_eq!(inner.input, Region { buffer: BufferId(3), offset: 0, ld: 65536 });
+        assert_eq!(inner.output.buffer, BufferId(5));
+        let Kernel::Gather(g) = p.steps[3].kernel else { panic!() };
+        assert_eq!((g.candidates, g.row_len), (BufferId(6), 65536));
+        let Kernel::Gather(g) = p.steps[4].kernel else { panic!() };
+        assert_eq!((g.candidates, g.row_len), (BufferId(4), 1 << 20));
+        assert_eq!(p.temporaries().count(), 4);
+    }
+
+    #[test]
+    fn every_program_keeps_its_invariants() {
+        let shapes = [
+            (1, 1, 1),
+            (5, 300, 7),
+            (1, 8193, 50),
+            (3, 20_000, 300),
+            (7, 40_000, 2000),
+            (2, 151_936, 50),
+            (1, 1 << 22, 64),
+            (600, 16_385, 17),
+            (1, 1_000_003, 1000),
+        ];
+        for (n, m, k) in shapes {
+            for sorted in [false, true] {
+                for elem in ElemType::ALL {
+                    for strategy in [Strategy::Auto, Strategy::Split, Strategy::Block] {
+                        let l = Launch { sorted, elem, ..launch(n, m, k) };
+                        if let Ok(p) = program(&l, &h100(), strategy, false) {
+                            check(&p);
+                            // the same kernels as the route's
+                            let r = route(&l, &h100(), strategy, false).unwrap();
+                            let want: BTreeSet<Unit> = r.units().into_iter().collect();
+                            let got: BTreeSet<Unit> = p.units().into_iter().collect();
+                            assert_eq!(got, want, "N={n} M={m} k={k}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_program_is_json_with_one_entry_per_launch() {
+        let l = Launch { sorted: true, elem: ElemType::F16, ..launch(3, 20_000, 300) };
+        let p = auto(&l, false);
+        let v = serde_json::to_value(&p).unwrap();
+        let steps = v["steps"].as_array().unwrap();
+        assert_eq!(steps.len(), p.steps.len());
+        assert_eq!(steps[0]["name"], "select_chunks");
+        assert_eq!(steps[0]["unit"], "rtopk_block_rows_narrow_f16");
+        assert_eq!(steps[0]["kernel"]["select"]["chunks"], 4);
+        assert_eq!(steps[4]["name"], "gather_indices");
+        assert_eq!(steps[4]["grid"]["threads"], 256);
+        assert_eq!(v["buffers"][0]["name"], "x");
+        assert_eq!(v["buffers"][3]["role"], "temporary");
+        assert_eq!(v["launch"]["elem"], "f16");
+        assert_eq!(v["launch"]["mode"], "largest");
+        assert_eq!(v["limits"]["sm_count"], 132);
+    }
+
+    #[test]
+    fn presets_name_the_devices_limits() {
+        assert_eq!(DeviceLimits::preset_names(), ["a100", "h100", "h200"]);
+        let h100 = DeviceLimits::preset("H100").unwrap();
+        assert_eq!((h100.sm_count, h100.shared_optin_bytes), (132, 232_448));
+        assert_eq!(DeviceLimits::preset("a100").unwrap().sm_count, 108);
+        assert_eq!(DeviceLimits::preset("h200"), Some(h100));
+        assert_eq!(DeviceLimits::preset("v100"), None);
+        // the preset decides the split: 527 rows split on an H100, not on an A100's 108 SMs
+        let a100 = DeviceLimits::preset("a100").unwrap();
+        let depth = |limits: &DeviceLimits, n| {
+            program(&launch(n, 16384, 50), limits, Strategy::Auto, false).unwrap().depth
+        };
+        assert_eq!((depth(&h100, 500), depth(&a100, 500)), (1, 0));
+    }
+
+    #[test]
+    fn tiles_name_the_first_gap_or_overlap() {
+        assert_eq!(tiles_row(10, &[(0, 4), (4, 6)]), Ok(()));
+        assert_eq!(tiles_row(10, &[(0, 4), (4, 5)]), Err(TileError::Gap { at: 9 }));
+        assert_eq!(tiles_row(10, &[(0, 4), (5, 5)]), Err(TileError::Gap { at: 4 }));
+        assert_eq!(tiles_row(10, &[(0, 5), (4, 6)]), Err(TileError::Overlap { at: 4 }));
+        assert_eq!(tiles_row(10, &[(0, 5), (5, 6)]), Err(TileError::Past { at: 10 }));
+    }
+}

@@ -1,0 +1,183 @@
+//! What a run exercised: the program's steps (rtopk-plan's `program`) and, inside them, the
+//! branches the kernel took — so that a user validating a kernel change can see whether the
+//! inputs reached narrowing, block rows past their registers, split rows, the sorts, the
+//! 16-bit paths or the search's fallback to key bisection. Counting costs a counter increment
+//! per row (kernel branches) or per launch (the rest).
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::rtopk::plan::Program;
+
+/// A branch a run may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Branch {
+    /// Rows of four per warp (`rtopk_quarter_rows_*`).
+    QuarterRows,
+    /// Rows of two per warp (`rtopk_half_rows_*`).
+    HalfRows,
+    /// Rows of one warp (`rtopk_warp_rows_*`).
+    WarpRows,
+    /// Rows of one block (`rtopk_block_rows`).
+    BlockRows,
+    /// Rows of one block that may narrow (`rtopk_block_rows_narrow`).
+    BlockRowsNarrow,
+    /// Rows of 16-bit elements (f16, bf16), two per register.
+    Elem16,
+    /// Rows read 16 bytes at a time.
+    Vec4Loads,
+    /// A row of a narrowing kernel that narrowed to its candidates.
+    Narrowed,
+    /// A row of a narrowing kernel that did not narrow.
+    NotNarrowed,
+    /// A search that ended on a count of exactly k.
+    ExitHit,
+    /// A search whose bracket could not shrink.
+    ExitConverged,
+    /// A search that stopped at its precision.
+    ExitPrecision,
+    /// An early-stopping search (Algorithm 2).
+    EarlyStop,
+    /// A search that bisected keys (the value phase could not go on, or never applied).
+    KeyPhase,
+    /// A block row with keys in shared memory past its registers.
+    SharedKeys,
+    /// A block row re-keyed from the input past shared memory.
+    Rekeyed,
+    /// Split rows: a chunk launch.
+    SplitRows,
+    /// A split row's last chunk, narrower or wider than the others.
+    LastChunk,
+    /// The warp sort (`rtopk_sort_warp_rows_*`).
+    SortWarp,
+    /// The block sort in shared memory.
+    SortShared,
+    /// The block sort in global memory.
+    SortGlobal,
+}
+
+impl Branch {
+    /// Every branch.
+    pub const ALL: [Branch; 21] = [
+        Branch::QuarterRows,
+        Branch::HalfRows,
+        Branch::WarpRows,
+        Branch::BlockRows,
+        Branch::BlockRowsNarrow,
+        Branch::Elem16,
+        Branch::Vec4Loads,
+        Branch::Narrowed,
+        Branch::NotNarrowed,
+        Branch::ExitHit,
+        Branch::ExitConverged,
+        Branch::ExitPrecision,
+        Branch::EarlyStop,
+        Branch::KeyPhase,
+        Branch::SharedKeys,
+        Branch::Rekeyed,
+        Branch::SplitRows,
+        Branch::LastChunk,
+        Branch::SortWarp,
+        Branch::SortShared,
+        Branch::SortGlobal,
+    ];
+
+    /// The branch's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Branch::QuarterRows => "quarter_rows",
+            Branch::HalfRows => "half_rows",
+            Branch::WarpRows => "warp_rows",
+            Branch::BlockRows => "block_rows",
+            Branch::BlockRowsNarrow => "block_rows_narrow",
+            Branch::Elem16 => "elem16",
+            Branch::Vec4Loads => "vec4_loads",
+            Branch::Narrowed => "narrowed",
+            Branch::NotNarrowed => "not_narrowed",
+            Branch::ExitHit => "exit_hit",
+            Branch::ExitConverged => "exit_converged",
+            Branch::ExitPrecision => "exit_precision",
+            Branch::EarlyStop => "early_stop",
+            Branch::KeyPhase => "key_phase",
+            Branch::SharedKeys => "shared_keys",
+            Branch::Rekeyed => "rekeyed",
+            Branch::SplitRows => "split_rows",
+            Branch::LastChunk => "last_chunk",
+            Branch::SortWarp => "sort_warp",
+            Branch::SortShared => "sort_shared",
+            Branch::SortGlobal => "sort_global",
+        }
+    }
+
+    /// The branch named `name`.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    fn ordinal(self) -> usize {
+        Self::ALL.iter().position(|&b| b == self).unwrap_or(0)
+    }
+}
+
+/// What a run exercised: each step of its program (launches of it) and each branch taken
+/// (rows, or launches for the sorts and split rows), by name; branches not taken are absent.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Coverage {
+    /// Launches per step name (`select_rows`, `select_chunks`, ...).
+    pub steps: BTreeMap<String, u64>,
+    /// Rows (or launches) per branch name ([`Branch::name`]).
+    pub branches: BTreeMap<String, u64>,
+}
+
+impl Coverage {
+    /// The steps of `program`, each counted once per launch of it; no branches yet.
+    pub fn of_program(program: &Program) -> Self {
+        let mut steps = BTreeMap::new();
+        for s in &program.steps {
+            *steps.entry(s.name.name().to_string()).or_default() += 1;
+        }
+        Self { steps, branches: BTreeMap::new() }
+    }
+
+    /// Whether the run took `branch`.
+    pub fn reached(&self, branch: Branch) -> bool {
+        self.branches.get(branch.name()).is_some_and(|&n| n > 0)
+    }
+
+    /// Whether the run ran the step named `step`.
+    pub fn ran(&self, step: &str) -> bool {
+        self.steps.get(step).is_some_and(|&n| n > 0)
+    }
+
+    /// Adds `other`'s branch counts (the steps are the program's: kept).
+    pub fn merge_branches(&mut self, other: &Coverage) {
+        for (name, n) in &other.branches {
+            *self.branches.entry(name.clone()).or_default() += n;
+        }
+    }
+}
+
+/// The counters a run's kernels increment (one per branch).
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    counts: [Cell<u64>; Branch::ALL.len()],
+}
+
+impl Tally {
+    /// Counts `n` of `branch`.
+    pub(crate) fn add(&self, branch: Branch, n: u64) {
+        let c = &self.counts[branch.ordinal()];
+        c.set(c.get().saturating_add(n));
+    }
+
+    /// Adds the counts to `cov`'s branches.
+    pub(crate) fn into_coverage(self, cov: &mut Coverage) {
+        for (b, c) in Branch::ALL.iter().zip(self.counts) {
+            if c.get() > 0 {
+                *cov.branches.entry(b.name().to_string()).or_default() += c.get();
+            }
+        }
+    }
+}

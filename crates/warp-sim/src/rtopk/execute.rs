@@ -1,0 +1,516 @@
+//! The simulator's executor of a launch program (rtopk-plan's `program`; docs/kernel.md,
+//! "The launch program"): the steps in order, under the names the CUDA launcher's executor
+//! uses (`select_rows`, `select_chunks`, `select_last_chunks`, `sort_rows`, `gather_indices`),
+//! each launched with the grid and the row geometry the program gives — the executor
+//! computes none of its own.
+//!
+//! The program's buffers are global buffers of the machine: the caller's outputs (held for
+//! the rows being run, a window of the grid, [`crate::rtopk::launch`]) and the temporaries
+//! (each split level's candidates, held whole: a program that splits rows runs whole, its size
+//! checked first, [`SPLIT_MAX_WORDS`]). A step reads an earlier step's values as its input: a
+//! kernel boundary orders every write before it, so it reads them as a read-only copy.
+//!
+//! Besides the kernels' own diagnostics, the executor checks the program's invariants: the
+//! launches over a split row's chunks cover each row exactly (by their arguments: every
+//! element in one chunk, none in two; and by their reads: every element read), and the gather
+//! names the element each result claims (`split.rs`).
+
+use std::cell::RefCell;
+use std::ops::Range;
+
+use crate::engine::diag::{DiagKind, DiagPolicy, Diagnostic, Op};
+use crate::engine::error::SimError;
+use crate::engine::global::{Global, Source, WordSource};
+use crate::engine::warp::BufId;
+use crate::rtopk::args::KernelArgs;
+use crate::rtopk::coverage::{Branch, Tally};
+use crate::rtopk::mutant::Mutant;
+use crate::rtopk::order::ElemType;
+use crate::rtopk::params::Params;
+use crate::rtopk::plan::{
+    BufferId, BufferRole, Content, Family, Gather, INPUT, Kernel, Program, Region, Select, Sort,
+    Step, StepKind, tiles_row,
+};
+use crate::rtopk::record::Recorder;
+use crate::rtopk::trace::RowTrace;
+
+/// The most global words a program that splits rows may hold at once (its outputs, and for
+/// each split its candidates' values and indices and the copy the next stage reads): about
+/// 700 MB of simulated memory with its shadow state.
+pub const SPLIT_MAX_WORDS: u64 = 1 << 25;
+
+/// What one run of a program over some of its rows starts from.
+#[derive(Clone, Copy)]
+pub(crate) struct Run<'x> {
+    /// The caller's input and its element type.
+    pub(crate) src: &'x dyn Source,
+    pub(crate) elem: ElemType,
+    /// The caller's arguments: the mode, the search, the seeded bug.
+    pub(crate) args: KernelArgs,
+    /// The caller's rows run (all of them for a program that splits rows).
+    pub(crate) rows: (u64, u64),
+    /// The traced row and its recorder.
+    pub(crate) trace: Option<(u64, &'x RefCell<RowTrace>)>,
+    /// The coverage counters.
+    pub(crate) cover: &'x Tally,
+}
+
+/// The caller's outputs of the rows run (values as the elements' bits).
+pub(crate) struct Outputs {
+    pub(crate) first: u64,
+    pub(crate) values: Vec<u32>,
+    pub(crate) indices: Vec<u32>,
+    pub(crate) iterations: Vec<u32>,
+}
+
+/// Global words a program holds at once, if it can be counted: its outputs, and its
+/// temporaries with a copy of each temporary's values (read by the next level).
+pub(crate) fn program_words(p: &Program) -> Option<u64> {
+    p.buffers.iter().try_fold(0u64, |sum, b| {
+        let copies = match (b.role, b.content) {
+            (BufferRole::Input, _) | (_, Content::Iterations) => 0,
+            (BufferRole::Temporary, Content::Values) => 2,
+            _ => 1,
+        };
+        sum.checked_add(b.elements.checked_mul(copies)?)
+    })
+}
+
+/// How a split level's chunk launches covered its rows.
+#[derive(Default)]
+struct Level {
+    /// Each chunk launch's `(x_at, ld, m, chunks)`, as launched.
+    launches: Vec<(u64, u64, u64, u64)>,
+    /// The level's input elements read by its chunk launches (a bit per element).
+    read: Vec<u64>,
+}
+
+/// A source that marks each element read.
+struct Marking<'a> {
+    inner: &'a dyn Source,
+    read: RefCell<Vec<u64>>,
+}
+
+impl Source for Marking<'_> {
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+    #[inline]
+    fn word(&self, i: u64) -> u32 {
+        if let Some(w) = self.read.borrow_mut().get_mut((i / 64) as usize) {
+            *w |= 1 << (i % 64);
+        }
+        self.inner.word(i)
+    }
+    fn row_len(&self) -> Option<u64> {
+        self.inner.row_len()
+    }
+    fn elem_bytes(&self) -> u32 {
+        self.inner.elem_bytes()
+    }
+}
+
+/// One run's buffers and what its checks collect.
+struct State {
+    bufs: Vec<Option<BufId>>,
+    levels: Vec<Level>,
+}
+
+impl State {
+    fn buf(&self, id: BufferId) -> Result<BufId, SimError> {
+        self.bufs.get(id.0).copied().flatten().ok_or_else(|| {
+            SimError::InvalidLaunch(format!("the program names buffer {} it does not hold", id.0))
+        })
+    }
+}
+
+impl crate::rtopk::launch::Simulator {
+    /// Runs `program` over the caller's rows `run.rows` (a window of whole blocks of every
+    /// step, or all rows), returning those rows' outputs.
+    pub(crate) fn execute(
+        &mut self,
+        program: &Program,
+        run: &Run<'_>,
+    ) -> Result<Outputs, SimError> {
+        let (r0, r1) = run.rows;
+        let n = program.launch.n as u64;
+        if program.depth > 0 && (r0, r1) != (0, n) {
+            return Err(SimError::InvalidLaunch(format!(
+                "split rows run whole: rows {r0}..{r1} of {n} are not all of them"
+            )));
+        }
+        self.machine.free_globals();
+        let mut st = State { bufs: vec![None; program.buffers.len()], levels: Vec::new() };
+        st.levels.resize_with(program.depth + 1, Level::default);
+        let bytes = run.elem.bytes() as u32;
+        for (i, b) in program.buffers.iter().enumerate() {
+            let name = match (b.role, b.content) {
+                (BufferRole::Input, _) => continue,
+                (BufferRole::Output, Content::Values) => "out_val",
+                (BufferRole::Output, Content::Indices) => "out_idx",
+                (_, Content::Iterations) => "out_iter",
+                (BufferRole::Temporary, Content::Values) => "cand_val",
+                (BufferRole::Temporary, Content::Indices) => "cand_idx",
+            };
+            let g = match b.role {
+                BufferRole::Temporary => Global::zeroed(name, b.elements)?,
+                _ => Global::window(name, b.elements, r0 * b.row_len, (r1 - r0) * b.row_len)?,
+            };
+            let g = g.with_rows(b.row_len);
+            let g = if b.content == Content::Values { g.with_elem_bytes(bytes) } else { g };
+            let id = self.machine.alloc(g);
+            self.machine.global_mut(id).set_write_once(true);
+            st.bufs[i] = Some(id);
+        }
+        for step in &program.steps {
+            match &step.kernel {
+                Kernel::Select(sel) => self.select_step(step, sel, run, &mut st)?,
+                Kernel::Sort(sort) => self.sort_step(step, sort, run, &st)?,
+                Kernel::Gather(g) => self.gather_step(step, g, run, &mut st)?,
+            }
+        }
+        let out = |this: &mut Self, id: Option<BufferId>| -> Result<Vec<u32>, SimError> {
+            match id {
+                Some(id) => Ok(this.machine.global(st.buf(id)?).data().to_vec()),
+                None => Ok(Vec::new()),
+            }
+        };
+        let find = |role, content| {
+            program
+                .buffers
+                .iter()
+                .position(|b| b.role == role && b.content == content)
+                .map(BufferId)
+        };
+        Ok(Outputs {
+            first: r0,
+            values: out(self, find(BufferRole::Output, Content::Values))?,
+            indices: out(self, find(BufferRole::Output, Content::Indices))?,
+            iterations: out(self, program.iterations())?,
+        })
+    }
+
+    /// The values of `region`'s buffer as a step's input: the caller's, or a copy of an
+    /// earlier step's output.
+    fn input_words(&mut self, region: &Region, st: &State) -> Result<Option<Vec<u32>>, SimError> {
+        if region.buffer == INPUT {
+            return Ok(None);
+        }
+        Ok(Some(self.machine.global(st.buf(region.buffer)?).data().to_vec()))
+    }
+
+    /// A top-k step (`select_rows`, `select_chunks`, `select_last_chunks`).
+    fn select_step(
+        &mut self,
+        step: &Step,
+        sel: &Select,
+        run: &Run<'_>,
+        st: &mut State,
+    ) -> Result<(), SimError> {
+        let words = self.input_words(&sel.input, st)?;
+        let bytes = run.elem.bytes() as u32;
+        let copy = words.as_ref().map(|w| WordSource::new(w, sel.input.ld, bytes));
+        let src: &dyn Source = match &copy {
+            Some(c) => c,
+            None => run.src,
+        };
+        let chunked = step.name != StepKind::SelectRows;
+        let checks = self.machine.policy() != DiagPolicy::Off;
+        let level = st.levels.get_mut(step.level).ok_or_else(|| {
+            SimError::InvalidLaunch(format!(
+                "a step of level {} in a shallower program",
+                step.level
+            ))
+        })?;
+        let marking = (chunked && checks).then(|| {
+            let mut read = std::mem::take(&mut level.read);
+            read.resize(src.len().div_ceil(64) as usize, 0);
+            Marking { inner: src, read: RefCell::new(read) }
+        });
+        let x: &dyn Source = match &marking {
+            Some(m) => m,
+            None => src,
+        };
+        let mut m = sel.m as usize;
+        // BUG (LastChunkDropsOne): the last chunks' launch one element short of the chunk.
+        if step.name == StepKind::SelectLastChunks && run.args.has(Mutant::LastChunkDropsOne) {
+            m = m.saturating_sub(1);
+        }
+        let a = KernelArgs { n: sel.n_rows as usize, m, k: sel.k as usize, ..run.args };
+        let vec4 = if run.args.has(Mutant::Vec4UnalignedRows) {
+            // BUG (Vec4UnalignedRows): half the elements of a 16-byte load.
+            let half = (8 / run.elem.bytes()) as u64;
+            sel.input.ld % half == 0 && m as u64 % half == 0
+        } else {
+            sel.vec4
+        };
+        let trace = match run.trace {
+            Some((row, t)) if step.name == StepKind::SelectRows && step.level == 0 => {
+                Some((row, t as &RefCell<dyn Recorder>))
+            }
+            _ => None,
+        };
+        let params = Params {
+            a,
+            x,
+            elem: run.elem,
+            out_val: st.buf(sel.output.buffer)?,
+            out_idx: st.buf(sel.indices)?,
+            out_iter: sel.iterations.map(|id| st.buf(id)).transpose()?,
+            x_at: sel.input.offset,
+            out_at: sel.output.offset,
+            ld: sel.input.ld as u32, // < 2^32: the plan checked
+            out_ld: sel.output.ld as u32,
+            chunks: sel.chunks,
+            plan: sel.plan,
+            vec4,
+            trace,
+            cover: Some(run.cover),
+        };
+        let chunks = u64::from(sel.chunks);
+        let (r0, r1) = run.rows;
+        self.write_once(&[params.out_val, params.out_idx], true);
+        self.launch_topk(&params, r0 * chunks..r1 * chunks)?;
+        let (out_idx, out_iter) = (params.out_idx, params.out_iter);
+        let launched = (params.x_at, u64::from(params.ld), a.m as u64, chunks);
+        cover_select(run, step.name, sel, vec4, (r1 - r0) * chunks);
+        let label = match step.name {
+            StepKind::SelectChunks => "cand_idx: every chunk's results",
+            StepKind::SelectLastChunks => "cand_idx: every last chunk's results",
+            _ => "out_idx: every result",
+        };
+        let cols = sel.output.offset..sel.output.offset + chunks * u64::from(sel.k);
+        self.check_rows_written(out_idx, (r0..r1, sel.output.ld), cols, label)?;
+        if let Some(it) = out_iter {
+            self.check_rows_written(it, (r0..r1, 1), 0..1, "out_iter: every row")?;
+        }
+        if chunked {
+            let level = &mut st.levels[step.level];
+            level.launches.push(launched);
+            if let Some(marking) = marking {
+                level.read = marking.read.into_inner();
+            }
+        }
+        Ok(())
+    }
+
+    /// The sort step (`sort_rows`).
+    fn sort_step(
+        &mut self,
+        step: &Step,
+        sort: &Sort,
+        run: &Run<'_>,
+        st: &State,
+    ) -> Result<(), SimError> {
+        let words = self.input_words(&sort.input, st)?;
+        let bytes = run.elem.bytes() as u32;
+        let copy = words.as_ref().map(|w| WordSource::new(w, sort.input.ld, bytes));
+        let src: &dyn Source = match &copy {
+            Some(c) => c,
+            None => run.src,
+        };
+        let a = KernelArgs {
+            n: sort.n_rows as usize,
+            m: sort.m as usize,
+            k: sort.k as usize,
+            ..run.args
+        };
+        let (values, indices) = (st.buf(sort.values)?, st.buf(sort.indices)?);
+        self.write_once(&[values, indices], false);
+        let (r0, r1) = run.rows;
+        run.cover.add(
+            match sort.shape {
+                None => Branch::SortWarp,
+                Some(s) if s.in_shared => Branch::SortShared,
+                Some(_) => Branch::SortGlobal,
+            },
+            r1 - r0,
+        );
+        self.sort((src, run.elem), &a, (step.grid, sort), r0..r1, values, indices)
+    }
+
+    /// The gather step (`gather_indices`), after the checks of its level's chunk launches.
+    fn gather_step(
+        &mut self,
+        step: &Step,
+        g: &Gather,
+        run: &Run<'_>,
+        st: &mut State,
+    ) -> Result<(), SimError> {
+        let level = std::mem::take(&mut st.levels[step.level]);
+        self.check_chunks_cover(g, &level)?;
+        let words = self.input_words(&g.input, st)?;
+        let bytes = run.elem.bytes() as u32;
+        let copy = words.as_ref().map(|w| WordSource::new(w, g.input.ld, bytes));
+        let src: &dyn Source = match &copy {
+            Some(c) => c,
+            None => run.src,
+        };
+        let bufs = (st.buf(g.candidates)?, st.buf(g.indices)?, st.buf(g.values)?);
+        self.launch_gather(&run.args, step.grid, g, src, bufs)
+    }
+
+    /// The program's invariant over a split level: its chunk launches, as launched, cover each
+    /// row exactly (checked on the first and the last row, where a wrong row stride shows), and
+    /// every element of the level's input was read.
+    fn check_chunks_cover(&mut self, g: &Gather, level: &Level) -> Result<(), SimError> {
+        if self.machine.policy() == DiagPolicy::Off || g.n_rows == 0 {
+            return Ok(());
+        }
+        let (base, len) = (g.input.offset, g.row_len);
+        for row in [0, g.n_rows - 1] {
+            let start = base + row * len;
+            let pieces: Vec<(u64, u64)> = level
+                .launches
+                .iter()
+                .flat_map(|&(x_at, ld, m, chunks)| {
+                    (0..chunks).map(move |c| {
+                        let at = x_at.saturating_add(row.saturating_mul(ld)).saturating_add(c * m);
+                        (at.wrapping_sub(start).min(u64::MAX / 2), m)
+                    })
+                })
+                .collect();
+            if let Err(e) = tiles_row(len, &pieces) {
+                self.report_invariant(
+                    "split rows: the chunk launches cover each row exactly (every element in one \
+                     chunk)",
+                    1,
+                    start + e.at(),
+                )?;
+                break;
+            }
+        }
+        let end = base + g.n_rows * len;
+        let unread = (base..end)
+            .filter(|&i| level.read.get((i / 64) as usize).is_none_or(|w| w >> (i % 64) & 1 == 0));
+        let (mut first, mut count) = (None, 0u64);
+        for i in unread {
+            first.get_or_insert(i);
+            count += 1;
+        }
+        match first {
+            Some(at) => self.report_invariant(
+                "split rows: every element of each row read by its chunk launches",
+                count,
+                at,
+            ),
+            None => Ok(()),
+        }
+    }
+
+    /// Reports a program invariant that did not hold, at element `at` of the level's input.
+    fn report_invariant(
+        &mut self,
+        label: &'static str,
+        count: u64,
+        at: u64,
+    ) -> Result<(), SimError> {
+        self.machine.report_launch(Diagnostic {
+            kind: DiagKind::AssertFailed,
+            op: Op::Launch,
+            label,
+            block: 0,
+            warp: 0,
+            lanes: count.min(u64::from(u32::MAX)) as u32,
+            address: Some(at),
+        })
+    }
+
+    /// Switches the write-once check of `bufs`.
+    pub(crate) fn write_once(&mut self, bufs: &[BufId], once: bool) {
+        for &id in bufs {
+            self.machine.global_mut(id).set_write_once(once);
+        }
+    }
+
+    /// Reports the first element of `cols` of each of `rows` rows of `stride` of `buf` that
+    /// the launch left unwritten (one finding for all of them).
+    fn check_rows_written(
+        &mut self,
+        buf: BufId,
+        (rows, stride): (Range<u64>, u64),
+        cols: Range<u64>,
+        label: &'static str,
+    ) -> Result<(), SimError> {
+        if self.machine.policy() == DiagPolicy::Off {
+            return Ok(());
+        }
+        let g = self.machine.global(buf);
+        let (mut first, mut count) = (None, 0u64);
+        if stride == cols.end - cols.start && cols.start == 0 {
+            // whole rows: one range
+            if let Some((at, c)) = g.unwritten(rows.start * stride, rows.end * stride) {
+                (first, count) = (Some(at), c);
+            }
+        } else {
+            for r in rows {
+                if let Some((at, c)) = g.unwritten(r * stride + cols.start, r * stride + cols.end) {
+                    first.get_or_insert(at);
+                    count += c;
+                }
+            }
+        }
+        let Some(first) = first else { return Ok(()) };
+        self.machine.report_launch(Diagnostic {
+            kind: DiagKind::OutputUnwritten,
+            op: Op::Launch,
+            label,
+            block: 0,
+            warp: 0,
+            lanes: count.min(u64::from(u32::MAX)) as u32,
+            address: Some(first),
+        })
+    }
+}
+
+/// Counts a top-k step's rows (`rows` kernel rows) in the run's coverage: its family, 16-bit
+/// elements, 16-byte loads, split rows and their last chunk.
+fn cover_select(run: &Run<'_>, name: StepKind, sel: &Select, vec4: bool, rows: u64) {
+    let family = match sel.plan.family() {
+        Family::QuarterRows => Branch::QuarterRows,
+        Family::HalfRows => Branch::HalfRows,
+        Family::WarpRows => Branch::WarpRows,
+        Family::BlockRowsNarrow => Branch::BlockRowsNarrow,
+        _ => Branch::BlockRows,
+    };
+    run.cover.add(family, rows);
+    if run.elem != ElemType::F32 {
+        run.cover.add(Branch::Elem16, rows);
+    }
+    if vec4 {
+        run.cover.add(Branch::Vec4Loads, rows);
+    }
+    match name {
+        StepKind::SelectChunks => run.cover.add(Branch::SplitRows, 1),
+        StepKind::SelectLastChunks => run.cover.add(Branch::LastChunk, 1),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use topk_ref::{Bisect, Mode};
+
+    use super::*;
+    use crate::rtopk::launch::{SimConfig, Simulator};
+    use crate::rtopk::plan::Strategy;
+
+    #[test]
+    fn a_program_too_large_to_hold_is_an_error_not_an_abort() {
+        let args = KernelArgs {
+            n: 1 << 20,
+            m: 1 << 20,
+            k: 64,
+            mode: Mode::Largest,
+            bisect: Bisect::exact(),
+            mutant: None,
+        };
+        let config = SimConfig { strategy: Strategy::Split, ..SimConfig::default() };
+        let mut sim = Simulator::new(config);
+        let program = sim.program(&args, ElemType::F32).unwrap();
+        assert!(program_words(&program).unwrap() > SPLIT_MAX_WORDS);
+        let src = crate::engine::VirtualSource::new(1 << 40, 1 << 20, |i| i as f32);
+        let err = sim.run_rows(&src, &args, 0..1 << 20).unwrap_err();
+        assert!(matches!(err, SimError::InvalidLaunch(_)) && err.to_string().contains("split"));
+    }
+}

@@ -1,0 +1,230 @@
+//! The simulator's executor of the launch program: every step kind (`select_rows`,
+//! `select_chunks`, `select_last_chunks`, `sort_rows`, `gather_indices`) run against
+//! topk-ref's bisect — values, indices, and the iteration counts where the program has them —
+//! on several rows (a wrong row stride hides at N = 1), in f32 and a 16-bit type; the coverage
+//! a run reports; and the program's invariants the executor checks (a split row's chunks cover
+//! it exactly; a gathered index names the element it claims).
+
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use rand_distr::{Distribution, StandardNormal};
+use topk_ref::{Bisect, Element, KeyBits, Mode, Options, f16, topk_row};
+use warp_sim::rtopk::Strategy as Launch;
+use warp_sim::{
+    Branch, DiagKind, ElemType, KernelArgs, LaunchResult, Mutant, SimConfig, Simulator,
+};
+
+/// Rows of normal numbers laced with NaN of both signs, ±inf, ±0, subnormals and ties.
+fn hostile(n: usize, m: usize, seed: u64) -> Vec<f32> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..n * m)
+        .map(|_| match rng.random_range(0u32..24) {
+            0 => f32::NAN,
+            1 => -f32::NAN,
+            2 => f32::INFINITY,
+            3 => f32::NEG_INFINITY,
+            4 => -0.0,
+            5 => 0.0,
+            6 => f32::from_bits(rng.random_range(1u32..0x80_0000)),
+            7..=9 => f32::from(rng.random_range(0u8..4)),
+            _ => StandardNormal.sample(&mut rng),
+        })
+        .collect()
+}
+
+/// Runs `x` and checks every row against bisect; returns the result.
+fn check<E: Element>(
+    config: SimConfig,
+    (n, m, k, mode): (usize, usize, usize, Mode),
+    x: &[E],
+) -> LaunchResult<E>
+where
+    Bisect: topk_ref::RowTopKOf<E>,
+{
+    let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
+    let got = Simulator::new(config).run(x, &args).unwrap();
+    assert!(got.diagnostics.is_empty(), "N={n} M={m} k={k}: {}", got.summary);
+    let opts = Options { mode, sorted: config.sorted };
+    for r in 0..n {
+        let want = topk_row(&Bisect::exact(), &x[r * m..(r + 1) * m], k, opts).unwrap();
+        let at = format!("{} N={n} M={m} k={k} row {r}", E::NAME);
+        assert_eq!(&got.indices[r * k..(r + 1) * k], want.indices.as_slice(), "{at}");
+        let bits = |v: &[E]| v.iter().map(|e| e.to_bits().to_u32()).collect::<Vec<_>>();
+        assert_eq!(bits(&got.values[r * k..(r + 1) * k]), bits(&want.values), "{at}");
+        if got.coverage.ran("gather_indices") {
+            assert!(got.iterations.is_empty(), "{at}: a split row has no count");
+        } else {
+            assert_eq!(got.iterations[r], want.stats.iterations.unwrap_or(0), "{at}");
+        }
+    }
+    got
+}
+
+/// The step names a run executed, in the program's order.
+fn steps(config: SimConfig, n: usize, m: usize, k: usize, elem: ElemType) -> Vec<&'static str> {
+    let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let p = Simulator::new(config).program(&args, elem).unwrap();
+    p.steps.iter().map(|s| s.name.name()).collect()
+}
+
+/// (config, N, M, k, mode, the steps of its program).
+type Case = (SimConfig, usize, usize, usize, Mode, &'static [&'static str]);
+
+#[test]
+fn every_step_kind_equals_bisect_in_f32_and_f16() {
+    let split = |sorted| SimConfig { strategy: Launch::Split, sorted, ..SimConfig::default() };
+    let sorted = SimConfig { sorted: true, ..SimConfig::default() };
+    let no_counts = SimConfig { counts: false, ..SimConfig::default() };
+    // (config, N, M, k, mode, the steps)
+    let cases: [Case; 6] = [
+        (SimConfig::default(), 5, 300, 7, Mode::Largest, &["select_rows"]),
+        (sorted, 4, 2000, 40, Mode::Smallest, &["select_rows", "sort_rows"]),
+        (
+            split(false),
+            3,
+            8192,
+            64,
+            Mode::Largest,
+            &["select_chunks", "select_rows", "gather_indices"],
+        ),
+        (
+            split(true),
+            3,
+            5000,
+            100,
+            Mode::Smallest,
+            &["select_chunks", "select_last_chunks", "select_rows", "sort_rows", "gather_indices"],
+        ),
+        (
+            no_counts,
+            3,
+            9000,
+            50,
+            Mode::Largest,
+            &["select_chunks", "select_last_chunks", "select_rows", "gather_indices"],
+        ),
+        (
+            no_counts,
+            2,
+            270_000,
+            128,
+            Mode::Largest,
+            &[
+                "select_chunks",
+                "select_last_chunks",
+                "select_chunks",
+                "select_last_chunks",
+                "select_rows",
+                "gather_indices",
+                "gather_indices",
+            ],
+        ),
+    ];
+    for (i, (config, n, m, k, mode, want)) in cases.into_iter().enumerate() {
+        assert_eq!(steps(config, n, m, k, ElemType::F32), want, "N={n} M={m} k={k}");
+        let x = hostile(n, m, 7 + i as u64);
+        let got = check(config, (n, m, k, mode), &x);
+        for s in want {
+            assert!(got.coverage.ran(s), "{s} not in {:?}", got.coverage.steps);
+        }
+        if m <= 9000 {
+            let x16: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+            let got = check(config, (n, m, k, mode), &x16);
+            assert!(got.coverage.reached(Branch::Elem16));
+        }
+    }
+}
+
+#[test]
+fn coverage_names_the_branches_a_run_took() {
+    let run = |config: SimConfig, n, m, k, bisect, x: &[f32]| {
+        let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect, mutant: None };
+        Simulator::new(config).run(x, &args).unwrap().coverage
+    };
+    let exact = Bisect::exact();
+    let x: Vec<f32> = (0..9 * 300).map(|i| ((i * 7919) % 1009) as f32).collect();
+    // whole-warp rows of 300 narrow (k < 128); early stopping never does
+    let c = run(SimConfig::default(), 9, 300, 20, exact, &x);
+    assert!(c.reached(Branch::WarpRows) && c.reached(Branch::Narrowed), "{c:?}");
+    assert_eq!(c.branches.get("warp_rows"), Some(&9));
+    assert!(!c.reached(Branch::EarlyStop) && !c.reached(Branch::SplitRows));
+    let c = run(SimConfig::default(), 9, 300, 20, Bisect::early_stopping(3), &x);
+    assert!(c.reached(Branch::EarlyStop) && !c.reached(Branch::Narrowed), "{c:?}");
+    // rows of ±inf only: no value phase, the search bisects keys
+    let inf: Vec<f32> =
+        (0..4 * 64).map(|i| if i % 3 == 0 { f32::INFINITY } else { f32::NEG_INFINITY }).collect();
+    let c = run(SimConfig::default(), 4, 64, 10, exact, &inf);
+    assert!(c.reached(Branch::KeyPhase) && c.reached(Branch::HalfRows), "{c:?}");
+    // block rows past their registers, sorted in shared memory
+    let x = hostile(1, 35_000, 2);
+    let block = SimConfig { strategy: Launch::Block, sorted: true, ..SimConfig::default() };
+    let c = run(block, 1, 35_000, 1100, exact, &x);
+    assert!(c.reached(Branch::BlockRows) && c.reached(Branch::SharedKeys), "{c:?}");
+    assert!(c.reached(Branch::SortShared) && c.ran("sort_rows") && !c.reached(Branch::Rekeyed));
+    // split rows and their last chunk
+    let x = hostile(2, 5000, 3);
+    let split = SimConfig { strategy: Launch::Split, ..SimConfig::default() };
+    let c = run(split, 2, 5000, 100, exact, &x);
+    assert!(c.reached(Branch::SplitRows) && c.reached(Branch::LastChunk), "{c:?}");
+    assert_eq!(c.steps.get("gather_indices"), Some(&1));
+    let json = serde_json::to_value(&c).unwrap();
+    assert_eq!(json["steps"]["select_chunks"], 1);
+    assert!(json["branches"]["split_rows"].as_u64().unwrap() > 0);
+    for b in Branch::ALL {
+        assert_eq!(Branch::parse(b.name()), Some(b));
+    }
+}
+
+/// A launch over a split row's last chunks one element short drops the row's last element
+/// from the candidates: where that element is not in the top k, the output is right, and only
+/// the executor's coverage invariants see it — by the launches' arguments always, and by the
+/// reads where no 16-byte load reads the element anyway (a width of no whole 16-byte groups),
+/// on every row, not only the first.
+#[test]
+fn a_last_chunk_one_element_short_is_caught_by_the_coverage_invariant() {
+    for m in [5000, 5001] {
+        let (n, k) = (3, 100);
+        let mut x = hostile(n, m, 11);
+        for r in 0..n {
+            x[r * m + m - 1] = -1.0e30; // never among the largest
+        }
+        let config = SimConfig { strategy: Launch::Split, ..SimConfig::default() };
+        let args =
+            |mutant| KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant };
+        let clean = Simulator::new(config).run(&x, &args(None)).unwrap();
+        assert!(clean.diagnostics.is_empty(), "{}", clean.summary);
+        let bad = Simulator::new(config).run(&x, &args(Some(Mutant::LastChunkDropsOne))).unwrap();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bad.indices, clean.indices, "the oracle is blind");
+        assert_eq!(bits(&bad.values), bits(&clean.values), "the oracle is blind");
+        let labels: Vec<&str> = bad.diagnostics.iter().map(|d| d.label).collect();
+        assert!(bad.diagnostics.iter().all(|d| d.kind == DiagKind::AssertFailed), "{labels:?}");
+        let cover = bad.diagnostics.iter().find(|d| d.label.contains("cover each row exactly"));
+        let cover = cover.unwrap_or_else(|| panic!("{labels:?}"));
+        assert_eq!(cover.address, Some(m as u64 - 1), "the first row's last element");
+        if m % 4 != 0 {
+            let unread = bad.diagnostics.iter().find(|d| d.label.contains("read by its chunk"));
+            let unread = unread.unwrap_or_else(|| panic!("{labels:?}"));
+            assert_eq!(unread.address, Some(m as u64 - 1), "the first row's last element");
+            assert_eq!(unread.lanes, n as u32, "one element of each row");
+        }
+    }
+}
+
+/// A gathered index must lie in the chunk its candidate came from, not only name an element
+/// of equal bits: where the first and the second chunk hold equal values at the same offset,
+/// the index within the second chunk taken for the row's names the first chunk's, of the same
+/// bits, and only the chunk check sees it.
+#[test]
+fn a_gathered_index_outside_its_chunk_is_reported() {
+    let (n, m, k) = (2, 8192, 2);
+    let x: Vec<f32> =
+        (0..n * m).map(|i| f32::from(u8::from(i % m % 2048 == 5 && i % m < 4096))).collect();
+    let config = SimConfig { strategy: Launch::Split, ..SimConfig::default() };
+    let args =
+        |mutant| KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant };
+    assert!(Simulator::new(config).run(&x, &args(None)).unwrap().diagnostics.is_empty());
+    let bad = Simulator::new(config).run(&x, &args(Some(Mutant::SplitGatherNoChunkStart))).unwrap();
+    let labels: Vec<&str> = bad.diagnostics.iter().map(|d| d.label).collect();
+    assert!(labels.iter().any(|l| l.contains("lies in the candidate's chunk")), "{labels:?}");
+}
