@@ -1,5 +1,5 @@
 //! `rtopk` — the command line of the RTop-K workspace (docs/contract.md §4), a thin face over the `rtopk`
-//! library: `select`, `trace`, `sim`, `bench`, `verify`, `stats` and `reproduce`.
+//! library: `select`, `plan`, `trace`, `sim`, `bench`, `verify`, `stats` and `reproduce`.
 //!
 //! Exit codes: 0 on success; 2 when the input or the arguments are wrong (sizes too large to
 //! allocate included); 1 when the environment fails (disk full, permission denied, no GPU
@@ -13,6 +13,7 @@ mod bench_cmd;
 mod cuda_cmd;
 mod dtype_arg;
 mod error;
+mod plan_cmd;
 mod reproduce_cmd;
 mod search_args;
 mod select_cmd;
@@ -29,7 +30,7 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "rtopk",
     version,
-    about = "Row-wise top-k selection (RTop-K): select, trace, sim, bench, verify, stats, reproduce",
+    about = "Row-wise top-k selection (RTop-K): select, plan, trace, sim, bench, verify, stats, reproduce",
     after_help = "Exit codes: 0 success; 2 bad input or arguments; 1 the environment failed \
                   (disk full, permission denied, no GPU driver, a failed self-check); \
                   130/143 interrupted by SIGINT/SIGTERM (temporary files removed)."
@@ -44,6 +45,8 @@ struct Cli {
 enum Command {
     /// Row-wise top-k of a 2-D float32 or float16 .npy matrix
     Select(select_cmd::SelectArgs),
+    /// The launch program the GPU runs for a shape (kernels, grids, buffers), without a GPU
+    Plan(plan_cmd::PlanArgs),
     /// Teaching trace of the simulated warp kernel on one row (text, and SVG with --svg)
     Trace(trace_cmd::TraceArgs),
     /// The warp simulator's tools (the seeded-bug catalog)
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Select(args) => select_cmd::run(args),
+        Command::Plan(args) => plan_cmd::run(args),
         Command::Trace(args) => trace_cmd::run(args),
         Command::Sim(cmd) => sim_cmd::run(cmd),
         Command::Bench(cmd) => bench_cmd::run(cmd),

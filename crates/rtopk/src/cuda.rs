@@ -68,7 +68,7 @@ pub struct Shape {
 
 /// The launch a request on rows of `shape` is, after every check of the request against them
 /// ([`Request::check`]); the GPU it runs on; the data types of its buffers.
-fn launch_of(request: &Request, shape: Shape) -> Result<(Launch, DataTypes), Error> {
+pub(crate) fn launch_of(request: &Request, shape: Shape) -> Result<(Launch, DataTypes), Error> {
     if request.algo() != Gpu::NAME {
         return Err(Error::WrongDevice {
             algo: request.algo().to_string(),

@@ -137,6 +137,17 @@ pub enum Error {
     /// A report could not be encoded or decoded as JSON.
     #[error("JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// The launch program could not be made for the shape (sizes past the kernels' limits).
+    #[error(transparent)]
+    Plan(#[from] rtopk_plan::PlanError),
+    /// A GPU name the plan has no limits for.
+    #[error("no limits known for the GPU '{name}'; known: {known}")]
+    UnknownGpu {
+        /// The name given.
+        name: String,
+        /// The names known.
+        known: String,
+    },
 }
 
 impl Error {
@@ -163,7 +174,9 @@ impl Error {
             | Error::IndexesTooNarrow { .. }
             | Error::BadIndexWidth { .. }
             | Error::RawIterations { .. }
-            | Error::NullBuffer => true,
+            | Error::NullBuffer
+            | Error::Plan(_)
+            | Error::UnknownGpu { .. } => true,
             Error::Json(_) => false,
         }
     }

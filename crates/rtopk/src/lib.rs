@@ -70,6 +70,7 @@ pub mod error;
 mod kernel;
 pub mod param;
 pub mod params;
+pub mod plan;
 pub mod registry;
 pub mod request;
 pub mod rowwise;

@@ -1,0 +1,103 @@
+//! `rtopk plan`: the launch program the GPU runs for a shape — one entry per kernel launch, its
+//! kernel, grid and buffers — for a named GPU without one at hand, or the live GPU. The CUDA
+//! executor and the simulator run exactly this program (docs/kernel.md, "The launch program").
+
+use clap::Args;
+use rtopk::cuda::Shape;
+use rtopk::plan::{Gpu, Program, preset_names, program};
+use rtopk::{Dtype, Request};
+
+use crate::dtype_arg::parse_dtype;
+use crate::error::CliError;
+use crate::search_args::SearchArgs;
+
+/// Arguments of `rtopk plan`.
+#[derive(Debug, Args)]
+pub(crate) struct PlanArgs {
+    /// The GPU to plan for: a100, h100 or h200 (published limits; no GPU needed). Without it,
+    /// the live GPU 0's limits
+    #[arg(long, value_name = "NAME")]
+    gpu: Option<String>,
+    /// Rows
+    #[arg(long = "n", value_name = "N", allow_negative_numbers = true)]
+    n: usize,
+    /// Row width
+    #[arg(long = "m", value_name = "M", allow_negative_numbers = true)]
+    m: usize,
+    /// Values selected per row
+    #[arg(short = 'k', value_name = "K", allow_negative_numbers = true)]
+    k: usize,
+    /// Element type: float32, float16 or bfloat16
+    #[arg(long, value_name = "DTYPE", value_parser = parse_dtype, default_value = "float32")]
+    dtype: Dtype,
+    /// The k smallest instead of the k largest
+    #[arg(long)]
+    smallest: bool,
+    /// Each row's results in value order (a sort step follows the selection)
+    #[arg(long)]
+    sorted: bool,
+    /// Iteration counts wanted (rows are then never split)
+    #[arg(long)]
+    iterations: bool,
+    #[command(flatten)]
+    search: SearchArgs,
+    /// Print the program as one JSON object ({"steps": [...], "buffers": [...], ...})
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `rtopk plan`.
+pub(crate) fn run(args: &PlanArgs) -> Result<(), CliError> {
+    let request = Request::builder("cuda")
+        .k(args.k)
+        .largest(!args.smallest)
+        .sorted(args.sorted)
+        .iterations(args.iterations)
+        .params(args.search.params())
+        .build()?;
+    let gpu = match &args.gpu {
+        Some(name) => Gpu::Preset(name.clone()),
+        None => Gpu::Device(0),
+    };
+    let shape = Shape { n: args.n, m: args.m, dtype: args.dtype };
+    let program = program(&request, shape, &gpu).map_err(|e| match (&gpu, e) {
+        (Gpu::Device(_), rtopk::Error::Cuda(e)) => CliError::BadArgument(format!(
+            "{e}; name a GPU to plan for without one: --gpu {}",
+            preset_names().join("|")
+        )),
+        (_, e) => e.into(),
+    })?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&program).map_err(rtopk::Error::from)?);
+    } else {
+        print!("{}", render(&program));
+    }
+    Ok(())
+}
+
+/// The program as a table: one line per launch.
+fn render(p: &Program) -> String {
+    let l = &p.launch;
+    let mut out = format!(
+        "{} x {} ({:?}), k = {}, {} steps, rows split {} time(s)\n",
+        l.n,
+        l.m,
+        l.elem,
+        l.k,
+        p.steps.len(),
+        p.depth
+    );
+    out.push_str("  # step                level  kernel                              blocks x threads  shared B\n");
+    for (i, s) in p.steps.iter().enumerate() {
+        out.push_str(&format!(
+            "  {i} {:<20} {:>5}  {:<35} {:>8} x {:<7} {:>8}\n",
+            s.name.name(),
+            s.level,
+            s.unit.to_string(),
+            s.grid.blocks,
+            s.grid.threads,
+            s.grid.shared_bytes
+        ));
+    }
+    out
+}

@@ -1,0 +1,63 @@
+//! End-to-end tests of `rtopk plan`: the launch program for a named GPU, as a table and as
+//! JSON — one entry per launch — with the route a selection takes (long rows split without
+//! iteration counts, whole with them), and typed refusals (exit 2).
+
+mod common;
+
+use common::{fails_with, rtopk, stdout};
+use serde_json::Value;
+
+fn plan_json(args: &[&str]) -> Value {
+    let mut all = vec!["plan", "--gpu", "h100", "--json"];
+    all.extend_from_slice(args);
+    let out = rtopk(&all);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    serde_json::from_str(&stdout(&out)).unwrap()
+}
+
+fn step_names(p: &Value) -> Vec<String> {
+    p["steps"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn a_long_row_is_split_without_counts_and_whole_with_them() {
+    let split = plan_json(&["--n", "1", "--m", "134217728", "-k", "100"]);
+    let names = step_names(&split);
+    assert_eq!(names.first().map(String::as_str), Some("select_chunks"), "{names:?}");
+    assert_eq!(names.last().map(String::as_str), Some("gather_indices"), "{names:?}");
+    assert_eq!(split["counts"], false);
+    assert!(split["depth"].as_u64().unwrap() >= 1);
+    let whole = plan_json(&["--n", "1", "--m", "134217728", "-k", "100", "--iterations"]);
+    assert_eq!(step_names(&whole), ["select_rows"]);
+    assert_eq!(whole["counts"], true);
+}
+
+#[test]
+fn every_step_names_its_kernel_grid_and_buffers() {
+    let p =
+        plan_json(&["--n", "3", "--m", "100000", "-k", "64", "--sorted", "--dtype", "bfloat16"]);
+    let buffers: Vec<&str> =
+        p["buffers"].as_array().unwrap().iter().map(|b| b["name"].as_str().unwrap()).collect();
+    assert!(buffers.starts_with(&["x", "values", "indices"]), "{buffers:?}");
+    for s in p["steps"].as_array().unwrap() {
+        assert!(s["unit"].as_str().unwrap().starts_with("rtopk_"), "{s}");
+        assert!(s["grid"]["blocks"].as_u64().unwrap() >= 1, "{s}");
+        for b in s["reads"].as_array().unwrap().iter().chain(s["writes"].as_array().unwrap()) {
+            assert!((b.as_u64().unwrap() as usize) < buffers.len(), "{s}");
+        }
+    }
+    assert_eq!(p["launch"]["elem"], "bf16");
+    assert!(step_names(&p).contains(&"sort_rows".to_string()));
+}
+
+#[test]
+fn the_table_lists_one_line_per_launch() {
+    let out = stdout(&rtopk(&["plan", "--gpu", "a100", "--n", "4096", "--m", "768", "-k", "32"]));
+    assert!(out.contains("1 steps") && out.contains("select_rows"), "{out}");
+}
+
+#[test]
+fn unknown_gpus_and_bad_shapes_exit_2() {
+    fails_with(&["plan", "--gpu", "v100", "--n", "4", "--m", "256", "-k", "8"], 2, "v100");
+    fails_with(&["plan", "--gpu", "h100", "--n", "4", "--m", "256", "-k", "300"], 2, "300");
+}

@@ -1,0 +1,106 @@
+//! The launch program of a request ([`program`]): the kernel launches the GPU runs for rows of
+//! a shape — each step's kernel, grid and the buffers it reads and writes — for a named GPU
+//! ([`Gpu::Preset`]: its published limits, no GPU needed) or the live one ([`Gpu::Device`]).
+//! The CUDA executor and the simulator run exactly this program (rtopk-plan's `program`), so
+//! it shows why a shape is fast or slow: how many launches, which families, whether a row is
+//! split.
+
+use rtopk_plan::{DeviceLimits, Launch, Strategy};
+
+pub use rtopk_plan::{Program, Step, StepKind};
+
+use crate::cuda::{Shape, launch_of, shared_device};
+use crate::error::Error;
+use crate::request::Request;
+
+/// Whose limits the program is planned for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Gpu {
+    /// A GPU by name (`a100`, `h100`, `h200`; [`preset_names`]): NVIDIA's published limits.
+    Preset(String),
+    /// CUDA device `ordinal` of this machine, its limits read from the driver.
+    Device(usize),
+}
+
+/// The GPU names [`Gpu::Preset`] takes.
+pub fn preset_names() -> Vec<&'static str> {
+    DeviceLimits::preset_names()
+}
+
+/// The program `request` runs on rows of `shape` on `gpu`: checked as a selection of those
+/// rows would be (the request's algorithm must be `cuda` or `auto`), planned with the automatic
+/// strategy. Iteration counts in the request's outputs keep rows whole; without them long or
+/// few rows are split, as a selection takes them.
+pub fn program(request: &Request, shape: Shape, gpu: &Gpu) -> Result<Program, Error> {
+    let (launch, _types) = launch_of(request, shape)?;
+    let limits = limits_of(gpu)?;
+    program_for(&launch, &limits, request.wanted().iterations)
+}
+
+fn limits_of(gpu: &Gpu) -> Result<DeviceLimits, Error> {
+    match gpu {
+        Gpu::Preset(name) => DeviceLimits::preset(name).ok_or_else(|| Error::UnknownGpu {
+            name: name.clone(),
+            known: preset_names().join(", "),
+        }),
+        Gpu::Device(ordinal) => Ok(shared_device(*ordinal)?.limits()),
+    }
+}
+
+fn program_for(launch: &Launch, limits: &DeviceLimits, counts: bool) -> Result<Program, Error> {
+    Ok(rtopk_plan::program(launch, limits, Strategy::Auto, counts)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::Dtype;
+
+    fn shape(n: usize, m: usize) -> Shape {
+        Shape { n, m, dtype: Dtype::Float32 }
+    }
+
+    fn h100() -> Gpu {
+        Gpu::Preset("h100".to_string())
+    }
+
+    #[test]
+    fn a_long_row_is_split_unless_counts_are_asked_for() {
+        let req = Request::new("cuda", 100).unwrap();
+        let split = program(&req, shape(1, 1 << 27), &h100()).unwrap();
+        let names: Vec<&str> = split.steps.iter().map(|s| s.name.name()).collect();
+        assert!(names.contains(&"select_chunks") && names.contains(&"gather_indices"), "{names:?}");
+        let counted = Request::builder("cuda").k(100).iterations(true).build().unwrap();
+        let whole = program(&counted, shape(1, 1 << 27), &h100()).unwrap();
+        let names: Vec<&str> = whole.steps.iter().map(|s| s.name.name()).collect();
+        assert_eq!(names, ["select_rows"]);
+    }
+
+    #[test]
+    fn sorted_output_adds_the_sort_step() {
+        let req = Request::builder("cuda").k(32).sorted(true).build().unwrap();
+        let p = program(&req, shape(4096, 768), &h100()).unwrap();
+        let names: Vec<&str> = p.steps.iter().map(|s| s.name.name()).collect();
+        assert_eq!(names, ["select_rows", "sort_rows"]);
+    }
+
+    #[test]
+    fn unknown_gpus_cpu_algorithms_and_bad_k_are_typed_errors() {
+        let req = Request::new("cuda", 8).unwrap();
+        let e = program(&req, shape(4, 256), &Gpu::Preset("v100".into())).unwrap_err();
+        assert!(e.to_string().contains("v100") && e.to_string().contains("h100"), "{e}");
+        let cpu = Request::new("bisect", 8).unwrap();
+        assert!(program(&cpu, shape(4, 256), &h100()).is_err());
+        let too_many = Request::new("cuda", 300).unwrap();
+        assert!(program(&too_many, shape(4, 256), &h100()).is_err());
+    }
+
+    #[test]
+    fn the_program_serializes_with_one_entry_per_launch() {
+        let req = Request::new("cuda", 1024).unwrap();
+        let p = program(&req, shape(16, 1 << 20), &h100()).unwrap();
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(json["steps"].as_array().unwrap().len(), p.steps.len());
+        assert!(p.steps.len() >= 3, "{:?}", p.steps.len());
+    }
+}
