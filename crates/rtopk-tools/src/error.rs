@@ -195,6 +195,60 @@ pub enum Error {
         /// Bytes present after the header.
         found: u64,
     },
+    /// A per-row input (`--lengths`, `--k-per-row`, `--hint`) of the wrong dtype.
+    #[error("{option} {}: expected {expected}, found {found}", path.display())]
+    NpyVectorDtype {
+        /// The option that named it.
+        option: String,
+        /// The file.
+        path: PathBuf,
+        /// The dtypes accepted.
+        expected: &'static str,
+        /// The dtype in the header, as written.
+        found: String,
+    },
+    /// A per-row input whose shape is not `(N,)` for the input's N rows.
+    #[error(
+        "{option} {}: expected shape ({n},), one entry per row of the input, found {found}",
+        path.display()
+    )]
+    NpyVectorShape {
+        /// The option that named it.
+        option: String,
+        /// The file.
+        path: PathBuf,
+        /// The shape in the header, in Python notation.
+        found: String,
+        /// The input's rows.
+        n: usize,
+    },
+    /// A per-row input with fewer data bytes than its shape needs.
+    #[error(
+        "{}: truncated data: shape {shape} needs {expected} bytes, the file holds {found}",
+        path.display()
+    )]
+    NpyVectorTruncated {
+        /// The file.
+        path: PathBuf,
+        /// The shape in the header.
+        shape: String,
+        /// Bytes the shape needs.
+        expected: u64,
+        /// Bytes present after the header.
+        found: u64,
+    },
+    /// A negative row length or k.
+    #[error("{option} {}: entry [{index}] is {value}; every entry must be >= 0", path.display())]
+    NpyNegative {
+        /// The option that named it.
+        option: String,
+        /// The file.
+        path: PathBuf,
+        /// The entry (the row).
+        index: usize,
+        /// Its value.
+        value: i64,
+    },
     /// An output path with no file name (`""`, `/`, `..`).
     #[error("{option} {}: not a file path", path.display())]
     NotAFilePath {
@@ -286,7 +340,11 @@ impl Error {
             | Error::NpyFortranOrder { .. }
             | Error::NpyTruncated { .. }
             | Error::NpyOversized { .. }
-            | Error::NpyTrailingBytes { .. } => true,
+            | Error::NpyTrailingBytes { .. }
+            | Error::NpyVectorDtype { .. }
+            | Error::NpyVectorShape { .. }
+            | Error::NpyVectorTruncated { .. }
+            | Error::NpyNegative { .. } => true,
             Error::NotAFilePath { .. }
             | Error::NotWritable { .. }
             | Error::SameFile { .. }

@@ -38,6 +38,7 @@ mod literal;
 mod output;
 mod reader;
 mod temp;
+mod vector;
 mod writer;
 
 pub(crate) use header::INPUT_DTYPES;
@@ -45,4 +46,5 @@ pub use header::{Header, shape_string};
 pub use output::{OutputSpec, Outputs};
 pub use reader::{DEFAULT_BLOCK_BYTES, MatrixReader, read_matrix, read_matrix_as};
 pub use temp::remove_pending_temporaries;
+pub use vector::{read_counts, read_f32s};
 pub use writer::{NpyDtype, NpyFloat, NpyWriter};
