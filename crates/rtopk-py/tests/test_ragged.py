@@ -141,7 +141,7 @@ def test_sixteen_bit_rows_pad_with_zero_bits(dtype: str) -> None:
     lengths = np.array([40, 0, 3, 39, 20, 40, 1, 12])
     got = rtopk.topk(x, k, lengths=lengths, return_threshold=True)
     assert got.values.dtype == x.dtype
-    want_v, want_i, want_t = ragged_reference(x.astype(np.float32), k, lengths, True, True)
+    _v, want_i, want_t = ragged_reference(x.astype(np.float32), k, lengths, True, True)
     np.testing.assert_array_equal(got.indices, want_i)
     assert np.array_equal(got.values.view(np.uint16)[want_i == -1], np.zeros((want_i == -1).sum()))
     picked = np.take_along_axis(x, np.maximum(want_i, 0), axis=1)

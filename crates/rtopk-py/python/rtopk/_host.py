@@ -24,6 +24,7 @@ import numpy as np
 
 from . import _native
 from ._request import (
+    NO_ROWS,
     WIDEST,
     Ask,
     PerRow,
@@ -86,7 +87,7 @@ def select_host(
     dim: int,
     ask: Ask,
     element: Optional[str] = None,
-    rows: PerRow = PerRow(),
+    rows: PerRow = NO_ROWS,
 ) -> Outputs:
     """Top-k of the host array ``a`` along ``dim`` as ``ask`` and ``rows`` (the per-row inputs,
     docs/contract.md §5) ask (rows viewed, Rust selects); outputs viewed back with ``K``

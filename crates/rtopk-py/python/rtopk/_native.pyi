@@ -184,8 +184,9 @@ def cuda_launch(
     ``n × k`` values of the dtype, ``n × k`` indices of the index type, and ``n`` int32
     iteration counts (0 exactly when the request asks for none). The library checks the
     request against the rows first (per-row inputs are refused there for now; the threshold
-    output is refused here); nothing is launched when ``n`` or ``k`` is 0. Asynchronous: no host synchronisation, no
-    device allocation for the outputs (capturable by CUDA graphs). Raises
+    output is refused here); nothing is launched when ``n`` or ``k`` is 0. Asynchronous: no
+    host synchronisation, no device allocation for the outputs (capturable by CUDA graphs).
+    Raises
     ``CudaUnavailableError`` without a driver."""
 
 def _panic_for_tests(detach: bool) -> None:

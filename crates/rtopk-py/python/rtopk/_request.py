@@ -21,10 +21,11 @@ import numpy as np
 from . import _native
 
 __all__ = [
+    "NO_ROWS",
+    "WIDEST",
     "Ask",
     "PerRow",
     "ask",
-    "WIDEST",
     "check_integer",
     "check_width",
     "index_dtype_name",
@@ -67,6 +68,10 @@ class PerRow(NamedTuple):
 
     def given(self) -> bool:
         return self.k is not None or self.lengths is not None or self.hint is not None
+
+
+# No per-row inputs (a module constant: a NamedTuple is immutable).
+NO_ROWS = PerRow()
 
 
 def _integer(name: str, value: Any) -> int:
@@ -134,9 +139,7 @@ def _host(name: str, value: Any) -> "np.ndarray[Any, Any]":
     module = type(value).__module__
     if module == "torch" or module.startswith("torch."):
         if value.device.type != "cpu":
-            raise ValueError(
-                f"{name} is on {value.device}; for host inputs it must be on the CPU"
-            )
+            raise ValueError(f"{name} is on {value.device}; for host inputs it must be on the CPU")
         value = value.detach().numpy()
     return np.asarray(value)
 

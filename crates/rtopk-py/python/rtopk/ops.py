@@ -47,7 +47,7 @@ from torch import Tensor
 
 from . import _native
 from ._host import select_host
-from ._request import WIDEST, Ask, PerRow, native, native_per_row, normalize_dim
+from ._request import NO_ROWS, WIDEST, Ask, PerRow, native, native_per_row, normalize_dim
 
 __all__ = ["cpu_impl", "cuda_impl", "topk_op", "topk_tensor"]
 
@@ -120,7 +120,7 @@ def _index_bits(a: Ask) -> int:
 Outputs = Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]
 
 
-def cpu_impl(x: Tensor, dim: int, a: Ask, rows: PerRow = PerRow()) -> Outputs:
+def cpu_impl(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
     """A CPU tensor through the host path: ``x.numpy()`` is a view of the tensor's storage
     (no copy), the outputs are tensors over the NumPy outputs (no copy), made contiguous
     only when ``dim`` is not the last axis (as the fake implementation says they are).
@@ -174,7 +174,7 @@ def _refuse_per_row(a: Ask, element: str, device: str, rows: PerRow, n: int, m: 
     )
 
 
-def cuda_impl(x: Tensor, dim: int, a: Ask, rows: PerRow = PerRow()) -> Outputs:
+def cuda_impl(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
     """A CUDA tensor: one launch of the RTop-K kernel on torch's current stream (see the
     module docstring for the contract). ``iterations`` is None unless asked for; per-row
     inputs and the threshold output are refused (the library's message)."""
@@ -361,7 +361,7 @@ def _op_rows(
     return (a, k, lengths, hint)
 
 
-def topk_tensor(x: Tensor, dim: int, a: Ask, rows: PerRow = PerRow()) -> Outputs:
+def topk_tensor(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
     """:func:`rtopk.topk` on a tensor: straight to the CPU or CUDA implementation in eager
     mode; through the op when tracing, for autograd, for a tensor subclass (fake, functional)
     or on another device (meta)."""
