@@ -4,7 +4,7 @@ use std::fmt;
 
 use ndarray::{Array1, Array2, ArrayView2};
 use serde::Serialize;
-use topk_ref::{Element, Options, TopK, WorkCounters, bf16, f16};
+use topk_ref::{Element, Options, Rows, TopK, WorkCounters, bf16, f16};
 
 pub use crate::caps::{ALL_DTYPES, Capabilities, Device, F32_ONLY};
 use crate::dtype::Dtype;
@@ -100,9 +100,15 @@ impl fmt::Display for SimDiagnostics {
 /// besides it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Selection<E: Element = f32> {
-    /// `(N, k)` values (the input's bits, in its type) and indices, and `(N,)` iteration counts
-    /// where reported.
+    /// `(N, K)` values (the input's bits, in its type) and indices, and `(N,)` iteration counts
+    /// where reported. `K` is the request's k, or its largest `k[i]`; a row that selects
+    /// fewer (docs/contract.md §5) ends in padding: index [`topk_ref::PAD_INDEX`] and value
+    /// zero (all bits zero).
     pub topk: TopK<E>,
+    /// `(N,)` thresholds when asked for (docs/contract.md §5): each row's k-th selected value
+    /// as `f32` (largest mode: the lowest selected; smallest mode: the highest), NaN for a row
+    /// that selects nothing.
+    pub threshold: Option<Array1<f32>>,
     /// Data movement of all rows, for algorithms that count it.
     pub work: Option<WorkCounters>,
     /// The simulator's findings (`sim` only): a summary by kind (see [`SimDiagnostics`]).
@@ -111,7 +117,7 @@ pub struct Selection<E: Element = f32> {
 
 impl<E: Element> Default for Selection<E> {
     fn default() -> Self {
-        Self { topk: TopK::empty(), work: None, diagnostics: None }
+        Self { topk: TopK::empty(), threshold: None, work: None, diagnostics: None }
     }
 }
 
@@ -214,6 +220,49 @@ pub trait Algorithm: Send + Sync + fmt::Debug {
         Err(dtype_not_supported(Dtype::Bfloat16, self.name()))
     }
 
+    /// Ragged row-wise top-k of the `(N, M)` matrix `x` into `out` (docs/contract.md §5):
+    /// row `i` is its first `rows.lengths[i]` values and selects `min(k[i], lengths[i])`,
+    /// padded to the width `max k[i]`; `threshold`: fill [`Selection::threshold`]. An
+    /// algorithm that does not take ragged requests (the default) refuses them with
+    /// [`Error::NotYetSupported`].
+    fn select_ragged_into(
+        &self,
+        x: ArrayView2<'_, f32>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection,
+    ) -> Result<(), Error> {
+        let _ = (x, rows, opts, threshold, out);
+        Err(crate::table::not_yet("ragged requests (lengths, k per row, hint)", self.name()))
+    }
+
+    /// [`Algorithm::select_ragged_into`] of an `f16` matrix.
+    fn select_ragged_f16_into(
+        &self,
+        x: ArrayView2<'_, f16>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection<f16>,
+    ) -> Result<(), Error> {
+        let _ = (x, rows, opts, threshold, out);
+        Err(crate::table::not_yet("ragged requests (lengths, k per row, hint)", self.name()))
+    }
+
+    /// [`Algorithm::select_ragged_into`] of a `bf16` matrix.
+    fn select_ragged_bf16_into(
+        &self,
+        x: ArrayView2<'_, bf16>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection<bf16>,
+    ) -> Result<(), Error> {
+        let _ = (x, rows, opts, threshold, out);
+        Err(crate::table::not_yet("ragged requests (lengths, k per row, hint)", self.name()))
+    }
+
     /// Row-wise top-k of `x` into a new [`Selection`].
     fn select(&self, x: ArrayView2<'_, f32>, k: usize, opts: Options) -> Result<Selection, Error> {
         let mut out = Selection::default();
@@ -274,6 +323,17 @@ pub trait Float: Element + rtopk_cuda::DeviceFloat + sealed::Sealed {
         opts: Options,
         out: &mut Selection<Self>,
     ) -> Result<(), Error>;
+
+    /// `algo`'s ragged row-wise top-k of `x` into `out` (see
+    /// [`Algorithm::select_ragged_into`]).
+    fn select_ragged_into(
+        algo: &dyn Algorithm,
+        x: ArrayView2<'_, Self>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection<Self>,
+    ) -> Result<(), Error>;
 }
 
 impl Float for f32 {
@@ -287,6 +347,17 @@ impl Float for f32 {
         out: &mut Selection,
     ) -> Result<(), Error> {
         algo.select_into(x, k, opts, out)
+    }
+
+    fn select_ragged_into(
+        algo: &dyn Algorithm,
+        x: ArrayView2<'_, f32>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection,
+    ) -> Result<(), Error> {
+        algo.select_ragged_into(x, rows, opts, threshold, out)
     }
 }
 
@@ -302,6 +373,17 @@ impl Float for f16 {
     ) -> Result<(), Error> {
         algo.select_f16_into(x, k, opts, out)
     }
+
+    fn select_ragged_into(
+        algo: &dyn Algorithm,
+        x: ArrayView2<'_, f16>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection<f16>,
+    ) -> Result<(), Error> {
+        algo.select_ragged_f16_into(x, rows, opts, threshold, out)
+    }
 }
 
 impl Float for bf16 {
@@ -315,6 +397,17 @@ impl Float for bf16 {
         out: &mut Selection<bf16>,
     ) -> Result<(), Error> {
         algo.select_bf16_into(x, k, opts, out)
+    }
+
+    fn select_ragged_into(
+        algo: &dyn Algorithm,
+        x: ArrayView2<'_, bf16>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection<bf16>,
+    ) -> Result<(), Error> {
+        algo.select_ragged_bf16_into(x, rows, opts, threshold, out)
     }
 }
 

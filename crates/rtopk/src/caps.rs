@@ -30,6 +30,9 @@ pub struct Capabilities {
     pub work_counters: bool,
     /// Reports the warp simulator's findings ([`crate::SimDiagnostics`]).
     pub diagnostics: bool,
+    /// Takes ragged requests (docs/contract.md §5): rows of their own length, a k per row,
+    /// threshold hints. (The threshold output alone is computed for every algorithm.)
+    pub ragged: bool,
     /// The element types it takes (docs/contract.md §1), widest first.
     pub dtypes: &'static [Dtype],
 }
@@ -54,14 +57,27 @@ pub(crate) const ROW_CPU: Capabilities = Capabilities {
     device: Device::Cpu,
     work_counters: true,
     diagnostics: false,
+    ragged: true,
     dtypes: ALL_DTYPES,
 };
 /// RTop-K's bisection on the CPU (topk-ref's `Bisect`).
 pub(crate) const BISECT_CPU: Capabilities =
     Capabilities { iterations: true, bisection_params: true, ..ROW_CPU };
 /// The RTop-K kernel on the warp simulator (f32, f16 and bf16 rows).
-pub(crate) const SIM: Capabilities =
-    Capabilities { work_counters: false, diagnostics: true, dtypes: ALL_DTYPES, ..BISECT_CPU };
+/// (No lengths in the kernel yet: ragged requests are refused.)
+pub(crate) const SIM: Capabilities = Capabilities {
+    work_counters: false,
+    diagnostics: true,
+    ragged: false,
+    dtypes: ALL_DTYPES,
+    ..BISECT_CPU
+};
 /// The RTop-K kernel on the GPU (16-bit rows from compute capability 8.0: docs/kernel.md).
-pub(crate) const CUDA: Capabilities =
-    Capabilities { device: Device::Gpu, work_counters: false, dtypes: ALL_DTYPES, ..BISECT_CPU };
+/// (No lengths in the kernel yet: ragged requests are refused.)
+pub(crate) const CUDA: Capabilities = Capabilities {
+    device: Device::Gpu,
+    work_counters: false,
+    ragged: false,
+    dtypes: ALL_DTYPES,
+    ..BISECT_CPU
+};

@@ -75,12 +75,14 @@ pub enum Error {
     #[error("nothing to compute: ask for at least one of values, indices, iterations, threshold")]
     NothingWanted,
     /// An input or output of the request that the algorithm does not honour yet.
-    #[error("'{algo}' does not support {what} yet")]
+    #[error("'{algo}' does not support {what} yet; algorithms that do: {valid_for}")]
     NotYetSupported {
         /// What was asked.
         what: &'static str,
         /// The algorithm.
         algo: String,
+        /// The algorithms that honour it.
+        valid_for: String,
     },
     /// A per-row input without one entry per row.
     #[error("{what} has {len} entries for {n} rows; give one per row")]

@@ -11,9 +11,19 @@
 //!   name or `auto`: `bisect` on the CPU, `cuda` on a GPU), `k` ([`K`]), largest/smallest,
 //!   sorted, the outputs wanted ([`Wanted`]: values, indices, iteration counts, threshold),
 //!   the search (`max_iter` or `precision`, docs/contract.md §2), the index width
-//!   ([`IndexWidth`]), where the rows are ([`Place`]), and per-row `lengths` and `hint`
-//!   (checked against the rows, then refused with [`Error::NotYetSupported`] for now).
-//!   [`Request::check`] checks it against `(n, m, dtype)`.
+//!   ([`IndexWidth`]), where the rows are ([`Place`]), and the ragged inputs of
+//!   docs/contract.md §5: per-row `lengths`, a k per row ([`K::PerRow`],
+//!   [`RequestBuilder::k_per_row`]) and threshold `hint`s. [`Request::check`] checks it
+//!   against `(n, m, dtype)`.
+//! * Ragged requests ([`Request::is_ragged`]) run on every CPU algorithm and baseline
+//!   (topk-ref's ragged driver; only `bisect` uses hints, and no hint changes an answer). The
+//!   outputs are `(N, K)`, `K` = the largest `k[i]`, a row that selects fewer ending in
+//!   padding: index [`PAD_INDEX`] (`u32::MAX`; the int64 faces write `-1`) and value zero
+//!   (all bits zero). `sim` and `cuda` read no lengths yet: they refuse ragged requests with
+//!   [`Error::NotYetSupported`]. The threshold output ([`Wanted::threshold`],
+//!   [`Selection::threshold`]: each row's k-th selected value as `f32`, NaN where nothing is
+//!   selected) is given by every algorithm on host rows — read off the selection on the plain
+//!   path — but not yet by [`cuda::select_raw`].
 //! * [`select`]`(x, &request)` — host rows of `f32`, `f16` or `bf16` ([`Float`]) in, a
 //!   [`Selection`] out. Iteration counts are computed only when the request asks for them:
 //!   without them `cuda` and `sim` take the route that splits long rows, as `rtopk.topk` does.
@@ -52,6 +62,19 @@
 //! assert!(out.topk.iterations.is_none()); // not asked for
 //! let sim = select(h.view(), &Request::new("sim", 2).unwrap()).unwrap();
 //! assert_eq!(sim.topk.indices, out.topk.indices); // the kernel, simulated on f16 rows
+//!
+//! // Ragged: row 0 is its first 3 values and selects 2; row 1 is its first value and asks
+//! // 2, so it selects 1 and pads. The hint (a previous call's threshold) changes no answer.
+//! let request = Request::builder("bisect")
+//!     .k_per_row(vec![2, 2])
+//!     .lengths(vec![3, 1])
+//!     .hint(vec![0.5, f32::NAN])
+//!     .threshold(true)
+//!     .build()
+//!     .unwrap();
+//! let out = select(x.view(), &request).unwrap();
+//! assert_eq!(out.topk.indices, array![[1, 2], [0, rtopk::PAD_INDEX]]);
+//! assert_eq!(out.threshold.unwrap()[1], 1.0);
 //! ```
 //!
 //! Element types ([`Dtype`], [`Float`]): `f32`, `f16` and `bf16` (docs/contract.md §1: each
@@ -86,8 +109,8 @@ pub use params::{Params, Precision};
 pub use request::{AUTO_CPU, AUTO_GPU, IndexWidth, K, Place, Request, RequestBuilder, Wanted};
 pub use rowwise::RowWise;
 pub use topk_ref::{
-    Bisect, Element, EpsilonMode, Family, Mode, Options, RowTopK, TopK, TopKError, WorkCounters,
-    bf16, check_shape, f16,
+    Bisect, Element, EpsilonMode, Family, KPerRow, Mode, Options, PAD_INDEX, RowTopK, Rows, TopK,
+    TopKError, WorkCounters, bf16, check_shape, f16,
 };
 
 /// The order of docs/contract.md §1 (keys of elements and back), re-exported from topk-ref.
@@ -113,7 +136,8 @@ pub fn select<E: Float>(x: ArrayView2<'_, E>, request: &Request) -> Result<Selec
     Ok(out)
 }
 
-/// [`select`] into `out`, reusing its buffers when they have the right shape.
+/// [`select`] into `out`, reusing its buffers when they have the right shape (the plain
+/// path; a ragged request allocates its outputs).
 pub fn select_into<E: Float>(
     x: ArrayView2<'_, E>,
     request: &Request,
@@ -122,5 +146,45 @@ pub fn select_into<E: Float>(
     let (n, m) = x.dim();
     let k = request.check(n, m, E::DTYPE)?;
     let algo = registry::build(request, request.wanted().iterations);
-    E::select_into(algo.as_ref(), x, k, request.options(), out)
+    let opts = request.options();
+    let threshold = request.wanted().threshold;
+    if request.is_ragged() {
+        // `check` let only algorithms that take ragged requests through
+        return E::select_ragged_into(algo.as_ref(), x, &request.rows(), opts, threshold, out);
+    }
+    E::select_into(algo.as_ref(), x, k, opts, out)?;
+    if threshold {
+        out.threshold = Some(thresholds(x, &out.topk.indices, opts));
+    }
+    Ok(())
+}
+
+/// Each row's threshold (docs/contract.md §5) read off a plain selection: the selected value
+/// that ranks last, as `f32` (NaN where k = 0). Any algorithm's selection serves, exact or
+/// approximate.
+fn thresholds<E: Element>(
+    x: ArrayView2<'_, E>,
+    indices: &ndarray::Array2<u32>,
+    opts: Options,
+) -> ndarray::Array1<f32> {
+    let (mut row_copy, mut chosen_copy) = (Vec::new(), Vec::new());
+    let mut out = Vec::with_capacity(x.nrows());
+    for (row, chosen) in x.outer_iter().zip(indices.outer_iter()) {
+        let row = contiguous(row, &mut row_copy);
+        let chosen = contiguous(chosen, &mut chosen_copy);
+        out.push(topk_ref::ragged::threshold_of(row, chosen, opts.mode, opts.sorted));
+    }
+    out.into()
+}
+
+/// The row as a slice: itself where contiguous, else copied into `buf`.
+fn contiguous<'a, T: Copy>(row: ndarray::ArrayView1<'a, T>, buf: &'a mut Vec<T>) -> &'a [T] {
+    match row.to_slice() {
+        Some(s) => s,
+        None => {
+            buf.clear();
+            buf.extend(row.iter().copied());
+            buf
+        }
+    }
 }

@@ -19,7 +19,7 @@ use crate::rowwise::RowWise;
 use crate::sim::Sim;
 pub use crate::table::{
     ALGORITHMS, Entry, capabilities, dtype_not_supported, list, lookup, names, names_where,
-    unsupported,
+    not_yet, unsupported,
 };
 
 /// The algorithm `name` configured with `params`, after every check: the name is a registry

@@ -24,13 +24,41 @@ pub const AUTO_GPU: &str = "cuda";
 pub enum K {
     /// The same `k` for every row (`0 <= k <= M`).
     One(usize),
+    /// `k[i]` for row `i` (N entries, each `0 <= k[i] <= M`; docs/contract.md §5): the outputs
+    /// are `(N, max k[i])`, a row selecting fewer padded.
+    PerRow(Vec<usize>),
 }
 
 impl K {
-    /// The `k` of every row, where one `k` holds for all of them.
-    pub fn uniform(&self) -> usize {
+    /// The `k` of every row, where one `k` holds for all of them (`None` for [`K::PerRow`]).
+    pub fn uniform(&self) -> Option<usize> {
+        match self {
+            K::One(k) => Some(*k),
+            K::PerRow(_) => None,
+        }
+    }
+
+    /// The output width: the scalar `k`, or the largest `k[i]` (0 for no rows).
+    pub fn width(&self) -> usize {
         match self {
             K::One(k) => *k,
+            K::PerRow(ks) => ks.iter().copied().max().unwrap_or(0),
+        }
+    }
+
+    /// The `k` of each row, where given per row.
+    pub fn per_row(&self) -> Option<&[usize]> {
+        match self {
+            K::One(_) => None,
+            K::PerRow(ks) => Some(ks),
+        }
+    }
+
+    /// topk-ref's view of it.
+    pub(crate) fn as_ref_k(&self) -> topk_ref::KPerRow<'_> {
+        match self {
+            K::One(k) => topk_ref::KPerRow::One(*k),
+            K::PerRow(ks) => topk_ref::KPerRow::PerRow(ks),
         }
     }
 }
@@ -163,6 +191,12 @@ impl RequestBuilder {
     /// `k` as a [`K`].
     pub fn k_of(mut self, k: K) -> Self {
         self.k = k;
+        self
+    }
+
+    /// `k[i]` values from row `i` (docs/contract.md §5): [`K::PerRow`].
+    pub fn k_per_row(mut self, k: Vec<usize>) -> Self {
+        self.k = K::PerRow(k);
         self
     }
 
@@ -379,16 +413,39 @@ impl Request {
         self.hint.as_deref()
     }
 
+    /// `true` when the request is ragged (docs/contract.md §5): rows of their own length, a
+    /// k per row, or threshold hints. The plain path serves every other request.
+    pub fn is_ragged(&self) -> bool {
+        self.lengths.is_some() || self.hint.is_some() || matches!(self.k, K::PerRow(_))
+    }
+
+    /// topk-ref's description of the rows this request selects from.
+    pub(crate) fn rows(&self) -> topk_ref::Rows<'_> {
+        topk_ref::Rows {
+            lengths: self.lengths.as_deref(),
+            k: self.k.as_ref_k(),
+            hint: self.hint.as_deref(),
+        }
+    }
+
     /// Checks the request against `n` rows of `m` elements of `dtype`: the algorithm takes
-    /// the type, `0 <= k <= M` and `M >= 1`, 32-bit indices reach every element, per-row
-    /// inputs have one entry per row and lengths are at most `M`; then that the algorithm
-    /// honours every input given. Returns the `k` of every row.
+    /// the type, `0 <= k <= M` (every `k[i]` for a k per row) and `M >= 1`, 32-bit indices
+    /// reach every element, per-row inputs have one entry per row and lengths are at most
+    /// `M`; then that the algorithm honours every input given. Returns the output width (the
+    /// `k` of every row, or the largest `k[i]`).
     pub fn check(&self, n: usize, m: usize, dtype: Dtype) -> Result<usize, Error> {
         if !self.caps().takes(dtype) {
             return Err(table::dtype_not_supported(dtype, self.algo));
         }
-        let k = self.k.uniform();
-        topk_ref::check_shape(m, k)?;
+        if let K::PerRow(ks) = &self.k {
+            topk_ref::check_shape(m, 0)?;
+            per_row("k", ks.len(), n)?;
+            if let Some((row, &k)) = ks.iter().enumerate().find(|(_, k)| **k > m) {
+                return Err(topk_ref::TopKError::RowKTooLarge { row, k, m }.into());
+            }
+        }
+        let width = self.k.width();
+        topk_ref::check_shape(m, width)?;
         if self.index == IndexWidth::U32 && m > 1 << 31 {
             return Err(Error::IndexesTooNarrow { m });
         }
@@ -402,22 +459,26 @@ impl Request {
             per_row("hint", hint.len(), n)?;
         }
         self.honoured()?;
-        Ok(k)
+        Ok(width)
     }
 
-    /// Fails for an input or output no algorithm honours yet.
+    /// Fails for a ragged input the algorithm does not honour yet (the simulator and the GPU
+    /// kernel read no lengths yet). The threshold output alone is read off any selection.
     fn honoured(&self) -> Result<(), Error> {
+        if self.caps().ragged {
+            return Ok(());
+        }
         let missing = if self.lengths.is_some() {
             Some("rows of their own length (lengths)")
+        } else if matches!(self.k, K::PerRow(_)) {
+            Some("a k per row")
         } else if self.hint.is_some() {
             Some("threshold hints (hint)")
-        } else if self.wanted.threshold {
-            Some("the threshold output")
         } else {
             None
         };
         match missing {
-            Some(what) => Err(Error::NotYetSupported { what, algo: self.algo.to_string() }),
+            Some(what) => Err(table::not_yet(what, self.algo)),
             None => Ok(()),
         }
     }
@@ -479,19 +540,52 @@ mod tests {
     }
 
     #[test]
-    fn per_row_inputs_are_checked_then_refused_for_now() {
+    fn per_row_inputs_are_checked_against_the_rows() {
         let r = Request::builder("bisect").k(1).lengths(vec![2, 5]).build().unwrap();
+        assert!(r.is_ragged());
         let e = r.check(3, 4, Dtype::Float32).unwrap_err();
         assert!(matches!(e, Error::PerRowLength { what: "lengths", len: 2, n: 3 }), "{e}");
         let e = r.check(2, 4, Dtype::Float32).unwrap_err();
         assert!(matches!(e, Error::LengthTooLong { row: 1, length: 5, m: 4 }), "{e}");
-        let e = r.check(2, 5, Dtype::Float32).unwrap_err();
-        assert!(matches!(e, Error::NotYetSupported { .. }) && e.is_user_error(), "{e}");
+        assert_eq!(r.check(2, 5, Dtype::Float32).unwrap(), 1);
         let h = Request::builder("bisect").k(1).hint(vec![0.5]).build().unwrap();
         assert!(matches!(h.check(2, 4, Dtype::Float32), Err(Error::PerRowLength { .. })));
-        assert!(matches!(h.check(1, 4, Dtype::Float32), Err(Error::NotYetSupported { .. })));
+        assert!(h.check(1, 4, Dtype::Float32).is_ok() && h.is_ragged());
+        let ks = Request::builder("heap").k_per_row(vec![3, 0, 2]).build().unwrap();
+        assert_eq!((ks.k().width(), ks.k().uniform()), (3, None));
+        assert_eq!(ks.check(3, 3, Dtype::Bfloat16).unwrap(), 3);
+        let e = ks.check(2, 3, Dtype::Float32).unwrap_err();
+        assert!(matches!(e, Error::PerRowLength { what: "k", len: 3, n: 2 }), "{e}");
+        let e = ks.check(3, 2, Dtype::Float32).unwrap_err();
+        assert!(matches!(e, Error::TopK(_)) && e.is_user_error(), "{e}");
+        let e = Request::builder("heap").k_per_row(vec![1, 5]).build().unwrap();
+        let e = e.check(2, 4, Dtype::Float32).unwrap_err();
+        let want = topk_ref::TopKError::RowKTooLarge { row: 1, k: 5, m: 4 };
+        assert!(matches!(&e, Error::TopK(t) if *t == want), "{e}");
+        let none = Request::builder("heap").k_per_row(vec![]).build().unwrap();
+        assert_eq!(none.check(0, 4, Dtype::Float32).unwrap(), 0);
         let t = Request::builder("bisect").k(1).threshold(true).build().unwrap();
-        let e = t.check(1, 4, Dtype::Float32).unwrap_err();
-        assert!(e.to_string().contains("threshold"), "{e}");
+        assert!(t.check(1, 4, Dtype::Float32).is_ok() && !t.is_ragged());
+    }
+
+    #[test]
+    fn the_kernels_refuse_ragged_inputs_by_name() {
+        for algo in ["sim", "cuda"] {
+            let refused = [
+                (Request::builder(algo).k(1).lengths(vec![1]), "length"),
+                (Request::builder(algo).k_per_row(vec![1]), "k per row"),
+                (Request::builder(algo).k(1).hint(vec![1.0]), "hint"),
+            ];
+            for (b, what) in refused {
+                let e = b.build().unwrap().check(1, 4, Dtype::Float32).unwrap_err();
+                assert!(matches!(e, Error::NotYetSupported { .. }) && e.is_user_error(), "{e}");
+                let text = e.to_string();
+                assert!(text.contains(what) && text.contains(&format!("'{algo}'")), "{text}");
+                assert!(text.contains("bisect") && !text.contains(" sim"), "{text}");
+            }
+            // the threshold alone is read off the selection
+            let t = Request::builder(algo).k(1).threshold(true).build().unwrap();
+            assert_eq!(t.check(1, 4, Dtype::Float32).unwrap(), 1);
+        }
     }
 }

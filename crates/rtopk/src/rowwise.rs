@@ -4,7 +4,7 @@
 
 use ndarray::ArrayView2;
 use topk_ref::driver::topk_rows_into_counted;
-use topk_ref::{Options, RowSelect, RowTopK, RowTopKOf, bf16, f16};
+use topk_ref::{Options, RowSelect, RowTopK, RowTopKOf, Rows, TopK, bf16, f16, topk_ragged};
 
 use crate::algorithm::{Algorithm, Float, Selection};
 use crate::caps::{ALL_DTYPES, Capabilities, Device, F32_ONLY};
@@ -91,7 +91,31 @@ impl RowWise {
         if !self.counts {
             out.topk.iterations = None;
         }
+        out.threshold = None;
         out.work = Some(work);
+        out.diagnostics = None;
+        Ok(())
+    }
+}
+
+impl RowWise {
+    /// Ragged rows in parallel with `row` (topk-ref's ragged driver: each row's valid prefix
+    /// with its k and hint; docs/contract.md §5).
+    fn run_ragged<E: Float, A: RowTopKOf<E> + ?Sized>(
+        &self,
+        row: Option<&A>,
+        x: ArrayView2<'_, E>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection<E>,
+    ) -> Result<(), Error> {
+        let row = row.ok_or_else(|| dtype_not_supported(E::DTYPE, self.name()))?;
+        let wanted = topk_ref::Wanted { iterations: self.counts, threshold };
+        let r = topk_ragged(row, x, rows, opts, wanted)?;
+        out.topk = TopK { values: r.values, indices: r.indices, iterations: r.iterations };
+        out.threshold = r.threshold;
+        out.work = Some(r.work);
         out.diagnostics = None;
         Ok(())
     }
@@ -106,6 +130,7 @@ fn declared_caps(exact: bool, iterations: bool, dtypes: &'static [Dtype]) -> Cap
         device: Device::Cpu,
         work_counters: true,
         diagnostics: false,
+        ragged: true,
         dtypes,
     }
 }
@@ -160,5 +185,38 @@ impl Algorithm for RowWise {
         out: &mut Selection<bf16>,
     ) -> Result<(), Error> {
         self.run(self.bf16.as_deref(), x, k, opts, out)
+    }
+
+    fn select_ragged_into(
+        &self,
+        x: ArrayView2<'_, f32>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection,
+    ) -> Result<(), Error> {
+        self.run_ragged(Some(self.f32.as_ref()), x, rows, opts, threshold, out)
+    }
+
+    fn select_ragged_f16_into(
+        &self,
+        x: ArrayView2<'_, f16>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection<f16>,
+    ) -> Result<(), Error> {
+        self.run_ragged(self.f16.as_deref(), x, rows, opts, threshold, out)
+    }
+
+    fn select_ragged_bf16_into(
+        &self,
+        x: ArrayView2<'_, bf16>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection<bf16>,
+    ) -> Result<(), Error> {
+        self.run_ragged(self.bf16.as_deref(), x, rows, opts, threshold, out)
     }
 }

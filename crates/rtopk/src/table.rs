@@ -93,6 +93,13 @@ pub fn dtype_not_supported(dtype: Dtype, algo: &str) -> Error {
     Error::DtypeNotSupported { dtype, algo: algo.to_string(), valid_for: list(&takes) }
 }
 
+/// The error for a ragged input (`what`, docs/contract.md §5) given to `algo`, which does not
+/// honour it yet; names the algorithms that do.
+pub fn not_yet(what: &'static str, algo: &str) -> Error {
+    let valid_for = list(&names_where(|c| c.ragged));
+    Error::NotYetSupported { what, algo: algo.to_string(), valid_for }
+}
+
 /// The error for an algorithm name the registry does not hold.
 pub(crate) fn unknown(name: &str) -> Error {
     Error::UnknownAlgorithm {
