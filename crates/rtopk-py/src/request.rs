@@ -114,8 +114,11 @@ impl Request {
                     )));
                 }
             };
-            let precision =
-                if precision == 0.0 { None } else { Some(Precision::new(precision).map_err(to_py)?) };
+            let precision = if precision == 0.0 {
+                None
+            } else {
+                Some(Precision::new(precision).map_err(to_py)?)
+            };
             let mut builder = rtopk::Request::builder(algo)
                 .k_of(k)
                 .largest(largest)

@@ -13,7 +13,9 @@ use numpy::{
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use rtopk::{Dtype, Error, Float, PAD_INDEX, Place, Selection, bf16, f16, registry, select as door};
+use rtopk::{
+    Dtype, Error, Float, PAD_INDEX, Place, Selection, bf16, f16, registry, select as door,
+};
 
 use crate::engine;
 use crate::errors::{detached, guard, to_py, value_error};

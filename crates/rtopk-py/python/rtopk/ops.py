@@ -242,8 +242,9 @@ def impl(x: Tensor, dim: int, a: Ask, rows: PerRow) -> Tuple[Tensor, Tensor, Ten
 
 # The op's schema spells the request out (torch.library takes tensors, numbers and strings);
 # the implementation and the fake turn it back into one request (_ask_of). With a per-row k
-# (``k_per_row``), ``k`` is the output width: the outputs' shape never depends on a tensor's
-# values, so the fake needs no data and a CUDA graph no host read.
+# (``k_per_row``), ``k`` is the output width, so the outputs' shape never depends on a
+# tensor's values: the fake needs no data and a CUDA graph no host read. (``k = -1``: the
+# largest k[i], which the CPU implementation reads off ``k_per_row``; the fake refuses it.)
 @torch.library.custom_op("rtopk::topk", mutates_args=())
 def topk_op(
     x: Tensor,
@@ -296,6 +297,11 @@ def _topk_fake(
     )
     shape = list(x.shape)
     batch = shape[:d] + shape[d + 1 :]
+    if k_per_row is not None and k == WIDEST:
+        raise ValueError(
+            "a per-row k needs width= (the output width, >= every k[i]) under torch.compile "
+            "and on fake or meta tensors: the outputs' shape may not depend on k's values"
+        )
     if isinstance(m, int) and isinstance(k, int):
         # The request is refused while tracing, with the eager call's exception (the
         # per-row inputs' values are not known here: their lengths and the device are).
@@ -337,28 +343,9 @@ def _backward(
 topk_op.register_autograd(_backward, setup_context=_setup_context)
 
 
-def _op_rows(
-    x: Tensor, a: Ask, rows: PerRow
-) -> Tuple[Ask, Optional[Tensor], Optional[Tensor], Optional[Tensor]]:
-    """The op's arguments of the per-row inputs: tensors (array-likes converted on the CPU),
-    and ``a`` with ``k`` the output width. Without a width given, the width is the largest k,
-    read from a CPU ``k`` (under ``torch.compile`` it must be given: the outputs' shape may
-    not depend on a tensor's values); a CUDA ``k`` is refused first anyway (the GPU kernel
-    takes no per-row inputs yet)."""
-
-    def tensor(v: Any) -> Optional[Tensor]:
-        return None if v is None else (v if isinstance(v, Tensor) else torch.as_tensor(v))
-
-    k, lengths, hint = tensor(rows.k), tensor(rows.lengths), tensor(rows.hint)
-    if k is not None and a.k == WIDEST:
-        if torch.compiler.is_compiling():
-            raise ValueError(
-                "a per-row k under torch.compile needs width= (the output width, >= every "
-                "k[i]): the outputs' shape may not depend on k's values"
-            )
-        width = int(k.max()) if k.numel() and k.device.type == "cpu" else 0
-        a = a._replace(k=width)
-    return (a, k, lengths, hint)
+def _op_tensor(v: Any) -> Optional[Tensor]:
+    """A per-row input as the op takes it: a tensor (array-likes converted on the CPU)."""
+    return None if v is None else (v if isinstance(v, Tensor) else torch.as_tensor(v))
 
 
 def topk_tensor(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
@@ -374,7 +361,7 @@ def topk_tensor(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
             return cuda_impl(x, dim, a, rows)
         if x.is_cpu:
             return cpu_impl(x, dim, a, rows)
-    a, k, lengths, hint = _op_rows(x, a, rows)
+    k, lengths, hint = _op_tensor(rows.k), _op_tensor(rows.lengths), _op_tensor(rows.hint)
     v, i, it, th = topk_op(
         x,
         a.k,
