@@ -230,10 +230,14 @@ def test_the_eager_call_the_op_and_autograd_refuse_alike() -> None:
         f(x)
 
 
-def ragged_inputs(n: int, m: int, seed: int) -> Any:
-    """Rows, a k per row and lengths (0 and M among them), as CPU tensors."""
+def ragged_inputs(n: int, m: int, seed: int, hostile: bool = True) -> Any:
+    """Rows (hostile, or distinct values without NaN: comparable with ``torch.equal``), a k
+    per row and lengths (0 and M among them), as CPU tensors."""
     g = torch.Generator().manual_seed(seed)
-    x = torch.from_numpy(hostile_matrix(n, m, "hostile", seed))
+    if hostile:
+        x = torch.from_numpy(hostile_matrix(n, m, "hostile", seed))
+    else:
+        x = tie_free(n, m, seed=seed)
     k = torch.randint(0, m + 1, (n,), generator=g)
     lengths = torch.randint(0, m + 1, (n,), generator=g)
     lengths[0], lengths[1], k[2] = 0, m, 0
@@ -284,10 +288,12 @@ def test_per_row_inputs_through_the_op_and_autograd() -> None:
     assert a.grad is not None and torch.equal(a.grad, want)
     op = torch.ops.rtopk.topk.default
     hint = torch.zeros(6)
-    # no empty rows here: their NaN thresholds would not compare equal to themselves
+    # no NaN anywhere here (values, or the thresholds of empty rows): opcheck compares
+    # outputs with themselves
+    xs = tie_free(6, 30, seed=5)
     k1, lengths1 = k.clamp(min=1), lengths.clamp(min=1)
     w1 = int(k1.max())
-    args = (x, w1, -1, True, True, "auto", None, 0.0, 64, True, k1, lengths1, hint, True)
+    args = (xs, w1, -1, True, True, "auto", None, 0.0, 64, True, k1, lengths1, hint, True)
     result = torch.library.opcheck(op, args)
     assert all(v == "SUCCESS" for v in result.values()), result
     # a width above the largest k pads further
@@ -297,7 +303,7 @@ def test_per_row_inputs_through_the_op_and_autograd() -> None:
 
 
 def test_per_row_inputs_under_torch_compile_need_the_width() -> None:
-    x, k, lengths = ragged_inputs(8, 40, 7)
+    x, k, lengths = ragged_inputs(8, 40, 7, hostile=False)
     width = int(k.max())
 
     @torch.compile(fullgraph=True)
