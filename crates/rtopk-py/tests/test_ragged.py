@@ -279,3 +279,18 @@ def test_the_native_request_holds_per_row_inputs() -> None:
     assert not plain.ragged and plain.check(3) == 2
     with pytest.raises(TypeError, match=r"k must be a 1-D int64 array"):
         _native.Request(k=np.array([1.0]))
+
+
+def test_the_cuda_launch_refuses_what_it_cannot_write() -> None:
+    from rtopk import _native
+
+    # refused before any device is touched: no GPU needed
+    r = _native.Request(k=2, device="cuda", threshold=True)
+    with pytest.raises(ValueError, match="threshold output"):
+        _native.cuda_launch(r, 1, 40, (0, 0, 0, 0), 0)
+    r = _native.Request(k=2, device="cuda", lengths=np.array([3]))
+    with pytest.raises(ValueError, match=r"'cuda' does not support rows of their own length"):
+        _native.cuda_launch(r, 1, 40, (0, 0, 0, 0), 0)
+    r = _native.Request(k=np.array([2]), device="cuda")
+    with pytest.raises(ValueError, match=r"'cuda' does not support a k per row"):
+        _native.cuda_launch(r, 1, 40, (0, 0, 0, 0), 0)
