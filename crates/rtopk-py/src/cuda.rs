@@ -4,9 +4,9 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rtopk::Device;
+use rtopk::cuda::Shape;
 
-use crate::engine::{self, GpuShape, Pointers};
+use crate::engine::{self, Pointers};
 use crate::errors::{detached, guard, to_py, value_error};
 use crate::request::{Request, integer};
 
@@ -14,15 +14,17 @@ use crate::request::{Request, integer};
 /// address `pointers[0]` on the request's CUDA device (`cuda:N`), queued on the stream whose
 /// handle is `stream` (torch's current stream of that device): values into `pointers[1]`
 /// (`n * k` of the dtype), indices into `pointers[2]` (`n * k` of the request's index type,
-/// written at that width by the kernel), iteration counts into `pointers[3]` (`n` int32)
-/// unless it is 0.
+/// written at that width by the kernel), iteration counts into `pointers[3]` (`n` int32),
+/// which must be 0 exactly when the request asks for none.
 ///
-/// The request (built for device `cuda:N`) is checked against the width first; nothing is
-/// launched when `n` or `k` is 0. Nothing is allocated by the call for its outputs, copied or
-/// synchronised: it queues one launch (two with `sorted`) and returns, so it can be captured
-/// in a CUDA graph once the kernels are built (the first call on a device builds the one it
-/// needs with NVRTC, ~1 s). The caller (`rtopk.ops`) passes tensors it allocated on that
-/// device with those sizes, made contiguous, and keeps them alive.
+/// The library checks the request against the rows and the buffers first
+/// (`rtopk::cuda::select_raw`: a ragged request is refused there, typed); the threshold
+/// output has no device buffer yet and is refused here. Nothing is launched when `n` or `k`
+/// is 0. Nothing is allocated by the call for its outputs, copied or synchronised: it queues
+/// the launches of the request's program and returns, so it can be captured in a CUDA graph
+/// once the kernels are built (the first call on a device builds the ones it needs with
+/// NVRTC, ~1 s). The caller (`rtopk.ops`) passes tensors it allocated on that device with
+/// those sizes, made contiguous, and keeps them alive.
 #[pyfunction]
 pub(crate) fn cuda_launch(
     py: Python<'_>,
@@ -34,39 +36,33 @@ pub(crate) fn cuda_launch(
 ) -> PyResult<()> {
     guard(|| {
         let (n, m) = (integer("n", n)?, integer("m", m)?);
-        if request.device != Device::Gpu {
-            return Err(value_error("the CUDA launch takes a request built for device 'cuda'"));
+        let r = &request.inner;
+        let k = request.check_rows(n, m)?;
+        if r.wanted().threshold {
+            return Err(value_error(
+                "the threshold output (return_threshold=True) is computed on NumPy arrays and \
+                 CPU tensors only for now; CUDA tensors do not have it yet",
+            ));
         }
-        request.check_width(m)?;
-        if n == 0 || request.k == 0 {
+        if n == 0 || k == 0 {
             return Ok(());
         }
-        let shape = GpuShape {
-            n,
-            m,
-            k: request.k,
-            mode: request.mode,
-            sorted: request.sorted,
-            bisect: request.bisect()?,
-            dtype: request.dtype,
-            index_bits: request.index_bits,
-        };
+        let shape = Shape { n, m, dtype: request.dtype };
         let (x, values, indices, iterations) = pointers;
         let ptrs = Pointers { x, values, indices, iterations };
-        let launch = engine::gpu_launch(shape, ptrs, request.ordinal).map_err(to_py)?;
-        if !launch.is_ready().map_err(to_py)? {
+        if !engine::gpu_is_ready(r, shape).map_err(to_py)? {
             // the first launch of these kernels on this device builds them (NVRTC, about a
             // second): other Python threads run meanwhile
-            detached(py, || launch.build())?;
+            detached(py, || engine::gpu_prepare(r, shape))?;
         }
         // SAFETY: rtopk.ops passes the addresses of contiguous torch tensors it allocated on
         // the request's device (n*m and n*k of the request's dtype, n*k indices of its index
         // type, n int32 or none), held alive by the caller while torch's stream `stream` of
-        // that device — whose context is the device's primary context, torch's and rtopk-cuda's —
-        // runs the queued work; the caching allocator does not reuse them before that work
-        // ends.
+        // that device — whose context is the device's primary context, torch's and the
+        // library's — runs the queued work; the caching allocator does not reuse them before
+        // that work ends.
         #[allow(unsafe_code)]
-        let queued = unsafe { launch.queue(stream) };
+        let queued = unsafe { engine::gpu_queue(r, shape, ptrs, stream) };
         // queued, not run: attached, a launch costs less than releasing the interpreter would
         queued.map_err(to_py)
     })

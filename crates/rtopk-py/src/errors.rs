@@ -1,9 +1,10 @@
 //! Rust errors as Python exceptions, and the panic guard at the boundary.
 //!
-//! Each [`rtopk::Error`] becomes one Python exception carrying the same message, chosen by its
-//! variant (never by its text): the caller's input → `ValueError` (a size too large to allocate
-//! → `MemoryError`, an element type the algorithm does not take → `TypeError`), a missing CUDA driver → [`CudaUnavailableError`], other GPU failures →
-//! [`CudaError`], the environment (files) → `OSError`. A Rust panic never unwinds into the
+//! Each [`rtopk::Error`] (and each `rtopk_tools::Error`) becomes one Python exception
+//! carrying the same message, chosen by its variant (never by its text): the caller's input →
+//! `ValueError` (a size too large to allocate → `MemoryError`, an element type the algorithm
+//! does not take → `TypeError`), a missing CUDA driver → [`CudaUnavailableError`], other GPU
+//! failures → [`CudaError`], the environment (files) → `OSError`. A Rust panic never unwinds into the
 //! interpreter: [`guard`] turns it into [`InternalError`].
 
 use std::any::Any;
@@ -37,27 +38,41 @@ create_exception!(
 
 /// The Python exception for `e`, with `e`'s message.
 pub(crate) fn to_py(e: Error) -> PyErr {
-    let msg = e.to_string();
-    if let Some(class) = engine::class_of(&e) {
-        return match class {
-            Class::Value => PyValueError::new_err(msg),
-            Class::Memory => PyMemoryError::new_err(msg),
-            Class::CudaUnavailable => CudaUnavailableError::new_err(msg),
-            Class::Cuda => CudaError::new_err(msg),
-            Class::Os => PyOSError::new_err(msg),
-            Class::Runtime => PyRuntimeError::new_err(msg),
-        };
+    exception(engine::class_of(&e), e.to_string())
+}
+
+/// The Python exception for an error of the tools crate, with its message.
+pub(crate) fn tools_to_py(e: rtopk_tools::Error) -> PyErr {
+    exception(engine::tools_class(&e), e.to_string())
+}
+
+fn exception(class: Class, msg: String) -> PyErr {
+    match class {
+        Class::Value => PyValueError::new_err(msg),
+        Class::Type => PyTypeError::new_err(msg),
+        Class::Memory => PyMemoryError::new_err(msg),
+        Class::CudaUnavailable => CudaUnavailableError::new_err(msg),
+        Class::Cuda => CudaError::new_err(msg),
+        Class::Os => PyOSError::new_err(msg),
+        Class::Runtime => PyRuntimeError::new_err(msg),
     }
-    match e {
-        Error::NotEnoughMemory { .. } => PyMemoryError::new_err(msg),
-        // An element type the algorithm does not take.
-        Error::DtypeNotSupported { .. } => PyTypeError::new_err(msg),
-        Error::Io { .. } | Error::Write { .. } => PyOSError::new_err(msg),
-        Error::Json(_) | Error::Chart { .. } => PyRuntimeError::new_err(msg),
-        // Unknown names, refused or conflicting parameters, a precision out of range, an
-        // algorithm on the wrong device, bad files and paths: the caller's input.
-        other if other.is_user_error() => PyValueError::new_err(msg),
-        _ => PyOSError::new_err(msg),
+}
+
+/// An error the library or its tools return.
+pub(crate) trait Failure: Send {
+    /// The Python exception for it.
+    fn into_py(self) -> PyErr;
+}
+
+impl Failure for Error {
+    fn into_py(self) -> PyErr {
+        to_py(self)
+    }
+}
+
+impl Failure for rtopk_tools::Error {
+    fn into_py(self) -> PyErr {
+        tools_to_py(self)
     }
 }
 
@@ -67,8 +82,16 @@ pub(crate) fn detached<T: Send>(
     py: Python<'_>,
     f: impl FnOnce() -> Result<T, Error> + Send,
 ) -> PyResult<T> {
+    detached_with(py, f)
+}
+
+/// [`detached`] for any error of the library or its tools crate.
+pub(crate) fn detached_with<T: Send, F: Failure>(
+    py: Python<'_>,
+    f: impl FnOnce() -> Result<T, F> + Send,
+) -> PyResult<T> {
     match py.detach(move || catch_unwind(AssertUnwindSafe(f))) {
-        Ok(result) => result.map_err(to_py),
+        Ok(result) => result.map_err(Failure::into_py),
         Err(payload) => Err(internal(payload.as_ref())),
     }
 }

@@ -5,23 +5,26 @@
 //! and hands it to the functions here, which call the library and convert its results and
 //! errors. Nothing here re-implements an algorithm.
 //!
-//! * [`request`]: `Request`, what a call asks for (algorithm or `auto`, k, largest, sorted,
-//!   iteration counts, `max_iter` / `precision`, index type, element type, device), checked
-//!   once; every native entry below takes one.
-//! * [`select`]: row-wise top-k of a 2-D NumPy array through the registry (the interpreter
-//!   detached while rayon works).
+//! * [`request`]: `Request`, what a call asks for (algorithm or `auto`, k — one, or one per
+//!   row —, largest, sorted, iteration counts, threshold, `max_iter` / `precision`, index
+//!   type, element type, device, lengths, hint), built once into the library's
+//!   `rtopk::Request` and checked there; every native entry below takes one.
+//! * [`select`]: row-wise top-k of a 2-D NumPy array through the library's `select` (the
+//!   interpreter detached while rayon works).
 //! * [`cuda`]: the launch on torch's CUDA tensors (raw addresses, torch's stream), the GPU
 //!   kernel's equivalence check.
 //! * [`trace`]: one row through the simulated kernel.
 //! * [`sim`]: the simulated kernel over a matrix, its diagnostics, the seeded-bug catalog.
-//! * [`stats`]: the iteration statistics (`rtopk::stats`) and Appendix A's E(n).
-//! * [`engine`]: every call into the engine crates, in one module.
+//! * [`stats`]: the iteration statistics (`rtopk_tools::stats`) and Appendix A's E(n).
+//! * [`engine`]: every call into the library's re-exports (`rtopk::cuda`, `rtopk::sim`,
+//!   `rtopk::stats`) and its tools crate, in one module. The crate depends on `rtopk` and
+//!   `rtopk-tools` only, never on an engine crate.
 //! * [`errors`]: every Rust error as a Python exception; panics caught at the boundary.
 //!
 //! The crate says `deny(unsafe_code)` rather than `forbid` for the two boundaries that need it,
 //! each with `#[allow(unsafe_code)]` on its one statement (or one-line function) and a
 //! `// SAFETY:` line: the CUDA launch takes raw device addresses from torch and hands them to
-//! the GPU kernel; a 16-bit input arrives as `uint16` bit patterns, viewed in place as
+//! the library's raw launch; a 16-bit input arrives as `uint16` bit patterns, viewed in place as
 //! `half::f16` / `half::bf16`.
 
 #![deny(unsafe_code)]

@@ -1,83 +1,87 @@
 //! `rtopk._native.Request`: what a call asks for, built once per call from the Python
-//! arguments, checked once, and passed to every native entry (NumPy and CPU-tensor select,
-//! the CUDA launch, the simulator, the trace, the statistics) in place of positional lists.
+//! arguments into the library's one request ([`rtopk::Request`], checked by its builder), and
+//! passed to every native entry (NumPy and CPU-tensor select, the CUDA launch, the simulator,
+//! the trace, the statistics) in place of positional lists.
 //!
-//! Everything that does not depend on the input's width is checked when the request is built:
-//! the algorithm (`auto` resolved for the device; an unknown name, a CPU algorithm on a GPU
-//! tensor), `k >= 0`, the bisection parameters (`max_iter` / `precision`: only for the
-//! bisection family, not both; docs/contract.md §2), iteration counts only from an algorithm
-//! that reports them (§3), the element type, the index type. [`Request::check_width`] adds
-//! the width (`1 <= M`, `k <= M`, int32 indices only for `M <= 2^31`).
+//! The face converts Python's values (torch-style `TypeError`s for a bool or a non-integer,
+//! `ValueError` for a negative count where Rust's unsigned types cannot say it) and names the
+//! element type; everything else — the algorithm (`auto` resolved for the device; an unknown
+//! name, a CPU algorithm on a GPU tensor), the bisection parameters (docs/contract.md §2),
+//! iteration counts only from an algorithm that reports them (§3), the width and per-row
+//! inputs against the rows (§1, §5) — is the library's check, with its messages.
 
+use numpy::{PyReadonlyArray1, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
-use rtopk::algorithm::dtype_not_supported;
-use rtopk::registry::unsupported;
-use rtopk::{Algorithm, Bisect, Device, Dtype, Error, Mode, Options, Param, Params, Precision};
+use rtopk::{AUTO_CPU, AUTO_GPU, Dtype, IndexWidth, K, Mode, Params, Place, Precision};
 
-use crate::engine;
 use crate::errors::{guard, to_py, value_error};
-
-/// What `algo="auto"` stands for on the CPU: `bisect`, RTop-K's bisection (Algorithm 1), the
-/// fastest exact CPU algorithm of the README's `rtopk bench cpu` table at every measured shape
-/// (65536 × 256 to 16384 × 4096).
-pub(crate) const AUTO_CPU: &str = "bisect";
-/// What `algo="auto"` stands for on a GPU: the RTop-K CUDA kernel.
-pub(crate) const AUTO_GPU: &str = "cuda";
 
 /// A checked request (see the module docs). Immutable: one request may serve many calls.
 #[pyclass(frozen, module = "rtopk._native")]
 pub(crate) struct Request {
-    /// The algorithm, `auto` resolved, configured with the bisection parameters.
-    pub(crate) algorithm: Box<dyn Algorithm>,
-    /// The bisection parameters (the simulator, the trace and the statistics use them too).
-    pub(crate) params: Params,
-    pub(crate) k: usize,
-    pub(crate) mode: Mode,
-    pub(crate) sorted: bool,
-    /// Per-row iteration counts wanted (docs/contract.md §3).
-    pub(crate) iterations: bool,
-    /// 32 or 64.
-    pub(crate) index_bits: u32,
+    /// The library's request.
+    pub(crate) inner: rtopk::Request,
+    /// The element type of the rows it is for.
     pub(crate) dtype: Dtype,
-    pub(crate) device: Device,
-    /// The CUDA device (`cuda:N`) whose memory holds the rows; 0 on the CPU.
-    pub(crate) ordinal: usize,
 }
 
 impl Request {
-    /// The output options (largest or smallest, index or value order).
-    pub(crate) fn options(&self) -> Options {
-        Options { mode: self.mode, sorted: self.sorted }
+    /// Checks the request against `n` rows of width `m` of its element type (the library's
+    /// [`rtopk::Request::check`]); returns the output width K.
+    pub(crate) fn check_rows(&self, n: usize, m: usize) -> PyResult<usize> {
+        self.inner.check(n, m, self.dtype).map_err(to_py)?;
+        Ok(self.width())
     }
 
-    /// The bisection (Algorithm 1 or 2) the parameters describe.
-    pub(crate) fn bisect(&self) -> PyResult<Bisect> {
-        self.params.bisect().map_err(to_py)
+    /// The output width: the scalar k, or the largest k of a row (docs/contract.md §5).
+    pub(crate) fn width(&self) -> usize {
+        self.inner.k().width()
     }
 
-    /// The checks that need the rows' width `m`.
-    pub(crate) fn check_width(&self, m: usize) -> PyResult<()> {
-        engine::check_shape(m, self.k).map_err(to_py)?;
-        if self.index_bits == 32 && m > 1 << 31 {
-            return Err(value_error(format!(
-                "int32 indices cannot index rows of M = {m} > 2^31 values; use int64"
-            )));
+    /// The rows the per-row inputs speak of (`None` when none is given).
+    fn per_row_rows(&self) -> Option<usize> {
+        if let K::PerRow(ks) = self.inner.k() {
+            return Some(ks.len());
         }
-        Ok(())
+        self.inner.lengths().map(<[usize]>::len).or_else(|| self.inner.hint().map(<[f32]>::len))
+    }
+
+    /// The one k of a plain request (what the simulator's own views and the statistics take);
+    /// a `ValueError` naming `what` for a ragged one.
+    pub(crate) fn plain_k(&self, what: &str) -> PyResult<usize> {
+        match self.inner.k().uniform() {
+            Some(k) if !self.is_ragged() => Ok(k),
+            _ => Err(value_error(format!(
+                "{what} takes one k for every row, without lengths or hints"
+            ))),
+        }
+    }
+
+    /// The options the simulator's own views take: mode, order and bisection.
+    pub(crate) fn mode(&self) -> Mode {
+        self.inner.options().mode
+    }
+
+    /// `true` for a request with lengths, k per row or a hint (docs/contract.md §5).
+    pub(crate) fn is_ragged(&self) -> bool {
+        matches!(self.inner.k(), K::PerRow(_))
+            || self.inner.lengths().is_some()
+            || self.inner.hint().is_some()
     }
 }
 
 #[pymethods]
 impl Request {
     /// Builds and checks a request. Every argument is keyword-only; `k` must be an integer (a
-    /// bool is a `TypeError`, as in `torch.topk`) and the flags booleans.
+    /// bool is a `TypeError`, as in `torch.topk`) or a 1-D int64 array (one k per row), the
+    /// flags booleans, `lengths` a 1-D int64 array and `hint` a 1-D float32 array.
     #[new]
     #[pyo3(signature = (
         *, k, algo = "auto", largest = true, sorted = true, iterations = false,
-        max_iter = None, precision = 0.0, index_dtype = "int64", dtype = "float32",
-        device = "cpu"
+        threshold = false, max_iter = None, precision = 0.0, index_dtype = "int64",
+        dtype = "float32", device = "cpu", lengths = None, hint = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -86,107 +90,123 @@ impl Request {
         largest: bool,
         sorted: bool,
         iterations: bool,
+        threshold: bool,
         max_iter: Option<&Bound<'_, PyAny>>,
         precision: f64,
         index_dtype: &str,
         dtype: &str,
         device: &str,
+        lengths: Option<&Bound<'_, PyAny>>,
+        hint: Option<PyReadonlyArray1<'_, f32>>,
     ) -> PyResult<Self> {
         guard(|| {
-            let k = integer("k", k)?;
+            let k = k_of(k)?;
             let max_iter = max_iter.map(max_iter_of).transpose()?;
-            let (device, ordinal) = place_named(device)?;
+            let place = place_named(device)?;
             let dtype = Dtype::from_name(dtype)
                 .ok_or_else(|| PyTypeError::new_err(unsupported_dtype(dtype, true)))?;
-            let index_bits = match index_dtype {
-                "int64" => 64,
-                "int32" => 32,
+            let index = match index_dtype {
+                "int64" => IndexWidth::I64,
+                "int32" => IndexWidth::U32,
                 other => {
                     return Err(PyTypeError::new_err(format!(
                         "indices_dtype must be int32 or int64, got {other}"
                     )));
                 }
             };
-            let params = params(max_iter, precision)?;
-            let name = resolve_name(algo, device);
-            let algorithm = engine::resolve(name, &params).map_err(to_py)?;
-            // `cuda` on host memory copies it to GPU 0 and back; a CPU algorithm cannot read
-            // device memory.
-            if device == Device::Gpu && algorithm.caps().device != Device::Gpu {
-                let why = format!(
-                    "the input is on a GPU, where only '{AUTO_GPU}' (or 'auto') runs; move it \
-                     to the CPU for the CPU algorithms"
-                );
-                return Err(to_py(Error::WrongDevice { algo: name.to_string(), why }));
+            let precision = if precision == 0.0 {
+                None
+            } else {
+                Some(Precision::new(precision).map_err(to_py)?)
+            };
+            let mut builder = rtopk::Request::builder(algo)
+                .k_of(k)
+                .largest(largest)
+                .sorted(sorted)
+                .iterations(iterations)
+                .threshold(threshold)
+                .params(Params { max_iter, precision, ..Params::default() })
+                .index_width(index)
+                .place(place);
+            if let Some(lengths) = lengths {
+                builder = builder.lengths(counts("lengths", lengths)?);
             }
-            if !algorithm.caps().takes(dtype) {
-                return Err(to_py(dtype_not_supported(dtype, name)));
+            if let Some(hint) = hint {
+                builder = builder.hint(hint.as_array().to_vec());
             }
-            if iterations && !algorithm.caps().iterations {
-                return Err(to_py(unsupported(Param::Iterations, name)));
-            }
-            let mode = if largest { Mode::Largest } else { Mode::Smallest };
-            Ok(Request {
-                algorithm,
-                params,
-                k,
-                mode,
-                sorted,
-                iterations,
-                index_bits,
-                dtype,
-                device,
-                ordinal,
-            })
+            let inner = builder.build().map_err(to_py)?;
+            Ok(Request { inner, dtype })
         })
     }
 
-    /// Checks the request against rows of width `m` (`1 <= m`, `k <= m`, the index width):
-    /// a `ValueError` with the library's message otherwise.
-    fn check(&self, m: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// Checks the request against `n` rows of width `m` (`1 <= m`, every k `<= m`, the index
+    /// width, one entry per row and `lengths <= m` for per-row inputs; `n` defaults to the
+    /// per-row inputs' own length): a `ValueError` with the library's message otherwise.
+    /// Returns the output width K.
+    #[pyo3(signature = (m, n = None))]
+    fn check(&self, m: &Bound<'_, PyAny>, n: Option<&Bound<'_, PyAny>>) -> PyResult<usize> {
         let m = integer("m", m)?;
-        self.check_width(m)
+        let n = match n {
+            Some(n) => integer("n", n)?,
+            None => self.per_row_rows().unwrap_or(0),
+        };
+        self.check_rows(n, m)
     }
 
     /// The algorithm's registry name (`auto` resolved).
     #[getter]
     fn algorithm(&self) -> &'static str {
-        self.algorithm.name()
+        self.inner.algo()
     }
 
+    /// The output width: the scalar k, or the largest of the per-row k.
     #[getter]
     fn k(&self) -> usize {
-        self.k
+        self.width()
+    }
+
+    /// `True` with lengths, k per row or a hint (docs/contract.md §5).
+    #[getter]
+    fn ragged(&self) -> bool {
+        self.is_ragged()
     }
 
     #[getter]
     fn largest(&self) -> bool {
-        self.mode == Mode::Largest
+        self.inner.options().mode == Mode::Largest
     }
 
     #[getter]
     fn sorted(&self) -> bool {
-        self.sorted
+        self.inner.options().sorted
     }
 
     #[getter]
     fn iterations(&self) -> bool {
-        self.iterations
+        self.inner.wanted().iterations
+    }
+
+    #[getter]
+    fn threshold(&self) -> bool {
+        self.inner.wanted().threshold
     }
 
     #[getter]
     fn max_iter(&self) -> Option<u32> {
-        self.params.max_iter
+        self.inner.params().max_iter
     }
 
     #[getter]
     fn precision(&self) -> f64 {
-        self.params.precision.map_or(0.0, |p| f64::from(p.get()))
+        self.inner.params().precision.map_or(0.0, |p| f64::from(p.get()))
     }
 
     #[getter]
     fn index_dtype(&self) -> &'static str {
-        if self.index_bits == 32 { "int32" } else { "int64" }
+        match self.inner.index_width() {
+            IndexWidth::U32 => "int32",
+            IndexWidth::I64 => "int64",
+        }
     }
 
     #[getter]
@@ -197,26 +217,37 @@ impl Request {
     /// `"cpu"` or `"cuda:N"`.
     #[getter]
     fn device(&self) -> String {
-        match self.device {
-            Device::Cpu => "cpu".to_string(),
-            Device::Gpu => format!("cuda:{}", self.ordinal),
+        match self.inner.place() {
+            Place::Cpu => "cpu".to_string(),
+            Place::Cuda(n) => format!("cuda:{n}"),
         }
     }
 
     fn __repr__(&self) -> String {
-        let max_iter = self.params.max_iter.map_or("None".to_string(), |n| n.to_string());
+        let max_iter = self.max_iter().map_or("None".to_string(), |n| n.to_string());
+        let k = match self.inner.k() {
+            K::PerRow(ks) => format!("<{} per row, width {}>", ks.len(), self.width()),
+            _ => self.width().to_string(),
+        };
         format!(
-            "Request(algorithm='{}', k={}, largest={}, sorted={}, iterations={}, \
-             max_iter={max_iter}, precision={:?}, index_dtype='{}', dtype='{}', device='{}')",
+            "Request(algorithm='{}', k={k}, largest={}, sorted={}, iterations={}, \
+             threshold={}, max_iter={max_iter}, precision={:?}, index_dtype='{}', dtype='{}', \
+             device='{}'{})",
             self.algorithm(),
-            self.k,
             py_bool(self.largest()),
-            py_bool(self.sorted),
-            py_bool(self.iterations),
+            py_bool(self.sorted()),
+            py_bool(self.iterations()),
+            py_bool(self.threshold()),
             self.precision(),
             self.index_dtype(),
             self.dtype(),
             self.device(),
+            match (self.inner.lengths(), self.inner.hint()) {
+                (None, None) => "",
+                (Some(_), None) => ", lengths=<given>",
+                (None, Some(_)) => ", hint=<given>",
+                (Some(_), Some(_)) => ", lengths=<given>, hint=<given>",
+            },
         )
     }
 }
@@ -226,22 +257,15 @@ fn py_bool(b: bool) -> &'static str {
 }
 
 /// Where the rows are: `"cpu"`, or `"cuda"` / `"cuda:N"` (CUDA device N, 0 by default).
-fn place_named(name: &str) -> PyResult<(Device, usize)> {
-    if let Some(n) = name.strip_prefix("cuda:") {
-        let ordinal = n.parse().map_err(|_| {
-            value_error(format!("device '{name}': expected 'cpu', 'cuda' or 'cuda:N'"))
-        })?;
-        return Ok((Device::Gpu, ordinal));
-    }
-    Ok((device_named(name)?, 0))
-}
-
-/// The kind of device called `name` (`"cpu"` or `"cuda"`).
-fn device_named(name: &str) -> PyResult<Device> {
+fn place_named(name: &str) -> PyResult<Place> {
+    let refuse = || value_error(format!("device '{name}': expected 'cpu', 'cuda' or 'cuda:N'"));
     match name {
-        "cpu" => Ok(Device::Cpu),
-        "cuda" => Ok(Device::Gpu),
-        other => Err(value_error(format!("device '{other}': expected 'cpu', 'cuda' or 'cuda:N'"))),
+        "cpu" => Ok(Place::Cpu),
+        "cuda" => Ok(Place::Cuda(0)),
+        other => match other.strip_prefix("cuda:") {
+            Some(n) => n.parse().map(Place::Cuda).map_err(|_| refuse()),
+            None => Err(refuse()),
+        },
     }
 }
 
@@ -267,6 +291,34 @@ pub(crate) fn integer(name: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
     usize::try_from(v).map_err(|_| value_error(format!("{name} must be >= 0, got {v}")))
 }
 
+/// `k`: an integer (one k for every row) or a 1-D int64 array (one per row).
+fn k_of(k: &Bound<'_, PyAny>) -> PyResult<K> {
+    if k.is_instance_of::<PyUntypedArray>() {
+        return Ok(K::PerRow(counts("k", k)?));
+    }
+    Ok(K::One(integer("k", k)?))
+}
+
+/// A per-row count array called `name` (1-D int64, every entry >= 0).
+fn counts(name: &str, a: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    let refuse_type = || {
+        let what = match a.cast::<PyUntypedArray>() {
+            Ok(arr) => format!("a {}-D array of {}", arr.ndim(), arr.dtype()),
+            Err(_) => type_name(a),
+        };
+        PyTypeError::new_err(format!("{name} must be a 1-D int64 array, not {what}"))
+    };
+    let array: PyReadonlyArray1<'_, i64> = a.extract().map_err(|_| refuse_type())?;
+    array
+        .as_array()
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            usize::try_from(v).map_err(|_| value_error(format!("{name}[{i}] = {v} must be >= 0")))
+        })
+        .collect()
+}
+
 /// `max_iter` as Python gives it: an integer from 0 to 2^32 - 1 (a bool is a `TypeError`).
 fn max_iter_of(n: &Bound<'_, PyAny>) -> PyResult<u32> {
     let refuse = || {
@@ -288,30 +340,14 @@ fn max_iter_of(n: &Bound<'_, PyAny>) -> PyResult<u32> {
     u32::try_from(v).map_err(|_| refuse())
 }
 
-/// The bisection parameters: `max_iter` None or a count, `precision` 0 (exact) or a finite
-/// number > 0 (docs/contract.md §2).
-fn params(max_iter: Option<u32>, precision: f64) -> PyResult<Params> {
-    let precision =
-        if precision == 0.0 { None } else { Some(Precision::new(precision).map_err(to_py)?) };
-    Ok(Params { max_iter, precision, ..Params::default() })
-}
-
-/// The registry name `algo` stands for on `device`.
-fn resolve_name(algo: &str, device: Device) -> &str {
-    match (algo, device) {
-        ("auto", Device::Cpu) => AUTO_CPU,
-        ("auto", Device::Gpu) => AUTO_GPU,
-        (name, _) => name,
-    }
-}
-
 /// The algorithm `algo="auto"` stands for on `device` (`"cpu"` or `"cuda"`).
 #[pyfunction]
 pub(crate) fn auto_algorithm(device: &str) -> PyResult<&'static str> {
-    Ok(match device_named(device)? {
-        Device::Cpu => AUTO_CPU,
-        Device::Gpu => AUTO_GPU,
-    })
+    match device {
+        "cpu" => Ok(AUTO_CPU),
+        "cuda" => Ok(AUTO_GPU),
+        other => Err(value_error(format!("device '{other}': expected 'cpu', 'cuda' or 'cuda:N'"))),
+    }
 }
 
 /// The `TypeError` message for an input of dtype `name` (the same for arrays and tensors):

@@ -13,8 +13,9 @@ use numpy::{
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use rtopk::registry;
-use rtopk::{Device, Dtype, Error, Float, Selection, bf16, f16};
+use rtopk::{
+    Dtype, Error, Float, PAD_INDEX, Place, Selection, bf16, f16, registry, select as door,
+};
 
 use crate::engine;
 use crate::errors::{detached, guard, to_py, value_error};
@@ -27,16 +28,28 @@ pub(crate) fn algorithms_json() -> PyResult<String> {
     serde_json::to_string(&registry::ALGORITHMS).map_err(|e| to_py(e.into()))
 }
 
-/// The outputs of [`select`]: `(N, k)` values, `(N, k)` indices, `(N,)` iteration counts.
-type Outputs<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Option<Bound<'py, PyArray1<i32>>>);
+/// The outputs of [`select`]: `(N, K)` values, `(N, K)` indices, `(N,)` iteration counts,
+/// `(N,)` thresholds.
+type Outputs<'py> = (
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Option<Bound<'py, PyArray1<i32>>>,
+    Option<Bound<'py, PyArray1<f32>>>,
+);
 /// [`Outputs`] with the values still in Rust, as elements of `E`.
-type Selected<'py, E> = (Array2<E>, Bound<'py, PyAny>, Option<Bound<'py, PyArray1<i32>>>);
+type Selected<'py, E> = (
+    Array2<E>,
+    Bound<'py, PyAny>,
+    Option<Bound<'py, PyArray1<i32>>>,
+    Option<Bound<'py, PyArray1<f32>>>,
+);
 
 /// Row-wise top-k of the 2-D array `x` (rows along the last axis, any strides) as `request`
-/// asks (a host request: device `cpu`). The interpreter is detached while the rows are
-/// selected (rayon, every core); values come back in the input's dtype (as `uint16` bits for
-/// float16 and bfloat16, whose input is their bits too: see the module docs), indices as
-/// int64 or int32, iteration counts as int32.
+/// asks (a host request: device `cpu`), through the library's one `select`. The interpreter
+/// is detached while the rows are selected (rayon, every core); values come back in the
+/// input's dtype (as `uint16` bits for float16 and bfloat16, whose input is their bits too:
+/// see the module docs), indices as int64 or int32 (padding, docs/contract.md §5: -1),
+/// iteration counts as int32, thresholds as float32.
 #[pyfunction]
 pub(crate) fn select<'py>(
     py: Python<'py>,
@@ -47,7 +60,7 @@ pub(crate) fn select<'py>(
         if x.ndim() != 2 {
             return Err(value_error(format!("expected a 2-D array of rows, got {}-D", x.ndim())));
         }
-        if request.device != Device::Cpu {
+        if request.inner.place() != Place::Cpu {
             return Err(PyValueError::new_err(
                 "a request for device 'cuda' selects from CUDA tensors, not host arrays",
             ));
@@ -58,8 +71,9 @@ pub(crate) fn select<'py>(
                 return Err(PyTypeError::new_err(unsupported_dtype(&element.to_string(), true)));
             }
             let x = x.cast::<PyArray2<f32>>()?.readonly();
-            let (values, indices, its) = run(py, x.as_array(), request)?;
-            return Ok((PyArray2::from_owned_array(py, values).into_any(), indices, its));
+            let (values, indices, its, threshold) = run(py, x.as_array(), request)?;
+            let values = PyArray2::from_owned_array(py, values).into_any();
+            return Ok((values, indices, its, threshold));
         }
         if !element.is_equiv_to(&numpy::dtype::<u16>(py)) {
             return Err(PyTypeError::new_err(format!(
@@ -83,40 +97,43 @@ fn run16<'py, E: Float<Key = u16>>(
     view: ArrayView2<'_, E>,
     request: &Request,
 ) -> PyResult<Outputs<'py>> {
-    let (values, indices, its) = run(py, view, request)?;
+    let (values, indices, its, threshold) = run(py, view, request)?;
     let values = detached(py, || convert(values.view(), |v| v.to_bits()))?;
-    Ok((PyArray2::from_owned_array(py, values).into_any(), indices, its))
+    Ok((PyArray2::from_owned_array(py, values).into_any(), indices, its, threshold))
 }
 
 /// The selection of [`select`] on `view`, detached: values in `E`, indices at the width asked
-/// for, iteration counts when asked for.
+/// for, iteration counts and thresholds when asked for.
 fn run<'py, E: Float>(
     py: Python<'py>,
     view: ArrayView2<'_, E>,
     request: &Request,
 ) -> PyResult<Selected<'py, E>> {
-    request.check_width(view.ncols())?;
-    let (iterations, index_bits) = (request.iterations, request.index_bits);
-    let (algorithm, k, opts) = (&request.algorithm, request.k, request.options());
-    let (values, indices, its) = detached(py, || {
-        let out: Selection<E> = algorithm.select_as(view, k, opts)?;
-        let out = out.topk;
-        let its = match (iterations, out.iterations) {
+    let (inner, wanted) = (&request.inner, request.inner.wanted());
+    let (values, indices, its, threshold) = detached(py, || {
+        let out: Selection<E> = door(view, inner)?;
+        let its = match (wanted.iterations, out.topk.iterations) {
             (true, Some(it)) => Some(convert(it.view(), |v| v as i32)?),
             _ => None,
         };
-        let indices = match index_bits {
-            32 => Index::I32(convert(out.indices.view(), |i| i as i32)?),
-            _ => Index::I64(convert(out.indices.view(), i64::from)?),
+        let threshold = if wanted.threshold { out.threshold } else { None };
+        // The padding index (docs/contract.md §5) is -1 at either width: `as i32` wraps
+        // u32::MAX to -1, and every other index fits (int32 only for M <= 2^31, checked).
+        let indices = match inner.index_width().bits() {
+            32 => Index::I32(convert(out.topk.indices.view(), |i| i as i32)?),
+            _ => Index::I64(convert(out.topk.indices.view(), |i| {
+                if i == PAD_INDEX { -1 } else { i64::from(i) }
+            })?),
         };
-        Ok((out.values, indices, its))
+        Ok((out.topk.values, indices, its, threshold))
     })?;
     let indices = match indices {
         Index::I32(a) => PyArray2::from_owned_array(py, a).into_any(),
         Index::I64(a) => PyArray2::from_owned_array(py, a).into_any(),
     };
     let its = its.map(|a| PyArray1::from_owned_array(py, a));
-    Ok((values, indices, its))
+    let threshold = threshold.map(|a| PyArray1::from_owned_array(py, a));
+    Ok((values, indices, its, threshold))
 }
 
 /// The 16-bit floats whose bit patterns `bits` holds, read in place (no copy).

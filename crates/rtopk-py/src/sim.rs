@@ -62,13 +62,14 @@ pub(crate) fn sim_run<'py>(
     schedule_seed: Option<i64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     guard(|| {
-        let k = request.k;
+        let k = request.plain_k("rtopk.sim.run")?;
         let (n, m) = x.as_array().dim();
+        let r = &request.inner;
         let launch = SimLaunch {
             k,
-            mode: request.mode,
-            sorted: request.sorted,
-            bisect: request.bisect()?,
+            mode: r.options().mode,
+            sorted: r.options().sorted,
+            bisect: r.bisect(),
             mutant,
             strategy,
             // any 64 bits seed it

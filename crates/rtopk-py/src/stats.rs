@@ -1,13 +1,13 @@
 //! `rtopk.stats` and `rtopk.expected_iterations`: the library's iteration statistics
-//! ([`rtopk::stats`], the numbers `rtopk stats iterations --json` prints) and Appendix A's E(n).
+//! (`rtopk_tools::stats`, the numbers `rtopk stats iterations --json` prints) and Appendix A's E(n).
 
 use numpy::PyReadonlyArray2;
 use pyo3::prelude::*;
 use rtopk::EpsilonMode;
-use rtopk::stats::{IterationsSpec, Rows, iterations};
+use rtopk_tools::stats::{IterationsSpec, Rows};
 
 use crate::engine;
-use crate::errors::{detached, guard, to_py, value_error};
+use crate::errors::{detached_with, guard, to_py, value_error};
 use crate::request::{Request, integer};
 
 /// The `stats iterations` object of docs/contract.md §4 as JSON, for the request's `k` and
@@ -30,7 +30,7 @@ pub(crate) fn stats_iterations(
     epsilon: &str,
 ) -> PyResult<String> {
     guard(|| {
-        let k = request.k;
+        let k = request.plain_k("rtopk.stats.iterations")?;
         let m = m.map(|m| integer("m", m)).transpose()?;
         let reps = reps.map(|r| integer("reps", r)).transpose()?;
         let seed = u64::try_from(seed)
@@ -44,14 +44,14 @@ pub(crate) fn stats_iterations(
                 )));
             }
         };
-        let params = rtopk::Params { epsilon, ..request.params };
+        let params = rtopk::Params { epsilon, ..*request.inner.params() };
         match &rows {
             None => {
                 let m = m.ok_or_else(|| value_error("give m (the row width), or rows"))?;
                 let family = engine::family(dist).map_err(to_py)?;
                 let rows = Rows::Family { family, seed, m, dtype: rtopk::Dtype::Float32 };
                 let spec = IterationsSpec { rows, k, reps, params };
-                detached(py, move || iterations(&spec)?.to_json())
+                detached_with(py, move || engine::iterations_json(&spec))
             }
             Some(matrix) => {
                 let view = matrix.as_array();
@@ -65,7 +65,7 @@ pub(crate) fn stats_iterations(
                     view.to_slice().ok_or_else(|| value_error("rows must be C-contiguous"))?;
                 let spec =
                     IterationsSpec { rows: Rows::Matrix { data, m: width }, k, reps, params };
-                detached(py, move || iterations(&spec)?.to_json())
+                detached_with(py, move || engine::iterations_json(&spec))
             }
         }
     })

@@ -139,11 +139,12 @@ pub(crate) fn trace(
 ) -> PyResult<NativeTrace> {
     guard(|| {
         let m = row.len()?;
-        request.check_width(m)?;
-        if request.k == 0 {
+        let k = request.plain_k("rtopk.trace")?;
+        request.check_rows(1, m)?;
+        if k == 0 {
             return Err(value_error("k = 0 selects nothing: there is nothing to trace"));
         }
-        let (k, mode, bisect) = (request.k, request.mode, request.bisect()?);
+        let (mode, bisect) = (request.mode(), request.inner.bisect());
         let values = row.as_array();
         detached(py, move || {
             let (trace, diagnostics, diagnostics_total) =

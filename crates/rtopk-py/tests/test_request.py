@@ -102,7 +102,8 @@ def test_the_width_is_checked_against_the_request() -> None:
 def test_every_native_entry_takes_the_request() -> None:
     x = hostile_matrix(3, 40, "hostile", 1)
     request = _native.Request(k=6, sorted=False, iterations=True)
-    _values, indices, its = _native.select(x, request)
+    _values, indices, its, threshold = _native.select(x, request)
+    assert threshold is None  # not asked for
     _want_v, want_i = canonical_rows(x, 6)
     np.testing.assert_array_equal(indices, want_i)
     assert its is not None and its.shape == (3,)
@@ -118,7 +119,7 @@ def test_every_native_entry_takes_the_request() -> None:
     # a GPU request is refused on host memory before anything runs
     with pytest.raises(ValueError, match="CUDA tensors"):
         _native.select(x, _native.Request(k=2, device="cuda"))
-    with pytest.raises(ValueError, match="device 'cuda'"):
+    with pytest.raises(ValueError, match="device buffers are read by 'cuda'"):
         _native.cuda_launch(_native.Request(k=2), 1, 40, (0, 0, 0, 0), 0)
     # the launch checks the width before touching a device
     with pytest.raises(ValueError, match="larger than the row width"):

@@ -142,10 +142,25 @@ def test_opcheck() -> None:
     x = tie_free(8, 50, seed=2)
     op = torch.ops.rtopk.topk.default
     cases = [
-        (x, 5, -1, True, False, "auto", None, 0.0, 64, True),
-        (x.requires_grad_(), 5, 0, False, True, "bisect", None, 0.0, 32, False),
-        (x.detach(), 3, 1, True, True, "heap", None, 0.0, 64, False),
-        (x.detach(), 4, 1, True, False, "bisect", 3, 0.0, 64, True),
+        (x, 5, -1, True, False, "auto", None, 0.0, 64, True, None, None, None, False),
+        (
+            x.requires_grad_(),
+            5,
+            0,
+            False,
+            True,
+            "bisect",
+            None,
+            0.0,
+            32,
+            False,
+            None,
+            None,
+            None,
+            False,
+        ),
+        (x.detach(), 3, 1, True, True, "heap", None, 0.0, 64, False, None, None, None, False),
+        (x.detach(), 4, 1, True, False, "bisect", 3, 0.0, 64, True, None, None, None, False),
     ]
     for args in cases:
         result = torch.library.opcheck(op, args)
@@ -194,18 +209,18 @@ def test_the_eager_call_the_op_and_autograd_refuse_alike() -> None:
     for call in (
         lambda: rtopk.topk(x, -1),
         lambda: rtopk.topk(x.clone().requires_grad_(), -1),
-        lambda: op(x, -1, -1, True, True, "auto", None, 0.0, 64, False),
+        lambda: op(x, -1, -1, True, True, "auto", None, 0.0, 64, False, None, None, None, False),
     ):
         with pytest.raises(ValueError, match=r"k must be >= 0, got -1"):
             call()
     for call in (
         lambda: rtopk.topk(x, 1, algo="radix", return_iterations=True),
-        lambda: op(x, 1, -1, True, True, "radix", None, 0.0, 64, True),
+        lambda: op(x, 1, -1, True, True, "radix", None, 0.0, 64, True, None, None, None, False),
     ):
         with pytest.raises(ValueError, match=r"--iterations \(iterations\) is only valid for"):
             call()
     with pytest.raises(TypeError, match=r"int32 or int64, got int16"):
-        op(x, 1, -1, True, True, "auto", None, 0.0, 16, False)
+        op(x, 1, -1, True, True, "auto", None, 0.0, 16, False, None, None, None, False)
 
     @torch.compile(fullgraph=True)
     def f(t: Any) -> Any:
@@ -213,3 +228,109 @@ def test_the_eager_call_the_op_and_autograd_refuse_alike() -> None:
 
     with pytest.raises(Exception, match=r"k = 9 is larger than the row width M = 8"):
         f(x)
+
+
+def ragged_inputs(n: int, m: int, seed: int, hostile: bool = True) -> Any:
+    """Rows (hostile, or distinct values without NaN: comparable with ``torch.equal``), a k
+    per row and lengths (0 and M among them), as CPU tensors."""
+    g = torch.Generator().manual_seed(seed)
+    if hostile:
+        x = torch.from_numpy(hostile_matrix(n, m, "hostile", seed))
+    else:
+        x = tie_free(n, m, seed=seed)
+    k = torch.randint(0, m + 1, (n,), generator=g)
+    lengths = torch.randint(0, m + 1, (n,), generator=g)
+    lengths[0], lengths[1], k[2] = 0, m, 0
+    return x, k, lengths
+
+
+def test_per_row_inputs_on_cpu_tensors_match_numpy() -> None:
+    x, k, lengths = ragged_inputs(10, 45, 3)
+    for largest in (True, False):
+        got = rtopk.topk(
+            x, k, largest=largest, lengths=lengths, return_threshold=True, return_iterations=True
+        )
+        want = rtopk.topk(
+            x.numpy(),
+            k.numpy(),
+            largest=largest,
+            lengths=lengths.numpy(),
+            return_threshold=True,
+            return_iterations=True,
+        )
+        assert isinstance(got.values, torch.Tensor) and isinstance(got.threshold, torch.Tensor)
+        assert got.values.shape == (10, int(k.max()))
+        np.testing.assert_array_equal(got.indices.numpy(), want.indices)
+        assert same_bits(got.values.numpy(), want.values)
+        assert same_bits(got.threshold.numpy(), want.threshold)
+        np.testing.assert_array_equal(got.iterations.numpy(), want.iterations)
+        hinted = rtopk.topk(x, k, largest=largest, lengths=lengths, hint=got.threshold)
+        assert torch.equal(hinted.indices, got.indices)
+
+
+def test_per_row_inputs_through_the_op_and_autograd() -> None:
+    x, k, lengths = ragged_inputs(6, 30, 5)
+    width = int(k.max())
+    a = x.clone().requires_grad_()
+    out = rtopk.topk(a, k, lengths=lengths, return_threshold=True)  # autograd: the op
+    eager = rtopk.topk(x, k, lengths=lengths, return_threshold=True)
+    assert torch.equal(out.indices, eager.indices)
+    assert torch.equal(out.threshold.isnan(), eager.threshold.isnan())
+    w = torch.randn(out.values.shape)
+    (out.values * w).sum().backward()
+    # the gradient lands at the selected indices; padding (-1) takes none
+    want = torch.zeros_like(x)
+    for r in range(6):
+        for c in range(width):
+            i = int(out.indices[r, c])
+            if i >= 0:
+                want[r, i] += w[r, c]
+    assert a.grad is not None and torch.equal(a.grad, want)
+    op = torch.ops.rtopk.topk.default
+    hint = torch.zeros(6)
+    # no NaN anywhere here (values, or the thresholds of empty rows): opcheck compares
+    # outputs with themselves
+    xs = tie_free(6, 30, seed=5)
+    k1, lengths1 = k.clamp(min=1), lengths.clamp(min=1)
+    w1 = int(k1.max())
+    args = (xs, w1, -1, True, True, "auto", None, 0.0, 64, True, k1, lengths1, hint, True)
+    result = torch.library.opcheck(op, args)
+    assert all(v == "SUCCESS" for v in result.values()), result
+    # a width above the largest k pads further
+    wide = (x, width + 2, -1, True, True, "auto", None, 0.0, 64, False, k, None, None, True)
+    _v, i, _it, th = op(*wide)
+    assert i.shape == (6, width + 2) and bool((i[:, width:] == -1).all()) and th.shape == (6,)
+
+
+def test_per_row_inputs_under_torch_compile_need_the_width() -> None:
+    x, k, lengths = ragged_inputs(8, 40, 7, hostile=False)
+    width = int(k.max())
+
+    @torch.compile(fullgraph=True)
+    def f(t: Any, kk: Any, ll: Any) -> Any:
+        return rtopk.topk(t, kk, lengths=ll, width=width, return_threshold=True)
+
+    got = f(x, k, lengths)
+    eager = rtopk.topk(x, k, lengths=lengths, return_threshold=True)
+    assert torch.equal(got.indices, eager.indices) and torch.equal(got.values, eager.values)
+
+    @torch.compile(fullgraph=True)
+    def g(t: Any, kk: Any) -> Any:
+        return rtopk.topk(t, kk)
+
+    with pytest.raises(Exception, match=r"needs width="):
+        g(x, k)
+
+
+def test_cuda_tensors_refuse_per_row_inputs_with_the_librarys_message() -> None:
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    # A fake CUDA tensor takes the op's fake implementation (no GPU needed): per-row inputs
+    # and the threshold are refused while tracing, as the eager call refuses them.
+    with FakeTensorMode():
+        x = torch.empty(4, 10, device="cuda")
+        lengths = torch.full((4,), 5, device="cuda")
+        with pytest.raises(ValueError, match=r"'cuda' does not support .*lengths"):
+            rtopk.topk(x, 3, lengths=lengths)
+        with pytest.raises(ValueError, match=r"'cuda' does not support a k per row"):
+            rtopk.topk(x, torch.full((4,), 2, device="cuda"), width=2)

@@ -143,9 +143,24 @@ def test_opcheck_on_cuda_tensors() -> None:
     x = tie_free(64, 300, seed=2)
     op = torch.ops.rtopk.topk.default
     for args in [
-        (x, 5, -1, True, False, "auto", None, 0.0, 64, True),
-        (x.clone().requires_grad_(), 7, 0, False, True, "cuda", None, 0.0, 32, False),
-        (x, 4, 1, True, False, "cuda", 3, 0.0, 64, True),
+        (x, 5, -1, True, False, "auto", None, 0.0, 64, True, None, None, None, False),
+        (
+            x.clone().requires_grad_(),
+            7,
+            0,
+            False,
+            True,
+            "cuda",
+            None,
+            0.0,
+            32,
+            False,
+            None,
+            None,
+            None,
+            False,
+        ),
+        (x, 4, 1, True, False, "cuda", 3, 0.0, 64, True, None, None, None, False),
     ]:
         result = torch.library.opcheck(op, args)
         assert all(v == "SUCCESS" for v in result.values()), result

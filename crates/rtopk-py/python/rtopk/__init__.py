@@ -11,6 +11,9 @@ array([[2, 1],
   :func:`algorithms` by name; float32, float16 and bfloat16), CUDA tensors on the GPU
   kernel (the same three types, each in its own dtype); a custom op (``torch.ops.rtopk.topk``)
   with autograd under ``torch.compile`` (:mod:`rtopk.ops`).
+* rows of their own length, a k per row, threshold hints and the threshold output
+  (docs/contract.md §5): ``rtopk.topk(x, k, lengths=..., hint=..., return_threshold=True)``
+  on NumPy arrays and CPU tensors.
 * :func:`trace` — one row through the kernel on the warp simulator, as data, text and SVG.
 * :mod:`rtopk.sim` — the simulated kernel over matrices, its diagnostics, seeded bugs.
 * :mod:`rtopk.stats`, :func:`expected_iterations` — iteration statistics, Appendix A's E(n).
@@ -25,7 +28,14 @@ Every call returns the canonical top-k of docs/contract.md §1: NaN above ``+inf
 from . import cuda, distributed, sim, stats
 from ._native import CudaError, CudaUnavailableError, InternalError, __version__
 from ._registry import AlgorithmInfo, algorithms, expected_iterations
-from ._topk import TopK, TopKIterations, auto_algorithm, topk
+from ._topk import (
+    TopK,
+    TopKIterations,
+    TopKIterationsThreshold,
+    TopKThreshold,
+    auto_algorithm,
+    topk,
+)
 from ._trace import Trace, TraceChunk, TraceStep, trace
 
 __all__ = [
@@ -35,6 +45,8 @@ __all__ = [
     "InternalError",
     "TopK",
     "TopKIterations",
+    "TopKIterationsThreshold",
+    "TopKThreshold",
     "Trace",
     "TraceChunk",
     "TraceStep",

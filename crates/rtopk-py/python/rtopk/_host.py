@@ -23,12 +23,22 @@ from typing import TYPE_CHECKING, Any, Optional, Tuple
 import numpy as np
 
 from . import _native
-from ._request import Ask, native, normalize_dim
+from ._request import (
+    NO_ROWS,
+    WIDEST,
+    Ask,
+    PerRow,
+    check_width,
+    native,
+    native_per_row,
+    normalize_dim,
+    per_row_arrays,
+)
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["as_rows", "element_name", "host_array", "select_host"]
+__all__ = ["Outputs", "as_rows", "element_name", "host_array", "select_host"]
 
 
 def as_rows(a: "npt.NDArray[Any]", dim: int) -> Tuple["npt.NDArray[Any]", Tuple[int, ...], int]:
@@ -64,33 +74,69 @@ def host_array(x: Any) -> "npt.NDArray[Any]":
     return a
 
 
+Outputs = Tuple[
+    "npt.NDArray[Any]",
+    "npt.NDArray[Any]",
+    Optional["npt.NDArray[Any]"],
+    Optional["npt.NDArray[Any]"],
+]
+
+
 def select_host(
     a: "npt.NDArray[Any]",
     dim: int,
     ask: Ask,
     element: Optional[str] = None,
-) -> Tuple["npt.NDArray[Any]", "npt.NDArray[Any]", Optional["npt.NDArray[Any]"]]:
-    """Top-k of the host array ``a`` along ``dim`` as ``ask`` asks (rows viewed, Rust
-    selects); outputs viewed back with ``k`` along ``dim`` (not copied). ``a`` is float32,
-    float16 or bfloat16 (values come back in its dtype) — or, with ``element``
-    (``"float16"``/``"bfloat16"``), a uint16 array of that type's bit patterns (values come
-    back as uint16 bits)."""
+    rows: PerRow = NO_ROWS,
+) -> Outputs:
+    """Top-k of the host array ``a`` along ``dim`` as ``ask`` and ``rows`` (the per-row inputs,
+    docs/contract.md §5) ask (rows viewed, Rust selects); outputs viewed back with ``K``
+    along ``dim`` (not copied): ``(values, indices, iterations, threshold)``, the last two
+    None unless asked for. ``a`` is float32, float16 or bfloat16 (values come back in its
+    dtype) — or, with ``element`` (``"float16"``/``"bfloat16"``), a uint16 array of that
+    type's bit patterns (values come back as uint16 bits)."""
     name = element if element is not None else element_name(a.dtype)
-    request = native(ask, name, "cpu")
     # 16-bit rows travel as their bit patterns (a view: same item size, any strides).
     src = a if name == "float32" or element is not None else a.view(np.uint16)
     if src.ndim == 2 and (dim == -1 or dim == 1):  # already (rows, M): nothing to view
-        values, indices, iterations = _native.select(src, request)
-        return (values if src is a else values.view(a.dtype)), indices, iterations
-    rows, batch, d = as_rows(src, dim)
-    values, indices, iterations = _native.select(rows, request)
+        flat, batch, d = src, src.shape[:1], 1
+    else:
+        flat, batch, d = as_rows(src, dim)
+    width = ask.k
+    if rows.given():
+        k, lengths, hint = per_row_arrays(rows, batch)
+        if k is not None:
+            check_width(width, k)
+            if width == WIDEST:
+                width = int(k.max()) if k.size else 0
+        request = native_per_row(ask, name, "cpu", k, lengths, hint)
+    else:
+        request = native(ask, name, "cpu")
+    values, indices, iterations, threshold = _native.select(flat, request)
+    if width > values.shape[1]:
+        values, indices = _widen(values, indices, width)
     if src is not a:
         values = values.view(a.dtype)
-    shape = (*batch, values.shape[1])
-    values = values.reshape(shape)
-    indices = indices.reshape(shape)
-    if d != a.ndim - 1:
-        values = np.moveaxis(values, -1, d)
-        indices = np.moveaxis(indices, -1, d)
-    its = None if iterations is None else iterations.reshape(batch)
-    return values, indices, its
+    if flat is not src:
+        shape = (*batch, values.shape[1])
+        values = values.reshape(shape)
+        indices = indices.reshape(shape)
+        if d != a.ndim - 1:
+            values = np.moveaxis(values, -1, d)
+            indices = np.moveaxis(indices, -1, d)
+        iterations = None if iterations is None else iterations.reshape(batch)
+        threshold = None if threshold is None else threshold.reshape(batch)
+    return values, indices, iterations, threshold
+
+
+def _widen(
+    values: "npt.NDArray[Any]", indices: "npt.NDArray[Any]", width: int
+) -> Tuple["npt.NDArray[Any]", "npt.NDArray[Any]"]:
+    """The outputs padded on the right to ``width`` columns (the ``width`` a caller gave
+    above the largest k[i]): index -1, value 0 (all bits zero), as docs/contract.md §5 pads."""
+    n, have = values.shape
+    v = np.zeros((n, width), dtype=values.dtype)
+    i = np.full((n, width), -1, dtype=indices.dtype)
+    v[:, :have] = values
+    i[:, :have] = indices
+    return v, i

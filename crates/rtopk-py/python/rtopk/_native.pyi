@@ -4,7 +4,7 @@ The Python package (``rtopk``) is the interface; these are its building blocks. 
 that selects takes one :class:`Request` (built by ``rtopk._request.native``).
 """
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -23,45 +23,59 @@ class InternalError(RuntimeError):
 class Request:
     """What a call asks for, checked once (immutable; one request may serve many calls).
 
+    Wraps the library's one request (``rtopk::Request``), built and checked there once.
     Built from keywords only. Refused when built: ``k`` a bool or a non-integer
-    (``TypeError``) or ``< 0`` (``ValueError``); an unknown ``algo``, a CPU algorithm for
-    device ``"cuda"``, ``max_iter`` / ``precision`` for an algorithm outside the bisection
-    family or both together, a precision out of range, ``iterations`` from an algorithm that
-    does not report them (``ValueError``); a ``dtype`` other than float32, float16, bfloat16
-    or an ``index_dtype`` other than int32, int64 (``TypeError``). :meth:`check` adds the
-    rows' width.
+    (``TypeError``) or ``< 0`` (``ValueError``); a per-row ``k`` or ``lengths`` that is not a
+    1-D int64 array (``TypeError``) or holds a value ``< 0`` (``ValueError``); an unknown
+    ``algo``, a CPU algorithm for device ``"cuda"``, ``max_iter`` / ``precision`` for an
+    algorithm outside the bisection family or both together, a precision out of range,
+    ``iterations`` from an algorithm that does not report them (``ValueError``); a ``dtype``
+    other than float32, float16, bfloat16 or an ``index_dtype`` other than int32, int64
+    (``TypeError``). :meth:`check` adds the rows (docs/contract.md §1, §5).
     """
 
     def __init__(
         self,
         *,
-        k: int,
+        k: Union[int, npt.NDArray[np.int64]],
         algo: str = "auto",
         largest: bool = True,
         sorted: bool = True,
         iterations: bool = False,
+        threshold: bool = False,
         max_iter: Optional[int] = None,
         precision: float = 0.0,
         index_dtype: str = "int64",
         dtype: str = "float32",
         device: str = "cpu",
+        lengths: Optional[npt.NDArray[np.int64]] = None,
+        hint: Optional[npt.NDArray[np.float32]] = None,
     ) -> None: ...
-    def check(self, m: int) -> None:
-        """``ValueError`` unless rows of width ``m`` can be selected (``1 <= m``, ``k <= m``,
-        int32 indices only for ``m <= 2^31``)."""
+    def check(self, m: int, n: Optional[int] = None) -> int:
+        """``ValueError`` unless ``n`` rows of width ``m`` can be selected (``1 <= m``, every
+        k ``<= m``, int32 indices only for ``m <= 2^31``, one per-row entry per row, lengths
+        ``<= m``, per-row inputs only for algorithms that take them); ``n`` defaults to the
+        per-row inputs' length. Returns the output width."""
 
     @property
     def algorithm(self) -> str:
         """The registry name (``auto`` resolved for the device)."""
 
     @property
-    def k(self) -> int: ...
+    def k(self) -> int:
+        """The output width: the one k, or the largest per-row k."""
+
+    @property
+    def ragged(self) -> bool:
+        """True with lengths, a per-row k or a hint (docs/contract.md §5)."""
     @property
     def largest(self) -> bool: ...
     @property
     def sorted(self) -> bool: ...
     @property
     def iterations(self) -> bool: ...
+    @property
+    def threshold(self) -> bool: ...
     @property
     def max_iter(self) -> Optional[int]: ...
     @property
@@ -76,12 +90,19 @@ class Request:
 
 def select(
     x: npt.NDArray[Any], request: Request
-) -> Tuple[npt.NDArray[Any], npt.NDArray[Any], Optional[npt.NDArray[np.int32]]]:
+) -> Tuple[
+    npt.NDArray[Any],
+    npt.NDArray[Any],
+    Optional[npt.NDArray[np.int32]],
+    Optional[npt.NDArray[np.float32]],
+]:
     """Row-wise top-k of the 2-D array ``x`` (rows along the last axis, any strides) as the
-    host ``request`` asks; the GIL is released while it runs. ``x`` is float32 for a float32
-    request, a uint16 array of the bit patterns (read in place) for a float16 or bfloat16 one.
-    Returns ``(N, k)`` values (float32, or uint16 bit patterns of the 16-bit type), ``(N, k)``
-    indices (the request's index type) and, with ``iterations``, ``(N,)`` int32 counts."""
+    host ``request`` asks, through the library's ``select``; the GIL is released while it
+    runs. ``x`` is float32 for a float32 request, a uint16 array of the bit patterns (read in
+    place) for a float16 or bfloat16 one. Returns ``(N, K)`` values (float32, or uint16 bit
+    patterns of the 16-bit type; padding 0), ``(N, K)`` indices (the request's index type;
+    padding -1), with ``iterations`` ``(N,)`` int32 counts, with ``threshold`` ``(N,)``
+    float32 thresholds (docs/contract.md §5)."""
 
 def auto_algorithm(device: str) -> str:
     """What ``algo="auto"`` stands for on ``device``: ``"bisect"`` (cpu), ``"cuda"`` (cuda)."""
@@ -161,9 +182,11 @@ def cuda_launch(
     of that device), over ``n`` contiguous rows of width ``m`` of the request's dtype.
     ``pointers`` are device addresses: ``(x, values, indices, iterations)`` — the input,
     ``n × k`` values of the dtype, ``n × k`` indices of the index type, and ``n`` int32
-    iteration counts unless that address is 0. The request is checked against ``m`` first;
-    nothing is launched when ``n`` or ``k`` is 0. Asynchronous: no host synchronisation, no
-    device allocation for the outputs (capturable by CUDA graphs). Raises
+    iteration counts (0 exactly when the request asks for none). The library checks the
+    request against the rows first (per-row inputs are refused there for now; the threshold
+    output is refused here); nothing is launched when ``n`` or ``k`` is 0. Asynchronous: no
+    host synchronisation, no device allocation for the outputs (capturable by CUDA graphs).
+    Raises
     ``CudaUnavailableError`` without a driver."""
 
 def _panic_for_tests(detach: bool) -> None:

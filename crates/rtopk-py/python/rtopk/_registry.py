@@ -19,7 +19,8 @@ class AlgorithmInfo:
     top-k), ``iterations`` (reports iteration counts), ``bisection_params`` (takes
     ``max_iter`` / ``precision``), ``device`` (``"cpu"`` or ``"gpu"``), ``work_counters``,
     ``diagnostics`` (the simulator's findings), ``dtypes`` (the element types it takes:
-    ``"float32"``, ``"float16"`` and ``"bfloat16"`` for every algorithm)."""
+    ``"float32"``, ``"float16"`` and ``"bfloat16"`` for every algorithm), ``ragged`` (takes
+    lengths, a per-row k and hints, docs/contract.md §5)."""
 
     name: str
     source: str
@@ -31,6 +32,7 @@ class AlgorithmInfo:
     work_counters: bool
     diagnostics: bool
     dtypes: Tuple[str, ...]
+    ragged: bool = False
 
 
 def algorithms() -> List[AlgorithmInfo]:

@@ -1,6 +1,7 @@
 """What a call asks for: the arguments of :func:`rtopk.topk` checked as ``torch.topk`` checks
-them, as plain values (:class:`Ask`: what the custom op's schema carries), and the one native
-request built from them (:func:`native`), cached.
+them, as plain values (:class:`Ask`: what the custom op's schema carries; :class:`PerRow`:
+the per-row inputs of docs/contract.md §5), and the one native request built from them
+(:func:`native`, cached; :func:`native_per_row` for a call with per-row inputs).
 
 Every path builds the request here — NumPy arrays, CPU and CUDA tensors in eager mode, the
 custom op ``torch.ops.rtopk.topk``, its fake implementation under ``torch.compile``, and
@@ -11,21 +12,36 @@ messages. Nothing here imports torch.
 from __future__ import annotations
 
 import functools
+import math
 import operator
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional, Tuple
 
 import numpy as np
 
 from . import _native
 
-__all__ = ["Ask", "ask", "index_dtype_name", "native", "normalize_dim"]
+__all__ = [
+    "NO_ROWS",
+    "WIDEST",
+    "Ask",
+    "PerRow",
+    "ask",
+    "check_integer",
+    "check_width",
+    "index_dtype_name",
+    "is_per_row_k",
+    "native",
+    "native_per_row",
+    "normalize_dim",
+    "per_row_arrays",
+]
 
 
 class Ask(NamedTuple):
     """A call's request as plain Python values, checked for type (not yet for range: the
     native :class:`rtopk._native.Request` checks that, with the library's messages)."""
 
-    k: int
+    k: int  # the one k, or the output width of a per-row k
     largest: bool
     sorted: bool
     algo: str
@@ -33,6 +49,29 @@ class Ask(NamedTuple):
     precision: float
     iterations: bool
     index_dtype: str
+    threshold: bool = False
+
+
+# Ask.k of a per-row k whose output width was not given: the largest k[i] (docs/contract.md
+# §5), read off the host array.
+WIDEST = -1
+
+
+class PerRow(NamedTuple):
+    """The per-row inputs of a call (docs/contract.md §5), each ``None`` or an array-like (a
+    NumPy array, a list, a CPU tensor) with one entry per row: ``k`` integers, ``lengths``
+    integers, ``hint`` floats. :func:`per_row_arrays` checks their types and shapes."""
+
+    k: Any = None
+    lengths: Any = None
+    hint: Any = None
+
+    def given(self) -> bool:
+        return self.k is not None or self.lengths is not None or self.hint is not None
+
+
+# No per-row inputs (a module constant: a NamedTuple is immutable).
+NO_ROWS = PerRow()
 
 
 def _integer(name: str, value: Any) -> int:
@@ -67,8 +106,10 @@ def ask(
     precision: float,
     iterations: bool,
     indices_dtype: object,
+    threshold: bool = False,
 ) -> Ask:
-    """The checked :class:`Ask` of :func:`rtopk.topk`'s arguments."""
+    """The checked :class:`Ask` of :func:`rtopk.topk`'s arguments (``k`` an int: the one k,
+    or the output width of a per-row k)."""
     if not isinstance(algo, str):
         raise TypeError(f"argument 'algo' must be str, not {type(algo).__name__}")
     return Ask(
@@ -80,7 +121,75 @@ def ask(
         float(precision),
         bool(iterations),
         "int64" if indices_dtype is None else index_dtype_name(indices_dtype),
+        _flag("return_threshold", threshold),
     )
+
+
+def is_per_row_k(k: Any) -> bool:
+    """True when ``k`` is an array or tensor (one k per row) rather than one integer (a 0-d
+    array or tensor counts as one integer, as in ``torch.topk``)."""
+    if isinstance(k, (list, tuple)):
+        return True
+    ndim = getattr(k, "ndim", None)
+    return isinstance(ndim, int) and ndim > 0
+
+
+def _host(name: str, value: Any) -> "np.ndarray[Any, Any]":
+    """``value`` (array-like or CPU tensor) as a NumPy array, without importing torch."""
+    module = type(value).__module__
+    if module == "torch" or module.startswith("torch."):
+        if value.device.type != "cpu":
+            raise ValueError(f"{name} is on {value.device}; for host inputs it must be on the CPU")
+        value = value.detach().numpy()
+    return np.asarray(value)
+
+
+def _per_row(name: str, value: Any, batch: Tuple[int, ...], kind: str) -> "np.ndarray[Any, Any]":
+    """One per-row input as a 1-D C-order array of one entry per row: int64 for ``kind``
+    ``"int"``, float32 for ``"float"``. Its shape is the input's without ``dim`` (or 1-D of
+    one entry per row); ``TypeError`` for a wrong dtype, ``ValueError`` for a wrong shape."""
+    a = _host(name, value)
+    n = math.prod(batch)
+    if a.dtype == np.bool_ or not (
+        np.issubdtype(a.dtype, np.integer)
+        or (kind == "float" and np.issubdtype(a.dtype, np.floating))
+    ):
+        what = "integers" if kind == "int" else "floats"
+        raise TypeError(f"{name} must be an array of {what}, not of {a.dtype}")
+    if a.shape != batch and a.shape != (n,):
+        raise ValueError(
+            f"{name} has shape {a.shape}; give one entry per row: shape {batch} (the input's "
+            f"shape without dim) or ({n},)"
+        )
+    want = np.int64 if kind == "int" else np.float32
+    if kind == "int" and a.dtype.kind == "u" and a.size and int(a.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} holds a value too large: {int(a.max())}")
+    return np.ascontiguousarray(a.reshape(n), dtype=want)
+
+
+def check_width(width: int, k: "np.ndarray[Any, Any]") -> None:
+    """``ValueError`` unless the output width a caller gave holds every ``k[i]``."""
+    if width != WIDEST and k.size and width < int(k.max()):
+        raise ValueError(
+            f"width = {width} is less than the largest k[i] = {int(k.max())}; the outputs "
+            "need a column for every selected value"
+        )
+
+
+def per_row_arrays(
+    rows: PerRow, batch: Tuple[int, ...]
+) -> Tuple[Optional["np.ndarray[Any, Any]"], ...]:
+    """The checked per-row arrays of ``rows`` for an input whose shape without ``dim`` is
+    ``batch``: ``(k, lengths, hint)``, each None or 1-D with one entry per row."""
+    k = None if rows.k is None else _per_row("k", rows.k, batch, "int")
+    lengths = None if rows.lengths is None else _per_row("lengths", rows.lengths, batch, "int")
+    hint = None if rows.hint is None else _per_row("hint", rows.hint, batch, "float")
+    return k, lengths, hint
+
+
+def check_integer(name: str, value: Any) -> int:
+    """``value`` as an int, with ``torch.topk``'s ``TypeError`` for a bool or a non-integer."""
+    return _integer(name, value)
 
 
 def check_dim(dim: Any) -> int:
@@ -103,8 +212,36 @@ def native(a: Ask, dtype: str, device: str) -> _native.Request:
         max_iter=a.max_iter,
         precision=a.precision,
         index_dtype=a.index_dtype,
+        threshold=a.threshold,
         dtype=dtype,
         device=device,
+    )
+
+
+def native_per_row(
+    a: Ask,
+    dtype: str,
+    device: str,
+    k: Optional["np.ndarray[Any, Any]"],
+    lengths: Optional["np.ndarray[Any, Any]"],
+    hint: Optional["np.ndarray[Any, Any]"],
+) -> _native.Request:
+    """The native request of a call with per-row inputs (the arrays of
+    :func:`per_row_arrays`): built on every call, not cached (its arrays are the call's)."""
+    return _native.Request(
+        k=a.k if k is None else k,
+        algo=a.algo,
+        largest=a.largest,
+        sorted=a.sorted,
+        iterations=a.iterations,
+        max_iter=a.max_iter,
+        precision=a.precision,
+        index_dtype=a.index_dtype,
+        threshold=a.threshold,
+        dtype=dtype,
+        device=device,
+        lengths=lengths,
+        hint=hint,
     )
 
 

@@ -20,13 +20,23 @@ is larger than the wrapper's (see the package README).
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Literal, NamedTuple, Optional, Tuple, overload
+from typing import Any, Callable, Literal, NamedTuple, Optional, Tuple, Union, overload
 
 from . import _native
 from ._host import host_array, select_host
-from ._request import Ask, ask, check_dim
+from ._request import WIDEST, Ask, PerRow, ask, check_dim, check_integer, is_per_row_k
 
-__all__ = ["TopK", "TopKIterations", "auto_algorithm", "topk"]
+# (values, indices, iterations or None, threshold or None)
+Outputs = Tuple[Any, Any, Any, Any]
+
+__all__ = [
+    "TopK",
+    "TopKIterations",
+    "TopKIterationsThreshold",
+    "TopKThreshold",
+    "auto_algorithm",
+    "topk",
+]
 
 
 class TopK(NamedTuple):
@@ -59,10 +69,34 @@ def auto_algorithm(device: str = "cpu") -> str:
     return _native.auto_algorithm(device)
 
 
+class TopKThreshold(NamedTuple):
+    """``(values, indices, threshold)``: :class:`TopK` plus each row's threshold
+    (docs/contract.md §5): the k-th selected value (largest mode: the lowest selected;
+    smallest mode: the highest) as float32, NaN for a row that selects nothing; the input's
+    shape without ``dim``."""
+
+    values: Any
+    indices: Any
+    threshold: Any
+
+
+class TopKIterationsThreshold(NamedTuple):
+    """``(values, indices, iterations, threshold)``: :class:`TopKIterations` plus each row's
+    threshold (see :class:`TopKThreshold`)."""
+
+    values: Any
+    indices: Any
+    iterations: Any
+    threshold: Any
+
+
+Result = Union[TopK, TopKIterations, TopKThreshold, TopKIterationsThreshold]
+
+
 @overload
 def topk(
     x: Any,
-    k: int,
+    k: Any,
     dim: int = -1,
     largest: bool = True,
     sorted: bool = True,
@@ -72,13 +106,17 @@ def topk(
     precision: float = 0.0,
     return_iterations: Literal[False] = False,
     indices_dtype: object = None,
+    lengths: Any = None,
+    hint: Any = None,
+    return_threshold: Literal[False] = False,
+    width: Optional[int] = None,
 ) -> TopK: ...
 
 
 @overload
 def topk(
     x: Any,
-    k: int,
+    k: Any,
     dim: int = -1,
     largest: bool = True,
     sorted: bool = True,
@@ -88,12 +126,56 @@ def topk(
     precision: float = 0.0,
     return_iterations: Literal[True],
     indices_dtype: object = None,
+    lengths: Any = None,
+    hint: Any = None,
+    return_threshold: Literal[False] = False,
+    width: Optional[int] = None,
 ) -> TopKIterations: ...
+
+
+@overload
+def topk(
+    x: Any,
+    k: Any,
+    dim: int = -1,
+    largest: bool = True,
+    sorted: bool = True,
+    *,
+    algo: str = "auto",
+    max_iter: Optional[int] = None,
+    precision: float = 0.0,
+    return_iterations: Literal[False] = False,
+    indices_dtype: object = None,
+    lengths: Any = None,
+    hint: Any = None,
+    return_threshold: Literal[True],
+    width: Optional[int] = None,
+) -> TopKThreshold: ...
+
+
+@overload
+def topk(
+    x: Any,
+    k: Any,
+    dim: int = -1,
+    largest: bool = True,
+    sorted: bool = True,
+    *,
+    algo: str = "auto",
+    max_iter: Optional[int] = None,
+    precision: float = 0.0,
+    return_iterations: Literal[True],
+    indices_dtype: object = None,
+    lengths: Any = None,
+    hint: Any = None,
+    return_threshold: Literal[True],
+    width: Optional[int] = None,
+) -> TopKIterationsThreshold: ...
 
 
 def topk(
     x: Any,
-    k: int,
+    k: Any,
     dim: int = -1,
     largest: bool = True,
     sorted: bool = True,
@@ -103,23 +185,38 @@ def topk(
     precision: float = 0.0,
     return_iterations: bool = False,
     indices_dtype: object = None,
-) -> "TopK | TopKIterations":
+    lengths: Any = None,
+    hint: Any = None,
+    return_threshold: bool = False,
+    width: Optional[int] = None,
+) -> Result:
     """The ``k`` largest (or smallest) values of ``x`` along ``dim``, and their indices.
 
     Called like ``torch.topk``, with its defaults (``dim=-1``, ``largest=True``,
     ``sorted=True``) and its argument types (an integer ``k`` and ``dim``: a bool there is a
     ``TypeError``; booleans ``largest`` and ``sorted``); returns ``TopK(values, indices)``, or
-    ``TopKIterations(values, indices, iterations)`` with ``return_iterations=True``. The answer
-    is the canonical top-k of docs/contract.md §1: every NaN ranks above ``+inf``,
-    ``-0.0 == +0.0``, and among equal values the lower index wins; the selected set is the same
-    for every exact algorithm and device.
+    ``TopKIterations(values, indices, iterations)`` with ``return_iterations=True`` (and
+    :class:`TopKThreshold` / :class:`TopKIterationsThreshold` with ``return_threshold=True``).
+    The answer is the canonical top-k of docs/contract.md §1: every NaN ranks above ``+inf``,
+    ``-0.0 == +0.0``, and among equal values the lower index wins; the selected set is the
+    same for every exact algorithm and device.
+
+    Rows of their own length, a k per row and threshold hints (docs/contract.md §5):
+    ``lengths`` makes row ``i`` its first ``lengths[i]`` values (the rest is never selected),
+    ``k`` may give one k per row, and row ``i`` then selects ``min(k[i], lengths[i])``
+    values, padded up to the output width (the largest ``k[i]``) with index -1 and value 0.
+    ``hint`` changes only the work, never the answer. NumPy arrays and CPU tensors take them
+    with every CPU algorithm; the GPU kernel and the simulator refuse them for now (a
+    ``ValueError`` with the library's message).
 
     Args:
         x: a NumPy array (or array-like) or torch tensor of float32, float16 or bfloat16
             (``ml_dtypes.bfloat16`` for NumPy), any rank, CPU or CUDA (the CUDA kernel takes
             all three; 16-bit rows need compute capability 8.0). Values come back in the
             input's dtype, bit for bit.
-        k: values per row, ``0 <= k <= M`` where ``M = x.shape[dim]``.
+        k: values per row: an integer, ``0 <= k <= M`` where ``M = x.shape[dim]``; or one
+            integer per row (a 1-D integer array, list or tensor — or one of the input's
+            shape without ``dim``), each ``0 <= k[i] <= M``.
         dim: the axis the rows run along.
         largest: the ``k`` largest (default) or the ``k`` smallest (NaNs then come last).
         sorted: ``True`` (default, as ``torch.topk``): value order (descending; ascending for
@@ -132,9 +229,18 @@ def topk(
             approximate by design (docs/contract.md §2). ``bisect``, ``sim`` and ``cuda`` only.
         precision: Algorithm 1's precision ε' > 0 (relative to the row maximum): approximate.
         return_iterations: also return each row's bisection iteration count
-            (docs/contract.md §3).
+            (docs/contract.md §3; 0 for a row that selects nothing).
         indices_dtype: int64 (default, as ``torch.topk``) or int32 (``numpy.int32`` /
             ``torch.int32``; the CUDA kernel writes that width directly).
+        lengths: one integer per row, ``0 <= lengths[i] <= M`` (same shapes as a per-row k).
+        hint: one float per row, a guess of the row's threshold (e.g. the ``threshold`` of the
+            previous call on similar rows); any value, NaN and ±inf included.
+        return_threshold: also return each row's threshold (see :class:`TopKThreshold`).
+        width: the output width of a per-row ``k`` (``>=`` every ``k[i]``; columns past a
+            row's selection are padding). By default the largest ``k[i]``, read from ``k``:
+            give it when ``k`` is a CUDA tensor (reading it would synchronise with the GPU,
+            and a CUDA graph cannot) and under ``torch.compile`` (the output shape must not
+            depend on ``k``'s values).
 
     Cost: the input is read in place (copied only when its strides cannot describe the rows,
     see the module docstring); the outputs are allocated once. On the CPU the rows run in
@@ -143,21 +249,51 @@ def topk(
 
     Raises:
         ValueError: ``k < 0``, ``k > M``, ``M = 0``, an unknown ``algo``, a parameter the
-            algorithm does not take, ``max_iter`` together with ``precision``.
+            algorithm does not take, ``max_iter`` together with ``precision``; per-row inputs
+            of the wrong length, lengths above M or below 0, per-row inputs given to an
+            algorithm that does not take them yet.
         TypeError: a dtype other than float32, float16 and bfloat16, ``indices_dtype``, a
-            bool or a non-integer for ``k`` or ``dim``, a non-bool ``largest`` or ``sorted``.
+            bool or a non-integer for ``k`` or ``dim``, a non-bool ``largest`` or ``sorted``,
+            non-integer ``lengths`` or per-row ``k``.
         IndexError: ``dim`` out of range.
         rtopk.CudaUnavailableError: a GPU algorithm without a CUDA driver.
     """
     dim = check_dim(dim)
-    a = ask(k, largest, sorted, algo, max_iter, precision, return_iterations, indices_dtype)
+    rows = PerRow(k if is_per_row_k(k) else None, lengths, hint)
+    if rows.k is not None:
+        k = WIDEST if width is None else _width(width)
+    elif width is not None:
+        raise ValueError("width is the output width of a per-row k; with one k it is k")
+    a = ask(
+        k,
+        largest,
+        sorted,
+        algo,
+        max_iter,
+        precision,
+        return_iterations,
+        indices_dtype,
+        return_threshold,
+    )
     if _is_tensor(x):
-        values, indices, its = _tensor_topk(x, dim, a)
+        values, indices, its, threshold = _tensor_topk(x, dim, a, rows)
     else:
-        values, indices, its = select_host(host_array(x), dim, a)
+        values, indices, its, threshold = select_host(host_array(x), dim, a, rows=rows)
+    if return_threshold:
+        if return_iterations:
+            return TopKIterationsThreshold(values, indices, its, threshold)
+        return TopKThreshold(values, indices, threshold)
     if return_iterations:
         return TopKIterations(values, indices, its)
     return TopK(values, indices)
+
+
+def _width(width: Any) -> int:
+    """The output width a caller gave: an integer >= 0."""
+    w = check_integer("width", width)
+    if w < 0:
+        raise ValueError(f"width must be >= 0, got {w}")
+    return w
 
 
 def _is_tensor(x: Any) -> bool:
@@ -181,13 +317,13 @@ class _TensorPath:
     __slots__ = ("topk",)
 
     def __init__(self) -> None:
-        self.topk: Optional[Callable[[Any, int, Ask], Tuple[Any, Any, Any]]] = None
+        self.topk: Optional[Callable[[Any, int, Ask, PerRow], Outputs]] = None
 
 
 _TENSOR_PATH = _TensorPath()
 
 
-def _tensor_topk(x: Any, dim: int, a: Ask) -> Tuple[Any, Any, Any]:
+def _tensor_topk(x: Any, dim: int, a: Ask, rows: PerRow) -> Outputs:
     """The tensor path (:mod:`rtopk.ops`)."""
     path = _TENSOR_PATH.topk
     if path is None:
@@ -198,4 +334,4 @@ def _tensor_topk(x: Any, dim: int, a: Ask) -> Tuple[Any, Any, Any]:
         path = topk_tensor
         if not torch.compiler.is_compiling():
             _TENSOR_PATH.topk = path
-    return path(x, dim, a)
+    return path(x, dim, a, rows)
