@@ -427,6 +427,67 @@ mod tests {
         names.iter().map(|p| std::fs::read(p).unwrap()).collect()
     }
 
+    /// A ragged `select` (bisect, k per row, lengths, hints, every output) of the `<f4` file
+    /// `x` with blocks of `rows_per_block` rows: the four output files' bytes.
+    fn ragged_in_blocks(
+        dir: &Path,
+        x: &Path,
+        rows_per_block: usize,
+        per_row: &PerRow,
+    ) -> Vec<Vec<u8>> {
+        let names = ["v.npy", "i.npy", "it.npy", "t.npy"]
+            .map(|n| dir.join(format!("r{rows_per_block}{n}")));
+        let mut reader = MatrixReader::open(x).unwrap();
+        let n = reader.shape().0;
+        let base = Request::builder("bisect").iterations(true).threshold(true);
+        let request = per_row.apply(base.clone(), 0..n).build().unwrap();
+        let width = request.k().width();
+        let (n, w) = (n as u64, width as u64);
+        let spec = |option, path, dtype, shape| OutputSpec { option, path, dtype, shape };
+        let specs = [
+            spec("--values", &names[0], NpyDtype::F4, vec![n, w]),
+            spec("--indices", &names[1], NpyDtype::I8, vec![n, w]),
+            spec("--iterations", &names[2], NpyDtype::I8, vec![n]),
+            spec("--threshold", &names[3], NpyDtype::F4, vec![n]),
+        ];
+        let mut outputs = Outputs::create(&specs, &[]).unwrap();
+        let slots =
+            Slots { values: Some(0), indices: Some(1), iterations: Some(2), threshold: Some(3) };
+        let job = Job { request: &request, per_row, base, width, slots, rows_per_block };
+        select_blocks::<f32>(&mut reader, &job, &mut outputs).unwrap();
+        outputs.commit().unwrap();
+        names.iter().map(|p| std::fs::read(p).unwrap()).collect()
+    }
+
+    #[test]
+    fn ragged_blocks_are_padded_to_the_whole_width() {
+        let dir = tempfile::tempdir().unwrap();
+        let (n, m) = (9usize, 13usize);
+        let data: Vec<f32> = (0..n * m).map(|i| ((i * 7) % 11) as f32).collect();
+        let path = dir.path().join("x.npy");
+        let mut w = npy::NpyWriter::new(Vec::new(), NpyDtype::F4, &[n as u64, m as u64]).unwrap();
+        w.write_values(data.iter().copied()).unwrap();
+        std::fs::write(&path, w.finish().unwrap()).unwrap();
+        // the widest row comes last: every earlier block is narrower than the output
+        let per_row = PerRow {
+            k: Some((0..n).collect()),
+            lengths: Some((0..n).map(|r| (r * 3) % (m + 1)).collect()),
+            hint: Some((0..n).map(|r| r as f32 - 2.0).collect()),
+        };
+        let whole = ragged_in_blocks(dir.path(), &path, n, &per_row);
+        for rows in [1, 2, 4] {
+            assert_eq!(ragged_in_blocks(dir.path(), &path, rows, &per_row), whole, "{rows} rows");
+        }
+        // row 1 (length 3, k 1) selects one value, then 7 entries of padding: -1
+        let indices = &whole[1];
+        let at = |r: usize, c: usize| {
+            let start = indices.len() - 8 * n * 8 + 8 * (r * 8 + c);
+            i64::from_le_bytes(indices[start..start + 8].try_into().unwrap())
+        };
+        assert_eq!((at(1, 0), at(1, 1), at(1, 7)), (1, -1, -1));
+        assert_eq!(at(0, 0), -1, "row 0 asks k = 0");
+    }
+
     #[test]
     fn blocks_of_any_size_give_the_whole_matrix_answer() {
         let dir = tempfile::tempdir().unwrap();
