@@ -333,7 +333,8 @@ impl<T: RowTopK + ?Sized> RowTopKOf<f32> for T {
     }
 }
 
-/// [`RowTopKOf`] of a 16-bit element type for every [`RowSelect`].
+/// [`RowTopKOf`] of an element type other than `f32` (`f16`, `bf16`, `f64` and the integers)
+/// for every [`RowSelect`].
 macro_rules! row_topk_of_16 {
     ($t:ty) => {
         impl<T: RowSelect> RowTopKOf<$t> for T {
@@ -379,6 +380,12 @@ macro_rules! row_topk_of_16 {
 
 row_topk_of_16!(half::f16);
 row_topk_of_16!(half::bf16);
+row_topk_of_16!(f64);
+row_topk_of_16!(i8);
+row_topk_of_16!(u8);
+row_topk_of_16!(i16);
+row_topk_of_16!(i32);
+row_topk_of_16!(i64);
 
 /// Key buffers of one key width (see [`crate::order::KeyBits::buffers`]).
 #[derive(Debug, Default)]
@@ -395,14 +402,22 @@ pub struct KeyBuffers<K> {
 /// (`<E::Key as KeyBits>::buffers`).
 #[derive(Debug, Default)]
 pub struct Scratch {
-    /// Keys of `f32` rows.
+    /// Keys of `f32` and `i32` rows.
     pub keys32: KeyBuffers<u32>,
-    /// Keys of `f16` and `bf16` rows.
+    /// Keys of `f16`, `bf16` and `i16` rows.
     pub keys16: KeyBuffers<u16>,
+    /// Keys of `i8` and `u8` rows.
+    pub keys8: KeyBuffers<u8>,
+    /// Keys of `f64` and `i64` rows.
+    pub keys64: KeyBuffers<u64>,
     /// Per-element ranks ([`crate::order::rank`]) or other 64-bit work space.
     pub ranks: Vec<u64>,
     /// Second 64-bit buffer (double buffering of ranks or (key, index) pairs).
     pub ranks2: Vec<u64>,
+    /// Ranks of rows with 64-bit keys (`f64`, `i64`): `u128`.
+    pub wide_ranks: Vec<u128>,
+    /// Second `u128` rank buffer.
+    pub wide_ranks2: Vec<u128>,
     /// Index / bucket-id buffer.
     pub idx: Vec<u32>,
     /// Second index buffer.

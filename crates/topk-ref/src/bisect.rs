@@ -137,7 +137,7 @@
 
 use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow, selection_reads};
 use crate::error::TopKError;
-use crate::order::{Element, KeyBits, Mode, key_of_ordered, keys_and_range_into, ordered_value};
+use crate::order::{Element, KeyBits, Mode, OrderedValue, keys_and_range_into};
 use crate::select::select_in_index_order;
 
 /// Value-space tests allowed before the search moves to the key phase.
@@ -149,7 +149,8 @@ pub const MAX_ITERATIONS: u32 = max_iterations::<f32>();
 /// Upper bound on the iterations of exact mode on any row of `E`: [`VALUE_PHASE_LIMIT`] value
 /// tests plus one key test per bit of `E`'s key — 64 for `f32`, 48 for `f16` and `bf16`.
 pub const fn max_iterations<E: Element>() -> u32 {
-    VALUE_PHASE_LIMIT + <E::Key as KeyBits>::BITS
+    let value_tests = if <E::Ordered as OrderedValue>::HAS_VALUE_PHASE { VALUE_PHASE_LIMIT } else { 0 };
+    value_tests + <E::Key as KeyBits>::BITS
 }
 
 /// The window tests after a hint test (see the module docs): a test `2^-s` of the bracket away
@@ -241,8 +242,8 @@ pub fn key_range<K: KeyBits>(keys: &[K]) -> (K, K) {
 /// The key midpoint of the key phase: `lo + (hi - lo) / 2` (`lo <= hi`).
 #[inline]
 fn key_midpoint<K: KeyBits>(lo: K, hi: K) -> K {
-    let (lo, hi) = (lo.to_u32(), hi.to_u32());
-    K::from_u32(lo + (hi - lo) / 2)
+    let (lo, hi) = (lo.to_u64(), hi.to_u64());
+    K::from_u64(lo + (hi - lo) / 2)
 }
 
 /// Mutable bracket of a search, in the row's own keys.
@@ -331,15 +332,31 @@ impl Bisect {
     }
 
     /// [`Bisect::search_keys`] with a threshold hint: `hint` is the hint's **ordered value**
-    /// ([`crate::order::ordered_value`] of the f32 hint in the row's mode). Exact mode runs
-    /// the hint test and the window tests first (module docs, "Hints"); the other modes
-    /// ignore the hint. Any `hint` gives the same selection as no hint.
-    pub fn search_keys_hinted<E: Element>(
+    /// ([`crate::order::ordered_value`] of the f32 hint in the row's mode) on rows of `f32`,
+    /// `f16` and `bf16`. Exact mode runs the hint test and the window tests first (module
+    /// docs, "Hints"); the other modes ignore the hint. Any `hint` gives the same selection as
+    /// no hint. (Rows of every type: [`Bisect::search_keys_hint_key`].)
+    pub fn search_keys_hinted<E: Element<Ordered = f32>>(
         &self,
         keys: &[E::Key],
         range: (E::Key, E::Key),
         k: usize,
         hint: f32,
+    ) -> BisectOutcome<E::Key> {
+        let t = (!hint.is_nan()).then(|| E::key_at_least_ordered(hint));
+        self.search_keys_hint_key::<E>(keys, range, k, t)
+    }
+
+    /// [`Bisect::search_keys`] with a hint given as the own key it is tested at
+    /// ([`Element::hint_key`] of the f32 hint; `None`: no hint test). Exact mode runs the hint
+    /// test and the window tests first (module docs, "Hints"); the other modes ignore it. Any
+    /// hint gives the same selection as no hint.
+    pub fn search_keys_hint_key<E: Element>(
+        &self,
+        keys: &[E::Key],
+        range: (E::Key, E::Key),
+        k: usize,
+        hint: Option<E::Key>,
     ) -> BisectOutcome<E::Key> {
         if !RowSelect::is_exact(self) {
             return self.search_keys::<E>(keys, range, k);
@@ -379,7 +396,7 @@ impl Bisect {
             select_in_index_order(keys, K::MAX, b.hi_key, 0, k, out);
         } else {
             // hi_key > lo_key >= 0 here, so hi_key - 1 does not wrap.
-            let strong_above = K::from_u32(b.hi_key.to_u32() - 1);
+            let strong_above = K::from_u64(b.hi_key.to_u64() - 1);
             select_in_index_order(keys, strong_above, b.lo_key, at_hi, k, out);
         }
     }
@@ -412,7 +429,7 @@ impl Bisect {
             return finish(b, value_iterations, exit);
         }
         let value_iterations = b.iterations;
-        while b.hi_key.to_u32() - b.lo_key.to_u32() > 1 {
+        while b.hi_key.to_u64() - b.lo_key.to_u64() > 1 {
             let t = key_midpoint(b.lo_key, b.hi_key);
             if update_exact(&mut b, t, count_at_least(keys, t), k) == Step::Hit {
                 return finish(b, value_iterations, BisectExit::Hit);
@@ -429,27 +446,26 @@ impl Bisect {
         k: usize,
         b: &mut Bracket<E::Key>,
     ) -> Option<BisectExit> {
-        let mut lo = E::ordered_value_of_key(b.lo_key);
-        let mut hi = E::ordered_value_of_key(b.hi_key);
+        let mut lo = E::ordered_of_key(b.lo_key);
+        let mut hi = E::ordered_of_key(b.hi_key);
         if !(lo.is_finite() && hi.is_finite()) {
             return None;
         }
-        // The bounds' wide (f32) keys: the strictly-between test is the f32 row's.
-        let (mut lo_wide, mut hi_wide) = (key_of_ordered(lo), key_of_ordered(hi));
-        let eps = match self.epsilon_mode {
-            EpsilonMode::RelativeToMax => self.precision * hi.abs(),
-            EpsilonMode::Absolute => self.precision,
-        };
+        // The bounds' wide keys (f32 keys on 16-bit rows): the strictly-between test is that
+        // of the f32 row of the same values.
+        let (mut lo_wide, mut hi_wide) = (lo.wide_key(), hi.wide_key());
+        let relative = self.epsilon_mode == EpsilonMode::RelativeToMax;
+        let eps = E::Ordered::epsilon(self.precision, relative, hi);
         while b.iterations < VALUE_PHASE_LIMIT {
-            if hi - lo <= eps {
+            if E::Ordered::within(lo, hi, eps) {
                 return Some(BisectExit::Precision);
             }
-            let thres = midpoint(lo, hi);
-            let wide = key_of_ordered(thres);
+            let thres = E::Ordered::midpoint(lo, hi);
+            let wide = thres.wide_key();
             if !(lo_wide < wide && wide < hi_wide) {
                 return None;
             }
-            let t = E::key_at_least(thres);
+            let t = E::key_at_least_ordered(thres);
             match update_exact(b, t, count_at_least(keys, t), k) {
                 Step::Hit => return Some(BisectExit::Hit),
                 Step::Lowered => (hi, hi_wide) = (thres, wide),
@@ -493,15 +509,17 @@ pub fn count_above_and_at_least<K: KeyBits>(keys: &[K], t: K) -> (usize, usize) 
 fn hint_test<E: Element>(
     keys: &[E::Key],
     k: usize,
-    hint: f32,
+    hint: Option<E::Key>,
     b: &mut Bracket<E::Key>,
 ) -> HintStep {
-    let (lo, hi) = (b.lo_key.to_u32(), b.hi_key.to_u32());
-    if hint.is_nan() || hi - lo <= 1 {
+    let (lo, hi) = (b.lo_key.to_u64(), b.hi_key.to_u64());
+    let Some(t) = hint else {
+        return HintStep::Skipped;
+    };
+    if hi - lo <= 1 {
         return HintStep::Skipped;
     }
-    let t = E::key_at_least(hint);
-    let tv = t.to_u32();
+    let tv = t.to_u64();
     if tv <= lo || tv > hi {
         return HintStep::Skipped;
     }
@@ -514,7 +532,7 @@ fn hint_test<E: Element>(
     }
     if above >= k {
         // A key above t exists (above >= k >= 1), so t + 1 <= hi: no overflow.
-        let next = <E::Key as KeyBits>::from_u32(tv + 1);
+        let next = <E::Key as KeyBits>::from_u64(tv + 1);
         if above > k {
             b.lo_key = next;
             return HintStep::Side(HintSide::Above);
@@ -531,7 +549,7 @@ fn hint_test<E: Element>(
     }
     b.lo_key = t;
     if tv < hi {
-        b.hi_key = <E::Key as KeyBits>::from_u32(tv + 1);
+        b.hi_key = <E::Key as KeyBits>::from_u64(tv + 1);
         b.count_at_hi = Some(above);
     }
     HintStep::Ended(BisectExit::Converged)
@@ -547,17 +565,17 @@ fn window_tests<E: Element>(
     b: &mut Bracket<E::Key>,
 ) -> Option<BisectExit> {
     for shift in HINT_WINDOW_SHIFTS {
-        let lo = E::ordered_value_of_key(b.lo_key);
-        let hi = E::ordered_value_of_key(b.hi_key);
+        let lo = E::ordered_of_key(b.lo_key);
+        let hi = E::ordered_of_key(b.hi_key);
         if !(lo.is_finite() && hi.is_finite()) {
             return None;
         }
-        let thres = window_threshold(lo, hi, shift, side);
-        let wide = key_of_ordered(thres);
-        if !(key_of_ordered(lo) < wide && wide < key_of_ordered(hi)) {
+        let thres = E::Ordered::window(lo, hi, shift, side == HintSide::Above);
+        let wide = thres.wide_key();
+        if !(lo.wide_key() < wide && wide < hi.wide_key()) {
             return None;
         }
-        let t = E::key_at_least(thres);
+        let t = E::key_at_least_ordered(thres);
         match (update_exact(b, t, count_at_least(keys, t), k), side) {
             (Step::Hit, _) => return Some(BisectExit::Hit),
             // The far bound moved: the window holds the threshold.
@@ -566,18 +584,6 @@ fn window_tests<E: Element>(
         }
     }
     None
-}
-
-/// The window test's threshold: `2^-shift` of `[lo, hi]` in from the bound at the hint,
-/// `hi · 2^-shift - lo · 2^-shift` wide (scaled before subtracting, so it cannot overflow).
-#[inline]
-fn window_threshold(lo: f32, hi: f32, shift: i32, side: HintSide) -> f32 {
-    let scale = 0.5f32.powi(shift);
-    let width = hi * scale - lo * scale;
-    match side {
-        HintSide::Above => lo + width,
-        HintSide::Below => hi - width,
-    }
 }
 
 /// [`finish`] of a search that made no key-phase test.
@@ -605,23 +611,23 @@ fn search_early_stopping<E: Element>(
     n: u32,
 ) -> BisectOutcome<E::Key> {
     let (mut lo_key, mut hi_key) = range;
-    let mut lo = E::ordered_value_of_key(lo_key);
-    let mut hi = E::ordered_value_of_key(hi_key);
+    let mut lo = E::ordered_of_key(lo_key);
+    let mut hi = E::ordered_of_key(hi_key);
     let finite = lo.is_finite() && hi.is_finite();
     for _ in 0..n {
         let (thres, t) = if finite {
-            let thres = midpoint(lo, hi);
-            (thres, E::key_at_least(thres))
+            let thres = E::Ordered::midpoint(lo, hi);
+            (thres, E::key_at_least_ordered(thres))
         } else {
-            (f32::NAN, key_midpoint(lo_key, hi_key))
+            (E::Ordered::nan(), key_midpoint(lo_key, hi_key))
         };
-        let before = (lo_key, hi_key, lo.to_bits(), hi.to_bits());
+        let before = (lo_key, hi_key, lo.bits(), hi.bits());
         if count_at_least(keys, t) < k {
             (hi, hi_key) = (thres, t);
         } else {
             (lo, lo_key) = (thres, t);
         }
-        if before == (lo_key, hi_key, lo.to_bits(), hi.to_bits()) {
+        if before == (lo_key, hi_key, lo.bits(), hi.bits()) {
             // A fixed point: every remaining step would repeat this one.
             break;
         }
@@ -682,7 +688,7 @@ impl RowSelect for Bisect {
         };
         let keys = grow(&mut E::Key::buffers(scratch).keys, row.len());
         let range = keys_and_range_into(row, mode, keys);
-        let outcome = self.search_keys_hinted::<E>(keys, range, k, ordered_value(hint, mode));
+        let outcome = self.search_keys_hint_key::<E>(keys, range, k, E::hint_key(hint, mode));
         Self::select_from(keys, k, &outcome, out);
         RowStats {
             iterations: Some(outcome.iterations),

@@ -96,7 +96,7 @@ pub use error::TopKError;
 pub use half::{bf16, f16};
 pub use heap::Heap;
 pub use inputs::Family;
-pub use order::{Element, KeyBits, Mode};
+pub use order::{Element, KeyBits, Mode, NoValue, OrderedValue, RankBits, RankOf};
 pub use quickselect::Quickselect;
 pub use radix::Radix;
 pub use ragged::{KPerRow, PAD_INDEX, RaggedTopK, Rows, Wanted, topk_ragged};

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use crate::algorithm::{RowStats, RowTopKOf, Scratch, WorkCounters, grow};
 use crate::driver::{MAX_ROW_WIDTH, Options};
 use crate::error::TopKError;
-use crate::order::{Element, KeyBits, Mode, rank, sort_canonical};
+use crate::order::{Element, KeyBits, Mode, sort_canonical};
 
 /// The index of a padding entry in topk-ref's `u32` indices (kept free by
 /// [`MAX_ROW_WIDTH`]). The faces that report `int64` indices (command line, Python) write it
@@ -279,7 +279,7 @@ pub fn threshold_of<E: Element>(row: &[E], chosen: &[u32], mode: Mode, sorted: b
     let last = if sorted {
         chosen.last().copied()
     } else {
-        chosen.iter().copied().min_by_key(|&i| rank(row[i as usize].key(mode).to_u32(), i))
+        chosen.iter().copied().min_by_key(|&i| row[i as usize].key(mode).rank(i))
     };
     last.map_or(f32::NAN, |i| row[i as usize].to_f32())
 }
