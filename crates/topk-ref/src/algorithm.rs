@@ -144,6 +144,13 @@ pub trait RowSelect: Sync {
         false
     }
 
+    /// The widest element key this algorithm takes ([`crate::KeyBits::BITS`]): 64, every
+    /// element type, unless its design is defined for narrower keys only (some baselines: 32).
+    /// The drivers refuse rows of a wider key with [`crate::TopKError::UnsupportedElement`].
+    fn max_key_bits(&self) -> u32 {
+        64
+    }
+
     /// Writes the selected indices into `out` in **ascending index order**.
     fn select<E: Element>(
         &self,
@@ -253,6 +260,11 @@ pub trait RowTopKOf<E: Element>: Sync {
         let _ = hint;
         self.select_row(row, k, mode, scratch, out)
     }
+
+    /// [`RowSelect::max_key_bits`] of the algorithm.
+    fn max_key_bits(&self) -> u32 {
+        64
+    }
 }
 
 impl<T: RowSelect> RowTopK for T {
@@ -340,6 +352,10 @@ macro_rules! row_topk_of_16 {
         impl<T: RowSelect> RowTopKOf<$t> for T {
             fn name(&self) -> &'static str {
                 RowSelect::name(self)
+            }
+
+            fn max_key_bits(&self) -> u32 {
+                RowSelect::max_key_bits(self)
             }
 
             fn is_exact(&self) -> bool {

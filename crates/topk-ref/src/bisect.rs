@@ -363,7 +363,7 @@ impl Bisect {
         }
         let (lo_key, hi_key) = range;
         let mut b = Bracket { lo_key, hi_key, count_at_hi: None, iterations: 0 };
-        let side = match hint_test::<E>(keys, k, hint, &mut b) {
+        let side = match hint_test_key::<E>(keys, k, hint, &mut b) {
             HintStep::Skipped => return self.search_exact::<E>(keys, range, k),
             HintStep::Ended(exit) => return finish_value(b, exit),
             HintStep::Side(side) => side,
@@ -506,7 +506,7 @@ pub fn count_above_and_at_least<K: KeyBits>(keys: &[K], t: K) -> (usize, usize) 
 
 /// The hint test (module docs, "Hints", step 2): one pass at `t = C(hint)` counting the keys
 /// above `t` and at least `t`, so that a hint equal to the threshold ends the search.
-fn hint_test<E: Element>(
+fn hint_test_key<E: Element>(
     keys: &[E::Key],
     k: usize,
     hint: Option<E::Key>,
@@ -553,6 +553,24 @@ fn hint_test<E: Element>(
         b.count_at_hi = Some(above);
     }
     HintStep::Ended(BisectExit::Converged)
+}
+
+/// [`hint_test_key`] at the hint's ordered value `hint` (rows of `f32`, `f16`, `bf16`).
+#[cfg(test)]
+fn hint_test<E: Element<Ordered = f32>>(
+    keys: &[E::Key],
+    k: usize,
+    hint: f32,
+    b: &mut Bracket<E::Key>,
+) -> HintStep {
+    let t = (!hint.is_nan()).then(|| E::key_at_least_ordered(hint));
+    hint_test_key::<E>(keys, k, t, b)
+}
+
+/// The window test's threshold on `f32` ordered values ([`OrderedValue::window`]).
+#[cfg(test)]
+fn window_threshold(lo: f32, hi: f32, shift: i32, side: HintSide) -> f32 {
+    f32::window(lo, hi, shift, side == HintSide::Above)
 }
 
 /// The window tests (module docs, "Hints", step 3): cuts `2^-s` of the bracket away from the
@@ -719,7 +737,7 @@ mod tests {
     use super::*;
     use crate::driver::{Options, topk_row};
     use crate::oracle::canonical_indices;
-    use crate::order::ordered_value_of_key;
+    use crate::order::{key_of_ordered, ordered_value_of_key};
 
     fn run(b: &Bisect, row: &[f32], k: usize, mode: Mode) -> (Vec<u32>, u32) {
         let opts = Options { mode, sorted: false };

@@ -254,6 +254,7 @@ mod tests {
     use super::*;
     use crate::driver::{Options, topk_row};
     use crate::oracle::canonical_indices;
+    use crate::order::rank;
     use crate::test_rows::{assert_shaped_rows, noise, shaped_rows};
 
     fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
@@ -294,14 +295,14 @@ mod tests {
 
     #[test]
     fn building_blocks() {
-        assert_eq!(median_of_3(&[1, 9, 5]), 2);
-        assert_eq!(median_of_3(&[5, 1, 9]), 0);
-        assert_eq!(median_of_3(&[9, 5, 1]), 1);
-        let mut s = [3, 8, 1, 9, 5, 7];
+        assert_eq!(median_of_3(&[1u64, 9, 5]), 2);
+        assert_eq!(median_of_3(&[5u64, 1, 9]), 0);
+        assert_eq!(median_of_3(&[9u64, 5, 1]), 1);
+        let mut s = [3u64, 8, 1, 9, 5, 7];
         let p = partition_desc(&mut s, 4); // pivot 5
         assert_eq!(p, 3);
         assert!(s[..3].iter().all(|&x| x > 5) && s[4..].iter().all(|&x| x < 5));
-        let mut t = [2, 7, 1, 8];
+        let mut t = [2u64, 7, 1, 8];
         insertion_sort_desc(&mut t);
         assert_eq!(t, [8, 7, 2, 1]);
     }

@@ -192,6 +192,7 @@ pub fn topk_ragged<E: Element, A: RowTopKOf<E> + ?Sized>(
 ) -> Result<RaggedTopK<E>, TopKError> {
     let (n, m) = x.dim();
     let width = rows.check(n, m)?;
+    crate::driver::check_element::<E, A>(algo)?;
     let mut values = Array2::from_elem((n, width), E::default());
     let mut indices = Array2::from_elem((n, width), PAD_INDEX);
     let mut iterations = Array1::zeros(n);
