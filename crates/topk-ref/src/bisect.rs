@@ -10,7 +10,8 @@
 //!
 //! # Exactly what runs (the simulator and the CUDA kernel mirror this, step for step)
 //! This section is the specification of the search and of its iteration counts (SPEC §3) for
-//! rows of all three element types.
+//! rows of every element type: the floats `f32`, `f16` and `bf16` first, then `f64` and the
+//! integers.
 //!
 //! **Keys and counts.** Every element `e` has its *own key* `K(e)` ([`Element::key`] in the
 //! mode: 32 bits for `f32`, 16 bits for `f16` and `bf16`) and its *wide key* `W(e)`, the f32
@@ -64,6 +65,33 @@
 //! it reports the f32 row's count whenever that search ends in its value phase (a hit or a
 //! precision stop); where the f32 row goes on to its key phase, the 16-bit row does too, in
 //! its own (16-bit) key space.
+//!
+//! **`f64` rows** take the same path with 64-bit keys: the value phase computes in `f64`
+//! (ordered values [`Element::ordered_of_key`], midpoints `(lo_v + hi_v) * 0.5` in `f64`, the
+//! strictly-between test on `f64` keys, ε = ε'·|hi_v| in `f64`), at most
+//! [`VALUE_PHASE_LIMIT`] tests, then the key phase on 64-bit keys: **at most 96 iterations**.
+//! A hint (an `f32`) is widened exactly to `f64`.
+//!
+//! **Integer rows** (`i8`, `u8`, `i16`, `i32`, `i64`) have no value phase: an integer's own key
+//! is its value with the sign bit flipped (complemented in smallest mode), i.e. the value
+//! shifted to start at 0, so halving keys *is* halving the value range. With `lo`, `hi` the
+//! smallest and largest own key (equal → converged, 0 iterations), the search is the key
+//! phase alone: while `hi - lo > 1`, a test at `t = lo + ⌊(hi - lo) / 2⌋`, counting
+//! `|{e : K(e) >= t}|`: `cnt < k → hi = t`; `cnt > k → lo = t`; `cnt == k → hit`. Written on
+//! values: in largest mode the test counts `v >= lo_v + ⌊(hi_v - lo_v) / 2⌋` (`lo_v`, `hi_v`
+//! the bracket's values, computed exactly in a wider integer); in smallest mode it counts
+//! `v <= hi_v - ⌊(hi_v - lo_v) / 2⌋` (the mirror image: the midpoint rounds toward the
+//! bracket's end that ranks lower in the mode). Each test is one iteration; an interval of
+//! `hi - lo < 2^b` keys needs at most `b` tests, so **at most 8, 16, 32 and 64 iterations**
+//! on 8-, 16-, 32- and 64-bit integers, and the answer is exact — no fallback exists or is
+//! needed. A precision ε' > 0 has nothing to stop (it is a width in value space, and there is
+//! no value phase): integer rows are always searched exactly. Algorithm 2 makes each of its
+//! `n` steps a key test (`cnt < k → hi = t`, else `lo = t`). A hint (an `f32`, in the
+//! input's orientation) is tested at the key of the least integer `>= hint` (largest mode;
+//! the greatest integer `<= hint` in smallest mode; none beyond the type's range, see
+//! [`Element::hint_key`]); the hint test then counts as one more iteration before the key
+//! phase (no window tests: they are value-space steps), so **a hinted integer row takes at
+//! most one iteration more** ([`max_iterations`]: 9, 17, 33, 65).
 //!
 //! **Early stopping** (Algorithm 2, `max_iter = n`): the reported iteration count is `n`.
 //! `lo, hi` = smallest and largest own key. If both stand for finite values, each of the `n`
@@ -146,11 +174,14 @@ pub const VALUE_PHASE_LIMIT: u32 = 32;
 /// tests plus at most 32 key tests ([`max_iterations`] of `f32`).
 pub const MAX_ITERATIONS: u32 = max_iterations::<f32>();
 
-/// Upper bound on the iterations of exact mode on any row of `E`: [`VALUE_PHASE_LIMIT`] value
-/// tests plus one key test per bit of `E`'s key — 64 for `f32`, 48 for `f16` and `bf16`.
+/// Upper bound on the iterations of exact mode on any row of `E`, with or without a hint:
+/// for floats [`VALUE_PHASE_LIMIT`] value tests plus one key test per bit of `E`'s key — 64
+/// for `f32`, 48 for `f16` and `bf16`, 96 for `f64`; for integers one key test per bit plus
+/// the hint test (module docs, "Integer rows") — 9, 17, 33 and 65 for 8-, 16-, 32- and 64-bit
+/// integers (8, 16, 32 and 64 without a hint).
 pub const fn max_iterations<E: Element>() -> u32 {
-    let value_tests = if <E::Ordered as OrderedValue>::HAS_VALUE_PHASE { VALUE_PHASE_LIMIT } else { 0 };
-    value_tests + <E::Key as KeyBits>::BITS
+    let bits = <E::Key as KeyBits>::BITS;
+    if <E::Ordered as OrderedValue>::HAS_VALUE_PHASE { VALUE_PHASE_LIMIT + bits } else { bits + 1 }
 }
 
 /// The window tests after a hint test (see the module docs): a test `2^-s` of the bracket away

@@ -18,18 +18,30 @@
 //! registers, it vectorises on a CPU, and radix digits come straight out of it.
 //!
 //! # Element types
-//! Rows hold one of three float types ([`Element`]): `f32`, `half::f16` (IEEE binary16) and
-//! `half::bf16` (bfloat16). SPEC §1 orders every element by its exact `f32` value (f16 and bf16
-//! convert to f32 exactly), so one order serves all three. Each type has its own **key**, as
-//! wide as the type ([`Element::Key`]: `u32` for f32, `u16` for the 16-bit types), computed
-//! from the element's bits by the same sign-flip transform; the keys of a 16-bit type are
-//! order-isomorphic to the `f32` keys of the same values ([`key`] of [`Element::to_f32`]), so
-//! an algorithm that works on keys gives the same answer on either. Radix-style algorithms
-//! read the key width off [`KeyBits::BITS`]: a 16-bit key has half the digits.
+//! Rows hold one of nine types ([`Element`]): the floats `f32`, `half::f16` (IEEE binary16),
+//! `half::bf16` (bfloat16) and `f64`, and the integers `i8`, `u8`, `i16`, `i32` and `i64`.
+//! SPEC §1 orders floats by value (NaN above `+inf`, `-0.0 == +0.0`) and integers in their
+//! usual order. Each type has its own **key**, as wide as the type ([`Element::Key`]: `u8`,
+//! `u16`, `u32` or `u64`):
 //!
-//! Value-space searches (bisect, bucket) do their arithmetic in `f32` on *ordered values*
-//! for every type; [`Element::ordered_value_of_key`] and [`Element::key_at_least`] connect
-//! an `f32` threshold with the narrow keys.
+//! * floats: the sign-flip transform on the type's bits ([`key`] for `f32`), every NaN at the
+//!   largest key, both zeros at one key; smallest mode is the largest-mode key of the negated
+//!   value, NaN at key 0. The keys of a 16-bit type are order-isomorphic to the `f32` keys of
+//!   the same values ([`key`] of [`Element::to_f32`]), so an algorithm that works on keys gives
+//!   the same answer on either;
+//! * integers: the bit pattern with the sign bit flipped (unsigned types: the value itself),
+//!   so keys count up from the type's minimum; smallest mode is its complement.
+//!
+//! Radix-style algorithms read the key width off [`KeyBits::BITS`]. Ranks (key above inverted
+//! index, [`KeyBits::rank`]) are `u64` for keys of up to 32 bits and `u128` for 64-bit keys.
+//!
+//! Value-space searches (bisect, bucket) do their arithmetic on *ordered values* of the
+//! type's [`Element::Ordered`]: `f32` for `f32`, `f16` and `bf16` (exact), `f64` for `f64`;
+//! integers have none ([`NoValue`]) and search their keys, which are their values shifted.
+//! [`Element::ordered_of_key`] and [`Element::key_at_least_ordered`] connect a threshold with
+//! the keys; [`Element::hint_key`] turns an `f32` hint (docs/contract.md §5) into the key it
+//! is tested at. Thresholds are reported as `f32` ([`Element::to_f32`]: exact for every type
+//! but `i32`, `i64` and `f64`, whose k-th value is rounded to the nearest `f32`, ties to even).
 
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -1431,4 +1443,135 @@ mod tests {
         assert_eq!(idx, [1, 0, 2, 3]);
         assert!(ranks_before((bf16::from_f32(2.0), 5), (bf16::from_f32(2.0), 6), Mode::Largest));
     }
+
+    /// Every value of an 8-bit type, and samples of the wider ones, rank by their keys in
+    /// their usual order; smallest mode reverses it.
+    fn integer_keys_follow_the_usual_order<T: Element + Ord>(values: &mut Vec<T>) {
+        values.sort_unstable();
+        values.dedup();
+        for w in values.windows(2) {
+            assert!(w[0].key_largest() < w[1].key_largest(), "{} {w:?}", T::NAME);
+            assert!(w[0].key_smallest() > w[1].key_smallest(), "{} {w:?}", T::NAME);
+            assert_eq!(T::from_bits(w[0].to_bits()), w[0]);
+        }
+    }
+
+    #[test]
+    fn integer_keys_order_every_type() {
+        integer_keys_follow_the_usual_order(&mut (i8::MIN..=i8::MAX).collect());
+        integer_keys_follow_the_usual_order(&mut (0..=u8::MAX).collect());
+        integer_keys_follow_the_usual_order(&mut (i16::MIN..=i16::MAX).collect());
+        let mut state = 0x853c_49e6_748f_ea9b_u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            state
+        };
+        let mut wide32: Vec<i32> = (0..5000).map(|_| (next() >> 32) as i32).collect();
+        wide32.extend([i32::MIN, i32::MIN + 1, -1, 0, 1, i32::MAX - 1, i32::MAX]);
+        integer_keys_follow_the_usual_order(&mut wide32);
+        let mut wide64: Vec<i64> = (0..5000).map(|_| next() as i64).collect();
+        wide64.extend([i64::MIN, i64::MIN + 1, -1, 0, 1, i64::MAX - 1, i64::MAX]);
+        integer_keys_follow_the_usual_order(&mut wide64);
+        assert_eq!((i8::MIN.key_largest(), i8::MAX.key_largest()), (0, u8::MAX));
+        assert_eq!((i64::MIN.key_smallest(), i64::MAX.key_smallest()), (u64::MAX, 0));
+        assert_eq!((0u8.key_largest(), 0u8.key_smallest()), (0, u8::MAX));
+    }
+
+    #[test]
+    fn f64_keys_follow_the_spec_order() {
+        let order = [
+            f64::NEG_INFINITY,
+            -f64::MAX,
+            -1.0e300,
+            -1.5,
+            -f64::MIN_POSITIVE,
+            -5e-324,
+            -0.0,
+            0.0,
+            5e-324,
+            f64::MIN_POSITIVE,
+            1.0,
+            f64::from_bits(1.0f64.to_bits() + 1),
+            1.0e300,
+            f64::MAX,
+            f64::INFINITY,
+        ];
+        for w in order.windows(2) {
+            if w[0] == 0.0 && w[1] == 0.0 {
+                assert_eq!(w[0].key_largest(), w[1].key_largest(), "-0 ties +0");
+                assert_eq!(w[0].key_smallest(), w[1].key_smallest());
+            } else {
+                assert!(w[0].key_largest() < w[1].key_largest(), "{w:?}");
+                assert!(w[0].key_smallest() > w[1].key_smallest(), "{w:?}");
+            }
+        }
+        let nans = [f64::NAN, -f64::NAN, f64::from_bits(0x7FF0_0000_0000_0001), f64::from_bits(!0)];
+        for n in nans {
+            assert_eq!((n.key_largest(), n.key_smallest()), (u64::MAX, 0));
+        }
+        for &v in &order {
+            for mode in [Mode::Largest, Mode::Smallest] {
+                let ov = if mode == Mode::Largest { v } else { -v };
+                let back = f64::ordered_of_key(v.key(mode));
+                assert!(back == ov, "{v} {mode:?}: {back}");
+                assert_eq!(f64::key_at_least_ordered(back), v.key(mode));
+            }
+        }
+        assert!(f64::ordered_of_key(u64::MAX).is_nan() && f64::ordered_of_key(0).is_nan());
+        assert_eq!(<u64 as KeyBits>::ZERO, 0.0f64.key_largest());
+    }
+
+    /// An integer hint is tested at the least value `>= hint` (largest mode) or the greatest
+    /// `<= hint` (smallest mode); none beyond the type's range on that side, none for NaN.
+    #[test]
+    fn integer_hint_keys_round_toward_the_selected_side() {
+        assert_eq!(i8::hint_key(2.5, Mode::Largest), Some(3i8.key_largest()));
+        assert_eq!(i8::hint_key(2.5, Mode::Smallest), Some(2i8.key_smallest()));
+        assert_eq!(i8::hint_key(-2.5, Mode::Largest), Some((-2i8).key_largest()));
+        assert_eq!(i8::hint_key(-2.5, Mode::Smallest), Some((-3i8).key_smallest()));
+        assert_eq!(i8::hint_key(127.5, Mode::Largest), None);
+        assert_eq!(i8::hint_key(127.5, Mode::Smallest), Some(127i8.key_smallest()));
+        assert_eq!(i8::hint_key(-1e9, Mode::Largest), Some(i8::MIN.key_largest()));
+        assert_eq!(i8::hint_key(-128.5, Mode::Smallest), None);
+        assert_eq!(u8::hint_key(-0.5, Mode::Largest), Some(0u8.key_largest()));
+        assert_eq!(u8::hint_key(-0.5, Mode::Smallest), None);
+        assert_eq!(i32::hint_key(f32::NAN, Mode::Largest), None);
+        assert_eq!(i64::hint_key(9.3e18, Mode::Largest), None);
+        assert_eq!(i64::hint_key(-9.3e18, Mode::Largest), Some(i64::MIN.key_largest()));
+        assert_eq!(i64::hint_key(f32::INFINITY, Mode::Smallest), Some(i64::MAX.key_smallest()));
+        assert_eq!(f64::hint_key(1.5, Mode::Smallest), Some((1.5f64).key_smallest()));
+        assert_eq!(f64::hint_key(f32::NAN, Mode::Smallest), None);
+        assert_eq!(<i16 as Element>::key_at_least(-2.5), (-2i16).key_largest());
+        assert_eq!(<i16 as Element>::key_at_least(1e9), i16::MAX.key_largest());
+        assert_eq!(<i32 as Element>::ordered_value_of_key(7i32.key_largest()), 7.0);
+    }
+
+    #[test]
+    fn thresholds_round_to_the_nearest_f32() {
+        assert_eq!(16_777_217i32.to_f32(), 16_777_216.0);
+        assert_eq!(i64::MAX.to_f32(), 9_223_372_036_854_775_807i64 as f32);
+        assert_eq!(1e300f64.to_f32(), f32::INFINITY);
+        assert_eq!((-3i8).to_f32(), -3.0);
+        assert_eq!(<u8 as Element>::from_f32(300.0), u8::MAX);
+        assert_eq!(<i16 as Element>::from_f32(2.5), 2);
+        assert_eq!(<i32 as Element>::from_f32(f32::NAN), 0);
+    }
+
+    #[test]
+    fn wide_ranks_and_narrow_counts() {
+        let r = u64::MAX.rank(3);
+        assert_eq!((r.index(), <u64 as KeyBits>::of_rank(r)), (3, u64::MAX));
+        assert!(5u64.rank(3) > 5u64.rank(4) && 6u64.rank(100) > 5u64.rank(0));
+        assert_eq!(<u8 as KeyBits>::of_rank(200u8.rank(9)), 200);
+        let many = vec![3u8; 1000];
+        assert_eq!(<u8 as KeyBits>::count_at_least(&many, 3), 1000);
+        assert_eq!(<u64 as KeyBits>::count_at_least(&[1, u64::MAX, 7], 7), 2);
+        let row = [-1i32, 5, -1, i32::MIN];
+        let mut idx = [0, 1, 2, 3];
+        sort_canonical(&row, Mode::Smallest, &mut idx);
+        assert_eq!(idx, [3, 0, 2, 1]);
+    }
+
 }
