@@ -197,7 +197,12 @@ fn gather_above<E: Element>(
 }
 
 /// Fills `out` with the first indices whose key equals `kth`; returns the last one.
-fn gather_ties<E: Element>(row: &[E], key_of: impl Fn(E) -> E::Key, kth: E::Key, out: &mut [u32]) -> u32 {
+fn gather_ties<E: Element>(
+    row: &[E],
+    key_of: impl Fn(E) -> E::Key,
+    kth: E::Key,
+    out: &mut [u32],
+) -> u32 {
     let mut n = 0;
     for (i, &v) in row.iter().enumerate() {
         if n == out.len() {

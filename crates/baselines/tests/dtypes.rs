@@ -10,8 +10,8 @@ use baselines::{Air, Base, DrTopK, GridSelect, SortChoose, TorchRadix, WarpSelec
 use ndarray::Array2;
 use proptest::prelude::*;
 use test_support::{
-    SPECIALS_F64, matrix_f64, matrix_int, pick_k, poison_tails, ragged_shape,
-    row_f64, row_int, specials_int,
+    SPECIALS_F64, matrix_f64, matrix_int, pick_k, poison_tails, ragged_shape, row_f64, row_int,
+    specials_int,
 };
 use topk_ref::oracle::{canonical_indices, canonical_ragged, canonical_sorted_indices};
 use topk_ref::{
@@ -66,7 +66,7 @@ fn check_all<E: Element>(row: &[E], k: usize, opts: Options) -> Result<(), TestC
 }
 
 fn cases() -> ProptestConfig {
-    ProptestConfig { cases: 48, ..ProptestConfig::default() }
+    ProptestConfig { cases: 160, ..ProptestConfig::default() }
 }
 
 const WIDTH: usize = 700;
@@ -115,7 +115,11 @@ fn check_ragged<E: Element>(
     for algo in baselines::<E>() {
         let got = topk_ragged(algo.as_ref(), x.view(), &rows, opts, wanted);
         if bits > algo.max_key_bits() {
-            prop_assert!(matches!(got, Err(TopKError::UnsupportedElement { .. })), "{}", algo.name());
+            prop_assert!(
+                matches!(got, Err(TopKError::UnsupportedElement { .. })),
+                "{}",
+                algo.name()
+            );
             continue;
         }
         let got = got.map_err(fail)?;
@@ -139,7 +143,7 @@ fn opts(smallest: bool, sorted: bool) -> Options {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
     #[test]
     fn u8_ragged((input, shape) in ragged_input(matrix_int::<u8>(300)), smallest: bool,
                  sorted: bool) {

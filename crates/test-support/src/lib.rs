@@ -516,7 +516,7 @@ macro_rules! int_element {
             }
 
             fn to_i128(self) -> i128 {
-                self as i128
+                i128::from(self)
             }
         }
     )*};
@@ -577,9 +577,8 @@ pub fn row_int<T: IntElement>(max_width: usize) -> impl Strategy<Value = Vec<T>>
 pub fn matrix_int<T: IntElement>(
     max_width: usize,
 ) -> impl Strategy<Value = (usize, usize, Vec<T>)> {
-    (width(max_width), 1usize..5).prop_flat_map(|(m, n)| {
-        (Just(n), Just(m), prop::collection::vec(int_value::<T>(), n * m))
-    })
+    (width(max_width), 1usize..5)
+        .prop_flat_map(|(m, n)| (Just(n), Just(m), prop::collection::vec(int_value::<T>(), n * m)))
 }
 
 /// [`poison_tails`]' "specials" of an integer type: MAX, MIN, MAX, MIN (values that rank first

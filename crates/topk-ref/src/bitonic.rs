@@ -84,7 +84,11 @@ impl RowSelect for Bitonic {
 ///
 /// Adds to `work`: the run sort reads and writes every run once (a sweep; the network itself
 /// runs on chip), then [`merge_sorted_runs`].
-pub fn top_run<'d, R: RankBits>(data: &'d mut [R], run_len: usize, work: &mut WorkCounters) -> &'d [R] {
+pub fn top_run<'d, R: RankBits>(
+    data: &'d mut [R],
+    run_len: usize,
+    work: &mut WorkCounters,
+) -> &'d [R] {
     for run in data.chunks_exact_mut(run_len) {
         sort_run(run);
     }

@@ -96,8 +96,8 @@ pub use bisect::{Bisect, BisectOutcome, EpsilonMode};
 pub use bitonic::Bitonic;
 pub use bucket::Bucket;
 pub use driver::{
-    MAX_ROW_WIDTH, Options, RowTopKResult, TopK, check_element, check_shape, topk_row, topk_rows, topk_rows_into,
-    topk_rows_into_counted,
+    MAX_ROW_WIDTH, Options, RowTopKResult, TopK, check_element, check_shape, topk_row, topk_rows,
+    topk_rows_into, topk_rows_into_counted,
 };
 pub use error::TopKError;
 pub use half::{bf16, f16};

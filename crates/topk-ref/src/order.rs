@@ -361,7 +361,7 @@ macro_rules! key_common {
 
         #[inline(always)]
         fn to_u64(self) -> u64 {
-            self as u64
+            u64::from(self)
         }
 
         #[inline(always)]
@@ -1128,6 +1128,9 @@ macro_rules! integer_element {
             type Ordered = NoValue;
             const NAME: &'static str = $name;
 
+            // One body for every width: exact for 8- and 16-bit integers, round to nearest
+            // (ties to even) for `i32` and `i64`, which have no `From` into `f32`.
+            #[allow(clippy::cast_lossless)]
             #[inline(always)]
             fn to_f32(self) -> f32 {
                 self as f32
@@ -1189,7 +1192,7 @@ macro_rules! integer_element {
 
             #[inline(always)]
             fn ordered_value_of_key(key: $k) -> f32 {
-                ((key ^ $flip) as $t) as f32
+                <$t as Element>::from_bits(key ^ $flip).to_f32()
             }
 
             #[inline(always)]
@@ -1573,5 +1576,4 @@ mod tests {
         sort_canonical(&row, Mode::Smallest, &mut idx);
         assert_eq!(idx, [3, 0, 2, 1]);
     }
-
 }

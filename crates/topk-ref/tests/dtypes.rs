@@ -18,8 +18,8 @@ use test_support::{
 use topk_ref::bisect::max_iterations;
 use topk_ref::oracle::{canonical_indices, canonical_ragged, canonical_sorted_indices};
 use topk_ref::{
-    Bisect, Bitonic, Bucket, Element, Heap, KPerRow, Mode, Options, Quickselect, Radix,
-    RaggedTopK, RowTopKOf, Rows, Wanted, topk_ragged, topk_row,
+    Bisect, Bitonic, Bucket, Element, Heap, KPerRow, Mode, Options, Quickselect, Radix, RaggedTopK,
+    RowTopKOf, Rows, Wanted, topk_ragged, topk_row,
 };
 
 const EXACT: Bisect = Bisect::exact();
@@ -32,7 +32,7 @@ fn fail(e: impl ToString) -> TestCaseError {
 }
 
 fn cases() -> ProptestConfig {
-    ProptestConfig { cases: 64, ..ProptestConfig::default() }
+    ProptestConfig { cases: 256, ..ProptestConfig::default() }
 }
 
 /// The six algorithms as trait objects for rows of `E`.
@@ -133,10 +133,16 @@ fn check_integer_row<T: IntElement + Element>(
         let got = topk_row(T::as_dyn(&EXACT), row, k, Options { mode, sorted }).map_err(fail)?;
         let it = got.stats.iterations.unwrap_or(u32::MAX);
         prop_assert_eq!(it, integer_rule(row, k, mode), "{} k={} {:?}", T::NAME, k, mode);
-        prop_assert!(it < max_iterations::<T>(), "{} {}: at most one test per key bit", T::NAME, it);
+        prop_assert!(
+            it < max_iterations::<T>(),
+            "{} {}: at most one test per key bit",
+            T::NAME,
+            it
+        );
         // Precision has nothing to stop on an integer row: the search stays exact.
         let approx = Bisect::with_precision(0.25).map_err(fail)?;
-        let coarse = topk_row(T::as_dyn(&approx), row, k, Options { mode, sorted }).map_err(fail)?;
+        let coarse =
+            topk_row(T::as_dyn(&approx), row, k, Options { mode, sorted }).map_err(fail)?;
         prop_assert_eq!(&coarse.indices, &got.indices);
     }
     Ok(())
@@ -232,7 +238,7 @@ fn ragged_input<S: Strategy<Value = (usize, usize, Vec<E>)>, E: std::fmt::Debug 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
     #[test]
     fn i8_ragged((input, shape) in ragged_input(matrix_int::<i8>(300)), smallest: bool,
                  sorted: bool) {
@@ -278,7 +284,12 @@ fn integer_extremes_by_hand() {
     let smallest = Options { mode: Mode::Smallest, sorted: true };
     for algo in algorithms::<i64>() {
         assert_eq!(topk_row(algo, &row, 3, largest).unwrap().indices, [1, 4, 5], "{}", algo.name());
-        assert_eq!(topk_row(algo, &row, 3, smallest).unwrap().indices, [3, 6, 2], "{}", algo.name());
+        assert_eq!(
+            topk_row(algo, &row, 3, smallest).unwrap().indices,
+            [3, 6, 2],
+            "{}",
+            algo.name()
+        );
     }
     let row = [u8::MAX, 0, 7, u8::MAX, 0];
     for algo in algorithms::<u8>() {
@@ -287,7 +298,12 @@ fn integer_extremes_by_hand() {
     }
     let row = [i8::MIN, i8::MAX, -1, 0];
     for algo in algorithms::<i8>() {
-        assert_eq!(topk_row(algo, &row, 4, largest).unwrap().indices, [1, 3, 2, 0], "{}", algo.name());
+        assert_eq!(
+            topk_row(algo, &row, 4, largest).unwrap().indices,
+            [1, 3, 2, 0],
+            "{}",
+            algo.name()
+        );
     }
 }
 
