@@ -176,7 +176,8 @@ fn wide_keys_are_refused_with_a_clear_message() {
     let err = topk_row(&Air::default(), &row, 2, Options::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "algorithm air does not take i64 rows: its keys have 64 bits, it takes keys of at most 32 bits"
+        "algorithm air does not take i64 rows: its keys have 64 bits, it takes keys of at most \
+         32 bits"
     );
     let got = topk_row(&TorchRadix, &row, 2, Options::default()).unwrap();
     assert_eq!(got.indices, [1, 2]);

@@ -122,7 +122,8 @@ pub fn selection_reads(last_index: u32, m: usize) -> usize {
 }
 
 /// One top-k algorithm for one row, written **once for every element type** ([`Element`]:
-/// `f32`, `half::f16`, `half::bf16`) and monomorphised per type. This is what the algorithms
+/// `f32`, `half::f16`, `half::bf16`, `f64`, `i8`, `u8`, `i16`, `i32`, `i64`) and
+/// monomorphised per type. This is what the algorithms
 /// implement; callers use the object-safe faces [`RowTopK`] (`f32` rows, as before 16-bit
 /// support) and [`RowTopKOf`] (rows of any element type), which every `RowSelect` gets.
 ///

@@ -23,11 +23,11 @@
 //! with `C` = [`Element::key_at_least`] — the own key of the smallest value of the row's type
 //! that is `>= thres`: round `thres` to the nearest value of the type (ties to even), step to
 //! the next value up if that is below `thres`, take its key (for `f32`, `C` is
-//! [`key_of_ordered`] itself; topk-ref computes the same ceiling for f16 and bf16 in integers,
-//! without a float conversion). Implementations count in whichever key space they hold (a GPU
-//! kernel may keep 16-bit keys and compare them with `C(thres)`). A **test at an own key** `t`
-//! counts `|{e : K(e) >= t}|`. Each test is one iteration (SPEC §3; the first test is
-//! iteration 1).
+//! [`crate::order::key_of_ordered`] itself; topk-ref computes the same ceiling for f16 and
+//! bf16 in integers, without a float conversion). Implementations count in whichever key
+//! space they hold (a GPU kernel may keep 16-bit keys and compare them with `C(thres)`). A
+//! **test at an own key** `t` counts `|{e : K(e) >= t}|`. Each test is one iteration (SPEC §3;
+//! the first test is iteration 1).
 //!
 //! **Exact mode** (Algorithm 1, precision ε' ≥ 0, default 0). The bracket is a pair of own
 //! keys `lo ≤ hi`, and while the value phase runs, also a pair of f32 ordered values

@@ -2,8 +2,9 @@
 //! that RTop-K compares against.
 //!
 //! # Idea
-//! Every element becomes its unique [`rank`] (key and index in one `u64`, `u128` for 64-bit keys; larger = earlier in
-//! the canonical order), so "the K largest ranks" *is* the canonical top-K. Let
+//! Every element becomes its unique [`rank`](crate::order::KeyBits::rank) (key and index in
+//! one `u64`, `u128` for 64-bit keys; larger = earlier in the canonical order), so "the K
+//! largest ranks" *is* the canonical top-K. Let
 //! `K = k.next_power_of_two()` and cut the row into runs of K, padding the last run with the
 //! rank 0, which is below every real element (the low word of a real rank is `!index`, never 0).
 //! 1. **Sort** every run, largest first, with a bitonic sorting network.
@@ -26,7 +27,8 @@
 //! `M/K - 1` merges costs `K + (K/2) · log K`. So O(M log² K) in all, against O(M) for a
 //! selection such as [`crate::Bisect`]: the network sorts far more than the answer needs — the
 //! order inside every run, and the order of the top-k itself, which the output then discards.
-//! Extra memory here: the padded row of ranks, O(M) ranks, in [`Scratch::ranks`] (or `Scratch::wide_ranks`).
+//! Extra memory here: the padded row of ranks, O(M) ranks, in [`Scratch::ranks`] (or
+//! [`Scratch::wide_ranks`]).
 //!
 //! # On a GPU warp
 //! Hold one element per lane (or a few per lane, in registers). Every stage of a network pairs

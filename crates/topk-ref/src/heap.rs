@@ -19,15 +19,16 @@
 //!   latency, not by work. A 4-ary heap is half as deep as a binary one (k = 32: 3 steps, not
 //!   5), its four children sit next to each other in memory, and choosing among them with
 //!   conditional moves avoids the misprediction that a branchy sift-down pays at nearly every
-//!   level on random data. The tree is padded to a complete one with slots of the largest rank, so every
-//!   walk has the same length and no step checks whether a child exists.
+//!   level on random data. The tree is padded to a complete one with slots of the largest
+//!   rank, so every walk has the same length and no step checks whether a child exists.
 //!
 //! # Cost
 //! Time O(M log k) in the worst case (an ascending row replaces the root every time). On a row
 //! in random order element `i > k` enters with probability `k / i`, so only about
 //! `k · ln(M / k)` elements pay an O(log k) walk (66 of the 224 later elements at M = 256,
 //! k = 32): O(M + k log k · log(M / k)) expected, plus O(k log k) for the final index sort.
-//! Extra memory: the padded tree, fewer than 4k ranks (`u64`; `u128` for 64-bit keys), in the scratch.
+//! Extra memory: the padded tree, fewer than 4k ranks (`u64`; `u128` for 64-bit keys), in the
+//! scratch.
 //!
 //! Measured (one core, x86-64-v3 build, uniform random rows, M = 256, k = 32): about 1.25 µs a
 //! row, of which about 1 µs is the ~66 walks; a plain binary heap with a branchy sift-down and a

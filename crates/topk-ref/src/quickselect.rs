@@ -30,7 +30,8 @@
 //! Time O(M): M ranks built, then about 1–3·M rank moves for median-of-3 on the rows we
 //! measured (sorted, reversed, all-equal, organ-pipe, random), and in the worst case
 //! [`WORK_BUDGET`]`·M` plus the linear median-of-medians selection (about 6.5·M moves on its
-//! own); the output costs O(min(k log k, M)). Extra memory: M ranks (`u64`; `u128` for 64-bit keys) in the scratch;
+//! own); the output costs O(min(k log k, M)). Extra memory: M ranks (`u64`; `u128` for 64-bit
+//! keys) in the scratch;
 //! the median-of-medians recursion is O(log M) deep, on the stack.
 //!
 //! # On a GPU warp
