@@ -520,6 +520,13 @@ impl RowSelect for Air {
         "air"
     }
 
+    /// AIR Top-K (paper 002, §3) packs a key and its index into one 64-bit buffer word
+    /// and cuts 32-bit keys into 11-bit digits: keys of at most 32 bits (`f64` and `i64` rows are
+    /// refused with `TopKError::UnsupportedElement`).
+    fn max_key_bits(&self) -> u32 {
+        32
+    }
+
     fn select<E: Element>(
         &self,
         row: &[E],

@@ -391,6 +391,12 @@ impl RowSelect for DrTopK {
         "drtopk"
     }
 
+    /// Dr. Top-k (paper 004) keeps delegates as key-index pairs packed in 64 bits: keys of at
+    /// most 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
+    fn max_key_bits(&self) -> u32 {
+        32
+    }
+
     fn select<E: Element>(
         &self,
         row: &[E],

@@ -15,9 +15,14 @@
 //! | `sort` | [`SortChoose`]: sort-and-choose with an LSD radix sort | paper 004, §2.2 |
 //!
 //! Every one of them implements [`topk_ref::RowSelect`] — once, generically over the element
-//! type (`f32`, `half::f16`, `half::bf16`: [`topk_ref::Element`]) — and so [`topk_ref::RowTopK`]
-//! and [`topk_ref::RowTopKOf`], so `topk_ref::topk_rows` runs it row-wise on any of the three,
-//! and every one is **exact and canonical** (SPEC §1): the index set of
+//! type ([`topk_ref::Element`]) — and so [`topk_ref::RowTopK`] and [`topk_ref::RowTopKOf`], so
+//! `topk_ref::topk_rows` runs it row-wise on rows of `f32`, `f16`, `bf16`, `i8`, `u8`, `i16` and
+//! `i32` (keys of at most 32 bits). On `f64` and `i64` rows (64-bit keys) only `torch-radix`
+//! runs — PyTorch's radix select is defined for `int64` and `double`; the others pack a key and
+//! an index into one 64-bit word, declare `max_key_bits() == 32`
+//! ([`topk_ref::RowSelect::max_key_bits`]), and the drivers refuse them with
+//! `topk_ref::TopKError::UnsupportedElement`. Every one is **exact and canonical** (SPEC §1):
+//! the index set of
 //! `topk_ref::oracle::canonical_indices`, in both modes, with the input's bits as values. They
 //! rank elements through `topk_ref::order` (keys and ranks) only — no second order exists.
 //!
@@ -67,8 +72,9 @@ pub fn by_name(name: &str) -> Option<Box<dyn RowTopK>> {
     })
 }
 
-/// The baseline called `name` for rows of `E` (`f32`, `half::f16` or `half::bf16`), with its
-/// papers' default parameters; `None` for other names.
+/// The baseline called `name` for rows of `E` (any [`Element`]; the drivers refuse the ones
+/// whose `max_key_bits` is below `E`'s key width), with its papers' default parameters; `None`
+/// for other names.
 pub fn by_name_for<E: Element>(name: &str) -> Option<Box<dyn RowTopKOf<E>>> {
     Some(match name {
         "air" => E::boxed(Air::default()),

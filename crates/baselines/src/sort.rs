@@ -141,6 +141,12 @@ impl RowSelect for SortChoose {
         "sort"
     }
 
+    /// The sort sorts key-index pairs packed in 64 bits (key in the high word): keys of at most
+    /// 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
+    fn max_key_bits(&self) -> u32 {
+        32
+    }
+
     fn select<E: Element>(
         &self,
         row: &[E],

@@ -50,7 +50,8 @@ pub const RADIX_BITS: u32 = 2;
 const RADIX_SIZE: usize = 1 << RADIX_BITS;
 /// Digits of a 32-bit key: the most counting passes.
 pub const MAX_COUNT_PASSES: u32 = u32::BITS / RADIX_BITS;
-/// Digits of a 16-bit key (`f16`, `bf16` rows): the most counting passes there.
+/// Digits of a 16-bit key (`f16`, `bf16`, `i16` rows): the most counting passes there (4 for
+/// 8-bit keys, 32 for 64-bit keys: torch's radix select takes `int64` and `double` too).
 pub const MAX_COUNT_PASSES_16: u32 = u16::BITS / RADIX_BITS;
 
 /// torch.topk's radix select (see the [module documentation](self)).
@@ -60,7 +61,8 @@ pub struct TorchRadix;
 /// What one row's run did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TorchTrace {
-    /// Counting passes (1 to 16; 1 to 8 on 16-bit keys).
+    /// Counting passes (1 to 16; 1 to 8 on 16-bit keys, 1 to 4 on 8-bit keys, 1 to 32 on
+    /// 64-bit keys).
     pub count_passes: u32,
     /// `true` when a unique element ended the search (one `findPattern` sweep).
     pub found_unique: bool,
@@ -78,13 +80,13 @@ impl TorchRadix {
         out: &mut [u32],
     ) -> TorchTrace {
         match mode {
-            Mode::Largest => run(row, k, |v: E| v.key_largest().to_u32(), out),
-            Mode::Smallest => run(row, k, |v: E| v.key_smallest().to_u32(), out),
+            Mode::Largest => run(row, k, E::key_largest, out),
+            Mode::Smallest => run(row, k, E::key_smallest, out),
         }
     }
 }
 
-fn run<E: Element, K: Fn(E) -> u32 + Copy>(
+fn run<E: Element, K: Fn(E) -> E::Key + Copy>(
     row: &[E],
     k: usize,
     key_of: K,
@@ -108,18 +110,19 @@ fn run<E: Element, K: Fn(E) -> u32 + Copy>(
 fn radix_select<E: Element>(
     row: &[E],
     k: usize,
-    key_of: impl Fn(E) -> u32 + Copy,
+    key_of: impl Fn(E) -> E::Key + Copy,
     trace: &mut TorchTrace,
-) -> u32 {
-    let (mut desired, mut mask, mut wanted) = (0u32, 0u32, k);
+) -> E::Key {
+    let zero = E::Key::default();
+    let (mut desired, mut mask, mut wanted) = (zero, zero, k);
     for digit_pos in (0..E::Key::BITS / RADIX_BITS).rev().map(|d| d * RADIX_BITS) {
         let counts = count_digits(row, key_of, desired, mask, digit_pos);
         trace.work.sweep(row.len());
         trace.count_passes += 1;
-        let digit_mask = (RADIX_SIZE as u32 - 1) << digit_pos;
+        let digit_mask = E::Key::from_u64(RADIX_SIZE as u64 - 1) << digit_pos;
         for digit in (0..RADIX_SIZE).rev() {
             let count = counts[digit];
-            let with_digit = desired | ((digit as u32) << digit_pos);
+            let with_digit = desired | (E::Key::from_u64(digit as u64) << digit_pos);
             if count == 1 && wanted == 1 {
                 // The unique answer: find the element matching the completed pattern.
                 let (key, reads) = find_pattern(row, key_of, with_digit, mask | digit_mask);
@@ -140,9 +143,9 @@ fn radix_select<E: Element>(
 /// Counts of the digit at `pos` among the keys with `key & mask == desired`.
 fn count_digits<E: Element>(
     row: &[E],
-    key_of: impl Fn(E) -> u32,
-    desired: u32,
-    mask: u32,
+    key_of: impl Fn(E) -> E::Key,
+    desired: E::Key,
+    mask: E::Key,
     pos: u32,
 ) -> [usize; RADIX_SIZE] {
     // Four separate sums of 0/1 flags: no data-dependent index, so the loop vectorises.
@@ -150,7 +153,7 @@ fn count_digits<E: Element>(
     for &v in row {
         let key = key_of(v);
         let hit = (key & mask) == desired;
-        let digit = (key >> pos) as usize & (RADIX_SIZE - 1);
+        let digit = (key >> pos).low_byte() & (RADIX_SIZE - 1);
         for (b, c) in counts.iter_mut().enumerate() {
             *c += u32::from(hit && digit == b);
         }
@@ -162,10 +165,10 @@ fn count_digits<E: Element>(
 /// read to find it (whole chunks of 32).
 fn find_pattern<E: Element>(
     row: &[E],
-    key_of: impl Fn(E) -> u32,
-    desired: u32,
-    mask: u32,
-) -> (u32, usize) {
+    key_of: impl Fn(E) -> E::Key,
+    desired: E::Key,
+    mask: E::Key,
+) -> (E::Key, usize) {
     for (c, chunk) in row.chunks(BALLOT_WIDTH).enumerate() {
         if let Some(key) = chunk.iter().map(|&v| key_of(v)).find(|&key| key & mask == desired) {
             return (key, ((c + 1) * BALLOT_WIDTH).min(row.len()));
@@ -179,8 +182,8 @@ fn find_pattern<E: Element>(
 /// Writes the indices of keys above `kth` to the front of `out`; returns how many.
 fn gather_above<E: Element>(
     row: &[E],
-    key_of: impl Fn(E) -> u32,
-    kth: u32,
+    key_of: impl Fn(E) -> E::Key,
+    kth: E::Key,
     out: &mut [u32],
 ) -> usize {
     let mut n = 0;
@@ -194,7 +197,12 @@ fn gather_above<E: Element>(
 }
 
 /// Fills `out` with the first indices whose key equals `kth`; returns the last one.
-fn gather_ties<E: Element>(row: &[E], key_of: impl Fn(E) -> u32, kth: u32, out: &mut [u32]) -> u32 {
+fn gather_ties<E: Element>(
+    row: &[E],
+    key_of: impl Fn(E) -> E::Key,
+    kth: E::Key,
+    out: &mut [u32],
+) -> u32 {
     let mut n = 0;
     for (i, &v) in row.iter().enumerate() {
         if n == out.len() {

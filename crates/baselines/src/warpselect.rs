@@ -125,6 +125,13 @@ impl RowSelect for WarpSelect {
         "warpselect"
     }
 
+    /// WarpSelect's thread and warp queues (paper 002, §2.2) hold key-index pairs packed in 64
+    /// bits: keys of at most 32 bits (`f64` and `i64` rows are refused with
+    /// `TopKError::UnsupportedElement`).
+    fn max_key_bits(&self) -> u32 {
+        32
+    }
+
     fn select<E: Element>(
         &self,
         row: &[E],

@@ -8,6 +8,12 @@
 //! the largest finite values, adjacent values and tie pools — 16-bit rows tie far more often —
 //! and [`every_f16`] / [`every_bf16`] give all 65,536 bit patterns of a type in a shuffled order.
 //!
+//! The integer types (`i8`, `u8`, `i16`, `i32`, `i64`: [`row_int`], [`matrix_int`]) draw their
+//! extremes (MIN, MIN + 1, -1, 0, 1, MAX - 1, MAX), uniform bit patterns, small values (heavy
+//! ties), tie pools and sorted runs; `f64` ([`row_f64`], [`matrix_f64`]) draws NaN of both signs
+//! with payloads, ±inf, ±0, subnormals, ±f64::MAX, adjacent values and values beyond the f32
+//! range.
+//!
 //! Ragged requests (docs/contract.md §5): [`ragged_shape`] draws lengths (0 and M often), k per
 //! row (0, k above the length, M), a hint kind and what lies past each length; [`poison_tails`]
 //! writes NaN, ±inf or copies of the valid values there — values that must never be selected.
@@ -480,3 +486,165 @@ mod tests {
         assert!(payloads.len() > 100, "{} of 127 bf16 NaN payloads", payloads.len());
     }
 }
+
+/// An integer element type of the generators (`i8`, `u8`, `i16`, `i32`, `i64`).
+pub trait IntElement: Copy + std::fmt::Debug + Ord + 'static {
+    /// The least value.
+    const MIN_I128: i128;
+    /// The greatest value.
+    const MAX_I128: i128;
+    /// The value of `x`, which must be in `MIN_I128..=MAX_I128`.
+    fn from_i128(x: i128) -> Self;
+    /// The value with the low bits of `bits` (a uniform bit pattern).
+    fn from_bits64(bits: u64) -> Self;
+    /// The value as `i128`.
+    fn to_i128(self) -> i128;
+}
+
+macro_rules! int_element {
+    ($($t:ty),*) => {$(
+        impl IntElement for $t {
+            const MIN_I128: i128 = <$t>::MIN as i128;
+            const MAX_I128: i128 = <$t>::MAX as i128;
+
+            fn from_i128(x: i128) -> Self {
+                x as $t
+            }
+
+            fn from_bits64(bits: u64) -> Self {
+                bits as $t
+            }
+
+            fn to_i128(self) -> i128 {
+                i128::from(self)
+            }
+        }
+    )*};
+}
+
+int_element!(i8, u8, i16, i32, i64);
+
+/// The edges of an integer type: MIN, MIN + 1, -1 (or 2 when unsigned), 0, 1, MAX - 1, MAX.
+pub fn int_extremes<T: IntElement>() -> Vec<T> {
+    let (lo, hi) = (T::MIN_I128, T::MAX_I128);
+    [lo, lo + 1, -1, 0, 1, 2, hi - 1, hi]
+        .into_iter()
+        .filter(|x| (lo..=hi).contains(x))
+        .map(T::from_i128)
+        .collect()
+}
+
+/// One integer: an extreme, a uniform bit pattern, or a small value near 0 (or near an end).
+pub fn int_value<T: IntElement>() -> BoxedStrategy<T> {
+    let (lo, hi) = (T::MIN_I128, T::MAX_I128);
+    let small = (-6i128..=6).prop_map(move |x| T::from_i128(x.clamp(lo, hi)));
+    let near_ends = (0i128..4, any::<bool>())
+        .prop_map(move |(d, top)| T::from_i128(if top { hi - d } else { lo + d }));
+    prop_oneof![
+        3 => prop::sample::select(int_extremes::<T>()),
+        4 => any::<u64>().prop_map(T::from_bits64),
+        3 => small,
+        1 => near_ends,
+    ]
+    .boxed()
+}
+
+/// A row of integers of width up to `max_width`, of one flavour: mixed values; only values of
+/// a pool of 1–4 (heavy ties); small values (ties); extremes only; a sorted run (ascending or
+/// descending).
+pub fn row_int<T: IntElement>(max_width: usize) -> impl Strategy<Value = Vec<T>> {
+    (width(max_width), prop::collection::vec(int_value::<T>(), 1..5), 0u8..6).prop_flat_map(
+        |(len, pool, flavour)| {
+            let element = match flavour {
+                0 | 1 => int_value::<T>(),
+                2 => prop::sample::select(pool).boxed(),
+                3 => prop::sample::select(int_extremes::<T>()).boxed(),
+                _ => prop_oneof![int_value::<T>(), prop::sample::select(pool)].boxed(),
+            };
+            prop::collection::vec(element, len).prop_map(move |mut row| {
+                match flavour {
+                    4 => row.sort_unstable(),
+                    5 => row.sort_unstable_by(|a, b| b.cmp(a)),
+                    _ => {}
+                }
+                row
+            })
+        },
+    )
+}
+
+/// `(n, m, values)`: 1–4 integer rows of one width up to `max_width`, row-major.
+pub fn matrix_int<T: IntElement>(
+    max_width: usize,
+) -> impl Strategy<Value = (usize, usize, Vec<T>)> {
+    (width(max_width), 1usize..5)
+        .prop_flat_map(|(m, n)| (Just(n), Just(m), prop::collection::vec(int_value::<T>(), n * m)))
+}
+
+/// [`poison_tails`]' "specials" of an integer type: MAX, MIN, MAX, MIN (values that rank first
+/// in one mode).
+pub fn specials_int<T: IntElement>() -> [T; 4] {
+    let (lo, hi) = (T::from_i128(T::MIN_I128), T::from_i128(T::MAX_I128));
+    [hi, lo, hi, lo]
+}
+
+/// `f64` values on the edges of the order: NaN of both signs and odd payloads, ±inf, ±0,
+/// subnormals, ±f64::MAX, ±f64::MIN_POSITIVE.
+pub fn special_f64() -> impl Strategy<Value = f64> {
+    const EXP: u64 = 0x7FF0_0000_0000_0000;
+    const SIGN: u64 = 1 << 63;
+    prop_oneof![
+        Just(f64::NAN),
+        Just(-f64::NAN),
+        (1u64..1 << 52).prop_map(|p| f64::from_bits(EXP | p)),
+        (1u64..1 << 52).prop_map(|p| f64::from_bits(SIGN | EXP | p)),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(0.0f64),
+        Just(-0.0f64),
+        (1u64..1 << 52, any::<bool>())
+            .prop_map(|(b, neg)| f64::from_bits(b | if neg { SIGN } else { 0 })),
+        Just(f64::MAX),
+        Just(-f64::MAX),
+        Just(f64::MIN_POSITIVE),
+        Just(-f64::MIN_POSITIVE),
+    ]
+}
+
+/// Ordinary `f64` numbers, neighbours in ulps, values beyond the `f32` range, any finite value.
+pub fn ordinary_f64() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        4 => -1.0e3f64..1.0e3f64,
+        1 => (0u64..8).prop_map(|d| f64::from_bits(1.0f64.to_bits() + d)),
+        1 => -1.0e300f64..1.0e300f64,
+        1 => any::<f64>().prop_filter("a number", |v| v.is_finite()),
+    ]
+}
+
+/// A row of `f64` of width up to `max_width`, in the four flavours of [`element`]: ordinary;
+/// laced with specials; only values of a pool (heavy ties); all mixed.
+pub fn row_f64(max_width: usize) -> impl Strategy<Value = Vec<f64>> {
+    let pool = prop::collection::vec(prop_oneof![ordinary_f64(), special_f64()], 1..5);
+    (width(max_width), pool, 0u8..4).prop_flat_map(|(len, pool, flavour)| {
+        let from_pool = prop::sample::select(pool);
+        let element = match flavour {
+            0 => ordinary_f64().boxed(),
+            1 => prop_oneof![8 => ordinary_f64(), 2 => special_f64()].boxed(),
+            2 => from_pool.boxed(),
+            _ => prop_oneof![4 => from_pool, 4 => ordinary_f64(), 2 => special_f64()].boxed(),
+        };
+        prop::collection::vec(element, len)
+    })
+}
+
+/// `(n, m, values)`: 1–4 `f64` rows of one width up to `max_width`, row-major.
+pub fn matrix_f64(max_width: usize) -> impl Strategy<Value = (usize, usize, Vec<f64>)> {
+    (width(max_width), 1usize..5).prop_flat_map(|(m, n)| {
+        let element = prop_oneof![4 => ordinary_f64(), 1 => special_f64()];
+        (Just(n), Just(m), prop::collection::vec(element, n * m))
+    })
+}
+
+/// [`poison_tails`]' specials for `f64`.
+pub const SPECIALS_F64: [f64; 4] =
+    [f64::NAN, f64::from_bits(0xFFF8_0000_0000_1234), f64::INFINITY, f64::NEG_INFINITY];

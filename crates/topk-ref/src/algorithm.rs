@@ -122,7 +122,8 @@ pub fn selection_reads(last_index: u32, m: usize) -> usize {
 }
 
 /// One top-k algorithm for one row, written **once for every element type** ([`Element`]:
-/// `f32`, `half::f16`, `half::bf16`) and monomorphised per type. This is what the algorithms
+/// `f32`, `half::f16`, `half::bf16`, `f64`, `i8`, `u8`, `i16`, `i32`, `i64`) and
+/// monomorphised per type. This is what the algorithms
 /// implement; callers use the object-safe faces [`RowTopK`] (`f32` rows, as before 16-bit
 /// support) and [`RowTopKOf`] (rows of any element type), which every `RowSelect` gets.
 ///
@@ -142,6 +143,13 @@ pub trait RowSelect: Sync {
     /// `true` when [`RowStats::iterations`] is reported.
     fn reports_iterations(&self) -> bool {
         false
+    }
+
+    /// The widest element key this algorithm takes ([`crate::KeyBits::BITS`]): 64, every
+    /// element type, unless its design is defined for narrower keys only (some baselines: 32).
+    /// The drivers refuse rows of a wider key with [`crate::TopKError::UnsupportedElement`].
+    fn max_key_bits(&self) -> u32 {
+        64
     }
 
     /// Writes the selected indices into `out` in **ascending index order**.
@@ -253,6 +261,11 @@ pub trait RowTopKOf<E: Element>: Sync {
         let _ = hint;
         self.select_row(row, k, mode, scratch, out)
     }
+
+    /// [`RowSelect::max_key_bits`] of the algorithm.
+    fn max_key_bits(&self) -> u32 {
+        64
+    }
 }
 
 impl<T: RowSelect> RowTopK for T {
@@ -333,12 +346,17 @@ impl<T: RowTopK + ?Sized> RowTopKOf<f32> for T {
     }
 }
 
-/// [`RowTopKOf`] of a 16-bit element type for every [`RowSelect`].
+/// [`RowTopKOf`] of an element type other than `f32` (`f16`, `bf16`, `f64` and the integers)
+/// for every [`RowSelect`].
 macro_rules! row_topk_of_16 {
     ($t:ty) => {
         impl<T: RowSelect> RowTopKOf<$t> for T {
             fn name(&self) -> &'static str {
                 RowSelect::name(self)
+            }
+
+            fn max_key_bits(&self) -> u32 {
+                RowSelect::max_key_bits(self)
             }
 
             fn is_exact(&self) -> bool {
@@ -379,6 +397,12 @@ macro_rules! row_topk_of_16 {
 
 row_topk_of_16!(half::f16);
 row_topk_of_16!(half::bf16);
+row_topk_of_16!(f64);
+row_topk_of_16!(i8);
+row_topk_of_16!(u8);
+row_topk_of_16!(i16);
+row_topk_of_16!(i32);
+row_topk_of_16!(i64);
 
 /// Key buffers of one key width (see [`crate::order::KeyBits::buffers`]).
 #[derive(Debug, Default)]
@@ -395,14 +419,22 @@ pub struct KeyBuffers<K> {
 /// (`<E::Key as KeyBits>::buffers`).
 #[derive(Debug, Default)]
 pub struct Scratch {
-    /// Keys of `f32` rows.
+    /// Keys of `f32` and `i32` rows.
     pub keys32: KeyBuffers<u32>,
-    /// Keys of `f16` and `bf16` rows.
+    /// Keys of `f16`, `bf16` and `i16` rows.
     pub keys16: KeyBuffers<u16>,
+    /// Keys of `i8` and `u8` rows.
+    pub keys8: KeyBuffers<u8>,
+    /// Keys of `f64` and `i64` rows.
+    pub keys64: KeyBuffers<u64>,
     /// Per-element ranks ([`crate::order::rank`]) or other 64-bit work space.
     pub ranks: Vec<u64>,
     /// Second 64-bit buffer (double buffering of ranks or (key, index) pairs).
     pub ranks2: Vec<u64>,
+    /// Ranks of rows with 64-bit keys (`f64`, `i64`): `u128`.
+    pub wide_ranks: Vec<u128>,
+    /// Second `u128` rank buffer.
+    pub wide_ranks2: Vec<u128>,
     /// Index / bucket-id buffer.
     pub idx: Vec<u32>,
     /// Second index buffer.

@@ -10,7 +10,8 @@
 //!
 //! # Exactly what runs (the simulator and the CUDA kernel mirror this, step for step)
 //! This section is the specification of the search and of its iteration counts (SPEC §3) for
-//! rows of all three element types.
+//! rows of every element type: the floats `f32`, `f16` and `bf16` first, then `f64` and the
+//! integers.
 //!
 //! **Keys and counts.** Every element `e` has its *own key* `K(e)` ([`Element::key`] in the
 //! mode: 32 bits for `f32`, 16 bits for `f16` and `bf16`) and its *wide key* `W(e)`, the f32
@@ -22,11 +23,11 @@
 //! with `C` = [`Element::key_at_least`] — the own key of the smallest value of the row's type
 //! that is `>= thres`: round `thres` to the nearest value of the type (ties to even), step to
 //! the next value up if that is below `thres`, take its key (for `f32`, `C` is
-//! [`key_of_ordered`] itself; topk-ref computes the same ceiling for f16 and bf16 in integers,
-//! without a float conversion). Implementations count in whichever key space they hold (a GPU
-//! kernel may keep 16-bit keys and compare them with `C(thres)`). A **test at an own key** `t`
-//! counts `|{e : K(e) >= t}|`. Each test is one iteration (SPEC §3; the first test is
-//! iteration 1).
+//! [`crate::order::key_of_ordered`] itself; topk-ref computes the same ceiling for f16 and
+//! bf16 in integers, without a float conversion). Implementations count in whichever key
+//! space they hold (a GPU kernel may keep 16-bit keys and compare them with `C(thres)`). A
+//! **test at an own key** `t` counts `|{e : K(e) >= t}|`. Each test is one iteration (SPEC §3;
+//! the first test is iteration 1).
 //!
 //! **Exact mode** (Algorithm 1, precision ε' ≥ 0, default 0). The bracket is a pair of own
 //! keys `lo ≤ hi`, and while the value phase runs, also a pair of f32 ordered values
@@ -64,6 +65,33 @@
 //! it reports the f32 row's count whenever that search ends in its value phase (a hit or a
 //! precision stop); where the f32 row goes on to its key phase, the 16-bit row does too, in
 //! its own (16-bit) key space.
+//!
+//! **`f64` rows** take the same path with 64-bit keys: the value phase computes in `f64`
+//! (ordered values [`Element::ordered_of_key`], midpoints `(lo_v + hi_v) * 0.5` in `f64`, the
+//! strictly-between test on `f64` keys, ε = ε'·|hi_v| in `f64`), at most
+//! [`VALUE_PHASE_LIMIT`] tests, then the key phase on 64-bit keys: **at most 96 iterations**.
+//! A hint (an `f32`) is widened exactly to `f64`.
+//!
+//! **Integer rows** (`i8`, `u8`, `i16`, `i32`, `i64`) have no value phase: an integer's own key
+//! is its value with the sign bit flipped (complemented in smallest mode), i.e. the value
+//! shifted to start at 0, so halving keys *is* halving the value range. With `lo`, `hi` the
+//! smallest and largest own key (equal → converged, 0 iterations), the search is the key
+//! phase alone: while `hi - lo > 1`, a test at `t = lo + ⌊(hi - lo) / 2⌋`, counting
+//! `|{e : K(e) >= t}|`: `cnt < k → hi = t`; `cnt > k → lo = t`; `cnt == k → hit`. Written on
+//! values: in largest mode the test counts `v >= lo_v + ⌊(hi_v - lo_v) / 2⌋` (`lo_v`, `hi_v`
+//! the bracket's values, computed exactly in a wider integer); in smallest mode it counts
+//! `v <= hi_v - ⌊(hi_v - lo_v) / 2⌋` (the mirror image: the midpoint rounds toward the
+//! bracket's end that ranks lower in the mode). Each test is one iteration; an interval of
+//! `hi - lo < 2^b` keys needs at most `b` tests, so **at most 8, 16, 32 and 64 iterations**
+//! on 8-, 16-, 32- and 64-bit integers, and the answer is exact — no fallback exists or is
+//! needed. A precision ε' > 0 has nothing to stop (it is a width in value space, and there is
+//! no value phase): integer rows are always searched exactly. Algorithm 2 makes each of its
+//! `n` steps a key test (`cnt < k → hi = t`, else `lo = t`). A hint (an `f32`, in the
+//! input's orientation) is tested at the key of the least integer `>= hint` (largest mode;
+//! the greatest integer `<= hint` in smallest mode; none beyond the type's range, see
+//! [`Element::hint_key`]); the hint test then counts as one more iteration before the key
+//! phase (no window tests: they are value-space steps), so **a hinted integer row takes at
+//! most one iteration more** ([`max_iterations`]: 9, 17, 33, 65).
 //!
 //! **Early stopping** (Algorithm 2, `max_iter = n`): the reported iteration count is `n`.
 //! `lo, hi` = smallest and largest own key. If both stand for finite values, each of the `n`
@@ -137,7 +165,7 @@
 
 use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow, selection_reads};
 use crate::error::TopKError;
-use crate::order::{Element, KeyBits, Mode, key_of_ordered, keys_and_range_into, ordered_value};
+use crate::order::{Element, KeyBits, Mode, OrderedValue, keys_and_range_into};
 use crate::select::select_in_index_order;
 
 /// Value-space tests allowed before the search moves to the key phase.
@@ -146,10 +174,14 @@ pub const VALUE_PHASE_LIMIT: u32 = 32;
 /// tests plus at most 32 key tests ([`max_iterations`] of `f32`).
 pub const MAX_ITERATIONS: u32 = max_iterations::<f32>();
 
-/// Upper bound on the iterations of exact mode on any row of `E`: [`VALUE_PHASE_LIMIT`] value
-/// tests plus one key test per bit of `E`'s key — 64 for `f32`, 48 for `f16` and `bf16`.
+/// Upper bound on the iterations of exact mode on any row of `E`, with or without a hint:
+/// for floats [`VALUE_PHASE_LIMIT`] value tests plus one key test per bit of `E`'s key — 64
+/// for `f32`, 48 for `f16` and `bf16`, 96 for `f64`; for integers one key test per bit plus
+/// the hint test (module docs, "Integer rows") — 9, 17, 33 and 65 for 8-, 16-, 32- and 64-bit
+/// integers (8, 16, 32 and 64 without a hint).
 pub const fn max_iterations<E: Element>() -> u32 {
-    VALUE_PHASE_LIMIT + <E::Key as KeyBits>::BITS
+    let bits = <E::Key as KeyBits>::BITS;
+    if <E::Ordered as OrderedValue>::HAS_VALUE_PHASE { VALUE_PHASE_LIMIT + bits } else { bits + 1 }
 }
 
 /// The window tests after a hint test (see the module docs): a test `2^-s` of the bracket away
@@ -241,8 +273,8 @@ pub fn key_range<K: KeyBits>(keys: &[K]) -> (K, K) {
 /// The key midpoint of the key phase: `lo + (hi - lo) / 2` (`lo <= hi`).
 #[inline]
 fn key_midpoint<K: KeyBits>(lo: K, hi: K) -> K {
-    let (lo, hi) = (lo.to_u32(), hi.to_u32());
-    K::from_u32(lo + (hi - lo) / 2)
+    let (lo, hi) = (lo.to_u64(), hi.to_u64());
+    K::from_u64(lo + (hi - lo) / 2)
 }
 
 /// Mutable bracket of a search, in the row's own keys.
@@ -331,22 +363,38 @@ impl Bisect {
     }
 
     /// [`Bisect::search_keys`] with a threshold hint: `hint` is the hint's **ordered value**
-    /// ([`crate::order::ordered_value`] of the f32 hint in the row's mode). Exact mode runs
-    /// the hint test and the window tests first (module docs, "Hints"); the other modes
-    /// ignore the hint. Any `hint` gives the same selection as no hint.
-    pub fn search_keys_hinted<E: Element>(
+    /// ([`crate::order::ordered_value`] of the f32 hint in the row's mode) on rows of `f32`,
+    /// `f16` and `bf16`. Exact mode runs the hint test and the window tests first (module
+    /// docs, "Hints"); the other modes ignore the hint. Any `hint` gives the same selection as
+    /// no hint. (Rows of every type: [`Bisect::search_keys_hint_key`].)
+    pub fn search_keys_hinted<E: Element<Ordered = f32>>(
         &self,
         keys: &[E::Key],
         range: (E::Key, E::Key),
         k: usize,
         hint: f32,
     ) -> BisectOutcome<E::Key> {
+        let t = (!hint.is_nan()).then(|| E::key_at_least_ordered(hint));
+        self.search_keys_hint_key::<E>(keys, range, k, t)
+    }
+
+    /// [`Bisect::search_keys`] with a hint given as the own key it is tested at
+    /// ([`Element::hint_key`] of the f32 hint; `None`: no hint test). Exact mode runs the hint
+    /// test and the window tests first (module docs, "Hints"); the other modes ignore it. Any
+    /// hint gives the same selection as no hint.
+    pub fn search_keys_hint_key<E: Element>(
+        &self,
+        keys: &[E::Key],
+        range: (E::Key, E::Key),
+        k: usize,
+        hint: Option<E::Key>,
+    ) -> BisectOutcome<E::Key> {
         if !RowSelect::is_exact(self) {
             return self.search_keys::<E>(keys, range, k);
         }
         let (lo_key, hi_key) = range;
         let mut b = Bracket { lo_key, hi_key, count_at_hi: None, iterations: 0 };
-        let side = match hint_test::<E>(keys, k, hint, &mut b) {
+        let side = match hint_test_key::<E>(keys, k, hint, &mut b) {
             HintStep::Skipped => return self.search_exact::<E>(keys, range, k),
             HintStep::Ended(exit) => return finish_value(b, exit),
             HintStep::Side(side) => side,
@@ -379,7 +427,7 @@ impl Bisect {
             select_in_index_order(keys, K::MAX, b.hi_key, 0, k, out);
         } else {
             // hi_key > lo_key >= 0 here, so hi_key - 1 does not wrap.
-            let strong_above = K::from_u32(b.hi_key.to_u32() - 1);
+            let strong_above = K::from_u64(b.hi_key.to_u64() - 1);
             select_in_index_order(keys, strong_above, b.lo_key, at_hi, k, out);
         }
     }
@@ -412,7 +460,7 @@ impl Bisect {
             return finish(b, value_iterations, exit);
         }
         let value_iterations = b.iterations;
-        while b.hi_key.to_u32() - b.lo_key.to_u32() > 1 {
+        while b.hi_key.to_u64() - b.lo_key.to_u64() > 1 {
             let t = key_midpoint(b.lo_key, b.hi_key);
             if update_exact(&mut b, t, count_at_least(keys, t), k) == Step::Hit {
                 return finish(b, value_iterations, BisectExit::Hit);
@@ -429,27 +477,26 @@ impl Bisect {
         k: usize,
         b: &mut Bracket<E::Key>,
     ) -> Option<BisectExit> {
-        let mut lo = E::ordered_value_of_key(b.lo_key);
-        let mut hi = E::ordered_value_of_key(b.hi_key);
+        let mut lo = E::ordered_of_key(b.lo_key);
+        let mut hi = E::ordered_of_key(b.hi_key);
         if !(lo.is_finite() && hi.is_finite()) {
             return None;
         }
-        // The bounds' wide (f32) keys: the strictly-between test is the f32 row's.
-        let (mut lo_wide, mut hi_wide) = (key_of_ordered(lo), key_of_ordered(hi));
-        let eps = match self.epsilon_mode {
-            EpsilonMode::RelativeToMax => self.precision * hi.abs(),
-            EpsilonMode::Absolute => self.precision,
-        };
+        // The bounds' wide keys (f32 keys on 16-bit rows): the strictly-between test is that
+        // of the f32 row of the same values.
+        let (mut lo_wide, mut hi_wide) = (lo.wide_key(), hi.wide_key());
+        let relative = self.epsilon_mode == EpsilonMode::RelativeToMax;
+        let eps = E::Ordered::epsilon(self.precision, relative, hi);
         while b.iterations < VALUE_PHASE_LIMIT {
-            if hi - lo <= eps {
+            if E::Ordered::within(lo, hi, eps) {
                 return Some(BisectExit::Precision);
             }
-            let thres = midpoint(lo, hi);
-            let wide = key_of_ordered(thres);
+            let thres = E::Ordered::midpoint(lo, hi);
+            let wide = thres.wide_key();
             if !(lo_wide < wide && wide < hi_wide) {
                 return None;
             }
-            let t = E::key_at_least(thres);
+            let t = E::key_at_least_ordered(thres);
             match update_exact(b, t, count_at_least(keys, t), k) {
                 Step::Hit => return Some(BisectExit::Hit),
                 Step::Lowered => (hi, hi_wide) = (thres, wide),
@@ -490,18 +537,20 @@ pub fn count_above_and_at_least<K: KeyBits>(keys: &[K], t: K) -> (usize, usize) 
 
 /// The hint test (module docs, "Hints", step 2): one pass at `t = C(hint)` counting the keys
 /// above `t` and at least `t`, so that a hint equal to the threshold ends the search.
-fn hint_test<E: Element>(
+fn hint_test_key<E: Element>(
     keys: &[E::Key],
     k: usize,
-    hint: f32,
+    hint: Option<E::Key>,
     b: &mut Bracket<E::Key>,
 ) -> HintStep {
-    let (lo, hi) = (b.lo_key.to_u32(), b.hi_key.to_u32());
-    if hint.is_nan() || hi - lo <= 1 {
+    let (lo, hi) = (b.lo_key.to_u64(), b.hi_key.to_u64());
+    let Some(t) = hint else {
+        return HintStep::Skipped;
+    };
+    if hi - lo <= 1 {
         return HintStep::Skipped;
     }
-    let t = E::key_at_least(hint);
-    let tv = t.to_u32();
+    let tv = t.to_u64();
     if tv <= lo || tv > hi {
         return HintStep::Skipped;
     }
@@ -514,7 +563,7 @@ fn hint_test<E: Element>(
     }
     if above >= k {
         // A key above t exists (above >= k >= 1), so t + 1 <= hi: no overflow.
-        let next = <E::Key as KeyBits>::from_u32(tv + 1);
+        let next = <E::Key as KeyBits>::from_u64(tv + 1);
         if above > k {
             b.lo_key = next;
             return HintStep::Side(HintSide::Above);
@@ -531,10 +580,28 @@ fn hint_test<E: Element>(
     }
     b.lo_key = t;
     if tv < hi {
-        b.hi_key = <E::Key as KeyBits>::from_u32(tv + 1);
+        b.hi_key = <E::Key as KeyBits>::from_u64(tv + 1);
         b.count_at_hi = Some(above);
     }
     HintStep::Ended(BisectExit::Converged)
+}
+
+/// [`hint_test_key`] at the hint's ordered value `hint` (rows of `f32`, `f16`, `bf16`).
+#[cfg(test)]
+fn hint_test<E: Element<Ordered = f32>>(
+    keys: &[E::Key],
+    k: usize,
+    hint: f32,
+    b: &mut Bracket<E::Key>,
+) -> HintStep {
+    let t = (!hint.is_nan()).then(|| E::key_at_least_ordered(hint));
+    hint_test_key::<E>(keys, k, t, b)
+}
+
+/// The window test's threshold on `f32` ordered values ([`OrderedValue::window`]).
+#[cfg(test)]
+fn window_threshold(lo: f32, hi: f32, shift: i32, side: HintSide) -> f32 {
+    f32::window(lo, hi, shift, side == HintSide::Above)
 }
 
 /// The window tests (module docs, "Hints", step 3): cuts `2^-s` of the bracket away from the
@@ -547,17 +614,17 @@ fn window_tests<E: Element>(
     b: &mut Bracket<E::Key>,
 ) -> Option<BisectExit> {
     for shift in HINT_WINDOW_SHIFTS {
-        let lo = E::ordered_value_of_key(b.lo_key);
-        let hi = E::ordered_value_of_key(b.hi_key);
+        let lo = E::ordered_of_key(b.lo_key);
+        let hi = E::ordered_of_key(b.hi_key);
         if !(lo.is_finite() && hi.is_finite()) {
             return None;
         }
-        let thres = window_threshold(lo, hi, shift, side);
-        let wide = key_of_ordered(thres);
-        if !(key_of_ordered(lo) < wide && wide < key_of_ordered(hi)) {
+        let thres = E::Ordered::window(lo, hi, shift, side == HintSide::Above);
+        let wide = thres.wide_key();
+        if !(lo.wide_key() < wide && wide < hi.wide_key()) {
             return None;
         }
-        let t = E::key_at_least(thres);
+        let t = E::key_at_least_ordered(thres);
         match (update_exact(b, t, count_at_least(keys, t), k), side) {
             (Step::Hit, _) => return Some(BisectExit::Hit),
             // The far bound moved: the window holds the threshold.
@@ -566,18 +633,6 @@ fn window_tests<E: Element>(
         }
     }
     None
-}
-
-/// The window test's threshold: `2^-shift` of `[lo, hi]` in from the bound at the hint,
-/// `hi · 2^-shift - lo · 2^-shift` wide (scaled before subtracting, so it cannot overflow).
-#[inline]
-fn window_threshold(lo: f32, hi: f32, shift: i32, side: HintSide) -> f32 {
-    let scale = 0.5f32.powi(shift);
-    let width = hi * scale - lo * scale;
-    match side {
-        HintSide::Above => lo + width,
-        HintSide::Below => hi - width,
-    }
 }
 
 /// [`finish`] of a search that made no key-phase test.
@@ -605,23 +660,23 @@ fn search_early_stopping<E: Element>(
     n: u32,
 ) -> BisectOutcome<E::Key> {
     let (mut lo_key, mut hi_key) = range;
-    let mut lo = E::ordered_value_of_key(lo_key);
-    let mut hi = E::ordered_value_of_key(hi_key);
+    let mut lo = E::ordered_of_key(lo_key);
+    let mut hi = E::ordered_of_key(hi_key);
     let finite = lo.is_finite() && hi.is_finite();
     for _ in 0..n {
         let (thres, t) = if finite {
-            let thres = midpoint(lo, hi);
-            (thres, E::key_at_least(thres))
+            let thres = E::Ordered::midpoint(lo, hi);
+            (thres, E::key_at_least_ordered(thres))
         } else {
-            (f32::NAN, key_midpoint(lo_key, hi_key))
+            (E::Ordered::nan(), key_midpoint(lo_key, hi_key))
         };
-        let before = (lo_key, hi_key, lo.to_bits(), hi.to_bits());
+        let before = (lo_key, hi_key, lo.bits(), hi.bits());
         if count_at_least(keys, t) < k {
             (hi, hi_key) = (thres, t);
         } else {
             (lo, lo_key) = (thres, t);
         }
-        if before == (lo_key, hi_key, lo.to_bits(), hi.to_bits()) {
+        if before == (lo_key, hi_key, lo.bits(), hi.bits()) {
             // A fixed point: every remaining step would repeat this one.
             break;
         }
@@ -682,7 +737,7 @@ impl RowSelect for Bisect {
         };
         let keys = grow(&mut E::Key::buffers(scratch).keys, row.len());
         let range = keys_and_range_into(row, mode, keys);
-        let outcome = self.search_keys_hinted::<E>(keys, range, k, ordered_value(hint, mode));
+        let outcome = self.search_keys_hint_key::<E>(keys, range, k, E::hint_key(hint, mode));
         Self::select_from(keys, k, &outcome, out);
         RowStats {
             iterations: Some(outcome.iterations),
@@ -713,7 +768,7 @@ mod tests {
     use super::*;
     use crate::driver::{Options, topk_row};
     use crate::oracle::canonical_indices;
-    use crate::order::ordered_value_of_key;
+    use crate::order::{key_of_ordered, ordered_value_of_key};
 
     fn run(b: &Bisect, row: &[f32], k: usize, mode: Mode) -> (Vec<u32>, u32) {
         let opts = Options { mode, sorted: false };

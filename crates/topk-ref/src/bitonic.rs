@@ -2,8 +2,9 @@
 //! that RTop-K compares against.
 //!
 //! # Idea
-//! Every element becomes its unique [`rank`] (key and index in one `u64`, larger = earlier in
-//! the canonical order), so "the K largest ranks" *is* the canonical top-K. Let
+//! Every element becomes its unique [`rank`](crate::order::KeyBits::rank) (key and index in
+//! one `u64`, `u128` for 64-bit keys; larger = earlier in the canonical order), so "the K
+//! largest ranks" *is* the canonical top-K. Let
 //! `K = k.next_power_of_two()` and cut the row into runs of K, padding the last run with the
 //! rank 0, which is below every real element (the low word of a real rank is `!index`, never 0).
 //! 1. **Sort** every run, largest first, with a bitonic sorting network.
@@ -26,7 +27,8 @@
 //! `M/K - 1` merges costs `K + (K/2) · log K`. So O(M log² K) in all, against O(M) for a
 //! selection such as [`crate::Bisect`]: the network sorts far more than the answer needs — the
 //! order inside every run, and the order of the top-k itself, which the output then discards.
-//! Extra memory here: the padded row of ranks, O(M) `u64`, in [`Scratch::ranks`].
+//! Extra memory here: the padded row of ranks, O(M) ranks, in [`Scratch::ranks`] (or
+//! [`Scratch::wide_ranks`]).
 //!
 //! # On a GPU warp
 //! Hold one element per lane (or a few per lane, in registers). Every stage of a network pairs
@@ -37,7 +39,7 @@
 //! the work counted above: a warp sorts what a selection would only have to find.
 
 use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
-use crate::order::{Element, KeyBits, Mode, rank, rank_index};
+use crate::order::{Element, KeyBits, Mode, RankBits, RankOf};
 
 /// The rank of a padding slot: below every real element (the low word of a real rank is
 /// `!index`, never 0 for a row index below `u32::MAX`).
@@ -63,15 +65,15 @@ impl RowSelect for Bitonic {
     ) -> RowStats {
         let run_len = k.next_power_of_two();
         let runs = row.len().div_ceil(run_len);
-        let data = grow(&mut scratch.ranks, runs * run_len);
+        let data = grow(RankOf::<E>::buffers(scratch).0, runs * run_len);
         let (real, padding) = data.split_at_mut(row.len());
         ranks_into(row, mode, real);
-        padding.fill(PAD);
+        padding.fill(RankOf::<E>::MIN);
         // The ranks are computed as the row is loaded: one sweep of reads.
         let mut work = WorkCounters::default();
         work.sweep(row.len());
         let top = top_run(data, run_len, &mut work);
-        out.iter_mut().zip(top).for_each(|(o, &r)| *o = rank_index(r));
+        out.iter_mut().zip(top).for_each(|(o, &r)| *o = r.index());
         work.read(k);
         work.write(k);
         out.sort_unstable();
@@ -84,7 +86,11 @@ impl RowSelect for Bitonic {
 ///
 /// Adds to `work`: the run sort reads and writes every run once (a sweep; the network itself
 /// runs on chip), then [`merge_sorted_runs`].
-pub fn top_run<'d>(data: &'d mut [u64], run_len: usize, work: &mut WorkCounters) -> &'d [u64] {
+pub fn top_run<'d, R: RankBits>(
+    data: &'d mut [R],
+    run_len: usize,
+    work: &mut WorkCounters,
+) -> &'d [R] {
     for run in data.chunks_exact_mut(run_len) {
         sort_run(run);
     }
@@ -98,11 +104,11 @@ pub fn top_run<'d>(data: &'d mut [u64], run_len: usize, work: &mut WorkCounters)
 ///
 /// Adds to `work`: each merge reads two runs and writes one (the rebuild runs on chip), and
 /// counts as one merge; the first round, which reads every run, counts as a pass.
-pub fn merge_sorted_runs<'d>(
-    data: &'d mut [u64],
+pub fn merge_sorted_runs<'d, R: RankBits>(
+    data: &'d mut [R],
     run_len: usize,
     work: &mut WorkCounters,
-) -> &'d [u64] {
+) -> &'d [R] {
     let runs = data.len() / run_len;
     if runs > 1 {
         work.passes += 1;
@@ -125,21 +131,21 @@ pub fn merge_sorted_runs<'d>(
 }
 
 /// Writes the rank of every element of `row` into `ranks` (same length).
-fn ranks_into<E: Element>(row: &[E], mode: Mode, ranks: &mut [u64]) {
+fn ranks_into<E: Element>(row: &[E], mode: Mode, ranks: &mut [RankOf<E>]) {
     // One loop per mode, so neither carries a per-element mode branch. Row indices fit in u32
     // (the driver caps the width at `MAX_ROW_WIDTH`).
     let indexed = ranks.iter_mut().zip(row).zip(0u32..);
     match mode {
-        Mode::Largest => indexed.for_each(|((r, &v), i)| *r = rank(v.key_largest().to_u32(), i)),
+        Mode::Largest => indexed.for_each(|((r, &v), i)| *r = v.key_largest().rank(i)),
         Mode::Smallest => {
-            indexed.for_each(|((r, &v), i)| *r = rank(v.key_smallest().to_u32(), i));
+            indexed.for_each(|((r, &v), i)| *r = v.key_smallest().rank(i));
         }
     }
 }
 
 /// Puts the larger of `a`, `b` in `a` and the smaller in `b`: the network's only operation.
 #[inline(always)]
-fn exchange(a: &mut u64, b: &mut u64) {
+fn exchange<R: RankBits>(a: &mut R, b: &mut R) {
     // min/max rather than a swap under `if`: branch-free, like the lanes of a warp.
     let (x, y) = (*a, *b);
     *a = x.max(y);
@@ -148,7 +154,7 @@ fn exchange(a: &mut u64, b: &mut u64) {
 
 /// Sorts a run whose length is a power of two, largest first: merge sorted blocks of 1, 2,
 /// 4, … into sorted blocks of twice the size.
-pub fn sort_run(run: &mut [u64]) {
+pub fn sort_run<R: RankBits>(run: &mut [R]) {
     let mut block = 2;
     while block <= run.len() {
         // Two sorted halves, the second read backwards, form a bitonic block: compare each
@@ -164,7 +170,7 @@ pub fn sort_run(run: &mut [u64]) {
 }
 
 /// Sorts a bitonic run (length a power of two), largest first: the bitonic merging network.
-pub fn rebuild(run: &mut [u64]) {
+pub fn rebuild<R: RankBits>(run: &mut [R]) {
     let mut half = run.len() / 2;
     while half > 0 {
         half_cleaner_stage(run, half);
@@ -173,14 +179,14 @@ pub fn rebuild(run: &mut [u64]) {
 }
 
 /// Compare-exchanges element `i` of `block` with its mirror `len - 1 - i`, larger first.
-fn mirror_stage(block: &mut [u64]) {
+fn mirror_stage<R: RankBits>(block: &mut [R]) {
     let (front, back) = block.split_at_mut(block.len() / 2);
     front.iter_mut().zip(back.iter_mut().rev()).for_each(|(a, b)| exchange(a, b));
 }
 
 /// One stage of a bitonic merge: in every block of `2 * half`, compare-exchange element `i`
 /// with element `i + half`, larger first.
-fn half_cleaner_stage(run: &mut [u64], half: usize) {
+fn half_cleaner_stage<R: RankBits>(run: &mut [R], half: usize) {
     match half {
         // Blocks this small would spend more on loop control than on comparing.
         1 => run.chunks_exact_mut(2).for_each(|pair| {
@@ -197,7 +203,7 @@ fn half_cleaner_stage(run: &mut [u64], half: usize) {
 
 /// Leaves in the run at `a` the larger of `data[a + i]` and its reversed partner
 /// `data[b + len - 1 - i]`: the K largest of both sorted runs, as a bitonic run (`a < b`).
-fn merge_runs(data: &mut [u64], a: usize, b: usize, len: usize) {
+fn merge_runs<R: RankBits>(data: &mut [R], a: usize, b: usize, len: usize) {
     let (front, back) = data.split_at_mut(b);
     keep_larger_reversed(&mut front[a..a + len], &back[..len]);
 }
@@ -205,7 +211,7 @@ fn merge_runs(data: &mut [u64], a: usize, b: usize, len: usize) {
 /// `dst[i] = max(dst[i], src[len - 1 - i])` for two sorted (largest first) runs of the same
 /// length: `dst` becomes a bitonic run holding the `len` largest of both (see the module docs),
 /// ready for [`rebuild`].
-pub fn keep_larger_reversed(dst: &mut [u64], src: &[u64]) {
+pub fn keep_larger_reversed<R: RankBits>(dst: &mut [R], src: &[R]) {
     debug_assert_eq!(dst.len(), src.len());
     dst.iter_mut().zip(src.iter().rev()).for_each(|(d, &s)| *d = (*d).max(s));
 }

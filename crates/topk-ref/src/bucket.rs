@@ -28,7 +28,13 @@
 //! bucket 0 — a level that keeps more than half its candidates makes the next level bucket
 //! linearly by **key** (`(key - kmin) >> shift`, at most 256 buckets). A key level shrinks the
 //! key range 256-fold, so at most 4 of them can occur before the candidates are all equal —
-//! at most 2 on the 16-bit keys of `f16` and `bf16` rows.
+//! at most 2 on 16-bit keys (`f16`, `bf16`, `i16`), 1 on 8-bit keys (`i8`, `u8`), 8 on
+//! 64-bit keys (`f64`, `i64`).
+//!
+//! Rows of the integer types and of `f64` bucket by key from the first level: an integer key
+//! is its value shifted (a key level is a value level), and `f64` values reach beyond the
+//! coordinates above (2^129), so their value scale is not defined; their key levels end the
+//! search the same way.
 //! Finally one pass in index order ([`select_with_kth_key`]) writes the canonical top-k.
 //!
 //! # Cost
@@ -57,7 +63,7 @@ use crate::algorithm::{
     KeyBuffers, RowSelect, RowStats, Scratch, WorkCounters, grow, selection_reads,
 };
 use crate::bisect::key_range;
-use crate::order::{Element, KeyBits, Mode, keys_into};
+use crate::order::{Element, KeyBits, Mode, OrderedValue, keys_into};
 use crate::radix::{Bin, Histogram, find_bin};
 use crate::select::select_with_kth_key;
 
@@ -98,7 +104,7 @@ pub struct BucketSearch<K = u32> {
 /// keys at `±2^130`, so that coordinates are finite and strictly increasing in the key.
 #[inline(always)]
 pub fn coordinate<E: Element>(key: E::Key) -> f64 {
-    let v = f64::from(E::ordered_value_of_key(key));
+    let v = E::ordered_of_key(key).to_f64();
     // Keys at or above the key of zero are the upper half of the order.
     let sign = if key >= E::Key::ZERO { 1.0 } else { -1.0 };
     if v.is_nan() {
@@ -112,12 +118,12 @@ pub fn coordinate<E: Element>(key: E::Key) -> f64 {
 
 /// How one level maps a candidate key to a bucket.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Scale<E> {
+enum Scale<E: Element> {
     /// `floor((coordinate - cmin) * factor)` clamped to the top bucket,
     /// `factor = BUCKETS / (cmax - cmin)`; `finite` when every candidate is a finite number.
     Value { cmin: f64, factor: f64, finite: bool, of: PhantomData<E> },
     /// `(key - kmin) >> shift`, with `shift` chosen so that the range fits 256 buckets.
-    Key { kmin: u32, shift: u32 },
+    Key { kmin: E::Key, shift: u32 },
 }
 
 impl<E: Element> Scale<E> {
@@ -134,15 +140,15 @@ impl<E: Element> Scale<E> {
     /// Key buckets between the keys `lo < hi`: the smallest shift that brings the span below
     /// 256, so the maximum lands in a bucket above 0 and each bucket spans `2^shift` keys.
     fn key(lo: E::Key, hi: E::Key) -> Self {
-        let bits = u32::BITS - (hi.to_u32() - lo.to_u32()).leading_zeros();
-        Scale::Key { kmin: lo.to_u32(), shift: bits.saturating_sub(BUCKETS.trailing_zeros()) }
+        let bits = u64::BITS - (hi.to_u64() - lo.to_u64()).leading_zeros();
+        Scale::Key { kmin: lo, shift: bits.saturating_sub(BUCKETS.trailing_zeros()) }
     }
 }
 
 /// [`coordinate`] of a key known to stand for a finite number.
 #[inline(always)]
 fn finite_coordinate<E: Element>(key: E::Key) -> f64 {
-    f64::from(E::ordered_value_of_key(key))
+    E::ordered_of_key(key).to_f64()
 }
 
 /// The bucket of coordinate `c` on a value scale (`c >= cmin`: a candidate of the level).
@@ -164,8 +170,10 @@ fn floor_small(x: f64) -> u32 {
 
 /// The bucket of `key` on a key scale.
 #[inline(always)]
-fn key_bucket<K: KeyBits>(key: K, kmin: u32, shift: u32) -> u32 {
-    (key.to_u32().wrapping_sub(kmin) >> shift).min(BUCKETS as u32 - 1)
+fn key_bucket<K: KeyBits>(key: K, kmin: K, shift: u32) -> u32 {
+    // In the key's own width (`shift` leaves at most 8 bits of the span), so narrow keys stay
+    // narrow in the loop.
+    (key.wrapping_sub(kmin) >> shift).min(K::from_u64(BUCKETS as u64 - 1)).to_u32()
 }
 
 /// Writes the bucket of every candidate of `src` into `ids` and returns the bucket holding
@@ -235,6 +243,14 @@ fn compact_in_place<K: KeyBits>(buf: &mut [K], ids: &[u32], want: u32) -> usize 
     n
 }
 
+/// Whether rows of `E` are bucketed by value at all: rows whose ordered values are `f32`
+/// (`f32`, `f16`, `bf16`), the range the coordinates are built for. Integer rows bucket by key
+/// from the first level — an integer key is its value shifted, so a key level *is* a value
+/// level; `f64` rows too (their values reach beyond the coordinates of `±inf`).
+fn value_scale<E: Element>() -> bool {
+    <E::Ordered as OrderedValue>::HAS_VALUE_PHASE && <E::Key as KeyBits>::BITS <= 32
+}
+
 /// The search state between levels.
 struct State<E: Element> {
     live: Live<E::Key>,
@@ -288,7 +304,7 @@ impl<E: Element> State<E> {
         self.above += bin.higher;
         self.k_left -= bin.higher;
         // Fewer than half dropped: the value scale is not biting, switch to the key range.
-        self.by_key = 2 * bin.count > n;
+        self.by_key = !value_scale::<E>() || 2 * bin.count > n;
         self.levels += 1;
         self.key_levels += u32::from(matches!(scale, Scale::Key { .. }));
         bin.digit
@@ -310,7 +326,7 @@ fn search<E: Element>(
         live: Live::of(keys),
         k_left: k,
         above: 0,
-        by_key: false,
+        by_key: !value_scale::<E>(),
         levels: 0,
         key_levels: 0,
         work,

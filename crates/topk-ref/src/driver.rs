@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use crate::algorithm::{RowStats, RowTopKOf, Scratch, WorkCounters, grow};
 use crate::error::TopKError;
-use crate::order::{Element, Mode, sort_canonical};
+use crate::order::{Element, KeyBits, Mode, sort_canonical};
 
 /// The widest row whose indices fit the `u32` output (and leave `u32::MAX` free as a sentinel).
 pub const MAX_ROW_WIDTH: usize = (u32::MAX - 1) as usize;
@@ -59,6 +59,20 @@ pub fn check_shape(m: usize, k: usize) -> Result<(), TopKError> {
     Ok(())
 }
 
+/// Checks that `algo` takes rows of `E` ([`RowTopKOf::max_key_bits`]).
+pub fn check_element<E: Element, A: RowTopKOf<E> + ?Sized>(algo: &A) -> Result<(), TopKError> {
+    let (key_bits, max_key_bits) = (<E::Key as KeyBits>::BITS, algo.max_key_bits());
+    if key_bits > max_key_bits {
+        return Err(TopKError::UnsupportedElement {
+            algorithm: algo.name(),
+            element: E::NAME,
+            key_bits,
+            max_key_bits,
+        });
+    }
+    Ok(())
+}
+
 /// Top-k of one row with `algo`.
 pub fn topk_row<E: Element, A: RowTopKOf<E> + ?Sized>(
     algo: &A,
@@ -67,6 +81,7 @@ pub fn topk_row<E: Element, A: RowTopKOf<E> + ?Sized>(
     opts: Options,
 ) -> Result<RowTopKResult<E>, TopKError> {
     check_shape(row.len(), k)?;
+    check_element::<E, A>(algo)?;
     let mut indices = vec![0u32; k];
     let mut scratch = Scratch::default();
     let stats = select_one(algo, row, k, opts, &mut scratch, &mut indices);
@@ -114,6 +129,7 @@ pub fn topk_rows_into_counted<E: Element, A: RowTopKOf<E> + ?Sized>(
 ) -> Result<WorkCounters, TopKError> {
     let (n, m) = x.dim();
     check_shape(m, k)?;
+    check_element::<E, A>(algo)?;
     out.reshape(n, k, algo.reports_iterations());
     let mut no_iterations = Array1::zeros(0);
     let iterations = out.iterations.as_mut().unwrap_or(&mut no_iterations);

@@ -68,6 +68,22 @@ pub enum TopKError {
         /// Row width.
         m: usize,
     },
+    /// The algorithm does not take rows of this element type (a baseline whose paper defines
+    /// it for keys of at most 32 bits, given `f64` or `i64` rows).
+    #[error(
+        "algorithm {algorithm} does not take {element} rows: its keys have {key_bits} bits, it \
+         takes keys of at most {max_key_bits} bits"
+    )]
+    UnsupportedElement {
+        /// The algorithm's name.
+        algorithm: &'static str,
+        /// The element type's name ([`crate::Element::NAME`]).
+        element: &'static str,
+        /// Bits of the element type's key.
+        key_bits: u32,
+        /// The widest key the algorithm takes.
+        max_key_bits: u32,
+    },
     /// A parameter (precision, iteration limit, ...) is out of its domain.
     #[error("invalid parameter {name}: {reason}")]
     InvalidParameter {

@@ -19,15 +19,16 @@
 //!   latency, not by work. A 4-ary heap is half as deep as a binary one (k = 32: 3 steps, not
 //!   5), its four children sit next to each other in memory, and choosing among them with
 //!   conditional moves avoids the misprediction that a branchy sift-down pays at nearly every
-//!   level on random data. The tree is padded to a complete one with `u64::MAX` slots, so every
-//!   walk has the same length and no step checks whether a child exists.
+//!   level on random data. The tree is padded to a complete one with slots of the largest
+//!   rank, so every walk has the same length and no step checks whether a child exists.
 //!
 //! # Cost
 //! Time O(M log k) in the worst case (an ascending row replaces the root every time). On a row
 //! in random order element `i > k` enters with probability `k / i`, so only about
 //! `k · ln(M / k)` elements pay an O(log k) walk (66 of the 224 later elements at M = 256,
 //! k = 32): O(M + k log k · log(M / k)) expected, plus O(k log k) for the final index sort.
-//! Extra memory: the padded tree, fewer than 4k ranks (`u64`), in the scratch.
+//! Extra memory: the padded tree, fewer than 4k ranks (`u64`; `u128` for 64-bit keys), in the
+//! scratch.
 //!
 //! Measured (one core, x86-64-v3 build, uniform random rows, M = 256, k = 32): about 1.25 µs a
 //! row, of which about 1 µs is the ~66 walks; a plain binary heap with a branchy sift-down and a
@@ -44,7 +45,7 @@
 //! (see `bisect`).
 
 use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
-use crate::order::{Element, KeyBits, Mode, rank, rank_index, rank_key};
+use crate::order::{Element, KeyBits, Mode, RankBits, RankOf};
 
 /// Children per heap node: the children of slot `p` are `ARITY * p + 1 ..= ARITY * p + ARITY`.
 const ARITY: usize = 4;
@@ -73,14 +74,14 @@ impl RowSelect for Heap {
         out: &mut [u32],
     ) -> RowStats {
         let (slots, steps) = full_tree(k);
-        let heap = grow(&mut scratch.ranks, slots);
+        let heap = grow(RankOf::<E>::buffers(scratch).0, slots);
         // One monomorphic copy per mode, so the key has no mode branch inside the hot loop.
         match mode {
             Mode::Largest => keep_best(row, k, heap, steps, E::key_largest),
             Mode::Smallest => keep_best(row, k, heap, steps, E::key_smallest),
         }
         for (o, &r) in out.iter_mut().zip(&heap[..k]) {
-            *o = rank_index(r);
+            *o = r.index();
         }
         out.sort_unstable();
         // One pass over the row, k outputs; the heap of k is on-chip state.
@@ -91,10 +92,12 @@ impl RowSelect for Heap {
     }
 }
 
-/// Fills the slots past the k real ones, so that every inner node has all its children.
-/// A value only ever moves past a strictly smaller one, and no rank is larger than `PAD`: pads
-/// never move and real ranks never enter their slots, so the real ranks stay in the first k
-/// slots (even a real rank equal to `PAD`: a NaN at index 0 in largest mode).
+/// Fills the slots past the k real ones, so that every inner node has all its children: the
+/// largest rank of the rank type ([`RankBits::MAX`]). A value only ever moves past a strictly
+/// smaller one, and no rank is larger than `PAD`: pads never move and real ranks never enter
+/// their slots, so the real ranks stay in the first k slots (even a real rank equal to `PAD`:
+/// a NaN at index 0 in largest mode).
+#[cfg(test)]
 const PAD: u64 = u64::MAX;
 
 /// Slots and height of the smallest complete 4-ary tree with at least `k` slots:
@@ -113,14 +116,14 @@ fn full_tree(k: usize) -> (usize, u32) {
 fn keep_best<E: Element>(
     row: &[E],
     k: usize,
-    heap: &mut [u64],
+    heap: &mut [RankOf<E>],
     steps: u32,
     key_of: impl Fn(E) -> E::Key + Copy,
 ) {
     for ((slot, &v), i) in heap[..k].iter_mut().zip(row).zip(0u32..) {
-        *slot = rank(key_of(v).to_u32(), i);
+        *slot = key_of(v).rank(i);
     }
-    heap[k..].fill(PAD);
+    heap[k..].fill(RankOf::<E>::MAX);
     heapify(heap);
     let mut chunks = row[k..].chunks_exact(CHUNK);
     let mut start = k as u32;
@@ -134,18 +137,18 @@ fn keep_best<E: Element>(
 /// Offers the elements of `chunk` (at most [`CHUNK`], indices from `start`) to the heap.
 #[inline(always)]
 fn offer<E: Element>(
-    heap: &mut [u64],
+    heap: &mut [RankOf<E>],
     steps: u32,
     chunk: &[E],
     start: u32,
     key_of: impl Fn(E) -> E::Key,
 ) {
     // The root's key is one of the row's keys, so it fits the key type.
-    let mut mask = survivors(chunk, E::Key::from_u32(rank_key(heap[0])), &key_of);
+    let mut mask = survivors(chunk, E::Key::of_rank(heap[0]), &key_of);
     while mask != 0 {
         let j = mask.trailing_zeros() as usize;
         mask &= mask - 1;
-        let r = rank(key_of(chunk[j]).to_u32(), start + j as u32);
+        let r = key_of(chunk[j]).rank(start + j as u32);
         // The root may have risen since the chunk was filtered.
         if r > heap[0] {
             replace_root(heap, steps, r);
@@ -163,14 +166,14 @@ fn survivors<E: Element>(chunk: &[E], root_key: E::Key, key_of: impl Fn(E) -> E:
 
 /// Turns a complete 4-ary tree into a min-heap, sinking every inner node from the last one
 /// up (O(k)).
-fn heapify(heap: &mut [u64]) {
+fn heapify<R: RankBits>(heap: &mut [R]) {
     for pos in (0..inner_nodes(heap)).rev() {
         sift_down(heap, pos);
     }
 }
 
 /// Sinks `heap[pos]` until no child is smaller (the textbook loop; used only by [`heapify`]).
-fn sift_down(heap: &mut [u64], mut pos: usize) {
+fn sift_down<R: RankBits>(heap: &mut [R], mut pos: usize) {
     let x = heap[pos];
     while pos < inner_nodes(heap) {
         let (child, c) = smallest_child(heap, pos);
@@ -189,7 +192,7 @@ fn sift_down(heap: &mut [u64], mut pos: usize) {
 /// the smallest child up only if it is smaller than `x`; once `x` fits, `pos` stops moving and
 /// the remaining steps rewrite the same slot.
 #[inline(always)]
-fn replace_root(heap: &mut [u64], steps: u32, x: u64) {
+fn replace_root<R: RankBits>(heap: &mut [R], steps: u32, x: R) {
     let mut pos = 0;
     for _ in 0..steps {
         let (child, c) = smallest_child(heap, pos);
@@ -203,14 +206,14 @@ fn replace_root(heap: &mut [u64], steps: u32, x: u64) {
 
 /// Inner nodes of a complete 4-ary tree: the slots that have children.
 #[inline(always)]
-fn inner_nodes(heap: &[u64]) -> usize {
+fn inner_nodes<R: RankBits>(heap: &[R]) -> usize {
     (heap.len() - 1) / ARITY
 }
 
 /// The slot and value of the smallest child of the inner node `pos`, by a tournament of
 /// conditional moves.
 #[inline(always)]
-fn smallest_child(heap: &[u64], pos: usize) -> (usize, u64) {
+fn smallest_child<R: RankBits>(heap: &[R], pos: usize) -> (usize, R) {
     let first = ARITY * pos + 1;
     let kids = &heap[first..first + ARITY];
     let (i01, ab) = if kids[1] < kids[0] { (1, kids[1]) } else { (0, kids[0]) };

@@ -3,9 +3,9 @@
 //! This crate is the workspace's ground truth (SPEC §1):
 //!
 //! * [`order`] owns the order — NaN above `+inf`, `-0.0 == +0.0`, smallest mode, ties to the
-//!   lower index — as integer keys and unique ranks, for the three element types of SPEC §1
-//!   ([`Element`]: `f32`, [`f16`](struct@f16), [`bf16`]; each keyed by its exact f32 value, with a key as
-//!   wide as the type). No algorithm re-implements it.
+//!   lower index — as integer keys and unique ranks, for the element types of SPEC §1
+//!   ([`Element`]: `f32`, [`f16`](struct@f16), [`bf16`], `f64`, `i8`, `u8`, `i16`, `i32`,
+//!   `i64`; each with a key as wide as the type). No algorithm re-implements it.
 //! * [`oracle`] is the plain sort-based definition every algorithm is tested against.
 //! * Six single-row algorithms, one file each, each implementing [`RowSelect`] once,
 //!   generically over the element type: [`Heap`], [`Quickselect`], [`Radix`], [`Bucket`],
@@ -23,7 +23,8 @@
 //!   [`PAD_INDEX`] (`u32::MAX`; the `int64` faces — command line, Python — write it as `-1`)
 //!   and value zero (all bits zero) in the input's type. [`Wanted`] asks for per-row
 //!   iteration counts (0 for a row that selects nothing) and thresholds (each row's k-th
-//!   selected value as `f32`, read off the selection; NaN for a row that selects nothing).
+//!   selected value as `f32`, read off the selection — rounded to the nearest `f32`, ties to
+//!   even, on `i32`, `i64` and `f64` rows; NaN for a row that selects nothing).
 //!   Every algorithm takes it: each sees the plain slice `&row[..lengths[i]]` with its k. A
 //!   hint reaches [`RowTopKOf::select_row_hinted`]; only [`Bisect`] (exact mode) uses it
 //!   (module [`bisect`], "Hints"), and no hint ever changes an answer.
@@ -42,6 +43,12 @@
 //! let out = topk_rows(&Bisect::exact(), h.view(), 2, Options::default()).unwrap();
 //! assert_eq!(out.indices, array![[1, 2], [0, 1]]);
 //! assert_eq!(out.values[[1, 1]].to_bits(), 0x8000); // -0.0 kept
+//!
+//! // An i32 matrix: the same call, values in i32.
+//! let n = array![[7i32, i32::MIN, 7, -1], [0, 3, i32::MAX, 3]];
+//! let out = topk_rows(&Bisect::exact(), n.view(), 2, Options::default()).unwrap();
+//! assert_eq!(out.indices, array![[0, 2], [1, 2]]);
+//! assert_eq!(out.values, array![[7, 7], [3, i32::MAX]]);
 //! ```
 //!
 //! A ragged request: row 0 is its first 3 values and selects 2, row 1 is its first 1 value
@@ -89,14 +96,14 @@ pub use bisect::{Bisect, BisectOutcome, EpsilonMode};
 pub use bitonic::Bitonic;
 pub use bucket::Bucket;
 pub use driver::{
-    MAX_ROW_WIDTH, Options, RowTopKResult, TopK, check_shape, topk_row, topk_rows, topk_rows_into,
-    topk_rows_into_counted,
+    MAX_ROW_WIDTH, Options, RowTopKResult, TopK, check_element, check_shape, topk_row, topk_rows,
+    topk_rows_into, topk_rows_into_counted,
 };
 pub use error::TopKError;
 pub use half::{bf16, f16};
 pub use heap::Heap;
 pub use inputs::Family;
-pub use order::{Element, KeyBits, Mode};
+pub use order::{Element, KeyBits, Mode, NoValue, OrderedValue, RankBits, RankOf};
 pub use quickselect::Quickselect;
 pub use radix::Radix;
 pub use ragged::{KPerRow, PAD_INDEX, RaggedTopK, Rows, Wanted, topk_ragged};

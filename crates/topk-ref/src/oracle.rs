@@ -8,7 +8,7 @@ use ndarray::{Array1, Array2, ArrayView2};
 use crate::algorithm::WorkCounters;
 use crate::driver::Options;
 use crate::error::TopKError;
-use crate::order::{Element, KeyBits, Mode, rank};
+use crate::order::{Element, KeyBits, Mode};
 use crate::ragged::{PAD_INDEX, RaggedTopK, Rows};
 
 /// The canonical top-k indices of `row`, in ascending index order. `k` is clamped to the row.
@@ -21,7 +21,7 @@ pub fn canonical_indices<E: Element>(row: &[E], k: usize, mode: Mode) -> Vec<u32
 /// The canonical top-k indices of `row` in sorted order (value order of `mode`, ties by index).
 pub fn canonical_sorted_indices<E: Element>(row: &[E], k: usize, mode: Mode) -> Vec<u32> {
     let mut order: Vec<u32> = (0..row.len() as u32).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(rank(row[i as usize].key(mode).to_u32(), i)));
+    order.sort_by_key(|&i| std::cmp::Reverse(row[i as usize].key(mode).rank(i)));
     order.truncate(k.min(row.len()));
     order
 }

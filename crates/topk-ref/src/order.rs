@@ -18,18 +18,30 @@
 //! registers, it vectorises on a CPU, and radix digits come straight out of it.
 //!
 //! # Element types
-//! Rows hold one of three float types ([`Element`]): `f32`, `half::f16` (IEEE binary16) and
-//! `half::bf16` (bfloat16). SPEC §1 orders every element by its exact `f32` value (f16 and bf16
-//! convert to f32 exactly), so one order serves all three. Each type has its own **key**, as
-//! wide as the type ([`Element::Key`]: `u32` for f32, `u16` for the 16-bit types), computed
-//! from the element's bits by the same sign-flip transform; the keys of a 16-bit type are
-//! order-isomorphic to the `f32` keys of the same values ([`key`] of [`Element::to_f32`]), so
-//! an algorithm that works on keys gives the same answer on either. Radix-style algorithms
-//! read the key width off [`KeyBits::BITS`]: a 16-bit key has half the digits.
+//! Rows hold one of nine types ([`Element`]): the floats `f32`, `half::f16` (IEEE binary16),
+//! `half::bf16` (bfloat16) and `f64`, and the integers `i8`, `u8`, `i16`, `i32` and `i64`.
+//! SPEC §1 orders floats by value (NaN above `+inf`, `-0.0 == +0.0`) and integers in their
+//! usual order. Each type has its own **key**, as wide as the type ([`Element::Key`]: `u8`,
+//! `u16`, `u32` or `u64`):
 //!
-//! Value-space searches (bisect, bucket) do their arithmetic in `f32` on *ordered values*
-//! for every type; [`Element::ordered_value_of_key`] and [`Element::key_at_least`] connect
-//! an `f32` threshold with the narrow keys.
+//! * floats: the sign-flip transform on the type's bits ([`key`] for `f32`), every NaN at the
+//!   largest key, both zeros at one key; smallest mode is the largest-mode key of the negated
+//!   value, NaN at key 0. The keys of a 16-bit type are order-isomorphic to the `f32` keys of
+//!   the same values ([`key`] of [`Element::to_f32`]), so an algorithm that works on keys gives
+//!   the same answer on either;
+//! * integers: the bit pattern with the sign bit flipped (unsigned types: the value itself),
+//!   so keys count up from the type's minimum; smallest mode is its complement.
+//!
+//! Radix-style algorithms read the key width off [`KeyBits::BITS`]. Ranks (key above inverted
+//! index, [`KeyBits::rank`]) are `u64` for keys of up to 32 bits and `u128` for 64-bit keys.
+//!
+//! Value-space searches (bisect, bucket) do their arithmetic on *ordered values* of the
+//! type's [`Element::Ordered`]: `f32` for `f32`, `f16` and `bf16` (exact), `f64` for `f64`;
+//! integers have none ([`NoValue`]) and search their keys, which are their values shifted.
+//! [`Element::ordered_of_key`] and [`Element::key_at_least_ordered`] connect a threshold with
+//! the keys; [`Element::hint_key`] turns an `f32` hint (docs/contract.md §5) into the key it
+//! is tested at. Thresholds are reported as `f32` ([`Element::to_f32`]: exact for every type
+//! but `i32`, `i64` and `f64`, whose k-th value is rounded to the nearest `f32`, ties to even).
 
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -191,46 +203,145 @@ pub fn rank_key(rank: u64) -> u32 {
 /// Sorts selected `indices` of `row` into the canonical order (SPEC §1, `--sorted`): key
 /// descending in `mode`, ties by ascending index.
 pub fn sort_canonical<E: Element>(row: &[E], mode: Mode, indices: &mut [u32]) {
-    indices
-        .sort_unstable_by_key(|&i| std::cmp::Reverse(rank(row[i as usize].key(mode).to_u32(), i)));
+    indices.sort_unstable_by_key(|&i| std::cmp::Reverse(row[i as usize].key(mode).rank(i)));
 }
 
 /// `true` when `a` ranks strictly before `b` in the canonical order of `mode`.
 #[inline]
 pub fn ranks_before<E: Element>(a: (E, u32), b: (E, u32), mode: Mode) -> bool {
-    rank(a.0.key(mode).to_u32(), a.1) > rank(b.0.key(mode).to_u32(), b.1)
+    a.0.key(mode).rank(a.1) > b.0.key(mode).rank(b.1)
 }
 
 mod sealed {
-    /// Only the types below implement [`super::Element`] and [`super::KeyBits`]: their keys
-    /// are what the algorithms' structure (digit counts, key-space bounds) is built on.
+    /// Only the types below implement [`super::Element`], [`super::KeyBits`],
+    /// [`super::RankBits`] and [`super::OrderedValue`]: their keys are what the algorithms'
+    /// structure (digit counts, key-space bounds) is built on.
     pub trait Sealed {}
     impl Sealed for f32 {}
+    impl Sealed for f64 {}
     impl Sealed for half::f16 {}
     impl Sealed for half::bf16 {}
-    impl Sealed for u32 {}
+    impl Sealed for i8 {}
+    impl Sealed for i16 {}
+    impl Sealed for i32 {}
+    impl Sealed for i64 {}
+    impl Sealed for u8 {}
     impl Sealed for u16 {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+    impl Sealed for u128 {}
+    impl Sealed for super::NoValue {}
 }
 
-/// The unsigned integer type of an element's order key: `u32` for `f32`, `u16` for `f16` and
-/// `bf16`. Arithmetic on keys (midpoints, digits, spans) is done on [`KeyBits::to_u32`], which
-/// is free for `u32` and exact for `u16`.
+/// The unique rank of an element ([`KeyBits::rank`]): its key above its inverted index, `u64`
+/// for keys of up to 32 bits, `u128` for 64-bit keys. Larger rank = earlier in the canonical
+/// order.
+pub trait RankBits: Copy + Ord + Default + Debug + Send + Sync + 'static + sealed::Sealed {
+    /// The largest rank (a padding slot above every real rank but a NaN at index 0).
+    const MAX: Self;
+    /// Rank 0: below every real rank (whose low word `!index` is never 0).
+    const MIN: Self;
+
+    /// The index stored in the rank.
+    fn index(self) -> u32;
+
+    /// This width's two rank buffers in `scratch`.
+    fn buffers(scratch: &mut Scratch) -> (&mut Vec<Self>, &mut Vec<Self>);
+}
+
+impl RankBits for u64 {
+    const MAX: Self = u64::MAX;
+    const MIN: Self = 0;
+
+    #[inline(always)]
+    fn index(self) -> u32 {
+        rank_index(self)
+    }
+
+    #[inline(always)]
+    fn buffers(scratch: &mut Scratch) -> (&mut Vec<Self>, &mut Vec<Self>) {
+        (&mut scratch.ranks, &mut scratch.ranks2)
+    }
+}
+
+impl RankBits for u128 {
+    const MAX: Self = u128::MAX;
+    const MIN: Self = 0;
+
+    #[inline(always)]
+    fn index(self) -> u32 {
+        !(self as u32)
+    }
+
+    #[inline(always)]
+    fn buffers(scratch: &mut Scratch) -> (&mut Vec<Self>, &mut Vec<Self>) {
+        (&mut scratch.wide_ranks, &mut scratch.wide_ranks2)
+    }
+}
+
+/// The rank type of rows of `E` ([`KeyBits::Rank`] of its key).
+pub type RankOf<E> = <<E as Element>::Key as KeyBits>::Rank;
+
+/// The unsigned integer type of an element's order key: `u8` for `i8` and `u8`, `u16` for
+/// `f16`, `bf16` and `i16`, `u32` for `f32` and `i32`, `u64` for `f64` and `i64`. Key
+/// arithmetic (midpoints, spans) is done on [`KeyBits::to_u64`], exact for every width;
+/// digits and buckets use the key type's own shifts, so a narrow key stays narrow in the loops
+/// that vectorise.
 pub trait KeyBits:
-    Copy + Ord + Default + Hash + Debug + Send + Sync + 'static + sealed::Sealed
+    Copy
+    + Ord
+    + Default
+    + Hash
+    + Debug
+    + Send
+    + Sync
+    + 'static
+    + sealed::Sealed
+    + std::ops::Shr<u32, Output = Self>
+    + std::ops::Shl<u32, Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::BitAnd<Output = Self>
 {
     /// Bits in the key: the number of binary digits a radix-style algorithm has to settle.
     const BITS: u32;
     /// The largest key (every NaN in [`Mode::Largest`]).
     const MAX: Self;
-    /// The key of both zeros: the top bit alone.
+    /// The top bit alone: the key of both zeros of a float type.
     const ZERO: Self;
+    /// The rank type: `u64`, or `u128` for 64-bit keys.
+    type Rank: RankBits;
 
-    /// The key as a `u32` (zero-extended).
-    fn to_u32(self) -> u32;
+    /// The key as a `u64` (zero-extended).
+    fn to_u64(self) -> u64;
 
-    /// The key whose [`KeyBits::to_u32`] is `x`; `x` must be at most `MAX` (higher bits are
-    /// dropped).
-    fn from_u32(x: u32) -> Self;
+    /// The key whose [`KeyBits::to_u64`] is `x` (higher bits are dropped).
+    fn from_u64(x: u64) -> Self;
+
+    /// The low 32 bits of the key, zero-extended: exact for keys of at most 32 bits (callers
+    /// that hold `f32`, `f16` and `bf16` keys in `u32`).
+    #[inline(always)]
+    fn to_u32(self) -> u32 {
+        self.to_u64() as u32
+    }
+
+    /// The key whose [`KeyBits::to_u64`] is `x` (higher bits are dropped).
+    #[inline(always)]
+    fn from_u32(x: u32) -> Self {
+        Self::from_u64(u64::from(x))
+    }
+
+    /// `self - other` modulo `2^BITS`.
+    fn wrapping_sub(self, other: Self) -> Self;
+
+    /// The key's low 8 bits (a radix digit after a shift).
+    fn low_byte(self) -> usize;
+
+    /// The unique rank of the element at `index` with this key: larger rank = earlier in the
+    /// canonical order (key descending, then index ascending).
+    fn rank(self, index: u32) -> Self::Rank;
+
+    /// The key stored in a [`KeyBits::rank`].
+    fn of_rank(rank: Self::Rank) -> Self;
 
     /// This width's key buffers in `scratch`.
     fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self>;
@@ -240,20 +351,48 @@ pub trait KeyBits:
     fn count_at_least(keys: &[Self], t: Self) -> usize;
 }
 
+/// Implements the width-generic part of [`KeyBits`] for `$k` with rank type `$r`.
+macro_rules! key_common {
+    ($k:ty, $r:ty) => {
+        const BITS: u32 = <$k>::BITS;
+        const MAX: Self = <$k>::MAX;
+        const ZERO: Self = 1 << (<$k>::BITS - 1);
+        type Rank = $r;
+
+        #[inline(always)]
+        fn to_u64(self) -> u64 {
+            u64::from(self)
+        }
+
+        #[inline(always)]
+        fn from_u64(x: u64) -> Self {
+            x as $k
+        }
+
+        #[inline(always)]
+        fn wrapping_sub(self, other: Self) -> Self {
+            <$k>::wrapping_sub(self, other)
+        }
+
+        #[inline(always)]
+        fn low_byte(self) -> usize {
+            (self & 0xFF) as usize
+        }
+
+        #[inline(always)]
+        fn rank(self, index: u32) -> $r {
+            (<$r>::from(self) << 32) | <$r>::from(!index)
+        }
+
+        #[inline(always)]
+        fn of_rank(rank: $r) -> Self {
+            (rank >> 32) as $k
+        }
+    };
+}
+
 impl KeyBits for u32 {
-    const BITS: u32 = 32;
-    const MAX: Self = u32::MAX;
-    const ZERO: Self = KEY_ZERO;
-
-    #[inline(always)]
-    fn to_u32(self) -> u32 {
-        self
-    }
-
-    #[inline(always)]
-    fn from_u32(x: u32) -> Self {
-        x
-    }
+    key_common!(u32, u64);
 
     #[inline(always)]
     fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self> {
@@ -270,21 +409,11 @@ impl KeyBits for u32 {
 /// Keys counted into one 16-bit accumulator before it is added to the total: at most
 /// `u16::MAX` of them, so it cannot overflow.
 const COUNT_BLOCK_16: usize = 1 << 15;
+/// Keys counted into one 8-bit accumulator: at most `u8::MAX` of them.
+const COUNT_BLOCK_8: usize = 1 << 7;
 
 impl KeyBits for u16 {
-    const BITS: u32 = 16;
-    const MAX: Self = u16::MAX;
-    const ZERO: Self = SIGN16;
-
-    #[inline(always)]
-    fn to_u32(self) -> u32 {
-        u32::from(self)
-    }
-
-    #[inline(always)]
-    fn from_u32(x: u32) -> Self {
-        x as u16
-    }
+    key_common!(u16, u64);
 
     #[inline(always)]
     fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self> {
@@ -301,23 +430,265 @@ impl KeyBits for u16 {
     }
 }
 
-/// One element type of a row: `f32`, `half::f16` or `half::bf16` (SPEC §1).
+impl KeyBits for u8 {
+    key_common!(u8, u64);
+
+    #[inline(always)]
+    fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self> {
+        &mut scratch.keys8
+    }
+
+    #[inline]
+    fn count_at_least(keys: &[Self], t: Self) -> usize {
+        // 8-bit lanes; blocks of 2^7 keep each 8-bit sum from overflowing.
+        keys.chunks(COUNT_BLOCK_8)
+            .map(|block| usize::from(block.iter().map(|&x| u8::from(x >= t)).sum::<u8>()))
+            .sum()
+    }
+}
+
+impl KeyBits for u64 {
+    key_common!(u64, u128);
+
+    #[inline(always)]
+    fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self> {
+        &mut scratch.keys64
+    }
+
+    #[inline]
+    fn count_at_least(keys: &[Self], t: Self) -> usize {
+        keys.iter().map(|&x| u64::from(x >= t)).sum::<u64>() as usize
+    }
+}
+
+/// The arithmetic of a value-space search (bisect's value phase and hint windows, bucket's
+/// value scale) on *ordered values* ([`ordered_value`]): `f32` for `f32`, `f16` and `bf16`
+/// rows, `f64` for `f64` rows, and [`NoValue`] for integer rows, whose searches run on keys
+/// alone (an integer key is its value shifted, so halving keys halves the value range).
+pub trait OrderedValue: Copy + PartialOrd + Debug + Send + Sync + 'static + sealed::Sealed {
+    /// The order key of the type these values are computed in (`u32` for `f32`, `u64` for
+    /// `f64`): the strictly-between test of a value search compares these.
+    type Wide: Copy + Ord + Debug;
+
+    /// Whether a value-space phase exists at all (false for integer rows).
+    const HAS_VALUE_PHASE: bool;
+
+    /// A finite number (not `±inf`, not NaN); always false for [`NoValue`].
+    fn is_finite(self) -> bool;
+
+    /// NaN (for [`NoValue`], its one value).
+    fn nan() -> Self;
+
+    /// The largest-orientation key of this ordered value ([`key_of_ordered`] for `f32`).
+    fn wide_key(self) -> Self::Wide;
+
+    /// `(lo + hi) / 2` without overflow (see [`crate::bisect::midpoint`]).
+    fn midpoint(lo: Self, hi: Self) -> Self;
+
+    /// Algorithm 1's stopping width: `precision · |hi|` when `relative`, else `precision`.
+    fn epsilon(precision: f32, relative: bool, hi: Self) -> Self;
+
+    /// `hi - lo <= eps`.
+    fn within(lo: Self, hi: Self, eps: Self) -> bool;
+
+    /// The hint window threshold `2^-shift` of `[lo, hi]` in from `lo` (`above`) or `hi`.
+    fn window(lo: Self, hi: Self, shift: i32, above: bool) -> Self;
+
+    /// The value's bits (to detect a fixed point of Algorithm 2).
+    fn bits(self) -> u64;
+
+    /// The value as `f64` (exact for `f32` and `f64`; bucket coordinates).
+    fn to_f64(self) -> f64;
+}
+
+impl OrderedValue for f32 {
+    type Wide = u32;
+    const HAS_VALUE_PHASE: bool = true;
+
+    #[inline(always)]
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
+    }
+
+    #[inline(always)]
+    fn nan() -> Self {
+        f32::NAN
+    }
+
+    #[inline(always)]
+    fn wide_key(self) -> u32 {
+        key_of_ordered(self)
+    }
+
+    #[inline(always)]
+    fn midpoint(lo: Self, hi: Self) -> Self {
+        crate::bisect::midpoint(lo, hi)
+    }
+
+    #[inline(always)]
+    fn epsilon(precision: f32, relative: bool, hi: Self) -> Self {
+        if relative { precision * hi.abs() } else { precision }
+    }
+
+    #[inline(always)]
+    fn within(lo: Self, hi: Self, eps: Self) -> bool {
+        hi - lo <= eps
+    }
+
+    #[inline(always)]
+    fn window(lo: Self, hi: Self, shift: i32, above: bool) -> Self {
+        // Scaled before subtracting, so the width cannot overflow.
+        let scale = 0.5f32.powi(shift);
+        let width = hi * scale - lo * scale;
+        if above { lo + width } else { hi - width }
+    }
+
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        u64::from(self.to_bits())
+    }
+
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl OrderedValue for f64 {
+    type Wide = u64;
+    const HAS_VALUE_PHASE: bool = true;
+
+    #[inline(always)]
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
+    }
+
+    #[inline(always)]
+    fn nan() -> Self {
+        f64::NAN
+    }
+
+    #[inline(always)]
+    fn wide_key(self) -> u64 {
+        key64_largest(self)
+    }
+
+    #[inline(always)]
+    fn midpoint(lo: Self, hi: Self) -> Self {
+        let m = (lo + hi) * 0.5;
+        if m.is_finite() { m } else { lo * 0.5 + hi * 0.5 }
+    }
+
+    #[inline(always)]
+    fn epsilon(precision: f32, relative: bool, hi: Self) -> Self {
+        let p = f64::from(precision);
+        if relative { p * hi.abs() } else { p }
+    }
+
+    #[inline(always)]
+    fn within(lo: Self, hi: Self, eps: Self) -> bool {
+        hi - lo <= eps
+    }
+
+    #[inline(always)]
+    fn window(lo: Self, hi: Self, shift: i32, above: bool) -> Self {
+        let scale = 0.5f64.powi(shift);
+        let width = hi * scale - lo * scale;
+        if above { lo + width } else { hi - width }
+    }
+
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+/// The ordered value of an integer row: there is none. Integer searches run on keys alone (no
+/// value phase, no hint windows); [`OrderedValue::is_finite`] is always false, which is what
+/// sends every search on an integer row to its key phase.
+#[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+pub struct NoValue;
+
+impl OrderedValue for NoValue {
+    type Wide = ();
+    const HAS_VALUE_PHASE: bool = false;
+
+    #[inline(always)]
+    fn is_finite(self) -> bool {
+        false
+    }
+
+    #[inline(always)]
+    fn nan() -> Self {
+        NoValue
+    }
+
+    #[inline(always)]
+    fn wide_key(self) {}
+
+    #[inline(always)]
+    fn midpoint(_: Self, _: Self) -> Self {
+        NoValue
+    }
+
+    #[inline(always)]
+    fn epsilon(_: f32, _: bool, _: Self) -> Self {
+        NoValue
+    }
+
+    #[inline(always)]
+    fn within(_: Self, _: Self, _: Self) -> bool {
+        false
+    }
+
+    #[inline(always)]
+    fn window(_: Self, _: Self, _: i32, _: bool) -> Self {
+        NoValue
+    }
+
+    #[inline(always)]
+    fn bits(self) -> u64 {
+        0
+    }
+
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        f64::NAN
+    }
+}
+
+/// One element type of a row (SPEC §1): the floats `f32`, `half::f16`, `half::bf16` and `f64`
+/// (NaN above `+inf`, `-0.0 == +0.0`) and the integers `i8`, `u8`, `i16`, `i32`, `i64` (their
+/// usual order).
 ///
 /// Everything an algorithm needs to know about the type goes through this trait, so each
-/// algorithm is written once and monomorphised per type. The order is that of the element's
-/// exact `f32` value ([`Element::to_f32`]); [`Element::key`] is the type's own, narrower key
-/// for that order (the same transform as [`key`], on the type's bits).
+/// algorithm is written once and monomorphised per type. [`Element::key`] is the type's own
+/// key, as wide as the type; value-space searches use [`Element::Ordered`].
 pub trait Element: Copy + Default + Debug + Send + Sync + 'static + sealed::Sealed {
-    /// The order key: `u32` for `f32`, `u16` for the 16-bit types.
+    /// The order key: `u8`, `u16`, `u32` or `u64`, as wide as the type.
     type Key: KeyBits;
 
-    /// The type's name in messages and result files: `"f32"`, `"f16"` or `"bf16"`.
+    /// The ordered value of a value-space search: `f32` for `f32`, `f16` and `bf16` (their
+    /// exact values), `f64` for `f64`, [`NoValue`] for the integers.
+    type Ordered: OrderedValue;
+
+    /// The type's name in messages and result files: `"f32"`, `"f16"`, `"bf16"`, `"f64"`,
+    /// `"i8"`, `"u8"`, `"i16"`, `"i32"` or `"i64"`.
     const NAME: &'static str;
 
-    /// The exact `f32` value (every f16 and bf16 value is an f32 value; NaN stays NaN).
+    /// The value as `f32`, rounded to nearest (ties to even): exact for `f32`, `f16`, `bf16`,
+    /// `i8`, `u8` and `i16`; the nearest `f32` for `i32`, `i64` and `f64` (a finite `f64`
+    /// beyond the `f32` range becomes `±inf`). This is how a threshold is reported
+    /// (docs/contract.md §5).
     fn to_f32(self) -> f32;
 
-    /// `v` rounded to the nearest value of this type (ties to even; exact for `f32`).
+    /// `v` rounded to the nearest value of this type (ties to even; exact for `f32` and
+    /// `f64`); integers saturate at their ends and take NaN as 0.
     fn from_f32(v: f32) -> Self;
 
     /// The bit pattern, in the key's integer type.
@@ -326,12 +697,12 @@ pub trait Element: Copy + Default + Debug + Send + Sync + 'static + sealed::Seal
     /// The element with bit pattern `bits`.
     fn from_bits(bits: Self::Key) -> Self;
 
-    /// The key in [`Mode::Largest`]: larger key = ranks higher; one key for every NaN (the
-    /// largest) and one for both zeros.
+    /// The key in [`Mode::Largest`]: larger key = ranks higher; for floats one key for every
+    /// NaN (the largest) and one for both zeros.
     fn key_largest(self) -> Self::Key;
 
-    /// The key in [`Mode::Smallest`]: the largest-mode key of the negated value, every NaN at
-    /// key 0.
+    /// The key in [`Mode::Smallest`]: the order reversed (floats: the largest-mode key of the
+    /// negated value, every NaN at key 0; integers: the complement of the largest-mode key).
     fn key_smallest(self) -> Self::Key;
 
     /// The key of `self` in `mode` (SPEC §1).
@@ -343,16 +714,34 @@ pub trait Element: Copy + Default + Debug + Send + Sync + 'static + sealed::Seal
         }
     }
 
-    /// The ordered value (see [`ordered_value`]) that `key` stands for, as an exact `f32`:
-    /// the inverse of the key transform on numbers (zero comes back as `+0.0`); NaN for a key
-    /// that is not a number's (both NaN keys among them).
-    fn ordered_value_of_key(key: Self::Key) -> f32;
+    /// The ordered value (see [`ordered_value`]) that `key` stands for, exactly: the inverse of
+    /// the key transform on numbers (zero comes back as `+0.0`); NaN for a key that is not a
+    /// number's (both NaN keys among them); [`NoValue`] on integer rows.
+    fn ordered_of_key(key: Self::Key) -> Self::Ordered;
 
     /// The key of the smallest value of this type (in largest orientation) that is `>= t`,
-    /// for an ordered value `t` that is not NaN — the key a threshold `t` becomes when it is
-    /// compared with this type's keys: `{e : f32 key of e >= key_of_ordered(t)}` equals
-    /// `{e : key of e >= key_at_least(t)}` for every element `e` of the type. For `f32` it is
-    /// [`key_of_ordered`] itself. (A NaN `t` gives the largest key.)
+    /// for an ordered value `t` that is not NaN: `{e : wide key of e >= t's wide key}` equals
+    /// `{e : key of e >= key_at_least_ordered(t)}`. For `f32` and `f64` it is `t`'s own key.
+    /// (A NaN `t` gives the largest key.)
+    fn key_at_least_ordered(t: Self::Ordered) -> Self::Key;
+
+    /// The key a threshold **hint** `hint` (an `f32` in the input's orientation,
+    /// docs/contract.md §5) is tested at in `mode`: the key of the value of this type nearest
+    /// to `hint` on the selected side — the least value `>= hint` in largest mode, the
+    /// greatest value `<= hint` in smallest mode. `None` when there is none (NaN, or an
+    /// integer row's hint beyond the type's range on that side). For floats it is
+    /// [`Element::key_at_least_ordered`] of the hint's ordered value.
+    fn hint_key(hint: f32, mode: Mode) -> Option<Self::Key>;
+
+    /// [`Element::ordered_of_key`] as `f32`: exact for `f32`, `f16` and `bf16` (where it is
+    /// the ordered value); the nearest `f32` of the ordered value for `f64`; for integers the
+    /// nearest `f32` of the value whose largest-mode key is `key`.
+    fn ordered_value_of_key(key: Self::Key) -> f32;
+
+    /// The key of the least value of this type `>= t` in largest orientation (`t` an `f32`,
+    /// not NaN; a NaN `t` gives the largest float key). For `f32`, `f16` and `bf16` it is
+    /// [`Element::key_at_least_ordered`]; for `f64` the key of `t` widened; for integers the
+    /// key of the ceiling of `t` (saturating at the type's ends).
     fn key_at_least(t: f32) -> Self::Key;
 
     /// `algo` as a boxed trait object for rows of this type. Every [`RowSelect`] is a
@@ -364,8 +753,15 @@ pub trait Element: Copy + Default + Debug + Send + Sync + 'static + sealed::Seal
     fn as_dyn<'a, A: RowSelect + 'a>(algo: &'a A) -> &'a (dyn RowTopKOf<Self> + 'a);
 }
 
+/// [`Element::hint_key`] of a float type whose [`Element::Ordered`] is `f32`.
+#[inline(always)]
+fn float_hint_key<E: Element<Ordered = f32>>(hint: f32, mode: Mode) -> Option<E::Key> {
+    if hint.is_nan() { None } else { Some(E::key_at_least_ordered(ordered_value(hint, mode))) }
+}
+
 impl Element for f32 {
     type Key = u32;
+    type Ordered = f32;
     const NAME: &'static str = "f32";
 
     #[inline(always)]
@@ -396,6 +792,21 @@ impl Element for f32 {
     #[inline(always)]
     fn key_smallest(self) -> u32 {
         key_smallest(self)
+    }
+
+    #[inline(always)]
+    fn ordered_of_key(key: u32) -> f32 {
+        ordered_value_of_key(key)
+    }
+
+    #[inline(always)]
+    fn key_at_least_ordered(t: f32) -> u32 {
+        key_of_ordered(t)
+    }
+
+    #[inline(always)]
+    fn hint_key(hint: f32, mode: Mode) -> Option<u32> {
+        float_hint_key::<Self>(hint, mode)
     }
 
     #[inline(always)]
@@ -524,6 +935,7 @@ macro_rules! element16 {
     ($t:ty, $name:literal, $inf:expr, $at_least:path) => {
         impl Element for $t {
             type Key = u16;
+            type Ordered = f32;
             const NAME: &'static str = $name;
 
             #[inline(always)]
@@ -557,8 +969,23 @@ macro_rules! element16 {
             }
 
             #[inline(always)]
-            fn ordered_value_of_key(key: u16) -> f32 {
+            fn ordered_of_key(key: u16) -> f32 {
                 <$t>::from_bits(bits_of_key16(key)).to_f32()
+            }
+
+            #[inline(always)]
+            fn key_at_least_ordered(t: f32) -> u16 {
+                $at_least(t)
+            }
+
+            #[inline(always)]
+            fn hint_key(hint: f32, mode: Mode) -> Option<u16> {
+                float_hint_key::<Self>(hint, mode)
+            }
+
+            #[inline(always)]
+            fn ordered_value_of_key(key: u16) -> f32 {
+                Self::ordered_of_key(key)
             }
 
             #[inline(always)]
@@ -579,6 +1006,220 @@ macro_rules! element16 {
 
 element16!(f16, "f16", F16_INF, f16_key_at_least);
 element16!(bf16, "bf16", BF16_INF, bf16_key_at_least);
+
+/// The sign bit of an `f64`'s bit pattern.
+const SIGN64: u64 = 1 << 63;
+
+/// [`number_key`] for `f64`: flip every bit of a negative number, set the sign bit of a
+/// non-negative one, merge `-0.0` into `+0.0`. Branch-free, so key loops vectorise.
+#[inline(always)]
+fn number_key64(x: f64) -> u64 {
+    let bits = x.to_bits();
+    let flip = (((bits as i64) >> 63) as u64) | SIGN64;
+    let k = bits ^ flip;
+    // -0.0 flips to 0x7FFF_FFFF_FFFF_FFFF, one below +0.0's key.
+    if k == SIGN64 - 1 { SIGN64 } else { k }
+}
+
+/// Largest-mode key of an `f64`: every NaN (either sign, any payload) at `u64::MAX`.
+#[inline(always)]
+fn key64_largest(v: f64) -> u64 {
+    if v.is_nan() { u64::MAX } else { number_key64(v) }
+}
+
+/// Smallest-mode key of an `f64`: the largest-mode key of `-v`, every NaN at 0.
+#[inline(always)]
+fn key64_smallest(v: f64) -> u64 {
+    if v.is_nan() { 0 } else { number_key64(-v) }
+}
+
+/// `f64` rows: the transform of `f32` with 64-bit keys; the value phase runs in `f64`.
+impl Element for f64 {
+    type Key = u64;
+    type Ordered = f64;
+    const NAME: &'static str = "f64";
+
+    #[inline(always)]
+    fn to_f32(self) -> f32 {
+        self as f32
+    }
+
+    #[inline(always)]
+    fn from_f32(v: f32) -> Self {
+        f64::from(v)
+    }
+
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        f64::to_bits(self)
+    }
+
+    #[inline(always)]
+    fn from_bits(bits: u64) -> Self {
+        f64::from_bits(bits)
+    }
+
+    #[inline(always)]
+    fn key_largest(self) -> u64 {
+        key64_largest(self)
+    }
+
+    #[inline(always)]
+    fn key_smallest(self) -> u64 {
+        key64_smallest(self)
+    }
+
+    #[inline(always)]
+    fn ordered_of_key(key: u64) -> f64 {
+        let bits = if key & SIGN64 != 0 { key & !SIGN64 } else { !key };
+        f64::from_bits(bits)
+    }
+
+    #[inline(always)]
+    fn key_at_least_ordered(t: f64) -> u64 {
+        key64_largest(t)
+    }
+
+    #[inline(always)]
+    fn hint_key(hint: f32, mode: Mode) -> Option<u64> {
+        if hint.is_nan() { None } else { Some(key64_largest(f64::from(ordered_value(hint, mode)))) }
+    }
+
+    #[inline(always)]
+    fn ordered_value_of_key(key: u64) -> f32 {
+        Self::ordered_of_key(key) as f32
+    }
+
+    #[inline(always)]
+    fn key_at_least(t: f32) -> u64 {
+        key64_largest(f64::from(t))
+    }
+
+    fn boxed<A: RowSelect + 'static>(algo: A) -> Box<dyn RowTopKOf<Self>> {
+        Box::new(algo)
+    }
+
+    fn as_dyn<'a, A: RowSelect + 'a>(algo: &'a A) -> &'a (dyn RowTopKOf<Self> + 'a) {
+        algo
+    }
+}
+
+/// The integer ceiling of `t` (not NaN), in `i128` (exact: `|t| < 2^128`, saturating at
+/// `±2^127`, beyond every element type's range).
+#[inline(always)]
+fn ceil_i128(t: f32) -> i128 {
+    f64::from(t).ceil() as i128
+}
+
+/// The integer floor of `t` (not NaN), in `i128`.
+#[inline(always)]
+fn floor_i128(t: f32) -> i128 {
+    f64::from(t).floor() as i128
+}
+
+/// Implements [`Element`] for the integer type `$t` with key `$k`: the largest-mode key is
+/// the bit pattern with the sign bit flipped (`$flip`: the top bit for signed types, 0 for
+/// unsigned ones), so that keys count up from the type's minimum; the smallest-mode key is its
+/// complement (which is the largest-mode key of `!v = -1 - v`, exact in the type).
+macro_rules! integer_element {
+    ($t:ty, $k:ty, $name:literal, $flip:expr) => {
+        impl Element for $t {
+            type Key = $k;
+            type Ordered = NoValue;
+            const NAME: &'static str = $name;
+
+            // One body for every width: exact for 8- and 16-bit integers, round to nearest
+            // (ties to even) for `i32` and `i64`, which have no `From` into `f32`.
+            #[allow(clippy::cast_lossless)]
+            #[inline(always)]
+            fn to_f32(self) -> f32 {
+                self as f32
+            }
+
+            #[inline(always)]
+            fn from_f32(v: f32) -> Self {
+                v.round_ties_even() as $t
+            }
+
+            #[inline(always)]
+            fn to_bits(self) -> $k {
+                self as $k
+            }
+
+            #[inline(always)]
+            fn from_bits(bits: $k) -> Self {
+                bits as $t
+            }
+
+            #[inline(always)]
+            fn key_largest(self) -> $k {
+                (self as $k) ^ $flip
+            }
+
+            #[inline(always)]
+            fn key_smallest(self) -> $k {
+                !((self as $k) ^ $flip)
+            }
+
+            #[inline(always)]
+            fn ordered_of_key(_: $k) -> NoValue {
+                NoValue
+            }
+
+            /// Never called on integer rows (they have no value phase): the largest key.
+            #[inline(always)]
+            fn key_at_least_ordered(_: NoValue) -> $k {
+                <$k>::MAX
+            }
+
+            #[inline(always)]
+            fn hint_key(hint: f32, mode: Mode) -> Option<$k> {
+                if hint.is_nan() {
+                    return None;
+                }
+                let (min, max) = (i128::from(<$t>::MIN), i128::from(<$t>::MAX));
+                match mode {
+                    Mode::Largest => {
+                        let c = ceil_i128(hint);
+                        (c <= max).then(|| (c.max(min) as $t).key_largest())
+                    }
+                    Mode::Smallest => {
+                        let f = floor_i128(hint);
+                        (f >= min).then(|| (f.min(max) as $t).key_smallest())
+                    }
+                }
+            }
+
+            #[inline(always)]
+            fn ordered_value_of_key(key: $k) -> f32 {
+                <$t as Element>::from_bits(key ^ $flip).to_f32()
+            }
+
+            #[inline(always)]
+            fn key_at_least(t: f32) -> $k {
+                if t.is_nan() {
+                    return <$k>::MAX;
+                }
+                let c = ceil_i128(t).clamp(i128::from(<$t>::MIN), i128::from(<$t>::MAX));
+                (c as $t).key_largest()
+            }
+
+            fn boxed<A: RowSelect + 'static>(algo: A) -> Box<dyn RowTopKOf<Self>> {
+                Box::new(algo)
+            }
+
+            fn as_dyn<'a, A: RowSelect + 'a>(algo: &'a A) -> &'a (dyn RowTopKOf<Self> + 'a) {
+                algo
+            }
+        }
+    };
+}
+
+integer_element!(i8, u8, "i8", 0x80);
+integer_element!(u8, u8, "u8", 0);
+integer_element!(i16, u16, "i16", 0x8000);
+integer_element!(i32, u32, "i32", 0x8000_0000);
+integer_element!(i64, u64, "i64", 1 << 63);
 
 #[cfg(test)]
 mod tests {
@@ -804,5 +1445,135 @@ mod tests {
         sort_canonical(&row, Mode::Largest, &mut idx);
         assert_eq!(idx, [1, 0, 2, 3]);
         assert!(ranks_before((bf16::from_f32(2.0), 5), (bf16::from_f32(2.0), 6), Mode::Largest));
+    }
+
+    /// Every value of an 8-bit type, and samples of the wider ones, rank by their keys in
+    /// their usual order; smallest mode reverses it.
+    fn integer_keys_follow_the_usual_order<T: Element + Ord>(values: &mut Vec<T>) {
+        values.sort_unstable();
+        values.dedup();
+        for w in values.windows(2) {
+            assert!(w[0].key_largest() < w[1].key_largest(), "{} {w:?}", T::NAME);
+            assert!(w[0].key_smallest() > w[1].key_smallest(), "{} {w:?}", T::NAME);
+            assert_eq!(T::from_bits(w[0].to_bits()), w[0]);
+        }
+    }
+
+    #[test]
+    fn integer_keys_order_every_type() {
+        integer_keys_follow_the_usual_order(&mut (i8::MIN..=i8::MAX).collect());
+        integer_keys_follow_the_usual_order(&mut (0..=u8::MAX).collect());
+        integer_keys_follow_the_usual_order(&mut (i16::MIN..=i16::MAX).collect());
+        let mut state = 0x853c_49e6_748f_ea9b_u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            state
+        };
+        let mut wide32: Vec<i32> = (0..5000).map(|_| (next() >> 32) as i32).collect();
+        wide32.extend([i32::MIN, i32::MIN + 1, -1, 0, 1, i32::MAX - 1, i32::MAX]);
+        integer_keys_follow_the_usual_order(&mut wide32);
+        let mut wide64: Vec<i64> = (0..5000).map(|_| next() as i64).collect();
+        wide64.extend([i64::MIN, i64::MIN + 1, -1, 0, 1, i64::MAX - 1, i64::MAX]);
+        integer_keys_follow_the_usual_order(&mut wide64);
+        assert_eq!((i8::MIN.key_largest(), i8::MAX.key_largest()), (0, u8::MAX));
+        assert_eq!((i64::MIN.key_smallest(), i64::MAX.key_smallest()), (u64::MAX, 0));
+        assert_eq!((0u8.key_largest(), 0u8.key_smallest()), (0, u8::MAX));
+    }
+
+    #[test]
+    fn f64_keys_follow_the_spec_order() {
+        let order = [
+            f64::NEG_INFINITY,
+            -f64::MAX,
+            -1.0e300,
+            -1.5,
+            -f64::MIN_POSITIVE,
+            -5e-324,
+            -0.0,
+            0.0,
+            5e-324,
+            f64::MIN_POSITIVE,
+            1.0,
+            f64::from_bits(1.0f64.to_bits() + 1),
+            1.0e300,
+            f64::MAX,
+            f64::INFINITY,
+        ];
+        for w in order.windows(2) {
+            if w[0] == 0.0 && w[1] == 0.0 {
+                assert_eq!(w[0].key_largest(), w[1].key_largest(), "-0 ties +0");
+                assert_eq!(w[0].key_smallest(), w[1].key_smallest());
+            } else {
+                assert!(w[0].key_largest() < w[1].key_largest(), "{w:?}");
+                assert!(w[0].key_smallest() > w[1].key_smallest(), "{w:?}");
+            }
+        }
+        let nans = [f64::NAN, -f64::NAN, f64::from_bits(0x7FF0_0000_0000_0001), f64::from_bits(!0)];
+        for n in nans {
+            assert_eq!((n.key_largest(), n.key_smallest()), (u64::MAX, 0));
+        }
+        for &v in &order {
+            for mode in [Mode::Largest, Mode::Smallest] {
+                let ov = if mode == Mode::Largest { v } else { -v };
+                let back = f64::ordered_of_key(v.key(mode));
+                assert!(back == ov, "{v} {mode:?}: {back}");
+                assert_eq!(f64::key_at_least_ordered(back), v.key(mode));
+            }
+        }
+        assert!(f64::ordered_of_key(u64::MAX).is_nan() && f64::ordered_of_key(0).is_nan());
+        assert_eq!(<u64 as KeyBits>::ZERO, 0.0f64.key_largest());
+    }
+
+    /// An integer hint is tested at the least value `>= hint` (largest mode) or the greatest
+    /// `<= hint` (smallest mode); none beyond the type's range on that side, none for NaN.
+    #[test]
+    fn integer_hint_keys_round_toward_the_selected_side() {
+        assert_eq!(i8::hint_key(2.5, Mode::Largest), Some(3i8.key_largest()));
+        assert_eq!(i8::hint_key(2.5, Mode::Smallest), Some(2i8.key_smallest()));
+        assert_eq!(i8::hint_key(-2.5, Mode::Largest), Some((-2i8).key_largest()));
+        assert_eq!(i8::hint_key(-2.5, Mode::Smallest), Some((-3i8).key_smallest()));
+        assert_eq!(i8::hint_key(127.5, Mode::Largest), None);
+        assert_eq!(i8::hint_key(127.5, Mode::Smallest), Some(127i8.key_smallest()));
+        assert_eq!(i8::hint_key(-1e9, Mode::Largest), Some(i8::MIN.key_largest()));
+        assert_eq!(i8::hint_key(-128.5, Mode::Smallest), None);
+        assert_eq!(u8::hint_key(-0.5, Mode::Largest), Some(0u8.key_largest()));
+        assert_eq!(u8::hint_key(-0.5, Mode::Smallest), None);
+        assert_eq!(i32::hint_key(f32::NAN, Mode::Largest), None);
+        assert_eq!(i64::hint_key(9.3e18, Mode::Largest), None);
+        assert_eq!(i64::hint_key(-9.3e18, Mode::Largest), Some(i64::MIN.key_largest()));
+        assert_eq!(i64::hint_key(f32::INFINITY, Mode::Smallest), Some(i64::MAX.key_smallest()));
+        assert_eq!(f64::hint_key(1.5, Mode::Smallest), Some((1.5f64).key_smallest()));
+        assert_eq!(f64::hint_key(f32::NAN, Mode::Smallest), None);
+        assert_eq!(<i16 as Element>::key_at_least(-2.5), (-2i16).key_largest());
+        assert_eq!(<i16 as Element>::key_at_least(1e9), i16::MAX.key_largest());
+        assert_eq!(<i32 as Element>::ordered_value_of_key(7i32.key_largest()), 7.0);
+    }
+
+    #[test]
+    fn thresholds_round_to_the_nearest_f32() {
+        assert_eq!(16_777_217i32.to_f32(), 16_777_216.0);
+        assert_eq!(i64::MAX.to_f32(), 9_223_372_036_854_775_807i64 as f32);
+        assert_eq!(1e300f64.to_f32(), f32::INFINITY);
+        assert_eq!((-3i8).to_f32(), -3.0);
+        assert_eq!(<u8 as Element>::from_f32(300.0), u8::MAX);
+        assert_eq!(<i16 as Element>::from_f32(2.5), 2);
+        assert_eq!(<i32 as Element>::from_f32(f32::NAN), 0);
+    }
+
+    #[test]
+    fn wide_ranks_and_narrow_counts() {
+        let r = u64::MAX.rank(3);
+        assert_eq!((r.index(), <u64 as KeyBits>::of_rank(r)), (3, u64::MAX));
+        assert!(5u64.rank(3) > 5u64.rank(4) && 6u64.rank(100) > 5u64.rank(0));
+        assert_eq!(<u8 as KeyBits>::of_rank(200u8.rank(9)), 200);
+        let many = vec![3u8; 1000];
+        assert_eq!(<u8 as KeyBits>::count_at_least(&many, 3), 1000);
+        assert_eq!(<u64 as KeyBits>::count_at_least(&[1, u64::MAX, 7], 7), 2);
+        let row = [-1i32, 5, -1, i32::MIN];
+        let mut idx = [0, 1, 2, 3];
+        sort_canonical(&row, Mode::Smallest, &mut idx);
+        assert_eq!(idx, [3, 0, 2, 1]);
     }
 }

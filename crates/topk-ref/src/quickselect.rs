@@ -30,7 +30,8 @@
 //! Time O(M): M ranks built, then about 1–3·M rank moves for median-of-3 on the rows we
 //! measured (sorted, reversed, all-equal, organ-pipe, random), and in the worst case
 //! [`WORK_BUDGET`]`·M` plus the linear median-of-medians selection (about 6.5·M moves on its
-//! own); the output costs O(min(k log k, M)). Extra memory: M ranks (`u64`) in the scratch;
+//! own); the output costs O(min(k log k, M)). Extra memory: M ranks (`u64`; `u128` for 64-bit
+//! keys) in the scratch;
 //! the median-of-medians recursion is O(log M) deep, on the stack.
 //!
 //! # On a GPU warp
@@ -44,7 +45,7 @@
 //! the final selection.
 
 use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
-use crate::order::{Element, KeyBits, Mode, rank, rank_index};
+use crate::order::{Element, KeyBits, Mode, RankBits, RankOf};
 
 /// Ranges at most this long are finished by insertion sort: below it, partitioning overhead
 /// costs more than the quadratic sort of a few elements.
@@ -72,11 +73,11 @@ impl RowSelect for Quickselect {
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> RowStats {
-        let ranks = grow(&mut scratch.ranks, row.len());
+        let ranks = grow(RankOf::<E>::buffers(scratch).0, row.len());
         // One monomorphic copy per mode, so the key has no mode branch inside the loops.
         let work = match mode {
-            Mode::Largest => select_top_k(row, k, ranks, out, |v: E| v.key_largest().to_u32()),
-            Mode::Smallest => select_top_k(row, k, ranks, out, |v: E| v.key_smallest().to_u32()),
+            Mode::Largest => select_top_k(row, k, ranks, out, E::key_largest),
+            Mode::Smallest => select_top_k(row, k, ranks, out, E::key_smallest),
         };
         RowStats::with_work(work)
     }
@@ -86,9 +87,9 @@ impl RowSelect for Quickselect {
 fn select_top_k<E: Element>(
     row: &[E],
     k: usize,
-    ranks: &mut [u64],
+    ranks: &mut [RankOf<E>],
     out: &mut [u32],
-    key_of: impl Fn(E) -> u32 + Copy,
+    key_of: impl Fn(E) -> E::Key + Copy,
 ) -> WorkCounters {
     let mut work = WorkCounters::default();
     work.write(k);
@@ -98,7 +99,7 @@ fn select_top_k<E: Element>(
         return work;
     }
     for ((r, &v), i) in ranks.iter_mut().zip(row).zip(0u32..) {
-        *r = rank(key_of(v), i);
+        *r = key_of(v).rank(i);
     }
     work.sweep(row.len());
     // Every partition round reads and rewrites its range; the first covers the whole row.
@@ -108,7 +109,7 @@ fn select_top_k<E: Element>(
     work.write(moved);
     if sorting_is_cheaper(k, row.len()) {
         for (o, &r) in out.iter_mut().zip(&ranks[..k]) {
-            *o = rank_index(r);
+            *o = r.index();
         }
         work.read(k);
         out.sort_unstable();
@@ -129,13 +130,18 @@ fn sorting_is_cheaper(k: usize, m: usize) -> bool {
 
 /// Writes, in index order, every index of `row` whose rank is `>= kth` (exactly `out.len()`
 /// of them when `kth` is the `out.len()`-th largest rank).
-fn write_at_least<E: Element>(row: &[E], kth: u64, out: &mut [u32], key_of: impl Fn(E) -> u32) {
+fn write_at_least<E: Element>(
+    row: &[E],
+    kth: RankOf<E>,
+    out: &mut [u32],
+    key_of: impl Fn(E) -> E::Key,
+) {
     let mut written = 0;
     for (&v, i) in row.iter().zip(0u32..) {
         // Branch-free: always write, advance only past a selected index. `written < out.len()`
         // at every write, because the loop stops as soon as the last index is in.
         out[written] = i;
-        written += usize::from(rank(key_of(v), i) >= kth);
+        written += usize::from(key_of(v).rank(i) >= kth);
         if written == out.len() {
             break;
         }
@@ -149,7 +155,7 @@ fn write_at_least<E: Element>(row: &[E], kth: u64, out: &mut [u32], key_of: impl
 ///
 /// Returns the work done — values passed through a partition, a pivot choice or the final
 /// insertion sort — so that tests can check it stays linear.
-fn select_largest(s: &mut [u64], nth: usize, budget: usize) -> usize {
+fn select_largest<R: RankBits>(s: &mut [R], nth: usize, budget: usize) -> usize {
     debug_assert!(nth < s.len());
     let (mut lo, mut hi) = (0, s.len());
     let mut work = 0;
@@ -182,7 +188,7 @@ fn select_largest(s: &mut [u64], nth: usize, budget: usize) -> usize {
 ///
 /// The middle sample splits sorted and reversed rows exactly in half; the quarter samples
 /// (rather than the two ends) also split organ-pipe rows well, which fool first/middle/last.
-fn median_of_3(s: &[u64]) -> usize {
+fn median_of_3<R: RankBits>(s: &[R]) -> usize {
     let (a, b, c) = (s.len() / 4, s.len() / 2, s.len() - 1 - s.len() / 4);
     let (x, y, z) = (s[a], s[b], s[c]);
     if (x < y) == (y < z) {
@@ -198,7 +204,7 @@ fn median_of_3(s: &[u64]) -> usize {
 /// groups of five. Gathers the group medians at the front of `s` and selects their median with
 /// median-of-medians pivots only, so the whole recursion is linear. Returns the pivot's index
 /// and the work done.
-fn median_of_medians(s: &mut [u64]) -> (usize, usize) {
+fn median_of_medians<R: RankBits>(s: &mut [R]) -> (usize, usize) {
     let groups = s.len() / 5;
     for g in 0..groups {
         insertion_sort_desc(&mut s[5 * g..5 * g + 5]);
@@ -217,7 +223,7 @@ fn median_of_medians(s: &mut [u64]) -> (usize, usize) {
 /// Lomuto's scheme without a branch: every value is swapped with the first slot of the
 /// "smaller" side and that side's start advances by the comparison result, so the loop costs
 /// the same whatever the data (no mispredicted branches on random ranks).
-fn partition_desc(s: &mut [u64], pivot: usize) -> usize {
+fn partition_desc<R: RankBits>(s: &mut [R], pivot: usize) -> usize {
     let last = s.len() - 1;
     s.swap(pivot, last);
     let p = s[last];
@@ -232,7 +238,7 @@ fn partition_desc(s: &mut [u64], pivot: usize) -> usize {
 }
 
 /// Sorts a short slice in descending order.
-fn insertion_sort_desc(s: &mut [u64]) {
+fn insertion_sort_desc<R: RankBits>(s: &mut [R]) {
     for i in 1..s.len() {
         let x = s[i];
         let mut j = i;
@@ -249,6 +255,7 @@ mod tests {
     use super::*;
     use crate::driver::{Options, topk_row};
     use crate::oracle::canonical_indices;
+    use crate::order::rank;
     use crate::test_rows::{assert_shaped_rows, noise, shaped_rows};
 
     fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
@@ -289,14 +296,14 @@ mod tests {
 
     #[test]
     fn building_blocks() {
-        assert_eq!(median_of_3(&[1, 9, 5]), 2);
-        assert_eq!(median_of_3(&[5, 1, 9]), 0);
-        assert_eq!(median_of_3(&[9, 5, 1]), 1);
-        let mut s = [3, 8, 1, 9, 5, 7];
+        assert_eq!(median_of_3(&[1u64, 9, 5]), 2);
+        assert_eq!(median_of_3(&[5u64, 1, 9]), 0);
+        assert_eq!(median_of_3(&[9u64, 5, 1]), 1);
+        let mut s = [3u64, 8, 1, 9, 5, 7];
         let p = partition_desc(&mut s, 4); // pivot 5
         assert_eq!(p, 3);
         assert!(s[..3].iter().all(|&x| x > 5) && s[4..].iter().all(|&x| x < 5));
-        let mut t = [2, 7, 1, 8];
+        let mut t = [2u64, 7, 1, 8];
         insertion_sort_desc(&mut t);
         assert_eq!(t, [8, 7, 2, 1]);
     }

@@ -12,8 +12,10 @@
 //!
 //! After the last digit the candidates share all the key's bits: the k-th key is known exactly,
 //! and so is `above`, the number of keys strictly above it. A key has as many digits as its
-//! element type has bytes ([`Element::Key`]): four for `f32`, **two for `f16` and `bf16`**, whose
-//! 16-bit keys need at most two digit passes (the work counters show it). The search stops earlier when the k-th
+//! element type has bytes ([`Element::Key`]): four for `f32` and `i32`, **two for `f16`, `bf16`
+//! and `i16`**, whose 16-bit keys need at most two digit passes (the work counters show it),
+//! one for `i8` and `u8` (its one digit is histogrammed twice: as the top digit, then as the
+//! last one), eight for `f64` and `i64`. The search stops earlier when the k-th
 //! bin is selected whole (its count equals the remaining k): the k-th key is then the bin's
 //! smallest key, found with one pass over the candidates. One pass in index order
 //! ([`select_with_kth_key`]) then writes the canonical top-k: all keys above the k-th, then
@@ -61,6 +63,12 @@ const LANES: usize = 4;
 const SWEEP_BLOCK: usize = 2048;
 
 /// Shift of the top digit of a key of type `K`.
+/// A digit value (`< 256`) as a key.
+#[inline(always)]
+fn digit<K: KeyBits>(d: u32) -> K {
+    K::from_u64(u64::from(d))
+}
+
 const fn top_shift<K: KeyBits>() -> u32 {
     K::BITS - DIGIT_BITS
 }
@@ -155,11 +163,11 @@ fn keys_and_top_histogram<E: Element>(
         let mut chunks = ks.chunks_exact(LANES);
         for quad in &mut chunks {
             for (&x, lane) in quad.iter().zip(lanes.iter_mut()) {
-                lane[(x.to_u32() >> top) as usize] += 1;
+                lane[(x >> top).low_byte()] += 1;
             }
         }
         for &x in chunks.remainder() {
-            lanes[0][(x.to_u32() >> top) as usize] += 1;
+            lanes[0][(x >> top).low_byte()] += 1;
         }
     }
 }
@@ -168,31 +176,31 @@ fn keys_and_top_histogram<E: Element>(
 fn histogram<'h, K: KeyBits>(cands: &[K], shift: u32, hist: &'h mut Histogram) -> &'h [Histogram] {
     hist.fill(0);
     for &x in cands {
-        hist[((x.to_u32() >> shift) as usize) & (BINS - 1)] += 1;
+        hist[(x >> shift).low_byte()] += 1;
     }
     std::slice::from_ref(hist)
 }
 
 /// Copies the keys of `src` whose bits from `shift` up equal `want` to the front of `dst`
 /// (same length as `src`) and returns how many there are.
-fn compact_into<K: KeyBits>(src: &[K], dst: &mut [K], shift: u32, want: u32) -> usize {
+fn compact_into<K: KeyBits>(src: &[K], dst: &mut [K], shift: u32, want: K) -> usize {
     let mut n = 0;
     for &x in src {
         // Write unconditionally, advance only on a match: no branch to mispredict.
         // `n <= i < src.len() == dst.len()` here, so the index is in bounds.
         dst[n] = x;
-        n += usize::from(x.to_u32() >> shift == want);
+        n += usize::from(x >> shift == want);
     }
     n
 }
 
 /// [`compact_into`] within one buffer: the write position never passes the read position.
-fn compact_in_place<K: KeyBits>(buf: &mut [K], shift: u32, want: u32) -> usize {
+fn compact_in_place<K: KeyBits>(buf: &mut [K], shift: u32, want: K) -> usize {
     let mut n = 0;
     for i in 0..buf.len() {
         let x = buf[i];
         buf[n] = x;
-        n += usize::from(x.to_u32() >> shift == want);
+        n += usize::from(x >> shift == want);
     }
     n
 }
@@ -202,16 +210,16 @@ fn compact_in_place<K: KeyBits>(buf: &mut [K], shift: u32, want: u32) -> usize {
 /// are already counted in `above`), `count` is the bin's size.
 fn whole_bin<K: KeyBits>(
     src: &[K],
-    lo: u32,
+    lo: K,
     above: usize,
     count: usize,
     passes: u32,
     mut work: WorkCounters,
 ) -> KthKey<K> {
-    // Keys below `lo` wrap around to offsets above every key at or above `lo` (in u32, also
-    // for 16-bit keys), so a plain minimum (which vectorises) finds the smallest key of the bin.
-    let offset = src.iter().map(|&x| x.to_u32().wrapping_sub(lo)).min().unwrap_or(0);
-    let kth = K::from_u32(lo.wrapping_add(offset));
+    // Keys below `lo` wrap around to offsets above every key at or above `lo` (in the key's
+    // width), so a plain minimum (which vectorises) finds the smallest key of the bin.
+    let offset = src.iter().map(|&x| x.wrapping_sub(lo)).min().unwrap_or_default();
+    let kth = K::from_u64(lo.to_u64().wrapping_add(offset.to_u64()));
     let ties = src.iter().map(|&x| usize::from(x == kth)).sum::<usize>();
     // Two reads of `src`: the minimum, then the ties.
     work.read(2 * src.len());
@@ -225,7 +233,7 @@ fn search<K: KeyBits>(keys: &[K], top: &[Histogram], k: usize, cands: &mut [K]) 
     let bin = find_bin(top, k);
     let mut above = bin.higher;
     let mut k_left = k - bin.higher;
-    let mut lo = bin.digit << top_shift;
+    let mut lo = digit::<K>(bin.digit) << top_shift;
     // The top digit's histogram was one sweep over `keys`.
     let mut work = WorkCounters::default();
     work.sweep(keys.len());
@@ -234,7 +242,7 @@ fn search<K: KeyBits>(keys: &[K], top: &[Histogram], k: usize, cands: &mut [K]) 
         work.passes += 2;
         return whole_bin(keys, lo, above, bin.count, 1, work);
     }
-    let mut n = compact_into(keys, &mut cands[..keys.len()], top_shift, bin.digit);
+    let mut n = compact_into(keys, &mut cands[..keys.len()], top_shift, digit(bin.digit));
     work.sweep(keys.len());
     work.write(n);
     let mut passes = 1;
@@ -248,7 +256,7 @@ fn search<K: KeyBits>(keys: &[K], top: &[Histogram], k: usize, cands: &mut [K]) 
         passes += 1;
         above += bin.higher;
         k_left -= bin.higher;
-        lo |= bin.digit << shift;
+        lo = lo | digit::<K>(bin.digit) << shift;
         if bin.count == k_left {
             return whole_bin(live, lo, above, bin.count, passes, work);
         }
@@ -259,7 +267,7 @@ fn search<K: KeyBits>(keys: &[K], top: &[Histogram], k: usize, cands: &mut [K]) 
     // The last digit: every candidate in the k-th bin is the k-th key itself.
     let bin = find_bin(histogram(&cands[..n], 0, &mut hist), k_left);
     work.read(n);
-    KthKey { key: K::from_u32(lo | bin.digit), above: above + bin.higher, passes: passes + 1, work }
+    KthKey { key: lo | digit(bin.digit), above: above + bin.higher, passes: passes + 1, work }
 }
 
 /// The k-th largest key of `keys` and the count above it, by radix select

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use crate::algorithm::{RowStats, RowTopKOf, Scratch, WorkCounters, grow};
 use crate::driver::{MAX_ROW_WIDTH, Options};
 use crate::error::TopKError;
-use crate::order::{Element, KeyBits, Mode, rank, sort_canonical};
+use crate::order::{Element, KeyBits, Mode, sort_canonical};
 
 /// The index of a padding entry in topk-ref's `u32` indices (kept free by
 /// [`MAX_ROW_WIDTH`]). The faces that report `int64` indices (command line, Python) write it
@@ -64,8 +64,11 @@ pub struct Rows<'a> {
     pub lengths: Option<&'a [usize]>,
     /// The k of each row (`0 <= k <= M`; a k above the row's length selects the whole row).
     pub k: KPerRow<'a>,
-    /// `Some(hint)`: a guess of each row's threshold (N `f32`s, any value). It changes only
-    /// the work of algorithms that use it ([`crate::Bisect`]), never the answer.
+    /// `Some(hint)`: a guess of each row's threshold (N `f32`s, any value, for rows of every
+    /// element type). It changes only the work of algorithms that use it ([`crate::Bisect`]),
+    /// never the answer. An integer or `f64` row tests it at the key of the type's value
+    /// nearest to it on the selected side ([`crate::Element::hint_key`]), so a threshold that
+    /// was rounded to `f32` is still a near hint.
     pub hint: Option<&'a [f32]>,
 }
 
@@ -167,7 +170,10 @@ pub struct RaggedTopK<E: Element = f32> {
     pub iterations: Option<Array1<u32>>,
     /// `(N,)` thresholds when asked for: the k-th selected value of each row as `f32`
     /// (largest mode: the lowest selected; smallest mode: the highest), NaN for a row that
-    /// selects nothing.
+    /// selects nothing. Exact on rows of `f32`, `f16`, `bf16`, `i8`, `u8` and `i16`; on `i32`,
+    /// `i64` and `f64` rows the value rounded to the nearest `f32` (ties to even; a finite
+    /// `f64` beyond the `f32` range becomes `±inf`) — [`crate::Element::to_f32`]. The exact
+    /// k-th value is among the returned values.
     pub threshold: Option<Array1<f32>>,
     /// The work counters of all rows added up (rows that select nothing do none).
     pub work: WorkCounters,
@@ -192,6 +198,7 @@ pub fn topk_ragged<E: Element, A: RowTopKOf<E> + ?Sized>(
 ) -> Result<RaggedTopK<E>, TopKError> {
     let (n, m) = x.dim();
     let width = rows.check(n, m)?;
+    crate::driver::check_element::<E, A>(algo)?;
     let mut values = Array2::from_elem((n, width), E::default());
     let mut indices = Array2::from_elem((n, width), PAD_INDEX);
     let mut iterations = Array1::zeros(n);
@@ -279,7 +286,7 @@ pub fn threshold_of<E: Element>(row: &[E], chosen: &[u32], mode: Mode, sorted: b
     let last = if sorted {
         chosen.last().copied()
     } else {
-        chosen.iter().copied().min_by_key(|&i| rank(row[i as usize].key(mode).to_u32(), i))
+        chosen.iter().copied().min_by_key(|&i| row[i as usize].key(mode).rank(i))
     };
     last.map_or(f32::NAN, |i| row[i as usize].to_f32())
 }

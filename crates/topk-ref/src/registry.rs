@@ -22,7 +22,7 @@ pub fn by_name(name: &str) -> Option<Box<dyn RowTopK>> {
     })
 }
 
-/// The algorithm called `name` for rows of `E` (`f32`, `half::f16` or `half::bf16`), with
+/// The algorithm called `name` for rows of `E` (any [`Element`]), with
 /// the defaults of [`by_name`].
 pub fn by_name_for<E: Element>(name: &str) -> Option<Box<dyn RowTopKOf<E>>> {
     Some(match name {

@@ -1,0 +1,344 @@
+//! The integer element types (`i8`, `u8`, `i16`, `i32`, `i64`) and `f64` through every
+//! algorithm, against the oracle: integer rows with their extremes (MIN, MAX, 0, -1), heavy
+//! ties and sorted runs; `f64` rows with NaN of both signs and payloads, ±inf, ±0, subnormals,
+//! ±f64::MAX and values beyond the f32 range; widths that are not multiples of 32, k ∈ {0, 1,
+//! M−1, M} and random, both modes, sorted and unsorted output, plain and ragged requests. The
+//! oracle itself is checked against a sort by the types' own comparison, and `bisect`'s
+//! integer iteration counts against a direct reading of the rule in `topk_ref::bisect`
+//! ("Integer rows"), written on `i128` values.
+
+use std::cmp::Ordering;
+
+use ndarray::{Array2, ArrayView2};
+use proptest::prelude::*;
+use test_support::{
+    IntElement, RaggedShape, SPECIALS_F64, matrix_f64, matrix_int, pick_k, poison_tails,
+    ragged_shape, row_f64, row_int, specials_int,
+};
+use topk_ref::bisect::max_iterations;
+use topk_ref::oracle::{canonical_indices, canonical_ragged, canonical_sorted_indices};
+use topk_ref::{
+    Bisect, Bitonic, Bucket, Element, Heap, KPerRow, Mode, Options, Quickselect, Radix, RaggedTopK,
+    RowTopKOf, Rows, Wanted, topk_ragged, topk_row,
+};
+
+const EXACT: Bisect = Bisect::exact();
+const ALL: Wanted = Wanted { iterations: true, threshold: true };
+/// Widest row of the property tests.
+const WIDTH: usize = 700;
+
+fn fail(e: impl ToString) -> TestCaseError {
+    TestCaseError::fail(e.to_string())
+}
+
+fn cases() -> ProptestConfig {
+    ProptestConfig { cases: 256, ..ProptestConfig::default() }
+}
+
+/// The six algorithms as trait objects for rows of `E`.
+fn algorithms<E: Element>() -> [&'static dyn RowTopKOf<E>; 6] {
+    [
+        E::as_dyn(&Heap),
+        E::as_dyn(&Quickselect),
+        E::as_dyn(&Radix),
+        E::as_dyn(&Bucket),
+        E::as_dyn(&Bitonic),
+        E::as_dyn(&EXACT),
+    ]
+}
+
+/// Every algorithm: the oracle's indices in the requested order, the input's bits as values.
+fn check_all<E: Element>(row: &[E], k: usize, opts: Options) -> Result<(), TestCaseError> {
+    let want = if opts.sorted {
+        canonical_sorted_indices(row, k, opts.mode)
+    } else {
+        canonical_indices(row, k, opts.mode)
+    };
+    for algo in algorithms::<E>() {
+        let got = topk_row(algo, row, k, opts).map_err(fail)?;
+        prop_assert_eq!(&got.indices, &want, "{} {} k={} {:?}", algo.name(), E::NAME, k, opts);
+        for (v, &i) in got.values.iter().zip(&got.indices) {
+            prop_assert_eq!(v.to_bits(), row[i as usize].to_bits());
+        }
+    }
+    Ok(())
+}
+
+/// The oracle against a plain sort of the indices by `cmp` (the type's own order, larger
+/// first in largest mode), ties by index.
+fn check_oracle<E: Element>(
+    row: &[E],
+    k: usize,
+    mode: Mode,
+    cmp: impl Fn(E, E) -> Ordering,
+) -> Result<(), TestCaseError> {
+    let mut order: Vec<u32> = (0..row.len() as u32).collect();
+    order.sort_by(|&a, &b| {
+        let by_value = cmp(row[b as usize], row[a as usize]);
+        let by_value = if mode == Mode::Smallest { by_value.reverse() } else { by_value };
+        by_value.then(a.cmp(&b))
+    });
+    order.truncate(k);
+    prop_assert_eq!(canonical_sorted_indices(row, k, mode), order, "{} {:?}", E::NAME, mode);
+    Ok(())
+}
+
+/// `f64` order of SPEC §1, larger = ranks first in largest mode and last in smallest mode:
+/// NaN above `+inf` (so last in smallest mode), `-0 == +0`.
+fn f64_cmp(a: f64, b: f64) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ => a.partial_cmp(&b).expect("numbers compare"),
+    }
+}
+
+/// `bisect`'s iteration count on an integer row by the rule in its module docs ("Integer
+/// rows"), on `i128` ordered values (`v`, or `-v` in smallest mode): from the smallest and
+/// largest, while `hi - lo > 1`, one test at `lo + (hi - lo) / 2` (rounding down), counting the
+/// values `>= t`: `< k` lowers `hi`, `> k` raises `lo`, `== k` ends the search.
+fn integer_rule<T: IntElement>(row: &[T], k: usize, mode: Mode) -> u32 {
+    let ordered: Vec<i128> = row
+        .iter()
+        .map(|v| if mode == Mode::Smallest { -v.to_i128() } else { v.to_i128() })
+        .collect();
+    let (mut lo, mut hi) = (*ordered.iter().min().unwrap(), *ordered.iter().max().unwrap());
+    let mut iterations = 0;
+    while hi - lo > 1 {
+        let t = lo + (hi - lo) / 2;
+        let count = ordered.iter().filter(|&&o| o >= t).count();
+        iterations += 1;
+        match count.cmp(&k) {
+            Ordering::Less => hi = t,
+            Ordering::Greater => lo = t,
+            Ordering::Equal => break,
+        }
+    }
+    iterations
+}
+
+fn check_integer_row<T: IntElement + Element>(
+    row: &[T],
+    which: u8,
+    frac: f64,
+    smallest: bool,
+    sorted: bool,
+) -> Result<(), TestCaseError> {
+    let mode = Mode::from_smallest(smallest);
+    let k = pick_k(row.len(), which, frac);
+    check_all(row, k, Options { mode, sorted })?;
+    check_oracle(row, k, mode, |a: T, b: T| IntElement::to_i128(a).cmp(&IntElement::to_i128(b)))?;
+    if k > 0 {
+        let got = topk_row(T::as_dyn(&EXACT), row, k, Options { mode, sorted }).map_err(fail)?;
+        let it = got.stats.iterations.unwrap_or(u32::MAX);
+        prop_assert_eq!(it, integer_rule(row, k, mode), "{} k={} {:?}", T::NAME, k, mode);
+        prop_assert!(
+            it < max_iterations::<T>(),
+            "{} {}: at most one test per key bit",
+            T::NAME,
+            it
+        );
+        // Precision has nothing to stop on an integer row: the search stays exact.
+        let approx = Bisect::with_precision(0.25).map_err(fail)?;
+        let coarse =
+            topk_row(T::as_dyn(&approx), row, k, Options { mode, sorted }).map_err(fail)?;
+        prop_assert_eq!(&coarse.indices, &got.indices);
+    }
+    Ok(())
+}
+
+macro_rules! integer_properties {
+    ($($name:ident: $t:ty),*) => {$(
+        proptest! {
+            #![proptest_config(cases())]
+            #[test]
+            fn $name(row in row_int::<$t>(WIDTH), which in 0u8..6, frac in 0.0f64..1.0,
+                     smallest: bool, sorted: bool) {
+                check_integer_row::<$t>(&row, which, frac, smallest, sorted)?;
+            }
+        }
+    )*};
+}
+
+integer_properties!(i8_rows: i8, u8_rows: u8, i16_rows: i16, i32_rows: i32, i64_rows: i64);
+
+proptest! {
+    #![proptest_config(cases())]
+    #[test]
+    fn f64_rows(row in row_f64(WIDTH), which in 0u8..6, frac in 0.0f64..1.0,
+                smallest: bool, sorted: bool) {
+        let mode = Mode::from_smallest(smallest);
+        let k = pick_k(row.len(), which, frac);
+        check_all(&row, k, Options { mode, sorted })?;
+        check_oracle(&row, k, mode, f64_cmp)?;
+        if k > 0 {
+            let got = topk_row(&EXACT, &row, k, Options { mode, sorted }).map_err(fail)?;
+            let it = got.stats.iterations.unwrap_or(u32::MAX);
+            prop_assert!(it <= max_iterations::<f64>(), "{}", it);
+        }
+    }
+}
+
+/// Every algorithm on one ragged input (with random, NaN and ±inf hints, and each row's own
+/// threshold as hint) against the ragged oracle: indices, values and thresholds bit for bit.
+fn check_ragged<E: Element>(
+    x: ArrayView2<'_, E>,
+    shape: &RaggedShape,
+    opts: Options,
+) -> Result<(), TestCaseError> {
+    let k = if shape.per_row_k { KPerRow::PerRow(&shape.k) } else { KPerRow::One(shape.one_k()) };
+    let plain = Rows { lengths: Some(&shape.lengths), k, hint: None };
+    let want = canonical_ragged(x, &plain, opts).map_err(fail)?;
+    let own = want.threshold.clone().expect("the oracle reports thresholds").to_vec();
+    let n = x.nrows();
+    let hint_sets =
+        [None, Some(shape.random_hints.clone()), Some(vec![f32::NAN; n]), Some(own.clone())];
+    let bits = |a: &Array2<E>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let tbits = |t: &RaggedTopK<E>| t.threshold.as_ref().map(|t| t.mapv(f32::to_bits));
+    let mut counts = Vec::new();
+    for hints in &hint_sets {
+        let rows = Rows { hint: hints.as_deref(), ..plain };
+        for algo in algorithms::<E>() {
+            let got = topk_ragged(algo, x, &rows, opts, ALL).map_err(fail)?;
+            prop_assert_eq!(&got.indices, &want.indices, "{} {}", algo.name(), E::NAME);
+            prop_assert_eq!(bits(&got.values), bits(&want.values), "{}", algo.name());
+            prop_assert_eq!(tbits(&got), tbits(&want), "{} thresholds", algo.name());
+            if let Some(it) = got.iterations {
+                prop_assert!(it.iter().all(|&i| i <= max_iterations::<E>()));
+                counts.push(it);
+            }
+        }
+    }
+    // bisect, without a hint and with a NaN hint: the same counts.
+    prop_assert_eq!(&counts[0], &counts[2], "{}: a NaN hint is no hint", E::NAME);
+    Ok(())
+}
+
+fn check_ragged_matrix<E: Element>(
+    (n, m, mut values): (usize, usize, Vec<E>),
+    shape: &RaggedShape,
+    specials: [E; 4],
+    smallest: bool,
+    sorted: bool,
+) -> Result<(), TestCaseError> {
+    poison_tails(&mut values, m, &shape.lengths, shape.tail, specials);
+    let x = Array2::from_shape_vec((n, m), values).map_err(fail)?;
+    check_ragged(x.view(), shape, Options { mode: Mode::from_smallest(smallest), sorted })
+}
+
+/// A matrix and a ragged shape that fits it.
+fn ragged_input<S: Strategy<Value = (usize, usize, Vec<E>)>, E: std::fmt::Debug + Clone>(
+    matrix: S,
+) -> impl Strategy<Value = ((usize, usize, Vec<E>), RaggedShape)> {
+    matrix.prop_flat_map(|(n, m, v)| {
+        let shape = ragged_shape(n, m);
+        (Just((n, m, v)), shape)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #[test]
+    fn i8_ragged((input, shape) in ragged_input(matrix_int::<i8>(300)), smallest: bool,
+                 sorted: bool) {
+        check_ragged_matrix(input, &shape, specials_int::<i8>(), smallest, sorted)?;
+    }
+
+    #[test]
+    fn u8_ragged((input, shape) in ragged_input(matrix_int::<u8>(300)), smallest: bool,
+                 sorted: bool) {
+        check_ragged_matrix(input, &shape, specials_int::<u8>(), smallest, sorted)?;
+    }
+
+    #[test]
+    fn i16_ragged((input, shape) in ragged_input(matrix_int::<i16>(300)), smallest: bool,
+                  sorted: bool) {
+        check_ragged_matrix(input, &shape, specials_int::<i16>(), smallest, sorted)?;
+    }
+
+    #[test]
+    fn i32_ragged((input, shape) in ragged_input(matrix_int::<i32>(300)), smallest: bool,
+                  sorted: bool) {
+        check_ragged_matrix(input, &shape, specials_int::<i32>(), smallest, sorted)?;
+    }
+
+    #[test]
+    fn i64_ragged((input, shape) in ragged_input(matrix_int::<i64>(300)), smallest: bool,
+                  sorted: bool) {
+        check_ragged_matrix(input, &shape, specials_int::<i64>(), smallest, sorted)?;
+    }
+
+    #[test]
+    fn f64_ragged((input, shape) in ragged_input(matrix_f64(300)), smallest: bool,
+                  sorted: bool) {
+        check_ragged_matrix(input, &shape, SPECIALS_F64, smallest, sorted)?;
+    }
+}
+
+/// Hand-checked rows: the extremes of each integer type, both modes, ties to the lower index.
+#[test]
+fn integer_extremes_by_hand() {
+    let row = [0i64, i64::MAX, -1, i64::MIN, i64::MAX, 1, i64::MIN];
+    let largest = Options { mode: Mode::Largest, sorted: true };
+    let smallest = Options { mode: Mode::Smallest, sorted: true };
+    for algo in algorithms::<i64>() {
+        assert_eq!(topk_row(algo, &row, 3, largest).unwrap().indices, [1, 4, 5], "{}", algo.name());
+        assert_eq!(
+            topk_row(algo, &row, 3, smallest).unwrap().indices,
+            [3, 6, 2],
+            "{}",
+            algo.name()
+        );
+    }
+    let row = [u8::MAX, 0, 7, u8::MAX, 0];
+    for algo in algorithms::<u8>() {
+        assert_eq!(topk_row(algo, &row, 2, smallest).unwrap().indices, [1, 4], "{}", algo.name());
+        assert_eq!(topk_row(algo, &row, 3, largest).unwrap().indices, [0, 3, 2], "{}", algo.name());
+    }
+    let row = [i8::MIN, i8::MAX, -1, 0];
+    for algo in algorithms::<i8>() {
+        assert_eq!(
+            topk_row(algo, &row, 4, largest).unwrap().indices,
+            [1, 3, 2, 0],
+            "{}",
+            algo.name()
+        );
+    }
+}
+
+/// `f64` specials by hand: NaN of either sign above `+inf`, `-0 == +0` tied by index, values
+/// beyond `f32::MAX` and below the least f32 subnormal kept apart.
+#[test]
+fn f64_specials_by_hand() {
+    let nan = f64::from_bits(0xFFF8_0000_0000_0001);
+    let row = [1e300, -0.0, f64::INFINITY, nan, 0.0, 5e-324, f64::MAX, 1e301];
+    let largest = Options { mode: Mode::Largest, sorted: true };
+    let smallest = Options { mode: Mode::Smallest, sorted: true };
+    for algo in algorithms::<f64>() {
+        let got = topk_row(algo, &row, 8, largest).unwrap().indices;
+        assert_eq!(got, [3, 2, 6, 7, 0, 5, 1, 4], "{}", algo.name());
+        let got = topk_row(algo, &row, 3, smallest).unwrap().indices;
+        assert_eq!(got, [1, 4, 5], "{}", algo.name());
+    }
+}
+
+/// Integer iteration counts: a row spanning the whole of `i32` needs at most 32 tests, and a
+/// row of `u8` at most 8, whatever k.
+#[test]
+fn integer_iteration_bounds() {
+    let mut wide: Vec<i32> =
+        (0..64).map(|i: i32| i32::MIN.wrapping_add(i.wrapping_mul(0x0400_0000) + i)).collect();
+    wide.extend([i32::MIN, i32::MAX]);
+    for k in 1..=wide.len() {
+        let it = topk_row(&EXACT, &wide, k, Options::default()).unwrap().stats.iterations;
+        assert!(it.unwrap() <= 32, "k={k}: {it:?}");
+    }
+    let bytes: Vec<u8> = (0..=255).collect();
+    for k in 1..=256 {
+        let it = topk_row(&EXACT, &bytes, k, Options::default()).unwrap().stats.iterations;
+        assert!(it.unwrap() <= 8, "k={k}: {it:?}");
+    }
+    assert_eq!((max_iterations::<u8>(), max_iterations::<i64>()), (9, 65));
+    assert_eq!((max_iterations::<f64>(), max_iterations::<f32>()), (96, 64));
+}
