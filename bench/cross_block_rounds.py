@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What one step of "RTop-K across blocks" (issue 21's first design) costs on the GPU: the
+"""What one step of "RTop-K across blocks" (a first design of split rows) costs on the GPU: the
 blocks of a row each hold a chunk on chip, count it at a threshold, and combine the chunk
 counts through global memory before the next step (an atomic add, a per-row arrival counter,
 a spin until every block of the row has arrived). This times that loop alone: `blocks` blocks

@@ -131,7 +131,7 @@ def main():
                        f"{100 * r['read_bw_fraction']:.1f}% | {with_outputs(r):.1f}% |")
     if srt:
         out += ["", "## Sorted output, exact (the device sort's launch included)", "",
-                "Each row's k results in SPEC §1's sorted order, against torch.topk(sorted=True) "
+                "Each row's k results in docs/contract.md §1's sorted order, against torch.topk(sorted=True) "
                 "on the same shapes; sort = sorted − index-order time.", "",
                 "| N | M | k | ours sorted ms | sort ms | torch ms (sorted=True) | speedup |",
                 "|---|---|---|---|---|---|---|"]

@@ -10,7 +10,7 @@ Run one process per GPU with torchrun, once per world size, on a machine of seve
             --out OUT/distributed_$g.json
     done
 
-Cases (issue 23): rows sharded, N = 2^22 x M = 256, k = 32 (each rank holds N / world rows);
+Cases: rows sharded, N = 2^22 x M = 256, k = 32 (each rank holds N / world rows);
 one vector split, N = 1 x M = 2^31 float32 (8 GiB in all; each rank holds M / world), k = 64
 and 1024. Timing: CUDA events on every rank around each call after warm-up, a barrier
 before each call, the median of the slowest rank's time per repetition; the communication's

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """rtopk.topk on float32, float16 and bfloat16 CUDA tensors against torch.topk on the same
-tensors: GPU time per call over the RTop-K grid (issue 22's targets).
+tensors: GPU time per call over the RTop-K grid (the 16-bit targets of docs/performance.md).
 
 Method (bench/torch_op.py's): standard-normal float32 inputs drawn on the device
 (torch.randn, seeded per shape), the 16-bit inputs the same draws rounded to nearest

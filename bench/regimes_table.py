@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 21's regimes side by side: `rtopk bench cuda --grid split,vector,wide --json` (rtopk,
+"""The split-rows regimes side by side: `rtopk bench cuda --grid split,vector,wide --json` (rtopk,
 unsorted cells), bench/split_rows.py's JSON (torch.topk) and bench/peers' JSON lines
 (FlashInfer, CUB DeviceTopK, DeviceBatchedTopK), all timed on the same data (the workspace's
 fill_normal, seeded N 1000003 + M 101 + buffer). Prints Markdown: per regime and peer the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Split rows (issue 21) under compute-sanitizer: a few small launches of rtopk.topk on CUDA
+"""Split rows under compute-sanitizer: a few small launches of rtopk.topk on CUDA
 tensors that take the split route (no iteration counts), each checked against the CPU's
 `bisect`: a partial last chunk, a last chunk joined to the one before, N = 1, k at a quarter of
 the chunk (the most a chunk takes), a second stage split again, smallest mode, sorted output.

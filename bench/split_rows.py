@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 21's regimes on the GPU: rtopk.topk (the split-row route where the plan takes it)
+"""The split-rows regimes on the GPU: rtopk.topk (the split-row route where the plan takes it)
 against torch.topk, on the same data, kernel time by CUDA events; with the device's measured
 read bandwidth, so that each case reports the fraction of it that rtopk reaches.
 

@@ -16,7 +16,7 @@ pub enum AnalysisError {
         /// The widest row this crate simulates.
         max: usize,
     },
-    /// `k > m` (SPEC §1: an error, never padding).
+    /// `k > m` (docs/contract.md §1: an error, never padding).
     #[error("k = {k} is larger than the row width m = {m}")]
     KTooLarge {
         /// The k asked for.

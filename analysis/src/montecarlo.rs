@@ -1,4 +1,4 @@
-//! Monte Carlo of Algorithm 1's iteration counts (SPEC §3), with the reference bisection.
+//! Monte Carlo of Algorithm 1's iteration counts (docs/contract.md §3), with the reference bisection.
 //!
 //! # The fast path
 //! [`IterationCounter`] measures a row the way `topk_ref`'s driver does — order keys and their
@@ -81,11 +81,11 @@ impl RowSource<'_> {
 
 /// How an exit is turned into an "iteration at exit" number.
 ///
-/// [`Convention::Tests`] is SPEC §3 and topk-ref's; the others are the plausible readings of
+/// [`Convention::Tests`] is docs/contract.md §3 and topk-ref's; the others are the plausible readings of
 /// "iteration at exit" that the reproduction tests against the paper's tables.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub enum Convention {
-    /// Threshold tests made; the test that hits is counted (SPEC §3: the first test is 1).
+    /// Threshold tests made; the test that hits is counted (docs/contract.md §3: the first test is 1).
     #[default]
     Tests,
     /// A zero-based loop counter: the test that hits is not counted (hit at test n → n − 1).
@@ -238,7 +238,7 @@ impl IterationStats {
         100.0 * below as f64 / self.reps as f64
     }
 
-    /// SPEC §4's `cumulative_percent`: entry i is the % of rows with count `<= i + 1`, up to
+    /// docs/contract.md §4's `cumulative_percent`: entry i is the % of rows with count `<= i + 1`, up to
     /// the largest count (at least one entry).
     pub fn cumulative_percent(&self, conv: Convention) -> Vec<f64> {
         let top = self.max(conv).max(1) as usize;
@@ -289,7 +289,7 @@ impl IterationCounter {
         }
     }
 
-    /// The reference iteration count of `row` for one k (SPEC §3).
+    /// The reference iteration count of `row` for one k (docs/contract.md §3).
     pub fn iterations(&mut self, row: &[f32], k: usize, bisect: &Bisect) -> u32 {
         let mut n = 0;
         self.search_each(row, &[k], bisect, |_, o| n = o.map_or(0, |o| o.iterations));

@@ -5,7 +5,7 @@
 #
 #   bash bench/peers/run.sh [harness options] [N,M,k ...]
 #
-# No shape given: the shapes of bench/peers/shapes.txt (issue 21's grid). Harness options:
+# No shape given: the shapes of bench/peers/shapes.txt (the split-rows grid). Harness options:
 # --reps R, --warmup W, --seed S, --check-rows C, --peers a,b, --per-row-max-n N, --l2-multiple F,
 # --idle-start, --device D (peers.cu).
 # Environment: NVCC (nvcc on PATH, else /usr/local/cuda/bin/nvcc), ARCH (90a), BUILD_DIR

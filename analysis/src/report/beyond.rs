@@ -442,7 +442,7 @@ fn recall(ctx: &Ctx, sec: &mut Section) -> Result<String, AnalysisError> {
          distribution. Recall = |ES ∩ canonical| / k, in %. The smallest max_iter reaching 99%: \
          {}. ReLU rows with k = 192 > M/2 never get there: the k-th value is a zero shared by \
          about 128 elements, and Algorithm 2 keeps the first k of everything ≥ min by index, not \
-         the canonical lowest-index zeros after the positives — the limitation SPEC §2 asks to \
+         the canonical lowest-index zeros after the positives — the limitation docs/contract.md §2 asks to \
          measure, not hide.\n",
         needed.join("; ")
     );

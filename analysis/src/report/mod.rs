@@ -252,7 +252,7 @@ fn header(
         s,
         "Paper: *RTop-K: Ultra-Fast Row-Wise Top-K Selection for Neural Network Acceleration on \
          GPUs* (full version; Tables 1, 2, 5 and Appendix A). Everything below is re-measured on \
-         the CPU with the workspace's reference bisection (`topk_ref::Bisect`, SPEC §3 counting: \
+         the CPU with the workspace's reference bisection (`topk_ref::Bisect`, docs/contract.md §3 counting: \
          the first threshold test is iteration 1) on float32 rows; the variants tested as \
          explanations of a disagreement are labelled as such.\n"
     );

@@ -68,7 +68,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<Section, AnalysisError> {
     let _ = writeln!(
         md,
         "Rows: float32 N(0, 1), {} per k (paper: 10^5), all k on the same rows. Measured: \
-         `Bisect::with_precision(1e-4)` (ε = ε'·|max|, the paper's line 3), SPEC §3 counting.\n",
+         `Bisect::with_precision(1e-4)` (ε = ε'·|max|, the paper's line 3), docs/contract.md §3 counting.\n",
         ctx.budget.table1
     );
     let per: Vec<(Vec<Cell>, Cell)> =

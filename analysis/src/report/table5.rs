@@ -78,7 +78,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<Section, AnalysisError> {
     let _ = writeln!(
         md,
         "Rows: float32 N(0, 1), {reps} per (M, k) (paper: 10^4); the k of one M share rows. \
-         Measured: `topk_ref::Bisect::exact()`, iterations as SPEC §3 counts them.\n"
+         Measured: `topk_ref::Bisect::exact()`, iterations as docs/contract.md §3 counts them.\n"
     );
     let per_col: Vec<(Vec<Cell>, Cell)> =
         TABLE5.iter().zip(&stats).map(|(p, s)| cells(p, s, Convention::Tests)).collect();
@@ -99,7 +99,7 @@ pub(crate) fn run(ctx: &Ctx) -> Result<Section, AnalysisError> {
         "**Reading.** {} The measured averages differ from the paper's by at most {} iterations \
          (RMS {}).\n",
         if verdict.agrees() {
-            "Algorithm 1 as written, counted as SPEC §3 counts, reproduces Table 5 within the \
+            "Algorithm 1 as written, counted as docs/contract.md §3 counts, reproduces Table 5 within the \
              Monte Carlo noise of both experiments."
         } else {
             "Some cells differ by more than the Monte Carlo noise of both experiments; see the \

@@ -25,7 +25,7 @@
 //!
 //! The last filter (line 5, `last_filter_kernel`) writes every element whose known prefix is
 //! above the k-th key's and, among those equal to it, the first `k_left` in index order —
-//! which makes the result canonical (SPEC §1). Elements found "above" while filtering a
+//! which makes the result canonical (docs/contract.md §1). Elements found "above" while filtering a
 //! buffered pass are written out in that pass; while nothing is buffered nothing is written,
 //! and the last filter (reading the input) writes them all, so no element is written twice.
 //! The k indices are then sorted (output formatting, not counted).

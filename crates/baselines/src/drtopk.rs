@@ -25,7 +25,7 @@
 //!
 //! Everything is compared by unique ranks ([`topk_ref::order::rank`]), so Rules 1–3 hold with
 //! strict inequalities, and D and C are kept in index order, so the base's ties-by-position are
-//! ties by index: the result is the canonical top-k (SPEC §1).
+//! ties by index: the result is the canonical top-k (docs/contract.md §1).
 //!
 //! # Cost
 //! One pass over the row to build D (`β·M/2^α` delegates), a top-k over D, a re-read of the

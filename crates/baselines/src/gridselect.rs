@@ -20,7 +20,7 @@
 //!    (a bitonic merge tree) into the answer. On a GPU this is what fills the SMs for a single
 //!    long row; BlockSelect and WarpSelect use one block.
 //!
-//! Every comparison is on unique ranks, so the k best ranks are the canonical top-k (SPEC §1);
+//! Every comparison is on unique ranks, so the k best ranks are the canonical top-k (docs/contract.md §1);
 //! their indices are sorted for the output.
 //!
 //! # Cost

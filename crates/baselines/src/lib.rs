@@ -21,7 +21,7 @@
 //! runs — PyTorch's radix select is defined for `int64` and `double`; the others pack a key and
 //! an index into one 64-bit word, declare `max_key_bits() == 32`
 //! ([`topk_ref::RowSelect::max_key_bits`]), and the drivers refuse them with
-//! `topk_ref::TopKError::UnsupportedElement`. Every one is **exact and canonical** (SPEC §1):
+//! `topk_ref::TopKError::UnsupportedElement`. Every one is **exact and canonical** (docs/contract.md §1):
 //! the index set of
 //! `topk_ref::oracle::canonical_indices`, in both modes, with the input's bits as values. They
 //! rank elements through `topk_ref::order` (keys and ranks) only — no second order exists.
@@ -54,7 +54,7 @@ pub use warpselect::WarpSelect;
 
 use topk_ref::{Element, RowTopK, RowTopKOf};
 
-/// The baselines' command-line names (SPEC §4), in the order the CLI and benches list them.
+/// The baselines' command-line names (docs/contract.md §4), in the order the CLI and benches list them.
 pub const BASELINE_NAMES: [&str; 6] =
     ["air", "gridselect", "warpselect", "drtopk", "torch-radix", "sort"];
 

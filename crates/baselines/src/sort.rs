@@ -7,7 +7,7 @@
 //! of (key, index) pairs on the descending order key — four stable scatter passes of 8 bits,
 //! after one sweep that builds all four digit histograms; **two** passes for the 16-bit keys of
 //! `f16` and `bf16` rows (CUB sorts those as 16-bit keys). Stability keeps equal keys in index
-//! order, so the first k pairs are exactly the canonical top-k (SPEC §1); their indices are
+//! order, so the first k pairs are exactly the canonical top-k (docs/contract.md §1); their indices are
 //! then sorted for the output.
 //!
 //! # Cost

@@ -20,8 +20,8 @@
 //! `findPattern` sweep when a unique element ends the search early. Then the gather writes
 //! the result in two sweeps: every element whose key is **greater** than the k-th, then, from
 //! the start again, the elements **equal** to it until k are written (that sweep stops early).
-//! Taking ties in index order is what makes the result canonical here (SPEC §1; the order keys
-//! merge ±0 and put NaN on top, as SPEC asks — torch's own conversion keeps ±0 apart).
+//! Taking ties in index order is what makes the result canonical here (docs/contract.md §1; the order keys
+//! merge ±0 and put NaN on top, as the contract asks — torch's own conversion keeps ±0 apart).
 //!
 //! # Cost
 //! Time O(16·M): every pass reads the whole input, but nothing is ever written except the k

@@ -17,7 +17,7 @@
 //! forces a merge while the other 31 queues are nearly empty, so WarpSelect merges up to `T`
 //! times as often as a shared queue of 32 would.
 //!
-//! Ranks are unique, so the k best are the canonical top-k (SPEC §1); their indices are sorted
+//! Ranks are unique, so the k best are the canonical top-k (docs/contract.md §1); their indices are sorted
 //! for the output.
 //!
 //! # Cost

@@ -454,7 +454,7 @@ fn each_output_is_optional_but_one_is_required() {
     assert_refused(&c, &out, &["--values", "--indices", "--iterations"]);
 }
 
-/// Issue 16, defect 2: outputs are compared as files, not as strings.
+/// Outputs are compared as files, not as strings.
 #[test]
 fn one_file_under_two_names_is_refused() {
     let c = good_case();
@@ -499,7 +499,7 @@ fn one_file_under_two_names_is_refused() {
     assert_eq!(fs::read(c.path("v.npy")).unwrap(), b"earlier");
 }
 
-/// Issue 16, defect 1: a symlink is written through, not replaced.
+/// A symlink is written through, not replaced.
 #[test]
 fn a_symlinked_output_is_written_through_and_stays_a_link() {
     let c = good_case();
@@ -516,7 +516,7 @@ fn is_char_device(path: &Path) -> bool {
     fs::metadata(path).unwrap().file_type().is_char_device()
 }
 
-/// Issue 16, defect 1: a device node is written in place (character devices) or refused (block
+/// A device node is written in place (character devices) or refused (block
 /// devices, directories), never replaced by a regular file.
 #[test]
 fn device_nodes_are_written_in_place_or_refused_never_replaced() {
@@ -660,7 +660,7 @@ fn an_input_from_a_pipe_is_read_and_checked() {
     assert_eq!(c.files(), ["I.npy"]);
 }
 
-/// Issue 16, defect 6: the environment's failures exit 1, and a failed run changes nothing.
+/// The environment's failures exit 1, and a failed run changes nothing.
 #[test]
 fn the_environment_failing_exits_1_and_changes_nothing() {
     let c = good_case();
@@ -727,7 +727,7 @@ fn interrupt(c: &Case, args: &[&str], signal: &str, code: i32) {
     assert!(!c.path("I.npy").exists());
 }
 
-/// Issue 16, defect 4: SIGTERM and SIGINT remove the temporary files; earlier outputs stay.
+/// SIGTERM and SIGINT remove the temporary files; earlier outputs stay.
 #[test]
 fn a_signal_removes_temporary_files_and_keeps_earlier_outputs() {
     // While selecting: the simulator takes most of a second on these rows.

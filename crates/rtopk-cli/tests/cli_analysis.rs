@@ -165,7 +165,7 @@ fn stats_argument_errors_exit_2() {
     fails_with(&["stats", "iterations", "-k", "2", "--input", xs], 2, "list [2, 3]");
 }
 
-/// Issue 16, defects 3 and 7: sizes are checked before anything is allocated, options that
+/// Sizes are checked before anything is allocated, options that
 /// exclude each other are refused as in `select`, and a bad precision is quoted as typed.
 #[test]
 fn stats_sizes_and_option_conflicts_exit_2() {

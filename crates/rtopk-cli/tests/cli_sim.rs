@@ -138,7 +138,7 @@ fn trace_reads_a_row_of_an_input_file() {
 }
 
 /// Sizes are checked before anything is allocated: a row too wide for the kernel (docs/contract.md §1) is
-/// a clear message and exit 2, never an allocation abort. (Rows within SPEC's width but too
+/// a clear message and exit 2, never an allocation abort. (Rows within the contract's width but too
 /// wide for the simulator's memory are refused by its checked reservations, tested in
 /// warp-sim; how large that is depends on the machine.)
 #[test]

@@ -2,7 +2,7 @@
 
 #include "sort.cuh"
 
-// Puts each row's k results (index order, from the selection) in sorted order (SPEC §1:
+// Puts each row's k results (index order, from the selection) in sorted order (docs/contract.md §1:
 // value order of the mode, ties by ascending index). pow2 = k rounded up to a power of two;
 // row_threads threads per row, blockDim.x / row_threads rows per block. in_shared: the block's
 // rows sit in dynamic shared memory as ranks (pow2 words of 8 bytes per row) and values are

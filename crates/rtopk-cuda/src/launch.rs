@@ -489,7 +489,7 @@ impl CudaTopK {
 
     /// Row-wise top-k of `x` (device, `n * m` values, row-major) into device buffers: values
     /// and indices `n * k`, iteration counts `n`. Each row's results in ascending index order,
-    /// or with `launch.sorted` in sorted order (SPEC §1).
+    /// or with `launch.sorted` in sorted order (docs/contract.md §1).
     pub fn select_device<E: DeviceFloat>(
         &self,
         launch: &Launch,

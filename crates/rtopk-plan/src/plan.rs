@@ -190,7 +190,7 @@ pub struct Launch {
     pub mode: Mode,
     /// Exact, with a precision, or early stopping (topk-ref's [`Bisect`]).
     pub bisect: Bisect,
-    /// Each row's results in sorted order (SPEC §1: the mode's value order, ties by index)
+    /// Each row's results in sorted order (docs/contract.md §1: the mode's value order, ties by index)
     /// instead of index order: a second launch sorts them on the device.
     pub sorted: bool,
     /// The element type: a 16-bit row packs two elements per register, so it fits a

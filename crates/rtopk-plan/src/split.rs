@@ -5,12 +5,12 @@
 //! its chunks' results, itself split again where it is still long; a last step turns the
 //! positions among the candidates back into the row's indices.
 //!
-//! The answer is SPEC §1's canonical top-k: every element of the row's top k is in its
+//! The answer is docs/contract.md §1's canonical top-k: every element of the row's top k is in its
 //! chunk's top k, so the candidates hold the answer; and equal keys keep their index order
 //! among the candidates (a chunk's results are in index order within each of its strong and
 //! band groups, and a key is in one of them; chunks lie in row order), so the second stage's
 //! tie-break by position is the row's tie-break by index. The search's iteration counts are
-//! those of the chunks, not of the row (SPEC §3 counts the row's): a launch that wants them,
+//! those of the chunks, not of the row (docs/contract.md §3 counts the row's): a launch that wants them,
 //! or searches approximately (early stopping, a precision), is never split.
 
 use crate::error::PlanError;
@@ -145,10 +145,12 @@ fn cannot_split(launch: &Launch, counts: bool) -> Option<&'static str> {
         return Some("k = 0: nothing to select");
     }
     if counts {
-        return Some("the iteration counts are the row's (SPEC §3): a split row has none");
+        return Some(
+            "the iteration counts are the row's (docs/contract.md §3): a split row has none",
+        );
     }
     if launch.bisect.max_iter.is_some() || launch.bisect.precision > 0.0 {
-        return Some("an approximate search answers for the whole row (SPEC §2)");
+        return Some("an approximate search answers for the whole row (docs/contract.md §2)");
     }
     if chunk_width(launch.m, launch.k).is_none() {
         return Some("no chunk of 2048 to 65536 holds 4 k and fits the row twice");

@@ -80,7 +80,7 @@ def test_simulator_matches_the_oracle_and_reports_nothing_on_the_clean_kernel() 
     assert rtopk.sim.run(x, 11, strategy="block").kernel.startswith("rtopk_block")
     with pytest.raises(Exception, match="cannot be split"):
         rtopk.sim.run(x, 11, strategy="split")
-    # split rows (issue 21): chunks of 2048, the last one 1808 wide; no iteration counts
+    # split rows: chunks of 2048, the last one 1808 wide; no iteration counts
     wide = hostile_matrix(2, 10_000, "hostile", 4)
     r = rtopk.sim.run(wide, 40, sorted=False, strategy="split")
     want_v, want_i = canonical_rows(wide, 40)

@@ -63,7 +63,7 @@ impl Grid {
         [Grid::Rtopk, Grid::AppendixB, Grid::Long, Grid::Split, Grid::Vector, Grid::Wide];
     /// The paper's grids: what `all` names (the default run, comparable with the records).
     pub const PAPER: [Grid; 3] = [Grid::Rtopk, Grid::AppendixB, Grid::Long];
-    /// Issue 21's regimes: what `regimes` names.
+    /// The split-rows regimes: what `regimes` names.
     pub const REGIMES: [Grid; 3] = [Grid::Split, Grid::Vector, Grid::Wide];
 
     /// The grid's name (`rtopk`, `appendix-b`, `long`, `split`, `vector`, `wide`).

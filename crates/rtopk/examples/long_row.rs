@@ -12,8 +12,7 @@ use ndarray::Array2;
 use rtopk::{Request, select};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<usize> =
-        std::env::args().skip(1).map(|a| a.parse()).collect::<Result<_, _>>()?;
+    let args: Vec<usize> = std::env::args().skip(1).map(|a| a.parse()).collect::<Result<_, _>>()?;
     let [n, m, k, reps] = match args.as_slice() {
         [] => [1, 1 << 27, 100, 9],
         [n, m, k, reps] => [*n, *m, *k, *reps],

@@ -6,7 +6,7 @@
 //! ```
 //!
 //! `M` defaults to 256 (65,536 rows), `K` to 32. The f16 / f32 ratio of `bisect` is the CPU
-//! target of issue 22 (f16 within 1.2x of f32's time per element).
+//! 16-bit target (f16 within 1.2x of f32's time per element).
 
 use ndarray::Array2;
 use rand::SeedableRng;

@@ -5,7 +5,7 @@ use crate::order::{Element, Mode};
 /// What a single-row selection reports besides the indices.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RowStats {
-    /// Threshold tests done by a bisection search (SPEC §3); `None` for other algorithms.
+    /// Threshold tests done by a bisection search (docs/contract.md §3); `None` for other algorithms.
     pub iterations: Option<u32>,
     /// The data movement of this selection (see [`WorkCounters`]).
     pub work: WorkCounters,
@@ -127,7 +127,7 @@ pub fn selection_reads(last_index: u32, m: usize) -> usize {
 /// implement; callers use the object-safe faces [`RowTopK`] (`f32` rows, as before 16-bit
 /// support) and [`RowTopKOf`] (rows of any element type), which every `RowSelect` gets.
 ///
-/// Implementations select the **canonical** top-k of SPEC §1 (exact algorithms) or a valid
+/// Implementations select the **canonical** top-k of docs/contract.md §1 (exact algorithms) or a valid
 /// approximation (`is_exact() == false`, e.g. early stopping): `k` distinct indices of `row`.
 /// The driver checks the arguments; implementations may assume
 /// `1 <= k <= row.len() <= MAX_ROW_WIDTH` and `out.len() == k`.

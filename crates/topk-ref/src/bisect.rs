@@ -9,7 +9,7 @@
 //! needed to reach k — RTop-K's two-condition selection (§3.2, "Selecting stage").
 //!
 //! # Exactly what runs (the simulator and the CUDA kernel mirror this, step for step)
-//! This section is the specification of the search and of its iteration counts (SPEC §3) for
+//! This section is the specification of the search and of its iteration counts (docs/contract.md §3) for
 //! rows of every element type: the floats `f32`, `f16` and `bf16` first, then `f64` and the
 //! integers.
 //!
@@ -26,7 +26,7 @@
 //! [`crate::order::key_of_ordered`] itself; topk-ref computes the same ceiling for f16 and
 //! bf16 in integers, without a float conversion). Implementations count in whichever key
 //! space they hold (a GPU kernel may keep 16-bit keys and compare them with `C(thres)`). A
-//! **test at an own key** `t` counts `|{e : K(e) >= t}|`. Each test is one iteration (SPEC §3;
+//! **test at an own key** `t` counts `|{e : K(e) >= t}|`. Each test is one iteration (docs/contract.md §3;
 //! the first test is iteration 1).
 //!
 //! **Exact mode** (Algorithm 1, precision ε' ≥ 0, default 0). The bracket is a pair of own
@@ -234,7 +234,7 @@ pub enum BisectExit {
 /// the row's own keys (`K` = `u32` for `f32` rows, `u16` for `f16` and `bf16` rows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BisectOutcome<K = u32> {
-    /// Iterations (threshold tests, SPEC §3).
+    /// Iterations (threshold tests, docs/contract.md §3).
     pub iterations: u32,
     /// How many of those were key-phase tests.
     pub key_phase_iterations: u32,

@@ -45,7 +45,7 @@ pub struct RowTopKResult<E: Element = f32> {
     pub stats: RowStats,
 }
 
-/// Checks `k` against the row width `m` (SPEC §1).
+/// Checks `k` against the row width `m` (docs/contract.md §1).
 pub fn check_shape(m: usize, k: usize) -> Result<(), TopKError> {
     if m == 0 {
         return Err(TopKError::EmptyRows);

@@ -6,7 +6,7 @@ use thiserror::Error;
 /// user input.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum TopKError {
-    /// `k` is larger than the row width (SPEC §1: an error, never padding).
+    /// `k` is larger than the row width (docs/contract.md §1: an error, never padding).
     #[error("k = {k} is larger than the row width M = {m}")]
     KTooLarge {
         /// Requested k.
@@ -14,7 +14,7 @@ pub enum TopKError {
         /// Row width.
         m: usize,
     },
-    /// The matrix has rows of width 0 (SPEC §1 needs M ≥ 1).
+    /// The matrix has rows of width 0 (docs/contract.md §1 needs M ≥ 1).
     #[error("rows have width M = 0; every row needs at least one value")]
     EmptyRows,
     /// Indices are reported as `u32`; wider rows cannot be indexed.

@@ -8,7 +8,7 @@
 //! input is reproducible from its seed on any machine.
 //!
 //! A user's own `.npy` data is the other input source; it is read where files are read
-//! (`rtopk::npy`), not generated here.
+//! (`rtopk_tools::npy`), not generated here.
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,9 +1,9 @@
 //! # topk-ref — the canonical row-wise top-k and six CPU algorithms
 //!
-//! This crate is the workspace's ground truth (SPEC §1):
+//! This crate is the workspace's ground truth (docs/contract.md §1):
 //!
 //! * [`order`] owns the order — NaN above `+inf`, `-0.0 == +0.0`, smallest mode, ties to the
-//!   lower index — as integer keys and unique ranks, for the element types of SPEC §1
+//!   lower index — as integer keys and unique ranks, for the element types of docs/contract.md §1
 //!   ([`Element`]: `f32`, [`f16`](struct@f16), [`bf16`], `f64`, `i8`, `u8`, `i16`, `i32`,
 //!   `i64`; each with a key as wide as the type). No algorithm re-implements it.
 //! * [`oracle`] is the plain sort-based definition every algorithm is tested against.

@@ -1,6 +1,6 @@
 //! The sort-based oracle: the definition of the canonical top-k, written as plainly as possible.
 //!
-//! Sort every index by (key descending, index ascending) and keep the first k (SPEC §1). It is
+//! Sort every index by (key descending, index ascending) and keep the first k (docs/contract.md §1). It is
 //! O(M log M) and allocates; tests and checks compare every other algorithm against it.
 
 use ndarray::{Array1, Array2, ArrayView2};

@@ -1,4 +1,4 @@
-//! The one place that owns the order of SPEC §1.
+//! The one place that owns the order of docs/contract.md §1.
 //!
 //! Every algorithm in the workspace ranks elements through this module and nothing else:
 //!
@@ -20,7 +20,7 @@
 //! # Element types
 //! Rows hold one of nine types ([`Element`]): the floats `f32`, `half::f16` (IEEE binary16),
 //! `half::bf16` (bfloat16) and `f64`, and the integers `i8`, `u8`, `i16`, `i32` and `i64`.
-//! SPEC §1 orders floats by value (NaN above `+inf`, `-0.0 == +0.0`) and integers in their
+//! docs/contract.md §1 orders floats by value (NaN above `+inf`, `-0.0 == +0.0`) and integers in their
 //! usual order. Each type has its own **key**, as wide as the type ([`Element::Key`]: `u8`,
 //! `u16`, `u32` or `u64`):
 //!
@@ -89,7 +89,7 @@ fn number_key(x: f32) -> u32 {
     if k == KEY_ZERO - 1 { KEY_ZERO } else { k }
 }
 
-/// The key of `v` in `mode`: larger key = ranks higher in that mode (SPEC §1).
+/// The key of `v` in `mode`: larger key = ranks higher in that mode (docs/contract.md §1).
 #[inline(always)]
 pub fn key(v: f32, mode: Mode) -> u32 {
     match mode {
@@ -200,7 +200,7 @@ pub fn rank_key(rank: u64) -> u32 {
     (rank >> 32) as u32
 }
 
-/// Sorts selected `indices` of `row` into the canonical order (SPEC §1, `--sorted`): key
+/// Sorts selected `indices` of `row` into the canonical order (docs/contract.md §1, `--sorted`): key
 /// descending in `mode`, ties by ascending index.
 pub fn sort_canonical<E: Element>(row: &[E], mode: Mode, indices: &mut [u32]) {
     indices.sort_unstable_by_key(|&i| std::cmp::Reverse(row[i as usize].key(mode).rank(i)));
@@ -662,7 +662,7 @@ impl OrderedValue for NoValue {
     }
 }
 
-/// One element type of a row (SPEC §1): the floats `f32`, `half::f16`, `half::bf16` and `f64`
+/// One element type of a row (docs/contract.md §1): the floats `f32`, `half::f16`, `half::bf16` and `f64`
 /// (NaN above `+inf`, `-0.0 == +0.0`) and the integers `i8`, `u8`, `i16`, `i32`, `i64` (their
 /// usual order).
 ///
@@ -705,7 +705,7 @@ pub trait Element: Copy + Default + Debug + Send + Sync + 'static + sealed::Seal
     /// negated value, every NaN at key 0; integers: the complement of the largest-mode key).
     fn key_smallest(self) -> Self::Key;
 
-    /// The key of `self` in `mode` (SPEC §1).
+    /// The key of `self` in `mode` (docs/contract.md §1).
     #[inline(always)]
     fn key(self, mode: Mode) -> Self::Key {
         match mode {

@@ -2,7 +2,7 @@
 //!
 //! # Idea
 //! The order keys ([`crate::order::key`]) are `u32`s whose integer order *is* the order of
-//! SPEC §1, so the k-th largest key can be found one 8-bit digit at a time, from the top:
+//! docs/contract.md §1, so the k-th largest key can be found one 8-bit digit at a time, from the top:
 //!
 //! 1. Histogram the current digit over the candidates (at first: the whole row).
 //! 2. Walk the bins from the top, adding up counts, until the running total reaches the

@@ -2,7 +2,7 @@
 //!
 //! Once an algorithm knows a *strong* threshold (every key above it is selected) and a *band*
 //! of keys that fill the remaining places by ascending index, one pass in index order writes
-//! the result already in the default output order (ascending index, SPEC §1). This is the CPU
+//! the result already in the default output order (ascending index, docs/contract.md §1). This is the CPU
 //! twin of RTop-K's ballot + popc selecting stage: the GPU computes the same "is selected and
 //! how many selected before me" per chunk of 32 with a ballot and a prefix popcount.
 

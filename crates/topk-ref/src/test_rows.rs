@@ -34,7 +34,7 @@ pub(crate) fn shaped_rows(m: usize) -> Vec<(&'static str, Vec<f32>)> {
     ]
 }
 
-/// Every special value of SPEC §1 at least once: NaNs of both signs with payloads, ±inf,
+/// Every special value of docs/contract.md §1 at least once: NaNs of both signs with payloads, ±inf,
 /// ±0.0 (twice), subnormals of both signs, ±FLT_MAX, the smallest normal, ties.
 pub(crate) fn special_row() -> Vec<f32> {
     vec![

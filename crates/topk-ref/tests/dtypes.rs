@@ -83,7 +83,7 @@ fn check_oracle<E: Element>(
     Ok(())
 }
 
-/// `f64` order of SPEC §1, larger = ranks first in largest mode and last in smallest mode:
+/// `f64` order of docs/contract.md §1, larger = ranks first in largest mode and last in smallest mode:
 /// NaN above `+inf` (so last in smallest mode), `-0 == +0`.
 fn f64_cmp(a: f64, b: f64) -> Ordering {
     match (a.is_nan(), b.is_nan()) {

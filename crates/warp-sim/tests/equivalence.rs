@@ -55,7 +55,7 @@ fn check(
             r
         );
         if got.route.depth() > 0 {
-            // a split row has no iteration count (SPEC §3 counts the row's search)
+            // a split row has no iteration count (docs/contract.md §3 counts the row's search)
             prop_assert!(got.iterations.is_empty(), "{}: counts of a split row", unit);
             continue;
         }

@@ -103,7 +103,7 @@ async fn load_rest(
             w.add_u64(&Lanes::splat(row.row_off), &i.map(u64::from), "load_row: row_in + i")?;
         let v = w.ld_input(p.x, &addr, "load_row: row_in[i]").await?;
         let key = v.map(|v| own_key(&p.a, p.elem, v, row.sign));
-        let label = "load_row: own_key is SPEC §1's key";
+        let label = "load_row: own_key is docs/contract.md §1's key";
         check_keys(w, p.a.mode, p.elem, &v, &key, inside.mask(), label)?;
         let cached = i.map(|i| i - row.in_regs < row.cached);
         let s2 = w.push_active(&cached, "load_row: i - in_regs < cached")?;
@@ -146,7 +146,15 @@ async fn load_block_keys16(
             bits.zip(&valid, |b, v| if v { key16_of_ordered(elem, b ^ flip, largest) } else { 0 });
         lo = Lanes::select(&valid, &lo.zip(key, u32::min), &lo);
         hi = hi.zip(key, u32::max); // 0 is neutral
-        check_keys(w, a.mode, elem, bits, key, valid.mask(), "load_block_keys16: SPEC §1's keys")?;
+        check_keys(
+            w,
+            a.mode,
+            elem,
+            bits,
+            key,
+            valid.mask(),
+            "load_block_keys16: docs/contract.md §1's keys",
+        )?;
     }
     Ok((lo, hi))
 }

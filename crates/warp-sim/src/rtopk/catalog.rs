@@ -425,7 +425,7 @@ fn compare<E: Element>(
             return Some(format!("{what}: value bits differ"));
         }
         let want_it = want.stats.iterations.unwrap_or(0);
-        // a split row has no iteration count (SPEC §3 counts the row's search)
+        // a split row has no iteration count (docs/contract.md §3 counts the row's search)
         if result.route.depth() == 0 && result.iterations[r] != want_it {
             return Some(format!("{what}: {} iterations != {want_it}", result.iterations[r]));
         }

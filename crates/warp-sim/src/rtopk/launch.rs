@@ -104,7 +104,7 @@ pub struct LaunchResult<E = f32> {
     /// `(rows, k)` indices, row-major: ascending within a row, or in sorted order.
     pub indices: Vec<u32>,
     /// `(rows,)` iteration counts; empty when the route split the rows (a split row's search
-    /// counts its chunks, not the row: SPEC §3 has no count for it).
+    /// counts its chunks, not the row: docs/contract.md §3 has no count for it).
     pub iterations: Vec<u32>,
     /// The findings kept (at most [`crate::engine::DEFAULT_KEPT_DIAGNOSTICS`]).
     pub diagnostics: Vec<Diagnostic>,

@@ -95,7 +95,7 @@ pub(crate) async fn load_row(
     let range = key_slots(a, keys, &v, first, m, a.sign());
     for (j, (key, val)) in keys.iter().zip(&v).enumerate() {
         let valid = first.map(|f| f.saturating_add(j as u32) < m).mask();
-        let label = "key_slots: order_key is SPEC §1's key";
+        let label = "key_slots: order_key is docs/contract.md §1's key";
         check_keys(w, a.mode, ElemType::F32, val, key, valid, label)?;
     }
     Ok(range)
@@ -209,7 +209,7 @@ impl PackedRow {
         for (j, val) in v.iter().enumerate() {
             let valid = first.map(|f| f.saturating_add(j as u32) < self.m).mask();
             let key = self.slot_key(j);
-            let label = "load_row: a slot's key is its element's own key (SPEC §1)";
+            let label = "load_row: a slot's key is its element's own key (docs/contract.md §1)";
             check_keys(w, a.mode, elem, val, &key, valid, label)?;
         }
         Ok((lo, hi))

@@ -87,7 +87,7 @@ pub(crate) fn midpoint(lo: f32, hi: f32) -> f32 {
     topk_ref::bisect::midpoint(lo, hi)
 }
 
-/// The simulator's contract check on keys made from input values: each is SPEC §1's key, the
+/// The simulator's contract check on keys made from input values: each is docs/contract.md §1's key, the
 /// element's own key in its type (topk-ref's `order::key` for f32, `Element::key` for f16 and
 /// bf16), in the lanes of `valid`; `values` are the elements' bits of type `elem`. A key
 /// function that ranks -0.0 below +0.0, or a NaN anywhere but its mode's end, is an

@@ -30,7 +30,7 @@ pub enum Moved {
 /// One threshold test.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TraceStep {
-    /// 1-based iteration number (SPEC §3).
+    /// 1-based iteration number (docs/contract.md §3).
     pub iteration: u32,
     /// Value or key phase.
     pub phase: Phase,
@@ -53,7 +53,7 @@ pub struct TraceStep {
 pub struct TraceCut {
     /// How the search ended.
     pub exit: SearchExit,
-    /// Iterations reported (SPEC §3).
+    /// Iterations reported (docs/contract.md §3).
     pub iterations: u32,
     /// Keys above this are strong.
     pub strong_above: u32,

@@ -101,12 +101,18 @@ pub(crate) async fn write_result(
     let x = w.ld_input(out.x, &src, "write_result: row_in[i]").await?;
     w.assign(&mut val, &x);
     w.pop_active(saved);
-    check_input_bits(w, out.x, &src, &val, "write_result: out_val is the input's bits (SPEC §1)")?;
+    check_input_bits(
+        w,
+        out.x,
+        &src,
+        &val,
+        "write_result: out_val is the input's bits (docs/contract.md §1)",
+    )?;
     w.st_global(out.out_val, &at, &val, "write_result: out_val[pos]").await
 }
 
 /// The simulator's contract check on a result's value: the bits of the input element it
-/// names (SPEC §1: -0.0 and NaN payloads included), in the active lanes whose address is in
+/// names (docs/contract.md §1: -0.0 and NaN payloads included), in the active lanes whose address is in
 /// the input. Not a simulated access: it reads the input host-side.
 pub(crate) fn check_input_bits(
     w: &mut Warp<'_>,

@@ -1,6 +1,6 @@
 //! The sorted output (the CUDA kernel's `sort.cuh`, `sort_warp_rows.cu`, `sort_rows.cu`): a
 //! second launch puts each row's k results, in index order from the selection, in sorted order
-//! (SPEC §1: the mode's value order, ties by ascending index). `sort_warp_row`: one warp per
+//! (docs/contract.md §1: the mode's value order, ties by ascending index). `sort_warp_row`: one warp per
 //! row, `E` results per lane in registers, a bitonic network of `bitonic_step`s. Past 1024
 //! results, `rtopk_sort_rows`: one block per row, `bitonic_sort` over the row's ranks in
 //! shared memory (`SharedRanks`), or in place in global memory (`GlobalResults`).
@@ -169,7 +169,7 @@ pub(crate) async fn sort_warp_row(
             &v,
             &kv,
             inside.mask() & w.active_mask(),
-            "sort: own_key is SPEC §1's key",
+            "sort: own_key is docs/contract.md §1's key",
         )?;
         key[q] = Lanes::select(&inside, &kv, &Lanes::splat(0));
         ix[q] = Lanes::select(&inside, &i, &Lanes::splat(u32::MAX));
@@ -400,7 +400,7 @@ pub(crate) async fn rtopk_sort_rows(
         let v = w.ld_global(p.out_val, &addr, "rtopk_sort_rows: val[i]").await?;
         let ix = w.ld_global(p.out_idx, &addr, "rtopk_sort_rows: idx[i]").await?;
         let key = v.map(|v| own_key(a, p.elem, v, a.sign()));
-        let label = "sort: own_key is SPEC §1's key";
+        let label = "sort: own_key is docs/contract.md §1's key";
         check_keys(w, a.mode, p.elem, &v, &key, w.active_mask(), label)?;
         let r = key.zip(&ix, sort_rank);
         w.st_shared(&i.map(|i| base + 2 * i), &r.map(|r| r as u32), "rtopk_sort_rows: r[i] = rank")

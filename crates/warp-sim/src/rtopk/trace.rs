@@ -52,7 +52,7 @@ pub struct RowTrace {
     pub narrowed: Option<(u32, u32)>,
     /// How the search ended.
     pub exit: Option<SearchExit>,
-    /// Iterations reported (SPEC §3).
+    /// Iterations reported (docs/contract.md §3).
     pub iterations: u32,
     /// Selection: keys above this are strong.
     pub strong_above: u32,
