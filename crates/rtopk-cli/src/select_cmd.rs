@@ -104,6 +104,11 @@ pub(crate) struct SelectArgs {
     /// violated, ...); its summary goes to stderr either way [sim]
     #[arg(long)]
     fail_on_findings: bool,
+    /// Print what the simulated run exercised to stderr: launches per step of the launch
+    /// program (`rtopk plan`) and rows per branch inside them (launch families, narrowing, how
+    /// the search ended, split rows, sorts, 16-bit paths) [sim]
+    #[arg(long)]
+    coverage: bool,
 }
 
 /// Which of the outputs were asked for, by their index in [`Outputs`].
@@ -174,12 +179,15 @@ fn builder_of(args: &SelectArgs) -> RequestBuilder {
 pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
     // 1. Arguments: one request, checked once by the library.
     let request = builder_of(args).build()?;
-    if args.fail_on_findings && !request.caps().diagnostics {
-        let valid = registry::list(&registry::names_where(|c| c.diagnostics));
-        return Err(CliError::BadArgument(format!(
-            "--fail-on-findings is only valid for {valid}, not for '{}'",
-            args.algo
-        )));
+    for (flag, on) in [("--fail-on-findings", args.fail_on_findings), ("--coverage", args.coverage)]
+    {
+        if on && !request.caps().diagnostics {
+            let valid = registry::list(&registry::names_where(|c| c.diagnostics));
+            return Err(CliError::BadArgument(format!(
+                "{flag} is only valid for {valid}, not for '{}'",
+                args.algo
+            )));
+        }
     }
 
     // 2. The input's header and the per-row files: the dtype against the algorithm's, k (each
@@ -216,6 +224,9 @@ pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
     // 5. The simulator's findings, then all outputs in place, or none.
     if let Some(found) = &findings {
         eprintln!("{found}");
+        if args.coverage {
+            eprintln!("{}", coverage_lines(&found.coverage));
+        }
         if args.fail_on_findings && !found.is_clean() {
             return Err(CliError::WrongAnswer(format!(
                 "the simulator reported {} finding(s); no output was written",
@@ -224,6 +235,15 @@ pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
         }
     }
     Ok(outputs.commit()?)
+}
+
+/// The simulated run's coverage as two lines: `steps: NAME xN, ...` and `branches: NAME N, ...`
+/// (branches not reached are not listed).
+fn coverage_lines(c: &rtopk::sim::Coverage) -> String {
+    let steps: Vec<String> = c.steps.iter().map(|(s, n)| format!("{s} x{n}")).collect();
+    let branches: Vec<String> =
+        c.branches.iter().filter(|(_, n)| **n > 0).map(|(b, n)| format!("{b} {n}")).collect();
+    format!("coverage: steps: {}\ncoverage: branches: {}", steps.join(", "), branches.join(", "))
 }
 
 /// What every block is asked: the whole request, the per-row inputs (each block takes its

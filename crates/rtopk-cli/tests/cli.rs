@@ -758,10 +758,10 @@ fn a_signal_removes_temporary_files_and_keeps_earlier_outputs() {
 fn help_names_every_command_and_algorithm() {
     let out = rtopk(&["--help"]);
     let help = stdout(&out);
-    for cmd in ["select", "trace", "sim", "bench", "verify", "stats", "reproduce"] {
+    for cmd in ["select", "plan", "trace", "sim", "bench", "verify", "stats", "reproduce"] {
         assert!(help.contains(&format!("  {cmd} ")), "{cmd} missing from --help:\n{help}");
     }
-    assert!(help.contains("select, trace, sim, bench, verify, stats, reproduce"), "{help}");
+    assert!(help.contains("select, plan, trace, sim, bench, verify, stats, reproduce"), "{help}");
     let help = stdout(&rtopk(&["select", "--help"]));
     for algo in ["heap", "bisect", "sim", "cuda", "air", "torch-radix", "sort"] {
         assert!(help.contains(algo), "{algo} missing from select --help:\n{help}");

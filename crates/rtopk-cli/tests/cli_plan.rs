@@ -61,3 +61,35 @@ fn unknown_gpus_and_bad_shapes_exit_2() {
     fails_with(&["plan", "--gpu", "v100", "--n", "4", "--m", "256", "-k", "8"], 2, "v100");
     fails_with(&["plan", "--gpu", "h100", "--n", "4", "--m", "256", "-k", "300"], 2, "300");
 }
+
+/// `select --algo sim --coverage` names the program's steps the run launched and the branches
+/// it reached: split rows without iteration counts, one whole-row step with them.
+#[test]
+fn select_sim_coverage_names_the_programs_steps_and_branches() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let x = dir.path().join("x.npy");
+    let (n, m) = (3, 20000);
+    let data: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 10007) as f32 - 5000.0).collect();
+    common::write_f32(&x, n, m, &data);
+    let v = dir.path().join("v.npy");
+    let (xs, vs) = (x.to_str().unwrap(), v.to_str().unwrap());
+    let base = ["select", "--algo", "sim", "-k", "16", "--input", xs, "--values", vs, "--coverage"];
+    let split = rtopk(&base);
+    assert!(split.status.success(), "{}", common::stderr(&split));
+    let err = common::stderr(&split);
+    assert!(err.contains("coverage: steps: ") && err.contains("gather_indices x"), "{err}");
+    assert!(err.contains("select_chunks x") && err.contains("split_rows"), "{err}");
+    let it = dir.path().join("it.npy");
+    let mut counted = base.to_vec();
+    counted.extend(["--iterations", it.to_str().unwrap()]);
+    let whole = rtopk(&counted);
+    assert!(whole.status.success(), "{}", common::stderr(&whole));
+    let err = common::stderr(&whole);
+    assert!(err.contains("coverage: steps: select_rows x1\n"), "{err}");
+    assert!(!err.contains("gather_indices"), "{err}");
+    fails_with(
+        &["select", "--algo", "bisect", "-k", "2", "--input", xs, "--values", vs, "--coverage"],
+        2,
+        "--coverage",
+    );
+}

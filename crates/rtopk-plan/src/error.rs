@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::plan::Strategy;
+use crate::strategy::Strategy;
 
 /// Why a launch cannot be planned.
 #[derive(Debug, Clone, PartialEq, Error)]

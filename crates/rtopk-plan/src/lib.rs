@@ -19,6 +19,7 @@ mod error;
 pub mod plan;
 pub mod program;
 pub mod split;
+pub mod strategy;
 pub mod units;
 
 pub use error::PlanError;

@@ -31,7 +31,6 @@
 //! (their bounds are about the selection, which one warp serialises); a warp row's
 //! instantiation is the one of half the registers.
 
-use std::fmt;
 use std::ops::RangeInclusive;
 
 use serde::ser::SerializeStruct;
@@ -40,6 +39,7 @@ use serde::{Serialize, Serializer};
 use topk_ref::{Bisect, EpsilonMode, Mode, TopKError, check_shape};
 
 use crate::error::PlanError;
+pub use crate::strategy::Strategy;
 use crate::units::{
     BLOCK_CAND_CAP, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS, BLOCK_STATIC_SHARED,
     CAND_CAP, ElemType, Family, SORT_WARP_E, SORT_WARPS, Unit,
@@ -69,76 +69,6 @@ const BLOCK_THREADS: usize = BLOCK_ROWS_BOUNDS.0 as usize;
 /// Longest (power-of-two padded) row the block sort keeps in shared memory: 32 KiB of 8-byte
 /// ranks; longer rows are sorted in place in global memory (L2).
 pub const SORT_SHARED_MAX: usize = 4096;
-
-/// Which launch family runs a top-k, passed per call (as RAFT's `SelectAlgo` or CubeCL's
-/// strategy argument). A forced strategy that cannot hold the row is an error
-/// ([`PlanError::Strategy`]), never a silent fallback.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Strategy {
-    /// The measured defaults (the module's documentation).
-    #[default]
-    Auto,
-    /// Four rows per warp (8 lanes each): rows of up to 256.
-    Quarter,
-    /// Two rows per warp (16 lanes each): rows of up to 512.
-    Half,
-    /// One warp per row: rows of up to 3072.
-    Warp,
-    /// One block per row (narrowing where the defaults narrow): any row.
-    Block,
-    /// Split rows (crate::split) wherever the shape can be split, the defaults for their
-    /// chunks and second stage.
-    Split,
-}
-
-impl Strategy {
-    /// Every strategy.
-    pub const ALL: [Strategy; 6] = [
-        Strategy::Auto,
-        Strategy::Quarter,
-        Strategy::Half,
-        Strategy::Warp,
-        Strategy::Block,
-        Strategy::Split,
-    ];
-
-    /// The strategy's name, as [`Strategy::parse`] reads it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::Auto => "auto",
-            Strategy::Quarter => "quarter",
-            Strategy::Half => "half",
-            Strategy::Warp => "warp",
-            Strategy::Block => "block",
-            Strategy::Split => "split",
-        }
-    }
-
-    /// The strategy named `name` (auto, quarter, half, warp, block, split).
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.name() == name)
-    }
-
-    /// The widest row of `elem` the strategy holds.
-    pub fn max_row(self, elem: ElemType) -> usize {
-        let widest = |f: Family| {
-            f.lanes().unwrap_or(0) * f.widths().last().map_or(0, |w| w.epl) * elem.per_word()
-        };
-        match self {
-            Strategy::Quarter => widest(Family::QuarterRows),
-            Strategy::Half => widest(Family::HalfRows),
-            Strategy::Warp => widest(Family::WarpRows),
-            Strategy::Auto | Strategy::Block | Strategy::Split => u32::MAX as usize,
-        }
-    }
-}
-
-impl fmt::Display for Strategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// What the plan needs to know of the device (rtopk-cuda reads it from the device; the
 /// simulator takes an H100's unless told otherwise).

@@ -324,3 +324,22 @@ pub(crate) fn iterations_json(
 ) -> Result<String, rtopk_tools::Error> {
     rtopk_tools::stats::iterations(spec)?.to_json()
 }
+
+// ---------------------------------------------------------------------------------------
+// The launch program (`rtopk::plan`)
+
+/// The launch program of `request` on `n` rows of width `m` of `dtype`, for the GPU `gpu`
+/// names or, without a name, the request's live GPU.
+pub(crate) fn program(
+    request: &Request,
+    n: usize,
+    m: usize,
+    dtype: rtopk::Dtype,
+    gpu: Option<String>,
+) -> Result<rtopk::plan::Program, Error> {
+    let target = match gpu {
+        Some(name) => rtopk::plan::Gpu::Preset(name),
+        None => rtopk::plan::Gpu::Device(request.place().ordinal()),
+    };
+    rtopk::plan::program(request, Shape { n, m, dtype }, &target)
+}

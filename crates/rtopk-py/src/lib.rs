@@ -13,6 +13,7 @@
 //!   interpreter detached while rayon works).
 //! * [`cuda`]: the launch on torch's CUDA tensors (raw addresses, torch's stream), the GPU
 //!   kernel's equivalence check.
+//! * [`plan`]: the launch program of a request (`rtopk.plan`).
 //! * [`trace`]: one row through the simulated kernel.
 //! * [`sim`]: the simulated kernel over a matrix, its diagnostics, the seeded-bug catalog.
 //! * [`stats`]: the iteration statistics (`rtopk_tools::stats`) and Appendix A's E(n).
@@ -32,6 +33,7 @@
 mod cuda;
 mod engine;
 mod errors;
+mod plan;
 mod request;
 mod select;
 mod sim;
@@ -55,6 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(select::algorithms_json, m)?)?;
     m.add_class::<trace::NativeTrace>()?;
     m.add_function(wrap_pyfunction!(trace::trace, m)?)?;
+    m.add_function(wrap_pyfunction!(plan::plan_json, m)?)?;
     m.add_function(wrap_pyfunction!(sim::sim_run, m)?)?;
     m.add_function(wrap_pyfunction!(sim::mutant_names, m)?)?;
     m.add_function(wrap_pyfunction!(sim::strategy_names, m)?)?;

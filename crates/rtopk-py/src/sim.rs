@@ -89,6 +89,10 @@ pub(crate) fn sim_run<'py>(
         out.set_item("diagnostics", diagnostics(py, &r.diagnostics)?)?;
         out.set_item("diagnostics_total", r.diagnostics_total)?;
         out.set_item("kinds", kinds(&r.summary))?;
+        let coverage = PyDict::new(py);
+        coverage.set_item("steps", r.coverage.steps.clone())?;
+        coverage.set_item("branches", r.coverage.branches.clone())?;
+        out.set_item("coverage", coverage)?;
         Ok(out)
     })
 }

@@ -25,6 +25,10 @@ pub struct SimDiagnostics {
     pub total: u64,
     /// The findings by kind, in a fixed order.
     pub kinds: Vec<SimFinding>,
+    /// What the run exercised: launches per step of the launch program, rows (or launches)
+    /// per branch inside them (families, narrowing, how the search ended, split rows, sorts,
+    /// 16-bit paths) — whether a validation's inputs reached the code a change touched.
+    pub coverage: warp_sim::Coverage,
 }
 
 /// One kind of finding: how many, and where the first one happened.
@@ -72,6 +76,10 @@ impl SimDiagnostics {
             self.kernel = format!("{}, {}", self.kernel, other.kernel);
         }
         self.total += other.total;
+        for (step, n) in &other.coverage.steps {
+            *self.coverage.steps.entry(step.clone()).or_default() += n;
+        }
+        self.coverage.merge_branches(&other.coverage);
         for k in &other.kinds {
             match self.kinds.iter_mut().find(|m| m.kind == k.kind) {
                 Some(mine) => mine.count += k.count,

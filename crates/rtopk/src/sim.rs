@@ -17,11 +17,11 @@ use crate::kernel::{Executor, Job};
 
 pub use warp_sim::mutant::{self, Caught, MutantReport, catalog, render_table};
 pub use warp_sim::rtopk::{Moved, Phase, TraceChunk, TraceStep};
+pub use warp_sim::{Branch, Coverage, KernelArgs, LaunchResult, SimConfig, launch_parallel};
 pub use warp_sim::{
     DiagPolicy, DiagSummary, Diagnostic, Mutant, RowTrace, Schedule, SearchExit, SimError,
     Simulator, Strategy,
 };
-pub use warp_sim::{KernelArgs, LaunchResult, SimConfig, launch_parallel};
 
 /// The simulator as an executor of the kernel, in the family the plan picks for each shape or
 /// a forced one (a row it cannot hold is an error).
@@ -58,7 +58,7 @@ pub fn findings<E>(r: &LaunchResult<E>) -> SimDiagnostics {
             message: c.first.to_string(),
         })
         .collect();
-    SimDiagnostics { kernel, total: r.summary.total(), kinds }
+    SimDiagnostics { kernel, total: r.summary.total(), kinds, coverage: r.coverage.clone() }
 }
 
 impl Executor for Sim {

@@ -248,15 +248,7 @@ pub struct BisectOutcome<K = u32> {
     pub exit: BisectExit,
 }
 
-/// The midpoint Algorithms 1 and 2 use: `(lo + hi) / 2` in f32, without overflowing.
-///
-/// `(lo + hi) * 0.5` is what the paper computes; it is replaced by `lo * 0.5 + hi * 0.5` only
-/// when the sum overflows (both bounds near ±FLT_MAX), where the paper's formula would give inf.
-#[inline]
-pub fn midpoint(lo: f32, hi: f32) -> f32 {
-    let m = (lo + hi) * 0.5;
-    if m.is_finite() { m } else { lo * 0.5 + hi * 0.5 }
-}
+pub use crate::order::midpoint;
 
 /// `|{i : keys[i] >= t}|` — the counting pass of one test.
 #[inline]

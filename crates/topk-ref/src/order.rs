@@ -482,7 +482,7 @@ pub trait OrderedValue: Copy + PartialOrd + Debug + Send + Sync + 'static + seal
     /// The largest-orientation key of this ordered value ([`key_of_ordered`] for `f32`).
     fn wide_key(self) -> Self::Wide;
 
-    /// `(lo + hi) / 2` without overflow (see [`crate::bisect::midpoint`]).
+    /// `(lo + hi) / 2` without overflow (see [`midpoint`]).
     fn midpoint(lo: Self, hi: Self) -> Self;
 
     /// Algorithm 1's stopping width: `precision · |hi|` when `relative`, else `precision`.
@@ -522,7 +522,7 @@ impl OrderedValue for f32 {
 
     #[inline(always)]
     fn midpoint(lo: Self, hi: Self) -> Self {
-        crate::bisect::midpoint(lo, hi)
+        midpoint(lo, hi)
     }
 
     #[inline(always)]
@@ -1220,6 +1220,16 @@ integer_element!(u8, u8, "u8", 0);
 integer_element!(i16, u16, "i16", 0x8000);
 integer_element!(i32, u32, "i32", 0x8000_0000);
 integer_element!(i64, u64, "i64", 1 << 63);
+
+/// The midpoint Algorithms 1 and 2 use: `(lo + hi) / 2` in f32, without overflowing.
+///
+/// `(lo + hi) * 0.5` is what the paper computes; it is replaced by `lo * 0.5 + hi * 0.5` only
+/// when the sum overflows (both bounds near ±FLT_MAX), where the paper's formula would give inf.
+#[inline]
+pub fn midpoint(lo: f32, hi: f32) -> f32 {
+    let m = (lo + hi) * 0.5;
+    if m.is_finite() { m } else { lo * 0.5 + hi * 0.5 }
+}
 
 #[cfg(test)]
 mod tests {

@@ -17,6 +17,7 @@ array([[2, 1],
 * :func:`trace` — one row through the kernel on the warp simulator, as data, text and SVG.
 * :mod:`rtopk.sim` — the simulated kernel over matrices, its diagnostics, seeded bugs.
 * :mod:`rtopk.stats`, :func:`expected_iterations` — iteration statistics, Appendix A's E(n).
+* :func:`plan` — the launch program the GPU runs for a shape (``rtopk plan --json``).
 * :mod:`rtopk.cuda` — the GPU kernel's equivalence check.
 * :mod:`rtopk.distributed` — top-k across processes through ``torch.distributed``: rows
   sharded across ranks, or each row split across ranks (identical to one device's answer).
@@ -27,6 +28,7 @@ Every call returns the canonical top-k of docs/contract.md §1: NaN above ``+inf
 
 from . import cuda, distributed, sim, stats
 from ._native import CudaError, CudaUnavailableError, InternalError, __version__
+from ._plan import plan
 from ._registry import AlgorithmInfo, algorithms, expected_iterations
 from ._topk import (
     TopK,
@@ -56,6 +58,7 @@ __all__ = [
     "cuda",
     "distributed",
     "expected_iterations",
+    "plan",
     "sim",
     "stats",
     "topk",

@@ -104,6 +104,9 @@ def select(
     padding -1), with ``iterations`` ``(N,)`` int32 counts, with ``threshold`` ``(N,)``
     float32 thresholds (docs/contract.md §5)."""
 
+def plan_json(request: Request, n: int, m: int, gpu: Optional[str] = None) -> str:
+    """The launch program of ``request`` on ``n`` rows of width ``m``, as JSON."""
+
 def auto_algorithm(device: str) -> str:
     """What ``algo="auto"`` stands for on ``device``: ``"bisect"`` (cpu), ``"cuda"`` (cuda)."""
 
@@ -136,7 +139,8 @@ def sim_run(
 ) -> Dict[str, Any]:
     """The simulated kernel over the ``(N, M)`` matrix ``x`` as ``request`` asks: values,
     indices (int64), iterations (int32), kernel (the plan's unit), diagnostics (dicts),
-    diagnostics_total and kinds (``(kind, count)`` pairs)."""
+    diagnostics_total, kinds (``(kind, count)`` pairs) and coverage (``steps`` and
+    ``branches``: counts by name)."""
 
 def strategy_names() -> List[str]:
     """The launch strategies, ``auto`` first."""

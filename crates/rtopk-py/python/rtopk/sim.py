@@ -11,7 +11,7 @@ branch or the output. Its seeded bugs (mutants) show each check at work.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -59,6 +59,7 @@ class SimResult:
     diagnostics: List[Diagnostic]
     diagnostics_total: int
     kinds: List[Tuple[str, int]]
+    coverage: Optional[Dict[str, Dict[str, int]]] = None
 
     @property
     def clean(self) -> bool:
@@ -108,6 +109,7 @@ def run(
     mutant: Optional[str] = None,
     strategy: str = "auto",
     schedule_seed: Optional[int] = None,
+    coverage: bool = False,
 ) -> SimResult:
     """Runs the simulated kernel on the rows of ``x`` (float32, rows along ``dim``) as the GPU
     would: the launch family the CUDA launcher's plan picks for the shape (or the one
@@ -116,6 +118,11 @@ def run(
     with ``sorted`` (value order, the default, as :func:`rtopk.topk`; ``False``: index order),
     and with ``mutant``, one seeded bug (:func:`mutant_names`). ``k``, ``dim``, ``largest``,
     ``sorted``, ``max_iter`` and ``precision`` are checked as :func:`rtopk.topk` checks them.
+
+    With ``coverage``, the result's ``coverage`` says what the run exercised: ``"steps"``,
+    launches per step of the launch program (:func:`rtopk.plan`), and ``"branches"``, rows
+    (or launches) per branch inside them (launch families, narrowing, how the search ended,
+    split rows, sorts, 16-bit paths) — whether the inputs reached the code a change touched.
 
     Cost: the simulator checks every lane's every access — roughly 10^4 to 10^5 rows of 256
     per second. The GIL is released while it runs.
@@ -148,6 +155,7 @@ def run(
         diagnostics=[Diagnostic(**g) for g in r["diagnostics"]],
         diagnostics_total=r["diagnostics_total"],
         kinds=[tuple(c) for c in r["kinds"]],
+        coverage=r["coverage"] if coverage else None,
     )
 
 
