@@ -344,80 +344,40 @@ pub trait Float: Element + rtopk_cuda::DeviceFloat + sealed::Sealed {
     ) -> Result<(), Error>;
 }
 
-impl Float for f32 {
-    const DTYPE: Dtype = Dtype::Float32;
+/// The [`Float`] of one type: its [`Dtype`] and the [`Algorithm`] methods that take its
+/// matrices, plain and ragged.
+macro_rules! float_impl {
+    ($t:ty, $dtype:expr, $plain:ident, $ragged:ident) => {
+        impl Float for $t {
+            const DTYPE: Dtype = $dtype;
 
-    fn select_into(
-        algo: &dyn Algorithm,
-        x: ArrayView2<'_, f32>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection,
-    ) -> Result<(), Error> {
-        algo.select_into(x, k, opts, out)
-    }
+            fn select_into(
+                algo: &dyn Algorithm,
+                x: ArrayView2<'_, $t>,
+                k: usize,
+                opts: Options,
+                out: &mut Selection<$t>,
+            ) -> Result<(), Error> {
+                algo.$plain(x, k, opts, out)
+            }
 
-    fn select_ragged_into(
-        algo: &dyn Algorithm,
-        x: ArrayView2<'_, f32>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
-        out: &mut Selection,
-    ) -> Result<(), Error> {
-        algo.select_ragged_into(x, rows, opts, threshold, out)
-    }
+            fn select_ragged_into(
+                algo: &dyn Algorithm,
+                x: ArrayView2<'_, $t>,
+                rows: &Rows<'_>,
+                opts: Options,
+                threshold: bool,
+                out: &mut Selection<$t>,
+            ) -> Result<(), Error> {
+                algo.$ragged(x, rows, opts, threshold, out)
+            }
+        }
+    };
 }
 
-impl Float for f16 {
-    const DTYPE: Dtype = Dtype::Float16;
-
-    fn select_into(
-        algo: &dyn Algorithm,
-        x: ArrayView2<'_, f16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<f16>,
-    ) -> Result<(), Error> {
-        algo.select_f16_into(x, k, opts, out)
-    }
-
-    fn select_ragged_into(
-        algo: &dyn Algorithm,
-        x: ArrayView2<'_, f16>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
-        out: &mut Selection<f16>,
-    ) -> Result<(), Error> {
-        algo.select_ragged_f16_into(x, rows, opts, threshold, out)
-    }
-}
-
-impl Float for bf16 {
-    const DTYPE: Dtype = Dtype::Bfloat16;
-
-    fn select_into(
-        algo: &dyn Algorithm,
-        x: ArrayView2<'_, bf16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        algo.select_bf16_into(x, k, opts, out)
-    }
-
-    fn select_ragged_into(
-        algo: &dyn Algorithm,
-        x: ArrayView2<'_, bf16>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        algo.select_ragged_bf16_into(x, rows, opts, threshold, out)
-    }
-}
+float_impl!(f32, Dtype::Float32, select_into, select_ragged_into);
+float_impl!(f16, Dtype::Float16, select_f16_into, select_ragged_f16_into);
+float_impl!(bf16, Dtype::Bfloat16, select_bf16_into, select_ragged_bf16_into);
 
 #[cfg(test)]
 mod tests {
