@@ -34,7 +34,7 @@ from typing import Any, Dict, List
 import torch
 
 # the timing method is bench/torch_op.py's (the script's folder is on sys.path)
-from torch_op import geomean, median_gpu_ms
+from torch_op import device_env, geomean, median_gpu_ms
 
 GRID_N = [1 << 14, 1 << 16, 1 << 18, 1 << 20]
 GRID_M = [256, 512, 768]
@@ -167,23 +167,15 @@ def main() -> int:
     os.makedirs(args.out, exist_ok=True)
     import rtopk
 
-    props = torch.cuda.get_device_properties(0)
-    l2 = int(getattr(props, "L2_cache_size", 50 << 20))
-    env = dict(
-        date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        command=" ".join([sys.executable, *sys.argv]),
-        device=props.name,
-        l2_bytes=l2,
-        torch=torch.__version__,
-        cuda=torch.version.cuda,
-        rtopk=rtopk.__version__,
-        python=platform.python_version(),
+    env = device_env(
+        rtopk,
         method=(
             "Standard-normal float32 draws (torch.randn, seeded per shape), 16-bit = the same "
             "draws rounded to nearest; buffers rotated past L2; CUDA events behind a spin; "
             f"median of {args.reps} calls; sorted=False, largest, exact."
         ),
     )
+    l2 = env["l2_bytes"]
     print(json.dumps(env, indent=1), flush=True)
     rows: List[Dict[str, Any]] = []
     for n in [1 << 20] if args.quick else GRID_N:

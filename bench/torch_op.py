@@ -255,6 +255,22 @@ def geomean(xs: List[float]) -> Optional[float]:
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else None
 
 
+def device_env(rtopk: Any, **extra: Any) -> Dict[str, Any]:
+    """The run's environment (date, command, device, L2 bytes, versions), then ``extra``."""
+    props = torch.cuda.get_device_properties(0)
+    return dict(
+        date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        command=" ".join([sys.executable, *sys.argv]),
+        device=props.name,
+        l2_bytes=int(getattr(props, "L2_cache_size", 50 << 20)),
+        torch=torch.__version__,
+        cuda=torch.version.cuda,
+        rtopk=rtopk.__version__,
+        python=platform.python_version(),
+        **extra,
+    )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default="results/python", help="output directory")
@@ -287,19 +303,10 @@ def main() -> int:
             )
         return 0
 
-    props = torch.cuda.get_device_properties(0)
-    l2 = int(getattr(props, "L2_cache_size", 50 << 20))
-    env = dict(
-        date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        command=" ".join([sys.executable, *sys.argv]),
-        device=props.name,
-        l2_bytes=l2,
-        torch=torch.__version__,
-        cuda=torch.version.cuda,
-        rtopk=rtopk.__version__,
-        python=platform.python_version(),
-        distribution="standard normal (torch.randn on the device), seeded per shape",
+    env = device_env(
+        rtopk, distribution="standard normal (torch.randn on the device), seeded per shape"
     )
+    l2 = env["l2_bytes"]
     print(json.dumps(env, indent=1), flush=True)
     result: Dict[str, Any] = dict(env=env, overhead=[], cases=[])
     try:

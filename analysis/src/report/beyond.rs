@@ -77,36 +77,27 @@ fn en_accuracy(ctx: &Ctx, sec: &mut Section) -> Result<String, AnalysisError> {
         .map(|p| {
             let e = &p.parts;
             let gap = e.en - p.measured_mean;
-            vec![
-                e.m.to_string(),
-                e.k.to_string(),
-                f(e.d_asymptotic, 3),
-                f(e.d_exact, 3),
-                f(e.en, 3),
-                f(e.en_exact_range, 3),
+            let mut row =
+                m_k_then(e.m, e.k, &[e.d_asymptotic, e.d_exact, e.en, e.en_exact_range], 3);
+            row.extend([
                 format!("{} ± {}", f(p.measured_mean, 3), f(p.measured_se, 3)),
                 signed(gap, 3),
                 signed(e.en_exact_range - p.measured_mean, 3),
                 f(e.range_excess(), 3),
-            ]
+            ]);
+            row
         })
         .collect();
     let csv_rows: Vec<Vec<String>> = points
         .iter()
         .map(|p| {
             let e = &p.parts;
-            vec![
-                e.m.to_string(),
-                e.k.to_string(),
-                f(e.e_thres, 5),
-                f(e.delta, 6),
-                f(e.d_asymptotic, 5),
-                f(e.d_exact, 5),
-                f(e.en, 5),
-                f(e.en_exact_range, 5),
-                f(p.measured_mean, 5),
-                f(p.measured_se, 5),
-            ]
+            let mut row = m_k_then(e.m, e.k, &[e.e_thres], 5);
+            row.push(f(e.delta, 6));
+            let ranges = [e.d_asymptotic, e.d_exact, e.en, e.en_exact_range];
+            let measured = [p.measured_mean, p.measured_se];
+            row.extend(ranges.iter().chain(&measured).map(|&v| f(v, 5)));
+            row
         })
         .collect();
     sec.file(
@@ -189,6 +180,13 @@ fn en_accuracy(ctx: &Ctx, sec: &mut Section) -> Result<String, AnalysisError> {
     ));
     s.push('\n');
     Ok(s)
+}
+
+/// A table row: `m`, `k`, then `values` to `digits` decimals.
+fn m_k_then(m: usize, k: usize, values: &[f64], digits: usize) -> Vec<String> {
+    let mut row = vec![m.to_string(), k.to_string()];
+    row.extend(values.iter().map(|&v| f(v, digits)));
+    row
 }
 
 fn en_figure(points: &[EnPoint], sec: &mut Section) -> Result<(), AnalysisError> {

@@ -120,27 +120,38 @@ pub(crate) fn run(ctx: &Ctx) -> Result<Section, AnalysisError> {
     Ok(sec)
 }
 
-fn summary_table(stats: &[IterationStats], per_col: &[(Vec<Cell>, Cell)]) -> String {
-    let rows: Vec<Vec<String>> = TABLE5
-        .iter()
-        .zip(stats)
-        .zip(per_col)
+/// One table row per column of Table 5: its M and k, then what `cells` makes of the paper's
+/// column, the measured statistics, the column's CDF cells, its average's cell and the verdict
+/// over both.
+fn column_rows(
+    stats: &[IterationStats],
+    per_col: &[(Vec<Cell>, Cell)],
+    cells: impl Fn(&PaperT5Column, &IterationStats, &[Cell], &Cell, &Verdict) -> Vec<String>,
+) -> Vec<Vec<String>> {
+    let columns = TABLE5.iter().zip(stats).zip(per_col);
+    columns
         .map(|((p, s), (cdf, avg))| {
             let v = Verdict::of(cdf.iter().chain(std::iter::once(avg)));
-            vec![
-                p.m.to_string(),
-                p.k.to_string(),
-                f(p.avg, 2),
-                f(avg.measured, 3),
-                signed(avg.diff, 3),
-                f(avg.z, 1),
-                format!("{}/{}", v.cells - v.outside, v.cells),
-                f(Verdict::of(cdf).max_abs_diff, 2),
-                s.max(Convention::Tests).to_string(),
-                v.word().to_string(),
-            ]
+            let mut row = vec![p.m.to_string(), p.k.to_string()];
+            row.extend(cells(p, s, cdf, avg, &v));
+            row
         })
-        .collect();
+        .collect()
+}
+
+fn summary_table(stats: &[IterationStats], per_col: &[(Vec<Cell>, Cell)]) -> String {
+    let rows = column_rows(stats, per_col, |p, s, cdf, avg, v| {
+        vec![
+            f(p.avg, 2),
+            f(avg.measured, 3),
+            signed(avg.diff, 3),
+            f(avg.z, 1),
+            format!("{}/{}", v.cells - v.outside, v.cells),
+            f(Verdict::of(cdf).max_abs_diff, 2),
+            s.max(Convention::Tests).to_string(),
+            v.word().to_string(),
+        ]
+    });
     md_table(
         &[
             "M",
@@ -333,28 +344,20 @@ fn write_files(
             &rows,
         ),
     );
-    let rows: Vec<Vec<String>> = TABLE5
-        .iter()
-        .zip(stats)
-        .zip(per_col)
-        .map(|((p, s), (cdf, avg))| {
-            let v = Verdict::of(cdf.iter().chain(std::iter::once(avg)));
-            vec![
-                p.m.to_string(),
-                p.k.to_string(),
-                s.reps.to_string(),
-                f(p.avg, 2),
-                f(avg.measured, 4),
-                f(avg.diff, 4),
-                f(avg.z, 2),
-                f(s.stddev(Convention::Tests), 4),
-                s.max(Convention::Tests).to_string(),
-                f(p.expected_en, 2),
-                f(expected_iterations(p.m, p.k).unwrap_or(f64::NAN), 4),
-                v.agrees().to_string(),
-            ]
-        })
-        .collect();
+    let rows = column_rows(stats, per_col, |p, s, _, avg, v| {
+        vec![
+            s.reps.to_string(),
+            f(p.avg, 2),
+            f(avg.measured, 4),
+            f(avg.diff, 4),
+            f(avg.z, 2),
+            f(s.stddev(Convention::Tests), 4),
+            s.max(Convention::Tests).to_string(),
+            f(p.expected_en, 2),
+            f(expected_iterations(p.m, p.k).unwrap_or(f64::NAN), 4),
+            v.agrees().to_string(),
+        ]
+    });
     sec.file(
         "table5_summary.csv",
         csv(

@@ -14,8 +14,6 @@ use std::time::{Duration, Instant};
 
 use common::*;
 
-const ALGOS: [&str; 6] = ["heap", "quickselect", "radix", "bucket", "bitonic", "bisect"];
-
 const NAN_A: u32 = 0x7fc0_1234; // quiet NaN with a payload
 const NAN_B: u32 = 0xffc0_0001; // negative NaN with a payload
 
@@ -301,19 +299,7 @@ fn usage_errors_exit_2() {
     );
     let v = c.p("V.npy");
     let x = c.p("X.npy");
-    let out = rtopk(&[
-        "select",
-        "--algo",
-        "heap",
-        "-k",
-        "1",
-        "--input",
-        &x,
-        "--values",
-        &v,
-        "--indices",
-        &v,
-    ]);
+    let out = heap_select("1", &x, &v, &v);
     assert_refused(&c, &out, &["same file"]);
 }
 
@@ -323,19 +309,7 @@ fn unwritable_output_exits_1_and_leaves_nothing() {
     let x = c.p("X.npy");
     let v = c.p("V.npy");
     let i = c.p("missing-dir/I.npy");
-    let out = rtopk(&[
-        "select",
-        "--algo",
-        "heap",
-        "-k",
-        "1",
-        "--input",
-        &x,
-        "--values",
-        &v,
-        "--indices",
-        &i,
-    ]);
+    let out = heap_select("1", &x, &v, &i);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).starts_with("error: cannot write"));
     assert_eq!(c.files(), vec!["X.npy".to_string()]);
@@ -482,11 +456,7 @@ fn one_file_under_two_names_is_refused() {
             fs::write(c.path("v.npy"), b"earlier").unwrap();
         }
         for (outputs, needle) in cases {
-            let mut args = vec!["--algo", "heap", "-k", "1", "--input", "X.npy"];
-            args.extend_from_slice(outputs);
-            let out = c.select_here(&args);
-            let err = stderr(&out);
-            assert_eq!(out.status.code(), Some(2), "{outputs:?}: {err}");
+            let err = c.refused_here(&["--algo", "heap", "-k", "1", "--input", "X.npy"], outputs);
             assert!(err.starts_with("error: ") && err.contains(needle), "{outputs:?}: {err}");
             assert_eq!(fs::read(c.path("X.npy")).unwrap(), input, "{outputs:?}");
         }
@@ -522,21 +492,7 @@ fn is_char_device(path: &Path) -> bool {
 fn device_nodes_are_written_in_place_or_refused_never_replaced() {
     let c = good_case();
     let (x, i) = (c.p("X.npy"), c.p("I.npy"));
-    let select_into = |values: &str| {
-        rtopk(&[
-            "select",
-            "--algo",
-            "heap",
-            "-k",
-            "2",
-            "--input",
-            &x,
-            "--values",
-            values,
-            "--indices",
-            &i,
-        ])
-    };
+    let select_into = |values: &str| heap_select("2", &x, values, &i);
     let out = select_into("/dev/null");
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(is_char_device(Path::new("/dev/null")));
@@ -597,19 +553,7 @@ fn fifos_and_dev_stdout_are_written_in_place() {
         .spawn()
         .unwrap();
     let (v, pipe) = (c.p("V.npy"), c.p("pipe"));
-    let out = rtopk(&[
-        "select",
-        "--algo",
-        "heap",
-        "-k",
-        "2",
-        "--input",
-        &x,
-        "--values",
-        &v,
-        "--indices",
-        &pipe,
-    ]);
+    let out = heap_select("2", &x, &v, &pipe);
     if !out.status.success() {
         reader.kill().unwrap();
         panic!("{}", stderr(&out));
@@ -666,19 +610,7 @@ fn the_environment_failing_exits_1_and_changes_nothing() {
     let c = good_case();
     fs::write(c.path("V.npy"), b"earlier").unwrap();
     let (x, v) = (c.p("X.npy"), c.p("V.npy"));
-    let out = rtopk(&[
-        "select",
-        "--algo",
-        "heap",
-        "-k",
-        "2",
-        "--input",
-        &x,
-        "--values",
-        &v,
-        "--indices",
-        "/dev/full",
-    ]);
+    let out = heap_select("2", &x, &v, "/dev/full");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).starts_with("error: cannot write /dev/full"), "{}", stderr(&out));
     assert_eq!(fs::read(c.path("V.npy")).unwrap(), b"earlier");
@@ -769,20 +701,9 @@ fn help_names_every_command_and_algorithm() {
 }
 
 /// The CPU algorithms of docs/contract.md §4 (all but `sim` and `cuda`): each takes float16 input.
-const CPU_ALGOS: [&str; 12] = [
-    "heap",
-    "quickselect",
-    "radix",
-    "bucket",
-    "bitonic",
-    "bisect",
-    "air",
-    "gridselect",
-    "warpselect",
-    "drtopk",
-    "torch-radix",
-    "sort",
-];
+fn cpu_algos() -> impl Iterator<Item = &'static str> {
+    ALGOS.into_iter().chain(BASELINES)
+}
 
 /// f16 bit patterns on the edges of the order: NaNs of both signs with payloads (quiet and
 /// signalling), ±inf, ±0, subnormals of both signs, ±largest finite.
@@ -841,7 +762,7 @@ fn f16_input_through_every_cpu_algorithm() {
         .collect();
     let c = Case::new();
     write_f16(&c.path("X.npy"), n, m, &bits);
-    for algo in CPU_ALGOS {
+    for algo in cpu_algos() {
         for (k, smallest) in [(0, false), (1, true), (m - 1, false), (m, true), (7, true)] {
             check_select16(&c, n, m, &bits, algo, k, smallest);
         }
@@ -868,7 +789,7 @@ fn a_row_of_every_f16_bit_pattern_shuffled() {
     write_f16(&c.path("X.npy"), 1, m, &bits);
     // 2046 NaN patterns rank above +inf: k = 2100 takes them all, +inf and the largest finite
     // values; smallest mode takes -inf and the lowest values first.
-    for algo in CPU_ALGOS {
+    for algo in cpu_algos() {
         check_select16(&c, 1, m, &bits, algo, 2100, false);
         check_select16(&c, 1, m, &bits, algo, 40_000, true);
     }

@@ -88,21 +88,11 @@ fn npy_rows_count_like_select_bisect() {
     );
     let (vals, idx, it) =
         (dir.path().join("v.npy"), dir.path().join("i.npy"), dir.path().join("it.npy"));
-    let out = rtopk(&[
-        "select",
-        "--algo",
-        "bisect",
-        "-k",
-        "7",
-        "--input",
-        xs,
-        "--values",
-        vals.to_str().unwrap(),
-        "--indices",
-        idx.to_str().unwrap(),
-        "--iterations",
-        it.to_str().unwrap(),
-    ]);
+    let outputs = [vals.to_str().unwrap(), idx.to_str().unwrap(), it.to_str().unwrap()];
+    let out = rtopk_line(
+        "select --algo bisect -k 7 --input",
+        &[xs, "--values", outputs[0], "--indices", outputs[1], "--iterations", outputs[2]],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let npy = NpyFile::new(File::open(&it).unwrap()).unwrap();
     let counts: Vec<i64> = match npy.dtype().descr().as_str() {
@@ -169,13 +159,17 @@ fn stats_argument_errors_exit_2() {
 /// exclude each other are refused as in `select`, and a bad precision is quoted as typed.
 #[test]
 fn stats_sizes_and_option_conflicts_exit_2() {
-    let base = ["stats", "iterations", "--m", "256", "-k", "4", "--json"];
-    let with = |extra: &[&'static str]| [&base[..], extra].concat();
-    fails_with(&with(&["--reps", "1000000000000"]), 2, "1000000000000 rows of width m = 256");
-    fails_with(&with(&["--reps", "18446744073709551615"]), 2, "rows of width m = 256");
-    fails_with(&with(&["--max-iter", "4", "--precision", "0.1"]), 2, "cannot be combined");
-    fails_with(&with(&["--precision", "1e40"]), 2, "'1e40'");
-    let out = rtopk(&with(&["--precision", "1e40"]));
+    let base = "stats iterations --m 256 -k 4 --json";
+    usage_errors(
+        base,
+        &[
+            ("--reps 1000000000000", "1000000000000 rows of width m = 256"),
+            ("--reps 18446744073709551615", "rows of width m = 256"),
+            ("--max-iter 4 --precision 0.1", "cannot be combined"),
+            ("--precision 1e40", "'1e40'"),
+        ],
+    );
+    let out = rtopk_line(&format!("{base} --precision 1e40"), &[]);
     assert!(!stderr(&out).contains("got inf"), "{}", stderr(&out));
 }
 
@@ -248,15 +242,8 @@ fn reproduce_is_deterministic_and_sections_can_be_chosen() {
     let dir = TempDir::new().unwrap();
     let run = |name: &str| {
         let d = dir.path().join(name);
-        let out = rtopk(&[
-            "reproduce",
-            "--only",
-            "table5,table1",
-            "--reps",
-            "300",
-            "--out",
-            d.to_str().unwrap(),
-        ]);
+        let out =
+            rtopk_line("reproduce --only table5,table1 --reps 300 --out", &[d.to_str().unwrap()]);
         assert!(out.status.success(), "{}", stderr(&out));
         std::fs::read_to_string(d.join("table5_cdf.csv")).unwrap()
     };

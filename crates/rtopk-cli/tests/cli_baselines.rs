@@ -5,11 +5,11 @@
 
 mod common;
 
+use std::path::{Path, PathBuf};
+
 use common::*;
 use topk_ref::Mode;
 use topk_ref::oracle::{canonical_indices, canonical_sorted_indices};
-
-const BASELINES: [&str; 6] = ["air", "gridselect", "warpselect", "drtopk", "torch-radix", "sort"];
 
 /// Three rows of 37 with NaNs of both signs, infinities, signed zeros, subnormals and ties.
 fn matrix() -> (usize, usize, Vec<f32>) {
@@ -34,12 +34,19 @@ fn matrix() -> (usize, usize, Vec<f32>) {
     (n, m, data)
 }
 
+/// [`matrix`] written to `dir/X.npy`.
+fn matrix_file(dir: &Path) -> PathBuf {
+    let (n, m, data) = matrix();
+    let x = dir.join("X.npy");
+    write_f32(&x, n, m, &data);
+    x
+}
+
 #[test]
 fn select_every_baseline_matches_the_oracle() {
     let dir = tempfile::tempdir().unwrap();
+    let x = matrix_file(dir.path());
     let (n, m, data) = matrix();
-    let x = dir.path().join("X.npy");
-    write_f32(&x, n, m, &data);
     let (v, i) = (dir.path().join("V.npy"), dir.path().join("I.npy"));
     for name in BASELINES {
         for k in [1, 5, 36, 37] {
@@ -90,24 +97,12 @@ fn select_every_baseline_matches_the_oracle() {
 #[test]
 fn baselines_refuse_bisection_options() {
     let dir = tempfile::tempdir().unwrap();
-    let (n, m, data) = matrix();
-    let x = dir.path().join("X.npy");
-    write_f32(&x, n, m, &data);
-    let out = rtopk(&[
-        "select",
-        "--algo",
-        "air",
-        "-k",
-        "3",
-        "--max-iter",
-        "4",
-        "--input",
-        x.to_str().unwrap(),
-        "--values",
-        "v.npy",
-        "--indices",
-        "i.npy",
-    ]);
+    let x = matrix_file(dir.path());
+    let x = x.to_str().unwrap();
+    let out = rtopk_line(
+        "select --algo air -k 3 --max-iter 4",
+        &["--input", x, "--values", "v.npy", "--indices", "i.npy"],
+    );
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("--max-iter") && err.contains("only valid for"), "{err}");
@@ -115,19 +110,7 @@ fn baselines_refuse_bisection_options() {
 
 #[test]
 fn bench_cpu_times_named_baselines_with_counters() {
-    let out = rtopk(&[
-        "bench",
-        "cpu",
-        "--n",
-        "64",
-        "--m",
-        "300",
-        "-k",
-        "20",
-        "--algos",
-        "heap,air,sort",
-        "--json",
-    ]);
+    let out = rtopk_line("bench cpu --n 64 --m 300 -k 20 --algos heap,air,sort --json", &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = rows.as_array().unwrap();
@@ -147,19 +130,10 @@ fn bench_cpu_times_named_baselines_with_counters() {
 fn compare_mode_reports_json_and_svg() {
     let dir = tempfile::tempdir().unwrap();
     let svg = dir.path().join("c.svg");
-    let out = rtopk(&[
-        "bench",
-        "cpu",
-        "--compare",
-        "--quick",
-        "--algos",
-        "heap,warpselect",
-        "--reps",
-        "3",
-        "--json",
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
+    let out = rtopk_line(
+        "bench cpu --compare --quick --algos heap,warpselect --reps 3 --json --svg",
+        &[svg.to_str().unwrap()],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for key in ["command", "date_utc", "machine", "threads", "rows"] {
@@ -261,22 +235,10 @@ fn bench_cpu_refuses_sizes_and_arguments_with_exit_2() {
 fn bench_cpu_draws_a_chart_and_stays_quiet_when_piped() {
     let case = Case::new();
     let svg = case.p("b.svg");
-    let out = rtopk(&[
-        "bench",
-        "cpu",
-        "--n",
-        "64",
-        "--m",
-        "300",
-        "-k",
-        "20",
-        "--algos",
-        "heap,sort",
-        "--dist",
-        "normal,ties",
-        "--svg",
-        &svg,
-    ]);
+    let out = rtopk_line(
+        "bench cpu --n 64 --m 300 -k 20 --algos heap,sort --dist normal,ties --svg",
+        &[&svg],
+    );
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     let text = std::fs::read_to_string(case.path("b.svg")).unwrap();

@@ -89,10 +89,13 @@ fn stats_dtype_draws_16_bit_rows() {
 
 #[test]
 fn stats_dtype_errors_exit_2() {
-    let base = ["stats", "iterations", "--m", "64", "-k", "4", "--json"];
-    let with = |extra: &[&'static str]| [&base[..], extra].concat();
-    fails_with(&with(&["--dtype", "float64"]), 2, "'float64' is not an element type");
-    fails_with(&with(&["--dtype", "int8"]), 2, "float32, float16 or bfloat16");
+    usage_errors(
+        "stats iterations --m 64 -k 4 --json",
+        &[
+            ("--dtype float64", "'float64' is not an element type"),
+            ("--dtype int8", "float32, float16 or bfloat16"),
+        ],
+    );
     let c = Case::with_bytes(&raw_npy("<f8", false, "(2, 3)", &[0u8; 48]));
     let x = c.p("X.npy");
     fails_with(&["stats", "iterations", "-k", "1", "--input", &x], 2, "found <f8");

@@ -260,11 +260,7 @@ fn the_threshold_output_obeys_the_never_clobber_rules() {
     ];
     fs::create_dir(c.path("sub")).unwrap();
     for (outputs, needle) in cases {
-        let mut args = vec!["--algo", "bisect", "-k", "2", "--input", "X.npy"];
-        args.extend_from_slice(outputs);
-        let out = c.select_here(&args);
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "{outputs:?}: {err}");
+        let err = c.refused_here(&["--algo", "bisect", "-k", "2", "--input", "X.npy"], outputs);
         assert!(err.contains(needle), "{outputs:?}: {err}");
     }
     assert_eq!(fs::read(c.path("X.npy")).unwrap(), input);

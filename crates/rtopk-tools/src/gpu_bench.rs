@@ -964,13 +964,19 @@ mod tests {
         Settings { reps: 2, mode: Mode::Largest, idle_start: false, strategy: Strategy::Auto }
     }
 
+    /// A bench of [`settings`] on `gpu`, its buffers prepared for `case`.
+    fn prepared(gpu: &CudaTopK, case: Case) -> Bench<'_> {
+        let mut run = Bench::new(gpu, settings()).unwrap();
+        run.prepare(&[case]).unwrap();
+        run
+    }
+
     #[test]
     #[ignore = "needs a CUDA GPU"]
     fn host_families_are_uploaded_and_copied_for_the_rotation() {
         let gpu = CudaTopK::new(0).unwrap();
-        let mut run = Bench::new(&gpu, settings()).unwrap();
         let case = Case { n: 64, m: 1000, k: 10, max_iter: None, sorted: false };
-        run.prepare(&[case]).unwrap();
+        let mut run = prepared(&gpu, case);
         for family in [InputFamily::Laplace, InputFamily::NanInf, InputFamily::Ties] {
             run.generate(family, 7);
             let row = run.run(case).unwrap();
@@ -993,9 +999,8 @@ mod tests {
     #[ignore = "needs a CUDA GPU"]
     fn normal_inputs_are_distinct_device_draws() {
         let gpu = CudaTopK::new(0).unwrap();
-        let mut run = Bench::new(&gpu, settings()).unwrap();
         let case = Case { n: 128, m: 512, k: 16, max_iter: None, sorted: true };
-        run.prepare(&[case]).unwrap();
+        let mut run = prepared(&gpu, case);
         let row = run.run(case).unwrap();
         assert_eq!(
             (row.input.as_str(), row.seed, row.rotation),

@@ -237,25 +237,18 @@ fn check_group<E: VerifyElem>(
 
 /// What the equivalence check needs of an element type: its CPU references (the simulator
 /// runs all three types).
-pub trait VerifyElem: DeviceFloat {
-    /// The references' results: `references` (f32 rows only), or `bisect` for 16-bit rows.
-    fn references(
-        x: &Array2<Self>,
-        k: usize,
-        opts: Options,
-        bisect: Bisect,
-        references: &[Reference<'_>],
-    ) -> Result<Vec<(String, TopK<Self>)>, CudaError>;
+trait VerifyElem: DeviceFloat {
+    /// The references' results for `case`: `references` (f32 rows only), or `bisect` for
+    /// 16-bit rows.
+    fn references(x: &Array2<Self>, case: &Case, references: &[Reference<'_>]) -> References<Self>;
 }
 
+/// Each reference's name and result.
+type References<E> = Result<Vec<(String, TopK<E>)>, CudaError>;
+
 impl VerifyElem for f32 {
-    fn references(
-        x: &Array2<f32>,
-        k: usize,
-        opts: Options,
-        bisect: Bisect,
-        references: &[Reference<'_>],
-    ) -> Result<Vec<(String, TopK)>, CudaError> {
+    fn references(x: &Array2<f32>, case: &Case, references: &[Reference<'_>]) -> References<f32> {
+        let Case { k, opts, bisect, .. } = *case;
         let run = |(name, make): &Reference<'_>| {
             Ok((name.to_string(), topk_rows(make(bisect).as_ref(), x.view(), k, opts)?))
         };
@@ -264,41 +257,18 @@ impl VerifyElem for f32 {
 }
 
 /// 16-bit rows: `bisect` on the same matrix.
-fn bisect16<E: Element>(
-    x: &Array2<E>,
-    k: usize,
-    opts: Options,
-    bisect: Bisect,
-) -> Result<Vec<(String, TopK<E>)>, CudaError>
-where
-    Bisect: topk_ref::RowTopKOf<E>,
-{
-    Ok(vec![("bisect".into(), topk_rows(&bisect, x.view(), k, opts)?)])
+macro_rules! bisect_references {
+    ($($e:ty),*) => {$(
+        impl VerifyElem for $e {
+            fn references(x: &Array2<$e>, case: &Case, _: &[Reference<'_>]) -> References<$e> {
+                let rows = topk_rows(&case.bisect, x.view(), case.k, case.opts)?;
+                Ok(vec![("bisect".into(), rows)])
+            }
+        }
+    )*};
 }
 
-impl VerifyElem for f16 {
-    fn references(
-        x: &Array2<f16>,
-        k: usize,
-        opts: Options,
-        bisect: Bisect,
-        _: &[Reference<'_>],
-    ) -> Result<Vec<(String, TopK<f16>)>, CudaError> {
-        bisect16(x, k, opts, bisect)
-    }
-}
-
-impl VerifyElem for bf16 {
-    fn references(
-        x: &Array2<bf16>,
-        k: usize,
-        opts: Options,
-        bisect: Bisect,
-        _: &[Reference<'_>],
-    ) -> Result<Vec<(String, TopK<bf16>)>, CudaError> {
-        bisect16(x, k, opts, bisect)
-    }
-}
+bisect_references!(f16, bf16);
 
 /// One case of [`check_all`]: the `wi`-th width and `fi`-th family.
 #[derive(Clone, Copy, Debug)]
@@ -430,7 +400,7 @@ fn check_case<E: VerifyElem>(
     if got.iterations.is_none() && route.depth() == 0 {
         mismatches.push(format!("no iteration counts: m={m} n={n} k={k} strategy {strategy}"));
     }
-    for (name, want) in E::references(x, k, opts, bisect, references)? {
+    for (name, want) in E::references(x, case, references)? {
         if let Some(what) = difference(got, &want) {
             mismatches.push(format!(
                 "{what} differ from {name}: {elem:?} m={m} n={n} k={k} {} {bisect:?} {opts:?} \

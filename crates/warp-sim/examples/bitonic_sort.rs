@@ -18,6 +18,9 @@
 //!
 //! Run: `cargo run -p warp-sim --example bitonic_sort`.
 
+mod common;
+
+use common::print_kinds;
 use warp_sim::engine::{
     BufId, DiagPolicy, Diagnostic, FULL_MASK, Global, Grid, Lanes, Machine, Schedule, SimError,
     Warp,
@@ -77,17 +80,6 @@ fn run(keys: &[u32], exit_idle_lanes: bool) -> Result<(Vec<u32>, Vec<Diagnostic>
 /// Twenty keys: fewer than a warp, so twelve lanes hold padding.
 fn keys() -> Vec<u32> {
     (0..20u32).map(|i| (i * 7919 + 13) % 101).collect()
-}
-
-/// The first diagnostic of each kind.
-fn print_kinds(found: &[Diagnostic]) {
-    let mut seen = Vec::new();
-    for d in found {
-        if !seen.contains(&d.kind) {
-            seen.push(d.kind);
-            println!("  {d}");
-        }
-    }
 }
 
 fn main() -> Result<(), SimError> {

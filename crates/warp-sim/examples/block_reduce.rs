@@ -21,6 +21,9 @@
 //!
 //! Run: `cargo run -p warp-sim --example block_reduce`.
 
+mod common;
+
+use common::print_kinds;
 use warp_sim::engine::{
     BufId, DiagPolicy, Diagnostic, FULL_MASK, Global, Grid, Lanes, Machine, Schedule, SimError,
     Warp,
@@ -97,17 +100,6 @@ fn input() -> Vec<u32> {
 /// The sums the kernel should produce.
 fn expected(x: &[u32]) -> Vec<u32> {
     x.chunks(128).map(|c| c.iter().sum()).collect()
-}
-
-/// The first diagnostic of each kind.
-fn print_kinds(found: &[Diagnostic]) {
-    let mut seen = Vec::new();
-    for d in found {
-        if !seen.contains(&d.kind) {
-            seen.push(d.kind);
-            println!("  {d}");
-        }
-    }
 }
 
 fn main() -> Result<(), SimError> {

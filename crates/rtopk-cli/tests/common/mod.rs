@@ -12,6 +12,13 @@ use std::process::{Command, Output};
 use npyz::{NpyFile, WriteOptions, WriterBuilder};
 use tempfile::TempDir;
 
+/// The reference algorithms of docs/contract.md §4.
+pub(crate) const ALGOS: [&str; 6] = ["heap", "quickselect", "radix", "bucket", "bitonic", "bisect"];
+
+/// The baselines of docs/contract.md §4.
+pub(crate) const BASELINES: [&str; 6] =
+    ["air", "gridselect", "warpselect", "drtopk", "torch-radix", "sort"];
+
 /// The `rtopk` binary under test, ready for arguments.
 pub(crate) fn rtopk_command() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rtopk"))
@@ -20,6 +27,20 @@ pub(crate) fn rtopk_command() -> Command {
 /// Runs `rtopk` with `args` to completion.
 pub(crate) fn rtopk(args: &[&str]) -> Output {
     rtopk_command().args(args).output().expect("run rtopk")
+}
+
+/// Runs `rtopk` with the words of `line` (options and values without white space) followed
+/// by `tail` (paths, taken whole).
+pub(crate) fn rtopk_line(line: &str, tail: &[&str]) -> Output {
+    let mut args: Vec<&str> = line.split_whitespace().collect();
+    args.extend_from_slice(tail);
+    rtopk(&args)
+}
+
+/// `rtopk select --algo heap -k K` from `input` into `values` and `indices`.
+pub(crate) fn heap_select(k: &str, input: &str, values: &str, indices: &str) -> Output {
+    let paths = ["--input", input, "--values", values, "--indices", indices];
+    rtopk_line(&format!("select --algo heap -k {k}"), &paths)
 }
 
 /// Runs `rtopk` with `args` in the directory `dir` (for relative paths).
@@ -43,6 +64,15 @@ pub(crate) fn fails_with(args: &[&str], code: i32, needle: &str) {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
     assert!(err.contains(needle), "{args:?}: '{err}' does not mention '{needle}'");
+}
+
+/// Asserts that `rtopk BASE EXTRA` exits 2 and says `needle`, for each `(EXTRA, needle)` of
+/// `cases` (the command lines as words).
+pub(crate) fn usage_errors(base: &str, cases: &[(&str, &str)]) {
+    for (extra, needle) in cases {
+        let line = format!("{base} {extra}");
+        fails_with(&line.split_whitespace().collect::<Vec<_>>(), 2, needle);
+    }
 }
 
 /// Writes a C-order `<f4` matrix with npyz.
@@ -172,6 +202,14 @@ impl Case {
         let mut all = vec!["select"];
         all.extend_from_slice(args);
         rtopk_in(self.dir.path(), &all)
+    }
+
+    /// `select` run inside the dir with `args` then `outputs`, which must exit 2: its stderr.
+    pub(crate) fn refused_here(&self, args: &[&str], outputs: &[&str]) -> String {
+        let out = self.select_here(&[args, outputs].concat());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{outputs:?}: {err}");
+        err
     }
 
     /// File names in the dir (hidden ones included), sorted.

@@ -38,6 +38,8 @@ mod literal;
 mod output;
 mod reader;
 mod temp;
+#[cfg(test)]
+mod testing;
 mod vector;
 mod writer;
 

@@ -232,24 +232,8 @@ pub fn read_matrix_as<E: NpyFloat>(path: &Path) -> Result<Array2<E>, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::npy::testing::npy_bytes;
     use topk_ref::f16;
-
-    fn npy_bytes(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
-        let dict = format!(
-            "{{'descr': '{descr}', 'fortran_order': {}, 'shape': {shape}, }}",
-            if fortran { "True" } else { "False" }
-        );
-        let mut header = dict.into_bytes();
-        while (10 + header.len() + 1) % 64 != 0 {
-            header.push(b' ');
-        }
-        header.push(b'\n');
-        let mut out = b"\x93NUMPY\x01\x00".to_vec();
-        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-        out.extend_from_slice(&header);
-        out.extend_from_slice(data);
-        out
-    }
 
     /// Opens `bytes` as a file of known length (`known`) or as a stream.
     fn open(bytes: &[u8], known: bool) -> Result<MatrixReader<&[u8]>, Error> {
@@ -257,23 +241,28 @@ mod tests {
         MatrixReader::from_reader(Path::new("x.npy"), bytes, len)
     }
 
-    fn read_all(bytes: &[u8], known: bool, block_rows: usize) -> Result<Vec<u32>, Error> {
+    /// Every element's bits, read `block_rows` rows at a time as `E`.
+    fn read_bits<E: NpyFloat, B>(
+        bytes: &[u8],
+        known: bool,
+        block_rows: usize,
+        bits: fn(E) -> B,
+    ) -> Result<Vec<B>, Error> {
         let mut r = open(bytes, known)?;
-        let (mut all, mut block) = (Vec::new(), Vec::<f32>::new());
+        let (mut all, mut block) = (Vec::new(), Vec::<E>::new());
         while r.read_block(block_rows, &mut block)? > 0 {
-            all.extend(block.iter().map(|v| v.to_bits()));
+            all.extend(block.iter().map(|&v| bits(v)));
         }
         Ok(all)
     }
 
+    fn read_all(bytes: &[u8], known: bool, block_rows: usize) -> Result<Vec<u32>, Error> {
+        read_bits(bytes, known, block_rows, f32::to_bits)
+    }
+
     /// [`read_all`] of a `<f2` file.
     fn read_all16(bytes: &[u8], known: bool, block_rows: usize) -> Result<Vec<u16>, Error> {
-        let mut r = open(bytes, known)?;
-        let (mut all, mut block) = (Vec::new(), Vec::<f16>::new());
-        while r.read_block(block_rows, &mut block)? > 0 {
-            all.extend(block.iter().map(|v| v.to_bits()));
-        }
-        Ok(all)
+        read_bits(bytes, known, block_rows, f16::to_bits)
     }
 
     #[test]

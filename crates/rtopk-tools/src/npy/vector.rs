@@ -129,20 +129,11 @@ fn read_vector(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::npy::testing::npy_bytes;
 
     fn file(dir: &Path, name: &str, descr: &str, shape: &str, data: &[u8]) -> std::path::PathBuf {
-        let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-        let mut header = dict.into_bytes();
-        while (10 + header.len() + 1) % 64 != 0 {
-            header.push(b' ');
-        }
-        header.push(b'\n');
-        let mut out = b"\x93NUMPY\x01\x00".to_vec();
-        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-        out.extend_from_slice(&header);
-        out.extend_from_slice(data);
         let path = dir.join(name);
-        std::fs::write(&path, out).unwrap();
+        std::fs::write(&path, npy_bytes(descr, false, shape, data)).unwrap();
         path
     }
 

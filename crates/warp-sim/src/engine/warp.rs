@@ -151,6 +151,107 @@ fn lanes_where(mask: u32, f: impl Fn(usize) -> bool) -> u32 {
     lanes_of(mask).fold(0, |m, l| if f(l) { m | 1 << l } else { m })
 }
 
+/// Where a shuffle with one source for all lanes reads: lane `l` of the segment at `base` of
+/// `w` lanes reads [`ShflFrom::src`] (`None`: it keeps its own value).
+#[derive(Clone, Copy)]
+enum ShflFrom {
+    /// `__shfl_sync`: one lane of the segment.
+    Lane(usize),
+    /// `__shfl_up_sync`: `delta` lanes below.
+    Up(usize),
+    /// `__shfl_down_sync`: `delta` lanes above.
+    Down(usize),
+    /// `__shfl_xor_sync`: the lane `l ^ lane_mask`.
+    Xor(usize),
+}
+
+impl ShflFrom {
+    fn op(self) -> Op {
+        match self {
+            ShflFrom::Lane(_) => Op::Shfl,
+            ShflFrom::Up(_) => Op::ShflUp,
+            ShflFrom::Down(_) => Op::ShflDown,
+            ShflFrom::Xor(_) => Op::ShflXor,
+        }
+    }
+
+    fn src(self, l: usize, base: usize, w: usize) -> Option<usize> {
+        match self {
+            ShflFrom::Lane(b) => Some(base + b % w),
+            ShflFrom::Up(d) => (l >= base + d).then(|| l - d),
+            ShflFrom::Down(d) => (l + d < base + w).then_some(l + d),
+            ShflFrom::Xor(b) => Some(l ^ b).filter(|&j| j < base + w),
+        }
+    }
+}
+
+// The primitives that differ only in an operation or a type, one line each where they are
+// listed (each `name` becomes `pub fn name(&mut self, ..., label)`).
+
+/// `name: T = checked, wrapping;`: [`Warp::arith`] in `T`.
+macro_rules! int_ops {
+    ($($(#[$doc:meta])* $name:ident: $t:ty = $checked:path, $wrapping:path;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&mut self, a: &Lanes<$t>, b: &Lanes<$t>, label: &'static str) -> Result<Lanes<$t>, SimError> {
+            self.arith(a, b, $checked, $wrapping, label)
+        }
+    )*};
+}
+
+/// `name -> T = Op, |bits, part| result;`: a vote over the participants `part`, `bits` the
+/// participants whose predicate holds.
+macro_rules! votes {
+    ($($(#[$doc:meta])* $name:ident -> $t:ty = $op:ident, |$bits:ident, $part:ident| $result:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&mut self, mask: u32, pred: &Lanes<bool>, label: &'static str) -> Result<Lanes<$t>, SimError> {
+            let $part = self.participants(Op::$op, mask, label)?;
+            let $bits = pred.mask() & $part;
+            Ok(self.vote_result($result, pred.poison_mask() & $part != 0, $part))
+        }
+    )*};
+}
+
+/// `name = init, op;`: [`Warp::redux`] folding with `op` from `init`.
+macro_rules! reductions {
+    ($($(#[$doc:meta])* $name:ident = $init:expr, $op:path;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&mut self, mask: u32, v: &Lanes<u32>, label: &'static str) -> Result<Lanes<u32>, SimError> {
+            self.redux(mask, v, $init, $op, label)
+        }
+    )*};
+}
+
+/// `name(arg) = From;`: [`Warp::shuffle`] from [`ShflFrom`]`::From(arg % 32)`.
+macro_rules! shuffles {
+    ($($(#[$doc:meta])* $name:ident($arg:ident) = $from:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<T: Copy>(&mut self, mask: u32, var: &Lanes<T>, $arg: u32, width: u32, label: &'static str) -> Result<Lanes<T>, SimError> {
+            let from = ShflFrom::$from(($arg % 32) as usize);
+            self.shuffle(from.op(), mask, var, width, label, |l, base, w| from.src(l, base, w))
+        }
+    )*};
+}
+
+/// `name -> N;`: [`Warp::ld_input_vec`] of `N` elements.
+macro_rules! vector_loads {
+    ($($(#[$doc:meta])* $name:ident -> $n:literal;)*) => {$(
+        $(#[$doc])*
+        pub async fn $name(&mut self, src: &dyn Source, addr: &Lanes<u64>, label: &'static str) -> Result<[Lanes<u32>; $n], SimError> {
+            self.ld_input_vec(src, addr, label).await
+        }
+    )*};
+}
+
+/// `name = op;`: [`Warp::atomic`] with `op`.
+macro_rules! atomics {
+    ($($(#[$doc:meta])* $name:ident = $op:path;)*) => {$(
+        $(#[$doc])*
+        pub async fn $name(&mut self, buf: BufId, addr: &Lanes<u64>, val: &Lanes<u32>, label: &'static str) -> Result<Lanes<u32>, SimError> {
+            self.atomic(buf, addr, val, $op, label).await
+        }
+    )*};
+}
+
 impl<'c> Warp<'c> {
     pub(crate) fn new(core: &'c RefCell<Core>, at: Place) -> Self {
         Self { core, at, active: at.lanes, alive: at.lanes, steps: 0, uniform_seq: 0 }
@@ -412,54 +513,17 @@ impl<'c> Warp<'c> {
         Ok(out.poisoned(a.poison_mask() | b.poison_mask()))
     }
 
-    /// `a + b` in `u32` (an index or a position).
-    pub fn add_u32(
-        &mut self,
-        a: &Lanes<u32>,
-        b: &Lanes<u32>,
-        label: &'static str,
-    ) -> Result<Lanes<u32>, SimError> {
-        self.arith(a, b, u32::checked_add, u32::wrapping_add, label)
-    }
-
-    /// `a - b` in `u32`, where the kernel means it never to go below 0.
-    pub fn sub_u32(
-        &mut self,
-        a: &Lanes<u32>,
-        b: &Lanes<u32>,
-        label: &'static str,
-    ) -> Result<Lanes<u32>, SimError> {
-        self.arith(a, b, u32::checked_sub, u32::wrapping_sub, label)
-    }
-
-    /// `a * b` in `u32`.
-    pub fn mul_u32(
-        &mut self,
-        a: &Lanes<u32>,
-        b: &Lanes<u32>,
-        label: &'static str,
-    ) -> Result<Lanes<u32>, SimError> {
-        self.arith(a, b, u32::checked_mul, u32::wrapping_mul, label)
-    }
-
-    /// `a + b` in `u64` (an address offset).
-    pub fn add_u64(
-        &mut self,
-        a: &Lanes<u64>,
-        b: &Lanes<u64>,
-        label: &'static str,
-    ) -> Result<Lanes<u64>, SimError> {
-        self.arith(a, b, u64::checked_add, u64::wrapping_add, label)
-    }
-
-    /// `a * b` in `u64` (a row offset: `row_id * (u64)m`).
-    pub fn mul_u64(
-        &mut self,
-        a: &Lanes<u64>,
-        b: &Lanes<u64>,
-        label: &'static str,
-    ) -> Result<Lanes<u64>, SimError> {
-        self.arith(a, b, u64::checked_mul, u64::wrapping_mul, label)
+    int_ops! {
+        /// `a + b` in `u32` (an index or a position).
+        add_u32: u32 = u32::checked_add, u32::wrapping_add;
+        /// `a - b` in `u32`, where the kernel means it never to go below 0.
+        sub_u32: u32 = u32::checked_sub, u32::wrapping_sub;
+        /// `a * b` in `u32`.
+        mul_u32: u32 = u32::checked_mul, u32::wrapping_mul;
+        /// `a + b` in `u64` (an address offset).
+        add_u64: u64 = u64::checked_add, u64::wrapping_add;
+        /// `a * b` in `u64` (a row offset: `row_id * (u64)m`).
+        mul_u64: u64 = u64::checked_mul, u64::wrapping_mul;
     }
 
     /// `x << n` in every active lane; `n >= 32` is undefined in CUDA C++: reported, poisoned.
@@ -507,71 +571,23 @@ impl<'c> Warp<'c> {
         self.syncwarp(mask, label).await
     }
 
-    /// `__ballot_sync(mask, pred)`: bit `l` set when lane `l` takes part and `pred` holds.
-    pub fn ballot_sync(
-        &mut self,
-        mask: u32,
-        pred: &Lanes<bool>,
-        label: &'static str,
-    ) -> Result<Lanes<u32>, SimError> {
-        let part = self.participants(Op::Ballot, mask, label)?;
-        let bits = pred.mask() & part;
-        Ok(self.vote_result(bits, pred.poison_mask() & part != 0, part))
+    votes! {
+        /// `__ballot_sync(mask, pred)`: bit `l` set when lane `l` takes part and `pred` holds.
+        ballot_sync -> u32 = Ballot, |bits, part| bits;
+        /// `__any_sync(mask, pred)`.
+        any_sync -> bool = Any, |bits, part| bits != 0;
+        /// `__all_sync(mask, pred)`.
+        all_sync -> bool = All, |bits, part| bits == part;
     }
 
-    /// `__any_sync(mask, pred)`.
-    pub fn any_sync(
-        &mut self,
-        mask: u32,
-        pred: &Lanes<bool>,
-        label: &'static str,
-    ) -> Result<Lanes<bool>, SimError> {
-        let part = self.participants(Op::Any, mask, label)?;
-        let any = pred.mask() & part != 0;
-        Ok(self.vote_result(any, pred.poison_mask() & part != 0, part))
-    }
-
-    /// `__all_sync(mask, pred)`.
-    pub fn all_sync(
-        &mut self,
-        mask: u32,
-        pred: &Lanes<bool>,
-        label: &'static str,
-    ) -> Result<Lanes<bool>, SimError> {
-        let part = self.participants(Op::All, mask, label)?;
-        let all = pred.mask() & part == part;
-        Ok(self.vote_result(all, pred.poison_mask() & part != 0, part))
-    }
-
-    /// `__reduce_add_sync(mask, v)` (`redux.sync.add`): the participants' sum, in every
-    /// participant.
-    pub fn reduce_add_sync(
-        &mut self,
-        mask: u32,
-        v: &Lanes<u32>,
-        label: &'static str,
-    ) -> Result<Lanes<u32>, SimError> {
-        self.redux(mask, v, 0, u32::wrapping_add, label)
-    }
-
-    /// `__reduce_min_sync(mask, v)`.
-    pub fn reduce_min_sync(
-        &mut self,
-        mask: u32,
-        v: &Lanes<u32>,
-        label: &'static str,
-    ) -> Result<Lanes<u32>, SimError> {
-        self.redux(mask, v, u32::MAX, u32::min, label)
-    }
-
-    /// `__reduce_max_sync(mask, v)`.
-    pub fn reduce_max_sync(
-        &mut self,
-        mask: u32,
-        v: &Lanes<u32>,
-        label: &'static str,
-    ) -> Result<Lanes<u32>, SimError> {
-        self.redux(mask, v, 0, u32::max, label)
+    reductions! {
+        /// `__reduce_add_sync(mask, v)` (`redux.sync.add`): the participants' sum, in every
+        /// participant.
+        reduce_add_sync = 0, u32::wrapping_add;
+        /// `__reduce_min_sync(mask, v)`.
+        reduce_min_sync = u32::MAX, u32::min;
+        /// `__reduce_max_sync(mask, v)`.
+        reduce_max_sync = 0, u32::max;
     }
 
     fn redux(
@@ -597,17 +613,18 @@ impl<'c> Warp<'c> {
         Lanes::from_parts([v; WARP_SIZE], !part | if poisoned { part } else { 0 })
     }
 
-    /// `__shfl_sync(mask, var, src_lane, width)` with one source lane for all (a broadcast).
-    pub fn shfl_sync<T: Copy>(
-        &mut self,
-        mask: u32,
-        var: &Lanes<T>,
-        src_lane: u32,
-        width: u32,
-        label: &'static str,
-    ) -> Result<Lanes<T>, SimError> {
-        let b = (src_lane % 32) as usize;
-        self.shuffle(Op::Shfl, mask, var, width, label, |_, base, w| Some(base + b % w))
+    shuffles! {
+        /// `__shfl_sync(mask, var, src_lane, width)` with one source lane for all (a broadcast).
+        shfl_sync(src_lane) = Lane;
+        /// `__shfl_up_sync(mask, var, delta, width)`: lane `l` reads lane `l - delta` of its
+        /// segment, or keeps its own value when that falls below the segment.
+        shfl_up_sync(delta) = Up;
+        /// `__shfl_down_sync(mask, var, delta, width)`: lane `l` reads lane `l + delta` of its
+        /// segment, or keeps its own value when that falls past the segment.
+        shfl_down_sync(delta) = Down;
+        /// `__shfl_xor_sync(mask, var, lane_mask, width)`: lane `l` reads lane `l ^ lane_mask`,
+        /// or keeps its own value when that lies past its segment (PTX `shfl.bfly`).
+        shfl_xor_sync(lane_mask) = Xor;
     }
 
     /// `__shfl_sync(mask, var, src_lane, width)` with a source lane per lane.
@@ -623,55 +640,6 @@ impl<'c> Warp<'c> {
         let src = *src_lane.values();
         self.shuffle(Op::Shfl, mask, var, width, label, |l, base, w| {
             Some(base + (src[l] % 32) as usize % w)
-        })
-    }
-
-    /// `__shfl_up_sync(mask, var, delta, width)`: lane `l` reads lane `l - delta` of its
-    /// segment, or keeps its own value when that falls below the segment.
-    pub fn shfl_up_sync<T: Copy>(
-        &mut self,
-        mask: u32,
-        var: &Lanes<T>,
-        delta: u32,
-        width: u32,
-        label: &'static str,
-    ) -> Result<Lanes<T>, SimError> {
-        let d = (delta % 32) as usize;
-        self.shuffle(Op::ShflUp, mask, var, width, label, |l, base, _| {
-            (l >= base + d).then(|| l - d)
-        })
-    }
-
-    /// `__shfl_down_sync(mask, var, delta, width)`: lane `l` reads lane `l + delta` of its
-    /// segment, or keeps its own value when that falls past the segment.
-    pub fn shfl_down_sync<T: Copy>(
-        &mut self,
-        mask: u32,
-        var: &Lanes<T>,
-        delta: u32,
-        width: u32,
-        label: &'static str,
-    ) -> Result<Lanes<T>, SimError> {
-        let d = (delta % 32) as usize;
-        self.shuffle(Op::ShflDown, mask, var, width, label, |l, base, w| {
-            (l + d < base + w).then_some(l + d)
-        })
-    }
-
-    /// `__shfl_xor_sync(mask, var, lane_mask, width)`: lane `l` reads lane `l ^ lane_mask`,
-    /// or keeps its own value when that lies past its segment (PTX `shfl.bfly`).
-    pub fn shfl_xor_sync<T: Copy>(
-        &mut self,
-        mask: u32,
-        var: &Lanes<T>,
-        lane_mask: u32,
-        width: u32,
-        label: &'static str,
-    ) -> Result<Lanes<T>, SimError> {
-        let b = (lane_mask % 32) as usize;
-        self.shuffle(Op::ShflXor, mask, var, width, label, |l, base, w| {
-            let j = l ^ b;
-            (j < base + w).then_some(j)
         })
     }
 
@@ -769,6 +737,16 @@ impl<'c> Warp<'c> {
 
     // ----- memory ---------------------------------------------------------------------------
 
+    /// The start of a memory instruction: a step, a point where another task may run, and
+    /// a report of the active lanes whose address (or value) is poisoned, which it returns.
+    async fn access(&mut self, poison: u32, op: Op, label: &'static str) -> Result<u32, SimError> {
+        self.step()?;
+        self.switch().await;
+        let bad = poison & self.active;
+        self.check_poison(bad, op, label, None)?;
+        Ok(bad)
+    }
+
     /// Lets the scheduler run another task here (never in order).
     async fn switch(&mut self) {
         let now = self.core.borrow_mut().switch_now();
@@ -795,10 +773,7 @@ impl<'c> Warp<'c> {
         addr: &Lanes<u64>,
         label: &'static str,
     ) -> Result<Lanes<u32>, SimError> {
-        self.step()?;
-        self.switch().await;
-        let bad_addr = addr.poison_mask() & self.active;
-        self.check_poison(bad_addr, Op::GlobalLoad, label, None)?;
+        let bad_addr = self.access(addr.poison_mask(), Op::GlobalLoad, label).await?;
         let lanes = self.active & !bad_addr;
         let mut out = Lanes::from_parts([0u32; WARP_SIZE], FULL_MASK);
         let len = src.len();
@@ -822,28 +797,15 @@ impl<'c> Warp<'c> {
         Ok(out)
     }
 
-    /// A 16-byte load of 4 consecutive 4-byte input elements from `addr` (a `float4`), in the
-    /// active lanes: an address that is not a multiple of 4 elements is a
-    /// [`DiagKind::MisalignedAccess`] (the hardware faults; the values are poisoned).
-    pub async fn ld_input_v4(
-        &mut self,
-        src: &dyn Source,
-        addr: &Lanes<u64>,
-        label: &'static str,
-    ) -> Result<[Lanes<u32>; 4], SimError> {
-        self.ld_input_vec(src, addr, label).await
-    }
-
-    /// A 16-byte load of 8 consecutive 2-byte input elements from `addr` (a `uint4` of four
-    /// `__half2`), in the active lanes: an address that is not a multiple of 8 elements is a
-    /// [`DiagKind::MisalignedAccess`] (the values are poisoned).
-    pub async fn ld_input_v8(
-        &mut self,
-        src: &dyn Source,
-        addr: &Lanes<u64>,
-        label: &'static str,
-    ) -> Result<[Lanes<u32>; 8], SimError> {
-        self.ld_input_vec(src, addr, label).await
+    vector_loads! {
+        /// A 16-byte load of 4 consecutive 4-byte input elements from `addr` (a `float4`), in
+        /// the active lanes: an address that is not a multiple of 4 elements is a
+        /// [`DiagKind::MisalignedAccess`] (the hardware faults; the values are poisoned).
+        ld_input_v4 -> 4;
+        /// A 16-byte load of 8 consecutive 2-byte input elements from `addr` (a `uint4` of four
+        /// `__half2`), in the active lanes: an address that is not a multiple of 8 elements is a
+        /// [`DiagKind::MisalignedAccess`] (the values are poisoned).
+        ld_input_v8 -> 8;
     }
 
     /// A 16-byte load of `N` elements of the input's width (`N * elem_bytes == 16`, else the
@@ -900,10 +862,7 @@ impl<'c> Warp<'c> {
         addr: &Lanes<u64>,
         label: &'static str,
     ) -> Result<Lanes<u32>, SimError> {
-        self.step()?;
-        self.switch().await;
-        let bad_addr = addr.poison_mask() & self.active;
-        self.check_poison(bad_addr, Op::GlobalLoad, label, None)?;
+        let bad_addr = self.access(addr.poison_mask(), Op::GlobalLoad, label).await?;
         let lanes = self.active & !bad_addr;
         let mut vals = [0u32; WARP_SIZE];
         let mut poison = !lanes;
@@ -942,10 +901,7 @@ impl<'c> Warp<'c> {
         val: &Lanes<u32>,
         label: &'static str,
     ) -> Result<(), SimError> {
-        self.step()?;
-        self.switch().await;
-        let bad_addr = addr.poison_mask() & self.active;
-        self.check_poison(bad_addr, Op::GlobalStore, label, None)?;
+        let bad_addr = self.access(addr.poison_mask(), Op::GlobalStore, label).await?;
         self.check_poison(val.poison_mask() & self.active, Op::GlobalStore, label, None)?;
         let lanes = self.active & !bad_addr;
         let order = self.lane_order(lanes);
@@ -990,27 +946,12 @@ impl<'c> Warp<'c> {
         self.report_findings(&f, Op::GlobalStore, label)
     }
 
-    /// `old = atomicAdd(&buf[addr], val)` in the active lanes (one after another, in a
-    /// seeded order when shuffled); atomics do not race with each other.
-    pub async fn atomic_add_global(
-        &mut self,
-        buf: BufId,
-        addr: &Lanes<u64>,
-        val: &Lanes<u32>,
-        label: &'static str,
-    ) -> Result<Lanes<u32>, SimError> {
-        self.atomic(buf, addr, val, u32::wrapping_add, label).await
-    }
-
-    /// `old = atomicMax(&buf[addr], val)` in the active lanes.
-    pub async fn atomic_max_global(
-        &mut self,
-        buf: BufId,
-        addr: &Lanes<u64>,
-        val: &Lanes<u32>,
-        label: &'static str,
-    ) -> Result<Lanes<u32>, SimError> {
-        self.atomic(buf, addr, val, u32::max, label).await
+    atomics! {
+        /// `old = atomicAdd(&buf[addr], val)` in the active lanes (one after another, in a
+        /// seeded order when shuffled); atomics do not race with each other.
+        atomic_add_global = u32::wrapping_add;
+        /// `old = atomicMax(&buf[addr], val)` in the active lanes.
+        atomic_max_global = u32::max;
     }
 
     async fn atomic(
@@ -1021,10 +962,7 @@ impl<'c> Warp<'c> {
         op: fn(u32, u32) -> u32,
         label: &'static str,
     ) -> Result<Lanes<u32>, SimError> {
-        self.step()?;
-        self.switch().await;
-        let bad = (addr.poison_mask() | val.poison_mask()) & self.active;
-        self.check_poison(bad, Op::Atomic, label, None)?;
+        let bad = self.access(addr.poison_mask() | val.poison_mask(), Op::Atomic, label).await?;
         let lanes = self.active & !bad;
         let order = self.lane_order(lanes);
         let mut out = Lanes::from_parts([0u32; WARP_SIZE], !lanes);
@@ -1054,10 +992,7 @@ impl<'c> Warp<'c> {
         addr: &Lanes<u32>,
         label: &'static str,
     ) -> Result<Lanes<u32>, SimError> {
-        self.step()?;
-        self.switch().await;
-        let bad_addr = addr.poison_mask() & self.active;
-        self.check_poison(bad_addr, Op::SharedLoad, label, None)?;
+        let bad_addr = self.access(addr.poison_mask(), Op::SharedLoad, label).await?;
         let checks = self.at.checks;
         let thread0 = self.at.warp as u16 * 32;
         let (w, slot, active) = (self.at.warp, self.at.slot, self.active);
@@ -1116,10 +1051,7 @@ impl<'c> Warp<'c> {
         val: &Lanes<u32>,
         label: &'static str,
     ) -> Result<(), SimError> {
-        self.step()?;
-        self.switch().await;
-        let bad_addr = addr.poison_mask() & self.active;
-        self.check_poison(bad_addr, Op::SharedStore, label, None)?;
+        let bad_addr = self.access(addr.poison_mask(), Op::SharedStore, label).await?;
         let checks = self.at.checks;
         let thread0 = self.at.warp as u16 * 32;
         let order = self.lane_order(self.active & !bad_addr);
