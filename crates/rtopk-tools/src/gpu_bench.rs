@@ -964,55 +964,56 @@ mod tests {
         Settings { reps: 2, mode: Mode::Largest, idle_start: false, strategy: Strategy::Auto }
     }
 
-    /// A bench of [`settings`] on `gpu`, its buffers prepared for `case`.
-    fn prepared(gpu: &CudaTopK, case: Case) -> Bench<'_> {
-        let mut run = Bench::new(gpu, settings()).unwrap();
+    /// `check` of a bench of [`settings`] on GPU 0, its buffers prepared for `case`.
+    fn with_prepared(case: Case, check: impl FnOnce(&mut Bench<'_>)) {
+        let gpu = CudaTopK::new(0).unwrap();
+        let mut run = Bench::new(&gpu, settings()).unwrap();
         run.prepare(&[case]).unwrap();
-        run
+        check(&mut run);
     }
 
     #[test]
     #[ignore = "needs a CUDA GPU"]
     fn host_families_are_uploaded_and_copied_for_the_rotation() {
-        let gpu = CudaTopK::new(0).unwrap();
         let case = Case { n: 64, m: 1000, k: 10, max_iter: None, sorted: false };
-        let mut run = prepared(&gpu, case);
-        for family in [InputFamily::Laplace, InputFamily::NanInf, InputFamily::Ties] {
-            run.generate(family, 7);
-            let row = run.run(case).unwrap();
-            assert_eq!(
-                (row.input.as_str(), row.seed, row.rotation),
-                (family.name(), Some(7), "copies of one input")
-            );
-            let want = family.matrix(64, 1000, 7).unwrap();
-            let got = buffers(&run);
-            assert_eq!(got.len(), row.input_buffers);
-            assert!(got.len() > 1, "a 256 KB input rotates through several buffers");
-            for b in &got {
-                assert_eq!(bits(b), bits(want.as_slice().unwrap()), "{family}");
+        with_prepared(case, |run| {
+            for family in [InputFamily::Laplace, InputFamily::NanInf, InputFamily::Ties] {
+                run.generate(family, 7);
+                let row = run.run(case).unwrap();
+                assert_eq!(
+                    (row.input.as_str(), row.seed, row.rotation),
+                    (family.name(), Some(7), "copies of one input")
+                );
+                let want = family.matrix(64, 1000, 7).unwrap();
+                let got = buffers(run);
+                assert_eq!(got.len(), row.input_buffers);
+                assert!(got.len() > 1, "a 256 KB input rotates through several buffers");
+                for b in &got {
+                    assert_eq!(bits(b), bits(want.as_slice().unwrap()), "{family}");
+                }
+                assert!(row.median_ms > 0.0 && row.gbps > 0.0);
             }
-            assert!(row.median_ms > 0.0 && row.gbps > 0.0);
-        }
+        });
     }
 
     #[test]
     #[ignore = "needs a CUDA GPU"]
     fn normal_inputs_are_distinct_device_draws() {
-        let gpu = CudaTopK::new(0).unwrap();
         let case = Case { n: 128, m: 512, k: 16, max_iter: None, sorted: true };
-        let mut run = prepared(&gpu, case);
-        let row = run.run(case).unwrap();
-        assert_eq!(
-            (row.input.as_str(), row.seed, row.rotation),
-            ("normal", None, "distinct draws")
-        );
-        let got = buffers(&run);
-        assert!(got.len() > 1);
-        assert_ne!(bits(&got[0]), bits(&got[1]));
-        // then a host family at the same shape replaces them
-        run.generate(InputFamily::Uniform, 1);
-        assert_eq!(run.run(case).unwrap().input, "uniform");
-        assert!(buffers(&run)[0].iter().all(|v| (-1.0..1.0).contains(v)));
+        with_prepared(case, |run| {
+            let row = run.run(case).unwrap();
+            assert_eq!(
+                (row.input.as_str(), row.seed, row.rotation),
+                ("normal", None, "distinct draws")
+            );
+            let got = buffers(run);
+            assert!(got.len() > 1);
+            assert_ne!(bits(&got[0]), bits(&got[1]));
+            // then a host family at the same shape replaces them
+            run.generate(InputFamily::Uniform, 1);
+            assert_eq!(run.run(case).unwrap().input, "uniform");
+            assert!(buffers(run)[0].iter().all(|v| (-1.0..1.0).contains(v)));
+        });
     }
 
     #[test]

@@ -6,8 +6,8 @@
 use std::cell::RefCell;
 
 use warp_sim::{
-    DiagKind, DiagPolicy, Diagnostic, FULL_MASK, Global, Grid, Lanes, Machine, Rows, Schedule,
-    SimError, VirtualSource, Warp, WordSource,
+    BufId, DiagKind, DiagPolicy, Diagnostic, FULL_MASK, Global, Grid, Lanes, Machine, Rows,
+    Schedule, SimError, VirtualSource, Warp, WordSource,
 };
 
 fn kinds(d: &[Diagnostic]) -> Vec<DiagKind> {
@@ -22,6 +22,13 @@ where
     let mut m = Machine::new(DiagPolicy::Collect, Schedule::InOrder);
     m.launch(Grid::new(1, 1, shared_words), kernel).unwrap();
     m.take_diagnostics().0
+}
+
+/// A collecting machine on `schedule` with a one-word global buffer `out`.
+fn machine_with_out(schedule: Schedule) -> (Machine, BufId) {
+    let mut m = Machine::new(DiagPolicy::Collect, schedule);
+    let out = m.alloc(Global::zeroed("out", 1).unwrap());
+    (m, out)
 }
 
 #[test]
@@ -362,8 +369,7 @@ fn fail_fast_stops_at_the_first_finding_and_the_watchdog_stops_endless_loops() {
 #[test]
 fn shuffled_schedules_are_deterministic_and_expose_last_writer_wins() {
     let winner = |schedule| {
-        let mut m = Machine::new(DiagPolicy::Collect, schedule);
-        let out = m.alloc(Global::zeroed("out", 1).unwrap());
+        let (mut m, out) = machine_with_out(schedule);
         m.launch(Grid::new(1, 1, 1), async |mut w| {
             w.st_shared(&Lanes::splat(0), &w.lane_id(), "everyone writes s[0]").await?;
             w.syncwarp(FULL_MASK, "sync").await?;
@@ -390,8 +396,7 @@ fn shuffled_schedules_are_deterministic_and_expose_last_writer_wins() {
 #[test]
 fn warps_interleave_at_memory_operations_so_a_race_changes_the_output() {
     let total = |schedule| {
-        let mut m = Machine::new(DiagPolicy::Collect, schedule);
-        let out = m.alloc(Global::zeroed("out", 1).unwrap());
+        let (mut m, out) = machine_with_out(schedule);
         m.launch(Grid::new(1, 2, 1), async |mut w| {
             let lane0 = w.lane_id().map(|l| l == 0);
             let saved = w.push_active(&lane0, "lane 0")?;

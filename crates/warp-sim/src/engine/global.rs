@@ -16,6 +16,7 @@
 //! each ([`Global::set_write_once`]) report a second write; [`Global::unwritten`] finds the
 //! elements a launch left unwritten.
 
+use crate::engine::diag::DiagKind;
 use crate::engine::error::SimError;
 
 /// Shadow flag: the last write stored a poisoned value.
@@ -54,19 +55,18 @@ fn elem_mask(bytes: u32) -> u32 {
 pub(crate) struct GlobalRead {
     pub(crate) value: u32,
     pub(crate) poisoned: bool,
-    pub(crate) out_of_bounds: bool,
-    /// In bounds but not held by this (partial) launch.
-    pub(crate) unmapped: bool,
-    pub(crate) race: bool,
+    /// [`DiagKind::GlobalOutOfBounds`], [`DiagKind::ForeignAddress`] (in bounds but not held
+    /// by this partial launch) or [`DiagKind::GlobalRace`].
+    pub(crate) finding: Option<DiagKind>,
 }
 
 /// What a global store found.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct GlobalWrite {
-    pub(crate) out_of_bounds: bool,
-    pub(crate) unmapped: bool,
-    pub(crate) race: bool,
-    pub(crate) same_value: bool,
+    /// As [`GlobalRead::finding`], a race of the value already there being
+    /// [`DiagKind::GlobalRaceSameValue`].
+    pub(crate) finding: Option<DiagKind>,
+    /// A second store to a write-once output.
     pub(crate) rewritten: bool,
 }
 
@@ -271,13 +271,13 @@ impl Global {
 
     /// Where element `idx` is held, or why not.
     #[inline]
-    fn slot(&self, idx: u64) -> Result<usize, (bool, bool)> {
+    fn slot(&self, idx: u64) -> Result<usize, DiagKind> {
         if idx >= self.len {
-            return Err((true, false));
+            return Err(DiagKind::GlobalOutOfBounds);
         }
         match idx.checked_sub(self.base) {
             Some(i) if i < self.data.len() as u64 => Ok(i as usize),
-            _ => Err((false, true)),
+            _ => Err(DiagKind::ForeignAddress),
         }
     }
 
@@ -286,13 +286,8 @@ impl Global {
     pub(crate) fn read(&self, idx: u64, who: &Accessor<'_>, checks: bool) -> GlobalRead {
         let i = match self.slot(idx) {
             Ok(i) => i,
-            Err((out_of_bounds, unmapped)) => {
-                return GlobalRead {
-                    out_of_bounds,
-                    unmapped,
-                    poisoned: true,
-                    ..GlobalRead::default()
-                };
+            Err(kind) => {
+                return GlobalRead { poisoned: true, finding: Some(kind), ..GlobalRead::default() };
             }
         };
         let race = checks
@@ -301,8 +296,7 @@ impl Global {
         GlobalRead {
             value: self.data[i],
             poisoned: self.flags[i] & POISON != 0,
-            race,
-            ..GlobalRead::default()
+            finding: race.then_some(DiagKind::GlobalRace),
         }
     }
 
@@ -318,17 +312,18 @@ impl Global {
     ) -> GlobalWrite {
         let i = match self.slot(idx) {
             Ok(i) => i,
-            Err((out_of_bounds, unmapped)) => {
-                return GlobalWrite { out_of_bounds, unmapped, ..GlobalWrite::default() };
-            }
+            Err(kind) => return GlobalWrite { finding: Some(kind), rewritten: false },
         };
         let value = value & elem_mask(self.elem_bytes);
         let mut w = GlobalWrite::default();
         if checks {
             let last = self.writer[i];
             if last != 0 && !who.after(last, self.epoch[i], self.aseq[i]) {
-                w.race = true;
-                w.same_value = self.data[i] == value;
+                w.finding = Some(if self.data[i] == value {
+                    DiagKind::GlobalRaceSameValue
+                } else {
+                    DiagKind::GlobalRace
+                });
             }
             w.rewritten = self.write_once && self.flags[i] & WRITTEN != 0;
             self.writer[i] = who.gtid + 1;
@@ -343,11 +338,7 @@ impl Global {
     /// An atomic read-modify-write of element `idx`: `f(old)` is stored, `old` returned.
     /// Atomics never race with each other; they are ordered with plain accesses as stores.
     #[inline]
-    pub(crate) fn atomic(
-        &mut self,
-        idx: u64,
-        f: impl FnOnce(u32) -> u32,
-    ) -> Result<u32, (bool, bool)> {
+    pub(crate) fn atomic(&mut self, idx: u64, f: impl FnOnce(u32) -> u32) -> Result<u32, DiagKind> {
         let i = self.slot(idx)?;
         let old = self.data[i];
         self.data[i] = f(old) & elem_mask(self.elem_bytes);
@@ -480,6 +471,11 @@ impl Source for VirtualSource {
 mod tests {
     use super::*;
 
+    /// A race, of the same value or not.
+    fn race(finding: Option<DiagKind>) -> bool {
+        matches!(finding, Some(DiagKind::GlobalRace | DiagKind::GlobalRaceSameValue))
+    }
+
     fn who(gtid: u64, epoch: u32) -> Accessor<'static> {
         Accessor { gtid, threads_per_block: 64, epoch, atomics: 0, view: None }
     }
@@ -487,23 +483,29 @@ mod tests {
     #[test]
     fn global_writes_race_across_threads_and_reads_see_them() {
         let mut g = Global::zeroed("out", 2).unwrap();
-        assert!(!g.write(0, 1, false, &who(5, 0), true).race);
-        assert!(!g.write(0, 2, false, &who(5, 0), true).race, "same thread rewrites");
-        assert!(g.read(0, &who(6, 0), true).race, "another thread, no barrier");
-        assert!(!g.read(0, &who(6, 1), true).race, "after a __syncthreads");
+        assert!(!race(g.write(0, 1, false, &who(5, 0), true).finding));
+        assert!(!race(g.write(0, 2, false, &who(5, 0), true).finding), "same thread rewrites");
+        assert!(race(g.read(0, &who(6, 0), true).finding), "another thread, no barrier");
+        assert!(!race(g.read(0, &who(6, 1), true).finding), "after a __syncthreads");
         let w = g.write(0, 2, false, &who(6, 0), true);
-        assert!(w.race && w.same_value);
-        assert!(!g.write(0, 3, false, &who(7, 1), true).race, "same block after a barrier");
-        assert!(g.write(0, 3, false, &who(100, 5), true).race, "another block");
-        assert!(g.write(9, 3, false, &who(0, 0), true).out_of_bounds);
+        assert_eq!(w.finding, Some(DiagKind::GlobalRaceSameValue));
+        assert!(
+            !race(g.write(0, 3, false, &who(7, 1), true).finding),
+            "same block after a barrier"
+        );
+        assert!(race(g.write(0, 3, false, &who(100, 5), true).finding), "another block");
+        assert_eq!(
+            g.write(9, 3, false, &who(0, 0), true).finding,
+            Some(DiagKind::GlobalOutOfBounds)
+        );
         // Block 1 (threads 64..) writes element 1 before its first atomic; block 0 reads it
         // after having seen that atomic: ordered. Without the atomic: a race.
         let b1 = Accessor { gtid: 70, threads_per_block: 64, epoch: 0, atomics: 0, view: None };
-        assert!(!g.write(1, 8, false, &b1, true).race);
-        assert!(g.read(1, &who(3, 0), true).race);
+        assert!(!race(g.write(1, 8, false, &b1, true).finding));
+        assert!(race(g.read(1, &who(3, 0), true).finding));
         let seen = std::collections::BTreeMap::from([(1u32, 1u32)]);
         let b0 = Accessor { view: Some(&seen), ..who(3, 0) };
-        assert!(!g.read(1, &b0, true).race);
+        assert!(!race(g.read(1, &b0, true).finding));
         g.write(1, 8, false, &b1, true);
         assert_eq!(g.data(), &[3, 8]);
         assert_eq!(g.unwritten(0, 2), None);
@@ -518,7 +520,7 @@ mod tests {
         let mut g = Global::zeroed("out_val", 2).unwrap().with_elem_bytes(2);
         assert_eq!(g.elem_bytes(), 2);
         g.write(0, 0x1234_fc00, false, &who(0, 0), true);
-        assert!(!g.write(1, 0x8000, false, &who(1, 0), true).race);
+        assert!(!race(g.write(1, 0x8000, false, &who(1, 0), true).finding));
         assert_eq!(g.data(), &[0xfc00, 0x8000]);
         let src = WordSource::new(&[0xdead_7e01, 3], 1, 2);
         assert_eq!(
@@ -532,11 +534,11 @@ mod tests {
     fn windows_hold_part_of_a_long_buffer() {
         let long = 1u64 << 40;
         let mut g = Global::window("out", long, long - 4, 2).unwrap();
-        assert!(!g.write(long - 3, 7, false, &who(0, 0), true).race);
+        assert!(!race(g.write(long - 3, 7, false, &who(0, 0), true).finding));
         assert_eq!(g.data(), &[0, 7]);
         let w = g.write(long - 1, 1, false, &who(0, 0), true);
-        assert!(w.unmapped && !w.out_of_bounds);
-        assert!(g.read(long, &who(0, 0), true).out_of_bounds);
+        assert_eq!(w.finding, Some(DiagKind::ForeignAddress));
+        assert_eq!(g.read(long, &who(0, 0), true).finding, Some(DiagKind::GlobalOutOfBounds));
         assert!(Global::window("x", 4, 3, 2).is_err());
         assert!(g.peek(long + 5, 3).is_empty(), "past the held elements: nothing");
         assert!(matches!(Global::zeroed("x", u64::MAX / 2), Err(SimError::InvalidLaunch(_))));

@@ -13,6 +13,7 @@
 //! `b` is ordered after lane `a`'s access at `a`'s clock `c` once `b` has met `a` at a
 //! `__syncwarp` after it (`clock_b[a] > c`).
 
+use crate::engine::diag::DiagKind;
 use crate::engine::error::SimError;
 use crate::engine::lanes::{WARP_SIZE, lanes_of};
 
@@ -125,23 +126,10 @@ pub(crate) struct SharedRead {
     pub(crate) prev: u32,
     /// The value is poisoned (written poisoned, uninitialized, or out of bounds).
     pub(crate) poisoned: bool,
-    /// Address outside the allocation.
-    pub(crate) out_of_bounds: bool,
-    /// Never written.
-    pub(crate) uninit: bool,
-    /// Written by another thread with no barrier between.
-    pub(crate) race: bool,
-}
-
-/// What a shared store found.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct SharedWrite {
-    /// Address outside the allocation (nothing was written).
-    pub(crate) out_of_bounds: bool,
-    /// Conflicts with an unordered access of another thread.
-    pub(crate) race: bool,
-    /// The conflict is a write of the same value (benign).
-    pub(crate) same_value: bool,
+    /// [`DiagKind::SharedOutOfBounds`] (an address outside the allocation),
+    /// [`DiagKind::UninitializedSharedRead`] (never written) or [`DiagKind::SharedRace`]
+    /// (written by another thread with no barrier between).
+    pub(crate) finding: Option<DiagKind>,
 }
 
 /// A block's shared memory: `u32` words and their shadows.
@@ -196,7 +184,8 @@ impl SharedMem {
         checks: bool,
     ) -> SharedRead {
         let Some(w) = self.words.get_mut(addr) else {
-            return SharedRead { out_of_bounds: true, poisoned: true, ..SharedRead::default() };
+            let finding = Some(DiagKind::SharedOutOfBounds);
+            return SharedRead { poisoned: true, finding, ..SharedRead::default() };
         };
         let mut r = SharedRead {
             value: w.value,
@@ -213,10 +202,10 @@ impl SharedMem {
             return r;
         }
         if w.flags & INIT == 0 {
-            r.uninit = true;
+            r.finding = Some(DiagKind::UninitializedSharedRead);
             r.poisoned = true;
-        } else {
-            r.race = w.writer != thread && !w.writer_at.ordered_before(w.writer, now);
+        } else if w.writer != thread && !w.writer_at.ordered_before(w.writer, now) {
+            r.finding = Some(DiagKind::SharedRace);
         }
         let live_reader = w.flags & READ_ONE != 0 && !w.reader_at.ordered_before(w.reader, now);
         if live_reader && w.reader != thread {
@@ -268,7 +257,10 @@ impl SharedMem {
         Some((vals, poison & lanes))
     }
 
-    /// A store by block-thread `thread`.
+    /// A store by block-thread `thread`: what it found, [`DiagKind::SharedOutOfBounds`]
+    /// (nothing was written), or a conflict with an unordered access of another thread,
+    /// [`DiagKind::SharedRace`] ([`DiagKind::SharedRaceSameValue`] for a benign write of the
+    /// same value over another thread's write).
     #[inline]
     pub(crate) fn write(
         &mut self,
@@ -278,11 +270,11 @@ impl SharedMem {
         thread: u16,
         now: &Now<'_>,
         checks: bool,
-    ) -> SharedWrite {
+    ) -> Option<DiagKind> {
         let Some(w) = self.words.get_mut(addr) else {
-            return SharedWrite { out_of_bounds: true, ..SharedWrite::default() };
+            return Some(DiagKind::SharedOutOfBounds);
         };
-        let mut out = SharedWrite::default();
+        let mut out = None;
         if checks {
             let ww = w.flags & INIT != 0
                 && w.writer != thread
@@ -290,8 +282,14 @@ impl SharedMem {
             let war = w.flags & READ_ONE != 0
                 && (w.flags & READ_MANY != 0 || w.reader != thread)
                 && !w.reader_at.ordered_before(w.reader, now);
-            out.race = ww || war;
-            out.same_value = ww && !war && w.value == value;
+            if ww || war {
+                let same_value = ww && !war && w.value == value;
+                out = Some(if same_value {
+                    DiagKind::SharedRaceSameValue
+                } else {
+                    DiagKind::SharedRace
+                });
+            }
         }
         w.prev = w.value;
         w.value = value;
@@ -305,6 +303,11 @@ impl SharedMem {
 mod tests {
     use super::*;
 
+    /// A race, of the same value or not.
+    fn race(finding: Option<DiagKind>) -> bool {
+        matches!(finding, Some(DiagKind::SharedRace | DiagKind::SharedRaceSameValue))
+    }
+
     /// A lane's view at block epoch `block` of warp `warp`, with vector clock `vc`.
     fn now(block: u32, warp: u32, vc: &WarpClocks, lane: usize) -> Now<'_> {
         Now { block_epoch: block, warp, clock: vc.row(lane), own: vc.own(lane) }
@@ -315,30 +318,39 @@ mod tests {
         let mut s = SharedMem::default();
         s.reset(4).unwrap();
         let mut vc = WarpClocks::default();
-        assert!(s.read(0, 0, &now(0, 0, &vc, 0), true).uninit);
-        assert!(!s.write(1, 5, false, 3, &now(0, 0, &vc, 3), true).race);
+        assert_eq!(
+            s.read(0, 0, &now(0, 0, &vc, 0), true).finding,
+            Some(DiagKind::UninitializedSharedRead)
+        );
+        assert!(!race(s.write(1, 5, false, 3, &now(0, 0, &vc, 3), true)));
         // Same thread: no race. Another lane of the warp, no syncwarp: race.
-        assert!(!s.read(1, 3, &now(0, 0, &vc, 3), true).race);
-        assert!(s.read(1, 4, &now(0, 0, &vc, 4), true).race);
+        assert!(!race(s.read(1, 3, &now(0, 0, &vc, 3), true).finding));
+        assert!(race(s.read(1, 4, &now(0, 0, &vc, 4), true).finding));
         // Lanes 3 and 4 meet at a __syncwarp: ordered.
         vc.sync(0b1_1000);
-        assert!(!s.read(1, 4, &now(0, 0, &vc, 4), true).race);
+        assert!(!race(s.read(1, 4, &now(0, 0, &vc, 4), true).finding));
         // Lane 5 did not take part: still a race.
-        assert!(s.read(1, 5, &now(0, 0, &vc, 5), true).race);
+        assert!(race(s.read(1, 5, &now(0, 0, &vc, 5), true).finding));
         // Thread 40 (warp 1): only a __syncthreads orders it.
         let other = WarpClocks::default();
-        assert!(s.read(1, 40, &now(0, 1, &other, 8), true).race);
-        assert!(!s.read(1, 40, &now(1, 1, &other, 8), true).race);
+        assert!(race(s.read(1, 40, &now(0, 1, &other, 8), true).finding));
+        assert!(!race(s.read(1, 40, &now(1, 1, &other, 8), true).finding));
         // Write after another thread's unordered read.
         let w = s.write(1, 6, false, 41, &now(1, 1, &other, 9), true);
-        assert!(w.race && !w.same_value);
+        assert_eq!(w, Some(DiagKind::SharedRace));
         // Same-value write-write race is flagged as such.
         let vc0 = WarpClocks::default();
-        assert!(!s.write(2, 9, false, 0, &now(0, 0, &vc0, 0), true).race);
+        assert!(!race(s.write(2, 9, false, 0, &now(0, 0, &vc0, 0), true)));
         let w = s.write(2, 9, false, 1, &now(0, 0, &vc0, 1), true);
-        assert!(w.race && w.same_value);
-        assert!(s.read(7, 0, &now(0, 0, &vc0, 0), true).out_of_bounds);
-        assert!(s.write(7, 0, false, 0, &now(0, 0, &vc0, 0), true).out_of_bounds);
+        assert_eq!(w, Some(DiagKind::SharedRaceSameValue));
+        assert_eq!(
+            s.read(7, 0, &now(0, 0, &vc0, 0), true).finding,
+            Some(DiagKind::SharedOutOfBounds)
+        );
+        assert_eq!(
+            s.write(7, 0, false, 0, &now(0, 0, &vc0, 0), true),
+            Some(DiagKind::SharedOutOfBounds)
+        );
     }
 
     #[test]

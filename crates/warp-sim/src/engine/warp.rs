@@ -876,12 +876,8 @@ impl<'c> Warp<'c> {
                 let r = g.read(a, &self.accessor(parts, l), self.at.checks);
                 vals[l] = r.value;
                 poison |= u32::from(r.poisoned) << l;
-                if r.out_of_bounds {
-                    f.add(DiagKind::GlobalOutOfBounds, l, a);
-                } else if r.unmapped {
-                    f.add(DiagKind::ForeignAddress, l, a);
-                } else if r.race {
-                    f.add(DiagKind::GlobalRace, l, a);
+                if let Some(kind) = r.finding {
+                    f.add(kind, l, a);
                 }
             }
             g.row_len()
@@ -922,16 +918,7 @@ impl<'c> Warp<'c> {
                 let a = addr.lane(l);
                 let who = Accessor { gtid: base.gtid + l as u64, ..base };
                 let w = g.write(a, val.lane(l), val.is_poisoned(l), &who, checks);
-                if w.out_of_bounds {
-                    f.add(DiagKind::GlobalOutOfBounds, l, a);
-                } else if w.unmapped {
-                    f.add(DiagKind::ForeignAddress, l, a);
-                } else if w.race {
-                    let kind = if w.same_value {
-                        DiagKind::GlobalRaceSameValue
-                    } else {
-                        DiagKind::GlobalRace
-                    };
+                if let Some(kind) = w.finding {
                     f.add(kind, l, a);
                 }
                 if w.rewritten {
@@ -974,8 +961,7 @@ impl<'c> Warp<'c> {
                 let a = addr.lane(l);
                 match g.atomic(a, |old| op(old, val.lane(l))) {
                     Ok(old) => out.set_lane(l, old),
-                    Err((true, _)) => f.add(DiagKind::GlobalOutOfBounds, l, a),
-                    Err(_) => f.add(DiagKind::ForeignAddress, l, a),
+                    Err(kind) => f.add(kind, l, a),
                 }
             }
             if lanes != 0 {
@@ -1021,14 +1007,10 @@ impl<'c> Warp<'c> {
                 let r = b.shared.read(a, thread0 + l as u16, &now, checks);
                 vals[l] = r.value;
                 prev[l] = r.prev;
-                races |= u32::from(r.race) << l;
+                races |= u32::from(r.finding == Some(DiagKind::SharedRace)) << l;
                 poison |= u32::from(r.poisoned) << l;
-                if r.out_of_bounds {
-                    f.add(DiagKind::SharedOutOfBounds, l, a as u64);
-                } else if r.uninit {
-                    f.add(DiagKind::UninitializedSharedRead, l, a as u64);
-                } else if r.race {
-                    f.add(DiagKind::SharedRace, l, a as u64);
+                if let Some(kind) = r.finding {
+                    f.add(kind, l, a as u64);
                 }
             }
             // A racy load sees the value before or after the racing write, by a seeded coin
@@ -1069,22 +1051,9 @@ impl<'c> Warp<'c> {
                     clock: clocks.row(l),
                     own: clocks.own(l),
                 };
-                let w = b.shared.write(
-                    a,
-                    val.lane(l),
-                    val.is_poisoned(l),
-                    thread0 + l as u16,
-                    &now,
-                    checks,
-                );
-                if w.out_of_bounds {
-                    f.add(DiagKind::SharedOutOfBounds, l, a as u64);
-                } else if w.race {
-                    let kind = if w.same_value {
-                        DiagKind::SharedRaceSameValue
-                    } else {
-                        DiagKind::SharedRace
-                    };
+                let (value, poisoned) = (val.lane(l), val.is_poisoned(l));
+                let found = b.shared.write(a, value, poisoned, thread0 + l as u16, &now, checks);
+                if let Some(kind) = found {
                     f.add(kind, l, a as u64);
                 }
             }
