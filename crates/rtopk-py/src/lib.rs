@@ -17,22 +17,24 @@
 //! * [`trace`]: one row through the simulated kernel.
 //! * [`sim`]: the simulated kernel over a matrix, its diagnostics, the seeded-bug catalog.
 //! * [`stats`]: the iteration statistics (`rtopk_tools::stats`) and Appendix A's E(n).
+//! * [`jax`]: the XLA FFI handlers of `rtopk.jax` (CPU and CUDA), read off XLA's call frames.
 //! * [`engine`]: every call into the library's re-exports (`rtopk::cuda`, `rtopk::sim`,
 //!   `rtopk::stats`) and its tools crate, in one module. The crate depends on `rtopk` and
 //!   `rtopk-tools` only, never on an engine crate.
 //! * [`errors`]: every Rust error as a Python exception; panics caught at the boundary.
 //!
-//! The crate says `deny(unsafe_code)` rather than `forbid` for the two boundaries that need it,
-//! each with `#[allow(unsafe_code)]` on its one statement (or one-line function) and a
-//! `// SAFETY:` line: the CUDA launch takes raw device addresses from torch and hands them to
-//! the library's raw launch; a 16-bit input arrives as `uint16` bit patterns, viewed in place as
-//! `half::f16` / `half::bf16`.
+//! The crate says `deny(unsafe_code)` rather than `forbid` for the three boundaries that need
+//! it, each with `#[allow(unsafe_code)]` on its function and a `// SAFETY:` line per block: the
+//! CUDA launch takes raw device addresses from torch and hands them to the library's raw
+//! launch; a 16-bit input arrives as `uint16` bit patterns, viewed in place as `half::f16` /
+//! `half::bf16`; XLA's FFI hands its handlers a C call frame of raw pointers (`jax`).
 
 #![deny(unsafe_code)]
 
 mod cuda;
 mod engine;
 mod errors;
+mod jax;
 mod plan;
 mod request;
 mod select;
@@ -68,5 +70,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cuda::cuda_libraries_present, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::cuda_verify, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(jax::jax_handler, m)?)?;
     Ok(())
 }

@@ -181,8 +181,11 @@ def test_numpy_integers_and_bools_are_taken() -> None:
 
 def test_the_namespace_is_the_public_api() -> None:
     public = {n for n in dir(rtopk) if not n.startswith("_")}
-    # rtopk.ops appears once torch is in use (importing it registers the op)
-    assert public - {"ops"} == set(rtopk.__all__) - {"__version__"}, public ^ set(rtopk.__all__)
+    # rtopk.ops appears once torch is in use (importing it registers the op), rtopk.jax
+    # once it is imported
+    assert public - {"ops", "jax"} == set(rtopk.__all__) - {"__version__"}, public ^ set(
+        rtopk.__all__
+    )
     for leaked in ("List", "Tuple", "json", "sys", "dataclass", "annotations"):
         assert leaked not in dir(rtopk)
     for name in rtopk.__all__:

@@ -193,5 +193,9 @@ def cuda_launch(
     Raises
     ``CudaUnavailableError`` without a driver."""
 
+def jax_handler(platform: str) -> int:
+    """The address of the XLA FFI handler of ``rtopk.jax`` for ``platform`` (``"cpu"`` or
+    ``"cuda"``), to wrap with ``jax.ffi.pycapsule``. Raises ``ValueError`` for others."""
+
 def _panic_for_tests(detach: bool) -> None:
     """Panics inside the boundary's guard (tests: the panic becomes ``InternalError``)."""

@@ -88,7 +88,7 @@ def _normalize_dim(x: "torch.Tensor", dim: int) -> int:
             f"Dimension out of range (expected to be in range of [{-x.dim()}, {x.dim() - 1}], "
             f"but got {dim})"
         )
-    return dim % x.dim()
+    return int(dim % x.dim())
 
 
 def _metadata(
