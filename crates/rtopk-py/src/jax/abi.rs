@@ -30,6 +30,19 @@ pub(crate) const BF16: i32 = 16;
 pub(crate) const API_MAJOR: i32 = 0;
 pub(crate) const API_MINOR: i32 = 1;
 
+/// A struct of the API whose first two fields are its `struct_size` and `extension_start`.
+macro_rules! ffi_struct {
+    ($(#[$doc:meta])* $name:ident { $($field:ident: $ty:ty),* $(,)? }) => {
+        $(#[$doc])*
+        #[repr(C)]
+        pub(crate) struct $name {
+            pub(crate) struct_size: usize,
+            pub(crate) extension_start: *mut ExtensionBase,
+            $(pub(crate) $field: $ty),*
+        }
+    };
+}
+
 #[repr(C)]
 pub(crate) struct ExtensionBase {
     pub(crate) struct_size: usize,
@@ -37,13 +50,7 @@ pub(crate) struct ExtensionBase {
     pub(crate) next: *mut ExtensionBase,
 }
 
-#[repr(C)]
-pub(crate) struct ApiVersion {
-    pub(crate) struct_size: usize,
-    pub(crate) extension_start: *mut ExtensionBase,
-    pub(crate) major: i32,
-    pub(crate) minor: i32,
-}
+ffi_struct!(ApiVersion { major: i32, minor: i32 });
 
 #[repr(C)]
 pub(crate) struct Metadata {
@@ -58,25 +65,10 @@ pub(crate) struct MetadataExtension {
     pub(crate) metadata: *mut Metadata,
 }
 
-#[repr(C)]
-pub(crate) struct Buffer {
-    pub(crate) struct_size: usize,
-    pub(crate) extension_start: *mut ExtensionBase,
-    pub(crate) dtype: i32,
-    pub(crate) data: *mut c_void,
-    pub(crate) rank: i64,
-    pub(crate) dims: *const i64,
-}
+ffi_struct!(Buffer { dtype: i32, data: *mut c_void, rank: i64, dims: *const i64 });
 
-/// `XLA_FFI_Args` and `XLA_FFI_Rets` (the same layout).
-#[repr(C)]
-pub(crate) struct List {
-    pub(crate) struct_size: usize,
-    pub(crate) extension_start: *mut ExtensionBase,
-    pub(crate) size: i64,
-    pub(crate) types: *const i32,
-    pub(crate) items: *const *mut c_void,
-}
+// `XLA_FFI_Args` and `XLA_FFI_Rets` (the same layout).
+ffi_struct!(List { size: i64, types: *const i32, items: *const *mut c_void });
 
 #[repr(C)]
 pub(crate) struct ByteSpan {
@@ -90,54 +82,30 @@ pub(crate) struct Scalar {
     pub(crate) value: *const c_void,
 }
 
-#[repr(C)]
-pub(crate) struct Attrs {
-    pub(crate) struct_size: usize,
-    pub(crate) extension_start: *mut ExtensionBase,
-    pub(crate) size: i64,
-    pub(crate) types: *const i32,
-    pub(crate) names: *const *const ByteSpan,
-    pub(crate) attrs: *const *const c_void,
-}
+ffi_struct!(Attrs {
+    size: i64,
+    types: *const i32,
+    names: *const *const ByteSpan,
+    attrs: *const *const c_void,
+});
 
-#[repr(C)]
-pub(crate) struct CallFrame {
-    pub(crate) struct_size: usize,
-    pub(crate) extension_start: *mut ExtensionBase,
-    pub(crate) api: *const Api,
-    pub(crate) ctx: *mut c_void,
-    pub(crate) stage: i32,
-    pub(crate) args: List,
-    pub(crate) rets: List,
-    pub(crate) attrs: Attrs,
-}
+ffi_struct!(CallFrame {
+    api: *const Api,
+    ctx: *mut c_void,
+    stage: i32,
+    args: List,
+    rets: List,
+    attrs: Attrs,
+});
 
 /// An `XLA_FFI_Error*`, owned by XLA once returned.
 pub(crate) type ErrorPtr = *mut c_void;
 
-#[repr(C)]
-pub(crate) struct ErrorCreateArgs {
-    pub(crate) struct_size: usize,
-    pub(crate) extension_start: *mut ExtensionBase,
-    pub(crate) message: *const std::ffi::c_char,
-    pub(crate) errc: i32,
-}
+ffi_struct!(ErrorCreateArgs { message: *const std::ffi::c_char, errc: i32 });
 
-#[repr(C)]
-pub(crate) struct StreamGetArgs {
-    pub(crate) struct_size: usize,
-    pub(crate) extension_start: *mut ExtensionBase,
-    pub(crate) ctx: *mut c_void,
-    pub(crate) stream: *mut c_void,
-}
+ffi_struct!(StreamGetArgs { ctx: *mut c_void, stream: *mut c_void });
 
-#[repr(C)]
-pub(crate) struct DeviceOrdinalGetArgs {
-    pub(crate) struct_size: usize,
-    pub(crate) extension_start: *mut ExtensionBase,
-    pub(crate) ctx: *mut c_void,
-    pub(crate) device_ordinal: i32,
-}
+ffi_struct!(DeviceOrdinalGetArgs { ctx: *mut c_void, device_ordinal: i32 });
 
 type Fn<A> = Option<unsafe extern "C" fn(*mut A) -> ErrorPtr>;
 type Unused = *const c_void;
@@ -150,22 +118,11 @@ pub(crate) struct Api {
     pub(crate) api_version: ApiVersion,
     pub(crate) internal_api: Unused,
     pub(crate) error_create: Fn<ErrorCreateArgs>,
-    pub(crate) error_get_message: Unused,
-    pub(crate) error_destroy: Unused,
-    pub(crate) handler_register: Unused,
+    /// Error_GetMessage, Error_Destroy, Handler_Register.
+    pub(crate) unused_before_stream: [Unused; 3],
     pub(crate) stream_get: Fn<StreamGetArgs>,
-    pub(crate) type_register: Unused,
-    pub(crate) execution_context_get: Unused,
-    pub(crate) state_set: Unused,
-    pub(crate) state_get: Unused,
-    pub(crate) device_memory_allocate: Unused,
-    pub(crate) device_memory_free: Unused,
-    pub(crate) thread_pool_schedule: Unused,
-    pub(crate) thread_pool_num_threads: Unused,
-    pub(crate) future_create: Unused,
-    pub(crate) future_set_available: Unused,
-    pub(crate) future_set_error: Unused,
-    pub(crate) run_id_get: Unused,
+    /// Type_Register … RunId_Get (twelve functions).
+    pub(crate) unused_before_device_ordinal: [Unused; 12],
     pub(crate) device_ordinal_get: Fn<DeviceOrdinalGetArgs>,
 }
 
