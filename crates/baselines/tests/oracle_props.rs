@@ -7,32 +7,31 @@
 
 use baselines::{Air, Base, DrTopK, GridSelect, SortChoose, TorchRadix, WarpSelect};
 use proptest::prelude::*;
-use test_support::{check_exact_and_work, oracle_property, pick_k, row};
+use test_support::{check_exact_and_work, pick_k, row, row_property};
 use topk_ref::{Mode, Options};
 
 fn cases() -> ProptestConfig {
     ProptestConfig { cases: 384, ..ProptestConfig::default() }
 }
 
-oracle_property!(384, check_exact_and_work, Air::default(); air_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact_and_work, Air::always_buffer();
+row_property!(384, check_exact_and_work(&Air::default()); air_matches_oracle: f32 = row(2100));
+row_property!(384, check_exact_and_work(&Air::always_buffer());
     air_always_buffering_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact_and_work, Air::new(1).unwrap();
+row_property!(384, check_exact_and_work(&Air::new(1).unwrap());
     air_alpha_1_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact_and_work, GridSelect::default();
+row_property!(384, check_exact_and_work(&GridSelect::default());
     gridselect_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact_and_work, GridSelect::with_blocks(3).unwrap();
+row_property!(384, check_exact_and_work(&GridSelect::with_blocks(3).unwrap());
     gridselect_3_blocks_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact_and_work, WarpSelect; warpselect_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact_and_work, DrTopK::default();
+row_property!(384, check_exact_and_work(&WarpSelect); warpselect_matches_oracle: f32 = row(2100));
+row_property!(384, check_exact_and_work(&DrTopK::default());
     drtopk_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact_and_work, DrTopK::new(2, Base::Bitonic).unwrap();
+row_property!(384, check_exact_and_work(&DrTopK::new(2, Base::Bitonic).unwrap());
     drtopk_bitonic_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact_and_work, DrTopK::new(1, Base::Radix).unwrap();
+row_property!(384, check_exact_and_work(&DrTopK::new(1, Base::Radix).unwrap());
     drtopk_max_delegate_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact_and_work, TorchRadix;
-    torch_radix_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact_and_work, SortChoose; sort_matches_oracle: f32 = row(2100));
+row_property!(384, check_exact_and_work(&TorchRadix); torch_radix_matches_oracle: f32 = row(2100));
+row_property!(384, check_exact_and_work(&SortChoose); sort_matches_oracle: f32 = row(2100));
 
 proptest! {
     #![proptest_config(cases())]

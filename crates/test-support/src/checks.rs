@@ -1,5 +1,5 @@
 //! The checks of one algorithm's answer against topk-ref's oracle, for any element type, and
-//! the property test that runs one of them on generated rows ([`oracle_property!`]).
+//! the property test that runs one of them on generated rows ([`row_property!`]).
 
 use ndarray::Array2;
 use proptest::prelude::*;
@@ -83,12 +83,16 @@ pub fn check_same_ragged<E: Element>(
     Ok(())
 }
 
-/// Property tests `$name` of `$check(&$algo, row, k, opts)` (one of the checks above, or the
-/// caller's) with `$cases` cases each: rows of `$rows` (a strategy of `Vec<$elem>`), k by
-/// [`crate::pick_k`] (0, 1, M−1, M or random), both modes, sorted and unsorted output.
+/// Property tests `$name`, `$cases` cases each, of `$check::<$elem>($args.., &row, k, opts)`:
+/// rows of `$rows` (a strategy of `Vec<$elem>`), k by [`crate::pick_k`] (0, 1, M−1, M or
+/// random), both modes, sorted and unsorted output. `$check` is one of the checks above with
+/// its algorithm as argument (`check_exact(&Heap)`), or the caller's own.
 #[macro_export]
-macro_rules! oracle_property {
-    ($cases:expr, $check:ident, $algo:expr; $($name:ident: $elem:ty = $rows:expr),+ $(,)?) => {
+macro_rules! row_property {
+    (@call $check:ident::<$elem:ty>($($arg:expr),*), $($rest:expr),*) => {
+        $check::<$elem>($($arg,)* $($rest),*)
+    };
+    ($cases:expr, $check:ident $args:tt; $($name:ident: $elem:ty = $rows:expr),+ $(,)?) => {
         ::proptest::proptest! {
             #![proptest_config(::proptest::prelude::ProptestConfig {
                 cases: $cases,
@@ -99,8 +103,11 @@ macro_rules! oracle_property {
                 fn $name(row in $rows, which in 0u8..6, frac in 0.0f64..1.0, smallest: bool,
                          sorted: bool) {
                     let k = $crate::pick_k(row.len(), which, frac);
-                    let mode = ::topk_ref::Mode::from_smallest(smallest);
-                    $check::<$elem>(&$algo, &row, k, ::topk_ref::Options { mode, sorted })?;
+                    let opts = ::topk_ref::Options {
+                        mode: ::topk_ref::Mode::from_smallest(smallest),
+                        sorted,
+                    };
+                    $crate::row_property!(@call $check::<$elem>$args, &row, k, opts)?;
                 }
             )+
         }

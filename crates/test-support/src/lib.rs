@@ -21,7 +21,7 @@
 //! poisoned.
 //!
 //! The checks every crate's oracle tests make ([`check_exact`], [`check_same_ragged`]) and the
-//! property tests built on them ([`oracle_property!`]) live here too, so that each is written
+//! property tests built on them ([`row_property!`]) live here too, so that each is written
 //! once for every element type and every algorithm.
 
 #![forbid(unsafe_code)]

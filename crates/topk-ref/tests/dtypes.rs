@@ -9,57 +9,29 @@
 
 use std::cmp::Ordering;
 
-use ndarray::{Array2, ArrayView2};
+use ndarray::ArrayView2;
 use proptest::prelude::*;
 use test_support::{
-    IntElement, RaggedShape, SPECIALS_F64, matrix_f64, matrix_int, pick_k, poison_tails,
-    ragged_shape, row_f64, row_int, specials_int,
+    IntElement, RaggedShape, check_exact, check_same_ragged, fail, pick_k, ragged_matrix,
+    ragged_rows, reference_algorithms, row_f64, row_int,
 };
 use topk_ref::bisect::max_iterations;
-use topk_ref::oracle::{canonical_indices, canonical_ragged, canonical_sorted_indices};
-use topk_ref::{
-    Bisect, Bitonic, Bucket, Element, Heap, KPerRow, Mode, Options, Quickselect, Radix, RaggedTopK,
-    RowTopKOf, Rows, Wanted, topk_ragged, topk_row,
-};
+use topk_ref::oracle::{canonical_ragged, canonical_sorted_indices};
+use topk_ref::{Bisect, Element, Mode, Options, Rows, Wanted, topk_ragged, topk_row};
 
 const EXACT: Bisect = Bisect::exact();
 const ALL: Wanted = Wanted { iterations: true, threshold: true };
 /// Widest row of the property tests.
 const WIDTH: usize = 700;
 
-fn fail(e: impl ToString) -> TestCaseError {
-    TestCaseError::fail(e.to_string())
-}
-
 fn cases() -> ProptestConfig {
     ProptestConfig { cases: 256, ..ProptestConfig::default() }
 }
 
-/// The six algorithms as trait objects for rows of `E`.
-fn algorithms<E: Element>() -> [&'static dyn RowTopKOf<E>; 6] {
-    [
-        E::as_dyn(&Heap),
-        E::as_dyn(&Quickselect),
-        E::as_dyn(&Radix),
-        E::as_dyn(&Bucket),
-        E::as_dyn(&Bitonic),
-        E::as_dyn(&EXACT),
-    ]
-}
-
 /// Every algorithm: the oracle's indices in the requested order, the input's bits as values.
 fn check_all<E: Element>(row: &[E], k: usize, opts: Options) -> Result<(), TestCaseError> {
-    let want = if opts.sorted {
-        canonical_sorted_indices(row, k, opts.mode)
-    } else {
-        canonical_indices(row, k, opts.mode)
-    };
-    for algo in algorithms::<E>() {
-        let got = topk_row(algo, row, k, opts).map_err(fail)?;
-        prop_assert_eq!(&got.indices, &want, "{} {} k={} {:?}", algo.name(), E::NAME, k, opts);
-        for (v, &i) in got.values.iter().zip(&got.indices) {
-            prop_assert_eq!(v.to_bits(), row[i as usize].to_bits());
-        }
+    for algo in reference_algorithms::<E>() {
+        check_exact(algo.as_ref(), row, k, opts)?;
     }
     Ok(())
 }
@@ -187,23 +159,18 @@ fn check_ragged<E: Element>(
     shape: &RaggedShape,
     opts: Options,
 ) -> Result<(), TestCaseError> {
-    let k = if shape.per_row_k { KPerRow::PerRow(&shape.k) } else { KPerRow::One(shape.one_k()) };
-    let plain = Rows { lengths: Some(&shape.lengths), k, hint: None };
+    let plain = ragged_rows(shape, None);
     let want = canonical_ragged(x, &plain, opts).map_err(fail)?;
     let own = want.threshold.clone().expect("the oracle reports thresholds").to_vec();
     let n = x.nrows();
     let hint_sets =
         [None, Some(shape.random_hints.clone()), Some(vec![f32::NAN; n]), Some(own.clone())];
-    let bits = |a: &Array2<E>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-    let tbits = |t: &RaggedTopK<E>| t.threshold.as_ref().map(|t| t.mapv(f32::to_bits));
     let mut counts = Vec::new();
     for hints in &hint_sets {
         let rows = Rows { hint: hints.as_deref(), ..plain };
-        for algo in algorithms::<E>() {
-            let got = topk_ragged(algo, x, &rows, opts, ALL).map_err(fail)?;
-            prop_assert_eq!(&got.indices, &want.indices, "{} {}", algo.name(), E::NAME);
-            prop_assert_eq!(bits(&got.values), bits(&want.values), "{}", algo.name());
-            prop_assert_eq!(tbits(&got), tbits(&want), "{} thresholds", algo.name());
+        for algo in reference_algorithms::<E>() {
+            let got = topk_ragged(algo.as_ref(), x, &rows, opts, ALL).map_err(fail)?;
+            check_same_ragged(algo.name(), &got, &want)?;
             if let Some(it) = got.iterations {
                 prop_assert!(it.iter().all(|&i| i <= max_iterations::<E>()));
                 counts.push(it);
@@ -215,66 +182,24 @@ fn check_ragged<E: Element>(
     Ok(())
 }
 
-fn check_ragged_matrix<E: Element>(
-    (n, m, mut values): (usize, usize, Vec<E>),
-    shape: &RaggedShape,
-    specials: [E; 4],
-    smallest: bool,
-    sorted: bool,
-) -> Result<(), TestCaseError> {
-    poison_tails(&mut values, m, &shape.lengths, shape.tail, specials);
-    let x = Array2::from_shape_vec((n, m), values).map_err(fail)?;
-    check_ragged(x.view(), shape, Options { mode: Mode::from_smallest(smallest), sorted })
+/// Ragged properties of the element types `$t`, with `$cases` cases each.
+macro_rules! ragged_properties {
+    ($cases:expr; $($name:ident: $t:ty),*) => {
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: $cases, ..ProptestConfig::default() })]
+            $(
+                #[test]
+                fn $name((x, shape) in ragged_matrix::<$t>(300), smallest: bool, sorted: bool) {
+                    let opts = Options { mode: Mode::from_smallest(smallest), sorted };
+                    check_ragged(x.view(), &shape, opts)?;
+                }
+            )*
+        }
+    };
 }
 
-/// A matrix and a ragged shape that fits it.
-fn ragged_input<S: Strategy<Value = (usize, usize, Vec<E>)>, E: std::fmt::Debug + Clone>(
-    matrix: S,
-) -> impl Strategy<Value = ((usize, usize, Vec<E>), RaggedShape)> {
-    matrix.prop_flat_map(|(n, m, v)| {
-        let shape = ragged_shape(n, m);
-        (Just((n, m, v)), shape)
-    })
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
-    #[test]
-    fn i8_ragged((input, shape) in ragged_input(matrix_int::<i8>(300)), smallest: bool,
-                 sorted: bool) {
-        check_ragged_matrix(input, &shape, specials_int::<i8>(), smallest, sorted)?;
-    }
-
-    #[test]
-    fn u8_ragged((input, shape) in ragged_input(matrix_int::<u8>(300)), smallest: bool,
-                 sorted: bool) {
-        check_ragged_matrix(input, &shape, specials_int::<u8>(), smallest, sorted)?;
-    }
-
-    #[test]
-    fn i16_ragged((input, shape) in ragged_input(matrix_int::<i16>(300)), smallest: bool,
-                  sorted: bool) {
-        check_ragged_matrix(input, &shape, specials_int::<i16>(), smallest, sorted)?;
-    }
-
-    #[test]
-    fn i32_ragged((input, shape) in ragged_input(matrix_int::<i32>(300)), smallest: bool,
-                  sorted: bool) {
-        check_ragged_matrix(input, &shape, specials_int::<i32>(), smallest, sorted)?;
-    }
-
-    #[test]
-    fn i64_ragged((input, shape) in ragged_input(matrix_int::<i64>(300)), smallest: bool,
-                  sorted: bool) {
-        check_ragged_matrix(input, &shape, specials_int::<i64>(), smallest, sorted)?;
-    }
-
-    #[test]
-    fn f64_ragged((input, shape) in ragged_input(matrix_f64(300)), smallest: bool,
-                  sorted: bool) {
-        check_ragged_matrix(input, &shape, SPECIALS_F64, smallest, sorted)?;
-    }
-}
+ragged_properties!(96; i8_ragged: i8, u8_ragged: u8, i16_ragged: i16, i32_ragged: i32,
+                   i64_ragged: i64, f64_ragged: f64);
 
 /// Hand-checked rows: the extremes of each integer type, both modes, ties to the lower index.
 #[test]
@@ -282,24 +207,39 @@ fn integer_extremes_by_hand() {
     let row = [0i64, i64::MAX, -1, i64::MIN, i64::MAX, 1, i64::MIN];
     let largest = Options { mode: Mode::Largest, sorted: true };
     let smallest = Options { mode: Mode::Smallest, sorted: true };
-    for algo in algorithms::<i64>() {
-        assert_eq!(topk_row(algo, &row, 3, largest).unwrap().indices, [1, 4, 5], "{}", algo.name());
+    for algo in reference_algorithms::<i64>() {
         assert_eq!(
-            topk_row(algo, &row, 3, smallest).unwrap().indices,
+            topk_row(algo.as_ref(), &row, 3, largest).unwrap().indices,
+            [1, 4, 5],
+            "{}",
+            algo.name()
+        );
+        assert_eq!(
+            topk_row(algo.as_ref(), &row, 3, smallest).unwrap().indices,
             [3, 6, 2],
             "{}",
             algo.name()
         );
     }
     let row = [u8::MAX, 0, 7, u8::MAX, 0];
-    for algo in algorithms::<u8>() {
-        assert_eq!(topk_row(algo, &row, 2, smallest).unwrap().indices, [1, 4], "{}", algo.name());
-        assert_eq!(topk_row(algo, &row, 3, largest).unwrap().indices, [0, 3, 2], "{}", algo.name());
+    for algo in reference_algorithms::<u8>() {
+        assert_eq!(
+            topk_row(algo.as_ref(), &row, 2, smallest).unwrap().indices,
+            [1, 4],
+            "{}",
+            algo.name()
+        );
+        assert_eq!(
+            topk_row(algo.as_ref(), &row, 3, largest).unwrap().indices,
+            [0, 3, 2],
+            "{}",
+            algo.name()
+        );
     }
     let row = [i8::MIN, i8::MAX, -1, 0];
-    for algo in algorithms::<i8>() {
+    for algo in reference_algorithms::<i8>() {
         assert_eq!(
-            topk_row(algo, &row, 4, largest).unwrap().indices,
+            topk_row(algo.as_ref(), &row, 4, largest).unwrap().indices,
             [1, 3, 2, 0],
             "{}",
             algo.name()
@@ -315,10 +255,10 @@ fn f64_specials_by_hand() {
     let row = [1e300, -0.0, f64::INFINITY, nan, 0.0, 5e-324, f64::MAX, 1e301];
     let largest = Options { mode: Mode::Largest, sorted: true };
     let smallest = Options { mode: Mode::Smallest, sorted: true };
-    for algo in algorithms::<f64>() {
-        let got = topk_row(algo, &row, 8, largest).unwrap().indices;
+    for algo in reference_algorithms::<f64>() {
+        let got = topk_row(algo.as_ref(), &row, 8, largest).unwrap().indices;
         assert_eq!(got, [3, 2, 6, 7, 0, 5, 1, 4], "{}", algo.name());
-        let got = topk_row(algo, &row, 3, smallest).unwrap().indices;
+        let got = topk_row(algo.as_ref(), &row, 3, smallest).unwrap().indices;
         assert_eq!(got, [1, 4, 5], "{}", algo.name());
     }
 }

@@ -3,7 +3,7 @@
 //! not multiples of 32, k ∈ {0, 1, M−1, M} and random, both modes, sorted and unsorted.
 
 use proptest::prelude::*;
-use test_support::{check_exact, oracle_property, pick_k, row};
+use test_support::{check_exact, pick_k, row, row_property};
 use topk_ref::oracle::canonical_indices;
 use topk_ref::{
     Bisect, Bitonic, Bucket, Heap, Mode, Options, Quickselect, Radix, RowTopK, topk_row,
@@ -17,12 +17,12 @@ fn cases() -> ProptestConfig {
     ProptestConfig { cases: 384, ..ProptestConfig::default() }
 }
 
-oracle_property!(384, check_exact, Heap; heap_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact, Quickselect; quickselect_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact, Radix; radix_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact, Bucket; bucket_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact, Bitonic; bitonic_matches_oracle: f32 = row(2100));
-oracle_property!(384, check_exact, Bisect::exact(); bisect_matches_oracle: f32 = row(2100));
+row_property!(384, check_exact(&Heap); heap_matches_oracle: f32 = row(2100));
+row_property!(384, check_exact(&Quickselect); quickselect_matches_oracle: f32 = row(2100));
+row_property!(384, check_exact(&Radix); radix_matches_oracle: f32 = row(2100));
+row_property!(384, check_exact(&Bucket); bucket_matches_oracle: f32 = row(2100));
+row_property!(384, check_exact(&Bitonic); bitonic_matches_oracle: f32 = row(2100));
+row_property!(384, check_exact(&Bisect::exact()); bisect_matches_oracle: f32 = row(2100));
 
 /// Approximate modes: k distinct valid indices in ascending order, the input's bits as values.
 fn check_valid(
