@@ -9,11 +9,11 @@
 use baselines::{Air, Base, DrTopK, GridSelect, SortChoose, TorchRadix, WarpSelect};
 use proptest::prelude::*;
 use test_support::{
-    RaggedShape, check_exact, check_same_ragged, fail, pick_k, ragged_matrix, ragged_rows, row_f64,
-    row_int,
+    RaggedShape, check_exact, check_same_ragged, fail, ragged_property, ragged_rows, row_f64,
+    row_int, row_property,
 };
 use topk_ref::oracle::canonical_ragged;
-use topk_ref::{Element, Mode, Options, RowTopKOf, TopKError, Wanted, topk_ragged, topk_row};
+use topk_ref::{Element, Options, RowTopKOf, TopKError, Wanted, topk_ragged, topk_row};
 
 /// Every baseline and its structural variants, for rows of `E`.
 fn baselines<E: Element>() -> Vec<Box<dyn RowTopKOf<E>>> {
@@ -49,37 +49,16 @@ fn check_all<E: Element>(row: &[E], k: usize, opts: Options) -> Result<(), TestC
     Ok(())
 }
 
-fn cases() -> ProptestConfig {
-    ProptestConfig { cases: 160, ..ProptestConfig::default() }
-}
-
 const WIDTH: usize = 700;
 
-macro_rules! integer_properties {
-    ($($name:ident: $t:ty),*) => {$(
-        proptest! {
-            #![proptest_config(cases())]
-            #[test]
-            fn $name(row in row_int::<$t>(WIDTH), which in 0u8..6, frac in 0.0f64..1.0,
-                     smallest: bool, sorted: bool) {
-                let k = pick_k(row.len(), which, frac);
-                check_all::<$t>(&row, k, Options { mode: Mode::from_smallest(smallest), sorted })?;
-            }
-        }
-    )*};
-}
-
-integer_properties!(i8_rows: i8, u8_rows: u8, i16_rows: i16, i32_rows: i32, i64_rows: i64);
-
-proptest! {
-    #![proptest_config(cases())]
-    #[test]
-    fn f64_rows(row in row_f64(WIDTH), which in 0u8..6, frac in 0.0f64..1.0, smallest: bool,
-                sorted: bool) {
-        let k = pick_k(row.len(), which, frac);
-        check_all::<f64>(&row, k, Options { mode: Mode::from_smallest(smallest), sorted })?;
-    }
-}
+row_property!(160, check_all();
+    i8_rows: i8 = row_int::<i8>(WIDTH),
+    u8_rows: u8 = row_int::<u8>(WIDTH),
+    i16_rows: i16 = row_int::<i16>(WIDTH),
+    i32_rows: i32 = row_int::<i32>(WIDTH),
+    i64_rows: i64 = row_int::<i64>(WIDTH),
+    f64_rows: f64 = row_f64(WIDTH),
+);
 
 /// Ragged requests: every baseline that takes `E` against the ragged oracle; the others
 /// refused with a typed error.
@@ -107,23 +86,12 @@ fn check_ragged<E: Element>(
     Ok(())
 }
 
-/// Ragged properties of the element types `$t`.
-macro_rules! ragged_properties {
-    ($($name:ident: $t:ty),*) => {
-        proptest! {
-            #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
-            $(
-                #[test]
-                fn $name((x, shape) in ragged_matrix::<$t>(300), smallest: bool, sorted: bool) {
-                    let opts = Options { mode: Mode::from_smallest(smallest), sorted };
-                    check_ragged(x.view(), &shape, opts)?;
-                }
-            )*
-        }
-    };
-}
-
-ragged_properties!(u8_ragged: u8, i32_ragged: i32, i64_ragged: i64, f64_ragged: f64);
+ragged_property!(64, check_ragged;
+    u8_ragged: u8 = 300,
+    i32_ragged: i32 = 300,
+    i64_ragged: i64 = 300,
+    f64_ragged: f64 = 300,
+);
 
 /// The refusal names the algorithm, the type and the widths, and nothing panics.
 #[test]

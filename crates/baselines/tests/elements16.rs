@@ -4,46 +4,26 @@
 //! unsorted; the structural variants too; and all 65,536 bit patterns of each type, shuffled.
 
 use baselines::{Air, Base, DrTopK, GridSelect, SortChoose, TorchRadix, WarpSelect};
-use test_support::{Float16, check_exact_and_work, row_bf16, row_f16, row_property};
+use test_support::{Float16, check_exact_and_work, row_bf16, row_f16, row_properties};
 use topk_ref::oracle::canonical_sorted_indices;
 use topk_ref::{Element, Mode, Options, bf16, f16, topk_row};
 
 /// Widest row of the property tests.
 const WIDTH: usize = 1500;
 
-row_property!(128, check_exact_and_work(&Air::default());
-    air_f16: f16 = row_f16(WIDTH),
-    air_bf16: bf16 = row_bf16(WIDTH));
-row_property!(128, check_exact_and_work(&Air::always_buffer());
-    air_always_buffering_f16: f16 = row_f16(WIDTH),
-    air_always_buffering_bf16: bf16 = row_bf16(WIDTH));
-row_property!(128, check_exact_and_work(&Air::new(1).unwrap());
-    air_alpha_1_f16: f16 = row_f16(WIDTH),
-    air_alpha_1_bf16: bf16 = row_bf16(WIDTH));
-row_property!(128, check_exact_and_work(&GridSelect::default());
-    gridselect_f16: f16 = row_f16(WIDTH),
-    gridselect_bf16: bf16 = row_bf16(WIDTH));
-row_property!(128, check_exact_and_work(&GridSelect::with_blocks(3).unwrap());
-    gridselect_3_f16: f16 = row_f16(WIDTH),
-    gridselect_3_bf16: bf16 = row_bf16(WIDTH));
-row_property!(128, check_exact_and_work(&WarpSelect);
-    warpselect_f16: f16 = row_f16(WIDTH),
-    warpselect_bf16: bf16 = row_bf16(WIDTH));
-row_property!(128, check_exact_and_work(&DrTopK::default());
-    drtopk_f16: f16 = row_f16(WIDTH),
-    drtopk_bf16: bf16 = row_bf16(WIDTH));
-row_property!(128, check_exact_and_work(&DrTopK::new(2, Base::Bitonic).unwrap());
-    drtopk_bitonic_f16: f16 = row_f16(WIDTH),
-    drtopk_bitonic_bf16: bf16 = row_bf16(WIDTH));
-row_property!(128, check_exact_and_work(&DrTopK::new(1, Base::Radix).unwrap());
-    drtopk_beta_1_f16: f16 = row_f16(WIDTH),
-    drtopk_beta_1_bf16: bf16 = row_bf16(WIDTH));
-row_property!(128, check_exact_and_work(&TorchRadix);
-    torch_radix_f16: f16 = row_f16(WIDTH),
-    torch_radix_bf16: bf16 = row_bf16(WIDTH));
-row_property!(128, check_exact_and_work(&SortChoose);
-    sort_f16: f16 = row_f16(WIDTH),
-    sort_bf16: bf16 = row_bf16(WIDTH));
+row_properties!(128, check_exact_and_work; [f16: f16 = row_f16(WIDTH), bf16: bf16 = row_bf16(WIDTH)];
+    air: Air::default(),
+    air_always_buffering: Air::always_buffer(),
+    air_alpha_1: Air::new(1).unwrap(),
+    gridselect: GridSelect::default(),
+    gridselect_3: GridSelect::with_blocks(3).unwrap(),
+    warpselect: WarpSelect,
+    drtopk: DrTopK::default(),
+    drtopk_bitonic: DrTopK::new(2, Base::Bitonic).unwrap(),
+    drtopk_beta_1: DrTopK::new(1, Base::Radix).unwrap(),
+    torch_radix: TorchRadix,
+    sort: SortChoose,
+);
 
 /// The 65,536 bit patterns of `T`, shuffled, through the six baselines for several k, both
 /// modes. GridSelect and WarpSelect stop at k = 2048, their GPU implementations' limit (paper

@@ -7,9 +7,9 @@
 use baselines::{Air, Base, DrTopK, GridSelect, SortChoose, TorchRadix, WarpSelect};
 use ndarray::ArrayView2;
 use proptest::prelude::*;
-use test_support::{RaggedShape, check_same_ragged, fail, ragged_matrix, ragged_rows};
+use test_support::{RaggedShape, check_same_ragged, fail, ragged_property, ragged_rows};
 use topk_ref::oracle::canonical_ragged;
-use topk_ref::{Element, Mode, Options, RowTopKOf, Wanted, bf16, f16, topk_ragged};
+use topk_ref::{Element, Options, RowTopKOf, Wanted, bf16, f16, topk_ragged};
 
 /// The baselines and the configurations that change their structure.
 fn check_all<E: Element>(
@@ -45,35 +45,8 @@ fn check_all<E: Element>(
     Ok(())
 }
 
-fn options(smallest: bool, sorted: bool) -> Options {
-    Options { mode: Mode::from_smallest(smallest), sorted }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 768, ..ProptestConfig::default() })]
-
-    #[test]
-    fn f32_ragged_rows_match_the_oracle(
-        (x, shape) in ragged_matrix::<f32>(700), smallest: bool, sorted: bool,
-    ) {
-        check_all(x.view(), &shape, options(smallest, sorted))?;
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 384, ..ProptestConfig::default() })]
-
-    #[test]
-    fn f16_ragged_rows_match_the_oracle(
-        (x, shape) in ragged_matrix::<f16>(400), smallest: bool, sorted: bool,
-    ) {
-        check_all(x.view(), &shape, options(smallest, sorted))?;
-    }
-
-    #[test]
-    fn bf16_ragged_rows_match_the_oracle(
-        (x, shape) in ragged_matrix::<bf16>(400), smallest: bool, sorted: bool,
-    ) {
-        check_all(x.view(), &shape, options(smallest, sorted))?;
-    }
-}
+ragged_property!(768, check_all; f32_ragged_rows_match_the_oracle: f32 = 700);
+ragged_property!(384, check_all;
+    f16_ragged_rows_match_the_oracle: f16 = 400,
+    bf16_ragged_rows_match_the_oracle: bf16 = 400,
+);

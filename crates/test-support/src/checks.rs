@@ -83,14 +83,17 @@ pub fn check_same_ragged<E: Element>(
     Ok(())
 }
 
-/// Property tests `$name`, `$cases` cases each, of `$check::<$elem>($args.., &row, k, opts)`:
+/// Property tests `$name`, `$cases` cases each, of `$check($args.., row, k, opts)`:
 /// rows of `$rows` (a strategy of `Vec<$elem>`), k by [`crate::pick_k`] (0, 1, M−1, M or
 /// random), both modes, sorted and unsorted output. `$check` is one of the checks above with
 /// its algorithm as argument (`check_exact(&Heap)`), or the caller's own.
 #[macro_export]
 macro_rules! row_property {
-    (@call $check:ident::<$elem:ty>($($arg:expr),*), $($rest:expr),*) => {
-        $check::<$elem>($($arg,)* $($rest),*)
+    (@call $check:ident($($arg:expr),*), $($rest:expr),*) => {
+        $check($($arg,)* $($rest),*)
+    };
+    ($cases:expr, $check:ident $args:tt; [$($name:ident: $elem:ty = $rows:expr),+ $(,)?]) => {
+        $crate::row_property!($cases, $check $args; $($name: $elem = $rows),+);
     };
     ($cases:expr, $check:ident $args:tt; $($name:ident: $elem:ty = $rows:expr),+ $(,)?) => {
         ::proptest::proptest! {
@@ -107,7 +110,46 @@ macro_rules! row_property {
                         mode: ::topk_ref::Mode::from_smallest(smallest),
                         sorted,
                     };
-                    $crate::row_property!(@call $check::<$elem>$args, &row, k, opts)?;
+                    let row: &[$elem] = &row;
+                    $crate::row_property!(@call $check $args, row, k, opts)?;
+                }
+            )+
+        }
+    };
+}
+
+/// [`row_property!`] of each algorithm `$algo` on each element type of `$types`
+/// (`[name: type = rows, ...]`): a module `$module` per algorithm, a test per type.
+#[macro_export]
+macro_rules! row_properties {
+    ($cases:expr, $check:ident; $types:tt; $($module:ident: $algo:expr),+ $(,)?) => {$(
+        mod $module {
+            use super::*;
+            $crate::row_property!($cases, $check(&$algo); $types);
+        }
+    )+};
+}
+
+/// Property tests `$name`, `$cases` cases each, of `$check(x.view(), &shape, opts)` on ragged
+/// requests ([`crate::ragged_matrix`] of `$elem`, width up to `$width`), both modes, sorted
+/// and unsorted output.
+#[macro_export]
+macro_rules! ragged_property {
+    ($cases:expr, $check:ident; $($name:ident: $elem:ty = $width:expr),+ $(,)?) => {
+        ::proptest::proptest! {
+            #![proptest_config(::proptest::prelude::ProptestConfig {
+                cases: $cases,
+                ..::proptest::prelude::ProptestConfig::default()
+            })]
+            $(
+                #[test]
+                fn $name((x, shape) in $crate::ragged_matrix::<$elem>($width), smallest: bool,
+                         sorted: bool) {
+                    let opts = ::topk_ref::Options {
+                        mode: ::topk_ref::Mode::from_smallest(smallest),
+                        sorted,
+                    };
+                    $check(x.view(), &shape, opts)?;
                 }
             )+
         }

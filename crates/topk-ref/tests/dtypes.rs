@@ -12,8 +12,8 @@ use std::cmp::Ordering;
 use ndarray::ArrayView2;
 use proptest::prelude::*;
 use test_support::{
-    IntElement, RaggedShape, check_exact, check_same_ragged, fail, pick_k, ragged_matrix,
-    ragged_rows, reference_algorithms, row_f64, row_int,
+    IntElement, RaggedShape, check_exact, check_same_ragged, fail, ragged_property, ragged_rows,
+    reference_algorithms, row_f64, row_int, row_property,
 };
 use topk_ref::bisect::max_iterations;
 use topk_ref::oracle::{canonical_ragged, canonical_sorted_indices};
@@ -23,10 +23,6 @@ const EXACT: Bisect = Bisect::exact();
 const ALL: Wanted = Wanted { iterations: true, threshold: true };
 /// Widest row of the property tests.
 const WIDTH: usize = 700;
-
-fn cases() -> ProptestConfig {
-    ProptestConfig { cases: 256, ..ProptestConfig::default() }
-}
 
 /// Every algorithm: the oracle's indices in the requested order, the input's bits as values.
 fn check_all<E: Element>(row: &[E], k: usize, opts: Options) -> Result<(), TestCaseError> {
@@ -90,16 +86,14 @@ fn integer_rule<T: IntElement>(row: &[T], k: usize, mode: Mode) -> u32 {
     iterations
 }
 
+/// Every algorithm, the oracle, and `bisect`'s integer iteration counts by the rule.
 fn check_integer_row<T: IntElement + Element>(
     row: &[T],
-    which: u8,
-    frac: f64,
-    smallest: bool,
-    sorted: bool,
+    k: usize,
+    opts: Options,
 ) -> Result<(), TestCaseError> {
-    let mode = Mode::from_smallest(smallest);
-    let k = pick_k(row.len(), which, frac);
-    check_all(row, k, Options { mode, sorted })?;
+    let Options { mode, sorted } = opts;
+    check_all(row, k, opts)?;
     check_oracle(row, k, mode, |a: T, b: T| IntElement::to_i128(a).cmp(&IntElement::to_i128(b)))?;
     if k > 0 {
         let got = topk_row(T::as_dyn(&EXACT), row, k, Options { mode, sorted }).map_err(fail)?;
@@ -120,37 +114,27 @@ fn check_integer_row<T: IntElement + Element>(
     Ok(())
 }
 
-macro_rules! integer_properties {
-    ($($name:ident: $t:ty),*) => {$(
-        proptest! {
-            #![proptest_config(cases())]
-            #[test]
-            fn $name(row in row_int::<$t>(WIDTH), which in 0u8..6, frac in 0.0f64..1.0,
-                     smallest: bool, sorted: bool) {
-                check_integer_row::<$t>(&row, which, frac, smallest, sorted)?;
-            }
-        }
-    )*};
-}
+row_property!(256, check_integer_row();
+    i8_rows: i8 = row_int::<i8>(WIDTH),
+    u8_rows: u8 = row_int::<u8>(WIDTH),
+    i16_rows: i16 = row_int::<i16>(WIDTH),
+    i32_rows: i32 = row_int::<i32>(WIDTH),
+    i64_rows: i64 = row_int::<i64>(WIDTH),
+);
 
-integer_properties!(i8_rows: i8, u8_rows: u8, i16_rows: i16, i32_rows: i32, i64_rows: i64);
-
-proptest! {
-    #![proptest_config(cases())]
-    #[test]
-    fn f64_rows(row in row_f64(WIDTH), which in 0u8..6, frac in 0.0f64..1.0,
-                smallest: bool, sorted: bool) {
-        let mode = Mode::from_smallest(smallest);
-        let k = pick_k(row.len(), which, frac);
-        check_all(&row, k, Options { mode, sorted })?;
-        check_oracle(&row, k, mode, f64_cmp)?;
-        if k > 0 {
-            let got = topk_row(&EXACT, &row, k, Options { mode, sorted }).map_err(fail)?;
-            let it = got.stats.iterations.unwrap_or(u32::MAX);
-            prop_assert!(it <= max_iterations::<f64>(), "{}", it);
-        }
+/// Every algorithm, the oracle against the `f64` order, and `bisect`'s bound.
+fn check_f64_row(row: &[f64], k: usize, opts: Options) -> Result<(), TestCaseError> {
+    check_all(row, k, opts)?;
+    check_oracle(row, k, opts.mode, f64_cmp)?;
+    if k > 0 {
+        let got = topk_row(&EXACT, row, k, opts).map_err(fail)?;
+        let it = got.stats.iterations.unwrap_or(u32::MAX);
+        prop_assert!(it <= max_iterations::<f64>(), "{}", it);
     }
+    Ok(())
 }
+
+row_property!(256, check_f64_row(); f64_rows: f64 = row_f64(WIDTH));
 
 /// Every algorithm on one ragged input (with random, NaN and ±inf hints, and each row's own
 /// threshold as hint) against the ragged oracle: indices, values and thresholds bit for bit.
@@ -182,24 +166,14 @@ fn check_ragged<E: Element>(
     Ok(())
 }
 
-/// Ragged properties of the element types `$t`, with `$cases` cases each.
-macro_rules! ragged_properties {
-    ($cases:expr; $($name:ident: $t:ty),*) => {
-        proptest! {
-            #![proptest_config(ProptestConfig { cases: $cases, ..ProptestConfig::default() })]
-            $(
-                #[test]
-                fn $name((x, shape) in ragged_matrix::<$t>(300), smallest: bool, sorted: bool) {
-                    let opts = Options { mode: Mode::from_smallest(smallest), sorted };
-                    check_ragged(x.view(), &shape, opts)?;
-                }
-            )*
-        }
-    };
-}
-
-ragged_properties!(96; i8_ragged: i8, u8_ragged: u8, i16_ragged: i16, i32_ragged: i32,
-                   i64_ragged: i64, f64_ragged: f64);
+ragged_property!(96, check_ragged;
+    i8_ragged: i8 = 300,
+    u8_ragged: u8 = 300,
+    i16_ragged: i16 = 300,
+    i32_ragged: i32 = 300,
+    i64_ragged: i64 = 300,
+    f64_ragged: f64 = 300,
+);
 
 /// Hand-checked rows: the extremes of each integer type, both modes, ties to the lower index.
 #[test]

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use test_support::{Float16, check_exact, pick_k, row, row_bf16, row_f16, row_property};
+use test_support::{Float16, check_exact, pick_k, row, row_bf16, row_f16, row_properties};
 use topk_ref::bisect::{max_iterations, midpoint};
 use topk_ref::oracle::canonical_sorted_indices;
 use topk_ref::order::keys_and_range_into;
@@ -29,24 +29,14 @@ fn cases() -> ProptestConfig {
 /// Widest row of the property tests.
 const WIDTH: usize = 1500;
 
-row_property!(192, check_exact(&Heap);
-    heap_f16: f16 = row_f16(WIDTH),
-    heap_bf16: bf16 = row_bf16(WIDTH));
-row_property!(192, check_exact(&Quickselect);
-    quickselect_f16: f16 = row_f16(WIDTH),
-    quickselect_bf16: bf16 = row_bf16(WIDTH));
-row_property!(192, check_exact(&Radix);
-    radix_f16: f16 = row_f16(WIDTH),
-    radix_bf16: bf16 = row_bf16(WIDTH));
-row_property!(192, check_exact(&Bucket);
-    bucket_f16: f16 = row_f16(WIDTH),
-    bucket_bf16: bf16 = row_bf16(WIDTH));
-row_property!(192, check_exact(&Bitonic);
-    bitonic_f16: f16 = row_f16(WIDTH),
-    bitonic_bf16: bf16 = row_bf16(WIDTH));
-row_property!(192, check_exact(&Bisect::exact());
-    bisect_f16: f16 = row_f16(WIDTH),
-    bisect_bf16: bf16 = row_bf16(WIDTH));
+row_properties!(192, check_exact; [f16: f16 = row_f16(WIDTH), bf16: bf16 = row_bf16(WIDTH)];
+    heap: Heap,
+    quickselect: Quickselect,
+    radix: Radix,
+    bucket: Bucket,
+    bitonic: Bitonic,
+    bisect: Bisect::exact(),
+);
 
 /// The canonical order as a plain sort of (f32 value, index) pairs: value descending
 /// (ascending in smallest mode) by `partial_cmp`, which ties -0.0 with +0.0, every NaN above

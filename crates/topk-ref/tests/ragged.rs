@@ -11,8 +11,8 @@
 use ndarray::{Array2, ArrayView2};
 use proptest::prelude::*;
 use test_support::{
-    HintKind, RaggedShape, check_same_ragged, fail, matrix, ragged_matrix, ragged_rows as rows_of,
-    reference_algorithms,
+    HintKind, RaggedShape, check_same_ragged, fail, matrix, ragged_matrix, ragged_property,
+    ragged_rows as rows_of, reference_algorithms,
 };
 use topk_ref::oracle::canonical_ragged;
 use topk_ref::{
@@ -116,33 +116,14 @@ fn options(smallest: bool, sorted: bool) -> Options {
     Options { mode: Mode::from_smallest(smallest), sorted }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
-
-    #[test]
-    fn f32_ragged_rows_match_the_oracle(
-        (x, shape) in ragged_matrix::<f32>(700), smallest: bool, sorted: bool,
-    ) {
-        check_ragged(x.view(), &shape, options(smallest, sorted))?;
-    }
-}
+ragged_property!(1024, check_ragged; f32_ragged_rows_match_the_oracle: f32 = 700);
+ragged_property!(512, check_ragged;
+    f16_ragged_rows_match_the_oracle: f16 = 400,
+    bf16_ragged_rows_match_the_oracle: bf16 = 400,
+);
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
-
-    #[test]
-    fn f16_ragged_rows_match_the_oracle(
-        (x, shape) in ragged_matrix::<f16>(400), smallest: bool, sorted: bool,
-    ) {
-        check_ragged(x.view(), &shape, options(smallest, sorted))?;
-    }
-
-    #[test]
-    fn bf16_ragged_rows_match_the_oracle(
-        (x, shape) in ragged_matrix::<bf16>(400), smallest: bool, sorted: bool,
-    ) {
-        check_ragged(x.view(), &shape, options(smallest, sorted))?;
-    }
 
     /// Any f32 bit pattern as a hint: the answer of no hint.
     #[test]
