@@ -9,8 +9,7 @@
 use baselines::{Air, Base, DrTopK, GridSelect, SortChoose, TorchRadix, WarpSelect};
 use proptest::prelude::*;
 use test_support::{
-    RaggedShape, check_exact, check_same_ragged, fail, ragged_property, ragged_rows, row_f64,
-    row_int, row_property,
+    RaggedShape, check_exact, check_same_ragged, fail, ragged_property, ragged_rows, row_property,
 };
 use topk_ref::oracle::canonical_ragged;
 use topk_ref::{Element, Options, RowTopKOf, TopKError, Wanted, topk_ragged, topk_row};
@@ -51,13 +50,8 @@ fn check_all<E: Element>(row: &[E], k: usize, opts: Options) -> Result<(), TestC
 
 const WIDTH: usize = 700;
 
-row_property!(160, check_all();
-    i8_rows: i8 = row_int::<i8>(WIDTH),
-    u8_rows: u8 = row_int::<u8>(WIDTH),
-    i16_rows: i16 = row_int::<i16>(WIDTH),
-    i32_rows: i32 = row_int::<i32>(WIDTH),
-    i64_rows: i64 = row_int::<i64>(WIDTH),
-    f64_rows: f64 = row_f64(WIDTH),
+row_property!(160, check_all(), WIDTH;
+    i8_rows: i8, u8_rows: u8, i16_rows: i16, i32_rows: i32, i64_rows: i64, f64_rows: f64,
 );
 
 /// Ragged requests: every baseline that takes `E` against the ragged oracle; the others
@@ -86,11 +80,8 @@ fn check_ragged<E: Element>(
     Ok(())
 }
 
-ragged_property!(64, check_ragged;
-    u8_ragged: u8 = 300,
-    i32_ragged: i32 = 300,
-    i64_ragged: i64 = 300,
-    f64_ragged: f64 = 300,
+ragged_property!(64, check_ragged, 300;
+    u8_ragged: u8, i32_ragged: i32, i64_ragged: i64, f64_ragged: f64,
 );
 
 /// The refusal names the algorithm, the type and the widths, and nothing panics.

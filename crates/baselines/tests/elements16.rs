@@ -4,14 +4,14 @@
 //! unsorted; the structural variants too; and all 65,536 bit patterns of each type, shuffled.
 
 use baselines::{Air, Base, DrTopK, GridSelect, SortChoose, TorchRadix, WarpSelect};
-use test_support::{Float16, check_exact_and_work, row_bf16, row_f16, row_properties};
+use test_support::{Float16, check_exact_and_work, row_properties};
 use topk_ref::oracle::canonical_sorted_indices;
 use topk_ref::{Element, Mode, Options, bf16, f16, topk_row};
 
 /// Widest row of the property tests.
 const WIDTH: usize = 1500;
 
-row_properties!(128, check_exact_and_work; [f16: f16 = row_f16(WIDTH), bf16: bf16 = row_bf16(WIDTH)];
+row_properties!(128, check_exact_and_work, WIDTH; [f16: f16, bf16: bf16];
     air: Air::default(),
     air_always_buffering: Air::always_buffer(),
     air_alpha_1: Air::new(1).unwrap(),

@@ -14,24 +14,29 @@ fn cases() -> ProptestConfig {
     ProptestConfig { cases: 384, ..ProptestConfig::default() }
 }
 
-row_property!(384, check_exact_and_work(&Air::default()); air_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact_and_work(&Air::always_buffer());
-    air_always_buffering_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact_and_work(&Air::new(1).unwrap());
-    air_alpha_1_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact_and_work(&GridSelect::default());
-    gridselect_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact_and_work(&GridSelect::with_blocks(3).unwrap());
-    gridselect_3_blocks_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact_and_work(&WarpSelect); warpselect_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact_and_work(&DrTopK::default());
-    drtopk_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact_and_work(&DrTopK::new(2, Base::Bitonic).unwrap());
-    drtopk_bitonic_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact_and_work(&DrTopK::new(1, Base::Radix).unwrap());
-    drtopk_max_delegate_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact_and_work(&TorchRadix); torch_radix_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact_and_work(&SortChoose); sort_matches_oracle: f32 = row(2100));
+row_property!(384, check_exact_and_work(&Air::default()), 2100; air_matches_oracle: f32);
+row_property!(384, check_exact_and_work(&Air::always_buffer()), 2100;
+    air_always_buffering_matches_oracle: f32,
+);
+row_property!(384, check_exact_and_work(&Air::new(1).unwrap()), 2100;
+    air_alpha_1_matches_oracle: f32,
+);
+row_property!(384, check_exact_and_work(&GridSelect::default()), 2100;
+    gridselect_matches_oracle: f32,
+);
+row_property!(384, check_exact_and_work(&GridSelect::with_blocks(3).unwrap()), 2100;
+    gridselect_3_blocks_matches_oracle: f32,
+);
+row_property!(384, check_exact_and_work(&WarpSelect), 2100; warpselect_matches_oracle: f32);
+row_property!(384, check_exact_and_work(&DrTopK::default()), 2100; drtopk_matches_oracle: f32);
+row_property!(384, check_exact_and_work(&DrTopK::new(2, Base::Bitonic).unwrap()), 2100;
+    drtopk_bitonic_matches_oracle: f32,
+);
+row_property!(384, check_exact_and_work(&DrTopK::new(1, Base::Radix).unwrap()), 2100;
+    drtopk_max_delegate_matches_oracle: f32,
+);
+row_property!(384, check_exact_and_work(&TorchRadix), 2100; torch_radix_matches_oracle: f32);
+row_property!(384, check_exact_and_work(&SortChoose), 2100; sort_matches_oracle: f32);
 
 proptest! {
     #![proptest_config(cases())]

@@ -45,8 +45,7 @@ fn check_all<E: Element>(
     Ok(())
 }
 
-ragged_property!(768, check_all; f32_ragged_rows_match_the_oracle: f32 = 700);
-ragged_property!(384, check_all;
-    f16_ragged_rows_match_the_oracle: f16 = 400,
-    bf16_ragged_rows_match_the_oracle: bf16 = 400,
+ragged_property!(768, check_all, 700; f32_ragged_rows_match_the_oracle: f32);
+ragged_property!(384, check_all, 400;
+    f16_ragged_rows_match_the_oracle: f16, bf16_ragged_rows_match_the_oracle: bf16,
 );

@@ -83,19 +83,19 @@ pub fn check_same_ragged<E: Element>(
     Ok(())
 }
 
-/// Property tests `$name`, `$cases` cases each, of `$check($args.., row, k, opts)`:
-/// rows of `$rows` (a strategy of `Vec<$elem>`), k by [`crate::pick_k`] (0, 1, M−1, M or
-/// random), both modes, sorted and unsorted output. `$check` is one of the checks above with
-/// its algorithm as argument (`check_exact(&Heap)`), or the caller's own.
+/// Property tests `$name`, `$cases` cases each, of `$check($args.., row, k, opts)`: rows of
+/// `$elem` of width up to `$width` ([`crate::Generated::row`]), k by [`crate::pick_k`] (0, 1,
+/// M−1, M or random), both modes, sorted and unsorted output. `$check` is one of the checks
+/// above with its algorithm as argument (`check_exact(&Heap)`), or the caller's own.
 #[macro_export]
 macro_rules! row_property {
     (@call $check:ident($($arg:expr),*), $($rest:expr),*) => {
         $check($($arg,)* $($rest),*)
     };
-    ($cases:expr, $check:ident $args:tt; [$($name:ident: $elem:ty = $rows:expr),+ $(,)?]) => {
-        $crate::row_property!($cases, $check $args; $($name: $elem = $rows),+);
+    ($cases:expr, $check:ident $args:tt, $width:expr; [$($name:ident: $elem:ty),+ $(,)?]) => {
+        $crate::row_property!($cases, $check $args, $width; $($name: $elem),+);
     };
-    ($cases:expr, $check:ident $args:tt; $($name:ident: $elem:ty = $rows:expr),+ $(,)?) => {
+    ($cases:expr, $check:ident $args:tt, $width:expr; $($name:ident: $elem:ty),+ $(,)?) => {
         ::proptest::proptest! {
             #![proptest_config(::proptest::prelude::ProptestConfig {
                 cases: $cases,
@@ -103,15 +103,14 @@ macro_rules! row_property {
             })]
             $(
                 #[test]
-                fn $name(row in $rows, which in 0u8..6, frac in 0.0f64..1.0, smallest: bool,
-                         sorted: bool) {
+                fn $name(row in <$elem as $crate::Generated>::row($width), which in 0u8..6,
+                         frac in 0.0f64..1.0, smallest: bool, sorted: bool) {
                     let k = $crate::pick_k(row.len(), which, frac);
                     let opts = ::topk_ref::Options {
                         mode: ::topk_ref::Mode::from_smallest(smallest),
                         sorted,
                     };
-                    let row: &[$elem] = &row;
-                    $crate::row_property!(@call $check $args, row, k, opts)?;
+                    $crate::row_property!(@call $check $args, &row, k, opts)?;
                 }
             )+
         }
@@ -119,13 +118,13 @@ macro_rules! row_property {
 }
 
 /// [`row_property!`] of each algorithm `$algo` on each element type of `$types`
-/// (`[name: type = rows, ...]`): a module `$module` per algorithm, a test per type.
+/// (`[name: type, ...]`): a module `$module` per algorithm, a test per type.
 #[macro_export]
 macro_rules! row_properties {
-    ($cases:expr, $check:ident; $types:tt; $($module:ident: $algo:expr),+ $(,)?) => {$(
+    ($cases:expr, $check:ident, $width:expr; $types:tt; $($module:ident: $algo:expr),+ $(,)?) => {$(
         mod $module {
             use super::*;
-            $crate::row_property!($cases, $check(&$algo); $types);
+            $crate::row_property!($cases, $check(&$algo), $width; $types);
         }
     )+};
 }
@@ -135,7 +134,7 @@ macro_rules! row_properties {
 /// and unsorted output.
 #[macro_export]
 macro_rules! ragged_property {
-    ($cases:expr, $check:ident; $($name:ident: $elem:ty = $width:expr),+ $(,)?) => {
+    ($cases:expr, $check:ident, $width:expr; $($name:ident: $elem:ty),+ $(,)?) => {
         ::proptest::proptest! {
             #![proptest_config(::proptest::prelude::ProptestConfig {
                 cases: $cases,

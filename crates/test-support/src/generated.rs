@@ -7,12 +7,14 @@ use proptest::prelude::*;
 
 use crate::{
     RaggedShape, SPECIALS_F32, SPECIALS_F64, matrix, matrix_f64, matrix_int, matrix16,
-    poison_tails, ragged_shape, specials_int, specials16,
+    poison_tails, ragged_shape, row, row_f64, row_int, row16, specials_int, specials16,
 };
 
 /// An element type the generators draw rows of: its matrices and the values
 /// [`poison_tails`] writes past a row's length.
 pub trait Generated: Copy + std::fmt::Debug + 'static {
+    /// A row of width up to `max_width`.
+    fn row(max_width: usize) -> BoxedStrategy<Vec<Self>>;
     /// `(n, m, values)`: 1–4 rows of one width up to `max_width`, row-major.
     fn matrix(max_width: usize) -> BoxedStrategy<(usize, usize, Vec<Self>)>;
     /// `[NaN, -NaN with another payload, +inf, -inf]`, or the type's stand-ins.
@@ -20,6 +22,9 @@ pub trait Generated: Copy + std::fmt::Debug + 'static {
 }
 
 impl Generated for f32 {
+    fn row(max_width: usize) -> BoxedStrategy<Vec<Self>> {
+        row(max_width).boxed()
+    }
     fn matrix(max_width: usize) -> BoxedStrategy<(usize, usize, Vec<Self>)> {
         matrix(max_width).boxed()
     }
@@ -29,6 +34,9 @@ impl Generated for f32 {
 }
 
 impl Generated for f64 {
+    fn row(max_width: usize) -> BoxedStrategy<Vec<Self>> {
+        row_f64(max_width).boxed()
+    }
     fn matrix(max_width: usize) -> BoxedStrategy<(usize, usize, Vec<Self>)> {
         matrix_f64(max_width).boxed()
     }
@@ -39,8 +47,11 @@ impl Generated for f64 {
 
 /// [`Generated`] of the 16-bit float types and of the integer types, by their own generators.
 macro_rules! generated {
-    ($matrix:ident, $specials:ident: $($t:ty),*) => {$(
+    ($row:ident, $matrix:ident, $specials:ident: $($t:ty),*) => {$(
         impl Generated for $t {
+            fn row(max_width: usize) -> BoxedStrategy<Vec<Self>> {
+                $row::<$t>(max_width).boxed()
+            }
             fn matrix(max_width: usize) -> BoxedStrategy<(usize, usize, Vec<Self>)> {
                 $matrix::<$t>(max_width).boxed()
             }
@@ -51,8 +62,8 @@ macro_rules! generated {
     )*};
 }
 
-generated!(matrix16, specials16: f16, bf16);
-generated!(matrix_int, specials_int: i8, u8, i16, i32, i64);
+generated!(row16, matrix16, specials16: f16, bf16);
+generated!(row_int, matrix_int, specials_int: i8, u8, i16, i32, i64);
 
 /// A matrix of `T` of width up to `max_width` and a ragged shape that fits it, with the
 /// values past each row's length poisoned as the shape says.

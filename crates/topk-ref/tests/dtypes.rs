@@ -13,7 +13,7 @@ use ndarray::ArrayView2;
 use proptest::prelude::*;
 use test_support::{
     IntElement, RaggedShape, check_exact, check_same_ragged, fail, ragged_property, ragged_rows,
-    reference_algorithms, row_f64, row_int, row_property,
+    reference_algorithms, row_property,
 };
 use topk_ref::bisect::max_iterations;
 use topk_ref::oracle::{canonical_ragged, canonical_sorted_indices};
@@ -114,12 +114,8 @@ fn check_integer_row<T: IntElement + Element>(
     Ok(())
 }
 
-row_property!(256, check_integer_row();
-    i8_rows: i8 = row_int::<i8>(WIDTH),
-    u8_rows: u8 = row_int::<u8>(WIDTH),
-    i16_rows: i16 = row_int::<i16>(WIDTH),
-    i32_rows: i32 = row_int::<i32>(WIDTH),
-    i64_rows: i64 = row_int::<i64>(WIDTH),
+row_property!(256, check_integer_row(), WIDTH;
+    i8_rows: i8, u8_rows: u8, i16_rows: i16, i32_rows: i32, i64_rows: i64,
 );
 
 /// Every algorithm, the oracle against the `f64` order, and `bisect`'s bound.
@@ -134,7 +130,7 @@ fn check_f64_row(row: &[f64], k: usize, opts: Options) -> Result<(), TestCaseErr
     Ok(())
 }
 
-row_property!(256, check_f64_row(); f64_rows: f64 = row_f64(WIDTH));
+row_property!(256, check_f64_row(), WIDTH; f64_rows: f64);
 
 /// Every algorithm on one ragged input (with random, NaN and ±inf hints, and each row's own
 /// threshold as hint) against the ragged oracle: indices, values and thresholds bit for bit.
@@ -166,13 +162,9 @@ fn check_ragged<E: Element>(
     Ok(())
 }
 
-ragged_property!(96, check_ragged;
-    i8_ragged: i8 = 300,
-    u8_ragged: u8 = 300,
-    i16_ragged: i16 = 300,
-    i32_ragged: i32 = 300,
-    i64_ragged: i64 = 300,
-    f64_ragged: f64 = 300,
+ragged_property!(96, check_ragged, 300;
+    i8_ragged: i8, u8_ragged: u8, i16_ragged: i16, i32_ragged: i32, i64_ragged: i64,
+    f64_ragged: f64,
 );
 
 /// Hand-checked rows: the extremes of each integer type, both modes, ties to the lower index.

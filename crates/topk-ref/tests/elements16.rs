@@ -29,7 +29,7 @@ fn cases() -> ProptestConfig {
 /// Widest row of the property tests.
 const WIDTH: usize = 1500;
 
-row_properties!(192, check_exact; [f16: f16 = row_f16(WIDTH), bf16: bf16 = row_bf16(WIDTH)];
+row_properties!(192, check_exact, WIDTH; [f16: f16, bf16: bf16];
     heap: Heap,
     quickselect: Quickselect,
     radix: Radix,

@@ -17,12 +17,12 @@ fn cases() -> ProptestConfig {
     ProptestConfig { cases: 384, ..ProptestConfig::default() }
 }
 
-row_property!(384, check_exact(&Heap); heap_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact(&Quickselect); quickselect_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact(&Radix); radix_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact(&Bucket); bucket_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact(&Bitonic); bitonic_matches_oracle: f32 = row(2100));
-row_property!(384, check_exact(&Bisect::exact()); bisect_matches_oracle: f32 = row(2100));
+row_property!(384, check_exact(&Heap), 2100; heap_matches_oracle: f32);
+row_property!(384, check_exact(&Quickselect), 2100; quickselect_matches_oracle: f32);
+row_property!(384, check_exact(&Radix), 2100; radix_matches_oracle: f32);
+row_property!(384, check_exact(&Bucket), 2100; bucket_matches_oracle: f32);
+row_property!(384, check_exact(&Bitonic), 2100; bitonic_matches_oracle: f32);
+row_property!(384, check_exact(&Bisect::exact()), 2100; bisect_matches_oracle: f32);
 
 /// Approximate modes: k distinct valid indices in ascending order, the input's bits as values.
 fn check_valid(

@@ -116,10 +116,9 @@ fn options(smallest: bool, sorted: bool) -> Options {
     Options { mode: Mode::from_smallest(smallest), sorted }
 }
 
-ragged_property!(1024, check_ragged; f32_ragged_rows_match_the_oracle: f32 = 700);
-ragged_property!(512, check_ragged;
-    f16_ragged_rows_match_the_oracle: f16 = 400,
-    bf16_ragged_rows_match_the_oracle: bf16 = 400,
+ragged_property!(1024, check_ragged, 700; f32_ragged_rows_match_the_oracle: f32);
+ragged_property!(512, check_ragged, 400;
+    f16_ragged_rows_match_the_oracle: f16, bf16_ragged_rows_match_the_oracle: bf16,
 );
 
 proptest! {
