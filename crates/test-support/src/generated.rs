@@ -21,49 +21,34 @@ pub trait Generated: Copy + std::fmt::Debug + 'static {
     fn specials() -> [Self; 4];
 }
 
-impl Generated for f32 {
-    fn row(max_width: usize) -> BoxedStrategy<Vec<Self>> {
-        row(max_width).boxed()
-    }
-    fn matrix(max_width: usize) -> BoxedStrategy<(usize, usize, Vec<Self>)> {
-        matrix(max_width).boxed()
-    }
-    fn specials() -> [Self; 4] {
-        SPECIALS_F32
-    }
-}
-
-impl Generated for f64 {
-    fn row(max_width: usize) -> BoxedStrategy<Vec<Self>> {
-        row_f64(max_width).boxed()
-    }
-    fn matrix(max_width: usize) -> BoxedStrategy<(usize, usize, Vec<Self>)> {
-        matrix_f64(max_width).boxed()
-    }
-    fn specials() -> [Self; 4] {
-        SPECIALS_F64
-    }
-}
-
-/// [`Generated`] of the 16-bit float types and of the integer types, by their own generators.
+/// [`Generated`] of `$t` by its own row and matrix generators and poison values.
 macro_rules! generated {
-    ($row:ident, $matrix:ident, $specials:ident: $($t:ty),*) => {$(
+    ($($t:ty: $row:expr, $matrix:expr, $specials:expr;)*) => {$(
         impl Generated for $t {
             fn row(max_width: usize) -> BoxedStrategy<Vec<Self>> {
-                $row::<$t>(max_width).boxed()
+                $row(max_width).boxed()
             }
             fn matrix(max_width: usize) -> BoxedStrategy<(usize, usize, Vec<Self>)> {
-                $matrix::<$t>(max_width).boxed()
+                $matrix(max_width).boxed()
             }
             fn specials() -> [Self; 4] {
-                $specials::<$t>()
+                $specials
             }
         }
     )*};
 }
 
-generated!(row16, matrix16, specials16: f16, bf16);
-generated!(row_int, matrix_int, specials_int: i8, u8, i16, i32, i64);
+generated! {
+    f32: row, matrix, SPECIALS_F32;
+    f64: row_f64, matrix_f64, SPECIALS_F64;
+    f16: row16::<f16>, matrix16::<f16>, specials16::<f16>();
+    bf16: row16::<bf16>, matrix16::<bf16>, specials16::<bf16>();
+    i8: row_int::<i8>, matrix_int::<i8>, specials_int::<i8>();
+    u8: row_int::<u8>, matrix_int::<u8>, specials_int::<u8>();
+    i16: row_int::<i16>, matrix_int::<i16>, specials_int::<i16>();
+    i32: row_int::<i32>, matrix_int::<i32>, specials_int::<i32>();
+    i64: row_int::<i64>, matrix_int::<i64>, specials_int::<i64>();
+}
 
 /// A matrix of `T` of width up to `max_width` and a ragged shape that fits it, with the
 /// values past each row's length poisoned as the shape says.

@@ -215,7 +215,7 @@ mod tests {
     use crate::driver::{Options, topk_row};
     use crate::test_rows::{
         assert_hand_checked, assert_one_scratch, assert_shaped_rows, assert_small_widths,
-        assert_special_values, noise,
+        assert_special_values, noise, noise_shapes,
     };
 
     #[test]
@@ -303,8 +303,6 @@ mod tests {
 
     #[test]
     fn scratch_is_reused_across_rows_of_different_shapes() {
-        let cases = [(300, 40), (50, 3), (1000, 1000), (64, 32)]
-            .map(|(m, k)| (noise(m, 99 + m as u64), k, Mode::Largest));
-        assert_one_scratch(&Heap, &cases);
+        assert_one_scratch(&Heap, &noise_shapes());
     }
 }

@@ -244,7 +244,7 @@ mod tests {
     use crate::order::rank;
     use crate::test_rows::{
         assert_hand_checked, assert_one_scratch, assert_oracle, assert_shaped_rows,
-        assert_small_widths, assert_special_values, noise, shaped_rows,
+        assert_small_widths, assert_special_values, noise, noise_shapes, shaped_rows,
     };
 
     fn check(row: &[f32], k: usize, mode: Mode) {
@@ -363,8 +363,6 @@ mod tests {
 
     #[test]
     fn scratch_is_reused_across_rows_of_different_shapes() {
-        let cases = [(300, 40), (50, 3), (1000, 1000), (64, 32)]
-            .map(|(m, k)| (noise(m, 99 + m as u64), k, Mode::Largest));
-        assert_one_scratch(&Quickselect, &cases);
+        assert_one_scratch(&Quickselect, &noise_shapes());
     }
 }

@@ -207,3 +207,11 @@ pub(crate) fn assert_small_widths(algo: &dyn RowTopK, widths: &[usize]) {
         assert_oracle(algo, &row, m, Mode::Largest, "");
     }
 }
+
+/// [`noise`] rows of several shapes (k = M among them) in largest mode: cases of
+/// [`assert_one_scratch`].
+pub(crate) fn noise_shapes() -> Vec<(Vec<f32>, usize, Mode)> {
+    [(300, 40), (50, 3), (1000, 1000), (64, 32)]
+        .map(|(m, k)| (noise(m, 99 + m as u64), k, Mode::Largest))
+        .to_vec()
+}

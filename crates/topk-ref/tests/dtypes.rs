@@ -167,50 +167,27 @@ ragged_property!(96, check_ragged, 300;
     f64_ragged: f64,
 );
 
+/// Every algorithm selects `want` (sorted output) for each `(k, opts, want)` on `row`.
+fn assert_by_hand<E: Element>(row: &[E], cases: &[(usize, Options, &[u32])]) {
+    for algo in reference_algorithms::<E>() {
+        for &(k, opts, want) in cases {
+            let got = topk_row(algo.as_ref(), row, k, opts).unwrap().indices;
+            assert_eq!(got, want, "{} k={k} {opts:?}", algo.name());
+        }
+    }
+}
+
+const LARGEST: Options = Options { mode: Mode::Largest, sorted: true };
+const SMALLEST: Options = Options { mode: Mode::Smallest, sorted: true };
+
 /// Hand-checked rows: the extremes of each integer type, both modes, ties to the lower index.
 #[test]
 fn integer_extremes_by_hand() {
     let row = [0i64, i64::MAX, -1, i64::MIN, i64::MAX, 1, i64::MIN];
-    let largest = Options { mode: Mode::Largest, sorted: true };
-    let smallest = Options { mode: Mode::Smallest, sorted: true };
-    for algo in reference_algorithms::<i64>() {
-        assert_eq!(
-            topk_row(algo.as_ref(), &row, 3, largest).unwrap().indices,
-            [1, 4, 5],
-            "{}",
-            algo.name()
-        );
-        assert_eq!(
-            topk_row(algo.as_ref(), &row, 3, smallest).unwrap().indices,
-            [3, 6, 2],
-            "{}",
-            algo.name()
-        );
-    }
+    assert_by_hand(&row, &[(3, LARGEST, &[1, 4, 5]), (3, SMALLEST, &[3, 6, 2])]);
     let row = [u8::MAX, 0, 7, u8::MAX, 0];
-    for algo in reference_algorithms::<u8>() {
-        assert_eq!(
-            topk_row(algo.as_ref(), &row, 2, smallest).unwrap().indices,
-            [1, 4],
-            "{}",
-            algo.name()
-        );
-        assert_eq!(
-            topk_row(algo.as_ref(), &row, 3, largest).unwrap().indices,
-            [0, 3, 2],
-            "{}",
-            algo.name()
-        );
-    }
-    let row = [i8::MIN, i8::MAX, -1, 0];
-    for algo in reference_algorithms::<i8>() {
-        assert_eq!(
-            topk_row(algo.as_ref(), &row, 4, largest).unwrap().indices,
-            [1, 3, 2, 0],
-            "{}",
-            algo.name()
-        );
-    }
+    assert_by_hand(&row, &[(2, SMALLEST, &[1, 4]), (3, LARGEST, &[0, 3, 2])]);
+    assert_by_hand(&[i8::MIN, i8::MAX, -1, 0], &[(4, LARGEST, &[1, 3, 2, 0])]);
 }
 
 /// `f64` specials by hand: NaN of either sign above `+inf`, `-0 == +0` tied by index, values
@@ -219,14 +196,7 @@ fn integer_extremes_by_hand() {
 fn f64_specials_by_hand() {
     let nan = f64::from_bits(0xFFF8_0000_0000_0001);
     let row = [1e300, -0.0, f64::INFINITY, nan, 0.0, 5e-324, f64::MAX, 1e301];
-    let largest = Options { mode: Mode::Largest, sorted: true };
-    let smallest = Options { mode: Mode::Smallest, sorted: true };
-    for algo in reference_algorithms::<f64>() {
-        let got = topk_row(algo.as_ref(), &row, 8, largest).unwrap().indices;
-        assert_eq!(got, [3, 2, 6, 7, 0, 5, 1, 4], "{}", algo.name());
-        let got = topk_row(algo.as_ref(), &row, 3, smallest).unwrap().indices;
-        assert_eq!(got, [1, 4, 5], "{}", algo.name());
-    }
+    assert_by_hand(&row, &[(8, LARGEST, &[3, 2, 6, 7, 0, 5, 1, 4]), (3, SMALLEST, &[1, 4, 5])]);
 }
 
 /// Integer iteration counts: a row spanning the whole of `i32` needs at most 32 tests, and a
