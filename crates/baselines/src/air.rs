@@ -50,7 +50,7 @@
 //! stores that the paper's formulas count, in elements (a buffered candidate is a value with
 //! its index, one element here, 8 bytes on the GPU).
 
-use topk_ref::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
+use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow};
 use topk_ref::order::{Element, KeyBits, Mode};
 
 use crate::error::BaselineError;
@@ -515,29 +515,12 @@ impl Last {
     }
 }
 
-impl RowSelect for Air {
-    fn name(&self) -> &'static str {
-        "air"
-    }
-
-    /// AIR Top-K (paper 002, §3) packs a key and its index into one 64-bit buffer word
-    /// and cuts 32-bit keys into 11-bit digits: keys of at most 32 bits (`f64` and `i64` rows are
-    /// refused with `TopKError::UnsupportedElement`).
-    fn max_key_bits(&self) -> u32 {
-        32
-    }
-
-    fn select<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> RowStats {
-        RowStats::with_work(self.trace_row(row, k, mode, scratch, out).work)
-    }
-}
+// AIR Top-K (paper 002, §3) packs a key and its index into one 64-bit buffer word
+// and cuts 32-bit keys into 11-bit digits: keys of at most 32 bits (`f64` and `i64` rows are
+// refused with `TopKError::UnsupportedElement`).
+topk_ref::row_select!(Air, "air", 32, |air, row, k, mode, scratch, out| {
+    RowStats::with_work(air.trace_row(row, k, mode, scratch, out).work)
+});
 
 #[cfg(test)]
 mod tests {

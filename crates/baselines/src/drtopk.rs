@@ -43,7 +43,7 @@
 //! the base's traffic on D, k delegate reads plus the qualified subranges' reads and |C|
 //! writes, the base's traffic on C.
 
-use topk_ref::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow, selection_reads};
+use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow, selection_reads};
 use topk_ref::bitonic::{PAD, top_run};
 use topk_ref::order::{Element, KeyBits, Mode, rank, rank_index, rank_key};
 use topk_ref::radix::kth_key;
@@ -386,28 +386,11 @@ fn write_indices(ranks: &[u64], out: &mut [u32]) {
     }
 }
 
-impl RowSelect for DrTopK {
-    fn name(&self) -> &'static str {
-        "drtopk"
-    }
-
-    /// Dr. Top-k (paper 004) keeps delegates as key-index pairs packed in 64 bits: keys of at
-    /// most 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
-    fn max_key_bits(&self) -> u32 {
-        32
-    }
-
-    fn select<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> RowStats {
-        RowStats::with_work(self.trace_row(row, k, mode, scratch, out).work)
-    }
-}
+// Dr. Top-k (paper 004) keeps delegates as key-index pairs packed in 64 bits: keys of at
+// most 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
+topk_ref::row_select!(DrTopK, "drtopk", 32, |dr, row, k, mode, scratch, out| {
+    RowStats::with_work(dr.trace_row(row, k, mode, scratch, out).work)
+});
 
 #[cfg(test)]
 mod tests {

@@ -40,7 +40,7 @@
 //! input, the partial results the blocks write and the merge kernel reads back, the k outputs,
 //! and each sorting-network merge (queue flushes and block merges).
 
-use topk_ref::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
+use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow};
 use topk_ref::bitonic::{PAD, merge_sorted_runs};
 use topk_ref::order::{Element, KeyBits, Mode, rank_index};
 
@@ -205,28 +205,11 @@ fn for_each_lane(mut mask: u32, mut f: impl FnMut(usize)) {
     }
 }
 
-impl RowSelect for GridSelect {
-    fn name(&self) -> &'static str {
-        "gridselect"
-    }
-
-    /// GridSelect's queues (paper 002, §4) hold key-index pairs packed in 64 bits: keys of at
-    /// most 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
-    fn max_key_bits(&self) -> u32 {
-        32
-    }
-
-    fn select<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> RowStats {
-        RowStats::with_work(self.trace_row(row, k, mode, scratch, out).work)
-    }
-}
+// GridSelect's queues (paper 002, §4) hold key-index pairs packed in 64 bits: keys of at
+// most 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
+topk_ref::row_select!(GridSelect, "gridselect", 32, |grid, row, k, mode, scratch, out| {
+    RowStats::with_work(grid.trace_row(row, k, mode, scratch, out).work)
+});
 
 #[cfg(test)]
 mod tests {

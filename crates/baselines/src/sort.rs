@@ -23,7 +23,7 @@
 //! need only the k-th key and one selection pass. The counters ([`WorkCounters`]) count
 //! exactly those loads and stores.
 
-use topk_ref::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
+use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow};
 use topk_ref::order::{Element, KeyBits, Mode};
 
 /// Bits per digit of the radix sort.
@@ -136,28 +136,11 @@ fn offsets(hist: &[usize; BINS]) -> [usize; BINS] {
     next
 }
 
-impl RowSelect for SortChoose {
-    fn name(&self) -> &'static str {
-        "sort"
-    }
-
-    /// The sort sorts key-index pairs packed in 64 bits (key in the high word): keys of at most
-    /// 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
-    fn max_key_bits(&self) -> u32 {
-        32
-    }
-
-    fn select<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> RowStats {
-        RowStats::with_work(self.work_row(row, k, mode, scratch, out))
-    }
-}
+// The sort sorts key-index pairs packed in 64 bits (key in the high word): keys of at most
+// 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
+topk_ref::row_select!(SortChoose, "sort", 32, |sort, row, k, mode, scratch, out| {
+    RowStats::with_work(sort.work_row(row, k, mode, scratch, out))
+});
 
 #[cfg(test)]
 mod tests {

@@ -39,9 +39,7 @@
 //! result. The counters ([`WorkCounters`]) count each sweep's loads (the ties sweep and
 //! `findPattern` up to the chunk of 32 where they stop) and the k stores.
 
-use topk_ref::algorithm::{
-    BALLOT_WIDTH, RowSelect, RowStats, Scratch, WorkCounters, selection_reads,
-};
+use topk_ref::algorithm::{BALLOT_WIDTH, RowStats, WorkCounters, selection_reads};
 use topk_ref::order::{Element, KeyBits, Mode};
 
 /// Bits per digit.
@@ -216,22 +214,9 @@ fn gather_ties<E: Element>(
     out.last().copied().unwrap_or(0)
 }
 
-impl RowSelect for TorchRadix {
-    fn name(&self) -> &'static str {
-        "torch-radix"
-    }
-
-    fn select<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        _scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> RowStats {
-        RowStats::with_work(self.trace_row(row, k, mode, out).work)
-    }
-}
+topk_ref::row_select!(TorchRadix, "torch-radix", 64, |torch, row, k, mode, _scratch, out| {
+    RowStats::with_work(torch.trace_row(row, k, mode, out).work)
+});
 
 #[cfg(test)]
 mod tests {

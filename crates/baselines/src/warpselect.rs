@@ -35,7 +35,7 @@
 //! (§5.3: BlockSelect uses up to 4 warps, GridSelect many blocks). The counters
 //! ([`WorkCounters`]) count one read of the input, the k outputs and each warp-wide merge.
 
-use topk_ref::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
+use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow};
 use topk_ref::bitonic::PAD;
 use topk_ref::order::{Element, KeyBits, Mode, rank_index};
 
@@ -120,29 +120,12 @@ fn run<E: Element, K: Fn(E) -> u32 + Copy>(
     work
 }
 
-impl RowSelect for WarpSelect {
-    fn name(&self) -> &'static str {
-        "warpselect"
-    }
-
-    /// WarpSelect's thread and warp queues (paper 002, §2.2) hold key-index pairs packed in 64
-    /// bits: keys of at most 32 bits (`f64` and `i64` rows are refused with
-    /// `TopKError::UnsupportedElement`).
-    fn max_key_bits(&self) -> u32 {
-        32
-    }
-
-    fn select<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> RowStats {
-        RowStats::with_work(self.work_row(row, k, mode, scratch, out))
-    }
-}
+// WarpSelect's thread and warp queues (paper 002, §2.2) hold key-index pairs packed in 64
+// bits: keys of at most 32 bits (`f64` and `i64` rows are refused with
+// `TopKError::UnsupportedElement`).
+topk_ref::row_select!(WarpSelect, "warpselect", 32, |warp, row, k, mode, scratch, out| {
+    RowStats::with_work(warp.work_row(row, k, mode, scratch, out))
+});
 
 #[cfg(test)]
 mod tests {

@@ -17,8 +17,23 @@
 //! Ragged requests (docs/contract.md §5): [`ragged_shape`] draws lengths (0 and M often), k per
 //! row (0, k above the length, M), a hint kind and what lies past each length; [`poison_tails`]
 //! writes NaN, ±inf or copies of the valid values there — values that must never be selected.
+//! [`ragged_matrix`] draws a matrix of any [`Generated`] type with a ragged shape, tails
+//! poisoned.
+//!
+//! The checks every crate's oracle tests make ([`check_exact`], [`check_same_ragged`]) and the
+//! property tests built on them ([`row_property!`]) live here too, so that each is written
+//! once for every element type and every algorithm.
 
 #![forbid(unsafe_code)]
+
+mod checks;
+mod generated;
+
+pub use checks::{
+    check_exact, check_exact_and_work, check_same_ragged, fail, oracle_indices, ragged_rows,
+    reference_algorithms,
+};
+pub use generated::{Generated, ragged_matrix};
 
 use half::{bf16, f16};
 use proptest::prelude::*;
@@ -287,31 +302,25 @@ pub trait Float16: Copy + std::fmt::Debug + 'static {
     fn from_f32_16(v: f32) -> Self;
 }
 
-impl Float16 for f16 {
-    const FORMAT: Format16 = Format16::F16;
-    fn from_bits16(bits: u16) -> Self {
-        f16::from_bits(bits)
-    }
-    fn to_bits16(self) -> u16 {
-        self.to_bits()
-    }
-    fn from_f32_16(v: f32) -> Self {
-        f16::from_f32(v)
-    }
+/// [`Float16`] of a `half` type with the layout `$format`.
+macro_rules! float16 {
+    ($($t:ty: $format:ident),*) => {$(
+        impl Float16 for $t {
+            const FORMAT: Format16 = Format16::$format;
+            fn from_bits16(bits: u16) -> Self {
+                <$t>::from_bits(bits)
+            }
+            fn to_bits16(self) -> u16 {
+                self.to_bits()
+            }
+            fn from_f32_16(v: f32) -> Self {
+                <$t>::from_f32(v)
+            }
+        }
+    )*};
 }
 
-impl Float16 for bf16 {
-    const FORMAT: Format16 = Format16::BF16;
-    fn from_bits16(bits: u16) -> Self {
-        bf16::from_bits(bits)
-    }
-    fn to_bits16(self) -> u16 {
-        self.to_bits()
-    }
-    fn from_f32_16(v: f32) -> Self {
-        bf16::from_f32(v)
-    }
-}
+float16!(f16: F16, bf16: BF16);
 
 /// Bits on the edges of the order of a 16-bit type: NaN with any payload and either sign,
 /// ±inf, ±0, subnormals of both signs, ±largest finite, ±smallest normal.

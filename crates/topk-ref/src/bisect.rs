@@ -163,9 +163,9 @@
 //! lane runs the same bracket updates, so the warp never diverges; the search touches only
 //! shared memory or registers.
 
-use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow, selection_reads};
+use crate::algorithm::{RowStats, Scratch, WorkCounters, grow, selection_reads};
 use crate::error::TopKError;
-use crate::order::{Element, KeyBits, Mode, OrderedValue, keys_and_range_into};
+use crate::order::{Element, KeyBits, Mode, OrderedValue, RowSelect, keys_and_range_into};
 use crate::select::select_in_index_order;
 
 /// Value-space tests allowed before the search moves to the key phase.

@@ -27,8 +27,8 @@
 //! `M/K - 1` merges costs `K + (K/2) · log K`. So O(M log² K) in all, against O(M) for a
 //! selection such as [`crate::Bisect`]: the network sorts far more than the answer needs — the
 //! order inside every run, and the order of the top-k itself, which the output then discards.
-//! Extra memory here: the padded row of ranks, O(M) ranks, in [`Scratch::ranks`] (or
-//! [`Scratch::wide_ranks`]).
+//! Extra memory here: the padded row of ranks, O(M) ranks, in [`crate::Scratch::ranks`] (or
+//! [`crate::Scratch::wide_ranks`]).
 //!
 //! # On a GPU warp
 //! Hold one element per lane (or a few per lane, in registers). Every stage of a network pairs
@@ -38,7 +38,7 @@
 //! memory traffic, a fixed schedule. That is why GPUs like bitonic networks — and the price is
 //! the work counted above: a warp sorts what a selection would only have to find.
 
-use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
+use crate::algorithm::{RowStats, WorkCounters, grow};
 use crate::order::{Element, KeyBits, Mode, RankBits, RankOf};
 
 /// The rank of a padding slot: below every real element (the low word of a real rank is
@@ -50,36 +50,23 @@ pub const PAD: u64 = 0;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Bitonic;
 
-impl RowSelect for Bitonic {
-    fn name(&self) -> &'static str {
-        "bitonic"
-    }
-
-    fn select<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> RowStats {
-        let run_len = k.next_power_of_two();
-        let runs = row.len().div_ceil(run_len);
-        let data = grow(RankOf::<E>::buffers(scratch).0, runs * run_len);
-        let (real, padding) = data.split_at_mut(row.len());
-        ranks_into(row, mode, real);
-        padding.fill(RankOf::<E>::MIN);
-        // The ranks are computed as the row is loaded: one sweep of reads.
-        let mut work = WorkCounters::default();
-        work.sweep(row.len());
-        let top = top_run(data, run_len, &mut work);
-        out.iter_mut().zip(top).for_each(|(o, &r)| *o = r.index());
-        work.read(k);
-        work.write(k);
-        out.sort_unstable();
-        RowStats::with_work(work)
-    }
-}
+crate::row_select!(Bitonic, "bitonic", 64, |_, row, k, mode, scratch, out| {
+    let run_len = k.next_power_of_two();
+    let runs = row.len().div_ceil(run_len);
+    let data = grow(RankOf::<E>::buffers(scratch).0, runs * run_len);
+    let (real, padding) = data.split_at_mut(row.len());
+    ranks_into(row, mode, real);
+    padding.fill(RankOf::<E>::MIN);
+    // The ranks are computed as the row is loaded: one sweep of reads.
+    let mut work = WorkCounters::default();
+    work.sweep(row.len());
+    let top = top_run(data, run_len, &mut work);
+    out.iter_mut().zip(top).for_each(|(o, &r)| *o = r.index());
+    work.read(k);
+    work.write(k);
+    out.sort_unstable();
+    RowStats::with_work(work)
+});
 
 /// The K largest ranks of `data` (whose length is a multiple of `run_len` = K, a power of two),
 /// sorted largest first. Works in place: the answer is left in the first run.
@@ -221,6 +208,7 @@ mod tests {
     use super::*;
     use crate::driver::{Options, topk_row};
     use crate::oracle::canonical_indices;
+    use crate::test_rows::assert_one_scratch;
 
     fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
         topk_row(&Bitonic, row, k, Options { mode, sorted: false }).unwrap().indices
@@ -347,12 +335,8 @@ mod tests {
 
     #[test]
     fn scratch_is_reused_across_rows_of_different_shapes() {
-        let mut scratch = Scratch::default();
-        for (m, k) in [(1000, 33), (7, 5), (100, 100), (31, 1), (1000, 999)] {
-            let row = scrambled(m);
-            let mut out = vec![0u32; k];
-            Bitonic.select(&row, k, Mode::Largest, &mut scratch, &mut out);
-            assert_eq!(out, canonical_indices(&row, k, Mode::Largest), "M={m} k={k}");
-        }
+        let cases = [(1000, 33), (7, 5), (100, 100), (31, 1), (1000, 999)]
+            .map(|(m, k)| (scrambled(m), k, Mode::Largest));
+        assert_one_scratch(&Bitonic, &cases);
     }
 }

@@ -59,11 +59,9 @@
 
 use std::marker::PhantomData;
 
-use crate::algorithm::{
-    KeyBuffers, RowSelect, RowStats, Scratch, WorkCounters, grow, selection_reads,
-};
+use crate::algorithm::{KeyBuffers, RowStats, Scratch, WorkCounters, grow, selection_reads};
 use crate::bisect::key_range;
-use crate::order::{Element, KeyBits, Mode, OrderedValue, keys_into};
+use crate::order::{Element, KeyBits, OrderedValue, keys_into};
 use crate::radix::{Bin, Histogram, find_bin};
 use crate::select::select_with_kth_key;
 
@@ -372,46 +370,34 @@ pub fn kth_key<E: Element>(
     found
 }
 
-impl RowSelect for Bucket {
-    fn name(&self) -> &'static str {
-        "bucket"
-    }
-
-    fn select<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> RowStats {
-        let mut ids = std::mem::take(&mut scratch.idx);
-        let KeyBuffers { keys, cands } = E::Key::buffers(scratch);
-        let keys = grow(keys, row.len());
-        keys_into(row, mode, keys);
-        let cands = grow(cands, row.len());
-        let found = search::<E>(keys, k, cands, grow(&mut ids, row.len()));
-        select_with_kth_key(keys, found.key, found.above, k, out);
-        scratch.idx = ids;
-        // The key transform reads the row once; the search and the selection pass (up to
-        // the chunk that completes k) read the keys, i.e. the row again.
-        let mut work = found.work;
-        work.sweep(row.len());
-        work.sweep(out.last().map_or(0, |&i| selection_reads(i, row.len())));
-        work.write(k);
-        RowStats::with_work(work)
-    }
-}
+crate::row_select!(Bucket, "bucket", 64, |_, row, k, mode, scratch, out| {
+    let mut ids = std::mem::take(&mut scratch.idx);
+    let KeyBuffers { keys, cands } = E::Key::buffers(scratch);
+    let keys = grow(keys, row.len());
+    keys_into(row, mode, keys);
+    let cands = grow(cands, row.len());
+    let found = search::<E>(keys, k, cands, grow(&mut ids, row.len()));
+    select_with_kth_key(keys, found.key, found.above, k, out);
+    scratch.idx = ids;
+    // The key transform reads the row once; the search and the selection pass (up to
+    // the chunk that completes k) read the keys, i.e. the row again.
+    let mut work = found.work;
+    work.sweep(row.len());
+    work.sweep(out.last().map_or(0, |&i| selection_reads(i, row.len())));
+    work.write(k);
+    RowStats::with_work(work)
+});
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::driver::{Options, topk_row};
     use crate::oracle::canonical_indices;
-    use crate::order::{KEY_NAN_LARGEST, KEY_NAN_SMALLEST, key, key_largest};
-    use crate::test_rows::special_row;
-
-    const MODES: [Mode; 2] = [Mode::Largest, Mode::Smallest];
+    use crate::order::{KEY_NAN_LARGEST, KEY_NAN_SMALLEST, Mode, key, key_largest};
+    use crate::test_rows::{
+        MODES, assert_one_scratch, assert_some_k, lcg, odd_width_rows, random_rows, special_row,
+        widths_for_one_scratch,
+    };
 
     fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
         topk_row(&Bucket, row, k, Options { mode, sorted: false }).unwrap().indices
@@ -435,26 +421,6 @@ mod tests {
             }
         }
         most
-    }
-
-    /// A few k (1, M and some between), both modes, against the oracle.
-    fn check_some_k(row: &[f32]) {
-        let m = row.len();
-        for mode in MODES {
-            for k in [1, 2, m / 7, m / 3, m / 2, m - 1, m] {
-                if (1..=m).contains(&k) {
-                    let want = canonical_indices(row, k, mode);
-                    assert_eq!(run(row, k, mode), want, "k={k} m={m} {mode:?}");
-                }
-            }
-        }
-    }
-
-    /// Deterministic pseudo-random bits (a 64-bit LCG), no dependency needed.
-    fn lcg(seed: &mut u64) -> u32 {
-        *seed =
-            seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (*seed >> 32) as u32
     }
 
     /// 2^e built from its bits: subnormal below 2^-126, normal from there up.
@@ -576,7 +542,7 @@ mod tests {
             // Two distinct keys: one level splits them.
             assert!(check_all_k(&row) <= 1);
             let row: Vec<f32> = (0..45).map(|i| f32::from_bits(b.wrapping_add(i % 3))).collect();
-            check_some_k(&row);
+            assert_some_k(&Bucket, &row);
         }
     }
 
@@ -611,33 +577,15 @@ mod tests {
 
     #[test]
     fn widths_that_are_not_multiples_of_32() {
-        let mut seed = 3;
-        for m in [1, 2, 3, 5, 31, 33, 63, 100, 257] {
-            let row: Vec<f32> = (0..m).map(|_| (lcg(&mut seed) % 50) as f32 - 25.0).collect();
+        for row in odd_width_rows() {
             check_all_k(&row);
         }
     }
 
     #[test]
     fn random_rows_match_the_oracle() {
-        let mut seed = 11;
-        for m in [256, 768, 1000, 4096] {
-            for _ in 0..4 {
-                // Random bit patterns hit every class: NaNs, infinities, subnormals, zeros.
-                let row: Vec<f32> = (0..m).map(|_| f32::from_bits(lcg(&mut seed))).collect();
-                check_some_k(&row);
-                // Smooth data.
-                let row: Vec<f32> =
-                    (0..m).map(|_| (lcg(&mut seed) as f32 / u32::MAX as f32 - 0.5) * 6.0).collect();
-                check_some_k(&row);
-                // Heavy ties.
-                let row: Vec<f32> = (0..m).map(|_| (lcg(&mut seed) % 4) as f32).collect();
-                check_some_k(&row);
-                // One outlier squeezes everything else into bucket 0.
-                let mut row: Vec<f32> = (0..m).map(|_| (lcg(&mut seed) % 1000) as f32).collect();
-                row[m / 2] = 1.0e30;
-                check_some_k(&row);
-            }
+        for row in random_rows(true) {
+            assert_some_k(&Bucket, &row);
         }
     }
 
@@ -682,16 +630,6 @@ mod tests {
 
     #[test]
     fn scratch_is_reused_across_rows_of_different_widths() {
-        let mut scratch = Scratch::default();
-        let mut seed = 5;
-        for m in [300usize, 20, 1, 4096, 64] {
-            let row: Vec<f32> = (0..m).map(|_| f32::from_bits(lcg(&mut seed))).collect();
-            for mode in MODES {
-                let k = m.div_ceil(3);
-                let mut out = vec![0; k];
-                Bucket.select(&row, k, mode, &mut scratch, &mut out);
-                assert_eq!(out, canonical_indices(&row, k, mode), "m={m} {mode:?}");
-            }
-        }
+        assert_one_scratch(&Bucket, &widths_for_one_scratch());
     }
 }

@@ -3,9 +3,9 @@
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 
-use crate::algorithm::{RowStats, RowTopKOf, Scratch, WorkCounters, grow};
+use crate::algorithm::{RowStats, Scratch, WorkCounters, grow};
 use crate::error::TopKError;
-use crate::order::{Element, KeyBits, Mode, sort_canonical};
+use crate::order::{Element, KeyBits, Mode, RowTopKOf, sort_canonical};
 
 /// The widest row whose indices fit the `u32` output (and leave `u32::MAX` free as a sentinel).
 pub const MAX_ROW_WIDTH: usize = (u32::MAX - 1) as usize;

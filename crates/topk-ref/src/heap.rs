@@ -44,7 +44,7 @@
 //! WarpSelect). RTop-K drops per-element bookkeeping altogether in favour of a counting search
 //! (see `bisect`).
 
-use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
+use crate::algorithm::{RowStats, WorkCounters, grow};
 use crate::order::{Element, KeyBits, Mode, RankBits, RankOf};
 
 /// Children per heap node: the children of slot `p` are `ARITY * p + 1 ..= ARITY * p + ARITY`.
@@ -60,37 +60,24 @@ const _: () = assert!(ARITY == 4);
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Heap;
 
-impl RowSelect for Heap {
-    fn name(&self) -> &'static str {
-        "heap"
+crate::row_select!(Heap, "heap", 64, |_, row, k, mode, scratch, out| {
+    let (slots, steps) = full_tree(k);
+    let heap = grow(RankOf::<E>::buffers(scratch).0, slots);
+    // One monomorphic copy per mode, so the key has no mode branch inside the hot loop.
+    match mode {
+        Mode::Largest => keep_best(row, k, heap, steps, E::key_largest),
+        Mode::Smallest => keep_best(row, k, heap, steps, E::key_smallest),
     }
-
-    fn select<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> RowStats {
-        let (slots, steps) = full_tree(k);
-        let heap = grow(RankOf::<E>::buffers(scratch).0, slots);
-        // One monomorphic copy per mode, so the key has no mode branch inside the hot loop.
-        match mode {
-            Mode::Largest => keep_best(row, k, heap, steps, E::key_largest),
-            Mode::Smallest => keep_best(row, k, heap, steps, E::key_smallest),
-        }
-        for (o, &r) in out.iter_mut().zip(&heap[..k]) {
-            *o = r.index();
-        }
-        out.sort_unstable();
-        // One pass over the row, k outputs; the heap of k is on-chip state.
-        let mut work = WorkCounters::default();
-        work.sweep(row.len());
-        work.write(k);
-        RowStats::with_work(work)
+    for (o, &r) in out.iter_mut().zip(&heap[..k]) {
+        *o = r.index();
     }
-}
+    out.sort_unstable();
+    // One pass over the row, k outputs; the heap of k is on-chip state.
+    let mut work = WorkCounters::default();
+    work.sweep(row.len());
+    work.write(k);
+    RowStats::with_work(work)
+});
 
 /// Fills the slots past the k real ones, so that every inner node has all its children: the
 /// largest rank of the rank type ([`RankBits::MAX`]). A value only ever moves past a strictly
@@ -226,16 +213,10 @@ fn smallest_child<R: RankBits>(heap: &[R], pos: usize) -> (usize, R) {
 mod tests {
     use super::*;
     use crate::driver::{Options, topk_row};
-    use crate::oracle::canonical_indices;
-    use crate::test_rows::{assert_shaped_rows, noise};
-
-    fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
-        topk_row(&Heap, row, k, Options { mode, sorted: false }).unwrap().indices
-    }
-
-    fn check(row: &[f32], k: usize, mode: Mode) {
-        assert_eq!(run(row, k, mode), canonical_indices(row, k, mode), "k={k} {mode:?}");
-    }
+    use crate::test_rows::{
+        assert_hand_checked, assert_one_scratch, assert_shaped_rows, assert_small_widths,
+        assert_special_values, noise, noise_shapes,
+    };
 
     #[test]
     fn work_is_one_pass_and_k_outputs() {
@@ -243,15 +224,6 @@ mod tests {
         let stats = topk_row(&Heap, &row, 7, Options::default()).unwrap().stats;
         let w = stats.work;
         assert_eq!((w.elements_read, w.elements_written, w.passes, w.merges), (100, 7, 1, 0));
-    }
-
-    #[test]
-    fn hand_checked_rows() {
-        let row = [0.5, 4.0, -1.0, 4.0, 3.0, 9.0, 0.0];
-        assert_eq!(run(&row, 3, Mode::Largest), vec![1, 3, 5]);
-        assert_eq!(run(&row, 2, Mode::Smallest), vec![2, 6]);
-        // The tie at 4.0 straddles k = 2: the lower index wins.
-        assert_eq!(run(&row, 2, Mode::Largest), vec![1, 5]);
     }
 
     fn is_min_heap(h: &[u64]) -> bool {
@@ -315,49 +287,22 @@ mod tests {
     }
 
     #[test]
+    fn hand_checked_rows() {
+        assert_hand_checked(&Heap);
+    }
+
+    #[test]
     fn special_values_in_both_modes() {
-        let row = [
-            -0.0,
-            f32::NAN,
-            1.0,
-            f32::NEG_INFINITY,
-            0.0,
-            f32::INFINITY,
-            f32::from_bits(0xffc0_1234), // a negative NaN with a payload
-            -1.0e-45,
-            1.0e-45,
-            -0.0,
-            f32::INFINITY,
-        ];
-        for k in 1..=row.len() {
-            for mode in [Mode::Largest, Mode::Smallest] {
-                check(&row, k, mode);
-            }
-        }
-        assert_eq!(run(&row, 3, Mode::Largest), vec![1, 5, 6]);
-        assert_eq!(run(&row, 2, Mode::Smallest), vec![3, 7]);
+        assert_special_values(&Heap);
     }
 
     #[test]
     fn small_and_odd_widths() {
-        for m in [1, 2, 3, 5, 31, 33, 63, 65, 100, 257] {
-            let row = noise(m, m as u64);
-            for k in 1..=m.min(40) {
-                check(&row, k, Mode::Largest);
-                check(&row, k, Mode::Smallest);
-            }
-            check(&row, m, Mode::Largest);
-        }
+        assert_small_widths(&Heap, &[1, 2, 3, 5, 31, 33, 63, 65, 100, 257]);
     }
 
     #[test]
     fn scratch_is_reused_across_rows_of_different_shapes() {
-        let mut scratch = Scratch::default();
-        for (m, k) in [(300, 40), (50, 3), (1000, 1000), (64, 32)] {
-            let row = noise(m, 99 + m as u64);
-            let mut out = vec![0; k];
-            Heap.select(&row, k, Mode::Largest, &mut scratch, &mut out);
-            assert_eq!(out, canonical_indices(&row, k, Mode::Largest), "m={m} k={k}");
-        }
+        assert_one_scratch(&Heap, &noise_shapes());
     }
 }

@@ -89,9 +89,7 @@ pub mod select;
 #[cfg(test)]
 mod test_rows;
 
-pub use algorithm::{
-    KeyBuffers, RowSelect, RowStats, RowTopK, RowTopKOf, Scratch, WorkCounters, grow,
-};
+pub use algorithm::{KeyBuffers, RowStats, Scratch, WorkCounters, grow};
 pub use bisect::{Bisect, BisectOutcome, EpsilonMode};
 pub use bitonic::Bitonic;
 pub use bucket::Bucket;
@@ -103,7 +101,9 @@ pub use error::TopKError;
 pub use half::{bf16, f16};
 pub use heap::Heap;
 pub use inputs::Family;
-pub use order::{Element, KeyBits, Mode, NoValue, OrderedValue, RankBits, RankOf};
+pub use order::{
+    Element, KeyBits, Mode, NoValue, OrderedValue, RankBits, RankOf, RowSelect, RowTopK, RowTopKOf,
+};
 pub use quickselect::Quickselect;
 pub use radix::Radix;
 pub use ragged::{KPerRow, PAD_INDEX, RaggedTopK, Rows, Wanted, topk_ragged};

@@ -48,7 +48,7 @@ use std::hash::Hash;
 
 use half::{bf16, f16};
 
-use crate::algorithm::{KeyBuffers, RowSelect, RowTopKOf, Scratch};
+use crate::algorithm::{KeyBuffers, RowStats, Scratch};
 
 /// Which end of the order is selected.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -1229,6 +1229,252 @@ integer_element!(i64, u64, "i64", 1 << 63);
 pub fn midpoint(lo: f32, hi: f32) -> f32 {
     let m = (lo + hi) * 0.5;
     if m.is_finite() { m } else { lo * 0.5 + hi * 0.5 }
+}
+
+/// One top-k algorithm for one row, written **once for every element type** ([`Element`]:
+/// `f32`, `half::f16`, `half::bf16`, `f64`, `i8`, `u8`, `i16`, `i32`, `i64`) and
+/// monomorphised per type. This is what the algorithms
+/// implement; callers use the object-safe faces [`RowTopK`] (`f32` rows, as before 16-bit
+/// support) and [`RowTopKOf`] (rows of any element type), which every `RowSelect` gets.
+///
+/// Implementations select the **canonical** top-k of docs/contract.md §1 (exact algorithms) or a valid
+/// approximation (`is_exact() == false`, e.g. early stopping): `k` distinct indices of `row`.
+/// The driver checks the arguments; implementations may assume
+/// `1 <= k <= row.len() <= MAX_ROW_WIDTH` and `out.len() == k`.
+pub trait RowSelect: Sync {
+    /// The name used on the command line (`--algo NAME`).
+    fn name(&self) -> &'static str;
+
+    /// `true` when the result is always the canonical top-k.
+    fn is_exact(&self) -> bool {
+        true
+    }
+
+    /// `true` when [`RowStats::iterations`] is reported.
+    fn reports_iterations(&self) -> bool {
+        false
+    }
+
+    /// The widest element key this algorithm takes ([`crate::KeyBits::BITS`]): 64, every
+    /// element type, unless its design is defined for narrower keys only (some baselines: 32).
+    /// The drivers refuse rows of a wider key with [`crate::TopKError::UnsupportedElement`].
+    fn max_key_bits(&self) -> u32 {
+        64
+    }
+
+    /// Writes the selected indices into `out` in **ascending index order**.
+    fn select<E: Element>(
+        &self,
+        row: &[E],
+        k: usize,
+        mode: Mode,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats;
+
+    /// [`RowSelect::select`] with a guess of the row's threshold (docs/contract.md §5): the
+    /// value of the k-th selected element, as an `f32` in the input's orientation (not
+    /// negated in smallest mode). A hint may change the work and the iteration count, never
+    /// the selection; any `f32` is allowed (NaN, ±inf, nonsense). The default ignores it —
+    /// only algorithms whose search can start from a bracket ([`crate::Bisect`]) use it.
+    fn select_hinted<E: Element>(
+        &self,
+        row: &[E],
+        k: usize,
+        mode: Mode,
+        hint: Option<f32>,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        let _ = hint;
+        self.select(row, k, mode, scratch, out)
+    }
+}
+
+/// One top-k algorithm for one `f32` row, as a trait object (`Box<dyn RowTopK>`). Every
+/// [`RowSelect`] implements it; a type may also implement it directly (an `f32`-only
+/// algorithm, such as the warp simulator's kernel). The contract is [`RowSelect`]'s.
+pub trait RowTopK: Sync {
+    /// The name used on the command line (`--algo NAME`).
+    fn name(&self) -> &'static str;
+
+    /// `true` when the result is always the canonical top-k.
+    fn is_exact(&self) -> bool {
+        true
+    }
+
+    /// `true` when [`RowStats::iterations`] is reported.
+    fn reports_iterations(&self) -> bool {
+        false
+    }
+
+    /// Writes the selected indices into `out` in **ascending index order**.
+    fn select_row(
+        &self,
+        row: &[f32],
+        k: usize,
+        mode: Mode,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats;
+
+    /// [`RowTopK::select_row`] with a threshold hint ([`RowSelect::select_hinted`]); the
+    /// default ignores the hint.
+    fn select_row_hinted(
+        &self,
+        row: &[f32],
+        k: usize,
+        mode: Mode,
+        hint: Option<f32>,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        let _ = hint;
+        self.select_row(row, k, mode, scratch, out)
+    }
+}
+
+/// One top-k algorithm for one row of `E`, as a trait object (`Box<dyn RowTopKOf<f16>>`): what
+/// the row-wise driver runs. Implemented for every [`RowSelect`] and every `E`, and for every
+/// [`RowTopK`] with `E = f32`. The contract is [`RowSelect`]'s.
+pub trait RowTopKOf<E: Element>: Sync {
+    /// The name used on the command line (`--algo NAME`).
+    fn name(&self) -> &'static str;
+
+    /// `true` when the result is always the canonical top-k.
+    fn is_exact(&self) -> bool;
+
+    /// `true` when [`RowStats::iterations`] is reported.
+    fn reports_iterations(&self) -> bool;
+
+    /// Writes the selected indices into `out` in **ascending index order**.
+    fn select_row(
+        &self,
+        row: &[E],
+        k: usize,
+        mode: Mode,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats;
+
+    /// [`RowTopKOf::select_row`] with a threshold hint ([`RowSelect::select_hinted`]); the
+    /// default ignores the hint.
+    fn select_row_hinted(
+        &self,
+        row: &[E],
+        k: usize,
+        mode: Mode,
+        hint: Option<f32>,
+        scratch: &mut Scratch,
+        out: &mut [u32],
+    ) -> RowStats {
+        let _ = hint;
+        self.select_row(row, k, mode, scratch, out)
+    }
+
+    /// [`RowSelect::max_key_bits`] of the algorithm.
+    fn max_key_bits(&self) -> u32 {
+        64
+    }
+}
+
+/// The methods of an object-safe face for rows of `$elem`, each answered by `$via`: the
+/// faces differ only in which trait they forward to.
+macro_rules! forward_face {
+    ($elem:ty, $via:ident, $select:ident, $hinted:ident) => {
+        fn name(&self) -> &'static str {
+            $via::name(self)
+        }
+
+        fn is_exact(&self) -> bool {
+            $via::is_exact(self)
+        }
+
+        fn reports_iterations(&self) -> bool {
+            $via::reports_iterations(self)
+        }
+
+        #[inline]
+        fn select_row(
+            &self,
+            row: &[$elem],
+            k: usize,
+            mode: Mode,
+            scratch: &mut Scratch,
+            out: &mut [u32],
+        ) -> RowStats {
+            $via::$select(self, row, k, mode, scratch, out)
+        }
+
+        #[inline]
+        fn select_row_hinted(
+            &self,
+            row: &[$elem],
+            k: usize,
+            mode: Mode,
+            hint: Option<f32>,
+            scratch: &mut Scratch,
+            out: &mut [u32],
+        ) -> RowStats {
+            $via::$hinted(self, row, k, mode, hint, scratch, out)
+        }
+    };
+}
+
+impl<T: RowSelect> RowTopK for T {
+    forward_face!(f32, RowSelect, select, select_hinted);
+}
+
+impl<T: RowTopK + ?Sized> RowTopKOf<f32> for T {
+    forward_face!(f32, RowTopK, select_row, select_row_hinted);
+}
+
+/// [`RowTopKOf`] of an element type other than `f32` (`f16`, `bf16`, `f64` and the integers)
+/// for every [`RowSelect`].
+macro_rules! row_topk_of {
+    ($($t:ty),*) => {$(
+        impl<T: RowSelect> RowTopKOf<$t> for T {
+            forward_face!($t, RowSelect, select, select_hinted);
+
+            fn max_key_bits(&self) -> u32 {
+                RowSelect::max_key_bits(self)
+            }
+        }
+    )*};
+}
+
+row_topk_of!(half::f16, half::bf16, f64, i8, u8, i16, i32, i64);
+
+/// Implements [`RowSelect`] for an algorithm type `$algo`: its command-line name, the widest
+/// key it takes ([`RowSelect::max_key_bits`]) and the body of [`RowSelect::select`], written as
+/// a closure over `(algorithm, row, k, mode, scratch, out)` in which the element type is `E`.
+/// The trait's signature is spelled out once, here, for every algorithm of the workspace.
+#[macro_export]
+macro_rules! row_select {
+    ($algo:ty, $name:literal, $bits:expr,
+     |$this:tt, $row:ident, $k:ident, $mode:ident, $scratch:ident, $out:ident| $body:expr) => {
+        impl $crate::RowSelect for $algo {
+            fn name(&self) -> &'static str {
+                $name
+            }
+
+            fn max_key_bits(&self) -> u32 {
+                $bits
+            }
+
+            fn select<E: $crate::Element>(
+                &self,
+                $row: &[E],
+                $k: usize,
+                $mode: $crate::Mode,
+                $scratch: &mut $crate::Scratch,
+                $out: &mut [u32],
+            ) -> $crate::RowStats {
+                let $this = self;
+                $body
+            }
+        }
+    };
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@
 //! element (radix select, or RTop-K's counting bisection), so no element has to move until
 //! the final selection.
 
-use crate::algorithm::{RowSelect, RowStats, Scratch, WorkCounters, grow};
+use crate::algorithm::{RowStats, WorkCounters, grow};
 use crate::order::{Element, KeyBits, Mode, RankBits, RankOf};
 
 /// Ranges at most this long are finished by insertion sort: below it, partitioning overhead
@@ -60,28 +60,15 @@ pub const WORK_BUDGET: usize = 4;
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Quickselect;
 
-impl RowSelect for Quickselect {
-    fn name(&self) -> &'static str {
-        "quickselect"
-    }
-
-    fn select<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> RowStats {
-        let ranks = grow(RankOf::<E>::buffers(scratch).0, row.len());
-        // One monomorphic copy per mode, so the key has no mode branch inside the loops.
-        let work = match mode {
-            Mode::Largest => select_top_k(row, k, ranks, out, E::key_largest),
-            Mode::Smallest => select_top_k(row, k, ranks, out, E::key_smallest),
-        };
-        RowStats::with_work(work)
-    }
-}
+crate::row_select!(Quickselect, "quickselect", 64, |_, row, k, mode, scratch, out| {
+    let ranks = grow(RankOf::<E>::buffers(scratch).0, row.len());
+    // One monomorphic copy per mode, so the key has no mode branch inside the loops.
+    let work = match mode {
+        Mode::Largest => select_top_k(row, k, ranks, out, E::key_largest),
+        Mode::Smallest => select_top_k(row, k, ranks, out, E::key_smallest),
+    };
+    RowStats::with_work(work)
+});
 
 /// Writes the indices of the `k` largest ranks of `row` into `out`, ascending.
 fn select_top_k<E: Element>(
@@ -254,16 +241,14 @@ fn insertion_sort_desc<R: RankBits>(s: &mut [R]) {
 mod tests {
     use super::*;
     use crate::driver::{Options, topk_row};
-    use crate::oracle::canonical_indices;
     use crate::order::rank;
-    use crate::test_rows::{assert_shaped_rows, noise, shaped_rows};
-
-    fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
-        topk_row(&Quickselect, row, k, Options { mode, sorted: false }).unwrap().indices
-    }
+    use crate::test_rows::{
+        assert_hand_checked, assert_one_scratch, assert_oracle, assert_shaped_rows,
+        assert_small_widths, assert_special_values, noise, noise_shapes, shaped_rows,
+    };
 
     fn check(row: &[f32], k: usize, mode: Mode) {
-        assert_eq!(run(row, k, mode), canonical_indices(row, k, mode), "k={k} {mode:?}");
+        assert_oracle(&Quickselect, row, k, mode, "");
     }
 
     /// Ranks of `row` in largest mode, as the selection sees them.
@@ -286,15 +271,6 @@ mod tests {
     }
 
     #[test]
-    fn hand_checked_rows() {
-        let row = [0.5, 4.0, -1.0, 4.0, 3.0, 9.0, 0.0];
-        assert_eq!(run(&row, 3, Mode::Largest), vec![1, 3, 5]);
-        assert_eq!(run(&row, 2, Mode::Smallest), vec![2, 6]);
-        // The tie at 4.0 straddles k = 2: the lower index wins.
-        assert_eq!(run(&row, 2, Mode::Largest), vec![1, 5]);
-    }
-
-    #[test]
     fn building_blocks() {
         assert_eq!(median_of_3(&[1u64, 9, 5]), 2);
         assert_eq!(median_of_3(&[5u64, 1, 9]), 0);
@@ -312,48 +288,6 @@ mod tests {
     fn shaped_rows_match_the_oracle() {
         let m = 3001; // not a multiple of 32
         assert_shaped_rows(&Quickselect, m, &[1, 2, 17, 32, 33, 500, m / 2, m - 1, m]);
-    }
-
-    #[test]
-    fn special_values_in_both_modes() {
-        let row = [
-            -0.0,
-            f32::NAN,
-            1.0,
-            f32::NEG_INFINITY,
-            0.0,
-            f32::INFINITY,
-            f32::from_bits(0xffc0_1234), // a negative NaN with a payload
-            -1.0e-45,
-            1.0e-45,
-            -0.0,
-            f32::INFINITY,
-        ];
-        for k in 1..=row.len() {
-            for mode in [Mode::Largest, Mode::Smallest] {
-                check(&row, k, mode);
-            }
-        }
-        assert_eq!(run(&row, 3, Mode::Largest), vec![1, 5, 6]);
-        assert_eq!(run(&row, 2, Mode::Smallest), vec![3, 7]);
-        // Many NaNs and zeros on both sides of the partitions.
-        let wide: Vec<f32> = (0..333).map(|i| row[i % row.len()]).collect();
-        for k in [1, 32, 100, 332, 333] {
-            check(&wide, k, Mode::Largest);
-            check(&wide, k, Mode::Smallest);
-        }
-    }
-
-    #[test]
-    fn small_and_odd_widths() {
-        for m in [1, 2, 3, 5, 16, 17, 31, 33, 63, 65, 100, 257] {
-            let row = noise(m, m as u64);
-            for k in 1..=m.min(40) {
-                check(&row, k, Mode::Largest);
-                check(&row, k, Mode::Smallest);
-            }
-            check(&row, m, Mode::Largest);
-        }
     }
 
     #[test]
@@ -407,13 +341,28 @@ mod tests {
     }
 
     #[test]
-    fn scratch_is_reused_across_rows_of_different_shapes() {
-        let mut scratch = Scratch::default();
-        for (m, k) in [(300, 40), (50, 3), (1000, 1000), (64, 32)] {
-            let row = noise(m, 99 + m as u64);
-            let mut out = vec![0; k];
-            Quickselect.select(&row, k, Mode::Largest, &mut scratch, &mut out);
-            assert_eq!(out, canonical_indices(&row, k, Mode::Largest), "m={m} k={k}");
+    fn hand_checked_rows() {
+        assert_hand_checked(&Quickselect);
+    }
+
+    #[test]
+    fn special_values_in_both_modes() {
+        let row = assert_special_values(&Quickselect);
+        // Many NaNs and zeros on both sides of the partitions.
+        let wide: Vec<f32> = (0..333).map(|i| row[i % row.len()]).collect();
+        for k in [1, 32, 100, 332, 333] {
+            check(&wide, k, Mode::Largest);
+            check(&wide, k, Mode::Smallest);
         }
+    }
+
+    #[test]
+    fn small_and_odd_widths() {
+        assert_small_widths(&Quickselect, &[1, 2, 3, 5, 16, 17, 31, 33, 63, 65, 100, 257]);
+    }
+
+    #[test]
+    fn scratch_is_reused_across_rows_of_different_shapes() {
+        assert_one_scratch(&Quickselect, &noise_shapes());
     }
 }

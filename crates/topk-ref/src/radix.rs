@@ -47,9 +47,7 @@
 //! a bisection step (`bisect`) is a register count and a 5-step shuffle reduction. (AIR top-k
 //! takes 11-bit digits, 3 passes instead of 4, trading bigger histograms for fewer passes.)
 
-use crate::algorithm::{
-    KeyBuffers, RowSelect, RowStats, Scratch, WorkCounters, grow, selection_reads,
-};
+use crate::algorithm::{KeyBuffers, RowStats, Scratch, WorkCounters, grow, selection_reads};
 use crate::order::{Element, KeyBits, Mode, keys_into};
 use crate::select::select_with_kth_key;
 
@@ -280,33 +278,20 @@ pub fn kth_key<K: KeyBits>(keys: &[K], k: usize, scratch: &mut Scratch) -> KthKe
     search(keys, std::slice::from_ref(&top), k, cands)
 }
 
-impl RowSelect for Radix {
-    fn name(&self) -> &'static str {
-        "radix"
-    }
-
-    fn select<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> RowStats {
-        let KeyBuffers { keys, cands } = E::Key::buffers(scratch);
-        let keys = grow(keys, row.len());
-        let mut top = [[0; BINS]; LANES];
-        keys_and_top_histogram(row, mode, keys, &mut top);
-        let kth = search(keys, &top, k, grow(cands, row.len()));
-        select_with_kth_key(keys, kth.key, kth.above, k, out);
-        // The search's first sweep computed the keys from the row; the selection reads the
-        // keys (the row again) up to the chunk that completes k.
-        let mut work = kth.work;
-        work.sweep(out.last().map_or(0, |&i| selection_reads(i, row.len())));
-        work.write(k);
-        RowStats::with_work(work)
-    }
-}
+crate::row_select!(Radix, "radix", 64, |_, row, k, mode, scratch, out| {
+    let KeyBuffers { keys, cands } = E::Key::buffers(scratch);
+    let keys = grow(keys, row.len());
+    let mut top = [[0; BINS]; LANES];
+    keys_and_top_histogram(row, mode, keys, &mut top);
+    let kth = search(keys, &top, k, grow(cands, row.len()));
+    select_with_kth_key(keys, kth.key, kth.above, k, out);
+    // The search's first sweep computed the keys from the row; the selection reads the
+    // keys (the row again) up to the chunk that completes k.
+    let mut work = kth.work;
+    work.sweep(out.last().map_or(0, |&i| selection_reads(i, row.len())));
+    work.write(k);
+    RowStats::with_work(work)
+});
 
 #[cfg(test)]
 mod tests {
@@ -314,9 +299,10 @@ mod tests {
     use crate::driver::{Options, topk_row};
     use crate::oracle::canonical_indices;
     use crate::order::{key_largest, key_smallest};
-    use crate::test_rows::special_row;
-
-    const MODES: [Mode; 2] = [Mode::Largest, Mode::Smallest];
+    use crate::test_rows::{
+        MODES, assert_one_scratch, assert_some_k, lcg, odd_width_rows, random_rows, special_row,
+        widths_for_one_scratch,
+    };
 
     fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
         topk_row(&Radix, row, k, Options { mode, sorted: false }).unwrap().indices
@@ -327,31 +313,11 @@ mod tests {
         crate::test_rows::assert_all_k(&Radix, row);
     }
 
-    /// A few k (1, M and some between), both modes, against the oracle.
-    fn check_some_k(row: &[f32]) {
-        let m = row.len();
-        for mode in MODES {
-            for k in [1, 2, m / 7, m / 3, m / 2, m - 1, m] {
-                if (1..=m).contains(&k) {
-                    let want = canonical_indices(row, k, mode);
-                    assert_eq!(run(row, k, mode), want, "k={k} m={m} {mode:?}");
-                }
-            }
-        }
-    }
-
     /// The search alone, on the keys of `row`.
     fn search_row(row: &[f32], k: usize, mode: Mode) -> KthKey {
         let mut keys = vec![0; row.len()];
         keys_into(row, mode, &mut keys);
         kth_key(&keys, k, &mut Scratch::default())
-    }
-
-    /// Deterministic pseudo-random bits (a 64-bit LCG), no dependency needed.
-    fn lcg(seed: &mut u64) -> u32 {
-        *seed =
-            seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (*seed >> 32) as u32
     }
 
     #[test]
@@ -436,7 +402,7 @@ mod tests {
             check_all_k(&row);
             // Three neighbours across a digit boundary.
             let row: Vec<f32> = (0..45).map(|i| f32::from_bits(b.wrapping_add(i % 3))).collect();
-            check_some_k(&row);
+            assert_some_k(&Radix, &row);
         }
     }
 
@@ -467,29 +433,15 @@ mod tests {
 
     #[test]
     fn widths_that_are_not_multiples_of_the_lanes_or_32() {
-        let mut seed = 3;
-        for m in [1, 2, 3, 5, 31, 33, 63, 100, 257] {
-            let row: Vec<f32> = (0..m).map(|_| (lcg(&mut seed) % 50) as f32 - 25.0).collect();
+        for row in odd_width_rows() {
             check_all_k(&row);
         }
     }
 
     #[test]
     fn random_rows_match_the_oracle() {
-        let mut seed = 11;
-        for m in [256, 768, 1000, 4096] {
-            for _ in 0..4 {
-                // Random bit patterns hit every class: NaNs, infinities, subnormals, zeros.
-                let row: Vec<f32> = (0..m).map(|_| f32::from_bits(lcg(&mut seed))).collect();
-                check_some_k(&row);
-                // Smooth data: the top digit is concentrated in a few bins.
-                let row: Vec<f32> =
-                    (0..m).map(|_| (lcg(&mut seed) as f32 / u32::MAX as f32 - 0.5) * 6.0).collect();
-                check_some_k(&row);
-                // Heavy ties.
-                let row: Vec<f32> = (0..m).map(|_| (lcg(&mut seed) % 4) as f32).collect();
-                check_some_k(&row);
-            }
+        for row in random_rows(false) {
+            assert_some_k(&Radix, &row);
         }
     }
 
@@ -550,16 +502,6 @@ mod tests {
 
     #[test]
     fn scratch_is_reused_across_rows_of_different_widths() {
-        let mut scratch = Scratch::default();
-        let mut seed = 5;
-        for m in [300usize, 20, 1, 4096, 64] {
-            let row: Vec<f32> = (0..m).map(|_| f32::from_bits(lcg(&mut seed))).collect();
-            for mode in MODES {
-                let k = m.div_ceil(3);
-                let mut out = vec![0; k];
-                Radix.select(&row, k, mode, &mut scratch, &mut out);
-                assert_eq!(out, canonical_indices(&row, k, mode), "m={m} {mode:?}");
-            }
-        }
+        assert_one_scratch(&Radix, &widths_for_one_scratch());
     }
 }

@@ -12,10 +12,10 @@
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 
-use crate::algorithm::{RowStats, RowTopKOf, Scratch, WorkCounters, grow};
+use crate::algorithm::{RowStats, Scratch, WorkCounters, grow};
 use crate::driver::{MAX_ROW_WIDTH, Options};
 use crate::error::TopKError;
-use crate::order::{Element, KeyBits, Mode, sort_canonical};
+use crate::order::{Element, KeyBits, Mode, RowTopKOf, sort_canonical};
 
 /// The index of a padding entry in topk-ref's `u32` indices (kept free by
 /// [`MAX_ROW_WIDTH`]). The faces that report `int64` indices (command line, Python) write it

@@ -1,7 +1,6 @@
 //! Algorithms by their command-line names.
 
-use crate::algorithm::{RowTopK, RowTopKOf};
-use crate::order::Element;
+use crate::order::{Element, RowTopK, RowTopKOf};
 use crate::{Bisect, Bitonic, Bucket, Heap, Quickselect, Radix};
 
 /// The names of topk-ref's algorithms, in the order the CLI and benches list them.

@@ -9,57 +9,25 @@
 
 use std::cmp::Ordering;
 
-use ndarray::{Array2, ArrayView2};
+use ndarray::ArrayView2;
 use proptest::prelude::*;
 use test_support::{
-    IntElement, RaggedShape, SPECIALS_F64, matrix_f64, matrix_int, pick_k, poison_tails,
-    ragged_shape, row_f64, row_int, specials_int,
+    IntElement, RaggedShape, check_exact, check_same_ragged, fail, ragged_property, ragged_rows,
+    reference_algorithms, row_property,
 };
 use topk_ref::bisect::max_iterations;
-use topk_ref::oracle::{canonical_indices, canonical_ragged, canonical_sorted_indices};
-use topk_ref::{
-    Bisect, Bitonic, Bucket, Element, Heap, KPerRow, Mode, Options, Quickselect, Radix, RaggedTopK,
-    RowTopKOf, Rows, Wanted, topk_ragged, topk_row,
-};
+use topk_ref::oracle::{canonical_ragged, canonical_sorted_indices};
+use topk_ref::{Bisect, Element, Mode, Options, Rows, Wanted, topk_ragged, topk_row};
 
 const EXACT: Bisect = Bisect::exact();
 const ALL: Wanted = Wanted { iterations: true, threshold: true };
 /// Widest row of the property tests.
 const WIDTH: usize = 700;
 
-fn fail(e: impl ToString) -> TestCaseError {
-    TestCaseError::fail(e.to_string())
-}
-
-fn cases() -> ProptestConfig {
-    ProptestConfig { cases: 256, ..ProptestConfig::default() }
-}
-
-/// The six algorithms as trait objects for rows of `E`.
-fn algorithms<E: Element>() -> [&'static dyn RowTopKOf<E>; 6] {
-    [
-        E::as_dyn(&Heap),
-        E::as_dyn(&Quickselect),
-        E::as_dyn(&Radix),
-        E::as_dyn(&Bucket),
-        E::as_dyn(&Bitonic),
-        E::as_dyn(&EXACT),
-    ]
-}
-
 /// Every algorithm: the oracle's indices in the requested order, the input's bits as values.
 fn check_all<E: Element>(row: &[E], k: usize, opts: Options) -> Result<(), TestCaseError> {
-    let want = if opts.sorted {
-        canonical_sorted_indices(row, k, opts.mode)
-    } else {
-        canonical_indices(row, k, opts.mode)
-    };
-    for algo in algorithms::<E>() {
-        let got = topk_row(algo, row, k, opts).map_err(fail)?;
-        prop_assert_eq!(&got.indices, &want, "{} {} k={} {:?}", algo.name(), E::NAME, k, opts);
-        for (v, &i) in got.values.iter().zip(&got.indices) {
-            prop_assert_eq!(v.to_bits(), row[i as usize].to_bits());
-        }
+    for algo in reference_algorithms::<E>() {
+        check_exact(algo.as_ref(), row, k, opts)?;
     }
     Ok(())
 }
@@ -118,16 +86,14 @@ fn integer_rule<T: IntElement>(row: &[T], k: usize, mode: Mode) -> u32 {
     iterations
 }
 
+/// Every algorithm, the oracle, and `bisect`'s integer iteration counts by the rule.
 fn check_integer_row<T: IntElement + Element>(
     row: &[T],
-    which: u8,
-    frac: f64,
-    smallest: bool,
-    sorted: bool,
+    k: usize,
+    opts: Options,
 ) -> Result<(), TestCaseError> {
-    let mode = Mode::from_smallest(smallest);
-    let k = pick_k(row.len(), which, frac);
-    check_all(row, k, Options { mode, sorted })?;
+    let Options { mode, sorted } = opts;
+    check_all(row, k, opts)?;
     check_oracle(row, k, mode, |a: T, b: T| IntElement::to_i128(a).cmp(&IntElement::to_i128(b)))?;
     if k > 0 {
         let got = topk_row(T::as_dyn(&EXACT), row, k, Options { mode, sorted }).map_err(fail)?;
@@ -148,37 +114,23 @@ fn check_integer_row<T: IntElement + Element>(
     Ok(())
 }
 
-macro_rules! integer_properties {
-    ($($name:ident: $t:ty),*) => {$(
-        proptest! {
-            #![proptest_config(cases())]
-            #[test]
-            fn $name(row in row_int::<$t>(WIDTH), which in 0u8..6, frac in 0.0f64..1.0,
-                     smallest: bool, sorted: bool) {
-                check_integer_row::<$t>(&row, which, frac, smallest, sorted)?;
-            }
-        }
-    )*};
-}
+row_property!(256, check_integer_row(), WIDTH;
+    i8_rows: i8, u8_rows: u8, i16_rows: i16, i32_rows: i32, i64_rows: i64,
+);
 
-integer_properties!(i8_rows: i8, u8_rows: u8, i16_rows: i16, i32_rows: i32, i64_rows: i64);
-
-proptest! {
-    #![proptest_config(cases())]
-    #[test]
-    fn f64_rows(row in row_f64(WIDTH), which in 0u8..6, frac in 0.0f64..1.0,
-                smallest: bool, sorted: bool) {
-        let mode = Mode::from_smallest(smallest);
-        let k = pick_k(row.len(), which, frac);
-        check_all(&row, k, Options { mode, sorted })?;
-        check_oracle(&row, k, mode, f64_cmp)?;
-        if k > 0 {
-            let got = topk_row(&EXACT, &row, k, Options { mode, sorted }).map_err(fail)?;
-            let it = got.stats.iterations.unwrap_or(u32::MAX);
-            prop_assert!(it <= max_iterations::<f64>(), "{}", it);
-        }
+/// Every algorithm, the oracle against the `f64` order, and `bisect`'s bound.
+fn check_f64_row(row: &[f64], k: usize, opts: Options) -> Result<(), TestCaseError> {
+    check_all(row, k, opts)?;
+    check_oracle(row, k, opts.mode, f64_cmp)?;
+    if k > 0 {
+        let got = topk_row(&EXACT, row, k, opts).map_err(fail)?;
+        let it = got.stats.iterations.unwrap_or(u32::MAX);
+        prop_assert!(it <= max_iterations::<f64>(), "{}", it);
     }
+    Ok(())
 }
+
+row_property!(256, check_f64_row(), WIDTH; f64_rows: f64);
 
 /// Every algorithm on one ragged input (with random, NaN and ±inf hints, and each row's own
 /// threshold as hint) against the ragged oracle: indices, values and thresholds bit for bit.
@@ -187,23 +139,18 @@ fn check_ragged<E: Element>(
     shape: &RaggedShape,
     opts: Options,
 ) -> Result<(), TestCaseError> {
-    let k = if shape.per_row_k { KPerRow::PerRow(&shape.k) } else { KPerRow::One(shape.one_k()) };
-    let plain = Rows { lengths: Some(&shape.lengths), k, hint: None };
+    let plain = ragged_rows(shape, None);
     let want = canonical_ragged(x, &plain, opts).map_err(fail)?;
     let own = want.threshold.clone().expect("the oracle reports thresholds").to_vec();
     let n = x.nrows();
     let hint_sets =
         [None, Some(shape.random_hints.clone()), Some(vec![f32::NAN; n]), Some(own.clone())];
-    let bits = |a: &Array2<E>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-    let tbits = |t: &RaggedTopK<E>| t.threshold.as_ref().map(|t| t.mapv(f32::to_bits));
     let mut counts = Vec::new();
     for hints in &hint_sets {
         let rows = Rows { hint: hints.as_deref(), ..plain };
-        for algo in algorithms::<E>() {
-            let got = topk_ragged(algo, x, &rows, opts, ALL).map_err(fail)?;
-            prop_assert_eq!(&got.indices, &want.indices, "{} {}", algo.name(), E::NAME);
-            prop_assert_eq!(bits(&got.values), bits(&want.values), "{}", algo.name());
-            prop_assert_eq!(tbits(&got), tbits(&want), "{} thresholds", algo.name());
+        for algo in reference_algorithms::<E>() {
+            let got = topk_ragged(algo.as_ref(), x, &rows, opts, ALL).map_err(fail)?;
+            check_same_ragged(algo.name(), &got, &want)?;
             if let Some(it) = got.iterations {
                 prop_assert!(it.iter().all(|&i| i <= max_iterations::<E>()));
                 counts.push(it);
@@ -215,96 +162,32 @@ fn check_ragged<E: Element>(
     Ok(())
 }
 
-fn check_ragged_matrix<E: Element>(
-    (n, m, mut values): (usize, usize, Vec<E>),
-    shape: &RaggedShape,
-    specials: [E; 4],
-    smallest: bool,
-    sorted: bool,
-) -> Result<(), TestCaseError> {
-    poison_tails(&mut values, m, &shape.lengths, shape.tail, specials);
-    let x = Array2::from_shape_vec((n, m), values).map_err(fail)?;
-    check_ragged(x.view(), shape, Options { mode: Mode::from_smallest(smallest), sorted })
-}
+ragged_property!(96, check_ragged, 300;
+    i8_ragged: i8, u8_ragged: u8, i16_ragged: i16, i32_ragged: i32, i64_ragged: i64,
+    f64_ragged: f64,
+);
 
-/// A matrix and a ragged shape that fits it.
-fn ragged_input<S: Strategy<Value = (usize, usize, Vec<E>)>, E: std::fmt::Debug + Clone>(
-    matrix: S,
-) -> impl Strategy<Value = ((usize, usize, Vec<E>), RaggedShape)> {
-    matrix.prop_flat_map(|(n, m, v)| {
-        let shape = ragged_shape(n, m);
-        (Just((n, m, v)), shape)
-    })
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
-    #[test]
-    fn i8_ragged((input, shape) in ragged_input(matrix_int::<i8>(300)), smallest: bool,
-                 sorted: bool) {
-        check_ragged_matrix(input, &shape, specials_int::<i8>(), smallest, sorted)?;
-    }
-
-    #[test]
-    fn u8_ragged((input, shape) in ragged_input(matrix_int::<u8>(300)), smallest: bool,
-                 sorted: bool) {
-        check_ragged_matrix(input, &shape, specials_int::<u8>(), smallest, sorted)?;
-    }
-
-    #[test]
-    fn i16_ragged((input, shape) in ragged_input(matrix_int::<i16>(300)), smallest: bool,
-                  sorted: bool) {
-        check_ragged_matrix(input, &shape, specials_int::<i16>(), smallest, sorted)?;
-    }
-
-    #[test]
-    fn i32_ragged((input, shape) in ragged_input(matrix_int::<i32>(300)), smallest: bool,
-                  sorted: bool) {
-        check_ragged_matrix(input, &shape, specials_int::<i32>(), smallest, sorted)?;
-    }
-
-    #[test]
-    fn i64_ragged((input, shape) in ragged_input(matrix_int::<i64>(300)), smallest: bool,
-                  sorted: bool) {
-        check_ragged_matrix(input, &shape, specials_int::<i64>(), smallest, sorted)?;
-    }
-
-    #[test]
-    fn f64_ragged((input, shape) in ragged_input(matrix_f64(300)), smallest: bool,
-                  sorted: bool) {
-        check_ragged_matrix(input, &shape, SPECIALS_F64, smallest, sorted)?;
+/// Every algorithm selects `want` (sorted output) for each `(k, opts, want)` on `row`.
+fn assert_by_hand<E: Element>(row: &[E], cases: &[(usize, Options, &[u32])]) {
+    for algo in reference_algorithms::<E>() {
+        for &(k, opts, want) in cases {
+            let got = topk_row(algo.as_ref(), row, k, opts).unwrap().indices;
+            assert_eq!(got, want, "{} k={k} {opts:?}", algo.name());
+        }
     }
 }
+
+const LARGEST: Options = Options { mode: Mode::Largest, sorted: true };
+const SMALLEST: Options = Options { mode: Mode::Smallest, sorted: true };
 
 /// Hand-checked rows: the extremes of each integer type, both modes, ties to the lower index.
 #[test]
 fn integer_extremes_by_hand() {
     let row = [0i64, i64::MAX, -1, i64::MIN, i64::MAX, 1, i64::MIN];
-    let largest = Options { mode: Mode::Largest, sorted: true };
-    let smallest = Options { mode: Mode::Smallest, sorted: true };
-    for algo in algorithms::<i64>() {
-        assert_eq!(topk_row(algo, &row, 3, largest).unwrap().indices, [1, 4, 5], "{}", algo.name());
-        assert_eq!(
-            topk_row(algo, &row, 3, smallest).unwrap().indices,
-            [3, 6, 2],
-            "{}",
-            algo.name()
-        );
-    }
+    assert_by_hand(&row, &[(3, LARGEST, &[1, 4, 5]), (3, SMALLEST, &[3, 6, 2])]);
     let row = [u8::MAX, 0, 7, u8::MAX, 0];
-    for algo in algorithms::<u8>() {
-        assert_eq!(topk_row(algo, &row, 2, smallest).unwrap().indices, [1, 4], "{}", algo.name());
-        assert_eq!(topk_row(algo, &row, 3, largest).unwrap().indices, [0, 3, 2], "{}", algo.name());
-    }
-    let row = [i8::MIN, i8::MAX, -1, 0];
-    for algo in algorithms::<i8>() {
-        assert_eq!(
-            topk_row(algo, &row, 4, largest).unwrap().indices,
-            [1, 3, 2, 0],
-            "{}",
-            algo.name()
-        );
-    }
+    assert_by_hand(&row, &[(2, SMALLEST, &[1, 4]), (3, LARGEST, &[0, 3, 2])]);
+    assert_by_hand(&[i8::MIN, i8::MAX, -1, 0], &[(4, LARGEST, &[1, 3, 2, 0])]);
 }
 
 /// `f64` specials by hand: NaN of either sign above `+inf`, `-0 == +0` tied by index, values
@@ -313,14 +196,7 @@ fn integer_extremes_by_hand() {
 fn f64_specials_by_hand() {
     let nan = f64::from_bits(0xFFF8_0000_0000_0001);
     let row = [1e300, -0.0, f64::INFINITY, nan, 0.0, 5e-324, f64::MAX, 1e301];
-    let largest = Options { mode: Mode::Largest, sorted: true };
-    let smallest = Options { mode: Mode::Smallest, sorted: true };
-    for algo in algorithms::<f64>() {
-        let got = topk_row(algo, &row, 8, largest).unwrap().indices;
-        assert_eq!(got, [3, 2, 6, 7, 0, 5, 1, 4], "{}", algo.name());
-        let got = topk_row(algo, &row, 3, smallest).unwrap().indices;
-        assert_eq!(got, [1, 4, 5], "{}", algo.name());
-    }
+    assert_by_hand(&row, &[(8, LARGEST, &[3, 2, 6, 7, 0, 5, 1, 4]), (3, SMALLEST, &[1, 4, 5])]);
 }
 
 /// Integer iteration counts: a row spanning the whole of `i32` needs at most 32 tests, and a

@@ -10,37 +10,16 @@ use std::cmp::Ordering;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use test_support::{Float16, pick_k, row, row_bf16, row_f16};
+use test_support::{Float16, check_exact, pick_k, row, row_bf16, row_f16, row_properties};
 use topk_ref::bisect::{max_iterations, midpoint};
-use topk_ref::oracle::{canonical_indices, canonical_sorted_indices};
+use topk_ref::oracle::canonical_sorted_indices;
 use topk_ref::order::keys_and_range_into;
 use topk_ref::{
-    Bisect, Bitonic, Bucket, Element, Heap, Mode, Options, Quickselect, Radix, RowTopKOf, bf16,
-    f16, topk_row,
+    Bisect, Bitonic, Bucket, Element, Heap, Mode, Options, Quickselect, Radix, bf16, f16, topk_row,
 };
 
 fn mode(smallest: bool) -> Mode {
     Mode::from_smallest(smallest)
-}
-
-/// Same indices as the oracle in the requested order, and the input's bits as values.
-fn check_exact<E: Element>(
-    algo: &dyn RowTopKOf<E>,
-    row: &[E],
-    k: usize,
-    opts: Options,
-) -> Result<(), TestCaseError> {
-    let got = topk_row(algo, row, k, opts).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let want = if opts.sorted {
-        canonical_sorted_indices(row, k, opts.mode)
-    } else {
-        canonical_indices(row, k, opts.mode)
-    };
-    prop_assert_eq!(&got.indices, &want, "{} {} k={} {:?}", algo.name(), E::NAME, k, opts);
-    for (v, &i) in got.values.iter().zip(&got.indices) {
-        prop_assert_eq!(v.to_bits(), row[i as usize].to_bits());
-    }
-    Ok(())
 }
 
 fn cases() -> ProptestConfig {
@@ -50,33 +29,14 @@ fn cases() -> ProptestConfig {
 /// Widest row of the property tests.
 const WIDTH: usize = 1500;
 
-macro_rules! exact_property_16 {
-    ($f16_name:ident, $bf16_name:ident, $algo:expr) => {
-        proptest! {
-            #![proptest_config(cases())]
-            #[test]
-            fn $f16_name(row in row_f16(WIDTH), which in 0u8..6, frac in 0.0f64..1.0,
-                         smallest: bool, sorted: bool) {
-                let k = pick_k(row.len(), which, frac);
-                check_exact::<f16>(&$algo, &row, k, Options { mode: mode(smallest), sorted })?;
-            }
-
-            #[test]
-            fn $bf16_name(row in row_bf16(WIDTH), which in 0u8..6, frac in 0.0f64..1.0,
-                          smallest: bool, sorted: bool) {
-                let k = pick_k(row.len(), which, frac);
-                check_exact::<bf16>(&$algo, &row, k, Options { mode: mode(smallest), sorted })?;
-            }
-        }
-    };
-}
-
-exact_property_16!(heap_f16, heap_bf16, Heap);
-exact_property_16!(quickselect_f16, quickselect_bf16, Quickselect);
-exact_property_16!(radix_f16, radix_bf16, Radix);
-exact_property_16!(bucket_f16, bucket_bf16, Bucket);
-exact_property_16!(bitonic_f16, bitonic_bf16, Bitonic);
-exact_property_16!(bisect_f16, bisect_bf16, Bisect::exact());
+row_properties!(192, check_exact, WIDTH; [f16: f16, bf16: bf16];
+    heap: Heap,
+    quickselect: Quickselect,
+    radix: Radix,
+    bucket: Bucket,
+    bitonic: Bitonic,
+    bisect: Bisect::exact(),
+);
 
 /// The canonical order as a plain sort of (f32 value, index) pairs: value descending
 /// (ascending in smallest mode) by `partial_cmp`, which ties -0.0 with +0.0, every NaN above

@@ -3,8 +3,8 @@
 //! not multiples of 32, k ∈ {0, 1, M−1, M} and random, both modes, sorted and unsorted.
 
 use proptest::prelude::*;
-use test_support::{pick_k, row};
-use topk_ref::oracle::{canonical_indices, canonical_sorted_indices};
+use test_support::{check_exact, pick_k, row, row_property};
+use topk_ref::oracle::canonical_indices;
 use topk_ref::{
     Bisect, Bitonic, Bucket, Heap, Mode, Options, Quickselect, Radix, RowTopK, topk_row,
 };
@@ -13,51 +13,16 @@ fn mode(smallest: bool) -> Mode {
     Mode::from_smallest(smallest)
 }
 
-/// The exact-algorithm check: same indices as the oracle in the requested order, and values
-/// that are the input's bits at those indices.
-fn check_exact(
-    algo: &dyn RowTopK,
-    row: &[f32],
-    k: usize,
-    opts: Options,
-) -> Result<(), TestCaseError> {
-    let got = topk_row(algo, row, k, opts).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let want = if opts.sorted {
-        canonical_sorted_indices(row, k, opts.mode)
-    } else {
-        canonical_indices(row, k, opts.mode)
-    };
-    prop_assert_eq!(&got.indices, &want, "{} k={} {:?}", algo.name(), k, opts);
-    for (v, &i) in got.values.iter().zip(&got.indices) {
-        prop_assert_eq!(v.to_bits(), row[i as usize].to_bits());
-    }
-    Ok(())
-}
-
 fn cases() -> ProptestConfig {
     ProptestConfig { cases: 384, ..ProptestConfig::default() }
 }
 
-macro_rules! exact_property {
-    ($name:ident, $algo:expr) => {
-        proptest! {
-            #![proptest_config(cases())]
-            #[test]
-            fn $name(row in row(2100), which in 0u8..6, frac in 0.0f64..1.0,
-                     smallest: bool, sorted: bool) {
-                let k = pick_k(row.len(), which, frac);
-                check_exact(&$algo, &row, k, Options { mode: mode(smallest), sorted })?;
-            }
-        }
-    };
-}
-
-exact_property!(heap_matches_oracle, Heap);
-exact_property!(quickselect_matches_oracle, Quickselect);
-exact_property!(radix_matches_oracle, Radix);
-exact_property!(bucket_matches_oracle, Bucket);
-exact_property!(bitonic_matches_oracle, Bitonic);
-exact_property!(bisect_matches_oracle, Bisect::exact());
+row_property!(384, check_exact(&Heap), 2100; heap_matches_oracle: f32);
+row_property!(384, check_exact(&Quickselect), 2100; quickselect_matches_oracle: f32);
+row_property!(384, check_exact(&Radix), 2100; radix_matches_oracle: f32);
+row_property!(384, check_exact(&Bucket), 2100; bucket_matches_oracle: f32);
+row_property!(384, check_exact(&Bitonic), 2100; bitonic_matches_oracle: f32);
+row_property!(384, check_exact(&Bisect::exact()), 2100; bisect_matches_oracle: f32);
 
 /// Approximate modes: k distinct valid indices in ascending order, the input's bits as values.
 fn check_valid(

@@ -11,12 +11,12 @@
 use ndarray::{Array2, ArrayView2};
 use proptest::prelude::*;
 use test_support::{
-    Float16, HintKind, RaggedShape, SPECIALS_F32, matrix, matrix16, poison_tails, ragged_shape,
-    specials16,
+    HintKind, RaggedShape, check_same_ragged, fail, matrix, ragged_matrix, ragged_property,
+    ragged_rows as rows_of, reference_algorithms,
 };
 use topk_ref::oracle::canonical_ragged;
 use topk_ref::{
-    Bisect, Bitonic, Bucket, Element, Heap, KPerRow, Mode, Options, Quickselect, Radix, RaggedTopK,
+    Bisect, Bitonic, Bucket, Element, Heap, Mode, Options, Quickselect, Radix, RaggedTopK,
     RowTopKOf, Rows, Wanted, bf16, f16, topk_ragged, topk_row,
 };
 
@@ -24,15 +24,6 @@ use topk_ref::{
 const EXACT: Bisect = Bisect::exact();
 
 const ALL: Wanted = Wanted { iterations: true, threshold: true };
-
-fn fail(e: impl ToString) -> TestCaseError {
-    TestCaseError::fail(e.to_string())
-}
-
-fn rows_of<'a>(shape: &'a RaggedShape, hint: Option<&'a [f32]>) -> Rows<'a> {
-    let k = if shape.per_row_k { KPerRow::PerRow(&shape.k) } else { KPerRow::One(shape.one_k()) };
-    Rows { lengths: Some(&shape.lengths), k, hint }
-}
 
 /// The hints of `shape.hint` for `x` (`None`: no hint).
 fn hints_for<E: Element>(
@@ -64,20 +55,6 @@ fn hints_for<E: Element>(
     })
 }
 
-/// The same answer as the oracle: indices, values and thresholds bit for bit.
-fn check_same<E: Element>(
-    name: &str,
-    got: &RaggedTopK<E>,
-    want: &RaggedTopK<E>,
-) -> Result<(), TestCaseError> {
-    prop_assert_eq!(&got.indices, &want.indices, "{} {}", name, E::NAME);
-    let bits = |a: &Array2<E>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-    prop_assert_eq!(bits(&got.values), bits(&want.values), "{} {} values", name, E::NAME);
-    let tbits = |t: &RaggedTopK<E>| t.threshold.as_ref().map(|t| t.mapv(f32::to_bits));
-    prop_assert_eq!(tbits(got), tbits(want), "{} {} thresholds", name, E::NAME);
-    Ok(())
-}
-
 /// Every algorithm on one ragged input, with the shape's hints, against the oracle; then
 /// `bisect`'s iteration counts.
 fn check_ragged<E: Element>(
@@ -88,17 +65,9 @@ fn check_ragged<E: Element>(
     let hints = hints_for(x, shape, opts)?;
     let rows = rows_of(shape, hints.as_deref());
     let want = canonical_ragged(x, &rows, opts).map_err(fail)?;
-    let algos: [&dyn RowTopKOf<E>; 6] = [
-        E::as_dyn(&Heap),
-        E::as_dyn(&Quickselect),
-        E::as_dyn(&Radix),
-        E::as_dyn(&Bucket),
-        E::as_dyn(&Bitonic),
-        E::as_dyn(&EXACT),
-    ];
-    for algo in algos {
-        let got = topk_ragged(algo, x, &rows, opts, ALL).map_err(fail)?;
-        check_same(algo.name(), &got, &want)?;
+    for algo in reference_algorithms::<E>() {
+        let got = topk_ragged(algo.as_ref(), x, &rows, opts, ALL).map_err(fail)?;
+        check_same_ragged(algo.name(), &got, &want)?;
     }
     check_bisect_iterations(x, shape, hints.as_deref(), opts)
 }
@@ -143,75 +112,29 @@ fn check_bisect_iterations<E: Element>(
     Ok(())
 }
 
-/// `(n, m, values, shape)` of f32 with the tails poisoned as the shape says.
-fn ragged_f32(max_width: usize) -> impl Strategy<Value = (usize, usize, Vec<f32>, RaggedShape)> {
-    matrix(max_width).prop_flat_map(|(n, m, values)| {
-        (Just(n), Just(m), Just(values), ragged_shape(n, m)).prop_map(|(n, m, mut v, shape)| {
-            poison_tails(&mut v, m, &shape.lengths, shape.tail, SPECIALS_F32);
-            (n, m, v, shape)
-        })
-    })
-}
-
-/// [`ragged_f32`] of a 16-bit type.
-fn ragged16<T: Float16>(
-    max_width: usize,
-) -> impl Strategy<Value = (usize, usize, Vec<T>, RaggedShape)> {
-    matrix16::<T>(max_width).prop_flat_map(|(n, m, values)| {
-        (Just(n), Just(m), Just(values), ragged_shape(n, m)).prop_map(|(n, m, mut v, shape)| {
-            poison_tails(&mut v, m, &shape.lengths, shape.tail, specials16::<T>());
-            (n, m, v, shape)
-        })
-    })
-}
-
 fn options(smallest: bool, sorted: bool) -> Options {
     Options { mode: Mode::from_smallest(smallest), sorted }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
-
-    #[test]
-    fn f32_ragged_rows_match_the_oracle(
-        (n, m, values, shape) in ragged_f32(700), smallest: bool, sorted: bool,
-    ) {
-        let x = Array2::from_shape_vec((n, m), values).unwrap();
-        check_ragged(x.view(), &shape, options(smallest, sorted))?;
-    }
-}
+ragged_property!(1024, check_ragged, 700; f32_ragged_rows_match_the_oracle: f32);
+ragged_property!(512, check_ragged, 400;
+    f16_ragged_rows_match_the_oracle: f16, bf16_ragged_rows_match_the_oracle: bf16,
+);
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
-    #[test]
-    fn f16_ragged_rows_match_the_oracle(
-        (n, m, values, shape) in ragged16::<f16>(400), smallest: bool, sorted: bool,
-    ) {
-        let x = Array2::from_shape_vec((n, m), values).unwrap();
-        check_ragged(x.view(), &shape, options(smallest, sorted))?;
-    }
-
-    #[test]
-    fn bf16_ragged_rows_match_the_oracle(
-        (n, m, values, shape) in ragged16::<bf16>(400), smallest: bool, sorted: bool,
-    ) {
-        let x = Array2::from_shape_vec((n, m), values).unwrap();
-        check_ragged(x.view(), &shape, options(smallest, sorted))?;
-    }
-
     /// Any f32 bit pattern as a hint: the answer of no hint.
     #[test]
     fn any_hint_bits_give_the_answer(
-        (n, m, values, shape) in ragged_f32(300), bits in any::<u32>(), smallest: bool,
+        (x, shape) in ragged_matrix::<f32>(300), bits in any::<u32>(), smallest: bool,
     ) {
-        let x = Array2::from_shape_vec((n, m), values).unwrap();
         let opts = options(smallest, false);
-        let hints = vec![f32::from_bits(bits); n];
+        let hints = vec![f32::from_bits(bits); x.nrows()];
         let want = canonical_ragged(x.view(), &rows_of(&shape, None), opts).unwrap();
         let rows = rows_of(&shape, Some(&hints));
         let got = topk_ragged(&Bisect::exact(), x.view(), &rows, opts, ALL);
-        check_same("bisect", &got.unwrap(), &want)?;
+        check_same_ragged("bisect", &got.unwrap(), &want)?;
     }
 }
 
