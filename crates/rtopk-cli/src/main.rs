@@ -1,5 +1,6 @@
 //! `rtopk` — the command line of the RTop-K workspace (docs/contract.md §4), a thin face over the `rtopk`
-//! library: `select`, `plan`, `trace`, `sim`, `bench`, `verify`, `stats` and `reproduce`.
+//! library: `select`, `plan`, `trace`, `sim`, `bench`, `verify`, `stats`, `reproduce` and
+//! `prepare`.
 //!
 //! Exit codes: 0 on success; 2 when the input or the arguments are wrong (sizes too large to
 //! allocate included); 1 when the environment fails (disk full, permission denied, no GPU
@@ -14,6 +15,7 @@ mod cuda_cmd;
 mod dtype_arg;
 mod error;
 mod plan_cmd;
+mod prepare_cmd;
 mod reproduce_cmd;
 mod search_args;
 mod select_cmd;
@@ -30,7 +32,7 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "rtopk",
     version,
-    about = "Row-wise top-k selection (RTop-K): select, plan, trace, sim, bench, verify, stats, reproduce",
+    about = "Row-wise top-k selection (RTop-K): select, plan, trace, sim, bench, verify, stats, reproduce, prepare",
     after_help = "Exit codes: 0 success; 2 bad input or arguments; 1 the environment failed \
                   (disk full, permission denied, no GPU driver, a failed self-check); \
                   130/143 interrupted by SIGINT/SIGTERM (temporary files removed)."
@@ -63,6 +65,8 @@ enum Command {
     Stats(stats_cmd::StatsCommand),
     /// Re-derive the paper's Tables 5, 1, 2 and Appendix A on the CPU, with verdicts
     Reproduce(reproduce_cmd::ReproduceArgs),
+    /// Build every GPU kernel once (NVRTC, into the disk cache): no later call compiles
+    Prepare(prepare_cmd::PrepareArgs),
 }
 
 /// `rtopk verify` subcommands.
@@ -85,6 +89,7 @@ fn main() -> ExitCode {
         Command::Verify(VerifyCommand::Cuda(args)) => cuda_cmd::verify(args),
         Command::Stats(cmd) => stats_cmd::run(cmd),
         Command::Reproduce(args) => reproduce_cmd::run(args),
+        Command::Prepare(args) => prepare_cmd::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

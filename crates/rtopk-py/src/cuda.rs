@@ -97,6 +97,26 @@ pub(crate) fn cuda_verify<'py>(
     })
 }
 
+/// Builds every kernel unit for device `device` (NVRTC on every core, into the disk cache; the
+/// interpreter released meanwhile). Returns a dict: device, units, compiled, ms.
+#[pyfunction]
+#[pyo3(signature = (*, device))]
+pub(crate) fn cuda_prepare_all<'py>(
+    py: Python<'py>,
+    device: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| {
+        let device = integer("device", device)?;
+        let done = detached(py, move || engine::gpu_prepare_all(device))?;
+        let d = PyDict::new(py);
+        d.set_item("device", done.device)?;
+        d.set_item("units", done.units)?;
+        d.set_item("compiled", done.compiled)?;
+        d.set_item("ms", done.ms)?;
+        Ok(d)
+    })
+}
+
 /// Panics inside the boundary's guard: lets the tests check that a Rust panic becomes
 /// `rtopk.InternalError` and leaves the interpreter running.
 #[pyfunction]

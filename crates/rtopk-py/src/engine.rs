@@ -129,6 +129,11 @@ pub(crate) fn gpu_prepare(request: &Request, shape: Shape) -> Result<(), Error> 
     rtopk::cuda::prepare(request, shape)
 }
 
+/// Builds and loads every kernel unit of GPU `device` (see `rtopk::cuda::prepare_all`).
+pub(crate) fn gpu_prepare_all(device: usize) -> Result<rtopk::cuda::Prepared, Error> {
+    rtopk::cuda::prepare_all(device)
+}
+
 /// Queues `request` on `shape` over `ptrs` on `stream`; nothing is allocated by the caller,
 /// copied or synchronised.
 ///

@@ -309,3 +309,10 @@ def test_array_likes_are_accepted() -> None:
             return x
 
     assert rtopk.topk(Wrapped(), 2).indices.tolist() == [[0, 2]]
+
+
+def test_prepare_without_a_driver_is_a_clear_error() -> None:
+    if rtopk.cuda.is_available():
+        pytest.skip("a CUDA driver is present here: the GPU tests cover this machine")
+    with pytest.raises(rtopk.CudaUnavailableError, match="no CUDA driver"):
+        rtopk.cuda.prepare()

@@ -19,7 +19,9 @@ use crate::error::Error;
 use crate::kernel::{Executor, Job};
 use crate::request::{IndexWidth, Request};
 
-pub use rtopk_cuda::{CudaError, CudaTopK, RawBuffers, check_libraries, shared_device};
+pub use rtopk_cuda::{
+    CACHE_DIR_ENV, CudaError, CudaTopK, RawBuffers, check_libraries, shared_device,
+};
 
 /// The GPU as an executor of the kernel. Building one touches no device; the first selection
 /// opens the GPU, which the process then keeps with its loaded kernels
@@ -117,6 +119,38 @@ pub fn prepare(request: &Request, shape: Shape) -> Result<(), Error> {
     let gpu = shared_device(request.place().ordinal())?;
     let units = gpu.raw_units(&launch, types, request.wanted().iterations)?;
     Ok(gpu.prepare(&units)?)
+}
+
+/// What [`prepare_all`] did on one GPU.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The device's name.
+    pub device: String,
+    /// Kernel units loaded (every one the plan can launch, in every element and index type).
+    pub units: usize,
+    /// Of them, compiled by NVRTC now (the rest came from the disk cache or this process).
+    pub compiled: usize,
+    /// Wall milliseconds of the whole preparation.
+    pub ms: f64,
+}
+
+/// Builds and loads every kernel unit for GPU `ordinal` — NVRTC on every core, or the disk
+/// cache where an earlier process built them — so that no later call of any shape, element
+/// type or option compiles anything: in this process, and through the cache in every later
+/// one (`rtopk prepare`, `python -m rtopk.cuda prepare`, once after installing).
+pub fn prepare_all(ordinal: usize) -> Result<Prepared, Error> {
+    let start = std::time::Instant::now();
+    let gpu = shared_device(ordinal)?;
+    let units = rtopk_cuda::kernels::Unit::all();
+    gpu.prepare(&units)?;
+    let compiled =
+        gpu.unit_reports().iter().filter(|r| r.cache == rtopk_cuda::CacheUse::Compiled).count();
+    Ok(Prepared {
+        device: gpu.device_name().to_string(),
+        units: units.len(),
+        compiled,
+        ms: start.elapsed().as_secs_f64() * 1e3,
+    })
 }
 
 /// Row-wise top-k of `request` on device buffers the caller owns, queued on the caller's

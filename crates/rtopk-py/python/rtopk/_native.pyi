@@ -174,6 +174,9 @@ def cuda_verify(*, quick: bool, device: int) -> Dict[str, Any]:
     """The GPU kernel's equivalence check on ``device``: device, cases, rows, widths,
     mismatches."""
 
+def cuda_prepare_all(*, device: int) -> Dict[str, Any]:
+    """Builds every kernel unit for ``device``: device, units, compiled, ms."""
+
 def cuda_launch(
     request: Request,
     n: int,

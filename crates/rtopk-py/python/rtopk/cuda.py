@@ -1,5 +1,6 @@
-"""``rtopk.cuda``: the GPU side without torch — whether it can run here, and the kernel's
-equivalence check against ``bisect`` and the warp simulator (``rtopk verify cuda``)."""
+"""``rtopk.cuda``: the GPU side without torch — whether it can run here, every kernel built
+once (``python -m rtopk.cuda prepare``, as ``rtopk prepare``), and the kernel's equivalence
+check against ``bisect`` and the warp simulator (``rtopk verify cuda``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import List
 
 from . import _native
 
-__all__ = ["VerifyReport", "is_available", "verify"]
+__all__ = ["Prepared", "VerifyReport", "is_available", "prepare", "verify"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,17 @@ class VerifyReport:
     def ok(self) -> bool:
         """True when every case was identical."""
         return not self.mismatches
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What :func:`prepare` did: ``units`` kernel units ready on ``device``, ``compiled`` of
+    them by NVRTC now (the rest read from the disk cache), in ``seconds``."""
+
+    device: str
+    units: int
+    compiled: int
+    seconds: float
 
 
 def is_available() -> bool:
@@ -51,3 +63,43 @@ def verify(quick: bool = True, device: int = 0) -> VerifyReport:
         widths=list(d["widths"]),
         mismatches=list(d["mismatches"]),
     )
+
+
+def prepare(device: int = 0) -> Prepared:
+    """Builds and loads every GPU kernel unit for ``device`` — NVRTC on every core, each unit
+    stored in the on-disk cache (``$RTOPK_CUDA_PTX_CACHE``, else ``~/.cache/rtopk-cuda``) — so
+    that no later call of any shape, dtype or option compiles, in this process or any later
+    one. Run once after installing (``python -m rtopk.cuda prepare``); tens of seconds the
+    first time, well under a second once cached.
+
+    Raises:
+        rtopk.CudaUnavailableError: no CUDA driver or NVRTC library.
+        rtopk.CudaError: the device could not be opened or a unit failed to build.
+    """
+    d = _native.cuda_prepare_all(device=device)
+    return Prepared(
+        device=d["device"], units=d["units"], compiled=d["compiled"], seconds=d["ms"] / 1e3
+    )
+
+
+def _main(argv: List[str]) -> int:
+    """``python -m rtopk.cuda prepare [--device N]``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m rtopk.cuda")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("prepare", help="build every GPU kernel once (into the disk cache)")
+    p.add_argument("--device", type=int, default=0)
+    args = parser.parse_args(argv)
+    done = prepare(args.device)
+    print(
+        f"{done.device}: {done.units} kernel units ready ({done.compiled} compiled now, "
+        f"{done.units - done.compiled} from the cache) in {done.seconds:.1f} s"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(_main(sys.argv[1:]))
