@@ -50,10 +50,11 @@
 //! stores that the paper's formulas count, in elements (a buffered candidate is a value with
 //! its index, one element here, 8 bytes on the GPU).
 
-use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow};
-use topk_ref::order::{Element, KeyBits, Mode};
+use topk_ref::algorithm::{RowStats, WorkCounters, grow};
+use topk_ref::order::{Element, KeyBits};
 
 use crate::error::BaselineError;
+use crate::job::{Job, Keyed, KeyedRun};
 
 /// Bits of the paper's digit (§3.1: b = 11).
 pub const RADIX_BITS: u32 = 11;
@@ -207,36 +208,22 @@ impl Air {
         self.adaptive
     }
 
-    /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`) and reports what each pass did.
-    pub fn trace_row<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> AirTrace {
-        let trace = match mode {
-            Mode::Largest => self.run(row, k, |v: E| v.key_largest().to_u32(), scratch, out),
-            Mode::Smallest => self.run(row, k, |v: E| v.key_smallest().to_u32(), scratch, out),
-        };
-        out.sort_unstable();
-        trace
+    /// Runs one row ([`Job`]) and reports what each pass did.
+    pub fn trace_row<E: Element>(&self, job: Job<'_, E>) -> AirTrace {
+        job.run_u32(self)
     }
 
     /// Line 17 of Algorithm 1: buffer the `c` candidates of this pass when `c < n/α`.
     fn buffers(&self, c: usize, n: usize) -> bool {
         !self.adaptive || (c as u64) * u64::from(self.alpha) < n as u64
     }
+}
 
-    fn run<E: Element, K: Fn(E) -> u32 + Copy>(
-        &self,
-        row: &[E],
-        k: usize,
-        key_of: K,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> AirTrace {
+impl KeyedRun for Air {
+    type Trace = AirTrace;
+
+    fn run<E: Element, K: Fn(E) -> u32 + Copy>(&self, job: Keyed<'_, E, K>) -> AirTrace {
+        let Keyed { row, k, key_of, scratch, out } = job;
         let digits = Digits::for_key_bits(E::Key::BITS);
         let (shifts, bits) = (digits.shifts, digits.bits);
         let n = row.len();
@@ -302,6 +289,7 @@ impl Air {
         };
         trace.work.write(found);
         debug_assert_eq!(written + found, k, "AIR wrote a wrong number of results");
+        out.sort_unstable();
         trace
     }
 }
@@ -519,13 +507,15 @@ impl Last {
 // and cuts 32-bit keys into 11-bit digits: keys of at most 32 bits (`f64` and `i64` rows are
 // refused with `TopKError::UnsupportedElement`).
 topk_ref::row_select!(Air, "air", 32, |air, row, k, mode, scratch, out| {
-    RowStats::with_work(air.trace_row(row, k, mode, scratch, out).work)
+    RowStats::with_work(air.trace_row(Job { row, k, mode, scratch, out }).work)
 });
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use topk_ref::algorithm::Scratch;
     use topk_ref::oracle::canonical_indices;
+    use topk_ref::order::Mode;
     use topk_ref::order::ordered_value_of_key;
 
     /// A row whose largest-mode keys are `keys` (no key is a NaN key).
@@ -535,7 +525,8 @@ mod tests {
 
     fn trace(air: Air, row: &[f32], k: usize, mode: Mode) -> (Vec<u32>, AirTrace) {
         let mut out = vec![0; k];
-        let t = air.trace_row(row, k, mode, &mut Scratch::default(), &mut out);
+        let t =
+            air.trace_row(Job { row, k, mode, scratch: &mut Scratch::default(), out: &mut out });
         (out, t)
     }
 
@@ -655,8 +646,13 @@ mod tests {
         let row: Vec<topk_ref::f16> =
             (0..N as u16).map(|i| topk_ref::f16::from_bits(0x3C00 | (i % 32))).collect();
         let mut out = vec![0; 10];
-        let t =
-            Air::default().trace_row(&row, 10, Mode::Largest, &mut Scratch::default(), &mut out);
+        let t = Air::default().trace_row(Job {
+            row: &row,
+            k: 10,
+            mode: Mode::Largest,
+            scratch: &mut Scratch::default(),
+            out: &mut out,
+        });
         assert_eq!(out, canonical_indices(&row, 10, Mode::Largest));
         assert_eq!((t.digits, t.candidates), (2, [N, N / 32, 0]));
         assert_eq!(t.from_buffer, [false, false, false]);

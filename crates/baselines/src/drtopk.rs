@@ -45,11 +45,12 @@
 
 use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow, selection_reads};
 use topk_ref::bitonic::{PAD, top_run};
-use topk_ref::order::{Element, KeyBits, Mode, rank, rank_index, rank_key};
+use topk_ref::order::{Element, KeyBits, rank, rank_index, rank_key};
 use topk_ref::radix::kth_key;
 use topk_ref::select::select_with_kth_key;
 
 use crate::error::BaselineError;
+use crate::job::{Job, Keyed, KeyedRun};
 
 /// The base top-k algorithm of both top-k steps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -145,29 +146,17 @@ impl DrTopK {
         a
     }
 
-    /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`) and reports what it did.
-    pub fn trace_row<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> DrTrace {
-        match mode {
-            Mode::Largest => self.run(row, k, |v: E| v.key_largest().to_u32(), scratch, out),
-            Mode::Smallest => self.run(row, k, |v: E| v.key_smallest().to_u32(), scratch, out),
-        }
+    /// Runs one row ([`Job`]) and reports what it did.
+    pub fn trace_row<E: Element>(&self, job: Job<'_, E>) -> DrTrace {
+        job.run_u32(self)
     }
+}
 
-    fn run<E: Element, K: Fn(E) -> u32 + Copy>(
-        &self,
-        row: &[E],
-        k: usize,
-        key_of: K,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> DrTrace {
+impl KeyedRun for DrTopK {
+    type Trace = DrTrace;
+
+    fn run<E: Element, K: Fn(E) -> u32 + Copy>(&self, job: Keyed<'_, E, K>) -> DrTrace {
+        let Keyed { row, k, key_of, scratch, out } = job;
         let m = row.len();
         let alpha = self.alpha_for(m, k);
         let mut trace = DrTrace { alpha, ..DrTrace::default() };
@@ -389,13 +378,14 @@ fn write_indices(ranks: &[u64], out: &mut [u32]) {
 // Dr. Top-k (paper 004) keeps delegates as key-index pairs packed in 64 bits: keys of at
 // most 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
 topk_ref::row_select!(DrTopK, "drtopk", 32, |dr, row, k, mode, scratch, out| {
-    RowStats::with_work(dr.trace_row(row, k, mode, scratch, out).work)
+    RowStats::with_work(dr.trace_row(Job { row, k, mode, scratch, out }).work)
 });
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use topk_ref::oracle::canonical_indices;
+    use topk_ref::order::Mode;
 
     /// The 16-element vector of the paper's Figures 5 and 8, in subranges of 4.
     const FIG: [f32; 16] = [
@@ -405,7 +395,7 @@ mod tests {
 
     fn trace(dr: DrTopK, row: &[f32], k: usize, mode: Mode) -> (Vec<u32>, DrTrace) {
         let mut out = vec![0; k];
-        let t = dr.trace_row(row, k, mode, &mut Scratch::default(), &mut out);
+        let t = dr.trace_row(Job { row, k, mode, scratch: &mut Scratch::default(), out: &mut out });
         (out, t)
     }
 

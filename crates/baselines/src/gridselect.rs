@@ -40,11 +40,12 @@
 //! input, the partial results the blocks write and the merge kernel reads back, the k outputs,
 //! and each sorting-network merge (queue flushes and block merges).
 
-use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow};
+use topk_ref::algorithm::{RowStats, WorkCounters, grow};
 use topk_ref::bitonic::{PAD, merge_sorted_runs};
-use topk_ref::order::{Element, KeyBits, Mode, rank_index};
+use topk_ref::order::{Element, rank_index};
 
 use crate::error::BaselineError;
+use crate::job::{Job, Keyed, KeyedRun};
 use crate::queue::{RunningTop, WARP, ballot, list_len};
 
 /// GridSelect (see the [module documentation](self)).
@@ -88,29 +89,17 @@ impl GridSelect {
         m.div_ceil(Self::BLOCK_ELEMENTS).clamp(1, Self::MAX_BLOCKS)
     }
 
-    /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`) and reports what it did.
-    pub fn trace_row<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> GridTrace {
-        match mode {
-            Mode::Largest => self.run(row, k, |v: E| v.key_largest().to_u32(), scratch, out),
-            Mode::Smallest => self.run(row, k, |v: E| v.key_smallest().to_u32(), scratch, out),
-        }
+    /// Runs one row ([`Job`]) and reports what it did.
+    pub fn trace_row<E: Element>(&self, job: Job<'_, E>) -> GridTrace {
+        job.run_u32(self)
     }
+}
 
-    fn run<E: Element, K: Fn(E) -> u32 + Copy>(
-        &self,
-        row: &[E],
-        k: usize,
-        key_of: K,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> GridTrace {
+impl KeyedRun for GridSelect {
+    type Trace = GridTrace;
+
+    fn run<E: Element, K: Fn(E) -> u32 + Copy>(&self, job: Keyed<'_, E, K>) -> GridTrace {
+        let Keyed { row, k, key_of, scratch, out } = job;
         let m = row.len();
         let wanted = self.blocks.unwrap_or_else(|| Self::auto_blocks(m));
         // Contiguous slices, whole chunks of 32 each.
@@ -208,17 +197,25 @@ fn for_each_lane(mut mask: u32, mut f: impl FnMut(usize)) {
 // GridSelect's queues (paper 002, §4) hold key-index pairs packed in 64 bits: keys of at
 // most 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
 topk_ref::row_select!(GridSelect, "gridselect", 32, |grid, row, k, mode, scratch, out| {
-    RowStats::with_work(grid.trace_row(row, k, mode, scratch, out).work)
+    RowStats::with_work(grid.trace_row(Job { row, k, mode, scratch, out }).work)
 });
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use topk_ref::algorithm::Scratch;
     use topk_ref::oracle::canonical_indices;
+    use topk_ref::order::Mode;
 
     fn trace(g: GridSelect, row: &[f32], k: usize) -> (Vec<u32>, GridTrace) {
         let mut out = vec![0; k];
-        let t = g.trace_row(row, k, Mode::Largest, &mut Scratch::default(), &mut out);
+        let t = g.trace_row(Job {
+            row,
+            k,
+            mode: Mode::Largest,
+            scratch: &mut Scratch::default(),
+            out: &mut out,
+        });
         (out, t)
     }
 

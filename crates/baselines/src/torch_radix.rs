@@ -39,6 +39,7 @@
 //! result. The counters ([`WorkCounters`]) count each sweep's loads (the ties sweep and
 //! `findPattern` up to the chunk of 32 where they stop) and the k stores.
 
+use crate::job::{Job, Keyed};
 use topk_ref::algorithm::{BALLOT_WIDTH, RowStats, WorkCounters, selection_reads};
 use topk_ref::order::{Element, KeyBits, Mode};
 
@@ -69,27 +70,18 @@ pub struct TorchTrace {
 }
 
 impl TorchRadix {
-    /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`) and reports what it did.
-    pub fn trace_row<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        out: &mut [u32],
-    ) -> TorchTrace {
-        match mode {
-            Mode::Largest => run(row, k, E::key_largest, out),
-            Mode::Smallest => run(row, k, E::key_smallest, out),
+    /// Runs one row ([`Job`]) and reports what it did.
+    pub fn trace_row<E: Element>(&self, job: Job<'_, E>) -> TorchTrace {
+        match job.mode {
+            Mode::Largest => run(job.keyed(E::key_largest)),
+            Mode::Smallest => run(job.keyed(E::key_smallest)),
         }
     }
 }
 
-fn run<E: Element, K: Fn(E) -> E::Key + Copy>(
-    row: &[E],
-    k: usize,
-    key_of: K,
-    out: &mut [u32],
-) -> TorchTrace {
+fn run<E: Element, K: Fn(E) -> E::Key + Copy>(job: Keyed<'_, E, K>) -> TorchTrace {
+    // The scratch goes unused: PyTorch's radix select keeps its counts on the stack.
+    let Keyed { row, k, key_of, out, .. } = job;
     let n = row.len();
     let mut trace = TorchTrace::default();
     let kth = radix_select(row, k, key_of, &mut trace);
@@ -214,19 +206,26 @@ fn gather_ties<E: Element>(
     out.last().copied().unwrap_or(0)
 }
 
-topk_ref::row_select!(TorchRadix, "torch-radix", 64, |torch, row, k, mode, _scratch, out| {
-    RowStats::with_work(torch.trace_row(row, k, mode, out).work)
+topk_ref::row_select!(TorchRadix, "torch-radix", 64, |torch, row, k, mode, scratch, out| {
+    RowStats::with_work(torch.trace_row(Job { row, k, mode, scratch, out }).work)
 });
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use topk_ref::algorithm::Scratch;
     use topk_ref::oracle::canonical_indices;
     use topk_ref::order::ordered_value_of_key;
 
     fn trace(row: &[f32], k: usize) -> (Vec<u32>, TorchTrace) {
         let mut out = vec![0; k];
-        let t = TorchRadix.trace_row(row, k, Mode::Largest, &mut out);
+        let t = TorchRadix.trace_row(Job {
+            row,
+            k,
+            mode: Mode::Largest,
+            scratch: &mut Scratch::default(),
+            out: &mut out,
+        });
         (out, t)
     }
 
@@ -274,7 +273,13 @@ mod tests {
         // All ties: every digit of the 16-bit key is counted, 8 passes (16 for f32 keys).
         let row = vec![topk_ref::bf16::from_f32(2.5); 1000];
         let mut out = vec![0; 40];
-        let t = TorchRadix.trace_row(&row, 40, Mode::Largest, &mut out);
+        let t = TorchRadix.trace_row(Job {
+            row: &row,
+            k: 40,
+            mode: Mode::Largest,
+            scratch: &mut Scratch::default(),
+            out: &mut out,
+        });
         assert_eq!(out, canonical_indices(&row, 40, Mode::Largest));
         assert_eq!((t.count_passes, t.found_unique), (MAX_COUNT_PASSES_16, false));
         assert_eq!(t.work.passes, 8 + 2);
@@ -285,7 +290,13 @@ mod tests {
         for k in [1, 1000, 40_000] {
             for mode in [Mode::Largest, Mode::Smallest] {
                 let mut out = vec![0; k];
-                let t = TorchRadix.trace_row(&all, k, mode, &mut out);
+                let t = TorchRadix.trace_row(Job {
+                    row: &all,
+                    k,
+                    mode,
+                    scratch: &mut Scratch::default(),
+                    out: &mut out,
+                });
                 assert_eq!(out, canonical_indices(&all, k, mode), "k={k} {mode:?}");
                 assert!(t.count_passes <= 8, "{t:?}");
             }
@@ -299,7 +310,13 @@ mod tests {
         for k in 1..=row.len() {
             for mode in [Mode::Largest, Mode::Smallest] {
                 let mut out = vec![0; k];
-                TorchRadix.trace_row(&row, k, mode, &mut out);
+                TorchRadix.trace_row(Job {
+                    row: &row,
+                    k,
+                    mode,
+                    scratch: &mut Scratch::default(),
+                    out: &mut out,
+                });
                 assert_eq!(out, canonical_indices(&row, k, mode), "k={k} {mode:?}");
             }
         }
