@@ -152,54 +152,6 @@ impl DrTopK {
     }
 }
 
-impl KeyedRun for DrTopK {
-    type Trace = DrTrace;
-
-    fn run<E: Element, K: Fn(E) -> u32 + Copy>(&self, job: Keyed<'_, E, K>) -> DrTrace {
-        let Keyed { row, k, key_of, scratch, out } = job;
-        let m = row.len();
-        let alpha = self.alpha_for(m, k);
-        let mut trace = DrTrace { alpha, ..DrTrace::default() };
-        // Step 0: the delegate vector, in index order.
-        let mut d = std::mem::take(&mut scratch.ranks);
-        trace.delegates = Self::delegate_count(m, alpha, self.beta);
-        let dv = grow(&mut d, trace.delegates);
-        build_delegates(row, alpha, self.beta, key_of, dv);
-        trace.work.sweep(m);
-        trace.work.write(trace.delegates);
-        // Step 1: the first top-k; D's front now holds it, in index order.
-        let first = base_topk::<E::Key>(self.base, &mut d, trace.delegates, k, scratch);
-        trace.work.add_traffic(&first);
-        let t1 = &d[..k];
-        let floor = t1.iter().copied().min().unwrap_or(PAD);
-        let plan = Plan::of(t1, alpha, self.beta, m);
-        if plan.qualified == 0 {
-            // Fig. 8(b): no subrange gave all its delegates; the first top-k is the answer.
-            write_indices(t1, out);
-            scratch.ranks = d;
-            return trace;
-        }
-        // Steps 2–3: concatenate the first top-k's delegates and the qualified subranges'
-        // elements at or above the floor (Rule 2), in index order.
-        let mut c = std::mem::take(&mut scratch.ranks2);
-        let cv = grow(&mut c, k + plan.rescanned);
-        let len = concatenate(row, t1, alpha, self.beta, floor, key_of, cv);
-        trace.qualified = plan.qualified;
-        trace.rescanned = plan.rescanned;
-        trace.concatenated = len;
-        trace.second_topk = true;
-        trace.work.read(k + plan.rescanned);
-        trace.work.write(len);
-        // Step 4: the second top-k.
-        let second = base_topk::<E::Key>(self.base, &mut c, len, k, scratch);
-        trace.work.add_traffic(&second);
-        write_indices(&c[..k], out);
-        scratch.ranks = d;
-        scratch.ranks2 = c;
-        trace
-    }
-}
-
 /// Size of subrange `i` of a row of `m` cut into subranges of `2^alpha`.
 fn subrange_len(i: usize, alpha: u32, m: usize) -> usize {
     (1usize << alpha).min(m - (i << alpha))
@@ -375,6 +327,54 @@ fn write_indices(ranks: &[u64], out: &mut [u32]) {
     }
 }
 
+impl KeyedRun for DrTopK {
+    type Trace = DrTrace;
+
+    fn run<E: Element, K: Fn(E) -> u32 + Copy>(&self, job: Keyed<'_, E, K>) -> DrTrace {
+        let Keyed { row, k, key_of, scratch, out } = job;
+        let m = row.len();
+        let alpha = self.alpha_for(m, k);
+        let mut trace = DrTrace { alpha, ..DrTrace::default() };
+        // Step 0: the delegate vector, in index order.
+        let mut d = std::mem::take(&mut scratch.ranks);
+        trace.delegates = Self::delegate_count(m, alpha, self.beta);
+        let dv = grow(&mut d, trace.delegates);
+        build_delegates(row, alpha, self.beta, key_of, dv);
+        trace.work.sweep(m);
+        trace.work.write(trace.delegates);
+        // Step 1: the first top-k; D's front now holds it, in index order.
+        let first = base_topk::<E::Key>(self.base, &mut d, trace.delegates, k, scratch);
+        trace.work.add_traffic(&first);
+        let t1 = &d[..k];
+        let floor = t1.iter().copied().min().unwrap_or(PAD);
+        let plan = Plan::of(t1, alpha, self.beta, m);
+        if plan.qualified == 0 {
+            // Fig. 8(b): no subrange gave all its delegates; the first top-k is the answer.
+            write_indices(t1, out);
+            scratch.ranks = d;
+            return trace;
+        }
+        // Steps 2–3: concatenate the first top-k's delegates and the qualified subranges'
+        // elements at or above the floor (Rule 2), in index order.
+        let mut c = std::mem::take(&mut scratch.ranks2);
+        let cv = grow(&mut c, k + plan.rescanned);
+        let len = concatenate(row, t1, alpha, self.beta, floor, key_of, cv);
+        trace.qualified = plan.qualified;
+        trace.rescanned = plan.rescanned;
+        trace.concatenated = len;
+        trace.second_topk = true;
+        trace.work.read(k + plan.rescanned);
+        trace.work.write(len);
+        // Step 4: the second top-k.
+        let second = base_topk::<E::Key>(self.base, &mut c, len, k, scratch);
+        trace.work.add_traffic(&second);
+        write_indices(&c[..k], out);
+        scratch.ranks = d;
+        scratch.ranks2 = c;
+        trace
+    }
+}
+
 // Dr. Top-k (paper 004) keeps delegates as key-index pairs packed in 64 bits: keys of at
 // most 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
 topk_ref::row_select!(DrTopK, "drtopk", 32, |dr, row, k, mode, scratch, out| {
@@ -384,6 +384,7 @@ topk_ref::row_select!(DrTopK, "drtopk", 32, |dr, row, k, mode, scratch, out| {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::run_job;
     use topk_ref::oracle::canonical_indices;
     use topk_ref::order::Mode;
 
@@ -394,9 +395,7 @@ mod tests {
     ];
 
     fn trace(dr: DrTopK, row: &[f32], k: usize, mode: Mode) -> (Vec<u32>, DrTrace) {
-        let mut out = vec![0; k];
-        let t = dr.trace_row(Job { row, k, mode, scratch: &mut Scratch::default(), out: &mut out });
-        (out, t)
+        run_job(row, k, mode, |job| dr.trace_row(job))
     }
 
     #[test]

@@ -95,44 +95,6 @@ impl GridSelect {
     }
 }
 
-impl KeyedRun for GridSelect {
-    type Trace = GridTrace;
-
-    fn run<E: Element, K: Fn(E) -> u32 + Copy>(&self, job: Keyed<'_, E, K>) -> GridTrace {
-        let Keyed { row, k, key_of, scratch, out } = job;
-        let m = row.len();
-        let wanted = self.blocks.unwrap_or_else(|| Self::auto_blocks(m));
-        // Contiguous slices, whole chunks of 32 each.
-        let span = m.div_ceil(wanted).next_multiple_of(WARP);
-        let blocks = m.div_ceil(span);
-        let l = list_len(k);
-        let lists = grow(&mut scratch.ranks, blocks * l);
-        let mut trace = GridTrace { blocks, ..GridTrace::default() };
-        trace.work.sweep(m);
-        for (b, list) in lists.chunks_exact_mut(l).enumerate() {
-            let start = b * span;
-            let slice = &row[start..m.min(start + span)];
-            trace.flushes += block(slice, start as u32, k, key_of, list);
-        }
-        trace.work.merges = trace.flushes;
-        if blocks > 1 {
-            // Each block writes its partial top-k; the merge reads them all back.
-            let partials = (0..blocks).map(|b| k.min(m - b * span)).sum::<usize>();
-            trace.work.write(partials);
-            trace.work.read(partials);
-            let mut tree = WorkCounters::default();
-            merge_sorted_runs(lists, l, &mut tree);
-            trace.work.merges += tree.merges;
-        }
-        for (o, &r) in out.iter_mut().zip(&lists[..k]) {
-            *o = rank_index(r);
-        }
-        out.sort_unstable();
-        trace.work.write(k);
-        trace
-    }
-}
-
 /// One block over `slice` (whose first element has index `base`): leaves its top-L in `list`,
 /// sorted best first, and returns how many times its queue was merged.
 fn block<E: Element>(
@@ -194,6 +156,44 @@ fn for_each_lane(mut mask: u32, mut f: impl FnMut(usize)) {
     }
 }
 
+impl KeyedRun for GridSelect {
+    type Trace = GridTrace;
+
+    fn run<E: Element, K: Fn(E) -> u32 + Copy>(&self, job: Keyed<'_, E, K>) -> GridTrace {
+        let Keyed { row, k, key_of, scratch, out } = job;
+        let m = row.len();
+        let wanted = self.blocks.unwrap_or_else(|| Self::auto_blocks(m));
+        // Contiguous slices, whole chunks of 32 each.
+        let span = m.div_ceil(wanted).next_multiple_of(WARP);
+        let blocks = m.div_ceil(span);
+        let l = list_len(k);
+        let lists = grow(&mut scratch.ranks, blocks * l);
+        let mut trace = GridTrace { blocks, ..GridTrace::default() };
+        trace.work.sweep(m);
+        for (b, list) in lists.chunks_exact_mut(l).enumerate() {
+            let start = b * span;
+            let slice = &row[start..m.min(start + span)];
+            trace.flushes += block(slice, start as u32, k, key_of, list);
+        }
+        trace.work.merges = trace.flushes;
+        if blocks > 1 {
+            // Each block writes its partial top-k; the merge reads them all back.
+            let partials = (0..blocks).map(|b| k.min(m - b * span)).sum::<usize>();
+            trace.work.write(partials);
+            trace.work.read(partials);
+            let mut tree = WorkCounters::default();
+            merge_sorted_runs(lists, l, &mut tree);
+            trace.work.merges += tree.merges;
+        }
+        for (o, &r) in out.iter_mut().zip(&lists[..k]) {
+            *o = rank_index(r);
+        }
+        out.sort_unstable();
+        trace.work.write(k);
+        trace
+    }
+}
+
 // GridSelect's queues (paper 002, §4) hold key-index pairs packed in 64 bits: keys of at
 // most 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
 topk_ref::row_select!(GridSelect, "gridselect", 32, |grid, row, k, mode, scratch, out| {
@@ -203,20 +203,12 @@ topk_ref::row_select!(GridSelect, "gridselect", 32, |grid, row, k, mode, scratch
 #[cfg(test)]
 mod tests {
     use super::*;
-    use topk_ref::algorithm::Scratch;
+    use crate::job::run_job;
     use topk_ref::oracle::canonical_indices;
     use topk_ref::order::Mode;
 
     fn trace(g: GridSelect, row: &[f32], k: usize) -> (Vec<u32>, GridTrace) {
-        let mut out = vec![0; k];
-        let t = g.trace_row(Job {
-            row,
-            k,
-            mode: Mode::Largest,
-            scratch: &mut Scratch::default(),
-            out: &mut out,
-        });
-        (out, t)
+        run_job(row, k, Mode::Largest, |job| g.trace_row(job))
     }
 
     #[test]

@@ -53,3 +53,17 @@ impl<'a, E: Element> Job<'a, E> {
         }
     }
 }
+
+/// Runs `run` on a job over `row` with fresh buffers; returns the selected indices and what
+/// `run` reported.
+#[cfg(test)]
+pub(crate) fn run_job<E, T>(
+    row: &[E],
+    k: usize,
+    mode: Mode,
+    run: impl FnOnce(Job<'_, E>) -> T,
+) -> (Vec<u32>, T) {
+    let mut out = vec![0; k];
+    let reported = run(Job { row, k, mode, scratch: &mut Scratch::default(), out: &mut out });
+    (out, reported)
+}

@@ -134,7 +134,7 @@ topk_ref::row_select!(SortChoose, "sort", 32, |sort, row, k, mode, scratch, out|
 #[cfg(test)]
 mod tests {
     use super::*;
-    use topk_ref::algorithm::Scratch;
+    use crate::job::run_job;
     use topk_ref::oracle::canonical_indices;
 
     #[test]
@@ -142,14 +142,7 @@ mod tests {
         let row: Vec<f32> = (0..777).map(|i| ((i * 7919) % 101) as f32 - 50.0).collect();
         for k in [1, 100, 777] {
             for mode in [Mode::Largest, Mode::Smallest] {
-                let mut out = vec![0; k];
-                let w = SortChoose.work_row(Job {
-                    row: &row,
-                    k,
-                    mode,
-                    scratch: &mut Scratch::default(),
-                    out: &mut out,
-                });
+                let (out, w) = run_job(&row, k, mode, |job| SortChoose.work_row(job));
                 assert_eq!(out, canonical_indices(&row, k, mode), "k={k} {mode:?}");
                 assert_eq!(w.passes, 5);
                 assert_eq!(w.elements_read, (5 * 777 + k) as u64);
@@ -164,14 +157,7 @@ mod tests {
             (0..777).map(|i| topk_ref::f16::from_f32(((i * 7919) % 101) as f32 - 50.0)).collect();
         for k in [1, 100, 777] {
             for mode in [Mode::Largest, Mode::Smallest] {
-                let mut out = vec![0; k];
-                let w = SortChoose.work_row(Job {
-                    row: &row,
-                    k,
-                    mode,
-                    scratch: &mut Scratch::default(),
-                    out: &mut out,
-                });
+                let (out, w) = run_job(&row, k, mode, |job| SortChoose.work_row(job));
                 assert_eq!(out, canonical_indices(&row, k, mode), "k={k} {mode:?}");
                 assert_eq!(w.passes, 1 + SCATTER_PASSES_16 as u64);
                 assert_eq!(w.elements_read, (3 * 777 + k) as u64);
@@ -185,14 +171,7 @@ mod tests {
         let row = [1.0, f32::NAN, 1.0, -0.0, 0.0, -f32::NAN, 1.0];
         for k in 1..=row.len() {
             for mode in [Mode::Largest, Mode::Smallest] {
-                let mut out = vec![0; k];
-                SortChoose.work_row(Job {
-                    row: &row,
-                    k,
-                    mode,
-                    scratch: &mut Scratch::default(),
-                    out: &mut out,
-                });
+                let (out, _) = run_job(&row, k, mode, |job| SortChoose.work_row(job));
                 assert_eq!(out, canonical_indices(&row, k, mode), "k={k} {mode:?}");
             }
         }

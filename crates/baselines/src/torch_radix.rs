@@ -213,20 +213,12 @@ topk_ref::row_select!(TorchRadix, "torch-radix", 64, |torch, row, k, mode, scrat
 #[cfg(test)]
 mod tests {
     use super::*;
-    use topk_ref::algorithm::Scratch;
+    use crate::job::run_job;
     use topk_ref::oracle::canonical_indices;
     use topk_ref::order::ordered_value_of_key;
 
     fn trace(row: &[f32], k: usize) -> (Vec<u32>, TorchTrace) {
-        let mut out = vec![0; k];
-        let t = TorchRadix.trace_row(Job {
-            row,
-            k,
-            mode: Mode::Largest,
-            scratch: &mut Scratch::default(),
-            out: &mut out,
-        });
-        (out, t)
+        run_job(row, k, Mode::Largest, |job| TorchRadix.trace_row(job))
     }
 
     #[test]
@@ -272,14 +264,7 @@ mod tests {
     fn sixteen_bit_keys_take_at_most_8_passes() {
         // All ties: every digit of the 16-bit key is counted, 8 passes (16 for f32 keys).
         let row = vec![topk_ref::bf16::from_f32(2.5); 1000];
-        let mut out = vec![0; 40];
-        let t = TorchRadix.trace_row(Job {
-            row: &row,
-            k: 40,
-            mode: Mode::Largest,
-            scratch: &mut Scratch::default(),
-            out: &mut out,
-        });
+        let (out, t) = run_job(&row, 40, Mode::Largest, |job| TorchRadix.trace_row(job));
         assert_eq!(out, canonical_indices(&row, 40, Mode::Largest));
         assert_eq!((t.count_passes, t.found_unique), (MAX_COUNT_PASSES_16, false));
         assert_eq!(t.work.passes, 8 + 2);
@@ -289,14 +274,7 @@ mod tests {
         let all: Vec<topk_ref::f16> = (0..=u16::MAX).map(topk_ref::f16::from_bits).collect();
         for k in [1, 1000, 40_000] {
             for mode in [Mode::Largest, Mode::Smallest] {
-                let mut out = vec![0; k];
-                let t = TorchRadix.trace_row(Job {
-                    row: &all,
-                    k,
-                    mode,
-                    scratch: &mut Scratch::default(),
-                    out: &mut out,
-                });
+                let (out, t) = run_job(&all, k, mode, |job| TorchRadix.trace_row(job));
                 assert_eq!(out, canonical_indices(&all, k, mode), "k={k} {mode:?}");
                 assert!(t.count_passes <= 8, "{t:?}");
             }
@@ -309,14 +287,7 @@ mod tests {
             [0.5, f32::NAN, -0.0, 0.0, f32::INFINITY, -f32::NAN, 1.0e-45, f32::NEG_INFINITY, 0.5];
         for k in 1..=row.len() {
             for mode in [Mode::Largest, Mode::Smallest] {
-                let mut out = vec![0; k];
-                TorchRadix.trace_row(Job {
-                    row: &row,
-                    k,
-                    mode,
-                    scratch: &mut Scratch::default(),
-                    out: &mut out,
-                });
+                let (out, _) = run_job(&row, k, mode, |job| TorchRadix.trace_row(job));
                 assert_eq!(out, canonical_indices(&row, k, mode), "k={k} {mode:?}");
             }
         }

@@ -121,27 +121,14 @@ topk_ref::row_select!(WarpSelect, "warpselect", 32, |warp, row, k, mode, scratch
 mod tests {
     use super::*;
     use crate::GridSelect;
-    use topk_ref::algorithm::Scratch;
+    use crate::job::run_job;
     use topk_ref::oracle::canonical_indices;
     use topk_ref::order::Mode;
 
     fn merges(row: &[f32], k: usize) -> (u64, u64) {
-        let mut out = vec![0; k];
-        let w = WarpSelect.work_row(Job {
-            row,
-            k,
-            mode: Mode::Largest,
-            scratch: &mut Scratch::default(),
-            out: &mut out,
-        });
+        let (out, w) = run_job(row, k, Mode::Largest, |job| WarpSelect.work_row(job));
         assert_eq!(out, canonical_indices(row, k, Mode::Largest));
-        let g = GridSelect::default().trace_row(Job {
-            row,
-            k,
-            mode: Mode::Largest,
-            scratch: &mut Scratch::default(),
-            out: &mut out,
-        });
+        let (out, g) = run_job(row, k, Mode::Largest, |job| GridSelect::default().trace_row(job));
         assert_eq!(out, canonical_indices(row, k, Mode::Largest));
         (w.merges, g.flushes)
     }
@@ -169,14 +156,7 @@ mod tests {
     #[test]
     fn work_is_one_pass() {
         let row: Vec<f32> = (0..500).map(|i| ((i * 31) % 97) as f32).collect();
-        let mut out = vec![0; 300];
-        let w = WarpSelect.work_row(Job {
-            row: &row,
-            k: 300,
-            mode: Mode::Smallest,
-            scratch: &mut Scratch::default(),
-            out: &mut out,
-        });
+        let (out, w) = run_job(&row, 300, Mode::Smallest, |job| WarpSelect.work_row(job));
         assert_eq!(out, canonical_indices(&row, 300, Mode::Smallest));
         assert_eq!((w.elements_read, w.elements_written, w.passes), (500, 300, 1));
         assert_eq!(thread_queue_len(300), 8);
