@@ -184,10 +184,10 @@ impl Air {
     /// for a benefit is 4, §3.2, and `α = N` never buffers).
     pub fn new(alpha: u32) -> Result<Self, BaselineError> {
         if alpha == 0 {
-            return Err(BaselineError::InvalidParameter {
-                name: "alpha",
-                reason: "must be at least 1 (candidates are buffered when C < N/alpha)".into(),
-            });
+            return Err(BaselineError::invalid(
+                "alpha",
+                "must be at least 1 (candidates are buffered when C < N/alpha)",
+            ));
         }
         Ok(Self { alpha, adaptive: true })
     }

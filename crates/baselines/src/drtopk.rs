@@ -106,10 +106,10 @@ impl DrTopK {
     /// Dr. Top-k with `beta` delegates per subrange (1 = maximum delegates, §4.1) and `base`.
     pub fn new(beta: usize, base: Base) -> Result<Self, BaselineError> {
         if !(1..=Self::MAX_BETA).contains(&beta) {
-            return Err(BaselineError::InvalidParameter {
-                name: "beta",
-                reason: format!("must be between 1 and {}, got {beta}", Self::MAX_BETA),
-            });
+            return Err(BaselineError::invalid(
+                "beta",
+                format!("must be between 1 and {}, got {beta}", Self::MAX_BETA),
+            ));
         }
         Ok(Self { beta, base, alpha: None })
     }

@@ -76,10 +76,7 @@ impl GridSelect {
     /// of 32 use fewer).
     pub fn with_blocks(blocks: usize) -> Result<Self, BaselineError> {
         if blocks == 0 {
-            return Err(BaselineError::InvalidParameter {
-                name: "blocks",
-                reason: "must be at least 1".into(),
-            });
+            return Err(BaselineError::invalid("blocks", "must be at least 1"));
         }
         Ok(Self { blocks: Some(blocks) })
     }
