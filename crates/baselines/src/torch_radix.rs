@@ -86,9 +86,12 @@ fn run<E: Element, K: Fn(E) -> E::Key + Copy>(job: Keyed<'_, E, K>) -> TorchTrac
     let mut trace = TorchTrace::default();
     let kth = radix_select(row, k, key_of, &mut trace);
     // gatherTopK: the keys above the k-th, then the first ties, each in index order.
-    let above = gather_above(row, key_of, kth, out);
+    // Fewer than k keys lie above the k-th, so `out` never fills here.
+    let above = gather(row, |v| key_of(v) > kth, out);
     trace.work.sweep(n);
-    let last = gather_ties(row, key_of, kth, &mut out[above..]);
+    let ties = &mut out[above..];
+    gather(row, |v| key_of(v) == kth, ties);
+    let last = ties.last().copied().unwrap_or(0);
     trace.work.sweep(selection_reads(last, n));
     trace.work.write(k);
     out.sort_unstable();
@@ -169,41 +172,20 @@ fn find_pattern<E: Element>(
     (desired, row.len())
 }
 
-/// Writes the indices of keys above `kth` to the front of `out`; returns how many.
-fn gather_above<E: Element>(
-    row: &[E],
-    key_of: impl Fn(E) -> E::Key,
-    kth: E::Key,
-    out: &mut [u32],
-) -> usize {
-    let mut n = 0;
-    for (i, &v) in row.iter().enumerate() {
-        if key_of(v) > kth {
-            out[n] = i as u32;
-            n += 1;
-        }
-    }
-    n
-}
-
-/// Fills `out` with the first indices whose key equals `kth`; returns the last one.
-fn gather_ties<E: Element>(
-    row: &[E],
-    key_of: impl Fn(E) -> E::Key,
-    kth: E::Key,
-    out: &mut [u32],
-) -> u32 {
+/// Writes the indices of the elements `keep` takes, in index order, to the front of `out`
+/// until it is full; returns how many.
+fn gather<E: Element>(row: &[E], keep: impl Fn(E) -> bool, out: &mut [u32]) -> usize {
     let mut n = 0;
     for (i, &v) in row.iter().enumerate() {
         if n == out.len() {
             break;
         }
-        if key_of(v) == kth {
+        if keep(v) {
             out[n] = i as u32;
             n += 1;
         }
     }
-    out.last().copied().unwrap_or(0)
+    n
 }
 
 topk_ref::row_select!(TorchRadix, "torch-radix", 64, |torch, row, k, mode, scratch, out| {
