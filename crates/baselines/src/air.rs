@@ -50,10 +50,11 @@
 //! stores that the paper's formulas count, in elements (a buffered candidate is a value with
 //! its index, one element here, 8 bytes on the GPU).
 
-use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow};
-use topk_ref::order::{Element, KeyBits, Mode};
+use topk_ref::algorithm::{RowStats, WorkCounters, grow};
+use topk_ref::order::{Element, KeyBits};
 
 use crate::error::BaselineError;
+use crate::job::{Job, Keyed, KeyedRun};
 
 /// Bits of the paper's digit (§3.1: b = 11).
 pub const RADIX_BITS: u32 = 11;
@@ -183,10 +184,10 @@ impl Air {
     /// for a benefit is 4, §3.2, and `α = N` never buffers).
     pub fn new(alpha: u32) -> Result<Self, BaselineError> {
         if alpha == 0 {
-            return Err(BaselineError::InvalidParameter {
-                name: "alpha",
-                reason: "must be at least 1 (candidates are buffered when C < N/alpha)".into(),
-            });
+            return Err(BaselineError::invalid(
+                "alpha",
+                "must be at least 1 (candidates are buffered when C < N/alpha)",
+            ));
         }
         Ok(Self { alpha, adaptive: true })
     }
@@ -207,102 +208,14 @@ impl Air {
         self.adaptive
     }
 
-    /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`) and reports what each pass did.
-    pub fn trace_row<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> AirTrace {
-        let trace = match mode {
-            Mode::Largest => self.run(row, k, |v: E| v.key_largest().to_u32(), scratch, out),
-            Mode::Smallest => self.run(row, k, |v: E| v.key_smallest().to_u32(), scratch, out),
-        };
-        out.sort_unstable();
-        trace
+    /// Runs one row ([`Job`]) and reports what each pass did.
+    pub fn trace_row<E: Element>(&self, job: Job<'_, E>) -> AirTrace {
+        job.run_u32(self)
     }
 
     /// Line 17 of Algorithm 1: buffer the `c` candidates of this pass when `c < n/α`.
     fn buffers(&self, c: usize, n: usize) -> bool {
         !self.adaptive || (c as u64) * u64::from(self.alpha) < n as u64
-    }
-
-    fn run<E: Element, K: Fn(E) -> u32 + Copy>(
-        &self,
-        row: &[E],
-        k: usize,
-        key_of: K,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> AirTrace {
-        let digits = Digits::for_key_bits(E::Key::BITS);
-        let (shifts, bits) = (digits.shifts, digits.bits);
-        let n = row.len();
-        let mut trace = AirTrace::default();
-        let mut hist = [0u32; MAX_BINS];
-        first_histogram(row, key_of, shifts[0], &mut hist);
-        trace.work.sweep(n);
-        let mut state = State::start(find_bin(&hist, k), k);
-        trace.digits = 1;
-        trace.candidates[0] = state.count;
-        let mut source = Source::Input;
-        let mut written = 0;
-        for d in 1..digits.count {
-            if state.count == state.k_left {
-                // §3.3: every remaining candidate is selected.
-                trace.early_stop = true;
-                break;
-            }
-            trace.from_buffer[d - 1] = matches!(source, Source::Buffer(_));
-            let buffering = self.buffers(state.count, n);
-            let pass = Pass { prev: shifts[d - 1], prefix: state.prefix, shift: shifts[d] };
-            let bins = &mut hist[..1 << bits[d]];
-            bins.fill(0);
-            let (kept, found) = match (source, buffering) {
-                (Source::Input, false) => {
-                    pass.histogram_input(row, key_of, bins);
-                    (0, 0)
-                }
-                (Source::Input, true) => {
-                    // One slot of slack: the compaction stores before it knows.
-                    let buf = grow(&mut scratch.ranks, state.count + 1);
-                    pass.filter_input(row, key_of, bins, buf, &mut out[written..])
-                }
-                (Source::Buffer(len), _) => {
-                    pass.filter_buffer(&mut scratch.ranks[..len], bins, &mut out[written..])
-                }
-            };
-            match source {
-                Source::Input => trace.work.sweep(n),
-                Source::Buffer(len) => trace.work.read(len),
-            }
-            if buffering {
-                trace.work.write(kept + found);
-                written += found;
-                source = Source::Buffer(kept);
-            }
-            state.narrow(find_bin(bins, state.k_left), bits[d]);
-            trace.digits += 1;
-            trace.candidates[d] = state.count;
-        }
-        trace.from_buffer[trace.digits as usize - 1] = matches!(source, Source::Buffer(_));
-        let depth = trace.digits as usize - 1;
-        let last = Last { shift: shifts[depth], prefix: state.prefix, ties: state.k_left };
-        let found = match source {
-            Source::Input => {
-                trace.work.sweep(n);
-                last.filter_input(row, key_of, &mut out[written..])
-            }
-            Source::Buffer(len) => {
-                trace.work.read(len);
-                last.filter_buffer(&scratch.ranks[..len], &mut out[written..])
-            }
-        };
-        trace.work.write(found);
-        debug_assert_eq!(written + found, k, "AIR wrote a wrong number of results");
-        trace
     }
 }
 
@@ -515,17 +428,94 @@ impl Last {
     }
 }
 
+impl KeyedRun for Air {
+    type Trace = AirTrace;
+
+    fn run<E: Element, K: Fn(E) -> u32 + Copy>(&self, job: Keyed<'_, E, K>) -> AirTrace {
+        let Keyed { row, k, key_of, scratch, out } = job;
+        let digits = Digits::for_key_bits(E::Key::BITS);
+        let (shifts, bits) = (digits.shifts, digits.bits);
+        let n = row.len();
+        let mut trace = AirTrace::default();
+        let mut hist = [0u32; MAX_BINS];
+        first_histogram(row, key_of, shifts[0], &mut hist);
+        trace.work.sweep(n);
+        let mut state = State::start(find_bin(&hist, k), k);
+        trace.digits = 1;
+        trace.candidates[0] = state.count;
+        let mut source = Source::Input;
+        let mut written = 0;
+        for d in 1..digits.count {
+            if state.count == state.k_left {
+                // §3.3: every remaining candidate is selected.
+                trace.early_stop = true;
+                break;
+            }
+            trace.from_buffer[d - 1] = matches!(source, Source::Buffer(_));
+            let buffering = self.buffers(state.count, n);
+            let pass = Pass { prev: shifts[d - 1], prefix: state.prefix, shift: shifts[d] };
+            let bins = &mut hist[..1 << bits[d]];
+            bins.fill(0);
+            let (kept, found) = match (source, buffering) {
+                (Source::Input, false) => {
+                    pass.histogram_input(row, key_of, bins);
+                    (0, 0)
+                }
+                (Source::Input, true) => {
+                    // One slot of slack: the compaction stores before it knows.
+                    let buf = grow(&mut scratch.ranks, state.count + 1);
+                    pass.filter_input(row, key_of, bins, buf, &mut out[written..])
+                }
+                (Source::Buffer(len), _) => {
+                    pass.filter_buffer(&mut scratch.ranks[..len], bins, &mut out[written..])
+                }
+            };
+            match source {
+                Source::Input => trace.work.sweep(n),
+                Source::Buffer(len) => trace.work.read(len),
+            }
+            if buffering {
+                trace.work.write(kept + found);
+                written += found;
+                source = Source::Buffer(kept);
+            }
+            state.narrow(find_bin(bins, state.k_left), bits[d]);
+            trace.digits += 1;
+            trace.candidates[d] = state.count;
+        }
+        trace.from_buffer[trace.digits as usize - 1] = matches!(source, Source::Buffer(_));
+        let depth = trace.digits as usize - 1;
+        let last = Last { shift: shifts[depth], prefix: state.prefix, ties: state.k_left };
+        let found = match source {
+            Source::Input => {
+                trace.work.sweep(n);
+                last.filter_input(row, key_of, &mut out[written..])
+            }
+            Source::Buffer(len) => {
+                trace.work.read(len);
+                last.filter_buffer(&scratch.ranks[..len], &mut out[written..])
+            }
+        };
+        trace.work.write(found);
+        debug_assert_eq!(written + found, k, "AIR wrote a wrong number of results");
+        out.sort_unstable();
+        trace
+    }
+}
+
 // AIR Top-K (paper 002, §3) packs a key and its index into one 64-bit buffer word
 // and cuts 32-bit keys into 11-bit digits: keys of at most 32 bits (`f64` and `i64` rows are
 // refused with `TopKError::UnsupportedElement`).
 topk_ref::row_select!(Air, "air", 32, |air, row, k, mode, scratch, out| {
-    RowStats::with_work(air.trace_row(row, k, mode, scratch, out).work)
+    RowStats::with_work(air.trace_row(Job { row, k, mode, scratch, out }).work)
 });
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::run_job;
     use topk_ref::oracle::canonical_indices;
+    use topk_ref::order::Mode;
     use topk_ref::order::ordered_value_of_key;
 
     /// A row whose largest-mode keys are `keys` (no key is a NaN key).
@@ -534,9 +524,7 @@ mod tests {
     }
 
     fn trace(air: Air, row: &[f32], k: usize, mode: Mode) -> (Vec<u32>, AirTrace) {
-        let mut out = vec![0; k];
-        let t = air.trace_row(row, k, mode, &mut Scratch::default(), &mut out);
-        (out, t)
+        run_job(row, k, mode, |job| air.trace_row(job))
     }
 
     const N: usize = 1 << 14;
@@ -654,9 +642,7 @@ mod tests {
         // so the input is read three times — against four times for 32-bit keys.
         let row: Vec<topk_ref::f16> =
             (0..N as u16).map(|i| topk_ref::f16::from_bits(0x3C00 | (i % 32))).collect();
-        let mut out = vec![0; 10];
-        let t =
-            Air::default().trace_row(&row, 10, Mode::Largest, &mut Scratch::default(), &mut out);
+        let (out, t) = run_job(&row, 10, Mode::Largest, |job| Air::default().trace_row(job));
         assert_eq!(out, canonical_indices(&row, 10, Mode::Largest));
         assert_eq!((t.digits, t.candidates), (2, [N, N / 32, 0]));
         assert_eq!(t.from_buffer, [false, false, false]);

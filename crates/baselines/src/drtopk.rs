@@ -45,11 +45,12 @@
 
 use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow, selection_reads};
 use topk_ref::bitonic::{PAD, top_run};
-use topk_ref::order::{Element, KeyBits, Mode, rank, rank_index, rank_key};
+use topk_ref::order::{Element, KeyBits, rank, rank_index, rank_key};
 use topk_ref::radix::kth_key;
 use topk_ref::select::select_with_kth_key;
 
 use crate::error::BaselineError;
+use crate::job::{Job, Keyed, KeyedRun};
 
 /// The base top-k algorithm of both top-k steps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -105,10 +106,10 @@ impl DrTopK {
     /// Dr. Top-k with `beta` delegates per subrange (1 = maximum delegates, §4.1) and `base`.
     pub fn new(beta: usize, base: Base) -> Result<Self, BaselineError> {
         if !(1..=Self::MAX_BETA).contains(&beta) {
-            return Err(BaselineError::InvalidParameter {
-                name: "beta",
-                reason: format!("must be between 1 and {}, got {beta}", Self::MAX_BETA),
-            });
+            return Err(BaselineError::invalid(
+                "beta",
+                format!("must be between 1 and {}, got {beta}", Self::MAX_BETA),
+            ));
         }
         Ok(Self { beta, base, alpha: None })
     }
@@ -145,69 +146,9 @@ impl DrTopK {
         a
     }
 
-    /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`) and reports what it did.
-    pub fn trace_row<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> DrTrace {
-        match mode {
-            Mode::Largest => self.run(row, k, |v: E| v.key_largest().to_u32(), scratch, out),
-            Mode::Smallest => self.run(row, k, |v: E| v.key_smallest().to_u32(), scratch, out),
-        }
-    }
-
-    fn run<E: Element, K: Fn(E) -> u32 + Copy>(
-        &self,
-        row: &[E],
-        k: usize,
-        key_of: K,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> DrTrace {
-        let m = row.len();
-        let alpha = self.alpha_for(m, k);
-        let mut trace = DrTrace { alpha, ..DrTrace::default() };
-        // Step 0: the delegate vector, in index order.
-        let mut d = std::mem::take(&mut scratch.ranks);
-        trace.delegates = Self::delegate_count(m, alpha, self.beta);
-        let dv = grow(&mut d, trace.delegates);
-        build_delegates(row, alpha, self.beta, key_of, dv);
-        trace.work.sweep(m);
-        trace.work.write(trace.delegates);
-        // Step 1: the first top-k; D's front now holds it, in index order.
-        let first = base_topk::<E::Key>(self.base, &mut d, trace.delegates, k, scratch);
-        trace.work.add_traffic(&first);
-        let t1 = &d[..k];
-        let floor = t1.iter().copied().min().unwrap_or(PAD);
-        let plan = Plan::of(t1, alpha, self.beta, m);
-        if plan.qualified == 0 {
-            // Fig. 8(b): no subrange gave all its delegates; the first top-k is the answer.
-            write_indices(t1, out);
-            scratch.ranks = d;
-            return trace;
-        }
-        // Steps 2–3: concatenate the first top-k's delegates and the qualified subranges'
-        // elements at or above the floor (Rule 2), in index order.
-        let mut c = std::mem::take(&mut scratch.ranks2);
-        let cv = grow(&mut c, k + plan.rescanned);
-        let len = concatenate(row, t1, alpha, self.beta, floor, key_of, cv);
-        trace.qualified = plan.qualified;
-        trace.rescanned = plan.rescanned;
-        trace.concatenated = len;
-        trace.second_topk = true;
-        trace.work.read(k + plan.rescanned);
-        trace.work.write(len);
-        // Step 4: the second top-k.
-        let second = base_topk::<E::Key>(self.base, &mut c, len, k, scratch);
-        trace.work.add_traffic(&second);
-        write_indices(&c[..k], out);
-        scratch.ranks = d;
-        scratch.ranks2 = c;
-        trace
+    /// Runs one row ([`Job`]) and reports what it did.
+    pub fn trace_row<E: Element>(&self, job: Job<'_, E>) -> DrTrace {
+        job.run_u32(self)
     }
 }
 
@@ -386,16 +327,66 @@ fn write_indices(ranks: &[u64], out: &mut [u32]) {
     }
 }
 
+impl KeyedRun for DrTopK {
+    type Trace = DrTrace;
+
+    fn run<E: Element, K: Fn(E) -> u32 + Copy>(&self, job: Keyed<'_, E, K>) -> DrTrace {
+        let Keyed { row, k, key_of, scratch, out } = job;
+        let m = row.len();
+        let alpha = self.alpha_for(m, k);
+        let mut trace = DrTrace { alpha, ..DrTrace::default() };
+        // Step 0: the delegate vector, in index order.
+        let mut d = std::mem::take(&mut scratch.ranks);
+        trace.delegates = Self::delegate_count(m, alpha, self.beta);
+        let dv = grow(&mut d, trace.delegates);
+        build_delegates(row, alpha, self.beta, key_of, dv);
+        trace.work.sweep(m);
+        trace.work.write(trace.delegates);
+        // Step 1: the first top-k; D's front now holds it, in index order.
+        let first = base_topk::<E::Key>(self.base, &mut d, trace.delegates, k, scratch);
+        trace.work.add_traffic(&first);
+        let t1 = &d[..k];
+        let floor = t1.iter().copied().min().unwrap_or(PAD);
+        let plan = Plan::of(t1, alpha, self.beta, m);
+        if plan.qualified == 0 {
+            // Fig. 8(b): no subrange gave all its delegates; the first top-k is the answer.
+            write_indices(t1, out);
+            scratch.ranks = d;
+            return trace;
+        }
+        // Steps 2–3: concatenate the first top-k's delegates and the qualified subranges'
+        // elements at or above the floor (Rule 2), in index order.
+        let mut c = std::mem::take(&mut scratch.ranks2);
+        let cv = grow(&mut c, k + plan.rescanned);
+        let len = concatenate(row, t1, alpha, self.beta, floor, key_of, cv);
+        trace.qualified = plan.qualified;
+        trace.rescanned = plan.rescanned;
+        trace.concatenated = len;
+        trace.second_topk = true;
+        trace.work.read(k + plan.rescanned);
+        trace.work.write(len);
+        // Step 4: the second top-k.
+        let second = base_topk::<E::Key>(self.base, &mut c, len, k, scratch);
+        trace.work.add_traffic(&second);
+        write_indices(&c[..k], out);
+        scratch.ranks = d;
+        scratch.ranks2 = c;
+        trace
+    }
+}
+
 // Dr. Top-k (paper 004) keeps delegates as key-index pairs packed in 64 bits: keys of at
 // most 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
 topk_ref::row_select!(DrTopK, "drtopk", 32, |dr, row, k, mode, scratch, out| {
-    RowStats::with_work(dr.trace_row(row, k, mode, scratch, out).work)
+    RowStats::with_work(dr.trace_row(Job { row, k, mode, scratch, out }).work)
 });
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::run_job;
     use topk_ref::oracle::canonical_indices;
+    use topk_ref::order::Mode;
 
     /// The 16-element vector of the paper's Figures 5 and 8, in subranges of 4.
     const FIG: [f32; 16] = [
@@ -404,9 +395,7 @@ mod tests {
     ];
 
     fn trace(dr: DrTopK, row: &[f32], k: usize, mode: Mode) -> (Vec<u32>, DrTrace) {
-        let mut out = vec![0; k];
-        let t = dr.trace_row(row, k, mode, &mut Scratch::default(), &mut out);
-        (out, t)
+        run_job(row, k, mode, |job| dr.trace_row(job))
     }
 
     #[test]

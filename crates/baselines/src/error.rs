@@ -18,3 +18,10 @@ pub enum BaselineError {
     #[error("unknown baseline '{0}'")]
     UnknownName(String),
 }
+
+impl BaselineError {
+    /// [`BaselineError::InvalidParameter`] for `name`, saying `reason`.
+    pub(crate) fn invalid(name: &'static str, reason: impl Into<String>) -> Self {
+        Self::InvalidParameter { name, reason: reason.into() }
+    }
+}

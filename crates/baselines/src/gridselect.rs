@@ -40,11 +40,12 @@
 //! input, the partial results the blocks write and the merge kernel reads back, the k outputs,
 //! and each sorting-network merge (queue flushes and block merges).
 
-use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow};
+use topk_ref::algorithm::{RowStats, WorkCounters, grow};
 use topk_ref::bitonic::{PAD, merge_sorted_runs};
-use topk_ref::order::{Element, KeyBits, Mode, rank_index};
+use topk_ref::order::{Element, rank_index};
 
 use crate::error::BaselineError;
+use crate::job::{Job, Keyed, KeyedRun};
 use crate::queue::{RunningTop, WARP, ballot, list_len};
 
 /// GridSelect (see the [module documentation](self)).
@@ -75,10 +76,7 @@ impl GridSelect {
     /// of 32 use fewer).
     pub fn with_blocks(blocks: usize) -> Result<Self, BaselineError> {
         if blocks == 0 {
-            return Err(BaselineError::InvalidParameter {
-                name: "blocks",
-                reason: "must be at least 1".into(),
-            });
+            return Err(BaselineError::invalid("blocks", "must be at least 1"));
         }
         Ok(Self { blocks: Some(blocks) })
     }
@@ -88,59 +86,9 @@ impl GridSelect {
         m.div_ceil(Self::BLOCK_ELEMENTS).clamp(1, Self::MAX_BLOCKS)
     }
 
-    /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`) and reports what it did.
-    pub fn trace_row<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> GridTrace {
-        match mode {
-            Mode::Largest => self.run(row, k, |v: E| v.key_largest().to_u32(), scratch, out),
-            Mode::Smallest => self.run(row, k, |v: E| v.key_smallest().to_u32(), scratch, out),
-        }
-    }
-
-    fn run<E: Element, K: Fn(E) -> u32 + Copy>(
-        &self,
-        row: &[E],
-        k: usize,
-        key_of: K,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> GridTrace {
-        let m = row.len();
-        let wanted = self.blocks.unwrap_or_else(|| Self::auto_blocks(m));
-        // Contiguous slices, whole chunks of 32 each.
-        let span = m.div_ceil(wanted).next_multiple_of(WARP);
-        let blocks = m.div_ceil(span);
-        let l = list_len(k);
-        let lists = grow(&mut scratch.ranks, blocks * l);
-        let mut trace = GridTrace { blocks, ..GridTrace::default() };
-        trace.work.sweep(m);
-        for (b, list) in lists.chunks_exact_mut(l).enumerate() {
-            let start = b * span;
-            let slice = &row[start..m.min(start + span)];
-            trace.flushes += block(slice, start as u32, k, key_of, list);
-        }
-        trace.work.merges = trace.flushes;
-        if blocks > 1 {
-            // Each block writes its partial top-k; the merge reads them all back.
-            let partials = (0..blocks).map(|b| k.min(m - b * span)).sum::<usize>();
-            trace.work.write(partials);
-            trace.work.read(partials);
-            let mut tree = WorkCounters::default();
-            merge_sorted_runs(lists, l, &mut tree);
-            trace.work.merges += tree.merges;
-        }
-        for (o, &r) in out.iter_mut().zip(&lists[..k]) {
-            *o = rank_index(r);
-        }
-        out.sort_unstable();
-        trace.work.write(k);
-        trace
+    /// Runs one row ([`Job`]) and reports what it did.
+    pub fn trace_row<E: Element>(&self, job: Job<'_, E>) -> GridTrace {
+        job.run_u32(self)
     }
 }
 
@@ -205,21 +153,59 @@ fn for_each_lane(mut mask: u32, mut f: impl FnMut(usize)) {
     }
 }
 
+impl KeyedRun for GridSelect {
+    type Trace = GridTrace;
+
+    fn run<E: Element, K: Fn(E) -> u32 + Copy>(&self, job: Keyed<'_, E, K>) -> GridTrace {
+        let Keyed { row, k, key_of, scratch, out } = job;
+        let m = row.len();
+        let wanted = self.blocks.unwrap_or_else(|| Self::auto_blocks(m));
+        // Contiguous slices, whole chunks of 32 each.
+        let span = m.div_ceil(wanted).next_multiple_of(WARP);
+        let blocks = m.div_ceil(span);
+        let l = list_len(k);
+        let lists = grow(&mut scratch.ranks, blocks * l);
+        let mut trace = GridTrace { blocks, ..GridTrace::default() };
+        trace.work.sweep(m);
+        for (b, list) in lists.chunks_exact_mut(l).enumerate() {
+            let start = b * span;
+            let slice = &row[start..m.min(start + span)];
+            trace.flushes += block(slice, start as u32, k, key_of, list);
+        }
+        trace.work.merges = trace.flushes;
+        if blocks > 1 {
+            // Each block writes its partial top-k; the merge reads them all back.
+            let partials = (0..blocks).map(|b| k.min(m - b * span)).sum::<usize>();
+            trace.work.write(partials);
+            trace.work.read(partials);
+            let mut tree = WorkCounters::default();
+            merge_sorted_runs(lists, l, &mut tree);
+            trace.work.merges += tree.merges;
+        }
+        for (o, &r) in out.iter_mut().zip(&lists[..k]) {
+            *o = rank_index(r);
+        }
+        out.sort_unstable();
+        trace.work.write(k);
+        trace
+    }
+}
+
 // GridSelect's queues (paper 002, §4) hold key-index pairs packed in 64 bits: keys of at
 // most 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
 topk_ref::row_select!(GridSelect, "gridselect", 32, |grid, row, k, mode, scratch, out| {
-    RowStats::with_work(grid.trace_row(row, k, mode, scratch, out).work)
+    RowStats::with_work(grid.trace_row(Job { row, k, mode, scratch, out }).work)
 });
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::run_job;
     use topk_ref::oracle::canonical_indices;
+    use topk_ref::order::Mode;
 
     fn trace(g: GridSelect, row: &[f32], k: usize) -> (Vec<u32>, GridTrace) {
-        let mut out = vec![0; k];
-        let t = g.trace_row(row, k, Mode::Largest, &mut Scratch::default(), &mut out);
-        (out, t)
+        run_job(row, k, Mode::Largest, |job| g.trace_row(job))
     }
 
     #[test]

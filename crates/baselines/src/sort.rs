@@ -23,7 +23,8 @@
 //! need only the k-th key and one selection pass. The counters ([`WorkCounters`]) count
 //! exactly those loads and stores.
 
-use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow};
+use crate::job::{Job, Keyed};
+use topk_ref::algorithm::{RowStats, WorkCounters, grow};
 use topk_ref::order::{Element, KeyBits, Mode};
 
 /// Bits per digit of the radix sort.
@@ -40,18 +41,11 @@ pub const SCATTER_PASSES_16: usize = (u16::BITS / DIGIT_BITS) as usize;
 pub struct SortChoose;
 
 impl SortChoose {
-    /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`); returns the work.
-    pub fn work_row<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> WorkCounters {
-        match mode {
-            Mode::Largest => run(row, k, E::key_largest, scratch, out),
-            Mode::Smallest => run(row, k, E::key_smallest, scratch, out),
+    /// Runs one row ([`Job`]); returns the work.
+    pub fn work_row<E: Element>(&self, job: Job<'_, E>) -> WorkCounters {
+        match job.mode {
+            Mode::Largest => run(job.keyed(E::key_largest)),
+            Mode::Smallest => run(job.keyed(E::key_smallest)),
         }
     }
 }
@@ -70,13 +64,8 @@ fn digit(e: u64, p: usize) -> usize {
     (e >> (32 + DIGIT_BITS as usize * p)) as usize & (BINS - 1)
 }
 
-fn run<E: Element, K: Fn(E) -> E::Key + Copy>(
-    row: &[E],
-    k: usize,
-    key_of: K,
-    scratch: &mut Scratch,
-    out: &mut [u32],
-) -> WorkCounters {
+fn run<E: Element, K: Fn(E) -> E::Key + Copy>(job: Keyed<'_, E, K>) -> WorkCounters {
+    let Keyed { row, k, key_of, scratch, out } = job;
     let n = row.len();
     let mut work = WorkCounters::default();
     let passes = (E::Key::BITS / DIGIT_BITS) as usize;
@@ -139,12 +128,13 @@ fn offsets(hist: &[usize; BINS]) -> [usize; BINS] {
 // The sort sorts key-index pairs packed in 64 bits (key in the high word): keys of at most
 // 32 bits (`f64` and `i64` rows are refused with `TopKError::UnsupportedElement`).
 topk_ref::row_select!(SortChoose, "sort", 32, |sort, row, k, mode, scratch, out| {
-    RowStats::with_work(sort.work_row(row, k, mode, scratch, out))
+    RowStats::with_work(sort.work_row(Job { row, k, mode, scratch, out }))
 });
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::run_job;
     use topk_ref::oracle::canonical_indices;
 
     #[test]
@@ -152,8 +142,7 @@ mod tests {
         let row: Vec<f32> = (0..777).map(|i| ((i * 7919) % 101) as f32 - 50.0).collect();
         for k in [1, 100, 777] {
             for mode in [Mode::Largest, Mode::Smallest] {
-                let mut out = vec![0; k];
-                let w = SortChoose.work_row(&row, k, mode, &mut Scratch::default(), &mut out);
+                let (out, w) = run_job(&row, k, mode, |job| SortChoose.work_row(job));
                 assert_eq!(out, canonical_indices(&row, k, mode), "k={k} {mode:?}");
                 assert_eq!(w.passes, 5);
                 assert_eq!(w.elements_read, (5 * 777 + k) as u64);
@@ -168,8 +157,7 @@ mod tests {
             (0..777).map(|i| topk_ref::f16::from_f32(((i * 7919) % 101) as f32 - 50.0)).collect();
         for k in [1, 100, 777] {
             for mode in [Mode::Largest, Mode::Smallest] {
-                let mut out = vec![0; k];
-                let w = SortChoose.work_row(&row, k, mode, &mut Scratch::default(), &mut out);
+                let (out, w) = run_job(&row, k, mode, |job| SortChoose.work_row(job));
                 assert_eq!(out, canonical_indices(&row, k, mode), "k={k} {mode:?}");
                 assert_eq!(w.passes, 1 + SCATTER_PASSES_16 as u64);
                 assert_eq!(w.elements_read, (3 * 777 + k) as u64);
@@ -183,8 +171,7 @@ mod tests {
         let row = [1.0, f32::NAN, 1.0, -0.0, 0.0, -f32::NAN, 1.0];
         for k in 1..=row.len() {
             for mode in [Mode::Largest, Mode::Smallest] {
-                let mut out = vec![0; k];
-                SortChoose.work_row(&row, k, mode, &mut Scratch::default(), &mut out);
+                let (out, _) = run_job(&row, k, mode, |job| SortChoose.work_row(job));
                 assert_eq!(out, canonical_indices(&row, k, mode), "k={k} {mode:?}");
             }
         }

@@ -39,6 +39,7 @@
 //! result. The counters ([`WorkCounters`]) count each sweep's loads (the ties sweep and
 //! `findPattern` up to the chunk of 32 where they stop) and the k stores.
 
+use crate::job::{Job, Keyed};
 use topk_ref::algorithm::{BALLOT_WIDTH, RowStats, WorkCounters, selection_reads};
 use topk_ref::order::{Element, KeyBits, Mode};
 
@@ -69,34 +70,28 @@ pub struct TorchTrace {
 }
 
 impl TorchRadix {
-    /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`) and reports what it did.
-    pub fn trace_row<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        out: &mut [u32],
-    ) -> TorchTrace {
-        match mode {
-            Mode::Largest => run(row, k, E::key_largest, out),
-            Mode::Smallest => run(row, k, E::key_smallest, out),
+    /// Runs one row ([`Job`]) and reports what it did.
+    pub fn trace_row<E: Element>(&self, job: Job<'_, E>) -> TorchTrace {
+        match job.mode {
+            Mode::Largest => run(job.keyed(E::key_largest)),
+            Mode::Smallest => run(job.keyed(E::key_smallest)),
         }
     }
 }
 
-fn run<E: Element, K: Fn(E) -> E::Key + Copy>(
-    row: &[E],
-    k: usize,
-    key_of: K,
-    out: &mut [u32],
-) -> TorchTrace {
+fn run<E: Element, K: Fn(E) -> E::Key + Copy>(job: Keyed<'_, E, K>) -> TorchTrace {
+    // The scratch goes unused: PyTorch's radix select keeps its counts on the stack.
+    let Keyed { row, k, key_of, out, .. } = job;
     let n = row.len();
     let mut trace = TorchTrace::default();
     let kth = radix_select(row, k, key_of, &mut trace);
     // gatherTopK: the keys above the k-th, then the first ties, each in index order.
-    let above = gather_above(row, key_of, kth, out);
+    // Fewer than k keys lie above the k-th, so `out` never fills here.
+    let above = gather(row, |v| key_of(v) > kth, out);
     trace.work.sweep(n);
-    let last = gather_ties(row, key_of, kth, &mut out[above..]);
+    let ties = &mut out[above..];
+    gather(row, |v| key_of(v) == kth, ties);
+    let last = ties.last().copied().unwrap_or(0);
     trace.work.sweep(selection_reads(last, n));
     trace.work.write(k);
     out.sort_unstable();
@@ -177,16 +172,15 @@ fn find_pattern<E: Element>(
     (desired, row.len())
 }
 
-/// Writes the indices of keys above `kth` to the front of `out`; returns how many.
-fn gather_above<E: Element>(
-    row: &[E],
-    key_of: impl Fn(E) -> E::Key,
-    kth: E::Key,
-    out: &mut [u32],
-) -> usize {
+/// Writes the indices of the elements `keep` takes, in index order, to the front of `out`
+/// until it is full; returns how many.
+fn gather<E: Element>(row: &[E], keep: impl Fn(E) -> bool, out: &mut [u32]) -> usize {
     let mut n = 0;
     for (i, &v) in row.iter().enumerate() {
-        if key_of(v) > kth {
+        if n == out.len() {
+            break;
+        }
+        if keep(v) {
             out[n] = i as u32;
             n += 1;
         }
@@ -194,40 +188,19 @@ fn gather_above<E: Element>(
     n
 }
 
-/// Fills `out` with the first indices whose key equals `kth`; returns the last one.
-fn gather_ties<E: Element>(
-    row: &[E],
-    key_of: impl Fn(E) -> E::Key,
-    kth: E::Key,
-    out: &mut [u32],
-) -> u32 {
-    let mut n = 0;
-    for (i, &v) in row.iter().enumerate() {
-        if n == out.len() {
-            break;
-        }
-        if key_of(v) == kth {
-            out[n] = i as u32;
-            n += 1;
-        }
-    }
-    out.last().copied().unwrap_or(0)
-}
-
-topk_ref::row_select!(TorchRadix, "torch-radix", 64, |torch, row, k, mode, _scratch, out| {
-    RowStats::with_work(torch.trace_row(row, k, mode, out).work)
+topk_ref::row_select!(TorchRadix, "torch-radix", 64, |torch, row, k, mode, scratch, out| {
+    RowStats::with_work(torch.trace_row(Job { row, k, mode, scratch, out }).work)
 });
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::job::run_job;
     use topk_ref::oracle::canonical_indices;
     use topk_ref::order::ordered_value_of_key;
 
     fn trace(row: &[f32], k: usize) -> (Vec<u32>, TorchTrace) {
-        let mut out = vec![0; k];
-        let t = TorchRadix.trace_row(row, k, Mode::Largest, &mut out);
-        (out, t)
+        run_job(row, k, Mode::Largest, |job| TorchRadix.trace_row(job))
     }
 
     #[test]
@@ -273,8 +246,7 @@ mod tests {
     fn sixteen_bit_keys_take_at_most_8_passes() {
         // All ties: every digit of the 16-bit key is counted, 8 passes (16 for f32 keys).
         let row = vec![topk_ref::bf16::from_f32(2.5); 1000];
-        let mut out = vec![0; 40];
-        let t = TorchRadix.trace_row(&row, 40, Mode::Largest, &mut out);
+        let (out, t) = run_job(&row, 40, Mode::Largest, |job| TorchRadix.trace_row(job));
         assert_eq!(out, canonical_indices(&row, 40, Mode::Largest));
         assert_eq!((t.count_passes, t.found_unique), (MAX_COUNT_PASSES_16, false));
         assert_eq!(t.work.passes, 8 + 2);
@@ -284,8 +256,7 @@ mod tests {
         let all: Vec<topk_ref::f16> = (0..=u16::MAX).map(topk_ref::f16::from_bits).collect();
         for k in [1, 1000, 40_000] {
             for mode in [Mode::Largest, Mode::Smallest] {
-                let mut out = vec![0; k];
-                let t = TorchRadix.trace_row(&all, k, mode, &mut out);
+                let (out, t) = run_job(&all, k, mode, |job| TorchRadix.trace_row(job));
                 assert_eq!(out, canonical_indices(&all, k, mode), "k={k} {mode:?}");
                 assert!(t.count_passes <= 8, "{t:?}");
             }
@@ -298,8 +269,7 @@ mod tests {
             [0.5, f32::NAN, -0.0, 0.0, f32::INFINITY, -f32::NAN, 1.0e-45, f32::NEG_INFINITY, 0.5];
         for k in 1..=row.len() {
             for mode in [Mode::Largest, Mode::Smallest] {
-                let mut out = vec![0; k];
-                TorchRadix.trace_row(&row, k, mode, &mut out);
+                let (out, _) = run_job(&row, k, mode, |job| TorchRadix.trace_row(job));
                 assert_eq!(out, canonical_indices(&row, k, mode), "k={k} {mode:?}");
             }
         }

@@ -35,10 +35,11 @@
 //! (§5.3: BlockSelect uses up to 4 warps, GridSelect many blocks). The counters
 //! ([`WorkCounters`]) count one read of the input, the k outputs and each warp-wide merge.
 
-use topk_ref::algorithm::{RowStats, Scratch, WorkCounters, grow};
+use topk_ref::algorithm::{RowStats, WorkCounters, grow};
 use topk_ref::bitonic::PAD;
-use topk_ref::order::{Element, KeyBits, Mode, rank_index};
+use topk_ref::order::{Element, rank_index};
 
+use crate::job::{Job, Keyed, KeyedRun};
 use crate::queue::{RunningTop, WARP, ballot, list_len};
 
 /// The longest thread queue.
@@ -58,92 +59,76 @@ pub fn thread_queue_len(k: usize) -> usize {
 }
 
 impl WarpSelect {
-    /// Runs one row (`1 <= k <= row.len()`, `out.len() == k`); returns the work, whose
+    /// Runs one row ([`Job`]); returns the work, whose
     /// `merges` are the warp-wide queue merges.
-    pub fn work_row<E: Element>(
-        &self,
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> WorkCounters {
-        match mode {
-            Mode::Largest => run(row, k, |v: E| v.key_largest().to_u32(), scratch, out),
-            Mode::Smallest => run(row, k, |v: E| v.key_smallest().to_u32(), scratch, out),
-        }
+    pub fn work_row<E: Element>(&self, job: Job<'_, E>) -> WorkCounters {
+        job.run_u32(self)
     }
 }
 
-fn run<E: Element, K: Fn(E) -> u32 + Copy>(
-    row: &[E],
-    k: usize,
-    key_of: K,
-    scratch: &mut Scratch,
-    out: &mut [u32],
-) -> WorkCounters {
-    let t = thread_queue_len(k);
-    let mut top = RunningTop::new(grow(&mut scratch.ranks, list_len(k)), k);
-    let mut slots = [PAD; WARP * MAX_THREAD_QUEUE];
-    let queues = &mut slots[..WARP * t];
-    let mut filled = [0usize; WARP];
-    let mut ranks = [0u64; WARP];
-    let mut work = WorkCounters::default();
-    for (c, chunk) in row.chunks(WARP).enumerate() {
-        let mut mask = ballot(chunk, (c * WARP) as u32, key_of, top.threshold(), &mut ranks);
-        let mut any_full = false;
-        while mask != 0 {
-            // Lane j stores its element in its own queue.
-            let j = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            queues[j * t + filled[j]] = ranks[j];
-            filled[j] += 1;
-            any_full |= filled[j] == t;
+impl KeyedRun for WarpSelect {
+    type Trace = WorkCounters;
+
+    fn run<E: Element, K: Fn(E) -> u32 + Copy>(&self, job: Keyed<'_, E, K>) -> WorkCounters {
+        let Keyed { row, k, key_of, scratch, out } = job;
+        let t = thread_queue_len(k);
+        let mut top = RunningTop::new(grow(&mut scratch.ranks, list_len(k)), k);
+        let mut slots = [PAD; WARP * MAX_THREAD_QUEUE];
+        let queues = &mut slots[..WARP * t];
+        let mut filled = [0usize; WARP];
+        let mut ranks = [0u64; WARP];
+        let mut work = WorkCounters::default();
+        for (c, chunk) in row.chunks(WARP).enumerate() {
+            let mut mask = ballot(chunk, (c * WARP) as u32, key_of, top.threshold(), &mut ranks);
+            let mut any_full = false;
+            while mask != 0 {
+                // Lane j stores its element in its own queue.
+                let j = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                queues[j * t + filled[j]] = ranks[j];
+                filled[j] += 1;
+                any_full |= filled[j] == t;
+            }
+            if any_full {
+                top.absorb(queues);
+                queues.fill(PAD);
+                filled = [0; WARP];
+                work.merges += 1;
+            }
         }
-        if any_full {
+        if filled.iter().any(|&f| f > 0) {
             top.absorb(queues);
-            queues.fill(PAD);
-            filled = [0; WARP];
             work.merges += 1;
         }
+        for (o, &r) in out.iter_mut().zip(top.ranks()) {
+            *o = rank_index(r);
+        }
+        out.sort_unstable();
+        work.sweep(row.len());
+        work.write(k);
+        work
     }
-    if filled.iter().any(|&f| f > 0) {
-        top.absorb(queues);
-        work.merges += 1;
-    }
-    for (o, &r) in out.iter_mut().zip(top.ranks()) {
-        *o = rank_index(r);
-    }
-    out.sort_unstable();
-    work.sweep(row.len());
-    work.write(k);
-    work
 }
 
 // WarpSelect's thread and warp queues (paper 002, §2.2) hold key-index pairs packed in 64
 // bits: keys of at most 32 bits (`f64` and `i64` rows are refused with
 // `TopKError::UnsupportedElement`).
 topk_ref::row_select!(WarpSelect, "warpselect", 32, |warp, row, k, mode, scratch, out| {
-    RowStats::with_work(warp.work_row(row, k, mode, scratch, out))
+    RowStats::with_work(warp.work_row(Job { row, k, mode, scratch, out }))
 });
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::GridSelect;
+    use crate::job::run_job;
     use topk_ref::oracle::canonical_indices;
+    use topk_ref::order::Mode;
 
     fn merges(row: &[f32], k: usize) -> (u64, u64) {
-        let mut out = vec![0; k];
-        let w = WarpSelect.work_row(row, k, Mode::Largest, &mut Scratch::default(), &mut out);
+        let (out, w) = run_job(row, k, Mode::Largest, |job| WarpSelect.work_row(job));
         assert_eq!(out, canonical_indices(row, k, Mode::Largest));
-        let g = GridSelect::default().trace_row(
-            row,
-            k,
-            Mode::Largest,
-            &mut Scratch::default(),
-            &mut out,
-        );
+        let (out, g) = run_job(row, k, Mode::Largest, |job| GridSelect::default().trace_row(job));
         assert_eq!(out, canonical_indices(row, k, Mode::Largest));
         (w.merges, g.flushes)
     }
@@ -171,8 +156,7 @@ mod tests {
     #[test]
     fn work_is_one_pass() {
         let row: Vec<f32> = (0..500).map(|i| ((i * 31) % 97) as f32).collect();
-        let mut out = vec![0; 300];
-        let w = WarpSelect.work_row(&row, 300, Mode::Smallest, &mut Scratch::default(), &mut out);
+        let (out, w) = run_job(&row, 300, Mode::Smallest, |job| WarpSelect.work_row(job));
         assert_eq!(out, canonical_indices(&row, 300, Mode::Smallest));
         assert_eq!((w.elements_read, w.elements_written, w.passes), (500, 300, 1));
         assert_eq!(thread_queue_len(300), 8);

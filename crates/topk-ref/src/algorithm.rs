@@ -89,6 +89,14 @@ impl WorkCounters {
         self.elements_written += sub.elements_written;
         self.merges += sub.merges;
     }
+
+    /// A selection pass in index order over a row of `m` that stops at the chunk holding its
+    /// last result (`out`, ascending), then the `out.len()` results written.
+    #[inline]
+    pub fn select_pass(&mut self, out: &[u32], m: usize) {
+        self.sweep(out.last().map_or(0, |&i| selection_reads(i, m)));
+        self.write(out.len());
+    }
 }
 
 impl std::ops::AddAssign for WorkCounters {

@@ -163,7 +163,7 @@
 //! lane runs the same bracket updates, so the warp never diverges; the search touches only
 //! shared memory or registers.
 
-use crate::algorithm::{RowStats, Scratch, WorkCounters, grow, selection_reads};
+use crate::algorithm::{RowStats, Scratch, WorkCounters, grow};
 use crate::error::TopKError;
 use crate::order::{Element, KeyBits, Mode, OrderedValue, RowSelect, keys_and_range_into};
 use crate::select::select_in_index_order;
@@ -708,10 +708,7 @@ impl RowSelect for Bisect {
         let range = keys_and_range_into(row, mode, keys);
         let outcome = self.search_keys::<E>(keys, range, k);
         Self::select_from(keys, k, &outcome, out);
-        RowStats {
-            iterations: Some(outcome.iterations),
-            work: work_of(row.len(), k, &outcome, out),
-        }
+        RowStats { iterations: Some(outcome.iterations), work: work_of(row.len(), &outcome, out) }
     }
 
     /// The search with the hint test and window tests first (module docs, "Hints").
@@ -731,17 +728,14 @@ impl RowSelect for Bisect {
         let range = keys_and_range_into(row, mode, keys);
         let outcome = self.search_keys_hint_key::<E>(keys, range, k, E::hint_key(hint, mode));
         Self::select_from(keys, k, &outcome, out);
-        RowStats {
-            iterations: Some(outcome.iterations),
-            work: work_of(row.len(), k, &outcome, out),
-        }
+        RowStats { iterations: Some(outcome.iterations), work: work_of(row.len(), &outcome, out) }
     }
 }
 
 /// The work of one search and selection: the key and range sweep, one counting pass per
 /// iteration (Algorithm 2 counts its `max_iter` steps, as the kernel runs them), the count at
 /// `hi` when the search did not leave it, and the selection pass up to its k-th result.
-fn work_of<K>(m: usize, k: usize, outcome: &BisectOutcome<K>, out: &[u32]) -> WorkCounters {
+fn work_of<K>(m: usize, outcome: &BisectOutcome<K>, out: &[u32]) -> WorkCounters {
     let mut work = WorkCounters::default();
     work.sweep(m);
     for _ in 0..outcome.iterations {
@@ -750,8 +744,7 @@ fn work_of<K>(m: usize, k: usize, outcome: &BisectOutcome<K>, out: &[u32]) -> Wo
     if outcome.exit != BisectExit::MaxIter && outcome.count_at_hi.is_none() {
         work.sweep(m);
     }
-    work.sweep(out.last().map_or(0, |&i| selection_reads(i, m)));
-    work.write(k);
+    work.select_pass(out, m);
     work
 }
 

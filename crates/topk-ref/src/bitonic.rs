@@ -206,12 +206,11 @@ pub fn keep_larger_reversed<R: RankBits>(dst: &mut [R], src: &[R]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::driver::{Options, topk_row};
     use crate::oracle::canonical_indices;
-    use crate::test_rows::assert_one_scratch;
+    use crate::test_rows::{assert_one_scratch, unsorted};
 
     fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
-        topk_row(&Bitonic, row, k, Options { mode, sorted: false }).unwrap().indices
+        unsorted(&Bitonic, row, k, mode)
     }
 
     fn check(row: &[f32], k: usize) {

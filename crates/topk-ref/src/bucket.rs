@@ -59,7 +59,7 @@
 
 use std::marker::PhantomData;
 
-use crate::algorithm::{KeyBuffers, RowStats, Scratch, WorkCounters, grow, selection_reads};
+use crate::algorithm::{KeyBuffers, RowStats, Scratch, WorkCounters, grow};
 use crate::bisect::key_range;
 use crate::order::{Element, KeyBits, OrderedValue, keys_into};
 use crate::radix::{Bin, Histogram, find_bin};
@@ -383,8 +383,7 @@ crate::row_select!(Bucket, "bucket", 64, |_, row, k, mode, scratch, out| {
     // the chunk that completes k) read the keys, i.e. the row again.
     let mut work = found.work;
     work.sweep(row.len());
-    work.sweep(out.last().map_or(0, |&i| selection_reads(i, row.len())));
-    work.write(k);
+    work.select_pass(out, row.len());
     RowStats::with_work(work)
 });
 
@@ -396,11 +395,11 @@ mod tests {
     use crate::order::{KEY_NAN_LARGEST, KEY_NAN_SMALLEST, Mode, key, key_largest};
     use crate::test_rows::{
         MODES, assert_one_scratch, assert_some_k, lcg, odd_width_rows, random_rows, special_row,
-        widths_for_one_scratch,
+        unsorted, widths_for_one_scratch,
     };
 
     fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
-        topk_row(&Bucket, row, k, Options { mode, sorted: false }).unwrap().indices
+        unsorted(&Bucket, row, k, mode)
     }
 
     /// The search alone, on the keys of `row`.

@@ -351,59 +351,57 @@ pub trait KeyBits:
     fn count_at_least(keys: &[Self], t: Self) -> usize;
 }
 
-/// Implements the width-generic part of [`KeyBits`] for `$k` with rank type `$r`.
-macro_rules! key_common {
-    ($k:ty, $r:ty) => {
-        const BITS: u32 = <$k>::BITS;
-        const MAX: Self = <$k>::MAX;
-        const ZERO: Self = 1 << (<$k>::BITS - 1);
-        type Rank = $r;
+/// Implements [`KeyBits`] for `$k` with rank type `$r`, buffers `scratch.$buffers` and the
+/// counting pass `|$keys, $t| $count`.
+macro_rules! key_bits {
+    ($k:ty, $r:ty, $buffers:ident, |$keys:ident, $t:ident| $count:expr) => {
+        impl KeyBits for $k {
+            const BITS: u32 = <$k>::BITS;
+            const MAX: Self = <$k>::MAX;
+            const ZERO: Self = 1 << (<$k>::BITS - 1);
+            type Rank = $r;
 
-        #[inline(always)]
-        fn to_u64(self) -> u64 {
-            u64::from(self)
-        }
+            #[inline(always)]
+            fn to_u64(self) -> u64 {
+                u64::from(self)
+            }
 
-        #[inline(always)]
-        fn from_u64(x: u64) -> Self {
-            x as $k
-        }
+            #[inline(always)]
+            fn from_u64(x: u64) -> Self {
+                x as $k
+            }
 
-        #[inline(always)]
-        fn wrapping_sub(self, other: Self) -> Self {
-            <$k>::wrapping_sub(self, other)
-        }
+            #[inline(always)]
+            fn wrapping_sub(self, other: Self) -> Self {
+                <$k>::wrapping_sub(self, other)
+            }
 
-        #[inline(always)]
-        fn low_byte(self) -> usize {
-            (self & 0xFF) as usize
-        }
+            #[inline(always)]
+            fn low_byte(self) -> usize {
+                (self & 0xFF) as usize
+            }
 
-        #[inline(always)]
-        fn rank(self, index: u32) -> $r {
-            (<$r>::from(self) << 32) | <$r>::from(!index)
-        }
+            #[inline(always)]
+            fn rank(self, index: u32) -> $r {
+                (<$r>::from(self) << 32) | <$r>::from(!index)
+            }
 
-        #[inline(always)]
-        fn of_rank(rank: $r) -> Self {
-            (rank >> 32) as $k
+            #[inline(always)]
+            fn of_rank(rank: $r) -> Self {
+                (rank >> 32) as $k
+            }
+
+            #[inline(always)]
+            fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self> {
+                &mut scratch.$buffers
+            }
+
+            #[inline]
+            fn count_at_least($keys: &[Self], $t: Self) -> usize {
+                $count
+            }
         }
     };
-}
-
-impl KeyBits for u32 {
-    key_common!(u32, u64);
-
-    #[inline(always)]
-    fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self> {
-        &mut scratch.keys32
-    }
-
-    #[inline]
-    fn count_at_least(keys: &[Self], t: Self) -> usize {
-        // u32 lanes and a fixed-width accumulator let LLVM vectorise the compare-and-add.
-        keys.iter().map(|&x| u32::from(x >= t)).sum::<u32>() as usize
-    }
 }
 
 /// Keys counted into one 16-bit accumulator before it is added to the total: at most
@@ -412,54 +410,22 @@ const COUNT_BLOCK_16: usize = 1 << 15;
 /// Keys counted into one 8-bit accumulator: at most `u8::MAX` of them.
 const COUNT_BLOCK_8: usize = 1 << 7;
 
-impl KeyBits for u16 {
-    key_common!(u16, u64);
-
-    #[inline(always)]
-    fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self> {
-        &mut scratch.keys16
-    }
-
-    #[inline]
-    fn count_at_least(keys: &[Self], t: Self) -> usize {
-        // 16-bit lanes count twice as many keys per vector as u32 lanes; blocks of 2^15 keep
-        // each 16-bit sum from overflowing.
-        keys.chunks(COUNT_BLOCK_16)
-            .map(|block| usize::from(block.iter().map(|&x| u16::from(x >= t)).sum::<u16>()))
-            .sum()
-    }
-}
-
-impl KeyBits for u8 {
-    key_common!(u8, u64);
-
-    #[inline(always)]
-    fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self> {
-        &mut scratch.keys8
-    }
-
-    #[inline]
-    fn count_at_least(keys: &[Self], t: Self) -> usize {
-        // 8-bit lanes; blocks of 2^7 keep each 8-bit sum from overflowing.
-        keys.chunks(COUNT_BLOCK_8)
-            .map(|block| usize::from(block.iter().map(|&x| u8::from(x >= t)).sum::<u8>()))
-            .sum()
-    }
-}
-
-impl KeyBits for u64 {
-    key_common!(u64, u128);
-
-    #[inline(always)]
-    fn buffers(scratch: &mut Scratch) -> &mut KeyBuffers<Self> {
-        &mut scratch.keys64
-    }
-
-    #[inline]
-    fn count_at_least(keys: &[Self], t: Self) -> usize {
-        keys.iter().map(|&x| u64::from(x >= t)).sum::<u64>() as usize
-    }
-}
+// u32 lanes and a fixed-width accumulator let LLVM vectorise the compare-and-add.
+key_bits!(u32, u64, keys32, |keys, t| keys.iter().map(|&x| u32::from(x >= t)).sum::<u32>()
+    as usize);
+// 16-bit lanes count twice as many keys per vector as u32 lanes; blocks of 2^15 keep each
+// 16-bit sum from overflowing.
+key_bits!(u16, u64, keys16, |keys, t| keys
+    .chunks(COUNT_BLOCK_16)
+    .map(|block| usize::from(block.iter().map(|&x| u16::from(x >= t)).sum::<u16>()))
+    .sum());
+// 8-bit lanes; blocks of 2^7 keep each 8-bit sum from overflowing.
+key_bits!(u8, u64, keys8, |keys, t| keys
+    .chunks(COUNT_BLOCK_8)
+    .map(|block| usize::from(block.iter().map(|&x| u8::from(x >= t)).sum::<u8>()))
+    .sum());
+key_bits!(u64, u128, keys64, |keys, t| keys.iter().map(|&x| u64::from(x >= t)).sum::<u64>()
+    as usize);
 
 /// The arithmetic of a value-space search (bisect's value phase and hint windows, bucket's
 /// value scale) on *ordered values* ([`ordered_value`]): `f32` for `f32`, `f16` and `bf16`

@@ -47,7 +47,7 @@
 //! a bisection step (`bisect`) is a register count and a 5-step shuffle reduction. (AIR top-k
 //! takes 11-bit digits, 3 passes instead of 4, trading bigger histograms for fewer passes.)
 
-use crate::algorithm::{KeyBuffers, RowStats, Scratch, WorkCounters, grow, selection_reads};
+use crate::algorithm::{KeyBuffers, RowStats, Scratch, WorkCounters, grow};
 use crate::order::{Element, KeyBits, Mode, keys_into};
 use crate::select::select_with_kth_key;
 
@@ -288,8 +288,7 @@ crate::row_select!(Radix, "radix", 64, |_, row, k, mode, scratch, out| {
     // The search's first sweep computed the keys from the row; the selection reads the
     // keys (the row again) up to the chunk that completes k.
     let mut work = kth.work;
-    work.sweep(out.last().map_or(0, |&i| selection_reads(i, row.len())));
-    work.write(k);
+    work.select_pass(out, row.len());
     RowStats::with_work(work)
 });
 
@@ -301,11 +300,11 @@ mod tests {
     use crate::order::{key_largest, key_smallest};
     use crate::test_rows::{
         MODES, assert_one_scratch, assert_some_k, lcg, odd_width_rows, random_rows, special_row,
-        widths_for_one_scratch,
+        unsorted, widths_for_one_scratch,
     };
 
     fn run(row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
-        topk_row(&Radix, row, k, Options { mode, sorted: false }).unwrap().indices
+        unsorted(&Radix, row, k, mode)
     }
 
     /// Every k from 1 to M, both modes, against the oracle.

@@ -59,9 +59,14 @@ pub(crate) fn special_row() -> Vec<f32> {
     ]
 }
 
+/// `algo`'s selection of `k` in `row`, in index order.
+pub(crate) fn unsorted(algo: &dyn RowTopK, row: &[f32], k: usize, mode: Mode) -> Vec<u32> {
+    topk_row(algo, row, k, Options { mode, sorted: false }).unwrap().indices
+}
+
 /// `algo` equals the oracle for `k`, in `mode`.
 pub(crate) fn assert_oracle(algo: &dyn RowTopK, row: &[f32], k: usize, mode: Mode, what: &str) {
-    let got = topk_row(algo, row, k, Options { mode, sorted: false }).unwrap().indices;
+    let got = unsorted(algo, row, k, mode);
     assert_eq!(got, canonical_indices(row, k, mode), "{} {what} k={k} {mode:?}", algo.name());
 }
 
@@ -162,7 +167,7 @@ pub(crate) fn random_rows(outlier: bool) -> Vec<Vec<f32>> {
 /// Hand-checked selections on a row with a tie that straddles k.
 pub(crate) fn assert_hand_checked(algo: &dyn RowTopK) {
     let row = [0.5, 4.0, -1.0, 4.0, 3.0, 9.0, 0.0];
-    let run = |k, mode| topk_row(algo, &row, k, Options { mode, sorted: false }).unwrap().indices;
+    let run = |k, mode| unsorted(algo, &row, k, mode);
     assert_eq!(run(3, Mode::Largest), vec![1, 3, 5]);
     assert_eq!(run(2, Mode::Smallest), vec![2, 6]);
     // The tie at 4.0 straddles k = 2: the lower index wins.
@@ -190,7 +195,7 @@ pub(crate) fn assert_special_values(algo: &dyn RowTopK) -> Vec<f32> {
             assert_oracle(algo, &row, k, mode, "");
         }
     }
-    let run = |k, mode| topk_row(algo, &row, k, Options { mode, sorted: false }).unwrap().indices;
+    let run = |k, mode| unsorted(algo, &row, k, mode);
     assert_eq!(run(3, Mode::Largest), vec![1, 5, 6]);
     assert_eq!(run(2, Mode::Smallest), vec![3, 7]);
     row
