@@ -177,6 +177,23 @@ pub fn try_zeros<T: Clone + Default>(
         .map_err(|_| topk_ref::TopKError::TooLarge { what, n, m: k }.into())
 }
 
+/// Per-type methods of [`Algorithm`] whose default refuses the type.
+macro_rules! refused_by_default {
+    ($($(#[$doc:meta])* $method:ident $t:ty => $dtype:ident;)*) => {$(
+        $(#[$doc])*
+        fn $method(
+            &self,
+            x: ArrayView2<'_, $t>,
+            k: usize,
+            opts: Options,
+            out: &mut Selection<$t>,
+        ) -> Result<(), Error> {
+            let _ = (x, k, opts, out);
+            Err(dtype_not_supported(Dtype::$dtype, self.name()))
+        }
+    )*};
+}
+
 /// One top-k algorithm over whole matrices, configured (parameters fixed at construction by
 /// the registry's `resolve`).
 ///
@@ -204,30 +221,13 @@ pub trait Algorithm: Send + Sync + fmt::Debug {
         out: &mut Selection,
     ) -> Result<(), Error>;
 
-    /// [`Algorithm::select_into`] of an `f16` matrix; values come back as `f16` (the input's
-    /// bits). An algorithm that does not take `f16` (the default) refuses it with
-    /// [`Error::DtypeNotSupported`]; it never converts the matrix.
-    fn select_f16_into(
-        &self,
-        x: ArrayView2<'_, f16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<f16>,
-    ) -> Result<(), Error> {
-        let _ = (x, k, opts, out);
-        Err(dtype_not_supported(Dtype::Float16, self.name()))
-    }
-
-    /// [`Algorithm::select_f16_into`] for `bf16`.
-    fn select_bf16_into(
-        &self,
-        x: ArrayView2<'_, bf16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        let _ = (x, k, opts, out);
-        Err(dtype_not_supported(Dtype::Bfloat16, self.name()))
+    refused_by_default! {
+        /// [`Algorithm::select_into`] of an `f16` matrix; values come back as `f16` (the
+        /// input's bits). An algorithm that does not take `f16` (the default) refuses it with
+        /// [`Error::DtypeNotSupported`]; it never converts the matrix.
+        select_f16_into f16 => Float16;
+        /// [`Algorithm::select_f16_into`] for `bf16`.
+        select_bf16_into bf16 => Bfloat16;
     }
 
     /// Row-wise top-k of a matrix of any element type ([`Typed`]) into its selection: the

@@ -65,36 +65,6 @@ fn every_algorithm<E: Value>(x: ArrayView2<'_, E>, k: usize, opts: Options) {
     }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(16))]
-
-    #[test]
-    fn every_cpu_algorithm_is_the_oracle_on_f16(
-        (n, m, data) in test_support::matrix_f16(MAX_WIDTH),
-        which in 0u8..6,
-        frac in 0.0f64..1.0,
-        smallest in any::<bool>(),
-        sorted in any::<bool>(),
-    ) {
-        let x = Array2::from_shape_vec((n, m), data).unwrap();
-        let k = test_support::pick_k(m, which, frac);
-        every_algorithm(x.view(), k, Options { mode: Mode::from_smallest(smallest), sorted });
-    }
-
-    #[test]
-    fn every_cpu_algorithm_is_the_oracle_on_bf16(
-        (n, m, data) in test_support::matrix_bf16(MAX_WIDTH),
-        which in 0u8..6,
-        frac in 0.0f64..1.0,
-        smallest in any::<bool>(),
-        sorted in any::<bool>(),
-    ) {
-        let x = Array2::from_shape_vec((n, m), data).unwrap();
-        let k = test_support::pick_k(m, which, frac);
-        every_algorithm(x.view(), k, Options { mode: Mode::from_smallest(smallest), sorted });
-    }
-}
-
 /// `(n, m, data)`: up to 3 rows of up to [`MAX_WIDTH`] values of `T`, drawn from `edges`
 /// (the type's ends, 0, -1, NaNs, ...), a few tied values, and any bit pattern.
 fn matrix_of<T: Value + Arbitrary>(edges: Vec<T>) -> impl Strategy<Value = (usize, usize, Vec<T>)> {
@@ -118,13 +88,13 @@ macro_rules! int_edges {
 
 /// A property test of every CPU algorithm against the oracle on matrices of one type.
 macro_rules! oracle_on {
-    ($($name:ident: $t:ty = $edges:expr;)*) => {
+    ($($name:ident: $matrix:expr;)*) => {
         proptest! {
-            #![proptest_config(ProptestConfig::with_cases(12))]
+            #![proptest_config(ProptestConfig::with_cases(16))]
             $(
                 #[test]
                 fn $name(
-                    (n, m, data) in matrix_of::<$t>($edges),
+                    (n, m, data) in $matrix,
                     which in 0u8..6,
                     frac in 0.0f64..1.0,
                     smallest in any::<bool>(),
@@ -141,12 +111,14 @@ macro_rules! oracle_on {
 }
 
 oracle_on! {
-    every_cpu_algorithm_is_the_oracle_on_i8: i8 = int_edges!(i8);
-    every_cpu_algorithm_is_the_oracle_on_u8: u8 = int_edges!(u8);
-    every_cpu_algorithm_is_the_oracle_on_i16: i16 = int_edges!(i16);
-    every_cpu_algorithm_is_the_oracle_on_i32: i32 = int_edges!(i32);
-    every_cpu_algorithm_is_the_oracle_on_i64: i64 = int_edges!(i64);
-    every_cpu_algorithm_is_the_oracle_on_f64: f64 = vec![
+    every_cpu_algorithm_is_the_oracle_on_f16: test_support::matrix_f16(MAX_WIDTH);
+    every_cpu_algorithm_is_the_oracle_on_bf16: test_support::matrix_bf16(MAX_WIDTH);
+    every_cpu_algorithm_is_the_oracle_on_i8: matrix_of::<i8>(int_edges!(i8));
+    every_cpu_algorithm_is_the_oracle_on_u8: matrix_of::<u8>(int_edges!(u8));
+    every_cpu_algorithm_is_the_oracle_on_i16: matrix_of::<i16>(int_edges!(i16));
+    every_cpu_algorithm_is_the_oracle_on_i32: matrix_of::<i32>(int_edges!(i32));
+    every_cpu_algorithm_is_the_oracle_on_i64: matrix_of::<i64>(int_edges!(i64));
+    every_cpu_algorithm_is_the_oracle_on_f64: matrix_of::<f64>(vec![
         1.5,
         f64::NAN,
         -f64::NAN,
@@ -158,7 +130,7 @@ oracle_on! {
         f64::from_bits(1),
         -f64::MIN_POSITIVE / 2.0,
         f64::MAX,
-    ];
+    ]);
 }
 
 /// The types the kernel and the 32-bit-key baselines do not take are refused by them, and
