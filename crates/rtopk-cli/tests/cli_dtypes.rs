@@ -16,7 +16,7 @@ use topk_ref::{Element, Mode};
 trait Npy: Element {
     const DESCR: &'static str;
     const SIZE: usize;
-    fn le(self) -> Vec<u8>;
+    fn le_bytes(self) -> Vec<u8>;
     /// Edge values of the type (its ends, 0, -1 where it has it) and a spread of others.
     fn pick(i: usize, r: u64) -> Self;
 }
@@ -26,7 +26,7 @@ macro_rules! npy_int {
         impl Npy for $t {
             const DESCR: &'static str = $descr;
             const SIZE: usize = size_of::<$t>();
-            fn le(self) -> Vec<u8> {
+            fn le_bytes(self) -> Vec<u8> {
                 self.to_le_bytes().to_vec()
             }
             fn pick(i: usize, r: u64) -> Self {
@@ -49,7 +49,7 @@ npy_int! {
 impl Npy for f64 {
     const DESCR: &'static str = "<f8";
     const SIZE: usize = 8;
-    fn le(self) -> Vec<u8> {
+    fn le_bytes(self) -> Vec<u8> {
         self.to_le_bytes().to_vec()
     }
     fn pick(i: usize, r: u64) -> Self {
@@ -95,7 +95,7 @@ fn descr_and_data(path: &Path) -> (String, Vec<u8>) {
 fn round_trips<T: Npy>(algos: &[&str]) {
     let (n, m) = (7, 37);
     let x: Vec<T> = matrix(n, m, 11);
-    let bytes: Vec<u8> = x.iter().flat_map(|v| v.le()).collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.le_bytes()).collect();
     let c = Case::with_bytes(&raw_npy(T::DESCR, false, &format!("({n}, {m})"), &bytes));
     for &algo in algos {
         for k in [0, 1, m - 1, m] {
@@ -123,7 +123,7 @@ fn round_trips<T: Npy>(algos: &[&str]) {
                     assert_eq!(got, want, "{algo} {} row {r} k={k} {extra:?}", T::DESCR);
                     for (j, &i) in want.iter().enumerate() {
                         let at = (r * k + j) * T::SIZE;
-                        assert_eq!(values[at..at + T::SIZE], row[i as usize].le(), "{algo}");
+                        assert_eq!(values[at..at + T::SIZE], row[i as usize].le_bytes(), "{algo}");
                     }
                 }
             }
@@ -150,7 +150,7 @@ fn every_dtype_round_trips() {
 fn integer_iteration_counts_are_bounded_by_the_width() {
     let (n, m) = (9, 70);
     let x: Vec<i16> = matrix(n, m, 5);
-    let bytes: Vec<u8> = x.iter().flat_map(|v| v.le()).collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.le_bytes()).collect();
     let c = Case::with_bytes(&raw_npy("<i2", false, &format!("({n}, {m})"), &bytes));
     let it = c.p("IT.npy");
     let out = c.select(&["--algo", "bisect", "-k", "10", "--iterations", &it]);

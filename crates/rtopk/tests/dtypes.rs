@@ -180,7 +180,7 @@ fn integer_iteration_counts_are_at_most_the_width() {
     counts(Array2::from_shape_fn((5, 70), |(r, c)| spread(r, c) as u8), 8);
     counts(Array2::from_shape_fn((5, 70), |(r, c)| (spread(r, c) * 40_503) as i16), 16);
     counts(Array2::from_shape_fn((5, 70), |(r, c)| (spread(r, c) * 2_654_435_761) as i32), 32);
-    let wide = |r, c| spread(r, c).wrapping_mul(0x9e37_79b9_7f4a_7c15) as i64;
+    let wide = |(r, c)| spread(r, c).wrapping_mul(0x9e37_79b9_7f4a_7c15) as i64;
     counts(Array2::from_shape_fn((5, 70), wide), 64);
     // extremes only: one step splits them
     let ends =
