@@ -6,10 +6,10 @@ use ndarray::{Array1, Array2, ArrayView2};
 use serde::Serialize;
 use topk_ref::{Element, Options, Rows, TopK, WorkCounters, bf16, f16};
 
+use crate::typed::per_type_methods;
 pub use crate::typed::{Typed, Value};
 
 pub use crate::caps::{ALL_DTYPES, Capabilities, Device, F32_ONLY};
-use crate::dtype::Dtype;
 use crate::error::Error;
 pub use crate::table::dtype_not_supported;
 
@@ -177,21 +177,14 @@ pub fn try_zeros<T: Clone + Default>(
         .map_err(|_| topk_ref::TopKError::TooLarge { what, n, m: k }.into())
 }
 
-/// Per-type methods of [`Algorithm`] whose default refuses the type.
-macro_rules! refused_by_default {
-    ($($(#[$doc:meta])* $method:ident $t:ty => $dtype:ident;)*) => {$(
-        $(#[$doc])*
-        fn $method(
-            &self,
-            x: ArrayView2<'_, $t>,
-            k: usize,
-            opts: Options,
-            out: &mut Selection<$t>,
-        ) -> Result<(), Error> {
-            let _ = (x, k, opts, out);
-            Err(dtype_not_supported(Dtype::$dtype, self.name()))
-        }
-    )*};
+/// The default of a per-type method: the type refused, naming the algorithms that take it.
+fn refuse<A: Algorithm + ?Sized>(
+    algo: &A,
+    job: Typed<'_, '_>,
+    _: usize,
+    _: Options,
+) -> Result<(), Error> {
+    Err(dtype_not_supported(job.dtype(), algo.name()))
 }
 
 /// One top-k algorithm over whole matrices, configured (parameters fixed at construction by
@@ -221,13 +214,13 @@ pub trait Algorithm: Send + Sync + fmt::Debug {
         out: &mut Selection,
     ) -> Result<(), Error>;
 
-    refused_by_default! {
+    per_type_methods! { refuse;
         /// [`Algorithm::select_into`] of an `f16` matrix; values come back as `f16` (the
         /// input's bits). An algorithm that does not take `f16` (the default) refuses it with
         /// [`Error::DtypeNotSupported`]; it never converts the matrix.
-        select_f16_into f16 => Float16;
+        select_f16_into f16 => F16;
         /// [`Algorithm::select_f16_into`] for `bf16`.
-        select_bf16_into bf16 => Bfloat16;
+        select_bf16_into bf16 => Bf16;
     }
 
     /// Row-wise top-k of a matrix of any element type ([`Typed`]) into its selection: the
@@ -304,6 +297,7 @@ impl Float for bf16 {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dtype::Dtype;
 
     #[test]
     fn every_float_has_its_tag() {

@@ -11,7 +11,7 @@ use crate::caps::{ALL_DTYPES, Capabilities, Device, F32_ONLY, KEY32_DTYPES};
 use crate::dtype::Dtype;
 use crate::error::Error;
 use crate::table::dtype_not_supported;
-use crate::typed::{Typed, Value, with_typed};
+use crate::typed::{Typed, Value, per_type_methods, with_typed};
 
 /// A single-row algorithm behind the matrix-level [`Algorithm`] trait: rows in parallel
 /// ([`topk_ref::topk_rows`]), work counters summed over the rows.
@@ -173,20 +173,9 @@ impl std::fmt::Debug for RowWise {
     }
 }
 
-/// The per-type methods of [`Algorithm`] that the kernel also implements, each the typed
-/// entry of its type.
-macro_rules! through_typed {
-    ($($method:ident $t:ty => $v:ident;)*) => {$(
-        fn $method(
-            &self,
-            x: ArrayView2<'_, $t>,
-            k: usize,
-            opts: Options,
-            out: &mut Selection<$t>,
-        ) -> Result<(), Error> {
-            self.run(Typed::$v(x, out), Op::Plain(k), opts)
-        }
-    )*};
+/// A plain selection of `job` by `algo` (the per-type methods of [`Algorithm`]).
+fn plain(algo: &RowWise, job: Typed<'_, '_>, k: usize, opts: Options) -> Result<(), Error> {
+    algo.run(job, Op::Plain(k), opts)
 }
 
 impl Algorithm for RowWise {
@@ -202,7 +191,7 @@ impl Algorithm for RowWise {
         self.exact
     }
 
-    through_typed! {
+    per_type_methods! { plain;
         select_into f32 => F32;
         select_f16_into f16 => F16;
         select_bf16_into bf16 => Bf16;

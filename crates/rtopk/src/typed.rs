@@ -124,6 +124,25 @@ macro_rules! with_typed {
 
 pub(crate) use with_typed;
 
+/// Per-type methods of [`Algorithm`] (`select_f16_into`, ...), each `$f(self, Typed::$v(x,
+/// out), k, opts)`: one signature for every type and implementor.
+macro_rules! per_type_methods {
+    ($f:path; $($(#[$doc:meta])* $method:ident $t:ty => $v:ident;)*) => {$(
+        $(#[$doc])*
+        fn $method(
+            &self,
+            x: ndarray::ArrayView2<'_, $t>,
+            k: usize,
+            opts: topk_ref::Options,
+            out: &mut $crate::algorithm::Selection<$t>,
+        ) -> Result<(), $crate::error::Error> {
+            $f(self, $crate::typed::Typed::$v(x, out), k, opts)
+        }
+    )*};
+}
+
+pub(crate) use per_type_methods;
+
 #[cfg(test)]
 mod tests {
     use super::*;
