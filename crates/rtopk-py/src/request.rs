@@ -358,8 +358,9 @@ pub(crate) fn auto_algorithm(device: &str) -> PyResult<&'static str> {
 pub(crate) fn unsupported_dtype(name: &str, sixteen_bit: bool) -> String {
     if sixteen_bit {
         format!(
-            "rtopk selects from float32, float16 and bfloat16 arrays and tensors; got dtype \
-             {name} (convert others with .astype(numpy.float32) or .float())"
+            "rtopk selects from float32, float16, bfloat16, float64, int8, uint8, int16, int32 \
+             and int64 arrays and tensors; got dtype {name} (convert others with \
+             .astype(numpy.float32) or .float())"
         )
     } else {
         format!(

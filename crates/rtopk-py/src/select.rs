@@ -1,7 +1,8 @@
 //! `rtopk.topk` on host memory: a 2-D NumPy array (any strides; torch CPU tensors arrive as
 //! NumPy views of their storage) through the library's registry, the interpreter detached.
 //!
-//! Element types: float32 arrays as they are; float16 and bfloat16 as `uint16` arrays of
+//! Element types: float32, float64, int8, uint8, int16, int32 and int64 arrays as they are;
+//! float16 and bfloat16 as `uint16` arrays of
 //! their bit patterns (numpy has no bfloat16 of its own, and a torch bfloat16 tensor has no
 //! NumPy view), with the type named by the request's `dtype`. The bits are read in place as `half::f16` /
 //! `half::bf16` and the values come back as `uint16` bits, which Python views as the input's
@@ -14,7 +15,7 @@ use numpy::{
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use rtopk::{
-    Dtype, Error, Float, PAD_INDEX, Place, Selection, bf16, f16, registry, select as door,
+    Dtype, Error, Float, PAD_INDEX, Place, Selection, Value, bf16, f16, registry, select as door,
 };
 
 use crate::engine;
@@ -65,16 +66,17 @@ pub(crate) fn select<'py>(
                 "a request for device 'cuda' selects from CUDA tensors, not host arrays",
             ));
         }
-        let element = x.dtype();
-        if request.dtype == Dtype::Float32 {
-            if !element.is_equiv_to(&numpy::dtype::<f32>(py)) {
-                return Err(PyTypeError::new_err(unsupported_dtype(&element.to_string(), true)));
-            }
-            let x = x.cast::<PyArray2<f32>>()?.readonly();
-            let (values, indices, its, threshold) = run(py, x.as_array(), request)?;
-            let values = PyArray2::from_owned_array(py, values).into_any();
-            return Ok((values, indices, its, threshold));
+        match request.dtype {
+            Dtype::Float16 | Dtype::Bfloat16 => {}
+            Dtype::Float32 => return run_native::<f32>(x, request),
+            Dtype::Float64 => return run_native::<f64>(x, request),
+            Dtype::Int8 => return run_native::<i8>(x, request),
+            Dtype::Uint8 => return run_native::<u8>(x, request),
+            Dtype::Int16 => return run_native::<i16>(x, request),
+            Dtype::Int32 => return run_native::<i32>(x, request),
+            Dtype::Int64 => return run_native::<i64>(x, request),
         }
+        let element = x.dtype();
         if !element.is_equiv_to(&numpy::dtype::<u16>(py)) {
             return Err(PyTypeError::new_err(format!(
                 "{} rows are passed as a uint16 array of their bit patterns, got dtype \
@@ -91,6 +93,21 @@ pub(crate) fn select<'py>(
     })
 }
 
+/// [`run`] of an array of a type NumPy has (all but float16 and bfloat16, which travel as
+/// bits), the values returned in it.
+fn run_native<'py, E: Value + numpy::Element>(
+    x: &Bound<'py, PyUntypedArray>,
+    request: &Request,
+) -> PyResult<Outputs<'py>> {
+    let (py, element) = (x.py(), x.dtype());
+    if !element.is_equiv_to(&numpy::dtype::<E>(py)) {
+        return Err(PyTypeError::new_err(unsupported_dtype(&element.to_string(), true)));
+    }
+    let x = x.cast::<PyArray2<E>>()?.readonly();
+    let (values, indices, its, threshold) = run(py, x.as_array(), request)?;
+    Ok((PyArray2::from_owned_array(py, values).into_any(), indices, its, threshold))
+}
+
 /// [`run`] of 16-bit rows, the values returned as their bit patterns.
 fn run16<'py, E: Float<Key = u16>>(
     py: Python<'py>,
@@ -104,7 +121,7 @@ fn run16<'py, E: Float<Key = u16>>(
 
 /// The selection of [`select`] on `view`, detached: values in `E`, indices at the width asked
 /// for, iteration counts and thresholds when asked for.
-fn run<'py, E: Float>(
+fn run<'py, E: Value>(
     py: Python<'py>,
     view: ArrayView2<'_, E>,
     request: &Request,

@@ -182,7 +182,7 @@ def test_strided_ranks_dims_and_byte_orders(dtype: Any) -> None:
 @pytest.mark.parametrize("dtype", dtypes())
 def test_every_algorithm_takes_16_bit_input(dtype: Any) -> None:
     x = as_dtype(hostile16(3, 77, name_of(dtype), "hostile", 5), dtype)
-    assert all(a.dtypes == ("float32", "float16", "bfloat16") for a in rtopk.algorithms())
+    assert all(a.dtypes[:3] == ("float32", "float16", "bfloat16") for a in rtopk.algorithms())
     # the simulated kernel on 16-bit rows: bisect's values, indices and iteration counts
     sim = rtopk.topk(x, 9, algo="sim", return_iterations=True)
     ref = rtopk.topk(x, 9, algo="bisect", return_iterations=True)

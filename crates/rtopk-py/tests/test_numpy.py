@@ -255,16 +255,20 @@ def test_errors_are_typed_with_the_librarys_message() -> None:
         rtopk.topk(x, 1, precision=float("inf"))
     with pytest.raises(ValueError, match=r"max_iter must be None or an integer"):
         rtopk.topk(x, 1, max_iter=-3)
-    for dtype in (np.float64, np.int32, np.uint16, np.int16, np.bool_):
-        with pytest.raises(TypeError, match=r"float32, float16 and bfloat16 arrays and tensors"):
+    for dtype in (np.uint16, np.uint32, np.uint64, np.complex64, np.bool_):
+        with pytest.raises(TypeError, match=r"float32, float16, bfloat16, float64, int8"):
             rtopk.topk(x.astype(dtype), 1)
-    with pytest.raises(TypeError, match=r"got dtype float64"):
-        rtopk.topk([[1.0, 2.0]], 1)  # a list of Python floats is float64
+    with pytest.raises(TypeError, match=r"got dtype complex128"):
+        rtopk.topk([[1j, 2.0]], 1)  # a list of Python complex numbers is complex128
     for dim in (2, -3):
         with pytest.raises(IndexError, match=r"out of range for an input of 2 dimension"):
             rtopk.topk(x, 1, dim=dim)
+    # a 0-d input is one row of one value, as in torch: dim 0 or -1 only
+    assert rtopk.topk(np.float32(1.0), 1).values.shape == ()
     with pytest.raises(IndexError, match="0-d"):
-        rtopk.topk(np.float32(1.0), 1)
+        rtopk.topk(np.float32(1.0), 1, dim=1)
+    with pytest.raises(ValueError, match="larger than the row width"):
+        rtopk.topk(np.float32(1.0), 2)
 
 
 def test_non_native_byte_order_and_misaligned_input_are_read_correctly() -> None:

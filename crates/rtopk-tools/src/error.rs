@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use thiserror::Error as ThisError;
 
-use crate::npy::INPUT_DTYPES;
 use rtopk::Dtype;
 
 /// Why a tool failed. [`Error::is_user_error`] tells the caller's input or arguments (a
@@ -100,10 +99,12 @@ pub enum Error {
         reason: String,
     },
     /// An input file whose dtype is neither `<f4` nor `<f2` (docs/contract.md §4).
-    #[error("{}: expected dtype {INPUT_DTYPES}, found {found}{hint}", path.display())]
+    #[error("{}: expected dtype {expected}, found {found}{hint}", path.display())]
     NpyDtype {
         /// The input file.
         path: PathBuf,
+        /// The dtypes the reader takes, for the message.
+        expected: &'static str,
         /// The dtype in the header, as written.
         found: String,
         /// A remark on how `found` differs from what is expected (may be empty).

@@ -147,6 +147,7 @@ pub fn iterations(spec: &IterationsSpec<'_>) -> Result<IterationsReport, Error> 
                 Dtype::Bfloat16 => {
                     count_typed::<bf16>(TypedRows::Drawn { family, seed, stream }, count)?
                 }
+                other => return Err(crate::bench::generated_only(other)),
             };
             (stats, Some(seed), dtype)
         }

@@ -6,8 +6,10 @@ use ndarray::{Array1, Array2, ArrayView2};
 use serde::Serialize;
 use topk_ref::{Element, Options, Rows, TopK, WorkCounters, bf16, f16};
 
+use crate::typed::per_type_methods;
+pub use crate::typed::{Typed, Value};
+
 pub use crate::caps::{ALL_DTYPES, Capabilities, Device, F32_ONLY};
-use crate::dtype::Dtype;
 use crate::error::Error;
 pub use crate::table::dtype_not_supported;
 
@@ -175,6 +177,16 @@ pub fn try_zeros<T: Clone + Default>(
         .map_err(|_| topk_ref::TopKError::TooLarge { what, n, m: k }.into())
 }
 
+/// The default of a per-type method: the type refused, naming the algorithms that take it.
+fn refuse<A: Algorithm + ?Sized>(
+    algo: &A,
+    job: Typed<'_, '_>,
+    _: usize,
+    _: Options,
+) -> Result<(), Error> {
+    Err(dtype_not_supported(job.dtype(), algo.name()))
+}
+
 /// One top-k algorithm over whole matrices, configured (parameters fixed at construction by
 /// the registry's `resolve`).
 ///
@@ -202,72 +214,41 @@ pub trait Algorithm: Send + Sync + fmt::Debug {
         out: &mut Selection,
     ) -> Result<(), Error>;
 
-    /// [`Algorithm::select_into`] of an `f16` matrix; values come back as `f16` (the input's
-    /// bits). An algorithm that does not take `f16` (the default) refuses it with
-    /// [`Error::DtypeNotSupported`]; it never converts the matrix.
-    fn select_f16_into(
-        &self,
-        x: ArrayView2<'_, f16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<f16>,
-    ) -> Result<(), Error> {
-        let _ = (x, k, opts, out);
-        Err(dtype_not_supported(Dtype::Float16, self.name()))
+    per_type_methods! { refuse;
+        /// [`Algorithm::select_into`] of an `f16` matrix; values come back as `f16` (the
+        /// input's bits). An algorithm that does not take `f16` (the default) refuses it with
+        /// [`Error::DtypeNotSupported`]; it never converts the matrix.
+        select_f16_into f16 => F16;
+        /// [`Algorithm::select_f16_into`] for `bf16`.
+        select_bf16_into bf16 => Bf16;
     }
 
-    /// [`Algorithm::select_f16_into`] for `bf16`.
-    fn select_bf16_into(
-        &self,
-        x: ArrayView2<'_, bf16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        let _ = (x, k, opts, out);
-        Err(dtype_not_supported(Dtype::Bfloat16, self.name()))
+    /// Row-wise top-k of a matrix of any element type ([`Typed`]) into its selection: the
+    /// one entry every type goes through ([`crate::select`], [`Value::select_into`]). The
+    /// default hands `f32`, `f16` and `bf16` to the methods above and refuses the other types
+    /// with [`Error::DtypeNotSupported`]; it never converts the matrix.
+    fn select_typed_into(&self, job: Typed<'_, '_>, k: usize, opts: Options) -> Result<(), Error> {
+        match job {
+            Typed::F32(x, out) => self.select_into(x, k, opts, out),
+            Typed::F16(x, out) => self.select_f16_into(x, k, opts, out),
+            Typed::Bf16(x, out) => self.select_bf16_into(x, k, opts, out),
+            other => Err(dtype_not_supported(other.dtype(), self.name())),
+        }
     }
 
-    /// Ragged row-wise top-k of the `(N, M)` matrix `x` into `out` (docs/contract.md §5):
-    /// row `i` is its first `rows.lengths[i]` values and selects `min(k[i], lengths[i])`,
-    /// padded to the width `max k[i]`; `threshold`: fill [`Selection::threshold`]. An
-    /// algorithm that does not take ragged requests (the default) refuses them with
-    /// [`Error::NotYetSupported`].
-    fn select_ragged_into(
+    /// Ragged row-wise top-k of the `(N, M)` matrix of `job` into its selection
+    /// (docs/contract.md §5): row `i` is its first `rows.lengths[i]` values and selects
+    /// `min(k[i], lengths[i])`, padded to the width `max k[i]`; `threshold`: fill
+    /// [`Selection::threshold`]. An algorithm that does not take ragged requests (the
+    /// default) refuses them with [`Error::NotYetSupported`].
+    fn select_ragged_typed_into(
         &self,
-        x: ArrayView2<'_, f32>,
+        job: Typed<'_, '_>,
         rows: &Rows<'_>,
         opts: Options,
         threshold: bool,
-        out: &mut Selection,
     ) -> Result<(), Error> {
-        let _ = (x, rows, opts, threshold, out);
-        Err(crate::table::not_yet("ragged requests (lengths, k per row, hint)", self.name()))
-    }
-
-    /// [`Algorithm::select_ragged_into`] of an `f16` matrix.
-    fn select_ragged_f16_into(
-        &self,
-        x: ArrayView2<'_, f16>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
-        out: &mut Selection<f16>,
-    ) -> Result<(), Error> {
-        let _ = (x, rows, opts, threshold, out);
-        Err(crate::table::not_yet("ragged requests (lengths, k per row, hint)", self.name()))
-    }
-
-    /// [`Algorithm::select_ragged_into`] of a `bf16` matrix.
-    fn select_ragged_bf16_into(
-        &self,
-        x: ArrayView2<'_, bf16>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        let _ = (x, rows, opts, threshold, out);
+        let _ = (job, rows, opts, threshold);
         Err(crate::table::not_yet("ragged requests (lengths, k per row, hint)", self.name()))
     }
 
@@ -280,9 +261,9 @@ pub trait Algorithm: Send + Sync + fmt::Debug {
 }
 
 impl dyn Algorithm + '_ {
-    /// Row-wise top-k of a matrix of any element type ([`Float`]: `f32`, `f16`, `bf16`) into
-    /// a new [`Selection`] of that type: the trait's method for that type.
-    pub fn select_as<E: Float>(
+    /// Row-wise top-k of a matrix of any element type ([`Value`]) into a new [`Selection`] of
+    /// that type ([`Algorithm::select_typed_into`]).
+    pub fn select_as<E: Value>(
         &self,
         x: ArrayView2<'_, E>,
         k: usize,
@@ -294,7 +275,7 @@ impl dyn Algorithm + '_ {
     }
 
     /// [`select_as`](#method.select_as) into `out`, reusing its buffers.
-    pub fn select_as_into<E: Float>(
+    pub fn select_as_into<E: Value>(
         &self,
         x: ArrayView2<'_, E>,
         k: usize,
@@ -305,87 +286,22 @@ impl dyn Algorithm + '_ {
     }
 }
 
-mod sealed {
-    /// Only the three types of docs/contract.md §1 are [`super::Float`]s.
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for topk_ref::f16 {}
-    impl Sealed for topk_ref::bf16 {}
-}
+/// An element type the kernel takes (`f32`, `f16`, `bf16`): a [`Value`] with a device form
+/// (the simulator's and the GPU's element types, docs/kernel.md).
+pub trait Float: Value + rtopk_cuda::DeviceFloat {}
 
-/// An element type of the library face: `f32`, `f16` or `bf16` (topk-ref's [`Element`], with
-/// its run-time [`Dtype`] and the [`Algorithm`] method that takes a matrix of it).
-///
-/// Code generic over `E: Float` selects through [`Float::select_into`] (or the sugar
-/// [`crate::select`], `<dyn Algorithm>::select_as`), which calls `select_into`,
-/// `select_f16_into` or `select_bf16_into`.
-pub trait Float: Element + rtopk_cuda::DeviceFloat + sealed::Sealed {
-    /// The run-time tag of the type.
-    const DTYPE: Dtype;
-
-    /// `algo`'s row-wise top-k of `x` into `out` (see [`Algorithm::select_into`]).
-    fn select_into(
-        algo: &dyn Algorithm,
-        x: ArrayView2<'_, Self>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<Self>,
-    ) -> Result<(), Error>;
-
-    /// `algo`'s ragged row-wise top-k of `x` into `out` (see
-    /// [`Algorithm::select_ragged_into`]).
-    fn select_ragged_into(
-        algo: &dyn Algorithm,
-        x: ArrayView2<'_, Self>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
-        out: &mut Selection<Self>,
-    ) -> Result<(), Error>;
-}
-
-/// The [`Float`] of one type: its [`Dtype`] and the [`Algorithm`] methods that take its
-/// matrices, plain and ragged.
-macro_rules! float_impl {
-    ($t:ty, $dtype:expr, $plain:ident, $ragged:ident) => {
-        impl Float for $t {
-            const DTYPE: Dtype = $dtype;
-
-            fn select_into(
-                algo: &dyn Algorithm,
-                x: ArrayView2<'_, $t>,
-                k: usize,
-                opts: Options,
-                out: &mut Selection<$t>,
-            ) -> Result<(), Error> {
-                algo.$plain(x, k, opts, out)
-            }
-
-            fn select_ragged_into(
-                algo: &dyn Algorithm,
-                x: ArrayView2<'_, $t>,
-                rows: &Rows<'_>,
-                opts: Options,
-                threshold: bool,
-                out: &mut Selection<$t>,
-            ) -> Result<(), Error> {
-                algo.$ragged(x, rows, opts, threshold, out)
-            }
-        }
-    };
-}
-
-float_impl!(f32, Dtype::Float32, select_into, select_ragged_into);
-float_impl!(f16, Dtype::Float16, select_f16_into, select_ragged_f16_into);
-float_impl!(bf16, Dtype::Bfloat16, select_bf16_into, select_ragged_bf16_into);
+impl Float for f32 {}
+impl Float for f16 {}
+impl Float for bf16 {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dtype::Dtype;
 
     #[test]
     fn every_float_has_its_tag() {
-        assert_eq!([f32::DTYPE, f16::DTYPE, bf16::DTYPE], Dtype::ALL);
+        assert_eq!([f32::DTYPE, f16::DTYPE, bf16::DTYPE], Dtype::FLOATS);
     }
 
     #[test]

@@ -41,6 +41,19 @@ pub struct Capabilities {
 pub const ALL_DTYPES: &[Dtype] = &Dtype::ALL;
 /// `f32` only.
 pub const F32_ONLY: &[Dtype] = &[Dtype::Float32];
+/// `f32`, `f16` and `bf16`: the kernel's types (the simulator and the GPU).
+pub const FLOAT_DTYPES: &[Dtype] = &Dtype::FLOATS;
+/// Every type with a key of at most 32 bits (all but `f64` and `i64`): the baselines whose
+/// design is defined for 32-bit keys (`topk_ref::RowSelect::max_key_bits`).
+pub const KEY32_DTYPES: &[Dtype] = &[
+    Dtype::Float32,
+    Dtype::Float16,
+    Dtype::Bfloat16,
+    Dtype::Int8,
+    Dtype::Uint8,
+    Dtype::Int16,
+    Dtype::Int32,
+];
 
 impl Capabilities {
     /// `true` when the algorithm takes matrices of `dtype`.
@@ -60,6 +73,8 @@ pub(crate) const ROW_CPU: Capabilities = Capabilities {
     ragged: true,
     dtypes: ALL_DTYPES,
 };
+/// A baseline defined for keys of at most 32 bits.
+pub(crate) const ROW_CPU_32: Capabilities = Capabilities { dtypes: KEY32_DTYPES, ..ROW_CPU };
 /// RTop-K's bisection on the CPU (topk-ref's `Bisect`).
 pub(crate) const BISECT_CPU: Capabilities =
     Capabilities { iterations: true, bisection_params: true, ..ROW_CPU };
@@ -69,7 +84,7 @@ pub(crate) const SIM: Capabilities = Capabilities {
     work_counters: false,
     diagnostics: true,
     ragged: false,
-    dtypes: ALL_DTYPES,
+    dtypes: FLOAT_DTYPES,
     ..BISECT_CPU
 };
 /// The RTop-K kernel on the GPU (16-bit rows from compute capability 8.0: docs/kernel.md).
@@ -78,6 +93,6 @@ pub(crate) const CUDA: Capabilities = Capabilities {
     device: Device::Gpu,
     work_counters: false,
     ragged: false,
-    dtypes: ALL_DTYPES,
+    dtypes: FLOAT_DTYPES,
     ..BISECT_CPU
 };

@@ -91,6 +91,8 @@ pub(crate) fn launch_of(request: &Request, shape: Shape) -> Result<(Launch, Data
         Dtype::Float32 => ElemType::F32,
         Dtype::Float16 => ElemType::F16,
         Dtype::Bfloat16 => ElemType::Bf16,
+        // `check` refused the types the kernel does not take
+        other => return Err(crate::table::dtype_not_supported(other, request.algo())),
     };
     let index = match request.index_width() {
         IndexWidth::U32 => IndexType::U32,

@@ -1,62 +1,102 @@
-//! The element types a selection takes (docs/contract.md §1): `f32`, `f16` (IEEE binary16)
-//! and `bf16` (bfloat16), as a run-time tag ([`Dtype`]). The compile-time face is
-//! [`crate::Float`].
+//! The element types a selection takes (docs/contract.md §1): the floats `f32`, `f16` (IEEE
+//! binary16), `bf16` (bfloat16) and `f64`, and the integers `i8`, `u8`, `i16`, `i32`, `i64`, as
+//! a run-time tag ([`Dtype`]). The compile-time faces are [`crate::Value`] (every type) and
+//! [`crate::Float`] (the three types the kernel takes).
 
 use std::fmt;
 
 use serde::Serialize;
 
-/// An element type, by the name numpy and torch give it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dtype {
+/// Declares [`Dtype`] and its table: variant, name (numpy's and torch's), `.npy` descr, bytes.
+macro_rules! dtypes {
+    ($($(#[$doc:meta])* $v:ident $name:literal $descr:expr, $size:literal;)*) => {
+        /// An element type, by the name numpy and torch give it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum Dtype {
+            $($(#[$doc])* $v,)*
+        }
+
+        impl Dtype {
+            /// Every type: the three of the kernel first (widest first), then `f64` and the
+            /// integers.
+            pub const ALL: [Dtype; 9] = [$(Dtype::$v),*];
+
+            /// The name numpy and torch give the type: `"float32"`, `"int8"`, ...
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Dtype::$v => $name,)*
+                }
+            }
+
+            /// The `.npy` descr of the type (`<f4`, `<f2`, `<f8`, `|i1`, `|u1`, `<i2`, `<i4`,
+            /// `<i8`); `None` for bfloat16, which numpy has no dtype of its own for
+            /// (ml_dtypes saves it as raw `<V2` bytes).
+            pub fn npy_descr(self) -> Option<&'static str> {
+                match self {
+                    $(Dtype::$v => $descr,)*
+                }
+            }
+
+            /// Bytes per element.
+            pub fn size(self) -> usize {
+                match self {
+                    $(Dtype::$v => $size,)*
+                }
+            }
+        }
+    };
+}
+
+dtypes! {
     /// IEEE binary32 (`f32`).
-    Float32,
+    Float32 "float32" Some("<f4"), 4;
     /// IEEE binary16 (`half::f16`).
-    Float16,
+    Float16 "float16" Some("<f2"), 2;
     /// bfloat16 (`half::bf16`): f32's exponent, 7 mantissa bits.
-    Bfloat16,
+    Bfloat16 "bfloat16" None, 2;
+    /// IEEE binary64 (`f64`).
+    Float64 "float64" Some("<f8"), 8;
+    /// `i8`.
+    Int8 "int8" Some("|i1"), 1;
+    /// `u8`.
+    Uint8 "uint8" Some("|u1"), 1;
+    /// `i16`.
+    Int16 "int16" Some("<i2"), 2;
+    /// `i32`.
+    Int32 "int32" Some("<i4"), 4;
+    /// `i64`.
+    Int64 "int64" Some("<i8"), 8;
 }
 
 impl Dtype {
-    /// The three types, widest first.
-    pub const ALL: [Dtype; 3] = [Dtype::Float32, Dtype::Float16, Dtype::Bfloat16];
-
-    /// The name numpy and torch give the type: `"float32"`, `"float16"`, `"bfloat16"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Dtype::Float32 => "float32",
-            Dtype::Float16 => "float16",
-            Dtype::Bfloat16 => "bfloat16",
-        }
-    }
+    /// The three types of the kernel (the simulator and the GPU): `f32`, `f16` and `bf16`.
+    pub const FLOATS: [Dtype; 3] = [Dtype::Float32, Dtype::Float16, Dtype::Bfloat16];
 
     /// The type called `name` ([`Dtype::name`]).
     pub fn from_name(name: &str) -> Option<Dtype> {
         Dtype::ALL.into_iter().find(|d| d.name() == name)
     }
 
-    /// The little-endian `.npy` descr of the type: `<f4`, `<f2`; `None` for bfloat16, which
-    /// numpy has no dtype of its own for (ml_dtypes saves it as raw `<V2` bytes).
-    pub fn npy_descr(self) -> Option<&'static str> {
-        match self {
-            Dtype::Float32 => Some("<f4"),
-            Dtype::Float16 => Some("<f2"),
-            Dtype::Bfloat16 => None,
-        }
-    }
-
-    /// The type a `.npy` descr stands for (`<f4` or `<f2`; nothing else).
+    /// The type a `.npy` descr stands for ([`Dtype::npy_descr`]; `<i1` and `<u1`, which
+    /// numpy reads as `|i1` and `|u1`, too).
     pub fn from_npy_descr(descr: &str) -> Option<Dtype> {
+        let descr = match descr {
+            "<i1" => "|i1",
+            "<u1" => "|u1",
+            other => other,
+        };
         Dtype::ALL.into_iter().find(|d| d.npy_descr() == Some(descr))
     }
 
-    /// Bytes per element.
-    pub fn size(self) -> usize {
-        match self {
-            Dtype::Float32 => 4,
-            Dtype::Float16 | Dtype::Bfloat16 => 2,
-        }
+    /// `true` for the integer types.
+    pub fn is_integer(self) -> bool {
+        !matches!(self, Dtype::Float32 | Dtype::Float16 | Dtype::Bfloat16 | Dtype::Float64)
+    }
+
+    /// `true` for `f32`, `f16` and `bf16` ([`Dtype::FLOATS`]).
+    pub fn is_kernel_float(self) -> bool {
+        Dtype::FLOATS.contains(&self)
     }
 }
 
@@ -80,14 +120,22 @@ mod tests {
             }
         }
         assert_eq!(Dtype::Bfloat16.npy_descr(), None);
-        for other in ["<f8", ">f2", "<V2", "f4", "<i2"] {
+        for other in [">f2", "<V2", "f4", "<u2", ">i4", "<f16"] {
             assert_eq!(Dtype::from_npy_descr(other), None, "{other}");
         }
-        assert_eq!(Dtype::from_name("float64"), None);
-        assert_eq!(Dtype::ALL.map(Dtype::size), [4, 2, 2]);
+        assert_eq!(Dtype::from_npy_descr("<i1"), Some(Dtype::Int8));
+        assert_eq!(Dtype::from_npy_descr("<u1"), Some(Dtype::Uint8));
+        assert_eq!(Dtype::from_name("float64"), Some(Dtype::Float64));
+        assert_eq!(Dtype::from_name("uint16"), None);
+        assert_eq!(Dtype::ALL.map(Dtype::size), [4, 2, 2, 8, 1, 1, 2, 4, 8]);
         assert_eq!(
-            serde_json::to_string(&Dtype::ALL).unwrap(),
+            serde_json::to_string(&Dtype::FLOATS).unwrap(),
             r#"["float32","float16","bfloat16"]"#
         );
+        assert_eq!(serde_json::to_string(&Dtype::Uint8).unwrap(), r#""uint8""#);
+        let ints: Vec<Dtype> = Dtype::ALL.into_iter().filter(|d| d.is_integer()).collect();
+        assert_eq!(ints, [Dtype::Int8, Dtype::Uint8, Dtype::Int16, Dtype::Int32, Dtype::Int64]);
+        assert!(Dtype::FLOATS.iter().all(|d| d.is_kernel_float()));
+        assert!(!Dtype::Float64.is_kernel_float());
     }
 }

@@ -44,8 +44,8 @@ pub enum Error {
     },
     /// A matrix of an element type the algorithm does not take (yet): never converted.
     #[error(
-        "'{algo}' does not take {dtype} input (it selects from float32 only, for now); convert \
-         the input to float32 explicitly, or use an algorithm that takes {dtype}: {valid_for}"
+        "'{algo}' does not take {dtype} input; use an algorithm that takes {dtype}: {valid_for} \
+         (or convert the input explicitly)"
     )]
     DtypeNotSupported {
         /// The input's element type.

@@ -24,8 +24,8 @@
 //!   [`Selection::threshold`]: each row's k-th selected value as `f32`, NaN where nothing is
 //!   selected) is given by every algorithm on host rows — read off the selection on the plain
 //!   path — but not yet by [`cuda::select_raw`].
-//! * [`select`]`(x, &request)` — host rows of `f32`, `f16` or `bf16` ([`Float`]) in, a
-//!   [`Selection`] out. Iteration counts are computed only when the request asks for them:
+//! * [`select`]`(x, &request)` — host rows of any element type ([`Value`]: `f32`, `f16`,
+//!   `bf16`, `f64`, `i8`, `u8`, `i16`, `i32`, `i64`) in, a [`Selection`] of that type out. Iteration counts are computed only when the request asks for them:
 //!   without them `cuda` and `sim` take the route that splits long rows, as `rtopk.topk` does.
 //!   [`select_into`] reuses the output buffers (the CLI's block loop).
 //! * [`cuda`] — device buffers a framework owns: [`cuda::select_raw`] (`unsafe`: raw
@@ -77,9 +77,24 @@
 //! assert_eq!(out.threshold.unwrap()[1], 1.0);
 //! ```
 //!
-//! Element types ([`Dtype`], [`Float`]): `f32`, `f16` and `bf16` (docs/contract.md §1: each
-//! element ordered by its exact f32 value; values returned as the input's own bits, in its
-//! type). Every algorithm takes all three.
+//! Element types ([`Dtype`], [`Value`]): `f32`, `f16`, `bf16`, `f64`, `i8`, `u8`, `i16`,
+//! `i32` and `i64` (docs/contract.md §1: floats ordered by their exact values, NaN above
+//! `+inf`, `-0.0 = +0.0`; integers in their usual order; values returned as the input's own
+//! bits, in its type). Every CPU algorithm takes them all, but the baselines defined for
+//! 32-bit keys (`air`, `gridselect`, `warpselect`, `drtopk`, `sort`) refuse `f64` and `i64`;
+//! the kernel (`sim`, `cuda`) takes the three [`Float`]s. A type an algorithm does not take is
+//! refused with [`Error::DtypeNotSupported`], which names those that take it:
+//!
+//! ```
+//! use ndarray::array;
+//! use rtopk::{Request, select};
+//!
+//! let x = array![[i32::MIN, 7, -1, 7, i32::MAX]];
+//! let out = select(x.view(), &Request::builder("bisect").k(3).sorted(true).build().unwrap());
+//! assert_eq!(out.unwrap().topk.values, array![[i32::MAX, 7, 7]]);
+//! let e = select(x.view(), &Request::new("sim", 3).unwrap()).unwrap_err();
+//! assert!(matches!(e, rtopk::Error::DtypeNotSupported { .. }));
+//! ```
 
 // The one exception is `cuda::select_raw`, which passes its caller's contract on device
 // addresses through (its module allows it; each block has its SAFETY line).
@@ -100,8 +115,9 @@ pub mod rowwise;
 pub mod sim;
 pub mod stats;
 mod table;
+mod typed;
 
-pub use algorithm::{Algorithm, Float, Selection, SimDiagnostics, SimFinding};
+pub use algorithm::{Algorithm, Float, Selection, SimDiagnostics, SimFinding, Typed, Value};
 pub use caps::{Capabilities, Device};
 pub use dtype::Dtype;
 pub use error::Error;
@@ -127,11 +143,11 @@ pub mod inputs {
 
 use ndarray::ArrayView2;
 
-/// Row-wise top-k of the `(N, M)` matrix `x` of `f32`, `f16` or `bf16` as `request` asks: one
-/// call whatever the algorithm (CPU, baseline, simulator, GPU) and the element type. The
+/// Row-wise top-k of the `(N, M)` matrix `x` of any element type ([`Value`]) as `request`
+/// asks: one call whatever the algorithm (CPU, baseline, simulator, GPU) and the element type. The
 /// request is checked against the rows first ([`Request::check`]: the element type, `k`
 /// against `M`, per-row inputs), and every failure is a typed [`Error`].
-pub fn select<E: Float>(x: ArrayView2<'_, E>, request: &Request) -> Result<Selection<E>, Error> {
+pub fn select<E: Value>(x: ArrayView2<'_, E>, request: &Request) -> Result<Selection<E>, Error> {
     let mut out = Selection::default();
     select_into(x, request, &mut out)?;
     Ok(out)
@@ -139,7 +155,7 @@ pub fn select<E: Float>(x: ArrayView2<'_, E>, request: &Request) -> Result<Selec
 
 /// [`select`] into `out`, reusing its buffers when they have the right shape (the plain
 /// path; a ragged request allocates its outputs).
-pub fn select_into<E: Float>(
+pub fn select_into<E: Value>(
     x: ArrayView2<'_, E>,
     request: &Request,
     out: &mut Selection<E>,

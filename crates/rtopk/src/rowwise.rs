@@ -6,29 +6,64 @@ use ndarray::ArrayView2;
 use topk_ref::driver::topk_rows_into_counted;
 use topk_ref::{Options, RowSelect, RowTopK, RowTopKOf, Rows, TopK, bf16, f16, topk_ragged};
 
-use crate::algorithm::{Algorithm, Float, Selection};
-use crate::caps::{ALL_DTYPES, Capabilities, Device, F32_ONLY};
+use crate::algorithm::{Algorithm, Selection};
+use crate::caps::{ALL_DTYPES, Capabilities, Device, F32_ONLY, KEY32_DTYPES};
 use crate::dtype::Dtype;
 use crate::error::Error;
 use crate::table::dtype_not_supported;
-
-/// The algorithm for rows of one element type.
-type Row<E> = Box<dyn RowTopKOf<E> + Send>;
+use crate::typed::{Typed, Value, per_type_methods, with_typed};
 
 /// A single-row algorithm behind the matrix-level [`Algorithm`] trait: rows in parallel
 /// ([`topk_ref::topk_rows`]), work counters summed over the rows.
 ///
-/// Built from a [`RowSelect`] ([`RowWise::generic`], what the registry does), it takes `f32`,
-/// `f16` and `bf16` matrices — one algorithm, monomorphised per type by topk-ref. Built from
-/// an `f32`-only [`RowTopK`] ([`RowWise::new`]), it refuses 16-bit matrices with
-/// [`Error::DtypeNotSupported`].
+/// Built from a [`RowSelect`] ([`RowWise::generic`], what the registry does), it takes every
+/// element type its keys fit ([`RowSelect::max_key_bits`]) — one algorithm, monomorphised per
+/// type by topk-ref. Built from an `f32`-only [`RowTopK`] ([`RowWise::new`]), it refuses other
+/// matrices with [`Error::DtypeNotSupported`].
 pub struct RowWise {
-    f32: Box<dyn RowTopK + Send>,
-    f16: Option<Row<f16>>,
-    bf16: Option<Row<bf16>>,
+    row: Row,
+    name: &'static str,
+    exact: bool,
     caps: Capabilities,
     /// Iteration counts kept in the result (where the algorithm reports them).
     counts: bool,
+}
+
+/// The single-row algorithm: `f32` rows only, or rows of every type.
+enum Row {
+    F32(Box<dyn RowTopK + Send>),
+    Generic(Box<dyn Generic>),
+}
+
+/// What is asked of the rows: a plain selection of `k`, or a ragged one (docs/contract.md
+/// §5) with or without the threshold output.
+#[derive(Clone, Copy)]
+enum Op<'r, 'a> {
+    Plain(usize),
+    Ragged(&'r Rows<'a>, bool),
+}
+
+/// A [`RowSelect`] of every element type, behind one object-safe method.
+trait Generic: Send + Sync {
+    fn run(
+        &self,
+        job: Typed<'_, '_>,
+        op: Op<'_, '_>,
+        opts: Options,
+        counts: bool,
+    ) -> Result<(), Error>;
+}
+
+impl<A: RowSelect + Send> Generic for A {
+    fn run(
+        &self,
+        job: Typed<'_, '_>,
+        op: Op<'_, '_>,
+        opts: Options,
+        counts: bool,
+    ) -> Result<(), Error> {
+        with_typed!(job, |x, out| run_rows(self, x, op, opts, counts, out))
+    }
 }
 
 impl RowWise {
@@ -43,30 +78,25 @@ impl RowWise {
     /// them).
     pub fn boxed(row: Box<dyn RowTopK + Send>) -> Self {
         let caps = declared_caps(row.is_exact(), row.reports_iterations(), F32_ONLY);
-        Self { f32: row, f16: None, bf16: None, caps, counts: true }
+        let (name, exact) = (row.name(), row.is_exact());
+        Self { row: Row::F32(row), name, exact, caps, counts: true }
     }
 
     /// Wraps an algorithm written once for every element type ([`RowSelect`]): it takes
-    /// `f32`, `f16` and `bf16` matrices.
-    pub fn generic<A: RowSelect + Clone + Send + 'static>(algo: A) -> Self {
-        let (exact, iterations) =
-            (RowSelect::is_exact(&algo), RowSelect::reports_iterations(&algo));
-        let caps = declared_caps(exact, iterations, ALL_DTYPES);
+    /// every type whose key it takes (all nine, or those of at most 32 bits).
+    pub fn generic<A: RowSelect + Send + 'static>(algo: A) -> Self {
+        let dtypes = if algo.max_key_bits() >= 64 { ALL_DTYPES } else { KEY32_DTYPES };
+        let caps = declared_caps(algo.is_exact(), algo.reports_iterations(), dtypes);
         Self::generic_with_caps(algo, caps)
     }
 
     /// [`RowWise::generic`] with the registry's capability row for its name.
-    pub(crate) fn generic_with_caps<A: RowSelect + Clone + Send + 'static>(
+    pub(crate) fn generic_with_caps<A: RowSelect + Send + 'static>(
         algo: A,
         caps: Capabilities,
     ) -> Self {
-        Self {
-            f32: Box::new(algo.clone()),
-            f16: Some(Box::new(algo.clone())),
-            bf16: Some(Box::new(algo)),
-            caps,
-            counts: true,
-        }
+        let (name, exact) = (RowSelect::name(&algo), RowSelect::is_exact(&algo));
+        Self { row: Row::Generic(Box::new(algo)), name, exact, caps, counts: true }
     }
 
     /// The same algorithm keeping its iteration counts (`true`, the default) or dropping
@@ -75,50 +105,49 @@ impl RowWise {
         Self { counts, ..self }
     }
 
-    /// Rows in parallel with `row` (`None`: the algorithm is not written for `E`).
-    fn run<E: Float, A: RowTopKOf<E> + ?Sized>(
-        &self,
-        row: Option<&A>,
-        x: ArrayView2<'_, E>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<E>,
-    ) -> Result<(), Error> {
-        let row = row.ok_or_else(|| dtype_not_supported(E::DTYPE, self.name()))?;
-        topk_ref::check_shape(x.ncols(), k)?;
-        out.prepare(x.nrows(), k, row.reports_iterations())?;
-        let work = topk_rows_into_counted(row, x, k, opts, &mut out.topk)?;
-        if !self.counts {
-            out.topk.iterations = None;
+    /// `op` on the rows of `job` with the algorithm of their type, if it is written for it.
+    fn run(&self, job: Typed<'_, '_>, op: Op<'_, '_>, opts: Options) -> Result<(), Error> {
+        match (&self.row, job) {
+            (Row::Generic(algo), job) => algo.run(job, op, opts, self.counts),
+            (Row::F32(row), Typed::F32(x, out)) => {
+                run_rows(row.as_ref(), x, op, opts, self.counts, out)
+            }
+            (Row::F32(_), other) => Err(dtype_not_supported(other.dtype(), self.name)),
         }
-        out.threshold = None;
-        out.work = Some(work);
-        out.diagnostics = None;
-        Ok(())
     }
 }
 
-impl RowWise {
-    /// Ragged rows in parallel with `row` (topk-ref's ragged driver: each row's valid prefix
-    /// with its k and hint; docs/contract.md §5).
-    fn run_ragged<E: Float, A: RowTopKOf<E> + ?Sized>(
-        &self,
-        row: Option<&A>,
-        x: ArrayView2<'_, E>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
-        out: &mut Selection<E>,
-    ) -> Result<(), Error> {
-        let row = row.ok_or_else(|| dtype_not_supported(E::DTYPE, self.name()))?;
-        let wanted = topk_ref::Wanted { iterations: self.counts, threshold };
-        let r = topk_ragged(row, x, rows, opts, wanted)?;
-        out.topk = TopK { values: r.values, indices: r.indices, iterations: r.iterations };
-        out.threshold = r.threshold;
-        out.work = Some(r.work);
-        out.diagnostics = None;
-        Ok(())
+/// `op` on the rows of `x` with `row`, in parallel, into `out`; `counts`: keep the iteration
+/// counts (where `row` reports them).
+fn run_rows<E: Value, R: RowTopKOf<E> + ?Sized>(
+    row: &R,
+    x: ArrayView2<'_, E>,
+    op: Op<'_, '_>,
+    opts: Options,
+    counts: bool,
+    out: &mut Selection<E>,
+) -> Result<(), Error> {
+    match op {
+        Op::Plain(k) => {
+            topk_ref::check_shape(x.ncols(), k)?;
+            out.prepare(x.nrows(), k, row.reports_iterations())?;
+            out.work = Some(topk_rows_into_counted(row, x, k, opts, &mut out.topk)?);
+            if !counts {
+                out.topk.iterations = None;
+            }
+            out.threshold = None;
+        }
+        Op::Ragged(rows, threshold) => {
+            // topk-ref's ragged driver: each row's valid prefix with its k and hint
+            let wanted = topk_ref::Wanted { iterations: counts, threshold };
+            let r = topk_ragged(row, x, rows, opts, wanted)?;
+            out.topk = TopK { values: r.values, indices: r.indices, iterations: r.iterations };
+            out.threshold = r.threshold;
+            out.work = Some(r.work);
+        }
     }
+    out.diagnostics = None;
+    Ok(())
 }
 
 /// The capabilities an algorithm declares of itself.
@@ -138,15 +167,20 @@ fn declared_caps(exact: bool, iterations: bool, dtypes: &'static [Dtype]) -> Cap
 impl std::fmt::Debug for RowWise {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RowWise")
-            .field("name", &RowTopK::name(self.f32.as_ref()))
+            .field("name", &self.name)
             .field("dtypes", &self.caps.dtypes)
             .finish()
     }
 }
 
+/// A plain selection of `job` by `algo` (the per-type methods of [`Algorithm`]).
+fn plain(algo: &RowWise, job: Typed<'_, '_>, k: usize, opts: Options) -> Result<(), Error> {
+    algo.run(job, Op::Plain(k), opts)
+}
+
 impl Algorithm for RowWise {
     fn name(&self) -> &'static str {
-        RowTopK::name(self.f32.as_ref())
+        self.name
     }
 
     fn caps(&self) -> Capabilities {
@@ -154,69 +188,26 @@ impl Algorithm for RowWise {
     }
 
     fn is_exact(&self) -> bool {
-        RowTopK::is_exact(self.f32.as_ref())
+        self.exact
     }
 
-    fn select_into(
-        &self,
-        x: ArrayView2<'_, f32>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection,
-    ) -> Result<(), Error> {
-        self.run(Some(self.f32.as_ref()), x, k, opts, out)
+    per_type_methods! { plain;
+        select_into f32 => F32;
+        select_f16_into f16 => F16;
+        select_bf16_into bf16 => Bf16;
     }
 
-    fn select_f16_into(
-        &self,
-        x: ArrayView2<'_, f16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<f16>,
-    ) -> Result<(), Error> {
-        self.run(self.f16.as_deref(), x, k, opts, out)
+    fn select_typed_into(&self, job: Typed<'_, '_>, k: usize, opts: Options) -> Result<(), Error> {
+        self.run(job, Op::Plain(k), opts)
     }
 
-    fn select_bf16_into(
+    fn select_ragged_typed_into(
         &self,
-        x: ArrayView2<'_, bf16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        self.run(self.bf16.as_deref(), x, k, opts, out)
-    }
-
-    fn select_ragged_into(
-        &self,
-        x: ArrayView2<'_, f32>,
+        job: Typed<'_, '_>,
         rows: &Rows<'_>,
         opts: Options,
         threshold: bool,
-        out: &mut Selection,
     ) -> Result<(), Error> {
-        self.run_ragged(Some(self.f32.as_ref()), x, rows, opts, threshold, out)
-    }
-
-    fn select_ragged_f16_into(
-        &self,
-        x: ArrayView2<'_, f16>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
-        out: &mut Selection<f16>,
-    ) -> Result<(), Error> {
-        self.run_ragged(self.f16.as_deref(), x, rows, opts, threshold, out)
-    }
-
-    fn select_ragged_bf16_into(
-        &self,
-        x: ArrayView2<'_, bf16>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        self.run_ragged(self.bf16.as_deref(), x, rows, opts, threshold, out)
+        self.run(job, Op::Ragged(rows, threshold), opts)
     }
 }

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::caps::{BISECT_CPU, CUDA, Capabilities, ROW_CPU, SIM};
+use crate::caps::{BISECT_CPU, CUDA, Capabilities, ROW_CPU, ROW_CPU_32, SIM};
 use crate::dtype::Dtype;
 use crate::error::Error;
 use crate::param::Param;
@@ -40,12 +40,17 @@ pub const ALGORITHMS: [Entry; 14] = [
     entry("bisect", "topk-ref", "RTop-K's threshold bisection (Algorithms 1 and 2)", BISECT_CPU),
     entry("sim", "warp-sim", "the RTop-K kernel on the 32-lane warp simulator", SIM),
     entry("cuda", "rtopk-cuda", "the RTop-K CUDA kernel on GPU 0", CUDA),
-    entry("air", "baselines", "AIR Top-K: adaptive, iteration-fused radix select", ROW_CPU),
-    entry("gridselect", "baselines", "GridSelect: one shared queue, two-step insertion", ROW_CPU),
-    entry("warpselect", "baselines", "WarpSelect: per-lane queues and warp merges", ROW_CPU),
-    entry("drtopk", "baselines", "Dr. Top-k: delegate-centric top-k", ROW_CPU),
+    entry("air", "baselines", "AIR Top-K: adaptive, iteration-fused radix select", ROW_CPU_32),
+    entry(
+        "gridselect",
+        "baselines",
+        "GridSelect: one shared queue, two-step insertion",
+        ROW_CPU_32,
+    ),
+    entry("warpselect", "baselines", "WarpSelect: per-lane queues and warp merges", ROW_CPU_32),
+    entry("drtopk", "baselines", "Dr. Top-k: delegate-centric top-k", ROW_CPU_32),
     entry("torch-radix", "baselines", "torch.topk's radix select, 2-bit digits", ROW_CPU),
-    entry("sort", "baselines", "sort and choose (LSD radix sort)", ROW_CPU),
+    entry("sort", "baselines", "sort and choose (LSD radix sort)", ROW_CPU_32),
 ];
 
 /// The names, in the registry's order.

@@ -1,14 +1,16 @@
-//! 16-bit matrices (`f16`, `bf16`) through the library face: every CPU algorithm of the
-//! registry against `topk_ref::oracle` on hostile 16-bit rows (test-support's strategies: NaN
-//! payloads of both signs, ±inf, ±0, subnormals, heavy ties, k ∈ {0, 1, M−1, M}), values the
-//! input's own bits, the simulator too (its iteration counts `bisect`'s); `cuda` is checked
-//! on the GPU (rtopk-cuda's GPU tests, `rtopk verify cuda`); radix-style algorithms report
-//! fewer digit passes on 16-bit keys.
+//! Every element type but `f32` through the library face: 16-bit matrices (`f16`, `bf16`) and
+//! `f64` and integer matrices (`i8`, `u8`, `i16`, `i32`, `i64`). Every CPU algorithm of the
+//! registry that takes the type against `topk_ref::oracle` on hostile rows (NaN payloads of
+//! both signs, ±inf, ±0, subnormals; integer ends, 0, -1; heavy ties; k ∈ {0, 1, M−1, M}, M
+//! not a multiple of 32), values the input's own bits, the simulator too on 16-bit rows (its
+//! iteration counts `bisect`'s); an algorithm that does not take a type refuses it by name
+//! and type. `cuda` is checked on the GPU (rtopk-cuda's GPU tests, `rtopk verify cuda`);
+//! radix-style algorithms report fewer digit passes on 16-bit keys.
 
 use ndarray::{Array2, ArrayView2};
 use proptest::prelude::*;
 use rtopk::{
-    Algorithm, Device, Dtype, Error, Float, Mode, Options, Request, RowWise, Selection, bf16, f16,
+    Algorithm, Device, Dtype, Error, Mode, Options, Request, RowWise, Selection, Value, bf16, f16,
     registry, select,
 };
 use topk_ref::Heap;
@@ -18,7 +20,7 @@ use topk_ref::oracle::{canonical_indices, canonical_sorted_indices};
 const MAX_WIDTH: usize = 300;
 
 /// Indices and value bits of every row equal the oracle's.
-fn assert_canonical<E: Float>(
+fn assert_canonical<E: Value>(
     name: &str,
     x: ArrayView2<'_, E>,
     k: usize,
@@ -42,7 +44,7 @@ fn assert_canonical<E: Float>(
 
 /// Every registry algorithm on `x` but the GPU's (not on this machine): canonical, with the
 /// capabilities they declare; a type one does not take refused by name and type.
-fn every_algorithm<E: Float>(x: ArrayView2<'_, E>, k: usize, opts: Options) {
+fn every_algorithm<E: Value>(x: ArrayView2<'_, E>, k: usize, opts: Options) {
     for entry in registry::ALGORITHMS.iter().filter(|e| e.caps.device == Device::Cpu) {
         let request = Request::builder(entry.name).k(k).options(opts);
         let result = select(x, &request.iterations(entry.caps.iterations).build().unwrap());
@@ -52,6 +54,7 @@ fn every_algorithm<E: Float>(x: ArrayView2<'_, E>, k: usize, opts: Options) {
             let text = e.to_string();
             let says = format!("'{}' does not take {} input", entry.name, E::DTYPE);
             assert!(text.contains(&says) && text.contains("heap, quickselect"), "{text}");
+            assert!(text.contains("bisect") && !text.contains(&format!("{}, ", entry.name)));
             assert!(e.is_user_error(), "{e}");
             continue;
         }
@@ -62,34 +65,127 @@ fn every_algorithm<E: Float>(x: ArrayView2<'_, E>, k: usize, opts: Options) {
     }
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(16))]
+/// `(n, m, data)`: up to 3 rows of up to [`MAX_WIDTH`] values of `T`, drawn from `edges`
+/// (the type's ends, 0, -1, NaNs, ...), a few tied values, and any bit pattern.
+fn matrix_of<T: Value + Arbitrary>(edges: Vec<T>) -> impl Strategy<Value = (usize, usize, Vec<T>)> {
+    let ties = edges.iter().copied().take(2).collect::<Vec<_>>();
+    let element = prop_oneof![
+        2 => prop::sample::select(edges),
+        2 => prop::sample::select(ties),
+        3 => any::<T>(),
+    ];
+    (0usize..4, 1usize..=MAX_WIDTH).prop_flat_map(move |(n, m)| {
+        prop::collection::vec(element.clone(), n * m).prop_map(move |d| (n, m, d))
+    })
+}
 
-    #[test]
-    fn every_cpu_algorithm_is_the_oracle_on_f16(
-        (n, m, data) in test_support::matrix_f16(MAX_WIDTH),
-        which in 0u8..6,
-        frac in 0.0f64..1.0,
-        smallest in any::<bool>(),
-        sorted in any::<bool>(),
-    ) {
-        let x = Array2::from_shape_vec((n, m), data).unwrap();
-        let k = test_support::pick_k(m, which, frac);
-        every_algorithm(x.view(), k, Options { mode: Mode::from_smallest(smallest), sorted });
-    }
+/// The edge values of an integer type: its ends, 0, -1 (or 1), and a tie value.
+macro_rules! int_edges {
+    ($t:ty) => {
+        vec![3 as $t, <$t>::MIN, <$t>::MAX, 0, (0 as $t).wrapping_sub(1), 1]
+    };
+}
 
-    #[test]
-    fn every_cpu_algorithm_is_the_oracle_on_bf16(
-        (n, m, data) in test_support::matrix_bf16(MAX_WIDTH),
-        which in 0u8..6,
-        frac in 0.0f64..1.0,
-        smallest in any::<bool>(),
-        sorted in any::<bool>(),
-    ) {
-        let x = Array2::from_shape_vec((n, m), data).unwrap();
-        let k = test_support::pick_k(m, which, frac);
-        every_algorithm(x.view(), k, Options { mode: Mode::from_smallest(smallest), sorted });
+/// A property test of every CPU algorithm against the oracle on matrices of one type.
+macro_rules! oracle_on {
+    ($($name:ident: $matrix:expr;)*) => {
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(16))]
+            $(
+                #[test]
+                fn $name(
+                    (n, m, data) in $matrix,
+                    which in 0u8..6,
+                    frac in 0.0f64..1.0,
+                    smallest in any::<bool>(),
+                    sorted in any::<bool>(),
+                ) {
+                    let x = Array2::from_shape_vec((n, m), data).unwrap();
+                    let k = test_support::pick_k(m, which, frac);
+                    let opts = Options { mode: Mode::from_smallest(smallest), sorted };
+                    every_algorithm(x.view(), k, opts);
+                }
+            )*
+        }
+    };
+}
+
+oracle_on! {
+    every_cpu_algorithm_is_the_oracle_on_f16: test_support::matrix_f16(MAX_WIDTH);
+    every_cpu_algorithm_is_the_oracle_on_bf16: test_support::matrix_bf16(MAX_WIDTH);
+    every_cpu_algorithm_is_the_oracle_on_i8: matrix_of::<i8>(int_edges!(i8));
+    every_cpu_algorithm_is_the_oracle_on_u8: matrix_of::<u8>(int_edges!(u8));
+    every_cpu_algorithm_is_the_oracle_on_i16: matrix_of::<i16>(int_edges!(i16));
+    every_cpu_algorithm_is_the_oracle_on_i32: matrix_of::<i32>(int_edges!(i32));
+    every_cpu_algorithm_is_the_oracle_on_i64: matrix_of::<i64>(int_edges!(i64));
+    every_cpu_algorithm_is_the_oracle_on_f64: matrix_of::<f64>(vec![
+        1.5,
+        f64::NAN,
+        -f64::NAN,
+        f64::from_bits(0x7ff0_0000_0000_0001),
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        f64::from_bits(1),
+        -f64::MIN_POSITIVE / 2.0,
+        f64::MAX,
+    ]);
+}
+
+/// The types the kernel and the 32-bit-key baselines do not take are refused by them, and
+/// taken by every other CPU algorithm (the table says which).
+#[test]
+fn wide_types_are_taken_where_the_table_says() {
+    let key32 = ["air", "gridselect", "warpselect", "drtopk", "sort"];
+    for dtype in [Dtype::Float64, Dtype::Int64] {
+        let takers = registry::names_where(|c| c.takes(dtype));
+        assert!(takers.iter().all(|n| !key32.contains(n) && *n != "sim" && *n != "cuda"));
+        assert_eq!(takers.len(), registry::ALGORITHMS.len() - key32.len() - 2, "{dtype}");
     }
+    for dtype in [Dtype::Int8, Dtype::Uint8, Dtype::Int16, Dtype::Int32] {
+        let takers = registry::names_where(|c| c.takes(dtype));
+        assert_eq!(takers.len(), registry::ALGORITHMS.len() - 2, "{dtype}");
+    }
+    let x = Array2::from_elem((2, 40), 7i32);
+    for name in ["sim", "cuda"] {
+        let e = select(x.view(), &Request::new(name, 3).unwrap()).unwrap_err();
+        assert!(matches!(e, Error::DtypeNotSupported { dtype: Dtype::Int32, .. }), "{e}");
+        assert!(e.to_string().contains("'cuda' does not take int32") || name == "sim", "{e}");
+    }
+    let x = Array2::from_elem((2, 40), 7i64);
+    let e = select(x.view(), &Request::new("air", 3).unwrap()).unwrap_err();
+    assert!(e.to_string().contains("use an algorithm that takes int64: heap"), "{e}");
+    // A generic RowWise of a 32-bit-key baseline says so itself.
+    let air = RowWise::generic(baselines::Air::default());
+    assert!(!air.caps().takes(Dtype::Int64) && air.caps().takes(Dtype::Int32));
+}
+
+/// Integer rows (docs/contract.md §3): the search runs on the values, at most as many steps as
+/// the type has bits, exact, with no fallback; early stopping still gives k distinct indices.
+#[test]
+fn integer_iteration_counts_are_at_most_the_width() {
+    fn counts<T: Value>(x: Array2<T>, bits: u32) {
+        for (k, smallest) in [(1, false), (17, true), (63, false)] {
+            let opts = Options { mode: Mode::from_smallest(smallest), sorted: false };
+            let r = Request::builder("bisect").k(k).iterations(true).options(opts);
+            let out = select(x.view(), &r.build().unwrap()).unwrap();
+            let its = out.topk.iterations.clone().unwrap();
+            assert!(its.iter().all(|&c| c <= bits), "{} {its}", T::NAME);
+            assert_canonical("bisect", x.view(), k, opts, &out);
+        }
+    }
+    let spread = |r: usize, c: usize| (r * 7919 + c * 104_729) as u64;
+    counts(Array2::from_shape_fn((5, 70), |(r, c)| spread(r, c) as i8), 8);
+    counts(Array2::from_shape_fn((5, 70), |(r, c)| spread(r, c) as u8), 8);
+    counts(Array2::from_shape_fn((5, 70), |(r, c)| (spread(r, c) * 40_503) as i16), 16);
+    counts(Array2::from_shape_fn((5, 70), |(r, c)| (spread(r, c) * 2_654_435_761) as i32), 32);
+    let wide = |(r, c)| spread(r, c).wrapping_mul(0x9e37_79b9_7f4a_7c15) as i64;
+    counts(Array2::from_shape_fn((5, 70), wide), 64);
+    // extremes only: one step splits them
+    let ends =
+        Array2::from_shape_fn((1, 65), |(_, c)| if c % 2 == 0 { i64::MIN } else { i64::MAX });
+    counts(ends, 64);
 }
 
 #[test]

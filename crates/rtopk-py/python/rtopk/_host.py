@@ -9,8 +9,9 @@ as ``(rows, M)`` and selected by the native module with one request.
   released, so other Python threads run meanwhile. Outputs are fresh arrays (``values`` in the
   input's dtype, ``indices`` int64 or int32, ``iterations`` int32), viewed back with ``k``
   along ``dim``.
-* Element types: float32, float16 and bfloat16 (``ml_dtypes.bfloat16``, recognised by its
-  name and size without importing ml_dtypes). A 16-bit array goes to Rust as a ``uint16`` view
+* Element types: float32, float16, bfloat16 (``ml_dtypes.bfloat16``, recognised by its
+  name and size without importing ml_dtypes), float64, int8, uint8, int16, int32 and int64.
+  The types NumPy has go to Rust as they are. A 16-bit float array goes as a ``uint16`` view
   of its bit patterns (no copy) and its values come back as bits, viewed as the input's dtype:
   every element is ordered by its exact value (docs/contract.md §1) and no value is converted.
 """
@@ -51,14 +52,23 @@ def as_rows(a: "npt.NDArray[Any]", dim: int) -> Tuple["npt.NDArray[Any]", Tuple[
     return rows, batch, d
 
 
+# The element types NumPy has, by dtype; float16 and bfloat16 travel as their bits.
+_NATIVE = tuple(
+    np.dtype(t) for t in (np.float32, np.float64, np.int8, np.uint8, np.int16, np.int32, np.int64)
+)
+# The 16-bit floats, which go to Rust as uint16 bit patterns.
+SIXTEEN_BIT = ("float16", "bfloat16")
+
+
 def element_name(dtype: "np.dtype[Any]") -> str:
-    """``"float32"``, ``"float16"`` or ``"bfloat16"``: the element type of a NumPy dtype (the
-    bfloat16 of ml_dtypes is recognised by its name and size, without importing ml_dtypes);
+    """``"float32"``, ``"float16"``, ``"bfloat16"``, ``"float64"``, ``"int8"``, ``"uint8"``,
+    ``"int16"``, ``"int32"`` or ``"int64"``: the element type of a NumPy dtype (the bfloat16
+    of ml_dtypes is recognised by its name and size, without importing ml_dtypes);
     ``TypeError`` for any other dtype."""
-    if dtype == np.float32:
-        return "float32"
     if dtype == np.float16:
         return "float16"
+    if dtype in _NATIVE:
+        return str(np.dtype(dtype.type).name)
     if dtype.name == "bfloat16" and dtype.itemsize == 2:
         return "bfloat16"
     raise TypeError(_native.unsupported_dtype(str(dtype)))
@@ -92,12 +102,14 @@ def select_host(
     """Top-k of the host array ``a`` along ``dim`` as ``ask`` and ``rows`` (the per-row inputs,
     docs/contract.md §5) ask (rows viewed, Rust selects); outputs viewed back with ``K``
     along ``dim`` (not copied): ``(values, indices, iterations, threshold)``, the last two
-    None unless asked for. ``a`` is float32, float16 or bfloat16 (values come back in its
-    dtype) — or, with ``element`` (``"float16"``/``"bfloat16"``), a uint16 array of that
-    type's bit patterns (values come back as uint16 bits)."""
+    None unless asked for. ``a`` is of any element type (values come back in its dtype) —
+    or, with ``element`` (``"float16"``/``"bfloat16"``), a uint16 array of that type's bit
+    patterns (values come back as uint16 bits)."""
+    if a.ndim == 0:
+        return _select_scalar(a, dim, ask, element, rows)
     name = element if element is not None else element_name(a.dtype)
-    # 16-bit rows travel as their bit patterns (a view: same item size, any strides).
-    src = a if name == "float32" or element is not None else a.view(np.uint16)
+    # 16-bit floats travel as their bit patterns (a view: same item size, any strides).
+    src = a if name not in SIXTEEN_BIT or element is not None else a.view(np.uint16)
     if src.ndim == 2 and (dim == -1 or dim == 1):  # already (rows, M): nothing to view
         flat, batch, d = src, src.shape[:1], 1
     else:
@@ -127,6 +139,23 @@ def select_host(
         iterations = None if iterations is None else iterations.reshape(batch)
         threshold = None if threshold is None else threshold.reshape(batch)
     return values, indices, iterations, threshold
+
+
+def _select_scalar(
+    a: "npt.NDArray[Any]", dim: int, ask: Ask, element: Optional[str], rows: PerRow
+) -> Outputs:
+    """A 0-d input as ``torch.topk`` takes it: one row of one value (``dim`` 0 or -1); the
+    outputs are 0-d for ``k = 1`` and empty for ``k = 0``."""
+    if dim not in (0, -1):
+        raise IndexError(f"dim {dim} is out of range for a 0-d input (expected -1 or 0)")
+    values, indices, iterations, threshold = select_host(a.reshape(1, 1), -1, ask, element, rows)
+    shape = () if values.shape[1] == 1 else (0,)
+    return (
+        values.reshape(shape),
+        indices.reshape(shape),
+        None if iterations is None else iterations.reshape(()),
+        None if threshold is None else threshold.reshape(()),
+    )
 
 
 def _widen(

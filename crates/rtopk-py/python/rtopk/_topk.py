@@ -110,6 +110,7 @@ def topk(
     hint: Any = None,
     return_threshold: Literal[False] = False,
     width: Optional[int] = None,
+    out: Optional[Tuple[Any, Any]] = None,
 ) -> TopK: ...
 
 
@@ -130,6 +131,7 @@ def topk(
     hint: Any = None,
     return_threshold: Literal[False] = False,
     width: Optional[int] = None,
+    out: Optional[Tuple[Any, Any]] = None,
 ) -> TopKIterations: ...
 
 
@@ -150,6 +152,7 @@ def topk(
     hint: Any = None,
     return_threshold: Literal[True],
     width: Optional[int] = None,
+    out: Optional[Tuple[Any, Any]] = None,
 ) -> TopKThreshold: ...
 
 
@@ -170,6 +173,7 @@ def topk(
     hint: Any = None,
     return_threshold: Literal[True],
     width: Optional[int] = None,
+    out: Optional[Tuple[Any, Any]] = None,
 ) -> TopKIterationsThreshold: ...
 
 
@@ -189,6 +193,7 @@ def topk(
     hint: Any = None,
     return_threshold: bool = False,
     width: Optional[int] = None,
+    out: Optional[Tuple[Any, Any]] = None,
 ) -> Result:
     """The ``k`` largest (or smallest) values of ``x`` along ``dim``, and their indices.
 
@@ -210,10 +215,13 @@ def topk(
     ``ValueError`` with the library's message).
 
     Args:
-        x: a NumPy array (or array-like) or torch tensor of float32, float16 or bfloat16
-            (``ml_dtypes.bfloat16`` for NumPy), any rank, CPU or CUDA (the CUDA kernel takes
-            all three; 16-bit rows need compute capability 8.0). Values come back in the
-            input's dtype, bit for bit.
+        x: a NumPy array (or array-like) or torch tensor of float32, float16, bfloat16
+            (``ml_dtypes.bfloat16`` for NumPy), float64, int8, uint8, int16, int32 or int64,
+            any rank (0-d: one row of one value), CPU or CUDA. Values come back in the
+            input's dtype, bit for bit. Integers rank in their usual order, float64 like the
+            other floats (docs/contract.md §1). The CUDA kernel takes float32, float16 and
+            bfloat16 (16-bit rows need compute capability 8.0); a CUDA tensor of another type
+            is refused with a ``TypeError`` (never converted).
         k: values per row: an integer, ``0 <= k <= M`` where ``M = x.shape[dim]``; or one
             integer per row (a 1-D integer array, list or tensor — or one of the input's
             shape without ``dim``), each ``0 <= k[i] <= M``.
@@ -241,6 +249,10 @@ def topk(
             give it when ``k`` is a CUDA tensor (reading it would synchronise with the GPU,
             and a CUDA graph cannot) and under ``torch.compile`` (the output shape must not
             depend on ``k``'s values).
+        out: ``(values, indices)``, as ``torch.topk``'s ``out=``: arrays (tensors for a tensor
+            input, on its device) of the result's shape and dtypes, written in place and
+            returned. A tensor with no elements is resized, as torch does; any other shape,
+            dtype or device is refused before anything is written.
 
     Cost: the input is read in place (copied only when its strides cannot describe the rows,
     see the module docstring); the outputs are allocated once. On the CPU the rows run in
@@ -252,7 +264,8 @@ def topk(
             algorithm does not take, ``max_iter`` together with ``precision``; per-row inputs
             of the wrong length, lengths above M or below 0, per-row inputs given to an
             algorithm that does not take them yet.
-        TypeError: a dtype other than float32, float16 and bfloat16, ``indices_dtype``, a
+        TypeError: a dtype rtopk does not take (or the GPU kernel, on a CUDA tensor), an
+            ``out`` that is not two arrays or tensors of the result's dtypes, ``indices_dtype``, a
             bool or a non-integer for ``k`` or ``dim``, a non-bool ``largest`` or ``sorted``,
             non-integer ``lengths`` or per-row ``k``.
         IndexError: ``dim`` out of range.
@@ -279,6 +292,8 @@ def topk(
         values, indices, its, threshold = _tensor_topk(x, dim, a, rows)
     else:
         values, indices, its, threshold = select_host(host_array(x), dim, a, rows=rows)
+    if out is not None:
+        values, indices = _into(out, values, indices)
     if return_threshold:
         if return_iterations:
             return TopKIterationsThreshold(values, indices, its, threshold)
@@ -286,6 +301,45 @@ def topk(
     if return_iterations:
         return TopKIterations(values, indices, its)
     return TopK(values, indices)
+
+
+def _into(out: Any, values: Any, indices: Any) -> Tuple[Any, Any]:
+    """``values`` and ``indices`` written into ``out`` (``torch.topk``'s ``out=``), which is
+    returned; every check comes before the first write."""
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(f"out must be a tuple (values, indices), got {type(out).__name__}")
+    pairs = (("values", out[0], values), ("indices", out[1], indices))
+    resize = [_check_out(name, dst, src) for name, dst, src in pairs]
+    for (_, dst, src), grow in zip(pairs, resize):
+        if grow:
+            dst.resize_(src.shape)
+        if _is_tensor(dst):
+            dst.copy_(src)
+        else:
+            import numpy as np
+
+            np.copyto(dst, src)
+    return out[0], out[1]
+
+
+def _check_out(name: str, dst: Any, src: Any) -> bool:
+    """Checks that ``dst`` can take ``src`` (same kind, dtype, device and shape); returns
+    whether it must be resized first (an empty tensor, as torch resizes it)."""
+    tensor = _is_tensor(src)
+    kind = "tensor" if tensor else "NumPy array"
+    if _is_tensor(dst) != tensor or not hasattr(dst, "shape"):
+        raise TypeError(f"out {name} must be a {kind} for this input, got {type(dst).__name__}")
+    if dst.dtype != src.dtype:
+        raise TypeError(f"out {name} has dtype {dst.dtype}; the result's is {src.dtype}")
+    if tensor and dst.device != src.device:
+        raise ValueError(f"out {name} is on {dst.device}; the result is on {src.device}")
+    if tuple(dst.shape) == tuple(src.shape):
+        if not tensor and not dst.flags.writeable:
+            raise ValueError(f"out {name} is read-only")
+        return False
+    if tensor and dst.numel() == 0:
+        return True
+    raise ValueError(f"out {name} has shape {tuple(dst.shape)}; the result's is {tuple(src.shape)}")
 
 
 def _width(width: Any) -> int:

@@ -55,7 +55,17 @@ _INDEX_DTYPES = {"int32": torch.int32, "int64": torch.int64}
 # The request's name of CUDA device N (a table, not a string built on every call).
 _CUDA_NAMES = tuple(f"cuda:{i}" for i in range(16))
 # What both paths take, and the native module's name for each.
-_DTYPE_NAMES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+_DTYPE_NAMES = {
+    torch.float32: "float32",
+    torch.float16: "float16",
+    torch.bfloat16: "bfloat16",
+    torch.float64: "float64",
+    torch.int8: "int8",
+    torch.uint8: "uint8",
+    torch.int16: "int16",
+    torch.int32: "int32",
+    torch.int64: "int64",
+}
 
 # The raw current stream without building a torch.cuda.Stream object (what torch.compile's
 # generated code calls too); the public spelling where a torch build lacks it.
@@ -79,7 +89,9 @@ def _dtype_name(x: Tensor) -> str:
 
 def _element(x: Tensor) -> str:
     """The native name of ``x``'s dtype; ``TypeError`` for a dtype rtopk.topk never takes
-    (float64, integers, ...)."""
+    (complex, bool, ...). The GPU kernel takes float32, float16 and bfloat16: on a CUDA tensor
+    of another type the library refuses the request (``TypeError``, naming the algorithms
+    that take it), never converting it."""
     name = _DTYPE_NAMES.get(x.dtype)
     if name is None:
         raise TypeError(_native.unsupported_dtype(_dtype_name(x)))

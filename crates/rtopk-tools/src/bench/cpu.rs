@@ -84,6 +84,7 @@ impl Matrix {
             Dtype::Float32 => Matrix::F32(drawn),
             Dtype::Float16 => Matrix::F16(rounded(&drawn)?),
             Dtype::Bfloat16 => Matrix::Bf16(rounded(&drawn)?),
+            other => return Err(super::generated_only(other)),
         })
     }
 
@@ -94,7 +95,7 @@ impl Matrix {
             Dtype::Float16 => Ok(Matrix::F16(read_matrix_as(path)?)),
             // A bfloat16 file does not exist (no .npy dtype): the f32 read refuses anything
             // but `<f4`.
-            Dtype::Float32 | Dtype::Bfloat16 => Ok(Matrix::F32(read_matrix_as(path)?)),
+            _ => Ok(Matrix::F32(read_matrix_as(path)?)),
         }
     }
 
@@ -268,7 +269,9 @@ fn float32() -> Dtype {
 /// A [`Dtype`] from its name (`"float16"`).
 fn dtype_by_name<'de, D: Deserializer<'de>>(d: D) -> Result<Dtype, D::Error> {
     let name = String::deserialize(d)?;
+    // benchmarks draw and read the kernel's three floats only
     Dtype::from_name(&name)
+        .filter(|d| d.is_kernel_float())
         .ok_or_else(|| serde::de::Error::custom(format!("unknown dtype '{name}'")))
 }
 

@@ -72,6 +72,16 @@ pub(crate) fn check_memory(
     }
 }
 
+/// The error for generated rows of `dtype`, which the generators do not draw (they draw
+/// `f32`, `f16` and `bf16` rows).
+pub(crate) fn generated_only(dtype: rtopk::Dtype) -> Error {
+    Error::Lib(rtopk::Error::NotYetSupported {
+        what: "generated rows of this element type",
+        algo: dtype.name().to_string(),
+        valid_for: "float32, float16 and bfloat16".to_string(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

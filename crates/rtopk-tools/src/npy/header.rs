@@ -12,6 +12,9 @@ pub(super) const MAGIC: &[u8; 6] = b"\x93NUMPY";
 /// The input dtypes accepted, for messages (docs/contract.md §4; [`rtopk::Dtype::from_npy_descr`] is the
 /// check).
 pub(crate) const INPUT_DTYPES: &str = "<f4 (little-endian float32) or <f2 (little-endian float16)";
+/// The input dtypes `rtopk select` accepts ([`super::MatrixReader::open_any`]), for messages.
+pub(crate) const ANY_INPUT_DTYPES: &str = "<f4, <f2, <f8, |i1, |u1, <i2, <i4 or <i8 (little-endian float32, float16, float64, int8, \
+     uint8, int16, int32, int64)";
 /// numpy pads the whole preamble plus header to a multiple of this (for aligned reads).
 pub(super) const HEADER_ALIGN: usize = 64;
 /// The longest header read (numpy's own reader stops at 10 000 bytes by default; a matrix's

@@ -43,7 +43,6 @@ mod testing;
 mod vector;
 mod writer;
 
-pub(crate) use header::INPUT_DTYPES;
 pub use header::{Header, shape_string};
 pub use output::{OutputSpec, Outputs};
 pub use reader::{DEFAULT_BLOCK_BYTES, MatrixReader, read_matrix, read_matrix_as};

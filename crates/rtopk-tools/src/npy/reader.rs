@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use ndarray::Array2;
 use topk_ref::TopKError;
 
-use super::header::{dtype_hint, read_header, read_up_to, shape_string};
+use super::header::{
+    ANY_INPUT_DTYPES, INPUT_DTYPES, dtype_hint, read_header, read_up_to, shape_string,
+};
 use super::writer::NpyFloat;
 use crate::Error;
 use rtopk::dtype::Dtype;
@@ -40,11 +42,21 @@ pub struct MatrixReader<R = BufReader<File>> {
 impl MatrixReader {
     /// Opens `path` and checks its preamble, header and (for a regular file) size.
     pub fn open(path: &Path) -> Result<Self, Error> {
+        Self::open_as(path, false)
+    }
+
+    /// [`MatrixReader::open`] of a matrix of any element type with a `.npy` dtype (`<f8` and
+    /// the integers too: `rtopk select`, docs/contract.md §1).
+    pub fn open_any(path: &Path) -> Result<Self, Error> {
+        Self::open_as(path, true)
+    }
+
+    fn open_as(path: &Path, any: bool) -> Result<Self, Error> {
         let fail = |source| Error::NpyRead { path: path.to_path_buf(), source };
         let file = File::open(path).map_err(fail)?;
         let meta = file.metadata().map_err(fail)?;
         let file_len = meta.is_file().then_some(meta.len());
-        Self::from_reader(path, BufReader::with_capacity(READ_CHUNK, file), file_len)
+        Self::read_header_of(path, BufReader::with_capacity(READ_CHUNK, file), file_len, any)
     }
 }
 
@@ -52,12 +64,25 @@ impl<R: Read> MatrixReader<R> {
     /// Reads the header from `src`; `file_len` (the whole file's length, when known) lets the
     /// size checks happen now rather than at the end of the data. `path` names the source in
     /// messages.
-    pub fn from_reader(path: &Path, mut src: R, file_len: Option<u64>) -> Result<Self, Error> {
+    pub fn from_reader(path: &Path, src: R, file_len: Option<u64>) -> Result<Self, Error> {
+        Self::read_header_of(path, src, file_len, false)
+    }
+
+    /// [`MatrixReader::from_reader`]; `any`: every dtype with a `.npy` form, else `<f4` and
+    /// `<f2` only.
+    fn read_header_of(
+        path: &Path,
+        mut src: R,
+        file_len: Option<u64>,
+        any: bool,
+    ) -> Result<Self, Error> {
         let path_buf = || path.to_path_buf();
         let header = read_header(path, &mut src)?;
-        let Some(dtype) = Dtype::from_npy_descr(&header.descr) else {
+        let taken = Dtype::from_npy_descr(&header.descr).filter(|d| any || d.is_kernel_float());
+        let Some(dtype) = taken else {
             let hint = dtype_hint(&header.descr);
-            return Err(Error::NpyDtype { path: path_buf(), found: header.descr, hint });
+            let expected = if any { ANY_INPUT_DTYPES } else { INPUT_DTYPES };
+            return Err(Error::NpyDtype { path: path_buf(), expected, found: header.descr, hint });
         };
         let shape = header.shape.clone();
         let [n, m] = shape[..] else {

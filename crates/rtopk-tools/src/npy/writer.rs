@@ -6,11 +6,11 @@ use std::io::{self, Write};
 use topk_ref::f16;
 
 use super::header::header_bytes;
-use rtopk::Float;
+use rtopk::Value;
 use rtopk::dtype::Dtype;
 
-/// Element types of the files read and written (docs/contract.md §4: values `<f4` or `<f2`, as the input;
-/// indices and counts `<i8`).
+/// Element types of the files read and written (docs/contract.md §4: values in the input's
+/// dtype; indices and counts `<i8`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NpyDtype {
     /// Little-endian float32.
@@ -19,6 +19,16 @@ pub enum NpyDtype {
     F2,
     /// Little-endian int64.
     I8,
+    /// Little-endian float64.
+    F8,
+    /// int8.
+    I1,
+    /// uint8.
+    U1,
+    /// Little-endian int16.
+    I2,
+    /// Little-endian int32.
+    I4,
 }
 
 impl NpyDtype {
@@ -28,22 +38,33 @@ impl NpyDtype {
             NpyDtype::F4 => "<f4",
             NpyDtype::F2 => "<f2",
             NpyDtype::I8 => "<i8",
+            NpyDtype::F8 => "<f8",
+            NpyDtype::I1 => "|i1",
+            NpyDtype::U1 => "|u1",
+            NpyDtype::I2 => "<i2",
+            NpyDtype::I4 => "<i4",
         }
     }
 
     /// The file type of values of `dtype`: `None` for bfloat16, which has no `.npy` dtype.
     pub fn of(dtype: Dtype) -> Option<NpyDtype> {
-        match dtype {
-            Dtype::Float32 => Some(NpyDtype::F4),
-            Dtype::Float16 => Some(NpyDtype::F2),
-            Dtype::Bfloat16 => None,
-        }
+        Some(match dtype {
+            Dtype::Float32 => NpyDtype::F4,
+            Dtype::Float16 => NpyDtype::F2,
+            Dtype::Bfloat16 => return None,
+            Dtype::Float64 => NpyDtype::F8,
+            Dtype::Int8 => NpyDtype::I1,
+            Dtype::Uint8 => NpyDtype::U1,
+            Dtype::Int16 => NpyDtype::I2,
+            Dtype::Int32 => NpyDtype::I4,
+            Dtype::Int64 => NpyDtype::I8,
+        })
     }
 }
 
-/// An element type with a `.npy` form: `f32` (`<f4`) and `f16` (`<f2`), little-endian, bit
-/// for bit. (`bf16` has none: numpy has no bfloat16 dtype of its own.)
-pub trait NpyFloat: Float {
+/// An element type with a `.npy` form: every [`Value`] but `bf16` (numpy has no bfloat16
+/// dtype of its own), little-endian, bit for bit.
+pub trait NpyFloat: Value {
     /// The file's dtype.
     const NPY: NpyDtype;
 
@@ -54,18 +75,35 @@ pub trait NpyFloat: Float {
     fn put_le(self, out: &mut [u8]);
 }
 
-impl NpyFloat for f32 {
-    const NPY: NpyDtype = NpyDtype::F4;
+/// [`NpyFloat`] of primitive number types: their own little-endian bytes.
+macro_rules! npy_primitive {
+    ($($t:ty => $npy:ident;)*) => {$(
+        impl NpyFloat for $t {
+            const NPY: NpyDtype = NpyDtype::$npy;
 
-    #[inline]
-    fn from_le(b: &[u8]) -> Self {
-        f32::from_bits(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
+            #[inline]
+            fn from_le(b: &[u8]) -> Self {
+                let mut bytes = [0u8; size_of::<$t>()];
+                bytes.copy_from_slice(&b[..size_of::<$t>()]);
+                <$t>::from_le_bytes(bytes)
+            }
 
-    #[inline]
-    fn put_le(self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
-    }
+            #[inline]
+            fn put_le(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+
+npy_primitive! {
+    f32 => F4;
+    f64 => F8;
+    i8 => I1;
+    u8 => U1;
+    i16 => I2;
+    i32 => I4;
+    i64 => I8;
 }
 
 impl NpyFloat for f16 {
