@@ -321,6 +321,8 @@ unsafe fn run(frame: &CallFrame, target: Target, call: &Call) -> Result<(), Fail
                     Dtype::Float32 => select_host::<f32>(call),
                     Dtype::Float16 => select_host::<f16>(call),
                     Dtype::Bfloat16 => select_host::<bf16>(call),
+                    // read_call takes the three float types only (dtype_of)
+                    other => Err(Failure::invalid(format!("rtopk: {} operand", other.name()))),
                 }
             }
         }
