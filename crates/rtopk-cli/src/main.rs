@@ -45,7 +45,7 @@ struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Row-wise top-k of a 2-D .npy matrix (float32, float16, float64 or integers)
+    /// Row-wise top-k of a 2-D float32 or float16 .npy matrix
     Select(select_cmd::SelectArgs),
     /// The launch program the GPU runs for a shape (kernels, grids, buffers), without a GPU
     Plan(plan_cmd::PlanArgs),

@@ -9,12 +9,10 @@
 //! size. The outputs follow `rtopk_tools::npy`'s rules: written all or nothing, a regular file
 //! replaced atomically, a device or FIFO written in place, never the input.
 //!
-//! The input is selected in its own element type (docs/contract.md §1): `<f4`, `<f2`, `<f8`
-//! by their exact values, the integers `|i1`, `|u1`, `<i2`, `<i4`, `<i8` in their usual
-//! order, and the values are written back in that dtype, the input's bits; indices and
-//! iteration counts are as for float32. An algorithm that does not take the type (`sim` and
-//! `cuda` take the three kernel floats; the 32-bit-key baselines refuse `<f8` and `<i8`)
-//! refuses it, naming those that do, before anything is written.
+//! A `<f2` (float16) input is selected as float16 — each element ordered by its exact value,
+//! docs/contract.md §1 — and its values are written back as `<f2`, the input's bits; indices and
+//! iteration counts are as for float32. The command line takes `<f4` and `<f2` only
+//! (docs/contract.md §4); the library and the Python package take the other element types.
 //!
 //! Ragged requests (docs/contract.md §5): `--k-per-row`, `--lengths` and `--hint` are 1-D
 //! `.npy` files of one entry per row, read and checked with the input's header before any work;
@@ -83,12 +81,11 @@ pub(crate) struct SelectArgs {
     sorted: bool,
     #[command(flatten)]
     search: SearchArgs,
-    /// Input matrix: 2-D, C-order, little-endian float32 (<f4), float16 (<f2), float64 (<f8),
-    /// int8 (|i1), uint8 (|u1), int16 (<i2), int32 (<i4) or int64 (<i8); sim and cuda take
-    /// <f4 and <f2, air, gridselect, warpselect, drtopk and sort all but <f8 and <i8
+    /// Input matrix: 2-D, C-order, little-endian float32 (<f4) or float16 (<f2), for every
+    /// algorithm
     #[arg(long, value_name = "X.npy")]
     input: PathBuf,
-    /// Output values: (N, K) of the input's dtype, the input's bits at the
+    /// Output values: (N, K) of the input's dtype (<f4 or <f2), the input's bits at the
     /// selected indices; 0 (all bits zero) for padding
     #[arg(long, value_name = "V.npy")]
     values: Option<PathBuf>,
@@ -195,7 +192,9 @@ pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
 
     // 2. The input's header and the per-row files: the dtype against the algorithm's, k (each
     //    k[i]) and the lengths against the shape, one entry per row.
-    let mut reader = MatrixReader::open_any(&args.input)?;
+    // docs/contract.md §4: the command line reads `<f4` and `<f2` only (other dtypes are a
+    // clear error); the library and the Python package take the other element types
+    let mut reader = MatrixReader::open(&args.input)?;
     let dtype = reader.dtype();
     let (n, m) = reader.shape();
     let per_row = PerRow::read(args, n)?;
@@ -222,14 +221,8 @@ pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
     let (r, o) = (&mut reader, &mut outputs);
     let findings = match dtype {
         Dtype::Float16 => select_blocks::<f16>(r, &job, o)?,
-        Dtype::Float64 => select_blocks::<f64>(r, &job, o)?,
-        Dtype::Int8 => select_blocks::<i8>(r, &job, o)?,
-        Dtype::Uint8 => select_blocks::<u8>(r, &job, o)?,
-        Dtype::Int16 => select_blocks::<i16>(r, &job, o)?,
-        Dtype::Int32 => select_blocks::<i32>(r, &job, o)?,
-        Dtype::Int64 => select_blocks::<i64>(r, &job, o)?,
-        // `<f4` (a `.npy` file holds no bfloat16: the reader refuses it)
-        Dtype::Float32 | Dtype::Bfloat16 => select_blocks::<f32>(r, &job, o)?,
+        // `<f4`: the reader takes no other dtype
+        _ => select_blocks::<f32>(r, &job, o)?,
     };
 
     // 5. The simulator's findings, then all outputs in place, or none.
