@@ -646,7 +646,7 @@ impl CudaTopK {
         let bytes = |c: Content| match c {
             Content::Values => types.elem.bytes() as u64,
             Content::Indices => types.index.bytes() as u64,
-            Content::Iterations => 4,
+            Content::Iterations | Content::Lengths | Content::KPerRow => 4,
         };
         let mut addr = vec![0u64; program.buffers.len()];
         addr[INPUT.0] = bufs.x;
