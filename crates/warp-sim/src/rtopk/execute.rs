@@ -22,14 +22,14 @@ use crate::engine::diag::{DiagKind, DiagPolicy, Diagnostic, Op};
 use crate::engine::error::SimError;
 use crate::engine::global::{Global, Source, WordSource};
 use crate::engine::warp::BufId;
-use crate::rtopk::args::KernelArgs;
+use crate::rtopk::args::{KernelArgs, RowData};
 use crate::rtopk::coverage::{Branch, Tally};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::ElemType;
 use crate::rtopk::params::Params;
 use crate::rtopk::plan::{
-    BufferId, BufferRole, Content, Family, Gather, INPUT, Kernel, Program, Region, Select, Sort,
-    Step, StepKind, tiles_row,
+    BufferId, BufferRole, Content, Family, Gather, INPUT, Kernel, Program, Region, RowArgs, Select,
+    Sort, Step, StepKind, tiles_row,
 };
 use crate::rtopk::record::Recorder;
 use crate::rtopk::trace::RowTrace;
@@ -53,6 +53,8 @@ pub(crate) struct Run<'x> {
     pub(crate) trace: Option<(u64, &'x RefCell<RowTrace>)>,
     /// The coverage counters.
     pub(crate) cover: &'x Tally,
+    /// The rows' own lengths and k (docs/contract.md §5), the arrays of a ragged program.
+    pub(crate) ragged: RowData<'x>,
 }
 
 /// The caller's outputs of the rows run (values as the elements' bits).
@@ -145,7 +147,8 @@ impl crate::rtopk::launch::Simulator {
         let bytes = run.elem.bytes() as u32;
         for (i, b) in program.buffers.iter().enumerate() {
             let name = match (b.role, b.content) {
-                (BufferRole::Input, _) => continue,
+                // the caller's: the input and the per-row arrays (read host-side, `Run::ragged`)
+                (BufferRole::Input, _) | (_, Content::Lengths | Content::KPerRow) => continue,
                 (BufferRole::Output, Content::Values) => "out_val",
                 (BufferRole::Output, Content::Indices) => "out_idx",
                 (_, Content::Iterations) => "out_iter",
@@ -266,6 +269,7 @@ impl crate::rtopk::launch::Simulator {
             vec4,
             trace,
             cover: Some(run.cover),
+            rows: step_rows(sel.rows, run),
         };
         let chunks = u64::from(sel.chunks);
         let (r0, r1) = run.rows;
@@ -326,7 +330,8 @@ impl crate::rtopk::launch::Simulator {
             },
             r1 - r0,
         );
-        self.sort((src, run.elem), &a, (step.grid, sort), r0..r1, values, indices)
+        let rows = (r0..r1, step_rows(sort.rows, run));
+        self.sort((src, run.elem), &a, (step.grid, sort), rows, values, indices)
     }
 
     /// The gather step (`gather_indices`), after the checks of its level's chunk launches.
@@ -460,6 +465,15 @@ impl crate::rtopk::launch::Simulator {
             lanes: count.min(u64::from(u32::MAX)) as u32,
             address: Some(first),
         })
+    }
+}
+
+/// The per-row arrays a step reads: those of the run that its [`RowArgs`] name.
+fn step_rows<'x>(rows: Option<RowArgs>, run: &Run<'x>) -> RowData<'x> {
+    let Some(r) = rows else { return RowData::default() };
+    RowData {
+        lengths: r.lengths.and(run.ragged.lengths),
+        k_per_row: r.k_per_row.and(run.ragged.k_per_row),
     }
 }
 
