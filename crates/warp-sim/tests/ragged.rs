@@ -217,3 +217,26 @@ fn full_lengths_and_one_k_are_the_plain_launch() {
         .unwrap_err();
     assert!(err.to_string().contains("lengths has 8 entries for 9 rows"), "{err}");
 }
+
+/// The executor's invariant catches a kernel that reads past a row's length: under the seeded
+/// bug `LoadPastM` (no `i < M` test on the loads) a row of its own length reads past it.
+#[test]
+fn a_read_past_a_rows_length_is_reported() {
+    let (n, m) = (4usize, 200usize);
+    let x: Vec<f32> = (0..n * m).map(|i| (i % 37) as f32).collect();
+    let lengths = [150u32, 0, 200, 63];
+    let mutant = Some(warp_sim::Mutant::LoadPastM);
+    let args = KernelArgs { n, m, k: 5, mode: Mode::Largest, bisect: Bisect::exact(), mutant };
+    let config = SimConfig { strategy: Launch::Warp, ..SimConfig::default() };
+    let got = Simulator::new(config)
+        .run_ragged(&x, &args, RowData { lengths: Some(&lengths), k_per_row: None })
+        .unwrap();
+    let found = got.diagnostics.iter().any(|d| d.label.contains("past a row's length"));
+    assert!(found, "{}", got.summary);
+    // the same launch without the bug reads nothing past the lengths
+    let args = KernelArgs { mutant: None, ..args };
+    let got = Simulator::new(config)
+        .run_ragged(&x, &args, RowData { lengths: Some(&lengths), k_per_row: None })
+        .unwrap();
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+}

@@ -225,8 +225,9 @@ impl crate::rtopk::launch::Simulator {
                 step.level
             ))
         })?;
-        let marking = (chunked && checks).then(|| {
-            let mut read = std::mem::take(&mut level.read);
+        let lengths = step_rows(sel.rows, run).lengths;
+        let marking = ((chunked || lengths.is_some()) && checks).then(|| {
+            let mut read = if chunked { std::mem::take(&mut level.read) } else { Vec::new() };
             read.resize(src.len().div_ceil(64) as usize, 0);
             Marking { inner: src, read: RefCell::new(read) }
         });
@@ -294,8 +295,40 @@ impl crate::rtopk::launch::Simulator {
             if let Some(marking) = marking {
                 level.read = marking.read.into_inner();
             }
+        } else if let (Some(lengths), Some(marking)) = (lengths, marking) {
+            self.check_reads_within_lengths(sel, lengths, run.rows, &marking.read.into_inner())?;
         }
         Ok(())
+    }
+
+    /// The invariant of a ragged step (docs/contract.md §5): no element past a row's length
+    /// was read, on the GPU as in the answer (`read`: a bit per element of the step's input).
+    fn check_reads_within_lengths(
+        &mut self,
+        sel: &Select,
+        lengths: &[u32],
+        (r0, r1): (u64, u64),
+        read: &[u64],
+    ) -> Result<(), SimError> {
+        let (mut first, mut count) = (None, 0u64);
+        for r in r0..r1 {
+            let len = lengths.get(r as usize).map_or(0, |&l| u64::from(l).min(u64::from(sel.m)));
+            let start = sel.input.offset + r * sel.input.ld;
+            for i in start + len..start + u64::from(sel.m) {
+                if read.get((i / 64) as usize).is_some_and(|w| w >> (i % 64) & 1 == 1) {
+                    first.get_or_insert(i);
+                    count += 1;
+                }
+            }
+        }
+        match first {
+            Some(at) => self.report_invariant(
+                "ragged rows: no element past a row's length is read (docs/contract.md §5)",
+                count,
+                at,
+            ),
+            None => Ok(()),
+        }
     }
 
     /// The sort step (`sort_rows`).
