@@ -63,12 +63,12 @@ pub(crate) const ROW_CPU: Capabilities = Capabilities {
 /// RTop-K's bisection on the CPU (topk-ref's `Bisect`).
 pub(crate) const BISECT_CPU: Capabilities =
     Capabilities { iterations: true, bisection_params: true, ..ROW_CPU };
-/// The RTop-K kernel on the warp simulator (f32, f16 and bf16 rows).
-/// (No lengths in the kernel yet: ragged requests are refused.)
+/// The RTop-K kernel on the warp simulator (f32, f16 and bf16 rows); rows of their own
+/// length and k per row on whole-row routes (threshold hints not yet).
 pub(crate) const SIM: Capabilities = Capabilities {
     work_counters: false,
     diagnostics: true,
-    ragged: false,
+    ragged: true,
     dtypes: ALL_DTYPES,
     ..BISECT_CPU
 };

@@ -6,7 +6,7 @@
 use std::fmt;
 
 use ndarray::ArrayView2;
-use topk_ref::{Bisect, Options, RowTopK, bf16, f16};
+use topk_ref::{Bisect, Options, RowTopK, Rows, bf16, f16};
 
 use crate::algorithm::{Algorithm, Float, Selection};
 use crate::caps::Capabilities;
@@ -41,6 +41,33 @@ pub(crate) trait Executor: Send + Sync + fmt::Debug {
         job: Job,
         out: &mut Selection<E>,
     ) -> Result<(), Error>;
+
+    /// [`Executor::run`] of a ragged request (docs/contract.md §5): `job.k` is the output
+    /// width, row `i` reads its first `rows.lengths[i]` values and selects
+    /// `min(rows.k_per_row[i], lengths[i])` (absent: M, `job.k`), the rest of its output row
+    /// padded. An executor without the per-row arrays yet refuses it (the default).
+    fn run_ragged<E: Float>(
+        &self,
+        x: ArrayView2<'_, E>,
+        job: Job,
+        rows: RowArrays<'_>,
+        out: &mut Selection<E>,
+    ) -> Result<(), Error> {
+        let _ = (x, job, rows, out);
+        Err(crate::table::not_yet(RAGGED, Self::NAME))
+    }
+}
+
+/// What a kernel that does not take ragged requests refuses.
+const RAGGED: &str = "ragged requests (lengths, k per row, hint)";
+
+/// The per-row arrays of a ragged request as the kernel reads them: one `u32` per row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RowArrays<'a> {
+    /// Row `i` is its first `lengths[i]` values.
+    pub(crate) lengths: Option<&'a [u32]>,
+    /// Row `i` selects `k_per_row[i]` values.
+    pub(crate) k_per_row: Option<&'a [u32]>,
 }
 
 /// The kernel on executor `X`, configured like the bisection.
@@ -71,6 +98,52 @@ impl<X: Executor> Kernel<X> {
         // the kernels count no data movement (the simulator measures lanes, not traffic)
         out.work = None;
         out.threshold = None;
+        Ok(())
+    }
+
+    /// Every element type's ragged selection (docs/contract.md §5). The kernel's search has no
+    /// hint test yet: a hint changes no answer, so without iteration counts it is taken (and
+    /// saves no work); with them it is refused, since the counts would not be `bisect`'s with
+    /// the hint (docs/contract.md §3). The thresholds are read off the selection (the
+    /// selected value that ranks last), as topk-ref's ragged driver does.
+    fn run_ragged<E: Float>(
+        &self,
+        x: ArrayView2<'_, E>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection<E>,
+    ) -> Result<(), Error> {
+        let (n, m) = x.dim();
+        let width = rows.check(n, m)?;
+        if rows.hint.is_some() && self.counts {
+            return Err(crate::table::not_yet("iteration counts with threshold hints", X::NAME));
+        }
+        // m <= topk-ref's MAX_ROW_WIDTH < 2^32: lengths and k fit
+        let lengths: Option<Vec<u32>> = rows.lengths.map(|l| l.iter().map(|&v| v as u32).collect());
+        let k_per_row: Option<Vec<u32>> = match rows.k {
+            topk_ref::KPerRow::One(_) => None,
+            topk_ref::KPerRow::PerRow(ks) => Some(ks.iter().map(|&v| v as u32).collect()),
+        };
+        let arrays = RowArrays { lengths: lengths.as_deref(), k_per_row: k_per_row.as_deref() };
+        let job = Job { k: width, opts, bisect: self.bisect, counts: self.counts };
+        self.exec.run_ragged(x, job, arrays, out)?;
+        out.work = None;
+        out.threshold = threshold.then(|| {
+            let values = &out.topk.values;
+            let mut positions: Vec<u32> = Vec::with_capacity(width);
+            (0..n)
+                .map(|r| {
+                    let k = rows.selected(r, m);
+                    positions.clear();
+                    positions.extend(0..k as u32);
+                    let row = values.row(r);
+                    let row = row.as_slice().unwrap_or_default();
+                    // the output row in index order ranks ties by position as by index
+                    topk_ref::ragged::threshold_of(row, &positions, opts.mode, opts.sorted)
+                })
+                .collect()
+        });
         Ok(())
     }
 }
@@ -116,5 +189,38 @@ impl<X: Executor> Algorithm for Kernel<X> {
         out: &mut Selection<bf16>,
     ) -> Result<(), Error> {
         self.run(x, k, opts, out)
+    }
+
+    fn select_ragged_bf16_into(
+        &self,
+        x: ArrayView2<'_, bf16>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection<bf16>,
+    ) -> Result<(), Error> {
+        self.run_ragged(x, rows, opts, threshold, out)
+    }
+
+    fn select_ragged_f16_into(
+        &self,
+        x: ArrayView2<'_, f16>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection<f16>,
+    ) -> Result<(), Error> {
+        self.run_ragged(x, rows, opts, threshold, out)
+    }
+
+    fn select_ragged_into(
+        &self,
+        x: ArrayView2<'_, f32>,
+        rows: &Rows<'_>,
+        opts: Options,
+        threshold: bool,
+        out: &mut Selection,
+    ) -> Result<(), Error> {
+        self.run_ragged(x, rows, opts, threshold, out)
     }
 }

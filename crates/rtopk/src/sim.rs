@@ -13,11 +13,13 @@ use ndarray::{Array1, ArrayView2};
 use crate::algorithm::{Float, Selection, SimDiagnostics, SimFinding, try_vec};
 use crate::caps::{Capabilities, SIM};
 use crate::error::Error;
-use crate::kernel::{Executor, Job};
+use crate::kernel::{Executor, Job, RowArrays};
 
 pub use warp_sim::mutant::{self, Caught, MutantReport, catalog, render_table};
 pub use warp_sim::rtopk::{Moved, Phase, TraceChunk, TraceStep};
-pub use warp_sim::{Branch, Coverage, KernelArgs, LaunchResult, SimConfig, launch_parallel};
+pub use warp_sim::{
+    Branch, Coverage, KernelArgs, LaunchResult, RowData, SimConfig, launch_parallel,
+};
 pub use warp_sim::{
     DiagPolicy, DiagSummary, Diagnostic, Mutant, RowTrace, Schedule, SearchExit, SimError,
     Simulator, Strategy,
@@ -61,6 +63,21 @@ pub fn findings<E>(r: &LaunchResult<E>) -> SimDiagnostics {
     SimDiagnostics { kernel, total: r.summary.total(), kinds, coverage: r.coverage.clone() }
 }
 
+impl Sim {
+    /// The simulator's arguments and configuration for a job over `(n, m)`.
+    fn launch_of(&self, (n, m): (usize, usize), job: Job) -> (KernelArgs, SimConfig) {
+        let Job { k, opts, bisect, counts } = job;
+        let args = KernelArgs { n, m, k, mode: opts.mode, bisect, mutant: None };
+        let config = SimConfig {
+            strategy: self.strategy,
+            sorted: opts.sorted,
+            counts,
+            ..SimConfig::default()
+        };
+        (args, config)
+    }
+}
+
 impl Executor for Sim {
     const NAME: &'static str = "sim";
     const CAPS: Capabilities = SIM;
@@ -72,14 +89,8 @@ impl Executor for Sim {
         out: &mut Selection<E>,
     ) -> Result<(), Error> {
         let (n, m) = x.dim();
-        let Job { k, opts, bisect, counts } = job;
-        let args = KernelArgs { n, m, k, mode: opts.mode, bisect, mutant: None };
-        let config = SimConfig {
-            strategy: self.strategy,
-            sorted: opts.sorted,
-            counts,
-            ..SimConfig::default()
-        };
+        let (args, config) = self.launch_of((n, m), job);
+        let (k, counts) = (job.k, job.counts);
         // The plan first: a shape the simulator cannot run is refused before anything is
         // copied.
         warp_sim::Simulator::new(config).plan(&args)?;
@@ -95,7 +106,40 @@ impl Executor for Sim {
             }
         };
         let r = launch_parallel(data, &args, config)?;
-        // split rows have no iteration counts
+        into_selection(&r, (n, k), counts, out)
+    }
+
+    fn run_ragged<E: Float>(
+        &self,
+        x: ArrayView2<'_, E>,
+        job: Job,
+        rows: RowArrays<'_>,
+        out: &mut Selection<E>,
+    ) -> Result<(), Error> {
+        let (n, m) = x.dim();
+        let (args, config) = self.launch_of((n, m), job);
+        let (k, counts) = (job.k, job.counts);
+        let data = RowData { lengths: rows.lengths, k_per_row: rows.k_per_row };
+        let r = match x.as_slice() {
+            Some(s) => Simulator::new(config).run_ragged(s, &args, data)?,
+            None => {
+                let copy: Vec<E> = x.iter().copied().collect();
+                Simulator::new(config).run_ragged(&copy, &args, data)?
+            }
+        };
+        into_selection(&r, (n, k), counts, out)
+    }
+}
+
+/// A launch's outputs of `(n, k)` into `out`, the iteration counts where wanted and the route
+/// has them (split rows have none), and its findings.
+fn into_selection<E: Float>(
+    r: &LaunchResult<E>,
+    (n, k): (usize, usize),
+    counts: bool,
+    out: &mut Selection<E>,
+) -> Result<(), Error> {
+    {
         let counted = counts && r.route.depth() == 0;
         out.prepare(n, k, counted)?;
         let t = &mut out.topk;
