@@ -63,7 +63,7 @@ pub(crate) trait KernelParams: Copy {
 }
 
 impl KernelParams for Params {
-    const END: usize = std::mem::offset_of!(Params, chunks) + 4;
+    const END: usize = std::mem::offset_of!(Params, k_per_row) + 8;
 }
 
 /// The arguments of the warp sorts, `rtopk_sort_warp_rows_<E>` (`SORT_WARP_ARGS`,
