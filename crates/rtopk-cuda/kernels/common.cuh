@@ -163,7 +163,7 @@ __device__ __forceinline__ void row_lengths(const u32* lengths, const u32* k_per
 __device__ __forceinline__ Params row_args(const Params& launch, u64 row_id) {
     Params p = launch;
     row_lengths(p.lengths, p.k_per_row, row_id, &p.m, &p.k);
-    if (p.vec4 && p.m % (16u / (u32)sizeof(elem_t)) != 0u) p.vec4 = 0;
+    if (p.lengths && p.vec4 && p.m % (16u / (u32)sizeof(elem_t)) != 0u) p.vec4 = 0;
     return p;
 }
 

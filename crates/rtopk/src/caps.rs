@@ -72,12 +72,12 @@ pub(crate) const SIM: Capabilities = Capabilities {
     dtypes: ALL_DTYPES,
     ..BISECT_CPU
 };
-/// The RTop-K kernel on the GPU (16-bit rows from compute capability 8.0: docs/kernel.md).
-/// (No lengths in the kernel yet: ragged requests are refused.)
+/// The RTop-K kernel on the GPU (16-bit rows from compute capability 8.0: docs/kernel.md);
+/// rows of their own length and k per row on whole-row routes (threshold hints not yet).
 pub(crate) const CUDA: Capabilities = Capabilities {
     device: Device::Gpu,
     work_counters: false,
-    ragged: false,
+    ragged: true,
     dtypes: ALL_DTYPES,
     ..BISECT_CPU
 };

@@ -10,13 +10,13 @@
 //! addresses through to rtopk-cuda unchanged.
 
 use ndarray::ArrayView2;
-use rtopk_cuda::{DataTypes, ElemType, IndexType, Launch, Strategy};
+use rtopk_cuda::{DataTypes, ElemType, HostRows, IndexType, Launch, Strategy};
 
 use crate::algorithm::{Float, Selection};
 use crate::caps::{CUDA, Capabilities};
 use crate::dtype::Dtype;
 use crate::error::Error;
-use crate::kernel::{Executor, Job};
+use crate::kernel::{Executor, Job, RowArrays};
 use crate::request::{IndexWidth, Request};
 
 pub use rtopk_cuda::{CudaError, CudaTopK, RawBuffers, check_libraries, shared_device};
@@ -50,6 +50,22 @@ impl Executor for Gpu {
         let gpu = shared_device(self.ordinal)?;
         let Job { k, opts, bisect, counts } = job;
         out.topk = gpu.topk_rows_counted(x, k, opts, bisect, Strategy::Auto, counts)?;
+        out.diagnostics = None;
+        Ok(())
+    }
+
+    fn run_ragged<E: Float>(
+        &self,
+        x: ArrayView2<'_, E>,
+        job: Job,
+        rows: RowArrays<'_>,
+        out: &mut Selection<E>,
+    ) -> Result<(), Error> {
+        let gpu = shared_device(self.ordinal)?;
+        let Job { k, opts, bisect, counts } = job;
+        let host = HostRows { lengths: rows.lengths, k_per_row: rows.k_per_row };
+        let how = (opts, bisect, Strategy::Auto, counts);
+        out.topk = gpu.topk_rows_ragged(x, k, how, host)?;
         out.diagnostics = None;
         Ok(())
     }
@@ -141,6 +157,7 @@ pub unsafe fn select_raw(
     if (bufs.iterations != 0) != request.wanted().iterations {
         return Err(Error::RawIterations { wanted: request.wanted().iterations });
     }
+    check_raw_rows(request, bufs)?;
     if launch.n > 0 && launch.k > 0 && (bufs.x == 0 || bufs.values == 0 || bufs.indices == 0) {
         return Err(Error::NullBuffer);
     }
@@ -148,6 +165,37 @@ pub unsafe fn select_raw(
     // SAFETY: the caller's buffers and stream, under this function's contract, which is
     // `CudaTopK::select_raw`'s; the launch was checked against the request above.
     unsafe { gpu.select_raw(&launch, types, bufs, stream) }?;
+    Ok(())
+}
+
+/// The per-row device arrays of a ragged request on device buffers (docs/contract.md §5): given
+/// exactly where the request has lengths or a k per row (the kernel reads the device arrays;
+/// the request's own give the outputs' width); hints only without iteration counts (the
+/// kernel's search has no hint test yet: a hint changes no answer, only the counts would
+/// differ from `bisect`'s).
+fn check_raw_rows(request: &Request, bufs: RawBuffers) -> Result<(), Error> {
+    let rows = request.rows();
+    let per_row_k = matches!(rows.k, topk_ref::KPerRow::PerRow(_));
+    let mismatch = |what: &'static str, given: bool, asked: bool| {
+        (given != asked).then(|| {
+            Error::TopK(topk_ref::TopKError::InvalidParameter {
+                name: what,
+                reason: format!(
+                    "a device array is {} but the request {} one",
+                    if given { "given" } else { "missing" },
+                    if asked { "has" } else { "has no" }
+                ),
+            })
+        })
+    };
+    let lengths = mismatch("lengths", bufs.lengths != 0, rows.lengths.is_some());
+    let ks = mismatch("k_per_row", bufs.k_per_row != 0, per_row_k);
+    if let Some(e) = lengths.or(ks) {
+        return Err(e);
+    }
+    if rows.hint.is_some() && request.wanted().iterations {
+        return Err(crate::table::not_yet("iteration counts with threshold hints", Gpu::NAME));
+    }
     Ok(())
 }
 
@@ -174,11 +222,13 @@ mod tests {
         let (launch, types) = launch_of(&r, shape).unwrap();
         assert_eq!((launch.n, launch.m, launch.k, launch.sorted), (2, 8, 3, true));
         assert_eq!((types.elem, types.index), (ElemType::F16, IndexType::I64));
-        let bufs = RawBuffers { x: 1, values: 2, indices: 3, iterations: 4 };
+        let bufs =
+            RawBuffers { x: 1, values: 2, indices: 3, iterations: 4, ..RawBuffers::default() };
         // SAFETY: refused before any address is read (no counts were asked for).
         let e = unsafe { select_raw(&r, shape, bufs, 0) }.unwrap_err();
         assert!(matches!(e, Error::RawIterations { wanted: false }), "{e}");
-        let bufs = RawBuffers { x: 0, values: 2, indices: 3, iterations: 0 };
+        let bufs =
+            RawBuffers { x: 0, values: 2, indices: 3, iterations: 0, ..RawBuffers::default() };
         // SAFETY: refused before any address is read (a null input).
         let e = unsafe { select_raw(&r, shape, bufs, 0) }.unwrap_err();
         assert!(matches!(e, Error::NullBuffer), "{e}");
