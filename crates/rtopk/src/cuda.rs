@@ -176,22 +176,24 @@ pub unsafe fn select_raw(
 fn check_raw_rows(request: &Request, bufs: RawBuffers) -> Result<(), Error> {
     let rows = request.rows();
     let per_row_k = matches!(rows.k, topk_ref::KPerRow::PerRow(_));
-    let mismatch = |what: &'static str, given: bool, asked: bool| {
-        (given != asked).then(|| {
-            Error::TopK(topk_ref::TopKError::InvalidParameter {
+    let asked = [
+        ("lengths", bufs.lengths, rows.lengths.is_some()),
+        ("k_per_row", bufs.k_per_row, per_row_k),
+    ];
+    for (what, given, asked) in asked {
+        if given != 0 && !asked {
+            return Err(Error::TopK(topk_ref::TopKError::InvalidParameter {
                 name: what,
-                reason: format!(
-                    "a device array is {} but the request {} one",
-                    if given { "given" } else { "missing" },
-                    if asked { "has" } else { "has no" }
-                ),
-            })
-        })
-    };
-    let lengths = mismatch("lengths", bufs.lengths != 0, rows.lengths.is_some());
-    let ks = mismatch("k_per_row", bufs.k_per_row != 0, per_row_k);
-    if let Some(e) = lengths.or(ks) {
-        return Err(e);
+                reason: "a device array is given but the request has none".to_string(),
+            }));
+        }
+        if given == 0 && asked {
+            // the face passes no device array yet: the kernel would read the launch's own
+            return Err(crate::table::not_yet(
+                "rows of their own length or k on device buffers without their device arrays",
+                Gpu::NAME,
+            ));
+        }
     }
     if rows.hint.is_some() && request.wanted().iterations {
         return Err(crate::table::not_yet("iteration counts with threshold hints", Gpu::NAME));
@@ -203,6 +205,33 @@ fn check_raw_rows(request: &Request, bufs: RawBuffers) -> Result<(), Error> {
 mod tests {
     use super::*;
     use crate::request::Place;
+
+    #[test]
+    fn raw_per_row_arrays_must_match_the_request() {
+        let plain = Request::builder("cuda").k(2).place(Place::Cuda(0)).build().unwrap();
+        let ragged = Request::builder("cuda")
+            .k_per_row(vec![1, 2])
+            .lengths(vec![3, 8])
+            .place(Place::Cuda(0))
+            .build()
+            .unwrap();
+        let none = RawBuffers::default();
+        let both = RawBuffers { lengths: 5, k_per_row: 6, ..none };
+        assert!(check_raw_rows(&plain, none).is_ok());
+        assert!(check_raw_rows(&ragged, both).is_ok());
+        let e = check_raw_rows(&plain, both).unwrap_err();
+        assert!(matches!(e, Error::TopK(_)) && e.is_user_error(), "{e}");
+        let e = check_raw_rows(&ragged, RawBuffers { lengths: 5, ..none }).unwrap_err();
+        assert!(matches!(e, Error::NotYetSupported { .. }), "{e}");
+        let hinted = Request::builder("cuda")
+            .k(2)
+            .hint(vec![0.5; 2])
+            .iterations(true)
+            .place(Place::Cuda(0))
+            .build()
+            .unwrap();
+        assert!(matches!(check_raw_rows(&hinted, none), Err(Error::NotYetSupported { .. })));
+    }
 
     #[test]
     #[allow(unsafe_code)]
