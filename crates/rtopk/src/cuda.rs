@@ -45,19 +45,6 @@ impl Executor for Gpu {
         &self,
         x: ArrayView2<'_, E>,
         job: Job,
-        out: &mut Selection<E>,
-    ) -> Result<(), Error> {
-        let gpu = shared_device(self.ordinal)?;
-        let Job { k, opts, bisect, counts } = job;
-        out.topk = gpu.topk_rows_counted(x, k, opts, bisect, Strategy::Auto, counts)?;
-        out.diagnostics = None;
-        Ok(())
-    }
-
-    fn run_ragged<E: Float>(
-        &self,
-        x: ArrayView2<'_, E>,
-        job: Job,
         rows: RowArrays<'_>,
         out: &mut Selection<E>,
     ) -> Result<(), Error> {

@@ -34,32 +34,18 @@ pub(crate) trait Executor: Send + Sync + fmt::Debug {
     const CAPS: Capabilities;
 
     /// Row-wise top-k of `x` (shape already checked) into `out`: values, indices, and the
-    /// iteration counts exactly when `job.counts` (and the route has them).
+    /// iteration counts exactly when `job.counts` (and the route has them). A ragged request
+    /// (docs/contract.md §5) gives `rows`: `job.k` is then the outputs' width, row `i` reads
+    /// its first `lengths[i]` values and selects `min(k_per_row[i], lengths[i])` (absent: M,
+    /// `job.k`), the rest of its output row padded; a plain one gives none.
     fn run<E: Float>(
-        &self,
-        x: ArrayView2<'_, E>,
-        job: Job,
-        out: &mut Selection<E>,
-    ) -> Result<(), Error>;
-
-    /// [`Executor::run`] of a ragged request (docs/contract.md §5): `job.k` is the output
-    /// width, row `i` reads its first `rows.lengths[i]` values and selects
-    /// `min(rows.k_per_row[i], lengths[i])` (absent: M, `job.k`), the rest of its output row
-    /// padded. An executor without the per-row arrays yet refuses it (the default).
-    fn run_ragged<E: Float>(
         &self,
         x: ArrayView2<'_, E>,
         job: Job,
         rows: RowArrays<'_>,
         out: &mut Selection<E>,
-    ) -> Result<(), Error> {
-        let _ = (x, job, rows, out);
-        Err(crate::table::not_yet(RAGGED, Self::NAME))
-    }
+    ) -> Result<(), Error>;
 }
-
-/// What a kernel that does not take ragged requests refuses.
-const RAGGED: &str = "ragged requests (lengths, k per row, hint)";
 
 /// The per-row arrays of a ragged request as the kernel reads them: one `u32` per row.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -94,7 +80,7 @@ impl<X: Executor> Kernel<X> {
     ) -> Result<(), Error> {
         topk_ref::check_shape(x.ncols(), k)?;
         let job = Job { k, opts, bisect: self.bisect, counts: self.counts };
-        self.exec.run(x, job, out)?;
+        self.exec.run(x, job, RowArrays::default(), out)?;
         // the kernels count no data movement (the simulator measures lanes, not traffic)
         out.work = None;
         out.threshold = None;
@@ -127,7 +113,7 @@ impl<X: Executor> Kernel<X> {
         };
         let arrays = RowArrays { lengths: lengths.as_deref(), k_per_row: k_per_row.as_deref() };
         let job = Job { k: width, opts, bisect: self.bisect, counts: self.counts };
-        self.exec.run_ragged(x, job, arrays, out)?;
+        self.exec.run(x, job, arrays, out)?;
         out.work = None;
         out.threshold = threshold.then(|| {
             let values = &out.topk.values;
@@ -148,6 +134,32 @@ impl<X: Executor> Kernel<X> {
     }
 }
 
+/// The plain and ragged selections of each element type, one generic path each.
+macro_rules! kernel_methods {
+    ($($t:ty: $plain:ident, $ragged:ident;)*) => {$(
+        fn $plain(
+            &self,
+            x: ArrayView2<'_, $t>,
+            k: usize,
+            opts: Options,
+            out: &mut Selection<$t>,
+        ) -> Result<(), Error> {
+            self.run(x, k, opts, out)
+        }
+
+        fn $ragged(
+            &self,
+            x: ArrayView2<'_, $t>,
+            rows: &Rows<'_>,
+            opts: Options,
+            threshold: bool,
+            out: &mut Selection<$t>,
+        ) -> Result<(), Error> {
+            self.run_ragged(x, rows, opts, threshold, out)
+        }
+    )*};
+}
+
 impl<X: Executor> Algorithm for Kernel<X> {
     fn name(&self) -> &'static str {
         X::NAME
@@ -161,66 +173,9 @@ impl<X: Executor> Algorithm for Kernel<X> {
         RowTopK::is_exact(&self.bisect)
     }
 
-    fn select_into(
-        &self,
-        x: ArrayView2<'_, f32>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection,
-    ) -> Result<(), Error> {
-        self.run(x, k, opts, out)
-    }
-
-    fn select_f16_into(
-        &self,
-        x: ArrayView2<'_, f16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<f16>,
-    ) -> Result<(), Error> {
-        self.run(x, k, opts, out)
-    }
-
-    fn select_bf16_into(
-        &self,
-        x: ArrayView2<'_, bf16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        self.run(x, k, opts, out)
-    }
-
-    fn select_ragged_bf16_into(
-        &self,
-        x: ArrayView2<'_, bf16>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        self.run_ragged(x, rows, opts, threshold, out)
-    }
-
-    fn select_ragged_f16_into(
-        &self,
-        x: ArrayView2<'_, f16>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
-        out: &mut Selection<f16>,
-    ) -> Result<(), Error> {
-        self.run_ragged(x, rows, opts, threshold, out)
-    }
-
-    fn select_ragged_into(
-        &self,
-        x: ArrayView2<'_, f32>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
-        out: &mut Selection,
-    ) -> Result<(), Error> {
-        self.run_ragged(x, rows, opts, threshold, out)
+    kernel_methods! {
+        f32: select_into, select_ragged_into;
+        f16: select_f16_into, select_ragged_f16_into;
+        bf16: select_bf16_into, select_ragged_bf16_into;
     }
 }

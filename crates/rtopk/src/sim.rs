@@ -86,6 +86,7 @@ impl Executor for Sim {
         &self,
         x: ArrayView2<'_, E>,
         job: Job,
+        rows: RowArrays<'_>,
         out: &mut Selection<E>,
     ) -> Result<(), Error> {
         let (n, m) = x.dim();
@@ -105,27 +106,11 @@ impl Executor for Sim {
                 &copy
             }
         };
-        let r = launch_parallel(data, &args, config)?;
-        into_selection(&r, (n, k), counts, out)
-    }
-
-    fn run_ragged<E: Float>(
-        &self,
-        x: ArrayView2<'_, E>,
-        job: Job,
-        rows: RowArrays<'_>,
-        out: &mut Selection<E>,
-    ) -> Result<(), Error> {
-        let (n, m) = x.dim();
-        let (args, config) = self.launch_of((n, m), job);
-        let (k, counts) = (job.k, job.counts);
-        let data = RowData { lengths: rows.lengths, k_per_row: rows.k_per_row };
-        let r = match x.as_slice() {
-            Some(s) => Simulator::new(config).run_ragged(s, &args, data)?,
-            None => {
-                let copy: Vec<E> = x.iter().copied().collect();
-                Simulator::new(config).run_ragged(&copy, &args, data)?
-            }
+        let r = if rows == RowArrays::default() {
+            launch_parallel(data, &args, config)?
+        } else {
+            let data_rows = RowData { lengths: rows.lengths, k_per_row: rows.k_per_row };
+            Simulator::new(config).run_ragged(data, &args, data_rows)?
         };
         into_selection(&r, (n, k), counts, out)
     }

@@ -88,9 +88,9 @@ pub struct RowData<'x> {
 }
 
 impl KernelArgs {
-    /// `row_args`: the arguments row `row` runs with — its own width `m_i = min(lengths[row],
+    /// `row_lengths`: the arguments row `row` runs with — its own width `m_i = min(lengths[row],
     /// m)` and `k_i = min(k_per_row[row], k, m_i)`; the launch's own where `rows` has no array.
-    pub(crate) fn of_row(&self, rows: &RowData<'_>, row: u64) -> KernelArgs {
+    pub(crate) fn row_lengths(&self, rows: &RowData<'_>, row: u64) -> KernelArgs {
         let at = |v: Option<&[u32]>, or: usize| {
             v.and_then(|v| v.get(row as usize)).map_or(or, |&x| (x as usize).min(or))
         };

@@ -165,7 +165,7 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     let at = place_row(w, p, row_id)?;
     // a ragged row's own width and k (docs/contract.md §5), read once
     let width_k = p.a.k as u32;
-    let p = &p.of_row(row_id);
+    let p = &p.row_args(row_id);
     let a = &p.a;
     let (m, k) = (a.m as u32, a.k as u32);
     if k < width_k {

@@ -310,25 +310,15 @@ impl crate::rtopk::launch::Simulator {
         (r0, r1): (u64, u64),
         read: &[u64],
     ) -> Result<(), SimError> {
-        let (mut first, mut count) = (None, 0u64);
-        for r in r0..r1 {
+        let past = (r0..r1).flat_map(|r| {
             let len = lengths.get(r as usize).map_or(0, |&l| u64::from(l).min(u64::from(sel.m)));
             let start = sel.input.offset + r * sel.input.ld;
-            for i in start + len..start + u64::from(sel.m) {
-                if read.get((i / 64) as usize).is_some_and(|w| w >> (i % 64) & 1 == 1) {
-                    first.get_or_insert(i);
-                    count += 1;
-                }
-            }
-        }
-        match first {
-            Some(at) => self.report_invariant(
-                "ragged rows: no element past a row's length is read (docs/contract.md §5)",
-                count,
-                at,
-            ),
-            None => Ok(()),
-        }
+            (start + len..start + u64::from(sel.m)).filter(|&i| is_marked(read, i))
+        });
+        self.report_elements(
+            "ragged rows: no element past a row's length is read (docs/contract.md §5)",
+            past,
+        )
     }
 
     /// The sort step (`sort_rows`).
@@ -419,21 +409,11 @@ impl crate::rtopk::launch::Simulator {
             }
         }
         let end = base + g.n_rows * len;
-        let unread = (base..end)
-            .filter(|&i| level.read.get((i / 64) as usize).is_none_or(|w| w >> (i % 64) & 1 == 0));
-        let (mut first, mut count) = (None, 0u64);
-        for i in unread {
-            first.get_or_insert(i);
-            count += 1;
-        }
-        match first {
-            Some(at) => self.report_invariant(
-                "split rows: every element of each row read by its chunk launches",
-                count,
-                at,
-            ),
-            None => Ok(()),
-        }
+        let unread = (base..end).filter(|&i| !is_marked(&level.read, i));
+        self.report_elements(
+            "split rows: every element of each row read by its chunk launches",
+            unread,
+        )
     }
 
     /// Reports a program invariant that did not hold, at element `at` of the level's input.
@@ -499,6 +479,28 @@ impl crate::rtopk::launch::Simulator {
             address: Some(first),
         })
     }
+}
+
+impl crate::rtopk::launch::Simulator {
+    /// Reports an invariant that did not hold at `elements` (one finding: the first and how
+    /// many), if there are any.
+    fn report_elements(
+        &mut self,
+        label: &'static str,
+        elements: impl Iterator<Item = u64>,
+    ) -> Result<(), SimError> {
+        let (count, first) =
+            elements.fold((0, None), |(count, first), i| (count + 1, first.or(Some(i))));
+        match first {
+            Some(at) => self.report_invariant(label, count, at),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Whether element `i` is marked read (a bit per element).
+fn is_marked(read: &[u64], i: u64) -> bool {
+    read.get((i / 64) as usize).is_some_and(|w| w >> (i % 64) & 1 == 1)
 }
 
 /// The per-row arrays a step reads: those of the run that its [`RowArgs`] name.

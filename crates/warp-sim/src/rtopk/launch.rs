@@ -274,7 +274,8 @@ impl Simulator {
     ) -> Result<LaunchResult<E>, SimError> {
         check_len(x.len(), args)?;
         let src = ElemSource::new(x, args.m as u64);
-        let r = self.launch(&src, elem_type::<E>(), args, 0..args.n as u64, None)?;
+        let r =
+            self.launch(&src, elem_type::<E>(), args, 0..args.n as u64, None, RowData::default())?;
         Ok(r.into_elements())
     }
 
@@ -300,7 +301,7 @@ impl Simulator {
             }
         }
         let src = ElemSource::new(x, args.m as u64);
-        let r = self.launch_ragged(&src, elem_type::<E>(), args, 0..args.n as u64, None, rows)?;
+        let r = self.launch(&src, elem_type::<E>(), args, 0..args.n as u64, None, rows)?;
         Ok(r.into_elements())
     }
 
@@ -340,7 +341,7 @@ impl Simulator {
                 args.m
             )));
         }
-        self.launch(src, elem, args, rows, None)
+        self.launch(src, elem, args, rows, None, RowData::default())
     }
 
     /// [`Simulator::run`], recording the journey of row `row`.
@@ -370,7 +371,14 @@ impl Simulator {
         trace.elem = E::NAME;
         let trace = RefCell::new(trace);
         let src = ElemSource::new(x, args.m as u64);
-        let result = self.launch(&src, elem, args, 0..args.n as u64, Some((row as u64, &trace)))?;
+        let result = self.launch(
+            &src,
+            elem,
+            args,
+            0..args.n as u64,
+            Some((row as u64, &trace)),
+            RowData::default(),
+        )?;
         let result = result.into_elements::<E>();
         let mut trace = trace.into_inner();
         let start = row * args.k;
@@ -380,19 +388,9 @@ impl Simulator {
         Ok((result, trace))
     }
 
+    /// A launch over rows `rows`, with the rows' own lengths and k (`ragged`; none: a plain
+    /// launch).
     fn launch(
-        &mut self,
-        src: &dyn Source,
-        elem: ElemType,
-        args: &KernelArgs,
-        rows: Range<u64>,
-        trace: Option<(u64, &RefCell<RowTrace>)>,
-    ) -> Result<LaunchResult<u32>, SimError> {
-        self.launch_ragged(src, elem, args, rows, trace, RowData::default())
-    }
-
-    /// [`Simulator::launch`] with the rows' own lengths and k (`ragged`; none: a plain launch).
-    fn launch_ragged(
         &mut self,
         src: &dyn Source,
         elem: ElemType,

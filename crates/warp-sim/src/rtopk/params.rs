@@ -66,8 +66,8 @@ impl<'x> Params<'x> {
     /// (docs/contract.md §5): nothing past its width is loaded, and 16-byte loads only where
     /// its width is whole 16-byte groups too. The launch's own on a plain launch (whose
     /// 16-byte loads the plan decided: rows without lengths keep them as launched).
-    pub(crate) fn of_row(&self, row_id: u64) -> Params<'x> {
-        let a = self.a.of_row(&self.rows, row_id);
+    pub(crate) fn row_args(&self, row_id: u64) -> Params<'x> {
+        let a = self.a.row_lengths(&self.rows, row_id);
         let per16 = 16 / self.elem.bytes();
         let vec4 = self.vec4 && (self.rows.lengths.is_none() || a.m % per16 == 0);
         Params { a, vec4, ..*self }

@@ -59,7 +59,7 @@ async fn rtopk_warp_row(
     let at = place_row(w, p, row_id)?;
     // a ragged row's own width and k (docs/contract.md §5), read once
     let width_k = p.a.k as u32;
-    let p = &p.of_row(row_id);
+    let p = &p.row_args(row_id);
     let a = &p.a;
     if (a.k as u32) < width_k {
         let bufs = (p.out_val, p.out_idx, &at.out);
