@@ -135,7 +135,7 @@ fn into_selection<E: Float>(
             None if counted => t.iterations = Some(Array1::from_vec(r.iterations.clone())),
             None => {}
         }
-        out.diagnostics = Some(findings(&r));
+        out.diagnostics = Some(findings(r));
         Ok(())
     }
 }
