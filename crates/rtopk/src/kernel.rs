@@ -95,9 +95,7 @@ impl<X: Executor> Kernel<X> {
     fn run_ragged<E: Float>(
         &self,
         x: ArrayView2<'_, E>,
-        rows: &Rows<'_>,
-        opts: Options,
-        threshold: bool,
+        (rows, opts, threshold): (&Rows<'_>, Options, bool),
         out: &mut Selection<E>,
     ) -> Result<(), Error> {
         let (n, m) = x.dim();
@@ -155,7 +153,7 @@ macro_rules! kernel_methods {
             threshold: bool,
             out: &mut Selection<$t>,
         ) -> Result<(), Error> {
-            self.run_ragged(x, rows, opts, threshold, out)
+            self.run_ragged(x, (rows, opts, threshold), out)
         }
     )*};
 }
