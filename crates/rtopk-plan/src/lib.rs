@@ -26,8 +26,7 @@ pub use error::PlanError;
 pub use plan::{DeviceLimits, Launch, PRESETS, Plan, SortPlan, SortShape, Strategy, plan};
 pub use program::{
     Buffer, BufferId, BufferRole, Content, GATHER_BLOCKS_PER_SM, GATHER_THREADS, Gather, Grid,
-    Kernel, Program, Ragged, Region, RowArgs, Select, Sort, Step, StepKind, program,
-    program_ragged,
+    Kernel, Program, Region, Select, Sort, Step, StepKind, program,
 };
 pub use split::{Route, Split, route};
 pub use units::{
