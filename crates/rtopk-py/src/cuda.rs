@@ -50,6 +50,8 @@ pub(crate) fn cuda_launch(
         let shape = Shape { n, m, dtype: request.dtype };
         let (x, values, indices, iterations) = pointers;
         let ptrs = Pointers { x, values, indices, iterations };
+        // refused as such before any device is opened
+        engine::gpu_check(r, shape, ptrs).map_err(to_py)?;
         if !engine::gpu_is_ready(r, shape).map_err(to_py)? {
             // the first launch of these kernels on this device builds them (NVRTC, about a
             // second): other Python threads run meanwhile

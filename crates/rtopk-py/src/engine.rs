@@ -118,6 +118,11 @@ impl From<Pointers> for RawBuffers {
     }
 }
 
+/// Every check of a raw launch that needs no device (the request, the rows, the buffers).
+pub(crate) fn gpu_check(request: &Request, shape: Shape, ptrs: Pointers) -> Result<(), Error> {
+    rtopk::cuda::check_raw(request, shape, ptrs.into())
+}
+
 /// `true` when the kernels of `request` on `shape` are loaded (launching builds nothing).
 pub(crate) fn gpu_is_ready(request: &Request, shape: Shape) -> Result<bool, Error> {
     rtopk::cuda::is_ready(request, shape)

@@ -173,6 +173,28 @@ pub unsafe fn select_raw(
     bufs: RawBuffers,
     stream: u64,
 ) -> Result<(), Error> {
+    let (launch, types) = checked_launch(request, shape, bufs)?;
+    let gpu = shared_device(request.place().ordinal())?;
+    // SAFETY: the caller's buffers and stream, under this function's contract, which is
+    // `CudaTopK::select_raw`'s; the launch was checked against the request above.
+    unsafe { gpu.select_raw(&launch, types, bufs, stream) }?;
+    Ok(())
+}
+
+/// Every check [`select_raw`] makes of `request`, `shape` and `bufs` before it touches a
+/// device (the request against the rows, the outputs and per-row arrays it needs, no null
+/// buffer where something is written): a face calls it first so that a bad call is refused
+/// as such on a machine without a GPU too.
+pub fn check_raw(request: &Request, shape: Shape, bufs: RawBuffers) -> Result<(), Error> {
+    checked_launch(request, shape, bufs).map(|_| ())
+}
+
+/// [`check_raw`], returning the launch and its buffers' types.
+fn checked_launch(
+    request: &Request,
+    shape: Shape,
+    bufs: RawBuffers,
+) -> Result<(Launch, DataTypes), Error> {
     let (launch, types) = launch_of(request, shape)?;
     if (bufs.iterations != 0) != request.wanted().iterations {
         return Err(Error::RawIterations { wanted: request.wanted().iterations });
@@ -180,11 +202,7 @@ pub unsafe fn select_raw(
     if launch.n > 0 && launch.k > 0 && (bufs.x == 0 || bufs.values == 0 || bufs.indices == 0) {
         return Err(Error::NullBuffer);
     }
-    let gpu = shared_device(request.place().ordinal())?;
-    // SAFETY: the caller's buffers and stream, under this function's contract, which is
-    // `CudaTopK::select_raw`'s; the launch was checked against the request above.
-    unsafe { gpu.select_raw(&launch, types, bufs, stream) }?;
-    Ok(())
+    Ok((launch, types))
 }
 
 #[cfg(test)]

@@ -378,7 +378,19 @@ _TENSOR_PATH = _TensorPath()
 
 
 def _tensor_topk(x: Any, dim: int, a: Ask, rows: PerRow) -> Outputs:
-    """The tensor path (:mod:`rtopk.ops`)."""
+    """The tensor path (:mod:`rtopk.ops`). A 0-d tensor is one row of one value, as
+    ``torch.topk`` takes it: 0-d outputs for ``k = 1``, empty ones for ``k = 0``."""
+    if x.dim() == 0:
+        if dim not in (0, -1):
+            raise IndexError(f"dim {dim} is out of range for a 0-d input (expected -1 or 0)")
+        v, i, its, th = _tensor_topk(x.reshape(1), -1, a, rows)
+        shape = () if v.shape[-1] == 1 else (0,)
+        return (
+            v.reshape(shape),
+            i.reshape(shape),
+            None if its is None else its.reshape(()),
+            None if th is None else th.reshape(()),
+        )
     path = _TENSOR_PATH.topk
     if path is None:
         import torch
