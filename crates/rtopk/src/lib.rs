@@ -115,7 +115,6 @@ pub mod rowwise;
 pub mod sim;
 pub mod stats;
 mod table;
-mod typed;
 
 pub use algorithm::{Algorithm, Float, Selection, SimDiagnostics, SimFinding, Typed, Value};
 pub use caps::{Capabilities, Device};

@@ -7,11 +7,11 @@ use topk_ref::driver::topk_rows_into_counted;
 use topk_ref::{Options, RowSelect, RowTopK, RowTopKOf, Rows, TopK, bf16, f16, topk_ragged};
 
 use crate::algorithm::{Algorithm, Selection};
+use crate::algorithm::{Typed, Value, per_type_methods, with_typed};
 use crate::caps::{ALL_DTYPES, Capabilities, Device, F32_ONLY, KEY32_DTYPES};
 use crate::dtype::Dtype;
 use crate::error::Error;
 use crate::table::dtype_not_supported;
-use crate::typed::{Typed, Value, per_type_methods, with_typed};
 
 /// A single-row algorithm behind the matrix-level [`Algorithm`] trait: rows in parallel
 /// ([`topk_ref::topk_rows`]), work counters summed over the rows.
