@@ -91,7 +91,8 @@ def random_numpy(shape: Tuple[int, ...], dtype: str, seed: int) -> np.ndarray:
 
 
 def on_device(x: np.ndarray, device: str) -> Any:
-    return torch.from_numpy(np.ascontiguousarray(x)).to(device)
+    # np.array keeps a 0-d array 0-d (np.ascontiguousarray would make it 1-d)
+    return torch.from_numpy(np.array(x, order="C", copy=True)).to(device)
 
 
 def refused_on_gpu(dtype: str, device: str) -> bool:
