@@ -1113,4 +1113,82 @@ mod tests {
         let huge = Launch { n: usize::MAX / 2, ..l };
         assert!(matches!(check_buffers(&huge, 0, 0, 0, None), Err(CudaError::TooLarge { .. })));
     }
+
+    /// The `.param` declarations of `entry` in `ptx`, as (offset, size) at their natural
+    /// alignment: where the driver puts the arguments in the parameter buffer.
+    fn param_layout(ptx: &str, entry: &str) -> Vec<(usize, usize)> {
+        let start = ptx.find(&format!(".entry {entry}(")).expect("entry in the PTX");
+        let end = start + ptx[start..].find(')').expect("end of the parameters");
+        let mut offset = 0usize;
+        ptx[start..end]
+            .lines()
+            .filter(|l| l.contains(".param"))
+            .map(|l| {
+                let size = if l.contains(".u64") || l.contains(".b64") { 8 } else { 4 };
+                offset = offset.next_multiple_of(size);
+                let at = offset;
+                offset += size;
+                (at, size)
+            })
+            .collect()
+    }
+
+    /// Bytes of static shared memory `ptx` declares (arrays of `.shared`, not `.extern`).
+    fn static_shared(ptx: &str) -> usize {
+        ptx.lines()
+            .filter(|l| l.trim_start().starts_with(".shared"))
+            .map(|l| {
+                let size = l.rsplit('[').next().and_then(|r| r.split(']').next());
+                size.and_then(|s| s.parse::<usize>().ok()).expect("a sized .shared array")
+            })
+            .sum()
+    }
+
+    /// Every unit's generated source compiles with NVRTC (to PTX, no GPU needed); each entry
+    /// point but the utilities takes its arguments where its parameter struct puts them; the block
+    /// kernels' static shared memory is what the launch plan assumes.
+    #[test]
+    #[cfg_attr(not(rtopk_nvrtc), ignore = "needs NVRTC")]
+    fn every_unit_compiles_with_nvrtc() {
+        use crate::compile::{Target, compile};
+        use crate::kernels::{BLOCK_STATIC_SHARED, Family, KernelFiles, Unit, UnitSource};
+        crate::check_nvrtc().expect("NVRTC was found at build time: it must load");
+        let files = KernelFiles::embedded();
+        let target = Target::named("compute_90", true);
+        let units = Unit::all();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let ptx = Mutex::new(vec![String::new(); units.len()]);
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(unit) = units.get(i) else { break };
+                        let source = unit.source(&files).unwrap();
+                        let image = compile(&unit.to_string(), &source, &target)
+                            .unwrap_or_else(|e| panic!("{unit}: {e}"));
+                        let text = String::from_utf8_lossy(&image).trim_end_matches('\0').into();
+                        ptx.lock().unwrap()[i] = text;
+                    }
+                });
+            }
+        });
+        let ptx = ptx.into_inner().unwrap();
+        for (unit, ptx) in units.iter().zip(&ptx) {
+            assert!(ptx.contains(".target sm_90"), "{unit}");
+            for entry in unit.entry_points() {
+                assert!(ptx.contains(&format!(".entry {entry}(")), "{unit}: no {entry}");
+            }
+            // each entry point takes its arguments where its parameter struct puts them
+            if let Some(layout) = family_layout(unit.family()) {
+                for entry in unit.entry_points() {
+                    assert_eq!(param_layout(ptx, &entry), layout, "{unit}");
+                }
+            }
+            if matches!(unit.family(), Family::BlockRows | Family::BlockRowsNarrow) {
+                assert_eq!(static_shared(ptx), BLOCK_STATIC_SHARED, "{unit}");
+            }
+        }
+    }
 }
