@@ -77,6 +77,8 @@ struct Params {
     u32 out_ld;          // the outputs' row stride (k for whole rows)
     u32 chunks;          // 1: each row_id is a row; > 1: row_id is chunk row_id % chunks of row
                          // row_id / chunks (split rows, place_row)
+    const u32* lengths;  // (n_rows,) each row's length (docs/contract.md §5), or null: m
+    const u32* k_per_row;  // (n_rows,) each row's k, or null: k (the outputs' width)
 };
 
 // The launcher (src/launch.rs) passes its #[repr(C)] twin of Params as the entry point's
@@ -102,14 +104,14 @@ struct ArgLayout<void(A...)> {
 #define RTOPK_ARGS                                                                         \
     const elem_t* x, elem_t* out_val, idx_t* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
         int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign, u64 ld,  \
-        u32 out_ld, u32 chunks
+        u32 out_ld, u32 chunks, const u32* lengths, const u32* k_per_row
 #define RTOPK_PARAMS                                                                                \
     Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, \
-           sign, ld, out_ld, chunks}
+           sign, ld, out_ld, chunks, lengths, k_per_row}
 
 __device__ void rtopk_args(RTOPK_ARGS);  // never defined: its type lists the entry points' arguments
 using RtopkArgs = ArgLayout<decltype(rtopk_args)>;
-static_assert(sizeof(Params) == 88, "Params: size");
+static_assert(sizeof(Params) == 104, "Params: size");
 static_assert(RtopkArgs::offset<0>() == 0, "x");
 static_assert(RtopkArgs::offset<1>() == 8, "out_val");
 static_assert(RtopkArgs::offset<2>() == 16, "out_idx");
@@ -126,6 +128,8 @@ static_assert(RtopkArgs::offset<12>() == 68, "sign");
 static_assert(RtopkArgs::offset<13>() == 72, "ld");
 static_assert(RtopkArgs::offset<14>() == 80, "out_ld");
 static_assert(RtopkArgs::offset<15>() == 84, "chunks");
+static_assert(RtopkArgs::offset<16>() == 88, "lengths");
+static_assert(RtopkArgs::offset<17>() == 96, "k_per_row");
 
 // Where a launch's row_id reads and writes: its input and the offset of its first result.
 // Whole rows (chunks == 1) are row_id's own; under a split row's first stage (docs/kernel.md,
@@ -140,4 +144,36 @@ __device__ __forceinline__ RowPlace place_row(const Params& p, u64 row_id) {
     if (p.chunks == 1u) return {p.x + row_id * p.ld, row_id * (u64)p.out_ld};
     u64 row = row_id / p.chunks, c = row_id - row * p.chunks;
     return {p.x + row * p.ld + c * (u64)p.m, row * (u64)p.out_ld + c * (u64)p.k};
+}
+
+// row_lengths: a row's own width and k (docs/contract.md §5), lengths[row] and k_per_row[row]
+// where given (null pointers: the launch's m and k), k cut to the width. Shared by the top-k
+// rows and the sorts.
+__device__ __forceinline__ void row_lengths(const u32* lengths, const u32* k_per_row, u64 row, u32* m,
+                                            u32* k) {
+    if (lengths) *m = min(lengths[row], *m);
+    if (k_per_row) *k = min(k_per_row[row], *k);
+    *k = min(*k, *m);
+}
+
+// row_args: the arguments row row_id runs with once its own width m_i and k_i are read
+// (row_lengths): nothing past m_i is loaded, k_i results are written, and 16-byte loads only
+// where m_i is whole 16-byte groups too. The launch's own on a plain launch (both pointers
+// null, uniform over the launch).
+__device__ __forceinline__ Params row_args(const Params& launch, u64 row_id) {
+    Params p = launch;
+    row_lengths(p.lengths, p.k_per_row, row_id, &p.m, &p.k);
+    if (p.lengths && p.vec4 && p.m % (16u / (u32)sizeof(elem_t)) != 0u) p.vec4 = 0;
+    return p;
+}
+
+// pad_results: a ragged row's output slots k .. width (its own k, the outputs' width) get
+// docs/contract.md §5's padding, index PAD (all ones: -1 as i64) and value 0, from threads t
+// striding by stride. Disjoint from the slots the selection writes, so it runs first.
+__device__ __forceinline__ void pad_results(const Params& p, u64 out, u32 k, u32 width, u32 t,
+                                            u32 stride) {
+    for (u32 i = k + t; i < width; i += stride) {
+        p.out_idx[out + i] = (idx_t)-1;
+        p.out_val[out + i] = (elem_t)0;
+    }
 }

@@ -105,12 +105,14 @@ __device__ __forceinline__ void bitonic_step(u32 (&key)[E], u32 (&idx)[E], u32 l
 // result (an index never reaches 2^32 - 1 with M < 2^32), so the full network runs.
 template <int E>
 __device__ void sort_warp_row(const elem_t* x, elem_t* out_val, idx_t* out_idx, u64 n_rows, u32 m,
-                              u32 k, float sign) {
+                              u32 width, float sign, const u32* lengths, const u32* k_per_row) {
     u32 lane = threadIdx.x & 31u;
     u64 row_id = (u64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
     if (row_id >= n_rows) return;  // warp-uniform
-    elem_t* val = out_val + row_id * (u64)k;
-    idx_t* idx = out_idx + row_id * (u64)k;
+    elem_t* val = out_val + row_id * (u64)width;
+    idx_t* idx = out_idx + row_id * (u64)width;
+    u32 row_m = m, k = width;  // the row's own k (its padding stays where it is)
+    row_lengths(lengths, k_per_row, row_id, &row_m, &k);
     u32 key[E], ix[E];
 #pragma unroll
     for (int e = 0; e < E; ++e) {

@@ -9,12 +9,16 @@
 // rebuilt as in write_result; otherwise each row is sorted in place in global memory.
 extern "C" __global__ void rtopk_sort_rows(const elem_t* x, elem_t* out_val, idx_t* out_idx,
                                            u64 n_rows, u32 m, u32 k, int smallest, u32 pow2,
-                                           u32 row_threads, int in_shared) {
+                                           u32 row_threads, int in_shared, const u32* lengths,
+                                           const u32* k_per_row) {
     extern __shared__ u64 smem_ranks[];
     float sign = smallest ? -1.0f : 1.0f;
     u32 slot = threadIdx.x / row_threads, t = threadIdx.x % row_threads;
     u64 row_id = (u64)blockIdx.x * (blockDim.x / row_threads) + slot;
-    u32 n = row_id < n_rows ? k : 0u;  // rows past the end still reach every barrier
+    // rows past the end still reach every barrier; a row sorts its own k (row_lengths)
+    u32 row_m = m, n = k;
+    if (row_id < n_rows) row_lengths(lengths, k_per_row, row_id, &row_m, &n);
+    else n = 0u;
     elem_t* val = out_val + (row_id < n_rows ? row_id : 0u) * (u64)k;
     idx_t* idx = out_idx + (row_id < n_rows ? row_id : 0u) * (u64)k;
     if (!in_shared) {

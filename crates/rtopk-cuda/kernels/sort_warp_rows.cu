@@ -4,4 +4,5 @@
 #include "sort.cuh"
 
 #define SORT_WARP_ARGS \
-    const elem_t* x, elem_t* out_val, idx_t* out_idx, u64 n_rows, u32 m, u32 k, int smallest
+    const elem_t* x, elem_t* out_val, idx_t* out_idx, u64 n_rows, u32 m, u32 k, int smallest, \
+        const u32* lengths, const u32* k_per_row

@@ -15,9 +15,16 @@ template <int EPL, int LANES, bool NARROWS>
 struct RowOf<true, EPL, LANES, NARROWS> { using type = PackedRow<EPL, LANES, NARROWS>; };
 
 template <int EPL, int LANES, bool NARROWS>
-__device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap) {
+__device__ void rtopk_warp_row(const Params& launch, u64 row_id, u32* stage, u32 cap) {
     u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
-    RowPlace at = place_row(p, row_id);
+    RowPlace at = place_row(launch, row_id);
+    // a ragged row's own width and k (docs/contract.md §5), read once
+    const Params p = row_args(launch, row_id);
+    if (p.k < launch.k) pad_results(p, at.out, p.k, launch.k, sub, (u32)LANES);
+    if (p.k == 0u) {
+        if (sub == 0 && p.out_iter) p.out_iter[row_id] = 0u;
+        return;
+    }
     const elem_t* row_in = at.in;
     // stage 1: load_row
     typename RowOf<ELEM_KIND != ELEM_F32, EPL, LANES, NARROWS>::type row;

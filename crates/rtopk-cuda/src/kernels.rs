@@ -71,7 +71,7 @@ impl UnitSource for Unit {
             Family::SortWarpRows => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__({}) {}(SORT_WARP_ARGS) \
                  {{ sort_warp_row<{}>(x, out_val, out_idx, n_rows, m, k, smallest ? -1.0f : \
-                 1.0f); }}",
+                 1.0f, lengths, k_per_row); }}",
                 SORT_WARPS * 32,
                 self.entry_name(),
                 self.width()

@@ -21,7 +21,9 @@ use crate::error::driver;
 use crate::kernels::{BLOCK_STATIC_SHARED, ElemType, Family, IndexType, Unit};
 use crate::plan::{Launch, Plan, Route, Strategy, plan, route};
 use crate::{CudaError, CudaTopK};
-use rtopk_plan::program::{Content, Grid, INDICES, INPUT, Kernel, Program, Region, VALUES};
+use rtopk_plan::program::{
+    BufferId, Content, Grid, INDICES, INPUT, Kernel, Program, Ragged, Region, RowArgs, VALUES,
+};
 
 /// The arguments of every top-k entry point: `struct Params` of `kernels/common.cuh`, field
 /// for field. The launcher passes it as the entry point's parameter buffer: the entry points
@@ -47,6 +49,8 @@ pub(crate) struct Params {
     pub(crate) ld: u64,
     pub(crate) out_ld: u32,
     pub(crate) chunks: u32,
+    pub(crate) lengths: sys::CUdeviceptr,
+    pub(crate) k_per_row: sys::CUdeviceptr,
 }
 
 /// A kernel's parameter buffer: a `#[repr(C)]` struct whose fields are the entry point's
@@ -59,7 +63,7 @@ pub(crate) trait KernelParams: Copy {
 }
 
 impl KernelParams for Params {
-    const END: usize = std::mem::offset_of!(Params, chunks) + 4;
+    const END: usize = std::mem::offset_of!(Params, k_per_row) + 8;
 }
 
 /// The arguments of the warp sorts, `rtopk_sort_warp_rows_<E>` (`SORT_WARP_ARGS`,
@@ -74,10 +78,12 @@ pub(crate) struct SortWarpParams {
     pub(crate) m: u32,
     pub(crate) k: u32,
     pub(crate) smallest: i32,
+    pub(crate) lengths: sys::CUdeviceptr,
+    pub(crate) k_per_row: sys::CUdeviceptr,
 }
 
 impl KernelParams for SortWarpParams {
-    const END: usize = std::mem::offset_of!(SortWarpParams, smallest) + 4;
+    const END: usize = std::mem::offset_of!(SortWarpParams, k_per_row) + 8;
 }
 
 /// The arguments of the block sort, `rtopk_sort_rows` (kernels/sort_rows.cu).
@@ -94,10 +100,12 @@ pub(crate) struct SortRowsParams {
     pub(crate) pow2: u32,
     pub(crate) row_threads: u32,
     pub(crate) in_shared: i32,
+    pub(crate) lengths: sys::CUdeviceptr,
+    pub(crate) k_per_row: sys::CUdeviceptr,
 }
 
 impl KernelParams for SortRowsParams {
-    const END: usize = std::mem::offset_of!(SortRowsParams, in_shared) + 4;
+    const END: usize = std::mem::offset_of!(SortRowsParams, k_per_row) + 8;
 }
 
 /// The arguments of `rtopk_split_gather` (kernels/split_rows.cu).
@@ -168,7 +176,7 @@ impl DeviceFloat for half::bf16 {
 /// Device buffers a caller owns (a framework's tensors), by address: the input (`n * m` of the
 /// launch's element type), the values (`n * k` of it), the indices (`n * k` of the launch's
 /// [`IndexType`]) and the iteration counts (`n` u32, or 0 when none are wanted).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RawBuffers {
     /// The input.
     pub x: u64,
@@ -178,6 +186,26 @@ pub struct RawBuffers {
     pub indices: u64,
     /// The iteration counts output, or 0.
     pub iterations: u64,
+    /// Each row's length (`n` u32, docs/contract.md §5), or 0: every row whole.
+    pub lengths: u64,
+    /// Each row's k (`n` u32, at most the launch's k, the outputs' width), or 0: the
+    /// launch's k for every row.
+    pub k_per_row: u64,
+}
+
+/// The outputs of a launch on device buffers: values, indices, and the iteration counts
+/// where wanted.
+pub type DeviceOutputs<'a, E> =
+    (&'a mut CudaSlice<E>, &'a mut CudaSlice<u32>, Option<&'a mut CudaSlice<u32>>);
+
+/// The per-row arrays of a ragged launch on the device (docs/contract.md §5): `n` u32 each,
+/// or none.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RowSlices<'a> {
+    /// Each row's length.
+    pub lengths: Option<&'a CudaSlice<u32>>,
+    /// Each row's k.
+    pub k_per_row: Option<&'a CudaSlice<u32>>,
 }
 
 /// (offset, size) of each field of [`Params`], in order: the layout the entry points' argument
@@ -202,6 +230,8 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         ld: 0,
         out_ld: 0,
         chunks: 0,
+        lengths: 0,
+        k_per_row: 0,
     };
     vec![
         (offset_of!(Params, x), size_of_val(&p.x)),
@@ -220,6 +250,8 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         (offset_of!(Params, ld), size_of_val(&p.ld)),
         (offset_of!(Params, out_ld), size_of_val(&p.out_ld)),
         (offset_of!(Params, chunks), size_of_val(&p.chunks)),
+        (offset_of!(Params, lengths), size_of_val(&p.lengths)),
+        (offset_of!(Params, k_per_row), size_of_val(&p.k_per_row)),
     ]
 }
 
@@ -243,6 +275,8 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(SortWarpParams, m), 4),
             (offset_of!(SortWarpParams, k), 4),
             (offset_of!(SortWarpParams, smallest), 4),
+            (offset_of!(SortWarpParams, lengths), 8),
+            (offset_of!(SortWarpParams, k_per_row), 8),
         ],
         Family::SortRows => vec![
             (offset_of!(SortRowsParams, x), 8),
@@ -255,6 +289,8 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(SortRowsParams, pow2), 4),
             (offset_of!(SortRowsParams, row_threads), 4),
             (offset_of!(SortRowsParams, in_shared), 4),
+            (offset_of!(SortRowsParams, lengths), 8),
+            (offset_of!(SortRowsParams, k_per_row), 8),
         ],
         Family::SplitGather => vec![
             (offset_of!(GatherParams, cand_idx), 8),
@@ -484,7 +520,19 @@ impl CudaTopK {
         strategy: Strategy,
         counts: bool,
     ) -> Result<Program, CudaError> {
-        Ok(rtopk_plan::program(launch, &self.limits, strategy, counts)?)
+        self.program_ragged(launch, strategy, counts, Ragged::default())
+    }
+
+    /// [`CudaTopK::program`] of a ragged launch (docs/contract.md §5): the steps read the
+    /// per-row arrays `ragged` names (rtopk-plan's `program_ragged`: whole rows only).
+    pub fn program_ragged(
+        &self,
+        launch: &Launch,
+        strategy: Strategy,
+        counts: bool,
+        ragged: Ragged,
+    ) -> Result<Program, CudaError> {
+        Ok(rtopk_plan::program_ragged(launch, &self.limits, strategy, counts, ragged)?)
     }
 
     /// Row-wise top-k of `x` (device, `n * m` values, row-major) into device buffers: values
@@ -525,10 +573,35 @@ impl CudaTopK {
         out_idx: &mut CudaSlice<u32>,
         out_iter: Option<&mut CudaSlice<u32>>,
     ) -> Result<(), CudaError> {
+        let rows = RowSlices::default();
+        self.select_device_ragged(launch, strategy, x, (out_val, out_idx, out_iter), rows)
+    }
+
+    /// [`CudaTopK::select_device_opt`] of a ragged launch (docs/contract.md §5): `launch.k` is
+    /// the outputs' width, and row `i` reads its own length and k from `rows` (`n` u32 each,
+    /// where given).
+    pub fn select_device_ragged<E: DeviceFloat>(
+        &self,
+        launch: &Launch,
+        strategy: Strategy,
+        x: &CudaSlice<E>,
+        (out_val, out_idx, out_iter): DeviceOutputs<'_, E>,
+        rows: RowSlices<'_>,
+    ) -> Result<(), CudaError> {
         self.check_types(launch, E::ELEM)?;
-        let program = self.program(launch, strategy, out_iter.is_some())?;
+        let ragged =
+            Ragged { lengths: rows.lengths.is_some(), k_per_row: rows.k_per_row.is_some() };
+        let program = self.program_ragged(launch, strategy, out_iter.is_some(), ragged)?;
         let it_len = out_iter.as_ref().map(|b| b.len());
         check_buffers(launch, x.len(), out_val.len(), out_idx.len(), it_len)?;
+        for (what, per_row) in [("the lengths", rows.lengths), ("the k per row", rows.k_per_row)] {
+            if let Some(have) = per_row.map(|b| b.len()).filter(|&have| have < launch.n) {
+                return Err(CudaError::TopK(TopKError::InvalidParameter {
+                    name: "buffer",
+                    reason: format!("{what} hold {have} entries, the launch has {} rows", launch.n),
+                }));
+            }
+        }
         if launch.n == 0 || launch.k == 0 {
             return Ok(());
         }
@@ -537,11 +610,15 @@ impl CudaTopK {
         let (val_ptr, _val) = out_val.device_ptr_mut(s);
         let (idx_ptr, _idx) = out_idx.device_ptr_mut(s);
         let iter = out_iter.map(|b| b.device_ptr_mut(s));
+        let lengths = rows.lengths.map(|b| b.device_ptr(s));
+        let k_per_row = rows.k_per_row.map(|b| b.device_ptr(s));
         let bufs = RawBuffers {
             x: x_ptr,
             values: val_ptr,
             indices: idx_ptr,
             iterations: iter.as_ref().map_or(0, |(p, _)| *p),
+            lengths: lengths.as_ref().map_or(0, |(p, _)| *p),
+            k_per_row: k_per_row.as_ref().map_or(0, |(p, _)| *p),
         };
         let types = DataTypes { elem: E::ELEM, index: IndexType::U32 };
         // SAFETY: the buffers were checked against the launch above and stay borrowed (the
@@ -621,7 +698,8 @@ impl CudaTopK {
         self.check_types(launch, types.elem)?;
         // A handle a framework gave as an integer: its provenance is the driver's.
         let stream: sys::CUstream = std::ptr::with_exposed_provenance_mut(stream as usize);
-        let program = self.program(launch, Strategy::Auto, bufs.iterations != 0)?;
+        let ragged = Ragged { lengths: bufs.lengths != 0, k_per_row: bufs.k_per_row != 0 };
+        let program = self.program_ragged(launch, Strategy::Auto, bufs.iterations != 0, ragged)?;
         // SAFETY: the caller's buffers, of the sizes this function's contract states.
         unsafe { self.run_program(&program, types, bufs, stream) }
     }
@@ -646,7 +724,7 @@ impl CudaTopK {
         let bytes = |c: Content| match c {
             Content::Values => types.elem.bytes() as u64,
             Content::Indices => types.index.bytes() as u64,
-            Content::Iterations => 4,
+            Content::Iterations | Content::Lengths | Content::KPerRow => 4,
         };
         let mut addr = vec![0u64; program.buffers.len()];
         addr[INPUT.0] = bufs.x;
@@ -655,6 +733,14 @@ impl CudaTopK {
         if let Some(it) = program.iterations() {
             addr[it.0] = bufs.iterations;
         }
+        for (i, b) in program.buffers.iter().enumerate() {
+            match b.content {
+                Content::Lengths => addr[i] = bufs.lengths,
+                Content::KPerRow => addr[i] = bufs.k_per_row,
+                _ => {}
+            }
+        }
+
         let mut temps = Vec::new();
         for (id, b) in program.temporaries() {
             let too_large = || CudaError::TooLarge { n, m, why: "the split rows' candidates" };
@@ -667,6 +753,11 @@ impl CudaTopK {
             temps.push(t);
         }
         let at = |r: &Region| addr[r.buffer.0] + r.offset * bytes(program.buffer(r.buffer).content);
+        // a step's per-row arrays (docs/contract.md §5): null where it reads none
+        let rows = |r: Option<RowArgs>| {
+            let ptr = |id: Option<BufferId>| id.map_or(0, |id| addr[id.0]);
+            r.map_or((0, 0), |r| (ptr(r.lengths), ptr(r.k_per_row)))
+        };
         let Launch { mode, bisect, .. } = program.launch;
         let smallest = i32::from(mode == Mode::Smallest);
         for step in &program.steps {
@@ -692,6 +783,8 @@ impl CudaTopK {
                         ld: sel.input.ld,
                         out_ld: sel.output.ld as u32, // < 2^32: the plan checked
                         chunks: sel.chunks,
+                        lengths: rows(sel.rows).0,
+                        k_per_row: rows(sel.rows).1,
                     };
                     // SAFETY: a top-k entry point, whose arguments are Params's fields (the
                     // layout tests); the step's kernel rows read within its input region and
@@ -703,6 +796,7 @@ impl CudaTopK {
                     let (x, out_val, out_idx) =
                         (at(&sort.input), addr[sort.values.0], addr[sort.indices.0]);
                     let (n_rows, m, k) = (sort.n_rows, sort.m, sort.k);
+                    let (lengths, k_per_row) = rows(sort.rows);
                     match sort.shape {
                         // SAFETY: rtopk_sort_rows, whose arguments are SortRowsParams's fields
                         // (the layout test); one block per row touches positions < k of its own
@@ -720,6 +814,8 @@ impl CudaTopK {
                                 pow2: shape.pow2,
                                 row_threads: shape.row_threads,
                                 in_shared: i32::from(shape.in_shared),
+                                lengths,
+                                k_per_row,
                             };
                             self.launch(f, step.grid, stream, params, what)
                         }?,
@@ -727,8 +823,17 @@ impl CudaTopK {
                         // fields (the layout test); each warp touches positions < k of its own
                         // row < n_rows and reads its row of x.
                         None => unsafe {
-                            let params =
-                                SortWarpParams { x, out_val, out_idx, n_rows, m, k, smallest };
+                            let params = SortWarpParams {
+                                x,
+                                out_val,
+                                out_idx,
+                                n_rows,
+                                m,
+                                k,
+                                smallest,
+                                lengths,
+                                k_per_row,
+                            };
                             self.launch(f, step.grid, stream, params, what)
                         }?,
                     }
@@ -932,6 +1037,8 @@ mod tests {
             ("ld", offset_of!(Params, ld)),
             ("out_ld", offset_of!(Params, out_ld)),
             ("chunks", offset_of!(Params, chunks)),
+            ("lengths", offset_of!(Params, lengths)),
+            ("k_per_row", offset_of!(Params, k_per_row)),
         ]
     }
 
@@ -993,7 +1100,7 @@ mod tests {
         let gathered = body("Params{", "}");
         let gathered: Vec<&str> = gathered.split(',').map(str::trim).collect();
         assert_eq!(gathered, names);
-        assert_eq!(size_of::<Params>(), 88);
+        assert_eq!(size_of::<Params>(), 104);
         // the parameter buffer is the struct: its last field must end where the struct does
         // (a padded tail is more than the entry point takes: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
         let (offset, size) = *params_layout().last().unwrap();
@@ -1068,14 +1175,17 @@ mod tests {
         let cases = [
             (
                 c_arguments("sort_warp_rows.cu", "#define SORT_WARP_ARGS"),
-                fields!(SortWarpParams: x, out_val, out_idx, n_rows, m, k, smallest),
+                fields!(
+                    SortWarpParams: x, out_val, out_idx, n_rows, m, k, smallest, lengths,
+                    k_per_row
+                ),
                 SortWarpParams::END,
             ),
             (
                 c_arguments("sort_rows.cu", "rtopk_sort_rows("),
                 fields!(
                     SortRowsParams: x, out_val, out_idx, n_rows, m, k, smallest, pow2,
-                    row_threads, in_shared
+                    row_threads, in_shared, lengths, k_per_row
                 ),
                 SortRowsParams::END,
             ),

@@ -42,8 +42,18 @@ pub use disk_cache::{CACHE_DIR_ENV, ImageKind};
 pub use error::CudaError;
 pub use kernels::ElemType;
 pub use kernels::IndexType;
-pub use launch::{DataTypes, DeviceFloat, RawBuffers, UnitReport};
-pub use plan::{DeviceLimits, Launch, Plan, Program, SortPlan, SortShape, Strategy};
+pub use launch::{DataTypes, DeviceFloat, DeviceOutputs, RawBuffers, RowSlices, UnitReport};
+pub use plan::{DeviceLimits, Launch, Plan, Program, Ragged, SortPlan, SortShape, Strategy};
+
+/// The per-row arrays of a ragged request on host rows (docs/contract.md §5): `n` u32 each,
+/// or none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostRows<'a> {
+    /// Each row's length (`0..=m`).
+    pub lengths: Option<&'a [u32]>,
+    /// Each row's k (at most the outputs' width).
+    pub k_per_row: Option<&'a [u32]>,
+}
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -202,8 +212,34 @@ impl CudaTopK {
         strategy: Strategy,
         counts: bool,
     ) -> Result<TopK<E>, CudaError> {
+        self.topk_rows_ragged(x, k, (opts, bisect, strategy, counts), HostRows::default())
+    }
+
+    /// [`CudaTopK::topk_rows_counted`] of a ragged request (docs/contract.md §5): `k` is the
+    /// outputs' width; row `i` is its first `rows.lengths[i]` values and selects
+    /// `min(rows.k_per_row[i], lengths[i])` (absent: M and `k`), its output row padded past
+    /// them (index `u32::MAX`, value 0). The arrays go to the device as they are: the kernel
+    /// reads them, nothing on the host is sized by them. Rows of their own length are not
+    /// split (whole-row routes).
+    pub fn topk_rows_ragged<E: DeviceFloat>(
+        &self,
+        x: ArrayView2<'_, E>,
+        k: usize,
+        (opts, bisect, strategy, counts): (Options, Bisect, Strategy, bool),
+        rows: HostRows<'_>,
+    ) -> Result<TopK<E>, CudaError> {
         let (n, m) = x.dim();
         check_shape(m, k)?;
+        for (what, v) in [("lengths", rows.lengths), ("k_per_row", rows.k_per_row)] {
+            if let Some(v) = v.filter(|v| v.len() != n) {
+                return Err(CudaError::TopK(topk_ref::TopKError::InvalidParameter {
+                    name: what,
+                    reason: format!("{} entries for {n} rows", v.len()),
+                }));
+            }
+        }
+        let ragged =
+            plan::Ragged { lengths: rows.lengths.is_some(), k_per_row: rows.k_per_row.is_some() };
         let launch =
             Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted, elem: E::ELEM };
         let counts = counts && strategy != Strategy::Split;
@@ -211,7 +247,7 @@ impl CudaTopK {
         self.check_elem(E::ELEM)?;
         if n > 0 && k > 0 {
             let types = DataTypes { elem: E::ELEM, ..DataTypes::F32 };
-            let units: Vec<_> = self.program(&launch, strategy, counts)?.units();
+            let units: Vec<_> = self.program_ragged(&launch, strategy, counts, ragged)?.units();
             self.prepare(&units.into_iter().map(|u| types.unit(u)).collect::<Vec<_>>())?;
         }
         let nk = n.checked_mul(k).ok_or(CudaError::TooLarge { n, m, why: "n * k" })?;
@@ -230,7 +266,13 @@ impl CudaTopK {
         let mut idx = s.alloc_zeros::<u32>(nk.max(1)).map_err(driver("allocating"))?;
         let mut it = s.alloc_zeros::<u32>(n.max(1)).map_err(driver("allocating"))?;
         let iter_out = if counts { Some(&mut it) } else { None };
-        self.select_device_opt(&launch, strategy, &dx, &mut val, &mut idx, iter_out)?;
+        let upload = |v: Option<&[u32]>| {
+            v.map(|v| s.clone_htod(v).map_err(driver("copying the per-row arrays"))).transpose()
+        };
+        let (lengths, k_per_row) = (upload(rows.lengths)?, upload(rows.k_per_row)?);
+        let slices = RowSlices { lengths: lengths.as_ref(), k_per_row: k_per_row.as_ref() };
+        let outs = (&mut val, &mut idx, iter_out);
+        self.select_device_ragged(&launch, strategy, &dx, outs, slices)?;
         let mut values = s.clone_dtoh(&val).map_err(driver("copying values back"))?;
         let mut indices = s.clone_dtoh(&idx).map_err(driver("copying indices back"))?;
         let mut iterations = s.clone_dtoh(&it).map_err(driver("copying iterations back"))?;

@@ -30,7 +30,7 @@ pub use rtopk_plan::plan::{
     DeviceLimits, Launch, MAX_BLOCK_FREE_ROW, MAX_HALF_WARP_ROW, MAX_QUARTER_WARP_ROW,
     MAX_WARP_ROW, Plan, QUARTER_ROWS_PER_SM, SORT_SHARED_MAX, SortPlan, SortShape, Strategy,
 };
-pub use rtopk_plan::program::{Program, Step, StepKind};
+pub use rtopk_plan::program::{Program, Ragged, Step, StepKind};
 pub use rtopk_plan::split::{Route, Split};
 
 use crate::CudaError;

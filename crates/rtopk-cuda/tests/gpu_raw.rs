@@ -65,6 +65,7 @@ fn raw_launches_on_a_callers_stream_write_indices_at_either_width() {
                             values,
                             indices,
                             iterations: if with_iterations { it } else { 0 },
+                            ..RawBuffers::default()
                         }
                     };
                     let types = DataTypes { index, ..DataTypes::F32 };

@@ -26,7 +26,8 @@ pub use error::PlanError;
 pub use plan::{DeviceLimits, Launch, PRESETS, Plan, SortPlan, SortShape, Strategy, plan};
 pub use program::{
     Buffer, BufferId, BufferRole, Content, GATHER_BLOCKS_PER_SM, GATHER_THREADS, Gather, Grid,
-    Kernel, Program, Region, Select, Sort, Step, StepKind, program,
+    Kernel, Program, Ragged, Region, RowArgs, Select, Sort, Step, StepKind, program,
+    program_ragged,
 };
 pub use split::{Route, Split, route};
 pub use units::{

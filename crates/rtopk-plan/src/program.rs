@@ -96,6 +96,55 @@ pub enum Content {
     Indices,
     /// Iteration counts (u32).
     Iterations,
+    /// Each row's valid length (u32, `0..=m`; docs/contract.md §5).
+    Lengths,
+    /// Each row's k (u32, `0..=k`; docs/contract.md §5).
+    KPerRow,
+}
+
+/// The per-row inputs of a ragged request (docs/contract.md §5): which device arrays of one
+/// entry per row the program reads. A plain request has neither.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Ragged {
+    /// Row `i` is its first `lengths[i]` values.
+    pub lengths: bool,
+    /// Row `i` selects `k_per_row[i]` values (the launch's `k` is their largest, the output
+    /// width).
+    pub k_per_row: bool,
+}
+
+impl Ragged {
+    /// Whether any per-row array is read.
+    pub fn any(self) -> bool {
+        self.lengths || self.k_per_row
+    }
+}
+
+/// Where a step's rows read their own length and k (docs/contract.md §5): row `i` uses
+/// `m_i = lengths[i]` (or the step's `m`) and `k_i = min(k_per_row[i] (or the step's k), m_i)`,
+/// reads nothing past `m_i`, writes `k_i` results and pads the rest of its output row of
+/// `k` (index PAD, value 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct RowArgs {
+    /// The lengths' buffer, if any.
+    pub lengths: Option<BufferId>,
+    /// The per-row k's buffer, if any.
+    pub k_per_row: Option<BufferId>,
+}
+
+impl RowArgs {
+    /// The per-row arrays of a program built with `ragged` (`None` for a plain request).
+    fn of(ragged: Ragged, lengths: BufferId, k_per_row: BufferId) -> Option<Self> {
+        ragged.any().then_some(RowArgs {
+            lengths: ragged.lengths.then_some(lengths),
+            k_per_row: ragged.k_per_row.then_some(k_per_row),
+        })
+    }
+
+    /// The buffers read.
+    pub fn buffers(&self) -> impl Iterator<Item = BufferId> {
+        self.lengths.into_iter().chain(self.k_per_row)
+    }
 }
 
 /// One buffer of a program.
@@ -164,8 +213,12 @@ pub struct Select {
     /// The iteration counts' buffer (one per row), or `None`.
     pub iterations: Option<BufferId>,
     /// Whether the rows allow 16-byte loads, where the input buffer starts 16-byte aligned:
-    /// the stride, width and offset are whole 16-byte groups ([`vec4_rows`]).
+    /// the stride, width and offset are whole 16-byte groups ([`vec4_rows`]); a row of its
+    /// own length uses them only where that length is a whole number of groups too.
     pub vec4: bool,
+    /// The rows' own lengths and k, for a ragged request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<RowArgs>,
 }
 
 impl Select {
@@ -198,6 +251,10 @@ pub struct Sort {
     pub results_per_lane: usize,
     /// The block sort's shape, `None` for the warp sorts.
     pub shape: Option<SortShape>,
+    /// The rows' own lengths and k, for a ragged request: row `i` sorts its first `k_i`
+    /// results and leaves its padding where it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<RowArgs>,
 }
 
 /// The gather (`gather_indices`): result `i` of row `i / k` holds a position `pos` among its
@@ -281,6 +338,8 @@ pub struct Program {
     pub strategy: Strategy,
     /// Whether the iteration counts are written.
     pub counts: bool,
+    /// The per-row arrays read (docs/contract.md §5).
+    pub ragged: Ragged,
     /// How many times the rows are split.
     pub depth: usize,
     /// The buffers: the input, the outputs (values, indices and, with counts, iterations),
@@ -398,19 +457,52 @@ pub fn program(
     strategy: Strategy,
     counts: bool,
 ) -> Result<Program, PlanError> {
-    let r = route(launch, limits, strategy, counts)?;
+    program_ragged(launch, limits, strategy, counts, Ragged::default())
+}
+
+/// [`program()`] of a ragged request (docs/contract.md §5): `launch.k` is the output width
+/// (the largest k asked), and the steps read the per-row arrays `ragged` names, buffers of
+/// the program (`lengths`, `k_per_row`: one u32 per row). Rows of their own length or k are
+/// not split yet: their route is the one with iteration counts (whole rows), and a forced
+/// split is an error.
+pub fn program_ragged(
+    launch: &Launch,
+    limits: &DeviceLimits,
+    strategy: Strategy,
+    counts: bool,
+    ragged: Ragged,
+) -> Result<Program, PlanError> {
+    if ragged.any() && strategy == Strategy::Split {
+        let why = "rows of their own length or k (docs/contract.md §5) are not split yet";
+        return Err(PlanError::Split { n: launch.n, m: launch.m, k: launch.k, why });
+    }
+    let r = route(launch, limits, strategy, counts || ragged.any())?;
     let Launch { n, m, k, .. } = *launch;
     let too_large = |why| PlanError::TooLarge { n, m, why };
     let (n64, m64, k64) = (n as u64, m as u64, k as u64);
     let nm = n64.checked_mul(m64).ok_or(too_large("n * m elements"))?;
     let nk = n64.checked_mul(k64).ok_or(too_large("n * k results"))?;
-    let mut b =
-        Builder { launch: *launch, limits: *limits, buffers: Vec::new(), steps: Vec::new() };
+    let mut b = Builder {
+        launch: *launch,
+        limits: *limits,
+        buffers: Vec::new(),
+        steps: Vec::new(),
+        rows: None,
+    };
     b.buffer("x", BufferRole::Input, Content::Values, nm, m64);
     b.buffer("values", BufferRole::Output, Content::Values, nk, k64);
     b.buffer("indices", BufferRole::Output, Content::Indices, nk, k64);
     let iterations =
         counts.then(|| b.buffer("iterations", BufferRole::Output, Content::Iterations, n64, 1));
+    let lengths = BufferId(b.buffers.len());
+    if ragged.lengths {
+        b.buffer("lengths", BufferRole::Input, Content::Lengths, n64, 1);
+    }
+    let k_per_row = BufferId(b.buffers.len());
+    if ragged.k_per_row {
+        b.buffer("k_per_row", BufferRole::Input, Content::KPerRow, n64, 1);
+    }
+    b.rows = RowArgs::of(ragged, lengths, k_per_row);
     if n > 0 && k > 0 {
         let input = Region { buffer: INPUT, offset: 0, ld: m64 };
         b.emit(&r, 0, m, input, iterations)?;
@@ -420,6 +512,7 @@ pub fn program(
         limits: *limits,
         strategy,
         counts,
+        ragged,
         depth: r.depth(),
         buffers: b.buffers,
         steps: b.steps,
@@ -432,6 +525,8 @@ struct Builder {
     limits: DeviceLimits,
     buffers: Vec<Buffer>,
     steps: Vec<Step>,
+    /// The per-row arrays every step of a ragged program reads (whole rows only).
+    rows: Option<RowArgs>,
 }
 
 impl Builder {
@@ -472,6 +567,7 @@ impl Builder {
                     indices: INDICES,
                     iterations,
                     vec4: vec4_rows(elem, &[m64]),
+                    rows: self.rows,
                 };
                 self.select(StepKind::SelectRows, level, sel);
                 if let Some(sort) = plan.sort {
@@ -484,6 +580,7 @@ impl Builder {
                         indices: INDICES,
                         results_per_lane: if sort.shape.is_some() { 0 } else { sort.unit.width() },
                         shape: sort.shape,
+                        rows: self.rows,
                     };
                     self.steps.push(Step {
                         name: StepKind::SortRows,
@@ -494,7 +591,10 @@ impl Builder {
                             threads: sort.block,
                             shared_bytes: sort.dynamic_shared,
                         },
-                        reads: vec![input.buffer, VALUES, INDICES],
+                        reads: [input.buffer, VALUES, INDICES]
+                            .into_iter()
+                            .chain(self.rows.iter().flat_map(RowArgs::buffers))
+                            .collect(),
                         writes: vec![VALUES, INDICES],
                         kernel: Kernel::Sort(kernel),
                     });
@@ -534,6 +634,7 @@ impl Builder {
                     indices: ci,
                     iterations: None,
                     vec4: vec4_rows(elem, &[m64, chunk]),
+                    rows: None,
                 };
                 self.select(StepKind::SelectChunks, level, chunks);
                 if let Some(last_plan) = split.last_plan {
@@ -549,6 +650,7 @@ impl Builder {
                         indices: ci,
                         iterations: None,
                         vec4: vec4_rows(elem, &[m64, split.last as u64, before]),
+                        rows: None,
                     };
                     self.select(StepKind::SelectLastChunks, level, last);
                 }
@@ -592,7 +694,9 @@ impl Builder {
             level,
             unit: p.unit,
             grid: Grid { blocks: p.grid, threads: p.block, shared_bytes: p.dynamic_shared },
-            reads: vec![sel.input.buffer],
+            reads: std::iter::once(sel.input.buffer)
+                .chain(sel.rows.iter().flat_map(RowArgs::buffers))
+                .collect(),
             writes,
             kernel: Kernel::Select(sel),
         });
@@ -650,7 +754,8 @@ mod tests {
     /// exactly, and the grids cover the rows.
     fn check(p: &Program) {
         let len = |id: BufferId| p.buffer(id).elements;
-        let mut written: BTreeSet<BufferId> = [INPUT].into();
+        let inputs = p.buffers.iter().enumerate().filter(|(_, b)| b.role == BufferRole::Input);
+        let mut written: BTreeSet<BufferId> = inputs.map(|(i, _)| BufferId(i)).collect();
         let mut pieces: Vec<Vec<(u64, u64)>> = vec![Vec::new(); p.depth + 1];
         for s in &p.steps {
             for r in &s.reads {
@@ -917,6 +1022,49 @@ mod tests {
             program(&launch(n, 16384, 50), limits, Strategy::Auto, false).unwrap().depth
         };
         assert_eq!((depth(&h100, 500), depth(&a100, 500)), (1, 0));
+    }
+
+    #[test]
+    fn a_ragged_program_reads_its_rows_arrays_and_never_splits() {
+        let both = Ragged { lengths: true, k_per_row: true };
+        for (n, m, k) in [(4, 65536, 64), (1, 1 << 20, 2048), (5, 300, 7), (3, 20_000, 300)] {
+            for sorted in [false, true] {
+                let l = Launch { sorted, ..launch(n, m, k) };
+                let p = program_ragged(&l, &h100(), Strategy::Auto, false, both).unwrap();
+                check(&p);
+                assert_eq!(p.depth, 0, "N={n} M={m}");
+                let at = |name: &str| p.buffers.iter().position(|b| b.name == name).map(BufferId);
+                let (lengths, ks) = (at("lengths").unwrap(), at("k_per_row").unwrap());
+                assert_eq!(p.buffer(lengths).content, Content::Lengths);
+                assert_eq!(
+                    (p.buffer(ks).elements, p.buffer(ks).role),
+                    (n as u64, BufferRole::Input)
+                );
+                let rows = RowArgs { lengths: Some(lengths), k_per_row: Some(ks) };
+                for s in &p.steps {
+                    match s.kernel {
+                        Kernel::Select(sel) => assert_eq!(sel.rows, Some(rows)),
+                        Kernel::Sort(sort) => assert_eq!(sort.rows, Some(rows)),
+                        Kernel::Gather(_) => panic!("a ragged program gathers nothing"),
+                    }
+                    assert!(s.reads.contains(&lengths) && s.reads.contains(&ks), "{s:?}");
+                }
+                let v = serde_json::to_value(&p).unwrap();
+                assert_eq!(v["ragged"]["lengths"], true);
+                assert_eq!(v["steps"][0]["kernel"]["select"]["rows"]["k_per_row"], ks.0);
+            }
+        }
+        // lengths only: no k buffer; a plain program names none and serializes no rows
+        let only = Ragged { lengths: true, k_per_row: false };
+        let p = program_ragged(&launch(5, 300, 7), &h100(), Strategy::Auto, true, only).unwrap();
+        assert_eq!(p.buffers.len(), 5);
+        assert_eq!(select(&p.steps[0]).rows.unwrap().k_per_row, None);
+        let plain = auto(&launch(5, 300, 7), true);
+        let v = serde_json::to_value(&plain).unwrap();
+        assert!(v["steps"][0]["kernel"]["select"].get("rows").is_none());
+        // a forced split of ragged rows is an error, not a wrong answer
+        let err = program_ragged(&launch(4, 65536, 64), &h100(), Strategy::Split, false, both);
+        assert!(matches!(err, Err(PlanError::Split { .. })));
     }
 
     #[test]

@@ -114,7 +114,13 @@ pub(crate) struct Pointers {
 
 impl From<Pointers> for RawBuffers {
     fn from(p: Pointers) -> Self {
-        RawBuffers { x: p.x, values: p.values, indices: p.indices, iterations: p.iterations }
+        RawBuffers {
+            x: p.x,
+            values: p.values,
+            indices: p.indices,
+            iterations: p.iterations,
+            ..RawBuffers::default()
+        }
     }
 }
 

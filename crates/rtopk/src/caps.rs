@@ -78,21 +78,21 @@ pub(crate) const ROW_CPU_32: Capabilities = Capabilities { dtypes: KEY32_DTYPES,
 /// RTop-K's bisection on the CPU (topk-ref's `Bisect`).
 pub(crate) const BISECT_CPU: Capabilities =
     Capabilities { iterations: true, bisection_params: true, ..ROW_CPU };
-/// The RTop-K kernel on the warp simulator (f32, f16 and bf16 rows).
-/// (No lengths in the kernel yet: ragged requests are refused.)
+/// The RTop-K kernel on the warp simulator (f32, f16 and bf16 rows); rows of their own
+/// length and k per row on whole-row routes (threshold hints not yet).
 pub(crate) const SIM: Capabilities = Capabilities {
     work_counters: false,
     diagnostics: true,
-    ragged: false,
+    ragged: true,
     dtypes: FLOAT_DTYPES,
     ..BISECT_CPU
 };
-/// The RTop-K kernel on the GPU (16-bit rows from compute capability 8.0: docs/kernel.md).
-/// (No lengths in the kernel yet: ragged requests are refused.)
+/// The RTop-K kernel on the GPU (16-bit rows from compute capability 8.0: docs/kernel.md);
+/// rows of their own length and k per row on whole-row routes (threshold hints not yet).
 pub(crate) const CUDA: Capabilities = Capabilities {
     device: Device::Gpu,
     work_counters: false,
-    ragged: false,
+    ragged: true,
     dtypes: FLOAT_DTYPES,
     ..BISECT_CPU
 };

@@ -10,13 +10,13 @@
 //! addresses through to rtopk-cuda unchanged.
 
 use ndarray::ArrayView2;
-use rtopk_cuda::{DataTypes, ElemType, IndexType, Launch, Strategy};
+use rtopk_cuda::{DataTypes, ElemType, HostRows, IndexType, Launch, Strategy};
 
 use crate::algorithm::{Float, Selection};
 use crate::caps::{CUDA, Capabilities};
 use crate::dtype::Dtype;
 use crate::error::Error;
-use crate::kernel::{Executor, Job};
+use crate::kernel::{Executor, Job, RowArrays};
 use crate::request::{IndexWidth, Request};
 
 pub use rtopk_cuda::{
@@ -47,11 +47,14 @@ impl Executor for Gpu {
         &self,
         x: ArrayView2<'_, E>,
         job: Job,
+        rows: RowArrays<'_>,
         out: &mut Selection<E>,
     ) -> Result<(), Error> {
         let gpu = shared_device(self.ordinal)?;
         let Job { k, opts, bisect, counts } = job;
-        out.topk = gpu.topk_rows_counted(x, k, opts, bisect, Strategy::Auto, counts)?;
+        let host = HostRows { lengths: rows.lengths, k_per_row: rows.k_per_row };
+        let how = (opts, bisect, Strategy::Auto, counts);
+        out.topk = gpu.topk_rows_ragged(x, k, how, host)?;
         out.diagnostics = None;
         Ok(())
     }
@@ -199,16 +202,77 @@ fn checked_launch(
     if (bufs.iterations != 0) != request.wanted().iterations {
         return Err(Error::RawIterations { wanted: request.wanted().iterations });
     }
+    check_raw_rows(request, bufs)?;
     if launch.n > 0 && launch.k > 0 && (bufs.x == 0 || bufs.values == 0 || bufs.indices == 0) {
         return Err(Error::NullBuffer);
     }
     Ok((launch, types))
 }
 
+/// The per-row device arrays of a ragged request on device buffers (docs/contract.md §5): given
+/// exactly where the request has lengths or a k per row (the kernel reads the device arrays;
+/// the request's own give the outputs' width); hints only without iteration counts (the
+/// kernel's search has no hint test yet: a hint changes no answer, only the counts would
+/// differ from `bisect`'s).
+fn check_raw_rows(request: &Request, bufs: RawBuffers) -> Result<(), Error> {
+    let rows = request.rows();
+    let per_row_k = matches!(rows.k, topk_ref::KPerRow::PerRow(_));
+    let asked = [
+        ("lengths", bufs.lengths, rows.lengths.is_some()),
+        ("k_per_row", bufs.k_per_row, per_row_k),
+    ];
+    for (what, given, asked) in asked {
+        if given != 0 && !asked {
+            return Err(Error::TopK(topk_ref::TopKError::InvalidParameter {
+                name: what,
+                reason: "a device array is given but the request has none".to_string(),
+            }));
+        }
+        if given == 0 && asked {
+            // the face passes no device array yet: the kernel would read the launch's own
+            return Err(crate::table::not_yet(
+                "rows of their own length or k on device buffers without their device arrays",
+                Gpu::NAME,
+            ));
+        }
+    }
+    if rows.hint.is_some() && request.wanted().iterations {
+        return Err(crate::table::not_yet("iteration counts with threshold hints", Gpu::NAME));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::request::Place;
+
+    #[test]
+    fn raw_per_row_arrays_must_match_the_request() {
+        let plain = Request::builder("cuda").k(2).place(Place::Cuda(0)).build().unwrap();
+        let ragged = Request::builder("cuda")
+            .k_per_row(vec![1, 2])
+            .lengths(vec![3, 8])
+            .place(Place::Cuda(0))
+            .build()
+            .unwrap();
+        let none = RawBuffers::default();
+        let both = RawBuffers { lengths: 5, k_per_row: 6, ..none };
+        assert!(check_raw_rows(&plain, none).is_ok());
+        assert!(check_raw_rows(&ragged, both).is_ok());
+        let e = check_raw_rows(&plain, both).unwrap_err();
+        assert!(matches!(e, Error::TopK(_)) && e.is_user_error(), "{e}");
+        let e = check_raw_rows(&ragged, RawBuffers { lengths: 5, ..none }).unwrap_err();
+        assert!(matches!(e, Error::NotYetSupported { .. }), "{e}");
+        let hinted = Request::builder("cuda")
+            .k(2)
+            .hint(vec![0.5; 2])
+            .iterations(true)
+            .place(Place::Cuda(0))
+            .build()
+            .unwrap();
+        assert!(matches!(check_raw_rows(&hinted, none), Err(Error::NotYetSupported { .. })));
+    }
 
     #[test]
     #[allow(unsafe_code)]
@@ -228,11 +292,13 @@ mod tests {
         let (launch, types) = launch_of(&r, shape).unwrap();
         assert_eq!((launch.n, launch.m, launch.k, launch.sorted), (2, 8, 3, true));
         assert_eq!((types.elem, types.index), (ElemType::F16, IndexType::I64));
-        let bufs = RawBuffers { x: 1, values: 2, indices: 3, iterations: 4 };
+        let bufs =
+            RawBuffers { x: 1, values: 2, indices: 3, iterations: 4, ..RawBuffers::default() };
         // SAFETY: refused before any address is read (no counts were asked for).
         let e = unsafe { select_raw(&r, shape, bufs, 0) }.unwrap_err();
         assert!(matches!(e, Error::RawIterations { wanted: false }), "{e}");
-        let bufs = RawBuffers { x: 0, values: 2, indices: 3, iterations: 0 };
+        let bufs =
+            RawBuffers { x: 0, values: 2, indices: 3, iterations: 0, ..RawBuffers::default() };
         // SAFETY: refused before any address is read (a null input).
         let e = unsafe { select_raw(&r, shape, bufs, 0) }.unwrap_err();
         assert!(matches!(e, Error::NullBuffer), "{e}");

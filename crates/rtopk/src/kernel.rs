@@ -6,11 +6,12 @@
 use std::fmt;
 
 use ndarray::ArrayView2;
-use topk_ref::{Bisect, Options, RowTopK, bf16, f16};
+use topk_ref::{Bisect, Options, RowTopK, Rows, bf16, f16};
 
 use crate::algorithm::{Algorithm, Float, Selection};
 use crate::caps::Capabilities;
 use crate::error::Error;
+use crate::typed::Typed;
 
 /// What one kernel launch is asked: `k`, the options, the search, and whether iteration counts
 /// are wanted (without them the route may split rows; with them it never does).
@@ -34,13 +35,26 @@ pub(crate) trait Executor: Send + Sync + fmt::Debug {
     const CAPS: Capabilities;
 
     /// Row-wise top-k of `x` (shape already checked) into `out`: values, indices, and the
-    /// iteration counts exactly when `job.counts` (and the route has them).
+    /// iteration counts exactly when `job.counts` (and the route has them). A ragged request
+    /// (docs/contract.md §5) gives `rows`: `job.k` is then the outputs' width, row `i` reads
+    /// its first `lengths[i]` values and selects `min(k_per_row[i], lengths[i])` (absent: M,
+    /// `job.k`), the rest of its output row padded; a plain one gives none.
     fn run<E: Float>(
         &self,
         x: ArrayView2<'_, E>,
         job: Job,
+        rows: RowArrays<'_>,
         out: &mut Selection<E>,
     ) -> Result<(), Error>;
+}
+
+/// The per-row arrays of a ragged request as the kernel reads them: one `u32` per row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RowArrays<'a> {
+    /// Row `i` is its first `lengths[i]` values.
+    pub(crate) lengths: Option<&'a [u32]>,
+    /// Row `i` selects `k_per_row[i]` values.
+    pub(crate) k_per_row: Option<&'a [u32]>,
 }
 
 /// The kernel on executor `X`, configured like the bisection.
@@ -67,12 +81,71 @@ impl<X: Executor> Kernel<X> {
     ) -> Result<(), Error> {
         topk_ref::check_shape(x.ncols(), k)?;
         let job = Job { k, opts, bisect: self.bisect, counts: self.counts };
-        self.exec.run(x, job, out)?;
+        self.exec.run(x, job, RowArrays::default(), out)?;
         // the kernels count no data movement (the simulator measures lanes, not traffic)
         out.work = None;
         out.threshold = None;
         Ok(())
     }
+
+    /// Every element type's ragged selection (docs/contract.md §5). The kernel's search has no
+    /// hint test yet: a hint changes no answer, so without iteration counts it is taken (and
+    /// saves no work); with them it is refused, since the counts would not be `bisect`'s with
+    /// the hint (docs/contract.md §3). The thresholds are read off the selection (the
+    /// selected value that ranks last), as topk-ref's ragged driver does.
+    fn run_ragged<E: Float>(
+        &self,
+        x: ArrayView2<'_, E>,
+        (rows, opts, threshold): (&Rows<'_>, Options, bool),
+        out: &mut Selection<E>,
+    ) -> Result<(), Error> {
+        let (n, m) = x.dim();
+        let width = rows.check(n, m)?;
+        if rows.hint.is_some() && self.counts {
+            return Err(crate::table::not_yet("iteration counts with threshold hints", X::NAME));
+        }
+        // m <= topk-ref's MAX_ROW_WIDTH < 2^32: lengths and k fit
+        let lengths: Option<Vec<u32>> = rows.lengths.map(|l| l.iter().map(|&v| v as u32).collect());
+        let k_per_row: Option<Vec<u32>> = match rows.k {
+            topk_ref::KPerRow::One(_) => None,
+            topk_ref::KPerRow::PerRow(ks) => Some(ks.iter().map(|&v| v as u32).collect()),
+        };
+        let arrays = RowArrays { lengths: lengths.as_deref(), k_per_row: k_per_row.as_deref() };
+        let job = Job { k: width, opts, bisect: self.bisect, counts: self.counts };
+        self.exec.run(x, job, arrays, out)?;
+        out.work = None;
+        out.threshold = threshold.then(|| {
+            let values = &out.topk.values;
+            let mut positions: Vec<u32> = Vec::with_capacity(width);
+            (0..n)
+                .map(|r| {
+                    let k = rows.selected(r, m);
+                    positions.clear();
+                    positions.extend(0..k as u32);
+                    let row = values.row(r);
+                    let row = row.as_slice().unwrap_or_default();
+                    // the output row in index order ranks ties by position as by index
+                    topk_ref::ragged::threshold_of(row, &positions, opts.mode, opts.sorted)
+                })
+                .collect()
+        });
+        Ok(())
+    }
+}
+
+/// The plain selections of each element type, one generic path each.
+macro_rules! kernel_methods {
+    ($($t:ty: $plain:ident;)*) => {$(
+        fn $plain(
+            &self,
+            x: ArrayView2<'_, $t>,
+            k: usize,
+            opts: Options,
+            out: &mut Selection<$t>,
+        ) -> Result<(), Error> {
+            self.run(x, k, opts, out)
+        }
+    )*};
 }
 
 impl<X: Executor> Algorithm for Kernel<X> {
@@ -88,33 +161,25 @@ impl<X: Executor> Algorithm for Kernel<X> {
         RowTopK::is_exact(&self.bisect)
     }
 
-    fn select_into(
-        &self,
-        x: ArrayView2<'_, f32>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection,
-    ) -> Result<(), Error> {
-        self.run(x, k, opts, out)
+    kernel_methods! {
+        f32: select_into;
+        f16: select_f16_into;
+        bf16: select_bf16_into;
     }
 
-    fn select_f16_into(
+    fn select_ragged_typed_into(
         &self,
-        x: ArrayView2<'_, f16>,
-        k: usize,
+        job: Typed<'_, '_>,
+        rows: &Rows<'_>,
         opts: Options,
-        out: &mut Selection<f16>,
+        threshold: bool,
     ) -> Result<(), Error> {
-        self.run(x, k, opts, out)
-    }
-
-    fn select_bf16_into(
-        &self,
-        x: ArrayView2<'_, bf16>,
-        k: usize,
-        opts: Options,
-        out: &mut Selection<bf16>,
-    ) -> Result<(), Error> {
-        self.run(x, k, opts, out)
+        let ragged = (rows, opts, threshold);
+        match job {
+            Typed::F32(x, out) => self.run_ragged(x, ragged, out),
+            Typed::F16(x, out) => self.run_ragged(x, ragged, out),
+            Typed::Bf16(x, out) => self.run_ragged(x, ragged, out),
+            other => Err(crate::table::dtype_not_supported(other.dtype(), X::NAME)),
+        }
     }
 }

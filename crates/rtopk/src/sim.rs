@@ -13,11 +13,13 @@ use ndarray::{Array1, ArrayView2};
 use crate::algorithm::{Float, Selection, SimDiagnostics, SimFinding, try_vec};
 use crate::caps::{Capabilities, SIM};
 use crate::error::Error;
-use crate::kernel::{Executor, Job};
+use crate::kernel::{Executor, Job, RowArrays};
 
 pub use warp_sim::mutant::{self, Caught, MutantReport, catalog, render_table};
 pub use warp_sim::rtopk::{Moved, Phase, TraceChunk, TraceStep};
-pub use warp_sim::{Branch, Coverage, KernelArgs, LaunchResult, SimConfig, launch_parallel};
+pub use warp_sim::{
+    Branch, Coverage, KernelArgs, LaunchResult, RowData, SimConfig, launch_parallel,
+};
 pub use warp_sim::{
     DiagPolicy, DiagSummary, Diagnostic, Mutant, RowTrace, Schedule, SearchExit, SimError,
     Simulator, Strategy,
@@ -61,17 +63,9 @@ pub fn findings<E>(r: &LaunchResult<E>) -> SimDiagnostics {
     SimDiagnostics { kernel, total: r.summary.total(), kinds, coverage: r.coverage.clone() }
 }
 
-impl Executor for Sim {
-    const NAME: &'static str = "sim";
-    const CAPS: Capabilities = SIM;
-
-    fn run<E: Float>(
-        &self,
-        x: ArrayView2<'_, E>,
-        job: Job,
-        out: &mut Selection<E>,
-    ) -> Result<(), Error> {
-        let (n, m) = x.dim();
+impl Sim {
+    /// The simulator's arguments and configuration for a job over `(n, m)`.
+    fn launch_of(&self, (n, m): (usize, usize), job: Job) -> (KernelArgs, SimConfig) {
         let Job { k, opts, bisect, counts } = job;
         let args = KernelArgs { n, m, k, mode: opts.mode, bisect, mutant: None };
         let config = SimConfig {
@@ -80,6 +74,24 @@ impl Executor for Sim {
             counts,
             ..SimConfig::default()
         };
+        (args, config)
+    }
+}
+
+impl Executor for Sim {
+    const NAME: &'static str = "sim";
+    const CAPS: Capabilities = SIM;
+
+    fn run<E: Float>(
+        &self,
+        x: ArrayView2<'_, E>,
+        job: Job,
+        rows: RowArrays<'_>,
+        out: &mut Selection<E>,
+    ) -> Result<(), Error> {
+        let (n, m) = x.dim();
+        let (args, config) = self.launch_of((n, m), job);
+        let (k, counts) = (job.k, job.counts);
         // The plan first: a shape the simulator cannot run is refused before anything is
         // copied.
         warp_sim::Simulator::new(config).plan(&args)?;
@@ -94,8 +106,25 @@ impl Executor for Sim {
                 &copy
             }
         };
-        let r = launch_parallel(data, &args, config)?;
-        // split rows have no iteration counts
+        let r = if rows == RowArrays::default() {
+            launch_parallel(data, &args, config)?
+        } else {
+            let data_rows = RowData { lengths: rows.lengths, k_per_row: rows.k_per_row };
+            Simulator::new(config).run_ragged(data, &args, data_rows)?
+        };
+        into_selection(&r, (n, k), counts, out)
+    }
+}
+
+/// A launch's outputs of `(n, k)` into `out`, the iteration counts where wanted and the route
+/// has them (split rows have none), and its findings.
+fn into_selection<E: Float>(
+    r: &LaunchResult<E>,
+    (n, k): (usize, usize),
+    counts: bool,
+    out: &mut Selection<E>,
+) -> Result<(), Error> {
+    {
         let counted = counts && r.route.depth() == 0;
         out.prepare(n, k, counted)?;
         let t = &mut out.topk;
@@ -106,7 +135,7 @@ impl Executor for Sim {
             None if counted => t.iterations = Some(Array1::from_vec(r.iterations.clone())),
             None => {}
         }
-        out.diagnostics = Some(findings(&r));
+        out.diagnostics = Some(findings(r));
         Ok(())
     }
 }

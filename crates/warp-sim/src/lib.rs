@@ -59,7 +59,7 @@ pub use engine::{
 };
 pub use rtopk::{
     Branch, Coverage, DeviceLimits, ElemType, Family, H100, KernelArgs, LaunchResult, Mutant, Plan,
-    Route, RowTrace, SearchExit, SimConfig, SimTopK, Simulator, Split, Strategy,
+    Route, RowData, RowTrace, SearchExit, SimConfig, SimTopK, Simulator, Split, Strategy,
     check_order_dependence, launch_parallel, launch_rtopk,
 };
 

@@ -76,6 +76,30 @@ impl KernelArgs {
     }
 }
 
+/// The per-row arrays of a ragged launch (docs/contract.md §5; the CUDA kernel's
+/// `Params::lengths` and `Params::k_per_row`, a null pointer where absent): each row reads
+/// its own entry once, at its start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RowData<'x> {
+    /// Row `i` is its first `lengths[i]` values.
+    pub lengths: Option<&'x [u32]>,
+    /// Row `i` selects `k_per_row[i]` values (at most its length).
+    pub k_per_row: Option<&'x [u32]>,
+}
+
+impl KernelArgs {
+    /// `row_lengths`: the arguments row `row` runs with — its own width `m_i = min(lengths[row],
+    /// m)` and `k_i = min(k_per_row[row], k, m_i)`; the launch's own where `rows` has no array.
+    pub(crate) fn row_lengths(&self, rows: &RowData<'_>, row: u64) -> KernelArgs {
+        let at = |v: Option<&[u32]>, or: usize| {
+            v.and_then(|v| v.get(row as usize)).map_or(or, |&x| (x as usize).min(or))
+        };
+        let m = at(rows.lengths, self.m);
+        let k = at(rows.k_per_row, self.k).min(m);
+        KernelArgs { m, k, ..*self }
+    }
+}
+
 /// Why the search stopped (docs/kernel.md's exits; the CUDA kernel's `EXIT_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SearchExit {

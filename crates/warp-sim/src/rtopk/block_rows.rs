@@ -15,7 +15,7 @@ use crate::rtopk::coverage::Branch;
 use crate::rtopk::load::{load_halves, load_row};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
-    copy_candidates, finish_candidates, take_candidates, trace_cut, write_iterations,
+    copy_candidates, finish_candidates, pad_results, take_candidates, trace_cut, write_iterations,
 };
 use crate::rtopk::order::{ElemType, check_keys, key16_of_ordered, own_key};
 use crate::rtopk::params::{Params, place_row};
@@ -161,11 +161,22 @@ async fn load_block_keys16(
 
 /// `rtopk_block_row<NARROWS>`: one block per row.
 pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
+    let row_id = u64::from(w.block_idx());
+    let at = place_row(w, p, row_id)?;
+    // a ragged row's own width and k (docs/contract.md §5), read once
+    let width_k = p.a.k as u32;
+    let p = &p.row_args(row_id);
     let a = &p.a;
     let (m, k) = (a.m as u32, a.k as u32);
-    let row_id = u64::from(w.block_idx());
+    if k < width_k {
+        let bufs = (p.out_val, p.out_idx, &at.out);
+        pad_results(w, bufs, (k, width_k), &w.thread_idx(), w.block_dim()).await?;
+    }
+    if k == 0 {
+        let thread0 = w.thread_idx().map(|t| t == 0);
+        return write_iterations(w, (p.out_iter, row_id), 0, &thread0).await;
+    }
     let tr = p.tracer(row_id);
-    let at = place_row(w, p, row_id)?;
     let row_off = at.input;
     let in_regs = m.min(BLOCK_EPL as u32 * w.block_dim());
     let mut row = BlockRow {

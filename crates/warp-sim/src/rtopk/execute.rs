@@ -22,14 +22,14 @@ use crate::engine::diag::{DiagKind, DiagPolicy, Diagnostic, Op};
 use crate::engine::error::SimError;
 use crate::engine::global::{Global, Source, WordSource};
 use crate::engine::warp::BufId;
-use crate::rtopk::args::KernelArgs;
+use crate::rtopk::args::{KernelArgs, RowData};
 use crate::rtopk::coverage::{Branch, Tally};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::ElemType;
 use crate::rtopk::params::Params;
 use crate::rtopk::plan::{
-    BufferId, BufferRole, Content, Family, Gather, INPUT, Kernel, Program, Region, Select, Sort,
-    Step, StepKind, tiles_row,
+    BufferId, BufferRole, Content, Family, Gather, INPUT, Kernel, Program, Region, RowArgs, Select,
+    Sort, Step, StepKind, tiles_row,
 };
 use crate::rtopk::record::Recorder;
 use crate::rtopk::trace::RowTrace;
@@ -53,6 +53,8 @@ pub(crate) struct Run<'x> {
     pub(crate) trace: Option<(u64, &'x RefCell<RowTrace>)>,
     /// The coverage counters.
     pub(crate) cover: &'x Tally,
+    /// The rows' own lengths and k (docs/contract.md §5), the arrays of a ragged program.
+    pub(crate) ragged: RowData<'x>,
 }
 
 /// The caller's outputs of the rows run (values as the elements' bits).
@@ -145,7 +147,8 @@ impl crate::rtopk::launch::Simulator {
         let bytes = run.elem.bytes() as u32;
         for (i, b) in program.buffers.iter().enumerate() {
             let name = match (b.role, b.content) {
-                (BufferRole::Input, _) => continue,
+                // the caller's: the input and the per-row arrays (read host-side, `Run::ragged`)
+                (BufferRole::Input, _) | (_, Content::Lengths | Content::KPerRow) => continue,
                 (BufferRole::Output, Content::Values) => "out_val",
                 (BufferRole::Output, Content::Indices) => "out_idx",
                 (_, Content::Iterations) => "out_iter",
@@ -222,8 +225,9 @@ impl crate::rtopk::launch::Simulator {
                 step.level
             ))
         })?;
-        let marking = (chunked && checks).then(|| {
-            let mut read = std::mem::take(&mut level.read);
+        let lengths = step_rows(sel.rows, run).lengths;
+        let marking = ((chunked || lengths.is_some()) && checks).then(|| {
+            let mut read = if chunked { std::mem::take(&mut level.read) } else { Vec::new() };
             read.resize(src.len().div_ceil(64) as usize, 0);
             Marking { inner: src, read: RefCell::new(read) }
         });
@@ -266,6 +270,7 @@ impl crate::rtopk::launch::Simulator {
             vec4,
             trace,
             cover: Some(run.cover),
+            rows: step_rows(sel.rows, run),
         };
         let chunks = u64::from(sel.chunks);
         let (r0, r1) = run.rows;
@@ -290,8 +295,30 @@ impl crate::rtopk::launch::Simulator {
             if let Some(marking) = marking {
                 level.read = marking.read.into_inner();
             }
+        } else if let (Some(lengths), Some(marking)) = (lengths, marking) {
+            self.check_reads_within_lengths(sel, lengths, run.rows, &marking.read.into_inner())?;
         }
         Ok(())
+    }
+
+    /// The invariant of a ragged step (docs/contract.md §5): no element past a row's length
+    /// was read, on the GPU as in the answer (`read`: a bit per element of the step's input).
+    fn check_reads_within_lengths(
+        &mut self,
+        sel: &Select,
+        lengths: &[u32],
+        (r0, r1): (u64, u64),
+        read: &[u64],
+    ) -> Result<(), SimError> {
+        let past = (r0..r1).flat_map(|r| {
+            let len = lengths.get(r as usize).map_or(0, |&l| u64::from(l).min(u64::from(sel.m)));
+            let start = sel.input.offset + r * sel.input.ld;
+            (start + len..start + u64::from(sel.m)).filter(|&i| is_marked(read, i))
+        });
+        self.report_elements(
+            "ragged rows: no element past a row's length is read (docs/contract.md §5)",
+            past,
+        )
     }
 
     /// The sort step (`sort_rows`).
@@ -326,7 +353,8 @@ impl crate::rtopk::launch::Simulator {
             },
             r1 - r0,
         );
-        self.sort((src, run.elem), &a, (step.grid, sort), r0..r1, values, indices)
+        let rows = (r0..r1, step_rows(sort.rows, run));
+        self.sort((src, run.elem), &a, (step.grid, sort), rows, values, indices)
     }
 
     /// The gather step (`gather_indices`), after the checks of its level's chunk launches.
@@ -381,21 +409,11 @@ impl crate::rtopk::launch::Simulator {
             }
         }
         let end = base + g.n_rows * len;
-        let unread = (base..end)
-            .filter(|&i| level.read.get((i / 64) as usize).is_none_or(|w| w >> (i % 64) & 1 == 0));
-        let (mut first, mut count) = (None, 0u64);
-        for i in unread {
-            first.get_or_insert(i);
-            count += 1;
-        }
-        match first {
-            Some(at) => self.report_invariant(
-                "split rows: every element of each row read by its chunk launches",
-                count,
-                at,
-            ),
-            None => Ok(()),
-        }
+        let unread = (base..end).filter(|&i| !is_marked(&level.read, i));
+        self.report_elements(
+            "split rows: every element of each row read by its chunk launches",
+            unread,
+        )
     }
 
     /// Reports a program invariant that did not hold, at element `at` of the level's input.
@@ -460,6 +478,37 @@ impl crate::rtopk::launch::Simulator {
             lanes: count.min(u64::from(u32::MAX)) as u32,
             address: Some(first),
         })
+    }
+}
+
+impl crate::rtopk::launch::Simulator {
+    /// Reports an invariant that did not hold at `elements` (one finding: the first and how
+    /// many), if there are any.
+    fn report_elements(
+        &mut self,
+        label: &'static str,
+        elements: impl Iterator<Item = u64>,
+    ) -> Result<(), SimError> {
+        let (count, first) =
+            elements.fold((0, None), |(count, first), i| (count + 1, first.or(Some(i))));
+        match first {
+            Some(at) => self.report_invariant(label, count, at),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Whether element `i` is marked read (a bit per element).
+fn is_marked(read: &[u64], i: u64) -> bool {
+    read.get((i / 64) as usize).is_some_and(|w| w >> (i % 64) & 1 == 1)
+}
+
+/// The per-row arrays a step reads: those of the run that its [`RowArgs`] name.
+fn step_rows<'x>(rows: Option<RowArgs>, run: &Run<'x>) -> RowData<'x> {
+    let Some(r) = rows else { return RowData::default() };
+    RowData {
+        lengths: r.lengths.and(run.ragged.lengths),
+        k_per_row: r.k_per_row.and(run.ragged.k_per_row),
     }
 }
 

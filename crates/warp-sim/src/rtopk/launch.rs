@@ -24,15 +24,15 @@ use crate::engine::machine::{Grid, Machine, Rows};
 use crate::engine::schedule::Schedule;
 use crate::engine::summary::DiagSummary;
 use crate::engine::warp::BufId;
-use crate::rtopk::args::{BLOCK_STAGE, KernelArgs, WARP_STAGE};
+use crate::rtopk::args::{BLOCK_STAGE, KernelArgs, RowData, WARP_STAGE};
 use crate::rtopk::block_rows::rtopk_block_row;
 use crate::rtopk::coverage::{Coverage, Tally};
 use crate::rtopk::execute::{Outputs, Run, SPLIT_MAX_WORDS, program_words};
 use crate::rtopk::order::{ElemType, elem_type};
 use crate::rtopk::params::Params;
 use crate::rtopk::plan::{
-    self, DeviceLimits, Family, Kernel, Launch, Plan, PlanError, Program, Route, Sort, Step,
-    Strategy, program, route,
+    self, DeviceLimits, Family, Kernel, Launch, Plan, PlanError, Program, Ragged, Route, Sort,
+    Step, Strategy, program_ragged, route,
 };
 use crate::rtopk::rows::block_smem;
 use crate::rtopk::sort::{SortParams, rtopk_sort_rows, sort_warp_row};
@@ -214,15 +214,27 @@ impl Simulator {
     /// the simulator runs, as the CUDA launcher would (rtopk-plan's `program`). A program that
     /// does not split rows writes the iteration counts (the simulator always reports them).
     pub fn program(&self, args: &KernelArgs, elem: ElemType) -> Result<Program, SimError> {
+        self.program_ragged(args, elem, Ragged::default())
+    }
+
+    /// [`Simulator::program`] of a ragged launch (docs/contract.md §5): `args.k` is the output
+    /// width, and the steps read the per-row arrays `ragged` names (rtopk-plan's
+    /// `program_ragged`: whole rows only).
+    pub fn program_ragged(
+        &self,
+        args: &KernelArgs,
+        elem: ElemType,
+        ragged: Ragged,
+    ) -> Result<Program, SimError> {
         check_shape(args.m, args.k)?;
         let launch = self.launch_of(args, elem);
         let strategy = self.config.strategy;
         let counts = self.config.counts && strategy != Strategy::Split;
         let limits = &self.config.limits;
-        let p = program(&launch, limits, strategy, counts)?;
+        let p = program_ragged(&launch, limits, strategy, counts, ragged)?;
         if p.depth == 0 && !p.counts {
             // the same plan: a route that does not split is the one with counts
-            return Ok(program(&launch, limits, strategy, true)?);
+            return Ok(program_ragged(&launch, limits, strategy, true, ragged)?);
         }
         Ok(p)
     }
@@ -262,7 +274,34 @@ impl Simulator {
     ) -> Result<LaunchResult<E>, SimError> {
         check_len(x.len(), args)?;
         let src = ElemSource::new(x, args.m as u64);
-        let r = self.launch(&src, elem_type::<E>(), args, 0..args.n as u64, None)?;
+        let r =
+            self.launch(&src, elem_type::<E>(), args, 0..args.n as u64, None, RowData::default())?;
+        Ok(r.into_elements())
+    }
+
+    /// [`Simulator::run`] of a ragged request (docs/contract.md §5): row `i` of the `(N, M)`
+    /// matrix `x` is its first `lengths[i]` values and selects `min(k_per_row[i], lengths[i])`
+    /// of them (an absent array: `M`, `args.k`); `args.k` is the output width `K`, each output
+    /// row padded past its selection with index `u32::MAX` and value 0. Nothing past a row's
+    /// length is read (the executor checks it). An array of other than N entries is an error.
+    pub fn run_ragged<E: Element>(
+        &mut self,
+        x: &[E],
+        args: &KernelArgs,
+        rows: RowData<'_>,
+    ) -> Result<LaunchResult<E>, SimError> {
+        check_len(x.len(), args)?;
+        for (what, v) in [("lengths", rows.lengths), ("k_per_row", rows.k_per_row)] {
+            if let Some(v) = v.filter(|v| v.len() != args.n) {
+                return Err(SimError::InvalidLaunch(format!(
+                    "{what} has {} entries for {} rows",
+                    v.len(),
+                    args.n
+                )));
+            }
+        }
+        let src = ElemSource::new(x, args.m as u64);
+        let r = self.launch(&src, elem_type::<E>(), args, 0..args.n as u64, None, rows)?;
         Ok(r.into_elements())
     }
 
@@ -302,7 +341,7 @@ impl Simulator {
                 args.m
             )));
         }
-        self.launch(src, elem, args, rows, None)
+        self.launch(src, elem, args, rows, None, RowData::default())
     }
 
     /// [`Simulator::run`], recording the journey of row `row`.
@@ -332,7 +371,14 @@ impl Simulator {
         trace.elem = E::NAME;
         let trace = RefCell::new(trace);
         let src = ElemSource::new(x, args.m as u64);
-        let result = self.launch(&src, elem, args, 0..args.n as u64, Some((row as u64, &trace)))?;
+        let result = self.launch(
+            &src,
+            elem,
+            args,
+            0..args.n as u64,
+            Some((row as u64, &trace)),
+            RowData::default(),
+        )?;
         let result = result.into_elements::<E>();
         let mut trace = trace.into_inner();
         let start = row * args.k;
@@ -342,6 +388,8 @@ impl Simulator {
         Ok((result, trace))
     }
 
+    /// A launch over rows `rows`, with the rows' own lengths and k (`ragged`; none: a plain
+    /// launch).
     fn launch(
         &mut self,
         src: &dyn Source,
@@ -349,10 +397,16 @@ impl Simulator {
         args: &KernelArgs,
         rows: Range<u64>,
         trace: Option<(u64, &RefCell<RowTrace>)>,
+        ragged: RowData<'_>,
     ) -> Result<LaunchResult<u32>, SimError> {
         args.bisect.validate()?;
-        let program = self.program(args, elem)?;
-        let route = self.route_for(args, elem)?;
+        let which =
+            Ragged { lengths: ragged.lengths.is_some(), k_per_row: ragged.k_per_row.is_some() };
+        let program = self.program_ragged(args, elem, which)?;
+        let route = match program.first_plan() {
+            Some(plan) if which.any() => Route::Direct(plan),
+            _ => self.route_for(args, elem)?,
+        };
         let n = args.n as u64;
         if program.depth > 0 {
             if rows != (0..n) {
@@ -392,7 +446,8 @@ impl Simulator {
             let mut r0 = rows.start / step * step;
             while r0 < rows.end {
                 let r1 = (r0 + step).min(n);
-                let run = Run { src, elem, args: *args, rows: (r0, r1), trace, cover: &tally };
+                let run =
+                    Run { src, elem, args: *args, rows: (r0, r1), trace, cover: &tally, ragged };
                 let window = self.execute(&program, &run)?;
                 copy_into(&window, &mut result, &rows, k);
                 r0 = r1;
@@ -436,11 +491,11 @@ impl Simulator {
         (src, elem): (&dyn Source, ElemType),
         args: &KernelArgs,
         (grid, sort): (plan::Grid, &Sort),
-        rows: Range<u64>,
+        (rows, ragged): (Range<u64>, RowData<'_>),
         out_val: BufId,
         out_idx: BufId,
     ) -> Result<(), SimError> {
-        let sp = SortParams { a: *args, x: src, out_val, out_idx, elem };
+        let sp = SortParams { a: *args, x: src, out_val, out_idx, elem, rows: ragged };
         let rpb = sort_rows_per_block(grid, sort);
         let words = sort.shape.map_or(0, |s| if s.in_shared { 2 * s.pow2 as usize } else { 0 });
         let mut g = Grid::new(grid.blocks, grid.threads / 32, words);

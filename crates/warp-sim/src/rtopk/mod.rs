@@ -63,7 +63,7 @@ mod warp_rows;
 
 pub use args::{
     BLOCK_CAND_CAP, BLOCK_NARROW_MAX_M, BLOCK_NARROW_MIN_M, CAND_CAP, KernelArgs, NARROW_MAX_M,
-    NARROW_MIN_M, SearchExit,
+    NARROW_MIN_M, RowData, SearchExit,
 };
 pub use catalog::{Caught, MutantReport, catalog, evaluate, render_table};
 pub use coverage::{Branch, Coverage};

@@ -11,6 +11,10 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     // where a row reads and writes
     ("RowPlace", "params.rs"),
     ("place_row", "params.rs"),
+    // a ragged row's own width and k (docs/contract.md §5)
+    ("row_lengths", "args.rs"),
+    ("row_args", "params.rs"),
+    ("pad_results", "narrow.rs"),
     // the order
     ("flip_key", "order.rs"),
     ("number_key", "order.rs"),

@@ -175,6 +175,33 @@ pub(crate) fn trace_cut(tr: Tracer<'_>, s: &Search, c: &crate::rtopk::select::Cu
 
 /// `if (writer && p.out_iter) out_iter[row_id] = iterations` (the row's first thread writes
 /// it; a null `out_iter`, `None`, wants no counts).
+/// `pad_results`: a ragged row's output slots `k_i .. width` (its own k, the output's width)
+/// get docs/contract.md §5's padding — index PAD (`0xffffffff`), value 0 — from threads `t`
+/// striding by `stride`. Disjoint from the slots the selection writes, so it runs first.
+pub(crate) async fn pad_results(
+    w: &mut Warp<'_>,
+    (out_val, out_idx, out_off): (
+        crate::engine::warp::BufId,
+        crate::engine::warp::BufId,
+        &Lanes<u64>,
+    ),
+    (k, width): (u32, u32),
+    t: &Lanes<u32>,
+    stride: u32,
+) -> Result<(), SimError> {
+    let mut base = k;
+    while base < width {
+        let pos = t.map(|t| base.saturating_add(t));
+        let saved = w.push_active(&pos.map(|p| p < width), "pad_results: p < width")?;
+        let at = w.add_u64(out_off, &pos.map(u64::from), "pad_results: out + p")?;
+        w.st_global(out_idx, &at, &Lanes::splat(u32::MAX), "pad_results: out_idx[p] = PAD").await?;
+        w.st_global(out_val, &at, &Lanes::splat(0), "pad_results: out_val[p] = 0").await?;
+        w.pop_active(saved);
+        base = base.saturating_add(stride);
+    }
+    Ok(())
+}
+
 pub(crate) async fn write_iterations(
     w: &mut Warp<'_>,
     (buf, row_id): (Option<crate::engine::warp::BufId>, u64),

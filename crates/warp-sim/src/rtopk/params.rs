@@ -8,7 +8,7 @@ use crate::engine::error::SimError;
 use crate::engine::global::Source;
 use crate::engine::lanes::Lanes;
 use crate::engine::warp::{BufId, Warp};
-use crate::rtopk::args::KernelArgs;
+use crate::rtopk::args::{KernelArgs, RowData};
 use crate::rtopk::coverage::{Branch, Tally};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::ElemType;
@@ -49,6 +49,8 @@ pub(crate) struct Params<'x> {
     pub(crate) trace: Option<(u64, &'x RefCell<dyn Recorder + 'x>)>,
     /// The run's coverage counters (not the CUDA kernel's: what the simulator reports).
     pub(crate) cover: Option<&'x Tally>,
+    /// The rows' own lengths and k (docs/contract.md §5), where the launch is ragged.
+    pub(crate) rows: RowData<'x>,
 }
 
 impl<'x> Params<'x> {
@@ -60,6 +62,17 @@ impl<'x> Params<'x> {
     }
 
     /// The tracer of row `row_id` (off for every other row).
+    /// `row_args`: the parameters row `row_id` runs with once its own width and k are read
+    /// (docs/contract.md §5): nothing past its width is loaded, and 16-byte loads only where
+    /// its width is whole 16-byte groups too. The launch's own on a plain launch (whose
+    /// 16-byte loads the plan decided: rows without lengths keep them as launched).
+    pub(crate) fn row_args(&self, row_id: u64) -> Params<'x> {
+        let a = self.a.row_lengths(&self.rows, row_id);
+        let per16 = 16 / self.elem.bytes();
+        let vec4 = self.vec4 && (self.rows.lengths.is_none() || a.m % per16 == 0);
+        Params { a, vec4, ..*self }
+    }
+
     pub(crate) fn tracer(&self, row_id: u64) -> Tracer<'x> {
         match self.trace {
             Some((r, rec)) if r == row_id => Tracer(Some(rec)),

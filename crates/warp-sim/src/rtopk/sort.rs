@@ -25,6 +25,9 @@ pub(crate) struct SortParams<'x> {
     pub(crate) out_idx: BufId,
     /// `elem_t`: the type of `x` and `out_val` (the sorts rank `own_key`).
     pub(crate) elem: ElemType,
+    /// The rows' own lengths and k (docs/contract.md §5): a row sorts its first `k_i`
+    /// results; its padding stays where it is.
+    pub(crate) rows: crate::rtopk::args::RowData<'x>,
 }
 
 /// `sort_rank`: a result's place in sorted order as one u64 sorted ascending — key
@@ -141,7 +144,6 @@ pub(crate) async fn sort_warp_row(
     e: usize,
 ) -> Result<(), SimError> {
     let a = &p.a;
-    let k = a.k as u32;
     let lane = w.lane_id();
     let row_id =
         u64::from(w.block_idx()) * u64::from(w.warps_per_block()) + u64::from(w.warp_idx());
@@ -149,6 +151,7 @@ pub(crate) async fn sort_warp_row(
         w.exit(); // warp-uniform
         return Ok(());
     }
+    let k = a.row_lengths(&p.rows, row_id).k as u32; // the row's own k
     let off = row_offset(w, a, row_id, a.k as u64, "sort_warp_row: row_id * (u64)k")?;
     let (mut key, mut ix) = (vec![Lanes::splat(0u32); e], vec![Lanes::splat(0u32); e]);
     for q in 0..e {
@@ -371,7 +374,8 @@ pub(crate) async fn rtopk_sort_rows(
     let slot = w.uniform(&tid.map(|t| t / rt), "rtopk_sort_rows: slot")?;
     let t = tid.map(|x| x % rt);
     let row = u64::from(w.block_idx()) * u64::from(w.block_dim() / rt) + u64::from(slot);
-    let n = if row < a.n as u64 { a.k as u32 } else { 0 }; // rows past the end still reach every barrier
+    // rows past the end still reach every barrier; a row sorts its own k (row_lengths)
+    let n = if row < a.n as u64 { a.row_lengths(&p.rows, row).k as u32 } else { 0 };
     let row_id = if row < a.n as u64 { row } else { 0 };
     let off = row_offset(w, a, row_id, a.k as u64, "rtopk_sort_rows: row_id * (u64)k")?;
     let row_in = row_offset(w, a, row_id, a.m as u64, "rtopk_sort_rows: row_id * (u64)m")?;

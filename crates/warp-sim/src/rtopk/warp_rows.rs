@@ -11,7 +11,9 @@ use crate::engine::warp::Warp;
 use crate::rtopk::args::{CAND_CAP, KernelArgs, WARP_STAGE};
 use crate::rtopk::load::load_row;
 use crate::rtopk::mutant::Mutant;
-use crate::rtopk::narrow::{NarrowRow, finish_candidates, trace_cut, write_iterations};
+use crate::rtopk::narrow::{
+    NarrowRow, finish_candidates, pad_results, trace_cut, write_iterations,
+};
 use crate::rtopk::order::ElemType;
 use crate::rtopk::params::{Params, RowPlace, place_row};
 use crate::rtopk::rows::{PackedRow, Row, RowLanes, Slots, WarpRow, mask_words, row_max, row_min};
@@ -55,6 +57,17 @@ async fn rtopk_warp_row(
         w.exit_where(&first.map(|f| f >= a.m as u32), "rtopk_warp_row: if (first >= M) return")?;
     }
     let at = place_row(w, p, row_id)?;
+    // a ragged row's own width and k (docs/contract.md §5), read once
+    let width_k = p.a.k as u32;
+    let p = &p.row_args(row_id);
+    let a = &p.a;
+    if (a.k as u32) < width_k {
+        let bufs = (p.out_val, p.out_idx, &at.out);
+        pad_results(w, bufs, (a.k as u32, width_k), &sub, width).await?;
+    }
+    if a.k == 0 {
+        return write_iterations(w, (p.out_iter, row_id), 0, &sub.map(|s| s == 0)).await;
+    }
     // stage 1: load_row
     let seg = lane.zip(&sub, |l, s| {
         let ones = if width == 32 { FULL_MASK } else { (1u32 << width) - 1 };

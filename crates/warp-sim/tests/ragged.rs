@@ -1,0 +1,242 @@
+//! Rows of their own length and k per row (docs/contract.md §5) on the simulated kernel: every
+//! whole-row family (quarter-, half-, whole-warp rows, rows that narrow, block rows, block rows
+//! that narrow, sorted output) gives topk-ref's ragged driver over `Bisect` bit for bit —
+//! indices (padding `u32::MAX`), value bits (padding 0), iteration counts (0 where a row selects
+//! nothing) — on rows built to break it: NaN of both signs and payloads, ±inf, ±0, subnormals,
+//! heavy ties, lengths 0 and M, k 0 and k above the length, ties with the k-th value past the
+//! length, NaNs and infinities only past the length; f32, f16 and bf16; and no diagnostic, the
+//! executor's check that no element past a row's length is read included.
+
+mod common;
+
+use common::{bisect, strategies};
+use proptest::prelude::*;
+use test_support::{
+    Float16, RaggedShape, SPECIALS_F32, matrix, matrix16, matrix16_in, poison_tails, ragged_shape,
+    specials16,
+};
+use topk_ref::{Bisect, Element, KeyBits, Mode, Options, Rows, Wanted, bf16, f16, topk_ragged};
+use warp_sim::rtopk::Strategy as Launch;
+use warp_sim::{ElemType, KernelArgs, RowData, SimConfig, Simulator};
+
+/// The elements' bits.
+fn bits<E: Element>(v: &[E]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits().to_u32()).collect()
+}
+
+/// Runs the ragged request `shape` over the `(n, m)` matrix `x` with `config` and compares it
+/// with topk-ref's ragged driver over `b`.
+fn check<E: Element>(
+    config: SimConfig,
+    (n, m, x): (usize, usize, &[E]),
+    shape: &RaggedShape,
+    mode: Mode,
+    b: Bisect,
+) -> Result<(), TestCaseError> {
+    let ks: Vec<usize> = if shape.per_row_k { shape.k.clone() } else { vec![shape.one_k(); n] };
+    let width = ks.iter().copied().max().unwrap_or(0);
+    let rows = if shape.per_row_k { Rows::per_row_k(&shape.k) } else { Rows::new(shape.one_k()) };
+    let rows = rows.with_lengths(&shape.lengths);
+    let opts = Options { mode, sorted: config.sorted };
+    let want = Wanted { iterations: true, threshold: false };
+    let want = topk_ragged(E::as_dyn(&b), ndarray_view(x, n, m), &rows, opts, want).unwrap();
+    let lengths: Vec<u32> = shape.lengths.iter().map(|&l| l as u32).collect();
+    let k32: Vec<u32> = ks.iter().map(|&k| k as u32).collect();
+    let data =
+        RowData { lengths: Some(&lengths), k_per_row: shape.per_row_k.then_some(k32.as_slice()) };
+    let args = KernelArgs { n, m, k: width, mode, bisect: b, mutant: None };
+    let got = Simulator::new(config)
+        .run_ragged(x, &args, data)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let unit = got.plan.unit;
+    prop_assert!(got.diagnostics.is_empty(), "{}: {}", unit, got.summary);
+    prop_assert_eq!(got.route.depth(), 0, "ragged rows run whole");
+    for r in 0..n {
+        let (lo, hi) = (r * width, (r + 1) * width);
+        let want_idx = want.indices.row(r).to_vec();
+        let want_val: Vec<E> = want.values.row(r).to_vec();
+        prop_assert_eq!(&got.indices[lo..hi], want_idx.as_slice(), "{} row {}", unit, r);
+        prop_assert_eq!(bits(&got.values[lo..hi]), bits(&want_val), "{} row {}", unit, r);
+        let want_it = want.iterations.as_ref().map_or(0, |it| it[r]);
+        prop_assert_eq!(got.iterations[r], want_it, "{} row {}", unit, r);
+    }
+    Ok(())
+}
+
+/// `x` as an `(n, m)` view.
+fn ndarray_view<E>(x: &[E], n: usize, m: usize) -> ndarray::ArrayView2<'_, E> {
+    ndarray::ArrayView2::from_shape((n, m), x).unwrap()
+}
+
+/// A ragged shape for the matrix, its tails poisoned, on the strategy `pick` chooses.
+#[allow(clippy::too_many_arguments)]
+fn any_family<E: Element>(
+    (n, m, mut x): (usize, usize, Vec<E>),
+    shape: RaggedShape,
+    specials: [E; 4],
+    elem: ElemType,
+    (smallest, sorted, b, pick): (bool, bool, Bisect, usize),
+) -> Result<(), TestCaseError> {
+    poison_tails(&mut x, m, &shape.lengths, shape.tail, specials);
+    let choices = strategies(m, elem);
+    let strategy = choices[pick % choices.len()];
+    let config = SimConfig { strategy, sorted, ..SimConfig::default() };
+    check(config, (n, m, &x), &shape, Mode::from_smallest(smallest), b)
+}
+
+/// A matrix and a ragged shape of its size.
+fn with_shape<E: std::fmt::Debug + Clone>(
+    x: impl Strategy<Value = (usize, usize, Vec<E>)>,
+) -> impl Strategy<Value = ((usize, usize, Vec<E>), RaggedShape)> {
+    x.prop_flat_map(|(n, m, x)| (Just((n, m, x)), ragged_shape(n, m)))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    /// f32 rows on every strategy that holds them.
+    #[test]
+    fn ragged_rows_equal_the_oracle_on_f32((x, shape) in with_shape(matrix(700)),
+                                           smallest: bool, sorted: bool, b in bisect(),
+                                           pick in 0usize..5) {
+        any_family(x, shape, SPECIALS_F32, ElemType::F32, (smallest, sorted, b, pick))?;
+    }
+
+    /// f16 rows.
+    #[test]
+    fn ragged_rows_equal_the_oracle_on_f16((x, shape) in with_shape(matrix16::<f16>(700)),
+                                           smallest: bool, sorted: bool, b in bisect(),
+                                           pick in 0usize..5) {
+        any_family(x, shape, specials16::<f16>(), ElemType::F16, (smallest, sorted, b, pick))?;
+    }
+
+    /// bf16 rows.
+    #[test]
+    fn ragged_rows_equal_the_oracle_on_bf16((x, shape) in with_shape(matrix16::<bf16>(700)),
+                                            smallest: bool, sorted: bool, b in bisect(),
+                                            pick in 0usize..5) {
+        any_family(x, shape, specials16::<bf16>(), ElemType::Bf16, (smallest, sorted, b, pick))?;
+    }
+}
+
+/// Rows wide enough for block rows (past their registers) and the block narrowing, f32 and
+/// 16-bit, on the plan's strategy.
+fn wide<E: Element + Float16>(
+    x: (usize, usize, Vec<E>),
+    shape: RaggedShape,
+    (smallest, sorted): (bool, bool),
+) -> Result<(), TestCaseError> {
+    let elem = if E::NAME == "f16" { ElemType::F16 } else { ElemType::Bf16 };
+    let b = Bisect::exact();
+    any_family(x, shape, specials16::<E>(), elem, (smallest, sorted, b, 0))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Wide f16 rows: block rows, narrowing and not, whole-warp rows that narrow.
+    #[test]
+    fn wide_ragged_rows_equal_the_oracle_on_f16(
+        (x, shape) in with_shape(matrix16_in::<f16>(1..4, 257..=9000)),
+        smallest: bool, sorted: bool) {
+        wide(x, shape, (smallest, sorted))?;
+    }
+
+    /// Wide bf16 rows.
+    #[test]
+    fn wide_ragged_rows_equal_the_oracle_on_bf16(
+        (x, shape) in with_shape(matrix16_in::<bf16>(1..4, 257..=9000)),
+        smallest: bool, sorted: bool) {
+        wide(x, shape, (smallest, sorted))?;
+    }
+}
+
+/// Wide f32 rows, built from the 16-bit generator's values (exact in f32).
+fn widen(x: (usize, usize, Vec<f16>)) -> (usize, usize, Vec<f32>) {
+    (x.0, x.1, x.2.iter().map(|v| v.to_f32()).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Wide f32 rows: block rows, narrowing and not, whole-warp rows that narrow.
+    #[test]
+    fn wide_ragged_rows_equal_the_oracle_on_f32(
+        (x, shape) in with_shape(matrix16_in::<f16>(1..4, 257..=9000).prop_map(widen)),
+        smallest: bool, sorted: bool) {
+        let b = Bisect::exact();
+        any_family(x, shape, SPECIALS_F32, ElemType::F32, (smallest, sorted, b, 0))?;
+    }
+}
+
+/// Many short rows of their own lengths: the quarter-row family's whole blocks, rows of
+/// every length from 0 to M in one launch, k per row from 0 up.
+#[test]
+fn many_rows_of_every_length_in_one_launch() {
+    let (n, m) = (1500usize, 97usize);
+    let x: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 211) as f32 - 100.0).collect();
+    let lengths: Vec<usize> = (0..n).map(|r| r % (m + 1)).collect();
+    let ks: Vec<usize> = (0..n).map(|r| (r * 13) % 40).collect();
+    let shape = RaggedShape {
+        lengths,
+        k: ks,
+        per_row_k: true,
+        tail: test_support::Tail::Nan,
+        hint: test_support::HintKind::None,
+        random_hints: Vec::new(),
+    };
+    for strategy in [Launch::Auto, Launch::Quarter, Launch::Half, Launch::Warp, Launch::Block] {
+        for sorted in [false, true] {
+            let config = SimConfig { strategy, sorted, ..SimConfig::default() };
+            let mut x = x.clone();
+            poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
+            check(config, (n, m, &x), &shape, Mode::Largest, Bisect::exact()).unwrap();
+        }
+    }
+}
+
+/// A plain launch and the same launch given every row's full length and the one k per row
+/// are the same run: outputs and counts.
+#[test]
+fn full_lengths_and_one_k_are_the_plain_launch() {
+    let (n, m, k) = (9usize, 3000usize, 40usize);
+    let x: Vec<f32> = (0..n * m).map(|i| ((i * 2_654_435_761) % 10_007) as f32).collect();
+    let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let plain = Simulator::new(SimConfig::default()).run(&x, &args).unwrap();
+    let lengths = vec![m as u32; n];
+    let ks = vec![k as u32; n];
+    let data = RowData { lengths: Some(&lengths), k_per_row: Some(&ks) };
+    let ragged = Simulator::new(SimConfig::default()).run_ragged(&x, &args, data).unwrap();
+    assert!(ragged.diagnostics.is_empty(), "{}", ragged.summary);
+    assert_eq!((ragged.values, ragged.indices), (plain.values, plain.indices));
+    assert_eq!(ragged.iterations, plain.iterations);
+    // arrays of the wrong size are an error
+    let short = vec![1u32; n - 1];
+    let err = Simulator::new(SimConfig::default())
+        .run_ragged(&x, &args, RowData { lengths: Some(&short), k_per_row: None })
+        .unwrap_err();
+    assert!(err.to_string().contains("lengths has 8 entries for 9 rows"), "{err}");
+}
+
+/// The executor's invariant catches a kernel that reads past a row's length: under the seeded
+/// bug `LoadPastM` (no `i < M` test on the loads) a row of its own length reads past it.
+#[test]
+fn a_read_past_a_rows_length_is_reported() {
+    let (n, m) = (4usize, 200usize);
+    let x: Vec<f32> = (0..n * m).map(|i| (i % 37) as f32).collect();
+    let lengths = [150u32, 0, 200, 63];
+    let mutant = Some(warp_sim::Mutant::LoadPastM);
+    let args = KernelArgs { n, m, k: 5, mode: Mode::Largest, bisect: Bisect::exact(), mutant };
+    let config = SimConfig { strategy: Launch::Warp, ..SimConfig::default() };
+    let got = Simulator::new(config)
+        .run_ragged(&x, &args, RowData { lengths: Some(&lengths), k_per_row: None })
+        .unwrap();
+    let found = got.diagnostics.iter().any(|d| d.label.contains("past a row's length"));
+    assert!(found, "{}", got.summary);
+    // the same launch without the bug reads nothing past the lengths
+    let args = KernelArgs { mutant: None, ..args };
+    let got = Simulator::new(config)
+        .run_ragged(&x, &args, RowData { lengths: Some(&lengths), k_per_row: None })
+        .unwrap();
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+}
