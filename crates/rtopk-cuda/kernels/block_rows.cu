@@ -42,21 +42,14 @@ __device__ __forceinline__ void load_block_keys16(BlockRow<NARROWS>& row, const 
 }
 
 template <bool NARROWS>
-__device__ void rtopk_block_row(const Params& launch) {
+__device__ void rtopk_block_row(const Params& p) {
     extern __shared__ u32 smem[];
     __shared__ u32 s_partial[128];
     __shared__ u32 s_chunk[2 * 32];
     __shared__ u32 s_stage[BLOCK_STAGE];  // the selection's staged indices, or the candidates
     static_assert(BLOCK_STAGE >= 2u * BLOCK_CAND_CAP, "the candidates and their indices fill the stage");
     u64 row_id = blockIdx.x;
-    RowPlace at = place_row(launch, row_id);
-    // a ragged row's own width and k (docs/contract.md §5), read once; block-uniform
-    const Params p = row_args(launch, row_id);
-    if (p.k < launch.k) pad_results(p, at.out, p.k, launch.k, threadIdx.x, blockDim.x);
-    if (p.k == 0u) {
-        if (threadIdx.x == 0 && p.out_iter) p.out_iter[row_id] = 0u;
-        return;
-    }
+    RowPlace at = place_row(p, row_id);
     const elem_t* row_in = at.in;
     BlockRow<NARROWS> row;
     row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
@@ -153,4 +146,19 @@ __device__ void rtopk_block_row(const Params& launch) {
         band_left -= taken_total;
     }
     if (threadIdx.x == 0 && p.out_iter) p.out_iter[row_id] = s.iterations;
+}
+
+// A ragged row (docs/contract.md §5), one block: its own width and k, read once (row_args;
+// block-uniform), its padding written, then the row as any other. Only the ragged units take
+// this path (rtopk_warp_row_ragged says why).
+template <bool NARROWS>
+__device__ void rtopk_block_row_ragged(const Params& launch) {
+    u64 row_id = blockIdx.x;
+    const Params p = row_args(launch, row_id);
+    if (p.k < launch.k) pad_results(p, place_row(launch, row_id).out, p.k, launch.k, threadIdx.x, blockDim.x);
+    if (p.k == 0u) {
+        if (threadIdx.x == 0 && p.out_iter) p.out_iter[row_id] = 0u;
+        return;
+    }
+    rtopk_block_row<NARROWS>(p);
 }

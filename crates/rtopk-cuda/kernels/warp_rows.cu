@@ -15,16 +15,9 @@ template <int EPL, int LANES, bool NARROWS>
 struct RowOf<true, EPL, LANES, NARROWS> { using type = PackedRow<EPL, LANES, NARROWS>; };
 
 template <int EPL, int LANES, bool NARROWS>
-__device__ void rtopk_warp_row(const Params& launch, u64 row_id, u32* stage, u32 cap) {
+__device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap) {
     u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
-    RowPlace at = place_row(launch, row_id);
-    // a ragged row's own width and k (docs/contract.md §5), read once
-    const Params p = row_args(launch, row_id);
-    if (p.k < launch.k) pad_results(p, at.out, p.k, launch.k, sub, (u32)LANES);
-    if (p.k == 0u) {
-        if (sub == 0 && p.out_iter) p.out_iter[row_id] = 0u;
-        return;
-    }
+    RowPlace at = place_row(p, row_id);
     const elem_t* row_in = at.in;
     // stage 1: load_row
     typename RowOf<ELEM_KIND != ELEM_F32, EPL, LANES, NARROWS>::type row;
@@ -53,10 +46,32 @@ __device__ void rtopk_warp_row(const Params& launch, u64 row_id, u32* stage, u32
     if (sub == 0 && p.out_iter) p.out_iter[row_id] = s.iterations;
 }
 
+// A ragged row (docs/contract.md §5): its own width and k, read once (row_args), its padding
+// written, then the row as any other. Only the ragged units (RAGGED) take this path: a plain
+// launch keeps the launch's own arguments in the constant bank (a per-row copy of them costs
+// registers every row pays for, docs/kernel.md, "Ragged rows").
+template <int EPL, int LANES, bool NARROWS>
+__device__ void rtopk_warp_row_ragged(const Params& launch, u64 row_id, u32* stage, u32 cap) {
+    u32 sub = (threadIdx.x & 31u) % (u32)LANES;
+    const Params p = row_args(launch, row_id);
+    if (p.k < launch.k) pad_results(p, place_row(launch, row_id).out, p.k, launch.k, sub, (u32)LANES);
+    if (p.k == 0u) {
+        if (sub == 0 && p.out_iter) p.out_iter[row_id] = 0u;
+        return;
+    }
+    rtopk_warp_row<EPL, LANES, NARROWS>(p, row_id, stage, cap);
+}
+
+template <int EPL, int LANES, bool NARROWS, bool RAGGED>
+__device__ __forceinline__ void warp_row_of(const Params& p, u64 row_id, u32* stage, u32 cap) {
+    if constexpr (RAGGED) rtopk_warp_row_ragged<EPL, LANES, NARROWS>(p, row_id, stage, cap);
+    else rtopk_warp_row<EPL, LANES, NARROWS>(p, row_id, stage, cap);
+}
+
 // 32 / LANES rows per warp, blockDim / LANES rows per block. The rows of a warp search side
 // by side: their bracket arithmetic shares the warp's issue slots while their paths agree,
 // and each goes its own way (collectives over its own lanes) where they part.
-template <int EPL, int LANES, int WARPS>
+template <int EPL, int LANES, int WARPS, bool RAGGED>
 __device__ void rtopk_warp_rows_impl(const Params& p) {
     __shared__ u32 s_stage[WARP_STAGE];
     constexpr u32 cap = WARP_STAGE / (WARPS * 32 / LANES);  // each row's share of the stage
@@ -73,9 +88,9 @@ __device__ void rtopk_warp_rows_impl(const Params& p) {
     if constexpr (LANES == 32 && EPL >= 12 && EPL <= 32) {
         static_assert(cap >= 2u * CAND_CAP, "the candidates and their indices fill the row's share");
         if (p.max_iter < 0 && p.k < CAND_CAP) {
-            rtopk_warp_row<EPL, LANES, true>(p, row_id, stage, cap);
+            warp_row_of<EPL, LANES, true, RAGGED>(p, row_id, stage, cap);
             return;
         }
     }
-    rtopk_warp_row<EPL, LANES, false>(p, row_id, stage, cap);
+    warp_row_of<EPL, LANES, false, RAGGED>(p, row_id, stage, cap);
 }

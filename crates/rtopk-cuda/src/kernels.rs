@@ -46,10 +46,11 @@ impl UnitSource for Unit {
         let rows = |bounds: (u32, u32), narrows: bool| {
             format!(
                 "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
-                 {{ rtopk_block_row<{narrows}>(RTOPK_PARAMS); }}",
+                 {{ rtopk_block_row{}<{narrows}>(RTOPK_PARAMS); }}",
                 bounds.0,
                 bounds.1,
-                self.entry_name()
+                self.entry_name(),
+                if self.is_ragged() { "_ragged" } else { "" }
             )
         };
         match self.family() {
@@ -58,12 +59,13 @@ impl UnitSource for Unit {
                 let w = self.family().widths().iter().find(|w| w.epl == self.width())?;
                 Some(format!(
                     "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
-                     {{ rtopk_warp_rows_impl<{}, {lanes}, {}>(RTOPK_PARAMS); }}",
+                     {{ rtopk_warp_rows_impl<{}, {lanes}, {}, {}>(RTOPK_PARAMS); }}",
                     w.warps * 32,
                     w.min_blocks,
                     self.entry_name(),
                     self.elems_per_lane(),
-                    w.warps
+                    w.warps,
+                    self.is_ragged()
                 ))
             }
             Family::BlockRows => Some(rows(BLOCK_ROWS_BOUNDS, false)),

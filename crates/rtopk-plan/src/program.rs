@@ -685,7 +685,9 @@ impl Builder {
         }
     }
 
-    fn select(&mut self, name: StepKind, level: usize, sel: Select) {
+    fn select(&mut self, name: StepKind, level: usize, mut sel: Select) {
+        // rows of their own length or k run the units built for them (units.rs)
+        sel.plan.unit = sel.plan.unit.with_ragged(sel.rows.is_some());
         let mut writes = vec![sel.output.buffer, sel.indices];
         writes.extend(sel.iterations);
         let p = sel.plan;
@@ -1043,8 +1045,15 @@ mod tests {
                 let rows = RowArgs { lengths: Some(lengths), k_per_row: Some(ks) };
                 for s in &p.steps {
                     match s.kernel {
-                        Kernel::Select(sel) => assert_eq!(sel.rows, Some(rows)),
-                        Kernel::Sort(sort) => assert_eq!(sort.rows, Some(rows)),
+                        Kernel::Select(sel) => {
+                            assert_eq!(sel.rows, Some(rows));
+                            // the units built for ragged rows; plain programs keep the others
+                            assert!(s.unit.is_ragged() && sel.plan.unit.is_ragged(), "{s:?}");
+                        }
+                        Kernel::Sort(sort) => {
+                            assert_eq!(sort.rows, Some(rows));
+                            assert!(!s.unit.is_ragged());
+                        }
                         Kernel::Gather(_) => panic!("a ragged program gathers nothing"),
                     }
                     assert!(s.reads.contains(&lengths) && s.reads.contains(&ks), "{s:?}");
@@ -1060,6 +1069,7 @@ mod tests {
         assert_eq!(p.buffers.len(), 5);
         assert_eq!(select(&p.steps[0]).rows.unwrap().k_per_row, None);
         let plain = auto(&launch(5, 300, 7), true);
+        assert!(plain.steps.iter().all(|s| !s.unit.is_ragged()));
         let v = serde_json::to_value(&plain).unwrap();
         assert!(v["steps"][0]["kernel"]["select"].get("rows").is_none());
         // a forced split of ragged rows is an error, not a wrong answer

@@ -213,6 +213,19 @@ pub enum Family {
 }
 
 impl Family {
+    /// Whether the family's kernels select the top k of rows (the warp-row and block-row
+    /// families; not the sorts, the gather or the utilities).
+    pub fn selects(self) -> bool {
+        matches!(
+            self,
+            Family::WarpRows
+                | Family::HalfRows
+                | Family::QuarterRows
+                | Family::BlockRows
+                | Family::BlockRowsNarrow
+        )
+    }
+
     /// Lanes per row of the warp-row families.
     pub fn lanes(self) -> Option<usize> {
         match self {
@@ -261,6 +274,9 @@ pub struct Unit {
     width: usize,
     index: IndexType,
     elem: ElemType,
+    /// Rows of their own length and k (docs/contract.md §5): a twin of a top-k unit compiled
+    /// with its kernels' `RAGGED` flag, so that plain launches keep the code without it.
+    ragged: bool,
 }
 
 impl Unit {
@@ -271,17 +287,36 @@ impl Unit {
             width: family.widths()[which].epl,
             index: IndexType::U32,
             elem: ElemType::F32,
+            ragged: false,
         }
     }
 
     /// A family of a single entry point.
     pub fn single(family: Family) -> Self {
-        Self { family, width: 0, index: IndexType::U32, elem: ElemType::F32 }
+        Self { family, width: 0, index: IndexType::U32, elem: ElemType::F32, ragged: false }
     }
 
     /// The warp sort of `e` results per lane.
     pub fn sort_warp(e: usize) -> Self {
-        Self { family: Family::SortWarpRows, width: e, index: IndexType::U32, elem: ElemType::F32 }
+        Self {
+            family: Family::SortWarpRows,
+            width: e,
+            index: IndexType::U32,
+            elem: ElemType::F32,
+            ragged: false,
+        }
+    }
+
+    /// This unit's twin for rows of their own length and k (docs/contract.md §5) where it is
+    /// a top-k unit; `ragged == false`, or a unit of another family: itself (the sorts and
+    /// the gather read the per-row arrays where given, at a cost no plain launch notices).
+    pub fn with_ragged(self, ragged: bool) -> Self {
+        Self { ragged: ragged && self.family.selects(), ..self }
+    }
+
+    /// Whether this is a ragged twin ([`Unit::with_ragged`]).
+    pub fn is_ragged(self) -> bool {
+        self.ragged
     }
 
     /// This unit writing indices as `index` (the utilities write none).
@@ -313,21 +348,34 @@ impl Unit {
 
     /// Every unit, in a fixed order (the order of [`Unit::index`]): for each element type and
     /// then each index type, the units of one (f32 and 32-bit indices: the gather too), then
-    /// the utilities.
+    /// the utilities, then the ragged twins of the top-k units in the same order.
     pub fn all() -> Vec<Unit> {
         let base = Self::all_u32();
         let mut out = Vec::with_capacity(UNIT_COUNT);
-        for elem in ElemType::ALL {
-            for index in [IndexType::U32, IndexType::I64] {
-                out.extend(base.iter().filter(|u| u.family != Family::Utilities).map(|u| Unit {
-                    index,
-                    elem,
-                    ..*u
-                }));
-            }
+        let sets =
+            || ElemType::ALL.into_iter().flat_map(|e| [(e, IndexType::U32), (e, IndexType::I64)]);
+        for (elem, index) in sets() {
+            out.extend(base.iter().filter(|u| u.family != Family::Utilities).map(|u| Unit {
+                index,
+                elem,
+                ..*u
+            }));
         }
         out.push(Unit::single(Family::Utilities));
+        for (elem, index) in sets() {
+            out.extend(base.iter().filter(|u| u.family.selects()).map(|u| Unit {
+                index,
+                elem,
+                ragged: true,
+                ..*u
+            }));
+        }
         out
+    }
+
+    /// Every unit but the ragged twins: what a plain request can run.
+    pub fn all_plain() -> Vec<Unit> {
+        Self::all().into_iter().filter(|u| !u.ragged).collect()
     }
 
     /// The units of one element and index type, and the utilities.
@@ -348,13 +396,17 @@ impl Unit {
     /// The unit's place in [`Unit::all`].
     pub fn index(self) -> usize {
         if self.family == Family::Utilities {
-            return UNIT_COUNT - 1;
+            return PLAIN_UNITS - 1;
         }
         let set = 2 * self.elem.ordinal()
             + match self.index {
                 IndexType::U32 => 0,
                 IndexType::I64 => 1,
             };
+        if self.ragged {
+            // the top-k units come first in the base order
+            return PLAIN_UNITS + set * RAGGED_BASE + self.base_index();
+        }
         set * (BASE_UNITS - 1) + self.base_index()
     }
 
@@ -405,21 +457,26 @@ impl Unit {
     /// The entry point's name: the family's prefix and, where it has one, the elements per lane
     /// (warp rows) or results per lane (warp sorts).
     pub fn entry_name(self) -> String {
+        let ragged = if self.ragged { "_ragged" } else { "" };
         match self.family {
             Family::WarpRows | Family::HalfRows | Family::QuarterRows => {
-                format!("{}_{}", self.family.prefix(), self.elems_per_lane())
+                format!("{}{ragged}_{}", self.family.prefix(), self.elems_per_lane())
             }
             Family::SortWarpRows => format!("{}_{}", self.family.prefix(), self.width),
-            _ => self.family.prefix().to_string(),
+            _ => format!("{}{ragged}", self.family.prefix()),
         }
     }
 }
 
 /// How many units write 32-bit indices, the utilities included.
 const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_E.len() + 5;
-/// How many units there are: each but the utilities for both index types and the three
+/// How many top-k units (the families that [`Family::selects`]) write 32-bit indices.
+const RAGGED_BASE: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + 2;
+/// How many plain units there are: each but the utilities for both index types and the three
 /// element types (the gather's 16-bit places stay unused: [`Unit::with_elem`] keeps it f32).
-pub const UNIT_COUNT: usize = 6 * (BASE_UNITS - 1) + 1;
+const PLAIN_UNITS: usize = 6 * (BASE_UNITS - 1) + 1;
+/// How many units there are: the plain ones and the ragged twins of the top-k units.
+pub const UNIT_COUNT: usize = PLAIN_UNITS + 6 * RAGGED_BASE;
 
 /// A unit is written as its name (`rtopk_warp_rows_12_f16`).
 impl Serialize for Unit {
@@ -459,6 +516,12 @@ mod tests {
             names.contains("rtopk_warp_rows_192_f16") && names.contains("rtopk_half_rows_2_bf16")
         );
         assert!(!names.contains("rtopk_half_rows_1_f16"));
+        assert!(
+            names.contains("rtopk_warp_rows_ragged_96")
+                && names.contains("rtopk_block_rows_ragged_bf16_i64")
+        );
+        assert!(!names.contains("rtopk_sort_rows_ragged"));
+        assert_eq!(Unit::all_plain().len() + 6 * RAGGED_BASE, UNIT_COUNT);
         let half = Unit::row(Family::HalfRows, 9).with_elem(ElemType::F16);
         assert_eq!((half.width(), half.elems_per_lane()), (32, 64));
     }

@@ -8,10 +8,10 @@ use std::fmt;
 use ndarray::ArrayView2;
 use topk_ref::{Bisect, Options, RowTopK, Rows, bf16, f16};
 
+use crate::algorithm::Typed;
 use crate::algorithm::{Algorithm, Float, Selection};
 use crate::caps::Capabilities;
 use crate::error::Error;
-use crate::typed::Typed;
 
 /// What one kernel launch is asked: `k`, the options, the search, and whether iteration counts
 /// are wanted (without them the route may split rows; with them it never does).
