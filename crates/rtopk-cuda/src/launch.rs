@@ -191,6 +191,10 @@ pub struct RawBuffers {
     /// Each row's k (`n` u32, at most the launch's k, the outputs' width), or 0: the
     /// launch's k for every row.
     pub k_per_row: u64,
+    /// Each row's threshold hint (`n` f32, docs/contract.md §5), or 0: no hints.
+    pub hint: u64,
+    /// Each row's threshold, written (`n` f32, docs/contract.md §5), or 0: not wanted.
+    pub threshold: u64,
 }
 
 /// The outputs of a launch on device buffers: values, indices, and the iteration counts
@@ -619,6 +623,7 @@ impl CudaTopK {
             iterations: iter.as_ref().map_or(0, |(p, _)| *p),
             lengths: lengths.as_ref().map_or(0, |(p, _)| *p),
             k_per_row: k_per_row.as_ref().map_or(0, |(p, _)| *p),
+            ..RawBuffers::default()
         };
         let types = DataTypes { elem: E::ELEM, index: IndexType::U32 };
         // SAFETY: the buffers were checked against the launch above and stay borrowed (the

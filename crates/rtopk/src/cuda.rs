@@ -239,6 +239,16 @@ fn check_raw_rows(request: &Request, bufs: RawBuffers) -> Result<(), Error> {
     if rows.hint.is_some() && request.wanted().iterations {
         return Err(crate::table::not_yet("iteration counts with threshold hints", Gpu::NAME));
     }
+    let hint_wanted = rows.hint.is_some();
+    if bufs.hint != 0 && !hint_wanted {
+        return Err(Error::TopK(topk_ref::TopKError::InvalidParameter {
+            name: "hint",
+            reason: "a device array is given but the request has no hints".to_string(),
+        }));
+    }
+    if bufs.threshold != 0 || request.wanted().threshold {
+        return Err(crate::table::not_yet("thresholds on device buffers", Gpu::NAME));
+    }
     Ok(())
 }
 
