@@ -148,7 +148,7 @@ def overhead(rtopk: Any, args: argparse.Namespace, device: str) -> List[Dict[str
             "float32",
             f"cuda:{dev}",
         )
-        pointers = (x.data_ptr(), values.data_ptr(), indices.data_ptr(), 0)
+        pointers = (x.data_ptr(), values.data_ptr(), indices.data_ptr(), 0, 0, 0, 0, 0)
 
         def native() -> None:
             rtopk._native.cuda_launch(request, 1, 256, pointers, ops.current_stream(dev))

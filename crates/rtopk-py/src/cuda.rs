@@ -10,19 +10,23 @@ use crate::engine::{self, Pointers};
 use crate::errors::{detached, guard, to_py, value_error};
 use crate::request::{Request, integer};
 
-/// Row-wise top-k of `n` contiguous rows of `m` elements of the request's dtype at device
-/// address `pointers[0]` on the request's CUDA device (`cuda:N`), queued on the stream whose
-/// handle is `stream` (torch's current stream of that device): values into `pointers[1]`
-/// (`n * k` of the dtype), indices into `pointers[2]` (`n * k` of the request's index type,
-/// written at that width by the kernel), iteration counts into `pointers[3]` (`n` int32),
-/// which must be 0 exactly when the request asks for none.
+/// Row-wise top-k of `n` contiguous rows of `m` elements of the request's dtype on the
+/// request's CUDA device (`cuda:N`), queued on the stream whose handle is `stream` (torch's
+/// current stream of that device). `pointers` are device addresses, 0 for each buffer the call
+/// has none of: `(x, values, indices, iterations, lengths, k_per_row, hint, threshold)` — the
+/// rows (`n * m` of the dtype), the values (`n * K` of the dtype, K the request's output
+/// width) and indices (`n * K` of the request's index type, written at that width by the
+/// kernel), the iteration counts (`n` int32, given exactly when the request asks for them),
+/// and the per-row arrays of docs/contract.md §5: lengths and k (`n` uint32 each, given
+/// exactly where the request has lengths or a k per row; the kernel reads these, the
+/// request's own host arrays only give the outputs' width), hints (`n` float32) and the
+/// threshold output (`n` float32, given exactly when the request asks for it).
 ///
 /// The library checks the request against the rows and the buffers first
-/// (`rtopk::cuda::select_raw`: a ragged request is refused there, typed); the threshold
-/// output has no device buffer yet and is refused here. Nothing is launched when `n` or `k`
-/// is 0. Nothing is allocated by the call for its outputs, copied or synchronised: it queues
-/// the launches of the request's program and returns, so it can be captured in a CUDA graph
-/// once the kernels are built (the first call on a device builds the ones it needs with
+/// (`rtopk::cuda::check_raw`, before any device is opened). Nothing is launched when `n` or
+/// `k` is 0. Nothing is allocated by the call for its outputs, copied or synchronised: it
+/// queues the launches of the request's program and returns, so it can be captured in a CUDA
+/// graph once the kernels are built (the first call on a device builds the ones it needs with
 /// NVRTC, ~1 s). The caller (`rtopk.ops`) passes tensors it allocated on that device with
 /// those sizes, made contiguous, and keeps them alive.
 #[pyfunction]
@@ -31,25 +35,28 @@ pub(crate) fn cuda_launch(
     request: &Request,
     n: &Bound<'_, PyAny>,
     m: &Bound<'_, PyAny>,
-    pointers: (u64, u64, u64, u64),
+    pointers: (u64, u64, u64, u64, u64, u64, u64, u64),
     stream: u64,
 ) -> PyResult<()> {
     guard(|| {
         let (n, m) = (integer("n", n)?, integer("m", m)?);
         let r = &request.inner;
         let k = request.check_rows(n, m)?;
-        if r.wanted().threshold {
-            return Err(value_error(
-                "the threshold output (return_threshold=True) is computed on NumPy arrays and \
-                 CPU tensors only for now; CUDA tensors do not have it yet",
-            ));
+        let (x, values, indices, iterations, lengths, k_per_row, hint, threshold) = pointers;
+        if (threshold != 0) != r.wanted().threshold {
+            // as the iteration counts: a threshold buffer exactly when one is asked for
+            return Err(value_error(if threshold == 0 {
+                "the request asks for the threshold output: give its device buffer"
+            } else {
+                "a threshold buffer is given but the request asks for no threshold"
+            }));
         }
         if n == 0 || k == 0 {
             return Ok(());
         }
         let shape = Shape { n, m, dtype: request.dtype };
-        let (x, values, indices, iterations) = pointers;
-        let ptrs = Pointers { x, values, indices, iterations };
+        let ptrs =
+            Pointers { x, values, indices, iterations, lengths, k_per_row, hint, threshold };
         // refused as such before any device is opened
         engine::gpu_check(r, shape, ptrs).map_err(to_py)?;
         if !engine::gpu_is_ready(r, shape).map_err(to_py)? {
@@ -58,8 +65,9 @@ pub(crate) fn cuda_launch(
             detached(py, || engine::gpu_prepare(r, shape))?;
         }
         // SAFETY: rtopk.ops passes the addresses of contiguous torch tensors it allocated on
-        // the request's device (n*m and n*k of the request's dtype, n*k indices of its index
-        // type, n int32 or none), held alive by the caller while torch's stream `stream` of
+        // the request's device (n*m and n*K of the request's dtype, n*K indices of its index
+        // type, n int32 counts, n int32 lengths and k, n float32 hints and thresholds, or 0
+        // where the call has none), held alive by the caller while torch's stream `stream` of
         // that device — whose context is the device's primary context, torch's and the
         // library's — runs the queued work; the caching allocator does not reuse them before
         // that work ends.

@@ -103,13 +103,19 @@ fn topk_class(e: &TopKError) -> Class {
 // ---------------------------------------------------------------------------------------
 // The GPU kernel on a framework's device buffers (`rtopk::cuda`)
 
-/// The device addresses of a launch: input rows, values, indices, iteration counts (0: none).
-#[derive(Clone, Copy, Debug)]
+/// The device addresses of a launch: input rows, values, indices, iteration counts, and the
+/// per-row arrays of docs/contract.md §5 (lengths and k as `n` u32, hints and the threshold
+/// output as `n` f32); 0 for each one the call has none of.
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Pointers {
     pub(crate) x: u64,
     pub(crate) values: u64,
     pub(crate) indices: u64,
     pub(crate) iterations: u64,
+    pub(crate) lengths: u64,
+    pub(crate) k_per_row: u64,
+    pub(crate) hint: u64,
+    pub(crate) threshold: u64,
 }
 
 impl From<Pointers> for RawBuffers {
@@ -119,7 +125,10 @@ impl From<Pointers> for RawBuffers {
             values: p.values,
             indices: p.indices,
             iterations: p.iterations,
-            ..RawBuffers::default()
+            lengths: p.lengths,
+            k_per_row: p.k_per_row,
+            hint: p.hint,
+            threshold: p.threshold,
         }
     }
 }

@@ -1,9 +1,17 @@
 """Rows of their own length, a k per row, threshold hints and the threshold output
-(docs/contract.md §5) through ``rtopk.topk`` on NumPy arrays, against a pure-NumPy reference
-of the contract written from its text (:func:`ragged_reference`), and their errors."""
+(docs/contract.md §5) through ``rtopk.topk`` on NumPy arrays and on CUDA tensors, against a
+pure-NumPy reference of the contract written from its text (:func:`ragged_reference`), and
+their errors.
+
+The CUDA tests (device per-row arrays, the width, clamping, CUDA graphs, torch.compile, the
+op's checks) are skipped, visibly, without torch or without a CUDA device; the checks the
+native launch makes before it touches a device run everywhere. On the GPU machine:
+    python -m pytest crates/rtopk-py/tests/test_ragged.py -v -rs
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any, Optional, Tuple
 
 import numpy as np
@@ -11,9 +19,22 @@ import numpy.typing as npt
 import pytest
 import rtopk
 from oracle import canonical, hostile_matrix, same_bits
+from rtopk import _native, _request
 
-# The exact algorithms that take per-row inputs (the registry's `ragged` capability).
-RAGGED_ALGOS = [a.name for a in rtopk.algorithms() if a.ragged and a.exact]
+try:
+    import torch
+except ImportError:  # CI has no torch: the CUDA tests below skip
+    torch = None
+
+needs_cuda = pytest.mark.skipif(
+    torch is None or not torch.cuda.is_available(),
+    reason="no torch with a CUDA device: CUDA ragged tests skipped",
+)
+needs_torch = pytest.mark.skipif(torch is None, reason="torch is not installed: skipped")
+
+# The exact CPU algorithms that take per-row inputs (the registry's `ragged` capability; the
+# warp simulator among them).
+RAGGED_ALGOS = [a.name for a in rtopk.algorithms() if a.ragged and a.exact and a.device == "cpu"]
 
 
 def ragged_reference(
@@ -94,8 +115,8 @@ def test_lengths_and_per_row_k_match_the_contract(family: str, largest: bool, so
 
 
 def test_the_registry_says_which_algorithms_take_per_row_inputs() -> None:
-    assert {"bisect", "heap", "radix"} <= set(RAGGED_ALGOS)
-    assert "sim" not in RAGGED_ALGOS and "cuda" not in RAGGED_ALGOS
+    assert {"bisect", "heap", "radix", "sim"} <= set(RAGGED_ALGOS)
+    assert {a.name for a in rtopk.algorithms() if a.ragged} >= {"bisect", "sim", "cuda"}
 
 
 @pytest.mark.parametrize("algo", RAGGED_ALGOS)
@@ -255,15 +276,21 @@ def test_bad_per_row_inputs_are_refused(kwargs: Any, error: type, match: str) ->
         rtopk.topk(x, k, **kwargs)
 
 
-@pytest.mark.parametrize("algo", ["sim"])
-def test_the_simulator_refuses_per_row_inputs_with_the_librarys_message(algo: str) -> None:
-    x = hostile_matrix(3, 40, "normal", 0)
-    with pytest.raises(ValueError, match=r"'sim' does not support .* yet"):
-        rtopk.topk(x, 2, algo=algo, lengths=np.array([3, 40, 0]))
-    with pytest.raises(ValueError, match=r"'sim' does not support .* yet"):
-        rtopk.topk(x, np.array([1, 2, 3]), algo=algo)
-    with pytest.raises(ValueError, match=r"'sim' does not support .* yet"):
-        rtopk.topk(x, 2, algo=algo, hint=np.zeros(3))
+@pytest.mark.parametrize("largest", [True, False])
+def test_the_simulator_takes_per_row_inputs_and_hints(largest: bool) -> None:
+    rng = np.random.default_rng(12)
+    x = hostile_matrix(12, 300, "hostile", 4)
+    lengths = rng.integers(0, 301, 12).astype(np.int64)
+    k = rng.integers(0, 301, 12).astype(np.int64)
+    lengths[:2], k[2] = [0, 300], 0
+    check_against_reference(x, k, lengths, largest, True, algo="sim")
+    plain = rtopk.topk(x, k, lengths=lengths, algo="bisect", return_threshold=True)
+    for hint in (plain.threshold, np.full(12, np.nan, dtype=np.float32)):
+        check_against_reference(x, k, lengths, largest, True, algo="sim", hint=hint)
+    # the same iteration counts as bisect (docs/contract.md §3)
+    sim = rtopk.topk(x, k, lengths=lengths, largest=largest, algo="sim", return_iterations=True)
+    cpu = rtopk.topk(x, k, lengths=lengths, largest=largest, algo="bisect", return_iterations=True)
+    np.testing.assert_array_equal(sim.iterations, cpu.iterations)
 
 
 def test_the_native_request_holds_per_row_inputs() -> None:
@@ -281,16 +308,405 @@ def test_the_native_request_holds_per_row_inputs() -> None:
         _native.Request(k=np.array([1.0]))
 
 
-def test_the_cuda_launch_refuses_what_it_cannot_write() -> None:
-    from rtopk import _native
-
-    # refused before any device is touched: no GPU needed
+def test_the_cuda_launch_checks_its_buffers_before_any_device() -> None:
+    # pointers: (x, values, indices, iterations, lengths, k_per_row, hint, threshold); every
+    # refusal here comes before a device is opened: no GPU needed
+    ptrs = (1, 2, 3, 0, 0, 0, 0, 0)
     r = _native.Request(k=2, device="cuda", threshold=True)
-    with pytest.raises(ValueError, match="threshold output"):
-        _native.cuda_launch(r, 1, 40, (0, 0, 0, 0), 0)
-    r = _native.Request(k=2, device="cuda", lengths=np.array([3]))
-    with pytest.raises(ValueError, match=r"'cuda' does not support rows of their own length"):
-        _native.cuda_launch(r, 1, 40, (0, 0, 0, 0), 0)
-    r = _native.Request(k=np.array([2]), device="cuda")
-    with pytest.raises(ValueError, match=r"'cuda' does not support a k per row"):
-        _native.cuda_launch(r, 1, 40, (0, 0, 0, 0), 0)
+    with pytest.raises(ValueError, match="give its device buffer"):
+        _native.cuda_launch(r, 1, 40, ptrs, 0)
+    r = _native.Request(k=2, device="cuda")
+    with pytest.raises(ValueError, match="asks for no threshold"):
+        _native.cuda_launch(r, 1, 40, (1, 2, 3, 0, 0, 0, 0, 8), 0)
+    with pytest.raises(ValueError, match="a device array is given but the request has none"):
+        _native.cuda_launch(r, 1, 40, (1, 2, 3, 0, 5, 0, 0, 0), 0)
+    with pytest.raises(ValueError, match="a device array is given but the request has none"):
+        _native.cuda_launch(r, 1, 40, (1, 2, 3, 0, 0, 6, 0, 0), 0)
+    with pytest.raises(ValueError, match="the request has no hints"):
+        _native.cuda_launch(r, 1, 40, (1, 2, 3, 0, 0, 0, 7, 0), 0)
+    # a request with lengths or a per-row k needs their device arrays (the kernel reads them)
+    for kw in ({"k": 2, "lengths": np.array([3])}, {"k": np.array([2])}):
+        r = _native.Request(device="cuda", **kw)
+        with pytest.raises(ValueError, match="without their device arrays"):
+            _native.cuda_launch(r, 1, 40, ptrs, 0)
+    # the rows are checked as for host rows
+    r = _native.Request(k=2, device="cuda", lengths=np.array([41]))
+    with pytest.raises(ValueError, match=r"lengths\[0\] = 41 is more"):
+        _native.cuda_launch(r, 1, 40, (1, 2, 3, 0, 5, 0, 0, 0), 0)
+    # nothing to launch (no rows): only the request's checks
+    r = _native.Request(k=2, device="cuda", threshold=True)
+    _native.cuda_launch(r, 0, 40, (0, 0, 0, 0, 0, 0, 0, 9), 0)
+
+
+def test_the_device_request_holds_placeholders_and_is_cached() -> None:
+    a = _request.ask(0, True, False, "auto", None, 0.0, False, None, True)
+    r = _request.device_request(a._replace(k=7), "float32", "cuda:0", 5, 40, True, True, True)
+    assert r is _request.device_request(
+        a._replace(k=7), "float32", "cuda:0", 5, 40, True, True, True
+    )
+    assert r.k == 7 and r.ragged and r.threshold and r.device == "cuda:0"
+    assert r.algorithm == "cuda"
+    assert r.check(40, 5) == 7
+    one = _request.device_request(a._replace(k=3), "float16", "cuda:1", 2, 9, False, True, False)
+    assert one.k == 3 and one.ragged and "lengths=<given>" in repr(one)
+    # the width is checked against M, the algorithm against the per-row inputs
+    with pytest.raises(ValueError, match="larger than the row width"):
+        _request.device_request(a._replace(k=41), "float32", "cuda:0", 5, 40, True, False, False)
+    with pytest.raises(ValueError, match="larger than the row width"):
+        _request.device_request(a._replace(k=41), "float32", "cuda:0", 5, 40, False, True, False)
+    heap = a._replace(k=2, algo="heap")
+    with pytest.raises(ValueError, match="heap"):
+        _request.device_request(heap, "float32", "cuda:0", 5, 40, False, True, False)
+
+
+def test_per_row_shapes_are_checked_without_values() -> None:
+    _request.check_per_row_shape("k", (3, 4), (3, 4))
+    _request.check_per_row_shape("k", (12,), (3, 4))
+    with pytest.raises(ValueError, match=r"lengths has shape \(4, 3\); give one entry per row"):
+        _request.check_per_row_shape("lengths", (4, 3), (3, 4))
+
+
+# ---------------------------------------------------------------------------------------
+# CUDA tensors: the kernel reads the per-row inputs from device arrays
+
+
+def cuda_case(n: int, m: int, seed: int, family: str = "hostile") -> Any:
+    """Rows (NumPy and on the GPU), a k per row and lengths with 0, M, k = 0, k > length."""
+    rng = np.random.default_rng(seed)
+    x = hostile_matrix(n, m, family, seed)
+    k = rng.integers(0, m + 1, n).astype(np.int64)
+    lengths = rng.integers(0, m + 1, n).astype(np.int64)
+    lengths[:3] = [0, m, 5]
+    k[:4] = [3, 0, 9, m]
+    return x, torch.from_numpy(x).cuda(), k, lengths
+
+
+def check_cuda_against_reference(
+    got: Any, x: Any, k: Any, lengths: Any, largest: bool, sorted: bool, width: Optional[int] = None
+) -> None:
+    want_v, want_i, want_t = ragged_reference(x, k, lengths, largest, sorted)
+    if width is not None and width > want_i.shape[1]:
+        pad = width - want_i.shape[1]
+        want_v = np.pad(want_v, ((0, 0), (0, pad)))
+        want_i = np.pad(want_i, ((0, 0), (0, pad)), constant_values=-1)
+    assert got.values.device.type == "cuda" and got.threshold.device.type == "cuda"
+    np.testing.assert_array_equal(got.indices.cpu().numpy(), want_i)
+    assert same_bits(got.values.cpu().numpy(), want_v)
+    assert got.threshold.dtype == torch.float32
+    assert same_bits(got.threshold.cpu().numpy(), want_t)
+
+
+@needs_cuda
+@pytest.mark.parametrize("m", [7, 33, 300, 1025, 5001, 40000])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("sorted", [False, True])
+def test_cuda_lengths_and_per_row_k_match_the_contract(m: int, largest: bool, sorted: bool) -> None:
+    n = 24
+    for family in ("hostile", "ties", "nan-heavy", "normal"):
+        x, xc, k, lengths = cuda_case(n, m, m + len(family), family)
+        k_dev = torch.from_numpy(k).cuda()
+        len_dev = torch.from_numpy(lengths).cuda()
+        width = int(k.max())
+        calls = [
+            # device tensors (int64 and int32), width given and read back, host arrays, lists
+            (k_dev, len_dev, width),
+            (k_dev.int(), len_dev.int(), width),
+            (k_dev, len_dev, None),
+            (k, lengths, None),
+            (k.tolist(), lengths.tolist(), width + 3),
+        ]
+        for kk, ll, w in calls:
+            got = rtopk.topk(
+                xc,
+                kk,
+                largest=largest,
+                sorted=sorted,
+                lengths=ll,
+                width=w,
+                return_threshold=True,
+            )
+            check_cuda_against_reference(got, x, k, lengths, largest, sorted, w)
+        # one k for every row, rows of their own length
+        got = rtopk.topk(
+            xc, 4, largest=largest, sorted=sorted, lengths=len_dev, return_threshold=True
+        )
+        check_cuda_against_reference(got, x, 4, lengths, largest, sorted)
+        # a k per row, whole rows
+        got = rtopk.topk(
+            xc, k_dev, largest=largest, sorted=sorted, width=width, return_threshold=True
+        )
+        check_cuda_against_reference(got, x, k, None, largest, sorted)
+        # the threshold of one k without per-row inputs
+        got = rtopk.topk(xc, 4, largest=largest, sorted=sorted, return_threshold=True)
+        check_cuda_against_reference(got, x, 4, None, largest, sorted)
+
+
+@needs_cuda
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_cuda_sixteen_bit_rows_match_the_cpu(dtype: str) -> None:
+    x, _xc, k, lengths = cuda_case(16, 700, 3)
+    t = torch.from_numpy(x).to(getattr(torch, dtype))
+    kw = {"lengths": torch.from_numpy(lengths), "return_threshold": True, "return_iterations": True}
+    want = rtopk.topk(t, torch.from_numpy(k), **kw)
+    kw["lengths"] = torch.from_numpy(lengths).cuda()
+    got = rtopk.topk(t.cuda(), torch.from_numpy(k).cuda(), width=int(k.max()), **kw)
+    assert got.values.dtype == t.dtype
+    assert torch.equal(got.indices.cpu(), want.indices)
+    assert torch.equal(got.values.cpu().view(torch.int16), want.values.view(torch.int16))
+    assert same_bits(got.threshold.cpu().numpy(), want.threshold.numpy())
+    assert torch.equal(got.iterations.cpu(), want.iterations)
+
+
+@needs_cuda
+def test_cuda_iteration_counts_are_the_cpus() -> None:
+    x, xc, k, lengths = cuda_case(32, 3000, 4, "normal")
+    kw = {"return_iterations": True, "return_threshold": True}
+    want = rtopk.topk(x, k, lengths=lengths, algo="bisect", **kw)
+    got = rtopk.topk(xc, torch.from_numpy(k).cuda(), lengths=torch.from_numpy(lengths).cuda(), **kw)
+    np.testing.assert_array_equal(got.iterations.cpu().numpy(), want.iterations)
+    # a row that selects nothing: 0 iterations (docs/contract.md §3)
+    empty = np.minimum(k, lengths) == 0
+    assert np.all(got.iterations.cpu().numpy()[empty] == 0)
+
+
+@needs_cuda
+@pytest.mark.parametrize("m", [300, 5001, 40000])
+def test_cuda_hints_never_change_the_answer(m: int) -> None:
+    x, xc, k, lengths = cuda_case(20, m, 6, "hostile")
+    k_dev, len_dev = torch.from_numpy(k).cuda(), torch.from_numpy(lengths).cuda()
+    width = int(k.max())
+    kw = {"lengths": len_dev, "width": width, "return_threshold": True, "return_iterations": True}
+    plain = rtopk.topk(xc, k_dev, **kw)
+    n = x.shape[0]
+    nonsense = [
+        torch.full((n,), math.nan),
+        torch.full((n,), math.inf),
+        torch.full((n,), -math.inf),
+        torch.randn(n) * 1e30,
+        torch.zeros(n),
+        torch.zeros(n, dtype=torch.float16),  # another float dtype, read as float32
+    ]
+    for hint in nonsense:
+        for on_device in (True, False):
+            h = hint.cuda() if on_device else hint
+            for largest in (True, False):
+                got = rtopk.topk(xc, k_dev, largest=largest, hint=h, **kw)
+                check_cuda_against_reference(got, x, k, lengths, largest, True)
+    # with each row's own threshold as its hint, no more iterations than without
+    own = rtopk.topk(xc, k_dev, hint=plain.threshold, **kw)
+    assert torch.equal(own.indices, plain.indices)
+    assert bool((own.iterations <= plain.iterations).all()), (own.iterations, plain.iterations)
+
+
+@needs_cuda
+def test_cuda_device_values_are_clamped_not_read() -> None:
+    x, xc, _k, _l = cuda_case(6, 50, 8, "normal")
+    k_dev = torch.tensor([-3, 0, 2, 7, 100, 4], device="cuda")
+    len_dev = torch.tensor([10, -1, 60, 50, 5, 2**40], device="cuda")
+    # entries past the width read as the width, negatives as 0; lengths past M as M
+    got = rtopk.topk(xc, k_dev, lengths=len_dev, width=5, return_threshold=True)
+    k_eff = np.array([0, 0, 2, 5, 5, 4])
+    len_eff = np.array([10, 0, 50, 50, 5, 50])
+    check_cuda_against_reference(got, x, k_eff, len_eff, True, True, 5)
+    # the user's tensors are left as they were
+    assert k_dev.tolist() == [-3, 0, 2, 7, 100, 4]
+    # host values are checked as on the CPU
+    with pytest.raises(ValueError, match=r"width = 5 is less than the largest k\[i\] = 7"):
+        rtopk.topk(xc, [1, 0, 2, 7, 1, 4], width=5)
+    with pytest.raises(ValueError, match=r"lengths\[1\] = -1 must be >= 0"):
+        rtopk.topk(xc, 2, lengths=[10, -1, 60, 50, 5, 2])
+    # read back without a width: the largest k must fit the rows
+    with pytest.raises(ValueError, match="larger than the row width M = 50"):
+        rtopk.topk(xc, torch.tensor([1, 2, 3, 4, 5, 51], device="cuda"))
+
+
+@needs_cuda
+def test_cuda_width_pads_and_empty_cases() -> None:
+    x, xc, k, _lengths = cuda_case(8, 40, 9)
+    k_dev = torch.from_numpy(k).cuda()
+    # a width above M pads the columns past M
+    got = rtopk.topk(xc, k_dev, width=55, return_threshold=True)
+    assert got.indices.shape == (8, 55) and bool((got.indices[:, 40:] == -1).all())
+    check_cuda_against_reference(got, x, k, None, True, True, 55)
+    # width 0, no rows: nothing launched; thresholds NaN, iterations 0
+    got = rtopk.topk(
+        xc,
+        torch.zeros(8, dtype=torch.int64, device="cuda"),
+        width=0,
+        return_threshold=True,
+        return_iterations=True,
+    )
+    assert got.indices.shape == (8, 0) and bool(got.threshold.isnan().all())
+    assert bool((got.iterations == 0).all())
+    none = torch.empty(0, 40, device="cuda")
+    got = rtopk.topk(
+        none,
+        torch.empty(0, dtype=torch.int64, device="cuda"),
+        width=3,
+        lengths=torch.empty(0, dtype=torch.int32, device="cuda"),
+        return_threshold=True,
+    )
+    assert got.indices.shape == (0, 3) and got.threshold.shape == (0,)
+
+
+@needs_cuda
+def test_cuda_batched_inputs_and_other_dims() -> None:
+    x, _xc, k, lengths = cuda_case(12, 30, 10)
+    x3 = torch.from_numpy(x).cuda().reshape(3, 4, 30)
+    k2 = torch.from_numpy(k).cuda().reshape(3, 4)
+    l2 = torch.from_numpy(lengths).cuda().reshape(3, 4)
+    got = rtopk.topk(x3, k2, lengths=l2, width=30, return_threshold=True)
+    flat = rtopk.topk(x, k, lengths=lengths, width=30, return_threshold=True)
+    assert got.threshold.shape == (3, 4)
+    np.testing.assert_array_equal(got.indices.reshape(12, -1).cpu().numpy(), flat.indices)
+    # rows along dim 0 (one entry per column)
+    y = torch.from_numpy(np.ascontiguousarray(x.T)).cuda()  # (30, 12): rows along dim 0
+    along = rtopk.topk(
+        y, torch.from_numpy(k).cuda(), dim=0, width=30, lengths=torch.from_numpy(lengths).cuda()
+    )
+    np.testing.assert_array_equal(along.indices.T.cpu().numpy(), flat.indices)
+
+
+@needs_cuda
+def test_cuda_per_row_inputs_are_refused_clearly() -> None:
+    xc = torch.randn(4, 10, device="cuda")
+    with pytest.raises(TypeError, match="k must be an array of integers"):
+        rtopk.topk(xc, torch.ones(4, device="cuda"), width=2)
+    with pytest.raises(TypeError, match="lengths must be an array of integers"):
+        rtopk.topk(xc, 2, lengths=torch.ones(4, dtype=torch.bool, device="cuda"))
+    with pytest.raises(ValueError, match=r"hint has shape \(3,\)"):
+        rtopk.topk(xc, 2, hint=torch.zeros(3, device="cuda"))
+    if torch.cuda.device_count() > 1:
+        with pytest.raises(ValueError, match="is on cuda:1; the input is on cuda:0"):
+            rtopk.topk(xc, 2, lengths=torch.full((4,), 3, device="cuda:1"))
+    with pytest.raises(ValueError, match="width is the output width of a per-row k"):
+        rtopk.topk(xc, 2, width=3)
+
+
+@needs_cuda
+def test_cuda_graph_capture_with_per_row_inputs() -> None:
+    n, m, width = 64, 3000, 40
+    static_x = torch.empty(n, m, device="cuda")
+    static_k = torch.empty(n, dtype=torch.int32, device="cuda")
+    static_len = torch.empty(n, dtype=torch.int64, device="cuda")
+    static_hint = torch.zeros(n, device="cuda")
+
+    def call() -> Any:
+        return rtopk.topk(
+            static_x,
+            static_k,
+            lengths=static_len,
+            hint=static_hint,
+            width=width,
+            return_threshold=True,
+        )
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):  # warm-up: build the kernels, fill the allocator's pool
+            static_x.normal_()
+            static_k.fill_(5)
+            static_len.fill_(m)
+            call()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = call()
+    rng = np.random.default_rng(1)
+    for seed in range(3):
+        x = hostile_matrix(n, m, ("hostile", "ties", "normal")[seed], seed)
+        k = rng.integers(0, width + 1, n)
+        lengths = rng.integers(0, m + 1, n)
+        static_x.copy_(torch.from_numpy(x))
+        static_k.copy_(torch.from_numpy(k))
+        static_len.copy_(torch.from_numpy(lengths))
+        static_hint.copy_(torch.from_numpy(rng.standard_normal(n).astype(np.float32)))
+        graph.replay()
+        torch.cuda.synchronize()
+        check_cuda_against_reference(out, x, k, lengths, True, True, width)
+    # without the width, the largest k would be read back: refused inside a capture
+    graph2 = torch.cuda.CUDAGraph()
+    with pytest.raises(ValueError, match="needs width="):
+        with torch.cuda.graph(graph2):
+            rtopk.topk(static_x, static_k, return_threshold=True)
+
+
+@needs_cuda
+def test_cuda_torch_compile_with_per_row_inputs() -> None:
+    x, xc, k, lengths = cuda_case(16, 500, 12, "normal")
+    k_dev, len_dev = torch.from_numpy(k).cuda(), torch.from_numpy(lengths).cuda()
+    width = int(k.max())
+
+    def f(t: Any, kk: Any, ll: Any, hh: Any) -> Any:
+        return rtopk.topk(t, kk, lengths=ll, hint=hh, width=width, return_threshold=True)
+
+    hint = torch.zeros(16, device="cuda")
+    for mode in (None, "reduce-overhead"):  # the second: CUDA graphs through inductor
+        compiled = torch.compile(f, fullgraph=True, mode=mode)
+        for _ in range(3):
+            got = compiled(xc, k_dev, len_dev, hint)
+        check_cuda_against_reference(got, x, k, lengths, True, True)
+
+    @torch.compile(fullgraph=True)
+    def g(t: Any, kk: Any) -> Any:
+        return rtopk.topk(t, kk)
+
+    with pytest.raises(Exception, match=r"needs width="):
+        g(xc, k_dev)
+
+
+@needs_cuda
+def test_cuda_opcheck_and_autograd_with_per_row_inputs() -> None:
+    n, m = 6, 300
+    g = torch.Generator().manual_seed(3)
+    xs = (torch.randperm(n * m, generator=g).float() / (n * m) - 0.5).reshape(n, m).cuda()
+    k = torch.randint(1, 20, (n,), generator=g).cuda()
+    lengths = torch.randint(1, m + 1, (n,), generator=g).cuda()
+    hint = torch.zeros(n, device="cuda")
+    w = int(k.max())
+    op = torch.ops.rtopk.topk.default
+    # no NaN (values, or the thresholds of empty rows): opcheck compares outputs with themselves
+    args = (xs, w, -1, True, True, "auto", None, 0.0, 64, False, k, lengths, hint, True)
+    result = torch.library.opcheck(op, args)
+    assert all(v == "SUCCESS" for v in result.values()), result
+    a = xs.clone().requires_grad_()
+    out = rtopk.topk(a, k, lengths=lengths, width=w + 2)
+    weights = torch.randn(out.values.shape, device="cuda")
+    (out.values * weights).sum().backward()
+    want = torch.zeros_like(xs)
+    idx = out.indices.long()
+    want.scatter_add_(1, idx.clamp(min=0), weights.masked_fill(idx < 0, 0))
+    assert a.grad is not None and torch.equal(a.grad, want)
+
+
+@needs_torch
+def test_fake_cuda_tensors_take_per_row_inputs() -> None:
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    # A fake CUDA tensor takes the op's fake implementation (no GPU needed): the outputs'
+    # shapes come from the width, and the request is checked as the eager call checks it.
+    with FakeTensorMode():
+        x = torch.empty(4, 10, device="cuda")
+        lengths = torch.full((4,), 5, device="cuda")
+        k = torch.full((4,), 2, device="cuda")
+        got = rtopk.topk(
+            x,
+            k,
+            lengths=lengths,
+            hint=torch.zeros(4, device="cuda"),
+            width=3,
+            return_threshold=True,
+            return_iterations=True,
+        )
+        assert got.values.shape == (4, 3) and got.indices.shape == (4, 3)
+        assert got.threshold.shape == (4,) and got.threshold.dtype == torch.float32
+        assert got.iterations.shape == (4,)
+        assert rtopk.topk(x, k, width=12).indices.shape == (4, 12)  # past M: padding
+        assert rtopk.topk(x, 3, lengths=lengths).indices.shape == (4, 3)
+        with pytest.raises(ValueError, match=r"needs width="):
+            rtopk.topk(x, k)
+        with pytest.raises(ValueError, match=r"lengths has shape \(3,\)"):
+            rtopk.topk(x, 3, lengths=torch.full((3,), 5, device="cuda"))
+        with pytest.raises(ValueError, match="larger than the row width"):
+            rtopk.topk(x, 11, lengths=lengths)

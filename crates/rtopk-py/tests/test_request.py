@@ -120,10 +120,10 @@ def test_every_native_entry_takes_the_request() -> None:
     with pytest.raises(ValueError, match="CUDA tensors"):
         _native.select(x, _native.Request(k=2, device="cuda"))
     with pytest.raises(ValueError, match="device buffers are read by 'cuda'"):
-        _native.cuda_launch(_native.Request(k=2), 1, 40, (0, 0, 0, 0), 0)
+        _native.cuda_launch(_native.Request(k=2), 1, 40, (0,) * 8, 0)
     # the launch checks the width before touching a device
     with pytest.raises(ValueError, match="larger than the row width"):
-        _native.cuda_launch(_native.Request(k=50, device="cuda"), 1, 40, (0, 0, 0, 0), 0)
+        _native.cuda_launch(_native.Request(k=50, device="cuda"), 1, 40, (0,) * 8, 0)
 
 
 def test_equal_calls_share_one_cached_request() -> None:

@@ -320,17 +320,3 @@ def test_per_row_inputs_under_torch_compile_need_the_width() -> None:
 
     with pytest.raises(Exception, match=r"needs width="):
         g(x, k)
-
-
-def test_cuda_tensors_refuse_per_row_inputs_with_the_librarys_message() -> None:
-    from torch._subclasses.fake_tensor import FakeTensorMode
-
-    # A fake CUDA tensor takes the op's fake implementation (no GPU needed): per-row inputs
-    # and the threshold are refused while tracing, as the eager call refuses them.
-    with FakeTensorMode():
-        x = torch.empty(4, 10, device="cuda")
-        lengths = torch.full((4,), 5, device="cuda")
-        with pytest.raises(ValueError, match=r"'cuda' does not support .*lengths"):
-            rtopk.topk(x, 3, lengths=lengths)
-        with pytest.raises(ValueError, match=r"'cuda' does not support a k per row"):
-            rtopk.topk(x, torch.full((4,), 2, device="cuda"), width=2)

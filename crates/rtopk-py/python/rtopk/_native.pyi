@@ -181,20 +181,23 @@ def cuda_launch(
     request: Request,
     n: int,
     m: int,
-    pointers: Tuple[int, int, int, int],
+    pointers: Tuple[int, int, int, int, int, int, int, int],
     stream: int,
 ) -> None:
     """Launches the RTop-K kernel as ``request`` (built for device ``"cuda:N"``) asks, on that
     device and the CUDA stream ``stream`` (a raw ``cudaStream_t``, torch's current stream
     of that device), over ``n`` contiguous rows of width ``m`` of the request's dtype.
-    ``pointers`` are device addresses: ``(x, values, indices, iterations)`` — the input,
-    ``n × k`` values of the dtype, ``n × k`` indices of the index type, and ``n`` int32
-    iteration counts (0 exactly when the request asks for none). The library checks the
-    request against the rows first (per-row inputs are refused there for now; the threshold
-    output is refused here); nothing is launched when ``n`` or ``k`` is 0. Asynchronous: no
-    host synchronisation, no device allocation for the outputs (capturable by CUDA graphs).
-    Raises
-    ``CudaUnavailableError`` without a driver."""
+    ``pointers`` are device addresses, 0 for a buffer the call has none of:
+    ``(x, values, indices, iterations, lengths, k_per_row, hint, threshold)`` — the input,
+    ``n × K`` values of the dtype and ``n × K`` indices of the index type (K the request's
+    output width), ``n`` int32 iteration counts (given exactly when the request asks for
+    them), and docs/contract.md §5's per-row arrays: ``n`` uint32 lengths and ``n`` uint32 k
+    (given exactly where the request has lengths or a per-row k: the kernel reads these,
+    cutting each length to ``m`` and each k to K), ``n`` float32 hints and the ``n`` float32
+    threshold output (given exactly when the request asks for it). The library checks the
+    request against the rows and the buffers first (``ValueError``); nothing is launched when
+    ``n`` or ``k`` is 0. Asynchronous: no host synchronisation, no device allocation for the
+    outputs (capturable by CUDA graphs). Raises ``CudaUnavailableError`` without a driver."""
 
 def jax_handler(platform: str) -> int:
     """The address of the XLA FFI handler of ``rtopk.jax`` for ``platform`` (``"cpu"`` or

@@ -27,7 +27,9 @@ __all__ = [
     "PerRow",
     "ask",
     "check_integer",
+    "check_per_row_shape",
     "check_width",
+    "device_request",
     "index_dtype_name",
     "is_per_row_k",
     "native",
@@ -156,15 +158,22 @@ def _per_row(name: str, value: Any, batch: Tuple[int, ...], kind: str) -> "np.nd
     ):
         what = "integers" if kind == "int" else "floats"
         raise TypeError(f"{name} must be an array of {what}, not of {a.dtype}")
-    if a.shape != batch and a.shape != (n,):
-        raise ValueError(
-            f"{name} has shape {a.shape}; give one entry per row: shape {batch} (the input's "
-            f"shape without dim) or ({n},)"
-        )
+    check_per_row_shape(name, a.shape, batch)
     want = np.int64 if kind == "int" else np.float32
     if kind == "int" and a.dtype.kind == "u" and a.size and int(a.max()) > np.iinfo(np.int64).max:
         raise ValueError(f"{name} holds a value too large: {int(a.max())}")
     return np.ascontiguousarray(a.reshape(n), dtype=want)
+
+
+def check_per_row_shape(name: str, shape: Tuple[int, ...], batch: Tuple[int, ...]) -> None:
+    """``ValueError`` unless a per-row input of ``shape`` has one entry per row: the input's
+    shape without ``dim`` (``batch``), or 1-D."""
+    n = math.prod(batch)
+    if shape != batch and shape != (n,):
+        raise ValueError(
+            f"{name} has shape {shape}; give one entry per row: shape {batch} (the input's "
+            f"shape without dim) or ({n},)"
+        )
 
 
 def check_width(width: int, k: "np.ndarray[Any, Any]") -> None:
@@ -243,6 +252,35 @@ def native_per_row(
         lengths=lengths,
         hint=hint,
     )
+
+
+@functools.lru_cache(maxsize=64)
+def device_request(
+    a: Ask,
+    dtype: str,
+    device: str,
+    n: int,
+    m: int,
+    per_row_k: bool,
+    lengths: bool,
+    hint: bool,
+) -> _native.Request:
+    """The native request of a call whose per-row inputs the kernel reads from device arrays
+    (docs/contract.md §5): it says which per-row inputs there are and the output width
+    (``a.k``), not their values — the per-row k is ``a.k`` for every row and the lengths
+    ``m``, placeholders the kernel never reads (it takes each row's own from the device arrays,
+    cut to ``m`` and to the width). Checked against ``n`` rows of width ``m`` (the algorithm
+    takes per-row inputs, ``a.k <= m``, ...) and cached: a decode loop builds it once."""
+    request = native_per_row(
+        a,
+        dtype,
+        device,
+        np.full(n, a.k, dtype=np.int64) if per_row_k else None,
+        np.full(n, m, dtype=np.int64) if lengths else None,
+        np.zeros(n, dtype=np.float32) if hint else None,
+    )
+    request.check(m, n)
+    return request
 
 
 def index_dtype_name(indices_dtype: object) -> str:

@@ -211,8 +211,9 @@ def topk(
     ``k`` may give one k per row, and row ``i`` then selects ``min(k[i], lengths[i])``
     values, padded up to the output width (the largest ``k[i]``) with index -1 and value 0.
     ``hint`` changes only the work, never the answer. NumPy arrays and CPU tensors take them
-    with every CPU algorithm; the GPU kernel and the simulator refuse them for now (a
-    ``ValueError`` with the library's message).
+    with every CPU algorithm, CUDA tensors with the GPU kernel (which reads them from device
+    arrays, see :mod:`rtopk.ops`); the simulator refuses them for now (a ``ValueError`` with
+    the library's message).
 
     Args:
         x: a NumPy array (or array-like) or torch tensor of float32, float16, bfloat16
@@ -224,7 +225,9 @@ def topk(
             is refused with a ``TypeError`` (never converted).
         k: values per row: an integer, ``0 <= k <= M`` where ``M = x.shape[dim]``; or one
             integer per row (a 1-D integer array, list or tensor — or one of the input's
-            shape without ``dim``), each ``0 <= k[i] <= M``.
+            shape without ``dim``), each ``0 <= k[i] <= M``. For a CUDA input, a per-row k
+            may be an integer tensor on its device (see ``width``) or host values (checked,
+            then copied to the GPU).
         dim: the axis the rows run along.
         largest: the ``k`` largest (default) or the ``k`` smallest (NaNs then come last).
         sorted: ``True`` (default, as ``torch.topk``): value order (descending; ascending for
@@ -241,14 +244,21 @@ def topk(
         indices_dtype: int64 (default, as ``torch.topk``) or int32 (``numpy.int32`` /
             ``torch.int32``; the CUDA kernel writes that width directly).
         lengths: one integer per row, ``0 <= lengths[i] <= M`` (same shapes as a per-row k).
+            For a CUDA input, a tensor on its device is read there (never on the host): its
+            values are not checked but clamped to ``[0, M]`` on the GPU; host lengths are
+            checked, then copied to the GPU.
         hint: one float per row, a guess of the row's threshold (e.g. the ``threshold`` of the
-            previous call on similar rows); any value, NaN and ±inf included.
-        return_threshold: also return each row's threshold (see :class:`TopKThreshold`).
+            previous call on similar rows); any value, NaN and ±inf included. For a CUDA
+            input, a tensor on its device (any float dtype; read as float32) or host values.
+        return_threshold: also return each row's threshold (see :class:`TopKThreshold`); on a
+            CUDA input an ``(N,)`` float32 tensor on its device.
         width: the output width of a per-row ``k`` (``>=`` every ``k[i]``; columns past a
-            row's selection are padding). By default the largest ``k[i]``, read from ``k``:
-            give it when ``k`` is a CUDA tensor (reading it would synchronise with the GPU,
-            and a CUDA graph cannot) and under ``torch.compile`` (the output shape must not
-            depend on ``k``'s values).
+            row's selection are padding, as are columns past M). By default the largest
+            ``k[i]``, read from ``k``: give it when ``k`` is a CUDA tensor — reading it is a
+            host synchronisation, refused while a CUDA graph is captured — and under
+            ``torch.compile`` (the output shape must not depend on ``k``'s values). A host
+            ``k`` above the width is a ``ValueError``; a CUDA ``k`` is not read on the host,
+            so its entries are clamped to ``[0, width]`` on the GPU instead.
         out: ``(values, indices)``, as ``torch.topk``'s ``out=``: arrays (tensors for a tensor
             input, on its device) of the result's shape and dtypes, written in place and
             returned. A tensor with no elements is resized, as torch does; any other shape,
@@ -257,7 +267,9 @@ def topk(
     Cost: the input is read in place (copied only when its strides cannot describe the rows,
     see the module docstring); the outputs are allocated once. On the CPU the rows run in
     parallel on every core with the GIL released; a CUDA tensor costs one kernel launch (two
-    with ``sorted=True``) on the current stream, no synchronisation.
+    with ``sorted=True``) on the current stream, no synchronisation (per-row inputs on the GPU
+    add a small conversion kernel each; a per-row GPU ``k`` without ``width`` costs one
+    synchronisation).
 
     Raises:
         ValueError: ``k < 0``, ``k > M``, ``M = 0``, an unknown ``algo``, a parameter the

@@ -18,9 +18,23 @@ imported, before or after ``rtopk``). The op has
 The op's schema carries the per-row inputs of docs/contract.md §5 as optional tensors
 (``k_per_row``, ``lengths``, ``hint``) and the threshold output as a fourth tensor; with a
 per-row k, the integer ``k`` is the output width, so the fake never reads a tensor's values
-(give ``width=`` to :func:`rtopk.topk` under ``torch.compile``). CPU tensors take them;
-on CUDA tensors the GPU kernel does not read them yet, and a call with any of them, or with
-``return_threshold=True``, is refused with the library's message (never a wrong answer).
+(give ``width=`` to :func:`rtopk.topk` under ``torch.compile``). CPU and CUDA tensors take
+them. On a CUDA tensor the kernel reads them from device arrays, with no host
+synchronisation:
+
+* per-row inputs that are GPU tensors (on the input's device) are checked for dtype and shape
+  only — their values are never read on the host — and converted on the GPU (lengths and k to
+  int32, hints to float32), the **values clamped there**: a length to ``[0, M]``, a k to
+  ``[0, width]``. (The kernel also cuts each length to M and each k to the width; the clamp
+  makes a negative entry 0.) Values are not validated: that would synchronise with the GPU.
+* per-row inputs given on the host (lists, arrays, CPU tensors) are checked value by value as
+  on the CPU (the same errors), then copied to the GPU (a host-to-device copy: give GPU
+  tensors inside a CUDA graph).
+* the output width of a per-row k is ``width=``; without it, the largest ``k[i]``, which for a
+  GPU tensor ``k`` is read back from the GPU (a host synchronisation; refused while a CUDA
+  graph is being captured). A width above M pads the columns past M.
+* ``return_threshold=True`` allocates the ``(N,)`` float32 threshold with torch; the kernel
+  writes it.
 
 Eager calls that need neither autograd nor tracing skip the op and call the implementation
 directly: the op dispatcher's fixed cost is several microseconds, more than the wrapper's.
@@ -33,13 +47,14 @@ On a CUDA tensor, a call makes the rows contiguous if they are not (``movedim`` 
 ``contiguous``: a copy only then), allocates the outputs with torch on the tensor's device
 (``new_empty``: the caching allocator, so it is capturable by ``torch.cuda.graph``), and makes
 ONE native call, ``_native.cuda_launch``, with the request (which names the device,
-``cuda:N``), raw pointers and torch's current stream of that device: the kernel is launched
+``cuda:N``), raw pointers (the per-row arrays' among them) and torch's current stream of that
+device: the kernel is launched
 asynchronously on that stream — no host synchronisation, no host round trip, no device
 allocation inside the call. A tensor on ``cuda:1`` runs on device 1.
 """
 
 import math
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, NamedTuple, Optional, Tuple
 
 import numpy as np
 import torch
@@ -47,7 +62,19 @@ from torch import Tensor
 
 from . import _native
 from ._host import select_host
-from ._request import NO_ROWS, WIDEST, Ask, PerRow, native, native_per_row, normalize_dim
+from ._request import (
+    NO_ROWS,
+    WIDEST,
+    Ask,
+    PerRow,
+    check_per_row_shape,
+    check_width,
+    device_request,
+    native,
+    native_per_row,
+    normalize_dim,
+    per_row_arrays,
+)
 
 __all__ = ["cpu_impl", "cuda_impl", "topk_op", "topk_tensor"]
 
@@ -165,31 +192,120 @@ def cpu_impl(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
     )
 
 
-def _refuse_per_row(a: Ask, element: str, device: str, rows: PerRow, n: int, m: int) -> None:
-    """Per-row inputs on a CUDA tensor: the library's own refusal (the GPU kernel reads no
-    lengths yet), from a request whose per-row arrays are placeholders of the right length
-    (their values are never read here, so nothing waits for the GPU). Should the library
-    accept it, this package still refuses: it has no device-array path for them yet."""
-    zeros = np.zeros(n, dtype=np.int64)
-    request = native_per_row(
-        a._replace(k=max(a.k, 0)),
-        element,
-        device,
-        None if rows.k is None else zeros,
-        None if rows.lengths is None else zeros,
-        None if rows.hint is None else zeros.astype(np.float32),
-    )
-    request.check(m, n)
-    raise ValueError(
-        "lengths, a per-row k and hints are taken on NumPy arrays and CPU tensors; this "
-        "package does not pass them to the GPU kernel yet"
-    )
+def _on_device(v: Any) -> bool:
+    """True for a per-row input that is a tensor on a GPU (read there, never on the host)."""
+    return isinstance(v, Tensor) and v.device.type != "cpu"
+
+
+def _device_entries(name: str, v: Tensor, x: Tensor, batch: Tuple[int, ...], kind: str) -> Tensor:
+    """A per-row input already on the GPU, checked for what needs no value (device, dtype,
+    shape: nothing is read, so nothing waits for the GPU), as a 1-D tensor of one entry per
+    row. ``kind``: ``"int"`` (lengths, k) or ``"float"`` (hints; integers are taken too)."""
+    if v.device != x.device:
+        raise ValueError(f"{name} is on {v.device}; the input is on {x.device}")
+    if v.dtype == torch.bool or v.is_complex() or (kind == "int" and v.is_floating_point()):
+        what = "integers" if kind == "int" else "floats"
+        raise TypeError(f"{name} must be an array of {what}, not of {v.dtype}")
+    check_per_row_shape(name, tuple(v.shape), batch)
+    return v.reshape(math.prod(batch))
+
+
+def _as_u32(v: Tensor, bound: int) -> Tensor:
+    """An integer tensor on the GPU as the kernel reads it (contiguous non-negative int32, the
+    bits of its uint32), each entry clamped to ``[0, bound]`` on the device: checking the
+    values would cost a host synchronisation (and is impossible in a CUDA graph). Never
+    writes ``v`` itself."""
+    if v.dtype == torch.int32:
+        out = v.clamp(0, bound)
+    elif v.dtype == torch.int64:
+        out = v.clamp(0, bound).to(torch.int32)  # clamped first: no value wraps
+    elif v.dtype in (torch.int8, torch.uint8, torch.int16):
+        out = v.to(torch.int32).clamp_(0, bound)  # a fresh tensor: clamped in place
+    else:  # the unsigned types of newer torch builds
+        out = v.to(torch.int64).clamp_(0, bound).to(torch.int32)
+    return out.contiguous()
+
+
+def _upload(a: "np.ndarray[Any, Any]", x: Tensor, dtype: Any) -> Tensor:
+    """A checked host per-row array on ``x``'s device as ``dtype`` (a NumPy dtype): a
+    host-to-device copy on the current stream, which a CUDA graph cannot capture (give device
+    tensors there)."""
+    return torch.from_numpy(np.ascontiguousarray(a, dtype=dtype)).to(x.device)
+
+
+class _DeviceRows(NamedTuple):
+    """The per-row inputs of a CUDA call as the kernel reads them, and the output width."""
+
+    width: int  # the outputs' width (a per-row k: the width given, or the largest k[i])
+    launch: int  # the kernel's width: ``width`` cut to M (the columns past M are padding)
+    k: Optional[Tensor]  # int32 (n,)
+    lengths: Optional[Tensor]  # int32 (n,)
+    hint: Optional[Tensor]  # float32 (n,)
+
+
+def _device_rows(
+    x: Tensor, rows: PerRow, a: Ask, element: str, device: str, batch: Tuple[int, ...], m: int
+) -> _DeviceRows:
+    """The per-row inputs of a CUDA call (docs/contract.md §5) as device arrays.
+
+    Host inputs (lists, arrays, CPU tensors) are checked as on the CPU — every value, with the
+    same messages — then copied to the device. GPU tensors are checked for device, dtype and
+    shape only, and their values clamped on the device (lengths to ``[0, M]``, each k to
+    ``[0, width]``); the output width of a per-row k on the GPU is ``width=`` when given, else
+    the largest ``k[i]``, read back from the GPU (a host synchronisation, refused while a CUDA
+    graph is being captured)."""
+    n = math.prod(batch)
+    host = PerRow(*(None if _on_device(v) else v for v in rows))
+    hk, hl, hh = per_row_arrays(host, batch)
+    dk = None
+    if rows.k is not None and hk is None:
+        dk = _device_entries("k", rows.k, x, batch, "int")
+    width = a.k
+    if hk is not None:
+        check_width(width, hk)
+        if width == WIDEST:
+            width = int(hk.max()) if n else 0
+    elif dk is not None and width == WIDEST:
+        if torch.cuda.is_current_stream_capturing():
+            raise ValueError(
+                "a per-row k on the GPU needs width= (the output width, >= every k[i]) while a "
+                "CUDA graph is captured: reading the largest k[i] would synchronise with the GPU"
+            )
+        width = max(int(dk.max()), 0) if n else 0  # a host synchronisation (see width=)
+        if width > m:
+            raise ValueError(f"the largest k[i] = {width} is larger than the row width M = {m}")
+    per_row_k = rows.k is not None
+    launch = min(width, m) if per_row_k else width
+    if hk is not None or hl is not None or hh is not None:
+        # every host value checked, with the CPU path's messages
+        native_per_row(a._replace(k=launch), element, device, hk, hl, hh).check(m, n)
+    lengths: Optional[Tensor] = None
+    if hl is not None:
+        lengths = _upload(hl, x, np.int32)
+    elif rows.lengths is not None:
+        lengths = _as_u32(_device_entries("lengths", rows.lengths, x, batch, "int"), m)
+    k: Optional[Tensor] = None
+    if hk is not None:
+        k = _upload(hk, x, np.int32)
+    elif dk is not None:
+        k = _as_u32(dk, launch)
+    hint: Optional[Tensor] = None
+    if hh is not None:
+        hint = _upload(hh, x, np.float32)
+    elif rows.hint is not None:
+        h = _device_entries("hint", rows.hint, x, batch, "float")
+        hint = h.to(torch.float32).contiguous()
+    return _DeviceRows(width, launch, k, lengths, hint)
+
+
+def _ptr(t: Optional[Tensor]) -> int:
+    return 0 if t is None else int(t.data_ptr())
 
 
 def cuda_impl(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
     """A CUDA tensor: one launch of the RTop-K kernel on torch's current stream (see the
-    module docstring for the contract). ``iterations`` is None unless asked for; per-row
-    inputs and the threshold output are refused (the library's message)."""
+    module docstring for the contract), the per-row inputs of docs/contract.md §5 read from
+    device arrays. ``iterations`` and ``threshold`` are None unless asked for."""
     index = x.get_device()
     element = _element(x)
     device = _CUDA_NAMES[index] if index < 16 else f"cuda:{index}"
@@ -205,32 +321,54 @@ def cuda_impl(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
         rows_x = rows_x.contiguous()
     shape = rows_x.shape
     m = shape[-1]
-    batch = shape[:-1]
+    batch = tuple(shape[:-1])
     n = rows_x.numel() // m if m else 0
     if rows.given():
-        _refuse_per_row(a, element, device, rows, n, m)
-    request = native(a, element, device)
-    k = a.k
-    if k > m or m == 0:
-        request.check(m)  # refused with the library's message before anything is allocated
+        if m == 0:
+            native(a._replace(k=max(a.k, 0)), element, device).check(m)  # the library's refusal
+        per_row = _device_rows(rows_x, rows, a, element, device, batch, m)
+        width, k = per_row.width, per_row.launch
+        has = (rows.k is not None, rows.lengths is not None, rows.hint is not None)
+        request = device_request(a._replace(k=k), element, device, n, m, *has)
+    else:
+        per_row = _DeviceRows(a.k, a.k, None, None, None)
+        width = k = a.k
+        request = native(a, element, device)
+        if k > m or m == 0:
+            request.check(m)  # refused with the library's message before anything is allocated
     out_shape = (*batch, k)
     values = rows_x.new_empty(out_shape)
     indices = rows_x.new_empty(out_shape, dtype=_INDEX_DTYPES[a.index_dtype])
     iterations = rows_x.new_empty(batch, dtype=torch.int32) if a.iterations else None
+    threshold = rows_x.new_empty(batch, dtype=torch.float32) if a.threshold else None
     pointers = (
         rows_x.data_ptr(),
         values.data_ptr(),
         indices.data_ptr(),
-        0 if iterations is None else iterations.data_ptr(),
+        _ptr(iterations),
+        _ptr(per_row.lengths),
+        _ptr(per_row.k),
+        _ptr(per_row.hint),
+        _ptr(threshold),
     )
     # checked there, launched only for n > 0 and k > 0
     _native.cuda_launch(request, n, m, pointers, current_stream(index))
-    if iterations is not None and (n == 0 or k == 0):
-        iterations.zero_()  # k = 0: no search, 0 iterations (as the CPU driver reports)
+    if n == 0 or k == 0:
+        # nothing launched: no search (0 iterations, as the CPU driver reports), nothing
+        # selected (threshold NaN, docs/contract.md §5)
+        if iterations is not None:
+            iterations.zero_()
+        if threshold is not None:
+            threshold.fill_(math.nan)
+    if width > k:
+        # a width above M: the columns past M are padding (index -1, value 0)
+        pad = (*batch, width - k)
+        values = torch.cat((values, values.new_zeros(pad)), dim=-1)
+        indices = torch.cat((indices, indices.new_full(pad, -1)), dim=-1)
     if not last:
         values = values.movedim(-1, dim).contiguous()
         indices = indices.movedim(-1, dim).contiguous()
-    return values, indices, iterations, None
+    return values, indices, iterations, threshold
 
 
 def impl(x: Tensor, dim: int, a: Ask, rows: PerRow) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
@@ -314,15 +452,22 @@ def _topk_fake(
             "a per-row k needs width= (the output width, >= every k[i]) under torch.compile "
             "and on fake or meta tensors: the outputs' shape may not depend on k's values"
         )
-    if isinstance(m, int) and isinstance(k, int):
+    n = math.prod(batch)
+    if isinstance(m, int) and isinstance(k, int) and isinstance(n, int):
         # The request is refused while tracing, with the eager call's exception (the
-        # per-row inputs' values are not known here: their lengths and the device are).
+        # per-row inputs' values are not known here: their shapes and the device are).
         device = f"cuda:{x.device.index or 0}" if x.device.type == "cuda" else "cpu"
         rows = PerRow(k_per_row, lengths, hint)
-        n = math.prod(batch)
-        if rows.given() and x.device.type == "cuda" and isinstance(n, int):
-            _refuse_per_row(a, element, device, rows, n, m)
-        native(a, element, device).check(m)
+        if rows.given() and m > 0:
+            for name, v in zip(("k", "lengths", "hint"), rows):
+                if v is not None:
+                    check_per_row_shape(name, tuple(v.shape), tuple(batch))
+            # a per-row k's width may pass M: the columns past it are padding
+            launch = min(k, m) if k_per_row is not None else k
+            has = (k_per_row is not None, lengths is not None, hint is not None)
+            device_request(a._replace(k=launch), element, device, n, m, *has)
+        else:
+            native(a, element, device).check(m)
     shape[d] = k
     values = x.new_empty(shape)
     indices = x.new_empty(shape, dtype=_INDEX_DTYPES.get(a.index_dtype, torch.int64))

@@ -333,7 +333,7 @@ unsafe fn run(frame: &CallFrame, target: Target, call: &Call) -> Result<(), Fail
                 x: call.x as u64,
                 values: call.values as u64,
                 indices: call.indices as u64,
-                iterations: 0,
+                ..engine::Pointers::default()
             };
             // SAFETY: XLA's device buffers of the request's shapes, valid until the work on
             // XLA's stream of that device (its primary context) completes; u32 indices are the
