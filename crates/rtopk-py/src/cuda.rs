@@ -55,8 +55,7 @@ pub(crate) fn cuda_launch(
             return Ok(());
         }
         let shape = Shape { n, m, dtype: request.dtype };
-        let ptrs =
-            Pointers { x, values, indices, iterations, lengths, k_per_row, hint, threshold };
+        let ptrs = Pointers { x, values, indices, iterations, lengths, k_per_row, hint, threshold };
         // refused as such before any device is opened
         engine::gpu_check(r, shape, ptrs).map_err(to_py)?;
         if !engine::gpu_is_ready(r, shape).map_err(to_py)? {
