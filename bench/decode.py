@@ -407,7 +407,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     if any(p < 0 or p > 1 for p in args.drift) or args.steps < 1 or args.reps < 1:
         ap.error("--drift must be in [0, 1]; --steps and --reps at least 1")
-    torch.cuda.set_device(torch.device(args.device))
+    device = torch.device(args.device)
+    if device.type != "cuda":
+        ap.error(f"--device {args.device}: expected cuda or cuda:N")
+    if device.index is not None:
+        torch.cuda.set_device(device)
     shapes = args.shape or [Shape(*s) for s in DEFAULT_SHAPES]
     l2 = l2_bytes()
     started = time.time()
