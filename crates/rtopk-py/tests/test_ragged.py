@@ -12,7 +12,7 @@ native launch makes before it touches a device run everywhere. On the GPU machin
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -625,11 +625,17 @@ def test_cuda_graph_capture_with_per_row_inputs() -> None:
         graph.replay()
         torch.cuda.synchronize()
         check_cuda_against_reference(out, x, k, lengths, True, True, width)
-    # without the width, the largest k would be read back: refused inside a capture
-    graph2 = torch.cuda.CUDAGraph()
-    with pytest.raises(ValueError, match="needs width="):
-        with torch.cuda.graph(graph2):
-            rtopk.topk(static_x, static_k, return_threshold=True)
+    # without the width, the largest k would be read back: refused inside a capture; so are
+    # host per-row inputs (the graph would replay their copy from a reused buffer)
+    refused: List[Tuple[Any, str]] = [
+        ({}, "needs width="),
+        ({"lengths": [5] * n, "width": width}, "cannot be captured in a CUDA graph"),
+    ]
+    for kw, match in refused:
+        graph2 = torch.cuda.CUDAGraph()
+        with pytest.raises(ValueError, match=match):
+            with torch.cuda.graph(graph2):
+                rtopk.topk(static_x, static_k, return_threshold=True, **kw)
 
 
 @needs_cuda

@@ -28,8 +28,8 @@ synchronisation:
   ``[0, width]``. (The kernel also cuts each length to M and each k to the width; the clamp
   makes a negative entry 0.) Values are not validated: that would synchronise with the GPU.
 * per-row inputs given on the host (lists, arrays, CPU tensors) are checked value by value as
-  on the CPU (the same errors), then copied to the GPU (a host-to-device copy: give GPU
-  tensors inside a CUDA graph).
+  on the CPU (the same errors), then copied to the GPU through pinned memory, without a host
+  synchronisation (give GPU tensors inside a CUDA graph, which cannot capture that copy).
 * the output width of a per-row k is ``width=``; without it, the largest ``k[i]``, which for a
   GPU tensor ``k`` is read back from the GPU (a host synchronisation; refused while a CUDA
   graph is being captured). A width above M pads the columns past M.
@@ -227,10 +227,17 @@ def _as_u32(v: Tensor, bound: int) -> Tensor:
 
 
 def _upload(a: "np.ndarray[Any, Any]", x: Tensor, dtype: Any) -> Tensor:
-    """A checked host per-row array on ``x``'s device as ``dtype`` (a NumPy dtype): a
-    host-to-device copy on the current stream, which a CUDA graph cannot capture (give device
-    tensors there)."""
-    return torch.from_numpy(np.ascontiguousarray(a, dtype=dtype)).to(x.device)
+    """A checked host per-row array on ``x``'s device as ``dtype`` (a NumPy dtype): copied
+    through pinned memory on the current stream, without waiting for it (torch's host
+    allocator keeps the pinned block until the copy is done). A CUDA graph would replay the
+    copy from a block since reused: refused there (give device tensors)."""
+    if torch.cuda.is_current_stream_capturing():
+        raise ValueError(
+            "per-row inputs given on the host (lists, arrays, CPU tensors) cannot be captured "
+            "in a CUDA graph: give tensors on the input's device"
+        )
+    host = torch.from_numpy(np.ascontiguousarray(a, dtype=dtype)).pin_memory()
+    return host.to(x.device, non_blocking=True)
 
 
 class _DeviceRows(NamedTuple):
