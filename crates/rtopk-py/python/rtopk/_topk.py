@@ -211,9 +211,8 @@ def topk(
     ``k`` may give one k per row, and row ``i`` then selects ``min(k[i], lengths[i])``
     values, padded up to the output width (the largest ``k[i]``) with index -1 and value 0.
     ``hint`` changes only the work, never the answer. NumPy arrays and CPU tensors take them
-    with every CPU algorithm, CUDA tensors with the GPU kernel (which reads them from device
-    arrays, see :mod:`rtopk.ops`); the simulator refuses them for now (a ``ValueError`` with
-    the library's message).
+    with every CPU algorithm (the warp simulator included), CUDA tensors with the GPU kernel
+    (which reads them from device arrays, see :mod:`rtopk.ops`).
 
     Args:
         x: a NumPy array (or array-like) or torch tensor of float32, float16, bfloat16
@@ -267,8 +266,8 @@ def topk(
     Cost: the input is read in place (copied only when its strides cannot describe the rows,
     see the module docstring); the outputs are allocated once. On the CPU the rows run in
     parallel on every core with the GIL released; a CUDA tensor costs one kernel launch (two
-    with ``sorted=True``) on the current stream, no synchronisation (per-row inputs on the GPU
-    add a small conversion kernel each; a per-row GPU ``k`` without ``width`` costs one
+    with ``sorted=True``) on the current stream, no synchronisation (lengths and a per-row k on
+    the GPU add a small clamping kernel each; a per-row GPU ``k`` without ``width`` costs one
     synchronisation).
 
     Raises:
