@@ -376,8 +376,8 @@ def cuda_case(n: int, m: int, seed: int, family: str = "hostile") -> Any:
     x = hostile_matrix(n, m, family, seed)
     k = rng.integers(0, m + 1, n).astype(np.int64)
     lengths = rng.integers(0, m + 1, n).astype(np.int64)
-    lengths[:3] = [0, m, 5]
-    k[:4] = [3, 0, 9, m]
+    lengths[:3] = [0, m, min(5, m)]
+    k[:4] = [min(3, m), 0, min(9, m), m]
     return x, torch.from_numpy(x).cuda(), k, lengths
 
 
