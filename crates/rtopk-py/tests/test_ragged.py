@@ -716,3 +716,185 @@ def test_fake_cuda_tensors_take_per_row_inputs() -> None:
             rtopk.topk(x, 3, lengths=torch.full((3,), 5, device="cuda"))
         with pytest.raises(ValueError, match="larger than the row width"):
             rtopk.topk(x, 11, lengths=lengths)
+
+
+class EmulatedLaunch:
+    """Stands in for ``_native.cuda_launch`` on CPU tensors, to test the Python side of the
+    CUDA path without a GPU: it reads the per-row arrays at the addresses it is given, as the
+    kernel reads them (``n`` uint32 lengths and k, each cut to M and to the launch's width),
+    and writes docs/contract.md §5's answer (:func:`ragged_reference`) at the output
+    addresses. float32 rows only."""
+
+    def __init__(self) -> None:
+        self.seen: List[Any] = []
+
+    def __call__(self, request: Any, n: int, m: int, pointers: Any, stream: int) -> None:
+        import ctypes
+
+        x_p, v_p, i_p, it_p, len_p, k_p, h_p, th_p = pointers
+        width = request.k
+
+        def read(p: int, ctype: Any, count: int) -> Any:
+            return np.ctypeslib.as_array((ctype * count).from_address(p)).copy()
+
+        lengths = read(len_p, ctypes.c_uint32, n) if len_p else None
+        ks = read(k_p, ctypes.c_uint32, n) if k_p else None
+        hint = read(h_p, ctypes.c_float, n) if h_p else None
+        self.seen.append((request, n, m, lengths, ks, hint, it_p != 0, th_p != 0))
+        assert (th_p != 0) == request.threshold and (it_p != 0) == request.iterations
+        if n == 0 or width == 0:
+            return
+        x = read(x_p, ctypes.c_float, n * m).reshape(n, m)
+        k_i = np.full(n, width) if ks is None else np.minimum(ks.astype(np.int64), width)
+        m_i = np.full(n, m) if lengths is None else np.minimum(lengths.astype(np.int64), m)
+        v, i, t = ragged_reference(x, k_i, m_i, request.largest, request.sorted)
+        values = np.zeros((n, width), dtype=np.float32)
+        indices = np.full((n, width), -1, dtype=np.int64)
+        values[:, : v.shape[1]], indices[:, : i.shape[1]] = v, i
+        index_type = ctypes.c_int32 if request.index_dtype == "int32" else ctypes.c_int64
+        out_v = np.ctypeslib.as_array((ctypes.c_float * (n * width)).from_address(v_p))
+        out_i = np.ctypeslib.as_array((index_type * (n * width)).from_address(i_p))
+        out_v[:] = values.reshape(-1)
+        out_i[:] = indices.reshape(-1)
+        if th_p:
+            np.ctypeslib.as_array((ctypes.c_float * n).from_address(th_p))[:] = t
+        if it_p:
+            np.ctypeslib.as_array((ctypes.c_int32 * n).from_address(it_p))[:] = 7
+
+
+@pytest.fixture
+def emulated(monkeypatch: Any) -> EmulatedLaunch:
+    """The CUDA path on CPU tensors: CPU tensors stand for device tensors, host arrays are
+    "uploaded" as CPU tensors, the launch is emulated."""
+    import rtopk.ops as ops
+
+    launch = EmulatedLaunch()
+    monkeypatch.setattr(ops, "_on_device", lambda v: isinstance(v, torch.Tensor))
+    monkeypatch.setattr(
+        ops, "_upload", lambda a, x, dtype: torch.from_numpy(np.ascontiguousarray(a, dtype))
+    )
+    monkeypatch.setattr(ops, "current_stream", lambda index: 0)
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    monkeypatch.setattr(ops._native, "cuda_launch", launch)
+    return launch
+
+
+def emulated_call(x: Any, k: Any, dim: int = -1, width: Optional[int] = None, **kw: Any) -> Any:
+    """``rtopk.topk``'s CUDA path (``rtopk.ops.cuda_impl``) on a CPU tensor."""
+    import rtopk.ops as ops
+
+    per_row = _request.is_per_row_k(k)
+    kk = (_request.WIDEST if width is None else width) if per_row else k
+    a = _request.ask(
+        kk,
+        kw.get("largest", True),
+        kw.get("sorted", True),
+        "auto",
+        None,
+        0.0,
+        kw.get("return_iterations", False),
+        kw.get("indices_dtype"),
+        kw.get("return_threshold", False),
+    )
+    rows = _request.PerRow(k if per_row else None, kw.get("lengths"), kw.get("hint"))
+    return ops.cuda_impl(x, dim, a, rows)
+
+
+@needs_torch
+def test_the_cuda_path_hands_the_kernel_clamped_int32_arrays(emulated: EmulatedLaunch) -> None:
+    x = hostile_matrix(6, 50, "normal", 8)
+    k = torch.tensor([-3, 0, 2, 7, 100, 4])
+    lengths = torch.tensor([10, -1, 60, 50, 5, 2**40])
+    v, i, it, th = emulated_call(
+        torch.from_numpy(x), k, width=5, lengths=lengths, return_threshold=True
+    )
+    request, n, m, seen_len, seen_k, hint, counts, thresholds = emulated.seen[-1]
+    assert (request.k, n, m, counts, thresholds, hint) == (5, 6, 50, False, True, None)
+    assert seen_k.tolist() == [0, 0, 2, 5, 5, 4] and seen_len.tolist() == [10, 0, 50, 50, 5, 50]
+    assert request.device == "cuda:15" and request.ragged  # a CPU tensor's get_device() is -1
+    want_v, want_i, want_t = ragged_reference(
+        x, np.array([0, 0, 2, 5, 5, 4]), np.array([10, 0, 50, 50, 5, 50]), True, True
+    )
+    np.testing.assert_array_equal(i.numpy(), want_i)
+    assert same_bits(v.numpy(), want_v) and same_bits(th.numpy(), want_t) and it is None
+    # the caller's tensors are left as they were
+    assert k.tolist() == [-3, 0, 2, 7, 100, 4] and lengths.tolist()[1] == -1
+    # int32, int16 and strided entries, a float64 hint: converted, contiguous
+    k32 = torch.tensor([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], dtype=torch.int32)[::2]
+    l16 = torch.tensor([50, 3, 0, 49, 8, 1], dtype=torch.int16)
+    hint = torch.tensor([0.5, -1.0, 2.0, 0.0, math.nan, math.inf], dtype=torch.float64)
+    emulated_call(
+        torch.from_numpy(x), k32, width=11, lengths=l16, hint=hint, indices_dtype=torch.int32
+    )
+    request, _n, _m, seen_len, seen_k, seen_hint, _c, _t = emulated.seen[-1]
+    assert seen_k.tolist() == [1, 3, 5, 7, 9, 11] and seen_len.tolist() == [50, 3, 0, 49, 8, 1]
+    assert same_bits(seen_hint, hint.numpy().astype(np.float32))
+    assert request.index_dtype == "int32" and request.k == 11
+
+
+@needs_torch
+def test_the_cuda_path_width_padding_and_empty_launches(emulated: EmulatedLaunch) -> None:
+    x = hostile_matrix(4, 10, "hostile", 3)
+    xt = torch.from_numpy(x)
+    k = np.array([1, 10, 0, 4])
+    # without a width: the largest k (read back); host arrays: checked, then uploaded
+    for kk in (torch.from_numpy(k), k, k.tolist()):
+        v, i, _it, th = emulated_call(xt, kk, return_threshold=True)
+        assert emulated.seen[-1][0].k == 10 and i.shape == (4, 10)
+        want_v, want_i, want_t = ragged_reference(x, k, None, True, True)
+        np.testing.assert_array_equal(i.numpy(), want_i)
+        assert same_bits(v.numpy(), want_v) and same_bits(th.numpy(), want_t)
+    # a width past M: the launch is M wide, the rest is padding
+    v, i, _it, _th = emulated_call(xt, torch.from_numpy(k), width=13)
+    assert emulated.seen[-1][0].k == 10 and i.shape == (4, 13) and v.shape == (4, 13)
+    assert bool((i[:, 10:] == -1).all()) and bool((v[:, 10:] == 0).all())
+    np.testing.assert_array_equal(i[:, :10].numpy(), ragged_reference(x, k, None, True, True)[1])
+    # a width of 0: nothing launched; thresholds NaN, iterations 0
+    v, i, it, th = emulated_call(
+        xt,
+        torch.zeros(4, dtype=torch.int64),
+        width=0,
+        return_threshold=True,
+        return_iterations=True,
+    )
+    assert i.shape == (4, 0) and bool(th.isnan().all()) and bool((it == 0).all())
+    # host values are checked with the CPU's messages
+    with pytest.raises(ValueError, match=r"width = 3 is less than the largest k\[i\] = 10"):
+        emulated_call(xt, k, width=3)
+    with pytest.raises(ValueError, match=r"k\[1\] = 11 is larger"):
+        emulated_call(xt, [1, 11, 0, 4], width=11)
+    with pytest.raises(ValueError, match="the largest k\\[i\\] = 11 is larger than the row"):
+        emulated_call(xt, torch.tensor([1, 11, 0, 4]))
+
+
+@needs_torch
+def test_the_cuda_path_along_another_dim(emulated: EmulatedLaunch) -> None:
+    x = hostile_matrix(12, 30, "normal", 10)
+    rng = np.random.default_rng(10)
+    k = rng.integers(0, 31, 12)
+    lengths = rng.integers(0, 31, 12)
+    y = torch.from_numpy(np.ascontiguousarray(x.T))  # (30, 12): rows along dim 0
+    _v, i, _it, th = emulated_call(
+        y,
+        torch.from_numpy(k),
+        dim=0,
+        width=30,
+        lengths=torch.from_numpy(lengths),
+        return_threshold=True,
+    )
+    _want_v, want_i, want_t = ragged_reference(x, k, lengths, True, True)
+    want_i = np.pad(want_i, ((0, 0), (0, 30 - want_i.shape[1])), constant_values=-1)
+    assert i.shape == (30, 12) and th.shape == (12,)
+    np.testing.assert_array_equal(i.numpy().T, want_i)
+    assert same_bits(th.numpy(), want_t)
+    # a batch: per-row inputs of the batch shape
+    x3 = torch.from_numpy(x).reshape(3, 4, 30)
+    _v, i, _it, th = emulated_call(
+        x3,
+        torch.from_numpy(k).reshape(3, 4),
+        width=30,
+        lengths=torch.from_numpy(lengths).reshape(3, 4),
+        return_threshold=True,
+    )
+    assert i.shape == (3, 4, 30) and th.shape == (3, 4)
+    np.testing.assert_array_equal(i.reshape(12, 30).numpy(), want_i)
