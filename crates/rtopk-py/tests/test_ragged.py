@@ -774,7 +774,7 @@ def emulated(monkeypatch: Any) -> EmulatedLaunch:
         ops, "_upload", lambda a, x, dtype: torch.from_numpy(np.ascontiguousarray(a, dtype))
     )
     monkeypatch.setattr(ops, "current_stream", lambda index: 0)
-    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    monkeypatch.setattr(ops, "_capturing", lambda: False)
     monkeypatch.setattr(ops._native, "cuda_launch", launch)
     return launch
 

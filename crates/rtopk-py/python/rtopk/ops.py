@@ -101,6 +101,13 @@ _raw_stream_of: Optional[Callable[[int], int]] = getattr(
 )
 
 
+def _capturing() -> bool:
+    """Whether torch's current CUDA stream is capturing a CUDA graph (a host read or a host
+    copy would break the capture)."""
+    capturing: Callable[[], bool] = torch.cuda.is_current_stream_capturing
+    return capturing()
+
+
 def current_stream(device_index: int) -> int:
     """torch's current CUDA stream of device ``device_index``, as the raw ``cudaStream_t``."""
     if _raw_stream_of is not None:
@@ -231,7 +238,7 @@ def _upload(a: "np.ndarray[Any, Any]", x: Tensor, dtype: Any) -> Tensor:
     through pinned memory on the current stream, without waiting for it (torch's host
     allocator keeps the pinned block until the copy is done). A CUDA graph would replay the
     copy from a block since reused: refused there (give device tensors)."""
-    if torch.cuda.is_current_stream_capturing():
+    if _capturing():
         raise ValueError(
             "per-row inputs given on the host (lists, arrays, CPU tensors) cannot be captured "
             "in a CUDA graph: give tensors on the input's device"
@@ -273,7 +280,7 @@ def _device_rows(
         if width == WIDEST:
             width = int(hk.max()) if n else 0
     elif dk is not None and width == WIDEST:
-        if torch.cuda.is_current_stream_capturing():
+        if _capturing():
             raise ValueError(
                 "a per-row k on the GPU needs width= (the output width, >= every k[i]) while a "
                 "CUDA graph is captured: reading the largest k[i] would synchronise with the GPU"
