@@ -669,10 +669,14 @@ impl CudaTopK {
         launch: &Launch,
         types: DataTypes,
         counts: bool,
+        ragged: Ragged,
     ) -> Result<Vec<Unit>, CudaError> {
         self.check_types(launch, types.elem)?;
-        let route = self.route(launch, Strategy::Auto, counts)?;
-        Ok(route.units().into_iter().map(|u| types.unit(u)).collect())
+        let program = self.programs.get(&self.limits, launch, Strategy::Auto, counts, ragged)?;
+        let mut units: Vec<Unit> = program.steps.iter().map(|s| types.unit(s.unit)).collect();
+        units.sort();
+        units.dedup();
+        Ok(units)
     }
 
     /// `true` when every one of `units` is loaded: a launch of them builds nothing.
@@ -704,7 +708,8 @@ impl CudaTopK {
         // A handle a framework gave as an integer: its provenance is the driver's.
         let stream: sys::CUstream = std::ptr::with_exposed_provenance_mut(stream as usize);
         let ragged = Ragged { lengths: bufs.lengths != 0, k_per_row: bufs.k_per_row != 0 };
-        let program = self.program_ragged(launch, Strategy::Auto, bufs.iterations != 0, ragged)?;
+        let counts = bufs.iterations != 0;
+        let program = self.programs.get(&self.limits, launch, Strategy::Auto, counts, ragged)?;
         // SAFETY: the caller's buffers, of the sizes this function's contract states.
         unsafe { self.run_program(&program, types, bufs, stream) }
     }

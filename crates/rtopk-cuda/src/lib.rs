@@ -33,6 +33,7 @@ mod error;
 pub mod kernels;
 mod launch;
 pub mod plan;
+mod programs;
 mod timing;
 
 pub use compile::{CacheUse, Target, nvrtc_version, supported_archs};
@@ -83,6 +84,8 @@ pub struct CudaTopK {
     opened: Instant,
     /// Set once the device's default memory pool keeps what split rows free (launch.rs).
     pool_kept: std::sync::OnceLock<()>,
+    /// The programs planned on this device, by launch.
+    programs: programs::Programs,
 }
 
 /// Checks that the CUDA driver and NVRTC libraries can be loaded, before cudarc touches them
@@ -145,6 +148,7 @@ impl CudaTopK {
             slots: (0..UNIT_COUNT).map(|_| Slot::default()).collect(),
             opened,
             pool_kept: std::sync::OnceLock::new(),
+            programs: programs::Programs::default(),
         })
     }
 

@@ -104,7 +104,7 @@ pub enum Content {
 
 /// The per-row inputs of a ragged request (docs/contract.md §5): which device arrays of one
 /// entry per row the program reads. A plain request has neither.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct Ragged {
     /// Row `i` is its first `lengths[i]` values.
     pub lengths: bool,

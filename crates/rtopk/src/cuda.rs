@@ -107,13 +107,22 @@ pub(crate) fn launch_of(request: &Request, shape: Shape) -> Result<(Launch, Data
     Ok((launch, DataTypes { elem, index }))
 }
 
+/// The per-row device arrays a [`select_raw`] of `request` reads (its lengths, its k per row).
+fn ragged_of(request: &Request) -> rtopk_plan::Ragged {
+    let rows = request.rows();
+    rtopk_plan::Ragged {
+        lengths: rows.lengths.is_some(),
+        k_per_row: matches!(rows.k, topk_ref::KPerRow::PerRow(_)),
+    }
+}
+
 /// `true` when the kernels a [`select_raw`] of `request` on `shape` launches are built and
 /// loaded on its GPU: launching then builds nothing (and may be captured in a CUDA graph).
 /// Opens the GPU on first use.
 pub fn is_ready(request: &Request, shape: Shape) -> Result<bool, Error> {
     let (launch, types) = launch_of(request, shape)?;
     let gpu = shared_device(request.place().ordinal())?;
-    let units = gpu.raw_units(&launch, types, request.wanted().iterations)?;
+    let units = gpu.raw_units(&launch, types, request.wanted().iterations, ragged_of(request))?;
     Ok(gpu.is_loaded(&units))
 }
 
@@ -122,7 +131,7 @@ pub fn is_ready(request: &Request, shape: Shape) -> Result<bool, Error> {
 pub fn prepare(request: &Request, shape: Shape) -> Result<(), Error> {
     let (launch, types) = launch_of(request, shape)?;
     let gpu = shared_device(request.place().ordinal())?;
-    let units = gpu.raw_units(&launch, types, request.wanted().iterations)?;
+    let units = gpu.raw_units(&launch, types, request.wanted().iterations, ragged_of(request))?;
     Ok(gpu.prepare(&units)?)
 }
 

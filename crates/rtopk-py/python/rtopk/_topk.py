@@ -282,6 +282,24 @@ def topk(
         IndexError: ``dim`` out of range.
         rtopk.CudaUnavailableError: a GPU algorithm without a CUDA driver.
     """
+    if (
+        _EAGER.topk_cuda is not None
+        and type(k) is int
+        and dim == -1
+        and algo == "auto"
+        and max_iter is None
+        and precision == 0.0
+        and not return_iterations
+        and indices_dtype is None
+        and lengths is None
+        and hint is None
+        and not return_threshold
+        and width is None
+        and out is None
+    ):
+        plain = _EAGER.topk_cuda(x, k, largest, sorted)
+        if plain is not None:
+            return TopK(*plain)
     dim = check_dim(dim)
     rows = PerRow(k if is_per_row_k(k) else None, lengths, hint)
     if rows.k is not None:
@@ -386,6 +404,19 @@ class _TensorPath:
 
 
 _TENSOR_PATH = _TensorPath()
+
+
+class _EagerPath:
+    """:func:`rtopk._eager.topk_cuda`, the eager path of a plain call on a CUDA tensor, once
+    :mod:`rtopk.ops` is imported (torch is in use); ``None`` before."""
+
+    __slots__ = ("topk_cuda",)
+
+    def __init__(self) -> None:
+        self.topk_cuda: Optional[Callable[[Any, int, Any, Any], Optional[Tuple[Any, Any]]]] = None
+
+
+_EAGER = _EagerPath()
 
 
 def _tensor_topk(x: Any, dim: int, a: Ask, rows: PerRow) -> Outputs:

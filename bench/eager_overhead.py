@@ -1,0 +1,103 @@
+"""Eager host time per call of rtopk.topk against torch.topk on CUDA tensors, and where the
+microseconds go (docs/performance.md, "Host time per call").
+
+Host time is the CPU time of one Python-level call, measured call by call with
+``time.perf_counter_ns`` in batches of ``--batch`` calls (synchronised between batches, so the
+launch queue never fills and blocks a call); the median over every call is reported. The
+components time each step of rtopk's eager CUDA path on its own, the same way.
+
+    python3 bench/eager_overhead.py --json out.json
+"""
+
+import argparse
+import json
+import statistics
+import time
+from typing import Any, Callable, Dict, List
+
+import torch
+
+import rtopk
+
+
+def host_us(fn: Callable[[], Any], calls: int, batch: int) -> float:
+    """Median host microseconds of one call of ``fn`` (after a warm-up batch)."""
+    for _ in range(batch):
+        fn()
+    torch.cuda.synchronize()
+    times: List[int] = []
+    done = 0
+    while done < calls:
+        for _ in range(min(batch, calls - done)):
+            t = time.perf_counter_ns()
+            fn()
+            times.append(time.perf_counter_ns() - t)
+        done += batch
+        torch.cuda.synchronize()
+    return statistics.median(times) / 1e3
+
+
+def components(x: torch.Tensor, k: int, calls: int, batch: int) -> Dict[str, float]:
+    """The eager path's steps, each timed alone (where this build exposes them)."""
+    from rtopk import _native, ops
+    from rtopk._request import ask, native
+
+    out: Dict[str, float] = {}
+    n, m = x.shape
+    a = ask(k, True, False, "auto", None, 0.0, False, None)
+    out["ask"] = host_us(lambda: ask(k, True, False, "auto", None, 0.0, False, None), calls, batch)
+    element = ops._element(x)
+    out["native request (cached)"] = host_us(lambda: native(a, element, "cuda"), calls, batch)
+    out["new_empty values"] = host_us(lambda: x.new_empty((n, k)), calls, batch)
+    out["new_empty indices"] = host_us(lambda: x.new_empty((n, k), dtype=torch.int64), calls, batch)
+    out["current_stream"] = host_us(lambda: ops.current_stream(0), calls, batch)
+    req = native(a, element, "cuda")
+    v = x.new_empty((n, k))
+    i = x.new_empty((n, k), dtype=torch.int64)
+    ptrs = (x.data_ptr(), v.data_ptr(), i.data_ptr(), 0)
+    s = ops.current_stream(0)
+    out["native launch (outputs given)"] = host_us(
+        lambda: _native.cuda_launch(req, n, m, ptrs, s), calls, batch
+    )
+    out["ops.cuda_impl"] = host_us(lambda: ops.cuda_impl(x, -1, a), calls, batch)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--calls", type=int, default=5000)
+    ap.add_argument("--batch", type=int, default=250)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    rows = []
+    for n, m, k in [(1, 256, 8), (64, 128256, 50)]:
+        for dtype in [torch.float32, torch.bfloat16]:
+            x = torch.randn(n, m, device="cuda").to(dtype)
+            assert torch.equal(
+                torch.topk(x, k, sorted=True).values, rtopk.topk(x, k, sorted=True).values
+            )
+            row: Dict[str, Any] = {"n": n, "m": m, "k": k, "dtype": str(dtype)[6:]}
+            row["torch.topk"] = host_us(lambda: torch.topk(x, k), args.calls, args.batch)
+            row["rtopk.topk"] = host_us(lambda: rtopk.topk(x, k), args.calls, args.batch)
+            row["torch.topk sorted=False"] = host_us(
+                lambda: torch.topk(x, k, sorted=False), args.calls, args.batch
+            )
+            try:
+                row["components"] = components(x, k, args.calls, args.batch)
+            except Exception as e:  # an older build without one of the internals
+                row["components"] = {"error": repr(e)}
+            rows.append(row)
+            print(json.dumps(row))
+    record = {
+        "device": torch.cuda.get_device_name(0),
+        "torch": torch.__version__,
+        "method": "median host microseconds per call, call by call, batches synchronised",
+        "rows": rows,
+    }
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(record, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

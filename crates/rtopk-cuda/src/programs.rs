@@ -1,0 +1,125 @@
+//! The programs a device has planned, kept by launch: a framework's eager loop calls the same
+//! shape again and again, and planning a split route each time cost more host time than the
+//! launches (docs/performance.md, "Host time per call").
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rtopk_plan::{DeviceLimits, ElemType, Launch, Program, Ragged, Strategy};
+use topk_ref::{EpsilonMode, Mode};
+
+use crate::CudaError;
+
+/// More distinct launches than this and the cache starts over (a program is a few hundred
+/// bytes; a server sees a few dozen shapes).
+const MOST: usize = 4096;
+
+/// Everything a program is a function of, besides the device's limits (fixed per device).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    n: usize,
+    m: usize,
+    k: usize,
+    largest: bool,
+    sorted: bool,
+    elem: ElemType,
+    precision: u32,
+    relative: bool,
+    max_iter: Option<u32>,
+    strategy: Strategy,
+    counts: bool,
+    ragged: Ragged,
+}
+
+impl Key {
+    fn of(launch: &Launch, strategy: Strategy, counts: bool, ragged: Ragged) -> Self {
+        let b = &launch.bisect;
+        Key {
+            n: launch.n,
+            m: launch.m,
+            k: launch.k,
+            largest: launch.mode == Mode::Largest,
+            sorted: launch.sorted,
+            elem: launch.elem,
+            precision: b.precision.to_bits(),
+            relative: b.epsilon_mode == EpsilonMode::RelativeToMax,
+            max_iter: b.max_iter,
+            strategy,
+            counts,
+            ragged,
+        }
+    }
+}
+
+/// One device's planned programs.
+#[derive(Debug, Default)]
+pub(crate) struct Programs {
+    planned: Mutex<HashMap<Key, Arc<Program>>>,
+}
+
+impl Programs {
+    /// The program of `launch` (rtopk-plan's `program_ragged`), planned once per launch.
+    pub(crate) fn get(
+        &self,
+        limits: &DeviceLimits,
+        launch: &Launch,
+        strategy: Strategy,
+        counts: bool,
+        ragged: Ragged,
+    ) -> Result<Arc<Program>, CudaError> {
+        let key = Key::of(launch, strategy, counts, ragged);
+        if let Some(p) = self.lock().get(&key) {
+            return Ok(Arc::clone(p));
+        }
+        // planned outside the lock: another thread planning the same launch does no harm
+        let p = Arc::new(rtopk_plan::program_ragged(launch, limits, strategy, counts, ragged)?);
+        let mut planned = self.lock();
+        if planned.len() >= MOST {
+            planned.clear();
+        }
+        planned.insert(key, Arc::clone(&p));
+        Ok(p)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<Program>>> {
+        // a panic elsewhere cannot leave a map of complete programs half-written
+        self.planned.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use topk_ref::Bisect;
+
+    use super::*;
+
+    #[test]
+    fn a_program_is_planned_once_per_launch() {
+        let limits = DeviceLimits::preset("h100").unwrap();
+        let launch = Launch {
+            n: 64,
+            m: 128_256,
+            k: 50,
+            mode: Mode::Largest,
+            bisect: Bisect::exact(),
+            sorted: true,
+            elem: ElemType::Bf16,
+        };
+        let programs = Programs::default();
+        let none = Ragged::default();
+        let a = programs.get(&limits, &launch, Strategy::Auto, false, none).unwrap();
+        let b = programs.get(&limits, &launch, Strategy::Auto, false, none).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        let want = rtopk_plan::program_ragged(&launch, &limits, Strategy::Auto, false, none);
+        let json = |p: &Program| format!("{p:?}");
+        assert_eq!(json(&a), json(&want.unwrap()));
+        // any difference in the launch is another program
+        let counts = programs.get(&limits, &launch, Strategy::Auto, true, none).unwrap();
+        assert!(!Arc::ptr_eq(&a, &counts));
+        let smaller = Launch { k: 49, ..launch };
+        let c = programs.get(&limits, &smaller, Strategy::Auto, false, none).unwrap();
+        assert_eq!(c.launch.k, 49);
+        let bad = Launch { k: 200_000, ..launch };
+        assert!(programs.get(&limits, &bad, Strategy::Auto, false, none).is_err());
+    }
+}
