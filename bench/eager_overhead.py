@@ -13,11 +13,11 @@ import argparse
 import json
 import statistics
 import time
-from typing import Any, Callable, Dict, List
-
-import torch
+from collections.abc import Callable
+from typing import Any
 
 import rtopk
+import torch
 
 
 def host_us(fn: Callable[[], Any], calls: int, batch: int) -> float:
@@ -25,7 +25,7 @@ def host_us(fn: Callable[[], Any], calls: int, batch: int) -> float:
     for _ in range(batch):
         fn()
     torch.cuda.synchronize()
-    times: List[int] = []
+    times: list[int] = []
     done = 0
     while done < calls:
         for _ in range(min(batch, calls - done)):
@@ -37,12 +37,12 @@ def host_us(fn: Callable[[], Any], calls: int, batch: int) -> float:
     return statistics.median(times) / 1e3
 
 
-def components(x: torch.Tensor, k: int, calls: int, batch: int) -> Dict[str, float]:
+def components(x: torch.Tensor, k: int, calls: int, batch: int) -> dict[str, float]:
     """The eager path's steps, each timed alone (where this build exposes them)."""
     from rtopk import _native, ops
     from rtopk._request import ask, native
 
-    out: Dict[str, float] = {}
+    out: dict[str, float] = {}
     n, m = x.shape
     a = ask(k, True, False, "auto", None, 0.0, False, None)
     out["ask"] = host_us(lambda: ask(k, True, False, "auto", None, 0.0, False, None), calls, batch)
@@ -54,7 +54,7 @@ def components(x: torch.Tensor, k: int, calls: int, batch: int) -> Dict[str, flo
     req = native(a, element, "cuda")
     v = x.new_empty((n, k))
     i = x.new_empty((n, k), dtype=torch.int64)
-    ptrs = (x.data_ptr(), v.data_ptr(), i.data_ptr(), 0)
+    ptrs = (x.data_ptr(), v.data_ptr(), i.data_ptr(), 0, 0, 0, 0, 0)
     s = ops.current_stream(0)
     out["native launch (outputs given)"] = host_us(
         lambda: _native.cuda_launch(req, n, m, ptrs, s), calls, batch
@@ -76,7 +76,7 @@ def main() -> None:
             assert torch.equal(
                 torch.topk(x, k, sorted=True).values, rtopk.topk(x, k, sorted=True).values
             )
-            row: Dict[str, Any] = {"n": n, "m": m, "k": k, "dtype": str(dtype)[6:]}
+            row: dict[str, Any] = {"n": n, "m": m, "k": k, "dtype": str(dtype)[6:]}
             row["torch.topk"] = host_us(lambda: torch.topk(x, k), args.calls, args.batch)
             row["rtopk.topk"] = host_us(lambda: rtopk.topk(x, k), args.calls, args.batch)
             row["torch.topk sorted=False"] = host_us(

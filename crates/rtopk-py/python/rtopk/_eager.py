@@ -71,7 +71,7 @@ def topk_cuda(x: Any, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tenso
     out_shape = (*shape[:-1], k)
     values = x.new_empty(out_shape)
     indices = x.new_empty(out_shape, dtype=_int64)
-    pointers = (x.data_ptr(), values.data_ptr(), indices.data_ptr(), 0)
+    pointers = (x.data_ptr(), values.data_ptr(), indices.data_ptr(), 0, 0, 0, 0, 0)
     _native.cuda_launch(request, x.numel() // m, m, pointers, _stream(device))
     return values, indices
 
