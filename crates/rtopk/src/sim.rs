@@ -109,7 +109,8 @@ impl Executor for Sim {
         let r = if rows == RowArrays::default() {
             launch_parallel(data, &args, config)?
         } else {
-            let data_rows = RowData { lengths: rows.lengths, k_per_row: rows.k_per_row };
+            let data_rows =
+                RowData { lengths: rows.lengths, k_per_row: rows.k_per_row, ..RowData::default() };
             Simulator::new(config).run_ragged(data, &args, data_rows)?
         };
         into_selection(&r, (n, k), counts, out)
