@@ -68,6 +68,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("hint_test", "search.rs"),
     ("window_tests", "search.rs"),
     ("search_hinted", "search.rs"),
+    ("value_of_bracket", "search.rs"),
     // stage 3
     ("Cut", "select.rs"),
     ("cut_of", "select.rs"),
