@@ -227,11 +227,11 @@ mod tests {
         assert_eq!(
             last,
             "extern \"C\" __global__ void __launch_bounds__(256, 5) rtopk_warp_rows_24(RTOPK_ARGS) \
-             { rtopk_warp_rows_impl<24, 32, 8>(RTOPK_PARAMS); }"
+             { rtopk_warp_rows_impl<24, 32, 8, false>(RTOPK_PARAMS); }"
         );
         let half = Unit::row(Family::HalfRows, 7).source(&files).unwrap();
         assert!(half.contains("__launch_bounds__(256, 4) rtopk_half_rows_24(RTOPK_ARGS)"));
-        assert!(half.contains("rtopk_warp_rows_impl<24, 16, 8>"));
+        assert!(half.contains("rtopk_warp_rows_impl<24, 16, 8, false>"));
         let narrow = Unit::single(Family::BlockRowsNarrow).source(&files).unwrap();
         assert!(narrow.contains(
             "__launch_bounds__(256, 4) rtopk_block_rows_narrow(RTOPK_ARGS) \

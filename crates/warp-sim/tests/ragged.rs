@@ -313,3 +313,48 @@ fn a_read_past_a_rows_length_is_reported() {
         .unwrap();
     assert!(got.diagnostics.is_empty(), "{}", got.summary);
 }
+
+/// Hints alone (whole rows, one k) run the ragged twins with `bisect`'s counts for the same
+/// hints; the threshold alone follows any route, split rows included.
+#[test]
+fn hints_alone_and_thresholds_on_split_rows() {
+    let (n, m, k) = (6usize, 40_000usize, 64usize);
+    let x: Vec<f32> =
+        (0..n * m).map(|i| ((i * 2_654_435_761) % 100_003) as f32 - 50_000.0).collect();
+    let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let all = Wanted { iterations: true, threshold: true };
+    let exact = Bisect::exact();
+    let view = ndarray_view(&x, n, m);
+    let plain = topk_ragged(f32::as_dyn(&exact), view, &Rows::new(k), Options::default(), all);
+    let plain = plain.unwrap();
+    let own = plain.threshold.clone().unwrap().to_vec();
+    let hint: Vec<f32> =
+        own.iter().enumerate().map(|(r, &t)| if r % 2 == 0 { t } else { t + 3.0 }).collect();
+    let rows = Rows::new(k).with_hint(&hint);
+    let want = topk_ragged(f32::as_dyn(&exact), view, &rows, Options::default(), all).unwrap();
+    let data = RowData { hint: Some(&hint), threshold: true, ..RowData::default() };
+    let got = Simulator::new(SimConfig::default()).run_ragged(&x, &args, data).unwrap();
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+    assert!(got.plan.unit.is_ragged() && got.route.depth() == 0, "{}", got.plan.unit);
+    assert_eq!(got.indices, want.indices.iter().copied().collect::<Vec<_>>());
+    assert_eq!(got.iterations, want.iterations.clone().unwrap().to_vec());
+    let tbits = |t: &[f32]| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(tbits(&got.threshold), tbits(&own));
+    let with = want.iterations.unwrap();
+    let without = plain.iterations.unwrap();
+    for r in (0..n).step_by(2) {
+        assert!(with[r] <= without[r], "row {r}: {} > {}", with[r], without[r]);
+    }
+    // the threshold alone on split rows (no counts: the plan splits them)
+    let config = SimConfig { strategy: Launch::Split, counts: false, ..SimConfig::default() };
+    let data = RowData { threshold: true, ..RowData::default() };
+    let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+    assert!(got.route.depth() > 0);
+    assert_eq!(tbits(&got.threshold), tbits(&own));
+    // a hint array of the wrong size is an error
+    let short = vec![0.0f32; n - 1];
+    let data = RowData { hint: Some(&short), ..RowData::default() };
+    let err = Simulator::new(SimConfig::default()).run_ragged(&x, &args, data).unwrap_err();
+    assert!(err.to_string().contains("hint has 5 entries for 6 rows"), "{err}");
+}
