@@ -735,6 +735,26 @@ impl CudaTopK {
         Ok(route.units().into_iter().map(|u| types.unit(u)).collect())
     }
 
+    /// The units a launch on a caller's buffers of a request with the per-row arrays `ragged`
+    /// runs (the ragged twins where the selects read per-row arrays, the threshold unit where
+    /// thresholds are wanted), for data of `types`.
+    pub fn raw_units_ragged(
+        &self,
+        launch: &Launch,
+        types: DataTypes,
+        counts: bool,
+        ragged: Ragged,
+    ) -> Result<Vec<Unit>, CudaError> {
+        let mut units = self.raw_units(launch, types, counts)?;
+        let program = self.program_ragged(launch, Strategy::Auto, counts, ragged)?;
+        for u in program.units().into_iter().map(|u| types.unit(u)) {
+            if !units.contains(&u) {
+                units.push(u);
+            }
+        }
+        Ok(units)
+    }
+
     /// `true` when every one of `units` is loaded: a launch of them builds nothing.
     pub fn is_loaded(&self, units: &[Unit]) -> bool {
         units.iter().all(|u| self.slots[u.index()].loaded.get().is_some())

@@ -112,7 +112,8 @@ pub(crate) fn launch_of(request: &Request, shape: Shape) -> Result<(Launch, Data
 pub fn is_ready(request: &Request, shape: Shape) -> Result<bool, Error> {
     let (launch, types) = launch_of(request, shape)?;
     let gpu = shared_device(request.place().ordinal())?;
-    let units = gpu.raw_units(&launch, types, request.wanted().iterations)?;
+    let units =
+        gpu.raw_units_ragged(&launch, types, request.wanted().iterations, ragged_of(request))?;
     Ok(gpu.is_loaded(&units))
 }
 
@@ -121,8 +122,20 @@ pub fn is_ready(request: &Request, shape: Shape) -> Result<bool, Error> {
 pub fn prepare(request: &Request, shape: Shape) -> Result<(), Error> {
     let (launch, types) = launch_of(request, shape)?;
     let gpu = shared_device(request.place().ordinal())?;
-    let units = gpu.raw_units(&launch, types, request.wanted().iterations)?;
+    let units =
+        gpu.raw_units_ragged(&launch, types, request.wanted().iterations, ragged_of(request))?;
     Ok(gpu.prepare(&units)?)
+}
+
+/// The per-row arrays a request's launch on device buffers reads and writes.
+fn ragged_of(request: &Request) -> rtopk_cuda::Ragged {
+    let rows = request.rows();
+    rtopk_cuda::Ragged {
+        lengths: rows.lengths.is_some(),
+        k_per_row: matches!(rows.k, topk_ref::KPerRow::PerRow(_)),
+        hint: rows.hint.is_some(),
+        threshold: request.wanted().threshold,
+    }
 }
 
 /// What [`prepare_all`] did on one GPU.
