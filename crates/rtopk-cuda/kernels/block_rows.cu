@@ -41,7 +41,7 @@ __device__ __forceinline__ void load_block_keys16(BlockRow<NARROWS>& row, const 
     }
 }
 
-template <bool NARROWS>
+template <bool NARROWS, bool HINTS = false>
 __device__ void rtopk_block_row(const Params& p) {
     extern __shared__ u32 smem[];
     __shared__ u32 s_partial[128];
@@ -92,7 +92,7 @@ __device__ void rtopk_block_row(const Params& p) {
     u32 lo_key, hi_key;
     block_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold
-    Search s = search_threshold(row, lo_key, hi_key, p);
+    Search s = search_of<HINTS>(row, lo_key, hi_key, p, row_id);
     elem_t* out_val = opaque(p.out_val + at.out);
     idx_t* out_idx = opaque(p.out_idx + at.out);
     if constexpr (NARROWS) {
@@ -149,7 +149,8 @@ __device__ void rtopk_block_row(const Params& p) {
 }
 
 // A ragged row (docs/contract.md §5), one block: its own width and k, read once (row_args;
-// block-uniform), its padding written, then the row as any other. Only the ragged units take
+// block-uniform), its padding written, then the row as any other, its search starting at its
+// hint where the launch gives hints (search_of<true>). Only the ragged units take
 // this path (rtopk_warp_row_ragged says why).
 template <bool NARROWS>
 __device__ void rtopk_block_row_ragged(const Params& launch) {
@@ -160,5 +161,5 @@ __device__ void rtopk_block_row_ragged(const Params& launch) {
         if (threadIdx.x == 0 && p.out_iter) p.out_iter[row_id] = 0u;
         return;
     }
-    rtopk_block_row<NARROWS>(p);
+    rtopk_block_row<NARROWS, true>(p);
 }

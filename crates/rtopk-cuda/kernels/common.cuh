@@ -79,6 +79,8 @@ struct Params {
                          // row_id / chunks (split rows, place_row)
     const u32* lengths;  // (n_rows,) each row's length (docs/contract.md §5), or null: m
     const u32* k_per_row;  // (n_rows,) each row's k, or null: k (the outputs' width)
+    const float* hint;     // (n_rows,) each row's threshold hint (docs/contract.md §5), or null;
+                           // read by the ragged units only (search_hinted)
 };
 
 // The launcher (src/launch.rs) passes its #[repr(C)] twin of Params as the entry point's
@@ -104,14 +106,14 @@ struct ArgLayout<void(A...)> {
 #define RTOPK_ARGS                                                                         \
     const elem_t* x, elem_t* out_val, idx_t* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
         int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign, u64 ld,  \
-        u32 out_ld, u32 chunks, const u32* lengths, const u32* k_per_row
+        u32 out_ld, u32 chunks, const u32* lengths, const u32* k_per_row, const float* hint
 #define RTOPK_PARAMS                                                                                \
     Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, \
-           sign, ld, out_ld, chunks, lengths, k_per_row}
+           sign, ld, out_ld, chunks, lengths, k_per_row, hint}
 
 __device__ void rtopk_args(RTOPK_ARGS);  // never defined: its type lists the entry points' arguments
 using RtopkArgs = ArgLayout<decltype(rtopk_args)>;
-static_assert(sizeof(Params) == 104, "Params: size");
+static_assert(sizeof(Params) == 112, "Params: size");
 static_assert(RtopkArgs::offset<0>() == 0, "x");
 static_assert(RtopkArgs::offset<1>() == 8, "out_val");
 static_assert(RtopkArgs::offset<2>() == 16, "out_idx");
@@ -130,6 +132,7 @@ static_assert(RtopkArgs::offset<14>() == 80, "out_ld");
 static_assert(RtopkArgs::offset<15>() == 84, "chunks");
 static_assert(RtopkArgs::offset<16>() == 88, "lengths");
 static_assert(RtopkArgs::offset<17>() == 96, "k_per_row");
+static_assert(RtopkArgs::offset<18>() == 104, "hint");
 
 // Where a launch's row_id reads and writes: its input and the offset of its first result.
 // Whole rows (chunks == 1) are row_id's own; under a split row's first stage (docs/kernel.md,

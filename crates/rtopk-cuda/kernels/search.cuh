@@ -130,3 +130,109 @@ __device__ Search search_threshold(const Row& row, u32 lo_key, u32 hi_key, const
     return p.max_iter < 0 ? search_exact(row, lo_key, hi_key, p)
                           : search_early_stopping(row, lo_key, hi_key, p);
 }
+
+// ---- Threshold hints (docs/contract.md §5; topk-ref's bisect, "Hints") -----------------------
+// Only the ragged units compile these (search_of<true>): a row with a hint, in exact mode,
+// starts with hint_test and window_tests, then goes on with finish_exact from the bracket they
+// leave, so that its answer is the plain search's and its count bisect's with the same hint.
+#define HINT_SKIPPED 0
+#define HINT_ENDED 1
+#define HINT_ABOVE 2  // the threshold lies above the hint: the test raised lo
+#define HINT_BELOW 3  // below it: the test lowered hi
+
+// The hint test: one test at t, the own key of the least value of the row's type >= the hint's
+// ordered value, counting the keys > t and >= t (two counting passes, one iteration), so that
+// a hint at the row's threshold ends the search. Skipped for a NaN hint, a bracket of adjacent
+// keys, or t outside (lo_key, hi_key].
+template <class Row>
+__device__ int hint_test(const Row& row, Search& s, float hint, const Params& p) {
+    if (isnan(hint) || s.hi_key - s.lo_key <= 1u) return HINT_SKIPPED;
+    u32 t = own_key_at_least(__fmul_rn(hint, p.sign));  // the ordered value: exact
+    if (t <= s.lo_key || t > s.hi_key) return HINT_SKIPPED;
+    // t > lo_key >= 0, and t + 1 does not wrap: t is the key of a number, never a NaN's
+    u32 at_least = row.count_ge_positive(t), above = row.count_ge_positive(t + 1u);
+    s.iterations += 1;
+    if (at_least < p.k) {
+        s.hi_key = t; s.count_at_hi = at_least; s.has_count_at_hi = 1;
+        return HINT_BELOW;
+    }
+    if (above > p.k) { s.lo_key = t + 1u; return HINT_ABOVE; }
+    if (above == p.k) {
+        s.hi_key = t + 1u; s.count_at_hi = above; s.has_count_at_hi = 1; s.exit = EXIT_HIT;
+        return HINT_ENDED;
+    }
+    if (at_least == p.k) {  // above < k <= at_least: the k-th key is t itself
+        s.hi_key = t; s.count_at_hi = at_least; s.has_count_at_hi = 1; s.exit = EXIT_HIT;
+        return HINT_ENDED;
+    }
+    s.lo_key = t;
+    if (t < s.hi_key) { s.hi_key = t + 1u; s.count_at_hi = above; s.has_count_at_hi = 1; }
+    s.exit = EXIT_CONVERGED;
+    return HINT_ENDED;
+}
+
+// The window tests: a test 2^-s of the bracket away from the hint's side (lo + w above it,
+// hi - w below, w = hi 2^-s - lo 2^-s), for s = 8 then 4 (HINT_WINDOW_SHIFTS), while the
+// bracket's ordered values are finite and the threshold lies strictly between them; they end
+// once a test moves the bound on the far side of the hint. Returns 1 on a hit.
+template <class Row>
+__device__ int window_tests(const Row& row, Search& s, int side, u32 k) {
+    for (int shift = 8; shift >= 4; shift -= 4) {
+        float lo = ordered_value_of_own_key(s.lo_key), hi = ordered_value_of_own_key(s.hi_key);
+        if (!(isfinite(lo) && isfinite(hi))) return 0;
+        float scale = shift == 8 ? 0x1p-8f : 0x1p-4f;
+        float width = __fsub_rn(__fmul_rn(hi, scale), __fmul_rn(lo, scale));
+        float thres = side == HINT_ABOVE ? __fadd_rn(lo, width) : __fsub_rn(hi, width);
+        if (!(lo < thres && thres < hi)) return 0;  // as the bounds' f32 keys: never NaN
+        u32 t = own_key_at_least(thres);
+        u32 cnt = row.count_ge_positive(t);  // t > lo_key >= 0
+        if (update(s, t, cnt, k)) { s.exit = EXIT_HIT; return 1; }
+        if ((cnt < k) == (side == HINT_ABOVE)) return 0;  // the far bound moved
+    }
+    return 0;
+}
+
+// search_exact's value phase set-up for the bracket [s.lo_key, s.hi_key].
+__device__ __forceinline__ void value_of_bracket(Search& s, const Params& p) {
+    s.lo = ordered_value_of_own_key(s.lo_key);
+    s.hi = ordered_value_of_own_key(s.hi_key);
+    s.value = VALUE_NONE;
+    if (isfinite(s.lo) && isfinite(s.hi)) {
+        s.eps = __fmul_rn(p.precision, fabsf(s.hi));
+        bool plain = s.eps == 0.0f && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
+        s.value = plain ? VALUE_PLAIN : VALUE_GUARDED;
+    }
+}
+
+// Algorithm 1 with a hint: the hint test and the window tests, then the value phase and the
+// key phase from the bracket they leave (their tests count toward VALUE_PHASE_LIMIT). A skipped
+// hint test leaves exactly search_exact.
+template <class Row>
+__device__ Search search_hinted(const Row& row, u32 lo_key, u32 hi_key, const Params& p, float hint) {
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, 0u};
+    int side = hint_test(row, s, hint, p);
+    if (side == HINT_SKIPPED) return search_exact(row, lo_key, hi_key, p);
+    if (side == HINT_ENDED) return s;
+    if (window_tests(row, s, side, p.k)) return s;
+    s.exit = EXIT_CONVERGED;
+    if (s.lo_key == s.hi_key) return s;
+    value_of_bracket(s, p);
+    // the value phase moves hi without its count (cut_of counts it where the search ends
+    // without a hit): an earlier test's count at hi is dropped, as on the plain path
+    s.has_count_at_hi = 0;
+    finish_exact(row, s, p.k);
+    return s;
+}
+
+// The search of row row_id: with HINTS (the ragged units), search_hinted where the launch
+// gives hints and the search is exact (Algorithm 2 and a precision ignore them, as bisect
+// does); otherwise search_threshold, the plain units' own code.
+template <bool HINTS, class Row>
+__device__ __forceinline__ Search search_of(const Row& row, u32 lo_key, u32 hi_key, const Params& p,
+                                            u64 row_id) {
+    if constexpr (HINTS) {
+        if (p.hint && p.max_iter < 0 && p.precision == 0.0f)
+            return search_hinted(row, lo_key, hi_key, p, p.hint[row_id]);
+    }
+    return search_threshold(row, lo_key, hi_key, p);
+}

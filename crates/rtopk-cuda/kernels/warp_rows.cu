@@ -14,7 +14,7 @@ struct RowOf { using type = WarpRow<EPL, LANES, NARROWS>; };
 template <int EPL, int LANES, bool NARROWS>
 struct RowOf<true, EPL, LANES, NARROWS> { using type = PackedRow<EPL, LANES, NARROWS>; };
 
-template <int EPL, int LANES, bool NARROWS>
+template <int EPL, int LANES, bool NARROWS, bool HINTS = false>
 __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap) {
     u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
     RowPlace at = place_row(p, row_id);
@@ -28,7 +28,7 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     u32 lo_key = row_min<LANES>(row.lanes, lane_min);
     u32 hi_key = row_max<LANES>(row.lanes, lane_max);
     // stage 2: search_threshold
-    Search s = search_threshold(row, lo_key, hi_key, p);
+    Search s = search_of<HINTS>(row, lo_key, hi_key, p, row_id);
     if constexpr (NARROWS) {
         if (s.exit == EXIT_NARROW) {  // warp-uniform; cap >= 2 CAND_CAP: at most 8 warps per block
             CandRow<4> narrowed = narrow_row(row, s, stage);
@@ -47,7 +47,8 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
 }
 
 // A ragged row (docs/contract.md §5): its own width and k, read once (row_args), its padding
-// written, then the row as any other. Only the ragged units (RAGGED) take this path: a plain
+// written, then the row as any other, its search starting at its hint where the launch gives
+// hints (search_of<true>). Only the ragged units (RAGGED) take this path: a plain
 // launch keeps the launch's own arguments in the constant bank (a per-row copy of them costs
 // registers every row pays for, docs/kernel.md, "Ragged rows").
 template <int EPL, int LANES, bool NARROWS>
@@ -59,7 +60,7 @@ __device__ void rtopk_warp_row_ragged(const Params& launch, u64 row_id, u32* sta
         if (sub == 0 && p.out_iter) p.out_iter[row_id] = 0u;
         return;
     }
-    rtopk_warp_row<EPL, LANES, NARROWS>(p, row_id, stage, cap);
+    rtopk_warp_row<EPL, LANES, NARROWS, true>(p, row_id, stage, cap);
 }
 
 template <int EPL, int LANES, bool NARROWS, bool RAGGED>

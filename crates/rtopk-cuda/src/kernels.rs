@@ -78,7 +78,9 @@ impl UnitSource for Unit {
                 self.entry_name(),
                 self.width()
             )),
-            Family::SortRows | Family::SplitGather | Family::Utilities => None,
+            Family::SortRows | Family::SplitGather | Family::Utilities | Family::RowThreshold => {
+                None
+            }
         }
     }
 
@@ -111,6 +113,7 @@ fn family_file(family: Family) -> &'static str {
         Family::SortRows => "sort_rows.cu",
         Family::SplitGather => "split_rows.cu",
         Family::Utilities => "utilities.cu",
+        Family::RowThreshold => "threshold.cu",
     }
 }
 
@@ -140,7 +143,7 @@ fn inline(
 }
 
 /// The kernel files in the binary, in `kernels/`.
-const EMBEDDED: [(&str, &str); 14] = [
+const EMBEDDED: [(&str, &str); 15] = [
     ("common.cuh", include_str!("../kernels/common.cuh")),
     ("order.cuh", include_str!("../kernels/order.cuh")),
     ("rows.cuh", include_str!("../kernels/rows.cuh")),
@@ -155,6 +158,7 @@ const EMBEDDED: [(&str, &str); 14] = [
     ("sort_rows.cu", include_str!("../kernels/sort_rows.cu")),
     ("split_rows.cu", include_str!("../kernels/split_rows.cu")),
     ("utilities.cu", include_str!("../kernels/utilities.cu")),
+    ("threshold.cu", include_str!("../kernels/threshold.cu")),
 ];
 
 /// The kernel files a [`crate::CudaTopK`] compiles: those in the binary
@@ -223,11 +227,11 @@ mod tests {
         assert_eq!(
             last,
             "extern \"C\" __global__ void __launch_bounds__(256, 5) rtopk_warp_rows_24(RTOPK_ARGS) \
-             { rtopk_warp_rows_impl<24, 32, 8>(RTOPK_PARAMS); }"
+             { rtopk_warp_rows_impl<24, 32, 8, false>(RTOPK_PARAMS); }"
         );
         let half = Unit::row(Family::HalfRows, 7).source(&files).unwrap();
         assert!(half.contains("__launch_bounds__(256, 4) rtopk_half_rows_24(RTOPK_ARGS)"));
-        assert!(half.contains("rtopk_warp_rows_impl<24, 16, 8>"));
+        assert!(half.contains("rtopk_warp_rows_impl<24, 16, 8, false>"));
         let narrow = Unit::single(Family::BlockRowsNarrow).source(&files).unwrap();
         assert!(narrow.contains(
             "__launch_bounds__(256, 4) rtopk_block_rows_narrow(RTOPK_ARGS) \

@@ -51,6 +51,7 @@ pub(crate) struct Params {
     pub(crate) chunks: u32,
     pub(crate) lengths: sys::CUdeviceptr,
     pub(crate) k_per_row: sys::CUdeviceptr,
+    pub(crate) hint: sys::CUdeviceptr,
 }
 
 /// A kernel's parameter buffer: a `#[repr(C)]` struct whose fields are the entry point's
@@ -63,7 +64,25 @@ pub(crate) trait KernelParams: Copy {
 }
 
 impl KernelParams for Params {
-    const END: usize = std::mem::offset_of!(Params, k_per_row) + 8;
+    const END: usize = std::mem::offset_of!(Params, hint) + 8;
+}
+
+/// The arguments of `rtopk_row_threshold` (kernels/threshold.cu).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ThresholdParams {
+    pub(crate) values: sys::CUdeviceptr,
+    pub(crate) threshold: sys::CUdeviceptr,
+    pub(crate) n_rows: u64,
+    pub(crate) m: u32,
+    pub(crate) k: u32,
+    pub(crate) smallest: i32,
+    pub(crate) lengths: sys::CUdeviceptr,
+    pub(crate) k_per_row: sys::CUdeviceptr,
+}
+
+impl KernelParams for ThresholdParams {
+    const END: usize = std::mem::offset_of!(ThresholdParams, k_per_row) + 8;
 }
 
 /// The arguments of the warp sorts, `rtopk_sort_warp_rows_<E>` (`SORT_WARP_ARGS`,
@@ -210,6 +229,8 @@ pub struct RowSlices<'a> {
     pub lengths: Option<&'a CudaSlice<u32>>,
     /// Each row's k.
     pub k_per_row: Option<&'a CudaSlice<u32>>,
+    /// Each row's threshold hint (docs/contract.md §5).
+    pub hint: Option<&'a CudaSlice<f32>>,
 }
 
 /// (offset, size) of each field of [`Params`], in order: the layout the entry points' argument
@@ -236,6 +257,7 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         chunks: 0,
         lengths: 0,
         k_per_row: 0,
+        hint: 0,
     };
     vec![
         (offset_of!(Params, x), size_of_val(&p.x)),
@@ -256,6 +278,7 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         (offset_of!(Params, chunks), size_of_val(&p.chunks)),
         (offset_of!(Params, lengths), size_of_val(&p.lengths)),
         (offset_of!(Params, k_per_row), size_of_val(&p.k_per_row)),
+        (offset_of!(Params, hint), size_of_val(&p.hint)),
     ]
 }
 
@@ -303,6 +326,16 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(GatherParams, k), 4),
             (offset_of!(GatherParams, width), 4),
             (offset_of!(GatherParams, chunk_m), 4),
+        ],
+        Family::RowThreshold => vec![
+            (offset_of!(ThresholdParams, values), 8),
+            (offset_of!(ThresholdParams, threshold), 8),
+            (offset_of!(ThresholdParams, n_rows), 8),
+            (offset_of!(ThresholdParams, m), 4),
+            (offset_of!(ThresholdParams, k), 4),
+            (offset_of!(ThresholdParams, smallest), 4),
+            (offset_of!(ThresholdParams, lengths), 8),
+            (offset_of!(ThresholdParams, k_per_row), 8),
         ],
         Family::Utilities => return None,
     })
@@ -583,30 +616,54 @@ impl CudaTopK {
 
     /// [`CudaTopK::select_device_opt`] of a ragged launch (docs/contract.md §5): `launch.k` is
     /// the outputs' width, and row `i` reads its own length and k from `rows` (`n` u32 each,
-    /// where given).
+    /// where given) and starts its search at `rows.hint[i]` (`n` f32, where given).
     pub fn select_device_ragged<E: DeviceFloat>(
+        &self,
+        launch: &Launch,
+        strategy: Strategy,
+        x: &CudaSlice<E>,
+        outs: DeviceOutputs<'_, E>,
+        rows: RowSlices<'_>,
+    ) -> Result<(), CudaError> {
+        self.select_device_threshold(launch, strategy, x, outs, rows, None)
+    }
+
+    /// [`CudaTopK::select_device_ragged`] that also writes each row's threshold
+    /// (docs/contract.md §5) to `threshold` (`n` f32), where given.
+    pub fn select_device_threshold<E: DeviceFloat>(
         &self,
         launch: &Launch,
         strategy: Strategy,
         x: &CudaSlice<E>,
         (out_val, out_idx, out_iter): DeviceOutputs<'_, E>,
         rows: RowSlices<'_>,
+        threshold: Option<&mut CudaSlice<f32>>,
     ) -> Result<(), CudaError> {
         self.check_types(launch, E::ELEM)?;
-        let ragged =
-            Ragged { lengths: rows.lengths.is_some(), k_per_row: rows.k_per_row.is_some() };
+        let ragged = Ragged {
+            lengths: rows.lengths.is_some(),
+            k_per_row: rows.k_per_row.is_some(),
+            hint: rows.hint.is_some(),
+            threshold: threshold.is_some(),
+        };
         let program = self.program_ragged(launch, strategy, out_iter.is_some(), ragged)?;
         let it_len = out_iter.as_ref().map(|b| b.len());
         check_buffers(launch, x.len(), out_val.len(), out_idx.len(), it_len)?;
-        for (what, per_row) in [("the lengths", rows.lengths), ("the k per row", rows.k_per_row)] {
-            if let Some(have) = per_row.map(|b| b.len()).filter(|&have| have < launch.n) {
+        let per_rows = [
+            ("the lengths", rows.lengths.map(|b| b.len())),
+            ("the k per row", rows.k_per_row.map(|b| b.len())),
+            ("the hints", rows.hint.map(|b| b.len())),
+            ("the thresholds", threshold.as_ref().map(|b| b.len())),
+        ];
+        for (what, per_row) in per_rows {
+            if let Some(have) = per_row.filter(|&have| have < launch.n) {
                 return Err(CudaError::TopK(TopKError::InvalidParameter {
                     name: "buffer",
                     reason: format!("{what} hold {have} entries, the launch has {} rows", launch.n),
                 }));
             }
         }
-        if launch.n == 0 || launch.k == 0 {
+        if launch.n == 0 || (launch.k == 0 && threshold.is_none()) {
             return Ok(());
         }
         let s = &self.stream;
@@ -616,6 +673,8 @@ impl CudaTopK {
         let iter = out_iter.map(|b| b.device_ptr_mut(s));
         let lengths = rows.lengths.map(|b| b.device_ptr(s));
         let k_per_row = rows.k_per_row.map(|b| b.device_ptr(s));
+        let hint = rows.hint.map(|b| b.device_ptr(s));
+        let thr = threshold.map(|b| b.device_ptr_mut(s));
         let bufs = RawBuffers {
             x: x_ptr,
             values: val_ptr,
@@ -623,7 +682,8 @@ impl CudaTopK {
             iterations: iter.as_ref().map_or(0, |(p, _)| *p),
             lengths: lengths.as_ref().map_or(0, |(p, _)| *p),
             k_per_row: k_per_row.as_ref().map_or(0, |(p, _)| *p),
-            ..RawBuffers::default()
+            hint: hint.as_ref().map_or(0, |(p, _)| *p),
+            threshold: thr.as_ref().map_or(0, |(p, _)| *p),
         };
         let types = DataTypes { elem: E::ELEM, index: IndexType::U32 };
         // SAFETY: the buffers were checked against the launch above and stay borrowed (the
@@ -663,7 +723,9 @@ impl CudaTopK {
     }
 
     /// The units a launch on a caller's buffers ([`CudaTopK::select_raw`]) runs, for data of
-    /// `types`; `counts`: whether iteration counts are wanted.
+    /// `types`; `counts`: whether iteration counts are wanted; `ragged`: the per-row arrays
+    /// (the ragged twins where the selects read them, the threshold unit where thresholds are
+    /// written) — the units of the very program the launch runs.
     pub fn raw_units(
         &self,
         launch: &Launch,
@@ -707,7 +769,12 @@ impl CudaTopK {
         self.check_types(launch, types.elem)?;
         // A handle a framework gave as an integer: its provenance is the driver's.
         let stream: sys::CUstream = std::ptr::with_exposed_provenance_mut(stream as usize);
-        let ragged = Ragged { lengths: bufs.lengths != 0, k_per_row: bufs.k_per_row != 0 };
+        let ragged = Ragged {
+            lengths: bufs.lengths != 0,
+            k_per_row: bufs.k_per_row != 0,
+            hint: bufs.hint != 0,
+            threshold: bufs.threshold != 0,
+        };
         let counts = bufs.iterations != 0;
         let program = self.programs.get(&self.limits, launch, Strategy::Auto, counts, ragged)?;
         // SAFETY: the caller's buffers, of the sizes this function's contract states.
@@ -734,7 +801,11 @@ impl CudaTopK {
         let bytes = |c: Content| match c {
             Content::Values => types.elem.bytes() as u64,
             Content::Indices => types.index.bytes() as u64,
-            Content::Iterations | Content::Lengths | Content::KPerRow => 4,
+            Content::Iterations
+            | Content::Lengths
+            | Content::KPerRow
+            | Content::Hint
+            | Content::Threshold => 4,
         };
         let mut addr = vec![0u64; program.buffers.len()];
         addr[INPUT.0] = bufs.x;
@@ -747,6 +818,8 @@ impl CudaTopK {
             match b.content {
                 Content::Lengths => addr[i] = bufs.lengths,
                 Content::KPerRow => addr[i] = bufs.k_per_row,
+                Content::Hint => addr[i] = bufs.hint,
+                Content::Threshold => addr[i] = bufs.threshold,
                 _ => {}
             }
         }
@@ -795,6 +868,7 @@ impl CudaTopK {
                         chunks: sel.chunks,
                         lengths: rows(sel.rows).0,
                         k_per_row: rows(sel.rows).1,
+                        hint: sel.rows.and_then(|r| r.hint).map_or(0, |id| addr[id.0]),
                     };
                     // SAFETY: a top-k entry point, whose arguments are Params's fields (the
                     // layout tests); the step's kernel rows read within its input region and
@@ -861,6 +935,24 @@ impl CudaTopK {
                     // layout test); it reads and writes out_idx[0 .. n k) and reads
                     // cand_idx[row width + pos] with pos < width (a position the second stage
                     // wrote), within the buffers the program sizes.
+                    unsafe { self.launch(f, step.grid, stream, params, what) }?;
+                }
+                Kernel::Threshold(t) => {
+                    let (lengths, k_per_row) = rows(t.rows);
+                    let params = ThresholdParams {
+                        values: addr[t.values.0],
+                        threshold: addr[t.threshold.0],
+                        n_rows: t.n_rows,
+                        m: t.m,
+                        k: t.k,
+                        smallest,
+                        lengths,
+                        k_per_row,
+                    };
+                    // SAFETY: rtopk_row_threshold, whose arguments are ThresholdParams's fields
+                    // (the layout test); one warp per row reads positions < k of its row of the
+                    // values (n k, the caller's) and the per-row arrays (n each), and writes
+                    // threshold[row] (n f32, the caller's), within the buffers the program sizes.
                     unsafe { self.launch(f, step.grid, stream, params, what) }?;
                 }
             }
@@ -1049,6 +1141,7 @@ mod tests {
             ("chunks", offset_of!(Params, chunks)),
             ("lengths", offset_of!(Params, lengths)),
             ("k_per_row", offset_of!(Params, k_per_row)),
+            ("hint", offset_of!(Params, hint)),
         ]
     }
 
@@ -1110,7 +1203,7 @@ mod tests {
         let gathered = body("Params{", "}");
         let gathered: Vec<&str> = gathered.split(',').map(str::trim).collect();
         assert_eq!(gathered, names);
-        assert_eq!(size_of::<Params>(), 104);
+        assert_eq!(size_of::<Params>(), 112);
         // the parameter buffer is the struct: its last field must end where the struct does
         // (a padded tail is more than the entry point takes: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
         let (offset, size) = *params_layout().last().unwrap();
@@ -1203,6 +1296,13 @@ mod tests {
                 c_arguments("split_rows.cu", "rtopk_split_gather("),
                 fields!(GatherParams: cand_idx, out_idx, n_rows, k, width, chunk_m),
                 GatherParams::END,
+            ),
+            (
+                c_arguments("threshold.cu", "rtopk_row_threshold("),
+                fields!(
+                    ThresholdParams: values, threshold, n_rows, m, k, smallest, lengths, k_per_row
+                ),
+                ThresholdParams::END,
             ),
             (c_arguments("utilities.cu", "spin_ahead("), fields!(SpinParams: ns), SpinParams::END),
         ];

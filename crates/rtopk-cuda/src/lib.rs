@@ -48,12 +48,16 @@ pub use plan::{DeviceLimits, Launch, Plan, Program, Ragged, SortPlan, SortShape,
 
 /// The per-row arrays of a ragged request on host rows (docs/contract.md §5): `n` u32 each,
 /// or none.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct HostRows<'a> {
     /// Each row's length (`0..=m`).
     pub lengths: Option<&'a [u32]>,
     /// Each row's k (at most the outputs' width).
     pub k_per_row: Option<&'a [u32]>,
+    /// Each row's threshold hint (any f32: it changes the iterations, never the answer).
+    pub hint: Option<&'a [f32]>,
+    /// Whether each row's threshold is written ([`CudaTopK::topk_rows_threshold`]).
+    pub threshold: bool,
 }
 
 use std::collections::HashMap;
@@ -229,27 +233,50 @@ impl CudaTopK {
         &self,
         x: ArrayView2<'_, E>,
         k: usize,
-        (opts, bisect, strategy, counts): (Options, Bisect, Strategy, bool),
+        how: (Options, Bisect, Strategy, bool),
         rows: HostRows<'_>,
     ) -> Result<TopK<E>, CudaError> {
+        Ok(self.topk_rows_threshold(x, k, how, rows)?.0)
+    }
+
+    /// [`CudaTopK::topk_rows_ragged`] with hints (`rows.hint`: each row's search starts with a
+    /// test there; the counts are `bisect`'s with that hint) and, where `rows.threshold`, each
+    /// row's threshold (docs/contract.md §5: its k-th selected value as f32, NaN where it
+    /// selects nothing), written by the program's `row_threshold` step.
+    pub fn topk_rows_threshold<E: DeviceFloat>(
+        &self,
+        x: ArrayView2<'_, E>,
+        k: usize,
+        (opts, bisect, strategy, counts): (Options, Bisect, Strategy, bool),
+        rows: HostRows<'_>,
+    ) -> Result<(TopK<E>, Option<Array1<f32>>), CudaError> {
         let (n, m) = x.dim();
         check_shape(m, k)?;
-        for (what, v) in [("lengths", rows.lengths), ("k_per_row", rows.k_per_row)] {
-            if let Some(v) = v.filter(|v| v.len() != n) {
+        let per_row = [
+            ("lengths", rows.lengths.map(<[u32]>::len)),
+            ("k_per_row", rows.k_per_row.map(<[u32]>::len)),
+            ("hint", rows.hint.map(<[f32]>::len)),
+        ];
+        for (what, len) in per_row {
+            if let Some(len) = len.filter(|&len| len != n) {
                 return Err(CudaError::TopK(topk_ref::TopKError::InvalidParameter {
                     name: what,
-                    reason: format!("{} entries for {n} rows", v.len()),
+                    reason: format!("{len} entries for {n} rows"),
                 }));
             }
         }
-        let ragged =
-            plan::Ragged { lengths: rows.lengths.is_some(), k_per_row: rows.k_per_row.is_some() };
+        let ragged = plan::Ragged {
+            lengths: rows.lengths.is_some(),
+            k_per_row: rows.k_per_row.is_some(),
+            hint: rows.hint.is_some(),
+            threshold: rows.threshold,
+        };
         let launch =
             Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted, elem: E::ELEM };
         let counts = counts && strategy != Strategy::Split;
         // every unit the launch needs, built at once (in parallel where there are several)
         self.check_elem(E::ELEM)?;
-        if n > 0 && k > 0 {
+        if n > 0 && (k > 0 || rows.threshold) {
             let types = DataTypes { elem: E::ELEM, ..DataTypes::F32 };
             let units: Vec<_> = self.program_ragged(&launch, strategy, counts, ragged)?.units();
             self.prepare(&units.into_iter().map(|u| types.unit(u)).collect::<Vec<_>>())?;
@@ -274,21 +301,32 @@ impl CudaTopK {
             v.map(|v| s.clone_htod(v).map_err(driver("copying the per-row arrays"))).transpose()
         };
         let (lengths, k_per_row) = (upload(rows.lengths)?, upload(rows.k_per_row)?);
-        let slices = RowSlices { lengths: lengths.as_ref(), k_per_row: k_per_row.as_ref() };
+        let hint =
+            rows.hint.map(|h| s.clone_htod(h).map_err(driver("copying the hints"))).transpose()?;
+        let mut thr = s.alloc_zeros::<f32>(n.max(1)).map_err(driver("allocating"))?;
+        let slices = RowSlices {
+            lengths: lengths.as_ref(),
+            k_per_row: k_per_row.as_ref(),
+            hint: hint.as_ref(),
+        };
         let outs = (&mut val, &mut idx, iter_out);
-        self.select_device_ragged(&launch, strategy, &dx, outs, slices)?;
+        let thr_out = if rows.threshold { Some(&mut thr) } else { None };
+        self.select_device_threshold(&launch, strategy, &dx, outs, slices, thr_out)?;
         let mut values = s.clone_dtoh(&val).map_err(driver("copying values back"))?;
         let mut indices = s.clone_dtoh(&idx).map_err(driver("copying indices back"))?;
         let mut iterations = s.clone_dtoh(&it).map_err(driver("copying iterations back"))?;
+        let mut threshold = s.clone_dtoh(&thr).map_err(driver("copying thresholds back"))?;
+        threshold.truncate(n);
         values.truncate(nk);
         indices.truncate(nk);
         iterations.truncate(n);
         let shape = (n, k);
         let err = |_| CudaError::TooLarge { n, m, why: "output shape" };
-        Ok(TopK {
+        let topk = TopK {
             values: Array2::from_shape_vec(shape, values).map_err(err)?,
             indices: Array2::from_shape_vec(shape, indices).map_err(err)?,
             iterations: counts.then(|| Array1::from(iterations)),
-        })
+        };
+        Ok((topk, rows.threshold.then(|| Array1::from(threshold))))
     }
 }

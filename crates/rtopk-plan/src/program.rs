@@ -10,6 +10,8 @@
 //! `n * width`), then the program of the second stage over the candidates' values, then
 //! `gather_indices`, which turns positions among the candidates back into the row's indices.
 //! Levels nest: a second stage split again gathers before the level above it does.
+//! A request that wants each row's threshold (docs/contract.md §5) ends with `row_threshold`,
+//! which reads it off the values output.
 
 use serde::Serialize;
 
@@ -37,16 +39,19 @@ pub enum StepKind {
     SortRows,
     /// Positions among a split row's candidates back to the row's indices.
     GatherIndices,
+    /// Each row's threshold (docs/contract.md §5) off its values output.
+    RowThreshold,
 }
 
 impl StepKind {
     /// Every kind.
-    pub const ALL: [StepKind; 5] = [
+    pub const ALL: [StepKind; 6] = [
         StepKind::SelectRows,
         StepKind::SelectChunks,
         StepKind::SelectLastChunks,
         StepKind::SortRows,
         StepKind::GatherIndices,
+        StepKind::RowThreshold,
     ];
 
     /// The step's name.
@@ -57,6 +62,7 @@ impl StepKind {
             StepKind::SelectLastChunks => "select_last_chunks",
             StepKind::SortRows => "sort_rows",
             StepKind::GatherIndices => "gather_indices",
+            StepKind::RowThreshold => "row_threshold",
         }
     }
 }
@@ -100,10 +106,14 @@ pub enum Content {
     Lengths,
     /// Each row's k (u32, `0..=k`; docs/contract.md §5).
     KPerRow,
+    /// Each row's threshold hint (f32; docs/contract.md §5).
+    Hint,
+    /// Each row's threshold, written (f32; docs/contract.md §5).
+    Threshold,
 }
 
-/// The per-row inputs of a ragged request (docs/contract.md §5): which device arrays of one
-/// entry per row the program reads. A plain request has neither.
+/// The per-row arrays of a ragged request (docs/contract.md §5): which device arrays of one
+/// entry per row the program reads or writes. A plain request has none.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct Ragged {
     /// Row `i` is its first `lengths[i]` values.
@@ -111,12 +121,19 @@ pub struct Ragged {
     /// Row `i` selects `k_per_row[i]` values (the launch's `k` is their largest, the output
     /// width).
     pub k_per_row: bool,
+    /// Row `i`'s search starts with a test at `hint[i]` (f32), read by the select steps of
+    /// whole rows: it changes the iterations, never the answer.
+    pub hint: bool,
+    /// Row `i`'s threshold is written to `threshold[i]` (f32) by a last `row_threshold` step.
+    pub threshold: bool,
 }
 
 impl Ragged {
-    /// Whether any per-row array is read.
+    /// Whether the select steps read any per-row array (they then run the ragged twin
+    /// units, and rows are not split). The threshold output alone is not such an array: its
+    /// step reads the values output.
     pub fn any(self) -> bool {
-        self.lengths || self.k_per_row
+        self.lengths || self.k_per_row || self.hint
     }
 }
 
@@ -130,20 +147,29 @@ pub struct RowArgs {
     pub lengths: Option<BufferId>,
     /// The per-row k's buffer, if any.
     pub k_per_row: Option<BufferId>,
+    /// The threshold hints' buffer, if any (select steps of whole rows only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<BufferId>,
 }
 
 impl RowArgs {
     /// The per-row arrays of a program built with `ragged` (`None` for a plain request).
-    fn of(ragged: Ragged, lengths: BufferId, k_per_row: BufferId) -> Option<Self> {
+    fn of(ragged: Ragged, lengths: BufferId, k_per_row: BufferId, hint: BufferId) -> Option<Self> {
         ragged.any().then_some(RowArgs {
             lengths: ragged.lengths.then_some(lengths),
             k_per_row: ragged.k_per_row.then_some(k_per_row),
+            hint: ragged.hint.then_some(hint),
         })
+    }
+
+    /// The same rows without the hint: what the steps but the selects read.
+    pub fn without_hint(self) -> Self {
+        Self { hint: None, ..self }
     }
 
     /// The buffers read.
     pub fn buffers(&self) -> impl Iterator<Item = BufferId> {
-        self.lengths.into_iter().chain(self.k_per_row)
+        self.lengths.into_iter().chain(self.k_per_row).chain(self.hint)
     }
 }
 
@@ -295,6 +321,31 @@ impl Gather {
     }
 }
 
+/// The threshold launch (`row_threshold`, docs/contract.md §5): one warp per row reads the
+/// `k_i` selected values of its output row and writes, as f32, the one that ranks last in the
+/// mode (the lowest selected in largest mode, the highest in smallest; among equal keys the
+/// last position: the highest index in index order, the last in sorted order), NaN where
+/// `k_i = 0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Threshold {
+    /// Rows.
+    pub n_rows: u64,
+    /// The rows' width (`k_i` is cut to the row's length).
+    pub m: u32,
+    /// The outputs' width.
+    pub k: u32,
+    /// The values output (rows of `k`).
+    pub values: BufferId,
+    /// The thresholds (one f32 per row).
+    pub threshold: BufferId,
+    /// The rows' own lengths and k, for a ragged request (never the hint).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<RowArgs>,
+}
+
+/// Threads per block of `rtopk_row_threshold` (one warp per row).
+pub const THRESHOLD_THREADS: u32 = 256;
+
 /// The kernel a step runs, and its arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -305,6 +356,8 @@ pub enum Kernel {
     Sort(Sort),
     /// A gather launch.
     Gather(Gather),
+    /// A threshold launch.
+    Threshold(Threshold),
 }
 
 /// One kernel launch of a program.
@@ -369,6 +422,11 @@ impl Program {
     /// The caller's iteration counts output, where the program writes them.
     pub fn iterations(&self) -> Option<BufferId> {
         self.buffers.iter().position(|b| b.content == Content::Iterations).map(BufferId)
+    }
+
+    /// The caller's thresholds output, where the program writes them.
+    pub fn threshold(&self) -> Option<BufferId> {
+        self.buffers.iter().position(|b| b.content == Content::Threshold).map(BufferId)
     }
 
     /// The temporaries, in the order of [`Program::buffers`].
@@ -462,9 +520,10 @@ pub fn program(
 
 /// [`program()`] of a ragged request (docs/contract.md §5): `launch.k` is the output width
 /// (the largest k asked), and the steps read the per-row arrays `ragged` names, buffers of
-/// the program (`lengths`, `k_per_row`: one u32 per row). Rows of their own length or k are
-/// not split yet: their route is the one with iteration counts (whole rows), and a forced
-/// split is an error.
+/// the program (`lengths`, `k_per_row`: one u32 per row; `hint`: one f32 per row), and a
+/// last `row_threshold` step writes `threshold` (one f32 per row) where `ragged.threshold`.
+/// Rows of their own length or k, or with hints, are not split yet: their route is the one
+/// with iteration counts (whole rows), and a forced split is an error.
 pub fn program_ragged(
     launch: &Launch,
     limits: &DeviceLimits,
@@ -473,7 +532,8 @@ pub fn program_ragged(
     ragged: Ragged,
 ) -> Result<Program, PlanError> {
     if ragged.any() && strategy == Strategy::Split {
-        let why = "rows of their own length or k (docs/contract.md §5) are not split yet";
+        let why = "rows of their own length or k, or with hints (docs/contract.md §5), are not \
+                   split yet";
         return Err(PlanError::Split { n: launch.n, m: launch.m, k: launch.k, why });
     }
     let r = route(launch, limits, strategy, counts || ragged.any())?;
@@ -502,10 +562,20 @@ pub fn program_ragged(
     if ragged.k_per_row {
         b.buffer("k_per_row", BufferRole::Input, Content::KPerRow, n64, 1);
     }
-    b.rows = RowArgs::of(ragged, lengths, k_per_row);
+    let hint = BufferId(b.buffers.len());
+    if ragged.hint {
+        b.buffer("hint", BufferRole::Input, Content::Hint, n64, 1);
+    }
+    let threshold = ragged
+        .threshold
+        .then(|| b.buffer("threshold", BufferRole::Output, Content::Threshold, n64, 1));
+    b.rows = RowArgs::of(ragged, lengths, k_per_row, hint);
     if n > 0 && k > 0 {
         let input = Region { buffer: INPUT, offset: 0, ld: m64 };
         b.emit(&r, 0, m, input, iterations)?;
+    }
+    if let Some(threshold) = threshold.filter(|_| n > 0) {
+        b.threshold_step(threshold, m, ragged, lengths, k_per_row);
     }
     Ok(Program {
         launch: *launch,
@@ -580,7 +650,7 @@ impl Builder {
                         indices: INDICES,
                         results_per_lane: if sort.shape.is_some() { 0 } else { sort.unit.width() },
                         shape: sort.shape,
-                        rows: self.rows,
+                        rows: self.rows.map(RowArgs::without_hint),
                     };
                     self.steps.push(Step {
                         name: StepKind::SortRows,
@@ -593,7 +663,7 @@ impl Builder {
                         },
                         reads: [input.buffer, VALUES, INDICES]
                             .into_iter()
-                            .chain(self.rows.iter().flat_map(RowArgs::buffers))
+                            .chain(kernel.rows.iter().flat_map(RowArgs::buffers))
                             .collect(),
                         writes: vec![VALUES, INDICES],
                         kernel: Kernel::Sort(kernel),
@@ -683,6 +753,51 @@ impl Builder {
                 Ok(())
             }
         }
+    }
+
+    /// The `row_threshold` step after every other: it reads the values output (and the
+    /// lengths and per-row k where given) and writes `threshold`. With `k = 0` nothing is
+    /// selected: it writes NaN everywhere.
+    fn threshold_step(
+        &mut self,
+        threshold: BufferId,
+        m: usize,
+        ragged: Ragged,
+        lengths: BufferId,
+        k_per_row: BufferId,
+    ) {
+        let Launch { n, k, elem, .. } = self.launch;
+        let rows = RowArgs {
+            lengths: ragged.lengths.then_some(lengths),
+            k_per_row: ragged.k_per_row.then_some(k_per_row),
+            hint: None,
+        };
+        let rows = (rows.lengths.is_some() || rows.k_per_row.is_some()).then_some(rows);
+        let per_block = (THRESHOLD_THREADS / 32) as usize;
+        let cap = self.limits.sm_count.saturating_mul(GATHER_BLOCKS_PER_SM).max(1);
+        let blocks = n.div_ceil(per_block).clamp(1, cap);
+        let kernel = Threshold {
+            n_rows: n as u64,
+            m: m as u32, // < 2^32: the route checked
+            k: k as u32,
+            values: VALUES,
+            threshold,
+            rows,
+        };
+        self.steps.push(Step {
+            name: StepKind::RowThreshold,
+            level: 0,
+            unit: Unit::threshold(elem),
+            grid: Grid { blocks: blocks as u32, threads: THRESHOLD_THREADS, shared_bytes: 0 },
+            // k = 0: no value is read (nothing is selected)
+            reads: (k > 0)
+                .then_some(VALUES)
+                .into_iter()
+                .chain(rows.iter().flat_map(RowArgs::buffers))
+                .collect(),
+            writes: vec![threshold],
+            kernel: Kernel::Threshold(kernel),
+        });
     }
 
     fn select(&mut self, name: StepKind, level: usize, mut sel: Select) {
@@ -797,6 +912,10 @@ mod tests {
                     );
                     assert_eq!(len(sort.values), sort.n_rows * u64::from(sort.k));
                 }
+                Kernel::Threshold(t) => {
+                    assert_eq!(len(t.threshold), t.n_rows);
+                    assert_eq!(len(t.values), t.n_rows * u64::from(t.k));
+                }
                 Kernel::Gather(g) => {
                     assert_eq!(len(g.candidates), g.n_rows * u64::from(g.width));
                     assert_eq!(g.input.ld, g.row_len);
@@ -814,7 +933,7 @@ mod tests {
                 assert_eq!(tiles_row(g.row_len, &pieces[s.level]), Ok(()), "level {}", s.level);
             }
         }
-        if !p.steps.is_empty() {
+        if p.launch.k > 0 && !p.steps.is_empty() {
             assert!(written.contains(&VALUES) && written.contains(&INDICES));
             assert_eq!(p.iterations().is_some_and(|it| written.contains(&it)), p.counts);
         }
@@ -1028,7 +1147,7 @@ mod tests {
 
     #[test]
     fn a_ragged_program_reads_its_rows_arrays_and_never_splits() {
-        let both = Ragged { lengths: true, k_per_row: true };
+        let both = Ragged { lengths: true, k_per_row: true, ..Ragged::default() };
         for (n, m, k) in [(4, 65536, 64), (1, 1 << 20, 2048), (5, 300, 7), (3, 20_000, 300)] {
             for sorted in [false, true] {
                 let l = Launch { sorted, ..launch(n, m, k) };
@@ -1042,7 +1161,7 @@ mod tests {
                     (p.buffer(ks).elements, p.buffer(ks).role),
                     (n as u64, BufferRole::Input)
                 );
-                let rows = RowArgs { lengths: Some(lengths), k_per_row: Some(ks) };
+                let rows = RowArgs { lengths: Some(lengths), k_per_row: Some(ks), hint: None };
                 for s in &p.steps {
                     match s.kernel {
                         Kernel::Select(sel) => {
@@ -1054,7 +1173,9 @@ mod tests {
                             assert_eq!(sort.rows, Some(rows));
                             assert!(!s.unit.is_ragged());
                         }
-                        Kernel::Gather(_) => panic!("a ragged program gathers nothing"),
+                        Kernel::Gather(_) | Kernel::Threshold(_) => {
+                            panic!("a ragged program gathers nothing")
+                        }
                     }
                     assert!(s.reads.contains(&lengths) && s.reads.contains(&ks), "{s:?}");
                 }
@@ -1064,7 +1185,7 @@ mod tests {
             }
         }
         // lengths only: no k buffer; a plain program names none and serializes no rows
-        let only = Ragged { lengths: true, k_per_row: false };
+        let only = Ragged { lengths: true, ..Ragged::default() };
         let p = program_ragged(&launch(5, 300, 7), &h100(), Strategy::Auto, true, only).unwrap();
         assert_eq!(p.buffers.len(), 5);
         assert_eq!(select(&p.steps[0]).rows.unwrap().k_per_row, None);
@@ -1075,6 +1196,101 @@ mod tests {
         // a forced split of ragged rows is an error, not a wrong answer
         let err = program_ragged(&launch(4, 65536, 64), &h100(), Strategy::Split, false, both);
         assert!(matches!(err, Err(PlanError::Split { .. })));
+    }
+
+    #[test]
+    fn hints_go_to_the_selects_and_thresholds_end_the_program() {
+        let hint = Ragged { hint: true, ..Ragged::default() };
+        for (n, m, k) in [(4, 65536, 64), (5, 300, 7), (3, 20_000, 300)] {
+            for sorted in [false, true] {
+                let l = Launch { sorted, ..launch(n, m, k) };
+                // a hint alone: whole rows of the ragged twins, the hint read by the selects
+                let p = program_ragged(&l, &h100(), Strategy::Auto, false, hint).unwrap();
+                check(&p);
+                assert_eq!(p.depth, 0);
+                let at = p.buffers.iter().position(|b| b.name == "hint").map(BufferId).unwrap();
+                assert_eq!(p.buffer(at).content, Content::Hint);
+                assert_eq!(
+                    (p.buffer(at).elements, p.buffer(at).role),
+                    (n as u64, BufferRole::Input)
+                );
+                for s in &p.steps {
+                    match s.kernel {
+                        Kernel::Select(sel) => {
+                            let rows = sel.rows.unwrap();
+                            assert_eq!(
+                                (rows.hint, rows.lengths, rows.k_per_row),
+                                (Some(at), None, None)
+                            );
+                            assert!(s.unit.is_ragged() && s.reads.contains(&at));
+                        }
+                        Kernel::Sort(sort) => {
+                            assert_eq!(sort.rows.unwrap().hint, None);
+                            assert!(!s.reads.contains(&at));
+                        }
+                        _ => panic!("{s:?}"),
+                    }
+                }
+                // the threshold: a last step of its own, after the sort, on whole or split rows
+                for ragged in [
+                    Ragged { threshold: true, ..hint },
+                    Ragged { threshold: true, ..Ragged::default() },
+                ] {
+                    let p = program_ragged(&l, &h100(), Strategy::Auto, false, ragged).unwrap();
+                    check(&p);
+                    let last = p.steps.last().unwrap();
+                    assert_eq!(last.name, StepKind::RowThreshold);
+                    assert_eq!(last.unit, Unit::threshold(ElemType::F32));
+                    let t = p.threshold().unwrap();
+                    assert_eq!(p.buffer(t).content, Content::Threshold);
+                    assert_eq!(
+                        (p.buffer(t).elements, p.buffer(t).role),
+                        (n as u64, BufferRole::Output)
+                    );
+                    let Kernel::Threshold(th) = last.kernel else { panic!() };
+                    assert_eq!(
+                        (th.n_rows, th.m, th.k, th.values, th.threshold),
+                        (n as u64, m as u32, k as u32, VALUES, t)
+                    );
+                    assert_eq!(th.rows, None);
+                    assert_eq!((last.reads.clone(), last.writes.clone()), (vec![VALUES], vec![t]));
+                    let threads = u64::from(last.grid.blocks) * u64::from(last.grid.threads);
+                    assert!(
+                        threads >= 32 && last.grid.blocks as usize <= 132 * GATHER_BLOCKS_PER_SM
+                    );
+                    assert_eq!(
+                        p.steps.iter().filter(|s| s.name == StepKind::RowThreshold).count(),
+                        1
+                    );
+                }
+            }
+        }
+        // the threshold of ragged rows reads their lengths and k, never the hint
+        let all = Ragged { lengths: true, k_per_row: true, hint: true, threshold: true };
+        let p = program_ragged(&launch(5, 300, 7), &h100(), Strategy::Auto, true, all).unwrap();
+        check(&p);
+        let Kernel::Threshold(th) = p.steps.last().unwrap().kernel else { panic!() };
+        let rows = th.rows.unwrap();
+        assert!(rows.lengths.is_some() && rows.k_per_row.is_some() && rows.hint.is_none());
+        // k = 0: nothing selected, the step writes NaN without reading the values
+        let p = program_ragged(&launch(5, 300, 0), &h100(), Strategy::Auto, false, all).unwrap();
+        check(&p);
+        assert_eq!(names(&p), ["row_threshold"]);
+        assert!(!p.steps[0].reads.contains(&VALUES));
+        // no rows: nothing to do
+        let p = program_ragged(&launch(0, 300, 5), &h100(), Strategy::Auto, false, all).unwrap();
+        assert!(p.steps.is_empty());
+        // a forced split of hinted rows is an error; of rows that only want thresholds, not
+        let err = program_ragged(&launch(4, 65536, 64), &h100(), Strategy::Split, false, hint);
+        assert!(matches!(err, Err(PlanError::Split { .. })));
+        let only = Ragged { threshold: true, ..Ragged::default() };
+        let p =
+            program_ragged(&launch(4, 65536, 64), &h100(), Strategy::Split, false, only).unwrap();
+        check(&p);
+        assert!(p.depth > 0 && p.steps.last().unwrap().name == StepKind::RowThreshold);
+        assert!(p.steps.iter().all(|s| !s.unit.is_ragged()));
+        let v = serde_json::to_value(&p).unwrap();
+        assert_eq!(v["steps"].as_array().unwrap().last().unwrap()["name"], "row_threshold");
     }
 
     #[test]

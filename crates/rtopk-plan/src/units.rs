@@ -210,6 +210,9 @@ pub enum Family {
     SplitGather,
     /// `read_bandwidth_probe`, `spin_ahead` and `fill_normal` (benchmarks and timing).
     Utilities,
+    /// Each row's threshold off its values output (docs/contract.md §5),
+    /// `rtopk_row_threshold`, one warp per row.
+    RowThreshold,
 }
 
 impl Family {
@@ -257,6 +260,7 @@ impl Family {
             Family::SortRows => "rtopk_sort_rows",
             Family::SplitGather => "rtopk_split_gather",
             Family::Utilities => "utilities",
+            Family::RowThreshold => "rtopk_row_threshold",
         }
     }
 }
@@ -307,6 +311,12 @@ impl Unit {
         }
     }
 
+    /// The threshold unit of rows of `elem` (its indices' type does not matter: it reads
+    /// none).
+    pub fn threshold(elem: ElemType) -> Self {
+        Self { elem, ..Self::single(Family::RowThreshold) }
+    }
+
     /// This unit's twin for rows of their own length and k (docs/contract.md §5) where it is
     /// a top-k unit; `ragged == false`, or a unit of another family: itself (the sorts and
     /// the gather read the per-row arrays where given, at a cost no plain launch notices).
@@ -322,7 +332,7 @@ impl Unit {
     /// This unit writing indices as `index` (the utilities write none).
     pub fn with_index(self, index: IndexType) -> Self {
         match self.family {
-            Family::Utilities => self,
+            Family::Utilities | Family::RowThreshold => self,
             _ => Self { index, ..self },
         }
     }
@@ -348,7 +358,8 @@ impl Unit {
 
     /// Every unit, in a fixed order (the order of [`Unit::index`]): for each element type and
     /// then each index type, the units of one (f32 and 32-bit indices: the gather too), then
-    /// the utilities, then the ragged twins of the top-k units in the same order.
+    /// the utilities, then the ragged twins of the top-k units in the same order, then the
+    /// threshold units of the three element types.
     pub fn all() -> Vec<Unit> {
         let base = Self::all_u32();
         let mut out = Vec::with_capacity(UNIT_COUNT);
@@ -370,6 +381,7 @@ impl Unit {
                 ..*u
             }));
         }
+        out.extend(ElemType::ALL.map(Unit::threshold));
         out
     }
 
@@ -398,6 +410,9 @@ impl Unit {
         if self.family == Family::Utilities {
             return PLAIN_UNITS - 1;
         }
+        if self.family == Family::RowThreshold {
+            return PLAIN_UNITS + 6 * RAGGED_BASE + self.elem.ordinal();
+        }
         let set = 2 * self.elem.ordinal()
             + match self.index {
                 IndexType::U32 => 0,
@@ -425,6 +440,8 @@ impl Unit {
             Family::SortRows => warp + 2 * part + 2 + sorts,
             Family::SplitGather => warp + 2 * part + 3 + sorts,
             Family::Utilities => warp + 2 * part + 4 + sorts,
+            // placed by `index` itself
+            Family::RowThreshold => 0,
         }
     }
 
@@ -475,8 +492,9 @@ const RAGGED_BASE: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + 2;
 /// How many plain units there are: each but the utilities for both index types and the three
 /// element types (the gather's 16-bit places stay unused: [`Unit::with_elem`] keeps it f32).
 const PLAIN_UNITS: usize = 6 * (BASE_UNITS - 1) + 1;
-/// How many units there are: the plain ones and the ragged twins of the top-k units.
-pub const UNIT_COUNT: usize = PLAIN_UNITS + 6 * RAGGED_BASE;
+/// How many units there are: the plain ones, the ragged twins of the top-k units and the
+/// three threshold units.
+pub const UNIT_COUNT: usize = PLAIN_UNITS + 6 * RAGGED_BASE + 3;
 
 /// A unit is written as its name (`rtopk_warp_rows_12_f16`).
 impl Serialize for Unit {
@@ -522,6 +540,13 @@ mod tests {
         );
         assert!(!names.contains("rtopk_sort_rows_ragged"));
         assert_eq!(Unit::all_plain().len() + 6 * RAGGED_BASE, UNIT_COUNT);
+        // the threshold units: one per element type, whatever the index type asked
+        assert!(
+            names.contains("rtopk_row_threshold") && names.contains("rtopk_row_threshold_bf16")
+        );
+        let t = Unit::threshold(ElemType::F16);
+        assert_eq!(t.with_index(IndexType::I64), t);
+        assert_eq!(Unit::all()[UNIT_COUNT - 2], t);
         let half = Unit::row(Family::HalfRows, 9).with_elem(ElemType::F16);
         assert_eq!((half.width(), half.elems_per_lane()), (32, 64));
     }

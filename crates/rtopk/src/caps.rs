@@ -79,7 +79,7 @@ pub(crate) const ROW_CPU_32: Capabilities = Capabilities { dtypes: KEY32_DTYPES,
 pub(crate) const BISECT_CPU: Capabilities =
     Capabilities { iterations: true, bisection_params: true, ..ROW_CPU };
 /// The RTop-K kernel on the warp simulator (f32, f16 and bf16 rows); rows of their own
-/// length and k per row on whole-row routes (threshold hints not yet).
+/// length and k per row, threshold hints (with `bisect`'s counts) and the threshold output.
 pub(crate) const SIM: Capabilities = Capabilities {
     work_counters: false,
     diagnostics: true,
@@ -88,7 +88,8 @@ pub(crate) const SIM: Capabilities = Capabilities {
     ..BISECT_CPU
 };
 /// The RTop-K kernel on the GPU (16-bit rows from compute capability 8.0: docs/kernel.md);
-/// rows of their own length and k per row on whole-row routes (threshold hints not yet).
+/// rows of their own length and k per row, threshold hints (with `bisect`'s counts) and the
+/// threshold output, on whole-row routes.
 pub(crate) const CUDA: Capabilities = Capabilities {
     device: Device::Gpu,
     work_counters: false,

@@ -52,9 +52,16 @@ impl Executor for Gpu {
     ) -> Result<(), Error> {
         let gpu = shared_device(self.ordinal)?;
         let Job { k, opts, bisect, counts } = job;
-        let host = HostRows { lengths: rows.lengths, k_per_row: rows.k_per_row };
+        let host = HostRows {
+            lengths: rows.lengths,
+            k_per_row: rows.k_per_row,
+            hint: rows.hint,
+            threshold: rows.threshold,
+        };
         let how = (opts, bisect, Strategy::Auto, counts);
-        out.topk = gpu.topk_rows_ragged(x, k, how, host)?;
+        let (topk, threshold) = gpu.topk_rows_threshold(x, k, how, host)?;
+        out.topk = topk;
+        out.threshold = threshold;
         out.diagnostics = None;
         Ok(())
     }
@@ -82,14 +89,6 @@ pub(crate) fn launch_of(request: &Request, shape: Shape) -> Result<(Launch, Data
     }
     let Shape { n, m, dtype } = shape;
     let k = request.check(n, m, dtype)?;
-    if request.wanted().threshold {
-        // no threshold buffer among the device buffers yet: a face reads it off the values
-        return Err(Error::NotYetSupported {
-            what: "the threshold output on device buffers",
-            algo: request.algo().to_string(),
-            valid_for: "every algorithm on host rows (select)".to_string(),
-        });
-    }
     let elem = match dtype {
         Dtype::Float32 => ElemType::F32,
         Dtype::Float16 => ElemType::F16,
@@ -105,15 +104,6 @@ pub(crate) fn launch_of(request: &Request, shape: Shape) -> Result<(Launch, Data
     let bisect = request.bisect();
     let launch = Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted, elem };
     Ok((launch, DataTypes { elem, index }))
-}
-
-/// The per-row device arrays a [`select_raw`] of `request` reads (its lengths, its k per row).
-fn ragged_of(request: &Request) -> rtopk_plan::Ragged {
-    let rows = request.rows();
-    rtopk_plan::Ragged {
-        lengths: rows.lengths.is_some(),
-        k_per_row: matches!(rows.k, topk_ref::KPerRow::PerRow(_)),
-    }
 }
 
 /// `true` when the kernels a [`select_raw`] of `request` on `shape` launches are built and
@@ -133,6 +123,17 @@ pub fn prepare(request: &Request, shape: Shape) -> Result<(), Error> {
     let gpu = shared_device(request.place().ordinal())?;
     let units = gpu.raw_units(&launch, types, request.wanted().iterations, ragged_of(request))?;
     Ok(gpu.prepare(&units)?)
+}
+
+/// The per-row arrays a request's launch on device buffers reads and writes.
+fn ragged_of(request: &Request) -> rtopk_cuda::Ragged {
+    let rows = request.rows();
+    rtopk_cuda::Ragged {
+        lengths: rows.lengths.is_some(),
+        k_per_row: matches!(rows.k, topk_ref::KPerRow::PerRow(_)),
+        hint: rows.hint.is_some(),
+        threshold: request.wanted().threshold,
+    }
 }
 
 /// What [`prepare_all`] did on one GPU.
@@ -218,11 +219,10 @@ fn checked_launch(
     Ok((launch, types))
 }
 
-/// The per-row device arrays of a ragged request on device buffers (docs/contract.md §5): given
-/// exactly where the request has lengths or a k per row (the kernel reads the device arrays;
-/// the request's own give the outputs' width); hints only without iteration counts (the
-/// kernel's search has no hint test yet: a hint changes no answer, only the counts would
-/// differ from `bisect`'s).
+/// The per-row device arrays of a request on device buffers (docs/contract.md §5): given
+/// exactly where the request has lengths, a k per row or hints (the kernel reads the device
+/// arrays; the request's own give the outputs' width), and the thresholds' array exactly where
+/// the request wants thresholds (the kernel writes it).
 fn check_raw_rows(request: &Request, bufs: RawBuffers) -> Result<(), Error> {
     let rows = request.rows();
     let per_row_k = matches!(rows.k, topk_ref::KPerRow::PerRow(_));
@@ -245,9 +245,6 @@ fn check_raw_rows(request: &Request, bufs: RawBuffers) -> Result<(), Error> {
             ));
         }
     }
-    if rows.hint.is_some() && request.wanted().iterations {
-        return Err(crate::table::not_yet("iteration counts with threshold hints", Gpu::NAME));
-    }
     let hint_wanted = rows.hint.is_some();
     if bufs.hint != 0 && !hint_wanted {
         return Err(Error::TopK(topk_ref::TopKError::InvalidParameter {
@@ -255,8 +252,24 @@ fn check_raw_rows(request: &Request, bufs: RawBuffers) -> Result<(), Error> {
             reason: "a device array is given but the request has no hints".to_string(),
         }));
     }
-    if bufs.threshold != 0 || request.wanted().threshold {
-        return Err(crate::table::not_yet("thresholds on device buffers", Gpu::NAME));
+    if bufs.hint == 0 && hint_wanted {
+        return Err(Error::TopK(topk_ref::TopKError::InvalidParameter {
+            name: "hint",
+            reason: "the request has hints but their device array is missing".to_string(),
+        }));
+    }
+    let threshold_wanted = request.wanted().threshold;
+    if bufs.threshold != 0 && !threshold_wanted {
+        return Err(Error::TopK(topk_ref::TopKError::InvalidParameter {
+            name: "threshold",
+            reason: "a device array is given but the request wants no thresholds".to_string(),
+        }));
+    }
+    if bufs.threshold == 0 && threshold_wanted {
+        return Err(Error::TopK(topk_ref::TopKError::InvalidParameter {
+            name: "threshold",
+            reason: "the request wants thresholds but their device array is missing".to_string(),
+        }));
     }
     Ok(())
 }
@@ -283,14 +296,29 @@ mod tests {
         assert!(matches!(e, Error::TopK(_)) && e.is_user_error(), "{e}");
         let e = check_raw_rows(&ragged, RawBuffers { lengths: 5, ..none }).unwrap_err();
         assert!(matches!(e, Error::NotYetSupported { .. }), "{e}");
+        // hints (with counts) and thresholds: their device arrays exactly where asked for
         let hinted = Request::builder("cuda")
             .k(2)
             .hint(vec![0.5; 2])
             .iterations(true)
+            .threshold(true)
             .place(Place::Cuda(0))
             .build()
             .unwrap();
-        assert!(matches!(check_raw_rows(&hinted, none), Err(Error::NotYetSupported { .. })));
+        let arrays = RawBuffers { hint: 7, threshold: 8, ..none };
+        assert!(check_raw_rows(&hinted, arrays).is_ok());
+        for (bufs, name) in [
+            (RawBuffers { threshold: 8, ..none }, "hint"),
+            (RawBuffers { hint: 7, ..none }, "threshold"),
+        ] {
+            let e = check_raw_rows(&hinted, bufs).unwrap_err();
+            assert!(e.is_user_error(), "{e}");
+            assert!(e.to_string().contains(name) && e.to_string().contains("missing"), "{e}");
+        }
+        for bufs in [RawBuffers { hint: 7, ..none }, RawBuffers { threshold: 8, ..none }] {
+            let e = check_raw_rows(&plain, bufs).unwrap_err();
+            assert!(matches!(e, Error::TopK(_)) && e.to_string().contains("is given"), "{e}");
+        }
     }
 
     #[test]

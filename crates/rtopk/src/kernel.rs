@@ -38,7 +38,9 @@ pub(crate) trait Executor: Send + Sync + fmt::Debug {
     /// iteration counts exactly when `job.counts` (and the route has them). A ragged request
     /// (docs/contract.md §5) gives `rows`: `job.k` is then the outputs' width, row `i` reads
     /// its first `lengths[i]` values and selects `min(k_per_row[i], lengths[i])` (absent: M,
-    /// `job.k`), the rest of its output row padded; a plain one gives none.
+    /// `job.k`), the rest of its output row padded, its search starts at `hint[i]` where given
+    /// (its count then `bisect`'s with that hint), and with `rows.threshold` the kernel writes
+    /// each row's threshold into [`Selection::threshold`]; a plain one gives none.
     fn run<E: Float>(
         &self,
         x: ArrayView2<'_, E>,
@@ -48,13 +50,18 @@ pub(crate) trait Executor: Send + Sync + fmt::Debug {
     ) -> Result<(), Error>;
 }
 
-/// The per-row arrays of a ragged request as the kernel reads them: one `u32` per row.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The per-row arrays of a ragged request as the kernel reads them: one `u32` (or, for the
+/// hints, one `f32`) per row, and whether it writes each row's threshold.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct RowArrays<'a> {
     /// Row `i` is its first `lengths[i]` values.
     pub(crate) lengths: Option<&'a [u32]>,
     /// Row `i` selects `k_per_row[i]` values.
     pub(crate) k_per_row: Option<&'a [u32]>,
+    /// Row `i`'s threshold hint.
+    pub(crate) hint: Option<&'a [f32]>,
+    /// Each row's threshold is written.
+    pub(crate) threshold: bool,
 }
 
 /// The kernel on executor `X`, configured like the bisection.
@@ -88,11 +95,10 @@ impl<X: Executor> Kernel<X> {
         Ok(())
     }
 
-    /// Every element type's ragged selection (docs/contract.md §5). The kernel's search has no
-    /// hint test yet: a hint changes no answer, so without iteration counts it is taken (and
-    /// saves no work); with them it is refused, since the counts would not be `bisect`'s with
-    /// the hint (docs/contract.md §3). The thresholds are read off the selection (the
-    /// selected value that ranks last), as topk-ref's ragged driver does.
+    /// Every element type's ragged selection (docs/contract.md §5): the kernel reads the
+    /// lengths, the k per row and the hints (its search starts with `bisect`'s hint test and
+    /// window tests, so its counts are `bisect`'s with the same hints, docs/contract.md §3),
+    /// and writes each row's threshold (the program's `row_threshold` step).
     fn run_ragged<E: Float>(
         &self,
         x: ArrayView2<'_, E>,
@@ -101,34 +107,22 @@ impl<X: Executor> Kernel<X> {
     ) -> Result<(), Error> {
         let (n, m) = x.dim();
         let width = rows.check(n, m)?;
-        if rows.hint.is_some() && self.counts {
-            return Err(crate::table::not_yet("iteration counts with threshold hints", X::NAME));
-        }
         // m <= topk-ref's MAX_ROW_WIDTH < 2^32: lengths and k fit
         let lengths: Option<Vec<u32>> = rows.lengths.map(|l| l.iter().map(|&v| v as u32).collect());
         let k_per_row: Option<Vec<u32>> = match rows.k {
             topk_ref::KPerRow::One(_) => None,
             topk_ref::KPerRow::PerRow(ks) => Some(ks.iter().map(|&v| v as u32).collect()),
         };
-        let arrays = RowArrays { lengths: lengths.as_deref(), k_per_row: k_per_row.as_deref() };
+        let arrays = RowArrays {
+            lengths: lengths.as_deref(),
+            k_per_row: k_per_row.as_deref(),
+            hint: rows.hint,
+            threshold,
+        };
         let job = Job { k: width, opts, bisect: self.bisect, counts: self.counts };
+        out.threshold = None;
         self.exec.run(x, job, arrays, out)?;
         out.work = None;
-        out.threshold = threshold.then(|| {
-            let values = &out.topk.values;
-            let mut positions: Vec<u32> = Vec::with_capacity(width);
-            (0..n)
-                .map(|r| {
-                    let k = rows.selected(r, m);
-                    positions.clear();
-                    positions.extend(0..k as u32);
-                    let row = values.row(r);
-                    let row = row.as_slice().unwrap_or_default();
-                    // the output row in index order ranks ties by position as by index
-                    topk_ref::ragged::threshold_of(row, &positions, opts.mode, opts.sorted)
-                })
-                .collect()
-        });
         Ok(())
     }
 }

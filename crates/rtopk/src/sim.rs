@@ -109,10 +109,19 @@ impl Executor for Sim {
         let r = if rows == RowArrays::default() {
             launch_parallel(data, &args, config)?
         } else {
-            let data_rows = RowData { lengths: rows.lengths, k_per_row: rows.k_per_row };
+            let data_rows = RowData {
+                lengths: rows.lengths,
+                k_per_row: rows.k_per_row,
+                hint: rows.hint,
+                threshold: rows.threshold,
+            };
             Simulator::new(config).run_ragged(data, &args, data_rows)?
         };
-        into_selection(&r, (n, k), counts, out)
+        into_selection(&r, (n, k), counts, out)?;
+        if rows.threshold {
+            out.threshold = Some(Array1::from(r.threshold.clone()));
+        }
+        Ok(())
     }
 }
 

@@ -4,7 +4,9 @@
 //! half and whole-warp rows, narrowing and not, block rows, block rows that narrow, sorted
 //! output), in f32, f16 and bf16, on rows built to break it (NaN of both signs and payloads,
 //! ±inf, ±0, subnormals, heavy ties; lengths 0 and M, k 0 and above the length, NaN past the
-//! lengths). Needs a CUDA GPU: `cargo test -p rtopk --release --test gpu_ragged -- --ignored`.
+//! lengths). With threshold hints (each row's own threshold, near ones, NaN, ±inf, arbitrary
+//! bits) its iteration counts are `bisect`'s with the same hints. Needs a CUDA GPU:
+//! `cargo test -p rtopk --release --test gpu_ragged -- --ignored`.
 
 use ndarray::{Array1, Array2, ArrayView2};
 use rtopk::{Element, Float, K, Mode, Options, Request, Selection, bf16, f16, select};
@@ -153,4 +155,136 @@ fn full_lengths_on_the_gpu_are_the_plain_launch() {
     assert_eq!(ragged.topk.indices, plain.topk.indices);
     assert_eq!(bits(&ragged.topk.values), bits(&plain.topk.values));
     assert_eq!(ragged.topk.iterations, plain.topk.iterations);
+}
+
+/// Per-row hints for `x`: each row's own threshold (from `want`), a near one (a few ulps
+/// off), NaN of both signs, ±inf, and arbitrary bits.
+fn hints(own: &Array1<f32>, seed: u64) -> Vec<f32> {
+    let mut s = seed;
+    own.iter()
+        .enumerate()
+        .map(|(r, &t)| {
+            s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            match r % 8 {
+                0 | 1 => t,
+                2 if t.is_finite() => f32::from_bits(t.to_bits().wrapping_add(3)),
+                3 if t.is_finite() => t * 1.01 + 0.25,
+                4 => f32::from_bits(if r % 16 == 4 { 0x7FC0_0000 } else { 0xFFC0_4321 }),
+                5 => f32::INFINITY,
+                6 => f32::NEG_INFINITY,
+                _ => f32::from_bits((s >> 32) as u32),
+            }
+        })
+        .collect()
+}
+
+/// With hints: cuda against sim and `bisect` with the same hints — indices, values, counts
+/// (docs/contract.md §3) and thresholds — and the oracle; with each row's own threshold as
+/// hint, never more iterations than without.
+fn check_hinted<E: Float>(x: ArrayView2<'_, E>, kmax: usize, seed: u64, ragged: bool) {
+    let (n, m) = x.dim();
+    let (lengths, ks) =
+        if ragged { shape(n, m, kmax, seed) } else { (vec![m; n], vec![kmax.min(m); n]) };
+    for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
+        let opts = Options { mode: Mode::from_smallest(smallest), sorted };
+        let what = format!("{} N={n} M={m} K={kmax} smallest={smallest} sorted={sorted}", E::NAME);
+        let build = |algo: &str, hint: Option<Vec<f32>>| {
+            let b = Request::builder(algo).options(opts).threshold(true).iterations(true);
+            let b = if ragged {
+                b.k_of(K::PerRow(ks.clone())).lengths(lengths.clone())
+            } else {
+                b.k(kmax)
+            };
+            let b = match hint {
+                Some(h) => b.hint(h),
+                None => b,
+            };
+            b.build().unwrap()
+        };
+        let plain = select(x, &build("bisect", None)).unwrap();
+        let own = plain.threshold.clone().unwrap();
+        let h = hints(&own, seed);
+        let cuda = select(x, &build("cuda", Some(h.clone()))).unwrap();
+        let sim = select(x, &build("sim", Some(h.clone()))).unwrap();
+        let cpu = select(x, &build("bisect", Some(h.clone()))).unwrap();
+        same(&cuda, &sim, &what);
+        same(&cuda, &cpu, &what);
+        assert_eq!(cuda.topk.indices, plain.topk.indices, "{what}: the hints change no answer");
+        assert_eq!(tbits(&cuda.threshold), tbits(&plain.threshold), "{what}: thresholds");
+        let (with, without) = (cuda.topk.iterations.unwrap(), plain.topk.iterations.unwrap());
+        for r in (0..n).filter(|r| r % 8 < 2) {
+            assert!(
+                with[r] <= without[r],
+                "{what}: row {r}: own threshold {} > {}",
+                with[r],
+                without[r]
+            );
+        }
+        let rows = Rows::per_row_k(&ks).with_lengths(&lengths);
+        let want = canonical_ragged(x, &rows, opts).unwrap();
+        assert_eq!(cuda.topk.indices, want.indices, "{what}: oracle");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn hinted_rows_on_the_gpu_equal_bisect_f32() {
+    for (i, &(n, m, k)) in SHAPES.iter().enumerate() {
+        let x = Array2::from_shape_vec((n, m), hostile(n, m, i as u64 + 40)).unwrap();
+        check_hinted(x.view(), k, i as u64 + 400, true);
+        check_hinted(x.view(), k, i as u64 + 500, false);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn hinted_rows_on_the_gpu_equal_bisect_f16_bf16() {
+    for (i, &(n, m, k)) in SHAPES.iter().enumerate() {
+        let v = hostile(n, m, i as u64 + 70);
+        let h = Array2::from_shape_vec((n, m), v.iter().map(|&f| f16::from_f32(f)).collect());
+        let h = h.unwrap();
+        check_hinted(h.view(), k, i as u64 + 600, true);
+        check_hinted(h.view(), k, i as u64 + 650, false);
+        let b = Array2::from_shape_vec((n, m), v.iter().map(|&f| bf16::from_f32(f)).collect());
+        let b = b.unwrap();
+        check_hinted(b.view(), k, i as u64 + 700, true);
+        check_hinted(b.view(), k, i as u64 + 750, false);
+    }
+}
+
+/// Rows whose scores drift a little between steps (a decode loop): the previous step's
+/// thresholds as hints cut the GPU's iterations, exactly as they cut `bisect`'s.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn previous_thresholds_cut_the_gpus_iterations() {
+    let (n, m, k) = (64, 32_768, 2048);
+    let mut v = hostile(n, m, 11)
+        .into_iter()
+        .map(|f| if f.is_finite() { f } else { 1.5 })
+        .collect::<Vec<_>>();
+    let req = |hint: Option<Vec<f32>>| {
+        let b = Request::builder("cuda").k(k).threshold(true).iterations(true);
+        match hint {
+            Some(h) => b.hint(h),
+            None => b,
+        }
+        .build()
+        .unwrap()
+    };
+    let x = Array2::from_shape_vec((n, m), v.clone()).unwrap();
+    let prev = select(x.view(), &req(None)).unwrap().threshold.unwrap().to_vec();
+    for (j, f) in v.iter_mut().enumerate().filter(|(j, _)| j % 50 == 7) {
+        *f += (j % 13) as f32 * 1e-3;
+    }
+    let x = Array2::from_shape_vec((n, m), v).unwrap();
+    let cold = select(x.view(), &req(None)).unwrap();
+    let warm = select(x.view(), &req(Some(prev.clone()))).unwrap();
+    let cpu = Request::builder("bisect").k(k).threshold(true).iterations(true).hint(prev).build();
+    let cpu = select(x.view(), &cpu.unwrap()).unwrap();
+    same(&warm, &cpu, "decode step");
+    assert_eq!(warm.topk.indices, cold.topk.indices);
+    let sum = |s: &Selection<f32>| {
+        s.topk.iterations.as_ref().unwrap().iter().map(|&i| u64::from(i)).sum::<u64>()
+    };
+    assert!(sum(&warm) < sum(&cold), "warm {} cold {}", sum(&warm), sum(&cold));
 }

@@ -6,8 +6,8 @@
 //! multiple of 32, lengths 0 and M, k 0 and above the length, NaN and copies of the valid
 //! values past the length) in f32, f16 and bf16. Hints never change an answer; the threshold
 //! output alone is given by every algorithm (the simulator's included), read off the
-//! selection; the simulated kernel takes them (its iteration counts `bisect`'s without a
-//! hint; counts with a hint it refuses with a typed error).
+//! selection (the simulator's and the GPU's write it with a step of their own); the simulated
+//! kernel takes hints with iteration counts, `bisect`'s with the same hints.
 
 use ndarray::{Array1, Array2, ArrayView2};
 use proptest::prelude::*;
@@ -74,7 +74,7 @@ fn check_same<E: Float>(
 
 /// Every ragged algorithm through `select`, with and without the shape's hints, against the
 /// oracle; `bisect`'s iteration counts 0 where a row selects nothing (docs/contract.md §5);
-/// the simulated kernel counts as `bisect` does without a hint.
+/// the simulated kernel counts as `bisect` does, with and without the same hints.
 fn check_ragged<E: Float>(
     x: ArrayView2<'_, E>,
     shape: &RaggedShape,
@@ -90,21 +90,22 @@ fn check_ragged<E: Float>(
             check_same(algo, &select(x, &hinted).map_err(fail)?, &want)?;
         }
     }
-    let counted = request_of("bisect", shape, opts).iterations(true);
-    let counted = counted.hint(hints.unwrap_or_else(|| vec![f32::NAN; x.nrows()]));
+    let hints = hints.unwrap_or_else(|| vec![f32::NAN; x.nrows()]);
+    let counted = request_of("bisect", shape, opts).iterations(true).hint(hints.clone());
     let out = select(x, &counted.build().map_err(fail)?).map_err(fail)?;
     let its = out.topk.iterations.as_ref().expect("asked for");
     let rows = rows_of(shape);
     for r in (0..x.nrows()).filter(|&r| rows.selected(r, x.ncols()) == 0) {
         prop_assert_eq!(its[r], 0, "row {} selects nothing", r);
     }
-    // the simulated kernel's counts are bisect's without a hint; with one it refuses counts
+    // the simulated kernel's counts are bisect's, without a hint and with the same hints
     let sim = select(x, &request_of("sim", shape, opts).iterations(true).build().map_err(fail)?);
     let plain = select(x, &request_of("bisect", shape, opts).iterations(true).build().unwrap());
     prop_assert_eq!(&sim.map_err(fail)?.topk.iterations, &plain.map_err(fail)?.topk.iterations);
-    let hinted = request_of("sim", shape, opts).iterations(true).hint(vec![1.0; x.nrows()]);
-    let e = select(x, &hinted.build().map_err(fail)?).unwrap_err();
-    prop_assert!(matches!(e, Error::NotYetSupported { .. }) && e.is_user_error(), "{}", e);
+    let hinted = request_of("sim", shape, opts).iterations(true).hint(hints);
+    let sim = select(x, &hinted.build().map_err(fail)?).map_err(fail)?;
+    check_same("sim", &sim, &want)?;
+    prop_assert_eq!(&sim.topk.iterations, &out.topk.iterations, "sim counts with hints");
     Ok(())
 }
 
@@ -248,11 +249,27 @@ fn a_selection_reused_for_a_plain_request_drops_the_threshold() {
 }
 
 #[test]
-fn the_threshold_is_not_yet_written_to_device_buffers() {
-    use rtopk::cuda::{Shape, is_ready};
+fn device_buffers_take_thresholds_and_hints_in_their_own_arrays() {
+    use rtopk::cuda::{RawBuffers, Shape, check_raw};
     use rtopk::{Dtype, Place};
-    let r = Request::builder("cuda").k(2).threshold(true).place(Place::Cuda(0)).build().unwrap();
+    let r = Request::builder("cuda")
+        .k(2)
+        .threshold(true)
+        .hint(vec![0.5])
+        .iterations(true)
+        .place(Place::Cuda(0))
+        .build()
+        .unwrap();
     let shape = Shape { n: 1, m: 8, dtype: Dtype::Float32 };
-    let e = is_ready(&r, shape).unwrap_err();
-    assert!(matches!(e, Error::NotYetSupported { .. }) && e.to_string().contains("threshold"));
+    let bufs = RawBuffers { x: 1, values: 2, indices: 3, iterations: 4, ..RawBuffers::default() };
+    let all = RawBuffers { hint: 5, threshold: 6, ..bufs };
+    assert!(check_raw(&r, shape, all).is_ok());
+    for (missing, name) in [
+        (RawBuffers { hint: 5, ..bufs }, "threshold"),
+        (RawBuffers { threshold: 6, ..bufs }, "hint"),
+    ] {
+        let e = check_raw(&r, shape, missing).unwrap_err();
+        assert!(matches!(e, Error::TopK(_)) && e.is_user_error(), "{e}");
+        assert!(e.to_string().contains(name) && e.to_string().contains("missing"), "{e}");
+    }
 }

@@ -55,13 +55,16 @@ fn per_row_inputs_are_checked_against_the_rows() {
     assert!(matches!(e, Error::PerRowLength { .. }) && e.is_user_error(), "{e}");
     let r = Request::builder("heap").k(2).lengths(vec![4, 5, 1]).build().unwrap();
     assert!(matches!(select(x.view(), &r), Err(Error::LengthTooLong { row: 1, .. })));
-    // the simulated kernel takes rows of their own length; counts with a hint it refuses
+    // the simulated kernel takes rows of their own length, and hints with counts (bisect's)
     let r = Request::builder("sim").k(2).lengths(vec![4, 3, 1]).build().unwrap();
     assert_eq!(select(x.view(), &r).unwrap().topk.indices.dim(), (3, 2));
     let r = Request::builder("sim").k(2).hint(vec![0.0; 3]).iterations(true).build().unwrap();
+    let sim = select(x.view(), &r).unwrap();
+    let r = Request::builder("bisect").k(2).hint(vec![0.0; 3]).iterations(true).build().unwrap();
+    assert_eq!(sim.topk.iterations, select(x.view(), &r).unwrap().topk.iterations);
+    let r = Request::builder("sim").k(2).hint(vec![0.0; 2]).iterations(true).build().unwrap();
     let e = select(x.view(), &r).unwrap_err();
-    assert!(matches!(e, Error::NotYetSupported { .. }), "{e}");
-    assert!(e.to_string().contains("'sim' does not support"), "{e}");
+    assert!(matches!(e, Error::PerRowLength { .. }) && e.is_user_error(), "{e}");
     let r = Request::builder("bisect").k(2).hint(vec![0.0; 3]).build().unwrap();
     assert_eq!(select(x.view(), &r).unwrap().topk.indices.dim(), (3, 2));
 }

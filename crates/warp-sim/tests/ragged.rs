@@ -5,15 +5,18 @@
 //! nothing) — on rows built to break it: NaN of both signs and payloads, ±inf, ±0, subnormals,
 //! heavy ties, lengths 0 and M, k 0 and k above the length, ties with the k-th value past the
 //! length, NaNs and infinities only past the length; f32, f16 and bf16; and no diagnostic, the
-//! executor's check that no element past a row's length is read included.
+//! executor's check that no element past a row's length is read included. With threshold
+//! hints (random, NaN, ±inf, each row's own threshold, the threshold of a slightly changed
+//! row) the counts are `bisect`'s with the same hints, and the own threshold never costs more
+//! iterations than no hint; each row's threshold output is the driver's, bit for bit.
 
 mod common;
 
 use common::{bisect, strategies};
 use proptest::prelude::*;
 use test_support::{
-    Float16, RaggedShape, SPECIALS_F32, matrix, matrix16, matrix16_in, poison_tails, ragged_shape,
-    specials16,
+    Float16, HintKind, RaggedShape, SPECIALS_F32, matrix, matrix16, matrix16_in, poison_tails,
+    ragged_shape, specials16,
 };
 use topk_ref::{Bisect, Element, KeyBits, Mode, Options, Rows, Wanted, bf16, f16, topk_ragged};
 use warp_sim::rtopk::Strategy as Launch;
@@ -24,8 +27,48 @@ fn bits<E: Element>(v: &[E]) -> Vec<u32> {
     v.iter().map(|x| x.to_bits().to_u32()).collect()
 }
 
-/// Runs the ragged request `shape` over the `(n, m)` matrix `x` with `config` and compares it
-/// with topk-ref's ragged driver over `b`.
+/// The hints of `shape.hint` for the `(n, m)` matrix `x` (`None`: no hint): random ones,
+/// NaN, ±inf, each row's own threshold, or the threshold of the row with every fifth value
+/// moved by 1 % (a decode step's).
+fn hints_for<E: Element>(
+    (n, m, x): (usize, usize, &[E]),
+    shape: &RaggedShape,
+    rows: &Rows<'_>,
+    opts: Options,
+) -> Option<Vec<f32>> {
+    let all = Wanted { iterations: true, threshold: true };
+    let thresholds = |x: &[E]| {
+        let got = topk_ragged(E::as_dyn(&Bisect::exact()), ndarray_view(x, n, m), rows, opts, all);
+        got.unwrap().threshold.expect("thresholds asked for").to_vec()
+    };
+    match shape.hint {
+        HintKind::None => None,
+        HintKind::Random => {
+            Some((0..n).map(|r| shape.random_hints[r % shape.random_hints.len().max(1)]).collect())
+        }
+        HintKind::Nan => Some(
+            (0..n)
+                .map(|r| f32::from_bits(if r % 2 == 0 { 0x7fc0_0000 } else { 0xffc0_1234 }))
+                .collect(),
+        ),
+        HintKind::PosInf => Some(vec![f32::INFINITY; n]),
+        HintKind::NegInf => Some(vec![f32::NEG_INFINITY; n]),
+        HintKind::Exact => Some(thresholds(x)),
+        HintKind::Perturbed => {
+            let mut y = x.to_vec();
+            for (j, v) in y.iter_mut().enumerate().filter(|(j, _)| j % 5 == 2) {
+                let f = v.to_f32();
+                *v = E::from_f32(if f == 0.0 { 0.125 } else { f * 1.01 + j as f32 * 1e-3 });
+            }
+            Some(thresholds(&y))
+        }
+    }
+}
+
+/// Runs the ragged request `shape` (its hints included) over the `(n, m)` matrix `x` with
+/// `config` and compares it with topk-ref's ragged driver over `b` with the same hints:
+/// values, indices, iteration counts and thresholds; with each row's own threshold as hint,
+/// no row takes more iterations than without a hint.
 fn check<E: Element>(
     config: SimConfig,
     (n, m, x): (usize, usize, &[E]),
@@ -38,12 +81,22 @@ fn check<E: Element>(
     let rows = if shape.per_row_k { Rows::per_row_k(&shape.k) } else { Rows::new(shape.one_k()) };
     let rows = rows.with_lengths(&shape.lengths);
     let opts = Options { mode, sorted: config.sorted };
-    let want = Wanted { iterations: true, threshold: false };
-    let want = topk_ragged(E::as_dyn(&b), ndarray_view(x, n, m), &rows, opts, want).unwrap();
+    let all = Wanted { iterations: true, threshold: true };
+    let hints = hints_for((n, m, x), shape, &rows, opts);
+    let plain = topk_ragged(E::as_dyn(&b), ndarray_view(x, n, m), &rows, opts, all).unwrap();
+    let rows = match &hints {
+        Some(h) => rows.with_hint(h),
+        None => rows,
+    };
+    let want = topk_ragged(E::as_dyn(&b), ndarray_view(x, n, m), &rows, opts, all).unwrap();
     let lengths: Vec<u32> = shape.lengths.iter().map(|&l| l as u32).collect();
     let k32: Vec<u32> = ks.iter().map(|&k| k as u32).collect();
-    let data =
-        RowData { lengths: Some(&lengths), k_per_row: shape.per_row_k.then_some(k32.as_slice()) };
+    let data = RowData {
+        lengths: Some(&lengths),
+        k_per_row: shape.per_row_k.then_some(k32.as_slice()),
+        hint: hints.as_deref(),
+        threshold: true,
+    };
     let args = KernelArgs { n, m, k: width, mode, bisect: b, mutant: None };
     let got = Simulator::new(config)
         .run_ragged(x, &args, data)
@@ -58,7 +111,27 @@ fn check<E: Element>(
         prop_assert_eq!(&got.indices[lo..hi], want_idx.as_slice(), "{} row {}", unit, r);
         prop_assert_eq!(bits(&got.values[lo..hi]), bits(&want_val), "{} row {}", unit, r);
         let want_it = want.iterations.as_ref().map_or(0, |it| it[r]);
-        prop_assert_eq!(got.iterations[r], want_it, "{} row {}", unit, r);
+        prop_assert_eq!(
+            got.iterations[r],
+            want_it,
+            "{} row {} hint {:?}",
+            unit,
+            r,
+            hints.as_ref().map(|h| h[r])
+        );
+        let want_t = want.threshold.as_ref().map_or(0, |t| t[r].to_bits());
+        prop_assert_eq!(got.threshold[r].to_bits(), want_t, "{} row {} threshold", unit, r);
+        if shape.hint == HintKind::Exact && b == Bisect::exact() {
+            let without = plain.iterations.as_ref().map_or(0, |it| it[r]);
+            prop_assert!(
+                got.iterations[r] <= without,
+                "{} row {}: own threshold {} > {}",
+                unit,
+                r,
+                got.iterations[r],
+                without
+            );
+        }
     }
     Ok(())
 }
@@ -205,7 +278,7 @@ fn full_lengths_and_one_k_are_the_plain_launch() {
     let plain = Simulator::new(SimConfig::default()).run(&x, &args).unwrap();
     let lengths = vec![m as u32; n];
     let ks = vec![k as u32; n];
-    let data = RowData { lengths: Some(&lengths), k_per_row: Some(&ks) };
+    let data = RowData { lengths: Some(&lengths), k_per_row: Some(&ks), ..RowData::default() };
     let ragged = Simulator::new(SimConfig::default()).run_ragged(&x, &args, data).unwrap();
     assert!(ragged.diagnostics.is_empty(), "{}", ragged.summary);
     assert_eq!((ragged.values, ragged.indices), (plain.values, plain.indices));
@@ -213,7 +286,7 @@ fn full_lengths_and_one_k_are_the_plain_launch() {
     // arrays of the wrong size are an error
     let short = vec![1u32; n - 1];
     let err = Simulator::new(SimConfig::default())
-        .run_ragged(&x, &args, RowData { lengths: Some(&short), k_per_row: None })
+        .run_ragged(&x, &args, RowData { lengths: Some(&short), ..RowData::default() })
         .unwrap_err();
     assert!(err.to_string().contains("lengths has 8 entries for 9 rows"), "{err}");
 }
@@ -229,14 +302,59 @@ fn a_read_past_a_rows_length_is_reported() {
     let args = KernelArgs { n, m, k: 5, mode: Mode::Largest, bisect: Bisect::exact(), mutant };
     let config = SimConfig { strategy: Launch::Warp, ..SimConfig::default() };
     let got = Simulator::new(config)
-        .run_ragged(&x, &args, RowData { lengths: Some(&lengths), k_per_row: None })
+        .run_ragged(&x, &args, RowData { lengths: Some(&lengths), ..RowData::default() })
         .unwrap();
     let found = got.diagnostics.iter().any(|d| d.label.contains("past a row's length"));
     assert!(found, "{}", got.summary);
     // the same launch without the bug reads nothing past the lengths
     let args = KernelArgs { mutant: None, ..args };
     let got = Simulator::new(config)
-        .run_ragged(&x, &args, RowData { lengths: Some(&lengths), k_per_row: None })
+        .run_ragged(&x, &args, RowData { lengths: Some(&lengths), ..RowData::default() })
         .unwrap();
     assert!(got.diagnostics.is_empty(), "{}", got.summary);
+}
+
+/// Hints alone (whole rows, one k) run the ragged twins with `bisect`'s counts for the same
+/// hints; the threshold alone follows any route, split rows included.
+#[test]
+fn hints_alone_and_thresholds_on_split_rows() {
+    let (n, m, k) = (6usize, 40_000usize, 64usize);
+    let x: Vec<f32> =
+        (0..n * m).map(|i| ((i * 2_654_435_761) % 100_003) as f32 - 50_000.0).collect();
+    let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let all = Wanted { iterations: true, threshold: true };
+    let exact = Bisect::exact();
+    let view = ndarray_view(&x, n, m);
+    let plain = topk_ragged(f32::as_dyn(&exact), view, &Rows::new(k), Options::default(), all);
+    let plain = plain.unwrap();
+    let own = plain.threshold.clone().unwrap().to_vec();
+    let hint: Vec<f32> =
+        own.iter().enumerate().map(|(r, &t)| if r % 2 == 0 { t } else { t + 3.0 }).collect();
+    let rows = Rows::new(k).with_hint(&hint);
+    let want = topk_ragged(f32::as_dyn(&exact), view, &rows, Options::default(), all).unwrap();
+    let data = RowData { hint: Some(&hint), threshold: true, ..RowData::default() };
+    let got = Simulator::new(SimConfig::default()).run_ragged(&x, &args, data).unwrap();
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+    assert!(got.plan.unit.is_ragged() && got.route.depth() == 0, "{}", got.plan.unit);
+    assert_eq!(got.indices, want.indices.iter().copied().collect::<Vec<_>>());
+    assert_eq!(got.iterations, want.iterations.clone().unwrap().to_vec());
+    let tbits = |t: &[f32]| t.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(tbits(&got.threshold), tbits(&own));
+    let with = want.iterations.unwrap();
+    let without = plain.iterations.unwrap();
+    for r in (0..n).step_by(2) {
+        assert!(with[r] <= without[r], "row {r}: {} > {}", with[r], without[r]);
+    }
+    // the threshold alone on split rows (no counts: the plan splits them)
+    let config = SimConfig { strategy: Launch::Split, counts: false, ..SimConfig::default() };
+    let data = RowData { threshold: true, ..RowData::default() };
+    let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+    assert!(got.route.depth() > 0);
+    assert_eq!(tbits(&got.threshold), tbits(&own));
+    // a hint array of the wrong size is an error
+    let short = vec![0.0f32; n - 1];
+    let data = RowData { hint: Some(&short), ..RowData::default() };
+    let err = Simulator::new(SimConfig::default()).run_ragged(&x, &args, data).unwrap_err();
+    assert!(err.to_string().contains("hint has 5 entries for 6 rows"), "{err}");
 }

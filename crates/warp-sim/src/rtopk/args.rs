@@ -79,12 +79,18 @@ impl KernelArgs {
 /// The per-row arrays of a ragged launch (docs/contract.md §5; the CUDA kernel's
 /// `Params::lengths` and `Params::k_per_row`, a null pointer where absent): each row reads
 /// its own entry once, at its start.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RowData<'x> {
     /// Row `i` is its first `lengths[i]` values.
     pub lengths: Option<&'x [u32]>,
     /// Row `i` selects `k_per_row[i]` values (at most its length).
     pub k_per_row: Option<&'x [u32]>,
+    /// Row `i`'s threshold hint (docs/contract.md §5; `Params::hint`): its search starts with
+    /// a test there (exact mode), which changes the iterations, never the answer.
+    pub hint: Option<&'x [f32]>,
+    /// Whether each row's threshold is written (the program's `row_threshold` step;
+    /// [`crate::LaunchResult::threshold`]).
+    pub threshold: bool,
 }
 
 impl KernelArgs {

@@ -219,7 +219,8 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     let (lo_key, hi_key) = block_range(w, a, &lane_min, &lane_max).await?;
     tr.with(|r| r.range(lo_key, hi_key));
     // stage 2: search_threshold
-    let mut s = search_threshold(w, a, &mut row, (lo_key, hi_key), p.elem, tr).await?;
+    let hint = p.row_hint(row_id);
+    let mut s = search_threshold(w, a, &mut row, (lo_key, hi_key), p.elem, hint, tr).await?;
     let out_off = at.out;
     let (out_val, out_idx, sign, elem) = (p.out_val, p.out_idx, a.sign(), p.elem);
     let out = RowOut { x: p.x, row_off, out_val, out_idx, out_off, sign, elem };

@@ -63,6 +63,7 @@ pub(crate) struct Outputs {
     pub(crate) values: Vec<u32>,
     pub(crate) indices: Vec<u32>,
     pub(crate) iterations: Vec<u32>,
+    pub(crate) threshold: Vec<u32>,
 }
 
 /// Global words a program holds at once, if it can be counted: its outputs, and its
@@ -148,10 +149,12 @@ impl crate::rtopk::launch::Simulator {
         for (i, b) in program.buffers.iter().enumerate() {
             let name = match (b.role, b.content) {
                 // the caller's: the input and the per-row arrays (read host-side, `Run::ragged`)
-                (BufferRole::Input, _) | (_, Content::Lengths | Content::KPerRow) => continue,
+                (BufferRole::Input, _)
+                | (_, Content::Lengths | Content::KPerRow | Content::Hint) => continue,
                 (BufferRole::Output, Content::Values) => "out_val",
                 (BufferRole::Output, Content::Indices) => "out_idx",
                 (_, Content::Iterations) => "out_iter",
+                (_, Content::Threshold) => "threshold",
                 (BufferRole::Temporary, Content::Values) => "cand_val",
                 (BufferRole::Temporary, Content::Indices) => "cand_idx",
             };
@@ -170,6 +173,15 @@ impl crate::rtopk::launch::Simulator {
                 Kernel::Select(sel) => self.select_step(step, sel, run, &mut st)?,
                 Kernel::Sort(sort) => self.sort_step(step, sort, run, &st)?,
                 Kernel::Gather(g) => self.gather_step(step, g, run, &mut st)?,
+                Kernel::Threshold(t) => {
+                    let rows = RowData {
+                        lengths: t.rows.and_then(|r| r.lengths).and(run.ragged.lengths),
+                        k_per_row: t.rows.and_then(|r| r.k_per_row).and(run.ragged.k_per_row),
+                        ..RowData::default()
+                    };
+                    let bufs = (st.buf(t.values)?, st.buf(t.threshold)?);
+                    self.launch_threshold(&run.args, run.elem, step.grid, t, rows, run.rows, bufs)?;
+                }
             }
         }
         let out = |this: &mut Self, id: Option<BufferId>| -> Result<Vec<u32>, SimError> {
@@ -190,6 +202,7 @@ impl crate::rtopk::launch::Simulator {
             values: out(self, find(BufferRole::Output, Content::Values))?,
             indices: out(self, find(BufferRole::Output, Content::Indices))?,
             iterations: out(self, program.iterations())?,
+            threshold: out(self, program.threshold())?,
         })
     }
 
@@ -509,6 +522,8 @@ fn step_rows<'x>(rows: Option<RowArgs>, run: &Run<'x>) -> RowData<'x> {
     RowData {
         lengths: r.lengths.and(run.ragged.lengths),
         k_per_row: r.k_per_row.and(run.ragged.k_per_row),
+        hint: r.hint.and(run.ragged.hint),
+        threshold: false,
     }
 }
 

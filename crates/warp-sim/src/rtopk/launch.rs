@@ -119,6 +119,9 @@ pub struct LaunchResult<E = f32> {
     pub route: Route,
     /// What the launch exercised: its program's steps and the branches its kernels took.
     pub coverage: Coverage,
+    /// `(rows,)` thresholds (docs/contract.md §5: each row's k-th selected value as f32, NaN
+    /// where it selects nothing) when asked for ([`RowData::threshold`]), else empty.
+    pub threshold: Vec<f32>,
 }
 
 impl LaunchResult<u32> {
@@ -135,6 +138,7 @@ impl LaunchResult<u32> {
             plan: self.plan,
             route: self.route,
             coverage: self.coverage,
+            threshold: self.threshold,
         }
     }
 }
@@ -283,7 +287,10 @@ impl Simulator {
     /// matrix `x` is its first `lengths[i]` values and selects `min(k_per_row[i], lengths[i])`
     /// of them (an absent array: `M`, `args.k`); `args.k` is the output width `K`, each output
     /// row padded past its selection with index `u32::MAX` and value 0. Nothing past a row's
-    /// length is read (the executor checks it). An array of other than N entries is an error.
+    /// length is read (the executor checks it). A hint per row (`rows.hint`) starts each row's
+    /// exact search with a test there (`search_hinted`): the answer is the same, the iteration
+    /// counts are `bisect`'s with that hint. `rows.threshold` writes each row's threshold
+    /// ([`LaunchResult::threshold`]). An array of other than N entries is an error.
     pub fn run_ragged<E: Element>(
         &mut self,
         x: &[E],
@@ -291,11 +298,16 @@ impl Simulator {
         rows: RowData<'_>,
     ) -> Result<LaunchResult<E>, SimError> {
         check_len(x.len(), args)?;
-        for (what, v) in [("lengths", rows.lengths), ("k_per_row", rows.k_per_row)] {
-            if let Some(v) = v.filter(|v| v.len() != args.n) {
+        let hint = rows.hint.map(<[f32]>::len);
+        let per_row = [
+            ("lengths", rows.lengths.map(<[u32]>::len)),
+            ("k_per_row", rows.k_per_row.map(<[u32]>::len)),
+            ("hint", hint),
+        ];
+        for (what, len) in per_row {
+            if let Some(len) = len.filter(|&len| len != args.n) {
                 return Err(SimError::InvalidLaunch(format!(
-                    "{what} has {} entries for {} rows",
-                    v.len(),
+                    "{what} has {len} entries for {} rows",
                     args.n
                 )));
             }
@@ -400,8 +412,12 @@ impl Simulator {
         ragged: RowData<'_>,
     ) -> Result<LaunchResult<u32>, SimError> {
         args.bisect.validate()?;
-        let which =
-            Ragged { lengths: ragged.lengths.is_some(), k_per_row: ragged.k_per_row.is_some() };
+        let which = Ragged {
+            lengths: ragged.lengths.is_some(),
+            k_per_row: ragged.k_per_row.is_some(),
+            hint: ragged.hint.is_some(),
+            threshold: ragged.threshold,
+        };
         let program = self.program_ragged(args, elem, which)?;
         let route = match program.first_plan() {
             Some(plan) if which.any() => Route::Direct(plan),
@@ -439,9 +455,14 @@ impl Simulator {
             plan: first_plan(&route),
             route,
             coverage: Coverage::of_program(&program),
+            threshold: if ragged.threshold {
+                try_vec(count as usize).ok_or_else(too_large)?
+            } else {
+                Vec::new()
+            },
         };
         let tally = Tally::default();
-        if args.k > 0 && count > 0 {
+        if (args.k > 0 || ragged.threshold) && count > 0 {
             let step = window_rows(&program, args.m);
             let mut r0 = rows.start / step * step;
             while r0 < rows.end {
@@ -538,7 +559,10 @@ impl Simulator {
 /// Copies the rows of a window's outputs that lie in `rows` into `out` (which holds `rows`).
 fn copy_into(w: &Outputs, out: &mut LaunchResult<u32>, rows: &Range<u64>, k: u64) {
     let kk = k as usize;
-    let count = (w.indices.len() / kk.max(1)) as u64;
+    let count = match kk {
+        0 => w.threshold.len().max(w.iterations.len()), // nothing selected: no output rows
+        _ => w.indices.len() / kk,
+    } as u64;
     let lo = rows.start.max(w.first);
     let hi = rows.end.min(w.first + count);
     if lo >= hi {
@@ -549,6 +573,10 @@ fn copy_into(w: &Outputs, out: &mut LaunchResult<u32>, rows: &Range<u64>, k: u64
     out.indices[dst * kk..(dst + n) * kk].copy_from_slice(&w.indices[src * kk..(src + n) * kk]);
     if !out.iterations.is_empty() {
         out.iterations[dst..dst + n].copy_from_slice(&w.iterations[src..src + n]);
+    }
+    if !out.threshold.is_empty() {
+        let from = w.threshold[src..src + n].iter().map(|&b| f32::from_bits(b));
+        out.threshold[dst..dst + n].iter_mut().zip(from).for_each(|(o, t)| *o = t);
     }
 }
 
@@ -589,6 +617,7 @@ fn step_rows_per_block(step: &Step) -> u64 {
         Kernel::Select(sel) => rows_per_block(&sel.plan),
         Kernel::Sort(sort) => sort_rows_per_block(step.grid, sort),
         Kernel::Gather(_) => 1,
+        Kernel::Threshold(_) => u64::from(step.grid.threads / 32),
     }
 }
 
@@ -610,7 +639,7 @@ fn step_shared_words(step: &Step) -> usize {
         Kernel::Sort(sort) => {
             sort.shape.map_or(0, |s| if s.in_shared { 2 * s.pow2 as usize } else { 0 })
         }
-        Kernel::Gather(_) => 0,
+        Kernel::Gather(_) | Kernel::Threshold(_) => 0,
     }
 }
 
@@ -699,6 +728,7 @@ pub fn launch_parallel<E: Element>(
         plan: p,
         route,
         coverage: Coverage::of_program(&program),
+        threshold: Vec::new(),
     };
     for (rows, part) in windows.iter().zip(parts) {
         let part = part?;

@@ -12,7 +12,7 @@
 //! | `order.rs` | `order_key`, `number_key`, `midpoint`, ... with the GPU's float semantics; 16-bit elements' own keys: `own_key`, `key16_of_ordered`, `ceil16`, `own_key_at_least`, `ordered_value_of_own_key` | `order.cuh` |
 //! | `rows.rs` | `WarpRow`, `PackedRow` (a 16-bit row, two elements per register: `lane_count_ge`, `count_words_ge`), `CandRow`, `BlockRow`, `count_ge`, `slots_ge`, `slot_key`, `row_sum` / `row_min` / `row_max` (`row_butterfly`, `__reduce_*_sync`), `row_scan`, `block_sum`, `block_prefix` | `rows.cuh` |
 //! | `load.rs` | stage 1: `load_row` (an f32 row's keys, or a `PackedRow`), `key_slots` | `load.cuh` |
-//! | `search.rs` | stage 2: `Search`, `update`, `search_threshold`, `search_exact`, `finish_exact`, `value_phase`, `search_early_stopping` | `search.cuh` |
+//! | `search.rs` | stage 2: `Search`, `update`, `search_threshold`, `search_exact`, `search_hinted` (`hint_test`, `window_tests`), `finish_exact`, `value_phase`, `search_early_stopping` | `search.cuh` |
 //! | `select.rs` | stage 3: `Cut`, `cut_of`, `classify`, `taken`, `emit_staged`, `select_topk_lanes`, `select_chunk`, `select_candidates`, `write_result` | `select.cuh` |
 //! | `narrow.rs` | `narrow_row`, `copy_and_take`, `copy_candidates`, `take_candidates`, `finish_candidates` | `narrow.cuh` |
 //! | `warp_rows.rs` | `rtopk_warp_rows_impl`, `rtopk_warp_row`: quarter, half and whole-warp rows | `warp_rows.cu` |
@@ -20,6 +20,7 @@
 //! | `sort.rs` | `sort_warp_row` (`bitonic_step`), `rtopk_sort_rows` (`bitonic_sort` over `SharedRanks` / `GlobalResults`) | `sort.cuh`, `sort_*.cu` |
 //! | `params.rs` | `Params`, `RowPlace`, `place_row`: where a row (or a split row's chunk) reads and writes | `Params`, `place_row` in `common.cuh` |
 //! | [`split`] | split rows' last step: `rtopk_split_gather`, and the check that a gathered index names its element | `split_rows.cu` |
+//! | `threshold.rs` | the `row_threshold` step: `rtopk_row_threshold`, `threshold_value` (docs/contract.md §5) | `threshold.cu` |
 //! | `execute.rs` | the executor of the launch program (rtopk-plan's `program`): its steps (`select_rows`, `select_chunks`, `select_last_chunks`, `sort_rows`, `gather_indices`) in order, and the program's invariants | rtopk-cuda's `run_program` (`src/launch.rs`) |
 //!
 //! Around the kernel: [`launch`] runs it over matrices ([`Simulator`]) by executing the launch
@@ -58,6 +59,7 @@ mod select;
 mod sort;
 pub mod split;
 pub mod svg;
+mod threshold;
 pub mod trace;
 mod warp_rows;
 

@@ -65,6 +65,10 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("search_exact", "search.rs"),
     ("search_early_stopping", "search.rs"),
     ("search_threshold", "search.rs"),
+    ("hint_test", "search.rs"),
+    ("window_tests", "search.rs"),
+    ("search_hinted", "search.rs"),
+    ("value_of_bracket", "search.rs"),
     // stage 3
     ("Cut", "select.rs"),
     ("cut_of", "select.rs"),
@@ -99,6 +103,9 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("rtopk_sort_rows", "sort.rs"),
     // split rows' last step
     ("rtopk_split_gather", "split.rs"),
+    // the thresholds (docs/contract.md §5)
+    ("threshold_value", "threshold.rs"),
+    ("rtopk_row_threshold", "threshold.rs"),
 ];
 
 #[cfg(test)]

@@ -73,6 +73,12 @@ impl<'x> Params<'x> {
         Params { a, vec4, ..*self }
     }
 
+    /// `p.hint[row_id]`: row `row_id`'s threshold hint, where the launch reads hints (whole
+    /// rows of the ragged units only).
+    pub(crate) fn row_hint(&self, row_id: u64) -> Option<f32> {
+        self.rows.hint.and_then(|h| h.get(row_id as usize).copied())
+    }
+
     pub(crate) fn tracer(&self, row_id: u64) -> Tracer<'x> {
         match self.trace {
             Some((r, rec)) if r == row_id => Tracer(Some(rec)),

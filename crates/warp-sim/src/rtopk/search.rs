@@ -11,9 +11,14 @@
 //! thresholds in f32 for every type, tests the stall on their f32 keys, and counts from the own
 //! key of the least value of the type `>=` the threshold (`own_key_at_least`); the key phase
 //! halves own keys, so a 16-bit row takes at most 32 + 16 tests.
+//!
+//! A row with a threshold hint (docs/contract.md §5; the ragged units only, exact mode) starts
+//! with `hint_test` and `window_tests` (`search_hinted`), topk-ref's `bisect` "Hints" step for
+//! step, then goes on with `finish_exact` from the bracket they leave. The hint test's two
+//! counts (`> t` and `>= t`) are two counting passes here and in the kernel, one test.
 
 use topk_ref::EpsilonMode;
-use topk_ref::bisect::VALUE_PHASE_LIMIT;
+use topk_ref::bisect::{HINT_WINDOW_SHIFTS, VALUE_PHASE_LIMIT};
 
 use crate::engine::error::SimError;
 use crate::engine::warp::Warp;
@@ -240,8 +245,17 @@ async fn search_exact<R: Row>(
         return Ok(s);
     }
     // value phase: the paper's bisection on (ordered) values
-    s.lo = ordered_value_of_own_key(elem, s.lo_key);
-    s.hi = ordered_value_of_own_key(elem, s.hi_key);
+    value_of_bracket(a, &mut s);
+    finish_exact(w, a, row, &mut s, tr).await?;
+    Ok(s)
+}
+
+/// The value phase's kind for the bracket `[s.lo_key, s.hi_key]` in exact mode: its ordered
+/// values read from the keys, and plain or guarded as [`search_exact`] decides.
+fn value_of_bracket(a: &KernelArgs, s: &mut Search) {
+    s.lo = ordered_value_of_own_key(s.elem, s.lo_key);
+    s.hi = ordered_value_of_own_key(s.elem, s.hi_key);
+    s.value = Value::None;
     if s.lo.is_finite() && s.hi.is_finite() {
         let precision = a.bisect.precision;
         s.eps = match a.bisect.epsilon_mode {
@@ -251,6 +265,179 @@ async fn search_exact<R: Row>(
         let plain = s.eps == 0.0 && s.lo.abs().max(s.hi.abs()) <= f32::from_bits(0x7eff_ffff);
         s.value = if plain { Value::Plain } else { Value::Guarded };
     }
+}
+
+/// Where a row's threshold lies after its hint test (`HINT_ABOVE`, `HINT_BELOW`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HintSide {
+    /// Above the hint: the test raised `lo`.
+    Above,
+    /// Below the hint: the test lowered `hi`.
+    Below,
+}
+
+/// What the hint test did (`HINT_SKIPPED`, `HINT_ENDED`, or a side).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HintStep {
+    /// No test: the search runs as without a hint.
+    Skipped,
+    /// The search ended (`s.exit` says how).
+    Ended,
+    /// The bracket was cut at the hint; the threshold is on this side of it.
+    Side(HintSide),
+}
+
+/// `hint_test` (topk-ref's `bisect`, "Hints", step 2): one test at `t`, the own key of the
+/// least value of the row's type `>=` the hint's ordered value, counting the keys `> t` and
+/// `>= t`, so that a hint at the row's threshold ends the search. Skipped for a NaN hint, a
+/// bracket of adjacent keys, or `t` outside `(lo_key, hi_key]`.
+async fn hint_test<R: Row>(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut R,
+    s: &mut Search,
+    hint: f32,
+    tr: Tracer<'_>,
+) -> Result<HintStep, SimError> {
+    if hint.is_nan() || s.hi_key.wrapping_sub(s.lo_key) <= 1 {
+        return Ok(HintStep::Skipped);
+    }
+    let ordered = hint * a.sign(); // exact: a negation in smallest mode
+    let t = own_key_at_least(a, s.elem, ordered);
+    check_key_at_least(w, s.elem, ordered, t, "hint_test: own_key_at_least is topk-ref's")?;
+    if t <= s.lo_key || t > s.hi_key {
+        return Ok(HintStep::Skipped);
+    }
+    let k = a.k as u32;
+    // t > lo_key >= 0, and t + 1 does not wrap: t is the key of a number, never the NaN key
+    let at_least = row.count_ge_positive(w, a, t).await?;
+    let above = row.count_ge_positive(w, a, t + 1).await?;
+    s.iterations = s.iterations.wrapping_add(1);
+    let before = (s.lo_key, s.hi_key);
+    let step = if at_least < k {
+        (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, at_least, true);
+        HintStep::Side(HintSide::Below)
+    } else if above > k {
+        s.lo_key = t + 1;
+        HintStep::Side(HintSide::Above)
+    } else if above == k {
+        (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t + 1, above, true);
+        s.exit = Exit::Done(SearchExit::Hit);
+        HintStep::Ended
+    } else if at_least == k {
+        // above < k <= at_least: the k-th key is t itself
+        (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, at_least, true);
+        s.exit = Exit::Done(SearchExit::Hit);
+        HintStep::Ended
+    } else {
+        s.lo_key = t;
+        if t < s.hi_key {
+            (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t + 1, above, true);
+        }
+        s.exit = Exit::Done(SearchExit::Converged);
+        HintStep::Ended
+    };
+    tr.step(TraceStep {
+        iteration: s.iterations,
+        phase: Phase::Value,
+        lo_key: before.0,
+        hi_key: before.1,
+        thres: Some(ordered),
+        t,
+        cnt: at_least,
+        moved: match step {
+            HintStep::Side(HintSide::Below) => Moved::Hi,
+            HintStep::Side(HintSide::Above) => Moved::Lo,
+            _ => Moved::Hit,
+        },
+    });
+    Ok(step)
+}
+
+/// `window_tests` (topk-ref's `bisect`, "Hints", step 3): a test `2^-s` of the bracket away
+/// from the hint's side (`lo + w` above it, `hi - w` below, `w = hi 2^-s - lo 2^-s`), for
+/// `s` = 8 then 4, while the bracket's ordered values are finite and the threshold lies
+/// strictly between them; they end once a test moves the bound on the far side of the hint.
+/// Returns `true` when the search is over (a hit).
+async fn window_tests<R: Row>(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut R,
+    s: &mut Search,
+    side: HintSide,
+    tr: Tracer<'_>,
+) -> Result<bool, SimError> {
+    let k = a.k as u32;
+    for shift in HINT_WINDOW_SHIFTS {
+        let lo = ordered_value_of_own_key(s.elem, s.lo_key);
+        let hi = ordered_value_of_own_key(s.elem, s.hi_key);
+        if !(lo.is_finite() && hi.is_finite()) {
+            return Ok(false);
+        }
+        let scale = 0.5f32.powi(shift); // exact
+        let width = hi * scale - lo * scale;
+        let thres = if side == HintSide::Above { lo + width } else { hi - width };
+        // strictly between the bounds, as their f32 keys (never NaN; -0.0 == +0.0)
+        if !(lo < thres && thres < hi) {
+            return Ok(false);
+        }
+        let t = own_key_at_least(a, s.elem, thres);
+        check_key_at_least(w, s.elem, thres, t, "window_tests: own_key_at_least is topk-ref's")?;
+        let before = (s.lo_key, s.hi_key);
+        let cnt = row.count_ge_positive(w, a, t).await?; // t > lo_key >= 0
+        let hit = update(s, t, cnt, k);
+        tr.step(TraceStep {
+            iteration: s.iterations,
+            phase: Phase::Value,
+            lo_key: before.0,
+            hi_key: before.1,
+            thres: Some(thres),
+            t,
+            cnt,
+            moved: moved(hit, cnt, k),
+        });
+        if hit {
+            s.exit = Exit::Done(SearchExit::Hit);
+            return Ok(true);
+        }
+        // the far bound moved: the window holds the threshold
+        if (cnt < k) == (side == HintSide::Above) {
+            return Ok(false);
+        }
+    }
+    Ok(false)
+}
+
+/// `search_hinted`: Algorithm 1 (exact mode) from the bracket `[lo_key, hi_key]`, starting
+/// with the hint test and the window tests, then `finish_exact` from the bracket they leave
+/// (their tests count toward the value phase's budget). A skipped hint test leaves exactly
+/// [`search_exact`].
+async fn search_hinted<R: Row>(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut R,
+    (lo_key, hi_key): (u32, u32),
+    elem: ElemType,
+    hint: f32,
+    tr: Tracer<'_>,
+) -> Result<Search, SimError> {
+    let mut s = Search::new(lo_key, hi_key, SearchExit::Converged, 0, elem);
+    let side = match hint_test(w, a, row, &mut s, hint, tr).await? {
+        HintStep::Skipped => return search_exact(w, a, row, (lo_key, hi_key), elem, tr).await,
+        HintStep::Ended => return Ok(s),
+        HintStep::Side(side) => side,
+    };
+    if window_tests(w, a, row, &mut s, side, tr).await? {
+        return Ok(s);
+    }
+    s.exit = Exit::Done(SearchExit::Converged);
+    if s.lo_key == s.hi_key {
+        return Ok(s);
+    }
+    value_of_bracket(a, &mut s);
+    // the value phase moves hi without its count (cut_of counts it where the search ends
+    // without a hit): an earlier test's count at hi is dropped, as on the plain path
+    s.has_count_at_hi = false;
     finish_exact(w, a, row, &mut s, tr).await?;
     Ok(s)
 }
@@ -312,18 +499,23 @@ async fn search_early_stopping<R: Row>(
 }
 
 /// `search_threshold`: exact or early stopping, from the row's min and max key, for a row of
-/// `elem`.
+/// `elem`; `hint`: the row's threshold hint (the ragged units' `p.hint[row_id]`), taken in
+/// exact mode with precision 0 only (Algorithm 2 and a precision ignore it, as `bisect` does).
 pub(crate) async fn search_threshold<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     row: &mut R,
     range: (u32, u32),
     elem: ElemType,
+    hint: Option<f32>,
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
-    match a.bisect.max_iter {
-        Some(n) => search_early_stopping(w, a, row, range, elem, n, tr).await,
-        None => search_exact(w, a, row, range, elem, tr).await,
+    match (a.bisect.max_iter, hint) {
+        (Some(n), _) => search_early_stopping(w, a, row, range, elem, n, tr).await,
+        (None, Some(h)) if a.bisect.precision == 0.0 => {
+            search_hinted(w, a, row, range, elem, h, tr).await
+        }
+        (None, _) => search_exact(w, a, row, range, elem, tr).await,
     }
 }
 

@@ -136,7 +136,8 @@ async fn warp_row_stages<R: Row + Slots + NarrowRow>(
     let hi_key = w.uniform(&hi_key, "search: hi_key")?;
     tr.with(|r| r.range(lo_key, hi_key));
     // stage 2: search_threshold
-    let mut s = search_threshold(w, a, row, (lo_key, hi_key), p.elem, tr).await?;
+    let hint = p.row_hint(row_id);
+    let mut s = search_threshold(w, a, row, (lo_key, hi_key), p.elem, hint, tr).await?;
     let out = RowOut {
         x: p.x,
         row_off: on.at.input,

@@ -1,0 +1,47 @@
+// The program's last step where thresholds are wanted (docs/contract.md §5, docs/kernel.md,
+// "Thresholds"): rtopk_row_threshold reads each row's k_i selected values off the values
+// output and writes, as f32, the one that ranks last in the mode — the least own key, and
+// among equal keys the last position (the highest index in index order, the last entry in
+// sorted order), as topk-ref's ragged::threshold_of — or NaN where k_i = 0. One warp per row.
+
+#include "order.cuh"
+
+// An element's bits as f32, as topk-ref's Element::to_f32 (the half crate's conversions):
+// exact for every number; a 16-bit NaN keeps its sign and payload and comes back quiet.
+__device__ __forceinline__ float threshold_value(elem_t v) {
+#if ELEM_KIND == ELEM_F32
+    return v;
+#elif ELEM_KIND == ELEM_BF16
+    u32 b = (u32)v;
+    return __uint_as_float(((b & 0x7fffu) > 0x7f80u ? (b | 0x40u) : b) << 16);
+#else
+    u32 b = (u32)v;
+    if ((b & 0x7c00u) == 0x7c00u && (b & 0x3ffu) != 0u)
+        return __uint_as_float(((b & 0x8000u) << 16) | 0x7fc00000u | ((b & 0x3ffu) << 13));
+    return float_of16(b);
+#endif
+}
+
+// Warp g of the grid takes rows g, g + warps, ... (the grid covers the rows once): its own
+// width and k (row_lengths), the least own key among its k_i values, then the last position
+// holding it (position + 1, 0 for none), and lane 0 writes that value.
+extern "C" __global__ void __launch_bounds__(256) rtopk_row_threshold(const elem_t* values, float* threshold,
+                                                                      u64 n_rows, u32 m, u32 k, int smallest,
+                                                                      const u32* lengths,
+                                                                      const u32* k_per_row) {
+    u32 lane = threadIdx.x & 31u;
+    u64 warps = (u64)gridDim.x * (blockDim.x >> 5);
+    float sign = smallest ? -1.0f : 1.0f;
+    for (u64 row = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; row < n_rows; row += warps) {
+        u32 m_i = m, k_i = k;
+        row_lengths(lengths, k_per_row, row, &m_i, &k_i);
+        const elem_t* v = values + row * (u64)k;
+        u32 least = 0xffffffffu;
+        for (u32 i = lane; i < k_i; i += 32u) least = min(least, own_key(v[i], sign));
+        least = __reduce_min_sync(FULL_MASK, least);
+        u32 last = 0u;
+        for (u32 i = lane; i < k_i; i += 32u) last = own_key(v[i], sign) == least ? i + 1u : last;
+        last = __reduce_max_sync(FULL_MASK, last);
+        if (lane == 0u) threshold[row] = k_i == 0u ? __int_as_float(0x7fc00000) : threshold_value(v[last - 1u]);
+    }
+}

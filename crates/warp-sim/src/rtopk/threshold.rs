@@ -1,0 +1,159 @@
+//! The program's `row_threshold` step (docs/contract.md §5): the kernel `rtopk_row_threshold`
+//! (`kernels/threshold.cu`), one warp per row, which reads the row's `k_i` selected values
+//! from the values output and writes, as f32, the one that ranks last in the mode — the least
+//! own key, and among equal keys the last position (the highest index in index order, the
+//! last entry in sorted order): topk-ref's `ragged::threshold_of` — or NaN where `k_i = 0`.
+
+use topk_ref::{bf16, f16};
+
+use crate::engine::error::SimError;
+use crate::engine::lanes::Lanes;
+use crate::engine::machine::Grid;
+use crate::engine::warp::{BufId, Warp};
+use crate::rtopk::args::{KernelArgs, RowData};
+use crate::rtopk::launch::Simulator;
+use crate::rtopk::order::{ElemType, own_key};
+use crate::rtopk::plan::{self, Threshold};
+
+/// The quiet NaN the kernel writes for a row that selects nothing.
+const NAN_BITS: u32 = 0x7fc0_0000;
+
+/// `rtopk_row_threshold`'s arguments (`values`, `threshold`, and the step's `n_rows`, `m`,
+/// `k`, the mode, the lengths and per-row k where the step reads them), and the caller's rows
+/// `first .. end` that this run of the program holds.
+struct ThresholdArgs<'x> {
+    a: KernelArgs,
+    elem: ElemType,
+    values: BufId,
+    threshold: BufId,
+    t: Threshold,
+    rows: RowData<'x>,
+    window: (u64, u64),
+}
+
+impl Simulator {
+    /// `rtopk_row_threshold` over the step's rows `window` (the blocks holding them: the
+    /// program runs its rows in windows of whole blocks), writing `threshold`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn launch_threshold(
+        &mut self,
+        args: &KernelArgs,
+        elem: ElemType,
+        grid: plan::Grid,
+        t: &Threshold,
+        rows: RowData<'_>,
+        window: (u64, u64),
+        (values, threshold): (BufId, BufId),
+    ) -> Result<(), SimError> {
+        let per_block = u64::from((grid.threads / 32).max(1));
+        let mut engine_grid = Grid::new(grid.blocks, grid.threads / 32, 0);
+        let first = (window.0 / per_block).min(u64::from(grid.blocks)) as u32;
+        let end = window.1.div_ceil(per_block).min(u64::from(grid.blocks)) as u32;
+        engine_grid.simulate = (first, end);
+        let ta = ThresholdArgs { a: *args, elem, values, threshold, t: *t, rows, window };
+        self.write_once(&[threshold], true);
+        self.machine.set_step_limit(64 * (2 * u64::from(t.k) / 32 + 64));
+        self.machine.launch(engine_grid, async |mut w| rtopk_row_threshold(&mut w, &ta).await)?;
+        let (r0, r1) = window;
+        self.check_written(threshold, r0, r1 - r0, "threshold: every row")
+    }
+}
+
+/// `threshold_value`: an element's bits as f32, as topk-ref's `Element::to_f32` (the `half`
+/// crate's conversions): exact for every number; a 16-bit NaN keeps its sign and payload and
+/// comes back quiet.
+pub(crate) fn threshold_value(elem: ElemType, bits: u32) -> u32 {
+    match elem {
+        ElemType::F32 => bits,
+        ElemType::F16 => f16::from_bits(bits as u16).to_f32().to_bits(),
+        ElemType::Bf16 => bf16::from_bits(bits as u16).to_f32().to_bits(),
+    }
+}
+
+/// `rtopk_row_threshold`: warp `g` of the grid takes rows `g, g + warps, ...` (the grid
+/// covers the rows once); each reads its own width and k (`row_lengths`), the least own key
+/// among its `k_i` values (`__reduce_min_sync`), then the last position holding it
+/// (`__reduce_max_sync` of position + 1), and lane 0 writes that value as f32.
+async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result<(), SimError> {
+    let u = |v: u64| Lanes::splat(v);
+    let lane = w.lane_id();
+    let warps = u64::from(w.grid_dim()) * u64::from(w.warps_per_block());
+    let mut row =
+        u64::from(w.block_idx()) * u64::from(w.warps_per_block()) + u64::from(w.warp_idx());
+    let sign = ta.a.sign();
+    let (width, full) = (u64::from(ta.t.k), u32::MAX);
+    while row < ta.t.n_rows {
+        if row < ta.window.0 || row >= ta.window.1 {
+            // a row of another window: that run of the program writes it
+            row += warps;
+            continue;
+        }
+        let args = KernelArgs { m: ta.t.m as usize, k: ta.t.k as usize, ..ta.a };
+        let k = args.row_lengths(&ta.rows, row).k as u32;
+        let base = w.mul_u64(&u(row), &u(width), "rtopk_row_threshold: row * (u64)k")?;
+        let mut least = Lanes::splat(u32::MAX);
+        let mut i = 0u32;
+        while i < k {
+            let pos = lane.map(|l| i + l);
+            let saved = w.push_active(&pos.map(|p| p < k), "rtopk_row_threshold: i < k")?;
+            let at = w.add_u64(&base, &pos.map(u64::from), "rtopk_row_threshold: row * k + i")?;
+            let v = w.ld_global(ta.values, &at, "rtopk_row_threshold: values[row * k + i]").await?;
+            let key = v.map(|b| own_key(&ta.a, ta.elem, b, sign));
+            let next = least.zip(&key, u32::min);
+            w.assign(&mut least, &next);
+            w.pop_active(saved);
+            i += 32;
+        }
+        let least = w.reduce_min_sync(full, &least, "rtopk_row_threshold: least own key")?;
+        let mut last = Lanes::splat(0u32);
+        let mut i = 0u32;
+        while i < k {
+            let pos = lane.map(|l| i + l);
+            let saved = w.push_active(&pos.map(|p| p < k), "rtopk_row_threshold: i < k")?;
+            let at = w.add_u64(&base, &pos.map(u64::from), "rtopk_row_threshold: row * k + i")?;
+            let v = w.ld_global(ta.values, &at, "rtopk_row_threshold: values[row * k + i]").await?;
+            let here = Lanes::from_fn(|l| {
+                let key = own_key(&ta.a, ta.elem, v.lane(l), sign);
+                if key == least.lane(l) { pos.lane(l) + 1 } else { last.lane(l) }
+            });
+            w.assign(&mut last, &here);
+            w.pop_active(saved);
+            i += 32;
+        }
+        let last = w.reduce_max_sync(full, &last, "rtopk_row_threshold: last position + 1")?;
+        let at_last = base.zip(&last, |b, l| b + u64::from(l.max(1) - 1));
+        let saved = w.push_active(&lane.map(|l| l == 0), "rtopk_row_threshold: lane 0")?;
+        let bits = if k == 0 {
+            Lanes::splat(NAN_BITS)
+        } else {
+            let v = w.ld_global(ta.values, &at_last, "rtopk_row_threshold: values[last]").await?;
+            v.map(|b| threshold_value(ta.elem, b))
+        };
+        w.st_global(ta.threshold, &u(row), &bits, "rtopk_row_threshold: threshold[row]").await?;
+        w.pop_active(saved);
+        row += warps;
+    }
+    Ok(())
+}
+
+/// The value the step must write for a row (the simulator's own reference, for tests):
+/// topk-ref's `ragged::threshold_of` over the row's `k` selected values.
+#[cfg(test)]
+pub(crate) fn reference(elem: ElemType, mode: topk_ref::Mode, values: &[u32]) -> u32 {
+    let positions: Vec<u32> = (0..values.len() as u32).collect();
+    let t = match elem {
+        ElemType::F32 => {
+            let row: Vec<f32> = values.iter().map(|&b| f32::from_bits(b)).collect();
+            topk_ref::ragged::threshold_of(&row, &positions, mode, false)
+        }
+        ElemType::F16 => {
+            let row: Vec<f16> = values.iter().map(|&b| f16::from_bits(b as u16)).collect();
+            topk_ref::ragged::threshold_of(&row, &positions, mode, false)
+        }
+        ElemType::Bf16 => {
+            let row: Vec<bf16> = values.iter().map(|&b| bf16::from_bits(b as u16)).collect();
+            topk_ref::ragged::threshold_of(&row, &positions, mode, false)
+        }
+    };
+    if values.is_empty() { NAN_BITS } else { t.to_bits() }
+}
