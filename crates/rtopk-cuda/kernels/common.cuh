@@ -81,6 +81,8 @@ struct Params {
     const u32* k_per_row;  // (n_rows,) each row's k, or null: k (the outputs' width)
     const float* hint;     // (n_rows,) each row's threshold hint (docs/contract.md §5), or null;
                            // read by the ragged units only (search_hinted)
+    u32 split_m;         // a ragged split's launches (split_row_args): the caller's row width,
+    u32 split_chunk;     // and the chunk width; 0 and 0 on every other launch
 };
 
 // The launcher (src/launch.rs) passes its #[repr(C)] twin of Params as the entry point's
@@ -106,14 +108,15 @@ struct ArgLayout<void(A...)> {
 #define RTOPK_ARGS                                                                         \
     const elem_t* x, elem_t* out_val, idx_t* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
         int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign, u64 ld,  \
-        u32 out_ld, u32 chunks, const u32* lengths, const u32* k_per_row, const float* hint
+        u32 out_ld, u32 chunks, const u32* lengths, const u32* k_per_row, const float* hint, \
+        u32 split_m, u32 split_chunk
 #define RTOPK_PARAMS                                                                                \
     Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, \
-           sign, ld, out_ld, chunks, lengths, k_per_row, hint}
+           sign, ld, out_ld, chunks, lengths, k_per_row, hint, split_m, split_chunk}
 
 __device__ void rtopk_args(RTOPK_ARGS);  // never defined: its type lists the entry points' arguments
 using RtopkArgs = ArgLayout<decltype(rtopk_args)>;
-static_assert(sizeof(Params) == 112, "Params: size");
+static_assert(sizeof(Params) == 120, "Params: size");
 static_assert(RtopkArgs::offset<0>() == 0, "x");
 static_assert(RtopkArgs::offset<1>() == 8, "out_val");
 static_assert(RtopkArgs::offset<2>() == 16, "out_idx");
@@ -133,6 +136,8 @@ static_assert(RtopkArgs::offset<15>() == 84, "chunks");
 static_assert(RtopkArgs::offset<16>() == 88, "lengths");
 static_assert(RtopkArgs::offset<17>() == 96, "k_per_row");
 static_assert(RtopkArgs::offset<18>() == 104, "hint");
+static_assert(RtopkArgs::offset<19>() == 112, "split_m");
+static_assert(RtopkArgs::offset<20>() == 116, "split_chunk");
 
 // Where a launch's row_id reads and writes: its input and the offset of its first result.
 // Whole rows (chunks == 1) are row_id's own; under a split row's first stage (docs/kernel.md,
@@ -159,11 +164,48 @@ __device__ __forceinline__ void row_lengths(const u32* lengths, const u32* k_per
     *k = min(*k, *m);
 }
 
+// split_candidates: the valid candidates of a ragged split's row of length len and k (docs/kernel.md,
+// "Split rows"): k from each whole chunk, at most k from the one the length cuts.
+__device__ __forceinline__ u32 split_candidates(u32 len, u32 k, u32 chunk) {
+    return len / chunk * k + min(k, len % chunk);
+}
+
+// split_row_args: row_args of a ragged split's launch (docs/kernel.md, "Split rows"). The caller's
+// row r has its length L and k k_r (row_lengths over the caller's width split_m). On the chunk
+// launch (chunks > 1) chunk c of row r is its first clamp(L - c split_chunk, 0, split_chunk) values
+// and selects k_r of them (at most that many) into c k_r of the row's candidates, so that the
+// row's valid candidates are one prefix: the pointers rebased to the chunk (strides 0, one chunk a
+// row), which pads nothing (the candidates past the valid ones are never read). On the second
+// stage row r is the first split_candidates(L, k_r) of its candidates.
+__device__ __forceinline__ Params split_row_args(const Params& launch, u64 row_id) {
+    Params p = launch;
+    u64 row = row_id / p.chunks;
+    u32 len = p.split_m, k = p.k;
+    row_lengths(p.lengths, p.k_per_row, row, &len, &k);
+    if (p.chunks > 1u) {
+        u64 c = row_id - row * p.chunks, start = c * p.split_chunk;
+        p.m = (u64)len > start ? min(len - (u32)start, p.split_chunk) : 0u;
+        u64 out = row * p.out_ld + c * k;
+        p.x = launch.x + row * launch.ld + start;
+        p.out_val = launch.out_val + out;
+        p.out_idx = launch.out_idx + out;
+        p.ld = 0;
+        p.out_ld = 0u;
+        p.chunks = 1u;
+    } else {
+        p.m = min(split_candidates(len, k, p.split_chunk), launch.m);
+    }
+    p.k = min(k, p.m);
+    if (p.vec4 && p.m % (16u / (u32)sizeof(elem_t)) != 0u) p.vec4 = 0;
+    return p;
+}
+
 // row_args: the arguments row row_id runs with once its own width m_i and k_i are read
 // (row_lengths): nothing past m_i is loaded, k_i results are written, and 16-byte loads only
 // where m_i is whole 16-byte groups too. The launch's own on a plain launch (both pointers
-// null, uniform over the launch).
+// null, uniform over the launch); a ragged split's, split_row_args.
 __device__ __forceinline__ Params row_args(const Params& launch, u64 row_id) {
+    if (launch.split_chunk != 0u) return split_row_args(launch, row_id);
     Params p = launch;
     row_lengths(p.lengths, p.k_per_row, row_id, &p.m, &p.k);
     if (p.lengths && p.vec4 && p.m % (16u / (u32)sizeof(elem_t)) != 0u) p.vec4 = 0;

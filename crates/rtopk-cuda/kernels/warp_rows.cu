@@ -55,7 +55,9 @@ template <int EPL, int LANES, bool NARROWS>
 __device__ void rtopk_warp_row_ragged(const Params& launch, u64 row_id, u32* stage, u32 cap) {
     u32 sub = (threadIdx.x & 31u) % (u32)LANES;
     const Params p = row_args(launch, row_id);
-    if (p.k < launch.k) pad_results(p, place_row(launch, row_id).out, p.k, launch.k, sub, (u32)LANES);
+    // a ragged split's chunk rows pad nothing (split_row_args)
+    if (p.k < launch.k && launch.chunks == 1u)
+        pad_results(p, place_row(launch, row_id).out, p.k, launch.k, sub, (u32)LANES);
     if (p.k == 0u) {
         if (sub == 0 && p.out_iter) p.out_iter[row_id] = 0u;
         return;

@@ -52,6 +52,8 @@ pub(crate) struct Params {
     pub(crate) lengths: sys::CUdeviceptr,
     pub(crate) k_per_row: sys::CUdeviceptr,
     pub(crate) hint: sys::CUdeviceptr,
+    pub(crate) split_m: u32,
+    pub(crate) split_chunk: u32,
 }
 
 /// A kernel's parameter buffer: a `#[repr(C)]` struct whose fields are the entry point's
@@ -64,7 +66,7 @@ pub(crate) trait KernelParams: Copy {
 }
 
 impl KernelParams for Params {
-    const END: usize = std::mem::offset_of!(Params, hint) + 8;
+    const END: usize = std::mem::offset_of!(Params, split_chunk) + 4;
 }
 
 /// The arguments of `rtopk_row_threshold` (kernels/threshold.cu).
@@ -137,10 +139,11 @@ pub(crate) struct GatherParams {
     pub(crate) k: u32,
     pub(crate) width: u32,
     pub(crate) chunk_m: u32,
+    pub(crate) k_per_row: sys::CUdeviceptr,
 }
 
 impl KernelParams for GatherParams {
-    const END: usize = std::mem::offset_of!(GatherParams, chunk_m) + 4;
+    const END: usize = std::mem::offset_of!(GatherParams, k_per_row) + 8;
 }
 
 /// The argument of `spin_ahead` (kernels/utilities.cu).
@@ -258,6 +261,8 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         lengths: 0,
         k_per_row: 0,
         hint: 0,
+        split_m: 0,
+        split_chunk: 0,
     };
     vec![
         (offset_of!(Params, x), size_of_val(&p.x)),
@@ -279,6 +284,8 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         (offset_of!(Params, lengths), size_of_val(&p.lengths)),
         (offset_of!(Params, k_per_row), size_of_val(&p.k_per_row)),
         (offset_of!(Params, hint), size_of_val(&p.hint)),
+        (offset_of!(Params, split_m), size_of_val(&p.split_m)),
+        (offset_of!(Params, split_chunk), size_of_val(&p.split_chunk)),
     ]
 }
 
@@ -326,6 +333,7 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(GatherParams, k), 4),
             (offset_of!(GatherParams, width), 4),
             (offset_of!(GatherParams, chunk_m), 4),
+            (offset_of!(GatherParams, k_per_row), 8),
         ],
         Family::RowThreshold => vec![
             (offset_of!(ThresholdParams, values), 8),
@@ -561,7 +569,8 @@ impl CudaTopK {
     }
 
     /// [`CudaTopK::program`] of a ragged launch (docs/contract.md §5): the steps read the
-    /// per-row arrays `ragged` names (rtopk-plan's `program_ragged`: whole rows only).
+    /// per-row arrays `ragged` names (rtopk-plan's `program_ragged`: split as plain rows are,
+    /// where no counts are wanted, one level deep).
     pub fn program_ragged(
         &self,
         launch: &Launch,
@@ -869,6 +878,8 @@ impl CudaTopK {
                         lengths: rows(sel.rows).0,
                         k_per_row: rows(sel.rows).1,
                         hint: sel.rows.and_then(|r| r.hint).map_or(0, |id| addr[id.0]),
+                        split_m: sel.split_rows().map_or(0, |s| s.row_m),
+                        split_chunk: sel.split_rows().map_or(0, |s| s.chunk),
                     };
                     // SAFETY: a top-k entry point, whose arguments are Params's fields (the
                     // layout tests); the step's kernel rows read within its input region and
@@ -930,11 +941,13 @@ impl CudaTopK {
                         k: g.k,
                         width: g.width,
                         chunk_m: g.chunk,
+                        k_per_row: g.k_per_row.map_or(0, |id| addr[id.0]),
                     };
                     // SAFETY: rtopk_split_gather, whose arguments are GatherParams's fields (the
-                    // layout test); it reads and writes out_idx[0 .. n k) and reads
+                    // layout test); it reads and writes out_idx[0 .. n k), reads
                     // cand_idx[row width + pos] with pos < width (a position the second stage
-                    // wrote), within the buffers the program sizes.
+                    // wrote; padding is skipped) and, for a ragged split, k_per_row[0 .. n),
+                    // within the buffers the program sizes and the caller's per-row array.
                     unsafe { self.launch(f, step.grid, stream, params, what) }?;
                 }
                 Kernel::Threshold(t) => {
@@ -1142,6 +1155,8 @@ mod tests {
             ("lengths", offset_of!(Params, lengths)),
             ("k_per_row", offset_of!(Params, k_per_row)),
             ("hint", offset_of!(Params, hint)),
+            ("split_m", offset_of!(Params, split_m)),
+            ("split_chunk", offset_of!(Params, split_chunk)),
         ]
     }
 
@@ -1294,7 +1309,7 @@ mod tests {
             ),
             (
                 c_arguments("split_rows.cu", "rtopk_split_gather("),
-                fields!(GatherParams: cand_idx, out_idx, n_rows, k, width, chunk_m),
+                fields!(GatherParams: cand_idx, out_idx, n_rows, k, width, chunk_m, k_per_row),
                 GatherParams::END,
             ),
             (

@@ -227,8 +227,8 @@ impl CudaTopK {
     /// outputs' width; row `i` is its first `rows.lengths[i]` values and selects
     /// `min(rows.k_per_row[i], lengths[i])` (absent: M and `k`), its output row padded past
     /// them (index `u32::MAX`, value 0). The arrays go to the device as they are: the kernel
-    /// reads them, nothing on the host is sized by them. Rows of their own length are not
-    /// split (whole-row routes).
+    /// reads them, nothing on the host is sized by them. Without counts, rows of their own
+    /// length are split where plain rows are (rtopk-plan's `ragged_route`).
     pub fn topk_rows_ragged<E: DeviceFloat>(
         &self,
         x: ArrayView2<'_, E>,

@@ -26,10 +26,10 @@ pub use error::PlanError;
 pub use plan::{DeviceLimits, Launch, PRESETS, Plan, SortPlan, SortShape, Strategy, plan};
 pub use program::{
     Buffer, BufferId, BufferRole, Content, GATHER_BLOCKS_PER_SM, GATHER_THREADS, Gather, Grid,
-    Kernel, Program, Ragged, Region, RowArgs, Select, Sort, Step, StepKind, program,
+    Kernel, Program, Ragged, Region, RowArgs, Select, Sort, SplitRows, Step, StepKind, program,
     program_ragged,
 };
-pub use split::{Route, Split, route};
+pub use split::{Route, Split, ragged_route, route};
 pub use units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS,
     BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family, IndexType, PART_ROWS, RowWidth,

@@ -16,8 +16,8 @@
 use serde::Serialize;
 
 use crate::error::PlanError;
-use crate::plan::{DeviceLimits, Launch, Plan, SortShape, Strategy};
-use crate::split::{Route, route};
+use crate::plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy};
+use crate::split::{Route, Split, ragged_route, route};
 use crate::units::{ElemType, Family, Unit};
 
 /// Threads per block of `rtopk_split_gather`.
@@ -150,6 +150,40 @@ pub struct RowArgs {
     /// The threshold hints' buffer, if any (select steps of whole rows only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<BufferId>,
+    /// The steps of a ragged split (docs/kernel.md, "Split rows"): how their rows take their
+    /// lengths from the caller's rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub split: Option<SplitRows>,
+}
+
+/// The rows of a ragged split's steps (docs/kernel.md, "Split rows"): row `i` of the caller
+/// (length `L` = `lengths[i]` or `row_m`; `k_i = min(k_per_row[i], k)`) is cut into chunks of
+/// `chunk`. On the chunk launch (`Select::chunks > 1`) chunk `c` is its first
+/// `clamp(L - c chunk, 0, chunk)` values ([`SplitRows::chunk_len`]), selects `k_i` of them
+/// (at most that many) and writes them at `c k_i` of the row's candidates, so that the row's
+/// valid candidates are their first [`SplitRows::candidates`]; on the second stage (one chunk
+/// per row) row `i` is those candidates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SplitRows {
+    /// The caller's row width M.
+    pub row_m: u32,
+    /// The chunk width.
+    pub chunk: u32,
+}
+
+impl SplitRows {
+    /// The length of chunk `c` of a row of length `len`.
+    pub fn chunk_len(&self, len: u64, c: u64) -> u64 {
+        let chunk = u64::from(self.chunk);
+        len.min(u64::from(self.row_m)).saturating_sub(c.saturating_mul(chunk)).min(chunk)
+    }
+
+    /// The valid candidates of a row of length `len` and `k` (at most the launch's k): `k`
+    /// from each whole chunk, at most `k` from the one the length cuts.
+    pub fn candidates(&self, len: u64, k: u64) -> u64 {
+        let (len, chunk) = (len.min(u64::from(self.row_m)), u64::from(self.chunk).max(1));
+        (len / chunk).saturating_mul(k).saturating_add(k.min(len % chunk))
+    }
 }
 
 impl RowArgs {
@@ -159,6 +193,7 @@ impl RowArgs {
             lengths: ragged.lengths.then_some(lengths),
             k_per_row: ragged.k_per_row.then_some(k_per_row),
             hint: ragged.hint.then_some(hint),
+            split: None,
         })
     }
 
@@ -250,10 +285,29 @@ pub struct Select {
 impl Select {
     /// The input elements each launch row reads, as `(start, width)` within the row (from
     /// `input.offset`'s row on): one per chunk.
+    /// A ragged split's chunks end at the row's end ([`SplitRows`]).
     pub fn pieces(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         let m = u64::from(self.m);
-        (0..u64::from(self.chunks))
-            .map(move |c| (self.input.offset % self.input.ld.max(1) + c * m, m))
+        let end = self.split_rows().map_or(u64::MAX, |s| u64::from(s.row_m));
+        (0..u64::from(self.chunks)).map(move |c| {
+            let start = self.input.offset % self.input.ld.max(1) + c * m;
+            (start, m.min(end.saturating_sub(start)))
+        })
+    }
+
+    /// The input elements each launch row spans (from `input.offset`'s row on): its chunks',
+    /// at most the caller's row for a ragged split's chunks.
+    pub fn span(&self) -> u64 {
+        let all = u64::from(self.chunks) * u64::from(self.m);
+        match self.split_rows() {
+            Some(s) if self.chunks > 1 => all.min(u64::from(s.row_m)),
+            _ => all,
+        }
+    }
+
+    /// The ragged split the step belongs to, if any.
+    pub fn split_rows(&self) -> Option<SplitRows> {
+        self.rows.and_then(|r| r.split)
     }
 }
 
@@ -308,6 +362,10 @@ pub struct Gather {
     pub indices: BufferId,
     /// The results' values (read only by a checker: the gather touches no values).
     pub values: BufferId,
+    /// A ragged split's k per row (docs/kernel.md, "Split rows"): row `i`'s chunk results lie
+    /// `min(k_per_row[i], k)` apart, and its padding (index PAD) stays padding.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k_per_row: Option<BufferId>,
 }
 
 impl Gather {
@@ -522,8 +580,9 @@ pub fn program(
 /// (the largest k asked), and the steps read the per-row arrays `ragged` names, buffers of
 /// the program (`lengths`, `k_per_row`: one u32 per row; `hint`: one f32 per row), and a
 /// last `row_threshold` step writes `threshold` (one f32 per row) where `ragged.threshold`.
-/// Rows of their own length or k, or with hints, are not split yet: their route is the one
-/// with iteration counts (whole rows), and a forced split is an error.
+/// Where [`route()`] splits the rows, rows of their own length or k split with the same chunk
+/// width, one level deep ([`crate::split::ragged_route`]); rows with hints are not split yet
+/// (their route is the one with iteration counts, whole rows; a forced split is an error).
 pub fn program_ragged(
     launch: &Launch,
     limits: &DeviceLimits,
@@ -531,12 +590,15 @@ pub fn program_ragged(
     counts: bool,
     ragged: Ragged,
 ) -> Result<Program, PlanError> {
-    if ragged.any() && strategy == Strategy::Split {
-        let why = "rows of their own length or k, or with hints (docs/contract.md §5), are not \
-                   split yet";
+    if ragged.hint && strategy == Strategy::Split {
+        let why = "rows with threshold hints (docs/contract.md §5) are not split yet";
         return Err(PlanError::Split { n: launch.n, m: launch.m, k: launch.k, why });
     }
-    let r = route(launch, limits, strategy, counts || ragged.any())?;
+    let r = if ragged.any() {
+        ragged_route(launch, limits, strategy, counts || ragged.hint)?
+    } else {
+        route(launch, limits, strategy, counts)?
+    };
     let Launch { n, m, k, .. } = *launch;
     let too_large = |why| PlanError::TooLarge { n, m, why };
     let (n64, m64, k64) = (n as u64, m as u64, k as u64);
@@ -595,7 +657,7 @@ struct Builder {
     limits: DeviceLimits,
     buffers: Vec<Buffer>,
     steps: Vec<Step>,
-    /// The per-row arrays every step of a ragged program reads (whole rows only).
+    /// The per-row arrays every step of a ragged program reads.
     rows: Option<RowArgs>,
 }
 
@@ -641,35 +703,12 @@ impl Builder {
                 };
                 self.select(StepKind::SelectRows, level, sel);
                 if let Some(sort) = plan.sort {
-                    let kernel = Sort {
-                        n_rows: n64,
-                        m: m as u32,
-                        k: k as u32,
-                        input,
-                        values: VALUES,
-                        indices: INDICES,
-                        results_per_lane: if sort.shape.is_some() { 0 } else { sort.unit.width() },
-                        shape: sort.shape,
-                        rows: self.rows.map(RowArgs::without_hint),
-                    };
-                    self.steps.push(Step {
-                        name: StepKind::SortRows,
-                        level,
-                        unit: sort.unit,
-                        grid: Grid {
-                            blocks: sort.grid,
-                            threads: sort.block,
-                            shared_bytes: sort.dynamic_shared,
-                        },
-                        reads: [input.buffer, VALUES, INDICES]
-                            .into_iter()
-                            .chain(kernel.rows.iter().flat_map(RowArgs::buffers))
-                            .collect(),
-                        writes: vec![VALUES, INDICES],
-                        kernel: Kernel::Sort(kernel),
-                    });
+                    self.sort(sort, level, m, input);
                 }
                 Ok(())
+            }
+            Route::Split { split, rest } if self.rows.is_some() => {
+                self.ragged_split(split, rest, m, input)
             }
             Route::Split { split, rest } => {
                 let width = split.candidates(k);
@@ -726,30 +765,7 @@ impl Builder {
                 }
                 let second = Region { buffer: cv, offset: 0, ld: w64 };
                 self.emit(rest, next, width, second, None)?;
-                let total = n.saturating_mul(k);
-                let cap = self.limits.sm_count.saturating_mul(GATHER_BLOCKS_PER_SM);
-                let blocks = total.div_ceil(GATHER_THREADS as usize).min(cap).max(1);
-                let gather = Gather {
-                    n_rows: n64,
-                    k: k as u32,
-                    width: width as u32, // < 2^32: the route checked
-                    chunk: split.chunk as u32,
-                    full: split.full as u32,
-                    input,
-                    row_len: m64,
-                    candidates: ci,
-                    indices: INDICES,
-                    values: VALUES,
-                };
-                self.steps.push(Step {
-                    name: StepKind::GatherIndices,
-                    level,
-                    unit: Unit::single(Family::SplitGather),
-                    grid: Grid { blocks: blocks as u32, threads: GATHER_THREADS, shared_bytes: 0 },
-                    reads: vec![ci, INDICES],
-                    writes: vec![INDICES],
-                    kernel: Kernel::Gather(gather),
-                });
+                self.gather(level, split, split.full, (input, m64), (ci, None));
                 Ok(())
             }
         }
@@ -771,6 +787,7 @@ impl Builder {
             lengths: ragged.lengths.then_some(lengths),
             k_per_row: ragged.k_per_row.then_some(k_per_row),
             hint: None,
+            split: None,
         };
         let rows = (rows.lengths.is_some() || rows.k_per_row.is_some()).then_some(rows);
         let per_block = (THRESHOLD_THREADS / 32) as usize;
@@ -797,6 +814,142 @@ impl Builder {
                 .collect(),
             writes: vec![threshold],
             kernel: Kernel::Threshold(kernel),
+        });
+    }
+
+    /// The sort of the results of the level's rows of `m` in `input`.
+    fn sort(&mut self, sort: SortPlan, level: usize, m: usize, input: Region) {
+        let Launch { n, k, .. } = self.launch;
+        let kernel = Sort {
+            n_rows: n as u64,
+            m: m as u32,
+            k: k as u32,
+            input,
+            values: VALUES,
+            indices: INDICES,
+            results_per_lane: if sort.shape.is_some() { 0 } else { sort.unit.width() },
+            shape: sort.shape,
+            rows: self.rows.map(RowArgs::without_hint),
+        };
+        self.steps.push(Step {
+            name: StepKind::SortRows,
+            level,
+            unit: sort.unit,
+            grid: Grid {
+                blocks: sort.grid,
+                threads: sort.block,
+                shared_bytes: sort.dynamic_shared,
+            },
+            reads: [input.buffer, VALUES, INDICES]
+                .into_iter()
+                .chain(kernel.rows.iter().flat_map(RowArgs::buffers))
+                .collect(),
+            writes: vec![VALUES, INDICES],
+            kernel: Kernel::Sort(kernel),
+        });
+    }
+
+    /// A ragged split of the caller's rows of `m` in `input` (docs/kernel.md, "Split rows";
+    /// [`crate::split::ragged_route`]): `select_chunks` over every chunk, each of its own
+    /// length and k, into the row's candidates (chunk `c`'s at `c k_i`: the valid ones a
+    /// prefix), `select_rows` over the candidates as rows of their own length
+    /// ([`SplitRows::candidates`]), `gather_indices`, then the sort over the caller's rows
+    /// (whose indices the results hold by then).
+    fn ragged_split(
+        &mut self,
+        split: &Split,
+        rest: &Route,
+        m: usize,
+        input: Region,
+    ) -> Result<(), PlanError> {
+        let Launch { n, k, elem, .. } = self.launch;
+        let too_large = |why| PlanError::TooLarge { n, m, why };
+        let (Route::Direct(second), Some(rows)) = (rest, self.rows) else {
+            let why = "a ragged split is one level deep";
+            return Err(PlanError::Split { n, m, k, why });
+        };
+        let row_m = u32::try_from(m).map_err(|_| too_large("M >= 2^32"))?;
+        let geometry = SplitRows { row_m, chunk: split.chunk as u32 };
+        let split_rows = Some(RowArgs { split: Some(geometry), hint: None, ..rows });
+        let (n64, m64, k64) = (n as u64, m as u64, k as u64);
+        let width = split.candidates(k) as u64; // < 2^32: the route checked
+        let count = n64.checked_mul(width).ok_or(too_large("the split rows' candidates"))?;
+        let (temp, values, indices) = (BufferRole::Temporary, Content::Values, Content::Indices);
+        let cv = self.buffer("candidate_values_1", temp, values, count, width);
+        let ci = self.buffer("candidate_indices_1", temp, indices, count, width);
+        let candidates = Region { buffer: cv, offset: 0, ld: width };
+        let chunks = Select {
+            plan: split.first_plan,
+            n_rows: n64 * split.full as u64, // the plan's rows: no overflow
+            m: split.chunk as u32,
+            k: k as u32,
+            chunks: split.full as u32,
+            input,
+            output: candidates,
+            indices: ci,
+            iterations: None,
+            vec4: vec4_rows(elem, &[m64, split.chunk as u64]),
+            rows: split_rows,
+        };
+        self.select(StepKind::SelectChunks, 0, chunks);
+        let second_stage = Select {
+            plan: Plan { sort: None, ..*second },
+            n_rows: n64,
+            m: width as u32,
+            k: k as u32,
+            chunks: 1,
+            input: candidates,
+            output: Region { buffer: VALUES, offset: 0, ld: k64 },
+            indices: INDICES,
+            iterations: None,
+            vec4: vec4_rows(elem, &[width]),
+            rows: split_rows,
+        };
+        self.select(StepKind::SelectRows, 1, second_stage);
+        // the last chunk is cut at the row's end: the gather's chunks are full - 1 whole ones
+        // and that one
+        self.gather(0, split, split.full - 1, (input, m64), (ci, rows.k_per_row));
+        if let Some(sort) = second.sort {
+            self.sort(sort, 0, m, input);
+        }
+        Ok(())
+    }
+
+    /// The gather of a split level over its rows of `row_len` in `input` (of `full` whole
+    /// chunks, then the one that ends the row), from the chunk indices `ci`.
+    fn gather(
+        &mut self,
+        level: usize,
+        split: &Split,
+        full: usize,
+        (input, row_len): (Region, u64),
+        (ci, k_per_row): (BufferId, Option<BufferId>),
+    ) {
+        let Launch { n, k, .. } = self.launch;
+        let total = n.saturating_mul(k);
+        let cap = self.limits.sm_count.saturating_mul(GATHER_BLOCKS_PER_SM);
+        let blocks = total.div_ceil(GATHER_THREADS as usize).min(cap).max(1);
+        let gather = Gather {
+            n_rows: n as u64,
+            k: k as u32,
+            width: split.candidates(k) as u32, // < 2^32: the route checked
+            chunk: split.chunk as u32,
+            full: full as u32,
+            input,
+            row_len,
+            candidates: ci,
+            indices: INDICES,
+            values: VALUES,
+            k_per_row,
+        };
+        self.steps.push(Step {
+            name: StepKind::GatherIndices,
+            level,
+            unit: Unit::single(Family::SplitGather),
+            grid: Grid { blocks: blocks as u32, threads: GATHER_THREADS, shared_bytes: 0 },
+            reads: [ci, INDICES].into_iter().chain(k_per_row).collect(),
+            writes: vec![INDICES],
+            kernel: Kernel::Gather(gather),
         });
     }
 
@@ -886,9 +1039,9 @@ mod tests {
             match s.kernel {
                 Kernel::Select(sel) => {
                     let rows = sel.n_rows / u64::from(sel.chunks);
-                    let (m, k) = (u64::from(sel.m), u64::from(sel.k));
+                    let k = u64::from(sel.k);
                     let chunks = u64::from(sel.chunks);
-                    assert!(end(&sel.input, rows, chunks * m) <= len(sel.input.buffer), "{s:?}");
+                    assert!(end(&sel.input, rows, sel.span()) <= len(sel.input.buffer), "{s:?}");
                     assert!(end(&sel.output, rows, chunks * k) <= len(sel.output.buffer), "{s:?}");
                     assert!(end(&sel.output, rows, chunks * k) <= len(sel.indices), "{s:?}");
                     assert_eq!(s.unit, sel.plan.unit);
@@ -1146,12 +1299,13 @@ mod tests {
     }
 
     #[test]
-    fn a_ragged_program_reads_its_rows_arrays_and_never_splits() {
+    fn a_ragged_program_reads_its_rows_arrays() {
         let both = Ragged { lengths: true, k_per_row: true, ..Ragged::default() };
         for (n, m, k) in [(4, 65536, 64), (1, 1 << 20, 2048), (5, 300, 7), (3, 20_000, 300)] {
             for sorted in [false, true] {
                 let l = Launch { sorted, ..launch(n, m, k) };
-                let p = program_ragged(&l, &h100(), Strategy::Auto, false, both).unwrap();
+                // with counts the rows run whole
+                let p = program_ragged(&l, &h100(), Strategy::Auto, true, both).unwrap();
                 check(&p);
                 assert_eq!(p.depth, 0, "N={n} M={m}");
                 let at = |name: &str| p.buffers.iter().position(|b| b.name == name).map(BufferId);
@@ -1161,7 +1315,12 @@ mod tests {
                     (p.buffer(ks).elements, p.buffer(ks).role),
                     (n as u64, BufferRole::Input)
                 );
-                let rows = RowArgs { lengths: Some(lengths), k_per_row: Some(ks), hint: None };
+                let rows = RowArgs {
+                    lengths: Some(lengths),
+                    k_per_row: Some(ks),
+                    hint: None,
+                    split: None,
+                };
                 for s in &p.steps {
                     match s.kernel {
                         Kernel::Select(sel) => {
@@ -1174,7 +1333,7 @@ mod tests {
                             assert!(!s.unit.is_ragged());
                         }
                         Kernel::Gather(_) | Kernel::Threshold(_) => {
-                            panic!("a ragged program gathers nothing")
+                            panic!("whole rows gather nothing, and no threshold was asked")
                         }
                     }
                     assert!(s.reads.contains(&lengths) && s.reads.contains(&ks), "{s:?}");
@@ -1182,6 +1341,7 @@ mod tests {
                 let v = serde_json::to_value(&p).unwrap();
                 assert_eq!(v["ragged"]["lengths"], true);
                 assert_eq!(v["steps"][0]["kernel"]["select"]["rows"]["k_per_row"], ks.0);
+                assert!(v["steps"][0]["kernel"]["select"]["rows"].get("split").is_none());
             }
         }
         // lengths only: no k buffer; a plain program names none and serializes no rows
@@ -1193,9 +1353,122 @@ mod tests {
         assert!(plain.steps.iter().all(|s| !s.unit.is_ragged()));
         let v = serde_json::to_value(&plain).unwrap();
         assert!(v["steps"][0]["kernel"]["select"].get("rows").is_none());
-        // a forced split of ragged rows is an error, not a wrong answer
-        let err = program_ragged(&launch(4, 65536, 64), &h100(), Strategy::Split, false, both);
+        assert!(
+            v["steps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|s| s["kernel"]["gather"]["k_per_row"].is_null())
+        );
+    }
+
+    /// The steps of a ragged split: one chunk launch over every chunk (the last cut at the
+    /// row's end), the second stage over the candidates, the gather, the sort last.
+    #[test]
+    fn ragged_rows_split_where_plain_rows_do() {
+        let both = Ragged { lengths: true, k_per_row: true, ..Ragged::default() };
+        // 20000 = 4 x 4096 + 3616: five chunks of 4096, 1500 candidates per row
+        let l = Launch { sorted: true, ..launch(3, 20_000, 300) };
+        let p = program_ragged(&l, &h100(), Strategy::Auto, false, both).unwrap();
+        check(&p);
+        assert_eq!(p.depth, 1);
+        assert_eq!(names(&p), ["select_chunks", "select_rows", "gather_indices", "sort_rows"]);
+        let plain = auto(&l, false);
+        let Kernel::Gather(pg) =
+            plain.steps.iter().find(|s| s.name == StepKind::GatherIndices).unwrap().kernel
+        else {
+            panic!()
+        };
+        let chunks = select(&p.steps[0]);
+        let geometry = SplitRows { row_m: 20_000, chunk: 4096 };
+        assert_eq!(pg.chunk, geometry.chunk, "the plain split's chunk width");
+        assert_eq!((chunks.n_rows, chunks.m, chunks.chunks), (3 * 5, 4096, 5));
+        assert_eq!(chunks.rows.unwrap().split, Some(geometry));
+        assert_eq!(chunks.span(), 20_000);
+        assert_eq!(chunks.input, Region { buffer: INPUT, offset: 0, ld: 20_000 });
+        assert_eq!(chunks.output, Region { buffer: BufferId(5), offset: 0, ld: 1500 });
+        assert_eq!(chunks.indices, BufferId(6));
+        assert!(p.steps[0].unit.is_ragged());
+        let second = select(&p.steps[1]);
+        assert_eq!((second.n_rows, second.m, second.k, second.chunks), (3, 1500, 300, 1));
+        assert_eq!(second.input.buffer, BufferId(5));
+        assert_eq!((second.output.buffer, second.rows.unwrap().split), (VALUES, Some(geometry)));
+        assert_eq!(p.steps[1].level, 1);
+        let Kernel::Gather(g) = p.steps[2].kernel else { panic!() };
+        assert_eq!((g.width, g.chunk, g.full, g.k_per_row), (1500, 4096, 4, Some(BufferId(4))));
+        assert_eq!(g.chunk_span(4), (4 * 4096, 20_000));
+        assert_eq!(p.steps[2].reads, [BufferId(6), INDICES, BufferId(4)]);
+        let Kernel::Sort(sort) = p.steps[3].kernel else { panic!() };
+        assert_eq!((sort.input.buffer, sort.m, sort.rows.unwrap().split), (INPUT, 20_000, None));
+        assert_eq!(p.steps[3].level, 0);
+        // the chunks' lengths and the valid candidates
+        assert_eq!(geometry.chunk_len(20_000, 4), 3616);
+        assert_eq!(geometry.chunk_len(5000, 1), 904);
+        assert_eq!(geometry.chunk_len(5000, 2), 0);
+        assert_eq!(geometry.candidates(5000, 300), 600);
+        assert_eq!(geometry.candidates(5000, 1000), 1904, "a chunk of fewer than k");
+        assert_eq!(geometry.candidates(8192, 300), 600);
+        assert_eq!(geometry.candidates(99, 300), 99);
+        assert_eq!(geometry.candidates(20_000, 0), 0);
+        assert_eq!(geometry.candidates(1 << 40, 300), 1500, "at most the row");
+        // the same split with counts wanted is none; forced, it is one level deep
+        let counted = program_ragged(&l, &h100(), Strategy::Auto, true, both).unwrap();
+        assert_eq!(counted.depth, 0);
+        let deep = launch(2, 1 << 20, 256);
+        assert_eq!(auto(&deep, false).depth, 2);
+        let only = Ragged { lengths: false, k_per_row: true, ..Ragged::default() };
+        let p = program_ragged(&deep, &h100(), Strategy::Split, false, only).unwrap();
+        check(&p);
+        assert_eq!(p.depth, 1);
+        assert_eq!(names(&p), ["select_chunks", "select_rows", "gather_indices"]);
+        assert_eq!(select(&p.steps[1]).m, 256 * 256);
+        // what cannot be split is refused as for plain rows
+        let err = program_ragged(&launch(4, 4000, 64), &h100(), Strategy::Split, false, both);
         assert!(matches!(err, Err(PlanError::Split { .. })));
+    }
+
+    /// Every ragged program keeps the invariants of a plain one, split or not.
+    #[test]
+    fn every_ragged_program_keeps_its_invariants() {
+        let shapes = [
+            (1, 1, 1),
+            (5, 300, 7),
+            (1, 8193, 50),
+            (3, 20_000, 300),
+            (7, 40_000, 2000),
+            (2, 151_936, 50),
+            (1, 1 << 22, 64),
+            (600, 16_385, 17),
+            (1, 4096, 1),
+        ];
+        for (n, m, k) in shapes {
+            for sorted in [false, true] {
+                for ragged in [
+                    Ragged { lengths: true, k_per_row: false, ..Ragged::default() },
+                    Ragged { lengths: false, k_per_row: true, ..Ragged::default() },
+                    Ragged { lengths: true, k_per_row: true, ..Ragged::default() },
+                ] {
+                    for strategy in [Strategy::Auto, Strategy::Split] {
+                        let l = Launch { sorted, ..launch(n, m, k) };
+                        if let Ok(p) = program_ragged(&l, &h100(), strategy, false, ragged) {
+                            check(&p);
+                            assert!(p.depth <= 1);
+                            let r =
+                                crate::split::ragged_route(&l, &h100(), strategy, false).unwrap();
+                            let want: BTreeSet<Unit> =
+                                r.units().into_iter().map(|u| u.with_ragged(true)).collect();
+                            let got: BTreeSet<Unit> = p.units().into_iter().collect();
+                            assert_eq!(got, want, "N={n} M={m} k={k}");
+                            let auto_depth =
+                                route(&l, &h100(), Strategy::Auto, false).unwrap().depth();
+                            if strategy == Strategy::Auto {
+                                assert_eq!(p.depth, auto_depth.min(1), "the plain rows' split");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -46,7 +46,8 @@ pub const SPLIT_WIDE_ROW: usize = 16384;
 pub struct Split {
     /// The chunk width (a power of two).
     pub chunk: usize,
-    /// Chunks of `chunk` values per row, the first ones.
+    /// Chunks of `chunk` values per row, the first ones. A ragged split's chunks
+    /// ([`ragged_route`]) are all `chunk` wide, the last cut at the row's end.
     pub full: usize,
     /// The last chunk's width (`0 < last < 2 chunk`), or 0 when `full` chunks cover the row.
     pub last: usize,
@@ -204,6 +205,34 @@ fn split_route(launch: &Launch, limits: &DeviceLimits) -> Result<Route, PlanErro
     u32::try_from(width).map_err(|_| PlanError::TooLarge { n, m, why: "2^32 candidates" })?;
     let rest = Launch { m: width, ..*launch };
     Ok(Route::Split { split, rest: Box::new(second_stage(&rest, limits)?) })
+}
+
+/// The route of a ragged `launch` (rows of their own length or k, docs/contract.md §5): where
+/// [`route()`] splits the rows, the same chunk width, but every chunk `chunk` wide, the last one
+/// cut at the row's end (`full` chunks, no last-chunk launch: each chunk's own length,
+/// `clamp(length - c chunk, 0, chunk)`, is read in the kernel, so a chunk narrower than k is
+/// no error), and a second stage of whole rows: a ragged split is one level deep, its second
+/// stage a row of its own (derived) length. Otherwise [`route()`]'s.
+pub fn ragged_route(
+    launch: &Launch,
+    limits: &DeviceLimits,
+    strategy: Strategy,
+    counts: bool,
+) -> Result<Route, PlanError> {
+    let r = route(launch, limits, strategy, counts)?;
+    let Route::Split { split, .. } = r else { return Ok(r) };
+    let Launch { n, m, k, .. } = *launch;
+    let chunk = split.chunk;
+    let full = m.div_ceil(chunk);
+    let too_large = PlanError::TooLarge { n, m, why: "more than 2^64 chunks" };
+    let chunks =
+        Launch { n: n.checked_mul(full).ok_or(too_large)?, m: chunk, sorted: false, ..*launch };
+    let first_plan = plan(&chunks, limits, Strategy::Auto)?;
+    let split = Split { chunk, full, last: 0, first_plan, last_plan: None };
+    let width = split.candidates(k);
+    u32::try_from(width).map_err(|_| PlanError::TooLarge { n, m, why: "2^32 candidates" })?;
+    let rest = plan(&Launch { m: width, ..*launch }, limits, Strategy::Auto)?;
+    Ok(Route::Split { split, rest: Box::new(Route::Direct(rest)) })
 }
 
 /// The route of a split row's second stage: split again only past [`SPLIT_WIDE_ROW`], however

@@ -288,3 +288,60 @@ fn previous_thresholds_cut_the_gpus_iterations() {
     };
     assert!(sum(&warm) < sum(&cold), "warm {} cold {}", sum(&warm), sum(&cold));
 }
+
+/// Few long rows of their own length (docs/kernel.md, "Split rows"): warp-row and block-row
+/// chunks, k from 64 to 2048, lengths 0, M and random (a length below k included).
+const SPLIT_SHAPES: [(usize, usize, usize); 4] =
+    [(4, 300_000, 2048), (3, 70_000, 2048), (8, 40_000, 300), (2, 200_000, 64)];
+
+/// Without counts the rows split (as plain rows of the shape do): cuda against sim (both
+/// split) and the oracle, both modes, sorted and not.
+fn check_split<E: Float>(x: ArrayView2<'_, E>, kmax: usize, seed: u64) {
+    let (n, m) = x.dim();
+    let (lengths, ks) = shape(n, m, kmax, seed);
+    let launch = rtopk_plan::Launch {
+        n,
+        m,
+        k: kmax,
+        mode: Mode::Largest,
+        bisect: topk_ref::Bisect::exact(),
+        sorted: false,
+        elem: rtopk_plan::ElemType::F32,
+    };
+    let h100 = rtopk_plan::DeviceLimits::preset("h100").unwrap();
+    let both = rtopk_plan::Ragged { lengths: true, k_per_row: true, ..Default::default() };
+    let split = rtopk_plan::program_ragged(&launch, &h100, rtopk_plan::Strategy::Auto, false, both);
+    assert_eq!(split.unwrap().depth, 1, "N={n} M={m} K={kmax} splits");
+    for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
+        let opts = Options { mode: Mode::from_smallest(smallest), sorted };
+        let what = format!("{} N={n} M={m} K={kmax} smallest={smallest} sorted={sorted}", E::NAME);
+        let cuda = select(x, &request("cuda", &lengths, &ks, opts, false)).unwrap();
+        let sim = select(x, &request("sim", &lengths, &ks, opts, false)).unwrap();
+        same(&cuda, &sim, &what);
+        let rows = Rows::per_row_k(&ks).with_lengths(&lengths);
+        let want = canonical_ragged(x, &rows, opts).unwrap();
+        assert_eq!(cuda.topk.indices, want.indices, "{what}: oracle");
+        assert_eq!(bits(&cuda.topk.values), bits(&want.values), "{what}: oracle values");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn split_ragged_rows_on_the_gpu_equal_the_simulator_f32() {
+    for (i, &(n, m, k)) in SPLIT_SHAPES.iter().enumerate() {
+        let x = Array2::from_shape_vec((n, m), hostile(n, m, 40 + i as u64)).unwrap();
+        check_split(x.view(), k, 500 + i as u64);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn split_ragged_rows_on_the_gpu_equal_the_simulator_f16_bf16() {
+    for (i, &(n, m, k)) in SPLIT_SHAPES.iter().enumerate().skip(1) {
+        let v = hostile(n, m, 60 + i as u64);
+        let h = Array2::from_shape_vec((n, m), v.iter().map(|&f| f16::from_f32(f)).collect());
+        check_split(h.unwrap().view(), k, 600 + i as u64);
+        let b = Array2::from_shape_vec((n, m), v.iter().map(|&f| bf16::from_f32(f)).collect());
+        check_split(b.unwrap().view(), k, 700 + i as u64);
+    }
+}

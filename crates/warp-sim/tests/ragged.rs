@@ -103,13 +103,25 @@ fn check<E: Element>(
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     let unit = got.plan.unit;
     prop_assert!(got.diagnostics.is_empty(), "{}: {}", unit, got.summary);
-    prop_assert_eq!(got.route.depth(), 0, "ragged rows run whole");
+    // a split route (forced, or the default's without counts) has no counts
+    let split = config.strategy == Launch::Split || !config.counts;
+    if !split {
+        prop_assert_eq!(got.route.depth(), 0, "ragged rows run whole");
+    } else if config.strategy == Launch::Split {
+        prop_assert_eq!(got.route.depth(), 1, "a ragged split is one level deep");
+    }
     for r in 0..n {
         let (lo, hi) = (r * width, (r + 1) * width);
         let want_idx = want.indices.row(r).to_vec();
         let want_val: Vec<E> = want.values.row(r).to_vec();
         prop_assert_eq!(&got.indices[lo..hi], want_idx.as_slice(), "{} row {}", unit, r);
         prop_assert_eq!(bits(&got.values[lo..hi]), bits(&want_val), "{} row {}", unit, r);
+        let want_t = want.threshold.as_ref().map_or(0, |t| t[r].to_bits());
+        prop_assert_eq!(got.threshold[r].to_bits(), want_t, "{} row {} threshold", unit, r);
+        if got.route.depth() > 0 || !config.counts {
+            prop_assert!(got.iterations.is_empty(), "split rows have no counts");
+            continue;
+        }
         let want_it = want.iterations.as_ref().map_or(0, |it| it[r]);
         prop_assert_eq!(
             got.iterations[r],
@@ -119,8 +131,6 @@ fn check<E: Element>(
             r,
             hints.as_ref().map(|h| h[r])
         );
-        let want_t = want.threshold.as_ref().map_or(0, |t| t[r].to_bits());
-        prop_assert_eq!(got.threshold[r].to_bits(), want_t, "{} row {} threshold", unit, r);
         if shape.hint == HintKind::Exact && b == Bisect::exact() {
             let without = plain.iterations.as_ref().map_or(0, |it| it[r]);
             prop_assert!(
@@ -357,4 +367,147 @@ fn hints_alone_and_thresholds_on_split_rows() {
     let data = RowData { hint: Some(&short), ..RowData::default() };
     let err = Simulator::new(SimConfig::default()).run_ragged(&x, &args, data).unwrap_err();
     assert!(err.to_string().contains("hint has 5 entries for 6 rows"), "{err}");
+}
+
+/// The most k a forced split of the rows below takes (chunks of 2048 hold 4 k).
+const SPLIT_K: usize = 300;
+
+/// A ragged shape for a forced split: every k at most [`SPLIT_K`].
+fn for_split(mut shape: RaggedShape) -> RaggedShape {
+    for k in &mut shape.k {
+        *k = (*k).min(SPLIT_K);
+    }
+    // rows with hints run whole (docs/kernel.md, "Split rows")
+    shape.hint = HintKind::None;
+    shape
+}
+
+/// Split rows of their own length (docs/kernel.md, "Split rows"), forced on rows of 4096 to
+/// 9000 (two to five chunks of 2048, the last cut at the row's end): the oracle's answer, no
+/// diagnostic (nothing past a row's length read, every valid element read, every valid
+/// candidate written, each gathered index the element its value is), one level deep.
+fn split_rows<E: Element>(
+    (n, m, mut x): (usize, usize, Vec<E>),
+    shape: RaggedShape,
+    specials: [E; 4],
+    (smallest, sorted): (bool, bool),
+) -> Result<(), TestCaseError> {
+    let shape = for_split(shape);
+    poison_tails(&mut x, m, &shape.lengths, shape.tail, specials);
+    let config =
+        SimConfig { strategy: Launch::Split, sorted, counts: false, ..SimConfig::default() };
+    if shape.k.iter().all(|&k| k == 0) || (!shape.per_row_k && shape.one_k() == 0) {
+        return Ok(()); // nothing to select: not split (k = 0)
+    }
+    check(config, (n, m, &x), &shape, Mode::from_smallest(smallest), Bisect::exact())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// Split f32 rows (the 16-bit generator's values, exact in f32: heavy ties).
+    #[test]
+    fn split_ragged_rows_equal_the_oracle_on_f32(
+        (x, shape) in with_shape(matrix16_in::<f16>(1..4, 4096..=9000).prop_map(widen)),
+        smallest: bool, sorted: bool) {
+        split_rows(x, shape, SPECIALS_F32, (smallest, sorted))?;
+    }
+
+    /// Split f16 rows.
+    #[test]
+    fn split_ragged_rows_equal_the_oracle_on_f16(
+        (x, shape) in with_shape(matrix16_in::<f16>(1..4, 4096..=9000)),
+        smallest: bool, sorted: bool) {
+        split_rows(x, shape, specials16::<f16>(), (smallest, sorted))?;
+    }
+
+    /// Split bf16 rows.
+    #[test]
+    fn split_ragged_rows_equal_the_oracle_on_bf16(
+        (x, shape) in with_shape(matrix16_in::<bf16>(1..4, 4096..=9000)),
+        smallest: bool, sorted: bool) {
+        split_rows(x, shape, specials16::<bf16>(), (smallest, sorted))?;
+    }
+}
+
+/// A split of rows of every kind of length at once: 0, 1, below k, a chunk's edge and one
+/// past it, M; k per row 0, 1, above the length, the width; ties straddling each row's k-th
+/// value (every value one of four, so that the k-th's ties run on past it), NaN and infinities
+/// past the lengths; both modes, sorted and not, with and without a k per row.
+#[test]
+fn split_rows_of_every_length() {
+    let m = 8000usize;
+    let lengths = [0usize, 1, 57, 2047, 2048, 2049, 4096, 6000, m, m, 300, 5000];
+    let n = lengths.len();
+    let ks = [64usize, 64, 200, 0, 1, 300, 300, 17, 300, 150, 299, 64];
+    let x: Vec<f32> = (0..n * m).map(|i| ((i * 2_654_435_761) % 4) as f32).collect();
+    for (per_row_k, tail) in [(true, test_support::Tail::Nan), (false, test_support::Tail::Inf)] {
+        let shape = RaggedShape {
+            lengths: lengths.to_vec(),
+            k: if per_row_k { ks.to_vec() } else { vec![300; n] },
+            per_row_k,
+            tail,
+            hint: test_support::HintKind::None,
+            random_hints: Vec::new(),
+        };
+        for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
+            let mut x = x.clone();
+            poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
+            let config = SimConfig {
+                strategy: Launch::Split,
+                sorted,
+                counts: false,
+                ..SimConfig::default()
+            };
+            check(config, (n, m, &x), &shape, Mode::from_smallest(smallest), Bisect::exact())
+                .unwrap();
+        }
+    }
+}
+
+/// Without counts the default splits ragged rows where it splits plain rows (few long rows),
+/// with the plain split's chunk width; with counts it runs them whole.
+#[test]
+fn the_default_splits_ragged_rows_as_plain_rows_without_counts() {
+    let (n, m, k) = (2usize, 20_000usize, 100usize);
+    let x: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 1009) as f32).collect();
+    let lengths = [12_345u32, 20_000];
+    let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let data = RowData { lengths: Some(&lengths), ..RowData::default() };
+    let config = SimConfig { counts: false, ..SimConfig::default() };
+    let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+    let plain = Simulator::new(config).route(&args).unwrap();
+    let (
+        warp_sim::rtopk::Route::Split { split, .. },
+        warp_sim::rtopk::Route::Split { split: p, .. },
+    ) = (&got.route, &plain)
+    else {
+        panic!("not split: {:?}", got.route)
+    };
+    assert_eq!((split.chunk, split.full, got.route.depth()), (p.chunk, m.div_ceil(p.chunk), 1));
+    let counted = Simulator::new(SimConfig::default()).run_ragged(&x, &args, data).unwrap();
+    assert_eq!(counted.route.depth(), 0);
+    assert_eq!((&got.indices, &got.values), (&counted.indices, &counted.values));
+}
+
+/// The executor's checks hold a ragged split to its rows' lengths: under the seeded bug
+/// `LoadPastM` (no `i < M` test on the loads) a chunk reads past its row's length, and the
+/// check reports it.
+#[test]
+fn a_split_chunk_reading_past_a_rows_length_is_reported() {
+    let (n, m) = (3usize, 4500usize);
+    let x: Vec<f32> = (0..n * m).map(|i| (i % 37) as f32).collect();
+    let lengths = [3000u32, 0, 4500];
+    let mutant = Some(warp_sim::Mutant::LoadPastM);
+    let args = KernelArgs { n, m, k: 5, mode: Mode::Largest, bisect: Bisect::exact(), mutant };
+    let config = SimConfig { strategy: Launch::Split, counts: false, ..SimConfig::default() };
+    let data = RowData { lengths: Some(&lengths), ..RowData::default() };
+    let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
+    let found = got.diagnostics.iter().any(|d| d.label.contains("past a row's length"));
+    assert!(found, "{}", got.summary);
+    let args = KernelArgs { mutant: None, ..args };
+    let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+    assert_eq!(got.route.depth(), 1);
 }

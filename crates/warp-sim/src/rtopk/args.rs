@@ -93,6 +93,13 @@ pub struct RowData<'x> {
     pub threshold: bool,
 }
 
+impl RowData<'_> {
+    /// Row `row`'s own length in a launch of rows of `m` (`m` without lengths).
+    pub(crate) fn row_len(&self, row: u64, m: u64) -> u64 {
+        self.lengths.and_then(|v| v.get(row as usize)).map_or(m, |&l| u64::from(l).min(m))
+    }
+}
+
 impl KernelArgs {
     /// `row_lengths`: the arguments row `row` runs with — its own width `m_i = min(lengths[row],
     /// m)` and `k_i = min(k_per_row[row], k, m_i)`; the launch's own where `rows` has no array.

@@ -162,13 +162,14 @@ async fn load_block_keys16(
 /// `rtopk_block_row<NARROWS>`: one block per row.
 pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
     let row_id = u64::from(w.block_idx());
-    let at = place_row(w, p, row_id)?;
-    // a ragged row's own width and k (docs/contract.md §5), read once
-    let width_k = p.a.k as u32;
+    // a ragged row's own width and k (docs/contract.md §5), read once; a ragged split's chunk
+    // rows pad nothing (split_row_args)
+    let (width_k, pads) = (p.a.k as u32, p.chunks == 1);
     let p = &p.row_args(row_id);
+    let at = place_row(w, p, row_id)?;
     let a = &p.a;
     let (m, k) = (a.m as u32, a.k as u32);
-    if k < width_k {
+    if k < width_k && pads {
         let bufs = (p.out_val, p.out_idx, &at.out);
         pad_results(w, bufs, (k, width_k), &w.thread_idx(), w.block_dim()).await?;
     }

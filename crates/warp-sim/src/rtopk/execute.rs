@@ -29,7 +29,7 @@ use crate::rtopk::order::ElemType;
 use crate::rtopk::params::Params;
 use crate::rtopk::plan::{
     BufferId, BufferRole, Content, Family, Gather, INPUT, Kernel, Program, Region, RowArgs, Select,
-    Sort, Step, StepKind, tiles_row,
+    Sort, SplitRows, Step, StepKind, tiles_row,
 };
 use crate::rtopk::record::Recorder;
 use crate::rtopk::trace::RowTrace;
@@ -86,6 +86,9 @@ struct Level {
     launches: Vec<(u64, u64, u64, u64)>,
     /// The level's input elements read by its chunk launches (a bit per element).
     read: Vec<u64>,
+    /// A ragged split's (docs/kernel.md, "Split rows"): its last chunk is cut at the row's
+    /// end, and each row's own length and k bound what is read: `(length, k)` per row.
+    split: Option<Vec<(u64, u64)>>,
 }
 
 /// A source that marks each element read.
@@ -238,8 +241,8 @@ impl crate::rtopk::launch::Simulator {
                 step.level
             ))
         })?;
-        let lengths = step_rows(sel.rows, run).lengths;
-        let marking = ((chunked || lengths.is_some()) && checks).then(|| {
+        let bounded = step_rows(sel.rows, run).lengths.is_some() || sel.split_rows().is_some();
+        let marking = ((chunked || bounded) && checks).then(|| {
             let mut read = if chunked { std::mem::take(&mut level.read) } else { Vec::new() };
             read.resize(src.len().div_ceil(64) as usize, 0);
             Marking { inner: src, read: RefCell::new(read) }
@@ -284,6 +287,7 @@ impl crate::rtopk::launch::Simulator {
             trace,
             cover: Some(run.cover),
             rows: step_rows(sel.rows, run),
+            split: sel.split_rows(),
         };
         let chunks = u64::from(sel.chunks);
         let (r0, r1) = run.rows;
@@ -297,8 +301,17 @@ impl crate::rtopk::launch::Simulator {
             StepKind::SelectLastChunks => "cand_idx: every last chunk's results",
             _ => "out_idx: every result",
         };
-        let cols = sel.output.offset..sel.output.offset + chunks * u64::from(sel.k);
-        self.check_rows_written(out_idx, (r0..r1, sel.output.ld), cols, label)?;
+        match sel.split_rows() {
+            // a ragged split's chunks write each row's valid candidates, a prefix
+            Some(split) if chunked => {
+                let valid = |r| split_rows_lengths(sel, run, split, r).1;
+                self.check_prefixes_written(out_idx, (r0..r1, sel.output.ld), valid, label)?;
+            }
+            _ => {
+                let cols = sel.output.offset..sel.output.offset + chunks * u64::from(sel.k);
+                self.check_rows_written(out_idx, (r0..r1, sel.output.ld), cols, label)?;
+            }
+        }
         if let Some(it) = out_iter {
             self.check_rows_written(it, (r0..r1, 1), 0..1, "out_iter: every row")?;
         }
@@ -308,8 +321,19 @@ impl crate::rtopk::launch::Simulator {
             if let Some(marking) = marking {
                 level.read = marking.read.into_inner();
             }
-        } else if let (Some(lengths), Some(marking)) = (lengths, marking) {
-            self.check_reads_within_lengths(sel, lengths, run.rows, &marking.read.into_inner())?;
+            if let Some(split) = sel.split_rows() {
+                let caller = KernelArgs { m: split.row_m as usize, k: sel.k as usize, ..run.args };
+                let rows = step_rows(sel.rows, run);
+                let own = |r| caller.row_lengths(&rows, r);
+                level.split =
+                    Some((0..run.rows.1).map(|r| (own(r).m as u64, own(r).k as u64)).collect());
+            }
+        } else if let Some(marking) = marking {
+            let valid = |r| match sel.split_rows() {
+                Some(split) => split_rows_lengths(sel, run, split, r).1,
+                None => step_rows(sel.rows, run).row_len(r, u64::from(sel.m)),
+            };
+            self.check_reads_within_lengths(sel, valid, run.rows, &marking.read.into_inner())?;
         }
         Ok(())
     }
@@ -319,12 +343,12 @@ impl crate::rtopk::launch::Simulator {
     fn check_reads_within_lengths(
         &mut self,
         sel: &Select,
-        lengths: &[u32],
+        valid: impl Fn(u64) -> u64,
         (r0, r1): (u64, u64),
         read: &[u64],
     ) -> Result<(), SimError> {
         let past = (r0..r1).flat_map(|r| {
-            let len = lengths.get(r as usize).map_or(0, |&l| u64::from(l).min(u64::from(sel.m)));
+            let len = valid(r).min(u64::from(sel.m));
             let start = sel.input.offset + r * sel.input.ld;
             (start + len..start + u64::from(sel.m)).filter(|&i| is_marked(read, i))
         });
@@ -388,7 +412,8 @@ impl crate::rtopk::launch::Simulator {
             None => run.src,
         };
         let bufs = (st.buf(g.candidates)?, st.buf(g.indices)?, st.buf(g.values)?);
-        self.launch_gather(&run.args, step.grid, g, src, bufs)
+        let k_per_row = g.k_per_row.and(run.ragged.k_per_row);
+        self.launch_gather(&run.args, step.grid, g, src, bufs, k_per_row)
     }
 
     /// The program's invariant over a split level: its chunk launches, as launched, cover each
@@ -399,6 +424,8 @@ impl crate::rtopk::launch::Simulator {
             return Ok(());
         }
         let (base, len) = (g.input.offset, g.row_len);
+        // a ragged split's last chunk ends at the row's end
+        let end = if level.split.is_some() { len } else { u64::MAX };
         for row in [0, g.n_rows - 1] {
             let start = base + row * len;
             let pieces: Vec<(u64, u64)> = level
@@ -407,7 +434,8 @@ impl crate::rtopk::launch::Simulator {
                 .flat_map(|&(x_at, ld, m, chunks)| {
                     (0..chunks).map(move |c| {
                         let at = x_at.saturating_add(row.saturating_mul(ld)).saturating_add(c * m);
-                        (at.wrapping_sub(start).min(u64::MAX / 2), m)
+                        let at = at.wrapping_sub(start).min(u64::MAX / 2);
+                        (at, m.min(end.saturating_sub(at)))
                     })
                 })
                 .collect();
@@ -421,11 +449,28 @@ impl crate::rtopk::launch::Simulator {
                 break;
             }
         }
-        let end = base + g.n_rows * len;
-        let unread = (base..end).filter(|&i| !is_marked(&level.read, i));
+        // each row's own length and k, where it has them
+        let own = |r: u64| match &level.split {
+            Some(rows) => rows.get(r as usize).map_or((0, 0), |&(l, k)| (l.min(len), k)),
+            None => (len, 1),
+        };
+        // a row that selects nothing reads nothing
+        let unread = (0..g.n_rows).flat_map(|r| {
+            let (start, (l, k)) = (base + r * len, own(r));
+            let end = if k == 0 { start } else { start + l };
+            (start..end).filter(|&i| !is_marked(&level.read, i))
+        });
         self.report_elements(
             "split rows: every element of each row read by its chunk launches",
             unread,
+        )?;
+        let past = (0..g.n_rows).flat_map(|r| {
+            let start = base + r * len;
+            (start + own(r).0..start + len).filter(|&i| is_marked(&level.read, i))
+        });
+        self.report_elements(
+            "ragged rows: no element past a row's length is read (docs/contract.md §5)",
+            past,
         )
     }
 
@@ -452,6 +497,38 @@ impl crate::rtopk::launch::Simulator {
         for &id in bufs {
             self.machine.global_mut(id).set_write_once(once);
         }
+    }
+
+    /// Reports the first element of the first `valid(r)` of each row `r` of `rows`, rows of
+    /// `stride` of `buf`, that the launch left unwritten (one finding for all of them).
+    pub(crate) fn check_prefixes_written(
+        &mut self,
+        buf: BufId,
+        (rows, stride): (Range<u64>, u64),
+        valid: impl Fn(u64) -> u64,
+        label: &'static str,
+    ) -> Result<(), SimError> {
+        if self.machine.policy() == DiagPolicy::Off {
+            return Ok(());
+        }
+        let g = self.machine.global(buf);
+        let (mut first, mut count) = (None, 0u64);
+        for r in rows {
+            if let Some((at, c)) = g.unwritten(r * stride, r * stride + valid(r).min(stride)) {
+                first.get_or_insert(at);
+                count += c;
+            }
+        }
+        let Some(first) = first else { return Ok(()) };
+        self.machine.report_launch(Diagnostic {
+            kind: DiagKind::OutputUnwritten,
+            op: Op::Launch,
+            label,
+            block: 0,
+            warp: 0,
+            lanes: count.min(u64::from(u32::MAX)) as u32,
+            address: Some(first),
+        })
     }
 
     /// Reports the first element of `cols` of each of `rows` rows of `stride` of `buf` that
@@ -525,6 +602,15 @@ fn step_rows<'x>(rows: Option<RowArgs>, run: &Run<'x>) -> RowData<'x> {
         hint: r.hint.and(run.ragged.hint),
         threshold: false,
     }
+}
+
+/// The caller's row `row` under a ragged split's step (`split_row_args`, host-side for the
+/// checks): its length, and its valid candidates.
+fn split_rows_lengths(sel: &Select, run: &Run<'_>, split: SplitRows, row: u64) -> (u64, u64) {
+    let caller = KernelArgs { m: split.row_m as usize, k: sel.k as usize, ..run.args };
+    let own = caller.row_lengths(&step_rows(sel.rows, run), row);
+    let (len, k) = (own.m as u64, own.k as u64);
+    (len, split.candidates(len, k))
 }
 
 /// Counts a top-k step's rows (`rows` kernel rows) in the run's coverage: its family, 16-bit

@@ -32,7 +32,7 @@ use crate::rtopk::order::{ElemType, elem_type};
 use crate::rtopk::params::Params;
 use crate::rtopk::plan::{
     self, DeviceLimits, Family, Kernel, Launch, Plan, PlanError, Program, Ragged, Route, Sort,
-    Step, Strategy, program_ragged, route,
+    Step, Strategy, program_ragged, ragged_route, route,
 };
 use crate::rtopk::rows::block_smem;
 use crate::rtopk::sort::{SortParams, rtopk_sort_rows, sort_warp_row};
@@ -214,6 +214,15 @@ impl Simulator {
         Ok(route(&launch, &self.config.limits, strategy, counts)?)
     }
 
+    /// [`Simulator::route_for`] of a ragged launch (rtopk-plan's `ragged_route`).
+    fn ragged_route_for(&self, args: &KernelArgs, elem: ElemType) -> Result<Route, SimError> {
+        check_shape(args.m, args.k)?;
+        let launch = self.launch_of(args, elem);
+        let strategy = self.config.strategy;
+        let counts = self.config.counts && strategy != Strategy::Split;
+        Ok(ragged_route(&launch, &self.config.limits, strategy, counts)?)
+    }
+
     /// The launch program of `args` under this configuration, for rows of `elem`: the steps
     /// the simulator runs, as the CUDA launcher would (rtopk-plan's `program`). A program that
     /// does not split rows writes the iteration counts (the simulator always reports them).
@@ -223,7 +232,7 @@ impl Simulator {
 
     /// [`Simulator::program`] of a ragged launch (docs/contract.md §5): `args.k` is the output
     /// width, and the steps read the per-row arrays `ragged` names (rtopk-plan's
-    /// `program_ragged`: whole rows only).
+    /// `program_ragged`: split as plain rows are where no counts are wanted, one level deep).
     pub fn program_ragged(
         &self,
         args: &KernelArgs,
@@ -420,7 +429,8 @@ impl Simulator {
         };
         let program = self.program_ragged(args, elem, which)?;
         let route = match program.first_plan() {
-            Some(plan) if which.any() => Route::Direct(plan),
+            Some(plan) if which.any() && program.depth == 0 => Route::Direct(plan),
+            _ if which.any() => self.ragged_route_for(args, elem)?,
             _ => self.route_for(args, elem)?,
         };
         let n = args.n as u64;
@@ -528,31 +538,6 @@ impl Simulator {
             Some(shape) => rtopk_sort_rows(&mut w, &sp, shape).await,
             None => sort_warp_row(&mut w, &sp, e).await,
         })
-    }
-
-    /// Reports the first element of `start .. end` of `buf` the launch left unwritten.
-    pub(crate) fn check_written(
-        &mut self,
-        buf: BufId,
-        start: u64,
-        end: u64,
-        label: &'static str,
-    ) -> Result<(), SimError> {
-        if self.machine.policy() == DiagPolicy::Off {
-            return Ok(());
-        }
-        if let Some((first, count)) = self.machine.global(buf).unwritten(start, end) {
-            self.machine.report_launch(Diagnostic {
-                kind: DiagKind::OutputUnwritten,
-                op: Op::Launch,
-                label,
-                block: 0,
-                warp: 0,
-                lanes: count.min(u64::from(u32::MAX)) as u32,
-                address: Some(first),
-            })?;
-        }
-        Ok(())
     }
 }
 

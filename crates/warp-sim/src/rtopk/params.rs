@@ -12,7 +12,7 @@ use crate::rtopk::args::{KernelArgs, RowData};
 use crate::rtopk::coverage::{Branch, Tally};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::ElemType;
-use crate::rtopk::plan::Plan;
+use crate::rtopk::plan::{Plan, SplitRows};
 use crate::rtopk::record::{Recorder, Tracer};
 
 /// One launch's parameters.
@@ -51,6 +51,9 @@ pub(crate) struct Params<'x> {
     pub(crate) cover: Option<&'x Tally>,
     /// The rows' own lengths and k (docs/contract.md §5), where the launch is ragged.
     pub(crate) rows: RowData<'x>,
+    /// `split_m`, `split_chunk`: the rows of a ragged split's launch (docs/kernel.md, "Split
+    /// rows"; `None`: zeros, every other launch).
+    pub(crate) split: Option<SplitRows>,
 }
 
 impl<'x> Params<'x> {
@@ -61,12 +64,14 @@ impl<'x> Params<'x> {
         }
     }
 
-    /// The tracer of row `row_id` (off for every other row).
     /// `row_args`: the parameters row `row_id` runs with once its own width and k are read
     /// (docs/contract.md §5): nothing past its width is loaded, and 16-byte loads only where
     /// its width is whole 16-byte groups too. The launch's own on a plain launch (whose
     /// 16-byte loads the plan decided: rows without lengths keep them as launched).
     pub(crate) fn row_args(&self, row_id: u64) -> Params<'x> {
+        if let Some(split) = self.split {
+            return self.split_row_args(split, row_id);
+        }
         let a = self.a.row_lengths(&self.rows, row_id);
         let per16 = 16 / self.elem.bytes();
         let vec4 = self.vec4 && (self.rows.lengths.is_none() || a.m % per16 == 0);
@@ -79,6 +84,38 @@ impl<'x> Params<'x> {
         self.rows.hint.and_then(|h| h.get(row_id as usize).copied())
     }
 
+    /// `split_row_args`: [`Params::row_args`] of a ragged split's launch (docs/kernel.md,
+    /// "Split rows"). The caller's row `r` has its length `L` and k `k_r` (`row_lengths` over
+    /// the caller's width `split_m`). On the chunk launch (`chunks > 1`) chunk `c` of row `r`
+    /// is its first `clamp(L - c split_chunk, 0, split_chunk)` values and selects `k_r` of
+    /// them (at most that many) into `c k_r` of the row's candidates: the launch's pointers
+    /// rebased to the chunk (strides 0, one chunk a row), which pads nothing (the candidates
+    /// past the row's valid ones are never read). On the second stage row `r` is the first
+    /// `split_candidates(L, k_r)` of its candidates.
+    fn split_row_args(&self, split: SplitRows, row_id: u64) -> Params<'x> {
+        let per16 = (16 / self.elem.bytes()) as u64;
+        let chunks = u64::from(self.chunks.max(1));
+        let row = row_id / chunks;
+        let caller = KernelArgs { m: split.row_m as usize, ..self.a };
+        let own = caller.row_lengths(&self.rows, row);
+        let (len, k) = (own.m as u64, own.k as u64);
+        let m = if self.chunks > 1 {
+            split.chunk_len(len, row_id % chunks)
+        } else {
+            split.candidates(len, k).min(self.a.m as u64)
+        };
+        let a = KernelArgs { m: m as usize, k: k.min(m) as usize, ..self.a };
+        let vec4 = self.vec4 && m % per16 == 0;
+        if self.chunks == 1 {
+            return Params { a, vec4, ..*self };
+        }
+        let c = row_id % chunks;
+        let x_at = self.x_at + row * u64::from(self.ld) + c * u64::from(split.chunk);
+        let out_at = self.out_at + row * u64::from(self.out_ld) + c * k;
+        Params { a, vec4, x_at, out_at, ld: 0, out_ld: 0, chunks: 1, ..*self }
+    }
+
+    /// The tracer of row `row_id` (off for every other row).
     pub(crate) fn tracer(&self, row_id: u64) -> Tracer<'x> {
         match self.trace {
             Some((r, rec)) if r == row_id => Tracer(Some(rec)),

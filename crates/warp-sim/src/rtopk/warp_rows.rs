@@ -56,12 +56,13 @@ async fn rtopk_warp_row(
         // BUG: lanes without an element "save work" by returning.
         w.exit_where(&first.map(|f| f >= a.m as u32), "rtopk_warp_row: if (first >= M) return")?;
     }
-    let at = place_row(w, p, row_id)?;
-    // a ragged row's own width and k (docs/contract.md §5), read once
-    let width_k = p.a.k as u32;
+    // a ragged row's own width and k (docs/contract.md §5), read once; a ragged split's chunk
+    // rows pad nothing (split_row_args)
+    let (width_k, pads) = (p.a.k as u32, p.chunks == 1);
     let p = &p.row_args(row_id);
+    let at = place_row(w, p, row_id)?;
     let a = &p.a;
-    if (a.k as u32) < width_k {
+    if (a.k as u32) < width_k && pads {
         let bufs = (p.out_val, p.out_idx, &at.out);
         pad_results(w, bufs, (a.k as u32, width_k), &sub, width).await?;
     }
