@@ -1218,7 +1218,7 @@ mod tests {
         let gathered = body("Params{", "}");
         let gathered: Vec<&str> = gathered.split(',').map(str::trim).collect();
         assert_eq!(gathered, names);
-        assert_eq!(size_of::<Params>(), 112);
+        assert_eq!(size_of::<Params>(), 120);
         // the parameter buffer is the struct: its last field must end where the struct does
         // (a padded tail is more than the entry point takes: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
         let (offset, size) = *params_layout().last().unwrap();
