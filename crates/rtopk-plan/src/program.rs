@@ -581,8 +581,10 @@ pub fn program(
 /// the program (`lengths`, `k_per_row`: one u32 per row; `hint`: one f32 per row), and a
 /// last `row_threshold` step writes `threshold` (one f32 per row) where `ragged.threshold`.
 /// Where [`route()`] splits the rows, rows of their own length or k split with the same chunk
-/// width, one level deep ([`crate::split::ragged_route`]); rows with hints are not split yet
-/// (their route is the one with iteration counts, whole rows; a forced split is an error).
+/// width, one level deep ([`crate::split::ragged_route`]). Hints are read where the rows run
+/// whole; where they split (no counts wanted) the chunks search without them, so a hint never
+/// moves a request off its fastest route (a split's chunks have no threshold of their own to
+/// guess).
 pub fn program_ragged(
     launch: &Launch,
     limits: &DeviceLimits,
@@ -590,15 +592,12 @@ pub fn program_ragged(
     counts: bool,
     ragged: Ragged,
 ) -> Result<Program, PlanError> {
-    if ragged.hint && strategy == Strategy::Split {
-        let why = "rows with threshold hints (docs/contract.md §5) are not split yet";
-        return Err(PlanError::Split { n: launch.n, m: launch.m, k: launch.k, why });
-    }
-    let r = if ragged.any() {
-        ragged_route(launch, limits, strategy, counts || ragged.hint)?
+    let r = if ragged.lengths || ragged.k_per_row {
+        ragged_route(launch, limits, strategy, counts)?
     } else {
         route(launch, limits, strategy, counts)?
     };
+    let read = Ragged { hint: ragged.hint && r.depth() == 0, ..ragged };
     let Launch { n, m, k, .. } = *launch;
     let too_large = |why| PlanError::TooLarge { n, m, why };
     let (n64, m64, k64) = (n as u64, m as u64, k as u64);
@@ -631,7 +630,7 @@ pub fn program_ragged(
     let threshold = ragged
         .threshold
         .then(|| b.buffer("threshold", BufferRole::Output, Content::Threshold, n64, 1));
-    b.rows = RowArgs::of(ragged, lengths, k_per_row, hint);
+    b.rows = RowArgs::of(read, lengths, k_per_row, hint);
     if n > 0 && k > 0 {
         let input = Region { buffer: INPUT, offset: 0, ld: m64 };
         b.emit(&r, 0, m, input, iterations)?;
@@ -1477,8 +1476,9 @@ mod tests {
         for (n, m, k) in [(4, 65536, 64), (5, 300, 7), (3, 20_000, 300)] {
             for sorted in [false, true] {
                 let l = Launch { sorted, ..launch(n, m, k) };
-                // a hint alone: whole rows of the ragged twins, the hint read by the selects
-                let p = program_ragged(&l, &h100(), Strategy::Auto, false, hint).unwrap();
+                // a hint alone, with counts (whole rows): the ragged twins, the hint read by
+                // the selects
+                let p = program_ragged(&l, &h100(), Strategy::Auto, true, hint).unwrap();
                 check(&p);
                 assert_eq!(p.depth, 0);
                 let at = p.buffers.iter().position(|b| b.name == "hint").map(BufferId).unwrap();
@@ -1553,9 +1553,17 @@ mod tests {
         // no rows: nothing to do
         let p = program_ragged(&launch(0, 300, 5), &h100(), Strategy::Auto, false, all).unwrap();
         assert!(p.steps.is_empty());
-        // a forced split of hinted rows is an error; of rows that only want thresholds, not
-        let err = program_ragged(&launch(4, 65536, 64), &h100(), Strategy::Split, false, hint);
-        assert!(matches!(err, Err(PlanError::Split { .. })));
+        // split rows search without their hints (the plain split, the plain units); whole
+        // rows read them
+        let p = program_ragged(&launch(4, 65536, 64), &h100(), Strategy::Split, false, hint);
+        let p = p.unwrap();
+        check(&p);
+        assert!(p.depth > 0 && p.steps.iter().all(|s| !s.unit.is_ragged()));
+        let plain = program(&launch(4, 65536, 64), &h100(), Strategy::Split, false).unwrap();
+        assert_eq!(names(&p), names(&plain));
+        let p = program_ragged(&launch(4, 65536, 64), &h100(), Strategy::Auto, true, hint);
+        let p = p.unwrap();
+        assert!(p.depth == 0 && select(&p.steps[0]).rows.unwrap().hint.is_some());
         let only = Ragged { threshold: true, ..Ragged::default() };
         let p =
             program_ragged(&launch(4, 65536, 64), &h100(), Strategy::Split, false, only).unwrap();

@@ -43,8 +43,9 @@ pub(crate) fn cuda_launch(
         let r = &request.inner;
         let k = request.check_rows(n, m)?;
         let (x, values, indices, iterations, lengths, k_per_row, hint, threshold) = pointers;
-        if (threshold != 0) != r.wanted().threshold {
-            // as the iteration counts: a threshold buffer exactly when one is asked for
+        if n > 0 && (threshold != 0) != r.wanted().threshold {
+            // as the iteration counts: a threshold buffer exactly when one is asked for (no
+            // rows: an empty tensor may have no address)
             return Err(value_error(if threshold == 0 {
                 "the request asks for the threshold output: give its device buffer"
             } else {
