@@ -16,7 +16,7 @@ from typing import Any, Dict, Optional, Tuple
 import torch
 from torch import Tensor
 
-from . import _native, _topk
+from . import _native
 from ._request import ask, native
 
 _KERNEL_DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
@@ -74,6 +74,3 @@ def topk_cuda(x: Any, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tenso
     pointers = (x.data_ptr(), values.data_ptr(), indices.data_ptr(), 0, 0, 0, 0, 0)
     _native.cuda_launch(request, x.numel() // m, m, pointers, _stream(device))
     return values, indices
-
-
-_topk._EAGER.topk_cuda = topk_cuda

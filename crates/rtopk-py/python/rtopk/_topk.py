@@ -407,8 +407,8 @@ _TENSOR_PATH = _TensorPath()
 
 
 class _EagerPath:
-    """:func:`rtopk._eager.topk_cuda`, the eager path of a plain call on a CUDA tensor, once
-    :mod:`rtopk.ops` is imported (torch is in use); ``None`` before."""
+    """:func:`rtopk._eager.topk_cuda`, the eager path of a plain call on a CUDA tensor, set
+    with :data:`_TENSOR_PATH` by the first eager tensor call; ``None`` before."""
 
     __slots__ = ("topk_cuda",)
 
@@ -441,5 +441,8 @@ def _tensor_topk(x: Any, dim: int, a: Ask, rows: PerRow) -> Outputs:
 
         path = topk_tensor
         if not torch.compiler.is_compiling():
+            from ._eager import topk_cuda
+
             _TENSOR_PATH.topk = path
+            _EAGER.topk_cuda = topk_cuda
     return path(x, dim, a, rows)

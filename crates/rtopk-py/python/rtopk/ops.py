@@ -550,7 +550,3 @@ def topk_tensor(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
         a.threshold,
     )
     return v, i, (it if a.iterations else None), (th if a.threshold else None)
-
-
-# the eager path of plain calls on CUDA tensors (rtopk._eager), now that torch is in use
-from . import _eager  # noqa: E402, F401
