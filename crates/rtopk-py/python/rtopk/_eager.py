@@ -36,12 +36,14 @@ def _stream(device: int) -> int:
 
 def _request(k: int, largest: Any, sorted: Any, x: Tensor, device: int) -> Optional[Any]:
     """The native request of this plain call, built and checked once per key."""
+    if type(largest) is not bool or type(sorted) is not bool:
+        return None  # 1 == True: the key alone would take an int for a flag
     key = (k, largest, sorted, x.dtype, device)
     request = _REQUESTS.get(key)
     if request is not None:
         return request
     element = _KERNEL_DTYPES.get(x.dtype)
-    if element is None or type(largest) is not bool or type(sorted) is not bool:
+    if element is None:
         return None
     plain = ask(k, largest, sorted, "auto", None, 0.0, False, None)
     request = native(plain, element, f"cuda:{device}")
