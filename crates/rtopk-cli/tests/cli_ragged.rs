@@ -236,12 +236,13 @@ fn bad_per_row_files_and_arguments_exit_2() {
     for (extra, needles) in cases {
         refused(&c, &[&heap[..], &extra].concat(), &needles);
     }
-    // the kernels read no lengths yet: a typed refusal naming what and who does
-    for algo in ["sim", "cuda"] {
-        let args = ["--algo", algo, "-k", "1", "--lengths", &ok];
-        refused(&c, &args, &[&format!("'{algo}' does not support"), "length", "bisect"]);
-        let args = ["--algo", algo, "--k-per-row", &ok];
-        refused(&c, &args, &["k per row"]);
+    // the simulated kernel reads lengths and a k per row too (docs/contract.md §5)
+    for args in [
+        ["--algo", "sim", "-k", "1", "--lengths", &ok],
+        ["--algo", "sim", "--k-per-row", &ok, "--lengths", &ok],
+    ] {
+        let out = c.select(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
     }
 }
 
@@ -266,8 +267,9 @@ fn the_threshold_output_obeys_the_never_clobber_rules() {
     assert_eq!(fs::read(c.path("X.npy")).unwrap(), input);
     assert_eq!(fs::read(c.path("L.npy")).unwrap(), lengths);
     assert_eq!(c.files(), ["L.npy", "X.npy", "sub"]);
-    // all or nothing: a failing run (sim refuses lengths) leaves an earlier threshold as it was
+    // all or nothing: a failing run (a length past M) leaves an earlier threshold as it was
     fs::write(c.path("T.npy"), b"earlier").unwrap();
+    write_ints(&c.path("L.npy"), "<i8", 8, &[M as i64 + 1; N]);
     let args = ["--algo", "sim", "-k", "1", "--input", "X.npy", "--lengths", "L.npy"];
     let out = c.select_here(&[&args[..], &["--threshold", "T.npy", "--values", "V.npy"]].concat());
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
