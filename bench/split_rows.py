@@ -18,8 +18,14 @@ Method:
   sorted per row, equal torch.topk's, and the indices point at those values.
 
     python3 bench/split_rows.py --out OUT [--grid split,vector,wide,appendix] [--reps 20]
+        [--dtype f32|f16|bf16]
 
-Writes OUT/split_rows.json and prints a Markdown table.
+Grids: split, vector, wide, appendix (the split-rows regimes), and the large-k grids of
+`rtopk bench cuda` (crates/rtopk-tools/src/gpu_bench.rs): indexer, sampler, vector-k.
+`--dtype f16|bf16`: the same float32 draws rounded to the 16-bit type (round to nearest even,
+as bench/peers/ rounds them), both contenders given the 16-bit tensor.
+
+Writes OUT/split_rows.json (OUT/split_rows_<dtype>.json for 16-bit) and prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -55,7 +61,23 @@ GRIDS: dict[str, list[tuple[int, int, int]]] = {
     # Appendix B's cells below 8x torch.topk in the record (k = 512 from M = 3072, M = 8192)
     "appendix": [(1 << 16, m, k) for m in (3072, 4096, 8192) for k in (512,)]
     + [(1 << 16, 8192, k) for k in (32, 128, 256)],
+    "indexer": [
+        (n, m, k)
+        for n in (1, 2, 8, 32, 96, 256)
+        for m in (16384, 49152, 100000, 163840, 500000, 1 << 21)
+        for k in (512, 1024, 2048)
+    ],
+    "sampler": [
+        (n, m, k)
+        for n in (1, 16, 128)
+        for m in (32000, 100352, 262144)
+        for k in (20, 64, 1024)
+    ],
+    "vector-k": [
+        (1, m, k) for m in (1 << 22, 1 << 25, 1 << 28) for k in (256, 2048, 8192, 32768)
+    ],
 }
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 SPIN = 20_000_000
 
 
@@ -119,18 +141,26 @@ def check(x: torch.Tensor, k: int, got: tuple[torch.Tensor, torch.Tensor]) -> st
 
 
 def run_case(
-    fill_k: Any, n: int, m: int, k: int, reps: int, l2: int, free: int
+    fill_k: Any,
+    n: int,
+    m: int,
+    k: int,
+    reps: int,
+    l2: int,
+    free: int,
+    dtype: torch.dtype = torch.float32,
 ) -> dict[str, Any]:
     import rtopk  # type: ignore[import-not-found]
 
-    nbytes = n * m * 4
-    copies = max(1, min(32, math.ceil(2 * l2 / nbytes), (free // 2) // max(nbytes, 1)))
+    nbytes = n * m * dtype.itemsize
+    copies = max(1, min(32, math.ceil(2 * l2 / nbytes), (free // 3) // max(nbytes, 1)))
     xs = []
     for c in range(copies):
         x = torch.empty((n, m), device="cuda", dtype=torch.float32)
         # the seed of `rtopk bench cuda` (bench.rs normal_seed) and bench/peers: the same data
         fill(fill_k, x, seed=(n * 1_000_003 + m * 101 + c) % (1 << 64))
-        xs.append(x)
+        xs.append(x if dtype == torch.float32 else x.to(dtype))
+        del x
     verdict = check(xs[0], k, rtopk.topk(xs[0], k, sorted=False))
     row: dict[str, Any] = {"n": n, "m": m, "k": k, "copies": copies, "bytes": nbytes}
     row["check"] = verdict
@@ -150,7 +180,9 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--grid", default="split,vector,wide,appendix")
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--dtype", choices=sorted(DTYPES), default="f32")
     a = ap.parse_args()
+    dtype = DTYPES[a.dtype]
     os.makedirs(a.out, exist_ok=True)
     props = torch.cuda.get_device_properties(0)
     l2 = int(getattr(props, "L2_cache_size", 50 << 20))
@@ -166,12 +198,12 @@ def main() -> int:
         for n, m, k in GRIDS[grid]:
             try:
                 free = torch.cuda.mem_get_info()[0]
-                r = run_case(fill_k, n, m, k, a.reps, l2, free)
+                r = run_case(fill_k, n, m, k, a.reps, l2, free, dtype)
             except Exception as e:  # one case's failure is recorded; the run goes on
                 traceback.print_exc()
                 r = {"n": n, "m": m, "k": k, "error": repr(e)}
                 torch.cuda.empty_cache()
-            r["grid"] = grid
+            r["grid"], r["dtype"] = grid, a.dtype
             rows.append(r)
             if "error" in r:
                 print(f"| {grid} | {n} | {m} | {k} | error: {r['error'][:80]} |")
@@ -192,9 +224,11 @@ def main() -> int:
         "read_gbps": gbps,
         "l2_bytes": l2,
         "reps": a.reps,
+        "dtype": a.dtype,
         "argv": sys.argv,
     }
-    with open(os.path.join(a.out, "split_rows.json"), "w") as f:
+    name = "split_rows.json" if a.dtype == "f32" else f"split_rows_{a.dtype}.json"
+    with open(os.path.join(a.out, name), "w") as f:
         json.dump({"environment": env, "cases": rows}, f, indent=1)
     for grid in sorted({r["grid"] for r in rows}):
         ok = [r for r in rows if r["grid"] == grid and "rtopk_ms" in r]

@@ -7,7 +7,8 @@
 //
 // The compile-time bound picks the backend (device_batched_topk.cuh): segments up to 8192 may use
 // the one-block baseline, larger ones the SM 9.0+ cluster backend; no segment may exceed 2^21.
-// Like FlashInfer, two bound tiers are built: 8192 and 2^21.
+// Like FlashInfer, two bound tiers are built: 8192 and 2^21, each for float, __half and
+// __nv_bfloat16 keys (the types FlashInfer's binding dispatches to it).
 
 #include <cub/device/device_batched_topk.cuh>
 #include <cuda/__execution/determinism.h>
@@ -26,15 +27,16 @@ namespace {
 constexpr int64_t kSmallBound = 8192;
 constexpr int64_t kLargeBound = int64_t{1} << 21;  // DeviceBatchedTopK's largest segment
 
-// One call (or, with scratch == nullptr, the temporary storage query) under bound `Bound`.
-template <int64_t Bound>
+// One call (or, with scratch == nullptr, the temporary storage query) under bound `Bound`, on
+// keys of type T.
+template <int64_t Bound, typename T>
 cudaError_t batched(void* scratch, size_t& bytes, const Problem& p, cudaStream_t stream) {
     const int64_t m = static_cast<int64_t>(p.m);
     const int64_t k = static_cast<int64_t>(p.k);
     const int64_t n = static_cast<int64_t>(p.n);
     // d_keys_in[r] = x + r * m, d_keys_out[r] = values + r * k, d_values_out[r] = indices + r * k.
-    auto keys_in = cuda::make_strided_iterator(cuda::make_counting_iterator(p.x), m);
-    auto keys_out = cuda::make_strided_iterator(cuda::make_counting_iterator(p.values), k);
+    auto keys_in = cuda::make_strided_iterator(cuda::make_counting_iterator(p.x_as<T>()), m);
+    auto keys_out = cuda::make_strided_iterator(cuda::make_counting_iterator(p.values_as<T>()), k);
     // Every segment's values are its positions 0, 1, ...
     auto values_in = cuda::make_constant_iterator(cuda::make_counting_iterator(int32_t{0}));
     auto values_out = cuda::make_strided_iterator(cuda::make_counting_iterator(p.indices), k);
@@ -50,19 +52,23 @@ cudaError_t batched(void* scratch, size_t& bytes, const Problem& p, cudaStream_t
 }
 
 cudaError_t dispatch(void* scratch, size_t& bytes, const Problem& p, cudaStream_t stream) {
-    if (static_cast<int64_t>(p.m) <= kSmallBound) return batched<kSmallBound>(scratch, bytes, p, stream);
-    return batched<kLargeBound>(scratch, bytes, p, stream);
+    return with_elem(p.dtype, [&](auto e) {
+        using T = typename decltype(e)::type;
+        if (static_cast<int64_t>(p.m) <= kSmallBound)
+            return batched<kSmallBound, T>(scratch, bytes, p, stream);
+        return batched<kLargeBound, T>(scratch, bytes, p, stream);
+    });
 }
 
-std::string unsupported(uint64_t n, uint64_t m, uint64_t k, uint64_t) {
+std::string unsupported(DType, uint64_t n, uint64_t m, uint64_t k, uint64_t) {
     if (m > uint64_t(kLargeBound)) return "segment above 2^21 items (DeviceBatchedTopK limit)";
     if (k > m) return "k above the segment size";  // k's bound is the segment bound
     if (n > uint64_t{INT32_MAX}) return "more than 2^31-1 segments (DeviceBatchedTopK limit)";
     return "";
 }
 
-cudaError_t scratch_bytes(uint64_t n, uint64_t m, uint64_t k, size_t* bytes) {
-    Problem shape{nullptr, nullptr, nullptr, n, m, k};
+cudaError_t scratch_bytes(DType t, uint64_t n, uint64_t m, uint64_t k, size_t* bytes) {
+    Problem shape{nullptr, nullptr, nullptr, n, m, k, t};
     *bytes = 0;
     return dispatch(nullptr, *bytes, shape, nullptr);
 }
@@ -72,7 +78,7 @@ cudaError_t run(const Problem& p, void* scratch, size_t scratch_bytes, cudaStrea
     return dispatch(scratch, bytes, p, stream);
 }
 
-std::string path(uint64_t, uint64_t m, uint64_t) {
+std::string path(DType, uint64_t, uint64_t m, uint64_t) {
     return m <= uint64_t(kSmallBound) ? "bound=8192" : "bound=2^21";
 }
 

@@ -6,6 +6,7 @@
 //
 // Options: --reps R (50)  --warmup W (2)  --seed S (0: the records' seeds)  --check-rows C (3)
 //          --peers a,b,..  --per-row-max-n N (64)  --l2-multiple F (4)  --idle-start  --device D
+//          --dtype f32|f16|bf16 (f32)
 
 #include <algorithm>
 #include <cerrno>
@@ -44,16 +45,24 @@ struct Options {
     uint64_t l2_multiple = 4;
     bool idle_start = false;
     int device = 0;
+    DType dtype = DType::f32;
     std::vector<std::string> peers;
 };
 
+constexpr const char* kUsage =
+    "usage: peers [--reps R] [--warmup W] [--seed S] [--check-rows C] [--peers a,b] "
+    "[--per-row-max-n N] [--l2-multiple F] [--idle-start] [--device D] [--dtype f32|f16|bf16] "
+    "(N,M,k ... | --shapes FILE)\n";
+
 [[noreturn]] void usage_error(const std::string& why) {
-    std::fprintf(stderr,
-                 "peers: %s\nusage: peers [--reps R] [--warmup W] [--seed S] [--check-rows C] "
-                 "[--peers a,b] [--per-row-max-n N] [--l2-multiple F] [--idle-start] "
-                 "[--device D] (N,M,k ... | --shapes FILE)\n",
-                 why.c_str());
+    std::fprintf(stderr, "peers: %s\n%s", why.c_str(), kUsage);
     std::exit(2);
+}
+
+DType parse_dtype(const std::string& s) {
+    for (DType t : {DType::f32, DType::f16, DType::bf16})
+        if (s == dtype_name(t)) return t;
+    usage_error("bad --dtype: '" + s + "' (f32, f16 or bf16)");
 }
 
 uint64_t parse_u64(const std::string& s, const char* what) {
@@ -125,6 +134,11 @@ Options parse_args(int argc, char** argv) {
         else if (a == "--shapes") read_shapes(value(), o.shapes);
         else if (a == "--idle-start") o.idle_start = true;
         else if (a == "--device") o.device = parse_int(value(), "--device", 0);
+        else if (a == "--dtype") o.dtype = parse_dtype(value());
+        else if (a == "--help" || a == "-h") {
+            std::printf("%s", kUsage);
+            std::exit(0);
+        }
         else if (a.rfind("--", 0) == 0) usage_error("unknown option " + a);
         else o.shapes.push_back(parse_shape(a));
     }
@@ -151,10 +165,11 @@ std::string json_string(const std::string& s) {
     return out + "\"";
 }
 
-std::string json_head(const std::string& device, const char* peer, const Shape& s) {
+std::string json_head(const std::string& device, const char* peer, const Shape& s, DType t) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "\"n\":%llu,\"m\":%llu,\"k\":%llu", (unsigned long long)s.n,
-                  (unsigned long long)s.m, (unsigned long long)s.k);
+    std::snprintf(buf, sizeof buf, "\"n\":%llu,\"m\":%llu,\"k\":%llu,\"dtype\":\"%s\"",
+                  (unsigned long long)s.n, (unsigned long long)s.m, (unsigned long long)s.k,
+                  dtype_name(t));
     return "{\"peer\":" + json_string(peer) + ",\"device\":" + json_string(device) + "," + buf;
 }
 
@@ -177,15 +192,37 @@ struct Device {
     cudaStream_t stream = nullptr;
 };
 
-// One (n, m) input in `buffers.size()` rotation buffers, and the host copies of its checked rows.
+// An element as a float on the host: exact, since every f16 and bf16 value is a float (and
+// distinct ones stay distinct, signed zeros included), so the check can work in floats.
+float widen(float v) { return v; }
+float widen(__half v) { return __half2float(v); }
+float widen(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+// `count` elements of type `t` on the device, widened to floats on the host.
+std::vector<float> read_as_float(const void* src, DType t, uint64_t count, cudaStream_t stream) {
+    return with_elem(t, [&](auto e) {
+        using T = typename decltype(e)::type;
+        std::vector<T> raw(count);
+        PEERS_CHECK(cudaMemcpyAsync(raw.data(), src, count * sizeof(T), cudaMemcpyDeviceToHost,
+                                    stream));
+        PEERS_CHECK(cudaStreamSynchronize(stream));
+        std::vector<float> out(count);
+        std::transform(raw.begin(), raw.end(), out.begin(), [](T v) { return widen(v); });
+        return out;
+    });
+}
+
+// One (n, m) input of type `dtype` in `buffers.size()` rotation buffers, and the host copies of
+// its checked rows.
 struct Inputs {
     uint64_t n = 0, m = 0;
-    std::vector<float*> buffers;
+    DType dtype = DType::f32;
+    std::vector<void*> buffers;
     std::vector<uint64_t> rows;               // the checked rows
-    std::vector<std::vector<float>> host;     // their values, buffer 0
+    std::vector<std::vector<float>> host;     // their values (as floats), buffer 0
 
     void release() {
-        for (float* b : buffers) PEERS_CHECK(cudaFree(b));
+        for (void* b : buffers) PEERS_CHECK(cudaFree(b));
         buffers.clear();
         rows.clear();
         host.clear();
@@ -214,32 +251,53 @@ std::vector<uint64_t> checked_rows(uint64_t n, int count) {
     return rows;
 }
 
+// Rotation buffer `b` of the shape: fill_normal's draws, as float32 or rounded to 16 bits by
+// way of `staging` (n * m floats; unused for f32).
+void fill_buffer(void* x, float* staging, const Device& dev, const Options& o, const Shape& s,
+                 uint64_t b) {
+    const uint64_t len = s.n * s.m;
+    const unsigned grid = unsigned(dev.sm_count) * 32u;
+    const uint64_t seed = normal_seed(o.seed, s.n, s.m, b);
+    if (o.dtype == DType::f32) {
+        PEERS_CHECK(peers_fill_normal(static_cast<float*>(x), len, seed, grid, dev.stream));
+        return;
+    }
+    PEERS_CHECK(peers_fill_normal(staging, len, seed, grid, dev.stream));
+    PEERS_CHECK(peers_round_to(o.dtype, staging, x, len, grid, dev.stream));
+}
+
 // false when the input does not fit on the device.
 bool make_inputs(Inputs& in, const Device& dev, const Options& o, const Shape& s,
                  uint64_t reserve) {
     in.release();
     PEERS_CHECK(cudaDeviceSynchronize());  // frees done, so free memory counts them
     const uint64_t len = s.n * s.m;
-    const uint64_t bytes = len * 4;
-    const uint64_t count = buffer_count(bytes, dev.l2_bytes, o.l2_multiple, reserve);
+    const uint64_t elem = dtype_bytes(o.dtype);
+    const uint64_t bytes = len * elem;
+    // A 16-bit input is drawn as float32 into one staging buffer, reused for every rotation
+    // buffer and freed before any timing: it only has to fit while the buffers are filled.
+    const uint64_t staging_bytes = o.dtype == DType::f32 ? 0 : len * 4;
+    const uint64_t count =
+        buffer_count(bytes, dev.l2_bytes, o.l2_multiple, reserve + staging_bytes);
     if (count == 0) return false;
     in.n = s.n;
     in.m = s.m;
+    in.dtype = o.dtype;
+    float* staging = nullptr;
+    if (staging_bytes > 0) PEERS_CHECK(cudaMalloc(&staging, staging_bytes));
     for (uint64_t b = 0; b < count; ++b) {
-        float* x = nullptr;
+        void* x = nullptr;
         PEERS_CHECK(cudaMalloc(&x, bytes));
         in.buffers.push_back(x);
-        PEERS_CHECK(peers_fill_normal(x, len, normal_seed(o.seed, s.n, s.m, b),
-                                      unsigned(dev.sm_count) * 32u, dev.stream));
+        fill_buffer(x, staging, dev, o, s, b);
     }
     in.rows = checked_rows(s.n, o.check_rows);
     for (uint64_t r : in.rows) {
-        std::vector<float> row(s.m);
-        PEERS_CHECK(cudaMemcpyAsync(row.data(), in.buffers[0] + r * s.m, s.m * 4,
-                                    cudaMemcpyDeviceToHost, dev.stream));
-        in.host.push_back(std::move(row));
+        const char* row = static_cast<const char*>(in.buffers[0]) + r * s.m * elem;
+        in.host.push_back(read_as_float(row, o.dtype, s.m, dev.stream));
     }
     PEERS_CHECK(cudaStreamSynchronize(dev.stream));
+    PEERS_CHECK(cudaFree(staging));
     return true;
 }
 
@@ -261,16 +319,16 @@ std::vector<std::vector<float>> reference(const Inputs& in, uint64_t k) {
 
 // "ok", or the first thing wrong with the peer's output on the checked rows: an index out of
 // the row or repeated, a value that is not the row's value at its index, or a set of values that
-// is not the row's k largest.
+// is not the row's k largest. 16-bit values are compared as the floats they widen to, exactly.
 std::string check(const Inputs& in, const std::vector<std::vector<float>>& ref, const Problem& p,
                   cudaStream_t stream) {
     const uint64_t k = p.k;
-    std::vector<float> values(k);
+    const size_t elem = dtype_bytes(p.dtype);
     std::vector<int32_t> indices(k);
     for (size_t i = 0; i < in.rows.size(); ++i) {
         const uint64_t r = in.rows[i];
-        PEERS_CHECK(cudaMemcpyAsync(values.data(), p.values + r * k, k * 4,
-                                    cudaMemcpyDeviceToHost, stream));
+        std::vector<float> values = read_as_float(static_cast<const char*>(p.values) + r * k * elem,
+                                                  p.dtype, k, stream);
         PEERS_CHECK(cudaMemcpyAsync(indices.data(), p.indices + r * k, k * 4,
                                     cudaMemcpyDeviceToHost, stream));
         PEERS_CHECK(cudaStreamSynchronize(stream));
@@ -358,7 +416,7 @@ double percentile(const std::vector<double>& sorted, double q) {
 }
 
 struct Outputs {
-    float* values = nullptr;
+    void* values = nullptr;
     int32_t* indices = nullptr;
     void* scratch = nullptr;
     size_t scratch_bytes = 0;
@@ -373,11 +431,11 @@ struct Outputs {
 // Times one peer on one shape and writes its JSON line.
 void bench_peer(const Peer& peer, const Device& dev, const Options& o, const Shape& s,
                 const Inputs& in, const std::vector<std::vector<float>>& ref) {
-    std::string line = json_head(dev.name, peer.name, s);
+    std::string line = json_head(dev.name, peer.name, s, in.dtype);
     Outputs out;
-    PEERS_CHECK(cudaMalloc(&out.values, s.n * s.k * sizeof(float)));
+    PEERS_CHECK(cudaMalloc(&out.values, s.n * s.k * dtype_bytes(in.dtype)));
     PEERS_CHECK(cudaMalloc(&out.indices, s.n * s.k * sizeof(int32_t)));
-    cudaError_t err = peer.scratch_bytes(s.n, s.m, s.k, &out.scratch_bytes);
+    cudaError_t err = peer.scratch_bytes(in.dtype, s.n, s.m, s.k, &out.scratch_bytes);
     if (err != cudaSuccess) {
         emit(line + ",\"error\":" + json_string("scratch query: " + peer_failure(err, peer.name, s)));
         return;
@@ -393,7 +451,8 @@ void bench_peer(const Peer& peer, const Device& dev, const Options& o, const Sha
     std::string verdict = "unchecked";
     int not_queued = 0;
     for (int r = 0; r < o.warmup + o.reps; ++r) {
-        const Problem p{in.buffers[size_t(r) % count], out.values, out.indices, s.n, s.m, s.k};
+        const Problem p{in.buffers[size_t(r) % count], out.values, out.indices, s.n, s.m, s.k,
+                        in.dtype};
         Timed t = time_call([&] { return peer.run(p, out.scratch, out.scratch_bytes, dev.stream); },
                             dev.stream, o.idle_start);
         if (t.err != cudaSuccess) {
@@ -407,8 +466,8 @@ void bench_peer(const Peer& peer, const Device& dev, const Options& o, const Sha
     }
     std::sort(times.begin(), times.end());
     const double median = times[times.size() / 2];  // bench.rs: the upper median
-    const double gbps = double(s.n * s.m * 4) / (median * 1e-3) / 1e9;
-    std::string note = peer.path(s.n, s.m, s.k);
+    const double gbps = double(s.n * s.m * dtype_bytes(in.dtype)) / (median * 1e-3) / 1e9;
+    std::string note = peer.path(in.dtype, s.n, s.m, s.k);
     if (not_queued > 0) {
         if (!note.empty()) note += "; ";
         note += std::to_string(not_queued) + " reps not queued behind the spin (host time included)";
@@ -420,9 +479,9 @@ void bench_peer(const Peer& peer, const Device& dev, const Options& o, const Sha
                   median, times.front(), percentile(times, 0.9), gbps, o.reps, count,
                   o.idle_start ? "idle-start" : "queued");
     emit(line + buf + ",\"check\":" + json_string(verdict) + ",\"note\":" + json_string(note));
-    std::fprintf(stderr, "%-17s %6llu x %-9llu k=%-6llu %10.4f ms  %s  %s\n", peer.name,
-                 (unsigned long long)s.n, (unsigned long long)s.m, (unsigned long long)s.k, median,
-                 verdict.c_str(), note.c_str());
+    std::fprintf(stderr, "%-17s %-4s %6llu x %-9llu k=%-6llu %10.4f ms  %s  %s\n", peer.name,
+                 dtype_name(in.dtype), (unsigned long long)s.n, (unsigned long long)s.m,
+                 (unsigned long long)s.k, median, verdict.c_str(), note.c_str());
 }
 
 std::vector<const Peer*> chosen_peers(const Options& o) {
@@ -462,27 +521,28 @@ int main(int argc, char** argv) {
     PEERS_CHECK(cudaDriverGetVersion(&driver));
     std::fprintf(stderr,
                  "peers: %s, sm_%d%d, %d SMs, L2 %llu MiB, CUDA runtime %d, driver %d, "
-                 "CCCL %d, FlashInfer 0.7.2.post1; %d reps after %d warm-ups, %s timing, seed %llu\n",
+                 "CCCL %d, FlashInfer 0.7.2.post1; %s rows, %d reps after %d warm-ups, %s timing, "
+                 "seed %llu\n",
                  dev.name.c_str(), prop.major, prop.minor, dev.sm_count,
                  (unsigned long long)(dev.l2_bytes >> 20), runtime, driver, peers_cccl_version(),
-                 o.reps, o.warmup, o.idle_start ? "idle-start" : "queued",
+                 dtype_name(o.dtype), o.reps, o.warmup, o.idle_start ? "idle-start" : "queued",
                  (unsigned long long)o.seed);
 
     Inputs in;
     for (const Shape& s : o.shapes) {
         std::vector<const Peer*> runnable;
         for (const Peer* p : peers) {
-            const std::string why = p->unsupported(s.n, s.m, s.k, o.per_row_max_n);
+            const std::string why = p->unsupported(o.dtype, s.n, s.m, s.k, o.per_row_max_n);
             if (why.empty()) runnable.push_back(p);
-            else emit(json_head(dev.name, p->name, s) + ",\"unsupported\":" + json_string(why));
+            else emit(json_head(dev.name, p->name, s, o.dtype) + ",\"unsupported\":" + json_string(why));
         }
         if (runnable.empty()) continue;
         if (in.n != s.n || in.m != s.m || in.buffers.empty()) {
             // outputs (values + indices) and a margin for the peers' scratch stay free
-            const uint64_t reserve = s.n * s.k * 8 + (uint64_t{64} << 20);
+            const uint64_t reserve = s.n * s.k * (dtype_bytes(o.dtype) + 4) + (uint64_t{64} << 20);
             if (!make_inputs(in, dev, o, s, reserve)) {
                 for (const Peer* p : runnable)
-                    emit(json_head(dev.name, p->name, s) +
+                    emit(json_head(dev.name, p->name, s, o.dtype) +
                          ",\"unsupported\":\"input does not fit in device memory\"");
                 continue;
             }

@@ -5,9 +5,11 @@
 #
 #   bash bench/peers/run.sh [harness options] [N,M,k ...]
 #
-# No shape given: the shapes of bench/peers/shapes.txt (the split-rows grid). Harness options:
+# No shape given: the shapes of bench/peers/shapes.txt (the split-rows grid); other grids beside it
+# (indexer.txt, sampler.txt, vector_k.txt) with --shapes FILE. Harness options, passed as given:
 # --reps R, --warmup W, --seed S, --check-rows C, --peers a,b, --per-row-max-n N, --l2-multiple F,
-# --idle-start, --device D (peers.cu).
+# --idle-start, --device D, --dtype f32|f16|bf16 (peers.cu), e.g.
+#   bash bench/peers/run.sh --dtype bf16 --shapes bench/peers/indexer.txt
 # Environment: NVCC (nvcc on PATH, else /usr/local/cuda/bin/nvcc), ARCH (90a), BUILD_DIR
 # (target/peers; kept between runs, rebuilt when a source is newer), OUT_DIR ($OUT if set, else
 # results/tmp/peers), BUILD_ONLY=1 (build, do not run), FORCE_BUILD=1 (rebuild).

@@ -37,8 +37,11 @@ pub(crate) struct BenchCudaArgs {
     /// appendix-b (N = 65536, M = 1024..8192), long (N = 16384, M = 16384..65536), all (those
     /// three); the split, vector and wide regimes: split (N = 1..1024, M = 32768..2^20, k = 50, 256, 1024),
     /// vector (N = 1, M = 2^24, 2^26, 2^28, k = 64, 1024, 16384), wide (N = 16384,
-    /// M = 16384..65536, k = 50, 256, 1024), or regimes (those three); every grid's exact
-    /// cases also run with sorted output
+    /// M = 16384..65536, k = 50, 256, 1024), or regimes (those three); large k and few rows:
+    /// indexer (N = 1..256, M = 16384..2^21, k = 512, 1024, 2048), sampler (N = 1, 16, 128,
+    /// M = 32000..262144, k = 20, 64, 1024), vector-k (N = 1, M = 2^22, 2^25, 2^28,
+    /// k = 256..32768), or large-k (those three); every grid's exact cases also run with
+    /// sorted output
     #[arg(long, default_value = "all")]
     grid: String,
     /// Input families, comma-separated, each running every case: normal (drawn on the device,
@@ -167,7 +170,7 @@ fn cases(args: &BenchCudaArgs) -> Result<Vec<Case>, CliError> {
     let grids = Grid::parse(&args.grid).ok_or_else(|| {
         let names: Vec<&str> = Grid::ALL.iter().map(|g| g.name()).collect();
         CliError::BadArgument(format!(
-            "--grid {}: expected grid names, comma-separated: {}, all or regimes",
+            "--grid {}: expected grid names, comma-separated: {}, all, regimes or large-k",
             args.grid,
             names.join(", ")
         ))

@@ -55,18 +55,38 @@ pub enum Grid {
     Vector,
     /// Wide layers: N = 16384, M = 16384..65536, k = 50, 256, 1024.
     Wide,
+    /// Sparse-attention indexers (DeepSeek's DSA: k = 512..2048 of a query's 4K..1M scores) in
+    /// decode and prefill: N = 1..256, M = 16384..2^21, k = 512, 1024, 2048.
+    Indexer,
+    /// LLM samplers: N = 1, 16, 128 over vocabularies M = 32000, 100352, 262144, k = 20, 64, 1024.
+    Sampler,
+    /// One vector with k in the thousands: N = 1, M = 2^22, 2^25, 2^28,
+    /// k = 256, 2048, 8192, 32768.
+    VectorK,
 }
 
 impl Grid {
     /// Every grid.
-    pub const ALL: [Grid; 6] =
-        [Grid::Rtopk, Grid::AppendixB, Grid::Long, Grid::Split, Grid::Vector, Grid::Wide];
+    pub const ALL: [Grid; 9] = [
+        Grid::Rtopk,
+        Grid::AppendixB,
+        Grid::Long,
+        Grid::Split,
+        Grid::Vector,
+        Grid::Wide,
+        Grid::Indexer,
+        Grid::Sampler,
+        Grid::VectorK,
+    ];
     /// The paper's grids: what `all` names (the default run, comparable with the records).
     pub const PAPER: [Grid; 3] = [Grid::Rtopk, Grid::AppendixB, Grid::Long];
     /// The split-rows regimes: what `regimes` names.
     pub const REGIMES: [Grid; 3] = [Grid::Split, Grid::Vector, Grid::Wide];
+    /// Large k and few rows (indexers, samplers, vectors): what `large-k` names.
+    pub const LARGE_K: [Grid; 3] = [Grid::Indexer, Grid::Sampler, Grid::VectorK];
 
-    /// The grid's name (`rtopk`, `appendix-b`, `long`, `split`, `vector`, `wide`).
+    /// The grid's name (`rtopk`, `appendix-b`, `long`, `split`, `vector`, `wide`, `indexer`,
+    /// `sampler`, `vector-k`).
     pub fn name(self) -> &'static str {
         match self {
             Grid::Rtopk => "rtopk",
@@ -75,17 +95,22 @@ impl Grid {
             Grid::Split => "split",
             Grid::Vector => "vector",
             Grid::Wide => "wide",
+            Grid::Indexer => "indexer",
+            Grid::Sampler => "sampler",
+            Grid::VectorK => "vector-k",
         }
     }
 
-    /// The grids `names` stands for: comma-separated grid names, `all` (the paper's grids) or
-    /// `regimes` (split, vector, wide), in the order given, each grid once; `None` if a name is unknown.
+    /// The grids `names` stands for: comma-separated grid names, `all` (the paper's grids),
+    /// `regimes` (split, vector, wide) or `large-k` (indexer, sampler, vector-k), in the order
+    /// given, each grid once; `None` if a name is unknown.
     pub fn parse(names: &str) -> Option<Vec<Grid>> {
         let mut out = Vec::new();
         for name in names.split(',').map(str::trim) {
             let grids = match name {
                 "all" => Self::PAPER.to_vec(),
                 "regimes" => Self::REGIMES.to_vec(),
+                "large-k" => Self::LARGE_K.to_vec(),
                 _ => vec![Self::ALL.into_iter().find(|g| g.name() == name)?],
             };
             for g in grids {
@@ -136,6 +161,18 @@ impl Grid {
             ),
             Grid::Vector => exact(&[1], &[1 << 24, 1 << 26, 1 << 28], &[64, 1024, 16384], &mut out),
             Grid::Wide => exact(&[16384], &[16384, 32768, 65536], &[50, 256, 1024], &mut out),
+            Grid::Indexer => exact(
+                &[1, 2, 8, 32, 96, 256],
+                &[16384, 49152, 100000, 163840, 500000, 1 << 21],
+                &[512, 1024, 2048],
+                &mut out,
+            ),
+            Grid::Sampler => {
+                exact(&[1, 16, 128], &[32000, 100352, 262144], &[20, 64, 1024], &mut out)
+            }
+            Grid::VectorK => {
+                exact(&[1], &[1 << 22, 1 << 25, 1 << 28], &[256, 2048, 8192, 32768], &mut out)
+            }
         }
         out
     }
@@ -807,6 +844,22 @@ mod tests {
     }
 
     #[test]
+    fn the_large_k_grids_are_indexer_sampler_and_vector_k() {
+        let indexer = product(
+            &[1, 2, 8, 32, 96, 256],
+            &[16384, 49152, 100000, 163840, 500000, 1 << 21],
+            &[512, 1024, 2048],
+        );
+        assert_eq!(shapes(Grid::Indexer), indexer);
+        let sampler = product(&[1, 16, 128], &[32000, 100352, 262144], &[20, 64, 1024]);
+        assert_eq!(shapes(Grid::Sampler), sampler);
+        let vector = product(&[1], &[1 << 22, 1 << 25, 1 << 28], &[256, 2048, 8192, 32768]);
+        assert_eq!(shapes(Grid::VectorK), vector);
+        assert_eq!(Grid::parse("large-k"), Some(Grid::LARGE_K.to_vec()));
+        assert_eq!(grid_cases(&Grid::LARGE_K).len(), 2 * (108 + 27 + 12));
+    }
+
+    #[test]
     fn grid_names_parse_as_lists() {
         assert_eq!(Grid::parse("regimes"), Some(Grid::REGIMES.to_vec()));
         assert_eq!(Grid::parse("split"), Some(vec![Grid::Split]));
@@ -814,7 +867,8 @@ mod tests {
         assert_eq!(Grid::parse("split, split,wide"), Some(vec![Grid::Split, Grid::Wide]));
         let mut everything = Grid::PAPER.to_vec();
         everything.extend(Grid::REGIMES);
-        assert_eq!(Grid::parse("all,regimes"), Some(everything.clone()));
+        everything.extend(Grid::LARGE_K);
+        assert_eq!(Grid::parse("all,regimes,large-k"), Some(everything.clone()));
         assert_eq!(everything, Grid::ALL.to_vec());
         for bad in ["", "split,", "split,fig4", "Split"] {
             assert_eq!(Grid::parse(bad), None, "{bad:?}");
