@@ -18,7 +18,7 @@ fn configs() -> Vec<Bisect> {
     let mut v = vec![Bisect::exact()];
     for p in [1e-4f32, 0.01, 0.5] {
         for mode in [EpsilonMode::RelativeToMax, EpsilonMode::Absolute] {
-            v.push(Bisect { precision: p, epsilon_mode: mode, max_iter: None });
+            v.push(Bisect { precision: p, epsilon_mode: mode, ..Bisect::exact() });
         }
     }
     v.extend((0..10).map(Bisect::early_stopping));

@@ -26,7 +26,7 @@ fn mode_name(mode: EpsilonMode) -> &'static str {
 /// One k column per stats, in TABLE1 order, for one ε mode (both modes share rows).
 fn measure(ctx: &Ctx, mode: EpsilonMode) -> Result<Vec<IterationStats>, AnalysisError> {
     let reps = ctx.budget.table1;
-    let bisect = Bisect { precision: TABLE1_PRECISION, epsilon_mode: mode, max_iter: None };
+    let bisect = Bisect { precision: TABLE1_PRECISION, epsilon_mode: mode, ..Bisect::exact() };
     let ks = TABLE1.iter().map(|c| c.k).collect();
     let src =
         RowSource::Dist { dist: Family::Normal, seed: ctx.seed, stream: stream_id("table1", &[]) };

@@ -117,7 +117,7 @@ impl Params {
             (None, precision) => Ok(Bisect {
                 precision: precision.unwrap_or_default().get(),
                 epsilon_mode: self.epsilon,
-                max_iter: None,
+                ..Bisect::exact()
             }),
         }
     }
