@@ -30,6 +30,10 @@ pub(crate) struct BenchCudaArgs {
     /// With one shape or --input: early stopping after N steps (default: exact)
     #[arg(long, value_name = "N")]
     max_iter: Option<u32>,
+    /// A recall target R in (0, 1] (docs/contract.md §6): with one shape or --input, every case
+    /// searches to it; with grids, every exact unsorted case is followed by its twin at R
+    #[arg(long, value_name = "R", value_parser = parse_recall, conflicts_with = "max_iter")]
+    recall: Option<f32>,
     /// With one shape or --input: sorted output (docs/contract.md §1's order, sorted on the device)
     #[arg(long)]
     sorted: bool,
@@ -139,13 +143,22 @@ fn refused_cli(e: CliError) -> CliError {
     }
 }
 
+fn parse_recall(s: &str) -> Result<f32, String> {
+    let r: f32 = s.trim().parse().map_err(|_| format!("not a number: '{s}'"))?;
+    match rtopk::Bisect::with_recall(r) {
+        Ok(_) => Ok(r),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn parse_family(s: &str) -> Result<Family, String> {
     s.parse::<Family>().map_err(|e| e.to_string())
 }
 
 /// The cases of one shape: each k given, with the search and output order asked for.
 fn shape_cases(args: &BenchCudaArgs, n: usize, m: usize, ks: &[usize]) -> Vec<Case> {
-    ks.iter().map(|&k| Case { n, m, k, max_iter: args.max_iter, sorted: args.sorted }).collect()
+    let (max_iter, sorted, recall) = (args.max_iter, args.sorted, args.recall);
+    ks.iter().map(|&k| Case { n, m, k, max_iter, sorted, recall }).collect()
 }
 
 /// The one shape given (--n, --m, -k), if any.
@@ -175,7 +188,11 @@ fn cases(args: &BenchCudaArgs) -> Result<Vec<Case>, CliError> {
             names.join(", ")
         ))
     })?;
-    Ok(bench::grid_cases(&grids))
+    let cases = bench::grid_cases(&grids);
+    Ok(match args.recall {
+        Some(r) => bench::with_recall_twins(&cases, r),
+        None => cases,
+    })
 }
 
 /// `rtopk bench cuda`.
@@ -293,12 +310,16 @@ fn run_case(run: &mut Bench<'_>, case: Case, json: bool) -> Result<Row, CliError
 /// One result as a line of the table: the input first, then the case and its time.
 fn table_line(row: &Row) -> String {
     format!(
-        "{:<17} n={:>8} m={:>9} k={:>5} max_iter={:>5}{} {:>9.4} ms {:>7.0} GB/s {:>5.1}% of read bw",
+        "{:<17} n={:>8} m={:>9} k={:>5} {:>14}{} {:>9.4} ms {:>7.0} GB/s {:>5.1}% of read bw",
         row.input,
         row.n,
         row.m,
         row.k,
-        row.max_iter.map_or("exact".to_string(), |i| i.to_string()),
+        match (row.max_iter, row.recall) {
+            (Some(i), _) => format!("max_iter={i}"),
+            (None, Some(r)) => format!("recall={r}"),
+            (None, None) => "exact".to_string(),
+        },
         if row.sorted { " sorted" } else { "" },
         row.median_ms,
         row.gbps,
@@ -560,6 +581,21 @@ mod tests {
     }
 
     #[test]
+    fn a_recall_target_is_checked_and_twins_the_exact_cases() {
+        let a = parse(&["--n", "4", "--m", "1000", "-k", "50", "--recall", "0.95"]).unwrap();
+        assert!(cases(&a).unwrap().iter().all(|c| c.recall == Some(0.95)));
+        for bad in ["0", "1.5", "nan", "x"] {
+            let args = ["--n", "4", "--m", "1000", "-k", "50", "--recall", bad];
+            assert_eq!(refused_by_clap(&args), ErrorKind::ValueValidation, "{bad}");
+        }
+        let both = ["--n", "4", "--m", "1000", "-k", "5", "--recall", "0.9", "--max-iter", "3"];
+        assert_eq!(refused_by_clap(&both), ErrorKind::ArgumentConflict);
+        let grid = parse(&["--grid", "long", "--recall", "0.9"]).unwrap();
+        let plain = bench::grid_cases(&[Grid::Long]);
+        assert_eq!(cases(&grid).unwrap(), bench::with_recall_twins(&plain, 0.9));
+    }
+
+    #[test]
     fn named_grids_become_cases() {
         let regimes = parse(&["--grid", "regimes"]).unwrap();
         assert_eq!(cases(&regimes).unwrap(), bench::grid_cases(&Grid::REGIMES));
@@ -651,6 +687,7 @@ mod tests {
             m: 1 << 28,
             k: 16384,
             max_iter: None,
+            recall: None,
             smallest: false,
             sorted: true,
             median_ms: 1.5,

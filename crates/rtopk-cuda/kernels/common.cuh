@@ -50,6 +50,7 @@ typedef unsigned long long u64;
 #define EXIT_PRECISION 2
 #define EXIT_MAX_ITER 3
 #define EXIT_NARROW 4  // not an exit: the row goes on with its candidates (narrow_row)
+#define EXIT_RECALL 5  // the bracket guarantees the recall target (search.cuh, recall_met)
 
 // The element type: elem_t (the unit's: float, or the 16 bits of an f16 or bf16 held as an
 // unsigned short, src/kernels.rs) and ELEM_KIND, one of these (docs/kernel.md, "16-bit rows").
@@ -83,6 +84,7 @@ struct Params {
                            // read by the ragged units only (search_hinted)
     u32 split_m;         // a ragged split's launches (split_row_args): the caller's row width,
     u32 split_chunk;     // and the chunk width; 0 and 0 on every other launch
+    float recall;        // docs/contract.md §6: the recall target r, 0 < r < 1, or 0: none
 };
 
 // The launcher (src/launch.rs) passes its #[repr(C)] twin of Params as the entry point's
@@ -109,14 +111,15 @@ struct ArgLayout<void(A...)> {
     const elem_t* x, elem_t* out_val, idx_t* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
         int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign, u64 ld,  \
         u32 out_ld, u32 chunks, const u32* lengths, const u32* k_per_row, const float* hint, \
-        u32 split_m, u32 split_chunk
+        u32 split_m, u32 split_chunk, float recall
 #define RTOPK_PARAMS                                                                                \
     Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, \
-           sign, ld, out_ld, chunks, lengths, k_per_row, hint, split_m, split_chunk}
+           sign, ld, out_ld, chunks, lengths, k_per_row, hint, split_m, split_chunk, \
+           recall}
 
 __device__ void rtopk_args(RTOPK_ARGS);  // never defined: its type lists the entry points' arguments
 using RtopkArgs = ArgLayout<decltype(rtopk_args)>;
-static_assert(sizeof(Params) == 120, "Params: size");
+static_assert(sizeof(Params) == 128, "Params: size");
 static_assert(RtopkArgs::offset<0>() == 0, "x");
 static_assert(RtopkArgs::offset<1>() == 8, "out_val");
 static_assert(RtopkArgs::offset<2>() == 16, "out_idx");
@@ -138,6 +141,7 @@ static_assert(RtopkArgs::offset<17>() == 96, "k_per_row");
 static_assert(RtopkArgs::offset<18>() == 104, "hint");
 static_assert(RtopkArgs::offset<19>() == 112, "split_m");
 static_assert(RtopkArgs::offset<20>() == 116, "split_chunk");
+static_assert(RtopkArgs::offset<21>() == 120, "recall");
 
 // Where a launch's row_id reads and writes: its input and the offset of its first result.
 // Whole rows (chunks == 1) are row_id's own; under a split row's first stage (docs/kernel.md,

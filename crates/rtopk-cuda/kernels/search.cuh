@@ -11,7 +11,8 @@ struct Search {
     u32 iterations;
     float lo, hi, eps;  // the value phase's bracket and precision
     int value;          // VALUE_NONE (no value phase), VALUE_PLAIN or VALUE_GUARDED
-    u32 count_at_lo;    // with EXIT_NARROW: count_ge(lo_key)
+    u32 count_at_lo;    // count_ge(lo_key): the row's length until a test raises lo
+    int slack;          // recall_met's slack (docs/contract.md §6); -1: no recall target
 };
 #define VALUE_NONE 0
 #define VALUE_PLAIN 1
@@ -23,7 +24,7 @@ __device__ __forceinline__ int update(Search& s, u32 t, u32 cnt, u32 k) {
     if (cnt < k) {
         s.hi_key = t; s.count_at_hi = cnt; s.has_count_at_hi = 1;
     } else if (cnt > k) {
-        s.lo_key = t;
+        s.lo_key = t; s.count_at_lo = cnt;
     } else {
         s.hi_key = t; s.count_at_hi = cnt; s.has_count_at_hi = 1;
         return 1;
@@ -31,18 +32,37 @@ __device__ __forceinline__ int update(Search& s, u32 t, u32 cnt, u32 k) {
     return 0;
 }
 
+// How many of the top k a recall target r lets the search miss: k - ceil(r k), r k in f32
+// (topk-ref's Bisect::recall_slack); -1 without a target.
+__device__ __forceinline__ int recall_slack(const Params& p, u32 k) {
+    if (!(p.recall > 0.0f)) return -1;
+    u32 need = (u32)ceilf(__fmul_rn(p.recall, (float)k));
+    return need >= k ? 0 : (int)(k - need);
+}
+
+// The recall rule (topk-ref's bisect, "Recall"): the selection of the bracket as it stands
+// takes every key >= hi (all in the top k) and fills from [lo, hi), so it misses at most
+// min(k - cnt(hi), cnt(lo) - k) of the top k; an unknown cnt(hi) counts as 0.
+__device__ __forceinline__ bool recall_met(const Search& s, u32 k) {
+    int above = (int)k - (int)(s.has_count_at_hi ? s.count_at_hi : 0u);
+    int below = (int)s.count_at_lo - (int)k;
+    return s.slack >= 0 && min(above, below) <= s.slack;
+}
+
 // Algorithm 1's value phase over the finite bracket [s.lo, s.hi]: returns 1 when the search is
 // over (a hit, or the precision reached) or the row is to be narrowed (EXIT_NARROW), 0 when
 // the key phase takes over (the bracket's ends are adjacent floats, or VALUE_PHASE_LIMIT
-// steps). PLAIN, where eps == 0 and |lo|, |hi| <= FLT_MAX / 2 (almost every row), leaves out
-// two tests that cannot fire there: the precision test (hi > lo throughout, so
-// hi - lo > 0 = eps) and midpoint's overflow guard (lo + hi is finite). The bracket moves
-// without the three-way update's count_at_hi, which cut_of counts at the end if a row ends
-// without a hit (no row of continuous data does).
+// steps). PLAIN, where eps == 0, no recall target and |lo|, |hi| <= FLT_MAX / 2 (almost every
+// row), leaves out three tests that cannot fire there: the recall rule, the precision test (hi >
+// lo throughout, so hi - lo > 0 = eps) and midpoint's overflow guard (lo + hi is finite). The
+// plain bracket moves without the three-way update's counts (cut_of counts at hi at the end if
+// a row ends without a hit; no row of continuous data does); the guarded one keeps them for the
+// recall rule.
 template <bool PLAIN, class Row>
 __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
     float lo = s.lo, hi = s.hi;
     while (s.iterations < VALUE_PHASE_LIMIT) {
+        if (!PLAIN && recall_met(s, k)) { s.exit = EXIT_RECALL; return 1; }
         if (!PLAIN && __fsub_rn(hi, lo) <= s.eps) { s.exit = EXIT_PRECISION; return 1; }
         float thres = PLAIN ? __fmul_rn(__fadd_rn(lo, hi), 0.5f) : midpoint(lo, hi);
 #if ELEM_KIND == ELEM_F32
@@ -65,6 +85,9 @@ __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
         s.lo_key = below ? s.lo_key : t;
         hi = below ? thres : hi;
         lo = below ? lo : thres;
+        if (!PLAIN) {  // the counts the recall rule reads
+            if (below) { s.count_at_hi = cnt; s.has_count_at_hi = 1; } else { s.count_at_lo = cnt; }
+        }
         if (Row::NARROW_CAP != 0u && !below && cnt <= Row::NARROW_CAP) {
             s.lo = lo; s.hi = hi; s.count_at_lo = cnt; s.exit = EXIT_NARROW;
             return 1;
@@ -82,6 +105,7 @@ __device__ void finish_exact(const Row& row, Search& s, u32 k) {
         return;
     // key phase: only where the value phase cannot proceed
     while (s.hi_key - s.lo_key > 1u) {
+        if (recall_met(s, k)) { s.exit = EXIT_RECALL; return; }
         u32 t = s.lo_key + (s.hi_key - s.lo_key) / 2u;  // > lo_key >= 0
         if (update(s, t, row.count_ge_positive(t), k)) { s.exit = EXIT_HIT; return; }
     }
@@ -90,14 +114,15 @@ __device__ void finish_exact(const Row& row, Search& s, u32 k) {
 
 template <class Row>
 __device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
-    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, 0u};
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
+                recall_slack(p, p.k)};
     if (lo_key == hi_key) return s;
     // value phase: the paper's bisection on (ordered) values
     s.lo = ordered_value_of_own_key(s.lo_key);
     s.hi = ordered_value_of_own_key(s.hi_key);
     if (isfinite(s.lo) && isfinite(s.hi)) {
         s.eps = __fmul_rn(p.precision, fabsf(s.hi));
-        bool plain = s.eps == 0.0f && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
+        bool plain = s.eps == 0.0f && s.slack < 0 && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
         s.value = plain ? VALUE_PLAIN : VALUE_GUARDED;
     }
     finish_exact(row, s, p.k);
@@ -106,7 +131,8 @@ __device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Par
 
 template <class Row>
 __device__ Search search_early_stopping(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
-    Search s = {lo_key, hi_key, 0u, 0, EXIT_MAX_ITER, (u32)p.max_iter, 0.0f, 0.0f, 0.0f, VALUE_NONE, 0u};
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_MAX_ITER, (u32)p.max_iter, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
+                -1};
     float lo = ordered_value_of_own_key(lo_key), hi = ordered_value_of_own_key(hi_key);
     int finite = isfinite(lo) && isfinite(hi);
     for (int iter = 0; iter < p.max_iter; ++iter) {
@@ -199,7 +225,7 @@ __device__ __forceinline__ void value_of_bracket(Search& s, const Params& p) {
     s.value = VALUE_NONE;
     if (isfinite(s.lo) && isfinite(s.hi)) {
         s.eps = __fmul_rn(p.precision, fabsf(s.hi));
-        bool plain = s.eps == 0.0f && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
+        bool plain = s.eps == 0.0f && s.slack < 0 && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
         s.value = plain ? VALUE_PLAIN : VALUE_GUARDED;
     }
 }
@@ -209,7 +235,7 @@ __device__ __forceinline__ void value_of_bracket(Search& s, const Params& p) {
 // hint test leaves exactly search_exact.
 template <class Row>
 __device__ Search search_hinted(const Row& row, u32 lo_key, u32 hi_key, const Params& p, float hint) {
-    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, 0u};
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m, -1};
     int side = hint_test(row, s, hint, p);
     if (side == HINT_SKIPPED) return search_exact(row, lo_key, hi_key, p);
     if (side == HINT_ENDED) return s;
@@ -225,13 +251,13 @@ __device__ Search search_hinted(const Row& row, u32 lo_key, u32 hi_key, const Pa
 }
 
 // The search of row row_id: with HINTS (the ragged units), search_hinted where the launch
-// gives hints and the search is exact (Algorithm 2 and a precision ignore them, as bisect
+// gives hints and the search is exact (Algorithm 2, a precision and a recall target ignore them, as bisect
 // does); otherwise search_threshold, the plain units' own code.
 template <bool HINTS, class Row>
 __device__ __forceinline__ Search search_of(const Row& row, u32 lo_key, u32 hi_key, const Params& p,
                                             u64 row_id) {
     if constexpr (HINTS) {
-        if (p.hint && p.max_iter < 0 && p.precision == 0.0f)
+        if (p.hint && p.max_iter < 0 && p.precision == 0.0f && !(p.recall > 0.0f))
             return search_hinted(row, lo_key, hi_key, p, p.hint[row_id]);
     }
     return search_threshold(row, lo_key, hi_key, p);

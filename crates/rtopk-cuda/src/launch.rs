@@ -54,6 +54,7 @@ pub(crate) struct Params {
     pub(crate) hint: sys::CUdeviceptr,
     pub(crate) split_m: u32,
     pub(crate) split_chunk: u32,
+    pub(crate) recall: f32,
 }
 
 /// A kernel's parameter buffer: a `#[repr(C)]` struct whose fields are the entry point's
@@ -66,7 +67,7 @@ pub(crate) trait KernelParams: Copy {
 }
 
 impl KernelParams for Params {
-    const END: usize = std::mem::offset_of!(Params, split_chunk) + 4;
+    const END: usize = std::mem::offset_of!(Params, recall) + 4;
 }
 
 /// The arguments of `rtopk_row_threshold` (kernels/threshold.cu).
@@ -263,6 +264,7 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         hint: 0,
         split_m: 0,
         split_chunk: 0,
+        recall: 0.0,
     };
     vec![
         (offset_of!(Params, x), size_of_val(&p.x)),
@@ -286,6 +288,7 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         (offset_of!(Params, hint), size_of_val(&p.hint)),
         (offset_of!(Params, split_m), size_of_val(&p.split_m)),
         (offset_of!(Params, split_chunk), size_of_val(&p.split_chunk)),
+        (offset_of!(Params, recall), size_of_val(&p.recall)),
     ]
 }
 
@@ -880,6 +883,7 @@ impl CudaTopK {
                         hint: sel.rows.and_then(|r| r.hint).map_or(0, |id| addr[id.0]),
                         split_m: sel.split_rows().map_or(0, |s| s.row_m),
                         split_chunk: sel.split_rows().map_or(0, |s| s.chunk),
+                        recall: bisect.recall.unwrap_or(0.0),
                     };
                     // SAFETY: a top-k entry point, whose arguments are Params's fields (the
                     // layout tests); the step's kernel rows read within its input region and
@@ -1157,6 +1161,7 @@ mod tests {
             ("hint", offset_of!(Params, hint)),
             ("split_m", offset_of!(Params, split_m)),
             ("split_chunk", offset_of!(Params, split_chunk)),
+            ("recall", offset_of!(Params, recall)),
         ]
     }
 
@@ -1218,11 +1223,11 @@ mod tests {
         let gathered = body("Params{", "}");
         let gathered: Vec<&str> = gathered.split(',').map(str::trim).collect();
         assert_eq!(gathered, names);
-        assert_eq!(size_of::<Params>(), 120);
-        // the parameter buffer is the struct: its last field must end where the struct does
-        // (a padded tail is more than the entry point takes: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
+        assert_eq!(size_of::<Params>(), 128);
+        // the launcher passes the struct up to its last field (a padded tail is more than the
+        // entry point takes: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
         let (offset, size) = *params_layout().last().unwrap();
-        assert_eq!(offset + size, size_of::<Params>(), "no padding after the last field");
+        assert_eq!(offset + size, Params::END, "END is where the last field ends");
     }
 
     /// The text of kernel file `name`.
@@ -1326,7 +1331,7 @@ mod tests {
             assert_eq!(layout, rust, "{args:?}");
             assert_eq!(last, end, "{args:?}");
         }
-        assert_eq!(Params::END, size_of::<Params>());
+        assert_eq!(Params::END, size_of::<Params>() - 4, "one 4-byte field past the last pair");
     }
 
     #[test]

@@ -208,7 +208,8 @@ fn every_strategy_matches_bisect_where_it_holds_the_shape() {
         for strategy in Strategy::ALL.into_iter().filter(|s| *s != Strategy::Split) {
             let ks = [1, (m / 8).max(1), (m / 4).max(1), m / 2, m];
             for (ki, &k) in ks.iter().enumerate() {
-                for bisect in [Bisect::exact(), Bisect::early_stopping(3)] {
+                let recall = Bisect::with_recall(0.9).unwrap();
+                for bisect in [Bisect::exact(), Bisect::early_stopping(3), recall] {
                     let mode = if (ki + wi) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
                     let opts = Options { mode, sorted: ki % 2 == 1 };
                     let case = format!("{strategy} m={m} k={k} {bisect:?} {opts:?}");
@@ -234,8 +235,8 @@ fn every_strategy_matches_bisect_where_it_holds_the_shape() {
             }
         }
     }
-    // quarter: 5 widths, half: 8, warp: 14, block and auto: 18 (5 k, 2 searches each)
-    assert_eq!(checked, (5 + 8 + 14 + 18 + 18) * 5 * 2);
+    // quarter: 5 widths, half: 8, warp: 14, block and auto: 18 (5 k, 3 searches each)
+    assert_eq!(checked, (5 + 8 + 14 + 18 + 18) * 5 * 3);
 }
 
 /// Several threads launching on one CudaTopK at once (each first launch building its unit
@@ -335,7 +336,8 @@ fn sixteen_bit_rows_match_bisect_in_every_strategy() {
                 if k == 0 || k > m {
                     continue;
                 }
-                for bisect in [Bisect::exact(), Bisect::early_stopping(4)] {
+                let recall = Bisect::with_recall(0.8).unwrap();
+                for bisect in [Bisect::exact(), Bisect::early_stopping(4), recall] {
                     if strategy == Strategy::Split && bisect != Bisect::exact() {
                         continue;
                     }

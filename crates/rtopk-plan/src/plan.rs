@@ -129,10 +129,11 @@ pub struct Launch {
 }
 
 /// A launch is written as its shape and search: `n`, `m`, `k`, `mode` (`largest` or
-/// `smallest`), `sorted`, `elem`, `max_iter` (null: the exact search) and `precision`.
+/// `smallest`), `sorted`, `elem`, `max_iter` (null: the exact search), `precision` and
+/// `recall` (null: none).
 impl Serialize for Launch {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Launch", 8)?;
+        let mut st = s.serialize_struct("Launch", 9)?;
         st.serialize_field("n", &self.n)?;
         st.serialize_field("m", &self.m)?;
         st.serialize_field("k", &self.k)?;
@@ -145,6 +146,7 @@ impl Serialize for Launch {
         st.serialize_field("elem", &self.elem)?;
         st.serialize_field("max_iter", &self.bisect.max_iter)?;
         st.serialize_field("precision", &self.bisect.precision)?;
+        st.serialize_field("recall", &self.bisect.recall)?;
         st.end()
     }
 }

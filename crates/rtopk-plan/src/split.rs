@@ -11,7 +11,7 @@
 //! band groups, and a key is in one of them; chunks lie in row order), so the second stage's
 //! tie-break by position is the row's tie-break by index. The search's iteration counts are
 //! those of the chunks, not of the row (docs/contract.md §3 counts the row's): a launch that wants them,
-//! or searches approximately (early stopping, a precision), is never split.
+//! or searches approximately (early stopping, a precision, a recall target), is never split.
 
 use crate::error::PlanError;
 use crate::plan::{DeviceLimits, Launch, Plan, Strategy, plan};
@@ -150,7 +150,8 @@ fn cannot_split(launch: &Launch, counts: bool) -> Option<&'static str> {
             "the iteration counts are the row's (docs/contract.md §3): a split row has none",
         );
     }
-    if launch.bisect.max_iter.is_some() || launch.bisect.precision > 0.0 {
+    let bisect = launch.bisect;
+    if bisect.max_iter.is_some() || bisect.precision > 0.0 || bisect.recall.is_some() {
         return Some("an approximate search answers for the whole row (docs/contract.md §2)");
     }
     if chunk_width(launch.m, launch.k).is_none() {
@@ -310,7 +311,12 @@ mod tests {
         assert_eq!(auto(1, 1 << 20, 0).depth(), 0, "nothing to select");
         let counted = route(&launch(1, 1 << 20, 64), &H100, Strategy::Auto, true).unwrap();
         assert_eq!(counted.depth(), 0, "counts wanted");
-        for bisect in [Bisect::early_stopping(3), Bisect::with_precision(1e-3).unwrap()] {
+        let approximate = [
+            Bisect::early_stopping(3),
+            Bisect::with_precision(1e-3).unwrap(),
+            Bisect::with_recall(0.9).unwrap(),
+        ];
+        for bisect in approximate {
             let l = Launch { bisect, ..launch(1, 1 << 20, 64) };
             assert_eq!(route(&l, &H100, Strategy::Auto, false).unwrap().depth(), 0);
         }

@@ -73,6 +73,7 @@ fn exit_name(e: SearchExit) -> &'static str {
         SearchExit::Hit => "hit",
         SearchExit::Converged => "converged",
         SearchExit::Precision => "precision",
+        SearchExit::Recall => "recall",
         SearchExit::MaxIter => "max_iter",
     }
 }

@@ -126,7 +126,7 @@ impl Grid {
     /// input is made once).
     pub fn cases(self) -> Vec<Case> {
         let mut out = Vec::new();
-        let case = |n, m, k, max_iter| Case { n, m, k, max_iter, sorted: false };
+        let case = |n, m, k, max_iter| Case { n, m, k, max_iter, sorted: false, recall: None };
         let exact = |ns: &[usize], ms: &[usize], ks: &[usize], out: &mut Vec<Case>| {
             for &n in ns {
                 for &m in ms {
@@ -179,7 +179,7 @@ impl Grid {
 }
 
 /// One benchmark case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Case {
     /// Rows.
     pub n: usize,
@@ -191,12 +191,18 @@ pub struct Case {
     pub max_iter: Option<u32>,
     /// Sorted output (the sort launch included in the time).
     pub sorted: bool,
+    /// A recall target (docs/contract.md §6) instead of the exact search; `None`: exact.
+    pub recall: Option<f32>,
 }
 
 impl Case {
     /// The case as a launch in `mode`.
     pub fn launch(&self, mode: Mode) -> Launch {
-        let bisect = self.max_iter.map_or(Bisect::exact(), Bisect::early_stopping);
+        let bisect = match (self.max_iter, self.recall) {
+            (Some(n), _) => Bisect::early_stopping(n),
+            (None, Some(r)) => Bisect { recall: (r < 1.0).then_some(r), ..Bisect::exact() },
+            (None, None) => Bisect::exact(),
+        };
         Launch {
             n: self.n,
             m: self.m,
@@ -223,6 +229,19 @@ pub fn grid_cases(grids: &[Grid]) -> Vec<Case> {
         out.push(case);
         if case.max_iter.is_none() {
             out.push(Case { sorted: true, ..case });
+        }
+    }
+    out
+}
+
+/// `cases` with each exact unsorted case followed by its twin at recall target `recall`
+/// (same inputs, right after), so that the two times sit side by side.
+pub fn with_recall_twins(cases: &[Case], recall: f32) -> Vec<Case> {
+    let mut out = Vec::with_capacity(cases.len() * 2);
+    for &case in cases {
+        out.push(case);
+        if case.max_iter.is_none() && case.recall.is_none() && !case.sorted {
+            out.push(Case { recall: Some(recall), ..case });
         }
     }
     out
@@ -336,6 +355,8 @@ pub struct Row {
     pub k: usize,
     /// Early stopping steps; `None`: exact.
     pub max_iter: Option<u32>,
+    /// The recall target (docs/contract.md §6); `None`: none.
+    pub recall: Option<f32>,
     /// Smallest mode.
     pub smallest: bool,
     /// Results in sorted order (the sort launch included in the time).
@@ -612,6 +633,7 @@ impl<'a> Bench<'a> {
             m: case.m,
             k: case.k,
             max_iter: case.max_iter,
+            recall: case.recall,
             smallest: self.settings.mode == Mode::Smallest,
             sorted: case.sorted,
             median_ms,
@@ -880,12 +902,19 @@ mod tests {
 
     #[test]
     fn a_case_becomes_its_launch() {
-        let c = Case { n: 3, m: 100, k: 7, max_iter: Some(2), sorted: true };
+        let c = Case { n: 3, m: 100, k: 7, max_iter: Some(2), sorted: true, recall: None };
         let l = c.launch(Mode::Smallest);
         assert_eq!((l.n, l.m, l.k, l.sorted, l.mode), (3, 100, 7, true, Mode::Smallest));
         assert_eq!(l.bisect, Bisect::early_stopping(2));
         let exact = Case { max_iter: None, ..c }.launch(Mode::Largest);
         assert_eq!(exact.bisect, Bisect::exact());
+        let recall = Case { max_iter: None, recall: Some(0.95), ..c }.launch(Mode::Largest);
+        assert_eq!(recall.bisect, Bisect::with_recall(0.95).unwrap());
+        let full = Case { max_iter: None, recall: Some(1.0), ..c }.launch(Mode::Largest);
+        assert_eq!(full.bisect, Bisect::exact());
+        let twins = with_recall_twins(&grid_cases(&[Grid::Long]), 0.9);
+        assert_eq!(twins.len(), 3 * Grid::Long.cases().len());
+        assert!(twins.windows(2).all(|w| w[1].recall.is_none() || w[0].recall.is_none()));
         assert_eq!(c.output_bytes(), 3 * 7 * 8 + 3 * 4);
         let huge = Case { n: usize::MAX, k: usize::MAX, ..c };
         assert_eq!(huge.output_bytes(), u64::MAX);
@@ -1029,7 +1058,7 @@ mod tests {
     #[test]
     #[ignore = "needs a CUDA GPU"]
     fn host_families_are_uploaded_and_copied_for_the_rotation() {
-        let case = Case { n: 64, m: 1000, k: 10, max_iter: None, sorted: false };
+        let case = Case { n: 64, m: 1000, k: 10, max_iter: None, sorted: false, recall: None };
         with_prepared(case, |run| {
             for family in [InputFamily::Laplace, InputFamily::NanInf, InputFamily::Ties] {
                 run.generate(family, 7);
@@ -1053,7 +1082,7 @@ mod tests {
     #[test]
     #[ignore = "needs a CUDA GPU"]
     fn normal_inputs_are_distinct_device_draws() {
-        let case = Case { n: 128, m: 512, k: 16, max_iter: None, sorted: true };
+        let case = Case { n: 128, m: 512, k: 16, max_iter: None, sorted: true, recall: None };
         with_prepared(case, |run| {
             let row = run.run(case).unwrap();
             assert_eq!(
@@ -1078,7 +1107,7 @@ mod tests {
         let (n, m) = (10, 300);
         let x = InputFamily::RadixAdversarial.matrix(n, m, 3).unwrap();
         let data = x.as_slice().unwrap();
-        let case = Case { n, m, k: 5, max_iter: Some(4), sorted: false };
+        let case = Case { n, m, k: 5, max_iter: Some(4), sorted: false, recall: None };
         run.prepare(&[case]).unwrap();
         run.load(n, m, "x.npy".into(), |up| {
             for rows in data.chunks(3 * m) {

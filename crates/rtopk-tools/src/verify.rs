@@ -51,13 +51,15 @@ pub const SPLIT_CASES: [(usize, usize, usize); 10] = [
     (16, 40_000, 512),
 ];
 
-/// Searches checked: exact and early stopping with max_iter 1, 2, 4, 8.
-pub const SEARCHES: [Bisect; 5] = [
+/// Searches checked: exact, early stopping with max_iter 1, 2, 4, 8, and a recall target.
+pub const SEARCHES: [Bisect; 6] = [
     Bisect::exact(),
     Bisect::early_stopping(1),
     Bisect::early_stopping(2),
     Bisect::early_stopping(4),
     Bisect::early_stopping(8),
+    // a recall target of 0.9 (docs/contract.md §6)
+    Bisect { recall: Some(0.9), ..Bisect::exact() },
 ];
 
 /// One value of `family`.

@@ -47,8 +47,7 @@ fn check_recall<E: Element>(
     let need = ((r * k as f32).ceil() as usize).min(k);
     prop_assert!(hits >= need, "{} k={k} r={r}: {hits} of the top k, need {need}", E::NAME);
     // a row that selects nothing reports no count (docs/contract.md §5: 0 iterations)
-    let (it, exact_it) =
-        (got.stats.iterations.unwrap_or(0), exact.stats.iterations.unwrap_or(0));
+    let (it, exact_it) = (got.stats.iterations.unwrap_or(0), exact.stats.iterations.unwrap_or(0));
     prop_assert!(it <= exact_it, "{}: {it} tests, exact mode {exact_it}", E::NAME);
     if !sorted {
         prop_assert!(got.indices.windows(2).all(|w| w[0] < w[1]), "not in index order");
@@ -76,14 +75,7 @@ fn check_both_orders<E: Element>(
 
 /// Recall targets: the documented ones, 1 (exact), and any in (0, 1).
 fn target() -> impl Strategy<Value = f32> {
-    prop_oneof![
-        Just(0.8f32),
-        Just(0.9),
-        Just(0.95),
-        Just(0.99),
-        Just(1.0),
-        (0.01f32..1.0),
-    ]
+    prop_oneof![Just(0.8f32), Just(0.9), Just(0.95), Just(0.99), Just(1.0), (0.01f32..1.0),]
 }
 
 macro_rules! recall_property {

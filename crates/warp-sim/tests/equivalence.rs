@@ -1,7 +1,7 @@
 //! Every launch family of the simulated kernel *is* topk-ref's bisect: identical indices,
 //! value bits and iteration counts — quarter-, half- and whole-warp rows, rows that narrow,
 //! block rows (narrowing, and past their registers), both sorts — forced or picked by the
-//! plan, exact, with a precision and early stopping, both modes, sorted and not, on rows built
+//! plan, exact, with a precision, early stopping and a recall target, both modes, sorted and not, on rows built
 //! to break it (NaN of both signs and odd payloads, ±inf, ±0, subnormals, ±FLT_MAX, tie pools,
 //! widths that are not multiples of 32, k ∈ {0, 1, M−1, M}) — and no diagnostic on any.
 
@@ -279,6 +279,9 @@ fn rows_in_the_narrowing_range_narrow_and_still_equal_bisect() {
         (8193, 64, Bisect::exact(), None),
         (5001, 512, Bisect::exact(), None),
         (5001, 64, Bisect::early_stopping(4), None),
+        // a recall target narrows as exact mode does, and stops in the candidates
+        (700, 20, Bisect::with_recall(0.8).unwrap(), Some(128)),
+        (5001, 400, Bisect::with_recall(0.9).unwrap(), Some(512)),
     ];
     for (m, k, b, cap) in cases {
         let narrows = cap.is_some();
@@ -337,8 +340,8 @@ fn the_trace_names_the_family_it_shows() {
 }
 
 /// More than 10^5 random rows: four distributions × widths below, at and above 32 × k from 1
-/// to M, both modes, exact and early stopping, sorted and not, every strategy that holds the
-/// width in turn.
+/// to M, both modes, exact, early stopping and a recall target, sorted and not, every strategy
+/// that holds the width in turn.
 #[test]
 fn a_hundred_thousand_random_rows_equal_bisect() {
     let mut rng = StdRng::seed_from_u64(0xF00D);
@@ -351,10 +354,10 @@ fn a_hundred_thousand_random_rows_equal_bisect() {
             for batch in 0..2 {
                 let k = rng.random_range(1..=m);
                 let mode = if (wi + batch) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
-                let b = if batch == 0 {
-                    Bisect::exact()
-                } else {
-                    Bisect::early_stopping(rng.random_range(0..16))
+                let b = match (batch, wi % 2) {
+                    (0, _) => Bisect::exact(),
+                    (_, 0) => Bisect::early_stopping(rng.random_range(0..16)),
+                    _ => Bisect::with_recall(rng.random_range(0.5f32..1.0)).unwrap(),
                 };
                 let x = if dist == "uniform" {
                     (0..n * m).map(|_| rng.random_range(-1.0f32..1.0)).collect()

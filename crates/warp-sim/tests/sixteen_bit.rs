@@ -2,8 +2,8 @@
 //! simulated kernel *is* topk-ref's bisect on the same 16-bit input — identical indices, value
 //! bits (the input's own 16 bits) and iteration counts — on rows built to break it (every NaN
 //! sign and payload kind, ±inf, ±0, subnormals, the largest values, heavy ties, widths that
-//! are not multiples of 32, k ∈ {0, 1, M−1, M}), both modes, exact, with a precision and early
-//! stopping, sorted and not: packed quarter-, half- and whole-warp rows, rows that narrow,
+//! are not multiples of 32, k ∈ {0, 1, M−1, M}), both modes, exact, with a precision, early
+//! stopping and a recall target, sorted and not: packed quarter-, half- and whole-warp rows, rows that narrow,
 //! block rows (narrowing, and past their registers), split rows; the row of all 65,536 f16
 //! (and bf16) bit patterns shuffled; and no diagnostic on any.
 

@@ -122,6 +122,8 @@ pub enum SearchExit {
     Converged,
     /// `hi - lo <= eps` (precision > 0).
     Precision,
+    /// The bracket guarantees the recall target (`recall_met`).
+    Recall,
     /// Early stopping ran its steps.
     MaxIter,
 }

@@ -38,6 +38,8 @@ pub enum Branch {
     ExitConverged,
     /// A search that stopped at its precision.
     ExitPrecision,
+    /// A search that stopped at its recall target.
+    ExitRecall,
     /// An early-stopping search (Algorithm 2).
     EarlyStop,
     /// A search that bisected keys (the value phase could not go on, or never applied).
@@ -60,7 +62,7 @@ pub enum Branch {
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 21] = [
+    pub const ALL: [Branch; 22] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -73,6 +75,7 @@ impl Branch {
         Branch::ExitHit,
         Branch::ExitConverged,
         Branch::ExitPrecision,
+        Branch::ExitRecall,
         Branch::EarlyStop,
         Branch::KeyPhase,
         Branch::SharedKeys,
@@ -99,6 +102,7 @@ impl Branch {
             Branch::ExitHit => "exit_hit",
             Branch::ExitConverged => "exit_converged",
             Branch::ExitPrecision => "exit_precision",
+            Branch::ExitRecall => "exit_recall",
             Branch::EarlyStop => "early_stop",
             Branch::KeyPhase => "key_phase",
             Branch::SharedKeys => "shared_keys",

@@ -62,8 +62,10 @@ pub(crate) struct Search {
     pub(crate) hi: f32,
     pub(crate) eps: f32,
     pub(crate) value: Value,
-    /// With [`Exit::Narrow`]: `count_ge(lo_key)`.
+    /// `count_ge(lo_key)`: the row's length until a test raises `lo`.
     pub(crate) count_at_lo: u32,
+    /// [`recall_met`]'s slack (docs/contract.md §6); -1: no recall target.
+    pub(crate) slack: i64,
     /// The row's element type (`ELEM_KIND`): whose own keys the bracket holds.
     pub(crate) elem: ElemType,
     /// Whether the search bisected keys (the simulator's coverage; no kernel state).
@@ -71,7 +73,13 @@ pub(crate) struct Search {
 }
 
 impl Search {
-    fn new(lo_key: u32, hi_key: u32, exit: SearchExit, iterations: u32, elem: ElemType) -> Self {
+    fn new<R: Row>(
+        row: &R,
+        (lo_key, hi_key): (u32, u32),
+        exit: SearchExit,
+        iterations: u32,
+        elem: ElemType,
+    ) -> Self {
         Self {
             elem,
             key_phase: false,
@@ -85,7 +93,8 @@ impl Search {
             hi: 0.0,
             eps: 0.0,
             value: Value::None,
-            count_at_lo: 0,
+            count_at_lo: row.m(),
+            slack: -1,
         }
     }
 
@@ -104,12 +113,34 @@ pub(crate) fn update(s: &mut Search, t: u32, cnt: u32, k: u32) -> bool {
     if cnt < k {
         (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, cnt, true);
     } else if cnt > k {
-        s.lo_key = t;
+        (s.lo_key, s.count_at_lo) = (t, cnt);
     } else {
         (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, cnt, true);
         return true;
     }
     false
+}
+
+/// `recall_slack`: how many of the top `k` a recall target `r` lets the search miss,
+/// `k - ceil(r k)` with `r k` in f32 (topk-ref's `Bisect::recall_slack`); -1 without a target.
+fn recall_slack(a: &KernelArgs, k: u32) -> i64 {
+    match a.bisect.recall {
+        Some(r) if r > 0.0 => {
+            let need = (r * k as f32).ceil() as u32;
+            i64::from(k.saturating_sub(need))
+        }
+        _ => -1,
+    }
+}
+
+/// `recall_met`, the recall rule (topk-ref's `bisect`, "Recall"): the selection of the
+/// bracket as it stands takes every key `>= hi` (all in the top k) and fills from `[lo, hi)`,
+/// so it misses at most `min(k - cnt(hi), cnt(lo) - k)` of the top k; an unknown `cnt(hi)`
+/// counts as 0.
+fn recall_met(s: &Search, k: u32) -> bool {
+    let above = i64::from(k) - i64::from(if s.has_count_at_hi { s.count_at_hi } else { 0 });
+    let below = i64::from(s.count_at_lo) - i64::from(k);
+    s.slack >= 0 && above.min(below) <= s.slack
 }
 
 fn moved(hit: bool, cnt: u32, k: u32) -> Moved {
@@ -123,8 +154,10 @@ fn moved(hit: bool, cnt: u32, k: u32) -> Moved {
 }
 
 /// `value_phase`: the paper's bisection on ordered values over the finite bracket
-/// `[s.lo, s.hi]`. Returns `true` when the search is over (a hit, the precision reached) or
-/// the row is to be narrowed, `false` when the key phase takes over.
+/// `[s.lo, s.hi]`. Returns `true` when the search is over (a hit, the recall target or the
+/// precision reached) or the row is to be narrowed, `false` when the key phase takes over.
+/// The guarded phase keeps the counts at `lo` and `hi` for the recall rule; the plain one
+/// (no recall target) moves the bracket without them.
 async fn value_phase<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
@@ -136,6 +169,10 @@ async fn value_phase<R: Row>(
     let k = a.k as u32;
     let (mut lo, mut hi) = (s.lo, s.hi);
     while s.iterations < VALUE_PHASE_LIMIT {
+        if !plain && recall_met(s, k) {
+            s.exit = Exit::Done(SearchExit::Recall);
+            return Ok(true);
+        }
         if !plain && hi - lo <= s.eps {
             s.exit = Exit::Done(SearchExit::Precision);
             return Ok(true);
@@ -183,6 +220,14 @@ async fn value_phase<R: Row>(
         } else {
             (s.lo_key, lo) = (t, thres);
         }
+        if !plain {
+            // the counts the recall rule reads
+            if below {
+                (s.count_at_hi, s.has_count_at_hi) = (cnt, true);
+            } else {
+                s.count_at_lo = cnt;
+            }
+        }
         let cap = row.narrow_cap();
         if cap != 0 && !below && cnt <= cap {
             (s.lo, s.hi, s.count_at_lo, s.exit) = (lo, hi, cnt, Exit::Narrow);
@@ -207,6 +252,10 @@ pub(crate) async fn finish_exact<R: Row>(
     // key phase: only where the value phase cannot proceed (halving own keys)
     let k = a.k as u32;
     while s.hi_key.wrapping_sub(s.lo_key) > 1 {
+        if recall_met(s, k) {
+            s.exit = Exit::Done(SearchExit::Recall);
+            return Ok(());
+        }
         s.key_phase = true;
         let t = s.lo_key.wrapping_add(s.hi_key.wrapping_sub(s.lo_key) / 2); // > lo_key >= 0
         let before = (s.lo_key, s.hi_key);
@@ -240,7 +289,8 @@ async fn search_exact<R: Row>(
     elem: ElemType,
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
-    let mut s = Search::new(lo_key, hi_key, SearchExit::Converged, 0, elem);
+    let mut s = Search::new(row, (lo_key, hi_key), SearchExit::Converged, 0, elem);
+    s.slack = recall_slack(a, a.k as u32);
     if lo_key == hi_key {
         return Ok(s);
     }
@@ -262,7 +312,9 @@ fn value_of_bracket(a: &KernelArgs, s: &mut Search) {
             EpsilonMode::RelativeToMax => precision * s.hi.abs(),
             EpsilonMode::Absolute => precision,
         };
-        let plain = s.eps == 0.0 && s.lo.abs().max(s.hi.abs()) <= f32::from_bits(0x7eff_ffff);
+        let plain = s.eps == 0.0
+            && s.slack < 0
+            && s.lo.abs().max(s.hi.abs()) <= f32::from_bits(0x7eff_ffff);
         s.value = if plain { Value::Plain } else { Value::Guarded };
     }
 }
@@ -421,7 +473,7 @@ async fn search_hinted<R: Row>(
     hint: f32,
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
-    let mut s = Search::new(lo_key, hi_key, SearchExit::Converged, 0, elem);
+    let mut s = Search::new(row, (lo_key, hi_key), SearchExit::Converged, 0, elem);
     let side = match hint_test(w, a, row, &mut s, hint, tr).await? {
         HintStep::Skipped => return search_exact(w, a, row, (lo_key, hi_key), elem, tr).await,
         HintStep::Ended => return Ok(s),
@@ -453,7 +505,7 @@ async fn search_early_stopping<R: Row>(
     max_iter: u32,
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
-    let mut s = Search::new(lo_key, hi_key, SearchExit::MaxIter, max_iter, elem);
+    let mut s = Search::new(row, (lo_key, hi_key), SearchExit::MaxIter, max_iter, elem);
     let (mut lo, mut hi) =
         (ordered_value_of_own_key(elem, lo_key), ordered_value_of_own_key(elem, hi_key));
     let finite = lo.is_finite() && hi.is_finite();
@@ -500,7 +552,8 @@ async fn search_early_stopping<R: Row>(
 
 /// `search_threshold`: exact or early stopping, from the row's min and max key, for a row of
 /// `elem`; `hint`: the row's threshold hint (the ragged units' `p.hint[row_id]`), taken in
-/// exact mode with precision 0 only (Algorithm 2 and a precision ignore it, as `bisect` does).
+/// exact mode with precision 0 and no recall target only (Algorithm 2, a precision and a
+/// recall target ignore it, as `bisect` does).
 pub(crate) async fn search_threshold<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
@@ -512,7 +565,7 @@ pub(crate) async fn search_threshold<R: Row>(
 ) -> Result<Search, SimError> {
     match (a.bisect.max_iter, hint) {
         (Some(n), _) => search_early_stopping(w, a, row, range, elem, n, tr).await,
-        (None, Some(h)) if a.bisect.precision == 0.0 => {
+        (None, Some(h)) if a.bisect.precision == 0.0 && a.bisect.recall.is_none() => {
             search_hinted(w, a, row, range, elem, h, tr).await
         }
         (None, _) => search_exact(w, a, row, range, elem, tr).await,
@@ -534,6 +587,7 @@ pub(crate) fn cover_search(p: &crate::rtopk::params::Params<'_>, s: &Search, nar
         Exit::Done(SearchExit::Hit) => p.covered(Branch::ExitHit),
         Exit::Done(SearchExit::Converged) => p.covered(Branch::ExitConverged),
         Exit::Done(SearchExit::Precision) => p.covered(Branch::ExitPrecision),
+        Exit::Done(SearchExit::Recall) => p.covered(Branch::ExitRecall),
         Exit::Done(SearchExit::MaxIter) => p.covered(Branch::EarlyStop),
         Exit::Narrow => {}
     }

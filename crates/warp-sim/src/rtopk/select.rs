@@ -47,7 +47,7 @@ pub(crate) async fn cut_of<R: Row>(
         SearchExit::Hit => {
             Ok(Cut { strong_above: s.hi_key.wrapping_sub(1), band_lo: s.hi_key, strong_count: k })
         }
-        SearchExit::Converged | SearchExit::Precision => {
+        SearchExit::Converged | SearchExit::Precision | SearchExit::Recall => {
             let at_hi = if s.has_count_at_hi {
                 s.count_at_hi
             } else {

@@ -89,6 +89,7 @@ fn draw_header(area: &Area<'_>, t: &RowTrace) -> Drawn {
         Some(SearchExit::Hit) => "HIT",
         Some(SearchExit::Converged) => "CONVERGED",
         Some(SearchExit::Precision) => "PRECISION",
+        Some(SearchExit::Recall) => "RECALL",
         Some(SearchExit::MaxIter) => "MAX_ITER",
         None => "-",
     };

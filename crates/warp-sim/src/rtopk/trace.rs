@@ -277,6 +277,7 @@ impl RowTrace {
             Some(SearchExit::Hit) => "HIT (a test counted exactly k)",
             Some(SearchExit::Converged) => "CONVERGED (the bracket cannot shrink)",
             Some(SearchExit::Precision) => "PRECISION (hi - lo <= eps)",
+            Some(SearchExit::Recall) => "RECALL (the bracket guarantees the recall target)",
             Some(SearchExit::MaxIter) => "MAX_ITER (early stopping)",
             None => "-",
         };

@@ -13,6 +13,7 @@ pub(crate) fn bisect() -> impl Strategy<Value = Bisect> {
         1 => (0.0f32..0.5).prop_map(|p| Bisect::with_precision(p).unwrap()),
         2 => (0u32..12).prop_map(Bisect::early_stopping),
         1 => (30u32..80).prop_map(Bisect::early_stopping),
+        2 => (0.01f32..1.0).prop_map(|r| Bisect::with_recall(r).unwrap()),
     ]
 }
 
