@@ -33,11 +33,11 @@ __device__ __forceinline__ int update(Search& s, u32 t, u32 cnt, u32 k) {
 }
 
 // How many of the top k a recall target r lets the search miss: k - ceil(r k), r k in f32
-// (topk-ref's Bisect::recall_slack); -1 without a target.
+// (topk-ref's Bisect::recall_slack); -1 without a target or where it allows no miss.
 __device__ __forceinline__ int recall_slack(const Params& p, u32 k) {
     if (!(p.recall > 0.0f)) return -1;
     u32 need = (u32)ceilf(__fmul_rn(p.recall, (float)k));
-    return need >= k ? 0 : (int)(k - need);
+    return need >= k ? -1 : (int)(k - need);  // no miss allowed: exact mode itself
 }
 
 // The recall rule (topk-ref's bisect, "Recall"): the selection of the bracket as it stands
@@ -52,17 +52,17 @@ __device__ __forceinline__ bool recall_met(const Search& s, u32 k) {
 // Algorithm 1's value phase over the finite bracket [s.lo, s.hi]: returns 1 when the search is
 // over (a hit, or the precision reached) or the row is to be narrowed (EXIT_NARROW), 0 when
 // the key phase takes over (the bracket's ends are adjacent floats, or VALUE_PHASE_LIMIT
-// steps). PLAIN, where eps == 0, no recall target and |lo|, |hi| <= FLT_MAX / 2 (almost every
-// row), leaves out three tests that cannot fire there: the recall rule, the precision test (hi >
-// lo throughout, so hi - lo > 0 = eps) and midpoint's overflow guard (lo + hi is finite). The
-// plain bracket moves without the three-way update's counts (cut_of counts at hi at the end if
-// a row ends without a hit; no row of continuous data does); the guarded one keeps them for the
-// recall rule.
-template <bool PLAIN, class Row>
+// steps). PLAIN, where eps == 0 and |lo|, |hi| <= FLT_MAX / 2 (almost every row), leaves out
+// two tests that cannot fire there: the precision test (hi > lo throughout, so
+// hi - lo > 0 = eps) and midpoint's overflow guard (lo + hi is finite). The bracket moves
+// without the three-way update's counts (cut_of counts at hi at the end if a row ends without
+// a hit; no row of continuous data does), but for RECALL (a recall target), which keeps both
+// for the recall rule and tests it before each threshold.
+template <bool PLAIN, bool RECALL, class Row>
 __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
     float lo = s.lo, hi = s.hi;
     while (s.iterations < VALUE_PHASE_LIMIT) {
-        if (!PLAIN && recall_met(s, k)) { s.exit = EXIT_RECALL; return 1; }
+        if (RECALL && recall_met(s, k)) { s.exit = EXIT_RECALL; return 1; }
         if (!PLAIN && __fsub_rn(hi, lo) <= s.eps) { s.exit = EXIT_PRECISION; return 1; }
         float thres = PLAIN ? __fmul_rn(__fadd_rn(lo, hi), 0.5f) : midpoint(lo, hi);
 #if ELEM_KIND == ELEM_F32
@@ -85,7 +85,7 @@ __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
         s.lo_key = below ? s.lo_key : t;
         hi = below ? thres : hi;
         lo = below ? lo : thres;
-        if (!PLAIN) {  // the counts the recall rule reads
+        if (RECALL) {  // the counts the recall rule reads
             if (below) { s.count_at_hi = cnt; s.has_count_at_hi = 1; } else { s.count_at_lo = cnt; }
         }
         if (Row::NARROW_CAP != 0u && !below && cnt <= Row::NARROW_CAP) {
@@ -96,13 +96,21 @@ __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
     return 0;
 }
 
+// The value phase of the row's kind: plain or guarded, with or without a recall target.
+template <class Row>
+__device__ __forceinline__ int value_phase_of(const Row& row, Search& s, u32 k) {
+    if (s.slack >= 0)
+        return s.value == VALUE_PLAIN ? value_phase<true, true>(row, s, k)
+                                      : value_phase<false, true>(row, s, k);
+    return s.value == VALUE_PLAIN ? value_phase<true, false>(row, s, k)
+                                  : value_phase<false, false>(row, s, k);
+}
+
 // The value phase (where it applies), then the key phase. A row that leaves the value phase
 // to be narrowed (EXIT_NARROW) comes back here as its CandRow and goes on where it left off.
 template <class Row>
 __device__ void finish_exact(const Row& row, Search& s, u32 k) {
-    if (s.value != VALUE_NONE &&
-        (s.value == VALUE_PLAIN ? value_phase<true>(row, s, k) : value_phase<false>(row, s, k)))
-        return;
+    if (s.value != VALUE_NONE && value_phase_of(row, s, k)) return;
     // key phase: only where the value phase cannot proceed
     while (s.hi_key - s.lo_key > 1u) {
         if (recall_met(s, k)) { s.exit = EXIT_RECALL; return; }
@@ -122,7 +130,7 @@ __device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Par
     s.hi = ordered_value_of_own_key(s.hi_key);
     if (isfinite(s.lo) && isfinite(s.hi)) {
         s.eps = __fmul_rn(p.precision, fabsf(s.hi));
-        bool plain = s.eps == 0.0f && s.slack < 0 && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
+        bool plain = s.eps == 0.0f && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
         s.value = plain ? VALUE_PLAIN : VALUE_GUARDED;
     }
     finish_exact(row, s, p.k);
@@ -225,7 +233,7 @@ __device__ __forceinline__ void value_of_bracket(Search& s, const Params& p) {
     s.value = VALUE_NONE;
     if (isfinite(s.lo) && isfinite(s.hi)) {
         s.eps = __fmul_rn(p.precision, fabsf(s.hi));
-        bool plain = s.eps == 0.0f && s.slack < 0 && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
+        bool plain = s.eps == 0.0f && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
         s.value = plain ? VALUE_PLAIN : VALUE_GUARDED;
     }
 }

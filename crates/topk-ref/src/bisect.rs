@@ -111,7 +111,9 @@
 //! `cnt(lo) - cnt(hi)` elements; so it misses at most `min(k - cnt(hi), cnt(lo) - k)` of the
 //! top k, **on any row, whatever its order, ties or NaNs**. With `slack = k - ceil(r·k)` (`r·k`
 //! in f32), the value phase and the key phase check, **before each test**, whether that bound
-//! is `<= slack`; if so the search ends (exit [`BisectExit::Recall`]) and step 4 selects.
+//! is `<= slack`; if so the search ends (exit [`BisectExit::Recall`]) and step 4 selects. A
+//! slack of 0 (`r·k` rounds up to k, e.g. k <= 19 at r = 0.95) is exact mode itself, tests
+//! and count included.
 //! Every row's recall is then at least `ceil(r·k) / k >= r` — the mean over a call's rows
 //! too. The count is the tests made (0 when the row's length is already within `k + slack`);
 //! a hint is ignored (the answer is path-dependent, as with a precision). On rows of
@@ -391,11 +393,12 @@ impl Bisect {
     }
 
     /// How many of the top `k` the recall rule may miss: `k - ceil(r·k)`, computed in f32
-    /// (`r·k` rounded to nearest, as the kernels compute it); `None` without a recall target.
+    /// (`r·k` rounded to nearest, as the kernels compute it); `None` without a recall target,
+    /// and where the target allows no miss (`ceil(r·k) = k`: exact mode itself).
     pub fn recall_slack(&self, k: usize) -> Option<usize> {
         let r = self.recall?;
         let need = (r * k as f32).ceil() as usize;
-        Some(k.saturating_sub(need))
+        Some(k.saturating_sub(need)).filter(|&slack| slack > 0)
     }
 
     /// Runs the search on the keys of one `f32` row (`1 <= k <= keys.len()`).

@@ -138,4 +138,9 @@ fn the_rule_stops_where_the_bound_allows() {
     assert_eq!(run(0.7), (3, want));
     assert_eq!(Bisect::with_recall(0.7).unwrap().recall_slack(10), Some(3));
     assert_eq!(Bisect::exact().recall_slack(10), None);
+    // no miss allowed: exact mode, even where the row's length is k (no test at all would do)
+    assert_eq!(Bisect::with_recall(0.95).unwrap().recall_slack(19), None);
+    let all = topk_row(&Bisect::with_recall(0.95).unwrap(), &row[..10], 10, Options::default());
+    let exact = topk_row(&Bisect::exact(), &row[..10], 10, Options::default()).unwrap();
+    assert_eq!(all.unwrap().stats.iterations, exact.stats.iterations);
 }

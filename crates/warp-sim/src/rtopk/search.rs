@@ -122,12 +122,13 @@ pub(crate) fn update(s: &mut Search, t: u32, cnt: u32, k: u32) -> bool {
 }
 
 /// `recall_slack`: how many of the top `k` a recall target `r` lets the search miss,
-/// `k - ceil(r k)` with `r k` in f32 (topk-ref's `Bisect::recall_slack`); -1 without a target.
+/// `k - ceil(r k)` with `r k` in f32 (topk-ref's `Bisect::recall_slack`); -1 without a target
+/// or where it allows no miss (exact mode itself).
 fn recall_slack(a: &KernelArgs, k: u32) -> i64 {
     match a.bisect.recall {
         Some(r) if r > 0.0 => {
             let need = (r * k as f32).ceil() as u32;
-            i64::from(k.saturating_sub(need))
+            if need >= k { -1 } else { i64::from(k - need) }
         }
         _ => -1,
     }
@@ -156,8 +157,9 @@ fn moved(hit: bool, cnt: u32, k: u32) -> Moved {
 /// `value_phase`: the paper's bisection on ordered values over the finite bracket
 /// `[s.lo, s.hi]`. Returns `true` when the search is over (a hit, the recall target or the
 /// precision reached) or the row is to be narrowed, `false` when the key phase takes over.
-/// The guarded phase keeps the counts at `lo` and `hi` for the recall rule; the plain one
-/// (no recall target) moves the bracket without them.
+/// With a recall target (`s.slack >= 0`, the kernel's `RECALL`) the phase keeps the counts at
+/// `lo` and `hi` and tests the recall rule before each threshold; without one it moves the
+/// bracket without them.
 async fn value_phase<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
@@ -168,8 +170,9 @@ async fn value_phase<R: Row>(
 ) -> Result<bool, SimError> {
     let k = a.k as u32;
     let (mut lo, mut hi) = (s.lo, s.hi);
+    let recall = s.slack >= 0;
     while s.iterations < VALUE_PHASE_LIMIT {
-        if !plain && recall_met(s, k) {
+        if recall && recall_met(s, k) {
             s.exit = Exit::Done(SearchExit::Recall);
             return Ok(true);
         }
@@ -220,7 +223,7 @@ async fn value_phase<R: Row>(
         } else {
             (s.lo_key, lo) = (t, thres);
         }
-        if !plain {
+        if recall {
             // the counts the recall rule reads
             if below {
                 (s.count_at_hi, s.has_count_at_hi) = (cnt, true);
@@ -312,9 +315,7 @@ fn value_of_bracket(a: &KernelArgs, s: &mut Search) {
             EpsilonMode::RelativeToMax => precision * s.hi.abs(),
             EpsilonMode::Absolute => precision,
         };
-        let plain = s.eps == 0.0
-            && s.slack < 0
-            && s.lo.abs().max(s.hi.abs()) <= f32::from_bits(0x7eff_ffff);
+        let plain = s.eps == 0.0 && s.lo.abs().max(s.hi.abs()) <= f32::from_bits(0x7eff_ffff);
         s.value = if plain { Value::Plain } else { Value::Guarded };
     }
 }
