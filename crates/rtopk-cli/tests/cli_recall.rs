@@ -24,8 +24,18 @@ fn num(v: &Value, key: &str) -> f64 {
 #[test]
 fn recall_json_has_every_cell_and_meets_each_target() {
     let v = recall_json(&[
-        "--targets", "0.8,0.95,1", "--dist", "normal,relu,bf16-ties", "--m", "64,300", "-k",
-        "4,33", "--reps", "40", "--seed", "5",
+        "--targets",
+        "0.8,0.95,1",
+        "--dist",
+        "normal,relu,bf16-ties",
+        "--m",
+        "64,300",
+        "-k",
+        "4,33",
+        "--reps",
+        "40",
+        "--seed",
+        "5",
     ]);
     for key in ["targets", "families", "ms", "ks", "reps", "seed", "cells"] {
         assert!(v.get(key).is_some(), "missing {key}: {v}");
@@ -52,8 +62,18 @@ fn recall_json_has_every_cell_and_meets_each_target() {
     assert_eq!(bf16["dtype"], "bfloat16");
     // The same seed, the same report.
     let again = recall_json(&[
-        "--targets", "0.8,0.95,1", "--dist", "normal,relu,bf16-ties", "--m", "64,300", "-k",
-        "4,33", "--reps", "40", "--seed", "5",
+        "--targets",
+        "0.8,0.95,1",
+        "--dist",
+        "normal,relu,bf16-ties",
+        "--m",
+        "64,300",
+        "-k",
+        "4,33",
+        "--reps",
+        "40",
+        "--seed",
+        "5",
     ]);
     assert_eq!(again, v);
 }
@@ -73,11 +93,15 @@ fn npy_rows_and_the_markdown_table() {
     assert_eq!(cells.len(), 1);
     assert_eq!((&cells[0]["family"], cells[0]["m"].as_u64()), (&"npy".into(), Some(50)));
     assert!(num(&cells[0], "min_recall") >= 0.9);
-    let out = rtopk(&["stats", "recall", "--m", "128", "-k", "16", "--reps", "10", "--dist", "uniform"]);
+    let out =
+        rtopk(&["stats", "recall", "--m", "128", "-k", "16", "--reps", "10", "--dist", "uniform"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let table = stdout(&out);
     assert!(table.contains("| family | dtype | M | k | target |"), "{table}");
-    assert_eq!(table.lines().filter(|l| l.starts_with("| uniform | float32 | 128 | 16 |")).count(), 4);
+    assert_eq!(
+        table.lines().filter(|l| l.starts_with("| uniform | float32 | 128 | 16 |")).count(),
+        4
+    );
 }
 
 #[test]
