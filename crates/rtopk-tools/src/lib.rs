@@ -13,6 +13,8 @@
 //!   and NVRTC's time per unit.
 //! * [`verify`]: the GPU kernel against the CPU references and the warp simulator.
 //! * [`stats`]: iteration-count statistics of generated rows, a matrix or a `.npy` file.
+//! * [`recall`](mod@recall): the recall rule's achieved recall and iterations per input family,
+//!   width, k and target.
 
 #![forbid(unsafe_code)]
 
@@ -20,6 +22,7 @@ pub mod bench;
 pub mod error;
 pub mod gpu_bench;
 pub mod npy;
+pub mod recall;
 pub mod stats;
 pub mod verify;
 
