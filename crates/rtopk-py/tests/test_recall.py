@@ -149,7 +149,6 @@ def test_torch_cpu_tensors_keep_the_target() -> None:
     with pytest.raises(ValueError, match=r"cannot be combined"):
         rtopk.topk(torch.from_numpy(x), 5, recall=0.9, max_iter=2)
     # the custom op carries the target (its fake too, under opcheck), and autograd runs it
-    import rtopk.ops
 
     op = torch.ops.rtopk.topk.default
     t = torch.from_numpy(x[:3, :200].copy())
