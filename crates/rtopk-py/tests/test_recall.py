@@ -149,7 +149,6 @@ def test_torch_cpu_tensors_keep_the_target() -> None:
     with pytest.raises(ValueError, match=r"cannot be combined"):
         rtopk.topk(torch.from_numpy(x), 5, recall=0.9, max_iter=2)
     # the custom op carries the target (its fake too, under opcheck), and autograd runs it
-
     op = torch.ops.rtopk.topk.default
     t = torch.from_numpy(x[:3, :200].copy())
     args = (t, 20, -1, True, False, "auto", None, 0.0, 64, True, None, None, None, False, 0.9)
