@@ -1,122 +1,133 @@
-//! End-to-end tests of `rtopk stats recall`: the JSON object (settings and one cell per
-//! family, M, k and target), every row at or above its target (the recall rule's guarantee,
-//! docs/contract.md §6), `.npy` rows, the Markdown table, and argument errors (exit 2).
+//! `rtopk select --recall R` (docs/contract.md §6): an answer of k distinct valid indices whose
+//! recall against the exact top k is at least R on every row, R = 1 byte for byte the exact
+//! output, and every bad target or conflict refused with exit 2.
 
 mod common;
 
+use std::collections::HashSet;
+use std::fs;
+
 use common::*;
-use serde_json::Value;
-use tempfile::TempDir;
 
-/// `rtopk stats recall --json ARGS`, parsed.
-fn recall_json(args: &[&str]) -> Value {
-    let mut all = vec!["stats", "recall", "--json"];
-    all.extend_from_slice(args);
-    let out = rtopk(&all);
-    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
-    serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
-}
+const N: usize = 6;
+const M: usize = 700;
+const K: usize = 50;
 
-fn num(v: &Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or_else(|| panic!("{key} missing or not a number: {v}"))
-}
-
-#[test]
-fn recall_json_has_every_cell_and_meets_each_target() {
-    let v = recall_json(&[
-        "--targets",
-        "0.8,0.95,1",
-        "--dist",
-        "normal,relu,bf16-ties",
-        "--m",
-        "64,300",
-        "-k",
-        "4,33",
-        "--reps",
-        "40",
-        "--seed",
-        "5",
-    ]);
-    for key in ["targets", "families", "ms", "ks", "reps", "seed", "cells"] {
-        assert!(v.get(key).is_some(), "missing {key}: {v}");
-    }
-    assert_eq!(v["families"], serde_json::json!(["normal", "relu", "bf16-ties"]));
-    assert_eq!((v["reps"].as_u64(), v["seed"].as_u64()), (Some(40), Some(5)));
-    let cells = v["cells"].as_array().unwrap();
-    assert_eq!(cells.len(), 3 * 2 * 2 * 3);
-    for c in cells {
-        for key in ["family", "m", "k", "target", "rows"] {
-            assert!(c.get(key).is_some(), "missing {key}: {c}");
-        }
-        assert_eq!(c["rows"].as_u64(), Some(40), "{c}");
-        let target = num(c, "target");
-        let (mean, min) = (num(c, "mean_recall"), num(c, "min_recall"));
-        assert!(min >= target - 1e-6 && mean >= min && mean <= 1.0, "{c}");
-        let (it, exact) = (num(c, "mean_iterations"), num(c, "exact_mean_iterations"));
-        assert!(it <= exact, "{c}");
-        if target == 1.0 {
-            assert_eq!((min, it), (1.0, exact), "{c}");
-        }
-    }
-    let bf16 = cells.iter().find(|c| c["family"] == "bf16-ties").unwrap();
-    assert_eq!(bf16["dtype"], "bfloat16");
-    // The same seed, the same report.
-    let again = recall_json(&[
-        "--targets",
-        "0.8,0.95,1",
-        "--dist",
-        "normal,relu,bf16-ties",
-        "--m",
-        "64,300",
-        "-k",
-        "4,33",
-        "--reps",
-        "40",
-        "--seed",
-        "5",
-    ]);
-    assert_eq!(again, v);
-}
-
-#[test]
-fn npy_rows_and_the_markdown_table() {
-    let dir = TempDir::new().unwrap();
-    let (n, m) = (30, 50);
-    let data: Vec<f32> = (0..n * m).map(|i| ((i * 37) % 29) as f32 - 14.0).collect();
-    let x = dir.path().join("x.npy");
-    write_f32(&x, n, m, &data);
-    let xs = x.to_str().unwrap();
-    let v = recall_json(&["--input", xs, "-k", "10", "--targets", "0.9"]);
-    assert_eq!((v["reps"].as_u64(), v["input"].as_str()), (Some(30), Some(xs)));
-    assert!(v["seed"].is_null());
-    let cells = v["cells"].as_array().unwrap();
-    assert_eq!(cells.len(), 1);
-    assert_eq!((&cells[0]["family"], cells[0]["m"].as_u64()), (&"npy".into(), Some(50)));
-    assert!(num(&cells[0], "min_recall") >= 0.9);
-    let out =
-        rtopk(&["stats", "recall", "--m", "128", "-k", "16", "--reps", "10", "--dist", "uniform"]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let table = stdout(&out);
-    assert!(table.contains("| family | dtype | M | k | target |"), "{table}");
-    assert_eq!(
-        table.lines().filter(|l| l.starts_with("| uniform | float32 | 128 | 16 |")).count(),
-        4
-    );
-}
-
-#[test]
-fn recall_argument_errors_exit_2() {
-    let base = ["stats", "recall", "--m", "64", "-k", "8", "--reps", "5"];
-    let with = |extra: &[&'static str]| -> Vec<&'static str> {
-        base.iter().copied().chain(extra.iter().copied()).collect()
+/// `N` rows of `M` values: pseudo-random rows, one sorted ascending (bisection's worst order
+/// for index-order filling), one with heavy ties.
+fn matrix() -> Vec<f32> {
+    let mut state = 0x2545_f491_u64;
+    let mut next = || {
+        state =
+            state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
     };
-    fails_with(&with(&["--targets", "1.5"]), 2, "(0, 1]");
-    fails_with(&with(&["--targets", "0"]), 2, "(0, 1]");
-    fails_with(&with(&["--targets", "-0.5"]), 2, "(0, 1]");
-    fails_with(&with(&["--dist", "cauchy"]), 2, "cauchy");
-    fails_with(&["stats", "recall", "--m", "64,16", "-k", "32"], 2, "larger than the row width");
-    fails_with(&["stats", "recall", "--m", "64", "-k", "0"], 2, "k >= 1");
-    fails_with(&["stats", "recall", "--m", "0", "-k", "1"], 2, "row width");
-    fails_with(&with(&["--reps", "0"]), 2, "reps");
-    fails_with(&["stats", "recall", "--input", "/nonexistent/x.npy"], 2, "x.npy");
+    let mut data: Vec<f32> = (0..N * M).map(|_| next() + next() + next()).collect();
+    data[M..2 * M].sort_by(f32::total_cmp);
+    for v in &mut data[2 * M..3 * M] {
+        *v = (*v * 4.0).round();
+    }
+    data
+}
+
+/// Runs `select` with `extra` into `tag`-named outputs; returns (values bits, indices,
+/// iterations).
+fn run(c: &Case, tag: &str, extra: &[&str]) -> (Vec<u32>, Vec<i64>, Vec<i64>) {
+    let (x, v, i, it) = (
+        c.p("X.npy"),
+        c.p(&format!("V{tag}.npy")),
+        c.p(&format!("I{tag}.npy")),
+        c.p(&format!("IT{tag}.npy")),
+    );
+    let mut args =
+        vec!["select", "--input", &x, "--values", &v, "--indices", &i, "--iterations", &it];
+    args.extend_from_slice(extra);
+    let out = rtopk(&args);
+    assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
+    let (shape, values) = read_values(&c.path(&format!("V{tag}.npy")));
+    assert_eq!(shape, [N as u64, K as u64]);
+    (
+        values,
+        read_i64(&c.path(&format!("I{tag}.npy"))).1,
+        read_i64(&c.path(&format!("IT{tag}.npy"))).1,
+    )
+}
+
+#[test]
+fn a_recall_target_gives_a_valid_answer_of_at_least_that_recall() {
+    let data = matrix();
+    let c = Case::with_matrix(N, M, &data);
+    let k = K.to_string();
+    for smallest in [false, true] {
+        let mode: &[&str] = if smallest { &["--smallest"] } else { &[] };
+        let exact = run(&c, "e", &[&["--algo", "bisect", "-k", &k], mode].concat());
+        for r in ["0.8", "0.9", "0.95", "0.99"] {
+            let need = (r.parse::<f64>().unwrap() * K as f64).ceil() as usize;
+            for algo in ["bisect", "auto"] {
+                let got =
+                    run(&c, "r", &[&["--algo", algo, "-k", &k, "--recall", r], mode].concat());
+                for row in 0..N {
+                    let span = row * K..(row + 1) * K;
+                    let chosen: HashSet<i64> = got.1[span.clone()].iter().copied().collect();
+                    assert_eq!(chosen.len(), K, "r={r} row {row}: distinct");
+                    for j in span.clone() {
+                        let i = got.1[j];
+                        assert!((0..M as i64).contains(&i), "r={r} row {row}: {i}");
+                        assert_eq!(got.0[j], data[row * M + i as usize].to_bits(), "input bits");
+                    }
+                    let hits = exact.1[span].iter().filter(|i| chosen.contains(i)).count();
+                    assert!(hits >= need, "r={r} row {row} smallest={smallest}: {hits} < {need}");
+                    assert!(got.2[row] <= exact.2[row], "r={r} row {row}: iterations");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn recall_one_is_the_exact_output_byte_for_byte() {
+    let c = Case::with_matrix(N, M, &matrix());
+    let k = K.to_string();
+    run(&c, "e", &["--algo", "bisect", "-k", &k, "--sorted"]);
+    run(&c, "1", &["--algo", "bisect", "-k", &k, "--sorted", "--recall", "1"]);
+    for name in ["V", "I", "IT"] {
+        let (a, b) =
+            (fs::read(c.path(&format!("{name}e.npy"))), fs::read(c.path(&format!("{name}1.npy"))));
+        assert_eq!(a.unwrap(), b.unwrap(), "{name}");
+    }
+}
+
+#[test]
+fn bad_targets_and_conflicts_exit_2() {
+    let c = Case::with_matrix(N, M, &matrix());
+    let cases: [(&[&str], &[&str]); 8] = [
+        (&["--recall", "0"], &["recall 0 ", "0 < r <= 1"]),
+        (&["--recall", "1.5"], &["recall 1.5 "]),
+        (&["--recall", "nan"], &["recall nan "]),
+        (&["--recall", "-0.5"], &["recall -0.5 "]),
+        (&["--recall", "x"], &["recall x "]),
+        (
+            &["--recall", "0.9", "--max-iter", "3"],
+            &["--recall", "--max-iter", "cannot be combined"],
+        ),
+        (
+            &["--recall", "0.9", "--precision", "0.1"],
+            &["--recall", "--precision", "cannot be combined"],
+        ),
+        (&["--recall", "0.9", "--algo", "heap"], &["--recall", "heap", "bisect, sim and cuda"]),
+    ];
+    for (extra, needles) in cases {
+        let mut args = vec!["-k", "5"];
+        if !extra.contains(&"--algo") {
+            args.extend(["--algo", "bisect"]);
+        }
+        args.extend_from_slice(extra);
+        let out = c.select(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        for needle in needles {
+            assert!(err.contains(needle), "{extra:?}: {needle:?} not in {err}");
+        }
+        assert!(!c.path("I.npy").exists() && !c.path("V.npy").exists(), "{extra:?}: no output");
+    }
 }

@@ -14,7 +14,7 @@ use numpy::{PyReadonlyArray1, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
-use rtopk::{AUTO_CPU, AUTO_GPU, Dtype, IndexWidth, K, Mode, Params, Place, Precision};
+use rtopk::{AUTO_CPU, AUTO_GPU, Dtype, IndexWidth, K, Mode, Params, Place, Precision, Recall};
 
 use crate::errors::{guard, to_py, value_error};
 
@@ -81,7 +81,7 @@ impl Request {
     #[pyo3(signature = (
         *, k, algo = "auto", largest = true, sorted = true, iterations = false,
         threshold = false, max_iter = None, precision = 0.0, index_dtype = "int64",
-        dtype = "float32", device = "cpu", lengths = None, hint = None
+        dtype = "float32", device = "cpu", lengths = None, hint = None, recall = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -98,10 +98,12 @@ impl Request {
         device: &str,
         lengths: Option<&Bound<'_, PyAny>>,
         hint: Option<PyReadonlyArray1<'_, f32>>,
+        recall: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         guard(|| {
             let k = k_of(k)?;
             let max_iter = max_iter.map(max_iter_of).transpose()?;
+            let recall = recall.map(recall_of).transpose()?;
             let place = place_named(device)?;
             let dtype = Dtype::from_name(dtype)
                 .ok_or_else(|| PyTypeError::new_err(unsupported_dtype(dtype, true)))?;
@@ -125,7 +127,7 @@ impl Request {
                 .sorted(sorted)
                 .iterations(iterations)
                 .threshold(threshold)
-                .params(Params { max_iter, precision, ..Params::default() })
+                .params(Params { max_iter, precision, recall, ..Params::default() })
                 .index_width(index)
                 .place(place);
             if let Some(lengths) = lengths {
@@ -201,6 +203,12 @@ impl Request {
         self.inner.params().precision.map_or(0.0, |p| f64::from(p.get()))
     }
 
+    /// The recall target (docs/contract.md §6), or `None` for none.
+    #[getter]
+    fn recall(&self) -> Option<f64> {
+        self.inner.params().recall.map(|r| f64::from(r.get()))
+    }
+
     #[getter]
     fn index_dtype(&self) -> &'static str {
         match self.inner.index_width() {
@@ -231,14 +239,15 @@ impl Request {
         };
         format!(
             "Request(algorithm='{}', k={k}, largest={}, sorted={}, iterations={}, \
-             threshold={}, max_iter={max_iter}, precision={:?}, index_dtype='{}', dtype='{}', \
-             device='{}'{})",
+             threshold={}, max_iter={max_iter}, precision={:?}{}, index_dtype='{}', \
+             dtype='{}', device='{}'{})",
             self.algorithm(),
             py_bool(self.largest()),
             py_bool(self.sorted()),
             py_bool(self.iterations()),
             py_bool(self.threshold()),
             self.precision(),
+            self.recall().map_or(String::new(), |r| format!(", recall={r:?}")),
             self.index_dtype(),
             self.dtype(),
             self.device(),
@@ -338,6 +347,18 @@ fn max_iter_of(n: &Bound<'_, PyAny>) -> PyResult<u32> {
         }
     })?;
     u32::try_from(v).map_err(|_| refuse())
+}
+
+/// `recall` as Python gives it: a real number `0 < r <= 1` (a bool is a `TypeError`; the
+/// range is the library's check, a `ValueError` quoting the value).
+fn recall_of(r: &Bound<'_, PyAny>) -> PyResult<Recall> {
+    let refuse =
+        || PyTypeError::new_err(format!("recall must be None or a float, not {}", type_name(r)));
+    if r.is_instance_of::<PyBool>() {
+        return Err(refuse());
+    }
+    let v: f64 = r.extract().map_err(|_| refuse())?;
+    Recall::new(v).map_err(to_py)
 }
 
 /// The algorithm `algo="auto"` stands for on `device` (`"cpu"` or `"cuda"`).

@@ -22,7 +22,8 @@ pub struct Capabilities {
     pub exact: bool,
     /// Reports per-row iteration counts (docs/contract.md §3).
     pub iterations: bool,
-    /// Takes the bisection parameters `max_iter` and `precision` (docs/contract.md §2, §4).
+    /// Takes the bisection parameters `max_iter`, `precision` (docs/contract.md §2, §4) and
+    /// `recall` (docs/contract.md §6).
     pub bisection_params: bool,
     /// Where it runs.
     pub device: Device,

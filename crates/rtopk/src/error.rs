@@ -61,6 +61,22 @@ pub enum Error {
          Algorithm 1) cannot be combined; give at most one of them"
     )]
     ConflictingParams,
+    /// A recall target together with `max_iter` or `precision`: the recall rule chooses how
+    /// far to search (docs/contract.md §6), so it takes neither.
+    #[error(
+        "--recall (recall: a recall target) and {other} cannot be combined: the recall target \
+         chooses how far the search goes; give --recall alone"
+    )]
+    RecallConflict {
+        /// The other parameter given (`max_iter` or `precision`).
+        other: crate::param::Param,
+    },
+    /// A recall target outside (0, 1], quoted as the caller gave it.
+    #[error("recall {given} is out of range: it must be a number r with 0 < r <= 1 (1 is exact)")]
+    BadRecall {
+        /// The value as typed (or as given from Python).
+        given: String,
+    },
     /// A precision that is not a finite number >= 0 in f32, quoted as the caller gave it.
     #[error(
         "precision {given} is out of range: it must be a finite number >= 0 and at most {max:e} \
@@ -168,6 +184,8 @@ impl Error {
             | Error::DtypeNotSupported { .. }
             | Error::ConflictingParams
             | Error::BadPrecision { .. }
+            | Error::RecallConflict { .. }
+            | Error::BadRecall { .. }
             | Error::WrongDevice { .. }
             | Error::NothingWanted
             | Error::NotYetSupported { .. }

@@ -10,7 +10,9 @@
 //!   checked once by [`RequestBuilder::build`] (typed [`Error`]s): the algorithm (a registry
 //!   name or `auto`: `bisect` on the CPU, `cuda` on a GPU), `k` ([`K`]), largest/smallest,
 //!   sorted, the outputs wanted ([`Wanted`]: values, indices, iteration counts, threshold),
-//!   the search (`max_iter` or `precision`, docs/contract.md §2), the index width
+//!   the search (`max_iter` or `precision`, docs/contract.md §2; or a `recall` target,
+//!   docs/contract.md §6, [`Recall`]: exact search stopped once every row's recall is at
+//!   least the target — `bisect`, `sim` and `cuda` take it), the index width
 //!   ([`IndexWidth`]), where the rows are ([`Place`]), and the ragged inputs of
 //!   docs/contract.md §5: per-row `lengths`, a k per row ([`K::PerRow`],
 //!   [`RequestBuilder::k_per_row`]) and threshold `hint`s. [`Request::check`] checks it
@@ -121,7 +123,7 @@ pub use caps::{Capabilities, Device};
 pub use dtype::Dtype;
 pub use error::Error;
 pub use param::Param;
-pub use params::{Params, Precision};
+pub use params::{Params, Precision, Recall};
 pub use request::{AUTO_CPU, AUTO_GPU, IndexWidth, K, Place, Request, RequestBuilder, Wanted};
 pub use rowwise::RowWise;
 pub use topk_ref::{

@@ -10,6 +10,8 @@ pub enum Param {
     MaxIter,
     /// Algorithm 1's precision ε'.
     Precision,
+    /// A recall target `r` in (0, 1] (docs/contract.md §6).
+    Recall,
     /// How the precision becomes a width (relative to the row maximum, or absolute).
     Epsilon,
     /// Per-row iteration counts as an output (docs/contract.md §3).
@@ -22,6 +24,7 @@ impl Param {
         match self {
             Param::MaxIter => "max_iter",
             Param::Precision => "precision",
+            Param::Recall => "recall",
             Param::Epsilon => "epsilon",
             Param::Iterations => "iterations",
         }
@@ -32,6 +35,7 @@ impl Param {
         match self {
             Param::MaxIter => "--max-iter",
             Param::Precision => "--precision",
+            Param::Recall => "--recall",
             Param::Epsilon => "--epsilon",
             Param::Iterations => "--iterations",
         }

@@ -59,6 +59,54 @@ impl fmt::Display for Precision {
     }
 }
 
+/// A recall target `r` (docs/contract.md §6), validated: `0 < r <= 1` in `f32` (1 is exact).
+///
+/// Built from the text the caller typed ([`FromStr`]) or from a float ([`Recall::new`]), so
+/// that a refusal quotes the caller's own value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Recall(f32);
+
+impl Recall {
+    /// Exact search (`r = 1`).
+    pub const EXACT: Recall = Recall(1.0);
+
+    /// The target `value`, refused with [`Error::BadRecall`] unless `0 < value <= 1` and it
+    /// stays above 0 in `f32` (values are rounded to the nearest `f32`; NaN is refused).
+    pub fn new(value: f64) -> Result<Self, Error> {
+        Self::checked(value, || quote(value))
+    }
+
+    /// The target as the bisection uses it.
+    pub fn get(self) -> f32 {
+        self.0
+    }
+
+    fn checked(value: f64, given: impl FnOnce() -> String) -> Result<Self, Error> {
+        let narrowed = value as f32;
+        if value > 0.0 && value <= 1.0 && narrowed > 0.0 {
+            Ok(Recall(narrowed.min(1.0)))
+        } else {
+            Err(Error::BadRecall { given: given() })
+        }
+    }
+}
+
+impl FromStr for Recall {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let text = s.trim();
+        let value: f64 = text.parse().map_err(|_| Error::BadRecall { given: text.to_string() })?;
+        Self::checked(value, || text.to_string())
+    }
+}
+
+impl fmt::Display for Recall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 /// A float as a person would type it: plain for everyday magnitudes, with an exponent for very
 /// large or very small ones (`1e40`, not forty digits).
 fn quote(value: f64) -> String {
@@ -80,6 +128,9 @@ pub struct Params {
     pub precision: Option<Precision>,
     /// How ε' becomes the stopping width (paper: relative to the row maximum).
     pub epsilon: EpsilonMode,
+    /// Exact search stopped once every row's recall is at least this target
+    /// (docs/contract.md §6); takes neither `max_iter` nor `precision`.
+    pub recall: Option<Recall>,
 }
 
 impl Params {
@@ -91,6 +142,11 @@ impl Params {
     /// Algorithm 1 with precision `precision`.
     pub fn with_precision(precision: Precision) -> Self {
         Self { precision: Some(precision), ..Self::default() }
+    }
+
+    /// Exact search with the recall target `recall` (docs/contract.md §6).
+    pub fn with_recall(recall: Recall) -> Self {
+        Self { recall: Some(recall), ..Self::default() }
     }
 
     /// The parameters that differ from the default, in a fixed order.
@@ -105,16 +161,26 @@ impl Params {
         if self.epsilon != EpsilonMode::default() {
             out.push(Param::Epsilon);
         }
+        if self.recall.is_some() {
+            out.push(Param::Recall);
+        }
         out
     }
 
     /// The bisection these parameters describe. `max_iter` and `precision` together are refused
-    /// ([`Error::ConflictingParams`]): early stopping has no precision.
+    /// ([`Error::ConflictingParams`]): early stopping has no precision; a recall target with
+    /// either of them too ([`Error::RecallConflict`]): the target chooses where the search
+    /// stops. A hint is no parameter: the recall search ignores it, as a precision does.
     pub fn bisect(&self) -> Result<Bisect, Error> {
-        match (self.max_iter, self.precision) {
-            (Some(_), Some(_)) => Err(Error::ConflictingParams),
-            (Some(n), None) => Ok(Bisect::early_stopping(n)),
-            (None, precision) => Ok(Bisect {
+        match (self.max_iter, self.precision, self.recall) {
+            (Some(_), Some(_), _) => Err(Error::ConflictingParams),
+            (Some(_), None, Some(_)) => Err(Error::RecallConflict { other: Param::MaxIter }),
+            (None, Some(_), Some(_)) => Err(Error::RecallConflict { other: Param::Precision }),
+            (None, None, Some(r)) => {
+                Ok(Bisect { epsilon_mode: self.epsilon, ..Bisect::with_recall(r.get())? })
+            }
+            (Some(n), None, None) => Ok(Bisect::early_stopping(n)),
+            (None, precision, None) => Ok(Bisect {
                 precision: precision.unwrap_or_default().get(),
                 epsilon_mode: self.epsilon,
                 ..Bisect::exact()
@@ -140,6 +206,45 @@ mod tests {
         assert!(e.to_string().contains("1e40") && !e.to_string().contains("inf"), "{e}");
         assert!(Precision::new(f64::INFINITY).is_err() && Precision::new(-1e-3).is_err());
         assert!(Precision::new(f64::from(f32::MAX)).is_ok());
+    }
+
+    #[test]
+    fn recall_quotes_what_was_typed() {
+        assert_eq!("0.9".parse::<Recall>().unwrap().get(), 0.9);
+        assert_eq!(" 1 ".parse::<Recall>().unwrap(), Recall::EXACT);
+        assert_eq!(Recall::new(1.0).unwrap(), Recall::EXACT);
+        for (text, shown) in [("0", "0"), ("1.5", "1.5"), ("nan", "nan"), ("-0.5", "-0.5")] {
+            let e = text.parse::<Recall>().unwrap_err();
+            assert!(matches!(&e, Error::BadRecall { given } if given == shown), "{e}");
+            assert!(e.to_string().contains(&format!("recall {shown} ")), "{e}");
+            assert!(e.is_user_error());
+        }
+        for bad in [f64::NAN, f64::INFINITY, 0.0, -0.0, 1.000_001, 1e-50, -1.0] {
+            assert!(Recall::new(bad).is_err(), "{bad}");
+        }
+        assert!(matches!("x".parse::<Recall>(), Err(Error::BadRecall { given }) if given == "x"));
+        assert_eq!(Recall::new(1e-3).unwrap().get(), 1e-3);
+    }
+
+    #[test]
+    fn recall_becomes_the_recall_search_alone() {
+        let r = Recall::new(0.9).unwrap();
+        let p = Params::with_recall(r);
+        assert_eq!(p.bisect().unwrap(), Bisect::with_recall(0.9).unwrap());
+        assert!(p.bisect().unwrap().recall.is_some());
+        assert_eq!(p.given(), [Param::Recall]);
+        // r = 1 is exact mode itself
+        assert_eq!(Params::with_recall(Recall::EXACT).bisect().unwrap(), Bisect::exact());
+        let e = Params { max_iter: Some(3), ..p }.bisect().unwrap_err();
+        assert!(matches!(e, Error::RecallConflict { other: Param::MaxIter }), "{e}");
+        assert!(e.to_string().contains("--max-iter") && e.to_string().contains("--recall"));
+        let q = Params { precision: Some(Precision::EXACT), ..p };
+        let e = q.bisect().unwrap_err();
+        assert!(matches!(e, Error::RecallConflict { other: Param::Precision }), "{e}");
+        assert!(e.is_user_error());
+        // the conflict that predates the recall target keeps its error
+        let all = Params { max_iter: Some(3), ..q };
+        assert!(matches!(all.bisect(), Err(Error::ConflictingParams)));
     }
 
     #[test]

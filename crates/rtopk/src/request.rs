@@ -9,7 +9,7 @@ use crate::caps::{Capabilities, Device};
 use crate::dtype::Dtype;
 use crate::error::Error;
 use crate::param::Param;
-use crate::params::{Params, Precision};
+use crate::params::{Params, Precision, Recall};
 use crate::table::{self, unsupported};
 
 /// What `auto` stands for on the CPU: `bisect`, RTop-K's bisection (Algorithm 1), the fastest
@@ -272,6 +272,13 @@ impl RequestBuilder {
         self
     }
 
+    /// Exact search stopped once every row's recall is at least `recall`
+    /// (docs/contract.md §6; the bisection family only, without `max_iter` or `precision`).
+    pub fn recall(mut self, recall: Recall) -> Self {
+        self.params.recall = Some(recall);
+        self
+    }
+
     /// The width of the indices.
     pub fn index_width(mut self, width: IndexWidth) -> Self {
         self.index = width;
@@ -523,6 +530,37 @@ mod tests {
         assert_eq!(r.bisect(), Bisect::early_stopping(2));
         assert!(r.wanted().iterations && r.options().sorted);
         assert_eq!(Request::new("heap", 0).unwrap().wanted(), Wanted::default());
+    }
+
+    #[test]
+    fn a_recall_target_goes_to_the_bisection_family_alone() {
+        let r = Recall::new(0.9).unwrap();
+        for algo in ["bisect", "sim", "cuda"] {
+            let q = Request::builder(algo).recall(r).iterations(true).build().unwrap();
+            assert_eq!(q.bisect(), Bisect::with_recall(0.9).unwrap(), "{algo}");
+            assert_eq!(q.params().recall, Some(r));
+        }
+        // auto picks a bisection engine wherever the rows are
+        assert_eq!(Request::builder("auto").recall(r).build().unwrap().algo(), "bisect");
+        let gpu = Request::builder("auto").recall(r).place(Place::Cuda(0)).build().unwrap();
+        assert_eq!(gpu.algo(), "cuda");
+        for algo in ["heap", "radix", "air", "sort"] {
+            let e = Request::builder(algo).recall(r).build().unwrap_err();
+            assert!(matches!(e, Error::ParamNotSupported { param: Param::Recall, .. }), "{e}");
+            assert!(
+                e.to_string().contains("--recall (recall) is only valid for bisect, sim and cuda")
+            );
+        }
+        let e = Request::builder("bisect").recall(r).max_iter(3).build().unwrap_err();
+        assert!(matches!(e, Error::RecallConflict { other: Param::MaxIter }), "{e}");
+        let p = Precision::new(0.1).unwrap();
+        let e = Request::builder("cuda").recall(r).precision(p).build().unwrap_err();
+        assert!(matches!(e, Error::RecallConflict { other: Param::Precision }), "{e}");
+        // a hint is taken (and ignored by the search), as with a precision
+        let hinted = Request::builder("sim").k(1).recall(r).hint(vec![0.5]).build().unwrap();
+        assert!(hinted.check(1, 4, Dtype::Float32).is_ok());
+        let exact = Request::builder("bisect").recall(Recall::EXACT).build().unwrap();
+        assert_eq!(exact.bisect(), Bisect::exact());
     }
 
     #[test]

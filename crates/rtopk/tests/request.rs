@@ -77,3 +77,40 @@ fn a_request_is_plain_shareable_data() {
     assert_eq!(r.clone(), r);
     assert!(!r.wanted().iterations && r.options().sorted && r.k().uniform() == Some(3));
 }
+
+#[test]
+fn a_recall_target_stops_bisect_early_and_keeps_the_answer_valid() {
+    use rtopk::Recall;
+    use std::collections::HashSet;
+    let (n, m, k) = (8, 1000, 64);
+    for (family, mode) in [(Family::Normal, Mode::Largest), (Family::Ties, Mode::Smallest)] {
+        let x = family.matrix(n, m, 7).unwrap();
+        let opts = Options { mode, sorted: false };
+        let exact = Request::builder("bisect").k(k).options(opts).iterations(true).build();
+        let exact = select(x.view(), &exact.unwrap()).unwrap();
+        for r in [0.8, 0.9, 0.95, 0.99] {
+            let recall = Recall::new(r).unwrap();
+            let q = Request::builder("auto").k(k).options(opts).recall(recall).iterations(true);
+            let got = select(x.view(), &q.build().unwrap()).unwrap();
+            let (its, exact_its) = (got.topk.iterations.unwrap(), exact.topk.iterations.clone());
+            for row in 0..n {
+                let chosen: HashSet<u32> = got.topk.indices.row(row).iter().copied().collect();
+                assert_eq!(chosen.len(), k, "{family:?} r={r}: distinct indices");
+                for (j, &i) in got.topk.indices.row(row).iter().enumerate() {
+                    assert!((i as usize) < m);
+                    assert_eq!(got.topk.values[[row, j]].to_bits(), x[[row, i as usize]].to_bits());
+                }
+                let want = exact.topk.indices.row(row);
+                let hits = want.iter().filter(|i| chosen.contains(i)).count();
+                assert!(hits as f64 >= (r * k as f64).ceil(), "{family:?} r={r} row {row}");
+                // the recall search is exact mode stopped earlier
+                assert!(its[row] <= exact_its.as_ref().unwrap()[row], "{family:?} r={r}");
+            }
+        }
+        // r = 1 is exact mode: the same answer and counts
+        let one = Request::builder("bisect").k(k).options(opts).recall(Recall::EXACT);
+        let one = select(x.view(), &one.iterations(true).build().unwrap()).unwrap();
+        assert_same_answer(&one, &exact, "recall 1");
+        assert_eq!(one.topk.iterations, exact.topk.iterations);
+    }
+}

@@ -28,7 +28,9 @@ class Request:
     (``TypeError``) or ``< 0`` (``ValueError``); a per-row ``k`` or ``lengths`` that is not a
     1-D int64 array (``TypeError``) or holds a value ``< 0`` (``ValueError``); an unknown
     ``algo``, a CPU algorithm for device ``"cuda"``, ``max_iter`` / ``precision`` for an
-    algorithm outside the bisection family or both together, a precision out of range,
+    algorithm outside the bisection family or both together, a precision out of range, a
+    ``recall`` outside ``(0, 1]``, for another algorithm or with ``max_iter`` / ``precision``
+    (``ValueError``; a bool or a non-number: ``TypeError``),
     ``iterations`` from an algorithm that does not report them (``ValueError``); a ``dtype``
     other than float32, float16, bfloat16 or an ``index_dtype`` other than int32, int64
     (``TypeError``). :meth:`check` adds the rows (docs/contract.md §1, §5).
@@ -50,6 +52,7 @@ class Request:
         device: str = "cpu",
         lengths: Optional[npt.NDArray[np.int64]] = None,
         hint: Optional[npt.NDArray[np.float32]] = None,
+        recall: Optional[float] = None,
     ) -> None: ...
     def check(self, m: int, n: Optional[int] = None) -> int:
         """``ValueError`` unless ``n`` rows of width ``m`` can be selected (``1 <= m``, every
@@ -80,6 +83,9 @@ class Request:
     def max_iter(self) -> Optional[int]: ...
     @property
     def precision(self) -> float: ...
+    @property
+    def recall(self) -> Optional[float]:
+        """The recall target (docs/contract.md §6), or None."""
     @property
     def index_dtype(self) -> str: ...
     @property

@@ -52,6 +52,7 @@ class Ask(NamedTuple):
     iterations: bool
     index_dtype: str
     threshold: bool = False
+    recall: Optional[float] = None  # a recall target (docs/contract.md §6)
 
 
 # Ask.k of a per-row k whose output width was not given: the largest k[i] (docs/contract.md
@@ -89,6 +90,14 @@ def _integer(name: str, value: Any) -> int:
         raise TypeError(f"argument '{name}' must be int, not {type(value).__name__}") from None
 
 
+def _real(name: str, value: Any) -> float:
+    """``value`` as a float: ``TypeError`` for a bool or a non-number (the range is the
+    native request's check, a ``ValueError``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise TypeError(f"argument '{name}' must be float, not {type(value).__name__}")
+    return float(value)
+
+
 def _flag(name: str, value: Any) -> bool:
     """``value`` as a bool: ``TypeError`` for anything but a bool (``torch.topk`` refuses
     ``largest=1`` too)."""
@@ -109,6 +118,7 @@ def ask(
     iterations: bool,
     indices_dtype: object,
     threshold: bool = False,
+    recall: Any = None,
 ) -> Ask:
     """The checked :class:`Ask` of :func:`rtopk.topk`'s arguments (``k`` an int: the one k,
     or the output width of a per-row k)."""
@@ -124,6 +134,7 @@ def ask(
         bool(iterations),
         "int64" if indices_dtype is None else index_dtype_name(indices_dtype),
         _flag("return_threshold", threshold),
+        None if recall is None else _real("recall", recall),
     )
 
 
@@ -224,6 +235,7 @@ def native(a: Ask, dtype: str, device: str) -> _native.Request:
         threshold=a.threshold,
         dtype=dtype,
         device=device,
+        recall=a.recall,
     )
 
 
@@ -251,6 +263,7 @@ def native_per_row(
         device=device,
         lengths=lengths,
         hint=hint,
+        recall=a.recall,
     )
 
 

@@ -104,6 +104,7 @@ def topk(
     algo: str = "auto",
     max_iter: Optional[int] = None,
     precision: float = 0.0,
+    recall: Optional[float] = None,
     return_iterations: Literal[False] = False,
     indices_dtype: object = None,
     lengths: Any = None,
@@ -125,6 +126,7 @@ def topk(
     algo: str = "auto",
     max_iter: Optional[int] = None,
     precision: float = 0.0,
+    recall: Optional[float] = None,
     return_iterations: Literal[True],
     indices_dtype: object = None,
     lengths: Any = None,
@@ -146,6 +148,7 @@ def topk(
     algo: str = "auto",
     max_iter: Optional[int] = None,
     precision: float = 0.0,
+    recall: Optional[float] = None,
     return_iterations: Literal[False] = False,
     indices_dtype: object = None,
     lengths: Any = None,
@@ -167,6 +170,7 @@ def topk(
     algo: str = "auto",
     max_iter: Optional[int] = None,
     precision: float = 0.0,
+    recall: Optional[float] = None,
     return_iterations: Literal[True],
     indices_dtype: object = None,
     lengths: Any = None,
@@ -187,6 +191,7 @@ def topk(
     algo: str = "auto",
     max_iter: Optional[int] = None,
     precision: float = 0.0,
+    recall: Optional[float] = None,
     return_iterations: bool = False,
     indices_dtype: object = None,
     lengths: Any = None,
@@ -238,6 +243,12 @@ def topk(
         max_iter: early stopping (RTop-K Algorithm 2) after this many bisection steps:
             approximate by design (docs/contract.md §2). ``bisect``, ``sim`` and ``cuda`` only.
         precision: Algorithm 1's precision ε' > 0 (relative to the row maximum): approximate.
+        recall: a recall target ``0 < recall <= 1`` (docs/contract.md §6): exact bisection
+            that stops once every row holds at least ``ceil(recall·k)`` of its exact top k, so
+            each row's recall is at least ``recall`` on any data; the indices stay distinct and
+            inside the row, the values the input's bits. ``1.0`` is exact. ``bisect``, ``sim``
+            and ``cuda`` only (``auto`` picks them); not with ``max_iter`` or ``precision``; a
+            ``hint`` is taken and ignored.
         return_iterations: also return each row's bisection iteration count
             (docs/contract.md §3; 0 for a row that selects nothing).
         indices_dtype: int64 (default, as ``torch.topk``) or int32 (``numpy.int32`` /
@@ -272,11 +283,13 @@ def topk(
 
     Raises:
         ValueError: ``k < 0``, ``k > M``, ``M = 0``, an unknown ``algo``, a parameter the
-            algorithm does not take, ``max_iter`` together with ``precision``; per-row inputs
+            algorithm does not take, ``max_iter`` together with ``precision``, ``recall``
+            outside ``(0, 1]`` or with ``max_iter`` or ``precision``; per-row inputs
             of the wrong length, lengths above M or below 0, per-row inputs given to an
             algorithm that does not take them yet.
         TypeError: a dtype rtopk does not take (or the GPU kernel, on a CUDA tensor), an
             ``out`` that is not two arrays or tensors of the result's dtypes, ``indices_dtype``, a
+            non-number ``recall``, a
             bool or a non-integer for ``k`` or ``dim``, a non-bool ``largest`` or ``sorted``,
             non-integer ``lengths`` or per-row ``k``.
         IndexError: ``dim`` out of range.
@@ -289,6 +302,7 @@ def topk(
         and algo == "auto"
         and max_iter is None
         and precision == 0.0
+        and recall is None
         and not return_iterations
         and indices_dtype is None
         and lengths is None
@@ -316,6 +330,7 @@ def topk(
         return_iterations,
         indices_dtype,
         return_threshold,
+        recall,
     )
     if _is_tensor(x):
         values, indices, its, threshold = _tensor_topk(x, dim, a, rows)

@@ -159,7 +159,7 @@ def topk_sharded_rows(
 ) -> ShardedRows:
     """Top-k of this rank's rows. ``x`` is this rank's shard of the rows, split along dimension
     0 (which may differ in size between ranks); the top-k is taken along ``dim`` (not 0) with
-    :func:`rtopk.topk` (``options``: ``algo``, ``max_iter``, ``precision``,
+    :func:`rtopk.topk` (``options``: ``algo``, ``max_iter``, ``precision``, ``recall``,
     ``indices_dtype``), with no communication. With ``gather_to=r``, rank ``r`` also receives
     every rank's results, concatenated in rank order (one gather of values and indices). ``k``,
     ``dim``, the dtype, the flags and the other dimensions must agree across ranks, or every
@@ -221,14 +221,21 @@ def topk_split_rows(
     whole rows — indices global, int64 unless ``indices_dtype`` says otherwise — on every rank,
     identical to :func:`rtopk.topk` on the concatenated rows, sorted and smallest modes
     included. ``options`` (``algo``, ``indices_dtype``) go to the local selections; the search
-    is exact (early stopping or a precision on a shard is not that of the row). The other
+    is exact (early stopping, a precision or a recall target on a shard is not that of the
+    row). The other
     dimensions, ``k``, the dtype and the flags must agree across ranks, or every rank raises
     :class:`ValueError`."""
     import torch
 
     dist = _dist()
-    if options.get("max_iter") is not None or options.get("precision", 0.0) != 0.0:
-        raise ValueError("split rows are selected exactly: max_iter and precision apply per row")
+    if (
+        options.get("max_iter") is not None
+        or options.get("precision", 0.0) != 0.0
+        or options.get("recall") is not None
+    ):
+        raise ValueError(
+            "split rows are selected exactly: max_iter, precision and recall apply per row"
+        )
     index_dtype = options.pop("indices_dtype", None)
     d = _normalize_dim(x, dim)
     _agree(_metadata(x, k, d, largest, sorted, free_dim=d), x, group, timeout)

@@ -142,6 +142,7 @@ def _ask_of(
     index_bits: int,
     with_iterations: bool,
     with_threshold: bool,
+    recall: Optional[float] = None,
 ) -> Ask:
     """The request values the op's arguments carry."""
     index = "int32" if index_bits == 32 else "int64" if index_bits == 64 else f"int{index_bits}"
@@ -155,6 +156,7 @@ def _ask_of(
         with_iterations,
         index,
         with_threshold,
+        None if recall is None else float(recall),
     )
 
 
@@ -425,13 +427,23 @@ def topk_op(
     lengths: Optional[Tensor],
     hint: Optional[Tensor],
     with_threshold: bool,
+    recall: Optional[float] = None,
 ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     """``torch.ops.rtopk.topk``: ``(values, indices, iterations, threshold)`` of ``x`` along
     ``dim`` (``iterations`` and ``threshold`` are empty unless asked for). With ``k_per_row``
     (one k per row), ``k`` is the output width (``>=`` every k). :func:`rtopk.topk` is the
     friendly spelling."""
     a = _ask_of(
-        k, largest, sorted, algo, max_iter, precision, index_bits, with_iterations, with_threshold
+        k,
+        largest,
+        sorted,
+        algo,
+        max_iter,
+        precision,
+        index_bits,
+        with_iterations,
+        with_threshold,
+        recall,
     )
     return impl(x, dim, a, PerRow(k_per_row, lengths, hint))
 
@@ -452,12 +464,22 @@ def _topk_fake(
     lengths: Optional[Tensor],
     hint: Optional[Tensor],
     with_threshold: bool,
+    recall: Optional[float] = None,
 ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     d = normalize_dim(dim, x.dim())
     m = x.shape[d]
     element = _element(x)
     a = _ask_of(
-        k, largest, sorted, algo, max_iter, precision, index_bits, with_iterations, with_threshold
+        k,
+        largest,
+        sorted,
+        algo,
+        max_iter,
+        precision,
+        index_bits,
+        with_iterations,
+        with_threshold,
+        recall,
     )
     shape = list(x.shape)
     batch = shape[:d] + shape[d + 1 :]
@@ -508,7 +530,7 @@ def _backward(
     grad = grad_values.new_zeros(ctx.input_shape).scatter_add(
         ctx.dim, index.clamp(min=0), grad_values.masked_fill(padding, 0)
     )
-    return (grad,) + (None,) * 13
+    return (grad,) + (None,) * 14
 
 
 topk_op.register_autograd(_backward, setup_context=_setup_context)
@@ -548,5 +570,6 @@ def topk_tensor(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
         lengths,
         hint,
         a.threshold,
+        a.recall,
     )
     return v, i, (it if a.iterations else None), (th if a.threshold else None)
