@@ -21,7 +21,11 @@ use crate::plan::{DeviceLimits, Launch, Plan, Strategy, plan};
 pub const SPLIT_MIN_ROW: usize = 8192;
 /// The narrowest chunk: one warp row of 64 keys per lane.
 pub const MIN_CHUNK: usize = 2048;
-/// The widest chunk: past it a chunk no longer fits one block's registers and shared memory.
+/// The widest chunk where k allows: past it a chunk no longer fits one block's registers and
+/// shared memory. Only a k above `MAX_CHUNK / MIN_CHUNK_PER_K` gets wider chunks (the
+/// narrowest power of two that holds [`MIN_CHUNK_PER_K`] k, re-keyed from global memory past
+/// shared memory): many such blocks side by side beat the one block a whole row would get
+/// (results/cuda/2026-11-28-large-k-h200: 1 × 2^25 at k = 32768 took 358 ms on one block).
 pub const MAX_CHUNK: usize = 1 << 16;
 /// Chunks are this many times k wide where they can be (at most [`MAX_CHUNK`], at most a
 /// quarter of the row), so that the candidates are a small part of the row and the second
@@ -155,7 +159,7 @@ fn cannot_split(launch: &Launch, counts: bool) -> Option<&'static str> {
         return Some("an approximate search answers for the whole row (docs/contract.md §2)");
     }
     if chunk_width(launch.m, launch.k).is_none() {
-        return Some("no chunk of 2048 to 65536 holds 4 k and fits the row twice");
+        return Some("no chunk of at least 2048 holds 4 k and fits the row twice");
     }
     None
 }
@@ -170,13 +174,15 @@ fn splits(launch: &Launch, limits: &DeviceLimits, counts: bool) -> bool {
 }
 
 /// The chunk width for rows of `m` and `k` results: the narrowest power of two of at least
-/// [`MIN_CHUNK`] and [`CHUNK_PER_K`] k, at most [`MAX_CHUNK`], halved while it is wider than a
-/// quarter of the row and its half still holds [`MIN_CHUNK`] and [`MIN_CHUNK_PER_K`] k; if it
-/// holds [`MIN_CHUNK_PER_K`] k and fits the row twice.
+/// [`MIN_CHUNK`] and [`CHUNK_PER_K`] k, at most [`MAX_CHUNK`] (or, for a k past
+/// `MAX_CHUNK / MIN_CHUNK_PER_K`, the narrowest power of two that holds [`MIN_CHUNK_PER_K`] k),
+/// halved while it is wider than a quarter of the row and its half still holds [`MIN_CHUNK`]
+/// and [`MIN_CHUNK_PER_K`] k; if it holds [`MIN_CHUNK_PER_K`] k and fits the row twice.
 pub fn chunk_width(m: usize, k: usize) -> Option<usize> {
     let least = k.checked_mul(MIN_CHUNK_PER_K)?;
+    let widest = MAX_CHUNK.max(least.checked_next_power_of_two()?);
     let mut c =
-        k.checked_mul(CHUNK_PER_K)?.clamp(MIN_CHUNK, MAX_CHUNK).checked_next_power_of_two()?;
+        k.checked_mul(CHUNK_PER_K)?.clamp(MIN_CHUNK, widest).checked_next_power_of_two()?;
     while c > m / 4 && c / 2 >= least.max(MIN_CHUNK) {
         c /= 2;
     }
@@ -291,7 +297,11 @@ mod tests {
         assert_eq!(chunk_width(16384, 1024), Some(4096));
         assert_eq!(chunk_width(16384, 1025), Some(8192), "half would hold less than 4 k");
         assert_eq!(chunk_width(1 << 20, 16384), Some(65536));
-        assert_eq!(chunk_width(1 << 20, 16385), None, "past the widest chunk");
+        // past MAX_CHUNK / 4: the narrowest power of two that holds 4 k
+        assert_eq!(chunk_width(1 << 20, 16385), Some(131072));
+        assert_eq!(chunk_width(1 << 22, 32768), Some(131072));
+        assert_eq!(chunk_width(1 << 25, 32768), Some(131072));
+        assert_eq!(chunk_width(1 << 17, 32768), None, "the row must hold two chunks");
         assert_eq!(chunk_width(4095, 1), None, "the row must hold two chunks");
         assert_eq!(chunk_width(4096, 1), Some(2048));
         assert_eq!(chunk_width(usize::MAX, usize::MAX), None);
@@ -307,7 +317,8 @@ mod tests {
         assert_eq!(auto(16384, 16385, 50).depth(), 1, "wide rows");
         assert_eq!(auto(16384, 65536, 1024).depth(), 1);
         // what cannot be split is not
-        assert_eq!(auto(1, 1 << 20, 1 << 17).depth(), 0, "k too large for any chunk");
+        assert_eq!(auto(1, 1 << 20, 1 << 18).depth(), 0, "k too large for any chunk");
+        assert_eq!(auto(1, 1 << 20, 1 << 17).depth(), 1, "two chunks of 4 k");
         assert_eq!(auto(1, 1 << 20, 0).depth(), 0, "nothing to select");
         let counted = route(&launch(1, 1 << 20, 64), &H100, Strategy::Auto, true).unwrap();
         assert_eq!(counted.depth(), 0, "counts wanted");
