@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from typing import Dict, List, Tuple
+from pathlib import Path
 
-Key = Tuple[str, int, int, int]  # dtype, n, m, k
+Key = tuple[str, int, int, int]  # dtype, n, m, k
 PEERS = ["torch", "flashinfer", "cub_topk", "cub_batched_topk", "cub_topk_per_row"]
 GRIDS = {
     "indexer": {
@@ -30,7 +30,10 @@ GRIDS = {
         for k in (512, 1024, 2048)
     },
     "sampler": {
-        (n, m, k) for n in (1, 16, 128) for m in (32000, 100352, 262144) for k in (20, 64, 1024)
+        (n, m, k)
+        for n in (1, 16, 128)
+        for m in (32000, 100352, 262144)
+        for k in (20, 64, 1024)
     },
     "vector-k": {
         (1, m, k) for m in (1 << 22, 1 << 25, 1 << 28) for k in (256, 2048, 8192, 32768)
@@ -38,15 +41,17 @@ GRIDS = {
 }
 
 
-def geo(v: List[float]) -> float:
+def geo(v: list[float]) -> float:
     return math.exp(sum(map(math.log, v)) / len(v))
 
 
-def load(args: argparse.Namespace) -> Tuple[Dict[Key, float], Dict[str, Dict[Key, float]]]:
-    ours: Dict[Key, float] = {}
-    peers: Dict[str, Dict[Key, float]] = {p: {} for p in PEERS}
+def load(
+    args: argparse.Namespace,
+) -> tuple[dict[Key, float], dict[str, dict[Key, float]]]:
+    ours: dict[Key, float] = {}
+    peers: dict[str, dict[Key, float]] = {p: {} for p in PEERS}
     for path in args.split:
-        doc = json.load(open(path))
+        doc = json.loads(Path(path).read_text())
         dtype = doc["environment"].get("dtype", "f32")
         for c in doc["cases"]:
             key = (dtype, c["n"], c["m"], c["k"])
@@ -54,14 +59,14 @@ def load(args: argparse.Namespace) -> Tuple[Dict[Key, float], Dict[str, Dict[Key
                 ours[key] = c["rtopk_ms"]
                 peers["torch"][key] = c["torch_ms"]
     for path in args.rtopk:
-        text = open(path).read()
+        text = Path(path).read_text()
         if not text.strip():
             continue  # a run that timed out before printing
         for r in json.loads(text):
             if not r["sorted"] and r["max_iter"] is None and r.get("recall") is None:
                 ours[("f32", r["n"], r["m"], r["k"])] = r["median_ms"]
     for path in args.peers:
-        for line in open(path):
+        for line in Path(path).read_text().splitlines():
             p = json.loads(line)
             if "median_ms" in p and p["peer"] in peers and p.get("check", "ok") == "ok":
                 key = (p.get("dtype", "f32"), p["n"], p["m"], p["k"])
@@ -75,7 +80,9 @@ def main() -> int:
     ap.add_argument("--split", nargs="*", default=[])
     ap.add_argument("--peers", nargs="*", default=[])
     ours, peers = load(ap.parse_args())
-    print("| grid | dtype | cells | best peer / rtopk (geo. mean) | worst cell | cells lost | torch / rtopk |")
+    print(
+        "| grid | dtype | cells | best peer / rtopk (geo. mean) | worst cell | cells lost | torch / rtopk |"
+    )
     print("|---|---|---|---|---|---|---|")
     lines = []
     for grid, shapes in GRIDS.items():
@@ -84,7 +91,9 @@ def main() -> int:
             ratios, lost, vs_torch = [], 0, []
             worst = (math.inf, None)
             for key in cells:
-                others = {p: t[key] for p, t in peers.items() if key in t and p != "torch"}
+                others = {
+                    p: t[key] for p, t in peers.items() if key in t and p != "torch"
+                }
                 if key in peers["torch"]:
                     vs_torch.append(peers["torch"][key] / ours[key])
                 best = min(others.items(), key=lambda kv: kv[1]) if others else None
@@ -110,8 +119,11 @@ def main() -> int:
                 f"{geo(vs_torch) if vs_torch else math.nan:.2f} |"
             )
     print()
-    print("| grid | dtype | N | M | k | rtopk ms | " + " | ".join(f"{p} ms" for p in PEERS)
-          + " | best peer | best peer / rtopk |")
+    print(
+        "| grid | dtype | N | M | k | rtopk ms | "
+        + " | ".join(f"{p} ms" for p in PEERS)
+        + " | best peer | best peer / rtopk |"
+    )
     print("|---|---|---|---|---|---|" + "---|" * len(PEERS) + "---|---|")
     print("\n".join(lines))
     return 0

@@ -257,7 +257,12 @@ pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Resul
     };
     let mut plan = match lanes {
         Some(lanes) => warp_rows(n, m, k, lanes, elem, exact, strategy)?,
-        None => block_rows(n, m, k, exact, limits)?,
+        // A recall target keeps block rows whole: on the device, rows that narrowed on a block
+        // and went on over their candidates fell below the target in a GPU test whose CPU and
+        // simulator runs met it (results/cuda/2026-11-28-recall-h200/record.md; not yet
+        // understood), while the block rows that do not narrow and the warp rows that do
+        // matched bisect there.
+        None => block_rows(n, m, k, exact && bisect.recall.is_none(), limits)?,
     };
     if sorted && k > 1 {
         let sort = sort_plan(n, m, k)?;
@@ -737,6 +742,18 @@ mod tests {
         let none = DeviceLimits { sm_count: 1, shared_optin_bytes: 1000 };
         let p = plan(&launch(10, 100_000, 64), &none, Strategy::Auto).unwrap();
         assert_eq!((p.cached_keys, p.dynamic_shared), (0, 0));
+    }
+
+    #[test]
+    fn a_recall_target_keeps_block_rows_whole_and_narrows_warp_rows() {
+        let recall = Bisect::with_recall(0.8).unwrap();
+        let block =
+            |bisect| plan(&Launch { bisect, ..launch(12, 5000, 100) }, &H100, Strategy::Auto);
+        assert!(block(Bisect::exact()).unwrap().narrows);
+        let whole = block(recall).unwrap();
+        assert!(!whole.narrows && whole.unit.family() == Family::BlockRows);
+        let warp = plan(&Launch { bisect: recall, ..launch(4096, 700, 20) }, &H100, Strategy::Auto);
+        assert!(warp.unwrap().narrows);
     }
 
     #[test]

@@ -181,8 +181,7 @@ fn splits(launch: &Launch, limits: &DeviceLimits, counts: bool) -> bool {
 pub fn chunk_width(m: usize, k: usize) -> Option<usize> {
     let least = k.checked_mul(MIN_CHUNK_PER_K)?;
     let widest = MAX_CHUNK.max(least.checked_next_power_of_two()?);
-    let mut c =
-        k.checked_mul(CHUNK_PER_K)?.clamp(MIN_CHUNK, widest).checked_next_power_of_two()?;
+    let mut c = k.checked_mul(CHUNK_PER_K)?.clamp(MIN_CHUNK, widest).checked_next_power_of_two()?;
     while c > m / 4 && c / 2 >= least.max(MIN_CHUNK) {
         c /= 2;
     }
