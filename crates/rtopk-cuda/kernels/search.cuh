@@ -55,9 +55,9 @@ __device__ __forceinline__ bool recall_met(const Search& s, u32 k) {
 // VALUE_PHASE_LIMIT steps). PLAIN, where eps == 0 and |lo|, |hi| <= FLT_MAX / 2 (almost every
 // row), leaves out two tests that cannot fire there: the precision test (hi > lo throughout,
 // so hi - lo > 0 = eps) and midpoint's overflow guard (lo + hi is finite). The bracket moves
-// without the three-way update's counts (cut_of counts at hi at the end if a row ends without a hit; no row of
-// continuous data does), but for RECALL (a recall target), which keeps both for the recall rule
-// and tests it before each threshold.
+// without the three-way update's counts (cut_of counts at hi at the end if a row ends without
+// a hit; no row of continuous data does), but for RECALL (a recall target), which keeps both
+// for the recall rule and tests it before each threshold.
 template <bool PLAIN, bool RECALL, class Row>
 __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
     float lo = s.lo, hi = s.hi;
