@@ -139,8 +139,8 @@ __device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Par
 
 template <class Row>
 __device__ Search search_early_stopping(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
-    Search s = {lo_key, hi_key, 0u, 0, EXIT_MAX_ITER, (u32)p.max_iter, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
-                -1};
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_MAX_ITER, (u32)p.max_iter, 0.0f, 0.0f, 0.0f,
+                VALUE_NONE, row.m, -1};
     float lo = ordered_value_of_own_key(lo_key), hi = ordered_value_of_own_key(hi_key);
     int finite = isfinite(lo) && isfinite(hi);
     for (int iter = 0; iter < p.max_iter; ++iter) {
@@ -259,8 +259,8 @@ __device__ Search search_hinted(const Row& row, u32 lo_key, u32 hi_key, const Pa
 }
 
 // The search of row row_id: with HINTS (the ragged units), search_hinted where the launch
-// gives hints and the search is exact (Algorithm 2, a precision and a recall target ignore them, as bisect
-// does); otherwise search_threshold, the plain units' own code.
+// gives hints and the search is exact (Algorithm 2, a precision and a recall target ignore
+// them, as bisect does); otherwise search_threshold, the plain units' own code.
 template <bool HINTS, class Row>
 __device__ __forceinline__ Search search_of(const Row& row, u32 lo_key, u32 hi_key, const Params& p,
                                             u64 row_id) {
