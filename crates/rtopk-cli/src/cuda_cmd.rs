@@ -143,12 +143,9 @@ fn refused_cli(e: CliError) -> CliError {
     }
 }
 
+/// The door's check of a recall target (`rtopk::Recall`), as clap's value parser.
 fn parse_recall(s: &str) -> Result<f32, String> {
-    let r: f32 = s.trim().parse().map_err(|_| format!("not a number: '{s}'"))?;
-    match rtopk::Bisect::with_recall(r) {
-        Ok(_) => Ok(r),
-        Err(e) => Err(e.to_string()),
-    }
+    s.parse::<rtopk::Recall>().map(rtopk::Recall::get).map_err(|e| e.to_string())
 }
 
 fn parse_family(s: &str) -> Result<Family, String> {

@@ -46,10 +46,7 @@ impl FromStr for Precision {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let text = s.trim();
-        let value: f64 =
-            text.parse().map_err(|_| Error::BadPrecision { given: text.to_string() })?;
-        Self::checked(value, || text.to_string())
+        parsed(s, |given| Error::BadPrecision { given }, |v, text| Self::checked(v, || text.into()))
     }
 }
 
@@ -95,9 +92,7 @@ impl FromStr for Recall {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let text = s.trim();
-        let value: f64 = text.parse().map_err(|_| Error::BadRecall { given: text.to_string() })?;
-        Self::checked(value, || text.to_string())
+        parsed(s, |given| Error::BadRecall { given }, |v, text| Self::checked(v, || text.into()))
     }
 }
 
@@ -105,6 +100,18 @@ impl fmt::Display for Recall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
     }
+}
+
+/// A parameter parsed from the text `s` the caller typed: `checked` takes the number and the
+/// text a refusal quotes; text that is not a number is refused with `bad` quoting it.
+fn parsed<T>(
+    s: &str,
+    bad: impl Fn(String) -> Error,
+    checked: impl FnOnce(f64, &str) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let text = s.trim();
+    let value: f64 = text.parse().map_err(|_| bad(text.to_string()))?;
+    checked(value, text)
 }
 
 /// A float as a person would type it: plain for everyday magnitudes, with an exponent for very
