@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rtopk_plan::{DeviceLimits, ElemType, Launch, Program, Ragged, Strategy};
-use topk_ref::{EpsilonMode, Mode};
+use topk_ref::{Bisect, EpsilonMode, Mode};
 
 use crate::CudaError;
 
@@ -15,6 +15,8 @@ use crate::CudaError;
 const MOST: usize = 4096;
 
 /// Everything a program is a function of, besides the device's limits (fixed per device).
+/// [`Key::of`] destructures [`Launch`] and [`Bisect`] whole, so a field added to either cannot be
+/// left out of the key (a program planned for one recall target must not serve another).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Key {
     n: usize,
@@ -26,6 +28,7 @@ struct Key {
     precision: u32,
     relative: bool,
     max_iter: Option<u32>,
+    recall: Option<u32>,
     strategy: Strategy,
     counts: bool,
     ragged: Ragged,
@@ -33,17 +36,19 @@ struct Key {
 
 impl Key {
     fn of(launch: &Launch, strategy: Strategy, counts: bool, ragged: Ragged) -> Self {
-        let b = &launch.bisect;
+        let Launch { n, m, k, mode, bisect, sorted, elem } = *launch;
+        let Bisect { precision, epsilon_mode, max_iter, recall } = bisect;
         Key {
-            n: launch.n,
-            m: launch.m,
-            k: launch.k,
-            largest: launch.mode == Mode::Largest,
-            sorted: launch.sorted,
-            elem: launch.elem,
-            precision: b.precision.to_bits(),
-            relative: b.epsilon_mode == EpsilonMode::RelativeToMax,
-            max_iter: b.max_iter,
+            n,
+            m,
+            k,
+            largest: mode == Mode::Largest,
+            sorted,
+            elem,
+            precision: precision.to_bits(),
+            relative: epsilon_mode == EpsilonMode::RelativeToMax,
+            max_iter,
+            recall: recall.map(f32::to_bits),
             strategy,
             counts,
             ragged,
@@ -89,8 +94,6 @@ impl Programs {
 
 #[cfg(test)]
 mod tests {
-    use topk_ref::Bisect;
-
     use super::*;
 
     #[test]
@@ -121,5 +124,33 @@ mod tests {
         assert_eq!(c.launch.k, 49);
         let bad = Launch { k: 200_000, ..launch };
         assert!(programs.get(&limits, &bad, Strategy::Auto, false, none).is_err());
+    }
+
+    #[test]
+    fn every_search_option_is_another_program() {
+        let limits = DeviceLimits::preset("h100").unwrap();
+        let launch = |bisect| Launch {
+            n: 12,
+            m: 5000,
+            k: 100,
+            mode: Mode::Largest,
+            bisect,
+            sorted: false,
+            elem: ElemType::F32,
+        };
+        let programs = Programs::default();
+        let none = Ragged::default();
+        let searches = [
+            Bisect::exact(),
+            Bisect::with_recall(0.5).unwrap(),
+            Bisect::with_recall(0.8).unwrap(),
+            Bisect::early_stopping(3),
+            Bisect::with_precision(1e-3).unwrap(),
+        ];
+        // asked in turn, each launch gets the program of its own search, never another's
+        for bisect in searches {
+            let p = programs.get(&limits, &launch(bisect), Strategy::Auto, false, none).unwrap();
+            assert_eq!(p.launch.bisect, bisect);
+        }
     }
 }

@@ -110,3 +110,65 @@ fn raw_launches_on_a_callers_stream_write_indices_at_either_width() {
         }
     }
 }
+
+/// One device asked the same shapes with every search in turn (exact, recall targets, early
+/// stopping): each launch runs its own search — the device's planned programs are kept per
+/// launch, search options included — with `bisect`'s indices, value bits and iteration counts.
+/// The shapes narrow on warp rows and on block rows, and keep block rows whole.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_same_shape_with_another_search_runs_that_search() {
+    let gpu = shared_device(0).expect("a CUDA device");
+    let stream = gpu.context().new_stream().expect("a stream of the device's context");
+    let searches = [
+        Bisect::exact(),
+        Bisect::with_recall(0.5).unwrap(),
+        Bisect::with_recall(0.8).unwrap(),
+        Bisect::with_recall(0.95).unwrap(),
+        Bisect::early_stopping(3),
+        Bisect::with_recall(0.8).unwrap(),
+    ];
+    for (n, m, k) in [(64, 700, 20), (12, 5000, 100), (12, 5000, 400), (8, 20_000, 100)] {
+        for family in ["normal", "ties"] {
+            let x = matrix(n, m, family, (n + m + k) as u64);
+            let host: Vec<f32> = x.iter().copied().collect();
+            let xd = stream.clone_htod(&host).unwrap();
+            let mut values = stream.alloc_zeros::<f32>(n * k).unwrap();
+            let mut indices = stream.alloc_zeros::<i64>(n * k).unwrap();
+            let mut iterations = stream.alloc_zeros::<u32>(n).unwrap();
+            for bisect in searches {
+                let opts = Options { mode: Mode::Largest, sorted: false };
+                let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
+                let launch =
+                    Launch { n, m, k, mode: opts.mode, bisect, sorted: false, elem: ElemType::F32 };
+                let raw = {
+                    let (x, _a) = xd.device_ptr(&stream);
+                    let (values, _b) = values.device_ptr_mut(&stream);
+                    let (indices, _c) = indices.device_ptr_mut(&stream);
+                    let (iterations, _d) = iterations.device_ptr_mut(&stream);
+                    RawBuffers { x, values, indices, iterations, ..RawBuffers::default() }
+                };
+                let types = DataTypes { index: IndexType::I64, ..DataTypes::F32 };
+                // SAFETY: the buffers above belong to this device, hold n*m, n*k, n*k int64 and
+                // n elements, and live until the stream is synchronised below; the stream is
+                // one of the device's context.
+                unsafe { gpu.select_raw(&launch, types, raw, stream.cu_stream() as u64) }.unwrap();
+                stream.synchronize().unwrap();
+                let case = format!("n={n} m={m} k={k} {family} {bisect:?}");
+                let got_idx = stream.clone_dtoh(&indices).unwrap();
+                let want_idx: Vec<i64> = want.indices.iter().map(|&i| i64::from(i)).collect();
+                assert_eq!(got_idx, want_idx, "indices: {case}");
+                let got_bits: Vec<u32> =
+                    stream.clone_dtoh(&values).unwrap().iter().map(|v| v.to_bits()).collect();
+                let want_bits: Vec<u32> = want.values.iter().map(|v| v.to_bits()).collect();
+                assert_eq!(got_bits, want_bits, "values: {case}");
+                let got_it = stream.clone_dtoh(&iterations).unwrap();
+                assert_eq!(
+                    got_it,
+                    want.iterations.as_ref().unwrap().to_vec(),
+                    "iterations: {case}"
+                );
+            }
+        }
+    }
+}

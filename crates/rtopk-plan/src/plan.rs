@@ -257,12 +257,7 @@ pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Resul
     };
     let mut plan = match lanes {
         Some(lanes) => warp_rows(n, m, k, lanes, elem, exact, strategy)?,
-        // A recall target keeps block rows whole: on the device, rows that narrowed on a block
-        // and went on over their candidates fell below the target in a GPU test whose CPU and
-        // simulator runs met it (results/cuda/2026-11-28-recall-h200/record.md; not yet
-        // understood), while the block rows that do not narrow and the warp rows that do
-        // matched bisect there.
-        None => block_rows(n, m, k, exact && bisect.recall.is_none(), limits)?,
+        None => block_rows(n, m, k, exact, limits)?,
     };
     if sorted && k > 1 {
         let sort = sort_plan(n, m, k)?;
@@ -745,13 +740,14 @@ mod tests {
     }
 
     #[test]
-    fn a_recall_target_keeps_block_rows_whole_and_narrows_warp_rows() {
+    fn a_recall_target_narrows_as_exact_mode_does() {
         let recall = Bisect::with_recall(0.8).unwrap();
         let block =
             |bisect| plan(&Launch { bisect, ..launch(12, 5000, 100) }, &H100, Strategy::Auto);
         assert!(block(Bisect::exact()).unwrap().narrows);
-        let whole = block(recall).unwrap();
-        assert!(!whole.narrows && whole.unit.family() == Family::BlockRows);
+        let narrowed = block(recall).unwrap();
+        assert!(narrowed.narrows && narrowed.unit.family() == Family::BlockRowsNarrow);
+        assert!(!block(Bisect::early_stopping(4)).unwrap().narrows);
         let warp = plan(&Launch { bisect: recall, ..launch(4096, 700, 20) }, &H100, Strategy::Auto);
         assert!(warp.unwrap().narrows);
     }

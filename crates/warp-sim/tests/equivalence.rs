@@ -279,10 +279,9 @@ fn rows_in_the_narrowing_range_narrow_and_still_equal_bisect() {
         (8193, 64, Bisect::exact(), None),
         (5001, 512, Bisect::exact(), None),
         (5001, 64, Bisect::early_stopping(4), None),
-        // a recall target narrows warp rows as exact mode does (and stops in the candidates);
-        // it keeps block rows whole
+        // a recall target narrows as exact mode does (and stops in the candidates)
         (700, 20, Bisect::with_recall(0.8).unwrap(), Some(128)),
-        (5001, 400, Bisect::with_recall(0.9).unwrap(), None),
+        (5001, 400, Bisect::with_recall(0.9).unwrap(), Some(512)),
     ];
     for (m, k, b, cap) in cases {
         let narrows = cap.is_some();

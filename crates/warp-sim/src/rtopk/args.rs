@@ -51,10 +51,8 @@ impl KernelArgs {
             return None;
         }
         let warp_row = (NARROW_MIN_M..=NARROW_MAX_M).contains(&self.m) && self.k < CAND_CAP;
-        // a recall target keeps block rows whole (rtopk-plan's `plan`)
-        let block_row = (BLOCK_NARROW_MIN_M..=BLOCK_NARROW_MAX_M).contains(&self.m)
-            && self.k < BLOCK_CAND_CAP
-            && self.bisect.recall.is_none();
+        let block_row =
+            (BLOCK_NARROW_MIN_M..=BLOCK_NARROW_MAX_M).contains(&self.m) && self.k < BLOCK_CAND_CAP;
         if warp_row {
             Some(CAND_CAP)
         } else if block_row {
