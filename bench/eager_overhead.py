@@ -82,6 +82,9 @@ def main() -> None:
             row["torch.topk sorted=False"] = host_us(
                 lambda: torch.topk(x, k, sorted=False), args.calls, args.batch
             )
+            row["rtopk.topk sorted=False"] = host_us(
+                lambda: rtopk.topk(x, k, sorted=False), args.calls, args.batch
+            )
             try:
                 row["components"] = components(x, k, args.calls, args.batch)
             except Exception as e:  # an older build without one of the internals

@@ -22,7 +22,7 @@ use crate::kernels::{BLOCK_STATIC_SHARED, ElemType, Family, IndexType, Unit};
 use crate::plan::{Launch, Plan, Route, Strategy, plan, route};
 use crate::{CudaError, CudaTopK};
 use rtopk_plan::program::{
-    BufferId, Content, Grid, INDICES, INPUT, Kernel, Program, Ragged, Region, RowArgs, VALUES,
+    BufferId, Content, Grid, INDICES, INPUT, Kernel, Program, Ragged, Region, RowArgs, Step, VALUES,
 };
 
 /// The arguments of every top-k entry point: `struct Params` of `kernels/common.cuh`, field
@@ -778,9 +778,44 @@ impl CudaTopK {
         bufs: RawBuffers,
         stream: u64,
     ) -> Result<(), CudaError> {
+        let program = self.raw_program(launch, types, bufs)?;
+        // SAFETY: the caller's buffers and stream, of the sizes this function's contract states.
+        unsafe { self.run_program(&program, types, bufs, raw_stream(stream)) }
+    }
+
+    /// [`CudaTopK::select_raw`] where every kernel unit of the launch's program is loaded:
+    /// queues it and returns `true`; otherwise queues nothing and returns `false` (then
+    /// [`CudaTopK::prepare`] the [`CudaTopK::raw_units`], or call `select_raw`, which builds
+    /// them). One lookup of the program serves both the check and the launch: an eager loop
+    /// pays for it once per call.
+    ///
+    /// # Safety
+    /// As [`CudaTopK::select_raw`].
+    pub unsafe fn select_raw_loaded(
+        &self,
+        launch: &Launch,
+        types: DataTypes,
+        bufs: RawBuffers,
+        stream: u64,
+    ) -> Result<bool, CudaError> {
+        let program = self.raw_program(launch, types, bufs)?;
+        let loaded = |s: &Step| self.slots[types.unit(s.unit).index()].loaded.get().is_some();
+        if !program.steps.iter().all(loaded) {
+            return Ok(false);
+        }
+        // SAFETY: the caller's buffers and stream, under this function's contract.
+        unsafe { self.run_program(&program, types, bufs, raw_stream(stream)) }?;
+        Ok(true)
+    }
+
+    /// The program a raw launch on `bufs` runs: counts and per-row arrays where given.
+    fn raw_program(
+        &self,
+        launch: &Launch,
+        types: DataTypes,
+        bufs: RawBuffers,
+    ) -> Result<Arc<Program>, CudaError> {
         self.check_types(launch, types.elem)?;
-        // A handle a framework gave as an integer: its provenance is the driver's.
-        let stream: sys::CUstream = std::ptr::with_exposed_provenance_mut(stream as usize);
         let ragged = Ragged {
             lengths: bufs.lengths != 0,
             k_per_row: bufs.k_per_row != 0,
@@ -788,9 +823,7 @@ impl CudaTopK {
             threshold: bufs.threshold != 0,
         };
         let counts = bufs.iterations != 0;
-        let program = self.programs.get(&self.limits, launch, Strategy::Auto, counts, ragged)?;
-        // SAFETY: the caller's buffers, of the sizes this function's contract states.
-        unsafe { self.run_program(&program, types, bufs, stream) }
+        self.programs.get(&self.limits, launch, Strategy::Auto, counts, ragged)
     }
 
     /// Queues `program` on `stream`: each step in order, through [`CudaTopK::launch`], with
@@ -1130,6 +1163,11 @@ fn check_buffers(
         Some(it) => need("the iterations output", it, l.n),
         None => Ok(()),
     }
+}
+
+/// A stream handle a framework gave as an integer: its provenance is the driver's.
+fn raw_stream(stream: u64) -> sys::CUstream {
+    std::ptr::with_exposed_provenance_mut(stream as usize)
 }
 
 #[cfg(test)]

@@ -57,23 +57,26 @@ pub(crate) fn cuda_launch(
         }
         let shape = Shape { n, m, dtype: request.dtype };
         let ptrs = Pointers { x, values, indices, iterations, lengths, k_per_row, hint, threshold };
-        // refused as such before any device is opened
-        engine::gpu_check(r, shape, ptrs).map_err(to_py)?;
-        if !engine::gpu_is_ready(r, shape).map_err(to_py)? {
-            // the first launch of these kernels on this device builds them (NVRTC, about a
-            // second): other Python threads run meanwhile
-            detached(py, || engine::gpu_prepare(r, shape))?;
-        }
         // SAFETY: rtopk.ops passes the addresses of contiguous torch tensors it allocated on
         // the request's device (n*m and n*K of the request's dtype, n*K indices of its index
         // type, n int32 counts, n int32 lengths and k, n float32 hints and thresholds, or 0
         // where the call has none), held alive by the caller while torch's stream `stream` of
         // that device — whose context is the device's primary context, torch's and the
         // library's — runs the queued work; the caching allocator does not reuse them before
-        // that work ends.
+        // that work ends. A bad call is refused before any device is opened.
+        #[allow(unsafe_code)]
+        let queued =
+            unsafe { engine::gpu_queue_if_ready(r, shape, ptrs, stream) }.map_err(to_py)?;
+        if queued {
+            // queued, not run: attached, a launch costs less than releasing the interpreter
+            return Ok(());
+        }
+        // the first launch of these kernels on this device builds them (NVRTC, about a
+        // second): other Python threads run meanwhile
+        detached(py, || engine::gpu_prepare(r, shape))?;
+        // SAFETY: as above.
         #[allow(unsafe_code)]
         let queued = unsafe { engine::gpu_queue(r, shape, ptrs, stream) };
-        // queued, not run: attached, a launch costs less than releasing the interpreter would
         queued.map_err(to_py)
     })
 }

@@ -133,16 +133,6 @@ impl From<Pointers> for RawBuffers {
     }
 }
 
-/// Every check of a raw launch that needs no device (the request, the rows, the buffers).
-pub(crate) fn gpu_check(request: &Request, shape: Shape, ptrs: Pointers) -> Result<(), Error> {
-    rtopk::cuda::check_raw(request, shape, ptrs.into())
-}
-
-/// `true` when the kernels of `request` on `shape` are loaded (launching builds nothing).
-pub(crate) fn gpu_is_ready(request: &Request, shape: Shape) -> Result<bool, Error> {
-    rtopk::cuda::is_ready(request, shape)
-}
-
 /// Builds and loads the kernels of `request` on `shape` (NVRTC, about a second the first
 /// time on a device).
 pub(crate) fn gpu_prepare(request: &Request, shape: Shape) -> Result<(), Error> {
@@ -170,6 +160,22 @@ pub(crate) unsafe fn gpu_queue(
 ) -> Result<(), Error> {
     // SAFETY: this function's own contract, passed on unchanged.
     unsafe { rtopk::cuda::select_raw(request, shape, ptrs.into(), stream) }
+}
+
+/// [`gpu_queue`] where the kernels are loaded (`true`); `false`, queueing nothing, where they
+/// are not ([`gpu_prepare`] first).
+///
+/// # Safety
+/// As [`gpu_queue`].
+#[allow(unsafe_code)]
+pub(crate) unsafe fn gpu_queue_if_ready(
+    request: &Request,
+    shape: Shape,
+    ptrs: Pointers,
+    stream: u64,
+) -> Result<bool, Error> {
+    // SAFETY: this function's own contract, passed on unchanged.
+    unsafe { rtopk::cuda::select_raw_if_ready(request, shape, ptrs.into(), stream) }
 }
 
 /// `true` when the CUDA driver and NVRTC libraries load (a GPU may still be absent).

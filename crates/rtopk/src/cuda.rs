@@ -194,6 +194,27 @@ pub unsafe fn select_raw(
     Ok(())
 }
 
+/// [`select_raw`] where the kernels it launches are built and loaded: queues the work and
+/// returns `true`; otherwise queues nothing and returns `false` ([`prepare`], then call again).
+/// Every check is [`select_raw`]'s, made once: an eager face's loop pays for one lookup of the
+/// launch's program per call instead of one for [`is_ready`] and one for the launch.
+///
+/// # Safety
+/// As [`select_raw`].
+#[allow(unsafe_code)]
+pub unsafe fn select_raw_if_ready(
+    request: &Request,
+    shape: Shape,
+    bufs: RawBuffers,
+    stream: u64,
+) -> Result<bool, Error> {
+    let (launch, types) = checked_launch(request, shape, bufs)?;
+    let gpu = shared_device(request.place().ordinal())?;
+    // SAFETY: the caller's buffers and stream, under this function's contract, which is
+    // `CudaTopK::select_raw`'s; the launch was checked against the request above.
+    Ok(unsafe { gpu.select_raw_loaded(&launch, types, bufs, stream) }?)
+}
+
 /// Every check [`select_raw`] makes of `request`, `shape` and `bufs` before it touches a
 /// device (the request against the rows, the outputs and per-row arrays it needs, no null
 /// buffer where something is written): a face calls it first so that a bad call is refused

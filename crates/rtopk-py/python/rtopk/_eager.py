@@ -67,12 +67,15 @@ def topk_cuda(x: Any, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tenso
     if k < 0 or k > m or m == 0:
         return None
     device = x.get_device()
-    request = _request(k, largest, sorted, x, device)
-    if request is None:
-        return None
+    request = _REQUESTS.get((k, largest, sorted, x.dtype, device))
+    if request is None or type(largest) is not bool or type(sorted) is not bool:
+        request = _request(k, largest, sorted, x, device)
+        if request is None:
+            return None
     out_shape = (*shape[:-1], k)
     values = x.new_empty(out_shape)
     indices = x.new_empty(out_shape, dtype=_int64)
     pointers = (x.data_ptr(), values.data_ptr(), indices.data_ptr(), 0, 0, 0, 0, 0)
-    _native.cuda_launch(request, x.numel() // m, m, pointers, _stream(device))
+    stream = _raw_stream(device) if _raw_stream is not None else _stream(device)
+    _native.cuda_launch(request, x.numel() // m, m, pointers, stream)
     return values, indices
