@@ -1,13 +1,17 @@
 """rtopk.distributed on the CPU with the gloo backend, 2–4 processes: every result equals
 rtopk.topk on the gathered input (value bits and indices), on hostile rows and uneven shards,
-in every mode; ranks that disagree raise ValueError on every rank. Skipped visibly where torch
-(or torch.distributed) is absent, as in CI."""
+in every mode, with the agreement remembered (check="once") or run on every call ("always");
+ranks that disagree raise ValueError on every rank; a remembered request runs one collective
+and reads nothing on the host. Skipped visibly where torch (or torch.distributed) is absent, as
+in CI."""
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
-from typing import Any, Callable, List, Tuple
+from contextlib import contextmanager
+from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 import numpy as np
 import pytest
@@ -44,7 +48,7 @@ def _cuts(total: int, world: int, seed: int) -> List[Tuple[int, int]]:
     return [(bounds[r], bounds[r + 1]) for r in range(world)]
 
 
-def _split_rows_cases(rank: int, world: int, device: str = "cpu") -> None:
+def _split_rows_cases(rank: int, world: int, device: str = "cpu", check: str = "once") -> None:
     n, m = 6, 301
     for family in ("hostile", "ties", "nan-heavy", "subnormal"):
         full = torch.from_numpy(hostile_matrix(n, m, family, seed=17)).to(device)
@@ -54,17 +58,22 @@ def _split_rows_cases(rank: int, world: int, device: str = "cpu") -> None:
                 for largest in (True, False):
                     for sorted_ in (False, True):
                         what = f"{family} trial {trial} k={k} largest={largest} sorted={sorted_}"
-                        got = rd.topk_split_rows(full[:, lo:hi], k, -1, largest, sorted_)
                         want = rtopk.topk(full, k, -1, largest, sorted_)
-                        _same(got.values, want.values, "values " + what)
-                        _same(got.indices, want.indices, "indices " + what)
+                        # the first call agrees; with "once" the second is remembered
+                        for call in ("first", "second"):
+                            got = rd.topk_split_rows(
+                                full[:, lo:hi], k, -1, largest, sorted_, check=check
+                            )
+                            _same(got.values, want.values, f"{call} values {what}")
+                            _same(got.indices, want.indices, f"{call} indices {what}")
         # the row split along dim 0 of the transposed matrix, int32 indices
         lo, hi = _cuts(m, world, seed=99)[rank]
         t = full.t().contiguous()
-        got = rd.topk_split_rows(t[lo:hi], 9, 0, indices_dtype=torch.int32)
         want = rtopk.topk(t, 9, 0, indices_dtype=torch.int32)
-        _same(got.values, want.values, "dim 0 values")
-        _same(got.indices, want.indices, "dim 0 indices")
+        for _ in range(2):
+            got = rd.topk_split_rows(t[lo:hi], 9, 0, indices_dtype=torch.int32, check=check)
+            _same(got.values, want.values, "dim 0 values")
+            _same(got.indices, want.indices, "dim 0 indices")
 
 
 def _split_rows16_cases(rank: int, world: int) -> None:
@@ -76,43 +85,209 @@ def _split_rows16_cases(rank: int, world: int) -> None:
         lo, hi = _cuts(203, world, seed=7)[rank]
         for k, largest, sorted_ in ((1, True, False), (40, False, True), (203, True, True)):
             what = f"{dt} k={k} largest={largest} sorted={sorted_}"
-            got = rd.topk_split_rows(full[:, lo:hi], k, -1, largest, sorted_)
             want = rtopk.topk(full, k, -1, largest, sorted_)
-            assert got.values.dtype == dt, what
-            _same(got.values, want.values, "values " + what)
-            _same(got.indices, want.indices, "indices " + what)
+            for _ in range(2):
+                got = rd.topk_split_rows(full[:, lo:hi], k, -1, largest, sorted_)
+                assert got.values.dtype == dt, what
+                _same(got.values, want.values, "values " + what)
+                _same(got.indices, want.indices, "indices " + what)
 
 
 def _sharded_rows_cases(rank: int, world: int) -> None:
     n, m = 37, 130
     full = torch.from_numpy(hostile_matrix(n, m, "hostile", seed=5))
     lo, hi = _cuts(n, world, seed=3)[rank]
-    for k, largest, sorted_ in ((0, True, False), (7, True, True), (130, False, False)):
-        got = rd.topk_sharded_rows(full[lo:hi], k, -1, largest, sorted_, gather_to=world - 1)
-        mine = rtopk.topk(full[lo:hi], k, -1, largest, sorted_)
-        _same(got.values, mine.values, f"local values k={k}")
-        _same(got.indices, mine.indices, f"local indices k={k}")
-        if rank == world - 1:
-            every = rtopk.topk(full, k, -1, largest, sorted_)
-            _same(got.all_values, every.values, f"gathered values k={k}")
-            _same(got.all_indices, every.indices, f"gathered indices k={k}")
-        else:
-            assert got.all_values is None and got.all_indices is None
+    cases = ((0, True, False, None), (7, True, True, None), (130, False, False, None))
+    cases += ((5, True, False, torch.int32), (1, False, True, None))
+    for k, largest, sorted_, index_dtype in cases:
+        options = {} if index_dtype is None else {"indices_dtype": index_dtype}
+        mine = rtopk.topk(full[lo:hi], k, -1, largest, sorted_, **options)
+        every = rtopk.topk(full, k, -1, largest, sorted_, **options)
+        for check in ("always", "once", "once"):
+            got = rd.topk_sharded_rows(
+                full[lo:hi], k, -1, largest, sorted_, gather_to=world - 1, check=check, **options
+            )
+            _same(got.values, mine.values, f"local values k={k}")
+            _same(got.indices, mine.indices, f"local indices k={k}")
+            if rank == world - 1:
+                _same(got.all_values, every.values, f"gathered values k={k}")
+                _same(got.all_indices, every.indices, f"gathered indices k={k}")
+            else:
+                assert got.all_values is None and got.all_indices is None
     alone = rd.topk_sharded_rows(full[lo:hi], 3)
     assert alone.all_values is None
 
 
-def _disagreement_cases(rank: int, world: int) -> None:
+def _disagreement_cases(rank: int, world: int, check: str) -> None:
     x = torch.randn(4, 50)
     with pytest.raises(ValueError, match="ranks disagree"):
-        rd.topk_split_rows(x, 3 + rank, -1)  # k differs
+        rd.topk_split_rows(x, 3 + rank, -1, check=check)  # k differs
     with pytest.raises(ValueError, match="ranks disagree"):
-        rd.topk_sharded_rows(torch.randn(4, 50 + rank), 3)  # row widths differ
+        rd.topk_sharded_rows(torch.randn(4, 50 + rank), 3, check=check)  # row widths differ
     with pytest.raises(ValueError, match="ranks disagree"):
-        rd.topk_split_rows(x.to(torch.float16) if rank == 0 else x, 3)  # dtypes differ
+        # dtypes differ
+        rd.topk_split_rows(x.to(torch.float16) if rank == 0 else x, 3, check=check)
+    with pytest.raises(ValueError, match="ranks disagree"):
+        rd.topk_sharded_rows(x, 3, gather_to=rank, check=check)  # gather_to differs
+    with pytest.raises(ValueError, match="ranks disagree"):
+        # one rank calls the other function
+        if rank == 0:
+            rd.topk_split_rows(x, 3, check=check)
+        else:
+            rd.topk_sharded_rows(x, 3, check=check)
+    # a rank that refuses its own request raises its own error, the others name it
+    mine = (TypeError, "int32") if rank == 0 else (ValueError, "rank 0: refused")
+    with pytest.raises(mine[0], match=mine[1]):
+        rd.topk_split_rows(x.to(torch.int32) if rank == 0 else x, 3, check=check)
+    mine = (IndexError, "out of range") if rank == 1 else (ValueError, "rank 1: refused")
+    with pytest.raises(mine[0], match=mine[1]):
+        rd.topk_split_rows(x, 3, 5 if rank == 1 else -1, check=check)
+    with pytest.raises(ValueError, match="out of range for rows of"):
+        rd.topk_split_rows(x, 101, check=check)  # k above both shards together
     # after the refusals the group still works
-    got = rd.topk_split_rows(x, 2)
+    got = rd.topk_split_rows(x, 2, check=check)
     assert got.values.shape == (4, 2)
+
+
+def _always_cases(rank: int, world: int) -> None:
+    # check="always": an agreed request, then one rank alone changes k: every rank raises
+    x = torch.randn(3, 40)
+    for _ in range(2):
+        rd.topk_split_rows(x, 4, check="always")
+        rd.topk_sharded_rows(x, 4, gather_to=0, check="always")
+    with pytest.raises(ValueError, match="ranks disagree"):
+        rd.topk_split_rows(x, 4 + rank, check="always")
+    with pytest.raises(ValueError, match="ranks disagree"):
+        rd.topk_sharded_rows(x, 5 if rank == world - 1 else 4, gather_to=0, check="always")
+    with pytest.raises(ValueError, match="check must be"):
+        rd.topk_split_rows(x, 4, check="never")
+
+
+# torch.distributed's collectives, counted in the spawned ranks
+_COLLECTIVES = (
+    "all_gather",
+    "all_gather_into_tensor",
+    "all_gather_object",
+    "all_reduce",
+    "all_to_all",
+    "all_to_all_single",
+    "barrier",
+    "broadcast",
+    "broadcast_object_list",
+    "gather",
+    "gather_object",
+    "monitored_barrier",
+    "recv",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_tensor",
+    "scatter",
+    "send",
+)
+# Tensor methods that read a tensor's values on the host (a synchronisation on a GPU)
+_HOST_READS = ("tolist", "item", "cpu", "__bool__", "__int__", "__float__", "__index__")
+
+
+@contextmanager
+def _counted() -> Iterator[Dict[str, int]]:
+    """Counts the collectives and host reads of tensors made inside the block."""
+    counts: Dict[str, int] = {}
+    saved: List[Tuple[Any, str, Any]] = []
+
+    def wrap(owner: Any, name: str) -> None:
+        original = getattr(owner, name)
+
+        @functools.wraps(original)
+        def counting(*args: Any, **kwargs: Any) -> Any:
+            counts[name] = counts.get(name, 0) + 1
+            return original(*args, **kwargs)
+
+        saved.append((owner, name, original))
+        setattr(owner, name, counting)
+
+    for name in _COLLECTIVES:
+        if hasattr(dist, name):
+            wrap(dist, name)
+    for name in _HOST_READS:
+        wrap(torch.Tensor, name)
+    try:
+        yield counts
+    finally:
+        for owner, name, original in reversed(saved):
+            setattr(owner, name, original)
+
+
+def _collectives(counts: Dict[str, int]) -> int:
+    return sum(n for name, n in counts.items() if name in _COLLECTIVES)
+
+
+def _host_reads(counts: Dict[str, int]) -> int:
+    return sum(n for name, n in counts.items() if name in _HOST_READS)
+
+
+def _cached_path_cases(rank: int, world: int) -> None:
+    full = torch.from_numpy(hostile_matrix(3, 97, "hostile", seed=29))
+    # with 3 ranks rank 0 holds nothing; the next holds fewer than k, the last the rest
+    bounds = [0, 4, 97] if world == 2 else [0, 0, 4, 97]
+    shard = full[:, bounds[rank] : bounds[rank + 1]]
+    want = rtopk.topk(full, 9, -1, True, True)
+    with _counted() as first:
+        got = rd.topk_split_rows(shard, 9)
+    with _counted() as second:
+        again = rd.topk_split_rows(shard, 9)
+    for g in (got, again):
+        _same(g.values, want.values, "values")
+        _same(g.indices, want.indices, "indices")
+    assert _collectives(first) >= 2, first  # the agreement (barrier, metadata) and the data
+    assert _collectives(second) == 1, second
+    assert second.get("all_gather_into_tensor") == 1, second
+    assert _host_reads(second) == 0, second
+    # an uncacheable option: the call agrees again, answer unchanged
+    with _counted() as fresh:
+        got = rd.topk_split_rows(shard, 9, check="always")
+    _same(got.indices, want.indices, "always")
+    assert _collectives(fresh) >= 2 and _host_reads(fresh) > 0, fresh
+    # k = 0: agreed once, then nothing travels
+    rd.topk_split_rows(shard, 0)
+    with _counted() as none:
+        got = rd.topk_split_rows(shard, 0)
+    assert got.values.shape == (3, 0) and got.indices.dtype == torch.int64
+    assert _collectives(none) == 0, none
+    # clear_cache: the next call agrees again
+    rd.clear_cache()
+    with _counted() as cleared:
+        rd.topk_split_rows(shard, 9)
+    assert _collectives(cleared) >= 2, cleared
+    # sharded rows: no communication without gather_to once agreed, even as the row count
+    # changes; one gather with it
+    rows = torch.from_numpy(hostile_matrix(8 + rank, 33, "ties", seed=rank))
+    rd.topk_sharded_rows(rows, 4)
+    with _counted() as alone:
+        for n in (8, 3, 0):
+            local = rd.topk_sharded_rows(rows[:n], 4)
+            _same(local.indices, rtopk.topk(rows[:n], 4).indices, "sharded local")
+    assert _collectives(alone) == 0, alone
+    rd.topk_sharded_rows(rows, 4, gather_to=0)
+    with _counted() as gathered:
+        got2 = rd.topk_sharded_rows(rows, 4, gather_to=0)
+    assert _collectives(gathered) == 1 and gathered.get("gather") == 1, gathered
+    assert _host_reads(gathered) == 0, gathered
+    if rank == 0:
+        assert got2.all_values.shape == (sum(8 + r for r in range(world)), 4)
+
+
+def _split_pays_case() -> None:
+    assert rd.SPLIT_PAYS_BYTES == 64 << 20
+    assert not rd.split_pays(0)
+    assert not rd.split_pays((64 << 20) - 1)
+    assert rd.split_pays(64 << 20)
+    assert rd.split_pays(1 << 40)
+    with pytest.raises(ValueError):
+        rd.split_pays(-1)
+    with pytest.raises(TypeError):
+        rd.split_pays(True)
+    with pytest.raises(TypeError):
+        rd.split_pays(1.5)  # type: ignore[arg-type]
 
 
 def _gpu_split_rows_cases(rank: int, world: int) -> None:
@@ -124,6 +299,9 @@ def _worker(rank: int, world: int, store: str, case: Callable[[int, int], None])
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
     try:
         case(rank, world)
+        # every rank out of its last collective before any tears the group down: gloo may
+        # abort a peer still finishing one
+        dist.barrier()
     finally:
         dist.destroy_process_group()
 
@@ -145,6 +323,10 @@ def test_split_rows_equal_one_device(world: int) -> None:
     _run(world, _split_rows_cases)
 
 
+def test_split_rows_agreeing_on_every_call_equal_one_device() -> None:
+    _run(3, functools.partial(_split_rows_cases, device="cpu", check="always"))
+
+
 def test_split_rows_of_16_bit_floats() -> None:
     _run(2, _split_rows16_cases)
 
@@ -154,8 +336,22 @@ def test_sharded_rows_select_locally_and_gather(world: int) -> None:
     _run(world, _sharded_rows_cases)
 
 
-def test_ranks_that_disagree_all_raise() -> None:
-    _run(2, _disagreement_cases)
+@pytest.mark.parametrize("check", ["once", "always"])
+def test_ranks_that_disagree_all_raise(check: str) -> None:
+    _run(2, functools.partial(_disagreement_cases, check=check))
+
+
+def test_check_always_catches_a_rank_that_changes_alone() -> None:
+    _run(2, _always_cases)
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_a_remembered_request_runs_one_collective_and_no_host_read(world: int) -> None:
+    _run(world, _cached_path_cases)
+
+
+def test_split_pays_from_64_mib_per_rank() -> None:
+    _split_pays_case()
 
 
 def test_without_a_process_group_it_says_so() -> None:

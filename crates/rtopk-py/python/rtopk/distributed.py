@@ -1,6 +1,6 @@
 """Top-k across processes through ``torch.distributed`` (NCCL between GPUs, gloo on CPUs).
 
-Two ways a workload outgrows one device, after Dr. Top-k (paper 004: each device selects
+Two ways a workload outgrows one device, after Dr. Top-k (paper 004, §5.4: each device selects
 locally, only the local winners travel):
 
 * :func:`topk_sharded_rows` — the *rows* are split across ranks (a MaxK-GNN layer over a graph
@@ -15,38 +15,101 @@ locally, only the local winners travel):
   concatenated in rank order are in global index order and a tie between them goes to the
   lower global index, exactly as on one device. Sorted and smallest modes follow.
 
-Both first all-gather a small metadata tensor (k, dtype, the shapes, the flags), so that ranks
-that disagree raise the same :class:`ValueError` on every rank instead of waiting forever in a
-mismatched collective. With gloo, a monitored barrier with ``timeout`` first names a rank that
-never arrives (:class:`RuntimeError`); with NCCL the process group's own timeout applies (set it
-with ``init_process_group(timeout=...)``).
+**Agreement.** Before ranks exchange data they agree on the request — the kind of call, ``k``,
+the dtype, the flags, ``dim``, the shapes (all but the sharded dimension), ``gather_to`` — and
+learn each other's shard sizes, in one small all-gather read on the host. Ranks that disagree
+raise the same :class:`ValueError` on every rank instead of waiting forever in a mismatched
+collective; a rank whose own input is invalid raises its own error (``TypeError``,
+``IndexError`` or ``ValueError``, as :func:`rtopk.topk` would) and every other rank a
+``ValueError`` that names it. With gloo, a monitored barrier with ``timeout`` first names a
+rank that never arrives (:class:`RuntimeError`); with NCCL the process group's own timeout
+applies (set it with ``init_process_group(timeout=...)``).
 
-What travels: :func:`topk_split_rows` sends ``min(k, shard) · (value + 8-byte index)`` per row
-from every rank to every rank — nothing of the rows themselves; :func:`topk_sharded_rows` with
-``gather_to`` sends each rank's ``rows · k`` values and indices to one rank.
+``check`` says when the agreement runs:
+
+* ``"once"`` (default): on the first call of each *request* of this rank — its group, the
+  local shape, ``dim``, ``k``, the dtype, the device, the flags, ``gather_to`` and the options
+  (for :func:`topk_sharded_rows` the local row count only with ``gather_to``) — and its outcome
+  (the shard sizes) is remembered (at most :data:`CACHE_SIZE` requests, the oldest forgotten
+  first). Later calls of the same request skip it: :func:`topk_split_rows` then runs exactly
+  one collective and no host synchronisation, :func:`topk_sharded_rows` one collective with
+  ``gather_to`` and none without. **Every rank must then change its request together**, as a
+  training or serving loop does (the same sequence of requests on every rank, each rank with
+  its own shard sizes). A rank that alone changes its request (a new shape, ``k``, dtype,
+  flag, option or shard size) runs the agreement's all-gather while the others, whose requests
+  are remembered, run the data collective: the collectives do not match, nothing can name the
+  culprit, and the group fails as NCCL and gloo fail on mismatched collectives — an error from
+  gloo on mismatched sizes, or a wait until the process group's timeout, or wrong data where
+  the sizes happen to match. Options that are not plain values (tensors, lists) are never
+  remembered: such calls agree every time.
+* ``"always"``: every call agrees first (one extra collective and a host synchronisation per
+  call): any rank may change its request at any time, and a rank that disagrees makes every
+  rank raise.
+
+Call :func:`clear_cache` on every rank together after re-creating a process group, or to make
+the next call of every request agree again.
+
+What travels: :func:`topk_split_rows` sends ``k · (value + 8-byte index)`` per row from every
+rank to every rank, in one all-gather of one packed buffer per rank — nothing of the rows
+themselves; :func:`topk_sharded_rows` with ``gather_to`` sends each rank's ``rows · k`` values
+and indices to one rank, in one gather. The collectives run on torch's current stream; the hot
+path reads no device value on the host, so it can be captured in a CUDA graph where NCCL
+allows it.
+
+**When splitting pays.** A split row costs each rank a local selection of its shard plus a
+fixed price — the all-gather's latency and the merge of ``world · k`` candidates per row, tens
+of microseconds — which a small shard does not earn back. :func:`split_pays` says whether a
+shard is large enough (:data:`SPLIT_PAYS_BYTES`); below it, keep the rows on one device and
+call :func:`rtopk.topk` (docs/distributed.md has the measurements). :func:`topk_split_rows`
+computes the same answer either way and never decides for the caller.
 """
 
 from __future__ import annotations
 
+import math
+from collections import OrderedDict
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, List, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Dict, Hashable, List, NamedTuple, Optional, Tuple
 
-from ._topk import TopK, topk
+from ._topk import TopK, _is_tensor, topk
 
 if TYPE_CHECKING:  # pragma: no cover
     import torch
     from torch.distributed import ProcessGroup
 
-__all__ = ["ShardedRows", "topk_sharded_rows", "topk_split_rows"]
+__all__ = [
+    "CACHE_SIZE",
+    "SPLIT_PAYS_BYTES",
+    "ShardedRows",
+    "clear_cache",
+    "split_pays",
+    "topk_sharded_rows",
+    "topk_split_rows",
+]
+
+# Bytes of input per rank from which splitting rows across GPUs is at least as fast as one GPU
+# holding them all (docs/distributed.md): below it the fixed price of the collective and the
+# merge is not earned back.
+SPLIT_PAYS_BYTES = 64 << 20
+# Requests whose agreement is remembered with check="once"; the oldest is forgotten first.
+CACHE_SIZE = 64
 
 # The dtypes a rank may hold, by their code in the metadata exchange.
 _DTYPES = ("float32", "float16", "bfloat16")
 # Highest tensor rank the metadata tensor describes.
 _MAX_NDIM = 8
-# Fields ahead of the shape in the metadata tensor.
-_FIELDS = ("k", "dtype", "largest", "sorted", "ndim", "dim")
+# The metadata every rank sends: a status (0, or the kind of error this rank found in its own
+# request), the call, the fields that must agree, the shape (the sharded dimension as _ANY,
+# zeros past ndim), and the size along the sharded dimension, which may differ.
+_FIELDS = ("status", "call", "k", "dtype", "largest", "sorted", "ndim", "dim", "gather_to")
+_WIDTH = len(_FIELDS) + _MAX_NDIM + 1
 # A shape entry that may differ between ranks (the sharded dimension).
 _ANY = -1
+# The calls, by their code in the metadata exchange.
+_CALLS = ("topk_split_rows", "topk_sharded_rows")
+# Errors a rank may find in its own request, by their status code (0 is none).
+_ERRORS = (TypeError, IndexError, ValueError)
+_CHECKS = ("once", "always")
 # Default wait for every rank at the metadata exchange (gloo's monitored barrier).
 _TIMEOUT = timedelta(seconds=60)
 
@@ -62,6 +125,58 @@ class ShardedRows(NamedTuple):
     all_indices: Any
 
 
+def split_pays(row_bytes_per_rank: int) -> bool:
+    """Whether splitting rows across ranks is worth it for a shard of ``row_bytes_per_rank``
+    bytes — the input one rank holds, ``x.numel() * x.element_size()`` of its shard: true from
+    :data:`SPLIT_PAYS_BYTES` (64 MiB) on, where :func:`topk_split_rows` on several GPUs is at
+    least as fast as one GPU holding every shard (docs/distributed.md). Below it, keep the rows
+    on one device. Advice only: :func:`topk_split_rows` answers the same either way.
+
+    Raises:
+        TypeError: ``row_bytes_per_rank`` is not an integer (a bool included).
+        ValueError: it is negative.
+    """
+    if isinstance(row_bytes_per_rank, bool) or not isinstance(row_bytes_per_rank, int):
+        raise TypeError(
+            f"row_bytes_per_rank must be an integer, got {type(row_bytes_per_rank).__name__}"
+        )
+    if row_bytes_per_rank < 0:
+        raise ValueError(f"row_bytes_per_rank must be >= 0, got {row_bytes_per_rank}")
+    return row_bytes_per_rank >= SPLIT_PAYS_BYTES
+
+
+class _Split(NamedTuple):
+    """What the ranks agreed on for one :func:`topk_split_rows` request."""
+
+    dim: int
+    rank: int
+    world: int
+    offset: int  # this rank's first global index along dim
+    keep: Tuple[int, ...]  # candidates each rank sends: min(k, its shard)
+    cols: Any  # the candidate columns that hold candidates; None when every rank sends k
+    comm: Any  # the device the collectives take their tensors on
+
+
+class _Sharded(NamedTuple):
+    """What the ranks agreed on for one :func:`topk_sharded_rows` request."""
+
+    dim: int
+    rank: int
+    counts: Tuple[int, ...]  # every rank's row count (only with gather_to)
+    dst: int  # the global rank of gather_to, or -1
+    comm: Any
+
+
+# check="once": the agreed outcome of each request key, oldest first.
+_AGREED: "OrderedDict[Hashable, Any]" = OrderedDict()
+
+
+def clear_cache() -> None:
+    """Forgets every remembered agreement (``check="once"``): the next call of each request
+    agrees again. Call it on every rank together (after re-creating a process group, say)."""
+    _AGREED.clear()
+
+
 def _dist() -> Any:
     import torch.distributed as dist
 
@@ -73,14 +188,46 @@ def _dist() -> Any:
     return dist
 
 
-def _comm_device(group: Optional["ProcessGroup"], x: "torch.Tensor") -> "torch.device":
-    """Where the group's collectives take their tensors: the input's GPU for NCCL, else CPU."""
+def _comm_device(dist: Any, group: Optional["ProcessGroup"], x: "torch.Tensor") -> Any:
+    """Where the group's collectives take their tensors: for NCCL the input's GPU (the current
+    one for a CPU input), else the CPU."""
     import torch
 
-    return x.device if _dist().get_backend(group) == "nccl" else torch.device("cpu")
+    if dist.get_backend(group) != "nccl":
+        return torch.device("cpu")
+    if isinstance(x, torch.Tensor) and x.is_cuda:
+        return x.device
+    return torch.device("cuda", torch.cuda.current_device())
+
+
+def _key(*parts: Any) -> Optional[Hashable]:
+    """A cache key of ``parts``, or None where one is not hashable (such calls agree always)."""
+    try:
+        hash(parts)
+    except TypeError:
+        return None
+    return parts
+
+
+def _group_key(dist: Any, group: Optional["ProcessGroup"]) -> Any:
+    """The group object itself (the default group resolved): a group re-created after
+    ``destroy_process_group`` is another object, so its requests are new."""
+    return dist.group.WORLD if group is None else group
+
+
+def _freeze(options: Dict[str, Any]) -> Optional[Tuple[Tuple[str, Any], ...]]:
+    """``options`` as part of a cache key, or None if a value is not a plain value."""
+    import torch
+
+    plain = (type(None), bool, int, float, str, torch.dtype)
+    if any(type(v) not in plain for v in options.values()):
+        return None
+    return tuple(sorted(options.items()))
 
 
 def _normalize_dim(x: "torch.Tensor", dim: int) -> int:
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"dim must be an integer, got {type(dim).__name__}")
     if x.dim() == 0:
         raise ValueError("rtopk.distributed selects along a dimension: the input is a scalar")
     if not -x.dim() <= dim < x.dim():
@@ -91,10 +238,27 @@ def _normalize_dim(x: "torch.Tensor", dim: int) -> int:
     return int(dim % x.dim())
 
 
-def _metadata(
-    x: "torch.Tensor", k: int, dim: int, largest: bool, sorted: bool, free_dim: int
+def _request(
+    call: int,
+    x: "torch.Tensor",
+    k: int,
+    dim: int,
+    largest: bool,
+    sorted: bool,
+    free_dim: int,
+    gather_to: int,
 ) -> List[int]:
-    """The fields every rank must agree on; the size along ``free_dim`` may differ."""
+    """This rank's metadata row (status 0); the size along ``free_dim`` may differ."""
+    import torch
+
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"rtopk.distributed takes torch tensors, not {type(x).__name__}")
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"k must be an integer, got {type(k).__name__}")
+    if k < 0:
+        raise ValueError(f"k must be >= 0, got {k}")
+    if type(largest) is not bool or type(sorted) is not bool:
+        raise TypeError("largest and sorted must be bools")
     name = str(x.dtype).replace("torch.", "")
     if name not in _DTYPES:
         raise TypeError(
@@ -103,46 +267,84 @@ def _metadata(
     if x.dim() > _MAX_NDIM:
         raise ValueError(f"tensors of more than {_MAX_NDIM} dimensions are not supported")
     shape = [_ANY if d == free_dim else int(s) for d, s in enumerate(x.shape)]
-    head = [k, _DTYPES.index(name), int(largest), int(sorted), x.dim(), dim]
-    return head + shape + [0] * (_MAX_NDIM - len(shape))
+    head = [0, call, k, _DTYPES.index(name), int(largest), int(sorted), x.dim(), dim, gather_to]
+    return [*head, *shape, *[0] * (_MAX_NDIM - len(shape)), int(x.shape[free_dim])]
 
 
-def _describe(fields: List[int]) -> str:
-    k, code, largest, sorted_, ndim, dim = fields[: len(_FIELDS)]
-    shape = ["*" if s == _ANY else str(s) for s in fields[len(_FIELDS) : len(_FIELDS) + ndim]]
+def _refused(error: Exception) -> List[int]:
+    """The metadata row of a rank that found an error in its own request."""
+    code = next(i for i, kind in enumerate(_ERRORS) if isinstance(error, kind))
+    return [code + 1] + [0] * (_WIDTH - 1)
+
+
+def _describe(row: List[int]) -> str:
+    if row[0] != 0:
+        return f"refused its own request ({_ERRORS[row[0] - 1].__name__})"
+    _, call, k, code, largest, sorted_, ndim, dim, gather_to = row[: len(_FIELDS)]
+    shape = ["*" if s == _ANY else str(s) for s in row[len(_FIELDS) : len(_FIELDS) + ndim]]
+    to = "" if gather_to < 0 else f", gather_to={gather_to}"
     return (
-        f"k={k}, dtype={_DTYPES[code]}, largest={bool(largest)}, sorted={bool(sorted_)}, "
-        f"dim={dim}, shape=({', '.join(shape)})"
+        f"{_CALLS[call]}(k={k}, dtype={_DTYPES[code]}, largest={bool(largest)}, "
+        f"sorted={bool(sorted_)}, dim={dim}, shape=({', '.join(shape)}){to})"
     )
 
 
-def _all_gather_ints(
-    values: List[int], x: "torch.Tensor", group: Optional["ProcessGroup"]
+def _exchange(
+    dist: Any, row: List[int], comm: Any, group: Optional["ProcessGroup"]
 ) -> List[List[int]]:
-    """Every rank's ``values`` (lists of one length on every rank), in rank order."""
+    """Every rank's metadata row, in rank order (one all-gather, read on the host)."""
     import torch
 
-    dist = _dist()
-    mine = torch.tensor(values, dtype=torch.int64, device=_comm_device(group, x))
-    every = [torch.empty_like(mine) for _ in range(dist.get_world_size(group))]
-    dist.all_gather(every, mine, group=group)
-    return [[int(v) for v in t.tolist()] for t in every]
+    world = dist.get_world_size(group)
+    mine = torch.tensor(row, dtype=torch.int64, device=comm)
+    every = torch.empty(world * len(row), dtype=torch.int64, device=comm)
+    dist.all_gather_into_tensor(every, mine, group=group)
+    return [[int(v) for v in r] for r in every.view(world, len(row)).tolist()]
 
 
 def _agree(
-    fields: List[int],
-    x: "torch.Tensor",
+    dist: Any,
+    row: List[int],
+    error: Optional[Exception],
+    comm: Any,
     group: Optional["ProcessGroup"],
     timeout: Optional[timedelta],
-) -> None:
-    """Raises the same ValueError on every rank if any rank's ``fields`` differ."""
-    dist = _dist()
+) -> List[int]:
+    """Every rank's size along its sharded dimension, once every rank's ``row`` agrees (the
+    last field aside); else the same ValueError on every rank (a rank's own error on it)."""
     if timeout is not None and dist.get_backend(group) == "gloo":
         dist.monitored_barrier(group=group, timeout=timeout)
-    seen = _all_gather_ints(fields, x, group)
-    if any(s != seen[0] for s in seen):
+    seen = _exchange(dist, row, comm, group)
+    if error is not None:
+        raise error
+    if any(s[:-1] != seen[0][:-1] for s in seen):
         ranks = "; ".join(f"rank {r}: {_describe(s)}" for r, s in enumerate(seen))
         raise ValueError(f"ranks disagree on the top-k request: {ranks}")
+    return [s[-1] for s in seen]
+
+
+def _check_mode(check: str) -> None:
+    if check not in _CHECKS:
+        raise ValueError(f'check must be "once" or "always", got {check!r}')
+
+
+def _remembered(key: Optional[Hashable], check: str) -> Any:
+    return _AGREED.get(key) if check == "once" and key is not None else None
+
+
+def _remember(key: Optional[Hashable], check: str, plan: Any) -> None:
+    if check == "once" and key is not None:
+        _AGREED[key] = plan
+        while len(_AGREED) > CACHE_SIZE:
+            _AGREED.popitem(last=False)
+
+
+def _layout(items: int, index_bytes: int, value_bytes: int) -> Tuple[int, int, int]:
+    """Bytes of the packed buffer of ``items`` candidates: indices first (8-byte aligned), then
+    values; returns (index bytes, value bytes, the buffer's bytes, a multiple of 8)."""
+    ni = items * index_bytes
+    nv = items * value_bytes
+    return ni, nv, ni + -(-nv // 8) * 8
 
 
 def topk_sharded_rows(
@@ -155,53 +357,98 @@ def topk_sharded_rows(
     gather_to: Optional[int] = None,
     group: Optional["ProcessGroup"] = None,
     timeout: Optional[timedelta] = _TIMEOUT,
+    check: str = "once",
     **options: Any,
 ) -> ShardedRows:
     """Top-k of this rank's rows. ``x`` is this rank's shard of the rows, split along dimension
     0 (which may differ in size between ranks); the top-k is taken along ``dim`` (not 0) with
     :func:`rtopk.topk` (``options``: ``algo``, ``max_iter``, ``precision``, ``recall``,
-    ``indices_dtype``), with no communication. With ``gather_to=r``, rank ``r`` also receives
-    every rank's results, concatenated in rank order (one gather of values and indices). ``k``,
-    ``dim``, the dtype, the flags and the other dimensions must agree across ranks, or every
-    rank raises :class:`ValueError`."""
-    import torch
+    ``indices_dtype``). With ``gather_to=r``, rank ``r`` also receives every rank's results,
+    concatenated in rank order (one gather of one packed buffer per rank).
 
+    ``k``, ``dim``, the dtype, the flags, ``gather_to`` and the other dimensions must agree
+    across ranks, or every rank raises :class:`ValueError`. With ``check="once"`` (default) the
+    ranks agree on the first call of each request only (the module docstring says what a
+    request is); later calls communicate only with ``gather_to`` (one gather, no host
+    synchronisation) — without it, none at all, and a rank's row count may then change from
+    call to call freely. With ``gather_to`` the row counts are part of the request: **every
+    rank must change its request together**, or the collectives mismatch (the module docstring
+    says what then happens). ``check="always"`` agrees on every call. ``timeout`` bounds the
+    wait at the agreement (gloo's monitored barrier; ``None``: no barrier)."""
     dist = _dist()
-    d = _normalize_dim(x, dim)
-    if d == 0:
-        raise ValueError("the rows are sharded along dimension 0: select along another dim")
-    _agree(_metadata(x, k, d, largest, sorted, free_dim=0), x, group, timeout)
-    local = topk(x, k, d, largest, sorted, **options)
+    error: Optional[Exception] = None
+    to = -1 if gather_to is None else gather_to
+    frozen = _freeze(options)
+    key = None
+    if frozen is not None and _is_tensor(x):
+        rows = int(x.shape[0]) if gather_to is not None and x.dim() > 0 else None
+        request = (tuple(x.shape[1:]), rows, x.dtype, x.device, k, dim, largest, sorted)
+        key = _key("sharded", _group_key(dist, group), *request, gather_to, frozen)
+    plan: Optional[_Sharded] = _remembered(key, check)
+    if plan is None:
+        comm = _comm_device(dist, group, x)
+        world, rank = dist.get_world_size(group), dist.get_rank(group)
+        d = 0
+        try:
+            _check_mode(check)
+            d = _normalize_dim(x, dim)
+            if d == 0:
+                raise ValueError("the rows are sharded along dimension 0: select along another dim")
+            if isinstance(to, bool) or not isinstance(to, int) or not -1 <= to < world:
+                raise ValueError(f"gather_to must be a rank of the group (0..{world - 1})")
+            row = _request(1, x, k, d, largest, sorted, free_dim=0, gather_to=to)
+        except _ERRORS as e:
+            error, row = e, _refused(e)
+        counts = _agree(dist, row, error, comm, group, timeout)
+        dst = -1 if gather_to is None else gather_to
+        if gather_to is not None and group is not None:
+            # `gather_to` is a rank of `group`; the collectives take the global rank
+            dst = dist.get_global_rank(group, gather_to)
+        plan = _Sharded(d, rank, tuple(counts), dst, comm)
+        _remember(key, check, plan)
+    local = topk(x, k, plan.dim, largest, sorted, **options)
     if gather_to is None:
         return ShardedRows(local.values, local.indices, None, None)
-    device = _comm_device(group, x)
-    counts = [c[0] for c in _all_gather_ints([x.shape[0]], x, group)]
-    rows = max(counts)
-    values = _padded(local.values, rows).to(device)
-    indices = _padded(local.indices, rows).to(device)
-    # `gather_to` is a rank of `group`; the collectives take the global rank
-    dst = gather_to if group is None else dist.get_global_rank(group, gather_to)
-    if dist.get_rank(group) != gather_to:
-        dist.gather(values, None, dst=dst, group=group)
-        dist.gather(indices, None, dst=dst, group=group)
-        return ShardedRows(local.values, local.indices, None, None)
-    every_v = [torch.empty_like(values) for _ in counts]
-    every_i = [torch.empty_like(indices) for _ in counts]
-    dist.gather(values, every_v, dst=dst, group=group)
-    dist.gather(indices, every_i, dst=dst, group=group)
-    all_values = torch.cat([v[:c] for v, c in zip(every_v, counts)]).to(x.device)
-    all_indices = torch.cat([i[:c] for i, c in zip(every_i, counts)]).to(x.device)
+    all_values, all_indices = _gather_rows(dist, local, plan, gather_to, group)
     return ShardedRows(local.values, local.indices, all_values, all_indices)
 
 
-def _padded(t: "torch.Tensor", rows: int) -> "torch.Tensor":
-    """``t`` with dimension 0 padded to ``rows`` (a collective's tensors have one shape)."""
+def _gather_rows(
+    dist: Any, local: TopK, plan: _Sharded, gather_to: int, group: Optional["ProcessGroup"]
+) -> Tuple[Any, Any]:
+    """Every rank's rows of ``local`` on rank ``gather_to`` (None elsewhere): one gather of a
+    packed buffer (indices, then values), padded to the most rows a rank holds."""
     import torch
 
-    if t.shape[0] == rows:
-        return t.contiguous()
-    pad = t.new_zeros((rows - t.shape[0], *tuple(t.shape[1:])))
-    return torch.cat([t, pad])
+    values, indices = local.values, local.indices
+    tail = tuple(values.shape[1:])
+    width = math.prod(tail)
+    most = max(plan.counts)
+    ni, nv, size = _layout(most * width, indices.element_size(), values.element_size())
+    mine = plan.counts[plan.rank] * width
+    if size == 0:
+        # nothing to send (k = 0 or no rows anywhere): every rank knows it, none communicates
+        if plan.rank != gather_to:
+            return None, None
+        return values.new_empty((sum(plan.counts), *tail)), indices.new_empty(
+            (sum(plan.counts), *tail)
+        )
+    send = torch.empty(size, dtype=torch.uint8, device=plan.comm)
+    send[:ni].view(indices.dtype)[:mine].copy_(indices.reshape(-1))
+    send[ni : ni + nv].view(values.dtype)[:mine].copy_(values.reshape(-1))
+    if plan.rank != gather_to:
+        dist.gather(send, None, dst=plan.dst, group=group)
+        return None, None
+    world = len(plan.counts)
+    every = torch.empty(world * size, dtype=torch.uint8, device=plan.comm)
+    dist.gather(send, list(every.view(world, size).unbind(0)), dst=plan.dst, group=group)
+    table = every.view(world, size)
+    every_i = table[:, :ni].view(indices.dtype)
+    every_v = table[:, ni : ni + nv].view(values.dtype)
+    all_i = torch.cat([every_i[r, : c * width] for r, c in enumerate(plan.counts)])
+    all_v = torch.cat([every_v[r, : c * width] for r, c in enumerate(plan.counts)])
+    shape = (sum(plan.counts), *tail)
+    return all_v.view(shape).to(values.device), all_i.view(shape).to(indices.device)
 
 
 def topk_split_rows(
@@ -213,6 +460,7 @@ def topk_split_rows(
     *,
     group: Optional["ProcessGroup"] = None,
     timeout: Optional[timedelta] = _TIMEOUT,
+    check: str = "once",
     **options: Any,
 ) -> TopK:
     """Top-k of rows split along ``dim`` across ranks: rank ``r`` holds elements
@@ -222,53 +470,133 @@ def topk_split_rows(
     identical to :func:`rtopk.topk` on the concatenated rows, sorted and smallest modes
     included. ``options`` (``algo``, ``indices_dtype``) go to the local selections; the search
     is exact (early stopping, a precision or a recall target on a shard is not that of the
-    row). The other
-    dimensions, ``k``, the dtype and the flags must agree across ranks, or every rank raises
-    :class:`ValueError`."""
+    row).
+
+    The other dimensions, ``k``, the dtype and the flags must agree across ranks, or every rank
+    raises :class:`ValueError`. With ``check="once"`` (default) the ranks agree, and learn each
+    other's shard sizes, on the first call of each request only (the module docstring says
+    what a request is: this rank's shard size is part of it); later calls run one all-gather of
+    the candidates and no host synchronisation. **Every rank must change its request
+    together**, or the collectives mismatch (the module docstring says what then happens).
+    ``check="always"`` agrees on every call. ``timeout`` bounds the wait at the agreement
+    (gloo's monitored barrier; ``None``: no barrier). Whether splitting is worth it at all:
+    :func:`split_pays`."""
+    dist = _dist()
+    frozen = _freeze(options)
+    key = None
+    if frozen is not None and _is_tensor(x):
+        request = (tuple(x.shape), x.dtype, x.device, k, dim, largest, sorted)
+        key = _key("split", _group_key(dist, group), *request, frozen)
+    plan: Optional[_Split] = _remembered(key, check)
+    if plan is None:
+        plan = _agree_split(dist, x, k, dim, largest, sorted, group, timeout, check, options)
+        _remember(key, check, plan)
+    index_dtype = options.get("indices_dtype")
+    local = {n: v for n, v in options.items() if n != "indices_dtype"}
+    return _select_split(dist, x, k, largest, sorted, plan, group, index_dtype, local)
+
+
+def _agree_split(
+    dist: Any,
+    x: "torch.Tensor",
+    k: int,
+    dim: int,
+    largest: bool,
+    sorted: bool,
+    group: Optional["ProcessGroup"],
+    timeout: Optional[timedelta],
+    check: str,
+    options: Dict[str, Any],
+) -> _Split:
+    """The agreement of a :func:`topk_split_rows` request: every rank's shard size, checked."""
     import torch
 
-    dist = _dist()
-    if (
-        options.get("max_iter") is not None
-        or options.get("precision", 0.0) != 0.0
-        or options.get("recall") is not None
-    ):
-        raise ValueError(
-            "split rows are selected exactly: max_iter, precision and recall apply per row"
-        )
-    index_dtype = options.pop("indices_dtype", None)
-    d = _normalize_dim(x, dim)
-    _agree(_metadata(x, k, d, largest, sorted, free_dim=d), x, group, timeout)
-    sizes = [s[0] for s in _all_gather_ints([x.shape[d]], x, group)]
-    total, rank = sum(sizes), dist.get_rank(group)
-    if not 0 <= k <= total:
+    comm = _comm_device(dist, group, x)
+    world, rank = dist.get_world_size(group), dist.get_rank(group)
+    error: Optional[Exception] = None
+    d = 0
+    try:
+        _check_mode(check)
+        if (
+            options.get("max_iter") is not None
+            or options.get("precision", 0.0) != 0.0
+            or options.get("recall") is not None
+        ):
+            raise ValueError(
+                "split rows are selected exactly: max_iter, precision and recall apply per row"
+            )
+        d = _normalize_dim(x, dim)
+        row = _request(0, x, k, d, largest, sorted, free_dim=d, gather_to=-1)
+    except _ERRORS as e:
+        error, row = e, _refused(e)
+    sizes = _agree(dist, row, error, comm, group, timeout)
+    # every rank has the same sizes from here on: the errors below are raised on every rank
+    total = sum(sizes)
+    if k > total:
         raise ValueError(f"k = {k} is out of range for rows of {total} elements in all")
-    if index_dtype == torch.int32 and total > torch.iinfo(torch.int32).max:
+    if options.get("indices_dtype") == torch.int32 and total > torch.iinfo(torch.int32).max:
         raise ValueError(f"rows of {total} elements need int64 indices")
-    rows = torch.movedim(x, d, -1)
+    keep = tuple(min(k, s) for s in sizes)
+    cols = None
+    if any(c < k for c in keep):
+        where = [r * k + j for r, c in enumerate(keep) for j in range(c)]
+        cols = torch.tensor(where, dtype=torch.int64, device=comm)
+    return _Split(d, rank, world, sum(sizes[:rank]), keep, cols, comm)
+
+
+def _select_split(
+    dist: Any,
+    x: "torch.Tensor",
+    k: int,
+    largest: bool,
+    sorted: bool,
+    plan: _Split,
+    group: Optional["ProcessGroup"],
+    index_dtype: Any,
+    options: Dict[str, Any],
+) -> TopK:
+    """The hot path: local selection, one all-gather of a packed buffer, the merge; no value
+    of the device is read on the host."""
+    import torch
+
+    rows = torch.movedim(x, plan.dim, -1)
     lead = tuple(rows.shape[:-1])
     if k == 0:
         empty = rows.new_empty((*lead, 0))
         none = torch.empty((*lead, 0), dtype=index_dtype or torch.int64, device=x.device)
-        return TopK(torch.movedim(empty, -1, d), torch.movedim(none, -1, d))
-    keep = [min(k, s) for s in sizes]
-    device = _comm_device(group, x)
-    # every rank sends k candidates, padded: a collective's tensors have one shape
-    values = torch.zeros((*lead, k), dtype=x.dtype, device=device)
-    indices = torch.zeros((*lead, k), dtype=torch.int64, device=device)
-    if keep[rank] > 0:
-        local = topk(rows, keep[rank], -1, largest, False, **options)
-        values[..., : keep[rank]] = local.values.to(device)
-        indices[..., : keep[rank]] = local.indices.to(device, torch.int64) + sum(sizes[:rank])
-    every_v = [torch.empty_like(values) for _ in sizes]
-    every_i = [torch.empty_like(indices) for _ in sizes]
-    dist.all_gather(every_v, values, group=group)
-    dist.all_gather(every_i, indices, group=group)
-    # rank order is global index order (a shard's top-k comes back in index order)
-    cand_v = torch.cat([v[..., :c] for v, c in zip(every_v, keep)], dim=-1).to(x.device)
-    cand_i = torch.cat([i[..., :c] for i, c in zip(every_i, keep)], dim=-1).to(x.device)
+        return TopK(torch.movedim(empty, -1, plan.dim), torch.movedim(none, -1, plan.dim))
+    count = math.prod(lead)
+    ni, nv, size = _layout(count * k, 8, x.element_size())
+    # every rank sends k candidates per row (a collective's tensors have one shape); a rank
+    # with fewer leaves the rest unwritten, and plan.cols skips it
+    send = torch.empty(size, dtype=torch.uint8, device=plan.comm)
+    mine = plan.keep[plan.rank]
+    if mine > 0:
+        local = topk(rows, mine, -1, largest, False, **options)
+        got_i, got_v = local.indices, local.values
+        if got_i.device != plan.comm:
+            got_i, got_v = got_i.to(plan.comm), got_v.to(plan.comm)
+        out_i = send[:ni].view(torch.int64).view(*lead, k)[..., :mine]
+        torch.add(got_i, plan.offset, out=out_i)
+        send[ni : ni + nv].view(x.dtype).view(*lead, k)[..., :mine].copy_(got_v)
+    every = torch.empty(plan.world * size, dtype=torch.uint8, device=plan.comm)
+    dist.all_gather_into_tensor(every, send, group=group)
+    table = every.view(plan.world, size)
+    # (world, rows, k) -> (rows, world · k): rank order is global index order (a shard's
+    # candidates come in index order, sorted=False)
+    cand_i = table[:, :ni].view(torch.int64).view(plan.world, count, k)
+    cand_v = table[:, ni : ni + nv].view(x.dtype).view(plan.world, count, k)
+    cand_i = cand_i.permute(1, 0, 2).reshape(count, plan.world * k)
+    cand_v = cand_v.permute(1, 0, 2).reshape(count, plan.world * k)
+    if plan.cols is not None:
+        cand_i = cand_i.index_select(1, plan.cols)
+        cand_v = cand_v.index_select(1, plan.cols)
+    if plan.comm != x.device:
+        cand_i, cand_v = cand_i.to(x.device), cand_v.to(x.device)
     best = topk(cand_v, k, -1, largest, sorted, **options)
-    found = torch.gather(cand_i, -1, best.indices.to(torch.int64))
+    found = torch.gather(cand_i, 1, best.indices)
     if index_dtype is not None:
         found = found.to(index_dtype)
-    return TopK(torch.movedim(best.values, -1, d), torch.movedim(found, -1, d))
+    values = best.values.view(*lead, k)
+    found = found.view(*lead, k)
+    return TopK(torch.movedim(values, -1, plan.dim), torch.movedim(found, -1, plan.dim))

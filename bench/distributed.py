@@ -1,0 +1,448 @@
+"""Top-k across GPUs through torch.distributed (NCCL): rtopk.distributed against one GPU
+holding the whole tensor, Dr. Top-k's multi-GPU scheme and torch.topk on gathered candidates.
+
+Run one process per GPU with torchrun, once per world size, on a machine of several GPUs
+(NVLink multicast off: NCCL_NVLS_ENABLE=0), then print the table:
+
+    for g in 2 4; do
+        NCCL_NVLS_ENABLE=0 torchrun --standalone --nproc-per-node $g bench/distributed.py \\
+            --out OUT/distributed_$g.json
+    done
+    python bench/distributed.py --table OUT/distributed_2.json OUT/distributed_4.json
+
+Cases. Split rows (every row split evenly along its length across the ranks): 1 x 2^26,
+1 x 2^28, 1 x 2^30 and 16 x 2^24, float32 and bfloat16, k in {64, 256, 2048} (k = 256 only
+for the smallest shapes). Sharded rows (a MaxK layer; each rank holds 1/world of the rows):
+2^20 x {256, 1024, 4096} float32, k = 32. Inputs: standard normal, generated on each GPU from
+a per-rank seed; rank 0 gathers the shards for the one-GPU baseline and the check, where the
+whole tensor fits its memory.
+
+Methods, split rows: ``rtopk`` — rtopk.distributed.topk_split_rows (agreement remembered:
+one all-gather per call); ``torch_merge`` — rtopk.topk on each shard, the values and global
+indices all-gathered (two collectives), torch.topk over the candidates; ``drtopk`` — Dr. Top-k
+on several GPUs as paper 004 §5.4 describes it (Figure 16): each GPU selects its sub-vector's
+top-k with the delegate scheme (β = 2 delegates per subrange, §4.3; delegate filtering by the
+k-th delegate, Rule 2; subranges concatenated only when all their β delegates pass, Rule 3;
+subrange size 2^α from Rule 4 with const = 3, §5.2), the local top-k's are gathered to the
+primary GPU (rank 0) and it computes the final top-k — in torch ops (torch.topk for each
+top-k), the answer on rank 0 only; ``one_gpu`` — rank 0 runs rtopk.topk on the whole tensor
+while the others wait. Sharded rows: ``rtopk_local`` (topk_sharded_rows, no communication),
+``rtopk_gather0`` (gather_to=0), ``one_gpu``.
+
+Timing: CUDA events on every rank around each call after warm-up, a barrier before each
+repetition, the median over repetitions of the slowest rank's time (all-reduce MAX); the
+one-GPU baseline is timed on rank 0. Every answer is checked against one GPU's rtopk.topk on
+the whole tensor: ``identical`` (values bit for bit and indices, in the output order) for
+rtopk; for the torch baselines, whose ties go to no particular index, ``same_values`` (the
+values, sorted, bit for bit) and ``same_indices`` (the index sets). Each case runs in its own
+try block (an error is recorded and the run moves on); ``--max-seconds`` bounds the run.
+
+``--backend gloo`` runs the same code on CPU processes (tiny shapes with ``--small``): a
+smoke test of the script, not a measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+# --table needs neither torch nor rtopk
+if "--table" not in sys.argv:
+    import rtopk
+    import rtopk.distributed as rd
+    import torch
+    import torch.distributed as dist
+
+DTYPES = ("float32", "bfloat16")
+
+
+def split_cases(small: bool) -> List[Dict[str, Any]]:
+    """(n, m, dtype, k) of the split-row cases, smallest first."""
+    if small:
+        return [
+            {"n": 1, "m": 1 << 14, "dtype": "float32", "k": 64},
+            {"n": 3, "m": 1 << 12, "dtype": "bfloat16", "k": 256},
+        ]
+    out = []
+    for n, log_m, ks in ((1, 26, (64, 256, 2048)), (16, 24, (64, 256, 2048))):
+        for dtype in DTYPES:
+            out += [{"n": n, "m": 1 << log_m, "dtype": dtype, "k": k} for k in ks]
+    for log_m in (28, 30):
+        for dtype in DTYPES:
+            out += [{"n": 1, "m": 1 << log_m, "dtype": dtype, "k": k} for k in (64, 2048)]
+    return out
+
+
+def sharded_cases(small: bool) -> List[Dict[str, Any]]:
+    if small:
+        return [{"n": 1 << 10, "m": 256, "dtype": "float32", "k": 32}]
+    return [{"n": 1 << 20, "m": m, "dtype": "float32", "k": 32} for m in (256, 1024, 4096)]
+
+
+class Clock:
+    """Milliseconds of a call on this rank: CUDA events on a GPU, the wall clock on a CPU."""
+
+    def __init__(self, device: Any) -> None:
+        self.cuda = device.type == "cuda"
+
+    def time(self, fn: Callable[[], Any]) -> float:
+        if not self.cuda:
+            t = time.perf_counter()
+            fn()
+            return (time.perf_counter() - t) * 1e3
+        start, end = (
+            torch.cuda.Event(enable_timing=True),
+            torch.cuda.Event(enable_timing=True),
+        )
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        return float(start.elapsed_time(end))
+
+
+def timed_all(clock: Clock, fn: Callable[[], Any], reps: int, warmup: int, dev: Any) -> float:
+    """Median over repetitions of the slowest rank's milliseconds (barrier before each)."""
+    for _ in range(warmup):
+        fn()
+    out = []
+    for _ in range(reps):
+        dist.barrier()
+        ms = torch.tensor([clock.time(fn)], device=dev)
+        dist.all_reduce(ms, op=dist.ReduceOp.MAX)
+        out.append(float(ms.item()))
+    return statistics.median(out)
+
+
+def timed_rank0(clock: Clock, fn: Optional[Callable[[], Any]], reps: int, warmup: int, dev: Any):
+    """Median milliseconds of ``fn`` on rank 0 (the others wait), on every rank."""
+    ms = torch.zeros(1, device=dev)
+    if fn is not None:
+        for _ in range(warmup):
+            fn()
+        ms[0] = statistics.median(clock.time(fn) for _ in range(reps))
+    dist.broadcast(ms, src=0)
+    return float(ms.item())
+
+
+def bits(t: Any) -> Any:
+    return t.contiguous().view(torch.int32 if t.element_size() == 4 else torch.int16)
+
+
+def gather_whole(shard: Any, dim: int, fits: bool, dev: Any) -> Any:
+    """The whole tensor on rank 0 (None elsewhere, or where it does not fit), from every
+    rank's shard along ``dim`` (0 or -1), by one gather."""
+    world, rank = dist.get_world_size(), dist.get_rank()
+    if not fits:
+        return None
+    parts = None
+    if rank == 0:
+        buf = torch.empty((world, *shard.shape), dtype=shard.dtype, device=dev)
+        parts = list(buf.unbind(0))
+    dist.gather(shard.contiguous(), parts, dst=0)
+    if rank != 0:
+        return None
+    if dim == 0:
+        return buf.view(world * shard.shape[0], *shard.shape[1:])
+    return buf.permute(1, 0, 2).reshape(shard.shape[0], world * shard.shape[1])
+
+
+def fits_rank0(nbytes: int, dev: Any) -> bool:
+    """Whether rank 0 can hold the whole tensor (twice: the gather buffer and a copy) and a
+    selection's workspace; decided on rank 0, known on every rank."""
+    ok = torch.zeros(1, device=dev)
+    if dist.get_rank() == 0:
+        free = torch.cuda.mem_get_info()[0] if dev.type == "cuda" else 1 << 62
+        ok[0] = float(free > 2.5 * nbytes)
+    dist.broadcast(ok, src=0)
+    return bool(ok.item())
+
+
+def torch_merge(shard: Any, k: int, offset: int) -> Tuple[Any, Any]:
+    """rtopk.topk on the shard, values and global indices all-gathered (two collectives),
+    torch.topk over the candidates."""
+    world = dist.get_world_size()
+    n = shard.shape[0]
+    local = rtopk.topk(shard, k, -1, True, False)
+    gi = local.indices + offset
+    all_v = torch.empty(world * n * k, dtype=shard.dtype, device=shard.device)
+    all_i = torch.empty(world * n * k, dtype=torch.int64, device=shard.device)
+    dist.all_gather_into_tensor(all_v, local.values.reshape(-1))
+    dist.all_gather_into_tensor(all_i, gi.reshape(-1))
+    cand_v = all_v.view(world, n, k).permute(1, 0, 2).reshape(n, world * k)
+    cand_i = all_i.view(world, n, k).permute(1, 0, 2).reshape(n, world * k)
+    best = torch.topk(cand_v, k, dim=-1)
+    return best.values, cand_i.gather(1, best.indices)
+
+
+def delegate_topk(x: Any, k: int) -> Tuple[Any, Any]:
+    """Dr. Top-k on one GPU (paper 004 §4–§5.2) in torch ops, the largest k of each row of
+    ``x`` (finite values): β = 2 delegates per subrange of 2^α, α by Rule 4 (const = 3)."""
+    n, length = x.shape
+    alpha = round(0.5 * (3 + math.log2(length) - math.log2(k)))
+    size = 1 << max(alpha, 1)
+    if length % size or 2 * (length // size) < k:
+        # the delegate vector would not hold k delegates (or the rows do not split evenly)
+        return torch.topk(x, k, dim=-1)
+    subs = length // size
+    sub = x.view(n, subs, size)
+    delegates = torch.topk(sub, 2, dim=-1)  # β = 2 delegates per subrange (§4.3)
+    first = torch.topk(delegates.values.view(n, 2 * subs), k, dim=-1)  # the first top-k
+    threshold = first.values[:, -1:]  # Rule 2: the k-th delegate bounds the k-th element
+    second_delegate = delegates.values[..., 1]
+    whole = second_delegate >= threshold  # Rule 3: subranges all of whose delegates pass
+    # the concatenated vector's size (the paper counts it with atomics): a host read
+    q = int(whole.sum(-1).max().item())
+    ids = torch.topk(second_delegate, q, dim=-1).indices  # holds every qualified subrange
+    chosen = sub.gather(1, ids[..., None].expand(n, q, size))
+    passes = (second_delegate.gather(1, ids) >= threshold)[..., None]
+    passes = passes & (chosen >= threshold[..., None])
+    neg = torch.tensor(float("-inf"), dtype=x.dtype, device=x.device)
+    cand_v = torch.where(passes, chosen, neg).view(n, q * size)
+    cand_i = (ids[..., None] * size + torch.arange(size, device=x.device)).view(n, q * size)
+    # a subrange whose second delegate fails still gives its first delegate (Rule 3)
+    first_delegate = delegates.values[..., 0]
+    alone = (first_delegate >= threshold) & ~whole
+    starts = torch.arange(subs, device=x.device) * size
+    cand_v = torch.cat([cand_v, torch.where(alone, first_delegate, neg)], dim=-1)
+    cand_i = torch.cat([cand_i, (starts + delegates.indices[..., 0]).expand(n, subs)], dim=-1)
+    second = torch.topk(cand_v, k, dim=-1)  # the second top-k
+    return second.values, cand_i.gather(1, second.indices)
+
+
+def drtopk_multi(shard: Any, k: int, offset: int) -> Optional[Tuple[Any, Any]]:
+    """Paper 004 §5.4 (Figure 16): local Dr. Top-k, the local top-k's gathered to the primary
+    GPU (rank 0), the final top-k there. Returns the answer on rank 0, None elsewhere."""
+    world, rank = dist.get_world_size(), dist.get_rank()
+    n = shard.shape[0]
+    values, indices = delegate_topk(shard, k)
+    indices = indices + offset
+    every_v = every_i = None
+    if rank == 0:
+        every_v = torch.empty((world, n, k), dtype=shard.dtype, device=shard.device)
+        every_i = torch.empty((world, n, k), dtype=torch.int64, device=shard.device)
+    dist.gather(values.contiguous(), None if rank else list(every_v.unbind(0)), dst=0)
+    dist.gather(indices.contiguous(), None if rank else list(every_i.unbind(0)), dst=0)
+    if rank != 0:
+        return None
+    cand_v = every_v.permute(1, 0, 2).reshape(n, world * k)
+    cand_i = every_i.permute(1, 0, 2).reshape(n, world * k)
+    best = torch.topk(cand_v, k, dim=-1)
+    return best.values, cand_i.gather(1, best.indices)
+
+
+def identical(got: Any, want: Any) -> bool:
+    return bool(
+        torch.equal(bits(got[0]), bits(want[0])) and torch.equal(got[1], want[1].to(got[1].dtype))
+    )
+
+
+def same_answer(got: Any, want: Any) -> Dict[str, bool]:
+    """For an answer whose ties go anywhere: the values as a multiset, the index sets."""
+    gv = torch.sort(got[0].float(), dim=-1, descending=True).values
+    wv = torch.sort(want[0].float(), dim=-1, descending=True).values
+    gi = torch.sort(got[1], dim=-1).values
+    wi = torch.sort(want[1], dim=-1).values
+    return {
+        "same_values": bool(torch.equal(gv, wv)),
+        "same_indices": bool(torch.equal(gi, wi)),
+    }
+
+
+def run_split(case: Dict[str, Any], args: Any, clock: Clock, dev: Any, seed: int) -> None:
+    world, rank = dist.get_world_size(), dist.get_rank()
+    n, m, k = case["n"], case["m"], case["k"]
+    dtype = getattr(torch, case["dtype"])
+    width = m // world
+    esize = torch.empty(0, dtype=dtype).element_size()
+    case["bytes_per_rank"] = n * width * esize
+    case["split_pays"] = rd.split_pays(case["bytes_per_rank"])
+    g = torch.Generator(device=dev).manual_seed(seed * 64 + rank)
+    shard = torch.randn(n, width, generator=g, device=dev, dtype=torch.float32).to(dtype)
+    offset = rank * width
+    fits = fits_rank0(n * m * esize, dev)
+    whole = gather_whole(shard, -1, fits, dev)
+    want = None if whole is None else rtopk.topk(whole, k, -1, True, False)
+    ms: Dict[str, Optional[float]] = {}
+
+    def ours() -> Any:
+        return rd.topk_split_rows(shard, k, -1, True, False, timeout=None)
+
+    ms["rtopk"] = timed_all(clock, ours, args.reps, args.warmup, dev)
+    ms["torch_merge"] = timed_all(
+        clock, lambda: torch_merge(shard, k, offset), args.reps, args.warmup, dev
+    )
+    ms["drtopk"] = timed_all(
+        clock, lambda: drtopk_multi(shard, k, offset), args.reps, args.warmup, dev
+    )
+    alone = (lambda: rtopk.topk(whole, k, -1, True, False)) if whole is not None else None
+    # every rank takes part (rank 0 times, the others wait for its broadcast) where it fits
+    ms["one_gpu"] = timed_rank0(clock, alone, args.reps, args.warmup, dev) if fits else None
+    if rank == 0 and want is not None:
+        case["check"] = {
+            "rtopk": {"identical": identical(ours(), want)},
+            "torch_merge": same_answer(torch_merge(shard, k, offset), want),
+            "drtopk": same_answer(drtopk_multi(shard, k, offset), want),
+        }
+    else:
+        ours()
+        torch_merge(shard, k, offset)
+        drtopk_multi(shard, k, offset)
+    case["ms"] = ms
+    case["speedup_vs_one_gpu"] = speedups(ms)
+
+
+def run_sharded(case: Dict[str, Any], args: Any, clock: Clock, dev: Any, seed: int) -> None:
+    world, rank = dist.get_world_size(), dist.get_rank()
+    n, m, k = case["n"], case["m"], case["k"]
+    rows = n // world
+    case["bytes_per_rank"] = rows * m * 4
+    g = torch.Generator(device=dev).manual_seed(seed * 64 + rank)
+    shard = torch.randn(rows, m, generator=g, device=dev)
+    fits = fits_rank0(n * m * 4, dev)
+    whole = gather_whole(shard, 0, fits, dev)
+    want = None if whole is None else rtopk.topk(whole, k, -1, True, False)
+    ms: Dict[str, Optional[float]] = {}
+
+    def local() -> Any:
+        return rd.topk_sharded_rows(shard, k, -1, True, False, timeout=None)
+
+    def gathered() -> Any:
+        return rd.topk_sharded_rows(shard, k, -1, True, False, gather_to=0, timeout=None)
+
+    ms["rtopk_local"] = timed_all(clock, local, args.reps, args.warmup, dev)
+    ms["rtopk_gather0"] = timed_all(clock, gathered, args.reps, args.warmup, dev)
+    alone = (lambda: rtopk.topk(whole, k, -1, True, False)) if whole is not None else None
+    # every rank takes part (rank 0 times, the others wait for its broadcast) where it fits
+    ms["one_gpu"] = timed_rank0(clock, alone, args.reps, args.warmup, dev) if fits else None
+    got = gathered()
+    if rank == 0 and want is not None:
+        both = (got.all_values, got.all_indices)
+        case["check"] = {"rtopk_gather0": {"identical": identical(both, want)}}
+    case["ms"] = ms
+    case["speedup_vs_one_gpu"] = speedups(ms)
+
+
+def speedups(ms: Dict[str, Optional[float]]) -> Dict[str, Optional[float]]:
+    one = ms.get("one_gpu")
+    return {name: (one / t if one and t else None) for name, t in ms.items() if name != "one_gpu"}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--out", help="the JSON report (written by rank 0)")
+    ap.add_argument("--table", nargs="+", metavar="JSON", help="print reports as markdown")
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--max-seconds", type=float, default=230.0, help="skip cases past this")
+    ap.add_argument("--only", choices=("split", "sharded"), help="one family of cases")
+    ap.add_argument("--backend", default="nccl", choices=("nccl", "gloo"))
+    ap.add_argument("--small", action="store_true", help="tiny shapes (a smoke test)")
+    args = ap.parse_args()
+    if args.table:
+        print(table([json.load(open(f)) for f in args.table]))
+        return
+    if not args.out:
+        ap.error("--out FILE is required (or --table FILE.json ...)")
+    begin = time.monotonic()
+    dist.init_process_group(args.backend)
+    rank, world = dist.get_rank(), dist.get_world_size()
+    if args.backend == "nccl":
+        torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
+        dev = torch.device("cuda", torch.cuda.current_device())
+    else:
+        dev = torch.device("cpu")
+    clock = Clock(dev)
+    todo = [("split", c) for c in split_cases(args.small)]
+    todo += [("sharded", c) for c in sharded_cases(args.small)]
+    todo = [(kind, c) for kind, c in todo if args.only in (None, kind)]
+    done: List[Dict[str, Any]] = []
+    for seed, (kind, case) in enumerate(todo):
+        case = {"kind": kind, **case}
+        spent = torch.tensor([time.monotonic() - begin], device=dev)
+        dist.all_reduce(spent, op=dist.ReduceOp.MAX)  # every rank takes the same decision
+        if float(spent.item()) > args.max_seconds:
+            case["error"] = "skipped: --max-seconds spent"
+            done.append(case)
+            continue
+        t = time.monotonic()
+        try:
+            (run_split if kind == "split" else run_sharded)(case, args, clock, dev, seed)
+        except Exception as e:  # recorded; the run goes on
+            case["error"] = f"{type(e).__name__}: {e}"
+        case["seconds"] = round(time.monotonic() - t, 2)
+        if dev.type == "cuda":
+            torch.cuda.empty_cache()
+        done.append(case)
+        if rank == 0:
+            print(json.dumps(case), flush=True)
+    names: List[Any] = [None] * world
+    name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
+    dist.all_gather_object(names, name)
+    if rank == 0:
+        nccl = torch.cuda.nccl.version() if dev.type == "cuda" else None
+        report = {
+            "world": world,
+            "backend": args.backend,
+            "devices": names,
+            "torch": torch.__version__,
+            "nccl": ".".join(map(str, nccl)) if isinstance(nccl, tuple) else nccl,
+            "rtopk": rtopk.__version__,
+            "date_utc": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
+            "nccl_nvls_enable": os.environ.get("NCCL_NVLS_ENABLE"),
+            "input": "standard normal, generated on each rank",
+            "reps": args.reps,
+            "warmup": args.warmup,
+            "split_pays_bytes": rd.SPLIT_PAYS_BYTES,
+            "cases": done,
+        }
+        with open(args.out, "w") as f:
+            json.dump(report, f, indent=1)
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def table(reports: List[Dict[str, Any]]) -> str:
+    """The reports as markdown: ms per method and its speedup over one GPU."""
+    head = (
+        "| GPUs | case | dtype | k | MB/rank | splits pay | one GPU ms | rtopk ms (×) "
+        "| torch merge ms (×) | Dr. Top-k ms (×) | gather_to=0 ms (×) | identical |"
+    )
+    lines = [head, "|" + "---|" * 12]
+
+    def cell(c: Dict[str, Any], name: str) -> str:
+        t = c.get("ms", {}).get(name)
+        s = c.get("speedup_vs_one_gpu", {}).get(name)
+        if t is None:
+            return "–"
+        return f"{t:.3f}" + (f" ({s:.2f}×)" if s else "")
+
+    for r in reports:
+        for c in r["cases"]:
+            shape = f"{c['kind']} {c['n']} × {c['m']}"
+            if "error" in c:
+                row = f"| {r['world']} | {shape} | {c['dtype']} | {c['k']} | {c['error']} |"
+                lines.append(row + " |" * 7)
+                continue
+            mine = "rtopk_local" if c["kind"] == "sharded" else "rtopk"
+            check = c.get("check", {})
+            ok = [v.get("identical") for v in check.values() if "identical" in v]
+            same = "yes" if ok and all(ok) else ("NO" if ok else "unchecked")
+            pays = c.get("split_pays")
+            lines.append(
+                f"| {r['world']} | {shape} | {c['dtype']} | {c['k']} "
+                f"| {c['bytes_per_rank'] / 2**20:.0f} | {'' if pays is None else pays} "
+                f"| {cell(c, 'one_gpu')} | {cell(c, mine)} | {cell(c, 'torch_merge')} "
+                f"| {cell(c, 'drtopk')} | {cell(c, 'rtopk_gather0')} | {same} |"
+            )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
