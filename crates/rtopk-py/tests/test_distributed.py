@@ -294,6 +294,58 @@ def _gpu_split_rows_cases(rank: int, world: int) -> None:
     _split_rows_cases(rank, world, "cuda:0")
 
 
+def _nccl_split_rows(rank: int, world: int) -> List[Tuple[Any, Any, Any]]:
+    """(shard, whole row, dtype) per dtype: hostile rows of an odd length, split unevenly."""
+    full = torch.from_numpy(hostile_matrix(4, 4099, "hostile", seed=31)).cuda()
+    lo, hi = _cuts(4099, world, seed=5)[rank]
+    return [(full[:, lo:hi].to(dt), full.to(dt), dt) for dt in (torch.float32, torch.bfloat16)]
+
+
+def _nccl_no_sync_cases(rank: int, world: int) -> None:
+    # NCCL, one GPU per rank: identical answers, and a remembered request synchronises nothing
+    for shard, whole, dt in _nccl_split_rows(rank, world):
+        for k, largest, sorted_ in ((50, True, True), (7, False, False)):
+            want = rtopk.topk(whole, k, -1, largest, sorted_)
+            rd.topk_split_rows(shard, k, -1, largest, sorted_)  # agrees
+            torch.cuda.synchronize()
+            torch.cuda.set_sync_debug_mode("error")
+            try:
+                got = rd.topk_split_rows(shard, k, -1, largest, sorted_)
+            finally:
+                torch.cuda.set_sync_debug_mode("default")
+            _same(got.values, want.values, f"{dt} values")
+            _same(got.indices, want.indices, f"{dt} indices")
+
+
+def _nccl_graph_cases(rank: int, world: int) -> None:
+    # a remembered request captured in a CUDA graph and replayed
+    shard, whole, _ = _nccl_split_rows(rank, world)[0]
+    want = rtopk.topk(whole, 50)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        rd.topk_split_rows(shard, 50)  # agrees, outside the capture
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        got = rd.topk_split_rows(shard, 50)
+    graph.replay()
+    torch.cuda.synchronize()
+    _same(got.values, want.values, "graph values")
+    _same(got.indices, want.indices, "graph indices")
+
+
+def _nccl_worker(rank: int, world: int, store: str, case: Callable[[int, int], None]) -> None:
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", init_method=f"file://{store}", rank=rank, world_size=world)
+    try:
+        case(rank, world)
+        dist.barrier()
+    finally:
+        dist.destroy_process_group()
+
+
 def _worker(rank: int, world: int, store: str, case: Callable[[int, int], None]) -> None:
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
@@ -306,10 +358,28 @@ def _worker(rank: int, world: int, store: str, case: Callable[[int, int], None])
         dist.destroy_process_group()
 
 
-def _run(world: int, case: Callable[[int, int], None]) -> None:
+def _run(
+    world: int, case: Callable[[int, int], None], worker: Callable[..., None] = _worker
+) -> None:
     with tempfile.TemporaryDirectory() as d:
         store = os.path.join(d, "store")
-        mp.spawn(_worker, args=(world, store, case), nprocs=world, join=True)
+        mp.spawn(worker, args=(world, store, case), nprocs=world, join=True)
+
+
+_TWO_GPUS = pytest.mark.skipif(
+    not torch.cuda.is_available() or torch.cuda.device_count() < 2 or not dist.is_nccl_available(),
+    reason="fewer than two CUDA devices (or no NCCL): NCCL tests skipped",
+)
+
+
+@_TWO_GPUS
+def test_nccl_split_rows_identical_without_a_host_synchronisation() -> None:
+    _run(2, _nccl_no_sync_cases, _nccl_worker)
+
+
+@_TWO_GPUS
+def test_nccl_split_rows_in_a_cuda_graph() -> None:
+    _run(2, _nccl_graph_cases, _nccl_worker)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device: GPU test skipped")
