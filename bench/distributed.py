@@ -265,6 +265,7 @@ def run_split(case: Dict[str, Any], args: Any, clock: Clock, dev: Any, seed: int
     esize = torch.empty(0, dtype=dtype).element_size()
     case["bytes_per_rank"] = n * width * esize
     case["split_pays"] = rd.split_pays(case["bytes_per_rank"])
+    case["split_pays_graphed"] = rd.split_pays(case["bytes_per_rank"], graphed=True)
     g = torch.Generator(device=dev).manual_seed(seed * 64 + rank)
     shard = torch.randn(n, width, generator=g, device=dev, dtype=torch.float32).to(dtype)
     offset = rank * width
@@ -439,6 +440,7 @@ def main() -> None:
             "reps": args.reps,
             "warmup": args.warmup,
             "split_pays_bytes": rd.SPLIT_PAYS_BYTES,
+            "split_pays_bytes_graphed": rd.SPLIT_PAYS_BYTES_GRAPHED,
             "cases": done,
         }
         with open(args.out, "w") as f:

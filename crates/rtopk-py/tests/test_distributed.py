@@ -277,11 +277,17 @@ def _cached_path_cases(rank: int, world: int) -> None:
 
 
 def _split_pays_case() -> None:
-    assert rd.SPLIT_PAYS_BYTES == 64 << 20
+    # the measured thresholds (docs/distributed.md): 1 GiB eager, 32 MiB in a CUDA graph
+    assert (rd.SPLIT_PAYS_BYTES, rd.SPLIT_PAYS_BYTES_GRAPHED) == (1 << 30, 32 << 20)
     assert not rd.split_pays(0)
-    assert not rd.split_pays((64 << 20) - 1)
-    assert rd.split_pays(64 << 20)
+    assert not rd.split_pays((1 << 30) - 1)
+    assert rd.split_pays(1 << 30)
     assert rd.split_pays(1 << 40)
+    assert not rd.split_pays((32 << 20) - 1, graphed=True)
+    assert rd.split_pays(32 << 20, graphed=True)
+    assert not rd.split_pays(32 << 20, graphed=False)
+    with pytest.raises(TypeError, match="graphed must be a bool"):
+        rd.split_pays(1 << 30, graphed=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         rd.split_pays(-1)
     with pytest.raises(TypeError):
@@ -420,7 +426,7 @@ def test_a_remembered_request_runs_one_collective_and_no_host_read(world: int) -
     _run(world, _cached_path_cases)
 
 
-def test_split_pays_from_64_mib_per_rank() -> None:
+def test_split_pays_from_the_measured_shard_sizes() -> None:
     _split_pays_case()
 
 

@@ -57,10 +57,12 @@ path reads no device value on the host, so it can be captured in a CUDA graph wh
 allows it.
 
 **When splitting pays.** A split row costs each rank a local selection of its shard plus a
-fixed price — the all-gather's latency and the merge of ``world · k`` candidates per row, tens
-of microseconds — which a small shard does not earn back. :func:`split_pays` says whether a
-shard is large enough (:data:`SPLIT_PAYS_BYTES`); below it, keep the rows on one device and
-call :func:`rtopk.topk` (docs/distributed.md has the measurements). :func:`topk_split_rows`
+fixed price: the all-gather and the merge of ``world · k`` candidates per row take tens of
+microseconds on the GPU, but an eager call's Python and launches take a few hundred on the
+host, and the slowest rank's host sets the pace. Captured in a CUDA graph the host's part goes.
+:func:`split_pays` says whether a shard is large enough (:data:`SPLIT_PAYS_BYTES` for eager
+calls, :data:`SPLIT_PAYS_BYTES_GRAPHED` inside a graph); below it, keep the rows on one device
+and call :func:`rtopk.topk` (docs/distributed.md has the measurements). :func:`topk_split_rows`
 computes the same answer either way and never decides for the caller.
 """
 
@@ -80,6 +82,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "CACHE_SIZE",
     "SPLIT_PAYS_BYTES",
+    "SPLIT_PAYS_BYTES_GRAPHED",
     "ShardedRows",
     "clear_cache",
     "split_pays",
@@ -87,10 +90,13 @@ __all__ = [
     "topk_split_rows",
 ]
 
-# Bytes of input per rank from which splitting rows across GPUs is at least as fast as one GPU
-# holding them all (docs/distributed.md): below it the fixed price of the collective and the
-# merge is not earned back.
-SPLIT_PAYS_BYTES = 64 << 20
+# Bytes of input per rank from which an eager topk_split_rows on 2 or 4 GPUs was faster than one
+# GPU holding every shard in every measured case (docs/distributed.md, H200s): below it the
+# fixed price of a call (mostly the host's) was not always earned back.
+SPLIT_PAYS_BYTES = 1 << 30
+# The same for a call replayed from a CUDA graph: the smallest shard measured (32 MiB) already
+# paid in every case; nothing smaller was measured.
+SPLIT_PAYS_BYTES_GRAPHED = 32 << 20
 # Requests whose agreement is remembered with check="once"; the oldest is forgotten first.
 CACHE_SIZE = 64
 
@@ -125,24 +131,29 @@ class ShardedRows(NamedTuple):
     all_indices: Any
 
 
-def split_pays(row_bytes_per_rank: int) -> bool:
+def split_pays(row_bytes_per_rank: int, *, graphed: bool = False) -> bool:
     """Whether splitting rows across ranks is worth it for a shard of ``row_bytes_per_rank``
     bytes — the input one rank holds, ``x.numel() * x.element_size()`` of its shard: true from
-    :data:`SPLIT_PAYS_BYTES` (64 MiB) on, where :func:`topk_split_rows` on several GPUs is at
-    least as fast as one GPU holding every shard (docs/distributed.md). Below it, keep the rows
-    on one device. Advice only: :func:`topk_split_rows` answers the same either way.
+    :data:`SPLIT_PAYS_BYTES` (1 GiB) on for eager calls, from :data:`SPLIT_PAYS_BYTES_GRAPHED`
+    (32 MiB) on for calls replayed from a CUDA graph (``graphed=True``) — the sizes from which
+    :func:`topk_split_rows` on 2 and 4 GPUs beat one GPU holding every shard in every measured
+    case (docs/distributed.md). Below it, keep the rows on one device. Advice only:
+    :func:`topk_split_rows` answers the same either way.
 
     Raises:
-        TypeError: ``row_bytes_per_rank`` is not an integer (a bool included).
+        TypeError: ``row_bytes_per_rank`` is not an integer (a bool included), or ``graphed``
+            is not a bool.
         ValueError: it is negative.
     """
+    if type(graphed) is not bool:
+        raise TypeError(f"graphed must be a bool, got {type(graphed).__name__}")
     if isinstance(row_bytes_per_rank, bool) or not isinstance(row_bytes_per_rank, int):
         raise TypeError(
             f"row_bytes_per_rank must be an integer, got {type(row_bytes_per_rank).__name__}"
         )
     if row_bytes_per_rank < 0:
         raise ValueError(f"row_bytes_per_rank must be >= 0, got {row_bytes_per_rank}")
-    return row_bytes_per_rank >= SPLIT_PAYS_BYTES
+    return row_bytes_per_rank >= (SPLIT_PAYS_BYTES_GRAPHED if graphed else SPLIT_PAYS_BYTES)
 
 
 class _Split(NamedTuple):
