@@ -291,6 +291,12 @@ def test_errors_on_cuda_tensors() -> None:
         rtopk.topk(x.double(), 1)
     with pytest.raises(ValueError, match="cannot be combined"):
         rtopk.topk(x, 1, max_iter=2, precision=0.5)
+    # flags of the wrong type, hashable or not, get the general path's TypeError
+    for flag in (1, [True], None):
+        with pytest.raises(TypeError, match="must be bool"):
+            rtopk.topk(x, 1, largest=flag)
+        with pytest.raises(TypeError, match="must be bool"):
+            rtopk.topk(x, 1, sorted=flag)
     for dt in (torch.float16, torch.bfloat16):
         h = x.to(dt)
         with pytest.raises(ValueError, match="larger than the row width"):

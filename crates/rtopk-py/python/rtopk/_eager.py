@@ -66,9 +66,11 @@ def topk_cuda(x: Any, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tenso
     m = shape[-1]
     if k < 0 or k > m or m == 0:
         return None
+    if type(largest) is not bool or type(sorted) is not bool:
+        return None  # 1 == True, and a list is no key: the general path explains
     device = x.get_device()
     request = _REQUESTS.get((k, largest, sorted, x.dtype, device))
-    if request is None or type(largest) is not bool or type(sorted) is not bool:
+    if request is None:
         request = _request(k, largest, sorted, x, device)
         if request is None:
             return None
