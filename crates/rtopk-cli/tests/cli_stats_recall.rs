@@ -17,26 +17,29 @@ fn recall_json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("one JSON object on stdout")
 }
 
+/// Three targets (1 among them), three families, two widths and two k, 40 rows each.
+const GRID: &[&str] = &[
+    "--targets",
+    "0.8,0.95,1",
+    "--dist",
+    "normal,relu,bf16-ties",
+    "--m",
+    "64,300",
+    "-k",
+    "4,33",
+    "--reps",
+    "40",
+    "--seed",
+    "5",
+];
+
 fn num(v: &Value, key: &str) -> f64 {
     v[key].as_f64().unwrap_or_else(|| panic!("{key} missing or not a number: {v}"))
 }
 
 #[test]
 fn recall_json_has_every_cell_and_meets_each_target() {
-    let v = recall_json(&[
-        "--targets",
-        "0.8,0.95,1",
-        "--dist",
-        "normal,relu,bf16-ties",
-        "--m",
-        "64,300",
-        "-k",
-        "4,33",
-        "--reps",
-        "40",
-        "--seed",
-        "5",
-    ]);
+    let v = recall_json(GRID);
     for key in ["targets", "families", "ms", "ks", "reps", "seed", "cells"] {
         assert!(v.get(key).is_some(), "missing {key}: {v}");
     }
@@ -61,20 +64,7 @@ fn recall_json_has_every_cell_and_meets_each_target() {
     let bf16 = cells.iter().find(|c| c["family"] == "bf16-ties").unwrap();
     assert_eq!(bf16["dtype"], "bfloat16");
     // The same seed, the same report.
-    let again = recall_json(&[
-        "--targets",
-        "0.8,0.95,1",
-        "--dist",
-        "normal,relu,bf16-ties",
-        "--m",
-        "64,300",
-        "-k",
-        "4,33",
-        "--reps",
-        "40",
-        "--seed",
-        "5",
-    ]);
+    let again = recall_json(GRID);
     assert_eq!(again, v);
 }
 

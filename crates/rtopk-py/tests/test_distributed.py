@@ -342,19 +342,14 @@ def _nccl_graph_cases(rank: int, world: int) -> None:
     _same(got.indices, want.indices, "graph indices")
 
 
-def _nccl_worker(rank: int, world: int, store: str, case: Callable[[int, int], None]) -> None:
-    torch.cuda.set_device(rank)
-    dist.init_process_group("nccl", init_method=f"file://{store}", rank=rank, world_size=world)
-    try:
-        case(rank, world)
-        dist.barrier()
-    finally:
-        dist.destroy_process_group()
-
-
-def _worker(rank: int, world: int, store: str, case: Callable[[int, int], None]) -> None:
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
+def _worker(
+    rank: int, world: int, store: str, case: Callable[[int, int], None], backend: str = "gloo"
+) -> None:
+    if backend == "nccl":
+        torch.cuda.set_device(rank)
+    else:
+        torch.set_num_threads(1)
+    dist.init_process_group(backend, init_method=f"file://{store}", rank=rank, world_size=world)
     try:
         case(rank, world)
         # every rank out of its last collective before any tears the group down: gloo may
@@ -364,12 +359,10 @@ def _worker(rank: int, world: int, store: str, case: Callable[[int, int], None])
         dist.destroy_process_group()
 
 
-def _run(
-    world: int, case: Callable[[int, int], None], worker: Callable[..., None] = _worker
-) -> None:
+def _run(world: int, case: Callable[[int, int], None], backend: str = "gloo") -> None:
     with tempfile.TemporaryDirectory() as d:
         store = os.path.join(d, "store")
-        mp.spawn(worker, args=(world, store, case), nprocs=world, join=True)
+        mp.spawn(_worker, args=(world, store, case, backend), nprocs=world, join=True)
 
 
 _TWO_GPUS = pytest.mark.skipif(
@@ -380,12 +373,12 @@ _TWO_GPUS = pytest.mark.skipif(
 
 @_TWO_GPUS
 def test_nccl_split_rows_identical_without_a_host_synchronisation() -> None:
-    _run(2, _nccl_no_sync_cases, _nccl_worker)
+    _run(2, _nccl_no_sync_cases, "nccl")
 
 
 @_TWO_GPUS
 def test_nccl_split_rows_in_a_cuda_graph() -> None:
-    _run(2, _nccl_graph_cases, _nccl_worker)
+    _run(2, _nccl_graph_cases, "nccl")
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device: GPU test skipped")

@@ -411,7 +411,7 @@ def topk_sharded_rows(
         except _ERRORS as e:
             error, row = e, _refused(e)
         counts = _agree(dist, row, error, comm, group, timeout)
-        dst = -1 if gather_to is None else gather_to
+        dst = to
         if gather_to is not None and group is not None:
             # `gather_to` is a rank of `group`; the collectives take the global rank
             dst = dist.get_global_rank(group, gather_to)
