@@ -60,7 +60,13 @@ __device__ void rtopk_block_row(const Params& p) {
     u32 first = BLOCK_EPL * threadIdx.x;
     u32 lane_min = 0xffffffffu, lane_max = 0u;
     // every load is issued before the first key is computed (the raw bits wait in keys[])
-#if ELEM_KIND != ELEM_F32
+#if ELEM_INTEGER
+    {
+        elem_t ints[BLOCK_EPL];
+        load_ints<BLOCK_EPL>(row_in, first, p.m, p.vec4 != 0, ints);
+        key_ints(row.keys, ints, first, p.m, p.sign, &lane_min, &lane_max);
+    }
+#elif ELEM_PACKED16
     load_block_keys16(row, row_in, p, first, &lane_min, &lane_max);
 #else
     if (p.vec4) {

@@ -52,11 +52,20 @@ typedef unsigned long long u64;
 #define EXIT_NARROW 4  // not an exit: the row goes on with its candidates (narrow_row)
 #define EXIT_RECALL 5  // the bracket guarantees the recall target (search.cuh, recall_met)
 
-// The element type: elem_t (the unit's: float, or the 16 bits of an f16 or bf16 held as an
-// unsigned short, src/kernels.rs) and ELEM_KIND, one of these (docs/kernel.md, "16-bit rows").
+// The element type: elem_t (the unit's: float, the 16 bits of an f16 or bf16 held as an
+// unsigned short, or the integer type itself, src/kernels.rs) and ELEM_KIND, one of these
+// (docs/kernel.md, "16-bit rows" and "Integer rows").
 #define ELEM_F32 0
 #define ELEM_F16 1
 #define ELEM_BF16 2
+#define ELEM_I8 3
+#define ELEM_U8 4
+#define ELEM_I16 5
+#define ELEM_I32 6
+// 16-bit floats: warp rows keep the elements packed two per register (PackedRow).
+#define ELEM_PACKED16 (ELEM_KIND == ELEM_F16 || ELEM_KIND == ELEM_BF16)
+// Integers: one 32-bit key per element and no value phase (docs/contract.md §3).
+#define ELEM_INTEGER (ELEM_KIND >= ELEM_I8)
 
 struct Params {
     const elem_t* x;     // (n_rows, m), row-major

@@ -42,12 +42,59 @@ __device__ __forceinline__ void key_slots(u32 (&keys)[N], const float (&v)[N], u
     *lane_max = hi;
 }
 
+// ---- Integer rows (docs/kernel.md, "Integer rows") ------------------------------------------
+
+// Elements first .. first + N - 1 of an integer row (0 past m): 16-byte loads where `vec`
+// (N elements fill whole 16-byte groups, a 16-byte aligned row, m whole 16-byte groups: all
+// of a group inside the row or none), else one element each.
+template <int N>
+__device__ __forceinline__ void load_ints(const elem_t* row_in, u32 first, u32 m, bool vec,
+                                          elem_t (&v)[N]) {
+    constexpr int GROUP = 16 / (int)sizeof(elem_t);  // elements per 16 bytes
+    if constexpr (N % GROUP == 0) {
+        if (vec) {
+#pragma unroll
+            for (int q = 0; q < N / GROUP; ++q) {
+                u32 i = first + (u32)(GROUP * q);
+                uint4 b = i < m ? *reinterpret_cast<const uint4*>(row_in + i) : make_uint4(0, 0, 0, 0);
+                const elem_t* e = reinterpret_cast<const elem_t*>(&b);
+#pragma unroll
+                for (int j = 0; j < GROUP; ++j) v[GROUP * q + j] = e[j];
+            }
+            return;
+        }
+    }
+#pragma unroll
+    for (int j = 0; j < N; ++j) v[j] = first + (u32)j < m ? row_in[first + j] : (elem_t)0;
+}
+
+// The keys of N loaded integers (slots past m get key 0) and their min/max.
+template <int N>
+__device__ __forceinline__ void key_ints(u32 (&keys)[N], const elem_t (&v)[N], u32 first, u32 m,
+                                         float sign, u32* lane_min, u32* lane_max) {
+    u32 lo = *lane_min, hi = *lane_max;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        bool valid = first + (u32)j < m;
+        keys[j] = valid ? int_key((int)v[j], sign) : 0u;
+        if (valid) lo = min(lo, keys[j]);
+        hi = max(hi, keys[j]);  // 0 is neutral
+    }
+    *lane_min = lo;
+    *lane_max = hi;
+}
+
 // Stage 1 for one row's lanes: lane l of the row holds elements l EPL .. l EPL + EPL - 1
 // (with 16-byte loads when the row allows: EPL % 4 == 0, 16-byte aligned rows, M % 4 == 0),
 // and the lane's min/max key.
 template <int EPL, int LANES, bool NARROWS>
 __device__ __forceinline__ void load_row(WarpRow<EPL, LANES, NARROWS>& row, const elem_t* row_in, const Params& p,
                                          u32 first, u32* lane_min, u32* lane_max) {
+#if ELEM_INTEGER
+    elem_t ints[EPL];
+    load_ints<EPL>(row_in, first, p.m, p.vec4 != 0, ints);
+    key_ints(row.keys, ints, first, p.m, p.sign, lane_min, lane_max);
+#else
     // every load is issued before the first key is computed
     float v[EPL];
     bool vec4 = false;
@@ -65,6 +112,7 @@ __device__ __forceinline__ void load_row(WarpRow<EPL, LANES, NARROWS>& row, cons
         for (int j = 0; j < EPL; ++j) v[j] = first + (u32)j < p.m ? row_in[first + j] : 0.f;
     }
     key_slots(row.keys, v, first, p.m, p.sign, lane_min, lane_max);
+#endif
 }
 
 // ---- 16-bit rows (docs/kernel.md, "16-bit rows") -------------------------------------------

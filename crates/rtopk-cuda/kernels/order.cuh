@@ -85,10 +85,39 @@ __device__ __forceinline__ u32 ordered_of_key16(u32 key) {
     return (key ^ (negative | 0x8000u)) & 0xffffu;
 }
 
-// An element's own key: its f32 key, or its 16-bit key.
+// ---- Integer rows (docs/kernel.md, "Integer rows") ------------------------------------------
+// An integer's own key is its value with the sign bit flipped, complemented in smallest mode:
+// the value shifted to start at 0 (each integer type's key, topk-ref's, plus a constant), so
+// that halving keys halves the value range and the key phase's tests are topk-ref's.
+
+// The key of an integer value widened to int.
+__device__ __forceinline__ u32 int_key(int v, float sign) {
+    u32 key = (u32)v ^ 0x80000000u;
+    return sign < 0.0f ? ~key : key;
+}
+
+// The integer whose key is `key`: int_key's inverse.
+__device__ __forceinline__ int int_of_key(u32 key, float sign) {
+    return (int)((sign < 0.0f ? ~key : key) ^ 0x80000000u);
+}
+
+// The key a hint (an f32 in the input's orientation) is tested at on an integer row: the key of
+// the least integer >= hint (largest mode) or the greatest <= hint (smallest mode), topk-ref's
+// Element::hint_key; 0 (a key no test takes: hint_test skips t <= lo_key) where that integer is
+// beyond int's range (beyond the row's type's range it is beyond the row's keys, which skips
+// the test as topk-ref's saturated key does).
+__device__ __forceinline__ u32 int_hint_key(float hint, float sign) {
+    float v = sign > 0.0f ? ceilf(hint) : floorf(hint);
+    if (!(v >= -2147483648.0f && v < 2147483648.0f)) return 0u;
+    return int_key((int)v, sign);
+}
+
+// An element's own key: its f32 key, its 16-bit key, or its integer key.
 __device__ __forceinline__ u32 own_key(elem_t v, float sign) {
 #if ELEM_KIND == ELEM_F32
     return order_key(v, sign);
+#elif ELEM_INTEGER
+    return int_key((int)v, sign);
 #else
     return key16_of_ordered((u32)v ^ (sign < 0.0f ? 0x8000u : 0u), sign > 0.0f);
 #endif
@@ -108,12 +137,24 @@ __device__ __forceinline__ u32 ceil16(float T) {
 }
 
 // The own key of the least value of the row's type >= thres (a finite ordered value): the
-// key a test at thres counts from (topk-ref's Element::key_at_least).
+// key a test at thres counts from (topk-ref's Element::key_at_least). Float rows only: an
+// integer row's tests are at keys (it has no value phase).
 __device__ __forceinline__ u32 own_key_at_least(float thres) {
 #if ELEM_KIND == ELEM_F32
     return number_key(thres);
 #else
     return key16_of_ordered(ceil16(thres), true);
+#endif
+}
+
+// The key the hint test tests a hint at (topk-ref's Element::hint_key): on a float row the
+// own key at least the hint's ordered value (hint * sign: exact), on an integer row
+// int_hint_key.
+__device__ __forceinline__ u32 hint_key(float hint, float sign) {
+#if ELEM_INTEGER
+    return int_hint_key(hint, sign);
+#else
+    return own_key_at_least(__fmul_rn(hint, sign));
 #endif
 }
 

@@ -110,7 +110,7 @@ __device__ __forceinline__ int value_phase_of(const Row& row, Search& s, u32 k) 
 // to be narrowed (EXIT_NARROW) comes back here as its CandRow and goes on where it left off.
 template <class Row>
 __device__ void finish_exact(const Row& row, Search& s, u32 k) {
-    if (s.value != VALUE_NONE && value_phase_of(row, s, k)) return;
+    if (!ELEM_INTEGER && s.value != VALUE_NONE && value_phase_of(row, s, k)) return;
     // key phase: only where the value phase cannot proceed
     while (s.hi_key - s.lo_key > 1u) {
         if (recall_met(s, k)) { s.exit = EXIT_RECALL; return; }
@@ -120,12 +120,11 @@ __device__ void finish_exact(const Row& row, Search& s, u32 k) {
     s.exit = EXIT_CONVERGED;
 }
 
-template <class Row>
-__device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
-    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
-                recall_slack(p, p.k)};
-    if (lo_key == hi_key) return s;
-    // value phase: the paper's bisection on (ordered) values
+// search_exact's value phase set-up for the bracket [s.lo_key, s.hi_key]: where both ends
+// are finite values of a float row; an integer row has none (docs/contract.md §3).
+__device__ __forceinline__ void value_of_bracket(Search& s, const Params& p) {
+    s.value = VALUE_NONE;
+#if !ELEM_INTEGER
     s.lo = ordered_value_of_own_key(s.lo_key);
     s.hi = ordered_value_of_own_key(s.hi_key);
     if (isfinite(s.lo) && isfinite(s.hi)) {
@@ -133,6 +132,16 @@ __device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Par
         bool plain = s.eps == 0.0f && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
         s.value = plain ? VALUE_PLAIN : VALUE_GUARDED;
     }
+#endif
+}
+
+template <class Row>
+__device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
+                recall_slack(p, p.k)};
+    if (lo_key == hi_key) return s;
+    // value phase: the paper's bisection on (ordered) values (none on an integer row)
+    value_of_bracket(s, p);
     finish_exact(row, s, p.k);
     return s;
 }
@@ -141,8 +150,15 @@ template <class Row>
 __device__ Search search_early_stopping(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
     Search s = {lo_key, hi_key, 0u, 0, EXIT_MAX_ITER, (u32)p.max_iter, 0.0f, 0.0f, 0.0f,
                 VALUE_NONE, row.m, -1};
-    float lo = ordered_value_of_own_key(lo_key), hi = ordered_value_of_own_key(hi_key);
-    int finite = isfinite(lo) && isfinite(hi);
+    // the f32 rows' value steps where both ends are finite values; else (an integer row
+    // always) key steps
+    float lo = 0.0f, hi = 0.0f;
+    int finite = 0;
+#if !ELEM_INTEGER
+    lo = ordered_value_of_own_key(lo_key);
+    hi = ordered_value_of_own_key(hi_key);
+    finite = isfinite(lo) && isfinite(hi);
+#endif
     for (int iter = 0; iter < p.max_iter; ++iter) {
         float thres = __int_as_float(0x7fc00000);  // NaN: unused in the key branch
         u32 t;
@@ -174,17 +190,19 @@ __device__ Search search_threshold(const Row& row, u32 lo_key, u32 hi_key, const
 #define HINT_ABOVE 2  // the threshold lies above the hint: the test raised lo
 #define HINT_BELOW 3  // below it: the test lowered hi
 
-// The hint test: one test at t, the own key of the least value of the row's type >= the hint's
-// ordered value, counting the keys > t and >= t (two counting passes, one iteration), so that
+// The hint test: one test at t = hint_key (the own key of the least value of the row's type >=
+// the hint's ordered value; on an integer row, int_hint_key), counting the keys > t and >= t (two counting passes, one iteration), so that
 // a hint at the row's threshold ends the search. Skipped for a NaN hint, a bracket of adjacent
 // keys, or t outside (lo_key, hi_key].
 template <class Row>
 __device__ int hint_test(const Row& row, Search& s, float hint, const Params& p) {
     if (isnan(hint) || s.hi_key - s.lo_key <= 1u) return HINT_SKIPPED;
-    u32 t = own_key_at_least(__fmul_rn(hint, p.sign));  // the ordered value: exact
+    u32 t = hint_key(hint, p.sign);
     if (t <= s.lo_key || t > s.hi_key) return HINT_SKIPPED;
-    // t > lo_key >= 0, and t + 1 does not wrap: t is the key of a number, never a NaN's
-    u32 at_least = row.count_ge_positive(t), above = row.count_ge_positive(t + 1u);
+    // t > lo_key >= 0; nothing lies above the last key, where t + 1 would wrap (on a float
+    // row t is a number's key, never that NaN key; on an integer row it is the type's end)
+    u32 at_least = row.count_ge_positive(t);
+    u32 above = t == 0xffffffffu ? 0u : row.count_ge_positive(t + 1u);
     s.iterations += 1;
     if (at_least < p.k) {
         s.hi_key = t; s.count_at_hi = at_least; s.has_count_at_hi = 1;
@@ -211,6 +229,9 @@ __device__ int hint_test(const Row& row, Search& s, float hint, const Params& p)
 // once a test moves the bound on the far side of the hint. Returns 1 on a hit.
 template <class Row>
 __device__ int window_tests(const Row& row, Search& s, int side, u32 k) {
+#if ELEM_INTEGER
+    return 0;  // value-space steps: an integer row has none
+#else
     for (int shift = 8; shift >= 4; shift -= 4) {
         float lo = ordered_value_of_own_key(s.lo_key), hi = ordered_value_of_own_key(s.hi_key);
         if (!(isfinite(lo) && isfinite(hi))) return 0;
@@ -224,18 +245,7 @@ __device__ int window_tests(const Row& row, Search& s, int side, u32 k) {
         if ((cnt < k) == (side == HINT_ABOVE)) return 0;  // the far bound moved
     }
     return 0;
-}
-
-// search_exact's value phase set-up for the bracket [s.lo_key, s.hi_key].
-__device__ __forceinline__ void value_of_bracket(Search& s, const Params& p) {
-    s.lo = ordered_value_of_own_key(s.lo_key);
-    s.hi = ordered_value_of_own_key(s.hi_key);
-    s.value = VALUE_NONE;
-    if (isfinite(s.lo) && isfinite(s.hi)) {
-        s.eps = __fmul_rn(p.precision, fabsf(s.hi));
-        bool plain = s.eps == 0.0f && fmaxf(fabsf(s.lo), fabsf(s.hi)) <= 0x1.fffffep126f;
-        s.value = plain ? VALUE_PLAIN : VALUE_GUARDED;
-    }
+#endif
 }
 
 // Algorithm 1 with a hint: the hint test and the window tests, then the value phase and the

@@ -27,12 +27,15 @@ __device__ __forceinline__ T* opaque(T* ptr) {
 
 // Writes result `pos` of the row: element i and the input's bits, from its key where the key
 // determines them, re-read from the input where it cannot (+-0.0, NaN payloads).
-// 16-bit values are always re-read (a wide key does not hold the 16 bits).
+// 16-bit values are always re-read (a wide key does not hold the 16 bits); an integer's key
+// always determines it.
 __device__ __forceinline__ void write_result(u32 pos, u32 i, u32 key, const elem_t* row_in,
                                              elem_t* out_val, idx_t* out_idx, float sign) {
     out_idx[pos] = i;
 #if ELEM_KIND == ELEM_F32
     out_val[pos] = key_keeps_bits(key) ? value_of_key(key, sign) : row_in[i];
+#elif ELEM_INTEGER
+    out_val[pos] = (elem_t)int_of_key(key, sign);
 #else
     out_val[pos] = row_in[i];
 #endif

@@ -7,10 +7,13 @@
 #include "order.cuh"
 
 // An element's bits as f32, as topk-ref's Element::to_f32 (the half crate's conversions):
-// exact for every number; a 16-bit NaN keeps its sign and payload and comes back quiet.
+// exact for every float number; a 16-bit NaN keeps its sign and payload and comes back quiet;
+// an integer rounds to the nearest f32.
 __device__ __forceinline__ float threshold_value(elem_t v) {
 #if ELEM_KIND == ELEM_F32
     return v;
+#elif ELEM_INTEGER
+    return __int2float_rn((int)v);  // the nearest f32, ties to even (exact up to 2^24)
 #elif ELEM_KIND == ELEM_BF16
     u32 b = (u32)v;
     return __uint_as_float(((b & 0x7fffu) > 0x7f80u ? (b | 0x40u) : b) << 16);

@@ -8,7 +8,8 @@
 #include "select.cuh"
 #include "narrow.cuh"
 
-// The row storage of the unit's element type: keys (f32), or the 16-bit elements packed.
+// The row storage of the unit's element type: keys (f32, integers), or the 16-bit elements
+// packed.
 template <bool PACKED_ROW, int EPL, int LANES, bool NARROWS>
 struct RowOf { using type = WarpRow<EPL, LANES, NARROWS>; };
 template <int EPL, int LANES, bool NARROWS>
@@ -20,7 +21,7 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     RowPlace at = place_row(p, row_id);
     const elem_t* row_in = at.in;
     // stage 1: load_row
-    typename RowOf<ELEM_KIND != ELEM_F32, EPL, LANES, NARROWS>::type row;
+    typename RowOf<ELEM_PACKED16, EPL, LANES, NARROWS>::type row;
     row.m = p.m;
     row.lanes = LANES == 32 ? FULL_MASK : ((1u << LANES) - 1u) << (lane - sub);
     u32 lane_min = 0xffffffffu, lane_max = 0u;

@@ -92,6 +92,10 @@ impl UnitSource for Unit {
             ElemType::F32 => ("float", 0),
             ElemType::F16 => ("unsigned short", 1),
             ElemType::Bf16 => ("unsigned short", 2),
+            ElemType::I8 => ("signed char", 3),
+            ElemType::U8 => ("unsigned char", 4),
+            ElemType::I16 => ("short", 5),
+            ElemType::I32 => ("int", 6),
         };
         out.push_str(&format!("typedef {elem} elem_t;\n#define ELEM_KIND {kind}\n"));
         inline(files, family_file(self.family()), &mut HashSet::new(), &mut out)?;

@@ -180,20 +180,32 @@ impl DataTypes {
 
 /// Host types whose device buffers the kernels read and write: f32, `half::f16` and
 /// `half::bf16` (both held on the device as their 16 bits).
-pub trait DeviceFloat:
+pub trait DeviceElement:
     topk_ref::Element + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Unpin
 {
     /// The kernels' element type for it.
     const ELEM: ElemType;
 }
-impl DeviceFloat for f32 {
+impl DeviceElement for f32 {
     const ELEM: ElemType = ElemType::F32;
 }
-impl DeviceFloat for half::f16 {
+impl DeviceElement for half::f16 {
     const ELEM: ElemType = ElemType::F16;
 }
-impl DeviceFloat for half::bf16 {
+impl DeviceElement for half::bf16 {
     const ELEM: ElemType = ElemType::Bf16;
+}
+impl DeviceElement for i8 {
+    const ELEM: ElemType = ElemType::I8;
+}
+impl DeviceElement for u8 {
+    const ELEM: ElemType = ElemType::U8;
+}
+impl DeviceElement for i16 {
+    const ELEM: ElemType = ElemType::I16;
+}
+impl DeviceElement for i32 {
+    const ELEM: ElemType = ElemType::I32;
 }
 
 /// Device buffers a caller owns (a framework's tensors), by address: the input (`n * m` of the
@@ -587,7 +599,7 @@ impl CudaTopK {
     /// Row-wise top-k of `x` (device, `n * m` values, row-major) into device buffers: values
     /// and indices `n * k`, iteration counts `n`. Each row's results in ascending index order,
     /// or with `launch.sorted` in sorted order (docs/contract.md §1).
-    pub fn select_device<E: DeviceFloat>(
+    pub fn select_device<E: DeviceElement>(
         &self,
         launch: &Launch,
         x: &CudaSlice<E>,
@@ -599,7 +611,7 @@ impl CudaTopK {
     }
 
     /// [`CudaTopK::select_device`] with a launch strategy.
-    pub fn select_device_with<E: DeviceFloat>(
+    pub fn select_device_with<E: DeviceElement>(
         &self,
         launch: &Launch,
         strategy: Strategy,
@@ -613,7 +625,7 @@ impl CudaTopK {
 
     /// [`CudaTopK::select_device_with`], the iteration counts optional: without them the
     /// route may split rows (rtopk-plan's `split`), with the same values and indices.
-    pub fn select_device_opt<E: DeviceFloat>(
+    pub fn select_device_opt<E: DeviceElement>(
         &self,
         launch: &Launch,
         strategy: Strategy,
@@ -629,7 +641,7 @@ impl CudaTopK {
     /// [`CudaTopK::select_device_opt`] of a ragged launch (docs/contract.md §5): `launch.k` is
     /// the outputs' width, and row `i` reads its own length and k from `rows` (`n` u32 each,
     /// where given) and starts its search at `rows.hint[i]` (`n` f32, where given).
-    pub fn select_device_ragged<E: DeviceFloat>(
+    pub fn select_device_ragged<E: DeviceElement>(
         &self,
         launch: &Launch,
         strategy: Strategy,
@@ -642,7 +654,7 @@ impl CudaTopK {
 
     /// [`CudaTopK::select_device_ragged`] that also writes each row's threshold
     /// (docs/contract.md §5) to `threshold` (`n` f32), where given.
-    pub fn select_device_threshold<E: DeviceFloat>(
+    pub fn select_device_threshold<E: DeviceElement>(
         &self,
         launch: &Launch,
         strategy: Strategy,
@@ -708,7 +720,7 @@ impl CudaTopK {
     /// compute capability 8.0 (docs/kernel.md, "16-bit rows").
     pub fn check_elem(&self, elem: ElemType) -> Result<(), CudaError> {
         let (major, minor) = self.capability;
-        if elem != ElemType::F32 && major < 8 {
+        if elem.packed16() && major < 8 {
             return Err(CudaError::Unsupported {
                 what: format!(
                     "{elem:?} rows need compute capability 8.0 or newer; {} has {major}.{minor}",

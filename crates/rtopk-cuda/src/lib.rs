@@ -43,7 +43,7 @@ pub use disk_cache::{CACHE_DIR_ENV, ImageKind};
 pub use error::CudaError;
 pub use kernels::ElemType;
 pub use kernels::IndexType;
-pub use launch::{DataTypes, DeviceFloat, DeviceOutputs, RawBuffers, RowSlices, UnitReport};
+pub use launch::{DataTypes, DeviceElement, DeviceOutputs, RawBuffers, RowSlices, UnitReport};
 pub use plan::{DeviceLimits, Launch, Plan, Program, Ragged, SortPlan, SortShape, Strategy};
 
 /// The per-row arrays of a ragged request on host rows (docs/contract.md §5): `n` u32 each,
@@ -183,7 +183,7 @@ impl CudaTopK {
 
     /// Row-wise top-k of a host matrix: copies in, runs, copies out. With `opts.sorted` the k
     /// results of each row are sorted on the device.
-    pub fn topk_rows<E: DeviceFloat>(
+    pub fn topk_rows<E: DeviceElement>(
         &self,
         x: ArrayView2<'_, E>,
         k: usize,
@@ -196,7 +196,7 @@ impl CudaTopK {
     /// [`CudaTopK::topk_rows`] with a launch strategy. [`Strategy::Split`] splits the rows
     /// (rtopk-plan's `split`) and returns no iteration counts; every other strategy returns
     /// them.
-    pub fn topk_rows_with<E: DeviceFloat>(
+    pub fn topk_rows_with<E: DeviceElement>(
         &self,
         x: ArrayView2<'_, E>,
         k: usize,
@@ -211,7 +211,7 @@ impl CudaTopK {
     /// [`CudaTopK::topk_rows_with`], the iteration counts computed only where `counts` asks
     /// for them: without them the route may split rows (rtopk-plan's `split`), with the same
     /// values and indices.
-    pub fn topk_rows_counted<E: DeviceFloat>(
+    pub fn topk_rows_counted<E: DeviceElement>(
         &self,
         x: ArrayView2<'_, E>,
         k: usize,
@@ -229,7 +229,7 @@ impl CudaTopK {
     /// them (index `u32::MAX`, value 0). The arrays go to the device as they are: the kernel
     /// reads them, nothing on the host is sized by them. Without counts, rows of their own
     /// length are split where plain rows are (rtopk-plan's `ragged_route`).
-    pub fn topk_rows_ragged<E: DeviceFloat>(
+    pub fn topk_rows_ragged<E: DeviceElement>(
         &self,
         x: ArrayView2<'_, E>,
         k: usize,
@@ -243,7 +243,7 @@ impl CudaTopK {
     /// test there; the counts are `bisect`'s with that hint) and, where `rows.threshold`, each
     /// row's threshold (docs/contract.md §5: its k-th selected value as f32, NaN where it
     /// selects nothing), written by the program's `row_threshold` step.
-    pub fn topk_rows_threshold<E: DeviceFloat>(
+    pub fn topk_rows_threshold<E: DeviceElement>(
         &self,
         x: ArrayView2<'_, E>,
         k: usize,

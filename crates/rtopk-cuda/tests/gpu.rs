@@ -318,46 +318,53 @@ fn without_a_driver_opening_a_device_is_an_error() {
 /// subnormals), and 16-bit rows of few distinct values (ties everywhere), in f16 and bf16:
 /// the GPU gives bisect's values (the input's bits), indices and iteration counts in every
 /// family that holds the row, and split rows give its values and indices.
+/// Every strategy that holds `x`'s rows, k in {1, 7, M/3, M-1, M}, exact, early stopping and
+/// a recall target (split rows: exact only), both modes, sorted or not: the GPU's values,
+/// indices and iteration counts are bisect's; how many cases ran.
+fn check_every_strategy<E: rtopk_cuda::DeviceElement>(
+    gpu: &CudaTopK,
+    x: &Array2<E>,
+    label: &str,
+) -> usize
+where
+    Bisect: topk_ref::RowTopKOf<E>,
+{
+    let (n, m) = x.dim();
+    let mut checked = 0;
+    for strategy in Strategy::ALL {
+        for (ki, k) in [1, 7, m / 3, m - 1, m].into_iter().enumerate() {
+            if k == 0 || k > m {
+                continue;
+            }
+            let recall = Bisect::with_recall(0.8).unwrap();
+            for bisect in [Bisect::exact(), Bisect::early_stopping(4), recall] {
+                if strategy == Strategy::Split && bisect != Bisect::exact() {
+                    continue;
+                }
+                let mode = if ki % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+                let opts = Options { mode, sorted: ki % 3 == 1 };
+                let case = format!("{label} n={n} m={m} {strategy} k={k} {bisect:?} {opts:?}");
+                match gpu.topk_rows_with(x.view(), k, opts, bisect, strategy) {
+                    Ok(got) => {
+                        let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
+                        assert_eq!(difference(&got, &want), None, "{case}");
+                        checked += 1;
+                    }
+                    Err(CudaError::Strategy { .. } | CudaError::Split { .. }) => {}
+                    Err(e) => panic!("{case}: {e}"),
+                }
+            }
+        }
+    }
+    checked
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn sixteen_bit_rows_match_bisect_in_every_strategy() {
     use rand::seq::SliceRandom;
     use rand::{RngExt, SeedableRng};
     use topk_ref::{bf16, f16};
-
-    fn check<E: rtopk_cuda::DeviceFloat>(gpu: &CudaTopK, x: &Array2<E>, label: &str) -> usize
-    where
-        Bisect: topk_ref::RowTopKOf<E>,
-    {
-        let (n, m) = x.dim();
-        let mut checked = 0;
-        for strategy in Strategy::ALL {
-            for (ki, k) in [1, 7, m / 3, m - 1, m].into_iter().enumerate() {
-                if k == 0 || k > m {
-                    continue;
-                }
-                let recall = Bisect::with_recall(0.8).unwrap();
-                for bisect in [Bisect::exact(), Bisect::early_stopping(4), recall] {
-                    if strategy == Strategy::Split && bisect != Bisect::exact() {
-                        continue;
-                    }
-                    let mode = if ki % 2 == 0 { Mode::Largest } else { Mode::Smallest };
-                    let opts = Options { mode, sorted: ki % 3 == 1 };
-                    let case = format!("{label} n={n} m={m} {strategy} k={k} {bisect:?} {opts:?}");
-                    match gpu.topk_rows_with(x.view(), k, opts, bisect, strategy) {
-                        Ok(got) => {
-                            let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
-                            assert_eq!(difference(&got, &want), None, "{case}");
-                            checked += 1;
-                        }
-                        Err(CudaError::Strategy { .. } | CudaError::Split { .. }) => {}
-                        Err(e) => panic!("{case}: {e}"),
-                    }
-                }
-            }
-        }
-        checked
-    }
 
     let gpu = CudaTopK::new(0).expect("a CUDA device");
     let mut rng = rand::rngs::StdRng::seed_from_u64(16);
@@ -371,11 +378,11 @@ fn sixteen_bit_rows_match_bisect_in_every_strategy() {
         let bits = &patterns[..n * m];
         let h = Array2::from_shape_fn((n, m), |(r, c)| f16::from_bits(bits[r * m + c]));
         let b = Array2::from_shape_fn((n, m), |(r, c)| bf16::from_bits(bits[r * m + c]));
-        checked += check(&gpu, &h, "f16 patterns");
-        checked += check(&gpu, &b, "bf16 patterns");
+        checked += check_every_strategy(&gpu, &h, "f16 patterns");
+        checked += check_every_strategy(&gpu, &b, "bf16 patterns");
         let ties = Array2::from_shape_fn((n.min(40), m), |_| rng.random_range(-3..4) as f32);
-        checked += check(&gpu, &ties.mapv(f16::from_f32), "f16 ties");
-        checked += check(&gpu, &ties.mapv(bf16::from_f32), "bf16 ties");
+        checked += check_every_strategy(&gpu, &ties.mapv(f16::from_f32), "f16 ties");
+        checked += check_every_strategy(&gpu, &ties.mapv(bf16::from_f32), "bf16 ties");
     }
     assert!(checked > 300, "only {checked} cases ran");
 }
@@ -453,4 +460,42 @@ fn every_step_kind_of_the_program_matches_bisect_and_the_simulators_program() {
             assert_eq!(difference(&got, &want), None, "{case} f16");
         }
     }
+}
+
+/// Integer rows (docs/kernel.md, "Integer rows"): rows of every int8 and uint8 value, of every
+/// int16 pattern shuffled, int32 rows of extremes and spread values, and rows of few distinct
+/// values (ties everywhere): the GPU gives bisect's values, indices and iteration counts in
+/// every family that holds the row, and split rows give its values and indices.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn integer_rows_match_bisect_in_every_strategy() {
+    use rand::seq::SliceRandom;
+    use rand::{RngExt, SeedableRng};
+
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(32);
+    let mut patterns: Vec<u16> = (0..=u16::MAX).collect();
+    patterns.shuffle(&mut rng);
+    let extremes = [i32::MIN, i32::MIN + 1, -1, 0, 1, i32::MAX - 1, i32::MAX];
+    let mut checked = 0;
+    for m in [65_536, 4096, 1000, 257, 60] {
+        let n = 65_536 / m;
+        let bits = &patterns[..n * m];
+        let w = Array2::from_shape_fn((n, m), |(r, c)| bits[r * m + c] as i16);
+        checked += check_every_strategy(&gpu, &w, "i16 patterns");
+        checked += check_every_strategy(&gpu, &w.mapv(|v| v as i8), "i8 every value");
+        checked += check_every_strategy(&gpu, &w.mapv(|v| (v >> 8) as u8), "u8 every value");
+        let wide = Array2::from_shape_fn((n, m), |_| {
+            if rng.random_range(0..4) == 0 {
+                extremes[rng.random_range(0..extremes.len())]
+            } else {
+                rng.random::<i32>() >> rng.random_range(0..31)
+            }
+        });
+        checked += check_every_strategy(&gpu, &wide, "i32 extremes");
+        let ties = Array2::from_shape_fn((n.min(40), m), |_| rng.random_range(-3..4));
+        checked += check_every_strategy(&gpu, &ties, "i32 ties");
+        checked += check_every_strategy(&gpu, &ties.mapv(|v| v as u8), "u8 ties");
+    }
+    assert!(checked > 500, "only {checked} cases ran");
 }

@@ -286,7 +286,7 @@ fn auto_lanes(
         words <= MAX_QUARTER_WARP_ROW && k.saturating_mul(4) <= m && n >= quarter_min_rows;
     Some(if quarter {
         8
-    } else if words <= MAX_HALF_WARP_ROW || (elem != ElemType::F32 && m <= MAX_HALF_WARP_ROW16) {
+    } else if words <= MAX_HALF_WARP_ROW || (elem.packed16() && m <= MAX_HALF_WARP_ROW16) {
         16
     } else {
         32

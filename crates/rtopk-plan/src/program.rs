@@ -506,8 +506,8 @@ impl Program {
 }
 
 /// Whether rows of `elem` at these strides, widths and offsets (in elements) allow 16-byte
-/// loads from a 16-byte aligned buffer: each a multiple of the elements in 16 bytes (4 f32,
-/// 8 16-bit).
+/// loads from a 16-byte aligned buffer: each a multiple of the elements in 16 bytes (4 of
+/// 32 bits, 8 of 16, 16 of 8).
 pub fn vec4_rows(elem: ElemType, widths: &[u64]) -> bool {
     let per16 = (16 / elem.bytes()) as u64;
     widths.iter().all(|w| w % per16 == 0)

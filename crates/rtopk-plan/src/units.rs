@@ -71,8 +71,9 @@ impl IndexType {
 }
 
 /// The element type a unit reads and writes values in (`elem_t` in `kernels/`; docs/kernel.md,
-/// "16-bit rows"): f32, or IEEE binary16 / bfloat16, whose warp rows hold the elements packed
-/// two per register.
+/// "16-bit rows" and "Integer rows"): f32; IEEE binary16 / bfloat16, whose warp rows hold the
+/// elements packed two per register; or an integer of at most 32 bits, held as one 32-bit
+/// key per element (the integer's value shifted, docs/contract.md §3).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ElemType {
@@ -83,11 +84,27 @@ pub enum ElemType {
     F16,
     /// `__nv_bfloat16`.
     Bf16,
+    /// `signed char` (int8).
+    I8,
+    /// `unsigned char` (uint8).
+    U8,
+    /// `short` (int16).
+    I16,
+    /// `int` (int32).
+    I32,
 }
 
 impl ElemType {
-    /// The three, in the order of [`Unit::all`].
-    pub const ALL: [ElemType; 3] = [ElemType::F32, ElemType::F16, ElemType::Bf16];
+    /// The seven, in the order of [`Unit::all`].
+    pub const ALL: [ElemType; 7] = [
+        ElemType::F32,
+        ElemType::F16,
+        ElemType::Bf16,
+        ElemType::I8,
+        ElemType::U8,
+        ElemType::I16,
+        ElemType::I32,
+    ];
 
     /// The unit name's suffix.
     pub fn suffix(self) -> &'static str {
@@ -95,21 +112,36 @@ impl ElemType {
             ElemType::F32 => "",
             ElemType::F16 => "_f16",
             ElemType::Bf16 => "_bf16",
+            ElemType::I8 => "_i8",
+            ElemType::U8 => "_u8",
+            ElemType::I16 => "_i16",
+            ElemType::I32 => "_i32",
         }
     }
 
     /// Bytes per element.
     pub fn bytes(self) -> usize {
         match self {
-            ElemType::F32 => 4,
-            ElemType::F16 | ElemType::Bf16 => 2,
+            ElemType::I8 | ElemType::U8 => 1,
+            ElemType::F16 | ElemType::Bf16 | ElemType::I16 => 2,
+            ElemType::F32 | ElemType::I32 => 4,
         }
     }
 
-    /// Elements per 32-bit register of a warp row: one f32, or two 16-bit elements (the
-    /// 16-bit kernels keep them packed in pairs).
+    /// A 16-bit float, whose warp rows keep the elements packed two per register.
+    pub fn packed16(self) -> bool {
+        matches!(self, ElemType::F16 | ElemType::Bf16)
+    }
+
+    /// An integer type: no value phase, the search runs on its keys (docs/contract.md §3).
+    pub fn integer(self) -> bool {
+        matches!(self, ElemType::I8 | ElemType::U8 | ElemType::I16 | ElemType::I32)
+    }
+
+    /// Elements per 32-bit register of a warp row: two for a 16-bit float (the 16-bit kernels
+    /// keep them packed in pairs), else one (an f32's key, or an integer's 32-bit key).
     pub fn per_word(self) -> usize {
-        4 / self.bytes()
+        if self.packed16() { 2 } else { 1 }
     }
 
     fn ordinal(self) -> usize {
@@ -117,6 +149,10 @@ impl ElemType {
             ElemType::F32 => 0,
             ElemType::F16 => 1,
             ElemType::Bf16 => 2,
+            ElemType::I8 => 3,
+            ElemType::U8 => 4,
+            ElemType::I16 => 5,
+            ElemType::I32 => 6,
         }
     }
 }
@@ -359,7 +395,7 @@ impl Unit {
     /// Every unit, in a fixed order (the order of [`Unit::index`]): for each element type and
     /// then each index type, the units of one (f32 and 32-bit indices: the gather too), then
     /// the utilities, then the ragged twins of the top-k units in the same order, then the
-    /// threshold units of the three element types.
+    /// threshold units of every element type.
     pub fn all() -> Vec<Unit> {
         let base = Self::all_u32();
         let mut out = Vec::with_capacity(UNIT_COUNT);
@@ -411,7 +447,7 @@ impl Unit {
             return PLAIN_UNITS - 1;
         }
         if self.family == Family::RowThreshold {
-            return PLAIN_UNITS + 6 * RAGGED_BASE + self.elem.ordinal();
+            return PLAIN_UNITS + SETS * RAGGED_BASE + self.elem.ordinal();
         }
         let set = 2 * self.elem.ordinal()
             + match self.index {
@@ -489,12 +525,14 @@ impl Unit {
 const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_E.len() + 5;
 /// How many top-k units (the families that [`Family::selects`]) write 32-bit indices.
 const RAGGED_BASE: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + 2;
-/// How many plain units there are: each but the utilities for both index types and the three
-/// element types (the gather's 16-bit places stay unused: [`Unit::with_elem`] keeps it f32).
-const PLAIN_UNITS: usize = 6 * (BASE_UNITS - 1) + 1;
+/// How many (element type, index type) sets of units there are.
+const SETS: usize = 2 * ElemType::ALL.len();
+/// How many plain units there are: each but the utilities for both index types and every
+/// element type (the gather's other places stay unused: [`Unit::with_elem`] keeps it f32).
+const PLAIN_UNITS: usize = SETS * (BASE_UNITS - 1) + 1;
 /// How many units there are: the plain ones, the ragged twins of the top-k units and the
-/// three threshold units.
-pub const UNIT_COUNT: usize = PLAIN_UNITS + 6 * RAGGED_BASE + 3;
+/// threshold units of every element type.
+pub const UNIT_COUNT: usize = PLAIN_UNITS + SETS * RAGGED_BASE + ElemType::ALL.len();
 
 /// A unit is written as its name (`rtopk_warp_rows_12_f16`).
 impl Serialize for Unit {
@@ -539,15 +577,24 @@ mod tests {
                 && names.contains("rtopk_block_rows_ragged_bf16_i64")
         );
         assert!(!names.contains("rtopk_sort_rows_ragged"));
-        assert_eq!(Unit::all_plain().len() + 6 * RAGGED_BASE, UNIT_COUNT);
+        assert_eq!(Unit::all_plain().len() + SETS * RAGGED_BASE, UNIT_COUNT);
         // the threshold units: one per element type, whatever the index type asked
         assert!(
             names.contains("rtopk_row_threshold") && names.contains("rtopk_row_threshold_bf16")
         );
         let t = Unit::threshold(ElemType::F16);
         assert_eq!(t.with_index(IndexType::I64), t);
-        assert_eq!(Unit::all()[UNIT_COUNT - 2], t);
+        assert_eq!(Unit::all()[UNIT_COUNT - ElemType::ALL.len() + 1], t);
         let half = Unit::row(Family::HalfRows, 9).with_elem(ElemType::F16);
         assert_eq!((half.width(), half.elems_per_lane()), (32, 64));
+        // integer rows: one 32-bit key per element, whatever the integer's width
+        let int8 = Unit::row(Family::HalfRows, 9).with_elem(ElemType::I8);
+        assert_eq!((int8.width(), int8.elems_per_lane()), (32, 32));
+        assert!(
+            names.contains("rtopk_warp_rows_96_i32") && names.contains("rtopk_block_rows_u8_i64")
+        );
+        assert!(
+            names.contains("rtopk_row_threshold_i16") && !names.contains("rtopk_warp_rows_192_i8")
+        );
     }
 }

@@ -15,7 +15,8 @@ use numpy::{
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use rtopk::{
-    Dtype, Error, Float, PAD_INDEX, Place, Selection, Value, bf16, f16, registry, select as door,
+    Dtype, Error, KernelElement, PAD_INDEX, Place, Selection, Value, bf16, f16, registry,
+    select as door,
 };
 
 use crate::engine;
@@ -109,7 +110,7 @@ fn run_native<'py, E: Value + numpy::Element>(
 }
 
 /// [`run`] of 16-bit rows, the values returned as their bit patterns.
-fn run16<'py, E: Float<Key = u16>>(
+fn run16<'py, E: KernelElement<Key = u16>>(
     py: Python<'py>,
     view: ArrayView2<'_, E>,
     request: &Request,
@@ -155,10 +156,10 @@ fn run<'py, E: Value>(
 
 /// The 16-bit floats whose bit patterns `bits` holds, read in place (no copy).
 #[allow(unsafe_code)]
-fn reinterpret<E: Float<Key = u16>>(bits: ArrayView2<'_, u16>) -> ArrayView2<'_, E> {
+fn reinterpret<E: KernelElement<Key = u16>>(bits: ArrayView2<'_, u16>) -> ArrayView2<'_, E> {
     // `cast` keeps the shape and the strides (in elements); it checks that the sizes agree.
     let raw = bits.raw_view().cast::<E>();
-    // SAFETY: E (`Float<Key = u16>`: half::f16 or half::bf16) is `#[repr(transparent)]` over
+    // SAFETY: E (`KernelElement<Key = u16>`: half::f16 or half::bf16) is `#[repr(transparent)]` over
     // u16, so it has u16's size and alignment and every bit pattern is a valid E; the view
     // covers exactly the elements of `bits` and borrows it for the same lifetime, read-only.
     unsafe { raw.deref_into_view() }

@@ -182,10 +182,12 @@ def test_errors_on_tensors() -> None:
         rtopk.topk(x, 5)
     with pytest.raises(TypeError, match="complex64"):
         rtopk.topk(x.to(torch.complex64), 1)
-    with pytest.raises(TypeError, match="'sim' does not take int16"):
-        rtopk.topk(x.short(), 1, algo="sim")
+    with pytest.raises(TypeError, match="'sim' does not take int64"):
+        rtopk.topk(x.long(), 1, algo="sim")
     v, i = rtopk.topk(x.bfloat16(), 1, algo="sim")  # the simulated kernel takes bfloat16
     assert v.dtype == torch.bfloat16 and i.shape == (2, 1)
+    v, i = rtopk.topk(x.short(), 1, algo="sim")  # and integers of at most 32 bits
+    assert v.dtype == torch.int16 and i.shape == (2, 1)
     with pytest.raises(IndexError, match="out of range"):
         rtopk.topk(x, 1, dim=2)
     with pytest.raises(ValueError, match="unknown algorithm"):

@@ -24,7 +24,7 @@ except ImportError:  # the NumPy half still runs
 
 FLOATS = ["float32", "float64", "float16"]
 INTEGERS = ["int8", "uint8", "int16", "int32", "int64"]
-KERNEL = {"float32", "float16", "bfloat16"}
+KERNEL = {"float32", "float16", "bfloat16", "int8", "uint8", "int16", "int32"}
 
 need_torch = pytest.mark.skipif(torch is None, reason="torch is not installed: torch half skipped")
 
@@ -96,8 +96,9 @@ def on_device(x: np.ndarray, device: str) -> Any:
 
 
 def refused_on_gpu(dtype: str, device: str) -> bool:
-    """The GPU kernel takes float32, float16 and bfloat16: another type on a CUDA tensor is
-    refused with a TypeError (never converted); the parity check then asserts that."""
+    """The GPU kernel takes float32, float16, bfloat16 and the integers of at most 32 bits:
+    another type (float64, int64) on a CUDA tensor is refused with a TypeError (never
+    converted); the parity check then asserts that."""
     return device == "cuda" and dtype not in KERNEL
 
 

@@ -578,7 +578,7 @@ mod tests {
 
     /// The 16-bit counting loop, run on f32 rows, counts what analysis's path counts, and on
     /// 16-bit rows what topk-ref's driver reports, for every bisection.
-    fn typed_counts_match<E: rtopk::Float>(bisect: Bisect) {
+    fn typed_counts_match<E: rtopk::KernelElement>(bisect: Bisect) {
         let (n, m) = (150usize, 77usize);
         let wide = hostile_rows(n, m);
         let rows: Vec<E> = wide.iter().map(|&v| E::from_f32(v)).collect();

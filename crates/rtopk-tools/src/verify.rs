@@ -16,7 +16,7 @@ use topk_ref::{Bisect, Element, Mode, Options, RowTopK, TopK, bf16, f16, topk_ro
 use warp_sim::{KernelArgs, SimConfig, launch_parallel};
 
 use rtopk_cuda::plan::{DeviceLimits, Launch, MAX_QUARTER_WARP_ROW, Route, Strategy};
-use rtopk_cuda::{CudaError, CudaTopK, DeviceFloat, ElemType};
+use rtopk_cuda::{CudaError, CudaTopK, DeviceElement, ElemType};
 
 /// Input families: normal, uniform, heavy ties, same leading bits (AIR's radix-adversarial
 /// family: the first 20 key bits equal), and NaN (quiet of either sign, signalling, with
@@ -178,7 +178,8 @@ pub fn difference<E: Element>(gpu: &TopK<E>, cpu: &TopK<E>) -> Option<&'static s
 /// Compares the GPU with every reference on `widths` × [`FAMILIES`] × [`ks_for`] ×
 /// [`SEARCHES`], alternating modes and sorted output, with about `elements_per_case`
 /// elements per case, in each of `elems` (16-bit inputs are the f32 inputs rounded to
-/// nearest; their references are `bisect` on the same 16-bit matrix and the simulator). Widths that quarter-warp rows take are checked twice: as the defaults
+/// nearest, integer inputs the f32 inputs scaled and saturated ([`integers`]); their
+/// references are `bisect` on the same matrix and the simulator). Widths that quarter-warp rows take are checked twice: as the defaults
 /// launch them (the checks' row counts are below the 1024 rows per SM quarter-warp rows need,
 /// so half-warp rows), and with [`Strategy::Quarter`] forced for every k <= M / 4. Every unit
 /// the cases launch is built first, in parallel. (`gpu` is `&mut` for the callers written
@@ -207,9 +208,24 @@ pub fn check_all(
             ElemType::F32 => check_group(gpu, group, &x, references, &mut report)?,
             ElemType::F16 => check_group(gpu, group, &x.mapv(f16::from_f32), &[], &mut report)?,
             ElemType::Bf16 => check_group(gpu, group, &x.mapv(bf16::from_f32), &[], &mut report)?,
+            ElemType::I8 => check_group(gpu, group, &integers::<i8>(&x, 16.0), &[], &mut report)?,
+            ElemType::U8 => check_group(gpu, group, &integers::<u8>(&x, 32.0), &[], &mut report)?,
+            ElemType::I16 => {
+                check_group(gpu, group, &integers::<i16>(&x, 4096.0), &[], &mut report)?
+            }
+            ElemType::I32 => {
+                check_group(gpu, group, &integers::<i32>(&x, 6.7e7), &[], &mut report)?
+            }
         }
     }
     Ok(report)
+}
+
+/// An integer input from a family's f32 input: each value times `scale`, rounded and
+/// saturated at the type's ends (NaN as 0, ±inf as the ends: topk-ref's `Element::from_f32`),
+/// so that the families keep their shape (spread, ties, extremes) in every integer type.
+fn integers<E: Element>(x: &Array2<f32>, scale: f32) -> Array2<E> {
+    x.mapv(|v| E::from_f32((v * scale).round()))
 }
 
 /// One input's cases: on the GPU in turn, then their references in parallel.
@@ -239,7 +255,7 @@ fn check_group<E: VerifyElem>(
 
 /// What the equivalence check needs of an element type: its CPU references (the simulator
 /// runs all three types).
-trait VerifyElem: DeviceFloat {
+trait VerifyElem: DeviceElement {
     /// The references' results for `case`: `references` (f32 rows only), or `bisect` for
     /// 16-bit rows.
     fn references(x: &Array2<Self>, case: &Case, references: &[Reference<'_>]) -> References<Self>;
@@ -258,7 +274,7 @@ impl VerifyElem for f32 {
     }
 }
 
-/// 16-bit rows: `bisect` on the same matrix.
+/// 16-bit and integer rows: `bisect` on the same matrix.
 macro_rules! bisect_references {
     ($($e:ty),*) => {$(
         impl VerifyElem for $e {
@@ -270,7 +286,7 @@ macro_rules! bisect_references {
     )*};
 }
 
-bisect_references!(f16, bf16);
+bisect_references!(f16, bf16, i8, u8, i16, i32);
 
 /// One case of [`check_all`]: the `wi`-th width and `fi`-th family.
 #[derive(Clone, Copy, Debug)]

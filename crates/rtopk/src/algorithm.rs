@@ -422,13 +422,18 @@ impl dyn Algorithm + '_ {
     }
 }
 
-/// An element type the kernel takes (`f32`, `f16`, `bf16`): a [`Value`] with a device form
-/// (the simulator's and the GPU's element types, docs/kernel.md).
-pub trait Float: Value + rtopk_cuda::DeviceFloat {}
+/// An element type the kernel takes (`f32`, `f16`, `bf16`, `i8`, `u8`, `i16`, `i32`): a
+/// [`Value`] with a device form (the simulator's and the GPU's element types,
+/// docs/kernel.md).
+pub trait KernelElement: Value + rtopk_cuda::DeviceElement {}
 
-impl Float for f32 {}
-impl Float for f16 {}
-impl Float for bf16 {}
+impl KernelElement for f32 {}
+impl KernelElement for f16 {}
+impl KernelElement for bf16 {}
+impl KernelElement for i8 {}
+impl KernelElement for u8 {}
+impl KernelElement for i16 {}
+impl KernelElement for i32 {}
 
 #[cfg(test)]
 mod tests {

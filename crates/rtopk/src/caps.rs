@@ -42,8 +42,17 @@ pub struct Capabilities {
 pub const ALL_DTYPES: &[Dtype] = &Dtype::ALL;
 /// `f32` only.
 pub const F32_ONLY: &[Dtype] = &[Dtype::Float32];
-/// `f32`, `f16` and `bf16`: the kernel's types (the simulator and the GPU).
-pub const FLOAT_DTYPES: &[Dtype] = &Dtype::FLOATS;
+/// The kernel's types (the simulator and the GPU): `f32`, `f16`, `bf16` and the integers of
+/// at most 32 bits (docs/kernel.md, "Integer rows").
+pub const KERNEL_DTYPES: &[Dtype] = &[
+    Dtype::Float32,
+    Dtype::Float16,
+    Dtype::Bfloat16,
+    Dtype::Int8,
+    Dtype::Uint8,
+    Dtype::Int16,
+    Dtype::Int32,
+];
 /// Every type with a key of at most 32 bits (all but `f64` and `i64`): the baselines whose
 /// design is defined for 32-bit keys (`topk_ref::RowSelect::max_key_bits`).
 pub const KEY32_DTYPES: &[Dtype] = &[
@@ -79,13 +88,14 @@ pub(crate) const ROW_CPU_32: Capabilities = Capabilities { dtypes: KEY32_DTYPES,
 /// RTop-K's bisection on the CPU (topk-ref's `Bisect`).
 pub(crate) const BISECT_CPU: Capabilities =
     Capabilities { iterations: true, bisection_params: true, ..ROW_CPU };
-/// The RTop-K kernel on the warp simulator (f32, f16 and bf16 rows); rows of their own
-/// length and k per row, threshold hints (with `bisect`'s counts) and the threshold output.
+/// The RTop-K kernel on the warp simulator (f32, f16, bf16 and integer rows of at most 32
+/// bits); rows of their own length and k per row, threshold hints (with `bisect`'s counts)
+/// and the threshold output.
 pub(crate) const SIM: Capabilities = Capabilities {
     work_counters: false,
     diagnostics: true,
     ragged: true,
-    dtypes: FLOAT_DTYPES,
+    dtypes: KERNEL_DTYPES,
     ..BISECT_CPU
 };
 /// The RTop-K kernel on the GPU (16-bit rows from compute capability 8.0: docs/kernel.md);
@@ -95,6 +105,6 @@ pub(crate) const CUDA: Capabilities = Capabilities {
     device: Device::Gpu,
     work_counters: false,
     ragged: true,
-    dtypes: FLOAT_DTYPES,
+    dtypes: KERNEL_DTYPES,
     ..BISECT_CPU
 };

@@ -12,7 +12,7 @@
 use ndarray::ArrayView2;
 use rtopk_cuda::{DataTypes, ElemType, HostRows, IndexType, Launch, Strategy};
 
-use crate::algorithm::{Float, Selection};
+use crate::algorithm::{KernelElement, Selection};
 use crate::caps::{CUDA, Capabilities};
 use crate::dtype::Dtype;
 use crate::error::Error;
@@ -43,7 +43,7 @@ impl Executor for Gpu {
     const NAME: &'static str = "cuda";
     const CAPS: Capabilities = CUDA;
 
-    fn run<E: Float>(
+    fn run<E: KernelElement>(
         &self,
         x: ArrayView2<'_, E>,
         job: Job,
@@ -93,6 +93,10 @@ pub(crate) fn launch_of(request: &Request, shape: Shape) -> Result<(Launch, Data
         Dtype::Float32 => ElemType::F32,
         Dtype::Float16 => ElemType::F16,
         Dtype::Bfloat16 => ElemType::Bf16,
+        Dtype::Int8 => ElemType::I8,
+        Dtype::Uint8 => ElemType::U8,
+        Dtype::Int16 => ElemType::I16,
+        Dtype::Int32 => ElemType::I32,
         // `check` refused the types the kernel does not take
         other => return Err(crate::table::dtype_not_supported(other, request.algo())),
     };

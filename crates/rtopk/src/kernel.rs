@@ -9,7 +9,7 @@ use ndarray::ArrayView2;
 use topk_ref::{Bisect, Options, RowTopK, Rows, bf16, f16};
 
 use crate::algorithm::Typed;
-use crate::algorithm::{Algorithm, Float, Selection};
+use crate::algorithm::{Algorithm, KernelElement, Selection};
 use crate::caps::Capabilities;
 use crate::error::Error;
 
@@ -41,7 +41,7 @@ pub(crate) trait Executor: Send + Sync + fmt::Debug {
     /// `job.k`), the rest of its output row padded, its search starts at `hint[i]` where given
     /// (its count then `bisect`'s with that hint), and with `rows.threshold` the kernel writes
     /// each row's threshold into [`Selection::threshold`]; a plain one gives none.
-    fn run<E: Float>(
+    fn run<E: KernelElement>(
         &self,
         x: ArrayView2<'_, E>,
         job: Job,
@@ -79,7 +79,7 @@ impl<X: Executor> Kernel<X> {
     }
 
     /// Every element type's selection.
-    fn run<E: Float>(
+    fn run<E: KernelElement>(
         &self,
         x: ArrayView2<'_, E>,
         k: usize,
@@ -99,7 +99,7 @@ impl<X: Executor> Kernel<X> {
     /// lengths, the k per row and the hints (its search starts with `bisect`'s hint test and
     /// window tests, so its counts are `bisect`'s with the same hints, docs/contract.md §3),
     /// and writes each row's threshold (the program's `row_threshold` step).
-    fn run_ragged<E: Float>(
+    fn run_ragged<E: KernelElement>(
         &self,
         x: ArrayView2<'_, E>,
         (rows, opts, threshold): (&Rows<'_>, Options, bool),
@@ -173,6 +173,25 @@ impl<X: Executor> Algorithm for Kernel<X> {
             Typed::F32(x, out) => self.run_ragged(x, ragged, out),
             Typed::F16(x, out) => self.run_ragged(x, ragged, out),
             Typed::Bf16(x, out) => self.run_ragged(x, ragged, out),
+            Typed::I8(x, out) => self.run_ragged(x, ragged, out),
+            Typed::U8(x, out) => self.run_ragged(x, ragged, out),
+            Typed::I16(x, out) => self.run_ragged(x, ragged, out),
+            Typed::I32(x, out) => self.run_ragged(x, ragged, out),
+            other => Err(crate::table::dtype_not_supported(other.dtype(), X::NAME)),
+        }
+    }
+
+    /// Every type the kernel takes ([`KernelElement`]: the floats and the integers of at most
+    /// 32 bits) through one generic path; `f64` and `i64` rows are refused.
+    fn select_typed_into(&self, job: Typed<'_, '_>, k: usize, opts: Options) -> Result<(), Error> {
+        match job {
+            Typed::F32(x, out) => self.run(x, k, opts, out),
+            Typed::F16(x, out) => self.run(x, k, opts, out),
+            Typed::Bf16(x, out) => self.run(x, k, opts, out),
+            Typed::I8(x, out) => self.run(x, k, opts, out),
+            Typed::U8(x, out) => self.run(x, k, opts, out),
+            Typed::I16(x, out) => self.run(x, k, opts, out),
+            Typed::I32(x, out) => self.run(x, k, opts, out),
             other => Err(crate::table::dtype_not_supported(other.dtype(), X::NAME)),
         }
     }

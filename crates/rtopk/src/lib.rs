@@ -84,7 +84,7 @@
 //! `+inf`, `-0.0 = +0.0`; integers in their usual order; values returned as the input's own
 //! bits, in its type). Every CPU algorithm takes them all, but the baselines defined for
 //! 32-bit keys (`air`, `gridselect`, `warpselect`, `drtopk`, `sort`) refuse `f64` and `i64`;
-//! the kernel (`sim`, `cuda`) takes the three [`Float`]s. A type an algorithm does not take is
+//! the kernel (`sim`, `cuda`) takes the three [`KernelElement`]s. A type an algorithm does not take is
 //! refused with [`Error::DtypeNotSupported`], which names those that take it:
 //!
 //! ```
@@ -118,7 +118,9 @@ pub mod sim;
 pub mod stats;
 mod table;
 
-pub use algorithm::{Algorithm, Float, Selection, SimDiagnostics, SimFinding, Typed, Value};
+pub use algorithm::{
+    Algorithm, KernelElement, Selection, SimDiagnostics, SimFinding, Typed, Value,
+};
 pub use caps::{Capabilities, Device};
 pub use dtype::Dtype;
 pub use error::Error;

@@ -10,7 +10,7 @@
 
 use ndarray::{Array1, ArrayView2};
 
-use crate::algorithm::{Float, Selection, SimDiagnostics, SimFinding, try_vec};
+use crate::algorithm::{KernelElement, Selection, SimDiagnostics, SimFinding, try_vec};
 use crate::caps::{Capabilities, SIM};
 use crate::error::Error;
 use crate::kernel::{Executor, Job, RowArrays};
@@ -82,7 +82,7 @@ impl Executor for Sim {
     const NAME: &'static str = "sim";
     const CAPS: Capabilities = SIM;
 
-    fn run<E: Float>(
+    fn run<E: KernelElement>(
         &self,
         x: ArrayView2<'_, E>,
         job: Job,
@@ -127,7 +127,7 @@ impl Executor for Sim {
 
 /// A launch's outputs of `(n, k)` into `out`, the iteration counts where wanted and the route
 /// has them (split rows have none), and its findings.
-fn into_selection<E: Float>(
+fn into_selection<E: KernelElement>(
     r: &LaunchResult<E>,
     (n, k): (usize, usize),
     counts: bool,

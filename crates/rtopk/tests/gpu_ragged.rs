@@ -9,7 +9,7 @@
 //! `cargo test -p rtopk --release --test gpu_ragged -- --ignored`.
 
 use ndarray::{Array1, Array2, ArrayView2};
-use rtopk::{Element, Float, K, Mode, Options, Request, Selection, bf16, f16, select};
+use rtopk::{Element, K, KernelElement, Mode, Options, Request, Selection, bf16, f16, select};
 use topk_ref::oracle::canonical_ragged;
 use topk_ref::{KeyBits, Rows};
 
@@ -92,7 +92,7 @@ fn same<E: Element>(got: &Selection<E>, want: &Selection<E>, what: &str) {
 }
 
 /// cuda against sim (counts included) and the oracle, both modes, sorted and not.
-fn check<E: Float>(x: ArrayView2<'_, E>, kmax: usize, seed: u64) {
+fn check<E: KernelElement>(x: ArrayView2<'_, E>, kmax: usize, seed: u64) {
     let (n, m) = x.dim();
     let (lengths, ks) = shape(n, m, kmax, seed);
     for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
@@ -181,7 +181,7 @@ fn hints(own: &Array1<f32>, seed: u64) -> Vec<f32> {
 /// With hints: cuda against sim and `bisect` with the same hints — indices, values, counts
 /// (docs/contract.md §3) and thresholds — and the oracle; with each row's own threshold as
 /// hint, never more iterations than without.
-fn check_hinted<E: Float>(x: ArrayView2<'_, E>, kmax: usize, seed: u64, ragged: bool) {
+fn check_hinted<E: KernelElement>(x: ArrayView2<'_, E>, kmax: usize, seed: u64, ragged: bool) {
     let (n, m) = x.dim();
     let (lengths, ks) =
         if ragged { shape(n, m, kmax, seed) } else { (vec![m; n], vec![kmax.min(m); n]) };
@@ -296,7 +296,7 @@ const SPLIT_SHAPES: [(usize, usize, usize); 4] =
 
 /// Without counts the rows split (as plain rows of the shape do): cuda against sim (both
 /// split) and the oracle, both modes, sorted and not.
-fn check_split<E: Float>(x: ArrayView2<'_, E>, kmax: usize, seed: u64) {
+fn check_split<E: KernelElement>(x: ArrayView2<'_, E>, kmax: usize, seed: u64) {
     let (n, m) = x.dim();
     let (lengths, ks) = shape(n, m, kmax, seed);
     let launch = rtopk_plan::Launch {
@@ -343,5 +343,33 @@ fn split_ragged_rows_on_the_gpu_equal_the_simulator_f16_bf16() {
         check_split(h.unwrap().view(), k, 600 + i as u64);
         let b = Array2::from_shape_vec((n, m), v.iter().map(|&f| bf16::from_f32(f)).collect());
         check_split(b.unwrap().view(), k, 700 + i as u64);
+    }
+}
+
+/// `x`'s hostile values as integers of `E`: scaled by `scale`, rounded, saturated at the
+/// type's ends (NaN as 0, ±inf as the ends: topk-ref's `Element::from_f32`).
+fn integers<E: Element>(n: usize, m: usize, seed: u64, scale: f32) -> Array2<E> {
+    let v = hostile(n, m, seed).iter().map(|&f| E::from_f32((f * scale).round())).collect();
+    Array2::from_shape_vec((n, m), v).unwrap()
+}
+
+/// Integer rows (docs/kernel.md, "Integer rows"): ragged, hinted (an integer row's hint test
+/// is at the least integer at or above the hint) and split rows on the GPU equal the
+/// simulator and `bisect`, in each of the four integer types.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn integer_rows_on_the_gpu_equal_the_simulator_and_bisect() {
+    for (i, &(n, m, k)) in SHAPES.iter().enumerate() {
+        let s = 800 + 10 * i as u64;
+        check(integers::<i8>(n, m, s, 16.0).view(), k, s);
+        check(integers::<u8>(n, m, s + 1, 32.0).view(), k, s + 1);
+        check_hinted(integers::<i16>(n, m, s + 2, 4096.0).view(), k, s + 2, true);
+        check_hinted(integers::<i32>(n, m, s + 3, 6.7e7).view(), k, s + 3, false);
+        check_hinted(integers::<u8>(n, m, s + 4, 32.0).view(), k, s + 4, true);
+    }
+    for (i, &(n, m, k)) in SPLIT_SHAPES.iter().enumerate().skip(1) {
+        let s = 900 + 10 * i as u64;
+        check_split(integers::<i32>(n, m, s, 6.7e7).view(), k, s);
+        check_split(integers::<i8>(n, m, s + 1, 16.0).view(), k, s + 1);
     }
 }

@@ -12,12 +12,12 @@
 use ndarray::{Array1, Array2, ArrayView2};
 use proptest::prelude::*;
 use rtopk::{
-    Device, Element, Error, Family, Float, K, Mode, Options, PAD_INDEX, Request, RequestBuilder,
-    Selection, bf16, f16, registry, select,
+    Device, Element, Error, Family, K, KernelElement, Mode, Options, PAD_INDEX, Request,
+    RequestBuilder, Selection, bf16, f16, registry, select,
 };
 use test_support::{
-    Float16, HintKind, RaggedShape, SPECIALS_F32, matrix, matrix16, poison_tails, ragged_shape,
-    specials16,
+    Float16, HintKind, IntElement, RaggedShape, SPECIALS_F32, matrix, matrix_int, matrix16,
+    poison_tails, ragged_shape, specials_int, specials16,
 };
 use topk_ref::oracle::canonical_ragged;
 use topk_ref::{KPerRow, RaggedTopK, Rows};
@@ -59,7 +59,7 @@ fn hints_of(shape: &RaggedShape, oracle: &RaggedTopK<impl Element>) -> Option<Ve
 }
 
 /// Indices, value bits and threshold bits equal the oracle's.
-fn check_same<E: Float>(
+fn check_same<E: KernelElement>(
     name: &str,
     got: &Selection<E>,
     want: &RaggedTopK<E>,
@@ -75,7 +75,7 @@ fn check_same<E: Float>(
 /// Every ragged algorithm through `select`, with and without the shape's hints, against the
 /// oracle; `bisect`'s iteration counts 0 where a row selects nothing (docs/contract.md §5);
 /// the simulated kernel counts as `bisect` does, with and without the same hints.
-fn check_ragged<E: Float>(
+fn check_ragged<E: KernelElement>(
     x: ArrayView2<'_, E>,
     shape: &RaggedShape,
     opts: Options,
@@ -131,6 +131,18 @@ fn ragged16<T: Float16>(
     })
 }
 
+/// [`ragged_f32`] of an integer type (the tails poisoned with its extremes).
+fn ragged_int<T: IntElement>(
+    max_width: usize,
+) -> impl Strategy<Value = (usize, usize, Vec<T>, RaggedShape)> {
+    matrix_int::<T>(max_width).prop_flat_map(|(n, m, values)| {
+        (Just(n), Just(m), Just(values), ragged_shape(n, m)).prop_map(|(n, m, mut v, shape)| {
+            poison_tails(&mut v, m, &shape.lengths, shape.tail, specials_int::<T>());
+            (n, m, v, shape)
+        })
+    })
+}
+
 fn options(smallest: bool, sorted: bool) -> Options {
     Options { mode: Mode::from_smallest(smallest), sorted }
 }
@@ -160,6 +172,25 @@ proptest! {
     ) {
         let x = Array2::from_shape_vec((n, m), values).unwrap();
         check_ragged(x.view(), &shape, options(smallest, sorted))?;
+    }
+
+    /// Integer rows (the kernel's four integer types): every CPU algorithm and the simulated
+    /// kernel, its counts `bisect`'s with and without hints (an integer row's hint test is at
+    /// the least integer at or above the hint, docs/contract.md §3).
+    #[test]
+    fn integer_ragged_requests_match_the_oracle(
+        a in ragged_int::<i8>(200), b in ragged_int::<u8>(200), c in ragged_int::<i16>(200),
+        d in ragged_int::<i32>(300), smallest: bool, sorted: bool,
+    ) {
+        let opts = options(smallest, sorted);
+        let x = Array2::from_shape_vec((a.0, a.1), a.2).unwrap();
+        check_ragged(x.view(), &a.3, opts)?;
+        let x = Array2::from_shape_vec((b.0, b.1), b.2).unwrap();
+        check_ragged(x.view(), &b.3, opts)?;
+        let x = Array2::from_shape_vec((c.0, c.1), c.2).unwrap();
+        check_ragged(x.view(), &c.3, opts)?;
+        let x = Array2::from_shape_vec((d.0, d.1), d.2).unwrap();
+        check_ragged(x.view(), &d.3, opts)?;
     }
 
     /// The threshold output alone (one k, whole rows): every algorithm, the simulator's

@@ -237,16 +237,23 @@ fn degenerate_launches() {
     };
     let r = sim.run::<f32>(&[], &args(0, 5, 2)).unwrap();
     assert!(r.indices.is_empty() && r.iterations.is_empty());
-    let r = sim.run(&[1.0, 2.0], &args(1, 2, 0)).unwrap();
+    let r = sim.run(&[1.0f32, 2.0], &args(1, 2, 0)).unwrap();
     assert_eq!((r.indices.len(), r.iterations), (0, vec![0]));
-    assert!(sim.run(&[1.0, 2.0], &args(1, 2, 3)).is_err(), "k > M");
-    assert!(sim.run(&[1.0, 2.0], &args(2, 2, 1)).is_err(), "data too short");
+    assert!(sim.run(&[1.0f32, 2.0], &args(1, 2, 3)).is_err(), "k > M");
+    assert!(sim.run(&[1.0f32, 2.0], &args(2, 2, 1)).is_err(), "data too short");
+    // the kernel takes no 64-bit rows: a typed error, not a row read as another type
+    let wide = sim.run(&[1.0f64, 2.0], &args(1, 2, 1)).unwrap_err();
+    assert!(
+        matches!(wide, SimError::InvalidLaunch(_)) && wide.to_string().contains("f64"),
+        "{wide}"
+    );
+    assert!(sim.run(&[1i64, 2], &args(1, 2, 1)).is_err(), "i64 rows");
     assert!(sim.run::<f32>(&[], &args(1, 0, 0)).is_err(), "M = 0");
     let bad = KernelArgs { bisect: Bisect { precision: -1.0, ..Bisect::exact() }, ..args(1, 2, 1) };
-    assert!(sim.run(&[1.0, 2.0], &bad).is_err(), "negative precision");
+    assert!(sim.run(&[1.0f32, 2.0], &bad).is_err(), "negative precision");
     let mut quarter =
         Simulator::new(SimConfig { strategy: Launch::Quarter, ..SimConfig::default() });
-    let err = quarter.run(&[0.0; 300], &args(1, 300, 1)).unwrap_err();
+    let err = quarter.run(&[0.0f32; 300], &args(1, 300, 1)).unwrap_err();
     assert!(
         matches!(err, SimError::InvalidLaunch(_)) && err.to_string().contains("quarter"),
         "{err}"

@@ -19,7 +19,15 @@ from torch import Tensor
 from . import _native
 from ._request import ask, native
 
-_KERNEL_DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+_KERNEL_DTYPES = {
+    torch.float32: "float32",
+    torch.float16: "float16",
+    torch.bfloat16: "bfloat16",
+    torch.int8: "int8",
+    torch.uint8: "uint8",
+    torch.int16: "int16",
+    torch.int32: "int32",
+}
 _REQUESTS: Dict[Tuple[int, bool, bool, Any, int], Any] = {}
 _MOST_REQUESTS = 1024
 _is_compiling = torch.compiler.is_compiling

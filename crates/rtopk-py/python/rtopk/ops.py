@@ -123,9 +123,9 @@ def _dtype_name(x: Tensor) -> str:
 
 def _element(x: Tensor) -> str:
     """The native name of ``x``'s dtype; ``TypeError`` for a dtype rtopk.topk never takes
-    (complex, bool, ...). The GPU kernel takes float32, float16 and bfloat16: on a CUDA tensor
-    of another type the library refuses the request (``TypeError``, naming the algorithms
-    that take it), never converting it."""
+    (complex, bool, ...). The GPU kernel takes float32, float16, bfloat16, int8, uint8, int16
+    and int32: on a CUDA tensor of another type (float64, int64) the library refuses the
+    request (``TypeError``, naming the algorithms that take it), never converting it."""
     name = _DTYPE_NAMES.get(x.dtype)
     if name is None:
         raise TypeError(_native.unsupported_dtype(_dtype_name(x)))

@@ -19,7 +19,7 @@ use ndarray::ArrayView2;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rtopk::cuda::Shape;
-use rtopk::{AUTO_CPU, AUTO_GPU, Dtype, Float, IndexWidth, Place, Request, bf16, f16};
+use rtopk::{AUTO_CPU, AUTO_GPU, Dtype, IndexWidth, KernelElement, Place, Request, bf16, f16};
 
 use crate::engine;
 use abi::{Api, Attrs, Buffer, CallFrame, ErrorPtr, List};
@@ -393,7 +393,7 @@ impl Drop for SubnormalsKept {
 /// # Safety
 /// `call`'s buffers are host memory of its shapes, `E` its element type.
 #[allow(unsafe_code)]
-unsafe fn select_host<E: Float>(call: &Call) -> Result<(), Failure> {
+unsafe fn select_host<E: KernelElement>(call: &Call) -> Result<(), Failure> {
     let Shape { n, m, .. } = call.shape;
     let k = call.request.k().width();
     // SAFETY: an `(n, m)` row-major host array of E (XLA's default layout for the operand).

@@ -155,7 +155,7 @@ mod tests {
     /// A 16-bit reference is heap's answer on the 16-bit rows (ties among rounded values
     /// included), and a value with the right number but the wrong bits (-0.0 for +0.0) is a
     /// wrong answer.
-    fn sixteen_bit<E: rtopk::Float>() {
+    fn sixteen_bit<E: rtopk::KernelElement>() {
         let x = Family::Ties.matrix(30, 45, 2).unwrap().mapv(|v| E::from_f32(v * 1e-3));
         let reference = Reference::new(x.view(), 9).unwrap();
         assert!(reference.from_heap);

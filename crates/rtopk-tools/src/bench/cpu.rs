@@ -16,7 +16,7 @@ use crate::bench::measure::{PerElement, measure};
 use crate::bench::{Observer, check_memory, check_reps};
 use crate::error::Error;
 use crate::npy::{MatrixReader, read_matrix_as};
-use rtopk::Float;
+use rtopk::KernelElement;
 use rtopk::algorithm::{Algorithm, Device, dtype_not_supported};
 use rtopk::dtype::Dtype;
 use rtopk::params::Params;
@@ -465,7 +465,7 @@ struct CaseRun<'c, 'a> {
 }
 
 impl CaseRun<'_, '_> {
-    fn run<E: Float>(
+    fn run<E: KernelElement>(
         &self,
         x: ArrayView2<'_, E>,
         observer: &mut dyn Observer<BenchRow>,
@@ -483,7 +483,7 @@ impl CaseRun<'_, '_> {
     }
 }
 
-fn bench_one<E: Float>(
+fn bench_one<E: KernelElement>(
     c: &Contender,
     x: ArrayView2<'_, E>,
     k: usize,

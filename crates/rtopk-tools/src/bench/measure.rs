@@ -8,7 +8,7 @@ use topk_ref::{Options, TopK, WorkCounters};
 
 use crate::bench::check::verify;
 use crate::error::Error;
-use rtopk::Float;
+use rtopk::KernelElement;
 use rtopk::algorithm::{Algorithm, Selection};
 
 /// What one cell measured.
@@ -40,7 +40,7 @@ impl Measurement {
 /// `reps(checked run's ms)` more times and records those times. The output buffers of the
 /// checked run are reused, so the timing is of the selection, not of page-faulting fresh
 /// outputs (a GPU kernel, too, writes into preallocated buffers).
-pub(crate) fn measure<E: Float>(
+pub(crate) fn measure<E: KernelElement>(
     algo: &dyn Algorithm,
     x: ArrayView2<'_, E>,
     k: usize,

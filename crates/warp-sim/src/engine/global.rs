@@ -40,14 +40,23 @@ pub struct Global {
     flags: Vec<u8>,
     row_len: Option<u64>,
     write_once: bool,
-    /// Bytes per element: 4, or 2 (a store keeps the value's low 16 bits).
+    /// Bytes per element: 4, 2 or 1 (a store keeps the value's low 16 or 8 bits).
     elem_bytes: u32,
 }
 
 /// The bits an element of `bytes` bytes keeps of a 32-bit word.
 #[inline]
 fn elem_mask(bytes: u32) -> u32 {
-    if bytes == 2 { 0xffff } else { u32::MAX }
+    match bytes {
+        1 => 0xff,
+        2 => 0xffff,
+        _ => u32::MAX,
+    }
+}
+
+/// An element width the engine holds (1, 2 or 4 bytes); anything else is 4.
+fn elem_width(bytes: u32) -> u32 {
+    if bytes == 1 || bytes == 2 { bytes } else { 4 }
 }
 
 /// What a global load found.
@@ -178,11 +187,11 @@ impl Global {
     /// The same buffer of elements of `bytes` bytes: 2 (a 16-bit float; stores keep the low 16
     /// bits of the value) or 4 (anything else is taken for 4).
     pub fn with_elem_bytes(mut self, bytes: u32) -> Self {
-        self.elem_bytes = if bytes == 2 { 2 } else { 4 };
+        self.elem_bytes = elem_width(bytes);
         self
     }
 
-    /// Bytes per element (4, or 2).
+    /// Bytes per element (4, 2 or 1).
     pub fn elem_bytes(&self) -> u32 {
         self.elem_bytes
     }
@@ -360,7 +369,7 @@ pub trait Source {
     fn word(&self, i: u64) -> u32;
     /// The rows' length, when the input is a matrix of rows (ownership: see the module).
     fn row_len(&self) -> Option<u64>;
-    /// Bytes per element: 4 (the default), or 2. A 16-byte load reads `16 / elem_bytes`
+    /// Bytes per element: 4 (the default), 2 or 1. A 16-byte load reads `16 / elem_bytes`
     /// elements ([`crate::engine::Warp::ld_input_v4`], [`crate::engine::Warp::ld_input_v8`]).
     fn elem_bytes(&self) -> u32 {
         4
@@ -400,7 +409,7 @@ impl Source for SliceSource<'_> {
     }
 }
 
-/// An input of elements held one per 32-bit word, `elem_bytes` (4 or 2) wide: what an earlier
+/// An input of elements held one per 32-bit word, `elem_bytes` (4, 2 or 1) wide: what an earlier
 /// launch wrote to a [`Global`], read by the next launch as its input.
 #[derive(Clone, Copy, Debug)]
 pub struct WordSource<'a> {
@@ -410,10 +419,10 @@ pub struct WordSource<'a> {
 }
 
 impl<'a> WordSource<'a> {
-    /// `words`, elements of `elem_bytes` bytes (2, or else 4), in rows of `row_len` (0: no
+    /// `words`, elements of `elem_bytes` bytes (1, 2, or else 4), in rows of `row_len` (0: no
     /// rows).
     pub fn new(words: &'a [u32], row_len: u64, elem_bytes: u32) -> Self {
-        Self { words, row_len, elem_bytes: if elem_bytes == 2 { 2 } else { 4 } }
+        Self { words, row_len, elem_bytes: elem_width(elem_bytes) }
     }
 }
 

@@ -806,6 +806,10 @@ impl<'c> Warp<'c> {
         /// `__half2`), in the active lanes: an address that is not a multiple of 8 elements is a
         /// [`DiagKind::MisalignedAccess`] (the values are poisoned).
         ld_input_v8 -> 8;
+        /// A 16-byte load of 16 consecutive 1-byte input elements from `addr` (a `uint4` of
+        /// 8-bit integers), in the active lanes: an address that is not a multiple of 16
+        /// elements is a [`DiagKind::MisalignedAccess`] (the values are poisoned).
+        ld_input_v16 -> 16;
     }
 
     /// A 16-byte load of `N` elements of the input's width (`N * elem_bytes == 16`, else the

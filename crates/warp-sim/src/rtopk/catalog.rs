@@ -142,6 +142,11 @@ fn suite() -> Vec<Case> {
         c16(bf16, 9, 300, 20, l, Auto, false, Numbers),  // narrows (12 elements per lane)
         c16(f16, 2, 3100, 100, s, Auto, false, Hostile), // block rows that narrow
         c16(bf16, 1, 4500, 200, s, Split, true, Ties),   // split rows of bf16
+        c16(ElemType::I32, 40, 30, 6, l, Quarter, false, Hostile), // int extremes, ties
+        c16(ElemType::I8, 20, 100, 10, s, Half, true, Ties), // 16-byte loads of 16
+        c16(ElemType::U8, 9, 300, 20, l, Auto, false, Hostile), // narrows
+        c16(ElemType::I16, 2, 3100, 100, s, Auto, false, Hostile), // block rows that narrow
+        c16(ElemType::I32, 1, 4500, 200, l, Split, true, Numbers), // split rows of i32
     ]
 }
 
@@ -207,6 +212,54 @@ fn case_data16<E: Element>(n: usize, m: usize, data: Data, seed: u64) -> Vec<E> 
     }
 }
 
+/// The bits of a hostile integer of `bits` bits (`signed`: two's complement): its least and
+/// greatest value, zero, -1 (all ones), a tie pool, numbers of every magnitude.
+fn hostile_int(rng: &mut ScheduleRng, bits: u32, signed: bool) -> u32 {
+    let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+    let (min, max) = if signed { (1 << (bits - 1), mask >> 1) } else { (0, mask) };
+    let r = rng.next_u64();
+    let pattern = match r % 20 {
+        0 | 1 => min,
+        2 | 3 => max,
+        4 | 5 => 0,
+        6 | 7 => u32::MAX,
+        8..=13 => [1u32, 2, 3][(r >> 50) as usize % 3],
+        _ => (r >> 20) as u32 >> (r >> 59),
+    };
+    pattern & mask
+}
+
+/// Seeded integer test data of `data`'s kind, of `E`: hostile integers, a few values tied
+/// many times, or numbers spread over the type's range.
+fn case_data_int<E: Element>(n: usize, m: usize, data: Data, seed: u64) -> Vec<E> {
+    let bits = 8 * std::mem::size_of::<E>() as u32;
+    let signed = E::NAME.starts_with('i');
+    let mut rng = ScheduleRng::new(seed);
+    let mask = if bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+    (0..n * m)
+        .map(|_| {
+            let b = match data {
+                Data::Hostile => hostile_int(&mut rng, bits, signed),
+                Data::Ties => (rng.next_u64() % 5) as u32,
+                Data::Numbers => (rng.next_u64() >> 16) as u32 & mask,
+            };
+            E::from_bits(E::Key::from_u32(b))
+        })
+        .collect()
+}
+
+/// [`run_case`] on seeded integer data of `E`.
+fn run_int_case<E: Element>(
+    mutant: Option<Mutant>,
+    case: &Case,
+    ci: usize,
+    seed: u64,
+    t: &mut Tally,
+) {
+    let x = case_data_int::<E>(case.n, case.m, case.data, seed);
+    run_case(mutant, case, ci, &x, t)
+}
+
 /// Seeded test data of `data`'s kind.
 fn case_data(n: usize, m: usize, data: Data, seed: u64) -> Vec<f32> {
     let mut rng = ScheduleRng::new(seed);
@@ -267,6 +320,10 @@ pub fn evaluate(mutant: Option<Mutant>) -> MutantReport {
                 let x = case_data16::<bf16>(case.n, case.m, case.data, seed);
                 run_case(mutant, case, ci, &x, &mut t)
             }
+            ElemType::I8 => run_int_case::<i8>(mutant, case, ci, seed, &mut t),
+            ElemType::U8 => run_int_case::<u8>(mutant, case, ci, seed, &mut t),
+            ElemType::I16 => run_int_case::<i16>(mutant, case, ci, seed, &mut t),
+            ElemType::I32 => run_int_case::<i32>(mutant, case, ci, seed, &mut t),
         }
     }
     huge_grid(mutant, &mut t);

@@ -26,6 +26,8 @@ pub enum Branch {
     BlockRowsNarrow,
     /// Rows of 16-bit elements (f16, bf16), two per register.
     Elem16,
+    /// Rows of integers (i8, u8, i16, i32), one key per element, no value phase.
+    ElemInt,
     /// Rows read 16 bytes at a time.
     Vec4Loads,
     /// A row of a narrowing kernel that narrowed to its candidates.
@@ -62,13 +64,14 @@ pub enum Branch {
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 22] = [
+    pub const ALL: [Branch; 23] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
         Branch::BlockRows,
         Branch::BlockRowsNarrow,
         Branch::Elem16,
+        Branch::ElemInt,
         Branch::Vec4Loads,
         Branch::Narrowed,
         Branch::NotNarrowed,
@@ -96,6 +99,7 @@ impl Branch {
             Branch::BlockRows => "block_rows",
             Branch::BlockRowsNarrow => "block_rows_narrow",
             Branch::Elem16 => "elem16",
+            Branch::ElemInt => "elem_int",
             Branch::Vec4Loads => "vec4_loads",
             Branch::Narrowed => "narrowed",
             Branch::NotNarrowed => "not_narrowed",

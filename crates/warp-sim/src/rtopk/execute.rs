@@ -614,7 +614,7 @@ fn split_rows_lengths(sel: &Select, run: &Run<'_>, split: SplitRows, row: u64) -
 }
 
 /// Counts a top-k step's rows (`rows` kernel rows) in the run's coverage: its family, 16-bit
-/// elements, 16-byte loads, split rows and their last chunk.
+/// or integer elements, 16-byte loads, split rows and their last chunk.
 fn cover_select(run: &Run<'_>, name: StepKind, sel: &Select, vec4: bool, rows: u64) {
     let family = match sel.plan.family() {
         Family::QuarterRows => Branch::QuarterRows,
@@ -624,8 +624,10 @@ fn cover_select(run: &Run<'_>, name: StepKind, sel: &Select, vec4: bool, rows: u
         _ => Branch::BlockRows,
     };
     run.cover.add(family, rows);
-    if run.elem != ElemType::F32 {
+    if run.elem.packed16() {
         run.cover.add(Branch::Elem16, rows);
+    } else if run.elem.integer() {
+        run.cover.add(Branch::ElemInt, rows);
     }
     if vec4 {
         run.cover.add(Branch::Vec4Loads, rows);

@@ -288,7 +288,7 @@ impl Simulator {
         check_len(x.len(), args)?;
         let src = ElemSource::new(x, args.m as u64);
         let r =
-            self.launch(&src, elem_type::<E>(), args, 0..args.n as u64, None, RowData::default())?;
+            self.launch(&src, elem_type::<E>()?, args, 0..args.n as u64, None, RowData::default())?;
         Ok(r.into_elements())
     }
 
@@ -322,7 +322,7 @@ impl Simulator {
             }
         }
         let src = ElemSource::new(x, args.m as u64);
-        let r = self.launch(&src, elem_type::<E>(), args, 0..args.n as u64, None, rows)?;
+        let r = self.launch(&src, elem_type::<E>()?, args, 0..args.n as u64, None, rows)?;
         Ok(r.into_elements())
     }
 
@@ -380,7 +380,7 @@ impl Simulator {
         }
         check_len(x.len(), args)?;
         self.prepare(args)?;
-        let elem = elem_type::<E>();
+        let elem = elem_type::<E>()?;
         let Route::Direct(p) = self.route_for(args, elem)? else {
             return Err(SimError::InvalidLaunch(
                 "split rows have no one journey to trace: each chunk is a row of its own"
@@ -680,7 +680,7 @@ pub fn launch_parallel<E: Element>(
     use rayon::prelude::*;
     check_len(x.len(), args)?;
     args.bisect.validate()?;
-    let elem = elem_type::<E>();
+    let elem = elem_type::<E>()?;
     let sim = Simulator::new(config);
     let program = sim.program(args, elem)?;
     let route = sim.route_for(args, elem)?;

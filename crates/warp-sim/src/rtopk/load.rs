@@ -11,7 +11,8 @@ use crate::engine::warp::Warp;
 use crate::rtopk::args::KernelArgs;
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::{
-    ElemType, check_keys, key16_of_ordered, neg_inf16, order_key, order_key_largest,
+    ElemType, check_keys, int_key, int_value, key16_of_ordered, neg_inf16, order_key,
+    order_key_largest,
 };
 use crate::rtopk::rows::{PackedRow, Slots, range_full_words};
 
@@ -125,16 +126,37 @@ pub(crate) async fn load_halves(
     n: usize,
     vec: bool,
 ) -> Result<Vec<Lanes<u32>>, SimError> {
+    load_elements(w, a, x, (row_off, first), n, (vec, 8)).await
+}
+
+/// A thread's `n` elements `first ..` (the bits, 0 past M): 16-byte loads of `group` (the
+/// elements in 16 bytes: 4, 8 or 16) where `vec` (n % group == 0, M % group == 0, 16-byte
+/// aligned rows: all of a group or none inside), else one element each (`load_pairs16`,
+/// `load_ints`). Every load is issued before the elements are used.
+async fn load_elements(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    x: &dyn Source,
+    (row_off, first): (&Lanes<u64>, &Lanes<u32>),
+    n: usize,
+    (vec, group): (bool, usize),
+) -> Result<Vec<Lanes<u32>>, SimError> {
     let mut v = vec![Lanes::splat(0u32); n];
-    if vec && n % 8 == 0 {
-        for q in 0..n / 8 {
-            let valid = slot_inside(w, a, first, 8 * q as u32)?; // M % 8 == 0: all 8 or none
+    if vec && n % group == 0 {
+        for q in 0..n / group {
+            // M % group == 0: all of the group or none
+            let valid = slot_inside(w, a, first, (group * q) as u32)?;
             let saved = w.push_active(&valid, "load_row: i < M")?;
-            let i = first.map(|f| u64::from(f) + 8 * q as u64);
-            let addr = w.add_u64(row_off, &i, "load_row: in16 + i")?;
-            let eight = w.ld_input_v8(x, &addr, "load_row: uint4 in16[i]").await?;
-            for (e, val) in eight.iter().enumerate() {
-                w.assign(&mut v[8 * q + e], val);
+            let i = first.map(|f| u64::from(f) + (group * q) as u64);
+            let addr = w.add_u64(row_off, &i, "load_row: row_in + i")?;
+            let label = "load_row: uint4 row_in[i]";
+            let got: Vec<Lanes<u32>> = match group {
+                4 => w.ld_input_v4(x, &addr, label).await?.to_vec(),
+                8 => w.ld_input_v8(x, &addr, label).await?.to_vec(),
+                _ => w.ld_input_v16(x, &addr, label).await?.to_vec(),
+            };
+            for (e, val) in got.iter().enumerate() {
+                w.assign(&mut v[group * q + e], val);
             }
             w.pop_active(saved);
         }
@@ -144,12 +166,45 @@ pub(crate) async fn load_halves(
         let valid = slot_inside(w, a, first, j as u32)?;
         let saved = w.push_active(&valid, "load_row: first + j < M")?;
         let i = first.map(|f| u64::from(f) + j as u64);
-        let addr = w.add_u64(row_off, &i, "load_row: in16 + first + j")?;
-        let val = w.ld_input(x, &addr, "load_row: in16[first + j]").await?;
+        let addr = w.add_u64(row_off, &i, "load_row: row_in + first + j")?;
+        let val = w.ld_input(x, &addr, "load_row: row_in[first + j]").await?;
         w.assign(slot, &val);
         w.pop_active(saved);
     }
     Ok(v)
+}
+
+/// `load_ints` and `key_ints` (docs/kernel.md, "Integer rows"): the keys of a thread's
+/// `keys.len()` integers `first ..` (16-byte loads where `vec` and the slots fill whole
+/// 16-byte groups; `int_key`, 0 past M) into `keys`; returns each lane's `(lane_min,
+/// lane_max)` key over its slots inside the row.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn load_int_row(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    elem: ElemType,
+    x: &dyn Source,
+    row_off: &Lanes<u64>,
+    keys: &mut [Lanes<u32>],
+    first: &Lanes<u32>,
+    vec: bool,
+) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
+    let (m, sign) = (a.m as u32, a.sign());
+    let v = load_elements(w, a, x, (row_off, first), keys.len(), (vec, 16 / elem.bytes())).await?;
+    let mut lo = Lanes::splat(u32::MAX);
+    let mut hi = Lanes::splat(0u32);
+    for (j, (key, val)) in keys.iter_mut().zip(&v).enumerate() {
+        let valid = first.map(|f| f.saturating_add(j as u32) < m);
+        *key = Lanes::from_fn(|l| {
+            if valid.lane(l) { int_key(int_value(elem, val.lane(l)), sign) } else { 0 }
+        })
+        .poisoned(val.poison_mask());
+        lo = Lanes::select(&valid, &lo.zip(key, u32::min), &lo);
+        hi = hi.zip(key, u32::max); // 0 is neutral
+        let label = "key_ints: int_key is docs/contract.md §1's order";
+        check_keys(w, a.mode, elem, val, key, valid.mask(), label)?;
+    }
+    Ok((lo, hi))
 }
 
 impl PackedRow {

@@ -112,22 +112,140 @@ pub(crate) fn check_keys(
 }
 
 /// An element's own key in `mode` by topk-ref, from its bits (the contract checks' reference,
-/// apart from the kernel's own key functions).
+/// apart from the kernel's own key functions). An integer's is topk-ref's key in its own
+/// width plus [`int_shift`]: the kernel's integer keys are topk-ref's shifted.
 pub(crate) fn reference_key(elem: ElemType, bits: u32, mode: Mode) -> u32 {
+    fn shifted<E: Element>(e: E, mode: Mode) -> u32 {
+        e.key(mode).to_u32().wrapping_add(int_shift::<E>(mode))
+    }
     match elem {
         ElemType::F32 => reference::key(f32::from_bits(bits), mode),
         ElemType::F16 => f16::from_bits(bits as u16).key(mode).to_u32(),
         ElemType::Bf16 => bf16::from_bits(bits as u16).key(mode).to_u32(),
+        ElemType::I8 => shifted(bits as u8 as i8, mode),
+        ElemType::U8 => shifted(bits as u8, mode),
+        ElemType::I16 => shifted(bits as u16 as i16, mode),
+        ElemType::I32 => shifted(bits as i32, mode),
     }
 }
 
-/// The element type of `E` (the sealed three: f32, f16, bf16).
-pub(crate) fn elem_type<E: Element>() -> ElemType {
-    match E::NAME {
+/// What the kernel's key of an integer of type `E` adds to topk-ref's key in `E`'s width: the
+/// difference at zero (`int_key(0)` is `0x80000000` largest, `0x7fffffff` smallest).
+fn int_shift<E: Element>(mode: Mode) -> u32 {
+    let zero_key = if mode == Mode::Largest { 0x8000_0000u32 } else { 0x7fff_ffff };
+    zero_key.wrapping_sub(E::from_bits(E::Key::from_u32(0)).key(mode).to_u32())
+}
+
+/// The element type of `E` (the sealed seven the kernel takes: f32, f16, bf16, i8, u8, i16,
+/// i32); `None` for another (f64, i64).
+pub(crate) fn elem_type_of<E: Element>() -> Option<ElemType> {
+    Some(match E::NAME {
+        "f32" => ElemType::F32,
         "f16" => ElemType::F16,
         "bf16" => ElemType::Bf16,
-        _ => ElemType::F32,
+        "i8" => ElemType::I8,
+        "u8" => ElemType::U8,
+        "i16" => ElemType::I16,
+        "i32" => ElemType::I32,
+        _ => return None,
+    })
+}
+
+/// [`elem_type_of`], or an error naming the type the kernel does not take.
+pub(crate) fn elem_type<E: Element>() -> Result<ElemType, SimError> {
+    elem_type_of::<E>().ok_or_else(|| {
+        SimError::InvalidLaunch(format!(
+            "the kernel takes f32, f16, bf16, i8, u8, i16 and i32 rows, not {}",
+            E::NAME
+        ))
+    })
+}
+
+// ---- Integer rows (docs/kernel.md, "Integer rows") ------------------------------------------
+
+/// The integer an element's bits (topk-ref's `to_bits`, zero-extended) stand for, widened to
+/// `i32` (the kernel's `(int)v`).
+#[inline(always)]
+pub(crate) fn int_value(elem: ElemType, word: u32) -> i32 {
+    match elem {
+        ElemType::I8 => i32::from(word as u8 as i8),
+        ElemType::U8 => i32::from(word as u8),
+        ElemType::I16 => i32::from(word as u16 as i16),
+        _ => word as i32,
     }
+}
+
+/// The bits of integer `v` of type `elem` (the kernel's `(elem_t)v`, as topk-ref's `to_bits`).
+#[inline(always)]
+pub(crate) fn int_word(elem: ElemType, v: i32) -> u32 {
+    match elem {
+        ElemType::I8 | ElemType::U8 => u32::from(v as u8),
+        ElemType::I16 => u32::from(v as u16),
+        _ => v as u32,
+    }
+}
+
+/// `int_key`: an integer's own key, its value with the sign bit flipped, complemented in
+/// smallest mode (the value shifted to start at 0).
+#[inline(always)]
+pub(crate) fn int_key(v: i32, sign: f32) -> u32 {
+    let key = (v as u32) ^ 0x8000_0000;
+    if sign < 0.0 { !key } else { key }
+}
+
+/// `int_of_key`: [`int_key`]'s inverse.
+#[inline(always)]
+pub(crate) fn int_of_key(key: u32, sign: f32) -> i32 {
+    ((if sign < 0.0 { !key } else { key }) ^ 0x8000_0000) as i32
+}
+
+/// `int_hint_key`: the key of the least integer `>= hint` (largest mode) or the greatest
+/// `<= hint` (smallest mode); 0 (a key no hint test takes) where that integer is beyond
+/// `i32`'s range.
+#[inline(always)]
+pub(crate) fn int_hint_key(hint: f32, sign: f32) -> u32 {
+    let v = if sign > 0.0 { hint.ceil() } else { hint.floor() };
+    if !(-2_147_483_648.0..2_147_483_648.0).contains(&v) {
+        return 0;
+    }
+    int_key(v as i32, sign)
+}
+
+/// `hint_key`: the key the hint test tests `hint` at — on a float row the own key at least
+/// its ordered value (`hint * sign`, exact), on an integer row [`int_hint_key`].
+#[inline(always)]
+pub(crate) fn hint_key(a: &KernelArgs, elem: ElemType, hint: f32, sign: f32) -> u32 {
+    if elem.integer() { int_hint_key(hint, sign) } else { own_key_at_least(a, elem, hint * sign) }
+}
+
+/// The simulator's contract check on an integer row's hint test at key `t` over the bracket
+/// `(lo, hi]`: the test is taken (`lo < t <= hi`) exactly where topk-ref's `Element::hint_key`
+/// takes it, and then at the same key (topk-ref's plus [`int_shift`]).
+pub(crate) fn check_int_hint_key(
+    w: &mut Warp<'_>,
+    (elem, mode): (ElemType, Mode),
+    hint: f32,
+    t: u32,
+    (lo, hi): (u32, u32),
+) -> Result<(), SimError> {
+    fn want<E: Element>(hint: f32, mode: Mode) -> Option<u32> {
+        E::hint_key(hint, mode).map(|k| k.to_u32().wrapping_add(int_shift::<E>(mode)))
+    }
+    if !w.checks() {
+        return Ok(());
+    }
+    let reference = match elem {
+        ElemType::I8 => want::<i8>(hint, mode),
+        ElemType::U8 => want::<u8>(hint, mode),
+        ElemType::I16 => want::<i16>(hint, mode),
+        _ => want::<i32>(hint, mode),
+    };
+    let taken = |t: u32| lo < t && t <= hi;
+    let ok = match reference {
+        Some(r) => taken(r) == taken(t) && (!taken(t) || r == t),
+        None => !taken(t),
+    };
+    w.check_that(ok, "hint_test: int_hint_key is topk-ref's hint_key")
 }
 
 /// `NEG_INF16`: the ordered -inf of a 16-bit type, the padding of a packed row's slots past M.
@@ -184,12 +302,14 @@ pub(crate) fn ordered_of_key16(key: u32) -> u32 {
     if key & 0x8000 != 0 { key & 0x7fff } else { !key & 0xffff }
 }
 
-/// `own_key`: an element's own key from its bits — its f32 key (`order_key`), or its 16-bit
-/// key (topk-ref's `Element::key`; docs/kernel.md, "16-bit rows").
+/// `own_key`: an element's own key from its bits — its f32 key (`order_key`), its 16-bit key
+/// (topk-ref's `Element::key`; docs/kernel.md, "16-bit rows"), or its integer key
+/// ([`int_key`]; "Integer rows").
 #[inline(always)]
 pub(crate) fn own_key(a: &KernelArgs, elem: ElemType, word: u32, sign: f32) -> u32 {
     match elem {
         ElemType::F32 => order_key(a, f32::from_bits(word), sign),
+        _ if elem.integer() => int_key(int_value(elem, word), sign),
         _ => key16_of_ordered(elem, word ^ if sign < 0.0 { 0x8000 } else { 0 }, sign > 0.0),
     }
 }
@@ -243,12 +363,13 @@ pub(crate) fn own_key_at_least(a: &KernelArgs, elem: ElemType, thres: f32) -> u3
     }
 }
 
-/// `ordered_value_of_own_key`: the ordered value of an own key (zero as +0.0; NaN for a NaN
-/// key).
+/// `ordered_value_of_own_key`: the ordered value of an own key of a float row (zero as +0.0;
+/// NaN for a NaN key). An integer row has none (no value phase): NaN, never asked.
 #[inline(always)]
 pub(crate) fn ordered_value_of_own_key(elem: ElemType, key: u32) -> f32 {
     match elem {
         ElemType::F32 => ordered_value_of_key(key),
+        _ if elem.integer() => f32::NAN,
         _ => float_of16(elem, ordered_of_key16(key)),
     }
 }
@@ -266,9 +387,10 @@ pub(crate) fn check_key_at_least(
         return Ok(());
     }
     let want = match elem {
-        ElemType::F32 => <f32 as Element>::key_at_least(thres),
         ElemType::F16 => u32::from(<f16 as Element>::key_at_least(thres)),
         ElemType::Bf16 => u32::from(<bf16 as Element>::key_at_least(thres)),
+        // f32 (integer rows make no value-space test)
+        _ => <f32 as Element>::key_at_least(thres),
     };
     w.check_that(t == want, label)
 }
@@ -368,7 +490,11 @@ mod tests {
             assert_eq!(key16_of_ordered(elem, pos, true), key16_pos_inf(elem));
             assert!(is_nan16(elem, pos + 1) && !is_nan16(elem, pos) && !is_nan16(elem, neg));
         }
-        assert_eq!(elem_type::<f32>(), ElemType::F32);
-        assert_eq!((elem_type::<f16>(), elem_type::<bf16>()), (ElemType::F16, ElemType::Bf16));
+        assert_eq!(elem_type_of::<f32>(), Some(ElemType::F32));
+        assert_eq!(
+            (elem_type_of::<f16>(), elem_type_of::<i8>()),
+            (Some(ElemType::F16), Some(ElemType::I8))
+        );
+        assert_eq!(elem_type_of::<f64>(), None);
     }
 }

@@ -24,7 +24,8 @@ use crate::engine::error::SimError;
 use crate::engine::warp::Warp;
 use crate::rtopk::args::{KernelArgs, SearchExit};
 use crate::rtopk::order::{
-    ElemType, check_key_at_least, midpoint, number_key, ordered_value_of_own_key, own_key_at_least,
+    ElemType, check_int_hint_key, check_key_at_least, hint_key, midpoint, number_key,
+    ordered_value_of_own_key, own_key_at_least,
 };
 use crate::rtopk::record::{Moved, Phase, TraceStep, Tracer};
 use crate::rtopk::rows::{Row, count_ge};
@@ -249,7 +250,8 @@ pub(crate) async fn finish_exact<R: Row>(
     s: &mut Search,
     tr: Tracer<'_>,
 ) -> Result<(), SimError> {
-    if s.value != Value::None && value_phase(w, a, row, s, s.value == Value::Plain, tr).await? {
+    let value = !s.elem.integer() && s.value != Value::None;
+    if value && value_phase(w, a, row, s, s.value == Value::Plain, tr).await? {
         return Ok(());
     }
     // key phase: only where the value phase cannot proceed (halving own keys)
@@ -297,18 +299,22 @@ async fn search_exact<R: Row>(
     if lo_key == hi_key {
         return Ok(s);
     }
-    // value phase: the paper's bisection on (ordered) values
+    // value phase: the paper's bisection on (ordered) values (none on an integer row)
     value_of_bracket(a, &mut s);
     finish_exact(w, a, row, &mut s, tr).await?;
     Ok(s)
 }
 
 /// The value phase's kind for the bracket `[s.lo_key, s.hi_key]` in exact mode: its ordered
-/// values read from the keys, and plain or guarded as [`search_exact`] decides.
+/// values read from the keys, and plain or guarded as [`search_exact`] decides, where both
+/// ends are finite values of a float row; an integer row has none (docs/contract.md §3).
 fn value_of_bracket(a: &KernelArgs, s: &mut Search) {
+    s.value = Value::None;
+    if s.elem.integer() {
+        return;
+    }
     s.lo = ordered_value_of_own_key(s.elem, s.lo_key);
     s.hi = ordered_value_of_own_key(s.elem, s.hi_key);
-    s.value = Value::None;
     if s.lo.is_finite() && s.hi.is_finite() {
         let precision = a.bisect.precision;
         s.eps = match a.bisect.epsilon_mode {
@@ -355,16 +361,21 @@ async fn hint_test<R: Row>(
     if hint.is_nan() || s.hi_key.wrapping_sub(s.lo_key) <= 1 {
         return Ok(HintStep::Skipped);
     }
-    let ordered = hint * a.sign(); // exact: a negation in smallest mode
-    let t = own_key_at_least(a, s.elem, ordered);
-    check_key_at_least(w, s.elem, ordered, t, "hint_test: own_key_at_least is topk-ref's")?;
+    let t = hint_key(a, s.elem, hint, a.sign());
+    if s.elem.integer() {
+        check_int_hint_key(w, (s.elem, a.mode), hint, t, (s.lo_key, s.hi_key))?;
+    } else {
+        let ordered = hint * a.sign(); // exact: a negation in smallest mode
+        check_key_at_least(w, s.elem, ordered, t, "hint_test: own_key_at_least is topk-ref's")?;
+    }
     if t <= s.lo_key || t > s.hi_key {
         return Ok(HintStep::Skipped);
     }
     let k = a.k as u32;
-    // t > lo_key >= 0, and t + 1 does not wrap: t is the key of a number, never the NaN key
+    // t > lo_key >= 0; nothing lies above the last key, where t + 1 would wrap (on a float
+    // row t is a number's key, never that NaN key; on an integer row it is the type's end)
     let at_least = row.count_ge_positive(w, a, t).await?;
-    let above = row.count_ge_positive(w, a, t + 1).await?;
+    let above = if t == u32::MAX { 0 } else { row.count_ge_positive(w, a, t + 1).await? };
     s.iterations = s.iterations.wrapping_add(1);
     let before = (s.lo_key, s.hi_key);
     let step = if at_least < k {
@@ -390,12 +401,14 @@ async fn hint_test<R: Row>(
         s.exit = Exit::Done(SearchExit::Converged);
         HintStep::Ended
     };
+    // an integer row's hint test is a test at a key (it has no value space)
+    let integer = s.elem.integer();
     tr.step(TraceStep {
         iteration: s.iterations,
-        phase: Phase::Value,
+        phase: if integer { Phase::Key } else { Phase::Value },
         lo_key: before.0,
         hi_key: before.1,
-        thres: Some(ordered),
+        thres: (!integer).then_some(hint * a.sign()),
         t,
         cnt: at_least,
         moved: match step {
@@ -421,6 +434,9 @@ async fn window_tests<R: Row>(
     tr: Tracer<'_>,
 ) -> Result<bool, SimError> {
     let k = a.k as u32;
+    if s.elem.integer() {
+        return Ok(false); // value-space steps: an integer row has none
+    }
     for shift in HINT_WINDOW_SHIFTS {
         let lo = ordered_value_of_own_key(s.elem, s.lo_key);
         let hi = ordered_value_of_own_key(s.elem, s.hi_key);
@@ -507,9 +523,14 @@ async fn search_early_stopping<R: Row>(
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
     let mut s = Search::new(row, (lo_key, hi_key), SearchExit::MaxIter, max_iter, elem);
-    let (mut lo, mut hi) =
-        (ordered_value_of_own_key(elem, lo_key), ordered_value_of_own_key(elem, hi_key));
-    let finite = lo.is_finite() && hi.is_finite();
+    // the f32 rows' value steps where both ends are finite values; else (an integer row
+    // always) key steps
+    let (mut lo, mut hi) = (0.0f32, 0.0f32);
+    let mut finite = false;
+    if !elem.integer() {
+        (lo, hi) = (ordered_value_of_own_key(elem, lo_key), ordered_value_of_own_key(elem, hi_key));
+        finite = lo.is_finite() && hi.is_finite();
+    }
     let k = a.k as u32;
     for iter in 0..max_iter {
         let (thres, t) = if finite {

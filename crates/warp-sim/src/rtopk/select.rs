@@ -13,7 +13,7 @@ use crate::engine::lanes::{FULL_MASK, Lanes, lanes_below};
 use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::{KernelArgs, SearchExit};
 use crate::rtopk::mutant::Mutant;
-use crate::rtopk::order::{ElemType, key_keeps_bits, value_of_key};
+use crate::rtopk::order::{ElemType, int_of_key, int_word, key_keeps_bits, value_of_key};
 use crate::rtopk::record::{TraceChunk, Tracer};
 use crate::rtopk::rows::{CandRow, Row, RowLanes, Slots, count_ge, row_scan};
 use crate::rtopk::search::Search;
@@ -93,9 +93,14 @@ pub(crate) async fn write_result(
 ) -> Result<(), SimError> {
     let at = w.add_u64(&out.out_off, &pos.map(u64::from), "write_result: out + pos")?;
     w.st_global(out.out_idx, &at, i, "write_result: out_idx[pos] = i").await?;
-    let mut val = key.map(|k| value_of_key(k, out.sign).to_bits());
-    let f32_row = out.elem == ElemType::F32;
-    let reread = key.map(|k| !(f32_row && key_keeps_bits(k)));
+    let (elem, sign) = (out.elem, out.sign);
+    let mut val = if elem.integer() {
+        key.map(|k| int_word(elem, int_of_key(k, sign)))
+    } else {
+        key.map(|k| value_of_key(k, sign).to_bits())
+    };
+    let from_key = |k| elem.integer() || elem == ElemType::F32 && key_keeps_bits(k);
+    let reread = key.map(|k| !from_key(k));
     let saved = w.push_active(&reread, "write_result: !key_keeps_bits(key)")?;
     let src = w.add_u64(&out.row_off, &i.map(u64::from), "write_result: row_in + i")?;
     let x = w.ld_input(out.x, &src, "write_result: row_in[i]").await?;

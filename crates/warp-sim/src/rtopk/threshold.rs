@@ -12,7 +12,7 @@ use crate::engine::machine::Grid;
 use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::{KernelArgs, RowData};
 use crate::rtopk::launch::Simulator;
-use crate::rtopk::order::{ElemType, own_key};
+use crate::rtopk::order::{ElemType, int_value, own_key};
 use crate::rtopk::plan::{self, Threshold};
 
 /// The quiet NaN the kernel writes for a row that selects nothing.
@@ -60,13 +60,16 @@ impl Simulator {
 }
 
 /// `threshold_value`: an element's bits as f32, as topk-ref's `Element::to_f32` (the `half`
-/// crate's conversions): exact for every number; a 16-bit NaN keeps its sign and payload and
-/// comes back quiet.
+/// crate's conversions): exact for every float number; a 16-bit NaN keeps its sign and payload
+/// and comes back quiet; an integer rounds to the nearest f32 (ties to even: `__int2float_rn`).
 pub(crate) fn threshold_value(elem: ElemType, bits: u32) -> u32 {
     match elem {
         ElemType::F32 => bits,
         ElemType::F16 => f16::from_bits(bits as u16).to_f32().to_bits(),
         ElemType::Bf16 => bf16::from_bits(bits as u16).to_f32().to_bits(),
+        ElemType::I8 | ElemType::U8 | ElemType::I16 | ElemType::I32 => {
+            (int_value(elem, bits) as f32).to_bits()
+        }
     }
 }
 

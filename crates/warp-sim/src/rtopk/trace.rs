@@ -125,7 +125,7 @@ impl RowTrace {
 
     /// Whether the row ran packed (a 16-bit warp row; block rows hold keys).
     fn packed(&self) -> bool {
-        self.elem != "f32" && !self.kernel.starts_with("rtopk_block_rows")
+        matches!(self.elem, "f16" | "bf16") && !self.kernel.starts_with("rtopk_block_rows")
     }
 
     fn family_line(&self) -> String {
@@ -188,11 +188,18 @@ impl RowTrace {
             self.algorithm(),
             self.family_line()
         );
-        if self.elem != "f32" {
+        if matches!(self.elem, "f16" | "bf16") {
             let _ = writeln!(
                 s,
                 "({} row: thresholds in f32 on the exact values; keys are the row's own 16-bit \
                  keys)",
+                self.elem
+            );
+        } else if self.elem != "f32" {
+            let _ = writeln!(
+                s,
+                "({} row: no value phase; the search halves keys, each the value with its sign \
+                 bit flipped)",
                 self.elem
             );
         }

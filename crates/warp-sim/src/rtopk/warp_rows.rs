@@ -9,12 +9,11 @@ use crate::engine::error::SimError;
 use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
 use crate::rtopk::args::{CAND_CAP, KernelArgs, WARP_STAGE};
-use crate::rtopk::load::load_row;
+use crate::rtopk::load::{load_int_row, load_row};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
     NarrowRow, finish_candidates, pad_results, trace_cut, write_iterations,
 };
-use crate::rtopk::order::ElemType;
 use crate::rtopk::params::{Params, RowPlace, place_row};
 use crate::rtopk::rows::{PackedRow, Row, RowLanes, Slots, WarpRow, mask_words, row_max, row_min};
 use crate::rtopk::search::{Exit, cover_search, search_threshold};
@@ -79,7 +78,7 @@ async fn rtopk_warp_row(
     let cap = if narrows { CAND_CAP as u32 } else { 0 };
     let m = a.m as u32;
     let on = RowOn { row_id, at, lanes, sub, first, stage, narrows };
-    if p.elem == ElemType::F32 {
+    if !p.elem.packed16() {
         let mut row = WarpRow {
             keys: vec![Lanes::splat(0u32); epl as usize],
             m,
@@ -88,7 +87,11 @@ async fn rtopk_warp_row(
             ge_last: vec![Lanes::splat(0u32); mask_words(epl as usize)],
             stage: stage.base,
         };
-        let range = load_row(w, a, p.x, &at.input, &mut row.keys, &first, p.vec4).await?;
+        let range = if p.elem.integer() {
+            load_int_row(w, a, p.elem, p.x, &at.input, &mut row.keys, &first, p.vec4).await?
+        } else {
+            load_row(w, a, p.x, &at.input, &mut row.keys, &first, p.vec4).await?
+        };
         return warp_row_stages(w, p, &mut row, range, &on).await;
     }
     let mut row = PackedRow::new(epl as usize, (m, lanes, cap), a, p.elem);
