@@ -115,6 +115,31 @@ pub(crate) struct VerifyCudaArgs {
     /// Fewer elements per case (a minute instead of several)
     #[arg(long)]
     quick: bool,
+    /// Check this element type only (repeatable: float32, float16, bfloat16, int8, uint8,
+    /// int16, int32); default: every type the kernel takes
+    #[arg(long = "dtype", value_name = "NAME", value_parser = parse_kernel_elem)]
+    dtypes: Vec<ElemType>,
+}
+
+/// The kernel's element type called `name` (numpy's and torch's name).
+fn parse_kernel_elem(name: &str) -> Result<ElemType, String> {
+    ElemType::ALL.into_iter().find(|e| elem_name(*e) == name).ok_or_else(|| {
+        let names: Vec<&str> = ElemType::ALL.iter().map(|e| elem_name(*e)).collect();
+        format!("'{name}' is not a type the kernel takes; expected one of {}", names.join(", "))
+    })
+}
+
+/// numpy's and torch's name of a kernel element type.
+fn elem_name(e: ElemType) -> &'static str {
+    match e {
+        ElemType::F32 => "float32",
+        ElemType::F16 => "float16",
+        ElemType::Bf16 => "bfloat16",
+        ElemType::I8 => "int8",
+        ElemType::U8 => "uint8",
+        ElemType::I16 => "int16",
+        ElemType::I32 => "int32",
+    }
 }
 
 fn parse_strategy(name: &str) -> Result<Strategy, String> {
@@ -432,13 +457,15 @@ pub(crate) fn verify(args: &VerifyCudaArgs) -> Result<(), CliError> {
     // (the same launch family, per family); bisect is the CPU reference beside it.
     let bisect = |b: Bisect| -> Box<dyn RowTopK> { Box::new(b) };
     let references: [Reference<'_>; 1] = [("bisect", &bisect)];
-    let report = check_all(&mut gpu, &WIDTHS, per_case, &references, &ElemType::ALL)?;
+    let elems = if args.dtypes.is_empty() { ElemType::ALL.to_vec() } else { args.dtypes.clone() };
+    let report = check_all(&mut gpu, &WIDTHS, per_case, &references, &elems)?;
+    let names: Vec<&str> = elems.iter().map(|e| elem_name(*e)).collect();
     println!(
-        "verify cuda on {}: {} cases (float32, float16, bfloat16), {} rows, {} widths from {} \
-         to {}, against bisect and the warp simulator in the same launch family (values, \
-         indices, iteration counts): {}",
+        "verify cuda on {}: {} cases ({}), {} rows, {} widths from {} to {}, against bisect and \
+         the warp simulator in the same launch family (values, indices, iteration counts): {}",
         gpu.device_name(),
         report.cases,
+        names.join(", "),
         report.rows,
         WIDTHS.len(),
         WIDTHS[0],
@@ -483,6 +510,17 @@ mod tests {
     use crate::error::EXIT_BAD_INPUT;
     use clap::Parser;
     use clap::error::ErrorKind;
+
+    #[test]
+    fn verify_takes_each_kernel_type_by_name_and_refuses_the_others() {
+        for e in ElemType::ALL {
+            assert_eq!(parse_kernel_elem(elem_name(e)), Ok(e));
+        }
+        for bad in ["float64", "int64", "i8", ""] {
+            let e = parse_kernel_elem(bad).unwrap_err();
+            assert!(e.contains(&format!("'{bad}'")) && e.contains("int32"), "{e}");
+        }
+    }
 
     /// `rtopk bench cuda`'s arguments alone.
     #[derive(Debug, Parser)]

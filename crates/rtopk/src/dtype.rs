@@ -1,7 +1,7 @@
 //! The element types a selection takes (docs/contract.md §1): the floats `f32`, `f16` (IEEE
 //! binary16), `bf16` (bfloat16) and `f64`, and the integers `i8`, `u8`, `i16`, `i32`, `i64`, as
 //! a run-time tag ([`Dtype`]). The compile-time faces are [`crate::Value`] (every type) and
-//! [`crate::KernelElement`] (the three types the kernel takes).
+//! [`crate::KernelElement`] (the seven types the kernel takes).
 
 use std::fmt;
 

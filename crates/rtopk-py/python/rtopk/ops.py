@@ -5,10 +5,10 @@ Importing this module registers the op (``rtopk`` imports it by itself whenever 
 imported, before or after ``rtopk``). The op has
 
 * an implementation for CPU tensors (the Rust row-wise driver on a NumPy view of the tensor's
-  storage, zero-copy; float32, float16 and bfloat16 — a bfloat16 tensor, which has no NumPy
-  view, is viewed as its int16 bit patterns) and CUDA tensors (the RTop-K CUDA kernel, on
-  float32, float16 and bfloat16 alike: a 16-bit tensor is selected in its own type, never
-  upcast; values come back in it);
+  storage, zero-copy; every dtype of :func:`rtopk.topk` — a bfloat16 tensor, which has no
+  NumPy view, is viewed as its int16 bit patterns) and CUDA tensors (the RTop-K CUDA kernel,
+  on float32, float16, bfloat16, int8, uint8, int16 and int32 alike: each is selected in its
+  own type, never converted; values come back in it);
 * a fake implementation (``register_fake``): output shapes and dtypes from the input's, so
   ``torch.compile(fullgraph=True)`` traces a call without a graph break;
 * autograd (``register_autograd``): the gradient of ``values`` is scattered into zeros of the
