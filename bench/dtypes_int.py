@@ -59,7 +59,10 @@ def inputs(n: int, m: int, l2: int) -> Dict[str, List[torch.Tensor]]:
         size = torch.empty(0, dtype=dtype).element_size()
         count = min(max(math.ceil(4 * l2 / (n * m * size)), 1), MAX_BUFFERS)
         out[name] = [
-            (base[i % count32].double() * scale + offset).round().clamp(lo, hi).to(dtype)
+            (base[i % count32].double() * scale + offset)
+            .round()
+            .clamp(lo, hi)
+            .to(dtype)
             for i in range(count)
         ]
     return out
@@ -69,9 +72,15 @@ def summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     by = {(r["n"], r["m"], r["k"], r["dtype"]): r for r in rows if "rtopk_ms" in r}
     out: Dict[str, Any] = {"torch_over_rtopk": {}, "elements_per_s_over": {}}
     for name in TYPES:
-        sp = [r["torch_over_rtopk"] for r in rows if r.get("dtype") == name and "rtopk_ms" in r]
+        sp = [
+            r["torch_over_rtopk"]
+            for r in rows
+            if r.get("dtype") == name and "rtopk_ms" in r
+        ]
         if sp:
-            out["torch_over_rtopk"][name] = dict(geomean=geomean(sp), worst=min(sp), cells=len(sp))
+            out["torch_over_rtopk"][name] = dict(
+                geomean=geomean(sp), worst=min(sp), cells=len(sp)
+            )
     for base in ("float32", "float16"):
         per: Dict[str, Any] = {}
         for name in INTS:
@@ -81,7 +90,9 @@ def summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
                 if key[3] == name and key[:3] + (base,) in by
             ]
             if ratios:
-                per[name] = dict(geomean=geomean(ratios), worst=min(ratios), cells=len(ratios))
+                per[name] = dict(
+                    geomean=geomean(ratios), worst=min(ratios), cells=len(ratios)
+                )
         out["elements_per_s_over"][base] = per
     return out
 
@@ -99,7 +110,9 @@ def table(rows: List[Dict[str, Any]], s: Dict[str, Any], env: Dict[str, Any]) ->
         "|---|---|---|---|",
     ]
     for name, v in s["torch_over_rtopk"].items():
-        lines.append(f"| {name} | {v['geomean']:.2f}x | {v['worst']:.2f}x | {v['cells']} |")
+        lines.append(
+            f"| {name} | {v['geomean']:.2f}x | {v['worst']:.2f}x | {v['cells']} |"
+        )
     lines += [
         "",
         "## rtopk's elements/s on integer rows over float16's and float32's (same shapes)",
@@ -127,14 +140,18 @@ def table(rows: List[Dict[str, Any]], s: Dict[str, Any], env: Dict[str, Any]) ->
                 f"{r['torch_ms']:.4f} | {r['torch_over_rtopk']:.2f} | {r['check']} |"
             )
         else:
-            lines.append(f"| {r['n']} | {r['m']} | {r['k']} | {r['dtype']} | error: {r['error']} |||||")
+            lines.append(
+                f"| {r['n']} | {r['m']} | {r['k']} | {r['dtype']} | error: {r['error']} |||||"
+            )
     return "\n".join(lines) + "\n"
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="output directory")
-    ap.add_argument("--reps", type=int, default=15, help="CUDA-event calls per case (median)")
+    ap.add_argument(
+        "--reps", type=int, default=15, help="CUDA-event calls per case (median)"
+    )
     ap.add_argument("--quick", action="store_true", help="N = 2^20 only")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)

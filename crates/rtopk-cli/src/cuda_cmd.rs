@@ -123,23 +123,10 @@ pub(crate) struct VerifyCudaArgs {
 
 /// The kernel's element type called `name` (numpy's and torch's name).
 fn parse_kernel_elem(name: &str) -> Result<ElemType, String> {
-    ElemType::ALL.into_iter().find(|e| elem_name(*e) == name).ok_or_else(|| {
-        let names: Vec<&str> = ElemType::ALL.iter().map(|e| elem_name(*e)).collect();
+    ElemType::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = ElemType::ALL.iter().map(|e| e.name()).collect();
         format!("'{name}' is not a type the kernel takes; expected one of {}", names.join(", "))
     })
-}
-
-/// numpy's and torch's name of a kernel element type.
-fn elem_name(e: ElemType) -> &'static str {
-    match e {
-        ElemType::F32 => "float32",
-        ElemType::F16 => "float16",
-        ElemType::Bf16 => "bfloat16",
-        ElemType::I8 => "int8",
-        ElemType::U8 => "uint8",
-        ElemType::I16 => "int16",
-        ElemType::I32 => "int32",
-    }
 }
 
 fn parse_strategy(name: &str) -> Result<Strategy, String> {
@@ -459,7 +446,7 @@ pub(crate) fn verify(args: &VerifyCudaArgs) -> Result<(), CliError> {
     let references: [Reference<'_>; 1] = [("bisect", &bisect)];
     let elems = if args.dtypes.is_empty() { ElemType::ALL.to_vec() } else { args.dtypes.clone() };
     let report = check_all(&mut gpu, &WIDTHS, per_case, &references, &elems)?;
-    let names: Vec<&str> = elems.iter().map(|e| elem_name(*e)).collect();
+    let names: Vec<&str> = elems.iter().map(|e| e.name()).collect();
     println!(
         "verify cuda on {}: {} cases ({}), {} rows, {} widths from {} to {}, against bisect and \
          the warp simulator in the same launch family (values, indices, iteration counts): {}",
@@ -514,7 +501,7 @@ mod tests {
     #[test]
     fn verify_takes_each_kernel_type_by_name_and_refuses_the_others() {
         for e in ElemType::ALL {
-            assert_eq!(parse_kernel_elem(elem_name(e)), Ok(e));
+            assert_eq!(parse_kernel_elem(e.name()), Ok(e));
         }
         for bad in ["float64", "int64", "i8", ""] {
             let e = parse_kernel_elem(bad).unwrap_err();

@@ -106,6 +106,24 @@ impl ElemType {
         ElemType::I32,
     ];
 
+    /// numpy's and torch's name of the type (`float32`, `bfloat16`, `int8`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            ElemType::F32 => "float32",
+            ElemType::F16 => "float16",
+            ElemType::Bf16 => "bfloat16",
+            ElemType::I8 => "int8",
+            ElemType::U8 => "uint8",
+            ElemType::I16 => "int16",
+            ElemType::I32 => "int32",
+        }
+    }
+
+    /// The type called `name` ([`ElemType::name`]), if the kernels take it.
+    pub fn from_name(name: &str) -> Option<ElemType> {
+        ElemType::ALL.into_iter().find(|e| e.name() == name)
+    }
+
     /// The unit name's suffix.
     pub fn suffix(self) -> &'static str {
         match self {
@@ -588,6 +606,10 @@ mod tests {
         let half = Unit::row(Family::HalfRows, 9).with_elem(ElemType::F16);
         assert_eq!((half.width(), half.elems_per_lane()), (32, 64));
         // integer rows: one 32-bit key per element, whatever the integer's width
+        for e in ElemType::ALL {
+            assert_eq!(ElemType::from_name(e.name()), Some(e));
+        }
+        assert_eq!(ElemType::from_name("float64"), None);
         let int8 = Unit::row(Family::HalfRows, 9).with_elem(ElemType::I8);
         assert_eq!((int8.width(), int8.elems_per_lane()), (32, 32));
         assert!(

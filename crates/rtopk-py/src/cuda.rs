@@ -2,6 +2,7 @@
 //! device addresses on torch's current stream), whether the GPU path can run here, and the
 //! GPU kernel's equivalence check (as `rtopk verify cuda` runs it).
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rtopk::cuda::Shape;
@@ -88,18 +89,31 @@ pub(crate) fn cuda_libraries_present() -> bool {
 }
 
 /// Compares the GPU kernel on device `device` with `bisect` and the warp simulator over every
-/// launch shape, input family, k, search and mode: values, indices and iteration counts.
+/// launch shape, input family, k, search and mode, in the element types named by `dtypes`
+/// (every type the kernel takes where empty): values, indices and iteration counts.
 /// Returns a dict: device, cases, rows, widths, mismatches (empty when all agree).
 #[pyfunction]
-#[pyo3(signature = (*, quick, device))]
+#[pyo3(signature = (*, quick, device, dtypes))]
 pub(crate) fn cuda_verify<'py>(
     py: Python<'py>,
     quick: bool,
     device: &Bound<'py, PyAny>,
+    dtypes: Vec<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     guard(|| {
         let device = integer("device", device)?;
-        let report = detached(py, move || engine::cuda_verify(quick, device))?;
+        let elems = dtypes
+            .iter()
+            .map(|name| {
+                rtopk_tools::gpu::ElemType::from_name(name).ok_or_else(|| {
+                    PyTypeError::new_err(format!(
+                        "dtypes: the kernel does not take '{name}' (it takes float32, float16, \
+                         bfloat16, int8, uint8, int16 and int32)"
+                    ))
+                })
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let report = detached(py, move || engine::cuda_verify(quick, device, &elems))?;
         let d = PyDict::new(py);
         d.set_item("device", report.device)?;
         d.set_item("cases", report.cases)?;

@@ -197,8 +197,13 @@ const QUICK_ELEMENTS: usize = 1 << 16;
 const FULL_ELEMENTS: usize = 1 << 21;
 
 /// The tools' equivalence check on `device`: the GPU kernel against `bisect` and the warp
-/// simulator over every launch shape, input family, k, search, mode and element type.
-pub(crate) fn cuda_verify(quick: bool, device: usize) -> Result<VerifyReport, Error> {
+/// simulator over every launch shape, input family, k, search, mode and element type of
+/// `elems` (every type the kernel takes where empty).
+pub(crate) fn cuda_verify(
+    quick: bool,
+    device: usize,
+    elems: &[rtopk_tools::gpu::ElemType],
+) -> Result<VerifyReport, Error> {
     use rtopk::RowTopK;
     use rtopk_tools::gpu::{CudaTopK, ElemType};
     use rtopk_tools::verify::{Reference, WIDTHS, check_all};
@@ -208,7 +213,8 @@ pub(crate) fn cuda_verify(quick: bool, device: usize) -> Result<VerifyReport, Er
     // check_all runs the simulator on every case itself (the GPU's launch family)
     let bisect = |b: Bisect| -> Box<dyn RowTopK> { Box::new(b) };
     let references: [Reference<'_>; 1] = [("bisect", &bisect)];
-    let report = check_all(&mut gpu, &WIDTHS, per_case, &references, &ElemType::ALL)?;
+    let elems = if elems.is_empty() { &ElemType::ALL[..] } else { elems };
+    let report = check_all(&mut gpu, &WIDTHS, per_case, &references, elems)?;
     Ok(VerifyReport {
         device: gpu.device_name().to_string(),
         cases: report.cases,

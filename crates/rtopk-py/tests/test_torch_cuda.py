@@ -342,5 +342,9 @@ def test_numpy_input_with_algo_cuda_goes_through_the_gpu() -> None:
 
 
 def test_verify_quick() -> None:
-    report = rtopk.cuda.verify(quick=True)
+    # one type of each storage: f32 keys, packed 16-bit floats, integer keys (every type is
+    # verified by `rtopk verify cuda --quick` and the GPU tests)
+    report = rtopk.cuda.verify(quick=True, dtypes=["float32", "bfloat16", "int8"])
     assert report.cases > 0 and report.ok, report.mismatches[:5]
+    with pytest.raises(TypeError, match="'float64'"):
+        rtopk.cuda.verify(quick=True, dtypes=["float64"])

@@ -176,9 +176,9 @@ def expected_iterations(m: int, k: int) -> float:
 def cuda_libraries_present() -> bool:
     """True when the CUDA driver and NVRTC libraries load."""
 
-def cuda_verify(*, quick: bool, device: int) -> Dict[str, Any]:
-    """The GPU kernel's equivalence check on ``device``: device, cases, rows, widths,
-    mismatches."""
+def cuda_verify(*, quick: bool, device: int, dtypes: List[str]) -> Dict[str, Any]:
+    """The GPU kernel's equivalence check on ``device`` in ``dtypes`` (every kernel type where
+    empty): device, cases, rows, widths, mismatches."""
 
 def cuda_prepare_all(*, device: int) -> Dict[str, Any]:
     """Builds every kernel unit for ``device``: device, units, compiled, ms."""

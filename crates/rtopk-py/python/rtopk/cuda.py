@@ -5,7 +5,7 @@ check against ``bisect`` and the warp simulator (``rtopk verify cuda``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List
+from typing import List, Optional, Sequence
 
 from . import _native
 
@@ -46,16 +46,23 @@ def is_available() -> bool:
     return bool(_native.cuda_libraries_present())
 
 
-def verify(quick: bool = True, device: int = 0) -> VerifyReport:
+def verify(
+    quick: bool = True, device: int = 0, dtypes: Optional[Sequence[str]] = None
+) -> VerifyReport:
     """Runs the GPU kernel of device ``device`` against ``bisect`` and the warp simulator over
-    every launch shape, input family, k, search (exact, early stopping) and mode, and returns
-    the comparison. ``quick``: 2^16 elements per case (about a minute), else 2^21.
+    every launch shape, input family, k, search (exact, early stopping, recall) and mode, in
+    each element type of ``dtypes`` (names: ``"float32"``, ``"float16"``, ``"bfloat16"``,
+    ``"int8"``, ``"uint8"``, ``"int16"``, ``"int32"``; ``None``: all seven), and returns the
+    comparison. ``quick``: 2^16 elements per case (about a minute per three types on 16
+    cores), else 2^21.
 
     Raises:
+        TypeError: a name in ``dtypes`` the kernel does not take.
         rtopk.CudaUnavailableError: no CUDA driver or NVRTC library.
         rtopk.CudaError: the device could not be opened or a launch failed.
     """
-    d = _native.cuda_verify(quick=quick, device=device)
+    names = [] if dtypes is None else [str(d) for d in dtypes]
+    d = _native.cuda_verify(quick=quick, device=device, dtypes=names)
     return VerifyReport(
         device=d["device"],
         cases=d["cases"],
