@@ -22,14 +22,12 @@ Writes DIR/dtypes16.json and DIR/dtypes16.md.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import math
 import os
-import platform
 import sys
 import traceback
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List
 
 import torch
 
@@ -136,7 +134,12 @@ def table(rows: List[Dict[str, Any]], s: Dict[str, Any], env: Dict[str, Any]) ->
         lines.append(
             f"| {name} | {v['geomean']:.2f}x | {v['worst']:.2f}x | {v['cells']} |"
         )
-    lines += [
+    return "\n".join(lines + case_lines(rows)) + "\n"
+
+
+def case_lines(rows: List[Dict[str, Any]]) -> List[str]:
+    """The report's last section: every case's two times, their ratio and its check."""
+    lines = [
         "",
         "## Every case (GPU ms, median)",
         "",
@@ -153,7 +156,35 @@ def table(rows: List[Dict[str, Any]], s: Dict[str, Any], env: Dict[str, Any]) ->
             lines.append(
                 f"| {r['n']} | {r['m']} | {r['k']} | {r['dtype']} | error: {r['error']} |||||"
             )
-    return "\n".join(lines) + "\n"
+    return lines
+
+
+def sweep(
+    rtopk: Any,
+    grid_n: List[int],
+    types: List[str],
+    inputs_of: Callable[[int, int], Dict[str, List[torch.Tensor]]],
+    reps: int,
+) -> List[Dict[str, Any]]:
+    """Every (N, M, k, type) of the grid timed (`one_case`), each shape's inputs made once
+    by `inputs_of(n, m)`; a case that fails is kept with its error."""
+    rows: List[Dict[str, Any]] = []
+    for n in grid_n:
+        for m in GRID_M:
+            torch.cuda.empty_cache()
+            bufs = inputs_of(n, m)
+            for k in GRID_K:
+                for name in types:
+                    row: Dict[str, Any] = dict(n=n, m=m, k=k, dtype=name)
+                    try:
+                        row.update(one_case(rtopk, bufs[name], k, reps))
+                    except Exception as e:
+                        traceback.print_exc()
+                        row["error"] = f"{type(e).__name__}: {e}"
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+            del bufs
+    return rows
 
 
 def main() -> int:
@@ -177,22 +208,8 @@ def main() -> int:
     )
     l2 = env["l2_bytes"]
     print(json.dumps(env, indent=1), flush=True)
-    rows: List[Dict[str, Any]] = []
-    for n in [1 << 20] if args.quick else GRID_N:
-        for m in GRID_M:
-            torch.cuda.empty_cache()
-            bufs = inputs(n, m, l2)
-            for k in GRID_K:
-                for name in DTYPES:
-                    row: Dict[str, Any] = dict(n=n, m=m, k=k, dtype=name)
-                    try:
-                        row.update(one_case(rtopk, bufs[name], k, args.reps))
-                    except Exception as e:
-                        traceback.print_exc()
-                        row["error"] = f"{type(e).__name__}: {e}"
-                    rows.append(row)
-                    print(json.dumps(row), flush=True)
-            del bufs
+    grid_n = [1 << 20] if args.quick else GRID_N
+    rows = sweep(rtopk, grid_n, list(DTYPES), lambda n, m: inputs(n, m, l2), args.reps)
     s = summary(rows)
     with open(os.path.join(args.out, "dtypes16.json"), "w") as f:
         json.dump(dict(env=env, summary=s, cases=rows), f, indent=1)

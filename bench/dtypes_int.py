@@ -28,12 +28,11 @@ import json
 import math
 import os
 import sys
-import traceback
 from typing import Any, Dict, List
 
 import torch
 
-from dtypes16 import GRID_K, GRID_M, MAX_BUFFERS, one_case
+from dtypes16 import MAX_BUFFERS, case_lines, sweep
 from torch_op import device_env, geomean
 
 GRID_N = [1 << 16, 1 << 18, 1 << 20]
@@ -126,24 +125,7 @@ def table(rows: List[Dict[str, Any]], s: Dict[str, Any], env: Dict[str, Any]) ->
             v = s["elements_per_s_over"][base].get(name)
             cells.append(f"{v['geomean']:.2f}x, {v['worst']:.2f}x" if v else "-")
         lines.append(f"| {name} | {cells[0]} | {cells[1]} |")
-    lines += [
-        "",
-        "## Every case (GPU ms, median)",
-        "",
-        "| N | M | k | dtype | rtopk | torch | torch/rtopk | check |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        if "rtopk_ms" in r:
-            lines.append(
-                f"| {r['n']} | {r['m']} | {r['k']} | {r['dtype']} | {r['rtopk_ms']:.4f} | "
-                f"{r['torch_ms']:.4f} | {r['torch_over_rtopk']:.2f} | {r['check']} |"
-            )
-        else:
-            lines.append(
-                f"| {r['n']} | {r['m']} | {r['k']} | {r['dtype']} | error: {r['error']} |||||"
-            )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + case_lines(rows)) + "\n"
 
 
 def main() -> int:
@@ -168,22 +150,8 @@ def main() -> int:
     )
     l2 = env["l2_bytes"]
     print(json.dumps(env, indent=1), flush=True)
-    rows: List[Dict[str, Any]] = []
-    for n in [1 << 20] if args.quick else GRID_N:
-        for m in GRID_M:
-            torch.cuda.empty_cache()
-            bufs = inputs(n, m, l2)
-            for k in GRID_K:
-                for name in TYPES:
-                    row: Dict[str, Any] = dict(n=n, m=m, k=k, dtype=name)
-                    try:
-                        row.update(one_case(rtopk, bufs[name], k, args.reps))
-                    except Exception as e:
-                        traceback.print_exc()
-                        row["error"] = f"{type(e).__name__}: {e}"
-                    rows.append(row)
-                    print(json.dumps(row), flush=True)
-            del bufs
+    grid_n = [1 << 20] if args.quick else GRID_N
+    rows = sweep(rtopk, grid_n, TYPES, lambda n, m: inputs(n, m, l2), args.reps)
     s = summary(rows)
     with open(os.path.join(args.out, "dtypes_int.json"), "w") as f:
         json.dump(dict(env=env, summary=s, cases=rows), f, indent=1)

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{bisect, strategies};
+use common::{bisect, check_against_bisect as check, strategies};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use test_support::{Float16, matrix16, matrix16_in, pick_k};
@@ -20,37 +20,6 @@ use warp_sim::{ElemType, Family, KernelArgs, SimConfig, SimTopK, Simulator};
 /// The elements' bits.
 fn bits<E: Element>(v: &[E]) -> Vec<u32> {
     v.iter().map(|x| x.to_bits().to_u32()).collect()
-}
-
-/// Runs the `(n, m)` matrix `x` of a 16-bit type on the simulator and compares every row with
-/// topk-ref's `Bisect` on the same elements; the family that ran.
-fn check<E: Element>(
-    config: SimConfig,
-    (n, m, x): (usize, usize, &[E]),
-    k: usize,
-    mode: Mode,
-    b: Bisect,
-) -> Result<Family, TestCaseError> {
-    let args = KernelArgs { n, m, k, mode, bisect: b, mutant: None };
-    let got =
-        Simulator::new(config).run(x, &args).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let unit = got.plan.unit;
-    prop_assert!(got.diagnostics.is_empty(), "{}: {}", unit, got.summary);
-    prop_assert!(unit.to_string().ends_with(E::NAME), "{} runs the {} kernels", unit, E::NAME);
-    let opts = Options { mode, sorted: config.sorted };
-    for r in 0..n {
-        let want = topk_row(E::as_dyn(&b), &x[r * m..(r + 1) * m], k, opts).unwrap();
-        let (lo, hi) = (r * k, (r + 1) * k);
-        prop_assert_eq!(&got.indices[lo..hi], want.indices.as_slice(), "{} row {}", unit, r);
-        prop_assert_eq!(bits(&got.values[lo..hi]), bits(&want.values), "{} row {}", unit, r);
-        if got.route.depth() > 0 {
-            prop_assert!(got.iterations.is_empty(), "{}: counts of a split row", unit);
-            continue;
-        }
-        let want_it = want.stats.iterations.unwrap_or(0);
-        prop_assert_eq!(got.iterations[r], want_it, "{} row {}", unit, r);
-    }
-    Ok(got.plan.family())
 }
 
 /// The quarter-, half-, whole-warp and block families on one matrix, as `pick` chooses.

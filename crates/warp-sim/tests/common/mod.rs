@@ -1,9 +1,9 @@
 //! What the equivalence suites (f32 and 16-bit) draw from alike.
 
 use proptest::prelude::*;
-use topk_ref::Bisect;
-use warp_sim::ElemType;
+use topk_ref::{Bisect, Element, KeyBits, Mode, Options, topk_row};
 use warp_sim::rtopk::Strategy as Launch;
+use warp_sim::{ElemType, Family, KernelArgs, SimConfig, Simulator};
 
 /// The bisect configurations the kernels take: exact, a precision relative to |max|, early
 /// stopping.
@@ -22,4 +22,39 @@ pub(crate) fn bisect() -> impl Strategy<Value = Bisect> {
 pub(crate) fn strategies(m: usize, elem: ElemType) -> Vec<Launch> {
     let holds = |s: &Launch| m <= s.max_row(elem) && *s != Launch::Split;
     Launch::ALL.into_iter().filter(holds).collect()
+}
+
+/// Runs the `(n, m)` matrix `x` (16-bit or integer rows) on the simulator and compares every
+/// row with topk-ref's `Bisect` on the same elements — indices, value bits, iteration counts
+/// (none on split rows) — with no diagnostic, on the unit of `E`'s own type; the family that
+/// ran. (The f32 suites check more per case, `equivalence.rs`; so they do not call it.)
+#[allow(dead_code)]
+pub(crate) fn check_against_bisect<E: Element>(
+    config: SimConfig,
+    (n, m, x): (usize, usize, &[E]),
+    k: usize,
+    mode: Mode,
+    b: Bisect,
+) -> Result<Family, TestCaseError> {
+    let args = KernelArgs { n, m, k, mode, bisect: b, mutant: None };
+    let got =
+        Simulator::new(config).run(x, &args).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let unit = got.plan.unit;
+    prop_assert!(got.diagnostics.is_empty(), "{}: {}", unit, got.summary);
+    prop_assert!(unit.to_string().ends_with(E::NAME), "{} runs the {} kernels", unit, E::NAME);
+    let opts = Options { mode, sorted: config.sorted };
+    let bits = |v: &[E]| v.iter().map(|e| e.to_bits().to_u64()).collect::<Vec<_>>();
+    for r in 0..n {
+        let want = topk_row(E::as_dyn(&b), &x[r * m..(r + 1) * m], k, opts).unwrap();
+        let (lo, hi) = (r * k, (r + 1) * k);
+        prop_assert_eq!(&got.indices[lo..hi], want.indices.as_slice(), "{} row {}", unit, r);
+        prop_assert_eq!(bits(&got.values[lo..hi]), bits(&want.values), "{} row {}", unit, r);
+        if got.route.depth() > 0 {
+            prop_assert!(got.iterations.is_empty(), "{}: counts of a split row", unit);
+            continue;
+        }
+        let want_it = want.stats.iterations.unwrap_or(0);
+        prop_assert_eq!(got.iterations[r], want_it, "{} row {}", unit, r);
+    }
+    Ok(got.plan.family())
 }
