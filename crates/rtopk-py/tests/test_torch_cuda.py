@@ -207,6 +207,36 @@ def test_cuda_graph_capture_and_replay() -> None:
 
 
 @needs_launch
+def test_out_under_cuda_graph_capture_and_replay() -> None:
+    # torch.topk's out=: the caller's buffers are filled on every replay, never reallocated
+    # (their storage stays where it was captured), for a float and an integer tensor
+    for dtype in (torch.float32, torch.int32):
+        static_x = torch.zeros(512, 300, device="cuda", dtype=dtype)
+        values = torch.empty(512, 20, device="cuda", dtype=dtype)
+        indices = torch.empty(512, 20, device="cuda", dtype=torch.int64)
+        where = (values.data_ptr(), indices.data_ptr())
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                rtopk.topk(static_x, 20, out=(values, indices))
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            rtopk.topk(static_x, 20, out=(values, indices))
+        for seed in range(3):
+            gen = torch.Generator(device="cuda").manual_seed(seed)
+            draw = torch.randn(512, 300, device="cuda", generator=gen) * 1000
+            static_x.copy_(draw.to(dtype))
+            graph.replay()
+            torch.cuda.synchronize()
+            want = torch.topk(static_x, 20)
+            assert torch.equal(values, want.values)
+            assert torch.equal(static_x.gather(1, indices), values)
+            assert (values.data_ptr(), indices.data_ptr()) == where
+
+
+@needs_launch
 def test_the_launch_is_on_the_current_stream() -> None:
     x = tie_free(4096, 512, seed=1)
     want = torch.topk(x, 16, sorted=True)

@@ -271,8 +271,10 @@ def topk(
             so its entries are clamped to ``[0, width]`` on the GPU instead.
         out: ``(values, indices)``, as ``torch.topk``'s ``out=``: arrays (tensors for a tensor
             input, on its device) of the result's shape and dtypes, written in place and
-            returned. A tensor with no elements is resized, as torch does; any other shape,
-            dtype or device is refused before anything is written.
+            returned (on a CUDA tensor, a device copy on the current stream: capturable in a
+            CUDA graph, whose replays refill the same buffers). A tensor with no elements is
+            resized, as torch does; any other shape, dtype or device is refused before
+            anything is written.
 
     Cost: the input is read in place (copied only when its strides cannot describe the rows,
     see the module docstring); the outputs are allocated once. On the CPU the rows run in
