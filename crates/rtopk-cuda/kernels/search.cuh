@@ -191,9 +191,9 @@ __device__ Search search_threshold(const Row& row, u32 lo_key, u32 hi_key, const
 #define HINT_BELOW 3  // below it: the test lowered hi
 
 // The hint test: one test at t = hint_key (the own key of the least value of the row's type >=
-// the hint's ordered value; on an integer row, int_hint_key), counting the keys > t and >= t (two counting passes, one iteration), so that
-// a hint at the row's threshold ends the search. Skipped for a NaN hint, a bracket of adjacent
-// keys, or t outside (lo_key, hi_key].
+// the hint's ordered value; on an integer row, int_hint_key), counting the keys > t and >= t
+// (two counting passes, one iteration), so that a hint at the row's threshold ends the search.
+// Skipped for a NaN hint, a bracket of adjacent keys, or t outside (lo_key, hi_key].
 template <class Row>
 __device__ int hint_test(const Row& row, Search& s, float hint, const Params& p) {
     if (isnan(hint) || s.hi_key - s.lo_key <= 1u) return HINT_SKIPPED;
