@@ -23,10 +23,11 @@
 //!   rows (chunks, candidates, `rtopk_split_gather`: [`rtopk::split`]); launched over
 //!   matrices by [`Simulator`] (and [`check_order_dependence`] under seeded schedules), usable
 //!   row-wise as [`SimTopK`]; its seeded bugs ([`Mutant`], [`mutant::catalog`]) and one row's
-//!   journey as text and SVG ([`RowTrace`]). Rows of `f32`, `f16` and `bf16` (topk-ref's
-//!   `Element`) run the kernels of their type: a 16-bit row is packed two elements per register
-//!   and searched on its own 16-bit keys (docs/kernel.md, "16-bit rows"); values come back as
-//!   the input's bits.
+//!   journey as text and SVG ([`RowTrace`]). Rows of `f32`, `f16`, `bf16`, `i8`, `u8`, `i16`
+//!   and `i32` (topk-ref's `Element`) run the kernels of their type: a 16-bit row is packed two
+//!   elements per register and searched on its own 16-bit keys (docs/kernel.md, "16-bit
+//!   rows"), an integer row keyed as its value shifted, with no value phase ("Integer rows");
+//!   values come back as the input's bits. `f64` and `i64` rows are an error.
 //!
 //! The engine imports nothing from the RTop-K room.
 //!
