@@ -254,7 +254,7 @@ fn check_group<E: VerifyElem>(
 }
 
 /// What the equivalence check needs of an element type: its CPU references (the simulator
-/// runs all three types).
+/// runs every type the kernel takes).
 trait VerifyElem: DeviceElement {
     /// The references' results for `case`: `references` (f32 rows only), or `bisect` for
     /// 16-bit rows.

@@ -18,8 +18,8 @@ macro_rules! dtypes {
         }
 
         impl Dtype {
-            /// Every type: the three of the kernel first (widest first), then `f64` and the
-            /// integers.
+            /// Every type: the three floats of the kernel first (widest first), then `f64` and
+            /// the integers.
             pub const ALL: [Dtype; 9] = [$(Dtype::$v),*];
 
             /// The name numpy and torch give the type: `"float32"`, `"int8"`, ...
@@ -70,7 +70,8 @@ dtypes! {
 }
 
 impl Dtype {
-    /// The three types of the kernel (the simulator and the GPU): `f32`, `f16` and `bf16`.
+    /// The kernel's three floats: `f32`, `f16` and `bf16` (it takes the integers of at most 32
+    /// bits too: [`crate::caps::KERNEL_DTYPES`]).
     pub const FLOATS: [Dtype; 3] = [Dtype::Float32, Dtype::Float16, Dtype::Bfloat16];
 
     /// The type called `name` ([`Dtype::name`]).

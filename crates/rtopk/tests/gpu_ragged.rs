@@ -2,7 +2,7 @@
 //! gives the simulated kernel's answer bit for bit — indices (padding), value bits (padding
 //! 0), iteration counts and thresholds — and the oracle's, on every whole-row family (quarter,
 //! half and whole-warp rows, narrowing and not, block rows, block rows that narrow, sorted
-//! output), in f32, f16 and bf16, on rows built to break it (NaN of both signs and payloads,
+//! output), in f32, f16, bf16 and the four integer types, on rows built to break it (NaN of both signs and payloads,
 //! ±inf, ±0, subnormals, heavy ties; lengths 0 and M, k 0 and above the length, NaN past the
 //! lengths). With threshold hints (each row's own threshold, near ones, NaN, ±inf, arbitrary
 //! bits) its iteration counts are `bisect`'s with the same hints. Needs a CUDA GPU:

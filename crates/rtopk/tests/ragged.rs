@@ -4,10 +4,11 @@
 //! (padding all bits zero) and thresholds bit for bit — on hostile rows (test-support's
 //! generators: NaN payloads of both signs, ±inf, ±0, subnormals, heavy ties, widths not a
 //! multiple of 32, lengths 0 and M, k 0 and above the length, NaN and copies of the valid
-//! values past the length) in f32, f16 and bf16. Hints never change an answer; the threshold
-//! output alone is given by every algorithm (the simulator's included), read off the
-//! selection (the simulator's and the GPU's write it with a step of their own); the simulated
-//! kernel takes hints with iteration counts, `bisect`'s with the same hints.
+//! values past the length, or each integer type's extremes) in f32, f16, bf16, i8, u8, i16
+//! and i32. Hints never change an answer; the threshold output alone is given by every
+//! algorithm (the simulator's included), read off the selection (the simulator's and the GPU's
+//! write it with a step of their own); the simulated kernel takes hints with iteration counts,
+//! `bisect`'s with the same hints.
 
 use ndarray::{Array1, Array2, ArrayView2};
 use proptest::prelude::*;
