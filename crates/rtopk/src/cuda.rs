@@ -89,17 +89,9 @@ pub(crate) fn launch_of(request: &Request, shape: Shape) -> Result<(Launch, Data
     }
     let Shape { n, m, dtype } = shape;
     let k = request.check(n, m, dtype)?;
-    let elem = match dtype {
-        Dtype::Float32 => ElemType::F32,
-        Dtype::Float16 => ElemType::F16,
-        Dtype::Bfloat16 => ElemType::Bf16,
-        Dtype::Int8 => ElemType::I8,
-        Dtype::Uint8 => ElemType::U8,
-        Dtype::Int16 => ElemType::I16,
-        Dtype::Int32 => ElemType::I32,
-        // `check` refused the types the kernel does not take
-        other => return Err(crate::table::dtype_not_supported(other, request.algo())),
-    };
+    // the kernel's type of the same name (`check` refused the types the kernel does not take)
+    let elem = ElemType::from_name(dtype.name())
+        .ok_or_else(|| crate::table::dtype_not_supported(dtype, request.algo()))?;
     let index = match request.index_width() {
         IndexWidth::U32 => IndexType::U32,
         IndexWidth::I64 => IndexType::I64,

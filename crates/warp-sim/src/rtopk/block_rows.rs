@@ -12,7 +12,7 @@ use crate::engine::warp::Warp;
 use crate::rtopk::args::KernelArgs;
 use crate::rtopk::args::{BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_STAGE};
 use crate::rtopk::coverage::Branch;
-use crate::rtopk::load::{load_halves, load_int_row, load_row};
+use crate::rtopk::load::{key_ints, load_halves, load_ints, load_row};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
     copy_candidates, finish_candidates, pad_results, take_candidates, trace_cut, write_iterations,
@@ -200,7 +200,9 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     let (mut lane_min, mut lane_max) = if p.elem == ElemType::F32 {
         load_row(w, a, p.x, &row_off, &mut row.keys, &first, p.vec4).await?
     } else if p.elem.integer() {
-        load_int_row(w, a, p.elem, p.x, &row_off, &mut row.keys, &first, p.vec4).await?
+        let n = row.keys.len();
+        let v = load_ints(w, (a, p.elem), p.x, (&row_off, &first), n, p.vec4).await?;
+        key_ints(w, (a, p.elem), &mut row.keys, &v, &first)?
     } else {
         load_block_keys16(w, a, p, &row_off, &mut row.keys, &first).await?
     };

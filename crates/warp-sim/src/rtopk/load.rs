@@ -174,26 +174,33 @@ async fn load_elements(
     Ok(v)
 }
 
-/// `load_ints` and `key_ints` (docs/kernel.md, "Integer rows"): the keys of a thread's
-/// `keys.len()` integers `first ..` (16-byte loads where `vec` and the slots fill whole
-/// 16-byte groups; `int_key`, 0 past M) into `keys`; returns each lane's `(lane_min,
-/// lane_max)` key over its slots inside the row.
-#[allow(clippy::too_many_arguments)]
-pub(crate) async fn load_int_row(
+/// `load_ints`: a thread's `n` integers `first ..` (their bits, 0 past M): 16-byte loads of
+/// `16 / bytes` where `vec` and the slots fill whole 16-byte groups, else one element each.
+pub(crate) async fn load_ints(
     w: &mut Warp<'_>,
-    a: &KernelArgs,
-    elem: ElemType,
+    (a, elem): (&KernelArgs, ElemType),
     x: &dyn Source,
-    row_off: &Lanes<u64>,
-    keys: &mut [Lanes<u32>],
-    first: &Lanes<u32>,
+    (row_off, first): (&Lanes<u64>, &Lanes<u32>),
+    n: usize,
     vec: bool,
+) -> Result<Vec<Lanes<u32>>, SimError> {
+    load_elements(w, a, x, (row_off, first), n, (vec, 16 / elem.bytes())).await
+}
+
+/// `key_ints`: the keys of a thread's loaded integers `v[j]` (elements `first + j`; `int_key`,
+/// 0 past M) into `keys`, and each lane's min and max key over its slots inside the row; each
+/// key checked against topk-ref's (docs/kernel.md, "Integer rows").
+pub(crate) fn key_ints(
+    w: &mut Warp<'_>,
+    (a, elem): (&KernelArgs, ElemType),
+    keys: &mut [Lanes<u32>],
+    v: &[Lanes<u32>],
+    first: &Lanes<u32>,
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
     let (m, sign) = (a.m as u32, a.sign());
-    let v = load_elements(w, a, x, (row_off, first), keys.len(), (vec, 16 / elem.bytes())).await?;
     let mut lo = Lanes::splat(u32::MAX);
     let mut hi = Lanes::splat(0u32);
-    for (j, (key, val)) in keys.iter_mut().zip(&v).enumerate() {
+    for (j, (key, val)) in keys.iter_mut().zip(v).enumerate() {
         let valid = first.map(|f| f.saturating_add(j as u32) < m);
         *key = Lanes::from_fn(|l| {
             if valid.lane(l) { int_key(int_value(elem, val.lane(l)), sign) } else { 0 }

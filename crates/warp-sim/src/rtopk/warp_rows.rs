@@ -9,7 +9,7 @@ use crate::engine::error::SimError;
 use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
 use crate::rtopk::args::{CAND_CAP, KernelArgs, WARP_STAGE};
-use crate::rtopk::load::{load_int_row, load_row};
+use crate::rtopk::load::{key_ints, load_ints, load_row};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
     NarrowRow, finish_candidates, pad_results, trace_cut, write_iterations,
@@ -88,7 +88,9 @@ async fn rtopk_warp_row(
             stage: stage.base,
         };
         let range = if p.elem.integer() {
-            load_int_row(w, a, p.elem, p.x, &at.input, &mut row.keys, &first, p.vec4).await?
+            let n = row.keys.len();
+            let v = load_ints(w, (a, p.elem), p.x, (&at.input, &first), n, p.vec4).await?;
+            key_ints(w, (a, p.elem), &mut row.keys, &v, &first)?
         } else {
             load_row(w, a, p.x, &at.input, &mut row.keys, &first, p.vec4).await?
         };
