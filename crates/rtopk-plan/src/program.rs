@@ -122,7 +122,8 @@ pub struct Ragged {
     /// width).
     pub k_per_row: bool,
     /// Row `i`'s search starts with a test at `hint[i]` (f32), read by the select steps of
-    /// whole rows: it changes the iterations, never the answer.
+    /// whole rows and by the last select of split rows (whose candidates have the row's
+    /// threshold): it changes the iterations, never the answer.
     pub hint: bool,
     /// Row `i`'s threshold is written to `threshold[i]` (f32) by a last `row_threshold` step.
     pub threshold: bool,
@@ -147,7 +148,8 @@ pub struct RowArgs {
     pub lengths: Option<BufferId>,
     /// The per-row k's buffer, if any.
     pub k_per_row: Option<BufferId>,
-    /// The threshold hints' buffer, if any (select steps of whole rows only).
+    /// The threshold hints' buffer, if any (select steps of whole rows, and the last select
+    /// of split rows).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<BufferId>,
     /// The steps of a ragged split (docs/kernel.md, "Split rows"): how their rows take their
@@ -582,9 +584,9 @@ pub fn program(
 /// last `row_threshold` step writes `threshold` (one f32 per row) where `ragged.threshold`.
 /// Where [`route()`] splits the rows, rows of their own length or k split with the same chunk
 /// width, one level deep ([`crate::split::ragged_route`]). Hints are read where the rows run
-/// whole; where they split (no counts wanted) the chunks search without them, so a hint never
-/// moves a request off its fastest route (a split's chunks have no threshold of their own to
-/// guess).
+/// whole, and where they split by the last select only: its rows are the row's candidates,
+/// whose k-th value is the row's threshold, while a chunk's threshold is its own, which the
+/// hint does not guess. So a hint never moves a request off its fastest route.
 pub fn program_ragged(
     launch: &Launch,
     limits: &DeviceLimits,
@@ -598,6 +600,7 @@ pub fn program_ragged(
         route(launch, limits, strategy, counts)?
     };
     let read = Ragged { hint: ragged.hint && r.depth() == 0, ..ragged };
+    let last_hint = ragged.hint && r.depth() > 0;
     let Launch { n, m, k, .. } = *launch;
     let too_large = |why| PlanError::TooLarge { n, m, why };
     let (n64, m64, k64) = (n as u64, m as u64, k as u64);
@@ -609,6 +612,7 @@ pub fn program_ragged(
         buffers: Vec::new(),
         steps: Vec::new(),
         rows: None,
+        last_hint: None,
     };
     b.buffer("x", BufferRole::Input, Content::Values, nm, m64);
     b.buffer("values", BufferRole::Output, Content::Values, nk, k64);
@@ -631,6 +635,7 @@ pub fn program_ragged(
         .threshold
         .then(|| b.buffer("threshold", BufferRole::Output, Content::Threshold, n64, 1));
     b.rows = RowArgs::of(read, lengths, k_per_row, hint);
+    b.last_hint = last_hint.then_some(hint);
     if n > 0 && k > 0 {
         let input = Region { buffer: INPUT, offset: 0, ld: m64 };
         b.emit(&r, 0, m, input, iterations)?;
@@ -658,6 +663,8 @@ struct Builder {
     steps: Vec<Step>,
     /// The per-row arrays every step of a ragged program reads.
     rows: Option<RowArgs>,
+    /// The hints' buffer where the rows split: read by the last select alone.
+    last_hint: Option<BufferId>,
 }
 
 impl Builder {
@@ -698,7 +705,7 @@ impl Builder {
                     indices: INDICES,
                     iterations,
                     vec4: vec4_rows(elem, &[m64]),
-                    rows: self.rows,
+                    rows: self.last_rows(self.rows),
                 };
                 self.select(StepKind::SelectRows, level, sel);
                 if let Some(sort) = plan.sort {
@@ -816,6 +823,14 @@ impl Builder {
         });
     }
 
+    /// `rows` of the select that writes the caller's results: with the hints where the rows
+    /// split (a whole row's selects have them in `rows` already).
+    fn last_rows(&self, rows: Option<RowArgs>) -> Option<RowArgs> {
+        let Some(hint) = self.last_hint else { return rows };
+        let none = RowArgs { lengths: None, k_per_row: None, hint: None, split: None };
+        Some(RowArgs { hint: Some(hint), ..rows.unwrap_or(none) })
+    }
+
     /// The sort of the results of the level's rows of `m` in `input`.
     fn sort(&mut self, sort: SortPlan, level: usize, m: usize, input: Region) {
         let Launch { n, k, .. } = self.launch;
@@ -902,7 +917,7 @@ impl Builder {
             indices: INDICES,
             iterations: None,
             vec4: vec4_rows(elem, &[width]),
-            rows: split_rows,
+            rows: self.last_rows(split_rows),
         };
         self.select(StepKind::SelectRows, 1, second_stage);
         // the last chunk is cut at the row's end: the gather's chunks are full - 1 whole ones
@@ -1553,14 +1568,58 @@ mod tests {
         // no rows: nothing to do
         let p = program_ragged(&launch(0, 300, 5), &h100(), Strategy::Auto, false, all).unwrap();
         assert!(p.steps.is_empty());
-        // split rows search without their hints (the plain split, the plain units); whole
-        // rows read them
-        let p = program_ragged(&launch(4, 65536, 64), &h100(), Strategy::Split, false, hint);
-        let p = p.unwrap();
+        // split rows: the steps of the plain split, the last select (over the row's
+        // candidates, whose threshold is the row's) reading the hint in its ragged twin, every
+        // other step without it; whole rows read it everywhere
+        for (n, m, k, strategy) in [
+            (4, 65536, 64, Strategy::Split),
+            (1, 1 << 21, 2048, Strategy::Auto),
+            (2, 163_840, 2048, Strategy::Auto),
+        ] {
+            let l = launch(n, m, k);
+            let p = program_ragged(&l, &h100(), strategy, false, hint).unwrap();
+            check(&p);
+            let plain = program(&l, &h100(), strategy, false).unwrap();
+            assert!(p.depth > 0 && p.depth == plain.depth, "{n} x {m}");
+            assert_eq!(names(&p), names(&plain));
+            let at = p.buffers.iter().position(|b| b.name == "hint").map(BufferId).unwrap();
+            let reads: Vec<_> = p.steps.iter().map(|s| s.reads.contains(&at)).collect();
+            let last = p.steps.iter().rposition(|s| s.name == StepKind::SelectRows).unwrap();
+            assert_eq!(reads.iter().filter(|&&r| r).count(), 1, "{n} x {m}");
+            assert!(reads[last] && p.steps[last].level == p.depth);
+            for (i, s) in p.steps.iter().enumerate() {
+                assert_eq!(s.unit.is_ragged(), i == last, "{n} x {m}: {s:?}");
+                assert_eq!(s.unit.with_ragged(false), plain.steps[i].unit);
+                if let Kernel::Select(sel) = s.kernel {
+                    let want = (i == last).then_some(RowArgs {
+                        lengths: None,
+                        k_per_row: None,
+                        hint: Some(at),
+                        split: None,
+                    });
+                    assert_eq!(sel.rows, want);
+                }
+            }
+        }
+        // a ragged split: the second stage reads the hint beside the lengths, the chunks not
+        let lengths = Ragged { lengths: true, ..hint };
+        let p = program_ragged(&launch(2, 163_840, 2048), &h100(), Strategy::Auto, false, lengths)
+            .unwrap();
         check(&p);
-        assert!(p.depth > 0 && p.steps.iter().all(|s| !s.unit.is_ragged()));
-        let plain = program(&launch(4, 65536, 64), &h100(), Strategy::Split, false).unwrap();
-        assert_eq!(names(&p), names(&plain));
+        let at = p.buffers.iter().position(|b| b.name == "hint").map(BufferId).unwrap();
+        let selects: Vec<_> = p
+            .steps
+            .iter()
+            .filter_map(|s| match s.kernel {
+                Kernel::Select(sel) => Some((s.name, sel.rows.unwrap())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(selects.len(), 2);
+        assert_eq!(selects[0].0, StepKind::SelectChunks);
+        assert!(selects[0].1.hint.is_none() && selects[0].1.split.is_some());
+        assert_eq!(selects[1].0, StepKind::SelectRows);
+        assert!(selects[1].1.hint == Some(at) && selects[1].1.lengths.is_some());
         let p = program_ragged(&launch(4, 65536, 64), &h100(), Strategy::Auto, true, hint);
         let p = p.unwrap();
         assert!(p.depth == 0 && select(&p.steps[0]).rows.unwrap().hint.is_some());

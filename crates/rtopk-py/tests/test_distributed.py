@@ -342,6 +342,52 @@ def _nccl_graph_cases(rank: int, world: int) -> None:
     _same(got.indices, want.indices, "graph indices")
 
 
+def _nccl_replay_cases(rank: int, world: int) -> None:
+    # a remembered request replays its captured gather and merge (rtopk.distributed's
+    # _capture): new values on every call, the answers of one GPU holding the whole rows
+    m = 5000
+    # uneven shards, every one above k
+    bounds = [m * r // world + (300 if 0 < r < world else 0) for r in range(world + 1)]
+    lo, hi = bounds[rank], bounds[rank + 1]
+    cases = (
+        (torch.float32, 64, True, False, {}),
+        (torch.bfloat16, 300, False, True, {"indices_dtype": torch.int32}),
+    )
+    for dt, k, largest, sorted_, opts in cases:
+        for step in range(4):
+            gen = torch.Generator(device="cuda").manual_seed(1000 + step)
+            whole = torch.randn(3, m, device="cuda", generator=gen).to(dt)
+            if step == 2:
+                whole[:, ::7] = whole[:, 3:4]  # ties across the shards
+            want = rtopk.topk(whole, k, -1, largest, sorted_, **opts)
+            shard = whole[:, lo:hi].contiguous()
+            got = rd.topk_split_rows(shard, k, -1, largest, sorted_, **opts)
+            _same(got.values, want.values, f"{dt} step {step} values")
+            _same(got.indices, want.indices, f"{dt} step {step} indices")
+            # along dim 0 (a transposed shard): the same request kind, its own replay
+            got = rd.topk_split_rows(shard.t(), k, 0, largest, sorted_, **opts)
+            _same(got.values, want.values.t(), f"{dt} step {step} dim 0 values")
+            _same(got.indices, want.indices.t(), f"{dt} step {step} dim 0 indices")
+            # another stream has no replay of its own: it runs eagerly, the same answer
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                other = rd.topk_split_rows(shard, k, -1, largest, sorted_, **opts)
+            torch.cuda.current_stream().wait_stream(side)
+            _same(other.values, want.values, f"{dt} step {step} other stream")
+            _same(other.indices, want.indices, f"{dt} step {step} other stream")
+    # k past a shard: the candidates skip columns, the eager path, the same answer
+    bounds = [0, 40] + [40 + (m - 40) * r // (world - 1) for r in range(1, world)]
+    lo, hi = bounds[rank], bounds[rank + 1]
+    for step in range(3):
+        gen = torch.Generator(device="cuda").manual_seed(2000 + step)
+        whole = torch.randn(2, m, device="cuda", generator=gen)
+        want = rtopk.topk(whole, 64)
+        got = rd.topk_split_rows(whole[:, lo:hi].contiguous(), 64)
+        _same(got.values, want.values, f"k past a shard, step {step}")
+        _same(got.indices, want.indices, f"k past a shard, step {step}")
+
+
 def _worker(
     rank: int, world: int, store: str, case: Callable[[int, int], None], backend: str = "gloo"
 ) -> None:
@@ -379,6 +425,11 @@ def test_nccl_split_rows_identical_without_a_host_synchronisation() -> None:
 @_TWO_GPUS
 def test_nccl_split_rows_in_a_cuda_graph() -> None:
     _run(2, _nccl_graph_cases, "nccl")
+
+
+@_TWO_GPUS
+def test_nccl_split_rows_replay_their_gather_and_merge() -> None:
+    _run(2, _nccl_replay_cases, "nccl")
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device: GPU test skipped")

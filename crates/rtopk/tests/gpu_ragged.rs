@@ -322,6 +322,65 @@ fn check_split<E: KernelElement>(x: ArrayView2<'_, E>, kmax: usize, seed: u64) {
         let want = canonical_ragged(x, &rows, opts).unwrap();
         assert_eq!(cuda.topk.indices, want.indices, "{what}: oracle");
         assert_eq!(bits(&cuda.topk.values), bits(&want.values), "{what}: oracle values");
+        // with hints (the split's last select reads them): the same answer on both
+        let h = hints(cuda.threshold.as_ref().unwrap(), seed);
+        let hinted = |algo: &str| {
+            let b = Request::builder(algo).k_of(K::PerRow(ks.clone())).lengths(lengths.clone());
+            let r = b.options(opts).threshold(true).hint(h.clone()).build().unwrap();
+            select(x, &r).unwrap()
+        };
+        let (cuda_h, sim_h) = (hinted("cuda"), hinted("sim"));
+        same(&cuda_h, &sim_h, &format!("{what} hinted"));
+        same(&cuda_h, &cuda, &format!("{what}: the hints change no answer"));
+    }
+}
+
+/// Hints alone on rows the plan splits (one k, full length): the last select reads them; the
+/// answer and thresholds are the unhinted ones, on the GPU and in the simulator.
+fn check_split_hinted<E: KernelElement>(x: ArrayView2<'_, E>, k: usize, seed: u64) {
+    let (n, m) = x.dim();
+    for (smallest, sorted) in [(false, false), (true, true)] {
+        let opts = Options { mode: Mode::from_smallest(smallest), sorted };
+        let what = format!("{} N={n} M={m} K={k} smallest={smallest} sorted={sorted}", E::NAME);
+        let run = |algo: &str, hint: Option<Vec<f32>>| {
+            let b = Request::builder(algo).k(k).options(opts).threshold(true);
+            let b = match hint {
+                Some(h) => b.hint(h),
+                None => b,
+            };
+            select(x, &b.build().unwrap()).unwrap()
+        };
+        let plain = run("cuda", None);
+        let h = hints(plain.threshold.as_ref().unwrap(), seed);
+        let (cuda, sim) = (run("cuda", Some(h.clone())), run("sim", Some(h)));
+        same(&cuda, &sim, &what);
+        same(&cuda, &plain, &format!("{what}: the hints change no answer"));
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn hinted_split_rows_on_the_gpu_equal_the_simulator() {
+    let h100 = rtopk_plan::DeviceLimits::preset("h100").unwrap();
+    for (i, &(n, m, k)) in
+        [(1, 300_000, 2048), (8, 131_072, 2048), (4, 65_536, 64)].iter().enumerate()
+    {
+        let launch = rtopk_plan::Launch {
+            n,
+            m,
+            k,
+            mode: Mode::Largest,
+            bisect: topk_ref::Bisect::exact(),
+            sorted: false,
+            elem: rtopk_plan::ElemType::F32,
+        };
+        let p = rtopk_plan::program(&launch, &h100, rtopk_plan::Strategy::Auto, false).unwrap();
+        assert!(p.depth > 0, "N={n} M={m} K={k} splits");
+        let v = hostile(n, m, 90 + i as u64);
+        let x = Array2::from_shape_vec((n, m), v.clone()).unwrap();
+        check_split_hinted(x.view(), k, 900 + i as u64);
+        let b = Array2::from_shape_vec((n, m), v.iter().map(|&f| bf16::from_f32(f)).collect());
+        check_split_hinted(b.unwrap().view(), k, 950 + i as u64);
     }
 }
 

@@ -362,6 +362,20 @@ fn hints_alone_and_thresholds_on_split_rows() {
     assert!(got.diagnostics.is_empty(), "{}", got.summary);
     assert!(got.route.depth() > 0);
     assert_eq!(tbits(&got.threshold), tbits(&own));
+    // hints on split rows: read by the last select alone (its rows are the candidates, whose
+    // threshold is the row's), the answer the plain one; near, far, NaN and infinite hints
+    let odd = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0];
+    let hint: Vec<f32> = own
+        .iter()
+        .enumerate()
+        .map(|(r, &t)| if r < 2 { t + r as f32 * 0.5 } else { odd[r - 2] })
+        .collect();
+    let data = RowData { hint: Some(&hint), threshold: true, ..RowData::default() };
+    let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+    assert!(got.route.depth() > 0);
+    assert_eq!(got.indices, plain.indices.iter().copied().collect::<Vec<_>>());
+    assert_eq!(tbits(&got.threshold), tbits(&own));
     // a hint array of the wrong size is an error
     let short = vec![0.0f32; n - 1];
     let data = RowData { hint: Some(&short), ..RowData::default() };
@@ -372,13 +386,12 @@ fn hints_alone_and_thresholds_on_split_rows() {
 /// The most k a forced split of the rows below takes (chunks of 2048 hold 4 k).
 const SPLIT_K: usize = 300;
 
-/// A ragged shape for a forced split: every k at most [`SPLIT_K`].
+/// A ragged shape for a forced split: every k at most [`SPLIT_K`]. Its hints stay: the
+/// split's last select reads them (docs/kernel.md, "Split rows").
 fn for_split(mut shape: RaggedShape) -> RaggedShape {
     for k in &mut shape.k {
         *k = (*k).min(SPLIT_K);
     }
-    // rows with hints run whole (docs/kernel.md, "Split rows")
-    shape.hint = HintKind::None;
     shape
 }
 
