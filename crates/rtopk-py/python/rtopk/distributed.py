@@ -56,6 +56,18 @@ and indices to one rank, in one gather. The collectives run on torch's current s
 path reads no device value on the host, so it can be captured in a CUDA graph where NCCL
 allows it.
 
+**The replayed merge.** With ``check="once"`` on NCCL, the first call of a request (it
+synchronises at the agreement anyway) also captures the merge — the ranks' offsets added to
+the received indices, the top-k of the candidates, the gather of their global indices — in a
+CUDA graph of its own, for the stream it ran on. Later calls of the request on that stream
+run :func:`rtopk.topk` on the shard, copy its candidates into a static send buffer, run the
+all-gather into the graph's receive buffer (a graph holding an NCCL collective would keep
+the communicator from being destroyed), replay the graph and copy the answer out: seven
+operations on the host instead of about thirty. Where that cannot hold — a rank with fewer than
+``k`` elements, another stream, a capture of the caller's in progress, ``check="always"`` —
+the call runs eagerly, with the same answer. The graph's buffers (``world · k`` candidates per
+row and the merge's) live as long as the request is remembered (:func:`clear_cache`).
+
 **When splitting pays.** A split row costs each rank a local selection of its shard plus a
 fixed price: the all-gather and the merge of ``world · k`` candidates per row take tens of
 microseconds on the GPU, but an eager call's Python and launches take a few hundred on the
@@ -163,6 +175,7 @@ class _Split(NamedTuple):
     rank: int
     world: int
     offset: int  # this rank's first global index along dim
+    offsets: Tuple[int, ...]  # every rank's
     keep: Tuple[int, ...]  # candidates each rank sends: min(k, its shard)
     cols: Any  # the candidate columns that hold candidates; None when every rank sends k
     comm: Any  # the device the collectives take their tensors on
@@ -171,13 +184,17 @@ class _Split(NamedTuple):
 
 
 class _Replay(NamedTuple):
-    """:func:`topk_split_rows`'s gather and merge of one request, captured once per stream: the
-    graph reads the candidates from ``send_values`` / ``send_indices`` (this rank's local
-    indices: the graph adds the offset) and leaves the answer in ``values`` / ``indices``."""
+    """:func:`topk_split_rows`'s merge of one request, captured once per stream: a call fills
+    ``send`` (through its views ``send_values`` / ``send_indices``: local indices), all-gathers
+    it into ``every``, and the graph merges from there (adding each rank's ``offsets``) into
+    ``values`` / ``indices``."""
 
     graph: Any
+    send: Any
     send_values: Any
     send_indices: Any
+    every: Any
+    offsets: Any
     values: Any
     indices: Any
 
@@ -519,7 +536,7 @@ def topk_split_rows(
     if plan is not None and _replayable(plan, x):
         replay = plan.replays.get(_stream_id(x))
         if replay is not None:
-            return _run_replay(x, k, largest, plan, replay, local)
+            return _run_replay(dist, x, plan, replay, call)
     if plan is None:
         plan = _agree_split(dist, x, k, dim, largest, sorted, group, timeout, check, options)
         _remember(key, check, plan)
@@ -527,7 +544,7 @@ def topk_split_rows(
         # the first call synchronised at the agreement anyway: capture the hot path's second
         # half now, its kernels built by the call above
         if key is not None and check == "once" and _replayable(plan, x):
-            plan.replays[_stream_id(x)] = _capture(dist, x, plan, call)
+            plan.replays[_stream_id(x)] = _capture(x, plan, call)
         return got
     return _select_split(dist, x, k, largest, sorted, plan, group, index_dtype, local)
 
@@ -577,7 +594,8 @@ def _agree_split(
     if any(c < k for c in keep):
         where = [r * k + j for r, c in enumerate(keep) for j in range(c)]
         cols = torch.tensor(where, dtype=torch.int64, device=comm)
-    return _Split(d, rank, world, sum(sizes[:rank]), keep, cols, comm, {})
+    offsets = tuple(sum(sizes[:r]) for r in range(world))
+    return _Split(d, rank, world, offsets[rank], offsets, keep, cols, comm, {})
 
 
 def _replayable(plan: _Split, x: "torch.Tensor") -> bool:
@@ -601,10 +619,13 @@ def _stream_id(x: "torch.Tensor") -> int:
     return int(torch.cuda.current_stream(x.device).cuda_stream)
 
 
-def _capture(dist: Any, x: "torch.Tensor", plan: _Split, call: Tuple[Any, ...]) -> _Replay:
-    """The gather and merge of ``plan``'s request on the current stream, captured in a CUDA
-    graph (nothing runs): static send buffers, the offset added to the local indices, the
-    all-gather, the merge; its buffers live as long as the plan is remembered."""
+def _capture(x: "torch.Tensor", plan: _Split, call: Tuple[Any, ...]) -> _Replay:
+    """The merge of ``plan``'s request, captured in a CUDA graph on ``x``'s device (nothing
+    runs): static send and receive buffers, and over the received candidates every rank's
+    offset added to its local indices, the merge and the gather of the global indices. The
+    all-gather stays out of the graph: a graph holding an NCCL collective keeps the
+    communicator from being destroyed while it lives. The buffers live as long as the plan is
+    remembered."""
     import torch
 
     k, largest, sorted = call[:3]
@@ -612,62 +633,71 @@ def _capture(dist: Any, x: "torch.Tensor", plan: _Split, call: Tuple[Any, ...]) 
     layout = _layout(math.prod(lead) * k, 8, x.element_size())
     ni, nv, size = layout
     send = torch.zeros(size, dtype=torch.uint8, device=plan.comm)
-    send_i = send[:ni].view(torch.int64).view(*lead, k)
-    send_v = send[ni : ni + nv].view(x.dtype).view(*lead, k)
+    every = torch.zeros(plan.world * size, dtype=torch.uint8, device=plan.comm)
+    offsets = torch.tensor(plan.offsets, dtype=torch.int64, device=plan.comm)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.device(x.device), torch.cuda.graph(graph):
-        if plan.offset:
-            send_i.add_(plan.offset)
-        merged = _gather_merge(dist, send, layout, lead, (x, k, largest, sorted), plan, call)
-    return _Replay(graph, send_v, send_i, merged[0], merged[1])
+        merged = _merge(every, layout, lead, (x, k, largest, sorted), plan, call, offsets)
+    return _Replay(
+        graph,
+        send,
+        send[ni : ni + nv].view(x.dtype).view(*lead, k),
+        send[:ni].view(torch.int64).view(*lead, k),
+        every,
+        offsets,
+        merged[0],
+        merged[1],
+    )
 
 
 def _run_replay(
+    dist: Any,
     x: "torch.Tensor",
-    k: int,
-    largest: bool,
     plan: _Split,
     replay: _Replay,
-    options: Dict[str, Any],
+    call: Tuple[Any, ...],
 ) -> TopK:
     """The hot path of a captured request: the local selection, its candidates copied into the
-    graph's send buffer, the replay (gather and merge), the answer copied out of the graph's
-    buffers (a later replay overwrites them)."""
+    send buffer, the all-gather into the graph's receive buffer, the replay (the merge), the
+    answer copied out of the graph's buffers (the next replay overwrites them)."""
     import torch
 
+    k, largest, group, options = call[0], call[1], call[3], call[5]
     rows = torch.movedim(x, plan.dim, -1)
     local = topk(rows, k, -1, largest, False, **options)
     replay.send_values.copy_(local.values)
     replay.send_indices.copy_(local.indices)
+    dist.all_gather_into_tensor(replay.every, replay.send, group=group)
     replay.graph.replay()
     values, indices = replay.values.clone(), replay.indices.clone()
     return TopK(torch.movedim(values, -1, plan.dim), torch.movedim(indices, -1, plan.dim))
 
 
-def _gather_merge(
-    dist: Any,
-    send: "torch.Tensor",
+def _merge(
+    every: "torch.Tensor",
     layout: Tuple[int, int, int],
     lead: Tuple[int, ...],
     request: Tuple[Any, int, bool, bool],
     plan: _Split,
     call: Tuple[Any, ...],
+    offsets: Optional["torch.Tensor"] = None,
 ) -> Tuple["torch.Tensor", "torch.Tensor"]:
-    """The all-gather of every rank's packed ``send`` buffer and the merge of the candidates:
-    the answer's values and global indices, ``(*lead, k)``."""
+    """The merge of every rank's packed candidates in ``every`` (all-gathered): the answer's
+    values and global indices, ``(*lead, k)``. ``offsets`` (one per rank) are added to the
+    received indices where the ranks sent local ones."""
     import torch
 
     x, k, largest, sorted = request
-    group, index_dtype, options = call[3], call[4], call[5]
+    index_dtype, options = call[4], call[5]
     ni, nv, size = layout
     count = math.prod(lead)
-    every = torch.empty(plan.world * size, dtype=torch.uint8, device=plan.comm)
-    dist.all_gather_into_tensor(every, send, group=group)
     table = every.view(plan.world, size)
     # (world, rows, k) -> (rows, world · k): rank order is global index order (a shard's
     # candidates come in index order, sorted=False)
     cand_i = table[:, :ni].view(torch.int64).view(plan.world, count, k)
     cand_v = table[:, ni : ni + nv].view(x.dtype).view(plan.world, count, k)
+    if offsets is not None:
+        cand_i = cand_i + offsets.view(plan.world, 1, 1)
     cand_i = cand_i.permute(1, 0, 2).reshape(count, plan.world * k)
     cand_v = cand_v.permute(1, 0, 2).reshape(count, plan.world * k)
     if plan.cols is not None:
@@ -717,8 +747,8 @@ def _select_split(
         out_i = send[:ni].view(torch.int64).view(*lead, k)[..., :mine]
         torch.add(got_i, plan.offset, out=out_i)
         send[ni : ni + nv].view(x.dtype).view(*lead, k)[..., :mine].copy_(got_v)
+    every = torch.empty(plan.world * size, dtype=torch.uint8, device=plan.comm)
+    dist.all_gather_into_tensor(every, send, group=group)
     call = (k, largest, sorted, group, index_dtype, options)
-    values, found = _gather_merge(
-        dist, send, (ni, nv, size), lead, (x, k, largest, sorted), plan, call
-    )
+    values, found = _merge(every, (ni, nv, size), lead, (x, k, largest, sorted), plan, call)
     return TopK(torch.movedim(values, -1, plan.dim), torch.movedim(found, -1, plan.dim))
