@@ -241,6 +241,15 @@ pub fn ragged_route(
     Ok(Route::Split { split, rest: Box::new(Route::Direct(rest)) })
 }
 
+/// Rows up to this width run whole when the rows carry threshold hints (docs/contract.md §5)
+/// and the strategy is `Auto`: one block holds such a row in registers (`BLOCK_EPL` keys for
+/// each of 1024 threads), and a hint spares its search most of its iterations, which a split
+/// row's chunks cannot use (their thresholds are their own). On an H100
+/// (results/cuda/2026-11-28-ragged-hints-h100/decode.txt) 64 rows of 32768 took 30.7 µs
+/// whole with the previous step's thresholds as hints (k = 2048; 23.7 µs at k = 512) against
+/// 39.8 µs (30.3) split; rows of 131072 and more took 5-45 times longer whole.
+pub const WHOLE_HINTED_ROW: usize = crate::units::BLOCK_EPL * 1024;
+
 /// The route of a split row's second stage: split again only past [`SPLIT_WIDE_ROW`], however
 /// few the rows. Its rows are short-lived and each further split adds a launch; on an H100
 /// (results/cuda/2026-11-24-split-plan-h100) one block per row of 16384 candidates took

@@ -279,10 +279,10 @@ def _cached_path_cases(rank: int, world: int) -> None:
 
 def _split_pays_case() -> None:
     # the measured thresholds (docs/distributed.md): 1 GiB eager, 32 MiB in a CUDA graph
-    assert (rd.SPLIT_PAYS_BYTES, rd.SPLIT_PAYS_BYTES_GRAPHED) == (1 << 30, 32 << 20)
+    assert (rd.SPLIT_PAYS_BYTES, rd.SPLIT_PAYS_BYTES_GRAPHED) == (256 << 20, 32 << 20)
     assert not rd.split_pays(0)
-    assert not rd.split_pays((1 << 30) - 1)
-    assert rd.split_pays(1 << 30)
+    assert not rd.split_pays((256 << 20) - 1)
+    assert rd.split_pays(256 << 20)
     assert rd.split_pays(1 << 40)
     assert not rd.split_pays((32 << 20) - 1, graphed=True)
     assert rd.split_pays(32 << 20, graphed=True)

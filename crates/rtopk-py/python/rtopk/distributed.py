@@ -103,9 +103,9 @@ __all__ = [
 ]
 
 # Bytes of input per rank from which an eager topk_split_rows on 2 or 4 GPUs was faster than one
-# GPU holding every shard in every measured case (docs/distributed.md, H200s): below it the
-# fixed price of a call (mostly the host's) was not always earned back.
-SPLIT_PAYS_BYTES = 1 << 30
+# GPU holding every shard in every measured case (docs/distributed.md, H200s, the replayed
+# merge): below it the fixed price of a call (mostly the host's) was not always earned back.
+SPLIT_PAYS_BYTES = 256 << 20
 # The same for a call replayed from a CUDA graph: the smallest shard measured (32 MiB) already
 # paid in every case; nothing smaller was measured.
 SPLIT_PAYS_BYTES_GRAPHED = 32 << 20
@@ -146,7 +146,7 @@ class ShardedRows(NamedTuple):
 def split_pays(row_bytes_per_rank: int, *, graphed: bool = False) -> bool:
     """Whether splitting rows across ranks is worth it for a shard of ``row_bytes_per_rank``
     bytes — the input one rank holds, ``x.numel() * x.element_size()`` of its shard: true from
-    :data:`SPLIT_PAYS_BYTES` (1 GiB) on for eager calls, from :data:`SPLIT_PAYS_BYTES_GRAPHED`
+    :data:`SPLIT_PAYS_BYTES` (256 MiB) on for eager calls, from :data:`SPLIT_PAYS_BYTES_GRAPHED`
     (32 MiB) on for calls replayed from a CUDA graph (``graphed=True``) — the sizes from which
     :func:`topk_split_rows` on 2 and 4 GPUs beat one GPU holding every shard in every measured
     case (docs/distributed.md). Below it, keep the rows on one device. Advice only:
@@ -179,7 +179,7 @@ class _Split(NamedTuple):
     keep: Tuple[int, ...]  # candidates each rank sends: min(k, its shard)
     cols: Any  # the candidate columns that hold candidates; None when every rank sends k
     comm: Any  # the device the collectives take their tensors on
-    # the gather-and-merge half captured in a CUDA graph, per CUDA stream (_Replay)
+    # the merge captured in a CUDA graph, per CUDA stream (_Replay)
     replays: Dict[int, "_Replay"]
 
 
