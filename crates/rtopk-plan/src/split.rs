@@ -244,10 +244,13 @@ pub fn ragged_route(
 /// Rows up to this width run whole when the rows carry threshold hints (docs/contract.md §5)
 /// and the strategy is `Auto`: one block holds such a row in registers (`BLOCK_EPL` keys for
 /// each of 1024 threads), and a hint spares its search most of its iterations, which a split
-/// row's chunks cannot use (their thresholds are their own). On an H100
-/// (results/cuda/2026-11-28-ragged-hints-h100/decode.txt) 64 rows of 32768 took 30.7 µs
-/// whole with the previous step's thresholds as hints (k = 2048; 23.7 µs at k = 512) against
-/// 39.8 µs (30.3) split; rows of 131072 and more took 5-45 times longer whole.
+/// row's chunks cannot use (their thresholds are their own). On an H200
+/// (results/cuda/2026-11-28-split-hints-replay-h200/aa/) decode steps with the previous
+/// step's thresholds as hints ran 1.24-1.75 times faster whole than the same rows split
+/// without hints, on 1 to 128 rows of 16384 to 32768 (k = 64 to 2048), where split with the
+/// hint in the last stage ran 0.93-1.02 times; on an H100
+/// (results/cuda/2026-11-28-ragged-hints-h100/decode.txt) rows of 131072 and more took 5-45
+/// times longer whole.
 pub const WHOLE_HINTED_ROW: usize = crate::units::BLOCK_EPL * 1024;
 
 /// The route of a split row's second stage: split again only past [`SPLIT_WIDE_ROW`], however
