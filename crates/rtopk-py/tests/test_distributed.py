@@ -377,6 +377,14 @@ def _nccl_replay_cases(rank: int, world: int) -> None:
             torch.cuda.current_stream().wait_stream(side)
             _same(other.values, want.values, f"{dt} step {step} other stream")
             _same(other.indices, want.indices, f"{dt} step {step} other stream")
+    # the GPU kernel named: replayed too; the same answer
+    gen = torch.Generator(device="cuda").manual_seed(3000)
+    whole = torch.randn(3, m, device="cuda", generator=gen)
+    want = rtopk.topk(whole, 64)
+    for _ in range(3):
+        got = rd.topk_split_rows(whole[:, lo:hi].contiguous(), 64, algo="cuda")
+        _same(got.values, want.values, "algo=cuda values")
+        _same(got.indices, want.indices, "algo=cuda indices")
     # k past a shard: the candidates skip columns, the eager path, the same answer
     bounds = [0, 40] + [40 + (m - 40) * r // (world - 1) for r in range(1, world)]
     lo, hi = bounds[rank], bounds[rank + 1]

@@ -64,9 +64,11 @@ run :func:`rtopk.topk` on the shard, copy its candidates into a static send buff
 all-gather into the graph's receive buffer (a graph holding an NCCL collective would keep
 the communicator from being destroyed), replay the graph and copy the answer out: seven
 operations on the host instead of about thirty. Where that cannot hold — a rank with fewer than
-``k`` elements, another stream, a capture of the caller's in progress, ``check="always"`` —
-the call runs eagerly, with the same answer. The graph's buffers (``world · k`` candidates per
-row and the merge's) live as long as the request is remembered (:func:`clear_cache`).
+``k`` elements, another stream or current device, a capture of the caller's in progress,
+``check="always"``, a local ``algo`` other than the GPU kernel — the call runs eagerly, with
+the same answer. The graph's buffers (``world · k`` candidates per row and the merge's; no
+graph past 64 MiB of candidates) live as long as the request is remembered
+(:func:`clear_cache`).
 
 **When splitting pays.** A split row costs each rank a local selection of its shard plus a
 fixed price: the all-gather and the merge of ``world · k`` candidates per row take tens of
@@ -111,6 +113,10 @@ SPLIT_PAYS_BYTES = 256 << 20
 SPLIT_PAYS_BYTES_GRAPHED = 32 << 20
 # Requests whose agreement is remembered with check="once"; the oldest is forgotten first.
 CACHE_SIZE = 64
+# The most candidate bytes (all ranks') a remembered request keeps for its replayed merge: past
+# it the call stays eager (the GPU's work outweighs the host's there, and the buffers stay
+# allocated while the request is remembered).
+_REPLAY_MAX_BYTES = 64 << 20
 
 # The dtypes a rank may hold, by their code in the metadata exchange.
 _DTYPES = ("float32", "float16", "bfloat16")
@@ -533,7 +539,7 @@ def topk_split_rows(
     index_dtype = options.get("indices_dtype")
     local = {n: v for n, v in options.items() if n != "indices_dtype"}
     call = (k, largest, sorted, group, index_dtype, local)
-    if plan is not None and _replayable(plan, x):
+    if plan is not None and _replayable(plan, x, local):
         replay = plan.replays.get(_stream_id(x))
         if replay is not None:
             return _run_replay(dist, x, plan, replay, call)
@@ -541,10 +547,12 @@ def topk_split_rows(
         plan = _agree_split(dist, x, k, dim, largest, sorted, group, timeout, check, options)
         _remember(key, check, plan)
         got = _select_split(dist, x, k, largest, sorted, plan, group, index_dtype, local)
-        # the first call synchronised at the agreement anyway: capture the hot path's second
-        # half now, its kernels built by the call above
-        if key is not None and check == "once" and _replayable(plan, x):
-            plan.replays[_stream_id(x)] = _capture(x, plan, call)
+        # the first call synchronised at the agreement anyway: capture the merge now, its
+        # kernels built by the call above
+        if key is not None and check == "once" and _replayable(plan, x, local):
+            replay = _capture(x, plan, call)
+            if replay is not None:
+                plan.replays[_stream_id(x)] = replay
         return got
     return _select_split(dist, x, k, largest, sorted, plan, group, index_dtype, local)
 
@@ -598,10 +606,11 @@ def _agree_split(
     return _Split(d, rank, world, offsets[rank], offsets, keep, cols, comm, {})
 
 
-def _replayable(plan: _Split, x: "torch.Tensor") -> bool:
-    """Whether a call may run the captured gather and merge: NCCL on the input's GPU, every
-    rank sending k candidates per row, and no capture of the caller's in progress (the call is
-    then itself captured, eagerly)."""
+def _replayable(plan: _Split, x: "torch.Tensor", options: Dict[str, Any]) -> bool:
+    """Whether a call may run the captured merge: NCCL on the input's GPU, the current one;
+    every rank sending k candidates per row; the GPU kernel (another ``algo`` may read the
+    device on the host, which a capture forbids); and no capture of the caller's in progress
+    (the call is then itself captured, eagerly)."""
     import torch
 
     return (
@@ -609,6 +618,9 @@ def _replayable(plan: _Split, x: "torch.Tensor") -> bool:
         and plan.keep[plan.rank] > 0
         and plan.comm.type == "cuda"
         and x.device == plan.comm
+        and options.keys() <= {"algo"}
+        and options.get("algo", "auto") in ("auto", "cuda")
+        and x.device.index == torch.cuda.current_device()
         and not torch.cuda.is_current_stream_capturing()
     )
 
@@ -619,25 +631,31 @@ def _stream_id(x: "torch.Tensor") -> int:
     return int(torch.cuda.current_stream(x.device).cuda_stream)
 
 
-def _capture(x: "torch.Tensor", plan: _Split, call: Tuple[Any, ...]) -> _Replay:
+def _capture(x: "torch.Tensor", plan: _Split, call: Tuple[Any, ...]) -> Optional[_Replay]:
     """The merge of ``plan``'s request, captured in a CUDA graph on ``x``'s device (nothing
     runs): static send and receive buffers, and over the received candidates every rank's
     offset added to its local indices, the merge and the gather of the global indices. The
     all-gather stays out of the graph: a graph holding an NCCL collective keeps the
     communicator from being destroyed while it lives. The buffers live as long as the plan is
-    remembered."""
+    remembered; None (the call stays eager) where they would pass :data:`_REPLAY_MAX_BYTES`
+    or the capture fails."""
     import torch
 
     k, largest, sorted = call[:3]
     lead = tuple(torch.movedim(x, plan.dim, -1).shape[:-1])
     layout = _layout(math.prod(lead) * k, 8, x.element_size())
     ni, nv, size = layout
+    if plan.world * size > _REPLAY_MAX_BYTES:
+        return None
     send = torch.zeros(size, dtype=torch.uint8, device=plan.comm)
     every = torch.zeros(plan.world * size, dtype=torch.uint8, device=plan.comm)
     offsets = torch.tensor(plan.offsets, dtype=torch.int64, device=plan.comm)
     graph = torch.cuda.CUDAGraph()
-    with torch.cuda.device(x.device), torch.cuda.graph(graph):
-        merged = _merge(every, layout, lead, (x, k, largest, sorted), plan, call, offsets)
+    try:
+        with torch.cuda.graph(graph):
+            merged = _merge(every, layout, lead, (x, k, largest, sorted), plan, call, offsets)
+    except RuntimeError:
+        return None
     return _Replay(
         graph,
         send,
