@@ -170,7 +170,7 @@ fn sim_mutants_prints_the_catalog() {
 fn select_splits_a_long_row_only_without_iteration_counts() {
     let dir = TempDir::new().unwrap();
     let x = dir.path().join("x.npy");
-    let (n, m) = (2, 20_000);
+    let (n, m) = (2, 40_000);
     let data: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 10007) as f32 * 0.5 - 9.0).collect();
     write_f32(&x, n, m, &data);
     let out = |name: &str| dir.path().join(name);

@@ -1021,6 +1021,13 @@ mod tests {
         p
     }
 
+    /// `l`'s program split as the default splits rows it cannot fill the GPU with.
+    fn forced(l: &Launch) -> Program {
+        let p = program(l, &h100(), Strategy::Split, false).unwrap();
+        check(&p);
+        p
+    }
+
     fn names(p: &Program) -> Vec<&'static str> {
         p.steps.iter().map(|s| s.name.name()).collect()
     }
@@ -1205,7 +1212,7 @@ mod tests {
     fn a_last_chunk_is_a_step_of_its_own_at_the_rows_end() {
         // 20000 = 4 x 4096 + 3616
         let l = Launch { sorted: true, ..launch(3, 20_000, 300) };
-        let p = auto(&l, false);
+        let p = forced(&l);
         assert_eq!(
             names(&p),
             ["select_chunks", "select_last_chunks", "select_rows", "sort_rows", "gather_indices"]
@@ -1223,7 +1230,7 @@ mod tests {
         assert_eq!(g.chunk_span(3), (3 * 4096, 4 * 4096));
         assert_eq!(g.chunk_span(4), (4 * 4096, 20_000));
         // a last chunk narrower than k joins the one before
-        let p = auto(&launch(2, 8193, 50), false);
+        let p = forced(&launch(2, 8193, 50));
         let last = select(&p.steps[1]);
         assert_eq!((last.m, last.input.offset), (2049, 3 * 2048));
     }
@@ -1284,7 +1291,7 @@ mod tests {
     #[test]
     fn the_program_is_json_with_one_entry_per_launch() {
         let l = Launch { sorted: true, elem: ElemType::F16, ..launch(3, 20_000, 300) };
-        let p = auto(&l, false);
+        let p = forced(&l);
         let v = serde_json::to_value(&p).unwrap();
         let steps = v["steps"].as_array().unwrap();
         assert_eq!(steps.len(), p.steps.len());
@@ -1308,12 +1315,13 @@ mod tests {
         assert_eq!(DeviceLimits::preset("a100").unwrap().sm_count, 108);
         assert_eq!(DeviceLimits::preset("h200"), Some(h100));
         assert_eq!(DeviceLimits::preset("v100"), None);
-        // the preset decides the split: 527 rows split on an H100, not on an A100's 108 SMs
+        // the preset decides the split: 120 rows of 20000 run whole on an H100's 132 SMs, not
+        // on an A100's 108
         let a100 = DeviceLimits::preset("a100").unwrap();
         let depth = |limits: &DeviceLimits, n| {
-            program(&launch(n, 16384, 50), limits, Strategy::Auto, false).unwrap().depth
+            program(&launch(n, 20_000, 50), limits, Strategy::Auto, false).unwrap().depth
         };
-        assert_eq!((depth(&h100, 500), depth(&a100, 500)), (1, 0));
+        assert_eq!((depth(&h100, 120), depth(&a100, 120)), (0, 1));
     }
 
     #[test]
@@ -1385,13 +1393,17 @@ mod tests {
     #[test]
     fn ragged_rows_split_where_plain_rows_do() {
         let both = Ragged { lengths: true, k_per_row: true, ..Ragged::default() };
-        // 20000 = 4 x 4096 + 3616: five chunks of 4096, 1500 candidates per row
+        // 20000 = 4 x 4096 + 3616: five chunks of 4096, 1500 candidates per row (the default
+        // splits 3 rows of 20000 no more: forced, as where there are more rows)
         let l = Launch { sorted: true, ..launch(3, 20_000, 300) };
-        let p = program_ragged(&l, &h100(), Strategy::Auto, false, both).unwrap();
+        let p = program_ragged(&l, &h100(), Strategy::Split, false, both).unwrap();
         check(&p);
         assert_eq!(p.depth, 1);
         assert_eq!(names(&p), ["select_chunks", "select_rows", "gather_indices", "sort_rows"]);
-        let plain = auto(&l, false);
+        let many = launch(200, 20_000, 300);
+        let auto_many = program_ragged(&many, &h100(), Strategy::Auto, false, both).unwrap();
+        assert_eq!(auto_many.depth, 1, "where plain rows split");
+        let plain = forced(&l);
         let Kernel::Gather(pg) =
             plain.steps.iter().find(|s| s.name == StepKind::GatherIndices).unwrap().kernel
         else {
@@ -1607,7 +1619,7 @@ mod tests {
         }
         // rows a block holds run whole with hints (WHOLE_HINTED_ROW) where the plain request
         // splits them, with lengths too; forced splits stay split
-        for (n, m, k) in [(64, WHOLE_HINTED_ROW, 2048), (1, 20_000, 512), (8, 16_384, 64)] {
+        for (n, m, k) in [(256, WHOLE_HINTED_ROW, 512), (200, 20_000, 300), (512, 24_576, 64)] {
             let l = launch(n, m, k);
             assert!(program(&l, &h100(), Strategy::Auto, false).unwrap().depth > 0, "{n} x {m}");
             for with in [hint, Ragged { lengths: true, ..hint }] {
@@ -1619,7 +1631,7 @@ mod tests {
             let p = program_ragged(&l, &h100(), Strategy::Split, false, hint).unwrap();
             assert!(p.depth > 0);
         }
-        let wider = launch(64, WHOLE_HINTED_ROW + 1, 2048);
+        let wider = launch(64, WHOLE_HINTED_ROW + 1, 512);
         assert!(program_ragged(&wider, &h100(), Strategy::Auto, false, hint).unwrap().depth > 0);
         // a ragged split: the second stage reads the hint beside the lengths, the chunks not
         let lengths = Ragged { lengths: true, ..hint };

@@ -16,9 +16,6 @@
 use crate::error::PlanError;
 use crate::plan::{DeviceLimits, Launch, Plan, Strategy, plan};
 
-/// Rows up to this width are never split: one block holds them in registers, and the
-/// paper's regime (many rows of at most 8192) fills the GPU.
-pub const SPLIT_MIN_ROW: usize = 8192;
 /// The narrowest chunk: one warp row of 64 keys per lane.
 pub const MIN_CHUNK: usize = 2048;
 /// The widest chunk where k allows: past it a chunk no longer fits one block's registers and
@@ -37,13 +34,22 @@ pub const CHUNK_PER_K: usize = 16;
 /// Chunks are at least this many times k wide: each split reads a quarter of what the one
 /// before read, at most.
 pub const MIN_CHUNK_PER_K: usize = 4;
-/// Rows per SM below which rows of at most [`SPLIT_WIDE_ROW`] are split.
-pub const SPLIT_ROWS_PER_SM: usize = 4;
-/// Rows wider than this are split however many there are. On an H100 at N = 16384 (the
-/// README's split-rows table) split rows of 32768 took 0.98-1.80 ms against one block per row's
-/// 1.63-1.97 ms (k = 50 to 1024), while at 16384 one block per row won from k = 256
-/// (0.71 against 0.77 ms).
+/// Rows up to this width are never split, however few: one block per row (its keys in
+/// registers) beat the split on an H200 at every N measured, 1 to 4096
+/// (results/cuda/2026-11-28-split-hints-replay-h200/ac/: rows of 10000 and 16384, k = 64, 512,
+/// 2048: 0.42-1.01 of the split's time where the split applied); on an H100 at N = 16384 (the
+/// README's split-rows table) one block per row won at 16384 from k = 256 (0.71 against
+/// 0.77 ms).
 pub const SPLIT_WIDE_ROW: usize = 16384;
+/// The widest row one block holds in registers ([`crate::units::BLOCK_EPL`] keys for each of
+/// 1024 threads). Rows up to it, past [`SPLIT_WIDE_ROW`], run whole where there are at most as
+/// many rows as SMs or `k` is at least a sixteenth of the row, and split otherwise: on an H200
+/// (`ac/` as above; M = 24576 and 32768) one block per row took 0.64-1.05 of the split's time at
+/// N <= 128, 0.70-0.91 at k = M / 16 for every N to 4096, but up to 1.71 at k = 64 and N >= 256.
+/// At 32768 and k = 64 the split was 4-5 % faster for N <= 8 (16.0 against 16.8 µs).
+/// On an H100 at N = 16384 split rows of 32768 took 0.98-1.80 ms against one block per row's
+/// 1.63-1.97 ms (k = 50 to 1024).
+pub const BLOCK_REGISTER_ROW: usize = crate::units::BLOCK_EPL * 1024;
 
 /// How a split row's first stage covers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,13 +170,14 @@ fn cannot_split(launch: &Launch, counts: bool) -> Option<&'static str> {
     None
 }
 
-/// Whether the default splits `launch`: an exact search with no counts wanted, rows past
-/// [`SPLIT_MIN_ROW`] that can be split, and either past [`SPLIT_WIDE_ROW`] or too few to give
-/// every SM [`SPLIT_ROWS_PER_SM`] rows.
+/// Whether the default splits `launch`: an exact search with no counts wanted, rows that can
+/// be split, past [`SPLIT_WIDE_ROW`], and past [`BLOCK_REGISTER_ROW`] or, up to it, more rows
+/// than SMs with `k` below a sixteenth of the row.
 fn splits(launch: &Launch, limits: &DeviceLimits, counts: bool) -> bool {
-    let few = launch.n < SPLIT_ROWS_PER_SM.saturating_mul(limits.sm_count);
-    let wide = launch.m > SPLIT_WIDE_ROW;
-    launch.m > SPLIT_MIN_ROW && cannot_split(launch, counts).is_none() && (few || wide)
+    let Launch { n, m, k, .. } = *launch;
+    let block_holds =
+        m <= BLOCK_REGISTER_ROW && (n <= limits.sm_count || k.saturating_mul(16) >= m);
+    m > SPLIT_WIDE_ROW && !block_holds && cannot_split(launch, counts).is_none()
 }
 
 /// The chunk width for rows of `m` and `k` results: the narrowest power of two of at least
@@ -242,16 +249,15 @@ pub fn ragged_route(
 }
 
 /// Rows up to this width run whole when the rows carry threshold hints (docs/contract.md §5)
-/// and the strategy is `Auto`: one block holds such a row in registers (`BLOCK_EPL` keys for
-/// each of 1024 threads), and a hint spares its search most of its iterations, which a split
-/// row's chunks cannot use (their thresholds are their own). On an H200
-/// (results/cuda/2026-11-28-split-hints-replay-h200/aa/) decode steps with the previous
+/// and the strategy is `Auto`, however many: a hint spares a whole row's search most of its
+/// iterations, which a split row's chunks cannot use (their thresholds are their own). On an
+/// H200 (results/cuda/2026-11-28-split-hints-replay-h200/aa/) decode steps with the previous
 /// step's thresholds as hints ran 1.24-1.75 times faster whole than the same rows split
 /// without hints, on 1 to 128 rows of 16384 to 32768 (k = 64 to 2048), where split with the
 /// hint in the last stage ran 0.93-1.02 times; on an H100
 /// (results/cuda/2026-11-28-ragged-hints-h100/decode.txt) rows of 131072 and more took 5-45
 /// times longer whole.
-pub const WHOLE_HINTED_ROW: usize = crate::units::BLOCK_EPL * 1024;
+pub const WHOLE_HINTED_ROW: usize = BLOCK_REGISTER_ROW;
 
 /// The route of a split row's second stage: split again only past [`SPLIT_WIDE_ROW`], however
 /// few the rows. Its rows are short-lived and each further split adds a launch; on an H100
@@ -320,12 +326,17 @@ mod tests {
 
     #[test]
     fn the_default_splits_long_rows_and_few_rows_only() {
-        assert_eq!(auto(1, 8192, 50).depth(), 0, "at most 8192: never");
-        assert_eq!(auto(1, 8193, 50).depth(), 1, "one row");
-        assert_eq!(auto(527, 16384, 50).depth(), 1, "fewer than 4 rows per SM");
-        assert_eq!(auto(528, 16384, 50).depth(), 0, "enough rows of one block each");
+        assert_eq!(auto(1, 16384, 50).depth(), 0, "at most 16384: never, however few");
         assert_eq!(auto(16384, 16384, 50).depth(), 0);
+        // up to one block's registers: whole for at most one row per SM or k >= M / 16
+        assert_eq!(auto(1, 16385, 50).depth(), 0, "one row a block holds");
+        assert_eq!(auto(132, 32768, 50).depth(), 0, "one row per SM");
+        assert_eq!(auto(133, 32768, 50).depth(), 1, "more rows than SMs");
+        assert_eq!(auto(4096, 32768, 2048).depth(), 0, "k = M / 16");
+        assert_eq!(auto(4096, 32768, 2047).depth(), 1);
         assert_eq!(auto(16384, 16385, 50).depth(), 1, "wide rows");
+        // past one block's registers: split however few
+        assert_eq!(auto(1, 32769, 50).depth(), 1, "one row");
         assert_eq!(auto(16384, 65536, 1024).depth(), 1);
         // what cannot be split is not
         assert_eq!(auto(1, 1 << 20, 1 << 18).depth(), 0, "k too large for any chunk");
@@ -344,30 +355,26 @@ mod tests {
         }
         // the rule reads the device's SM count
         let small = DeviceLimits { sm_count: 8, ..H100 };
-        assert_eq!(
-            route(&launch(32, 16384, 50), &small, Strategy::Auto, false).unwrap().depth(),
-            0
-        );
-        assert_eq!(
-            route(&launch(31, 16384, 50), &small, Strategy::Auto, false).unwrap().depth(),
-            1
-        );
+        assert_eq!(route(&launch(8, 20000, 50), &small, Strategy::Auto, false).unwrap().depth(), 0);
+        assert_eq!(route(&launch(9, 20000, 50), &small, Strategy::Auto, false).unwrap().depth(), 1);
     }
 
     #[test]
     fn chunks_cover_the_row_and_the_last_holds_k() {
+        // a forced split cuts a row as the default's does
+        let forced = |m, k| route(&launch(1, m, k), &H100, Strategy::Split, false).unwrap();
         for (m, k) in [(8193, 50), (1_000_000, 100), (151_936, 50), (1 << 20, 1024), (40_000, 2000)]
         {
-            let Route::Split { split, .. } = auto(1, m, k) else { panic!("M={m} not split") };
+            let Route::Split { split, .. } = forced(m, k) else { panic!("M={m} not split") };
             assert_eq!(split.full * split.chunk + split.last, m, "M={m}");
             assert!(split.last == 0 || (k <= split.last && split.last < 2 * split.chunk));
             assert_eq!(split.last_plan.is_some(), split.last > 0);
         }
         // 8193 = 4 chunks of 2048 and 1 left over, which joins the fourth
-        let Route::Split { split, .. } = auto(1, 8193, 50) else { panic!() };
+        let Route::Split { split, .. } = forced(8193, 50) else { panic!() };
         assert_eq!((split.chunk, split.full, split.last), (2048, 3, 2049));
         // 20000 = 4 x 4096 + 3616: the last chunk holds k = 300
-        let Route::Split { split, .. } = auto(1, 20_000, 300) else { panic!() };
+        let Route::Split { split, .. } = forced(20_000, 300) else { panic!() };
         assert_eq!((split.chunk, split.full, split.last), (4096, 4, 3616));
     }
 

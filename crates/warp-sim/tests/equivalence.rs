@@ -402,8 +402,8 @@ fn a_launch_in_parallel_windows_equals_one_in_order() {
 /// the top k of the candidates, the indices gathered back — bisect's values and indices on
 /// hostile rows and heavy ties, with a last chunk (and one narrower than k that joins the
 /// chunk before it), none, one row, k at a sixteenth and a quarter of the chunk, both modes,
-/// sorted, block-row chunks, and a route whose candidates (past 16384) are split again; no
-/// counts, no findings.
+/// sorted, block-row chunks, and a route whose candidates (past one block's registers, 32768)
+/// are split again; no counts, no findings.
 #[test]
 fn split_rows_equal_bisect() {
     let mut rng = StdRng::seed_from_u64(21);
@@ -416,11 +416,13 @@ fn split_rows_equal_bisect() {
         (2, 8192, 1, split(false), "ties", Mode::Largest, (2048, 4, 0), 1),
         (2, 6000, 100, split(true), "ties", Mode::Smallest, (2048, 2, 1904), 1),
         (1, 20_000, 200, split(true), "wide-ties", Mode::Largest, (4096, 4, 3616), 1),
-        (2, 20_000, 100, no_counts(false), "wide-ties", Mode::Smallest, (2048, 9, 1568), 1),
+        (2, 20_000, 100, split(false), "wide-ties", Mode::Smallest, (2048, 9, 1568), 1),
         (1, 16_500, 1024, split(true), "hostile", Mode::Largest, (4096, 3, 4212), 1),
-        (1, 9000, 50, no_counts(false), "hostile", Mode::Smallest, (2048, 4, 808), 1),
+        (1, 9000, 50, split(false), "hostile", Mode::Smallest, (2048, 4, 808), 1),
+        (1, 40_000, 50, no_counts(false), "hostile", Mode::Smallest, (2048, 19, 1088), 1),
         (1, 70_000, 256, no_counts(true), "hostile", Mode::Largest, (4096, 17, 368), 1),
-        (1, 270_000, 128, no_counts(true), "normal", Mode::Largest, (2048, 131, 1712), 2),
+        (1, 270_000, 128, no_counts(true), "normal", Mode::Largest, (2048, 131, 1712), 1),
+        (1, 600_000, 128, no_counts(false), "normal", Mode::Smallest, (2048, 292, 1984), 2),
     ];
     for (n, m, k, config, dist, mode, (chunk, full, last), depth) in cases {
         let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
@@ -465,18 +467,19 @@ fn the_route_splits_only_without_counts_and_says_why_it_cannot() {
     let args = |m, k, bisect| KernelArgs { n: 1, m, k, mode: Mode::Largest, bisect, mutant: None };
     let exact = Bisect::exact();
     let mut rng = StdRng::seed_from_u64(4);
-    let x = generate("normal", 1, 9000, &mut rng);
-    let counted = Simulator::new(SimConfig::default()).run(&x, &args(9000, 30, exact)).unwrap();
+    // a row past one block's registers (rtopk-plan's BLOCK_REGISTER_ROW): split by default
+    let x = generate("normal", 1, 40_000, &mut rng);
+    let counted = Simulator::new(SimConfig::default()).run(&x, &args(40_000, 30, exact)).unwrap();
     assert_eq!((counted.route.depth(), counted.iterations.len()), (0, 1));
     let config = SimConfig { counts: false, ..SimConfig::default() };
-    let split = Simulator::new(config).run(&x, &args(9000, 30, exact)).unwrap();
+    let split = Simulator::new(config).run(&x, &args(40_000, 30, exact)).unwrap();
     assert_eq!((split.route.depth(), split.iterations.len()), (1, 0));
     assert_eq!((&split.indices, &split.values), (&counted.indices, &counted.values));
     assert_eq!(split.plan, split.route.plans()[0], "plan: the route's first");
-    let err = Simulator::new(config).run_traced(&x, &args(9000, 30, exact), 0).unwrap_err();
+    let err = Simulator::new(config).run_traced(&x, &args(40_000, 30, exact), 0).unwrap_err();
     assert!(matches!(err, SimError::InvalidLaunch(_)), "{err}");
-    let src = VirtualSource::new(2 * 9000, 9000, |i| i as f32);
-    let two = KernelArgs { n: 2, ..args(9000, 30, exact) };
+    let src = VirtualSource::new(2 * 40_000, 40_000, |i| i as f32);
+    let two = KernelArgs { n: 2, ..args(40_000, 30, exact) };
     let err = Simulator::new(config).run_rows(&src, &two, 1..2).unwrap_err();
     assert!(err.to_string().contains("split rows run whole"), "{err}");
     let forced = SimConfig { strategy: Launch::Split, ..SimConfig::default() };

@@ -98,7 +98,7 @@ fn every_step_kind_equals_bisect_in_f32_and_f16() {
         (
             no_counts,
             3,
-            9000,
+            40_000,
             50,
             Mode::Largest,
             &["select_chunks", "select_last_chunks", "select_rows", "gather_indices"],
@@ -106,7 +106,7 @@ fn every_step_kind_equals_bisect_in_f32_and_f16() {
         (
             no_counts,
             2,
-            270_000,
+            600_000,
             128,
             Mode::Largest,
             &[

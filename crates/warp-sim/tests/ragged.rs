@@ -482,9 +482,9 @@ fn split_rows_of_every_length() {
 /// with the plain split's chunk width; with counts it runs them whole.
 #[test]
 fn the_default_splits_ragged_rows_as_plain_rows_without_counts() {
-    let (n, m, k) = (2usize, 20_000usize, 100usize);
+    let (n, m, k) = (2usize, 40_000usize, 100usize);
     let x: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 1009) as f32).collect();
-    let lengths = [12_345u32, 20_000];
+    let lengths = [12_345u32, 40_000];
     let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
     let data = RowData { lengths: Some(&lengths), ..RowData::default() };
     let config = SimConfig { counts: false, ..SimConfig::default() };
