@@ -413,7 +413,7 @@ fn every_step_kind_of_the_program_matches_bisect_and_the_simulators_program() {
         ),
         (
             2,
-            270_000,
+            600_000,
             128,
             split,
             false,
