@@ -29,7 +29,7 @@ pub use program::{
     Kernel, Program, Ragged, Region, RowArgs, Select, Sort, SplitRows, Step, StepKind, program,
     program_ragged,
 };
-pub use split::{BLOCK_REGISTER_ROW, Route, Split, WHOLE_HINTED_ROW, ragged_route, route};
+pub use split::{BLOCK_REGISTER_ROW, Route, Split, ragged_route, route};
 pub use units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS,
     BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family, IndexType, PART_ROWS, RowWidth,

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::error::PlanError;
 use crate::plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy};
-use crate::split::{Route, Split, WHOLE_HINTED_ROW, ragged_route, route};
+use crate::split::{Route, Split, ragged_route, route};
 use crate::units::{ElemType, Family, Unit};
 
 /// Threads per block of `rtopk_split_gather`.
@@ -583,9 +583,8 @@ pub fn program(
 /// the program (`lengths`, `k_per_row`: one u32 per row; `hint`: one f32 per row), and a
 /// last `row_threshold` step writes `threshold` (one f32 per row) where `ragged.threshold`.
 /// Where [`route()`] splits the rows, rows of their own length or k split with the same chunk
-/// width, one level deep ([`crate::split::ragged_route`]). Rows with hints run whole up to
-/// [`WHOLE_HINTED_ROW`] under `Auto`. Hints are read where the rows run whole, and where they
-/// split by the last select only: its rows are the row's candidates,
+/// width, one level deep ([`crate::split::ragged_route`]). Hints are read where the rows run
+/// whole, and where they split by the last select only: its rows are the row's candidates,
 /// whose k-th value is the row's threshold, while a chunk's threshold is its own, which the
 /// hint does not guess. So a hint never moves a request off its fastest route.
 pub fn program_ragged(
@@ -595,13 +594,10 @@ pub fn program_ragged(
     counts: bool,
     ragged: Ragged,
 ) -> Result<Program, PlanError> {
-    // rows with hints run whole where one block holds them ([`WHOLE_HINTED_ROW`]): routed as
-    // a request with counts is, never split
-    let whole = ragged.hint && strategy == Strategy::Auto && launch.m <= WHOLE_HINTED_ROW;
     let r = if ragged.lengths || ragged.k_per_row {
-        ragged_route(launch, limits, strategy, counts || whole)?
+        ragged_route(launch, limits, strategy, counts)?
     } else {
-        route(launch, limits, strategy, counts || whole)?
+        route(launch, limits, strategy, counts)?
     };
     let read = Ragged { hint: ragged.hint && r.depth() == 0, ..ragged };
     let last_hint = ragged.hint && r.depth() > 0;
@@ -998,6 +994,7 @@ mod tests {
     use topk_ref::{Bisect, Mode};
 
     use super::*;
+    use crate::split::BLOCK_REGISTER_ROW;
 
     fn h100() -> DeviceLimits {
         DeviceLimits::preset("h100").unwrap()
@@ -1617,22 +1614,17 @@ mod tests {
                 }
             }
         }
-        // rows a block holds run whole with hints (WHOLE_HINTED_ROW) where the plain request
-        // splits them, with lengths too; forced splits stay split
-        for (n, m, k) in [(256, WHOLE_HINTED_ROW, 512), (200, 20_000, 300), (512, 24_576, 64)] {
+        // a hint never moves a request off the plain route: whole where plain rows run whole,
+        // split (the hint in the last select) where they split
+        for (n, m, k) in [(64, BLOCK_REGISTER_ROW, 2048), (256, BLOCK_REGISTER_ROW, 512)] {
             let l = launch(n, m, k);
-            assert!(program(&l, &h100(), Strategy::Auto, false).unwrap().depth > 0, "{n} x {m}");
-            for with in [hint, Ragged { lengths: true, ..hint }] {
-                let p = program_ragged(&l, &h100(), Strategy::Auto, false, with).unwrap();
-                check(&p);
-                assert_eq!(p.depth, 0, "{n} x {m}");
-                assert!(select(&p.steps[0]).rows.unwrap().hint.is_some());
-            }
-            let p = program_ragged(&l, &h100(), Strategy::Split, false, hint).unwrap();
-            assert!(p.depth > 0);
+            let plain = program(&l, &h100(), Strategy::Auto, false).unwrap();
+            let p = program_ragged(&l, &h100(), Strategy::Auto, false, hint).unwrap();
+            check(&p);
+            assert_eq!(p.depth, plain.depth, "{n} x {m}");
+            let last = p.steps.iter().rposition(|s| s.name == StepKind::SelectRows).unwrap();
+            assert!(select(&p.steps[last]).rows.unwrap().hint.is_some());
         }
-        let wider = launch(64, WHOLE_HINTED_ROW + 1, 512);
-        assert!(program_ragged(&wider, &h100(), Strategy::Auto, false, hint).unwrap().depth > 0);
         // a ragged split: the second stage reads the hint beside the lengths, the chunks not
         let lengths = Ragged { lengths: true, ..hint };
         let p = program_ragged(&launch(2, 163_840, 2048), &h100(), Strategy::Auto, false, lengths)

@@ -248,17 +248,6 @@ pub fn ragged_route(
     Ok(Route::Split { split, rest: Box::new(Route::Direct(rest)) })
 }
 
-/// Rows up to this width run whole when the rows carry threshold hints (docs/contract.md §5)
-/// and the strategy is `Auto`, however many: a hint spares a whole row's search most of its
-/// iterations, which a split row's chunks cannot use (their thresholds are their own). On an
-/// H200 (results/cuda/2026-11-28-split-hints-replay-h200/aa/) decode steps with the previous
-/// step's thresholds as hints ran 1.24-1.75 times faster whole than the same rows split
-/// without hints, on 1 to 128 rows of 16384 to 32768 (k = 64 to 2048), where split with the
-/// hint in the last stage ran 0.93-1.02 times; on an H100
-/// (results/cuda/2026-11-28-ragged-hints-h100/decode.txt) rows of 131072 and more took 5-45
-/// times longer whole.
-pub const WHOLE_HINTED_ROW: usize = BLOCK_REGISTER_ROW;
-
 /// The route of a split row's second stage: split again only past [`SPLIT_WIDE_ROW`], however
 /// few the rows. Its rows are short-lived and each further split adds a launch; on an H100
 /// (results/cuda/2026-11-24-split-plan-h100) one block per row of 16384 candidates took

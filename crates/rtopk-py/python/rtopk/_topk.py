@@ -259,9 +259,7 @@ def topk(
             checked, then copied to the GPU.
         hint: one float per row, a guess of the row's threshold (e.g. the ``threshold`` of the
             previous call on similar rows); any value, NaN and ±inf included. For a CUDA
-            input, a tensor on its device (any float dtype; read as float32) or host values;
-            there, rows of up to 32768 values with hints run one block each, where without
-            hints few of them are split (docs/kernel.md, "Threshold hints").
+            input, a tensor on its device (any float dtype; read as float32) or host values.
         return_threshold: also return each row's threshold (see :class:`TopKThreshold`); on a
             CUDA input an ``(N,)`` float32 tensor on its device.
         width: the output width of a per-row ``k`` (``>=`` every ``k[i]``; columns past a
