@@ -37,7 +37,7 @@ pub const MIN_CHUNK_PER_K: usize = 4;
 /// Rows up to this width are never split, however few: one block per row (its keys in
 /// registers) beat the split on an H200 at every N measured, 1 to 4096
 /// (results/cuda/2026-11-28-split-hints-replay-h200/ac/: rows of 10000 and 16384, k = 64, 512,
-/// 2048: 0.42-1.01 of the split's time where the split applied); on an H100 at N = 16384 (the
+/// 2048: 0.42-0.95 of the split's time where the split applied); on an H100 at N = 16384 (the
 /// README's split-rows table) one block per row won at 16384 from k = 256 (0.71 against
 /// 0.77 ms).
 pub const SPLIT_WIDE_ROW: usize = 16384;
@@ -248,16 +248,13 @@ pub fn ragged_route(
     Ok(Route::Split { split, rest: Box::new(Route::Direct(rest)) })
 }
 
-/// The route of a split row's second stage: split again only past [`SPLIT_WIDE_ROW`], however
-/// few the rows. Its rows are short-lived and each further split adds a launch; on an H100
-/// (results/cuda/2026-11-24-split-plan-h100) one block per row of 16384 candidates took
-/// 0.0223 against 0.0290 ms as two more stages (N = 1, M = 262144, k = 256).
+/// The route of a split row's second stage: the default's for rows of its width and count
+/// (split again only past [`SPLIT_WIDE_ROW`], and up to [`BLOCK_REGISTER_ROW`] only for more
+/// rows than SMs). On an H100 (results/cuda/2026-11-24-split-plan-h100) one block per row of
+/// 16384 candidates took 0.0223 against 0.0290 ms as two more stages (N = 1, M = 262144,
+/// k = 256).
 fn second_stage(rest: &Launch, limits: &DeviceLimits) -> Result<Route, PlanError> {
-    if rest.m > SPLIT_WIDE_ROW {
-        route(rest, limits, Strategy::Auto, false)
-    } else {
-        plan(rest, limits, Strategy::Auto).map(Route::Direct)
-    }
+    route(rest, limits, Strategy::Auto, false)
 }
 
 #[cfg(test)]
