@@ -344,7 +344,7 @@ def _nccl_graph_cases(rank: int, world: int) -> None:
 
 
 def _nccl_replay_cases(rank: int, world: int) -> None:
-    # a remembered request replays its captured gather and merge (rtopk.distributed's
+    # a remembered request replays its captured merge (rtopk.distributed's
     # _capture): new values on every call, the answers of one GPU holding the whole rows
     m = 5000
     # uneven shards, every one above k
@@ -443,7 +443,7 @@ def test_nccl_split_rows_in_a_cuda_graph() -> None:
 
 
 @_TWO_GPUS
-def test_nccl_split_rows_replay_their_gather_and_merge() -> None:
+def test_nccl_split_rows_replay_their_merge() -> None:
     _run(2, _nccl_replay_cases, "nccl")
 
 
