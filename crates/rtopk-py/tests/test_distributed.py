@@ -278,7 +278,7 @@ def _cached_path_cases(rank: int, world: int) -> None:
 
 
 def _split_pays_case() -> None:
-    # the measured thresholds (docs/distributed.md): 1 GiB eager, 32 MiB in a CUDA graph
+    # the measured thresholds (docs/distributed.md): 256 MiB eager, 32 MiB in a CUDA graph
     assert (rd.SPLIT_PAYS_BYTES, rd.SPLIT_PAYS_BYTES_GRAPHED) == (256 << 20, 32 << 20)
     assert not rd.split_pays(0)
     assert not rd.split_pays((256 << 20) - 1)
@@ -377,6 +377,10 @@ def _nccl_replay_cases(rank: int, world: int) -> None:
             torch.cuda.current_stream().wait_stream(side)
             _same(other.values, want.values, f"{dt} step {step} other stream")
             _same(other.indices, want.indices, f"{dt} step {step} other stream")
+    # each of the four requests (two dtypes, two dims) holds its merge's graph for this stream
+    stream = torch.cuda.current_stream().cuda_stream
+    plans = [p for p in rd._AGREED.values() if hasattr(p, "replays")]
+    assert sum(stream in p.replays for p in plans) == 4, [list(p.replays) for p in plans]
     # the GPU kernel named: replayed too; the same answer
     gen = torch.Generator(device="cuda").manual_seed(3000)
     whole = torch.randn(3, m, device="cuda", generator=gen)
