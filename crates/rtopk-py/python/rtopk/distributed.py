@@ -180,13 +180,24 @@ class _Split(NamedTuple):
     dim: int
     rank: int
     world: int
-    offset: int  # this rank's first global index along dim
-    offsets: Tuple[int, ...]  # every rank's
+    offsets: Tuple[int, ...]  # each rank's first global index along dim
     keep: Tuple[int, ...]  # candidates each rank sends: min(k, its shard)
     cols: Any  # the candidate columns that hold candidates; None when every rank sends k
     comm: Any  # the device the collectives take their tensors on
     # the merge captured in a CUDA graph, per CUDA stream (_Replay)
     replays: Dict[int, "_Replay"]
+
+
+class _Call(NamedTuple):
+    """One :func:`topk_split_rows` call's own arguments, as its local selection and merge take
+    them (``options`` without ``indices_dtype``)."""
+
+    k: int
+    largest: bool
+    sorted: bool
+    group: Any
+    index_dtype: Any
+    options: Dict[str, Any]
 
 
 class _Replay(NamedTuple):
@@ -538,7 +549,7 @@ def topk_split_rows(
     plan: Optional[_Split] = _remembered(key, check)
     index_dtype = options.get("indices_dtype")
     local = {n: v for n, v in options.items() if n != "indices_dtype"}
-    call = (k, largest, sorted, group, index_dtype, local)
+    call = _Call(k, largest, sorted, group, index_dtype, local)
     if plan is not None and _replayable(plan, x, local):
         replay = plan.replays.get(_stream_id(x))
         if replay is not None:
@@ -546,7 +557,7 @@ def topk_split_rows(
     if plan is None:
         plan = _agree_split(dist, x, k, dim, largest, sorted, group, timeout, check, options)
         _remember(key, check, plan)
-        got = _select_split(dist, x, k, largest, sorted, plan, group, index_dtype, local)
+        got = _select_split(dist, x, plan, call)
         # the first call synchronised at the agreement anyway: capture the merge now, its
         # kernels built by the call above
         if key is not None and check == "once" and _replayable(plan, x, local):
@@ -554,7 +565,7 @@ def topk_split_rows(
             if replay is not None:
                 plan.replays[_stream_id(x)] = replay
         return got
-    return _select_split(dist, x, k, largest, sorted, plan, group, index_dtype, local)
+    return _select_split(dist, x, plan, call)
 
 
 def _agree_split(
@@ -603,7 +614,7 @@ def _agree_split(
         where = [r * k + j for r, c in enumerate(keep) for j in range(c)]
         cols = torch.tensor(where, dtype=torch.int64, device=comm)
     offsets = tuple(sum(sizes[:r]) for r in range(world))
-    return _Split(d, rank, world, offsets[rank], offsets, keep, cols, comm, {})
+    return _Split(d, rank, world, offsets, keep, cols, comm, {})
 
 
 def _replayable(plan: _Split, x: "torch.Tensor", options: Dict[str, Any]) -> bool:
@@ -631,7 +642,7 @@ def _stream_id(x: "torch.Tensor") -> int:
     return int(torch.cuda.current_stream(x.device).cuda_stream)
 
 
-def _capture(x: "torch.Tensor", plan: _Split, call: Tuple[Any, ...]) -> Optional[_Replay]:
+def _capture(x: "torch.Tensor", plan: _Split, call: _Call) -> Optional[_Replay]:
     """The merge of ``plan``'s request, captured in a CUDA graph on ``x``'s device (nothing
     runs): static send and receive buffers, and over the received candidates every rank's
     offset added to its local indices, the merge and the gather of the global indices. The
@@ -641,7 +652,7 @@ def _capture(x: "torch.Tensor", plan: _Split, call: Tuple[Any, ...]) -> Optional
     or the capture fails."""
     import torch
 
-    k, largest, sorted = call[:3]
+    k = call.k
     lead = tuple(torch.movedim(x, plan.dim, -1).shape[:-1])
     layout = _layout(math.prod(lead) * k, 8, x.element_size())
     ni, nv, size = layout
@@ -653,7 +664,7 @@ def _capture(x: "torch.Tensor", plan: _Split, call: Tuple[Any, ...]) -> Optional
     graph = torch.cuda.CUDAGraph()
     try:
         with torch.cuda.graph(graph):
-            merged = _merge(every, layout, lead, (x, k, largest, sorted), plan, call, offsets)
+            merged = _merge(every, layout, lead, x, plan, call, offsets)
     except RuntimeError:
         return None
     return _Replay(
@@ -673,19 +684,18 @@ def _run_replay(
     x: "torch.Tensor",
     plan: _Split,
     replay: _Replay,
-    call: Tuple[Any, ...],
+    call: _Call,
 ) -> TopK:
     """The hot path of a captured request: the local selection, its candidates copied into the
     send buffer, the all-gather into the graph's receive buffer, the replay (the merge), the
     answer copied out of the graph's buffers (the next replay overwrites them)."""
     import torch
 
-    k, largest, group, options = call[0], call[1], call[3], call[5]
     rows = torch.movedim(x, plan.dim, -1)
-    local = topk(rows, k, -1, largest, False, **options)
+    local = topk(rows, call.k, -1, call.largest, False, **call.options)
     replay.send_values.copy_(local.values)
     replay.send_indices.copy_(local.indices)
-    dist.all_gather_into_tensor(replay.every, replay.send, group=group)
+    dist.all_gather_into_tensor(replay.every, replay.send, group=call.group)
     replay.graph.replay()
     values, indices = replay.values.clone(), replay.indices.clone()
     return TopK(torch.movedim(values, -1, plan.dim), torch.movedim(indices, -1, plan.dim))
@@ -695,18 +705,18 @@ def _merge(
     every: "torch.Tensor",
     layout: Tuple[int, int, int],
     lead: Tuple[int, ...],
-    request: Tuple[Any, int, bool, bool],
+    x: "torch.Tensor",
     plan: _Split,
-    call: Tuple[Any, ...],
+    call: _Call,
     offsets: Optional["torch.Tensor"] = None,
 ) -> Tuple["torch.Tensor", "torch.Tensor"]:
     """The merge of every rank's packed candidates in ``every`` (all-gathered): the answer's
     values and global indices, ``(*lead, k)``. ``offsets`` (one per rank) are added to the
-    received indices where the ranks sent local ones."""
+    received indices where the ranks sent local ones. ``x``: the rank's input (its dtype and
+    device)."""
     import torch
 
-    x, k, largest, sorted = request
-    index_dtype, options = call[4], call[5]
+    k = call.k
     ni, nv, size = layout
     count = math.prod(lead)
     table = every.view(plan.world, size)
@@ -723,33 +733,24 @@ def _merge(
         cand_v = cand_v.index_select(1, plan.cols)
     if plan.comm != x.device:
         cand_i, cand_v = cand_i.to(x.device), cand_v.to(x.device)
-    best = topk(cand_v, k, -1, largest, sorted, **options)
+    best = topk(cand_v, k, -1, call.largest, call.sorted, **call.options)
     found = torch.gather(cand_i, 1, best.indices)
-    if index_dtype is not None:
-        found = found.to(index_dtype)
+    if call.index_dtype is not None:
+        found = found.to(call.index_dtype)
     return best.values.view(*lead, k), found.view(*lead, k)
 
 
-def _select_split(
-    dist: Any,
-    x: "torch.Tensor",
-    k: int,
-    largest: bool,
-    sorted: bool,
-    plan: _Split,
-    group: Optional["ProcessGroup"],
-    index_dtype: Any,
-    options: Dict[str, Any],
-) -> TopK:
+def _select_split(dist: Any, x: "torch.Tensor", plan: _Split, call: _Call) -> TopK:
     """The hot path: local selection, one all-gather of a packed buffer, the merge; no value
     of the device is read on the host."""
     import torch
 
+    k = call.k
     rows = torch.movedim(x, plan.dim, -1)
     lead = tuple(rows.shape[:-1])
     if k == 0:
         empty = rows.new_empty((*lead, 0))
-        none = torch.empty((*lead, 0), dtype=index_dtype or torch.int64, device=x.device)
+        none = torch.empty((*lead, 0), dtype=call.index_dtype or torch.int64, device=x.device)
         return TopK(torch.movedim(empty, -1, plan.dim), torch.movedim(none, -1, plan.dim))
     count = math.prod(lead)
     ni, nv, size = _layout(count * k, 8, x.element_size())
@@ -758,15 +759,14 @@ def _select_split(
     send = torch.empty(size, dtype=torch.uint8, device=plan.comm)
     mine = plan.keep[plan.rank]
     if mine > 0:
-        local = topk(rows, mine, -1, largest, False, **options)
+        local = topk(rows, mine, -1, call.largest, False, **call.options)
         got_i, got_v = local.indices, local.values
         if got_i.device != plan.comm:
             got_i, got_v = got_i.to(plan.comm), got_v.to(plan.comm)
         out_i = send[:ni].view(torch.int64).view(*lead, k)[..., :mine]
-        torch.add(got_i, plan.offset, out=out_i)
+        torch.add(got_i, plan.offsets[plan.rank], out=out_i)
         send[ni : ni + nv].view(x.dtype).view(*lead, k)[..., :mine].copy_(got_v)
     every = torch.empty(plan.world * size, dtype=torch.uint8, device=plan.comm)
-    dist.all_gather_into_tensor(every, send, group=group)
-    call = (k, largest, sorted, group, index_dtype, options)
-    values, found = _merge(every, (ni, nv, size), lead, (x, k, largest, sorted), plan, call)
+    dist.all_gather_into_tensor(every, send, group=call.group)
+    values, found = _merge(every, (ni, nv, size), lead, x, plan, call)
     return TopK(torch.movedim(values, -1, plan.dim), torch.movedim(found, -1, plan.dim))
