@@ -78,9 +78,11 @@ impl UnitSource for Unit {
                 self.entry_name(),
                 self.width()
             )),
-            Family::SortRows | Family::SplitGather | Family::Utilities | Family::RowThreshold => {
-                None
-            }
+            Family::SortRows
+            | Family::SplitGather
+            | Family::Utilities
+            | Family::RowThreshold
+            | Family::GroupedRows => None,
         }
     }
 
@@ -118,6 +120,7 @@ fn family_file(family: Family) -> &'static str {
         Family::SplitGather => "split_rows.cu",
         Family::Utilities => "utilities.cu",
         Family::RowThreshold => "threshold.cu",
+        Family::GroupedRows => "grouped_rows.cu",
     }
 }
 
@@ -147,7 +150,7 @@ fn inline(
 }
 
 /// The kernel files in the binary, in `kernels/`.
-const EMBEDDED: [(&str, &str); 15] = [
+const EMBEDDED: [(&str, &str); 16] = [
     ("common.cuh", include_str!("../kernels/common.cuh")),
     ("order.cuh", include_str!("../kernels/order.cuh")),
     ("rows.cuh", include_str!("../kernels/rows.cuh")),
@@ -163,6 +166,7 @@ const EMBEDDED: [(&str, &str); 15] = [
     ("split_rows.cu", include_str!("../kernels/split_rows.cu")),
     ("utilities.cu", include_str!("../kernels/utilities.cu")),
     ("threshold.cu", include_str!("../kernels/threshold.cu")),
+    ("grouped_rows.cu", include_str!("../kernels/grouped_rows.cu")),
 ];
 
 /// The kernel files a [`crate::CudaTopK`] compiles: those in the binary

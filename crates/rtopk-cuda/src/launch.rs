@@ -360,6 +360,17 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(ThresholdParams, lengths), 8),
             (offset_of!(ThresholdParams, k_per_row), 8),
         ],
+        Family::GroupedRows => vec![
+            (offset_of!(crate::grouped::GroupedParams, x), 8),
+            (offset_of!(crate::grouped::GroupedParams, out_val), 8),
+            (offset_of!(crate::grouped::GroupedParams, out_idx), 8),
+            (offset_of!(crate::grouped::GroupedParams, n_rows), 8),
+            (offset_of!(crate::grouped::GroupedParams, m), 4),
+            (offset_of!(crate::grouped::GroupedParams, k), 4),
+            (offset_of!(crate::grouped::GroupedParams, groups), 4),
+            (offset_of!(crate::grouped::GroupedParams, top_groups), 4),
+            (offset_of!(crate::grouped::GroupedParams, sum2), 4),
+        ],
         Family::Utilities => return None,
     })
 }
@@ -1062,7 +1073,7 @@ impl CudaTopK {
     /// `P` must lay out `f`'s arguments (in order, at their natural alignment), and every
     /// pointer in it must be valid for what `f` does with the grid until the work on `stream`
     /// completes; `stream` must be a stream of this device's context.
-    unsafe fn launch<P: KernelParams>(
+    pub(crate) unsafe fn launch<P: KernelParams>(
         &self,
         f: &CudaFunction,
         grid: Grid,
@@ -1373,6 +1384,14 @@ mod tests {
                     ThresholdParams: values, threshold, n_rows, m, k, smallest, lengths, k_per_row
                 ),
                 ThresholdParams::END,
+            ),
+            (
+                c_arguments("grouped_rows.cu", "rtopk_grouped_rows("),
+                fields!(
+                    crate::grouped::GroupedParams: x, out_val, out_idx, n_rows, m, k, groups,
+                    top_groups, sum2
+                ),
+                crate::grouped::GroupedParams::END,
             ),
             (c_arguments("utilities.cu", "spin_ahead("), fields!(SpinParams: ns), SpinParams::END),
         ];

@@ -16,6 +16,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+pub mod grouped;
 pub mod plan;
 pub mod program;
 pub mod split;
@@ -23,6 +24,7 @@ pub mod strategy;
 pub mod units;
 
 pub use error::PlanError;
+pub use grouped::{GROUPED_EPL, GROUPED_MAX_BLOCKS, GROUPED_WARPS, grouped_grid};
 pub use plan::{DeviceLimits, Launch, PRESETS, Plan, SortPlan, SortShape, Strategy, plan};
 pub use program::{
     Buffer, BufferId, BufferRole, Content, GATHER_BLOCKS_PER_SM, GATHER_THREADS, Gather, Grid,

@@ -106,6 +106,9 @@ impl ElemType {
         ElemType::I32,
     ];
 
+    /// The float types, the ones a grouped selection (docs/contract.md §8) takes.
+    pub const FLOATS: [ElemType; 3] = [ElemType::F32, ElemType::F16, ElemType::Bf16];
+
     /// numpy's and torch's name of the type (`float32`, `bfloat16`, `int8`, ...).
     pub fn name(self) -> &'static str {
         match self {
@@ -267,6 +270,9 @@ pub enum Family {
     /// Each row's threshold off its values output (docs/contract.md §5),
     /// `rtopk_row_threshold`, one warp per row.
     RowThreshold,
+    /// Grouped selection (docs/contract.md §8), `rtopk_grouped_rows`, one warp per row: float
+    /// rows only.
+    GroupedRows,
 }
 
 impl Family {
@@ -315,6 +321,7 @@ impl Family {
             Family::SplitGather => "rtopk_split_gather",
             Family::Utilities => "utilities",
             Family::RowThreshold => "rtopk_row_threshold",
+            Family::GroupedRows => "rtopk_grouped_rows",
         }
     }
 }
@@ -371,6 +378,11 @@ impl Unit {
         Self { elem, ..Self::single(Family::RowThreshold) }
     }
 
+    /// The grouped-selection unit of rows of `elem` (a float type) writing indices as `index`.
+    pub fn grouped(elem: ElemType, index: IndexType) -> Self {
+        Self { elem, index, ..Self::single(Family::GroupedRows) }
+    }
+
     /// This unit's twin for rows of their own length and k (docs/contract.md §5) where it is
     /// a top-k unit; `ragged == false`, or a unit of another family: itself (the sorts and
     /// the gather read the per-row arrays where given, at a cost no plain launch notices).
@@ -413,7 +425,8 @@ impl Unit {
     /// Every unit, in a fixed order (the order of [`Unit::index`]): for each element type and
     /// then each index type, the units of one (f32 and 32-bit indices: the gather too), then
     /// the utilities, then the ragged twins of the top-k units in the same order, then the
-    /// threshold units of every element type.
+    /// threshold units of every element type, then the grouped-selection units of the float
+    /// types, each for both index types.
     pub fn all() -> Vec<Unit> {
         let base = Self::all_u32();
         let mut out = Vec::with_capacity(UNIT_COUNT);
@@ -436,6 +449,9 @@ impl Unit {
             }));
         }
         out.extend(ElemType::ALL.map(Unit::threshold));
+        for elem in ElemType::FLOATS {
+            out.extend([IndexType::U32, IndexType::I64].map(|index| Unit::grouped(elem, index)));
+        }
         out
     }
 
@@ -467,6 +483,14 @@ impl Unit {
         if self.family == Family::RowThreshold {
             return PLAIN_UNITS + SETS * RAGGED_BASE + self.elem.ordinal();
         }
+        if self.family == Family::GroupedRows {
+            let index = usize::from(self.index == IndexType::I64);
+            return PLAIN_UNITS
+                + SETS * RAGGED_BASE
+                + ElemType::ALL.len()
+                + 2 * self.elem.ordinal()
+                + index;
+        }
         let set = 2 * self.elem.ordinal()
             + match self.index {
                 IndexType::U32 => 0,
@@ -495,7 +519,7 @@ impl Unit {
             Family::SplitGather => warp + 2 * part + 3 + sorts,
             Family::Utilities => warp + 2 * part + 4 + sorts,
             // placed by `index` itself
-            Family::RowThreshold => 0,
+            Family::RowThreshold | Family::GroupedRows => 0,
         }
     }
 
@@ -548,9 +572,10 @@ const SETS: usize = 2 * ElemType::ALL.len();
 /// How many plain units there are: each but the utilities for both index types and every
 /// element type (the gather's other places stay unused: [`Unit::with_elem`] keeps it f32).
 const PLAIN_UNITS: usize = SETS * (BASE_UNITS - 1) + 1;
-/// How many units there are: the plain ones, the ragged twins of the top-k units and the
-/// threshold units of every element type.
-pub const UNIT_COUNT: usize = PLAIN_UNITS + SETS * RAGGED_BASE + ElemType::ALL.len();
+/// How many units there are: the plain ones, the ragged twins of the top-k units, the
+/// threshold units of every element type and the grouped-selection units of the float types.
+pub const UNIT_COUNT: usize =
+    PLAIN_UNITS + SETS * RAGGED_BASE + ElemType::ALL.len() + 2 * ElemType::FLOATS.len();
 
 /// A unit is written as its name (`rtopk_warp_rows_12_f16`).
 impl Serialize for Unit {
@@ -602,7 +627,10 @@ mod tests {
         );
         let t = Unit::threshold(ElemType::F16);
         assert_eq!(t.with_index(IndexType::I64), t);
-        assert_eq!(Unit::all()[UNIT_COUNT - ElemType::ALL.len() + 1], t);
+        assert_eq!(Unit::all()[UNIT_COUNT - 6 - ElemType::ALL.len() + 1], t);
+        assert!(
+            names.contains("rtopk_grouped_rows") && names.contains("rtopk_grouped_rows_bf16_i64")
+        );
         let half = Unit::row(Family::HalfRows, 9).with_elem(ElemType::F16);
         assert_eq!((half.width(), half.elems_per_lane()), (32, 64));
         // integer rows: one 32-bit key per element, whatever the integer's width

@@ -30,6 +30,9 @@
 //!   `bf16`, `f64`, `i8`, `u8`, `i16`, `i32`, `i64`) in, a [`Selection`] of that type out. Iteration counts are computed only when the request asks for them:
 //!   without them `cuda` and `sim` take the route that splits long rows, as `rtopk.topk` does.
 //!   [`select_into`] reuses the output buffers (the CLI's block loop).
+//! * [`grouped`] — grouped selection (docs/contract.md §8): [`grouped::select_grouped`] on
+//!   host rows (`auto`/`reference`, `sim`, `cuda`) and [`grouped::grouped_raw`] on device
+//!   buffers, the mixture-of-experts router's two-stage top-k.
 //! * [`cuda`] — device buffers a framework owns: [`cuda::select_raw`] (`unsafe`: raw
 //!   addresses on the caller's stream), [`cuda::is_ready`], [`cuda::prepare`]; the GPU's
 //!   errors and [`cuda::check_libraries`].
@@ -109,6 +112,7 @@ pub mod caps;
 pub mod cuda;
 pub mod dtype;
 pub mod error;
+pub mod grouped;
 mod kernel;
 pub mod param;
 pub mod params;

@@ -77,6 +77,7 @@ pub mod bitonic;
 pub mod bucket;
 pub mod driver;
 pub mod error;
+pub mod grouped;
 pub mod heap;
 pub mod inputs;
 pub mod oracle;
@@ -98,6 +99,7 @@ pub use driver::{
     topk_rows_into, topk_rows_into_counted,
 };
 pub use error::TopKError;
+pub use grouped::{GroupScore, Grouped, grouped_topk};
 pub use half::{bf16, f16};
 pub use heap::Heap;
 pub use inputs::Family;

@@ -106,6 +106,12 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     // the thresholds (docs/contract.md §5)
     ("threshold_value", "threshold.rs"),
     ("rtopk_row_threshold", "threshold.rs"),
+    // grouped selection (docs/contract.md §8)
+    ("load_experts", "grouped.rs"),
+    ("group_scores", "grouped.rs"),
+    ("choose_groups", "grouped.rs"),
+    ("select_experts", "grouped.rs"),
+    ("rtopk_grouped_rows", "grouped.rs"),
 ];
 
 #[cfg(test)]
