@@ -13,6 +13,8 @@
 //!   interpreter detached while rayon works).
 //! * [`cuda`]: the launch on torch's CUDA tensors (raw addresses, torch's stream), the GPU
 //!   kernel's equivalence check.
+//! * [`grouped`]: grouped selection (docs/contract.md §8, a mixture-of-experts router) through
+//!   the library's `rtopk::grouped`: on a NumPy array (detached) and on torch's CUDA tensors.
 //! * [`plan`]: the launch program of a request (`rtopk.plan`).
 //! * [`trace`]: one row through the simulated kernel.
 //! * [`sim`]: the simulated kernel over a matrix, its diagnostics, the seeded-bug catalog.
@@ -25,15 +27,17 @@
 //!
 //! The crate says `deny(unsafe_code)` rather than `forbid` for the three boundaries that need
 //! it, each with `#[allow(unsafe_code)]` on its function and a `// SAFETY:` line per block: the
-//! CUDA launch takes raw device addresses from torch and hands them to the library's raw
-//! launch; a 16-bit input arrives as `uint16` bit patterns, viewed in place as `half::f16` /
-//! `half::bf16`; XLA's FFI hands its handlers a C call frame of raw pointers (`jax`).
+//! CUDA launches (top-k and grouped) take raw device addresses from torch and hand them to the
+//! library's raw launches; a 16-bit input arrives as `uint16` bit patterns, viewed in place as
+//! `half::f16` / `half::bf16`; XLA's FFI hands its handlers a C call frame of raw pointers
+//! (`jax`).
 
 #![deny(unsafe_code)]
 
 mod cuda;
 mod engine;
 mod errors;
+mod grouped;
 mod jax;
 mod plan;
 mod request;
@@ -71,6 +75,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cuda::cuda_verify, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::cuda_prepare_all, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(grouped::grouped_select, m)?)?;
+    m.add_function(wrap_pyfunction!(grouped::grouped_launch, m)?)?;
     m.add_function(wrap_pyfunction!(jax::jax_handler, m)?)?;
     Ok(())
 }

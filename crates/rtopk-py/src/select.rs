@@ -156,7 +156,9 @@ fn run<'py, E: Value>(
 
 /// The 16-bit floats whose bit patterns `bits` holds, read in place (no copy).
 #[allow(unsafe_code)]
-fn reinterpret<E: KernelElement<Key = u16>>(bits: ArrayView2<'_, u16>) -> ArrayView2<'_, E> {
+pub(crate) fn reinterpret<E: KernelElement<Key = u16>>(
+    bits: ArrayView2<'_, u16>,
+) -> ArrayView2<'_, E> {
     // `cast` keeps the shape and the strides (in elements); it checks that the sizes agree.
     let raw = bits.raw_view().cast::<E>();
     // SAFETY: E (`KernelElement<Key = u16>`: half::f16 or half::bf16) is `#[repr(transparent)]` over

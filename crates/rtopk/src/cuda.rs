@@ -20,7 +20,7 @@ use crate::kernel::{Executor, Job, RowArrays};
 use crate::request::{IndexWidth, Request};
 
 pub use rtopk_cuda::{
-    CACHE_DIR_ENV, CudaError, CudaTopK, RawBuffers, check_libraries, shared_device,
+    CACHE_DIR_ENV, CudaError, CudaTopK, GroupedBuffers, RawBuffers, check_libraries, shared_device,
 };
 
 /// The GPU as an executor of the kernel. Building one touches no device; the first selection

@@ -15,6 +15,9 @@ array([[2, 1],
 * rows of their own length, a k per row, threshold hints and the threshold output
   (docs/contract.md §5): ``rtopk.topk(x, k, lengths=..., hint=..., return_threshold=True)``
   on NumPy arrays and CPU tensors.
+* :func:`grouped_topk` (:mod:`rtopk.grouped`) — grouped selection (docs/contract.md §8), the
+  router of mixture-of-experts models (DeepSeek-V3's: the best groups of experts, then the best
+  experts among them), on NumPy arrays, CPU tensors and CUDA tensors (one kernel launch).
 * :func:`trace` — one row through the kernel on the warp simulator, as data, text and SVG.
 * :mod:`rtopk.sim` — the simulated kernel over matrices, its diagnostics, seeded bugs.
 * :mod:`rtopk.stats`, :func:`expected_iterations` — iteration statistics, Appendix A's E(n).
@@ -27,7 +30,7 @@ Every call returns the canonical top-k of docs/contract.md §1: NaN above ``+inf
 ``-0.0 == +0.0``, ties to the lower index.
 """
 
-from . import cuda, distributed, sim, stats
+from . import cuda, distributed, grouped, sim, stats
 from ._native import CudaError, CudaUnavailableError, InternalError, __version__
 from ._plan import plan
 from ._registry import AlgorithmInfo, algorithms, expected_iterations
@@ -40,6 +43,7 @@ from ._topk import (
     topk,
 )
 from ._trace import Trace, TraceChunk, TraceStep, trace
+from .grouped import grouped_topk
 
 __all__ = [
     "AlgorithmInfo",
@@ -59,6 +63,8 @@ __all__ = [
     "cuda",
     "distributed",
     "expected_iterations",
+    "grouped",
+    "grouped_topk",
     "plan",
     "sim",
     "stats",

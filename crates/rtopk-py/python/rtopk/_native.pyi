@@ -205,6 +205,49 @@ def cuda_launch(
     ``n`` or ``k`` is 0. Asynchronous: no host synchronisation, no device allocation for the
     outputs (capturable by CUDA graphs). Raises ``CudaUnavailableError`` without a driver."""
 
+def grouped_select(
+    x: npt.NDArray[Any],
+    dtype: str,
+    k: int,
+    groups: int,
+    top_groups: int,
+    score: str,
+    algo: str,
+) -> Tuple[npt.NDArray[Any], npt.NDArray[np.int64]]:
+    """The grouped selection (docs/contract.md §8) of the 2-D array ``x`` (rows along the last
+    axis, any strides) of element type ``dtype``: ``x`` is float32 for ``"float32"``, a uint16
+    array of the bit patterns (read in place) for ``"float16"`` and ``"bfloat16"``. ``k``
+    experts per row from the best ``top_groups`` of ``groups`` groups scored by ``score``
+    (``"max"`` or ``"sum2"``), by ``algo`` (``auto``, ``reference``, ``sim``, ``cuda``); the
+    GIL is released while it runs. Returns ``(N, k)`` values (float32, or uint16 bit patterns
+    of the 16-bit type) and ``(N, k)`` int64 indices, each row sorted. ``ValueError`` for a
+    selection that does not fit the rows or an unknown name, ``TypeError`` for another dtype
+    or a bool count."""
+
+def grouped_launch(
+    dtype: str,
+    n: int,
+    m: int,
+    k: int,
+    groups: int,
+    top_groups: int,
+    score: str,
+    index_bits: int,
+    pointers: Tuple[int, int, int],
+    device: int,
+    stream: int,
+) -> None:
+    """Launches the grouped selection of :func:`grouped_select` on CUDA device ``device``, on
+    the CUDA stream ``stream`` (a raw ``cudaStream_t``: torch's current stream of that
+    device), over ``n`` contiguous rows of width ``m`` of ``dtype`` (float32, float16 or
+    bfloat16). ``pointers`` are the device addresses ``(x, values, indices)``: the input,
+    ``n × k`` values of the dtype and ``n × k`` indices of ``index_bits`` (32: uint32, 64:
+    int64). Every argument is checked first, before any device is opened (``ValueError``,
+    ``TypeError``); nothing is launched when ``n`` or ``k`` is 0 (``n = 0``: a check only).
+    Asynchronous: no host synchronisation, no device allocation (capturable by CUDA graphs
+    once the kernel is built: the first call of a dtype and index width on a device builds
+    it). Raises ``CudaUnavailableError`` without a driver."""
+
 def jax_handler(platform: str) -> int:
     """The address of the XLA FFI handler of ``rtopk.jax`` for ``platform`` (``"cpu"`` or
     ``"cuda"``), to wrap with ``jax.ffi.pycapsule``. Raises ``ValueError`` for others."""
