@@ -1,6 +1,7 @@
-//! Grouped selection on the GPU (docs/contract.md §8): one launch of `rtopk_grouped_rows`
-//! (`kernels/grouped_rows.cu`) with rtopk-plan's grid ([`rtopk_plan::grouped_grid`]), on
-//! host rows (copied there and back) or on buffers a framework owns.
+//! Grouped selection on the GPU (docs/contract.md §8): one launch of
+//! `rtopk_grouped_rows_<EPL>` (`kernels/grouped_rows.cu`) as rtopk-plan plans it
+//! ([`rtopk_plan::grouped_launch`]: the grid and the unit's experts per lane), on host rows
+//! (copied there and back) or on buffers a framework owns.
 
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, sys};
 use topk_ref::{GroupScore, Grouped, TopKError};
@@ -41,9 +42,14 @@ pub struct GroupedBuffers {
     pub indices: u64,
 }
 
-/// The unit of a grouped selection of `types`, after the checks of `g` on rows of `m`.
-fn grouped_unit(g: &Grouped, m: usize, types: DataTypes) -> Result<Unit, CudaError> {
-    g.check(m)?;
+/// The unit and grid of a grouped selection of `types` on `n` rows of `m`, after the checks of
+/// `g` on them.
+fn grouped_unit(
+    g: &Grouped,
+    (n, m): (usize, usize),
+    types: DataTypes,
+) -> Result<(Unit, rtopk_plan::Grid), CudaError> {
+    let launch = rtopk_plan::grouped_launch(n, m, g)?;
     if !ElemType::FLOATS.contains(&types.elem) {
         return Err(CudaError::TopK(TopKError::InvalidParameter {
             name: "dtype",
@@ -53,7 +59,7 @@ fn grouped_unit(g: &Grouped, m: usize, types: DataTypes) -> Result<Unit, CudaErr
             ),
         }));
     }
-    Ok(Unit::grouped(types.elem, types.index))
+    Ok((Unit::grouped(types.elem, types.index, launch.epl), launch.grid))
 }
 
 impl CudaTopK {
@@ -61,7 +67,7 @@ impl CudaTopK {
     /// with [`CudaTopK::prepare`], or test [`CudaTopK::is_loaded`]).
     pub fn grouped_unit(&self, g: &Grouped, m: usize, types: DataTypes) -> Result<Unit, CudaError> {
         self.check_elem(types.elem)?;
-        grouped_unit(g, m, types)
+        Ok(grouped_unit(g, (1, m), types)?.0)
     }
 
     /// The grouped selection `g` of `n` rows of `m` scores on buffers the caller owns,
@@ -81,8 +87,8 @@ impl CudaTopK {
         bufs: GroupedBuffers,
         stream: u64,
     ) -> Result<(), CudaError> {
-        let unit = self.grouped_unit(g, m, types)?;
-        let grid = rtopk_plan::grouped_grid(n, m, g).map_err(CudaError::from)?;
+        self.check_elem(types.elem)?;
+        let (unit, grid) = grouped_unit(g, (n, m), types)?;
         if n == 0 || g.k == 0 {
             return Ok(());
         }

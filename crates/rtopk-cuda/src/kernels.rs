@@ -78,11 +78,16 @@ impl UnitSource for Unit {
                 self.entry_name(),
                 self.width()
             )),
-            Family::SortRows
-            | Family::SplitGather
-            | Family::Utilities
-            | Family::RowThreshold
-            | Family::GroupedRows => None,
+            Family::GroupedRows => Some(format!(
+                "extern \"C\" __global__ void __launch_bounds__(GROUPED_WARPS * 32) {}(GROUPED_ARGS) \
+                 {{ rtopk_grouped_rows_impl<{}>(x, out_val, out_idx, n_rows, m, k, groups, \
+                 top_groups, sum2); }}",
+                self.entry_name(),
+                self.width()
+            )),
+            Family::SortRows | Family::SplitGather | Family::Utilities | Family::RowThreshold => {
+                None
+            }
         }
     }
 

@@ -1386,7 +1386,7 @@ mod tests {
                 ThresholdParams::END,
             ),
             (
-                c_arguments("grouped_rows.cu", "rtopk_grouped_rows("),
+                c_arguments("grouped_rows.cu", "#define GROUPED_ARGS"),
                 fields!(
                     crate::grouped::GroupedParams: x, out_val, out_idx, n_rows, m, k, groups,
                     top_groups, sum2

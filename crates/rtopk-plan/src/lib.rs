@@ -24,7 +24,7 @@ pub mod strategy;
 pub mod units;
 
 pub use error::PlanError;
-pub use grouped::{GROUPED_EPL, GROUPED_MAX_BLOCKS, GROUPED_WARPS, grouped_grid};
+pub use grouped::{GROUPED_MAX_BLOCKS, GROUPED_WARPS, GroupedLaunch, grouped_launch};
 pub use plan::{DeviceLimits, Launch, PRESETS, Plan, SortPlan, SortShape, Strategy, plan};
 pub use program::{
     Buffer, BufferId, BufferRole, Content, GATHER_BLOCKS_PER_SM, GATHER_THREADS, Gather, Grid,
@@ -34,6 +34,7 @@ pub use program::{
 pub use split::{BLOCK_REGISTER_ROW, Route, Split, ragged_route, route};
 pub use units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS,
-    BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family, IndexType, PART_ROWS, RowWidth,
-    SORT_WARP_E, SORT_WARPS, UNIT_COUNT, UTILITIES, Unit, WARP_ROWS, WARP_STAGE,
+    BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family, GROUPED_WIDTHS, IndexType,
+    PART_ROWS, RowWidth, SORT_WARP_E, SORT_WARPS, UNIT_COUNT, UTILITIES, Unit, WARP_ROWS,
+    WARP_STAGE,
 };

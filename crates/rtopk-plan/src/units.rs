@@ -244,6 +244,10 @@ pub const BLOCK_ROWS_BOUNDS: (u32, u32) = (1024, 1);
 /// registers), 4 per SM.
 pub const BLOCK_ROWS_NARROW_BOUNDS: (u32, u32) = (256, 4);
 
+/// The grouped selection's instantiations (docs/contract.md §8): experts per lane, one warp
+/// per row of up to `32 * width` experts.
+pub const GROUPED_WIDTHS: [usize; 5] = [2, 4, 8, 16, 32];
+
 /// A launch family: the kernels that hold a row the same way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -270,8 +274,8 @@ pub enum Family {
     /// Each row's threshold off its values output (docs/contract.md §5),
     /// `rtopk_row_threshold`, one warp per row.
     RowThreshold,
-    /// Grouped selection (docs/contract.md §8), `rtopk_grouped_rows`, one warp per row: float
-    /// rows only.
+    /// Grouped selection (docs/contract.md §8), `rtopk_grouped_rows_<EPL>`, one warp per row
+    /// of up to `32 * EPL` experts ([`GROUPED_WIDTHS`]): float rows only.
     GroupedRows,
 }
 
@@ -378,9 +382,10 @@ impl Unit {
         Self { elem, ..Self::single(Family::RowThreshold) }
     }
 
-    /// The grouped-selection unit of rows of `elem` (a float type) writing indices as `index`.
-    pub fn grouped(elem: ElemType, index: IndexType) -> Self {
-        Self { elem, index, ..Self::single(Family::GroupedRows) }
+    /// The grouped-selection unit of `epl` experts per lane (one of [`GROUPED_WIDTHS`]) on
+    /// rows of `elem` (a float type), writing indices as `index`.
+    pub fn grouped(elem: ElemType, index: IndexType, epl: usize) -> Self {
+        Self { elem, index, width: epl, ..Self::single(Family::GroupedRows) }
     }
 
     /// This unit's twin for rows of their own length and k (docs/contract.md §5) where it is
@@ -450,7 +455,9 @@ impl Unit {
         }
         out.extend(ElemType::ALL.map(Unit::threshold));
         for elem in ElemType::FLOATS {
-            out.extend([IndexType::U32, IndexType::I64].map(|index| Unit::grouped(elem, index)));
+            for index in [IndexType::U32, IndexType::I64] {
+                out.extend(GROUPED_WIDTHS.map(|epl| Unit::grouped(elem, index, epl)));
+            }
         }
         out
     }
@@ -484,12 +491,13 @@ impl Unit {
             return PLAIN_UNITS + SETS * RAGGED_BASE + self.elem.ordinal();
         }
         if self.family == Family::GroupedRows {
-            let index = usize::from(self.index == IndexType::I64);
+            let set = 2 * self.elem.ordinal() + usize::from(self.index == IndexType::I64);
+            let width = GROUPED_WIDTHS.iter().position(|&w| w == self.width).unwrap_or(0);
             return PLAIN_UNITS
                 + SETS * RAGGED_BASE
                 + ElemType::ALL.len()
-                + 2 * self.elem.ordinal()
-                + index;
+                + set * GROUPED_WIDTHS.len()
+                + width;
         }
         let set = 2 * self.elem.ordinal()
             + match self.index {
@@ -529,7 +537,7 @@ impl Unit {
     }
 
     /// Registers per lane (warp-row families: [`RowWidth::epl`]), results per lane (warp
-    /// sorts), else 0.
+    /// sorts), experts per lane (grouped selection), else 0.
     pub fn width(self) -> usize {
         self.width
     }
@@ -557,7 +565,9 @@ impl Unit {
             Family::WarpRows | Family::HalfRows | Family::QuarterRows => {
                 format!("{}{ragged}_{}", self.family.prefix(), self.elems_per_lane())
             }
-            Family::SortWarpRows => format!("{}_{}", self.family.prefix(), self.width),
+            Family::SortWarpRows | Family::GroupedRows => {
+                format!("{}_{}", self.family.prefix(), self.width)
+            }
             _ => format!("{}{ragged}", self.family.prefix()),
         }
     }
@@ -574,8 +584,10 @@ const SETS: usize = 2 * ElemType::ALL.len();
 const PLAIN_UNITS: usize = SETS * (BASE_UNITS - 1) + 1;
 /// How many units there are: the plain ones, the ragged twins of the top-k units, the
 /// threshold units of every element type and the grouped-selection units of the float types.
-pub const UNIT_COUNT: usize =
-    PLAIN_UNITS + SETS * RAGGED_BASE + ElemType::ALL.len() + 2 * ElemType::FLOATS.len();
+pub const UNIT_COUNT: usize = PLAIN_UNITS
+    + SETS * RAGGED_BASE
+    + ElemType::ALL.len()
+    + 2 * ElemType::FLOATS.len() * GROUPED_WIDTHS.len();
 
 /// A unit is written as its name (`rtopk_warp_rows_12_f16`).
 impl Serialize for Unit {
@@ -627,9 +639,10 @@ mod tests {
         );
         let t = Unit::threshold(ElemType::F16);
         assert_eq!(t.with_index(IndexType::I64), t);
-        assert_eq!(Unit::all()[UNIT_COUNT - 6 - ElemType::ALL.len() + 1], t);
+        assert_eq!(Unit::all()[UNIT_COUNT - 30 - ElemType::ALL.len() + 1], t);
         assert!(
-            names.contains("rtopk_grouped_rows") && names.contains("rtopk_grouped_rows_bf16_i64")
+            names.contains("rtopk_grouped_rows_8")
+                && names.contains("rtopk_grouped_rows_32_bf16_i64")
         );
         let half = Unit::row(Family::HalfRows, 9).with_elem(ElemType::F16);
         assert_eq!((half.width(), half.elems_per_lane()), (32, 64));

@@ -1,13 +1,14 @@
-//! Grouped selection (docs/contract.md §8): the kernel `rtopk_grouped_rows`
+//! Grouped selection (docs/contract.md §8): the kernel `rtopk_grouped_rows_<EPL>`
 //! (`kernels/grouped_rows.cu`), one warp per row, in the same four stages under the same
-//! names — `load_experts`, `group_scores`, `choose_groups`, `select_experts` — with rtopk-plan's
-//! grid ([`rtopk_plan::grouped_grid`]). A row's `m` scores fall into `groups` groups of `size =
+//! names — `load_experts`, `group_scores`, `choose_groups`, `select_experts` — as rtopk-plan
+//! plans it ([`rtopk_plan::grouped_launch`]: the grid, and the unit's `EPL` experts per lane).
+//! A row's `m` scores fall into `groups` groups of `size =
 //! m / groups` consecutive experts; each group is scored by its best value or the f32 sum of
 //! its best two; the best `top_groups` groups are kept (ties to the lower group); the row's
 //! `k` best experts among them are written in the canonical order — topk-ref's
 //! `grouped_topk`, bit for bit.
 
-use rtopk_plan::{GROUPED_EPL, GROUPED_WARPS, grouped_grid};
+use rtopk_plan::{GROUPED_WARPS, grouped_launch};
 use topk_ref::{Bisect, GroupScore, Grouped, Mode};
 
 use crate::engine::error::SimError;
@@ -34,6 +35,8 @@ struct GroupedArgs {
     groups: u32,
     top_groups: u32,
     sum2: bool,
+    /// The unit's experts per lane (`EPL`).
+    epl: u32,
 }
 
 /// A row's registers: each lane's input bits and own keys of experts `lane + 32 i`.
@@ -53,7 +56,8 @@ impl Simulator {
         (n, m): (usize, usize),
         g: &Grouped,
     ) -> Result<(Vec<u32>, Vec<u32>), SimError> {
-        let grid = grouped_grid(n, m, g)?;
+        let launch = grouped_launch(n, m, g)?;
+        let (grid, epl) = (launch.grid, launch.epl as u32);
         if !matches!(elem, ElemType::F32 | ElemType::F16 | ElemType::Bf16) {
             return Err(SimError::InvalidLaunch(format!(
                 "a grouped selection takes float rows, not {}",
@@ -97,13 +101,14 @@ impl Simulator {
             groups: g.groups as u32,
             top_groups: g.top_groups as u32,
             sum2: g.score == GroupScore::TopTwoSum,
+            epl,
         };
-        let shared = (GROUPED_WARPS * GROUPED_EPL * 32) as usize;
+        let shared = (GROUPED_WARPS * epl * 32) as usize;
         let warps = u64::from(grid.blocks) * u64::from(GROUPED_WARPS);
-        let per_row = 8 * (m as u64 + u64::from(ga.k) * (2 * u64::from(GROUPED_EPL) + 16) + 256);
+        let per_row = 8 * (m as u64 + u64::from(ga.k) * (2 * u64::from(epl) + 16) + 256);
         machine.set_step_limit(n.div_ceil(warps as usize) as u64 * per_row + 1024);
         let engine_grid = Grid::new(grid.blocks, GROUPED_WARPS, shared);
-        machine.launch(engine_grid, async |mut w| rtopk_grouped_rows(&mut w, &ga).await)?;
+        machine.launch(engine_grid, async |mut w| rtopk_grouped_rows_impl(&mut w, &ga).await)?;
         for (id, what) in [(values, "values"), (indices, "indices")] {
             if let Some((at, count)) = machine.global(id).unwritten(0, nk) {
                 return Err(SimError::InvalidLaunch(format!(
@@ -117,42 +122,40 @@ impl Simulator {
     }
 }
 
-/// `rtopk_grouped_rows`: warp `g` of the grid takes rows `g, g + warps, ...` (the grid covers
-/// the rows once), each through the four stages.
-async fn rtopk_grouped_rows(w: &mut Warp<'_>, ga: &GroupedArgs) -> Result<(), SimError> {
+/// `rtopk_grouped_rows_impl`: warp `g` of the grid takes rows `g, g + warps, ...` (the grid
+/// covers the rows once), each through the four stages.
+async fn rtopk_grouped_rows_impl(w: &mut Warp<'_>, ga: &GroupedArgs) -> Result<(), SimError> {
     let lane = w.lane_id();
     let warp = w.warp_idx();
     let warps = u64::from(w.grid_dim()) * u64::from(GROUPED_WARPS);
-    let epl = ga.m.div_ceil(32);
     let size = ga.m / ga.groups;
-    let shared_row = warp * GROUPED_EPL * 32;
+    let shared_row = warp * ga.epl * 32;
     let mut row = u64::from(w.block_idx()) * u64::from(GROUPED_WARPS) + u64::from(warp);
     while row < ga.n {
         w.syncwarp(FULL_MASK, "rtopk_grouped_rows: the previous row's group_scores have read")
             .await?;
-        let mut e = load_experts(w, ga, row, epl, shared_row, &lane).await?;
+        let mut e = load_experts(w, ga, row, shared_row, &lane).await?;
         let score = group_scores(w, ga, size, shared_row, &lane).await?;
         let kept = choose_groups(w, ga, &score, &lane)?;
-        select_experts(w, ga, &mut e, (kept, size, epl), row, &lane).await?;
+        select_experts(w, ga, &mut e, (kept, size), row, &lane).await?;
         row += warps;
     }
     Ok(())
 }
 
-/// `load_experts`: lane `l` holds experts `j = l + 32 i` (`i < epl`): their input bits and
+/// `load_experts`: lane `l` holds experts `j = l + 32 i` (`i < EPL`): their input bits and
 /// own keys in largest mode, key 0 past `m` (a key no float has in largest mode), and writes
 /// the keys to its warp's shared row.
 async fn load_experts(
     w: &mut Warp<'_>,
     ga: &GroupedArgs,
     row: u64,
-    epl: u32,
     shared_row: u32,
     lane: &Lanes<u32>,
 ) -> Result<Experts, SimError> {
-    let slots = GROUPED_EPL as usize;
+    let slots = ga.epl as usize;
     let mut e = Experts { vals: vec![Lanes::splat(0); slots], keys: vec![Lanes::splat(0); slots] };
-    for i in 0..epl {
+    for i in 0..ga.epl {
         let j = lane.map(|l| l + 32 * i);
         let saved = w.push_active(&j.map(|j| j < ga.m), "load_experts: j < m")?;
         let at = j.map(|j| row * u64::from(ga.m) + u64::from(j));
@@ -232,11 +235,11 @@ async fn select_experts(
     w: &mut Warp<'_>,
     ga: &GroupedArgs,
     e: &mut Experts,
-    (kept, size, epl): (u32, u32, u32),
+    (kept, size): (u32, u32),
     row: u64,
     lane: &Lanes<u32>,
 ) -> Result<(), SimError> {
-    for i in 0..epl {
+    for i in 0..ga.epl {
         let keys = &e.keys[i as usize];
         e.keys[i as usize] = Lanes::from_fn(|l| {
             let j = lane.lane(l) + 32 * i;
@@ -245,7 +248,7 @@ async fn select_experts(
     }
     for r in 0..ga.k {
         let (mut best, mut at) = (Lanes::splat(0u32), Lanes::splat(0u32));
-        for i in 0..epl {
+        for i in 0..ga.epl {
             let keys = &e.keys[i as usize];
             at = Lanes::from_fn(|l| if keys.lane(l) > best.lane(l) { i } else { at.lane(l) });
             best = best.zip(keys, u32::max);
@@ -260,7 +263,7 @@ async fn select_experts(
         let v = Lanes::from_fn(|l| e.vals[at.lane(l) as usize].lane(l));
         w.st_global(ga.values, &out, &v, "select_experts: out_val[r] = vals[at]").await?;
         w.st_global(ga.indices, &out, &j, "select_experts: out_idx[r] = j").await?;
-        for i in 0..GROUPED_EPL {
+        for i in 0..ga.epl {
             let taken = e.keys[i as usize].zip(&at, |k, a| if a == i { 0 } else { k });
             w.assign(&mut e.keys[i as usize], &taken);
         }

@@ -111,7 +111,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("group_scores", "grouped.rs"),
     ("choose_groups", "grouped.rs"),
     ("select_experts", "grouped.rs"),
-    ("rtopk_grouped_rows", "grouped.rs"),
+    ("rtopk_grouped_rows_impl", "grouped.rs"),
 ];
 
 #[cfg(test)]
