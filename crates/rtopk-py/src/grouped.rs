@@ -7,15 +7,14 @@
 //! `uint16` arrays of their bit patterns, the type named by `dtype`, read in place and their
 //! values returned as bits. Indices come back as int64 on the host.
 
-use std::sync::Mutex;
-
 use ndarray::{Array2, ArrayView2};
 use numpy::{PyArray2, PyArrayDescrMethods, PyArrayMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use rtopk::cuda::{GroupedBuffers, Shape};
 use rtopk::grouped::{
-    GroupScore, Grouped, GroupedElement, check_grouped_raw, grouped_raw, select_grouped,
+    GroupScore, Grouped, GroupedElement, check_grouped_raw, grouped_raw, grouped_ready,
+    select_grouped,
 };
 use rtopk::{Dtype, Error, IndexWidth, KernelElement, bf16, f16};
 
@@ -121,8 +120,9 @@ fn run<E: GroupedElement, V>(
 /// Every argument is checked first (`rtopk::grouped::check_grouped_raw`), before any device
 /// is opened; nothing is launched when `n` or `k` is 0 (a call with `n = 0` is a check
 /// only). Nothing is allocated, copied or synchronised: the call queues one launch, so it
-/// can be captured in a CUDA graph once its kernel is built (the first call of a dtype and
-/// index width on a device builds it with NVRTC, with the interpreter released).
+/// can be captured in a CUDA graph once its kernel is built (the first call of a unit — a
+/// dtype, an index width and a row width's experts per lane — on a device builds it with
+/// NVRTC, with the interpreter released).
 #[pyfunction]
 #[pyo3(signature = (
     dtype, n, m, k, groups, top_groups, score, index_bits, pointers, device, stream
@@ -157,7 +157,6 @@ pub(crate) fn grouped_launch(
         }
         let (x, values, indices) = pointers;
         let bufs = GroupedBuffers { x, values, indices };
-        let unit = (ordinal, shape.dtype, index);
         // SAFETY: rtopk.grouped_topk passes the addresses of contiguous torch tensors it
         // allocated on CUDA device `ordinal` (n*m scores of `dtype`, n*k values of it, n*k
         // indices of `index`'s width), held alive by the caller while torch's stream `stream`
@@ -166,35 +165,14 @@ pub(crate) fn grouped_launch(
         // before it ends. The selection was checked against the shape above.
         #[allow(unsafe_code)]
         let launch = move || unsafe { grouped_raw(&g, shape, index, bufs, (ordinal, stream)) };
-        if built(unit) {
+        if grouped_ready(&g, shape, index, ordinal).map_err(to_py)? {
             // queued, not run: attached, a launch costs less than releasing the interpreter
             return launch().map_err(to_py);
         }
-        // the first launch of this unit builds its kernel (NVRTC) and may open the device:
-        // other Python threads run meanwhile
-        detached(py, launch)?;
-        remember_built(unit);
-        Ok(())
+        // the first launch of this unit builds its kernel (NVRTC): other Python threads run
+        // meanwhile
+        detached(py, launch)
     })
-}
-
-/// A kernel unit of a grouped selection: device, element type, index width.
-type Unit = (usize, Dtype, IndexWidth);
-
-/// The units launched once in this process (a handful: one per device, type and width).
-static BUILT: Mutex<Vec<Unit>> = Mutex::new(Vec::new());
-
-/// `true` when `unit` was launched before, so its kernel is built and a launch only queues.
-fn built(unit: Unit) -> bool {
-    BUILT.lock().is_ok_and(|units| units.contains(&unit))
-}
-
-fn remember_built(unit: Unit) {
-    if let Ok(mut units) = BUILT.lock()
-        && !units.contains(&unit)
-    {
-        units.push(unit);
-    }
 }
 
 /// The selection the arguments name (its checks against the rows are the library's); a

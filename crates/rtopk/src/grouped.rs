@@ -136,6 +136,33 @@ fn not_a_float(dtype: crate::dtype::Dtype) -> Error {
     })
 }
 
+/// `true` when the kernel unit a [`grouped_raw`] of `g` on `shape` with `index` launches is
+/// built and loaded on CUDA device `ordinal` (which this opens on first use): the launch then
+/// builds nothing, so a face may queue it without releasing its interpreter.
+pub fn grouped_ready(
+    g: &Grouped,
+    shape: Shape,
+    index: IndexWidth,
+    ordinal: usize,
+) -> Result<bool, Error> {
+    let types = grouped_types(g, shape, index)?;
+    let gpu = shared_device(ordinal)?;
+    let unit = gpu.grouped_unit(g, shape.m, types)?;
+    Ok(gpu.is_loaded(&[unit]))
+}
+
+/// The kernel's data types of a grouped selection on device buffers, after its checks.
+fn grouped_types(g: &Grouped, shape: Shape, index: IndexWidth) -> Result<DataTypes, Error> {
+    check_grouped_raw(g, shape)?;
+    let elem = rtopk_cuda::ElemType::from_name(shape.dtype.name())
+        .ok_or_else(|| not_a_float(shape.dtype))?;
+    let index = match index {
+        IndexWidth::U32 => IndexType::U32,
+        IndexWidth::I64 => IndexType::I64,
+    };
+    Ok(DataTypes { elem, index })
+}
+
 /// The grouped selection `g` of `shape`'s rows on buffers a framework owns, on CUDA device
 /// `ordinal`, queued on `stream`: nothing allocated, copied or synchronised (it may be captured
 /// in a CUDA graph once its kernel is built: the first call on a device builds it, ~0.1 s).
@@ -153,17 +180,11 @@ pub unsafe fn grouped_raw(
     bufs: GroupedBuffers,
     (ordinal, stream): (usize, u64),
 ) -> Result<(), Error> {
-    check_grouped_raw(g, shape)?;
-    let elem = rtopk_cuda::ElemType::from_name(shape.dtype.name())
-        .ok_or_else(|| not_a_float(shape.dtype))?;
-    let index = match index {
-        IndexWidth::U32 => IndexType::U32,
-        IndexWidth::I64 => IndexType::I64,
-    };
+    let types = grouped_types(g, shape, index)?;
     let gpu = shared_device(ordinal)?;
     // SAFETY: the caller's buffers and stream, under this function's contract, which is
     // `CudaTopK::grouped_raw`'s; the selection was checked against the shape above.
-    unsafe { gpu.grouped_raw(g, (shape.n, shape.m), DataTypes { elem, index }, bufs, stream) }?;
+    unsafe { gpu.grouped_raw(g, (shape.n, shape.m), types, bufs, stream) }?;
     Ok(())
 }
 
