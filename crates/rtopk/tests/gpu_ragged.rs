@@ -8,6 +8,10 @@
 //! bits) its iteration counts are `bisect`'s with the same hints. Needs a CUDA GPU:
 //! `cargo test -p rtopk --release --test gpu_ragged -- --ignored`.
 
+// Grouped selection (docs/contract.md §8) on the GPU, on the same hostile rows.
+#[path = "gpu_ragged/grouped.rs"]
+mod grouped;
+
 use ndarray::{Array1, Array2, ArrayView2};
 use rtopk::{Element, K, KernelElement, Mode, Options, Request, Selection, bf16, f16, select};
 use topk_ref::oracle::canonical_ragged;

@@ -3,6 +3,10 @@
 //! barriers, interleaving under seeded schedules, part-warp tasks, blocks that cooperate
 //! through global memory, grids too large to hold.
 
+// Grouped selection (docs/contract.md §8): the simulated kernel against the reference.
+#[path = "simulator/grouped.rs"]
+mod grouped;
+
 use std::cell::RefCell;
 
 use warp_sim::{

@@ -3,39 +3,13 @@
 //! bf16 rows built to break it (NaN of both signs and payloads, ±inf, ±0, subnormals, heavy
 //! ties), for widths from 8 to 1024 (multiples of 32 and not), 1 to 32 groups, both group
 //! scores, k from 1 to every expert of the kept groups, and more rows than the grid's warps.
-//! Needs a CUDA GPU: `cargo test -p rtopk --release --test gpu_grouped -- --ignored`.
+//! Needs a CUDA GPU: `cargo test -p rtopk --release --test gpu_ragged -- --ignored grouped`.
 
 use ndarray::{Array2, ArrayView2};
 use rtopk::grouped::{GroupScore, Grouped, GroupedElement, select_grouped};
 use rtopk::{bf16, f16};
 
-/// A deterministic row-major `(n, m)` matrix of hostile values: ties, specials, subnormals.
-fn hostile(n: usize, m: usize, seed: u64) -> Vec<f32> {
-    let specials = [
-        f32::NAN,
-        f32::from_bits(0xFFC0_1234),
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-        0.0,
-        -0.0,
-        f32::from_bits(1),
-        f32::from_bits(0x8000_0003),
-        f32::MAX,
-        -f32::MAX,
-    ];
-    let mut s = seed;
-    (0..n * m)
-        .map(|_| {
-            s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            let r = (s >> 33) as u32;
-            match r % 32 {
-                0 => specials[(r as usize / 32) % specials.len()],
-                1..=8 => ((r / 32) % 5) as f32, // heavy ties
-                _ => ((r / 32) as f32 / 65536.0) - 16000.0,
-            }
-        })
-        .collect()
-}
+use super::hostile;
 
 /// The three algorithms on `x` agree bit for bit; `sim`: whether the simulator runs too.
 fn agree<E: GroupedElement>(x: ArrayView2<'_, E>, g: &Grouped, sim: bool) {
