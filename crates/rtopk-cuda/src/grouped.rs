@@ -11,7 +11,7 @@ use crate::kernels::{ElemType, Unit};
 use crate::launch::{DataTypes, DeviceElement, KernelParams};
 use crate::{CudaError, CudaTopK};
 
-/// The arguments of `rtopk_grouped_rows` (kernels/grouped_rows.cu), in order.
+/// The arguments of `rtopk_grouped_rows_<EPL>` (`GROUPED_ARGS`, kernels/grouped_rows.cu), in order.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct GroupedParams {

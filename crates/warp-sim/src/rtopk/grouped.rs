@@ -48,7 +48,7 @@ struct Experts {
 impl Simulator {
     /// The grouped selection `g` of `n` rows of `m` scores of `elem` (a float type), each
     /// element's bits in one word of `x` (row-major): each row's `k` values' bits and indices
-    /// (`n * k` each), as `rtopk_grouped_rows` writes them.
+    /// (`n * k` each), as `rtopk_grouped_rows_<EPL>` writes them.
     pub fn grouped_rows(
         &mut self,
         elem: ElemType,
