@@ -9,7 +9,7 @@
 
 #include "order.cuh"
 
-#define GROUPED_WARPS 4
+// GROUPED_WARPS, warps per block, is rtopk-plan's (a #define of src/kernels.rs).
 
 // The entry points' arguments (rtopk_grouped_rows_<EPL>, written by src/kernels.rs).
 #define GROUPED_ARGS                                                                              \

@@ -18,6 +18,7 @@ pub use rtopk_plan::units::{
 };
 
 use crate::CudaError;
+use rtopk_plan::GROUPED_WARPS;
 
 /// The `#define`s ahead of every unit's source.
 fn shared_constants() -> String {
@@ -27,7 +28,8 @@ fn shared_constants() -> String {
          #define BLOCK_CAND_CAP (32u * BLOCK_CAND_KEYS)\n\
          #define BLOCK_EPL {BLOCK_EPL}\n\
          #define WARP_STAGE {WARP_STAGE}u\n\
-         #define BLOCK_STAGE {BLOCK_STAGE}u\n"
+         #define BLOCK_STAGE {BLOCK_STAGE}u\n\
+         #define GROUPED_WARPS {GROUPED_WARPS}\n"
     )
 }
 
