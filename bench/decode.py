@@ -56,6 +56,7 @@ from typing import Any, Dict, List, NamedTuple, Optional
 
 import rtopk
 import torch
+from spin_timing import spin_timed_ms
 
 # Shapes of the issue's two users: a sparse-attention indexer (a query's causal prefix of
 # scores, k = 2048 or 512) and an LLM sampler (a batch of vocabulary logits, k = 50).
@@ -66,8 +67,6 @@ DEFAULT_SHAPES = (
     ("sampler", 64, 128256, 50),
 )
 
-# GPU clock cycles of the spin ahead of a start event (about 1 ms, then 10 ms on a retry).
-SPIN_CYCLES = (2_000_000, 20_000_000)
 # The L2 size when the device does not say (H100: 50 MiB).
 DEFAULT_L2 = 50 << 20
 
@@ -95,22 +94,9 @@ def parse_shape(text: str) -> Shape:
 
 
 def time_call(fn: Any) -> float:
-    """Microseconds of one call of ``fn`` on the GPU, between CUDA events, queued behind a
-    spin so that the host's dispatch is not in the figure."""
-    for cycles in SPIN_CYCLES:
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(cycles)
-        start.record()
-        fn()
-        queued = not start.query()
-        end.record()
-        end.synchronize()
-        if queued:
-            return start.elapsed_time(end) * 1e3
-    raise RuntimeError(
-        "the call could not be queued behind the spin: timing would include the host"
-    )
+    """Microseconds of one call of ``fn`` on the GPU, queued behind a spin so that the host's
+    dispatch is not in the figure."""
+    return spin_timed_ms(fn) * 1e3
 
 
 class Rotation:

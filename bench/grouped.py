@@ -40,13 +40,12 @@ import time
 
 import rtopk
 import torch
+from spin_timing import spin_timed_ms
 
 EXPERTS, GROUPS, TOP_GROUPS, K = 256, 8, 4, 8
 TOKENS = (1, 4, 16, 64, 256, 4096, 65536)
 QUICK_TOKENS = (1, 64, 4096)
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
-# GPU clock cycles of the spin ahead of a start event (about 1 ms, then 10 ms on a retry).
-SPIN_CYCLES = (2_000_000, 20_000_000)
 
 
 def torch_grouped(x):
@@ -98,24 +97,6 @@ def check(dtype):
 CALLS = 10
 
 
-def spin_then(fn):
-    """Milliseconds of ``fn()`` between CUDA events, queued behind a GPU spin so that the
-    events time the GPU's work only (retried with a longer spin when the host was late)."""
-    for cycles in SPIN_CYCLES:
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(cycles)
-        start.record()
-        fn()
-        queued = not start.query()
-        end.record()
-        end.synchronize()
-        if queued:
-            return start.elapsed_time(end)
-    raise RuntimeError(
-        "the call could not be queued behind the spin; timing would include the host"
-    )
-
-
 def back_to_back(fn):
     """Milliseconds of ``fn()`` between CUDA events from an idle queue: the host's time and the
     GPU's, whichever is longer."""
@@ -165,7 +146,7 @@ def measure(name, n, reps, warmup):
     row = {}
     for label, fn in (("rtopk", rtopk_grouped), ("torch", torch_grouped)):
         graph = captured(fn, x)
-        row[f"{label}_graph_us"] = median_us(spin_then, graph.replay, reps, warmup, CALLS)
+        row[f"{label}_graph_us"] = median_us(spin_timed_ms, graph.replay, reps, warmup, CALLS)
         del graph
 
         def batch(fn=fn):

@@ -38,8 +38,8 @@ import traceback
 from typing import Any, Callable, Dict, List, Optional
 
 import torch
+from spin_timing import spin_timed_ms
 
-SPIN_CYCLES = (2_000_000, 20_000_000)
 GRID_N = [1 << 14, 1 << 16, 1 << 18, 1 << 20]
 GRID_M = [256, 512, 768]
 GRID_K = [16, 32, 64, 96, 128]
@@ -51,18 +51,7 @@ MAX_BUFFERS = 64
 
 def gpu_ms(fn: Callable[[], Any]) -> float:
     """Milliseconds of one call of ``fn`` between CUDA events, queued behind a spin."""
-    for cycles in SPIN_CYCLES:
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(cycles)
-        start.record()
-        fn()
-        queued = not start.query()
-        end.record()
-        end.synchronize()
-        if queued:
-            return float(start.elapsed_time(end))
-    raise RuntimeError("the call could not be queued behind the spin: the host was too slow")
+    return spin_timed_ms(fn)
 
 
 def median_gpu_ms(calls: List[Callable[[], Any]], reps: int) -> float:

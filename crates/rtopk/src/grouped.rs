@@ -22,6 +22,8 @@ use rtopk_cuda::{DataTypes, GroupedBuffers, IndexType};
 pub use topk_ref::grouped::{GROUPED_MAX_EXPERTS, GROUPED_MAX_GROUPS};
 pub use topk_ref::{GroupScore, Grouped};
 
+use topk_ref::KeyBits;
+
 use crate::algorithm::KernelElement;
 use crate::cuda::{Shape, shared_device};
 use crate::error::Error;
@@ -33,39 +35,11 @@ use crate::request::IndexWidth;
 pub const GROUPED_ALGORITHMS: [&str; 4] = ["auto", "reference", "sim", "cuda"];
 
 /// The types a grouped selection takes: `f32`, `f16` and `bf16`.
-pub trait GroupedElement: KernelElement {
-    /// The element's bits in one word (the simulator's memory).
-    fn to_word(self) -> u32;
-    /// The element whose bits are the low bits of `word`.
-    fn from_word(word: u32) -> Self;
-}
+pub trait GroupedElement: KernelElement {}
 
-impl GroupedElement for f32 {
-    fn to_word(self) -> u32 {
-        self.to_bits()
-    }
-    fn from_word(word: u32) -> Self {
-        f32::from_bits(word)
-    }
-}
-
-impl GroupedElement for topk_ref::f16 {
-    fn to_word(self) -> u32 {
-        u32::from(self.to_bits())
-    }
-    fn from_word(word: u32) -> Self {
-        topk_ref::f16::from_bits(word as u16)
-    }
-}
-
-impl GroupedElement for topk_ref::bf16 {
-    fn to_word(self) -> u32 {
-        u32::from(self.to_bits())
-    }
-    fn from_word(word: u32) -> Self {
-        topk_ref::bf16::from_bits(word as u16)
-    }
-}
+impl GroupedElement for f32 {}
+impl GroupedElement for topk_ref::f16 {}
+impl GroupedElement for topk_ref::bf16 {}
 
 /// A grouped selection's answer: `(N, k)` values (the input's bits) and indices, each row in
 /// the canonical order.
@@ -95,10 +69,11 @@ pub fn select_grouped<E: GroupedElement>(
             (v, i)
         }
         "sim" => {
-            let words: Vec<u32> = rows.iter().map(|v| v.to_word()).collect();
+            // the simulator's memory holds an element's bits per word
+            let words: Vec<u32> = rows.iter().map(|v| v.to_bits().to_u32()).collect();
             let mut sim = warp_sim::Simulator::new(warp_sim::SimConfig::default());
             let (v, i) = sim.grouped_rows(E::ELEM, &words, (n, m), g)?;
-            (v.into_iter().map(E::from_word).collect(), i)
+            (v.into_iter().map(|w| E::from_bits(KeyBits::from_u32(w))).collect(), i)
         }
         "cuda" => shared_device(0)?.grouped_rows(&rows, (n, m), g)?,
         _ => {

@@ -8,6 +8,7 @@
 use ndarray::{Array2, ArrayView2};
 use rtopk::grouped::{GroupScore, Grouped, GroupedElement, select_grouped};
 use rtopk::{bf16, f16};
+use topk_ref::KeyBits;
 
 use super::hostile;
 
@@ -15,7 +16,7 @@ use super::hostile;
 fn agree<E: GroupedElement>(x: ArrayView2<'_, E>, g: &Grouped, sim: bool) {
     let want = select_grouped(x, g, "reference").unwrap();
     let got = select_grouped(x, g, "cuda").unwrap();
-    let bits = |a: &Array2<E>| a.iter().map(|&v| v.to_word()).collect::<Vec<_>>();
+    let bits = |a: &Array2<E>| a.iter().map(|&v| v.to_bits().to_u32()).collect::<Vec<_>>();
     let (n, m) = x.dim();
     assert_eq!(got.indices, want.indices, "indices, {g:?} on ({n}, {m})");
     assert_eq!(bits(&got.values), bits(&want.values), "value bits, {g:?} on ({n}, {m})");
