@@ -94,6 +94,8 @@ struct Params {
     u32 split_m;         // a ragged split's launches (split_row_args): the caller's row width,
     u32 split_chunk;     // and the chunk width; 0 and 0 on every other launch
     float recall;        // docs/contract.md §6: the recall target r, 0 < r < 1, or 0: none
+    int sorted;          // rtopk_pick_rows: 1 writes each row's results in sorted order (the
+                         // program's Select::sorted); the other families ignore it
 };
 
 // The launcher (src/launch.rs) passes its #[repr(C)] twin of Params as the entry point's
@@ -120,11 +122,11 @@ struct ArgLayout<void(A...)> {
     const elem_t* x, elem_t* out_val, idx_t* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
         int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign, u64 ld,  \
         u32 out_ld, u32 chunks, const u32* lengths, const u32* k_per_row, const float* hint, \
-        u32 split_m, u32 split_chunk, float recall
+        u32 split_m, u32 split_chunk, float recall, int sorted
 #define RTOPK_PARAMS                                                                                \
     Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, \
            sign, ld, out_ld, chunks, lengths, k_per_row, hint, split_m, split_chunk, \
-           recall}
+           recall, sorted}
 
 __device__ void rtopk_args(RTOPK_ARGS);  // never defined: its type lists the entry points' arguments
 using RtopkArgs = ArgLayout<decltype(rtopk_args)>;
@@ -151,6 +153,7 @@ static_assert(RtopkArgs::offset<18>() == 104, "hint");
 static_assert(RtopkArgs::offset<19>() == 112, "split_m");
 static_assert(RtopkArgs::offset<20>() == 116, "split_chunk");
 static_assert(RtopkArgs::offset<21>() == 120, "recall");
+static_assert(RtopkArgs::offset<22>() == 124, "sorted");
 
 // Where a launch's row_id reads and writes: its input and the offset of its first result.
 // Whole rows (chunks == 1) are row_id's own; under a split row's first stage (docs/kernel.md,

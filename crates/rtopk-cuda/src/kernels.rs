@@ -18,7 +18,7 @@ pub use rtopk_plan::units::{
 };
 
 use crate::CudaError;
-use rtopk_plan::GROUPED_WARPS;
+use rtopk_plan::{GROUPED_WARPS, PICK_LANES, PICK_WARPS};
 
 /// The `#define`s ahead of every unit's source.
 fn shared_constants() -> String {
@@ -29,7 +29,9 @@ fn shared_constants() -> String {
          #define BLOCK_EPL {BLOCK_EPL}\n\
          #define WARP_STAGE {WARP_STAGE}u\n\
          #define BLOCK_STAGE {BLOCK_STAGE}u\n\
-         #define GROUPED_WARPS {GROUPED_WARPS}\n"
+         #define GROUPED_WARPS {GROUPED_WARPS}\n\
+         #define PICK_LANES {PICK_LANES}\n\
+         #define PICK_WARPS {PICK_WARPS}\n"
     )
 }
 
@@ -87,6 +89,12 @@ impl UnitSource for Unit {
                 self.entry_name(),
                 self.width()
             )),
+            Family::PickRows => Some(format!(
+                "extern \"C\" __global__ void __launch_bounds__(PICK_WARPS * 32) {}(RTOPK_ARGS) \
+                 {{ rtopk_pick_rows_impl<{}>(RTOPK_PARAMS); }}",
+                self.entry_name(),
+                self.width()
+            )),
             Family::SortRows | Family::SplitGather | Family::Utilities | Family::RowThreshold => {
                 None
             }
@@ -128,6 +136,7 @@ fn family_file(family: Family) -> &'static str {
         Family::Utilities => "utilities.cu",
         Family::RowThreshold => "threshold.cu",
         Family::GroupedRows => "grouped_rows.cu",
+        Family::PickRows => "pick_rows.cu",
     }
 }
 
@@ -157,7 +166,7 @@ fn inline(
 }
 
 /// The kernel files in the binary, in `kernels/`.
-const EMBEDDED: [(&str, &str); 16] = [
+const EMBEDDED: [(&str, &str); 17] = [
     ("common.cuh", include_str!("../kernels/common.cuh")),
     ("order.cuh", include_str!("../kernels/order.cuh")),
     ("rows.cuh", include_str!("../kernels/rows.cuh")),
@@ -174,6 +183,7 @@ const EMBEDDED: [(&str, &str); 16] = [
     ("utilities.cu", include_str!("../kernels/utilities.cu")),
     ("threshold.cu", include_str!("../kernels/threshold.cu")),
     ("grouped_rows.cu", include_str!("../kernels/grouped_rows.cu")),
+    ("pick_rows.cu", include_str!("../kernels/pick_rows.cu")),
 ];
 
 /// The kernel files a [`crate::CudaTopK`] compiles: those in the binary

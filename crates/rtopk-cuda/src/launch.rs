@@ -55,6 +55,7 @@ pub(crate) struct Params {
     pub(crate) split_m: u32,
     pub(crate) split_chunk: u32,
     pub(crate) recall: f32,
+    pub(crate) sorted: i32,
 }
 
 /// A kernel's parameter buffer: a `#[repr(C)]` struct whose fields are the entry point's
@@ -67,7 +68,7 @@ pub(crate) trait KernelParams: Copy {
 }
 
 impl KernelParams for Params {
-    const END: usize = std::mem::offset_of!(Params, recall) + 4;
+    const END: usize = std::mem::offset_of!(Params, sorted) + 4;
 }
 
 /// The arguments of `rtopk_row_threshold` (kernels/threshold.cu).
@@ -277,6 +278,7 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         split_m: 0,
         split_chunk: 0,
         recall: 0.0,
+        sorted: 0,
     };
     vec![
         (offset_of!(Params, x), size_of_val(&p.x)),
@@ -301,6 +303,7 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         (offset_of!(Params, split_m), size_of_val(&p.split_m)),
         (offset_of!(Params, split_chunk), size_of_val(&p.split_chunk)),
         (offset_of!(Params, recall), size_of_val(&p.recall)),
+        (offset_of!(Params, sorted), size_of_val(&p.sorted)),
     ]
 }
 
@@ -315,7 +318,8 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
         | Family::HalfRows
         | Family::QuarterRows
         | Family::BlockRows
-        | Family::BlockRowsNarrow => params_layout(),
+        | Family::BlockRowsNarrow
+        | Family::PickRows => params_layout(),
         Family::SortWarpRows => vec![
             (offset_of!(SortWarpParams, x), 8),
             (offset_of!(SortWarpParams, out_val), 8),
@@ -940,6 +944,7 @@ impl CudaTopK {
                         split_m: sel.split_rows().map_or(0, |s| s.row_m),
                         split_chunk: sel.split_rows().map_or(0, |s| s.chunk),
                         recall: bisect.recall.unwrap_or(0.0),
+                        sorted: i32::from(sel.sorted),
                     };
                     // SAFETY: a top-k entry point, whose arguments are Params's fields (the
                     // layout tests); the step's kernel rows read within its input region and
@@ -1223,6 +1228,7 @@ mod tests {
             ("split_m", offset_of!(Params, split_m)),
             ("split_chunk", offset_of!(Params, split_chunk)),
             ("recall", offset_of!(Params, recall)),
+            ("sorted", offset_of!(Params, sorted)),
         ]
     }
 
@@ -1400,7 +1406,7 @@ mod tests {
             assert_eq!(layout, rust, "{args:?}");
             assert_eq!(last, end, "{args:?}");
         }
-        assert_eq!(Params::END, size_of::<Params>() - 4, "one 4-byte field past the last pair");
+        assert_eq!(Params::END, size_of::<Params>(), "the last field ends the struct: no tail");
     }
 
     #[test]

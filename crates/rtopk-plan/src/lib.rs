@@ -17,6 +17,7 @@
 
 mod error;
 pub mod grouped;
+pub mod pick;
 pub mod plan;
 pub mod program;
 pub mod split;
@@ -25,6 +26,7 @@ pub mod units;
 
 pub use error::PlanError;
 pub use grouped::{GROUPED_MAX_BLOCKS, GROUPED_WARPS, GroupedLaunch, grouped_launch};
+pub use pick::{PICK_MAX_K, PICK_MAX_ROW, pick_plan, picks};
 pub use plan::{DeviceLimits, Launch, PRESETS, Plan, SortPlan, SortShape, Strategy, plan};
 pub use program::{
     Buffer, BufferId, BufferRole, Content, GATHER_BLOCKS_PER_SM, GATHER_THREADS, Gather, Grid,
@@ -35,6 +37,6 @@ pub use split::{BLOCK_REGISTER_ROW, Route, Split, ragged_route, route};
 pub use units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS,
     BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family, GROUPED_WIDTHS, IndexType,
-    PART_ROWS, RowWidth, SORT_WARP_E, SORT_WARPS, UNIT_COUNT, UTILITIES, Unit, WARP_ROWS,
-    WARP_STAGE,
+    PART_ROWS, PICK_LANES, PICK_WARPS, PICK_WIDTHS, RowWidth, SORT_WARP_E, SORT_WARPS, UNIT_COUNT,
+    UTILITIES, Unit, WARP_ROWS, WARP_STAGE,
 };

@@ -17,7 +17,9 @@ use serde::Serialize;
 
 use crate::error::PlanError;
 use crate::plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy};
-use crate::split::{Route, Split, ragged_route, route};
+#[cfg(test)]
+use crate::split::route;
+use crate::split::{Route, Split, ragged_route, route_of};
 use crate::units::{ElemType, Family, Unit};
 
 /// Threads per block of `rtopk_split_gather`.
@@ -282,6 +284,10 @@ pub struct Select {
     /// The rows' own lengths and k, for a ragged request.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rows: Option<RowArgs>,
+    /// Whether the kernel writes each row's results in sorted order itself (pick rows of a
+    /// sorted request, crate::pick: their rounds find them in that order, and no sort step
+    /// follows); else in index order.
+    pub sorted: bool,
 }
 
 impl Select {
@@ -582,7 +588,7 @@ pub fn program(
 /// (the largest k asked), and the steps read the per-row arrays `ragged` names, buffers of
 /// the program (`lengths`, `k_per_row`: one u32 per row; `hint`: one f32 per row), and a
 /// last `row_threshold` step writes `threshold` (one f32 per row) where `ragged.threshold`.
-/// Where [`route()`] splits the rows, rows of their own length or k split with the same chunk
+/// Where [`crate::route()`] splits the rows, rows of their own length or k split with the same chunk
 /// width, one level deep ([`crate::split::ragged_route`]). Hints are read where the rows run
 /// whole, and where they split by the last select only: its rows are the row's candidates,
 /// whose k-th value is the row's threshold, while a chunk's threshold is its own, which the
@@ -597,7 +603,7 @@ pub fn program_ragged(
     let r = if ragged.lengths || ragged.k_per_row {
         ragged_route(launch, limits, strategy, counts)?
     } else {
-        route(launch, limits, strategy, counts)?
+        route_of(launch, limits, strategy, counts, ragged.any())?
     };
     let read = Ragged { hint: ragged.hint && r.depth() == 0, ..ragged };
     let last_hint = ragged.hint && r.depth() > 0;
@@ -706,6 +712,7 @@ impl Builder {
                     iterations,
                     vec4: vec4_rows(elem, &[m64]),
                     rows: self.last_rows(self.rows),
+                    sorted: self.launch.sorted && plan.family() == Family::PickRows,
                 };
                 self.select(StepKind::SelectRows, level, sel);
                 if let Some(sort) = plan.sort {
@@ -750,6 +757,7 @@ impl Builder {
                     iterations: None,
                     vec4: vec4_rows(elem, &[m64, chunk]),
                     rows: None,
+                    sorted: false,
                 };
                 self.select(StepKind::SelectChunks, level, chunks);
                 if let Some(last_plan) = split.last_plan {
@@ -766,6 +774,7 @@ impl Builder {
                         iterations: None,
                         vec4: vec4_rows(elem, &[m64, split.last as u64, before]),
                         rows: None,
+                        sorted: false,
                     };
                     self.select(StepKind::SelectLastChunks, level, last);
                 }
@@ -904,6 +913,7 @@ impl Builder {
             iterations: None,
             vec4: vec4_rows(elem, &[m64, split.chunk as u64]),
             rows: split_rows,
+            sorted: false,
         };
         self.select(StepKind::SelectChunks, 0, chunks);
         let second_stage = Select {
@@ -918,6 +928,7 @@ impl Builder {
             iterations: None,
             vec4: vec4_rows(elem, &[width]),
             rows: self.last_rows(split_rows),
+            sorted: false, // ragged rows never pick
         };
         self.select(StepKind::SelectRows, 1, second_stage);
         // the last chunk is cut at the row's end: the gather's chunks are full - 1 whole ones
@@ -1118,8 +1129,8 @@ mod tests {
     fn direct_rows_are_one_step_of_the_plans_family() {
         let many = 1024 * 132;
         for (n, m, k, family) in [
-            (many, 100, 5, Family::QuarterRows),
-            (10, 100, 5, Family::HalfRows),
+            (many, 100, 9, Family::QuarterRows),
+            (10, 100, 9, Family::HalfRows),
             (10, 1000, 5, Family::WarpRows),
             (1000, 10_000, 600, Family::BlockRows),
             (10, 5000, 100, Family::BlockRowsNarrow),
@@ -1151,6 +1162,24 @@ mod tests {
                 assert_eq!(p.buffers.len(), 3 + usize::from(counts));
                 assert_eq!(p.depth, 0);
             }
+        }
+        // sorted pick rows sort themselves: one step, no sort
+        let sorted = Launch { sorted: true, ..launch(10, 50, 5) };
+        let p = auto(&sorted, false);
+        assert_eq!(names(&p), ["select_rows"]);
+        assert!(select(&p.steps[0]).sorted);
+        assert!(!select(&auto(&launch(10, 50, 5), false).steps[0]).sorted);
+        assert!(!select(&auto(&sorted, true).steps[0]).sorted, "the bisection sorts after");
+        // short rows of small k pick (crate::pick) where no counts are wanted
+        for (m, k, counts, family) in [
+            (50, 5, false, Family::PickRows),
+            (50, 5, true, Family::HalfRows),
+            (32, 8, false, Family::PickRows),
+            (100, 5, false, Family::HalfRows), // f32 rows of M * k > 256 are bisected
+            (100, 9, false, Family::HalfRows),
+        ] {
+            let p = auto(&launch(10, m, k), counts);
+            assert_eq!(p.steps[0].unit.family(), family, "M={m} k={k} counts={counts}");
         }
         // nothing to do: no steps, the buffers still described
         for l in [launch(0, 100, 5), launch(10, 100, 0)] {

@@ -14,6 +14,7 @@
 //! or searches approximately (early stopping, a precision, a recall target), is never split.
 
 use crate::error::PlanError;
+use crate::pick::{pick_plan, picks};
 use crate::plan::{DeviceLimits, Launch, Plan, Strategy, plan};
 
 /// The narrowest chunk: one warp row of 64 keys per lane.
@@ -135,8 +136,21 @@ pub fn route(
     strategy: Strategy,
     counts: bool,
 ) -> Result<Route, PlanError> {
+    route_of(launch, limits, strategy, counts, false)
+}
+
+/// [`route()`]; `ragged`: the steps read per-row arrays, which only the bisection's ragged units
+/// take (so no pick rows, crate::pick).
+pub(crate) fn route_of(
+    launch: &Launch,
+    limits: &DeviceLimits,
+    strategy: Strategy,
+    counts: bool,
+    ragged: bool,
+) -> Result<Route, PlanError> {
     let whole = |s| plan(launch, limits, s).map(Route::Direct);
     match strategy {
+        Strategy::Auto if picks(launch, counts, ragged) => pick_plan(launch).map(Route::Direct),
         Strategy::Auto if splits(launch, limits, counts) => split_route(launch, limits),
         Strategy::Auto => whole(Strategy::Auto),
         Strategy::Split => {
@@ -232,7 +246,7 @@ pub fn ragged_route(
     strategy: Strategy,
     counts: bool,
 ) -> Result<Route, PlanError> {
-    let r = route(launch, limits, strategy, counts)?;
+    let r = route_of(launch, limits, strategy, counts, true)?;
     let Route::Split { split, .. } = r else { return Ok(r) };
     let Launch { n, m, k, .. } = *launch;
     let chunk = split.chunk;

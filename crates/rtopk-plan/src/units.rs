@@ -248,6 +248,15 @@ pub const BLOCK_ROWS_NARROW_BOUNDS: (u32, u32) = (256, 4);
 /// per row of up to `32 * width` experts.
 pub const GROUPED_WIDTHS: [usize; 5] = [2, 4, 8, 16, 32];
 
+/// The pick rows' instantiations (`rtopk_pick_rows_<EPL>`, crate::pick): elements per lane,
+/// [`PICK_LANES`] lanes per row, so rows of up to `PICK_LANES * epl`.
+pub const PICK_WIDTHS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+/// Lanes per row of `rtopk_pick_rows_<EPL>`: four rows per warp, whose k rounds each cost a
+/// pass over the lane's slots and a reduction of three shuffles.
+pub const PICK_LANES: usize = 8;
+/// Warps per block of `rtopk_pick_rows_<EPL>`.
+pub const PICK_WARPS: u32 = 8;
+
 /// A launch family: the kernels that hold a row the same way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -277,6 +286,10 @@ pub enum Family {
     /// Grouped selection (docs/contract.md §8), `rtopk_grouped_rows_<EPL>`, one warp per row
     /// of up to `32 * EPL` experts ([`GROUPED_WIDTHS`]): float rows only.
     GroupedRows,
+    /// The exact top k of short rows in k rounds of the row's best element (crate::pick),
+    /// `rtopk_pick_rows_<EPL>`, [`PICK_LANES`] lanes per row of up to `PICK_LANES * EPL`
+    /// ([`PICK_WIDTHS`]): float rows, k <= [`crate::pick::PICK_MAX_K`], no iteration counts.
+    PickRows,
 }
 
 impl Family {
@@ -293,12 +306,13 @@ impl Family {
         )
     }
 
-    /// Lanes per row of the warp-row families.
+    /// Lanes per row of the warp-row families and of the pick rows.
     pub fn lanes(self) -> Option<usize> {
         match self {
             Family::WarpRows => Some(32),
             Family::HalfRows => Some(16),
             Family::QuarterRows => Some(8),
+            Family::PickRows => Some(PICK_LANES),
             _ => None,
         }
     }
@@ -326,6 +340,7 @@ impl Family {
             Family::Utilities => "utilities",
             Family::RowThreshold => "rtopk_row_threshold",
             Family::GroupedRows => "rtopk_grouped_rows",
+            Family::PickRows => "rtopk_pick_rows",
         }
     }
 }
@@ -388,6 +403,12 @@ impl Unit {
         Self { elem, index, width: epl, ..Self::single(Family::GroupedRows) }
     }
 
+    /// The pick-rows unit of `epl` elements per lane (one of [`PICK_WIDTHS`]), writing
+    /// indices as `index` (its element type: [`Unit::with_elem`]).
+    pub fn pick(epl: usize) -> Self {
+        Self { width: epl, ..Self::single(Family::PickRows) }
+    }
+
     /// This unit's twin for rows of their own length and k (docs/contract.md §5) where it is
     /// a top-k unit; `ragged == false`, or a unit of another family: itself (the sorts and
     /// the gather read the per-row arrays where given, at a cost no plain launch notices).
@@ -431,7 +452,7 @@ impl Unit {
     /// then each index type, the units of one (f32 and 32-bit indices: the gather too), then
     /// the utilities, then the ragged twins of the top-k units in the same order, then the
     /// threshold units of every element type, then the grouped-selection units of the float
-    /// types, each for both index types.
+    /// types, each for both index types, then the pick-rows units likewise.
     pub fn all() -> Vec<Unit> {
         let base = Self::all_u32();
         let mut out = Vec::with_capacity(UNIT_COUNT);
@@ -457,6 +478,11 @@ impl Unit {
         for elem in ElemType::FLOATS {
             for index in [IndexType::U32, IndexType::I64] {
                 out.extend(GROUPED_WIDTHS.map(|epl| Unit::grouped(elem, index, epl)));
+            }
+        }
+        for elem in ElemType::FLOATS {
+            for index in [IndexType::U32, IndexType::I64] {
+                out.extend(PICK_WIDTHS.map(|epl| Unit { elem, index, ..Unit::pick(epl) }));
             }
         }
         out
@@ -499,6 +525,11 @@ impl Unit {
                 + set * GROUPED_WIDTHS.len()
                 + width;
         }
+        if self.family == Family::PickRows {
+            let set = 2 * self.elem.ordinal() + usize::from(self.index == IndexType::I64);
+            let width = PICK_WIDTHS.iter().position(|&w| w == self.width).unwrap_or(0);
+            return UNIT_COUNT - PICK_UNITS + set * PICK_WIDTHS.len() + width;
+        }
         let set = 2 * self.elem.ordinal()
             + match self.index {
                 IndexType::U32 => 0,
@@ -527,7 +558,7 @@ impl Unit {
             Family::SplitGather => warp + 2 * part + 3 + sorts,
             Family::Utilities => warp + 2 * part + 4 + sorts,
             // placed by `index` itself
-            Family::RowThreshold | Family::GroupedRows => 0,
+            Family::RowThreshold | Family::GroupedRows | Family::PickRows => 0,
         }
     }
 
@@ -565,7 +596,7 @@ impl Unit {
             Family::WarpRows | Family::HalfRows | Family::QuarterRows => {
                 format!("{}{ragged}_{}", self.family.prefix(), self.elems_per_lane())
             }
-            Family::SortWarpRows | Family::GroupedRows => {
+            Family::SortWarpRows | Family::GroupedRows | Family::PickRows => {
                 format!("{}_{}", self.family.prefix(), self.width)
             }
             _ => format!("{}{ragged}", self.family.prefix()),
@@ -582,12 +613,16 @@ const SETS: usize = 2 * ElemType::ALL.len();
 /// How many plain units there are: each but the utilities for both index types and every
 /// element type (the gather's other places stay unused: [`Unit::with_elem`] keeps it f32).
 const PLAIN_UNITS: usize = SETS * (BASE_UNITS - 1) + 1;
+/// How many pick-rows units there are: each width for both index types of each float type.
+const PICK_UNITS: usize = 2 * ElemType::FLOATS.len() * PICK_WIDTHS.len();
 /// How many units there are: the plain ones, the ragged twins of the top-k units, the
-/// threshold units of every element type and the grouped-selection units of the float types.
+/// threshold units of every element type, the grouped-selection and the pick-rows units of
+/// the float types.
 pub const UNIT_COUNT: usize = PLAIN_UNITS
     + SETS * RAGGED_BASE
     + ElemType::ALL.len()
-    + 2 * ElemType::FLOATS.len() * GROUPED_WIDTHS.len();
+    + 2 * ElemType::FLOATS.len() * GROUPED_WIDTHS.len()
+    + PICK_UNITS;
 
 /// A unit is written as its name (`rtopk_warp_rows_12_f16`).
 impl Serialize for Unit {
@@ -639,7 +674,11 @@ mod tests {
         );
         let t = Unit::threshold(ElemType::F16);
         assert_eq!(t.with_index(IndexType::I64), t);
-        assert_eq!(Unit::all()[UNIT_COUNT - 30 - ElemType::ALL.len() + 1], t);
+        assert_eq!(Unit::all()[UNIT_COUNT - PICK_UNITS - 30 - ElemType::ALL.len() + 1], t);
+        assert!(
+            names.contains("rtopk_pick_rows_1") && names.contains("rtopk_pick_rows_64_bf16_i64")
+        );
+        assert!(!names.contains("rtopk_pick_rows_8_i32"));
         assert!(
             names.contains("rtopk_grouped_rows_8")
                 && names.contains("rtopk_grouped_rows_32_bf16_i64")

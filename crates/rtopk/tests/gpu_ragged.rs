@@ -11,6 +11,9 @@
 // Grouped selection (docs/contract.md §8) on the GPU, on the same hostile rows.
 #[path = "gpu_ragged/grouped.rs"]
 mod grouped;
+// Pick rows (docs/kernel.md, "Pick rows") on the GPU, on the same hostile rows.
+#[path = "gpu_ragged/pick.rs"]
+mod pick;
 
 use ndarray::{Array1, Array2, ArrayView2};
 use rtopk::{Element, K, KernelElement, Mode, Options, Request, Selection, bf16, f16, select};

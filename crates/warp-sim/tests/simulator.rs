@@ -6,6 +6,8 @@
 // Grouped selection (docs/contract.md §8): the simulated kernel against the reference.
 #[path = "simulator/grouped.rs"]
 mod grouped;
+#[path = "simulator/pick.rs"]
+mod pick;
 
 use std::cell::RefCell;
 

@@ -60,11 +60,13 @@ pub enum Branch {
     SortShared,
     /// The block sort in global memory.
     SortGlobal,
+    /// Rows picked in k rounds (`rtopk_pick_rows_*`).
+    PickRows,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 23] = [
+    pub const ALL: [Branch; 24] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -88,6 +90,7 @@ impl Branch {
         Branch::SortWarp,
         Branch::SortShared,
         Branch::SortGlobal,
+        Branch::PickRows,
     ];
 
     /// The branch's name.
@@ -116,6 +119,7 @@ impl Branch {
             Branch::SortWarp => "sort_warp",
             Branch::SortShared => "sort_shared",
             Branch::SortGlobal => "sort_global",
+            Branch::PickRows => "pick_rows",
         }
     }
 

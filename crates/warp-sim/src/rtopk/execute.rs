@@ -288,6 +288,7 @@ impl crate::rtopk::launch::Simulator {
             cover: Some(run.cover),
             rows: step_rows(sel.rows, run),
             split: sel.split_rows(),
+            sorted: sel.sorted,
         };
         let chunks = u64::from(sel.chunks);
         let (r0, r1) = run.rows;
@@ -621,6 +622,7 @@ fn cover_select(run: &Run<'_>, name: StepKind, sel: &Select, vec4: bool, rows: u
         Family::HalfRows => Branch::HalfRows,
         Family::WarpRows => Branch::WarpRows,
         Family::BlockRowsNarrow => Branch::BlockRowsNarrow,
+        Family::PickRows => Branch::PickRows,
         _ => Branch::BlockRows,
     };
     run.cover.add(family, rows);

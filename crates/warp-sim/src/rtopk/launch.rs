@@ -30,6 +30,7 @@ use crate::rtopk::coverage::{Coverage, Tally};
 use crate::rtopk::execute::{Outputs, Run, SPLIT_MAX_WORDS, program_words};
 use crate::rtopk::order::{ElemType, elem_type};
 use crate::rtopk::params::Params;
+use crate::rtopk::pick::rtopk_pick_rows_impl;
 use crate::rtopk::plan::{
     self, DeviceLimits, Family, Kernel, Launch, Plan, PlanError, Program, Ragged, Route, Sort,
     Step, Strategy, program_ragged, ragged_route, route,
@@ -104,7 +105,8 @@ pub struct LaunchResult<E = f32> {
     /// `(rows, k)` indices, row-major: ascending within a row, or in sorted order.
     pub indices: Vec<u32>,
     /// `(rows,)` iteration counts; empty when the route split the rows (a split row's search
-    /// counts its chunks, not the row: docs/contract.md §3 has no count for it).
+    /// counts its chunks, not the row: docs/contract.md §3 has no count for it) or picked
+    /// them (rtopk-plan's pick: no search).
     pub iterations: Vec<u32>,
     /// The findings kept (at most [`crate::engine::DEFAULT_KEPT_DIAGNOSTICS`]).
     pub diagnostics: Vec<Diagnostic>,
@@ -225,7 +227,8 @@ impl Simulator {
 
     /// The launch program of `args` under this configuration, for rows of `elem`: the steps
     /// the simulator runs, as the CUDA launcher would (rtopk-plan's `program`). A program that
-    /// does not split rows writes the iteration counts (the simulator always reports them).
+    /// does not split rows writes the iteration counts (the simulator reports them wherever
+    /// the route has them: not for split rows, nor for pick rows).
     pub fn program(&self, args: &KernelArgs, elem: ElemType) -> Result<Program, SimError> {
         self.program_ragged(args, elem, Ragged::default())
     }
@@ -246,8 +249,12 @@ impl Simulator {
         let limits = &self.config.limits;
         let p = program_ragged(&launch, limits, strategy, counts, ragged)?;
         if p.depth == 0 && !p.counts {
-            // the same plan: a route that does not split is the one with counts
-            return Ok(program_ragged(&launch, limits, strategy, true, ragged)?);
+            // the same route with counts where it is the same (it is not for pick rows, whose
+            // rounds count nothing: rtopk-plan's pick)
+            let with = program_ragged(&launch, limits, strategy, true, ragged)?;
+            if with.units() == p.units() {
+                return Ok(with);
+            }
         }
         Ok(p)
     }
@@ -499,17 +506,21 @@ impl Simulator {
         let mut grid = Grid::new(plan.grid, plan.block / 32, topk_shared_words(plan));
         grid.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
         grid.group_lanes = match plan.family() {
-            Family::QuarterRows | Family::HalfRows | Family::WarpRows => plan.lanes_per_row as u32,
+            Family::QuarterRows | Family::HalfRows | Family::WarpRows | Family::PickRows => {
+                plan.lanes_per_row as u32
+            }
             _ => 32,
         };
         let groups_per_row = if block_family(plan) { plan.block / 32 } else { 1 };
         let parts_per_row = u64::from(p.chunks.max(1));
         grid.rows = Some(Rows { parts_per_row, ..Rows::new(rpb, groups_per_row) });
         self.machine.set_step_limit(step_budget(&p.a));
-        let block = block_family(plan);
+        let (block, pick) = (block_family(plan), plan.family() == Family::PickRows);
         self.machine.launch(grid, async |mut w| {
             if block {
                 rtopk_block_row(&mut w, p).await
+            } else if pick {
+                rtopk_pick_rows_impl(&mut w, p).await
             } else {
                 rtopk_warp_rows_impl(&mut w, p).await
             }
@@ -581,7 +592,7 @@ fn block_family(p: &Plan) -> bool {
 /// Rows per block of the top-k launch.
 fn rows_per_block(p: &Plan) -> u64 {
     match p.family() {
-        Family::QuarterRows | Family::HalfRows | Family::WarpRows => {
+        Family::QuarterRows | Family::HalfRows | Family::WarpRows | Family::PickRows => {
             u64::from(p.block) / p.lanes_per_row as u64
         }
         _ => 1,
@@ -706,7 +717,7 @@ pub fn launch_parallel<E: Element>(
     let mut out = LaunchResult::<u32> {
         values: try_vec(nk).ok_or_else(too_large)?,
         indices: try_vec(nk).ok_or_else(too_large)?,
-        iterations: try_vec(args.n).ok_or_else(too_large)?,
+        iterations: try_vec(if program.counts { args.n } else { 0 }).ok_or_else(too_large)?,
         diagnostics: Vec::new(),
         diagnostics_total: 0,
         summary: DiagSummary::new(),
@@ -720,7 +731,9 @@ pub fn launch_parallel<E: Element>(
         let (r0, r1) = (rows.start as usize, rows.end as usize);
         out.values[r0 * k..r1 * k].copy_from_slice(&part.values);
         out.indices[r0 * k..r1 * k].copy_from_slice(&part.indices);
-        out.iterations[r0..r1].copy_from_slice(&part.iterations);
+        if program.counts {
+            out.iterations[r0..r1].copy_from_slice(&part.iterations);
+        }
         let room = crate::engine::DEFAULT_KEPT_DIAGNOSTICS.saturating_sub(out.diagnostics.len());
         out.diagnostics.extend(part.diagnostics.into_iter().take(room));
         out.summary.merge(&part.summary);

@@ -21,6 +21,7 @@
 //! | `params.rs` | `Params`, `RowPlace`, `place_row`: where a row (or a split row's chunk) reads and writes | `Params`, `place_row` in `common.cuh` |
 //! | [`split`] | split rows' last step: `rtopk_split_gather`, and the check that a gathered index names its element | `split_rows.cu` |
 //! | `grouped.rs` | grouped selection (docs/contract.md §8): `rtopk_grouped_rows_impl`, `load_experts`, `group_scores`, `choose_groups`, `select_experts` ([`Simulator::grouped_rows`]) | `grouped_rows.cu` |
+//! | `pick.rs` | pick rows: `rtopk_pick_rows_impl`, `load_picks`, `pick_round`, `pick_rounds`, `write_picks` — k rounds of the row's best element, for small k without counts | `pick_rows.cu` |
 //! | `threshold.rs` | the `row_threshold` step: `rtopk_row_threshold`, `threshold_value` (docs/contract.md §5) | `threshold.cu` |
 //! | `execute.rs` | the executor of the launch program (rtopk-plan's `program`): its steps (`select_rows`, `select_chunks`, `select_last_chunks`, `sort_rows`, `gather_indices`) in order, and the program's invariants | rtopk-cuda's `run_program` (`src/launch.rs`) |
 //!
@@ -52,6 +53,7 @@ pub mod names;
 mod narrow;
 mod order;
 mod params;
+mod pick;
 pub mod plan;
 pub mod record;
 mod rows;

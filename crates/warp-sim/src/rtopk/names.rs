@@ -112,6 +112,13 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("choose_groups", "grouped.rs"),
     ("select_experts", "grouped.rs"),
     ("rtopk_grouped_rows_impl", "grouped.rs"),
+    // pick rows (docs/kernel.md, "Pick rows")
+    ("pick_key", "pick.rs"),
+    ("load_picks", "pick.rs"),
+    ("pick_round", "pick.rs"),
+    ("pick_rounds", "pick.rs"),
+    ("write_picks", "pick.rs"),
+    ("rtopk_pick_rows_impl", "pick.rs"),
 ];
 
 #[cfg(test)]

@@ -54,6 +54,9 @@ pub(crate) struct Params<'x> {
     /// `split_m`, `split_chunk`: the rows of a ragged split's launch (docs/kernel.md, "Split
     /// rows"; `None`: zeros, every other launch).
     pub(crate) split: Option<SplitRows>,
+    /// `sorted`: the pick rows write each row's results in sorted order (the program's
+    /// `Select::sorted`); the other families ignore it.
+    pub(crate) sorted: bool,
 }
 
 impl<'x> Params<'x> {

@@ -1,0 +1,116 @@
+// Pick rows (docs/kernel.md, "Pick rows"): rtopk_pick_rows_<EPL>, the exact top k of rows of
+// up to PICK_LANES * EPL float elements for k <= PICK_MAX_K (rtopk-plan's pick.rs), in k
+// rounds that each take the row's best remaining element — the greatest key, then the lowest
+// index — on PICK_LANES lanes per row, four rows per warp. The plan runs it only where no
+// iteration counts are asked (docs/contract.md §3: they are Algorithm 1's steps). Three stages,
+// which warp-sim's rtopk/pick.rs names alike: load_picks, pick_rounds, write_picks.
+
+#include "select.cuh"
+
+// PICK_LANES (lanes per row) and PICK_WARPS (warps per block) are rtopk-plan's (#defines of
+// src/kernels.rs).
+
+// A slot's pick key, 0 for a slot past the row's end and for an element already taken, so
+// that every element of the row ranks above both:
+// - an f32 row: the element's own key, 1 for a NaN in smallest mode (own key 0: no number's
+//   own key is below -inf's, 0x007fffff);
+// - a 16-bit row: the own key in the high half and 0xffff - j in the low one, so that one
+//   maximum finds the greatest key and, among equal keys, the lowest index j (j < 2^16), and
+//   no two slots of a row are equal.
+__device__ __forceinline__ u32 pick_key(elem_t v, u32 j, float sign) {
+#if ELEM_KIND == ELEM_F32
+    return max(own_key(v, sign), 1u);
+#else
+    return own_key(v, sign) << 16 | (0xffffu - j);
+#endif
+}
+
+// load_picks: lane sub of the row holds elements j = sub + PICK_LANES i (i < EPL) as pick keys,
+// one coalesced load per slot across the row's lanes.
+template <int EPL>
+__device__ __forceinline__ void load_picks(const elem_t* row_in, u32 m, u32 sub, float sign, u32 (&slots)[EPL]) {
+#pragma unroll
+    for (u32 i = 0; i < EPL; ++i) {
+        u32 j = sub + PICK_LANES * i;
+        slots[i] = j < m ? pick_key(row_in[j], j, sign) : 0u;
+    }
+}
+
+// One round: the row's best remaining slot, taken out (key 0); returns its index and sets *key
+// to its own key.
+template <int EPL>
+__device__ __forceinline__ u32 pick_round(u32 (&slots)[EPL], u32 lanes, u32 sub, u32* key) {
+#if ELEM_KIND == ELEM_F32
+    // the lane's best (its first slot holding it: its lowest j), the row's best key, then the
+    // lowest j holding it; the lane holding that j takes it out
+    u32 best = 0u, at = 0u;
+#pragma unroll
+    for (u32 i = 0; i < EPL; ++i) {
+        bool above = slots[i] > best;
+        best = above ? slots[i] : best;
+        at = above ? i : at;
+    }
+    u32 top = row_max<PICK_LANES>(lanes, best);
+    u32 j = sub + PICK_LANES * at;
+    u32 first = row_min<PICK_LANES>(lanes, best == top ? j : 0xffffffffu);
+#pragma unroll
+    for (u32 i = 0; i < EPL; ++i) slots[i] = j == first && i == at ? 0u : slots[i];
+    *key = top == 1u ? 0u : top;  // pick_key's NaN back to its own key
+    return first;
+#else
+    // slots are unique: the row's maximum is one slot, which holds the index too
+    u32 best = 0u;
+#pragma unroll
+    for (u32 i = 0; i < EPL; ++i) best = max(best, slots[i]);
+    u32 top = row_max<PICK_LANES>(lanes, best);
+#pragma unroll
+    for (u32 i = 0; i < EPL; ++i) slots[i] = slots[i] == top ? 0u : slots[i];
+    *key = top >> 16;
+    return 0xffffu - (top & 0xffffu);
+#endif
+}
+
+// pick_rounds: k rounds; lane r of the row keeps round r's index and key.
+template <int EPL>
+__device__ __forceinline__ void pick_rounds(u32 (&slots)[EPL], u32 k, u32 lanes, u32 sub, u32* mine_j,
+                                            u32* mine_key) {
+    for (u32 r = 0; r < k; ++r) {
+        u32 key;
+        u32 j = pick_round<EPL>(slots, lanes, sub, &key);
+        if (sub == r) {
+            *mine_j = j;
+            *mine_key = key;
+        }
+    }
+}
+
+// write_picks: lane r < k writes pick r, value and index (write_result), at r where the launch
+// asks for sorted output (the rounds' order is docs/contract.md §1's sorted order: the mode's
+// value order, ties by index), else at its place in index order (the contract's default: the
+// number of picks of a lower index).
+__device__ __forceinline__ void write_picks(u32 mine_j, u32 mine_key, u32 k, int sorted, u32 lanes, u32 sub,
+                                            const elem_t* row_in, elem_t* out_val, idx_t* out_idx, float sign) {
+    u32 pos = sub;
+    if (!sorted) {
+        pos = 0u;
+        for (u32 s = 0; s < k; ++s) pos += __shfl_sync(lanes, mine_j, s, PICK_LANES) < mine_j ? 1u : 0u;
+    }
+    if (sub < k) write_result(pos, mine_j, mine_key, row_in, out_val, out_idx, sign);
+}
+
+// PICK_WARPS * 32 / PICK_LANES rows per block, one per PICK_LANES lanes; rows past n_rows
+// return (row-uniform: the partial last block).
+template <int EPL>
+__device__ void rtopk_pick_rows_impl(const Params& p) {
+    u32 lane = threadIdx.x & 31u, sub = lane % PICK_LANES;
+    u64 row_id = ((u64)blockIdx.x * (PICK_WARPS * 32) + threadIdx.x) / PICK_LANES;
+    if (row_id >= p.n_rows) return;
+    u32 lanes = ((1u << PICK_LANES) - 1u) << (lane - sub);
+    RowPlace at = place_row(p, row_id);
+    u32 slots[EPL];
+    load_picks<EPL>(at.in, p.m, sub, p.sign, slots);
+    u32 mine_j = 0u, mine_key = 0u;
+    pick_rounds<EPL>(slots, p.k, lanes, sub, &mine_j, &mine_key);
+    write_picks(mine_j, mine_key, p.k, p.sorted, lanes, sub, at.in, opaque(p.out_val + at.out),
+                opaque(p.out_idx + at.out), p.sign);
+}

@@ -1,0 +1,125 @@
+//! Pick rows (docs/kernel.md, "Pick rows"): the exact top k of short rows for small k, as
+//! `rtopk_pick_rows_<EPL>` (`kernels/pick_rows.cu`) and warp-sim's `rtopk/pick.rs` run it — k
+//! rounds, each taking the row's best remaining element (the greatest key, then the lowest
+//! index), on [`PICK_LANES`] lanes per row. A round costs one pass over a lane's slots and one
+//! reduction, whatever the values, so rows of 16-bit elements — which tie often and which the
+//! bisection searches two to a register — and the many short rows of MoE routers and samplers
+//! (M = 8…512, k = 1…8) take no search at all.
+//!
+//! The rounds find the answer, not Algorithm 1's steps: a program that wants iteration counts
+//! (docs/contract.md §3), or an approximate search, never picks. Rows of their own length or k
+//! take the ragged units.
+
+use topk_ref::check_shape;
+
+use crate::error::PlanError;
+use crate::plan::{Launch, Plan};
+use crate::units::{ElemType, PICK_LANES, PICK_WARPS, PICK_WIDTHS, Unit};
+
+/// Most results a pick row selects: each is a round over the whole row.
+pub const PICK_MAX_K: usize = 8;
+/// Widest row the default picks ([`PICK_LANES`] lanes of the widest unit).
+pub const PICK_MAX_ROW: usize = PICK_LANES * PICK_WIDTHS[PICK_WIDTHS.len() - 1];
+/// Most `M * k` of an f32 row the default picks. An f32 round costs a pass of three
+/// instructions per slot, two reductions and a take-out of two per slot, where a 16-bit round
+/// costs one reduction and three per slot; and the bisection runs f32 rows at one key per slot.
+/// On an H200 (results/cuda/2026-11-29-pick-rows-h200) pick rows of f32 took 0.31-0.59 of the
+/// bisection's time at M * k = 16-256 (M = 8, 16, 128), 1.02 at 384 (64 x 6) and 1.15-2.3 from
+/// 512 on; 16-bit rows took 0.20-0.96 of it everywhere measured (M <= 512, k <= 8).
+pub const PICK_F32_MAX_WORK: usize = 256;
+
+/// Whether the default runs `launch` as pick rows: an exact search of a float row of at most
+/// [`PICK_MAX_ROW`] with `1 <= k <=` [`PICK_MAX_K`] (and `M * k <=` [`PICK_F32_MAX_WORK`] for
+/// f32), no counts wanted, no per-row arrays.
+pub fn picks(launch: &Launch, counts: bool, ragged: bool) -> bool {
+    let b = launch.bisect;
+    let exact = b.max_iter.is_none() && b.precision == 0.0 && b.recall.is_none();
+    let float = ElemType::FLOATS.contains(&launch.elem);
+    let work =
+        launch.elem != ElemType::F32 || launch.m.saturating_mul(launch.k) <= PICK_F32_MAX_WORK;
+    exact
+        && float
+        && work
+        && !counts
+        && !ragged
+        && (1..=PICK_MAX_K).contains(&launch.k)
+        && launch.m <= PICK_MAX_ROW
+}
+
+/// The pick-rows plan of `launch` (where [`picks`] holds): the narrowest unit that holds the
+/// row, `32 / PICK_LANES` rows per warp, and no sort launch: sorted output is the rounds'
+/// order, written by the kernel itself (the program's `Select::sorted`).
+pub fn pick_plan(launch: &Launch) -> Result<Plan, PlanError> {
+    let Launch { n, m, k, elem, .. } = *launch;
+    check_shape(m, k)?;
+    let which = PICK_WIDTHS
+        .iter()
+        .position(|&w| PICK_LANES * w >= m)
+        .ok_or(PlanError::TooLarge { n, m, why: "a pick row is at most 512 wide" })?;
+    let rows_per_block = PICK_WARPS as usize * 32 / PICK_LANES;
+    let grid = u32::try_from(n.div_ceil(rows_per_block)).map_err(|_| PlanError::TooLarge {
+        n,
+        m,
+        why: "more than 2^32 blocks",
+    })?;
+    Ok(Plan {
+        unit: Unit::pick(PICK_WIDTHS[which]).with_elem(elem),
+        keys_per_lane: PICK_WIDTHS[which],
+        lanes_per_row: PICK_LANES,
+        grid,
+        block: PICK_WARPS * 32,
+        dynamic_shared: 0,
+        cached_keys: 0,
+        narrows: false,
+        sort: None, // the rounds find the results in sorted order (the program's Select::sorted)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use topk_ref::{Bisect, Mode};
+
+    use super::*;
+    use crate::units::Family;
+
+    fn launch(m: usize, k: usize, elem: ElemType) -> Launch {
+        Launch { n: 1000, m, k, mode: Mode::Largest, bisect: Bisect::exact(), sorted: false, elem }
+    }
+
+    #[test]
+    fn exact_short_float_rows_of_small_k_pick_without_counts_only() {
+        let l = launch(256, 8, ElemType::Bf16);
+        assert!(picks(&l, false, false));
+        assert!(!picks(&l, true, false), "counts are Algorithm 1's");
+        assert!(!picks(&l, false, true), "per-row arrays take the ragged units");
+        assert!(!picks(&launch(256, 9, ElemType::F32), false, false));
+        assert!(!picks(&launch(256, 0, ElemType::F32), false, false));
+        assert!(!picks(&launch(513, 8, ElemType::F16), false, false));
+        assert!(picks(&launch(512, 1, ElemType::F16), false, false));
+        assert!(!picks(&launch(64, 4, ElemType::I32), false, false), "float rows only");
+        // f32 rows up to M * k = 256; 16-bit rows to 512 x 8
+        assert!(picks(&launch(128, 2, ElemType::F32), false, false));
+        assert!(picks(&launch(32, 8, ElemType::F32), false, false));
+        assert!(!picks(&launch(64, 6, ElemType::F32), false, false));
+        assert!(!picks(&launch(512, 1, ElemType::F32), false, false));
+        assert!(picks(&launch(512, 8, ElemType::Bf16), false, false));
+        for bisect in [Bisect::early_stopping(3), Bisect::with_recall(0.9).unwrap()] {
+            assert!(!picks(&Launch { bisect, ..launch(64, 4, ElemType::F32) }, false, false));
+        }
+    }
+
+    #[test]
+    fn the_narrowest_unit_holds_the_row_and_no_sort_follows() {
+        for (m, epl) in [(1, 1), (8, 1), (9, 2), (64, 8), (65, 16), (300, 64), (512, 64)] {
+            let p = pick_plan(&launch(m, 1, ElemType::F32)).unwrap();
+            assert_eq!((p.family(), p.keys_per_lane, p.lanes_per_row), (Family::PickRows, epl, 8));
+            assert_eq!((p.grid, p.block), (1000u32.div_ceil(32), 256));
+            assert!(p.sort.is_none());
+        }
+        let sorted = Launch { sorted: true, ..launch(100, 8, ElemType::F16) };
+        let p = pick_plan(&sorted).unwrap();
+        assert_eq!(p.unit.to_string(), "rtopk_pick_rows_16_f16");
+        assert!(p.sort.is_none(), "the kernel writes sorted output itself");
+        assert!(pick_plan(&launch(513, 1, ElemType::F32)).is_err());
+    }
+}

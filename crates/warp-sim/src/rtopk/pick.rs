@@ -1,0 +1,172 @@
+//! Pick rows (docs/kernel.md, "Pick rows"): the kernel `rtopk_pick_rows_<EPL>`
+//! (`kernels/pick_rows.cu`), the exact top k of rows of up to `PICK_LANES * EPL` float elements
+//! for `k <= PICK_MAX_K` (rtopk-plan's `pick`), in the same three stages under the same names —
+//! `load_picks`, `pick_rounds` (`pick_round` each), `write_picks`. Each of k rounds takes the
+//! row's best remaining element: the greatest key, then the lowest index. The plan runs it only
+//! where no iteration counts are asked (docs/contract.md §3).
+
+use rtopk_plan::PICK_LANES;
+
+use crate::engine::error::SimError;
+use crate::engine::lanes::Lanes;
+use crate::engine::warp::Warp;
+use crate::rtopk::args::KernelArgs;
+use crate::rtopk::order::own_key;
+use crate::rtopk::params::{Params, place_row};
+use crate::rtopk::plan::ElemType;
+use crate::rtopk::rows::{RowLanes, row_max, row_min};
+use crate::rtopk::select::{RowOut, write_result};
+
+const LANES: u32 = PICK_LANES as u32;
+
+/// A row's registers and lanes: each lane's pick keys (`slots`), the row's lanes, each lane's
+/// place among them (`sub`), the element type.
+struct PickRow {
+    slots: Vec<Lanes<u32>>,
+    lanes: RowLanes,
+    sub: Lanes<u32>,
+    elem: ElemType,
+}
+
+/// `pick_key`: a slot's pick key, 0 past the row's end and once taken — an f32 row's own key
+/// (1 for a NaN in smallest mode, whose own key is 0), or a 16-bit row's own key over
+/// `0xffff - j`, so that one maximum finds the greatest key and then the lowest index.
+fn pick_key(a: &KernelArgs, elem: ElemType, word: u32, j: u32) -> u32 {
+    let key = own_key(a, elem, word, a.sign());
+    match elem {
+        ElemType::F32 => key.max(1),
+        _ => key << 16 | (0xffff - j),
+    }
+}
+
+/// `rtopk_pick_rows_impl<EPL>`: `PICK_WARPS * 32 / PICK_LANES` rows per block, one per
+/// `PICK_LANES` lanes; rows past the end return.
+pub(crate) async fn rtopk_pick_rows_impl(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
+    let tid = w.thread_idx();
+    let block = u64::from(w.block_idx());
+    let row = tid.map(|t| (block * u64::from(w.block_dim()) + u64::from(t)) / u64::from(LANES));
+    let row_id = w.uniform(&row, "rtopk_pick_rows: row_id")?;
+    if row_id >= p.a.n as u64 {
+        w.exit(); // row-uniform: the partial last block
+        return Ok(());
+    }
+    let lane = w.lane_id();
+    let sub = lane.map(|l| l % LANES);
+    let seg = lane.map(|l| ((1u32 << LANES) - 1) << (l - l % LANES));
+    let lanes = RowLanes { mask: w.uniform(&seg, "rtopk_pick_rows: lanes")?, width: LANES };
+    let at = place_row(w, p, row_id)?;
+    let epl = p.plan.keys_per_lane as u32;
+    let slots = load_picks(w, p, &at.input, &sub, epl).await?;
+    let mut row = PickRow { slots, lanes, sub, elem: p.elem };
+    let (j, key) = pick_rounds(w, &p.a, &mut row)?;
+    let out = RowOut {
+        x: p.x,
+        row_off: at.input,
+        out_val: p.out_val,
+        out_idx: p.out_idx,
+        out_off: at.out,
+        sign: p.a.sign(),
+        elem: p.elem,
+    };
+    write_picks(w, (&j, &key), (p.a.k as u32, p.sorted), lanes, &sub, &out).await
+}
+
+/// `load_picks`: lane `sub` holds elements `j = sub + PICK_LANES i` (`i < EPL`) as pick keys.
+async fn load_picks(
+    w: &mut Warp<'_>,
+    p: &Params<'_>,
+    row_in: &Lanes<u64>,
+    sub: &Lanes<u32>,
+    epl: u32,
+) -> Result<Vec<Lanes<u32>>, SimError> {
+    let m = p.a.m as u32;
+    let mut slots = vec![Lanes::splat(0u32); epl as usize];
+    for (i, slot) in slots.iter_mut().enumerate() {
+        let j = sub.map(|s| s + LANES * i as u32);
+        let saved = w.push_active(&j.map(|j| j < m), "load_picks: j < m")?;
+        let addr = row_in.zip(&j, |r, j| r + u64::from(j));
+        let v = w.ld_input(p.x, &addr, "load_picks: row_in[j]").await?;
+        let key = v.zip(&j, |v, j| pick_key(&p.a, p.elem, v, j));
+        w.assign(slot, &key);
+        w.pop_active(saved);
+    }
+    Ok(slots)
+}
+
+/// `pick_round`: the row's best remaining slot, taken out (key 0): its index and own key.
+fn pick_round(w: &mut Warp<'_>, a: &KernelArgs, row: &mut PickRow) -> Result<(u32, u32), SimError> {
+    let PickRow { slots, lanes, sub, elem } = row;
+    let lanes = *lanes;
+    if *elem != ElemType::F32 {
+        // slots are unique: the row's maximum is one slot, which holds the index too
+        let best = slots.iter().fold(Lanes::splat(0u32), |b, s| b.zip(s, u32::max));
+        let top = row_max(w, a, lanes, best, "pick_round: row_max(best)")?;
+        let top = w.uniform(&top, "pick_round: top")?;
+        for s in slots.iter_mut() {
+            *s = s.map(|v| if v == top { 0 } else { v });
+        }
+        return Ok((0xffff - (top & 0xffff), top >> 16));
+    }
+    // the lane's best (its first slot holding it), the row's best key, the lowest j holding it
+    let (mut best, mut at) = (Lanes::splat(0u32), Lanes::splat(0u32));
+    for (i, s) in slots.iter().enumerate() {
+        let above = s.zip(&best, |s, b| s > b);
+        best = Lanes::from_fn(|l| if above.lane(l) { s.lane(l) } else { best.lane(l) });
+        at = Lanes::from_fn(|l| if above.lane(l) { i as u32 } else { at.lane(l) });
+    }
+    let top = row_max(w, a, lanes, best, "pick_round: row_max(best)")?;
+    let top = w.uniform(&top, "pick_round: top")?;
+    let j = sub.zip(&at, |s, i| s + LANES * i);
+    let holds = Lanes::from_fn(|l| if best.lane(l) == top { j.lane(l) } else { u32::MAX });
+    let first = row_min(w, a, lanes, holds, "pick_round: row_min(j holding top)")?;
+    let first = w.uniform(&first, "pick_round: first")?;
+    for (i, s) in slots.iter_mut().enumerate() {
+        *s = Lanes::from_fn(|l| {
+            if j.lane(l) == first && at.lane(l) == i as u32 { 0 } else { s.lane(l) }
+        });
+    }
+    Ok((first, if top == 1 { 0 } else { top }))
+}
+
+/// `pick_rounds`: k rounds; lane `r` of the row keeps round `r`'s index and key.
+fn pick_rounds(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut PickRow,
+) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
+    let (mut mine_j, mut mine_key) = (Lanes::splat(0u32), Lanes::splat(0u32));
+    for r in 0..a.k as u32 {
+        let (j, key) = pick_round(w, a, row)?;
+        let saved = w.push_active(&row.sub.map(|s| s == r), "pick_rounds: sub == r")?;
+        w.assign(&mut mine_j, &Lanes::splat(j));
+        w.assign(&mut mine_key, &Lanes::splat(key));
+        w.pop_active(saved);
+    }
+    Ok((mine_j, mine_key))
+}
+
+/// `write_picks`: lane `r < k` writes pick `r`, value and index (`write_result`), at `r` where
+/// the launch asks for sorted output (the rounds' order is the contract's sorted order), else at
+/// its place in index order (the number of picks of a lower index).
+async fn write_picks(
+    w: &mut Warp<'_>,
+    (mine_j, mine_key): (&Lanes<u32>, &Lanes<u32>),
+    (k, sorted): (u32, bool),
+    lanes: RowLanes,
+    sub: &Lanes<u32>,
+    out: &RowOut<'_>,
+) -> Result<(), SimError> {
+    let mut pos = *sub;
+    if !sorted {
+        pos = Lanes::splat(0u32);
+        for s in 0..k {
+            let other =
+                w.shfl_sync(lanes.mask, mine_j, s, LANES, "write_picks: shfl(mine_j, s)")?;
+            pos = Lanes::from_fn(|l| pos.lane(l) + u32::from(other.lane(l) < mine_j.lane(l)));
+        }
+    }
+    let saved = w.push_active(&sub.map(|s| s < k), "write_picks: sub < k")?;
+    write_result(w, out, &pos, mine_j, mine_key).await?;
+    w.pop_active(saved);
+    Ok(())
+}
