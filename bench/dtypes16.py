@@ -12,7 +12,9 @@ row, equal torch.topk's.
 
 Reported: for each shape and type the two times; rtopk's elements per second on 16-bit rows
 over its float32 rows' (target >= 1.8x at N = 2^20, M in {256, 512, 768}); torch.topk's time
-over rtopk's on each type (target: geometric mean >= 20x on bfloat16 over the grid).
+over rtopk's on each type (target: geometric mean >= 20x on bfloat16 over the grid); and
+rtopk's time with the iteration counts asked (``return_iterations=True``: the search
+docs/contract.md §3 counts) over its time without.
 
     python3 bench/dtypes16.py --out DIR [--quick] [--reps 30]
 
@@ -74,15 +76,26 @@ def one_case(rtopk: Any, xs: List[torch.Tensor], k: int, reps: int) -> Dict[str,
     row: Dict[str, Any] = dict(check=check(rtopk, xs[0], k), buffers=len(xs))
     ours = [lambda x=x: rtopk.topk(x, k, sorted=False) for x in xs]
     theirs = [lambda x=x: torch.topk(x, k, sorted=False) for x in xs]
+    # the same call with counts asked: the search docs/contract.md §3 counts (a bf16 row
+    # without counts bisects its keys from the start, docs/kernel.md "16-bit rows")
+    counted = [
+        lambda x=x: rtopk.topk(x, k, sorted=False, return_iterations=True) for x in xs
+    ]
     row["rtopk_ms"] = median_gpu_ms(ours, reps)
     row["torch_ms"] = median_gpu_ms(theirs, reps)
+    row["counted_ms"] = median_gpu_ms(counted, reps)
     row["torch_over_rtopk"] = row["torch_ms"] / row["rtopk_ms"]
+    row["counted_over_rtopk"] = row["counted_ms"] / row["rtopk_ms"]
     return row
 
 
 def summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     by = {(r["n"], r["m"], r["k"], r["dtype"]): r for r in rows if "rtopk_ms" in r}
-    out: Dict[str, Any] = {"elements_per_s_over_f32": {}, "torch_over_rtopk": {}}
+    out: Dict[str, Any] = {
+        "elements_per_s_over_f32": {},
+        "torch_over_rtopk": {},
+        "counted_over_rtopk": {},
+    }
     for name in ("float16", "bfloat16"):
         per_m = {}
         for m in GRID_M:
@@ -95,15 +108,20 @@ def summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
             if ratios:
                 per_m[m] = dict(geomean=geomean(ratios), worst=min(ratios), ks=GRID_K)
         out["elements_per_s_over_f32"][name] = per_m
+
+    def of_type(name: str, key: str) -> List[float]:
+        return [r[key] for r in rows if r.get("dtype") == name and key in r]
+
     for name in DTYPES:
-        sp = [
-            r["torch_over_rtopk"]
-            for r in rows
-            if r.get("dtype") == name and "rtopk_ms" in r
-        ]
+        sp = of_type(name, "torch_over_rtopk")
         if sp:
             out["torch_over_rtopk"][name] = dict(
                 geomean=geomean(sp), worst=min(sp), cells=len(sp)
+            )
+        counted = of_type(name, "counted_over_rtopk")
+        if counted:
+            out["counted_over_rtopk"][name] = dict(
+                geomean=geomean(counted), worst=min(counted), best=max(counted)
             )
     return out
 
@@ -133,6 +151,17 @@ def table(rows: List[Dict[str, Any]], s: Dict[str, Any], env: Dict[str, Any]) ->
     for name, v in s["torch_over_rtopk"].items():
         lines.append(
             f"| {name} | {v['geomean']:.2f}x | {v['worst']:.2f}x | {v['cells']} |"
+        )
+    lines += [
+        "",
+        "## rtopk with counts asked over rtopk without (the counted search's cost)",
+        "",
+        "| dtype | geometric mean | least | most |",
+        "|---|---|---|---|",
+    ]
+    for name, v in s["counted_over_rtopk"].items():
+        lines.append(
+            f"| {name} | {v['geomean']:.3f}x | {v['worst']:.3f}x | {v['best']:.3f}x |"
         )
     return "\n".join(lines + case_lines(rows)) + "\n"
 

@@ -15,8 +15,12 @@ unsorted values, sorted, equal torch's (torch orders ties its own way: indices a
 compared).
 
     python3 bench/router_rows.py --out DIR [--reps 30]
+    python3 bench/router_rows.py --grid --out DIR [--reps 15]
 
-Writes DIR/router_rows.json and DIR/router_rows.md.
+Writes DIR/router_rows.json and DIR/router_rows.md. With --grid: every M in {8, ..., 512}
+and k in {1, 2, 4, 8} (k <= M) on 32 MB of each type, rtopk against the bisection only (the
+plan's rule, docs/kernel.md "Pick rows"), each case checked bit for bit against the
+bisection's answer; writes DIR/pick_grid.json and DIR/pick_grid.md.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import json
 import math
 import os
 import sys
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List
 
 import torch
 
@@ -66,6 +70,18 @@ def check(rtopk: Any, x: torch.Tensor, k: int) -> str:
     return "ok" if ok else "DIFFERS"
 
 
+def plain_and_counted(
+    rtopk: Any, xs: List[torch.Tensor], k: int, sorted_: bool
+) -> tuple[List[Callable[[], Any]], List[Callable[[], Any]]]:
+    """rtopk's calls on the rotation, and the same calls with counts asked: the bisection's
+    route (docs/kernel.md, "Pick rows"), which also writes one count per row."""
+    plain = [lambda x=x: rtopk.topk(x, k, sorted=sorted_) for x in xs]
+    counted = [
+        lambda x=x: rtopk.topk(x, k, sorted=sorted_, return_iterations=True) for x in xs
+    ]
+    return plain, counted
+
+
 def one(
     rtopk: Any, n: int, m: int, k: int, name: str, l2: int, reps: int
 ) -> Dict[str, Any]:
@@ -80,14 +96,8 @@ def one(
     row["check"] = check(rtopk, xs[0], k)
     for sorted_ in (False, True):
         tag = "sorted" if sorted_ else "unsorted"
-        ours = [lambda x=x, s=sorted_: rtopk.topk(x, k, sorted=s) for x in xs]
+        ours, counted = plain_and_counted(rtopk, xs, k, sorted_)
         theirs = [lambda x=x, s=sorted_: torch.topk(x, k, sorted=s) for x in xs]
-        # the same call with counts asked: the bisection's route (docs/kernel.md, "Pick rows"),
-        # which also writes one count per row
-        counted = [
-            lambda x=x, s=sorted_: rtopk.topk(x, k, sorted=s, return_iterations=True)
-            for x in xs
-        ]
         row[f"rtopk_{tag}_ms"] = median_gpu_ms(ours, reps)
         row[f"torch_{tag}_ms"] = median_gpu_ms(theirs, reps)
         row[f"bisect_{tag}_ms"] = median_gpu_ms(counted, reps)
@@ -98,6 +108,62 @@ def one(
     row["rtopk_unsorted_gbps"] = n * m * size / row["rtopk_unsorted_ms"] / 1e6
     row["bisect_unsorted_gbps"] = n * m * size / row["bisect_unsorted_ms"] / 1e6
     return row
+
+
+GRID_M = [8, 16, 32, 64, 128, 256, 512]
+GRID_K = [1, 2, 4, 8]
+
+
+def grid_one(
+    rtopk: Any, m: int, k: int, name: str, l2: int, reps: int
+) -> dict[str, Any]:
+    """Pick (the default) against the bisection on 32 MB of rows of m, both orders."""
+    size = torch.empty((), dtype=DTYPES[name]).element_size()
+    n = (32 << 20) // (m * size)
+    gen = torch.Generator(device="cuda").manual_seed(n * 1_000_003 + m)
+    count = min(max(math.ceil(4 * l2 / (n * m * size)), 1), MAX_BUFFERS)
+    xs = [
+        torch.randn(n, m, device="cuda", generator=gen).to(DTYPES[name])
+        for _ in range(count)
+    ]
+    row: dict[str, Any] = {"n": n, "m": m, "k": k, "dtype": name, "check": "ok"}
+    for sorted_ in (False, True):
+        tag = "sorted" if sorted_ else "unsorted"
+        a = rtopk.topk(xs[0], k, sorted=sorted_)
+        b = rtopk.topk(xs[0], k, sorted=sorted_, return_iterations=True)
+        if not (torch.equal(a.values, b.values) and torch.equal(a.indices, b.indices)):
+            row["check"] = "DIFFERS"
+        ours, counted = plain_and_counted(rtopk, xs, k, sorted_)
+        row[f"rtopk_{tag}_ms"] = median_gpu_ms(ours, reps)
+        row[f"bisect_{tag}_ms"] = median_gpu_ms(counted, reps)
+        row[f"bisect_over_rtopk_{tag}"] = (
+            row[f"bisect_{tag}_ms"] / row[f"rtopk_{tag}_ms"]
+        )
+    return row
+
+
+def grid_report(rows: list[dict[str, Any]], env: dict[str, Any]) -> str:
+    lines = [
+        f"# Pick rows against the bisection, 32 MB per cell — {env['device']}, {env['date']}",
+        "",
+        f"Command: `{env['command']}`; rtopk {env['rtopk']}. Bisection time over rtopk's "
+        "(the default; pick rows where the plan picks), GPU ms medians.",
+        "",
+        "| dtype | M | k | N | unsorted | sorted | check |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "rtopk_unsorted_ms" not in r:
+            lines.append(
+                f"| {r['dtype']} | {r['m']} | {r['k']} | | {r.get('error')} | | |"
+            )
+            continue
+        lines.append(
+            f"| {r['dtype']} | {r['m']} | {r['k']} | {r['n']} "
+            f"| {r['bisect_over_rtopk_unsorted']:.2f}x | {r['bisect_over_rtopk_sorted']:.2f}x "
+            f"| {r['check']} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def report(rows: List[Dict[str, Any]], env: Dict[str, Any]) -> str:
@@ -143,10 +209,29 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--grid", action="store_true")
     args = ap.parse_args()
     import rtopk
 
     env = device_env(rtopk, method=__doc__.split("\n\n")[1].replace("\n", " "))
+    if args.grid:
+        cells: list[dict[str, Any]] = []
+        for name in DTYPES:
+            for m in GRID_M:
+                for k in (k for k in GRID_K if k <= m):
+                    try:
+                        cells.append(
+                            grid_one(rtopk, m, k, name, env["l2_bytes"], args.reps)
+                        )
+                    except Exception as e:  # a failed case is reported, not fatal
+                        cells.append({"m": m, "k": k, "dtype": name, "error": repr(e)})
+                    print(json.dumps(cells[-1]), flush=True)
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "pick_grid.json"), "w") as f:
+            json.dump({"env": env, "rows": cells}, f, indent=1)
+        with open(os.path.join(args.out, "pick_grid.md"), "w") as f:
+            f.write(grid_report(cells, env))
+        return 0 if all(r.get("check") == "ok" for r in cells) else 1
     rows: List[Dict[str, Any]] = []
     for n, m, k in SHAPES:
         for name in DTYPES:

@@ -135,13 +135,26 @@ __device__ __forceinline__ void value_of_bracket(Search& s, const Params& p) {
 #endif
 }
 
+// Whether a row bisects its own keys from the start (no value phase): a bf16 row, in exact
+// mode without a precision or a recall target, whose counts nobody asked for (out_iter null:
+// docs/contract.md §3's counts are the value phase's) and which does not narrow (the value
+// phase narrows). A bf16 row has at most 65536 keys and ties often: thresholds computed in
+// f32 land many times on one key, where a test of keys halves the bracket every time
+// (docs/kernel.md, "16-bit rows").
+template <class Row>
+__device__ __forceinline__ bool keys_only(const Params& p) {
+    return ELEM_KIND == ELEM_BF16 && p.out_iter == nullptr && Row::NARROW_CAP == 0u &&
+           p.precision == 0.0f && !(p.recall > 0.0f);
+}
+
 template <class Row>
 __device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
     Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
                 recall_slack(p, p.k)};
     if (lo_key == hi_key) return s;
-    // value phase: the paper's bisection on (ordered) values (none on an integer row)
-    value_of_bracket(s, p);
+    // value phase: the paper's bisection on (ordered) values (none on an integer row, nor on
+    // a row that bisects its keys, keys_only)
+    if (!keys_only<Row>(p)) value_of_bracket(s, p);
     finish_exact(row, s, p.k);
     return s;
 }

@@ -280,3 +280,65 @@ fn sixteen_bit_rows_in_the_narrowing_ranges_narrow() {
         assert!(trace.to_text().contains(kernel));
     }
 }
+
+/// bf16 rows whose counts nobody asks for bisect their own keys from the start (the kernels'
+/// `keys_only`, docs/kernel.md "16-bit rows"): every family that does not narrow, and split
+/// rows, give the oracle's answer bit for bit with no diagnostic, and their searches are all
+/// key phase.
+fn bf16_keys_only(
+    (n, m, x): (usize, usize, Vec<bf16>),
+    (which, frac): (u8, f64),
+    (smallest, sorted, pick): (bool, bool, usize),
+) -> Result<(), TestCaseError> {
+    let k = pick_k(m, which, frac);
+    let mut choices = strategies(m, ElemType::Bf16);
+    if m >= 4096 {
+        choices.push(Launch::Split);
+    }
+    let strategy = choices[pick % choices.len()];
+    let config = SimConfig { strategy, sorted, counts: false, ..SimConfig::default() };
+    let mode = Mode::from_smallest(smallest);
+    let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
+    let got =
+        Simulator::new(config).run(&x, &args).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let unit = got.plan.unit;
+    prop_assert!(got.diagnostics.is_empty(), "{}: {}", unit, got.summary);
+    prop_assert!(got.iterations.is_empty(), "{}: no counts were asked", unit);
+    let opts = Options { mode, sorted };
+    for r in 0..n {
+        let want = topk_row(&Bisect::exact(), &x[r * m..(r + 1) * m], k, opts).unwrap();
+        let (lo, hi) = (r * k, (r + 1) * k);
+        prop_assert_eq!(&got.indices[lo..hi], want.indices.as_slice(), "{} row {}", unit, r);
+        prop_assert_eq!(bits(&got.values[lo..hi]), bits(&want.values), "{} row {}", unit, r);
+    }
+    let whole = got.route.depth() == 0 && got.plan.family() != Family::PickRows;
+    let searched = whole && k > 0 && !got.plan.narrows;
+    if searched && got.coverage.reached(warp_sim::Branch::ExitHit) {
+        prop_assert!(got.coverage.reached(warp_sim::Branch::KeyPhase), "{}: a value phase", unit);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// bf16 rows without counts, every strategy that holds them.
+    #[test]
+    fn bf16_rows_without_counts_bisect_their_keys(x in matrix16::<bf16>(700), which in 0u8..6,
+                                                  frac in 0.0f64..1.0, smallest: bool,
+                                                  sorted: bool, pick in 0usize..6) {
+        bf16_keys_only(x, (which, frac), (smallest, sorted, pick))?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Wide bf16 rows without counts: block rows, and split rows.
+    #[test]
+    fn wide_bf16_rows_without_counts_bisect_their_keys(
+        x in matrix16_in::<bf16>(1..3, 1025..=9000), frac in 0.0f64..0.1, smallest: bool,
+        pick in 0usize..4) {
+        bf16_keys_only(x, (5, frac), (smallest, false, pick))?;
+    }
+}

@@ -76,3 +76,19 @@ fn pick_rows_of_routers_on_the_gpu_equal_the_bisection() {
         }
     }
 }
+
+/// bf16 rows without counts bisect their own keys (the kernels' `keys_only`, docs/kernel.md
+/// "16-bit rows") on every family that does not narrow — half-warp, whole-warp and block rows,
+/// and split rows — with the bisection's answer and the simulator's (which bisects keys too).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn bf16_rows_without_counts_on_the_gpu_equal_the_simulator_the_bisection_and_the_oracle() {
+    for (si, &(n, m, k)) in
+        [(40, 300, 20), (9, 1000, 200), (3, 5000, 600), (2, 40_000, 100), (1, 70_000, 9)]
+            .iter()
+            .enumerate()
+    {
+        let x = Array2::from_shape_vec((n, m), hostile(n, m, 90 + si as u64)).unwrap();
+        agree(x.mapv(bf16::from_f32).view(), k);
+    }
+}

@@ -225,7 +225,8 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     tr.with(|r| r.range(lo_key, hi_key));
     // stage 2: search_threshold
     let hint = p.row_hint(row_id);
-    let mut s = search_threshold(w, a, &mut row, (lo_key, hi_key), p.elem, hint, tr).await?;
+    let of = (p.elem, p.out_iter.is_some());
+    let mut s = search_threshold(w, a, &mut row, (lo_key, hi_key), of, hint, tr).await?;
     let out_off = at.out;
     let (out_val, out_idx, sign, elem) = (p.out_val, p.out_idx, a.sign(), p.elem);
     let out = RowOut { x: p.x, row_off, out_val, out_idx, out_off, sign, elem };

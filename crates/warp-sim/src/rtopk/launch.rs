@@ -75,8 +75,9 @@ pub struct SimConfig {
     pub strategy: Strategy,
     /// Whether the iteration counts are wanted (the default): a route that splits rows has
     /// none, so with counts [`Strategy::Auto`] never splits. Without them `Auto` follows the
-    /// CUDA launcher's route for the shape, split rows included; [`Strategy::Split`] implies
-    /// no counts.
+    /// CUDA launcher's route for the shape, split rows and pick rows included, and the
+    /// kernels search as the GPU's do without counts (a bf16 row bisects its keys:
+    /// `keys_only`), reporting none; [`Strategy::Split`] implies no counts.
     pub counts: bool,
     /// Each row's results in sorted order (the sort launch), instead of index order.
     pub sorted: bool,
@@ -226,9 +227,9 @@ impl Simulator {
     }
 
     /// The launch program of `args` under this configuration, for rows of `elem`: the steps
-    /// the simulator runs, as the CUDA launcher would (rtopk-plan's `program`). A program that
-    /// does not split rows writes the iteration counts (the simulator reports them wherever
-    /// the route has them: not for split rows, nor for pick rows).
+    /// the simulator runs, as the CUDA launcher would (rtopk-plan's `program`): with the
+    /// iteration counts where the configuration asks for them (`counts`) and the route has
+    /// them (not for split rows).
     pub fn program(&self, args: &KernelArgs, elem: ElemType) -> Result<Program, SimError> {
         self.program_ragged(args, elem, Ragged::default())
     }
@@ -247,16 +248,9 @@ impl Simulator {
         let strategy = self.config.strategy;
         let counts = self.config.counts && strategy != Strategy::Split;
         let limits = &self.config.limits;
-        let p = program_ragged(&launch, limits, strategy, counts, ragged)?;
-        if p.depth == 0 && !p.counts {
-            // the same route with counts where it is the same (it is not for pick rows, whose
-            // rounds count nothing: rtopk-plan's pick)
-            let with = program_ragged(&launch, limits, strategy, true, ragged)?;
-            if with.units() == p.units() {
-                return Ok(with);
-            }
-        }
-        Ok(p)
+        // the program as asked: without counts a bf16 row bisects its keys (the kernels'
+        // keys_only) and short rows may pick (rtopk-plan's pick), as on the GPU
+        Ok(program_ragged(&launch, limits, strategy, counts, ragged)?)
     }
 
     /// The launch of `args` under this configuration, for rows of `elem`.

@@ -63,6 +63,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("value_phase", "search.rs"),
     ("finish_exact", "search.rs"),
     ("search_exact", "search.rs"),
+    ("keys_only", "search.rs"),
     ("search_early_stopping", "search.rs"),
     ("search_threshold", "search.rs"),
     ("hint_test", "search.rs"),

@@ -291,7 +291,7 @@ async fn search_exact<R: Row>(
     a: &KernelArgs,
     row: &mut R,
     (lo_key, hi_key): (u32, u32),
-    elem: ElemType,
+    (elem, counted): (ElemType, bool),
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
     let mut s = Search::new(row, (lo_key, hi_key), SearchExit::Converged, 0, elem);
@@ -299,10 +299,26 @@ async fn search_exact<R: Row>(
     if lo_key == hi_key {
         return Ok(s);
     }
-    // value phase: the paper's bisection on (ordered) values (none on an integer row)
-    value_of_bracket(a, &mut s);
+    // value phase: the paper's bisection on (ordered) values (none on an integer row, nor on
+    // a row that bisects its keys, keys_only)
+    if !keys_only(a, row, elem, counted) {
+        value_of_bracket(a, &mut s);
+    }
     finish_exact(w, a, row, &mut s, tr).await?;
     Ok(s)
+}
+
+/// `keys_only`: whether a row bisects its own keys from the start (no value phase) — a bf16
+/// row, in exact mode without a precision or a recall target, whose counts nobody asked for
+/// (`counted`: the launch's `out_iter`; docs/contract.md §3's counts are the value phase's),
+/// and which does not narrow (the value phase narrows). Thresholds computed in f32 land many
+/// times on one bf16 key, where a test of keys halves the bracket every time.
+fn keys_only<R: Row>(a: &KernelArgs, row: &R, elem: ElemType, counted: bool) -> bool {
+    elem == ElemType::Bf16
+        && !counted
+        && row.narrow_cap() == 0
+        && a.bisect.precision == 0.0
+        && a.bisect.recall.is_none()
 }
 
 /// The value phase's kind for the bracket `[s.lo_key, s.hi_key]` in exact mode: its ordered
@@ -486,13 +502,15 @@ async fn search_hinted<R: Row>(
     a: &KernelArgs,
     row: &mut R,
     (lo_key, hi_key): (u32, u32),
-    elem: ElemType,
+    (elem, counted): (ElemType, bool),
     hint: f32,
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
     let mut s = Search::new(row, (lo_key, hi_key), SearchExit::Converged, 0, elem);
     let side = match hint_test(w, a, row, &mut s, hint, tr).await? {
-        HintStep::Skipped => return search_exact(w, a, row, (lo_key, hi_key), elem, tr).await,
+        HintStep::Skipped => {
+            return search_exact(w, a, row, (lo_key, hi_key), (elem, counted), tr).await;
+        }
         HintStep::Ended => return Ok(s),
         HintStep::Side(side) => side,
     };
@@ -573,24 +591,25 @@ async fn search_early_stopping<R: Row>(
 }
 
 /// `search_threshold`: exact or early stopping, from the row's min and max key, for a row of
-/// `elem`; `hint`: the row's threshold hint (the ragged units' `p.hint[row_id]`), taken in
-/// exact mode with precision 0 and no recall target only (Algorithm 2, a precision and a
-/// recall target ignore it, as `bisect` does).
+/// `elem` (`counted`: whether the launch writes iteration counts, its `out_iter`); `hint`: the
+/// row's threshold hint (the ragged units' `p.hint[row_id]`), taken in exact mode with
+/// precision 0 and no recall target only (Algorithm 2, a precision and a recall target ignore
+/// it, as `bisect` does).
 pub(crate) async fn search_threshold<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     row: &mut R,
     range: (u32, u32),
-    elem: ElemType,
+    (elem, counted): (ElemType, bool),
     hint: Option<f32>,
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
     match (a.bisect.max_iter, hint) {
         (Some(n), _) => search_early_stopping(w, a, row, range, elem, n, tr).await,
         (None, Some(h)) if a.bisect.precision == 0.0 && a.bisect.recall.is_none() => {
-            search_hinted(w, a, row, range, elem, h, tr).await
+            search_hinted(w, a, row, range, (elem, counted), h, tr).await
         }
-        (None, _) => search_exact(w, a, row, range, elem, tr).await,
+        (None, _) => search_exact(w, a, row, range, (elem, counted), tr).await,
     }
 }
 
