@@ -23,7 +23,8 @@ pub const PICK_MAX_ROW: usize = PICK_LANES * PICK_WIDTHS[PICK_WIDTHS.len() - 1];
 /// Most `M * k` of an f32 row the default picks. An f32 round costs a pass of three
 /// instructions per slot, two reductions and a take-out of two per slot, where a 16-bit round
 /// costs one reduction and three per slot; and the bisection runs f32 rows at one key per slot.
-/// On an H200 (results/cuda/2026-11-29-pick-rows-h200) pick rows of f32 took 0.31-0.59 of the
+/// On an H200 (results/cuda/2026-11-29-pick-rows-h200/rule/; in grid/ the bisection took
+/// 1.07x pick's time at 32 x 8, the widest cell picked) pick rows of f32 took 0.31-0.59 of the
 /// bisection's time at M * k = 16-256 (M = 8, 16, 128), 1.02 at 384 (64 x 6) and 1.15-2.3 from
 /// 512 on; 16-bit rows took 0.20-0.96 of it everywhere measured (M <= 512, k <= 8).
 pub const PICK_F32_MAX_WORK: usize = 256;

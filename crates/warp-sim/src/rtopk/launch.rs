@@ -105,9 +105,10 @@ pub struct LaunchResult<E = f32> {
     pub values: Vec<E>,
     /// `(rows, k)` indices, row-major: ascending within a row, or in sorted order.
     pub indices: Vec<u32>,
-    /// `(rows,)` iteration counts; empty when the route split the rows (a split row's search
-    /// counts its chunks, not the row: docs/contract.md §3 has no count for it) or picked
-    /// them (rtopk-plan's pick: no search).
+    /// `(rows,)` iteration counts; empty where the configuration asks for none
+    /// ([`SimConfig::counts`]: the GPU's path without counts, pick rows and bf16 rows bisecting
+    /// their keys among it) or the route split the rows (a split row's search counts its
+    /// chunks, not the row: docs/contract.md §3 has no count for it).
     pub iterations: Vec<u32>,
     /// The findings kept (at most [`crate::engine::DEFAULT_KEPT_DIAGNOSTICS`]).
     pub diagnostics: Vec<Diagnostic>,
