@@ -116,15 +116,21 @@ pub(crate) struct VerifyCudaArgs {
     #[arg(long)]
     quick: bool,
     /// Check this element type only (repeatable: float32, float16, bfloat16, int8, uint8,
-    /// int16, int32); default: every type the kernel takes
+    /// int16, int32, float64, int64); default: every type the kernel takes
     #[arg(long = "dtype", value_name = "NAME", value_parser = parse_kernel_elem)]
     dtypes: Vec<ElemType>,
+}
+
+/// Every element type the kernel takes: the 32-bit-key types, then the 64-bit ones (the wide
+/// rows).
+fn kernel_elems() -> Vec<ElemType> {
+    ElemType::ALL.into_iter().chain(ElemType::WIDE).collect()
 }
 
 /// The kernel's element type called `name` (numpy's and torch's name).
 fn parse_kernel_elem(name: &str) -> Result<ElemType, String> {
     ElemType::from_name(name).ok_or_else(|| {
-        let names: Vec<&str> = ElemType::ALL.iter().map(|e| e.name()).collect();
+        let names: Vec<&str> = kernel_elems().iter().map(|e| e.name()).collect();
         format!("'{name}' is not a type the kernel takes; expected one of {}", names.join(", "))
     })
 }
@@ -136,12 +142,14 @@ fn parse_strategy(name: &str) -> Result<Strategy, String> {
     })
 }
 
-/// A strategy that cannot hold the shape asked for, a forced split that cannot split it, or a
-/// shape too large for the kernel's index types is a bad argument (exit 2).
+/// A strategy that cannot hold the shape asked for, a forced split that cannot split it, a
+/// 64-bit request the wide rows do not take, or a shape too large for the kernel's index types
+/// is a bad argument (exit 2).
 fn refused(e: rtopk::cuda::CudaError) -> CliError {
     match e {
         rtopk::cuda::CudaError::Strategy { .. }
         | rtopk::cuda::CudaError::Split { .. }
+        | rtopk::cuda::CudaError::Wide { .. }
         | rtopk::cuda::CudaError::TooLarge { .. } => CliError::BadArgument(e.to_string()),
         other => other.into(),
     }
@@ -444,7 +452,7 @@ pub(crate) fn verify(args: &VerifyCudaArgs) -> Result<(), CliError> {
     // (the same launch family, per family); bisect is the CPU reference beside it.
     let bisect = |b: Bisect| -> Box<dyn RowTopK> { Box::new(b) };
     let references: [Reference<'_>; 1] = [("bisect", &bisect)];
-    let elems = if args.dtypes.is_empty() { ElemType::ALL.to_vec() } else { args.dtypes.clone() };
+    let elems = if args.dtypes.is_empty() { kernel_elems() } else { args.dtypes.clone() };
     let report = check_all(&mut gpu, &WIDTHS, per_case, &references, &elems)?;
     let names: Vec<&str> = elems.iter().map(|e| e.name()).collect();
     println!(
@@ -500,12 +508,14 @@ mod tests {
 
     #[test]
     fn verify_takes_each_kernel_type_by_name_and_refuses_the_others() {
-        for e in ElemType::ALL {
+        for e in ElemType::ALL.into_iter().chain(ElemType::WIDE) {
             assert_eq!(parse_kernel_elem(e.name()), Ok(e));
         }
-        for bad in ["float64", "int64", "i8", ""] {
+        assert_eq!(kernel_elems().len(), 9, "every type, 64-bit ones last");
+        for bad in ["float128", "uint64", "i8", ""] {
             let e = parse_kernel_elem(bad).unwrap_err();
             assert!(e.contains(&format!("'{bad}'")) && e.contains("int32"), "{e}");
+            assert!(e.contains("float64") && e.contains("int64"), "{e}");
         }
     }
 

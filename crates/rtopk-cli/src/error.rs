@@ -77,7 +77,9 @@ impl CliError {
             CliError::BadArgument(_) | CliError::Shape { .. } | CliError::TopK(_) => true,
             CliError::Lib(e) => e.is_user_error(),
             CliError::Tools(e) => e.is_user_error(),
-            CliError::Cuda(e) => matches!(e, rtopk::cuda::CudaError::TopK(_)),
+            CliError::Cuda(e) => {
+                matches!(e, rtopk::cuda::CudaError::TopK(_) | rtopk::cuda::CudaError::Wide { .. })
+            }
             CliError::Output { .. } | CliError::WrongAnswer(_) | CliError::Json(_) => false,
         };
         if user { EXIT_BAD_INPUT } else { EXIT_FAILURE }

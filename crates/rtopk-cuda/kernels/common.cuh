@@ -62,10 +62,12 @@ typedef unsigned long long u64;
 #define ELEM_U8 4
 #define ELEM_I16 5
 #define ELEM_I32 6
+#define ELEM_F64 7  // 64-bit keys: the wide rows alone (wide_rows.cu)
+#define ELEM_I64 8
 // 16-bit floats: warp rows keep the elements packed two per register (PackedRow).
 #define ELEM_PACKED16 (ELEM_KIND == ELEM_F16 || ELEM_KIND == ELEM_BF16)
-// Integers: one 32-bit key per element and no value phase (docs/contract.md §3).
-#define ELEM_INTEGER (ELEM_KIND >= ELEM_I8)
+// Integers of up to 32 bits: one 32-bit key per element and no value phase (docs/contract.md §3).
+#define ELEM_INTEGER (ELEM_KIND >= ELEM_I8 && ELEM_KIND <= ELEM_I32)
 
 struct Params {
     const elem_t* x;     // (n_rows, m), row-major

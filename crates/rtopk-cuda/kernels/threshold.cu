@@ -5,12 +5,15 @@
 // sorted order), as topk-ref's ragged::threshold_of — or NaN where k_i = 0. One warp per row.
 
 #include "order.cuh"
+#include "wide.cuh"
 
 // An element's bits as f32, as topk-ref's Element::to_f32 (the half crate's conversions):
 // exact for every float number; a 16-bit NaN keeps its sign and payload and comes back quiet;
-// an integer rounds to the nearest f32.
+// an integer rounds to the nearest f32 (a 64-bit element: wide_threshold_value).
 __device__ __forceinline__ float threshold_value(elem_t v) {
-#if ELEM_KIND == ELEM_F32
+#if ELEM_KIND >= ELEM_F64
+    return wide_threshold_value(v);
+#elif ELEM_KIND == ELEM_F32
     return v;
 #elif ELEM_INTEGER
     return __int2float_rn((int)v);  // the nearest f32, ties to even (exact up to 2^24)
@@ -24,6 +27,18 @@ __device__ __forceinline__ float threshold_value(elem_t v) {
     return float_of16(b);
 #endif
 }
+
+// The key the threshold ranks values by: the element's own key, 64 bits wide for f64 and i64
+// (wide.cuh), and the warp's least of them.
+#if ELEM_KIND >= ELEM_F64
+typedef u64 threshold_key_t;
+__device__ __forceinline__ u64 threshold_key(elem_t v, float sign) { return wide_key(v, sign); }
+__device__ __forceinline__ u64 threshold_min(u64 v) { return warp_min64(v); }
+#else
+typedef u32 threshold_key_t;
+__device__ __forceinline__ u32 threshold_key(elem_t v, float sign) { return own_key(v, sign); }
+__device__ __forceinline__ u32 threshold_min(u32 v) { return __reduce_min_sync(FULL_MASK, v); }
+#endif
 
 // Warp g of the grid takes rows g, g + warps, ... (the grid covers the rows once): its own
 // width and k (row_lengths), the least own key among its k_i values, then the last position
@@ -39,11 +54,11 @@ extern "C" __global__ void __launch_bounds__(256) rtopk_row_threshold(const elem
         u32 m_i = m, k_i = k;
         row_lengths(lengths, k_per_row, row, &m_i, &k_i);
         const elem_t* v = values + row * (u64)k;
-        u32 least = 0xffffffffu;
-        for (u32 i = lane; i < k_i; i += 32u) least = min(least, own_key(v[i], sign));
-        least = __reduce_min_sync(FULL_MASK, least);
+        threshold_key_t least = ~(threshold_key_t)0;
+        for (u32 i = lane; i < k_i; i += 32u) least = min(least, threshold_key(v[i], sign));
+        least = threshold_min(least);
         u32 last = 0u;
-        for (u32 i = lane; i < k_i; i += 32u) last = own_key(v[i], sign) == least ? i + 1u : last;
+        for (u32 i = lane; i < k_i; i += 32u) last = threshold_key(v[i], sign) == least ? i + 1u : last;
         last = __reduce_max_sync(FULL_MASK, last);
         if (lane == 0u) threshold[row] = k_i == 0u ? __int_as_float(0x7fc00000) : threshold_value(v[last - 1u]);
     }

@@ -63,6 +63,14 @@ pub enum CudaError {
         /// Why not.
         why: &'static str,
     },
+    /// A 64-bit request the wide rows do not take (rtopk-plan's `wide`).
+    #[error("{elem} rows on the GPU: {why}")]
+    Wide {
+        /// The element type's name.
+        elem: &'static str,
+        /// Why not.
+        why: &'static str,
+    },
     /// A driver call failed (context creation, allocation, copy, launch, ...).
     #[error("CUDA driver error during {during}: {source}")]
     Driver {
@@ -117,6 +125,7 @@ impl From<rtopk_plan::PlanError> for CudaError {
             P::Strategy { strategy, m, max_row } => CudaError::Strategy { strategy, m, max_row },
             P::Split { n, m, k, why } => CudaError::Split { n, m, k, why },
             P::TooLarge { n, m, why } => CudaError::TooLarge { n, m, why },
+            P::Wide { elem, why } => CudaError::Wide { elem, why },
         }
     }
 }

@@ -18,7 +18,7 @@ pub use rtopk_plan::units::{
 };
 
 use crate::CudaError;
-use rtopk_plan::{GROUPED_WARPS, PICK_LANES, PICK_WARPS};
+use rtopk_plan::{GROUPED_WARPS, PICK_LANES, PICK_WARPS, WIDE_WARPS};
 
 /// The `#define`s ahead of every unit's source.
 fn shared_constants() -> String {
@@ -31,7 +31,8 @@ fn shared_constants() -> String {
          #define BLOCK_STAGE {BLOCK_STAGE}u\n\
          #define GROUPED_WARPS {GROUPED_WARPS}\n\
          #define PICK_LANES {PICK_LANES}\n\
-         #define PICK_WARPS {PICK_WARPS}\n"
+         #define PICK_WARPS {PICK_WARPS}\n\
+         #define WIDE_WARPS {WIDE_WARPS}\n"
     )
 }
 
@@ -95,6 +96,13 @@ impl UnitSource for Unit {
                 self.entry_name(),
                 self.width()
             )),
+            Family::WideRows => Some(format!(
+                "extern \"C\" __global__ void __launch_bounds__(WIDE_WARPS * 32) {}(RTOPK_ARGS) \
+                 {{ rtopk_wide_rows_impl<{}, {}>(RTOPK_PARAMS); }}",
+                self.entry_name(),
+                self.width(),
+                self.is_ragged()
+            )),
             Family::SortRows | Family::SplitGather | Family::Utilities | Family::RowThreshold => {
                 None
             }
@@ -113,6 +121,8 @@ impl UnitSource for Unit {
             ElemType::U8 => ("unsigned char", 4),
             ElemType::I16 => ("short", 5),
             ElemType::I32 => ("int", 6),
+            ElemType::F64 => ("double", 7),
+            ElemType::I64 => ("long long", 8),
         };
         out.push_str(&format!("typedef {elem} elem_t;\n#define ELEM_KIND {kind}\n"));
         inline(files, family_file(self.family()), &mut HashSet::new(), &mut out)?;
@@ -137,6 +147,7 @@ fn family_file(family: Family) -> &'static str {
         Family::RowThreshold => "threshold.cu",
         Family::GroupedRows => "grouped_rows.cu",
         Family::PickRows => "pick_rows.cu",
+        Family::WideRows => "wide_rows.cu",
     }
 }
 
@@ -166,7 +177,7 @@ fn inline(
 }
 
 /// The kernel files in the binary, in `kernels/`.
-const EMBEDDED: [(&str, &str); 17] = [
+const EMBEDDED: [(&str, &str); 19] = [
     ("common.cuh", include_str!("../kernels/common.cuh")),
     ("order.cuh", include_str!("../kernels/order.cuh")),
     ("rows.cuh", include_str!("../kernels/rows.cuh")),
@@ -184,6 +195,8 @@ const EMBEDDED: [(&str, &str); 17] = [
     ("threshold.cu", include_str!("../kernels/threshold.cu")),
     ("grouped_rows.cu", include_str!("../kernels/grouped_rows.cu")),
     ("pick_rows.cu", include_str!("../kernels/pick_rows.cu")),
+    ("wide.cuh", include_str!("../kernels/wide.cuh")),
+    ("wide_rows.cu", include_str!("../kernels/wide_rows.cu")),
 ];
 
 /// The kernel files a [`crate::CudaTopK`] compiles: those in the binary

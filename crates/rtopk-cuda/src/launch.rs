@@ -22,7 +22,8 @@ use crate::kernels::{BLOCK_STATIC_SHARED, ElemType, Family, IndexType, Unit};
 use crate::plan::{Launch, Plan, Route, Strategy, plan, route};
 use crate::{CudaError, CudaTopK};
 use rtopk_plan::program::{
-    BufferId, Content, Grid, INDICES, INPUT, Kernel, Program, Ragged, Region, RowArgs, Step, VALUES,
+    BufferId, Content, Grid, INDICES, INPUT, Kernel, Program, Ragged, Region, RowArgs, Select,
+    Step, VALUES,
 };
 
 /// The arguments of every top-k entry point: `struct Params` of `kernels/common.cuh`, field
@@ -180,7 +181,9 @@ impl DataTypes {
 }
 
 /// Host types whose device buffers the kernels read and write: f32, `half::f16` and
-/// `half::bf16` (both held on the device as their 16 bits).
+/// `half::bf16` (both held on the device as their 16 bits), the integers `i8`, `u8`, `i16` and
+/// `i32`, and the 64-bit types `f64` and `i64` (the wide rows alone, rtopk-plan's `wide`: 8-byte
+/// elements, two to a 16-byte load).
 pub trait DeviceElement:
     topk_ref::Element + cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits + Unpin
 {
@@ -207,6 +210,12 @@ impl DeviceElement for i16 {
 }
 impl DeviceElement for i32 {
     const ELEM: ElemType = ElemType::I32;
+}
+impl DeviceElement for f64 {
+    const ELEM: ElemType = ElemType::F64;
+}
+impl DeviceElement for i64 {
+    const ELEM: ElemType = ElemType::I64;
 }
 
 /// Device buffers a caller owns (a framework's tensors), by address: the input (`n * m` of the
@@ -319,7 +328,8 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
         | Family::QuarterRows
         | Family::BlockRows
         | Family::BlockRowsNarrow
-        | Family::PickRows => params_layout(),
+        | Family::PickRows
+        | Family::WideRows => params_layout(),
         Family::SortWarpRows => vec![
             (offset_of!(SortWarpParams, x), 8),
             (offset_of!(SortWarpParams, out_val), 8),
@@ -608,7 +618,7 @@ impl CudaTopK {
         counts: bool,
         ragged: Ragged,
     ) -> Result<Program, CudaError> {
-        Ok(rtopk_plan::program_ragged(launch, &self.limits, strategy, counts, ragged)?)
+        crate::plan::program_ragged(launch, &self.limits, strategy, counts, ragged)
     }
 
     /// Row-wise top-k of `x` (device, `n * m` values, row-major) into device buffers: values
@@ -870,15 +880,7 @@ impl CudaTopK {
     ) -> Result<(), CudaError> {
         self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
         let Launch { n, m, .. } = program.launch;
-        let bytes = |c: Content| match c {
-            Content::Values => types.elem.bytes() as u64,
-            Content::Indices => types.index.bytes() as u64,
-            Content::Iterations
-            | Content::Lengths
-            | Content::KPerRow
-            | Content::Hint
-            | Content::Threshold => 4,
-        };
+        let bytes = |c: Content| content_bytes(types, c);
         let mut addr = vec![0u64; program.buffers.len()];
         addr[INPUT.0] = bufs.x;
         addr[VALUES.0] = bufs.values;
@@ -913,39 +915,13 @@ impl CudaTopK {
             let ptr = |id: Option<BufferId>| id.map_or(0, |id| addr[id.0]);
             r.map_or((0, 0), |r| (ptr(r.lengths), ptr(r.k_per_row)))
         };
-        let Launch { mode, bisect, .. } = program.launch;
-        let smallest = i32::from(mode == Mode::Smallest);
+        let smallest = i32::from(program.launch.mode == Mode::Smallest);
         for step in &program.steps {
             let f = self.function(types.unit(step.unit))?;
             let what = step.name.name();
             match &step.kernel {
                 Kernel::Select(sel) => {
-                    let x = at(&sel.input);
-                    let params = Params {
-                        x,
-                        out_val: at(&sel.output),
-                        out_idx: addr[sel.indices.0] + sel.output.offset * bytes(Content::Indices),
-                        out_iter: sel.iterations.map_or(0, |id| addr[id.0]),
-                        n_rows: sel.n_rows,
-                        m: sel.m,
-                        k: sel.k,
-                        smallest,
-                        max_iter: bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32),
-                        precision: bisect.precision,
-                        cached_keys: sel.plan.cached_keys,
-                        vec4: i32::from(sel.vec4 && x % 16 == 0),
-                        sign: if smallest == 1 { -1.0 } else { 1.0 },
-                        ld: sel.input.ld,
-                        out_ld: sel.output.ld as u32, // < 2^32: the plan checked
-                        chunks: sel.chunks,
-                        lengths: rows(sel.rows).0,
-                        k_per_row: rows(sel.rows).1,
-                        hint: sel.rows.and_then(|r| r.hint).map_or(0, |id| addr[id.0]),
-                        split_m: sel.split_rows().map_or(0, |s| s.row_m),
-                        split_chunk: sel.split_rows().map_or(0, |s| s.chunk),
-                        recall: bisect.recall.unwrap_or(0.0),
-                        sorted: i32::from(sel.sorted),
-                    };
+                    let params = select_params(program, types, &addr, sel);
                     // SAFETY: a top-k entry point, whose arguments are Params's fields (the
                     // layout tests); the step's kernel rows read within its input region and
                     // write within its output regions, which the program sizes within the
@@ -1125,6 +1101,63 @@ impl CudaTopK {
         // SAFETY: spin_ahead(u64) takes one integer (SpinParams) and touches no memory; the
         // stream is this device's.
         unsafe { self.launch(f, grid, self.stream.cu_stream(), SpinParams { ns }, "spin_ahead") }
+    }
+}
+
+/// Bytes per element of a program buffer of `content`, for data of `types`: the launch's
+/// element type (1 to 8 bytes: an f64 or i64 value is 8), its index type, or 4 for the
+/// iteration counts and the per-row arrays.
+fn content_bytes(types: DataTypes, content: Content) -> u64 {
+    match content {
+        Content::Values => types.elem.bytes() as u64,
+        Content::Indices => types.index.bytes() as u64,
+        Content::Iterations
+        | Content::Lengths
+        | Content::KPerRow
+        | Content::Hint
+        | Content::Threshold => 4,
+    }
+}
+
+/// The [`Params`] of one select step of `program` whose buffers lie at `addr` (one address per
+/// program buffer, 0 where the launch has none) for data of `types`: every family's select
+/// takes the same struct. The regions' element offsets become byte addresses at the size of
+/// their buffers' elements; 16-byte loads only where the step allows them and its input starts
+/// 16-byte aligned; `sorted` where the step's kernel writes sorted output itself (pick rows and
+/// the 64-bit wide rows: no sort step follows them).
+fn select_params(program: &Program, types: DataTypes, addr: &[u64], sel: &Select) -> Params {
+    let bytes = |c: Content| content_bytes(types, c);
+    let at = |r: &Region| addr[r.buffer.0] + r.offset * bytes(program.buffer(r.buffer).content);
+    let ptr = |id: Option<BufferId>| id.map_or(0, |id| addr[id.0]);
+    // the step's per-row arrays (docs/contract.md §5): null where it reads none
+    let (lengths, k_per_row) = sel.rows.map_or((0, 0), |r| (ptr(r.lengths), ptr(r.k_per_row)));
+    let Launch { mode, bisect, .. } = program.launch;
+    let smallest = i32::from(mode == Mode::Smallest);
+    let x = at(&sel.input);
+    Params {
+        x,
+        out_val: at(&sel.output),
+        out_idx: addr[sel.indices.0] + sel.output.offset * bytes(Content::Indices),
+        out_iter: ptr(sel.iterations),
+        n_rows: sel.n_rows,
+        m: sel.m,
+        k: sel.k,
+        smallest,
+        max_iter: bisect.max_iter.map_or(-1, |it| it.min(i32::MAX as u32) as i32),
+        precision: bisect.precision,
+        cached_keys: sel.plan.cached_keys,
+        vec4: i32::from(sel.vec4 && x % 16 == 0),
+        sign: if smallest == 1 { -1.0 } else { 1.0 },
+        ld: sel.input.ld,
+        out_ld: sel.output.ld as u32, // < 2^32: the plan checked
+        chunks: sel.chunks,
+        lengths,
+        k_per_row,
+        hint: ptr(sel.rows.and_then(|r| r.hint)),
+        split_m: sel.split_rows().map_or(0, |s| s.row_m),
+        split_chunk: sel.split_rows().map_or(0, |s| s.chunk),
+        recall: bisect.recall.unwrap_or(0.0),
+        sorted: i32::from(sel.sorted),
     }
 }
 
@@ -1407,6 +1440,62 @@ mod tests {
             assert_eq!(last, end, "{args:?}");
         }
         assert_eq!(Params::END, size_of::<Params>(), "the last field ends the struct: no tail");
+    }
+
+    /// A 64-bit launch is one select step of the wide rows, whatever its shape, counts or
+    /// order, and runs as pick rows' programs do: that step's [`Params`] carry the launch's
+    /// order (`sorted`: the kernel sorts its own results, no sort step follows), 8-byte values
+    /// (the outputs' row `r` at `8 k r` bytes past the values' address), the indices at their
+    /// own width, and 16-byte loads only for rows of whole 16-byte groups (two elements) from
+    /// a 16-byte aligned input.
+    #[test]
+    fn a_64_bit_program_is_one_wide_select_whose_params_carry_the_order() {
+        let limits = rtopk_plan::DeviceLimits::preset("h100").unwrap();
+        for elem in ElemType::WIDE {
+            for (n, m, k) in [(5, 300, 7), (3, 1 << 20, 2000), (9, 33, 33), (1, 1, 1)] {
+                for (sorted, counts, smallest) in [(true, false, false), (false, true, true)] {
+                    let mode = if smallest { Mode::Smallest } else { Mode::Largest };
+                    let bisect = topk_ref::Bisect::exact();
+                    let launch = Launch { n, m, k, mode, bisect, sorted, elem };
+                    let p = rtopk_plan::program(&launch, &limits, Strategy::Auto, counts).unwrap();
+                    let what = format!("{elem:?} ({n}, {m}) k={k} sorted={sorted}");
+                    assert_eq!(p.steps.len(), 1, "{what}: one step");
+                    assert_eq!(p.steps[0].unit.family(), Family::WideRows, "{what}");
+                    let Kernel::Select(sel) = &p.steps[0].kernel else { panic!("{what}") };
+                    for index in [IndexType::U32, IndexType::I64] {
+                        let types = DataTypes { elem, index };
+                        let (x, values, indices) = (0x1000_0000, 0x2000_0000, 0x3000_0000);
+                        let mut addr = vec![0u64; p.buffers.len()];
+                        addr[INPUT.0] = x;
+                        addr[VALUES.0] = values;
+                        addr[INDICES.0] = indices;
+                        let params = select_params(&p, types, &addr, sel);
+                        assert_eq!(params.sorted, i32::from(sorted), "{what}");
+                        assert_eq!(
+                            (params.x, params.out_val, params.out_idx),
+                            (x, values, indices)
+                        );
+                        assert_eq!(
+                            (params.n_rows, params.m, params.k),
+                            (n as u64, m as u32, k as u32)
+                        );
+                        assert_eq!((params.ld, u64::from(params.out_ld)), (m as u64, k as u64));
+                        assert_eq!(params.vec4, i32::from(m % 2 == 0), "{what}: 16-byte loads");
+                        assert_eq!(
+                            (params.smallest, params.sign),
+                            (i32::from(smallest), if smallest { -1.0 } else { 1.0 })
+                        );
+                        assert_eq!((params.lengths, params.k_per_row, params.hint), (0, 0, 0));
+                        assert_eq!((params.split_m, params.split_chunk, params.chunks), (0, 0, 1));
+                        let misaligned = addr.iter().map(|&a| if a == x { x + 8 } else { a });
+                        let params = select_params(&p, types, &misaligned.collect::<Vec<_>>(), sel);
+                        assert_eq!(params.vec4, 0, "{what}: an input 8 bytes off 16");
+                        assert_eq!(content_bytes(types, Content::Values), 8);
+                        assert_eq!(content_bytes(types, Content::Indices), index.bytes() as u64);
+                    }
+                }
+            }
+        }
     }
 
     #[test]

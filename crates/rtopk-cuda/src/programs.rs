@@ -77,7 +77,7 @@ impl Programs {
             return Ok(Arc::clone(p));
         }
         // planned outside the lock: another thread planning the same launch does no harm
-        let p = Arc::new(rtopk_plan::program_ragged(launch, limits, strategy, counts, ragged)?);
+        let p = Arc::new(crate::plan::program_ragged(launch, limits, strategy, counts, ragged)?);
         let mut planned = self.lock();
         if planned.len() >= MOST {
             planned.clear();
@@ -124,6 +124,41 @@ mod tests {
         assert_eq!(c.launch.k, 49);
         let bad = Launch { k: 200_000, ..launch };
         assert!(programs.get(&limits, &bad, Strategy::Auto, false, none).is_err());
+    }
+
+    /// A 64-bit launch is one wide-rows select step; with per-row arrays it is the plan's
+    /// refusal, with the threshold output the GPU's own ([`crate::plan::check_wide_outputs`]:
+    /// no threshold unit holds 64-bit keys), both [`CudaError::Wide`], never a program naming
+    /// a unit that does not exist. The 32-bit-key types write thresholds as ever.
+    #[test]
+    fn a_64_bit_launch_is_planned_plain_and_refused_ragged_or_with_thresholds() {
+        let limits = DeviceLimits::preset("h100").unwrap();
+        let programs = Programs::default();
+        for elem in ElemType::WIDE {
+            let launch = Launch {
+                n: 9,
+                m: 3000,
+                k: 20,
+                mode: Mode::Smallest,
+                bisect: Bisect::exact(),
+                sorted: true,
+                elem,
+            };
+            let none = Ragged::default();
+            let p = programs.get(&limits, &launch, Strategy::Auto, false, none).unwrap();
+            assert_eq!(p.steps.len(), 1);
+            assert_eq!(p.steps[0].unit.family(), rtopk_plan::Family::WideRows);
+            let threshold = Ragged { threshold: true, ..none };
+            let lengths = Ragged { lengths: true, ..none };
+            for (ragged, says) in [(threshold, "threshold"), (lengths, "own length")] {
+                let e = programs.get(&limits, &launch, Strategy::Auto, true, ragged).unwrap_err();
+                assert!(matches!(e, CudaError::Wide { .. }), "{e}");
+                assert!(e.to_string().contains(says) && e.to_string().contains(elem.name()));
+            }
+            let narrow = Launch { elem: ElemType::I32, ..launch };
+            let p = programs.get(&limits, &narrow, Strategy::Auto, false, threshold).unwrap();
+            assert_eq!(p.steps.last().unwrap().name, rtopk_plan::StepKind::RowThreshold);
+        }
     }
 
     #[test]

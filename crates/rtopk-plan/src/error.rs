@@ -34,6 +34,14 @@ pub enum PlanError {
         /// Why not.
         why: &'static str,
     },
+    /// A 64-bit request the wide rows (crate::wide) do not take.
+    #[error("{elem} rows on the GPU: {why}")]
+    Wide {
+        /// The element type's name.
+        elem: &'static str,
+        /// Why not.
+        why: &'static str,
+    },
     /// The shape does not fit the kernels' index types or the grid's limits.
     #[error("shape ({n}, {m}) is too large: {why}")]
     TooLarge {

@@ -23,6 +23,7 @@ pub mod program;
 pub mod split;
 pub mod strategy;
 pub mod units;
+pub mod wide;
 
 pub use error::PlanError;
 pub use grouped::{GROUPED_MAX_BLOCKS, GROUPED_WARPS, GroupedLaunch, grouped_launch};
@@ -38,5 +39,6 @@ pub use units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS,
     BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family, GROUPED_WIDTHS, IndexType,
     PART_ROWS, PICK_LANES, PICK_WARPS, PICK_WIDTHS, RowWidth, SORT_WARP_E, SORT_WARPS, UNIT_COUNT,
-    UTILITIES, Unit, WARP_ROWS, WARP_STAGE,
+    UTILITIES, Unit, WARP_ROWS, WARP_STAGE, WIDE_WIDTHS,
 };
+pub use wide::{WIDE_WARPS, wide_plan};

@@ -244,6 +244,9 @@ pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Resul
             reason: "the CUDA kernel takes the precision relative to |max| only".into(),
         }));
     }
+    if elem.wide() {
+        return crate::wide::wide_plan(launch, strategy, false);
+    }
     if m > strategy.max_row(elem) {
         return Err(PlanError::Strategy { strategy, m, max_row: strategy.max_row(elem) });
     }

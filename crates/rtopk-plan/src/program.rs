@@ -712,7 +712,8 @@ impl Builder {
                     iterations,
                     vec4: vec4_rows(elem, &[m64]),
                     rows: self.last_rows(self.rows),
-                    sorted: self.launch.sorted && plan.family() == Family::PickRows,
+                    sorted: self.launch.sorted
+                        && matches!(plan.family(), Family::PickRows | Family::WideRows),
                 };
                 self.select(StepKind::SelectRows, level, sel);
                 if let Some(sort) = plan.sort {
@@ -1180,6 +1181,24 @@ mod tests {
         ] {
             let p = auto(&launch(10, m, k), counts);
             assert_eq!(p.steps[0].unit.family(), family, "M={m} k={k} counts={counts}");
+        }
+        // 64-bit rows take the wide rows (crate::wide), which sort their own results, with
+        // or without counts; per-row arrays are refused for them
+        for elem in ElemType::WIDE {
+            for (m, k, counts) in [(50, 5, false), (9000, 100, true), (100_000, 2000, false)] {
+                let l = Launch { sorted: true, elem, ..launch(10, m, k) };
+                let p = auto(&l, counts);
+                assert_eq!(names(&p), ["select_rows"]);
+                assert_eq!(p.steps[0].unit.family(), Family::WideRows);
+                assert!(select(&p.steps[0]).sorted);
+                assert_eq!(p.iterations().is_some(), counts);
+            }
+            let l = Launch { elem, ..launch(10, 300, 5) };
+            let ragged = Ragged { lengths: true, ..Ragged::default() };
+            let e = program_ragged(&l, &h100(), Strategy::Auto, false, ragged).unwrap_err();
+            assert!(matches!(e, PlanError::Wide { .. }), "{e}");
+            let e = program(&l, &h100(), Strategy::Split, false).unwrap_err();
+            assert!(matches!(e, PlanError::Wide { .. }), "{e}");
         }
         // nothing to do: no steps, the buffers still described
         for l in [launch(0, 100, 5), launch(10, 100, 0)] {

@@ -92,6 +92,10 @@ pub enum ElemType {
     I16,
     /// `int` (int32).
     I32,
+    /// `double` (IEEE binary64): 64-bit keys, the wide rows only ([`Family::WideRows`]).
+    F64,
+    /// `long long` (int64): 64-bit keys, the wide rows only ([`Family::WideRows`]).
+    I64,
 }
 
 impl ElemType {
@@ -106,6 +110,10 @@ impl ElemType {
         ElemType::I32,
     ];
 
+    /// The 64-bit types: one 64-bit key per element, held by the wide rows
+    /// ([`Family::WideRows`]) alone, and not among [`ElemType::ALL`] (the 32-bit-key units').
+    pub const WIDE: [ElemType; 2] = [ElemType::F64, ElemType::I64];
+
     /// The float types, the ones a grouped selection (docs/contract.md §8) takes.
     pub const FLOATS: [ElemType; 3] = [ElemType::F32, ElemType::F16, ElemType::Bf16];
 
@@ -119,12 +127,14 @@ impl ElemType {
             ElemType::U8 => "uint8",
             ElemType::I16 => "int16",
             ElemType::I32 => "int32",
+            ElemType::F64 => "float64",
+            ElemType::I64 => "int64",
         }
     }
 
     /// The type called `name` ([`ElemType::name`]), if the kernels take it.
     pub fn from_name(name: &str) -> Option<ElemType> {
-        ElemType::ALL.into_iter().find(|e| e.name() == name)
+        ElemType::ALL.into_iter().chain(ElemType::WIDE).find(|e| e.name() == name)
     }
 
     /// The unit name's suffix.
@@ -137,6 +147,8 @@ impl ElemType {
             ElemType::U8 => "_u8",
             ElemType::I16 => "_i16",
             ElemType::I32 => "_i32",
+            ElemType::F64 => "_f64",
+            ElemType::I64 => "_i64",
         }
     }
 
@@ -146,6 +158,7 @@ impl ElemType {
             ElemType::I8 | ElemType::U8 => 1,
             ElemType::F16 | ElemType::Bf16 | ElemType::I16 => 2,
             ElemType::F32 | ElemType::I32 => 4,
+            ElemType::F64 | ElemType::I64 => 8,
         }
     }
 
@@ -156,7 +169,12 @@ impl ElemType {
 
     /// An integer type: no value phase, the search runs on its keys (docs/contract.md §3).
     pub fn integer(self) -> bool {
-        matches!(self, ElemType::I8 | ElemType::U8 | ElemType::I16 | ElemType::I32)
+        matches!(self, ElemType::I8 | ElemType::U8 | ElemType::I16 | ElemType::I32 | ElemType::I64)
+    }
+
+    /// A 64-bit type ([`ElemType::WIDE`]): its rows run as wide rows.
+    pub fn wide(self) -> bool {
+        matches!(self, ElemType::F64 | ElemType::I64)
     }
 
     /// Elements per 32-bit register of a warp row: two for a 16-bit float (the 16-bit kernels
@@ -174,6 +192,8 @@ impl ElemType {
             ElemType::U8 => 4,
             ElemType::I16 => 5,
             ElemType::I32 => 6,
+            ElemType::F64 => 7,
+            ElemType::I64 => 8,
         }
     }
 }
@@ -257,6 +277,12 @@ pub const PICK_LANES: usize = 8;
 /// Warps per block of `rtopk_pick_rows_<EPL>`.
 pub const PICK_WARPS: u32 = 8;
 
+/// The wide rows' instantiations (`rtopk_wide_rows_<EPL>`, crate::wide): 64-bit keys per lane
+/// in registers, one warp per row, so rows of up to `32 * epl` held whole (past the widest, the
+/// rest re-keyed from the input on each pass). Two registers a key: 8 keys (rows of 256) take
+/// 16, 32 keys (rows of 1024) 64.
+pub const WIDE_WIDTHS: [usize; 4] = [8, 16, 24, 32];
+
 /// A launch family: the kernels that hold a row the same way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -290,6 +316,10 @@ pub enum Family {
     /// `rtopk_pick_rows_<EPL>`, [`PICK_LANES`] lanes per row of up to `PICK_LANES * EPL`
     /// ([`PICK_WIDTHS`]): float rows, k <= [`crate::pick::PICK_MAX_K`], no iteration counts.
     PickRows,
+    /// Rows of 64-bit elements (f64, i64: [`ElemType::WIDE`]), `rtopk_wide_rows_<EPL>`, one
+    /// warp per row with `EPL` 64-bit keys per lane ([`WIDE_WIDTHS`], crate::wide): the whole
+    /// search, selection and sorted output.
+    WideRows,
 }
 
 impl Family {
@@ -306,13 +336,14 @@ impl Family {
         )
     }
 
-    /// Lanes per row of the warp-row families and of the pick rows.
+    /// Lanes per row of the warp-row families, the pick rows and the wide rows.
     pub fn lanes(self) -> Option<usize> {
         match self {
             Family::WarpRows => Some(32),
             Family::HalfRows => Some(16),
             Family::QuarterRows => Some(8),
             Family::PickRows => Some(PICK_LANES),
+            Family::WideRows => Some(32),
             _ => None,
         }
     }
@@ -341,6 +372,7 @@ impl Family {
             Family::RowThreshold => "rtopk_row_threshold",
             Family::GroupedRows => "rtopk_grouped_rows",
             Family::PickRows => "rtopk_pick_rows",
+            Family::WideRows => "rtopk_wide_rows",
         }
     }
 }
@@ -409,11 +441,18 @@ impl Unit {
         Self { width: epl, ..Self::single(Family::PickRows) }
     }
 
+    /// The wide-rows unit of `epl` keys per lane (one of [`WIDE_WIDTHS`]) on rows of `elem`
+    /// (a 64-bit type), writing indices as `index`.
+    pub fn wide(elem: ElemType, index: IndexType, epl: usize) -> Self {
+        Self { elem, index, width: epl, ..Self::single(Family::WideRows) }
+    }
+
     /// This unit's twin for rows of their own length and k (docs/contract.md §5) where it is
     /// a top-k unit; `ragged == false`, or a unit of another family: itself (the sorts and
     /// the gather read the per-row arrays where given, at a cost no plain launch notices).
     pub fn with_ragged(self, ragged: bool) -> Self {
-        Self { ragged: ragged && self.family.selects(), ..self }
+        let twins = self.family.selects() || self.family == Family::WideRows;
+        Self { ragged: ragged && twins, ..self }
     }
 
     /// Whether this is a ragged twin ([`Unit::with_ragged`]).
@@ -485,6 +524,16 @@ impl Unit {
                 out.extend(PICK_WIDTHS.map(|epl| Unit { elem, index, ..Unit::pick(epl) }));
             }
         }
+        for elem in ElemType::WIDE {
+            for index in [IndexType::U32, IndexType::I64] {
+                for ragged in [false, true] {
+                    out.extend(
+                        WIDE_WIDTHS.map(|epl| Unit::wide(elem, index, epl).with_ragged(ragged)),
+                    );
+                }
+            }
+        }
+        out.extend(ElemType::WIDE.map(Unit::threshold));
         out
     }
 
@@ -513,6 +562,9 @@ impl Unit {
         if self.family == Family::Utilities {
             return PLAIN_UNITS - 1;
         }
+        if self.family == Family::RowThreshold && self.elem.wide() {
+            return UNIT_COUNT - ElemType::WIDE.len() + self.elem.ordinal() - ElemType::ALL.len();
+        }
         if self.family == Family::RowThreshold {
             return PLAIN_UNITS + SETS * RAGGED_BASE + self.elem.ordinal();
         }
@@ -528,7 +580,14 @@ impl Unit {
         if self.family == Family::PickRows {
             let set = 2 * self.elem.ordinal() + usize::from(self.index == IndexType::I64);
             let width = PICK_WIDTHS.iter().position(|&w| w == self.width).unwrap_or(0);
-            return UNIT_COUNT - PICK_UNITS + set * PICK_WIDTHS.len() + width;
+            return UNIT_COUNT - WIDE_UNITS - PICK_UNITS + set * PICK_WIDTHS.len() + width;
+        }
+        if self.family == Family::WideRows {
+            let wide = self.elem.ordinal().saturating_sub(ElemType::ALL.len());
+            let set =
+                4 * wide + 2 * usize::from(self.index == IndexType::I64) + usize::from(self.ragged);
+            let width = WIDE_WIDTHS.iter().position(|&w| w == self.width).unwrap_or(0);
+            return UNIT_COUNT - WIDE_UNITS + set * WIDE_WIDTHS.len() + width;
         }
         let set = 2 * self.elem.ordinal()
             + match self.index {
@@ -558,7 +617,7 @@ impl Unit {
             Family::SplitGather => warp + 2 * part + 3 + sorts,
             Family::Utilities => warp + 2 * part + 4 + sorts,
             // placed by `index` itself
-            Family::RowThreshold | Family::GroupedRows | Family::PickRows => 0,
+            Family::RowThreshold | Family::GroupedRows | Family::PickRows | Family::WideRows => 0,
         }
     }
 
@@ -599,6 +658,7 @@ impl Unit {
             Family::SortWarpRows | Family::GroupedRows | Family::PickRows => {
                 format!("{}_{}", self.family.prefix(), self.width)
             }
+            Family::WideRows => format!("{}{ragged}_{}", self.family.prefix(), self.width),
             _ => format!("{}{ragged}", self.family.prefix()),
         }
     }
@@ -615,14 +675,18 @@ const SETS: usize = 2 * ElemType::ALL.len();
 const PLAIN_UNITS: usize = SETS * (BASE_UNITS - 1) + 1;
 /// How many pick-rows units there are: each width for both index types of each float type.
 const PICK_UNITS: usize = 2 * ElemType::FLOATS.len() * PICK_WIDTHS.len();
+/// How many wide-rows units there are: each width for both index types of each 64-bit type,
+/// plain and ragged, then the 64-bit types' threshold units.
+const WIDE_UNITS: usize = 4 * ElemType::WIDE.len() * WIDE_WIDTHS.len() + ElemType::WIDE.len();
 /// How many units there are: the plain ones, the ragged twins of the top-k units, the
 /// threshold units of every element type, the grouped-selection and the pick-rows units of
-/// the float types.
+/// the float types, the wide-rows units of the 64-bit types.
 pub const UNIT_COUNT: usize = PLAIN_UNITS
     + SETS * RAGGED_BASE
     + ElemType::ALL.len()
     + 2 * ElemType::FLOATS.len() * GROUPED_WIDTHS.len()
-    + PICK_UNITS;
+    + PICK_UNITS
+    + WIDE_UNITS;
 
 /// A unit is written as its name (`rtopk_warp_rows_12_f16`).
 impl Serialize for Unit {
@@ -667,14 +731,18 @@ mod tests {
                 && names.contains("rtopk_block_rows_ragged_bf16_i64")
         );
         assert!(!names.contains("rtopk_sort_rows_ragged"));
-        assert_eq!(Unit::all_plain().len() + SETS * RAGGED_BASE, UNIT_COUNT);
+        let wide_ragged = 2 * ElemType::WIDE.len() * WIDE_WIDTHS.len();
+        assert_eq!(Unit::all_plain().len() + SETS * RAGGED_BASE + wide_ragged, UNIT_COUNT);
         // the threshold units: one per element type, whatever the index type asked
         assert!(
             names.contains("rtopk_row_threshold") && names.contains("rtopk_row_threshold_bf16")
         );
         let t = Unit::threshold(ElemType::F16);
         assert_eq!(t.with_index(IndexType::I64), t);
-        assert_eq!(Unit::all()[UNIT_COUNT - PICK_UNITS - 30 - ElemType::ALL.len() + 1], t);
+        assert_eq!(
+            Unit::all()[UNIT_COUNT - WIDE_UNITS - PICK_UNITS - 30 - ElemType::ALL.len() + 1],
+            t
+        );
         assert!(
             names.contains("rtopk_pick_rows_1") && names.contains("rtopk_pick_rows_64_bf16_i64")
         );
@@ -689,7 +757,25 @@ mod tests {
         for e in ElemType::ALL {
             assert_eq!(ElemType::from_name(e.name()), Some(e));
         }
-        assert_eq!(ElemType::from_name("float64"), None);
+        // 64-bit types: the wide rows alone, both index types
+        for e in ElemType::WIDE {
+            assert_eq!(ElemType::from_name(e.name()), Some(e));
+            assert!(e.wide() && !ElemType::ALL.contains(&e));
+        }
+        assert_eq!(ElemType::from_name("float128"), None);
+        assert!(
+            names.contains("rtopk_wide_rows_8_f64") && names.contains("rtopk_wide_rows_32_i64_i64")
+        );
+        let wide = |u: &&Unit| u.family() == Family::WideRows;
+        assert_eq!(all.iter().filter(wide).count(), WIDE_UNITS - ElemType::WIDE.len());
+        assert!(
+            names.contains("rtopk_wide_rows_ragged_24_i64")
+                && names.contains("rtopk_row_threshold_f64")
+        );
+        // 64-bit rows: the wide rows and their threshold units alone
+        let threshold = |u: &Unit| u.family() == Family::RowThreshold;
+        assert!(all.iter().all(|u| (wide(&u) || threshold(u)) || !u.elem_type().wide()));
+        assert!(all.iter().filter(wide).all(|u| u.elem_type().wide()));
         let int8 = Unit::row(Family::HalfRows, 9).with_elem(ElemType::I8);
         assert_eq!((int8.width(), int8.elems_per_lane()), (32, 32));
         assert!(

@@ -108,7 +108,7 @@ pub(crate) fn cuda_verify<'py>(
                 rtopk_tools::gpu::ElemType::from_name(name).ok_or_else(|| {
                     PyTypeError::new_err(format!(
                         "dtypes: the kernel does not take '{name}' (it takes float32, float16, \
-                         bfloat16, int8, uint8, int16 and int32)"
+                         bfloat16, int8, uint8, int16, int32, float64 and int64)"
                     ))
                 })
             })

@@ -78,7 +78,8 @@ fn cuda_class(e: &CudaError) -> Class {
     match e {
         CudaError::NoDriver | CudaError::NoNvrtc => Class::CudaUnavailable,
         CudaError::TopK(t) => topk_class(t),
-        CudaError::TooLarge { .. } => Class::Value,
+        // a shape past the kernels' index types, a 64-bit request the wide rows do not take
+        CudaError::TooLarge { .. } | CudaError::Wide { .. } => Class::Value,
         _ => Class::Cuda,
     }
 }
@@ -213,7 +214,8 @@ pub(crate) fn cuda_verify(
     // check_all runs the simulator on every case itself (the GPU's launch family)
     let bisect = |b: Bisect| -> Box<dyn RowTopK> { Box::new(b) };
     let references: [Reference<'_>; 1] = [("bisect", &bisect)];
-    let elems = if elems.is_empty() { &ElemType::ALL[..] } else { elems };
+    let every: Vec<ElemType> = ElemType::ALL.into_iter().chain(ElemType::WIDE).collect();
+    let elems = if elems.is_empty() { &every[..] } else { elems };
     let report = check_all(&mut gpu, &WIDTHS, per_case, &references, elems)?;
     Ok(VerifyReport {
         device: gpu.device_name().to_string(),

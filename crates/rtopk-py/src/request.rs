@@ -386,7 +386,7 @@ pub(crate) fn unsupported_dtype(name: &str, sixteen_bit: bool) -> String {
     } else {
         format!(
             "the warp simulator takes float32 rows only in rtopk.sim.run and rtopk.trace \
-             (rtopk.topk with algo='sim' takes float16, bfloat16, int8, uint8, int16 and int32 \
+             (rtopk.topk with algo='sim' takes float16, bfloat16, float64 and the integers \
              too); got dtype {name} \
              (convert with .astype(numpy.float32) or .float())"
         )

@@ -198,6 +198,66 @@ def test_iterations_are_bisects_and_the_simulators() -> None:
                     assert sim.clean, sim.diagnostics
 
 
+def wide_matrix(n: int, m: int, dtype: Any, seed: int) -> Any:
+    """``(n, m)`` float64 or int64 rows to break a 64-bit kernel: hostile float32 rows widened,
+    a quarter with low bits of their own (equal as float32, apart as float64), float64
+    subnormals; int64 ends, 0, ties, values apart in their low bits only, any 64 bits."""
+    rng = np.random.default_rng(seed)
+    pick = rng.random((n, m))
+    if dtype == np.float64:
+        with np.errstate(invalid="ignore"):  # signalling NaNs widen quiet, payloads kept
+            x = hostile_matrix(n, m, "hostile", seed).astype(np.float64)
+        jitter = rng.integers(1, 1 << 28, (n, m), dtype=np.uint64)
+        apart = np.isfinite(x) & (x != 0) & (pick < 0.25)
+        x = np.where(apart, (x.view(np.uint64) ^ jitter).view(np.float64), x)
+        sub = rng.integers(1, 1 << 52, (n, m), dtype=np.uint64).view(np.float64)
+        return np.ascontiguousarray(np.where(pick > 0.95, -sub, x))
+    info = np.iinfo(np.int64)
+    edges = np.array([info.min, info.min + 1, -1, 0, 1, info.max - 1, info.max], dtype=np.int64)
+    anything = rng.integers(info.min, info.max, (n, m), dtype=np.int64, endpoint=True)
+    ties = rng.integers(-2, 3, (n, m)).astype(np.int64)
+    low = (1 << 40) + rng.integers(0, 64, (n, m)).astype(np.int64)
+    x = np.where(
+        pick < 0.2,
+        edges[rng.integers(0, len(edges), (n, m))],
+        np.where(pick < 0.5, ties, np.where(pick < 0.6, low, anything)),
+    )
+    return np.ascontiguousarray(x, dtype=np.int64)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_the_simulated_kernel_takes_64_bit_rows_as_bisect(dtype: Any) -> None:
+    # the simulator's wide rows (every unit width, and rows past them): bisect's values (the
+    # input's bits), indices and iteration counts, exact and approximate, both modes and
+    # orders; rows of their own length are the launch plan's ValueError
+    for n, m in ((5, 33), (3, 256), (2, 600), (1, 1500)):
+        x = wide_matrix(n, m, dtype, seed=m)
+        for k in sorted({1, m // 3, m - 1, m}):
+            for largest, sorted_ in ((True, False), (False, True)):
+                for extra in ({}, {"max_iter": 3}, {"recall": 0.8}):
+                    kw: Any = dict(largest=largest, sorted=sorted_, return_iterations=True)
+                    kw.update(extra)
+                    s = rtopk.topk(x, k, algo="sim", **kw)
+                    b = rtopk.topk(x, k, algo="bisect", **kw)
+                    case = f"{np.dtype(dtype)} ({n}, {m}) k={k} {kw}"
+                    assert s.values.dtype == dtype and s.indices.dtype == np.int64, case
+                    np.testing.assert_array_equal(s.indices, b.indices, err_msg=case)
+                    np.testing.assert_array_equal(
+                        s.values.view(np.int64), b.values.view(np.int64), err_msg=case
+                    )
+                    np.testing.assert_array_equal(s.iterations, b.iterations, err_msg=case)
+    x = wide_matrix(3, 50, dtype, seed=1)
+    says = f"{np.dtype(dtype)} rows on the GPU"
+    with pytest.raises(ValueError, match=says):
+        rtopk.topk(x, 3, algo="sim", lengths=[50, 1, 2])
+    with pytest.raises(ValueError, match=says):
+        rtopk.topk(x, [1, 2, 3], algo="sim")
+    with pytest.raises(ValueError, match=says):
+        rtopk.topk(x, 3, algo="cuda", hint=[0.0, 1.0, 2.0])  # refused before any GPU
+    plain = rtopk.topk(x, 3, algo="sim", return_threshold=True)  # read off the selection
+    assert plain.threshold.shape == (3,)
+
+
 def test_approximate_mode_returns_k_distinct_valid_indices() -> None:
     x = hostile_matrix(20, 200, "hostile", 11)
     for max_iter in (0, 1, 2, 4, 8):

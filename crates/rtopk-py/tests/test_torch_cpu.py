@@ -182,8 +182,11 @@ def test_errors_on_tensors() -> None:
         rtopk.topk(x, 5)
     with pytest.raises(TypeError, match="complex64"):
         rtopk.topk(x.to(torch.complex64), 1)
-    with pytest.raises(TypeError, match="'sim' does not take int64"):
-        rtopk.topk(x.long(), 1, algo="sim")
+    # the simulated kernel takes int64 and float64 rows (its 64-bit wide rows), plain ones
+    v, i = rtopk.topk(x.long(), 1, algo="sim")
+    assert v.dtype == torch.int64 and i.shape == (2, 1)
+    with pytest.raises(ValueError, match="int64 rows on the GPU: rows of their own length"):
+        rtopk.topk(x.long(), 1, algo="sim", lengths=[4, 2])
     v, i = rtopk.topk(x.bfloat16(), 1, algo="sim")  # the simulated kernel takes bfloat16
     assert v.dtype == torch.bfloat16 and i.shape == (2, 1)
     v, i = rtopk.topk(x.short(), 1, algo="sim")  # and integers of at most 32 bits

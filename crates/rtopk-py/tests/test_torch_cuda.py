@@ -317,8 +317,12 @@ def test_errors_on_cuda_tensors() -> None:
         rtopk.topk(x, 5)
     with pytest.raises(ValueError, match="does not run here"):
         rtopk.topk(x, 1, algo="heap")
-    with pytest.raises(TypeError, match="'cuda' does not take float64"):
-        rtopk.topk(x.double(), 1)
+    # float64 and int64 rows are taken (test_64_bit_cuda_tensors_...), ragged ones are not
+    assert rtopk.topk(x.double(), 1).values.dtype == torch.float64
+    with pytest.raises(ValueError, match="float64 rows on the GPU"):
+        rtopk.topk(x.double(), 1, lengths=[4, 2])
+    with pytest.raises(TypeError, match="complex64"):
+        rtopk.topk(x.to(torch.complex64), 1)
     with pytest.raises(ValueError, match="cannot be combined"):
         rtopk.topk(x, 1, max_iter=2, precision=0.5)
     # flags of the wrong type, hashable or not, get the general path's TypeError
@@ -362,6 +366,166 @@ def test_16_bit_cuda_tensors_are_selected_in_their_own_dtype() -> None:
         assert int((g.grad != 0).sum()) == 5 * 300
 
 
+def hostile64(n: int, m: int, dtype: Any, seed: int) -> Any:
+    """``(n, m)`` CPU rows of float64 or int64 built to break a 64-bit kernel: the float64
+    rows are hostile float32 rows (NaN of both signs and payloads, ±inf, ±0, subnormals, ties)
+    widened, a quarter of them given low bits of their own (equal as float32, apart as
+    float64), with float64 subnormals and ends; the int64 rows mix the ends, 0, ±1, ties,
+    values apart in their low bits only and any 64 bits."""
+    rng = np.random.default_rng(seed)
+    pick = rng.random((n, m))
+    if dtype == torch.float64:
+        with np.errstate(invalid="ignore"):  # signalling NaNs widen quiet, payloads kept
+            x = hostile_matrix(n, m, "hostile", seed).astype(np.float64)
+        jitter = rng.integers(1, 1 << 28, (n, m), dtype=np.uint64)
+        finite = np.isfinite(x) & (x != 0)
+        x = np.where(finite & (pick < 0.25), (x.view(np.uint64) ^ jitter).view(np.float64), x)
+        sub = (rng.integers(1, 1 << 52, (n, m), dtype=np.uint64)).view(np.float64)
+        ends = np.array([np.finfo(np.float64).max, np.finfo(np.float64).min, -sub[0, 0]])
+        x = np.where(pick > 0.95, sub * np.where(pick > 0.975, -1.0, 1.0), x)
+        x = np.where((pick > 0.9) & (pick < 0.92), ends[rng.integers(0, 3, (n, m))], x)
+        return torch.from_numpy(np.ascontiguousarray(x))
+    info = np.iinfo(np.int64)
+    edges = np.array([info.min, info.min + 1, -1, 0, 1, info.max - 1, info.max], dtype=np.int64)
+    anything = rng.integers(info.min, info.max, (n, m), dtype=np.int64, endpoint=True)
+    ties = rng.integers(-2, 3, (n, m)).astype(np.int64)
+    low = (1 << 40) + rng.integers(0, 64, (n, m)).astype(np.int64)
+    x = np.where(
+        pick < 0.2,
+        edges[rng.integers(0, len(edges), (n, m))],
+        np.where(pick < 0.5, ties, np.where(pick < 0.6, low, anything)),
+    )
+    return torch.from_numpy(np.ascontiguousarray(x, dtype=np.int64))
+
+
+def without_nans(x: Any) -> Any:
+    """``x`` with each NaN made 0 (infinities kept): rows whose order torch agrees on."""
+    if not x.is_floating_point():
+        return x
+    return torch.nan_to_num(x, nan=0.0, posinf=float("inf"), neginf=float("-inf"))
+
+
+@needs_launch
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_64_bit_cuda_tensors_are_selected_in_their_own_dtype(dtype: str) -> None:
+    # the CUDA kernel's wide rows on float64 / int64 rows (every unit width: rows of up to 256,
+    # 512, 768 and 1024 elements and past them; a partial last block): the CPU bisection's
+    # values (the input's bits), indices and iteration counts, torch.topk's values, indices
+    # gathering them, through the eager path, the op (autograd) and out=
+    dt = getattr(torch, dtype)
+    for n, m in ((37, 1), (301, 33), (9, 256), (10, 500), (6, 700), (5, 1000), (3, 3001)):
+        x = hostile64(n, m, dt, seed=n * m)
+        xc = x.cuda()
+        for k in sorted({1, m // 3, m - 1, m} - {0}):
+            for largest, sorted_ in ((True, False), (False, True), (True, True)):
+                case = f"{dtype} ({n}, {m}) k={k} largest={largest} sorted={sorted_}"
+                got = rtopk.topk(xc, k, largest=largest, sorted=sorted_, return_iterations=True)
+                want = rtopk.topk(
+                    x, k, algo="bisect", largest=largest, sorted=sorted_, return_iterations=True
+                )
+                assert got.values.dtype == dt and got.indices.dtype == torch.int64, case
+                assert got.values.device == xc.device, case
+                assert torch.equal(got.indices.cpu(), want.indices), case
+                assert torch.equal(
+                    got.values.cpu().view(torch.int64), want.values.view(torch.int64)
+                ), case
+                assert torch.equal(got.iterations.cpu(), want.iterations), case
+                # torch.topk's semantics: its values (sorted), the input's at the indices
+                plain = rtopk.topk(xc, k, largest=largest, sorted=sorted_)
+                assert torch.equal(plain.indices, got.indices), case
+                torch.testing.assert_close(
+                    xc.gather(1, plain.indices), plain.values, equal_nan=True, rtol=0, atol=0
+                )
+                if sorted_:
+                    # torch.topk's values (sorted) on the rows without their NaNs: with k = M
+                    # torch's CUDA path sorts, which ranks a NaN of either sign elsewhere
+                    # than docs/contract.md §1 (and torch.topk itself) does
+                    clean = without_nans(xc)
+                    mine = rtopk.topk(clean, k, largest=largest, sorted=True).values
+                    tv = torch.topk(clean, k, largest=largest, sorted=True).values
+                    torch.testing.assert_close(mine, tv, rtol=0, atol=0)
+        # early stopping: bisect's answer and counts
+        for max_iter in (1, 5):
+            got = rtopk.topk(xc, max(1, m // 4), max_iter=max_iter, return_iterations=True)
+            want = rtopk.topk(
+                x, max(1, m // 4), algo="bisect", max_iter=max_iter, return_iterations=True
+            )
+            assert torch.equal(got.indices.cpu(), want.indices), (m, max_iter)
+            assert torch.equal(got.iterations.cpu(), want.iterations), (m, max_iter)
+    x = hostile64(64, 300, dt, seed=5).cuda()
+    want = rtopk.topk(x.cpu(), 20, algo="bisect")
+    # int32 indices, written at that width by the kernel
+    got = rtopk.topk(x, 20, indices_dtype=torch.int32)
+    assert got.indices.dtype == torch.int32
+    assert torch.equal(got.indices.cpu().long(), want.indices)
+    # out=: the caller's buffers, filled in place
+    values = torch.empty(0, dtype=dt, device="cuda")
+    indices = torch.empty(0, dtype=torch.int64, device="cuda")
+    out = rtopk.topk(x, 20, out=(values, indices))
+    assert out.values is values and out.indices is indices
+    assert torch.equal(indices.cpu(), want.indices)
+    assert torch.equal(values.cpu().view(torch.int64), want.values.view(torch.int64))
+    # the op: a float64 tensor that requires grad goes through it, with torch.topk's gradient
+    if dt == torch.float64:
+        finite = torch.nan_to_num(x, nan=0.0, posinf=1e300, neginf=-1e300)
+        a = finite.clone().requires_grad_()
+        b = finite.clone().requires_grad_()
+        va, ia = rtopk.topk(a, 16, sorted=True)
+        vb, ib = torch.topk(b, 16, sorted=True)
+        assert torch.equal(va, vb)
+        assert torch.equal(finite.gather(1, ia), finite.gather(1, ib))
+        g = torch.randn_like(va)
+        (va * g).sum().backward()
+        assert a.grad is not None and a.grad.dtype == dt
+        assert int((a.grad != 0).sum()) == 16 * 64
+
+
+@needs_launch
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_64_bit_cuda_tensors_in_the_op_and_under_torch_compile(dtype: str) -> None:
+    dt = getattr(torch, dtype)
+    # opcheck compares outputs without equal_nan: rows without NaNs (±inf, ±0, subnormals kept)
+    x = without_nans(hostile64(64, 300, dt, seed=11).cuda())
+    op = torch.ops.rtopk.topk.default
+    args = (x, 5, -1, True, True, "auto", None, 0.0, 64, True, None, None, None, False)
+    result = torch.library.opcheck(op, args)
+    assert all(v == "SUCCESS" for v in result.values()), (dt, result)
+
+    @torch.compile(fullgraph=True)
+    def f(t: Any) -> Any:
+        return rtopk.topk(t, 8, sorted=True)
+
+    v, i = f(x)
+    want = rtopk.topk(x.cpu(), 8, algo="bisect")
+    assert v.dtype == dt and torch.equal(i.cpu(), want.indices), dt
+
+
+@needs_launch
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_ragged_64_bit_cuda_tensors_raise_the_plans_error(dtype: str) -> None:
+    # the wide rows take plain requests only: per-row inputs (host or device) and the
+    # threshold output are refused with the launch plan's message, nothing written
+    dt = getattr(torch, dtype)
+    x = hostile64(4, 50, dt, seed=3).cuda()
+    says = f"{dtype} rows on the GPU"
+    on_gpu = torch.tensor([50, 1, 2, 3], device="cuda")
+    for kwargs in (
+        {"lengths": [50, 1, 2, 3]},
+        {"lengths": on_gpu},
+        {"hint": [0.5, 1.0, -1.0, 0.0]},
+        {"return_threshold": True},
+    ):
+        with pytest.raises(ValueError, match=says):
+            rtopk.topk(x, 3, **kwargs)
+    with pytest.raises(ValueError, match=says):
+        rtopk.topk(x, [1, 2, 3, 0])
+    with pytest.raises(ValueError, match=says):
+        rtopk.topk(x, on_gpu.clamp(max=3), width=3)
+    # the same rows on the CPU take them all
+    ragged = rtopk.topk(x.cpu(), 3, lengths=[50, 1, 2, 3], return_threshold=True)
+    assert ragged.indices[1].tolist() == [0, -1, -1]
+
+
 def test_numpy_input_with_algo_cuda_goes_through_the_gpu() -> None:
     x = hostile_matrix(100, 300, "hostile", 12)
     got = rtopk.topk(x, 20, sorted=False, algo="cuda", return_iterations=True)
@@ -376,5 +540,14 @@ def test_verify_quick() -> None:
     # verified by `rtopk verify cuda --quick` and the GPU tests)
     report = rtopk.cuda.verify(quick=True, dtypes=["float32", "bfloat16", "int8"])
     assert report.cases > 0 and report.ok, report.mismatches[:5]
-    with pytest.raises(TypeError, match="'float64'"):
-        rtopk.cuda.verify(quick=True, dtypes=["float64"])
+    with pytest.raises(TypeError, match="'float128'"):
+        rtopk.cuda.verify(quick=True, dtypes=["float128"])
+
+
+@needs_launch
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_verify_quick_64_bit(dtype: str) -> None:
+    # the 64-bit types: the wide rows on their own keys, against bisect and the simulator
+    # (slower than the other types' quick check: over 2 minutes for both on an H200)
+    report = rtopk.cuda.verify(quick=True, dtypes=[dtype])
+    assert report.cases > 0 and report.ok, report.mismatches[:5]

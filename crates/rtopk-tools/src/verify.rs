@@ -178,10 +178,13 @@ pub fn difference<E: Element>(gpu: &TopK<E>, cpu: &TopK<E>) -> Option<&'static s
 /// Compares the GPU with every reference on `widths` × [`FAMILIES`] × [`ks_for`] ×
 /// [`SEARCHES`], alternating modes and sorted output, with about `elements_per_case`
 /// elements per case, in each of `elems` (16-bit inputs are the f32 inputs rounded to
-/// nearest, integer inputs the f32 inputs scaled and saturated ([`integers`]); their
-/// references are `bisect` on the same matrix and the simulator). Widths that quarter-warp rows take are checked twice: as the defaults
-/// launch them (the checks' row counts are below the 1024 rows per SM quarter-warp rows need,
-/// so half-warp rows), and with [`Strategy::Quarter`] forced for every k <= M / 4. Every unit
+/// nearest, integer inputs the f32 inputs scaled and saturated ([`integers`]), f64 and i64
+/// inputs those with low bits of their own ([`doubles`], [`longs`]); their references are
+/// `bisect` on the same matrix and the simulator). Widths that quarter-warp rows take are
+/// checked twice: as the defaults launch them (the checks' row counts are below the 1024 rows
+/// per SM quarter-warp rows need, so half-warp rows), and with [`Strategy::Quarter`] forced for
+/// every k <= M / 4 (the 32-bit-key types: the 64-bit ones take one kernel, the wide rows,
+/// and no forced strategy or split). Every unit
 /// the cases launch is built first, in parallel. (`gpu` is `&mut` for the callers written
 /// against the earlier signature; nothing in it is changed.)
 pub fn check_all(
@@ -216,6 +219,8 @@ pub fn check_all(
             ElemType::I32 => {
                 check_group(gpu, group, &integers::<i32>(&x, 6.7e7), &[], &mut report)?
             }
+            ElemType::F64 => check_group(gpu, group, &doubles(&x, c.fi), &[], &mut report)?,
+            ElemType::I64 => check_group(gpu, group, &longs(&x), &[], &mut report)?,
         }
     }
     Ok(report)
@@ -226,6 +231,48 @@ pub fn check_all(
 /// so that the families keep their shape (spread, ties, extremes) in every integer type.
 fn integers<E: Element>(x: &Array2<f32>, scale: f32) -> Array2<E> {
     x.mapv(|v| E::from_f32((v * scale).round()))
+}
+
+/// A hash of element `i` of an input (splitmix64): the 64-bit inputs' extra bits.
+fn mix(i: usize) -> u64 {
+    let mut z = (i as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// An f64 input from a family's f32 input (`fi`-th family): each value converted exactly (NaN
+/// keeps its sign and payload), and a quarter of the finite non-zero ones given low mantissa
+/// bits of their own (values an f32 cannot tell apart: the search must run on f64 values and
+/// 64-bit keys); the NaN/inf family gets f64 subnormals of both signs and the f64 ends too.
+fn doubles(x: &Array2<f32>, fi: usize) -> Array2<f64> {
+    let (n, m) = x.dim();
+    let specials = FAMILIES[fi] == "nan-inf";
+    let v = x.iter().enumerate().map(|(i, &v)| {
+        let (h, d) = (mix(i), f64::from(v));
+        match h % 64 {
+            0 | 1 if specials => f64::from_bits((h >> 12) | ((h & 1) << 63)), // subnormals
+            2 if specials => [f64::MAX, f64::MIN, f64::MIN_POSITIVE][(h >> 8) as usize % 3],
+            r if r % 4 == 3 && d.is_finite() && d != 0.0 => {
+                f64::from_bits(d.to_bits() ^ ((h >> 20) & 0x0FFF_FFFF))
+            }
+            _ => d,
+        }
+    });
+    Array2::from_shape_vec((n, m), v.collect()).unwrap_or_else(|_| x.mapv(f64::from))
+}
+
+/// An i64 input from a family's f32 input: each value times 2^40, rounded and saturated at
+/// the type's ends ([`integers`]: NaN as 0, ±inf as `i64::MIN` / `i64::MAX`), a quarter of the
+/// others given low bits of their own (the search must run on the values' 64 bits).
+fn longs(x: &Array2<f32>) -> Array2<i64> {
+    let (n, m) = x.dim();
+    let base = integers::<i64>(x, 1_099_511_627_776.0);
+    let v = base.iter().enumerate().map(|(i, &v)| {
+        let h = mix(i);
+        if h % 4 == 3 && v != i64::MIN && v != i64::MAX { v ^ (h >> 40) as i64 } else { v }
+    });
+    Array2::from_shape_vec((n, m), v.collect()).unwrap_or(base)
 }
 
 /// One input's cases: on the GPU in turn, then their references in parallel.
@@ -274,7 +321,7 @@ impl VerifyElem for f32 {
     }
 }
 
-/// 16-bit and integer rows: `bisect` on the same matrix.
+/// 16-bit, integer and 64-bit rows: `bisect` on the same matrix.
 macro_rules! bisect_references {
     ($($e:ty),*) => {$(
         impl VerifyElem for $e {
@@ -286,7 +333,7 @@ macro_rules! bisect_references {
     )*};
 }
 
-bisect_references!(f16, bf16, i8, u8, i16, i32);
+bisect_references!(f16, bf16, i8, u8, i16, i32, f64, i64);
 
 /// One case of [`check_all`]: the `wi`-th width and `fi`-th family.
 #[derive(Clone, Copy, Debug)]
@@ -316,20 +363,19 @@ impl Case {
 }
 
 /// [`check_all`]'s cases, width by width, family by family (each family's input is made
-/// once per pass over its width).
+/// once per pass over its width). The 64-bit types take the automatic strategy only (one
+/// kernel holds their rows, rtopk-plan's `wide`): their cases are the others' without a forced
+/// strategy (the quarter-warp pass and the split cases).
 fn cases(widths: &[usize], elements_per_case: usize, elems: &[ElemType]) -> Vec<Case> {
-    let mut out = Vec::new();
-    for &elem in elems {
-        out.extend(cases_of(widths, elements_per_case).into_iter().map(|c| Case { elem, ..c }));
-    }
-    out
+    elems.iter().flat_map(|&elem| cases_of(widths, elements_per_case, elem)).collect()
 }
 
-/// [`cases`] of one element type (f32 until the caller sets it).
-fn cases_of(widths: &[usize], elements_per_case: usize) -> Vec<Case> {
+/// [`cases`] of one element type.
+fn cases_of(widths: &[usize], elements_per_case: usize, elem: ElemType) -> Vec<Case> {
     let mut out = Vec::new();
     for (wi, &m) in widths.iter().enumerate() {
-        let passes: &[bool] = if m <= MAX_QUARTER_WARP_ROW { &[false, true] } else { &[false] };
+        let quarter = m <= MAX_QUARTER_WARP_ROW && !elem.wide();
+        let passes: &[bool] = if quarter { &[false, true] } else { &[false] };
         for &forced in passes {
             let n = (elements_per_case / m).clamp(8, 20_000);
             for fi in 0..FAMILIES.len() {
@@ -343,14 +389,16 @@ fn cases_of(widths: &[usize], elements_per_case: usize) -> Vec<Case> {
                         let opts = Options { mode, sorted: (wi + si) % 3 == 0 };
                         let strategy =
                             if forced && 4 * k <= m { Strategy::Quarter } else { Strategy::Auto };
-                        let (elem, bisect) = (ElemType::F32, *bisect);
+                        let bisect = *bisect;
                         out.push(Case { wi, fi, elem, n, m, k, bisect, opts, strategy });
                     }
                 }
             }
         }
     }
-    out.extend(split_cases(widths.len()));
+    if !elem.wide() {
+        out.extend(split_cases(widths.len()).into_iter().map(|c| Case { elem, ..c }));
+    }
     out
 }
 

@@ -422,18 +422,22 @@ impl dyn Algorithm + '_ {
     }
 }
 
-/// An element type the kernel takes (`f32`, `f16`, `bf16`, `i8`, `u8`, `i16`, `i32`): a
-/// [`Value`] with a device form (the simulator's and the GPU's element types,
-/// docs/kernel.md).
+/// An element type the kernel takes — every [`Value`]: `f32`, `f16`, `bf16`, the integers `i8`,
+/// `u8`, `i16`, `i32` on 32-bit keys, and `f64` and `i64` on 64-bit keys (the wide rows,
+/// docs/kernel.md "64-bit rows": plain requests only; rows of their own length, k or hint are
+/// refused by the launch plan) — with a device form (the simulator's and the GPU's element
+/// types, docs/kernel.md).
 pub trait KernelElement: Value + rtopk_cuda::DeviceElement {}
 
 impl KernelElement for f32 {}
 impl KernelElement for f16 {}
 impl KernelElement for bf16 {}
+impl KernelElement for f64 {}
 impl KernelElement for i8 {}
 impl KernelElement for u8 {}
 impl KernelElement for i16 {}
 impl KernelElement for i32 {}
+impl KernelElement for i64 {}
 
 #[cfg(test)]
 mod tests {

@@ -42,10 +42,11 @@ pub struct Capabilities {
 pub const ALL_DTYPES: &[Dtype] = &Dtype::ALL;
 /// `f32` only.
 pub const F32_ONLY: &[Dtype] = &[Dtype::Float32];
-/// The kernel's types (the simulator and the GPU): those with a key of at most 32 bits — `f32`,
-/// `f16`, `bf16` and the integers `i8`, `u8`, `i16`, `i32` (docs/kernel.md, "Integer rows") —
-/// for the same reason as the 32-bit baselines: its keys are 32-bit registers.
-pub const KERNEL_DTYPES: &[Dtype] = KEY32_DTYPES;
+/// The kernel's types (the simulator and the GPU): every type — `f32`, `f16`, `bf16` and the
+/// integers `i8`, `u8`, `i16`, `i32` on 32-bit keys (docs/kernel.md, "Integer rows"), `f64`
+/// and `i64` on 64-bit keys (the wide rows, docs/kernel.md "64-bit rows": plain requests
+/// only; the launch plan refuses rows of their own length, k or hint on them).
+pub const KERNEL_DTYPES: &[Dtype] = ALL_DTYPES;
 /// Every type with a key of at most 32 bits (all but `f64` and `i64`): the baselines whose
 /// design is defined for 32-bit keys (`topk_ref::RowSelect::max_key_bits`).
 pub const KEY32_DTYPES: &[Dtype] = &[
@@ -81,9 +82,9 @@ pub(crate) const ROW_CPU_32: Capabilities = Capabilities { dtypes: KEY32_DTYPES,
 /// RTop-K's bisection on the CPU (topk-ref's `Bisect`).
 pub(crate) const BISECT_CPU: Capabilities =
     Capabilities { iterations: true, bisection_params: true, ..ROW_CPU };
-/// The RTop-K kernel on the warp simulator (f32, f16, bf16 and integer rows of at most 32
-/// bits); rows of their own length and k per row, threshold hints (with `bisect`'s counts)
-/// and the threshold output.
+/// The RTop-K kernel on the warp simulator (every element type: 64-bit rows on the wide
+/// rows); rows of their own length and k per row, threshold hints (with `bisect`'s counts)
+/// and the threshold output (of 32-bit keys: the plan refuses ragged 64-bit rows).
 pub(crate) const SIM: Capabilities = Capabilities {
     work_counters: false,
     diagnostics: true,
@@ -91,9 +92,10 @@ pub(crate) const SIM: Capabilities = Capabilities {
     dtypes: KERNEL_DTYPES,
     ..BISECT_CPU
 };
-/// The RTop-K kernel on the GPU (16-bit rows from compute capability 8.0: docs/kernel.md);
-/// rows of their own length and k per row, threshold hints (with `bisect`'s counts) and the
-/// threshold output, on whole-row routes.
+/// The RTop-K kernel on the GPU (every element type; 16-bit rows from compute capability 8.0:
+/// docs/kernel.md); rows of their own length and k per row, threshold hints (with `bisect`'s
+/// counts) and the threshold output, on whole-row routes (of 32-bit keys: the plan refuses
+/// ragged 64-bit rows).
 pub(crate) const CUDA: Capabilities = Capabilities {
     device: Device::Gpu,
     work_counters: false,

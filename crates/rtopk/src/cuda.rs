@@ -96,9 +96,10 @@ pub(crate) fn launch_of(request: &Request, shape: Shape) -> Result<(Launch, Data
         IndexWidth::U32 => IndexType::U32,
         IndexWidth::I64 => IndexType::I64,
     };
-    let opts = request.options();
-    let bisect = request.bisect();
-    let launch = Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted, elem };
+    let launch = request.launch((n, m, k), elem);
+    // on device buffers the kernel writes the thresholds too: the 64-bit rows take neither
+    // them nor per-row arrays (the plan's typed refusal, before any device is opened)
+    crate::kernel::check_wide(Gpu::NAME, &launch, ragged_of(request))?;
     Ok((launch, DataTypes { elem, index }))
 }
 
@@ -123,13 +124,7 @@ pub fn prepare(request: &Request, shape: Shape) -> Result<(), Error> {
 
 /// The per-row arrays a request's launch on device buffers reads and writes.
 fn ragged_of(request: &Request) -> rtopk_cuda::Ragged {
-    let rows = request.rows();
-    rtopk_cuda::Ragged {
-        lengths: rows.lengths.is_some(),
-        k_per_row: matches!(rows.k, topk_ref::KPerRow::PerRow(_)),
-        hint: rows.hint.is_some(),
-        threshold: request.wanted().threshold,
-    }
+    request.ragged_arrays(true)
 }
 
 /// What [`prepare_all`] did on one GPU.

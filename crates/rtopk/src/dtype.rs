@@ -1,7 +1,7 @@
 //! The element types a selection takes (docs/contract.md §1): the floats `f32`, `f16` (IEEE
 //! binary16), `bf16` (bfloat16) and `f64`, and the integers `i8`, `u8`, `i16`, `i32`, `i64`, as
-//! a run-time tag ([`Dtype`]). The compile-time faces are [`crate::Value`] (every type) and
-//! [`crate::KernelElement`] (the seven types the kernel takes).
+//! a run-time tag ([`Dtype`]). The compile-time faces are [`crate::Value`] and
+//! [`crate::KernelElement`] (every type: the kernel takes all nine).
 
 use std::fmt;
 
@@ -70,8 +70,8 @@ dtypes! {
 }
 
 impl Dtype {
-    /// The kernel's three floats: `f32`, `f16` and `bf16` (it takes the integers of at most 32
-    /// bits too: [`crate::caps::KERNEL_DTYPES`]).
+    /// The kernel's three floats of 32-bit keys: `f32`, `f16` and `bf16` (it takes the
+    /// integers and the 64-bit types too: [`crate::caps::KERNEL_DTYPES`]).
     pub const FLOATS: [Dtype; 3] = [Dtype::Float32, Dtype::Float16, Dtype::Bfloat16];
 
     /// The type called `name` ([`Dtype::name`]).

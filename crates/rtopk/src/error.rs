@@ -174,7 +174,10 @@ impl Error {
     pub fn is_user_error(&self) -> bool {
         match self {
             Error::TopK(_) | Error::Baseline(_) => true,
-            Error::Cuda(e) => matches!(e, rtopk_cuda::CudaError::TopK(_)),
+            // a request the GPU's plan does not take (64-bit rows of their own length, ...)
+            Error::Cuda(e) => {
+                matches!(e, rtopk_cuda::CudaError::TopK(_) | rtopk_cuda::CudaError::Wide { .. })
+            }
             Error::Sim(e) => {
                 matches!(e, warp_sim::SimError::TopK(_) | warp_sim::SimError::InvalidLaunch(_))
             }

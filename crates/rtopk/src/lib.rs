@@ -87,9 +87,10 @@
 //! `+inf`, `-0.0 = +0.0`; integers in their usual order; values returned as the input's own
 //! bits, in its type). Every CPU algorithm takes them all, but the baselines defined for
 //! 32-bit keys (`air`, `gridselect`, `warpselect`, `drtopk`, `sort`) refuse `f64` and `i64`;
-//! the kernel (`sim`, `cuda`) takes the seven [`KernelElement`]s (all but `f64` and `i64`).
-//! A type an algorithm does not take is refused with [`Error::DtypeNotSupported`], which
-//! names those that take it:
+//! the kernel (`sim`, `cuda`) takes every type ([`KernelElement`]; `f64` and `i64` on its
+//! 64-bit wide rows, plain requests only: the launch plan refuses rows of their own length, k
+//! or hint on them). A type an algorithm does not take is refused with
+//! [`Error::DtypeNotSupported`], which names those that take it:
 //!
 //! ```
 //! use ndarray::array;
@@ -98,8 +99,10 @@
 //! let x = array![[i32::MIN, 7, -1, 7, i32::MAX]];
 //! let out = select(x.view(), &Request::builder("sim").k(3).sorted(true).build().unwrap());
 //! assert_eq!(out.unwrap().topk.values, array![[i32::MAX, 7, 7]]);
-//! let wide = x.mapv(i64::from);
-//! let e = select(wide.view(), &Request::new("sim", 3).unwrap()).unwrap_err();
+//! let wide = x.mapv(|v| i64::from(v) << 32);
+//! let out = select(wide.view(), &Request::builder("sim").k(1).build().unwrap());
+//! assert_eq!(out.unwrap().topk.values, array![[i64::from(i32::MAX) << 32]]);
+//! let e = select(wide.view(), &Request::new("air", 3).unwrap()).unwrap_err();
 //! assert!(matches!(e, rtopk::Error::DtypeNotSupported { .. }));
 //! ```
 

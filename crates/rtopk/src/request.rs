@@ -466,7 +466,43 @@ impl Request {
             per_row("hint", hint.len(), n)?;
         }
         self.honoured()?;
+        if self.is_ragged() {
+            // the kernel's 64-bit rows take plain requests only: the plan's typed refusal
+            self.check_wide(n, m, width, dtype)?;
+        }
         Ok(width)
+    }
+
+    /// The launch of this request on `n` rows of `m` values of the kernel's type `elem`, with
+    /// output width `width`, as the kernel's plan takes it.
+    pub(crate) fn launch(
+        &self,
+        (n, m, width): (usize, usize, usize),
+        elem: rtopk_plan::ElemType,
+    ) -> rtopk_plan::Launch {
+        let Options { mode, sorted } = self.options;
+        rtopk_plan::Launch { n, m, k: width, mode, bisect: self.bisect, sorted, elem }
+    }
+
+    /// The kernel's per-row arrays of this request (docs/contract.md §5): lengths, a k per
+    /// row, hints, and the threshold output where `threshold_on_device` (on device buffers the
+    /// kernel writes it; on host rows the door reads it off a plain selection).
+    pub(crate) fn ragged_arrays(&self, threshold_on_device: bool) -> rtopk_plan::Ragged {
+        rtopk_plan::Ragged {
+            lengths: self.lengths.is_some(),
+            k_per_row: matches!(self.k, K::PerRow(_)),
+            hint: self.hint.is_some(),
+            threshold: threshold_on_device && self.wanted.threshold,
+        }
+    }
+
+    /// A ragged request on 64-bit rows (`f64`, `i64`) for the kernel (`sim`, `cuda`): the
+    /// launch plan's refusal (rows of their own length, k or hint are not taken by the wide
+    /// rows yet), before anything runs.
+    fn check_wide(&self, n: usize, m: usize, width: usize, dtype: Dtype) -> Result<(), Error> {
+        let Some(elem) = rtopk_plan::ElemType::from_name(dtype.name()) else { return Ok(()) };
+        let launch = self.launch((n, m, width), elem);
+        crate::kernel::check_wide(self.algo, &launch, self.ragged_arrays(false))
     }
 
     /// Fails for a ragged input the algorithm does not honour yet (every algorithm of the

@@ -2,8 +2,8 @@
 //! the launch plan's route for the whole matrix (the CUDA launcher's, for an H100 unless a
 //! strategy is forced; split rows where no iteration counts are wanted), rows in blocks, the
 //! sort launch for sorted output, the grid's windows of blocks shared out among threads; the
-//! simulator's findings in the result. Matrices of `f32`, `f16` and `bf16` run the kernels of
-//! their type; values come back in it.
+//! simulator's findings in the result. Matrices of every element type run the kernels of their
+//! type (`f64` and `i64` the 64-bit wide rows); values come back in it.
 //!
 //! The simulator's own API, for the faces (`rtopk sim`, `rtopk trace`, `rtopk.sim`), is
 //! re-exported here: a face names `rtopk::sim`, never the engine crate.

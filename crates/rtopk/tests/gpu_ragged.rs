@@ -14,6 +14,9 @@ mod grouped;
 // Pick rows (docs/kernel.md, "Pick rows") on the GPU, on the same hostile rows.
 #[path = "gpu_ragged/pick.rs"]
 mod pick;
+// 64-bit rows (docs/kernel.md, "64-bit rows") on the GPU, on hostile f64 and i64 rows.
+#[path = "gpu_ragged/wide.rs"]
+mod wide;
 
 use ndarray::{Array1, Array2, ArrayView2};
 use rtopk::{Element, K, KernelElement, Mode, Options, Request, Selection, bf16, f16, select};

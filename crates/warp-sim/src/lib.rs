@@ -9,8 +9,8 @@
 //!   integer arithmetic at the CUDA widths, uniform values) and [`Machine`] (the launcher: a
 //!   deterministic executor of `async` kernels whose seeded schedule switches warps at every
 //!   memory operation and barrier; shared memory with a shadow per word and per-lane
-//!   `__syncwarp` clocks; global buffers whole or windowed, of 4- or 2-byte elements, inputs
-//!   made from addresses) and
+//!   `__syncwarp` clocks, which order global accesses within a warp too; global buffers whole
+//!   or windowed, of 1-, 2-, 4- or 8-byte elements, inputs made from addresses) and
 //!   its [`Diagnostic`]s, never a panic: bad shuffles, masks that do not match the executing
 //!   lanes, barrier divergence, shared and global races, out-of-bounds, foreign and misaligned
 //!   accesses, uninitialized reads, poisoned values used, values that should be uniform and
@@ -27,7 +27,8 @@
 //!   and `i32` (topk-ref's `Element`) run the kernels of their type: a 16-bit row is packed two
 //!   elements per register and searched on its own 16-bit keys (docs/kernel.md, "16-bit
 //!   rows"), an integer row keyed as its value shifted, with no value phase ("Integer rows");
-//!   values come back as the input's bits. `f64` and `i64` rows are an error.
+//!   `f64` and `i64` rows run the wide rows alone, one warp per row on 64-bit keys ("64-bit
+//!   rows"); values come back as the input's bits.
 //!
 //! The engine imports nothing from the RTop-K room.
 //!

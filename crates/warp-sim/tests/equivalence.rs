@@ -241,13 +241,16 @@ fn degenerate_launches() {
     assert_eq!((r.indices.len(), r.iterations), (0, vec![0]));
     assert!(sim.run(&[1.0f32, 2.0], &args(1, 2, 3)).is_err(), "k > M");
     assert!(sim.run(&[1.0f32, 2.0], &args(2, 2, 1)).is_err(), "data too short");
-    // the kernel takes no 64-bit rows: a typed error, not a row read as another type
-    let wide = sim.run(&[1.0f64, 2.0], &args(1, 2, 1)).unwrap_err();
-    assert!(
-        matches!(wide, SimError::InvalidLaunch(_)) && wide.to_string().contains("f64"),
-        "{wide}"
+    // 64-bit rows run the wide rows alone (tests/wide.rs): a forced family of 32-bit keys is
+    // a typed error, not a row read as another type
+    let wide = sim.run(&[1.0f64, 2.0], &args(1, 2, 1)).unwrap();
+    assert_eq!(
+        (wide.indices, wide.plan.unit.to_string()),
+        (vec![1], "rtopk_wide_rows_8_f64".into())
     );
-    assert!(sim.run(&[1i64, 2], &args(1, 2, 1)).is_err(), "i64 rows");
+    let mut forced = Simulator::new(SimConfig { strategy: Launch::Half, ..SimConfig::default() });
+    let e = forced.run(&[1i64, 2], &args(1, 2, 1)).unwrap_err();
+    assert!(matches!(e, SimError::InvalidLaunch(_)) && e.to_string().contains("int64"), "{e}");
     assert!(sim.run::<f32>(&[], &args(1, 0, 0)).is_err(), "M = 0");
     let bad = KernelArgs { bisect: Bisect { precision: -1.0, ..Bisect::exact() }, ..args(1, 2, 1) };
     assert!(sim.run(&[1.0f32, 2.0], &bad).is_err(), "negative precision");

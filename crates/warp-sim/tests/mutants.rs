@@ -61,6 +61,8 @@ fn every_mutant_is_caught_by_a_diagnostic_and_the_clean_kernel_is_not() {
         (Mutant::SplitGatherNoChunkStart, DiagKind::AssertFailed),
         (Mutant::Ceil16Nearest, DiagKind::AssertFailed),
         (Mutant::Nan16CountedSmallest, DiagKind::AssertFailed),
+        (Mutant::WideSortTiesHighIndex, DiagKind::AssertFailed),
+        (Mutant::WideSortMissingSyncwarp, DiagKind::GlobalRace),
     ];
     for (m, kind) in expect {
         let r = report(&reports, m);

@@ -235,6 +235,96 @@ fn out_of_bounds_uninitialized_foreign_and_misaligned_accesses_are_reported() {
     assert_eq!((d[0].lanes, d[1].address, d[2].address), (0xffff_0000, Some(64), Some(5)));
 }
 
+/// An input of 8-byte elements (`double`, `long long`): `word64` holds all 64 bits.
+struct Wide<'a>(&'a [u64]);
+
+impl warp_sim::Source for Wide<'_> {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn word(&self, i: u64) -> u32 {
+        self.0[i as usize] as u32
+    }
+    fn word64(&self, i: u64) -> u64 {
+        self.0[i as usize]
+    }
+    fn row_len(&self) -> Option<u64> {
+        None
+    }
+    fn elem_bytes(&self) -> u32 {
+        8
+    }
+}
+
+/// 8-byte elements: loaded and stored whole (both halves), with the usual bounds checks; an
+/// access of the wrong width — a 4-byte load of an 8-byte input or buffer, an 8-byte one of a
+/// 4-byte input or buffer — is an error, not a value read as another type.
+#[test]
+fn eight_byte_elements_load_and_store_whole() {
+    let values: Vec<u64> = (0..40).map(|i| 0xfff8_0000_0000_0000 | i).collect();
+    let input = Wide(&values);
+    let narrow = WordSource::new(&[1, 2, 3], 0, 4);
+    let mut m = Machine::new(DiagPolicy::Collect, Schedule::InOrder);
+    let out = m.alloc(Global::zeroed("out", 32).unwrap().with_elem_bytes(8).unwrap());
+    let words = m.alloc(Global::zeroed("words", 32).unwrap());
+    let got = RefCell::new(Vec::new());
+    m.launch(Grid::new(1, 1, 0), async |mut w| {
+        let lane = w.lane_id().map(u64::from);
+        let v = w.ld_input64(&input, &lane.map(|l| l + 8), "x[lane + 8]").await?;
+        w.st_global64(out, &lane, &v, "out[lane] = v").await?;
+        let back = w.ld_global64(out, &lane, "out[lane]").await?;
+        got.borrow_mut().extend([v.lane(1), back.lane(31)]);
+        let first = w.lane_id().map(|l| l == 0);
+        let saved = w.push_active(&first, "lane 0")?;
+        w.ld_input64(&input, &Lanes::splat(40), "x[40]: past the end").await?;
+        let refusals = [
+            w.ld_input(&input, &lane, "a 4-byte load of x").await.map(|_| ()),
+            w.ld_input64(&narrow, &lane, "an 8-byte load of floats").await.map(|_| ()),
+            w.ld_global(out, &lane, "a 4-byte load of out").await.map(|_| ()),
+            w.st_global64(words, &lane, &v, "an 8-byte store to words").await,
+        ];
+        for r in refusals {
+            assert!(matches!(r, Err(SimError::InvalidLaunch(_))), "{r:?}");
+        }
+        w.pop_active(saved);
+        Ok(())
+    })
+    .unwrap();
+    let d = m.take_diagnostics().0;
+    assert_eq!(kinds(&d), [DiagKind::GlobalOutOfBounds]);
+    assert_eq!(*got.borrow(), [0xfff8_0000_0000_0009, 0xfff8_0000_0000_0027]);
+    assert_eq!(m.global(out).elements()[5], 0xfff8_0000_0000_000d);
+}
+
+/// A `__syncwarp` orders the lanes' global accesses as it orders their shared ones: a lane
+/// reading what another lane wrote before a `__syncwarp` both took part in does not race;
+/// without it, or with the writer left out of the mask, it does.
+#[test]
+fn a_syncwarp_orders_global_accesses_within_a_warp() {
+    let run = |mask: Option<u32>| {
+        let (mut m, _) = machine_with_out(Schedule::InOrder);
+        let buf = m.alloc(Global::zeroed("buf", 32).unwrap());
+        m.launch(Grid::new(1, 1, 0), async |mut w| {
+            let lane = w.lane_id().map(u64::from);
+            w.st_global(buf, &lane, &w.lane_id(), "buf[lane] = lane").await?;
+            if let Some(mask) = mask {
+                let saved = w.push_active_mask(mask);
+                w.syncwarp(mask, "__syncwarp(mask)").await?;
+                w.pop_active(saved);
+            }
+            let next = lane.map(|l| (l + 1) % 32);
+            w.ld_global(buf, &next, "buf[lane + 1]").await?;
+            Ok(())
+        })
+        .unwrap();
+        kinds(&m.take_diagnostics().0)
+    };
+    assert_eq!(run(Some(FULL_MASK)), []);
+    assert_eq!(run(None), [DiagKind::GlobalRace]);
+    let without_lane_5 = run(Some(!(1 << 5)));
+    assert_eq!(without_lane_5, [DiagKind::GlobalRace]);
+}
+
 /// Inputs of 2-byte elements: one element per 2-byte load, eight per 16-byte load (aligned to
 /// eight elements), a `float4` load of them refused; a buffer of 2-byte elements stores the
 /// low 16 bits of a value, as a 16-bit store does.
@@ -243,7 +333,7 @@ fn two_byte_elements_load_eight_to_16_bytes_and_store_16_bits() {
     let words: Vec<u32> = (0..64).map(|i| 0x3c00 + i).collect();
     let input = WordSource::new(&words, 0, 2);
     let mut m = Machine::new(DiagPolicy::Collect, Schedule::InOrder);
-    let out = m.alloc(Global::zeroed("out", 32).unwrap().with_elem_bytes(2));
+    let out = m.alloc(Global::zeroed("out", 32).unwrap().with_elem_bytes(2).unwrap());
     let got = RefCell::new(Vec::new());
     m.launch(Grid::new(1, 1, 0), async |mut w| {
         let lane = w.lane_id().map(u64::from);

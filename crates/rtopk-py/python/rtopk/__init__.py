@@ -9,7 +9,8 @@ array([[2, 1],
 * :func:`topk` — called like ``torch.topk``, with its defaults (``sorted=True``: value
   order): NumPy arrays and CPU tensors on every core (every CPU algorithm of
   :func:`algorithms` by name; every dtype of :func:`topk`), CUDA tensors on the GPU
-  kernel (float32, float16, bfloat16, int8, uint8, int16 and int32, each in its own dtype);
+  kernel (float32, float16, bfloat16, float64, int8, uint8, int16, int32 and int64, each in
+  its own dtype);
   a custom op (``torch.ops.rtopk.topk``)
   with autograd under ``torch.compile`` (:mod:`rtopk.ops`).
 * rows of their own length, a k per row, threshold hints and the threshold output

@@ -27,6 +27,8 @@ _KERNEL_DTYPES = {
     torch.uint8: "uint8",
     torch.int16: "int16",
     torch.int32: "int32",
+    torch.float64: "float64",
+    torch.int64: "int64",
 }
 _REQUESTS: Dict[Tuple[int, bool, bool, Any, int], Any] = {}
 _MOST_REQUESTS = 1024

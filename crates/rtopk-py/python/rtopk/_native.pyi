@@ -177,8 +177,9 @@ def cuda_libraries_present() -> bool:
     """True when the CUDA driver and NVRTC libraries load."""
 
 def cuda_verify(*, quick: bool, device: int, dtypes: List[str]) -> Dict[str, Any]:
-    """The GPU kernel's equivalence check on ``device`` in ``dtypes`` (every kernel type where
-    empty): device, cases, rows, widths, mismatches."""
+    """The GPU kernel's equivalence check on ``device`` in ``dtypes`` (names of float32,
+    float16, bfloat16, int8, uint8, int16, int32, float64 and int64; every one where empty):
+    device, cases, rows, widths, mismatches. ``TypeError`` for another name."""
 
 def cuda_prepare_all(*, device: int) -> Dict[str, Any]:
     """Builds every kernel unit for ``device``: device, units, compiled, ms."""
@@ -192,7 +193,10 @@ def cuda_launch(
 ) -> None:
     """Launches the RTop-K kernel as ``request`` (built for device ``"cuda:N"``) asks, on that
     device and the CUDA stream ``stream`` (a raw ``cudaStream_t``, torch's current stream
-    of that device), over ``n`` contiguous rows of width ``m`` of the request's dtype.
+    of that device), over ``n`` contiguous rows of width ``m`` of the request's dtype (any of
+    the nine; float64 and int64 rows on the kernel's 64-bit keys, plain requests only: per-row
+    arrays or a threshold output on them is the launch plan's ``ValueError``, raised before
+    any device is opened).
     ``pointers`` are device addresses, 0 for a buffer the call has none of:
     ``(x, values, indices, iterations, lengths, k_per_row, hint, threshold)`` — the input,
     ``n × K`` values of the dtype and ``n × K`` indices of the index type (K the request's

@@ -52,9 +52,9 @@ def verify(
     """Runs the GPU kernel of device ``device`` against ``bisect`` and the warp simulator over
     every launch shape, input family, k, search (exact, early stopping, recall) and mode, in
     each element type of ``dtypes`` (names: ``"float32"``, ``"float16"``, ``"bfloat16"``,
-    ``"int8"``, ``"uint8"``, ``"int16"``, ``"int32"``; ``None``: all seven), and returns the
-    comparison. ``quick``: 2^16 elements per case (about a minute per three types on 16
-    cores), else 2^21.
+    ``"int8"``, ``"uint8"``, ``"int16"``, ``"int32"``, ``"float64"``, ``"int64"``; ``None``: all
+    nine), and returns the comparison. ``quick``: 2^16 elements per case (about a minute per
+    three types on 16 cores), else 2^21.
 
     Raises:
         TypeError: a name in ``dtypes`` the kernel does not take.

@@ -1,23 +1,27 @@
 //! Global memory: writable buffers with a shadow per element ([`Global`]), and read-only
 //! inputs ([`Source`]: a slice, or values made from their address on the fly).
 //!
-//! Elements are 4 or 2 bytes wide (`f32`, or a 16-bit float), each held in a 32-bit word: its
-//! bits, zero-extended; a store to a buffer of 2-byte elements writes the value's low 16 bits,
-//! as a 16-bit store does ([`Global::with_elem_bytes`]). A buffer has a length — what a bounds
+//! Elements are 1, 2, 4 or 8 bytes wide, each held in a 32-bit word — its bits, zero-extended
+//! — and an 8-byte element in two (its high half beside): a store to a buffer of 2-byte
+//! elements writes the value's low 16 bits, as a 16-bit store does, and a store of 8 bytes
+//! writes all 64 ([`Global::with_elem_bytes`]). A buffer has a length — what a bounds
 //! check uses — and holds the elements of one window `base .. base + held`: a launch that simulates
 //! only some blocks of a grid holds only their rows, however large the grid
 //! ([`Global::window`]). A buffer (or input) may say which rows its elements belong to
 //! ([`Global::with_rows`]): an access to a row the accessing warp does not own is a
 //! [`crate::engine::DiagKind::ForeignAddress`].
 //!
-//! Each held element remembers its last writer in this launch and the writer's block epoch:
-//! two threads writing one element with no barrier between race, and so does a thread reading
-//! an element another thread wrote with no barrier between. Outputs that a launch writes once
+//! Each held element remembers its last writer in this launch, the writer's block epoch and
+//! its lane's `__syncwarp` clock: two threads writing one element with no barrier between race,
+//! and so does a thread reading an element another thread wrote with no barrier between — a
+//! `__syncthreads` of the block, or a `__syncwarp` both lanes of one warp took part in after
+//! the write (CUDA orders the participants' memory accesses at it, global ones too). Outputs that a launch writes once
 //! each ([`Global::set_write_once`]) report a second write; [`Global::unwritten`] finds the
 //! elements a launch left unwritten.
 
 use crate::engine::diag::DiagKind;
 use crate::engine::error::SimError;
+use crate::engine::lanes::WARP_SIZE;
 
 /// Shadow flag: the last write stored a poisoned value.
 const POISON: u8 = 1;
@@ -37,32 +41,38 @@ pub struct Global {
     epoch: Vec<u32>,
     /// The writer's block's atomics before the write (see [`Accessor`]).
     aseq: Vec<u32>,
+    /// The writer lane's own `__syncwarp` clock at the write (see [`Accessor`]).
+    wclock: Vec<u32>,
     flags: Vec<u8>,
     row_len: Option<u64>,
     write_once: bool,
-    /// Bytes per element: 4, 2 or 1 (a store keeps the value's low 16 or 8 bits).
+    /// Bytes per element: 8, 4, 2 or 1 (a store keeps the value's low 64, 32, 16 or 8 bits).
     elem_bytes: u32,
+    /// The high 32 bits of each held 8-byte element (empty for narrower elements).
+    high: Vec<u32>,
 }
 
-/// The bits an element of `bytes` bytes keeps of a 32-bit word.
+/// The bits an element of `bytes` bytes keeps of a value.
 #[inline]
-fn elem_mask(bytes: u32) -> u32 {
+fn elem_mask(bytes: u32) -> u64 {
     match bytes {
         1 => 0xff,
         2 => 0xffff,
-        _ => u32::MAX,
+        8 => u64::MAX,
+        _ => u64::from(u32::MAX),
     }
 }
 
-/// An element width the engine holds (1, 2 or 4 bytes); anything else is 4.
+/// An element width the engine holds (1, 2, 4 or 8 bytes); anything else is 4.
 fn elem_width(bytes: u32) -> u32 {
-    if bytes == 1 || bytes == 2 { bytes } else { 4 }
+    if matches!(bytes, 1 | 2 | 8) { bytes } else { 4 }
 }
 
 /// What a global load found.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct GlobalRead {
-    pub(crate) value: u32,
+    /// The element's bits (zero-extended).
+    pub(crate) value: u64,
     pub(crate) poisoned: bool,
     /// [`DiagKind::GlobalOutOfBounds`], [`DiagKind::ForeignAddress`] (in bounds but not held
     /// by this partial launch) or [`DiagKind::GlobalRace`].
@@ -80,7 +90,7 @@ pub(crate) struct GlobalWrite {
 }
 
 /// Who is accessing: the global thread id, its block's epoch, how many atomics its block
-/// has done, and what it has seen of other blocks' atomics.
+/// has done, what it has seen of other blocks' atomics, and its lane's `__syncwarp` clocks.
 ///
 /// Blocks synchronise through global atomics only: a write of block `b` made before `b`'s
 /// `i`-th atomic is ordered before an access of another block that, at its own latest atomic,
@@ -95,21 +105,44 @@ pub(crate) struct Accessor<'a> {
     pub(crate) atomics: u32,
     /// Other blocks' atomics as the accessing block last saw them.
     pub(crate) view: Option<&'a std::collections::BTreeMap<u32, u32>>,
+    /// The accessing lane's view of its warp's lanes' `__syncwarp` clocks (`None`: no warp
+    /// barrier orders anything for it).
+    pub(crate) clocks: Option<&'a [u32; WARP_SIZE]>,
+    /// The accessing lane's own `__syncwarp` clock (what a write records).
+    pub(crate) own_clock: u32,
+}
+
+/// The shadow of an element's last write: who (1 + gtid), at which block epoch, after how
+/// many of its block's atomics, at which `__syncwarp` clock of its lane.
+#[derive(Clone, Copy, Debug)]
+struct Stamp {
+    writer: u64,
+    epoch: u32,
+    aseq: u32,
+    wclock: u32,
 }
 
 impl Accessor<'_> {
-    /// `true` when an earlier write by `writer` (1 + gtid) at block epoch `epoch`, after
-    /// `aseq` atomics of its block, is ordered before this access: the same thread, the same
-    /// block after a `__syncthreads`, or another block whose atomic after the write this
-    /// block has seen.
+    /// `true` when the earlier write `s` is ordered before this access: the same thread, the
+    /// same block after a `__syncthreads`, the same warp after a `__syncwarp` both lanes met
+    /// at, or another block whose atomic after the write this block has seen.
     #[inline]
-    fn after(&self, writer: u64, epoch: u32, aseq: u32) -> bool {
-        let w = writer - 1;
+    fn after(&self, s: Stamp) -> bool {
+        let w = s.writer - 1;
         let (wb, me) = (w / self.threads_per_block, self.gtid / self.threads_per_block);
-        if w == self.gtid || (wb == me && self.epoch > epoch) {
+        if w == self.gtid || (wb == me && (self.epoch > s.epoch || self.warp_synced(w, s.wclock))) {
             return true;
         }
-        wb != me && self.view.and_then(|v| v.get(&(wb as u32))).is_some_and(|&seen| seen > aseq)
+        wb != me && self.view.and_then(|v| v.get(&(wb as u32))).is_some_and(|&seen| seen > s.aseq)
+    }
+
+    /// Whether thread `w` of this block is of this lane's warp and met it at a `__syncwarp`
+    /// after its own clock stood at `wclock` (the shared memory's rule, `shared.rs`).
+    #[inline]
+    fn warp_synced(&self, w: u64, wclock: u32) -> bool {
+        let warp = |t: u64| t % self.threads_per_block / WARP_SIZE as u64;
+        let lane = (w % WARP_SIZE as u64) as usize;
+        warp(w) == warp(self.gtid) && self.clocks.is_some_and(|c| c[lane] > wclock)
     }
 }
 
@@ -148,10 +181,12 @@ impl Global {
             writer: filled(n, 0).ok_or_else(too_large)?,
             epoch: filled(n, 0).ok_or_else(too_large)?,
             aseq: filled(n, 0).ok_or_else(too_large)?,
+            wclock: filled(n, 0).ok_or_else(too_large)?,
             flags: filled(n, 0).ok_or_else(too_large)?,
             row_len: None,
             write_once: false,
             elem_bytes: 4,
+            high: Vec::new(),
         })
     }
 
@@ -166,10 +201,12 @@ impl Global {
             writer: vec![0; n],
             epoch: vec![0; n],
             aseq: vec![0; n],
+            wclock: vec![0; n],
             flags: vec![0; n],
             row_len: None,
             write_once: false,
             elem_bytes: 4,
+            high: Vec::new(),
         }
     }
 
@@ -184,14 +221,27 @@ impl Global {
         self
     }
 
-    /// The same buffer of elements of `bytes` bytes: 2 (a 16-bit float; stores keep the low 16
-    /// bits of the value) or 4 (anything else is taken for 4).
-    pub fn with_elem_bytes(mut self, bytes: u32) -> Self {
+    /// The same buffer of elements of `bytes` bytes: 1 or 2 (stores keep the low 8 or 16 bits
+    /// of the value), 8 (a 64-bit element, its high half held beside: stored and loaded whole
+    /// by [`crate::engine::Warp::st_global64`] and [`crate::engine::Warp::ld_global64`]), or 4
+    /// (anything else is taken for 4). A width of 8 allocates the high halves: an error where
+    /// they cannot be had, never an abort.
+    pub fn with_elem_bytes(mut self, bytes: u32) -> Result<Self, SimError> {
         self.elem_bytes = elem_width(bytes);
-        self
+        self.high = Vec::new();
+        if self.elem_bytes == 8 {
+            self.high = filled(self.data.len(), 0).ok_or_else(|| {
+                SimError::InvalidLaunch(format!(
+                    "global buffer `{}` of {} 8-byte elements is too large to simulate",
+                    self.name,
+                    self.data.len()
+                ))
+            })?;
+        }
+        Ok(self)
     }
 
-    /// Bytes per element (4, 2 or 1).
+    /// Bytes per element (8, 4, 2 or 1).
     pub fn elem_bytes(&self) -> u32 {
         self.elem_bytes
     }
@@ -224,6 +274,28 @@ impl Global {
     /// The held elements (`base ..`).
     pub fn data(&self) -> &[u32] {
         &self.data
+    }
+
+    /// The held elements, whole: an 8-byte element's two halves joined, a narrower one
+    /// zero-extended.
+    pub fn elements(&self) -> Vec<u64> {
+        (0..self.data.len()).map(|i| self.value_at(i)).collect()
+    }
+
+    /// Held elements `start .. start + len` whole ([`Global::elements`]; absolute, those not
+    /// held left out).
+    pub fn peek64(&self, start: u64, len: u64) -> Vec<u64> {
+        let lo = (start.max(self.base) - self.base).min(self.data.len() as u64);
+        let hi = start.saturating_add(len).min(self.base + self.data.len() as u64);
+        let hi = hi.saturating_sub(self.base).max(lo);
+        (lo as usize..hi as usize).map(|i| self.value_at(i)).collect()
+    }
+
+    /// Held element `i` (relative to `base`), whole.
+    #[inline]
+    fn value_at(&self, i: usize) -> u64 {
+        let high = self.high.get(i).map_or(0, |&h| u64::from(h) << 32);
+        high | u64::from(self.data[i])
     }
 
     /// The held elements as `f32`.
@@ -299,22 +371,31 @@ impl Global {
                 return GlobalRead { poisoned: true, finding: Some(kind), ..GlobalRead::default() };
             }
         };
-        let race = checks
-            && self.writer[i] != 0
-            && !who.after(self.writer[i], self.epoch[i], self.aseq[i]);
+        let race = checks && self.writer[i] != 0 && !who.after(self.stamp(i));
         GlobalRead {
-            value: self.data[i],
+            value: self.value_at(i),
             poisoned: self.flags[i] & POISON != 0,
             finding: race.then_some(DiagKind::GlobalRace),
         }
     }
 
-    /// A store of `value` to element `idx`.
+    /// The shadow of element `i`'s last write.
+    #[inline]
+    fn stamp(&self, i: usize) -> Stamp {
+        Stamp {
+            writer: self.writer[i],
+            epoch: self.epoch[i],
+            aseq: self.aseq[i],
+            wclock: self.wclock[i],
+        }
+    }
+
+    /// A store of `value` to element `idx` (its low `8 * elem_bytes` bits).
     #[inline]
     pub(crate) fn write(
         &mut self,
         idx: u64,
-        value: u32,
+        value: u64,
         poisoned: bool,
         who: &Accessor<'_>,
         checks: bool,
@@ -326,9 +407,8 @@ impl Global {
         let value = value & elem_mask(self.elem_bytes);
         let mut w = GlobalWrite::default();
         if checks {
-            let last = self.writer[i];
-            if last != 0 && !who.after(last, self.epoch[i], self.aseq[i]) {
-                w.finding = Some(if self.data[i] == value {
+            if self.writer[i] != 0 && !who.after(self.stamp(i)) {
+                w.finding = Some(if self.value_at(i) == value {
                     DiagKind::GlobalRaceSameValue
                 } else {
                     DiagKind::GlobalRace
@@ -338,8 +418,12 @@ impl Global {
             self.writer[i] = who.gtid + 1;
             self.epoch[i] = who.epoch;
             self.aseq[i] = who.atomics;
+            self.wclock[i] = who.own_clock;
         }
-        self.data[i] = value;
+        self.data[i] = value as u32;
+        if let Some(h) = self.high.get_mut(i) {
+            *h = (value >> 32) as u32;
+        }
         self.flags[i] = WRITTEN | if poisoned { POISON } else { 0 };
         w
     }
@@ -350,7 +434,7 @@ impl Global {
     pub(crate) fn atomic(&mut self, idx: u64, f: impl FnOnce(u32) -> u32) -> Result<u32, DiagKind> {
         let i = self.slot(idx)?;
         let old = self.data[i];
-        self.data[i] = f(old) & elem_mask(self.elem_bytes);
+        self.data[i] = f(old) & elem_mask(self.elem_bytes) as u32;
         self.flags[i] = WRITTEN;
         self.writer[i] = 0;
         Ok(old)
@@ -365,12 +449,19 @@ pub trait Source {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// The bits of element `i < len()` (zero-extended from 2-byte elements).
+    /// The bits of element `i < len()` (zero-extended from 1- and 2-byte elements; the low 32
+    /// bits of an 8-byte one, which a kernel loads whole: [`Source::word64`]).
     fn word(&self, i: u64) -> u32;
+    /// The bits of element `i < len()`, all 64 of an 8-byte element (by default
+    /// [`Source::word`], zero-extended).
+    fn word64(&self, i: u64) -> u64 {
+        u64::from(self.word(i))
+    }
     /// The rows' length, when the input is a matrix of rows (ownership: see the module).
     fn row_len(&self) -> Option<u64>;
-    /// Bytes per element: 4 (the default), 2 or 1. A 16-byte load reads `16 / elem_bytes`
-    /// elements ([`crate::engine::Warp::ld_input_v4`], [`crate::engine::Warp::ld_input_v8`]).
+    /// Bytes per element: 4 (the default), 2, 1 or 8. A 16-byte load reads `16 / elem_bytes`
+    /// elements ([`crate::engine::Warp::ld_input_v4`], [`crate::engine::Warp::ld_input_v8`]);
+    /// an 8-byte element is loaded whole ([`crate::engine::Warp::ld_input64`]).
     fn elem_bytes(&self) -> u32 {
         4
     }
@@ -432,7 +523,7 @@ impl Source for WordSource<'_> {
     }
     #[inline]
     fn word(&self, i: u64) -> u32 {
-        self.words[i as usize] & elem_mask(self.elem_bytes)
+        self.words[i as usize] & elem_mask(self.elem_bytes) as u32
     }
     fn row_len(&self) -> Option<u64> {
         (self.row_len > 0).then_some(self.row_len)
@@ -486,7 +577,8 @@ mod tests {
     }
 
     fn who(gtid: u64, epoch: u32) -> Accessor<'static> {
-        Accessor { gtid, threads_per_block: 64, epoch, atomics: 0, view: None }
+        let (view, clocks) = (None, None);
+        Accessor { gtid, threads_per_block: 64, epoch, atomics: 0, view, clocks, own_clock: 0 }
     }
 
     #[test]
@@ -509,7 +601,7 @@ mod tests {
         );
         // Block 1 (threads 64..) writes element 1 before its first atomic; block 0 reads it
         // after having seen that atomic: ordered. Without the atomic: a race.
-        let b1 = Accessor { gtid: 70, threads_per_block: 64, epoch: 0, atomics: 0, view: None };
+        let b1 = Accessor { gtid: 70, ..who(70, 0) };
         assert!(!race(g.write(1, 8, false, &b1, true).finding));
         assert!(race(g.read(1, &who(3, 0), true).finding));
         let seen = std::collections::BTreeMap::from([(1u32, 1u32)]);
@@ -526,7 +618,7 @@ mod tests {
 
     #[test]
     fn two_byte_buffers_keep_the_low_half_of_a_store() {
-        let mut g = Global::zeroed("out_val", 2).unwrap().with_elem_bytes(2);
+        let mut g = Global::zeroed("out_val", 2).unwrap().with_elem_bytes(2).unwrap();
         assert_eq!(g.elem_bytes(), 2);
         g.write(0, 0x1234_fc00, false, &who(0, 0), true);
         assert!(!race(g.write(1, 0x8000, false, &who(1, 0), true).finding));
@@ -537,6 +629,41 @@ mod tests {
             (0x7e01, 3, 2, Some(1))
         );
         assert_eq!(WordSource::new(&[0xdead_7e01], 0, 4).word(0), 0xdead_7e01);
+    }
+
+    #[test]
+    fn eight_byte_buffers_hold_the_whole_value() {
+        let mut g = Global::zeroed("out_val", 3).unwrap().with_elem_bytes(8).unwrap();
+        assert_eq!(g.elem_bytes(), 8);
+        g.write(0, 0xfff8_0000_0000_1234, false, &who(0, 0), true);
+        g.write(2, 7, false, &who(2, 0), true);
+        assert_eq!(g.read(0, &who(0, 0), true).value, 0xfff8_0000_0000_1234);
+        assert_eq!(g.elements(), [0xfff8_0000_0000_1234, 0, 7]);
+        assert_eq!(g.peek64(1, 5), [0, 7]);
+        assert_eq!(g.data(), &[0x1234, 0, 7], "the low halves");
+        // a store of the same low half but another high half is another value
+        let w = g.write(0, 0x1234, false, &who(1, 0), true);
+        assert_eq!(w.finding, Some(DiagKind::GlobalRace));
+        let narrow = Global::zeroed("x", 2).unwrap().with_elem_bytes(8).unwrap();
+        assert_eq!(narrow.with_elem_bytes(4).unwrap().elem_bytes(), 4);
+    }
+
+    /// A `__syncwarp` both lanes took part in orders a write before the other lane's access;
+    /// a lane of another warp, or one that has not met the writer since, races.
+    #[test]
+    fn a_syncwarp_orders_the_lanes_of_one_warp() {
+        let mut g = Global::zeroed("out", 1).unwrap();
+        let writer = Accessor { own_clock: 3, ..who(1, 0) };
+        assert!(!race(g.write(0, 5, false, &writer, true).finding));
+        let (mut met, mut not_yet) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
+        met[1] = 4;
+        not_yet[1] = 3;
+        let after = Accessor { clocks: Some(&met), ..who(2, 0) };
+        assert!(!race(g.read(0, &after, true).finding), "met lane 1 after its write");
+        let before = Accessor { clocks: Some(&not_yet), ..who(2, 0) };
+        assert!(race(g.read(0, &before, true).finding), "met lane 1 before its write only");
+        let other_warp = Accessor { clocks: Some(&met), ..who(33, 0) };
+        assert!(race(g.read(0, &other_warp, true).finding), "lane 1 of another warp");
     }
 
     #[test]

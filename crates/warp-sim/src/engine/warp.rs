@@ -28,7 +28,7 @@ use crate::engine::diag::{DiagKind, Op};
 use crate::engine::error::SimError;
 use crate::engine::global::{Accessor, Source};
 use crate::engine::lanes::{FULL_MASK, Lanes, WARP_SIZE, lanes_of};
-use crate::engine::shared::Now;
+use crate::engine::shared::{Now, WarpClocks};
 
 /// A handle naming one global buffer of a [`crate::engine::machine::Machine`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -132,15 +132,19 @@ struct AccessorParts<'a> {
     epoch: u32,
     atomics: &'a std::collections::BTreeMap<u32, u32>,
     views: &'a std::collections::BTreeMap<u32, std::collections::BTreeMap<u32, u32>>,
+    /// The accessing warp's lanes' `__syncwarp` clocks.
+    clocks: Option<&'a WarpClocks>,
 }
 
 impl<'a> AccessorParts<'a> {
-    fn of(core: &'a Core, slot: usize) -> Self {
+    fn of(core: &'a Core, slot: usize, warp: u32) -> Self {
+        let block = &core.blocks[slot];
         Self {
             threads_per_block: core.threads_per_block,
-            epoch: core.blocks[slot].epoch,
+            epoch: block.epoch,
             atomics: &core.atomics,
             views: &core.views,
+            clocks: block.clocks.get(warp as usize),
         }
     }
 }
@@ -338,6 +342,11 @@ impl<'c> Warp<'c> {
     /// contract checks; not a simulated access).
     pub fn peek_global(&self, buf: BufId, start: u64, len: u64) -> Vec<u32> {
         self.core.borrow().globals[buf.0].peek(start, len)
+    }
+
+    /// [`Warp::peek_global`] of whole elements (an 8-byte element's 64 bits).
+    pub fn peek_global64(&self, buf: BufId, start: u64, len: u64) -> Vec<u64> {
+        self.core.borrow().globals[buf.0].peek64(start, len)
     }
 
     // ----- control flow ---------------------------------------------------------------------
@@ -766,22 +775,52 @@ impl<'c> Warp<'c> {
     }
 
     /// `var = src[addr]` from a read-only input, in the active lanes: one element of the
-    /// input's width (a 4-byte or a 2-byte load; the value zero-extended).
+    /// input's width (a 4-, 2- or 1-byte load; the value zero-extended). An input of 8-byte
+    /// elements is loaded whole ([`Warp::ld_input64`]): a narrower load of it is an error.
     pub async fn ld_input(
         &mut self,
         src: &dyn Source,
         addr: &Lanes<u64>,
         label: &'static str,
     ) -> Result<Lanes<u32>, SimError> {
+        if src.elem_bytes() == 8 {
+            return Err(width_error(label, "a load of at most 4 bytes", src.elem_bytes()));
+        }
+        self.load_input(src, addr, label, |i| src.word(i)).await
+    }
+
+    /// `var = src[addr]` of an input of 8-byte elements (`double`, `long long`), in the
+    /// active lanes, with [`Warp::ld_input`]'s checks; an input of another width is an error.
+    pub async fn ld_input64(
+        &mut self,
+        src: &dyn Source,
+        addr: &Lanes<u64>,
+        label: &'static str,
+    ) -> Result<Lanes<u64>, SimError> {
+        if src.elem_bytes() != 8 {
+            return Err(width_error(label, "an 8-byte load", src.elem_bytes()));
+        }
+        self.load_input(src, addr, label, |i| src.word64(i)).await
+    }
+
+    /// The input load of [`Warp::ld_input`] and [`Warp::ld_input64`]: element `addr` read by
+    /// `read` in the active lanes, out-of-bounds and foreign addresses reported.
+    async fn load_input<T: Copy + Default>(
+        &mut self,
+        src: &dyn Source,
+        addr: &Lanes<u64>,
+        label: &'static str,
+        read: impl Fn(u64) -> T,
+    ) -> Result<Lanes<T>, SimError> {
         let bad_addr = self.access(addr.poison_mask(), Op::GlobalLoad, label).await?;
         let lanes = self.active & !bad_addr;
-        let mut out = Lanes::from_parts([0u32; WARP_SIZE], FULL_MASK);
+        let mut out = Lanes::from_parts([T::default(); WARP_SIZE], FULL_MASK);
         let len = src.len();
         let mut oob = 0u32;
         for l in lanes_of(lanes) {
             let a = addr.lane(l);
             if a < len {
-                out.set_lane(l, src.word(a));
+                out.set_lane(l, read(a));
             } else {
                 oob |= 1 << l;
             }
@@ -856,25 +895,61 @@ impl<'c> Warp<'c> {
             epoch: parts.epoch,
             atomics: parts.atomics.get(&block).copied().unwrap_or(0),
             view: parts.views.get(&block),
+            clocks: parts.clocks.map(|c| c.row(lane)),
+            own_clock: parts.clocks.map_or(0, |c| c.own(lane)),
         }
     }
 
-    /// `var = buf[addr]` from a writable global buffer, in the active lanes.
+    /// An error unless buffer `buf` holds 8-byte elements exactly when the access is of 8
+    /// bytes (`wide`): a kernel accessing a buffer as a type it is not.
+    fn check_width(&self, buf: BufId, wide: bool, label: &'static str) -> Result<(), SimError> {
+        let bytes = self.core.borrow().globals[buf.0].elem_bytes();
+        if (bytes == 8) == wide {
+            return Ok(());
+        }
+        let access = if wide { "an 8-byte access" } else { "an access of at most 4 bytes" };
+        Err(width_error(label, access, bytes))
+    }
+
+    /// `var = buf[addr]` from a writable global buffer of elements of at most 4 bytes, in the
+    /// active lanes.
     pub async fn ld_global(
         &mut self,
         buf: BufId,
         addr: &Lanes<u64>,
         label: &'static str,
     ) -> Result<Lanes<u32>, SimError> {
+        self.check_width(buf, false, label)?;
+        Ok(self.load_global(buf, addr, label).await?.map(|v| v as u32))
+    }
+
+    /// `var = buf[addr]` from a buffer of 8-byte elements, in the active lanes.
+    pub async fn ld_global64(
+        &mut self,
+        buf: BufId,
+        addr: &Lanes<u64>,
+        label: &'static str,
+    ) -> Result<Lanes<u64>, SimError> {
+        self.check_width(buf, true, label)?;
+        self.load_global(buf, addr, label).await
+    }
+
+    /// The load of [`Warp::ld_global`] and [`Warp::ld_global64`]: whole elements.
+    async fn load_global(
+        &mut self,
+        buf: BufId,
+        addr: &Lanes<u64>,
+        label: &'static str,
+    ) -> Result<Lanes<u64>, SimError> {
         let bad_addr = self.access(addr.poison_mask(), Op::GlobalLoad, label).await?;
         let lanes = self.active & !bad_addr;
-        let mut vals = [0u32; WARP_SIZE];
+        let mut vals = [0u64; WARP_SIZE];
         let mut poison = !lanes;
         let mut f = Findings::new();
         let row_len = {
             let core = self.core.borrow();
             let g = &core.globals[buf.0];
-            let parts = AccessorParts::of(&core, self.at.slot);
+            let parts = AccessorParts::of(&core, self.at.slot, self.at.warp);
             for l in lanes_of(lanes) {
                 let a = addr.lane(l);
                 let r = g.read(a, &self.accessor(parts, l), self.at.checks);
@@ -893,12 +968,36 @@ impl<'c> Warp<'c> {
         Ok(Lanes::from_parts(vals, poison))
     }
 
-    /// `buf[addr] = val` in the active lanes.
+    /// `buf[addr] = val` in the active lanes, to a buffer of elements of at most 4 bytes.
     pub async fn st_global(
         &mut self,
         buf: BufId,
         addr: &Lanes<u64>,
         val: &Lanes<u32>,
+        label: &'static str,
+    ) -> Result<(), SimError> {
+        self.check_width(buf, false, label)?;
+        self.store_global(buf, addr, &val.map(u64::from), label).await
+    }
+
+    /// `buf[addr] = val` in the active lanes, to a buffer of 8-byte elements.
+    pub async fn st_global64(
+        &mut self,
+        buf: BufId,
+        addr: &Lanes<u64>,
+        val: &Lanes<u64>,
+        label: &'static str,
+    ) -> Result<(), SimError> {
+        self.check_width(buf, true, label)?;
+        self.store_global(buf, addr, val, label).await
+    }
+
+    /// The store of [`Warp::st_global`] and [`Warp::st_global64`].
+    async fn store_global(
+        &mut self,
+        buf: BufId,
+        addr: &Lanes<u64>,
+        val: &Lanes<u64>,
         label: &'static str,
     ) -> Result<(), SimError> {
         let bad_addr = self.access(addr.poison_mask(), Op::GlobalStore, label).await?;
@@ -910,17 +1009,18 @@ impl<'c> Warp<'c> {
             let mut core = self.core.borrow_mut();
             let checks = self.at.checks;
             let Core { globals, atomics, views, blocks, threads_per_block, .. } = &mut *core;
+            let block = &blocks[self.at.slot];
             let parts = AccessorParts {
                 threads_per_block: *threads_per_block,
-                epoch: blocks[self.at.slot].epoch,
+                epoch: block.epoch,
                 atomics,
                 views,
+                clocks: block.clocks.get(self.at.warp as usize),
             };
-            let base = self.accessor(parts, 0);
             let g = &mut globals[buf.0];
             for l in order.iter() {
                 let a = addr.lane(l);
-                let who = Accessor { gtid: base.gtid + l as u64, ..base };
+                let who = self.accessor(parts, l);
                 let w = g.write(a, val.lane(l), val.is_poisoned(l), &who, checks);
                 if let Some(kind) = w.finding {
                     f.add(kind, l, a);
@@ -953,6 +1053,7 @@ impl<'c> Warp<'c> {
         op: fn(u32, u32) -> u32,
         label: &'static str,
     ) -> Result<Lanes<u32>, SimError> {
+        self.check_width(buf, false, label)?;
         let bad = self.access(addr.poison_mask() | val.poison_mask(), Op::Atomic, label).await?;
         let lanes = self.active & !bad;
         let order = self.lane_order(lanes);
@@ -1140,6 +1241,12 @@ impl<'c> Warp<'c> {
         let (block, warp) = (self.at.block, self.at.warp);
         self.core.borrow_mut().report(kind, op, label, block, warp, lanes, address)
     }
+}
+
+/// The error of an access of the wrong width (`access`) to elements of `bytes` bytes: the
+/// kernel reads or writes memory as a type it is not.
+fn width_error(label: &'static str, access: &str, bytes: u32) -> SimError {
+    SimError::InvalidLaunch(format!("`{label}`: {access} of {bytes}-byte elements"))
 }
 
 /// `Some(a)` when every active lane `l` addresses `a + l` (the usual `s[base + lane]`) and

@@ -8,10 +8,11 @@
 //! 48 keys per lane, block rows (narrowing, and past their registers into shared memory and
 //! re-keying), both sorts, early stopping, both modes, a partial last block, split rows (full
 //! and last chunks, the gather, the sort of the candidates' top k), and a grid of 2^32
-//! elements and more of which one block is simulated, and 16-bit rows (f16 and bf16: packed
-//! quarter- and whole-warp rows, 16-byte loads of eight, narrowing, block rows, split rows).
-//! Inputs mix ±0, NaN of both signs with payloads, ±inf, subnormals, ±FLT_MAX (the 16-bit
-//! types' largest) and ties with ordinary numbers.
+//! elements and more of which one block is simulated, 16-bit rows (f16 and bf16: packed
+//! quarter- and whole-warp rows, 16-byte loads of eight, narrowing, block rows, split rows),
+//! integer rows, and 64-bit rows (f64 and i64: wide rows held in registers and re-keyed past
+//! them, sorted by the kernel, early stopping). Inputs mix ±0, NaN of both signs with payloads,
+//! ±inf, subnormals, ±FLT_MAX (each type's largest) and ties with ordinary numbers.
 
 use std::fmt::Write as _;
 
@@ -147,6 +148,12 @@ fn suite() -> Vec<Case> {
         c16(ElemType::U8, 9, 300, 20, l, Auto, false, Hostile), // narrows
         c16(ElemType::I16, 2, 3100, 100, s, Auto, false, Hostile), // block rows that narrow
         c16(ElemType::I32, 1, 4500, 200, l, Split, true, Numbers), // split rows of i32
+        c16(ElemType::F64, 9, 300, 40, l, Auto, true, Hostile), // wide rows, re-keyed past 256
+        c16(ElemType::I64, 5, 100, 30, s, Auto, true, Ties), // wide rows of i64, sorted
+        Case {
+            elem: ElemType::F64,
+            ..c(6, 70, 9, s, Bisect::early_stopping(5), Auto, false, Ties)
+        },
     ]
 }
 
@@ -248,6 +255,57 @@ fn case_data_int<E: Element>(n: usize, m: usize, data: Data, seed: u64) -> Vec<E
         .collect()
 }
 
+/// The bits of a hostile f64: NaN of either sign with any payload, ±inf, ±0, subnormals,
+/// ±largest, a tie pool, numbers.
+fn hostile64(rng: &mut ScheduleRng) -> u64 {
+    const INF: u64 = 0x7ff0_0000_0000_0000;
+    let r = rng.next_u64();
+    let (sign, mantissa) = (r & 1 << 63, (r >> 11) & 0xf_ffff_ffff_ffff);
+    match r % 40 {
+        0..=3 => sign | INF | mantissa.max(1),
+        4 | 5 => sign | INF,
+        6..=11 => sign,
+        12 | 13 => sign | mantissa.max(1),
+        14 | 15 => sign | (INF - 1),
+        16..=21 => [1.5f64, -2.25, 7.0][(r >> 50) as usize % 3].to_bits(),
+        _ => (((r >> 11) as f64 / (1u64 << 53) as f64) * 8.0 - 4.0).to_bits(),
+    }
+}
+
+/// The bits of a hostile i64: its least and greatest value, zero, -1, a tie pool, numbers of
+/// every magnitude.
+fn hostile_i64(rng: &mut ScheduleRng) -> u64 {
+    let r = rng.next_u64();
+    let v = match r % 20 {
+        0 | 1 => i64::MIN,
+        2 | 3 => i64::MAX,
+        4 | 5 => 0,
+        6 | 7 => -1,
+        8..=13 => [1i64, 2, 3][(r >> 50) as usize % 3],
+        _ => (r as i64) >> (r >> 58),
+    };
+    v as u64
+}
+
+/// Seeded 64-bit test data of `data`'s kind, of `E` (f64 or i64).
+fn case_data64<E: Element>(n: usize, m: usize, data: Data, seed: u64) -> Vec<E> {
+    let float = E::NAME == "f64";
+    let mut rng = ScheduleRng::new(seed);
+    (0..n * m)
+        .map(|_| {
+            let b = match (data, float) {
+                (Data::Hostile, true) => hostile64(&mut rng),
+                (Data::Hostile, false) => hostile_i64(&mut rng),
+                (Data::Ties, true) => ((rng.next_u64() % 5) as f64).to_bits(),
+                (Data::Ties, false) => rng.next_u64() % 5,
+                (Data::Numbers, true) => ((rng.next_u64() >> 11) as f64 - 1e15).to_bits(),
+                (Data::Numbers, false) => rng.next_u64() >> 8,
+            };
+            E::from_bits(E::Key::from_u64(b))
+        })
+        .collect()
+}
+
 /// [`run_case`] on seeded integer data of `E`.
 fn run_int_case<E: Element>(
     mutant: Option<Mutant>,
@@ -324,6 +382,14 @@ pub fn evaluate(mutant: Option<Mutant>) -> MutantReport {
             ElemType::U8 => run_int_case::<u8>(mutant, case, ci, seed, &mut t),
             ElemType::I16 => run_int_case::<i16>(mutant, case, ci, seed, &mut t),
             ElemType::I32 => run_int_case::<i32>(mutant, case, ci, seed, &mut t),
+            ElemType::F64 => {
+                let x = case_data64::<f64>(case.n, case.m, case.data, seed);
+                run_case(mutant, case, ci, &x, &mut t)
+            }
+            ElemType::I64 => {
+                let x = case_data64::<i64>(case.n, case.m, case.data, seed);
+                run_case(mutant, case, ci, &x, &mut t)
+            }
         }
     }
     huge_grid(mutant, &mut t);

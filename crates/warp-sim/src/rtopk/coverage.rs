@@ -26,7 +26,7 @@ pub enum Branch {
     BlockRowsNarrow,
     /// Rows of 16-bit elements (f16, bf16), two per register.
     Elem16,
-    /// Rows of integers (i8, u8, i16, i32), one key per element, no value phase.
+    /// Rows of integers (i8, u8, i16, i32, i64), one key per element, no value phase.
     ElemInt,
     /// Rows read 16 bytes at a time.
     Vec4Loads,
@@ -62,11 +62,13 @@ pub enum Branch {
     SortGlobal,
     /// Rows picked in k rounds (`rtopk_pick_rows_*`).
     PickRows,
+    /// Rows of 64-bit elements on 64-bit keys (`rtopk_wide_rows_*`).
+    WideRows,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 24] = [
+    pub const ALL: [Branch; 25] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -91,6 +93,7 @@ impl Branch {
         Branch::SortShared,
         Branch::SortGlobal,
         Branch::PickRows,
+        Branch::WideRows,
     ];
 
     /// The branch's name.
@@ -120,6 +123,7 @@ impl Branch {
             Branch::SortShared => "sort_shared",
             Branch::SortGlobal => "sort_global",
             Branch::PickRows => "pick_rows",
+            Branch::WideRows => "wide_rows",
         }
     }
 

@@ -57,10 +57,10 @@ pub(crate) struct Run<'x> {
     pub(crate) ragged: RowData<'x>,
 }
 
-/// The caller's outputs of the rows run (values as the elements' bits).
+/// The caller's outputs of the rows run (values as the elements' bits, zero-extended).
 pub(crate) struct Outputs {
     pub(crate) first: u64,
-    pub(crate) values: Vec<u32>,
+    pub(crate) values: Vec<u64>,
     pub(crate) indices: Vec<u32>,
     pub(crate) iterations: Vec<u32>,
     pub(crate) threshold: Vec<u32>,
@@ -103,16 +103,29 @@ impl Source for Marking<'_> {
     }
     #[inline]
     fn word(&self, i: u64) -> u32 {
-        if let Some(w) = self.read.borrow_mut().get_mut((i / 64) as usize) {
-            *w |= 1 << (i % 64);
-        }
+        self.mark(i);
         self.inner.word(i)
+    }
+    #[inline]
+    fn word64(&self, i: u64) -> u64 {
+        self.mark(i);
+        self.inner.word64(i)
     }
     fn row_len(&self) -> Option<u64> {
         self.inner.row_len()
     }
     fn elem_bytes(&self) -> u32 {
         self.inner.elem_bytes()
+    }
+}
+
+impl Marking<'_> {
+    /// Marks element `i` read.
+    #[inline]
+    fn mark(&self, i: u64) {
+        if let Some(w) = self.read.borrow_mut().get_mut((i / 64) as usize) {
+            *w |= 1 << (i % 64);
+        }
     }
 }
 
@@ -166,7 +179,7 @@ impl crate::rtopk::launch::Simulator {
                 _ => Global::window(name, b.elements, r0 * b.row_len, (r1 - r0) * b.row_len)?,
             };
             let g = g.with_rows(b.row_len);
-            let g = if b.content == Content::Values { g.with_elem_bytes(bytes) } else { g };
+            let g = if b.content == Content::Values { g.with_elem_bytes(bytes)? } else { g };
             let id = self.machine.alloc(g);
             self.machine.global_mut(id).set_write_once(true);
             st.bufs[i] = Some(id);
@@ -174,6 +187,15 @@ impl crate::rtopk::launch::Simulator {
         for step in &program.steps {
             match &step.kernel {
                 Kernel::Select(sel) => self.select_step(step, sel, run, &mut st)?,
+                // the sort, the gather and the threshold take 32-bit keys (rtopk-plan plans
+                // none for 64-bit rows, whose wide rows sort their own results)
+                _ if run.elem.wide() => {
+                    return Err(SimError::InvalidLaunch(format!(
+                        "the {} step takes rows of 32-bit keys, not {}",
+                        step.name.name(),
+                        run.elem.name()
+                    )));
+                }
                 Kernel::Sort(sort) => self.sort_step(step, sort, run, &st)?,
                 Kernel::Gather(g) => self.gather_step(step, g, run, &mut st)?,
                 Kernel::Threshold(t) => {
@@ -200,9 +222,13 @@ impl crate::rtopk::launch::Simulator {
                 .position(|b| b.role == role && b.content == content)
                 .map(BufferId)
         };
+        let values = match find(BufferRole::Output, Content::Values) {
+            Some(id) => self.machine.global(st.buf(id)?).elements(),
+            None => Vec::new(),
+        };
         Ok(Outputs {
             first: r0,
-            values: out(self, find(BufferRole::Output, Content::Values))?,
+            values,
             indices: out(self, find(BufferRole::Output, Content::Indices))?,
             iterations: out(self, program.iterations())?,
             threshold: out(self, program.threshold())?,
@@ -292,7 +318,9 @@ impl crate::rtopk::launch::Simulator {
         };
         let chunks = u64::from(sel.chunks);
         let (r0, r1) = run.rows;
-        self.write_once(&[params.out_val, params.out_idx], true);
+        // the wide rows sort their results in place: a sorted launch writes them more than once
+        let sorts_in_place = sel.sorted && sel.plan.family() == Family::WideRows;
+        self.write_once(&[params.out_val, params.out_idx], !sorts_in_place);
         self.launch_topk(&params, r0 * chunks..r1 * chunks)?;
         let (out_idx, out_iter) = (params.out_idx, params.out_iter);
         let launched = (params.x_at, u64::from(params.ld), a.m as u64, chunks);
@@ -623,6 +651,7 @@ fn cover_select(run: &Run<'_>, name: StepKind, sel: &Select, vec4: bool, rows: u
         Family::WarpRows => Branch::WarpRows,
         Family::BlockRowsNarrow => Branch::BlockRowsNarrow,
         Family::PickRows => Branch::PickRows,
+        Family::WideRows => Branch::WideRows,
         _ => Branch::BlockRows,
     };
     run.cover.add(family, rows);
@@ -631,7 +660,8 @@ fn cover_select(run: &Run<'_>, name: StepKind, sel: &Select, vec4: bool, rows: u
     } else if run.elem.integer() {
         run.cover.add(Branch::ElemInt, rows);
     }
-    if vec4 {
+    // the wide rows load one 8-byte element at a time, whatever the program's vec4
+    if vec4 && sel.plan.family() != Family::WideRows {
         run.cover.add(Branch::Vec4Loads, rows);
     }
     match name {

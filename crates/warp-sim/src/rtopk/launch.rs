@@ -7,9 +7,10 @@
 //! of some rows of a grid of any size, over an input made from addresses
 //! ([`crate::engine::VirtualSource`]).
 //!
-//! Inputs are matrices of `f32`, `f16` or `bf16` (topk-ref's [`Element`]): the kernels of the
-//! input's type run (the units named `_f16`, `_bf16`), values come back in it, the input's own
-//! bits ([`LaunchResult`]`<E>`).
+//! Inputs are matrices of any of topk-ref's [`Element`] types — `f32`, `f16`, `bf16`, the
+//! integers, and the 64-bit `f64` and `i64`, which the wide rows alone hold: the kernels of the
+//! input's type run (the units named `_f16`, `_i8`, `_f64`, ...), values come back in it, the
+//! input's own bits ([`LaunchResult`]`<E>`).
 
 use std::cell::RefCell;
 use std::ops::Range;
@@ -39,6 +40,7 @@ use crate::rtopk::rows::block_smem;
 use crate::rtopk::sort::{SortParams, rtopk_sort_rows, sort_warp_row};
 use crate::rtopk::trace::RowTrace;
 use crate::rtopk::warp_rows::rtopk_warp_rows_impl;
+use crate::rtopk::wide::rtopk_wide_rows_impl;
 
 /// An H100 SXM: 132 SMs, 227 KiB of opt-in shared memory per block — the device whose plan
 /// the simulator follows unless told otherwise (results never depend on it, only the family
@@ -79,7 +81,8 @@ pub struct SimConfig {
     /// kernels search as the GPU's do without counts (a bf16 row bisects its keys:
     /// `keys_only`), reporting none; [`Strategy::Split`] implies no counts.
     pub counts: bool,
-    /// Each row's results in sorted order (the sort launch), instead of index order.
+    /// Each row's results in sorted order (the sort launch, or the kernel itself: pick rows and
+    /// wide rows), instead of index order.
     pub sorted: bool,
     /// The device whose launch plan is followed.
     pub limits: DeviceLimits,
@@ -128,10 +131,10 @@ pub struct LaunchResult<E = f32> {
     pub threshold: Vec<f32>,
 }
 
-impl LaunchResult<u32> {
+impl LaunchResult<u64> {
     /// The result with its values, the elements' bits, as elements of `E`.
     fn into_elements<E: Element>(self) -> LaunchResult<E> {
-        let values = self.values.iter().map(|&w| E::from_bits(E::Key::from_u32(w))).collect();
+        let values = self.values.iter().map(|&w| E::from_bits(E::Key::from_u64(w))).collect();
         LaunchResult {
             values,
             indices: self.indices,
@@ -147,8 +150,8 @@ impl LaunchResult<u32> {
     }
 }
 
-/// A matrix of elements of `E` in memory, the kernel's input: each element's bits, 4 or 2
-/// bytes wide.
+/// A matrix of elements of `E` in memory, the kernel's input: each element's bits, 1, 2, 4 or
+/// 8 bytes wide.
 struct ElemSource<'a, E> {
     data: &'a [E],
     row_len: u64,
@@ -167,6 +170,10 @@ impl<E: Element> Source for ElemSource<'_, E> {
     #[inline]
     fn word(&self, i: u64) -> u32 {
         self.data[i as usize].to_bits().to_u32()
+    }
+    #[inline]
+    fn word64(&self, i: u64) -> u64 {
+        self.data[i as usize].to_bits().to_u64()
     }
     fn row_len(&self) -> Option<u64> {
         (self.row_len > 0).then_some(self.row_len)
@@ -281,7 +288,8 @@ impl Simulator {
         self.machine.reserve_shared(words)
     }
 
-    /// Runs the kernel over the `(N, M)` row-major matrix `x` of `f32`, `f16` or `bf16`.
+    /// Runs the kernel over the `(N, M)` row-major matrix `x` of any element type (64-bit rows:
+    /// the wide rows).
     pub fn run<E: Element>(
         &mut self,
         x: &[E],
@@ -354,7 +362,7 @@ impl Simulator {
         elem: ElemType,
         args: &KernelArgs,
         rows: Range<u64>,
-    ) -> Result<LaunchResult<u32>, SimError> {
+    ) -> Result<LaunchResult<u64>, SimError> {
         let len = (args.n as u64).checked_mul(args.m as u64);
         if len != Some(src.len()) || rows.start > rows.end || rows.end > args.n as u64 {
             return Err(SimError::InvalidLaunch(format!(
@@ -383,6 +391,12 @@ impl Simulator {
         check_len(x.len(), args)?;
         self.prepare(args)?;
         let elem = elem_type::<E>()?;
+        if elem.wide() {
+            return Err(SimError::InvalidLaunch(format!(
+                "{} rows run the wide rows, whose journey is not recorded (no trace)",
+                E::NAME
+            )));
+        }
         let Route::Direct(p) = self.route_for(args, elem)? else {
             return Err(SimError::InvalidLaunch(
                 "split rows have no one journey to trace: each chunk is a row of its own"
@@ -421,7 +435,7 @@ impl Simulator {
         rows: Range<u64>,
         trace: Option<(u64, &RefCell<RowTrace>)>,
         ragged: RowData<'_>,
-    ) -> Result<LaunchResult<u32>, SimError> {
+    ) -> Result<LaunchResult<u64>, SimError> {
         args.bisect.validate()?;
         let which = Ragged {
             lengths: ragged.lengths.is_some(),
@@ -497,6 +511,7 @@ impl Simulator {
     /// The top-k launch of `p.plan` over the blocks of rows `rows` of its grid.
     pub(crate) fn launch_topk(&mut self, p: &Params<'_>, rows: Range<u64>) -> Result<(), SimError> {
         let plan = &p.plan;
+        check_family_elem(plan, p.elem)?;
         let rpb = rows_per_block(plan);
         let mut grid = Grid::new(plan.grid, plan.block / 32, topk_shared_words(plan));
         grid.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
@@ -510,15 +525,12 @@ impl Simulator {
         let parts_per_row = u64::from(p.chunks.max(1));
         grid.rows = Some(Rows { parts_per_row, ..Rows::new(rpb, groups_per_row) });
         self.machine.set_step_limit(step_budget(&p.a));
-        let (block, pick) = (block_family(plan), plan.family() == Family::PickRows);
-        self.machine.launch(grid, async |mut w| {
-            if block {
-                rtopk_block_row(&mut w, p).await
-            } else if pick {
-                rtopk_pick_rows_impl(&mut w, p).await
-            } else {
-                rtopk_warp_rows_impl(&mut w, p).await
-            }
+        let family = plan.family();
+        self.machine.launch(grid, async |mut w| match family {
+            Family::BlockRows | Family::BlockRowsNarrow => rtopk_block_row(&mut w, p).await,
+            Family::PickRows => rtopk_pick_rows_impl(&mut w, p).await,
+            Family::WideRows => rtopk_wide_rows_impl(&mut w, p).await,
+            _ => rtopk_warp_rows_impl(&mut w, p).await,
         })
     }
 
@@ -547,8 +559,18 @@ impl Simulator {
     }
 }
 
+/// Refuses a top-k launch of a family on rows of a type it does not hold: the wide rows hold
+/// the 64-bit types, and they alone (rtopk-plan plans them so); a program that says otherwise
+/// is an error, never a row read with keys of the wrong width.
+fn check_family_elem(plan: &Plan, elem: ElemType) -> Result<(), SimError> {
+    if (plan.family() == Family::WideRows) == elem.wide() {
+        return Ok(());
+    }
+    Err(SimError::InvalidLaunch(format!("{} does not take {} rows", plan.unit, elem.name())))
+}
+
 /// Copies the rows of a window's outputs that lie in `rows` into `out` (which holds `rows`).
-fn copy_into(w: &Outputs, out: &mut LaunchResult<u32>, rows: &Range<u64>, k: u64) {
+fn copy_into(w: &Outputs, out: &mut LaunchResult<u64>, rows: &Range<u64>, k: u64) {
     let kk = k as usize;
     let count = match kk {
         0 => w.threshold.len().max(w.iterations.len()), // nothing selected: no output rows
@@ -587,9 +609,11 @@ fn block_family(p: &Plan) -> bool {
 /// Rows per block of the top-k launch.
 fn rows_per_block(p: &Plan) -> u64 {
     match p.family() {
-        Family::QuarterRows | Family::HalfRows | Family::WarpRows | Family::PickRows => {
-            u64::from(p.block) / p.lanes_per_row as u64
-        }
+        Family::QuarterRows
+        | Family::HalfRows
+        | Family::WarpRows
+        | Family::PickRows
+        | Family::WideRows => u64::from(p.block) / p.lanes_per_row as u64,
         _ => 1,
     }
 }
@@ -702,14 +726,14 @@ pub fn launch_parallel<E: Element>(
         return Simulator::new(config).run(x, args);
     }
     let src = ElemSource::new(x, args.m as u64);
-    let parts: Vec<Result<LaunchResult<u32>, SimError>> = windows
+    let parts: Vec<Result<LaunchResult<u64>, SimError>> = windows
         .par_iter()
         .map(|rows| Simulator::new(config).run_rows_of(&src, elem, args, rows.clone()))
         .collect();
     let k = args.k;
     let too_large = || TopKError::TooLarge { what: "output", n: args.n, m: k };
     let nk = args.n.checked_mul(k).ok_or_else(too_large)?;
-    let mut out = LaunchResult::<u32> {
+    let mut out = LaunchResult::<u64> {
         values: try_vec(nk).ok_or_else(too_large)?,
         indices: try_vec(nk).ok_or_else(too_large)?,
         iterations: try_vec(if program.counts { args.n } else { 0 }).ok_or_else(too_large)?,
@@ -739,7 +763,7 @@ pub fn launch_parallel<E: Element>(
 }
 
 /// Runs the kernel once with `config` (a fresh [`Simulator`]) over the `(N, M)` matrix `x` of
-/// `f32`, `f16` or `bf16`.
+/// any element type.
 pub fn launch_rtopk<E: Element>(
     x: &[E],
     args: &KernelArgs,
@@ -776,7 +800,7 @@ pub(crate) fn order_diffs<E: Element>(
 ) -> Vec<Diagnostic> {
     let diffs = [
         ("out_idx", first_diff(&base.indices, &other.indices, |v| *v), per_row),
-        ("out_val", first_diff(&base.values, &other.values, |v| v.to_bits().to_u32()), per_row),
+        ("out_val", first_diff(&base.values, &other.values, |v| v.to_bits().to_u64()), per_row),
         ("iterations", first_diff(&base.iterations, &other.iterations, |v| *v), 1),
     ];
     let rpb = rows_per_block(&base.plan) as usize;

@@ -22,6 +22,7 @@
 //! | [`split`] | split rows' last step: `rtopk_split_gather`, and the check that a gathered index names its element | `split_rows.cu` |
 //! | `grouped.rs` | grouped selection (docs/contract.md §8): `rtopk_grouped_rows_impl`, `load_experts`, `group_scores`, `choose_groups`, `select_experts` ([`Simulator::grouped_rows`]) | `grouped_rows.cu` |
 //! | `pick.rs` | pick rows: `rtopk_pick_rows_impl`, `load_picks`, `pick_round`, `pick_rounds`, `write_picks` — k rounds of the row's best element, for small k without counts | `pick_rows.cu` |
+//! | `wide.rs` | wide rows (64-bit elements: f64, i64): `rtopk_wide_rows_impl`, `load_wide`, `search_wide` (`wide_value_phase`, `wide_key_phase`, `wide_early_stopping`), `select_wide` (`cut_wide`, `select_chunk_wide`), `sort_wide` — topk-ref's bisect on 64-bit keys, one warp per row | `wide_rows.cu` |
 //! | `threshold.rs` | the `row_threshold` step: `rtopk_row_threshold`, `threshold_value` (docs/contract.md §5) | `threshold.cu` |
 //! | `execute.rs` | the executor of the launch program (rtopk-plan's `program`): its steps (`select_rows`, `select_chunks`, `select_last_chunks`, `sort_rows`, `gather_indices`) in order, and the program's invariants | rtopk-cuda's `run_program` (`src/launch.rs`) |
 //!
@@ -36,7 +37,8 @@
 //!
 //! Files import downwards only: `plan`, `args`, `mutant`, `record` and `params` import no
 //! stage; the stages import them and each other in the order `order` → `rows` → `load` →
-//! `search` → `select` → `narrow` → `warp_rows` → `block_rows` → `sort`; then `trace` /
+//! `search` → `select` → `narrow` → `warp_rows` → `block_rows` → `sort`, with `pick` and
+//! `wide` (families of their own stages) after `narrow`; then `trace` /
 //! `svg`, `launch`, `execute` and `split`, `rowtopk` and `catalog` (`coverage` imports only
 //! `plan`).
 
@@ -66,6 +68,7 @@ pub mod svg;
 mod threshold;
 pub mod trace;
 mod warp_rows;
+mod wide;
 
 pub use args::{
     BLOCK_CAND_CAP, BLOCK_NARROW_MAX_M, BLOCK_NARROW_MIN_M, CAND_CAP, KernelArgs, NARROW_MAX_M,

@@ -100,11 +100,17 @@ pub enum Mutant {
     /// A 16-bit row's count in smallest mode counts NaN as largest mode does (`set.geu`, not
     /// `set.ge`): NaN, the lowest of all there, is counted above every threshold.
     Nan16CountedSmallest,
+    /// `sort_wide`'s comparator (`wide_before`) breaks ties of keys by the higher index: equal
+    /// values come out in descending index order.
+    WideSortTiesHighIndex,
+    /// `sort_wide` leaves out the `__syncwarp()` after each step of its network: a lane reads
+    /// a result another lane has just swapped, with no barrier between.
+    WideSortMissingSyncwarp,
 }
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 36] = [
+    pub const ALL: [Mutant; 38] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -141,6 +147,8 @@ impl Mutant {
         Mutant::SplitGatherNoChunkStart,
         Mutant::Ceil16Nearest,
         Mutant::Nan16CountedSmallest,
+        Mutant::WideSortTiesHighIndex,
+        Mutant::WideSortMissingSyncwarp,
     ];
 
     /// A short kebab-case name.
@@ -182,6 +190,8 @@ impl Mutant {
             Mutant::SplitGatherNoChunkStart => "split-gather-no-chunk-start",
             Mutant::Ceil16Nearest => "ceil16-nearest",
             Mutant::Nan16CountedSmallest => "nan16-counted-smallest",
+            Mutant::WideSortTiesHighIndex => "wide-sort-ties-high-index",
+            Mutant::WideSortMissingSyncwarp => "wide-sort-missing-syncwarp",
         }
     }
 
@@ -235,6 +245,7 @@ impl Mutant {
             | Mutant::LastChunkDropsOne
             | Mutant::SplitGatherNoChunkStart => "split rows",
             Mutant::Ceil16Nearest | Mutant::Nan16CountedSmallest => "16-bit warp rows",
+            Mutant::WideSortTiesHighIndex | Mutant::WideSortMissingSyncwarp => "wide rows (sorted)",
         }
     }
 }

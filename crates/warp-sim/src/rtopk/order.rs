@@ -113,7 +113,9 @@ pub(crate) fn check_keys(
 
 /// An element's own key in `mode` by topk-ref, from its bits (the contract checks' reference,
 /// apart from the kernel's own key functions). An integer's is topk-ref's key in its own
-/// width plus [`int_shift`]: the kernel's integer keys are topk-ref's shifted.
+/// width plus [`int_shift`]: the kernel's integer keys are topk-ref's shifted. A 64-bit
+/// element has no 32-bit key and is never asked here (its rows run the wide rows alone, which
+/// check their 64-bit keys themselves, `wide.rs`): 0 stands in.
 pub(crate) fn reference_key(elem: ElemType, bits: u32, mode: Mode) -> u32 {
     fn shifted<E: Element>(e: E, mode: Mode) -> u32 {
         e.key(mode).to_u32().wrapping_add(int_shift::<E>(mode))
@@ -126,6 +128,7 @@ pub(crate) fn reference_key(elem: ElemType, bits: u32, mode: Mode) -> u32 {
         ElemType::U8 => shifted(bits as u8, mode),
         ElemType::I16 => shifted(bits as u16 as i16, mode),
         ElemType::I32 => shifted(bits as i32, mode),
+        ElemType::F64 | ElemType::I64 => 0,
     }
 }
 
@@ -136,8 +139,8 @@ fn int_shift<E: Element>(mode: Mode) -> u32 {
     zero_key.wrapping_sub(E::from_bits(E::Key::from_u32(0)).key(mode).to_u32())
 }
 
-/// The element type of `E` (the sealed seven the kernel takes: f32, f16, bf16, i8, u8, i16,
-/// i32); `None` for another (f64, i64).
+/// The element type of `E` (topk-ref's sealed nine: f32, f16, bf16, i8, u8, i16, i32, and the
+/// 64-bit f64 and i64 that the wide rows take); `None` for another.
 pub(crate) fn elem_type_of<E: Element>() -> Option<ElemType> {
     Some(match E::NAME {
         "f32" => ElemType::F32,
@@ -147,6 +150,8 @@ pub(crate) fn elem_type_of<E: Element>() -> Option<ElemType> {
         "u8" => ElemType::U8,
         "i16" => ElemType::I16,
         "i32" => ElemType::I32,
+        "f64" => ElemType::F64,
+        "i64" => ElemType::I64,
         _ => return None,
     })
 }
@@ -155,7 +160,7 @@ pub(crate) fn elem_type_of<E: Element>() -> Option<ElemType> {
 pub(crate) fn elem_type<E: Element>() -> Result<ElemType, SimError> {
     elem_type_of::<E>().ok_or_else(|| {
         SimError::InvalidLaunch(format!(
-            "the kernel takes f32, f16, bf16, i8, u8, i16 and i32 rows, not {}",
+            "the kernel takes f32, f16, bf16, i8, u8, i16, i32, f64 and i64 rows, not {}",
             E::NAME
         ))
     })
@@ -495,6 +500,9 @@ mod tests {
             (elem_type_of::<f16>(), elem_type_of::<i8>()),
             (Some(ElemType::F16), Some(ElemType::I8))
         );
-        assert_eq!(elem_type_of::<f64>(), None);
+        assert_eq!(
+            (elem_type_of::<f64>(), elem_type_of::<i64>()),
+            (Some(ElemType::F64), Some(ElemType::I64))
+        );
     }
 }

@@ -54,8 +54,8 @@ pub(crate) struct Params<'x> {
     /// `split_m`, `split_chunk`: the rows of a ragged split's launch (docs/kernel.md, "Split
     /// rows"; `None`: zeros, every other launch).
     pub(crate) split: Option<SplitRows>,
-    /// `sorted`: the pick rows write each row's results in sorted order (the program's
-    /// `Select::sorted`); the other families ignore it.
+    /// `sorted`: the pick rows and the wide rows write each row's results in sorted order (the
+    /// program's `Select::sorted`); the other families ignore it.
     pub(crate) sorted: bool,
 }
 

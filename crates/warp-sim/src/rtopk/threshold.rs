@@ -45,6 +45,13 @@ impl Simulator {
         window: (u64, u64),
         (values, threshold): (BufId, BufId),
     ) -> Result<(), SimError> {
+        if elem.wide() {
+            // rtopk-plan refuses ragged 64-bit requests: no program of one has this step
+            return Err(SimError::InvalidLaunch(format!(
+                "rtopk_row_threshold reads 32-bit-key rows, not {}",
+                elem.name()
+            )));
+        }
         let per_block = u64::from((grid.threads / 32).max(1));
         let mut engine_grid = Grid::new(grid.blocks, grid.threads / 32, 0);
         let first = (window.0 / per_block).min(u64::from(grid.blocks)) as u32;
@@ -62,6 +69,7 @@ impl Simulator {
 /// `threshold_value`: an element's bits as f32, as topk-ref's `Element::to_f32` (the `half`
 /// crate's conversions): exact for every float number; a 16-bit NaN keeps its sign and payload
 /// and comes back quiet; an integer rounds to the nearest f32 (ties to even: `__int2float_rn`).
+/// A 64-bit type never gets here ([`Simulator::launch_threshold`] refuses it): NaN.
 pub(crate) fn threshold_value(elem: ElemType, bits: u32) -> u32 {
     match elem {
         ElemType::F32 => bits,
@@ -70,6 +78,7 @@ pub(crate) fn threshold_value(elem: ElemType, bits: u32) -> u32 {
         ElemType::I8 | ElemType::U8 | ElemType::I16 | ElemType::I32 => {
             (int_value(elem, bits) as f32).to_bits()
         }
+        ElemType::F64 | ElemType::I64 => NAN_BITS,
     }
 }
 

@@ -1,0 +1,69 @@
+// The order on 64-bit elements (docs/contract.md §1; topk-ref's order.rs): the keys of f64 and
+// i64 values, the ordered values of keys, the f64 midpoint, and warp reductions on 64-bit keys.
+// Shared by the wide rows (wide_rows.cu) and the threshold step (threshold.cu).
+#pragma once
+
+#include "common.cuh"
+
+#define SIGN64 0x8000000000000000ull
+
+// topk-ref's number_key64: flip every bit of a negative number, set the sign bit of a
+// non-negative one; -0.0 (one below +0.0's key after the flip) joins +0.0.
+__device__ __forceinline__ u64 number_key64(double v) {
+    u64 bits = (u64)__double_as_longlong(v);
+    u64 key = bits ^ ((u64)((long long)bits >> 63) | SIGN64);
+    return key == SIGN64 - 1ull ? SIGN64 : key;
+}
+
+// wide_key: an element's own key in the launch's mode. f64: key64_largest (every NaN at the
+// top) or key64_smallest (the negated value's key, every NaN at 0); i64: the value with its
+// sign bit flipped, complemented in smallest mode (topk-ref's integer keys).
+__device__ __forceinline__ u64 wide_key(elem_t v, float sign) {
+#if ELEM_KIND == ELEM_F64
+    if (isnan(v)) return sign > 0.0f ? ~0ull : 0ull;
+    return number_key64(sign > 0.0f ? v : -v);
+#else
+    u64 key = (u64)(long long)v ^ SIGN64;
+    return sign > 0.0f ? key : ~key;
+#endif
+}
+
+// topk-ref's f64 ordered_of_key: the ordered value a key stands for (NaN for the NaN keys).
+__device__ __forceinline__ double ordered_of_key64(u64 key) {
+    u64 bits = (key & SIGN64) ? (key & ~SIGN64) : ~key;
+    return __longlong_as_double((long long)bits);
+}
+
+// topk-ref's f64 midpoint: (lo + hi) * 0.5, or lo * 0.5 + hi * 0.5 where the sum overflows.
+__device__ __forceinline__ double midpoint64(double lo, double hi) {
+    double m = __dmul_rn(__dadd_rn(lo, hi), 0.5);
+    if (isfinite(m)) return m;
+    return __dadd_rn(__dmul_rn(lo, 0.5), __dmul_rn(hi, 0.5));
+}
+
+// The value as f32, as topk-ref's Element::to_f32 (Rust's `as`): the nearest f32, ties to even
+// (a finite f64 beyond f32's range becomes +-inf); an f64 NaN keeps its sign and the top of
+// its payload, quieted, as x86's conversion does.
+__device__ __forceinline__ float wide_threshold_value(elem_t v) {
+#if ELEM_KIND == ELEM_F64
+    if (isnan(v)) {
+        u64 b = (u64)__double_as_longlong(v);
+        return __uint_as_float((u32)(b >> 32) & 0x80000000u | 0x7fc00000u | (u32)(b >> 29) & 0x7fffffu);
+    }
+    return __double2float_rn(v);
+#else
+    return __ll2float_rn((long long)v);
+#endif
+}
+
+__device__ __forceinline__ u64 warp_min64(u64 v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(FULL_MASK, v, o));
+    return v;
+}
+
+__device__ __forceinline__ u64 warp_max64(u64 v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(FULL_MASK, v, o));
+    return v;
+}

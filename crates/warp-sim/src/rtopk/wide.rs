@@ -1,0 +1,744 @@
+//! Wide rows (docs/kernel.md, "64-bit rows"): the kernels `rtopk_wide_rows_<EPL>_<f64|i64>`
+//! (`kernels/wide_rows.cu`), rows of 64-bit elements on their own 64-bit keys, one warp per
+//! row, `WIDE_WARPS` rows per block, EPL keys per lane (rtopk-plan's `wide`, `WIDE_WIDTHS`: the
+//! plan's `keys_per_lane`). Its stages, under the CUDA names: `load_wide` (lane `l`'s slot `j`
+//! holds the key of element `l + 32 j`, `j < EPL`; the rest of a longer row is re-keyed from
+//! the input on each pass), `search_wide`
+//! (`wide_value_phase` on f64 values, `wide_key_phase`, or `wide_early_stopping`),
+//! `select_wide` (`cut_wide`, `select_chunk_wide`: the ballot selection in index order) and
+//! `sort_wide` (the kernel sorts its own results where the program asks for sorted output).
+//! They are topk-ref's `bisect` and `select_in_index_order` on the keys of topk-ref's
+//! `Element` impls of `f64` and `i64`: the same tests, counts and answer, value bits kept.
+
+use std::cmp::Ordering;
+
+use rtopk_plan::WIDE_WARPS;
+use topk_ref::bisect::VALUE_PHASE_LIMIT;
+use topk_ref::{Element, Mode};
+
+use crate::engine::error::SimError;
+use crate::engine::global::Source;
+use crate::engine::lanes::{FULL_MASK, Lanes};
+use crate::engine::warp::{BufId, Warp};
+use crate::rtopk::args::{KernelArgs, SearchExit};
+use crate::rtopk::coverage::Branch;
+use crate::rtopk::mutant::Mutant;
+use crate::rtopk::narrow::write_iterations;
+use crate::rtopk::order::ElemType;
+use crate::rtopk::params::{Params, place_row};
+use crate::rtopk::select::lowest_bits; // wide_rows.cu's own copy: the lowest n set bits
+
+/// The sign bit of a 64-bit key (`SIGN64`).
+const SIGN64: u64 = 1 << 63;
+
+// ---- The order on 64-bit elements (topk-ref's order.rs) --------------------------------------
+
+/// `number_key64`: flip every bit of a negative number, set the sign bit of a non-negative
+/// one; -0.0 (one below +0.0's key after the flip) joins +0.0.
+fn number_key64(v: f64) -> u64 {
+    let bits = v.to_bits();
+    let key = bits ^ (((bits as i64 >> 63) as u64) | SIGN64);
+    if key == SIGN64 - 1 { SIGN64 } else { key }
+}
+
+/// `wide_key`: an element's own key from its bits, in the mode of `sign`. f64: every NaN at
+/// the top (largest) or at 0 (smallest, the negated value's key); i64: the value with its
+/// sign bit flipped, complemented in smallest mode.
+fn wide_key(elem: ElemType, bits: u64, sign: f32) -> u64 {
+    if elem == ElemType::F64 {
+        let v = f64::from_bits(bits);
+        if v.is_nan() {
+            return if sign > 0.0 { u64::MAX } else { 0 };
+        }
+        return number_key64(if sign > 0.0 { v } else { -v });
+    }
+    let key = bits ^ SIGN64;
+    if sign > 0.0 { key } else { !key }
+}
+
+/// `ordered_of_key64`: the ordered value a key stands for (NaN for the NaN keys).
+fn ordered_of_key64(key: u64) -> f64 {
+    f64::from_bits(if key & SIGN64 != 0 { key & !SIGN64 } else { !key })
+}
+
+/// `midpoint64`: `(lo + hi) * 0.5`, or `lo * 0.5 + hi * 0.5` where the sum overflows.
+fn midpoint64(lo: f64, hi: f64) -> f64 {
+    let m = (lo + hi) * 0.5;
+    if m.is_finite() { m } else { lo * 0.5 + hi * 0.5 }
+}
+
+/// An element's key by topk-ref (`Element::key` of `f64` or `i64`): the contract checks'
+/// reference, apart from [`wide_key`].
+fn reference_key64(elem: ElemType, bits: u64, mode: Mode) -> u64 {
+    match elem {
+        ElemType::F64 => f64::from_bits(bits).key(mode),
+        _ => (bits as i64).key(mode),
+    }
+}
+
+// ---- Warp reductions on 64-bit keys ----------------------------------------------------------
+
+/// `op` over the warp in five `shfl_xor` steps (64-bit values: no `__reduce_*_sync`).
+fn warp_fold64(
+    w: &mut Warp<'_>,
+    v: &Lanes<u64>,
+    op: fn(u64, u64) -> u64,
+    label: &'static str,
+) -> Result<Lanes<u64>, SimError> {
+    let mut v = *v;
+    for o in [16, 8, 4, 2, 1] {
+        let other = w.shfl_xor_sync(FULL_MASK, &v, o, 32, label)?;
+        v = v.zip(&other, op);
+    }
+    Ok(v)
+}
+
+/// `warp_min64`.
+fn warp_min64(w: &mut Warp<'_>, v: &Lanes<u64>) -> Result<Lanes<u64>, SimError> {
+    warp_fold64(w, v, u64::min, "warp_min64: shfl_xor(v)")
+}
+
+/// `warp_max64`.
+fn warp_max64(w: &mut Warp<'_>, v: &Lanes<u64>) -> Result<Lanes<u64>, SimError> {
+    warp_fold64(w, v, u64::max, "warp_max64: shfl_xor(v)")
+}
+
+// ---- The row ---------------------------------------------------------------------------------
+
+/// `WideRow<EPL>`: lane `l`'s slot `j < EPL` holds the key of element `l + 32 j` (0 past `m`);
+/// `in` (the row's first element in `x`), `m`, `sign`, and the element type (`ELEM_KIND`).
+struct WideRow<'x> {
+    keys: Vec<Lanes<u64>>,
+    x: &'x dyn Source,
+    input: Lanes<u64>,
+    m: u32,
+    sign: f32,
+    elem: ElemType,
+}
+
+impl WideRow<'_> {
+    /// `wide_key(row.in[i], row.sign)` in the active lanes (a 64-bit load).
+    async fn key_at(
+        &self,
+        w: &mut Warp<'_>,
+        i: &Lanes<u32>,
+        label: &'static str,
+    ) -> Result<Lanes<u64>, SimError> {
+        let v = self.load(w, i, label).await?;
+        Ok(v.map(|b| wide_key(self.elem, b, self.sign)))
+    }
+
+    /// `row.in[i]`: the element's bits, in the active lanes.
+    async fn load(
+        &self,
+        w: &mut Warp<'_>,
+        i: &Lanes<u32>,
+        label: &'static str,
+    ) -> Result<Lanes<u64>, SimError> {
+        let at = w.add_u64(&self.input, &i.map(u64::from), "row.in + i")?;
+        w.ld_input64(self.x, &at, label).await
+    }
+
+    /// The re-keyed part's passes: the first index of each chunk of 32 past the registers
+    /// (`32 * EPL`).
+    fn rest(&self) -> std::iter::StepBy<std::ops::Range<u32>> {
+        let held = u32::try_from(32 * self.keys.len()).unwrap_or(u32::MAX);
+        (held..self.m).step_by(32)
+    }
+}
+
+/// `count_wide`: how many of the row's keys are `>= t`, in every lane (`__reduce_add_sync`).
+async fn count_wide(
+    w: &mut Warp<'_>,
+    row: &WideRow<'_>,
+    t: u64,
+    lane: &Lanes<u32>,
+) -> Result<u32, SimError> {
+    let mut c = Lanes::splat(0u32);
+    for (j, slot) in row.keys.iter().enumerate() {
+        let i = lane.map(|l| l + 32 * j as u32);
+        let ge = i.zip(slot, |i, key| u32::from(i < row.m && key >= t));
+        c = c.zip(&ge, u32::wrapping_add);
+    }
+    for base in row.rest() {
+        let i = lane.map(|l| base + l);
+        let saved = w.push_active(&i.map(|i| i < row.m), "count_wide: i < row.m")?;
+        let key = row.key_at(w, &i, "count_wide: row.in[i]").await?;
+        let next = c.zip(&key, |c, key| c.wrapping_add(u32::from(key >= t)));
+        w.assign(&mut c, &next);
+        w.pop_active(saved);
+    }
+    let total = w.reduce_add_sync(FULL_MASK, &c, "count_wide: __reduce_add_sync(c)")?;
+    w.uniform(&total, "count_wide: the count")
+}
+
+/// Stage 1, `load_wide`: the slots' keys, and the row's least and greatest key (uniform).
+async fn load_wide(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut WideRow<'_>,
+    lane: &Lanes<u32>,
+) -> Result<(u64, u64), SimError> {
+    let (mut lo, mut hi) = (Lanes::splat(u64::MAX), Lanes::splat(0u64));
+    for j in 0..row.keys.len() {
+        let i = lane.map(|l| l + 32 * j as u32);
+        let valid = i.map(|i| i < row.m);
+        let saved = w.push_active(&valid, "load_wide: i < row.m")?;
+        let key = load_checked_key(w, a, row, &i, "load_wide: row.in[i]").await?;
+        widen(w, (&mut lo, &mut hi), &key);
+        w.pop_active(saved);
+        row.keys[j] = Lanes::select(&valid, &key, &Lanes::splat(0));
+    }
+    for base in row.rest() {
+        let i = lane.map(|l| base + l);
+        let saved = w.push_active(&i.map(|i| i < row.m), "load_wide: i < row.m")?;
+        let key = load_checked_key(w, a, row, &i, "load_wide: row.in[i] (past the slots)").await?;
+        widen(w, (&mut lo, &mut hi), &key);
+        w.pop_active(saved);
+    }
+    let lo = warp_min64(w, &lo)?;
+    let hi = warp_max64(w, &hi)?;
+    Ok((w.uniform(&lo, "load_wide: lo_key")?, w.uniform(&hi, "load_wide: hi_key")?))
+}
+
+/// `lo = min(lo, key); hi = max(hi, key)` in the active lanes.
+fn widen(w: &Warp<'_>, (lo, hi): (&mut Lanes<u64>, &mut Lanes<u64>), key: &Lanes<u64>) {
+    let (least, greatest) = (lo.zip(key, u64::min), hi.zip(key, u64::max));
+    w.assign(lo, &least);
+    w.assign(hi, &greatest);
+}
+
+/// [`WideRow::key_at`] with the simulator's contract check: each key is docs/contract.md §1's,
+/// topk-ref's `Element::key` of the element (an [`crate::engine::DiagKind::AssertFailed`]
+/// where not).
+async fn load_checked_key(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &WideRow<'_>,
+    i: &Lanes<u32>,
+    label: &'static str,
+) -> Result<Lanes<u64>, SimError> {
+    let v = row.load(w, i, label).await?;
+    let key = v.map(|b| wide_key(row.elem, b, row.sign));
+    if w.checks() {
+        let ok = v.zip(&key, |b, k| reference_key64(row.elem, b, a.mode) == k);
+        w.check(&ok, "load_wide: wide_key is docs/contract.md §1's key")?;
+    }
+    Ok(key)
+}
+
+// ---- Stage 2, search_wide: topk-ref's bisect on the row's 64-bit keys ------------------------
+
+/// `WideSearch`: the bracket of keys, `cnt(hi)` where a test set it, `cnt(lo)` (the row's
+/// length until a test raises `lo`), the tests made and how the search ended; and whether it
+/// bisected keys (the simulator's coverage, no kernel state).
+#[derive(Clone, Copy, Debug)]
+struct WideSearch {
+    lo_key: u64,
+    hi_key: u64,
+    count_at_hi: u32,
+    has_count_at_hi: bool,
+    count_at_lo: u32,
+    iterations: u32,
+    exit: SearchExit,
+    key_phase: bool,
+}
+
+/// `wide_update`: Algorithm 1's three-way update (topk-ref's `update_exact`); `Equal` on a hit,
+/// `Less` where `hi` was lowered, `Greater` where `lo` was raised.
+fn wide_update(s: &mut WideSearch, t: u64, cnt: u32, k: u32) -> Ordering {
+    s.iterations = s.iterations.wrapping_add(1);
+    if cnt > k {
+        (s.lo_key, s.count_at_lo) = (t, cnt);
+        return Ordering::Greater;
+    }
+    (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, cnt, true);
+    cnt.cmp(&k)
+}
+
+/// `wide_recall_met`: topk-ref's recall rule — the bracket's selection misses at most
+/// `min(k - cnt(hi), cnt(lo) - k)` of the top k (an unknown `cnt(hi)` counts as 0); a
+/// negative `slack`: no recall target.
+fn wide_recall_met(s: &WideSearch, k: u32, slack: i64) -> bool {
+    if slack < 0 {
+        return false;
+    }
+    let at_hi = if s.has_count_at_hi { s.count_at_hi } else { 0 };
+    let above = k.saturating_sub(at_hi);
+    let below = s.count_at_lo.saturating_sub(k);
+    i64::from(above.min(below)) <= slack
+}
+
+/// `wide_recall_slack`: `k - ceil(r k)` with `r k` in f32 (topk-ref's `Bisect::recall_slack`),
+/// or -1 without a target or where it allows no miss.
+fn wide_recall_slack(a: &KernelArgs, k: u32) -> i64 {
+    // `p.recall > 0`: a target (0 without one)
+    let Some(r) = a.bisect.recall.filter(|&r| r > 0.0) else { return -1 };
+    let need = (r * k as f32).ceil() as u32;
+    if need >= k { -1 } else { i64::from(k - need) }
+}
+
+/// `wide_value_phase` (topk-ref's `value_phase` on f64 ordered values): `true` when the search
+/// is over, `false` when the key phase takes over — a bound not finite, a stall (no f64 strictly
+/// between the bounds' keys), `VALUE_PHASE_LIMIT` tests, or an i64 row (no value phase).
+async fn wide_value_phase(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &WideRow<'_>,
+    s: &mut WideSearch,
+    lane: &Lanes<u32>,
+    slack: i64,
+) -> Result<bool, SimError> {
+    if row.elem != ElemType::F64 {
+        return Ok(false);
+    }
+    let (mut lo, mut hi) = (ordered_of_key64(s.lo_key), ordered_of_key64(s.hi_key));
+    if !(lo.is_finite() && hi.is_finite()) {
+        return Ok(false);
+    }
+    let (mut lo_wide, mut hi_wide) = (number_key64(lo), number_key64(hi));
+    let eps = f64::from(a.bisect.precision) * hi.abs();
+    let k = a.k as u32;
+    while s.iterations < VALUE_PHASE_LIMIT {
+        if wide_recall_met(s, k, slack) {
+            s.exit = SearchExit::Recall;
+            return Ok(true);
+        }
+        if hi - lo <= eps {
+            s.exit = SearchExit::Precision;
+            return Ok(true);
+        }
+        let thres = midpoint64(lo, hi);
+        let t = number_key64(thres); // finite: its own key, the key test's threshold
+        if !(lo_wide < t && t < hi_wide) {
+            return Ok(false);
+        }
+        let cnt = count_wide(w, row, t, lane).await?;
+        match wide_update(s, t, cnt, k) {
+            Ordering::Equal => {
+                s.exit = SearchExit::Hit;
+                return Ok(true);
+            }
+            Ordering::Less => (hi, hi_wide) = (thres, t),
+            Ordering::Greater => (lo, lo_wide) = (thres, t),
+        }
+    }
+    Ok(false)
+}
+
+/// `wide_key_phase`: halving the key bracket until its ends are adjacent.
+async fn wide_key_phase(
+    w: &mut Warp<'_>,
+    row: &WideRow<'_>,
+    s: &mut WideSearch,
+    k: u32,
+    lane: &Lanes<u32>,
+    slack: i64,
+) -> Result<(), SimError> {
+    while s.hi_key.wrapping_sub(s.lo_key) > 1 {
+        if wide_recall_met(s, k, slack) {
+            s.exit = SearchExit::Recall;
+            return Ok(());
+        }
+        s.key_phase = true;
+        let t = s.lo_key.wrapping_add(s.hi_key.wrapping_sub(s.lo_key) / 2);
+        let cnt = count_wide(w, row, t, lane).await?;
+        if wide_update(s, t, cnt, k) == Ordering::Equal {
+            s.exit = SearchExit::Hit;
+            return Ok(());
+        }
+    }
+    s.exit = SearchExit::Converged;
+    Ok(())
+}
+
+/// `wide_early_stopping` (Algorithm 2 as written, topk-ref's `search_early_stopping`):
+/// `max_iter` steps of `cnt < k ? hi = thres : lo = thres`, on f64 values where both ends are
+/// finite, else on keys, stopping at a fixed point (every remaining step would repeat it).
+async fn wide_early_stopping(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &WideRow<'_>,
+    s: &mut WideSearch,
+    lane: &Lanes<u32>,
+) -> Result<(), SimError> {
+    let (mut lo, mut hi, mut finite) = (0.0f64, 0.0f64, false);
+    if row.elem == ElemType::F64 {
+        (lo, hi) = (ordered_of_key64(s.lo_key), ordered_of_key64(s.hi_key));
+        finite = lo.is_finite() && hi.is_finite();
+    }
+    let max_iter = a.bisect.max_iter.unwrap_or(0);
+    s.key_phase = !finite && max_iter > 0;
+    for _ in 0..max_iter {
+        let mut thres = 0.0f64; // key steps move the keys alone
+        let t = if finite {
+            thres = midpoint64(lo, hi);
+            number_key64(thres)
+        } else {
+            s.lo_key.wrapping_add(s.hi_key.wrapping_sub(s.lo_key) / 2)
+        };
+        let before = (s.lo_key, s.hi_key, lo.to_bits(), hi.to_bits());
+        if count_wide(w, row, t, lane).await? < a.k as u32 {
+            s.hi_key = t;
+            hi = if finite { thres } else { hi };
+        } else {
+            s.lo_key = t;
+            lo = if finite { thres } else { lo };
+        }
+        if before == (s.lo_key, s.hi_key, lo.to_bits(), hi.to_bits()) {
+            break; // a fixed point: every remaining step repeats this one
+        }
+    }
+    (s.iterations, s.exit) = (max_iter, SearchExit::MaxIter);
+    Ok(())
+}
+
+/// Stage 2, `search_wide`: early stopping, or exact — the value phase, then the key phase.
+async fn search_wide(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &WideRow<'_>,
+    (lo_key, hi_key): (u64, u64),
+    lane: &Lanes<u32>,
+) -> Result<WideSearch, SimError> {
+    let mut s = WideSearch {
+        lo_key,
+        hi_key,
+        count_at_hi: 0,
+        has_count_at_hi: false,
+        count_at_lo: row.m,
+        iterations: 0,
+        exit: SearchExit::Converged,
+        key_phase: false,
+    };
+    if a.bisect.max_iter.is_some() {
+        wide_early_stopping(w, a, row, &mut s, lane).await?;
+        return Ok(s);
+    }
+    if lo_key == hi_key {
+        return Ok(s);
+    }
+    let slack = wide_recall_slack(a, a.k as u32);
+    if wide_value_phase(w, a, row, &mut s, lane, slack).await? {
+        return Ok(s);
+    }
+    wide_key_phase(w, row, &mut s, a.k as u32, lane, slack).await?;
+    Ok(s)
+}
+
+// ---- Stage 3, select_wide: topk-ref's select_from and select_in_index_order -----------------
+
+/// `WideCut`: keys `> strong_above` are all taken, then the first `band_left` of those
+/// `>= band_lo`, in index order.
+#[derive(Clone, Copy, Debug)]
+struct WideCut {
+    strong_above: u64,
+    band_lo: u64,
+    band_left: u32,
+}
+
+/// `cut_wide` (topk-ref's `select_from`): early stopping takes the first k of `{key >= lo}`;
+/// else a `cnt(hi) >= k` (`hi` never lowered, ties at the maximum) the first k of
+/// `{key >= hi}`; else every key `>= hi` and the first `k - cnt(hi)` of `[lo, hi)`.
+async fn cut_wide(
+    w: &mut Warp<'_>,
+    row: &WideRow<'_>,
+    s: &WideSearch,
+    k: u32,
+    lane: &Lanes<u32>,
+) -> Result<WideCut, SimError> {
+    if s.exit == SearchExit::MaxIter {
+        return Ok(WideCut { strong_above: u64::MAX, band_lo: s.lo_key, band_left: k });
+    }
+    let at_hi =
+        if s.has_count_at_hi { s.count_at_hi } else { count_wide(w, row, s.hi_key, lane).await? };
+    if at_hi >= k {
+        return Ok(WideCut { strong_above: u64::MAX, band_lo: s.hi_key, band_left: k });
+    }
+    // hi_key > lo_key >= 0: no wrap
+    Ok(WideCut { strong_above: s.hi_key.wrapping_sub(1), band_lo: s.lo_key, band_left: k - at_hi })
+}
+
+/// Where a row's results go: `out_val`, `out_idx`, and the offset of its first result.
+struct WideOut {
+    out_val: BufId,
+    out_idx: BufId,
+    out: Lanes<u64>,
+}
+
+/// One chunk of 32 consecutive elements (lane's is `i`) and its keys (`valid`: `i < m`).
+struct WideChunk<'c> {
+    key: &'c Lanes<u64>,
+    valid: &'c Lanes<bool>,
+    i: &'c Lanes<u32>,
+}
+
+/// `select_chunk_wide`: the chunk's strong elements and its first `band_left` band ones,
+/// written at their places in index order (the input's bits, re-read), while fewer than k are.
+async fn select_chunk_wide(
+    w: &mut Warp<'_>,
+    row: &WideRow<'_>,
+    chunk: WideChunk<'_>,
+    (c, written): (&mut WideCut, &mut u32),
+    (k, out): (u32, &WideOut),
+) -> Result<(), SimError> {
+    let strong = chunk.key.zip(chunk.valid, |key, v| v && key > c.strong_above);
+    let at_least = chunk.key.zip(chunk.valid, |key, v| v && key >= c.band_lo);
+    let band = at_least.zip(&strong, |ge, strong| ge && !strong);
+    let strong_mask = w.ballot_sync(FULL_MASK, &strong, "select_chunk_wide: ballot(strong)")?;
+    let strong_mask = w.uniform(&strong_mask, "select_chunk_wide: strong_mask")?;
+    let band_all = w.ballot_sync(FULL_MASK, &band, "select_chunk_wide: ballot(band)")?;
+    let band_mask = lowest_bits(w.uniform(&band_all, "select_chunk_wide: band")?, c.band_left);
+    let selected = strong_mask | band_mask;
+    let at = w.lanemask_lt().map(|below| *written + (selected & below).count_ones());
+    let mine = w.lane_id().zip(&at, |l, at| (selected >> l) & 1 == 1 && at < k);
+    let saved = w.push_active(&mine, "select_chunk_wide: selected && at < k")?;
+    let v = row.load(w, chunk.i, "select_chunk_wide: in[i]").await?;
+    let dst = w.add_u64(&out.out, &at.map(u64::from), "select_chunk_wide: out + at")?;
+    w.st_global64(out.out_val, &dst, &v, "select_chunk_wide: out_val[at] = in[i]").await?;
+    w.st_global(out.out_idx, &dst, chunk.i, "select_chunk_wide: out_idx[at] = i").await?;
+    w.pop_active(saved);
+    c.band_left -= band_mask.count_ones();
+    *written += selected.count_ones();
+    Ok(())
+}
+
+/// Stage 3, `select_wide`: the chunks in index order — the register slots' first, then the
+/// rest re-keyed — until k are written.
+async fn select_wide(
+    w: &mut Warp<'_>,
+    row: &WideRow<'_>,
+    s: &WideSearch,
+    (k, lane): (u32, &Lanes<u32>),
+    out: &WideOut,
+) -> Result<(), SimError> {
+    let mut c = cut_wide(w, row, s, k, lane).await?;
+    let mut written = 0u32;
+    for (j, key) in row.keys.iter().enumerate() {
+        if written < k && 32 * j < row.m as usize {
+            let i = lane.map(|l| l + 32 * j as u32);
+            let valid = i.map(|i| i < row.m);
+            let chunk = WideChunk { key, valid: &valid, i: &i };
+            select_chunk_wide(w, row, chunk, (&mut c, &mut written), (k, out)).await?;
+        }
+    }
+    for base in row.rest() {
+        if written >= k {
+            break;
+        }
+        let i = lane.map(|l| base + l);
+        let valid = i.map(|i| i < row.m);
+        let saved = w.push_active(&valid, "select_wide: valid")?;
+        let loaded = row.key_at(w, &i, "select_wide: row.in[i]").await?;
+        w.pop_active(saved);
+        let key = Lanes::select(&valid, &loaded, &Lanes::splat(0));
+        let chunk = WideChunk { key: &key, valid: &valid, i: &i };
+        select_chunk_wide(w, row, chunk, (&mut c, &mut written), (k, out)).await?;
+    }
+    Ok(())
+}
+
+// ---- Stage 4, sort_wide: the sorted output (docs/contract.md §1) -----------------------------
+
+/// `wide_before`: whether result `a` goes before result `b` — the greater key, then the lower
+/// index (under [`Mutant::WideSortTiesHighIndex`], the higher).
+fn wide_before(a: &KernelArgs, key_a: u64, idx_a: u32, key_b: u64, idx_b: u32) -> bool {
+    // BUG (WideSortTiesHighIndex): ties of keys by the higher index.
+    let idx_first =
+        if a.has(Mutant::WideSortTiesHighIndex) { idx_a > idx_b } else { idx_a < idx_b };
+    key_a > key_b || (key_a == key_b && idx_first)
+}
+
+/// `sort_wide`: the row's k results sorted in place in global memory — a bitonic network in
+/// its one-direction form (each merge of width `size` starts with the comparators
+/// `i <-> i ^ (size - 1)`, then `i <-> i ^ stride`) over the next power of two `n >= k`, lane
+/// `l` taking the comparators of `i = l, l + 32, ...`; one whose upper place is past k is
+/// skipped (the places past k stand for results after every real one); a `__syncwarp()` after
+/// each step.
+async fn sort_wide(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &WideRow<'_>,
+    out: &WideOut,
+    (k, lane): (u32, &Lanes<u32>),
+) -> Result<(), SimError> {
+    let n = k.next_power_of_two();
+    let mut size = 2;
+    while size <= n {
+        let mut stride = size / 2;
+        while stride > 0 {
+            for base in (0..n).step_by(32) {
+                let i = lane.map(|l| base + l);
+                let saved = w.push_active(&i.map(|i| i < n), "sort_wide: i < n")?;
+                let j = i.map(|i| if stride == size / 2 { i ^ (size - 1) } else { i ^ stride });
+                let pair = i.zip(&j, |i, j| j > i && j < k);
+                let inner = w.push_active(&pair, "sort_wide: !(j <= i || j >= k)")?;
+                compare_swap(w, a, row, out, (&i, &j)).await?;
+                w.pop_active(inner);
+                w.pop_active(saved);
+            }
+            // BUG (WideSortMissingSyncwarp): the next step reads what other lanes swapped.
+            if !a.has(Mutant::WideSortMissingSyncwarp) {
+                w.syncwarp(FULL_MASK, "sort_wide: __syncwarp()").await?;
+            }
+            stride /= 2;
+        }
+        size *= 2;
+    }
+    check_sorted_wide(w, row, out, k)
+}
+
+/// One comparator of [`sort_wide`] in the active lanes: results `i` and `j` swapped where `j`
+/// goes before `i` ([`wide_before`] on their keys, made from the values).
+async fn compare_swap(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &WideRow<'_>,
+    out: &WideOut,
+    (i, j): (&Lanes<u32>, &Lanes<u32>),
+) -> Result<(), SimError> {
+    let at_i = w.add_u64(&out.out, &i.map(u64::from), "sort_wide: val + i")?;
+    let at_j = w.add_u64(&out.out, &j.map(u64::from), "sort_wide: val + j")?;
+    let vi = w.ld_global64(out.out_val, &at_i, "sort_wide: val[i]").await?;
+    let vj = w.ld_global64(out.out_val, &at_j, "sort_wide: val[j]").await?;
+    let xi = w.ld_global(out.out_idx, &at_i, "sort_wide: idx[i]").await?;
+    let xj = w.ld_global(out.out_idx, &at_j, "sort_wide: idx[j]").await?;
+    let key = |v: &Lanes<u64>| v.map(|b| wide_key(row.elem, b, row.sign));
+    let (ki, kj) = (key(&vi).zip(&xi, |k, x| (k, x)), key(&vj).zip(&xj, |k, x| (k, x)));
+    let swap = kj.zip(&ki, |(kj, xj), (ki, xi)| wide_before(a, kj, xj, ki, xi));
+    let saved = w.push_active(&swap, "sort_wide: wide_before(j, i)")?;
+    w.st_global64(out.out_val, &at_i, &vj, "sort_wide: val[i] = vj").await?;
+    w.st_global64(out.out_val, &at_j, &vi, "sort_wide: val[j] = vi").await?;
+    w.st_global(out.out_idx, &at_i, &xj, "sort_wide: idx[i] = xj").await?;
+    w.st_global(out.out_idx, &at_j, &xi, "sort_wide: idx[j] = xi").await?;
+    w.pop_active(saved);
+    Ok(())
+}
+
+/// The simulator's contract check on the sorted row, looked at host-side: its k results
+/// strictly in sorted order (the greater key, then the lower index: none lost or doubled),
+/// each naming an element of the row.
+fn check_sorted_wide(
+    w: &mut Warp<'_>,
+    row: &WideRow<'_>,
+    out: &WideOut,
+    k: u32,
+) -> Result<(), SimError> {
+    if !w.checks() {
+        return Ok(());
+    }
+    let at = out.out.lane(0);
+    let vals = w.peek_global64(out.out_val, at, u64::from(k));
+    let idx = w.peek_global(out.out_idx, at, u64::from(k));
+    let pairs: Vec<(u64, u32)> =
+        vals.iter().zip(&idx).map(|(&v, &i)| (wide_key(row.elem, v, row.sign), i)).collect();
+    let sorted = pairs.windows(2).all(|p| p[0].0 > p[1].0 || (p[0].0 == p[1].0 && p[0].1 < p[1].1));
+    let named = pairs.iter().all(|&(_, i)| i < row.m);
+    w.check_that(sorted && named, "sort_wide: the results in sorted order")
+}
+
+// ---- The entry point's body ------------------------------------------------------------------
+
+/// `rtopk_wide_rows_impl<EPL>`: warp `w` of block `b` takes row `b * WIDE_WARPS + w` (rows past
+/// the end return: warp-uniform), EPL the plan's keys per lane; its iteration count where the
+/// launch asks for counts.
+pub(crate) async fn rtopk_wide_rows_impl(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
+    let lane = w.lane_id();
+    let row_id = u64::from(w.block_idx()) * u64::from(WIDE_WARPS) + u64::from(w.warp_idx());
+    if row_id >= p.a.n as u64 {
+        w.exit();
+        return Ok(());
+    }
+    let (a, k) = (&p.a, p.a.k as u32);
+    let first = lane.map(|l| l == 0);
+    if k == 0 {
+        return write_iterations(w, (p.out_iter, row_id), 0, &first).await;
+    }
+    let at = place_row(w, p, row_id)?;
+    let mut row = WideRow {
+        keys: vec![Lanes::splat(0u64); p.plan.keys_per_lane],
+        x: p.x,
+        input: at.input,
+        m: a.m as u32, // < 2^32: the plan checked
+        sign: a.sign(),
+        elem: p.elem,
+    };
+    let range = load_wide(w, a, &mut row, &lane).await?;
+    let s = search_wide(w, a, &row, range, &lane).await?;
+    cover_wide(p, &s);
+    let out = WideOut { out_val: p.out_val, out_idx: p.out_idx, out: at.out };
+    select_wide(w, &row, &s, (k, &lane), &out).await?;
+    if p.sorted && k > 1 {
+        w.syncwarp(FULL_MASK, "rtopk_wide_rows_impl: __syncwarp() (the selection's writes)")
+            .await?;
+        sort_wide(w, a, &row, &out, (k, &lane)).await?;
+    }
+    write_iterations(w, (p.out_iter, row_id), s.iterations, &first).await
+}
+
+/// Counts a row's search in the run's coverage (the simulator's report, no kernel state).
+fn cover_wide(p: &Params<'_>, s: &WideSearch) {
+    if s.key_phase {
+        p.covered(Branch::KeyPhase);
+    }
+    p.covered(match s.exit {
+        SearchExit::Hit => Branch::ExitHit,
+        SearchExit::Converged => Branch::ExitConverged,
+        SearchExit::Precision => Branch::ExitPrecision,
+        SearchExit::Recall => Branch::ExitRecall,
+        SearchExit::MaxIter => Branch::EarlyStop,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use topk_ref::{Element, Mode};
+
+    use super::*;
+
+    /// Every special f64 and i64 pattern's key is topk-ref's in both modes, and a number's key
+    /// gives its ordered value back (zero as +0.0).
+    #[test]
+    fn wide_keys_are_topk_refs() {
+        let floats = [
+            0.0f64,
+            -0.0,
+            1.5,
+            -2.25,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            -f64::MAX,
+            f64::from_bits(1),
+            f64::from_bits(SIGN64 | 1),
+            f64::NAN,
+            f64::from_bits(0xfff0_0000_0000_0001),
+            f64::from_bits(0x7ff0_0000_0000_1234),
+        ];
+        for v in floats {
+            for (mode, sign) in [(Mode::Largest, 1.0), (Mode::Smallest, -1.0)] {
+                let bits = v.to_bits();
+                assert_eq!(wide_key(ElemType::F64, bits, sign), v.key(mode), "{v:e} {mode:?}");
+            }
+            if !v.is_nan() {
+                let back = ordered_of_key64(number_key64(v));
+                assert_eq!(back.to_bits(), if v == 0.0 { 0 } else { v.to_bits() });
+            }
+        }
+        for v in [i64::MIN, i64::MIN + 1, -1, 0, 1, i64::MAX - 1, i64::MAX] {
+            for (mode, sign) in [(Mode::Largest, 1.0), (Mode::Smallest, -1.0)] {
+                assert_eq!(wide_key(ElemType::I64, v as u64, sign), v.key(mode), "{v} {mode:?}");
+                assert_eq!(reference_key64(ElemType::I64, v as u64, mode), v.key(mode));
+            }
+        }
+        assert!(ordered_of_key64(u64::MAX).is_nan() && ordered_of_key64(0).is_nan());
+    }
+
+    #[test]
+    fn midpoints_stay_finite() {
+        assert_eq!(midpoint64(f64::MAX, f64::MAX), f64::MAX);
+        assert_eq!(midpoint64(-f64::MAX, f64::MAX), 0.0);
+        assert_eq!(midpoint64(1.0, 2.0), 1.5);
+        assert_eq!(midpoint64(-f64::MAX, -f64::MAX * 0.5), -f64::MAX * 0.75);
+    }
+}
