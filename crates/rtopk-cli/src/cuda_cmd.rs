@@ -143,8 +143,8 @@ fn parse_strategy(name: &str) -> Result<Strategy, String> {
 }
 
 /// A strategy that cannot hold the shape asked for, a forced split that cannot split it, a
-/// 64-bit request the wide rows do not take, or a shape too large for the kernel's index types
-/// is a bad argument (exit 2).
+/// strategy forced on 64-bit rows (the wide rows hold them alone), or a shape too large for the
+/// kernel's index types is a bad argument (exit 2).
 fn refused(e: rtopk::cuda::CudaError) -> CliError {
     match e {
         rtopk::cuda::CudaError::Strategy { .. }

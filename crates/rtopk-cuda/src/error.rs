@@ -63,7 +63,7 @@ pub enum CudaError {
         /// Why not.
         why: &'static str,
     },
-    /// A 64-bit request the wide rows do not take (rtopk-plan's `wide`).
+    /// A 64-bit request the wide rows do not take (rtopk-plan's `wide`: a forced strategy).
     #[error("{elem} rows on the GPU: {why}")]
     Wide {
         /// The element type's name.

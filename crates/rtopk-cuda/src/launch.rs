@@ -23,7 +23,7 @@ use crate::plan::{Launch, Plan, Route, Strategy, plan, route};
 use crate::{CudaError, CudaTopK};
 use rtopk_plan::program::{
     BufferId, Content, Grid, INDICES, INPUT, Kernel, Program, Ragged, Region, RowArgs, Select,
-    Step, VALUES,
+    Step, Threshold, VALUES,
 };
 
 /// The arguments of every top-k entry point: `struct Params` of `kernels/common.cuh`, field
@@ -618,7 +618,7 @@ impl CudaTopK {
         counts: bool,
         ragged: Ragged,
     ) -> Result<Program, CudaError> {
-        crate::plan::program_ragged(launch, &self.limits, strategy, counts, ragged)
+        Ok(rtopk_plan::program_ragged(launch, &self.limits, strategy, counts, ragged)?)
     }
 
     /// Row-wise top-k of `x` (device, `n * m` values, row-major) into device buffers: values
@@ -881,22 +881,7 @@ impl CudaTopK {
         self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
         let Launch { n, m, .. } = program.launch;
         let bytes = |c: Content| content_bytes(types, c);
-        let mut addr = vec![0u64; program.buffers.len()];
-        addr[INPUT.0] = bufs.x;
-        addr[VALUES.0] = bufs.values;
-        addr[INDICES.0] = bufs.indices;
-        if let Some(it) = program.iterations() {
-            addr[it.0] = bufs.iterations;
-        }
-        for (i, b) in program.buffers.iter().enumerate() {
-            match b.content {
-                Content::Lengths => addr[i] = bufs.lengths,
-                Content::KPerRow => addr[i] = bufs.k_per_row,
-                Content::Hint => addr[i] = bufs.hint,
-                Content::Threshold => addr[i] = bufs.threshold,
-                _ => {}
-            }
-        }
+        let mut addr = caller_addresses(program, bufs);
 
         let mut temps = Vec::new();
         for (id, b) in program.temporaries() {
@@ -992,17 +977,7 @@ impl CudaTopK {
                     unsafe { self.launch(f, step.grid, stream, params, what) }?;
                 }
                 Kernel::Threshold(t) => {
-                    let (lengths, k_per_row) = rows(t.rows);
-                    let params = ThresholdParams {
-                        values: addr[t.values.0],
-                        threshold: addr[t.threshold.0],
-                        n_rows: t.n_rows,
-                        m: t.m,
-                        k: t.k,
-                        smallest,
-                        lengths,
-                        k_per_row,
-                    };
+                    let params = threshold_params(program, &addr, t);
                     // SAFETY: rtopk_row_threshold, whose arguments are ThresholdParams's fields
                     // (the layout test); one warp per row reads positions < k of its row of the
                     // values (n k, the caller's) and the per-row arrays (n each), and writes
@@ -1116,6 +1091,49 @@ fn content_bytes(types: DataTypes, content: Content) -> u64 {
         | Content::KPerRow
         | Content::Hint
         | Content::Threshold => 4,
+    }
+}
+
+/// The address of each buffer of `program` that the caller gives (`bufs`: the input, the
+/// outputs, the iteration counts, the per-row arrays — lengths, k per row and hints read, the
+/// thresholds written, whatever the element type), 0 for the rest (the temporaries, which
+/// [`CudaTopK::run_program`] allocates, and the arrays the program has none of).
+fn caller_addresses(program: &Program, bufs: RawBuffers) -> Vec<u64> {
+    let mut addr = vec![0u64; program.buffers.len()];
+    addr[INPUT.0] = bufs.x;
+    addr[VALUES.0] = bufs.values;
+    addr[INDICES.0] = bufs.indices;
+    if let Some(it) = program.iterations() {
+        addr[it.0] = bufs.iterations;
+    }
+    for (i, b) in program.buffers.iter().enumerate() {
+        match b.content {
+            Content::Lengths => addr[i] = bufs.lengths,
+            Content::KPerRow => addr[i] = bufs.k_per_row,
+            Content::Hint => addr[i] = bufs.hint,
+            Content::Threshold => addr[i] = bufs.threshold,
+            _ => {}
+        }
+    }
+    addr
+}
+
+/// The [`ThresholdParams`] of the threshold step `t` of `program` whose buffers lie at `addr`:
+/// the values output it reads (of the launch's element type, the 64-bit ones too: the unit is
+/// the element type's, `Unit::threshold(elem)`), the thresholds it writes (f32), the rows' own
+/// lengths and k where the request has them.
+fn threshold_params(program: &Program, addr: &[u64], t: &Threshold) -> ThresholdParams {
+    let ptr = |id: Option<BufferId>| id.map_or(0, |id| addr[id.0]);
+    let (lengths, k_per_row) = t.rows.map_or((0, 0), |r| (ptr(r.lengths), ptr(r.k_per_row)));
+    ThresholdParams {
+        values: addr[t.values.0],
+        threshold: addr[t.threshold.0],
+        n_rows: t.n_rows,
+        m: t.m,
+        k: t.k,
+        smallest: i32::from(program.launch.mode == Mode::Smallest),
+        lengths,
+        k_per_row,
     }
 }
 
@@ -1496,6 +1514,118 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A ragged 64-bit launch runs as a 32-bit one does: the wide rows' ragged twin reads the
+    /// caller's lengths, k per row and hints (the select's [`Params`] point at them, null where
+    /// the request has none), and where thresholds are wanted the 64-bit threshold unit
+    /// (`Unit::threshold(elem)`, a unit of the catalog) reads the values output (8-byte
+    /// elements) with the same lengths and k and writes the caller's thresholds. Hints and
+    /// thresholds are f32 whatever the element type; no temporaries (the rows are never split).
+    #[test]
+    fn a_ragged_64_bit_program_passes_every_per_row_array() {
+        let limits = rtopk_plan::DeviceLimits::preset("h100").unwrap();
+        let catalog = Unit::all();
+        let none = Ragged::default();
+        let all = Ragged { lengths: true, k_per_row: true, hint: true, threshold: true };
+        let raggeds = [
+            all,
+            Ragged { lengths: true, ..none },
+            Ragged { k_per_row: true, ..none },
+            Ragged { hint: true, ..none },
+            Ragged { threshold: true, ..none },
+            Ragged { lengths: true, threshold: true, ..none },
+        ];
+        let mut checked = 0;
+        for elem in ElemType::WIDE {
+            for (n, m, k) in [(5, 300, 7), (3, 5000, 40), (1, 1, 1), (9, 33, 33)] {
+                for (ragged, counts) in raggeds.iter().flat_map(|&r| [(r, false), (r, true)]) {
+                    let mode = if counts { Mode::Smallest } else { Mode::Largest };
+                    let bisect = topk_ref::Bisect::exact();
+                    let launch = Launch { n, m, k, mode, bisect, sorted: counts, elem };
+                    let what = format!("{elem:?} ({n}, {m}) k={k} {ragged:?} counts={counts}");
+                    let p = rtopk_plan::program_ragged(
+                        &launch,
+                        &limits,
+                        Strategy::Auto,
+                        counts,
+                        ragged,
+                    )
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    assert_eq!(p.temporaries().count(), 0, "{what}");
+                    assert_eq!(p.steps.len(), 1 + usize::from(ragged.threshold), "{what}");
+                    let on = |on: bool, at: u64| if on { at } else { 0 };
+                    let bufs = RawBuffers {
+                        x: 0x1000_0000,
+                        values: 0x2000_0000,
+                        indices: 0x3000_0000,
+                        iterations: on(counts, 0x4000_0000),
+                        lengths: on(ragged.lengths, 0x5000_0000),
+                        k_per_row: on(ragged.k_per_row, 0x6000_0000),
+                        hint: on(ragged.hint, 0x7000_0000),
+                        threshold: on(ragged.threshold, 0x8000_0000),
+                    };
+                    let addr = caller_addresses(&p, bufs);
+                    for index in [IndexType::U32, IndexType::I64] {
+                        let types = DataTypes { elem, index };
+                        for step in &p.steps {
+                            let unit = types.unit(step.unit);
+                            assert!(catalog.contains(&unit), "{what}: {unit} is a unit");
+                            assert_eq!(unit.elem_type(), elem, "{what}");
+                        }
+                        let select = types.unit(p.steps[0].unit);
+                        assert_eq!(select.family(), Family::WideRows, "{what}");
+                        assert_eq!(select.is_ragged(), ragged.any(), "{what}");
+                        let Kernel::Select(sel) = &p.steps[0].kernel else { panic!("{what}") };
+                        let params = select_params(&p, types, &addr, sel);
+                        assert_eq!(
+                            (params.x, params.out_val, params.out_idx, params.out_iter),
+                            (bufs.x, bufs.values, bufs.indices, bufs.iterations),
+                            "{what}"
+                        );
+                        assert_eq!(
+                            (params.lengths, params.k_per_row, params.hint),
+                            (bufs.lengths, bufs.k_per_row, bufs.hint),
+                            "{what}"
+                        );
+                        assert_eq!(
+                            (params.n_rows, params.m, params.k),
+                            (n as u64, m as u32, k as u32)
+                        );
+                        assert_eq!(params.sorted, i32::from(counts), "{what}");
+                        assert_eq!(params.smallest, i32::from(counts), "{what}");
+                        assert_eq!(content_bytes(types, Content::Values), 8);
+                        assert_eq!(content_bytes(types, Content::Hint), 4, "f32 hints");
+                        assert_eq!(content_bytes(types, Content::Threshold), 4, "f32 thresholds");
+                        if !ragged.threshold {
+                            continue;
+                        }
+                        let last = p.steps.last().unwrap();
+                        assert_eq!(types.unit(last.unit), Unit::threshold(elem), "{what}");
+                        let Kernel::Threshold(t) = &last.kernel else { panic!("{what}") };
+                        let params = threshold_params(&p, &addr, t);
+                        assert_eq!(
+                            (params.values, params.threshold),
+                            (bufs.values, bufs.threshold),
+                            "{what}"
+                        );
+                        assert_eq!(
+                            (params.lengths, params.k_per_row),
+                            (bufs.lengths, bufs.k_per_row),
+                            "{what}"
+                        );
+                        assert_eq!(
+                            (params.n_rows, params.m, params.k),
+                            (n as u64, m as u32, k as u32)
+                        );
+                        assert_eq!(params.smallest, i32::from(counts), "{what}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        // 2 types x 4 shapes x 3 arrays with thresholds x 2 counts x 2 index types
+        assert_eq!(checked, 96);
     }
 
     #[test]

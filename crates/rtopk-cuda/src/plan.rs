@@ -46,34 +46,6 @@ pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Resul
     Ok(rtopk_plan::plan(launch, limits, strategy)?)
 }
 
-/// The launch program of `launch` on a device of `limits` (rtopk-plan's
-/// [`rtopk_plan::program_ragged()`]), reading and writing the per-row arrays `ragged` names,
-/// the GPU's own refusal first: the threshold output of 64-bit rows ([`check_wide_outputs`]).
-pub fn program_ragged(
-    launch: &Launch,
-    limits: &DeviceLimits,
-    strategy: Strategy,
-    counts: bool,
-    ragged: Ragged,
-) -> Result<Program, CudaError> {
-    check_wide_outputs(launch, ragged)?;
-    Ok(rtopk_plan::program_ragged(launch, limits, strategy, counts, ragged)?)
-}
-
-/// Why the threshold output of 64-bit rows is refused ([`check_wide_outputs`]).
-pub const WIDE_THRESHOLD: &str = "the threshold output is not written by the kernel yet";
-
-/// The GPU's refusal of a 64-bit launch (f64, i64: the wide rows, rtopk-plan's `wide`) that
-/// writes each row's threshold (the program's `row_threshold` step): the threshold units hold
-/// 32-bit-key types only, so the plan's program would name a unit that does not exist
-/// ([`CudaError::Wide`]). Rows of their own length, k or hint are the plan's own refusal.
-pub fn check_wide_outputs(launch: &Launch, ragged: Ragged) -> Result<(), CudaError> {
-    if launch.elem.wide() && ragged.threshold {
-        return Err(CudaError::Wide { elem: launch.elem.name(), why: WIDE_THRESHOLD });
-    }
-    Ok(())
-}
-
 /// The route of `launch` (rtopk-plan's [`rtopk_plan::route()`]): its plan, or split rows;
 /// `counts`: whether iteration counts are wanted.
 pub fn route(

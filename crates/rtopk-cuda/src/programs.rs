@@ -77,7 +77,7 @@ impl Programs {
             return Ok(Arc::clone(p));
         }
         // planned outside the lock: another thread planning the same launch does no harm
-        let p = Arc::new(crate::plan::program_ragged(launch, limits, strategy, counts, ragged)?);
+        let p = Arc::new(rtopk_plan::program_ragged(launch, limits, strategy, counts, ragged)?);
         let mut planned = self.lock();
         if planned.len() >= MOST {
             planned.clear();
@@ -126,14 +126,17 @@ mod tests {
         assert!(programs.get(&limits, &bad, Strategy::Auto, false, none).is_err());
     }
 
-    /// A 64-bit launch is one wide-rows select step; with per-row arrays it is the plan's
-    /// refusal, with the threshold output the GPU's own ([`crate::plan::check_wide_outputs`]:
-    /// no threshold unit holds 64-bit keys), both [`CudaError::Wide`], never a program naming
-    /// a unit that does not exist. The 32-bit-key types write thresholds as ever.
+    /// A 64-bit launch is one wide-rows select step, plain or ragged: with per-row arrays the
+    /// step is the wide rows' ragged twin (`rtopk_wide_rows_ragged_<EPL>`), with the threshold
+    /// output a `row_threshold` step of the 64-bit threshold unit follows — each a program of
+    /// its own, kept like any other. A forced strategy is still [`CudaError::Wide`] (only
+    /// strategy auto holds 64-bit rows), ragged or not.
     #[test]
-    fn a_64_bit_launch_is_planned_plain_and_refused_ragged_or_with_thresholds() {
+    fn a_64_bit_launch_is_planned_plain_ragged_and_with_thresholds() {
         let limits = DeviceLimits::preset("h100").unwrap();
         let programs = Programs::default();
+        let none = Ragged::default();
+        let all = Ragged { lengths: true, k_per_row: true, hint: true, threshold: true };
         for elem in ElemType::WIDE {
             let launch = Launch {
                 n: 9,
@@ -144,20 +147,44 @@ mod tests {
                 sorted: true,
                 elem,
             };
-            let none = Ragged::default();
             let p = programs.get(&limits, &launch, Strategy::Auto, false, none).unwrap();
             assert_eq!(p.steps.len(), 1);
             assert_eq!(p.steps[0].unit.family(), rtopk_plan::Family::WideRows);
-            let threshold = Ragged { threshold: true, ..none };
-            let lengths = Ragged { lengths: true, ..none };
-            for (ragged, says) in [(threshold, "threshold"), (lengths, "own length")] {
-                let e = programs.get(&limits, &launch, Strategy::Auto, true, ragged).unwrap_err();
-                assert!(matches!(e, CudaError::Wide { .. }), "{e}");
-                assert!(e.to_string().contains(says) && e.to_string().contains(elem.name()));
+            assert!(!p.steps[0].unit.is_ragged());
+            for ragged in [
+                all,
+                Ragged { lengths: true, ..none },
+                Ragged { k_per_row: true, ..none },
+                Ragged { hint: true, ..none },
+                Ragged { threshold: true, ..none },
+            ] {
+                for counts in [false, true] {
+                    let what = format!("{elem:?} {ragged:?} counts={counts}");
+                    let p = programs.get(&limits, &launch, Strategy::Auto, counts, ragged);
+                    let p = p.unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let again = programs.get(&limits, &launch, Strategy::Auto, counts, ragged);
+                    assert!(Arc::ptr_eq(&p, &again.unwrap()), "{what}: planned once");
+                    let select = p.steps[0].unit;
+                    assert_eq!(select.family(), rtopk_plan::Family::WideRows, "{what}");
+                    assert_eq!(select.is_ragged(), ragged.any(), "{what}");
+                    assert_eq!(select.elem_type(), elem, "{what}");
+                    let names: Vec<_> = p.steps.iter().map(|s| s.name).collect();
+                    if ragged.threshold {
+                        use rtopk_plan::StepKind::{RowThreshold, SelectRows};
+                        assert_eq!(names, [SelectRows, RowThreshold], "{what}");
+                        assert_eq!(p.steps[1].unit, rtopk_plan::Unit::threshold(elem), "{what}");
+                    } else {
+                        assert_eq!(names.len(), 1, "{what}");
+                    }
+                }
             }
-            let narrow = Launch { elem: ElemType::I32, ..launch };
-            let p = programs.get(&limits, &narrow, Strategy::Auto, false, threshold).unwrap();
-            assert_eq!(p.steps.last().unwrap().name, rtopk_plan::StepKind::RowThreshold);
+            for strategy in Strategy::ALL.into_iter().filter(|&s| s != Strategy::Auto) {
+                for ragged in [none, all] {
+                    let e = programs.get(&limits, &launch, strategy, false, ragged).unwrap_err();
+                    assert!(matches!(e, CudaError::Wide { .. }), "{strategy:?}: {e}");
+                    assert!(e.to_string().contains(elem.name()), "{e}");
+                }
+            }
         }
     }
 

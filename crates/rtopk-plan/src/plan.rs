@@ -245,7 +245,7 @@ pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Resul
         }));
     }
     if elem.wide() {
-        return crate::wide::wide_plan(launch, strategy, false);
+        return crate::wide::wide_plan(launch, strategy);
     }
     if m > strategy.max_row(elem) {
         return Err(PlanError::Strategy { strategy, m, max_row: strategy.max_row(elem) });

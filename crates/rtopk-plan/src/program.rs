@@ -1183,7 +1183,8 @@ mod tests {
             assert_eq!(p.steps[0].unit.family(), family, "M={m} k={k} counts={counts}");
         }
         // 64-bit rows take the wide rows (crate::wide), which sort their own results, with
-        // or without counts; per-row arrays are refused for them
+        // or without counts; per-row arrays take their ragged twins, thresholds the 64-bit
+        // threshold unit
         for elem in ElemType::WIDE {
             for (m, k, counts) in [(50, 5, false), (9000, 100, true), (100_000, 2000, false)] {
                 let l = Launch { sorted: true, elem, ..launch(10, m, k) };
@@ -1194,9 +1195,22 @@ mod tests {
                 assert_eq!(p.iterations().is_some(), counts);
             }
             let l = Launch { elem, ..launch(10, 300, 5) };
-            let ragged = Ragged { lengths: true, ..Ragged::default() };
-            let e = program_ragged(&l, &h100(), Strategy::Auto, false, ragged).unwrap_err();
-            assert!(matches!(e, PlanError::Wide { .. }), "{e}");
+            let all = Ragged { lengths: true, k_per_row: true, hint: true, threshold: true };
+            for ragged in [all, Ragged { hint: true, ..Ragged::default() }] {
+                let p = program_ragged(&l, &h100(), Strategy::Auto, true, ragged).unwrap();
+                check(&p);
+                assert_eq!(
+                    p.steps[0].unit,
+                    Unit::wide(elem, crate::IndexType::U32, 16).with_ragged(true)
+                );
+                assert_eq!(
+                    p.steps[0].unit.to_string(),
+                    format!("rtopk_wide_rows_ragged_16{}", elem.suffix())
+                );
+            }
+            let p = program_ragged(&l, &h100(), Strategy::Auto, false, all).unwrap();
+            assert_eq!(names(&p), ["select_rows", "row_threshold"]);
+            assert_eq!(p.steps[1].unit, Unit::threshold(elem));
             let e = program(&l, &h100(), Strategy::Split, false).unwrap_err();
             assert!(matches!(e, PlanError::Wide { .. }), "{e}");
         }

@@ -16,7 +16,6 @@
 use crate::error::PlanError;
 use crate::pick::{pick_plan, picks};
 use crate::plan::{DeviceLimits, Launch, Plan, Strategy, plan};
-use crate::wide::wide_plan;
 
 /// The narrowest chunk: one warp row of 64 keys per lane.
 pub const MIN_CHUNK: usize = 2048;
@@ -151,10 +150,8 @@ pub(crate) fn route_of(
 ) -> Result<Route, PlanError> {
     let whole = |s| plan(launch, limits, s).map(Route::Direct);
     if launch.elem.wide() {
-        // the request's own errors first (plan), then the wide rows' (crate::wide)
-        let whole = plan(launch, limits, strategy)?;
-        return if ragged { wide_plan(launch, strategy, true) } else { Ok(whole) }
-            .map(Route::Direct);
+        // one kernel holds 64-bit rows, plain or ragged (crate::wide): never split
+        return plan(launch, limits, strategy).map(Route::Direct);
     }
     match strategy {
         Strategy::Auto if picks(launch, counts, ragged) => pick_plan(launch).map(Route::Direct),

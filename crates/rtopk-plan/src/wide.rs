@@ -6,7 +6,8 @@
 //! index order, and sorted output written by the kernel itself.
 //!
 //! Every 64-bit request takes this one kernel: the other families hold 32-bit keys. Rows of
-//! their own length, k or hint (docs/contract.md §5) are not taken yet.
+//! their own length, k or hint (docs/contract.md §5) take its ragged twins
+//! (`rtopk_wide_rows_ragged_<EPL>`), the threshold output the 64-bit threshold units.
 
 use topk_ref::check_shape;
 
@@ -21,16 +22,13 @@ pub const WIDE_WARPS: u32 = 4;
 /// The wide-rows plan of `launch` (a 64-bit element type): one warp per row, [`WIDE_WARPS`]
 /// rows per block, the narrowest width of [`WIDE_WIDTHS`] that holds the row in registers (the
 /// widest past `32 * 32`), no sort launch (the kernel sorts its own results: the program's
-/// `Select::sorted`). Only [`Strategy::Auto`] holds 64-bit rows, and only plain rows.
-pub fn wide_plan(launch: &Launch, strategy: Strategy, ragged: bool) -> Result<Plan, PlanError> {
+/// `Select::sorted`). Only [`Strategy::Auto`] holds 64-bit rows. (The program makes the unit
+/// its ragged twin where the rows read per-row arrays.)
+pub fn wide_plan(launch: &Launch, strategy: Strategy) -> Result<Plan, PlanError> {
     let Launch { n, m, k, elem, .. } = *launch;
     check_shape(m, k)?;
     if strategy != Strategy::Auto {
         return Err(PlanError::Wide { elem: elem.name(), why: "only strategy auto holds them" });
-    }
-    if ragged {
-        let why = "rows of their own length, k or hint are not taken on the GPU yet";
-        return Err(PlanError::Wide { elem: elem.name(), why });
     }
     // the kernel steps through a row by 32 in u32 (count_wide, load_wide, select_wide)
     if m > (u32::MAX - 32) as usize {
@@ -71,7 +69,7 @@ mod tests {
         for elem in ElemType::WIDE {
             for (n, m, k) in [(1, 1, 1), (5, 256, 16), (1000, 8192, 2048), (3, 1 << 24, 7)] {
                 let sorted = Launch { sorted: true, ..launch(n, m, k, elem) };
-                let p = wide_plan(&sorted, Strategy::Auto, false).unwrap();
+                let p = wide_plan(&sorted, Strategy::Auto).unwrap();
                 assert_eq!(p.family(), Family::WideRows);
                 assert_eq!(p.unit.elem_type(), elem);
                 assert_eq!((p.grid as usize, p.block), (n.div_ceil(4), 128));
@@ -82,25 +80,22 @@ mod tests {
         // the narrowest width that holds the row, the widest past 1024
         for (m, epl) in [(1, 8), (256, 8), (257, 16), (512, 16), (768, 24), (1024, 32), (5000, 32)]
         {
-            let p = wide_plan(&launch(3, m, 1, ElemType::F64), Strategy::Auto, false).unwrap();
+            let p = wide_plan(&launch(3, m, 1, ElemType::F64), Strategy::Auto).unwrap();
             let name = format!("rtopk_wide_rows_{epl}_f64");
             assert_eq!((p.keys_per_lane, p.unit.to_string()), (epl, name));
         }
     }
 
     #[test]
-    fn forced_strategies_ragged_rows_and_bad_shapes_are_errors() {
+    fn forced_strategies_and_bad_shapes_are_errors() {
         let l = launch(4, 300, 3, ElemType::I64);
         for s in Strategy::ALL.into_iter().filter(|&s| s != Strategy::Auto) {
-            let e = wide_plan(&l, s, false).unwrap_err().to_string();
+            let e = wide_plan(&l, s).unwrap_err().to_string();
             assert!(e.contains("int64") && e.contains("strategy auto"), "{e}");
         }
-        assert!(
-            wide_plan(&l, Strategy::Auto, true).unwrap_err().to_string().contains("own length")
-        );
-        assert!(wide_plan(&launch(4, 3, 4, ElemType::F64), Strategy::Auto, false).is_err());
-        assert!(wide_plan(&launch(4, 0, 0, ElemType::F64), Strategy::Auto, false).is_err());
+        assert!(wide_plan(&launch(4, 3, 4, ElemType::F64), Strategy::Auto).is_err());
+        assert!(wide_plan(&launch(4, 0, 0, ElemType::F64), Strategy::Auto).is_err());
         let huge = launch(usize::MAX / 2, 8, 1, ElemType::F64);
-        assert!(matches!(wide_plan(&huge, Strategy::Auto, false), Err(PlanError::TooLarge { .. })));
+        assert!(matches!(wide_plan(&huge, Strategy::Auto), Err(PlanError::TooLarge { .. })));
     }
 }

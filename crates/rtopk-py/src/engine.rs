@@ -78,7 +78,8 @@ fn cuda_class(e: &CudaError) -> Class {
     match e {
         CudaError::NoDriver | CudaError::NoNvrtc => Class::CudaUnavailable,
         CudaError::TopK(t) => topk_class(t),
-        // a shape past the kernels' index types, a 64-bit request the wide rows do not take
+        // a shape past the kernels' index types, a 64-bit request the wide rows do not take (a
+        // strategy forced on them)
         CudaError::TooLarge { .. } | CudaError::Wide { .. } => Class::Value,
         _ => Class::Cuda,
     }

@@ -23,6 +23,7 @@ from oracle import (
     ks_for,
     same_bits,
 )
+from rows64 import hints_64, ragged_64, wide_matrix
 
 SPEC_NAMES = [
     "heap",
@@ -198,38 +199,11 @@ def test_iterations_are_bisects_and_the_simulators() -> None:
                     assert sim.clean, sim.diagnostics
 
 
-def wide_matrix(n: int, m: int, dtype: Any, seed: int) -> Any:
-    """``(n, m)`` float64 or int64 rows to break a 64-bit kernel: hostile float32 rows widened,
-    a quarter with low bits of their own (equal as float32, apart as float64), float64
-    subnormals; int64 ends, 0, ties, values apart in their low bits only, any 64 bits."""
-    rng = np.random.default_rng(seed)
-    pick = rng.random((n, m))
-    if dtype == np.float64:
-        with np.errstate(invalid="ignore"):  # signalling NaNs widen quiet, payloads kept
-            x = hostile_matrix(n, m, "hostile", seed).astype(np.float64)
-        jitter = rng.integers(1, 1 << 28, (n, m), dtype=np.uint64)
-        apart = np.isfinite(x) & (x != 0) & (pick < 0.25)
-        x = np.where(apart, (x.view(np.uint64) ^ jitter).view(np.float64), x)
-        sub = rng.integers(1, 1 << 52, (n, m), dtype=np.uint64).view(np.float64)
-        return np.ascontiguousarray(np.where(pick > 0.95, -sub, x))
-    info = np.iinfo(np.int64)
-    edges = np.array([info.min, info.min + 1, -1, 0, 1, info.max - 1, info.max], dtype=np.int64)
-    anything = rng.integers(info.min, info.max, (n, m), dtype=np.int64, endpoint=True)
-    ties = rng.integers(-2, 3, (n, m)).astype(np.int64)
-    low = (1 << 40) + rng.integers(0, 64, (n, m)).astype(np.int64)
-    x = np.where(
-        pick < 0.2,
-        edges[rng.integers(0, len(edges), (n, m))],
-        np.where(pick < 0.5, ties, np.where(pick < 0.6, low, anything)),
-    )
-    return np.ascontiguousarray(x, dtype=np.int64)
-
-
 @pytest.mark.parametrize("dtype", [np.float64, np.int64])
 def test_the_simulated_kernel_takes_64_bit_rows_as_bisect(dtype: Any) -> None:
     # the simulator's wide rows (every unit width, and rows past them): bisect's values (the
     # input's bits), indices and iteration counts, exact and approximate, both modes and
-    # orders; rows of their own length are the launch plan's ValueError
+    # orders (ragged requests on them: the test below)
     for n, m in ((5, 33), (3, 256), (2, 600), (1, 1500)):
         x = wide_matrix(n, m, dtype, seed=m)
         for k in sorted({1, m // 3, m - 1, m}):
@@ -246,16 +220,65 @@ def test_the_simulated_kernel_takes_64_bit_rows_as_bisect(dtype: Any) -> None:
                         s.values.view(np.int64), b.values.view(np.int64), err_msg=case
                     )
                     np.testing.assert_array_equal(s.iterations, b.iterations, err_msg=case)
-    x = wide_matrix(3, 50, dtype, seed=1)
-    says = f"{np.dtype(dtype)} rows on the GPU"
-    with pytest.raises(ValueError, match=says):
-        rtopk.topk(x, 3, algo="sim", lengths=[50, 1, 2])
-    with pytest.raises(ValueError, match=says):
-        rtopk.topk(x, [1, 2, 3], algo="sim")
-    with pytest.raises(ValueError, match=says):
-        rtopk.topk(x, 3, algo="cuda", hint=[0.0, 1.0, 2.0])  # refused before any GPU
     plain = rtopk.topk(x, 3, algo="sim", return_threshold=True)  # read off the selection
-    assert plain.threshold.shape == (3,)
+    assert plain.threshold.shape == (x.shape[0],)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_the_simulated_kernel_takes_ragged_64_bit_rows_as_bisect(dtype: Any) -> None:
+    # the simulator's wide rows' ragged twins and 64-bit threshold step: rows of their own
+    # length, a k per row, hints of every kind (beyond +-2^63 and fractional on int64 rows)
+    # and the threshold output give bisect's indices (padding -1), value bits (padding 0),
+    # iteration counts (with the same hints) and thresholds, bit for bit
+    compared = 0
+    for n, m in ((13, 33), (12, 256), (7, 600), (5, 1500)):
+        x = wide_matrix(n, m, dtype, seed=m + 7)
+        for width in (m, max(1, m // 3)):
+            lengths, ks = ragged_64(n, m, width, seed=m + width)
+            for largest, sorted_ in ((True, False), (False, True)):
+                for extra in ({}, {"max_iter": 3}, {"recall": 0.8}):
+                    kw: Any = dict(
+                        largest=largest,
+                        sorted=sorted_,
+                        return_iterations=True,
+                        return_threshold=True,
+                    )
+                    kw.update(extra)
+                    for per_row in (dict(lengths=lengths), dict(lengths=lengths, k=ks)):
+                        k = per_row.get("k", width)
+                        base = dict(kw, lengths=per_row["lengths"])
+                        own = rtopk.topk(x, k, algo="bisect", **base).threshold
+                        for hint in (None, hints_64(own, seed=m + width)):
+                            args = base if hint is None else dict(base, hint=hint)
+                            s = rtopk.topk(x, k, algo="sim", **args)
+                            b = rtopk.topk(x, k, algo="bisect", **args)
+                            case = f"{np.dtype(dtype)} ({n}, {m}) k={k} {kw} hint={hint}"
+                            assert s.values.dtype == dtype, case
+                            np.testing.assert_array_equal(s.indices, b.indices, err_msg=case)
+                            np.testing.assert_array_equal(
+                                s.values.view(np.int64), b.values.view(np.int64), err_msg=case
+                            )
+                            np.testing.assert_array_equal(s.iterations, b.iterations, case)
+                            np.testing.assert_array_equal(
+                                s.threshold.view(np.int32), b.threshold.view(np.int32), case
+                            )
+                            selected = np.minimum(np.broadcast_to(k, (n,)), lengths)
+                            for r in range(n):
+                                assert (s.indices[r, selected[r] :] == -1).all(), case
+                                assert (s.values[r, selected[r] :].view(np.int64) == 0).all()
+                                if selected[r] == 0:  # NaN; a NaN value may be one too
+                                    assert np.isnan(s.threshold[r]), case
+                            compared += 1
+    assert compared >= 192, compared  # 4 shapes, 2 widths, 2 orders, 3 searches, 2 x 2
+    # hints alone on whole rows, one k
+    x = wide_matrix(9, 300, dtype, seed=3)
+    own = rtopk.topk(x, 17, algo="bisect", return_threshold=True).threshold
+    h = hints_64(own, seed=4)
+    s = rtopk.topk(x, 17, algo="sim", hint=h, return_iterations=True, return_threshold=True)
+    b = rtopk.topk(x, 17, algo="bisect", hint=h, return_iterations=True, return_threshold=True)
+    np.testing.assert_array_equal(s.indices, b.indices)
+    np.testing.assert_array_equal(s.iterations, b.iterations)
+    np.testing.assert_array_equal(s.threshold.view(np.int32), own.view(np.int32))
 
 
 def test_approximate_mode_returns_k_distinct_valid_indices() -> None:

@@ -359,6 +359,18 @@ def test_the_device_request_holds_placeholders_and_is_cached() -> None:
         _request.device_request(heap, "float32", "cuda:0", 5, 40, False, True, False)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_the_device_request_of_64_bit_rows_holds_every_per_row_input(dtype: str) -> None:
+    # the request the CUDA path (and the op's fake) builds for a float64 / int64 CUDA tensor
+    # with lengths, a k per row, hints and the threshold output: checked and taken, no device
+    # needed (the kernel's wide rows take them all)
+    a = _request.ask(0, False, True, "auto", None, 0.0, False, None, True)
+    r = _request.device_request(a._replace(k=9), dtype, "cuda:0", 6, 300, True, True, True)
+    assert r.ragged and r.threshold and r.dtype == dtype and r.check(300, 6) == 9
+    one = _request.device_request(a._replace(k=4), dtype, "cuda:0", 6, 300, False, True, False)
+    assert one.check(300, 6) == 4 and "lengths=<given>" in repr(one)
+
+
 def test_per_row_shapes_are_checked_without_values() -> None:
     _request.check_per_row_shape("k", (3, 4), (3, 4))
     _request.check_per_row_shape("k", (12,), (3, 4))

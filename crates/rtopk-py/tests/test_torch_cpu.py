@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed (CI): torch 
 import rtopk  # noqa: E402
 import rtopk.ops  # noqa: E402
 from oracle import canonical_along, hostile_matrix, same_bits  # noqa: E402
+from rows64 import hints_64, ragged_64, wide_matrix  # noqa: E402
 
 
 def tie_free(*shape: int, seed: int = 0) -> Any:
@@ -182,11 +183,11 @@ def test_errors_on_tensors() -> None:
         rtopk.topk(x, 5)
     with pytest.raises(TypeError, match="complex64"):
         rtopk.topk(x.to(torch.complex64), 1)
-    # the simulated kernel takes int64 and float64 rows (its 64-bit wide rows), plain ones
+    # the simulated kernel takes int64 and float64 rows (its 64-bit wide rows), ragged too
     v, i = rtopk.topk(x.long(), 1, algo="sim")
     assert v.dtype == torch.int64 and i.shape == (2, 1)
-    with pytest.raises(ValueError, match="int64 rows on the GPU: rows of their own length"):
-        rtopk.topk(x.long(), 1, algo="sim", lengths=[4, 2])
+    got = rtopk.topk(x.long(), 1, algo="sim", lengths=[4, 0])
+    assert got.indices.tolist() == [[0], [-1]]
     v, i = rtopk.topk(x.bfloat16(), 1, algo="sim")  # the simulated kernel takes bfloat16
     assert v.dtype == torch.bfloat16 and i.shape == (2, 1)
     v, i = rtopk.topk(x.short(), 1, algo="sim")  # and integers of at most 32 bits
@@ -325,3 +326,65 @@ def test_per_row_inputs_under_torch_compile_need_the_width() -> None:
 
     with pytest.raises(Exception, match=r"needs width="):
         g(x, k)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_ragged_64_bit_tensors_on_the_simulator_are_bisect(dtype: str) -> None:
+    # float64 / int64 CPU tensors with lengths=, a per-row k (a tensor), hint= of every kind
+    # (beyond +-2^63 and fractional on int64 rows) and return_threshold= on the simulated
+    # kernel's wide rows: the CPU bisection's indices (padding -1), value bits (padding 0),
+    # iteration counts and thresholds, bit for bit
+    dt = getattr(torch, dtype)
+    compared = 0
+    for n, m in ((13, 33), (9, 300), (4, 1100)):
+        x = torch.from_numpy(wide_matrix(n, m, getattr(np, dtype), seed=n * m))
+        for width in (m, max(1, m // 4)):
+            lengths, ks = ragged_64(n, m, width, seed=m - width)
+            for largest, sorted_ in ((True, False), (False, True)):
+                kw: Any = dict(
+                    largest=largest,
+                    sorted=sorted_,
+                    lengths=torch.from_numpy(lengths),
+                    return_iterations=True,
+                    return_threshold=True,
+                )
+                for k in (torch.from_numpy(ks), width):
+                    own = rtopk.topk(x, k, algo="bisect", **kw).threshold
+                    for hint in (None, torch.from_numpy(hints_64(own.numpy(), seed=n + m))):
+                        args = kw if hint is None else dict(kw, hint=hint)
+                        s = rtopk.topk(x, k, algo="sim", **args)
+                        b = rtopk.topk(x, k, algo="bisect", **args)
+                        case = f"{dtype} ({n}, {m}) k={k} {largest} {sorted_} hint={hint}"
+                        assert s.values.dtype == dt, case
+                        assert torch.equal(s.indices, b.indices), case
+                        assert torch.equal(s.values.view(torch.int64), b.values.view(torch.int64))
+                        assert torch.equal(s.iterations, b.iterations), case
+                        assert torch.equal(
+                            s.threshold.view(torch.int32), b.threshold.view(torch.int32)
+                        )
+                        compared += 1
+    assert compared >= 48, compared  # 3 shapes, 2 widths, 2 orders, 2 k, with and without hints
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_fake_64_bit_cuda_tensors_take_per_row_inputs_and_thresholds(dtype: str) -> None:
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    # a fake float64 / int64 CUDA tensor takes the op's fake implementation with every per-row
+    # input and the threshold output (no GPU needed): values in the input's dtype
+    dt = getattr(torch, dtype)
+    with FakeTensorMode():
+        x = torch.empty(4, 10, dtype=dt, device="cuda")
+        got = rtopk.topk(
+            x,
+            torch.full((4,), 2, device="cuda"),
+            lengths=torch.full((4,), 5, device="cuda"),
+            hint=torch.zeros(4, device="cuda"),
+            width=3,
+            return_threshold=True,
+            return_iterations=True,
+        )
+        assert got.values.shape == (4, 3) and got.values.dtype == dt
+        assert got.indices.shape == (4, 3) and got.indices.dtype == torch.int64
+        assert got.threshold.shape == (4,) and got.threshold.dtype == torch.float32
+        assert got.iterations.shape == (4,)

@@ -19,6 +19,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed: GPU tests s
 import rtopk  # noqa: E402
 import rtopk.ops  # noqa: E402
 from oracle import FAMILIES, canonical_rows, hostile_matrix, same_bits  # noqa: E402
+from rows64 import hints_64, ragged_64  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     not torch.cuda.is_available(), reason="no CUDA device: GPU tests skipped"
@@ -317,10 +318,10 @@ def test_errors_on_cuda_tensors() -> None:
         rtopk.topk(x, 5)
     with pytest.raises(ValueError, match="does not run here"):
         rtopk.topk(x, 1, algo="heap")
-    # float64 and int64 rows are taken (test_64_bit_cuda_tensors_...), ragged ones are not
+    # float64 and int64 rows are taken (test_64_bit_cuda_tensors_...), ragged ones too
     assert rtopk.topk(x.double(), 1).values.dtype == torch.float64
-    with pytest.raises(ValueError, match="float64 rows on the GPU"):
-        rtopk.topk(x.double(), 1, lengths=[4, 2])
+    got = rtopk.topk(x.double(), 1, lengths=[4, 0], return_threshold=True)
+    assert got.indices.tolist() == [[0], [-1]] and got.threshold.isnan().tolist() == [False, True]
     with pytest.raises(TypeError, match="complex64"):
         rtopk.topk(x.to(torch.complex64), 1)
     with pytest.raises(ValueError, match="cannot be combined"):
@@ -500,30 +501,148 @@ def test_64_bit_cuda_tensors_in_the_op_and_under_torch_compile(dtype: str) -> No
     assert v.dtype == dt and torch.equal(i.cpu(), want.indices), dt
 
 
+def same_answer(got: Any, want: Any, case: str) -> None:
+    """``got`` (CUDA) is ``want`` (CPU) bit for bit: indices (padding -1), value bits (padding
+    0), iteration counts where both have them, thresholds."""
+    assert torch.equal(got.indices.cpu(), want.indices), case
+    assert torch.equal(got.values.cpu().view(torch.int64), want.values.view(torch.int64)), case
+    if got.iterations is not None and want.iterations is not None:
+        assert torch.equal(got.iterations.cpu(), want.iterations), case
+    assert torch.equal(got.threshold.cpu().view(torch.int32), want.threshold.view(torch.int32))
+
+
 @needs_launch
 @pytest.mark.parametrize("dtype", ["float64", "int64"])
-def test_ragged_64_bit_cuda_tensors_raise_the_plans_error(dtype: str) -> None:
-    # the wide rows take plain requests only: per-row inputs (host or device) and the
-    # threshold output are refused with the launch plan's message, nothing written
+def test_ragged_64_bit_cuda_tensors_equal_the_cpu_bisection(dtype: str) -> None:
+    # the wide rows' ragged twins and the 64-bit threshold step on float64 / int64 CUDA tensors
+    # (every unit width and rows past them): lengths=, a per-row k, hint= of every kind (beyond
+    # +-2^63 and fractional on int64 rows) and return_threshold=, as host values and as device
+    # tensors, give the CPU bisection's indices (padding -1), value bits (padding 0), iteration
+    # counts (with the same hints) and thresholds, bit for bit
     dt = getattr(torch, dtype)
-    x = hostile64(4, 50, dt, seed=3).cuda()
-    says = f"{dtype} rows on the GPU"
-    on_gpu = torch.tensor([50, 1, 2, 3], device="cuda")
-    for kwargs in (
-        {"lengths": [50, 1, 2, 3]},
-        {"lengths": on_gpu},
-        {"hint": [0.5, 1.0, -1.0, 0.0]},
-        {"return_threshold": True},
-    ):
-        with pytest.raises(ValueError, match=says):
-            rtopk.topk(x, 3, **kwargs)
-    with pytest.raises(ValueError, match=says):
-        rtopk.topk(x, [1, 2, 3, 0])
-    with pytest.raises(ValueError, match=says):
-        rtopk.topk(x, on_gpu.clamp(max=3), width=3)
-    # the same rows on the CPU take them all
-    ragged = rtopk.topk(x.cpu(), 3, lengths=[50, 1, 2, 3], return_threshold=True)
-    assert ragged.indices[1].tolist() == [0, -1, -1]
+    compared = 0
+    shapes = ((37, 7), (41, 33), (26, 256), (13, 257), (11, 700), (9, 1000), (5, 1025), (3, 3001))
+    for n, m in shapes:
+        x = hostile64(n, m, dt, seed=n + m)
+        xc = x.cuda()
+        for width in (m, max(1, m // 3)):
+            lengths, ks = ragged_64(n, m, width, seed=m + width)
+            for largest, sorted_ in ((True, False), (False, True), (True, True)):
+                for k, ll in ((ks, lengths), (width, lengths), (ks, None)):
+                    kw: Any = dict(
+                        largest=largest,
+                        sorted=sorted_,
+                        return_iterations=True,
+                        return_threshold=True,
+                    )
+                    if ll is not None:
+                        kw["lengths"] = ll
+                    own = rtopk.topk(x, k, algo="bisect", **kw).threshold
+                    for hint in (None, hints_64(own.numpy(), seed=n * m)):
+                        args = kw if hint is None else dict(kw, hint=hint)
+                        want = rtopk.topk(x, k, algo="bisect", **args)
+                        case = f"{dtype} ({n}, {m}) k={k} {args}"
+                        # host per-row values (checked, then copied to the GPU)
+                        got = rtopk.topk(xc, k, **args)
+                        assert got.values.dtype == dt and got.threshold.device == xc.device
+                        same_answer(got, want, case)
+                        # device tensors, a per-row k with its width
+                        dev = {
+                            key: torch.from_numpy(v).cuda() if isinstance(v, np.ndarray) else v
+                            for key, v in args.items()
+                        }
+                        if isinstance(k, np.ndarray):
+                            kd = torch.from_numpy(k).cuda()
+                            got = rtopk.topk(xc, kd, width=int(k.max()), **dev)
+                        else:
+                            got = rtopk.topk(xc, k, **dev)
+                        same_answer(got, want, f"device, {case}")
+                        # without counts the same answer (the wide rows are never split)
+                        quiet = dict(dev, return_iterations=False)
+                        got = rtopk.topk(xc, kd if isinstance(k, np.ndarray) else k, **quiet)
+                        same_answer(got, want, f"no counts, {case}")
+                        compared += 3
+    # 8 shapes, 2 widths, 3 orders, 3 per-row sets, with and without hints, 3 calls
+    assert compared >= 8 * 2 * 3 * 3 * 2 * 3, compared
+
+
+@needs_launch
+@pytest.mark.parametrize("dtype", ["float64", "int64"])
+def test_ragged_64_bit_cuda_tensors_under_a_cuda_graph_the_op_and_torch_compile(
+    dtype: str,
+) -> None:
+    dt = getattr(torch, dtype)
+    n, m, width = 64, 700, 40
+    lengths, ks = ragged_64(n, m, width, seed=2)
+    static_x = hostile64(n, m, dt, seed=1).cuda()
+    static_k = torch.from_numpy(ks).int().cuda()
+    static_len = torch.from_numpy(lengths).cuda()
+    static_hint = torch.zeros(n, device="cuda")
+
+    def call() -> Any:
+        return rtopk.topk(
+            static_x,
+            static_k,
+            lengths=static_len,
+            hint=static_hint,
+            width=width,
+            return_threshold=True,
+        )
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):  # warm-up: build the kernels, fill the allocator's pool
+            call()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = call()
+    for seed in range(3):
+        x = hostile64(n, m, dt, seed=10 + seed)
+        lengths, ks = ragged_64(n, m, width, seed=20 + seed)
+        own = rtopk.topk(x, ks, lengths=lengths, algo="bisect", return_threshold=True).threshold
+        hint = hints_64(own.numpy(), seed=seed)
+        static_x.copy_(x)
+        static_k.copy_(torch.from_numpy(ks))
+        static_len.copy_(torch.from_numpy(lengths))
+        static_hint.copy_(torch.from_numpy(hint))
+        graph.replay()
+        torch.cuda.synchronize()
+        want = rtopk.topk(
+            x, ks, lengths=lengths, hint=hint, width=width, algo="bisect", return_threshold=True
+        )
+        same_answer(out, want, f"{dtype} replay {seed}")
+    # the op: opcheck on rows without NaNs (its outputs are compared without equal_nan; every
+    # row selects something, so no threshold is NaN)
+    x = hostile64(6, 300, dt, seed=3).cuda()
+    if x.is_floating_point():
+        x = torch.nan_to_num(x, nan=0.0)
+    k = torch.tensor([1, 5, 19, 3, 7, 2], device="cuda")
+    ll = torch.tensor([300, 17, 250, 3, 299, 9], device="cuda")
+    hint = torch.tensor([0.5, float("nan"), 1e19, -2.5, float("inf"), 0.0], device="cuda")
+    op = torch.ops.rtopk.topk.default
+    args = (x, 19, -1, True, True, "auto", None, 0.0, 64, True, k, ll, hint, True)
+    result = torch.library.opcheck(op, args)
+    assert all(v == "SUCCESS" for v in result.values()), (dtype, result)
+    want = rtopk.topk(
+        x.cpu(),
+        k.cpu(),
+        lengths=ll.cpu(),
+        hint=hint.cpu(),
+        width=19,
+        algo="bisect",
+        return_threshold=True,
+    )
+
+    def f(t: Any, kk: Any, lengths: Any, h: Any) -> Any:
+        return rtopk.topk(t, kk, lengths=lengths, hint=h, width=19, return_threshold=True)
+
+    for mode in (None, "reduce-overhead"):  # the second: CUDA graphs through inductor
+        compiled = torch.compile(f, fullgraph=True, mode=mode)
+        for _ in range(3):
+            got = compiled(x, k, ll, hint)
+        same_answer(got, want, f"{dtype} torch.compile mode={mode}")
 
 
 def test_numpy_input_with_algo_cuda_goes_through_the_gpu() -> None:

@@ -424,9 +424,8 @@ impl dyn Algorithm + '_ {
 
 /// An element type the kernel takes — every [`Value`]: `f32`, `f16`, `bf16`, the integers `i8`,
 /// `u8`, `i16`, `i32` on 32-bit keys, and `f64` and `i64` on 64-bit keys (the wide rows,
-/// docs/kernel.md "64-bit rows": plain requests only; rows of their own length, k or hint are
-/// refused by the launch plan) — with a device form (the simulator's and the GPU's element
-/// types, docs/kernel.md).
+/// docs/kernel.md "64-bit rows", plain or ragged) — with a device form (the simulator's and
+/// the GPU's element types, docs/kernel.md).
 pub trait KernelElement: Value + rtopk_cuda::DeviceElement {}
 
 impl KernelElement for f32 {}

@@ -44,8 +44,8 @@ pub const ALL_DTYPES: &[Dtype] = &Dtype::ALL;
 pub const F32_ONLY: &[Dtype] = &[Dtype::Float32];
 /// The kernel's types (the simulator and the GPU): every type — `f32`, `f16`, `bf16` and the
 /// integers `i8`, `u8`, `i16`, `i32` on 32-bit keys (docs/kernel.md, "Integer rows"), `f64`
-/// and `i64` on 64-bit keys (the wide rows, docs/kernel.md "64-bit rows": plain requests
-/// only; the launch plan refuses rows of their own length, k or hint on them).
+/// and `i64` on 64-bit keys (the wide rows, docs/kernel.md "64-bit rows"), every request on
+/// each: rows of their own length, a k per row, hints and thresholds too.
 pub const KERNEL_DTYPES: &[Dtype] = ALL_DTYPES;
 /// Every type with a key of at most 32 bits (all but `f64` and `i64`): the baselines whose
 /// design is defined for 32-bit keys (`topk_ref::RowSelect::max_key_bits`).
@@ -84,7 +84,7 @@ pub(crate) const BISECT_CPU: Capabilities =
     Capabilities { iterations: true, bisection_params: true, ..ROW_CPU };
 /// The RTop-K kernel on the warp simulator (every element type: 64-bit rows on the wide
 /// rows); rows of their own length and k per row, threshold hints (with `bisect`'s counts)
-/// and the threshold output (of 32-bit keys: the plan refuses ragged 64-bit rows).
+/// and the threshold output, of every element type.
 pub(crate) const SIM: Capabilities = Capabilities {
     work_counters: false,
     diagnostics: true,
@@ -94,8 +94,8 @@ pub(crate) const SIM: Capabilities = Capabilities {
 };
 /// The RTop-K kernel on the GPU (every element type; 16-bit rows from compute capability 8.0:
 /// docs/kernel.md); rows of their own length and k per row, threshold hints (with `bisect`'s
-/// counts) and the threshold output, on whole-row routes (of 32-bit keys: the plan refuses
-/// ragged 64-bit rows).
+/// counts) and the threshold output, on whole-row routes (64-bit rows too: the wide rows'
+/// ragged twins and the 64-bit threshold units).
 pub(crate) const CUDA: Capabilities = Capabilities {
     device: Device::Gpu,
     work_counters: false,

@@ -96,11 +96,7 @@ pub(crate) fn launch_of(request: &Request, shape: Shape) -> Result<(Launch, Data
         IndexWidth::U32 => IndexType::U32,
         IndexWidth::I64 => IndexType::I64,
     };
-    let launch = request.launch((n, m, k), elem);
-    // on device buffers the kernel writes the thresholds too: the 64-bit rows take neither
-    // them nor per-row arrays (the plan's typed refusal, before any device is opened)
-    crate::kernel::check_wide(Gpu::NAME, &launch, ragged_of(request))?;
-    Ok((launch, DataTypes { elem, index }))
+    Ok((request.launch((n, m, k), elem), DataTypes { elem, index }))
 }
 
 /// `true` when the kernels a [`select_raw`] of `request` on `shape` launches are built and

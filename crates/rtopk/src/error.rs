@@ -174,7 +174,7 @@ impl Error {
     pub fn is_user_error(&self) -> bool {
         match self {
             Error::TopK(_) | Error::Baseline(_) => true,
-            // a request the GPU's plan does not take (64-bit rows of their own length, ...)
+            // a request the GPU's plan does not take (64-bit rows with a forced strategy)
             Error::Cuda(e) => {
                 matches!(e, rtopk_cuda::CudaError::TopK(_) | rtopk_cuda::CudaError::Wide { .. })
             }

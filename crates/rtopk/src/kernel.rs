@@ -13,34 +13,6 @@ use crate::algorithm::{Algorithm, KernelElement, Selection};
 use crate::caps::Capabilities;
 use crate::error::Error;
 
-/// The launch plan's refusal of a request on 64-bit rows (`f64`, `i64`) that the wide rows do
-/// not take (rtopk-plan's `wide`: rows of their own length, a k per row or hints; and on device
-/// buffers the threshold output, the GPU's own refusal), as `algo`'s executor gives it —
-/// `cuda`: [`rtopk_cuda::CudaError::Wide`], `sim`: the simulator's refused launch — found
-/// before any device or simulation is touched ([`crate::Request::check`], and `cuda`'s raw
-/// launches). `Ok` for every other request, algorithm or element type. The executors' own
-/// planning is asked (with the simulator's default limits: the refusal does not depend on the
-/// device), so a request the plan comes to take is taken here too.
-pub(crate) fn check_wide(
-    algo: &str,
-    launch: &rtopk_plan::Launch,
-    ragged: rtopk_plan::Ragged,
-) -> Result<(), Error> {
-    let per_row = ragged.any() || ragged.threshold;
-    if !launch.elem.wide() || !per_row || !matches!(algo, "sim" | "cuda") {
-        return Ok(());
-    }
-    let limits = warp_sim::SimConfig::default().limits;
-    let strategy = rtopk_plan::Strategy::Auto;
-    if algo == "sim" {
-        rtopk_plan::program_ragged(launch, &limits, strategy, false, ragged)
-            .map_err(|e| Error::Sim(e.into()))?;
-    } else {
-        rtopk_cuda::plan::program_ragged(launch, &limits, strategy, false, ragged)?;
-    }
-    Ok(())
-}
-
 /// What one kernel launch is asked: `k`, the options, the search, and whether iteration counts
 /// are wanted (without them the route may split rows; with them it never does).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -196,20 +168,9 @@ impl<X: Executor> Algorithm for Kernel<X> {
         opts: Options,
         threshold: bool,
     ) -> Result<(), Error> {
+        // every element type: the 64-bit ones on the wide rows' ragged twins
         let ragged = (rows, opts, threshold);
-        match job {
-            Typed::F32(x, out) => self.run_ragged(x, ragged, out),
-            Typed::F16(x, out) => self.run_ragged(x, ragged, out),
-            Typed::Bf16(x, out) => self.run_ragged(x, ragged, out),
-            Typed::I8(x, out) => self.run_ragged(x, ragged, out),
-            Typed::U8(x, out) => self.run_ragged(x, ragged, out),
-            Typed::I16(x, out) => self.run_ragged(x, ragged, out),
-            Typed::I32(x, out) => self.run_ragged(x, ragged, out),
-            // 64-bit rows: the launch plan refuses rows of their own length, k or hint (the
-            // wide rows take plain requests only): its typed error, before anything runs
-            Typed::F64(x, out) => self.run_ragged(x, ragged, out),
-            Typed::I64(x, out) => self.run_ragged(x, ragged, out),
-        }
+        crate::algorithm::with_typed!(job, |x, out| self.run_ragged(x, ragged, out))
     }
 
     /// Every element type ([`KernelElement`]: the floats and the integers of at most 32 bits

@@ -21,11 +21,12 @@
 //!   (topk-ref's ragged driver; only `bisect` uses hints, and no hint changes an answer). The
 //!   outputs are `(N, K)`, `K` = the largest `k[i]`, a row that selects fewer ending in
 //!   padding: index [`PAD_INDEX`] (`u32::MAX`; the int64 faces write `-1`) and value zero
-//!   (all bits zero). `sim` and `cuda` read no lengths yet: they refuse ragged requests with
-//!   [`Error::NotYetSupported`]. The threshold output ([`Wanted::threshold`],
-//!   [`Selection::threshold`]: each row's k-th selected value as `f32`, NaN where nothing is
-//!   selected) is given by every algorithm on host rows — read off the selection on the plain
-//!   path — but not yet by [`cuda::select_raw`].
+//!   (all bits zero). `sim` and `cuda` run them in the kernel (its ragged units, for every
+//!   element type: the 64-bit wide rows too), hints included. The threshold output
+//!   ([`Wanted::threshold`], [`Selection::threshold`]: each row's k-th selected value as
+//!   `f32`, NaN where nothing is selected) is given by every algorithm on host rows — read off
+//!   the selection on the plain path — and written by the kernel on device buffers
+//!   ([`cuda::select_raw`]).
 //! * [`select`]`(x, &request)` — host rows of any element type ([`Value`]: `f32`, `f16`,
 //!   `bf16`, `f64`, `i8`, `u8`, `i16`, `i32`, `i64`) in, a [`Selection`] of that type out. Iteration counts are computed only when the request asks for them:
 //!   without them `cuda` and `sim` take the route that splits long rows, as `rtopk.topk` does.
@@ -88,9 +89,8 @@
 //! bits, in its type). Every CPU algorithm takes them all, but the baselines defined for
 //! 32-bit keys (`air`, `gridselect`, `warpselect`, `drtopk`, `sort`) refuse `f64` and `i64`;
 //! the kernel (`sim`, `cuda`) takes every type ([`KernelElement`]; `f64` and `i64` on its
-//! 64-bit wide rows, plain requests only: the launch plan refuses rows of their own length, k
-//! or hint on them). A type an algorithm does not take is refused with
-//! [`Error::DtypeNotSupported`], which names those that take it:
+//! 64-bit wide rows, ragged requests and thresholds included). A type an algorithm does not
+//! take is refused with [`Error::DtypeNotSupported`], which names those that take it:
 //!
 //! ```
 //! use ndarray::array;

@@ -466,10 +466,6 @@ impl Request {
             per_row("hint", hint.len(), n)?;
         }
         self.honoured()?;
-        if self.is_ragged() {
-            // the kernel's 64-bit rows take plain requests only: the plan's typed refusal
-            self.check_wide(n, m, width, dtype)?;
-        }
         Ok(width)
     }
 
@@ -494,15 +490,6 @@ impl Request {
             hint: self.hint.is_some(),
             threshold: threshold_on_device && self.wanted.threshold,
         }
-    }
-
-    /// A ragged request on 64-bit rows (`f64`, `i64`) for the kernel (`sim`, `cuda`): the
-    /// launch plan's refusal (rows of their own length, k or hint are not taken by the wide
-    /// rows yet), before anything runs.
-    fn check_wide(&self, n: usize, m: usize, width: usize, dtype: Dtype) -> Result<(), Error> {
-        let Some(elem) = rtopk_plan::ElemType::from_name(dtype.name()) else { return Ok(()) };
-        let launch = self.launch((n, m, width), elem);
-        crate::kernel::check_wide(self.algo, &launch, self.ragged_arrays(false))
     }
 
     /// Fails for a ragged input the algorithm does not honour yet (every algorithm of the

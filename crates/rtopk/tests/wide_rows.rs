@@ -4,18 +4,27 @@
 //! counts (docs/contract.md §3) — exact, with early stopping, a precision or a recall target,
 //! both modes, sorted or not, on hostile rows (NaN of both signs and payloads, ±inf, ±0,
 //! subnormals, the ends, heavy ties, values an f32 cannot tell apart), and no simulator
-//! finding. A ragged 64-bit request on the kernel (`sim`, `cuda`) is the launch plan's typed
-//! refusal, found before any device or simulation is touched (this machine needs no GPU).
-//! The GPU's side of the same checks: `tests/gpu_ragged/wide.rs`.
+//! finding. Ragged requests on them (docs/contract.md §5) run the simulated wide rows' ragged
+//! twins (`rtopk_wide_rows_ragged_<EPL>`) and the 64-bit threshold step: rows of their own
+//! length (0 and M included, NaN, ±inf, the ends and copies of the row past it), a k per row
+//! (0, above the length), hints (NaN of both signs, ±inf, ±0, each row's own threshold, near
+//! and far ones, and on i64 rows hints beyond ±2^63 and fractional ones) and the threshold
+//! output give `bisect`'s answer bit for bit — indices with their padding, value bits (padding
+//! 0), iteration counts (with the same hints) and thresholds — and the ragged oracle's where
+//! the search is exact. Device buffers of 64-bit rows take every per-row array (the checks
+//! before a device is opened; this machine needs no GPU). The GPU's side of the same checks:
+//! `tests/gpu_ragged/wide.rs`.
 
-use ndarray::{Array2, ArrayView2};
+use ndarray::{Array1, Array2, ArrayView2};
 use proptest::prelude::*;
-use rtopk::cuda::{CudaError, RawBuffers, Shape, check_raw};
+use rtopk::cuda::{RawBuffers, Shape, check_raw};
 use rtopk::{
-    Dtype, Element, Error, K, Mode, Options, Place, Precision, Recall, Request, RequestBuilder,
-    Selection, Value, select,
+    Dtype, Element, K, KernelElement, Mode, Options, PAD_INDEX, Place, Precision, Recall, Request,
+    RequestBuilder, Selection, Value, select,
 };
-use topk_ref::KeyBits;
+use test_support::{RaggedShape, ragged_matrix};
+use topk_ref::oracle::canonical_ragged;
+use topk_ref::{KPerRow, KeyBits, Rows};
 
 fn bits<E: Element>(a: &Array2<E>) -> Vec<u64> {
     a.iter().map(|v| v.to_bits().to_u64()).collect()
@@ -181,56 +190,390 @@ fn sim_is_bisect_on_every_width_of_the_wide_rows() {
     assert!(ran >= 250, "{ran} cases");
 }
 
-/// Rows of their own length, a k per row or hints on f64 and i64 rows: the kernel's plan does
-/// not take them yet, and says so with a typed error — `sim`: the simulator's refused launch,
-/// `cuda`: [`CudaError::Wide`] (before any GPU is looked for) — never a panic or an answer;
-/// the CPU algorithms take them as ever. On device buffers the threshold output is refused
-/// too, by the checks that run before a device is opened.
-#[test]
-fn ragged_64_bit_requests_on_the_kernel_are_the_plans_typed_error() {
-    let xf = Array2::from_shape_fn((4, 50), |(r, c)| (r * 50 + c) as f64 * 0.5 - 30.0);
-    let xi = xf.mapv(|v| (v * 4.0) as i64 - (1 << 50));
-    let builders: [fn(&str) -> RequestBuilder; 3] = [
-        |a| Request::builder(a).k(3).lengths(vec![50, 0, 7, 49]),
-        |a| Request::builder(a).k_of(K::PerRow(vec![1, 0, 5, 50])),
-        |a| Request::builder(a).k(3).hint(vec![1.0, f32::NAN, -3.0, 0.0]).iterations(true),
-    ];
-    for build in builders {
-        for algo in ["sim", "cuda"] {
-            let r = build(algo).build().unwrap();
-            let errors = [select(xf.view(), &r).unwrap_err(), select(xi.view(), &r).unwrap_err()];
-            for (e, dtype) in errors.into_iter().zip(["float64", "int64"]) {
-                match (&e, algo) {
-                    (Error::Sim(_), "sim") | (Error::Cuda(CudaError::Wide { .. }), "cuda") => {}
-                    _ => panic!("{algo} {dtype}: {e:?}"),
-                }
-                let text = e.to_string();
-                assert!(text.contains(dtype) && text.contains("own length"), "{text}");
-                assert!(e.is_user_error(), "{e}");
+/// The hint of kind `kind` for a row whose own threshold (`bisect`'s, without a hint) is
+/// `own`, `r` a hash of the place: NaN of both signs, ±inf, ±0, the row's own threshold, near
+/// ones (a few ulps off, a percent off), any bits, values beyond ±2^63 (past every i64; 2^63
+/// is one past i64::MAX, −2^63 is i64::MIN exactly), and fractional ones (an i64 row's hint
+/// test is at the integer next to the hint in the mode's direction).
+fn hint_of(kind: u8, own: f32, r: u64) -> f32 {
+    let finite = own.is_finite();
+    match kind % HINT_KINDS {
+        0 => f32::NAN,
+        1 => f32::from_bits(0xFFC0_4321), // -NaN with a payload
+        2 => f32::INFINITY,
+        3 => f32::NEG_INFINITY,
+        4 | 5 => own,
+        6 if finite => f32::from_bits(own.to_bits().wrapping_add(1 + (r % 4) as u32)),
+        7 if finite => f32::from_bits(own.to_bits().wrapping_sub(1 + (r % 4) as u32)),
+        8 if finite => own * 1.01 + 0.25,
+        9 => f32::from_bits((r >> 16) as u32),
+        10 => [1e19, -1e19, 9.223_372e18, -9.223_372e18, f32::MAX, -3e38][(r % 6) as usize],
+        11 if finite && own.abs() < 4e6 => own.trunc() + if r % 2 == 0 { 0.5 } else { -0.25 },
+        11 => [0.5, -2.5, 7.75, -1e10][(r % 4) as usize],
+        _ => [0.0, -0.0][(r % 2) as usize],
+    }
+}
+
+/// The kinds of [`hint_of`].
+const HINT_KINDS: u8 = 13;
+
+/// A ragged request on 64-bit rows: lengths (or whole rows), one k or a k per row, hint kinds
+/// per row (or none), the threshold output and iteration counts always.
+#[derive(Clone, Debug)]
+struct Ragged64 {
+    lengths: Option<Vec<usize>>,
+    k: K,
+    hints: Option<Vec<u8>>,
+}
+
+impl Ragged64 {
+    fn of(shape: &RaggedShape, with_lengths: bool, hints: Option<Vec<u8>>) -> Self {
+        let k = if shape.per_row_k { K::PerRow(shape.k.clone()) } else { K::One(shape.one_k()) };
+        Self { lengths: with_lengths.then(|| shape.lengths.clone()), k, hints }
+    }
+
+    /// topk-ref's description (for the oracle and the padding).
+    fn rows(&self) -> Rows<'_> {
+        let k = match &self.k {
+            K::PerRow(ks) => KPerRow::PerRow(ks),
+            K::One(k) => KPerRow::One(*k),
+            other => unreachable!("{other:?}"),
+        };
+        Rows { lengths: self.lengths.as_deref(), k, hint: None }
+    }
+
+    /// The request of `algo`, with `hint`, the search of `which` (as [`search`]).
+    fn request(
+        &self,
+        algo: &str,
+        opts: Options,
+        hint: Option<&[f32]>,
+        which: u8,
+        steps: u32,
+    ) -> Request {
+        let b = Request::builder(algo).k_of(self.k.clone()).options(opts);
+        let b = b.threshold(true).iterations(algo != "heap");
+        let b = match &self.lengths {
+            Some(l) => b.lengths(l.clone()),
+            None => b,
+        };
+        let b = match hint {
+            Some(h) => b.hint(h.to_vec()),
+            None => b,
+        };
+        search(b, which, steps).build().unwrap()
+    }
+}
+
+fn tbits(t: &Option<Array1<f32>>) -> Option<Vec<u32>> {
+    t.as_ref().map(|t| t.iter().map(|v| v.to_bits()).collect())
+}
+
+/// `got` is `want` bit for bit: indices, value bits, iteration counts, threshold bits.
+fn same<E: Element>(got: &Selection<E>, want: &Selection<E>, what: &str) {
+    assert_eq!(got.topk.indices, want.topk.indices, "indices, {what}");
+    assert_eq!(bits(&got.topk.values), bits(&want.topk.values), "value bits, {what}");
+    assert_eq!(got.topk.iterations, want.topk.iterations, "iterations, {what}");
+    assert_eq!(tbits(&got.threshold), tbits(&want.threshold), "thresholds, {what}");
+}
+
+/// `sim` against `bisect` on the ragged request `req` over `x`, without hints and with the
+/// hints of `req.hints` (made from `bisect`'s own thresholds): indices, value bits, counts
+/// and thresholds bit for bit, each row padded past what it selects (index [`PAD_INDEX`],
+/// value 0, no count where it selects nothing), the wide rows ran without a finding; an exact
+/// search is the ragged oracle's answer too. How many selections were compared.
+fn ragged_sim_is_bisect<E: KernelElement>(
+    x: ArrayView2<'_, E>,
+    req: &Ragged64,
+    opts: Options,
+    which: u8,
+    steps: u32,
+) -> usize {
+    let (n, m) = x.dim();
+    let what = format!("{} ({n}, {m}) {req:?} {opts:?} search {which} steps {steps}", E::NAME);
+    let run = |algo: &str, hint: Option<&[f32]>| -> Selection<E> {
+        select(x, &req.request(algo, opts, hint, which, steps))
+            .unwrap_or_else(|e| panic!("{algo}: {what}: {e}"))
+    };
+    let cpu = run("bisect", None);
+    let sim = run("sim", None);
+    same(&sim, &cpu, &format!("sim, {what}"));
+    let mut compared = 1;
+    let own = cpu.threshold.clone().expect("thresholds asked for");
+    let hints: Option<Vec<f32>> = req.hints.as_ref().map(|kinds| {
+        (0..n).map(|r| hint_of(kinds[r], own[r], mix(r, u64::from(kinds[r])))).collect()
+    });
+    let hinted = hints.as_deref().map(|h| {
+        let (sim, cpu) = (run("sim", Some(h)), run("bisect", Some(h)));
+        same(&sim, &cpu, &format!("sim with hints {h:?}, {what}"));
+        compared += 1;
+        sim
+    });
+    let rows = req.rows();
+    for out in std::iter::once(&sim).chain(hinted.as_ref()) {
+        let width = out.topk.indices.ncols();
+        for r in 0..n {
+            let selected = rows.selected(r, m);
+            for j in selected..width {
+                assert_eq!(out.topk.indices[[r, j]], PAD_INDEX, "row {r} padding, {what}");
+                assert_eq!(out.topk.values[[r, j]].to_bits().to_u64(), 0, "row {r}, {what}");
+            }
+            if selected == 0 {
+                assert!(out.threshold.as_ref().unwrap()[r].is_nan(), "row {r}, {what}");
+                assert_eq!(out.topk.iterations.as_ref().unwrap()[r], 0, "row {r}, {what}");
             }
         }
-        // a CPU algorithm takes them
-        let r = build("bisect").build().unwrap();
-        assert!(select(xf.view(), &r).is_ok() && select(xi.view(), &r).is_ok());
+        if n > 0 && width > 0 {
+            let d = out.diagnostics.as_ref().expect("the simulator's findings");
+            assert!(d.kernel.starts_with("rtopk_wide_rows"), "{what}: {}", d.kernel);
+            assert!(d.is_clean(), "{what}: {d}");
+        }
+        if which % 4 == 0 {
+            let want = canonical_ragged(x, &rows, opts).unwrap();
+            assert_eq!(out.topk.indices, want.indices, "oracle, {what}");
+            assert_eq!(bits(&out.topk.values), bits(&want.values), "oracle values, {what}");
+            assert_eq!(tbits(&out.threshold), tbits(&want.threshold), "oracle thresholds, {what}");
+        }
     }
-    // the threshold output of a plain request on host rows is read off the selection
-    let r = Request::builder("sim").k(3).threshold(true).build().unwrap();
-    let t = select(xf.view(), &r).unwrap().threshold.unwrap();
-    assert_eq!(t.to_vec(), [-6.5, 18.5, 43.5, 68.5]);
-    // device buffers: checked before any device is opened
+    // the hints change no exact answer
+    if let (Some(h), 0) = (&hinted, which % 4) {
+        assert_eq!(h.topk.indices, sim.topk.indices, "{what}: hinted");
+        assert_eq!(tbits(&h.threshold), tbits(&sim.threshold), "{what}: hinted");
+    }
+    compared
+}
+
+/// A ragged request drawn for `shape`: lengths or whole rows, hints of any kinds or none.
+fn ragged_request(shape: RaggedShape) -> impl Strategy<Value = (Ragged64, Options, u8, u32)> {
+    let n = shape.lengths.len();
+    let hints = prop_oneof![
+        1 => Just(None),
+        3 => prop::collection::vec(0..HINT_KINDS, n).prop_map(Some),
+    ];
+    (any::<bool>(), hints, any::<bool>(), any::<bool>(), any::<u8>(), 1u32..70).prop_map(
+        move |(with_lengths, hints, smallest, sorted, which, steps)| {
+            let opts = Options { mode: Mode::from_smallest(smallest), sorted };
+            // hints on exact searches mostly: the others ignore them
+            let which = if hints.is_some() && which % 3 != 0 { 0 } else { which };
+            (Ragged64::of(&shape, with_lengths, hints), opts, which, steps)
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn sim_on_ragged_f64_rows_is_bisect(
+        ((x, _), (req, opts, which, steps)) in ragged_matrix::<f64>(300)
+            .prop_flat_map(|(x, shape)| (Just((x, shape.clone())), ragged_request(shape)))
+    ) {
+        ragged_sim_is_bisect(x.view(), &req, opts, which, steps);
+    }
+
+    #[test]
+    fn sim_on_ragged_i64_rows_is_bisect(
+        ((x, _), (req, opts, which, steps)) in ragged_matrix::<i64>(300)
+            .prop_flat_map(|(x, shape)| (Just((x, shape.clone())), ragged_request(shape)))
+    ) {
+        ragged_sim_is_bisect(x.view(), &req, opts, which, steps);
+    }
+}
+
+/// Per-row lengths, k and hint kinds for `n` rows of `m`: lengths 0, M, 1 and any; k 0, 1, the
+/// length, above it, the width and any; every hint kind in turn (offset by `seed`).
+fn table_request(n: usize, m: usize, width: usize, seed: u64, hints: bool) -> Ragged64 {
+    let h = |r: usize, salt: u64| mix(r, seed * 31 + salt) as usize;
+    let lengths: Vec<usize> = (0..n)
+        .map(|r| match r % 5 {
+            0 => m,
+            1 => 0,
+            2 => 1.min(m),
+            _ => h(r, 1) % (m + 1),
+        })
+        .collect();
+    let ks: Vec<usize> = (0..n)
+        .map(|r| match r % 6 {
+            0 => width,
+            1 => 0,
+            2 => 1,
+            3 => lengths[r].min(width),
+            4 => (lengths[r] + 1).min(width),
+            _ => h(r, 2) % (width + 1),
+        })
+        .collect();
+    let kinds = (0..n).map(|r| ((r as u64 + seed) % u64::from(HINT_KINDS)) as u8).collect();
+    Ragged64 { lengths: Some(lengths), k: K::PerRow(ks), hints: hints.then_some(kinds) }
+}
+
+/// Every unit width of the wide rows (rows of up to 256, 512, 768 and 1024) and rows past
+/// them, with rows of their own length and k (0, above the length), every hint kind on every
+/// width, the threshold output; one k with hints alone; both modes and orders, every search:
+/// `sim` is `bisect` (and the oracle where exact), f64 and i64 rows built to break it.
+#[test]
+fn ragged_sim_is_bisect_on_every_width_of_the_wide_rows() {
+    let (f, i) = (f64_edges(), i64_edges());
+    let mut compared = 0;
+    for (si, &(n, m)) in
+        [(13, 33), (13, 256), (7, 257), (6, 600), (5, 800), (5, 1025), (2, 3001)].iter().enumerate()
+    {
+        let seed = si as u64 + 100;
+        let xf = Array2::from_shape_fn((n, m), |(r, c)| {
+            hostile(&f, mix(r * m + c, seed), |h| f64::from_bits(h.rotate_left(17)))
+        });
+        let xi = Array2::from_shape_fn((n, m), |(r, c)| {
+            hostile(&i, mix(r * m + c, seed + 50), |h| (h >> (h % 64)) as i64)
+        });
+        for width in [m, m / 3 + 1] {
+            let ragged = table_request(n, m, width, seed + width as u64, true);
+            // one k of every row, whole rows, hints only
+            let hinted = Ragged64 { lengths: None, k: K::One(width.min(m)), ..ragged.clone() };
+            for (which, steps) in [(0, 0), (1, 3), (2, 0), (3, 0)] {
+                for (smallest, sorted) in [(false, false), (true, true), (false, true)] {
+                    let opts = Options { mode: Mode::from_smallest(smallest), sorted };
+                    for req in [&ragged, &hinted] {
+                        compared += ragged_sim_is_bisect(xf.view(), req, opts, which, steps);
+                        compared += ragged_sim_is_bisect(xi.view(), req, opts, which, steps);
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared >= 600, "only {compared} comparisons ran");
+}
+
+/// Hand-checked: three i64 rows of their own length and k, with hints past every i64 and a
+/// fractional one, and their thresholds (each row's k-th value as f32, NaN where a row selects
+/// nothing); the same on f64 rows.
+#[test]
+fn hand_checked_ragged_64_bit_rows_on_sim() {
+    let big = 1i64 << 60;
+    let x = ndarray::array![
+        [5, -3, big, 7, i64::MIN, 7, 2],
+        [i64::MAX, 1, 2, 3, 4, 5, 6],
+        [-1, -2, -3, -4, -5, -6, -7]
+    ];
+    let r = Request::builder("sim")
+        .k_of(K::PerRow(vec![3, 2, 0]))
+        .lengths(vec![7, 1, 5])
+        .hint(vec![1e19, 3.5, -9.223_372e18])
+        .threshold(true)
+        .iterations(true)
+        .sorted(true)
+        .build()
+        .unwrap();
+    let out = select(x.view(), &r).unwrap();
+    assert_eq!(
+        out.topk.indices,
+        ndarray::array![[2, 3, 5], [0, PAD_INDEX, PAD_INDEX], [PAD_INDEX, PAD_INDEX, PAD_INDEX]]
+    );
+    assert_eq!(out.topk.values, ndarray::array![[big, 7, 7], [i64::MAX, 0, 0], [0, 0, 0]]);
+    let t = out.threshold.unwrap();
+    assert_eq!((t[0], t[1]), (7.0, i64::MAX as f32));
+    assert!(t[2].is_nan());
+    let want = select(
+        x.view(),
+        &Request::builder("bisect")
+            .k_of(K::PerRow(vec![3, 2, 0]))
+            .lengths(vec![7, 1, 5])
+            .hint(vec![1e19, 3.5, -9.223_372e18])
+            .threshold(true)
+            .iterations(true)
+            .sorted(true)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(out.topk.iterations, want.topk.iterations);
+    let xf = x.mapv(|v| v as f64 * 0.5);
+    let rf = Request::builder("sim")
+        .k_of(K::PerRow(vec![1, 1, 2]))
+        .lengths(vec![3, 0, 7])
+        .hint(vec![f32::NAN, 0.0, -1.25])
+        .threshold(true)
+        .mode(Mode::Smallest)
+        .build()
+        .unwrap();
+    let out = select(xf.view(), &rf).unwrap();
+    assert_eq!(out.topk.indices, ndarray::array![[1, PAD_INDEX], [PAD_INDEX, PAD_INDEX], [5, 6]]);
+    assert_eq!(
+        bits(&out.topk.values),
+        [(-1.5f64).to_bits(), 0, 0, 0, (-3.0f64).to_bits(), (-3.5f64).to_bits()]
+    );
+    let t = out.threshold.unwrap();
+    assert_eq!((t[0], t[2]), (-1.5, -3.0));
+    assert!(t[1].is_nan());
+}
+
+/// Device buffers of f64 and i64 rows take every per-row array — lengths, a k per row, hints
+/// and the thresholds — as the 32-bit-key types do, checked before any device is opened
+/// (`check_raw`, the faces' first call); the arrays must match the request as for any type.
+#[test]
+fn device_buffers_of_64_bit_rows_take_every_per_row_array() {
     let shape = |dtype| Shape { n: 4, m: 50, dtype };
     let bufs = RawBuffers { x: 16, values: 32, indices: 48, ..RawBuffers::default() };
     let on_gpu = || Request::builder("cuda").k(3).place(Place::Cuda(0));
-    for dtype in [Dtype::Float64, Dtype::Int64] {
+    let all = RawBuffers { lengths: 64, k_per_row: 80, hint: 96, threshold: 112, ..bufs };
+    for dtype in [Dtype::Float64, Dtype::Int64, Dtype::Int32] {
         assert!(check_raw(&on_gpu().build().unwrap(), shape(dtype), bufs).is_ok(), "{dtype}");
         let thr = on_gpu().threshold(true).build().unwrap();
-        let e = check_raw(&thr, shape(dtype), RawBuffers { threshold: 64, ..bufs }).unwrap_err();
-        assert!(matches!(e, Error::Cuda(CudaError::Wide { .. })), "{dtype}: {e}");
+        let t = RawBuffers { threshold: 64, ..bufs };
+        check_raw(&thr, shape(dtype), t).unwrap_or_else(|e| panic!("{dtype}: {e}"));
         let lengths = on_gpu().lengths(vec![50, 1, 2, 3]).build().unwrap();
-        let e = check_raw(&lengths, shape(dtype), RawBuffers { lengths: 64, ..bufs }).unwrap_err();
-        assert!(matches!(e, Error::Cuda(CudaError::Wide { .. })), "{dtype}: {e}");
-        // the 32-bit-key types take both
-        let e = check_raw(&thr, shape(Dtype::Int32), RawBuffers { threshold: 64, ..bufs });
-        assert!(e.is_ok(), "{e:?}");
+        let l = RawBuffers { lengths: 64, ..bufs };
+        check_raw(&lengths, shape(dtype), l).unwrap_or_else(|e| panic!("{dtype}: {e}"));
+        let every = Request::builder("cuda")
+            .k_of(K::PerRow(vec![3, 0, 50, 1]))
+            .lengths(vec![50, 0, 7, 49])
+            .hint(vec![0.5, f32::NAN, 1e19, -2.5])
+            .threshold(true)
+            .iterations(true)
+            .place(Place::Cuda(0))
+            .build()
+            .unwrap();
+        let counted = RawBuffers { iterations: 128, ..all };
+        check_raw(&every, shape(dtype), counted).unwrap_or_else(|e| panic!("{dtype}: {e}"));
+        // the arrays must match the request, as for any type
+        for missing in [
+            RawBuffers { lengths: 0, ..counted },
+            RawBuffers { hint: 0, ..counted },
+            RawBuffers { threshold: 0, ..counted },
+        ] {
+            let e = check_raw(&every, shape(dtype), missing).unwrap_err();
+            assert!(e.is_user_error() || matches!(e, rtopk::Error::NotYetSupported { .. }));
+        }
+        let e = check_raw(&lengths, shape(dtype), all).unwrap_err();
+        assert!(e.is_user_error(), "{dtype}: {e}");
     }
+}
+
+/// Each per-row input alone or in pairs — a k per row, lengths with one k, hints on whole rows,
+/// lengths with hints — on f64 and i64 rows, every hint kind: `sim` is `bisect`.
+#[test]
+fn each_per_row_input_alone_on_64_bit_rows() {
+    let (f, i) = (f64_edges(), i64_edges());
+    let (n, m) = (26, 70);
+    let xf = Array2::from_shape_fn((n, m), |(r, c)| {
+        hostile(&f, mix(r * m + c, 7), |h| f64::from_bits(h.rotate_left(11)))
+    });
+    let xi = Array2::from_shape_fn((n, m), |(r, c)| {
+        hostile(&i, mix(r * m + c, 8), |h| (h >> (h % 64)) as i64)
+    });
+    let full = table_request(n, m, 20, 3, true);
+    let Some(lengths) = full.lengths.clone() else { unreachable!() };
+    let requests = [
+        Ragged64 { lengths: None, hints: None, ..full.clone() },
+        Ragged64 { k: K::One(20), hints: None, ..full.clone() },
+        Ragged64 { lengths: None, k: K::One(20), ..full.clone() },
+        Ragged64 { lengths: Some(lengths), k: K::One(m), ..full.clone() },
+    ];
+    let mut compared = 0;
+    for req in &requests {
+        for (smallest, sorted) in [(false, false), (true, true)] {
+            let opts = Options { mode: Mode::from_smallest(smallest), sorted };
+            compared += ragged_sim_is_bisect(xf.view(), req, opts, 0, 0);
+            compared += ragged_sim_is_bisect(xi.view(), req, opts, 0, 0);
+        }
+    }
+    assert!(compared >= 24, "only {compared} comparisons ran");
 }

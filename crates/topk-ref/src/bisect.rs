@@ -158,7 +158,9 @@
 //! search: 1 iteration, or none when skipped (the count without a hint). When it is not
 //! skipped, `hi - lo > 1` leaves a value strictly between the bounds, so the search without a
 //! hint makes at least 1 test too: **the count with the row's own threshold never exceeds the
-//! count without** (every row, every type: a property test in `tests/ragged.rs`). A
+//! count without** (every row of every type where that threshold's key is the row's k-th key:
+//! a property test in `tests/ragged.rs`; an int32, int64 or f64 row's f32 threshold may be
+//! rounded, and then it is only a near hint, which can cost a test more). A
 //! near hint (the last decode step's threshold) brackets the threshold in 2–3 tests within
 //! 1/256 (or 1/16) of the bracket the hint test left, where plain bisection needs 8 (or 4)
 //! halvings for that; on rows of normal scores with 2 % of the values redrawn between steps,

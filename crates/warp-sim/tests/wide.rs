@@ -9,6 +9,10 @@
 //! `Simulator::run`, `launch_parallel` and the row-wise `SimTopK`; with no diagnostic. Seeded
 //! bugs of the kernel's sort are caught by the simulator's diagnostics.
 
+// Ragged 64-bit rows: lengths, k per row, hints, thresholds.
+#[path = "wide/ragged.rs"]
+mod ragged;
+
 use proptest::prelude::*;
 use test_support::{int_extremes, int_value, ordinary_f64, pick_k, special_f64};
 use topk_ref::{Bisect, Element, KeyBits, Mode, Options, topk_row};
@@ -309,7 +313,8 @@ fn re_keyed_rows_the_key_phase_and_windows() {
 }
 
 /// What the wide rows do not take is an error, never a panic or a row misread: a forced
-/// family (the other families hold 32-bit keys), a ragged request, a trace.
+/// family (the other families hold 32-bit keys), a trace. (A ragged request runs their ragged
+/// twins: `wide/ragged.rs`.)
 #[test]
 fn what_the_wide_rows_do_not_take_is_an_error() {
     let x = [1.0f64, 2.0, 3.0, 4.0];
@@ -325,8 +330,8 @@ fn what_the_wide_rows_do_not_take_is_an_error() {
     }
     let lengths = [3u32];
     let rows = RowData { lengths: Some(&lengths), ..RowData::default() };
-    let e = Simulator::new(SimConfig::default()).run_ragged(&x, &args, rows).unwrap_err();
-    assert!(e.to_string().contains("own length"), "{e}");
+    let r = Simulator::new(SimConfig::default()).run_ragged(&x, &args, rows).unwrap();
+    assert_eq!((r.indices, r.values, r.plan.unit.is_ragged()), (vec![1, 2], vec![2.0, 3.0], true));
     let e = Simulator::new(SimConfig::default()).run_traced(&x, &args, 0).unwrap_err();
     assert!(e.to_string().contains("wide rows"), "{e}");
     // an i64 row: -5 and 9 bracket it, the first key test (at 2) counts 2

@@ -194,9 +194,8 @@ def cuda_launch(
     """Launches the RTop-K kernel as ``request`` (built for device ``"cuda:N"``) asks, on that
     device and the CUDA stream ``stream`` (a raw ``cudaStream_t``, torch's current stream
     of that device), over ``n`` contiguous rows of width ``m`` of the request's dtype (any of
-    the nine; float64 and int64 rows on the kernel's 64-bit keys, plain requests only: per-row
-    arrays or a threshold output on them is the launch plan's ``ValueError``, raised before
-    any device is opened).
+    the nine; float64 and int64 rows on the kernel's 64-bit keys, per-row arrays and the
+    threshold output included).
     ``pointers`` are device addresses, 0 for a buffer the call has none of:
     ``(x, values, indices, iterations, lengths, k_per_row, hint, threshold)`` — the input,
     ``n × K`` values of the dtype and ``n × K`` indices of the index type (K the request's

@@ -226,9 +226,7 @@ def topk(
             input's dtype, bit for bit. Integers rank in their usual order, float64 like the
             other floats (docs/contract.md §1). The CUDA kernel takes every one of them, each
             in its own dtype (16-bit rows need compute capability 8.0; float64 and int64 rows
-            run on 64-bit keys, plain requests only: ``lengths``, a per-row ``k``, ``hint``
-            or ``return_threshold`` on a float64 or int64 CUDA tensor is a ``ValueError``
-            with the launch plan's message).
+            run on 64-bit keys, with every per-row input and the threshold output as well).
         k: values per row: an integer, ``0 <= k <= M`` where ``M = x.shape[dim]``; or one
             integer per row (a 1-D integer array, list or tensor — or one of the input's
             shape without ``dim``), each ``0 <= k[i] <= M``. For a CUDA input, a per-row k
@@ -290,9 +288,7 @@ def topk(
             algorithm does not take, ``max_iter`` together with ``precision``, ``recall``
             outside ``(0, 1]`` or with ``max_iter`` or ``precision``; per-row inputs
             of the wrong length, lengths above M or below 0, per-row inputs given to an
-            algorithm that does not take them yet (per-row inputs or the threshold output on
-            a float64 or int64 CUDA tensor; per-row inputs on float64 or int64 rows with
-            ``algo="sim"``).
+            algorithm that does not take them yet.
         TypeError: a dtype rtopk does not take (or the algorithm asked for), an
             ``out`` that is not two arrays or tensors of the result's dtypes, ``indices_dtype``, a
             non-number ``recall``, a

@@ -9,8 +9,7 @@ imported, before or after ``rtopk``). The op has
   NumPy view, is viewed as its int16 bit patterns) and CUDA tensors (the RTop-K CUDA kernel,
   on float32, float16, bfloat16, int8, uint8, int16, int32, float64 and int64 alike: each is
   selected in its own type, never converted; values come back in it; float64 and int64 rows
-  on the kernel's 64-bit keys, plain requests only — per-row inputs and the threshold output
-  on them are refused with the launch plan's message, a ``ValueError``);
+  on the kernel's 64-bit keys, per-row inputs and the threshold output included);
 * a fake implementation (``register_fake``): output shapes and dtypes from the input's, so
   ``torch.compile(fullgraph=True)`` traces a call without a graph break;
 * autograd (``register_autograd``): the gradient of ``values`` is scattered into zeros of the
@@ -126,8 +125,7 @@ def _dtype_name(x: Tensor) -> str:
 def _element(x: Tensor) -> str:
     """The native name of ``x``'s dtype; ``TypeError`` for a dtype rtopk.topk never takes
     (complex, bool, ...). The GPU kernel takes every dtype of the table, float64 and int64
-    included (on 64-bit keys: a ragged or threshold request on them is refused by the launch
-    plan with a ``ValueError``), never converting one."""
+    included (on 64-bit keys, ragged and threshold requests too), never converting one."""
     name = _DTYPE_NAMES.get(x.dtype)
     if name is None:
         raise TypeError(_native.unsupported_dtype(_dtype_name(x)))

@@ -171,7 +171,7 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     let (m, k) = (a.m as u32, a.k as u32);
     if k < width_k && pads {
         let bufs = (p.out_val, p.out_idx, &at.out);
-        pad_results(w, bufs, (k, width_k), &w.thread_idx(), w.block_dim()).await?;
+        pad_results(w, bufs, p.elem, (k, width_k), &w.thread_idx(), w.block_dim()).await?;
     }
     if k == 0 {
         let thread0 = w.thread_idx().map(|t| t == 0);

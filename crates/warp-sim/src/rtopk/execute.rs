@@ -187,17 +187,7 @@ impl crate::rtopk::launch::Simulator {
         for step in &program.steps {
             match &step.kernel {
                 Kernel::Select(sel) => self.select_step(step, sel, run, &mut st)?,
-                // the sort, the gather and the threshold take 32-bit keys (rtopk-plan plans
-                // none for 64-bit rows, whose wide rows sort their own results)
-                _ if run.elem.wide() => {
-                    return Err(SimError::InvalidLaunch(format!(
-                        "the {} step takes rows of 32-bit keys, not {}",
-                        step.name.name(),
-                        run.elem.name()
-                    )));
-                }
-                Kernel::Sort(sort) => self.sort_step(step, sort, run, &st)?,
-                Kernel::Gather(g) => self.gather_step(step, g, run, &mut st)?,
+                // the threshold of every element type (64-bit keys on 64-bit rows)
                 Kernel::Threshold(t) => {
                     let rows = RowData {
                         lengths: t.rows.and_then(|r| r.lengths).and(run.ragged.lengths),
@@ -207,6 +197,17 @@ impl crate::rtopk::launch::Simulator {
                     let bufs = (st.buf(t.values)?, st.buf(t.threshold)?);
                     self.launch_threshold(&run.args, run.elem, step.grid, t, rows, run.rows, bufs)?;
                 }
+                // the sort and the gather take 32-bit keys (rtopk-plan plans neither for 64-bit
+                // rows, whose wide rows sort their own results and are never split)
+                _ if run.elem.wide() => {
+                    return Err(SimError::InvalidLaunch(format!(
+                        "the {} step takes rows of 32-bit keys, not {}",
+                        step.name.name(),
+                        run.elem.name()
+                    )));
+                }
+                Kernel::Sort(sort) => self.sort_step(step, sort, run, &st)?,
+                Kernel::Gather(g) => self.gather_step(step, g, run, &mut st)?,
             }
         }
         let out = |this: &mut Self, id: Option<BufferId>| -> Result<Vec<u32>, SimError> {

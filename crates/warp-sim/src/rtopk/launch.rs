@@ -15,7 +15,7 @@
 use std::cell::RefCell;
 use std::ops::Range;
 
-use topk_ref::bisect::MAX_ITERATIONS;
+use topk_ref::bisect::max_iterations;
 use topk_ref::{Element, KeyBits, TopKError, check_shape};
 
 use crate::engine::diag::{DiagKind, DiagPolicy, Diagnostic, Op};
@@ -690,9 +690,11 @@ fn copy_row<E: Element>(x: &[E], row: usize, m: usize) -> Result<Vec<f32>, SimEr
 }
 
 /// Simulated operations one task may need, with room to spare: only a kernel that does not
-/// terminate reaches it.
+/// terminate reaches it. The most tests of any row are an f64 row's (96), plus the hint test's
+/// second pass.
 fn step_budget(args: &KernelArgs) -> u64 {
-    let passes = u64::from(MAX_ITERATIONS) + u64::from(args.bisect.max_iter.unwrap_or(0)) + 8;
+    let most = u64::from(max_iterations::<f64>()) + 1;
+    let passes = most + u64::from(args.bisect.max_iter.unwrap_or(0)) + 8;
     let m = args.m as u64;
     64 * (passes * (m / 32 + 64) + 4 * m + 20_000)
 }

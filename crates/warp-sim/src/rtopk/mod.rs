@@ -22,8 +22,8 @@
 //! | [`split`] | split rows' last step: `rtopk_split_gather`, and the check that a gathered index names its element | `split_rows.cu` |
 //! | `grouped.rs` | grouped selection (docs/contract.md §8): `rtopk_grouped_rows_impl`, `load_experts`, `group_scores`, `choose_groups`, `select_experts` ([`Simulator::grouped_rows`]) | `grouped_rows.cu` |
 //! | `pick.rs` | pick rows: `rtopk_pick_rows_impl`, `load_picks`, `pick_round`, `pick_rounds`, `write_picks` — k rounds of the row's best element, for small k without counts | `pick_rows.cu` |
-//! | `wide.rs` | wide rows (64-bit elements: f64, i64): `rtopk_wide_rows_impl`, `load_wide`, `search_wide` (`wide_value_phase`, `wide_key_phase`, `wide_early_stopping`), `select_wide` (`cut_wide`, `select_chunk_wide`), `sort_wide` — topk-ref's bisect on 64-bit keys, one warp per row | `wide_rows.cu` |
-//! | `threshold.rs` | the `row_threshold` step: `rtopk_row_threshold`, `threshold_value` (docs/contract.md §5) | `threshold.cu` |
+//! | `wide.rs` | wide rows (64-bit elements: f64, i64): `rtopk_wide_rows_impl`, `load_wide`, `search_wide` (`wide_value_phase`, `wide_key_phase`, `wide_early_stopping`), `select_wide` (`cut_wide`, `select_chunk_wide`), `sort_wide`; the ragged twins' `search_wide_hinted` (`wide_hint_key`, `wide_hint_test`, `wide_window_tests`) — topk-ref's bisect on 64-bit keys, one warp per row | `wide_rows.cu`, `wide.cuh` |
+//! | `threshold.rs` | the `row_threshold` step: `rtopk_row_threshold`, `threshold_key`, `threshold_min`, `threshold_value` (docs/contract.md §5; 64-bit keys on 64-bit rows) | `threshold.cu` |
 //! | `execute.rs` | the executor of the launch program (rtopk-plan's `program`): its steps (`select_rows`, `select_chunks`, `select_last_chunks`, `sort_rows`, `gather_indices`) in order, and the program's invariants | rtopk-cuda's `run_program` (`src/launch.rs`) |
 //!
 //! Around the kernel: [`launch`] runs it over matrices ([`Simulator`]) by executing the launch

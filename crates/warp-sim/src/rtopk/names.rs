@@ -106,6 +106,8 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("rtopk_split_gather", "split.rs"),
     // the thresholds (docs/contract.md §5)
     ("threshold_value", "threshold.rs"),
+    ("threshold_key", "threshold.rs"),
+    ("threshold_min", "threshold.rs"),
     ("rtopk_row_threshold", "threshold.rs"),
     // grouped selection (docs/contract.md §8)
     ("load_experts", "grouped.rs"),
@@ -144,6 +146,11 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("select_wide", "wide.rs"),
     ("wide_before", "wide.rs"),
     ("sort_wide", "wide.rs"),
+    ("wide_threshold_value", "wide.rs"),
+    ("wide_hint_key", "wide.rs"),
+    ("wide_hint_test", "wide.rs"),
+    ("wide_window_tests", "wide.rs"),
+    ("search_wide_hinted", "wide.rs"),
     ("rtopk_wide_rows_impl", "wide.rs"),
 ];
 

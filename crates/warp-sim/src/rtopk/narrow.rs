@@ -12,6 +12,7 @@ use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
 use crate::rtopk::args::{CAND_CAP, KernelArgs};
 use crate::rtopk::mutant::Mutant;
+use crate::rtopk::order::ElemType;
 use crate::rtopk::record::{TraceCut, Tracer};
 use crate::rtopk::rows::{
     CandRow, PackedRow, RowLanes, Slots, WarpRow, mask_words, popc_words, row_scan,
@@ -173,11 +174,10 @@ pub(crate) fn trace_cut(tr: Tracer<'_>, s: &Search, c: &crate::rtopk::select::Cu
     });
 }
 
-/// `if (writer && p.out_iter) out_iter[row_id] = iterations` (the row's first thread writes
-/// it; a null `out_iter`, `None`, wants no counts).
 /// `pad_results`: a ragged row's output slots `k_i .. width` (its own k, the output's width)
-/// get docs/contract.md §5's padding — index PAD (`0xffffffff`), value 0 — from threads `t`
-/// striding by `stride`. Disjoint from the slots the selection writes, so it runs first.
+/// get docs/contract.md §5's padding — index PAD (`0xffffffff`), value 0 (`(elem_t)0`: all
+/// bits zero, 8 bytes of them on a 64-bit row, `elem`) — from threads `t` striding by
+/// `stride`. Disjoint from the slots the selection writes, so it runs first.
 pub(crate) async fn pad_results(
     w: &mut Warp<'_>,
     (out_val, out_idx, out_off): (
@@ -185,6 +185,7 @@ pub(crate) async fn pad_results(
         crate::engine::warp::BufId,
         &Lanes<u64>,
     ),
+    elem: ElemType,
     (k, width): (u32, u32),
     t: &Lanes<u32>,
     stride: u32,
@@ -195,13 +196,20 @@ pub(crate) async fn pad_results(
         let saved = w.push_active(&pos.map(|p| p < width), "pad_results: p < width")?;
         let at = w.add_u64(out_off, &pos.map(u64::from), "pad_results: out + p")?;
         w.st_global(out_idx, &at, &Lanes::splat(u32::MAX), "pad_results: out_idx[p] = PAD").await?;
-        w.st_global(out_val, &at, &Lanes::splat(0), "pad_results: out_val[p] = 0").await?;
+        let label = "pad_results: out_val[p] = 0";
+        if elem.wide() {
+            w.st_global64(out_val, &at, &Lanes::splat(0), label).await?;
+        } else {
+            w.st_global(out_val, &at, &Lanes::splat(0), label).await?;
+        }
         w.pop_active(saved);
         base = base.saturating_add(stride);
     }
     Ok(())
 }
 
+/// `if (writer && p.out_iter) out_iter[row_id] = iterations` (the row's first thread writes
+/// it; a null `out_iter`, `None`, wants no counts).
 pub(crate) async fn write_iterations(
     w: &mut Warp<'_>,
     (buf, row_id): (Option<crate::engine::warp::BufId>, u64),

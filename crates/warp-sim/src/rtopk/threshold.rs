@@ -3,6 +3,8 @@
 //! from the values output and writes, as f32, the one that ranks last in the mode — the least
 //! own key, and among equal keys the last position (the highest index in index order, the
 //! last entry in sorted order): topk-ref's `ragged::threshold_of` — or NaN where `k_i = 0`.
+//! The keys are 64 bits wide on rows of f64 and i64 (`threshold_key`, `threshold_min`), whose
+//! values become f32 as topk-ref's `to_f32` makes them (`wide_threshold_value`).
 
 use topk_ref::{bf16, f16};
 
@@ -14,6 +16,7 @@ use crate::rtopk::args::{KernelArgs, RowData};
 use crate::rtopk::launch::Simulator;
 use crate::rtopk::order::{ElemType, int_value, own_key};
 use crate::rtopk::plan::{self, Threshold};
+use crate::rtopk::wide::{warp_min64, wide_key, wide_threshold_value};
 
 /// The quiet NaN the kernel writes for a row that selects nothing.
 const NAN_BITS: u32 = 0x7fc0_0000;
@@ -45,13 +48,6 @@ impl Simulator {
         window: (u64, u64),
         (values, threshold): (BufId, BufId),
     ) -> Result<(), SimError> {
-        if elem.wide() {
-            // rtopk-plan refuses ragged 64-bit requests: no program of one has this step
-            return Err(SimError::InvalidLaunch(format!(
-                "rtopk_row_threshold reads 32-bit-key rows, not {}",
-                elem.name()
-            )));
-        }
         let per_block = u64::from((grid.threads / 32).max(1));
         let mut engine_grid = Grid::new(grid.blocks, grid.threads / 32, 0);
         let first = (window.0 / per_block).min(u64::from(grid.blocks)) as u32;
@@ -68,24 +64,61 @@ impl Simulator {
 
 /// `threshold_value`: an element's bits as f32, as topk-ref's `Element::to_f32` (the `half`
 /// crate's conversions): exact for every float number; a 16-bit NaN keeps its sign and payload
-/// and comes back quiet; an integer rounds to the nearest f32 (ties to even: `__int2float_rn`).
-/// A 64-bit type never gets here ([`Simulator::launch_threshold`] refuses it): NaN.
-pub(crate) fn threshold_value(elem: ElemType, bits: u32) -> u32 {
+/// and comes back quiet; an integer of up to 32 bits rounds to the nearest f32 (ties to even:
+/// `__int2float_rn`); a 64-bit element, [`wide_threshold_value`].
+pub(crate) fn threshold_value(elem: ElemType, bits: u64) -> u32 {
     match elem {
-        ElemType::F32 => bits,
+        ElemType::F32 => bits as u32,
         ElemType::F16 => f16::from_bits(bits as u16).to_f32().to_bits(),
         ElemType::Bf16 => bf16::from_bits(bits as u16).to_f32().to_bits(),
         ElemType::I8 | ElemType::U8 | ElemType::I16 | ElemType::I32 => {
-            (int_value(elem, bits) as f32).to_bits()
+            (int_value(elem, bits as u32) as f32).to_bits()
         }
-        ElemType::F64 | ElemType::I64 => NAN_BITS,
+        ElemType::F64 | ElemType::I64 => wide_threshold_value(elem, bits),
     }
 }
 
+/// `threshold_key`: the key the threshold ranks values by — the element's own key, 64 bits
+/// wide for f64 and i64 (`wide_key`), else its 32-bit own key (`own_key`), widened.
+fn threshold_key(ta: &ThresholdArgs<'_>, bits: u64, sign: f32) -> u64 {
+    if ta.elem.wide() {
+        return wide_key(ta.elem, bits, sign);
+    }
+    u64::from(own_key(&ta.a, ta.elem, bits as u32, sign))
+}
+
+/// `threshold_min`: the warp's least key — `warp_min64` of 64-bit keys, `__reduce_min_sync`
+/// of 32-bit ones.
+fn threshold_min(
+    w: &mut Warp<'_>,
+    ta: &ThresholdArgs<'_>,
+    v: &Lanes<u64>,
+) -> Result<Lanes<u64>, SimError> {
+    if ta.elem.wide() {
+        return warp_min64(w, v);
+    }
+    let narrow = v.map(|k| k as u32);
+    let least = w.reduce_min_sync(u32::MAX, &narrow, "rtopk_row_threshold: least own key")?;
+    Ok(least.map(u64::from))
+}
+
+/// `values[at]`: an element's bits, 8 bytes of them on a 64-bit row.
+async fn load_value(
+    w: &mut Warp<'_>,
+    ta: &ThresholdArgs<'_>,
+    at: &Lanes<u64>,
+    label: &'static str,
+) -> Result<Lanes<u64>, SimError> {
+    if ta.elem.wide() {
+        return w.ld_global64(ta.values, at, label).await;
+    }
+    Ok(w.ld_global(ta.values, at, label).await?.map(u64::from))
+}
+
 /// `rtopk_row_threshold`: warp `g` of the grid takes rows `g, g + warps, ...` (the grid
-/// covers the rows once); each reads its own width and k (`row_lengths`), the least own key
-/// among its `k_i` values (`__reduce_min_sync`), then the last position holding it
-/// (`__reduce_max_sync` of position + 1), and lane 0 writes that value as f32.
+/// covers the rows once); each reads its own width and k (`row_lengths`), the least key
+/// among its `k_i` values (`threshold_key`, `threshold_min`), then the last position holding
+/// it (`__reduce_max_sync` of position + 1), and lane 0 writes that value as f32.
 async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result<(), SimError> {
     let u = |v: u64| Lanes::splat(v);
     let lane = w.lane_id();
@@ -103,29 +136,29 @@ async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result
         let args = KernelArgs { m: ta.t.m as usize, k: ta.t.k as usize, ..ta.a };
         let k = args.row_lengths(&ta.rows, row).k as u32;
         let base = w.mul_u64(&u(row), &u(width), "rtopk_row_threshold: row * (u64)k")?;
-        let mut least = Lanes::splat(u32::MAX);
+        let mut least = Lanes::splat(u64::MAX);
         let mut i = 0u32;
         while i < k {
             let pos = lane.map(|l| i + l);
             let saved = w.push_active(&pos.map(|p| p < k), "rtopk_row_threshold: i < k")?;
             let at = w.add_u64(&base, &pos.map(u64::from), "rtopk_row_threshold: row * k + i")?;
-            let v = w.ld_global(ta.values, &at, "rtopk_row_threshold: values[row * k + i]").await?;
-            let key = v.map(|b| own_key(&ta.a, ta.elem, b, sign));
-            let next = least.zip(&key, u32::min);
+            let v = load_value(w, ta, &at, "rtopk_row_threshold: values[row * k + i]").await?;
+            let key = v.map(|b| threshold_key(ta, b, sign));
+            let next = least.zip(&key, u64::min);
             w.assign(&mut least, &next);
             w.pop_active(saved);
             i += 32;
         }
-        let least = w.reduce_min_sync(full, &least, "rtopk_row_threshold: least own key")?;
+        let least = threshold_min(w, ta, &least)?;
         let mut last = Lanes::splat(0u32);
         let mut i = 0u32;
         while i < k {
             let pos = lane.map(|l| i + l);
             let saved = w.push_active(&pos.map(|p| p < k), "rtopk_row_threshold: i < k")?;
             let at = w.add_u64(&base, &pos.map(u64::from), "rtopk_row_threshold: row * k + i")?;
-            let v = w.ld_global(ta.values, &at, "rtopk_row_threshold: values[row * k + i]").await?;
+            let v = load_value(w, ta, &at, "rtopk_row_threshold: values[row * k + i]").await?;
             let here = Lanes::from_fn(|l| {
-                let key = own_key(&ta.a, ta.elem, v.lane(l), sign);
+                let key = threshold_key(ta, v.lane(l), sign);
                 if key == least.lane(l) { pos.lane(l) + 1 } else { last.lane(l) }
             });
             w.assign(&mut last, &here);
@@ -138,7 +171,7 @@ async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result
         let bits = if k == 0 {
             Lanes::splat(NAN_BITS)
         } else {
-            let v = w.ld_global(ta.values, &at_last, "rtopk_row_threshold: values[last]").await?;
+            let v = load_value(w, ta, &at_last, "rtopk_row_threshold: values[last]").await?;
             v.map(|b| threshold_value(ta.elem, b))
         };
         w.st_global(ta.threshold, &u(row), &bits, "rtopk_row_threshold: threshold[row]").await?;

@@ -63,7 +63,7 @@ async fn rtopk_warp_row(
     let a = &p.a;
     if (a.k as u32) < width_k && pads {
         let bufs = (p.out_val, p.out_idx, &at.out);
-        pad_results(w, bufs, (a.k as u32, width_k), &sub, width).await?;
+        pad_results(w, bufs, p.elem, (a.k as u32, width_k), &sub, width).await?;
     }
     if a.k == 0 {
         return write_iterations(w, (p.out_iter, row_id), 0, &sub.map(|s| s == 0)).await;

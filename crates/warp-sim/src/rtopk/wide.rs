@@ -9,11 +9,19 @@
 //! `sort_wide` (the kernel sorts its own results where the program asks for sorted output).
 //! They are topk-ref's `bisect` and `select_in_index_order` on the keys of topk-ref's
 //! `Element` impls of `f64` and `i64`: the same tests, counts and answer, value bits kept.
+//!
+//! The ragged twins `rtopk_wide_rows_ragged_<EPL>` (the plan's unit `is_ragged`; docs/contract.md
+//! §5) read each row's own width and k (`row_args`), pad the outputs past the row's k
+//! (`pad_results`), and where the launch gives hints in exact mode start the search at the
+//! row's hint (`search_wide_hinted`: `wide_hint_key`, `wide_hint_test`, `wide_window_tests`,
+//! then the value and key phases from the bracket they leave — topk-ref's
+//! `search_keys_hint_key`). The threshold step of 64-bit rows reads their values back
+//! (`threshold.rs`, through `wide_key`, `warp_min64` and `wide_threshold_value`).
 
 use std::cmp::Ordering;
 
 use rtopk_plan::WIDE_WARPS;
-use topk_ref::bisect::VALUE_PHASE_LIMIT;
+use topk_ref::bisect::{HINT_WINDOW_SHIFTS, VALUE_PHASE_LIMIT};
 use topk_ref::{Element, Mode};
 
 use crate::engine::error::SimError;
@@ -23,9 +31,10 @@ use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::{KernelArgs, SearchExit};
 use crate::rtopk::coverage::Branch;
 use crate::rtopk::mutant::Mutant;
-use crate::rtopk::narrow::write_iterations;
+use crate::rtopk::narrow::{pad_results, write_iterations};
 use crate::rtopk::order::ElemType;
 use crate::rtopk::params::{Params, place_row};
+use crate::rtopk::search::{HintSide, HintStep};
 use crate::rtopk::select::lowest_bits; // wide_rows.cu's own copy: the lowest n set bits
 
 /// The sign bit of a 64-bit key (`SIGN64`).
@@ -44,7 +53,7 @@ fn number_key64(v: f64) -> u64 {
 /// `wide_key`: an element's own key from its bits, in the mode of `sign`. f64: every NaN at
 /// the top (largest) or at 0 (smallest, the negated value's key); i64: the value with its
 /// sign bit flipped, complemented in smallest mode.
-fn wide_key(elem: ElemType, bits: u64, sign: f32) -> u64 {
+pub(crate) fn wide_key(elem: ElemType, bits: u64, sign: f32) -> u64 {
     if elem == ElemType::F64 {
         let v = f64::from_bits(bits);
         if v.is_nan() {
@@ -76,6 +85,22 @@ fn reference_key64(elem: ElemType, bits: u64, mode: Mode) -> u64 {
     }
 }
 
+/// `wide_threshold_value`: a 64-bit value (its bits) as f32 (its bits), as topk-ref's
+/// `Element::to_f32` (Rust's `as`): the nearest f32, ties to even (a finite f64 beyond f32's
+/// range becomes ±inf; `__double2float_rn`, `__ll2float_rn`); an f64 NaN keeps its sign and
+/// the top of its payload, quieted, as x86's conversion does.
+pub(crate) fn wide_threshold_value(elem: ElemType, bits: u64) -> u32 {
+    if elem != ElemType::F64 {
+        return (bits as i64 as f32).to_bits();
+    }
+    let v = f64::from_bits(bits);
+    if v.is_nan() {
+        let (high, payload) = ((bits >> 32) as u32, (bits >> 29) as u32);
+        return high & 0x8000_0000 | 0x7fc0_0000 | payload & 0x007f_ffff;
+    }
+    (v as f32).to_bits()
+}
+
 // ---- Warp reductions on 64-bit keys ----------------------------------------------------------
 
 /// `op` over the warp in five `shfl_xor` steps (64-bit values: no `__reduce_*_sync`).
@@ -94,7 +119,7 @@ fn warp_fold64(
 }
 
 /// `warp_min64`.
-fn warp_min64(w: &mut Warp<'_>, v: &Lanes<u64>) -> Result<Lanes<u64>, SimError> {
+pub(crate) fn warp_min64(w: &mut Warp<'_>, v: &Lanes<u64>) -> Result<Lanes<u64>, SimError> {
     warp_fold64(w, v, u64::min, "warp_min64: shfl_xor(v)")
 }
 
@@ -242,6 +267,23 @@ struct WideSearch {
     iterations: u32,
     exit: SearchExit,
     key_phase: bool,
+}
+
+impl WideSearch {
+    /// `{lo_key, hi_key, 0u, 0, row.m, 0u, EXIT_CONVERGED}`: the bracket of the row's least and
+    /// greatest key, `cnt(lo)` the row's length, no test yet.
+    fn new(row: &WideRow<'_>, (lo_key, hi_key): (u64, u64)) -> Self {
+        Self {
+            lo_key,
+            hi_key,
+            count_at_hi: 0,
+            has_count_at_hi: false,
+            count_at_lo: row.m,
+            iterations: 0,
+            exit: SearchExit::Converged,
+            key_phase: false,
+        }
+    }
 }
 
 /// `wide_update`: Algorithm 1's three-way update (topk-ref's `update_exact`); `Equal` on a hit,
@@ -401,16 +443,7 @@ async fn search_wide(
     (lo_key, hi_key): (u64, u64),
     lane: &Lanes<u32>,
 ) -> Result<WideSearch, SimError> {
-    let mut s = WideSearch {
-        lo_key,
-        hi_key,
-        count_at_hi: 0,
-        has_count_at_hi: false,
-        count_at_lo: row.m,
-        iterations: 0,
-        exit: SearchExit::Converged,
-        key_phase: false,
-    };
+    let mut s = WideSearch::new(row, (lo_key, hi_key));
     if a.bisect.max_iter.is_some() {
         wide_early_stopping(w, a, row, &mut s, lane).await?;
         return Ok(s);
@@ -423,6 +456,160 @@ async fn search_wide(
         return Ok(s);
     }
     wide_key_phase(w, row, &mut s, a.k as u32, lane, slack).await?;
+    Ok(s)
+}
+
+// ---- Threshold hints (docs/contract.md §5; topk-ref's bisect, "Hints") -----------------------
+// The ragged units only: a row with a hint, in exact mode without a precision or recall target,
+// starts with `wide_hint_test` and `wide_window_tests`, then goes on with the value phase and
+// the key phase from the bracket they leave (topk-ref's `search_keys_hint_key`).
+
+/// `wide_hint_key`: the key a hint is tested at (topk-ref's `Element::hint_key`), or none: on
+/// an f64 row the key of the hint's ordered value (`hint * sign`, exact), none for NaN; on an
+/// i64 row the key of the least integer `>= hint` (largest mode) or the greatest `<= hint`
+/// (smallest), saturated at the type's far end, none beyond its near end.
+fn wide_hint_key(elem: ElemType, hint: f32, sign: f32) -> Option<u64> {
+    let has = !hint.is_nan();
+    if elem == ElemType::F64 {
+        return has.then(|| number_key64(f64::from(hint * sign)));
+    }
+    const TWO63: f64 = 9_223_372_036_854_775_808.0; // 2^63: i64 holds [-2^63, 2^63)
+    if sign > 0.0 {
+        let c = f64::from(hint).ceil();
+        let v = if c < -TWO63 { i64::MIN } else { c as i64 };
+        return (has && c < TWO63).then(|| wide_key(elem, v as u64, sign));
+    }
+    let f = f64::from(hint).floor();
+    let v = if f >= TWO63 { i64::MAX } else { f as i64 };
+    (has && f >= -TWO63).then(|| wide_key(elem, v as u64, sign))
+}
+
+/// The reference of [`wide_hint_key`]: topk-ref's `Element::hint_key` of `f64` or `i64`.
+fn reference_hint_key(elem: ElemType, hint: f32, mode: Mode) -> Option<u64> {
+    match elem {
+        ElemType::F64 => <f64 as Element>::hint_key(hint, mode),
+        _ => <i64 as Element>::hint_key(hint, mode),
+    }
+}
+
+/// `wide_hint_test`: one pass at `t` counting the keys `> t` and `>= t`, so that a hint at the
+/// row's threshold ends the search; skipped without a hint key, for a bracket of adjacent
+/// keys, or for `t` outside `(lo_key, hi_key]`.
+async fn wide_hint_test(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &WideRow<'_>,
+    s: &mut WideSearch,
+    (hint, k): (f32, u32),
+    lane: &Lanes<u32>,
+) -> Result<HintStep, SimError> {
+    let t = wide_hint_key(row.elem, hint, row.sign);
+    if w.checks() {
+        let same = t == reference_hint_key(row.elem, hint, a.mode);
+        w.check_that(same, "wide_hint_test: wide_hint_key is topk-ref's hint_key")?;
+    }
+    let Some(t) = t else { return Ok(HintStep::Skipped) };
+    if s.hi_key.wrapping_sub(s.lo_key) <= 1 || t <= s.lo_key || t > s.hi_key {
+        return Ok(HintStep::Skipped);
+    }
+    let at_least = count_wide(w, row, t, lane).await?;
+    let above = if t == u64::MAX { 0 } else { count_wide(w, row, t + 1, lane).await? };
+    s.iterations = s.iterations.wrapping_add(1);
+    if at_least < k {
+        (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, at_least, true);
+        return Ok(HintStep::Side(HintSide::Below));
+    }
+    if above > k {
+        s.lo_key = t + 1; // a key above t: no wrap
+        return Ok(HintStep::Side(HintSide::Above));
+    }
+    if above == k {
+        (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t + 1, above, true);
+        s.exit = SearchExit::Hit;
+        return Ok(HintStep::Ended);
+    }
+    if at_least == k {
+        // above < k <= at_least: the k-th key is t itself
+        (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, at_least, true);
+        s.exit = SearchExit::Hit;
+        return Ok(HintStep::Ended);
+    }
+    s.lo_key = t;
+    if t < s.hi_key {
+        (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t + 1, above, true);
+    }
+    s.exit = SearchExit::Converged;
+    Ok(HintStep::Ended)
+}
+
+/// `wide_window_tests` (f64 rows): a test `2^-shift` of the bracket away from the hint's side,
+/// for shift = 8 then 4, while the bracket's ordered values are finite and the test lies
+/// strictly between them; they end once a test moves the bound on the far side of the hint.
+/// `true` on a hit.
+async fn wide_window_tests(
+    w: &mut Warp<'_>,
+    row: &WideRow<'_>,
+    s: &mut WideSearch,
+    (side, k): (HintSide, u32),
+    lane: &Lanes<u32>,
+) -> Result<bool, SimError> {
+    if row.elem != ElemType::F64 {
+        return Ok(false); // value-space steps: an i64 row has none
+    }
+    for shift in HINT_WINDOW_SHIFTS {
+        let (lo, hi) = (ordered_of_key64(s.lo_key), ordered_of_key64(s.hi_key));
+        if !(lo.is_finite() && hi.is_finite()) {
+            return Ok(false);
+        }
+        let scale = 0.5f64.powi(shift); // 0x1p-8, 0x1p-4: exact
+        let width = hi * scale - lo * scale;
+        let thres = if side == HintSide::Above { lo + width } else { hi - width };
+        let t = number_key64(thres);
+        if !(number_key64(lo) < t && t < number_key64(hi)) {
+            return Ok(false); // thres is not NaN
+        }
+        let cnt = count_wide(w, row, t, lane).await?;
+        let step = wide_update(s, t, cnt, k);
+        if step == Ordering::Equal {
+            s.exit = SearchExit::Hit;
+            return Ok(true);
+        }
+        if (step == Ordering::Less) == (side == HintSide::Above) {
+            return Ok(false); // the far bound moved
+        }
+    }
+    Ok(false)
+}
+
+/// `search_wide_hinted`: Algorithm 1 with a hint — the hint test and the window tests, then
+/// the value phase and the key phase from the bracket they leave (their tests count toward
+/// `VALUE_PHASE_LIMIT`). A skipped hint test leaves exactly [`search_wide`].
+async fn search_wide_hinted(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &WideRow<'_>,
+    (lo_key, hi_key): (u64, u64),
+    hint: f32,
+    lane: &Lanes<u32>,
+) -> Result<WideSearch, SimError> {
+    let k = a.k as u32;
+    let mut s = WideSearch::new(row, (lo_key, hi_key));
+    let side = match wide_hint_test(w, a, row, &mut s, (hint, k), lane).await? {
+        HintStep::Skipped => return search_wide(w, a, row, (lo_key, hi_key), lane).await,
+        HintStep::Ended => return Ok(s),
+        HintStep::Side(side) => side,
+    };
+    if wide_window_tests(w, row, &mut s, (side, k), lane).await? {
+        return Ok(s);
+    }
+    s.exit = SearchExit::Converged;
+    if s.lo_key == s.hi_key {
+        return Ok(s);
+    }
+    if wide_value_phase(w, a, row, &mut s, lane, -1).await? {
+        return Ok(s);
+    }
+    wide_key_phase(w, row, &mut s, k, lane, -1).await?;
     Ok(s)
 }
 
@@ -639,22 +826,35 @@ fn check_sorted_wide(
 
 // ---- The entry point's body ------------------------------------------------------------------
 
-/// `rtopk_wide_rows_impl<EPL>`: warp `w` of block `b` takes row `b * WIDE_WARPS + w` (rows past
-/// the end return: warp-uniform), EPL the plan's keys per lane; its iteration count where the
-/// launch asks for counts.
-pub(crate) async fn rtopk_wide_rows_impl(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
+/// `rtopk_wide_rows_impl<EPL, RAGGED>`: warp `w` of block `b` takes row `b * WIDE_WARPS + w`
+/// (rows past the end return: warp-uniform), EPL the plan's keys per lane. A ragged unit
+/// (`RAGGED`: the plan's unit is a ragged twin) reads the row's own width and k (`row_args`),
+/// pads its outputs past its k (`pad_results`), and starts its search at its hint where the
+/// launch gives hints and the search is exact (Algorithm 2, a precision and a recall target
+/// ignore them, as bisect does). The row's iteration count where the launch asks for counts.
+pub(crate) async fn rtopk_wide_rows_impl(
+    w: &mut Warp<'_>,
+    launch: &Params<'_>,
+) -> Result<(), SimError> {
     let lane = w.lane_id();
     let row_id = u64::from(w.block_idx()) * u64::from(WIDE_WARPS) + u64::from(w.warp_idx());
-    if row_id >= p.a.n as u64 {
+    if row_id >= launch.a.n as u64 {
         w.exit();
         return Ok(());
     }
+    let ragged = launch.plan.unit.is_ragged();
+    let p = &if ragged { launch.row_args(row_id) } else { *launch };
+    let at = place_row(w, launch, row_id)?;
     let (a, k) = (&p.a, p.a.k as u32);
     let first = lane.map(|l| l == 0);
+    let width_k = launch.a.k as u32;
+    if ragged && k < width_k {
+        let bufs = (p.out_val, p.out_idx, &at.out);
+        pad_results(w, bufs, p.elem, (k, width_k), &lane, 32).await?;
+    }
     if k == 0 {
         return write_iterations(w, (p.out_iter, row_id), 0, &first).await;
     }
-    let at = place_row(w, p, row_id)?;
     let mut row = WideRow {
         keys: vec![Lanes::splat(0u64); p.plan.keys_per_lane],
         x: p.x,
@@ -664,7 +864,13 @@ pub(crate) async fn rtopk_wide_rows_impl(w: &mut Warp<'_>, p: &Params<'_>) -> Re
         elem: p.elem,
     };
     let range = load_wide(w, a, &mut row, &lane).await?;
-    let s = search_wide(w, a, &row, range, &lane).await?;
+    let b = &a.bisect;
+    let exact = b.max_iter.is_none() && b.precision == 0.0 && !b.recall.is_some_and(|r| r > 0.0);
+    let hint = if ragged && exact { p.row_hint(row_id) } else { None };
+    let s = match hint {
+        Some(hint) => search_wide_hinted(w, a, &row, range, hint, &lane).await?,
+        None => search_wide(w, a, &row, range, &lane).await?,
+    };
     cover_wide(p, &s);
     let out = WideOut { out_val: p.out_val, out_idx: p.out_idx, out: at.out };
     select_wide(w, &row, &s, (k, &lane), &out).await?;
