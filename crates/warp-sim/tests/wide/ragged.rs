@@ -479,7 +479,8 @@ fn thresholds_alone_and_hints_alone() {
         .collect();
     let i: Vec<i64> = (0..n * m)
         .map(|i| {
-            [i64::MIN, i64::MAX, (1 << 53) + 1, -(1 << 40) - 3, 16_777_217][i % 5] - (i as i64 % 3)
+            [i64::MIN, i64::MAX, (1 << 53) + 1, -(1 << 40) - 3, 16_777_217][i % 5]
+                .saturating_sub(i as i64 % 3)
         })
         .collect();
     for k in [0, 1, 13, m] {
