@@ -157,6 +157,14 @@ static_assert(RtopkArgs::offset<20>() == 116, "split_chunk");
 static_assert(RtopkArgs::offset<21>() == 120, "recall");
 static_assert(RtopkArgs::offset<22>() == 124, "sorted");
 
+// The lowest n set bits of mask: a selection chunk's band elements within its budget
+// (select.cuh, wide_rows.cu).
+__device__ __forceinline__ u32 lowest_bits(u32 mask, u32 n) {
+    for (u32 extra = __popc(mask) > n ? __popc(mask) - n : 0u; extra > 0u; --extra)
+        mask &= ~(0x80000000u >> __clz(mask));  // drop the highest
+    return mask;
+}
+
 // Where a launch's row_id reads and writes: its input and the offset of its first result.
 // Whole rows (chunks == 1) are row_id's own; under a split row's first stage (docs/kernel.md,
 // "Split rows") row_id is chunk c = row_id % chunks of row r = row_id / chunks, the m values

@@ -87,13 +87,6 @@ __device__ __forceinline__ u32 classify(const Row& row, u32 first, u32 m, const 
     return counts;
 }
 
-// The lowest n set bits of mask.
-__device__ __forceinline__ u32 lowest_bits(u32 mask, u32 n) {
-    for (u32 extra = __popc(mask) > n ? __popc(mask) - n : 0u; extra > 0u; --extra)
-        mask &= ~(0x80000000u >> __clz(mask));  // drop the highest
-    return mask;
-}
-
 // One thread's selected elements (bit j % 32 of take[j / 32]: element first + j), at output positions
 // from `pos` on in index order, staged chunk by chunk and written out with consecutive
 // threads on consecutive results (scattered 4-byte stores would leave partly written

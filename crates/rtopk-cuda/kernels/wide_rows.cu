@@ -288,12 +288,6 @@ __device__ WideCut cut_wide(const WideRow<EPL>& row, const WideSearch& s, u32 k,
     return {s.hi_key - 1ull, s.lo_key, k - at_hi};  // hi_key > lo_key >= 0: no wrap
 }
 
-// The lowest n set bits of mask.
-__device__ __forceinline__ u32 lowest_bits(u32 mask, u32 n) {
-    while ((u32)__popc(mask) > n) mask &= ~(1u << (31 - __clz(mask)));
-    return mask;
-}
-
 // One chunk of 32 consecutive elements (lane's is i): its strong ones and the first band_left
 // band ones, written at their places in index order (the input's bits, re-read).
 __device__ __forceinline__ void select_chunk_wide(u64 key, bool valid, u32 i, WideCut& c, u32* written, u32 k,
