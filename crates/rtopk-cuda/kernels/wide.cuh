@@ -34,6 +34,29 @@ __device__ __forceinline__ double ordered_of_key64(u64 key) {
     return __longlong_as_double((long long)bits);
 }
 
+// Whether a key determines its element's bits (order.cuh's key_keeps_bits on 64-bit keys):
+// every i64 key; every f64 key but +-0.0's (one key for both) and the NaN keys (payloads),
+// whose elements the caller re-reads from the input.
+__device__ __forceinline__ bool wide_key_keeps_bits(u64 key) {
+#if ELEM_KIND == ELEM_F64
+    return key != SIGN64 && key != 0ull && key != ~0ull;
+#else
+    return true;
+#endif
+}
+
+// The element whose key is `key` in the mode of `sign`, where the key keeps its bits: wide_key
+// undone (an f64's ordered value, negated back in smallest mode; an i64's sign bit flipped
+// back, complemented back in smallest mode).
+__device__ __forceinline__ elem_t wide_value_of_key(u64 key, float sign) {
+#if ELEM_KIND == ELEM_F64
+    double v = ordered_of_key64(key);
+    return sign > 0.0f ? v : -v;
+#else
+    return (elem_t)(long long)((sign > 0.0f ? key : ~key) ^ SIGN64);
+#endif
+}
+
 // topk-ref's f64 midpoint: (lo + hi) * 0.5, or lo * 0.5 + hi * 0.5 where the sum overflows.
 __device__ __forceinline__ double midpoint64(double lo, double hi) {
     double m = __dmul_rn(__dadd_rn(lo, hi), 0.5);

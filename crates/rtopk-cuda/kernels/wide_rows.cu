@@ -21,25 +21,39 @@ struct WideRow {
     float sign;
 };
 
-// count_wide: how many of the row's keys are >= t (every lane gets the count).
+// count_wide: how many of the row's keys are >= t (every lane gets the count). The slots past
+// the row's end hold key 0, which no test counts: every t tested is above the bracket's low key
+// (t >= 1). t = 0 counts them too: early stopping's fixed point asks only whether the count
+// reaches k <= m, and cut_wide at an all-zero row then takes its general cut (the first k keys
+// >= 0: the same elements) where a count of exactly k would have taken them all. The slots'
+// compares pack into one mask (bit j: slot j) counted by one popc: independent compares, not a
+// chain of EPL dependent adds (rows.cuh's count_slots_ge; EPL <= 32).
 template <int EPL>
 __device__ u32 count_wide(const WideRow<EPL>& row, u64 t, u32 lane) {
-    u32 c = 0u;
+    u32 ge = 0u;
 #pragma unroll
-    for (int j = 0; j < EPL; ++j) c += (lane + 32u * j < row.m && row.keys[j] >= t) ? 1u : 0u;
+    for (int j = 0; j < EPL; ++j) ge |= (row.keys[j] >= t ? 1u : 0u) << j;
+    u32 c = __popc(ge);
     for (u32 i = 32u * EPL + lane; i < row.m; i += 32u) c += wide_key(row.in[i], row.sign) >= t ? 1u : 0u;
     return __reduce_add_sync(FULL_MASK, c);
 }
 
-// Stage 1, load_wide: the slots' keys, and the row's least and greatest key.
+// Stage 1, load_wide: the slots' keys, and the row's least and greatest key. Every slot's load
+// is issued before any is keyed: keyed as it was loaded, each guarded load waited out its own
+// latency in turn (docs/kernel.md, "64-bit rows").
 template <int EPL>
 __device__ void load_wide(WideRow<EPL>& row, u32 lane, u64* lo_key, u64* hi_key) {
-    u64 lo = ~0ull, hi = 0ull;
+    elem_t v[EPL];
 #pragma unroll
     for (int j = 0; j < EPL; ++j) {
         u32 i = lane + 32u * j;
-        bool valid = i < row.m;
-        row.keys[j] = valid ? wide_key(row.in[i], row.sign) : 0ull;
+        v[j] = i < row.m ? row.in[i] : (elem_t)0;
+    }
+    u64 lo = ~0ull, hi = 0ull;
+#pragma unroll
+    for (int j = 0; j < EPL; ++j) {
+        bool valid = lane + 32u * j < row.m;
+        row.keys[j] = valid ? wide_key(v[j], row.sign) : 0ull;
         if (valid) { lo = min(lo, row.keys[j]); hi = max(hi, row.keys[j]); }
     }
     for (u32 i = 32u * EPL + lane; i < row.m; i += 32u) {
@@ -270,11 +284,13 @@ __device__ WideSearch search_wide_hinted(const WideRow<EPL>& row, u64 lo_key, u6
 
 // ---- Stage 3, select_wide: topk-ref's select_from and select_in_index_order -----------------
 
-// The cut: keys > strong_above are all taken (strong_count of them), then the first band_left
-// of those >= band_lo, in index order.
+// The cut: keys > strong_above are all taken, then the first band_left of those >= band_lo, in
+// index order; takes_all: every key >= band_lo is taken (none above strong_above, and no more
+// than band_left of them: a hit's cut), which one ballot per chunk selects.
 struct WideCut {
     u64 strong_above, band_lo;
     u32 band_left;
+    bool takes_all;
 };
 
 // cut_wide: topk-ref's select_from. Early stopping takes the first k of {key >= lo}; else a
@@ -282,27 +298,34 @@ struct WideCut {
 // key >= hi and the first k - cnt(hi) of [lo, hi).
 template <int EPL>
 __device__ WideCut cut_wide(const WideRow<EPL>& row, const WideSearch& s, u32 k, u32 lane) {
-    if (s.exit == EXIT_MAX_ITER) return {~0ull, s.lo_key, k};
+    if (s.exit == EXIT_MAX_ITER) return {~0ull, s.lo_key, k, false};
     u32 at_hi = s.has_count_at_hi ? s.count_at_hi : count_wide(row, s.hi_key, lane);
-    if (at_hi >= k) return {~0ull, s.hi_key, k};
-    return {s.hi_key - 1ull, s.lo_key, k - at_hi};  // hi_key > lo_key >= 0: no wrap
+    if (at_hi >= k) return {~0ull, s.hi_key, k, at_hi == k};
+    return {s.hi_key - 1ull, s.lo_key, k - at_hi, false};  // hi_key > lo_key >= 0: no wrap
 }
 
 // One chunk of 32 consecutive elements (lane's is i): its strong ones and the first band_left
-// band ones, written at their places in index order (the input's bits, re-read).
+// band ones, written at their places in index order: the input's bits from the key where it
+// keeps them, else re-read (a load per chunk that the store waits for).
 __device__ __forceinline__ void select_chunk_wide(u64 key, bool valid, u32 i, WideCut& c, u32* written, u32 k,
-                                                  const elem_t* in, elem_t* out_val, idx_t* out_idx, u32 lane) {
-    bool strong = valid && key > c.strong_above;
-    bool band = valid && !strong && key >= c.band_lo;
-    u32 strong_mask = __ballot_sync(FULL_MASK, strong);
-    u32 band_mask = lowest_bits(__ballot_sync(FULL_MASK, band), c.band_left);
-    u32 selected = strong_mask | band_mask;
+                                                  const elem_t* in, float sign, elem_t* out_val, idx_t* out_idx,
+                                                  u32 lane) {
+    u32 selected;
+    if (c.takes_all) {
+        selected = __ballot_sync(FULL_MASK, valid && key >= c.band_lo);
+    } else {
+        bool strong = valid && key > c.strong_above;
+        bool band = valid && !strong && key >= c.band_lo;
+        u32 strong_mask = __ballot_sync(FULL_MASK, strong);
+        u32 band_mask = lowest_bits(__ballot_sync(FULL_MASK, band), c.band_left);
+        c.band_left -= __popc(band_mask);
+        selected = strong_mask | band_mask;
+    }
     u32 at = *written + __popc(selected & ((1u << lane) - 1u));
     if (((selected >> lane) & 1u) && at < k) {
-        out_val[at] = in[i];
+        out_val[at] = wide_key_keeps_bits(key) ? wide_value_of_key(key, sign) : in[i];
         out_idx[at] = (idx_t)i;
     }
-    c.band_left -= __popc(band_mask);
     *written += __popc(selected);
 }
 
@@ -317,13 +340,14 @@ __device__ void select_wide(const WideRow<EPL>& row, const WideSearch& s, u32 k,
     for (int j = 0; j < EPL; ++j) {
         u32 i = lane + 32u * j;
         if (written < k && 32u * j < row.m)
-            select_chunk_wide(row.keys[j], i < row.m, i, c, &written, k, row.in, out_val, out_idx, lane);
+            select_chunk_wide(row.keys[j], i < row.m, i, c, &written, k, row.in, row.sign, out_val, out_idx,
+                              lane);
     }
     for (u32 base = 32u * EPL; base < row.m && written < k; base += 32u) {
         u32 i = base + lane;
         bool valid = i < row.m;
         u64 key = valid ? wide_key(row.in[i], row.sign) : 0ull;
-        select_chunk_wide(key, valid, i, c, &written, k, row.in, out_val, out_idx, lane);
+        select_chunk_wide(key, valid, i, c, &written, k, row.in, row.sign, out_val, out_idx, lane);
     }
 }
 

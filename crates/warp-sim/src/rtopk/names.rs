@@ -126,6 +126,8 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("wide_key", "wide.rs"),
     ("number_key64", "wide.rs"),
     ("ordered_of_key64", "wide.rs"),
+    ("wide_key_keeps_bits", "wide.rs"),
+    ("wide_value_of_key", "wide.rs"),
     ("midpoint64", "wide.rs"),
     ("warp_min64", "wide.rs"),
     ("warp_max64", "wide.rs"),

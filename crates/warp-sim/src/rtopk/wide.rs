@@ -70,6 +70,22 @@ fn ordered_of_key64(key: u64) -> f64 {
     f64::from_bits(if key & SIGN64 != 0 { key & !SIGN64 } else { !key })
 }
 
+/// `wide_key_keeps_bits`: whether a key determines its element's bits — every i64 key; every
+/// f64 key but +-0.0's (one key for both) and the NaN keys (payloads).
+fn wide_key_keeps_bits(elem: ElemType, key: u64) -> bool {
+    elem != ElemType::F64 || (key != SIGN64 && key != 0 && key != u64::MAX)
+}
+
+/// `wide_value_of_key`: the bits of the element whose key is `key` in the mode of `sign`,
+/// where the key keeps them — [`wide_key`] undone.
+fn wide_value_of_key(elem: ElemType, key: u64, sign: f32) -> u64 {
+    if elem == ElemType::F64 {
+        let v = ordered_of_key64(key);
+        return (if sign > 0.0 { v } else { -v }).to_bits();
+    }
+    (if sign > 0.0 { key } else { !key }) ^ SIGN64
+}
+
 /// `midpoint64`: `(lo + hi) * 0.5`, or `lo * 0.5 + hi * 0.5` where the sum overflows.
 fn midpoint64(lo: f64, hi: f64) -> f64 {
     let m = (lo + hi) * 0.5;
@@ -173,6 +189,11 @@ impl WideRow<'_> {
 }
 
 /// `count_wide`: how many of the row's keys are `>= t`, in every lane (`__reduce_add_sync`).
+/// The slots past the row's end hold key 0, which no test counts: every `t` tested is above
+/// the bracket's low key (`t >= 1`). `t = 0` counts them too: early stopping's fixed point
+/// asks only whether the count reaches `k <= m`, and `cut_wide` at an all-zero row then takes
+/// its general cut (the first k keys `>= 0`: the same elements) where a count of exactly k
+/// would have taken them all.
 async fn count_wide(
     w: &mut Warp<'_>,
     row: &WideRow<'_>,
@@ -180,10 +201,8 @@ async fn count_wide(
     lane: &Lanes<u32>,
 ) -> Result<u32, SimError> {
     let mut c = Lanes::splat(0u32);
-    for (j, slot) in row.keys.iter().enumerate() {
-        let i = lane.map(|l| l + 32 * j as u32);
-        let ge = i.zip(slot, |i, key| u32::from(i < row.m && key >= t));
-        c = c.zip(&ge, u32::wrapping_add);
+    for slot in &row.keys {
+        c = c.zip(slot, |c, key| c.wrapping_add(u32::from(key >= t)));
     }
     for base in row.rest() {
         let i = lane.map(|l| base + l);
@@ -198,21 +217,30 @@ async fn count_wide(
 }
 
 /// Stage 1, `load_wide`: the slots' keys, and the row's least and greatest key (uniform).
+/// Every slot's element is loaded before any is keyed (the kernel issues the loads back to
+/// back instead of waiting out each one's latency in turn).
 async fn load_wide(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     row: &mut WideRow<'_>,
     lane: &Lanes<u32>,
 ) -> Result<(u64, u64), SimError> {
-    let (mut lo, mut hi) = (Lanes::splat(u64::MAX), Lanes::splat(0u64));
+    let mut values = Vec::with_capacity(row.keys.len());
     for j in 0..row.keys.len() {
         let i = lane.map(|l| l + 32 * j as u32);
         let valid = i.map(|i| i < row.m);
         let saved = w.push_active(&valid, "load_wide: i < row.m")?;
-        let key = load_checked_key(w, a, row, &i, "load_wide: row.in[i]").await?;
+        let v = row.load(w, &i, "load_wide: v[j] = row.in[i]").await?;
+        w.pop_active(saved);
+        values.push((valid, v));
+    }
+    let (mut lo, mut hi) = (Lanes::splat(u64::MAX), Lanes::splat(0u64));
+    for (j, (valid, v)) in values.iter().enumerate() {
+        let saved = w.push_active(valid, "load_wide: valid")?;
+        let key = checked_key(w, a, row, v)?;
         widen(w, (&mut lo, &mut hi), &key);
         w.pop_active(saved);
-        row.keys[j] = Lanes::select(&valid, &key, &Lanes::splat(0));
+        row.keys[j] = Lanes::select(valid, &key, &Lanes::splat(0));
     }
     for base in row.rest() {
         let i = lane.map(|l| base + l);
@@ -244,6 +272,17 @@ async fn load_checked_key(
     label: &'static str,
 ) -> Result<Lanes<u64>, SimError> {
     let v = row.load(w, i, label).await?;
+    checked_key(w, a, row, &v)
+}
+
+/// `wide_key(v, row.sign)` of loaded elements, with the simulator's contract check (in the
+/// active lanes).
+fn checked_key(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &WideRow<'_>,
+    v: &Lanes<u64>,
+) -> Result<Lanes<u64>, SimError> {
     let key = v.map(|b| wide_key(row.elem, b, row.sign));
     if w.checks() {
         let ok = v.zip(&key, |b, k| reference_key64(row.elem, b, a.mode) == k);
@@ -616,12 +655,15 @@ async fn search_wide_hinted(
 // ---- Stage 3, select_wide: topk-ref's select_from and select_in_index_order -----------------
 
 /// `WideCut`: keys `> strong_above` are all taken, then the first `band_left` of those
-/// `>= band_lo`, in index order.
+/// `>= band_lo`, in index order; `takes_all`: every key `>= band_lo` is taken (none above
+/// `strong_above`, and no more than `band_left` of them: a hit's cut), which one ballot per
+/// chunk selects.
 #[derive(Clone, Copy, Debug)]
 struct WideCut {
     strong_above: u64,
     band_lo: u64,
     band_left: u32,
+    takes_all: bool,
 }
 
 /// `cut_wide` (topk-ref's `select_from`): early stopping takes the first k of `{key >= lo}`;
@@ -635,15 +677,25 @@ async fn cut_wide(
     lane: &Lanes<u32>,
 ) -> Result<WideCut, SimError> {
     if s.exit == SearchExit::MaxIter {
-        return Ok(WideCut { strong_above: u64::MAX, band_lo: s.lo_key, band_left: k });
+        return Ok(WideCut {
+            strong_above: u64::MAX,
+            band_lo: s.lo_key,
+            band_left: k,
+            takes_all: false,
+        });
     }
     let at_hi =
         if s.has_count_at_hi { s.count_at_hi } else { count_wide(w, row, s.hi_key, lane).await? };
     if at_hi >= k {
-        return Ok(WideCut { strong_above: u64::MAX, band_lo: s.hi_key, band_left: k });
+        let takes_all = at_hi == k;
+        return Ok(WideCut { strong_above: u64::MAX, band_lo: s.hi_key, band_left: k, takes_all });
     }
-    // hi_key > lo_key >= 0: no wrap
-    Ok(WideCut { strong_above: s.hi_key.wrapping_sub(1), band_lo: s.lo_key, band_left: k - at_hi })
+    Ok(WideCut {
+        strong_above: s.hi_key.wrapping_sub(1), // hi_key > lo_key >= 0: no wrap
+        band_lo: s.lo_key,
+        band_left: k - at_hi,
+        takes_all: false,
+    })
 }
 
 /// Where a row's results go: `out_val`, `out_idx`, and the offset of its first result.
@@ -661,7 +713,8 @@ struct WideChunk<'c> {
 }
 
 /// `select_chunk_wide`: the chunk's strong elements and its first `band_left` band ones,
-/// written at their places in index order (the input's bits, re-read), while fewer than k are.
+/// written at their places in index order, while fewer than k are: the input's bits from the
+/// key where it keeps them ([`wide_key_keeps_bits`]), else re-read.
 async fn select_chunk_wide(
     w: &mut Warp<'_>,
     row: &WideRow<'_>,
@@ -669,23 +722,34 @@ async fn select_chunk_wide(
     (c, written): (&mut WideCut, &mut u32),
     (k, out): (u32, &WideOut),
 ) -> Result<(), SimError> {
-    let strong = chunk.key.zip(chunk.valid, |key, v| v && key > c.strong_above);
     let at_least = chunk.key.zip(chunk.valid, |key, v| v && key >= c.band_lo);
-    let band = at_least.zip(&strong, |ge, strong| ge && !strong);
-    let strong_mask = w.ballot_sync(FULL_MASK, &strong, "select_chunk_wide: ballot(strong)")?;
-    let strong_mask = w.uniform(&strong_mask, "select_chunk_wide: strong_mask")?;
-    let band_all = w.ballot_sync(FULL_MASK, &band, "select_chunk_wide: ballot(band)")?;
-    let band_mask = lowest_bits(w.uniform(&band_all, "select_chunk_wide: band")?, c.band_left);
-    let selected = strong_mask | band_mask;
+    let selected = if c.takes_all {
+        let all =
+            w.ballot_sync(FULL_MASK, &at_least, "select_chunk_wide: ballot(key >= band_lo)")?;
+        w.uniform(&all, "select_chunk_wide: selected")?
+    } else {
+        let strong = chunk.key.zip(chunk.valid, |key, v| v && key > c.strong_above);
+        let band = at_least.zip(&strong, |ge, strong| ge && !strong);
+        let strong_mask = w.ballot_sync(FULL_MASK, &strong, "select_chunk_wide: ballot(strong)")?;
+        let strong_mask = w.uniform(&strong_mask, "select_chunk_wide: strong_mask")?;
+        let band_all = w.ballot_sync(FULL_MASK, &band, "select_chunk_wide: ballot(band)")?;
+        let band_mask = lowest_bits(w.uniform(&band_all, "select_chunk_wide: band")?, c.band_left);
+        c.band_left -= band_mask.count_ones();
+        strong_mask | band_mask
+    };
     let at = w.lanemask_lt().map(|below| *written + (selected & below).count_ones());
     let mine = w.lane_id().zip(&at, |l, at| (selected >> l) & 1 == 1 && at < k);
     let saved = w.push_active(&mine, "select_chunk_wide: selected && at < k")?;
-    let v = row.load(w, chunk.i, "select_chunk_wide: in[i]").await?;
+    let keeps = chunk.key.map(|key| wide_key_keeps_bits(row.elem, key));
+    let inner = w.push_active(&keeps.map(|keeps| !keeps), "select_chunk_wide: !keeps_bits")?;
+    let loaded = row.load(w, chunk.i, "select_chunk_wide: in[i]").await?;
+    w.pop_active(inner);
+    let from_key = chunk.key.map(|key| wide_value_of_key(row.elem, key, row.sign));
+    let v = Lanes::select(&keeps, &from_key, &loaded);
     let dst = w.add_u64(&out.out, &at.map(u64::from), "select_chunk_wide: out + at")?;
-    w.st_global64(out.out_val, &dst, &v, "select_chunk_wide: out_val[at] = in[i]").await?;
+    w.st_global64(out.out_val, &dst, &v, "select_chunk_wide: out_val[at] = v").await?;
     w.st_global(out.out_idx, &dst, chunk.i, "select_chunk_wide: out_idx[at] = i").await?;
     w.pop_active(saved);
-    c.band_left -= band_mask.count_ones();
     *written += selected.count_ones();
     Ok(())
 }
