@@ -22,7 +22,7 @@ use rtopk::{
     Dtype, Element, K, KernelElement, Mode, Options, PAD_INDEX, Place, Precision, Recall, Request,
     RequestBuilder, Selection, Value, select,
 };
-use test_support::{RaggedShape, ragged_matrix};
+use test_support::{HINT64_KINDS, RaggedShape, hint64, ragged_matrix};
 use topk_ref::oracle::canonical_ragged;
 use topk_ref::{KPerRow, KeyBits, Rows};
 
@@ -190,32 +190,8 @@ fn sim_is_bisect_on_every_width_of_the_wide_rows() {
     assert!(ran >= 250, "{ran} cases");
 }
 
-/// The hint of kind `kind` for a row whose own threshold (`bisect`'s, without a hint) is
-/// `own`, `r` a hash of the place: NaN of both signs, ±inf, ±0, the row's own threshold, near
-/// ones (a few ulps off, a percent off), any bits, values beyond ±2^63 (past every i64; 2^63
-/// is one past i64::MAX, −2^63 is i64::MIN exactly), and fractional ones (an i64 row's hint
-/// test is at the integer next to the hint in the mode's direction).
-fn hint_of(kind: u8, own: f32, r: u64) -> f32 {
-    let finite = own.is_finite();
-    match kind % HINT_KINDS {
-        0 => f32::NAN,
-        1 => f32::from_bits(0xFFC0_4321), // -NaN with a payload
-        2 => f32::INFINITY,
-        3 => f32::NEG_INFINITY,
-        4 | 5 => own,
-        6 if finite => f32::from_bits(own.to_bits().wrapping_add(1 + (r % 4) as u32)),
-        7 if finite => f32::from_bits(own.to_bits().wrapping_sub(1 + (r % 4) as u32)),
-        8 if finite => own * 1.01 + 0.25,
-        9 => f32::from_bits((r >> 16) as u32),
-        10 => [1e19, -1e19, 9.223_372e18, -9.223_372e18, f32::MAX, -3e38][(r % 6) as usize],
-        11 if finite && own.abs() < 4e6 => own.trunc() + if r % 2 == 0 { 0.5 } else { -0.25 },
-        11 => [0.5, -2.5, 7.75, -1e10][(r % 4) as usize],
-        _ => [0.0, -0.0][(r % 2) as usize],
-    }
-}
-
-/// The kinds of [`hint_of`].
-const HINT_KINDS: u8 = 13;
+/// The kinds of [`hint64`], as the per-row kind vectors hold them.
+const HINT_KINDS: u8 = HINT64_KINDS as u8;
 
 /// A ragged request on 64-bit rows: lengths (or whole rows), one k or a k per row, hint kinds
 /// per row (or none), the threshold output and iteration counts always.
@@ -301,7 +277,7 @@ fn ragged_sim_is_bisect<E: KernelElement>(
     let mut compared = 1;
     let own = cpu.threshold.clone().expect("thresholds asked for");
     let hints: Option<Vec<f32>> = req.hints.as_ref().map(|kinds| {
-        (0..n).map(|r| hint_of(kinds[r], own[r], mix(r, u64::from(kinds[r])))).collect()
+        (0..n).map(|r| hint64(usize::from(kinds[r]), own[r], mix(r, u64::from(kinds[r])))).collect()
     });
     let hinted = hints.as_deref().map(|h| {
         let (sim, cpu) = (run("sim", Some(h)), run("bisect", Some(h)));

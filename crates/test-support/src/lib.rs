@@ -18,7 +18,8 @@
 //! row (0, k above the length, M), a hint kind and what lies past each length; [`poison_tails`]
 //! writes NaN, ±inf or copies of the valid values there — values that must never be selected.
 //! [`ragged_matrix`] draws a matrix of any [`Generated`] type with a ragged shape, tails
-//! poisoned.
+//! poisoned; [`hint64`] gives a 64-bit row's hint of each kind (NaN, ±inf, ±0, its own
+//! threshold, near and far ones, beyond ±2^63, fractional).
 //!
 //! The checks every crate's oracle tests make ([`check_exact`], [`check_same_ragged`]) and the
 //! property tests built on them ([`row_property!`]) live here too, so that each is written
@@ -657,3 +658,31 @@ pub fn matrix_f64(max_width: usize) -> impl Strategy<Value = (usize, usize, Vec<
 /// [`poison_tails`]' specials for `f64`.
 pub const SPECIALS_F64: [f64; 4] =
     [f64::NAN, f64::from_bits(0xFFF8_0000_0000_1234), f64::INFINITY, f64::NEG_INFINITY];
+
+/// The kinds of [`hint64`].
+pub const HINT64_KINDS: usize = 13;
+
+/// The hint of kind `kind` (modulo [`HINT64_KINDS`]) for a 64-bit row whose own threshold
+/// (`bisect`'s, without a hint) is `own`, `r` a hash of the place: NaN of both signs, ±inf, ±0,
+/// the row's own threshold, near ones (a few ulps off, a percent off), any bits, values beyond
+/// ±2^63 (past every i64; 2^63 is one past i64::MAX, −2^63 is i64::MIN exactly), and
+/// fractional ones (an i64 row's hint test is at the integer next to the hint in the mode's
+/// direction). The CPU tests of the simulated wide rows and the GPU's draw the same hints.
+pub fn hint64(kind: usize, own: f32, r: u64) -> f32 {
+    let finite = own.is_finite();
+    match kind % HINT64_KINDS {
+        0 => f32::NAN,
+        1 => f32::from_bits(0xFFC0_4321), // -NaN with a payload
+        2 => f32::INFINITY,
+        3 => f32::NEG_INFINITY,
+        4 | 5 => own,
+        6 if finite => f32::from_bits(own.to_bits().wrapping_add(1 + (r % 4) as u32)),
+        7 if finite => f32::from_bits(own.to_bits().wrapping_sub(1 + (r % 4) as u32)),
+        8 if finite => own * 1.01 + 0.25,
+        9 => f32::from_bits((r >> 16) as u32),
+        10 => [1e19, -1e19, 9.223_372e18, -9.223_372e18, f32::MAX, -3e38][(r % 6) as usize],
+        11 if finite && own.abs() < 4e6 => own.trunc() + if r % 2 == 0 { 0.5 } else { -0.25 },
+        11 => [0.5, -2.5, 7.75, -1e10][(r % 4) as usize],
+        _ => [0.0, -0.0][(r % 2) as usize],
+    }
+}

@@ -25,6 +25,7 @@ use rtopk::{
     Element, IndexWidth, K, KPerRow, KernelElement, Mode, Options, PAD_INDEX, Place, Precision,
     Recall, Request, RequestBuilder, Rows, Selection, select,
 };
+use test_support::{HINT64_KINDS, hint64};
 use topk_ref::KeyBits;
 use topk_ref::oracle::canonical_ragged;
 
@@ -226,32 +227,6 @@ fn degenerate_64_bit_rows_on_the_gpu_equal_bisect() {
     assert!(compared >= 200, "only {compared} comparisons ran");
 }
 
-/// The hint of kind `kind` for a row whose own threshold (`bisect`'s, without a hint) is
-/// `own`, `r` a hash of the place: NaN of both signs, ±inf, ±0, the row's own threshold, near
-/// ones (a few ulps off, a percent off), any bits, values beyond ±2^63 (past every i64; 2^63
-/// is one past i64::MAX, −2^63 is i64::MIN exactly), and fractional ones.
-fn hint_of(kind: usize, own: f32, r: u64) -> f32 {
-    let finite = own.is_finite();
-    match kind % HINT_KINDS {
-        0 => f32::NAN,
-        1 => f32::from_bits(0xFFC0_4321), // -NaN with a payload
-        2 => f32::INFINITY,
-        3 => f32::NEG_INFINITY,
-        4 | 5 => own,
-        6 if finite => f32::from_bits(own.to_bits().wrapping_add(1 + (r % 4) as u32)),
-        7 if finite => f32::from_bits(own.to_bits().wrapping_sub(1 + (r % 4) as u32)),
-        8 if finite => own * 1.01 + 0.25,
-        9 => f32::from_bits((r >> 16) as u32),
-        10 => [1e19, -1e19, 9.223_372e18, -9.223_372e18, f32::MAX, -3e38][(r % 6) as usize],
-        11 if finite && own.abs() < 4e6 => own.trunc() + if r % 2 == 0 { 0.5 } else { -0.25 },
-        11 => [0.5, -2.5, 7.75, -1e10][(r % 4) as usize],
-        _ => [0.0, -0.0][(r % 2) as usize],
-    }
-}
-
-/// The kinds of [`hint_of`].
-const HINT_KINDS: usize = 13;
-
 /// A ragged request on `n` rows of `m`: per-row lengths (0, M, 1, any) or whole rows, one k or
 /// a k per row (0, 1, the length, above it, the width, any), hints of every kind in turn or
 /// none; always the threshold output.
@@ -328,11 +303,11 @@ impl Case {
 
     /// This case's hints for rows whose own thresholds are `own` (none without hints).
     fn hints_for(&self, own: &[f32]) -> Option<Vec<f32>> {
-        let kind = |r: usize| (r + self.seed as usize) % HINT_KINDS;
+        let kind = |r: usize| (r + self.seed as usize) % HINT64_KINDS;
         self.hints.then(|| {
             own.iter()
                 .enumerate()
-                .map(|(r, &t)| hint_of(kind(r), t, self.seed.wrapping_mul(31) ^ r as u64))
+                .map(|(r, &t)| hint64(kind(r), t, self.seed.wrapping_mul(31) ^ r as u64))
                 .collect()
         })
     }
