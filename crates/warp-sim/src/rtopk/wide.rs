@@ -966,26 +966,35 @@ mod tests {
 
     use super::*;
 
+    /// Special f64 patterns: ±0, ±inf, the ends, the least normal, subnormals of both signs,
+    /// NaN of both signs, quiet and signalling, with payloads.
+    const FLOATS: [f64; 15] = [
+        0.0,
+        -0.0,
+        1.5,
+        -2.25,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::MAX,
+        -f64::MAX,
+        f64::MIN_POSITIVE,
+        f64::from_bits(1),
+        f64::from_bits(SIGN64 | 1),
+        f64::NAN,
+        f64::from_bits(0xfff0_0000_0000_0001),
+        f64::from_bits(0x7ff0_0000_0000_1234),
+        f64::from_bits(0xfff8_0000_0000_1234),
+    ];
+
+    /// Special i64 values: the ends and their neighbours, 0, ±1, values far from both.
+    const INTEGERS: [i64; 9] =
+        [i64::MIN, i64::MIN + 1, -(1 << 40), -1, 0, 1, 1 << 62, i64::MAX - 1, i64::MAX];
+
     /// Every special f64 and i64 pattern's key is topk-ref's in both modes, and a number's key
     /// gives its ordered value back (zero as +0.0).
     #[test]
     fn wide_keys_are_topk_refs() {
-        let floats = [
-            0.0f64,
-            -0.0,
-            1.5,
-            -2.25,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::MAX,
-            -f64::MAX,
-            f64::from_bits(1),
-            f64::from_bits(SIGN64 | 1),
-            f64::NAN,
-            f64::from_bits(0xfff0_0000_0000_0001),
-            f64::from_bits(0x7ff0_0000_0000_1234),
-        ];
-        for v in floats {
+        for v in FLOATS {
             for (mode, sign) in [(Mode::Largest, 1.0), (Mode::Smallest, -1.0)] {
                 let bits = v.to_bits();
                 assert_eq!(wide_key(ElemType::F64, bits, sign), v.key(mode), "{v:e} {mode:?}");
@@ -995,13 +1004,41 @@ mod tests {
                 assert_eq!(back.to_bits(), if v == 0.0 { 0 } else { v.to_bits() });
             }
         }
-        for v in [i64::MIN, i64::MIN + 1, -1, 0, 1, i64::MAX - 1, i64::MAX] {
+        for v in INTEGERS {
             for (mode, sign) in [(Mode::Largest, 1.0), (Mode::Smallest, -1.0)] {
                 assert_eq!(wide_key(ElemType::I64, v as u64, sign), v.key(mode), "{v} {mode:?}");
                 assert_eq!(reference_key64(ElemType::I64, v as u64, mode), v.key(mode));
             }
         }
         assert!(ordered_of_key64(u64::MAX).is_nan() && ordered_of_key64(0).is_nan());
+    }
+
+    /// A key that keeps its element's bits gives them back in both modes ([`wide_value_of_key`]
+    /// undoes [`wide_key`]); the keys that do not are exactly those of ±0.0 and NaN.
+    #[test]
+    fn keys_that_keep_the_bits_give_them_back() {
+        for v in FLOATS {
+            for sign in [1.0f32, -1.0] {
+                let key = wide_key(ElemType::F64, v.to_bits(), sign);
+                let keeps = wide_key_keeps_bits(ElemType::F64, key);
+                assert_eq!(keeps, !v.is_nan() && v != 0.0, "{v:e} sign {sign}");
+                if keeps {
+                    let back = wide_value_of_key(ElemType::F64, key, sign);
+                    assert_eq!(back, v.to_bits(), "{v:e} sign {sign}");
+                }
+            }
+        }
+        for v in INTEGERS {
+            for sign in [1.0f32, -1.0] {
+                let key = wide_key(ElemType::I64, v as u64, sign);
+                assert!(wide_key_keeps_bits(ElemType::I64, key), "{v} sign {sign}");
+                assert_eq!(
+                    wide_value_of_key(ElemType::I64, key, sign),
+                    v as u64,
+                    "{v} sign {sign}"
+                );
+            }
+        }
     }
 
     #[test]
