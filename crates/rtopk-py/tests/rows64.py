@@ -12,19 +12,24 @@ from oracle import hostile_matrix
 
 
 def wide_matrix(n: int, m: int, dtype: Any, seed: int) -> Any:
-    """``(n, m)`` float64 or int64 rows to break a 64-bit kernel: hostile float32 rows widened,
-    a quarter with low bits of their own (equal as float32, apart as float64), float64
-    subnormals; int64 ends, 0, ties, values apart in their low bits only, any 64 bits."""
+    """``(n, m)`` float64 or int64 rows (``dtype``: NumPy's or torch's) built to break a 64-bit
+    kernel: the float64 rows are hostile float32 rows (NaN of both signs and payloads, ±inf,
+    ±0, subnormals, ties) widened, a quarter of them given low bits of their own (equal as
+    float32, apart as float64), with float64 subnormals of both signs and the ends; the int64
+    rows mix the ends, 0, ±1, ties, values apart in their low bits only and any 64 bits."""
     rng = np.random.default_rng(seed)
     pick = rng.random((n, m))
-    if dtype == np.float64:
+    if "float64" in str(dtype):
         with np.errstate(invalid="ignore"):  # signalling NaNs widen quiet, payloads kept
             x = hostile_matrix(n, m, "hostile", seed).astype(np.float64)
         jitter = rng.integers(1, 1 << 28, (n, m), dtype=np.uint64)
         apart = np.isfinite(x) & (x != 0) & (pick < 0.25)
         x = np.where(apart, (x.view(np.uint64) ^ jitter).view(np.float64), x)
         sub = rng.integers(1, 1 << 52, (n, m), dtype=np.uint64).view(np.float64)
-        return np.ascontiguousarray(np.where(pick > 0.95, -sub, x))
+        ends = np.array([np.finfo(np.float64).max, np.finfo(np.float64).min, -sub[0, 0]])
+        x = np.where(pick > 0.95, sub * np.where(pick > 0.975, -1.0, 1.0), x)
+        x = np.where((pick > 0.9) & (pick < 0.92), ends[rng.integers(0, 3, (n, m))], x)
+        return np.ascontiguousarray(x)
     info = np.iinfo(np.int64)
     edges = np.array([info.min, info.min + 1, -1, 0, 1, info.max - 1, info.max], dtype=np.int64)
     anything = rng.integers(info.min, info.max, (n, m), dtype=np.int64, endpoint=True)

@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed: GPU tests s
 import rtopk  # noqa: E402
 import rtopk.ops  # noqa: E402
 from oracle import FAMILIES, canonical_rows, hostile_matrix, same_bits  # noqa: E402
-from rows64 import hints_64, ragged_64  # noqa: E402
+from rows64 import hints_64, ragged_64, wide_matrix  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     not torch.cuda.is_available(), reason="no CUDA device: GPU tests skipped"
@@ -368,35 +368,9 @@ def test_16_bit_cuda_tensors_are_selected_in_their_own_dtype() -> None:
 
 
 def hostile64(n: int, m: int, dtype: Any, seed: int) -> Any:
-    """``(n, m)`` CPU rows of float64 or int64 built to break a 64-bit kernel: the float64
-    rows are hostile float32 rows (NaN of both signs and payloads, ±inf, ±0, subnormals, ties)
-    widened, a quarter of them given low bits of their own (equal as float32, apart as
-    float64), with float64 subnormals and ends; the int64 rows mix the ends, 0, ±1, ties,
-    values apart in their low bits only and any 64 bits."""
-    rng = np.random.default_rng(seed)
-    pick = rng.random((n, m))
-    if dtype == torch.float64:
-        with np.errstate(invalid="ignore"):  # signalling NaNs widen quiet, payloads kept
-            x = hostile_matrix(n, m, "hostile", seed).astype(np.float64)
-        jitter = rng.integers(1, 1 << 28, (n, m), dtype=np.uint64)
-        finite = np.isfinite(x) & (x != 0)
-        x = np.where(finite & (pick < 0.25), (x.view(np.uint64) ^ jitter).view(np.float64), x)
-        sub = (rng.integers(1, 1 << 52, (n, m), dtype=np.uint64)).view(np.float64)
-        ends = np.array([np.finfo(np.float64).max, np.finfo(np.float64).min, -sub[0, 0]])
-        x = np.where(pick > 0.95, sub * np.where(pick > 0.975, -1.0, 1.0), x)
-        x = np.where((pick > 0.9) & (pick < 0.92), ends[rng.integers(0, 3, (n, m))], x)
-        return torch.from_numpy(np.ascontiguousarray(x))
-    info = np.iinfo(np.int64)
-    edges = np.array([info.min, info.min + 1, -1, 0, 1, info.max - 1, info.max], dtype=np.int64)
-    anything = rng.integers(info.min, info.max, (n, m), dtype=np.int64, endpoint=True)
-    ties = rng.integers(-2, 3, (n, m)).astype(np.int64)
-    low = (1 << 40) + rng.integers(0, 64, (n, m)).astype(np.int64)
-    x = np.where(
-        pick < 0.2,
-        edges[rng.integers(0, len(edges), (n, m))],
-        np.where(pick < 0.5, ties, np.where(pick < 0.6, low, anything)),
-    )
-    return torch.from_numpy(np.ascontiguousarray(x, dtype=np.int64))
+    """``(n, m)`` CPU rows of float64 or int64 built to break a 64-bit kernel (rows64's
+    :func:`wide_matrix`), as a torch tensor."""
+    return torch.from_numpy(wide_matrix(n, m, dtype, seed))
 
 
 def without_nans(x: Any) -> Any:

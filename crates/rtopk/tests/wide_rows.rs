@@ -112,39 +112,41 @@ fn matrix_of<T: Value + Arbitrary>(
     })
 }
 
+/// One drawn case of the property tests: `(n, m)` rows of `data`, k picked by `which_k` and
+/// `frac` (at least 1), both modes, sorted or not, each search.
+fn drawn_case<E: Value>(
+    (n, m, data): (usize, usize, Vec<E>),
+    (which_k, frac): (u8, f64),
+    (smallest, sorted): (bool, bool),
+    (which, steps): (u8, u32),
+) {
+    let x = Array2::from_shape_vec((n, m), data).unwrap();
+    let k = test_support::pick_k(m, which_k, frac).max(1);
+    let opts = Options { mode: Mode::from_smallest(smallest), sorted };
+    sim_is_bisect(x.view(), k, opts, which, steps);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     #[test]
     fn sim_on_f64_rows_is_bisect(
-        (n, m, data) in matrix_of::<f64>(f64_edges(), 300),
-        which_k in 1u8..6,
-        frac in 0.0f64..1.0,
-        smallest in any::<bool>(),
-        sorted in any::<bool>(),
-        which in any::<u8>(),
-        steps in 1u32..70,
+        rows in matrix_of::<f64>(f64_edges(), 300),
+        k in (1u8..6, 0.0f64..1.0),
+        order in any::<(bool, bool)>(),
+        search in (any::<u8>(), 1u32..70),
     ) {
-        let x = Array2::from_shape_vec((n, m), data).unwrap();
-        let k = test_support::pick_k(m, which_k, frac).max(1);
-        let opts = Options { mode: Mode::from_smallest(smallest), sorted };
-        sim_is_bisect(x.view(), k, opts, which, steps);
+        drawn_case(rows, k, order, search);
     }
 
     #[test]
     fn sim_on_i64_rows_is_bisect(
-        (n, m, data) in matrix_of::<i64>(i64_edges(), 300),
-        which_k in 1u8..6,
-        frac in 0.0f64..1.0,
-        smallest in any::<bool>(),
-        sorted in any::<bool>(),
-        which in any::<u8>(),
-        steps in 1u32..70,
+        rows in matrix_of::<i64>(i64_edges(), 300),
+        k in (1u8..6, 0.0f64..1.0),
+        order in any::<(bool, bool)>(),
+        search in (any::<u8>(), 1u32..70),
     ) {
-        let x = Array2::from_shape_vec((n, m), data).unwrap();
-        let k = test_support::pick_k(m, which_k, frac).max(1);
-        let opts = Options { mode: Mode::from_smallest(smallest), sorted };
-        sim_is_bisect(x.view(), k, opts, which, steps);
+        drawn_case(rows, k, order, search);
     }
 }
 
