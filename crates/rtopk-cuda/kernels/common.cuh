@@ -157,6 +157,14 @@ static_assert(RtopkArgs::offset<20>() == 116, "split_chunk");
 static_assert(RtopkArgs::offset<21>() == 120, "recall");
 static_assert(RtopkArgs::offset<22>() == 124, "sorted");
 
+// The row's output pointer, computed once: hidden from the optimizer so that each store adds a
+// 32-bit position to it (one IMAD.WIDE) instead of redoing the 64-bit row offset arithmetic.
+template <class T>
+__device__ __forceinline__ T* opaque(T* ptr) {
+    asm("mov.b64 %0, %0;" : "+l"(ptr));
+    return ptr;
+}
+
 // The lowest n set bits of mask: a selection chunk's band elements within its budget
 // (select.cuh, wide_rows.cu).
 __device__ __forceinline__ u32 lowest_bits(u32 mask, u32 n) {

@@ -17,14 +17,6 @@ __device__ Cut cut_of(const Row& row, const Search& s, u32 k) {
     return Cut{s.hi_key - 1u, s.lo_key, at_hi};
 }
 
-// The row's output pointer, computed once: hidden from the optimizer so that each store adds a
-// 32-bit position to it (one IMAD.WIDE) instead of redoing the 64-bit row offset arithmetic.
-template <class T>
-__device__ __forceinline__ T* opaque(T* ptr) {
-    asm("mov.b64 %0, %0;" : "+l"(ptr));
-    return ptr;
-}
-
 // Writes result `pos` of the row: element i and the input's bits, from its key where the key
 // determines them, re-read from the input where it cannot (+-0.0, NaN payloads).
 // 16-bit values are always re-read (a wide key does not hold the 16 bits); an integer's key

@@ -79,14 +79,17 @@ __device__ __forceinline__ float wide_threshold_value(elem_t v) {
 #endif
 }
 
+// The warp's least and greatest 64-bit key in two 32-bit reductions each: the high words'
+// extreme, then the low words' extreme among the lanes whose high word is it (redux.sync takes
+// 32-bit values; four instructions a word against a butterfly's five shuffle rounds of two).
 __device__ __forceinline__ u64 warp_min64(u64 v) {
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(FULL_MASK, v, o));
-    return v;
+    u32 hi = __reduce_min_sync(FULL_MASK, (u32)(v >> 32));
+    u32 lo = __reduce_min_sync(FULL_MASK, (u32)(v >> 32) == hi ? (u32)v : 0xffffffffu);
+    return (u64)hi << 32 | lo;
 }
 
 __device__ __forceinline__ u64 warp_max64(u64 v) {
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(FULL_MASK, v, o));
-    return v;
+    u32 hi = __reduce_max_sync(FULL_MASK, (u32)(v >> 32));
+    u32 lo = __reduce_max_sync(FULL_MASK, (u32)(v >> 32) == hi ? (u32)v : 0u);
+    return (u64)hi << 32 | lo;
 }

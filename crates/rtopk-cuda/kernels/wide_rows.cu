@@ -34,7 +34,9 @@ __device__ u32 count_wide(const WideRow<EPL>& row, u64 t, u32 lane) {
 #pragma unroll
     for (int j = 0; j < EPL; ++j) ge |= (row.keys[j] >= t ? 1u : 0u) << j;
     u32 c = __popc(ge);
-    for (u32 i = 32u * EPL + lane; i < row.m; i += 32u) c += wide_key(row.in[i], row.sign) >= t ? 1u : 0u;
+    if (row.m > 32u * EPL) {  // warp-uniform: only the widest unit's rows reach past the slots
+        for (u32 i = 32u * EPL + lane; i < row.m; i += 32u) c += wide_key(row.in[i], row.sign) >= t ? 1u : 0u;
+    }
     return __reduce_add_sync(FULL_MASK, c);
 }
 
@@ -338,10 +340,9 @@ __device__ void select_wide(const WideRow<EPL>& row, const WideSearch& s, u32 k,
     u32 written = 0u;
 #pragma unroll
     for (int j = 0; j < EPL; ++j) {
+        if (written >= k || 32u * j >= row.m) return;  // warp-uniform; neither comes back
         u32 i = lane + 32u * j;
-        if (written < k && 32u * j < row.m)
-            select_chunk_wide(row.keys[j], i < row.m, i, c, &written, k, row.in, row.sign, out_val, out_idx,
-                              lane);
+        select_chunk_wide(row.keys[j], i < row.m, i, c, &written, k, row.in, row.sign, out_val, out_idx, lane);
     }
     for (u32 base = 32u * EPL; base < row.m && written < k; base += 32u) {
         u32 i = base + lane;
@@ -410,8 +411,8 @@ __device__ void rtopk_wide_rows_impl(const Params& launch) {
     bool hinted = RAGGED && p.hint && p.max_iter < 0 && p.precision == 0.0f && !(p.recall > 0.0f);
     WideSearch s = hinted ? search_wide_hinted(row, lo_key, hi_key, p, p.hint[row_id], lane)
                           : search_wide(row, lo_key, hi_key, p, lane);
-    elem_t* out_val = p.out_val + at.out;
-    idx_t* out_idx = p.out_idx + at.out;
+    elem_t* out_val = opaque(p.out_val + at.out);
+    idx_t* out_idx = opaque(p.out_idx + at.out);
     select_wide(row, s, p.k, lane, out_val, out_idx);
     if (p.sorted && p.k > 1u) {
         __syncwarp();  // the selection's writes, seen by every lane

@@ -119,29 +119,37 @@ pub(crate) fn wide_threshold_value(elem: ElemType, bits: u64) -> u32 {
 
 // ---- Warp reductions on 64-bit keys ----------------------------------------------------------
 
-/// `op` over the warp in five `shfl_xor` steps (64-bit values: no `__reduce_*_sync`).
+/// A 64-bit extreme over the warp (the greatest where `greatest`, else the least) in two 32-bit
+/// reductions (`redux.sync` takes 32-bit values): the high words' extreme, then the low words'
+/// extreme among the lanes whose high word is it.
 fn warp_fold64(
     w: &mut Warp<'_>,
     v: &Lanes<u64>,
-    op: fn(u64, u64) -> u64,
+    greatest: bool,
     label: &'static str,
 ) -> Result<Lanes<u64>, SimError> {
-    let mut v = *v;
-    for o in [16, 8, 4, 2, 1] {
-        let other = w.shfl_xor_sync(FULL_MASK, &v, o, 32, label)?;
-        v = v.zip(&other, op);
-    }
-    Ok(v)
+    let reduce = |w: &mut Warp<'_>, v: &Lanes<u32>| {
+        if greatest {
+            w.reduce_max_sync(FULL_MASK, v, label)
+        } else {
+            w.reduce_min_sync(FULL_MASK, v, label)
+        }
+    };
+    let neutral = if greatest { 0 } else { u32::MAX };
+    let top = reduce(w, &v.map(|v| (v >> 32) as u32))?;
+    let low = v.zip(&top, |v, top| if (v >> 32) as u32 == top { v as u32 } else { neutral });
+    let low = reduce(w, &low)?;
+    Ok(top.zip(&low, |top, low| u64::from(top) << 32 | u64::from(low)))
 }
 
 /// `warp_min64`.
 pub(crate) fn warp_min64(w: &mut Warp<'_>, v: &Lanes<u64>) -> Result<Lanes<u64>, SimError> {
-    warp_fold64(w, v, u64::min, "warp_min64: shfl_xor(v)")
+    warp_fold64(w, v, false, "warp_min64: reduce_min(v's words)")
 }
 
 /// `warp_max64`.
 fn warp_max64(w: &mut Warp<'_>, v: &Lanes<u64>) -> Result<Lanes<u64>, SimError> {
-    warp_fold64(w, v, u64::max, "warp_max64: shfl_xor(v)")
+    warp_fold64(w, v, true, "warp_max64: reduce_max(v's words)")
 }
 
 // ---- The row ---------------------------------------------------------------------------------
