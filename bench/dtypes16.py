@@ -72,14 +72,17 @@ def check(rtopk: Any, x: torch.Tensor, k: int) -> str:
     return "ok" if equal and picked else "VALUES DIFFER"
 
 
-def one_case(rtopk: Any, xs: List[torch.Tensor], k: int, reps: int) -> Dict[str, Any]:
+def one_case(
+    rtopk: Any, xs: List[torch.Tensor], k: int, reps: int, ordered: bool = False
+) -> Dict[str, Any]:
+    """One case timed; ``ordered``: both calls with sorted=True (torch.topk's default)."""
     row: Dict[str, Any] = dict(check=check(rtopk, xs[0], k), buffers=len(xs))
-    ours = [lambda x=x: rtopk.topk(x, k, sorted=False) for x in xs]
-    theirs = [lambda x=x: torch.topk(x, k, sorted=False) for x in xs]
+    ours = [lambda x=x: rtopk.topk(x, k, sorted=ordered) for x in xs]
+    theirs = [lambda x=x: torch.topk(x, k, sorted=ordered) for x in xs]
     # the same call with counts asked: the search docs/contract.md §3 counts (a bf16 row
     # without counts bisects its keys from the start, docs/kernel.md "16-bit rows")
     counted = [
-        lambda x=x: rtopk.topk(x, k, sorted=False, return_iterations=True) for x in xs
+        lambda x=x: rtopk.topk(x, k, sorted=ordered, return_iterations=True) for x in xs
     ]
     row["rtopk_ms"] = median_gpu_ms(ours, reps)
     row["torch_ms"] = median_gpu_ms(theirs, reps)
@@ -194,9 +197,11 @@ def sweep(
     types: List[str],
     inputs_of: Callable[[int, int], Dict[str, List[torch.Tensor]]],
     reps: int,
+    ordered: bool = False,
 ) -> List[Dict[str, Any]]:
-    """Every (N, M, k, type) of the grid timed (`one_case`), each shape's inputs made once
-    by `inputs_of(n, m)`; a case that fails is kept with its error."""
+    """Every (N, M, k, type) of the grid timed (`one_case`, sorted output where `ordered`),
+    each shape's inputs made once by `inputs_of(n, m)`; a case that fails is kept with its
+    error."""
     rows: List[Dict[str, Any]] = []
     for n in grid_n:
         for m in GRID_M:
@@ -206,7 +211,7 @@ def sweep(
                 for name in types:
                     row: Dict[str, Any] = dict(n=n, m=m, k=k, dtype=name)
                     try:
-                        row.update(one_case(rtopk, bufs[name], k, reps))
+                        row.update(one_case(rtopk, bufs[name], k, reps, ordered))
                     except Exception as e:
                         traceback.print_exc()
                         row["error"] = f"{type(e).__name__}: {e}"

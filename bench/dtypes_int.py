@@ -10,14 +10,15 @@ saturated at the type's ends), float16 the draws rounded to nearest, float64 sta
 draws of its own (torch.randn in float64: 53-bit mantissas); each type's buffers rotated over
 ceil(4 x L2 / input bytes) copies (at most 64) so that no call finds its input in L2; per
 call, CUDA events with the GPU kept busy ahead of the start event; median of --reps calls
-after 2 warm-up calls; sorted=False, largest, exact search. Every case is checked first:
-rtopk's values, sorted per row, equal torch.topk's, and each is the input at its index.
+after 2 warm-up calls; sorted=False (--sorted: both calls sorted=True, torch.topk's default),
+largest, exact search. Every case is checked first: rtopk's values, sorted per row, equal
+torch.topk's, and each is the input at its index.
 
 Reported: torch.topk's time over rtopk's per type (targets: int32 and float64 >= 10x,
 geometric mean over the grid); rtopk's elements per second on each type over float16's
 (target: int8 and uint8 >= 1x) and over float32's.
 
-    python3 bench/dtypes_int.py --out DIR [--quick] [--reps 15] [--types float32,float64,...]
+    python3 bench/dtypes_int.py --out DIR [--quick] [--sorted] [--reps 15] [--types float32,...]
 
 Writes DIR/dtypes_int.json and DIR/dtypes_int.md.
 """
@@ -143,6 +144,11 @@ def main() -> int:
     )
     ap.add_argument("--quick", action="store_true", help="N = 2^20 only")
     ap.add_argument(
+        "--sorted",
+        action="store_true",
+        help="both calls with sorted=True (torch.topk's default) instead of sorted=False",
+    )
+    ap.add_argument(
         "--types", default=",".join(TYPES), help="comma-separated dtypes (default: all)"
     )
     args = ap.parse_args()
@@ -155,7 +161,8 @@ def main() -> int:
             "Standard-normal float32 draws (torch.randn, seeded per shape); integers = the "
             "draws scaled, rounded and saturated, float16 = the draws rounded, float64 = "
             "standard-normal float64 draws of its own; buffers rotated "
-            f"past L2; CUDA events behind a spin; median of {args.reps} calls; sorted=False, "
+            f"past L2; CUDA events behind a spin; median of {args.reps} calls; "
+            f"sorted={args.sorted}, "
             "largest, exact."
         ),
     )
@@ -166,7 +173,9 @@ def main() -> int:
     unknown = sorted(set(types) - set(TYPES))
     if unknown:
         ap.error(f"--types: unknown {unknown}; known: {TYPES}")
-    rows = sweep(rtopk, grid_n, types, lambda n, m: inputs(n, m, l2), args.reps)
+    rows = sweep(
+        rtopk, grid_n, types, lambda n, m: inputs(n, m, l2), args.reps, args.sorted
+    )
     s = summary(rows)
     with open(os.path.join(args.out, "dtypes_int.json"), "w") as f:
         json.dump(dict(env=env, summary=s, cases=rows), f, indent=1)

@@ -354,16 +354,18 @@ __device__ void select_wide(const WideRow<EPL>& row, const WideSearch& s, u32 k,
 
 // ---- Stage 4, sort_wide: the sorted output (docs/contract.md §1) -----------------------------
 
+#define WIDE_SORT_REGS 8  // results per lane of the register sort: k <= 256
+
 // Whether result a goes before result b: the greater key, then the lower index.
 __device__ __forceinline__ bool wide_before(u64 key_a, idx_t idx_a, u64 key_b, idx_t idx_b) {
     return key_a > key_b || (key_a == key_b && idx_a < idx_b);
 }
 
-// sort_wide: the row's k results sorted in place: a bitonic network in its one-direction form
-// (each merge of width `size` starts with the comparators i <-> i ^ (size - 1), then
-// i <-> i ^ stride), over the next power of two; a comparator whose upper place is past k is
-// skipped (the places past k stand for results after every real one).
-__device__ void sort_wide(elem_t* val, idx_t* idx, u32 k, float sign, u32 lane) {
+// sort_wide_global: the row's k results sorted in place in global memory: a bitonic network in
+// its one-direction form (each merge of width `size` starts with the comparators
+// i <-> i ^ (size - 1), then i <-> i ^ stride), over the next power of two; a comparator whose
+// upper place is past k is skipped (the places past k stand for results after every real one).
+__device__ void sort_wide_global(elem_t* val, idx_t* idx, u32 k, float sign, u32 lane) {
     u32 n = 1u;
     while (n < k) n <<= 1;
     for (u32 size = 2u; size <= n; size <<= 1) {
@@ -381,6 +383,79 @@ __device__ void sort_wide(elem_t* val, idx_t* idx, u32 k, float sign, u32 lane) 
             __syncwarp();
         }
     }
+}
+
+// One place of a comparator: it keeps the result that goes first where it is the lower place,
+// the other where it is the upper one.
+__device__ __forceinline__ void wide_exchange(u64& key, u32& ix, u64 other_key, u32 other_ix, bool lower) {
+    bool take = wide_before(other_key, other_ix, key, ix) == lower;
+    key = take ? other_key : key;
+    ix = take ? other_ix : ix;
+}
+
+// sort_wide_regs<E>: the same network over 32 E places held in registers, for k <= 32 E: place
+// e * 32 + lane is the lane's register e, keyed once on the way in (the places past k: key 0
+// and index ~0, after every real result). A comparator of mask below 32 pairs a register with
+// the same register of lane ^ mask (a shuffle); of a multiple of 32, two registers of the lane;
+// of both (mask 32 s - 1: the first of a merge wider than 32), register e with register
+// e ^ (s - 1) of lane ^ 31 — both shuffled before either changes. The values go back from their
+// keys where the keys keep them, else re-read from the input (in: the row's first element).
+// Not inlined: inlined, the network's registers raised the whole kernel's count (80 against
+// 62 at EPL 8 on f64, ptxas), and with it cut the unsorted rows' occupancy.
+template <int E>
+__device__ __noinline__ void sort_wide_regs(elem_t* val, idx_t* idx, u32 k, float sign, u32 lane, const elem_t* in) {
+    u64 key[E];
+    u32 ix[E];
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+        u32 i = 32u * e + lane;
+        key[e] = i < k ? wide_key(val[i], sign) : 0ull;
+        ix[e] = i < k ? (u32)idx[i] : ~0u;
+    }
+#pragma unroll
+    for (int size = 2; size <= 32 * E; size <<= 1) {
+#pragma unroll
+        for (int stride = size / 2; stride > 0; stride >>= 1) {
+            const int mask = stride == size / 2 ? size - 1 : stride, lanes = mask & 31, regs = mask >> 5;
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                const int pe = e ^ regs;
+                if (regs == 0) {  // the same register of lane ^ mask
+                    u64 ok = __shfl_xor_sync(FULL_MASK, key[e], lanes);
+                    u32 ox = __shfl_xor_sync(FULL_MASK, ix[e], lanes);
+                    wide_exchange(key[e], ix[e], ok, ox, lane < (lane ^ (u32)lanes));
+                } else if (e < pe && lanes == 0) {  // two registers of the lane: e the lower place
+                    u64 ke = key[e];
+                    u32 xe = ix[e];
+                    wide_exchange(key[e], ix[e], key[pe], ix[pe], true);
+                    wide_exchange(key[pe], ix[pe], ke, xe, false);
+                } else if (e < pe) {  // register pe of lane ^ 31 for e, and e of lane ^ 31 for pe
+                    u64 ok_e = __shfl_xor_sync(FULL_MASK, key[pe], lanes), ok_pe = __shfl_xor_sync(FULL_MASK, key[e], lanes);
+                    u32 ox_e = __shfl_xor_sync(FULL_MASK, ix[pe], lanes), ox_pe = __shfl_xor_sync(FULL_MASK, ix[e], lanes);
+                    wide_exchange(key[e], ix[e], ok_e, ox_e, true);
+                    wide_exchange(key[pe], ix[pe], ok_pe, ox_pe, false);
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+        u32 i = 32u * e + lane;
+        if (i < k) {
+            val[i] = wide_key_keeps_bits(key[e]) ? wide_value_of_key(key[e], sign) : in[ix[e]];
+            idx[i] = (idx_t)ix[e];
+        }
+    }
+}
+
+// sort_wide: the row's k results in sorted order (docs/contract.md §1): in registers for k up to
+// 32 WIDE_SORT_REGS (the fewest registers that hold k), in global memory past it.
+__device__ void sort_wide(elem_t* val, idx_t* idx, u32 k, float sign, u32 lane, const elem_t* in) {
+    if (k <= 32u) sort_wide_regs<1>(val, idx, k, sign, lane, in);
+    else if (k <= 64u) sort_wide_regs<2>(val, idx, k, sign, lane, in);
+    else if (k <= 128u) sort_wide_regs<4>(val, idx, k, sign, lane, in);
+    else if (k <= 32u * WIDE_SORT_REGS) sort_wide_regs<WIDE_SORT_REGS>(val, idx, k, sign, lane, in);
+    else sort_wide_global(val, idx, k, sign, lane);
 }
 
 // ---- The entry point's body ------------------------------------------------------------------
@@ -416,7 +491,7 @@ __device__ void rtopk_wide_rows_impl(const Params& launch) {
     select_wide(row, s, p.k, lane, out_val, out_idx);
     if (p.sorted && p.k > 1u) {
         __syncwarp();  // the selection's writes, seen by every lane
-        sort_wide(out_val, out_idx, p.k, p.sign, lane);
+        sort_wide(out_val, out_idx, p.k, p.sign, lane, row.in);
     }
     if (lane == 0u && p.out_iter) p.out_iter[row_id] = s.iterations;
 }

@@ -286,6 +286,31 @@ fn every_width_at_its_edges() {
     }
 }
 
+/// The sorted output at each edge of the register sort's widths (1, 2, 4 and 8 results a lane:
+/// k = 32, 64, 128, 256) and past it (the network in global memory), on rows with ties, ±0
+/// and NaN payloads of both signs (re-read from the input where the key does not keep them).
+#[test]
+fn sorted_output_at_every_register_sort_edge() {
+    let m = 300;
+    let f: Vec<f64> = (0..2 * m)
+        .map(|i| match i % 11 {
+            0 => f64::from_bits(0x7ff0_0000_0000_0000 | (i as u64 + 1)),
+            1 => f64::from_bits(0xfff8_0000_0000_0000 | i as u64),
+            2 => -0.0,
+            3 => 0.0,
+            _ => ((i * 37) % 23) as f64 - 11.0,
+        })
+        .collect();
+    let i: Vec<i64> = (0..2 * m).map(|i| ((i as i64 * 7919) % 41 - 20) << 40).collect();
+    for k in [2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200, 255, 256, 257, 300] {
+        for smallest in [false, true] {
+            let (mode, run) = (Mode::from_smallest(smallest), Run::new(true, Bisect::exact()));
+            check((2, m, &f), (k, mode), run).unwrap_or_else(|e| panic!("f64 k={k}: {e}"));
+            check((2, m, &i), (k, mode), run).unwrap_or_else(|e| panic!("i64 k={k}: {e}"));
+        }
+    }
+}
+
 /// Past 1024 elements a row is re-keyed from the input on each pass; rows of ±inf go straight
 /// to the key phase, and the coverage says so; a matrix shared out in windows among threads
 /// (`launch_parallel`, the door's path) gives the same result as one simulator.
@@ -358,8 +383,9 @@ fn mutated_sorts_are_caught() {
     let labels: Vec<&str> = bad.diagnostics.iter().map(|d| d.label).collect();
     assert!(labels.contains(&"sort_wide: the results in sorted order"), "{labels:?}");
 
-    // distinct values out of order: the network swaps
-    let x: Vec<f64> = (0..n * m).map(|i| ((i * 37) % 101) as f64).collect();
+    // distinct values out of order, k past the register sort (the network in global memory)
+    let (m, k) = (600, 300);
+    let x: Vec<f64> = (0..n * m).map(|i| ((i * 37) % 1009) as f64).collect();
     let run = Run { mutant: Some(Mutant::WideSortMissingSyncwarp), ..clean };
     let racy = Simulator::new(run.config()).run(&x, &run.args(n, m, k, Mode::Largest)).unwrap();
     same_as_bisect(&racy, (n, m, &x), (k, Mode::Largest), clean).unwrap();

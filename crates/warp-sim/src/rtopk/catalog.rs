@@ -150,6 +150,7 @@ fn suite() -> Vec<Case> {
         c16(ElemType::I32, 1, 4500, 200, l, Split, true, Numbers), // split rows of i32
         c16(ElemType::F64, 9, 300, 40, l, Auto, true, Hostile), // wide rows, re-keyed past 256
         c16(ElemType::I64, 5, 100, 30, s, Auto, true, Ties), // wide rows of i64, sorted
+        c16(ElemType::I64, 2, 600, 300, l, Auto, true, Numbers), // sorted in global memory
         Case {
             elem: ElemType::F64,
             ..c(6, 70, 9, s, Bisect::early_stopping(5), Auto, false, Ties)

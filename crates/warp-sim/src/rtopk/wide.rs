@@ -808,13 +808,150 @@ fn wide_before(a: &KernelArgs, key_a: u64, idx_a: u32, key_b: u64, idx_b: u32) -
     key_a > key_b || (key_a == key_b && idx_first)
 }
 
-/// `sort_wide`: the row's k results sorted in place in global memory — a bitonic network in
+/// Results per lane of the register sort (`WIDE_SORT_REGS`): k <= 256.
+const WIDE_SORT_REGS: u32 = 8;
+
+/// `sort_wide`: the row's k results in sorted order (docs/contract.md §1) — in registers for k
+/// up to `32 WIDE_SORT_REGS` (the fewest registers that hold k: 1, 2, 4 or 8), in global memory
+/// past it — then the simulator's check of the order.
+async fn sort_wide(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &WideRow<'_>,
+    out: &WideOut,
+    (k, lane): (u32, &Lanes<u32>),
+) -> Result<(), SimError> {
+    match [1, 2, 4, WIDE_SORT_REGS].into_iter().find(|&e| k <= 32 * e) {
+        Some(e) => sort_wide_regs(w, a, row, out, (k, lane), e).await?,
+        None => sort_wide_global(w, a, row, out, (k, lane)).await?,
+    }
+    check_sorted_wide(w, row, out, k)
+}
+
+/// `sort_wide_regs<E>`: the same network over `32 E` places held in registers, for `k <= 32 E`:
+/// place `e * 32 + lane` is the lane's register `e`, keyed once on the way in (the places past
+/// k: key 0 and index `!0`, after every real result). A comparator of mask below 32 pairs a
+/// register with the same register of lane `^ mask` (a shuffle); of a multiple of 32, two
+/// registers of the lane; of both (mask `32 s - 1`: the first of a merge wider than 32),
+/// register `e` with register `e ^ (s - 1)` of lane `^ 31`, both shuffled before either
+/// changes. The values go back from their keys where the keys keep them, else re-read from the
+/// input.
+async fn sort_wide_regs(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &WideRow<'_>,
+    out: &WideOut,
+    (k, lane): (u32, &Lanes<u32>),
+    e_count: u32,
+) -> Result<(), SimError> {
+    let mut key = Vec::new();
+    let mut ix = Vec::new();
+    for e in 0..e_count {
+        let i = lane.map(|l| 32 * e + l);
+        let at = w.add_u64(&out.out, &i.map(u64::from), "sort_wide_regs: val + i")?;
+        let saved = w.push_active(&i.map(|i| i < k), "sort_wide_regs: i < k")?;
+        let v = w.ld_global64(out.out_val, &at, "sort_wide_regs: val[i]").await?;
+        let x = w.ld_global(out.out_idx, &at, "sort_wide_regs: idx[i]").await?;
+        w.pop_active(saved);
+        let inside = i.map(|i| i < k);
+        let keyed = v.map(|b| wide_key(row.elem, b, row.sign));
+        key.push(Lanes::select(&inside, &keyed, &Lanes::splat(0)));
+        ix.push(Lanes::select(&inside, &x, &Lanes::splat(u32::MAX)));
+    }
+    let places = 32 * e_count;
+    let mut size = 2;
+    while size <= places {
+        let mut stride = size / 2;
+        while stride > 0 {
+            let mask = if stride == size / 2 { size - 1 } else { stride };
+            regs_pass(w, a, (&mut key, &mut ix), lane, mask)?;
+            stride /= 2;
+        }
+        size *= 2;
+    }
+    for e in 0..e_count {
+        let e = e as usize;
+        let i = lane.map(|l| 32 * e as u32 + l);
+        let at = w.add_u64(&out.out, &i.map(u64::from), "sort_wide_regs: val + i")?;
+        let saved = w.push_active(&i.map(|i| i < k), "sort_wide_regs: i < k")?;
+        let keeps = key[e].map(|key| wide_key_keeps_bits(row.elem, key));
+        let inner = w.push_active(&keeps.map(|keeps| !keeps), "sort_wide_regs: !keeps_bits")?;
+        let loaded = row.load(w, &ix[e], "sort_wide_regs: in[ix]").await?;
+        w.pop_active(inner);
+        let from_key = key[e].map(|key| wide_value_of_key(row.elem, key, row.sign));
+        let v = Lanes::select(&keeps, &from_key, &loaded);
+        w.st_global64(out.out_val, &at, &v, "sort_wide_regs: val[i] = v").await?;
+        w.st_global(out.out_idx, &at, &ix[e], "sort_wide_regs: idx[i] = ix").await?;
+        w.pop_active(saved);
+    }
+    Ok(())
+}
+
+/// `wide_exchange`: one place of a comparator keeps the result that goes first where it is the
+/// lower place (`lower`), the other where it is the upper one.
+fn wide_exchange(
+    a: &KernelArgs,
+    mine: (&Lanes<u64>, &Lanes<u32>),
+    other: (&Lanes<u64>, &Lanes<u32>),
+    lower: &Lanes<bool>,
+) -> (Lanes<u64>, Lanes<u32>) {
+    let pairs = |(k, x): (&Lanes<u64>, &Lanes<u32>)| k.zip(x, |k, x| (k, x));
+    let first = pairs(other).zip(&pairs(mine), |(ok, ox), (k, x)| wide_before(a, ok, ox, k, x));
+    let take = first.zip(lower, |first, lower| first == lower);
+    (Lanes::select(&take, other.0, mine.0), Lanes::select(&take, other.1, mine.1))
+}
+
+/// One pass of [`sort_wide_regs`]'s network, comparator mask `mask`: each place keeps the
+/// result that goes first where it is the lower place of its pair, the other where it is the
+/// upper one (`wide_exchange`).
+fn regs_pass(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    (key, ix): (&mut [Lanes<u64>], &mut [Lanes<u32>]),
+    lane: &Lanes<u32>,
+    mask: u32,
+) -> Result<(), SimError> {
+    let (lanes, regs) = ((mask & 31) as usize, (mask >> 5) as usize);
+    let (up, down) = (Lanes::splat(true), Lanes::splat(false));
+    for e in 0..key.len() {
+        let pe = e ^ regs;
+        let label = "sort_wide_regs: shfl_xor(the partner's register)";
+        if regs == 0 {
+            let ok = w.shfl_xor_sync(FULL_MASK, &key[e], lanes as u32, 32, label)?;
+            let ox = w.shfl_xor_sync(FULL_MASK, &ix[e], lanes as u32, 32, label)?;
+            let lower = lane.map(|l| l < (l ^ lanes as u32));
+            let next = wide_exchange(a, (&key[e], &ix[e]), (&ok, &ox), &lower);
+            (key[e], ix[e]) = next;
+        } else if e < pe {
+            let (mine_e, mine_pe) = ((key[e], ix[e]), (key[pe], ix[pe]));
+            // lanes == 0: two registers of the lane; else register pe of lane ^ 31 for e, and e
+            // of lane ^ 31 for pe, both shuffled before either changes
+            let (for_e, for_pe) = if lanes == 0 {
+                (mine_pe, mine_e)
+            } else {
+                let l = lanes as u32;
+                let ok_e = w.shfl_xor_sync(FULL_MASK, &mine_pe.0, l, 32, label)?;
+                let ok_pe = w.shfl_xor_sync(FULL_MASK, &mine_e.0, l, 32, label)?;
+                let ox_e = w.shfl_xor_sync(FULL_MASK, &mine_pe.1, l, 32, label)?;
+                let ox_pe = w.shfl_xor_sync(FULL_MASK, &mine_e.1, l, 32, label)?;
+                ((ok_e, ox_e), (ok_pe, ox_pe))
+            };
+            let next_e = wide_exchange(a, (&mine_e.0, &mine_e.1), (&for_e.0, &for_e.1), &up);
+            let next_pe = wide_exchange(a, (&mine_pe.0, &mine_pe.1), (&for_pe.0, &for_pe.1), &down);
+            (key[e], ix[e]) = next_e;
+            (key[pe], ix[pe]) = next_pe;
+        }
+    }
+    Ok(())
+}
+
+/// `sort_wide_global`: the row's k results sorted in place in global memory — a bitonic network in
 /// its one-direction form (each merge of width `size` starts with the comparators
 /// `i <-> i ^ (size - 1)`, then `i <-> i ^ stride`) over the next power of two `n >= k`, lane
 /// `l` taking the comparators of `i = l, l + 32, ...`; one whose upper place is past k is
 /// skipped (the places past k stand for results after every real one); a `__syncwarp()` after
 /// each step.
-async fn sort_wide(
+async fn sort_wide_global(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     row: &WideRow<'_>,
@@ -828,26 +965,26 @@ async fn sort_wide(
         while stride > 0 {
             for base in (0..n).step_by(32) {
                 let i = lane.map(|l| base + l);
-                let saved = w.push_active(&i.map(|i| i < n), "sort_wide: i < n")?;
+                let saved = w.push_active(&i.map(|i| i < n), "sort_wide_global: i < n")?;
                 let j = i.map(|i| if stride == size / 2 { i ^ (size - 1) } else { i ^ stride });
                 let pair = i.zip(&j, |i, j| j > i && j < k);
-                let inner = w.push_active(&pair, "sort_wide: !(j <= i || j >= k)")?;
+                let inner = w.push_active(&pair, "sort_wide_global: !(j <= i || j >= k)")?;
                 compare_swap(w, a, row, out, (&i, &j)).await?;
                 w.pop_active(inner);
                 w.pop_active(saved);
             }
             // BUG (WideSortMissingSyncwarp): the next step reads what other lanes swapped.
             if !a.has(Mutant::WideSortMissingSyncwarp) {
-                w.syncwarp(FULL_MASK, "sort_wide: __syncwarp()").await?;
+                w.syncwarp(FULL_MASK, "sort_wide_global: __syncwarp()").await?;
             }
             stride /= 2;
         }
         size *= 2;
     }
-    check_sorted_wide(w, row, out, k)
+    Ok(())
 }
 
-/// One comparator of [`sort_wide`] in the active lanes: results `i` and `j` swapped where `j`
+/// One comparator of [`sort_wide_global`] in the active lanes: results `i` and `j` swapped where `j`
 /// goes before `i` ([`wide_before`] on their keys, made from the values).
 async fn compare_swap(
     w: &mut Warp<'_>,
@@ -856,20 +993,20 @@ async fn compare_swap(
     out: &WideOut,
     (i, j): (&Lanes<u32>, &Lanes<u32>),
 ) -> Result<(), SimError> {
-    let at_i = w.add_u64(&out.out, &i.map(u64::from), "sort_wide: val + i")?;
-    let at_j = w.add_u64(&out.out, &j.map(u64::from), "sort_wide: val + j")?;
-    let vi = w.ld_global64(out.out_val, &at_i, "sort_wide: val[i]").await?;
-    let vj = w.ld_global64(out.out_val, &at_j, "sort_wide: val[j]").await?;
-    let xi = w.ld_global(out.out_idx, &at_i, "sort_wide: idx[i]").await?;
-    let xj = w.ld_global(out.out_idx, &at_j, "sort_wide: idx[j]").await?;
+    let at_i = w.add_u64(&out.out, &i.map(u64::from), "sort_wide_global: val + i")?;
+    let at_j = w.add_u64(&out.out, &j.map(u64::from), "sort_wide_global: val + j")?;
+    let vi = w.ld_global64(out.out_val, &at_i, "sort_wide_global: val[i]").await?;
+    let vj = w.ld_global64(out.out_val, &at_j, "sort_wide_global: val[j]").await?;
+    let xi = w.ld_global(out.out_idx, &at_i, "sort_wide_global: idx[i]").await?;
+    let xj = w.ld_global(out.out_idx, &at_j, "sort_wide_global: idx[j]").await?;
     let key = |v: &Lanes<u64>| v.map(|b| wide_key(row.elem, b, row.sign));
     let (ki, kj) = (key(&vi).zip(&xi, |k, x| (k, x)), key(&vj).zip(&xj, |k, x| (k, x)));
     let swap = kj.zip(&ki, |(kj, xj), (ki, xi)| wide_before(a, kj, xj, ki, xi));
-    let saved = w.push_active(&swap, "sort_wide: wide_before(j, i)")?;
-    w.st_global64(out.out_val, &at_i, &vj, "sort_wide: val[i] = vj").await?;
-    w.st_global64(out.out_val, &at_j, &vi, "sort_wide: val[j] = vi").await?;
-    w.st_global(out.out_idx, &at_i, &xj, "sort_wide: idx[i] = xj").await?;
-    w.st_global(out.out_idx, &at_j, &xi, "sort_wide: idx[j] = xi").await?;
+    let saved = w.push_active(&swap, "sort_wide_global: wide_before(j, i)")?;
+    w.st_global64(out.out_val, &at_i, &vj, "sort_wide_global: val[i] = vj").await?;
+    w.st_global64(out.out_val, &at_j, &vi, "sort_wide_global: val[j] = vi").await?;
+    w.st_global(out.out_idx, &at_i, &xj, "sort_wide_global: idx[i] = xj").await?;
+    w.st_global(out.out_idx, &at_j, &xi, "sort_wide_global: idx[j] = xi").await?;
     w.pop_active(saved);
     Ok(())
 }
