@@ -849,11 +849,11 @@ async fn sort_wide_regs(
     for e in 0..e_count {
         let i = lane.map(|l| 32 * e + l);
         let at = w.add_u64(&out.out, &i.map(u64::from), "sort_wide_regs: val + i")?;
-        let saved = w.push_active(&i.map(|i| i < k), "sort_wide_regs: i < k")?;
+        let inside = i.map(|i| i < k);
+        let saved = w.push_active(&inside, "sort_wide_regs: i < k")?;
         let v = w.ld_global64(out.out_val, &at, "sort_wide_regs: val[i]").await?;
         let x = w.ld_global(out.out_idx, &at, "sort_wide_regs: idx[i]").await?;
         w.pop_active(saved);
-        let inside = i.map(|i| i < k);
         let keyed = v.map(|b| wide_key(row.elem, b, row.sign));
         key.push(Lanes::select(&inside, &keyed, &Lanes::splat(0)));
         ix.push(Lanes::select(&inside, &x, &Lanes::splat(u32::MAX)));
