@@ -8,8 +8,8 @@
 #include "narrow.cuh"
 
 // Block-wide min and max key, through the per-warp slots.
-template <bool NARROWS>
-__device__ void block_range(const BlockRow<NARROWS>& row, u32 lane_min, u32 lane_max, u32* lo, u32* hi) {
+template <bool NARROWS, bool SKIPS>
+__device__ void block_range(const BlockRow<NARROWS, SKIPS>& row, u32 lane_min, u32 lane_max, u32* lo, u32* hi) {
     u32 warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     lane_min = __reduce_min_sync(FULL_MASK, lane_min);
     lane_max = __reduce_max_sync(FULL_MASK, lane_max);
@@ -24,8 +24,8 @@ __device__ void block_range(const BlockRow<NARROWS>& row, u32 lane_min, u32 lane
 // Stage 1 of a 16-bit block row: the thread's BLOCK_EPL elements (16-byte loads of 8 where
 // the row allows) as their own 16-bit keys (docs/kernel.md, "16-bit rows"; padding: key 0),
 // and the thread's min and max key over those inside the row.
-template <bool NARROWS>
-__device__ __forceinline__ void load_block_keys16(BlockRow<NARROWS>& row, const elem_t* row_in, const Params& p,
+template <bool NARROWS, bool SKIPS>
+__device__ __forceinline__ void load_block_keys16(BlockRow<NARROWS, SKIPS>& row, const elem_t* row_in, const Params& p,
                                                   u32 first, u32* lane_min, u32* lane_max) {
     u32 pairs[BLOCK_EPL / 2];
     load_pairs16<BLOCK_EPL>(row_in, first, p.m, p.vec4 != 0, pairs);
@@ -41,9 +41,61 @@ __device__ __forceinline__ void load_block_keys16(BlockRow<NARROWS>& row, const 
     }
 }
 
+// The slot of a warp's 16-byte chunk u in its staging area: the chunks in groups of 8 (one
+// thread's), each group's order turned by the group's number, so that neither a quarter warp's
+// stores (8 chunks of one group) nor its loads (one chunk of each of 8 groups) meet a bank
+// twice.
+__device__ __forceinline__ u32 stage_slot(u32 u) { return (u & ~7u) | ((u ^ (u >> 3)) & 7u); }
+
+// Whether the launch gave the block the shared memory to stage its loads in (rtopk-plan's
+// block_load_stage: BLOCK_LOAD_STAGE_WARP bytes a warp where the device's opt-in limit allows).
+__device__ __forceinline__ bool stages_loads() {
+    u32 bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+    return bytes >= (blockDim.x >> 5) * (32u * BLOCK_EPL * 4u);
+}
+
+// load_block_staged: stage 1's loads of an f32 block row of 16-byte aligned rows. Thread t
+// owns elements BLOCK_EPL t .. BLOCK_EPL t + BLOCK_EPL - 1 (the selection's thread order is
+// index order), 128 contiguous bytes; read by their owners, each 16-byte load of a warp would
+// touch 32 lines, and a block's row arrives at a fraction of the rate one SM can pull
+// (docs/kernel.md, "Stage 1 — load"). So lane w's load q reads its warp's chunk 32 q + w (512
+// consecutive bytes a load, every load issued before any is used), and the chunks reach their
+// owners through the warp's 4 KB of the dynamic shared memory (rtopk-plan's
+// BLOCK_LOAD_STAGE_WARP bytes a warp), through stage_slot. A ragged row of a width that is not
+// whole 16-byte groups keeps its 16-byte loads but for the group its end cuts.
+__device__ __forceinline__ void load_block_staged(u32 (&keys)[BLOCK_EPL], const elem_t* row_in, u32 m,
+                                                  uint4* stage) {
+    constexpr u32 CHUNKS = BLOCK_EPL / 4;  // a thread's 16-byte chunks
+    u32 lane = threadIdx.x & 31u;
+    uint4* own = stage + (threadIdx.x >> 5) * (32u * CHUNKS);
+    u32 warp_first = (threadIdx.x & ~31u) * BLOCK_EPL;
+    uint4 chunk[CHUNKS];
+#pragma unroll
+    for (u32 q = 0; q < CHUNKS; ++q) {
+        u32 i = warp_first + 4u * (32u * q + lane);
+        if (i + 4u <= m) {
+            chunk[q] = *reinterpret_cast<const uint4*>(row_in + i);
+        } else {  // the chunk a ragged row's end cuts, element by element; 0 past the end
+            u32 e[4];
+#pragma unroll
+            for (u32 j = 0; j < 4u; ++j) e[j] = i + j < m ? __float_as_uint(row_in[i + j]) : 0u;
+            chunk[q] = make_uint4(e[0], e[1], e[2], e[3]);
+        }
+    }
+#pragma unroll
+    for (u32 q = 0; q < CHUNKS; ++q) own[stage_slot(32u * q + lane)] = chunk[q];
+    __syncwarp();
+#pragma unroll
+    for (u32 q = 0; q < CHUNKS; ++q) {
+        uint4 c = own[stage_slot(CHUNKS * lane + q)];
+        keys[4 * q] = c.x; keys[4 * q + 1] = c.y; keys[4 * q + 2] = c.z; keys[4 * q + 3] = c.w;
+    }
+}
+
 template <bool NARROWS, bool HINTS = false>
-__device__ void rtopk_block_row(const Params& p) {
-    extern __shared__ u32 smem[];
+__device__ void rtopk_block_row(const Params& p, bool aligned) {
+    extern __shared__ __align__(16) u32 smem[];  // the cached keys; first the load staging
     __shared__ u32 s_partial[128];
     __shared__ u32 s_chunk[2 * 32];
     __shared__ u32 s_stage[BLOCK_STAGE];  // the selection's staged indices, or the candidates
@@ -51,7 +103,8 @@ __device__ void rtopk_block_row(const Params& p) {
     u64 row_id = blockIdx.x;
     RowPlace at = place_row(p, row_id);
     const elem_t* row_in = at.in;
-    BlockRow<NARROWS> row;
+    float hint = hint_of<HINTS>(p, row_id);
+    BlockRow<NARROWS, HINTS> row;  // HINTS: the ragged units, whose rows skip past their end
     row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
     row.m = p.m; row.in_regs = min(p.m, BLOCK_EPL * blockDim.x); row.sign = p.sign;
     row.cached = min(p.cached_keys, p.m - row.in_regs);
@@ -69,7 +122,9 @@ __device__ void rtopk_block_row(const Params& p) {
 #elif ELEM_PACKED16
     load_block_keys16(row, row_in, p, first, &lane_min, &lane_max);
 #else
-    if (p.vec4) {
+    if (aligned && stages_loads()) {
+        load_block_staged(row.keys, row_in, p.m, reinterpret_cast<uint4*>(smem));
+    } else if (p.vec4) {
 #pragma unroll
         for (int q = 0; q < BLOCK_EPL / 4; ++q) {
             u32 i = first + 4u * (u32)q;  // M % 4 == 0: all 4 or none
@@ -89,6 +144,7 @@ __device__ void rtopk_block_row(const Params& p) {
         key_slots(row.keys, v, first, p.m, p.sign, &lane_min, &lane_max);
     }
 #endif
+    if (row.cached > 0u) __syncthreads();  // block-uniform: every warp is past its staging
     for (u32 i = row.in_regs + threadIdx.x; i < p.m; i += blockDim.x) {
         u32 key = own_key(row_in[i], p.sign);
         if (i - row.in_regs < row.cached) smem[i - row.in_regs] = key;
@@ -98,7 +154,7 @@ __device__ void rtopk_block_row(const Params& p) {
     u32 lo_key, hi_key;
     block_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold
-    Search s = search_of<HINTS>(row, lo_key, hi_key, p, row_id);
+    Search s = search_of<HINTS>(row, lo_key, hi_key, p, hint);
     elem_t* out_val = opaque(p.out_val + at.out);
     idx_t* out_idx = opaque(p.out_idx + at.out);
     if constexpr (NARROWS) {
@@ -154,6 +210,12 @@ __device__ void rtopk_block_row(const Params& p) {
     if (threadIdx.x == 0 && p.out_iter) p.out_iter[row_id] = s.iterations;
 }
 
+// A plain launch's row: aligned (16-byte loads) where the launch says (p.vec4).
+template <bool NARROWS>
+__device__ void rtopk_block_row(const Params& p) {
+    rtopk_block_row<NARROWS>(p, p.vec4 != 0);
+}
+
 // A ragged row (docs/contract.md §5), one block: its own width and k, read once (row_args;
 // block-uniform), its padding written, then the row as any other, its search starting at its
 // hint where the launch gives hints (search_of<true>). Only the ragged units take
@@ -169,5 +231,8 @@ __device__ void rtopk_block_row_ragged(const Params& launch) {
         if (threadIdx.x == 0 && p.out_iter) p.out_iter[row_id] = 0u;
         return;
     }
-    rtopk_block_row<NARROWS, true>(p);
+    // the launch's 16-byte alignment holds for a whole row whatever its own width (the staged
+    // load cuts the last group); a ragged split's chunk rows keep row_args' rule
+    bool aligned = launch.split_chunk == 0u ? launch.vec4 != 0 : p.vec4 != 0;
+    rtopk_block_row<NARROWS, true>(p, aligned);
 }

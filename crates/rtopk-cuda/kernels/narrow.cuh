@@ -70,7 +70,8 @@ __device__ __forceinline__ CandRow<4> narrow_row(const PackedRow<EPL, 32, true>&
 // first warp takes them back, BLOCK_CAND_KEYS per lane, and goes on alone: from there on a
 // count is at most 16 slots of one warp (4 per 128 candidates), without a barrier, instead of
 // 32 slots of every thread and a block sum.
-__device__ __forceinline__ void narrow_row(const BlockRow<true>& row, u32* cand, u32* slots) {
+template <bool SKIPS>
+__device__ __forceinline__ void narrow_row(const BlockRow<true, SKIPS>& row, u32* cand, u32* slots) {
     u32 own = __popc(row.ge_last[0]), before, total;
     block_prefix(own, slots, &before, &total);
     copy_candidates<BLOCK_EPL>(row, row.ge_last, BLOCK_EPL * threadIdx.x, cand + before, BLOCK_CAND_CAP);

@@ -316,7 +316,7 @@ __device__ __forceinline__ void block_prefix(u32 own, u32* slots, u32* before, u
 // (elements in_regs .. in_regs + cached - 1, up to the opt-in limit); anything beyond both is
 // re-keyed from the input (L2-resident while the block works) on each pass.
 
-template <bool NARROWS>
+template <bool NARROWS, bool SKIPS = false>
 struct BlockRow {
     u32 keys[BLOCK_EPL];
     mutable u32 ge_last[1];  // the last count's slot mask (for narrow_row)
@@ -333,7 +333,17 @@ struct BlockRow {
         return s < cached ? s_keys[s] : own_key(row[i], sign);
     }
     __device__ u32 count_ge_positive(u32 t) const {
-        ::slots_ge(keys, t, ge_last);
+        // SKIPS (the ragged units): a thread whose slots all lie past the row (a row shorter
+        // than its block) holds keys 0 < t and skips the compares, so that a row of a quarter
+        // of its block's width pays a quarter of their issue slots (whole warps skip
+        // together); the plain units keep the one straight pass, which the branch slowed by
+        // up to 8 % on full rows (docs/performance.md, "Few rows")
+        if constexpr (SKIPS) {
+            ge_last[0] = 0u;
+            if (BLOCK_EPL * threadIdx.x < in_regs) ::slots_ge(keys, t, ge_last);
+        } else {
+            ::slots_ge(keys, t, ge_last);
+        }
         u32 c = __popc(ge_last[0]);
         if (in_regs < m) {  // block-uniform: rows wider than the registers
             u32 i = threadIdx.x;

@@ -281,15 +281,29 @@ __device__ Search search_hinted(const Row& row, u32 lo_key, u32 hi_key, const Pa
     return s;
 }
 
-// The search of row row_id: with HINTS (the ragged units), search_hinted where the launch
+// Whether row row_id searches from its hint: with HINTS (the ragged units), where the launch
 // gives hints and the search is exact (Algorithm 2, a precision and a recall target ignore
-// them, as bisect does); otherwise search_threshold, the plain units' own code.
+// them, as bisect does).
+template <bool HINTS>
+__device__ __forceinline__ bool takes_hint(const Params& p) {
+    return HINTS && p.hint && p.max_iter < 0 && p.precision == 0.0f && !(p.recall > 0.0f);
+}
+
+// The row's hint where it takes one (else 0, unread). A block row reads it as its first load:
+// the search needs it only after the row's loads and its min and max, and read there it adds
+// a memory round trip to the one block of a hinted row (docs/kernel.md, "Threshold hints").
+template <bool HINTS>
+__device__ __forceinline__ float hint_of(const Params& p, u64 row_id) {
+    return takes_hint<HINTS>(p) ? p.hint[row_id] : 0.0f;
+}
+
+// The search of a row: search_hinted from `hint` (hint_of) where the row takes it, otherwise
+// search_threshold, the plain units' own code.
 template <bool HINTS, class Row>
 __device__ __forceinline__ Search search_of(const Row& row, u32 lo_key, u32 hi_key, const Params& p,
-                                            u64 row_id) {
+                                            float hint) {
     if constexpr (HINTS) {
-        if (p.hint && p.max_iter < 0 && p.precision == 0.0f && !(p.recall > 0.0f))
-            return search_hinted(row, lo_key, hi_key, p, p.hint[row_id]);
+        if (takes_hint<HINTS>(p)) return search_hinted(row, lo_key, hi_key, p, hint);
     }
     return search_threshold(row, lo_key, hi_key, p);
 }

@@ -28,8 +28,9 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     load_row(row, row_in, p, first, &lane_min, &lane_max);
     u32 lo_key = row_min<LANES>(row.lanes, lane_min);
     u32 hi_key = row_max<LANES>(row.lanes, lane_max);
-    // stage 2: search_threshold
-    Search s = search_of<HINTS>(row, lo_key, hi_key, p, row_id);
+    // stage 2: search_threshold (the hint read here, not first as a block row reads it: held
+    // across the load it makes these units spill more, and a warp row's load waits among many)
+    Search s = search_of<HINTS>(row, lo_key, hi_key, p, hint_of<HINTS>(p, row_id));
     if constexpr (NARROWS) {
         if (s.exit == EXIT_NARROW) {  // warp-uniform; cap >= 2 CAND_CAP: at most 8 warps per block
             CandRow<4> narrowed = narrow_row(row, s, stage);

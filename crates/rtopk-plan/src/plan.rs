@@ -41,8 +41,8 @@ use topk_ref::{Bisect, EpsilonMode, Mode, TopKError, check_shape};
 use crate::error::PlanError;
 pub use crate::strategy::Strategy;
 use crate::units::{
-    BLOCK_CAND_CAP, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS, BLOCK_STATIC_SHARED,
-    CAND_CAP, ElemType, Family, SORT_WARP_E, SORT_WARPS, Unit,
+    BLOCK_CAND_CAP, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS,
+    BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family, SORT_WARP_E, SORT_WARPS, Unit,
 };
 
 /// Widest row on one warp when `k <= M / 8` (32 lanes × 96 keys).
@@ -342,6 +342,28 @@ fn warp_rows(
     })
 }
 
+/// The least block that stages its loads in any launch (rows past 15360), and the most blocks
+/// a launch of smaller blocks stages them in. On an H200 staging took blocks of 16 and 32 warps
+/// 3–15 % below the direct loads on every shape measured (1 to 16384 rows); staging every block
+/// row took the few-row grids' cells (chunks and second stages of 2 to 15 warps) 0.93–1.00 of
+/// their time, while on 65536 rows of 2048 to 8192 (2 to 8 warps a block) it ranged from 14 %
+/// faster to 8 % slower by k: launches of small blocks past a couple of waves load directly
+/// (docs/performance.md, "Few rows").
+pub const BLOCK_STAGED_THREADS: usize = 512;
+/// See [`BLOCK_STAGED_THREADS`].
+pub const BLOCK_STAGED_GRID: usize = 2048;
+
+/// Bytes of dynamic shared memory a launch of `blocks` blocks of `threads` stages its loads
+/// through ([`BLOCK_LOAD_STAGE_WARP`] a warp), or 0 where it loads directly (the kernel reads
+/// the size it was given): smaller blocks in larger launches ([`BLOCK_STAGED_THREADS`]), and
+/// where the device's opt-in limit leaves too little.
+fn block_load_stage(blocks: usize, threads: usize, limits: &DeviceLimits) -> u32 {
+    let bytes = threads / 32 * BLOCK_LOAD_STAGE_WARP; // <= 32 warps of 4 KB
+    let fits = BLOCK_STATIC_SHARED + bytes <= limits.shared_optin_bytes;
+    let pays = threads >= BLOCK_STAGED_THREADS || blocks <= BLOCK_STAGED_GRID;
+    if pays && fits { bytes as u32 } else { 0 }
+}
+
 /// One block per row: ⌈M/32⌉ threads (64 to 1024), 32 keys each in registers, then shared
 /// memory.
 fn block_rows(
@@ -371,7 +393,7 @@ fn block_rows(
         lanes_per_row: threads,
         grid,
         block: threads as u32,
-        dynamic_shared: cached * 4,
+        dynamic_shared: (cached * 4).max(block_load_stage(n, threads, limits)),
         cached_keys: cached,
         narrows,
         sort: None,
@@ -531,12 +553,20 @@ mod tests {
         assert_eq!(auto(10, 1025, 129).block, 64); // ceil(1025/32) = 33 -> 64 (at least 64)
         assert_eq!(auto(10, 2049, 300).block, 96);
         assert_eq!(auto(10, 3073, 600).block, 128);
+        // the load's staging: 4 KB a warp, before the cached keys use the same memory
         let p = auto(10, 32768, 64);
-        assert_eq!((p.block, p.cached_keys, p.dynamic_shared), (1024, 0, 0));
+        assert_eq!((p.block, p.cached_keys, p.dynamic_shared), (1024, 0, 32 * 4096));
+        // blocks of fewer than 16 warps stage in launches of at most 2048 blocks
+        assert_eq!(auto(10, 3073, 600).dynamic_shared, 4 * 4096);
+        assert_eq!(auto(2048, 15_360, 600).dynamic_shared, 15 * 4096);
+        assert_eq!(auto(2049, 15_360, 600).dynamic_shared, 0);
+        assert_eq!(auto(65_536, 15_361, 600).dynamic_shared, 16 * 4096);
         // past 32768 the rest goes to shared memory, up to the opt-in limit minus the static
         let cap = (232_448 - BLOCK_STATIC_SHARED) / 4;
         let p = auto(10, 32768 + 100, 64);
-        assert_eq!((p.cached_keys, p.dynamic_shared), (100, 400));
+        assert_eq!((p.cached_keys, p.dynamic_shared), (100, 32 * 4096));
+        let p = auto(10, 32768 + 40_000, 64);
+        assert_eq!((p.cached_keys, p.dynamic_shared), (40_000, 160_000));
         let p = auto(10, 1 << 20, 64);
         assert_eq!(p.cached_keys as usize, cap);
         assert_eq!(p.dynamic_shared as usize, cap * 4);
@@ -737,6 +767,14 @@ mod tests {
         assert_eq!(p.cached_keys as usize, 40_000 - 32_768);
         let p = plan(&launch(10, 100_000, 64), &small, Strategy::Auto).unwrap();
         assert_eq!(p.cached_keys as usize, (49_152 - BLOCK_STATIC_SHARED) / 4);
+        // 49152 bytes stage no 1024-thread block's loads (128 KB): it loads directly
+        assert_eq!(p.dynamic_shared as usize, 49_152 - BLOCK_STATIC_SHARED);
+        let p = plan(&launch(10, 32_768, 64), &small, Strategy::Auto).unwrap();
+        assert_eq!((p.cached_keys, p.dynamic_shared), (0, 0));
+        let p = plan(&launch(10, 16_384, 64), &small, Strategy::Auto).unwrap();
+        assert_eq!(p.dynamic_shared, 0); // 64 KB and the static do not fit 48 KB
+        let p = plan(&launch(10, 4_096, 64), &small, Strategy::Auto).unwrap();
+        assert_eq!(p.dynamic_shared, 4 * 4096);
         let none = DeviceLimits { sm_count: 1, shared_optin_bytes: 1000 };
         let p = plan(&launch(10, 100_000, 64), &none, Strategy::Auto).unwrap();
         assert_eq!((p.cached_keys, p.dynamic_shared), (0, 0));

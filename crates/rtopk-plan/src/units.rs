@@ -31,6 +31,12 @@ pub const BLOCK_STAGE: usize = 1024;
 /// the compiled kernel's.
 pub const BLOCK_STATIC_SHARED: usize = 4 * (128 + 64 + BLOCK_STAGE);
 
+/// Dynamic shared memory a block row's warp stages its 16-byte loads through (its 32 threads'
+/// `BLOCK_EPL` f32 keys, 4 KB): the kernel's `load_block_staged` reads each warp's span with
+/// loads of 512 consecutive bytes and hands the chunks to their owners through it
+/// (docs/kernel.md, "Stage 1 — load"). The cached keys use the same memory after the load.
+pub const BLOCK_LOAD_STAGE_WARP: usize = 32 * BLOCK_EPL * 4;
+
 /// The type the kernels write indices in (`idx_t` in `kernels/`): 32-bit by default (the
 /// command line widens them on the host), 64-bit for frameworks whose index type it is
 /// (torch.topk's `int64`), written by the kernel itself rather than by a conversion pass.

@@ -52,6 +52,8 @@ fn every_mutant_is_caught_by_a_diagnostic_and_the_clean_kernel_is_not() {
         (Mutant::WarpsShareCandidates, DiagKind::OrderDependence),
         (Mutant::BlockSumMissingBarrier, DiagKind::UninitializedSharedRead),
         (Mutant::BlockTailMissingBarrier, DiagKind::SharedRace),
+        (Mutant::StagedLoadsMissingBarrier, DiagKind::SharedRace),
+        (Mutant::StagedLoadsMissingSyncwarp, DiagKind::SharedRace),
         (Mutant::BlockNarrowMissingBarrier, DiagKind::SharedRace),
         (Mutant::BitonicMissingBarrier, DiagKind::SharedRace),
         (Mutant::SortWarpReadsPastK, DiagKind::ForeignAddress),

@@ -160,6 +160,8 @@ fn coverage_names_the_branches_a_run_took() {
     let block = SimConfig { strategy: Launch::Block, sorted: true, ..SimConfig::default() };
     let c = run(block, 1, 35_000, 1100, exact, &x);
     assert!(c.reached(Branch::BlockRows) && c.reached(Branch::SharedKeys), "{c:?}");
+    // its loads staged through the shared memory its cached keys then take
+    assert!(c.reached(Branch::StagedLoads), "{c:?}");
     assert!(c.reached(Branch::SortShared) && c.ran("sort_rows") && !c.reached(Branch::Rekeyed));
     // split rows and their last chunk
     let x = hostile(2, 5000, 3);

@@ -524,3 +524,40 @@ fn a_split_chunk_reading_past_a_rows_length_is_reported() {
     assert!(got.diagnostics.is_empty(), "{}", got.summary);
     assert_eq!(got.route.depth(), 1);
 }
+
+/// Block rows of 16 warps and more stage their 16-byte loads through shared memory; a row
+/// whose length cuts a 16-byte group reads that group element by element and nothing past
+/// its length (the executor's invariant), with the oracle's answers, counts and thresholds;
+/// under the seeded bug `LoadPastM` (every group read whole) the read past a length is
+/// reported.
+#[test]
+fn staged_block_rows_of_their_own_length() {
+    let (n, m) = (6usize, 16_400usize);
+    let x: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 4099) as f32 - 2000.0).collect();
+    let shape = RaggedShape {
+        lengths: vec![16_400, 16_399, 16_397, 15_362, 3, 0],
+        k: vec![300, 1, 64, 2048, 3, 5],
+        per_row_k: true,
+        tail: test_support::Tail::Nan,
+        hint: HintKind::None,
+        random_hints: Vec::new(),
+    };
+    let mut x = x;
+    poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
+    for sorted in [false, true] {
+        let config = SimConfig { strategy: Launch::Block, sorted, ..SimConfig::default() };
+        check(config, (n, m, &x), &shape, Mode::Largest, Bisect::exact()).unwrap();
+    }
+    let lengths: Vec<u32> = shape.lengths.iter().map(|&l| l as u32).collect();
+    let ks: Vec<u32> = shape.k.iter().map(|&k| k as u32).collect();
+    let data = RowData { lengths: Some(&lengths), k_per_row: Some(&ks), ..RowData::default() };
+    let config = SimConfig { strategy: Launch::Block, ..SimConfig::default() };
+    for mutant in [None, Some(warp_sim::Mutant::LoadPastM)] {
+        let args =
+            KernelArgs { n, m, k: 2048, mode: Mode::Largest, bisect: Bisect::exact(), mutant };
+        let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
+        assert!(got.coverage.reached(warp_sim::rtopk::Branch::StagedLoads), "{:?}", got.coverage);
+        let past = got.diagnostics.iter().any(|d| d.label.contains("past a row's length"));
+        assert_eq!(past, mutant.is_some(), "{}", got.summary);
+    }
+}

@@ -6,7 +6,8 @@ use topk_ref::{Bisect, Mode};
 
 use crate::rtopk::mutant::Mutant;
 pub use crate::rtopk::plan::{
-    BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_STAGE, CAND_CAP, WARP_STAGE,
+    BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_STAGE, CAND_CAP,
+    WARP_STAGE,
 };
 
 /// Narrowest whole-warp row that narrows (12 keys per lane).

@@ -7,12 +7,15 @@
 //! `own_key`; docs/kernel.md, "16-bit rows").
 
 use crate::engine::error::SimError;
+use crate::engine::global::Source;
 use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
 use crate::rtopk::args::KernelArgs;
-use crate::rtopk::args::{BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_STAGE};
+use crate::rtopk::args::{
+    BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_STAGE,
+};
 use crate::rtopk::coverage::Branch;
-use crate::rtopk::load::{key_ints, load_halves, load_ints, load_row};
+use crate::rtopk::load::{key_f32_slots, key_ints, load_halves, load_ints, load_row};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
     copy_candidates, finish_candidates, pad_results, take_candidates, trace_cut, write_iterations,
@@ -124,6 +127,84 @@ async fn load_rest(
     Ok(())
 }
 
+/// `stages_loads`: whether the launch gave the block the shared memory to stage its loads in
+/// (the plan's `BLOCK_LOAD_STAGE_WARP` bytes a warp, where the device's opt-in limit allows).
+fn stages_loads(w: &Warp<'_>, p: &Params<'_>) -> bool {
+    p.plan.dynamic_shared as usize >= w.warps_per_block() as usize * BLOCK_LOAD_STAGE_WARP
+}
+
+/// `stage_slot`: the slot of a warp's 16-byte chunk `u` in its staging area — the chunks in
+/// groups of 8 (one thread's), each group's order turned by the group's number, so that
+/// neither a quarter warp's stores nor its loads meet a bank twice.
+fn stage_slot(u: u32) -> u32 {
+    (u & !7) | ((u ^ (u >> 3)) & 7)
+}
+
+/// `load_block_staged`: stage 1's loads of an f32 block row of 16-byte aligned rows — lane
+/// `w`'s load `q` reads its warp's chunk `32 q + w` (512 consecutive bytes a load), every load
+/// issued before any is used (the chunk a ragged row's end cuts element by element); the
+/// chunks reach their owners (thread `t` owns elements `32 t .. 32 t + 31`) through the warp's
+/// 4 KB of the dynamic shared memory, at `stage_slot`. Returns the thread's elements' bits (0
+/// past M).
+async fn load_block_staged(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    x: &dyn Source,
+    row_off: &Lanes<u64>,
+) -> Result<Vec<Lanes<u32>>, SimError> {
+    let chunks = (BLOCK_EPL / 4) as u32; // a thread's 16-byte chunks
+    let m = a.m as u32;
+    let lane = w.lane_id();
+    let own = block_smem::KEYS + w.warp_idx() * 32 * chunks * 4; // the warp's words
+    let warp_first = w.warp_idx() * 32 * BLOCK_EPL as u32;
+    let mut chunk = vec![[Lanes::splat(0u32); 4]; chunks as usize];
+    for (q, c) in chunk.iter_mut().enumerate() {
+        let i = lane.map(|l| warp_first + 4 * (32 * q as u32 + l));
+        // BUG (LoadPastM): no `i + 4 <= M` test: every chunk read whole.
+        let whole =
+            if a.has(Mutant::LoadPastM) { Lanes::splat(true) } else { i.map(|i| i + 4 <= m) };
+        let saved = w.push_active(&whole, "load_block_staged: i + 4 <= M")?;
+        let addr = w.add_u64(row_off, &i.map(u64::from), "load_block_staged: row_in + i")?;
+        let quad = w.ld_input_v4(x, &addr, "load_block_staged: uint4 row_in[i]").await?;
+        for (e, val) in quad.iter().enumerate() {
+            w.assign(&mut c[e], val);
+        }
+        w.pop_active(saved);
+        // the chunk a ragged row's end cuts, element by element; 0 past the end
+        for (e, slot) in c.iter_mut().enumerate() {
+            let inside = whole.not().and(&i.map(|i| i + (e as u32) < m));
+            let saved = w.push_active(&inside, "load_block_staged: i + e < M")?;
+            let at = i.map(|i| u64::from(i) + e as u64);
+            let addr = w.add_u64(row_off, &at, "load_block_staged: row_in + i + e")?;
+            let val = w.ld_input(x, &addr, "load_block_staged: row_in[i + e]").await?;
+            w.assign(slot, &val);
+            w.pop_active(saved);
+        }
+    }
+    for (q, c) in chunk.iter().enumerate() {
+        let slot = lane.map(|l| stage_slot(32 * q as u32 + l));
+        for (e, val) in c.iter().enumerate() {
+            let at = slot.map(|s| own + 4 * s + e as u32);
+            w.st_shared(&at, val, "load_block_staged: own[stage_slot(32 q + lane)] = chunk[q]")
+                .await?;
+        }
+    }
+    // BUG (StagedLoadsMissingSyncwarp): the other lanes' chunks read without the __syncwarp.
+    if !a.has(Mutant::StagedLoadsMissingSyncwarp) {
+        w.syncwarp(FULL_MASK, "load_block_staged: the chunks staged").await?;
+    }
+    let mut v = vec![Lanes::splat(0u32); BLOCK_EPL];
+    for q in 0..chunks {
+        let slot = lane.map(|l| stage_slot(chunks * l + q));
+        for e in 0..4 {
+            let at = slot.map(|s| own + 4 * s + e);
+            let val = w.ld_shared(&at, "load_block_staged: own[stage_slot(8 lane + q)]").await?;
+            w.assign(&mut v[(4 * q + e) as usize], &val);
+        }
+    }
+    Ok(v)
+}
+
 /// `load_block_keys16`: stage 1 of a 16-bit block row — the thread's `BLOCK_EPL` elements
 /// (16-byte loads of 8 where the row allows) as their own 16-bit keys (padding: key 0);
 /// returns the thread's min key over those inside the row and its max key.
@@ -165,7 +246,11 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     // a ragged row's own width and k (docs/contract.md §5), read once; a ragged split's chunk
     // rows pad nothing (split_row_args)
     let (width_k, pads) = (p.a.k as u32, p.chunks == 1);
+    // the launch's 16-byte alignment holds for a whole row whatever its own width (the staged
+    // load cuts the last group); a ragged split's chunk rows keep row_args' rule
+    let launched = p.vec4 && p.split.is_none();
     let p = &p.row_args(row_id);
+    let aligned = launched || p.vec4;
     let at = place_row(w, p, row_id)?;
     let a = &p.a;
     let (m, k) = (a.m as u32, a.k as u32);
@@ -192,12 +277,17 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
         sign: a.sign(),
         cap: if p.plan.narrows { BLOCK_CAND_CAP as u32 } else { 0 },
         elem: p.elem,
+        skips: p.plan.unit.is_ragged(),
     };
     // stage 1: load_row (registers, then shared memory, min/max); thread t's slots hold
     // elements BLOCK_EPL t .. BLOCK_EPL t + BLOCK_EPL - 1
     let tid = w.thread_idx();
     let first = tid.map(|t| BLOCK_EPL as u32 * t);
-    let (mut lane_min, mut lane_max) = if p.elem == ElemType::F32 {
+    let staged = p.elem == ElemType::F32 && aligned && stages_loads(w, p);
+    let (mut lane_min, mut lane_max) = if staged {
+        let v = load_block_staged(w, a, p.x, &row_off).await?;
+        key_f32_slots(w, a, &mut row.keys, &v, &first)?
+    } else if p.elem == ElemType::F32 {
         load_row(w, a, p.x, &row_off, &mut row.keys, &first, p.vec4).await?
     } else if p.elem.integer() {
         let n = row.keys.len();
@@ -214,11 +304,19 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
             tr.with(|r| r.loaded_slots(f, &keys));
         }
     }
+    if w.warp_idx() == 0 && staged {
+        p.covered(Branch::StagedLoads);
+    }
     if w.warp_idx() == 0 && row.cached > 0 {
         p.covered(Branch::SharedKeys);
     }
     if w.warp_idx() == 0 && row.in_regs + row.cached < m {
         p.covered(Branch::Rekeyed);
+    }
+    // BUG (StagedLoadsMissingBarrier): no barrier between the staging and the cached keys.
+    if row.cached > 0 && !a.has(Mutant::StagedLoadsMissingBarrier) {
+        // block-uniform: every warp is past its staging before the cached keys overwrite it
+        w.syncthreads("load_row: every warp past its staging").await?;
     }
     load_rest(w, p, &row, &mut lane_min, &mut lane_max, tr).await?;
     let (lo_key, hi_key) = block_range(w, a, &lane_min, &lane_max).await?;

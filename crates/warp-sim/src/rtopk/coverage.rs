@@ -30,6 +30,9 @@ pub enum Branch {
     ElemInt,
     /// Rows read 16 bytes at a time.
     Vec4Loads,
+    /// Block rows whose 16-byte loads reached their threads through shared memory
+    /// (`load_block_staged`).
+    StagedLoads,
     /// A row of a narrowing kernel that narrowed to its candidates.
     Narrowed,
     /// A row of a narrowing kernel that did not narrow.
@@ -68,7 +71,7 @@ pub enum Branch {
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 25] = [
+    pub const ALL: [Branch; 26] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -77,6 +80,7 @@ impl Branch {
         Branch::Elem16,
         Branch::ElemInt,
         Branch::Vec4Loads,
+        Branch::StagedLoads,
         Branch::Narrowed,
         Branch::NotNarrowed,
         Branch::ExitHit,
@@ -107,6 +111,7 @@ impl Branch {
             Branch::Elem16 => "elem16",
             Branch::ElemInt => "elem_int",
             Branch::Vec4Loads => "vec4_loads",
+            Branch::StagedLoads => "staged_loads",
             Branch::Narrowed => "narrowed",
             Branch::NotNarrowed => "not_narrowed",
             Branch::ExitHit => "exit_hit",

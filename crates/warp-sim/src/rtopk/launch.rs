@@ -641,7 +641,8 @@ fn topk_shared_words(p: &Plan) -> usize {
     debug_assert!(BLOCK_STAGE < block_smem::KEYS as usize);
     match p.family() {
         Family::BlockRows | Family::BlockRowsNarrow => {
-            block_smem::KEYS as usize + p.cached_keys as usize
+            // the dynamic shared memory: the load's staging, then the cached keys
+            block_smem::KEYS as usize + p.dynamic_shared as usize / 4
         }
         _ => WARP_STAGE,
     }

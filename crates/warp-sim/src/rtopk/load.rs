@@ -66,7 +66,6 @@ pub(crate) async fn load_row(
     first: &Lanes<u32>,
     vec4: bool,
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
-    let m = a.m as u32;
     let epl = keys.len();
     // every load is issued before the first key is computed
     let mut v = vec![Lanes::splat(0u32); epl];
@@ -93,8 +92,21 @@ pub(crate) async fn load_row(
             w.pop_active(saved);
         }
     }
-    let range = key_slots(a, keys, &v, first, m, a.sign());
-    for (j, (key, val)) in keys.iter().zip(&v).enumerate() {
+    key_f32_slots(w, a, keys, &v, first)
+}
+
+/// `key_slots` of an f32 row's loaded bits `v` (the thread's elements `first ..`), each key
+/// checked against docs/contract.md §1's; returns each lane's `(lane_min, lane_max)` key.
+pub(crate) fn key_f32_slots(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    keys: &mut [Lanes<u32>],
+    v: &[Lanes<u32>],
+    first: &Lanes<u32>,
+) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
+    let m = a.m as u32;
+    let range = key_slots(a, keys, v, first, m, a.sign());
+    for (j, (key, val)) in keys.iter().zip(v).enumerate() {
         let valid = first.map(|f| f.saturating_add(j as u32) < m).mask();
         let label = "key_slots: order_key is docs/contract.md §1's key";
         check_keys(w, a.mode, ElemType::F32, val, key, valid, label)?;

@@ -16,7 +16,7 @@
 //! | `select.rs` | stage 3: `Cut`, `cut_of`, `classify`, `taken`, `emit_staged`, `select_topk_lanes`, `select_chunk`, `select_candidates`, `write_result` | `select.cuh` |
 //! | `narrow.rs` | `narrow_row`, `copy_and_take`, `copy_candidates`, `take_candidates`, `finish_candidates` | `narrow.cuh` |
 //! | `warp_rows.rs` | `rtopk_warp_rows_impl`, `rtopk_warp_row`: quarter, half and whole-warp rows | `warp_rows.cu` |
-//! | `block_rows.rs` | `rtopk_block_row`, `load_block_keys16`, `block_range`, the block narrowing's hand-off | `block_rows.cu` |
+//! | `block_rows.rs` | `rtopk_block_row`, `load_block_staged`, `load_block_keys16`, `block_range`, the block narrowing's hand-off | `block_rows.cu` |
 //! | `sort.rs` | `sort_warp_row` (`bitonic_step`), `rtopk_sort_rows` (`bitonic_sort` over `SharedRanks` / `GlobalResults`) | `sort.cuh`, `sort_*.cu` |
 //! | `params.rs` | `Params`, `RowPlace`, `place_row`: where a row (or a split row's chunk) reads and writes | `Params`, `place_row` in `common.cuh` |
 //! | [`split`] | split rows' last step: `rtopk_split_gather`, and the check that a gathered index names its element | `split_rows.cu` |

@@ -68,6 +68,12 @@ pub enum Mutant {
     /// A block row's selection past the registers reuses `s_chunk` without the barrier that
     /// waits for the previous chunk's readers.
     BlockTailMissingBarrier,
+    /// A block row writes its cached keys over the load's staging without the
+    /// `__syncthreads()` that waits for every warp's reads of it (`load_block_staged`).
+    StagedLoadsMissingBarrier,
+    /// `load_block_staged` reads its chunks back without the `__syncwarp()` after the other
+    /// lanes' stores.
+    StagedLoadsMissingSyncwarp,
     /// `bitonic_sort` leaves out the `__syncthreads()` after each merge's first step.
     BitonicMissingBarrier,
     /// `sort_warp_row` loads all `32 E` positions without the `p < k` test: past the row's
@@ -110,7 +116,7 @@ pub enum Mutant {
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 38] = [
+    pub const ALL: [Mutant; 40] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -136,6 +142,8 @@ impl Mutant {
         Mutant::BlockRangeBarrierMisplaced,
         Mutant::BlockNarrowMissingBarrier,
         Mutant::BlockTailMissingBarrier,
+        Mutant::StagedLoadsMissingBarrier,
+        Mutant::StagedLoadsMissingSyncwarp,
         Mutant::BitonicMissingBarrier,
         Mutant::SortWarpReadsPastK,
         Mutant::CountWithoutRowSum,
@@ -179,6 +187,8 @@ impl Mutant {
             Mutant::BlockRangeBarrierMisplaced => "block-range-barrier-misplaced",
             Mutant::BlockNarrowMissingBarrier => "block-narrow-missing-barrier",
             Mutant::BlockTailMissingBarrier => "block-tail-missing-barrier",
+            Mutant::StagedLoadsMissingBarrier => "staged-loads-missing-barrier",
+            Mutant::StagedLoadsMissingSyncwarp => "staged-loads-missing-syncwarp",
             Mutant::BitonicMissingBarrier => "bitonic-missing-barrier",
             Mutant::SortWarpReadsPastK => "sort-warp-reads-past-k",
             Mutant::CountWithoutRowSum => "count-without-row-sum",
@@ -237,7 +247,9 @@ impl Mutant {
             Mutant::BlockSumOneHalf
             | Mutant::BlockSumMissingBarrier
             | Mutant::BlockRangeBarrierMisplaced
-            | Mutant::BlockTailMissingBarrier => "block rows",
+            | Mutant::BlockTailMissingBarrier
+            | Mutant::StagedLoadsMissingBarrier
+            | Mutant::StagedLoadsMissingSyncwarp => "block rows",
             Mutant::BlockNarrowMissingBarrier => "block rows (narrowing)",
             Mutant::BitonicMissingBarrier => "block sort",
             Mutant::SortWarpReadsPastK => "warp sort",

@@ -4,7 +4,8 @@
 //! to topk-ref's `bisect` too). A test reads both sources and keeps the list true. Names the
 //! simulator alone has (the engine's mechanics, `KernelArgs`, `Params`, `RowLanes`, the trace)
 //! are not in it, nor the CUDA kernel's own (`opaque`, `key_full_slots`: a pointer trick and a
-//! loop the simulator writes inline in `key_slots`).
+//! loop the simulator writes inline in `key_slots`; `takes_hint`, `hint_of`: where a block row
+//! reads its hint, which the simulator takes from its arguments).
 
 /// `(name, file of src/rtopk that defines it)`, in kernel order.
 pub const SHARED_NAMES: &[(&str, &str)] = &[
@@ -92,6 +93,9 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("rtopk_warp_rows_impl", "warp_rows.rs"),
     ("block_range", "block_rows.rs"),
     ("load_block_keys16", "block_rows.rs"),
+    ("stages_loads", "block_rows.rs"),
+    ("stage_slot", "block_rows.rs"),
+    ("load_block_staged", "block_rows.rs"),
     ("rtopk_block_row", "block_rows.rs"),
     // the sorted output
     ("sort_rank", "sort.rs"),

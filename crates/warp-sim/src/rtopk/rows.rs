@@ -11,7 +11,7 @@ use topk_ref::Mode;
 use crate::engine::error::SimError;
 use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
-use crate::rtopk::args::KernelArgs;
+use crate::rtopk::args::{BLOCK_EPL, KernelArgs};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::{
     ElemType, float_of16, is_nan16, key16_neg_inf, key16_of_ordered, key16_pos_inf,
@@ -585,6 +585,9 @@ pub(crate) struct BlockRow<'x> {
     pub(crate) cap: u32,
     /// The input's element type (`key_at` and the counts past the registers re-key it).
     pub(crate) elem: ElemType,
+    /// `SKIPS` (the ragged units): threads whose slots all lie past the row skip the count's
+    /// compares.
+    pub(crate) skips: bool,
 }
 
 impl BlockRow<'_> {
@@ -656,6 +659,14 @@ impl Row for BlockRow<'_> {
     ) -> Result<u32, SimError> {
         let t = count_threshold(a, t);
         slots_ge(&self.keys, t, &mut self.ge_last);
+        if self.skips {
+            // a thread whose slots all lie past the row (a ragged row shorter than its block)
+            // skips the compares: its keys are 0 < t, so its mask is 0 either way
+            let inside = w.thread_idx().map(|i| BLOCK_EPL as u32 * i < self.in_regs);
+            for g in self.ge_last.iter_mut() {
+                *g = Lanes::select(&inside, g, &Lanes::splat(0));
+            }
+        }
         let mut c = popc_words(&self.ge_last);
         if self.in_regs < self.m {
             // block-uniform: rows wider than the registers
