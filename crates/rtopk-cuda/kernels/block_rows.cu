@@ -48,11 +48,12 @@ __device__ __forceinline__ void load_block_keys16(BlockRow<NARROWS, SKIPS>& row,
 __device__ __forceinline__ u32 stage_slot(u32 u) { return (u & ~7u) | ((u ^ (u >> 3)) & 7u); }
 
 // Whether the launch gave the block the shared memory to stage its loads in (rtopk-plan's
-// block_load_stage: BLOCK_LOAD_STAGE_WARP bytes a warp where the device's opt-in limit allows).
+// block_load_stage: BLOCK_LOAD_STAGE_WARP bytes a warp where the plan's rules and the device's
+// opt-in limit allow).
 __device__ __forceinline__ bool stages_loads() {
     u32 bytes;
     asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
-    return bytes >= (blockDim.x >> 5) * (32u * BLOCK_EPL * 4u);
+    return bytes >= (blockDim.x >> 5) * BLOCK_LOAD_STAGE_WARP;
 }
 
 // load_block_staged: stage 1's loads of an f32 block row of 16-byte aligned rows. Thread t
@@ -61,8 +62,8 @@ __device__ __forceinline__ bool stages_loads() {
 // touch 32 lines, and a block's row arrives at a fraction of the rate one SM can pull
 // (docs/kernel.md, "Stage 1 — load"). So lane w's load q reads its warp's chunk 32 q + w (512
 // consecutive bytes a load, every load issued before any is used), and the chunks reach their
-// owners through the warp's 4 KB of the dynamic shared memory (rtopk-plan's
-// BLOCK_LOAD_STAGE_WARP bytes a warp), through stage_slot. A ragged row of a width that is not
+// owners through the warp's BLOCK_LOAD_STAGE_WARP bytes (4 KB) of the dynamic shared memory,
+// through stage_slot. A ragged row of a width that is not
 // whole 16-byte groups keeps its 16-byte loads but for the group its end cuts.
 __device__ __forceinline__ void load_block_staged(u32 (&keys)[BLOCK_EPL], const elem_t* row_in, u32 m,
                                                   uint4* stage) {

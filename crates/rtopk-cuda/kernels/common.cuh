@@ -235,8 +235,9 @@ __device__ __forceinline__ Params split_row_args(const Params& launch, u64 row_i
 }
 
 // row_args: the arguments row row_id runs with once its own width m_i and k_i are read
-// (row_lengths): nothing past m_i is loaded, k_i results are written, and 16-byte loads only
-// where m_i is whole 16-byte groups too. The launch's own on a plain launch (both pointers
+// (row_lengths): nothing past m_i is loaded, k_i results are written, and 16-byte loads (vec4)
+// only where m_i is whole 16-byte groups too (a block row's staged load keeps them up to the
+// group m_i cuts: rtopk_block_row_ragged). The launch's own on a plain launch (both pointers
 // null, uniform over the launch); a ragged split's, split_row_args.
 __device__ __forceinline__ Params row_args(const Params& launch, u64 row_id) {
     if (launch.split_chunk != 0u) return split_row_args(launch, row_id);

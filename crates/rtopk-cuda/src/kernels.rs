@@ -12,9 +12,10 @@
 use std::collections::HashSet;
 
 pub use rtopk_plan::units::{
-    BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS,
-    BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family, IndexType, PART_ROWS, RowWidth,
-    SORT_WARP_E, SORT_WARPS, UNIT_COUNT, UTILITIES, Unit, WARP_ROWS, WARP_STAGE,
+    BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_ROWS_BOUNDS,
+    BLOCK_ROWS_NARROW_BOUNDS, BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family,
+    IndexType, PART_ROWS, RowWidth, SORT_WARP_E, SORT_WARPS, UNIT_COUNT, UTILITIES, Unit,
+    WARP_ROWS, WARP_STAGE,
 };
 
 use crate::CudaError;
@@ -29,6 +30,7 @@ fn shared_constants() -> String {
          #define BLOCK_EPL {BLOCK_EPL}\n\
          #define WARP_STAGE {WARP_STAGE}u\n\
          #define BLOCK_STAGE {BLOCK_STAGE}u\n\
+         #define BLOCK_LOAD_STAGE_WARP {BLOCK_LOAD_STAGE_WARP}u\n\
          #define GROUPED_WARPS {GROUPED_WARPS}\n\
          #define PICK_LANES {PICK_LANES}\n\
          #define PICK_WARPS {PICK_WARPS}\n\

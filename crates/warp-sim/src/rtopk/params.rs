@@ -68,9 +68,10 @@ impl<'x> Params<'x> {
     }
 
     /// `row_args`: the parameters row `row_id` runs with once its own width and k are read
-    /// (docs/contract.md §5): nothing past its width is loaded, and 16-byte loads only where
-    /// its width is whole 16-byte groups too. The launch's own on a plain launch (whose
-    /// 16-byte loads the plan decided: rows without lengths keep them as launched).
+    /// (docs/contract.md §5): nothing past its width is loaded, and 16-byte loads (`vec4`)
+    /// only where its width is whole 16-byte groups too (a block row's staged load keeps them
+    /// up to the group the width cuts: `rtopk_block_row`). The launch's own on a plain launch
+    /// (whose 16-byte loads the plan decided: rows without lengths keep them as launched).
     pub(crate) fn row_args(&self, row_id: u64) -> Params<'x> {
         if let Some(split) = self.split {
             return self.split_row_args(split, row_id);
