@@ -52,6 +52,19 @@ typedef unsigned long long u64;
 #define EXIT_NARROW 4  // not an exit: the row goes on with its candidates (narrow_row)
 #define EXIT_RECALL 5  // the bracket guarantees the recall target (search.cuh, recall_met)
 
+// Programmatic dependent launch (CUDA Programming Guide, "Programmatic Dependent Launch and
+// Synchronization"): on compute capability 9.0 and newer the launcher lets each step of a
+// program after its first start launching while the step before it still runs
+// (docs/kernel.md, "Steps in flight"). Every entry point therefore begins here, before it reads
+// or writes any memory: the wait returns once the previous step has ended and its writes are
+// visible. A grid launched without the attribute (a program's first step, an older device)
+// passes at once. The simulator runs the steps one after the other: the same order.
+__device__ __forceinline__ void wait_for_previous_step() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // The element type: elem_t (the unit's: float, the 16 bits of an f16 or bf16 held as an
 // unsigned short, or the integer type itself, src/kernels.rs) and ELEM_KIND, one of these
 // (docs/kernel.md, "16-bit rows" and "Integer rows").
@@ -188,13 +201,22 @@ __device__ __forceinline__ RowPlace place_row(const Params& p, u64 row_id) {
     return {p.x + row * p.ld + c * (u64)p.m, row * (u64)p.out_ld + c * (u64)p.k};
 }
 
+// per_row_entry: a word of a per-row array (lengths, k; docs/contract.md §5) cut to bound. A
+// caller may hand over int32 words as they are (torch's int32 tensors, unread and unclamped):
+// where bound < 2^31 a word with its top bit set is a negative int32 and counts as 0; where
+// bound >= 2^31 (rows of 2^31 elements or more) every word is a u32.
+__device__ __forceinline__ u32 per_row_entry(u32 word, u32 bound) {
+    if (bound < 0x80000000u && (word & 0x80000000u)) return 0u;
+    return min(word, bound);
+}
+
 // row_lengths: a row's own width and k (docs/contract.md §5), lengths[row] and k_per_row[row]
-// where given (null pointers: the launch's m and k), k cut to the width. Shared by the top-k
-// rows and the sorts.
+// where given (null pointers: the launch's m and k; per_row_entry), k cut to the width. Shared
+// by the top-k rows, the sorts and the thresholds.
 __device__ __forceinline__ void row_lengths(const u32* lengths, const u32* k_per_row, u64 row, u32* m,
                                             u32* k) {
-    if (lengths) *m = min(lengths[row], *m);
-    if (k_per_row) *k = min(k_per_row[row], *k);
+    if (lengths) *m = per_row_entry(lengths[row], *m);
+    if (k_per_row) *k = per_row_entry(k_per_row[row], *k);
     *k = min(*k, *m);
 }
 

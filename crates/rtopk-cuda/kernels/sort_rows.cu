@@ -12,6 +12,7 @@ extern "C" __global__ void rtopk_sort_rows(const elem_t* x, elem_t* out_val, idx
                                            u32 row_threads, int in_shared, const u32* lengths,
                                            const u32* k_per_row) {
     extern __shared__ u64 smem_ranks[];
+    wait_for_previous_step();
     float sign = smallest ? -1.0f : 1.0f;
     u32 slot = threadIdx.x / row_threads, t = threadIdx.x % row_threads;
     u64 row_id = (u64)blockIdx.x * (blockDim.x / row_threads) + slot;

@@ -47,6 +47,7 @@ extern "C" __global__ void __launch_bounds__(256) rtopk_row_threshold(const elem
                                                                       u64 n_rows, u32 m, u32 k, int smallest,
                                                                       const u32* lengths,
                                                                       const u32* k_per_row) {
+    wait_for_previous_step();
     u32 lane = threadIdx.x & 31u;
     u64 warps = (u64)gridDim.x * (blockDim.x >> 5);
     float sign = smallest ? -1.0f : 1.0f;

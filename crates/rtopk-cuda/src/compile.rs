@@ -54,6 +54,17 @@ impl Target {
         Self { arch: arch.to_string(), kind }
     }
 
+    /// Whether kernels built for this target wait for the previous step at their entry
+    /// (`wait_for_previous_step`, kernels/common.cuh: `griddepcontrol.wait` from compute
+    /// capability 9.0 on), so that the launcher may let a step start before the one ahead of
+    /// it ends. Read off the architecture the kernels are compiled for, not the device's: PTX
+    /// for an older virtual architecture has no wait.
+    pub fn waits_for_previous_step(&self) -> bool {
+        let digits = self.arch.rsplit('_').next().unwrap_or("");
+        let number: String = digits.chars().take_while(char::is_ascii_digit).collect();
+        number.parse::<u32>().is_ok_and(|cc| cc >= 90)
+    }
+
     fn options(&self) -> Vec<String> {
         let mut out: Vec<String> = OPTIONS.iter().map(|s| s.to_string()).collect();
         out.push(format!("--gpu-architecture={}", self.arch));
@@ -234,5 +245,20 @@ mod tests {
         assert_eq!(Target::for_device(9, 0, &[]).kind, ImageKind::Cubin);
         assert_eq!(Target::named("compute_90", false).kind, ImageKind::Ptx);
         assert!(Target::named("sm_90", false).options().contains(&"--fmad=false".to_string()));
+    }
+
+    /// Steps start early only where the kernels were built with the wait: sm_90 and newer,
+    /// whether SASS or PTX, never an older virtual architecture on a newer device.
+    #[test]
+    fn steps_start_early_only_for_kernels_that_wait() {
+        let known = [75, 80, 86, 90, 100];
+        assert!(Target::for_device(9, 0, &known).waits_for_previous_step());
+        assert!(Target::for_device(10, 0, &known).waits_for_previous_step());
+        assert!(Target::named("sm_90a", false).waits_for_previous_step());
+        assert!(Target::for_device(9, 5, &known).waits_for_previous_step()); // compute_90
+        assert!(!Target::for_device(8, 6, &known).waits_for_previous_step());
+        assert!(!Target::for_device(8, 9, &[75, 80, 86]).waits_for_previous_step()); // compute_86
+        assert!(!Target::named("compute_80", true).waits_for_previous_step());
+        assert!(!Target::named("nonsense", false).waits_for_previous_step());
     }
 }

@@ -53,7 +53,7 @@ impl UnitSource for Unit {
         let rows = |bounds: (u32, u32), narrows: bool| {
             format!(
                 "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
-                 {{ rtopk_block_row{}<{narrows}>(RTOPK_PARAMS); }}",
+                 {{ wait_for_previous_step(); rtopk_block_row{}<{narrows}>(RTOPK_PARAMS); }}",
                 bounds.0,
                 bounds.1,
                 self.entry_name(),
@@ -66,7 +66,7 @@ impl UnitSource for Unit {
                 let w = self.family().widths().iter().find(|w| w.epl == self.width())?;
                 Some(format!(
                     "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
-                     {{ rtopk_warp_rows_impl<{}, {lanes}, {}, {}>(RTOPK_PARAMS); }}",
+                     {{ wait_for_previous_step(); rtopk_warp_rows_impl<{}, {lanes}, {}, {}>(RTOPK_PARAMS); }}",
                     w.warps * 32,
                     w.min_blocks,
                     self.entry_name(),
@@ -79,7 +79,7 @@ impl UnitSource for Unit {
             Family::BlockRowsNarrow => Some(rows(BLOCK_ROWS_NARROW_BOUNDS, true)),
             Family::SortWarpRows => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__({}) {}(SORT_WARP_ARGS) \
-                 {{ sort_warp_row<{}>(x, out_val, out_idx, n_rows, m, k, smallest ? -1.0f : \
+                 {{ wait_for_previous_step(); sort_warp_row<{}>(x, out_val, out_idx, n_rows, m, k, smallest ? -1.0f : \
                  1.0f, lengths, k_per_row); }}",
                 SORT_WARPS * 32,
                 self.entry_name(),
@@ -87,20 +87,20 @@ impl UnitSource for Unit {
             )),
             Family::GroupedRows => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__(GROUPED_WARPS * 32) {}(GROUPED_ARGS) \
-                 {{ rtopk_grouped_rows_impl<{}>(x, out_val, out_idx, n_rows, m, k, groups, \
+                 {{ wait_for_previous_step(); rtopk_grouped_rows_impl<{}>(x, out_val, out_idx, n_rows, m, k, groups, \
                  top_groups, sum2); }}",
                 self.entry_name(),
                 self.width()
             )),
             Family::PickRows => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__(PICK_WARPS * 32) {}(RTOPK_ARGS) \
-                 {{ rtopk_pick_rows_impl<{}>(RTOPK_PARAMS); }}",
+                 {{ wait_for_previous_step(); rtopk_pick_rows_impl<{}>(RTOPK_PARAMS); }}",
                 self.entry_name(),
                 self.width()
             )),
             Family::WideRows => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__(WIDE_WARPS * 32) {}(RTOPK_ARGS) \
-                 {{ rtopk_wide_rows_impl<{}, {}>(RTOPK_PARAMS); }}",
+                 {{ wait_for_previous_step(); rtopk_wide_rows_impl<{}, {}>(RTOPK_PARAMS); }}",
                 self.entry_name(),
                 self.width(),
                 self.is_ragged()
@@ -267,7 +267,7 @@ mod tests {
         assert_eq!(
             last,
             "extern \"C\" __global__ void __launch_bounds__(256, 5) rtopk_warp_rows_24(RTOPK_ARGS) \
-             { rtopk_warp_rows_impl<24, 32, 8, false>(RTOPK_PARAMS); }"
+             { wait_for_previous_step(); rtopk_warp_rows_impl<24, 32, 8, false>(RTOPK_PARAMS); }"
         );
         let half = Unit::row(Family::HalfRows, 7).source(&files).unwrap();
         assert!(half.contains("__launch_bounds__(256, 4) rtopk_half_rows_24(RTOPK_ARGS)"));
@@ -275,12 +275,37 @@ mod tests {
         let narrow = Unit::single(Family::BlockRowsNarrow).source(&files).unwrap();
         assert!(narrow.contains(
             "__launch_bounds__(256, 4) rtopk_block_rows_narrow(RTOPK_ARGS) \
-             { rtopk_block_row<true>(RTOPK_PARAMS); }"
+             { wait_for_previous_step(); rtopk_block_row<true>(RTOPK_PARAMS); }"
         ));
         let util = Unit::single(Family::Utilities).source(&files).unwrap();
         for entry in UTILITIES {
             assert!(util.contains(&format!("void {entry}(")), "{entry}");
         }
+    }
+
+    /// The launcher lets a program's later steps start launching before the step ahead of
+    /// them ends (launch.rs, `Launcher::launch`): so every entry point but the utilities'
+    /// waits for the previous step before its first memory access. The body's first
+    /// statement (after a shared-memory declaration) is the wait.
+    #[test]
+    fn every_step_entry_point_waits_for_the_previous_step_first() {
+        let files = KernelFiles::embedded();
+        let mut checked = 0;
+        for unit in Unit::all().into_iter().filter(|u| u.family() != Family::Utilities) {
+            let src = unit.source(&files).unwrap();
+            for entry in unit.entry_points() {
+                let at = src.find(&format!(" {entry}(")).unwrap();
+                let body = &src[at + src[at..].find('{').unwrap() + 1..];
+                let first = body
+                    .split(';')
+                    .map(str::trim)
+                    .find(|s| !s.starts_with("extern __shared__"))
+                    .unwrap();
+                assert_eq!(first, "wait_for_previous_step()", "{unit}: {entry}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked} entry points");
     }
 
     /// Every entry point of the old single-file kernel is some unit's, and every unit's

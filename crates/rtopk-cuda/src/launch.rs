@@ -901,9 +901,10 @@ impl CudaTopK {
             r.map_or((0, 0), |r| (ptr(r.lengths), ptr(r.k_per_row)))
         };
         let smallest = i32::from(program.launch.mode == Mode::Smallest);
-        for step in &program.steps {
+        for (i, step) in program.steps.iter().enumerate() {
             let f = self.function(types.unit(step.unit))?;
             let what = step.name.name();
+            let follows = i > 0;
             match &step.kernel {
                 Kernel::Select(sel) => {
                     let params = select_params(program, types, &addr, sel);
@@ -911,7 +912,7 @@ impl CudaTopK {
                     // layout tests); the step's kernel rows read within its input region and
                     // write within its output regions, which the program sizes within the
                     // caller's buffers (this function's contract) and the temporaries above.
-                    unsafe { self.launch(f, step.grid, stream, params, what) }?;
+                    unsafe { self.launch_step(f, step.grid, stream, params, what, follows) }?;
                 }
                 Kernel::Sort(sort) => {
                     let (x, out_val, out_idx) =
@@ -938,7 +939,7 @@ impl CudaTopK {
                                 lengths,
                                 k_per_row,
                             };
-                            self.launch(f, step.grid, stream, params, what)
+                            self.launch_step(f, step.grid, stream, params, what, follows)
                         }?,
                         // SAFETY: rtopk_sort_warp_rows_<E>, whose arguments are SortWarpParams's
                         // fields (the layout test); each warp touches positions < k of its own
@@ -955,7 +956,7 @@ impl CudaTopK {
                                 lengths,
                                 k_per_row,
                             };
-                            self.launch(f, step.grid, stream, params, what)
+                            self.launch_step(f, step.grid, stream, params, what, follows)
                         }?,
                     }
                 }
@@ -974,7 +975,7 @@ impl CudaTopK {
                     // cand_idx[row width + pos] with pos < width (a position the second stage
                     // wrote; padding is skipped) and, for a ragged split, k_per_row[0 .. n),
                     // within the buffers the program sizes and the caller's per-row array.
-                    unsafe { self.launch(f, step.grid, stream, params, what) }?;
+                    unsafe { self.launch_step(f, step.grid, stream, params, what, follows) }?;
                 }
                 Kernel::Threshold(t) => {
                     let params = threshold_params(program, &addr, t);
@@ -982,7 +983,7 @@ impl CudaTopK {
                     // (the layout test); one warp per row reads positions < k of its row of the
                     // values (n k, the caller's) and the per-row arrays (n each), and writes
                     // threshold[row] (n f32, the caller's), within the buffers the program sizes.
-                    unsafe { self.launch(f, step.grid, stream, params, what) }?;
+                    unsafe { self.launch_step(f, step.grid, stream, params, what, follows) }?;
                 }
             }
         }
@@ -1023,7 +1024,8 @@ impl CudaTopK {
 
     /// Launches `f` on `stream` with `params` as its parameter buffer (the driver takes
     /// [`KernelParams::END`] bytes of it) and `grid`'s blocks, threads and dynamic shared
-    /// memory; `what` names the launch in errors. The one launch of the crate.
+    /// memory; `what` names the launch in errors. Every launch of the crate goes through
+    /// [`CudaTopK::launch_step`]; this one waits for all that the stream queued before it.
     ///
     /// # Safety
     /// `P` must lay out `f`'s arguments (in order, at their natural alignment), and every
@@ -1037,6 +1039,32 @@ impl CudaTopK {
         params: P,
         what: &'static str,
     ) -> Result<(), CudaError> {
+        // SAFETY: the caller's contract is this function's.
+        unsafe { self.launch_step(f, grid, stream, params, what, false) }
+    }
+
+    /// [`CudaTopK::launch`] of a program's step; `follows` where the step comes after another
+    /// step of the same program, queued just before it on `stream`. Such a step launches with
+    /// programmatic stream serialisation where its kernels wait for it (compute capability 9.0
+    /// and newer, `Target::waits_for_previous_step`): its blocks may be scheduled as the
+    /// previous step's blocks finish, and its entry point's first statement,
+    /// `griddepcontrol.wait` (`wait_for_previous_step`, kernels/common.cuh), holds them until
+    /// that step has ended and its writes are visible (CUDA Programming Guide, "Programmatic
+    /// Dependent Launch and Synchronization"). That saves part of the gap between dependent
+    /// steps (docs/kernel.md and docs/performance.md, "Steps in flight").
+    ///
+    /// # Safety
+    /// As [`CudaTopK::launch`]; with `follows`, `f` must be one of the crate's step entry
+    /// points, compiled from this build's sources (every one waits first: kernels.rs's test).
+    pub(crate) unsafe fn launch_step<P: KernelParams>(
+        &self,
+        f: &CudaFunction,
+        grid: Grid,
+        stream: sys::CUstream,
+        params: P,
+        what: &'static str,
+        follows: bool,
+    ) -> Result<(), CudaError> {
         self.ctx.bind_to_thread().map_err(driver("binding the context"))?;
         let mut params = params;
         let mut size = P::END;
@@ -1047,6 +1075,12 @@ impl CudaTopK {
             (&raw mut size).cast(),
             std::ptr::without_provenance_mut(sys::CU_LAUNCH_PARAM_END_AS_INT as usize),
         ];
+        if follows && self.target.waits_for_previous_step() {
+            // SAFETY: as below; the attribute only lets the step's blocks start before the
+            // previous step ends, and each waits for it first (this function's contract).
+            return unsafe { launch_programmatic(f, grid, stream, &mut extra) }
+                .map_err(driver(what));
+        }
         // SAFETY: `f` is an entry point of a loaded module of this context (bound above); the
         // caller vouches for the parameter buffer's layout and pointers, and END is within it;
         // `extra` and what it points to outlive the call, which copies them.
@@ -1247,6 +1281,51 @@ fn check_buffers(
 /// A stream handle a framework gave as an integer: its provenance is the driver's.
 fn raw_stream(stream: u64) -> sys::CUstream {
     std::ptr::with_exposed_provenance_mut(stream as usize)
+}
+
+/// `cuLaunchKernelEx` of `f` with `extra` as its parameters and programmatic stream
+/// serialisation allowed ([`CudaTopK::launch_step`]).
+///
+/// # Safety
+/// As `cuLaunchKernel` of the same arguments (the context bound, `extra` valid for the call),
+/// and `f` waits for the previous step before its first memory access.
+unsafe fn launch_programmatic(
+    f: &CudaFunction,
+    grid: Grid,
+    stream: sys::CUstream,
+    extra: &mut [*mut c_void; 5],
+) -> Result<(), cudarc::driver::DriverError> {
+    // SAFETY: an all-zero launch attribute value is a valid union (plain integers and pads).
+    let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
+    value.programmaticStreamSerializationAllowed = 1;
+    let mut attr = sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+        pad: [0; 4],
+        value,
+    };
+    let config = sys::CUlaunchConfig {
+        gridDimX: grid.blocks,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: grid.threads,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: grid.shared_bytes,
+        hStream: stream,
+        attrs: &raw mut attr,
+        numAttrs: 1,
+    };
+    // SAFETY: `config` and the attribute it points to outlive the call, which copies them;
+    // the rest is the caller's contract.
+    unsafe {
+        sys::cuLaunchKernelEx(
+            &raw const config,
+            f.cu_function(),
+            std::ptr::null_mut(),
+            extra.as_mut_ptr(),
+        )
+    }
+    .result()
 }
 
 #[cfg(test)]

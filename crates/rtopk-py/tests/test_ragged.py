@@ -520,8 +520,13 @@ def test_cuda_device_values_are_clamped_not_read() -> None:
     k_eff = np.array([0, 0, 2, 5, 5, 4])
     len_eff = np.array([10, 0, 50, 50, 5, 50])
     check_cuda_against_reference(got, x, k_eff, len_eff, True, True, 5)
+    # int32 entries go to the kernel unclamped (no launch of their own): the same answer
+    k32, len32 = k_dev.to(torch.int32), len_dev.clamp(max=2**31 - 1).to(torch.int32)
+    got = rtopk.topk(xc, k32, lengths=len32, width=5, return_threshold=True)
+    check_cuda_against_reference(got, x, k_eff, len_eff, True, True, 5)
     # the user's tensors are left as they were
     assert k_dev.tolist() == [-3, 0, 2, 7, 100, 4]
+    assert k32.tolist() == [-3, 0, 2, 7, 100, 4] and len32.tolist()[1] == -1
     # host values are checked as on the CPU
     with pytest.raises(ValueError, match=r"width = 5 is less than the largest k\[i\] = 7"):
         rtopk.topk(xc, [1, 0, 2, 7, 1, 4], width=5)
@@ -530,6 +535,15 @@ def test_cuda_device_values_are_clamped_not_read() -> None:
     # read back without a width: the largest k must fit the rows
     with pytest.raises(ValueError, match="larger than the row width M = 50"):
         rtopk.topk(xc, torch.tensor([1, 2, 3, 4, 5, 51], device="cuda"))
+    # rows long enough to split: the chunks, the second stage and the gather read the
+    # int32 words too
+    m = 1 << 19
+    x_long, xc_long, _k, _l = cuda_case(4, m, 9, "normal")
+    k32 = torch.tensor([-5, 64, 3000, 7], dtype=torch.int32, device="cuda")
+    len32 = torch.tensor([-1, 400_000, 2**31 - 1, 5], dtype=torch.int32, device="cuda")
+    got = rtopk.topk(xc_long, k32, lengths=len32, width=3000, return_threshold=True)
+    k_eff, len_eff = np.array([0, 64, 3000, 7]), np.array([0, 400_000, m, 5])
+    check_cuda_against_reference(got, x_long, k_eff, len_eff, True, True, 3000)
 
 
 @needs_cuda
@@ -730,10 +744,18 @@ def test_fake_cuda_tensors_take_per_row_inputs() -> None:
             rtopk.topk(x, 11, lengths=lengths)
 
 
+def per_row_entry(words: Any, bound: int) -> Any:
+    """The kernel's ``per_row_entry`` on an array of uint32 words: cut to ``bound``; below a
+    bound of 2^31 a word with its top bit set (a negative int32) is 0."""
+    w = words.astype(np.int64)
+    return np.where((w >= 2**31) & (bound < 2**31), 0, np.minimum(w, bound))
+
+
 class EmulatedLaunch:
     """Stands in for ``_native.cuda_launch`` on CPU tensors, to test the Python side of the
     CUDA path without a GPU: it reads the per-row arrays at the addresses it is given, as the
-    kernel reads them (``n`` uint32 lengths and k, each cut to M and to the launch's width),
+    kernel reads them (``n`` 32-bit words of lengths and k, each cut to M and to the launch's
+    width, a word with its top bit set read as 0 below a bound of 2^31: ``per_row_entry``),
     and writes docs/contract.md §5's answer (:func:`ragged_reference`) at the output
     addresses. float32 rows only."""
 
@@ -757,8 +779,8 @@ class EmulatedLaunch:
         if n == 0 or width == 0:
             return
         x = read(x_p, ctypes.c_float, n * m).reshape(n, m)
-        k_i = np.full(n, width) if ks is None else np.minimum(ks.astype(np.int64), width)
-        m_i = np.full(n, m) if lengths is None else np.minimum(lengths.astype(np.int64), m)
+        k_i = np.full(n, width) if ks is None else per_row_entry(ks, width)
+        m_i = np.full(n, m) if lengths is None else per_row_entry(lengths, m)
         v, i, t = ragged_reference(x, k_i, m_i, request.largest, request.sorted)
         values = np.zeros((n, width), dtype=np.float32)
         indices = np.full((n, width), -1, dtype=np.int64)
@@ -842,6 +864,18 @@ def test_the_cuda_path_hands_the_kernel_clamped_int32_arrays(emulated: EmulatedL
     assert seen_k.tolist() == [1, 3, 5, 7, 9, 11] and seen_len.tolist() == [50, 3, 0, 49, 8, 1]
     assert same_bits(seen_hint, hint.numpy().astype(np.float32))
     assert request.index_dtype == "int32" and request.k == 11
+    # int32 entries reach the kernel as they are, negatives and entries past the bound
+    # included (no clamping launch): the kernel reads them as clamped
+    k32 = torch.tensor([-3, 0, 2, 7, 100, 4], dtype=torch.int32)
+    l32 = torch.tensor([10, -1, 60, 50, 5, 2**31 - 1], dtype=torch.int32)
+    v, i, _it, th = emulated_call(
+        torch.from_numpy(x), k32, width=5, lengths=l32, return_threshold=True
+    )
+    _r, _n, _m, seen_len, seen_k, _h, _c, _t = emulated.seen[-1]
+    assert seen_k.astype(np.int64).tolist() == [2**32 - 3, 0, 2, 7, 100, 4]
+    assert seen_len.astype(np.int64).tolist() == [10, 2**32 - 1, 60, 50, 5, 2**31 - 1]
+    np.testing.assert_array_equal(i.numpy(), want_i)
+    assert same_bits(v.numpy(), want_v) and same_bits(th.numpy(), want_t)
 
 
 @needs_torch

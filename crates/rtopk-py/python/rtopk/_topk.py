@@ -280,8 +280,8 @@ def topk(
     see the module docstring); the outputs are allocated once. On the CPU the rows run in
     parallel on every core with the GIL released; a CUDA tensor costs one kernel launch (two
     with ``sorted=True``) on the current stream, no synchronisation (lengths and a per-row k on
-    the GPU add a small clamping kernel each; a per-row GPU ``k`` without ``width`` costs one
-    synchronisation).
+    the GPU are read as they are when int32, and add a small converting kernel each
+    otherwise; a per-row GPU ``k`` without ``width`` costs one synchronisation).
 
     Raises:
         ValueError: ``k < 0``, ``k > M``, ``M = 0``, an unknown ``algo``, a parameter the

@@ -26,8 +26,9 @@ synchronisation:
 * per-row inputs that are GPU tensors (on the input's device) are checked for dtype and shape
   only — their values are never read on the host — and converted on the GPU (lengths and k to
   int32, hints to float32), the **values clamped there**: a length to ``[0, M]``, a k to
-  ``[0, width]``. (The kernel also cuts each length to M and each k to the width; the clamp
-  makes a negative entry 0.) Values are not validated: that would synchronise with the GPU.
+  ``[0, width]``. An int32 tensor is read as it is, with no conversion launch: the kernel
+  itself takes a negative entry as 0 and cuts a length to M and a k to the width. Values are
+  not validated: that would synchronise with the GPU.
 * per-row inputs given on the host (lists, arrays, CPU tensors) are checked value by value as
   on the CPU (the same errors), then copied to the GPU through pinned memory, without a host
   synchronisation (give GPU tensors inside a CUDA graph, which cannot capture that copy).
@@ -220,11 +221,16 @@ def _device_entries(name: str, v: Tensor, x: Tensor, batch: Tuple[int, ...], kin
 
 
 def _as_u32(v: Tensor, bound: int) -> Tensor:
-    """An integer tensor on the GPU as the kernel reads it (contiguous non-negative int32, the
-    bits of its uint32), each entry clamped to ``[0, bound]`` on the device: checking the
-    values would cost a host synchronisation (and is impossible in a CUDA graph). Never
-    writes ``v`` itself."""
-    if v.dtype == torch.int32:
+    """An integer tensor on the GPU as the kernel reads it (contiguous 32-bit words), each
+    entry taken as clamped to ``[0, bound]``: checking the values would cost a host
+    synchronisation (and is impossible in a CUDA graph). An int32 tensor goes as it is, with no
+    launch of its own: below a bound of 2^31 the kernel itself reads a negative word as 0 and
+    cuts a larger one to the bound (``per_row_entry``, docs/kernel.md, "Per-row lengths and k
+    on the device"). Other types are converted and clamped on the device. Never writes ``v``
+    itself."""
+    if v.dtype == torch.int32 and bound < 2**31:
+        out = v
+    elif v.dtype == torch.int32:
         out = v.clamp(0, bound)
     elif v.dtype == torch.int64:
         out = v.clamp(0, bound).to(torch.int32)  # clamped first: no value wraps

@@ -94,19 +94,32 @@ pub struct RowData<'x> {
     pub threshold: bool,
 }
 
+/// `per_row_entry`: a word of a per-row array (lengths, k; docs/contract.md §5) cut to `bound`.
+/// A caller may hand over int32 words as they are (torch's int32 tensors, unread and
+/// unclamped): where `bound < 2^31` a word with its top bit set is a negative int32 and counts
+/// as 0; where `bound >= 2^31` every word is a u32.
+pub(crate) fn per_row_entry(word: u32, bound: u64) -> u64 {
+    if bound < 1 << 31 && word & 0x8000_0000 != 0 {
+        return 0;
+    }
+    u64::from(word).min(bound)
+}
+
 impl RowData<'_> {
     /// Row `row`'s own length in a launch of rows of `m` (`m` without lengths).
     pub(crate) fn row_len(&self, row: u64, m: u64) -> u64 {
-        self.lengths.and_then(|v| v.get(row as usize)).map_or(m, |&l| u64::from(l).min(m))
+        self.lengths.and_then(|v| v.get(row as usize)).map_or(m, |&l| per_row_entry(l, m))
     }
 }
 
 impl KernelArgs {
-    /// `row_lengths`: the arguments row `row` runs with — its own width `m_i = min(lengths[row],
-    /// m)` and `k_i = min(k_per_row[row], k, m_i)`; the launch's own where `rows` has no array.
+    /// `row_lengths`: the arguments row `row` runs with — its own width
+    /// `m_i = per_row_entry(lengths[row], m)` and `k_i = min(per_row_entry(k_per_row[row], k),
+    /// m_i)`; the launch's own where `rows` has no array.
     pub(crate) fn row_lengths(&self, rows: &RowData<'_>, row: u64) -> KernelArgs {
         let at = |v: Option<&[u32]>, or: usize| {
-            v.and_then(|v| v.get(row as usize)).map_or(or, |&x| (x as usize).min(or))
+            v.and_then(|v| v.get(row as usize))
+                .map_or(or, |&x| per_row_entry(x, or as u64) as usize)
         };
         let m = at(rows.lengths, self.m);
         let k = at(rows.k_per_row, self.k).min(m);
@@ -133,7 +146,7 @@ pub enum SearchExit {
 mod tests {
     use topk_ref::{Bisect, Mode};
 
-    use super::KernelArgs;
+    use super::{KernelArgs, per_row_entry};
     use crate::rtopk::launch::H100;
     use crate::rtopk::plan::{ElemType, Launch, Strategy, plan};
 
@@ -158,5 +171,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_per_row_word_with_its_top_bit_set_is_a_negative_int32_below_2_to_the_31() {
+        assert_eq!(per_row_entry(7, 50), 7);
+        assert_eq!(per_row_entry(70, 50), 50);
+        assert_eq!(per_row_entry((-1i32) as u32, 50), 0);
+        assert_eq!(per_row_entry(i32::MIN as u32, (1 << 31) - 1), 0);
+        assert_eq!(per_row_entry(i32::MAX as u32, (1 << 31) - 1), (1 << 31) - 1);
+        // rows of 2^31 elements or more: every word is a u32
+        assert_eq!(per_row_entry(1 << 31, 1 << 31), 1 << 31);
+        assert_eq!(per_row_entry(u32::MAX, u64::from(u32::MAX)), u64::from(u32::MAX));
+        assert_eq!(per_row_entry(u32::MAX, 3 << 30), 3 << 30);
     }
 }

@@ -184,6 +184,8 @@ impl crate::rtopk::launch::Simulator {
             self.machine.global_mut(id).set_write_once(true);
             st.bufs[i] = Some(id);
         }
+        // one step after the other, each ended before the next begins: the order the GPU's
+        // steps keep by waiting for the previous one at entry (`wait_for_previous_step`)
         for step in &program.steps {
             match &step.kernel {
                 Kernel::Select(sel) => self.select_step(step, sel, run, &mut st)?,

@@ -5,7 +5,9 @@
 //! simulator alone has (the engine's mechanics, `KernelArgs`, `Params`, `RowLanes`, the trace)
 //! are not in it, nor the CUDA kernel's own (`opaque`, `key_full_slots`: a pointer trick and a
 //! loop the simulator writes inline in `key_slots`; `takes_hint`, `hint_of`: where a block row
-//! reads its hint, which the simulator takes from its arguments).
+//! reads its hint, which the simulator takes from its arguments; `wait_for_previous_step`: an
+//! entry point's wait for the program's previous step, which the simulator's steps, run one
+//! after the other, never need).
 
 /// `(name, file of src/rtopk that defines it)`, in kernel order.
 pub const SHARED_NAMES: &[(&str, &str)] = &[
@@ -13,6 +15,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("RowPlace", "params.rs"),
     ("place_row", "params.rs"),
     // a ragged row's own width and k (docs/contract.md §5)
+    ("per_row_entry", "args.rs"),
     ("row_lengths", "args.rs"),
     ("row_args", "params.rs"),
     ("pad_results", "narrow.rs"),

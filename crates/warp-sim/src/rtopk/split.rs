@@ -8,7 +8,7 @@ use crate::engine::global::Source;
 use crate::engine::lanes::Lanes;
 use crate::engine::machine::Grid;
 use crate::engine::warp::{BufId, Warp};
-use crate::rtopk::args::KernelArgs;
+use crate::rtopk::args::{KernelArgs, per_row_entry};
 use crate::rtopk::launch::Simulator;
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::plan::{self, Gather};
@@ -66,7 +66,7 @@ struct GatherArgs<'x> {
 /// `rtopk_split_gather`: one thread per result, the grid striding over them; result `i` of
 /// row `i / k` holds position `pos` among the row's candidates, whose chunk `pos / k` starts
 /// at `pos / k * chunk_m` and named the element by its index within the chunk. A ragged
-/// split's chunk results lie `k_i = min(k_per_row[row], k)` apart (chunk `pos / k_i`), and a
+/// split's chunk results lie `k_i = per_row_entry(k_per_row[row], k)` apart (chunk `pos / k_i`), and a
 /// row's padding (index PAD) stays padding.
 async fn rtopk_split_gather(w: &mut Warp<'_>, g: &GatherArgs<'_>) -> Result<(), SimError> {
     let u = Lanes::splat;
@@ -90,7 +90,7 @@ async fn rtopk_split_gather(w: &mut Warp<'_>, g: &GatherArgs<'_>) -> Result<(), 
         let padded = w.push_active(&real, "rtopk_split_gather: pos != PAD")?;
         let pos = pos.map(u64::from);
         let per_chunk = row.map(|r| match g.k_per_row {
-            Some(ks) => ks.get(r as usize).map_or(k, |&kr| u64::from(kr).min(k)),
+            Some(ks) => ks.get(r as usize).map_or(k, |&kr| per_row_entry(kr, k)),
             None => k,
         });
         let row_at =
