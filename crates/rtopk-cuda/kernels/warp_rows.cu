@@ -52,7 +52,7 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
 // written, then the row as any other, its search starting at its hint where the launch gives
 // hints (search_of<true>). Only the ragged units (RAGGED) take this path: a plain
 // launch keeps the launch's own arguments in the constant bank (a per-row copy of them costs
-// registers every row pays for, docs/kernel.md, "Ragged rows").
+// registers every row pays for: docs/kernel.md, "Per-row lengths and k on the device").
 template <int EPL, int LANES, bool NARROWS>
 __device__ void rtopk_warp_row_ragged(const Params& launch, u64 row_id, u32* stage, u32 cap) {
     u32 sub = (threadIdx.x & 31u) % (u32)LANES;

@@ -561,3 +561,53 @@ fn staged_block_rows_of_their_own_length() {
         assert_eq!(past, mutant.is_some(), "{}", got.summary);
     }
 }
+
+/// The per-row arrays are 32-bit words that a caller may fill with int32 as they are (the
+/// Python package's int32 device tensors): below a bound of 2^31 a word with its top bit set
+/// is a negative int32 and reads as 0, a word past the bound as the bound (`per_row_entry`).
+/// Rows whole and split (with a k per row: the chunks, the second stage and the gather read
+/// the words) give exactly what the clamped words give, with no diagnostic.
+#[test]
+fn negative_int32_words_read_as_zero_and_words_past_the_bound_as_the_bound() {
+    let neg = |v: i32| v as u32;
+    for (strategy, m) in [(Launch::Auto, 300usize), (Launch::Split, 8000)] {
+        let lengths = [neg(-1), neg(i32::MIN), 250, m as u32 + 7, neg(-200), 40, i32::MAX as u32];
+        let ks = [5u32, 64, neg(-3), 9, 9, neg(i32::MIN), 70];
+        let clamp = |w: u32, bound: usize| if w >= 1 << 31 { 0 } else { (w as usize).min(bound) };
+        let n = lengths.len();
+        let width = 64usize;
+        let x: Vec<f32> = (0..n * m).map(|i| ((i * 2_654_435_761) % 97) as f32 - 40.0).collect();
+        let clamped_len: Vec<u32> = lengths.iter().map(|&w| clamp(w, m) as u32).collect();
+        let clamped_k: Vec<u32> = ks.iter().map(|&w| clamp(w, width) as u32).collect();
+        let run = |lengths: &[u32], ks: &[u32]| {
+            let data = RowData {
+                lengths: Some(lengths),
+                k_per_row: Some(ks),
+                hint: None,
+                threshold: true,
+            };
+            let args = KernelArgs {
+                n,
+                m,
+                k: width,
+                mode: Mode::Largest,
+                bisect: Bisect::exact(),
+                mutant: None,
+            };
+            let config = SimConfig { strategy, counts: false, ..SimConfig::default() };
+            Simulator::new(config).run_ragged(&x, &args, data).unwrap()
+        };
+        let raw = run(&lengths, &ks);
+        let want = run(&clamped_len, &clamped_k);
+        assert!(raw.diagnostics.is_empty(), "{strategy:?}: {}", raw.summary);
+        assert_eq!(raw.route.depth(), want.route.depth());
+        assert_eq!(raw.route.depth(), usize::from(strategy == Launch::Split));
+        assert_eq!(raw.indices, want.indices, "{strategy:?}");
+        assert_eq!(bits(&raw.values), bits(&want.values), "{strategy:?}");
+        assert_eq!(bits(&raw.threshold), bits(&want.threshold), "{strategy:?}");
+        // the clamped words' answer is the oracle's (rows 0, 1 and 4 select nothing)
+        assert!(raw.indices[..width].iter().all(|&i| i == u32::MAX));
+        assert!(raw.threshold[0].is_nan() && raw.threshold[1].is_nan());
+        assert!(raw.indices[3 * width..3 * width + 9].iter().all(|&i| (i as usize) < m));
+    }
+}
