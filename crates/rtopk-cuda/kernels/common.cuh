@@ -256,6 +256,14 @@ __device__ __forceinline__ Params split_row_args(const Params& launch, u64 row_i
     return p;
 }
 
+// Whether a row searches from its hint: with HINTS (the ragged units), where the launch gives
+// hints and the search is exact (Algorithm 2, a precision and a recall target ignore them, as
+// bisect does). Shared by the 32-bit rows (search.cuh) and the wide rows (wide_rows.cu).
+template <bool HINTS>
+__device__ __forceinline__ bool takes_hint(const Params& p) {
+    return HINTS && p.hint && p.max_iter < 0 && p.precision == 0.0f && !(p.recall > 0.0f);
+}
+
 // row_args: the arguments row row_id runs with once its own width m_i and k_i are read
 // (row_lengths): nothing past m_i is loaded, k_i results are written, and 16-byte loads (vec4)
 // only where m_i is whole 16-byte groups too (a block row's staged load keeps them up to the

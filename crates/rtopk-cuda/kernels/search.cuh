@@ -281,14 +281,6 @@ __device__ Search search_hinted(const Row& row, u32 lo_key, u32 hi_key, const Pa
     return s;
 }
 
-// Whether row row_id searches from its hint: with HINTS (the ragged units), where the launch
-// gives hints and the search is exact (Algorithm 2, a precision and a recall target ignore
-// them, as bisect does).
-template <bool HINTS>
-__device__ __forceinline__ bool takes_hint(const Params& p) {
-    return HINTS && p.hint && p.max_iter < 0 && p.precision == 0.0f && !(p.recall > 0.0f);
-}
-
 // The row's hint where it takes one (else 0, unread). A block row reads it as its first load:
 // the search needs it only after the row's loads and its min and max, and read there it adds
 // a memory round trip to the one block of a hinted row (docs/kernel.md, "Threshold hints").

@@ -483,7 +483,7 @@ __device__ void rtopk_wide_rows_impl(const Params& launch) {
     row.sign = p.sign;
     u64 lo_key, hi_key;
     load_wide(row, lane, &lo_key, &hi_key);
-    bool hinted = RAGGED && p.hint && p.max_iter < 0 && p.precision == 0.0f && !(p.recall > 0.0f);
+    bool hinted = takes_hint<RAGGED>(p);
     WideSearch s = hinted ? search_wide_hinted(row, lo_key, hi_key, p, p.hint[row_id], lane)
                           : search_wide(row, lo_key, hi_key, p, lane);
     elem_t* out_val = opaque(p.out_val + at.out);

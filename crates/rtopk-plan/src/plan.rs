@@ -260,7 +260,7 @@ pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Resul
     };
     let mut plan = match lanes {
         Some(lanes) => warp_rows(n, m, k, lanes, elem, exact, strategy)?,
-        None => block_rows(n, m, k, exact, limits)?,
+        None => block_rows(n, m, k, exact, elem, limits)?,
     };
     if sorted && k > 1 {
         let sort = sort_plan(n, m, k)?;
@@ -355,13 +355,14 @@ pub const BLOCK_STAGED_GRID: usize = 2048;
 
 /// Bytes of dynamic shared memory a launch of `blocks` blocks of `threads` stages its loads
 /// through ([`BLOCK_LOAD_STAGE_WARP`] a warp), or 0 where it loads directly (the kernel reads
-/// the size it was given): smaller blocks in larger launches ([`BLOCK_STAGED_THREADS`]), and
-/// where the device's opt-in limit leaves too little.
-fn block_load_stage(blocks: usize, threads: usize, limits: &DeviceLimits) -> u32 {
+/// the size it was given): rows of other elements than f32 (the kernel stages f32 rows only;
+/// the memory would only cost them occupancy), smaller blocks in larger launches
+/// ([`BLOCK_STAGED_THREADS`]), and where the device's opt-in limit leaves too little.
+fn block_load_stage(blocks: usize, threads: usize, elem: ElemType, limits: &DeviceLimits) -> u32 {
     let bytes = threads / 32 * BLOCK_LOAD_STAGE_WARP; // <= 32 warps of 4 KB
     let fits = BLOCK_STATIC_SHARED + bytes <= limits.shared_optin_bytes;
     let pays = threads >= BLOCK_STAGED_THREADS || blocks <= BLOCK_STAGED_GRID;
-    if pays && fits { bytes as u32 } else { 0 }
+    if elem == ElemType::F32 && pays && fits { bytes as u32 } else { 0 }
 }
 
 /// One block per row: ⌈M/32⌉ threads (64 to 1024), 32 keys each in registers, then shared
@@ -371,6 +372,7 @@ fn block_rows(
     m: usize,
     k: usize,
     exact: bool,
+    elem: ElemType,
     limits: &DeviceLimits,
 ) -> Result<Plan, PlanError> {
     let grid = u32::try_from(n)
@@ -393,7 +395,7 @@ fn block_rows(
         lanes_per_row: threads,
         grid,
         block: threads as u32,
-        dynamic_shared: (cached * 4).max(block_load_stage(n, threads, limits)),
+        dynamic_shared: (cached * 4).max(block_load_stage(n, threads, elem, limits)),
         cached_keys: cached,
         narrows,
         sort: None,
@@ -561,6 +563,12 @@ mod tests {
         assert_eq!(auto(2048, 15_360, 600).dynamic_shared, 15 * 4096);
         assert_eq!(auto(2049, 15_360, 600).dynamic_shared, 0);
         assert_eq!(auto(65_536, 15_361, 600).dynamic_shared, 16 * 4096);
+        // the kernel stages f32 rows only: other elements' block rows get the cached keys' alone
+        for elem in [ElemType::Bf16, ElemType::F16, ElemType::I8, ElemType::I32] {
+            let l = Launch { elem, ..launch(10, 32_768, 64) };
+            let p = plan(&l, &H100, Strategy::Block).unwrap();
+            assert_eq!((p.block, p.dynamic_shared), (1024, p.cached_keys * 4), "{elem:?}");
+        }
         // past 32768 the rest goes to shared memory, up to the opt-in limit minus the static
         let cap = (232_448 - BLOCK_STATIC_SHARED) / 4;
         let p = auto(10, 32768 + 100, 64);
