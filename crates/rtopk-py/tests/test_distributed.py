@@ -354,6 +354,7 @@ def _nccl_replay_cases(rank: int, world: int) -> None:
         (torch.float32, 64, True, False, {}),
         (torch.bfloat16, 300, False, True, {"indices_dtype": torch.int32}),
     )
+    kept = []
     for dt, k, largest, sorted_, opts in cases:
         for step in range(4):
             gen = torch.Generator(device="cuda").manual_seed(1000 + step)
@@ -365,6 +366,14 @@ def _nccl_replay_cases(rank: int, world: int) -> None:
             got = rd.topk_split_rows(shard, k, -1, largest, sorted_, **opts)
             _same(got.values, want.values, f"{dt} step {step} values")
             _same(got.indices, want.indices, f"{dt} step {step} indices")
+            kept.append((got, want, f"{dt} step {step}"))
+            # the same shape with other strides: the hot path's own launch needs contiguous
+            # rows, so this one selects through rtopk.topk first; the same answer
+            strided = whole.t().contiguous().t()[:, lo:hi]
+            assert not strided.is_contiguous()
+            got = rd.topk_split_rows(strided, k, -1, largest, sorted_, **opts)
+            _same(got.values, want.values, f"{dt} step {step} strided values")
+            _same(got.indices, want.indices, f"{dt} step {step} strided indices")
             # along dim 0 (a transposed shard): the same request kind, its own replay
             got = rd.topk_split_rows(shard.t(), k, 0, largest, sorted_, **opts)
             _same(got.values, want.values.t(), f"{dt} step {step} dim 0 values")
@@ -381,6 +390,15 @@ def _nccl_replay_cases(rank: int, world: int) -> None:
     stream = torch.cuda.current_stream().cuda_stream
     plans = [p for p in rd._AGREED.values() if hasattr(p, "replays")]
     assert sum(stream in p.replays for p in plans) == 4, [list(p.replays) for p in plans]
+    # and the hot path found each by one lookup; those along the last dimension select
+    # straight into the send buffer
+    assert len(rd._HOT) == 4, list(rd._HOT)
+    assert sum(h.replay.launch is not None for h in rd._HOT.values()) == 2
+    # an answer is the caller's own: later calls (whose merges reuse the graph's buffers)
+    # leave it as it was
+    for got, want, what in kept:
+        _same(got.values, want.values, f"{what} values, kept")
+        _same(got.indices, want.indices, f"{what} indices, kept")
     # the GPU kernel named: replayed too; the same answer
     gen = torch.Generator(device="cuda").manual_seed(3000)
     whole = torch.randn(3, m, device="cuda", generator=gen)

@@ -204,7 +204,8 @@ class _Replay(NamedTuple):
     """:func:`topk_split_rows`'s merge of one request, captured once per stream: a call fills
     ``send`` (through its views ``send_values`` / ``send_indices``: local indices), all-gathers
     it into ``every``, and the graph merges from there (adding each rank's ``offsets``) into
-    ``values`` / ``indices``."""
+    ``out``, one packed buffer (the answer's indices at ``out_indices``, its values at
+    ``out_values``: two views, cloned together in one copy)."""
 
     graph: Any
     send: Any
@@ -212,8 +213,21 @@ class _Replay(NamedTuple):
     send_indices: Any
     every: Any
     offsets: Any
-    values: Any
-    indices: Any
+    out: Any
+    out_values: Tuple[int, int, Any]  # byte offset, bytes, dtype
+    out_indices: Tuple[int, int, Any]
+    lead: Tuple[int, ...]
+    # the native request of the local selection, launched straight into ``send`` where the
+    # rows are this rank's contiguous last dimension (None: rtopk.topk and two copies)
+    launch: Any
+
+
+class _Hot(NamedTuple):
+    """A captured request as the hot path finds it, by one dictionary lookup."""
+
+    plan: "_Split"
+    replay: _Replay
+    call: "_Call"
 
 
 class _Sharded(NamedTuple):
@@ -228,12 +242,16 @@ class _Sharded(NamedTuple):
 
 # check="once": the agreed outcome of each request key, oldest first.
 _AGREED: "OrderedDict[Hashable, Any]" = OrderedDict()
+# The captured requests of topk_split_rows by the key of their plainest call (_hot_key): the
+# hot path's one lookup. Emptied whenever _AGREED forgets anything, refilled by the next calls.
+_HOT: Dict[Hashable, _Hot] = {}
 
 
 def clear_cache() -> None:
     """Forgets every remembered agreement (``check="once"``): the next call of each request
     agrees again. Call it on every rank together (after re-creating a process group, say)."""
     _AGREED.clear()
+    _HOT.clear()
 
 
 def _dist() -> Any:
@@ -396,6 +414,7 @@ def _remember(key: Optional[Hashable], check: str, plan: Any) -> None:
         _AGREED[key] = plan
         while len(_AGREED) > CACHE_SIZE:
             _AGREED.popitem(last=False)
+            _HOT.clear()  # it may hold the forgotten request's graph
 
 
 def _layout(items: int, index_bytes: int, value_bytes: int) -> Tuple[int, int, int]:
@@ -540,6 +559,11 @@ def topk_split_rows(
     ``check="always"`` agrees on every call. ``timeout`` bounds the wait at the agreement
     (gloo's monitored barrier; ``None``: no barrier). Whether splitting is worth it at all:
     :func:`split_pays`."""
+    hot_key = _hot_key(x, k, dim, largest, sorted, group, check, options)
+    if hot_key is not None:
+        hot = _HOT.get(hot_key)
+        if hot is not None:
+            return _run_replay(x, hot, hot_key[-2])
     dist = _dist()
     frozen = _freeze(options)
     key = None
@@ -553,7 +577,7 @@ def topk_split_rows(
     if plan is not None and _replayable(plan, x, local):
         replay = plan.replays.get(_stream_id(x))
         if replay is not None:
-            return _run_replay(dist, x, plan, replay, call)
+            return _run_replay(x, _keep_hot(hot_key, plan, replay, call), _stream_id(x))
     if plan is None:
         plan = _agree_split(dist, x, k, dim, largest, sorted, group, timeout, check, options)
         _remember(key, check, plan)
@@ -564,8 +588,96 @@ def topk_split_rows(
             replay = _capture(x, plan, call)
             if replay is not None:
                 plan.replays[_stream_id(x)] = replay
+                _keep_hot(hot_key, plan, replay, call)
         return got
     return _select_split(dist, x, plan, call)
+
+
+def _hot_key(
+    x: Any,
+    k: Any,
+    dim: Any,
+    largest: Any,
+    sorted: Any,
+    group: Any,
+    check: str,
+    options: Dict[str, Any],
+) -> Optional[Tuple[Any, ...]]:
+    """The key of a call the hot path may take — a CUDA tensor, check="once", plain
+    arguments, no capture in progress — or None: the process group (the default one resolved:
+    None once destroyed), the request, the current device and stream. The types are part of
+    the test: ``True == 1`` must not find a call of ``k = 1``."""
+    if check != "once" or type(k) is not int or type(dim) is not int:
+        return None
+    if type(largest) is not bool or type(sorted) is not bool:
+        return None
+    t = _fast()
+    if type(x) is not t.tensor or not x.is_cuda or t.capturing():
+        return None
+    frozen = _freeze(options) if options else ()
+    if frozen is None:
+        return None
+    world = t.world()
+    if world is None:
+        return None  # no process group: the general path says so
+    index = x.get_device()
+    pg = group if group is not None else world
+    return (
+        pg,
+        x.shape,
+        x.dtype,
+        index,
+        k,
+        dim,
+        largest,
+        sorted,
+        frozen,
+        t.stream(index),
+        t.device(),
+    )
+
+
+def _keep_hot(key: Optional[Hashable], plan: _Split, replay: _Replay, call: _Call) -> _Hot:
+    """``(plan, replay, call)`` as a hot entry, kept under ``key`` where there is one."""
+    hot = _Hot(plan, replay, call)
+    if key is not None:
+        _HOT[key] = hot
+    return hot
+
+
+class _Fast(NamedTuple):
+    """torch's functions the hot path calls, looked up once (the module imports torch lazily)."""
+
+    tensor: Any
+    capturing: Any
+    stream: Any
+    device: Any
+    world: Any
+    all_gather: Any
+
+
+_FAST: List[_Fast] = []
+
+
+def _fast() -> _Fast:
+    if not _FAST:
+        import torch
+        import torch.distributed as dist
+
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+        _FAST.append(
+            _Fast(
+                torch.Tensor,
+                torch.cuda.is_current_stream_capturing,
+                raw
+                if raw is not None
+                else (lambda i: int(torch.cuda.current_stream(i).cuda_stream)),
+                torch.cuda.current_device,
+                lambda: dist.group.WORLD if dist.is_available() and dist.is_initialized() else None,
+                dist.all_gather_into_tensor,
+            )
+        )
+    return _FAST[0]
 
 
 def _agree_split(
@@ -645,12 +757,14 @@ def _stream_id(x: "torch.Tensor") -> int:
 def _capture(x: "torch.Tensor", plan: _Split, call: _Call) -> Optional[_Replay]:
     """The merge of ``plan``'s request, captured in a CUDA graph on ``x``'s device (nothing
     runs): static send and receive buffers, and over the received candidates every rank's
-    offset added to its local indices, the merge and the gather of the global indices. The
-    all-gather stays out of the graph: a graph holding an NCCL collective keeps the
-    communicator from being destroyed while it lives. The buffers live as long as the plan is
-    remembered; None (the call stays eager) where they would pass :data:`_REPLAY_MAX_BYTES`
-    or the capture fails."""
+    offset added to its local indices, the merge, the gather of the global indices and the
+    answer packed into one output buffer. The all-gather stays out of the graph: a graph
+    holding an NCCL collective keeps the communicator from being destroyed while it lives. The
+    buffers live as long as the plan is remembered; None (the call stays eager) where they
+    would pass :data:`_REPLAY_MAX_BYTES` or the capture fails."""
     import torch
+
+    from . import _eager
 
     k = call.k
     lead = tuple(torch.movedim(x, plan.dim, -1).shape[:-1])
@@ -661,12 +775,23 @@ def _capture(x: "torch.Tensor", plan: _Split, call: _Call) -> Optional[_Replay]:
     send = torch.zeros(size, dtype=torch.uint8, device=plan.comm)
     every = torch.zeros(plan.world * size, dtype=torch.uint8, device=plan.comm)
     offsets = torch.tensor(plan.offsets, dtype=torch.int64, device=plan.comm)
+    index_dtype = call.index_dtype or torch.int64
+    index_bytes = math.prod(lead) * k * torch.empty(0, dtype=index_dtype).element_size()
+    at = -(-index_bytes // 8) * 8  # the values' offset, aligned for any element size
+    out = torch.zeros(at + nv, dtype=torch.uint8, device=plan.comm)
+    out_indices = (0, index_bytes, index_dtype)
+    out_values = (at, nv, x.dtype)
     graph = torch.cuda.CUDAGraph()
     try:
         with torch.cuda.graph(graph):
-            merged = _merge(every, layout, lead, x, plan, call, offsets)
+            values, indices = _merge(every, layout, lead, x, plan, call, offsets)
+            _packed(out, out_values, lead, k).copy_(values)
+            _packed(out, out_indices, lead, k).copy_(indices)
     except RuntimeError:
         return None
+    launch = None
+    if plan.dim == x.dim() - 1:
+        launch = _eager._request(k, call.largest, False, x, x.get_device())
     return _Replay(
         graph,
         send,
@@ -674,31 +799,59 @@ def _capture(x: "torch.Tensor", plan: _Split, call: _Call) -> Optional[_Replay]:
         send[:ni].view(torch.int64).view(*lead, k),
         every,
         offsets,
-        merged[0],
-        merged[1],
+        out,
+        out_values,
+        out_indices,
+        lead,
+        launch,
     )
 
 
-def _run_replay(
-    dist: Any,
-    x: "torch.Tensor",
-    plan: _Split,
-    replay: _Replay,
-    call: _Call,
-) -> TopK:
-    """The hot path of a captured request: the local selection, its candidates copied into the
-    send buffer, the all-gather into the graph's receive buffer, the replay (the merge), the
-    answer copied out of the graph's buffers (the next replay overwrites them)."""
-    import torch
+def _packed(out: "torch.Tensor", part: Tuple[int, int, Any], lead: Tuple[int, ...], k: int) -> Any:
+    """The ``(*lead, k)`` view of one part (byte offset, bytes, dtype) of a packed buffer."""
+    at, size, dtype = part
+    return out[at : at + size].view(dtype).view(*lead, k)
 
-    rows = torch.movedim(x, plan.dim, -1)
-    local = topk(rows, call.k, -1, call.largest, False, **call.options)
-    replay.send_values.copy_(local.values)
-    replay.send_indices.copy_(local.indices)
-    dist.all_gather_into_tensor(replay.every, replay.send, group=call.group)
+
+def _run_replay(x: "torch.Tensor", hot: _Hot, stream: int) -> TopK:
+    """The hot path of a captured request: the local selection into the send buffer, the
+    all-gather into the graph's receive buffer, the replay (the merge), the answer cloned out
+    of the graph's buffer in one copy (the next replay overwrites it). Nothing is read on the
+    host; ``stream`` is torch's current stream of ``x``'s device."""
+    from . import _native
+
+    plan, replay, call = hot
+    k = call.k
+    if replay.launch is not None and x.is_contiguous():
+        m = x.shape[-1]
+        pointers = (
+            x.data_ptr(),
+            replay.send_values.data_ptr(),
+            replay.send_indices.data_ptr(),
+            0,
+            0,
+            0,
+            0,
+            0,
+        )
+        _native.cuda_launch(replay.launch, x.numel() // m, m, pointers, stream)
+    else:
+        import torch
+
+        rows = torch.movedim(x, plan.dim, -1)
+        local = topk(rows, k, -1, call.largest, False, **call.options)
+        replay.send_values.copy_(local.values)
+        replay.send_indices.copy_(local.indices)
+    _fast().all_gather(replay.every, replay.send, group=call.group)
     replay.graph.replay()
-    values, indices = replay.values.clone(), replay.indices.clone()
-    return TopK(torch.movedim(values, -1, plan.dim), torch.movedim(indices, -1, plan.dim))
+    got = replay.out.clone()
+    values = _packed(got, replay.out_values, replay.lead, k)
+    indices = _packed(got, replay.out_indices, replay.lead, k)
+    if plan.dim != x.dim() - 1:
+        import torch
+
+        values, indices = torch.movedim(values, -1, plan.dim), torch.movedim(indices, -1, plan.dim)
+    return TopK(values, indices)
 
 
 def _merge(
