@@ -60,20 +60,23 @@ allows it.
 synchronises at the agreement anyway) also captures the merge — the ranks' offsets added to
 the received indices, the top-k of the candidates, the gather of their global indices — in a
 CUDA graph of its own, for the stream it ran on. Later calls of the request on that stream
-run :func:`rtopk.topk` on the shard, copy its candidates into a static send buffer, run the
-all-gather into the graph's receive buffer (a graph holding an NCCL collective would keep
-the communicator from being destroyed), replay the graph and copy the answer out: seven
-operations on the host instead of about thirty. Where that cannot hold — a rank with fewer than
-``k`` elements, another stream or current device, a capture of the caller's in progress,
-``check="always"``, a local ``algo`` other than the GPU kernel — the call runs eagerly, with
-the same answer. The graph's buffers (``world · k`` candidates per row and the merge's; no
-graph past 64 MiB of candidates) live as long as the request is remembered
+take the hot path: one dictionary lookup finds the request, the shard's selection is launched
+straight into a static send buffer (where the rows are the shard's contiguous last dimension;
+else :func:`rtopk.topk` and two copies), the all-gather fills the graph's receive buffer (a
+graph holding an NCCL collective would keep the communicator from being destroyed), the graph
+is replayed and its packed answer cloned once — values and indices are two views of that one
+clone: five operations on the host instead of about thirty. Where that cannot hold — a rank
+with fewer than ``k`` elements, another stream or current device, a capture of the caller's in
+progress, ``check="always"``, a local ``algo`` other than the GPU kernel — the call runs
+eagerly, with the same answer. The graph's buffers (``world · k`` candidates per row and the
+merge's; no graph past 64 MiB of candidates) live as long as the request is remembered
 (:func:`clear_cache`).
 
 **When splitting pays.** A split row costs each rank a local selection of its shard plus a
-fixed price: the all-gather and the merge of ``world · k`` candidates per row take tens of
-microseconds on the GPU, but an eager call's Python and launches take a few hundred on the
-host, and the slowest rank's host sets the pace. Captured in a CUDA graph the host's part goes.
+fixed price: the all-gather and the merge of ``world · k`` candidates per row take about 20
+microseconds on the GPU, a hot call's Python and launches 0.1–0.4 ms on the host, and the
+slowest rank's host sets the pace. In a loop of calls the host queues the next call while the
+GPUs run this one, so large shards hide the host's part; captured in a CUDA graph it goes.
 :func:`split_pays` says whether a shard is large enough (:data:`SPLIT_PAYS_BYTES` for eager
 calls, :data:`SPLIT_PAYS_BYTES_GRAPHED` inside a graph); below it, keep the rows on one device
 and call :func:`rtopk.topk` (docs/distributed.md has the measurements). :func:`topk_split_rows`
@@ -202,21 +205,19 @@ class _Call(NamedTuple):
 
 class _Replay(NamedTuple):
     """:func:`topk_split_rows`'s merge of one request, captured once per stream: a call fills
-    ``send`` (through its views ``send_values`` / ``send_indices``: local indices), all-gathers
-    it into ``every``, and the graph merges from there (adding each rank's ``offsets``) into
-    ``out``, one packed buffer (the answer's indices at ``out_indices``, its values at
-    ``out_values``: two views, cloned together in one copy)."""
+    ``send`` (through its views ``send_values`` / ``send_indices``, at ``send_pointers``: local
+    indices), all-gathers it into ``every``, and the graph merges from there (adding each
+    rank's ``offsets``) into ``out``, one packed buffer laid out as ``packed`` says."""
 
     graph: Any
     send: Any
     send_values: Any
     send_indices: Any
+    send_pointers: Tuple[int, int]
     every: Any
     offsets: Any
     out: Any
-    out_values: Tuple[int, int, Any]  # byte offset, bytes, dtype
-    out_indices: Tuple[int, int, Any]
-    lead: Tuple[int, ...]
+    packed: "_Packed"
     # the native request of the local selection, launched straight into ``send`` where the
     # rows are this rank's contiguous last dimension (None: rtopk.topk and two copies)
     launch: Any
@@ -754,14 +755,53 @@ def _stream_id(x: "torch.Tensor") -> int:
     return int(torch.cuda.current_stream(x.device).cuda_stream)
 
 
+class _Packed(NamedTuple):
+    """Where an answer lies in a packed buffer of 8-byte words: the indices first, the values
+    from word ``at``; both ``shape`` (``(*lead, k)``, contiguous)."""
+
+    index_dtype: Any
+    value_dtype: Any
+    at: int
+    shape: Tuple[int, ...]
+    strides: Tuple[int, ...]
+    value_size: int
+
+
+def _pack_layout(lead: Tuple[int, ...], k: int, index_dtype: Any, x: "torch.Tensor") -> _Packed:
+    """The packed answer's layout for ``(*lead, k)`` results of ``x``'s dtype."""
+    import torch
+
+    items = math.prod(lead) * k
+    index_bytes = items * torch.empty(0, dtype=index_dtype).element_size()
+    shape = (*lead, k)
+    strides = tuple(math.prod(shape[d + 1 :]) for d in range(len(shape)))
+    return _Packed(index_dtype, x.dtype, -(-index_bytes // 8), shape, strides, x.element_size())
+
+
+def _pack_words(p: _Packed) -> int:
+    """The packed buffer's length in 8-byte words."""
+    return p.at + -(-math.prod(p.shape) * p.value_size // 8)
+
+
+def _unpack(buf: "torch.Tensor", p: _Packed) -> Tuple["torch.Tensor", "torch.Tensor"]:
+    """``(values, indices)``: views of a packed int64 buffer ``buf`` (two operations each at
+    most: a reinterpretation and one strided view)."""
+    import torch
+
+    index = buf if p.index_dtype == torch.int64 else buf.view(p.index_dtype)
+    indices = index.as_strided(p.shape, p.strides, 0)
+    values = buf.view(p.value_dtype).as_strided(p.shape, p.strides, p.at * (8 // p.value_size))
+    return values, indices
+
+
 def _capture(x: "torch.Tensor", plan: _Split, call: _Call) -> Optional[_Replay]:
     """The merge of ``plan``'s request, captured in a CUDA graph on ``x``'s device (nothing
     runs): static send and receive buffers, and over the received candidates every rank's
-    offset added to its local indices, the merge, the gather of the global indices and the
-    answer packed into one output buffer. The all-gather stays out of the graph: a graph
-    holding an NCCL collective keeps the communicator from being destroyed while it lives. The
-    buffers live as long as the plan is remembered; None (the call stays eager) where they
-    would pass :data:`_REPLAY_MAX_BYTES` or the capture fails."""
+    offset added to its local indices, the merge and the gather of the global indices, written
+    into one packed output buffer. The all-gather stays out of the graph: a graph holding an
+    NCCL collective keeps the communicator from being destroyed while it lives. The buffers
+    live as long as the plan is remembered; None (the call stays eager) where they would pass
+    :data:`_REPLAY_MAX_BYTES` or the capture fails."""
     import torch
 
     from . import _eager
@@ -775,42 +815,31 @@ def _capture(x: "torch.Tensor", plan: _Split, call: _Call) -> Optional[_Replay]:
     send = torch.zeros(size, dtype=torch.uint8, device=plan.comm)
     every = torch.zeros(plan.world * size, dtype=torch.uint8, device=plan.comm)
     offsets = torch.tensor(plan.offsets, dtype=torch.int64, device=plan.comm)
-    index_dtype = call.index_dtype or torch.int64
-    index_bytes = math.prod(lead) * k * torch.empty(0, dtype=index_dtype).element_size()
-    at = -(-index_bytes // 8) * 8  # the values' offset, aligned for any element size
-    out = torch.zeros(at + nv, dtype=torch.uint8, device=plan.comm)
-    out_indices = (0, index_bytes, index_dtype)
-    out_values = (at, nv, x.dtype)
+    packed = _pack_layout(lead, k, call.index_dtype or torch.int64, x)
+    out = torch.zeros(_pack_words(packed), dtype=torch.int64, device=plan.comm)
     graph = torch.cuda.CUDAGraph()
     try:
         with torch.cuda.graph(graph):
-            values, indices = _merge(every, layout, lead, x, plan, call, offsets)
-            _packed(out, out_values, lead, k).copy_(values)
-            _packed(out, out_indices, lead, k).copy_(indices)
+            _merge_into(_unpack(out, packed), every, layout, x, plan, call, offsets)
     except RuntimeError:
         return None
     launch = None
     if plan.dim == x.dim() - 1:
         launch = _eager._request(k, call.largest, False, x, x.get_device())
+    send_values = send[ni : ni + nv].view(x.dtype).view(*lead, k)
+    send_indices = send[:ni].view(torch.int64).view(*lead, k)
     return _Replay(
         graph,
         send,
-        send[ni : ni + nv].view(x.dtype).view(*lead, k),
-        send[:ni].view(torch.int64).view(*lead, k),
+        send_values,
+        send_indices,
+        (send_values.data_ptr(), send_indices.data_ptr()),
         every,
         offsets,
         out,
-        out_values,
-        out_indices,
-        lead,
+        packed,
         launch,
     )
-
-
-def _packed(out: "torch.Tensor", part: Tuple[int, int, Any], lead: Tuple[int, ...], k: int) -> Any:
-    """The ``(*lead, k)`` view of one part (byte offset, bytes, dtype) of a packed buffer."""
-    at, size, dtype = part
-    return out[at : at + size].view(dtype).view(*lead, k)
 
 
 def _run_replay(x: "torch.Tensor", hot: _Hot, stream: int) -> TopK:
@@ -821,32 +850,21 @@ def _run_replay(x: "torch.Tensor", hot: _Hot, stream: int) -> TopK:
     from . import _native
 
     plan, replay, call = hot
-    k = call.k
     if replay.launch is not None and x.is_contiguous():
         m = x.shape[-1]
-        pointers = (
-            x.data_ptr(),
-            replay.send_values.data_ptr(),
-            replay.send_indices.data_ptr(),
-            0,
-            0,
-            0,
-            0,
-            0,
-        )
+        values_at, indices_at = replay.send_pointers
+        pointers = (x.data_ptr(), values_at, indices_at, 0, 0, 0, 0, 0)
         _native.cuda_launch(replay.launch, x.numel() // m, m, pointers, stream)
     else:
         import torch
 
         rows = torch.movedim(x, plan.dim, -1)
-        local = topk(rows, k, -1, call.largest, False, **call.options)
+        local = topk(rows, call.k, -1, call.largest, False, **call.options)
         replay.send_values.copy_(local.values)
         replay.send_indices.copy_(local.indices)
     _fast().all_gather(replay.every, replay.send, group=call.group)
     replay.graph.replay()
-    got = replay.out.clone()
-    values = _packed(got, replay.out_values, replay.lead, k)
-    indices = _packed(got, replay.out_indices, replay.lead, k)
+    values, indices = _unpack(replay.out.clone(), replay.packed)
     if plan.dim != x.dim() - 1:
         import torch
 
@@ -854,24 +872,21 @@ def _run_replay(x: "torch.Tensor", hot: _Hot, stream: int) -> TopK:
     return TopK(values, indices)
 
 
-def _merge(
+def _candidates(
     every: "torch.Tensor",
     layout: Tuple[int, int, int],
-    lead: Tuple[int, ...],
+    count: int,
     x: "torch.Tensor",
     plan: _Split,
-    call: _Call,
+    k: int,
     offsets: Optional["torch.Tensor"] = None,
 ) -> Tuple["torch.Tensor", "torch.Tensor"]:
-    """The merge of every rank's packed candidates in ``every`` (all-gathered): the answer's
-    values and global indices, ``(*lead, k)``. ``offsets`` (one per rank) are added to the
-    received indices where the ranks sent local ones. ``x``: the rank's input (its dtype and
-    device)."""
+    """Every row's candidates from every rank's packed buffer in ``every`` (all-gathered):
+    ``(count, world · k)`` global indices and values, on ``x``'s device. ``offsets`` (one per
+    rank) are added to the received indices where the ranks sent local ones."""
     import torch
 
-    k = call.k
     ni, nv, size = layout
-    count = math.prod(lead)
     table = every.view(plan.world, size)
     # (world, rows, k) -> (rows, world · k): rank order is global index order (a shard's
     # candidates come in index order, sorted=False)
@@ -886,11 +901,67 @@ def _merge(
         cand_v = cand_v.index_select(1, plan.cols)
     if plan.comm != x.device:
         cand_i, cand_v = cand_i.to(x.device), cand_v.to(x.device)
+    return cand_i, cand_v
+
+
+def _merge(
+    every: "torch.Tensor",
+    layout: Tuple[int, int, int],
+    lead: Tuple[int, ...],
+    x: "torch.Tensor",
+    plan: _Split,
+    call: _Call,
+) -> Tuple["torch.Tensor", "torch.Tensor"]:
+    """The merge of every rank's packed candidates in ``every`` (all-gathered, global
+    indices): the answer's values and global indices, ``(*lead, k)``. ``x``: the rank's input
+    (its dtype and device)."""
+    import torch
+
+    k = call.k
+    cand_i, cand_v = _candidates(every, layout, math.prod(lead), x, plan, k)
     best = topk(cand_v, k, -1, call.largest, call.sorted, **call.options)
     found = torch.gather(cand_i, 1, best.indices)
     if call.index_dtype is not None:
         found = found.to(call.index_dtype)
     return best.values.view(*lead, k), found.view(*lead, k)
+
+
+def _merge_into(
+    out: Tuple["torch.Tensor", "torch.Tensor"],
+    every: "torch.Tensor",
+    layout: Tuple[int, int, int],
+    x: "torch.Tensor",
+    plan: _Split,
+    call: _Call,
+    offsets: "torch.Tensor",
+) -> None:
+    """The merge as the captured graph runs it: from the local indices in ``every`` (each
+    rank's ``offsets`` added) straight into ``out``, the packed buffer's ``(values, indices)``
+    views — the candidates' top-k launched with its values written there, the gather of their
+    global indices written there too (int64 indices; another index type through one
+    conversion)."""
+    import torch
+
+    from . import _eager, _native
+
+    k = call.k
+    count = math.prod(out[0].shape[:-1])
+    cand_i, cand_v = _candidates(every, layout, count, x, plan, k, offsets)
+    values, indices = out[0].view(count, k), out[1].view(count, k)
+    index = cand_v.get_device()
+    request = _eager._request(k, call.largest, call.sorted, cand_v, index)
+    if request is not None and cand_v.is_contiguous() and not call.options:
+        best = torch.empty((count, k), dtype=torch.int64, device=cand_v.device)
+        pointers = (cand_v.data_ptr(), values.data_ptr(), best.data_ptr(), 0, 0, 0, 0, 0)
+        _native.cuda_launch(request, count, plan.world * k, pointers, _fast().stream(index))
+    else:
+        got = topk(cand_v, k, -1, call.largest, call.sorted, **call.options)
+        values.copy_(got.values)
+        best = got.indices
+    if indices.dtype == torch.int64:
+        torch.gather(cand_i, 1, best, out=indices)
+    else:
+        indices.copy_(torch.gather(cand_i, 1, best))
 
 
 def _select_split(dist: Any, x: "torch.Tensor", plan: _Split, call: _Call) -> TopK:
