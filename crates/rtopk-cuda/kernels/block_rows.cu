@@ -232,8 +232,11 @@ __device__ void rtopk_block_row_ragged(const Params& launch) {
         if (threadIdx.x == 0 && p.out_iter) p.out_iter[row_id] = 0u;
         return;
     }
-    // the launch's 16-byte alignment holds for a whole row whatever its own width (the staged
-    // load cuts the last group); a ragged split's chunk rows keep row_args' rule
-    bool aligned = launch.split_chunk == 0u ? launch.vec4 != 0 : p.vec4 != 0;
+    // the launch's 16-byte alignment holds for every row it runs whatever the row's own width
+    // (the staged load cuts the last group): a whole row, a ragged split's chunk (its start a
+    // multiple of the chunk, which the plan's vec4 makes whole groups) and its second stage's
+    // candidates (a stride of whole groups). Without it, the chunk a row's end cuts and every
+    // second-stage row would load element by element, the slowest block of their launch.
+    bool aligned = launch.vec4 != 0;
     rtopk_block_row<NARROWS, true>(p, aligned);
 }

@@ -246,9 +246,11 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     // a ragged row's own width and k (docs/contract.md §5), read once; a ragged split's chunk
     // rows pad nothing (split_row_args)
     let (width_k, pads) = (p.a.k as u32, p.chunks == 1);
-    // the launch's 16-byte alignment holds for a whole row whatever its own width (the staged
-    // load cuts the last group); a ragged split's chunk rows keep row_args' rule
-    let launched = p.vec4 && p.split.is_none();
+    // the launch's 16-byte alignment holds for every row it runs whatever the row's own width
+    // (the staged load cuts the last group): a whole row, a ragged split's chunk (its start a
+    // multiple of the chunk, which the plan's vec4 makes whole groups) and its second stage's
+    // candidates (a stride of whole groups)
+    let launched = p.vec4;
     let p = &p.row_args(row_id);
     let aligned = launched || p.vec4;
     let at = place_row(w, p, row_id)?;
