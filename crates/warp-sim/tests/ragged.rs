@@ -611,3 +611,55 @@ fn negative_int32_words_read_as_zero_and_words_past_the_bound_as_the_bound() {
         assert!(raw.indices[3 * width..3 * width + 9].iter().all(|&i| (i as usize) < m));
     }
 }
+
+/// A ragged row that selects all it has — k = M, or a row shorter than its k — searches
+/// nothing in exact mode when its count is not asked (`search_of`: a bracket of the least key,
+/// which the selection turns into every element), and gives the converged search's answer; with
+/// counts asked it searches, and its count is `bisect`'s. The rows hold +inf, so a search goes
+/// straight to the key phase (the coverage's witness).
+#[test]
+fn a_row_that_selects_all_it_has_searches_only_when_its_count_is_asked() {
+    // k: the outputs' width, which caps every row's k
+    let (n, m, k) = (6usize, 4000usize, 4000usize);
+    let mut x: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 10_007) as f32 - 5000.0).collect();
+    for r in 0..n {
+        x[r * m + 11 * r] = f32::INFINITY;
+    }
+    // rows 0 and 1 hold k = M (their full length); the others are shorter than k
+    let lengths: Vec<u32> = [4000, 4000, 2999, 1200, 3000, 77].to_vec();
+    let ks: Vec<u32> = [4000, 4000, 3000, 3000, 3000, 3000].to_vec();
+    let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let data = RowData { lengths: Some(&lengths), k_per_row: Some(&ks), ..RowData::default() };
+    let opts = Options { mode: Mode::Largest, sorted: false };
+    for strategy in [Launch::Auto, Launch::Block] {
+        let run = |counts: bool| {
+            let config = SimConfig { strategy, counts, ..SimConfig::default() };
+            let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
+            assert!(got.diagnostics.is_empty(), "{}", got.summary);
+            got
+        };
+        let (quiet, counted) = (run(false), run(true));
+        assert_eq!((&quiet.values, &quiet.indices), (&counted.values, &counted.indices));
+        assert!(!quiet.coverage.reached(warp_sim::rtopk::Branch::KeyPhase), "{:?}", quiet.coverage);
+        assert!(counted.coverage.reached(warp_sim::rtopk::Branch::KeyPhase));
+        // every row selected its whole length, in index order
+        for r in 0..n {
+            let len = lengths[r] as usize;
+            let row: Vec<u32> = quiet.indices[r * 4000..r * 4000 + len].to_vec();
+            assert_eq!(row, (0..len as u32).collect::<Vec<_>>(), "row {r}");
+        }
+        // the counts asked for are bisect's
+        let (ls, kk): (Vec<usize>, Vec<usize>) = (
+            lengths.iter().map(|&l| l as usize).collect(),
+            ks.iter().map(|&v| v as usize).collect(),
+        );
+        let rows = Rows::per_row_k(&kk).with_lengths(&ls);
+        let all = Wanted { iterations: true, threshold: false };
+        let want =
+            topk_ragged(f32::as_dyn(&Bisect::exact()), ndarray_view(&x, n, m), &rows, opts, all)
+                .unwrap();
+        let want_iters = want.iterations.expect("asked for").to_vec();
+        assert_eq!(counted.iterations, want_iters);
+        assert!(want_iters.iter().all(|&i| i > 0), "{want_iters:?}");
+    }
+}

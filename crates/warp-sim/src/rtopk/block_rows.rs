@@ -325,7 +325,7 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     tr.with(|r| r.range(lo_key, hi_key));
     // stage 2: search_threshold
     let hint = p.row_hint(row_id);
-    let of = (p.elem, p.out_iter.is_some());
+    let of = (p.elem, p.out_iter.is_some(), p.plan.unit.is_ragged());
     let mut s = search_threshold(w, a, &mut row, (lo_key, hi_key), of, hint, tr).await?;
     let out_off = at.out;
     let (out_val, out_idx, sign, elem) = (p.out_val, p.out_idx, a.sign(), p.elem);

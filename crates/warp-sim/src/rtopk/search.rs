@@ -591,7 +591,8 @@ async fn search_early_stopping<R: Row>(
 }
 
 /// `search_threshold`: exact or early stopping, from the row's min and max key, for a row of
-/// `elem` (`counted`: whether the launch writes iteration counts, its `out_iter`); `hint`: the
+/// `elem` (`counted`: whether the launch writes iteration counts, its `out_iter`; `ragged`:
+/// whether the row's unit is a ragged twin, `search_of<true>`'s rows); `hint`: the
 /// row's threshold hint (the ragged units' `p.hint[row_id]`), taken in exact mode with
 /// precision 0 and no recall target only (Algorithm 2, a precision and a recall target ignore
 /// it, as `bisect` does).
@@ -600,10 +601,18 @@ pub(crate) async fn search_threshold<R: Row>(
     a: &KernelArgs,
     row: &mut R,
     range: (u32, u32),
-    (elem, counted): (ElemType, bool),
+    (elem, counted, ragged): (ElemType, bool, bool),
     hint: Option<f32>,
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
+    // `search_of`'s ragged row that selects all it has (k_i = m_i: a row or a ragged split's
+    // chunk shorter than its k) in exact mode, its count not asked (docs/contract.md §3's
+    // counts are the search's): nothing to search. A bracket of one key, the least, ends the
+    // search at once and makes the selection take every key >= it in index order (`cut_of`),
+    // the converged search's answer. The ragged units only, as on the GPU.
+    if ragged && a.k as u32 == row.m() && a.bisect.max_iter.is_none() && !counted {
+        return search_exact(w, a, row, (range.0, range.0), (elem, counted), tr).await;
+    }
     match (a.bisect.max_iter, hint) {
         (Some(n), _) => search_early_stopping(w, a, row, range, elem, n, tr).await,
         (None, Some(h)) if a.bisect.precision == 0.0 && a.bisect.recall.is_none() => {

@@ -143,7 +143,7 @@ async fn warp_row_stages<R: Row + Slots + NarrowRow>(
     tr.with(|r| r.range(lo_key, hi_key));
     // stage 2: search_threshold
     let hint = p.row_hint(row_id);
-    let of = (p.elem, p.out_iter.is_some());
+    let of = (p.elem, p.out_iter.is_some(), p.plan.unit.is_ragged());
     let mut s = search_threshold(w, a, row, (lo_key, hi_key), of, hint, tr).await?;
     let out = RowOut {
         x: p.x,
