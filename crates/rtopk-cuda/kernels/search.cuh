@@ -300,7 +300,7 @@ __device__ __forceinline__ Search search_of(const Row& row, u32 lo_key, u32 hi_k
         // are the search's): nothing to search. A bracket of one key, the least, ends the
         // search at once and makes the selection take every key >= it in index order
         // (cut_of), the converged search's answer. The ragged units only: in the plain ones the
-        // test alone cost Appendix B 2 % (`results/cuda/2026-11-29-ragged-chunks-h200/e/`).
+        // test alone cost Appendix B 2 % (docs/kernel.md, "Stage 2 — search").
         if (p.k == row.m && p.max_iter < 0 && p.out_iter == nullptr)
             return search_exact(row, lo_key, lo_key, p);
         if (takes_hint<HINTS>(p)) return search_hinted(row, lo_key, hi_key, p, hint);

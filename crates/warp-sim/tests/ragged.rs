@@ -643,8 +643,8 @@ fn a_row_that_selects_all_it_has_searches_only_when_its_count_is_asked() {
         assert!(!quiet.coverage.reached(warp_sim::rtopk::Branch::KeyPhase), "{:?}", quiet.coverage);
         assert!(counted.coverage.reached(warp_sim::rtopk::Branch::KeyPhase));
         // every row selected its whole length, in index order
-        for r in 0..n {
-            let len = lengths[r] as usize;
+        for (r, &len) in lengths.iter().enumerate() {
+            let len = len as usize;
             let row: Vec<u32> = quiet.indices[r * 4000..r * 4000 + len].to_vec();
             assert_eq!(row, (0..len as u32).collect::<Vec<_>>(), "row {r}");
         }
