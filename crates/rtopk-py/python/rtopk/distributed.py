@@ -912,18 +912,16 @@ def _merge(
     plan: _Split,
     call: _Call,
 ) -> Tuple["torch.Tensor", "torch.Tensor"]:
-    """The merge of every rank's packed candidates in ``every`` (all-gathered, global
-    indices): the answer's values and global indices, ``(*lead, k)``. ``x``: the rank's input
-    (its dtype and device)."""
+    """The eager merge of every rank's packed candidates in ``every`` (all-gathered, global
+    indices): the answer's values and global indices, ``(*lead, k)``, in fresh tensors on
+    ``x``'s device (``x``: the rank's input, its dtype and device)."""
     import torch
 
-    k = call.k
-    cand_i, cand_v = _candidates(every, layout, math.prod(lead), x, plan, k)
-    best = topk(cand_v, k, -1, call.largest, call.sorted, **call.options)
-    found = torch.gather(cand_i, 1, best.indices)
-    if call.index_dtype is not None:
-        found = found.to(call.index_dtype)
-    return best.values.view(*lead, k), found.view(*lead, k)
+    shape = (*lead, call.k)
+    values = torch.empty(shape, dtype=x.dtype, device=x.device)
+    indices = torch.empty(shape, dtype=call.index_dtype or torch.int64, device=x.device)
+    _merge_into((values, indices), every, layout, x, plan, call)
+    return values, indices
 
 
 def _merge_into(
@@ -933,11 +931,12 @@ def _merge_into(
     x: "torch.Tensor",
     plan: _Split,
     call: _Call,
-    offsets: "torch.Tensor",
+    offsets: Optional["torch.Tensor"] = None,
 ) -> None:
-    """The merge as the captured graph runs it: from the local indices in ``every`` (each
-    rank's ``offsets`` added) straight into ``out``, the packed buffer's ``(values, indices)``
-    views — the candidates' top-k launched with its values written there, the gather of their
+    """The merge of every rank's candidates in ``every`` (``offsets``, one per rank, added to
+    the received indices where the ranks sent local ones, as the captured graph's do) straight
+    into ``out``, ``(values, indices)`` of shape ``(*lead, k)`` on ``x``'s device — the
+    candidates' top-k launched with its values written there on a GPU, the gather of their
     global indices written there too (int64 indices; another index type through one
     conversion)."""
     import torch
@@ -949,11 +948,13 @@ def _merge_into(
     cand_i, cand_v = _candidates(every, layout, count, x, plan, k, offsets)
     values, indices = out[0].view(count, k), out[1].view(count, k)
     index = cand_v.get_device()
-    request = _eager._request(k, call.largest, call.sorted, cand_v, index)
-    if request is not None and cand_v.is_contiguous() and not call.options:
+    request = None
+    if cand_v.is_cuda and cand_v.is_contiguous() and not call.options:
+        request = _eager._request(k, call.largest, call.sorted, cand_v, index)
+    if request is not None:
         best = torch.empty((count, k), dtype=torch.int64, device=cand_v.device)
         pointers = (cand_v.data_ptr(), values.data_ptr(), best.data_ptr(), 0, 0, 0, 0, 0)
-        _native.cuda_launch(request, count, plan.world * k, pointers, _fast().stream(index))
+        _native.cuda_launch(request, count, cand_v.shape[1], pointers, _fast().stream(index))
     else:
         got = topk(cand_v, k, -1, call.largest, call.sorted, **call.options)
         values.copy_(got.values)
