@@ -3,7 +3,8 @@ microseconds go (docs/performance.md, "Host time per call").
 
 Host time is the CPU time of one Python-level call, measured call by call with
 ``time.perf_counter_ns`` in batches of ``--batch`` calls (synchronised between batches, so the
-launch queue never fills and blocks a call); the median over every call is reported. The
+launch queue never fills and blocks a call); each figure is the median over every call of a
+round, and the median of ``--rounds`` rounds that alternate the calls compared. The
 components time each step of rtopk's eager CUDA path on its own, the same way.
 
     python3 bench/eager_overhead.py --json out.json
@@ -45,12 +46,27 @@ def components(x: torch.Tensor, k: int, calls: int, batch: int) -> dict[str, flo
     out: dict[str, float] = {}
     n, m = x.shape
     a = ask(k, True, False, "auto", None, 0.0, False, None)
-    out["ask"] = host_us(lambda: ask(k, True, False, "auto", None, 0.0, False, None), calls, batch)
+    out["ask"] = host_us(
+        lambda: ask(k, True, False, "auto", None, 0.0, False, None), calls, batch
+    )
     element = ops._element(x)
-    out["native request (cached)"] = host_us(lambda: native(a, element, "cuda"), calls, batch)
+    out["native request (cached)"] = host_us(
+        lambda: native(a, element, "cuda"), calls, batch
+    )
     out["new_empty values"] = host_us(lambda: x.new_empty((n, k)), calls, batch)
-    out["new_empty indices"] = host_us(lambda: x.new_empty((n, k), dtype=torch.int64), calls, batch)
+    out["new_empty indices"] = host_us(
+        lambda: x.new_empty((n, k), dtype=torch.int64), calls, batch
+    )
     out["current_stream"] = host_us(lambda: ops.current_stream(0), calls, batch)
+    try:
+        from rtopk import _eager
+
+        stream = torch._C._cuda_getCurrentRawStream(0)
+        out["slab outputs (both)"] = host_us(
+            lambda: _eager._outputs(x, (n, k), n * k, 0, stream), calls, batch
+        )
+    except AttributeError:  # a build before the slabs
+        pass
     req = native(a, element, "cuda")
     v = x.new_empty((n, k))
     i = x.new_empty((n, k), dtype=torch.int64)
@@ -63,10 +79,21 @@ def components(x: torch.Tensor, k: int, calls: int, batch: int) -> dict[str, flo
     return out
 
 
+def compared_calls(x: torch.Tensor, k: int) -> dict[str, Callable[[], Any]]:
+    """The four calls compared: torch.topk and rtopk.topk, sorted (both defaults) and not."""
+    return {
+        "torch.topk": lambda: torch.topk(x, k),
+        "rtopk.topk": lambda: rtopk.topk(x, k),
+        "torch.topk sorted=False": lambda: torch.topk(x, k, sorted=False),
+        "rtopk.topk sorted=False": lambda: rtopk.topk(x, k, sorted=False),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--calls", type=int, default=5000)
     ap.add_argument("--batch", type=int, default=250)
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     rows = []
@@ -74,17 +101,20 @@ def main() -> None:
         for dtype in [torch.float32, torch.bfloat16]:
             x = torch.randn(n, m, device="cuda").to(dtype)
             assert torch.equal(
-                torch.topk(x, k, sorted=True).values, rtopk.topk(x, k, sorted=True).values
+                torch.topk(x, k, sorted=True).values,
+                rtopk.topk(x, k, sorted=True).values,
             )
             row: dict[str, Any] = {"n": n, "m": m, "k": k, "dtype": str(dtype)[6:]}
-            row["torch.topk"] = host_us(lambda: torch.topk(x, k), args.calls, args.batch)
-            row["rtopk.topk"] = host_us(lambda: rtopk.topk(x, k), args.calls, args.batch)
-            row["torch.topk sorted=False"] = host_us(
-                lambda: torch.topk(x, k, sorted=False), args.calls, args.batch
-            )
-            row["rtopk.topk sorted=False"] = host_us(
-                lambda: rtopk.topk(x, k, sorted=False), args.calls, args.batch
-            )
+            calls = compared_calls(x, k)
+            # rounds alternate the four calls, so a drift of the host's speed reaches them
+            # alike; each figure is the median of the rounds' medians
+            rounds: dict[str, list[float]] = {name: [] for name in calls}
+            for _ in range(args.rounds):
+                for name, fn in calls.items():
+                    rounds[name].append(host_us(fn, args.calls, args.batch))
+            for name in calls:
+                row[name] = statistics.median(rounds[name])
+                row[name + " rounds"] = rounds[name]
             try:
                 row["components"] = components(x, k, args.calls, args.batch)
             except Exception as e:  # an older build without one of the internals

@@ -238,6 +238,72 @@ def test_out_under_cuda_graph_capture_and_replay() -> None:
 
 
 @needs_launch
+def test_small_eager_outputs_are_separate_tensors_cut_from_slabs() -> None:
+    import rtopk._eager as eager
+    import rtopk.cuda
+
+    rtopk.cuda.release_slabs()
+    x = tie_free(3, 256, seed=4)
+    want = torch.topk(x, 8, sorted=True)
+    outs = [rtopk.topk(x, 8, sorted=bool(c % 2)) for c in range(300)]  # past several slabs
+    torch.cuda.synchronize()
+    assert eager._FREE, "small eager outputs are cut from slabs"
+    where = set()
+    for c, out in enumerate(outs):
+        if c % 2:
+            assert torch.equal(out.values, want.values) and torch.equal(out.indices, want.indices)
+        else:
+            assert torch.equal(out.values.sort(-1, descending=True).values, want.values)
+        for t in out:
+            assert t._base is None and t.is_contiguous() and t.shape == (3, 8)
+            where.add(t.data_ptr())
+    assert len(where) == 600  # no two live outputs share memory
+    # separate version counters: a sibling changed in place does not spoil a saved tensor
+    a, b = outs[0].values, outs[2].values
+    w = torch.ones(3, 8, device="cuda", requires_grad=True)
+    loss = (a * w).sum()
+    b.add_(1.0)
+    assert a._version == 0 and b._version == 1
+    loss.backward()
+    assert w.grad is not None and torch.equal(w.grad, a)
+    # another stream takes another slab; large outputs take none
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        c = rtopk.topk(x, 8)
+    torch.cuda.synchronize()
+    assert c.values.untyped_storage().data_ptr() != a.untyped_storage().data_ptr()
+    big = rtopk.topk(tie_free(64, 1024, seed=5), 16)
+    assert big.indices.untyped_storage().nbytes() == 64 * 16 * 8
+    rtopk.cuda.release_slabs()
+    assert not eager._FREE
+
+
+@needs_launch
+def test_outputs_captured_in_a_graph_live_in_the_graphs_pool() -> None:
+    import rtopk._eager as eager
+
+    static_x = tie_free(2, 300, seed=6)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):  # the same stream's slab exists before the capture
+            rtopk.topk(static_x, 10)
+    torch.cuda.current_stream().wait_stream(side)
+    spare = {k: len(v) for k, v in eager._FREE.items()}
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=side):
+        out = rtopk.topk(static_x, 10)
+    assert {k: len(v) for k, v in eager._FREE.items()} == spare
+    assert out.indices.untyped_storage().nbytes() == 2 * 10 * 8  # its own, not a slab's
+    for seed in range(3):
+        static_x.copy_(tie_free(2, 300, seed=seed))
+        graph.replay()
+        torch.cuda.synchronize()
+        want = torch.topk(static_x, 10)
+        assert torch.equal(out.values, want.values) and torch.equal(out.indices, want.indices)
+
+
+@needs_launch
 def test_the_launch_is_on_the_current_stream() -> None:
     x = tie_free(4096, 512, seed=1)
     want = torch.topk(x, 16, sorted=True)

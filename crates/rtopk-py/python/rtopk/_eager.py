@@ -4,6 +4,18 @@ time as ``torch.topk`` (docs/performance.md, "Host time per call"): no argument 
 rebuilt (the native request is kept per ``(k, largest, sorted, dtype, device)``), the outputs
 come from torch's caching allocator and the launch goes straight to the native module.
 
+Small outputs are carved from slabs. Allocating a tensor from Python costs ~2.5 µs (the
+argument parsing and the dispatcher around the caching allocator), twice a call, where
+torch.topk allocates in C++; a slab is one allocation of ``_SLAB_COUNT`` calls' outputs, cut
+by ``torch.unsafe_split`` into tensors that share its memory but nothing else: each has its own
+version counter and no ``_base``, so autograd and in-place ops treat them as separate tensors.
+A slab is freed when its last piece is (the spare ones with
+:func:`rtopk.cuda.release_slabs`). Slabs are kept per output shape, dtype, device and
+stream (the caching allocator recycles memory per stream), never made while a CUDA graph is
+captured (its outputs come from the graph's pool, as torch's do), and only for outputs of at
+most ``_SLAB_PIECE_ELEMENTS``. Like the pieces of ``torch.split``, a piece must not be grown in
+place (``resize_`` to more elements): its neighbours follow it in memory.
+
 Every other call, and every call this path cannot take as it stands (autograd, tracing, a
 tensor subclass, a non-contiguous or 0-d input, ``k`` out of range, a dtype the kernel does
 not take), returns ``None`` here and takes the general path, which checks and explains.
@@ -11,7 +23,7 @@ not take), returns ``None`` here and takes the general path, which checks and ex
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 from torch import Tensor
@@ -36,6 +48,15 @@ _is_compiling = torch.compiler.is_compiling
 _grad_enabled = torch.is_grad_enabled
 _int64 = torch.int64
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+_capturing = getattr(torch._C, "_cuda_isCurrentStreamCapturing", lambda: False)
+_unsafe_split = torch.unsafe_split
+# a slab: at most 64 calls' outputs of at most 512 elements each, and 8192 elements in all
+# (64 KiB of int64 indices); at most 64 (shape, dtype, device, stream) keys keep one
+_SLAB_COUNT = 64
+_SLAB_PIECE_ELEMENTS = 512
+_SLAB_ELEMENTS = 8192
+_MOST_SLABS = 64
+_FREE: Dict[Tuple[Any, ...], List[Tuple[Tensor, Tensor]]] = {}
 
 
 def _stream(device: int) -> int:
@@ -63,6 +84,43 @@ def _request(k: int, largest: Any, sorted: Any, x: Tensor, device: int) -> Optio
     return request
 
 
+def _outputs(
+    x: Tensor, shape: Tuple[int, ...], size: int, device: int, stream: int
+) -> Tuple[Tensor, Tensor]:
+    """Empty ``(values, indices)`` of ``shape`` (``size`` elements each) for a launch on
+    ``stream``: the next pieces of this key's slab, or two fresh tensors where no slab serves
+    (large or empty outputs, and every call while a graph is captured: a captured kernel writes
+    its outputs on every replay, so they must live in the graph's own pool)."""
+    if 0 < size <= _SLAB_PIECE_ELEMENTS and not _capturing():
+        key = (shape, x.dtype, device, stream)
+        free = _FREE.get(key)
+        if free:
+            return free.pop()
+        return _refill(x, shape, size, key)
+    return x.new_empty(shape), x.new_empty(shape, dtype=_int64)
+
+
+def _refill(
+    x: Tensor, shape: Tuple[int, ...], size: int, key: Tuple[Any, ...]
+) -> Tuple[Tensor, Tensor]:
+    """A new slab for ``key``: its first pieces, the rest kept for the next calls."""
+    count = min(_SLAB_COUNT, _SLAB_ELEMENTS // size)
+    rows = (count * shape[0], *shape[1:])
+    values = _unsafe_split(x.new_empty(rows), shape[0])
+    indices = _unsafe_split(x.new_empty(rows, dtype=_int64), shape[0])
+    if len(_FREE) >= _MOST_SLABS:
+        _FREE.clear()  # the pieces given out keep their slabs alive; the rest are let go
+    free = list(zip(values, indices))
+    first = free.pop()
+    _FREE[key] = free
+    return first
+
+
+def release_slabs() -> None:
+    """Lets go of every slab's spare pieces (:func:`rtopk.cuda.release_slabs`)."""
+    _FREE.clear()
+
+
 def topk_cuda(x: Any, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tensor, Tensor]]:
     """``(values, indices)`` of ``x`` (last dimension, ``k`` an int), or ``None`` where the
     general path must take the call."""
@@ -84,10 +142,9 @@ def topk_cuda(x: Any, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tenso
         request = _request(k, largest, sorted, x, device)
         if request is None:
             return None
-    out_shape = (*shape[:-1], k)
-    values = x.new_empty(out_shape)
-    indices = x.new_empty(out_shape, dtype=_int64)
-    pointers = (x.data_ptr(), values.data_ptr(), indices.data_ptr(), 0, 0, 0, 0, 0)
+    n = x.numel() // m
     stream = _raw_stream(device) if _raw_stream is not None else _stream(device)
-    _native.cuda_launch(request, x.numel() // m, m, pointers, stream)
+    values, indices = _outputs(x, (*shape[:-1], k), n * k, device, stream)
+    pointers = (x.data_ptr(), values.data_ptr(), indices.data_ptr(), 0, 0, 0, 0, 0)
+    _native.cuda_launch(request, n, m, pointers, stream)
     return values, indices

@@ -9,7 +9,7 @@ from typing import List, Optional, Sequence
 
 from . import _native
 
-__all__ = ["Prepared", "VerifyReport", "is_available", "prepare", "verify"]
+__all__ = ["Prepared", "VerifyReport", "is_available", "prepare", "release_slabs", "verify"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,20 @@ def prepare(device: int = 0) -> Prepared:
     return Prepared(
         device=d["device"], units=d["units"], compiled=d["compiled"], seconds=d["ms"] / 1e3
     )
+
+
+def release_slabs() -> None:
+    """Frees the memory :func:`rtopk.topk` keeps for the outputs of its next small eager CUDA
+    calls. Calls on small rows take their outputs from slabs of torch's caching allocator,
+    one per output shape, dtype, device and stream, each a few calls' outputs of at most 512
+    elements (at most 96 KiB a slab, 64 slabs); a slab returns to the allocator once every
+    output cut from it is gone, so after this call the memory goes as the given-out outputs do.
+    Nothing to do when torch was never used."""
+    import sys
+
+    eager = sys.modules.get("rtopk._eager")
+    if eager is not None:
+        eager.release_slabs()
 
 
 def _main(argv: List[str]) -> int:
