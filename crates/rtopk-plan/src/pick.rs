@@ -28,16 +28,23 @@ pub const PICK_MAX_ROW: usize = PICK_LANES * PICK_WIDTHS[PICK_WIDTHS.len() - 1];
 /// bisection's time at M * k = 16-256 (M = 8, 16, 128), 1.02 at 384 (64 x 6) and 1.15-2.3 from
 /// 512 on; 16-bit rows took 0.20-0.96 of it everywhere measured (M <= 512, k <= 8).
 pub const PICK_F32_MAX_WORK: usize = 256;
+/// Most `M * k` of an f32 row the default picks when the output is sorted and `k >= 2`: the
+/// bisection then needs a sort launch, while the rounds find the results in sorted order. On
+/// an H200 the bisection with its sort took 1.00-2.4x pick's time up to M * k = 2048 and 0.59x
+/// at 4096 (docs/performance.md, "Pick rows").
+pub const PICK_F32_SORTED_MAX_WORK: usize = 2048;
 
 /// Whether the default runs `launch` as pick rows: an exact search of a float row of at most
-/// [`PICK_MAX_ROW`] with `1 <= k <=` [`PICK_MAX_K`] (and `M * k <=` [`PICK_F32_MAX_WORK`] for
-/// f32), no counts wanted, no per-row arrays.
+/// [`PICK_MAX_ROW`] with `1 <= k <=` [`PICK_MAX_K`] (and for f32 `M * k <=`
+/// [`PICK_F32_MAX_WORK`], or [`PICK_F32_SORTED_MAX_WORK`] where a sort would follow), no
+/// counts wanted, no per-row arrays.
 pub fn picks(launch: &Launch, counts: bool, ragged: bool) -> bool {
     let b = launch.bisect;
     let exact = b.max_iter.is_none() && b.precision == 0.0 && b.recall.is_none();
     let float = ElemType::FLOATS.contains(&launch.elem);
-    let work =
-        launch.elem != ElemType::F32 || launch.m.saturating_mul(launch.k) <= PICK_F32_MAX_WORK;
+    let most =
+        if launch.sorted && launch.k >= 2 { PICK_F32_SORTED_MAX_WORK } else { PICK_F32_MAX_WORK };
+    let work = launch.elem != ElemType::F32 || launch.m.saturating_mul(launch.k) <= most;
     exact
         && float
         && work
@@ -104,6 +111,13 @@ mod tests {
         assert!(!picks(&launch(64, 6, ElemType::F32), false, false));
         assert!(!picks(&launch(512, 1, ElemType::F32), false, false));
         assert!(picks(&launch(512, 8, ElemType::Bf16), false, false));
+        // sorted f32 rows to M * k = 2048, where the bisection would need a sort launch
+        let sorted = |m, k| Launch { sorted: true, ..launch(m, k, ElemType::F32) };
+        assert!(picks(&sorted(64, 6), false, false));
+        assert!(picks(&sorted(256, 8), false, false));
+        assert!(!picks(&sorted(257, 8), false, false));
+        assert!(!picks(&sorted(512, 8), false, false));
+        assert!(!picks(&sorted(512, 1), false, false), "k = 1 needs no sort");
         for bisect in [Bisect::early_stopping(3), Bisect::with_recall(0.9).unwrap()] {
             assert!(!picks(&Launch { bisect, ..launch(64, 4, ElemType::F32) }, false, false));
         }

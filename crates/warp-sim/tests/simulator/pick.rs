@@ -1,6 +1,6 @@
 //! Pick rows (docs/kernel.md, "Pick rows"): where no iteration counts are asked, exact rows of
-//! up to 512 16-bit floats with k <= 8 (f32 rows up to M * k = 256) run `rtopk_pick_rows` (k
-//! rounds of the row's best element), and
+//! up to 512 16-bit floats with k <= 8 (f32 rows up to M * k = 256, sorted ones of k >= 2 up to
+//! 2048) run `rtopk_pick_rows` (k rounds of the row's best element), and
 //! the simulated kernel writes the canonical top k (docs/contract.md §1) — topk-ref's oracle,
 //! indices and value bits — on f32, f16 and bf16 rows laced with NaN of both signs and any
 //! payload, ±inf, ±0, subnormals and heavy ties, widths that are not multiples of 8, k from 1
@@ -49,7 +49,13 @@ fn check<E: Element>(
 /// `(n, m, values)`: 1–5 rows of one width in 1..=256 (f32 rows pick up to M * k = 256), one
 /// flavour of test-support's elements.
 fn matrix32() -> impl Strategy<Value = (usize, usize, Vec<f32>)> {
-    let widths = prop_oneof![3 => 1usize..=32, 2 => 33usize..=256];
+    matrix32_in(prop_oneof![3 => 1usize..=32, 2 => 33usize..=256])
+}
+
+/// [`matrix32`] of the widths `widths` draws.
+fn matrix32_in(
+    widths: impl Strategy<Value = usize>,
+) -> impl Strategy<Value = (usize, usize, Vec<f32>)> {
     (widths, 1usize..6, pool(), 0u8..4).prop_flat_map(|(m, n, pool, flavour)| {
         (Just(n), Just(m), prop::collection::vec(element(pool, flavour), n * m))
     })
@@ -81,6 +87,15 @@ proptest! {
     fn pick_rows_are_canonical_on_f32(x in matrix32(), frac in 0.0f64..=1.0, smallest: bool,
                                       sorted: bool) {
         check((x.0, x.1, &x.2), pick_k32(x.1, frac), smallest, sorted)?;
+    }
+
+    #[test]
+    fn sorted_f32_pick_rows_are_canonical_to_m_k_2048(x in matrix32_in(2usize..=512),
+                                                      frac in 0.0f64..=1.0, smallest: bool) {
+        // sorted output of k >= 2: the bisection would need a sort launch, so f32 rows pick up
+        // to M * k = 2048 (rtopk-plan's PICK_F32_SORTED_MAX_WORK)
+        let k = pick_k(x.1, frac).min(2048 / x.1).max(2);
+        check((x.0, x.1, &x.2), k, smallest, true)?;
     }
 
     #[test]
