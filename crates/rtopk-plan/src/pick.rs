@@ -28,23 +28,25 @@ pub const PICK_MAX_ROW: usize = PICK_LANES * PICK_WIDTHS[PICK_WIDTHS.len() - 1];
 /// bisection's time at M * k = 16-256 (M = 8, 16, 128), 1.02 at 384 (64 x 6) and 1.15-2.3 from
 /// 512 on; 16-bit rows took 0.20-0.96 of it everywhere measured (M <= 512, k <= 8).
 pub const PICK_F32_MAX_WORK: usize = 256;
-/// Most `M * k` of an f32 row the default picks when the output is sorted and `k >= 2`: the
-/// bisection then needs a sort launch, while the rounds find the results in sorted order. On
-/// an H200 the bisection with its sort took 1.00-2.4x pick's time up to M * k = 2048 and 0.59x
-/// at 4096 (docs/performance.md, "Pick rows").
-pub const PICK_F32_SORTED_MAX_WORK: usize = 2048;
+/// Widest f32 row the default picks when the output is sorted and `k >= 2` (any k up to
+/// [`PICK_MAX_K`]): the bisection then needs a sort launch, while the rounds find the results
+/// in sorted order. On an H200 the bisection with its sort took 1.03-2.34x pick's time at
+/// M = 8...256, k = 2...8 (1.00x and 0.98x at 256, k = 8 on 131072 and 64 rows), and 1.04x and
+/// 0.85x at M = 512, k = 2 and 4 (docs/performance.md, "Pick rows").
+pub const PICK_F32_SORTED_MAX_ROW: usize = 256;
 
 /// Whether the default runs `launch` as pick rows: an exact search of a float row of at most
 /// [`PICK_MAX_ROW`] with `1 <= k <=` [`PICK_MAX_K`] (and for f32 `M * k <=`
-/// [`PICK_F32_MAX_WORK`], or [`PICK_F32_SORTED_MAX_WORK`] where a sort would follow), no
-/// counts wanted, no per-row arrays.
+/// [`PICK_F32_MAX_WORK`], or `M <=` [`PICK_F32_SORTED_MAX_ROW`] where a sort would follow),
+/// no counts wanted, no per-row arrays.
 pub fn picks(launch: &Launch, counts: bool, ragged: bool) -> bool {
     let b = launch.bisect;
     let exact = b.max_iter.is_none() && b.precision == 0.0 && b.recall.is_none();
     let float = ElemType::FLOATS.contains(&launch.elem);
-    let most =
-        if launch.sorted && launch.k >= 2 { PICK_F32_SORTED_MAX_WORK } else { PICK_F32_MAX_WORK };
-    let work = launch.elem != ElemType::F32 || launch.m.saturating_mul(launch.k) <= most;
+    let sorts = launch.sorted && launch.k >= 2;
+    let work = launch.elem != ElemType::F32
+        || launch.m.saturating_mul(launch.k) <= PICK_F32_MAX_WORK
+        || (sorts && launch.m <= PICK_F32_SORTED_MAX_ROW);
     exact
         && float
         && work
@@ -111,12 +113,13 @@ mod tests {
         assert!(!picks(&launch(64, 6, ElemType::F32), false, false));
         assert!(!picks(&launch(512, 1, ElemType::F32), false, false));
         assert!(picks(&launch(512, 8, ElemType::Bf16), false, false));
-        // sorted f32 rows to M * k = 2048, where the bisection would need a sort launch
+        // sorted f32 rows to M = 256, where the bisection would need a sort launch
         let sorted = |m, k| Launch { sorted: true, ..launch(m, k, ElemType::F32) };
         assert!(picks(&sorted(64, 6), false, false));
         assert!(picks(&sorted(256, 8), false, false));
-        assert!(!picks(&sorted(257, 8), false, false));
-        assert!(!picks(&sorted(512, 8), false, false));
+        assert!(picks(&sorted(256, 1), false, false));
+        assert!(!picks(&sorted(257, 2), false, false));
+        assert!(!picks(&sorted(512, 4), false, false));
         assert!(!picks(&sorted(512, 1), false, false), "k = 1 needs no sort");
         for bisect in [Bisect::early_stopping(3), Bisect::with_recall(0.9).unwrap()] {
             assert!(!picks(&Launch { bisect, ..launch(64, 4, ElemType::F32) }, false, false));
