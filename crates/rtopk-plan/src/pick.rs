@@ -30,9 +30,9 @@ pub const PICK_MAX_ROW: usize = PICK_LANES * PICK_WIDTHS[PICK_WIDTHS.len() - 1];
 pub const PICK_F32_MAX_WORK: usize = 256;
 /// Widest f32 row the default picks when the output is sorted and `k >= 2` (any k up to
 /// [`PICK_MAX_K`]): the bisection then needs a sort launch, while the rounds find the results
-/// in sorted order. On an H200 the bisection with its sort took 1.03-2.34x pick's time at
-/// M = 8...256, k = 2...8 (1.00x and 0.98x at 256, k = 8 on 131072 and 64 rows), and 1.04x and
-/// 0.85x at M = 512, k = 2 and 4 (docs/performance.md, "Pick rows").
+/// in sorted order. On an H200 the bisection with its sort took 1.03-2.34x pick's time on the
+/// rows this adds (M * k > 256 at M <= 256; 1.00x and 0.98x at 256, k = 8 on 131072 and 64
+/// rows), and 1.04x and 0.85x at M = 512, k = 2 and 4 (docs/performance.md, "Pick rows").
 pub const PICK_F32_SORTED_MAX_ROW: usize = 256;
 
 /// Whether the default runs `launch` as pick rows: an exact search of a float row of at most
