@@ -69,6 +69,14 @@ const BLOCK_THREADS: usize = BLOCK_ROWS_BOUNDS.0 as usize;
 /// Longest (power-of-two padded) row the block sort keeps in shared memory: 32 KiB of 8-byte
 /// ranks; longer rows are sorted in place in global memory (L2).
 pub const SORT_SHARED_MAX: usize = 4096;
+/// Most k the warp sort takes on few rows: past it one warp's compare-exchange network over
+/// 16 or 32 results a lane outlasts a block's over shared memory. On an H200 the block sort took
+/// 0.46-0.93x the warp sort's sorted call at 1-512 rows of k = 300, 512 and 1024 (4096 to
+/// 128256 wide), 1.00x at 2048 rows and 1.01-1.11x at 8192 (docs/performance.md, "Sorted
+/// output").
+pub const SORT_BLOCK_MIN_K: usize = 256;
+/// Rows per SM up to which k past [`SORT_BLOCK_MIN_K`] takes the block sort.
+pub const SORT_BLOCK_ROWS_PER_SM: usize = 8;
 
 /// What the plan needs to know of the device (rtopk-cuda reads it from the device; the
 /// simulator takes an H100's unless told otherwise).
@@ -263,7 +271,7 @@ pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Resul
         None => block_rows(n, m, k, exact, elem, limits)?,
     };
     if sorted && k > 1 {
-        let sort = sort_plan(n, m, k)?;
+        let sort = sort_plan(n, m, k, limits)?;
         plan.sort = Some(SortPlan { unit: sort.unit.with_elem(elem), ..sort });
     }
     Ok(Plan { unit: plan.unit.with_elem(elem), ..plan })
@@ -403,11 +411,13 @@ fn block_rows(
 }
 
 /// The sort launch for rows of `k > 1` results: one warp per row in registers for k <= 1024,
-/// E = k/32 rounded up to a power of two results per lane; one block per row beyond.
-fn sort_plan(n: usize, m: usize, k: usize) -> Result<SortPlan, PlanError> {
+/// E = k/32 rounded up to a power of two results per lane; one block per row beyond, and for
+/// k > [`SORT_BLOCK_MIN_K`] on few rows (at most [`SORT_BLOCK_ROWS_PER_SM`] per SM).
+fn sort_plan(n: usize, m: usize, k: usize, limits: &DeviceLimits) -> Result<SortPlan, PlanError> {
     let too_many = PlanError::TooLarge { n, m, why: "more than 2^31 - 1 blocks to sort" };
     let widest = SORT_WARP_E[SORT_WARP_E.len() - 1];
-    if k <= 32 * widest {
+    let few_rows = n <= SORT_BLOCK_ROWS_PER_SM.saturating_mul(limits.sm_count);
+    if k <= 32 * widest && !(k > SORT_BLOCK_MIN_K && few_rows) {
         let e = k.div_ceil(32).next_power_of_two();
         let grid = u32::try_from(n.div_ceil(SORT_WARPS as usize))
             .ok()
@@ -660,10 +670,22 @@ mod tests {
         };
         assert_eq!(sorted(10, 100, 1), None, "one result is sorted already");
         assert_eq!(plan(&launch(10, 100, 50), &H100, Strategy::Auto).unwrap().sort, None);
+        let many = 8 * 132 + 1; // past 8 rows per SM, the warp sort up to k = 1024
         for (k, e) in [(2, 1), (32, 1), (33, 2), (64, 2), (65, 4), (513, 32), (1024, 32)] {
-            let s = sorted(17, 2000, k).unwrap();
+            let s = sorted(many, 2000, k).unwrap();
             assert_eq!(s.unit.to_string(), format!("rtopk_sort_warp_rows_{e}"), "k={k}");
-            assert_eq!((s.grid, s.block, s.dynamic_shared), (3, 256, 0));
+            assert_eq!((s.grid, s.block, s.dynamic_shared), (many.div_ceil(8) as u32, 256, 0));
+        }
+        // few rows: the warp sort up to k = 256, the block sort past it
+        for (k, e) in [(2, 1), (256, 8)] {
+            let s = sorted(8 * 132, 2000, k).unwrap();
+            assert_eq!(s.unit.to_string(), format!("rtopk_sort_warp_rows_{e}"), "k={k}");
+        }
+        for (k, pow2) in [(257, 512), (1024, 1024)] {
+            let s = sorted(17, 2000, k).unwrap();
+            assert_eq!(s.unit.to_string(), "rtopk_sort_rows", "k={k}");
+            assert_eq!(s.shape.unwrap().pow2, pow2);
+            assert_eq!((s.grid, s.block), (17, pow2 / 2));
         }
         let s = sorted(3, 9000, 1025).unwrap();
         assert_eq!(s.unit.to_string(), "rtopk_sort_rows");
