@@ -281,7 +281,11 @@ def topk(
     parallel on every core with the GIL released; a CUDA tensor costs one kernel launch (two
     with ``sorted=True``) on the current stream, no synchronisation (lengths and a per-row k on
     the GPU are read as they are when int32, and add a small converting kernel each
-    otherwise; a per-row GPU ``k`` without ``width`` costs one synchronisation).
+    otherwise; a per-row GPU ``k`` without ``width`` costs one synchronisation). The outputs
+    of a plain eager CUDA call of at most 512 results are cut from a slab of torch's caching
+    allocator shared with later calls' (``rtopk.cuda.release_slabs``): tensors of their own,
+    with their own version counters, but like ``torch.split``'s pieces not to be grown in place
+    with ``resize_``.
 
     Raises:
         ValueError: ``k < 0``, ``k > M``, ``M = 0``, an unknown ``algo``, a parameter the
