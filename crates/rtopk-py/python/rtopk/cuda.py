@@ -93,8 +93,9 @@ def release_slabs() -> None:
     """Frees the memory :func:`rtopk.topk` keeps for the outputs of its next small eager CUDA
     calls. Calls on small rows take their outputs from slabs of torch's caching allocator,
     one per output shape, dtype, device and stream, each a few calls' outputs of at most 512
-    elements (at most 96 KiB a slab, 64 slabs); a slab returns to the allocator once every
-    output cut from it is gone, so after this call the memory goes as the given-out outputs do.
+    elements (at most 128 KiB a slab: 64 KiB of indices and at most as much of values; at most
+    64 slabs); a slab returns to the allocator once every output cut from it is gone, so after
+    this call the memory goes as the given-out outputs do.
     Nothing to do when torch was never used."""
     import sys
 
