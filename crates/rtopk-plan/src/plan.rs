@@ -73,7 +73,7 @@ pub const SORT_SHARED_MAX: usize = 4096;
 /// 16 or 32 results a lane outlasts a block's over shared memory. On an H200 the block sort took
 /// 0.46-0.93x the warp sort's sorted call at 1-512 rows of k = 300, 512 and 1024 (4096 to
 /// 128256 wide), 1.00x at 2048 rows and 1.01-1.11x at 8192 (docs/performance.md, "Sorted
-/// output").
+/// output on few rows").
 pub const SORT_BLOCK_MIN_K: usize = 256;
 /// Rows per SM up to which k past [`SORT_BLOCK_MIN_K`] takes the block sort.
 pub const SORT_BLOCK_ROWS_PER_SM: usize = 8;
