@@ -90,7 +90,7 @@ fn render(p: &Program) -> String {
     out.push_str("  # step                level  kernel                              blocks x threads  shared B\n");
     for (i, s) in p.steps.iter().enumerate() {
         out.push_str(&format!(
-            "  {i} {:<20} {:>5}  {:<35} {:>8} x {:<7} {:>8}\n",
+            "  {i} {:<20} {:>5}  {:<35} {:>8} x {:<7} {:>8}",
             s.name.name(),
             s.level,
             s.unit.to_string(),
@@ -98,6 +98,10 @@ fn render(p: &Program) -> String {
             s.grid.threads,
             s.grid.shared_bytes
         ));
+        if s.grid.cluster > 1 {
+            out.push_str(&format!("  clusters of {}", s.grid.cluster));
+        }
+        out.push('\n');
     }
     out
 }

@@ -94,34 +94,21 @@ __device__ __forceinline__ void load_block_staged(u32 (&keys)[BLOCK_EPL], const 
     }
 }
 
-template <bool NARROWS, bool HINTS = false>
-__device__ void rtopk_block_row(const Params& p, bool aligned) {
-    extern __shared__ __align__(16) u32 smem[];  // the cached keys; first the load staging
-    __shared__ u32 s_partial[128];
-    __shared__ u32 s_chunk[2 * 32];
-    __shared__ u32 s_stage[BLOCK_STAGE];  // the selection's staged indices, or the candidates
-    static_assert(BLOCK_STAGE >= 2u * BLOCK_CAND_CAP, "the candidates and their indices fill the stage");
-    u64 row_id = blockIdx.x;
-    RowPlace at = place_row(p, row_id);
-    const elem_t* row_in = at.in;
-    float hint = hint_of<HINTS>(p, row_id);
-    BlockRow<NARROWS, HINTS> row;  // HINTS: the ragged units, whose rows skip past their end
-    row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
-    row.m = p.m; row.in_regs = min(p.m, BLOCK_EPL * blockDim.x); row.sign = p.sign;
-    row.cached = min(p.cached_keys, p.m - row.in_regs);
-    // stage 1: load_row (registers, then shared memory, min/max); thread t's slots hold
-    // elements BLOCK_EPL t .. BLOCK_EPL t + BLOCK_EPL - 1
-    u32 first = BLOCK_EPL * threadIdx.x;
-    u32 lane_min = 0xffffffffu, lane_max = 0u;
-    // every load is issued before the first key is computed (the raw bits wait in keys[])
+// Stage 1's loads into registers: thread t's BLOCK_EPL slots hold elements first ..
+// first + BLOCK_EPL - 1 of row_in (p.m wide; key 0 past it), keyed, and the thread's min and
+// max key over those inside the row. Every load is issued before the first key is computed
+// (the raw bits wait in keys[]). Block rows and cluster rows (cluster_rows.cu) alike.
+template <bool NARROWS, bool SKIPS>
+__device__ __forceinline__ void load_block_slots(BlockRow<NARROWS, SKIPS>& row, const elem_t* row_in, const Params& p,
+                                                 u32 first, bool aligned, u32* smem, u32* lane_min, u32* lane_max) {
 #if ELEM_INTEGER
     {
         elem_t ints[BLOCK_EPL];
         load_ints<BLOCK_EPL>(row_in, first, p.m, p.vec4 != 0, ints);
-        key_ints(row.keys, ints, first, p.m, p.sign, &lane_min, &lane_max);
+        key_ints(row.keys, ints, first, p.m, p.sign, lane_min, lane_max);
     }
 #elif ELEM_PACKED16
-    load_block_keys16(row, row_in, p, first, &lane_min, &lane_max);
+    load_block_keys16(row, row_in, p, first, lane_min, lane_max);
 #else
     if (aligned && stages_loads()) {
         load_block_staged(row.keys, row_in, p.m, reinterpret_cast<uint4*>(smem));
@@ -142,9 +129,31 @@ __device__ void rtopk_block_row(const Params& p, bool aligned) {
         float v[BLOCK_EPL];
 #pragma unroll
         for (int j = 0; j < BLOCK_EPL; ++j) v[j] = __uint_as_float(row.keys[j]);
-        key_slots(row.keys, v, first, p.m, p.sign, &lane_min, &lane_max);
+        key_slots(row.keys, v, first, p.m, p.sign, lane_min, lane_max);
     }
 #endif
+}
+
+template <bool NARROWS, bool HINTS = false>
+__device__ void rtopk_block_row(const Params& p, bool aligned) {
+    extern __shared__ __align__(16) u32 smem[];  // the cached keys; first the load staging
+    __shared__ u32 s_partial[128];
+    __shared__ u32 s_chunk[2 * 32];
+    __shared__ u32 s_stage[BLOCK_STAGE];  // the selection's staged indices, or the candidates
+    static_assert(BLOCK_STAGE >= 2u * BLOCK_CAND_CAP, "the candidates and their indices fill the stage");
+    u64 row_id = blockIdx.x;
+    RowPlace at = place_row(p, row_id);
+    const elem_t* row_in = at.in;
+    float hint = hint_of<HINTS>(p, row_id);
+    BlockRow<NARROWS, HINTS> row;  // HINTS: the ragged units, whose rows skip past their end
+    row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
+    row.m = p.m; row.in_regs = min(p.m, BLOCK_EPL * blockDim.x); row.sign = p.sign;
+    row.cached = min(p.cached_keys, p.m - row.in_regs);
+    // stage 1: load_row (registers, then shared memory, min/max); thread t's slots hold
+    // elements BLOCK_EPL t .. BLOCK_EPL t + BLOCK_EPL - 1
+    u32 first = BLOCK_EPL * threadIdx.x;
+    u32 lane_min = 0xffffffffu, lane_max = 0u;
+    load_block_slots(row, row_in, p, first, aligned, smem, &lane_min, &lane_max);
     if (row.cached > 0u) __syncthreads();  // block-uniform: every warp is past its staging
     for (u32 i = row.in_regs + threadIdx.x; i < p.m; i += blockDim.x) {
         u32 key = own_key(row_in[i], p.sign);

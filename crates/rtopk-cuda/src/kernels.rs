@@ -13,9 +13,9 @@ use std::collections::HashSet;
 
 pub use rtopk_plan::units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_ROWS_BOUNDS,
-    BLOCK_ROWS_NARROW_BOUNDS, BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family,
-    IndexType, PART_ROWS, RowWidth, SORT_WARP_E, SORT_WARPS, UNIT_COUNT, UTILITIES, Unit,
-    WARP_ROWS, WARP_STAGE,
+    BLOCK_ROWS_NARROW_BOUNDS, BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, CLUSTER_ROWS_BOUNDS,
+    ElemType, Family, IndexType, PART_ROWS, RowWidth, SORT_WARP_E, SORT_WARPS, UNIT_COUNT,
+    UTILITIES, Unit, WARP_ROWS, WARP_STAGE,
 };
 
 use crate::CudaError;
@@ -77,6 +77,13 @@ impl UnitSource for Unit {
             }
             Family::BlockRows => Some(rows(BLOCK_ROWS_BOUNDS, false)),
             Family::BlockRowsNarrow => Some(rows(BLOCK_ROWS_NARROW_BOUNDS, true)),
+            Family::ClusterRows => Some(format!(
+                "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
+                 {{ wait_for_previous_step(); rtopk_cluster_row(RTOPK_PARAMS); }}",
+                CLUSTER_ROWS_BOUNDS.0,
+                CLUSTER_ROWS_BOUNDS.1,
+                self.entry_name()
+            )),
             Family::SortWarpRows => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__({}) {}(SORT_WARP_ARGS) \
                  {{ wait_for_previous_step(); sort_warp_row<{}>(x, out_val, out_idx, n_rows, m, k, smallest ? -1.0f : \
@@ -150,6 +157,7 @@ fn family_file(family: Family) -> &'static str {
         Family::GroupedRows => "grouped_rows.cu",
         Family::PickRows => "pick_rows.cu",
         Family::WideRows => "wide_rows.cu",
+        Family::ClusterRows => "cluster_rows.cu",
     }
 }
 
@@ -179,7 +187,7 @@ fn inline(
 }
 
 /// The kernel files in the binary, in `kernels/`.
-const EMBEDDED: [(&str, &str); 19] = [
+const EMBEDDED: [(&str, &str); 20] = [
     ("common.cuh", include_str!("../kernels/common.cuh")),
     ("order.cuh", include_str!("../kernels/order.cuh")),
     ("rows.cuh", include_str!("../kernels/rows.cuh")),
@@ -199,6 +207,7 @@ const EMBEDDED: [(&str, &str); 19] = [
     ("pick_rows.cu", include_str!("../kernels/pick_rows.cu")),
     ("wide.cuh", include_str!("../kernels/wide.cuh")),
     ("wide_rows.cu", include_str!("../kernels/wide_rows.cu")),
+    ("cluster_rows.cu", include_str!("../kernels/cluster_rows.cu")),
 ];
 
 /// The kernel files a [`crate::CudaTopK`] compiles: those in the binary

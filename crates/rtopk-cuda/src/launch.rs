@@ -329,7 +329,8 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
         | Family::BlockRows
         | Family::BlockRowsNarrow
         | Family::PickRows
-        | Family::WideRows => params_layout(),
+        | Family::WideRows
+        | Family::ClusterRows => params_layout(),
         Family::SortWarpRows => vec![
             (offset_of!(SortWarpParams, x), 8),
             (offset_of!(SortWarpParams, out_val), 8),
@@ -472,7 +473,7 @@ impl CudaTopK {
             .iter()
             .map(|name| module.load_function(name).map_err(driver("loading a kernel")))
             .collect::<Result<Vec<_>, _>>()?;
-        if unit.family() == Family::BlockRows {
+        if matches!(unit.family(), Family::BlockRows | Family::ClusterRows) {
             self.allow_dynamic_shared(unit, &functions[0])?;
         }
         let report = UnitReport {
@@ -1075,10 +1076,12 @@ impl CudaTopK {
             (&raw mut size).cast(),
             std::ptr::without_provenance_mut(sys::CU_LAUNCH_PARAM_END_AS_INT as usize),
         ];
-        if follows && self.target.waits_for_previous_step() {
-            // SAFETY: as below; the attribute only lets the step's blocks start before the
-            // previous step ends, and each waits for it first (this function's contract).
-            return unsafe { launch_programmatic(f, grid, stream, &mut extra) }
+        let programmatic = follows && self.target.waits_for_previous_step();
+        if programmatic || grid.cluster > 1 {
+            // SAFETY: as below; the programmatic attribute only lets the step's blocks start
+            // before the previous step ends, and each waits for it first (this function's
+            // contract); a cluster step's grid is whole clusters (the plan's).
+            return unsafe { launch_ex(f, grid, stream, &mut extra, programmatic) }
                 .map_err(driver(what));
         }
         // SAFETY: `f` is an entry point of a loaded module of this context (bound above); the
@@ -1106,7 +1109,7 @@ impl CudaTopK {
     /// Queues `spin_ahead(ns)` (a one-thread kernel that runs for `ns` nanoseconds).
     pub(crate) fn launch_spin(&self, ns: u64) -> Result<(), CudaError> {
         let f = self.utility("spin_ahead")?;
-        let grid = Grid { blocks: 1, threads: 1, shared_bytes: 0 };
+        let grid = Grid { blocks: 1, threads: 1, shared_bytes: 0, cluster: 1 };
         // SAFETY: spin_ahead(u64) takes one integer (SpinParams) and touches no memory; the
         // stream is this device's.
         unsafe { self.launch(f, grid, self.stream.cu_stream(), SpinParams { ns }, "spin_ahead") }
@@ -1283,26 +1286,37 @@ fn raw_stream(stream: u64) -> sys::CUstream {
     std::ptr::with_exposed_provenance_mut(stream as usize)
 }
 
-/// `cuLaunchKernelEx` of `f` with `extra` as its parameters and programmatic stream
-/// serialisation allowed ([`CudaTopK::launch_step`]).
+/// `cuLaunchKernelEx` of `f` with `extra` as its parameters, in clusters of `grid.cluster`
+/// blocks where that is more than 1, and with programmatic stream serialisation allowed where
+/// `programmatic` ([`CudaTopK::launch_step`]).
 ///
 /// # Safety
-/// As `cuLaunchKernel` of the same arguments (the context bound, `extra` valid for the call),
-/// and `f` waits for the previous step before its first memory access.
-unsafe fn launch_programmatic(
+/// As `cuLaunchKernel` of the same arguments (the context bound, `extra` valid for the call);
+/// with `programmatic`, `f` waits for the previous step before its first memory access.
+unsafe fn launch_ex(
     f: &CudaFunction,
     grid: Grid,
     stream: sys::CUstream,
     extra: &mut [*mut c_void; 5],
+    programmatic: bool,
 ) -> Result<(), cudarc::driver::DriverError> {
     // SAFETY: an all-zero launch attribute value is a valid union (plain integers and pads).
-    let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
-    value.programmaticStreamSerializationAllowed = 1;
-    let mut attr = sys::CUlaunchAttribute {
-        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
-        pad: [0; 4],
-        value,
-    };
+    let zero = || -> sys::CUlaunchAttributeValue { unsafe { std::mem::zeroed() } };
+    let mut attrs = Vec::with_capacity(2);
+    if programmatic {
+        let mut value = zero();
+        value.programmaticStreamSerializationAllowed = 1;
+        let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attrs.push(sys::CUlaunchAttribute { id, pad: [0; 4], value });
+    }
+    if grid.cluster > 1 {
+        let mut value = zero();
+        value.clusterDim.x = grid.cluster;
+        value.clusterDim.y = 1;
+        value.clusterDim.z = 1;
+        let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attrs.push(sys::CUlaunchAttribute { id, pad: [0; 4], value });
+    }
     let config = sys::CUlaunchConfig {
         gridDimX: grid.blocks,
         gridDimY: 1,
@@ -1312,10 +1326,10 @@ unsafe fn launch_programmatic(
         blockDimZ: 1,
         sharedMemBytes: grid.shared_bytes,
         hStream: stream,
-        attrs: &raw mut attr,
-        numAttrs: 1,
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len() as u32,
     };
-    // SAFETY: `config` and the attribute it points to outlive the call, which copies them;
+    // SAFETY: `config` and the attributes it points to outlive the call, which copies them;
     // the rest is the caller's contract.
     unsafe {
         sys::cuLaunchKernelEx(
@@ -1799,7 +1813,10 @@ mod tests {
                     assert_eq!(param_layout(ptx, &entry), layout, "{unit}");
                 }
             }
-            if matches!(unit.family(), Family::BlockRows | Family::BlockRowsNarrow) {
+            if matches!(
+                unit.family(),
+                Family::BlockRows | Family::BlockRowsNarrow | Family::ClusterRows
+            ) {
                 assert_eq!(static_shared(ptx), BLOCK_STATIC_SHARED, "{unit}");
             }
         }

@@ -76,6 +76,9 @@ impl QueryLimits for DeviceLimits {
                 A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                 "reading the shared-memory limit",
             )?,
+            max_cluster: rtopk_plan::cluster::max_cluster_of(
+                read(A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "reading cluster support")? != 0,
+            ),
         })
     }
 }

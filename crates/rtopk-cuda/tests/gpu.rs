@@ -499,3 +499,60 @@ fn integer_rows_match_bisect_in_every_strategy() {
     }
     assert!(checked > 500, "only {checked} cases ran");
 }
+
+/// Cluster rows (docs/kernel.md, "Cluster rows"): few rows past 16384 over a cluster of 2 to 8
+/// blocks each — the GPU's values, indices and iteration counts are bisect's and the
+/// simulator's (which runs the same cluster launch), on NaN/inf-laced rows and ties, both
+/// modes, sorted or not, exact, early stopping and a recall target; f16 and bf16 rows too, and
+/// a split row whose second stage is a cluster row.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cluster_rows_match_bisect_and_the_simulator() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    assert!(gpu.limits().max_cluster >= 2, "this test needs a device that launches clusters");
+    let cases = [(1, 16_400, 200), (3, 50_000, 2048), (2, 131_072, 1), (1, 200_003, 4096)];
+    for (ci, (n, m, k)) in cases.into_iter().enumerate() {
+        let family = if ci % 2 == 0 { "nan-inf" } else { "ties" };
+        let x = matrix(n, m, family, m as u64);
+        let recall = Bisect::with_recall(0.9).unwrap();
+        for (bi, bisect) in
+            [Bisect::exact(), Bisect::early_stopping(5), recall].into_iter().enumerate()
+        {
+            let mode = if bi % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+            let opts = Options { mode, sorted: bi == 0 };
+            let case = format!("N={n} M={m} k={k} {bisect:?} {opts:?}");
+            let got = gpu.topk_rows_with(x.view(), k, opts, bisect, Strategy::Auto).unwrap();
+            let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
+            assert_eq!(difference(&got, &want), None, "{case}");
+            let (sim, unit) = simulated(&gpu, &x, k, opts, bisect, Strategy::Auto);
+            assert_eq!(unit, "rtopk_cluster_rows", "{case}");
+            assert_eq!(difference(&got, &sim), None, "{case}: the simulator");
+            let xh = x.mapv(topk_ref::f16::from_f32);
+            let got = gpu.topk_rows_with(xh.view(), k, opts, bisect, Strategy::Auto).unwrap();
+            let want = topk_rows(&bisect, xh.view(), k, opts).unwrap();
+            assert_eq!(difference(&got, &want), None, "{case} f16");
+            let xb = x.mapv(topk_ref::bf16::from_f32);
+            let got = gpu.topk_rows_with(xb.view(), k, opts, bisect, Strategy::Auto).unwrap();
+            let want = topk_rows(&bisect, xb.view(), k, opts).unwrap();
+            assert_eq!(difference(&got, &want), None, "{case} bf16");
+        }
+    }
+    // a split row (no counts) whose second stage, 19 chunks' 1024 candidates, is a cluster row
+    let (n, m, k) = (1, 300_000, 1024);
+    let launch = Launch {
+        n,
+        m,
+        k,
+        mode: Mode::Largest,
+        bisect: Bisect::exact(),
+        sorted: false,
+        elem: ElemType::F32,
+    };
+    let program = gpu.program(&launch, Strategy::Auto, false).unwrap();
+    assert!(program.steps.iter().any(|s| s.unit.to_string() == "rtopk_cluster_rows"));
+    let x = matrix(n, m, "nan-inf", 7);
+    let opts = Options { mode: Mode::Largest, sorted: false };
+    let got = gpu.topk_rows_with(x.view(), k, opts, Bisect::exact(), Strategy::Split).unwrap();
+    let want = topk_rows(&Bisect::exact(), x.view(), k, opts).unwrap();
+    assert_eq!(difference(&got, &want), None, "a split row with a cluster second stage");
+}

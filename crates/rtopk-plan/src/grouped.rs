@@ -29,7 +29,8 @@ pub fn grouped_launch(n: usize, m: usize, g: &Grouped) -> Result<GroupedLaunch, 
     g.check(m)?;
     let epl = GROUPED_WIDTHS.iter().copied().find(|&w| 32 * w >= m).unwrap_or(32);
     let blocks = n.div_ceil(GROUPED_WARPS as usize).clamp(1, GROUPED_MAX_BLOCKS as usize);
-    let grid = Grid { blocks: blocks as u32, threads: GROUPED_WARPS * 32, shared_bytes: 0 };
+    let grid =
+        Grid { blocks: blocks as u32, threads: GROUPED_WARPS * 32, shared_bytes: 0, cluster: 1 };
     Ok(GroupedLaunch { grid, epl })
 }
 

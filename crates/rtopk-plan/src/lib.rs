@@ -15,6 +15,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod cluster;
 mod error;
 pub mod grouped;
 pub mod pick;
@@ -25,6 +26,10 @@ pub mod strategy;
 pub mod units;
 pub mod wide;
 
+pub use cluster::{
+    CLUSTER_MAX_ROW, CLUSTER_MIN_ROW, CLUSTER_SPAN, CLUSTER_WIDE_K_PER, PORTABLE_CLUSTER,
+    cluster_plan, clusters,
+};
 pub use error::PlanError;
 pub use grouped::{GROUPED_MAX_BLOCKS, GROUPED_WARPS, GroupedLaunch, grouped_launch};
 pub use pick::{PICK_MAX_K, PICK_MAX_ROW, pick_plan, picks};
@@ -37,8 +42,9 @@ pub use program::{
 pub use split::{BLOCK_REGISTER_ROW, Route, Split, ragged_route, route};
 pub use units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_ROWS_BOUNDS,
-    BLOCK_ROWS_NARROW_BOUNDS, BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family,
-    GROUPED_WIDTHS, IndexType, PART_ROWS, PICK_LANES, PICK_WARPS, PICK_WIDTHS, RowWidth,
-    SORT_WARP_E, SORT_WARPS, UNIT_COUNT, UTILITIES, Unit, WARP_ROWS, WARP_STAGE, WIDE_WIDTHS,
+    BLOCK_ROWS_NARROW_BOUNDS, BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, CLUSTER_ROWS_BOUNDS,
+    ElemType, Family, GROUPED_WIDTHS, IndexType, PART_ROWS, PICK_LANES, PICK_WARPS, PICK_WIDTHS,
+    RowWidth, SORT_WARP_E, SORT_WARPS, UNIT_COUNT, UTILITIES, Unit, WARP_ROWS, WARP_STAGE,
+    WIDE_WIDTHS,
 };
 pub use wide::{WIDE_WARPS, wide_plan};

@@ -82,6 +82,7 @@ pub fn pick_plan(launch: &Launch) -> Result<Plan, PlanError> {
         cached_keys: 0,
         narrows: false,
         sort: None, // the rounds find the results in sorted order (the program's Select::sorted)
+        cluster: 1,
     })
 }
 

@@ -86,6 +86,9 @@ pub struct DeviceLimits {
     pub sm_count: usize,
     /// Shared memory a block may opt in to, in bytes.
     pub shared_optin_bytes: usize,
+    /// Blocks per thread-block cluster the device launches: 1 where it launches none (compute
+    /// capability below 9.0), else [`crate::cluster::PORTABLE_CLUSTER`].
+    pub max_cluster: usize,
 }
 
 /// The devices whose limits the plan knows without one at hand, by name (NVIDIA's published
@@ -93,9 +96,9 @@ pub struct DeviceLimits {
 /// compute capability 8.0, 227 KiB on 9.0; CUDA C++ Programming Guide, "Features and Technical
 /// Specifications").
 pub const PRESETS: [(&str, DeviceLimits); 3] = [
-    ("a100", DeviceLimits { sm_count: 108, shared_optin_bytes: 163 * 1024 }),
-    ("h100", DeviceLimits { sm_count: 132, shared_optin_bytes: 227 * 1024 }),
-    ("h200", DeviceLimits { sm_count: 132, shared_optin_bytes: 227 * 1024 }),
+    ("a100", DeviceLimits { sm_count: 108, shared_optin_bytes: 163 * 1024, max_cluster: 1 }),
+    ("h100", DeviceLimits { sm_count: 132, shared_optin_bytes: 227 * 1024, max_cluster: 8 }),
+    ("h200", DeviceLimits { sm_count: 132, shared_optin_bytes: 227 * 1024, max_cluster: 8 }),
 ];
 
 impl DeviceLimits {
@@ -181,6 +184,8 @@ pub struct Plan {
     pub narrows: bool,
     /// The sort launch, with sorted output and k > 1.
     pub sort: Option<SortPlan>,
+    /// Blocks per thread-block cluster: 1, or a cluster row's blocks (crate::cluster).
+    pub cluster: u32,
 }
 
 impl Plan {
@@ -243,7 +248,7 @@ impl SortShape {
 /// the grid's limits ([`PlanError::TooLarge`]). `n = 0` or `k = 0` plan a launch that the
 /// launcher skips (nothing to compute).
 pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Result<Plan, PlanError> {
-    let Launch { n, m, k, bisect, sorted, elem, .. } = *launch;
+    let Launch { n, m, k, bisect, elem, .. } = *launch;
     check_shape(m, k)?;
     bisect.validate()?;
     if bisect.precision > 0.0 && bisect.epsilon_mode != EpsilonMode::RelativeToMax {
@@ -270,11 +275,21 @@ pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Resul
         Some(lanes) => warp_rows(n, m, k, lanes, elem, exact, strategy)?,
         None => block_rows(n, m, k, exact, elem, limits)?,
     };
-    if sorted && k > 1 {
-        let sort = sort_plan(n, m, k, limits)?;
-        plan.sort = Some(SortPlan { unit: sort.unit.with_elem(elem), ..sort });
-    }
+    plan.sort = sort_of(launch, limits)?;
     Ok(Plan { unit: plan.unit.with_elem(elem), ..plan })
+}
+
+/// The sort launch of `launch`: with sorted output and k > 1, of its element type.
+pub(crate) fn sort_of(
+    launch: &Launch,
+    limits: &DeviceLimits,
+) -> Result<Option<SortPlan>, PlanError> {
+    let Launch { n, m, k, sorted, elem, .. } = *launch;
+    if !(sorted && k > 1) {
+        return Ok(None);
+    }
+    let sort = sort_plan(n, m, k, limits)?;
+    Ok(Some(SortPlan { unit: sort.unit.with_elem(elem), ..sort }))
 }
 
 /// The defaults' lanes per row: 8 (four rows per warp), 16 (two) or 32, or `None` for a block
@@ -347,6 +362,7 @@ fn warp_rows(
         // by elements per lane, as the kernel's template decides (rtopk_warp_rows_impl)
         narrows: lanes == 32 && (12..=32).contains(&epl) && exact && k < CAND_CAP,
         sort: None,
+        cluster: 1,
     })
 }
 
@@ -366,7 +382,12 @@ pub const BLOCK_STAGED_GRID: usize = 2048;
 /// the size it was given): rows of other elements than f32 (the kernel stages f32 rows only;
 /// the memory would only cost them occupancy), smaller blocks in larger launches
 /// ([`BLOCK_STAGED_THREADS`]), and where the device's opt-in limit leaves too little.
-fn block_load_stage(blocks: usize, threads: usize, elem: ElemType, limits: &DeviceLimits) -> u32 {
+pub(crate) fn block_load_stage(
+    blocks: usize,
+    threads: usize,
+    elem: ElemType,
+    limits: &DeviceLimits,
+) -> u32 {
     let bytes = threads / 32 * BLOCK_LOAD_STAGE_WARP; // <= 32 warps of 4 KB
     let fits = BLOCK_STATIC_SHARED + bytes <= limits.shared_optin_bytes;
     let pays = threads >= BLOCK_STAGED_THREADS || blocks <= BLOCK_STAGED_GRID;
@@ -407,6 +428,7 @@ fn block_rows(
         cached_keys: cached,
         narrows,
         sort: None,
+        cluster: 1,
     })
 }
 
@@ -450,7 +472,8 @@ mod tests {
     use super::*;
 
     /// An H100 SXM: 132 SMs, 227 KiB of opt-in shared memory per block.
-    const H100: DeviceLimits = DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448 };
+    const H100: DeviceLimits =
+        DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448, max_cluster: 8 };
 
     fn launch(n: usize, m: usize, k: usize) -> Launch {
         Launch {
@@ -612,7 +635,8 @@ mod tests {
     #[test]
     fn quarter_warp_rows_need_1024_rows_per_sm() {
         for sms in [1, 2, 78, 108, 132, 170] {
-            let limits = DeviceLimits { sm_count: sms, shared_optin_bytes: 100_000 };
+            let limits =
+                DeviceLimits { sm_count: sms, shared_optin_bytes: 100_000, max_cluster: 8 };
             let at = |n| plan(&launch(n, 256, 64), &limits, Strategy::Auto).unwrap().family();
             assert_eq!(at(1024 * sms), Family::QuarterRows, "{sms} SMs");
             assert_eq!(at(1024 * sms - 1), Family::HalfRows, "{sms} SMs");
@@ -792,7 +816,7 @@ mod tests {
 
     #[test]
     fn the_plan_reads_the_devices_limits() {
-        let small = DeviceLimits { sm_count: 16, shared_optin_bytes: 49_152 };
+        let small = DeviceLimits { sm_count: 16, shared_optin_bytes: 49_152, max_cluster: 8 };
         let p = plan(&launch(10, 40_000, 64), &small, Strategy::Auto).unwrap();
         assert_eq!(p.cached_keys as usize, 40_000 - 32_768);
         let p = plan(&launch(10, 100_000, 64), &small, Strategy::Auto).unwrap();
@@ -805,7 +829,7 @@ mod tests {
         assert_eq!(p.dynamic_shared, 0); // 64 KB and the static do not fit 48 KB
         let p = plan(&launch(10, 4_096, 64), &small, Strategy::Auto).unwrap();
         assert_eq!(p.dynamic_shared, 4 * 4096);
-        let none = DeviceLimits { sm_count: 1, shared_optin_bytes: 1000 };
+        let none = DeviceLimits { sm_count: 1, shared_optin_bytes: 1000, max_cluster: 8 };
         let p = plan(&launch(10, 100_000, 64), &none, Strategy::Auto).unwrap();
         assert_eq!((p.cached_keys, p.dynamic_shared), (0, 0));
     }

@@ -238,6 +238,8 @@ pub struct Grid {
     pub threads: u32,
     /// Dynamic shared memory per block, in bytes.
     pub shared_bytes: u32,
+    /// Blocks per thread-block cluster (1: no clusters; crate::cluster).
+    pub cluster: u32,
 }
 
 /// Where a step's rows lie in a buffer: the first row's first element at `offset`, row `r` at
@@ -821,7 +823,12 @@ impl Builder {
             name: StepKind::RowThreshold,
             level: 0,
             unit: Unit::threshold(elem),
-            grid: Grid { blocks: blocks as u32, threads: THRESHOLD_THREADS, shared_bytes: 0 },
+            grid: Grid {
+                blocks: blocks as u32,
+                threads: THRESHOLD_THREADS,
+                shared_bytes: 0,
+                cluster: 1,
+            },
             // k = 0: no value is read (nothing is selected)
             reads: (k > 0)
                 .then_some(VALUES)
@@ -863,6 +870,7 @@ impl Builder {
                 blocks: sort.grid,
                 threads: sort.block,
                 shared_bytes: sort.dynamic_shared,
+                cluster: 1,
             },
             reads: [input.buffer, VALUES, INDICES]
                 .into_iter()
@@ -972,7 +980,12 @@ impl Builder {
             name: StepKind::GatherIndices,
             level,
             unit: Unit::single(Family::SplitGather),
-            grid: Grid { blocks: blocks as u32, threads: GATHER_THREADS, shared_bytes: 0 },
+            grid: Grid {
+                blocks: blocks as u32,
+                threads: GATHER_THREADS,
+                shared_bytes: 0,
+                cluster: 1,
+            },
             reads: [ci, INDICES].into_iter().chain(k_per_row).collect(),
             writes: vec![INDICES],
             kernel: Kernel::Gather(gather),
@@ -989,7 +1002,12 @@ impl Builder {
             name,
             level,
             unit: p.unit,
-            grid: Grid { blocks: p.grid, threads: p.block, shared_bytes: p.dynamic_shared },
+            grid: Grid {
+                blocks: p.grid,
+                threads: p.block,
+                shared_bytes: p.dynamic_shared,
+                cluster: p.cluster,
+            },
             reads: std::iter::once(sel.input.buffer)
                 .chain(sel.rows.iter().flat_map(RowArgs::buffers))
                 .collect(),
@@ -1008,8 +1026,31 @@ mod tests {
     use super::*;
     use crate::split::BLOCK_REGISTER_ROW;
 
+    /// An H100 that launches no clusters: the split and one-block routes these tests are
+    /// about (crate::cluster's tests, and `few_long_rows_run_as_one_cluster_step`, the rest).
     fn h100() -> DeviceLimits {
-        DeviceLimits::preset("h100").unwrap()
+        DeviceLimits { max_cluster: 1, ..DeviceLimits::preset("h100").unwrap() }
+    }
+
+    #[test]
+    fn few_long_rows_run_as_one_cluster_step() {
+        let limits = DeviceLimits::preset("h100").unwrap();
+        let p = program(&launch(2, 100_000, 2048), &limits, Strategy::Auto, true).unwrap();
+        assert_eq!(names(&p), ["select_rows"]);
+        let s = &p.steps[0];
+        assert_eq!((s.unit.family(), s.grid.cluster, s.grid.blocks), (Family::ClusterRows, 8, 16));
+        // the counts are the row's own: the search is the row's
+        assert!(select(s).iterations.is_some());
+        // sorted: the sort follows; a row of 2^21 clusters its second stage
+        let sorted = Launch { sorted: true, ..launch(1, 100_000, 2048) };
+        let p = program(&sorted, &limits, Strategy::Auto, false).unwrap();
+        assert_eq!(names(&p), ["select_rows", "sort_rows"]);
+        let p = program(&launch(1, 1 << 21, 2048), &limits, Strategy::Auto, false).unwrap();
+        let last = p.steps.iter().rev().find(|s| s.name == StepKind::SelectRows).unwrap();
+        assert_eq!(last.unit.family(), Family::ClusterRows);
+        // a forced strategy keeps its family
+        let p = program(&launch(2, 100_000, 2048), &limits, Strategy::Block, false).unwrap();
+        assert_eq!(p.steps[0].unit.family(), Family::BlockRows);
     }
 
     fn launch(n: usize, m: usize, k: usize) -> Launch {
@@ -1148,7 +1189,8 @@ mod tests {
                     Grid {
                         blocks: plan.grid,
                         threads: plan.block,
-                        shared_bytes: plan.dynamic_shared
+                        shared_bytes: plan.dynamic_shared,
+                        cluster: plan.cluster,
                     }
                 );
                 let sel = select(s);

@@ -13,6 +13,7 @@
 //! those of the chunks, not of the row (docs/contract.md §3 counts the row's): a launch that wants them,
 //! or searches approximately (early stopping, a precision, a recall target), is never split.
 
+use crate::cluster::{cluster_plan, clusters};
 use crate::error::PlanError;
 use crate::pick::{pick_plan, picks};
 use crate::plan::{DeviceLimits, Launch, Plan, Strategy, plan};
@@ -155,14 +156,17 @@ pub(crate) fn route_of(
     }
     match strategy {
         Strategy::Auto if picks(launch, counts, ragged) => pick_plan(launch).map(Route::Direct),
-        Strategy::Auto if splits(launch, limits, counts) => split_route(launch, limits),
+        Strategy::Auto if clusters(launch, limits, ragged) => {
+            cluster_plan(launch, limits).map(Route::Direct)
+        }
+        Strategy::Auto if splits(launch, limits, counts) => split_route(launch, limits, ragged),
         Strategy::Auto => whole(Strategy::Auto),
         Strategy::Split => {
             plan(launch, limits, Strategy::Auto)?; // the shape's own errors first
             if let Some(why) = cannot_split(launch, counts) {
                 return Err(PlanError::Split { n: launch.n, m: launch.m, k: launch.k, why });
             }
-            split_route(launch, limits)
+            split_route(launch, limits, ragged)
         }
         other => whole(other),
     }
@@ -214,8 +218,9 @@ pub fn chunk_width(m: usize, k: usize) -> Option<usize> {
     fits.then_some(c)
 }
 
-/// The first stage of a split of `launch` and the route of its second.
-fn split_route(launch: &Launch, limits: &DeviceLimits) -> Result<Route, PlanError> {
+/// The first stage of a split of `launch` and the route of its second (`ragged`: its steps read
+/// per-row arrays, [`route_of`]).
+fn split_route(launch: &Launch, limits: &DeviceLimits, ragged: bool) -> Result<Route, PlanError> {
     let Launch { n, m, k, .. } = *launch;
     let chunk = chunk_width(m, k).ok_or(PlanError::Split { n, m, k, why: "no chunk width" })?;
     let (mut full, mut last) = (m / chunk, m % chunk);
@@ -235,7 +240,7 @@ fn split_route(launch: &Launch, limits: &DeviceLimits) -> Result<Route, PlanErro
     let width = split.candidates(k);
     u32::try_from(width).map_err(|_| PlanError::TooLarge { n, m, why: "2^32 candidates" })?;
     let rest = Launch { m: width, ..*launch };
-    Ok(Route::Split { split, rest: Box::new(second_stage(&rest, limits)?) })
+    Ok(Route::Split { split, rest: Box::new(second_stage(&rest, limits, ragged)?) })
 }
 
 /// The route of a ragged `launch` (rows of their own length or k, docs/contract.md §5): where
@@ -271,8 +276,8 @@ pub fn ragged_route(
 /// rows than SMs). On an H100 (results/cuda/2026-11-24-split-plan-h100) one block per row of
 /// 16384 candidates took 0.0223 against 0.0290 ms as two more stages (N = 1, M = 262144,
 /// k = 256).
-fn second_stage(rest: &Launch, limits: &DeviceLimits) -> Result<Route, PlanError> {
-    route(rest, limits, Strategy::Auto, false)
+fn second_stage(rest: &Launch, limits: &DeviceLimits, ragged: bool) -> Result<Route, PlanError> {
+    route_of(rest, limits, Strategy::Auto, false, ragged)
 }
 
 #[cfg(test)]
@@ -282,7 +287,10 @@ mod tests {
     use super::*;
     use crate::units::Family;
 
-    const H100: DeviceLimits = DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448 };
+    /// An H100 that launches no clusters: the splits these tests are about (crate::cluster's
+    /// tests have the rest).
+    const H100: DeviceLimits =
+        DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448, max_cluster: 1 };
 
     fn launch(n: usize, m: usize, k: usize) -> Launch {
         Launch {

@@ -266,6 +266,8 @@ pub const SORT_WARP_E: [usize; 6] = [1, 2, 4, 8, 16, 32];
 pub const SORT_WARPS: u32 = 8;
 /// `rtopk_block_rows`: blocks of up to 1024 threads, one per SM at that size.
 pub const BLOCK_ROWS_BOUNDS: (u32, u32) = (1024, 1);
+/// `rtopk_cluster_rows`: blocks of up to 1024 threads, one per SM at that size.
+pub const CLUSTER_ROWS_BOUNDS: (u32, u32) = (1024, 1);
 /// `rtopk_block_rows_narrow`: blocks of at most 256 threads (rows of at most 8192 in
 /// registers), 4 per SM.
 pub const BLOCK_ROWS_NARROW_BOUNDS: (u32, u32) = (256, 4);
@@ -326,6 +328,10 @@ pub enum Family {
     /// warp per row with `EPL` 64-bit keys per lane ([`WIDE_WIDTHS`], crate::wide): the whole
     /// search, selection and sorted output.
     WideRows,
+    /// One thread-block cluster per row (compute capability 9.0 and newer; crate::cluster),
+    /// `rtopk_cluster_rows`: each block holds [`BLOCK_EPL`] keys a thread of its part of the
+    /// row in registers, and the counts meet in distributed shared memory.
+    ClusterRows,
 }
 
 impl Family {
@@ -379,6 +385,7 @@ impl Family {
             Family::GroupedRows => "rtopk_grouped_rows",
             Family::PickRows => "rtopk_pick_rows",
             Family::WideRows => "rtopk_wide_rows",
+            Family::ClusterRows => "rtopk_cluster_rows",
         }
     }
 }
@@ -540,6 +547,11 @@ impl Unit {
             }
         }
         out.extend(ElemType::WIDE.map(Unit::threshold));
+        for elem in ElemType::ALL {
+            for index in [IndexType::U32, IndexType::I64] {
+                out.push(Unit { elem, index, ..Unit::single(Family::ClusterRows) });
+            }
+        }
         out
     }
 
@@ -565,11 +577,16 @@ impl Unit {
 
     /// The unit's place in [`Unit::all`].
     pub fn index(self) -> usize {
+        if self.family == Family::ClusterRows {
+            let set = 2 * self.elem.ordinal() + usize::from(self.index == IndexType::I64);
+            return BEFORE_CLUSTER + set;
+        }
         if self.family == Family::Utilities {
             return PLAIN_UNITS - 1;
         }
         if self.family == Family::RowThreshold && self.elem.wide() {
-            return UNIT_COUNT - ElemType::WIDE.len() + self.elem.ordinal() - ElemType::ALL.len();
+            return BEFORE_CLUSTER - ElemType::WIDE.len() + self.elem.ordinal()
+                - ElemType::ALL.len();
         }
         if self.family == Family::RowThreshold {
             return PLAIN_UNITS + SETS * RAGGED_BASE + self.elem.ordinal();
@@ -586,14 +603,14 @@ impl Unit {
         if self.family == Family::PickRows {
             let set = 2 * self.elem.ordinal() + usize::from(self.index == IndexType::I64);
             let width = PICK_WIDTHS.iter().position(|&w| w == self.width).unwrap_or(0);
-            return UNIT_COUNT - WIDE_UNITS - PICK_UNITS + set * PICK_WIDTHS.len() + width;
+            return BEFORE_CLUSTER - WIDE_UNITS - PICK_UNITS + set * PICK_WIDTHS.len() + width;
         }
         if self.family == Family::WideRows {
             let wide = self.elem.ordinal().saturating_sub(ElemType::ALL.len());
             let set =
                 4 * wide + 2 * usize::from(self.index == IndexType::I64) + usize::from(self.ragged);
             let width = WIDE_WIDTHS.iter().position(|&w| w == self.width).unwrap_or(0);
-            return UNIT_COUNT - WIDE_UNITS + set * WIDE_WIDTHS.len() + width;
+            return BEFORE_CLUSTER - WIDE_UNITS + set * WIDE_WIDTHS.len() + width;
         }
         let set = 2 * self.elem.ordinal()
             + match self.index {
@@ -623,7 +640,11 @@ impl Unit {
             Family::SplitGather => warp + 2 * part + 3 + sorts,
             Family::Utilities => warp + 2 * part + 4 + sorts,
             // placed by `index` itself
-            Family::RowThreshold | Family::GroupedRows | Family::PickRows | Family::WideRows => 0,
+            Family::RowThreshold
+            | Family::GroupedRows
+            | Family::PickRows
+            | Family::WideRows
+            | Family::ClusterRows => 0,
         }
     }
 
@@ -684,15 +705,18 @@ const PICK_UNITS: usize = 2 * ElemType::FLOATS.len() * PICK_WIDTHS.len();
 /// How many wide-rows units there are: each width for both index types of each 64-bit type,
 /// plain and ragged, then the 64-bit types' threshold units.
 const WIDE_UNITS: usize = 4 * ElemType::WIDE.len() * WIDE_WIDTHS.len() + ElemType::WIDE.len();
-/// How many units there are: the plain ones, the ragged twins of the top-k units, the
-/// threshold units of every element type, the grouped-selection and the pick-rows units of
-/// the float types, the wide-rows units of the 64-bit types.
-pub const UNIT_COUNT: usize = PLAIN_UNITS
+/// How many units come before the cluster rows': the plain ones, the ragged twins of the
+/// top-k units, the threshold units of every element type, the grouped-selection and the
+/// pick-rows units of the float types, the wide-rows units of the 64-bit types.
+const BEFORE_CLUSTER: usize = PLAIN_UNITS
     + SETS * RAGGED_BASE
     + ElemType::ALL.len()
     + 2 * ElemType::FLOATS.len() * GROUPED_WIDTHS.len()
     + PICK_UNITS
     + WIDE_UNITS;
+/// How many units there are: those before the cluster rows', then the cluster rows' of every
+/// element type of at most 32 bits, for both index types.
+pub const UNIT_COUNT: usize = BEFORE_CLUSTER + SETS;
 
 /// A unit is written as its name (`rtopk_warp_rows_12_f16`).
 impl Serialize for Unit {
@@ -739,6 +763,9 @@ mod tests {
         assert!(!names.contains("rtopk_sort_rows_ragged"));
         let wide_ragged = 2 * ElemType::WIDE.len() * WIDE_WIDTHS.len();
         assert_eq!(Unit::all_plain().len() + SETS * RAGGED_BASE + wide_ragged, UNIT_COUNT);
+        assert!(
+            names.contains("rtopk_cluster_rows") && names.contains("rtopk_cluster_rows_bf16_i64")
+        );
         // the threshold units: one per element type, whatever the index type asked
         assert!(
             names.contains("rtopk_row_threshold") && names.contains("rtopk_row_threshold_bf16")
@@ -746,7 +773,7 @@ mod tests {
         let t = Unit::threshold(ElemType::F16);
         assert_eq!(t.with_index(IndexType::I64), t);
         assert_eq!(
-            Unit::all()[UNIT_COUNT - WIDE_UNITS - PICK_UNITS - 30 - ElemType::ALL.len() + 1],
+            Unit::all()[BEFORE_CLUSTER - WIDE_UNITS - PICK_UNITS - 30 - ElemType::ALL.len() + 1],
             t
         );
         assert!(

@@ -50,6 +50,7 @@ pub fn wide_plan(launch: &Launch, strategy: Strategy) -> Result<Plan, PlanError>
         cached_keys: 0,
         narrows: false,
         sort: None, // the kernel writes sorted output itself (the program's Select::sorted)
+        cluster: 1,
     })
 }
 

@@ -20,6 +20,12 @@ use warp_sim::{
 };
 
 /// Runs the matrix on the simulator and compares every row with topk-ref's `Bisect`.
+/// An H100 that launches no clusters: the block rows and splits a test is about, where the
+/// default would give few long rows a cluster each (`cluster_rows_equal_bisect`).
+fn no_clusters() -> warp_sim::DeviceLimits {
+    warp_sim::DeviceLimits { max_cluster: 1, ..SimConfig::default().limits }
+}
+
 fn check(
     config: SimConfig,
     n: usize,
@@ -174,14 +180,45 @@ fn block_rows_past_their_registers_and_the_global_sort_equal_bisect() {
     let mut rng = StdRng::seed_from_u64(11);
     let x = generate("hostile", 1, 36_000, &mut rng);
     for (k, sorted) in [(300, false), (5000, true)] {
-        let config = SimConfig { sorted, ..SimConfig::default() };
+        let config = SimConfig { sorted, limits: no_clusters(), ..SimConfig::default() };
         let fam = check(config, 1, 36_000, &x, k, Mode::Largest, Bisect::exact()).unwrap();
         assert_eq!(fam, Family::BlockRows);
     }
     // a device with little shared memory re-keys everything past the registers
-    let small = warp_sim::DeviceLimits { sm_count: 16, shared_optin_bytes: 8192 };
+    let small = warp_sim::DeviceLimits { sm_count: 16, shared_optin_bytes: 8192, max_cluster: 8 };
     let config = SimConfig { limits: small, ..SimConfig::default() };
     check(config, 1, 36_000, &x, 40, Mode::Smallest, Bisect::early_stopping(9)).unwrap();
+}
+
+/// Few rows past 16384 (crate::rtopk-plan's cluster rows): each row over a cluster of 3 to 5
+/// blocks, its counts meeting in distributed shared memory — the answer and the iteration
+/// count of `bisect`, exact (largest and smallest, sorted or not) and with early stopping, on
+/// hostile values, ties and a row whose last block holds a single element.
+#[test]
+fn cluster_rows_equal_bisect() {
+    let mut rng = StdRng::seed_from_u64(23);
+    for (dist, n, m, k, mode, b, sorted) in [
+        ("hostile", 1, 16_400, 200, Mode::Largest, Bisect::exact(), true),
+        ("ties", 2, 20_000, 7, Mode::Smallest, Bisect::exact(), false),
+        ("normal", 1, 2 * 8192 * 2 + 1, 9000, Mode::Largest, Bisect::exact(), false),
+        ("hostile", 1, 24_577, 1, Mode::Largest, Bisect::early_stopping(5), false),
+    ] {
+        let x = generate(dist, n, m, &mut rng);
+        let config = SimConfig { sorted, ..SimConfig::default() };
+        let fam = check(config, n, m, &x, k, mode, b)
+            .unwrap_or_else(|e| panic!("{dist} {n} x {m} k={k}: {e}"));
+        assert_eq!(fam, Family::ClusterRows, "{dist} {n} x {m} k={k}");
+    }
+    // a split row whose second stage (19 chunks' 1024 candidates each) is a cluster row
+    let (m, k) = (300_000, 1024);
+    let x = generate("hostile", 1, m, &mut rng);
+    let config = SimConfig { counts: false, ..SimConfig::default() };
+    let args =
+        KernelArgs { n: 1, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let route = Simulator::new(config).route(&args).unwrap();
+    let last = *route.plans().last().unwrap();
+    assert_eq!((route.depth(), last.family()), (1, Family::ClusterRows));
+    check(config, 1, m, &x, k, Mode::Largest, Bisect::exact()).unwrap();
 }
 
 /// Many rows per launch, as the GPU runs them: partial last blocks, the plan's families for
@@ -193,7 +230,8 @@ fn many_rows_per_launch_equal_bisect() {
         let x = generate("normal", n, m, &mut rng);
         check(SimConfig::default(), n, m, &x, k, Mode::Largest, Bisect::exact()).unwrap();
     }
-    let few_sms = warp_sim::DeviceLimits { sm_count: 1, shared_optin_bytes: 232_448 };
+    let few_sms =
+        warp_sim::DeviceLimits { sm_count: 1, shared_optin_bytes: 232_448, max_cluster: 8 };
     let x = generate("hostile", 1100, 64, &mut rng);
     let config = SimConfig { limits: few_sms, sorted: true, ..SimConfig::default() };
     let fam = check(config, 1100, 64, &x, 16, Mode::Smallest, Bisect::exact()).unwrap();
@@ -410,8 +448,10 @@ fn a_launch_in_parallel_windows_equals_one_in_order() {
 #[test]
 fn split_rows_equal_bisect() {
     let mut rng = StdRng::seed_from_u64(21);
-    let split = |sorted| SimConfig { strategy: Launch::Split, sorted, ..SimConfig::default() };
-    let no_counts = |sorted| SimConfig { counts: false, sorted, ..SimConfig::default() };
+    let limits = no_clusters();
+    let split =
+        |sorted| SimConfig { strategy: Launch::Split, sorted, limits, ..SimConfig::default() };
+    let no_counts = |sorted| SimConfig { counts: false, sorted, limits, ..SimConfig::default() };
     // (N, M, k, config, data, mode, (chunk, full, last) of the first split, depth)
     let cases = [
         (1, 5000, 256, split(false), "hostile", Mode::Largest, (2048, 2, 904), 1),
@@ -472,9 +512,10 @@ fn the_route_splits_only_without_counts_and_says_why_it_cannot() {
     let mut rng = StdRng::seed_from_u64(4);
     // a row past one block's registers (rtopk-plan's BLOCK_REGISTER_ROW): split by default
     let x = generate("normal", 1, 40_000, &mut rng);
-    let counted = Simulator::new(SimConfig::default()).run(&x, &args(40_000, 30, exact)).unwrap();
+    let plain = SimConfig { limits: no_clusters(), ..SimConfig::default() };
+    let counted = Simulator::new(plain).run(&x, &args(40_000, 30, exact)).unwrap();
     assert_eq!((counted.route.depth(), counted.iterations.len()), (0, 1));
-    let config = SimConfig { counts: false, ..SimConfig::default() };
+    let config = SimConfig { counts: false, ..plain };
     let split = Simulator::new(config).run(&x, &args(40_000, 30, exact)).unwrap();
     assert_eq!((split.route.depth(), split.iterations.len()), (1, 0));
     assert_eq!((&split.indices, &split.values), (&counted.indices, &counted.values));

@@ -117,6 +117,7 @@ fn every_family_runs_its_integer_unit() {
         (1000, 100, Launch::Auto, "rtopk_warp_rows_32"),
         (2100, 400, Launch::Auto, "rtopk_block_rows"),
         (5001, 300, Launch::Auto, "rtopk_block_rows_narrow"),
+        (20_000, 700, Launch::Auto, "rtopk_cluster_rows"),
     ];
     for (si, &(m, k, strategy, kernel)) in shapes.iter().enumerate() {
         let n = if m > 2000 { 1 } else { 3 };

@@ -74,10 +74,13 @@ type Case = (SimConfig, usize, usize, usize, Mode, &'static [&'static str]);
 fn every_step_kind_equals_bisect_in_f32_and_f16() {
     let split = |sorted| SimConfig { strategy: Launch::Split, sorted, ..SimConfig::default() };
     let sorted = SimConfig { sorted: true, ..SimConfig::default() };
-    let no_counts = SimConfig { counts: false, ..SimConfig::default() };
+    // without clusters: the default splits these rows (few long rows, no counts wanted)
+    let limits = warp_sim::DeviceLimits { max_cluster: 1, ..SimConfig::default().limits };
+    let no_counts = SimConfig { counts: false, limits, ..SimConfig::default() };
     // (config, N, M, k, mode, the steps)
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
         (SimConfig::default(), 5, 300, 7, Mode::Largest, &["select_rows"]),
+        (sorted, 2, 20_000, 300, Mode::Smallest, &["select_rows", "sort_rows"]), // cluster rows
         (sorted, 4, 2000, 40, Mode::Smallest, &["select_rows", "sort_rows"]),
         (
             split(false),

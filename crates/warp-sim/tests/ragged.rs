@@ -478,8 +478,9 @@ fn split_rows_of_every_length() {
     }
 }
 
-/// Without counts the default splits ragged rows where it splits plain rows (few long rows),
-/// with the plain split's chunk width; with counts it runs them whole.
+/// Without counts the default splits ragged rows where it splits plain rows (few long rows,
+/// on a device without clusters: the ragged units have no cluster twin), with the plain
+/// split's chunk width; with counts it runs them whole.
 #[test]
 fn the_default_splits_ragged_rows_as_plain_rows_without_counts() {
     let (n, m, k) = (2usize, 40_000usize, 100usize);
@@ -487,7 +488,8 @@ fn the_default_splits_ragged_rows_as_plain_rows_without_counts() {
     let lengths = [12_345u32, 40_000];
     let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
     let data = RowData { lengths: Some(&lengths), ..RowData::default() };
-    let config = SimConfig { counts: false, ..SimConfig::default() };
+    let limits = warp_sim::DeviceLimits { max_cluster: 1, ..SimConfig::default().limits };
+    let config = SimConfig { counts: false, limits, ..SimConfig::default() };
     let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
     assert!(got.diagnostics.is_empty(), "{}", got.summary);
     let plain = Simulator::new(config).route(&args).unwrap();
@@ -499,7 +501,8 @@ fn the_default_splits_ragged_rows_as_plain_rows_without_counts() {
         panic!("not split: {:?}", got.route)
     };
     assert_eq!((split.chunk, split.full, got.route.depth()), (p.chunk, m.div_ceil(p.chunk), 1));
-    let counted = Simulator::new(SimConfig::default()).run_ragged(&x, &args, data).unwrap();
+    let mut sim = Simulator::new(SimConfig { limits, ..SimConfig::default() });
+    let counted = sim.run_ragged(&x, &args, data).unwrap();
     assert_eq!(counted.route.depth(), 0);
     assert_eq!((&got.indices, &got.values), (&counted.indices, &counted.values));
 }

@@ -15,7 +15,7 @@ use proptest::strategy::ValueTree;
 use test_support::{Float16, matrix16, matrix16_in, pick_k};
 use topk_ref::{Bisect, Element, KeyBits, Mode, Options, bf16, f16, topk_row};
 use warp_sim::rtopk::Strategy as Launch;
-use warp_sim::{ElemType, Family, KernelArgs, SimConfig, SimTopK, Simulator};
+use warp_sim::{DeviceLimits, ElemType, Family, KernelArgs, SimConfig, SimTopK, Simulator};
 
 /// The elements' bits.
 fn bits<E: Element>(v: &[E]) -> Vec<u32> {
@@ -158,21 +158,27 @@ fn every_kernel_width_runs_its_16_bit_unit() {
     }
 }
 
-/// A row of every bit pattern of a 16-bit type, shuffled: 65,536 elements, a block row past
-/// its registers, with every NaN payload of both signs, ±inf, ±0 and every subnormal.
+/// A row of every bit pattern of a 16-bit type, shuffled: 65,536 elements, with every NaN
+/// payload of both signs, ±inf, ±0 and every subnormal — a cluster row of 8 blocks, and on a
+/// device without clusters a block row past its registers.
 fn every_pattern<T: Float16 + Element>(row: Vec<T>) {
     let m = row.len();
-    for (k, mode, b, sorted) in [
-        (1, Mode::Largest, Bisect::exact(), false),
-        (2100, Mode::Largest, Bisect::exact(), true), // every NaN, +inf, the largest values
-        (40_000, Mode::Smallest, Bisect::exact(), false),
-        (m - 1, Mode::Smallest, Bisect::early_stopping(9), false),
-        (m, Mode::Largest, Bisect::exact(), false),
-    ] {
-        let config = SimConfig { sorted, ..SimConfig::default() };
-        let fam = check(config, (1, m, &row), k, mode, b)
-            .unwrap_or_else(|e| panic!("{} k={k} {mode:?} {b:?}: {e}", T::NAME));
-        assert_eq!(fam, Family::BlockRows);
+    let no_clusters = DeviceLimits { max_cluster: 1, ..SimConfig::default().limits };
+    for (limits, family) in
+        [(SimConfig::default().limits, Family::ClusterRows), (no_clusters, Family::BlockRows)]
+    {
+        for (k, mode, b, sorted) in [
+            (1, Mode::Largest, Bisect::exact(), false),
+            (2100, Mode::Largest, Bisect::exact(), true), // every NaN, +inf, the largest values
+            (40_000, Mode::Smallest, Bisect::exact(), false),
+            (m - 1, Mode::Smallest, Bisect::early_stopping(9), false),
+            (m, Mode::Largest, Bisect::exact(), false),
+        ] {
+            let config = SimConfig { sorted, limits, ..SimConfig::default() };
+            let fam = check(config, (1, m, &row), k, mode, b)
+                .unwrap_or_else(|e| panic!("{} k={k} {mode:?} {b:?}: {e}", T::NAME));
+            assert_eq!(fam, family);
+        }
     }
 }
 

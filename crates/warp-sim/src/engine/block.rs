@@ -1,7 +1,7 @@
 //! What a launch's running warps share, behind one `RefCell` that each warp borrows for the
 //! length of one operation: the resident blocks (shared memory, barrier epochs, the lanes'
-//! `__syncwarp` clocks, the barrier in progress), global memory, the schedule's generator,
-//! the tasks' states, and where findings go. [`crate::engine::machine::Machine`] owns it;
+//! `__syncwarp` clocks, the barrier in progress), their clusters' cluster barriers, global
+//! memory, the schedule's generator, the tasks' states, and where findings go. [`crate::engine::machine::Machine`] owns it;
 //! [`crate::engine::warp::Warp`]s borrow it.
 
 use std::collections::BTreeMap;
@@ -34,6 +34,12 @@ pub(crate) struct BlockState {
     /// Values the block's warps treat as block-uniform, in the order the first warp used
     /// them: warp `w`'s `i`-th use is compared with entry `i`.
     pub(crate) uniform_log: Vec<(&'static str, u64)>,
+    /// The block epoch at which its cluster's current phase began (its latest cluster
+    /// barrier): plain accesses stamped from it on are of the current cluster phase.
+    pub(crate) cluster_epoch: u32,
+    /// Another block's latest reduction into this block's shared memory: the cluster phase
+    /// and its label (a block returning in that phase leaves the reduction unordered).
+    pub(crate) remote_red: Option<(u32, &'static str)>,
 }
 
 impl BlockState {
@@ -48,6 +54,8 @@ impl BlockState {
         self.epoch = 0;
         self.barrier = None;
         self.uniform_log.clear();
+        self.cluster_epoch = 0;
+        self.remote_red = None;
         let w = warps as usize;
         if self.clocks.len() < w {
             self.clocks.resize(w, WarpClocks::default());
@@ -70,8 +78,20 @@ pub(crate) enum TaskState {
     Running,
     /// Waiting at its block's barrier.
     AtBarrier,
+    /// Waiting at its cluster's barrier (`barrier.cluster`), which its block's
+    /// `__syncthreads` does not release.
+    AtClusterBarrier,
     /// Returned from the kernel (the exit was reported if a barrier missed it).
     Done { reported: bool },
+}
+
+/// The cluster barriers of one cluster of resident blocks (consecutive slots).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ClusterState {
+    /// Cluster barriers completed so far (the cluster phase).
+    pub(crate) phase: u32,
+    /// The label of the cluster barrier the cluster's tasks are meeting at, once one arrived.
+    pub(crate) barrier: Option<&'static str>,
 }
 
 /// The launch's shared state.
@@ -91,6 +111,12 @@ pub(crate) struct Core {
     pub(crate) tasks: Vec<TaskState>,
     /// `blockDim.x`.
     pub(crate) threads_per_block: u32,
+    /// Tasks per block.
+    pub(crate) tasks_per_block: usize,
+    /// Blocks per cluster (1: no clusters).
+    pub(crate) cluster: u32,
+    /// Each resident cluster's state, by slot / `cluster`.
+    pub(crate) clusters: Vec<ClusterState>,
     /// The running task asked to let the others run first ([`crate::engine::Warp::yield_now`]).
     pub(crate) yielded: bool,
     /// Each block's global atomics so far (blocks that did any).
@@ -109,6 +135,9 @@ impl Core {
             globals: Vec::new(),
             tasks: Vec::new(),
             threads_per_block: 32,
+            tasks_per_block: 1,
+            cluster: 1,
+            clusters: Vec::new(),
             yielded: false,
             atomics: BTreeMap::new(),
             views: BTreeMap::new(),
@@ -137,6 +166,19 @@ impl Core {
     pub(crate) fn atomic_done(&mut self, block: u32) {
         *self.atomics.entry(block).or_insert(0) += 1;
         self.views.insert(block, self.atomics.clone());
+    }
+
+    /// The slots of the cluster of the block in `slot`.
+    pub(crate) fn cluster_slots(&self, slot: usize) -> std::ops::Range<usize> {
+        let c = self.cluster.max(1) as usize;
+        slot / c * c..(slot / c + 1) * c
+    }
+
+    /// Whether every task of the block in `slot` has returned.
+    pub(crate) fn block_done(&self, slot: usize) -> bool {
+        let n = self.tasks_per_block;
+        let tasks = self.tasks.get(slot * n..(slot + 1) * n).unwrap_or_default();
+        tasks.iter().all(|t| matches!(t, TaskState::Done { .. }))
     }
 
     /// Whether the running task should let another run now (a seeded coin; never in order).

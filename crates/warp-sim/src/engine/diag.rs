@@ -64,6 +64,22 @@ pub enum DiagKind {
     ShiftOverflow,
     /// A shuffle `width` that is not a power of two in `1..=32`.
     InvalidShuffleWidth,
+    /// A shared word of a block of a cluster was reduced into by a distributed-shared-memory
+    /// reduction ([`Op::ClusterRed`], from any block of the cluster, the owner included) and
+    /// read or plainly written by the owning block, with no cluster barrier between.
+    /// Reductions among themselves are atomic and do not race.
+    ClusterRace,
+    /// A distributed-shared-memory reduction named a block rank not in the cluster (`rank >=
+    /// %cluster_nctarank`); the lane did nothing.
+    ClusterRank,
+    /// A distributed-shared-memory reduction targeted a block of the cluster that had already
+    /// returned (its shared memory is gone), or a block returned with no cluster barrier after
+    /// another block's reduction into its shared memory; the lane did nothing.
+    ClusterExited,
+    /// A distributed-shared-memory reduction into another block before the cluster's first
+    /// cluster barrier completed: that block may not have started (CUDA requires a
+    /// cluster-wide sync first). The reduction is still applied.
+    ClusterUnsynced,
     /// The output changed when lanes, warps and blocks were scheduled in another order.
     OrderDependence,
 }
@@ -95,12 +111,16 @@ impl DiagKind {
             DiagKind::OutputRewritten => "output-rewritten",
             DiagKind::ShiftOverflow => "shift-overflow",
             DiagKind::InvalidShuffleWidth => "invalid-shuffle-width",
+            DiagKind::ClusterRace => "cluster-race",
+            DiagKind::ClusterRank => "cluster-rank",
+            DiagKind::ClusterExited => "cluster-exited",
+            DiagKind::ClusterUnsynced => "cluster-unsynced",
             DiagKind::OrderDependence => "order-dependence",
         }
     }
 
     /// Every kind, in table order.
-    pub const ALL: [DiagKind; 24] = [
+    pub const ALL: [DiagKind; 28] = [
         DiagKind::ShuffleSourceInactive,
         DiagKind::CallerNotInMask,
         DiagKind::MaskNamesInactiveLanes,
@@ -124,6 +144,10 @@ impl DiagKind {
         DiagKind::OutputRewritten,
         DiagKind::ShiftOverflow,
         DiagKind::InvalidShuffleWidth,
+        DiagKind::ClusterRace,
+        DiagKind::ClusterRank,
+        DiagKind::ClusterExited,
+        DiagKind::ClusterUnsynced,
         DiagKind::OrderDependence,
     ];
 
@@ -183,6 +207,11 @@ pub enum Op {
     Branch,
     /// A shift.
     Shift,
+    /// A distributed-shared-memory reduction (`red.shared::cluster.{add,min,max}.u32` at a
+    /// `mapa`-mapped address).
+    ClusterRed,
+    /// `barrier.cluster.arrive` + `barrier.cluster.wait` (`cluster.sync()`).
+    ClusterBarrier,
     /// The whole launch (order dependence).
     Launch,
 }
@@ -212,6 +241,8 @@ impl Op {
             Op::GlobalStore => "st.global",
             Op::Branch => "branch",
             Op::Shift => "shl",
+            Op::ClusterRed => "red.shared::cluster",
+            Op::ClusterBarrier => "barrier.cluster",
             Op::Launch => "launch",
         }
     }

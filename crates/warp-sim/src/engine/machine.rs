@@ -20,13 +20,19 @@
 //! `__syncthreads` reached by only part of a block is reported
 //! ([`DiagKind::BarrierDivergence`]) and released, never a hang; a watchdog bounds each
 //! task's operations.
+//!
+//! sm_90 thread-block clusters ([`Grid::cluster`] blocks each) are resident together, as the
+//! hardware co-schedules them: a cluster's blocks are admitted at once into consecutive slots
+//! (rank `blockIdx.x % cluster`), shuffled schedules permute whole clusters, and a cluster
+//! barrier ([`Warp::barrier_cluster`]) completes when every task of every block of the
+//! cluster has arrived — a barrier apart from `__syncthreads`, which neither releases.
 
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
-use crate::engine::block::{BlockState, Core, TaskState};
+use crate::engine::block::{BlockState, ClusterState, Core, TaskState};
 use crate::engine::diag::{DiagKind, DiagPolicy, Diagnostic, Op};
 use crate::engine::error::SimError;
 use crate::engine::global::Global;
@@ -76,6 +82,10 @@ pub struct Grid {
     pub resident: u32,
     /// Which rows the tasks own, if the launch checks it.
     pub rows: Option<Rows>,
+    /// Blocks per thread-block cluster (`%cluster_nctarank`), 1 to 16; 1 = no clusters.
+    /// `blocks` and both ends of `simulate` must be multiples of it; the resident blocks are
+    /// rounded up to whole clusters.
+    pub cluster: u32,
 }
 
 impl Grid {
@@ -90,6 +100,7 @@ impl Grid {
             simulate: (0, blocks),
             resident: 1,
             rows: None,
+            cluster: 1,
         }
     }
 
@@ -104,6 +115,24 @@ impl Grid {
         let (first, end) = self.simulate;
         if first > end || end > self.blocks {
             return bad(format!("blocks {first}..{end} are not in a grid of {}", self.blocks));
+        }
+        self.validate_cluster()
+    }
+
+    /// Clusters of 1 to 16 blocks (sm_90's portable limit is 8, 16 with an opt-in), and a
+    /// grid and simulated range of whole clusters (the hardware launches only whole ones).
+    fn validate_cluster(&self) -> Result<(), SimError> {
+        let bad = |why: String| Err(SimError::InvalidLaunch(why));
+        let c = self.cluster;
+        if !(1..=16).contains(&c) {
+            return bad(format!("blocks per cluster must be 1 to 16, got {c}"));
+        }
+        if self.blocks % c != 0 {
+            return bad(format!("a grid of {} blocks is not whole clusters of {c}", self.blocks));
+        }
+        let (first, end) = self.simulate;
+        if first % c != 0 || end % c != 0 {
+            return bad(format!("simulated blocks {first}..{end} are not whole clusters of {c}"));
         }
         Ok(())
     }
@@ -204,14 +233,21 @@ impl Machine {
         grid.validate()?;
         let (first, end) = grid.simulate;
         let per_block = grid.tasks_per_block();
+        let cluster = grid.cluster as usize;
         let resident = match grid.resident {
             0 => (end - first) as usize,
             r => (r as usize).min((end - first) as usize),
         };
+        // Whole clusters are resident (the range is whole clusters, so this stays in it).
+        let resident = resident.div_ceil(cluster) * cluster;
         let order = {
             let core = self.core.get_mut();
             core.rng = self.schedule.rng();
             core.threads_per_block = grid.warps_per_block * 32;
+            core.tasks_per_block = per_block;
+            core.cluster = grid.cluster;
+            core.clusters.clear();
+            core.clusters.resize(resident / cluster, ClusterState::default());
             core.yielded = false;
             core.atomics.clear();
             core.views.clear();
@@ -223,11 +259,17 @@ impl Machine {
             }
             core.tasks.clear();
             core.tasks.resize(resident * per_block, TaskState::Done { reported: true });
-            let blocks: Vec<u32> = (first..end).collect();
-            match &mut core.rng {
-                Some(rng) => rng.permutation(blocks.len()).into_iter().map(|i| blocks[i]).collect(),
-                None => blocks,
-            }
+            // Whole clusters are permuted; a cluster's blocks keep their rank order.
+            let n = (end - first) as usize / cluster;
+            let clusters: Vec<usize> = match &mut core.rng {
+                Some(rng) => rng.permutation(n),
+                None => (0..n).collect(),
+            };
+            let c = grid.cluster;
+            clusters
+                .into_iter()
+                .flat_map(|i| (0..c).map(move |r| first + i as u32 * c + r))
+                .collect()
         };
         let mut run = Run {
             core: &self.core,
@@ -263,8 +305,8 @@ where
 {
     fn execute(&mut self) -> Result<(), SimError> {
         let slots = self.tasks.len() / self.per_block.max(1);
-        for slot in 0..slots {
-            self.admit(slot)?;
+        for slot in (0..slots).step_by(self.grid.cluster as usize) {
+            self.admit_cluster(slot)?;
         }
         let mut cx = Context::from_waker(Waker::noop());
         loop {
@@ -281,16 +323,10 @@ where
                     result?;
                     self.tasks[t] = None;
                     self.core.borrow_mut().tasks[t] = TaskState::Done { reported: false };
-                    let slot = t / self.per_block;
-                    if self.slot_done(slot) {
-                        self.admit(slot)?;
-                    } else {
-                        self.complete_barrier_if_ready(slot)?;
-                    }
+                    self.task_returned(t / self.per_block)?;
                 }
                 Poll::Pending => {
-                    let slot = t / self.per_block;
-                    self.complete_barrier_if_ready(slot)?;
+                    self.complete_barriers(t / self.per_block)?;
                     let mut core = self.core.borrow_mut();
                     if std::mem::take(&mut core.yielded) {
                         // In order, a yielding task lets the next one run.
@@ -299,6 +335,43 @@ where
                 }
             }
         }
+    }
+
+    /// A task of the block in `slot` returned: the next cluster starts when the whole
+    /// cluster is done; else a barrier that waited only for it may complete.
+    fn task_returned(&mut self, slot: usize) -> Result<(), SimError> {
+        if !self.slot_done(slot) {
+            return self.complete_barriers(slot).map(drop);
+        }
+        self.block_returned(slot)?;
+        let slots = self.core.borrow().cluster_slots(slot);
+        if slots.clone().all(|s| self.slot_done(s)) {
+            self.admit_cluster(slots.start)
+        } else {
+            self.complete_cluster_barrier(slot, false).map(drop)
+        }
+    }
+
+    /// The block in `slot` returned: another block's reduction into its shared memory in
+    /// the current cluster phase was not ordered before its exit ([`DiagKind::ClusterExited`]).
+    fn block_returned(&mut self, slot: usize) -> Result<(), SimError> {
+        let mut core = self.core.borrow_mut();
+        let phase = core.clusters[slot / self.grid.cluster as usize].phase;
+        let b = &core.blocks[slot];
+        match b.remote_red {
+            Some((p, label)) if p == phase => {
+                let block = b.index;
+                core.report(DiagKind::ClusterExited, Op::ClusterRed, label, block, 0, 0, None)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Starts the next cluster of the order in the slots from `first` (one per block).
+    fn admit_cluster(&mut self, first: usize) -> Result<(), SimError> {
+        let c = self.grid.cluster as usize;
+        self.core.borrow_mut().clusters[first / c] = ClusterState::default();
+        (first..first + c).try_for_each(|slot| self.admit(slot))
     }
 
     /// Starts the next block of the order in `slot`, if any is left.
@@ -336,6 +409,7 @@ where
                 owned_row,
                 step_limit: self.step_limit,
                 checks,
+                cluster: g.cluster,
             };
             let warp = Warp::new(self.core, place);
             self.tasks[place.task] = Some(Box::pin((self.kernel)(warp)));
@@ -370,53 +444,113 @@ where
         core.tasks[self.slot_tasks(slot)].iter().all(|t| matches!(t, TaskState::Done { .. }))
     }
 
-    /// Completes the barrier of `slot` when each of its tasks has arrived or returned (a
-    /// task that returned while others wait is a [`DiagKind::BarrierDivergence`]).
-    fn complete_barrier_if_ready(&mut self, slot: usize) -> Result<bool, SimError> {
+    /// Completes the block barrier of `slot`, then its cluster's barrier, where they can.
+    fn complete_barriers(&mut self, slot: usize) -> Result<bool, SimError> {
+        let block = self.complete_block_barrier(slot, false)?;
+        Ok(self.complete_cluster_barrier(slot, false)? || block)
+    }
+
+    /// Completes the `__syncthreads` of `slot` when each of its tasks has arrived or
+    /// returned (a task that returned while others wait is a
+    /// [`DiagKind::BarrierDivergence`]). `force` (nothing else can run): tasks waiting at the
+    /// cluster barrier instead are reported too, and keep waiting there.
+    fn complete_block_barrier(&mut self, slot: usize, force: bool) -> Result<bool, SimError> {
         let range = self.slot_tasks(slot);
         let mut core = self.core.borrow_mut();
         let states = &core.tasks[range.clone()];
         let waiting = states.contains(&TaskState::AtBarrier);
-        if !waiting || states.contains(&TaskState::Running) {
+        let other = states.contains(&TaskState::AtClusterBarrier);
+        if !waiting || states.contains(&TaskState::Running) || (other && !force) {
             return Ok(false);
         }
         let label = core.blocks[slot].barrier.take().unwrap_or("__syncthreads()");
-        let groups_per_warp = (32 / self.grid.group_lanes) as usize;
-        let block = core.blocks[slot].index;
-        for t in range.clone() {
-            if core.tasks[t] == (TaskState::Done { reported: false }) {
-                core.tasks[t] = TaskState::Done { reported: true };
-                let warp = ((t - range.start) / groups_per_warp) as u32;
-                core.report(
-                    DiagKind::BarrierDivergence,
-                    Op::Syncthreads,
-                    label,
-                    block,
-                    warp,
-                    0,
-                    None,
-                )?;
-            }
-        }
+        let absent = TaskState::AtClusterBarrier;
+        self.report_absent(&mut core, range.clone(), absent, Op::Syncthreads, label)?;
         core.blocks[slot].epoch += 1;
-        for t in range.clone() {
-            if core.tasks[t] == TaskState::AtBarrier {
-                core.tasks[t] = TaskState::Running;
-            }
-        }
+        release(&mut core.tasks[range.clone()], TaskState::AtBarrier);
         // In order, the block's warps go on from its first.
         self.current = range.start;
         Ok(true)
     }
 
-    /// With nothing runnable: completes every barrier that can complete. `false` when none
-    /// was waiting (the launch is over).
+    /// Completes the cluster barrier of the cluster of `slot` when each task of its blocks
+    /// has arrived or returned (reported as at `__syncthreads`): the cluster phase moves on,
+    /// and each block's epoch with it. `force`: as [`Run::complete_block_barrier`], with the
+    /// barriers' roles swapped.
+    fn complete_cluster_barrier(&mut self, slot: usize, force: bool) -> Result<bool, SimError> {
+        let mut core = self.core.borrow_mut();
+        let slots = core.cluster_slots(slot);
+        let range = slots.start * self.per_block..slots.end * self.per_block;
+        let states = &core.tasks[range.clone()];
+        let waiting = states.contains(&TaskState::AtClusterBarrier);
+        let other = states.contains(&TaskState::AtBarrier);
+        if !waiting || states.contains(&TaskState::Running) || (other && !force) {
+            return Ok(false);
+        }
+        let c = &mut core.clusters[slot / self.grid.cluster as usize];
+        let label = c.barrier.take().unwrap_or("barrier.cluster");
+        c.phase = c.phase.wrapping_add(1);
+        let absent = TaskState::AtBarrier;
+        self.report_absent(&mut core, range.clone(), absent, Op::ClusterBarrier, label)?;
+        for b in &mut core.blocks[slots] {
+            b.epoch += 1;
+            b.cluster_epoch = b.epoch;
+        }
+        release(&mut core.tasks[range.clone()], TaskState::AtClusterBarrier);
+        self.current = range.start;
+        Ok(true)
+    }
+
+    /// Reports the tasks of `range` that miss a barrier: those that returned (once) and
+    /// those waiting at the `other` barrier.
+    fn report_absent(
+        &self,
+        core: &mut Core,
+        range: std::ops::Range<usize>,
+        other: TaskState,
+        op: Op,
+        label: &'static str,
+    ) -> Result<(), SimError> {
+        let groups_per_warp = (32 / self.grid.group_lanes) as usize;
+        for t in range {
+            let state = core.tasks[t];
+            if state == (TaskState::Done { reported: false }) {
+                core.tasks[t] = TaskState::Done { reported: true };
+            } else if state != other {
+                continue;
+            }
+            let block = core.blocks[t / self.per_block].index;
+            let warp = (t % self.per_block / groups_per_warp) as u32;
+            core.report(DiagKind::BarrierDivergence, op, label, block, warp, 0, None)?;
+        }
+        Ok(())
+    }
+
+    /// With nothing runnable: completes every barrier that can complete; failing that, a
+    /// block's and its cluster's tasks are split between the two barriers (a hang on the
+    /// hardware), and the barriers complete regardless, reported. `false` when none was
+    /// waiting (the launch is over).
     fn release_stuck_barriers(&mut self) -> Result<bool, SimError> {
         let slots = self.tasks.len() / self.per_block.max(1);
         let mut any = false;
-        for slot in 0..slots {
-            any |= self.complete_barrier_if_ready(slot)?;
+        for force in [false, true] {
+            for slot in 0..slots {
+                any |= self.complete_block_barrier(slot, force)?;
+            }
+            for slot in (0..slots).step_by(self.grid.cluster as usize) {
+                any |= self.complete_cluster_barrier(slot, force)?;
+            }
+            if any {
+                return Ok(true);
+            }
         }
-        Ok(any)
+        Ok(false)
+    }
+}
+
+/// The tasks of `tasks` waiting at barrier `at` go on.
+fn release(tasks: &mut [TaskState], at: TaskState) {
+    for t in tasks.iter_mut().filter(|t| **t == at) {
+        *t = TaskState::Running;
     }
 }

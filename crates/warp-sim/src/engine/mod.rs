@@ -16,12 +16,18 @@
 //! * [`shared`] and [`global`]: a block's [`SharedMem`] with a shadow per word and the lanes'
 //!   `__syncwarp` clocks; [`Global`] buffers (whole, or a window of a grid too large to hold)
 //!   and read-only inputs ([`Source`]: a slice, or a [`VirtualSource`] made from addresses).
+//! * [`cluster`]: sm_90 thread-block clusters ([`Grid::cluster`]): blocks of a cluster are
+//!   resident together, reduce into each other's shared memory ([`Warp::red_shared_cluster`],
+//!   [`ClusterRed`]) and meet at cluster barriers ([`Warp::barrier_cluster`]); misuse is
+//!   reported ([`DiagKind::ClusterRace`], [`DiagKind::ClusterRank`],
+//!   [`DiagKind::ClusterExited`], [`DiagKind::ClusterUnsynced`]).
 //! * [`schedule`]: in order or a seeded shuffle ([`Schedule`]).
 //! * [`diag`], [`sink`] and [`summary`]: the findings ([`Diagnostic`]), where they go
 //!   ([`DiagSink`]) and their summary by kind ([`DiagSummary`]), never a panic; [`error`]:
 //!   [`SimError`].
 
 mod block;
+pub mod cluster;
 pub mod diag;
 pub mod error;
 pub mod global;
@@ -34,6 +40,7 @@ pub mod summary;
 pub mod warp;
 
 pub use block::DEFAULT_KEPT_DIAGNOSTICS;
+pub use cluster::ClusterRed;
 pub use diag::{DiagKind, DiagPolicy, Diagnostic, Op};
 pub use error::SimError;
 pub use global::{Global, SliceSource, Source, VirtualSource, WordSource};

@@ -12,6 +12,11 @@
 //! their own lanes, so within a warp each lane keeps a vector clock (`WarpClocks`): lane
 //! `b` is ordered after lane `a`'s access at `a`'s clock `c` once `b` has met `a` at a
 //! `__syncwarp` after it (`clock_b[a] > c`).
+//!
+//! Distributed-shared-memory reductions from the blocks of a cluster ([`SharedMem::reduce`])
+//! are stamped with the cluster phase (cluster barriers completed) in a side table, allocated
+//! only once a block is reduced into, so that kernels without clusters pay nothing: a plain
+//! access and a reduction of one phase are a [`DiagKind::ClusterRace`].
 
 use crate::engine::diag::DiagKind;
 use crate::engine::error::SimError;
@@ -25,6 +30,9 @@ const POISON: u8 = 2;
 const READ_MANY: u8 = 4;
 /// Shadow flag: `reader` holds a read.
 const READ_ONE: u8 = 8;
+/// Shadow flag: a thread of the block wrote the word with a plain store (`writer` holds it);
+/// a word only reduced into is initialized but has no plain writer.
+const WROTE: u8 = 16;
 
 /// The lanes' `__syncwarp` vector clocks of one warp: `vc[b][a]` is the latest clock of lane
 /// `a` that lane `b` has met at a `__syncwarp`; `vc[a][a]` is lane `a`'s own clock.
@@ -136,6 +144,19 @@ pub(crate) struct SharedRead {
 #[derive(Clone, Debug, Default)]
 pub struct SharedMem {
     words: Vec<Word>,
+    /// Per word, the cluster phase + 1 of the latest reduction into it (0: none); empty until
+    /// the block is first reduced into.
+    reduced: Vec<u32>,
+}
+
+/// What a distributed-shared-memory reduction into a word found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Reduced {
+    /// [`DiagKind::SharedOutOfBounds`] (nothing was done) or
+    /// [`DiagKind::UninitializedSharedRead`] (the old value was never written).
+    pub(crate) finding: Option<DiagKind>,
+    /// The owning block plainly read or wrote the word in this cluster phase.
+    pub(crate) race: bool,
 }
 
 impl SharedMem {
@@ -143,6 +164,7 @@ impl SharedMem {
     /// that cannot be allocated is a [`SimError::InvalidLaunch`], never an abort.
     pub fn reset(&mut self, words: usize) -> Result<(), SimError> {
         self.words.clear();
+        self.reduced.clear();
         self.reserve(words)?;
         self.words.resize(words, Word::default());
         Ok(())
@@ -204,7 +226,10 @@ impl SharedMem {
         if w.flags & INIT == 0 {
             r.finding = Some(DiagKind::UninitializedSharedRead);
             r.poisoned = true;
-        } else if w.writer != thread && !w.writer_at.ordered_before(w.writer, now) {
+        } else if w.flags & WROTE != 0
+            && w.writer != thread
+            && !w.writer_at.ordered_before(w.writer, now)
+        {
             r.finding = Some(DiagKind::SharedRace);
         }
         let live_reader = w.flags & READ_ONE != 0 && !w.reader_at.ordered_before(w.reader, now);
@@ -276,7 +301,7 @@ impl SharedMem {
         };
         let mut out = None;
         if checks {
-            let ww = w.flags & INIT != 0
+            let ww = w.flags & WROTE != 0
                 && w.writer != thread
                 && !w.writer_at.ordered_before(w.writer, now);
             let war = w.flags & READ_ONE != 0
@@ -294,8 +319,50 @@ impl SharedMem {
         w.prev = w.value;
         w.value = value;
         (w.writer, w.writer_at) = (thread, Epochs::of(now));
-        w.flags = INIT | if poisoned { POISON } else { 0 };
+        w.flags = INIT | WROTE | if poisoned { POISON } else { 0 };
         out
+    }
+
+    /// Whether any word was reduced into since the block started (plain accesses must then
+    /// look at [`SharedMem::reduced_in`]).
+    #[inline]
+    pub(crate) fn has_reductions(&self) -> bool {
+        !self.reduced.is_empty()
+    }
+
+    /// Whether word `addr` was reduced into in cluster phase `phase`.
+    #[inline]
+    pub(crate) fn reduced_in(&self, addr: usize, phase: u32) -> bool {
+        self.reduced.get(addr) == Some(&phase.wrapping_add(1))
+    }
+
+    /// A distributed-shared-memory reduction `word = f(word)` in cluster phase `phase`; the
+    /// block's plain accesses at block epochs from `phase_epoch` on are of the same phase.
+    /// The result is poisoned when the old value or `poisoned` (the operand) was.
+    pub(crate) fn reduce(
+        &mut self,
+        addr: usize,
+        f: impl Fn(u32) -> u32,
+        poisoned: bool,
+        phase: u32,
+        phase_epoch: u32,
+    ) -> Reduced {
+        let Some(w) = self.words.get_mut(addr) else {
+            return Reduced { finding: Some(DiagKind::SharedOutOfBounds), race: false };
+        };
+        let uninit = w.flags & INIT == 0;
+        let race = (w.flags & WROTE != 0 && w.writer_at.block >= phase_epoch)
+            || (w.flags & READ_ONE != 0 && w.reader_at.block >= phase_epoch);
+        let poisoned = poisoned || uninit || w.flags & POISON != 0;
+        w.prev = w.value;
+        w.value = f(w.value);
+        w.flags = (w.flags & !POISON) | INIT | if poisoned { POISON } else { 0 };
+        if self.reduced.is_empty() {
+            self.reduced.resize(self.words.len(), 0);
+        }
+        self.reduced[addr] = phase.wrapping_add(1);
+        let finding = uninit.then_some(DiagKind::UninitializedSharedRead);
+        Reduced { finding, race }
     }
 }
 

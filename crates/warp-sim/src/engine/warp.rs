@@ -16,7 +16,8 @@
 //!
 //! Memory operations and barriers are `async` (`.await` them): they are where the scheduler
 //! may switch to another warp ([`crate::engine::Schedule::Shuffled`]); `__syncthreads` waits
-//! there until every warp of the block has arrived. Everything else is an ordinary call.
+//! there until every warp of the block has arrived, a cluster barrier until every warp of
+//! the cluster's blocks has. Everything else is an ordinary call.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -24,6 +25,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use crate::engine::block::{Core, TaskState};
+use crate::engine::cluster::ClusterRed;
 use crate::engine::diag::{DiagKind, Op};
 use crate::engine::error::SimError;
 use crate::engine::global::{Accessor, Source};
@@ -48,6 +50,8 @@ pub(crate) struct Place {
     pub(crate) owned_row: Option<u64>,
     pub(crate) step_limit: u64,
     pub(crate) checks: bool,
+    /// Blocks per cluster.
+    pub(crate) cluster: u32,
 }
 
 /// The lanes of one task: identity, active mask, and CUDA's primitives.
@@ -63,13 +67,13 @@ pub struct Warp<'c> {
 
 /// Per-lane flags of one memory instruction, reported as one diagnostic per kind.
 struct Findings {
-    masks: [(DiagKind, u32, Option<u64>); 5],
+    masks: [(DiagKind, u32, Option<u64>); 6],
     n: usize,
 }
 
 impl Findings {
     fn new() -> Self {
-        Self { masks: [(DiagKind::PoisonUsed, 0, None); 5], n: 0 }
+        Self { masks: [(DiagKind::PoisonUsed, 0, None); 6], n: 0 }
     }
 
     fn add(&mut self, kind: DiagKind, lane: usize, addr: u64) {
@@ -108,7 +112,7 @@ impl Future for SwitchPoint {
     }
 }
 
-/// Waiting at `__syncthreads` until the machine completes the barrier.
+/// Waiting at `__syncthreads` or a cluster barrier until the machine completes it.
 struct BarrierWait<'c> {
     core: &'c RefCell<Core>,
     task: usize,
@@ -117,7 +121,8 @@ struct BarrierWait<'c> {
 impl Future for BarrierWait<'_> {
     type Output = ();
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        if self.core.borrow().tasks[self.task] == TaskState::AtBarrier {
+        let state = self.core.borrow().tasks[self.task];
+        if matches!(state, TaskState::AtBarrier | TaskState::AtClusterBarrier) {
             Poll::Pending
         } else {
             Poll::Ready(())
@@ -271,6 +276,16 @@ impl<'c> Warp<'c> {
     /// `gridDim.x` (a launch may simulate only some of the grid's blocks).
     pub fn grid_dim(&self) -> u32 {
         self.at.grid_dim
+    }
+
+    /// This block's rank in its cluster (`%cluster_ctarank`: `blockIdx.x % cluster`).
+    pub fn cluster_ctarank(&self) -> u32 {
+        self.at.block % self.at.cluster
+    }
+
+    /// Blocks per cluster (`%cluster_nctarank`; 1 without clusters).
+    pub fn cluster_size(&self) -> u32 {
+        self.at.cluster
     }
 
     /// This warp's index in the block (`threadIdx.x / 32`).
@@ -727,6 +742,28 @@ impl<'c> Warp<'c> {
         Ok(())
     }
 
+    /// `barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire` (`cluster.sync()`):
+    /// waits until every task of every block of the cluster has arrived (or returned: a
+    /// [`DiagKind::BarrierDivergence`], as at `__syncthreads`). It orders each block's shared
+    /// memory as `__syncthreads` does, and the cluster's reductions into it (a new cluster
+    /// phase). A block's `__syncthreads` does not release it, nor it a `__syncthreads`.
+    pub async fn barrier_cluster(&mut self, label: &'static str) -> Result<(), SimError> {
+        self.step()?;
+        self.switch().await;
+        let missing = self.alive & !self.active;
+        if missing != 0 {
+            self.report(DiagKind::BarrierDivergence, Op::ClusterBarrier, label, missing, None)?;
+        }
+        {
+            let mut core = self.core.borrow_mut();
+            let cluster = self.at.slot / self.at.cluster as usize;
+            core.clusters[cluster].barrier.get_or_insert(label);
+            core.tasks[self.at.task] = TaskState::AtClusterBarrier;
+        }
+        BarrierWait { core: self.core, task: self.at.task }.await;
+        Ok(())
+    }
+
     /// `__threadfence()`: orders this thread's global accesses (the simulator's global memory
     /// is sequentially consistent, so it is a point where another warp may run).
     pub async fn threadfence(&mut self) -> Result<(), SimError> {
@@ -1092,10 +1129,13 @@ impl<'c> Warp<'c> {
         let mut f = Findings::new();
         {
             let mut core = self.core.borrow_mut();
+            let phase = core.clusters[slot / self.at.cluster as usize].phase;
             let b = &mut core.blocks[slot];
             let epoch = b.epoch;
+            // Words reduced into by the cluster need the full check (a `ClusterRace`).
+            let reduced = checks && b.shared.has_reductions();
             let clocks = &b.clocks[w as usize];
-            if let Some(start) = contiguous_run(addr, active, bad_addr) {
+            if let Some(start) = contiguous_run(addr, active, bad_addr).filter(|_| !reduced) {
                 let own: [u32; WARP_SIZE] = std::array::from_fn(|l| clocks.own(l));
                 if let Some((v, p)) =
                     b.shared.read_private_run(start, active, thread0, &own, epoch, checks)
@@ -1116,6 +1156,9 @@ impl<'c> Warp<'c> {
                 poison |= u32::from(r.poisoned) << l;
                 if let Some(kind) = r.finding {
                     f.add(kind, l, a as u64);
+                }
+                if reduced && b.shared.reduced_in(a, phase) {
+                    f.add(DiagKind::ClusterRace, l, a as u64);
                 }
             }
             // A racy load sees the value before or after the racing write, by a seeded coin
@@ -1145,8 +1188,10 @@ impl<'c> Warp<'c> {
         let mut f = Findings::new();
         {
             let mut core = self.core.borrow_mut();
+            let phase = core.clusters[self.at.slot / self.at.cluster as usize].phase;
             let b = &mut core.blocks[self.at.slot];
             let epoch = b.epoch;
+            let reduced = checks && b.shared.has_reductions();
             let clocks = &b.clocks[self.at.warp as usize];
             for l in order.iter() {
                 let a = addr.lane(l) as usize;
@@ -1157,6 +1202,9 @@ impl<'c> Warp<'c> {
                     own: clocks.own(l),
                 };
                 let (value, poisoned) = (val.lane(l), val.is_poisoned(l));
+                if reduced && b.shared.reduced_in(a, phase) {
+                    f.add(DiagKind::ClusterRace, l, a as u64);
+                }
                 let found = b.shared.write(a, value, poisoned, thread0 + l as u16, &now, checks);
                 if let Some(kind) = found {
                     f.add(kind, l, a as u64);
@@ -1164,6 +1212,79 @@ impl<'c> Warp<'c> {
             }
         }
         self.report_findings(&f, Op::SharedStore, label)
+    }
+
+    /// `red.shared::cluster.{op}.u32` at `mapa(addr, rank)` in the active lanes: `op` of `v`
+    /// into shared word `addr` (a word address, as [`Warp::ld_shared`]'s) of the block of
+    /// rank `rank` of this block's cluster — this block's own rank included. Atomic, in a
+    /// seeded lane order when shuffled. A rank outside the cluster
+    /// ([`DiagKind::ClusterRank`]) or a block that returned ([`DiagKind::ClusterExited`])
+    /// skips the lane; another block before the cluster's first cluster barrier is a
+    /// [`DiagKind::ClusterUnsynced`]; the old value never written, a
+    /// [`DiagKind::UninitializedSharedRead`]; a plain access of the owner in this cluster
+    /// phase, a [`DiagKind::ClusterRace`].
+    pub async fn red_shared_cluster(
+        &mut self,
+        op: ClusterRed,
+        rank: &Lanes<u32>,
+        addr: &Lanes<u32>,
+        v: &Lanes<u32>,
+        label: &'static str,
+    ) -> Result<(), SimError> {
+        let poison = rank.poison_mask() | addr.poison_mask();
+        let bad = self.access(poison, Op::ClusterRed, label).await?;
+        let order = self.lane_order(self.active & !bad);
+        let mut f = Findings::new();
+        {
+            let mut core = self.core.borrow_mut();
+            for l in order.iter() {
+                let (r, a) = (rank.lane(l), addr.lane(l) as usize);
+                let operand = (v.lane(l), v.is_poisoned(l));
+                self.reduce_lane(&mut core, op, r, a, operand, label, &mut f, l);
+            }
+        }
+        self.report_findings(&f, Op::ClusterRed, label)
+    }
+
+    /// Lane `l`'s reduction of [`Warp::red_shared_cluster`]: `operand` (value, poisoned)
+    /// into word `a` of the block of rank `r`; findings go to `f`.
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_lane(
+        &self,
+        core: &mut Core,
+        op: ClusterRed,
+        r: u32,
+        a: usize,
+        operand: (u32, bool),
+        label: &'static str,
+        f: &mut Findings,
+        l: usize,
+    ) {
+        if r >= self.at.cluster {
+            return f.add(DiagKind::ClusterRank, l, a as u64);
+        }
+        let slots = core.cluster_slots(self.at.slot);
+        let phase = core.clusters[slots.start / self.at.cluster as usize].phase;
+        let remote = r != self.cluster_ctarank();
+        if phase == 0 && remote {
+            f.add(DiagKind::ClusterUnsynced, l, a as u64);
+        }
+        let target = slots.start + r as usize;
+        if core.block_done(target) {
+            return f.add(DiagKind::ClusterExited, l, a as u64);
+        }
+        let b = &mut core.blocks[target];
+        let (x, poisoned) = operand;
+        let red = b.shared.reduce(a, |old| op.apply(old, x), poisoned, phase, b.cluster_epoch);
+        if let Some(kind) = red.finding {
+            f.add(kind, l, a as u64);
+        }
+        if red.race {
+            f.add(DiagKind::ClusterRace, l, a as u64);
+        }
+        if remote && red.finding != Some(DiagKind::SharedOutOfBounds) {
+            b.remote_red = Some((phase, label));
+        }
     }
 
     // ----- internals ------------------------------------------------------------------------

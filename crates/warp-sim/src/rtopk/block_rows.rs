@@ -28,7 +28,7 @@ use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_ch
 
 /// `block_range`: the block-wide min and max key, through the per-warp slots
 /// `s_partial[64 ..]` (apart from the block sums' slots).
-async fn block_range(
+pub(crate) async fn block_range(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     lane_min: &Lanes<u32>,
@@ -129,7 +129,7 @@ async fn load_rest(
 
 /// `stages_loads`: whether the launch gave the block the shared memory to stage its loads in
 /// (the plan's `BLOCK_LOAD_STAGE_WARP` bytes a warp, where the device's opt-in limit allows).
-fn stages_loads(w: &Warp<'_>, p: &Params<'_>) -> bool {
+pub(crate) fn stages_loads(w: &Warp<'_>, p: &Params<'_>) -> bool {
     p.plan.dynamic_shared as usize >= w.warps_per_block() as usize * BLOCK_LOAD_STAGE_WARP
 }
 
@@ -240,6 +240,33 @@ async fn load_block_keys16(
     Ok((lo, hi))
 }
 
+/// `load_block_slots`: stage 1's loads into registers — thread `t`'s `BLOCK_EPL` slots hold
+/// elements `first .. first + BLOCK_EPL - 1` of the row at `row_off` (`p.a.m` wide; key 0 past
+/// it), keyed; returns the thread's min and max key over those inside the row. `staged`: an f32
+/// row's loads through the warp's staging area (`load_block_staged`). Block rows and cluster
+/// rows (`cluster_rows.rs`) alike.
+pub(crate) async fn load_block_slots(
+    w: &mut Warp<'_>,
+    p: &Params<'_>,
+    keys: &mut [Lanes<u32>],
+    (row_off, first): (&Lanes<u64>, &Lanes<u32>),
+    staged: bool,
+) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
+    let a = &p.a;
+    if staged {
+        let v = load_block_staged(w, a, p.x, row_off).await?;
+        key_f32_slots(w, a, keys, &v, first)
+    } else if p.elem == ElemType::F32 {
+        load_row(w, a, p.x, row_off, keys, first, p.vec4).await
+    } else if p.elem.integer() {
+        let n = keys.len();
+        let v = load_ints(w, (a, p.elem), p.x, (row_off, first), n, p.vec4).await?;
+        key_ints(w, (a, p.elem), keys, &v, first)
+    } else {
+        load_block_keys16(w, a, p, row_off, keys, first).await
+    }
+}
+
 /// `rtopk_block_row<NARROWS>`: one block per row.
 pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
     let row_id = u64::from(w.block_idx());
@@ -286,18 +313,8 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     let tid = w.thread_idx();
     let first = tid.map(|t| BLOCK_EPL as u32 * t);
     let staged = p.elem == ElemType::F32 && aligned && stages_loads(w, p);
-    let (mut lane_min, mut lane_max) = if staged {
-        let v = load_block_staged(w, a, p.x, &row_off).await?;
-        key_f32_slots(w, a, &mut row.keys, &v, &first)?
-    } else if p.elem == ElemType::F32 {
-        load_row(w, a, p.x, &row_off, &mut row.keys, &first, p.vec4).await?
-    } else if p.elem.integer() {
-        let n = row.keys.len();
-        let v = load_ints(w, (a, p.elem), p.x, (&row_off, &first), n, p.vec4).await?;
-        key_ints(w, (a, p.elem), &mut row.keys, &v, &first)?
-    } else {
-        load_block_keys16(w, a, p, &row_off, &mut row.keys, &first).await?
-    };
+    let (mut lane_min, mut lane_max) =
+        load_block_slots(w, p, &mut row.keys, (&row_off, &first), staged).await?;
     if tr.on() {
         for l in 0..32 {
             let f = first.lane(l) as usize;
@@ -378,7 +395,7 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
 }
 
 /// The register part's (strong, band, taken) flags of this warp's threads, for the trace.
-fn trace_slots(
+pub(crate) fn trace_slots(
     tr: crate::rtopk::record::Tracer<'_>,
     first: &Lanes<u32>,
     m: usize,

@@ -137,6 +137,7 @@ fn suite() -> Vec<Case> {
         c(2, 2100, 1100, l, exact, Auto, true, Numbers), // block sort in shared memory
         c(1, 35_000, 300, l, exact, Block, false, Numbers), // past the registers: 3 chunks
         c(2, 4500, 250, l, exact, Split, true, Hostile), // split rows: 2 chunks + a last, gather
+        c(1, 16_400, 200, l, exact, Auto, true, Hostile), // a cluster row of 3 blocks, sorted
         c16(f16, 24, 45, 6, s, Quarter, false, Hostile), // packed quarter rows, NaN in smallest
         c16(bf16, 9, 256, 30, l, Warp, true, Hostile),   // 16-byte loads of eight, warp sort
         c16(f16, 9, 252, 20, s, Warp, false, Numbers),   // 2-byte loads (M % 8 != 0)

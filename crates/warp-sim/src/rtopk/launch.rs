@@ -27,6 +27,7 @@ use crate::engine::summary::DiagSummary;
 use crate::engine::warp::BufId;
 use crate::rtopk::args::{BLOCK_STAGE, KernelArgs, RowData, WARP_STAGE};
 use crate::rtopk::block_rows::rtopk_block_row;
+use crate::rtopk::cluster_rows::rtopk_cluster_row;
 use crate::rtopk::coverage::{Coverage, Tally};
 use crate::rtopk::execute::{Outputs, Run, SPLIT_MAX_WORDS, program_words};
 use crate::rtopk::order::{ElemType, elem_type};
@@ -45,7 +46,8 @@ use crate::rtopk::wide::rtopk_wide_rows_impl;
 /// An H100 SXM: 132 SMs, 227 KiB of opt-in shared memory per block — the device whose plan
 /// the simulator follows unless told otherwise (results never depend on it, only the family
 /// chosen for a shape).
-pub const H100: DeviceLimits = DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448 };
+pub const H100: DeviceLimits =
+    DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448, max_cluster: 8 };
 
 /// Rows per window of a launch: whole blocks of every family (32 · 32 rows), or fewer rows
 /// of [`WINDOW_ELEMENTS`] where rows are long.
@@ -514,7 +516,12 @@ impl Simulator {
         check_family_elem(plan, p.elem)?;
         let rpb = rows_per_block(plan);
         let mut grid = Grid::new(plan.grid, plan.block / 32, topk_shared_words(plan));
-        grid.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
+        // a cluster row's blocks: `cluster` consecutive blocks per row, resident together
+        let per_row = u64::from(plan.cluster.max(1));
+        grid.cluster = per_row as u32;
+        grid.resident = grid.cluster;
+        grid.simulate =
+            ((rows.start / rpb * per_row) as u32, (rows.end.div_ceil(rpb) * per_row) as u32);
         grid.group_lanes = match plan.family() {
             Family::QuarterRows | Family::HalfRows | Family::WarpRows | Family::PickRows => {
                 plan.lanes_per_row as u32
@@ -522,12 +529,13 @@ impl Simulator {
             _ => 32,
         };
         let groups_per_row = if block_family(plan) { plan.block / 32 } else { 1 };
-        let parts_per_row = u64::from(p.chunks.max(1));
+        let parts_per_row = u64::from(p.chunks.max(1)) * per_row;
         grid.rows = Some(Rows { parts_per_row, ..Rows::new(rpb, groups_per_row) });
         self.machine.set_step_limit(step_budget(&p.a));
         let family = plan.family();
         self.machine.launch(grid, async |mut w| match family {
             Family::BlockRows | Family::BlockRowsNarrow => rtopk_block_row(&mut w, p).await,
+            Family::ClusterRows => rtopk_cluster_row(&mut w, p).await,
             Family::PickRows => rtopk_pick_rows_impl(&mut w, p).await,
             Family::WideRows => rtopk_wide_rows_impl(&mut w, p).await,
             _ => rtopk_warp_rows_impl(&mut w, p).await,
@@ -603,7 +611,7 @@ pub(crate) fn first_plan(route: &Route) -> Plan {
 
 /// Whether the plan runs one block per row.
 fn block_family(p: &Plan) -> bool {
-    matches!(p.family(), Family::BlockRows | Family::BlockRowsNarrow)
+    matches!(p.family(), Family::BlockRows | Family::BlockRowsNarrow | Family::ClusterRows)
 }
 
 /// Rows per block of the top-k launch.
@@ -640,7 +648,7 @@ fn step_rows_per_block(step: &Step) -> u64 {
 fn topk_shared_words(p: &Plan) -> usize {
     debug_assert!(BLOCK_STAGE < block_smem::KEYS as usize);
     match p.family() {
-        Family::BlockRows | Family::BlockRowsNarrow => {
+        Family::BlockRows | Family::BlockRowsNarrow | Family::ClusterRows => {
             // the dynamic shared memory: the load's staging, then the cached keys
             block_smem::KEYS as usize + p.dynamic_shared as usize / 4
         }

@@ -45,6 +45,7 @@
 pub mod args;
 mod block_rows;
 pub mod catalog;
+mod cluster_rows;
 pub mod coverage;
 mod execute;
 mod grouped;

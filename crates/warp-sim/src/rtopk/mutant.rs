@@ -112,11 +112,19 @@ pub enum Mutant {
     /// `sort_wide` leaves out the `__syncwarp()` after each step of its network: a lane reads
     /// a result another lane has just swapped, with no barrier between.
     WideSortMissingSyncwarp,
+    /// `cluster_sum` reads its block's slot without the cluster barrier: before every block of
+    /// the cluster has added its count into it.
+    ClusterSumMissingBarrier,
+    /// `cluster_before` reads the counts of the blocks before without the cluster barrier.
+    ClusterBeforeMissingBarrier,
+    /// A cluster row's first reduction into another block's shared memory comes without the
+    /// cluster barrier that makes sure every block has started (and set its slots).
+    ClusterStartMissingBarrier,
 }
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 40] = [
+    pub const ALL: [Mutant; 43] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -157,6 +165,9 @@ impl Mutant {
         Mutant::Nan16CountedSmallest,
         Mutant::WideSortTiesHighIndex,
         Mutant::WideSortMissingSyncwarp,
+        Mutant::ClusterSumMissingBarrier,
+        Mutant::ClusterBeforeMissingBarrier,
+        Mutant::ClusterStartMissingBarrier,
     ];
 
     /// A short kebab-case name.
@@ -202,6 +213,9 @@ impl Mutant {
             Mutant::Nan16CountedSmallest => "nan16-counted-smallest",
             Mutant::WideSortTiesHighIndex => "wide-sort-ties-high-index",
             Mutant::WideSortMissingSyncwarp => "wide-sort-missing-syncwarp",
+            Mutant::ClusterSumMissingBarrier => "cluster-sum-missing-barrier",
+            Mutant::ClusterBeforeMissingBarrier => "cluster-before-missing-barrier",
+            Mutant::ClusterStartMissingBarrier => "cluster-start-missing-barrier",
         }
     }
 
@@ -258,6 +272,9 @@ impl Mutant {
             | Mutant::SplitGatherNoChunkStart => "split rows",
             Mutant::Ceil16Nearest | Mutant::Nan16CountedSmallest => "16-bit warp rows",
             Mutant::WideSortTiesHighIndex | Mutant::WideSortMissingSyncwarp => "wide rows (sorted)",
+            Mutant::ClusterSumMissingBarrier
+            | Mutant::ClusterBeforeMissingBarrier
+            | Mutant::ClusterStartMissingBarrier => "cluster rows",
         }
     }
 }

@@ -7,7 +7,9 @@
 //! loop the simulator writes inline in `key_slots`; `takes_hint`, `hint_of`: where a block row
 //! reads its hint, which the simulator takes from its arguments; `wait_for_previous_step`: an
 //! entry point's wait for the program's previous step, which the simulator's steps, run one
-//! after the other, never need).
+//! after the other, never need; `cluster_ctarank`, `cluster_nctarank`, `cluster_sync`,
+//! `cluster_red`: PTX's cluster registers, barrier and reductions, which are the engine's
+//! `Warp::cluster_ctarank`, `cluster_size`, `barrier_cluster` and `red_shared_cluster`).
 
 /// `(name, file of src/rtopk that defines it)`, in kernel order.
 pub const SHARED_NAMES: &[(&str, &str)] = &[
@@ -99,7 +101,14 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("stages_loads", "block_rows.rs"),
     ("stage_slot", "block_rows.rs"),
     ("load_block_staged", "block_rows.rs"),
+    ("load_block_slots", "block_rows.rs"),
     ("rtopk_block_row", "block_rows.rs"),
+    // cluster rows (docs/kernel.md, "Cluster rows")
+    ("ClusterRow", "cluster_rows.rs"),
+    ("cluster_sum", "cluster_rows.rs"),
+    ("cluster_range", "cluster_rows.rs"),
+    ("cluster_before", "cluster_rows.rs"),
+    ("rtopk_cluster_row", "cluster_rows.rs"),
     // the sorted output
     ("sort_rank", "sort.rs"),
     ("SharedRanks", "sort.rs"),

@@ -1,0 +1,189 @@
+// The cluster-row kernel: rtopk_cluster_rows, one thread-block cluster per row (docs/kernel.md,
+// "Cluster rows"). Block r of a row's cluster holds elements r SPAN .. (r + 1) SPAN - 1 of the
+// row in registers (SPAN = BLOCK_EPL * blockDim.x), as a block row holds its first SPAN; the
+// search is the block row's, but every count, and the row's min and max key, meet in each
+// block's shared memory through distributed shared memory (PTX ISA, "mapa",
+// "red.shared::cluster", "barrier.cluster"), one cluster barrier per count. The selection
+// places each block's results after those of the blocks before it (one more cluster round).
+// Compute capability 9.0 and newer; the plan gives these rows to no older device.
+
+#include "block_rows.cu"
+
+// Words of a block's cluster slots (s_cluster): three count slots (cluster_sum: round i adds
+// into slot i % 3), the row's min and max key, and the strong and band counts of the blocks
+// before this one (cluster_before).
+#define CLUSTER_SUM0 0u
+#define CLUSTER_MIN 3u
+#define CLUSTER_MAX 4u
+#define CLUSTER_STRONG 5u
+#define CLUSTER_BAND 6u
+#define CLUSTER_WORDS 8u
+
+#define CLUSTER_ADD 0
+#define CLUSTER_MIN_OP 1
+#define CLUSTER_MAX_OP 2
+
+__device__ __forceinline__ u32 cluster_ctarank() {
+    u32 r = 0u;
+#if __CUDA_ARCH__ >= 900
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#endif
+    return r;
+}
+
+__device__ __forceinline__ u32 cluster_nctarank() {
+    u32 n = 1u;
+#if __CUDA_ARCH__ >= 900
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+#endif
+    return n;
+}
+
+// cluster.sync(): every thread of every block of the cluster arrives (release) and waits
+// (acquire), so that the blocks' shared-memory writes and reductions before it are seen after
+// it; the first also makes sure every block of the cluster has started before any reaches into
+// another's shared memory (CUDA Programming Guide, "Distributed Shared Memory").
+__device__ __forceinline__ void cluster_sync() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+#else
+    __syncthreads();
+#endif
+}
+
+// Word `word` of the cluster slots of block `rank` of this cluster, reduced with `v`
+// (CLUSTER_ADD, CLUSTER_MIN_OP or CLUSTER_MAX_OP): mapa turns the address of the same word in
+// this block's shared memory into that block's; red does not wait for the result.
+template <int OP>
+__device__ __forceinline__ void cluster_red(u32* slots, u32 word, u32 rank, u32 v) {
+#if __CUDA_ARCH__ >= 900
+    u32 local = (u32)__cvta_generic_to_shared(slots + word), remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+    if (OP == CLUSTER_ADD)
+        asm volatile("red.shared::cluster.add.u32 [%0], %1;" ::"r"(remote), "r"(v) : "memory");
+    else if (OP == CLUSTER_MIN_OP)
+        asm volatile("red.shared::cluster.min.u32 [%0], %1;" ::"r"(remote), "r"(v) : "memory");
+    else
+        asm volatile("red.shared::cluster.max.u32 [%0], %1;" ::"r"(remote), "r"(v) : "memory");
+#else
+    __trap();  // never planned below compute capability 9.0
+#endif
+}
+
+// One row over a cluster: this block's BLOCK_EPL keys a thread, and the count that the whole
+// cluster sees. The search (search.cuh) and cut_of read it as any row.
+struct ClusterRow : BlockRow<false, false> {
+    u32* s_cluster;  // CLUSTER_WORDS words
+    u32 rank, size;
+    mutable u32 round;  // counts so far: round i adds into slot i % 3
+
+    // cluster_sum: the block's count (block_sum), added by thread j into the current slot of
+    // block j of the cluster, one cluster barrier, and each thread reads its own block's slot
+    // (a block's count first, so that each slot takes one add a block, not one a warp). The
+    // slot the next round adds into was read two rounds ago, before every thread of this
+    // block passed the barrier that ended the last round; thread 0 clears it now, before this
+    // round's barrier, after which the other blocks add into it.
+    __device__ u32 cluster_sum(u32 c) const {
+        u32 slot = CLUSTER_SUM0 + round % 3u, next = CLUSTER_SUM0 + (round + 1u) % 3u;
+        round += 1u;
+        c = block_sum(c);
+        if (threadIdx.x < size) cluster_red<CLUSTER_ADD>(s_cluster, slot, threadIdx.x, c);
+        if (threadIdx.x == 0u) s_cluster[next] = 0u;
+        cluster_sync();
+        return s_cluster[slot];
+    }
+    __device__ u32 count_ge_positive(u32 t) const {
+        ::slots_ge(keys, t, ge_last);
+        return cluster_sum(__popc(ge_last[0]));
+    }
+    __device__ u32 count_ge(u32 t) const {
+        return t == 0u ? m : count_ge_positive(t);  // padding slots hold key 0
+    }
+};
+
+// cluster_range: the row's min and max key — the block's (block_range), reduced by thread j
+// into block j's min and max slot, one cluster barrier (the slots' initial values were set
+// before the first).
+__device__ void cluster_range(ClusterRow& row, u32 lane_min, u32 lane_max, u32* lo, u32* hi) {
+    block_range(row, lane_min, lane_max, lo, hi);
+    if (threadIdx.x < row.size) {
+        cluster_red<CLUSTER_MIN_OP>(row.s_cluster, CLUSTER_MIN, threadIdx.x, *lo);
+        cluster_red<CLUSTER_MAX_OP>(row.s_cluster, CLUSTER_MAX, threadIdx.x, *hi);
+    }
+    cluster_sync();
+    *lo = row.s_cluster[CLUSTER_MIN];
+    *hi = row.s_cluster[CLUSTER_MAX];
+}
+
+// cluster_before: the strong and band counts of the blocks before this one in the row (index
+// order is block order), from this block's totals: thread j adds them into block j's slots for
+// every j past this block, one cluster barrier. No block reaches into another's shared memory
+// after it, so every block may leave once it has read its own.
+__device__ void cluster_before(const ClusterRow& row, u32 strong, u32 band, u32* strong_before,
+                               u32* band_before) {
+    if (threadIdx.x > row.rank && threadIdx.x < row.size) {
+        cluster_red<CLUSTER_ADD>(row.s_cluster, CLUSTER_STRONG, threadIdx.x, strong);
+        cluster_red<CLUSTER_ADD>(row.s_cluster, CLUSTER_BAND, threadIdx.x, band);
+    }
+    cluster_sync();
+    *strong_before = row.s_cluster[CLUSTER_STRONG];
+    *band_before = row.s_cluster[CLUSTER_BAND];
+}
+
+// A plain launch's row over a cluster of blockDim.x-thread blocks (the plan's cluster, at most
+// 16 blocks, the row in their registers: M <= size * SPAN).
+__device__ void rtopk_cluster_row(const Params& p) {
+    extern __shared__ __align__(16) u32 smem[];  // the f32 load staging, where given
+    __shared__ u32 s_partial[128];
+    __shared__ u32 s_chunk[2 * 32];  // block_prefix's first half; the cluster slots the second
+    __shared__ u32 s_stage[BLOCK_STAGE];  // the selection's staged indices
+    // the block row's static shared memory, no more (BLOCK_STATIC_SHARED, the plan's bound)
+    u32* s_cluster = s_chunk + 32;
+    static_assert(CLUSTER_WORDS <= 32u, "the cluster slots fit s_chunk's second half");
+    u32 rank = cluster_ctarank(), size = cluster_nctarank();
+    u64 row_id = blockIdx.x / size;
+    RowPlace at = place_row(p, row_id);
+    const elem_t* row_in = at.in;
+    u32 span = BLOCK_EPL * blockDim.x, start = rank * span;
+    u32 here = p.m > start ? min(p.m - start, span) : 0u;  // this block's elements
+    ClusterRow row;
+    row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
+    row.m = p.m; row.in_regs = here; row.cached = 0u; row.sign = p.sign;
+    row.s_cluster = s_cluster; row.rank = rank; row.size = size; row.round = 0u;
+    // the slots' initial values, seen by every block after the first cluster barrier
+    if (threadIdx.x < CLUSTER_WORDS) {
+        u32 w = threadIdx.x;
+        s_cluster[w] = w == CLUSTER_MIN ? 0xffffffffu : 0u;
+    }
+    // stage 1: load_row — this block's elements, as a block row of `here` loads its own
+    Params part = p;
+    part.m = here;
+    u32 lane_min = 0xffffffffu, lane_max = 0u;
+    load_block_slots(row, row_in + start, part, BLOCK_EPL * threadIdx.x, p.vec4 != 0, smem, &lane_min,
+                     &lane_max);
+    cluster_sync();  // every block started, its slots set
+    u32 lo_key, hi_key;
+    cluster_range(row, lane_min, lane_max, &lo_key, &hi_key);
+    // stage 2: search_threshold, the cluster's counts
+    Search s = search_threshold(row, lo_key, hi_key, p);
+    // stage 3: select_topk — this block's elements in index order after the blocks before it
+    Cut c = cut_of(row, s, p.k);
+    u32 band_left = p.k - c.strong_count;
+    u32 first = start + BLOCK_EPL * threadIdx.x;
+    u32 strong[1], band[1], before, total;
+    u32 own = classify<BLOCK_EPL>(row, first, p.m, c, strong, band);
+    block_prefix(own, s_chunk, &before, &total);
+    u32 strong_before, band_before;
+    cluster_before(row, total & 0xffffu, total >> 16, &strong_before, &band_before);
+    u32 base = strong_before + min(band_before, band_left);
+    u32 band_here = band_left > band_before ? band_left - band_before : 0u;
+    u32 written = (total & 0xffffu) + min(total >> 16, band_here);
+    written = min(written, p.k > base ? p.k - base : 0u);
+    u32 take[1];
+    u32 pos = taken(strong, band, before, band_here, take);
+    elem_t* out_val = opaque(p.out_val + at.out + base);
+    idx_t* out_idx = opaque(p.out_idx + at.out + base);
+    emit_staged(take, pos, written, first, s_stage, BLOCK_STAGE, threadIdx.x, blockDim.x,
+                []() { __syncthreads(); }, row_in, out_val, out_idx);
+    if (rank == 0u && threadIdx.x == 0u && p.out_iter) p.out_iter[row_id] = s.iterations;
+}

@@ -1,0 +1,299 @@
+//! The cluster-row kernel (the CUDA kernel's `cluster_rows.cu`): `rtopk_cluster_rows`, one
+//! thread-block cluster per row (docs/kernel.md, "Cluster rows"). Block `r` of a row's
+//! cluster holds elements `r SPAN .. (r + 1) SPAN - 1` in registers (`SPAN = 32 blockDim`), as
+//! a block row holds its first `SPAN`; the search is the block row's, but every count, and the
+//! row's min and max key, meet in each block's shared memory through distributed shared
+//! memory ([`Warp::red_shared_cluster`]) and one cluster barrier ([`Warp::barrier_cluster`]).
+//! The selection places each block's results after those of the blocks before it.
+
+use crate::engine::ClusterRed;
+use crate::engine::error::SimError;
+use crate::engine::lanes::Lanes;
+use crate::engine::warp::Warp;
+use crate::rtopk::args::{BLOCK_EPL, BLOCK_STAGE, KernelArgs};
+use crate::rtopk::block_rows::{block_range, load_block_slots, stages_loads, trace_slots};
+use crate::rtopk::mutant::Mutant;
+use crate::rtopk::narrow::{trace_cut, write_iterations};
+use crate::rtopk::order::ElemType;
+use crate::rtopk::params::{Params, place_row};
+use crate::rtopk::rows::{BlockRow, Row, Slots, block_prefix, block_smem, popc_words, slots_ge};
+use crate::rtopk::search::search_threshold;
+use crate::rtopk::select::{RowOut, Stage, Sync, classify, cut_of, emit_staged, taken};
+
+/// Words of a block's cluster slots (`s_cluster`, the second half of `s_chunk`): three count
+/// slots (`cluster_sum`: round `i` adds into slot `i % 3`), the row's min and max key, and the
+/// strong and band counts of the blocks before this one (`cluster_before`).
+mod slot {
+    use crate::rtopk::rows::block_smem;
+
+    pub(super) const CLUSTER: u32 = block_smem::CHUNK + 32;
+    pub(super) const SUM0: u32 = CLUSTER;
+    pub(super) const MIN: u32 = CLUSTER + 3;
+    pub(super) const MAX: u32 = CLUSTER + 4;
+    pub(super) const STRONG: u32 = CLUSTER + 5;
+    pub(super) const BAND: u32 = CLUSTER + 6;
+    pub(super) const WORDS: u32 = 8;
+}
+
+/// One row over a cluster (`ClusterRow`): this block's keys and the count the whole cluster
+/// sees.
+pub(crate) struct ClusterRow<'x> {
+    /// The block's part, held as a block row holds its registers.
+    pub(crate) row: BlockRow<'x>,
+    /// `%cluster_ctarank`, `%cluster_nctarank`.
+    pub(crate) rank: u32,
+    pub(crate) size: u32,
+    /// Counts so far: round `i` adds into slot `i % 3`.
+    pub(crate) round: u32,
+}
+
+impl ClusterRow<'_> {
+    /// `cluster_sum`: the block's count (`block_sum`), added by thread `j` into the current
+    /// slot of block `j` of the cluster, one cluster barrier, and each thread reads its own
+    /// block's slot. Thread 0 clears the slot the next round adds into (read two rounds ago,
+    /// before every thread of this block passed the last round's barrier).
+    async fn cluster_sum(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        c: &Lanes<u32>,
+    ) -> Result<u32, SimError> {
+        let here = slot::SUM0 + self.round % 3;
+        let next = slot::SUM0 + (self.round + 1) % 3;
+        self.round += 1;
+        let total = self.row.block_sum(w, a, c).await?;
+        let tid = w.thread_idx();
+        let adders = tid.map(|t| t < self.size);
+        let saved = w.push_active(&adders, "cluster_sum: threadIdx.x < size")?;
+        w.red_shared_cluster(
+            ClusterRed::Add,
+            &tid,
+            &Lanes::splat(here),
+            &Lanes::splat(total),
+            "cluster_sum: red.shared::cluster.add (block j's slot)",
+        )
+        .await?;
+        w.pop_active(saved);
+        let thread0 = tid.map(|t| t == 0);
+        let saved = w.push_active(&thread0, "cluster_sum: if (threadIdx.x == 0)")?;
+        w.st_shared(&Lanes::splat(next), &Lanes::splat(0), "cluster_sum: s_cluster[next] = 0")
+            .await?;
+        w.pop_active(saved);
+        // BUG (ClusterSumMissingBarrier): the slot read before every block has added into it.
+        if !a.has(Mutant::ClusterSumMissingBarrier) {
+            w.barrier_cluster("cluster_sum: cluster_sync()").await?;
+        }
+        let sum = w.ld_shared(&Lanes::splat(here), "cluster_sum: s_cluster[slot]").await?;
+        let sum = w.uniform(&sum, "cluster_sum: total")?;
+        w.block_uniform(u64::from(sum), "cluster_sum: total")?;
+        Ok(sum)
+    }
+}
+
+impl Row for ClusterRow<'_> {
+    async fn count_ge_positive(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        t: u32,
+    ) -> Result<u32, SimError> {
+        let t = if a.has(Mutant::CountGreaterThan) { t.saturating_add(1) } else { t };
+        slots_ge(&self.row.keys, t, &mut self.row.ge_last);
+        let c = popc_words(&self.row.ge_last);
+        self.cluster_sum(w, a, &c).await
+    }
+
+    fn m(&self) -> u32 {
+        self.row.m
+    }
+
+    fn narrow_cap(&self) -> u32 {
+        0
+    }
+}
+
+impl Slots for ClusterRow<'_> {
+    fn slots(&self) -> usize {
+        self.row.keys.len()
+    }
+
+    fn slots_ge(&self, t: u32, ge: &mut [Lanes<u32>]) {
+        slots_ge(&self.row.keys, t, ge);
+    }
+
+    fn slot_key(&self, j: usize) -> Lanes<u32> {
+        self.row.keys[j]
+    }
+}
+
+/// `cluster_range`: the row's min and max key — the block's (`block_range`), reduced by
+/// thread `j` into block `j`'s min and max slot, one cluster barrier.
+async fn cluster_range(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &ClusterRow<'_>,
+    lane_min: &Lanes<u32>,
+    lane_max: &Lanes<u32>,
+) -> Result<(u32, u32), SimError> {
+    let (lo, hi) = block_range(w, a, lane_min, lane_max).await?;
+    let tid = w.thread_idx();
+    let saved = w.push_active(&tid.map(|t| t < row.size), "cluster_range: threadIdx.x < size")?;
+    let label = "cluster_range: red.shared::cluster.min (block j's slot)";
+    w.red_shared_cluster(ClusterRed::Min, &tid, &Lanes::splat(slot::MIN), &Lanes::splat(lo), label)
+        .await?;
+    let label = "cluster_range: red.shared::cluster.max (block j's slot)";
+    w.red_shared_cluster(ClusterRed::Max, &tid, &Lanes::splat(slot::MAX), &Lanes::splat(hi), label)
+        .await?;
+    w.pop_active(saved);
+    w.barrier_cluster("cluster_range: cluster_sync()").await?;
+    let lo = w.ld_shared(&Lanes::splat(slot::MIN), "cluster_range: s_cluster[MIN]").await?;
+    let hi = w.ld_shared(&Lanes::splat(slot::MAX), "cluster_range: s_cluster[MAX]").await?;
+    let (lo, hi) = (w.uniform(&lo, "search: lo_key")?, w.uniform(&hi, "search: hi_key")?);
+    w.block_uniform(u64::from(lo) << 32 | u64::from(hi), "cluster_range: lo_key, hi_key")?;
+    Ok((lo, hi))
+}
+
+/// `cluster_before`: the strong and band counts of the blocks before this one (index order is
+/// block order) — thread `j` adds this block's totals into block `j`'s slots for every `j`
+/// past this block, one cluster barrier.
+async fn cluster_before(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &ClusterRow<'_>,
+    (strong, band): (u32, u32),
+) -> Result<(u32, u32), SimError> {
+    let tid = w.thread_idx();
+    let later = tid.map(|t| t > row.rank && t < row.size);
+    let saved = w.push_active(&later, "cluster_before: rank < threadIdx.x < size")?;
+    let label = "cluster_before: red.shared::cluster.add (strong)";
+    w.red_shared_cluster(
+        ClusterRed::Add,
+        &tid,
+        &Lanes::splat(slot::STRONG),
+        &Lanes::splat(strong),
+        label,
+    )
+    .await?;
+    let label = "cluster_before: red.shared::cluster.add (band)";
+    w.red_shared_cluster(
+        ClusterRed::Add,
+        &tid,
+        &Lanes::splat(slot::BAND),
+        &Lanes::splat(band),
+        label,
+    )
+    .await?;
+    w.pop_active(saved);
+    // BUG (ClusterBeforeMissingBarrier): the counts read before the blocks before have added.
+    if !a.has(Mutant::ClusterBeforeMissingBarrier) {
+        w.barrier_cluster("cluster_before: cluster_sync()").await?;
+    }
+    let s = w.ld_shared(&Lanes::splat(slot::STRONG), "cluster_before: s_cluster[STRONG]").await?;
+    let b = w.ld_shared(&Lanes::splat(slot::BAND), "cluster_before: s_cluster[BAND]").await?;
+    let (s, b) = (w.uniform(&s, "cluster_before: strong")?, w.uniform(&b, "cluster_before: band")?);
+    Ok((s, b))
+}
+
+/// The slots' initial values (`s_cluster[w]`: the min slot all ones, the others 0), set by the
+/// first threads before the first cluster barrier.
+async fn clear_slots(w: &mut Warp<'_>) -> Result<(), SimError> {
+    let tid = w.thread_idx();
+    let saved = w.push_active(&tid.map(|t| t < slot::WORDS), "threadIdx.x < CLUSTER_WORDS")?;
+    let at = tid.map(|t| slot::CLUSTER + t);
+    let v = at.map(|s| if s == slot::MIN { u32::MAX } else { 0 });
+    w.st_shared(&at, &v, "s_cluster[w] = initial").await?;
+    w.pop_active(saved);
+    Ok(())
+}
+
+/// `rtopk_cluster_row`: a plain launch's row over a cluster of `blockDim.x`-thread blocks.
+pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
+    let (rank, size) = (w.cluster_ctarank(), w.cluster_size());
+    let row_id = u64::from(w.block_idx() / size);
+    let at = place_row(w, p, row_id)?;
+    let a = &p.a;
+    let (m, k) = (a.m as u32, a.k as u32);
+    let span = BLOCK_EPL as u32 * w.block_dim();
+    let start = rank * span;
+    let here = m.saturating_sub(start).min(span); // this block's elements
+    let row_off = at.input;
+    let mut row = ClusterRow {
+        row: BlockRow {
+            keys: vec![Lanes::splat(0u32); BLOCK_EPL],
+            ge_last: vec![Lanes::splat(0u32); 1],
+            x: p.x,
+            row_off: row_off.lane(0),
+            m,
+            in_regs: here,
+            cached: 0,
+            half: 0,
+            sign: a.sign(),
+            cap: 0,
+            elem: p.elem,
+            skips: false,
+        },
+        rank,
+        size,
+        round: 0,
+    };
+    clear_slots(w).await?;
+    // stage 1: load_row — this block's elements, as a block row of `here` loads its own
+    let part = Params { a: KernelArgs { m: here as usize, ..*a }, ..*p };
+    let tid = w.thread_idx();
+    let local = tid.map(|t| BLOCK_EPL as u32 * t);
+    let part_off = row_off.map(|o| o + u64::from(start));
+    let staged = p.elem == ElemType::F32 && p.vec4 && stages_loads(w, p);
+    let (lane_min, lane_max) =
+        load_block_slots(w, &part, &mut row.row.keys, (&part_off, &local), staged).await?;
+    let tr = p.tracer(row_id);
+    if tr.on() {
+        for l in 0..32 {
+            let (f, n) = (local.lane(l) as usize, here as usize);
+            let keys: Vec<u32> =
+                row.row.keys.iter().take(n.saturating_sub(f)).map(|k| k.lane(l)).collect();
+            tr.with(|r| r.loaded_slots(start as usize + f, &keys));
+        }
+    }
+    // BUG (ClusterStartMissingBarrier): the first reduction before every block has started.
+    if !a.has(Mutant::ClusterStartMissingBarrier) {
+        w.barrier_cluster("cluster_sync(): every block started, its slots set").await?;
+    }
+    let (lo_key, hi_key) = cluster_range(w, a, &row, &lane_min, &lane_max).await?;
+    tr.with(|r| r.range(lo_key, hi_key));
+    // stage 2: search_threshold, the cluster's counts
+    let of = (p.elem, p.out_iter.is_some(), false);
+    let s = search_threshold(w, a, &mut row, (lo_key, hi_key), of, None, tr).await?;
+    // stage 3: select_topk — this block's elements in index order after the blocks before it
+    let c = cut_of(w, a, &mut row, &s).await?;
+    trace_cut(tr, &s, &c);
+    let band_left = k.wrapping_sub(c.strong_count);
+    let first = tid.map(|t| start + BLOCK_EPL as u32 * t);
+    let (mut strong, mut band) = (vec![Lanes::splat(0u32)], vec![Lanes::splat(0u32)]);
+    let own = classify(&row, &first, m, &c, &mut strong, &mut band);
+    let (before, total) = block_prefix(w, &own, block_smem::CHUNK).await?;
+    let (strong_before, band_before) =
+        cluster_before(w, a, &row, (total & 0xffff, total >> 16)).await?;
+    let base = strong_before + band_before.min(band_left);
+    let band_here = band_left.saturating_sub(band_before);
+    let written = ((total & 0xffff) + (total >> 16).min(band_here)).min(k.saturating_sub(base));
+    let mut take = vec![Lanes::splat(0u32)];
+    let pos = taken(a, &strong, &band, &before, band_here, &mut take);
+    if tr.on() {
+        trace_slots(tr, &first, a.m, &strong, &band, &take);
+    }
+    let out_off = at.out.map(|o| o + u64::from(base));
+    let out = RowOut {
+        x: p.x,
+        row_off,
+        out_val: p.out_val,
+        out_idx: p.out_idx,
+        out_off,
+        sign: a.sign(),
+        elem: p.elem,
+    };
+    let stage = Stage { base: block_smem::STAGE, cap: BLOCK_STAGE as u32 };
+    emit_staged(w, a, &take, &pos, written, &first, stage, &tid, w.block_dim(), Sync::Block, &out)
+        .await?;
+    let writer = tid.map(|t| t == 0 && rank == 0);
+    write_iterations(w, (p.out_iter, row_id), s.iterations, &writer).await
+}
