@@ -399,8 +399,9 @@ type StepCase = (usize, usize, usize, Strategy, bool, &'static [&'static str]);
 fn every_step_kind_of_the_program_matches_bisect_and_the_simulators_program() {
     let gpu = CudaTopK::new(0).expect("a CUDA device");
     let (auto, split) = (Strategy::Auto, Strategy::Split);
-    let cases: [StepCase; 5] = [
+    let cases: [StepCase; 7] = [
         (5, 300, 7, auto, false, &["select_rows"]),
+        (2, 50_000, 300, auto, true, &["select_rows", "sort_rows"]), // cluster rows
         (4, 2000, 40, auto, true, &["select_rows", "sort_rows"]),
         (3, 8192, 64, split, false, &["select_chunks", "select_rows", "gather_indices"]),
         (
@@ -411,21 +412,23 @@ fn every_step_kind_of_the_program_matches_bisect_and_the_simulators_program() {
             true,
             &["select_chunks", "select_last_chunks", "select_rows", "sort_rows", "gather_indices"],
         ),
+        // a second stage of 37504 candidates: a cluster row on a device that launches them
         (
             2,
             600_000,
             128,
             split,
             false,
-            &[
-                "select_chunks",
-                "select_last_chunks",
-                "select_chunks",
-                "select_last_chunks",
-                "select_rows",
-                "gather_indices",
-                "gather_indices",
-            ],
+            &["select_chunks", "select_last_chunks", "select_rows", "gather_indices"],
+        ),
+        // 262144 candidates: split again
+        (
+            2,
+            1 << 22,
+            128,
+            split,
+            false,
+            &["select_chunks", "select_chunks", "select_rows", "gather_indices", "gather_indices"],
         ),
     ];
     for (n, m, k, strategy, sorted, steps) in cases {
