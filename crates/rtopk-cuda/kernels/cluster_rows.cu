@@ -130,8 +130,8 @@ __device__ void cluster_before(const ClusterRow& row, u32 strong, u32 band, u32*
     *band_before = row.s_cluster[CLUSTER_BAND];
 }
 
-// A plain launch's row over a cluster of blockDim.x-thread blocks (the plan's cluster, at most
-// 16 blocks, the row in their registers: M <= size * SPAN).
+// A plain launch's row over a cluster of blockDim.x-thread blocks (the plan's cluster: at most
+// the portable 8 blocks, the row in their registers, M <= size * SPAN).
 __device__ void rtopk_cluster_row(const Params& p) {
     extern __shared__ __align__(16) u32 smem[];  // the f32 load staging, where given
     __shared__ u32 s_partial[128];

@@ -12,6 +12,8 @@
 //! tie-break by position is the row's tie-break by index. The search's iteration counts are
 //! those of the chunks, not of the row (docs/contract.md §3 counts the row's): a launch that wants them,
 //! or searches approximately (early stopping, a precision, a recall target), is never split.
+//! On a device that launches thread-block clusters, the few long rows that crate::cluster takes
+//! run as one cluster each instead (`route_of`), whole rows or a split's second stage.
 
 use crate::cluster::{cluster_plan, clusters};
 use crate::error::PlanError;
