@@ -144,9 +144,11 @@ mod tests {
 
     #[test]
     fn every_block_of_a_cluster_holds_part_of_the_row() {
+        let mut planned = 0;
         for m in [8193, 9000, 16_384, 50_000, 100_000, 163_840, 200_001, 262_144] {
             for n in [1, 2, 16] {
-                let Ok(p) = cluster_plan(&launch(n, m, 1), &H200) else { continue };
+                let p = cluster_plan(&launch(n, m, 1), &H200).unwrap();
+                planned += 1;
                 let span = BLOCK_EPL * p.block as usize;
                 let size = p.cluster as usize;
                 assert!(span * size >= m && span * (size - 1) < m, "M={m}");
@@ -154,5 +156,9 @@ mod tests {
                 assert_eq!(p.grid as usize, n * size);
             }
         }
+        assert_eq!(planned, 24);
+        // past the cluster's registers, or more clusters than SMs: none
+        assert!(cluster_plan(&launch(1, 8 * 32 * 1024 + 1, 1), &H200).is_err());
+        assert!(cluster_plan(&launch(17, 100_000, 1), &H200).is_err());
     }
 }

@@ -16,7 +16,9 @@ use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{trace_cut, write_iterations};
 use crate::rtopk::order::ElemType;
 use crate::rtopk::params::{Params, place_row};
-use crate::rtopk::rows::{BlockRow, Row, Slots, block_prefix, block_smem, popc_words, slots_ge};
+use crate::rtopk::rows::{
+    BlockRow, Row, Slots, block_prefix, block_smem, count_threshold, popc_words, slots_ge,
+};
 use crate::rtopk::search::search_threshold;
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, cut_of, emit_staged, taken};
 
@@ -97,8 +99,7 @@ impl Row for ClusterRow<'_> {
         a: &KernelArgs,
         t: u32,
     ) -> Result<u32, SimError> {
-        let t = if a.has(Mutant::CountGreaterThan) { t.saturating_add(1) } else { t };
-        slots_ge(&self.row.keys, t, &mut self.row.ge_last);
+        slots_ge(&self.row.keys, count_threshold(a, t), &mut self.row.ge_last);
         let c = popc_words(&self.row.ge_last);
         self.cluster_sum(w, a, &c).await
     }
@@ -112,17 +113,18 @@ impl Row for ClusterRow<'_> {
     }
 }
 
+/// The selection reads the block's slots as its block row's.
 impl Slots for ClusterRow<'_> {
     fn slots(&self) -> usize {
-        self.row.keys.len()
+        self.row.slots()
     }
 
     fn slots_ge(&self, t: u32, ge: &mut [Lanes<u32>]) {
-        slots_ge(&self.row.keys, t, ge);
+        self.row.slots_ge(t, ge);
     }
 
     fn slot_key(&self, j: usize) -> Lanes<u32> {
-        self.row.keys[j]
+        self.row.slot_key(j)
     }
 }
 

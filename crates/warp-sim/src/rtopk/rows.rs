@@ -45,7 +45,7 @@ pub(crate) fn popc_words(ge: &[Lanes<u32>]) -> Lanes<u32> {
 
 /// A count's threshold: `t`, or `t + 1` under [`Mutant::CountGreaterThan`] (`key > t`).
 #[inline]
-fn count_threshold(a: &KernelArgs, t: u32) -> u32 {
+pub(crate) fn count_threshold(a: &KernelArgs, t: u32) -> u32 {
     if a.has(Mutant::CountGreaterThan) { t.saturating_add(1) } else { t }
 }
 
