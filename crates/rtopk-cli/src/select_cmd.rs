@@ -59,17 +59,17 @@ pub(crate) struct SelectArgs {
     k: Option<usize>,
     /// A k per row instead of -k: integer (N,) .npy (int8 ... int64, uint8 ... uint64), each
     /// 0 <= k[i] <= M; the outputs are (N, max k[i]), a row that selects fewer padded with
-    /// index -1 and value 0 [every algorithm but sim and cuda]
+    /// index -1 and value 0 [every algorithm]
     #[arg(long, value_name = "K.npy")]
     k_per_row: Option<PathBuf>,
     /// Row lengths: integer (N,) .npy, 0 <= lengths[i] <= M; row i is its first lengths[i]
     /// values and nothing past them is ever selected; a row shorter than its k selects all its
-    /// values, then pads with index -1 and value 0 [every algorithm but sim and cuda]
+    /// values, then pads with index -1 and value 0 [every algorithm]
     #[arg(long, value_name = "L.npy")]
     lengths: Option<PathBuf>,
     /// Threshold hints: float32 (<f4) (N,) .npy, a guess of each row's threshold (e.g. the
     /// --threshold of a previous call on similar rows); changes only the work, never the
-    /// answer (bisect uses it) [every algorithm but sim and cuda]
+    /// answer [every algorithm; bisect, sim and cuda start their search from it]
     #[arg(long, value_name = "H.npy")]
     hint: Option<PathBuf>,
     /// Select the K smallest values instead of the K largest (NaN is then chosen last)

@@ -71,8 +71,11 @@ __device__ __forceinline__ void cluster_red(u32* slots, u32 word, u32 rank, u32 
 }
 
 // One row over a cluster: this block's BLOCK_EPL keys a thread, and the count that the whole
-// cluster sees. The search (search.cuh) and cut_of read it as any row.
-struct ClusterRow : BlockRow<false, false> {
+// cluster sees. The search (search.cuh) and cut_of read it as any row. SKIPS (the ragged
+// twin): a thread whose slots all lie past the row skips the compares, as a ragged block
+// row's does (BlockRow), so that the blocks past a short row's end only meet the barriers.
+template <bool SKIPS>
+struct ClusterRow : BlockRow<false, SKIPS> {
     u32* s_cluster;  // CLUSTER_WORDS words
     u32 rank, size;
     mutable u32 round;  // counts so far: round i adds into slot i % 3
@@ -86,25 +89,31 @@ struct ClusterRow : BlockRow<false, false> {
     __device__ u32 cluster_sum(u32 c) const {
         u32 slot = CLUSTER_SUM0 + round % 3u, next = CLUSTER_SUM0 + (round + 1u) % 3u;
         round += 1u;
-        c = block_sum(c);
+        c = this->block_sum(c);
         if (threadIdx.x < size) cluster_red<CLUSTER_ADD>(s_cluster, slot, threadIdx.x, c);
         if (threadIdx.x == 0u) s_cluster[next] = 0u;
         cluster_sync();
         return s_cluster[slot];
     }
     __device__ u32 count_ge_positive(u32 t) const {
-        ::slots_ge(keys, t, ge_last);
-        return cluster_sum(__popc(ge_last[0]));
+        if constexpr (SKIPS) {
+            this->ge_last[0] = 0u;
+            if (BLOCK_EPL * threadIdx.x < this->in_regs) ::slots_ge(this->keys, t, this->ge_last);
+        } else {
+            ::slots_ge(this->keys, t, this->ge_last);
+        }
+        return cluster_sum(__popc(this->ge_last[0]));
     }
     __device__ u32 count_ge(u32 t) const {
-        return t == 0u ? m : count_ge_positive(t);  // padding slots hold key 0
+        return t == 0u ? this->m : count_ge_positive(t);  // padding slots hold key 0
     }
 };
 
 // cluster_range: the row's min and max key — the block's (block_range), reduced by thread j
 // into block j's min and max slot, one cluster barrier (the slots' initial values were set
 // before the first).
-__device__ void cluster_range(ClusterRow& row, u32 lane_min, u32 lane_max, u32* lo, u32* hi) {
+template <class Row>
+__device__ void cluster_range(Row& row, u32 lane_min, u32 lane_max, u32* lo, u32* hi) {
     block_range(row, lane_min, lane_max, lo, hi);
     if (threadIdx.x < row.size) {
         cluster_red<CLUSTER_MIN_OP>(row.s_cluster, CLUSTER_MIN, threadIdx.x, *lo);
@@ -119,7 +128,8 @@ __device__ void cluster_range(ClusterRow& row, u32 lane_min, u32 lane_max, u32* 
 // order is block order), from this block's totals: thread j adds them into block j's slots for
 // every j past this block, one cluster barrier. No block reaches into another's shared memory
 // after it, so every block may leave once it has read its own.
-__device__ void cluster_before(const ClusterRow& row, u32 strong, u32 band, u32* strong_before,
+template <class Row>
+__device__ void cluster_before(const Row& row, u32 strong, u32 band, u32* strong_before,
                                u32* band_before) {
     if (threadIdx.x > row.rank && threadIdx.x < row.size) {
         cluster_red<CLUSTER_ADD>(row.s_cluster, CLUSTER_STRONG, threadIdx.x, strong);
@@ -130,9 +140,12 @@ __device__ void cluster_before(const ClusterRow& row, u32 strong, u32 band, u32*
     *band_before = row.s_cluster[CLUSTER_BAND];
 }
 
-// A plain launch's row over a cluster of blockDim.x-thread blocks (the plan's cluster: at most
-// the portable 8 blocks, the row in their registers, M <= size * SPAN).
-__device__ void rtopk_cluster_row(const Params& p) {
+// A row over a cluster of blockDim.x-thread blocks (the plan's cluster: at most the portable
+// 8 blocks, the row in their registers, M <= size * SPAN): HINTS, a ragged row (its own
+// arguments p, row_args), its search starting at its hint where the launch gives hints
+// (search_of<true>); aligned, 16-byte loads.
+template <bool HINTS>
+__device__ void rtopk_cluster_row(const Params& p, bool aligned) {
     extern __shared__ __align__(16) u32 smem[];  // the f32 load staging, where given
     __shared__ u32 s_partial[128];
     __shared__ u32 s_chunk[2 * 32];  // block_prefix's first half; the cluster slots the second
@@ -144,9 +157,10 @@ __device__ void rtopk_cluster_row(const Params& p) {
     u64 row_id = blockIdx.x / size;
     RowPlace at = place_row(p, row_id);
     const elem_t* row_in = at.in;
+    float hint = hint_of<HINTS>(p, row_id);
     u32 span = BLOCK_EPL * blockDim.x, start = rank * span;
     u32 here = p.m > start ? min(p.m - start, span) : 0u;  // this block's elements
-    ClusterRow row;
+    ClusterRow<HINTS> row;  // HINTS: the ragged twin, whose blocks skip past the row's end
     row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
     row.m = p.m; row.in_regs = here; row.cached = 0u; row.sign = p.sign;
     row.s_cluster = s_cluster; row.rank = rank; row.size = size; row.round = 0u;
@@ -159,13 +173,13 @@ __device__ void rtopk_cluster_row(const Params& p) {
     Params part = p;
     part.m = here;
     u32 lane_min = 0xffffffffu, lane_max = 0u;
-    load_block_slots(row, row_in + start, part, BLOCK_EPL * threadIdx.x, p.vec4 != 0, smem, &lane_min,
+    load_block_slots(row, row_in + start, part, BLOCK_EPL * threadIdx.x, aligned, smem, &lane_min,
                      &lane_max);
     cluster_sync();  // every block started, its slots set
     u32 lo_key, hi_key;
     cluster_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold, the cluster's counts
-    Search s = search_threshold(row, lo_key, hi_key, p);
+    Search s = search_of<HINTS>(row, lo_key, hi_key, p, hint);
     // stage 3: select_topk — this block's elements in index order after the blocks before it
     Cut c = cut_of(row, s, p.k);
     u32 band_left = p.k - c.strong_count;
@@ -186,4 +200,30 @@ __device__ void rtopk_cluster_row(const Params& p) {
     emit_staged(take, pos, written, first, s_stage, BLOCK_STAGE, threadIdx.x, blockDim.x,
                 []() { __syncthreads(); }, row_in, out_val, out_idx);
     if (rank == 0u && threadIdx.x == 0u && p.out_iter) p.out_iter[row_id] = s.iterations;
+}
+
+// A plain launch's row: aligned where the launch says (p.vec4).
+__device__ void rtopk_cluster_row(const Params& p) {
+    rtopk_cluster_row<false>(p, p.vec4 != 0);
+}
+
+// A ragged row (docs/contract.md §5) over a cluster, as rtopk_block_row_ragged over a block:
+// its own width and k, read once by every block of the cluster (row_args; cluster-uniform),
+// its padding written by the cluster's threads together, then the row as any other (a block
+// whose part lies past the row's end holds nothing). The launch's 16-byte alignment holds for
+// every block's part whatever the row's width: each part starts at a multiple of SPAN, and
+// the staged load cuts the last group.
+__device__ void rtopk_cluster_row_ragged(const Params& launch) {
+    u32 rank = cluster_ctarank(), size = cluster_nctarank();
+    u64 row_id = blockIdx.x / size;
+    const Params p = row_args(launch, row_id);
+    // a ragged split's second stage pads like a whole row (its chunks never take a cluster)
+    if (p.k < launch.k && launch.chunks == 1u)
+        pad_results(p, place_row(launch, row_id).out, p.k, launch.k, rank * blockDim.x + threadIdx.x,
+                    size * blockDim.x);
+    if (p.k == 0u) {  // cluster-uniform: no block reaches a cluster barrier
+        if (rank == 0u && threadIdx.x == 0u && p.out_iter) p.out_iter[row_id] = 0u;
+        return;
+    }
+    rtopk_cluster_row<true>(p, launch.vec4 != 0);
 }

@@ -79,10 +79,11 @@ impl UnitSource for Unit {
             Family::BlockRowsNarrow => Some(rows(BLOCK_ROWS_NARROW_BOUNDS, true)),
             Family::ClusterRows => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
-                 {{ wait_for_previous_step(); rtopk_cluster_row(RTOPK_PARAMS); }}",
+                 {{ wait_for_previous_step(); rtopk_cluster_row{}(RTOPK_PARAMS); }}",
                 CLUSTER_ROWS_BOUNDS.0,
                 CLUSTER_ROWS_BOUNDS.1,
-                self.entry_name()
+                self.entry_name(),
+                if self.is_ragged() { "_ragged" } else { "" }
             )),
             Family::SortWarpRows => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__({}) {}(SORT_WARP_ARGS) \

@@ -36,15 +36,16 @@ pub const CLUSTER_WIDE_K_PER: usize = 160;
 pub const PORTABLE_CLUSTER: usize = 8;
 
 /// Whether the default runs `launch` as cluster rows: a device that launches clusters, rows of
-/// at most 32-bit elements (not ragged: the ragged units have no cluster twin) past
-/// [`CLUSTER_MIN_ROW`], up to [`CLUSTER_MAX_ROW`] or with k at least a
-/// [`CLUSTER_WIDE_K_PER`]-th of the row, that the cluster holds in registers, and few enough
-/// rows that every cluster runs at once.
-pub fn clusters(launch: &Launch, limits: &DeviceLimits, ragged: bool) -> bool {
+/// at most 32-bit elements past [`CLUSTER_MIN_ROW`], up to [`CLUSTER_MAX_ROW`] or with k at
+/// least a [`CLUSTER_WIDE_K_PER`]-th of the row, that the cluster holds in registers, and few
+/// enough rows that every cluster runs at once. Ragged rows (docs/contract.md §5) likewise, by
+/// their width `launch.m` (their own lengths are on the device): the ragged twin
+/// (`rtopk_cluster_rows_ragged`) reads each row's length, k and hint.
+pub fn clusters(launch: &Launch, limits: &DeviceLimits) -> bool {
     let Launch { m, k, .. } = *launch;
     let pays =
         m > CLUSTER_MIN_ROW && (m <= CLUSTER_MAX_ROW || k.saturating_mul(CLUSTER_WIDE_K_PER) >= m);
-    !ragged && k > 0 && pays && cluster_shape(launch, limits).is_some()
+    k > 0 && pays && cluster_shape(launch, limits).is_some()
 }
 
 /// Blocks per row and threads per block of `launch` as cluster rows, where a cluster holds it
@@ -116,24 +117,23 @@ mod tests {
         assert_eq!(p.family(), Family::ClusterRows);
         let p = cluster_plan(&launch(4, 16_385, 512), &H200).unwrap();
         assert_eq!((p.cluster, p.block, p.grid), (3, 192, 12));
-        assert!(!clusters(&launch(4, 16_384, 512), &H200, false));
+        assert!(!clusters(&launch(4, 16_384, 512), &H200));
         // wide rows for large k only, as far as the cluster's registers hold the row: 8 blocks
         // of 1024 threads
-        assert!(clusters(&launch(1, CLUSTER_MAX_ROW, 20), &H200, false));
-        assert!(!clusters(&launch(1, CLUSTER_MAX_ROW + 1, 64), &H200, false));
-        assert!(clusters(&launch(1, 163_840, 1024), &H200, false));
-        assert!(clusters(&launch(1, 8 * 32 * 1024, 2048), &H200, false));
-        assert!(!clusters(&launch(1, 8 * 32 * 1024 + 1, 4096), &H200, false));
-        // every cluster at once, short rows, ragged rows, 64-bit rows and older devices: none
-        assert!(clusters(&launch(16, 100_000, 64), &H200, false));
-        assert!(!clusters(&launch(17, 100_000, 64), &H200, false));
-        assert!(!clusters(&launch(1, 100_000, 0), &H200, false));
-        assert!(!clusters(&launch(1, CLUSTER_MIN_ROW, 64), &H200, false));
-        assert!(!clusters(&launch(1, 100_000, 64), &H200, true));
+        assert!(clusters(&launch(1, CLUSTER_MAX_ROW, 20), &H200));
+        assert!(!clusters(&launch(1, CLUSTER_MAX_ROW + 1, 64), &H200));
+        assert!(clusters(&launch(1, 163_840, 1024), &H200));
+        assert!(clusters(&launch(1, 8 * 32 * 1024, 2048), &H200));
+        assert!(!clusters(&launch(1, 8 * 32 * 1024 + 1, 4096), &H200));
+        // every cluster at once, short rows, 64-bit rows and older devices: none
+        assert!(clusters(&launch(16, 100_000, 64), &H200));
+        assert!(!clusters(&launch(17, 100_000, 64), &H200));
+        assert!(!clusters(&launch(1, 100_000, 0), &H200));
+        assert!(!clusters(&launch(1, CLUSTER_MIN_ROW, 64), &H200));
         let wide = Launch { elem: ElemType::F64, ..launch(1, 100_000, 64) };
-        assert!(!clusters(&wide, &H200, false));
+        assert!(!clusters(&wide, &H200));
         let a100 = DeviceLimits { max_cluster: 1, ..H200 };
-        assert!(!clusters(&launch(1, 100_000, 64), &a100, false));
+        assert!(!clusters(&launch(1, 100_000, 64), &a100));
         assert!(cluster_plan(&launch(1, 100_000, 64), &a100).is_err());
         // 16-bit and integer rows hold one key a slot too; f32 rows stage their loads
         let bf16 = Launch { elem: ElemType::Bf16, ..launch(2, 65_536, 1024) };

@@ -158,7 +158,7 @@ pub(crate) fn route_of(
     }
     match strategy {
         Strategy::Auto if picks(launch, counts, ragged) => pick_plan(launch).map(Route::Direct),
-        Strategy::Auto if clusters(launch, limits, ragged) => {
+        Strategy::Auto if clusters(launch, limits) => {
             cluster_plan(launch, limits).map(Route::Direct)
         }
         Strategy::Auto if splits(launch, limits, counts) => split_route(launch, limits, ragged),
@@ -269,7 +269,12 @@ pub fn ragged_route(
     let split = Split { chunk, full, last: 0, first_plan, last_plan: None };
     let width = split.candidates(k);
     u32::try_from(width).map_err(|_| PlanError::TooLarge { n, m, why: "2^32 candidates" })?;
-    let rest = plan(&Launch { m: width, ..*launch }, limits, Strategy::Auto)?;
+    let rest = Launch { m: width, ..*launch };
+    let rest = if clusters(&rest, limits) {
+        cluster_plan(&rest, limits)?
+    } else {
+        plan(&rest, limits, Strategy::Auto)?
+    };
     Ok(Route::Split { split, rest: Box::new(Route::Direct(rest)) })
 }
 

@@ -464,7 +464,8 @@ impl Unit {
     /// a top-k unit; `ragged == false`, or a unit of another family: itself (the sorts and
     /// the gather read the per-row arrays where given, at a cost no plain launch notices).
     pub fn with_ragged(self, ragged: bool) -> Self {
-        let twins = self.family.selects() || self.family == Family::WideRows;
+        let twins =
+            self.family.selects() || matches!(self.family, Family::WideRows | Family::ClusterRows);
         Self { ragged: ragged && twins, ..self }
     }
 
@@ -547,9 +548,11 @@ impl Unit {
             }
         }
         out.extend(ElemType::WIDE.map(Unit::threshold));
-        for elem in ElemType::ALL {
-            for index in [IndexType::U32, IndexType::I64] {
-                out.push(Unit { elem, index, ..Unit::single(Family::ClusterRows) });
+        for ragged in [false, true] {
+            for elem in ElemType::ALL {
+                for index in [IndexType::U32, IndexType::I64] {
+                    out.push(Unit { elem, index, ragged, ..Unit::single(Family::ClusterRows) });
+                }
             }
         }
         out
@@ -579,7 +582,7 @@ impl Unit {
     pub fn index(self) -> usize {
         if self.family == Family::ClusterRows {
             let set = 2 * self.elem.ordinal() + usize::from(self.index == IndexType::I64);
-            return BEFORE_CLUSTER + set;
+            return BEFORE_CLUSTER + SETS * usize::from(self.ragged) + set;
         }
         if self.family == Family::Utilities {
             return PLAIN_UNITS - 1;
@@ -715,8 +718,8 @@ const BEFORE_CLUSTER: usize = PLAIN_UNITS
     + PICK_UNITS
     + WIDE_UNITS;
 /// How many units there are: those before the cluster rows', then the cluster rows' of every
-/// element type of at most 32 bits, for both index types.
-pub const UNIT_COUNT: usize = BEFORE_CLUSTER + SETS;
+/// element type of at most 32 bits, for both index types, plain and then ragged.
+pub const UNIT_COUNT: usize = BEFORE_CLUSTER + 2 * SETS;
 
 /// A unit is written as its name (`rtopk_warp_rows_12_f16`).
 impl Serialize for Unit {
@@ -762,10 +765,13 @@ mod tests {
         );
         assert!(!names.contains("rtopk_sort_rows_ragged"));
         let wide_ragged = 2 * ElemType::WIDE.len() * WIDE_WIDTHS.len();
-        assert_eq!(Unit::all_plain().len() + SETS * RAGGED_BASE + wide_ragged, UNIT_COUNT);
+        assert_eq!(Unit::all_plain().len() + SETS * RAGGED_BASE + wide_ragged + SETS, UNIT_COUNT);
         assert!(
             names.contains("rtopk_cluster_rows") && names.contains("rtopk_cluster_rows_bf16_i64")
         );
+        let cluster = Unit::single(Family::ClusterRows);
+        assert_eq!(cluster.with_ragged(true).to_string(), "rtopk_cluster_rows_ragged");
+        assert!(names.contains("rtopk_cluster_rows_ragged_i8_i64"));
         // the threshold units: one per element type, whatever the index type asked
         assert!(
             names.contains("rtopk_row_threshold") && names.contains("rtopk_row_threshold_bf16")

@@ -131,9 +131,34 @@ const SHAPES: [(usize, usize, usize); 7] = [
     (3, 70_000, 2048),
 ];
 
+/// The unit of the ragged request `(n, m, k)` with lengths and k per row on this GPU.
+fn ragged_unit(n: usize, m: usize, k: usize) -> String {
+    let launch = rtopk_plan::Launch {
+        n,
+        m,
+        k,
+        mode: Mode::Largest,
+        bisect: topk_ref::Bisect::exact(),
+        sorted: false,
+        elem: rtopk_plan::ElemType::F32,
+    };
+    let gpu = rtopk_cuda::shared_device(0).expect("a CUDA GPU");
+    let both = rtopk_plan::Ragged { lengths: true, k_per_row: true, ..Default::default() };
+    let strategy = rtopk_plan::Strategy::Auto;
+    let p = rtopk_plan::program_ragged(&launch, &gpu.limits(), strategy, true, both).unwrap();
+    p.steps[0].unit.to_string()
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ragged_rows_on_the_gpu_equal_the_simulator_f32() {
+    // the last two shapes: few rows past 16384, a cluster each on a device that launches them
+    // (the ragged twin, rtopk_cluster_rows_ragged), else one block each
+    let clusters = rtopk_cuda::shared_device(0).expect("a CUDA GPU").limits().max_cluster > 1;
+    for &(n, m, k) in &SHAPES[5..] {
+        let want = if clusters { "rtopk_cluster_rows_ragged" } else { "rtopk_block_rows_ragged" };
+        assert_eq!(ragged_unit(n, m, k), want, "N={n} M={m} K={k}");
+    }
     for (i, &(n, m, k)) in SHAPES.iter().enumerate() {
         let x = Array2::from_shape_vec((n, m), hostile(n, m, i as u64)).unwrap();
         check(x.view(), k, i as u64 + 100);
@@ -301,8 +326,10 @@ fn previous_thresholds_cut_the_gpus_iterations() {
 
 /// Few long rows of their own length (docs/kernel.md, "Split rows"): warp-row and block-row
 /// chunks, k from 64 to 2048, lengths 0, M and random (a length below k included).
+/// (Fewer rows of the middle two take a cluster each on a device that launches clusters:
+/// `ragged_rows_on_the_gpu_equal_the_simulator_f32` has those.)
 const SPLIT_SHAPES: [(usize, usize, usize); 4] =
-    [(4, 300_000, 2048), (3, 70_000, 2048), (8, 40_000, 300), (2, 200_000, 64)];
+    [(4, 300_000, 2048), (20, 70_000, 2048), (40, 40_000, 300), (2, 200_000, 64)];
 
 /// Without counts the rows split (as plain rows of the shape do): cuda against sim (both
 /// split) and the oracle, both modes, sorted and not.
@@ -371,8 +398,8 @@ fn check_split_hinted<E: KernelElement>(x: ArrayView2<'_, E>, k: usize, seed: u6
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn hinted_split_rows_on_the_gpu_equal_the_simulator() {
-    // the shapes a plain request splits on a device without clusters: hinted rows split there
-    // on every device (the ragged units have no cluster twin; rtopk-plan's cluster.rs)
+    // the shapes a plain request splits on a device without clusters (on one that launches
+    // clusters, the first two take a cluster second stage and a cluster each)
     let h100 = rtopk_plan::DeviceLimits::preset("h100").unwrap();
     let h100 = rtopk_plan::DeviceLimits { max_cluster: 1, ..h100 };
     for (i, &(n, m, k)) in

@@ -479,7 +479,7 @@ fn split_rows_of_every_length() {
 }
 
 /// Without counts the default splits ragged rows where it splits plain rows (few long rows,
-/// on a device without clusters: the ragged units have no cluster twin), with the plain
+/// on a device without clusters, where they would take the cluster twin), with the plain
 /// split's chunk width; with counts it runs them whole.
 #[test]
 fn the_default_splits_ragged_rows_as_plain_rows_without_counts() {
@@ -664,5 +664,125 @@ fn a_row_that_selects_all_it_has_searches_only_when_its_count_is_asked() {
         let want_iters = want.iterations.expect("asked for").to_vec();
         assert_eq!(counted.iterations, want_iters);
         assert!(want_iters.iter().all(|&i| i > 0), "{want_iters:?}");
+    }
+}
+
+/// Few ragged rows past 16384 take the cluster twin (`rtopk_cluster_rows_ragged`, docs/kernel.md
+/// "Cluster rows"): rows of lengths 0, 1, shorter than one block's part, ending on and just
+/// past a part's boundary, and full; k per row from 0 up, some above the length; NaN and
+/// infinite tails and ties with the k-th value past the length; every kind of hint — the
+/// oracle's answers, counts and thresholds, with no diagnostic (nothing past a row's length
+/// read), in f32, f16 and bf16, largest and smallest, sorted or not.
+#[test]
+fn ragged_cluster_rows_equal_the_oracle() {
+    let (n, m) = (7usize, 20_000usize);
+    // the plan's cluster for 7 x 20000: 3 blocks of 224 threads, parts of 7168
+    let lengths = vec![0, 1, 5000, 7168, 7169, 14_337, 20_000];
+    let k = vec![3, 1, 2048, 0, 7169, 300, 2048];
+    let tails = [
+        test_support::Tail::Nan,
+        test_support::Tail::Inf,
+        test_support::Tail::CopyPrefix,
+        test_support::Tail::Keep,
+    ];
+    let hints = [
+        HintKind::None,
+        HintKind::Exact,
+        HintKind::Perturbed,
+        HintKind::Nan,
+        HintKind::PosInf,
+        HintKind::NegInf,
+        HintKind::Random,
+    ];
+    let x32: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 4099) as f32 * 0.5 - 1000.0).collect();
+    for (case, hint) in hints.into_iter().enumerate() {
+        let shape = RaggedShape {
+            lengths: lengths.clone(),
+            k: k.clone(),
+            per_row_k: case % 2 == 0,
+            tail: tails[case % tails.len()],
+            hint,
+            random_hints: vec![-3.5, 0.0, 250.25, 1e30, -1e-40],
+        };
+        let mode = Mode::from_smallest(case % 3 == 1);
+        let config = SimConfig { sorted: case % 3 == 2, ..SimConfig::default() };
+        let mut x = x32.clone();
+        poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
+        check(config, (n, m, &x), &shape, mode, Bisect::exact()).unwrap();
+        let got = cluster_unit(config, (n, m, &x), &shape);
+        assert_eq!(got, "rtopk_cluster_rows_ragged", "{hint:?}");
+    }
+    for (case, hint) in [HintKind::Exact, HintKind::None].into_iter().enumerate() {
+        let shape = RaggedShape {
+            lengths: lengths.clone(),
+            k: k.clone(),
+            per_row_k: true,
+            tail: test_support::Tail::Nan,
+            hint,
+            random_hints: Vec::new(),
+        };
+        let mode = Mode::from_smallest(case == 1);
+        let mut x: Vec<f16> = x32.iter().map(|&v| f16::from_f32(v)).collect();
+        poison_tails(&mut x, m, &shape.lengths, shape.tail, specials16::<f16>());
+        check(SimConfig::default(), (n, m, &x), &shape, mode, Bisect::exact()).unwrap();
+        let mut x: Vec<bf16> = x32.iter().map(|&v| bf16::from_f32(v)).collect();
+        poison_tails(&mut x, m, &shape.lengths, shape.tail, specials16::<bf16>());
+        check(SimConfig::default(), (n, m, &x), &shape, mode, Bisect::exact()).unwrap();
+        let got = cluster_unit(SimConfig::default(), (n, m, &x), &shape);
+        assert_eq!(got, "rtopk_cluster_rows_ragged_bf16", "{hint:?}");
+    }
+}
+
+/// The unit that ran the ragged request `shape` (no hints needed: the route is the lengths').
+fn cluster_unit<E: Element>(
+    config: SimConfig,
+    (n, m, x): (usize, usize, &[E]),
+    shape: &RaggedShape,
+) -> String {
+    let lengths: Vec<u32> = shape.lengths.iter().map(|&l| l as u32).collect();
+    let k = shape.k.iter().copied().max().unwrap_or(0);
+    let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let data = RowData { lengths: Some(&lengths), ..RowData::default() };
+    let got = Simulator::new(config).run_ragged(x, &args, data).unwrap();
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+    got.plan.unit.to_string()
+}
+
+/// A ragged split whose second stage is the cluster twin (one row of 300000 at k = 1024, no
+/// counts: 147 chunks' candidates, of the row's own length), and hinted rows over clusters:
+/// the oracle's answer; the seeded bug `LoadPastM` reads past a row's length and is reported.
+#[test]
+fn ragged_splits_and_hints_over_clusters() {
+    let (n, m, k) = (2usize, 300_000usize, 1024usize);
+    let mut x: Vec<f32> = (0..n * m).map(|i| ((i * 2_654_435_761) % 100_003) as f32).collect();
+    let shape = RaggedShape {
+        lengths: vec![123_457, 300_000],
+        k: vec![k, 1000],
+        per_row_k: true,
+        tail: test_support::Tail::Nan,
+        hint: HintKind::Perturbed,
+        random_hints: Vec::new(),
+    };
+    poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
+    let config = SimConfig { counts: false, ..SimConfig::default() };
+    let lengths: Vec<u32> = shape.lengths.iter().map(|&l| l as u32).collect();
+    let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let data = RowData { lengths: Some(&lengths), ..RowData::default() };
+    let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
+    // the route's last plan (the program runs its ragged twin)
+    let last = *got.route.plans().last().unwrap();
+    assert_eq!((got.route.depth(), last.unit.to_string()), (1, "rtopk_cluster_rows".into()));
+    check(config, (n, m, &x), &shape, Mode::Largest, Bisect::exact()).unwrap();
+    // a row of 40000 read past its length under LoadPastM, over a cluster
+    let (n, m) = (2usize, 40_000usize);
+    let x: Vec<f32> = (0..n * m).map(|i| (i % 37) as f32).collect();
+    let lengths = [30_001u32, 17];
+    for mutant in [None, Some(warp_sim::Mutant::LoadPastM)] {
+        let args = KernelArgs { n, m, k: 50, mode: Mode::Largest, bisect: Bisect::exact(), mutant };
+        let data = RowData { lengths: Some(&lengths), ..RowData::default() };
+        let got = Simulator::new(SimConfig::default()).run_ragged(&x, &args, data).unwrap();
+        assert_eq!(got.plan.unit.to_string(), "rtopk_cluster_rows_ragged");
+        let past = got.diagnostics.iter().any(|d| d.label.contains("past a row's length"));
+        assert_eq!(past, mutant.is_some(), "{}", got.summary);
     }
 }

@@ -13,7 +13,7 @@ use crate::engine::warp::Warp;
 use crate::rtopk::args::{BLOCK_EPL, BLOCK_STAGE, KernelArgs};
 use crate::rtopk::block_rows::{block_range, load_block_slots, stages_loads, trace_slots};
 use crate::rtopk::mutant::Mutant;
-use crate::rtopk::narrow::{trace_cut, write_iterations};
+use crate::rtopk::narrow::{pad_results, trace_cut, write_iterations};
 use crate::rtopk::order::ElemType;
 use crate::rtopk::params::{Params, place_row};
 use crate::rtopk::rows::{
@@ -100,6 +100,14 @@ impl Row for ClusterRow<'_> {
         t: u32,
     ) -> Result<u32, SimError> {
         slots_ge(&self.row.keys, count_threshold(a, t), &mut self.row.ge_last);
+        if self.row.skips {
+            // the ragged twin: a thread whose slots all lie past the row skips the compares
+            // (its keys are 0 < t, so its mask is 0 either way)
+            let inside = w.thread_idx().map(|i| BLOCK_EPL as u32 * i < self.row.in_regs);
+            for g in self.row.ge_last.iter_mut() {
+                *g = Lanes::select(&inside, g, &Lanes::splat(0));
+            }
+        }
         let c = popc_words(&self.row.ge_last);
         self.cluster_sum(w, a, &c).await
     }
@@ -208,13 +216,34 @@ async fn clear_slots(w: &mut Warp<'_>) -> Result<(), SimError> {
     Ok(())
 }
 
-/// `rtopk_cluster_row`: a plain launch's row over a cluster of `blockDim.x`-thread blocks.
+/// `rtopk_cluster_row`: a row over a cluster of `blockDim.x`-thread blocks; on the ragged twin
+/// (`rtopk_cluster_row_ragged`) the row's own width, k and hint, every block of the cluster
+/// reading them, the padding written by the cluster's threads together.
 pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
     let (rank, size) = (w.cluster_ctarank(), w.cluster_size());
     let row_id = u64::from(w.block_idx() / size);
+    let ragged = p.plan.unit.is_ragged();
+    // a ragged split's second stage pads like a whole row (its chunks never take a cluster)
+    let (width_k, pads) = (p.a.k as u32, p.chunks == 1);
+    // the launch's 16-byte alignment holds for every block's part whatever the row's width:
+    // each part starts at a multiple of SPAN, and the staged load cuts the last group
+    let launched = p.vec4;
+    let p = &p.row_args(row_id);
+    let aligned = launched || p.vec4;
     let at = place_row(w, p, row_id)?;
     let a = &p.a;
     let (m, k) = (a.m as u32, a.k as u32);
+    let tid = w.thread_idx();
+    if k < width_k && pads {
+        let bufs = (p.out_val, p.out_idx, &at.out);
+        let t = tid.map(|t| rank * w.block_dim() + t);
+        pad_results(w, bufs, p.elem, (k, width_k), &t, size * w.block_dim()).await?;
+    }
+    if k == 0 {
+        // cluster-uniform: no block reaches a cluster barrier
+        let writer = tid.map(|t| t == 0 && rank == 0);
+        return write_iterations(w, (p.out_iter, row_id), 0, &writer).await;
+    }
     let span = BLOCK_EPL as u32 * w.block_dim();
     let start = rank * span;
     let here = m.saturating_sub(start).min(span); // this block's elements
@@ -232,7 +261,7 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
             sign: a.sign(),
             cap: 0,
             elem: p.elem,
-            skips: false,
+            skips: ragged,
         },
         rank,
         size,
@@ -241,10 +270,9 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     clear_slots(w).await?;
     // stage 1: load_row — this block's elements, as a block row of `here` loads its own
     let part = Params { a: KernelArgs { m: here as usize, ..*a }, ..*p };
-    let tid = w.thread_idx();
     let local = tid.map(|t| BLOCK_EPL as u32 * t);
     let part_off = row_off.map(|o| o + u64::from(start));
-    let staged = p.elem == ElemType::F32 && p.vec4 && stages_loads(w, p);
+    let staged = p.elem == ElemType::F32 && aligned && stages_loads(w, p);
     let (lane_min, lane_max) =
         load_block_slots(w, &part, &mut row.row.keys, (&part_off, &local), staged).await?;
     let tr = p.tracer(row_id);
@@ -263,8 +291,9 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     let (lo_key, hi_key) = cluster_range(w, a, &row, &lane_min, &lane_max).await?;
     tr.with(|r| r.range(lo_key, hi_key));
     // stage 2: search_threshold, the cluster's counts
-    let of = (p.elem, p.out_iter.is_some(), false);
-    let s = search_threshold(w, a, &mut row, (lo_key, hi_key), of, None, tr).await?;
+    let hint = p.row_hint(row_id);
+    let of = (p.elem, p.out_iter.is_some(), ragged);
+    let s = search_threshold(w, a, &mut row, (lo_key, hi_key), of, hint, tr).await?;
     // stage 3: select_topk — this block's elements in index order after the blocks before it
     let c = cut_of(w, a, &mut row, &s).await?;
     trace_cut(tr, &s, &c);

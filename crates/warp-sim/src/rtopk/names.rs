@@ -124,6 +124,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("threshold_value", "threshold.rs"),
     ("threshold_key", "threshold.rs"),
     ("threshold_min", "threshold.rs"),
+    ("threshold_batch", "threshold.rs"),
     ("rtopk_row_threshold", "threshold.rs"),
     // grouped selection (docs/contract.md §8)
     ("load_experts", "grouped.rs"),

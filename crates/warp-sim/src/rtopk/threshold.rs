@@ -1,6 +1,7 @@
 //! The program's `row_threshold` step (docs/contract.md §5): the kernel `rtopk_row_threshold`
 //! (`kernels/threshold.cu`), one warp per row, which reads the row's `k_i` selected values
-//! from the values output and writes, as f32, the one that ranks last in the mode — the least
+//! from the values output (one pass, [`THRESHOLD_BATCH`] loads a lane in flight) and writes,
+//! as f32, the one that ranks last in the mode — the least
 //! own key, and among equal keys the last position (the highest index in index order, the
 //! last entry in sorted order): topk-ref's `ragged::threshold_of` — or NaN where `k_i = 0`.
 //! The keys are 64 bits wide on rows of f64 and i64 (`threshold_key`, `threshold_min`), whose
@@ -115,10 +116,48 @@ async fn load_value(
     Ok(w.ld_global(ta.values, at, label).await?.map(u64::from))
 }
 
+/// Values a lane loads before it compares any ([`threshold_batch`]).
+const THRESHOLD_BATCH: u32 = 16;
+
+/// `threshold_batch`: the lane's values at positions `base + 32 j + lane` (`j <
+/// THRESHOLD_BATCH`, those below `k`), all loaded before the first is compared, folded into
+/// the lane's least key and the last position holding it (position + 1): positions rise, so a
+/// key equal to the least moves `last` on.
+async fn threshold_batch(
+    w: &mut Warp<'_>,
+    ta: &ThresholdArgs<'_>,
+    (row_base, base, k): (&Lanes<u64>, u32, u32),
+    sign: f32,
+    (least, last): (&mut Lanes<u64>, &mut Lanes<u32>),
+) -> Result<(), SimError> {
+    let lane = w.lane_id();
+    let mut x = Vec::with_capacity(THRESHOLD_BATCH as usize);
+    for j in 0..THRESHOLD_BATCH {
+        let pos = lane.map(|l| base + 32 * j + l);
+        let saved = w.push_active(&pos.map(|p| p < k), "threshold_batch: i < k")?;
+        let at = w.add_u64(row_base, &pos.map(u64::from), "threshold_batch: row * k + i")?;
+        x.push(load_value(w, ta, &at, "threshold_batch: x[j] = values[row * k + i]").await?);
+        w.pop_active(saved);
+    }
+    for (j, v) in (0..THRESHOLD_BATCH).zip(&x) {
+        let pos = lane.map(|l| base + 32 * j + l);
+        let saved = w.push_active(&pos.map(|p| p < k), "threshold_batch: i < k")?;
+        let key = v.map(|b| threshold_key(ta, b, sign));
+        let lower = Lanes::from_fn(|l| key.lane(l) <= least.lane(l));
+        let next_least = Lanes::select(&lower, &key, least);
+        let next_last = Lanes::select(&lower, &pos.map(|p| p + 1), last);
+        w.assign(least, &next_least);
+        w.assign(last, &next_last);
+        w.pop_active(saved);
+    }
+    Ok(())
+}
+
 /// `rtopk_row_threshold`: warp `g` of the grid takes rows `g, g + warps, ...` (the grid
-/// covers the rows once); each reads its own width and k (`row_lengths`), the least key
-/// among its `k_i` values (`threshold_key`, `threshold_min`), then the last position holding
-/// it (`__reduce_max_sync` of position + 1), and lane 0 writes that value as f32.
+/// covers the rows once); each reads its own width and k (`row_lengths`), each lane's least
+/// key among its values and the last position holding it (`threshold_batch`, one pass), the
+/// warp's least key (`threshold_min`) and the last position of the lanes holding it
+/// (`__reduce_max_sync` of position + 1), and lane 0 writes that value as f32.
 async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result<(), SimError> {
     let u = |v: u64| Lanes::splat(v);
     let lane = w.lane_id();
@@ -136,36 +175,16 @@ async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result
         let args = KernelArgs { m: ta.t.m as usize, k: ta.t.k as usize, ..ta.a };
         let k = args.row_lengths(&ta.rows, row).k as u32;
         let base = w.mul_u64(&u(row), &u(width), "rtopk_row_threshold: row * (u64)k")?;
-        let mut least = Lanes::splat(u64::MAX);
+        let (mut least, mut last) = (Lanes::splat(u64::MAX), Lanes::splat(0u32));
         let mut i = 0u32;
         while i < k {
-            let pos = lane.map(|l| i + l);
-            let saved = w.push_active(&pos.map(|p| p < k), "rtopk_row_threshold: i < k")?;
-            let at = w.add_u64(&base, &pos.map(u64::from), "rtopk_row_threshold: row * k + i")?;
-            let v = load_value(w, ta, &at, "rtopk_row_threshold: values[row * k + i]").await?;
-            let key = v.map(|b| threshold_key(ta, b, sign));
-            let next = least.zip(&key, u64::min);
-            w.assign(&mut least, &next);
-            w.pop_active(saved);
-            i += 32;
+            threshold_batch(w, ta, (&base, i, k), sign, (&mut least, &mut last)).await?;
+            i += 32 * THRESHOLD_BATCH;
         }
-        let least = threshold_min(w, ta, &least)?;
-        let mut last = Lanes::splat(0u32);
-        let mut i = 0u32;
-        while i < k {
-            let pos = lane.map(|l| i + l);
-            let saved = w.push_active(&pos.map(|p| p < k), "rtopk_row_threshold: i < k")?;
-            let at = w.add_u64(&base, &pos.map(u64::from), "rtopk_row_threshold: row * k + i")?;
-            let v = load_value(w, ta, &at, "rtopk_row_threshold: values[row * k + i]").await?;
-            let here = Lanes::from_fn(|l| {
-                let key = threshold_key(ta, v.lane(l), sign);
-                if key == least.lane(l) { pos.lane(l) + 1 } else { last.lane(l) }
-            });
-            w.assign(&mut last, &here);
-            w.pop_active(saved);
-            i += 32;
-        }
-        let last = w.reduce_max_sync(full, &last, "rtopk_row_threshold: last position + 1")?;
+        let row_least = threshold_min(w, ta, &least)?;
+        let held =
+            Lanes::from_fn(|l| if least.lane(l) == row_least.lane(l) { last.lane(l) } else { 0 });
+        let last = w.reduce_max_sync(full, &held, "rtopk_row_threshold: last position + 1")?;
         let at_last = base.zip(&last, |b, l| b + u64::from(l.max(1) - 1));
         let saved = w.push_active(&lane.map(|l| l == 0), "rtopk_row_threshold: lane 0")?;
         let bits = if k == 0 {
