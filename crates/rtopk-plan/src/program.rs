@@ -1489,6 +1489,38 @@ mod tests {
         );
     }
 
+    /// Ragged and hinted rows take the cluster their plain shape takes (the ragged twin, on the
+    /// plain launch's grid), and a ragged split's second stage a cluster where its candidates
+    /// fit the rule; a device without clusters gives them none.
+    #[test]
+    fn ragged_and_hinted_rows_take_the_cluster_of_their_shape() {
+        let h200 = DeviceLimits::preset("h200").unwrap();
+        let a100 = DeviceLimits::preset("a100").unwrap();
+        let lengths = Ragged { lengths: true, ..Ragged::default() };
+        let hint = Ragged { hint: true, threshold: true, ..Ragged::default() };
+        let l = launch(8, 131_072, 2048);
+        let plain = program(&l, &h200, Strategy::Auto, false).unwrap();
+        assert_eq!(plain.steps[0].unit.to_string(), "rtopk_cluster_rows");
+        for ragged in [lengths, hint] {
+            for counts in [false, true] {
+                let p = program_ragged(&l, &h200, Strategy::Auto, counts, ragged).unwrap();
+                check(&p);
+                let unit = p.steps[0].unit.to_string();
+                assert_eq!((p.depth, unit.as_str()), (0, "rtopk_cluster_rows_ragged"));
+                assert_eq!(p.steps[0].grid, plain.steps[0].grid);
+                let p = program_ragged(&l, &a100, Strategy::Auto, counts, ragged).unwrap();
+                assert!(p.steps.iter().all(|s| s.unit.family() != Family::ClusterRows));
+            }
+        }
+        // a ragged split (no counts) whose second stage, 147 chunks' candidates, is a cluster
+        let l = launch(1, 300_000, 1024);
+        let p = program_ragged(&l, &h200, Strategy::Auto, false, lengths).unwrap();
+        check(&p);
+        let last = p.steps.iter().rev().find(|s| matches!(s.kernel, Kernel::Select(_)));
+        let last = last.unwrap().unit.to_string();
+        assert_eq!((p.depth, last.as_str()), (1, "rtopk_cluster_rows_ragged"));
+    }
+
     /// The steps of a ragged split: one chunk launch over every chunk (the last cut at the
     /// row's end), the second stage over the candidates, the gather, the sort last.
     #[test]
