@@ -19,6 +19,11 @@
 #define CLUSTER_BAND 6u
 #define CLUSTER_WORDS 8u
 
+// Blocks of at most this many warps add each warp's count into the cluster's slots directly
+// (cluster_sum): on an H200 4-6 % faster with 8 warps, 12-17 % slower with 20, where the
+// warps' adds meet in each slot (results/cuda/2026-11-29-cluster-rows-h200/b/kv1.diff).
+#define CLUSTER_DIRECT_WARPS 8u
+
 #define CLUSTER_ADD 0
 #define CLUSTER_MIN_OP 1
 #define CLUSTER_MAX_OP 2
@@ -82,15 +87,25 @@ struct ClusterRow : BlockRow<false, SKIPS> {
 
     // cluster_sum: the block's count (block_sum), added by thread j into the current slot of
     // block j of the cluster, one cluster barrier, and each thread reads its own block's slot
-    // (a block's count first, so that each slot takes one add a block, not one a warp). The
+    // (a block's count first, so that each slot takes one add a block, not one a warp); in
+    // blocks of at most CLUSTER_DIRECT_WARPS warps each warp adds its own count instead, one
+    // add a warp, sparing the block's barrier. The
     // slot the next round adds into was read two rounds ago, before every thread of this
     // block passed the barrier that ended the last round; thread 0 clears it now, before this
     // round's barrier, after which the other blocks add into it.
     __device__ u32 cluster_sum(u32 c) const {
         u32 slot = CLUSTER_SUM0 + round % 3u, next = CLUSTER_SUM0 + (round + 1u) % 3u;
         round += 1u;
-        c = this->block_sum(c);
-        if (threadIdx.x < size) cluster_red<CLUSTER_ADD>(s_cluster, slot, threadIdx.x, c);
+        if (blockDim.x <= 32u * CLUSTER_DIRECT_WARPS) {
+            // few warps: each warp's count straight into every block's slot, lane j into
+            // block j's, without the block's barrier (block-uniform)
+            c = __reduce_add_sync(FULL_MASK, c);
+            u32 lane = threadIdx.x & 31u;
+            if (lane < size) cluster_red<CLUSTER_ADD>(s_cluster, slot, lane, c);
+        } else {
+            c = this->block_sum(c);
+            if (threadIdx.x < size) cluster_red<CLUSTER_ADD>(s_cluster, slot, threadIdx.x, c);
+        }
         if (threadIdx.x == 0u) s_cluster[next] = 0u;
         cluster_sync();
         return s_cluster[slot];

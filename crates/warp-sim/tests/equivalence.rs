@@ -202,7 +202,8 @@ fn cluster_rows_equal_bisect() {
         ("ties", 2, 20_000, 7, Mode::Smallest, Bisect::exact(), false),
         ("normal", 1, 2 * 8192 * 2 + 1, 9000, Mode::Largest, Bisect::exact(), false),
         ("hostile", 1, 24_577, 1, Mode::Largest, Bisect::early_stopping(5), false),
-        // blocks of 13 warps: one threshold a round (rtopk-plan's CLUSTER_AHEAD_WARPS)
+        // blocks of 13 warps, whose counts meet in the block first (cluster_sum); the others
+        // have at most 8, each warp adding its own
         ("wide-ties", 1, 100_000, 2048, Mode::Smallest, Bisect::exact(), false),
     ] {
         let x = generate(dist, n, m, &mut rng);

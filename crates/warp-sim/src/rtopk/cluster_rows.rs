@@ -37,6 +37,10 @@ mod slot {
     pub(super) const WORDS: u32 = 8;
 }
 
+/// Blocks of at most this many warps add each warp's count into the cluster's slots directly
+/// (`cluster_sum`; the CUDA kernel's `CLUSTER_DIRECT_WARPS`).
+const CLUSTER_DIRECT_WARPS: u32 = 8;
+
 /// One row over a cluster (`ClusterRow`): this block's keys and the count the whole cluster
 /// sees.
 pub(crate) struct ClusterRow<'x> {
@@ -52,7 +56,8 @@ pub(crate) struct ClusterRow<'x> {
 impl ClusterRow<'_> {
     /// `cluster_sum`: the block's count (`block_sum`), added by thread `j` into the current
     /// slot of block `j` of the cluster, one cluster barrier, and each thread reads its own
-    /// block's slot. Thread 0 clears the slot the next round adds into (read two rounds ago,
+    /// block's slot; in blocks of at most [`CLUSTER_DIRECT_WARPS`] warps each warp adds its
+    /// own count (lane `j` into block `j`'s slot) instead, sparing the block's barrier. Thread 0 clears the slot the next round adds into (read two rounds ago,
     /// before every thread of this block passed the last round's barrier).
     async fn cluster_sum(
         &mut self,
@@ -63,15 +68,23 @@ impl ClusterRow<'_> {
         let here = slot::SUM0 + self.round % 3;
         let next = slot::SUM0 + (self.round + 1) % 3;
         self.round += 1;
-        let total = self.row.block_sum(w, a, c).await?;
         let tid = w.thread_idx();
-        let adders = tid.map(|t| t < self.size);
-        let saved = w.push_active(&adders, "cluster_sum: threadIdx.x < size")?;
+        let (ranks, count) = if w.warps_per_block() <= CLUSTER_DIRECT_WARPS {
+            // few warps: each warp's count straight into every block's slot, lane j into
+            // block j's, without the block's barrier (block-uniform)
+            let c = w.reduce_add_sync(u32::MAX, c, "cluster_sum: the warp's count")?;
+            (w.lane_id(), c)
+        } else {
+            let total = self.row.block_sum(w, a, c).await?;
+            (tid, Lanes::splat(total))
+        };
+        let adders = ranks.map(|j| j < self.size);
+        let saved = w.push_active(&adders, "cluster_sum: j < size")?;
         w.red_shared_cluster(
             ClusterRed::Add,
-            &tid,
+            &ranks,
             &Lanes::splat(here),
-            &Lanes::splat(total),
+            &count,
             "cluster_sum: red.shared::cluster.add (block j's slot)",
         )
         .await?;
