@@ -1,9 +1,9 @@
 //! The program's `row_threshold` step (docs/contract.md §5): the kernel `rtopk_row_threshold`
 //! (`kernels/threshold.cu`), one warp per row, which reads the row's `k_i` selected values
 //! from the values output (one pass, [`THRESHOLD_BATCH`] loads a lane in flight) and writes,
-//! as f32, the one that ranks last in the mode — the least
-//! own key, and among equal keys the last position (the highest index in index order, the
-//! last entry in sorted order): topk-ref's `ragged::threshold_of` — or NaN where `k_i = 0`.
+//! as f32, the one that ranks last in the mode — the least own key, and among equal keys the
+//! last position (the highest index in index order, the last entry in sorted order):
+//! topk-ref's `ragged::threshold_of` — or NaN where `k_i = 0`.
 //! The keys are 64 bits wide on rows of f64 and i64 (`threshold_key`, `threshold_min`), whose
 //! values become f32 as topk-ref's `to_f32` makes them (`wide_threshold_value`).
 
