@@ -21,7 +21,7 @@
 
 // Blocks of at most this many warps add each warp's count into the cluster's slots directly
 // (cluster_sum): on an H200 4-6 % faster with 8 warps, 12-17 % slower with 20, where the
-// warps' adds meet in each slot (results/cuda/2026-11-29-cluster-rows-h200/b/kv1.diff).
+// warps' adds meet in each slot (docs/performance.md, "Cluster rows").
 #define CLUSTER_DIRECT_WARPS 8u
 
 #define CLUSTER_ADD 0
