@@ -237,18 +237,22 @@ __device__ int hint_test(const Row& row, Search& s, float hint, const Params& p)
 }
 
 // The window tests: a test 2^-s of the bracket away from the hint's side (lo + w above it,
-// hi - w below, w = hi 2^-s - lo 2^-s), for s = 8 then 4 (HINT_WINDOW_SHIFTS), while the
-// bracket's ordered values are finite and the threshold lies strictly between them; they end
-// once a test moves the bound on the far side of the hint. Returns 1 on a hit.
+// hi - w below, w = hi 2^-s - lo 2^-s), for s = 10, 7 then 4 (HINT_WINDOW_SHIFT: topk-ref's
+// HINT_WINDOW_SHIFTS), while the bracket's ordered values are finite and the threshold lies
+// strictly between them; they end once a test moves the bound on the far side of the hint.
+// Returns 1 on a hit.
 template <class Row>
 __device__ int window_tests(const Row& row, Search& s, int side, u32 k) {
 #if ELEM_INTEGER
     return 0;  // value-space steps: an integer row has none
 #else
-    for (int shift = 8; shift >= 4; shift -= 4) {
+    // not unrolled: unrolled, it slowed hinted rows whose tests did not change
+#pragma unroll 1
+    for (int window = 0; window < HINT_WINDOWS; ++window) {
+        int shift = HINT_WINDOW_SHIFT(window);
         float lo = ordered_value_of_own_key(s.lo_key), hi = ordered_value_of_own_key(s.hi_key);
         if (!(isfinite(lo) && isfinite(hi))) return 0;
-        float scale = shift == 8 ? 0x1p-8f : 0x1p-4f;
+        float scale = __int_as_float((127 - shift) << 23);  // 2^-shift, exact
         float width = __fsub_rn(__fmul_rn(hi, scale), __fmul_rn(lo, scale));
         float thres = side == HINT_ABOVE ? __fadd_rn(lo, width) : __fsub_rn(hi, width);
         if (!(lo < thres && thres < hi)) return 0;  // as the bounds' f32 keys: never NaN

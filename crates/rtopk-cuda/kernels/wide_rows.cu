@@ -244,16 +244,19 @@ __device__ int wide_hint_test(const WideRow<EPL>& row, WideSearch& s, float hint
 }
 
 // The window tests (f64 rows): a test 2^-shift of the bracket away from the hint's side, for
-// shift = 8 then 4, while the bracket's ordered values are finite and the test lies strictly
-// between them; they end once a test moves the bound on the far side of the hint. Returns 1 on
-// a hit.
+// shift = 10, 7 then 4 (HINT_WINDOW_SHIFT: topk-ref's HINT_WINDOW_SHIFTS), while the
+// bracket's ordered values are finite and the test lies strictly between them; they end once
+// a test moves the bound on the far side of the hint. Returns 1 on a hit.
 template <int EPL>
 __device__ int wide_window_tests(const WideRow<EPL>& row, WideSearch& s, int side, u32 k, u32 lane) {
 #if ELEM_KIND == ELEM_F64
-    for (int shift = 8; shift >= 4; shift -= 4) {
+    // not unrolled: unrolled, it slowed hinted rows whose tests did not change
+#pragma unroll 1
+    for (int window = 0; window < HINT_WINDOWS; ++window) {
+        int shift = HINT_WINDOW_SHIFT(window);
         double lo = ordered_of_key64(s.lo_key), hi = ordered_of_key64(s.hi_key);
         if (!(isfinite(lo) && isfinite(hi))) return 0;
-        double scale = shift == 8 ? 0x1p-8 : 0x1p-4;
+        double scale = __longlong_as_double((long long)(1023 - shift) << 52);  // 2^-shift, exact
         double width = __dsub_rn(__dmul_rn(hi, scale), __dmul_rn(lo, scale));
         double thres = side == HINT_ABOVE ? __dadd_rn(lo, width) : __dsub_rn(hi, width);
         u64 t = number_key64(thres);

@@ -34,8 +34,21 @@ fn shared_constants() -> String {
          #define GROUPED_WARPS {GROUPED_WARPS}\n\
          #define PICK_LANES {PICK_LANES}\n\
          #define PICK_WARPS {PICK_WARPS}\n\
-         #define WIDE_WARPS {WIDE_WARPS}\n"
+         #define WIDE_WARPS {WIDE_WARPS}\n\
+         {}",
+        hint_window_defines()
     )
+}
+
+/// topk-ref's window tests after a hint test (`HINT_WINDOW_SHIFTS`, narrowest first) as the
+/// kernels read them: `HINT_WINDOWS` tests, the w-th `HINT_WINDOW_SHIFT(w)` (a select chain:
+/// the loop over them is not unrolled).
+fn hint_window_defines() -> String {
+    let shifts = topk_ref::bisect::HINT_WINDOW_SHIFTS;
+    let (last, rest) = shifts.split_last().expect("at least one window");
+    let chain: String =
+        rest.iter().enumerate().map(|(w, s)| format!("(w) == {w} ? {s} : ")).collect();
+    format!("#define HINT_WINDOWS {}\n#define HINT_WINDOW_SHIFT(w) ({chain}{last})\n", shifts.len())
 }
 
 /// A unit's generated source (the kernels' table says what each entry point instantiates).
@@ -271,6 +284,9 @@ mod tests {
         assert!(src.starts_with("// rtopk_warp_rows_24: generated"));
         assert!(src.contains("#define CAND_CAP 128u\n"));
         assert!(src.contains("#define BLOCK_CAND_CAP (32u * BLOCK_CAND_KEYS)\n"));
+        // topk-ref's window shifts, narrowest first
+        assert!(src.contains("#define HINT_WINDOWS 3\n"));
+        assert!(src.contains("#define HINT_WINDOW_SHIFT(w) ((w) == 0 ? 10 : (w) == 1 ? 7 : 4)\n"));
         assert_eq!(src.matches("struct Params {").count(), 1, "common.cuh inlined once");
         assert!(!src.contains("#include") && !src.contains("#pragma once"));
         let last = src.trim_end().lines().last().unwrap();

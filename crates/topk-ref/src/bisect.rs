@@ -138,16 +138,16 @@
 //!    * otherwise (`above < k <= at_least`) the k-th key **is** `t`: `at_least == k` → hit
 //!      (`hi = t`); else `lo = t` and, when `t < hi`, `hi = t + 1` (with `cnt(hi) = above`) —
 //!      converged either way. The search ends.
-//! 3. *Window tests* (`window_tests`) — at most [`HINT_WINDOW_SHIFTS`]`.len()` = 2 tests,
+//! 3. *Window tests* (`window_tests`) — at most [`HINT_WINDOW_SHIFTS`]`.len()` = 3 tests,
 //!    only while the ordered values `lo_v, hi_v` of the bounds (re-read from the keys before
 //!    each test) are finite: a test at `thres = lo_v + w` (side above) or `hi_v - w` (side
-//!    below), `w = hi_v · 2^-s - lo_v · 2^-s` with `s` = 8, then 4 — a window next to the
-//!    hint, 1/256 of the bracket, then 1/16. It is skipped (the window tests end) when
-//!    `key_of_ordered(thres)` is not strictly between the bounds' wide keys. The update is
-//!    the value phase's (`cnt < k → hi`, `cnt > k → lo`, `== k` → hit, the search ends). When
-//!    the test moved the bound on the far side of the hint (side above: `hi`; below: `lo`),
-//!    the window brackets the threshold and the window tests end; otherwise the next, wider
-//!    window is tried.
+//!    below), `w = hi_v · 2^-s - lo_v · 2^-s` with `s` = 10, 7, then 4 — a window next to the
+//!    hint, 1/1024 of the bracket, then 1/128, then 1/16. It is skipped (the window tests
+//!    end) when `key_of_ordered(thres)` is not strictly between the bounds' wide keys. The
+//!    update is the value phase's (`cnt < k → hi`, `cnt > k → lo`, `== k` → hit, the search
+//!    ends). When the test moved the bound on the far side of the hint (side above: `hi`;
+//!    below: `lo`), the window brackets the threshold and the window tests end; otherwise the
+//!    next, wider window is tried.
 //! 4. If `lo == hi` the search has converged; otherwise the value phase and key phase of exact
 //!    mode continue from the bracket as it stands, `lo_v, hi_v` read from its keys, the hint
 //!    and window tests counting toward the [`VALUE_PHASE_LIMIT`] — so the bounds above (64 and
@@ -161,11 +161,15 @@
 //! count without** (every row of every type where that threshold's key is the row's k-th key:
 //! a property test in `tests/ragged.rs`; an int32, int64 or f64 row's f32 threshold may be
 //! rounded, and then it is only a near hint, which can cost a test more). A
-//! near hint (the last decode step's threshold) brackets the threshold in 2–3 tests within
-//! 1/256 (or 1/16) of the bracket the hint test left, where plain bisection needs 8 (or 4)
-//! halvings for that; on rows of normal scores with 2 % of the values redrawn between steps,
-//! the previous step's thresholds at least halve the mean count (tested in
-//! `tests/ragged.rs`). A useless hint spends at most 3 tests (hint test and windows) before
+//! near hint (the last decode step's threshold) brackets the threshold in 2–4 tests within
+//! 1/1024 (or 1/128, or 1/16) of the bracket the hint test left, where plain bisection needs
+//! 10 (or 7, or 4) halvings for that; on rows of normal scores with 2 % of the values
+//! redrawn between steps, the previous step's thresholds at least halve the mean count
+//! (tested in `tests/ragged.rs`). The shifts are the ones that kept that mean lowest over the
+//! decode benchmark's shapes (rows of 16K–1M, k = 50–2048) with 1–5 % of the values redrawn:
+//! a narrow first window suits long rows, whose threshold moves by few elements, a wide last
+//! one short rows of small k, whose threshold moves by more of the bracket (docs/performance.md,
+//! "Threshold hints"). A useless hint spends at most 4 tests (hint test and windows) before
 //! the ordinary bisection of the bracket they leave; the bounds of 64 and 48 iterations hold
 //! for every hint.
 //!
@@ -205,7 +209,7 @@ pub const fn max_iterations<E: Element>() -> u32 {
 
 /// The window tests after a hint test (see the module docs): a test `2^-s` of the bracket away
 /// from the hint, for each `s` in turn, until one brackets the threshold.
-pub const HINT_WINDOW_SHIFTS: [i32; 2] = [8, 4];
+pub const HINT_WINDOW_SHIFTS: [i32; 3] = [10, 7, 4];
 
 /// How Algorithm 1's precision ε' becomes the stopping width ε.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -1041,21 +1045,24 @@ mod tests {
         let (keys, mut b) = bracket_of(&row);
         assert_eq!(hint_test::<f32>(&keys, 100, 950.0, &mut b), HintStep::Side(HintSide::Below));
         assert_eq!((b.hi_key, b.count_at_hi), (key_of_ordered(950.0), Some(74)));
-        // Window 1: 950 - 950/256 = 946.29 counts 77 < 100, hi moves again; window 2: 1/16 of
-        // [0, 946.29] below it, 887.15, counts 136 > 100: lo moves, the window holds 924.
+        // Window 1: 950 - 950/1024 = 949.07 counts 74 < 100, hi moves again; window 2: 1/128
+        // of [0, 949.07] below it, 941.66, counts 82 < 100, hi moves again; window 3: 1/16 of
+        // [0, 941.66] below it, 882.81, counts 141 > 100: lo moves, the window holds 924.
         assert_eq!(window_tests::<f32>(&keys, 100, HintSide::Below, &mut b), None);
-        let w1 = window_threshold(0.0, 950.0, 8, HintSide::Below);
-        let w2 = window_threshold(0.0, w1, 4, HintSide::Below);
-        assert_eq!((w1.floor(), w2.floor()), (946.0, 887.0));
-        assert_eq!((b.lo_key, b.hi_key), (key_of_ordered(w2), key_of_ordered(w1)));
-        assert_eq!((b.iterations, b.count_at_hi), (3, Some(77)));
-        // Hint 900 is below: 123 values are above it, lo = 900 + 1 ulp (above); both windows
-        // (900.48 and 908.14) still count more than 100, so lo moves twice.
+        let w1 = window_threshold(0.0, 950.0, 10, HintSide::Below);
+        let w2 = window_threshold(0.0, w1, 7, HintSide::Below);
+        let w3 = window_threshold(0.0, w2, 4, HintSide::Below);
+        assert_eq!((w1.floor(), w2.floor(), w3.floor()), (949.0, 941.0, 882.0));
+        assert_eq!((b.lo_key, b.hi_key), (key_of_ordered(w3), key_of_ordered(w2)));
+        assert_eq!((b.iterations, b.count_at_hi), (4, Some(82)));
+        // Hint 900 is below: 123 values are above it, lo = 900 + 1 ulp (above); the three
+        // windows (900.12, 901.08 and 908.70) still count more than 100, so lo moves three
+        // times.
         let (keys, mut b) = bracket_of(&row);
         assert_eq!(hint_test::<f32>(&keys, 100, 900.0, &mut b), HintStep::Side(HintSide::Above));
         assert_eq!(b.lo_key, key_of_ordered(900.0) + 1);
         assert_eq!(window_tests::<f32>(&keys, 100, HintSide::Above, &mut b), None);
-        assert_eq!((b.iterations, b.count_at_hi, b.hi_key), (3, None, key_of_ordered(1023.0)));
+        assert_eq!((b.iterations, b.count_at_hi, b.hi_key), (4, None, key_of_ordered(1023.0)));
         assert_eq!(ordered_value_of_key(b.lo_key).floor(), 908.0);
         // The whole search, exact either way.
         for hint in [900.0, 950.0, 923.5, 924.5, 0.5, 1022.0] {

@@ -590,9 +590,9 @@ async fn wide_hint_test(
 }
 
 /// `wide_window_tests` (f64 rows): a test `2^-shift` of the bracket away from the hint's side,
-/// for shift = 8 then 4, while the bracket's ordered values are finite and the test lies
-/// strictly between them; they end once a test moves the bound on the far side of the hint.
-/// `true` on a hit.
+/// for shift = 10, 7 then 4 (`HINT_WINDOW_SHIFTS`), while the bracket's ordered values are
+/// finite and the test lies strictly between them; they end once a test moves the bound on the
+/// far side of the hint. `true` on a hit.
 async fn wide_window_tests(
     w: &mut Warp<'_>,
     row: &WideRow<'_>,
@@ -608,7 +608,7 @@ async fn wide_window_tests(
         if !(lo.is_finite() && hi.is_finite()) {
             return Ok(false);
         }
-        let scale = 0.5f64.powi(shift); // 0x1p-8, 0x1p-4: exact
+        let scale = 0.5f64.powi(shift); // a power of two: exact
         let width = hi * scale - lo * scale;
         let thres = if side == HintSide::Above { lo + width } else { hi - width };
         let t = number_key64(thres);
