@@ -110,17 +110,22 @@ struct ClusterRow : BlockRow<false, SKIPS> {
         cluster_sync();
         return s_cluster[slot];
     }
-    __device__ u32 count_ge_positive(u32 t) const {
-        if constexpr (SKIPS) {
-            this->ge_last[0] = 0u;
-            if (BLOCK_EPL * threadIdx.x < this->in_regs) ::slots_ge(this->keys, t, this->ge_last);
-        } else {
-            ::slots_ge(this->keys, t, this->ge_last);
-        }
-        return cluster_sum(__popc(this->ge_last[0]));
-    }
+    __device__ u32 count_ge_positive(u32 t) const { return cluster_sum(this->slots_counted(t)); }
     __device__ u32 count_ge(u32 t) const {
         return t == 0u ? this->m : count_ge_positive(t);  // padding slots hold key 0
+    }
+    // The hint test's two counts in one cluster round where each fits in 16 bits (BlockRow's
+    // packing; no keys past the registers here), else two rounds.
+    __device__ void count_above_and_at_least(u32 t, u32* above, u32* at_least) const {
+        if (this->m >= PAIRED_COUNT_LIMIT) {  // cluster-uniform
+            *at_least = count_ge_positive(t);
+            *above = count_ge_positive(t + 1u);
+            return;
+        }
+        u32 ge = this->slots_counted(t);
+        u32 both = cluster_sum(ge << 16 | this->slots_counted(t + 1u));
+        *at_least = both >> 16;
+        *above = both & 0xffffu;
     }
 };
 

@@ -93,6 +93,12 @@ struct WarpRow {
     __device__ __forceinline__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);
     }
+    // The hint test's two counts, the keys > t and >= t (t >= 1, t + 1 does not wrap): two
+    // counting passes.
+    __device__ __forceinline__ void count_above_and_at_least(u32 t, u32* above, u32* at_least) const {
+        *at_least = count_ge_positive(t);
+        *above = count_ge_positive(t + 1u);
+    }
     // The selection's and the narrowing's slot masks, and a slot's key.
     __device__ __forceinline__ void slots_ge(u32 t, u32 (&ge)[MASK_WORDS(EPL)]) const {
         ::slots_ge(keys, t, ge);
@@ -232,6 +238,12 @@ struct PackedRow {
     __device__ __forceinline__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);
     }
+    // The hint test's two counts, the keys > t and >= t (t >= 1, t + 1 does not wrap): two
+    // counting passes.
+    __device__ __forceinline__ void count_above_and_at_least(u32 t, u32* above, u32* at_least) const {
+        *at_least = count_ge_positive(t);
+        *above = count_ge_positive(t + 1u);
+    }
 
     // Bit j % 32 of word j / 32: slot j is inside the row and its own key is >= t (t = 0:
     // every slot inside the row, as a cut at the smallest-mode NaN key asks).
@@ -291,6 +303,12 @@ struct CandRow {
     __device__ __forceinline__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);
     }
+    // The hint test's two counts, the keys > t and >= t (t >= 1, t + 1 does not wrap): two
+    // counting passes.
+    __device__ __forceinline__ void count_above_and_at_least(u32 t, u32* above, u32* at_least) const {
+        *at_least = count_ge_positive(t);
+        *above = count_ge_positive(t + 1u);
+    }
 };
 
 // Block-wide exclusive prefix and total of each thread's `own` count: a warp scan, one
@@ -316,6 +334,10 @@ __device__ __forceinline__ void block_prefix(u32 own, u32* slots, u32* before, u
 // (elements in_regs .. in_regs + cached - 1, up to the opt-in limit); anything beyond both is
 // re-keyed from the input (L2-resident while the block works) on each pass.
 
+// Rows shorter than this sum the hint test's two counts in one round (BlockRow,
+// ClusterRow::count_above_and_at_least): each count then fits in 16 bits of one word.
+#define PAIRED_COUNT_LIMIT 0x10000u
+
 template <bool NARROWS, bool SKIPS = false>
 struct BlockRow {
     u32 keys[BLOCK_EPL];
@@ -332,19 +354,37 @@ struct BlockRow {
         u32 s = i - in_regs;  // wraps for i < in_regs
         return s < cached ? s_keys[s] : own_key(row[i], sign);
     }
-    __device__ u32 count_ge_positive(u32 t) const {
-        // SKIPS (the ragged units): a thread whose slots all lie past the row (a row shorter
-        // than its block) holds keys 0 < t and skips the compares, so that a row of a quarter
-        // of its block's width pays a quarter of their issue slots (whole warps skip
-        // together); the plain units keep the one straight pass, which the branch slowed by
-        // up to 8 % on full rows (docs/performance.md, "Few rows")
+    // The thread's register slots >= t (t >= 1), marked in ge_last, and how many. SKIPS (the
+    // ragged units): a thread whose slots all lie past the row (a row shorter than its block)
+    // holds keys 0 < t and skips the compares, so that a row of a quarter of its block's width
+    // pays a quarter of their issue slots (whole warps skip together); the plain units keep
+    // the one straight pass, which the branch slowed by up to 8 % on full rows
+    // (docs/performance.md, "Few rows").
+    __device__ __forceinline__ u32 slots_counted(u32 t) const {
         if constexpr (SKIPS) {
             ge_last[0] = 0u;
             if (BLOCK_EPL * threadIdx.x < in_regs) ::slots_ge(keys, t, ge_last);
         } else {
             ::slots_ge(keys, t, ge_last);
         }
-        u32 c = __popc(ge_last[0]);
+        return __popc(ge_last[0]);
+    }
+    // The thread's keys >= t past the registers (rows wider than them): shared memory's, then
+    // the rest re-keyed from the input.
+    __device__ __forceinline__ u32 tail_counted(u32 t) const {
+        u32 c = 0u;
+        if (in_regs < m) {  // block-uniform
+            u32 i = threadIdx.x;
+            for (; i < cached; i += blockDim.x) c += s_keys[i] >= t ? 1u : 0u;
+            for (i += in_regs; i < m; i += blockDim.x) c += own_key(row[i], sign) >= t ? 1u : 0u;
+        }
+        return c;
+    }
+    // The tail is written out here, not through tail_counted: as one expression of the two
+    // helpers the plain block units ran 1.2-1.35x slower (docs/performance.md, "Threshold
+    // hints: the hint test in one round").
+    __device__ u32 count_ge_positive(u32 t) const {
+        u32 c = slots_counted(t);
         if (in_regs < m) {  // block-uniform: rows wider than the registers
             u32 i = threadIdx.x;
             for (; i < cached; i += blockDim.x) c += s_keys[i] >= t ? 1u : 0u;
@@ -354,6 +394,22 @@ struct BlockRow {
     }
     __device__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);  // padding slots hold key 0
+    }
+    // The hint test's two counts, the keys > t and >= t (t >= 1, t + 1 does not wrap), in one
+    // block sum where each fits in 16 bits (m < 2^16: packed as at_least << 16 | above, so the
+    // sum of the low halves never carries into the high one); else two sums. ge_last ends as
+    // the masks of t + 1, as after two counts.
+    __device__ void count_above_and_at_least(u32 t, u32* above, u32* at_least) const {
+        if (m >= PAIRED_COUNT_LIMIT) {  // block-uniform
+            *at_least = count_ge_positive(t);
+            *above = count_ge_positive(t + 1u);
+            return;
+        }
+        u32 ge = slots_counted(t) + tail_counted(t);
+        u32 gt = slots_counted(t + 1u) + tail_counted(t + 1u);
+        u32 both = block_sum(ge << 16 | gt);
+        *at_least = both >> 16;
+        *above = both & 0xffffu;
     }
     __device__ __forceinline__ void slots_ge(u32 t, u32 (&ge)[1]) const { ::slots_ge(keys, t, ge); }
     __device__ __forceinline__ u32 slot_key(int j) const { return keys[j]; }

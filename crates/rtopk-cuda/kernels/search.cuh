@@ -205,7 +205,8 @@ __device__ Search search_threshold(const Row& row, u32 lo_key, u32 hi_key, const
 
 // The hint test: one test at t = hint_key (the own key of the least value of the row's type >=
 // the hint's ordered value; on an integer row, int_hint_key), counting the keys > t and >= t
-// (two counting passes, one iteration), so that a hint at the row's threshold ends the search.
+// (count_above_and_at_least: two counting passes, summed in one round by block and cluster
+// rows; one iteration), so that a hint at the row's threshold ends the search.
 // Skipped for a NaN hint, a bracket of adjacent keys, or t outside (lo_key, hi_key].
 template <class Row>
 __device__ int hint_test(const Row& row, Search& s, float hint, const Params& p) {
@@ -214,8 +215,9 @@ __device__ int hint_test(const Row& row, Search& s, float hint, const Params& p)
     if (t <= s.lo_key || t > s.hi_key) return HINT_SKIPPED;
     // t > lo_key >= 0; nothing lies above the last key, where t + 1 would wrap (on a float
     // row t is a number's key, never that NaN key; on an integer row it is the type's end)
-    u32 at_least = row.count_ge_positive(t);
-    u32 above = t == 0xffffffffu ? 0u : row.count_ge_positive(t + 1u);
+    u32 at_least, above = 0u;
+    if (t == 0xffffffffu) at_least = row.count_ge_positive(t);
+    else row.count_above_and_at_least(t, &above, &at_least);  // one round where the row can
     s.iterations += 1;
     if (at_least < p.k) {
         s.hi_key = t; s.count_at_hi = at_least; s.has_count_at_hi = 1;

@@ -17,7 +17,8 @@ use crate::rtopk::narrow::{pad_results, trace_cut, write_iterations};
 use crate::rtopk::order::ElemType;
 use crate::rtopk::params::{Params, place_row};
 use crate::rtopk::rows::{
-    BlockRow, Row, Slots, block_prefix, block_smem, count_threshold, popc_words, slots_ge,
+    BlockRow, PAIRED_COUNT_LIMIT, Row, Slots, block_prefix, block_smem, count_threshold,
+    counted_twice, unpack_pair,
 };
 use crate::rtopk::search::search_threshold;
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, cut_of, emit_staged, taken};
@@ -112,17 +113,23 @@ impl Row for ClusterRow<'_> {
         a: &KernelArgs,
         t: u32,
     ) -> Result<u32, SimError> {
-        slots_ge(&self.row.keys, count_threshold(a, t), &mut self.row.ge_last);
-        if self.row.skips {
-            // the ragged twin: a thread whose slots all lie past the row skips the compares
-            // (its keys are 0 < t, so its mask is 0 either way)
-            let inside = w.thread_idx().map(|i| BLOCK_EPL as u32 * i < self.row.in_regs);
-            for g in self.row.ge_last.iter_mut() {
-                *g = Lanes::select(&inside, g, &Lanes::splat(0));
-            }
-        }
-        let c = popc_words(&self.row.ge_last);
+        let c = self.row.slots_counted(w, count_threshold(a, t));
         self.cluster_sum(w, a, &c).await
+    }
+
+    async fn count_above_and_at_least(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        t: u32,
+    ) -> Result<(u32, u32), SimError> {
+        if self.row.m >= PAIRED_COUNT_LIMIT {
+            return counted_twice(self, w, a, t).await; // cluster-uniform: two rounds
+        }
+        let ge = self.row.slots_counted(w, count_threshold(a, t));
+        let gt = self.row.slots_counted(w, count_threshold(a, t + 1));
+        let packed = ge.zip(&gt, |ge, gt| ge << 16 | gt);
+        Ok(unpack_pair(self.cluster_sum(w, a, &packed).await?))
     }
 
     fn m(&self) -> u32 {

@@ -155,10 +155,43 @@ pub(crate) trait Row {
         a: &KernelArgs,
         t: u32,
     ) -> Result<u32, SimError>;
+    /// `count_above_and_at_least`: the hint test's two counts, `(keys > t, keys >= t)` for
+    /// `t >= 1` where `t + 1` does not wrap — two counting passes; block and cluster rows sum
+    /// both in one round.
+    async fn count_above_and_at_least(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        t: u32,
+    ) -> Result<(u32, u32), SimError> {
+        counted_twice(self, w, a, t).await
+    }
     /// M.
     fn m(&self) -> u32;
     /// Most keys the row narrows to (0: it does not).
     fn narrow_cap(&self) -> u32;
+}
+
+/// Rows shorter than this sum the hint test's two counts in one round (the block and cluster
+/// rows' `count_above_and_at_least`): each count then fits in 16 bits of one word, packed as
+/// `at_least << 16 | above` (the low halves' sum never carries into the high one).
+pub(crate) const PAIRED_COUNT_LIMIT: u32 = 0x10000;
+
+/// The hint test's two counts in two counting passes: `(keys > t, keys >= t)`.
+pub(crate) async fn counted_twice<R: Row + ?Sized>(
+    row: &mut R,
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    t: u32,
+) -> Result<(u32, u32), SimError> {
+    let at_least = row.count_ge_positive(w, a, t).await?;
+    let above = row.count_ge_positive(w, a, t + 1).await?;
+    Ok((above, at_least))
+}
+
+/// The packed pair of counts back: `(above, at_least)`.
+pub(crate) fn unpack_pair(both: u32) -> (u32, u32) {
+    (both & 0xffff, both >> 16)
 }
 
 /// `count_ge(t)`: the whole row for `t = 0` (padding slots hold key 0), else counted.
@@ -650,6 +683,23 @@ impl BlockRow<'_> {
     }
 }
 
+impl BlockRow<'_> {
+    /// `slots_counted`: each thread's register slots `>= t` (`t` already
+    /// [`count_threshold`]'s), marked in `ge_last`, and how many. In the ragged twin a thread
+    /// whose slots all lie past the row (a ragged row shorter than its block) skips the
+    /// compares: its keys are 0 < t, so its mask is 0 either way.
+    pub(crate) fn slots_counted(&mut self, w: &Warp<'_>, t: u32) -> Lanes<u32> {
+        slots_ge(&self.keys, t, &mut self.ge_last);
+        if self.skips {
+            let inside = w.thread_idx().map(|i| BLOCK_EPL as u32 * i < self.in_regs);
+            for g in self.ge_last.iter_mut() {
+                *g = Lanes::select(&inside, g, &Lanes::splat(0));
+            }
+        }
+        popc_words(&self.ge_last)
+    }
+}
+
 impl Row for BlockRow<'_> {
     async fn count_ge_positive(
         &mut self,
@@ -658,16 +708,49 @@ impl Row for BlockRow<'_> {
         t: u32,
     ) -> Result<u32, SimError> {
         let t = count_threshold(a, t);
-        slots_ge(&self.keys, t, &mut self.ge_last);
-        if self.skips {
-            // a thread whose slots all lie past the row (a ragged row shorter than its block)
-            // skips the compares: its keys are 0 < t, so its mask is 0 either way
-            let inside = w.thread_idx().map(|i| BLOCK_EPL as u32 * i < self.in_regs);
-            for g in self.ge_last.iter_mut() {
-                *g = Lanes::select(&inside, g, &Lanes::splat(0));
-            }
+        let c = self.slots_counted(w, t);
+        let c = self.tail_counted(w, a, t, c).await?;
+        self.block_sum(w, a, &c).await
+    }
+
+    async fn count_above_and_at_least(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        t: u32,
+    ) -> Result<(u32, u32), SimError> {
+        if self.m >= PAIRED_COUNT_LIMIT {
+            return counted_twice(self, w, a, t).await; // block-uniform: two sums
         }
-        let mut c = popc_words(&self.ge_last);
+        let (t, t1) = (count_threshold(a, t), count_threshold(a, t + 1));
+        let ge = self.slots_counted(w, t);
+        let ge = self.tail_counted(w, a, t, ge).await?;
+        let gt = self.slots_counted(w, t1);
+        let gt = self.tail_counted(w, a, t1, gt).await?;
+        let packed = ge.zip(&gt, |ge, gt| ge << 16 | gt);
+        Ok(unpack_pair(self.block_sum(w, a, &packed).await?))
+    }
+
+    fn m(&self) -> u32 {
+        self.m
+    }
+
+    fn narrow_cap(&self) -> u32 {
+        self.cap
+    }
+}
+
+impl BlockRow<'_> {
+    /// `tail_counted`: `c` plus each thread's keys `>= t` past the registers (rows wider than
+    /// them): shared memory's, then the rest re-keyed from the input.
+    async fn tail_counted(
+        &self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        t: u32,
+        c: Lanes<u32>,
+    ) -> Result<Lanes<u32>, SimError> {
+        let mut c = c;
         if self.in_regs < self.m {
             // block-uniform: rows wider than the registers
             let tid = w.thread_idx();
@@ -703,15 +786,7 @@ impl Row for BlockRow<'_> {
                 base += bd;
             }
         }
-        self.block_sum(w, a, &c).await
-    }
-
-    fn m(&self) -> u32 {
-        self.m
-    }
-
-    fn narrow_cap(&self) -> u32 {
-        self.cap
+        Ok(c)
     }
 }
 
