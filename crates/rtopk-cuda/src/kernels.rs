@@ -45,7 +45,7 @@ fn shared_constants() -> String {
 /// the loop over them is not unrolled).
 fn hint_window_defines() -> String {
     let shifts = topk_ref::bisect::HINT_WINDOW_SHIFTS;
-    let (last, rest) = shifts.split_last().expect("at least one window");
+    let [rest @ .., last] = shifts;
     let chain: String =
         rest.iter().enumerate().map(|(w, s)| format!("(w) == {w} ? {s} : ")).collect();
     format!("#define HINT_WINDOWS {}\n#define HINT_WINDOW_SHIFT(w) ({chain}{last})\n", shifts.len())

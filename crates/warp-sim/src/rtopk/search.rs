@@ -441,9 +441,9 @@ async fn hint_test<R: Row>(
 
 /// `window_tests` (topk-ref's `bisect`, "Hints", step 3): a test `2^-s` of the bracket away
 /// from the hint's side (`lo + w` above it, `hi - w` below, `w = hi 2^-s - lo 2^-s`), for
-/// `s` = 10, 7 then 4 (`HINT_WINDOW_SHIFTS`), while the bracket's ordered values are finite and the threshold lies
-/// strictly between them; they end once a test moves the bound on the far side of the hint.
-/// Returns `true` when the search is over (a hit).
+/// `s` = 10, 7 then 4 (`HINT_WINDOW_SHIFTS`), while the bracket's ordered values are finite
+/// and the threshold lies strictly between them; they end once a test moves the bound on the
+/// far side of the hint. Returns `true` when the search is over (a hit).
 async fn window_tests<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
