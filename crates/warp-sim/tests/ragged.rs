@@ -786,3 +786,35 @@ fn ragged_splits_and_hints_over_clusters() {
         assert_eq!(past, mutant.is_some(), "{}", got.summary);
     }
 }
+
+/// The hint test's two counts at the paired-count limit (2^16, docs/kernel.md "Threshold hints
+/// and thresholds"): block and cluster rows shorter than it sum them in one round, packed;
+/// rows of 2^16 and longer count twice. Rows of their own lengths 70000, 65536 and 65535 with
+/// perturbed and exact hints, over a cluster and, on a device without clusters, over one
+/// block each: the oracle's answers, counts and thresholds.
+#[test]
+fn hinted_rows_at_the_paired_count_limit() {
+    let (n, m) = (3usize, 70_000usize);
+    let x0: Vec<f32> = (0..n * m).map(|i| ((i * 2_654_435_761) % 100_003) as f32).collect();
+    let one_block = warp_sim::DeviceLimits { max_cluster: 1, ..SimConfig::default().limits };
+    let devices = [
+        (SimConfig::default(), "rtopk_cluster_rows_ragged"),
+        (SimConfig { limits: one_block, ..SimConfig::default() }, "rtopk_block_rows_ragged"),
+    ];
+    for (config, unit) in devices {
+        for hint in [HintKind::Perturbed, HintKind::Exact] {
+            let shape = RaggedShape {
+                lengths: vec![70_000, 65_536, 65_535],
+                k: vec![2048, 700, 64],
+                per_row_k: true,
+                tail: test_support::Tail::Nan,
+                hint,
+                random_hints: Vec::new(),
+            };
+            let mut x = x0.clone();
+            poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
+            check(config, (n, m, &x), &shape, Mode::Largest, Bisect::exact()).unwrap();
+            assert_eq!(cluster_unit(config, (n, m, &x), &shape), unit, "{hint:?}");
+        }
+    }
+}

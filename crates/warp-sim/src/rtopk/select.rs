@@ -117,8 +117,10 @@ pub(crate) async fn write_result(
 }
 
 /// The simulator's contract check on a result's value: the bits of the input element it
-/// names (docs/contract.md §1: -0.0 and NaN payloads included), in the active lanes whose address is in
-/// the input. Not a simulated access: it reads the input host-side.
+/// names (docs/contract.md §1: -0.0 and NaN payloads included), in the active lanes whose
+/// address is in the input. Not a simulated access: it reads the input host-side, and only
+/// the active lanes' elements (an inactive lane's address may lie past a ragged row's length,
+/// whose elements no step may read: the ragged steps' check of their reads counts these too).
 pub(crate) fn check_input_bits(
     w: &mut Warp<'_>,
     x: &dyn Source,
@@ -129,8 +131,11 @@ pub(crate) fn check_input_bits(
     if !w.checks() {
         return Ok(());
     }
-    let len = x.len();
-    let ok = src.zip(val, |a, v| a >= len || x.word(a) == v);
+    let (len, active) = (x.len(), w.active_mask());
+    let ok = Lanes::from_fn(|l| {
+        let a = src.lane(l);
+        (active >> l) & 1 == 0 || a >= len || x.word(a) == val.lane(l)
+    });
     w.check(&ok, label)
 }
 
