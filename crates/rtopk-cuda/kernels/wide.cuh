@@ -7,12 +7,16 @@
 
 #define SIGN64 0x8000000000000000ull
 
-// topk-ref's number_key64: flip every bit of a negative number, set the sign bit of a
-// non-negative one; -0.0 (one below +0.0's key after the flip) joins +0.0.
+// The key of a number's bits: flip every bit of a negative number, set the sign bit of a
+// non-negative one.
+__device__ __forceinline__ u64 key_of_bits64(u64 bits) {
+    return bits ^ ((u64)((long long)bits >> 63) | SIGN64);
+}
+
+// topk-ref's number_key64: key_of_bits64, with -0.0 joining +0.0 — as v + 0.0, which is v but
+// for -0.0 + 0.0 = +0.0 (IEEE 754, round to nearest): one add instead of a test and two selects.
 __device__ __forceinline__ u64 number_key64(double v) {
-    u64 bits = (u64)__double_as_longlong(v);
-    u64 key = bits ^ ((u64)((long long)bits >> 63) | SIGN64);
-    return key == SIGN64 - 1ull ? SIGN64 : key;
+    return key_of_bits64((u64)__double_as_longlong(__dadd_rn(v, 0.0)));
 }
 
 // wide_key: an element's own key in the launch's mode. f64: key64_largest (every NaN at the
@@ -20,18 +24,26 @@ __device__ __forceinline__ u64 number_key64(double v) {
 // sign bit flipped, complemented in smallest mode (topk-ref's integer keys).
 __device__ __forceinline__ u64 wide_key(elem_t v, float sign) {
 #if ELEM_KIND == ELEM_F64
-    if (isnan(v)) return sign > 0.0f ? ~0ull : 0ull;
-    return number_key64(sign > 0.0f ? v : -v);
+    // v * sign + 0.0 in one rounding is the ordered value, exact (sign is +-1), with -0.0 made
+    // +0.0 (number_key64's add); the NaN keys by a select. No branch: keyed in a branch each,
+    // the loads' keying was most of a short row's instructions (docs/kernel.md, "64-bit rows").
+    u64 key = key_of_bits64((u64)__double_as_longlong(__fma_rn(v, (double)sign, 0.0)));
+    return isnan(v) ? (sign > 0.0f ? ~0ull : 0ull) : key;
 #else
     u64 key = (u64)(long long)v ^ SIGN64;
     return sign > 0.0f ? key : ~key;
 #endif
 }
 
+// key_of_bits64 undone: the sign bit cleared where it is set, every bit flipped where it is not.
+__device__ __forceinline__ u64 bits_of_key64(u64 key) {
+    u64 set = (u64)((long long)key >> 63);  // all ones where the sign bit is set
+    return key ^ (~set | SIGN64);
+}
+
 // topk-ref's f64 ordered_of_key: the ordered value a key stands for (NaN for the NaN keys).
 __device__ __forceinline__ double ordered_of_key64(u64 key) {
-    u64 bits = (key & SIGN64) ? (key & ~SIGN64) : ~key;
-    return __longlong_as_double((long long)bits);
+    return __longlong_as_double((long long)bits_of_key64(key));
 }
 
 // Whether a key determines its element's bits (order.cuh's key_keeps_bits on 64-bit keys):
@@ -39,7 +51,10 @@ __device__ __forceinline__ double ordered_of_key64(u64 key) {
 // whose elements the caller re-reads from the input.
 __device__ __forceinline__ bool wide_key_keeps_bits(u64 key) {
 #if ELEM_KIND == ELEM_F64
-    return key != SIGN64 && key != 0ull && key != ~0ull;
+    // in 32-bit words: neither SIGN64 nor 0 (the low word and the high word's low 31 bits all
+    // zero), nor ~0
+    u32 hi = (u32)(key >> 32), lo = (u32)key;
+    return (lo | (hi & 0x7fffffffu)) != 0u && (lo & hi) != 0xffffffffu;
 #else
     return true;
 #endif
@@ -50,8 +65,8 @@ __device__ __forceinline__ bool wide_key_keeps_bits(u64 key) {
 // back, complemented back in smallest mode).
 __device__ __forceinline__ elem_t wide_value_of_key(u64 key, float sign) {
 #if ELEM_KIND == ELEM_F64
-    double v = ordered_of_key64(key);
-    return sign > 0.0f ? v : -v;
+    // the ordered value's bits, negated back by the sign bit in smallest mode
+    return __longlong_as_double((long long)(bits_of_key64(key) ^ (sign > 0.0f ? 0ull : SIGN64)));
 #else
     return (elem_t)(long long)((sign > 0.0f ? key : ~key) ^ SIGN64);
 #endif

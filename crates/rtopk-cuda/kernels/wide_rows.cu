@@ -55,7 +55,9 @@ __device__ void load_wide(WideRow<EPL>& row, u32 lane, u64* lo_key, u64* hi_key)
 #pragma unroll
     for (int j = 0; j < EPL; ++j) {
         bool valid = lane + 32u * j < row.m;
-        row.keys[j] = valid ? wide_key(v[j], row.sign) : 0ull;
+        // keyed whether valid or not, then masked: keyed under the test, each slot's keying
+        // became a branch that the next slot's load waited behind
+        row.keys[j] = wide_key(v[j], row.sign) & (valid ? ~0ull : 0ull);
         if (valid) { lo = min(lo, row.keys[j]); hi = max(hi, row.keys[j]); }
     }
     for (u32 i = 32u * EPL + lane; i < row.m; i += 32u) {
@@ -107,7 +109,9 @@ __device__ __forceinline__ int wide_recall_slack(const Params& p, u32 k) {
 
 // The value phase on f64 ordered values (topk-ref's value_phase): 1 when the search is over,
 // 0 when the key phase takes over (a bound not finite, a stall, VALUE_PHASE_LIMIT tests).
-template <int EPL>
+// RECALL: slack >= 0, a recall target to test before each step (instantiated apart: tested
+// where there is none, it cost seven instructions a step).
+template <int EPL, bool RECALL>
 __device__ int wide_value_phase(const WideRow<EPL>& row, WideSearch& s, const Params& p, u32 lane, int slack) {
 #if ELEM_KIND == ELEM_F64
     double lo = ordered_of_key64(s.lo_key), hi = ordered_of_key64(s.hi_key);
@@ -115,7 +119,7 @@ __device__ int wide_value_phase(const WideRow<EPL>& row, WideSearch& s, const Pa
     u64 lo_wide = number_key64(lo), hi_wide = number_key64(hi);
     double eps = __dmul_rn((double)p.precision, fabs(hi));
     while (s.iterations < VALUE_PHASE_LIMIT) {
-        if (wide_recall_met(s, p.k, slack)) { s.exit = EXIT_RECALL; return 1; }
+        if (RECALL && wide_recall_met(s, p.k, slack)) { s.exit = EXIT_RECALL; return 1; }
         if (__dsub_rn(hi, lo) <= eps) { s.exit = EXIT_PRECISION; return 1; }
         double thres = midpoint64(lo, hi);
         u64 t = number_key64(thres);  // finite: its own key, the key test's threshold
@@ -178,7 +182,9 @@ __device__ WideSearch search_wide(const WideRow<EPL>& row, u64 lo_key, u64 hi_ke
     }
     if (lo_key == hi_key) return s;
     int slack = wide_recall_slack(p, p.k);
-    if (wide_value_phase(row, s, p, lane, slack)) return s;
+    if (slack >= 0 ? wide_value_phase<EPL, true>(row, s, p, lane, slack)
+                   : wide_value_phase<EPL, false>(row, s, p, lane, slack))
+        return s;
     wide_key_phase(row, s, p.k, lane, slack);
     return s;
 }
@@ -282,7 +288,7 @@ __device__ WideSearch search_wide_hinted(const WideRow<EPL>& row, u64 lo_key, u6
     if (wide_window_tests(row, s, side, p.k, lane)) return s;
     s.exit = EXIT_CONVERGED;
     if (s.lo_key == s.hi_key) return s;
-    if (wide_value_phase(row, s, p, lane, -1)) return s;
+    if (wide_value_phase<EPL, false>(row, s, p, lane, -1)) return s;
     wide_key_phase(row, s, p.k, lane, -1);
     return s;
 }

@@ -144,6 +144,8 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("rtopk_pick_rows_impl", "pick.rs"),
     // wide rows: 64-bit elements on 64-bit keys (docs/kernel.md, "64-bit rows")
     ("wide_key", "wide.rs"),
+    ("key_of_bits64", "wide.rs"),
+    ("bits_of_key64", "wide.rs"),
     ("number_key64", "wide.rs"),
     ("ordered_of_key64", "wide.rs"),
     ("wide_key_keeps_bits", "wide.rs"),

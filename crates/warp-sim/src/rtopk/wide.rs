@@ -42,12 +42,22 @@ const SIGN64: u64 = 1 << 63;
 
 // ---- The order on 64-bit elements (topk-ref's order.rs) --------------------------------------
 
-/// `number_key64`: flip every bit of a negative number, set the sign bit of a non-negative
-/// one; -0.0 (one below +0.0's key after the flip) joins +0.0.
+/// `key_of_bits64`: the key of a number's bits — flip every bit of a negative number, set the
+/// sign bit of a non-negative one.
+fn key_of_bits64(bits: u64) -> u64 {
+    bits ^ (((bits as i64 >> 63) as u64) | SIGN64)
+}
+
+/// `bits_of_key64`: [`key_of_bits64`] undone — the sign bit cleared where it is set, every bit
+/// flipped where it is not.
+fn bits_of_key64(key: u64) -> u64 {
+    key ^ (!((key as i64 >> 63) as u64) | SIGN64)
+}
+
+/// `number_key64`: [`key_of_bits64`] of `v + 0.0`, which is `v` but for `-0.0 + 0.0 = +0.0`
+/// (IEEE 754, round to nearest): -0.0 joins +0.0.
 fn number_key64(v: f64) -> u64 {
-    let bits = v.to_bits();
-    let key = bits ^ (((bits as i64 >> 63) as u64) | SIGN64);
-    if key == SIGN64 - 1 { SIGN64 } else { key }
+    key_of_bits64((v + 0.0).to_bits())
 }
 
 /// `wide_key`: an element's own key from its bits, in the mode of `sign`. f64: every NaN at
@@ -55,11 +65,11 @@ fn number_key64(v: f64) -> u64 {
 /// sign bit flipped, complemented in smallest mode.
 pub(crate) fn wide_key(elem: ElemType, bits: u64, sign: f32) -> u64 {
     if elem == ElemType::F64 {
+        // the kernel's `v * sign + 0.0` (one fused rounding; both steps are exact here)
         let v = f64::from_bits(bits);
-        if v.is_nan() {
-            return if sign > 0.0 { u64::MAX } else { 0 };
-        }
-        return number_key64(if sign > 0.0 { v } else { -v });
+        let key = key_of_bits64((v * f64::from(sign) + 0.0).to_bits());
+        let nan_key = if sign > 0.0 { u64::MAX } else { 0 };
+        return if v.is_nan() { nan_key } else { key };
     }
     let key = bits ^ SIGN64;
     if sign > 0.0 { key } else { !key }
@@ -67,21 +77,24 @@ pub(crate) fn wide_key(elem: ElemType, bits: u64, sign: f32) -> u64 {
 
 /// `ordered_of_key64`: the ordered value a key stands for (NaN for the NaN keys).
 fn ordered_of_key64(key: u64) -> f64 {
-    f64::from_bits(if key & SIGN64 != 0 { key & !SIGN64 } else { !key })
+    f64::from_bits(bits_of_key64(key))
 }
 
 /// `wide_key_keeps_bits`: whether a key determines its element's bits — every i64 key; every
 /// f64 key but +-0.0's (one key for both) and the NaN keys (payloads).
+/// In 32-bit words, as the kernel tests it: neither SIGN64 nor 0 (the low word and the high
+/// word's low 31 bits all zero), nor `u64::MAX`.
 fn wide_key_keeps_bits(elem: ElemType, key: u64) -> bool {
-    elem != ElemType::F64 || (key != SIGN64 && key != 0 && key != u64::MAX)
+    let (hi, lo) = ((key >> 32) as u32, key as u32);
+    elem != ElemType::F64 || ((lo | (hi & 0x7fff_ffff)) != 0 && (lo & hi) != u32::MAX)
 }
 
 /// `wide_value_of_key`: the bits of the element whose key is `key` in the mode of `sign`,
 /// where the key keeps them — [`wide_key`] undone.
 fn wide_value_of_key(elem: ElemType, key: u64, sign: f32) -> u64 {
     if elem == ElemType::F64 {
-        let v = ordered_of_key64(key);
-        return (if sign > 0.0 { v } else { -v }).to_bits();
+        // the ordered value's bits, negated back by the sign bit in smallest mode
+        return bits_of_key64(key) ^ if sign > 0.0 { 0 } else { SIGN64 };
     }
     (if sign > 0.0 { key } else { !key }) ^ SIGN64
 }
@@ -226,7 +239,8 @@ async fn count_wide(
 
 /// Stage 1, `load_wide`: the slots' keys, and the row's least and greatest key (uniform).
 /// Every slot's element is loaded before any is keyed (the kernel issues the loads back to
-/// back instead of waiting out each one's latency in turn).
+/// back instead of waiting out each one's latency in turn; it keys every slot and masks the
+/// keys past the row with 0, where this keys the valid lanes and selects: the same keys).
 async fn load_wide(
     w: &mut Warp<'_>,
     a: &KernelArgs,
@@ -1183,6 +1197,33 @@ mod tests {
                     "{v} sign {sign}"
                 );
             }
+        }
+    }
+
+    /// The word-level forms agree with their definitions on every special pattern and on a
+    /// million pseudo-random ones: [`number_key64`] is topk-ref's f64 key, [`bits_of_key64`]
+    /// undoes [`key_of_bits64`], [`wide_key_keeps_bits`] fails exactly on ±0.0's key and the
+    /// NaN keys.
+    #[test]
+    fn word_forms_match_their_definitions() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let random = std::iter::repeat_with(move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        });
+        let specials = FLOATS.iter().map(|v| v.to_bits());
+        let keys = [0, 1, SIGN64 - 1, SIGN64, SIGN64 + 1, u64::MAX - 1, u64::MAX];
+        for bits in specials.chain(keys).chain(random.take(1 << 20)) {
+            let v = f64::from_bits(bits);
+            assert_eq!(bits_of_key64(key_of_bits64(bits)), bits);
+            if !v.is_nan() {
+                assert_eq!(number_key64(v), v.key(Mode::Largest), "{v:e}");
+                assert_eq!(wide_key(ElemType::F64, bits, -1.0), v.key(Mode::Smallest), "{v:e}");
+            }
+            let plain = bits != SIGN64 && bits != 0 && bits != u64::MAX;
+            assert_eq!(wide_key_keeps_bits(ElemType::F64, bits), plain, "{bits:#x}");
         }
     }
 
