@@ -26,7 +26,7 @@ __device__ __forceinline__ u64 wide_key(elem_t v, float sign) {
 #if ELEM_KIND == ELEM_F64
     // v * sign + 0.0 in one rounding is the ordered value, exact (sign is +-1), with -0.0 made
     // +0.0 (number_key64's add); the NaN keys by a select. No branch: keyed in a branch each,
-    // the loads' keying was most of a short row's instructions (docs/kernel.md, "64-bit rows").
+    // a slot took about 20 instructions (docs/kernel.md, "64-bit rows").
     u64 key = key_of_bits64((u64)__double_as_longlong(__fma_rn(v, (double)sign, 0.0)));
     return isnan(v) ? (sign > 0.0f ? ~0ull : 0ull) : key;
 #else

@@ -1220,6 +1220,7 @@ mod tests {
             assert_eq!(bits_of_key64(key_of_bits64(bits)), bits);
             if !v.is_nan() {
                 assert_eq!(number_key64(v), v.key(Mode::Largest), "{v:e}");
+                assert_eq!(wide_key(ElemType::F64, bits, 1.0), v.key(Mode::Largest), "{v:e}");
                 assert_eq!(wide_key(ElemType::F64, bits, -1.0), v.key(Mode::Smallest), "{v:e}");
             }
             let plain = bits != SIGN64 && bits != 0 && bits != u64::MAX;
