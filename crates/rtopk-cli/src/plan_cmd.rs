@@ -7,7 +7,7 @@ use rtopk::cuda::Shape;
 use rtopk::plan::{Gpu, Program, preset_names, program};
 use rtopk::{Dtype, Request};
 
-use crate::dtype_arg::parse_dtype;
+use crate::dtype_arg::parse_kernel_dtype;
 use crate::error::CliError;
 use crate::search_args::SearchArgs;
 
@@ -27,8 +27,8 @@ pub(crate) struct PlanArgs {
     /// Values selected per row
     #[arg(short = 'k', value_name = "K", allow_negative_numbers = true)]
     k: usize,
-    /// Element type: float32, float16 or bfloat16
-    #[arg(long, value_name = "DTYPE", value_parser = parse_dtype, default_value = "float32")]
+    /// Element type: float32, float16, bfloat16, float64, int8, uint8, int16, int32 or int64
+    #[arg(long, value_name = "DTYPE", value_parser = parse_kernel_dtype, default_value = "float32")]
     dtype: Dtype,
     /// The k smallest instead of the k largest
     #[arg(long)]

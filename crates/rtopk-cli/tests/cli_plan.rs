@@ -56,6 +56,27 @@ fn the_table_lists_one_line_per_launch() {
     assert!(out.contains("1 steps") && out.contains("select_rows"), "{out}");
 }
 
+/// Every type the kernel takes has a plan: 64-bit rows take the wide rows, integer rows the
+/// units of their own type; a name the kernel does not take exits 2 with the names it does.
+#[test]
+fn every_kernel_type_has_a_plan() {
+    let unit = |dtype: &str| {
+        let p = plan_json(&["--n", "1024", "--m", "256", "-k", "8", "--dtype", dtype]);
+        p["steps"][0]["unit"].as_str().unwrap().to_string()
+    };
+    assert!(unit("float64").starts_with("rtopk_wide_rows_8_f64"), "{}", unit("float64"));
+    assert!(unit("int64").starts_with("rtopk_wide_rows_8_i64"), "{}", unit("int64"));
+    for (dtype, suffix) in [("int8", "_i8"), ("uint8", "_u8"), ("int16", "_i16"), ("int32", "_i32")]
+    {
+        assert!(unit(dtype).contains(suffix), "{dtype}: {}", unit(dtype));
+    }
+    fails_with(
+        &["plan", "--gpu", "h100", "--n", "4", "--m", "256", "-k", "8", "--dtype", "float128"],
+        2,
+        "expected one of float32, float16, bfloat16, float64",
+    );
+}
+
 #[test]
 fn unknown_gpus_and_bad_shapes_exit_2() {
     fails_with(&["plan", "--gpu", "v100", "--n", "4", "--m", "256", "-k", "8"], 2, "v100");
