@@ -7,12 +7,13 @@ use rtopk::Dtype;
 /// The names `--dtype` takes, for help and messages.
 pub(crate) const DTYPE_NAMES: &str = "float32, float16 or bfloat16";
 
-/// An element type by the name numpy and torch give it. Anything else (`float64`, an integer
-/// type) is refused with the names that are taken: clap prints it and exits with code 2.
+/// The element type of generated rows, by the name numpy and torch give it. Anything else
+/// (`float64`, an integer type: the kernel takes them, but rows are drawn in the three floats
+/// only) is refused with the names that are taken: clap prints it and exits with code 2.
 pub(crate) fn parse_dtype(text: &str) -> Result<Dtype, String> {
     // generated rows are drawn in the kernel's three floats only
     Dtype::from_name(text).filter(|d| d.is_kernel_float()).ok_or_else(|| {
-        format!("'{text}' is not an element type rtopk takes; expected {DTYPE_NAMES}")
+        format!("'{text}' is not an element type generated rows take; expected {DTYPE_NAMES}")
     })
 }
 
