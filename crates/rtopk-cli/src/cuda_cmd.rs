@@ -485,11 +485,12 @@ fn print_unit_summary(units: &[UnitReport]) {
     let sum = |f: fn(&UnitReport) -> f64| units.iter().map(f).sum::<f64>() / 1e3;
     let last = units.iter().map(|u| u.at_ms).fold(0.0, f64::max) / 1e3;
     println!(
-        "units: {} loaded ({} compiled, {} from the disk cache, {} from this process) as {}; \
-         build {:.1} s and load {:.2} s summed over the units, all loaded {:.1} s after the \
-         device opened",
+        "units: {} loaded ({} compiled, {} shipped, {} from the disk cache, {} from this \
+         process) as {}; build {:.1} s and load {:.2} s summed over the units, all loaded {:.1} s \
+         after the device opened",
         units.len(),
         from(rtopk_tools::gpu::CacheUse::Compiled),
+        from(rtopk_tools::gpu::CacheUse::Shipped),
         from(rtopk_tools::gpu::CacheUse::Disk),
         from(rtopk_tools::gpu::CacheUse::Process),
         units.first().map_or("-", |u| u.kind.extension()),

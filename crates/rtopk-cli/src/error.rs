@@ -78,7 +78,12 @@ impl CliError {
             CliError::Lib(e) => e.is_user_error(),
             CliError::Tools(e) => e.is_user_error(),
             CliError::Cuda(e) => {
-                matches!(e, rtopk::cuda::CudaError::TopK(_) | rtopk::cuda::CudaError::Wide { .. })
+                matches!(
+                    e,
+                    rtopk::cuda::CudaError::TopK(_)
+                        | rtopk::cuda::CudaError::Wide { .. }
+                        | rtopk::cuda::CudaError::Arch { .. }
+                )
             }
             CliError::Output { .. } | CliError::WrongAnswer(_) | CliError::Json(_) => false,
         };

@@ -33,3 +33,22 @@ fn prepare_refuses_a_bad_device_argument() {
     let out = rtopk(&["prepare", "--device", "x"]);
     assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(&out));
 }
+
+#[test]
+fn prepare_for_architectures_needs_both_flags_and_real_architectures() {
+    let scratch = tempfile::tempdir().unwrap();
+    let out_dir = scratch.path().join("units");
+    let dir = out_dir.to_str().unwrap();
+    for args in [
+        &["prepare", "--arch", "sm_90"][..],
+        &["prepare", "--out", dir][..],
+        &["prepare", "--arch", "sm_90,compute_90", "--out", dir][..],
+        &["prepare", "--arch", "sm_9", "--out", dir][..],
+    ] {
+        let out = rtopk(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    }
+    let out = rtopk(&["prepare", "--arch", "sm_90,compute_90", "--out", dir]);
+    assert!(stderr(&out).contains("compute_90: not a GPU architecture"), "{}", stderr(&out));
+    assert!(!out_dir.exists(), "nothing is written for a refused architecture");
+}

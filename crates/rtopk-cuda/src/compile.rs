@@ -65,18 +65,20 @@ impl Target {
         number.parse::<u32>().is_ok_and(|cc| cc >= 90)
     }
 
-    fn options(&self) -> Vec<String> {
+    pub(crate) fn options(&self) -> Vec<String> {
         let mut out: Vec<String> = OPTIONS.iter().map(|s| s.to_string()).collect();
         out.push(format!("--gpu-architecture={}", self.arch));
         out
     }
 }
 
-/// NVRTC's version ("unknown" if it cannot say), for the cache's key.
+/// NVRTC's version ("unknown" if it cannot say, "none" without NVRTC), for the cache's key.
 pub fn nvrtc_version() -> String {
+    if !nvrtc_present() {
+        return "none".into();
+    }
     let (mut major, mut minor) = (0, 0);
-    // SAFETY: the caller checked that the NVRTC library loads (check_libraries);
-    // nvrtcVersion writes two ints.
+    // SAFETY: the NVRTC library loads (checked above); nvrtcVersion writes two ints.
     let status = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
     if status == sys::nvrtcResult::NVRTC_SUCCESS {
         format!("{major}.{minor}")
@@ -85,10 +87,14 @@ pub fn nvrtc_version() -> String {
     }
 }
 
-/// The real architectures this NVRTC compiles for (75, 80, ...), empty if it cannot say.
+/// The real architectures this NVRTC compiles for (75, 80, ...), empty if it cannot say or
+/// there is no NVRTC.
 pub fn supported_archs() -> Vec<i32> {
+    if !nvrtc_present() {
+        return Vec::new();
+    }
     let mut count = 0;
-    // SAFETY: NVRTC is loaded (check_libraries); writes one int.
+    // SAFETY: NVRTC is loaded (checked above); writes one int.
     if unsafe { sys::nvrtcGetNumSupportedArchs(&mut count) } != sys::nvrtcResult::NVRTC_SUCCESS {
         return Vec::new();
     }
@@ -105,16 +111,19 @@ pub enum CacheUse {
     Compiled,
     /// Read from the disk cache.
     Disk,
+    /// Read from the units shipped with the library (`shipped.rs`).
+    Shipped,
     /// Compiled or read earlier in this process.
     Process,
 }
 
 impl CacheUse {
-    /// "compiled", "disk" or "process".
+    /// "compiled", "disk", "shipped" or "process".
     pub fn name(self) -> &'static str {
         match self {
             CacheUse::Compiled => "compiled",
             CacheUse::Disk => "disk",
+            CacheUse::Shipped => "shipped",
             CacheUse::Process => "process",
         }
     }
@@ -125,43 +134,81 @@ impl CacheUse {
 pub(crate) struct Image {
     pub(crate) bytes: Arc<Vec<u8>>,
     pub(crate) cache: CacheUse,
+    /// What the image is built for: the target's architecture, or a shipped unit's (an older
+    /// one of the device's major version: `shipped.rs`).
+    pub(crate) arch: String,
+    pub(crate) kind: ImageKind,
     /// Milliseconds spent getting it (NVRTC, or reading the cache).
     pub(crate) ms: f64,
 }
 
-/// The images compiled or read in this process, by key.
-fn process_cache() -> &'static Mutex<HashMap<String, Arc<Vec<u8>>>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Vec<u8>>>>> = OnceLock::new();
+/// An image kept in the process: its bytes, architecture and kind.
+type Kept = (Arc<Vec<u8>>, String, ImageKind);
+
+/// The images compiled or read in this process, by where they came from (shipped or built),
+/// target and source: within a process NVRTC and its options do not change.
+fn process_cache() -> &'static Mutex<HashMap<String, Kept>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Kept>>> = OnceLock::new();
     CACHE.get_or_init(Default::default)
 }
 
-/// `unit`'s image for `target`: from this process's earlier builds, the disk cache, or NVRTC
-/// (then stored on disk; a cache that cannot be written is only slower).
-pub(crate) fn image(unit: Unit, files: &KernelFiles, target: &Target) -> Result<Image, CudaError> {
+/// `unit`'s image for `target`: from this process's earlier loads, the shipped units for a
+/// device of `shipped_for` (none: never a shipped one), the disk cache, or NVRTC (then stored on
+/// disk; a cache that cannot be written is only slower). Without NVRTC, only what the process or
+/// the shipped units hold can be had.
+pub(crate) fn image(
+    unit: Unit,
+    files: &KernelFiles,
+    target: &Target,
+    shipped_for: Option<(i32, i32)>,
+) -> Result<Image, CudaError> {
     let start = Instant::now();
     let source = unit.source(files)?;
-    let key = disk_cache::key(&nvrtc_version(), &target.arch, &target.options(), &source);
     let ms = |start: Instant| start.elapsed().as_secs_f64() * 1e3;
-    let memory = process_cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
-    if let Some(bytes) = memory {
-        return Ok(Image { bytes, cache: CacheUse::Process, ms: ms(start) });
+    let kept = |from: &str| format!("{from}\n{}\n{source}", target.arch);
+    let in_process =
+        |key: &String| process_cache().lock().unwrap_or_else(|p| p.into_inner()).get(key).cloned();
+    let remembered = match shipped_for {
+        Some(_) => in_process(&kept("shipped")).or_else(|| in_process(&kept("built"))),
+        None => in_process(&kept("built")),
+    };
+    if let Some((bytes, arch, kind)) = remembered {
+        return Ok(Image { bytes, cache: CacheUse::Process, arch, kind, ms: ms(start) });
     }
     let name = unit.to_string();
-    let entry = Entry { unit: &name, target: &target.arch, kind: target.kind };
-    let disk = disk_cache::dir();
-    let (bytes, cache) = match disk.as_deref().and_then(|d| disk_cache::load(d, entry, &key)) {
-        Some(bytes) => (bytes, CacheUse::Disk),
+    let shipped = shipped_for.and_then(|cc| crate::shipped::find(&name, cc, &source));
+    let (bytes, arch, kind, cache, from) = match shipped {
+        Some((bytes, arch)) => (bytes, arch, ImageKind::Cubin, CacheUse::Shipped, "shipped"),
         None => {
-            let bytes = compile(&name, &source, target)?;
-            if let Some(d) = disk.as_deref() {
-                let _ = disk_cache::store(d, entry, &key, &bytes);
+            if !nvrtc_present() {
+                return Err(CudaError::NotShipped { unit: name, arch: target.arch.clone() });
             }
-            (bytes, CacheUse::Compiled)
+            let (bytes, cache) = built(&name, &source, target)?;
+            (bytes, target.arch.clone(), target.kind, cache, "built")
         }
     };
     let bytes = Arc::new(bytes);
-    process_cache().lock().unwrap_or_else(|p| p.into_inner()).insert(key, bytes.clone());
-    Ok(Image { bytes, cache, ms: ms(start) })
+    process_cache()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(kept(from), (bytes.clone(), arch.clone(), kind));
+    Ok(Image { bytes, cache, arch, kind, ms: ms(start) })
+}
+
+/// The image NVRTC makes of `source` for `target`, from the disk cache where an earlier process
+/// made it.
+fn built(name: &str, source: &str, target: &Target) -> Result<(Vec<u8>, CacheUse), CudaError> {
+    let key = disk_cache::key(&nvrtc_version(), &target.arch, &target.options(), source);
+    let entry = Entry { unit: name, target: &target.arch, kind: target.kind };
+    let disk = disk_cache::dir();
+    if let Some(bytes) = disk.as_deref().and_then(|d| disk_cache::load(d, entry, &key)) {
+        return Ok((bytes, CacheUse::Disk));
+    }
+    let bytes = compile(name, source, target)?;
+    if let Some(d) = disk.as_deref() {
+        let _ = disk_cache::store(d, entry, &key, &bytes);
+    }
+    Ok((bytes, CacheUse::Compiled))
 }
 
 /// Compiles `source` (named `name` in NVRTC's messages) for `target`: the cubin, or the PTX

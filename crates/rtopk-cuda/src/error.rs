@@ -15,6 +15,31 @@ pub enum CudaError {
         "no NVRTC library found (libnvrtc could not be loaded); install the CUDA toolkit's NVRTC"
     )]
     NoNvrtc,
+    /// A unit is neither shipped for the device's architecture nor can be compiled: no NVRTC.
+    #[error(
+        "no NVRTC library found (libnvrtc could not be loaded) and {unit} is not shipped for {arch} \
+         (docs/kernel.md, \"Shipped units\"); install the CUDA toolkit's NVRTC"
+    )]
+    NotShipped {
+        /// The unit.
+        unit: String,
+        /// The device's architecture.
+        arch: String,
+    },
+    /// An architecture name that is not a real GPU architecture.
+    #[error("{arch}: not a GPU architecture (expected sm_ and a compute capability, e.g. sm_90)")]
+    Arch {
+        /// The name given.
+        arch: String,
+    },
+    /// A directory of shipped units could not be written, or holds a file that is not one.
+    #[error("shipped units in {}: {why}", path.display())]
+    Units {
+        /// The directory or file.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        why: String,
+    },
     /// NVRTC rejected a unit's source (or could not be asked).
     #[error("NVRTC failed to compile {unit} for {arch}:\n{log}")]
     Compile {

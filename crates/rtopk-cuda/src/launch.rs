@@ -460,14 +460,19 @@ impl CudaTopK {
             .ok_or_else(|| CudaError::Kernel { unit: unit.to_string(), why: format!("no {name}") })
     }
 
-    /// Builds (or reads) `unit`'s image and loads it.
+    /// Builds (or reads) `unit`'s image and loads it. An image the driver refuses is built by
+    /// NVRTC here and loaded instead, where NVRTC is: a shipped unit (or this process's copy of
+    /// one) from an NVRTC newer than the driver; a built one fails the same way again.
     fn load(&self, unit: Unit) -> Result<Loaded, CudaError> {
-        let image = compile::image(unit, &self.files, &self.target)?;
-        let start = Instant::now();
-        let module = self
-            .ctx
-            .load_module(Ptx::from_binary(image.bytes.to_vec()))
-            .map_err(driver("loading a module"))?;
+        let mut image = compile::image(unit, &self.files, &self.target, Some(self.capability))?;
+        let mut start = Instant::now();
+        let mut module = self.ctx.load_module(Ptx::from_binary(image.bytes.to_vec()));
+        if module.is_err() && compile::nvrtc_present() {
+            image = compile::image(unit, &self.files, &self.target, None)?;
+            start = Instant::now();
+            module = self.ctx.load_module(Ptx::from_binary(image.bytes.to_vec()));
+        }
+        let module = module.map_err(driver("loading a module"))?;
         let functions = unit
             .entry_points()
             .iter()
@@ -478,8 +483,8 @@ impl CudaTopK {
         }
         let report = UnitReport {
             unit,
-            kind: self.target.kind,
-            arch: self.target.arch.clone(),
+            kind: image.kind,
+            arch: image.arch.clone(),
             cache: image.cache,
             build_ms: image.ms,
             load_ms: start.elapsed().as_secs_f64() * 1e3,

@@ -35,6 +35,7 @@ pub mod kernels;
 mod launch;
 pub mod plan;
 mod programs;
+pub mod shipped;
 mod timing;
 
 pub use compile::{CacheUse, Target, nvrtc_version, supported_archs};
@@ -103,6 +104,12 @@ pub fn check_libraries() -> Result<(), CudaError> {
     check_nvrtc()
 }
 
+/// Checks that the CUDA driver library can be loaded: all a device needs where its units are
+/// shipped (`shipped.rs`); compiling the others needs NVRTC too ([`check_libraries`]).
+pub fn check_driver() -> Result<(), CudaError> {
+    if launch::driver_present() { Ok(()) } else { Err(CudaError::NoDriver) }
+}
+
 /// Checks that the NVRTC library can be loaded (all that compiling needs; no driver, no GPU).
 pub fn check_nvrtc() -> Result<(), CudaError> {
     if !compile::nvrtc_present() {
@@ -136,7 +143,9 @@ impl CudaTopK {
     /// [`CudaTopK::new`], compiling `files` instead of the kernels in the binary (a variant
     /// to try without rebuilding: [`KernelFiles::from_dir`]).
     pub fn with_files(ordinal: usize, files: KernelFiles) -> Result<Self, CudaError> {
-        check_libraries()?;
+        // NVRTC is needed only for units that are not shipped (`shipped.rs`): each load says
+        // so where it is missing.
+        check_driver()?;
         let opened = Instant::now();
         let ctx = CudaContext::new(ordinal).map_err(driver("opening the device"))?;
         let (major, minor) = ctx.compute_capability().map_err(driver("reading the device"))?;

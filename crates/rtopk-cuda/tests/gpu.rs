@@ -5,7 +5,7 @@
 //! `cargo test -p rtopk-cuda --release -- --include-ignored`.
 
 use ndarray::{Array1, Array2};
-use rtopk_cuda::{CudaError, CudaTopK, ElemType, Launch, Strategy, check_libraries};
+use rtopk_cuda::{CudaError, CudaTopK, ElemType, Launch, Strategy, check_driver, check_libraries};
 use rtopk_tools::verify::{Reference, WIDTHS, check_all, difference, matrix};
 use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, TopKError, topk_rows};
 use warp_sim::{KernelArgs, SimConfig, Simulator, launch_parallel};
@@ -297,19 +297,70 @@ fn a_first_launch_builds_only_the_unit_it_runs() {
     assert_eq!(report.kind, gpu.target().kind);
 }
 
-/// On a machine without a CUDA driver (CI), opening a device is an error, not a panic.
+/// The kernel files with `mark` appended to `common.cuh` (every unit includes it): units of
+/// their own, which no other test of the process has loaded.
+fn marked_files(dir: &std::path::Path, mark: &str) -> rtopk_cuda::kernels::KernelFiles {
+    for (name, text) in rtopk_cuda::kernels::KernelFiles::embedded().iter() {
+        let text =
+            if name == "common.cuh" { format!("{text}\n// {mark}\n") } else { text.to_string() };
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    rtopk_cuda::kernels::KernelFiles::from_dir(dir).unwrap()
+}
+
+/// A unit shipped for the device's architecture (`rtopk prepare --arch --out`) is loaded from
+/// there, not compiled, and gives the same answer; shipped units of other kernel files are not
+/// used for these.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_shipped_unit_is_loaded_instead_of_compiled() {
+    use rtopk_cuda::CacheUse;
+    use rtopk_cuda::kernels::Unit;
+    use rtopk_cuda::shipped;
+    let scratch = tempfile::tempdir().unwrap();
+    let (files_dir, units_dir) = (scratch.path().join("kernels"), scratch.path().join("units"));
+    std::fs::create_dir_all(&files_dir).unwrap();
+    let files = marked_files(&files_dir, "a_shipped_unit_is_loaded_instead_of_compiled");
+    let gpu = CudaTopK::with_files(0, files.clone()).expect("a CUDA device");
+    let unit = Unit::all().into_iter().find(|u| u.to_string() == "rtopk_warp_rows_12").unwrap();
+    let arch = gpu.target().arch.clone();
+    let built =
+        shipped::build_units(&units_dir, std::slice::from_ref(&arch), &files, &[unit], false)
+            .expect("NVRTC builds the unit");
+    assert_eq!((built[0].units, built[0].removed), (1, 0));
+    shipped::add_dir(&units_dir);
+    let x = matrix(8, 300, "normal", 8);
+    let got = gpu.topk_rows(x.view(), 5, Options::default(), Bisect::exact()).unwrap();
+    let report = &gpu.unit_reports()[0];
+    assert_eq!(report.unit.to_string(), "rtopk_warp_rows_12");
+    assert_eq!(report.cache, CacheUse::Shipped, "{report:?}");
+    assert_eq!(report.arch, arch);
+    let want = topk_rows(&Bisect::exact(), x.view(), 5, Options::default()).unwrap();
+    assert_eq!((got.values, got.indices), (want.values, want.indices));
+    // other kernel files: the shipped unit is another build's, so this one compiles
+    let other_dir = scratch.path().join("other");
+    std::fs::create_dir_all(&other_dir).unwrap();
+    let other = CudaTopK::with_files(0, marked_files(&other_dir, "other files")).unwrap();
+    other.topk_rows(x.view(), 5, Options::default(), Bisect::exact()).unwrap();
+    let report = &other.unit_reports()[0];
+    assert!(matches!(report.cache, CacheUse::Compiled | CacheUse::Disk), "{report:?}");
+}
+
+/// On a machine without a CUDA driver (CI), opening a device is an error, not a panic. NVRTC
+/// is not needed to open one: only to compile the units that are not shipped.
 #[test]
 fn without_a_driver_opening_a_device_is_an_error() {
-    match check_libraries() {
+    match check_driver() {
         Err(e) => {
-            assert!(matches!(e, CudaError::NoDriver | CudaError::NoNvrtc), "{e}");
+            assert!(matches!(e, CudaError::NoDriver), "{e}");
+            assert!(matches!(check_libraries(), Err(CudaError::NoDriver)));
             let opened = CudaTopK::new(0);
-            assert!(matches!(opened, Err(CudaError::NoDriver | CudaError::NoNvrtc)));
+            assert!(matches!(opened, Err(CudaError::NoDriver)));
             assert!(opened.err().unwrap().to_string().contains("found"));
         }
         Ok(()) => {
             // A GPU machine: the device must open (this is what the ignored tests rely on).
-            CudaTopK::new(0).expect("libraries present, so the device must open");
+            CudaTopK::new(0).expect("a driver present, so the device must open");
         }
     }
 }

@@ -82,10 +82,18 @@ pub(crate) fn cuda_launch(
     })
 }
 
-/// `true` when the CUDA driver and NVRTC libraries load (a GPU may still be absent).
+/// `true` when the CUDA driver loads and the kernels can be had: NVRTC loads, or units are
+/// shipped (a GPU may still be absent).
 #[pyfunction]
 pub(crate) fn cuda_libraries_present() -> bool {
     engine::cuda_libraries_present()
+}
+
+/// Makes the kernel units shipped in `dir` (its `sm_XY/` subdirectories) available to every
+/// later kernel load of the process: what the package does with its own `_units` on import.
+#[pyfunction]
+pub(crate) fn cuda_add_units_dir(dir: &str) {
+    engine::cuda_add_units_dir(dir);
 }
 
 /// Compares the GPU kernel on device `device` with `bisect` and the warp simulator over every

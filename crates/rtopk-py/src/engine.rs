@@ -76,7 +76,9 @@ pub(crate) fn tools_class(e: &rtopk_tools::Error) -> Class {
 
 fn cuda_class(e: &CudaError) -> Class {
     match e {
-        CudaError::NoDriver | CudaError::NoNvrtc => Class::CudaUnavailable,
+        CudaError::NoDriver | CudaError::NoNvrtc | CudaError::NotShipped { .. } => {
+            Class::CudaUnavailable
+        }
         CudaError::TopK(t) => topk_class(t),
         // a shape past the kernels' index types, a 64-bit request the wide rows do not take (a
         // strategy forced on them)
@@ -180,9 +182,15 @@ pub(crate) unsafe fn gpu_queue_if_ready(
     unsafe { rtopk::cuda::select_raw_if_ready(request, shape, ptrs.into(), stream) }
 }
 
-/// `true` when the CUDA driver and NVRTC libraries load (a GPU may still be absent).
+/// `true` when the CUDA driver loads and the kernels can be had: NVRTC loads, or the package
+/// ships its units (a GPU may still be absent).
 pub(crate) fn cuda_libraries_present() -> bool {
-    rtopk::cuda::check_libraries().is_ok()
+    rtopk::cuda::can_run()
+}
+
+/// Makes the units shipped in `dir` available to every later kernel load.
+pub(crate) fn cuda_add_units_dir(dir: &str) {
+    rtopk::cuda::add_units_dir(dir);
 }
 
 /// What [`cuda_verify`] compared.
@@ -209,7 +217,6 @@ pub(crate) fn cuda_verify(
     use rtopk::RowTopK;
     use rtopk_tools::gpu::{CudaTopK, ElemType};
     use rtopk_tools::verify::{Reference, WIDTHS, check_all};
-    rtopk::cuda::check_libraries()?;
     let mut gpu = CudaTopK::new(device)?;
     let per_case = if quick { QUICK_ELEMENTS } else { FULL_ELEMENTS };
     // check_all runs the simulator on every case itself (the GPU's launch family)

@@ -72,6 +72,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stats::expected_iterations, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::cuda_launch, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::cuda_libraries_present, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::cuda_add_units_dir, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::cuda_verify, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::cuda_prepare_all, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::_panic_for_tests, m)?)?;

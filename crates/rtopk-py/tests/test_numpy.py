@@ -380,6 +380,24 @@ def test_cuda_without_a_driver_is_a_clear_error() -> None:
     assert issubclass(rtopk.CudaError, RuntimeError)
 
 
+def test_shipped_archs_lists_the_architectures_that_hold_units(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    (tmp_path / "sm_90").mkdir()
+    (tmp_path / "sm_90" / "rtopk_warp_rows_1.cubin").write_bytes(b"not a real unit")
+    (tmp_path / "sm_80").mkdir()  # no unit in it
+    (tmp_path / "notes").mkdir()
+    monkeypatch.setattr(rtopk.cuda, "_UNITS", str(tmp_path))
+    assert rtopk.cuda.shipped_archs() == ["sm_90"]
+    monkeypatch.setattr(rtopk.cuda, "_UNITS", str(tmp_path / "absent"))
+    assert rtopk.cuda.shipped_archs() == []
+    # registering a directory is cheap and checks nothing yet; a unit whose digest is not the
+    # one of its source (this one) is never loaded
+    rtopk._native.cuda_add_units_dir(str(tmp_path))
+    x = np.array([[3.0, 1.0, 2.0]], dtype=np.float32)
+    assert rtopk.topk(x, 2).indices.tolist() == [[0, 2]]
+
+
 def test_a_rust_panic_becomes_internal_error_and_the_interpreter_lives_on() -> None:
     for detach in (False, True):
         with pytest.raises(rtopk.InternalError, match="deliberate panic"):

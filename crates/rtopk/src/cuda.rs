@@ -19,8 +19,10 @@ use crate::error::Error;
 use crate::kernel::{Executor, Job, RowArrays};
 use crate::request::{IndexWidth, Request};
 
+pub use rtopk_cuda::shipped::{ShippedArch, UNITS_DIR_ENV, add_dir as add_units_dir};
 pub use rtopk_cuda::{
-    CACHE_DIR_ENV, CudaError, CudaTopK, GroupedBuffers, RawBuffers, check_libraries, shared_device,
+    CACHE_DIR_ENV, CudaError, CudaTopK, GroupedBuffers, RawBuffers, check_driver, check_libraries,
+    shared_device,
 };
 
 /// The GPU as an executor of the kernel. Building one touches no device; the first selection
@@ -130,7 +132,8 @@ pub struct Prepared {
     pub device: String,
     /// Kernel units loaded (every one the plan can launch, in every element and index type).
     pub units: usize,
-    /// Of them, compiled by NVRTC now (the rest came from the disk cache or this process).
+    /// Of them, compiled by NVRTC now (the rest came from the shipped units, the disk cache or
+    /// this process).
     pub compiled: usize,
     /// Wall milliseconds of the whole preparation.
     pub ms: f64,
@@ -153,6 +156,23 @@ pub fn prepare_all(ordinal: usize) -> Result<Prepared, Error> {
         compiled,
         ms: start.elapsed().as_secs_f64() * 1e3,
     })
+}
+
+/// `true` when this process can run the kernels on a GPU of this machine, if it has one: the
+/// driver loads, and NVRTC does or shipped units are named ([`add_units_dir`]; whether they
+/// hold the device's architecture shows only when it is opened).
+pub fn can_run() -> bool {
+    check_driver().is_ok() && (check_libraries().is_ok() || rtopk_cuda::shipped::any_dir())
+}
+
+/// Compiles every kernel unit for each architecture of `archs` (`sm_80`, `sm_90`, ...) with
+/// NVRTC — no GPU needed — into `dir/<arch>/`, the units a face ships so that no first call
+/// compiles (`rtopk prepare --arch ... --out DIR`; the Python wheel's `rtopk/_units`). A
+/// process reads them once the directory is registered ([`add_units_dir`]) or named by
+/// [`UNITS_DIR_ENV`].
+pub fn ship_units(dir: &std::path::Path, archs: &[String]) -> Result<Vec<ShippedArch>, Error> {
+    let files = rtopk_cuda::kernels::KernelFiles::embedded();
+    Ok(rtopk_cuda::shipped::build(dir, archs, &files)?)
 }
 
 /// Row-wise top-k of `request` on device buffers the caller owns, queued on the caller's

@@ -176,7 +176,12 @@ impl Error {
             Error::TopK(_) | Error::Baseline(_) => true,
             // a request the GPU's plan does not take (64-bit rows with a forced strategy)
             Error::Cuda(e) => {
-                matches!(e, rtopk_cuda::CudaError::TopK(_) | rtopk_cuda::CudaError::Wide { .. })
+                matches!(
+                    e,
+                    rtopk_cuda::CudaError::TopK(_)
+                        | rtopk_cuda::CudaError::Wide { .. }
+                        | rtopk_cuda::CudaError::Arch { .. }
+                )
             }
             Error::Sim(e) => {
                 matches!(e, warp_sim::SimError::TopK(_) | warp_sim::SimError::InvalidLaunch(_))

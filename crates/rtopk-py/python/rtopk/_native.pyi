@@ -174,7 +174,10 @@ def expected_iterations(m: int, k: int) -> float:
     """E(n) of Appendix A, eq. (4)."""
 
 def cuda_libraries_present() -> bool:
-    """True when the CUDA driver and NVRTC libraries load."""
+    """True when the CUDA driver loads and NVRTC does or kernel units are shipped."""
+
+def cuda_add_units_dir(dir: str) -> None:
+    """Makes the kernel units shipped in ``dir`` available to every later kernel load."""
 
 def cuda_verify(*, quick: bool, device: int, dtypes: List[str]) -> Dict[str, Any]:
     """The GPU kernel's equivalence check on ``device`` in ``dtypes`` (names of float32,

@@ -1,15 +1,47 @@
-"""``rtopk.cuda``: the GPU side without torch — whether it can run here, every kernel built
-once (``python -m rtopk.cuda prepare``, as ``rtopk prepare``), and the kernel's equivalence
-check against ``bisect`` and the warp simulator (``rtopk verify cuda``)."""
+"""``rtopk.cuda``: the GPU side without torch — whether it can run here, the kernels the
+package ships (:func:`shipped_archs`), every kernel built once (``python -m rtopk.cuda
+prepare``, as ``rtopk prepare``), and the kernel's equivalence check against ``bisect`` and
+the warp simulator (``rtopk verify cuda``)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 from . import _native
 
-__all__ = ["Prepared", "VerifyReport", "is_available", "prepare", "release_slabs", "verify"]
+__all__ = [
+    "Prepared",
+    "VerifyReport",
+    "is_available",
+    "prepare",
+    "release_slabs",
+    "shipped_archs",
+    "verify",
+]
+
+# Kernel units compiled when the wheel was built (``rtopk prepare --arch ... --out``; the
+# package README's "Building the wheel"): a first call on a GPU of these architectures loads
+# its kernel from here instead of compiling it. Absent from a wheel built without them.
+_UNITS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_units")
+if os.path.isdir(_UNITS):
+    _native.cuda_add_units_dir(_UNITS)
+
+
+def shipped_archs() -> List[str]:
+    """The GPU architectures (``"sm_80"``, ``"sm_90"``, ...) whose kernels this installation
+    ships compiled, so that no call compiles on them: a device of compute capability X.Y runs
+    the units of ``sm_XZ`` for Z ≤ Y. Empty for a wheel built without them; every kernel is
+    then compiled on its first use (NVRTC), or read from the cache :func:`prepare` fills."""
+    if not os.path.isdir(_UNITS):
+        return []
+    return sorted(
+        name
+        for name in os.listdir(_UNITS)
+        if name.startswith("sm_")
+        and any(f.endswith(".cubin") for f in os.listdir(os.path.join(_UNITS, name)))
+    )
 
 
 @dataclass(frozen=True)
@@ -33,7 +65,8 @@ class VerifyReport:
 @dataclass(frozen=True)
 class Prepared:
     """What :func:`prepare` did: ``units`` kernel units ready on ``device``, ``compiled`` of
-    them by NVRTC now (the rest read from the disk cache), in ``seconds``."""
+    them by NVRTC now (the rest read from the units the package ships or the disk cache), in
+    ``seconds``."""
 
     device: str
     units: int
@@ -42,7 +75,8 @@ class Prepared:
 
 
 def is_available() -> bool:
-    """True when the CUDA driver and NVRTC libraries load (a GPU may still be absent)."""
+    """True when the CUDA driver loads and the kernels can be had: the NVRTC library loads, or
+    the package ships compiled kernels (:func:`shipped_archs`). A GPU may still be absent."""
     return bool(_native.cuda_libraries_present())
 
 
@@ -77,7 +111,8 @@ def prepare(device: int = 0) -> Prepared:
     stored in the on-disk cache (``$RTOPK_CUDA_PTX_CACHE``, else ``~/.cache/rtopk-cuda``) — so
     that no later call of any shape, dtype or option compiles, in this process or any later
     one. Run once after installing (``python -m rtopk.cuda prepare``); tens of seconds the
-    first time, well under a second once cached.
+    first time, well under a second once cached. Not needed on a GPU whose kernels the wheel
+    ships (:func:`shipped_archs`): those units are loaded from the package, not compiled.
 
     Raises:
         rtopk.CudaUnavailableError: no CUDA driver or NVRTC library.
