@@ -32,11 +32,12 @@ pub(crate) fn run(args: &PrepareArgs) -> Result<(), CliError> {
     }
     let done = rtopk::cuda::prepare_all(args.device)?;
     println!(
-        "{}: {} kernel units ready ({} compiled now, {} from the cache) in {:.1} s",
+        "{}: {} kernel units ready ({} compiled now, {} shipped, {} from the cache) in {:.1} s",
         done.device,
         done.units,
         done.compiled,
-        done.units - done.compiled,
+        done.shipped,
+        done.units - done.compiled - done.shipped,
         done.ms / 1e3
     );
     Ok(())

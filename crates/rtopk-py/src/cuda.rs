@@ -133,7 +133,7 @@ pub(crate) fn cuda_verify<'py>(
 }
 
 /// Builds every kernel unit for device `device` (NVRTC on every core, into the disk cache; the
-/// interpreter released meanwhile). Returns a dict: device, units, compiled, ms.
+/// interpreter released meanwhile). Returns a dict: device, units, compiled, shipped, ms.
 #[pyfunction]
 #[pyo3(signature = (*, device))]
 pub(crate) fn cuda_prepare_all<'py>(
@@ -147,6 +147,7 @@ pub(crate) fn cuda_prepare_all<'py>(
         d.set_item("device", done.device)?;
         d.set_item("units", done.units)?;
         d.set_item("compiled", done.compiled)?;
+        d.set_item("shipped", done.shipped)?;
         d.set_item("ms", done.ms)?;
         Ok(d)
     })

@@ -132,9 +132,11 @@ pub struct Prepared {
     pub device: String,
     /// Kernel units loaded (every one the plan can launch, in every element and index type).
     pub units: usize,
-    /// Of them, compiled by NVRTC now (the rest came from the shipped units, the disk cache or
-    /// this process).
+    /// Of them, compiled by NVRTC now.
     pub compiled: usize,
+    /// Of them, read from the shipped units (the rest came from the disk cache or this
+    /// process).
+    pub shipped: usize,
     /// Wall milliseconds of the whole preparation.
     pub ms: f64,
 }
@@ -148,12 +150,13 @@ pub fn prepare_all(ordinal: usize) -> Result<Prepared, Error> {
     let gpu = shared_device(ordinal)?;
     let units = rtopk_cuda::kernels::Unit::all();
     gpu.prepare(&units)?;
-    let compiled =
-        gpu.unit_reports().iter().filter(|r| r.cache == rtopk_cuda::CacheUse::Compiled).count();
+    let reports = gpu.unit_reports();
+    let from = |c| reports.iter().filter(|r| r.cache == c).count();
     Ok(Prepared {
         device: gpu.device_name().to_string(),
         units: units.len(),
-        compiled,
+        compiled: from(rtopk_cuda::CacheUse::Compiled),
+        shipped: from(rtopk_cuda::CacheUse::Shipped),
         ms: start.elapsed().as_secs_f64() * 1e3,
     })
 }

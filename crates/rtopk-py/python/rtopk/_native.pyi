@@ -185,7 +185,7 @@ def cuda_verify(*, quick: bool, device: int, dtypes: List[str]) -> Dict[str, Any
     device, cases, rows, widths, mismatches. ``TypeError`` for another name."""
 
 def cuda_prepare_all(*, device: int) -> Dict[str, Any]:
-    """Builds every kernel unit for ``device``: device, units, compiled, ms."""
+    """Builds every kernel unit for ``device``: device, units, compiled, shipped, ms."""
 
 def cuda_launch(
     request: Request,

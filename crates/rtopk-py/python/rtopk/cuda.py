@@ -65,12 +65,13 @@ class VerifyReport:
 @dataclass(frozen=True)
 class Prepared:
     """What :func:`prepare` did: ``units`` kernel units ready on ``device``, ``compiled`` of
-    them by NVRTC now (the rest read from the units the package ships or the disk cache), in
-    ``seconds``."""
+    them by NVRTC now, ``shipped`` read from the units the package ships (the rest from the
+    disk cache), in ``seconds``."""
 
     device: str
     units: int
     compiled: int
+    shipped: int
     seconds: float
 
 
@@ -120,7 +121,11 @@ def prepare(device: int = 0) -> Prepared:
     """
     d = _native.cuda_prepare_all(device=device)
     return Prepared(
-        device=d["device"], units=d["units"], compiled=d["compiled"], seconds=d["ms"] / 1e3
+        device=d["device"],
+        units=d["units"],
+        compiled=d["compiled"],
+        shipped=d["shipped"],
+        seconds=d["ms"] / 1e3,
     )
 
 
@@ -151,7 +156,8 @@ def _main(argv: List[str]) -> int:
     done = prepare(args.device)
     print(
         f"{done.device}: {done.units} kernel units ready ({done.compiled} compiled now, "
-        f"{done.units - done.compiled} from the cache) in {done.seconds:.1f} s"
+        f"{done.shipped} shipped, {done.units - done.compiled - done.shipped} from the cache) "
+        f"in {done.seconds:.1f} s"
     )
     return 0
 
