@@ -22,8 +22,9 @@ __all__ = [
 ]
 
 # Kernel units compiled when the wheel was built (``rtopk prepare --arch ... --out``; the
-# package README's "Building a wheel that ships its kernels"): a first call on a GPU of these architectures loads
-# its kernel from here instead of compiling it. Absent from a wheel built without them.
+# package README's "Building a wheel that ships its kernels"): a first call on a GPU of these
+# architectures loads its kernel from here instead of compiling it. Absent from a wheel built
+# without them.
 _UNITS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_units")
 if os.path.isdir(_UNITS):
     _native.cuda_add_units_dir(_UNITS)
