@@ -208,17 +208,21 @@ fn build_arch(
     let bytes = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(units.len());
+    // one unit at a time per worker; the first failure stops every worker at its next unit
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
-                while let Some(i) =
-                    Some(next.fetch_add(1, Ordering::Relaxed)).filter(|&i| i < units.len())
-                {
-                    match write_unit(dir, &names[i], units[i], &sources[i], &target) {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&unit) = units.get(i) else { break };
+                    match write_unit(dir, &names[i], unit, &sources[i], &target) {
                         Ok(n) => {
                             bytes.fetch_add(n, Ordering::Relaxed);
                         }
-                        Err(e) => failures.lock().unwrap_or_else(|p| p.into_inner()).push(e),
+                        Err(e) => {
+                            failures.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+                            next.store(units.len(), Ordering::Relaxed);
+                        }
                     }
                 }
             });
