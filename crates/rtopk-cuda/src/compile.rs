@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -211,6 +212,34 @@ fn built(name: &str, source: &str, target: &Target) -> Result<(Vec<u8>, CacheUse
     Ok((bytes, CacheUse::Compiled))
 }
 
+/// Runs `f` on every item, one item at a time per thread on up to as many threads as the
+/// machine has cores (NVRTC compiles one program per thread: `CudaTopK::prepare`, the shipped
+/// units' build). Returns the first error; after it no thread takes another item.
+pub(crate) fn on_every_core<T: Sync>(
+    items: &[T],
+    f: impl Fn(&T) -> Result<(), CudaError> + Sync,
+) -> Result<(), CudaError> {
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len());
+    let next = AtomicUsize::new(0);
+    let failure = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while let Some(item) = items.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if let Err(e) = f(item) {
+                        failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                        next.store(items.len(), Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
 /// Compiles `source` (named `name` in NVRTC's messages) for `target`: the cubin, or the PTX
 /// with its terminating NUL (as the driver reads it).
 pub(crate) fn compile(name: &str, source: &str, target: &Target) -> Result<Vec<u8>, CudaError> {
@@ -277,6 +306,34 @@ pub(crate) fn nvrtc_present() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_item_runs_once_and_the_first_error_stops_the_rest() {
+        let items: Vec<usize> = (0..100).collect();
+        let seen = Mutex::new(Vec::new());
+        on_every_core(&items, |&i| {
+            seen.lock().unwrap().push(i);
+            Ok(())
+        })
+        .unwrap();
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        assert_eq!(seen, items);
+        // item 0 fails at once; each other item takes a millisecond, so without the stop all
+        // 2000 would run
+        let items: Vec<usize> = (0..2000).collect();
+        let taken = AtomicUsize::new(0);
+        let out = on_every_core(&items, |&i| {
+            taken.fetch_add(1, Ordering::Relaxed);
+            if i == 0 {
+                return Err(CudaError::Arch { arch: "first".into() });
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            Ok(())
+        });
+        assert!(matches!(out, Err(CudaError::Arch { ref arch }) if arch == "first"), "{out:?}");
+        assert!(taken.into_inner() < 2000, "the workers went on after the failure");
+    }
 
     #[test]
     fn the_target_is_the_devices_sass_where_nvrtc_knows_it() {

@@ -98,15 +98,21 @@ pub(crate) fn load(dir: &Path, entry: Entry<'_>, key: &str) -> Option<Vec<u8>> {
 pub(crate) fn store(dir: &Path, entry: Entry<'_>, key: &str, image: &[u8]) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let path = entry.path(dir, key);
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     let mut bytes = format!("{}\n{key}", key.len()).into_bytes();
     bytes.extend_from_slice(image);
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, &path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })?;
+    write_whole(&path, &bytes)?;
     prune(dir, entry, &path);
     Ok(())
+}
+
+/// Writes `bytes` to a temporary file beside `path` and renames it into place, so that a reader
+/// never sees half of it (the shipped units are written the same way).
+pub(crate) fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }
 
 /// Removes the entries of `entry`'s unit and target other than `keep`, and the earlier

@@ -7,7 +7,6 @@
 
 use std::collections::BTreeSet;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -538,24 +537,7 @@ impl CudaTopK {
             .into_iter()
             .filter(|u| self.slots[u.index()].loaded.get().is_none())
             .collect();
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(todo.len());
-        let next = AtomicUsize::new(0);
-        let failures = Mutex::new(Vec::new());
-        std::thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| {
-                    while let Some(&unit) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        if let Err(e) = self.unit(unit) {
-                            failures.lock().unwrap_or_else(|p| p.into_inner()).push(e);
-                        }
-                    }
-                });
-            }
-        });
-        match failures.into_inner().unwrap_or_else(|p| p.into_inner()).into_iter().next() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        compile::on_every_core(&todo, |&unit| self.unit(unit).map(|_| ()))
     }
 
     /// The units loaded so far, in the order they were loaded, with what each took.

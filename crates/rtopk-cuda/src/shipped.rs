@@ -204,33 +204,13 @@ fn build_arch(
         }
     }
     let target = Target::named(arch, false);
-    let next = AtomicUsize::new(0);
     let bytes = AtomicUsize::new(0);
-    let failures = Mutex::new(Vec::new());
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(units.len());
-    // one unit at a time per worker; the first failure stops every worker at its next unit
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&unit) = units.get(i) else { break };
-                    match write_unit(dir, &names[i], unit, &sources[i], &target) {
-                        Ok(n) => {
-                            bytes.fetch_add(n, Ordering::Relaxed);
-                        }
-                        Err(e) => {
-                            failures.lock().unwrap_or_else(|p| p.into_inner()).push(e);
-                            next.store(units.len(), Ordering::Relaxed);
-                        }
-                    }
-                }
-            });
-        }
-    });
-    if let Some(e) = failures.into_inner().unwrap_or_else(|p| p.into_inner()).into_iter().next() {
-        return Err(e);
-    }
+    let each: Vec<usize> = (0..units.len()).collect();
+    compile::on_every_core(&each, |&i| {
+        let n = write_unit(dir, &names[i], units[i], &sources[i], &target)?;
+        bytes.fetch_add(n, Ordering::Relaxed);
+        Ok(())
+    })?;
     let removed = if prune { remove_stale(dir, &names) } else { 0 };
     Ok(ShippedArch {
         arch: arch.to_string(),
@@ -251,16 +231,8 @@ fn write_unit(
     let image = compile::compile(&unit.to_string(), source, target)?;
     let bytes = shipped_bytes(&header(&target.arch, source), &image);
     let path = dir.join(name);
-    let tmp = dir.join(format!("{name}.tmp{}", std::process::id()));
-    let failed = |e: std::io::Error| CudaError::Units {
-        path: path.clone(),
-        why: format!("cannot write it: {e}"),
-    };
-    std::fs::write(&tmp, &bytes).map_err(failed)?;
-    std::fs::rename(&tmp, &path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        failed(e)
-    })?;
+    crate::disk_cache::write_whole(&path, &bytes)
+        .map_err(|e| CudaError::Units { path, why: format!("cannot write it: {e}") })?;
     Ok(bytes.len())
 }
 
