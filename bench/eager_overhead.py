@@ -7,7 +7,7 @@ launch queue never fills and blocks a call); each figure is the median over ever
 round, and the median of ``--rounds`` rounds that alternate the calls compared. The
 components time each step of rtopk's eager CUDA path on its own, the same way.
 
-    python3 bench/eager_overhead.py --json out.json
+    python3 bench/eager_overhead.py --json out.json [--ragged]
 """
 
 import argparse
@@ -89,12 +89,57 @@ def compared_calls(x: torch.Tensor, k: int) -> dict[str, Callable[[], Any]]:
     }
 
 
+def ragged_calls(n: int, m: int, k: int) -> dict[str, Callable[[], Any]]:
+    """Rows of their own length with a k per row, both GPU tensors, as torch makes integers
+    (int64) and as int32; the int64 ones also converted by torch's clamp and cast first (what
+    the package did before its own conversion); torch.topk of the whole rows beside them."""
+    g = torch.Generator(device="cuda").manual_seed(3)
+    x = torch.randn(n, m, device="cuda", generator=g)
+    lengths = torch.randint(1, m + 1, (n,), device="cuda", generator=g)
+    ks = torch.randint(1, k + 1, (n,), device="cuda", generator=g)
+    l32, k32 = lengths.to(torch.int32), ks.to(torch.int32)
+    int64 = rtopk.topk(x, ks, lengths=lengths, width=k)
+    int32 = rtopk.topk(x, k32, lengths=l32, width=k)
+    assert torch.equal(int64.indices, int32.indices) and torch.equal(int64.values, int32.values)
+
+    def torch_converted() -> Any:
+        lc = lengths.clamp(0, m).to(torch.int32)
+        kc = ks.clamp(0, k).to(torch.int32)
+        return rtopk.topk(x, kc, lengths=lc, width=k)
+
+    return {
+        "torch.topk (whole rows, k = width)": lambda: torch.topk(x, k),
+        "rtopk.topk int64 per-row tensors": lambda: rtopk.topk(x, ks, lengths=lengths, width=k),
+        "rtopk.topk int32 per-row tensors": lambda: rtopk.topk(x, k32, lengths=l32, width=k),
+        "torch clamp + int32, then rtopk.topk": torch_converted,
+    }
+
+
+def timed_rounds(
+    calls: dict[str, Callable[[], Any]], args: argparse.Namespace, row: dict[str, Any]
+) -> None:
+    """Each call's median host time over ``args.rounds`` rounds that alternate the calls (a
+    drift of the host's speed reaches them alike), into ``row``."""
+    rounds: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(args.rounds):
+        for name, fn in calls.items():
+            rounds[name].append(host_us(fn, args.calls, args.batch))
+    for name in calls:
+        row[name] = statistics.median(rounds[name])
+        row[name + " rounds"] = rounds[name]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--calls", type=int, default=5000)
     ap.add_argument("--batch", type=int, default=250)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", default=None)
+    ap.add_argument(
+        "--ragged",
+        action="store_true",
+        help="also rows of their own length with a k per row (int64 and int32 GPU tensors)",
+    )
     args = ap.parse_args()
     rows = []
     for n, m, k in [(1, 256, 8), (64, 128256, 50)]:
@@ -105,22 +150,19 @@ def main() -> None:
                 rtopk.topk(x, k, sorted=True).values,
             )
             row: dict[str, Any] = {"n": n, "m": m, "k": k, "dtype": str(dtype)[6:]}
-            calls = compared_calls(x, k)
-            # rounds alternate the four calls, so a drift of the host's speed reaches them
-            # alike; each figure is the median of the rounds' medians
-            rounds: dict[str, list[float]] = {name: [] for name in calls}
-            for _ in range(args.rounds):
-                for name, fn in calls.items():
-                    rounds[name].append(host_us(fn, args.calls, args.batch))
-            for name in calls:
-                row[name] = statistics.median(rounds[name])
-                row[name + " rounds"] = rounds[name]
+            timed_rounds(compared_calls(x, k), args, row)
             try:
                 row["components"] = components(x, k, args.calls, args.batch)
             except Exception as e:  # an older build without one of the internals
                 row["components"] = {"error": repr(e)}
             rows.append(row)
             print(json.dumps(row))
+    if args.ragged:
+        n, m, k = 64, 32768, 2048
+        row = {"n": n, "m": m, "k": k, "dtype": "float32", "ragged": True}
+        timed_rounds(ragged_calls(n, m, k), args, row)
+        rows.append(row)
+        print(json.dumps(row))
     record = {
         "device": torch.cuda.get_device_name(0),
         "torch": torch.__version__,

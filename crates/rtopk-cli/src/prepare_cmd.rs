@@ -49,11 +49,14 @@ fn ship(dir: &std::path::Path, archs: &[String]) -> Result<(), CliError> {
     let shipped = rtopk::cuda::ship_units(dir, archs)?;
     for s in &shipped {
         println!(
-            "{}: {} kernel units in {} ({:.1} MiB; {} of an earlier build removed)",
+            "{}: {} kernel units in {} ({:.1} MiB; {} compiled now, {} kept from an earlier \
+             build of the same source, {} of an earlier build removed)",
             s.arch,
             s.units,
             dir.join(&s.arch).display(),
             s.bytes as f64 / 1_048_576.0,
+            s.units - s.kept,
+            s.kept,
             s.removed
         );
     }

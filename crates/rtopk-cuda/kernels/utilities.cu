@@ -1,5 +1,6 @@
-// Kernels of the benchmarks and the timing: the device's read bandwidth, a spin ahead of timed
-// work, and standard-normal input generated on the device.
+// Kernels of the benchmarks and the timing (the device's read bandwidth, a spin ahead of timed
+// work, standard-normal input generated on the device), and the conversion of a caller's int64
+// per-row arrays to the words the top-k kernels read.
 
 #include "common.cuh"
 
@@ -55,5 +56,17 @@ extern "C" __global__ void round_to16(const float* x, unsigned short* y, u64 n, 
             asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(x[i]));
         }
         y[i] = h;
+    }
+}
+
+// A caller's per-row array (lengths or k, docs/contract.md §5) of int64 entries, as torch holds
+// integers by default, as the 32-bit words the top-k kernels read (per_row_entry): each entry
+// clamped to [0, bound] first, so that no value wraps. It stands in for a framework's clamp and
+// conversion (two kernels of its own, each loaded the first time a process uses it) with one
+// launch of a unit the package ships.
+extern "C" __global__ void per_row_words(const long long* entries, u32* words, u64 n, u32 bound) {
+    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (u64)gridDim.x * blockDim.x) {
+        long long v = entries[i];
+        words[i] = v <= 0 ? 0u : (u32)min((unsigned long long)v, (unsigned long long)bound);
     }
 }

@@ -159,6 +159,20 @@ impl KernelParams for SpinParams {
     const END: usize = 8;
 }
 
+/// The arguments of `per_row_words` (kernels/utilities.cu).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PerRowWordsParams {
+    pub(crate) entries: sys::CUdeviceptr,
+    pub(crate) words: sys::CUdeviceptr,
+    pub(crate) n: u64,
+    pub(crate) bound: u32,
+}
+
+impl KernelParams for PerRowWordsParams {
+    const END: usize = std::mem::offset_of!(PerRowWordsParams, bound) + 4;
+}
+
 /// The types of a launch's data: the input's and the values' element type, and the type the
 /// indices are written in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -831,6 +845,49 @@ impl CudaTopK {
         // SAFETY: the caller's buffers and stream, under this function's contract.
         unsafe { self.run_program(&program, types, bufs, raw_stream(stream)) }?;
         Ok(true)
+    }
+
+    /// Queues `per_row_words` on the caller's `stream`: the `n` int64 entries at `entries` (a
+    /// per-row array of lengths or k, docs/contract.md §5) written at `words` as the `n`
+    /// 32-bit words the top-k kernels read, each clamped to `[0, bound]`. Returns `false`,
+    /// queueing nothing, where the utilities' unit is not loaded yet
+    /// ([`CudaTopK::load_utilities`] first). Nothing is queued for `n == 0`.
+    ///
+    /// # Safety
+    /// `entries` must point to `n` int64 values and `words` to room for `n` u32 in this
+    /// device's memory, valid until the work queued on `stream` completes; `stream` as in
+    /// [`CudaTopK::select_raw`].
+    pub unsafe fn per_row_words_raw(
+        &self,
+        entries: u64,
+        words: u64,
+        n: u64,
+        bound: u32,
+        stream: u64,
+    ) -> Result<bool, CudaError> {
+        let slot = &self.slots[Unit::single(Family::Utilities).index()];
+        if slot.loaded.get().is_none() {
+            return Ok(false);
+        }
+        if n == 0 {
+            return Ok(true);
+        }
+        let f = self.utility("per_row_words")?;
+        let threads = 256u32;
+        let blocks = u32::try_from(n.div_ceil(u64::from(threads)).min(1024)).unwrap_or(1024);
+        let grid = Grid { blocks, threads, shared_bytes: 0, cluster: 1 };
+        let params = PerRowWordsParams { entries, words, n, bound };
+        // SAFETY: per_row_words(const long long*, u32*, u64, u32) (PerRowWordsParams) reads
+        // the n entries and writes the n words, grid-stride: the caller's buffers and stream,
+        // under this function's contract.
+        unsafe { self.launch(f, grid, raw_stream(stream), params, "per_row_words") }?;
+        Ok(true)
+    }
+
+    /// Builds (or reads) and loads the utilities' unit, which [`CudaTopK::per_row_words_raw`]
+    /// launches.
+    pub fn load_utilities(&self) -> Result<(), CudaError> {
+        self.unit(Unit::single(Family::Utilities)).map(|_| ())
     }
 
     /// The program a raw launch on `bufs` runs: counts and per-row arrays where given.
@@ -1531,6 +1588,11 @@ mod tests {
                 crate::grouped::GroupedParams::END,
             ),
             (c_arguments("utilities.cu", "spin_ahead("), fields!(SpinParams: ns), SpinParams::END),
+            (
+                c_arguments("utilities.cu", "per_row_words("),
+                fields!(PerRowWordsParams: entries, words, n, bound),
+                PerRowWordsParams::END,
+            ),
         ];
         for (args, rust, end) in cases {
             let (layout, last) = natural_layout(&args);

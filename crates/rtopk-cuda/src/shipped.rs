@@ -135,9 +135,11 @@ fn is_shipped(path: &Path) -> bool {
 pub struct ShippedArch {
     /// The architecture (`sm_90`).
     pub arch: String,
-    /// Units written.
+    /// Units shipped for the architecture (written now or kept).
     pub units: usize,
-    /// Bytes of the files written.
+    /// Of them, kept: the file there already held the unit, built from the same source.
+    pub kept: usize,
+    /// Bytes of the units' files.
     pub bytes: usize,
     /// Shipped units of other builds removed (units that no longer exist).
     pub removed: usize,
@@ -156,8 +158,9 @@ pub fn check_arch(arch: &str) -> Result<(), CudaError> {
 
 /// Compiles every unit of `files` for each of `archs` with NVRTC (no GPU needed), one
 /// compilation per core, into `dir/<arch>/<unit>.cubin`. Files there that are not shipped units
-/// are never touched: a directory holding one of them where a unit goes is refused. Shipped
-/// units of units that no longer exist are removed.
+/// are never touched: a directory holding one of them where a unit goes is refused. A unit
+/// already shipped there from the same source is kept (after a change to one kernel, only the
+/// units it touched compile again); shipped units of units that no longer exist are removed.
 pub fn build(
     dir: &Path,
     archs: &[String],
@@ -204,36 +207,46 @@ fn build_arch(
         }
     }
     let target = Target::named(arch, false);
-    let bytes = AtomicUsize::new(0);
+    let (bytes, kept) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let each: Vec<usize> = (0..units.len()).collect();
     compile::on_every_core(&each, |&i| {
-        let n = write_unit(dir, &names[i], units[i], &sources[i], &target)?;
+        let (n, was_there) = write_unit(dir, &names[i], units[i], &sources[i], &target)?;
         bytes.fetch_add(n, Ordering::Relaxed);
+        kept.fetch_add(usize::from(was_there), Ordering::Relaxed);
         Ok(())
     })?;
     let removed = if prune { remove_stale(dir, &names) } else { 0 };
     Ok(ShippedArch {
         arch: arch.to_string(),
         units: units.len(),
+        kept: kept.into_inner(),
         bytes: bytes.into_inner(),
         removed,
     })
 }
 
-/// Compiles one unit and writes it (to a temporary file, renamed into place); its size.
+/// Compiles one unit and writes it (to a temporary file, renamed into place), unless the file
+/// there already holds it — built from this very source for this architecture — which is kept
+/// as it is: a change to one kernel rebuilds only the units whose source it changed. The
+/// file's size, and whether it was kept.
 fn write_unit(
     dir: &Path,
     name: &str,
     unit: Unit,
     source: &str,
     target: &Target,
-) -> Result<usize, CudaError> {
-    let image = compile::compile(&unit.to_string(), source, target)?;
-    let bytes = shipped_bytes(&header(&target.arch, source), &image);
+) -> Result<(usize, bool), CudaError> {
     let path = dir.join(name);
+    let wanted = header(&target.arch, source);
+    if read(&path, &wanted).is_some() {
+        let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+        return Ok((usize::try_from(size).unwrap_or(usize::MAX), true));
+    }
+    let image = compile::compile(&unit.to_string(), source, target)?;
+    let bytes = shipped_bytes(&wanted, &image);
     crate::disk_cache::write_whole(&path, &bytes)
         .map_err(|e| CudaError::Units { path, why: format!("cannot write it: {e}") })?;
-    Ok(bytes.len())
+    Ok((bytes.len(), false))
 }
 
 /// Removes the shipped units in `dir` not named in `keep`; how many.
@@ -385,6 +398,18 @@ mod tests {
         assert!(image.starts_with(b"\x7fELF"), "a cubin is an ELF image");
         assert_eq!(read(&path, &header("sm_80", &format!("{source} "))), None);
         assert_eq!(read(&path, &header("sm_86", &source)), None);
+        assert_eq!(built[0].kept, 0, "nothing was there");
+        // built again from the same source: kept, not compiled or written
+        let written = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let again = build_units(dir.path(), &["sm_80".into()], &files, &[unit], false).unwrap();
+        assert_eq!((again[0].units, again[0].kept, again[0].bytes), (1, 1, built[0].bytes));
+        assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), written);
+        // a file of another source there (an earlier build of the kernels) is replaced
+        let other = shipped_bytes(&header("sm_80", SOURCE), b"\x7fELF of another build");
+        std::fs::write(&path, other).unwrap();
+        let replaced = build_units(dir.path(), &["sm_80".into()], &files, &[unit], false).unwrap();
+        assert_eq!(replaced[0].kept, 0);
+        assert!(read(&path, &header("sm_80", &source)).unwrap().starts_with(b"\x7fELF"));
     }
 
     #[test]

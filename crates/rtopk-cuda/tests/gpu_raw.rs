@@ -172,3 +172,50 @@ fn the_same_shape_with_another_search_runs_that_search() {
         }
     }
 }
+
+/// `per_row_words` writes each int64 entry as its 32-bit word clamped to `[0, bound]`: the
+/// negative ones (i64::MIN included) as 0, those past the bound (past 2^32 too, whose low word
+/// alone would wrap) as the bound, the rest as they are; it writes nothing past `n`, and on the
+/// caller's stream only once its unit is loaded (`false` before).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn int64_per_row_entries_become_words_clamped_to_the_bound() {
+    let gpu = shared_device(0).expect("a CUDA device");
+    let stream = gpu.context().new_stream().expect("a stream of the device's context");
+    let mut entries = vec![
+        0i64,
+        1,
+        -1,
+        i64::MIN,
+        i64::MAX,
+        (1 << 32) + 5,
+        (1 << 31) + 3,
+        i64::from(u32::MAX),
+        -(1 << 32) + 5,
+        7,
+    ];
+    entries.extend((0..100_000).map(|i| (i * 7919) % 300_000 - 50_000));
+    let n = entries.len();
+    let input = stream.clone_htod(&entries).unwrap();
+    for bound in [0u32, 10, 100_000, (1 << 31) - 1, 1 << 31, u32::MAX] {
+        let mut words = stream.clone_htod(&vec![POISON; n + 1]).unwrap();
+        let (src, _a) = input.device_ptr(&stream);
+        let (dst, _b) = words.device_ptr_mut(&stream);
+        let s = stream.cu_stream() as u64;
+        // SAFETY: `input` holds n int64 and `words` n + 1 u32 of this device, alive until
+        // the stream is synchronised below; the stream is one of the device's context.
+        let mut queued = unsafe { gpu.per_row_words_raw(src, dst, n as u64, bound, s) }.unwrap();
+        if !queued {
+            gpu.load_utilities().unwrap();
+            // SAFETY: as above.
+            queued = unsafe { gpu.per_row_words_raw(src, dst, n as u64, bound, s) }.unwrap();
+        }
+        assert!(queued, "loaded, the conversion is queued");
+        drop((_a, _b));
+        stream.synchronize().unwrap();
+        let got = stream.clone_dtoh(&words).unwrap();
+        let want: Vec<u32> = entries.iter().map(|&v| v.clamp(0, i64::from(bound)) as u32).collect();
+        assert_eq!(&got[..n], &want[..], "bound {bound}");
+        assert_eq!(got[n], POISON, "bound {bound}: nothing written past n");
+    }
+}

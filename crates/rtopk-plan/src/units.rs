@@ -312,7 +312,8 @@ pub enum Family {
     /// A split row's last step, `rtopk_split_gather`: positions among the row's chunk results
     /// back to the row's indices.
     SplitGather,
-    /// `read_bandwidth_probe`, `spin_ahead` and `fill_normal` (benchmarks and timing).
+    /// `read_bandwidth_probe`, `spin_ahead`, `fill_normal` and `round_to16` (benchmarks and
+    /// timing), and `per_row_words` (a caller's int64 per-row arrays as the kernels' words).
     Utilities,
     /// Each row's threshold off its values output (docs/contract.md §5),
     /// `rtopk_row_threshold`, one warp per row.
@@ -391,8 +392,8 @@ impl Family {
 }
 
 /// The utilities' entry points, in the order `CudaTopK` looks them up.
-pub const UTILITIES: [&str; 4] =
-    ["read_bandwidth_probe", "spin_ahead", "fill_normal", "round_to16"];
+pub const UTILITIES: [&str; 5] =
+    ["read_bandwidth_probe", "spin_ahead", "fill_normal", "round_to16", "per_row_words"];
 
 /// What is compiled and loaded as one module: one entry point (a family and, for the warp-row
 /// families and the warp sorts, its width: keys or results per lane; and the type it writes

@@ -82,6 +82,47 @@ pub(crate) fn cuda_launch(
     })
 }
 
+/// The `n` int64 entries of a per-row array (lengths or k) at device address `entries`,
+/// written at `words` as the `n` uint32 words `cuda_launch` reads, each clamped to
+/// `[0, bound]`: one launch on CUDA device `device`, queued on `stream` (torch's current
+/// stream of that device), nothing synchronised. The first call on a device loads the unit
+/// (shipped, or NVRTC) with the interpreter released.
+#[pyfunction]
+pub(crate) fn cuda_per_row_words(
+    py: Python<'_>,
+    device: &Bound<'_, PyAny>,
+    pointers: (u64, u64),
+    n: &Bound<'_, PyAny>,
+    bound: &Bound<'_, PyAny>,
+    stream: u64,
+) -> PyResult<()> {
+    guard(|| {
+        let (device, n) = (integer("device", device)?, integer("n", n)?);
+        let bound = u32::try_from(integer("bound", bound)?)
+            .map_err(|_| value_error("bound: at most 2^32 - 1 (a row width or output width)"))?;
+        let (entries, words) = pointers;
+        let n = n as u64;
+        // SAFETY: rtopk.ops passes the addresses of two contiguous torch tensors on device
+        // `device` — n int64 entries and n int32 words it allocated — held alive by the
+        // caller while torch's stream `stream` of that device (its primary context's) runs
+        // the queued launch; null addresses are refused before anything is read.
+        #[allow(unsafe_code)]
+        let queued = unsafe {
+            rtopk::cuda::per_row_words_raw_if_ready(device, entries, words, n, bound, stream)
+        }
+        .map_err(to_py)?;
+        if queued {
+            return Ok(());
+        }
+        detached(py, || rtopk::cuda::prepare_per_row_words(device))?;
+        // SAFETY: as above.
+        #[allow(unsafe_code)]
+        let done =
+            unsafe { rtopk::cuda::per_row_words_raw(device, entries, words, n, bound, stream) };
+        done.map_err(to_py)
+    })
+}
+
 /// `true` when the CUDA driver loads and the kernels can be had: NVRTC loads, or units are
 /// shipped (a GPU may still be absent).
 #[pyfunction]

@@ -71,6 +71,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stats::stats_iterations, m)?)?;
     m.add_function(wrap_pyfunction!(stats::expected_iterations, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::cuda_launch, m)?)?;
+    m.add_function(wrap_pyfunction!(cuda::cuda_per_row_words, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::cuda_libraries_present, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::cuda_add_units_dir, m)?)?;
     m.add_function(wrap_pyfunction!(cuda::cuda_verify, m)?)?;

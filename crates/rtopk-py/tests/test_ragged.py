@@ -761,6 +761,7 @@ class EmulatedLaunch:
 
     def __init__(self) -> None:
         self.seen: List[Any] = []
+        self.words: Optional[EmulatedWords] = None
 
     def __call__(self, request: Any, n: int, m: int, pointers: Any, stream: int) -> None:
         import ctypes
@@ -796,6 +797,24 @@ class EmulatedLaunch:
             np.ctypeslib.as_array((ctypes.c_int32 * n).from_address(it_p))[:] = 7
 
 
+class EmulatedWords:
+    """Stands in for ``_native.cuda_per_row_words`` on CPU tensors: reads ``n`` int64 entries
+    at the first address and writes them at the second as 32-bit words clamped to
+    ``[0, bound]``, as ``per_row_words`` (kernels/utilities.cu) does."""
+
+    def __init__(self) -> None:
+        self.calls: List[Tuple[int, int, int]] = []
+
+    def __call__(self, device: int, pointers: Any, n: int, bound: int, stream: int) -> None:
+        import ctypes
+
+        entries_p, words_p = pointers
+        self.calls.append((device, n, bound))
+        entries = np.ctypeslib.as_array((ctypes.c_int64 * n).from_address(entries_p))
+        words = np.ctypeslib.as_array((ctypes.c_uint32 * n).from_address(words_p))
+        words[:] = np.clip(entries, 0, bound).astype(np.uint32)
+
+
 @pytest.fixture
 def emulated(monkeypatch: Any) -> EmulatedLaunch:
     """The CUDA path on CPU tensors: CPU tensors stand for device tensors, host arrays are
@@ -810,6 +829,8 @@ def emulated(monkeypatch: Any) -> EmulatedLaunch:
     monkeypatch.setattr(ops, "current_stream", lambda index: 0)
     monkeypatch.setattr(ops, "_capturing", lambda: False)
     monkeypatch.setattr(ops._native, "cuda_launch", launch)
+    launch.words = EmulatedWords()
+    monkeypatch.setattr(ops._native, "cuda_per_row_words", launch.words)
     return launch
 
 
@@ -846,6 +867,9 @@ def test_the_cuda_path_hands_the_kernel_clamped_int32_arrays(emulated: EmulatedL
     assert (request.k, n, m, counts, thresholds, hint) == (5, 6, 50, False, True, None)
     assert seen_k.tolist() == [0, 0, 2, 5, 5, 4] and seen_len.tolist() == [10, 0, 50, 50, 5, 50]
     assert request.device == "cuda:15" and request.ragged  # a CPU tensor's get_device() is -1
+    # int64 entries (torch's default) go through the package's own conversion, one launch
+    # each, clamped to the launch's width and to M
+    assert emulated.words is not None and emulated.words.calls == [(-1, 6, 50), (-1, 6, 5)]
     want_v, want_i, want_t = ragged_reference(
         x, np.array([0, 0, 2, 5, 5, 4]), np.array([10, 0, 50, 50, 5, 50]), True, True
     )

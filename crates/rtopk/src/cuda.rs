@@ -225,6 +225,67 @@ pub unsafe fn select_raw_if_ready(
     Ok(unsafe { gpu.select_raw_loaded(&launch, types, bufs, stream) }?)
 }
 
+/// The per-row array of `n` int64 entries at `entries` (lengths or k, docs/contract.md §5; a
+/// framework's default integer type) written at `words` as the `n` 32-bit words a
+/// [`select_raw`] reads, each clamped to `[0, bound]` (the row width for lengths, the output
+/// width for k), queued on the caller's `stream` of GPU `ordinal`: one launch of a shipped
+/// unit, nothing synchronised. Loads that unit on first use ([`prepare_per_row_words`]).
+///
+/// # Safety
+/// `entries` must point to `n` int64 values and `words` to room for `n` u32 in GPU
+/// `ordinal`'s memory, valid until the work queued on `stream` completes; `stream` as in
+/// [`select_raw`].
+#[allow(unsafe_code)]
+pub unsafe fn per_row_words_raw(
+    ordinal: usize,
+    entries: u64,
+    words: u64,
+    n: u64,
+    bound: u32,
+    stream: u64,
+) -> Result<(), Error> {
+    if n > 0 && (entries == 0 || words == 0) {
+        return Err(Error::NullPerRowBuffer);
+    }
+    let gpu = shared_device(ordinal)?;
+    // SAFETY: the caller's buffers and stream, under this function's contract, which is
+    // `CudaTopK::per_row_words_raw`'s.
+    if !unsafe { gpu.per_row_words_raw(entries, words, n, bound, stream) }? {
+        gpu.load_utilities()?;
+        // SAFETY: as above.
+        unsafe { gpu.per_row_words_raw(entries, words, n, bound, stream) }?;
+    }
+    Ok(())
+}
+
+/// [`per_row_words_raw`] where its unit is loaded (`true`, queued); `false`, queueing
+/// nothing, where it is not: a face then loads it with its interpreter released
+/// ([`prepare_per_row_words`]) and calls again.
+///
+/// # Safety
+/// As [`per_row_words_raw`].
+#[allow(unsafe_code)]
+pub unsafe fn per_row_words_raw_if_ready(
+    ordinal: usize,
+    entries: u64,
+    words: u64,
+    n: u64,
+    bound: u32,
+    stream: u64,
+) -> Result<bool, Error> {
+    if n > 0 && (entries == 0 || words == 0) {
+        return Err(Error::NullPerRowBuffer);
+    }
+    let gpu = shared_device(ordinal)?;
+    // SAFETY: the caller's buffers and stream, under this function's contract.
+    Ok(unsafe { gpu.per_row_words_raw(entries, words, n, bound, stream) }?)
+}
+
+/// Loads the unit of [`per_row_words_raw`] on GPU `ordinal` (a shipped one, or NVRTC).
+pub fn prepare_per_row_words(ordinal: usize) -> Result<(), Error> {
+    Ok(shared_device(ordinal)?.load_utilities()?)
+}
+
 /// Every check [`select_raw`] makes of `request`, `shape` and `bufs` before it touches a
 /// device (the request against the rows, the outputs and per-row arrays it needs, no null
 /// buffer where something is written): a face calls it first so that a bad call is refused
@@ -380,6 +441,22 @@ mod tests {
         // SAFETY: refused before any address is read (a null input).
         let e = unsafe { select_raw(&r, shape, bufs, 0) }.unwrap_err();
         assert!(matches!(e, Error::NullBuffer), "{e}");
+    }
+
+    /// A per-row conversion with a null buffer is refused before any device is opened (so on
+    /// a machine without a GPU too); with no entries there is nothing to refuse.
+    #[test]
+    #[allow(unsafe_code)]
+    fn a_per_row_conversion_refuses_null_buffers_first() {
+        for (entries, words) in [(0, 8), (8, 0), (0, 0)] {
+            // SAFETY: refused before any address is read or any device opened.
+            let e = unsafe { per_row_words_raw(0, entries, words, 3, 10, 0) }.unwrap_err();
+            assert!(matches!(e, Error::NullPerRowBuffer), "{e}");
+            // SAFETY: as above.
+            let e = unsafe { per_row_words_raw_if_ready(0, entries, words, 3, 10, 0) }.unwrap_err();
+            assert!(matches!(e, Error::NullPerRowBuffer), "{e}");
+            assert!(e.is_user_error());
+        }
     }
 
     #[test]

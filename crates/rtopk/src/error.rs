@@ -144,6 +144,10 @@ pub enum Error {
     /// A null device address for the input, the values or the indices.
     #[error("a device buffer (input, values or indices) is a null address")]
     NullBuffer,
+    /// A null device address for the entries or the words of a per-row conversion
+    /// (`cuda::per_row_words_raw`).
+    #[error("a per-row array's device buffer (entries or words) is a null address")]
+    NullPerRowBuffer,
     /// An algorithm asked to run where it cannot (e.g. `cuda` in the CPU benchmark).
     #[error("'{algo}' does not run here: {why}")]
     WrongDevice {
@@ -203,6 +207,7 @@ impl Error {
             | Error::BadIndexWidth { .. }
             | Error::RawIterations { .. }
             | Error::NullBuffer
+            | Error::NullPerRowBuffer
             | Error::Plan(_)
             | Error::UnknownGpu { .. } => true,
             Error::Json(_) => false,

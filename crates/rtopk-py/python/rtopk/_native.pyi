@@ -187,6 +187,14 @@ def cuda_verify(*, quick: bool, device: int, dtypes: List[str]) -> Dict[str, Any
 def cuda_prepare_all(*, device: int) -> Dict[str, Any]:
     """Builds every kernel unit for ``device``: device, units, compiled, shipped, ms."""
 
+def cuda_per_row_words(
+    device: int, pointers: Tuple[int, int], n: int, bound: int, stream: int
+) -> None:
+    """Writes the ``n`` int64 entries at device address ``pointers[0]`` as ``n`` uint32
+    words at ``pointers[1]``, each clamped to ``[0, bound]``: one launch on CUDA device
+    ``device``, queued on ``stream``. ``ValueError`` for a null address or a bound of 2^32 or
+    more."""
+
 def cuda_launch(
     request: Request,
     n: int,

@@ -226,19 +226,33 @@ def _as_u32(v: Tensor, bound: int) -> Tensor:
     synchronisation (and is impossible in a CUDA graph). An int32 tensor goes as it is, with no
     launch of its own: below a bound of 2^31 the kernel itself reads a negative word as 0 and
     cuts a larger one to the bound (``per_row_entry``, docs/kernel.md, "Per-row lengths and k
-    on the device"). Other types are converted and clamped on the device. Never writes ``v``
-    itself."""
+    on the device"). An int64 tensor (torch's default) takes one launch of the package's own
+    ``per_row_words`` (a shipped unit: no torch kernel to load on a process's first call);
+    other types are converted and clamped by torch on the device. Never writes ``v`` itself."""
     if v.dtype == torch.int32 and bound < 2**31:
         out = v
     elif v.dtype == torch.int32:
         out = v.clamp(0, bound)
     elif v.dtype == torch.int64:
-        out = v.clamp(0, bound).to(torch.int32)  # clamped first: no value wraps
+        return _words_of_int64(v.contiguous(), bound)
     elif v.dtype in (torch.int8, torch.uint8, torch.int16):
         out = v.to(torch.int32).clamp_(0, bound)  # a fresh tensor: clamped in place
     else:  # the unsigned types of newer torch builds
         out = v.to(torch.int64).clamp_(0, bound).to(torch.int32)
     return out.contiguous()
+
+
+def _words_of_int64(v: Tensor, bound: int) -> Tensor:
+    """A contiguous int64 tensor on the GPU as int32 words clamped to ``[0, bound]``, written
+    by ``per_row_words`` (kernels/utilities.cu) on torch's current stream, which the select
+    that reads them follows (the caching allocator hands ``v``'s memory, if freed, only to
+    work queued after)."""
+    index = v.get_device()
+    out = torch.empty(v.shape, dtype=torch.int32, device=v.device)
+    _native.cuda_per_row_words(
+        index, (v.data_ptr(), out.data_ptr()), v.numel(), bound, current_stream(index)
+    )
+    return out
 
 
 def _upload(a: "np.ndarray[Any, Any]", x: Tensor, dtype: Any) -> Tensor:
