@@ -157,8 +157,8 @@ def main() -> None:
                 row["components"] = {"error": repr(e)}
             rows.append(row)
             print(json.dumps(row))
-    if args.ragged:
-        n, m, k = 64, 32768, 2048
+    # a sampler with a k per request (16 vocabulary rows, k <= 50), an indexer's batch
+    for n, m, k in [(16, 128256, 50), (64, 32768, 2048)] if args.ragged else []:
         row = {"n": n, "m": m, "k": k, "dtype": "float32", "ragged": True}
         timed_rounds(ragged_calls(n, m, k), args, row)
         rows.append(row)

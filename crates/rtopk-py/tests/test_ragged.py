@@ -454,6 +454,79 @@ def test_cuda_lengths_and_per_row_k_match_the_contract(m: int, largest: bool, so
 
 
 @needs_cuda
+@pytest.mark.parametrize("m", [7, 300, 5001, 40000])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("sorted", [False, True])
+def test_cuda_ragged_eager_calls_skip_the_general_path(
+    m: int, largest: bool, sorted: bool, monkeypatch: Any
+) -> None:
+    """Device tensors of k and lengths with no other option — a sampler's call with a k per
+    request — take the ragged eager path (rtopk._eager.topk_cuda_ragged), never the general
+    one, with the contract's answer; every call it does not take as it stands (a host k, a
+    width past M, a strided k, an int16 length, a threshold asked for) still gets it from the
+    general path."""
+    import rtopk.ops
+
+    n = 24
+    x, xc, k, lengths = cuda_case(n, m, m + 7, "ties")
+    k_dev, len_dev = torch.from_numpy(k).cuda(), torch.from_numpy(lengths).cuda()
+    width = int(k.max())
+    rtopk.topk(xc, 1)  # the first tensor call sets the eager paths up
+    general = rtopk.ops.cuda_impl
+    calls = {"general": 0}
+
+    def counted(*args: Any) -> Any:
+        calls["general"] += 1
+        return general(*args)
+
+    monkeypatch.setattr(rtopk.ops, "cuda_impl", counted)
+    fast_calls: List[Tuple[Any, Any, Optional[int], Any, Any]] = [
+        # (k, lengths, width, k the answer has, lengths the answer has)
+        (k_dev, len_dev, width, k, lengths),
+        (k_dev.int(), len_dev.int(), width, k, lengths),
+        (k_dev, len_dev.int(), width, k, lengths),
+        (k_dev.int(), None, width, k, None),
+        (min(4, m), len_dev, None, min(4, m), lengths),
+        (min(4, m), len_dev.int(), None, min(4, m), lengths),
+    ]
+    for kk, ll, w, want_k, want_len in fast_calls:
+        got = rtopk.topk(xc, kk, largest=largest, sorted=sorted, lengths=ll, width=w)
+        assert calls["general"] == 0, (type(kk), w)
+        want_v, want_i, _t = ragged_reference(x, want_k, want_len, largest, sorted)
+        np.testing.assert_array_equal(got.indices.cpu().numpy(), want_i)
+        assert same_bits(got.values.cpu().numpy(), want_v)
+    # entries out of range, int64 and int32: clamped as the general path clamps them
+    wild_k = torch.tensor([-5, 2**40, 3, m + 9] * (n // 4), device="cuda")
+    wild_len = torch.tensor([2**33, -1, m, 2] * (n // 4), device="cuda")
+    eff_k = np.clip(wild_k.cpu().numpy(), 0, min(3, m))
+    eff_len = np.clip(wild_len.cpu().numpy(), 0, m)
+    for kk, ll in ((wild_k, wild_len), (wild_k.int(), wild_len.clamp(max=2**31 - 1).int())):
+        got = rtopk.topk(xc, kk, largest=largest, sorted=sorted, lengths=ll, width=min(3, m))
+        want_v, want_i, _t = ragged_reference(x, eff_k, eff_len, largest, sorted)
+        np.testing.assert_array_equal(got.indices.cpu().numpy(), want_i)
+        assert same_bits(got.values.cpu().numpy(), want_v)
+    assert calls["general"] == 0
+    general_calls: List[Tuple[Any, Any, Optional[int], Any, Any]] = [
+        (k, lengths, width, k, lengths),
+        (k_dev, len_dev, m + 2, k, lengths),
+        (torch.from_numpy(np.repeat(k, 2)).cuda()[::2], len_dev, width, k, lengths),
+        (k_dev, len_dev.to(torch.int16) if m < 2**15 else len_dev.cpu(), width, k, lengths),
+    ]
+    for i, (kk, ll, w, want_k, want_len) in enumerate(general_calls, 1):
+        got = rtopk.topk(xc, kk, largest=largest, sorted=sorted, lengths=ll, width=w)
+        assert calls["general"] == i
+        want_v, want_i, _t = ragged_reference(x, want_k, want_len, largest, sorted)
+        if w is not None and w > want_i.shape[1]:
+            want_v = np.pad(want_v, ((0, 0), (0, w - want_i.shape[1])))
+            want_i = np.pad(want_i, ((0, 0), (0, w - want_i.shape[1])), constant_values=-1)
+        np.testing.assert_array_equal(got.indices.cpu().numpy(), want_i)
+        assert same_bits(got.values.cpu().numpy(), want_v)
+    got = rtopk.topk(xc, k_dev, lengths=len_dev, width=width, return_threshold=True)
+    assert calls["general"] == len(general_calls) + 1
+    check_cuda_against_reference(got, x, k, lengths, True, True)
+
+
+@needs_cuda
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_cuda_sixteen_bit_rows_match_the_cpu(dtype: str) -> None:
     x, _xc, k, lengths = cuda_case(16, 700, 3)

@@ -2,7 +2,10 @@
 integer, the last dimension, no option beyond ``largest`` and ``sorted`` — as cheap in host
 time as ``torch.topk`` (docs/performance.md, "Host time per call"): no argument object is
 rebuilt (the native request is kept per ``(k, largest, sorted, dtype, device)``), the outputs
-come from torch's caching allocator and the launch goes straight to the native module.
+come from torch's caching allocator and the launch goes straight to the native module. A
+ragged call (docs/contract.md §5) whose per-row k or lengths are int32 or int64 tensors on the
+input's device, with nothing else asked for, takes a path of the same kind
+(:func:`topk_cuda_ragged`).
 
 Small outputs are carved from slabs. Allocating a tensor from Python costs ~2.5 µs (the
 argument parsing and the dispatcher around the caching allocator), twice a call, where
@@ -29,7 +32,7 @@ import torch
 from torch import Tensor
 
 from . import _native
-from ._request import ask, native
+from ._request import ask, device_request, native
 
 _KERNEL_DTYPES = {
     torch.float32: "float32",
@@ -43,6 +46,9 @@ _KERNEL_DTYPES = {
     torch.int64: "int64",
 }
 _REQUESTS: Dict[Tuple[int, bool, bool, Any, int], Any] = {}
+_RAGGED_REQUESTS: Dict[Tuple[Any, ...], Any] = {}
+_int32 = torch.int32
+_PER_ROW_DTYPES = (torch.int32, torch.int64)
 _MOST_REQUESTS = 1024
 _is_compiling = torch.compiler.is_compiling
 _grad_enabled = torch.is_grad_enabled
@@ -63,6 +69,18 @@ def _stream(device: int) -> int:
     if _raw_stream is not None:
         return int(_raw_stream(device))
     return int(torch.cuda.current_stream(device).cuda_stream)
+
+
+def words_of_int64(v: Tensor, bound: int, stream: int) -> Tensor:
+    """A contiguous int64 tensor on the GPU as int32 words clamped to ``[0, bound]``, written
+    by ``per_row_words`` (kernels/utilities.cu) on ``stream``, torch's current stream of its
+    device, which the select that reads them follows (the caching allocator hands ``v``'s
+    memory, if freed, only to work queued after)."""
+    out = torch.empty(v.shape, dtype=_int32, device=v.device)
+    _native.cuda_per_row_words(
+        v.get_device(), (v.data_ptr(), out.data_ptr()), v.numel(), bound, stream
+    )
+    return out
 
 
 def _request(k: int, largest: Any, sorted: Any, x: Tensor, device: int) -> Optional[Any]:
@@ -146,5 +164,93 @@ def topk_cuda(x: Any, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tenso
     stream = _raw_stream(device) if _raw_stream is not None else _stream(device)
     values, indices = _outputs(x, (*shape[:-1], k), n * k, device, stream)
     pointers = (x.data_ptr(), values.data_ptr(), indices.data_ptr(), 0, 0, 0, 0, 0)
+    _native.cuda_launch(request, n, m, pointers, stream)
+    return values, indices
+
+
+def _per_row_words(v: Any, x: Tensor, n: int, bound: int, stream: int) -> Optional[Tensor]:
+    """A per-row input of the ragged eager path as the kernel reads it — an int32 tensor as it
+    is, an int64 one converted (``words_of_int64``) — or ``None`` where it is not a plain
+    ``(n,)`` int32 or int64 CUDA tensor on ``x``'s device (the general path checks it)."""
+    if type(v) is not Tensor or v.dtype not in _PER_ROW_DTYPES or v.device != x.device:
+        return None
+    if v.shape != (n,) or not v.is_contiguous():
+        return None
+    return v if v.dtype == _int32 else words_of_int64(v, bound, stream)
+
+
+def _ragged_request(
+    width: int, largest: bool, sorted: bool, x: Tensor, shape: Tuple[int, int], has: Any
+) -> Optional[Any]:
+    """The native request of a ragged eager call, built and checked once per key."""
+    device = x.get_device()
+    key = (width, largest, sorted, x.dtype, device, shape, has)
+    request = _RAGGED_REQUESTS.get(key)
+    if request is not None:
+        return request
+    element = _KERNEL_DTYPES.get(x.dtype)
+    if element is None:
+        return None
+    try:
+        a = ask(width, largest, sorted, "auto", None, 0.0, False, None)
+        request = device_request(a, element, f"cuda:{device}", shape[0], shape[1], *has, False)
+    except (ValueError, TypeError):
+        return None  # the general path refuses it, with its own message
+    if len(_RAGGED_REQUESTS) >= _MOST_REQUESTS:
+        _RAGGED_REQUESTS.clear()
+    _RAGGED_REQUESTS[key] = request
+    return request
+
+
+def topk_cuda_ragged(
+    x: Any, k: Any, lengths: Any, width: Any, largest: Any, sorted: Any
+) -> Optional[Tuple[Tensor, Tensor]]:
+    """``(values, indices)`` of rows of their own length and k (docs/contract.md §5) on a 2-D
+    CUDA tensor — ``k`` an int with ``lengths``, or an ``(n,)`` tensor with ``width`` (the
+    output width, at most M) — where the per-row inputs are int32 or int64 tensors on ``x``'s
+    device: what a sampler with a k per request passes every decode step. The same kernels
+    as the general path, without its argument objects: the request is kept per key, int32
+    entries go as they are, the outputs come from the slabs. ``None`` for anything else."""
+    if type(x) is not Tensor or not x.is_cuda or x.dim() != 2 or not x.is_contiguous():
+        return None
+    if (x.requires_grad and _grad_enabled()) or _is_compiling():
+        return None
+    if type(largest) is not bool or type(sorted) is not bool:
+        return None
+    n, m = x.shape
+    if m == 0 or m >= 2**31:  # past 2^31 the kernel reads every word as a u32
+        return None
+    if type(k) is int:
+        if width is not None or lengths is None:
+            return None
+        out_k = k
+    elif type(k) is Tensor and type(width) is int:
+        out_k = width
+    else:
+        return None
+    if out_k < 0 or out_k > m:
+        return None
+    request = _ragged_request(
+        out_k, largest, sorted, x, (n, m), (type(k) is not int, lengths is not None)
+    )
+    if request is None:
+        return None
+    device = x.get_device()
+    stream = _raw_stream(device) if _raw_stream is not None else _stream(device)
+    ks = None if type(k) is int else _per_row_words(k, x, n, out_k, stream)
+    found = None if lengths is None else _per_row_words(lengths, x, n, m, stream)
+    if (ks is None and type(k) is not int) or (found is None and lengths is not None):
+        return None
+    values, indices = _outputs(x, (n, out_k), n * out_k, device, stream)
+    pointers = (
+        x.data_ptr(),
+        values.data_ptr(),
+        indices.data_ptr(),
+        0,
+        0 if found is None else found.data_ptr(),
+        0 if ks is None else ks.data_ptr(),
+        0,
+        0,
+    )
     _native.cuda_launch(request, n, m, pointers, stream)
     return values, indices

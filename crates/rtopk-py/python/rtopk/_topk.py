@@ -320,6 +320,23 @@ def topk(
         plain = _EAGER.topk_cuda(x, k, largest, sorted)
         if plain is not None:
             return TopK(*plain)
+    elif (
+        _EAGER.topk_cuda_ragged is not None
+        and (lengths is not None or width is not None)
+        and dim == -1
+        and algo == "auto"
+        and max_iter is None
+        and precision == 0.0
+        and recall is None
+        and not return_iterations
+        and indices_dtype is None
+        and hint is None
+        and not return_threshold
+        and out is None
+    ):
+        ragged = _EAGER.topk_cuda_ragged(x, k, lengths, width, largest, sorted)
+        if ragged is not None:
+            return TopK(*ragged)
     dim = check_dim(dim)
     rows = PerRow(k if is_per_row_k(k) else None, lengths, hint)
     if rows.k is not None:
@@ -428,13 +445,18 @@ _TENSOR_PATH = _TensorPath()
 
 
 class _EagerPath:
-    """:func:`rtopk._eager.topk_cuda`, the eager path of a plain call on a CUDA tensor, set
-    with :data:`_TENSOR_PATH` by the first eager tensor call; ``None`` before."""
+    """:func:`rtopk._eager.topk_cuda` and :func:`rtopk._eager.topk_cuda_ragged`, the eager
+    paths of a plain call and of a ragged one (a k per row or lengths, as device tensors) on a
+    CUDA tensor, set with :data:`_TENSOR_PATH` by the first eager tensor call; ``None``
+    before."""
 
-    __slots__ = ("topk_cuda",)
+    __slots__ = ("topk_cuda", "topk_cuda_ragged")
 
     def __init__(self) -> None:
         self.topk_cuda: Optional[Callable[[Any, int, Any, Any], Optional[Tuple[Any, Any]]]] = None
+        self.topk_cuda_ragged: Optional[
+            Callable[[Any, Any, Any, Any, Any, Any], Optional[Tuple[Any, Any]]]
+        ] = None
 
 
 _EAGER = _EagerPath()
@@ -462,8 +484,9 @@ def _tensor_topk(x: Any, dim: int, a: Ask, rows: PerRow) -> Outputs:
 
         path = topk_tensor
         if not torch.compiler.is_compiling():
-            from ._eager import topk_cuda
+            from ._eager import topk_cuda, topk_cuda_ragged
 
             _TENSOR_PATH.topk = path
             _EAGER.topk_cuda = topk_cuda
+            _EAGER.topk_cuda_ragged = topk_cuda_ragged
     return path(x, dim, a, rows)

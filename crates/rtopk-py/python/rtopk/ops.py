@@ -63,6 +63,7 @@ import torch
 from torch import Tensor
 
 from . import _native
+from ._eager import words_of_int64
 from ._host import select_host
 from ._request import (
     NO_ROWS,
@@ -234,25 +235,12 @@ def _as_u32(v: Tensor, bound: int) -> Tensor:
     elif v.dtype == torch.int32:
         out = v.clamp(0, bound)
     elif v.dtype == torch.int64:
-        return _words_of_int64(v.contiguous(), bound)
+        return words_of_int64(v.contiguous(), bound, current_stream(v.get_device()))
     elif v.dtype in (torch.int8, torch.uint8, torch.int16):
         out = v.to(torch.int32).clamp_(0, bound)  # a fresh tensor: clamped in place
     else:  # the unsigned types of newer torch builds
         out = v.to(torch.int64).clamp_(0, bound).to(torch.int32)
     return out.contiguous()
-
-
-def _words_of_int64(v: Tensor, bound: int) -> Tensor:
-    """A contiguous int64 tensor on the GPU as int32 words clamped to ``[0, bound]``, written
-    by ``per_row_words`` (kernels/utilities.cu) on torch's current stream, which the select
-    that reads them follows (the caching allocator hands ``v``'s memory, if freed, only to
-    work queued after)."""
-    index = v.get_device()
-    out = torch.empty(v.shape, dtype=torch.int32, device=v.device)
-    _native.cuda_per_row_words(
-        index, (v.data_ptr(), out.data_ptr()), v.numel(), bound, current_stream(index)
-    )
-    return out
 
 
 def _upload(a: "np.ndarray[Any, Any]", x: Tensor, dtype: Any) -> Tensor:
