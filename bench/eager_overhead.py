@@ -46,17 +46,11 @@ def components(x: torch.Tensor, k: int, calls: int, batch: int) -> dict[str, flo
     out: dict[str, float] = {}
     n, m = x.shape
     a = ask(k, True, False, "auto", None, 0.0, False, None)
-    out["ask"] = host_us(
-        lambda: ask(k, True, False, "auto", None, 0.0, False, None), calls, batch
-    )
+    out["ask"] = host_us(lambda: ask(k, True, False, "auto", None, 0.0, False, None), calls, batch)
     element = ops._element(x)
-    out["native request (cached)"] = host_us(
-        lambda: native(a, element, "cuda"), calls, batch
-    )
+    out["native request (cached)"] = host_us(lambda: native(a, element, "cuda"), calls, batch)
     out["new_empty values"] = host_us(lambda: x.new_empty((n, k)), calls, batch)
-    out["new_empty indices"] = host_us(
-        lambda: x.new_empty((n, k), dtype=torch.int64), calls, batch
-    )
+    out["new_empty indices"] = host_us(lambda: x.new_empty((n, k), dtype=torch.int64), calls, batch)
     out["current_stream"] = host_us(lambda: ops.current_stream(0), calls, batch)
     try:
         from rtopk import _eager
@@ -91,8 +85,9 @@ def compared_calls(x: torch.Tensor, k: int) -> dict[str, Callable[[], Any]]:
 
 def ragged_calls(n: int, m: int, k: int) -> dict[str, Callable[[], Any]]:
     """Rows of their own length with a k per row, both GPU tensors, as torch makes integers
-    (int64) and as int32; the int64 ones also converted by torch's clamp and cast first (what
-    the package did before its own conversion); torch.topk of the whole rows beside them."""
+    (int64) and as int32 (also with a hint per row and the thresholds asked for, as a decode
+    loop calls); the int64 ones also converted by torch's clamp and cast first (what the
+    package did before its own conversion); torch.topk of the whole rows beside them."""
     g = torch.Generator(device="cuda").manual_seed(3)
     x = torch.randn(n, m, device="cuda", generator=g)
     lengths = torch.randint(1, m + 1, (n,), device="cuda", generator=g)
@@ -107,8 +102,13 @@ def ragged_calls(n: int, m: int, k: int) -> dict[str, Callable[[], Any]]:
         kc = ks.clamp(0, k).to(torch.int32)
         return rtopk.topk(x, kc, lengths=lc, width=k)
 
+    hint = int32.values[:, 0].contiguous()  # any float32 guess: the answer does not depend on it
+
     return {
         "torch.topk (whole rows, k = width)": lambda: torch.topk(x, k),
+        "rtopk.topk int32, hinted, thresholds": lambda: rtopk.topk(
+            x, k32, lengths=l32, width=k, hint=hint, return_threshold=True
+        ),
         "rtopk.topk int64 per-row tensors": lambda: rtopk.topk(x, ks, lengths=lengths, width=k),
         "rtopk.topk int32 per-row tensors": lambda: rtopk.topk(x, k32, lengths=l32, width=k),
         "torch clamp + int32, then rtopk.topk": torch_converted,

@@ -460,10 +460,11 @@ def test_cuda_lengths_and_per_row_k_match_the_contract(m: int, largest: bool, so
 def test_cuda_ragged_eager_calls_skip_the_general_path(
     m: int, largest: bool, sorted: bool, monkeypatch: Any
 ) -> None:
-    """Device tensors of k and lengths with no other option — a sampler's call with a k per
-    request — take the ragged eager path (rtopk._eager.topk_cuda_ragged), never the general
-    one, with the contract's answer; every call it does not take as it stands (a host k, a
-    width past M, a strided k, an int16 length, a threshold asked for) still gets it from the
+    """Device tensors of k, lengths and hints with no other option but thresholds — a
+    sampler's call with a k per request, a decode step hinted with the last one's thresholds —
+    take the ragged eager path (rtopk._eager.topk_cuda_ragged), never the general one, with
+    the contract's answer; every call it does not take as it stands (a host k, a width past M,
+    a strided k, an int16 length, a float64 hint, iteration counts) still gets it from the
     general path."""
     import rtopk.ops
 
@@ -521,9 +522,34 @@ def test_cuda_ragged_eager_calls_skip_the_general_path(
             want_i = np.pad(want_i, ((0, 0), (0, w - want_i.shape[1])), constant_values=-1)
         np.testing.assert_array_equal(got.indices.cpu().numpy(), want_i)
         assert same_bits(got.values.cpu().numpy(), want_v)
+    # thresholds asked for, and hints (the previous step's thresholds, any float32 values):
+    # the ragged eager path too; the answer does not depend on the hint
     got = rtopk.topk(xc, k_dev, lengths=len_dev, width=width, return_threshold=True)
-    assert calls["general"] == len(general_calls) + 1
+    assert calls["general"] == len(general_calls)
     check_cuda_against_reference(got, x, k, lengths, True, True)
+    noise = torch.randn(n, device="cuda")
+    noise[:3] = torch.tensor([math.nan, math.inf, -math.inf])
+    for h in (got.threshold, noise):
+        hinted = rtopk.topk(
+            xc,
+            k_dev.int(),
+            largest=largest,
+            sorted=sorted,
+            lengths=len_dev,
+            width=width,
+            hint=h,
+            return_threshold=True,
+        )
+        check_cuda_against_reference(hinted, x, k, lengths, largest, sorted)
+        plain_k = rtopk.topk(xc, min(4, m), largest=largest, sorted=sorted, hint=h)
+        want_v, want_i, _t = ragged_reference(x, min(4, m), None, largest, sorted)
+        np.testing.assert_array_equal(plain_k.indices.cpu().numpy(), want_i)
+        assert same_bits(plain_k.values.cpu().numpy(), want_v)
+    assert calls["general"] == len(general_calls)
+    # a float64 hint, iteration counts: the general path
+    rtopk.topk(xc, k_dev, lengths=len_dev, width=width, hint=noise.double())
+    rtopk.topk(xc, k_dev, lengths=len_dev, width=width, return_iterations=True)
+    assert calls["general"] == len(general_calls) + 2
 
 
 @needs_cuda

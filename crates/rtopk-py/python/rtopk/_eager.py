@@ -3,9 +3,9 @@ integer, the last dimension, no option beyond ``largest`` and ``sorted`` — as 
 time as ``torch.topk`` (docs/performance.md, "Host time per call"): no argument object is
 rebuilt (the native request is kept per ``(k, largest, sorted, dtype, device)``), the outputs
 come from torch's caching allocator and the launch goes straight to the native module. A
-ragged call (docs/contract.md §5) whose per-row k or lengths are int32 or int64 tensors on the
-input's device, with nothing else asked for, takes a path of the same kind
-(:func:`topk_cuda_ragged`).
+ragged call (docs/contract.md §5) whose per-row inputs are tensors on the input's device (k and
+lengths int32 or int64, hints float32), with nothing else asked for but the thresholds, takes
+a path of the same kind (:func:`topk_cuda_ragged`).
 
 Small outputs are carved from slabs. Allocating a tensor from Python costs ~2.5 µs (the
 argument parsing and the dispatcher around the caching allocator), twice a call, where
@@ -48,6 +48,7 @@ _KERNEL_DTYPES = {
 _REQUESTS: Dict[Tuple[int, bool, bool, Any, int], Any] = {}
 _RAGGED_REQUESTS: Dict[Tuple[Any, ...], Any] = {}
 _int32 = torch.int32
+_float32 = torch.float32
 _PER_ROW_DTYPES = (torch.int32, torch.int64)
 _MOST_REQUESTS = 1024
 _is_compiling = torch.compiler.is_compiling
@@ -180,11 +181,18 @@ def _per_row_words(v: Any, x: Tensor, n: int, bound: int, stream: int) -> Option
 
 
 def _ragged_request(
-    width: int, largest: bool, sorted: bool, x: Tensor, shape: Tuple[int, int], has: Any
+    width: int,
+    largest: bool,
+    sorted: bool,
+    threshold: bool,
+    x: Tensor,
+    shape: Tuple[int, int],
+    has: Tuple[bool, bool, bool],
 ) -> Optional[Any]:
-    """The native request of a ragged eager call, built and checked once per key."""
+    """The native request of a ragged eager call (``has``: a per-row k, lengths, hints;
+    ``threshold``: the thresholds asked for), built and checked once per key."""
     device = x.get_device()
-    key = (width, largest, sorted, x.dtype, device, shape, has)
+    key = (width, largest, sorted, threshold, x.dtype, device, shape, has)
     request = _RAGGED_REQUESTS.get(key)
     if request is not None:
         return request
@@ -192,8 +200,8 @@ def _ragged_request(
     if element is None:
         return None
     try:
-        a = ask(width, largest, sorted, "auto", None, 0.0, False, None)
-        request = device_request(a, element, f"cuda:{device}", shape[0], shape[1], *has, False)
+        a = ask(width, largest, sorted, "auto", None, 0.0, False, None, threshold)
+        request = device_request(a, element, f"cuda:{device}", shape[0], shape[1], *has)
     except (ValueError, TypeError):
         return None  # the general path refuses it, with its own message
     if len(_RAGGED_REQUESTS) >= _MOST_REQUESTS:
@@ -202,15 +210,26 @@ def _ragged_request(
     return request
 
 
+def _hint_of(hint: Any, x: Tensor, n: int) -> Optional[Tensor]:
+    """A hint the ragged eager path passes as it is: a contiguous ``(n,)`` float32 tensor on
+    ``x``'s device; ``None`` for anything else (the general path converts it)."""
+    if type(hint) is not Tensor or hint.dtype != _float32 or hint.device != x.device:
+        return None
+    return hint if hint.shape == (n,) and hint.is_contiguous() else None
+
+
 def topk_cuda_ragged(
-    x: Any, k: Any, lengths: Any, width: Any, largest: Any, sorted: Any
-) -> Optional[Tuple[Tensor, Tensor]]:
-    """``(values, indices)`` of rows of their own length and k (docs/contract.md §5) on a 2-D
-    CUDA tensor — ``k`` an int with ``lengths``, or an ``(n,)`` tensor with ``width`` (the
-    output width, at most M) — where the per-row inputs are int32 or int64 tensors on ``x``'s
-    device: what a sampler with a k per request passes every decode step. The same kernels
-    as the general path, without its argument objects: the request is kept per key, int32
-    entries go as they are, the outputs come from the slabs. ``None`` for anything else."""
+    x: Any, k: Any, lengths: Any, hint: Any, width: Any, flags: Tuple[Any, Any, bool]
+) -> Optional[Tuple[Tensor, Tensor, Optional[Tensor]]]:
+    """``(values, indices, threshold)`` of rows of their own length and k (docs/contract.md
+    §5) on a 2-D CUDA tensor — ``k`` an int, or an ``(n,)`` tensor with ``width`` (the output
+    width, 1 to M) — where the per-row inputs are tensors on ``x``'s device: k and lengths
+    int32 or int64, hints float32. ``flags``: ``(largest, sorted, return_threshold)``;
+    ``threshold`` is ``None`` unless asked for. What a sampler with a k per request, or a decode
+    loop hinted with the previous step's thresholds, passes every step: the same kernels as the
+    general path, without its argument objects (the request kept per key, int32 entries and
+    hints passed as they are, the outputs from the slabs). ``None`` for anything else."""
+    largest, sorted, want_threshold = flags
     if type(x) is not Tensor or not x.is_cuda or x.dim() != 2 or not x.is_contiguous():
         return None
     if (x.requires_grad and _grad_enabled()) or _is_compiling():
@@ -221,27 +240,30 @@ def topk_cuda_ragged(
     if m == 0 or m >= 2**31:  # past 2^31 the kernel reads every word as a u32
         return None
     if type(k) is int:
-        if width is not None or lengths is None:
+        if width is not None:
             return None
         out_k = k
     elif type(k) is Tensor and type(width) is int:
         out_k = width
     else:
         return None
-    if out_k < 0 or out_k > m:
+    if out_k <= 0 or out_k > m:  # k = 0 launches nothing: the general path writes NaN thresholds
         return None
-    request = _ragged_request(
-        out_k, largest, sorted, x, (n, m), (type(k) is not int, lengths is not None)
-    )
+    has = (type(k) is not int, lengths is not None, hint is not None)
+    request = _ragged_request(out_k, largest, sorted, want_threshold, x, (n, m), has)
     if request is None:
         return None
     device = x.get_device()
     stream = _raw_stream(device) if _raw_stream is not None else _stream(device)
+    hints = None if hint is None else _hint_of(hint, x, n)
+    if hints is None and hint is not None:
+        return None
     ks = None if type(k) is int else _per_row_words(k, x, n, out_k, stream)
     found = None if lengths is None else _per_row_words(lengths, x, n, m, stream)
     if (ks is None and type(k) is not int) or (found is None and lengths is not None):
         return None
     values, indices = _outputs(x, (n, out_k), n * out_k, device, stream)
+    threshold = x.new_empty((n,), dtype=_float32) if want_threshold else None
     pointers = (
         x.data_ptr(),
         values.data_ptr(),
@@ -249,8 +271,8 @@ def topk_cuda_ragged(
         0,
         0 if found is None else found.data_ptr(),
         0 if ks is None else ks.data_ptr(),
-        0,
-        0,
+        0 if hints is None else hints.data_ptr(),
+        0 if threshold is None else threshold.data_ptr(),
     )
     _native.cuda_launch(request, n, m, pointers, stream)
-    return values, indices
+    return values, indices, threshold

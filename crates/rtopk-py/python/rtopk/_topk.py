@@ -322,7 +322,7 @@ def topk(
             return TopK(*plain)
     elif (
         _EAGER.topk_cuda_ragged is not None
-        and (lengths is not None or width is not None)
+        and (lengths is not None or width is not None or hint is not None)
         and dim == -1
         and algo == "auto"
         and max_iter is None
@@ -330,13 +330,16 @@ def topk(
         and recall is None
         and not return_iterations
         and indices_dtype is None
-        and hint is None
-        and not return_threshold
+        and type(return_threshold) is bool
         and out is None
     ):
-        ragged = _EAGER.topk_cuda_ragged(x, k, lengths, width, largest, sorted)
+        flags = (largest, sorted, return_threshold)
+        ragged = _EAGER.topk_cuda_ragged(x, k, lengths, hint, width, flags)
         if ragged is not None:
-            return TopK(*ragged)
+            values, indices, threshold = ragged
+            if return_threshold:
+                return TopKThreshold(values, indices, threshold)
+            return TopK(values, indices)
     dim = check_dim(dim)
     rows = PerRow(k if is_per_row_k(k) else None, lengths, hint)
     if rows.k is not None:
@@ -455,7 +458,9 @@ class _EagerPath:
     def __init__(self) -> None:
         self.topk_cuda: Optional[Callable[[Any, int, Any, Any], Optional[Tuple[Any, Any]]]] = None
         self.topk_cuda_ragged: Optional[
-            Callable[[Any, Any, Any, Any, Any, Any], Optional[Tuple[Any, Any]]]
+            Callable[
+                [Any, Any, Any, Any, Any, Tuple[Any, Any, bool]], Optional[Tuple[Any, Any, Any]]
+            ]
         ] = None
 
 
