@@ -244,16 +244,11 @@ pub unsafe fn per_row_words_raw(
     bound: u32,
     stream: u64,
 ) -> Result<(), Error> {
-    if n > 0 && (entries == 0 || words == 0) {
-        return Err(Error::NullPerRowBuffer);
-    }
-    let gpu = shared_device(ordinal)?;
-    // SAFETY: the caller's buffers and stream, under this function's contract, which is
-    // `CudaTopK::per_row_words_raw`'s.
-    if !unsafe { gpu.per_row_words_raw(entries, words, n, bound, stream) }? {
-        gpu.load_utilities()?;
-        // SAFETY: as above.
-        unsafe { gpu.per_row_words_raw(entries, words, n, bound, stream) }?;
+    // SAFETY: the caller's buffers and stream, under this function's contract.
+    if !unsafe { per_row_words_raw_if_ready(ordinal, entries, words, n, bound, stream) }? {
+        prepare_per_row_words(ordinal)?;
+        // SAFETY: as above; the unit is loaded now, so this queues the launch.
+        unsafe { per_row_words_raw_if_ready(ordinal, entries, words, n, bound, stream) }?;
     }
     Ok(())
 }

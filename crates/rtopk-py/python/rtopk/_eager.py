@@ -26,7 +26,7 @@ not take), returns ``None`` here and takes the general path, which checks and ex
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 from torch import Tensor
@@ -84,23 +84,35 @@ def words_of_int64(v: Tensor, bound: int, stream: int) -> Tensor:
     return out
 
 
+def _kept(
+    store: Dict[Any, Any], key: Tuple[Any, ...], dtype: Any, build: Callable[[str], Any]
+) -> Optional[Any]:
+    """``store[key]``, or the native request ``build`` makes for the kernel's name of
+    ``dtype`` (``None`` where the kernel does not take it, or ``build`` refuses), kept there:
+    a request is built and checked once per key."""
+    request = store.get(key)
+    if request is not None:
+        return request
+    element = _KERNEL_DTYPES.get(dtype)
+    request = None if element is None else build(element)
+    if request is None:
+        return None
+    if len(store) >= _MOST_REQUESTS:
+        store.clear()
+    store[key] = request
+    return request
+
+
 def _request(k: int, largest: Any, sorted: Any, x: Tensor, device: int) -> Optional[Any]:
     """The native request of this plain call, built and checked once per key."""
     if type(largest) is not bool or type(sorted) is not bool:
         return None  # 1 == True: the key alone would take an int for a flag
-    key = (k, largest, sorted, x.dtype, device)
-    request = _REQUESTS.get(key)
-    if request is not None:
-        return request
-    element = _KERNEL_DTYPES.get(x.dtype)
-    if element is None:
-        return None
-    plain = ask(k, largest, sorted, "auto", None, 0.0, False, None)
-    request = native(plain, element, f"cuda:{device}")
-    if len(_REQUESTS) >= _MOST_REQUESTS:
-        _REQUESTS.clear()
-    _REQUESTS[key] = request
-    return request
+
+    def build(element: str) -> Any:
+        plain = ask(k, largest, sorted, "auto", None, 0.0, False, None)
+        return native(plain, element, f"cuda:{device}")
+
+    return _kept(_REQUESTS, (k, largest, sorted, x.dtype, device), x.dtype, build)
 
 
 def _outputs(
@@ -192,22 +204,16 @@ def _ragged_request(
     """The native request of a ragged eager call (``has``: a per-row k, lengths, hints;
     ``threshold``: the thresholds asked for), built and checked once per key."""
     device = x.get_device()
+
+    def build(element: str) -> Any:
+        try:
+            a = ask(width, largest, sorted, "auto", None, 0.0, False, None, threshold)
+            return device_request(a, element, f"cuda:{device}", shape[0], shape[1], *has)
+        except (ValueError, TypeError):
+            return None  # the general path refuses it, with its own message
+
     key = (width, largest, sorted, threshold, x.dtype, device, shape, has)
-    request = _RAGGED_REQUESTS.get(key)
-    if request is not None:
-        return request
-    element = _KERNEL_DTYPES.get(x.dtype)
-    if element is None:
-        return None
-    try:
-        a = ask(width, largest, sorted, "auto", None, 0.0, False, None, threshold)
-        request = device_request(a, element, f"cuda:{device}", shape[0], shape[1], *has)
-    except (ValueError, TypeError):
-        return None  # the general path refuses it, with its own message
-    if len(_RAGGED_REQUESTS) >= _MOST_REQUESTS:
-        _RAGGED_REQUESTS.clear()
-    _RAGGED_REQUESTS[key] = request
-    return request
+    return _kept(_RAGGED_REQUESTS, key, x.dtype, build)
 
 
 def _hint_of(hint: Any, x: Tensor, n: int) -> Optional[Tensor]:

@@ -301,9 +301,10 @@ def topk(
         IndexError: ``dim`` out of range.
         rtopk.CudaUnavailableError: a GPU algorithm without a CUDA driver.
     """
+    plain_path, ragged_path = _EAGER.topk_cuda, _EAGER.topk_cuda_ragged
     if (
-        _EAGER.topk_cuda is not None
-        and type(k) is int
+        plain_path is not None
+        and ragged_path is not None
         and dim == -1
         and algo == "auto"
         and max_iter is None
@@ -311,35 +312,21 @@ def topk(
         and recall is None
         and not return_iterations
         and indices_dtype is None
-        and lengths is None
-        and hint is None
-        and not return_threshold
-        and width is None
         and out is None
     ):
-        plain = _EAGER.topk_cuda(x, k, largest, sorted)
-        if plain is not None:
-            return TopK(*plain)
-    elif (
-        _EAGER.topk_cuda_ragged is not None
-        and (lengths is not None or width is not None or hint is not None)
-        and dim == -1
-        and algo == "auto"
-        and max_iter is None
-        and precision == 0.0
-        and recall is None
-        and not return_iterations
-        and indices_dtype is None
-        and type(return_threshold) is bool
-        and out is None
-    ):
-        flags = (largest, sorted, return_threshold)
-        ragged = _EAGER.topk_cuda_ragged(x, k, lengths, hint, width, flags)
-        if ragged is not None:
-            values, indices, threshold = ragged
-            if return_threshold:
-                return TopKThreshold(values, indices, threshold)
-            return TopK(values, indices)
+        if type(k) is int and lengths is None and hint is None and width is None:
+            if not return_threshold:
+                plain = plain_path(x, k, largest, sorted)
+                if plain is not None:
+                    return TopK(*plain)
+        elif type(return_threshold) is bool:
+            flags = (largest, sorted, return_threshold)
+            ragged = ragged_path(x, k, lengths, hint, width, flags)
+            if ragged is not None:
+                values, indices, threshold = ragged
+                if return_threshold:
+                    return TopKThreshold(values, indices, threshold)
+                return TopK(values, indices)
     dim = check_dim(dim)
     rows = PerRow(k if is_per_row_k(k) else None, lengths, hint)
     if rows.k is not None:
