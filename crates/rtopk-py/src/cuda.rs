@@ -102,10 +102,11 @@ pub(crate) fn cuda_per_row_words(
             .map_err(|_| value_error("bound: at most 2^32 - 1 (a row width or output width)"))?;
         let (entries, words) = pointers;
         let n = n as u64;
-        // SAFETY: rtopk.ops passes the addresses of two contiguous torch tensors on device
-        // `device` — n int64 entries and n int32 words it allocated — held alive by the
-        // caller while torch's stream `stream` of that device (its primary context's) runs
-        // the queued launch; null addresses are refused before anything is read.
+        // SAFETY: rtopk._eager.words_of_int64 passes the addresses of two contiguous torch
+        // tensors on device `device` — n int64 entries and n int32 words it allocated — held
+        // alive by the caller while torch's stream `stream` of that device (its primary
+        // context's) runs the queued launch; null addresses are refused before anything is
+        // read.
         #[allow(unsafe_code)]
         let queued = unsafe {
             rtopk::cuda::per_row_words_raw_if_ready(device, entries, words, n, bound, stream)
