@@ -1,7 +1,7 @@
 //! The kernel sources (`kernels/`, one header per stage and one file per launch family) and the
 //! table of their entry points.
 //!
-//! Each [`Unit`] — one entry point, or the three utilities together — is compiled as a module
+//! Each [`Unit`] — one entry point, or the utilities together — is compiled as a module
 //! of its own (`compile.rs`), so that a launch builds and loads only what it runs. A unit's
 //! source is generated here: the constants the launcher and the kernels share as `#define`s,
 //! then its family's `.cu` file with the headers it includes (each once), then its entry

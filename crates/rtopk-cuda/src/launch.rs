@@ -849,9 +849,9 @@ impl CudaTopK {
 
     /// Queues `per_row_words` on the caller's `stream`: the `n` int64 entries at `entries` (a
     /// per-row array of lengths or k, docs/contract.md §5) written at `words` as the `n`
-    /// 32-bit words the top-k kernels read, each clamped to `[0, bound]`. Returns `false`,
-    /// queueing nothing, where the utilities' unit is not loaded yet
-    /// ([`CudaTopK::load_utilities`] first). Nothing is queued for `n == 0`.
+    /// 32-bit words the top-k kernels read, each clamped to `[0, bound]`. Nothing is queued for
+    /// `n == 0`; otherwise returns `false`, queueing nothing, where the utilities' unit is not
+    /// loaded yet ([`CudaTopK::load_utilities`] first).
     ///
     /// # Safety
     /// `entries` must point to `n` int64 values and `words` to room for `n` u32 in this
@@ -865,12 +865,12 @@ impl CudaTopK {
         bound: u32,
         stream: u64,
     ) -> Result<bool, CudaError> {
+        if n == 0 {
+            return Ok(true);
+        }
         let slot = &self.slots[Unit::single(Family::Utilities).index()];
         if slot.loaded.get().is_none() {
             return Ok(false);
-        }
-        if n == 0 {
-            return Ok(true);
         }
         let f = self.utility("per_row_words")?;
         let threads = 256u32;

@@ -439,7 +439,7 @@ mod tests {
     }
 
     /// A per-row conversion with a null buffer is refused before any device is opened (so on
-    /// a machine without a GPU too); with no entries there is nothing to refuse.
+    /// a machine without a GPU too).
     #[test]
     #[allow(unsafe_code)]
     fn a_per_row_conversion_refuses_null_buffers_first() {

@@ -181,14 +181,18 @@ def topk_cuda(x: Any, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tenso
     return values, indices
 
 
-def _per_row_words(v: Any, x: Tensor, n: int, bound: int, stream: int) -> Optional[Tensor]:
-    """A per-row input of the ragged eager path as the kernel reads it — an int32 tensor as it
-    is, an int64 one converted (``words_of_int64``) — or ``None`` where it is not a plain
-    ``(n,)`` int32 or int64 CUDA tensor on ``x``'s device (the general path checks it)."""
-    if type(v) is not Tensor or v.dtype not in _PER_ROW_DTYPES or v.device != x.device:
-        return None
-    if v.shape != (n,) or not v.is_contiguous():
-        return None
+def _plain_entries(v: Any, x: Tensor, n: int, dtypes: Tuple[Any, ...]) -> bool:
+    """Whether a per-row input is one the ragged eager path takes: a contiguous ``(n,)``
+    tensor of one of ``dtypes`` on ``x``'s device (anything else: the general path checks,
+    converts or refuses it)."""
+    if type(v) is not Tensor or v.dtype not in dtypes or v.device != x.device:
+        return False
+    return bool(v.shape == (n,) and v.is_contiguous())
+
+
+def _words(v: Tensor, bound: int, stream: int) -> Tensor:
+    """A taken per-row input of k or lengths as the kernel reads it: an int32 tensor as it is,
+    an int64 one converted (``words_of_int64``)."""
     return v if v.dtype == _int32 else words_of_int64(v, bound, stream)
 
 
@@ -214,14 +218,6 @@ def _ragged_request(
 
     key = (width, largest, sorted, threshold, x.dtype, device, shape, has)
     return _kept(_RAGGED_REQUESTS, key, x.dtype, build)
-
-
-def _hint_of(hint: Any, x: Tensor, n: int) -> Optional[Tensor]:
-    """A hint the ragged eager path passes as it is: a contiguous ``(n,)`` float32 tensor on
-    ``x``'s device; ``None`` for anything else (the general path converts it)."""
-    if type(hint) is not Tensor or hint.dtype != _float32 or hint.device != x.device:
-        return None
-    return hint if hint.shape == (n,) and hint.is_contiguous() else None
 
 
 def topk_cuda_ragged(
@@ -255,19 +251,22 @@ def topk_cuda_ragged(
         return None
     if out_k <= 0 or out_k > m:  # k = 0 launches nothing: the general path writes NaN thresholds
         return None
+    # every per-row input is checked before any is converted: a call the general path takes
+    # launches nothing here
+    if type(k) is not int and not _plain_entries(k, x, n, _PER_ROW_DTYPES):
+        return None
+    if lengths is not None and not _plain_entries(lengths, x, n, _PER_ROW_DTYPES):
+        return None
+    if hint is not None and not _plain_entries(hint, x, n, (_float32,)):
+        return None
     has = (type(k) is not int, lengths is not None, hint is not None)
     request = _ragged_request(out_k, largest, sorted, want_threshold, x, (n, m), has)
     if request is None:
         return None
     device = x.get_device()
     stream = _raw_stream(device) if _raw_stream is not None else _stream(device)
-    hints = None if hint is None else _hint_of(hint, x, n)
-    if hints is None and hint is not None:
-        return None
-    ks = None if type(k) is int else _per_row_words(k, x, n, out_k, stream)
-    found = None if lengths is None else _per_row_words(lengths, x, n, m, stream)
-    if (ks is None and type(k) is not int) or (found is None and lengths is not None):
-        return None
+    ks = None if type(k) is int else _words(k, out_k, stream)
+    found = None if lengths is None else _words(lengths, m, stream)
     values, indices = _outputs(x, (n, out_k), n * out_k, device, stream)
     threshold = x.new_empty((n,), dtype=_float32) if want_threshold else None
     pointers = (
@@ -277,7 +276,7 @@ def topk_cuda_ragged(
         0,
         0 if found is None else found.data_ptr(),
         0 if ks is None else ks.data_ptr(),
-        0 if hints is None else hints.data_ptr(),
+        0 if hint is None else hint.data_ptr(),
         0 if threshold is None else threshold.data_ptr(),
     )
     _native.cuda_launch(request, n, m, pointers, stream)
