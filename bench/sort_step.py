@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""What sorted output costs on few rows of large k: rtopk.topk with sorted=True and False on
-the same CUDA tensors (and torch.topk sorted, for scale), GPU time per call.
+"""What sorted output costs: rtopk.topk with sorted=True and False on the same CUDA tensors (and
+torch.topk sorted, for scale), GPU time per call — on few rows of large k (`--grid few-rows`,
+the default) or the RTop-K paper's grid (`--grid rtopk`: N = 2^14…2^20, M = 256, 512, 768,
+k = 16…128).
 
 Method (bench/torch_op.py's): standard-normal float32 rows drawn on the device (seeded per
 shape), rotated over ceil(4 x L2 / input bytes) buffers (at most 16) so that no call finds its
@@ -8,7 +10,7 @@ input in L2; per call, CUDA events with the GPU kept busy ahead of the start eve
 (spin_timing); median of --reps calls after 2 warm-up calls. Every case is checked first:
 rtopk's sorted values equal torch.topk's.
 
-    python3 bench/sort_step.py --out FILE.json [--reps 20]
+    python3 bench/sort_step.py --out FILE.json [--reps 20] [--grid few-rows,rtopk]
 """
 
 from __future__ import annotations
@@ -25,6 +27,15 @@ from spin_timing import spin_timed_ms
 L2_BYTES = 50 * 2**20
 ROWS = [1, 8, 32, 128, 512, 2048, 8192]
 WIDTHS_K = [(4096, 300), (32768, 512), (32768, 1024), (128256, 512), (128256, 1024)]
+GRIDS = {
+    "few-rows": [(n, m, k) for m, k in WIDTHS_K for n in ROWS],
+    "rtopk": [
+        (n, m, k)
+        for n in (16384, 65536, 262144, 1048576)
+        for m in (256, 512, 768)
+        for k in (16, 32, 64, 96, 128)
+    ],
+}
 
 
 def median_ms(fns: list, reps: int) -> float:
@@ -62,10 +73,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", required=True)
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument(
+        "--grid", default="few-rows", help="few-rows, rtopk, or both (comma-separated)"
+    )
     args = ap.parse_args()
     rows = []
-    for m, k in WIDTHS_K:
-        for n in ROWS:
+    for grid in args.grid.split(","):
+        for n, m, k in GRIDS[grid]:
             r = case(n, m, k, args.reps)
             rows.append(r)
             print(json.dumps(r), flush=True)

@@ -17,20 +17,24 @@ __device__ Cut cut_of(const Row& row, const Search& s, u32 k) {
     return Cut{s.hi_key - 1u, s.lo_key, at_hi};
 }
 
-// Writes result `pos` of the row: element i and the input's bits, from its key where the key
-// determines them, re-read from the input where it cannot (+-0.0, NaN payloads).
-// 16-bit values are always re-read (a wide key does not hold the 16 bits); an integer's key
-// always determines it.
+// The value of result (i, key): the input's bits, from its key where the key determines them,
+// re-read from the input where it cannot (+-0.0, NaN payloads). 16-bit values are always
+// re-read (a wide key does not hold the 16 bits); an integer's key always determines it.
+__device__ __forceinline__ elem_t result_value(u32 i, u32 key, const elem_t* row_in, float sign) {
+#if ELEM_KIND == ELEM_F32
+    return key_keeps_bits(key) ? value_of_key(key, sign) : row_in[i];
+#elif ELEM_INTEGER
+    return (elem_t)int_of_key(key, sign);
+#else
+    return row_in[i];
+#endif
+}
+
+// Writes result `pos` of the row: element i and its value (result_value).
 __device__ __forceinline__ void write_result(u32 pos, u32 i, u32 key, const elem_t* row_in,
                                              elem_t* out_val, idx_t* out_idx, float sign) {
     out_idx[pos] = i;
-#if ELEM_KIND == ELEM_F32
-    out_val[pos] = key_keeps_bits(key) ? value_of_key(key, sign) : row_in[i];
-#elif ELEM_INTEGER
-    out_val[pos] = (elem_t)int_of_key(key, sign);
-#else
-    out_val[pos] = row_in[i];
-#endif
+    out_val[pos] = result_value(i, key, row_in, sign);
 }
 
 // Selects one chunk of 32 consecutive elements with one warp; returns how many it selected.

@@ -66,67 +66,123 @@ __device__ __forceinline__ bool sorts_before(u32 ka, u32 ia, u32 kb, u32 ib) {
     return ka > kb || (ka == kb && ia < ib);
 }
 
-// One step of the bitonic network over a warp's 32 E positions (position p = E lane + e, so
-// partners closer than E are in the lane's own registers, farther ones E apart in lanes): pairs
-// (p, p ^ stride), ascending in sorted order where p & size == 0, descending elsewhere.
-template <int E>
-__device__ __forceinline__ void bitonic_step(u32 (&key)[E], u32 (&idx)[E], u32 lane, u32 size,
-                                             u32 stride) {
-    if (stride >= (u32)E) {
-        u32 d = stride / (u32)E;
-        bool lower = (lane & d) == 0u;
+// One step of the bitonic network over a row's LANES E positions (position p = E sub + e, sub
+// the lane's place among the row's LANES lanes, so partners closer than E are in the lane's
+// own registers, farther ones E apart in lanes of the row, `lanes`): pairs (p, p ^ STRIDE),
+// ascending in sorted order where p & SIZE == 0, descending elsewhere. SIZE and STRIDE are
+// constants of the unrolled network (bitonic_merge), so each step is straight-line code.
+template <int E, int LANES, u32 SIZE, u32 STRIDE>
+__device__ __forceinline__ void bitonic_step(u32 (&key)[E], u32 (&idx)[E], u32 sub, u32 lanes) {
+    if constexpr (STRIDE >= (u32)E) {
+        constexpr u32 d = STRIDE / (u32)E;
+        bool lower = (sub & d) == 0u;
 #pragma unroll
         for (int e = 0; e < E; ++e) {
-            u32 pk = __shfl_xor_sync(FULL_MASK, key[e], d), pi = __shfl_xor_sync(FULL_MASK, idx[e], d);
-            bool up = ((lane * (u32)E + (u32)e) & size) == 0u;
+            u32 pk = __shfl_xor_sync(lanes, key[e], d), pi = __shfl_xor_sync(lanes, idx[e], d);
+            bool up = ((sub * (u32)E + (u32)e) & SIZE) == 0u;
             // the lower position of an ascending pair keeps the earlier result
             if (sorts_before(pk, pi, key[e], idx[e]) == (lower == up)) { key[e] = pk; idx[e] = pi; }
         }
-        return;
-    }
-#pragma unroll
-    for (int s = E / 2; s > 0; s >>= 1) {
-        if ((u32)s != stride) continue;
+    } else {
 #pragma unroll
         for (int e = 0; e < E; ++e) {
-            if (e & s) continue;
-            bool up = ((lane * (u32)E + (u32)e) & size) == 0u;
-            if (sorts_before(key[e + s], idx[e + s], key[e], idx[e]) == up) {
+            if (e & STRIDE) continue;
+            bool up = ((sub * (u32)E + (u32)e) & SIZE) == 0u;
+            if (sorts_before(key[e + STRIDE], idx[e + STRIDE], key[e], idx[e]) == up) {
                 u32 tk = key[e], ti = idx[e];
-                key[e] = key[e + s]; idx[e] = idx[e + s];
-                key[e + s] = tk; idx[e + s] = ti;
+                key[e] = key[e + STRIDE]; idx[e] = idx[e + STRIDE];
+                key[e + STRIDE] = tk; idx[e + STRIDE] = ti;
             }
         }
     }
 }
 
-// Sorts each row's k <= 32 E results with one warp, in registers: lane l holds positions
-// E l .. E l + E - 1, padded past k with (key 0, index 2^32 - 1), which sorts after every
-// result (an index never reaches 2^32 - 1 with M < 2^32), so the full network runs.
-template <int E>
+// The network's steps of block size SIZE, STRIDE = SIZE / 2 down to 1, then the next size up
+// to LANES E: bitonic_step for size = 2, 4, ... and stride = size / 2 ... 1, unrolled.
+template <int E, int LANES, u32 SIZE, u32 STRIDE>
+__device__ __forceinline__ void bitonic_merge(u32 (&key)[E], u32 (&idx)[E], u32 sub, u32 lanes) {
+    bitonic_step<E, LANES, SIZE, STRIDE>(key, idx, sub, lanes);
+    if constexpr (STRIDE > 1u) bitonic_merge<E, LANES, SIZE, STRIDE / 2u>(key, idx, sub, lanes);
+    else if constexpr (SIZE < (u32)(E * LANES)) bitonic_merge<E, LANES, 2u * SIZE, SIZE>(key, idx, sub, lanes);
+}
+
+// Loads a row's k <= LANES E results (index order) as keys: register e of the row's lane sub
+// takes result e LANES + sub (the row's lanes read consecutive results together); positions
+// past k hold (key 0, index 2^32 - 1), which sorts after every result (an index never reaches
+// 2^32 - 1 with M < 2^32), so the full network runs. Which result starts where does not
+// matter to a sorting network.
+template <int E, int LANES>
+__device__ __forceinline__ void load_results(const elem_t* val, const idx_t* idx, u32 k, u32 sub,
+                                             float sign, u32 (&key)[E], u32 (&ix)[E]) {
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+        u32 j = (u32)e * (u32)LANES + sub;
+        key[e] = j < k ? own_key(val[j], sign) : 0u;
+        ix[e] = j < k ? (u32)idx[j] : 0xffffffffu;
+    }
+}
+
+// Writes a lane's E sorted results at positions first .. first + E - 1 below k: 16 bytes at a
+// time where `vec` (the row starts 16-byte aligned) and a whole group lies below k, else one
+// at a time.
+template <class T, int E>
+__device__ __forceinline__ void store_results(T* out, u32 first, u32 k, bool vec, const T (&v)[E]) {
+    constexpr int PER = 16 / (int)sizeof(T);
+    if constexpr (E % PER == 0) {
+        if (vec) {
+#pragma unroll
+            for (int g = 0; g < E / PER; ++g) {
+                u32 p = first + (u32)(g * PER);
+                if (p + (u32)PER <= k) {
+                    union { T t[PER]; uint4 w; } group;  // the group's bits as one uint4
+#pragma unroll
+                    for (int j = 0; j < PER; ++j) group.t[j] = v[g * PER + j];
+                    *reinterpret_cast<uint4*>(out + p) = group.w;
+                } else {
+#pragma unroll
+                    for (int j = 0; j < PER; ++j)
+                        if (p + (u32)j < k) out[p + j] = v[g * PER + j];
+                }
+            }
+            return;
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < E; ++e)
+        if (first + (u32)e < k) out[first + e] = v[e];
+}
+
+// Whether a row of `width` results of T starting at `base + row_id * width` is 16-byte aligned.
+template <class T>
+__device__ __forceinline__ bool row_aligned16(const T* base, u32 width) {
+    return ((unsigned long long)base & 15ull) == 0ull && ((u64)width * sizeof(T)) % 16u == 0u;
+}
+
+// Sorts each row's k <= LANES E results with LANES lanes in registers: load_results, the
+// network (bitonic_merge), then lane sub writes positions E sub .. E sub + E - 1.
+template <int E, int LANES>
 __device__ void sort_warp_row(const elem_t* x, elem_t* out_val, idx_t* out_idx, u64 n_rows, u32 m,
                               u32 width, float sign, const u32* lengths, const u32* k_per_row) {
-    u32 lane = threadIdx.x & 31u;
-    u64 row_id = (u64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    if (row_id >= n_rows) return;  // warp-uniform
+    u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES;
+    u64 row_id = ((u64)blockIdx.x * blockDim.x + threadIdx.x) / (u32)LANES;
+    if (row_id >= n_rows) return;  // row-uniform: a row's lanes leave together
+    u32 lanes = LANES == 32 ? FULL_MASK : ((1u << LANES) - 1u) << (lane - sub);
     elem_t* val = out_val + row_id * (u64)width;
     idx_t* idx = out_idx + row_id * (u64)width;
     u32 row_m = m, k = width;  // the row's own k (its padding stays where it is)
     row_lengths(lengths, k_per_row, row_id, &row_m, &k);
     u32 key[E], ix[E];
-#pragma unroll
-    for (int e = 0; e < E; ++e) {
-        u32 p = lane * (u32)E + (u32)e;
-        key[e] = p < k ? own_key(val[p], sign) : 0u;
-        ix[e] = p < k ? (u32)idx[p] : 0xffffffffu;
-    }
-    for (u32 size = 2u; size <= 32u * (u32)E; size <<= 1)
-        for (u32 stride = size >> 1; stride > 0u; stride >>= 1) bitonic_step(key, ix, lane, size, stride);
+    load_results<E, LANES>(val, idx, k, sub, sign, key, ix);
+    bitonic_merge<E, LANES, 2u, 1u>(key, ix, sub, lanes);
     const elem_t* row_in = x + row_id * (u64)m;
+    u32 first = sub * (u32)E;
+    elem_t v[E];
+    idx_t i[E];
 #pragma unroll
     for (int e = 0; e < E; ++e) {
-        u32 p = lane * (u32)E + (u32)e;
-        if (p < k) write_result(p, ix[e], key[e], row_in, val, idx, sign);
+        v[e] = first + (u32)e < k ? result_value(ix[e], key[e], row_in, sign) : (elem_t)0;
+        i[e] = (idx_t)ix[e];
     }
+    store_results<idx_t, E>(idx, first, k, row_aligned16(out_idx, width), i);
+    store_results<elem_t, E>(val, first, k, row_aligned16(out_val, width), v);
 }
-

@@ -1,5 +1,6 @@
-// The warp sorts of the sorted output: rtopk_sort_warp_rows_<E>, one warp per row sorting
-// k <= 32 E results in registers. The entry points are written from src/kernels.rs's table.
+// The warp sorts of the sorted output: rtopk_sort_warp_rows_<W>, one row of k <= W results per
+// LANES = 8, 16 or 32 lanes, sorted in registers (W / LANES per lane; rtopk-plan's
+// sort_warp_shape). The entry points are written from src/kernels.rs's table.
 
 #include "sort.cuh"
 

@@ -89,7 +89,7 @@ impl KernelParams for ThresholdParams {
     const END: usize = std::mem::offset_of!(ThresholdParams, k_per_row) + 8;
 }
 
-/// The arguments of the warp sorts, `rtopk_sort_warp_rows_<E>` (`SORT_WARP_ARGS`,
+/// The arguments of the warp sorts, `rtopk_sort_warp_rows_<W>` (`SORT_WARP_ARGS`,
 /// kernels/sort_warp_rows.cu).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -986,8 +986,8 @@ impl CudaTopK {
                             };
                             self.launch_step(f, step.grid, stream, params, what, follows)
                         }?,
-                        // SAFETY: rtopk_sort_warp_rows_<E>, whose arguments are SortWarpParams's
-                        // fields (the layout test); each warp touches positions < k of its own
+                        // SAFETY: rtopk_sort_warp_rows_<W>, whose arguments are SortWarpParams's
+                        // fields (the layout test); each row's lanes touch positions < k of their own
                         // row < n_rows and reads its row of x.
                         None => unsafe {
                             let params = SortWarpParams {

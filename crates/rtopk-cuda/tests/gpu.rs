@@ -291,7 +291,7 @@ fn a_first_launch_builds_only_the_unit_it_runs() {
     assert_eq!(names(&gpu), ["rtopk_warp_rows_12"]);
     let sorted = Options { mode: Mode::Largest, sorted: true };
     gpu.topk_rows(x.view(), 5, sorted, Bisect::exact()).unwrap();
-    assert_eq!(names(&gpu), ["rtopk_warp_rows_12", "rtopk_sort_warp_rows_1"]);
+    assert_eq!(names(&gpu), ["rtopk_warp_rows_12", "rtopk_sort_warp_rows_8"]);
     let report = &gpu.unit_reports()[0];
     assert!(report.bytes > 0 && report.load_ms >= 0.0, "{report:?}");
     assert_eq!(report.kind, gpu.target().kind);

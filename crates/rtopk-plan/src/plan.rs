@@ -42,7 +42,8 @@ use crate::error::PlanError;
 pub use crate::strategy::Strategy;
 use crate::units::{
     BLOCK_CAND_CAP, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_ROWS_BOUNDS, BLOCK_ROWS_NARROW_BOUNDS,
-    BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family, SORT_WARP_E, SORT_WARPS, Unit,
+    BLOCK_STATIC_SHARED, CAND_CAP, ElemType, Family, SORT_WARP_WIDTHS, SORT_WARPS, Unit,
+    sort_warp_shape,
 };
 
 /// Widest row on one warp when `k <= M / 8` (32 lanes × 96 keys).
@@ -437,16 +438,17 @@ fn block_rows(
 /// k > [`SORT_BLOCK_MIN_K`] on few rows (at most [`SORT_BLOCK_ROWS_PER_SM`] per SM).
 fn sort_plan(n: usize, m: usize, k: usize, limits: &DeviceLimits) -> Result<SortPlan, PlanError> {
     let too_many = PlanError::TooLarge { n, m, why: "more than 2^31 - 1 blocks to sort" };
-    let widest = SORT_WARP_E[SORT_WARP_E.len() - 1];
+    let widest = SORT_WARP_WIDTHS[SORT_WARP_WIDTHS.len() - 1];
     let few_rows = n <= SORT_BLOCK_ROWS_PER_SM.saturating_mul(limits.sm_count);
-    if k <= 32 * widest && !(k > SORT_BLOCK_MIN_K && few_rows) {
-        let e = k.div_ceil(32).next_power_of_two();
-        let grid = u32::try_from(n.div_ceil(SORT_WARPS as usize))
+    if k <= widest && !(k > SORT_BLOCK_MIN_K && few_rows) {
+        let width = k.next_power_of_two().max(SORT_WARP_WIDTHS[0]);
+        let rows_per_block = SORT_WARPS as usize * 32 / sort_warp_shape(width).0;
+        let grid = u32::try_from(n.div_ceil(rows_per_block))
             .ok()
             .filter(|&b| b < i32::MAX as u32)
             .ok_or(too_many)?;
         return Ok(SortPlan {
-            unit: Unit::sort_warp(e),
+            unit: Unit::sort_warp(width),
             grid,
             block: SORT_WARPS * 32,
             dynamic_shared: 0,
@@ -572,7 +574,7 @@ mod tests {
             let l = Launch { sorted: true, ..launch(10, 5000, 100) };
             let p = plan(&Launch { elem, ..l }, &H100, Strategy::Auto).unwrap();
             assert_eq!(p.unit.to_string(), format!("rtopk_block_rows_narrow{s}"));
-            assert_eq!(p.sort.unwrap().unit.to_string(), format!("rtopk_sort_warp_rows_4{s}"));
+            assert_eq!(p.sort.unwrap().unit.to_string(), format!("rtopk_sort_warp_rows_128{s}"));
             // a forced strategy holds twice an f32 row
             assert_eq!(typed(10, 1024, 1, elem, Strategy::Half).unwrap().keys_per_lane, 64);
             match typed(10, 1025, 1, elem, Strategy::Half) {
@@ -695,13 +697,28 @@ mod tests {
         assert_eq!(sorted(10, 100, 1), None, "one result is sorted already");
         assert_eq!(plan(&launch(10, 100, 50), &H100, Strategy::Auto).unwrap().sort, None);
         let many = 8 * 132 + 1; // past 8 rows per SM, the warp sort up to k = 1024
-        for (k, e) in [(2, 1), (32, 1), (33, 2), (64, 2), (65, 4), (513, 32), (1024, 32)] {
+        let cases = [
+            (2, 8, 8),
+            (8, 8, 8),
+            (9, 16, 8),
+            (32, 32, 8),
+            (33, 64, 8),
+            (65, 128, 8),
+            (128, 128, 8),
+            (129, 256, 16),
+            (257, 512, 32),
+            (513, 1024, 32),
+            (1024, 1024, 32),
+        ];
+        for (k, width, lanes) in cases {
             let s = sorted(many, 2000, k).unwrap();
-            assert_eq!(s.unit.to_string(), format!("rtopk_sort_warp_rows_{e}"), "k={k}");
-            assert_eq!((s.grid, s.block, s.dynamic_shared), (many.div_ceil(8) as u32, 256, 0));
+            assert_eq!(s.unit.to_string(), format!("rtopk_sort_warp_rows_{width}"), "k={k}");
+            let rows_per_block = 256 / lanes;
+            let blocks = many.div_ceil(rows_per_block) as u32;
+            assert_eq!((s.grid, s.block, s.dynamic_shared), (blocks, 256, 0), "k={k}");
         }
         // few rows: the warp sort up to k = 256, the block sort past it
-        for (k, e) in [(2, 1), (256, 8)] {
+        for (k, e) in [(2, 8), (256, 256)] {
             let s = sorted(8 * 132, 2000, k).unwrap();
             assert_eq!(s.unit.to_string(), format!("rtopk_sort_warp_rows_{e}"), "k={k}");
         }
@@ -810,7 +827,7 @@ mod tests {
         ));
         let sorted = Launch { sorted: true, ..launch(rows, 300, 5) };
         assert!(plan(&sorted, &H100, Strategy::Auto).is_ok());
-        let sorted = Launch { sorted: true, ..launch(16 * rows, 300, 5) };
+        let sorted = Launch { sorted: true, ..launch(64 * rows, 300, 5) }; // 32 rows per block
         assert!(matches!(plan(&sorted, &H100, Strategy::Auto), Err(PlanError::TooLarge { .. })));
     }
 

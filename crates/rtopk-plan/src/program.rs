@@ -20,7 +20,7 @@ use crate::plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy};
 #[cfg(test)]
 use crate::split::route;
 use crate::split::{Route, Split, ragged_route, route_of};
-use crate::units::{ElemType, Family, Unit};
+use crate::units::{ElemType, Family, Unit, sort_warp_shape};
 
 /// Threads per block of `rtopk_split_gather`.
 pub const GATHER_THREADS: u32 = 256;
@@ -337,7 +337,10 @@ pub struct Sort {
     pub values: BufferId,
     /// The indices (rows of `k`), sorted in place.
     pub indices: BufferId,
-    /// Results per lane of the warp sort (`rtopk_sort_warp_rows_<E>`), 0 for the block sort.
+    /// Lanes per row of the warp sort (`rtopk_sort_warp_rows_<W>`, `sort_warp_shape`), 0 for
+    /// the block sort.
+    pub lanes_per_row: usize,
+    /// Results per lane of the warp sort, 0 for the block sort.
     pub results_per_lane: usize,
     /// The block sort's shape, `None` for the warp sorts.
     pub shape: Option<SortShape>,
@@ -851,6 +854,7 @@ impl Builder {
     /// The sort of the results of the level's rows of `m` in `input`.
     fn sort(&mut self, sort: SortPlan, level: usize, m: usize, input: Region) {
         let Launch { n, k, .. } = self.launch;
+        let warp_sort = sort_warp_shape(sort.unit.width());
         let kernel = Sort {
             n_rows: n as u64,
             m: m as u32,
@@ -858,7 +862,8 @@ impl Builder {
             input,
             values: VALUES,
             indices: INDICES,
-            results_per_lane: if sort.shape.is_some() { 0 } else { sort.unit.width() },
+            lanes_per_row: if sort.shape.is_some() { 0 } else { warp_sort.0 },
+            results_per_lane: if sort.shape.is_some() { 0 } else { warp_sort.1 },
             shape: sort.shape,
             rows: self.rows.map(RowArgs::without_hint),
         };
@@ -1266,7 +1271,7 @@ mod tests {
 
     #[test]
     fn sorted_output_adds_a_sort_over_the_outputs() {
-        for (k, per_lane, shape) in [(100, 4, false), (2000, 0, true)] {
+        for (k, (lanes, per_lane), shape) in [(100, (8, 16), false), (2000, (0, 0), true)] {
             let l = Launch { sorted: true, ..launch(7, 9000, k) };
             let p = auto(&l, true);
             assert_eq!(names(&p), ["select_rows", "sort_rows"]);
@@ -1274,7 +1279,7 @@ mod tests {
             assert_eq!((sort.n_rows, sort.m, sort.k as usize), (7, 9000, k));
             assert_eq!(sort.input.buffer, INPUT);
             assert_eq!((sort.values, sort.indices), (VALUES, INDICES));
-            assert_eq!(sort.results_per_lane, per_lane);
+            assert_eq!((sort.lanes_per_row, sort.results_per_lane), (lanes, per_lane));
             assert_eq!(sort.shape.is_some(), shape);
             assert_eq!(p.steps[1].reads, [INPUT, VALUES, INDICES]);
         }

@@ -259,9 +259,26 @@ pub const PART_ROWS: [RowWidth; 10] = [
     width(32, 8, 4),
 ];
 
-/// Results per lane of the warp sorts (`rtopk_sort_warp_rows_<E>`): rows of k <= 32 E results
-/// are sorted by one warp in registers.
-pub const SORT_WARP_E: [usize; 6] = [1, 2, 4, 8, 16, 32];
+/// Positions of the warp sorts (`rtopk_sort_warp_rows_<W>`): a row of k <= W results is
+/// sorted in registers by the lanes [`sort_warp_shape`] gives it.
+pub const SORT_WARP_WIDTHS: [usize; 8] = [8, 16, 32, 64, 128, 256, 512, 1024];
+
+/// `(lanes, results per lane)` of the warp sort of `width` positions: 8 lanes up to 128
+/// positions, then 16 lanes of 16, 32 of 16 and 32 of 32. Fewer lanes put more of the
+/// network's steps in a lane's own registers (its partners closer than the lane's results),
+/// which cost no shuffle: on an H200 a million rows of 128 results sorted in 1.08 ms on 8
+/// lanes of 16 against 1.27 ms on 32 lanes of 4, and rows of 16 in 0.09 ms on 8 lanes against
+/// 0.27 ms on a warp padded to 32 (docs/performance.md, "Sorted output").
+pub const fn sort_warp_shape(width: usize) -> (usize, usize) {
+    let lanes = if width <= 128 {
+        8
+    } else if width <= 256 {
+        16
+    } else {
+        32
+    };
+    (lanes, width / lanes)
+}
 /// Warps per block of the warp sorts (their launch bound).
 pub const SORT_WARPS: u32 = 8;
 /// `rtopk_block_rows`: blocks of up to 1024 threads, one per SM at that size.
@@ -426,11 +443,11 @@ impl Unit {
         Self { family, width: 0, index: IndexType::U32, elem: ElemType::F32, ragged: false }
     }
 
-    /// The warp sort of `e` results per lane.
-    pub fn sort_warp(e: usize) -> Self {
+    /// The warp sort of `width` positions ([`SORT_WARP_WIDTHS`]).
+    pub fn sort_warp(width: usize) -> Self {
         Self {
             family: Family::SortWarpRows,
-            width: e,
+            width,
             index: IndexType::U32,
             elem: ElemType::F32,
             ragged: false,
@@ -572,7 +589,7 @@ impl Unit {
         }
         out.push(Unit::single(Family::BlockRows));
         out.push(Unit::single(Family::BlockRowsNarrow));
-        out.extend(SORT_WARP_E.iter().map(|&e| Unit::sort_warp(e)));
+        out.extend(SORT_WARP_WIDTHS.iter().map(|&w| Unit::sort_warp(w)));
         out.push(Unit::single(Family::SortRows));
         out.push(Unit::single(Family::SplitGather));
         out.push(Unit::single(Family::Utilities));
@@ -631,8 +648,8 @@ impl Unit {
     /// The place of the unit's 32-bit-index twin.
     fn base_index(self) -> usize {
         let row = || self.family.widths().iter().position(|w| w.epl == self.width).unwrap_or(0);
-        let sort = || SORT_WARP_E.iter().position(|&e| e == self.width).unwrap_or(0);
-        let (warp, part, sorts) = (WARP_ROWS.len(), PART_ROWS.len(), SORT_WARP_E.len());
+        let sort = || SORT_WARP_WIDTHS.iter().position(|&w| w == self.width).unwrap_or(0);
+        let (warp, part, sorts) = (WARP_ROWS.len(), PART_ROWS.len(), SORT_WARP_WIDTHS.len());
         match self.family {
             Family::WarpRows => row(),
             Family::HalfRows => warp + row(),
@@ -696,7 +713,7 @@ impl Unit {
 }
 
 /// How many units write 32-bit indices, the utilities included.
-const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_E.len() + 5;
+const BASE_UNITS: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + SORT_WARP_WIDTHS.len() + 5;
 /// How many top-k units (the families that [`Family::selects`]) write 32-bit indices.
 const RAGGED_BASE: usize = WARP_ROWS.len() + 2 * PART_ROWS.len() + 2;
 /// How many (element type, index type) sets of units there are.
@@ -751,7 +768,8 @@ mod tests {
             assert_eq!(u.index(), i, "{u}");
         }
         assert!(names.contains("rtopk_warp_rows_96") && names.contains("rtopk_quarter_rows_1"));
-        assert!(names.contains("rtopk_sort_warp_rows_32") && names.contains("utilities"));
+        assert!(names.contains("rtopk_sort_warp_rows_1024") && names.contains("utilities"));
+        assert!(!names.contains("rtopk_sort_warp_rows_4"));
         assert!(
             names.contains("rtopk_warp_rows_16_bf16_i64") && names.contains("rtopk_block_rows_f16")
         );

@@ -156,7 +156,7 @@ pub(crate) use per_type_methods;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SimDiagnostics {
     /// The entry points that ran: the top-k kernel the plan picked (e.g.
-    /// `rtopk_half_rows_16`), and its sort's for sorted output (`+ rtopk_sort_warp_rows_1`).
+    /// `rtopk_half_rows_16`), and its sort's for sorted output (`+ rtopk_sort_warp_rows_8`).
     pub kernel: String,
     /// Findings in all: bad shuffles, races, out-of-bounds or foreign accesses, values that
     /// should be uniform and are not, index arithmetic that wraps, failed invariants, ...

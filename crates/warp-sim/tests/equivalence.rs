@@ -539,3 +539,42 @@ fn the_route_splits_only_without_counts_and_says_why_it_cannot() {
         );
     }
 }
+
+/// Every warp sort (`rtopk_sort_warp_rows_<W>`, 8 to 1024 positions on 8, 16 or 32 lanes) at
+/// k filling its width, one past the narrower width, and widths whose rows are not 16-byte
+/// aligned (k % 4 != 0: one result at a time) or are (16-byte stores), on more rows than the
+/// block sort takes, hostile rows and ties, both modes: bisect's sorted answer, no finding.
+#[test]
+fn every_warp_sort_width_sorts_like_bisect() {
+    let mut rng = StdRng::seed_from_u64(31);
+    let config = SimConfig { sorted: true, ..SimConfig::default() };
+    let mut widths = std::collections::BTreeSet::new();
+    for (k, dist) in [
+        (2, "hostile"),
+        (8, "ties"),
+        (9, "hostile"),
+        (16, "hostile"),
+        (31, "ties"),
+        (32, "hostile"),
+        (60, "hostile"),
+        (100, "ties"),
+        (128, "hostile"),
+        (130, "hostile"),
+        (256, "ties"),
+        (300, "hostile"),
+        (513, "hostile"),
+        (1024, "ties"),
+    ] {
+        let (n, m) = (8 * 132 + 3, k + 37);
+        let x = generate(dist, n, m, &mut rng);
+        let mode = if k % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+        check(config, n, m, &x, k, mode, Bisect::exact()).unwrap();
+        let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
+        let program = Simulator::new(config).run(&x, &args).unwrap();
+        let sort = program.plan.sort.expect("a sort step");
+        widths.insert(sort.unit.to_string());
+    }
+    let want: std::collections::BTreeSet<String> =
+        [8, 16, 32, 64, 128, 256, 512, 1024].map(|w| format!("rtopk_sort_warp_rows_{w}")).into();
+    assert_eq!(widths, want);
+}

@@ -1029,6 +1029,50 @@ impl<'c> Warp<'c> {
         self.store_global(buf, addr, val, label).await
     }
 
+    /// A 16-byte store of `vals.len()` consecutive elements of the buffer's width from `addr`
+    /// (a `uint4`), in the active lanes: `vals.len()` times the element's bytes must be 16
+    /// (else the kernel writes the buffer as a type it is not: an error), and an address that
+    /// is not a multiple of `vals.len()` elements is a [`DiagKind::MisalignedAccess`] (the
+    /// hardware faults: those lanes store nothing). The buffers start 16-byte aligned.
+    pub async fn st_global_v(
+        &mut self,
+        buf: BufId,
+        addr: &Lanes<u64>,
+        vals: &[Lanes<u64>],
+        label: &'static str,
+    ) -> Result<(), SimError> {
+        let bytes = self.core.borrow().globals[buf.0].elem_bytes();
+        let n = vals.len() as u64;
+        if n * u64::from(bytes) != 16 {
+            return Err(SimError::InvalidLaunch(format!(
+                "`{label}`: a 16-byte store of {n} elements to a buffer of {bytes}-byte elements"
+            )));
+        }
+        let misaligned = lanes_where(self.active, |l| addr.lane(l) % n != 0);
+        if misaligned != 0 {
+            let first = addr.lane(misaligned.trailing_zeros() as usize);
+            self.report(
+                DiagKind::MisalignedAccess,
+                Op::GlobalStore,
+                label,
+                misaligned,
+                Some(first),
+            )?;
+        }
+        let active = self.active;
+        self.active &= !misaligned;
+        for (q, v) in vals.iter().enumerate() {
+            let at = addr.map(|a| a.wrapping_add(q as u64));
+            let stored = self.store_global(buf, &at, v, label).await;
+            if stored.is_err() {
+                self.active = active;
+                return stored;
+            }
+        }
+        self.active = active;
+        Ok(())
+    }
+
     /// The store of [`Warp::st_global`] and [`Warp::st_global64`].
     async fn store_global(
         &mut self,

@@ -558,11 +558,14 @@ impl Simulator {
         let mut g = Grid::new(grid.blocks, grid.threads / 32, words);
         g.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
         let groups_per_row = if sort.shape.is_some() { grid.threads / 32 } else { 1 };
+        if sort.shape.is_none() {
+            g.group_lanes = sort.lanes_per_row as u32;
+        }
         g.rows = Some(Rows::new(rpb, groups_per_row));
-        let (e, shape) = (sort.results_per_lane, sort.shape);
+        let (shape, warp_sort) = (sort.shape, (sort.lanes_per_row as u32, sort.results_per_lane));
         self.machine.launch(g, async |mut w| match shape {
             Some(shape) => rtopk_sort_rows(&mut w, &sp, shape).await,
-            None => sort_warp_row(&mut w, &sp, e).await,
+            None => sort_warp_row(&mut w, &sp, warp_sort).await,
         })
     }
 }
@@ -630,7 +633,7 @@ fn rows_per_block(p: &Plan) -> u64 {
 fn sort_rows_per_block(grid: plan::Grid, s: &Sort) -> u64 {
     match s.shape {
         Some(shape) => u64::from(grid.threads / shape.row_threads),
-        None => u64::from(grid.threads / 32),
+        None => u64::from(grid.threads) / s.lanes_per_row.max(1) as u64,
     }
 }
 

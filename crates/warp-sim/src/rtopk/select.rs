@@ -81,9 +81,40 @@ pub(crate) struct RowOut<'x> {
     pub(crate) elem: ElemType,
 }
 
-/// `write_result`: result `pos` of the row is element `i` with the input's bits — from its
+/// `result_value`: the value of result `(i, key)` of the row — the input's bits, from its
 /// key where the key determines them, re-read from the input where it cannot (±0, NaN); a
-/// 16-bit value always re-read (one load of an element the row just read).
+/// 16-bit value always re-read (one load of an element the row just read). As words of the
+/// element's width.
+pub(crate) async fn result_value(
+    w: &mut Warp<'_>,
+    out: &RowOut<'_>,
+    i: &Lanes<u32>,
+    key: &Lanes<u32>,
+) -> Result<Lanes<u32>, SimError> {
+    let (elem, sign) = (out.elem, out.sign);
+    let mut val = if elem.integer() {
+        key.map(|k| int_word(elem, int_of_key(k, sign)))
+    } else {
+        key.map(|k| value_of_key(k, sign).to_bits())
+    };
+    let from_key = |k| elem.integer() || elem == ElemType::F32 && key_keeps_bits(k);
+    let reread = key.map(|k| !from_key(k));
+    let saved = w.push_active(&reread, "result_value: !key_keeps_bits(key)")?;
+    let src = w.add_u64(&out.row_off, &i.map(u64::from), "result_value: row_in + i")?;
+    let x = w.ld_input(out.x, &src, "result_value: row_in[i]").await?;
+    w.assign(&mut val, &x);
+    w.pop_active(saved);
+    check_input_bits(
+        w,
+        out.x,
+        &src,
+        &val,
+        "result_value: out_val is the input's bits (docs/contract.md §1)",
+    )?;
+    Ok(val)
+}
+
+/// `write_result`: result `pos` of the row is element `i` with its value (`result_value`).
 pub(crate) async fn write_result(
     w: &mut Warp<'_>,
     out: &RowOut<'_>,
@@ -93,26 +124,7 @@ pub(crate) async fn write_result(
 ) -> Result<(), SimError> {
     let at = w.add_u64(&out.out_off, &pos.map(u64::from), "write_result: out + pos")?;
     w.st_global(out.out_idx, &at, i, "write_result: out_idx[pos] = i").await?;
-    let (elem, sign) = (out.elem, out.sign);
-    let mut val = if elem.integer() {
-        key.map(|k| int_word(elem, int_of_key(k, sign)))
-    } else {
-        key.map(|k| value_of_key(k, sign).to_bits())
-    };
-    let from_key = |k| elem.integer() || elem == ElemType::F32 && key_keeps_bits(k);
-    let reread = key.map(|k| !from_key(k));
-    let saved = w.push_active(&reread, "write_result: !key_keeps_bits(key)")?;
-    let src = w.add_u64(&out.row_off, &i.map(u64::from), "write_result: row_in + i")?;
-    let x = w.ld_input(out.x, &src, "write_result: row_in[i]").await?;
-    w.assign(&mut val, &x);
-    w.pop_active(saved);
-    check_input_bits(
-        w,
-        out.x,
-        &src,
-        &val,
-        "write_result: out_val is the input's bits (docs/contract.md §1)",
-    )?;
+    let val = result_value(w, out, i, key).await?;
     w.st_global(out.out_val, &at, &val, "write_result: out_val[pos]").await
 }
 

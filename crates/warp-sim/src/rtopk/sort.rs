@@ -1,7 +1,8 @@
 //! The sorted output (the CUDA kernel's `sort.cuh`, `sort_warp_rows.cu`, `sort_rows.cu`): a
 //! second launch puts each row's k results, in index order from the selection, in sorted order
-//! (docs/contract.md §1: the mode's value order, ties by ascending index). `sort_warp_row`: one warp per
-//! row, `E` results per lane in registers, a bitonic network of `bitonic_step`s. Past 1024
+//! (docs/contract.md §1: the mode's value order, ties by ascending index). `sort_warp_row`: a
+//! row per 8, 16 or 32 lanes, `E` results per lane in registers, a bitonic network of
+//! `bitonic_step`s (`bitonic_merge`). Past 1024
 //! results, `rtopk_sort_rows`: one block per row, `bitonic_sort` over the row's ranks in
 //! shared memory (`SharedRanks`), or in place in global memory (`GlobalResults`).
 
@@ -13,7 +14,7 @@ use crate::rtopk::args::KernelArgs;
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::{ElemType, check_keys, own_key};
 use crate::rtopk::plan::SortShape;
-use crate::rtopk::select::{RowOut, write_result};
+use crate::rtopk::select::{RowOut, result_value, write_result};
 use crate::rtopk::warp_rows::row_offset;
 
 /// What a sort launch reads and writes.
@@ -88,26 +89,26 @@ fn check_sorted_row(
     w.check_that(in_sorted_order(&pairs, a.m), "rtopk_sort_rows: the results in sorted order")
 }
 
-/// `bitonic_step`: one step of the bitonic network over a warp's `32 E` positions (position
-/// `p = E lane + e`): pairs `(p, p ^ stride)`, ascending in sorted order where
-/// `p & size == 0`, descending elsewhere; partners closer than E are in the lane's own
-/// registers, farther ones `stride / E` lanes apart.
+/// `bitonic_step`: one step of the bitonic network over a row's `LANES E` positions (position
+/// `p = E sub + e`, `sub` the lane's place among the row's lanes `lanes`): pairs
+/// `(p, p ^ stride)`, ascending in sorted order where `p & size == 0`, descending elsewhere;
+/// partners closer than E are in the lane's own registers, farther ones `stride / E` lanes
+/// apart in the row's lanes.
 fn bitonic_step(
     w: &mut Warp<'_>,
-    key: &mut [Lanes<u32>],
-    idx: &mut [Lanes<u32>],
-    lane: &Lanes<u32>,
+    (key, idx): (&mut [Lanes<u32>], &mut [Lanes<u32>]),
+    (sub, lanes): (&Lanes<u32>, u32),
     size: u32,
     stride: u32,
 ) -> Result<(), SimError> {
     let e_count = key.len() as u32;
     if stride >= e_count {
         let d = stride / e_count;
-        let lower = lane.map(|l| l & d == 0);
+        let lower = sub.map(|s| s & d == 0);
         for e in 0..key.len() {
-            let pk = w.shfl_xor_sync(FULL_MASK, &key[e], d, 32, "bitonic_step: shfl_xor(key)")?;
-            let pi = w.shfl_xor_sync(FULL_MASK, &idx[e], d, 32, "bitonic_step: shfl_xor(idx)")?;
-            let up = lane.map(|l| (l * e_count + e as u32) & size == 0);
+            let pk = w.shfl_xor_sync(lanes, &key[e], d, 32, "bitonic_step: shfl_xor(key)")?;
+            let pi = w.shfl_xor_sync(lanes, &idx[e], d, 32, "bitonic_step: shfl_xor(idx)")?;
+            let up = sub.map(|s| (s * e_count + e as u32) & size == 0);
             let before = Lanes::from_fn(|l| {
                 sorts_before(pk.lane(l), pi.lane(l), key[e].lane(l), idx[e].lane(l))
             });
@@ -122,7 +123,7 @@ fn bitonic_step(
         if e & s != 0 {
             continue;
         }
-        let up = lane.map(|l| (l * e_count + e as u32) & size == 0);
+        let up = sub.map(|l| (l * e_count + e as u32) & size == 0);
         let before = Lanes::from_fn(|l| {
             sorts_before(key[e + s].lane(l), idx[e + s].lane(l), key[e].lane(l), idx[e].lane(l))
         });
@@ -136,33 +137,46 @@ fn bitonic_step(
     Ok(())
 }
 
-/// `sort_warp_row<E>`: one warp sorts its row's `k <= 32 E` results in registers (padding
-/// past k: key 0, index `2^32 - 1`, which sorts after every result), then writes them back.
-pub(crate) async fn sort_warp_row(
+/// `bitonic_merge`: the network, `bitonic_step` for size = 2, 4, ... `LANES E` and
+/// stride = size / 2 ... 1 (the CUDA kernel unrolls it by templates; the order is the same).
+fn bitonic_merge(
+    w: &mut Warp<'_>,
+    (key, idx): (&mut [Lanes<u32>], &mut [Lanes<u32>]),
+    (sub, lanes, width): (&Lanes<u32>, u32, u32),
+) -> Result<(), SimError> {
+    let n = width * key.len() as u32;
+    let mut size = 2;
+    while size <= n {
+        let mut stride = size / 2;
+        while stride > 0 {
+            bitonic_step(w, (&mut *key, &mut *idx), (sub, lanes), size, stride)?;
+            stride /= 2;
+        }
+        size *= 2;
+    }
+    Ok(())
+}
+
+/// `load_results`: a row's `k <= LANES E` results (index order) as keys — register `e` of
+/// the row's lane `sub` takes result `e LANES + sub`; positions past k hold (key 0, index
+/// `2^32 - 1`), which sorts after every result, so the full network runs.
+async fn load_results(
     w: &mut Warp<'_>,
     p: &SortParams<'_>,
-    e: usize,
+    (off, k): (&Lanes<u64>, u32),
+    (sub, width): (&Lanes<u32>, u32),
+    (key, ix): (&mut [Lanes<u32>], &mut [Lanes<u32>]),
 ) -> Result<(), SimError> {
     let a = &p.a;
-    let lane = w.lane_id();
-    let row_id =
-        u64::from(w.block_idx()) * u64::from(w.warps_per_block()) + u64::from(w.warp_idx());
-    if row_id >= a.n as u64 {
-        w.exit(); // warp-uniform
-        return Ok(());
-    }
-    let k = a.row_lengths(&p.rows, row_id).k as u32; // the row's own k
-    let off = row_offset(w, a, row_id, a.k as u64, "sort_warp_row: row_id * (u64)k")?;
-    let (mut key, mut ix) = (vec![Lanes::splat(0u32); e], vec![Lanes::splat(0u32); e]);
-    for q in 0..e {
-        let pos = lane.map(|l| l * e as u32 + q as u32);
-        let inside = pos.map(|p| p < k);
+    for e in 0..key.len() {
+        let j = sub.map(|s| e as u32 * width + s);
+        let inside = j.map(|j| j < k);
         // BUG (SortWarpReadsPastK): every position is loaded.
         let load = if a.has(Mutant::SortWarpReadsPastK) { Lanes::splat(true) } else { inside };
-        let saved = w.push_active(&load, "sort_warp_row: p < k")?;
-        let at = w.add_u64(&off, &pos.map(u64::from), "sort_warp_row: val + p")?;
-        let v = w.ld_global(p.out_val, &at, "sort_warp_row: val[p]").await?;
-        let i = w.ld_global(p.out_idx, &at, "sort_warp_row: idx[p]").await?;
+        let saved = w.push_active(&load, "load_results: j < k")?;
+        let at = w.add_u64(off, &j.map(u64::from), "load_results: val + j")?;
+        let v = w.ld_global(p.out_val, &at, "load_results: val[j]").await?;
+        let i = w.ld_global(p.out_idx, &at, "load_results: idx[j]").await?;
         w.pop_active(saved);
         let kv = v.map(|v| own_key(a, p.elem, v, a.sign()));
         check_keys(
@@ -174,24 +188,97 @@ pub(crate) async fn sort_warp_row(
             inside.mask() & w.active_mask(),
             "sort: own_key is docs/contract.md §1's key",
         )?;
-        key[q] = Lanes::select(&inside, &kv, &Lanes::splat(0));
-        ix[q] = Lanes::select(&inside, &i, &Lanes::splat(u32::MAX));
+        key[e] = Lanes::select(&inside, &kv, &Lanes::splat(0));
+        ix[e] = Lanes::select(&inside, &i, &Lanes::splat(u32::MAX));
     }
-    let n = 32 * e as u32;
-    let mut size = 2;
-    while size <= n {
-        let mut stride = size / 2;
-        while stride > 0 {
-            bitonic_step(w, &mut key, &mut ix, &lane, size, stride)?;
-            stride /= 2;
+    Ok(())
+}
+
+/// `row_aligned16`: whether every row of `width` results of `bytes` bytes starts 16-byte
+/// aligned (the simulator's buffers start so).
+fn row_aligned16(width: u64, bytes: u64) -> bool {
+    (width * bytes) % 16 == 0
+}
+
+/// `store_results`: a lane's E sorted results at positions `first .. first + E` below k,
+/// 16 bytes at a time where `vec` and a whole group lies below k, else one at a time.
+async fn store_results(
+    w: &mut Warp<'_>,
+    (buf, bytes): (BufId, u32),
+    (off, first, k): (&Lanes<u64>, &Lanes<u32>, u32),
+    vec: bool,
+    vals: &[Lanes<u32>],
+) -> Result<(), SimError> {
+    let per = (16 / bytes) as usize;
+    let at = |w: &mut Warp<'_>, q: usize| {
+        let p = first.map(|f| u64::from(f) + q as u64);
+        w.add_u64(off, &p, "store_results: out + p")
+    };
+    if vals.len() % per == 0 && vec {
+        for g in 0..vals.len() / per {
+            let whole = first.map(|f| f + ((g + 1) * per) as u32 <= k);
+            let saved = w.push_active(&whole, "store_results: p + PER <= k")?;
+            let addr = at(w, g * per)?;
+            let group: Vec<Lanes<u64>> =
+                vals[g * per..(g + 1) * per].iter().map(|v| v.map(u64::from)).collect();
+            w.st_global_v(buf, &addr, &group, "store_results: 16 bytes out[p ..]").await?;
+            w.pop_active(saved);
+            let part = whole.map(|x| !x);
+            let saved = w.push_active(&part, "store_results: else")?;
+            for (q, v) in vals.iter().enumerate().skip(g * per).take(per) {
+                let below = first.map(|f| f + (q as u32) < k);
+                let inner = w.push_active(&below, "store_results: p + j < k")?;
+                let addr = at(w, q)?;
+                w.st_global(buf, &addr, v, "store_results: out[p + j]").await?;
+                w.pop_active(inner);
+            }
+            w.pop_active(saved);
         }
-        size *= 2;
+        return Ok(());
     }
+    for (q, v) in vals.iter().enumerate() {
+        let below = first.map(|f| f + (q as u32) < k);
+        let saved = w.push_active(&below, "store_results: first + e < k")?;
+        let addr = at(w, q)?;
+        w.st_global(buf, &addr, v, "store_results: out[first + e]").await?;
+        w.pop_active(saved);
+    }
+    Ok(())
+}
+
+/// `sort_warp_row<E, LANES>`: a row's `k <= LANES E` results sorted by its `LANES` lanes in
+/// registers — `load_results`, the network (`bitonic_merge`), then lane `sub` writes
+/// positions `E sub .. E sub + E` (`result_value`, `store_results`).
+pub(crate) async fn sort_warp_row(
+    w: &mut Warp<'_>,
+    p: &SortParams<'_>,
+    (width, e): (u32, usize),
+) -> Result<(), SimError> {
+    let a = &p.a;
+    let lane = w.lane_id();
+    let sub = lane.map(|l| l % width);
+    let tid = w.thread_idx();
+    let block = u64::from(w.block_idx()) * u64::from(w.block_dim());
+    let row = tid.map(|t| (block + u64::from(t)) / u64::from(width));
+    let row_id = w.uniform(&row, "sort_warp_row: row_id")?;
+    if row_id >= a.n as u64 {
+        w.exit(); // row-uniform: a row's lanes leave together
+        return Ok(());
+    }
+    let seg = lane
+        .zip(&sub, |l, s| if width == 32 { FULL_MASK } else { ((1u32 << width) - 1) << (l - s) });
+    let lanes = w.uniform(&seg, "sort_warp_row: lanes")?;
+    let k = a.row_lengths(&p.rows, row_id).k as u32; // the row's own k
+    let off = row_offset(w, a, row_id, a.k as u64, "sort_warp_row: row_id * (u64)width")?;
+    let (mut key, mut ix) = (vec![Lanes::splat(0u32); e], vec![Lanes::splat(0u32); e]);
+    load_results(w, p, (&off, k), (&sub, width), (&mut key, &mut ix)).await?;
+    bitonic_merge(w, (&mut key, &mut ix), (&sub, lanes, width))?;
+    let first = w.mul_u32(&sub, &Lanes::splat(e as u32), "sort_warp_row: first = sub * E")?;
     if w.checks() {
-        let lanes = crate::engine::lanes_of(w.active_mask());
-        let pairs: Vec<(u32, u32)> = lanes
+        let pairs: Vec<(u32, u32)> = (0..32)
+            .filter(|&l| lanes >> l & 1 == 1)
             .flat_map(|l| (0..e).map(move |q| (l, q)))
-            .filter(|&(l, q)| l as u32 * e as u32 + (q as u32) < k)
+            .filter(|&(l, q)| first.lane(l) + (q as u32) < k)
             .map(|(l, q)| (key[q].lane(l), ix[q].lane(l)))
             .collect();
         w.check_that(in_sorted_order(&pairs, a.m), "sort_warp_row: the results in sorted order")?;
@@ -206,13 +293,19 @@ pub(crate) async fn sort_warp_row(
         sign: a.sign(),
         elem: p.elem,
     };
+    let mut vals = vec![Lanes::splat(0u32); e];
     for q in 0..e {
-        let pos = lane.map(|l| l * e as u32 + q as u32);
-        let saved = w.push_active(&pos.map(|p| p < k), "sort_warp_row: p < k")?;
-        write_result(w, &out, &pos, &ix[q], &key[q]).await?;
+        let below = first.map(|f| f + (q as u32) < k);
+        let saved = w.push_active(&below, "sort_warp_row: first + e < k")?;
+        let v = result_value(w, &out, &ix[q], &key[q]).await?;
+        w.assign(&mut vals[q], &v);
         w.pop_active(saved);
     }
-    Ok(())
+    let bytes = p.elem.bytes() as u32;
+    let width_k = a.k as u64;
+    let (idx_vec, val_vec) = (row_aligned16(width_k, 4), row_aligned16(width_k, bytes.into()));
+    store_results(w, (p.out_idx, 4), (&off, &first, k), idx_vec, &ix).await?;
+    store_results(w, (p.out_val, bytes), (&off, &first, k), val_vec, &vals).await
 }
 
 /// Where `bitonic_sort` keeps a row's results: `order(i, j)` puts the smaller rank at
