@@ -61,64 +61,80 @@ __device__ void bitonic_sort(const Store& s, u32 n, u32 pow2, u32 t, u32 threads
     }
 }
 
-// Whether result (ka, ia) comes before (kb, ib) in sorted order: key descending, then index.
-__device__ __forceinline__ bool sorts_before(u32 ka, u32 ia, u32 kb, u32 ib) {
-    return ka > kb || (ka == kb && ia < ib);
+// Whether position E sub + e lies in an ascending block of the network's blocks of `size`
+// positions (p & size == 0): per lane where size >= E, else a constant of e.
+template <int E>
+__device__ __forceinline__ bool ascending(u32 sub, u32 size, int e) {
+    return size >= (u32)E ? (sub & (size / (u32)E)) == 0u : ((u32)e & size) == 0u;
 }
 
 // One step of the bitonic network over a row's LANES E positions (position p = E sub + e, sub
 // the lane's place among the row's LANES lanes, so partners closer than E are in the lane's
-// own registers, farther ones E apart in lanes of the row, `lanes`): pairs (p, p ^ STRIDE),
-// ascending in sorted order where p & SIZE == 0, descending elsewhere. SIZE and STRIDE are
-// constants of the unrolled network (bitonic_merge), so each step is straight-line code.
-template <int E, int LANES, u32 SIZE, u32 STRIDE>
-__device__ __forceinline__ void bitonic_step(u32 (&key)[E], u32 (&idx)[E], u32 sub, u32 lanes) {
-    if constexpr (STRIDE >= (u32)E) {
-        constexpr u32 d = STRIDE / (u32)E;
-        bool lower = (sub & d) == 0u;
+// own registers, farther ones E apart in lanes of the row, `lanes`): pairs (p, p ^ stride),
+// ascending in sorted order where p & size == 0, descending elsewhere. Each result is one
+// rank (sort_rank: one 64-bit compare orders two results), exchanged by selects, not
+// branches (where `ascending` differs between lanes a branch diverges).
+template <int E>
+__device__ __forceinline__ void bitonic_step(u64 (&rank)[E], u32 sub, u32 lanes, u32 size, u32 stride) {
+    if (stride >= (u32)E) {
+        u32 d = stride / (u32)E;
+        // the lower position of an ascending pair keeps the earlier result (size > stride >= E)
+        bool keeps_first = ((sub & d) == 0u) == ascending<E>(sub, size, 0);
 #pragma unroll
         for (int e = 0; e < E; ++e) {
-            u32 pk = __shfl_xor_sync(lanes, key[e], d), pi = __shfl_xor_sync(lanes, idx[e], d);
-            bool up = ((sub * (u32)E + (u32)e) & SIZE) == 0u;
-            // the lower position of an ascending pair keeps the earlier result
-            if (sorts_before(pk, pi, key[e], idx[e]) == (lower == up)) { key[e] = pk; idx[e] = pi; }
+            u64 other = __shfl_xor_sync(lanes, rank[e], d);
+            rank[e] = (other < rank[e]) == keeps_first ? other : rank[e];
         }
-    } else {
+        return;
+    }
+#pragma unroll
+    for (int s = E / 2; s > 0; s >>= 1) {
+        if ((u32)s != stride) continue;  // registers are named by constants: one s is the stride
 #pragma unroll
         for (int e = 0; e < E; ++e) {
-            if (e & STRIDE) continue;
-            bool up = ((sub * (u32)E + (u32)e) & SIZE) == 0u;
-            if (sorts_before(key[e + STRIDE], idx[e + STRIDE], key[e], idx[e]) == up) {
-                u32 tk = key[e], ti = idx[e];
-                key[e] = key[e + STRIDE]; idx[e] = idx[e + STRIDE];
-                key[e + STRIDE] = tk; idx[e + STRIDE] = ti;
-            }
+            if (e & s) continue;
+            u64 a = rank[e], b = rank[e + s];
+            bool swap = (b < a) == ascending<E>(sub, size, e);
+            rank[e] = swap ? b : a;
+            rank[e + s] = swap ? a : b;
         }
     }
 }
 
-// The network's steps of block size SIZE, STRIDE = SIZE / 2 down to 1, then the next size up
-// to LANES E: bitonic_step for size = 2, 4, ... and stride = size / 2 ... 1, unrolled.
+// The network unrolled: bitonic_step for SIZE = 2, 4, ... LANES E and STRIDE = SIZE / 2 ... 1
+// as constants, so that each step is straight-line code.
 template <int E, int LANES, u32 SIZE, u32 STRIDE>
-__device__ __forceinline__ void bitonic_merge(u32 (&key)[E], u32 (&idx)[E], u32 sub, u32 lanes) {
-    bitonic_step<E, LANES, SIZE, STRIDE>(key, idx, sub, lanes);
-    if constexpr (STRIDE > 1u) bitonic_merge<E, LANES, SIZE, STRIDE / 2u>(key, idx, sub, lanes);
-    else if constexpr (SIZE < (u32)(E * LANES)) bitonic_merge<E, LANES, 2u * SIZE, SIZE>(key, idx, sub, lanes);
+__device__ __forceinline__ void bitonic_merge(u64 (&rank)[E], u32 sub, u32 lanes) {
+    bitonic_step<E>(rank, sub, lanes, SIZE, STRIDE);
+    if constexpr (STRIDE > 1u) bitonic_merge<E, LANES, SIZE, STRIDE / 2u>(rank, sub, lanes);
+    else if constexpr (SIZE < (u32)(E * LANES)) bitonic_merge<E, LANES, 2u * SIZE, SIZE>(rank, sub, lanes);
 }
 
-// Loads a row's k <= LANES E results (index order) as keys: register e of the row's lane sub
+// The network: bitonic_step for size = 2, 4, ... LANES E and stride = size / 2 ... 1, unrolled
+// where UNROLLED (rtopk-plan's SORT_UNROLLED_MAX), else in loops, whose code stays small
+// (unrolled, the 1024-position network is 8832 instructions).
+template <int E, int LANES, bool UNROLLED>
+__device__ __forceinline__ void bitonic_network(u64 (&rank)[E], u32 sub, u32 lanes) {
+    if constexpr (UNROLLED) {
+        bitonic_merge<E, LANES, 2u, 1u>(rank, sub, lanes);
+    } else {
+        for (u32 size = 2u; size <= (u32)(E * LANES); size <<= 1)
+            for (u32 stride = size >> 1; stride > 0u; stride >>= 1) bitonic_step<E>(rank, sub, lanes, size, stride);
+    }
+}
+
+// Loads a row's k <= LANES E results (index order) as ranks: register e of the row's lane sub
 // takes result e LANES + sub (the row's lanes read consecutive results together); positions
-// past k hold (key 0, index 2^32 - 1), which sorts after every result (an index never reaches
-// 2^32 - 1 with M < 2^32), so the full network runs. Which result starts where does not
-// matter to a sorting network.
+// past k hold the rank of (key 0, index 2^32 - 1), which sorts after every result (an index
+// never reaches 2^32 - 1 with M < 2^32), so the full network runs. Which result starts where
+// does not matter to a sorting network.
 template <int E, int LANES>
 __device__ __forceinline__ void load_results(const elem_t* val, const idx_t* idx, u32 k, u32 sub,
-                                             float sign, u32 (&key)[E], u32 (&ix)[E]) {
+                                             float sign, u64 (&rank)[E]) {
 #pragma unroll
     for (int e = 0; e < E; ++e) {
         u32 j = (u32)e * (u32)LANES + sub;
-        key[e] = j < k ? own_key(val[j], sign) : 0u;
-        ix[e] = j < k ? (u32)idx[j] : 0xffffffffu;
+        rank[e] = j < k ? sort_rank(own_key(val[j], sign), (u32)idx[j]) : sort_rank(0u, 0xffffffffu);
     }
 }
 
@@ -159,8 +175,8 @@ __device__ __forceinline__ bool row_aligned16(const T* base, u32 width) {
 }
 
 // Sorts each row's k <= LANES E results with LANES lanes in registers: load_results, the
-// network (bitonic_merge), then lane sub writes positions E sub .. E sub + E - 1.
-template <int E, int LANES>
+// network (bitonic_network), then lane sub writes positions E sub .. E sub + E - 1.
+template <int E, int LANES, bool UNROLLED>
 __device__ void sort_warp_row(const elem_t* x, elem_t* out_val, idx_t* out_idx, u64 n_rows, u32 m,
                               u32 width, float sign, const u32* lengths, const u32* k_per_row) {
     u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES;
@@ -171,17 +187,18 @@ __device__ void sort_warp_row(const elem_t* x, elem_t* out_val, idx_t* out_idx, 
     idx_t* idx = out_idx + row_id * (u64)width;
     u32 row_m = m, k = width;  // the row's own k (its padding stays where it is)
     row_lengths(lengths, k_per_row, row_id, &row_m, &k);
-    u32 key[E], ix[E];
-    load_results<E, LANES>(val, idx, k, sub, sign, key, ix);
-    bitonic_merge<E, LANES, 2u, 1u>(key, ix, sub, lanes);
+    u64 rank[E];
+    load_results<E, LANES>(val, idx, k, sub, sign, rank);
+    bitonic_network<E, LANES, UNROLLED>(rank, sub, lanes);
     const elem_t* row_in = x + row_id * (u64)m;
     u32 first = sub * (u32)E;
     elem_t v[E];
     idx_t i[E];
 #pragma unroll
     for (int e = 0; e < E; ++e) {
-        v[e] = first + (u32)e < k ? result_value(ix[e], key[e], row_in, sign) : (elem_t)0;
-        i[e] = (idx_t)ix[e];
+        u32 key = ~(u32)(rank[e] >> 32), ix = (u32)rank[e];
+        v[e] = first + (u32)e < k ? result_value(ix, key, row_in, sign) : (elem_t)0;
+        i[e] = (idx_t)ix;
     }
     store_results<idx_t, E>(idx, first, k, row_aligned16(out_idx, width), i);
     store_results<elem_t, E>(val, first, k, row_aligned16(out_val, width), v);

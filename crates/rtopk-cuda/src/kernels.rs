@@ -14,8 +14,8 @@ use std::collections::HashSet;
 pub use rtopk_plan::units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_ROWS_BOUNDS,
     BLOCK_ROWS_NARROW_BOUNDS, BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, CLUSTER_ROWS_BOUNDS,
-    ElemType, Family, IndexType, PART_ROWS, RowWidth, SORT_WARPS, UNIT_COUNT, UTILITIES, Unit,
-    WARP_ROWS, WARP_STAGE, sort_warp_shape,
+    ElemType, Family, IndexType, PART_ROWS, RowWidth, SORT_UNROLLED_MAX, SORT_WARPS, UNIT_COUNT,
+    UTILITIES, Unit, WARP_ROWS, WARP_STAGE, sort_warp_shape,
 };
 
 use crate::CudaError;
@@ -100,12 +100,13 @@ impl UnitSource for Unit {
             )),
             Family::SortWarpRows => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__({}) {}(SORT_WARP_ARGS) \
-                 {{ wait_for_previous_step(); sort_warp_row<{}, {}>(x, out_val, out_idx, n_rows, m, k, smallest ? -1.0f : \
+                 {{ wait_for_previous_step(); sort_warp_row<{}, {}, {}>(x, out_val, out_idx, n_rows, m, k, smallest ? -1.0f : \
                  1.0f, lengths, k_per_row); }}",
                 SORT_WARPS * 32,
                 self.entry_name(),
                 sort_warp_shape(self.width()).1,
-                sort_warp_shape(self.width()).0
+                sort_warp_shape(self.width()).0,
+                self.width() <= SORT_UNROLLED_MAX
             )),
             Family::GroupedRows => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__(GROUPED_WARPS * 32) {}(GROUPED_ARGS) \

@@ -279,6 +279,9 @@ pub const fn sort_warp_shape(width: usize) -> (usize, usize) {
     };
     (lanes, width / lanes)
 }
+/// Most positions a warp sort's network is unrolled for (kernels/sort.cuh, `bitonic_network`):
+/// the widest, 1024, runs its steps in loops, whose code stays small.
+pub const SORT_UNROLLED_MAX: usize = 512;
 /// Warps per block of the warp sorts (their launch bound).
 pub const SORT_WARPS: u32 = 8;
 /// `rtopk_block_rows`: blocks of up to 1024 threads, one per SM at that size.

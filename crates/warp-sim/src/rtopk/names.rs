@@ -9,7 +9,9 @@
 //! entry point's wait for the program's previous step, which the simulator's steps, run one
 //! after the other, never need; `cluster_ctarank`, `cluster_nctarank`, `cluster_sync`,
 //! `cluster_red`: PTX's cluster registers, barrier and reductions, which are the engine's
-//! `Warp::cluster_ctarank`, `cluster_size`, `barrier_cluster` and `red_shared_cluster`).
+//! `Warp::cluster_ctarank`, `cluster_size`, `barrier_cluster` and `red_shared_cluster`;
+//! `bitonic_merge`: the warp sort's network unrolled by template recursion, which the
+//! simulator's `bitonic_network` runs as its loops).
 
 /// `(name, file of src/rtopk that defines it)`, in kernel order.
 pub const SHARED_NAMES: &[(&str, &str)] = &[
@@ -82,6 +84,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     // stage 3
     ("Cut", "select.rs"),
     ("cut_of", "select.rs"),
+    ("result_value", "select.rs"),
     ("write_result", "select.rs"),
     ("select_chunk", "select.rs"),
     ("classify", "select.rs"),
@@ -117,8 +120,12 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("SharedRanks", "sort.rs"),
     ("GlobalResults", "sort.rs"),
     ("bitonic_sort", "sort.rs"),
-    ("sorts_before", "sort.rs"),
+    ("ascending", "sort.rs"),
     ("bitonic_step", "sort.rs"),
+    ("bitonic_network", "sort.rs"),
+    ("load_results", "sort.rs"),
+    ("row_aligned16", "sort.rs"),
+    ("store_results", "sort.rs"),
     ("sort_warp_row", "sort.rs"),
     ("rtopk_sort_rows", "sort.rs"),
     // split rows' last step

@@ -2,7 +2,7 @@
 //! second launch puts each row's k results, in index order from the selection, in sorted order
 //! (docs/contract.md §1: the mode's value order, ties by ascending index). `sort_warp_row`: a
 //! row per 8, 16 or 32 lanes, `E` results per lane in registers, a bitonic network of
-//! `bitonic_step`s (`bitonic_merge`). Past 1024
+//! `bitonic_step`s (`bitonic_network`). Past 1024
 //! results, `rtopk_sort_rows`: one block per row, `bitonic_sort` over the row's ranks in
 //! shared memory (`SharedRanks`), or in place in global memory (`GlobalResults`).
 
@@ -38,16 +38,10 @@ pub(crate) fn sort_rank(key: u32, i: u32) -> u64 {
     u64::from(!key) << 32 | u64::from(i)
 }
 
-/// `sorts_before`: whether result `(ka, ia)` comes before `(kb, ib)` in sorted order.
-#[inline]
-pub(crate) fn sorts_before(ka: u32, ia: u32, kb: u32, ib: u32) -> bool {
-    ka > kb || (ka == kb && ia < ib)
-}
-
 /// The simulator's contract check on a sort's result: `(key, index)` pairs strictly in
 /// sorted order (no result lost or doubled), each naming an element of the row.
 fn in_sorted_order(pairs: &[(u32, u32)], m: usize) -> bool {
-    pairs.windows(2).all(|p| sorts_before(p[0].0, p[0].1, p[1].0, p[1].1))
+    pairs.windows(2).all(|p| sort_rank(p[0].0, p[0].1) < sort_rank(p[1].0, p[1].1))
         && pairs.iter().all(|&(_, i)| (i as usize) < m)
 }
 
@@ -89,67 +83,69 @@ fn check_sorted_row(
     w.check_that(in_sorted_order(&pairs, a.m), "rtopk_sort_rows: the results in sorted order")
 }
 
+/// `ascending`: whether position `E sub + e` lies in an ascending block of the network's
+/// blocks of `size` positions (`p & size == 0`).
+fn ascending(sub: &Lanes<u32>, e_count: u32, size: u32, e: u32) -> Lanes<bool> {
+    if size >= e_count {
+        sub.map(|s| s & (size / e_count) == 0)
+    } else {
+        Lanes::splat(e & size == 0)
+    }
+}
+
 /// `bitonic_step`: one step of the bitonic network over a row's `LANES E` positions (position
 /// `p = E sub + e`, `sub` the lane's place among the row's lanes `lanes`): pairs
 /// `(p, p ^ stride)`, ascending in sorted order where `p & size == 0`, descending elsewhere;
 /// partners closer than E are in the lane's own registers, farther ones `stride / E` lanes
-/// apart in the row's lanes.
+/// apart in the row's lanes. Each result is one rank (`sort_rank`).
 fn bitonic_step(
     w: &mut Warp<'_>,
-    (key, idx): (&mut [Lanes<u32>], &mut [Lanes<u32>]),
+    rank: &mut [Lanes<u64>],
     (sub, lanes): (&Lanes<u32>, u32),
     size: u32,
     stride: u32,
 ) -> Result<(), SimError> {
-    let e_count = key.len() as u32;
+    let e_count = rank.len() as u32;
     if stride >= e_count {
         let d = stride / e_count;
+        // the lower position of an ascending pair keeps the earlier result
         let lower = sub.map(|s| s & d == 0);
-        for e in 0..key.len() {
-            let pk = w.shfl_xor_sync(lanes, &key[e], d, 32, "bitonic_step: shfl_xor(key)")?;
-            let pi = w.shfl_xor_sync(lanes, &idx[e], d, 32, "bitonic_step: shfl_xor(idx)")?;
-            let up = sub.map(|s| (s * e_count + e as u32) & size == 0);
-            let before = Lanes::from_fn(|l| {
-                sorts_before(pk.lane(l), pi.lane(l), key[e].lane(l), idx[e].lane(l))
-            });
-            let swap = before.zip(&lower.zip(&up, |lo, up| lo == up), |b, want| b == want);
-            key[e] = Lanes::select(&swap, &pk, &key[e]);
-            idx[e] = Lanes::select(&swap, &pi, &idx[e]);
+        let keeps_first = lower.zip(&ascending(sub, e_count, size, 0), |lo, up| lo == up);
+        for r in rank.iter_mut() {
+            let other = w.shfl_xor_sync(lanes, r, d, 32, "bitonic_step: shfl_xor(rank)")?;
+            let take = Lanes::from_fn(|l| (other.lane(l) < r.lane(l)) == keeps_first.lane(l));
+            *r = Lanes::select(&take, &other, r);
         }
         return Ok(());
     }
     let s = stride as usize;
-    for e in 0..key.len() {
+    for e in 0..rank.len() {
         if e & s != 0 {
             continue;
         }
-        let up = sub.map(|l| (l * e_count + e as u32) & size == 0);
-        let before = Lanes::from_fn(|l| {
-            sorts_before(key[e + s].lane(l), idx[e + s].lane(l), key[e].lane(l), idx[e].lane(l))
-        });
-        let swap = before.zip(&up, |b, up| b == up);
-        let (k0, k1, i0, i1) = (key[e], key[e + s], idx[e], idx[e + s]);
-        key[e] = Lanes::select(&swap, &k1, &k0);
-        key[e + s] = Lanes::select(&swap, &k0, &k1);
-        idx[e] = Lanes::select(&swap, &i1, &i0);
-        idx[e + s] = Lanes::select(&swap, &i0, &i1);
+        let up = ascending(sub, e_count, size, e as u32);
+        let (a, b) = (rank[e], rank[e + s]);
+        let swap = Lanes::from_fn(|l| (b.lane(l) < a.lane(l)) == up.lane(l));
+        rank[e] = Lanes::select(&swap, &b, &a);
+        rank[e + s] = Lanes::select(&swap, &a, &b);
     }
     Ok(())
 }
 
-/// `bitonic_merge`: the network, `bitonic_step` for size = 2, 4, ... `LANES E` and
-/// stride = size / 2 ... 1 (the CUDA kernel unrolls it by templates; the order is the same).
-fn bitonic_merge(
+/// `bitonic_network`: `bitonic_step` for size = 2, 4, ... `LANES E` and stride = size / 2
+/// ... 1 (the CUDA kernel unrolls the steps up to `SORT_UNROLLED_MAX` positions with its
+/// `bitonic_merge`, a template recursion: the same steps in the same order).
+fn bitonic_network(
     w: &mut Warp<'_>,
-    (key, idx): (&mut [Lanes<u32>], &mut [Lanes<u32>]),
+    rank: &mut [Lanes<u64>],
     (sub, lanes, width): (&Lanes<u32>, u32, u32),
 ) -> Result<(), SimError> {
-    let n = width * key.len() as u32;
+    let n = width * rank.len() as u32;
     let mut size = 2;
     while size <= n {
         let mut stride = size / 2;
         while stride > 0 {
-            bitonic_step(w, (&mut *key, &mut *idx), (sub, lanes), size, stride)?;
+            bitonic_step(w, rank, (sub, lanes), size, stride)?;
             stride /= 2;
         }
         size *= 2;
@@ -157,18 +153,18 @@ fn bitonic_merge(
     Ok(())
 }
 
-/// `load_results`: a row's `k <= LANES E` results (index order) as keys — register `e` of
-/// the row's lane `sub` takes result `e LANES + sub`; positions past k hold (key 0, index
-/// `2^32 - 1`), which sorts after every result, so the full network runs.
+/// `load_results`: a row's `k <= LANES E` results (index order) as ranks — register `e` of
+/// the row's lane `sub` takes result `e LANES + sub`; positions past k hold the rank of
+/// (key 0, index `2^32 - 1`), which sorts after every result, so the full network runs.
 async fn load_results(
     w: &mut Warp<'_>,
     p: &SortParams<'_>,
     (off, k): (&Lanes<u64>, u32),
     (sub, width): (&Lanes<u32>, u32),
-    (key, ix): (&mut [Lanes<u32>], &mut [Lanes<u32>]),
+    rank: &mut [Lanes<u64>],
 ) -> Result<(), SimError> {
     let a = &p.a;
-    for e in 0..key.len() {
+    for (e, r) in rank.iter_mut().enumerate() {
         let j = sub.map(|s| e as u32 * width + s);
         let inside = j.map(|j| j < k);
         // BUG (SortWarpReadsPastK): every position is loaded.
@@ -188,8 +184,8 @@ async fn load_results(
             inside.mask() & w.active_mask(),
             "sort: own_key is docs/contract.md §1's key",
         )?;
-        key[e] = Lanes::select(&inside, &kv, &Lanes::splat(0));
-        ix[e] = Lanes::select(&inside, &i, &Lanes::splat(u32::MAX));
+        let ranked = kv.zip(&i, sort_rank);
+        *r = Lanes::select(&inside, &ranked, &Lanes::splat(sort_rank(0, u32::MAX)));
     }
     Ok(())
 }
@@ -247,7 +243,7 @@ async fn store_results(
 }
 
 /// `sort_warp_row<E, LANES>`: a row's `k <= LANES E` results sorted by its `LANES` lanes in
-/// registers — `load_results`, the network (`bitonic_merge`), then lane `sub` writes
+/// registers — `load_results`, the network (`bitonic_network`), then lane `sub` writes
 /// positions `E sub .. E sub + E` (`result_value`, `store_results`).
 pub(crate) async fn sort_warp_row(
     w: &mut Warp<'_>,
@@ -270,9 +266,11 @@ pub(crate) async fn sort_warp_row(
     let lanes = w.uniform(&seg, "sort_warp_row: lanes")?;
     let k = a.row_lengths(&p.rows, row_id).k as u32; // the row's own k
     let off = row_offset(w, a, row_id, a.k as u64, "sort_warp_row: row_id * (u64)width")?;
-    let (mut key, mut ix) = (vec![Lanes::splat(0u32); e], vec![Lanes::splat(0u32); e]);
-    load_results(w, p, (&off, k), (&sub, width), (&mut key, &mut ix)).await?;
-    bitonic_merge(w, (&mut key, &mut ix), (&sub, lanes, width))?;
+    let mut rank = vec![Lanes::splat(0u64); e];
+    load_results(w, p, (&off, k), (&sub, width), &mut rank).await?;
+    bitonic_network(w, &mut rank, (&sub, lanes, width))?;
+    let key: Vec<Lanes<u32>> = rank.iter().map(|r| r.map(|r| !((r >> 32) as u32))).collect();
+    let ix: Vec<Lanes<u32>> = rank.iter().map(|r| r.map(|r| r as u32)).collect();
     let first = w.mul_u32(&sub, &Lanes::splat(e as u32), "sort_warp_row: first = sub * E")?;
     if w.checks() {
         let pairs: Vec<(u32, u32)> = (0..32)
