@@ -266,9 +266,10 @@ pub const SORT_WARP_WIDTHS: [usize; 8] = [8, 16, 32, 64, 128, 256, 512, 1024];
 /// `(lanes, results per lane)` of the warp sort of `width` positions: 8 lanes up to 128
 /// positions, then 16 lanes of 16, 32 of 16 and 32 of 32. Fewer lanes put more of the
 /// network's steps in a lane's own registers (its partners closer than the lane's results),
-/// which cost no shuffle: on an H200 a million rows of 128 results sorted in 1.08 ms on 8
-/// lanes of 16 against 1.27 ms on 32 lanes of 4, and rows of 16 in 0.09 ms on 8 lanes against
-/// 0.27 ms on a warp padded to 32 (docs/performance.md, "Sorted output").
+/// which cost no shuffle: on an H200 a stand-alone probe sorted 2^20 rows of 128 results in
+/// 1.08 ms on 8 lanes of 16 against 1.27 ms on 32 lanes of 4, and rows of 16 in 0.09 ms on 8
+/// lanes against 0.29 ms on a warp padded to 32 positions (the engine of the simulator runs
+/// part-warp tasks of 8 lanes or more; results/cuda/2026-11-30-warp-sorts-h200/probe/).
 pub const fn sort_warp_shape(width: usize) -> (usize, usize) {
     let lanes = if width <= 128 {
         8
@@ -279,6 +280,7 @@ pub const fn sort_warp_shape(width: usize) -> (usize, usize) {
     };
     (lanes, width / lanes)
 }
+
 /// Most positions a warp sort's network is unrolled for (kernels/sort.cuh, `bitonic_network`):
 /// the widest, 1024, runs its steps in loops, whose code stays small.
 pub const SORT_UNROLLED_MAX: usize = 512;

@@ -76,9 +76,12 @@ pub enum Mutant {
     StagedLoadsMissingSyncwarp,
     /// `bitonic_sort` leaves out the `__syncthreads()` after each merge's first step.
     BitonicMissingBarrier,
-    /// `sort_warp_row` loads all `32 E` positions without the `p < k` test: past the row's
+    /// `sort_warp_row` loads all `LANES E` positions without the `j < k` test: past the row's
     /// results.
     SortWarpReadsPastK,
+    /// `store_results` writes 16 bytes at a time without `row_aligned16`'s test: rows whose
+    /// width in bytes is not a multiple of 16 start misaligned.
+    SortStoresUnaligned,
     /// A narrowed row's count leaves out the warp's `__reduce_add_sync`: each lane returns its
     /// own count.
     CountWithoutRowSum,
@@ -124,7 +127,7 @@ pub enum Mutant {
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 43] = [
+    pub const ALL: [Mutant; 44] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -154,6 +157,7 @@ impl Mutant {
         Mutant::StagedLoadsMissingSyncwarp,
         Mutant::BitonicMissingBarrier,
         Mutant::SortWarpReadsPastK,
+        Mutant::SortStoresUnaligned,
         Mutant::CountWithoutRowSum,
         Mutant::Vec4UnalignedRows,
         Mutant::SharedCounterNoBarrier,
@@ -202,6 +206,7 @@ impl Mutant {
             Mutant::StagedLoadsMissingSyncwarp => "staged-loads-missing-syncwarp",
             Mutant::BitonicMissingBarrier => "bitonic-missing-barrier",
             Mutant::SortWarpReadsPastK => "sort-warp-reads-past-k",
+            Mutant::SortStoresUnaligned => "sort-stores-unaligned",
             Mutant::CountWithoutRowSum => "count-without-row-sum",
             Mutant::Vec4UnalignedRows => "vec4-unaligned-rows",
             Mutant::SharedCounterNoBarrier => "shared-counter-no-barrier",
@@ -266,7 +271,7 @@ impl Mutant {
             | Mutant::StagedLoadsMissingSyncwarp => "block rows",
             Mutant::BlockNarrowMissingBarrier => "block rows (narrowing)",
             Mutant::BitonicMissingBarrier => "block sort",
-            Mutant::SortWarpReadsPastK => "warp sort",
+            Mutant::SortWarpReadsPastK | Mutant::SortStoresUnaligned => "warp sort",
             Mutant::ChunkOffsetUsesLd
             | Mutant::LastChunkDropsOne
             | Mutant::SplitGatherNoChunkStart => "split rows",

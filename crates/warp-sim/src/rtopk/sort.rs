@@ -301,7 +301,11 @@ pub(crate) async fn sort_warp_row(
     }
     let bytes = p.elem.bytes() as u32;
     let width_k = a.k as u64;
-    let (idx_vec, val_vec) = (row_aligned16(width_k, 4), row_aligned16(width_k, bytes.into()));
+    let (idx_vec, val_vec) = if a.has(Mutant::SortStoresUnaligned) {
+        (true, true) // BUG: 16-byte stores whatever the rows' alignment.
+    } else {
+        (row_aligned16(width_k, 4), row_aligned16(width_k, bytes.into()))
+    };
     store_results(w, (p.out_idx, 4), (&off, &first, k), idx_vec, &ix).await?;
     store_results(w, (p.out_val, bytes), (&off, &first, k), val_vec, &vals).await
 }
