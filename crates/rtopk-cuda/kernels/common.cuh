@@ -24,7 +24,7 @@
 //   block_rows.cu  rtopk_block_rows, rtopk_block_rows_narrow: one block per row for long rows,
 //                  32 keys per thread in registers, the rest in shared memory as far as it fits,
 //                  then re-keyed from global memory
-//   sort_warp_rows.cu  rtopk_sort_warp_rows_<E>: the sorted output, one warp per row (k <= 1024)
+//   sort_warp_rows.cu  rtopk_sort_warp_rows_<W>: the sorted output, 8-32 lanes per row (k <= 1024)
 //   sort_rows.cu   rtopk_sort_rows: the sorted output, one block per row (k > 1024)
 //   split_rows.cu  rtopk_split_gather: a split row's last step (docs/kernel.md, "Split rows"),
 //                  the positions among the row's chunk results back to the row's indices

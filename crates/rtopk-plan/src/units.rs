@@ -327,7 +327,7 @@ pub enum Family {
     BlockRows,
     /// One block per row that narrows to its candidates, `rtopk_block_rows_narrow`.
     BlockRowsNarrow,
-    /// The sorted output, one warp per row, `rtopk_sort_warp_rows_<E>`.
+    /// The sorted output, 8, 16 or 32 lanes per row, `rtopk_sort_warp_rows_<W>`.
     SortWarpRows,
     /// The sorted output, one block per row, `rtopk_sort_rows`.
     SortRows,
@@ -418,8 +418,8 @@ pub const UTILITIES: [&str; 5] =
     ["read_bandwidth_probe", "spin_ahead", "fill_normal", "round_to16", "per_row_words"];
 
 /// What is compiled and loaded as one module: one entry point (a family and, for the warp-row
-/// families and the warp sorts, its width: keys or results per lane; and the type it writes
-/// indices in), or the utilities.
+/// families and the warp sorts, its width: keys per lane or positions per row; and the type it
+/// writes indices in), or the utilities.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Unit {
     family: Family,
@@ -679,8 +679,8 @@ impl Unit {
         self.family
     }
 
-    /// Registers per lane (warp-row families: [`RowWidth::epl`]), results per lane (warp
-    /// sorts), experts per lane (grouped selection), else 0.
+    /// Registers per lane (warp-row families: [`RowWidth::epl`]), positions per row (warp
+    /// sorts: [`SORT_WARP_WIDTHS`]), experts per lane (grouped selection), else 0.
     pub fn width(self) -> usize {
         self.width
     }
@@ -701,7 +701,7 @@ impl Unit {
     }
 
     /// The entry point's name: the family's prefix and, where it has one, the elements per lane
-    /// (warp rows) or results per lane (warp sorts).
+    /// (warp rows) or positions per row (warp sorts).
     pub fn entry_name(self) -> String {
         let ragged = if self.ragged { "_ragged" } else { "" };
         match self.family {
