@@ -98,16 +98,17 @@ impl UnitSource for Unit {
                 self.entry_name(),
                 if self.is_ragged() { "_ragged" } else { "" }
             )),
-            Family::SortWarpRows => Some(format!(
-                "extern \"C\" __global__ void __launch_bounds__({}) {}(SORT_WARP_ARGS) \
-                 {{ wait_for_previous_step(); sort_warp_row<{}, {}, {}>(x, out_val, out_idx, n_rows, m, k, smallest ? -1.0f : \
-                 1.0f, lengths, k_per_row); }}",
-                SORT_WARPS * 32,
-                self.entry_name(),
-                sort_warp_shape(self.width()).1,
-                sort_warp_shape(self.width()).0,
-                self.width() <= SORT_UNROLLED_MAX
-            )),
+            Family::SortWarpRows => {
+                let (lanes, per_lane) = sort_warp_shape(self.width());
+                Some(format!(
+                    "extern \"C\" __global__ void __launch_bounds__({}) {}(SORT_WARP_ARGS) \
+                     {{ wait_for_previous_step(); sort_warp_row<{per_lane}, {lanes}, {}>(x, out_val, out_idx, n_rows, m, k, smallest ? -1.0f : \
+                     1.0f, lengths, k_per_row); }}",
+                    SORT_WARPS * 32,
+                    self.entry_name(),
+                    self.width() <= SORT_UNROLLED_MAX
+                ))
+            }
             Family::GroupedRows => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__(GROUPED_WARPS * 32) {}(GROUPED_ARGS) \
                  {{ wait_for_previous_step(); rtopk_grouped_rows_impl<{}>(x, out_val, out_idx, n_rows, m, k, groups, \

@@ -896,23 +896,8 @@ impl<'c> Warp<'c> {
         addr: &Lanes<u64>,
         label: &'static str,
     ) -> Result<[Lanes<u32>; N], SimError> {
-        if N as u64 * u64::from(src.elem_bytes()) != 16 {
-            return Err(SimError::InvalidLaunch(format!(
-                "`{label}`: a 16-byte load of {N} elements from an input of {}-byte elements",
-                src.elem_bytes()
-            )));
-        }
-        let misaligned = lanes_where(self.active, |l| addr.lane(l) % N as u64 != 0);
-        if misaligned != 0 {
-            let first = addr.lane(misaligned.trailing_zeros() as usize);
-            self.report(
-                DiagKind::MisalignedAccess,
-                Op::GlobalLoad,
-                label,
-                misaligned,
-                Some(first),
-            )?;
-        }
+        let misaligned =
+            self.check_vector(addr, (N as u64, src.elem_bytes()), Op::GlobalLoad, label)?;
         let mut out = [Lanes::splat(0u32); N];
         for (q, o) in out.iter_mut().enumerate() {
             let at = addr.map(|a| a.wrapping_add(q as u64));
@@ -1042,35 +1027,44 @@ impl<'c> Warp<'c> {
         label: &'static str,
     ) -> Result<(), SimError> {
         let bytes = self.core.borrow().globals[buf.0].elem_bytes();
-        let n = vals.len() as u64;
+        let shape = (vals.len() as u64, bytes);
+        let misaligned = self.check_vector(addr, shape, Op::GlobalStore, label)?;
+        let active = self.active;
+        self.active &= !misaligned; // those lanes fault: they store nothing
+        let mut stored = Ok(());
+        for (q, v) in vals.iter().enumerate() {
+            let at = addr.map(|a| a.wrapping_add(q as u64));
+            stored = self.store_global(buf, &at, v, label).await;
+            if stored.is_err() {
+                break;
+            }
+        }
+        self.active = active;
+        stored
+    }
+
+    /// A 16-byte access of `n` elements of `bytes` bytes from `addr`: an error unless
+    /// `n * bytes == 16` (the kernel reads or writes memory as a type it is not); the active
+    /// lanes whose address is not a multiple of `n` elements, reported as
+    /// [`DiagKind::MisalignedAccess`] (the hardware faults there).
+    fn check_vector(
+        &mut self,
+        addr: &Lanes<u64>,
+        (n, bytes): (u64, u32),
+        op: Op,
+        label: &'static str,
+    ) -> Result<u32, SimError> {
         if n * u64::from(bytes) != 16 {
             return Err(SimError::InvalidLaunch(format!(
-                "`{label}`: a 16-byte store of {n} elements to a buffer of {bytes}-byte elements"
+                "`{label}`: a 16-byte access of {n} elements of {bytes} bytes"
             )));
         }
         let misaligned = lanes_where(self.active, |l| addr.lane(l) % n != 0);
         if misaligned != 0 {
             let first = addr.lane(misaligned.trailing_zeros() as usize);
-            self.report(
-                DiagKind::MisalignedAccess,
-                Op::GlobalStore,
-                label,
-                misaligned,
-                Some(first),
-            )?;
+            self.report(DiagKind::MisalignedAccess, op, label, misaligned, Some(first))?;
         }
-        let active = self.active;
-        self.active &= !misaligned;
-        for (q, v) in vals.iter().enumerate() {
-            let at = addr.map(|a| a.wrapping_add(q as u64));
-            let stored = self.store_global(buf, &at, v, label).await;
-            if stored.is_err() {
-                self.active = active;
-                return stored;
-            }
-        }
-        self.active = active;
-        Ok(())
+        Ok(misaligned)
     }
 
     /// The store of [`Warp::st_global`] and [`Warp::st_global64`].
