@@ -20,6 +20,7 @@ use crate::error::driver;
 use crate::kernels::{BLOCK_STATIC_SHARED, ElemType, Family, IndexType, Unit};
 use crate::plan::{Launch, Plan, Route, Strategy, plan, route};
 use crate::{CudaError, CudaTopK};
+use rtopk_plan::PORTABLE_CLUSTER;
 use rtopk_plan::program::{
     BufferId, Content, Grid, INDICES, INPUT, Kernel, Program, Ragged, Region, RowArgs, Select,
     Step, Threshold, VALUES,
@@ -493,6 +494,9 @@ impl CudaTopK {
             .collect::<Result<Vec<_>, _>>()?;
         if matches!(unit.family(), Family::BlockRows | Family::ClusterRows) {
             self.allow_dynamic_shared(unit, &functions[0])?;
+        }
+        if unit.family() == Family::ClusterRows && self.limits.max_cluster > PORTABLE_CLUSTER {
+            allow_wide_clusters(&functions[0])?;
         }
         let report = UnitReport {
             unit,
@@ -1323,6 +1327,21 @@ fn check_buffers(
         Some(it) => need("the iterations output", it, l.n),
         None => Ok(()),
     }
+}
+
+/// Lets the cluster kernel `f` launch in clusters past the portable size (the plan's
+/// `WIDE_CLUSTER` blocks, on devices whose `max_cluster` says they launch them; CUDA Driver API,
+/// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`).
+fn allow_wide_clusters(f: &CudaFunction) -> Result<(), CudaError> {
+    // SAFETY: a valid function handle of a loaded module and a valid attribute and value.
+    unsafe {
+        cudarc::driver::result::function::set_function_attribute(
+            f.cu_function(),
+            sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+            1,
+        )
+    }
+    .map_err(driver("allowing the cluster kernel clusters of more than 8 blocks"))
 }
 
 /// A stream handle a framework gave as an integer: its provenance is the driver's.

@@ -78,6 +78,7 @@ impl QueryLimits for DeviceLimits {
             )?,
             max_cluster: rtopk_plan::cluster::max_cluster_of(
                 read(A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "reading cluster support")? != 0,
+                read(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "reading the capability")?,
             ),
         })
     }

@@ -6,6 +6,7 @@
 
 use ndarray::{Array1, Array2};
 use rtopk_cuda::{CudaError, CudaTopK, ElemType, Launch, Strategy, check_driver, check_libraries};
+use rtopk_plan::{CLUSTER_MAX_ROW, WIDE_CLUSTER};
 use rtopk_tools::verify::{Reference, WIDTHS, check_all, difference, matrix};
 use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, TopKError, topk_rows};
 use warp_sim::{KernelArgs, SimConfig, Simulator, launch_parallel};
@@ -564,10 +565,24 @@ fn integer_rows_match_bisect_in_every_strategy() {
 fn cluster_rows_match_bisect_and_the_simulator() {
     let gpu = CudaTopK::new(0).expect("a CUDA device");
     assert!(gpu.limits().max_cluster >= 2, "this test needs a device that launches clusters");
-    let cases = [(1, 16_400, 200), (3, 50_000, 2048), (2, 131_072, 1), (1, 200_003, 4096)];
+    let cases = [
+        (1, 16_400, 200),
+        (3, 50_000, 2048),
+        (2, 131_072, 1),
+        (1, 200_003, 4096),
+        (2, 262_147, 64),
+        (3, 500_000, 1000),
+    ];
     for (ci, (n, m, k)) in cases.into_iter().enumerate() {
         let family = if ci % 2 == 0 { "nan-inf" } else { "ties" };
         let x = matrix(n, m, family, m as u64);
+        if m > CLUSTER_MAX_ROW && gpu.limits().max_cluster >= WIDE_CLUSTER {
+            // rows past the portable clusters: 16 blocks a row
+            let (mode, bisect, elem) = (Mode::Largest, Bisect::exact(), ElemType::F32);
+            let launch = Launch { n, m, k, mode, bisect, sorted: false, elem };
+            let program = gpu.program(&launch, Strategy::Auto, true).unwrap();
+            assert_eq!(program.steps[0].grid.cluster as usize, WIDE_CLUSTER, "N={n} M={m}");
+        }
         let recall = Bisect::with_recall(0.9).unwrap();
         for (bi, bisect) in
             [Bisect::exact(), Bisect::early_stopping(5), recall].into_iter().enumerate()
@@ -602,7 +617,7 @@ fn cluster_rows_match_bisect_and_the_simulator() {
         sorted: false,
         elem: ElemType::F32,
     };
-    let program = gpu.program(&launch, Strategy::Auto, false).unwrap();
+    let program = gpu.program(&launch, Strategy::Split, false).unwrap();
     assert!(program.steps.iter().any(|s| s.unit.to_string() == "rtopk_cluster_rows"));
     let x = matrix(n, m, "nan-inf", 7);
     let opts = Options { mode: Mode::Largest, sorted: false };

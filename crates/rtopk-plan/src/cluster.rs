@@ -22,43 +22,89 @@ pub const CLUSTER_MIN_ROW: usize = 16384;
 /// Elements a block of a cluster row aims to hold (256 threads of [`BLOCK_EPL`] keys): rows
 /// take ⌈M / CLUSTER_SPAN⌉ blocks, at least 2 and at most the device's cluster size.
 pub const CLUSTER_SPAN: usize = 8192;
-/// Rows up to this width take a cluster whatever k is (blocks of at most 512 threads in a
-/// cluster of 8); wider ones only where k is at least [`CLUSTER_WIDE_K_PER`]-th of the row. On
-/// an H200 (same record) rows of 49152 to 131072 took 0.51-0.93x the split's time for every k
-/// measured (20 to 2048), while at 262144 (blocks of 1024 threads) the split's first stage,
-/// small chunks on many SMs, won for k up to 1024 (1.03-1.48x), and at 163840 the cluster won
-/// from k = 1024 (0.63-0.92x).
+/// Rows up to this width take a cluster whatever k is, of at most [`PORTABLE_CLUSTER`] blocks
+/// (of at most 512 threads); wider ones take a wide cluster ([`WIDE_CLUSTER`]) where the device
+/// launches one, else a portable one only where k is at least a [`CLUSTER_WIDE_K_PER`]-th of
+/// the row. On an H200 (results/cuda/2026-11-29-cluster-rows-h200) rows of 49152 to 131072 on
+/// 8 blocks took 0.51-0.93x the split's time for every k measured (20 to 2048), while at
+/// 262144 (blocks of 1024 threads) the split's first stage, small chunks on many SMs, won for k
+/// up to 1024 (1.03-1.48x), and at 163840 the cluster won from k = 1024 (0.63-0.92x); 16 blocks
+/// at 131072 took 1.15-1.18x the time of 8 (results/cuda/2026-11-30-wide-clusters-h200).
 pub const CLUSTER_MAX_ROW: usize = 131_072;
 /// See [`CLUSTER_MAX_ROW`].
 pub const CLUSTER_WIDE_K_PER: usize = 160;
 /// The largest portable cluster (CUDA Programming Guide, "Thread Block Clusters": 8 blocks on
 /// every device that launches clusters).
 pub const PORTABLE_CLUSTER: usize = 8;
+/// Blocks of a wide cluster: the non-portable cluster size that compute capability 9.0 launches
+/// once a kernel opts in (CUDA Programming Guide, "Thread Block Clusters";
+/// `cudaFuncAttributeNonPortableClusterSizeAllowed`). Rows wider than [`CLUSTER_MAX_ROW`] take
+/// one where it holds them: on an H200 (results/cuda/2026-11-30-wide-clusters-h200) one to four
+/// rows of 163840 to 500000 took 0.63-0.97x the time of the split or of 8 blocks at k = 256 to
+/// 2048 (k = 64: 0.87-1.06x).
+pub const WIDE_CLUSTER: usize = 16;
+/// Threads a block of a wide cluster may hold and still share its SM with another block (two
+/// blocks of 512 threads fit an SM's registers): up to this, wide clusters of every row run at
+/// once where their blocks number at most the SMs.
+pub const WIDE_CLUSTER_SHARED_THREADS: usize = 512;
+/// Rows of wider blocks (one block an SM, a cluster on 16 SMs of one GPC) that take wide
+/// clusters: at most this many. On an H200 eight rows of 393216 and 500000 took 1.04-1.40x the
+/// split's time (fewer GPCs than clusters hold 16 free SMs), four took 0.63-1.00x.
+pub const WIDE_CLUSTER_ROWS: usize = 4;
 
 /// Whether the default runs `launch` as cluster rows: a device that launches clusters, rows of
-/// at most 32-bit elements past [`CLUSTER_MIN_ROW`], up to [`CLUSTER_MAX_ROW`] or with k at
-/// least a [`CLUSTER_WIDE_K_PER`]-th of the row, that the cluster holds in registers, and few
-/// enough rows that every cluster runs at once. Ragged rows (docs/contract.md §5) likewise, by
-/// their width `launch.m` (their own lengths are on the device): the ragged twin
-/// (`rtopk_cluster_rows_ragged`) reads each row's length, k and hint.
+/// at most 32-bit elements past [`CLUSTER_MIN_ROW`] that a cluster holds in registers
+/// ([`CLUSTER_MAX_ROW`] says which k and cluster sizes), and few enough rows that every cluster
+/// runs at once. Ragged rows (docs/contract.md §5) likewise, by their width `launch.m` (their
+/// own lengths are on the device): the ragged twin (`rtopk_cluster_rows_ragged`) reads each
+/// row's length, k and hint.
 pub fn clusters(launch: &Launch, limits: &DeviceLimits) -> bool {
     let Launch { m, k, .. } = *launch;
-    let pays =
-        m > CLUSTER_MIN_ROW && (m <= CLUSTER_MAX_ROW || k.saturating_mul(CLUSTER_WIDE_K_PER) >= m);
-    k > 0 && pays && cluster_shape(launch, limits).is_some()
+    let pays = |size: usize| {
+        size == WIDE_CLUSTER || m <= CLUSTER_MAX_ROW || k.saturating_mul(CLUSTER_WIDE_K_PER) >= m
+    };
+    k > 0 && m > CLUSTER_MIN_ROW && cluster_shape(launch, limits).is_some_and(|(s, _)| pays(s))
 }
 
 /// Blocks per row and threads per block of `launch` as cluster rows, where a cluster holds it
-/// and every cluster fits the device at once.
+/// and every cluster fits the device at once: a wide cluster where one does
+/// ([`wide_cluster_shape`]), else a portable one.
 fn cluster_shape(launch: &Launch, limits: &DeviceLimits) -> Option<(usize, usize)> {
     let Launch { n, m, elem, .. } = *launch;
     if elem.wide() || limits.max_cluster < 2 || n == 0 {
         return None;
     }
-    let size = m.div_ceil(CLUSTER_SPAN).clamp(2, limits.max_cluster);
-    let threads = m.div_ceil(size * BLOCK_EPL).next_multiple_of(32).max(64);
-    let fits = threads <= 1024 && n.checked_mul(size)? <= limits.sm_count;
-    fits.then_some((size, threads))
+    wide_cluster_shape(n, m, limits).or_else(|| portable_cluster_shape(n, m, limits))
+}
+
+/// [`WIDE_CLUSTER`] blocks a row, for rows past [`CLUSTER_MAX_ROW`] on a device that launches
+/// them, where every cluster runs at once ([`WIDE_CLUSTER_SHARED_THREADS`],
+/// [`WIDE_CLUSTER_ROWS`]).
+fn wide_cluster_shape(n: usize, m: usize, limits: &DeviceLimits) -> Option<(usize, usize)> {
+    if m <= CLUSTER_MAX_ROW || limits.max_cluster < WIDE_CLUSTER {
+        return None;
+    }
+    let threads = block_threads(m, WIDE_CLUSTER);
+    let at_once = if threads <= WIDE_CLUSTER_SHARED_THREADS {
+        n.checked_mul(WIDE_CLUSTER)? <= limits.sm_count
+    } else {
+        n <= WIDE_CLUSTER_ROWS
+    };
+    (threads <= 1024 && at_once).then_some((WIDE_CLUSTER, threads))
+}
+
+/// ⌈M / [`CLUSTER_SPAN`]⌉ blocks a row, 2 to [`PORTABLE_CLUSTER`], where the blocks number at
+/// most the SMs.
+fn portable_cluster_shape(n: usize, m: usize, limits: &DeviceLimits) -> Option<(usize, usize)> {
+    let size = m.div_ceil(CLUSTER_SPAN).clamp(2, limits.max_cluster.min(PORTABLE_CLUSTER));
+    let threads = block_threads(m, size);
+    (threads <= 1024 && n.checked_mul(size)? <= limits.sm_count).then_some((size, threads))
+}
+
+/// Threads of each of `size` blocks holding a row of `m` ([`BLOCK_EPL`] keys a thread), whole
+/// warps, at least two.
+fn block_threads(m: usize, size: usize) -> usize {
+    m.div_ceil(size * BLOCK_EPL).next_multiple_of(32).max(64)
 }
 
 /// The plan of `launch` as cluster rows ([`clusters`] says where it applies).
@@ -82,10 +128,15 @@ pub fn cluster_plan(launch: &Launch, limits: &DeviceLimits) -> Result<Plan, Plan
     })
 }
 
-/// Blocks per cluster the device launches (its `max_cluster`): the portable size on devices
-/// that launch clusters, else 1.
-pub fn max_cluster_of(launches_clusters: bool) -> usize {
-    if launches_clusters { PORTABLE_CLUSTER } else { 1 }
+/// Blocks per cluster the device launches (its `max_cluster`): [`WIDE_CLUSTER`] on compute
+/// capability 9.x (the cluster kernel opts in to the non-portable size when it is loaded), the
+/// portable size on other devices that launch clusters, else 1.
+pub fn max_cluster_of(launches_clusters: bool, capability_major: usize) -> usize {
+    match (launches_clusters, capability_major) {
+        (false, _) => 1,
+        (true, 9) => WIDE_CLUSTER,
+        (true, _) => PORTABLE_CLUSTER,
+    }
 }
 
 #[cfg(test)]
@@ -140,6 +191,38 @@ mod tests {
         let p = cluster_plan(&bf16, &H200).unwrap();
         assert_eq!((p.unit.elem_type(), p.dynamic_shared), (ElemType::Bf16, 0));
         assert!(cluster_plan(&launch(2, 65_536, 1024), &H200).unwrap().dynamic_shared > 0);
+    }
+
+    /// On a device of wide clusters, rows past [`CLUSTER_MAX_ROW`] take 16 blocks whatever k
+    /// is, where every cluster runs at once; narrower rows keep at most 8; the rest as on a
+    /// device of portable clusters.
+    #[test]
+    fn rows_past_the_portable_clusters_take_wide_ones_where_the_device_has_them() {
+        let wide = DeviceLimits { max_cluster: WIDE_CLUSTER, ..H200 };
+        let p = cluster_plan(&launch(1, 163_840, 64), &wide).unwrap();
+        assert_eq!((p.cluster, p.block, p.grid), (16, 320, 16));
+        assert!(clusters(&launch(1, 163_840, 64), &wide));
+        assert!(!clusters(&launch(1, 163_840, 64), &H200)); // k too small for 8 blocks
+        let p = cluster_plan(&launch(4, 500_000, 2048), &wide).unwrap();
+        assert_eq!((p.cluster, p.block, p.grid), (16, 992, 64));
+        assert!(clusters(&launch(1, 16 * 32 * 1024, 20), &wide));
+        assert!(!clusters(&launch(1, 16 * 32 * 1024 + 1, 8192), &wide));
+        // at most 8 blocks up to CLUSTER_MAX_ROW
+        let p = cluster_plan(&launch(1, CLUSTER_MAX_ROW, 64), &wide).unwrap();
+        assert_eq!((p.cluster, p.block), (8, 512));
+        // blocks of up to 512 threads: as many rows as the SMs take; wider blocks: 4 rows
+        assert!(clusters(&launch(8, 262_144, 64), &wide));
+        assert!(!clusters(&launch(9, 262_144, 64), &wide));
+        assert!(clusters(&launch(4, 262_145, 64), &wide));
+        assert!(!clusters(&launch(5, 262_145, 64), &wide));
+        // where 16 blocks do not run at once, 8 as on a device of portable clusters
+        let p = cluster_plan(&launch(16, 163_840, 2048), &wide).unwrap();
+        assert_eq!((p.cluster, p.grid), (8, 128));
+        assert!(clusters(&launch(16, 163_840, 2048), &wide));
+        assert!(!clusters(&launch(16, 163_840, 64), &wide));
+        assert_eq!(max_cluster_of(true, 9), WIDE_CLUSTER);
+        assert_eq!(max_cluster_of(true, 10), PORTABLE_CLUSTER);
+        assert_eq!(max_cluster_of(false, 9), 1);
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub mod wide;
 
 pub use cluster::{
     CLUSTER_MAX_ROW, CLUSTER_MIN_ROW, CLUSTER_SPAN, CLUSTER_WIDE_K_PER, PORTABLE_CLUSTER,
-    cluster_plan, clusters,
+    WIDE_CLUSTER, WIDE_CLUSTER_ROWS, WIDE_CLUSTER_SHARED_THREADS, cluster_plan, clusters,
 };
 pub use error::PlanError;
 pub use grouped::{GROUPED_MAX_BLOCKS, GROUPED_WARPS, GroupedLaunch, grouped_launch};

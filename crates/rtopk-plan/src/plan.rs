@@ -88,7 +88,8 @@ pub struct DeviceLimits {
     /// Shared memory a block may opt in to, in bytes.
     pub shared_optin_bytes: usize,
     /// Blocks per thread-block cluster the device launches: 1 where it launches none (compute
-    /// capability below 9.0), else [`crate::cluster::PORTABLE_CLUSTER`].
+    /// capability below 9.0), [`crate::cluster::WIDE_CLUSTER`] on 9.x, else
+    /// [`crate::cluster::PORTABLE_CLUSTER`] ([`crate::cluster::max_cluster_of`]).
     pub max_cluster: usize,
 }
 
@@ -98,8 +99,8 @@ pub struct DeviceLimits {
 /// Specifications").
 pub const PRESETS: [(&str, DeviceLimits); 3] = [
     ("a100", DeviceLimits { sm_count: 108, shared_optin_bytes: 163 * 1024, max_cluster: 1 }),
-    ("h100", DeviceLimits { sm_count: 132, shared_optin_bytes: 227 * 1024, max_cluster: 8 }),
-    ("h200", DeviceLimits { sm_count: 132, shared_optin_bytes: 227 * 1024, max_cluster: 8 }),
+    ("h100", DeviceLimits { sm_count: 132, shared_optin_bytes: 227 * 1024, max_cluster: 16 }),
+    ("h200", DeviceLimits { sm_count: 132, shared_optin_bytes: 227 * 1024, max_cluster: 16 }),
 ];
 
 impl DeviceLimits {

@@ -1517,8 +1517,9 @@ mod tests {
                 assert!(p.steps.iter().all(|s| s.unit.family() != Family::ClusterRows));
             }
         }
-        // a ragged split (no counts) whose second stage, 147 chunks' candidates, is a cluster
-        let l = launch(1, 300_000, 1024);
+        // a ragged split (no counts) whose second stage, 37 chunks' candidates, is a cluster
+        // (rows past a wide cluster's registers split)
+        let l = launch(1, 600_000, 1024);
         let p = program_ragged(&l, &h200, Strategy::Auto, false, lengths).unwrap();
         check(&p);
         let last = p.steps.iter().rev().find(|s| matches!(s.kernel, Kernel::Select(_)));

@@ -14,9 +14,9 @@ fn assert_same_answer(got: &Selection, want: &Selection, what: &str) {
 
 #[test]
 fn the_simulated_kernel_splits_a_long_row_only_without_iteration_counts() {
-    // One row wider than the split threshold, and than cluster rows take for a small k
-    // (rtopk-plan's CLUSTER_MAX_ROW): without counts the route splits it.
-    let x = Family::Normal.matrix(1, 140_000, 5).unwrap();
+    // One row wider than the split threshold, and than a cluster's registers hold (16 blocks
+    // of 1024 threads: rtopk-plan's WIDE_CLUSTER): without counts the route splits it.
+    let x = Family::Normal.matrix(1, 600_000, 5).unwrap();
     for opts in [Options::default(), Options { mode: Mode::Smallest, sorted: true }] {
         let plain = Request::builder("sim").k(37).options(opts).build().unwrap();
         let counted = Request::builder("sim").k(37).options(opts).iterations(true).build();

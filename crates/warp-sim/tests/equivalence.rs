@@ -205,6 +205,8 @@ fn cluster_rows_equal_bisect() {
         // blocks of 13 warps, whose counts meet in the block first (cluster_sum); the others
         // have at most 8, each warp adding its own
         ("wide-ties", 1, 100_000, 2048, Mode::Smallest, Bisect::exact(), false),
+        // past 131072: a wide cluster of 16 blocks (rtopk-plan's WIDE_CLUSTER), k small
+        ("hostile", 1, 140_001, 64, Mode::Largest, Bisect::exact(), true),
     ] {
         let x = generate(dist, n, m, &mut rng);
         let config = SimConfig { sorted, ..SimConfig::default() };
@@ -212,10 +214,22 @@ fn cluster_rows_equal_bisect() {
             .unwrap_or_else(|e| panic!("{dist} {n} x {m} k={k}: {e}"));
         assert_eq!(fam, Family::ClusterRows, "{dist} {n} x {m} k={k}");
     }
-    // a split row whose second stage (19 chunks' 1024 candidates each) is a cluster row
+    let args = KernelArgs {
+        n: 1,
+        m: 140_001,
+        k: 64,
+        mode: Mode::Largest,
+        bisect: Bisect::exact(),
+        mutant: None,
+    };
+    let route = Simulator::new(SimConfig::default()).route(&args).unwrap();
+    assert_eq!(route.plans()[0].cluster, 16, "the 140001-wide row's cluster");
+    // a split row whose second stage (19 chunks' 1024 candidates each) is a cluster row, on a
+    // device of portable clusters (with wide ones the row is one cluster)
     let (m, k) = (300_000, 1024);
     let x = generate("hostile", 1, m, &mut rng);
-    let config = SimConfig { counts: false, ..SimConfig::default() };
+    let portable = warp_sim::DeviceLimits { max_cluster: 8, ..SimConfig::default().limits };
+    let config = SimConfig { counts: false, limits: portable, ..SimConfig::default() };
     let args =
         KernelArgs { n: 1, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
     let route = Simulator::new(config).route(&args).unwrap();
