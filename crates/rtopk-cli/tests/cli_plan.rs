@@ -89,8 +89,9 @@ fn unknown_gpus_and_bad_shapes_exit_2() {
 fn select_sim_coverage_names_the_programs_steps_and_branches() {
     let dir = tempfile::TempDir::new().unwrap();
     let x = dir.path().join("x.npy");
-    // past the rows cluster rows take for a small k (rtopk-plan's CLUSTER_MAX_ROW)
-    let (n, m) = (1, 140_000);
+    // past the rows a cluster's registers hold (16 blocks of 1024 threads: rtopk-plan's
+    // WIDE_CLUSTER)
+    let (n, m) = (1, 600_000);
     let data: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 10007) as f32 - 5000.0).collect();
     common::write_f32(&x, n, m, &data);
     let v = dir.path().join("v.npy");

@@ -749,8 +749,9 @@ fn cluster_unit<E: Element>(
 }
 
 /// A ragged split whose second stage is the cluster twin (one row of 300000 at k = 1024, no
-/// counts: 147 chunks' candidates, of the row's own length), and hinted rows over clusters:
-/// the oracle's answer; the seeded bug `LoadPastM` reads past a row's length and is reported.
+/// counts: 147 chunks' candidates, of the row's own length) on a device of portable clusters,
+/// the same rows over wide clusters (16 blocks a row), and hinted rows over clusters: the
+/// oracle's answer; the seeded bug `LoadPastM` reads past a row's length and is reported.
 #[test]
 fn ragged_splits_and_hints_over_clusters() {
     let (n, m, k) = (2usize, 300_000usize, 1024usize);
@@ -764,7 +765,8 @@ fn ragged_splits_and_hints_over_clusters() {
         random_hints: Vec::new(),
     };
     poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
-    let config = SimConfig { counts: false, ..SimConfig::default() };
+    let portable = warp_sim::DeviceLimits { max_cluster: 8, ..SimConfig::default().limits };
+    let config = SimConfig { counts: false, limits: portable, ..SimConfig::default() };
     let lengths: Vec<u32> = shape.lengths.iter().map(|&l| l as u32).collect();
     let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
     let data = RowData { lengths: Some(&lengths), ..RowData::default() };
@@ -773,6 +775,11 @@ fn ragged_splits_and_hints_over_clusters() {
     let last = *got.route.plans().last().unwrap();
     assert_eq!((got.route.depth(), last.unit.to_string()), (1, "rtopk_cluster_rows".into()));
     check(config, (n, m, &x), &shape, Mode::Largest, Bisect::exact()).unwrap();
+    let wide = SimConfig { counts: false, ..SimConfig::default() };
+    let got = Simulator::new(wide).run_ragged(&x, &args, data).unwrap();
+    let plan = (got.route.depth(), got.plan.unit.to_string(), got.plan.cluster);
+    assert_eq!(plan, (0, "rtopk_cluster_rows_ragged".into(), 16));
+    check(wide, (n, m, &x), &shape, Mode::Largest, Bisect::exact()).unwrap();
     // a row of 40000 read past its length under LoadPastM, over a cluster
     let (n, m) = (2usize, 40_000usize);
     let x: Vec<f32> = (0..n * m).map(|i| (i % 37) as f32).collect();
