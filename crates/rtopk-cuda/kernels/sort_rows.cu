@@ -1,12 +1,95 @@
-// The block sort of the sorted output: rtopk_sort_rows, one block per row (k > 1024).
+// The block sort of the sorted output: rtopk_sort_rows, one block per row (k > 1024, and k > 256
+// on few rows).
 
 #include "sort.cuh"
 
+// Positions a thread of the block sort holds in registers where the row's ranks fit shared
+// memory and pow2 >= SORT_BLOCK_REGISTERS_MIN (rtopk-plan's SORT_BLOCK_EPL and
+// SORT_BLOCK_REGISTERS_MIN): the block has pow2 / SORT_BLOCK_EPL threads. Shorter rows take one
+// thread per compare-exchange of a step over shared memory (bitonic_sort).
+#define SORT_BLOCK_EPL 8
+#define SORT_BLOCK_REGISTERS_MIN 2048u
+// Positions of one warp's registers: network steps whose partners are closer run in a warp.
+#define SORT_BLOCK_SPAN (32u * SORT_BLOCK_EPL)
+
+// Thread t's positions E t + e sit at word e threads + t of the shared ranks (so that a warp's
+// stores and loads of one register are consecutive words).
+__device__ __forceinline__ void store_block_ranks(const SharedRanks& s, u32 t, u32 threads,
+                                                  const u64 (&rank)[SORT_BLOCK_EPL]) {
+#pragma unroll
+    for (int e = 0; e < SORT_BLOCK_EPL; ++e) s.r[(u32)e * threads + t] = rank[e];
+}
+
+__device__ __forceinline__ void load_block_ranks(const SharedRanks& s, u32 t, u32 threads,
+                                                 u64 (&rank)[SORT_BLOCK_EPL]) {
+#pragma unroll
+    for (int e = 0; e < SORT_BLOCK_EPL; ++e) rank[e] = s.r[(u32)e * threads + t];
+}
+
+// One step of the bitonic network whose partners lie in different warps (stride >= SPAN):
+// pairs (p, p ^ stride) of positions p = E q + e, at words e threads + q and e threads +
+// (q ^ stride / E), ascending in sorted order where p & size == 0; thread t takes every
+// threads-th pair, consecutive pairs at consecutive words.
+__device__ __forceinline__ void shared_step(const SharedRanks& s, u32 t, u32 threads, u32 size,
+                                            u32 stride) {
+    u32 half = threads >> 1, d = stride / SORT_BLOCK_EPL;
+    for (u32 c = t; c < SORT_BLOCK_EPL * half; c += threads) {
+        u32 e = c / half, cc = c % half;
+        u32 off = cc & (d - 1u), q = (cc - off) * 2u + off;
+        u32 i = e * threads + q, j = i + d;
+        if ((q & (size / SORT_BLOCK_EPL)) == 0u) s.order(i, j);
+        else s.order(j, i);
+    }
+}
+
+// The block sort's network over pow2 positions, SORT_BLOCK_EPL a thread (position E t + e):
+// the steps whose partners lie within a warp's SPAN positions in registers and shuffles
+// (bitonic_network up to SPAN, then bitonic_step), the others in shared memory between
+// barriers (shared_step). Every thread of the block reaches each barrier.
+__device__ void block_bitonic_network(u64 (&rank)[SORT_BLOCK_EPL], const SharedRanks& s, u32 t,
+                                      u32 threads, u32 pow2) {
+    bitonic_network<SORT_BLOCK_EPL, 32, false>(rank, t, FULL_MASK);
+    for (u32 size = 2u * SORT_BLOCK_SPAN; size <= pow2; size <<= 1) {
+        store_block_ranks(s, t, threads, rank);
+        __syncthreads();
+        u32 stride = size >> 1;
+        for (; stride >= SORT_BLOCK_SPAN; stride >>= 1) {
+            shared_step(s, t, threads, size, stride);
+            __syncthreads();
+        }
+        load_block_ranks(s, t, threads, rank);
+        for (; stride > 0u; stride >>= 1) bitonic_step<SORT_BLOCK_EPL>(rank, t, FULL_MASK, size, stride);
+    }
+}
+
+// A row's ranks in registers (in_shared): register e of thread t takes result e threads + t (the
+// block's threads read consecutive results together; positions past n hold the rank that sorts
+// after every result), the network (block_bitonic_network), then thread t writes positions
+// E t .. E t + E - 1 below n. pow2 >= SORT_BLOCK_REGISTERS_MIN > SPAN, so the network's barriers
+// come between every thread's loads of the row's results and any thread's writes over them.
+__device__ void sort_block_row(const SharedRanks& s, const elem_t* row_in, elem_t* val, idx_t* idx,
+                               u32 n, u32 pow2, u32 t, u32 threads, float sign) {
+    u64 rank[SORT_BLOCK_EPL];
+#pragma unroll
+    for (int e = 0; e < SORT_BLOCK_EPL; ++e) {
+        u32 j = (u32)e * threads + t;
+        rank[e] = j < n ? sort_rank(own_key(val[j], sign), (u32)idx[j]) : sort_rank(0u, 0xffffffffu);
+    }
+    block_bitonic_network(rank, s, t, threads, pow2);
+#pragma unroll
+    for (int e = 0; e < SORT_BLOCK_EPL; ++e) {
+        u32 p = t * SORT_BLOCK_EPL + (u32)e;
+        if (p < n) write_result(p, (u32)rank[e], ~(u32)(rank[e] >> 32), row_in, val, idx, sign);
+    }
+}
+
 // Puts each row's k results (index order, from the selection) in sorted order (docs/contract.md §1:
 // value order of the mode, ties by ascending index). pow2 = k rounded up to a power of two;
-// row_threads threads per row, blockDim.x / row_threads rows per block. in_shared: the block's
-// rows sit in dynamic shared memory as ranks (pow2 words of 8 bytes per row) and values are
-// rebuilt as in write_result; otherwise each row is sorted in place in global memory.
+// row_threads threads per row, blockDim.x / row_threads rows per block. in_shared: from
+// SORT_BLOCK_REGISTERS_MIN positions the row's ranks in registers, SORT_BLOCK_EPL a thread
+// (sort_block_row), the steps between warps through dynamic shared memory (pow2 words of 8
+// bytes per row); below it every step through shared memory (bitonic_sort over SharedRanks);
+// values rebuilt as in write_result. Otherwise each row is sorted in place in global memory.
 extern "C" __global__ void rtopk_sort_rows(const elem_t* x, elem_t* out_val, idx_t* out_idx,
                                            u64 n_rows, u32 m, u32 k, int smallest, u32 pow2,
                                            u32 row_threads, int in_shared, const u32* lengths,
@@ -27,10 +110,14 @@ extern "C" __global__ void rtopk_sort_rows(const elem_t* x, elem_t* out_val, idx
         return;
     }
     SharedRanks s{smem_ranks + (u64)slot * pow2};
+    const elem_t* row_in = x + (row_id < n_rows ? row_id : 0u) * (u64)m;
+    if (pow2 >= SORT_BLOCK_REGISTERS_MIN) {  // launch-uniform
+        sort_block_row(s, row_in, val, idx, n, pow2, t, row_threads, sign);
+        return;
+    }
     for (u32 i = t; i < n; i += row_threads) s.r[i] = sort_rank(own_key(val[i], sign), (u32)idx[i]);
     __syncthreads();
     bitonic_sort(s, n, pow2, t, row_threads);
-    const elem_t* row_in = x + (row_id < n_rows ? row_id : 0u) * (u64)m;
     for (u32 i = t; i < n; i += row_threads) {
         u64 r = s.r[i];
         write_result(i, (u32)r, ~(u32)(r >> 32), row_in, val, idx, sign);

@@ -280,6 +280,19 @@ impl KernelFiles {
 mod tests {
     use super::*;
 
+    /// The block sort's positions a thread and the rows that take them, which the plan's block
+    /// size assumes, are the kernel's.
+    #[test]
+    fn the_block_sort_holds_the_plans_positions_a_thread() {
+        let files = KernelFiles::embedded();
+        let src = Unit::single(Family::SortRows).source(&files).unwrap();
+        let epl = rtopk_plan::plan::SORT_BLOCK_EPL;
+        assert_eq!(src.matches("#define SORT_BLOCK_EPL ").count(), 1);
+        assert!(src.contains(&format!("#define SORT_BLOCK_EPL {epl}\n")), "SORT_BLOCK_EPL {epl}");
+        let min = rtopk_plan::plan::SORT_BLOCK_REGISTERS_MIN;
+        assert!(src.contains(&format!("#define SORT_BLOCK_REGISTERS_MIN {min}u\n")), "{min}");
+    }
+
     #[test]
     fn a_units_source_has_its_files_once_and_its_entry_point_last() {
         let files = KernelFiles::embedded();

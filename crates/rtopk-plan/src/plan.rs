@@ -78,6 +78,17 @@ pub const SORT_SHARED_MAX: usize = 4096;
 pub const SORT_BLOCK_MIN_K: usize = 256;
 /// Rows per SM up to which k past [`SORT_BLOCK_MIN_K`] takes the block sort.
 pub const SORT_BLOCK_ROWS_PER_SM: usize = 8;
+/// Positions a thread of the block sort holds in registers where the row's ranks fit shared
+/// memory and pad to at least [`SORT_BLOCK_REGISTERS_MIN`] (`SORT_BLOCK_EPL` of
+/// kernels/sort_rows.cu): the steps within a warp's 32 of them run in registers and shuffles,
+/// only the others through shared memory between barriers.
+pub const SORT_BLOCK_EPL: usize = 8;
+/// Positions from which the block sort holds a row in registers ([`SORT_BLOCK_EPL`] a
+/// thread); below, one thread per compare-exchange of a step over shared memory. On an H200
+/// (results/cuda/2026-11-30-block-sort-h200) the registers took one row's sort of 2048 from
+/// 28.4 to 21.7 µs and of 4096 from 58.1 to 35.9 (Nsight Compute, cold caches), while at 512
+/// and 1024 positions sorted calls of 1-512 rows took 0.93-1.05x their time.
+pub const SORT_BLOCK_REGISTERS_MIN: usize = 2048;
 
 /// What the plan needs to know of the device (rtopk-cuda reads it from the device; the
 /// simulator takes an H100's unless told otherwise).
@@ -217,9 +228,9 @@ pub struct SortPlan {
     pub shape: Option<SortShape>,
 }
 
-/// How the block sort (rows of k > 1024 results, one block each) covers a row: `pow2` = k
-/// rounded up to a power of two, `row_threads` threads, `in_shared` false for rows sorted in
-/// place in global memory.
+/// How the block sort (rows of k > [`SORT_BLOCK_MIN_K`] results, one block each) covers a row:
+/// `pow2` = k rounded up to a power of two, `row_threads` threads, `in_shared` false for rows
+/// sorted in place in global memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct SortShape {
     /// k rounded up to a power of two.
@@ -231,12 +242,17 @@ pub struct SortShape {
 }
 
 impl SortShape {
-    /// The block sort's shape for rows of `k` results (k <= 2^31).
+    /// The block sort's shape for rows of `k` results (`k <= 2^31`): in shared memory from
+    /// [`SORT_BLOCK_REGISTERS_MIN`] positions, [`SORT_BLOCK_EPL`] a thread; else one thread
+    /// per compare-exchange of a step, up to 512 (shared) or 1024 (global memory).
     fn for_k(k: usize) -> (Self, u32) {
         let pow2 = k.next_power_of_two();
         let in_shared = pow2 <= SORT_SHARED_MAX;
-        // one thread per compare-exchange of a step, up to 512 (shared) or 1024 (global)
-        let row_threads = (pow2 / 2).clamp(1, if in_shared { 512 } else { 1024 });
+        let row_threads = if in_shared && pow2 >= SORT_BLOCK_REGISTERS_MIN {
+            pow2 / SORT_BLOCK_EPL
+        } else {
+            (pow2 / 2).clamp(1, if in_shared { 512 } else { 1024 })
+        };
         let smem = if in_shared { pow2 * 8 } else { 0 };
         let u = |v: usize| v as u32; // all <= 2^31 for k <= 2^31 (checked by the caller)
         (Self { pow2: u(pow2), row_threads: u(row_threads), in_shared }, u(smem))
@@ -732,8 +748,8 @@ mod tests {
         let s = sorted(3, 9000, 1025).unwrap();
         assert_eq!(s.unit.to_string(), "rtopk_sort_rows");
         let shape = s.shape.unwrap();
-        assert_eq!((shape.pow2, shape.row_threads, shape.in_shared), (2048, 512, true));
-        assert_eq!((s.grid, s.block, s.dynamic_shared), (3, 512, 2048 * 8));
+        assert_eq!((shape.pow2, shape.row_threads, shape.in_shared), (2048, 256, true));
+        assert_eq!((s.grid, s.block, s.dynamic_shared), (3, 256, 2048 * 8));
         let s = sorted(3, 9000, 4097).unwrap().shape.unwrap();
         assert_eq!((s.pow2, s.row_threads, s.in_shared), (8192, 1024, false));
         let p = plan(&Launch { sorted: true, ..launch(3, 9000, 2000) }, &H100, Strategy::Auto);
@@ -742,11 +758,19 @@ mod tests {
 
     #[test]
     fn block_sort_shape_covers_every_pair_and_fits_shared_memory() {
-        for k in (1025..=70_000).step_by(97).chain([1025, 2047, 2048, 4096, 4097, 65536]) {
+        let ks = (257..=70_000).step_by(97).chain([257, 512, 1000, 1025, 2047, 2048, 4096, 4097]);
+        for k in ks.chain([65536]) {
             let (s, smem) = SortShape::for_k(k);
             assert!(s.pow2 as usize >= k && (s.pow2 as usize) < 2 * k, "k={k}");
             assert!(s.row_threads <= s.pow2 / 2 && s.row_threads <= 1024, "k={k} {s:?}");
             assert_eq!(s.in_shared, k <= SORT_SHARED_MAX, "k={k}");
+            if s.in_shared && s.pow2 as usize >= SORT_BLOCK_REGISTERS_MIN {
+                // every position in a register of one of the block's whole warps
+                assert_eq!(s.row_threads as usize * SORT_BLOCK_EPL, s.pow2 as usize, "k={k}");
+                assert!(s.row_threads >= 64 && s.row_threads % 32 == 0, "k={k} {s:?}");
+            } else {
+                assert_eq!(s.row_threads, (s.pow2 / 2).min(1024), "k={k}");
+            }
             if s.in_shared {
                 assert_eq!(smem as usize, s.pow2 as usize * 8, "k={k}");
                 assert!(smem <= 48 * 1024, "k={k} {s:?}: over the default shared memory");

@@ -592,3 +592,33 @@ fn every_warp_sort_width_sorts_like_bisect() {
         [8, 16, 32, 64, 128, 256, 512, 1024].map(|w| format!("rtopk_sort_warp_rows_{w}")).into();
     assert_eq!(widths, want);
 }
+
+/// The block sort (`rtopk_sort_rows`) on every power of two it takes in shared memory — 512
+/// and 1024 positions one compare-exchange a thread, 2048 and 4096 in registers
+/// (`SORT_BLOCK_EPL` ranks a thread, the steps between warps through shared memory) — k
+/// filling it or one past the narrower, hostile rows and ties, both modes; and past 4096 in
+/// place in global memory: bisect's sorted answer, no finding.
+#[test]
+fn the_block_sort_sorts_like_bisect() {
+    let mut rng = StdRng::seed_from_u64(37);
+    let config = SimConfig { sorted: true, ..SimConfig::default() };
+    for (n, k, dist, shared) in [
+        (3, 257, "hostile", true),
+        (2, 512, "ties", true),
+        (1, 777, "hostile", true),
+        (2, 1025, "ties", true),
+        (1, 2048, "hostile", true),
+        (1, 4096, "ties", true),
+        (1, 4097, "hostile", false),
+    ] {
+        let m = 2 * k + 5;
+        let x = generate(dist, n, m, &mut rng);
+        let mode = if k % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+        check(config, n, m, &x, k, mode, Bisect::exact())
+            .unwrap_or_else(|e| panic!("{dist} {n} x {m} k={k}: {e}"));
+        let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
+        let sort = Simulator::new(config).run(&x, &args).unwrap().plan.sort.expect("a sort");
+        assert_eq!(sort.unit.to_string(), "rtopk_sort_rows", "k={k}");
+        assert_eq!(sort.shape.map(|s| s.in_shared), Some(shared), "k={k}");
+    }
+}

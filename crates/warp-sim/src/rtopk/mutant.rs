@@ -74,7 +74,9 @@ pub enum Mutant {
     /// `load_block_staged` reads its chunks back without the `__syncwarp()` after the other
     /// lanes' stores.
     StagedLoadsMissingSyncwarp,
-    /// `bitonic_sort` leaves out the `__syncthreads()` after each merge's first step.
+    /// The block sort leaves out its barriers between steps: `bitonic_sort` (in shared or
+    /// global memory) the `__syncthreads()` after each merge's first step,
+    /// `block_bitonic_network` the one after each `shared_step`.
     BitonicMissingBarrier,
     /// `sort_warp_row` loads all `LANES E` positions without the `j < k` test: past the row's
     /// results.

@@ -127,6 +127,11 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("row_aligned16", "sort.rs"),
     ("store_results", "sort.rs"),
     ("sort_warp_row", "sort.rs"),
+    ("store_block_ranks", "sort.rs"),
+    ("load_block_ranks", "sort.rs"),
+    ("shared_step", "sort.rs"),
+    ("block_bitonic_network", "sort.rs"),
+    ("sort_block_row", "sort.rs"),
     ("rtopk_sort_rows", "sort.rs"),
     // split rows' last step
     ("rtopk_split_gather", "split.rs"),

@@ -2,9 +2,12 @@
 //! second launch puts each row's k results, in index order from the selection, in sorted order
 //! (docs/contract.md §1: the mode's value order, ties by ascending index). `sort_warp_row`: a
 //! row per 8, 16 or 32 lanes, `E` results per lane in registers, a bitonic network of
-//! `bitonic_step`s (`bitonic_network`). Past 1024
-//! results, `rtopk_sort_rows`: one block per row, `bitonic_sort` over the row's ranks in
-//! shared memory (`SharedRanks`), or in place in global memory (`GlobalResults`).
+//! `bitonic_step`s (`bitonic_network`). Past 1024 results (past 256 on few rows),
+//! `rtopk_sort_rows`: one block per row — from 2048 positions `sort_block_row` with
+//! `SORT_BLOCK_EPL` ranks a thread in registers and the steps between warps through shared
+//! memory (`block_bitonic_network`), below that `bitonic_sort` over the row's ranks in shared
+//! memory (`SharedRanks`), past 4096 `bitonic_sort` in place in global memory
+//! (`GlobalResults`).
 
 use crate::engine::error::SimError;
 use crate::engine::global::Source;
@@ -16,6 +19,7 @@ use crate::rtopk::order::{ElemType, check_keys, own_key};
 use crate::rtopk::plan::SortShape;
 use crate::rtopk::select::{RowOut, result_value, write_result};
 use crate::rtopk::warp_rows::row_offset;
+use rtopk_plan::plan::{SORT_BLOCK_EPL, SORT_BLOCK_REGISTERS_MIN};
 
 /// What a sort launch reads and writes.
 #[derive(Clone, Copy)]
@@ -45,8 +49,8 @@ fn in_sorted_order(pairs: &[(u32, u32)], m: usize) -> bool {
         && pairs.iter().all(|&(_, i)| (i as usize) < m)
 }
 
-/// The row's results as `(key, index)` pairs after `rtopk_sort_rows`' network, looked at
-/// host-side (shared ranks, or the output in place), for the contract check.
+/// The row's results as `(key, index)` pairs after `bitonic_sort`, looked at host-side
+/// (shared ranks, or the output in place), for the contract check.
 fn sorted_pairs(
     w: &Warp<'_>,
     a: &KernelArgs,
@@ -67,7 +71,8 @@ fn sorted_pairs(
     }
 }
 
-/// The sorted row's contract check, by the row's first thread once the network is done.
+/// The sorted row's contract check after `bitonic_sort`, by the row's first thread once the
+/// network is done.
 fn check_sorted_row(
     w: &mut Warp<'_>,
     a: &KernelArgs,
@@ -310,8 +315,8 @@ pub(crate) async fn sort_warp_row(
     store_results(w, (p.out_val, bytes), (&off, &first, k), val_vec, &vals).await
 }
 
-/// Where `bitonic_sort` keeps a row's results: `order(i, j)` puts the smaller rank at
-/// position `i`, in the active lanes.
+/// Where `bitonic_sort` and `shared_step` keep a row's results: `order(i, j)` puts the
+/// smaller rank at position `i`, in the active lanes.
 trait Ranks {
     async fn order(&self, w: &mut Warp<'_>, i: &Lanes<u32>, j: &Lanes<u32>)
     -> Result<(), SimError>;
@@ -456,8 +461,174 @@ async fn each_pair<S: Ranks>(
     Ok(())
 }
 
+/// Positions of one warp's registers in the block sort (`SORT_BLOCK_SPAN`): network steps
+/// whose partners are closer run in a warp.
+const SORT_BLOCK_SPAN: u32 = 32 * SORT_BLOCK_EPL as u32;
+
+/// The shared words of rank word `h` (0 low, 1 high) of thread `t`'s position `E t + e`: word
+/// `e threads + t` of the ranks (a warp's accesses of one register are consecutive words).
+fn block_rank_words(s: SharedRanks, t: &Lanes<u32>, threads: u32, e: u32, h: u32) -> Lanes<u32> {
+    t.map(|t| s.base + 2 * (e * threads + t) + h)
+}
+
+/// `store_block_ranks`: thread `t`'s ranks into shared memory, position `E t + e` at word
+/// `e threads + t`.
+async fn store_block_ranks(
+    w: &mut Warp<'_>,
+    s: SharedRanks,
+    t: &Lanes<u32>,
+    threads: u32,
+    rank: &[Lanes<u64>],
+) -> Result<(), SimError> {
+    for (e, r) in rank.iter().enumerate() {
+        let label = "store_block_ranks: s.r[e * threads + t] = rank[e]";
+        w.st_shared(&block_rank_words(s, t, threads, e as u32, 0), &r.map(|r| r as u32), label)
+            .await?;
+        let hi = r.map(|r| (r >> 32) as u32);
+        w.st_shared(&block_rank_words(s, t, threads, e as u32, 1), &hi, label).await?;
+    }
+    Ok(())
+}
+
+/// `load_block_ranks`: thread `t`'s ranks back from shared memory (`store_block_ranks`' words).
+async fn load_block_ranks(
+    w: &mut Warp<'_>,
+    s: SharedRanks,
+    t: &Lanes<u32>,
+    threads: u32,
+    rank: &mut [Lanes<u64>],
+) -> Result<(), SimError> {
+    for (e, r) in rank.iter_mut().enumerate() {
+        let label = "load_block_ranks: rank[e] = s.r[e * threads + t]";
+        let lo = w.ld_shared(&block_rank_words(s, t, threads, e as u32, 0), label).await?;
+        let hi = w.ld_shared(&block_rank_words(s, t, threads, e as u32, 1), label).await?;
+        *r = rank_of(lo, hi);
+    }
+    Ok(())
+}
+
+/// `shared_step`: one step of the bitonic network whose partners lie in different warps
+/// (`stride >= SORT_BLOCK_SPAN`): pairs `(p, p ^ stride)` of positions `p = E q + e`, at words
+/// `e threads + q` and `e threads + (q ^ stride / E)`, ascending in sorted order where
+/// `p & size == 0`; thread `t` takes every threads-th pair, consecutive pairs at consecutive
+/// words.
+async fn shared_step(
+    w: &mut Warp<'_>,
+    s: SharedRanks,
+    t: &Lanes<u32>,
+    threads: u32,
+    (size, stride): (u32, u32),
+) -> Result<(), SimError> {
+    let epl = SORT_BLOCK_EPL as u32;
+    let (half, d) = (threads / 2, stride / epl);
+    let mut c = *t;
+    let mut base = 0;
+    while base < epl * half {
+        let q = c.map(|c| {
+            let cc = c % half;
+            let off = cc & (d - 1);
+            (cc - off) * 2 + off
+        });
+        let i = c.zip(&q, |c, q| (c / half) * threads + q);
+        let j = i.map(|i| i + d);
+        let up = q.map(|q| q & (size / epl) == 0);
+        let (lo, hi) = (Lanes::select(&up, &i, &j), Lanes::select(&up, &j, &i));
+        s.order(w, &lo, &hi).await?;
+        c = c.map(|c| c + threads);
+        base += threads;
+    }
+    Ok(())
+}
+
+/// `block_bitonic_network`: the block sort's network over `pow2` positions, `SORT_BLOCK_EPL` a
+/// thread (position `E t + e`): the steps whose partners lie within a warp's
+/// `SORT_BLOCK_SPAN` positions in registers and shuffles (`bitonic_network` up to the span,
+/// then `bitonic_step`), the others in shared memory between barriers (`shared_step`).
+async fn block_bitonic_network(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    s: SharedRanks,
+    (t, threads, pow2): (&Lanes<u32>, u32, u32),
+    rank: &mut [Lanes<u64>],
+) -> Result<(), SimError> {
+    bitonic_network(w, rank, (t, FULL_MASK, 32))?;
+    let mut size = 2 * SORT_BLOCK_SPAN;
+    while size <= pow2 {
+        store_block_ranks(w, s, t, threads, rank).await?;
+        w.syncthreads("block_bitonic_network: __syncthreads() (after the stores)").await?;
+        let mut stride = size / 2;
+        while stride >= SORT_BLOCK_SPAN {
+            shared_step(w, s, t, threads, (size, stride)).await?;
+            if !a.has(Mutant::BitonicMissingBarrier) {
+                w.syncthreads("block_bitonic_network: __syncthreads() (after a shared step)")
+                    .await?;
+            }
+            stride /= 2;
+        }
+        load_block_ranks(w, s, t, threads, rank).await?;
+        while stride > 0 {
+            bitonic_step(w, rank, (t, FULL_MASK), size, stride)?;
+            stride /= 2;
+        }
+        size *= 2;
+    }
+    Ok(())
+}
+
+/// `sort_block_row`: a row's ranks in registers — register `e` of thread `t` takes result
+/// `e threads + t` (positions past n hold the rank that sorts after every result) — the
+/// network (`block_bitonic_network`), then thread `t` writes positions `E t .. E t + E` below
+/// n. `pow2 >= SORT_BLOCK_REGISTERS_MIN > SORT_BLOCK_SPAN`, so the network's barriers come
+/// between every thread's loads of the row's results and any thread's writes over them.
+async fn sort_block_row(
+    w: &mut Warp<'_>,
+    p: &SortParams<'_>,
+    s: SharedRanks,
+    out: &RowOut<'_>,
+    (n, pow2, t, threads): (u32, u32, &Lanes<u32>, u32),
+) -> Result<(), SimError> {
+    let a = &p.a;
+    let epl = SORT_BLOCK_EPL as u32;
+    let mut rank = vec![Lanes::splat(sort_rank(0, u32::MAX)); SORT_BLOCK_EPL];
+    for (e, r) in rank.iter_mut().enumerate() {
+        let j = t.map(|t| e as u32 * threads + t);
+        let saved = w.push_active(&j.map(|j| j < n), "sort_block_row: j < n")?;
+        let addr = w.add_u64(&out.out_off, &j.map(u64::from), "sort_block_row: val + j")?;
+        let v = w.ld_global(p.out_val, &addr, "sort_block_row: val[j]").await?;
+        let ix = w.ld_global(p.out_idx, &addr, "sort_block_row: idx[j]").await?;
+        let key = v.map(|v| own_key(a, p.elem, v, a.sign()));
+        let label = "sort: own_key is docs/contract.md §1's key";
+        check_keys(w, a.mode, p.elem, &v, &key, w.active_mask(), label)?;
+        let got = key.zip(&ix, sort_rank);
+        w.assign(r, &got);
+        w.pop_active(saved);
+    }
+    block_bitonic_network(w, a, s, (t, threads, pow2), &mut rank).await?;
+    let first = t.map(|t| t * epl);
+    if w.checks() {
+        let pairs: Vec<(u32, u32)> = (0..32)
+            .filter(|&l| w.active_mask() >> l & 1 == 1)
+            .flat_map(|l| (0..SORT_BLOCK_EPL).map(move |e| (l, e)))
+            .filter(|&(l, e)| first.lane(l) + (e as u32) < n)
+            .map(|(l, e)| (!((rank[e].lane(l) >> 32) as u32), rank[e].lane(l) as u32))
+            .collect();
+        let label = "sort_block_row: the warp's results in sorted order";
+        w.check_that(in_sorted_order(&pairs, a.m), label)?;
+    }
+    for (e, r) in rank.iter().enumerate() {
+        let pos = first.map(|f| f + e as u32);
+        let saved = w.push_active(&pos.map(|p| p < n), "sort_block_row: p < n")?;
+        let key = r.map(|r| !((r >> 32) as u32));
+        write_result(w, out, &pos, &r.map(|r| r as u32), &key).await?;
+        w.pop_active(saved);
+    }
+    Ok(())
+}
+
 /// `rtopk_sort_rows`: one block per row (`row_threads` threads per row), the row's ranks in
-/// shared memory, or sorted in place in global memory.
+/// registers and shared memory from `SORT_BLOCK_REGISTERS_MIN` positions (`sort_block_row`),
+/// in shared memory below it (`bitonic_sort` over `SharedRanks`), or sorted in place in global
+/// memory.
 pub(crate) async fn rtopk_sort_rows(
     w: &mut Warp<'_>,
     p: &SortParams<'_>,
@@ -490,6 +661,9 @@ pub(crate) async fn rtopk_sort_rows(
         return check_sorted_row(w, a, &out, None, n, first);
     }
     let base = 2 * slot * shape.pow2;
+    if shape.pow2 >= SORT_BLOCK_REGISTERS_MIN as u32 {
+        return sort_block_row(w, p, SharedRanks { base }, &out, (n, shape.pow2, &t, rt)).await;
+    }
     let mut i = t;
     let mut at = 0;
     while at < n {
