@@ -170,8 +170,9 @@ fn sim_mutants_prints_the_catalog() {
 fn select_splits_a_long_row_only_without_iteration_counts() {
     let dir = TempDir::new().unwrap();
     let x = dir.path().join("x.npy");
-    // past the rows cluster rows take for a small k (rtopk-plan's CLUSTER_MAX_ROW)
-    let (n, m) = (1, 140_000);
+    // past the rows a cluster's registers hold (16 blocks of 1024 threads: rtopk-plan's
+    // WIDE_CLUSTER)
+    let (n, m) = (1, 600_000);
     let data: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 10007) as f32 * 0.5 - 9.0).collect();
     write_f32(&x, n, m, &data);
     let out = |name: &str| dir.path().join(name);
