@@ -40,8 +40,8 @@ pub const PORTABLE_CLUSTER: usize = 8;
 /// once a kernel opts in (CUDA Programming Guide, "Thread Block Clusters";
 /// `cudaFuncAttributeNonPortableClusterSizeAllowed`). Rows wider than [`CLUSTER_MAX_ROW`] take
 /// one where it holds them: on an H200 (results/cuda/2026-11-30-wide-clusters-h200) one to four
-/// rows of 163840 to 500000 took 0.63-0.97x the time of the split or of 8 blocks at k = 256 to
-/// 2048 (k = 64: 0.87-1.06x).
+/// rows of 163840 to 500000 took 0.61-0.96x the time of the split or of 8 blocks at k = 256 to
+/// 2048 (k = 64: 0.69-1.06x).
 pub const WIDE_CLUSTER: usize = 16;
 /// Threads a block of a wide cluster may hold and still share its SM with another block (two
 /// blocks of 512 threads fit an SM's registers): up to this, wide clusters of every row run at
