@@ -6,6 +6,7 @@
 #include "search.cuh"
 #include "select.cuh"
 #include "narrow.cuh"
+#include "floor.cuh"
 
 // Block-wide min and max key, through the per-warp slots.
 template <bool NARROWS, bool SKIPS>
@@ -134,7 +135,7 @@ __device__ __forceinline__ void load_block_slots(BlockRow<NARROWS, SKIPS>& row, 
 #endif
 }
 
-template <bool NARROWS, bool HINTS = false>
+template <bool NARROWS, bool HINTS = false, bool FLOOR = false>
 __device__ void rtopk_block_row(const Params& p, bool aligned) {
     extern __shared__ __align__(16) u32 smem[];  // the cached keys; first the load staging
     __shared__ u32 s_partial[128];
@@ -161,10 +162,24 @@ __device__ void rtopk_block_row(const Params& p, bool aligned) {
         lane_min = min(lane_min, key);
         lane_max = max(lane_max, key);
     }
+    // a split's floor (floor.cuh), read by one thread into the stage (unused until the
+    // selection's and the narrowing's block prefixes, whose barriers follow every read of it),
+    // seen by all after block_range's barrier
+    if (FLOOR && threadIdx.x == 0) s_stage[0] = floor_of(p, row_id);
     u32 lo_key, hi_key;
     block_range(row, lane_min, lane_max, &lo_key, &hi_key);
+    // at most k keys at or above the floor are the chunk's selection, more start the search
+    // from it (the floor entry points alone, FLOOR)
+    u32 floor = 0u, at_floor = NO_FLOOR;
+    if constexpr (FLOOR) {
+        floor = s_stage[0];
+        at_floor = count_at_floor(row, floor, lo_key);
+        if (at_floor != NO_FLOOR && at_floor > p.k) lo_key = floor;
+    }
+    bool under = FLOOR && at_floor <= p.k;
     // stage 2: search_threshold
-    Search s = search_of<HINTS>(row, lo_key, hi_key, p, hint);
+    Search s = {};
+    if (!under) s = search_of<HINTS>(row, lo_key, hi_key, p, hint);
     elem_t* out_val = opaque(p.out_val + at.out);
     idx_t* out_idx = opaque(p.out_idx + at.out);
     if constexpr (NARROWS) {
@@ -172,14 +187,15 @@ __device__ void rtopk_block_row(const Params& p, bool aligned) {
             narrow_row(row, s_stage, s_chunk);
             if (threadIdx.x >= 32u) return;  // the first warp goes on alone: no barrier follows
             auto narrowed = take_candidates<BLOCK_CAND_KEYS>(s_stage, s.count_at_lo, p.m);
-            finish_candidates(narrowed, s, p, s_stage, row_in, out_val, out_idx, row_id);
+            u32 band_lo = finish_candidates(narrowed, s, p, s_stage, row_in, out_val, out_idx, row_id);
+            if (FLOOR && threadIdx.x == 0) raise_floor(p, row_id, band_lo);
             return;
         }
     }
     // stage 3: select_topk, first the elements in registers (thread order is index order: one
     // block prefix of the threads' packed strong and band counts, at most 32768 each, places
     // them), then past them one chunk of blockDim consecutive elements at a time
-    Cut c = cut_of(row, s, p.k);
+    Cut c = under ? floor_cut(floor, at_floor) : cut_of(row, s, p.k);
     u32 band_left = p.k - c.strong_count;
     u32 strong[1], band[1], before, total;
     u32 own = classify<BLOCK_EPL>(row, first, p.m, c, strong, band);
@@ -217,13 +233,18 @@ __device__ void rtopk_block_row(const Params& p, bool aligned) {
         written += strong_total + taken_total;
         band_left -= taken_total;
     }
+    if constexpr (FLOOR) {
+        if (under) pad_below_floor(p, out_val, out_idx, at_floor, threadIdx.x, blockDim.x);
+        else if (threadIdx.x == 0) raise_floor(p, row_id, c.band_lo);
+    }
     if (threadIdx.x == 0 && p.out_iter) p.out_iter[row_id] = s.iterations;
 }
 
-// A plain launch's row: aligned (16-byte loads) where the launch says (p.vec4).
-template <bool NARROWS>
+// A plain launch's row: aligned (16-byte loads) where the launch says (p.vec4); FLOOR: the
+// floor entry point's (floor.cuh).
+template <bool NARROWS, bool FLOOR = false>
 __device__ void rtopk_block_row(const Params& p) {
-    rtopk_block_row<NARROWS>(p, p.vec4 != 0);
+    rtopk_block_row<NARROWS, false, FLOOR>(p, p.vec4 != 0);
 }
 
 // A ragged row (docs/contract.md §5), one block: its own width and k, read once (row_args;

@@ -79,13 +79,16 @@ __device__ __forceinline__ void narrow_row(const BlockRow<true, SKIPS>& row, u32
 }
 
 // A narrowed row (one warp) after narrow_row: the rest of the exact search over its
-// candidates, then stage 3 over them, and the row's iteration count.
+// candidates, then stage 3 over them, and the row's iteration count. Returns the cut's
+// band_lo (a split's floor rises to it: floor.cuh).
 template <int C>
-__device__ __forceinline__ void finish_candidates(const CandRow<C>& narrowed, Search& s, const Params& p,
-                                                  const u32* cand, const elem_t* row_in,
-                                                  elem_t* out_val, idx_t* out_idx, u64 row_id) {
+__device__ __forceinline__ u32 finish_candidates(const CandRow<C>& narrowed, Search& s, const Params& p,
+                                                 const u32* cand, const elem_t* row_in,
+                                                 elem_t* out_val, idx_t* out_idx, u64 row_id) {
     finish_exact(narrowed, s, p.k);
     // stage 3: select_topk
-    select_candidates(narrowed, cut_of(narrowed, s, p.k), p, cand, row_in, out_val, out_idx);
+    Cut c = cut_of(narrowed, s, p.k);
+    select_candidates(narrowed, c, p, cand, row_in, out_val, out_idx);
     if ((threadIdx.x & 31u) == 0 && p.out_iter) p.out_iter[row_id] = s.iterations;
+    return c.band_lo;
 }

@@ -7,6 +7,7 @@
 #include "search.cuh"
 #include "select.cuh"
 #include "narrow.cuh"
+#include "floor.cuh"
 
 // The row storage of the unit's element type: keys (f32, integers), or the 16-bit elements
 // packed.
@@ -15,7 +16,7 @@ struct RowOf { using type = WarpRow<EPL, LANES, NARROWS>; };
 template <int EPL, int LANES, bool NARROWS>
 struct RowOf<true, EPL, LANES, NARROWS> { using type = PackedRow<EPL, LANES, NARROWS>; };
 
-template <int EPL, int LANES, bool NARROWS, bool HINTS = false>
+template <int EPL, int LANES, bool NARROWS, bool HINTS = false, bool FLOOR = false>
 __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap) {
     u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
     RowPlace at = place_row(p, row_id);
@@ -28,23 +29,39 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     load_row(row, row_in, p, first, &lane_min, &lane_max);
     u32 lo_key = row_min<LANES>(row.lanes, lane_min);
     u32 hi_key = row_max<LANES>(row.lanes, lane_max);
+    // a split's floor (floor.cuh; the floor entry points alone, FLOOR): at most k keys at or
+    // above it are the chunk's selection, more start the search from it
+    u32 floor = 0u, at_floor = NO_FLOOR;
+    if constexpr (FLOOR) {
+        if (sub == 0) floor = floor_of(p, row_id);
+        floor = __shfl_sync(row.lanes, floor, 0, LANES);
+        at_floor = count_at_floor(row, floor, lo_key);
+        if (at_floor != NO_FLOOR && at_floor > p.k) lo_key = floor;
+    }
+    bool under = FLOOR && at_floor <= p.k;
     // stage 2: search_threshold (the hint read here, not first as a block row reads it: held
     // across the load it makes these units spill more, and a warp row's load waits among many)
-    Search s = search_of<HINTS>(row, lo_key, hi_key, p, hint_of<HINTS>(p, row_id));
+    Search s = {};
+    if (!under) s = search_of<HINTS>(row, lo_key, hi_key, p, hint_of<HINTS>(p, row_id));
     if constexpr (NARROWS) {
         if (s.exit == EXIT_NARROW) {  // warp-uniform; cap >= 2 CAND_CAP: at most 8 warps per block
             CandRow<4> narrowed = narrow_row(row, s, stage);
             elem_t* out_val = opaque(p.out_val + at.out);
             idx_t* out_idx = opaque(p.out_idx + at.out);
-            finish_candidates(narrowed, s, p, stage, row_in, out_val, out_idx, row_id);
+            u32 band_lo = finish_candidates(narrowed, s, p, stage, row_in, out_val, out_idx, row_id);
+            if (FLOOR && sub == 0) raise_floor(p, row_id, band_lo);
             return;
         }
     }
     // stage 3: select_topk
-    Cut c = cut_of(row, s, p.k);
+    Cut c = under ? floor_cut(floor, at_floor) : cut_of(row, s, p.k);
     elem_t* out_val = opaque(p.out_val + at.out);
     idx_t* out_idx = opaque(p.out_idx + at.out);
     select_topk_lanes<EPL, LANES>(row, c, p, sub, first, row_in, out_val, out_idx, stage, cap);
+    if constexpr (FLOOR) {
+        if (under) pad_below_floor(p, out_val, out_idx, at_floor, sub, (u32)LANES);
+        else if (sub == 0) raise_floor(p, row_id, c.band_lo);
+    }
     if (sub == 0 && p.out_iter) p.out_iter[row_id] = s.iterations;
 }
 
@@ -67,16 +84,16 @@ __device__ void rtopk_warp_row_ragged(const Params& launch, u64 row_id, u32* sta
     rtopk_warp_row<EPL, LANES, NARROWS, true>(p, row_id, stage, cap);
 }
 
-template <int EPL, int LANES, bool NARROWS, bool RAGGED>
+template <int EPL, int LANES, bool NARROWS, bool RAGGED, bool FLOOR>
 __device__ __forceinline__ void warp_row_of(const Params& p, u64 row_id, u32* stage, u32 cap) {
     if constexpr (RAGGED) rtopk_warp_row_ragged<EPL, LANES, NARROWS>(p, row_id, stage, cap);
-    else rtopk_warp_row<EPL, LANES, NARROWS>(p, row_id, stage, cap);
+    else rtopk_warp_row<EPL, LANES, NARROWS, false, FLOOR>(p, row_id, stage, cap);
 }
 
 // 32 / LANES rows per warp, blockDim / LANES rows per block. The rows of a warp search side
 // by side: their bracket arithmetic shares the warp's issue slots while their paths agree,
 // and each goes its own way (collectives over its own lanes) where they part.
-template <int EPL, int LANES, int WARPS, bool RAGGED>
+template <int EPL, int LANES, int WARPS, bool RAGGED, bool FLOOR = false>
 __device__ void rtopk_warp_rows_impl(const Params& p) {
     __shared__ u32 s_stage[WARP_STAGE];
     constexpr u32 cap = WARP_STAGE / (WARPS * 32 / LANES);  // each row's share of the stage
@@ -93,9 +110,9 @@ __device__ void rtopk_warp_rows_impl(const Params& p) {
     if constexpr (LANES == 32 && EPL >= 12 && EPL <= 32) {
         static_assert(cap >= 2u * CAND_CAP, "the candidates and their indices fill the row's share");
         if (p.max_iter < 0 && p.k < CAND_CAP) {
-            warp_row_of<EPL, LANES, true, RAGGED>(p, row_id, stage, cap);
+            warp_row_of<EPL, LANES, true, RAGGED, FLOOR>(p, row_id, stage, cap);
             return;
         }
     }
-    warp_row_of<EPL, LANES, false, RAGGED>(p, row_id, stage, cap);
+    warp_row_of<EPL, LANES, false, RAGGED, FLOOR>(p, row_id, stage, cap);
 }

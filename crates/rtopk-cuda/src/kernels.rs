@@ -63,30 +63,45 @@ pub trait UnitSource {
 
 impl UnitSource for Unit {
     fn entry_line(self) -> Option<String> {
+        // the unit's entry point, and its floor entry point where it has one
+        // (`Unit::has_floor_entry`: the same kernel with FLOOR, named `<name>_floor`)
+        let floors: &[bool] = if self.has_floor_entry() { &[false, true] } else { &[false] };
+        let name = |floor: bool| {
+            let tail = if floor { "_floor" } else { "" };
+            format!("{}{tail}", self.entry_name())
+        };
         let rows = |bounds: (u32, u32), narrows: bool| {
-            format!(
-                "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
-                 {{ wait_for_previous_step(); rtopk_block_row{}<{narrows}>(RTOPK_PARAMS); }}",
-                bounds.0,
-                bounds.1,
-                self.entry_name(),
-                if self.is_ragged() { "_ragged" } else { "" }
-            )
+            let entry = |floor: bool| {
+                format!(
+                    "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
+                     {{ wait_for_previous_step(); rtopk_block_row{}<{narrows}{}>(RTOPK_PARAMS); }}",
+                    bounds.0,
+                    bounds.1,
+                    name(floor),
+                    if self.is_ragged() { "_ragged" } else { "" },
+                    if floor { ", true" } else { "" }
+                )
+            };
+            floors.iter().map(|&f| entry(f)).collect::<Vec<_>>().join("\n")
         };
         match self.family() {
             Family::WarpRows | Family::HalfRows | Family::QuarterRows => {
                 let lanes = self.family().lanes().unwrap_or(32);
                 let w = self.family().widths().iter().find(|w| w.epl == self.width())?;
-                Some(format!(
-                    "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
-                     {{ wait_for_previous_step(); rtopk_warp_rows_impl<{}, {lanes}, {}, {}>(RTOPK_PARAMS); }}",
-                    w.warps * 32,
-                    w.min_blocks,
-                    self.entry_name(),
-                    self.elems_per_lane(),
-                    w.warps,
-                    self.is_ragged()
-                ))
+                let entry = |floor: bool| {
+                    format!(
+                        "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
+                         {{ wait_for_previous_step(); rtopk_warp_rows_impl<{}, {lanes}, {}, {}{}>(RTOPK_PARAMS); }}",
+                        w.warps * 32,
+                        w.min_blocks,
+                        name(floor),
+                        self.elems_per_lane(),
+                        w.warps,
+                        self.is_ragged(),
+                        if floor { ", true" } else { "" }
+                    )
+                };
+                Some(floors.iter().map(|&f| entry(f)).collect::<Vec<_>>().join("\n"))
             }
             Family::BlockRows => Some(rows(BLOCK_ROWS_BOUNDS, false)),
             Family::BlockRowsNarrow => Some(rows(BLOCK_ROWS_NARROW_BOUNDS, true)),
@@ -204,7 +219,7 @@ fn inline(
 }
 
 /// The kernel files in the binary, in `kernels/`.
-const EMBEDDED: [(&str, &str); 20] = [
+const EMBEDDED: [(&str, &str); 21] = [
     ("common.cuh", include_str!("../kernels/common.cuh")),
     ("order.cuh", include_str!("../kernels/order.cuh")),
     ("rows.cuh", include_str!("../kernels/rows.cuh")),
@@ -212,6 +227,7 @@ const EMBEDDED: [(&str, &str); 20] = [
     ("search.cuh", include_str!("../kernels/search.cuh")),
     ("select.cuh", include_str!("../kernels/select.cuh")),
     ("narrow.cuh", include_str!("../kernels/narrow.cuh")),
+    ("floor.cuh", include_str!("../kernels/floor.cuh")),
     ("sort.cuh", include_str!("../kernels/sort.cuh")),
     ("warp_rows.cu", include_str!("../kernels/warp_rows.cu")),
     ("block_rows.cu", include_str!("../kernels/block_rows.cu")),

@@ -57,6 +57,7 @@ pub(crate) struct Params {
     pub(crate) split_chunk: u32,
     pub(crate) recall: f32,
     pub(crate) sorted: i32,
+    pub(crate) floor: sys::CUdeviceptr,
 }
 
 /// A kernel's parameter buffer: a `#[repr(C)]` struct whose fields are the entry point's
@@ -69,7 +70,7 @@ pub(crate) trait KernelParams: Copy {
 }
 
 impl KernelParams for Params {
-    const END: usize = std::mem::offset_of!(Params, sorted) + 4;
+    const END: usize = std::mem::offset_of!(Params, floor) + 8;
 }
 
 /// The arguments of `rtopk_row_threshold` (kernels/threshold.cu).
@@ -302,6 +303,7 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         split_chunk: 0,
         recall: 0.0,
         sorted: 0,
+        floor: 0,
     };
     vec![
         (offset_of!(Params, x), size_of_val(&p.x)),
@@ -327,6 +329,7 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         (offset_of!(Params, split_chunk), size_of_val(&p.split_chunk)),
         (offset_of!(Params, recall), size_of_val(&p.recall)),
         (offset_of!(Params, sorted), size_of_val(&p.sorted)),
+        (offset_of!(Params, floor), size_of_val(&p.floor)),
     ]
 }
 
@@ -463,6 +466,18 @@ impl CudaTopK {
         })
     }
 
+    /// The floor entry point of `unit` (`Unit::has_floor_entry`, kernels/floor.cuh): its
+    /// second.
+    pub(crate) fn floor_function(&self, unit: Unit) -> Result<&CudaFunction, CudaError> {
+        let loaded = self.unit(unit)?;
+        loaded.functions.get(1).filter(|_| unit.has_floor_entry()).ok_or_else(|| {
+            CudaError::Kernel {
+                unit: unit.to_string(),
+                why: "the module has no floor entry".into(),
+            }
+        })
+    }
+
     /// The utility entry point `name` (one of [`crate::kernels::UTILITIES`]).
     pub(crate) fn utility(&self, name: &str) -> Result<&CudaFunction, CudaError> {
         let unit = Unit::single(Family::Utilities);
@@ -493,7 +508,9 @@ impl CudaTopK {
             .map(|name| module.load_function(name).map_err(driver("loading a kernel")))
             .collect::<Result<Vec<_>, _>>()?;
         if matches!(unit.family(), Family::BlockRows | Family::ClusterRows) {
-            self.allow_dynamic_shared(unit, &functions[0])?;
+            for f in &functions {
+                self.allow_dynamic_shared(unit, f)?;
+            }
         }
         if unit.family() == Family::ClusterRows && self.limits.max_cluster > PORTABLE_CLUSTER {
             allow_wide_clusters(&functions[0])?;
@@ -940,6 +957,13 @@ impl CudaTopK {
             self.keep_pool()?;
             // SAFETY: the context is bound (above); `stream` is the caller's, of this device.
             let t = unsafe { StreamTemp::new(size, stream) }?;
+            if b.content == Content::Floor {
+                // the floors start below every key (kernels/floor.cuh)
+                // SAFETY: `size` bytes just allocated on `stream`, zeroed before the steps
+                // queued after this on the same stream.
+                unsafe { cudarc::driver::result::memset_d8_async(t.ptr, 0, size, stream) }
+                    .map_err(driver("zeroing the split rows' floors"))?;
+            }
             addr[id.0] = t.ptr;
             temps.push(t);
         }
@@ -956,6 +980,10 @@ impl CudaTopK {
             let follows = i > 0;
             match &step.kernel {
                 Kernel::Select(sel) => {
+                    let f = match sel.floor {
+                        Some(_) => self.floor_function(types.unit(step.unit))?,
+                        None => f,
+                    };
                     let params = select_params(program, types, &addr, sel);
                     // SAFETY: a top-k entry point, whose arguments are Params's fields (the
                     // layout tests); the step's kernel rows read within its input region and
@@ -1175,7 +1203,8 @@ fn content_bytes(types: DataTypes, content: Content) -> u64 {
         | Content::Lengths
         | Content::KPerRow
         | Content::Hint
-        | Content::Threshold => 4,
+        | Content::Threshold
+        | Content::Floor => 4,
     }
 }
 
@@ -1261,6 +1290,7 @@ fn select_params(program: &Program, types: DataTypes, addr: &[u64], sel: &Select
         split_chunk: sel.split_rows().map_or(0, |s| s.chunk),
         recall: bisect.recall.unwrap_or(0.0),
         sorted: i32::from(sel.sorted),
+        floor: ptr(sel.floor),
     }
 }
 
@@ -1436,6 +1466,7 @@ mod tests {
             ("split_chunk", offset_of!(Params, split_chunk)),
             ("recall", offset_of!(Params, recall)),
             ("sorted", offset_of!(Params, sorted)),
+            ("floor", offset_of!(Params, floor)),
         ]
     }
 
@@ -1497,7 +1528,7 @@ mod tests {
         let gathered = body("Params{", "}");
         let gathered: Vec<&str> = gathered.split(',').map(str::trim).collect();
         assert_eq!(gathered, names);
-        assert_eq!(size_of::<Params>(), 128);
+        assert_eq!(size_of::<Params>(), 136);
         // the launcher passes the struct up to its last field (a padded tail is more than the
         // entry point takes: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
         let (offset, size) = *params_layout().last().unwrap();

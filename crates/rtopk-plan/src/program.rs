@@ -112,6 +112,10 @@ pub enum Content {
     Hint,
     /// Each row's threshold, written (f32; docs/contract.md §5).
     Threshold,
+    /// Each split row's floor (u32, the key order of the row's elements; zeroed before the
+    /// first step): a key at or below the row's k-th, raised by the chunk selects as they
+    /// finish (docs/kernel.md, "Split rows: the floor").
+    Floor,
 }
 
 /// The per-row arrays of a ragged request (docs/contract.md §5): which device arrays of one
@@ -290,6 +294,33 @@ pub struct Select {
     /// sorted request, crate::pick: their rounds find them in that order, and no sort step
     /// follows); else in index order.
     pub sorted: bool,
+    /// The split rows' floors (one key per caller's row, [`Content::Floor`]) a chunk select
+    /// reads and raises (`Some` on the chunk steps of a plain split of float rows,
+    /// [`takes_floor`]): a chunk with at most k keys at or above its row's floor selects
+    /// those and pads the rest of its k results with the mode's last value, which the next
+    /// stage never selects; one with more searches from the floor up and raises it to its
+    /// own threshold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub floor: Option<BufferId>,
+}
+
+/// The narrowest caller's row whose split takes the floor ([`takes_floor`]). A floor pays
+/// where a row's chunks run in many waves, so that the later ones find it raised: on an H200
+/// (results/cuda/2026-11-30-split-floor-h200) one row of 2^25 to 2^28 took 0.50-0.94 of the time
+/// without it (k = 64 to 32768), while rows of 2^20 and less, however many, took 1.02-1.24
+/// (their chunks all start before any raises it), and one row of 2^22 or 2^24 either (0.76 to
+/// 1.21, by k).
+pub const FLOOR_MIN_ROW: usize = 1 << 25;
+
+/// Whether a plain split's chunk select of `plan` over rows of `m` elements of `elem` takes
+/// the floor under `strategy`: rows of at least [`FLOOR_MIN_ROW`] (any row a forced split,
+/// [`Strategy::Split`], cuts: the shapes the simulator and the GPU tests can hold), units with
+/// a floor entry ([`Unit::has_floor_entry`]), over f32, f16 and bf16 (whose pad value, the
+/// mode's last, lies below every floor: docs/kernel.md, "Split rows: the floor").
+pub fn takes_floor(elem: ElemType, m: usize, strategy: Strategy, plan: &Plan) -> bool {
+    let floats = matches!(elem, ElemType::F32 | ElemType::F16 | ElemType::Bf16);
+    let entry = plan.unit.with_ragged(false).has_floor_entry();
+    entry && floats && (m >= FLOOR_MIN_ROW || strategy == Strategy::Split)
 }
 
 impl Select {
@@ -624,6 +655,8 @@ pub fn program_ragged(
         steps: Vec::new(),
         rows: None,
         last_hint: None,
+        floor: None,
+        strategy,
     };
     b.buffer("x", BufferRole::Input, Content::Values, nm, m64);
     b.buffer("values", BufferRole::Output, Content::Values, nk, k64);
@@ -676,9 +709,26 @@ struct Builder {
     rows: Option<RowArgs>,
     /// The hints' buffer where the rows split: read by the last select alone.
     last_hint: Option<BufferId>,
+    /// The split rows' floors, once a chunk select takes them: every level's chunks share
+    /// them (each level selects the same rows' top k).
+    floor: Option<BufferId>,
+    /// The strategy the program was asked for ([`takes_floor`]).
+    strategy: Strategy,
 }
 
 impl Builder {
+    /// The floors' buffer for a chunk select of `plan`, made by the first that takes it.
+    fn floor_for(&mut self, plan: &Plan) -> Option<BufferId> {
+        if !takes_floor(self.launch.elem, self.launch.m, self.strategy, plan) {
+            return None;
+        }
+        if self.floor.is_none() {
+            let n = self.launch.n as u64;
+            self.floor = Some(self.buffer("floor", BufferRole::Temporary, Content::Floor, n, 1));
+        }
+        self.floor
+    }
+
     fn buffer(
         &mut self,
         name: &str,
@@ -719,6 +769,7 @@ impl Builder {
                     rows: self.last_rows(self.rows),
                     sorted: self.launch.sorted
                         && matches!(plan.family(), Family::PickRows | Family::WideRows),
+                    floor: None,
                 };
                 self.select(StepKind::SelectRows, level, sel);
                 if let Some(sort) = plan.sort {
@@ -751,6 +802,7 @@ impl Builder {
                     w64,
                 );
                 let (chunk, full) = (split.chunk as u64, split.full as u64);
+                let floor = self.floor_for(&split.first_plan);
                 let chunks = Select {
                     plan: split.first_plan,
                     n_rows: n64 * full, // the plan's rows: no overflow
@@ -764,10 +816,12 @@ impl Builder {
                     vec4: vec4_rows(elem, &[m64, chunk]),
                     rows: None,
                     sorted: false,
+                    floor,
                 };
                 self.select(StepKind::SelectChunks, level, chunks);
                 if let Some(last_plan) = split.last_plan {
                     let before = full * chunk;
+                    let floor = self.floor_for(&last_plan);
                     let last = Select {
                         plan: last_plan,
                         n_rows: n64,
@@ -781,6 +835,7 @@ impl Builder {
                         vec4: vec4_rows(elem, &[m64, split.last as u64, before]),
                         rows: None,
                         sorted: false,
+                        floor,
                     };
                     self.select(StepKind::SelectLastChunks, level, last);
                 }
@@ -928,6 +983,7 @@ impl Builder {
             vec4: vec4_rows(elem, &[m64, split.chunk as u64]),
             rows: split_rows,
             sorted: false,
+            floor: None, // a ragged split's chunks select their rows' own k: no floor
         };
         self.select(StepKind::SelectChunks, 0, chunks);
         let second_stage = Select {
@@ -943,6 +999,7 @@ impl Builder {
             vec4: vec4_rows(elem, &[width]),
             rows: self.last_rows(split_rows),
             sorted: false, // ragged rows never pick
+            floor: None,
         };
         self.select(StepKind::SelectRows, 1, second_stage);
         // the last chunk is cut at the row's end: the gather's chunks are full - 1 whole ones
@@ -1002,6 +1059,7 @@ impl Builder {
         sel.plan.unit = sel.plan.unit.with_ragged(sel.rows.is_some());
         let mut writes = vec![sel.output.buffer, sel.indices];
         writes.extend(sel.iterations);
+        writes.extend(sel.floor);
         let p = sel.plan;
         self.steps.push(Step {
             name,
@@ -1015,6 +1073,7 @@ impl Builder {
             },
             reads: std::iter::once(sel.input.buffer)
                 .chain(sel.rows.iter().flat_map(RowArgs::buffers))
+                .chain(sel.floor)
                 .collect(),
             writes,
             kernel: Kernel::Select(sel),
@@ -1083,6 +1142,56 @@ mod tests {
         p
     }
 
+    /// The floor (docs/kernel.md, "Split rows: the floor"): one buffer of a key per row, read
+    /// and written by every chunk select of a row of FLOOR_MIN_ROW or more (every level's)
+    /// whose unit has a floor entry, or of any forced split; never by the selects of whole
+    /// rows, of narrower rows, of integer rows or of ragged rows.
+    #[test]
+    fn chunk_selects_of_long_rows_share_the_floor() {
+        let limits = DeviceLimits::preset("h200").unwrap();
+        let floors = |l: &Launch, strategy, ragged| {
+            let p = program_ragged(l, &limits, strategy, false, ragged).unwrap();
+            let ids: Vec<(StepKind, Option<BufferId>, Unit)> = p
+                .steps
+                .iter()
+                .filter_map(|s| match s.kernel {
+                    Kernel::Select(sel) => Some((s.name, sel.floor, sel.plan.unit)),
+                    _ => None,
+                })
+                .collect();
+            (p, ids)
+        };
+        let plain = Ragged::default();
+        let (p, sels) = floors(&launch(1, 1 << 28, 256), Strategy::Auto, plain);
+        let buffer = p.buffers.iter().position(|b| b.content == Content::Floor).map(BufferId);
+        let buffer = buffer.expect("a floor buffer");
+        assert_eq!(p.buffers[buffer.0].elements, 1);
+        assert_eq!(p.buffers[buffer.0].role, BufferRole::Temporary);
+        for (name, floor, unit) in &sels {
+            let chunks = *name != StepKind::SelectRows;
+            assert_eq!(*floor, chunks.then_some(buffer), "{name:?} {unit}");
+            assert!(!chunks || unit.has_floor_entry(), "{unit}");
+        }
+        assert!(sels.iter().filter(|s| s.1.is_some()).count() >= 2, "every level's chunks");
+        let step = p.steps.iter().find(|s| s.name == StepKind::SelectChunks).unwrap();
+        assert!(step.reads.contains(&buffer) && step.writes.contains(&buffer));
+        // rows below FLOOR_MIN_ROW split without it, unless the split is forced
+        let (_, sels) = floors(&launch(16, 1 << 20, 64), Strategy::Auto, plain);
+        assert!(sels.iter().all(|s| s.1.is_none()) && sels.len() > 1);
+        let (_, sels) = floors(&launch(2, 20_000, 64), Strategy::Split, plain);
+        assert!(sels.iter().any(|s| s.1.is_some()));
+        // integer rows and ragged rows never
+        let ints = Launch { elem: ElemType::I32, ..launch(1, 1 << 26, 64) };
+        let (_, sels) = floors(&ints, Strategy::Auto, plain);
+        assert!(sels.iter().all(|s| s.1.is_none()) && sels.len() > 1);
+        let lengths = Ragged { lengths: true, ..Ragged::default() };
+        let (_, sels) = floors(&launch(1, 1 << 26, 64), Strategy::Auto, lengths);
+        assert!(sels.iter().all(|s| s.1.is_none()) && sels.len() > 1);
+        let f16 = Launch { elem: ElemType::F16, ..launch(1, 1 << 26, 2048) };
+        let (_, sels) = floors(&f16, Strategy::Auto, plain);
+        assert!(sels.iter().any(|s| s.1.is_some()));
+    }
+
     fn names(p: &Program) -> Vec<&'static str> {
         p.steps.iter().map(|s| s.name.name()).collect()
     }
@@ -1104,7 +1213,10 @@ mod tests {
     /// exactly, and the grids cover the rows.
     fn check(p: &Program) {
         let len = |id: BufferId| p.buffer(id).elements;
-        let inputs = p.buffers.iter().enumerate().filter(|(_, b)| b.role == BufferRole::Input);
+        // the caller's inputs, and the floors, which the executor zeroes before the first step
+        let inputs = p.buffers.iter().enumerate().filter(|(_, b)| {
+            b.role == BufferRole::Input || b.content == Content::Floor
+        });
         let mut written: BTreeSet<BufferId> = inputs.map(|(i, _)| BufferId(i)).collect();
         let mut pieces: Vec<Vec<(u64, u64)>> = vec![Vec::new(); p.depth + 1];
         for s in &p.steps {

@@ -7,6 +7,10 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+/// The elements per lane of the warp rows whose unit has a floor entry
+/// ([`Unit::has_floor_entry`]): a split's narrowest chunks (`crate::split::MIN_CHUNK`).
+pub const FLOOR_EPL: usize = 64;
+
 /// Most candidates a whole-warp row narrows to (`narrow_row`): 4 per lane; with their indices
 /// they fill the row's share of the selection stage (256 words with 8 warps per block).
 pub const CAND_CAP: usize = 128;
@@ -691,11 +695,30 @@ impl Unit {
         self.width * self.elem.per_word()
     }
 
+    /// Whether the unit has a second entry point, `<name>_floor`, that reads and raises a
+    /// split's floor (docs/kernel.md, "Split rows: the floor"): the plain units of f32, f16
+    /// and bf16 rows that a split's chunks run — warp rows of [`FLOOR_EPL`] elements per lane
+    /// and block rows. Its own instantiation, so that every other launch runs code without it
+    /// (the floor's tests in the kernels slowed rows of 256 to 768 by 4-10 % on an H200:
+    /// results/cuda/2026-11-30-split-floor-h200).
+    pub fn has_floor_entry(self) -> bool {
+        let floats = matches!(self.elem, ElemType::F32 | ElemType::F16 | ElemType::Bf16);
+        let rows = match self.family {
+            Family::WarpRows => self.elems_per_lane() == FLOOR_EPL,
+            Family::BlockRows | Family::BlockRowsNarrow => true,
+            _ => false,
+        };
+        floats && rows && !self.ragged
+    }
+
     /// The unit's entry points (one module each: the 64-bit-index twin's entry point has the
-    /// same name as the 32-bit one's).
+    /// same name as the 32-bit one's); the floor's second ([`Unit::has_floor_entry`]).
     pub fn entry_points(self) -> Vec<String> {
         match self.family {
             Family::Utilities => UTILITIES.iter().map(|s| s.to_string()).collect(),
+            _ if self.has_floor_entry() => {
+                vec![self.entry_name(), format!("{}_floor", self.entry_name())]
+            }
             _ => vec![self.entry_name()],
         }
     }

@@ -233,3 +233,48 @@ fn a_gathered_index_outside_its_chunk_is_reported() {
     let labels: Vec<&str> = bad.diagnostics.iter().map(|d| d.label).collect();
     assert!(labels.iter().any(|l| l.contains("lies in the candidate's chunk")), "{labels:?}");
 }
+
+/// A split's floor (docs/kernel.md, "Split rows: the floor"): chunks with at most k keys at
+/// or above their row's floor select those and pad, the others search from it and raise it —
+/// bisect's answer either way, on rows whose order makes every chunk after the first cut
+/// (descending), every chunk raise (ascending), shuffled normal rows (both), hostile values and
+/// heavy ties, in both modes, f32 and f16, over warp-row chunks (k = 64) and narrowing
+/// block-row chunks (k = 256).
+#[test]
+fn split_rows_cut_at_their_floor_equal_bisect() {
+    let split = SimConfig { strategy: Launch::Split, ..SimConfig::default() };
+    let (n, m) = (2, 40_000);
+    let normal = |seed| {
+        let mut rng = StdRng::seed_from_u64(seed);
+        (0..n * m).map(|_| StandardNormal.sample(&mut rng)).collect::<Vec<f32>>()
+    };
+    let mut ascending = normal(5);
+    ascending.chunks_mut(m).for_each(|r| r.sort_by(f32::total_cmp));
+    let descending: Vec<f32> = ascending.chunks(m).flat_map(|r| r.iter().rev().copied()).collect();
+    let ties: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 5) as f32).collect();
+    let rows = [
+        ("normal", normal(4)),
+        ("ascending", ascending),
+        ("descending", descending),
+        ("hostile", hostile(n, m, 6)),
+        ("ties", ties),
+    ];
+    let (mut cut, mut raised) = (0, 0);
+    for (name, x) in &rows {
+        for k in [64, 256] {
+            for mode in [Mode::Largest, Mode::Smallest] {
+                let got = check(split, (n, m, k, mode), x.as_slice());
+                let c = &got.coverage;
+                assert!(c.reached(Branch::SplitRows), "{name} k={k} {mode:?}: {c:?}");
+                cut += c.branches.get("floor_cut").copied().unwrap_or(0);
+                raised += c.branches.get("floor_raised").copied().unwrap_or(0);
+                if *name == "descending" && mode == Mode::Largest {
+                    assert!(c.reached(Branch::FloorCut), "{name} k={k}: {c:?}");
+                }
+                let x16: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+                check(split, (n, m, k, mode), x16.as_slice());
+            }
+        }
+    }
+    assert!(cut > 0 && raised > 0, "chunks cut {cut}, raised {raised}");
+}

@@ -241,6 +241,11 @@ macro_rules! shuffles {
     )*};
 }
 
+/// The atomic that writes nothing: [`Warp::atomic_load_global`].
+fn keep_old(old: u32, _: u32) -> u32 {
+    old
+}
+
 /// `name -> N;`: [`Warp::ld_input_vec`] of `N` elements.
 macro_rules! vector_loads {
     ($($(#[$doc:meta])* $name:ident -> $n:literal;)*) => {$(
@@ -1118,6 +1123,9 @@ impl<'c> Warp<'c> {
         atomic_add_global = u32::wrapping_add;
         /// `old = atomicMax(&buf[addr], val)` in the active lanes.
         atomic_max_global = u32::max;
+        /// `old = ld.relaxed.gpu [buf + addr]` (a relaxed atomic load; `val` unused) in the
+        /// active lanes: it does not race with the atomics that write the word.
+        atomic_load_global = keep_old;
     }
 
     async fn atomic(

@@ -15,6 +15,7 @@ use crate::rtopk::args::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_STAGE,
 };
 use crate::rtopk::coverage::Branch;
+use crate::rtopk::floor::{NO_FLOOR, count_at_floor, floor_cut, floor_of, pad_below_floor};
 use crate::rtopk::load::{key_f32_slots, key_ints, load_halves, load_ints, load_row};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
@@ -25,6 +26,7 @@ use crate::rtopk::params::{Params, place_row};
 use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words};
 use crate::rtopk::search::{Exit, cover_search, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_chunk, taken};
+use crate::rtopk::warp_rows::raised;
 
 /// `block_range`: the block-wide min and max key, through the per-warp slots
 /// `s_partial[64 ..]` (apart from the block sums' slots).
@@ -338,17 +340,42 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
         w.syncthreads("load_row: every warp past its staging").await?;
     }
     load_rest(w, p, &row, &mut lane_min, &mut lane_max, tr).await?;
+    // a split's floor (floor.rs), read by one thread into the stage (unused until the
+    // selection's and the narrowing's block prefixes, whose barriers follow every read of it),
+    // seen by all after block_range's barrier
+    let thread0 = tid.map(|t| t == 0);
+    if p.floor.is_some() {
+        let f = floor_of(w, p, row_id, &thread0).await?;
+        let saved = w.push_active(&thread0, "floor: if (threadIdx.x == 0)")?;
+        let slot = Lanes::splat(block_smem::STAGE);
+        w.st_shared(&slot, &f, "floor: s_stage[0] = floor_of(p, row_id)").await?;
+        w.pop_active(saved);
+    }
     let (lo_key, hi_key) = block_range(w, a, &lane_min, &lane_max).await?;
     tr.with(|r| r.range(lo_key, hi_key));
+    // at most k keys at or above the floor are the chunk's selection, more start the search
+    // from it
+    let mut floor = 0;
+    if p.floor.is_some() {
+        let slot = Lanes::splat(block_smem::STAGE);
+        let f = w.ld_shared(&slot, "floor = s_stage[0]").await?;
+        floor = w.uniform(&f, "floor")?;
+    }
+    let at_floor = count_at_floor(w, a, &mut row, floor, lo_key).await?;
+    let under = at_floor <= k;
+    let lo_key = if at_floor != NO_FLOOR && !under { floor } else { lo_key };
     // stage 2: search_threshold
     let hint = p.row_hint(row_id);
     let of = (p.elem, p.out_iter.is_some(), p.plan.unit.is_ragged());
-    let mut s = search_threshold(w, a, &mut row, (lo_key, hi_key), of, hint, tr).await?;
+    let mut s = None;
+    if !under {
+        s = Some(search_threshold(w, a, &mut row, (lo_key, hi_key), of, hint, tr).await?);
+    }
     let out_off = at.out;
     let (out_val, out_idx, sign, elem) = (p.out_val, p.out_idx, a.sign(), p.elem);
     let out = RowOut { x: p.x, row_off, out_val, out_idx, out_off, sign, elem };
     let stage = Stage { base: block_smem::STAGE, cap: BLOCK_STAGE as u32 };
-    if p.plan.narrows && s.exit == Exit::Narrow {
+    if let Some(s) = s.as_mut().filter(|s| p.plan.narrows && s.exit == Exit::Narrow) {
         // block-uniform
         narrow_row(w, a, &row, stage.base).await?;
         if w.warp_idx() > 0 {
@@ -358,19 +385,28 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
         let mut narrowed =
             take_candidates(w, stage.base, s.count_at_lo, m, BLOCK_CAND_KEYS).await?;
         let iter_at = (p.out_iter, row_id);
-        let done =
-            finish_candidates(w, a, &mut narrowed, &mut s, stage.base, &out, iter_at, tr).await;
-        cover_search(p, &s, true);
-        return done;
+        let band_lo =
+            finish_candidates(w, a, &mut narrowed, s, stage.base, &out, iter_at, tr).await?;
+        cover_search(p, s, true);
+        return raised(w, p, row_id, band_lo, &thread0).await;
     }
     if w.warp_idx() == 0 {
-        cover_search(p, &s, false);
+        match &s {
+            Some(s) => cover_search(p, s, false),
+            None => p.covered(Branch::FloorCut),
+        }
     }
     // stage 3: select_topk, first the elements in registers (one block prefix of the threads'
     // packed strong and band counts places them), then past them one chunk of blockDim
     // consecutive elements at a time
-    let c = crate::rtopk::select::cut_of(w, a, &mut row, &s).await?;
-    trace_cut(tr, &s, &c);
+    let c = match &s {
+        Some(s) => {
+            let c = crate::rtopk::select::cut_of(w, a, &mut row, s).await?;
+            trace_cut(tr, s, &c);
+            c
+        }
+        None => floor_cut(floor, at_floor),
+    };
     let mut band_left = k.wrapping_sub(c.strong_count);
     let (mut strong, mut band) = (vec![Lanes::splat(0u32)], vec![Lanes::splat(0u32)]);
     let own = classify(&row, &first, m, &c, &mut strong, &mut band);
@@ -389,9 +425,16 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
         .await?;
     band_left -= band_taken;
     select_tail(w, a, &row, &c, &mut written, &mut band_left, &out, tr).await?;
-    w.check_that(written == k, "select: the cut selects k elements")?;
-    let thread0 = tid.map(|t| t == 0);
-    write_iterations(w, (p.out_iter, row_id), s.iterations, &thread0).await
+    w.check_that(written == c.selects(k), "select: the cut selects k elements (a floor's, n)")?;
+    if under {
+        let bufs = (p.out_val, p.out_idx, &at.out);
+        let t = (&tid, w.block_dim());
+        pad_below_floor(w, bufs, (p.elem, a.sign()), (at_floor, k), t.0, t.1).await?;
+    } else if w.warp_idx() == 0 {
+        raised(w, p, row_id, c.band_lo, &thread0).await?;
+    }
+    let iterations = s.map_or(0, |s| s.iterations);
+    write_iterations(w, (p.out_iter, row_id), iterations, &thread0).await
 }
 
 /// The register part's (strong, band, taken) flags of this warp's threads, for the trace.

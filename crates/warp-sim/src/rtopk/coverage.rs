@@ -67,11 +67,15 @@ pub enum Branch {
     PickRows,
     /// Rows of 64-bit elements on 64-bit keys (`rtopk_wide_rows_*`).
     WideRows,
+    /// A split's chunk whose keys at or above its row's floor were its selection (floor.rs).
+    FloorCut,
+    /// A split's chunk that searched and raised its row's floor.
+    FloorRaised,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 26] = [
+    pub const ALL: [Branch; 28] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -98,6 +102,8 @@ impl Branch {
         Branch::SortGlobal,
         Branch::PickRows,
         Branch::WideRows,
+        Branch::FloorCut,
+        Branch::FloorRaised,
     ];
 
     /// The branch's name.
@@ -129,6 +135,8 @@ impl Branch {
             Branch::SortGlobal => "sort_global",
             Branch::PickRows => "pick_rows",
             Branch::WideRows => "wide_rows",
+            Branch::FloorCut => "floor_cut",
+            Branch::FloorRaised => "floor_raised",
         }
     }
 

@@ -173,6 +173,7 @@ impl crate::rtopk::launch::Simulator {
                 (_, Content::Threshold) => "threshold",
                 (BufferRole::Temporary, Content::Values) => "cand_val",
                 (BufferRole::Temporary, Content::Indices) => "cand_idx",
+                (_, Content::Floor) => "floor",
             };
             let g = match b.role {
                 BufferRole::Temporary => Global::zeroed(name, b.elements)?,
@@ -318,6 +319,7 @@ impl crate::rtopk::launch::Simulator {
             rows: step_rows(sel.rows, run),
             split: sel.split_rows(),
             sorted: sel.sorted,
+            floor: sel.floor.map(|id| st.buf(id)).transpose()?,
         };
         let chunks = u64::from(sel.chunks);
         let (r0, r1) = run.rows;

@@ -15,6 +15,7 @@
 //! | `search.rs` | stage 2: `Search`, `update`, `search_threshold`, `search_exact`, `search_hinted` (`hint_test`, `window_tests`), `finish_exact`, `value_phase`, `search_early_stopping` | `search.cuh` |
 //! | `select.rs` | stage 3: `Cut`, `cut_of`, `classify`, `taken`, `emit_staged`, `select_topk_lanes`, `select_chunk`, `select_candidates`, `write_result` | `select.cuh` |
 //! | `narrow.rs` | `narrow_row`, `copy_and_take`, `copy_candidates`, `take_candidates`, `finish_candidates` | `narrow.cuh` |
+//! | `floor.rs` | a split's floor: `floor_of`, `count_at_floor`, `floor_cut`, `pad_below_floor` (`last_value`), `raise_floor` | `floor.cuh` |
 //! | `warp_rows.rs` | `rtopk_warp_rows_impl`, `rtopk_warp_row`: quarter, half and whole-warp rows | `warp_rows.cu` |
 //! | `block_rows.rs` | `rtopk_block_row`, `load_block_staged`, `load_block_keys16`, `block_range`, the block narrowing's hand-off | `block_rows.cu` |
 //! | `sort.rs` | `sort_warp_row` (`bitonic_step`), `rtopk_sort_rows` (`sort_block_row`: `block_bitonic_network`, `shared_step` over `SharedRanks`; `bitonic_sort` over `GlobalResults`) | `sort.cuh`, `sort_*.cu` |
@@ -48,6 +49,7 @@ pub mod catalog;
 mod cluster_rows;
 pub mod coverage;
 mod execute;
+mod floor;
 mod grouped;
 pub mod launch;
 mod load;

@@ -99,6 +99,13 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("copy_and_take", "narrow.rs"),
     ("narrow_row", "narrow.rs"),
     ("finish_candidates", "narrow.rs"),
+    // a split's floor (docs/kernel.md, "Split rows: the floor")
+    ("last_value", "floor.rs"),
+    ("floor_of", "floor.rs"),
+    ("raise_floor", "floor.rs"),
+    ("count_at_floor", "floor.rs"),
+    ("floor_cut", "floor.rs"),
+    ("pad_below_floor", "floor.rs"),
     // the launch families
     ("rtopk_warp_row", "warp_rows.rs"),
     ("rtopk_warp_rows_impl", "warp_rows.rs"),

@@ -150,7 +150,7 @@ pub(crate) async fn finish_candidates(
     out: &RowOut<'_>,
     iter_at: (Option<crate::engine::warp::BufId>, u64),
     tr: Tracer<'_>,
-) -> Result<(), SimError> {
+) -> Result<u32, SimError> {
     tr.with(|r| r.narrowed(s.iterations, narrowed.n));
     finish_exact(w, a, narrowed, s, tr).await?;
     // stage 3: select_topk
@@ -158,7 +158,8 @@ pub(crate) async fn finish_candidates(
     trace_cut(tr, s, &c);
     select_candidates(w, a, narrowed, &c, cand, out, tr).await?;
     let lane0 = w.lane_id().map(|l| l == 0);
-    write_iterations(w, iter_at, s.iterations, &lane0).await
+    write_iterations(w, iter_at, s.iterations, &lane0).await?;
+    Ok(c.band_lo)
 }
 
 /// The trace's record of the search's end and the cut.

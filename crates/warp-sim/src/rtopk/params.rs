@@ -57,6 +57,9 @@ pub(crate) struct Params<'x> {
     /// `sorted`: the pick rows and the wide rows write each row's results in sorted order (the
     /// program's `Select::sorted`); the other families ignore it.
     pub(crate) sorted: bool,
+    /// `floor`: a split's floors (floor.rs), read and raised by the chunk rows of warps and
+    /// blocks; `None` (null) on every other launch.
+    pub(crate) floor: Option<BufId>,
 }
 
 impl<'x> Params<'x> {

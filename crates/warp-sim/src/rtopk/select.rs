@@ -31,6 +31,14 @@ pub(crate) struct Cut {
     pub(crate) strong_count: u32,
 }
 
+impl Cut {
+    /// How many elements the cut selects from a row of at least k: k, but for a cut without a
+    /// band (`band_lo > strong_above`: a hit's, or a floor's, floor.rs) its strong ones.
+    pub(crate) fn selects(&self, k: u32) -> u32 {
+        if self.band_lo > self.strong_above { self.strong_count } else { k }
+    }
+}
+
 /// `cut_of`: docs/kernel.md's table, stage 3. Counts `count_ge(hi_key)` once when `hi_key`
 /// was never tested (not an iteration).
 pub(crate) async fn cut_of<R: Row>(
@@ -425,7 +433,7 @@ pub(crate) async fn select_topk_lanes<S: Slots>(
     let band_left = k.wrapping_sub(c.strong_count);
     let total = k.min((all & 0xffff) + (all >> 16).min(band_left));
     w.check_that((all & 0xffff) == c.strong_count, "select: strong elements = strong_count")?;
-    w.check_that(total == k, "select: the cut selects k elements")?;
+    w.check_that(total == c.selects(k), "select: the cut selects k elements (a floor's, n)")?;
     let mut take = vec![Lanes::splat(0u32); words];
     let before = incl.zip(&own, u32::wrapping_sub);
     let pos = taken(a, &strong, &band, &before, band_left, &mut take);

@@ -9,6 +9,10 @@ use crate::engine::error::SimError;
 use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
 use crate::rtopk::args::{CAND_CAP, KernelArgs, WARP_STAGE};
+use crate::rtopk::coverage::Branch;
+use crate::rtopk::floor::{
+    NO_FLOOR, count_at_floor, floor_cut, floor_of, pad_below_floor, raise_floor,
+};
 use crate::rtopk::load::{key_ints, load_ints, load_row};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
@@ -141,10 +145,19 @@ async fn warp_row_stages<R: Row + Slots + NarrowRow>(
     let lo_key = w.uniform(&lo_key, "search: lo_key")?;
     let hi_key = w.uniform(&hi_key, "search: hi_key")?;
     tr.with(|r| r.range(lo_key, hi_key));
-    // stage 2: search_threshold
-    let hint = p.row_hint(row_id);
-    let of = (p.elem, p.out_iter.is_some(), p.plan.unit.is_ragged());
-    let mut s = search_threshold(w, a, row, (lo_key, hi_key), of, hint, tr).await?;
+    // a split's floor (floor.rs): at most k keys at or above it are the chunk's selection,
+    // more start the search from it
+    let first_lane = on.sub.map(|s| s == 0);
+    let mut floor = 0;
+    if p.floor.is_some() {
+        // launch-uniform: a split's chunk rows
+        let f = floor_of(w, p, row_id, &first_lane).await?;
+        let f = w.shfl_sync(lanes.mask, &f, 0, lanes.width, "floor = shfl(floor, 0)")?;
+        floor = w.uniform(&f, "floor")?;
+    }
+    let at_floor = count_at_floor(w, a, row, floor, lo_key).await?;
+    let under = at_floor <= a.k as u32;
+    let lo_key = if at_floor != NO_FLOOR && !under { floor } else { lo_key };
     let out = RowOut {
         x: p.x,
         row_off: on.at.input,
@@ -154,21 +167,50 @@ async fn warp_row_stages<R: Row + Slots + NarrowRow>(
         sign: a.sign(),
         elem: p.elem,
     };
+    if under {
+        // stage 3 over the keys at or above the floor, then the padding
+        p.covered(Branch::FloorCut);
+        let c = floor_cut(floor, at_floor);
+        select_topk_lanes(w, a, row, lanes, &c, &on.sub, &first, on.stage, &out, tr).await?;
+        let bufs = (p.out_val, p.out_idx, &on.at.out);
+        let k = (at_floor, a.k as u32);
+        return pad_below_floor(w, bufs, (p.elem, a.sign()), k, &on.sub, lanes.width).await;
+    }
+    // stage 2: search_threshold
+    let hint = p.row_hint(row_id);
+    let of = (p.elem, p.out_iter.is_some(), p.plan.unit.is_ragged());
+    let mut s = search_threshold(w, a, row, (lo_key, hi_key), of, hint, tr).await?;
     if on.narrows && s.exit == Exit::Narrow {
         // BUG (WarpsShareCandidates): every row's candidates at the start of the block's stage.
         let cand = if a.has(Mutant::WarpsShareCandidates) { 0 } else { on.stage.base };
         let mut narrowed = row.narrow_row(w, a, &s, cand).await?;
         let iter_at = (p.out_iter, row_id);
-        let done = finish_candidates(w, a, &mut narrowed, &mut s, cand, &out, iter_at, tr).await;
+        let band_lo =
+            finish_candidates(w, a, &mut narrowed, &mut s, cand, &out, iter_at, tr).await?;
         cover_search(p, &s, true);
-        return done;
+        return raised(w, p, row_id, band_lo, &first_lane).await;
     }
     cover_search(p, &s, false);
     // stage 3: select_topk
     let c = cut_of(w, a, row, &s).await?;
     trace_cut(tr, &s, &c);
     select_topk_lanes(w, a, row, lanes, &c, &on.sub, &first, on.stage, &out, tr).await?;
-    write_iterations(w, (p.out_iter, row_id), s.iterations, &on.sub.map(|s| s == 0)).await
+    raised(w, p, row_id, c.band_lo, &first_lane).await?;
+    write_iterations(w, (p.out_iter, row_id), s.iterations, &first_lane).await
+}
+
+/// `raise_floor` where the launch has floors, counted in the coverage.
+pub(crate) async fn raised(
+    w: &mut Warp<'_>,
+    p: &Params<'_>,
+    row_id: u64,
+    band_lo: u32,
+    writer: &Lanes<bool>,
+) -> Result<(), SimError> {
+    if p.floor.is_some() {
+        p.covered(Branch::FloorRaised);
+    }
+    raise_floor(w, p, row_id, band_lo, writer).await
 }
 
 /// `rtopk_warp_rows_impl<EPL, LANES, WARPS>`: `32 / LANES` rows per warp, `blockDim / LANES`
