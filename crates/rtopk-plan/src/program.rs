@@ -1214,9 +1214,11 @@ mod tests {
     fn check(p: &Program) {
         let len = |id: BufferId| p.buffer(id).elements;
         // the caller's inputs, and the floors, which the executor zeroes before the first step
-        let inputs = p.buffers.iter().enumerate().filter(|(_, b)| {
-            b.role == BufferRole::Input || b.content == Content::Floor
-        });
+        let inputs = p
+            .buffers
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.role == BufferRole::Input || b.content == Content::Floor);
         let mut written: BTreeSet<BufferId> = inputs.map(|(i, _)| BufferId(i)).collect();
         let mut pieces: Vec<Vec<(u64, u64)>> = vec![Vec::new(); p.depth + 1];
         for s in &p.steps {
