@@ -4,7 +4,7 @@
 
 use clap::Args;
 use rtopk::cuda::Shape;
-use rtopk::plan::{Gpu, Program, preset_names, program};
+use rtopk::plan::{Gpu, Kernel, Program, preset_names, program};
 use rtopk::{Dtype, Request};
 
 use crate::dtype_arg::parse_kernel_dtype;
@@ -100,6 +100,10 @@ fn render(p: &Program) -> String {
         ));
         if s.grid.cluster > 1 {
             out.push_str(&format!("  clusters of {}", s.grid.cluster));
+        }
+        if matches!(s.kernel, Kernel::Select(sel) if sel.floor.is_some()) {
+            // docs/kernel.md, "Split rows: the floor": the unit's `<name>_floor` entry point
+            out.push_str("  with the row's floor");
         }
         out.push('\n');
     }

@@ -54,6 +54,13 @@ fn every_step_names_its_kernel_grid_and_buffers() {
 fn the_table_lists_one_line_per_launch() {
     let out = stdout(&rtopk(&["plan", "--gpu", "a100", "--n", "4096", "--m", "768", "-k", "32"]));
     assert!(out.contains("1 steps") && out.contains("select_rows"), "{out}");
+    assert!(!out.contains("floor"), "{out}");
+    // a row past FLOOR_MIN_ROW: its chunk selects read and raise the row's floor
+    let m = (1u64 << 28).to_string();
+    let out = stdout(&rtopk(&["plan", "--gpu", "h200", "--n", "1", "--m", &m, "-k", "256"]));
+    let floors = out.lines().filter(|l| l.contains("with the row's floor")).count();
+    let chunks = out.lines().filter(|l| l.contains("select_chunks")).count();
+    assert!(floors == chunks && chunks >= 2, "{out}");
 }
 
 /// Every type the kernel takes has a plan: 64-bit rows take the wide rows, integer rows the

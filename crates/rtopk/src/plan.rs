@@ -7,7 +7,7 @@
 
 use rtopk_plan::{DeviceLimits, Launch, Strategy};
 
-pub use rtopk_plan::{Program, Step, StepKind};
+pub use rtopk_plan::{Kernel, Program, Step, StepKind};
 
 use crate::cuda::{Shape, launch_of, shared_device};
 use crate::error::Error;

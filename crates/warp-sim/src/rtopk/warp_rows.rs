@@ -174,7 +174,8 @@ async fn warp_row_stages<R: Row + Slots + NarrowRow>(
         select_topk_lanes(w, a, row, lanes, &c, &on.sub, &first, on.stage, &out, tr).await?;
         let bufs = (p.out_val, p.out_idx, &on.at.out);
         let k = (at_floor, a.k as u32);
-        return pad_below_floor(w, bufs, (p.elem, a.sign()), k, &on.sub, lanes.width).await;
+        pad_below_floor(w, bufs, (p.elem, a.sign()), k, &on.sub, lanes.width).await?;
+        return write_iterations(w, (p.out_iter, row_id), 0, &first_lane).await;
     }
     // stage 2: search_threshold
     let hint = p.row_hint(row_id);
