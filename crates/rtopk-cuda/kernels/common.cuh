@@ -114,8 +114,8 @@ struct Params {
     float recall;        // docs/contract.md §6: the recall target r, 0 < r < 1, or 0: none
     int sorted;          // rtopk_pick_rows: 1 writes each row's results in sorted order (the
                          // program's Select::sorted); the other families ignore it
-    u32* floor;          // (rows,) a split's floors (floor.cuh), read and raised by the chunk
-                         // rows of warps and blocks; null on every other launch
+    u32* floor;          // (rows,) a split's floors (floor.cuh), read and raised by the floor
+                         // entry points (<unit>_floor); null on every other launch
 };
 
 // The launcher (src/launch.rs) passes its #[repr(C)] twin of Params as the entry point's
