@@ -70,6 +70,9 @@ impl UnitSource for Unit {
             let tail = if floor { "_floor" } else { "" };
             format!("{}{tail}", self.entry_name())
         };
+        let each = |entry: &dyn Fn(bool) -> String| {
+            floors.iter().map(|&f| entry(f)).collect::<Vec<_>>().join("\n")
+        };
         let rows = |bounds: (u32, u32), narrows: bool| {
             let entry = |floor: bool| {
                 format!(
@@ -82,7 +85,7 @@ impl UnitSource for Unit {
                     if floor { ", true" } else { "" }
                 )
             };
-            floors.iter().map(|&f| entry(f)).collect::<Vec<_>>().join("\n")
+            each(&entry)
         };
         match self.family() {
             Family::WarpRows | Family::HalfRows | Family::QuarterRows => {
@@ -101,7 +104,7 @@ impl UnitSource for Unit {
                         if floor { ", true" } else { "" }
                     )
                 };
-                Some(floors.iter().map(|&f| entry(f)).collect::<Vec<_>>().join("\n"))
+                Some(each(&entry))
             }
             Family::BlockRows => Some(rows(BLOCK_ROWS_BOUNDS, false)),
             Family::BlockRowsNarrow => Some(rows(BLOCK_ROWS_NARROW_BOUNDS, true)),

@@ -312,15 +312,13 @@ pub struct Select {
 /// 1.21, by k).
 pub const FLOOR_MIN_ROW: usize = 1 << 25;
 
-/// Whether a plain split's chunk select of `plan` over rows of `m` elements of `elem` takes
-/// the floor under `strategy`: rows of at least [`FLOOR_MIN_ROW`] (any row a forced split,
-/// [`Strategy::Split`], cuts: the shapes the simulator and the GPU tests can hold), units with
-/// a floor entry ([`Unit::has_floor_entry`]), over f32, f16 and bf16 (whose pad value, the
-/// mode's last, lies below every floor: docs/kernel.md, "Split rows: the floor").
-pub fn takes_floor(elem: ElemType, m: usize, strategy: Strategy, plan: &Plan) -> bool {
-    let floats = matches!(elem, ElemType::F32 | ElemType::F16 | ElemType::Bf16);
-    let entry = plan.unit.with_ragged(false).has_floor_entry();
-    entry && floats && (m >= FLOOR_MIN_ROW || strategy == Strategy::Split)
+/// Whether a plain split's chunk select of `plan` over rows of `m` elements takes the floor
+/// under `strategy`: rows of at least [`FLOOR_MIN_ROW`] (any row a forced split,
+/// [`Strategy::Split`], cuts: the shapes the simulator and the GPU tests can hold), of a unit
+/// with a floor entry ([`Unit::has_floor_entry`]: f32, f16 and bf16 rows, whose pad value, the
+/// mode's last, lies below every floor; docs/kernel.md, "Split rows: the floor").
+pub fn takes_floor(m: usize, strategy: Strategy, plan: &Plan) -> bool {
+    plan.unit.has_floor_entry() && (m >= FLOOR_MIN_ROW || strategy == Strategy::Split)
 }
 
 impl Select {
@@ -719,7 +717,7 @@ struct Builder {
 impl Builder {
     /// The floors' buffer for a chunk select of `plan`, made by the first that takes it.
     fn floor_for(&mut self, plan: &Plan) -> Option<BufferId> {
-        if !takes_floor(self.launch.elem, self.launch.m, self.strategy, plan) {
+        if !takes_floor(self.launch.m, self.strategy, plan) {
             return None;
         }
         if self.floor.is_none() {

@@ -15,7 +15,7 @@ use crate::rtopk::args::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_STAGE,
 };
 use crate::rtopk::coverage::Branch;
-use crate::rtopk::floor::{NO_FLOOR, count_at_floor, floor_cut, floor_of, pad_below_floor};
+use crate::rtopk::floor::{NO_FLOOR, count_at_floor, floor_cut, floor_of, pad_below_floor, raised};
 use crate::rtopk::load::{key_f32_slots, key_ints, load_halves, load_ints, load_row};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
@@ -26,7 +26,6 @@ use crate::rtopk::params::{Params, place_row};
 use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words};
 use crate::rtopk::search::{Exit, cover_search, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_chunk, taken};
-use crate::rtopk::warp_rows::raised;
 
 /// `block_range`: the block-wide min and max key, through the per-warp slots
 /// `s_partial[64 ..]` (apart from the block sums' slots).

@@ -10,6 +10,7 @@ use crate::engine::error::SimError;
 use crate::engine::lanes::Lanes;
 use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::KernelArgs;
+use crate::rtopk::coverage::Branch;
 use crate::rtopk::order::ElemType;
 use crate::rtopk::params::Params;
 use crate::rtopk::rows::Row;
@@ -77,6 +78,21 @@ pub(crate) async fn raise_floor(
     w.atomic_max_global(buf, &at, &Lanes::splat(key), label).await?;
     w.pop_active(saved);
     Ok(())
+}
+
+/// [`raise_floor`] where the launch has floors, counted in the run's coverage (the simulator's
+/// report, no kernel state).
+pub(crate) async fn raised(
+    w: &mut Warp<'_>,
+    p: &Params<'_>,
+    row_id: u64,
+    band_lo: u32,
+    writer: &Lanes<bool>,
+) -> Result<(), SimError> {
+    if p.floor.is_some() {
+        p.covered(Branch::FloorRaised);
+    }
+    raise_floor(w, p, row_id, band_lo, writer).await
 }
 
 /// `count_at_floor`: the keys at or above a floor that cuts the row (`floor > lo_key`, the

@@ -10,9 +10,7 @@ use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
 use crate::rtopk::args::{CAND_CAP, KernelArgs, WARP_STAGE};
 use crate::rtopk::coverage::Branch;
-use crate::rtopk::floor::{
-    NO_FLOOR, count_at_floor, floor_cut, floor_of, pad_below_floor, raise_floor,
-};
+use crate::rtopk::floor::{NO_FLOOR, count_at_floor, floor_cut, floor_of, pad_below_floor, raised};
 use crate::rtopk::load::{key_ints, load_ints, load_row};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
@@ -198,20 +196,6 @@ async fn warp_row_stages<R: Row + Slots + NarrowRow>(
     select_topk_lanes(w, a, row, lanes, &c, &on.sub, &first, on.stage, &out, tr).await?;
     raised(w, p, row_id, c.band_lo, &first_lane).await?;
     write_iterations(w, (p.out_iter, row_id), s.iterations, &first_lane).await
-}
-
-/// `raise_floor` where the launch has floors, counted in the coverage.
-pub(crate) async fn raised(
-    w: &mut Warp<'_>,
-    p: &Params<'_>,
-    row_id: u64,
-    band_lo: u32,
-    writer: &Lanes<bool>,
-) -> Result<(), SimError> {
-    if p.floor.is_some() {
-        p.covered(Branch::FloorRaised);
-    }
-    raise_floor(w, p, row_id, band_lo, writer).await
 }
 
 /// `rtopk_warp_rows_impl<EPL, LANES, WARPS>`: `32 / LANES` rows per warp, `blockDim / LANES`
