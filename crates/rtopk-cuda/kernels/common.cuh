@@ -103,8 +103,8 @@ struct Params {
     u64 ld;              // the input's row stride (m for whole rows, the row's width for chunks;
                          // 64 bits so that the arguments end where the struct does: no padding)
     u32 out_ld;          // the outputs' row stride (k for whole rows)
-    u32 chunks;          // 1: each row_id is a row; > 1: row_id is chunk row_id % chunks of row
-                         // row_id / chunks (split rows, place_row)
+    u32 chunks;          // 1: each row_id is a row; > 1: row_id is chunk row_id / rows of row
+                         // row_id % rows, rows = n_rows / chunks (split rows, place_row)
     const u32* lengths;  // (n_rows,) each row's length (docs/contract.md §5), or null: m
     const u32* k_per_row;  // (n_rows,) each row's k, or null: k (the outputs' width)
     const float* hint;     // (n_rows,) each row's threshold hint (docs/contract.md §5), or null;
@@ -192,19 +192,32 @@ __device__ __forceinline__ u32 lowest_bits(u32 mask, u32 n) {
     return mask;
 }
 
+// The row and chunk of a split's chunk launch row_id (chunks > 1; docs/kernel.md, "Split
+// rows"): chunk-major, row_id is chunk c = row_id / rows of row r = row_id % rows (rows =
+// n_rows / chunks), so that the blocks, issued in order, take chunk 0 of every row before any
+// row's chunk 1, and a row's later chunks find its floor raised by its earlier ones (floor.cuh).
+struct ChunkOf {
+    u64 row, c;
+};
+// A split's launch has fewer than 2^32 rows (rtopk-plan's MAX_CHUNK_ROWS), so 32-bit
+// divisions do: no 64-bit division routine in the entry points.
+__device__ __forceinline__ ChunkOf chunk_of(const Params& p, u64 row_id) {
+    u32 rows = (u32)p.n_rows / p.chunks, c = (u32)row_id / rows;
+    return {(u64)((u32)row_id - c * rows), (u64)c};
+}
+
 // Where a launch's row_id reads and writes: its input and the offset of its first result.
-// Whole rows (chunks == 1) are row_id's own; under a split row's first stage (docs/kernel.md,
-// "Split rows") row_id is chunk c = row_id % chunks of row r = row_id / chunks, the m values
-// at r * ld + c * m, with its k results at r * out_ld + c * k, so that a row's chunk results
-// lie side by side as the second stage's row.
+// Whole rows (chunks == 1) are row_id's own; under a split row's first stage row_id is chunk c
+// of row r (chunk_of), the m values at r * ld + c * m, with its k results at r * out_ld + c * k,
+// so that a row's chunk results lie side by side as the second stage's row.
 struct RowPlace {
     const elem_t* in;
     u64 out;
 };
 __device__ __forceinline__ RowPlace place_row(const Params& p, u64 row_id) {
     if (p.chunks == 1u) return {p.x + row_id * p.ld, row_id * (u64)p.out_ld};
-    u64 row = row_id / p.chunks, c = row_id - row * p.chunks;
-    return {p.x + row * p.ld + c * (u64)p.m, row * (u64)p.out_ld + c * (u64)p.k};
+    ChunkOf at = chunk_of(p, row_id);
+    return {p.x + at.row * p.ld + at.c * (u64)p.m, at.row * (u64)p.out_ld + at.c * (u64)p.k};
 }
 
 // per_row_entry: a word of a per-row array (lengths, k; docs/contract.md §5) cut to bound. A
@@ -241,11 +254,12 @@ __device__ __forceinline__ u32 split_candidates(u32 len, u32 k, u32 chunk) {
 // stage row r is the first split_candidates(L, k_r) of its candidates.
 __device__ __forceinline__ Params split_row_args(const Params& launch, u64 row_id) {
     Params p = launch;
-    u64 row = row_id / p.chunks;
+    ChunkOf at = p.chunks > 1u ? chunk_of(p, row_id) : ChunkOf{row_id, 0u};
+    u64 row = at.row;
     u32 len = p.split_m, k = p.k;
     row_lengths(p.lengths, p.k_per_row, row, &len, &k);
     if (p.chunks > 1u) {
-        u64 c = row_id - row * p.chunks, start = c * p.split_chunk;
+        u64 c = at.c, start = c * p.split_chunk;
         p.m = (u64)len > start ? min(len - (u32)start, p.split_chunk) : 0u;
         u64 out = row * p.out_ld + c * k;
         p.x = launch.x + row * launch.ld + start;

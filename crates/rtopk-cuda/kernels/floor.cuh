@@ -36,18 +36,18 @@ __device__ __forceinline__ u32 load_relaxed(const u32* at) {
     return v;
 }
 
-// The floor of chunk row_id's row (row_id / chunks), read by one thread with a relaxed load:
-// other chunks raise it meanwhile, and every chunk of a row reads the one word, which an
-// atomic read-modify-write would serialize.
+// The floor of chunk row_id's row (chunk_of), read by one thread with a relaxed load: other
+// chunks raise it meanwhile, and every chunk of a row reads the one word, which an atomic
+// read-modify-write would serialize.
 __device__ __forceinline__ u32 floor_of(const Params& p, u64 row_id) {
-    return load_relaxed(p.floor + row_id / p.chunks);
+    return load_relaxed(p.floor + chunk_of(p, row_id).row);
 }
 
 // Raises the floor of chunk row_id's row to key, a key at or below the chunk's k-th (its cut's
 // band_lo: count_ge(band_lo) >= k), from one thread: an atomic max only where the floor, read
 // again, lies below it (most chunks of a wave find it raised past theirs already).
 __device__ __forceinline__ void raise_floor(const Params& p, u64 row_id, u32 key) {
-    u32* at = p.floor + row_id / p.chunks;
+    u32* at = p.floor + chunk_of(p, row_id).row;
     if (load_relaxed(at) < key) atomicMax(at, key);
 }
 

@@ -473,10 +473,11 @@ fn every_step_kind_of_the_program_matches_bisect_and_the_simulators_program() {
             false,
             &["select_chunks", "select_last_chunks", "select_rows", "gather_indices"],
         ),
-        // 262144 candidates: split again
+        // 2^20 candidates, more than a wide cluster holds: split again (an H100 or H200;
+        // 2 x 2^22's 262144 candidates are one wide cluster row there)
         (
             2,
-            1 << 22,
+            1 << 24,
             128,
             split,
             false,
@@ -624,4 +625,62 @@ fn cluster_rows_match_bisect_and_the_simulator() {
     let got = gpu.topk_rows_with(x.view(), k, opts, Bisect::exact(), Strategy::Split).unwrap();
     let want = topk_rows(&Bisect::exact(), x.view(), k, opts).unwrap();
     assert_eq!(difference(&got, &want), None, "a split row with a cluster second stage");
+}
+
+/// Many rows that split into chunks launched chunk-major and take the floor by their size
+/// (rtopk-plan's `takes_floor`: 2^26 elements in all, 3 · 2^22 for whole-chunk block rows;
+/// docs/kernel.md, "Split rows: the floor"): each row's chunks raise and read its own floor
+/// only, so every row gives bisect's values and indices — rows of different scales (a floor
+/// read from another row would cut them wrongly), NaN/inf-laced rows, ties, rows sorted
+/// descending (every chunk after a row's first cuts at the floor), both modes, sorted or not,
+/// f32 and f16.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn many_rows_that_take_the_floor_match_bisect() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    // (N, M, k): block rows of k = 2048, then warp rows of k = 64 (2^26 elements)
+    let cases = [(48, 300_000, 2048), (64, 1 << 20, 64)];
+    for (n, m, k) in cases {
+        let launch = Launch {
+            n,
+            m,
+            k,
+            mode: Mode::Largest,
+            bisect: Bisect::exact(),
+            sorted: false,
+            elem: ElemType::F32,
+        };
+        let program = gpu.program(&launch, Strategy::Auto, false).unwrap();
+        let takes = |s: &rtopk_plan::Step| matches!(s.kernel, rtopk_plan::Kernel::Select(sel) if sel.floor.is_some());
+        assert!(
+            program.steps.iter().any(takes),
+            "N={n} M={m} k={k}: a chunk select with the floor"
+        );
+        for (fi, family) in ["normal", "nan-inf", "ties", "descending"].into_iter().enumerate() {
+            let mut x =
+                matrix(n, m, if family == "descending" { "normal" } else { family }, fi as u64);
+            for (i, mut row) in x.rows_mut().into_iter().enumerate() {
+                // rows of different scales: one row's floor is no other row's
+                row.mapv_inplace(|v| v * (1.0 + i as f32));
+                if family == "descending" {
+                    let mut v = row.to_vec();
+                    v.sort_by(|a, b| b.total_cmp(a));
+                    row.assign(&Array1::from_vec(v));
+                }
+            }
+            let mode = if fi % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+            let opts = Options { mode, sorted: fi == 1 };
+            let case = format!("N={n} M={m} k={k} {family} {opts:?}");
+            let bisect = Bisect::exact();
+            let got = gpu.topk_rows_counted(x.view(), k, opts, bisect, Strategy::Auto, false);
+            let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
+            assert_eq!(difference(&got.unwrap(), &want), None, "{case}");
+            if fi == 0 {
+                let xh = x.mapv(topk_ref::f16::from_f32);
+                let got = gpu.topk_rows_counted(xh.view(), k, opts, bisect, Strategy::Auto, false);
+                let want = topk_rows(&bisect, xh.view(), k, opts).unwrap();
+                assert_eq!(difference(&got.unwrap(), &want), None, "{case} f16");
+            }
+        }
+    }
 }

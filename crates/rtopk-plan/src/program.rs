@@ -271,9 +271,11 @@ pub struct Select {
     pub m: u32,
     /// Results per kernel row.
     pub k: u32,
-    /// 1: each kernel row is a row; more: kernel row `i` is chunk `i % chunks` of row
-    /// `i / chunks`, its `m` values at `input.offset + row * input.ld + chunk * m`, its `k`
-    /// results at `output.offset + row * output.ld + chunk * k` (`place_row`).
+    /// 1: each kernel row is a row; more: kernel row `i` is chunk `i / rows` of row
+    /// `i % rows` (`rows = n_rows / chunks`: chunk-major, the kernels' `chunk_of`, so that
+    /// every row's first chunks run before any row's later ones), its `m` values at
+    /// `input.offset + row * input.ld + chunk * m`, its `k` results at
+    /// `output.offset + row * output.ld + chunk * k` (`place_row`).
     pub chunks: u32,
     /// The rows read.
     pub input: Region,
@@ -307,18 +309,38 @@ pub struct Select {
 /// The narrowest caller's row whose split takes the floor ([`takes_floor`]). A floor pays
 /// where a row's chunks run in many waves, so that the later ones find it raised: on an H200
 /// (results/cuda/2026-11-30-split-floor-h200) one row of 2^25 to 2^28 took 0.50-0.94 of the time
-/// without it (k = 64 to 32768), while rows of 2^20 and less, however many, took 1.02-1.24
-/// (their chunks all start before any raises it), and one row of 2^22 or 2^24 either (0.76 to
-/// 1.21, by k).
+/// without it (k = 64 to 32768), while one row of 2^22 or 2^24 took 0.76 to 1.21, by k.
 pub const FLOOR_MIN_ROW: usize = 1 << 25;
 
-/// Whether a plain split's chunk select of `plan` over rows of `m` elements takes the floor
-/// under `strategy`: rows of at least [`FLOOR_MIN_ROW`] (any row a forced split,
-/// [`Strategy::Split`], cuts: the shapes the simulator and the GPU tests can hold), of a unit
-/// with a floor entry ([`Unit::has_floor_entry`]: f32, f16 and bf16 rows, whose pad value, the
-/// mode's last, lies below every floor; docs/kernel.md, "Split rows: the floor").
-pub fn takes_floor(m: usize, strategy: Strategy, plan: &Plan) -> bool {
-    plan.unit.has_floor_entry() && (m >= FLOOR_MIN_ROW || strategy == Strategy::Split)
+/// The fewest elements of the caller's rows (`n * m`) whose split takes the floor however its
+/// chunks select ([`takes_floor`]). Chunks launch chunk-major (docs/kernel.md, "Split rows"),
+/// so a row's later chunks run waves after its first ones on many rows too: on an H200
+/// (results/cuda/2026-11-30-chunk-major-h200) splits of 2^26 elements and more took 0.53-0.96
+/// of the time without it (32 x 2^21 to 1024 x 2^20, k = 50 to 2048), while smaller splits
+/// whose chunks select in one warp or narrow took 0.99-1.23 with it.
+pub const FLOOR_MIN_ELEMENTS: u64 = 1 << 26;
+
+/// The fewest elements of the caller's rows whose split takes the floor where its chunks are
+/// block rows that search their whole chunk (`rtopk_block_rows`, k of 512 and more): their
+/// search is the costliest a floor spares, so it pays from fewer waves — on an H200 splits of
+/// 3 x 2^22 elements up to 2^26 took 0.70-1.00 of the time without it (geometric mean 0.85;
+/// 32 x 500000, k = 2048: 0.85), while smaller ones took 0.94-1.21 with it.
+pub const FLOOR_MIN_BLOCK_ELEMENTS: u64 = 3 << 22;
+
+/// Whether a plain split of `launch`'s rows takes the floor in a chunk select of `plan`, under
+/// `strategy`: a unit with a floor entry ([`Unit::has_floor_entry`]: f32, f16 and bf16 rows,
+/// whose pad value, the mode's last, lies below every floor; docs/kernel.md, "Split rows: the
+/// floor"), and rows of at least [`FLOOR_MIN_ROW`], or [`FLOOR_MIN_ELEMENTS`] in all, or
+/// [`FLOOR_MIN_BLOCK_ELEMENTS`] for whole-chunk block rows — or any forced split
+/// ([`Strategy::Split`]: the shapes the simulator and the GPU tests can hold).
+pub fn takes_floor(launch: &Launch, strategy: Strategy, plan: &Plan) -> bool {
+    let elements = (launch.n as u64).saturating_mul(launch.m as u64);
+    let least = match plan.unit.family() {
+        Family::BlockRows => FLOOR_MIN_BLOCK_ELEMENTS,
+        _ => FLOOR_MIN_ELEMENTS,
+    };
+    plan.unit.has_floor_entry()
+        && (strategy == Strategy::Split || launch.m >= FLOOR_MIN_ROW || elements >= least)
 }
 
 impl Select {
@@ -697,6 +719,21 @@ pub fn program_ragged(
     })
 }
 
+/// The most rows a chunk launch has, plus one: the kernels find a chunk's row and place in
+/// 32-bit arithmetic (`chunk_of`). 2^32 chunks of at least 2048 elements each would be 2^43
+/// elements, more than any device holds.
+pub const MAX_CHUNK_ROWS: u64 = 1 << 32;
+
+/// The rows of a chunk launch over `n` rows of `m` cut into `full` chunks each: fewer than
+/// [`MAX_CHUNK_ROWS`], else [`PlanError::TooLarge`].
+fn chunk_rows(n: usize, m: usize, full: u64) -> Result<u64, PlanError> {
+    let rows = (n as u64).saturating_mul(full);
+    if rows >= MAX_CHUNK_ROWS {
+        return Err(PlanError::TooLarge { n, m, why: "2^32 chunks or more" });
+    }
+    Ok(rows)
+}
+
 /// A program under construction.
 struct Builder {
     launch: Launch,
@@ -717,7 +754,7 @@ struct Builder {
 impl Builder {
     /// The floors' buffer for a chunk select of `plan`, made by the first that takes it.
     fn floor_for(&mut self, plan: &Plan) -> Option<BufferId> {
-        if !takes_floor(self.launch.m, self.strategy, plan) {
+        if !takes_floor(&self.launch, self.strategy, plan) {
             return None;
         }
         if self.floor.is_none() {
@@ -800,10 +837,11 @@ impl Builder {
                     w64,
                 );
                 let (chunk, full) = (split.chunk as u64, split.full as u64);
+                let n_rows = chunk_rows(n, m, full)?;
                 let floor = self.floor_for(&split.first_plan);
                 let chunks = Select {
                     plan: split.first_plan,
-                    n_rows: n64 * full, // the plan's rows: no overflow
+                    n_rows,
                     m: split.chunk as u32,
                     k: k as u32,
                     chunks: split.full as u32,
@@ -970,7 +1008,7 @@ impl Builder {
         let candidates = Region { buffer: cv, offset: 0, ld: width };
         let chunks = Select {
             plan: split.first_plan,
-            n_rows: n64 * split.full as u64, // the plan's rows: no overflow
+            n_rows: chunk_rows(n, m, split.full as u64)?,
             m: split.chunk as u32,
             k: k as u32,
             chunks: split.full as u32,
@@ -1141,9 +1179,10 @@ mod tests {
     }
 
     /// The floor (docs/kernel.md, "Split rows: the floor"): one buffer of a key per row, read
-    /// and written by every chunk select of a row of FLOOR_MIN_ROW or more (every level's)
-    /// whose unit has a floor entry, or of any forced split; never by the selects of whole
-    /// rows, of narrower rows, of integer rows or of ragged rows.
+    /// and written by every chunk select (every level's) whose unit has a floor entry, of a
+    /// row of FLOOR_MIN_ROW or more, of rows of FLOOR_MIN_ELEMENTS in all (of
+    /// FLOOR_MIN_BLOCK_ELEMENTS for whole-chunk block rows), or of any forced split; never by
+    /// the selects of whole rows, of smaller splits, of integer rows or of ragged rows.
     #[test]
     fn chunk_selects_of_long_rows_share_the_floor() {
         let limits = DeviceLimits::preset("h200").unwrap();
@@ -1173,9 +1212,20 @@ mod tests {
         assert!(sels.iter().filter(|s| s.1.is_some()).count() >= 2, "every level's chunks");
         let step = p.steps.iter().find(|s| s.name == StepKind::SelectChunks).unwrap();
         assert!(step.reads.contains(&buffer) && step.writes.contains(&buffer));
-        // rows below FLOOR_MIN_ROW split without it, unless the split is forced
-        let (_, sels) = floors(&launch(16, 1 << 20, 64), Strategy::Auto, plain);
-        assert!(sels.iter().all(|s| s.1.is_none()) && sels.len() > 1);
+        // rows below FLOOR_MIN_ROW split without it below FLOOR_MIN_ELEMENTS in all (below
+        // FLOOR_MIN_BLOCK_ELEMENTS where the chunks are whole-chunk block rows), unless the
+        // split is forced
+        let family = |l: &Launch| {
+            let (_, sels) = floors(l, Strategy::Auto, plain);
+            let chunk = sels.iter().find(|s| s.0 == StepKind::SelectChunks).expect("a split");
+            (chunk.2.family(), chunk.1.is_some())
+        };
+        assert_eq!(family(&launch(16, 1 << 20, 64)), (Family::WarpRows, false));
+        assert_eq!(family(&launch(64, 1 << 20, 64)), (Family::WarpRows, true));
+        assert_eq!(family(&launch(16, 1 << 20, 256)), (Family::BlockRowsNarrow, false));
+        assert_eq!(family(&launch(4, 1 << 20, 1024)), (Family::BlockRows, false));
+        assert_eq!(family(&launch(16, 1 << 20, 1024)), (Family::BlockRows, true));
+        assert_eq!(family(&launch(32, 500_000, 2048)), (Family::BlockRows, true));
         let (_, sels) = floors(&launch(2, 20_000, 64), Strategy::Split, plain);
         assert!(sels.iter().any(|s| s.1.is_some()));
         // integer rows and ragged rows never
@@ -1188,6 +1238,24 @@ mod tests {
         let f16 = Launch { elem: ElemType::F16, ..launch(1, 1 << 26, 2048) };
         let (_, sels) = floors(&f16, Strategy::Auto, plain);
         assert!(sels.iter().any(|s| s.1.is_some()));
+    }
+
+    /// A split whose chunk launch would have 2^32 rows or more is too large (the kernels
+    /// place chunks in 32-bit arithmetic), never a program whose rows wrap.
+    #[test]
+    fn chunk_launches_have_fewer_than_2_32_rows() {
+        let limits = DeviceLimits::preset("h200").unwrap();
+        let err = program(&launch(1 << 22, 1 << 21, 64), &limits, Strategy::Auto, false);
+        match err {
+            Err(PlanError::TooLarge { why, .. }) => assert_eq!(why, "2^32 chunks or more"),
+            other => panic!("{other:?}"),
+        }
+        let p = program(&launch(1 << 10, 1 << 21, 64), &limits, Strategy::Auto, false).unwrap();
+        for s in &p.steps {
+            if let Kernel::Select(sel) = s.kernel {
+                assert!(sel.n_rows < MAX_CHUNK_ROWS, "{sel:?}");
+            }
+        }
     }
 
     fn names(p: &Program) -> Vec<&'static str> {

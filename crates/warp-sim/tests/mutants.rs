@@ -63,6 +63,8 @@ fn every_mutant_is_caught_by_a_diagnostic_and_the_clean_kernel_is_not() {
         (Mutant::SortStoresUnaligned, DiagKind::MisalignedAccess),
         (Mutant::PrefixMaskShift32, DiagKind::ShiftOverflow),
         (Mutant::ChunkOffsetUsesLd, DiagKind::ForeignAddress),
+        (Mutant::ChunkRowMajor, DiagKind::ForeignAddress),
+        (Mutant::FloorRowMajor, DiagKind::ForeignAddress),
         (Mutant::LastChunkDropsOne, DiagKind::AssertFailed),
         (Mutant::SplitGatherNoChunkStart, DiagKind::AssertFailed),
         (Mutant::Ceil16Nearest, DiagKind::AssertFailed),

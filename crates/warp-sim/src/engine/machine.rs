@@ -42,8 +42,9 @@ use crate::engine::warp::{BufId, Place, Warp};
 
 /// Which row of a buffer in rows each task owns: task `g` of block `b` works on the launch's
 /// row `r = b * per_block + g / groups_per_row`, which is part of the buffers' row
-/// `r / parts_per_row`. Accesses to other rows of buffers that have rows are
-/// [`DiagKind::ForeignAddress`] findings.
+/// `r / parts_per_row`, or, where the launch's rows are chunks of `interleave` rows taken
+/// chunk-major, of row `r / parts_per_row % interleave`. Accesses to other rows of buffers
+/// that have rows are [`DiagKind::ForeignAddress`] findings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rows {
     /// Rows per block.
@@ -51,15 +52,18 @@ pub struct Rows {
     /// Tasks working on one row (1 for part-warp and warp rows, the block's warps for block
     /// rows).
     pub groups_per_row: u32,
-    /// The launch's rows that are parts of one row of the buffers: 1, or the chunks of a row
-    /// cut into pieces that are launched as rows of their own.
+    /// The launch's rows that are parts of one row of the buffers: 1, or the blocks of a
+    /// cluster that hold one row between them.
     pub parts_per_row: u64,
+    /// 0, or the buffers' rows whose chunks the launch's rows are, chunk-major: chunk `c` of
+    /// row `i` is launch row `c * interleave + i` (a split's chunk launch).
+    pub interleave: u64,
 }
 
 impl Rows {
     /// `per_block` rows per block of `groups_per_row` tasks each, every one a whole row.
     pub fn new(per_block: u64, groups_per_row: u32) -> Self {
-        Self { per_block, groups_per_row, parts_per_row: 1 }
+        Self { per_block, groups_per_row, parts_per_row: 1, interleave: 0 }
     }
 }
 
@@ -395,7 +399,8 @@ where
             let owned_row = g.rows.map(|r| {
                 let row =
                     u64::from(block) * r.per_block + i as u64 / u64::from(r.groups_per_row.max(1));
-                row / r.parts_per_row.max(1)
+                let row = row / r.parts_per_row.max(1);
+                if r.interleave > 0 { row % r.interleave } else { row }
             });
             let place = Place {
                 slot,

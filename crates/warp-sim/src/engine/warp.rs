@@ -1142,7 +1142,7 @@ impl<'c> Warp<'c> {
         let order = self.lane_order(lanes);
         let mut out = Lanes::from_parts([0u32; WARP_SIZE], !lanes);
         let mut f = Findings::new();
-        {
+        let row_len = {
             let mut core = self.core.borrow_mut();
             let g = &mut core.globals[buf.0];
             for l in order.iter() {
@@ -1152,9 +1152,15 @@ impl<'c> Warp<'c> {
                     Err(kind) => f.add(kind, l, a),
                 }
             }
+            let row_len = g.row_len();
             if lanes != 0 {
                 core.atomic_done(self.at.block);
             }
+            row_len
+        };
+        // an atomic on another task's row is as foreign as a plain access of it
+        for l in lanes_of(self.foreign(addr, lanes, row_len)) {
+            f.add(DiagKind::ForeignAddress, l, addr.lane(l));
         }
         self.report_findings(&f, Op::Atomic, label)?;
         Ok(out.poisoned(!lanes | bad))

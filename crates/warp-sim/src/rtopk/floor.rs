@@ -11,8 +11,9 @@ use crate::engine::lanes::Lanes;
 use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::KernelArgs;
 use crate::rtopk::coverage::Branch;
+use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::ElemType;
-use crate::rtopk::params::Params;
+use crate::rtopk::params::{Params, chunk_of};
 use crate::rtopk::rows::Row;
 use crate::rtopk::select::Cut;
 
@@ -35,7 +36,16 @@ pub(crate) fn last_value(elem: ElemType, sign: f32) -> u32 {
     }
 }
 
-/// `floor_of`: the floor of chunk `row_id`'s row (`row_id / chunks`), read by the lanes
+/// The row of chunk `row_id` whose floor it reads and raises: `chunk_of(p, row_id).row`.
+fn floor_row(p: &Params<'_>, row_id: u64) -> u64 {
+    if p.a.has(Mutant::FloorRowMajor) {
+        // BUG (FloorRowMajor): the row row-major, `row_id / chunks`.
+        return row_id / u64::from(p.chunks.max(1));
+    }
+    chunk_of(p, row_id).0
+}
+
+/// `floor_of`: the floor of chunk `row_id`'s row ([`chunk_of`]), read by the lanes
 /// `reader` with a relaxed atomic load (other chunks raise it meanwhile; every chunk of a row
 /// reads the one word, which an atomic read-modify-write would serialize); 0 in the other
 /// lanes, and everywhere on a launch without floors.
@@ -46,9 +56,9 @@ pub(crate) async fn floor_of(
     reader: &Lanes<bool>,
 ) -> Result<Lanes<u32>, SimError> {
     let Some(buf) = p.floor else { return Ok(Lanes::splat(0)) };
-    let at = Lanes::splat(row_id / u64::from(p.chunks.max(1)));
+    let at = Lanes::splat(floor_row(p, row_id));
     let saved = w.push_active(reader, "floor_of: the reading thread")?;
-    let label = "floor_of: load_relaxed(floor + row_id / chunks)";
+    let label = "floor_of: load_relaxed(floor + chunk_of(p, row_id).row)";
     let f = w.atomic_load_global(buf, &at, &Lanes::splat(0), label).await?;
     w.pop_active(saved);
     Ok(Lanes::select(reader, &f, &Lanes::splat(0)))
@@ -66,15 +76,15 @@ pub(crate) async fn raise_floor(
     writer: &Lanes<bool>,
 ) -> Result<(), SimError> {
     let Some(buf) = p.floor else { return Ok(()) };
-    let at = Lanes::splat(row_id / u64::from(p.chunks.max(1)));
+    let at = Lanes::splat(floor_row(p, row_id));
     let saved = w.push_active(writer, "raise_floor: the writing thread")?;
-    let label = "raise_floor: load_relaxed(floor + row_id / chunks)";
+    let label = "raise_floor: load_relaxed(floor + chunk_of(p, row_id).row)";
     let now = w.atomic_load_global(buf, &at, &Lanes::splat(0), label).await?;
     let now = Lanes::select(writer, &now, &Lanes::splat(u32::MAX));
     let below = now.map(|f| f < key);
     w.pop_active(saved);
     let saved = w.push_active(&below, "raise_floor: if (floor < key)")?;
-    let label = "raise_floor: atomicMax(floor + row_id / chunks, key)";
+    let label = "raise_floor: atomicMax(floor + chunk_of(p, row_id).row, key)";
     w.atomic_max_global(buf, &at, &Lanes::splat(key), label).await?;
     w.pop_active(saved);
     Ok(())

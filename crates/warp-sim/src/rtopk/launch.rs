@@ -529,8 +529,10 @@ impl Simulator {
             _ => 32,
         };
         let groups_per_row = if block_family(plan) { plan.block / 32 } else { 1 };
-        let parts_per_row = u64::from(p.chunks.max(1)) * per_row;
-        grid.rows = Some(Rows { parts_per_row, ..Rows::new(rpb, groups_per_row) });
+        // a split's chunks, chunk-major (`chunk_of`)
+        let interleave = if p.chunks > 1 { p.a.n as u64 / u64::from(p.chunks) } else { 0 };
+        let rows = Rows { parts_per_row: per_row, interleave, ..Rows::new(rpb, groups_per_row) };
+        grid.rows = Some(rows);
         self.machine.set_step_limit(step_budget(&p.a));
         let family = plan.family();
         self.machine.launch(grid, async |mut w| match family {

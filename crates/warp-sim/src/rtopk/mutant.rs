@@ -99,6 +99,13 @@ pub enum Mutant {
     /// `place_row` steps a split row's chunks by the row's stride: chunk `c` at
     /// `r * ld + c * ld` instead of `r * ld + c * m`.
     ChunkOffsetUsesLd,
+    /// `chunk_of` takes a chunk launch's rows row-major (chunk `row_id % chunks` of row
+    /// `row_id / chunks`) where the launch lays them chunk-major: a chunk reads and writes
+    /// another row's elements.
+    ChunkRowMajor,
+    /// `floor_of` and `raise_floor` find a chunk's row row-major (`row_id / chunks`) where the
+    /// launch lays the chunks chunk-major: a chunk reads and raises another row's floor.
+    FloorRowMajor,
     /// The launch over a split row's last chunks reads one element fewer than the chunk holds
     /// (`m = last - 1`): the row's last element is never a candidate.
     LastChunkDropsOne,
@@ -129,7 +136,7 @@ pub enum Mutant {
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 44] = [
+    pub const ALL: [Mutant; 46] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -165,6 +172,8 @@ impl Mutant {
         Mutant::SharedCounterNoBarrier,
         Mutant::SkipLastEmitSync,
         Mutant::ChunkOffsetUsesLd,
+        Mutant::ChunkRowMajor,
+        Mutant::FloorRowMajor,
         Mutant::LastChunkDropsOne,
         Mutant::SplitGatherNoChunkStart,
         Mutant::Ceil16Nearest,
@@ -214,6 +223,8 @@ impl Mutant {
             Mutant::SharedCounterNoBarrier => "shared-counter-no-barrier",
             Mutant::SkipLastEmitSync => "skip-last-emit-sync",
             Mutant::ChunkOffsetUsesLd => "chunk-offset-uses-ld",
+            Mutant::ChunkRowMajor => "chunk-row-major",
+            Mutant::FloorRowMajor => "floor-row-major",
             Mutant::LastChunkDropsOne => "last-chunk-drops-one",
             Mutant::SplitGatherNoChunkStart => "split-gather-no-chunk-start",
             Mutant::Ceil16Nearest => "ceil16-nearest",
@@ -275,6 +286,8 @@ impl Mutant {
             Mutant::BitonicMissingBarrier => "block sort",
             Mutant::SortWarpReadsPastK | Mutant::SortStoresUnaligned => "warp sort",
             Mutant::ChunkOffsetUsesLd
+            | Mutant::ChunkRowMajor
+            | Mutant::FloorRowMajor
             | Mutant::LastChunkDropsOne
             | Mutant::SplitGatherNoChunkStart => "split rows",
             Mutant::Ceil16Nearest | Mutant::Nan16CountedSmallest => "16-bit warp rows",

@@ -37,8 +37,8 @@ pub(crate) struct Params<'x> {
     pub(crate) ld: u32,
     /// `out_ld`: the outputs' row stride (`k` for whole rows).
     pub(crate) out_ld: u32,
-    /// `chunks`: 1, each `row_id` a row; more, `row_id` is chunk `row_id % chunks` of row
-    /// `row_id / chunks` (a split row's first stage).
+    /// `chunks`: 1, each `row_id` a row; more, `row_id` is chunk `row_id / rows` of row
+    /// `row_id % rows`, `rows = n_rows / chunks` (a split row's first stage, [`chunk_of`]).
     pub(crate) chunks: u32,
     /// The launch plan (family, keys per lane, lanes per row, cached keys, narrowing).
     pub(crate) plan: Plan,
@@ -101,13 +101,12 @@ impl<'x> Params<'x> {
     /// `split_candidates(L, k_r)` of its candidates.
     fn split_row_args(&self, split: SplitRows, row_id: u64) -> Params<'x> {
         let per16 = (16 / self.elem.bytes()) as u64;
-        let chunks = u64::from(self.chunks.max(1));
-        let row = row_id / chunks;
+        let (row, c) = if self.chunks > 1 { chunk_of(self, row_id) } else { (row_id, 0) };
         let caller = KernelArgs { m: split.row_m as usize, ..self.a };
         let own = caller.row_lengths(&self.rows, row);
         let (len, k) = (own.m as u64, own.k as u64);
         let m = if self.chunks > 1 {
-            split.chunk_len(len, row_id % chunks)
+            split.chunk_len(len, c)
         } else {
             split.candidates(len, k).min(self.a.m as u64)
         };
@@ -116,7 +115,6 @@ impl<'x> Params<'x> {
         if self.chunks == 1 {
             return Params { a, vec4, ..*self };
         }
-        let c = row_id % chunks;
         let x_at = self.x_at + row * u64::from(self.ld) + c * u64::from(split.chunk);
         let out_at = self.out_at + row * u64::from(self.out_ld) + c * k;
         Params { a, vec4, x_at, out_at, ld: 0, out_ld: 0, chunks: 1, ..*self }
@@ -142,11 +140,29 @@ pub(crate) struct RowPlace {
     pub(crate) out: Lanes<u64>,
 }
 
+/// `chunk_of`: the row and chunk of a split's chunk launch `row_id` (`chunks > 1`;
+/// docs/kernel.md, "Split rows") —
+/// chunk-major, `row_id` is chunk `c = row_id / rows` of row `r = row_id % rows` (`rows =
+/// n_rows / chunks`), so that the blocks, issued in order, take chunk 0 of every row before
+/// any row's chunk 1, and a row's later chunks find its floor raised by its earlier ones
+/// (floor.rs).
+pub(crate) fn chunk_of(p: &Params<'_>, row_id: u64) -> (u64, u64) {
+    if p.a.has(Mutant::ChunkRowMajor) {
+        // BUG (ChunkRowMajor): the rows row-major, chunk `row_id % chunks` of `row_id / chunks`.
+        let chunks = u64::from(p.chunks.max(1));
+        return (row_id / chunks, row_id % chunks);
+    }
+    // a split's launch has fewer than 2^32 rows (rtopk-plan's MAX_CHUNK_ROWS): 32-bit divisions
+    let rows = (p.a.n as u32 / p.chunks.max(1)).max(1);
+    let c = row_id as u32 / rows;
+    (u64::from(row_id as u32 - c * rows), u64::from(c))
+}
+
 /// `place_row`: whole rows (`chunks == 1`) are `row_id`'s own, `row_id * ld` and
-/// `row_id * out_ld`; under a split row's first stage (docs/kernel.md, "Split rows") `row_id`
-/// is chunk `c = row_id % chunks` of row `r = row_id / chunks`, its `m` values at
-/// `r * ld + c * m` and its `k` results at `r * out_ld + c * k`, so that a row's chunk results
-/// lie side by side as the second stage's row. 64-bit products, as the CUDA kernel's.
+/// `row_id * out_ld`; under a split row's first stage `row_id` is chunk `c` of row `r`
+/// ([`chunk_of`]), its `m` values at `r * ld + c * m` and its `k` results at
+/// `r * out_ld + c * k`, so that a row's chunk results lie side by side as the second
+/// stage's row. 64-bit products, as the CUDA kernel's.
 pub(crate) fn place_row(
     w: &mut Warp<'_>,
     p: &Params<'_>,
@@ -162,10 +178,7 @@ pub(crate) fn place_row(
         return at(w, p, input, out);
     }
     w.check_that(p.chunks > 0, "place_row: chunks >= 1")?;
-    let chunks = u64::from(p.chunks.max(1));
-    let row = row_id / chunks;
-    let first = w.mul_u64(&u(row), &u(chunks), "place_row: row * p.chunks")?;
-    let c = row_id - first.lane(0); // row_id % chunks
+    let (row, c) = chunk_of(p, row_id);
     // BUG (ChunkOffsetUsesLd): the chunk's start steps by the row's stride, not the chunk's.
     let step = if a.has(Mutant::ChunkOffsetUsesLd) { p.ld } else { a.m as u32 };
     let row_in = row_times(w, a, row, p.ld, "place_row: row * (u64)p.ld")?;
