@@ -278,3 +278,19 @@ fn split_rows_cut_at_their_floor_equal_bisect() {
     }
     assert!(cut > 0 && raised > 0, "chunks cut {cut}, raised {raised}");
 }
+
+/// Chunks launch chunk-major (docs/kernel.md, "Split rows"), and each row keeps a floor of its
+/// own: three descending rows of very different scales, where the floor of the row of large
+/// values, read by another row's chunk, would cut away that row's whole top k — each row equal
+/// to bisect, and later chunks cut at their row's floor.
+#[test]
+fn each_row_of_a_chunk_major_split_cuts_at_its_own_floor() {
+    let split = SimConfig { strategy: Launch::Split, ..SimConfig::default() };
+    let (n, m, k) = (3, 30_000, 64);
+    let scales = [1.0f32, 1000.0, 0.001];
+    let x: Vec<f32> =
+        scales.iter().flat_map(|&s| (0..m).rev().map(move |i| i as f32 * s)).collect();
+    let got = check(split, (n, m, k, Mode::Largest), x.as_slice());
+    let cut = got.coverage.branches.get("floor_cut").copied().unwrap_or(0);
+    assert!(cut >= n as u64, "chunks cut at their floor: {cut}");
+}

@@ -36,7 +36,9 @@ pub(crate) fn last_value(elem: ElemType, sign: f32) -> u32 {
     }
 }
 
-/// The row of chunk `row_id` whose floor it reads and raises: `chunk_of(p, row_id).row`.
+/// The row of chunk `row_id` whose floor it reads and raises: `chunk_of(p, row_id).row`, which
+/// the kernel writes inline (a function here only to hold the seeded bug
+/// [`Mutant::FloorRowMajor`]).
 fn floor_row(p: &Params<'_>, row_id: u64) -> u64 {
     if p.a.has(Mutant::FloorRowMajor) {
         // BUG (FloorRowMajor): the row row-major, `row_id / chunks`.

@@ -18,6 +18,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     // where a row reads and writes
     ("RowPlace", "params.rs"),
     ("place_row", "params.rs"),
+    ("chunk_of", "params.rs"),
     // a ragged row's own width and k (docs/contract.md §5)
     ("per_row_entry", "args.rs"),
     ("row_lengths", "args.rs"),
