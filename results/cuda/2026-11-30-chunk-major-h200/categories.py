@@ -93,3 +93,18 @@ for who in ("c2", "base2"):
         gm = math.exp(sum(math.log(r) for r, _ in rs) / len(rs))
         lost = sum(1 for r, _ in rs if r < 1.0)
         print(who, grid, f"{len(rs)} cells, geometric mean {gm:.2f}, {lost} lost, worst {rs[0][0]:.2f} at {rs[0][1]}")
+
+print("## cells: before, now (c/, geometric mean of the two runs), torch.topk (c/'s torch.json)")
+torch = {(r["n"], r["m"], r["k"]): r["median_ms"] for r in json.load(open(f"{c_dir}/torch.json")) if not r["sorted"]}
+now = [load(f"{c_dir}/grid_c2_{i}.json") for i in (1, 2)]
+old = [load(f"{c_dir}/grid_base2_{i}.json") for i in (1, 2)]
+cells = [(32, 1 << 21, 2048), (96, 1 << 21, 1024), (256, 1 << 21, 2048), (256, 500000, 2048), (32, 500000, 2048),
+         (96, 163840, 1024), (128, 100352, 1024), (8, 1 << 21, 2048), (1, 1 << 24, 1024), (1, 1 << 24, 16384),
+         (64, 1 << 20, 1024), (256, 1 << 20, 256), (1024, 1 << 20, 50), (1024, 1 << 18, 1024), (256, 49152, 2048)]
+print("| shape | k | before ms | now ms | now / before | torch.topk ms | torch / now |")
+for n, m, k in cells:
+    key = (n, m, k, -1, False)
+    before = math.sqrt(old[0][key] * old[1][key])
+    after = math.sqrt(now[0][key] * now[1][key])
+    t = torch[(n, m, k)]
+    print(f"| {n} x {m} | {k} | {before:.4f} | {after:.4f} | {after / before:.3f} | {t:.4f} | {t / after:.2f}x |")
