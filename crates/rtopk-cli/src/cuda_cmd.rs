@@ -81,7 +81,7 @@ pub(crate) struct BenchCudaArgs {
     idle_start: bool,
     /// Launch family: auto (the measured defaults), quarter (four rows per warp, M <= 256),
     /// half (two rows per warp, M <= 512), warp (one warp per row, M <= 3072), block (one
-    /// block per row)
+    /// block per row), split (split rows), radix (the radix select: f32, f16, bf16, exact)
     #[arg(long, default_value = "auto", value_parser = parse_strategy)]
     strategy: Strategy,
     /// The first call of a fresh process on the one shape given (--n, --m, -k): time to open

@@ -14,11 +14,12 @@ use std::collections::HashSet;
 pub use rtopk_plan::units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_ROWS_BOUNDS,
     BLOCK_ROWS_NARROW_BOUNDS, BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, CLUSTER_ROWS_BOUNDS,
-    ElemType, Family, IndexType, PART_ROWS, RowWidth, SORT_UNROLLED_MAX, SORT_WARPS, UNIT_COUNT,
-    UTILITIES, Unit, WARP_ROWS, WARP_STAGE, sort_warp_shape,
+    ElemType, Family, IndexType, PART_ROWS, RADIX_ENTRIES, RowWidth, SORT_UNROLLED_MAX, SORT_WARPS,
+    UNIT_COUNT, UTILITIES, Unit, WARP_ROWS, WARP_STAGE, sort_warp_shape,
 };
 
 use crate::CudaError;
+use rtopk_plan::radix::{RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_THREADS};
 use rtopk_plan::{GROUPED_WARPS, PICK_LANES, PICK_WARPS, WIDE_WARPS};
 
 /// The `#define`s ahead of every unit's source.
@@ -35,6 +36,9 @@ fn shared_constants() -> String {
          #define PICK_LANES {PICK_LANES}\n\
          #define PICK_WARPS {PICK_WARPS}\n\
          #define WIDE_WARPS {WIDE_WARPS}\n\
+         #define RADIX_DIGIT_BITS {RADIX_DIGIT_BITS}u\n\
+         #define RADIX_THREADS {RADIX_THREADS}u\n\
+         #define RADIX_ITEMS {RADIX_ITEMS}u\n\
          {}",
         hint_window_defines()
     )
@@ -147,9 +151,11 @@ impl UnitSource for Unit {
                 self.width(),
                 self.is_ragged()
             )),
-            Family::SortRows | Family::SplitGather | Family::Utilities | Family::RowThreshold => {
-                None
-            }
+            Family::SortRows
+            | Family::SplitGather
+            | Family::Utilities
+            | Family::RowThreshold
+            | Family::RadixRows => None,
         }
     }
 
@@ -193,6 +199,7 @@ fn family_file(family: Family) -> &'static str {
         Family::PickRows => "pick_rows.cu",
         Family::WideRows => "wide_rows.cu",
         Family::ClusterRows => "cluster_rows.cu",
+        Family::RadixRows => "radix_rows.cu",
     }
 }
 
@@ -222,7 +229,7 @@ fn inline(
 }
 
 /// The kernel files in the binary, in `kernels/`.
-const EMBEDDED: [(&str, &str); 21] = [
+const EMBEDDED: [(&str, &str); 22] = [
     ("common.cuh", include_str!("../kernels/common.cuh")),
     ("order.cuh", include_str!("../kernels/order.cuh")),
     ("rows.cuh", include_str!("../kernels/rows.cuh")),
@@ -244,6 +251,7 @@ const EMBEDDED: [(&str, &str); 21] = [
     ("wide.cuh", include_str!("../kernels/wide.cuh")),
     ("wide_rows.cu", include_str!("../kernels/wide_rows.cu")),
     ("cluster_rows.cu", include_str!("../kernels/cluster_rows.cu")),
+    ("radix_rows.cu", include_str!("../kernels/radix_rows.cu")),
 ];
 
 /// The kernel files a [`crate::CudaTopK`] compiles: those in the binary

@@ -23,7 +23,7 @@ use crate::{CudaError, CudaTopK};
 use rtopk_plan::PORTABLE_CLUSTER;
 use rtopk_plan::program::{
     BufferId, Content, Grid, INDICES, INPUT, Kernel, Program, Ragged, Region, RowArgs, Select,
-    Step, Threshold, VALUES,
+    Step, StepKind, Threshold, VALUES,
 };
 
 /// The arguments of every top-k entry point: `struct Params` of `kernels/common.cuh`, field
@@ -148,6 +148,30 @@ pub(crate) struct GatherParams {
 
 impl KernelParams for GatherParams {
     const END: usize = std::mem::offset_of!(GatherParams, k_per_row) + 8;
+}
+
+/// The arguments of the radix select's entry points (`RADIX_ARGS`, kernels/radix_rows.cu).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RadixParams {
+    pub(crate) x: sys::CUdeviceptr,
+    pub(crate) out_val: sys::CUdeviceptr,
+    pub(crate) out_idx: sys::CUdeviceptr,
+    pub(crate) radix: sys::CUdeviceptr,
+    pub(crate) n_rows: u64,
+    pub(crate) ld: u64,
+    pub(crate) m: u32,
+    pub(crate) k: u32,
+    pub(crate) slice: u32,
+    pub(crate) blocks_per_row: u32,
+    pub(crate) shift: u32,
+    pub(crate) bits: u32,
+    pub(crate) sign: f32,
+    pub(crate) radix_ld: u32,
+}
+
+impl KernelParams for RadixParams {
+    const END: usize = std::mem::offset_of!(RadixParams, radix_ld) + 4;
 }
 
 /// The argument of `spin_ahead` (kernels/utilities.cu).
@@ -403,6 +427,22 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(crate::grouped::GroupedParams, top_groups), 4),
             (offset_of!(crate::grouped::GroupedParams, sum2), 4),
         ],
+        Family::RadixRows => vec![
+            (offset_of!(RadixParams, x), 8),
+            (offset_of!(RadixParams, out_val), 8),
+            (offset_of!(RadixParams, out_idx), 8),
+            (offset_of!(RadixParams, radix), 8),
+            (offset_of!(RadixParams, n_rows), 8),
+            (offset_of!(RadixParams, ld), 8),
+            (offset_of!(RadixParams, m), 4),
+            (offset_of!(RadixParams, k), 4),
+            (offset_of!(RadixParams, slice), 4),
+            (offset_of!(RadixParams, blocks_per_row), 4),
+            (offset_of!(RadixParams, shift), 4),
+            (offset_of!(RadixParams, bits), 4),
+            (offset_of!(RadixParams, sign), 4),
+            (offset_of!(RadixParams, radix_ld), 4),
+        ],
         Family::Utilities => return None,
     })
 }
@@ -475,6 +515,24 @@ impl CudaTopK {
                 unit: unit.to_string(),
                 why: "the module has no floor entry".into(),
             }
+        })
+    }
+
+    /// The radix select's entry point of `step` (`rtopk_radix_digits`, `_count` or `_write`:
+    /// [`crate::kernels::RADIX_ENTRIES`], in the order of the steps).
+    pub(crate) fn radix_function(
+        &self,
+        unit: Unit,
+        step: StepKind,
+    ) -> Result<&CudaFunction, CudaError> {
+        let at = match step {
+            StepKind::RadixDigits => 0,
+            StepKind::RadixCount => 1,
+            _ => 2,
+        };
+        let loaded = self.unit(unit)?;
+        loaded.functions.get(at).filter(|_| unit.family() == Family::RadixRows).ok_or_else(|| {
+            CudaError::Kernel { unit: unit.to_string(), why: format!("no {}", step.name()) }
         })
     }
 
@@ -957,12 +1015,13 @@ impl CudaTopK {
             self.keep_pool()?;
             // SAFETY: the context is bound (above); `stream` is the caller's, of this device.
             let t = unsafe { StreamTemp::new(size, stream) }?;
-            if b.content == Content::Floor {
-                // the floors start below every key (kernels/floor.cuh)
+            if matches!(b.content, Content::Floor | Content::Radix) {
+                // the floors start below every key (kernels/floor.cuh); a radix select's
+                // histograms and tickets at zero (kernels/radix_rows.cu)
                 // SAFETY: `size` bytes just allocated on `stream`, zeroed before the steps
                 // queued after this on the same stream.
                 unsafe { cudarc::driver::result::memset_d8_async(t.ptr, 0, size, stream) }
-                    .map_err(driver("zeroing the split rows' floors"))?;
+                    .map_err(driver("zeroing a temporary"))?;
             }
             addr[id.0] = t.ptr;
             temps.push(t);
@@ -1052,6 +1111,33 @@ impl CudaTopK {
                     // cand_idx[row width + pos] with pos < width (a position the second stage
                     // wrote; padding is skipped) and, for a ragged split, k_per_row[0 .. n),
                     // within the buffers the program sizes and the caller's per-row array.
+                    unsafe { self.launch_step(f, step.grid, stream, params, what, follows) }?;
+                }
+                Kernel::Radix(r) => {
+                    let f = self.radix_function(types.unit(step.unit), step.name)?;
+                    let sign = if program.launch.mode == Mode::Smallest { -1.0 } else { 1.0 };
+                    let params = RadixParams {
+                        x: at(&r.input),
+                        out_val: at(&r.output),
+                        out_idx: addr[r.indices.0] + r.output.offset * bytes(Content::Indices),
+                        radix: addr[r.words.0],
+                        n_rows: r.n_rows,
+                        ld: r.input.ld,
+                        m: r.m,
+                        k: r.k,
+                        slice: r.slice,
+                        blocks_per_row: r.blocks_per_row,
+                        shift: r.shift,
+                        bits: r.bits,
+                        sign,
+                        radix_ld: r.words_ld,
+                    };
+                    // SAFETY: a radix entry point, whose arguments are RadixParams's fields (the
+                    // layout test); block b of row r reads elements [b slice, (b + 1) slice) of
+                    // its row of m within the input region, its row's words_ld words of the
+                    // radix temporary (n_rows of them, sized above), and writes k results of
+                    // its row at the outputs' offset (rows of k), within the buffers the
+                    // program sizes.
                     unsafe { self.launch_step(f, step.grid, stream, params, what, follows) }?;
                 }
                 Kernel::Threshold(t) => {
@@ -1204,7 +1290,8 @@ fn content_bytes(types: DataTypes, content: Content) -> u64 {
         | Content::KPerRow
         | Content::Hint
         | Content::Threshold
-        | Content::Floor => 4,
+        | Content::Floor
+        | Content::Radix => 4,
     }
 }
 
@@ -1916,7 +2003,9 @@ mod tests {
                 unit.family(),
                 Family::BlockRows | Family::BlockRowsNarrow | Family::ClusterRows
             ) {
-                assert_eq!(static_shared(ptx), BLOCK_STATIC_SHARED, "{unit}");
+                // each entry point (the floor's too) declares its own
+                let entries = unit.entry_points().len();
+                assert_eq!(static_shared(ptx), BLOCK_STATIC_SHARED * entries, "{unit}");
             }
         }
     }

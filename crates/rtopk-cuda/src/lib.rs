@@ -205,8 +205,9 @@ impl CudaTopK {
     }
 
     /// [`CudaTopK::topk_rows`] with a launch strategy. [`Strategy::Split`] splits the rows
-    /// (rtopk-plan's `split`) and returns no iteration counts; every other strategy returns
-    /// them.
+    /// (rtopk-plan's `split`) and [`Strategy::Radix`] runs the radix select (rtopk-plan's
+    /// `radix`): they return no iteration counts ([`Strategy::counts`]); every other strategy
+    /// returns them.
     pub fn topk_rows_with<E: DeviceElement>(
         &self,
         x: ArrayView2<'_, E>,
@@ -215,8 +216,8 @@ impl CudaTopK {
         bisect: Bisect,
         strategy: Strategy,
     ) -> Result<TopK<E>, CudaError> {
-        // the split strategy takes the path without iteration counts (a split row has none)
-        self.topk_rows_counted(x, k, opts, bisect, strategy, strategy != Strategy::Split)
+        // the split and radix strategies take the path without iteration counts
+        self.topk_rows_counted(x, k, opts, bisect, strategy, strategy.counts())
     }
 
     /// [`CudaTopK::topk_rows_with`], the iteration counts computed only where `counts` asks
@@ -284,7 +285,7 @@ impl CudaTopK {
         };
         let launch =
             Launch { n, m, k, mode: opts.mode, bisect, sorted: opts.sorted, elem: E::ELEM };
-        let counts = counts && strategy != Strategy::Split;
+        let counts = counts && strategy.counts();
         // every unit the launch needs, built at once (in parallel where there are several)
         self.check_elem(E::ELEM)?;
         if n > 0 && (k > 0 || rows.threshold) {

@@ -205,8 +205,10 @@ fn every_strategy_matches_bisect_where_it_holds_the_shape() {
     let mut checked = 0;
     for (wi, &m) in widths.iter().enumerate() {
         let x = matrix(37, m, ["nan-inf", "ties", "normal"][wi % 3], m as u64);
-        // the split strategy has cases of its own (verify::SPLIT_CASES)
-        for strategy in Strategy::ALL.into_iter().filter(|s| *s != Strategy::Split) {
+        // the split strategy has cases of its own (verify::SPLIT_CASES), the radix select too
+        // (radix_rows_match_bisect_and_the_simulator)
+        let own = [Strategy::Split, Strategy::Radix];
+        for strategy in Strategy::ALL.into_iter().filter(|s| !own.contains(s)) {
             let ks = [1, (m / 8).max(1), (m / 4).max(1), m / 2, m];
             for (ki, &k) in ks.iter().enumerate() {
                 let recall = Bisect::with_recall(0.9).unwrap();
@@ -437,6 +439,63 @@ fn sixteen_bit_rows_match_bisect_in_every_strategy() {
         checked += check_every_strategy(&gpu, &ties.mapv(bf16::from_f32), "bf16 ties");
     }
     assert!(checked > 300, "only {checked} cases ran");
+}
+
+/// The radix select (rtopk-plan's radix, docs/kernel.md, "Radix rows"), forced on rows of
+/// several blocks each and taken by the default for large k on a long row: bisect's values
+/// and indices in f32, f16 and bf16 — NaN of both signs, infinities, ties straddling the k-th
+/// key, k of 1 to M, both modes, sorted or not — and, on the smaller shapes, the simulator's.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn radix_rows_match_bisect_and_the_simulator() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let (auto, radix) = (Strategy::Auto, Strategy::Radix);
+    let cases = [
+        (3, 100_003, 5000, radix),
+        (5, 9001, 1, radix),
+        (4, 9001, 9000, radix),
+        (2, 20_000, 20_000, radix),
+        (7, 50_000, 4096, radix),
+        (1, 1 << 22, 32768, auto),
+        (2, 3_000_001, 8192, auto),
+    ];
+    let mut checked = 0;
+    for (ci, (n, m, k, strategy)) in cases.into_iter().enumerate() {
+        let launch =
+            |mode, sorted, elem| Launch { n, m, k, mode, bisect: Bisect::exact(), sorted, elem };
+        let program = gpu.program(&launch(Mode::Largest, false, ElemType::F32), strategy, false);
+        let first = program.unwrap().steps[0].name.name();
+        assert_eq!(first, "radix_digits", "N={n} M={m} k={k} {strategy}");
+        for (di, dist) in ["nan-inf", "ties", "normal"].into_iter().enumerate() {
+            let x = matrix(n, m, dist, (ci * 3 + di) as u64);
+            for (oi, sorted) in [false, true].into_iter().enumerate() {
+                let mode = if (ci + di + oi) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+                let opts = Options { mode, sorted };
+                let bisect = Bisect::exact();
+                let case = format!("N={n} M={m} k={k} {strategy} {dist} {opts:?}");
+                // without iteration counts: the radix select has none
+                let run = |x| gpu.topk_rows_counted(x, k, opts, bisect, strategy, false);
+                let got = run(x.view()).unwrap();
+                let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
+                assert_eq!(difference(&got, &want), None, "{case}");
+                if m <= 100_003 {
+                    let (sim, _) = simulated(&gpu, &x, k, opts, bisect, strategy);
+                    assert_eq!(difference(&got, &sim), None, "{case}: warp-sim");
+                }
+                let h = x.mapv(topk_ref::f16::from_f32);
+                let got = gpu.topk_rows_counted(h.view(), k, opts, bisect, strategy, false);
+                let want = topk_rows(&bisect, h.view(), k, opts).unwrap();
+                assert_eq!(difference(&got.unwrap(), &want), None, "{case} f16");
+                let b = x.mapv(topk_ref::bf16::from_f32);
+                let got = gpu.topk_rows_counted(b.view(), k, opts, bisect, strategy, false);
+                let got = got.unwrap();
+                let want = topk_rows(&bisect, b.view(), k, opts).unwrap();
+                assert_eq!(difference(&got, &want), None, "{case} bf16");
+                checked += 3;
+            }
+        }
+    }
+    assert_eq!(checked, 7 * 3 * 2 * 3);
 }
 
 /// Every step kind of the launch program — `select_rows`, `sort_rows`, `select_chunks`,

@@ -283,7 +283,7 @@ pub fn plan(launch: &Launch, limits: &DeviceLimits, strategy: Strategy) -> Resul
     }
     let exact = bisect.max_iter.is_none();
     let lanes = match strategy {
-        Strategy::Auto | Strategy::Split => auto_lanes(n, m, k, elem, limits),
+        Strategy::Auto | Strategy::Split | Strategy::Radix => auto_lanes(n, m, k, elem, limits),
         Strategy::Quarter => Some(8),
         Strategy::Half => Some(16),
         Strategy::Warp => Some(32),

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::error::PlanError;
 use crate::plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy};
+use crate::radix::{RADIX_THREADS, RadixPlan, digits};
 #[cfg(test)]
 use crate::split::route;
 use crate::split::{Route, Split, ragged_route, route_of};
@@ -43,17 +44,27 @@ pub enum StepKind {
     GatherIndices,
     /// Each row's threshold (docs/contract.md §5) off its values output.
     RowThreshold,
+    /// One digit pass of a radix select (crate::radix): the row's histogram of the digit,
+    /// and the digit of its k-th key.
+    RadixDigits,
+    /// Each block's keys of a radix select above the row's k-th key and at it.
+    RadixCount,
+    /// A radix select's results, each block's at the place the counts before it give.
+    RadixWrite,
 }
 
 impl StepKind {
     /// Every kind.
-    pub const ALL: [StepKind; 6] = [
+    pub const ALL: [StepKind; 9] = [
         StepKind::SelectRows,
         StepKind::SelectChunks,
         StepKind::SelectLastChunks,
         StepKind::SortRows,
         StepKind::GatherIndices,
         StepKind::RowThreshold,
+        StepKind::RadixDigits,
+        StepKind::RadixCount,
+        StepKind::RadixWrite,
     ];
 
     /// The step's name.
@@ -65,6 +76,9 @@ impl StepKind {
             StepKind::SortRows => "sort_rows",
             StepKind::GatherIndices => "gather_indices",
             StepKind::RowThreshold => "row_threshold",
+            StepKind::RadixDigits => "radix_digits",
+            StepKind::RadixCount => "radix_count",
+            StepKind::RadixWrite => "radix_write",
         }
     }
 }
@@ -116,6 +130,9 @@ pub enum Content {
     /// first step): a key at or below the row's k-th, raised by the chunk selects as they
     /// finish (docs/kernel.md, "Split rows: the floor").
     Floor,
+    /// A radix select's words (u32, zeroed before the first step; crate::radix): each row's
+    /// histogram, prefix, k left, blocks done, spare, then its blocks' counts and its warps'.
+    Radix,
 }
 
 /// The per-row arrays of a ragged request (docs/contract.md §5): which device arrays of one
@@ -465,6 +482,38 @@ pub struct Threshold {
     pub rows: Option<RowArgs>,
 }
 
+/// A radix select's step (crate::radix, kernels/radix_rows.cu): `rtopk_radix_digits` (one
+/// digit pass), `rtopk_radix_count` or `rtopk_radix_write` over rows cut into parts of `slice`
+/// elements, block `b` of row `r` the grid's block `r * blocks_per_row + b`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Radix {
+    /// Rows.
+    pub n_rows: u64,
+    /// The rows' width.
+    pub m: u32,
+    /// Results per row.
+    pub k: u32,
+    /// The rows read.
+    pub input: Region,
+    /// Where the values go (`radix_write`; the indices go to `indices` at the same offset
+    /// and stride).
+    pub output: Region,
+    /// The indices' buffer.
+    pub indices: BufferId,
+    /// The radix words ([`Content::Radix`]), `words_ld` a row.
+    pub words: BufferId,
+    /// A row's words ([`crate::radix::RadixPlan::row_words`]).
+    pub words_ld: u32,
+    /// Elements of a row each block takes.
+    pub slice: u32,
+    /// Blocks per row.
+    pub blocks_per_row: u32,
+    /// The digit's lowest bit (`radix_digits`; 0 on the other steps).
+    pub shift: u32,
+    /// The digit's bits (`radix_digits`; 0 on the other steps).
+    pub bits: u32,
+}
+
 /// Threads per block of `rtopk_row_threshold` (one warp per row).
 pub const THRESHOLD_THREADS: u32 = 256;
 
@@ -480,6 +529,8 @@ pub enum Kernel {
     Gather(Gather),
     /// A threshold launch.
     Threshold(Threshold),
+    /// A radix select's launch.
+    Radix(Radix),
 }
 
 /// One kernel launch of a program.
@@ -812,6 +863,7 @@ impl Builder {
                 }
                 Ok(())
             }
+            Route::Radix(r) => self.radix(r, level, m, input),
             Route::Split { split, rest } if self.rows.is_some() => {
                 self.ragged_split(split, rest, m, input)
             }
@@ -881,6 +933,81 @@ impl Builder {
                 Ok(())
             }
         }
+    }
+
+    /// The steps of a radix select over the level's rows of `m` in `input` (crate::radix):
+    /// a `radix_digits` step per digit, `radix_count`, `radix_write` into the caller's outputs
+    /// (or, on a split's second stage, its positions, which the gather turns into indices),
+    /// then the sort for sorted output.
+    fn radix(
+        &mut self,
+        r: &RadixPlan,
+        level: usize,
+        m: usize,
+        input: Region,
+    ) -> Result<(), PlanError> {
+        let Launch { n, k, .. } = self.launch;
+        let too_large = PlanError::TooLarge { n, m, why: "the radix select's words" };
+        let ld = r.row_words();
+        let words_ld = u32::try_from(ld).map_err(|_| too_large.clone())?;
+        let count = (n as u64).checked_mul(ld).ok_or(too_large)?;
+        let words = self.buffer(
+            &format!("radix_{level}"),
+            BufferRole::Temporary,
+            Content::Radix,
+            count,
+            ld,
+        );
+        let args = Radix {
+            n_rows: n as u64,
+            m: m as u32, // < 2^32: the plan checked
+            k: k as u32,
+            input,
+            output: Region { buffer: VALUES, offset: 0, ld: k as u64 },
+            indices: INDICES,
+            words,
+            words_ld,
+            slice: r.slice,
+            blocks_per_row: r.blocks_per_row,
+            shift: 0,
+            bits: 0,
+        };
+        let grid = Grid {
+            blocks: (n as u64 * u64::from(r.blocks_per_row)) as u32, // < 2^31: the plan checked
+            threads: RADIX_THREADS,
+            shared_bytes: 0,
+            cluster: 1,
+        };
+        let unit = Unit::radix(self.launch.elem);
+        for (shift, bits) in digits(r.key_bits) {
+            let kernel = Kernel::Radix(Radix { shift, bits, ..args });
+            let (reads, writes) = (vec![input.buffer, words], vec![words]);
+            let step =
+                Step { name: StepKind::RadixDigits, level, unit, grid, reads, writes, kernel };
+            self.steps.push(step);
+        }
+        self.steps.push(Step {
+            name: StepKind::RadixCount,
+            level,
+            unit,
+            grid,
+            reads: vec![input.buffer, words],
+            writes: vec![words],
+            kernel: Kernel::Radix(args),
+        });
+        self.steps.push(Step {
+            name: StepKind::RadixWrite,
+            level,
+            unit,
+            grid,
+            reads: vec![input.buffer, words],
+            writes: vec![VALUES, INDICES],
+            kernel: Kernel::Radix(args),
+        });
+        if let Some(sort) = r.sort {
+            self.sort(sort, level, m, input);
+        }
+        Ok(())
     }
 
     /// The `row_threshold` step after every other: it reads the values output (and the
@@ -1280,11 +1407,9 @@ mod tests {
     fn check(p: &Program) {
         let len = |id: BufferId| p.buffer(id).elements;
         // the caller's inputs, and the floors, which the executor zeroes before the first step
-        let inputs = p
-            .buffers
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.role == BufferRole::Input || b.content == Content::Floor);
+        let inputs = p.buffers.iter().enumerate().filter(|(_, b)| {
+            b.role == BufferRole::Input || matches!(b.content, Content::Floor | Content::Radix)
+        });
         let mut written: BTreeSet<BufferId> = inputs.map(|(i, _)| BufferId(i)).collect();
         let mut pieces: Vec<Vec<(u64, u64)>> = vec![Vec::new(); p.depth + 1];
         for s in &p.steps {
@@ -1328,6 +1453,23 @@ mod tests {
                 Kernel::Threshold(t) => {
                     assert_eq!(len(t.threshold), t.n_rows);
                     assert_eq!(len(t.values), t.n_rows * u64::from(t.k));
+                }
+                Kernel::Radix(r) => {
+                    let (slice, parts) = (u64::from(r.slice), u64::from(r.blocks_per_row));
+                    let m = u64::from(r.m);
+                    // the parts cover each row once; the grid is every part of every row
+                    assert!(slice * parts >= m && slice * (parts - 1) < m, "{s:?}");
+                    assert_eq!(u64::from(s.grid.blocks), r.n_rows * parts, "{s:?}");
+                    assert!(end(&r.input, r.n_rows, m) <= len(r.input.buffer), "{s:?}");
+                    assert_eq!(len(r.words), r.n_rows * u64::from(r.words_ld));
+                    let warps = u64::from(crate::radix::RADIX_WARPS);
+                    assert_eq!(
+                        u64::from(r.words_ld),
+                        crate::radix::RADIX_BINS + 4 + 2 * parts * (1 + warps)
+                    );
+                    let k = u64::from(r.k);
+                    assert!(end(&r.output, r.n_rows, k) <= len(r.output.buffer), "{s:?}");
+                    assert!(end(&r.output, r.n_rows, k) <= len(r.indices), "{s:?}");
                 }
                 Kernel::Gather(g) => {
                     assert_eq!(len(g.candidates), g.n_rows * u64::from(g.width));
@@ -1644,8 +1786,8 @@ mod tests {
                             assert_eq!(sort.rows, Some(rows));
                             assert!(!s.unit.is_ragged());
                         }
-                        Kernel::Gather(_) | Kernel::Threshold(_) => {
-                            panic!("whole rows gather nothing, and no threshold was asked")
+                        Kernel::Gather(_) | Kernel::Threshold(_) | Kernel::Radix(_) => {
+                            panic!("ragged rows are bisected whole, and no threshold was asked")
                         }
                     }
                     assert!(s.reads.contains(&lengths) && s.reads.contains(&ks), "{s:?}");
@@ -1986,5 +2128,59 @@ mod tests {
         assert_eq!(tiles_row(10, &[(0, 4), (5, 5)]), Err(TileError::Gap { at: 4 }));
         assert_eq!(tiles_row(10, &[(0, 5), (4, 6)]), Err(TileError::Overlap { at: 4 }));
         assert_eq!(tiles_row(10, &[(0, 5), (5, 6)]), Err(TileError::Past { at: 10 }));
+    }
+
+    #[test]
+    fn large_k_on_long_rows_is_a_radix_select() {
+        for (elem, passes) in [(ElemType::F32, 3), (ElemType::F16, 2), (ElemType::Bf16, 2)] {
+            for sorted in [false, true] {
+                let l = Launch { elem, sorted, ..launch(1, 1 << 22, 32768) };
+                let p = auto(&l, false);
+                check(&p);
+                let mut want = vec!["radix_digits"; passes];
+                want.extend(["radix_count", "radix_write"]);
+                if sorted {
+                    want.push("sort_rows");
+                }
+                assert_eq!(names(&p), want, "{elem:?} sorted {sorted}");
+                assert_eq!(p.depth, 0);
+                let radix = p.buffers.iter().filter(|b| b.content == Content::Radix).count();
+                assert_eq!(radix, 1);
+                // each pass's digit is the next bits below the one before it
+                let digits: Vec<(u32, u32)> = p
+                    .steps
+                    .iter()
+                    .filter_map(|s| match s.kernel {
+                        Kernel::Radix(r) if s.name == StepKind::RadixDigits => {
+                            Some((r.shift, r.bits))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                assert_eq!(digits, crate::radix::digits(if passes == 3 { 32 } else { 16 }));
+            }
+        }
+        // below the gates, and with counts, the bisection keeps the rows
+        assert!(
+            names(&auto(&launch(1, 1 << 22, 2048), false)).iter().all(|n| !n.starts_with("radix"))
+        );
+        assert!(
+            names(&auto(&launch(1, 1 << 19, 8192), false)).iter().all(|n| !n.starts_with("radix"))
+        );
+        // forced, any float shape takes it; ragged requests and integers do not
+        let forced = program(&launch(3, 5000, 7), &h100(), Strategy::Radix, false).unwrap();
+        check(&forced);
+        assert_eq!(names(&forced)[0], "radix_digits");
+        let ints = Launch { elem: ElemType::I32, ..launch(3, 5000, 7) };
+        assert!(program(&ints, &h100(), Strategy::Radix, false).is_err());
+        let hinted = Ragged { hint: true, ..Ragged::default() };
+        assert!(
+            program_ragged(&launch(3, 5000, 7), &h100(), Strategy::Radix, false, hinted).is_err()
+        );
+        let threshold = Ragged { threshold: true, ..Ragged::default() };
+        let p =
+            program_ragged(&launch(1, 1 << 22, 8192), &h100(), Strategy::Auto, false, threshold)
+                .unwrap();
+        assert_eq!(names(&p).last(), Some(&"row_threshold"));
     }
 }

@@ -19,6 +19,7 @@ use crate::cluster::{cluster_plan, clusters};
 use crate::error::PlanError;
 use crate::pick::{pick_plan, picks};
 use crate::plan::{DeviceLimits, Launch, Plan, Strategy, plan};
+use crate::radix::{RadixPlan, radix_plan, takes_radix};
 
 /// The narrowest chunk: one warp row of 64 keys per lane.
 pub const MIN_CHUNK: usize = 2048;
@@ -95,6 +96,8 @@ pub enum Route {
         /// The second stage.
         rest: Box<Route>,
     },
+    /// The radix select (crate::radix): digit passes, a count and a write over whole rows.
+    Radix(RadixPlan),
 }
 
 impl Route {
@@ -102,6 +105,7 @@ impl Route {
     pub fn plans(&self) -> Vec<Plan> {
         match self {
             Route::Direct(p) => vec![*p],
+            Route::Radix(_) => Vec::new(),
             Route::Split { split, rest } => {
                 let mut out = vec![split.first_plan];
                 out.extend(split.last_plan);
@@ -114,6 +118,10 @@ impl Route {
     /// The units the route runs: its plans' and, for each split, the gather.
     pub fn units(&self) -> Vec<crate::units::Unit> {
         let mut out: Vec<_> = self.plans().iter().flat_map(Plan::units).collect();
+        if let Route::Radix(r) = self {
+            out.push(crate::units::Unit::radix(r.elem));
+            out.extend(r.sort.map(|s| s.unit));
+        }
         if self.depth() > 0 {
             out.push(crate::units::Unit::single(crate::units::Family::SplitGather));
         }
@@ -123,7 +131,7 @@ impl Route {
     /// How many times the rows are split (0 for a direct launch).
     pub fn depth(&self) -> usize {
         match self {
-            Route::Direct(_) => 0,
+            Route::Direct(_) | Route::Radix(_) => 0,
             Route::Split { rest, .. } => 1 + rest.depth(),
         }
     }
@@ -156,7 +164,9 @@ pub(crate) fn route_of(
         // one kernel holds 64-bit rows, plain or ragged (crate::wide): never split
         return plan(launch, limits, strategy).map(Route::Direct);
     }
+    let radix = || radix_plan(launch, limits, counts).map(Route::Radix);
     match strategy {
+        Strategy::Auto if !ragged && takes_radix(launch, counts) => radix(),
         Strategy::Auto if picks(launch, counts, ragged) => pick_plan(launch).map(Route::Direct),
         Strategy::Auto if clusters(launch, limits) => {
             cluster_plan(launch, limits).map(Route::Direct)
@@ -169,6 +179,14 @@ pub(crate) fn route_of(
                 return Err(PlanError::Split { n: launch.n, m: launch.m, k: launch.k, why });
             }
             split_route(launch, limits, ragged)
+        }
+        Strategy::Radix if ragged => {
+            let why = "rows of their own length, k or hint are bisected (docs/contract.md §5)";
+            Err(PlanError::Split { n: launch.n, m: launch.m, k: launch.k, why })
+        }
+        Strategy::Radix => {
+            plan(launch, limits, Strategy::Auto)?; // the shape's own errors first
+            radix()
         }
         other => whole(other),
     }
@@ -358,8 +376,10 @@ mod tests {
         assert_eq!(auto(1, 32769, 50).depth(), 1, "one row");
         assert_eq!(auto(16384, 65536, 1024).depth(), 1);
         // what cannot be split is not
-        assert_eq!(auto(1, 1 << 20, 1 << 18).depth(), 0, "k too large for any chunk");
-        assert_eq!(auto(1, 1 << 20, 1 << 17).depth(), 1, "two chunks of 4 k");
+        assert_eq!(auto(1, 1 << 19, 1 << 17).depth(), 0, "k too large for any chunk");
+        assert_eq!(auto(1, 1 << 19, 1 << 16).depth(), 1, "two chunks of 4 k");
+        // large k on long rows: the radix select (crate::radix)
+        assert!(matches!(auto(1, 1 << 20, 1 << 17), Route::Radix(_)));
         assert_eq!(auto(1, 1 << 20, 0).depth(), 0, "nothing to select");
         let counted = route(&launch(1, 1 << 20, 64), &H100, Strategy::Auto, true).unwrap();
         assert_eq!(counted.depth(), 0, "counts wanted");

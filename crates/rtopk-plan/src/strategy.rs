@@ -27,17 +27,20 @@ pub enum Strategy {
     /// Split rows (crate::split) wherever the shape can be split, the defaults for their
     /// chunks and second stage.
     Split,
+    /// The radix select (crate::radix) wherever the request has one, the default's sort.
+    Radix,
 }
 
 impl Strategy {
     /// Every strategy.
-    pub const ALL: [Strategy; 6] = [
+    pub const ALL: [Strategy; 7] = [
         Strategy::Auto,
         Strategy::Quarter,
         Strategy::Half,
         Strategy::Warp,
         Strategy::Block,
         Strategy::Split,
+        Strategy::Radix,
     ];
 
     /// The strategy's name, as [`Strategy::parse`] reads it.
@@ -49,12 +52,19 @@ impl Strategy {
             Strategy::Warp => "warp",
             Strategy::Block => "block",
             Strategy::Split => "split",
+            Strategy::Radix => "radix",
         }
     }
 
-    /// The strategy named `name` (auto, quarter, half, warp, block, split).
+    /// The strategy named `name` (auto, quarter, half, warp, block, split, radix).
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Whether a launch under the strategy can write iteration counts: split rows
+    /// (crate::split) and the radix select (crate::radix) search no row whole, so have none.
+    pub fn counts(self) -> bool {
+        !matches!(self, Strategy::Split | Strategy::Radix)
     }
 
     /// The widest row of `elem` the strategy holds.
@@ -66,7 +76,9 @@ impl Strategy {
             Strategy::Quarter => widest(Family::QuarterRows),
             Strategy::Half => widest(Family::HalfRows),
             Strategy::Warp => widest(Family::WarpRows),
-            Strategy::Auto | Strategy::Block | Strategy::Split => u32::MAX as usize,
+            Strategy::Auto | Strategy::Block | Strategy::Split | Strategy::Radix => {
+                u32::MAX as usize
+            }
         }
     }
 }

@@ -359,6 +359,9 @@ pub enum Family {
     /// `rtopk_cluster_rows`: each block holds [`BLOCK_EPL`] keys a thread of its part of the
     /// row in registers, and the counts meet in distributed shared memory.
     ClusterRows,
+    /// The radix select (crate::radix), `rtopk_radix_digits`, `rtopk_radix_count` and
+    /// `rtopk_radix_write`: f32, f16 and bf16 rows, several blocks each.
+    RadixRows,
 }
 
 impl Family {
@@ -413,6 +416,7 @@ impl Family {
             Family::PickRows => "rtopk_pick_rows",
             Family::WideRows => "rtopk_wide_rows",
             Family::ClusterRows => "rtopk_cluster_rows",
+            Family::RadixRows => "rtopk_radix",
         }
     }
 }
@@ -420,6 +424,10 @@ impl Family {
 /// The utilities' entry points, in the order `CudaTopK` looks them up.
 pub const UTILITIES: [&str; 5] =
     ["read_bandwidth_probe", "spin_ahead", "fill_normal", "round_to16", "per_row_words"];
+
+/// The radix select's entry points (crate::radix), in the order of its steps.
+pub const RADIX_ENTRIES: [&str; 3] =
+    ["rtopk_radix_digits", "rtopk_radix_count", "rtopk_radix_write"];
 
 /// What is compiled and loaded as one module: one entry point (a family and, for the warp-row
 /// families and the warp sorts, its width: keys per lane or positions per row; and the type it
@@ -467,6 +475,12 @@ impl Unit {
     /// none).
     pub fn threshold(elem: ElemType) -> Self {
         Self { elem, ..Self::single(Family::RowThreshold) }
+    }
+
+    /// The radix-select unit of rows of `elem` (a float type), writing 32-bit indices
+    /// ([`Unit::with_index`]).
+    pub fn radix(elem: ElemType) -> Self {
+        Self { elem, ..Self::single(Family::RadixRows) }
     }
 
     /// The grouped-selection unit of `epl` experts per lane (one of [`GROUPED_WIDTHS`]) on
@@ -582,6 +596,11 @@ impl Unit {
                 }
             }
         }
+        for elem in ElemType::FLOATS {
+            for index in [IndexType::U32, IndexType::I64] {
+                out.push(Unit { index, ..Unit::radix(elem) });
+            }
+        }
         out
     }
 
@@ -607,6 +626,10 @@ impl Unit {
 
     /// The unit's place in [`Unit::all`].
     pub fn index(self) -> usize {
+        if self.family == Family::RadixRows {
+            let set = 2 * self.elem.ordinal() + usize::from(self.index == IndexType::I64);
+            return BEFORE_CLUSTER + 2 * SETS + set;
+        }
         if self.family == Family::ClusterRows {
             let set = 2 * self.elem.ordinal() + usize::from(self.index == IndexType::I64);
             return BEFORE_CLUSTER + SETS * usize::from(self.ragged) + set;
@@ -674,7 +697,8 @@ impl Unit {
             | Family::GroupedRows
             | Family::PickRows
             | Family::WideRows
-            | Family::ClusterRows => 0,
+            | Family::ClusterRows
+            | Family::RadixRows => 0,
         }
     }
 
@@ -716,6 +740,7 @@ impl Unit {
     pub fn entry_points(self) -> Vec<String> {
         match self.family {
             Family::Utilities => UTILITIES.iter().map(|s| s.to_string()).collect(),
+            Family::RadixRows => RADIX_ENTRIES.iter().map(|s| s.to_string()).collect(),
             _ if self.has_floor_entry() => {
                 vec![self.entry_name(), format!("{}_floor", self.entry_name())]
             }
@@ -765,7 +790,7 @@ const BEFORE_CLUSTER: usize = PLAIN_UNITS
     + WIDE_UNITS;
 /// How many units there are: those before the cluster rows', then the cluster rows' of every
 /// element type of at most 32 bits, for both index types, plain and then ragged.
-pub const UNIT_COUNT: usize = BEFORE_CLUSTER + 2 * SETS;
+pub const UNIT_COUNT: usize = BEFORE_CLUSTER + 2 * SETS + 2 * ElemType::FLOATS.len();
 
 /// A unit is written as its name (`rtopk_warp_rows_12_f16`).
 impl Serialize for Unit {

@@ -71,6 +71,9 @@ fn every_mutant_is_caught_by_a_diagnostic_and_the_clean_kernel_is_not() {
         (Mutant::Nan16CountedSmallest, DiagKind::AssertFailed),
         (Mutant::WideSortTiesHighIndex, DiagKind::AssertFailed),
         (Mutant::WideSortMissingSyncwarp, DiagKind::GlobalRace),
+        (Mutant::RadixChooseFromBottom, DiagKind::ForeignAddress),
+        (Mutant::RadixEveryBlockChooses, DiagKind::GlobalRace),
+        (Mutant::RadixEveryBlockChooses, DiagKind::AssertFailed),
     ];
     for (m, kind) in expect {
         let r = report(&reports, m);

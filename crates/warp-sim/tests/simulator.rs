@@ -438,6 +438,48 @@ fn syncthreads_orders_warps_and_divergent_barriers_are_reported() {
     assert!(run(true, false, true).0.contains(&DiagKind::BarrierDivergence));
 }
 
+/// Shared atomics count every lane of every warp, none racing with another; a plain load of
+/// the word races with them until a barrier. `__syncthreads_or` is the block's vote at each
+/// barrier, whichever warp gets there first.
+#[test]
+fn shared_atomics_and_syncthreads_or_are_block_wide() {
+    let run = |schedule: Schedule, barrier: bool| {
+        let mut m = Machine::new(DiagPolicy::Collect, schedule);
+        let seen = RefCell::new(Vec::new());
+        m.launch(Grid::new(1, 4, 2), async |mut w| {
+            let me = w.warp_idx();
+            let clears = w.lane_id().map(|l| l == 0 && me < 2);
+            let saved = w.push_active(&clears, "lane 0 of warps 0, 1")?;
+            w.st_shared(&Lanes::splat(me), &Lanes::splat(0), "s[warp] = 0").await?;
+            w.pop_active(saved);
+            w.syncthreads("after clearing").await?;
+            let odd = w.lane_id().map(|l| l % 2 == 1);
+            let saved = w.push_active(&odd, "odd lanes")?;
+            w.atomic_add_shared(&Lanes::splat(0), &Lanes::splat(me + 1), "atomicAdd(s, w + 1)")
+                .await?;
+            w.pop_active(saved);
+            if barrier {
+                w.syncthreads("after counting").await?;
+            }
+            let total = w.ld_shared(&Lanes::splat(0), "s[0]").await?;
+            // warp 2 alone votes in the first round, none in the second
+            let first = w.syncthreads_or(&Lanes::splat(me == 2), "vote 1").await?;
+            let second = w.syncthreads_or(&Lanes::splat(false), "vote 2").await?;
+            seen.borrow_mut().push((total.lane(0), first, second));
+            Ok(())
+        })
+        .unwrap();
+        (kinds(&m.take_diagnostics().0), seen.into_inner())
+    };
+    for schedule in [Schedule::InOrder, Schedule::Shuffled { seed: 3 }] {
+        let (d, seen) = run(schedule, true);
+        assert!(d.is_empty(), "{d:?}");
+        // 16 odd lanes of each warp add its number + 1: 16 * (1 + 2 + 3 + 4)
+        assert_eq!(seen, vec![(160, true, false); 4]);
+    }
+    assert!(run(Schedule::InOrder, false).0.contains(&DiagKind::SharedRace));
+}
+
 #[test]
 fn fail_fast_stops_at_the_first_finding_and_the_watchdog_stops_endless_loops() {
     let mut m = Machine::new(DiagPolicy::FailFast, Schedule::InOrder);

@@ -93,7 +93,8 @@ def mutant_names() -> Tuple[str, ...]:
 
 def strategy_names() -> Tuple[str, ...]:
     """The launch strategies :func:`run` takes: ``auto`` (the CUDA launcher's plan for the
-    shape), ``quarter``, ``half`` (four, two rows per warp), ``warp``, ``block``."""
+    shape), ``quarter``, ``half`` (four, two rows per warp), ``warp``, ``block``, ``split``
+    (split rows) and ``radix`` (the radix select; neither reports iteration counts)."""
     return tuple(_native.strategy_names())
 
 

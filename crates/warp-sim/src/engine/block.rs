@@ -40,6 +40,10 @@ pub(crate) struct BlockState {
     /// Another block's latest reduction into this block's shared memory: the cluster phase
     /// and its label (a block returning in that phase leaves the reduction unordered).
     pub(crate) remote_red: Option<(u32, &'static str)>,
+    /// `__syncthreads_or`'s predicate over the warps arrived at the barrier in progress.
+    pub(crate) vote_pending: bool,
+    /// `__syncthreads_or`'s result at the latest barrier completed.
+    pub(crate) vote: bool,
 }
 
 impl BlockState {
@@ -56,6 +60,7 @@ impl BlockState {
         self.uniform_log.clear();
         self.cluster_epoch = 0;
         self.remote_red = None;
+        (self.vote_pending, self.vote) = (false, false);
         let w = warps as usize;
         if self.clocks.len() < w {
             self.clocks.resize(w, WarpClocks::default());

@@ -187,6 +187,8 @@ pub enum Op {
     Redux,
     /// A global atomic (`atomicAdd`, `atomicMax`, `atomicExch`).
     Atomic,
+    /// A shared-memory atomic (`atomicAdd` on a `__shared__` word).
+    SharedAtomic,
     /// `__threadfence`.
     Fence,
     /// Integer arithmetic on indices and addresses.
@@ -231,6 +233,7 @@ impl Op {
             Op::Syncthreads => "__syncthreads",
             Op::Redux => "redux.sync",
             Op::Atomic => "atom.global",
+            Op::SharedAtomic => "atom.shared",
             Op::Fence => "__threadfence",
             Op::Arith => "integer arithmetic",
             Op::Use => "use",

@@ -471,7 +471,9 @@ where
         let label = core.blocks[slot].barrier.take().unwrap_or("__syncthreads()");
         let absent = TaskState::AtClusterBarrier;
         self.report_absent(&mut core, range.clone(), absent, Op::Syncthreads, label)?;
-        core.blocks[slot].epoch += 1;
+        let b = &mut core.blocks[slot];
+        b.epoch += 1;
+        b.vote = std::mem::take(&mut b.vote_pending);
         release(&mut core.tasks[range.clone()], TaskState::AtBarrier);
         // In order, the block's warps go on from its first.
         self.current = range.start;

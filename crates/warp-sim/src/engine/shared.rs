@@ -13,6 +13,10 @@
 //! `b` is ordered after lane `a`'s access at `a`'s clock `c` once `b` has met `a` at a
 //! `__syncwarp` after it (`clock_b[a] > c`).
 //!
+//! A shared atomic (`SharedMem::atomic`, `atomicAdd` on a `__shared__` word) races as a
+//! store does with another thread's plain access that no barrier orders, never with another
+//! atomic of the word.
+//!
 //! Distributed-shared-memory reductions from the blocks of a cluster ([`SharedMem::reduce`])
 //! are stamped with the cluster phase (cluster barriers completed) in a side table, allocated
 //! only once a block is reduced into, so that kernels without clusters pay nothing: a plain
@@ -33,6 +37,9 @@ const READ_ONE: u8 = 8;
 /// Shadow flag: a thread of the block wrote the word with a plain store (`writer` holds it);
 /// a word only reduced into is initialized but has no plain writer.
 const WROTE: u8 = 16;
+/// Shadow flag: the last write was an atomic ([`SharedMem::atomic`]), which another thread's
+/// atomic may follow unordered.
+const ATOMIC: u8 = 32;
 
 /// The lanes' `__syncwarp` vector clocks of one warp: `vc[b][a]` is the latest clock of lane
 /// `a` that lane `b` has met at a `__syncwarp`; `vc[a][a]` is lane `a`'s own clock.
@@ -137,6 +144,19 @@ pub(crate) struct SharedRead {
     /// [`DiagKind::SharedOutOfBounds`] (an address outside the allocation),
     /// [`DiagKind::UninitializedSharedRead`] (never written) or [`DiagKind::SharedRace`]
     /// (written by another thread with no barrier between).
+    pub(crate) finding: Option<DiagKind>,
+}
+
+/// What a shared atomic found besides the old value.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SharedAtomic {
+    /// The word's value before the atomic (0 when out of bounds).
+    pub(crate) old: u32,
+    /// The old value is poisoned (written poisoned, uninitialized, or out of bounds).
+    pub(crate) poisoned: bool,
+    /// [`DiagKind::SharedOutOfBounds`] (nothing was done), [`DiagKind::UninitializedSharedRead`]
+    /// (the old value was never written) or [`DiagKind::SharedRace`] (a plain access of another
+    /// thread with no barrier between).
     pub(crate) finding: Option<DiagKind>,
 }
 
@@ -323,6 +343,46 @@ impl SharedMem {
         out
     }
 
+    /// An atomic read-modify-write `word = f(word)` by block-thread `thread`. Atomics of one
+    /// word do not race with each other; they race, as a store does, with another thread's
+    /// plain load or store that no barrier orders. The result is poisoned when the old value
+    /// or `poisoned` (the operand) was.
+    pub(crate) fn atomic(
+        &mut self,
+        addr: usize,
+        f: impl FnOnce(u32) -> u32,
+        (poisoned, thread): (bool, u16),
+        now: &Now<'_>,
+        checks: bool,
+    ) -> SharedAtomic {
+        let Some(w) = self.words.get_mut(addr) else {
+            let finding = Some(DiagKind::SharedOutOfBounds);
+            return SharedAtomic { poisoned: true, finding, ..SharedAtomic::default() };
+        };
+        let uninit = w.flags & INIT == 0;
+        let mut out =
+            SharedAtomic { old: w.value, poisoned: uninit || w.flags & POISON != 0, finding: None };
+        if checks {
+            let plain_write = w.flags & (WROTE | ATOMIC) == WROTE
+                && w.writer != thread
+                && !w.writer_at.ordered_before(w.writer, now);
+            let read = w.flags & READ_ONE != 0
+                && (w.flags & READ_MANY != 0 || w.reader != thread)
+                && !w.reader_at.ordered_before(w.reader, now);
+            if uninit {
+                out.finding = Some(DiagKind::UninitializedSharedRead);
+            } else if plain_write || read {
+                out.finding = Some(DiagKind::SharedRace);
+            }
+        }
+        let poison = out.poisoned || poisoned;
+        w.prev = w.value;
+        w.value = f(w.value);
+        (w.writer, w.writer_at) = (thread, Epochs::of(now));
+        w.flags = INIT | WROTE | ATOMIC | if poison { POISON } else { 0 };
+        out
+    }
+
     /// Whether any word was reduced into since the block started (plain accesses must then
     /// look at [`SharedMem::reduced_in`]).
     #[inline]
@@ -432,6 +492,32 @@ mod tests {
     }
 
     const FULL: u32 = u32::MAX;
+
+    #[test]
+    fn shared_atomics_race_with_plain_accesses_not_with_each_other() {
+        let mut s = SharedMem::default();
+        s.reset(2).unwrap();
+        let vc = WarpClocks::default();
+        let other = WarpClocks::default();
+        let add = |old| old + 1;
+        // never written: the old value is garbage
+        let a = s.atomic(0, add, (false, 0), &now(0, 0, &vc, 0), true);
+        assert_eq!(a.finding, Some(DiagKind::UninitializedSharedRead));
+        assert!(!race(s.write(1, 0, false, 0, &now(0, 0, &vc, 0), true)));
+        // another thread's plain store, no barrier: a race; after one, atomics in any order
+        let a = s.atomic(1, add, (false, 40), &now(0, 1, &other, 8), true);
+        assert_eq!(a.finding, Some(DiagKind::SharedRace));
+        let a = s.atomic(1, add, (false, 40), &now(1, 1, &other, 8), true);
+        assert_eq!((a.finding, a.old), (None, 1));
+        let a = s.atomic(1, add, (false, 3), &now(1, 0, &vc, 3), true);
+        assert_eq!((a.finding, a.old, a.poisoned), (None, 2, false));
+        // a plain load of an atomic's word races until a barrier orders them
+        assert!(race(s.read(1, 5, &now(1, 0, &vc, 5), true).finding));
+        let r = s.read(1, 5, &now(2, 0, &vc, 5), true);
+        assert_eq!((r.finding, r.value), (None, 3));
+        let a = s.atomic(2, add, (false, 0), &now(2, 0, &vc, 0), true);
+        assert_eq!(a.finding, Some(DiagKind::SharedOutOfBounds));
+    }
 
     #[test]
     fn sizes_that_cannot_be_allocated_are_errors() {

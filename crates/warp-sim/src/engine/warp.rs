@@ -30,7 +30,7 @@ use crate::engine::diag::{DiagKind, Op};
 use crate::engine::error::SimError;
 use crate::engine::global::{Accessor, Source};
 use crate::engine::lanes::{FULL_MASK, Lanes, WARP_SIZE, lanes_of};
-use crate::engine::shared::{Now, WarpClocks};
+use crate::engine::shared::{Now, SharedMem, WarpClocks};
 
 /// A handle naming one global buffer of a [`crate::engine::machine::Machine`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -732,6 +732,26 @@ impl<'c> Warp<'c> {
     /// [`DiagKind::BarrierDivergence`], as is arriving with some of the task's lanes diverged
     /// away). Shared and global memory written before it is visible to the block after it.
     pub async fn syncthreads(&mut self, label: &'static str) -> Result<(), SimError> {
+        self.barrier_voting(false, label).await
+    }
+
+    /// `__syncthreads_or(pred)`: [`Warp::syncthreads`], returning in every thread whether
+    /// `pred` held in any thread of the block that arrived.
+    pub async fn syncthreads_or(
+        &mut self,
+        pred: &Lanes<bool>,
+        label: &'static str,
+    ) -> Result<bool, SimError> {
+        self.check_poison(pred.poison_mask(), Op::Syncthreads, label, None)?;
+        let any = pred.mask() & self.active != 0;
+        self.barrier_voting(any, label).await?;
+        Ok(self.core.borrow().blocks[self.at.slot].vote)
+    }
+
+    /// Arrives at the block's barrier with `vote` for its `__syncthreads_or`, and waits. The
+    /// votes of one barrier are gathered until it completes (a warp cannot arrive at the next
+    /// before every warp has left this one, so each reads its own barrier's result).
+    async fn barrier_voting(&mut self, vote: bool, label: &'static str) -> Result<(), SimError> {
         self.step()?;
         self.switch().await;
         let missing = self.alive & !self.active;
@@ -740,7 +760,9 @@ impl<'c> Warp<'c> {
         }
         {
             let mut core = self.core.borrow_mut();
-            core.blocks[self.at.slot].barrier.get_or_insert(label);
+            let block = &mut core.blocks[self.at.slot];
+            block.barrier.get_or_insert(label);
+            block.vote_pending |= vote;
             core.tasks[self.at.task] = TaskState::AtBarrier;
         }
         BarrierWait { core: self.core, task: self.at.task }.await;
@@ -1226,6 +1248,35 @@ impl<'c> Warp<'c> {
         Ok(Lanes::from_parts(vals, poison))
     }
 
+    /// `old = atomicAdd(&shared[addr], val)` in the active lanes (word addresses), one lane
+    /// after another (in a seeded order when shuffled): atomics of a word do not race with
+    /// each other, only with plain accesses of other threads that no barrier orders.
+    pub async fn atomic_add_shared(
+        &mut self,
+        addr: &Lanes<u32>,
+        val: &Lanes<u32>,
+        label: &'static str,
+    ) -> Result<Lanes<u32>, SimError> {
+        let bad = self.access(addr.poison_mask(), Op::SharedAtomic, label).await?;
+        let (checks, thread0) = (self.at.checks, self.at.warp as u16 * 32);
+        let lanes = self.active & !bad;
+        let order = self.lane_order(lanes);
+        let mut out = Lanes::from_parts([0u32; WARP_SIZE], !lanes);
+        let f = self.each_shared_lane(&order, addr, |shared, l, a, now, f| {
+            let who = (val.is_poisoned(l), thread0 + l as u16);
+            let r = shared.atomic(a, |old| old.wrapping_add(val.lane(l)), who, now, checks);
+            out.set_lane(l, r.old);
+            if r.poisoned {
+                out = out.poisoned(1 << l);
+            }
+            if let Some(kind) = r.finding {
+                f.add(kind, l, a as u64);
+            }
+        });
+        self.report_findings(&f, Op::SharedAtomic, label)?;
+        Ok(out)
+    }
+
     /// `shared[addr] = val` in the active lanes.
     pub async fn st_shared(
         &mut self,
@@ -1234,36 +1285,48 @@ impl<'c> Warp<'c> {
         label: &'static str,
     ) -> Result<(), SimError> {
         let bad_addr = self.access(addr.poison_mask(), Op::SharedStore, label).await?;
-        let checks = self.at.checks;
-        let thread0 = self.at.warp as u16 * 32;
+        let (checks, thread0) = (self.at.checks, self.at.warp as u16 * 32);
         let order = self.lane_order(self.active & !bad_addr);
-        let mut f = Findings::new();
-        {
-            let mut core = self.core.borrow_mut();
-            let phase = core.clusters[self.at.slot / self.at.cluster as usize].phase;
-            let b = &mut core.blocks[self.at.slot];
-            let epoch = b.epoch;
-            let reduced = checks && b.shared.has_reductions();
-            let clocks = &b.clocks[self.at.warp as usize];
-            for l in order.iter() {
-                let a = addr.lane(l) as usize;
-                let now = Now {
-                    block_epoch: epoch,
-                    warp: self.at.warp,
-                    clock: clocks.row(l),
-                    own: clocks.own(l),
-                };
-                let (value, poisoned) = (val.lane(l), val.is_poisoned(l));
-                if reduced && b.shared.reduced_in(a, phase) {
-                    f.add(DiagKind::ClusterRace, l, a as u64);
-                }
-                let found = b.shared.write(a, value, poisoned, thread0 + l as u16, &now, checks);
-                if let Some(kind) = found {
-                    f.add(kind, l, a as u64);
-                }
+        let f = self.each_shared_lane(&order, addr, |shared, l, a, now, f| {
+            let (value, poisoned) = (val.lane(l), val.is_poisoned(l));
+            if let Some(kind) = shared.write(a, value, poisoned, thread0 + l as u16, now, checks) {
+                f.add(kind, l, a as u64);
             }
-        }
+        });
         self.report_findings(&f, Op::SharedStore, label)
+    }
+
+    /// `each(shared, lane, word, now, findings)` for the lanes of `order` in turn, on the
+    /// block's shared memory with each lane's clocks, after the check every shared write
+    /// makes first: a word a cluster reduction reached in this cluster phase is a
+    /// [`DiagKind::ClusterRace`]. The lanes' findings.
+    fn each_shared_lane(
+        &self,
+        order: &LaneOrder,
+        addr: &Lanes<u32>,
+        mut each: impl FnMut(&mut SharedMem, usize, usize, &Now<'_>, &mut Findings),
+    ) -> Findings {
+        let mut f = Findings::new();
+        let mut core = self.core.borrow_mut();
+        let phase = core.clusters[self.at.slot / self.at.cluster as usize].phase;
+        let b = &mut core.blocks[self.at.slot];
+        let epoch = b.epoch;
+        let reduced = self.at.checks && b.shared.has_reductions();
+        let clocks = &b.clocks[self.at.warp as usize];
+        for l in order.iter() {
+            let a = addr.lane(l) as usize;
+            let now = Now {
+                block_epoch: epoch,
+                warp: self.at.warp,
+                clock: clocks.row(l),
+                own: clocks.own(l),
+            };
+            if reduced && b.shared.reduced_in(a, phase) {
+                f.add(DiagKind::ClusterRace, l, a as u64);
+            }
+            each(&mut b.shared, l, a, &now, &mut f);
+        }
+        f
     }
 
     /// `red.shared::cluster.{op}.u32` at `mapa(addr, rank)` in the active lanes: `op` of `v`

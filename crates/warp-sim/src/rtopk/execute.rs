@@ -130,13 +130,13 @@ impl Marking<'_> {
 }
 
 /// One run's buffers and what its checks collect.
-struct State {
+pub(crate) struct State {
     bufs: Vec<Option<BufId>>,
     levels: Vec<Level>,
 }
 
 impl State {
-    fn buf(&self, id: BufferId) -> Result<BufId, SimError> {
+    pub(crate) fn buf(&self, id: BufferId) -> Result<BufId, SimError> {
         self.bufs.get(id.0).copied().flatten().ok_or_else(|| {
             SimError::InvalidLaunch(format!("the program names buffer {} it does not hold", id.0))
         })
@@ -174,10 +174,14 @@ impl crate::rtopk::launch::Simulator {
                 (BufferRole::Temporary, Content::Values) => "cand_val",
                 (BufferRole::Temporary, Content::Indices) => "cand_idx",
                 (_, Content::Floor) => "floor",
+                (_, Content::Radix) => "radix",
             };
-            let g = match b.role {
-                BufferRole::Temporary => Global::zeroed(name, b.elements)?,
-                _ => Global::window(name, b.elements, r0 * b.row_len, (r1 - r0) * b.row_len)?,
+            // a radix select's words are its rows' own, held for the window's rows alone
+            let g = match (b.role, b.content) {
+                (_, Content::Radix) | (BufferRole::Output, _) => {
+                    Global::window(name, b.elements, r0 * b.row_len, (r1 - r0) * b.row_len)?
+                }
+                _ => Global::zeroed(name, b.elements)?,
             };
             let g = g.with_rows(b.row_len);
             let g = if b.content == Content::Values { g.with_elem_bytes(bytes)? } else { g };
@@ -211,6 +215,7 @@ impl crate::rtopk::launch::Simulator {
                 }
                 Kernel::Sort(sort) => self.sort_step(step, sort, run, &st)?,
                 Kernel::Gather(g) => self.gather_step(step, g, run, &mut st)?,
+                Kernel::Radix(r) => self.radix_step(step, r, run, &st)?,
             }
         }
         let out = |this: &mut Self, id: Option<BufferId>| -> Result<Vec<u32>, SimError> {
@@ -241,7 +246,11 @@ impl crate::rtopk::launch::Simulator {
 
     /// The values of `region`'s buffer as a step's input: the caller's, or a copy of an
     /// earlier step's output.
-    fn input_words(&mut self, region: &Region, st: &State) -> Result<Option<Vec<u32>>, SimError> {
+    pub(crate) fn input_words(
+        &mut self,
+        region: &Region,
+        st: &State,
+    ) -> Result<Option<Vec<u32>>, SimError> {
         if region.buffer == INPUT {
             return Ok(None);
         }

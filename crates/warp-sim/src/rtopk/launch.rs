@@ -81,7 +81,7 @@ pub struct SimConfig {
     /// none, so with counts [`Strategy::Auto`] never splits. Without them `Auto` follows the
     /// CUDA launcher's route for the shape, split rows and pick rows included, and the
     /// kernels search as the GPU's do without counts (a bf16 row bisects its keys:
-    /// `keys_only`), reporting none; [`Strategy::Split`] implies no counts.
+    /// `keys_only`), reporting none; [`Strategy::Split`] and [`Strategy::Radix`] imply no counts.
     pub counts: bool,
     /// Each row's results in sorted order (the sort launch, or the kernel itself: pick rows and
     /// wide rows), instead of index order.
@@ -223,7 +223,7 @@ impl Simulator {
         check_shape(args.m, args.k)?;
         let launch = self.launch_of(args, elem);
         let strategy = self.config.strategy;
-        let counts = self.config.counts && strategy != Strategy::Split;
+        let counts = self.config.counts && strategy.counts();
         Ok(route(&launch, &self.config.limits, strategy, counts)?)
     }
 
@@ -232,7 +232,7 @@ impl Simulator {
         check_shape(args.m, args.k)?;
         let launch = self.launch_of(args, elem);
         let strategy = self.config.strategy;
-        let counts = self.config.counts && strategy != Strategy::Split;
+        let counts = self.config.counts && strategy.counts();
         Ok(ragged_route(&launch, &self.config.limits, strategy, counts)?)
     }
 
@@ -256,7 +256,7 @@ impl Simulator {
         check_shape(args.m, args.k)?;
         let launch = self.launch_of(args, elem);
         let strategy = self.config.strategy;
-        let counts = self.config.counts && strategy != Strategy::Split;
+        let counts = self.config.counts && strategy.counts();
         let limits = &self.config.limits;
         // the program as asked: without counts a bf16 row bisects its keys (the kernels'
         // keys_only) and short rows may pick (rtopk-plan's pick), as on the GPU
@@ -279,7 +279,7 @@ impl Simulator {
     /// The launch plan of `args` under this configuration: the route's first (for split rows,
     /// the launch over their chunks).
     pub fn plan(&self, args: &KernelArgs) -> Result<Plan, SimError> {
-        Ok(first_plan(&self.route(args)?))
+        Ok(first_plan(&self.route(args)?, args.n))
     }
 
     /// Checks that a launch of `args` fits before its input is made: shapes, parameters, the
@@ -480,7 +480,7 @@ impl Simulator {
             diagnostics: Vec::new(),
             diagnostics_total: 0,
             summary: DiagSummary::new(),
-            plan: first_plan(&route),
+            plan: first_plan(&route, args.n),
             route,
             coverage: Coverage::of_program(&program),
             threshold: if ragged.threshold {
@@ -606,11 +606,30 @@ fn copy_into(w: &Outputs, out: &mut LaunchResult<u64>, rows: &Range<u64>, k: u64
     }
 }
 
-/// The route's first plan (a split row's: the launch over its full chunks).
-pub(crate) fn first_plan(route: &Route) -> Plan {
+/// The route's first plan (a split row's: the launch over its full chunks; a radix
+/// select's: its steps' grid over `n` rows, which has no plan of its own).
+pub(crate) fn first_plan(route: &Route, n: usize) -> Plan {
     match route {
         Route::Direct(p) => *p,
         Route::Split { split, .. } => split.first_plan,
+        Route::Radix(r) => radix_plan_of(r, n),
+    }
+}
+
+/// A radix select as a plan: its unit, its blocks of `RADIX_THREADS` threads and its sort.
+fn radix_plan_of(r: &plan::RadixPlan, n: usize) -> Plan {
+    let blocks = (n as u64).saturating_mul(u64::from(r.blocks_per_row));
+    Plan {
+        unit: plan::Unit::radix(r.elem),
+        keys_per_lane: plan::RADIX_ITEMS as usize,
+        lanes_per_row: plan::RADIX_THREADS as usize, // a part's threads
+        grid: u32::try_from(blocks).unwrap_or(u32::MAX),
+        block: plan::RADIX_THREADS,
+        dynamic_shared: 0,
+        cached_keys: 0,
+        narrows: false,
+        sort: r.sort,
+        cluster: 1,
     }
 }
 
@@ -646,6 +665,8 @@ fn step_rows_per_block(step: &Step) -> u64 {
         Kernel::Sort(sort) => sort_rows_per_block(step.grid, sort),
         Kernel::Gather(_) => 1,
         Kernel::Threshold(_) => u64::from(step.grid.threads / 32),
+        // a row's blocks are consecutive: any whole row is whole blocks
+        Kernel::Radix(_) => 1,
     }
 }
 
@@ -669,6 +690,7 @@ fn step_shared_words(step: &Step) -> usize {
             sort.shape.map_or(0, |s| if s.in_shared { 2 * s.pow2 as usize } else { 0 })
         }
         Kernel::Gather(_) | Kernel::Threshold(_) => 0,
+        Kernel::Radix(_) => crate::rtopk::radix::RADIX_SHARED_WORDS,
     }
 }
 
@@ -730,10 +752,11 @@ pub fn launch_parallel<E: Element>(
     let sim = Simulator::new(config);
     let program = sim.program(args, elem)?;
     let route = sim.route_for(args, elem)?;
-    let (Route::Direct(p), 0) = (&route, program.depth) else {
-        return Simulator::new(config).run(x, args);
+    // rows that are not split run in windows of their own, in parallel
+    let p = match (&route, program.depth) {
+        (Route::Direct(_) | Route::Radix(_), 0) => first_plan(&route, args.n),
+        _ => return Simulator::new(config).run(x, args),
     };
-    let p = *p;
     let n = args.n as u64;
     let step = window_rows(&program, args.m);
     let windows: Vec<Range<u64>> =

@@ -21,11 +21,12 @@
 //! | `sort.rs` | `sort_warp_row` (`bitonic_step`), `rtopk_sort_rows` (`sort_block_row`: `block_bitonic_network`, `shared_step` over `SharedRanks`; `bitonic_sort` over `GlobalResults`) | `sort.cuh`, `sort_*.cu` |
 //! | `params.rs` | `Params`, `RowPlace`, `place_row`: where a row (or a split row's chunk) reads and writes | `Params`, `place_row` in `common.cuh` |
 //! | [`split`] | split rows' last step: `rtopk_split_gather`, and the check that a gathered index names its element | `split_rows.cu` |
+//! | `radix.rs` | radix rows: `rtopk_radix_digits` (`count_digits`, `add_histogram`, the last block's `choose_digit`), `rtopk_radix_count` (`count_part`), `rtopk_radix_write` (`write_part`), over `RadixPart`s (`radix_part`), with `radix_exclusive_sum` and `radix_sum` | `radix_rows.cu` |
 //! | `grouped.rs` | grouped selection (docs/contract.md §8): `rtopk_grouped_rows_impl`, `load_experts`, `group_scores`, `choose_groups`, `select_experts` ([`Simulator::grouped_rows`]) | `grouped_rows.cu` |
 //! | `pick.rs` | pick rows: `rtopk_pick_rows_impl`, `load_picks`, `pick_round`, `pick_rounds`, `write_picks` — k rounds of the row's best element, for small k without counts | `pick_rows.cu` |
 //! | `wide.rs` | wide rows (64-bit elements: f64, i64): `rtopk_wide_rows_impl`, `load_wide`, `search_wide` (`wide_value_phase`, `wide_key_phase`, `wide_early_stopping`), `select_wide` (`cut_wide`, `select_chunk_wide`), `sort_wide`; the ragged twins' `search_wide_hinted` (`wide_hint_key`, `wide_hint_test`, `wide_window_tests`) — topk-ref's bisect on 64-bit keys, one warp per row | `wide_rows.cu`, `wide.cuh` |
 //! | `threshold.rs` | the `row_threshold` step: `rtopk_row_threshold`, `threshold_key`, `threshold_min`, `threshold_value` (docs/contract.md §5; 64-bit keys on 64-bit rows) | `threshold.cu` |
-//! | `execute.rs` | the executor of the launch program (rtopk-plan's `program`): its steps (`select_rows`, `select_chunks`, `select_last_chunks`, `sort_rows`, `gather_indices`) in order, and the program's invariants | rtopk-cuda's `run_program` (`src/launch.rs`) |
+//! | `execute.rs` | the executor of the launch program (rtopk-plan's `program`): its steps (`select_rows`, `select_chunks`, `select_last_chunks`, `sort_rows`, `gather_indices`, `row_threshold`, `radix_digits`, `radix_count`, `radix_write`) in order, and the program's invariants | rtopk-cuda's `run_program` (`src/launch.rs`) |
 //!
 //! Around the kernel: [`launch`] runs it over matrices ([`Simulator`]) by executing the launch
 //! program (`execute.rs`, the same steps as the CUDA launcher's; docs/kernel.md, "The launch
@@ -40,7 +41,7 @@
 //! stage; the stages import them and each other in the order `order` → `rows` → `load` →
 //! `search` → `select` → `narrow` → `warp_rows` → `block_rows` → `sort`, with `pick` and
 //! `wide` (families of their own stages) after `narrow`; then `trace` /
-//! `svg`, `launch`, `execute` and `split`, `rowtopk` and `catalog` (`coverage` imports only
+//! `svg`, `launch`, `execute` and `split` / `radix`, `rowtopk` and `catalog` (`coverage` imports only
 //! `plan`).
 
 pub mod args;
@@ -60,6 +61,7 @@ mod order;
 mod params;
 mod pick;
 pub mod plan;
+mod radix;
 pub mod record;
 mod rows;
 pub mod rowtopk;

@@ -132,11 +132,17 @@ pub enum Mutant {
     /// A cluster row's first reduction into another block's shared memory comes without the
     /// cluster barrier that makes sure every block has started (and set its slots).
     ClusterStartMissingBarrier,
+    /// `choose_digit` holds the histogram's bins from the bottom up: the digit chosen is the
+    /// row's `left`-th smallest key's, not its largest.
+    RadixChooseFromBottom,
+    /// `rtopk_radix_digits` leaves out `if (!last) return;`: every block of the row chooses
+    /// the digit from the histogram as it stands, and clears it.
+    RadixEveryBlockChooses,
 }
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 46] = [
+    pub const ALL: [Mutant; 48] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -183,6 +189,8 @@ impl Mutant {
         Mutant::ClusterSumMissingBarrier,
         Mutant::ClusterBeforeMissingBarrier,
         Mutant::ClusterStartMissingBarrier,
+        Mutant::RadixChooseFromBottom,
+        Mutant::RadixEveryBlockChooses,
     ];
 
     /// A short kebab-case name.
@@ -234,6 +242,8 @@ impl Mutant {
             Mutant::ClusterSumMissingBarrier => "cluster-sum-missing-barrier",
             Mutant::ClusterBeforeMissingBarrier => "cluster-before-missing-barrier",
             Mutant::ClusterStartMissingBarrier => "cluster-start-missing-barrier",
+            Mutant::RadixChooseFromBottom => "radix-choose-from-bottom",
+            Mutant::RadixEveryBlockChooses => "radix-every-block-chooses",
         }
     }
 
@@ -295,6 +305,7 @@ impl Mutant {
             Mutant::ClusterSumMissingBarrier
             | Mutant::ClusterBeforeMissingBarrier
             | Mutant::ClusterStartMissingBarrier => "cluster rows",
+            Mutant::RadixChooseFromBottom | Mutant::RadixEveryBlockChooses => "radix rows",
         }
     }
 }

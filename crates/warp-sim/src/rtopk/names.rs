@@ -143,6 +143,22 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("rtopk_sort_rows", "sort.rs"),
     // split rows' last step
     ("rtopk_split_gather", "split.rs"),
+    // radix rows (docs/kernel.md, "Radix rows")
+    ("RadixPart", "radix.rs"),
+    ("radix_part", "radix.rs"),
+    ("above_matches", "radix.rs"),
+    ("radix_exclusive_sum", "radix.rs"),
+    ("radix_sum", "radix.rs"),
+    ("count_digits", "radix.rs"),
+    ("add_histogram", "radix.rs"),
+    ("choose_digit", "radix.rs"),
+    ("rtopk_radix_digits", "radix.rs"),
+    ("WarpRange", "radix.rs"),
+    ("warp_range", "radix.rs"),
+    ("count_part", "radix.rs"),
+    ("rtopk_radix_count", "radix.rs"),
+    ("write_part", "radix.rs"),
+    ("rtopk_radix_write", "radix.rs"),
     // the thresholds (docs/contract.md §5)
     ("threshold_value", "threshold.rs"),
     ("threshold_key", "threshold.rs"),

@@ -7,6 +7,7 @@
 
 pub use rtopk_plan::plan::*;
 pub use rtopk_plan::program::*;
+pub use rtopk_plan::radix::*;
 pub use rtopk_plan::split::*;
 pub use rtopk_plan::units::*;
 pub use rtopk_plan::{PlanError, plan, program, program_ragged};

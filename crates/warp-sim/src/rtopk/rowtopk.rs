@@ -69,7 +69,7 @@ impl RowSelect for SimTopK {
 
     fn reports_iterations(&self) -> bool {
         // a route that splits rows has no counts (crate::rtopk::launch::SimConfig::counts)
-        self.config.counts && self.config.strategy != crate::rtopk::plan::Strategy::Split
+        self.config.counts && self.config.strategy.counts()
     }
 
     fn select<E: Element>(

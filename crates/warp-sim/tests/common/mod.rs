@@ -18,9 +18,10 @@ pub(crate) fn bisect() -> impl Strategy<Value = Bisect> {
 }
 
 /// The strategies that hold rows of `m` elements of `elem`: the plan's choice, and every family
-/// forced but split rows (which have no iteration counts: their suites check them apart).
+/// forced but split rows and the radix select (which have no iteration counts: their suites
+/// check them apart, `radix.rs` the radix select's).
 pub(crate) fn strategies(m: usize, elem: ElemType) -> Vec<Launch> {
-    let holds = |s: &Launch| m <= s.max_row(elem) && *s != Launch::Split;
+    let holds = |s: &Launch| m <= s.max_row(elem) && s.counts();
     Launch::ALL.into_iter().filter(holds).collect()
 }
 

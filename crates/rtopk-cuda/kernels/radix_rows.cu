@@ -1,0 +1,307 @@
+// Radix rows (docs/kernel.md, "Radix rows"; warp-sim's radix.rs, the same steps and names):
+// the exact top k of rows whose k runs into the thousands, where a split's chunks would each
+// hand on k candidates. AIR Top-K's radix passes (paper 002, §3.1): the row's k-th own key T is
+// found digit by digit, RADIX_DIGIT_BITS bits a pass from the top, each pass a histogram of the
+// digit over the keys whose higher digits are those found so far; then every key above T and
+// the first ties at T, by index, are written in index order — docs/contract.md §1's canonical
+// top k, the order and tie rule of every other path (own_key, order.cuh).
+//
+// A row is cut into blocks_per_row parts of `slice` elements, one block each (the grid is
+// n_rows * blocks_per_row blocks). Each row owns radix_ld words of the `radix` buffer (zeroed
+// before the first step): its histogram (RADIX_BINS), the prefix found so far, the k left to
+// find under it, the blocks done with the pass, a spare word, then each block's two counts
+// and each warp's.
+//   rtopk_radix_digits   one pass: each block's histogram of its part (count_digits) added to
+//                        the row's (add_histogram); the last block of the row to finish
+//                        (CUDA Programming Guide, "Memory Fence Functions": the fence before the
+//                        ticket) chooses the digit (choose_digit) and clears the histogram
+//   rtopk_radix_count    each warp's keys above T and at T in its range of its block's part
+//                        (count_part), and the block's
+//   rtopk_radix_write    each warp's results at the place the counts before it give
+//                        (write_part): keys above T, and ties while the row takes them
+
+#include "order.cuh"
+
+#define RADIX_BINS (1u << RADIX_DIGIT_BITS)
+#define RADIX_WARPS (RADIX_THREADS / 32u)
+#define RADIX_TILE (RADIX_THREADS * RADIX_ITEMS)
+// The own keys' width: 16 bits for f16 and bf16 (key16_of_ordered), else 32.
+#define RADIX_KEY_BITS (ELEM_PACKED16 ? 16u : 32u)
+// A row's words past its histogram.
+#define RADIX_PREFIX RADIX_BINS
+#define RADIX_LEFT (RADIX_BINS + 1u)
+#define RADIX_DONE (RADIX_BINS + 2u)
+#define RADIX_COUNTS (RADIX_BINS + 4u)
+
+// The arguments of every radix entry point (src/launch.rs's RadixParams): the pass's digit is
+// bits [shift, shift + bits) of the own key.
+#define RADIX_ARGS                                                                                   \
+    const elem_t *x, elem_t *out_val, idx_t *out_idx, u32 *radix, u64 n_rows, u64 ld, u32 m, u32 k, \
+        u32 slice, u32 blocks_per_row, u32 shift, u32 bits, float sign, u32 radix_ld
+
+// The block's part of its row: row, part b, elements [start, end).
+struct RadixPart {
+    u64 row;
+    u32 b, start, end;
+};
+
+__device__ __forceinline__ RadixPart radix_part(u32 m, u32 slice, u32 blocks_per_row) {
+    RadixPart p;
+    p.row = blockIdx.x / blocks_per_row;
+    p.b = blockIdx.x % blocks_per_row;
+    p.start = p.b * slice;  // < m: the plan's blocks_per_row = ceil(m / slice)
+    p.end = (u32)min((u64)p.start + slice, (u64)m);
+    return p;
+}
+
+// Whether key's digits from bit hi up are the prefix's (every key on the first pass).
+__device__ __forceinline__ bool above_matches(u32 key, u32 prefix, u32 hi) {
+    return hi >= 32u || ((key ^ prefix) >> hi) == 0u;
+}
+
+// radix_exclusive_sum: the sum of v over the block's threads before this one, and (total) over
+// all, from one barrier: sums is RADIX_WARPS words that no thread reads or writes until every
+// thread has passed the next barrier (callers alternate two).
+__device__ __forceinline__ u32 radix_exclusive_sum(u32 v, u32* sums, u32* total) {
+    u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    u32 inclusive = v;
+#pragma unroll
+    for (u32 d = 1u; d < 32u; d <<= 1) {
+        u32 other = __shfl_up_sync(FULL_MASK, inclusive, d);
+        if (lane >= d) inclusive += other;
+    }
+    if (lane == 31u) sums[warp] = inclusive;
+    __syncthreads();
+    u32 before = 0u, all = 0u;
+    for (u32 w = 0u; w < RADIX_WARPS; ++w) {
+        u32 s = sums[w];
+        before += w < warp ? s : 0u;
+        all += s;
+    }
+    *total = all;
+    return before + inclusive - v;
+}
+
+// radix_sum: v summed over the block (every thread gets it).
+__device__ __forceinline__ u32 radix_sum(u32 v, u32* sums) {
+    u32 total;
+    radix_exclusive_sum(v, sums, &total);
+    __syncthreads();
+    return total;
+}
+
+// count_digits: the block's histogram (hist, shared) of the pass's digit over its part's keys
+// whose higher digits are the prefix; RADIX_ITEMS loads a thread in flight before any count.
+__device__ __forceinline__ void count_digits(const elem_t* row, RadixPart part, u32 prefix, u32 shift,
+                                             u32 bits, float sign, u32* hist) {
+    u32 hi = shift + bits, mask = (1u << bits) - 1u;
+    for (u64 base = part.start + threadIdx.x; base < part.end; base += RADIX_TILE) {
+        elem_t v[RADIX_ITEMS];
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+            u64 i = base + (u64)j * RADIX_THREADS;
+            if (i < part.end) v[j] = row[i];
+        }
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+            u64 i = base + (u64)j * RADIX_THREADS;
+            if (i >= part.end) continue;
+            u32 key = own_key(v[j], sign);
+            if (above_matches(key, prefix, hi)) atomicAdd(&hist[(key >> shift) & mask], 1u);
+        }
+    }
+}
+
+// add_histogram: the block's non-zero bins added to the row's.
+__device__ __forceinline__ void add_histogram(u32* words, const u32* hist) {
+    for (u32 bin = threadIdx.x; bin < RADIX_BINS; bin += RADIX_THREADS)
+        if (hist[bin] != 0u) atomicAdd(&words[bin], hist[bin]);
+}
+
+// choose_digit: by the row's last block of the pass, every block's counts in. The digit of the
+// row's k-th key is the greatest d whose bins d and above hold at least `left` keys (k on the
+// first pass); the prefix gains d and `left` loses the keys of the bins above d. Thread t holds
+// bins from the top down (an exclusive sum over threads is then the keys above its bins). The
+// histogram and the ticket are cleared for the next pass. __ldcg: the other blocks' atomics
+// are in L2, not in this SM's L1.
+__device__ __forceinline__ void choose_digit(u32* words, u32 shift, u32 bits, u32 k, u32* sums) {
+    const u32 per = RADIX_BINS / RADIX_THREADS;
+    bool first = shift + bits == RADIX_KEY_BITS;
+    u32 left = first ? k : __ldcg(&words[RADIX_LEFT]);
+    u32 prefix = first ? 0u : __ldcg(&words[RADIX_PREFIX]);
+    u32 c[RADIX_BINS / RADIX_THREADS], mine = 0u;
+#pragma unroll
+    for (u32 j = 0u; j < per; ++j) {
+        c[j] = __ldcg(&words[RADIX_BINS - 1u - (threadIdx.x * per + j)]);
+        mine += c[j];
+    }
+    u32 total;
+    u32 above = radix_exclusive_sum(mine, sums, &total);
+#pragma unroll
+    for (u32 j = 0u; j < per; ++j) {
+        u32 bin = RADIX_BINS - 1u - (threadIdx.x * per + j);
+        if (above < left && above + c[j] >= left) {
+            words[RADIX_PREFIX] = prefix | (bin << shift);
+            words[RADIX_LEFT] = left - above;
+        }
+        above += c[j];
+        words[bin] = 0u;
+    }
+    if (threadIdx.x == 0u) words[RADIX_DONE] = 0u;
+}
+
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS) rtopk_radix_digits(RADIX_ARGS) {
+    wait_for_previous_step();
+    __shared__ u32 hist[RADIX_BINS];
+    __shared__ u32 sums[RADIX_WARPS];
+    __shared__ bool last;
+    RadixPart part = radix_part(m, slice, blocks_per_row);
+    u32* words = radix + part.row * radix_ld;
+    bool first = shift + bits == RADIX_KEY_BITS;
+    u32 prefix = first ? 0u : words[RADIX_PREFIX];  // the previous pass's, ended before this one
+    for (u32 bin = threadIdx.x; bin < RADIX_BINS; bin += RADIX_THREADS) hist[bin] = 0u;
+    __syncthreads();
+    count_digits(x + part.row * ld, part, prefix, shift, bits, sign, hist);
+    __syncthreads();
+    add_histogram(words, hist);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0u) last = atomicAdd(&words[RADIX_DONE], 1u) == blocks_per_row - 1u;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    choose_digit(words, shift, bits, k, sums);
+}
+
+// The warp's range of its block's part: the part cut into RADIX_WARPS ranges of
+// ceil(slice / RADIX_WARPS) elements, in order (the last ones short or empty).
+struct WarpRange {
+    u32 start, end;
+};
+
+__device__ __forceinline__ WarpRange warp_range(RadixPart part, u32 slice) {
+    u32 span = (slice + RADIX_WARPS - 1u) / RADIX_WARPS, warp = threadIdx.x >> 5;
+    u64 start = (u64)part.start + (u64)warp * span;
+    return {(u32)min(start, (u64)part.end), (u32)min(start + span, (u64)part.end)};
+}
+
+// count_part: the warp's keys above T (gt) and at T (eq) in its range, summed over the warp.
+__device__ __forceinline__ void count_part(const elem_t* row, WarpRange range, u32 T, float sign, u32* gt,
+                                           u32* eq) {
+    u32 lane = threadIdx.x & 31u, above = 0u, at = 0u;
+    for (u64 base = range.start + lane; base < range.end; base += 32u * RADIX_ITEMS) {
+        elem_t v[RADIX_ITEMS];
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+            u64 i = base + 32u * j;
+            if (i < range.end) v[j] = row[i];
+        }
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+            u64 i = base + 32u * j;
+            if (i >= range.end) continue;
+            u32 key = own_key(v[j], sign);
+            above += key > T ? 1u : 0u;
+            at += key == T ? 1u : 0u;
+        }
+    }
+    *gt = __reduce_add_sync(FULL_MASK, above);
+    *eq = __reduce_add_sync(FULL_MASK, at);
+}
+
+// Where a row's counts lie: each block's two (above T, at T), then each warp's two.
+#define RADIX_BLOCK_COUNTS(b) (RADIX_COUNTS + 2u * (b))
+#define RADIX_WARP_COUNTS(blocks, b, w) (RADIX_COUNTS + 2u * (blocks) + 2u * ((b) * RADIX_WARPS + (w)))
+
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS) rtopk_radix_count(RADIX_ARGS) {
+    wait_for_previous_step();
+    __shared__ u32 sums[2][RADIX_WARPS];
+    RadixPart part = radix_part(m, slice, blocks_per_row);
+    u32* words = radix + part.row * radix_ld;
+    u32 T = words[RADIX_PREFIX], gt, eq, lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    count_part(x + part.row * ld, warp_range(part, slice), T, sign, &gt, &eq);
+    if (lane == 0u) {
+        u32 at = RADIX_WARP_COUNTS(blocks_per_row, part.b, warp);
+        words[at] = gt;
+        words[at + 1u] = eq;
+        sums[0][warp] = gt;
+        sums[1][warp] = eq;
+    }
+    __syncthreads();
+    if (threadIdx.x < 2u) {
+        u32 total = 0u;
+        for (u32 w = 0u; w < RADIX_WARPS; ++w) total += sums[threadIdx.x][w];
+        words[RADIX_BLOCK_COUNTS(part.b) + threadIdx.x] = total;
+    }
+}
+
+// write_part: the warp's results, from out on, the ties counted from eq_seen (the row's ties
+// before its range), a window of RADIX_ITEMS rounds of 32 elements at a time. A window with
+// no key at or above T (most of them) costs its loads and one vote; in one with any, each
+// round reads its element again (just loaded: a hit in L1), and its places come from two
+// ballots (above T, at T): a tie is taken while the row's ties before it are fewer than `left`.
+// No key is held across the vote, so the write runs in the count's registers.
+__device__ __forceinline__ void write_part(const elem_t* row, WarpRange range, u32 T, u32 left, float sign,
+                                           u32 out, u32 eq_seen, elem_t* out_val, idx_t* out_idx) {
+    u32 lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
+    for (u64 base = range.start; base < range.end; base += 32u * RADIX_ITEMS) {
+        bool any = false;
+        elem_t v[RADIX_ITEMS];
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+            u64 i = base + 32u * j + lane;
+            if (i < range.end) v[j] = row[i];
+        }
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+            u64 i = base + 32u * j + lane;
+            any |= i < range.end && own_key(v[j], sign) >= T;
+        }
+        if (!__any_sync(FULL_MASK, any)) continue;
+#pragma unroll 1
+        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+            u64 i = base + 32u * j + lane;
+            bool valid = i < range.end;
+            elem_t x = valid ? row[i] : (elem_t)0;
+            u32 key = valid ? own_key(x, sign) : 0u;
+            u32 g = __ballot_sync(FULL_MASK, valid && key > T);
+            u32 e = __ballot_sync(FULL_MASK, valid && key == T);
+            u32 take = left > eq_seen ? left - eq_seen : 0u;
+            u32 ties_before = __popc(e & below);
+            bool mine_g = (g >> lane) & 1u, mine_e = (e >> lane) & 1u;
+            if (mine_g || (mine_e && ties_before < take)) {
+                u32 at = out + __popc(g & below) + min(ties_before, take);
+                out_val[at] = x;
+                out_idx[at] = (idx_t)i;
+            }
+            out += __popc(g) + min((u32)__popc(e), take);
+            eq_seen += __popc(e);
+        }
+    }
+}
+
+// Four blocks an SM, as the other two steps run: the write's 40 registers a thread left it
+// three, slower on long rows than four with a few registers spilled (docs/kernel.md, "Radix
+// rows").
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS, 4) rtopk_radix_write(RADIX_ARGS) {
+    wait_for_previous_step();
+    __shared__ u32 sums[2][RADIX_WARPS];
+    RadixPart part = radix_part(m, slice, blocks_per_row);
+    const u32* words = radix + part.row * radix_ld;
+    u32 T = words[RADIX_PREFIX], left = words[RADIX_LEFT], lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    // the row's keys above T and ties at T before this warp's range: in the blocks before
+    // this one, then in the warps before it in this block
+    u32 gt = 0u, eq = 0u;
+    for (u32 b = threadIdx.x; b < part.b; b += RADIX_THREADS) {
+        gt += words[RADIX_BLOCK_COUNTS(b)];
+        eq += words[RADIX_BLOCK_COUNTS(b) + 1u];
+    }
+    gt = radix_sum(gt, sums[0]);
+    eq = radix_sum(eq, sums[1]);
+    u32 at = RADIX_WARP_COUNTS(blocks_per_row, part.b, lane);
+    gt += __reduce_add_sync(FULL_MASK, lane < warp ? words[at] : 0u);
+    eq += __reduce_add_sync(FULL_MASK, lane < warp ? words[at + 1u] : 0u);
+    u64 row_out = part.row * (u64)k;
+    write_part(x + part.row * ld, warp_range(part, slice), T, left, sign, gt + min(eq, left), eq,
+               out_val + row_out, out_idx + row_out);
+}

@@ -1,0 +1,191 @@
+//! Radix rows (docs/kernel.md, "Radix rows"): the exact top k of rows whose k runs into the
+//! thousands, by the own key's digits, as AIR Top-K's radix passes find the k-th value (paper
+//! 002, §3.1). A split (crate::split) hands on k candidates from every chunk of at least 4 k,
+//! so at k = 32768 each of its levels reads a quarter of the one before (one row of 2^28 took
+//! five levels); a radix select reads the row a fixed number of times whatever k is: one pass
+//! per digit ([`digits`]: three of [`RADIX_DIGIT_BITS`] bits and fewer for 32-bit keys, two for
+//! 16-bit), a count and a write. The row's k-th own key T is found exactly, so the answer is
+//! docs/contract.md §1's canonical top k: every key above T and the first ties at T, by index,
+//! written in index order (kernels/radix_rows.cu; warp-sim's radix.rs).
+//!
+//! A row is cut into parts of [`RadixPlan::slice`] elements, one block each, so that every row
+//! spreads over the device ([`RADIX_BLOCKS_PER_SM`] blocks an SM in all).
+
+use crate::error::PlanError;
+use crate::plan::{DeviceLimits, Launch, SortPlan, sort_of};
+use crate::units::ElemType;
+
+/// Bits of the own key a digit pass resolves: its histogram has `2^RADIX_DIGIT_BITS` bins
+/// (8 KiB of shared memory, a bin a word).
+pub const RADIX_DIGIT_BITS: u32 = 11;
+/// The bins of a digit's histogram.
+pub const RADIX_BINS: u64 = 1 << RADIX_DIGIT_BITS;
+/// Threads per block of the radix steps.
+pub const RADIX_THREADS: u32 = 512;
+/// Warps per block of the radix steps: a block's part is cut into as many ranges, one a warp,
+/// for the count and the write.
+pub const RADIX_WARPS: u32 = RADIX_THREADS / 32;
+/// Elements a thread loads before it counts any (a tile is `RADIX_THREADS * RADIX_ITEMS`).
+pub const RADIX_ITEMS: u32 = 8;
+/// Elements of a tile: a part is whole tiles but the row's last.
+pub const RADIX_TILE: u64 = (RADIX_THREADS * RADIX_ITEMS) as u64;
+/// Blocks of the radix steps an SM is given, over all rows.
+pub const RADIX_BLOCKS_PER_SM: usize = 4;
+/// Words of a row's radix state past its histogram: the prefix found, the k left to find
+/// under it, the blocks done with the pass, a spare (the blocks' counts follow, two each, then
+/// the warps').
+pub const RADIX_STATE_WORDS: u64 = 4;
+
+/// How a radix select covers its rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RadixPlan {
+    /// Elements of a row each block takes (whole tiles, but the row's last part).
+    pub slice: u32,
+    /// Blocks per row: `ceil(m / slice)`.
+    pub blocks_per_row: u32,
+    /// The own key's width in bits: 16 for f16 and bf16, else 32.
+    pub key_bits: u32,
+    /// The rows' element type.
+    pub elem: ElemType,
+    /// The sort launch, for sorted output.
+    pub sort: Option<SortPlan>,
+}
+
+impl RadixPlan {
+    /// A row's words of the radix buffer: its histogram, its state, its blocks' counts and
+    /// its warps' (two each).
+    pub fn row_words(&self) -> u64 {
+        let blocks = u64::from(self.blocks_per_row);
+        RADIX_BINS + RADIX_STATE_WORDS + 2 * blocks * (1 + u64::from(RADIX_WARPS))
+    }
+}
+
+/// The digit passes over keys of `key_bits` bits, from the top: `(shift, bits)` of each
+/// (`[shift, shift + bits)` of the key), [`RADIX_DIGIT_BITS`] at a time, the last the rest.
+pub fn digits(key_bits: u32) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let mut hi = key_bits;
+    while hi > 0 {
+        let bits = hi.min(RADIX_DIGIT_BITS);
+        out.push((hi - bits, bits));
+        hi -= bits;
+    }
+    out
+}
+
+/// The smallest k the default gives a radix select ([`takes_radix`]).
+pub const RADIX_MIN_K: usize = 4096;
+
+/// The narrowest row the default gives a radix select.
+pub const RADIX_MIN_ROW: usize = 1 << 20;
+
+/// Whether the element type has a radix select: the float types (their own keys are 32 or 16
+/// bits wide).
+pub fn radix_elem(elem: ElemType) -> bool {
+    matches!(elem, ElemType::F32 | ElemType::F16 | ElemType::Bf16)
+}
+
+/// Why `launch` has no radix select, if it has none: an approximate search, iteration counts
+/// (a radix select has no bisection to count), or an element type without one.
+pub fn cannot_radix(launch: &Launch, counts: bool) -> Option<&'static str> {
+    let bisect = launch.bisect;
+    if launch.k == 0 {
+        return Some("k = 0: nothing to select");
+    }
+    if counts {
+        return Some("the iteration counts are the bisection's (docs/contract.md §3)");
+    }
+    if bisect.max_iter.is_some() || bisect.precision > 0.0 || bisect.recall.is_some() {
+        return Some("an approximate search is a bisection's (docs/contract.md §2)");
+    }
+    if !radix_elem(launch.elem) {
+        return Some("the radix select takes f32, f16 and bf16 rows");
+    }
+    None
+}
+
+/// Whether the default gives `launch` a radix select: rows of at least [`RADIX_MIN_ROW`]
+/// with k of at least [`RADIX_MIN_K`], where it has one.
+pub fn takes_radix(launch: &Launch, counts: bool) -> bool {
+    launch.k >= RADIX_MIN_K && launch.m >= RADIX_MIN_ROW && cannot_radix(launch, counts).is_none()
+}
+
+/// The radix select of `launch` on a device of `limits`: parts of whole tiles, as many blocks
+/// per row as spread the rows over [`RADIX_BLOCKS_PER_SM`] blocks an SM (at least one per
+/// row), and the sort for sorted output. Errors: what [`cannot_radix`] names
+/// ([`PlanError::Split`]'s kind: a forced route the shape cannot take), and grids past 2^31
+/// blocks.
+pub fn radix_plan(
+    launch: &Launch,
+    limits: &DeviceLimits,
+    counts: bool,
+) -> Result<RadixPlan, PlanError> {
+    let Launch { n, m, k, elem, .. } = *launch;
+    if let Some(why) = cannot_radix(launch, counts) {
+        return Err(PlanError::Split { n, m, k, why });
+    }
+    let too_large = |why| PlanError::TooLarge { n, m, why };
+    u32::try_from(m).map_err(|_| too_large("M >= 2^32"))?;
+    let target = limits.sm_count.saturating_mul(RADIX_BLOCKS_PER_SM).div_ceil(n.max(1)).max(1);
+    let tiles = (m as u64).div_ceil(RADIX_TILE);
+    let per_block = tiles.div_ceil(target as u64).max(1);
+    let slice = per_block.saturating_mul(RADIX_TILE).min(m as u64).max(1);
+    let blocks_per_row = (m as u64).div_ceil(slice);
+    let grid = (n as u64).checked_mul(blocks_per_row).ok_or(too_large("2^64 blocks"))?;
+    if grid >= 1 << 31 {
+        return Err(too_large("2^31 blocks or more"));
+    }
+    Ok(RadixPlan {
+        slice: slice as u32,                   // <= m < 2^32
+        blocks_per_row: blocks_per_row as u32, // <= grid < 2^31
+        key_bits: if elem.packed16() { 16 } else { 32 },
+        elem,
+        sort: sort_of(launch, limits)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::PRESETS;
+    use topk_ref::{Bisect, Mode};
+
+    fn launch(n: usize, m: usize, k: usize, elem: ElemType) -> Launch {
+        Launch { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), sorted: false, elem }
+    }
+
+    #[test]
+    fn digits_cover_the_key_from_the_top() {
+        assert_eq!(digits(32), vec![(21, 11), (10, 11), (0, 10)]);
+        assert_eq!(digits(16), vec![(5, 11), (0, 5)]);
+    }
+
+    #[test]
+    fn parts_cover_each_row_once_in_whole_tiles() {
+        let limits = PRESETS[1].1;
+        for (n, m) in [(1, 1 << 28), (1, 4_194_304), (3, 3_000_001), (256, 1 << 21), (1, 5000)] {
+            let p = radix_plan(&launch(n, m, 4096.min(m), ElemType::F32), &limits, false).unwrap();
+            let (slice, b) = (u64::from(p.slice), u64::from(p.blocks_per_row));
+            assert!(slice * b >= m as u64 && slice * (b - 1) < m as u64, "{n} x {m}");
+            assert!(slice % RADIX_TILE == 0 || b == 1, "{n} x {m}: slice {slice}");
+            assert!(
+                n as u64 * b >= (limits.sm_count * RADIX_BLOCKS_PER_SM) as u64
+                    || b * slice >= m as u64
+            );
+        }
+    }
+
+    #[test]
+    fn approximate_searches_counts_and_integers_take_no_radix_select() {
+        let limits = PRESETS[1].1;
+        let l = launch(1, 1 << 22, 8192, ElemType::F32);
+        assert!(takes_radix(&l, false));
+        assert!(!takes_radix(&l, true));
+        assert!(radix_plan(&l, &limits, true).is_err());
+        let early = Launch { bisect: Bisect::early_stopping(3), ..l };
+        assert!(!takes_radix(&early, false));
+        let ints = Launch { elem: ElemType::I32, ..l };
+        assert!(matches!(radix_plan(&ints, &limits, false), Err(PlanError::Split { .. })));
+        assert!(!takes_radix(&launch(1, 1 << 22, 2048, ElemType::F32), false));
+    }
+}

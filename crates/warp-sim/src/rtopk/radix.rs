@@ -1,0 +1,754 @@
+//! The radix select (docs/kernel.md, "Radix rows"; `kernels/radix_rows.cu`, the same steps and
+//! names): the exact top k of rows whose k runs into the thousands. The row's k-th own key T is
+//! found digit by digit, [`RADIX_DIGIT_BITS`] bits a pass from the top, each pass a histogram of
+//! the digit over the keys whose higher digits are those found so far; then every key above T
+//! and the first ties at T, by index, are written in index order (docs/contract.md §1).
+//!
+//! A row is cut into `blocks_per_row` parts of `slice` elements, one block of
+//! [`RADIX_THREADS`] threads each. Each row owns `radix_ld` words of the radix buffer (zeroed
+//! before the first step): its histogram, the prefix found so far, the k left to find under
+//! it, the blocks done with the pass, a spare word, then each block's two counts and each
+//! warp's (a block's part is cut into one range a warp, [`warp_range`]).
+//! - `rtopk_radix_digits`: one pass. Each block's shared histogram of its part
+//!   ([`count_digits`], shared atomics) is added to the row's ([`add_histogram`], global
+//!   atomics); the row's last block to finish, by a ticket (an atomic on the row's done word
+//!   after a `__threadfence`), chooses the digit ([`choose_digit`]) and clears the histogram.
+//! - `rtopk_radix_count`: each warp's keys above T and at T in its range ([`count_part`]), and
+//!   the block's.
+//! - `rtopk_radix_write`: each warp's results at the place the counts before it give
+//!   ([`write_part`]: ballots, no barrier).
+//!
+//! Besides the engine's checks (races of the shared histogram's and the row's atomics with
+//! plain accesses, the ticket's ordering, bounds, outputs written once and all of them), the
+//! simulator checks that the bins hold the keys still to find and that a row's last part ends
+//! its k results.
+
+use crate::engine::error::SimError;
+use crate::engine::global::{Source, WordSource};
+use crate::engine::lanes::{FULL_MASK, Lanes};
+use crate::engine::machine::{Grid, Rows};
+use crate::engine::warp::{BufId, Warp};
+use crate::rtopk::args::KernelArgs;
+use crate::rtopk::execute::{Run, State};
+use crate::rtopk::launch::Simulator;
+use crate::rtopk::mutant::Mutant;
+use crate::rtopk::order::{ElemType, own_key};
+use crate::rtopk::plan::{
+    RADIX_BINS, RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_THREADS, RADIX_TILE, RADIX_WARPS, Radix, Step,
+    StepKind, radix_elem,
+};
+
+/// A row's words past its histogram: the prefix found so far (T after the last pass), the k
+/// left to find under it, the blocks done with the pass, then each block's two counts.
+const RADIX_PREFIX: u64 = RADIX_BINS;
+const RADIX_LEFT: u64 = RADIX_BINS + 1;
+const RADIX_DONE: u64 = RADIX_BINS + 2;
+const RADIX_COUNTS: u64 = RADIX_BINS + 4;
+
+/// Shared words: `hist` (`rtopk_radix_digits`) from 0, the scans' `sums` after it (two arrays
+/// of [`RADIX_WARPS`]: `rtopk_radix_write` alternates them), then the `last` flag.
+const HIST: u32 = 0;
+const SUMS: u32 = RADIX_BINS as u32;
+const LAST: u32 = SUMS + 2 * RADIX_WARPS;
+/// Shared words per block of the radix steps.
+pub(crate) const RADIX_SHARED_WORDS: usize = LAST as usize + 1;
+
+/// Which entry point a step runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Entry {
+    Digits,
+    Count,
+    Write,
+}
+
+/// The arguments of every radix entry point (`RADIX_ARGS`): the step's [`Radix`], the input
+/// (`x`, its rows at `input.offset + row * input.ld`), the buffers, the mode and seeded bug
+/// (`a`), and the own key's width.
+struct RadixArgs<'x> {
+    a: KernelArgs,
+    elem: ElemType,
+    x: &'x dyn Source,
+    out_val: BufId,
+    out_idx: BufId,
+    radix: BufId,
+    r: Radix,
+    key_bits: u32,
+}
+
+impl Simulator {
+    /// A radix select's step (`radix_digits`, `radix_count` or `radix_write`): its entry point
+    /// over the blocks of the run's rows, a row's blocks resident together.
+    pub(crate) fn radix_step(
+        &mut self,
+        step: &Step,
+        r: &Radix,
+        run: &Run<'_>,
+        st: &State,
+    ) -> Result<(), SimError> {
+        let entry = match step.name {
+            StepKind::RadixDigits => Entry::Digits,
+            StepKind::RadixCount => Entry::Count,
+            StepKind::RadixWrite => Entry::Write,
+            other => {
+                let why = format!("a radix launch in a {} step", other.name());
+                return Err(SimError::InvalidLaunch(why));
+            }
+        };
+        check_radix_launch(step, r, run.elem)?;
+        let words = self.input_words(&r.input, st)?;
+        let copy = words.as_ref().map(|w| WordSource::new(w, r.input.ld, run.elem.bytes() as u32));
+        let x: &dyn Source = match &copy {
+            Some(c) => c,
+            None => run.src,
+        };
+        let ra = RadixArgs {
+            a: KernelArgs { n: r.n_rows as usize, m: r.m as usize, k: r.k as usize, ..run.args },
+            elem: run.elem,
+            x,
+            out_val: st.buf(r.output.buffer)?,
+            out_idx: st.buf(r.indices)?,
+            radix: st.buf(r.words)?,
+            r: *r,
+            key_bits: if run.elem.packed16() { 16 } else { 32 },
+        };
+        // the histogram and the state are rewritten on every pass; each count once
+        self.write_once(&[ra.radix], entry == Entry::Count);
+        self.write_once(&[ra.out_val, ra.out_idx], true);
+        let grid = radix_grid(step, r, run.rows);
+        self.machine.set_step_limit(radix_budget(r));
+        self.machine.launch(grid, async |mut w| match entry {
+            Entry::Digits => rtopk_radix_digits(&mut w, &ra).await,
+            Entry::Count => rtopk_radix_count(&mut w, &ra).await,
+            Entry::Write => rtopk_radix_write(&mut w, &ra).await,
+        })?;
+        if entry != Entry::Write {
+            return Ok(());
+        }
+        let (k, (r0, r1)) = (u64::from(r.k), run.rows);
+        self.check_prefixes_written(ra.out_idx, (r0..r1, k), |_| k, "out_idx: every result")
+    }
+}
+
+/// Refuses a radix launch the kernel cannot run as given: rows of a type without a radix
+/// select, a grid that is not `blocks_per_row` blocks a row of [`RADIX_THREADS`], outputs whose
+/// rows are not k apart (the kernel writes row `r`'s results at `r * k`).
+fn check_radix_launch(step: &Step, r: &Radix, elem: ElemType) -> Result<(), SimError> {
+    let bad = |why: String| Err(SimError::InvalidLaunch(why));
+    if !radix_elem(elem) {
+        return bad(format!("the radix select takes f32, f16 and bf16 rows, not {}", elem.name()));
+    }
+    let blocks = r.n_rows.checked_mul(u64::from(r.blocks_per_row));
+    if step.grid.threads != RADIX_THREADS || blocks != Some(u64::from(step.grid.blocks)) {
+        return bad(format!(
+            "a radix launch of {} blocks of {} threads over {} rows of {} blocks",
+            step.grid.blocks, step.grid.threads, r.n_rows, r.blocks_per_row
+        ));
+    }
+    if r.output.ld != u64::from(r.k) || r.blocks_per_row == 0 {
+        return bad(format!("radix outputs of stride {} for k = {}", r.output.ld, r.k));
+    }
+    Ok(())
+}
+
+/// The engine's grid of a radix step over rows `r0 .. r1`: their blocks, a row's blocks
+/// resident together (they meet only through the row's words, so a shuffled schedule may
+/// interleave them at will), each block's warps owning the block's row.
+fn radix_grid(step: &Step, r: &Radix, (r0, r1): (u64, u64)) -> Grid {
+    let bpr = u64::from(r.blocks_per_row);
+    let mut grid = Grid::new(step.grid.blocks, RADIX_WARPS, RADIX_SHARED_WORDS);
+    let end = (r1 * bpr).min(u64::from(step.grid.blocks));
+    grid.simulate = ((r0 * bpr).min(end) as u32, end as u32);
+    grid.resident = r.blocks_per_row.clamp(1, 8);
+    grid.rows = Some(Rows { parts_per_row: bpr, ..Rows::new(1, RADIX_WARPS) });
+    grid
+}
+
+/// Simulated operations a warp of a radix step may need, with room to spare: per tile of its
+/// part a few hundred (the write's eight scans of [`RADIX_WARPS`] loads each), per block of
+/// the row a few (the write's counts before it), and the histogram's and the choice's.
+fn radix_budget(r: &Radix) -> u64 {
+    let tiles = u64::from(r.slice).div_ceil(RADIX_TILE);
+    64 * (tiles * 512 + u64::from(r.blocks_per_row) + 4096)
+}
+
+/// `RadixPart`: the block's part of its row — row `row`, part `b`, elements `[start, end)`.
+#[derive(Clone, Copy, Debug)]
+struct RadixPart {
+    row: u64,
+    b: u32,
+    start: u32,
+    end: u32,
+}
+
+/// `radix_part`: block `blockIdx.x` is part `blockIdx.x % blocks_per_row` of row
+/// `blockIdx.x / blocks_per_row`, its elements from `b * slice` (below m: the plan's
+/// `blocks_per_row = ceil(m / slice)`) to `min(start + slice, m)`.
+fn radix_part(
+    w: &mut Warp<'_>,
+    m: u32,
+    slice: u32,
+    blocks_per_row: u32,
+) -> Result<RadixPart, SimError> {
+    let block = w.block_idx();
+    let (row, b) = (u64::from(block / blocks_per_row), block % blocks_per_row);
+    let start = w.mul_u32(&Lanes::splat(b), &Lanes::splat(slice), "radix_part: p.b * slice")?;
+    let start = w.uniform(&start, "radix_part: p.start")?;
+    w.check_that(start < m, "radix_part: p.start < m")?;
+    let end = (u64::from(start) + u64::from(slice)).min(u64::from(m)) as u32;
+    Ok(RadixPart { row, b, start, end })
+}
+
+/// `above_matches`: whether the key's digits from bit `hi` up are the prefix's (every key on
+/// the first pass).
+fn above_matches(key: u32, prefix: u32, hi: u32) -> bool {
+    hi >= 32 || (key ^ prefix) >> hi == 0
+}
+
+/// `radix_exclusive_sum`: `v` summed over the block's threads before each one, and the total
+/// over all (uniform over the block), from one barrier: each warp's inclusive scan
+/// (`__shfl_up_sync`), its last lane's sum in `sums[warp]`, then every thread reads every
+/// warp's. `sums` (a shared word address) is [`RADIX_WARPS`] words that no thread touches
+/// again until every thread has passed the next barrier (callers alternate two).
+async fn radix_exclusive_sum(
+    w: &mut Warp<'_>,
+    v: &Lanes<u32>,
+    sums: u32,
+) -> Result<(Lanes<u32>, u32), SimError> {
+    let (lane, warp) = (w.lane_id(), w.warp_idx());
+    let mut inclusive = *v;
+    let mut d = 1u32;
+    while d < 32 {
+        let label = "radix_exclusive_sum: __shfl_up_sync(inclusive, d)";
+        let other = w.shfl_up_sync(FULL_MASK, &inclusive, d, 32, label)?;
+        let sum = inclusive.zip(&other, u32::wrapping_add);
+        inclusive = Lanes::select(&lane.map(|l| l >= d), &sum, &inclusive);
+        d <<= 1;
+    }
+    let saved = w.push_active(&lane.map(|l| l == 31), "radix_exclusive_sum: if (lane == 31)")?;
+    let label = "radix_exclusive_sum: sums[warp] = inclusive";
+    w.st_shared(&Lanes::splat(sums + warp), &inclusive, label).await?;
+    w.pop_active(saved);
+    w.syncthreads("radix_exclusive_sum: __syncthreads()").await?;
+    let (mut before, mut all) = (Lanes::splat(0u32), Lanes::splat(0u32));
+    for i in 0..RADIX_WARPS {
+        let s = w.ld_shared(&Lanes::splat(sums + i), "radix_exclusive_sum: s = sums[w]").await?;
+        if i < warp {
+            before = before.zip(&s, u32::wrapping_add);
+        }
+        all = all.zip(&s, u32::wrapping_add);
+    }
+    let total = w.uniform(&all, "radix_exclusive_sum: *total = all")?;
+    w.block_uniform(u64::from(total), "radix_exclusive_sum: *total = all")?;
+    let before = before.zip(&inclusive, u32::wrapping_add).zip(v, u32::wrapping_sub);
+    Ok((before, total))
+}
+
+/// `radix_sum`: `v` summed over the block (every thread gets it); `sums` free again after.
+async fn radix_sum(w: &mut Warp<'_>, v: &Lanes<u32>, sums: u32) -> Result<u32, SimError> {
+    let (_, total) = radix_exclusive_sum(w, v, sums).await?;
+    w.syncthreads("radix_sum: __syncthreads()").await?;
+    Ok(total)
+}
+
+/// `x + part.row * ld + i`: element `i` of the part's row of the input.
+fn element_at(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    part: RadixPart,
+    i: &Lanes<u64>,
+) -> Result<Lanes<u64>, SimError> {
+    let u = Lanes::splat;
+    let row = w.mul_u64(&u(part.row), &u(ra.r.input.ld), "x + part.row * ld")?;
+    let row = w.add_u64(&u(ra.r.input.offset), &row, "x + part.row * ld")?;
+    w.add_u64(&row, i, "row[i]")
+}
+
+/// `radix + part.row * radix_ld`: the part's row of the radix buffer (its first word).
+fn row_words(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    part: RadixPart,
+) -> Result<Lanes<u64>, SimError> {
+    let (row, ld) = (Lanes::splat(part.row), Lanes::splat(u64::from(ra.r.words_ld)));
+    w.mul_u64(&row, &ld, "radix + part.row * radix_ld")
+}
+
+/// The tile loads of the part from `base` (per thread): element `base + j * RADIX_THREADS` for
+/// each `j < RADIX_ITEMS` below `part.end`, all loaded before any is counted, and the lanes
+/// that loaded each.
+async fn load_items(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    part: RadixPart,
+    base: &Lanes<u64>,
+    label: &'static str,
+) -> Result<Vec<(Lanes<u32>, Lanes<bool>)>, SimError> {
+    let mut v = Vec::with_capacity(RADIX_ITEMS as usize);
+    for j in 0..u64::from(RADIX_ITEMS) {
+        let i = base.map(|b| b + j * u64::from(RADIX_THREADS));
+        let valid = i.map(|i| i < u64::from(part.end));
+        let saved = w.push_active(&valid, "if (i < part.end)")?;
+        let at = element_at(w, ra, part, &i)?;
+        let x = w.ld_input(ra.x, &at, label).await?;
+        w.pop_active(saved);
+        v.push((x, valid));
+    }
+    Ok(v)
+}
+
+/// The element bits' own keys (`own_key`) in the mode.
+fn own_keys(ra: &RadixArgs<'_>, v: &Lanes<u32>) -> Lanes<u32> {
+    let sign = ra.a.sign();
+    v.map(|b| own_key(&ra.a, ra.elem, b, sign))
+}
+
+/// `count_digits`: the block's histogram (`hist`, shared) of the pass's digit (bits `[shift,
+/// shift + bits)`) over its part's keys whose higher digits are the prefix; [`RADIX_ITEMS`]
+/// loads a thread in flight before any count.
+async fn count_digits(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    part: RadixPart,
+    prefix: u32,
+    (shift, bits): (u32, u32),
+) -> Result<(), SimError> {
+    let (hi, mask) = (shift + bits, (1u32 << bits) - 1);
+    let mut base = w.thread_idx().map(|t| u64::from(part.start) + u64::from(t));
+    loop {
+        let inside = base.map(|b| b < u64::from(part.end));
+        let saved = w.push_active(&inside, "count_digits: base < part.end")?;
+        if w.active_mask() == 0 {
+            w.pop_active(saved);
+            return Ok(());
+        }
+        let items = load_items(w, ra, part, &base, "count_digits: v[j] = row[i]").await?;
+        for (v, valid) in &items {
+            let inner = w.push_active(valid, "count_digits: if (i >= part.end) continue")?;
+            let key = own_keys(ra, v);
+            let counted = key.map(|k| above_matches(k, prefix, hi));
+            let label = "count_digits: if (above_matches(key, prefix, hi))";
+            let matched = w.push_active(&counted, label)?;
+            let bin = key.map(|k| HIST + ((k >> shift) & mask));
+            let label = "count_digits: atomicAdd(&hist[(key >> shift) & mask], 1)";
+            w.atomic_add_shared(&bin, &Lanes::splat(1), label).await?;
+            w.pop_active(matched);
+            w.pop_active(inner);
+        }
+        let next = base.map(|b| b + RADIX_TILE);
+        w.assign(&mut base, &next);
+        w.pop_active(saved);
+    }
+}
+
+/// `add_histogram`: the block's non-zero bins added to the row's.
+async fn add_histogram(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    part: RadixPart,
+) -> Result<(), SimError> {
+    let tid = w.thread_idx();
+    let words = row_words(w, ra, part)?;
+    for j in 0..(RADIX_BINS as u32).div_ceil(RADIX_THREADS) {
+        let bin = tid.map(|t| t + j * RADIX_THREADS);
+        let h = w.ld_shared(&bin.map(|b| HIST + b), "add_histogram: hist[bin]").await?;
+        let saved = w.push_active(&h.map(|c| c != 0), "add_histogram: hist[bin] != 0")?;
+        let at = words.zip(&bin, |a, b| a + u64::from(b));
+        let label = "add_histogram: atomicAdd(&words[bin], hist[bin])";
+        w.atomic_add_global(ra.radix, &at, &h, label).await?;
+        w.pop_active(saved);
+    }
+    Ok(())
+}
+
+/// The bin thread `t`'s `j`-th count holds in [`choose_digit`]: bins from the top down.
+fn held_bin(a: &KernelArgs, t: u32, j: u32) -> u32 {
+    let per = RADIX_BINS as u32 / RADIX_THREADS;
+    if a.has(Mutant::RadixChooseFromBottom) {
+        // BUG (RadixChooseFromBottom): the bins from the bottom up.
+        return t * per + j;
+    }
+    RADIX_BINS as u32 - 1 - (t * per + j)
+}
+
+/// `choose_digit`: by the row's last block of the pass, every block's counts in. The digit of
+/// the row's k-th key is the greatest d whose bins d and above hold at least `left` keys (k on
+/// the first pass); the prefix gains d and `left` loses the keys of the bins above d. Thread t
+/// holds bins from the top down (an exclusive sum over threads is then the keys above its
+/// bins). The histogram and the ticket are cleared for the next pass.
+async fn choose_digit(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    part: RadixPart,
+    (shift, bits): (u32, u32),
+) -> Result<(), SimError> {
+    let per = RADIX_BINS as u32 / RADIX_THREADS;
+    let first = shift + bits == ra.key_bits;
+    let u = Lanes::splat;
+    let words = row_words(w, ra, part)?;
+    let at = |word: u64| words.map(|a| a + word);
+    let (left, prefix) = if first {
+        (u(ra.r.k), u(0))
+    } else {
+        let label = "choose_digit: __ldcg(&words[RADIX_LEFT])";
+        let left = w.ld_global(ra.radix, &at(RADIX_LEFT), label).await?;
+        let label = "choose_digit: __ldcg(&words[RADIX_PREFIX])";
+        (left, w.ld_global(ra.radix, &at(RADIX_PREFIX), label).await?)
+    };
+    let tid = w.thread_idx();
+    let (mut c, mut mine) = (Vec::with_capacity(per as usize), u(0u32));
+    for j in 0..per {
+        let bin = tid.map(|t| held_bin(&ra.a, t, j));
+        let addr = words.zip(&bin, |a, b| a + u64::from(b));
+        let label = "choose_digit: c[j] = __ldcg(&words[bin])";
+        let cj = w.ld_global(ra.radix, &addr, label).await?;
+        mine = mine.zip(&cj, u32::wrapping_add);
+        c.push(cj);
+    }
+    let (mut above, total) = radix_exclusive_sum(w, &mine, SUMS).await?;
+    // the simulator's check: the keys under the prefix hold the `left` still to find
+    let need = w.uniform(&left, "choose_digit: left")?;
+    w.check_that(total >= need, "choose_digit: the bins hold at least `left` keys")?;
+    for (j, cj) in (0..per).zip(&c) {
+        let bin = tid.map(|t| held_bin(&ra.a, t, j));
+        let hit = Lanes::from_fn(|l| {
+            let (a, n) = (above.lane(l), left.lane(l));
+            a < n && a.wrapping_add(cj.lane(l)) >= n
+        });
+        let saved = w.push_active(&hit, "choose_digit: above < left && above + c[j] >= left")?;
+        let digit = w.shl(&bin, &u(shift), "choose_digit: bin << shift")?;
+        let label = "choose_digit: words[RADIX_PREFIX] = prefix | (bin << shift)";
+        w.st_global(ra.radix, &at(RADIX_PREFIX), &prefix.zip(&digit, |p, d| p | d), label).await?;
+        let rest = w.sub_u32(&left, &above, "choose_digit: left - above")?;
+        let label = "choose_digit: words[RADIX_LEFT] = left - above";
+        w.st_global(ra.radix, &at(RADIX_LEFT), &rest, label).await?;
+        w.pop_active(saved);
+        above = above.zip(cj, u32::wrapping_add);
+        let addr = words.zip(&bin, |a, b| a + u64::from(b));
+        w.st_global(ra.radix, &addr, &u(0), "choose_digit: words[bin] = 0").await?;
+    }
+    let saved = w.push_active(&tid.map(|t| t == 0), "choose_digit: if (threadIdx.x == 0)")?;
+    w.st_global(ra.radix, &at(RADIX_DONE), &u(0), "choose_digit: words[RADIX_DONE] = 0").await?;
+    w.pop_active(saved);
+    Ok(())
+}
+
+/// `rtopk_radix_digits`: one digit pass (`[shift, shift + bits)` of the own key) over the
+/// block's part: its histogram added to the row's; the row's last block to take a ticket
+/// (after its `__threadfence`: every block's additions are in before the last one's ticket)
+/// chooses the digit.
+async fn rtopk_radix_digits(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
+    let r = &ra.r;
+    let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
+    let words = row_words(w, ra, part)?;
+    let first = r.shift + r.bits == ra.key_bits;
+    // the previous pass's, ended before this one
+    let prefix = if first {
+        0
+    } else {
+        let at = words.map(|a| a + RADIX_PREFIX);
+        let p = w.ld_global(ra.radix, &at, "rtopk_radix_digits: words[RADIX_PREFIX]").await?;
+        w.uniform(&p, "rtopk_radix_digits: prefix")?
+    };
+    let tid = w.thread_idx();
+    for j in 0..(RADIX_BINS as u32).div_ceil(RADIX_THREADS) {
+        let bin = tid.map(|t| HIST + t + j * RADIX_THREADS);
+        w.st_shared(&bin, &Lanes::splat(0), "rtopk_radix_digits: hist[bin] = 0").await?;
+    }
+    w.syncthreads("rtopk_radix_digits: __syncthreads() after clearing hist").await?;
+    count_digits(w, ra, part, prefix, (r.shift, r.bits)).await?;
+    w.syncthreads("rtopk_radix_digits: __syncthreads() after count_digits").await?;
+    add_histogram(w, ra, part).await?;
+    w.threadfence().await?;
+    w.syncthreads("rtopk_radix_digits: __syncthreads() before the ticket").await?;
+    let saved = w.push_active(&tid.map(|t| t == 0), "rtopk_radix_digits: if (threadIdx.x == 0)")?;
+    let at = words.map(|a| a + RADIX_DONE);
+    let label = "rtopk_radix_digits: atomicAdd(&words[RADIX_DONE], 1)";
+    let ticket = w.atomic_add_global(ra.radix, &at, &Lanes::splat(1), label).await?;
+    let last = ticket.map(|t| u32::from(t == r.blocks_per_row - 1));
+    w.st_shared(&Lanes::splat(LAST), &last, "rtopk_radix_digits: last = ticket == bpr - 1").await?;
+    w.pop_active(saved);
+    w.syncthreads("rtopk_radix_digits: __syncthreads() after the ticket").await?;
+    let last = w.ld_shared(&Lanes::splat(LAST), "rtopk_radix_digits: if (!last)").await?;
+    let last = w.branch(&last.map(|l| l != 0), "rtopk_radix_digits: if (!last) return")?;
+    // BUG (RadixEveryBlockChooses): no `if (!last) return;`.
+    if !last && !ra.a.has(Mutant::RadixEveryBlockChooses) {
+        return Ok(());
+    }
+    w.threadfence().await?;
+    choose_digit(w, ra, part, (r.shift, r.bits)).await
+}
+
+/// `WarpRange`: the warp's range of its block's part, elements `[start, end)`.
+#[derive(Clone, Copy, Debug)]
+struct WarpRange {
+    start: u32,
+    end: u32,
+}
+
+/// `warp_range`: the part cut into [`RADIX_WARPS`] ranges of `ceil(slice / RADIX_WARPS)`
+/// elements, in order (the last ones short or empty); warp `warp_idx`'s.
+fn warp_range(w: &Warp<'_>, part: RadixPart, slice: u32) -> WarpRange {
+    let span = u64::from(slice.div_ceil(RADIX_WARPS));
+    let start = u64::from(part.start) + u64::from(w.warp_idx()) * span;
+    let end = u64::from(part.end);
+    WarpRange { start: start.min(end) as u32, end: (start + span).min(end) as u32 }
+}
+
+/// A window of the warp's range from `base` (warp-uniform): element `base + 32 j + lane` for
+/// each `j < RADIX_ITEMS` below `range.end`, all loaded before any is looked at, and the
+/// lanes that loaded each.
+async fn load_window(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    (part, range): (RadixPart, WarpRange),
+    base: &Lanes<u64>,
+    label: &'static str,
+) -> Result<Vec<(Lanes<u32>, Lanes<bool>)>, SimError> {
+    let mut v = Vec::with_capacity(RADIX_ITEMS as usize);
+    for j in 0..u64::from(RADIX_ITEMS) {
+        let i = base.map(|b| b + 32 * j);
+        let valid = i.map(|i| i < u64::from(range.end));
+        let saved = w.push_active(&valid, "if (i < range.end)")?;
+        let at = element_at(w, ra, part, &i)?;
+        let x = w.ld_input(ra.x, &at, label).await?;
+        w.pop_active(saved);
+        v.push((x, valid));
+    }
+    Ok(v)
+}
+
+/// `count_part`: the warp's keys above T (`gt`) and at T (`eq`) in its range, summed over the
+/// warp (`__reduce_add_sync`).
+async fn count_part(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    (part, range): (RadixPart, WarpRange),
+    t: u32,
+) -> Result<(u32, u32), SimError> {
+    let (mut gt, mut eq) = (Lanes::splat(0u32), Lanes::splat(0u32));
+    let mut base = w.lane_id().map(|l| u64::from(range.start) + u64::from(l));
+    loop {
+        let inside = base.map(|b| b < u64::from(range.end));
+        let saved = w.push_active(&inside, "count_part: base < range.end")?;
+        if w.active_mask() == 0 {
+            w.pop_active(saved);
+            break;
+        }
+        let items = load_window(w, ra, (part, range), &base, "count_part: v[j] = row[i]").await?;
+        for (v, valid) in &items {
+            let inner = w.push_active(valid, "count_part: if (i >= range.end) continue")?;
+            let key = own_keys(ra, v);
+            let more_gt = gt.zip(&key, |c, k| c.wrapping_add(u32::from(k > t)));
+            let more_eq = eq.zip(&key, |c, k| c.wrapping_add(u32::from(k == t)));
+            w.assign(&mut gt, &more_gt);
+            w.assign(&mut eq, &more_eq);
+            w.pop_active(inner);
+        }
+        let next = base.map(|b| b + 32 * u64::from(RADIX_ITEMS));
+        w.assign(&mut base, &next);
+        w.pop_active(saved);
+    }
+    let gt = w.reduce_add_sync(FULL_MASK, &gt, "count_part: __reduce_add_sync(above)")?;
+    let eq = w.reduce_add_sync(FULL_MASK, &eq, "count_part: __reduce_add_sync(at)")?;
+    Ok((w.uniform(&gt, "count_part: *gt")?, w.uniform(&eq, "count_part: *eq")?))
+}
+
+/// `RADIX_BLOCK_COUNTS(b)`: where block `b`'s two counts lie in its row's words.
+fn block_counts(b: u64) -> u64 {
+    RADIX_COUNTS + 2 * b
+}
+
+/// `RADIX_WARP_COUNTS(blocks, b, w)`: where warp `w` of block `b`'s two counts lie.
+fn warp_counts(blocks: u64, b: u64, warp: u64) -> u64 {
+    RADIX_COUNTS + 2 * blocks + 2 * (b * u64::from(RADIX_WARPS) + warp)
+}
+
+/// `rtopk_radix_count`: each warp's keys above T and at T in its range, in its two counts of
+/// the row's words, and the block's sums in the block's two.
+async fn rtopk_radix_count(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
+    let r = &ra.r;
+    let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
+    let words = row_words(w, ra, part)?;
+    let t = w.ld_global(ra.radix, &words.map(|a| a + RADIX_PREFIX), "rtopk_radix_count: T").await?;
+    let t = w.uniform(&t, "rtopk_radix_count: T")?;
+    let range = warp_range(w, part, r.slice);
+    let (gt, eq) = count_part(w, ra, (part, range), t).await?;
+    let (lane, warp, u) = (w.lane_id(), w.warp_idx(), Lanes::splat);
+    let saved = w.push_active(&lane.map(|l| l == 0), "rtopk_radix_count: if (lane == 0)")?;
+    let blocks = u64::from(r.blocks_per_row);
+    let at = words.map(|a| a + warp_counts(blocks, u64::from(part.b), u64::from(warp)));
+    let label = "rtopk_radix_count: words[RADIX_WARP_COUNTS(..)] = gt";
+    w.st_global(ra.radix, &at, &u(gt), label).await?;
+    let label = "rtopk_radix_count: words[RADIX_WARP_COUNTS(..) + 1] = eq";
+    w.st_global(ra.radix, &at.map(|a| a + 1), &u(eq), label).await?;
+    w.st_shared(&u(SUMS + warp), &u(gt), "rtopk_radix_count: sums[0][warp] = gt").await?;
+    let label = "rtopk_radix_count: sums[1][warp] = eq";
+    w.st_shared(&u(SUMS + RADIX_WARPS + warp), &u(eq), label).await?;
+    w.pop_active(saved);
+    w.syncthreads("rtopk_radix_count: __syncthreads()").await?;
+    let tid = w.thread_idx();
+    let saved = w.push_active(&tid.map(|t| t < 2), "rtopk_radix_count: if (threadIdx.x < 2)")?;
+    let mut total = u(0u32);
+    for i in 0..RADIX_WARPS {
+        let at = tid.map(|t| SUMS + t * RADIX_WARPS + i);
+        let s = w.ld_shared(&at, "rtopk_radix_count: total += sums[threadIdx.x][w]").await?;
+        total = total.zip(&s, u32::wrapping_add);
+    }
+    let at = words.zip(&tid, |a, t| a + block_counts(u64::from(part.b)) + u64::from(t));
+    let label = "rtopk_radix_count: words[RADIX_BLOCK_COUNTS(part.b) + threadIdx.x] = total";
+    w.st_global(ra.radix, &at, &total, label).await?;
+    w.pop_active(saved);
+    Ok(())
+}
+
+/// Where [`write_part`] writes: the row's results (`out_val + part.row * k`, the indices at
+/// the same offset) and how far they are written.
+struct Written {
+    row_at: u64,
+    out: u32,
+    eq_seen: u32,
+}
+
+/// `write_part`: the warp's results, from `out` on, the ties counted from `eq_seen` (the
+/// row's ties before its range), a window of [`RADIX_ITEMS`] rounds of 32 elements at a time.
+/// A window with no key at or above T costs its loads and one vote (`__any_sync`); in one
+/// with any, each round reads its element again and places it by two ballots (above T, at
+/// T); a tie is taken while the row's ties before it are fewer than `left`.
+async fn write_part(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    (part, range): (RadixPart, WarpRange),
+    (t, left): (u32, u32),
+    place: &mut Written,
+) -> Result<(), SimError> {
+    let lane = w.lane_id();
+    let mut base = u64::from(range.start);
+    while base < u64::from(range.end) {
+        let first = lane.map(|l| base + u64::from(l));
+        let label = "write_part: v[j] = row[i]";
+        let items = load_window(w, ra, (part, range), &first, label).await?;
+        let any = Lanes::from_fn(|l| {
+            items.iter().any(|(v, ok)| ok.lane(l) && own_keys(ra, v).lane(l) >= t)
+        });
+        let any = w.any_sync(FULL_MASK, &any, "write_part: __any_sync(any)")?;
+        if any.lane(0) {
+            for j in 0..u64::from(RADIX_ITEMS) {
+                let i = first.map(|f| f + 32 * j);
+                write_round(w, ra, (part, range), &i, (t, left), place).await?;
+            }
+        }
+        base += 32 * u64::from(RADIX_ITEMS);
+    }
+    Ok(())
+}
+
+/// One round of [`write_part`]: element `i` of each lane read again where it lies in the
+/// range, placed by two ballots (above T, at T).
+async fn write_round(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    (part, range): (RadixPart, WarpRange),
+    i: &Lanes<u64>,
+    (t, left): (u32, u32),
+    place: &mut Written,
+) -> Result<(), SimError> {
+    let valid = i.map(|i| i < u64::from(range.end));
+    let saved = w.push_active(&valid, "write_part: x = valid ? row[i] : 0")?;
+    let at = element_at(w, ra, part, i)?;
+    let x = w.ld_input(ra.x, &at, "write_part: x = row[i]").await?;
+    w.pop_active(saved);
+    let key = Lanes::select(&valid, &own_keys(ra, &x), &Lanes::splat(0));
+    let g = key.zip(&valid, |k, ok| ok && k > t);
+    let e = key.zip(&valid, |k, ok| ok && k == t);
+    let g = w.ballot_sync(FULL_MASK, &g, "write_part: g = __ballot_sync(key > T)")?;
+    let e = w.ballot_sync(FULL_MASK, &e, "write_part: e = __ballot_sync(key == T)")?;
+    let (g, e) = (g.lane(0), e.lane(0));
+    let take = left.saturating_sub(place.eq_seen);
+    let below = w.lanemask_lt();
+    let ties_before = below.map(|b| (e & b).count_ones());
+    let chosen = Lanes::from_fn(|l| {
+        let mine = |mask: u32| (mask >> l) & 1 == 1;
+        mine(g) || (mine(e) && ties_before.lane(l) < take)
+    });
+    let saved = w.push_active(&chosen, "write_part: if (mine_g || (mine_e && ..))")?;
+    let within = below.zip(&ties_before, |b, tb| (g & b).count_ones() + tb.min(take));
+    let at = w.add_u32(&Lanes::splat(place.out), &within, "write_part: at = out + ..")?;
+    let addr = at.map(|a| place.row_at + u64::from(a));
+    w.st_global(ra.out_val, &addr, &x, "write_part: out_val[at] = x").await?;
+    let index = i.map(|i| i as u32); // i < m < 2^32
+    w.st_global(ra.out_idx, &addr, &index, "write_part: out_idx[at] = (idx_t)i").await?;
+    w.pop_active(saved);
+    place.out = place.out.wrapping_add(g.count_ones() + e.count_ones().min(take));
+    place.eq_seen = place.eq_seen.wrapping_add(e.count_ones());
+    Ok(())
+}
+
+/// `rtopk_radix_write`: each warp's results, at the place the row's keys above T and its ties
+/// taken before its range give: in the blocks before its block (their counts summed over the
+/// block), then in the warps before it in its block (`__reduce_add_sync`).
+async fn rtopk_radix_write(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
+    let r = &ra.r;
+    let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
+    let words = row_words(w, ra, part)?;
+    let at = |word: u64| words.map(|a| a + word);
+    let t = w.ld_global(ra.radix, &at(RADIX_PREFIX), "rtopk_radix_write: T").await?;
+    let t = w.uniform(&t, "rtopk_radix_write: T")?;
+    let left = w.ld_global(ra.radix, &at(RADIX_LEFT), "rtopk_radix_write: left").await?;
+    let left = w.uniform(&left, "rtopk_radix_write: left")?;
+    // the row's keys above T and ties at T in the blocks before this one
+    let (mut gt, mut eq) = (Lanes::splat(0u32), Lanes::splat(0u32));
+    let mut b = w.thread_idx();
+    loop {
+        let saved = w.push_active(&b.map(|b| b < part.b), "rtopk_radix_write: b < part.b")?;
+        if w.active_mask() == 0 {
+            w.pop_active(saved);
+            break;
+        }
+        let count = words.zip(&b, |a, b| a + block_counts(u64::from(b)));
+        let label = "rtopk_radix_write: words[RADIX_BLOCK_COUNTS(b)]";
+        let g = w.ld_global(ra.radix, &count, label).await?;
+        let label = "rtopk_radix_write: words[RADIX_BLOCK_COUNTS(b) + 1]";
+        let e = w.ld_global(ra.radix, &count.map(|c| c + 1), label).await?;
+        let (more_gt, more_eq) = (gt.zip(&g, u32::wrapping_add), eq.zip(&e, u32::wrapping_add));
+        w.assign(&mut gt, &more_gt);
+        w.assign(&mut eq, &more_eq);
+        let next = b.map(|b| b + RADIX_THREADS);
+        w.assign(&mut b, &next);
+        w.pop_active(saved);
+    }
+    let gt = radix_sum(w, &gt, SUMS).await?;
+    let eq = radix_sum(w, &eq, SUMS + RADIX_WARPS).await?;
+    // then in the warps before this one in the block
+    let (lane, warp) = (w.lane_id(), w.warp_idx());
+    let blocks = u64::from(r.blocks_per_row);
+    let before = lane.map(|l| l < warp);
+    let saved = w.push_active(&before, "rtopk_radix_write: lane < warp")?;
+    let counts = words.zip(&lane, |a, l| {
+        a + warp_counts(blocks, u64::from(part.b), u64::from(l.min(RADIX_WARPS - 1)))
+    });
+    let label = "rtopk_radix_write: words[RADIX_WARP_COUNTS(..)]";
+    let g = w.ld_global(ra.radix, &counts, label).await?;
+    let label = "rtopk_radix_write: words[RADIX_WARP_COUNTS(..) + 1]";
+    let e = w.ld_global(ra.radix, &counts.map(|c| c + 1), label).await?;
+    w.pop_active(saved);
+    let g = Lanes::select(&before, &g, &Lanes::splat(0));
+    let e = Lanes::select(&before, &e, &Lanes::splat(0));
+    let g = w.reduce_add_sync(FULL_MASK, &g, "rtopk_radix_write: __reduce_add_sync(gt)")?;
+    let e = w.reduce_add_sync(FULL_MASK, &e, "rtopk_radix_write: __reduce_add_sync(eq)")?;
+    let (gt, eq) = (gt.wrapping_add(g.lane(0)), eq.wrapping_add(e.lane(0)));
+    let row_at =
+        w.mul_u64(&Lanes::splat(part.row), &Lanes::splat(u64::from(r.k)), "part.row * (u64)k")?;
+    let row_at = w.uniform(&row_at, "rtopk_radix_write: at")? + r.output.offset;
+    let mut place = Written { row_at, out: gt + eq.min(left), eq_seen: eq };
+    let range = warp_range(w, part, r.slice);
+    write_part(w, ra, (part, range), (t, left), &mut place).await?;
+    if part.b + 1 == r.blocks_per_row && warp + 1 == RADIX_WARPS {
+        // the simulator's check: the row's last range ends its k results
+        w.check_that(place.out == r.k, "rtopk_radix_write: the row's results fill its k")?;
+    }
+    Ok(())
+}
+
+/// The digit passes' widths: a digit of at most [`RADIX_DIGIT_BITS`] bits fits the histogram.
+const _: () =
+    assert!(RADIX_BINS == 1 << RADIX_DIGIT_BITS && RADIX_BINS % RADIX_THREADS as u64 == 0);
