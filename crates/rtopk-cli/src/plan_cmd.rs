@@ -4,7 +4,7 @@
 
 use clap::Args;
 use rtopk::cuda::Shape;
-use rtopk::plan::{Gpu, Kernel, Program, preset_names, program};
+use rtopk::plan::{Gpu, Kernel, Program, StepKind, preset_names, program};
 use rtopk::{Dtype, Request};
 
 use crate::dtype_arg::parse_kernel_dtype;
@@ -104,6 +104,17 @@ fn render(p: &Program) -> String {
         if matches!(s.kernel, Kernel::Select(sel) if sel.floor.is_some()) {
             // docs/kernel.md, "Split rows: the floor": the unit's `<name>_floor` entry point
             out.push_str("  with the row's floor");
+        }
+        if let Kernel::Radix(r) = s.kernel {
+            // docs/kernel.md, "Radix rows": each step's entry point of the unit, and its digit
+            let entry = match s.name {
+                StepKind::RadixDigits => {
+                    format!("digits: bits {}..{}", r.shift, r.shift + r.bits)
+                }
+                StepKind::RadixCount => "count".to_string(),
+                _ => "write".to_string(),
+            };
+            out.push_str(&format!("  {entry}, {} blocks a row", r.blocks_per_row));
         }
         out.push('\n');
     }

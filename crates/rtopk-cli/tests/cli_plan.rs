@@ -61,6 +61,15 @@ fn the_table_lists_one_line_per_launch() {
     let floors = out.lines().filter(|l| l.contains("with the row's floor")).count();
     let chunks = out.lines().filter(|l| l.contains("select_chunks")).count();
     assert!(floors == chunks && chunks >= 2, "{out}");
+    // large k on a long row: the radix select, its digits from the top
+    let m = (1u64 << 22).to_string();
+    let out = stdout(&rtopk(&["plan", "--gpu", "h200", "--n", "1", "--m", &m, "-k", "8192"]));
+    let digits: Vec<&str> = out.lines().filter(|l| l.contains("radix_digits")).collect();
+    assert_eq!(digits.len(), 3, "{out}");
+    for (line, bits) in digits.iter().zip(["bits 21..32", "bits 10..21", "bits 0..10"]) {
+        assert!(line.contains(bits), "{out}");
+    }
+    assert!(out.contains("radix_count") && out.contains("radix_write"), "{out}");
 }
 
 /// Every type the kernel takes has a plan: 64-bit rows take the wide rows, integer rows the
