@@ -518,22 +518,19 @@ impl CudaTopK {
         })
     }
 
-    /// The radix select's entry point of `step` (`rtopk_radix_digits`, `_count` or `_write`:
-    /// [`crate::kernels::RADIX_ENTRIES`], in the order of the steps).
+    /// The radix select's entry point of `step`: `rtopk_<step name>`, one of
+    /// [`crate::kernels::RADIX_ENTRIES`] (the unit's entry points, in that order).
     pub(crate) fn radix_function(
         &self,
         unit: Unit,
         step: StepKind,
     ) -> Result<&CudaFunction, CudaError> {
-        let at = match step {
-            StepKind::RadixDigits => 0,
-            StepKind::RadixCount => 1,
-            _ => 2,
-        };
+        let name = format!("rtopk_{}", step.name());
+        let at = crate::kernels::RADIX_ENTRIES.iter().position(|e| *e == name);
         let loaded = self.unit(unit)?;
-        loaded.functions.get(at).filter(|_| unit.family() == Family::RadixRows).ok_or_else(|| {
-            CudaError::Kernel { unit: unit.to_string(), why: format!("no {}", step.name()) }
-        })
+        let radix = unit.family() == Family::RadixRows;
+        let f = at.filter(|_| radix).and_then(|i| loaded.functions.get(i));
+        f.ok_or_else(|| CudaError::Kernel { unit: unit.to_string(), why: format!("no {name}") })
     }
 
     /// The utility entry point `name` (one of [`crate::kernels::UTILITIES`]).

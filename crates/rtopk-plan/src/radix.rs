@@ -155,6 +155,14 @@ mod tests {
     }
 
     #[test]
+    fn each_radix_step_names_its_entry_point() {
+        use crate::program::StepKind;
+        let steps = [StepKind::RadixDigits, StepKind::RadixCount, StepKind::RadixWrite];
+        let names: Vec<String> = steps.iter().map(|s| format!("rtopk_{}", s.name())).collect();
+        assert_eq!(names, crate::units::RADIX_ENTRIES);
+    }
+
+    #[test]
     fn digits_cover_the_key_from_the_top() {
         assert_eq!(digits(32), vec![(21, 11), (10, 11), (0, 10)]);
         assert_eq!(digits(16), vec![(5, 11), (0, 5)]);

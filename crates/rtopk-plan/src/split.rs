@@ -128,6 +128,13 @@ impl Route {
         out
     }
 
+    /// Whether the route's search reports each row's iteration counts (docs/contract.md §3
+    /// counts the row's bisection): a direct route's; a split's are its chunks', and a radix
+    /// select has no bisection.
+    pub fn counts(&self) -> bool {
+        matches!(self, Route::Direct(_))
+    }
+
     /// How many times the rows are split (0 for a direct launch).
     pub fn depth(&self) -> usize {
         match self {
@@ -380,6 +387,9 @@ mod tests {
         assert_eq!(auto(1, 1 << 19, 1 << 16).depth(), 1, "two chunks of 4 k");
         // large k on long rows: the radix select (crate::radix)
         assert!(matches!(auto(1, 1 << 20, 1 << 17), Route::Radix(_)));
+        // only rows searched whole report their iteration counts
+        assert!(auto(1, 16384, 50).counts());
+        assert!(!auto(1, 32769, 50).counts() && !auto(1, 1 << 20, 1 << 17).counts());
         assert_eq!(auto(1, 1 << 20, 0).depth(), 0, "nothing to select");
         let counted = route(&launch(1, 1 << 20, 64), &H100, Strategy::Auto, true).unwrap();
         assert_eq!(counted.depth(), 0, "counts wanted");

@@ -463,7 +463,7 @@ fn check_case<E: VerifyElem>(
         )
     });
     let mut mismatches = Vec::new();
-    if got.iterations.is_none() && route.depth() == 0 {
+    if got.iterations.is_none() && route.counts() {
         mismatches.push(format!("no iteration counts: m={m} n={n} k={k} strategy {strategy}"));
     }
     for (name, want) in E::references(x, case, references)? {
@@ -516,7 +516,7 @@ fn against_simulator<E: VerifyElem>(
     let (Ok(values), Ok(indices)) = shaped else {
         return Some("the simulator's outputs have the wrong shape".into());
     };
-    let iterations = (route.depth() == 0).then(|| Array1::from_vec(r.iterations));
+    let iterations = route.counts().then(|| Array1::from_vec(r.iterations));
     let sim = TopK { values, indices, iterations };
     difference(got, &sim).map(|what| format!("{what} differ"))
 }

@@ -134,7 +134,7 @@ fn into_selection<E: KernelElement>(
     out: &mut Selection<E>,
 ) -> Result<(), Error> {
     {
-        let counted = counts && r.route.depth() == 0;
+        let counted = counts && r.route.counts();
         out.prepare(n, k, counted)?;
         let t = &mut out.topk;
         t.values.iter_mut().zip(&r.values).for_each(|(o, v)| *o = *v);

@@ -28,7 +28,7 @@ use crate::rtopk::args::KernelArgs;
 use crate::rtopk::launch::{LaunchResult, SimConfig, Simulator, order_diffs};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::ElemType;
-use crate::rtopk::plan::{Route, Strategy};
+use crate::rtopk::plan::Strategy;
 
 /// How a mutant was caught.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -553,10 +553,8 @@ fn compare<E: Element>(
             return Some(format!("{what}: value bits differ"));
         }
         let want_it = want.stats.iterations.unwrap_or(0);
-        // a split row and a radix select have no iteration count (docs/contract.md §3 counts
-        // the row's search)
-        let counted = result.route.depth() == 0 && !matches!(result.route, Route::Radix(_));
-        if counted && result.iterations[r] != want_it {
+        // a split row and a radix select have no iteration count (`Route::counts`)
+        if result.route.counts() && result.iterations[r] != want_it {
             return Some(format!("{what}: {} iterations != {want_it}", result.iterations[r]));
         }
     }

@@ -164,8 +164,9 @@ fn radix_grid(step: &Step, r: &Radix, (r0, r1): (u64, u64)) -> Grid {
 }
 
 /// Simulated operations a warp of a radix step may need, with room to spare: per tile of its
-/// part a few hundred (the write's eight scans of [`RADIX_WARPS`] loads each), per block of
-/// the row a few (the write's counts before it), and the histogram's and the choice's.
+/// part a few hundred (a window's loads, and in one with a key at or above T its rounds' loads,
+/// ballots and stores), per block of the row a few (the write's counts before it), and the
+/// histogram's and the choice's.
 fn radix_budget(r: &Radix) -> u64 {
     let tiles = u64::from(r.slice).div_ceil(RADIX_TILE);
     64 * (tiles * 512 + u64::from(r.blocks_per_row) + 4096)
