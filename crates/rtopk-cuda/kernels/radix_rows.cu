@@ -9,14 +9,24 @@
 // A row is cut into blocks_per_row parts of `slice` elements, one block each (the grid is
 // n_rows * blocks_per_row blocks). Each row owns radix_ld words of the `radix` buffer (zeroed
 // before the first step): its histogram (RADIX_BINS), the prefix found so far, the k left to
-// find under it, the blocks done with the pass, a spare word, then each block's two counts
-// and each warp's.
-//   rtopk_radix_digits   one pass: each block's histogram of its part (count_digits) added to
-//                        the row's (add_histogram); the last block of the row to finish
-//                        (CUDA Programming Guide, "Memory Fence Functions": the fence before the
-//                        ticket) chooses the digit (choose_digit) and clears the histogram
+// find under it, the blocks done with the pass, the blocks whose candidates did not fit,
+// whether the second pass keeps them, then each block's two counts, each warp's, and each
+// block's candidates kept. The second pass keeps
+// the row's candidates, as AIR Top-K's passes filter theirs (paper 002, §3.2): each block the
+// keys of its part whose first digit is the k-th key's, with their indices, in its own
+// 2 * capacity words of `cand` (keys, then indices) where they fit, if the first pass found
+// them few (choose_digit); while every block's fit, the passes after it and the count read
+// those instead of the row.
+//   rtopk_radix_digits   one pass: each block's histogram of its part (count_digits; on the
+//                        second pass keep_digits, which keeps the candidates and counts the
+//                        keys above their digit; later, count_listed over the candidates)
+//                        added to the row's (add_histogram); the last block of the row to
+//                        finish (CUDA Programming Guide, "Memory Fence Functions": the fence
+//                        before the ticket) chooses the digit (choose_digit) and clears the
+//                        histogram
 //   rtopk_radix_count    each warp's keys above T and at T in its range of its block's part
-//                        (count_part), and the block's
+//                        (count_part), and the block's; or the candidates' added to the
+//                        second pass's counts (count_candidates)
 //   rtopk_radix_write    each warp's results at the place the counts before it give
 //                        (write_part): keys above T, and ties while the row takes them
 
@@ -31,13 +41,20 @@
 #define RADIX_PREFIX RADIX_BINS
 #define RADIX_LEFT (RADIX_BINS + 1u)
 #define RADIX_DONE (RADIX_BINS + 2u)
-#define RADIX_COUNTS (RADIX_BINS + 4u)
+#define RADIX_OVER (RADIX_BINS + 3u)
+#define RADIX_KEEPS (RADIX_BINS + 4u)
+#define RADIX_COUNTS (RADIX_BINS + 5u)
+// Where a row's counts lie: each block's two (above T, at T), then each warp's two.
+#define RADIX_BLOCK_COUNTS(b) (RADIX_COUNTS + 2u * (b))
+#define RADIX_WARP_COUNTS(blocks, b, w) (RADIX_COUNTS + 2u * (blocks) + 2u * ((b) * RADIX_WARPS + (w)))
+// How many candidates block b's part has (kept where no more than capacity).
+#define RADIX_KEPT(blocks, b) (RADIX_COUNTS + 2u * (blocks) * (1u + RADIX_WARPS) + (b))
 
 // The arguments of every radix entry point (src/launch.rs's RadixParams): the pass's digit is
 // bits [shift, shift + bits) of the own key.
 #define RADIX_ARGS                                                                                   \
-    const elem_t *x, elem_t *out_val, idx_t *out_idx, u32 *radix, u64 n_rows, u64 ld, u32 m, u32 k, \
-        u32 slice, u32 blocks_per_row, u32 shift, u32 bits, float sign, u32 radix_ld
+    const elem_t *x, elem_t *out_val, idx_t *out_idx, u32 *radix, u32 *cand, u64 n_rows, u64 ld, u32 m, \
+        u32 k, u32 slice, u32 blocks_per_row, u32 shift, u32 bits, float sign, u32 radix_ld, u32 capacity
 
 // The block's part of its row: row, part b, elements [start, end).
 struct RadixPart {
@@ -112,6 +129,96 @@ __device__ __forceinline__ void count_digits(const elem_t* row, RadixPart part, 
     }
 }
 
+// Which digit pass a step is: the first (over every key), the second (keep_digits) or a later
+// one (count_listed while every block's candidates fit).
+#define RADIX_FIRST 0u
+#define RADIX_KEEP 1u
+#define RADIX_LATER 2u
+__device__ __forceinline__ u32 radix_pass(u32 shift, u32 bits) {
+    u32 hi = shift + bits;
+    return hi == RADIX_KEY_BITS ? RADIX_FIRST : hi + RADIX_DIGIT_BITS == RADIX_KEY_BITS ? RADIX_KEEP : RADIX_LATER;
+}
+
+// The elements of a warp's range (warp_range): a part cut into RADIX_WARPS ranges.
+__device__ __forceinline__ u32 radix_span(u32 slice) { return (slice + RADIX_WARPS - 1u) / RADIX_WARPS; }
+
+// A block's candidates: `count` keys of its part (all kept where no more than capacity), their
+// indices at the same place `capacity` words on.
+struct RadixList {
+    u32 *keys, *idx;
+    u32 count;
+};
+
+__device__ __forceinline__ RadixList radix_list(u32* cand, RadixPart part, u32 blocks_per_row, u32 capacity,
+                                                u32 count) {
+    u32* keys = cand + (part.row * blocks_per_row + part.b) * 2u * (u64)capacity;
+    return {keys, keys + capacity, count};
+}
+
+// keep_rounds: the places of a window's kept keys (bit j of `mine`: element base + j
+// RADIX_THREADS), round by round: a round's by one shared atomic of its warp on the block's
+// count (*kept), each key's by a ballot; those past capacity are counted, not kept.
+__device__ __forceinline__ void keep_rounds(const elem_t* row, u64 base, u32 mine, float sign, u32* kept,
+                                            RadixList list, u32 capacity) {
+    u32 lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
+#pragma unroll 1
+    for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+        bool take = (mine >> j) & 1u;
+        u32 ballot = __ballot_sync(FULL_MASK, take);
+        if (ballot == 0u) continue;
+        u32 leader = __ffs(ballot) - 1u, first = 0u;
+        if (lane == leader) first = atomicAdd(kept, __popc(ballot));
+        u32 place = __shfl_sync(FULL_MASK, first, leader) + __popc(ballot & below);
+        if (take && place < capacity) {
+            u64 i = base + (u64)j * RADIX_THREADS;
+            list.keys[place] = own_key(row[i], sign);  // read again: a hit in L1
+            list.idx[place] = (u32)i;                   // < m < 2^32
+        }
+    }
+}
+
+// keep_digits: the second pass's count_digits, which also keeps the keys of the first digit
+// found (the prefix's, every key of the row at T among them) in the block's candidates where
+// they fit (keep_rounds), and counts each warp range's keys above that digit in `above`
+// (shared; few: fewer than k in the row). A window that keeps none (most) costs one vote.
+// The loop runs whole warps (for the votes): `first` is the warp's lane 0's element.
+__device__ __forceinline__ void keep_digits(const elem_t* row, RadixPart part, u32 slice, u32 prefix, u32 shift,
+                                            u32 bits, float sign, u32* hist, u32* above, u32* kept,
+                                            RadixList list, u32 capacity) {
+    u32 hi = shift + bits, mask = (1u << bits) - 1u, span = radix_span(slice), lane = threadIdx.x & 31u;
+    for (u64 first = part.start + (threadIdx.x & ~31u); first < part.end; first += RADIX_TILE) {
+        u64 base = first + lane;
+        elem_t v[RADIX_ITEMS];
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+            u64 i = base + (u64)j * RADIX_THREADS;
+            if (i < part.end) v[j] = row[i];
+        }
+        u32 mine = 0u;  // bit j: element j kept
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+            u64 i = base + (u64)j * RADIX_THREADS;
+            if (i >= part.end) continue;
+            u32 key = own_key(v[j], sign);
+            if (above_matches(key, prefix, hi)) {
+                atomicAdd(&hist[(key >> shift) & mask], 1u);
+                mine |= 1u << j;
+            }
+            if ((key >> hi) > (prefix >> hi)) atomicAdd(&above[(u32)(i - part.start) / span], 1u);
+        }
+        if (__any_sync(FULL_MASK, mine != 0u)) keep_rounds(row, base, mine, sign, kept, list, capacity);
+    }
+}
+
+// count_listed: count_digits over the block's candidates.
+__device__ __forceinline__ void count_listed(RadixList list, u32 prefix, u32 shift, u32 bits, u32* hist) {
+    u32 hi = shift + bits, mask = (1u << bits) - 1u;
+    for (u32 i = threadIdx.x; i < list.count; i += RADIX_THREADS) {
+        u32 key = list.keys[i];
+        if (above_matches(key, prefix, hi)) atomicAdd(&hist[(key >> shift) & mask], 1u);
+    }
+}
+
 // add_histogram: the block's non-zero bins added to the row's.
 __device__ __forceinline__ void add_histogram(u32* words, const u32* hist) {
     for (u32 bin = threadIdx.x; bin < RADIX_BINS; bin += RADIX_THREADS)
@@ -123,8 +230,11 @@ __device__ __forceinline__ void add_histogram(u32* words, const u32* hist) {
 // first pass); the prefix gains d and `left` loses the keys of the bins above d. Thread t holds
 // bins from the top down (an exclusive sum over threads is then the keys above its bins). The
 // histogram and the ticket are cleared for the next pass. __ldcg: the other blocks' atomics
-// are in L2, not in this SM's L1.
-__device__ __forceinline__ void choose_digit(u32* words, u32 shift, u32 bits, u32 k, u32* sums) {
+// are in L2, not in this SM's L1. On the first pass the digit's bin is the row's candidates:
+// the second pass keeps them (RADIX_KEEPS) only where they are at most m / RADIX_KEEP_SHARE
+// (AIR Top-K's adaptive buffer, paper 002, §3.2: keeping many costs more than reading the row
+// again), and no block has overflowed yet (RADIX_OVER).
+__device__ __forceinline__ void choose_digit(u32* words, u32 shift, u32 bits, u32 k, u32 m, u32* sums) {
     const u32 per = RADIX_BINS / RADIX_THREADS;
     bool first = shift + bits == RADIX_KEY_BITS;
     u32 left = first ? k : __ldcg(&words[RADIX_LEFT]);
@@ -143,26 +253,70 @@ __device__ __forceinline__ void choose_digit(u32* words, u32 shift, u32 bits, u3
         if (above < left && above + c[j] >= left) {
             words[RADIX_PREFIX] = prefix | (bin << shift);
             words[RADIX_LEFT] = left - above;
+            if (first) words[RADIX_KEEPS] = c[j] <= m / RADIX_KEEP_SHARE ? 1u : 0u;
         }
         above += c[j];
         words[bin] = 0u;
     }
     if (threadIdx.x == 0u) words[RADIX_DONE] = 0u;
+    if (threadIdx.x == 0u && first) words[RADIX_OVER] = 0u;
 }
 
-extern "C" __global__ void __launch_bounds__(RADIX_THREADS) rtopk_radix_digits(RADIX_ARGS) {
+// keep_counts: the second pass's counts of the block's warps (the keys of each warp range
+// above the candidates' digit, none at T yet) and the block's, which the count step adds the
+// candidates' to where every block's fit; the block's candidates kept, and whether they
+// overflowed (the row's count of blocks that did).
+__device__ __forceinline__ void keep_counts(u32* words, const u32* above, u32 kept, RadixPart part,
+                                            u32 blocks_per_row, u32 capacity) {
+    if (threadIdx.x < RADIX_WARPS) {
+        u32 at = RADIX_WARP_COUNTS(blocks_per_row, part.b, threadIdx.x);
+        words[at] = above[threadIdx.x];
+        words[at + 1u] = 0u;
+    }
+    if (threadIdx.x == RADIX_WARPS) {
+        u32 total = 0u;
+        for (u32 w = 0u; w < RADIX_WARPS; ++w) total += above[w];
+        words[RADIX_BLOCK_COUNTS(part.b)] = total;
+        words[RADIX_BLOCK_COUNTS(part.b) + 1u] = 0u;
+        words[RADIX_KEPT(blocks_per_row, part.b)] = kept;
+        if (kept > capacity) atomicAdd(&words[RADIX_OVER], 1u);
+    }
+}
+
+// RADIX_BLOCKS_PER_SM blocks an SM, as the plan spreads them: the second pass's 40 registers
+// a thread would leave room for three.
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_digits(RADIX_ARGS) {
     wait_for_previous_step();
     __shared__ u32 hist[RADIX_BINS];
     __shared__ u32 sums[RADIX_WARPS];
+    __shared__ u32 above[RADIX_WARPS];
+    __shared__ u32 kept;
     __shared__ bool last;
     RadixPart part = radix_part(m, slice, blocks_per_row);
     u32* words = radix + part.row * radix_ld;
-    bool first = shift + bits == RADIX_KEY_BITS;
-    u32 prefix = first ? 0u : words[RADIX_PREFIX];  // the previous pass's, ended before this one
+    u32 pass = radix_pass(shift, bits);
+    // the previous passes', ended before this one
+    u32 prefix = pass == RADIX_FIRST ? 0u : words[RADIX_PREFIX];
+    // the second pass keeps the candidates where the first chose to; the later ones read
+    // them where it did and every block's fit
+    bool keeps = pass != RADIX_FIRST && words[RADIX_KEEPS] != 0u;
+    bool listed = keeps && (pass == RADIX_KEEP || words[RADIX_OVER] == 0u);
+    u32 count = pass == RADIX_LATER && listed ? words[RADIX_KEPT(blocks_per_row, part.b)] : 0u;
+    RadixList list = radix_list(cand, part, blocks_per_row, capacity, count);
     for (u32 bin = threadIdx.x; bin < RADIX_BINS; bin += RADIX_THREADS) hist[bin] = 0u;
+    if (threadIdx.x < RADIX_WARPS) above[threadIdx.x] = 0u;
+    if (threadIdx.x == 0u) kept = 0u;
     __syncthreads();
-    count_digits(x + part.row * ld, part, prefix, shift, bits, sign, hist);
+    const elem_t* row = x + part.row * ld;
+    if (pass == RADIX_KEEP && listed) {
+        keep_digits(row, part, slice, prefix, shift, bits, sign, hist, above, &kept, list, capacity);
+    } else if (pass == RADIX_LATER && listed) {
+        count_listed(list, prefix, shift, bits, hist);
+    } else {
+        count_digits(row, part, prefix, shift, bits, sign, hist);
+    }
     __syncthreads();
+    if (pass == RADIX_KEEP && listed) keep_counts(words, above, kept, part, blocks_per_row, capacity);
     add_histogram(words, hist);
     __threadfence();
     __syncthreads();
@@ -170,7 +324,7 @@ extern "C" __global__ void __launch_bounds__(RADIX_THREADS) rtopk_radix_digits(R
     __syncthreads();
     if (!last) return;
     __threadfence();
-    choose_digit(words, shift, bits, k, sums);
+    choose_digit(words, shift, bits, k, m, sums);
 }
 
 // The warp's range of its block's part: the part cut into RADIX_WARPS ranges of
@@ -180,7 +334,7 @@ struct WarpRange {
 };
 
 __device__ __forceinline__ WarpRange warp_range(RadixPart part, u32 slice) {
-    u32 span = (slice + RADIX_WARPS - 1u) / RADIX_WARPS, warp = threadIdx.x >> 5;
+    u32 span = radix_span(slice), warp = threadIdx.x >> 5;
     u64 start = (u64)part.start + (u64)warp * span;
     return {(u32)min(start, (u64)part.end), (u32)min(start + span, (u64)part.end)};
 }
@@ -209,9 +363,31 @@ __device__ __forceinline__ void count_part(const elem_t* row, WarpRange range, u
     *eq = __reduce_add_sync(FULL_MASK, at);
 }
 
-// Where a row's counts lie: each block's two (above T, at T), then each warp's two.
-#define RADIX_BLOCK_COUNTS(b) (RADIX_COUNTS + 2u * (b))
-#define RADIX_WARP_COUNTS(blocks, b, w) (RADIX_COUNTS + 2u * (blocks) + 2u * ((b) * RADIX_WARPS + (w)))
+// count_candidates: the count from the block's candidates (every key of its part at T among
+// them; the keys above their digit the second pass counted): each one above T or at T counted
+// in its warp range's (counts, shared: [0] above T, [1] at T), then those added to the warps'
+// counts and the block's.
+__device__ __forceinline__ void count_candidates(u32* words, RadixList list, RadixPart part, u32 T, u32 slice,
+                                                 u32 blocks_per_row, u32 (*counts)[RADIX_WARPS]) {
+    u32 span = radix_span(slice);
+    if (threadIdx.x < 2u * RADIX_WARPS) counts[threadIdx.x / RADIX_WARPS][threadIdx.x % RADIX_WARPS] = 0u;
+    __syncthreads();
+    for (u32 i = threadIdx.x; i < list.count; i += RADIX_THREADS) {
+        u32 key = list.keys[i];
+        if (key < T) continue;
+        atomicAdd(&counts[key == T ? 1u : 0u][(list.idx[i] - part.start) / span], 1u);
+    }
+    __syncthreads();
+    if (threadIdx.x < 2u * RADIX_WARPS) {
+        u32 tie = threadIdx.x / RADIX_WARPS, w = threadIdx.x % RADIX_WARPS;
+        words[RADIX_WARP_COUNTS(blocks_per_row, part.b, w) + tie] += counts[tie][w];
+    }
+    if (threadIdx.x < 2u) {
+        u32 total = 0u;
+        for (u32 w = 0u; w < RADIX_WARPS; ++w) total += counts[threadIdx.x][w];
+        words[RADIX_BLOCK_COUNTS(part.b) + threadIdx.x] += total;
+    }
+}
 
 extern "C" __global__ void __launch_bounds__(RADIX_THREADS) rtopk_radix_count(RADIX_ARGS) {
     wait_for_previous_step();
@@ -219,6 +395,11 @@ extern "C" __global__ void __launch_bounds__(RADIX_THREADS) rtopk_radix_count(RA
     RadixPart part = radix_part(m, slice, blocks_per_row);
     u32* words = radix + part.row * radix_ld;
     u32 T = words[RADIX_PREFIX], gt, eq, lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    if (words[RADIX_KEEPS] != 0u && words[RADIX_OVER] == 0u) {
+        RadixList list = radix_list(cand, part, blocks_per_row, capacity, words[RADIX_KEPT(blocks_per_row, part.b)]);
+        count_candidates(words, list, part, T, slice, blocks_per_row, sums);
+        return;
+    }
     count_part(x + part.row * ld, warp_range(part, slice), T, sign, &gt, &eq);
     if (lane == 0u) {
         u32 at = RADIX_WARP_COUNTS(blocks_per_row, part.b, warp);
@@ -283,7 +464,7 @@ __device__ __forceinline__ void write_part(const elem_t* row, WarpRange range, u
 // Four blocks an SM, as the other two steps run: the write's 40 registers a thread left it
 // three, slower on long rows than four with a few registers spilled (docs/kernel.md, "Radix
 // rows").
-extern "C" __global__ void __launch_bounds__(RADIX_THREADS, 4) rtopk_radix_write(RADIX_ARGS) {
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_write(RADIX_ARGS) {
     wait_for_previous_step();
     __shared__ u32 sums[2][RADIX_WARPS];
     RadixPart part = radix_part(m, slice, blocks_per_row);

@@ -19,7 +19,9 @@ pub use rtopk_plan::units::{
 };
 
 use crate::CudaError;
-use rtopk_plan::radix::{RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_THREADS};
+use rtopk_plan::radix::{
+    RADIX_BLOCKS_PER_SM, RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_KEEP_SHARE, RADIX_THREADS,
+};
 use rtopk_plan::{GROUPED_WARPS, PICK_LANES, PICK_WARPS, WIDE_WARPS};
 
 /// The `#define`s ahead of every unit's source.
@@ -39,6 +41,8 @@ fn shared_constants() -> String {
          #define RADIX_DIGIT_BITS {RADIX_DIGIT_BITS}u\n\
          #define RADIX_THREADS {RADIX_THREADS}u\n\
          #define RADIX_ITEMS {RADIX_ITEMS}u\n\
+         #define RADIX_BLOCKS_PER_SM {RADIX_BLOCKS_PER_SM}\n\
+         #define RADIX_KEEP_SHARE {RADIX_KEEP_SHARE}u\n\
          {}",
         hint_window_defines()
     )

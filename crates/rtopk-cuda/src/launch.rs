@@ -158,6 +158,7 @@ pub(crate) struct RadixParams {
     pub(crate) out_val: sys::CUdeviceptr,
     pub(crate) out_idx: sys::CUdeviceptr,
     pub(crate) radix: sys::CUdeviceptr,
+    pub(crate) cand: sys::CUdeviceptr,
     pub(crate) n_rows: u64,
     pub(crate) ld: u64,
     pub(crate) m: u32,
@@ -168,10 +169,11 @@ pub(crate) struct RadixParams {
     pub(crate) bits: u32,
     pub(crate) sign: f32,
     pub(crate) radix_ld: u32,
+    pub(crate) capacity: u32,
 }
 
 impl KernelParams for RadixParams {
-    const END: usize = std::mem::offset_of!(RadixParams, radix_ld) + 4;
+    const END: usize = std::mem::offset_of!(RadixParams, capacity) + 4;
 }
 
 /// The argument of `spin_ahead` (kernels/utilities.cu).
@@ -432,6 +434,7 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(RadixParams, out_val), 8),
             (offset_of!(RadixParams, out_idx), 8),
             (offset_of!(RadixParams, radix), 8),
+            (offset_of!(RadixParams, cand), 8),
             (offset_of!(RadixParams, n_rows), 8),
             (offset_of!(RadixParams, ld), 8),
             (offset_of!(RadixParams, m), 4),
@@ -442,6 +445,7 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(RadixParams, bits), 4),
             (offset_of!(RadixParams, sign), 4),
             (offset_of!(RadixParams, radix_ld), 4),
+            (offset_of!(RadixParams, capacity), 4),
         ],
         Family::Utilities => return None,
     })
@@ -1118,6 +1122,7 @@ impl CudaTopK {
                         out_val: at(&r.output),
                         out_idx: addr[r.indices.0] + r.output.offset * bytes(Content::Indices),
                         radix: addr[r.words.0],
+                        cand: addr[r.candidates.0],
                         n_rows: r.n_rows,
                         ld: r.input.ld,
                         m: r.m,
@@ -1128,11 +1133,13 @@ impl CudaTopK {
                         bits: r.bits,
                         sign,
                         radix_ld: r.words_ld,
+                        capacity: r.capacity,
                     };
                     // SAFETY: a radix entry point, whose arguments are RadixParams's fields (the
                     // layout test); block b of row r reads elements [b slice, (b + 1) slice) of
                     // its row of m within the input region, its row's words_ld words of the
-                    // radix temporary (n_rows of them, sized above), and writes k results of
+                    // radix temporary (n_rows of them, sized above) and its row's 2 capacity
+                    // words of the candidates (below the row's count of them), and writes k results of
                     // its row at the outputs' offset (rows of k), within the buffers the
                     // program sizes.
                     unsafe { self.launch_step(f, step.grid, stream, params, what, follows) }?;
@@ -1288,7 +1295,8 @@ fn content_bytes(types: DataTypes, content: Content) -> u64 {
         | Content::Hint
         | Content::Threshold
         | Content::Floor
-        | Content::Radix => 4,
+        | Content::Radix
+        | Content::RadixCandidates => 4,
     }
 }
 

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::error::PlanError;
 use crate::plan::{DeviceLimits, Launch, Plan, SortPlan, SortShape, Strategy};
-use crate::radix::{RADIX_THREADS, RadixPlan, digits};
+use crate::radix::{RADIX_THREADS, RadixPlan, digits, radix_capacity};
 #[cfg(test)]
 use crate::split::route;
 use crate::split::{Route, Split, ragged_route, route_of};
@@ -131,8 +131,13 @@ pub enum Content {
     /// finish (docs/kernel.md, "Split rows: the floor").
     Floor,
     /// A radix select's words (u32, zeroed before the first step; crate::radix): each row's
-    /// histogram, prefix, k left, blocks done, spare, then its blocks' counts and its warps'.
+    /// histogram, prefix, k left, blocks done, blocks whose candidates overflowed, then its
+    /// blocks' counts and its warps', then its blocks' candidates kept.
     Radix,
+    /// A radix select's candidates (u32, written by its second digit pass; crate::radix): each
+    /// block's keys whose first digit is its row's k-th key's, `capacity` of them, then their
+    /// indices.
+    RadixCandidates,
 }
 
 /// The per-row arrays of a ragged request (docs/contract.md §5): which device arrays of one
@@ -504,6 +509,11 @@ pub struct Radix {
     pub words: BufferId,
     /// A row's words ([`crate::radix::RadixPlan::row_words`]).
     pub words_ld: u32,
+    /// The candidates ([`Content::RadixCandidates`]), `2 * capacity` a block: its keys, then
+    /// their indices.
+    pub candidates: BufferId,
+    /// The candidates a block keeps at most ([`crate::radix::radix_capacity`] of `slice`).
+    pub capacity: u32,
     /// Elements of a row each block takes.
     pub slice: u32,
     /// Blocks per row.
@@ -958,6 +968,17 @@ impl Builder {
             count,
             ld,
         );
+        let capacity = radix_capacity(u64::from(r.slice));
+        let row_len = 2 * capacity * u64::from(r.blocks_per_row); // <= 2 (m + 8 blocks)
+        let too_large = PlanError::TooLarge { n, m, why: "the radix select's candidates" };
+        let count = (n as u64).checked_mul(row_len).ok_or(too_large)?;
+        let candidates = self.buffer(
+            &format!("radix_candidates_{level}"),
+            BufferRole::Temporary,
+            Content::RadixCandidates,
+            count,
+            row_len,
+        );
         let args = Radix {
             n_rows: n as u64,
             m: m as u32, // < 2^32: the plan checked
@@ -967,6 +988,8 @@ impl Builder {
             indices: INDICES,
             words,
             words_ld,
+            candidates,
+            capacity: capacity as u32, // <= slice / 8 + 1 < 2^32
             slice: r.slice,
             blocks_per_row: r.blocks_per_row,
             shift: 0,
@@ -979,9 +1002,15 @@ impl Builder {
             cluster: 1,
         };
         let unit = Unit::radix(self.launch.elem);
-        for (shift, bits) in digits(r.key_bits) {
+        // the second pass keeps the candidates; the passes after it and the count read them
+        // (or the row, where they did not fit)
+        for (pass, (shift, bits)) in digits(r.key_bits).into_iter().enumerate() {
             let kernel = Kernel::Radix(Radix { shift, bits, ..args });
-            let (reads, writes) = (vec![input.buffer, words], vec![words]);
+            let (reads, writes) = match pass {
+                0 => (vec![input.buffer, words], vec![words]),
+                1 => (vec![input.buffer, words], vec![words, candidates]),
+                _ => (vec![input.buffer, words, candidates], vec![words]),
+            };
             let step =
                 Step { name: StepKind::RadixDigits, level, unit, grid, reads, writes, kernel };
             self.steps.push(step);
@@ -991,7 +1020,7 @@ impl Builder {
             level,
             unit,
             grid,
-            reads: vec![input.buffer, words],
+            reads: vec![input.buffer, words, candidates],
             writes: vec![words],
             kernel: Kernel::Radix(args),
         });
@@ -1465,8 +1494,14 @@ mod tests {
                     let warps = u64::from(crate::radix::RADIX_WARPS);
                     assert_eq!(
                         u64::from(r.words_ld),
-                        crate::radix::RADIX_BINS + 4 + 2 * parts * (1 + warps)
+                        crate::radix::RADIX_BINS
+                            + crate::radix::RADIX_STATE_WORDS
+                            + 2 * parts * (1 + warps)
+                            + parts
                     );
+                    let cap = crate::radix::radix_capacity(slice);
+                    assert_eq!(u64::from(r.capacity), cap);
+                    assert_eq!(len(r.candidates), r.n_rows * parts * 2 * cap);
                     let k = u64::from(r.k);
                     assert!(end(&r.output, r.n_rows, k) <= len(r.output.buffer), "{s:?}");
                     assert!(end(&r.output, r.n_rows, k) <= len(r.indices), "{s:?}");
@@ -2146,6 +2181,16 @@ mod tests {
                 assert_eq!(p.depth, 0);
                 let radix = p.buffers.iter().filter(|b| b.content == Content::Radix).count();
                 assert_eq!(radix, 1);
+                // the candidates: an eighth of the row at most, written by the second pass
+                // alone, read by the passes after it and the count
+                let kept = p.buffers.iter().position(|b| b.content == Content::RadixCandidates);
+                let kept = BufferId(kept.expect("a candidates buffer"));
+                assert!(p.buffer(kept).elements <= 2 * ((1 << 22) / 8 + 8 * 4096));
+                let writers: Vec<usize> =
+                    (0..p.steps.len()).filter(|&i| p.steps[i].writes.contains(&kept)).collect();
+                assert_eq!(writers, vec![1]);
+                let readers = p.steps.iter().filter(|s| s.reads.contains(&kept)).count();
+                assert_eq!(readers, passes - 2 + 1);
                 // each pass's digit is the next bits below the one before it
                 let digits: Vec<(u32, u32)> = p
                     .steps

@@ -32,9 +32,10 @@ pub const RADIX_TILE: u64 = (RADIX_THREADS * RADIX_ITEMS) as u64;
 /// Blocks of the radix steps an SM is given, over all rows.
 pub const RADIX_BLOCKS_PER_SM: usize = 4;
 /// Words of a row's radix state past its histogram: the prefix found, the k left to find
-/// under it, the blocks done with the pass, a spare (the blocks' counts follow, two each, then
-/// the warps').
-pub const RADIX_STATE_WORDS: u64 = 4;
+/// under it, the blocks done with the pass, the blocks whose candidates overflowed, whether
+/// the second pass keeps candidates (crate::program::Content::RadixCandidates). The blocks'
+/// counts follow, two each, then the warps', then each block's candidates kept.
+pub const RADIX_STATE_WORDS: u64 = 5;
 
 /// How a radix select covers its rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,11 +54,31 @@ pub struct RadixPlan {
 
 impl RadixPlan {
     /// A row's words of the radix buffer: its histogram, its state, its blocks' counts and
-    /// its warps' (two each).
+    /// its warps' (two each), its blocks' candidates kept (one each).
     pub fn row_words(&self) -> u64 {
         let blocks = u64::from(self.blocks_per_row);
-        RADIX_BINS + RADIX_STATE_WORDS + 2 * blocks * (1 + u64::from(RADIX_WARPS))
+        RADIX_BINS + RADIX_STATE_WORDS + 2 * blocks * (1 + u64::from(RADIX_WARPS)) + blocks
     }
+}
+
+/// A block's candidates are at most `1 / RADIX_CANDIDATE_SHARE` of its part: the second
+/// digit pass keeps the keys of the k-th key's first digit, with their indices (8 bytes each),
+/// each block its own where they fit, and while every block's fit, the passes after it and the
+/// count read those instead of the row. Keeping c of them costs about three passes over 8 c
+/// bytes and saves one over the row (two for 32-bit keys); at an eighth of the row a 16-bit
+/// row breaks even. A row whose candidates crowd into a few parts (a sorted row) overflows
+/// them and is read whole, as before.
+pub const RADIX_CANDIDATE_SHARE: u64 = 8;
+
+/// The second pass keeps a row's candidates only where the first digit's bin holds at most
+/// `1 / RADIX_KEEP_SHARE` of the row (the kernel's choice, from the first pass's histogram):
+/// keeping more, the rounds that keep any cost more than the reads they save.
+pub const RADIX_KEEP_SHARE: u64 = 64;
+
+/// The candidates a block's part of `slice` elements keeps at most ([`RADIX_CANDIDATE_SHARE`];
+/// at least one).
+pub fn radix_capacity(slice: u64) -> u64 {
+    slice.div_ceil(RADIX_CANDIDATE_SHARE).max(1)
 }
 
 /// The digit passes over keys of `key_bits` bits, from the top: `(shift, bits)` of each

@@ -74,6 +74,8 @@ fn every_mutant_is_caught_by_a_diagnostic_and_the_clean_kernel_is_not() {
         (Mutant::RadixChooseFromBottom, DiagKind::ForeignAddress),
         (Mutant::RadixEveryBlockChooses, DiagKind::GlobalRace),
         (Mutant::RadixEveryBlockChooses, DiagKind::AssertFailed),
+        (Mutant::RadixCandidatesWithoutTies, DiagKind::AssertFailed),
+        (Mutant::RadixCandidatesWithoutTies, DiagKind::OutputUnwritten),
     ];
     for (m, kind) in expect {
         let r = report(&reports, m);

@@ -4,13 +4,18 @@
 //! diagnostic is reported — on rows of NaN of both signs with payloads, ±inf, ±0, subnormals
 //! and heavy ties straddling the k-th value, k of 1, M − 1 and M, widths that are not
 //! multiples of 32, several rows each spanning several blocks, in f32, f16 and bf16, in order
-//! and under shuffled schedules.
+//! and under shuffled schedules; on rows whose candidates (the keys of the k-th key's first
+//! digit, which the second pass keeps, each block its part's) are few and fit each block's
+//! capacity, rows where they are too many to keep, and rows where a block's overflow, the path
+//! each row took read off the run's coverage (`radix_candidates`, `radix_overflow`,
+//! `radix_not_kept`).
 
 use topk_ref::oracle::{canonical_indices, canonical_sorted_indices};
 use topk_ref::{Element, KeyBits, Mode, bf16, f16};
+use warp_sim::rtopk::plan::radix_capacity;
 use warp_sim::{
-    DeviceLimits, H100, KernelArgs, LaunchResult, Route, Schedule, SimConfig, Simulator,
-    SliceSource, Strategy, launch_parallel,
+    Branch, DeviceLimits, DiagKind, H100, KernelArgs, LaunchResult, Mutant, Route, Schedule,
+    SimConfig, Simulator, SliceSource, Strategy, launch_parallel,
 };
 
 /// A device of two SMs: a row of a few tiles then spreads over several blocks
@@ -203,4 +208,217 @@ fn every_row_selects_everything_at_k_equal_to_m() {
     let got = check(config(SMALL, true), (n, m, &h), m, Mode::Smallest);
     assert_eq!(blocks_per_row(&got), 3);
     check(config(SMALL, false), (n, m, &h), m, Mode::Largest);
+}
+
+/// The rows of a result by the path each took: its candidates kept and read by the steps after
+/// the second pass; kept, but a block's past its capacity (the row read again); or not kept,
+/// the first pass finding more than `m / RADIX_KEEP_SHARE` (the row read again).
+fn paths<E>(r: &LaunchResult<E>) -> (u64, u64, u64) {
+    let rows = |b: Branch| r.coverage.branches.get(b.name()).copied().unwrap_or(0);
+    (rows(Branch::RadixCandidates), rows(Branch::RadixOverflow), rows(Branch::RadixNotKept))
+}
+
+/// A block's capacity in a result's radix select: an eighth of its slice.
+fn capacity<E>(r: &LaunchResult<E>) -> u64 {
+    match r.route {
+        Route::Radix(p) => radix_capacity(u64::from(p.slice)),
+        _ => 0,
+    }
+}
+
+/// A row of `m`: `parts` (`count` copies each of an f32's bits) and the rest `fill(t)` for `t`
+/// evenly over `[0, 1)`, at seeded places: rows of one composition but their seeds hold the
+/// same values.
+fn composed(m: usize, seed: u64, parts: &[(u32, usize)], fill: impl Fn(f64) -> f32) -> Vec<f32> {
+    let mut row: Vec<f32> =
+        parts.iter().flat_map(|&(bits, n)| std::iter::repeat_n(f32::from_bits(bits), n)).collect();
+    let rest = m - row.len();
+    row.extend((0..rest).map(|i| fill(i as f64 / rest as f64)));
+    let mut rng = Rng(seed);
+    for i in (1..m).rev() {
+        row.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+    }
+    row
+}
+
+/// Numbers evenly over `[lo, hi)`.
+fn uniform(lo: f32, hi: f32) -> impl Fn(f64) -> f32 {
+    move |t| lo + (hi - lo) * t as f32
+}
+
+/// Numbers of both signs, their magnitudes evenly over the binades `2^lo .. 2^hi`: a first
+/// digit (the sign, the exponent, the mantissa's top bits) holds few of them.
+fn log_uniform(lo: f64, hi: f64) -> impl Fn(f64) -> f32 {
+    move |t| {
+        let magnitude = (lo + (hi - lo) * (2.0 * t).fract()).exp2() as f32;
+        if t < 0.5 { magnitude } else { -magnitude }
+    }
+}
+
+/// `n` rows of `row(r)`, as `E`.
+fn rows_of<E: Element>(n: usize, row: impl Fn(usize) -> Vec<f32>) -> Vec<E> {
+    (0..n).flat_map(row).map(E::from_f32).collect()
+}
+
+/// The k whose k-th value in `mode` is `v`'s, half its ties in the top k and half not.
+fn k_amid<E: Element>(row: &[E], v: f32, mode: Mode) -> usize {
+    let key = |x: f32| topk_ref::order::key(x, mode);
+    let t = key(v);
+    let above = row.iter().filter(|x| key(x.to_f32()) > t).count();
+    let at = row.iter().filter(|x| key(x.to_f32()) == t).count();
+    assert!(at >= 2, "{v} {mode:?}: {at} ties");
+    above + at / 2
+}
+
+/// Rows of numbers over many binades: the k-th key's first digit (11 bits: the sign, the
+/// exponent, two bits of the mantissa) holds few of them, under `m / RADIX_KEEP_SHARE` (140)
+/// and under a part's capacity (512), so the second pass keeps them and the third and the
+/// count read them.
+#[test]
+fn rows_whose_candidates_fit_read_them_after_the_second_pass() {
+    let (n, m) = (2, 9000);
+    let x: Vec<f32> = rows_of(n, |r| composed(m, 10 + r as u64, &[], log_uniform(-30.0, 30.0)));
+    for (k, mode, sorted) in [
+        (1, Mode::Largest, false),
+        (3000, Mode::Largest, false),
+        (4500, Mode::Smallest, true),
+        (m - 1, Mode::Largest, false),
+    ] {
+        let got = check(config(SMALL, sorted), (n, m, &x), k, mode);
+        assert_eq!((blocks_per_row(&got), capacity(&got)), (3, 512)); // parts of 4096, 4096, 808
+        assert_eq!(paths(&got), (n as u64, 0, 0), "k = {k} {mode:?}");
+    }
+}
+
+/// Rows whose k-th key's first digit holds more than `m / RADIX_KEEP_SHARE` keys: the second
+/// pass keeps none, and every step reads the row.
+#[test]
+fn rows_of_many_candidates_read_the_row() {
+    let (n, m) = (2, 9000);
+    // evenly over [-4, 4): a digit of [2, 4) holds a 16th of the row
+    let even: Vec<f32> = rows_of(n, |r| composed(m, 20 + r as u64, &[], uniform(-4.0, 4.0)));
+    let equal: Vec<f32> = vec![1.0; n * m];
+    // 30% of the row at 2.0, the k-th value among them
+    let parts = [(2.0f32.to_bits(), 2700)];
+    let ties: Vec<f32> = rows_of(n, |r| composed(m, 30 + r as u64, &parts, uniform(-4.0, 4.0)));
+    let k_ties = k_amid(&ties[..m], 2.0, Mode::Largest);
+    for (x, k, mode) in [
+        (&even, 1000, Mode::Largest),
+        (&even, 2000, Mode::Smallest),
+        (&equal, 100, Mode::Largest),
+        (&equal, m, Mode::Smallest),
+        (&ties, k_ties, Mode::Largest),
+    ] {
+        let got = check(config(SMALL, false), (n, m, x), k, mode);
+        assert_eq!(paths(&got), (0, 0, n as u64), "k = {k} {mode:?}");
+    }
+    check(config(SMALL, true), (n, m, &ties), k_ties, Mode::Largest);
+}
+
+/// Rows of 25 blocks, each taking its own path in one launch: one whose candidates fit; one
+/// of a single value (not kept); one whose 1000 keys at the k-th value (under m / 64 = 1562)
+/// lie together in one part, past its capacity of 512 (kept, overflowed: the third pass and
+/// the count read the row).
+#[test]
+fn each_row_of_a_launch_takes_its_own_path() {
+    let (n, m) = (3, 100_000);
+    let x: Vec<f32> = rows_of(n, |r| match r {
+        0 => composed(m, 40, &[], log_uniform(-30.0, 30.0)),
+        1 => vec![-3.5; m],
+        _ => {
+            let mut row = composed(m, 42, &[], log_uniform(-30.0, 30.0));
+            row[50_000..51_000].fill(5.0);
+            row
+        }
+    });
+    let k = k_amid(&x[2 * m..], 5.0, Mode::Largest);
+    let got = check(config(H100, false), (n, m, &x), k, Mode::Largest);
+    assert_eq!((blocks_per_row(&got), capacity(&got)), (25, 512));
+    assert_eq!(paths(&got), (1, 1, 1));
+    let got = check(config(H100, true), (1, m, &x[2 * m..]), k, Mode::Largest);
+    assert_eq!(paths(&got), (0, 1, 0));
+}
+
+/// 16-bit rows: two digit passes, the second (which keeps the candidates) the last, so the
+/// count alone reads them.
+#[test]
+fn sixteen_bit_rows_keep_their_candidates_on_the_last_pass() {
+    let (n, m) = (2, 9001);
+    let numbers = |r: usize| composed(m, 50 + r as u64, &[], log_uniform(-10.0, 10.0));
+    // 100 at 1.5 and the k-th value among them: its digit [1.5, 1.75) holds about 120
+    let parts = [(1.5f32.to_bits(), 100)];
+    let ties = |r: usize| composed(m, 60 + r as u64, &parts, log_uniform(-30.0, 30.0));
+    let h: Vec<f16> = rows_of(n, numbers);
+    let b: Vec<bf16> = rows_of(n, ties);
+    for (k, mode) in [(1, Mode::Smallest), (4500, Mode::Largest), (m - 1, Mode::Smallest)] {
+        let got = check(config(SMALL, false), (n, m, &h), k, mode);
+        assert_eq!(paths(&got), (n as u64, 0, 0), "f16 k = {k} {mode:?}");
+    }
+    let k = k_amid(&b[..m], 1.5, Mode::Largest);
+    assert_eq!(k, k_amid(&b[m..], 1.5, Mode::Largest), "the rows hold the same values");
+    for sorted in [false, true] {
+        let got = check(config(SMALL, sorted), (n, m, &b), k, Mode::Largest);
+        assert_eq!(paths(&got), (n as u64, 0, 0));
+    }
+    // one value, or evenly over [0.5, 1) (a 32nd of f16's binade a digit: 281): not kept
+    let equal: Vec<bf16> = vec![bf16::from_f32(-0.75); n * m];
+    let got = check(config(SMALL, false), (n, m, &equal), 300, Mode::Largest);
+    assert_eq!(paths(&got), (0, 0, n as u64));
+    let half: Vec<f16> = rows_of(n, |r| composed(m, 70 + r as u64, &[], uniform(0.5, 1.0)));
+    let got = check(config(SMALL, false), (n, m, &half), 4000, Mode::Smallest);
+    assert_eq!(paths(&got), (0, 0, n as u64));
+}
+
+/// Rows of NaN of both signs with payloads, ±inf and ±0, few enough that the second pass keeps
+/// the candidates, and k-th values among each of them, ties straddling T inside the
+/// candidates.
+#[test]
+fn ties_straddling_the_kth_value_inside_the_candidates_are_the_canonical_top_k() {
+    let (n, m) = (2, 9000);
+    let parts = [
+        (0x7fc0_0001, 25), // NaN, payloads, both signs: 100
+        (0x7f80_0123, 25),
+        (0xffc0_4000, 25),
+        (0xff80_0007, 25),
+        (0x7f80_0000, 60),  // +inf
+        (0xff80_0000, 60),  // -inf
+        (0x0000_0000, 60),  // +0
+        (0x8000_0000, 60),  // -0
+        (0x4000_0000, 100), // 2.0
+    ];
+    let x: Vec<f32> = rows_of(n, |r| composed(m, 80 + r as u64, &parts, log_uniform(-30.0, 30.0)));
+    let (l, s) = (Mode::Largest, Mode::Smallest);
+    let nan = f32::from_bits(0xffc0_4000);
+    for (v, mode) in
+        [(nan, l), (f32::INFINITY, l), (2.0, l), (-0.0, s), (nan, s), (f32::NEG_INFINITY, l)]
+    {
+        let k = k_amid(&x[..m], v, mode);
+        assert_eq!(k, k_amid(&x[m..], v, mode), "the rows hold the same values");
+        for sorted in [false, true] {
+            let got = check(config(SMALL, sorted), (n, m, &x), k, mode);
+            assert_eq!(paths(&got), (n as u64, 0, 0), "{v} {mode:?}");
+        }
+    }
+    let shuffled = SimConfig { schedule: Schedule::Shuffled { seed: 3 }, ..config(SMALL, false) };
+    check(shuffled, (n, m, &x), k_amid(&x[..m], 2.0, l), l);
+}
+
+/// The seeded bug `radix-candidates-without-ties` drops the ties at T from the candidates'
+/// counts: caught where the count reads the candidates (the row's results fall short of k),
+/// never where it reads the row.
+#[test]
+fn a_count_of_the_candidates_without_their_ties_is_caught() {
+    let (m, k) = (9000, 3000);
+    let mutant = |n| KernelArgs {
+        mutant: Some(Mutant::RadixCandidatesWithoutTies),
+        ..args(n, m, k, Mode::Largest)
+    };
+    let fit: Vec<f32> = composed(m, 90, &[], log_uniform(-30.0, 30.0));
+    let got = Simulator::new(config(SMALL, false)).run(&fit, &mutant(1)).unwrap();
+    assert_eq!(paths(&got), (1, 0, 0));
+    assert!(got.summary.count(DiagKind::AssertFailed) > 0, "{}", got.summary);
+    let many: Vec<f32> = vec![1.0; m];
+    let got = Simulator::new(config(SMALL, false)).run(&many, &mutant(1)).unwrap();
+    assert_eq!(paths(&got), (0, 0, 1));
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
 }

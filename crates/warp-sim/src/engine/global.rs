@@ -215,6 +215,16 @@ impl Global {
         Self::from_words(name, values.iter().map(|v| v.to_bits()).collect())
     }
 
+    /// The same buffer with its held elements undefined until written: memory the program
+    /// does not zero (on the GPU, what a call before left), whose load before any store to it
+    /// is poisoned (reported where the value reaches a branch, an address or a store).
+    pub fn uninitialized(mut self) -> Self {
+        for f in &mut self.flags {
+            *f |= POISON;
+        }
+        self
+    }
+
     /// The same buffer, its elements in rows of `row_len` (ownership: see the module).
     pub fn with_rows(mut self, row_len: u64) -> Self {
         self.row_len = (row_len > 0).then_some(row_len);
@@ -614,6 +624,17 @@ mod tests {
         g.set_write_once(true);
         assert!(!g.write(1, 4, false, &who(0, 0), true).rewritten);
         assert!(g.write(1, 5, false, &who(0, 0), true).rewritten);
+    }
+
+    #[test]
+    fn uninitialized_elements_load_poisoned_until_stored() {
+        let mut g = Global::zeroed("cand", 2).unwrap().uninitialized();
+        assert!(g.read(0, &who(0, 0), true).poisoned, "never written");
+        g.write(0, 7, false, &who(0, 0), true);
+        let r = g.read(0, &who(0, 0), true);
+        assert!(!r.poisoned && r.value == 7, "stored");
+        assert!(g.read(1, &who(0, 0), true).poisoned, "still never written");
+        assert_eq!(g.poisoned_elements().collect::<Vec<_>>(), [1]);
     }
 
     #[test]

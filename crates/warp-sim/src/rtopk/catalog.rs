@@ -12,7 +12,7 @@
 //! quarter- and whole-warp rows, 16-byte loads of eight, narrowing, block rows, split rows),
 //! integer rows, 64-bit rows (f64 and i64: wide rows held in registers and re-keyed past
 //! them, sorted by the kernel, early stopping), and radix selects (rows of three blocks, f32
-//! and bf16, sorted). Inputs mix ±0, NaN of both signs with payloads,
+//! and bf16, sorted; candidates kept and read, and too many to keep). Inputs mix ±0, NaN of both signs with payloads,
 //! ±inf, subnormals, ±FLT_MAX (each type's largest) and ties with ordinary numbers.
 
 use std::fmt::Write as _;
@@ -158,6 +158,7 @@ fn suite() -> Vec<Case> {
             ..c(6, 70, 9, s, Bisect::early_stopping(5), Auto, false, Ties)
         },
         c(2, 9000, 3000, l, exact, Radix, false, Hostile), // radix rows of three blocks
+        c(2, 9000, 4200, l, exact, Radix, false, Hostile), // T near 0.2: the candidates kept
         c16(bf16, 1, 9001, 500, s, Radix, true, Ties),     // 16-bit radix rows, sorted
     ]
 }

@@ -71,11 +71,20 @@ pub enum Branch {
     FloorCut,
     /// A split's chunk that searched and raised its row's floor.
     FloorRaised,
+    /// A radix select's row whose candidates the second pass kept, every block's fitting (the
+    /// passes after the second and the count read them: `count_listed`, `count_candidates`).
+    RadixCandidates,
+    /// A radix select's row whose candidates the second pass kept, a block's past its
+    /// capacity: the passes after the second and the count read the row.
+    RadixOverflow,
+    /// A radix select's row whose candidates the second pass did not keep (the first found
+    /// more than `m / RADIX_KEEP_SHARE`): every pass and the count read the row.
+    RadixNotKept,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 28] = [
+    pub const ALL: [Branch; 31] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -104,6 +113,9 @@ impl Branch {
         Branch::WideRows,
         Branch::FloorCut,
         Branch::FloorRaised,
+        Branch::RadixCandidates,
+        Branch::RadixOverflow,
+        Branch::RadixNotKept,
     ];
 
     /// The branch's name.
@@ -137,6 +149,9 @@ impl Branch {
             Branch::WideRows => "wide_rows",
             Branch::FloorCut => "floor_cut",
             Branch::FloorRaised => "floor_raised",
+            Branch::RadixCandidates => "radix_candidates",
+            Branch::RadixOverflow => "radix_overflow",
+            Branch::RadixNotKept => "radix_not_kept",
         }
     }
 

@@ -175,15 +175,20 @@ impl crate::rtopk::launch::Simulator {
                 (BufferRole::Temporary, Content::Indices) => "cand_idx",
                 (_, Content::Floor) => "floor",
                 (_, Content::Radix) => "radix",
+                (_, Content::RadixCandidates) => "radix_candidates",
             };
-            // a radix select's words are its rows' own, held for the window's rows alone
+            // a radix select's words and candidates are its rows' own, held for the window's
+            // rows alone
             let g = match (b.role, b.content) {
-                (_, Content::Radix) | (BufferRole::Output, _) => {
+                (_, Content::Radix | Content::RadixCandidates) | (BufferRole::Output, _) => {
                     Global::window(name, b.elements, r0 * b.row_len, (r1 - r0) * b.row_len)?
                 }
                 _ => Global::zeroed(name, b.elements)?,
             };
             let g = g.with_rows(b.row_len);
+            // the candidates are not zeroed (the GPU's hold what a call before left): a read of
+            // one the second digit pass did not keep is poisoned
+            let g = if b.content == Content::RadixCandidates { g.uninitialized() } else { g };
             let g = if b.content == Content::Values { g.with_elem_bytes(bytes)? } else { g };
             let id = self.machine.alloc(g);
             self.machine.global_mut(id).set_write_once(true);

@@ -138,11 +138,15 @@ pub enum Mutant {
     /// `rtopk_radix_digits` leaves out `if (!last) return;`: every block of the row chooses
     /// the digit from the histogram as it stands, and clears it.
     RadixEveryBlockChooses,
+    /// `count_candidates` skips the candidates at T as it does those below (`if (key <= T)
+    /// continue;`), counting only those above: the ties at T left out, the row's results fall
+    /// short of k.
+    RadixCandidatesWithoutTies,
 }
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 48] = [
+    pub const ALL: [Mutant; 49] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -191,6 +195,7 @@ impl Mutant {
         Mutant::ClusterStartMissingBarrier,
         Mutant::RadixChooseFromBottom,
         Mutant::RadixEveryBlockChooses,
+        Mutant::RadixCandidatesWithoutTies,
     ];
 
     /// A short kebab-case name.
@@ -244,6 +249,7 @@ impl Mutant {
             Mutant::ClusterStartMissingBarrier => "cluster-start-missing-barrier",
             Mutant::RadixChooseFromBottom => "radix-choose-from-bottom",
             Mutant::RadixEveryBlockChooses => "radix-every-block-chooses",
+            Mutant::RadixCandidatesWithoutTies => "radix-candidates-without-ties",
         }
     }
 
@@ -305,7 +311,9 @@ impl Mutant {
             Mutant::ClusterSumMissingBarrier
             | Mutant::ClusterBeforeMissingBarrier
             | Mutant::ClusterStartMissingBarrier => "cluster rows",
-            Mutant::RadixChooseFromBottom | Mutant::RadixEveryBlockChooses => "radix rows",
+            Mutant::RadixChooseFromBottom
+            | Mutant::RadixEveryBlockChooses
+            | Mutant::RadixCandidatesWithoutTies => "radix rows",
         }
     }
 }

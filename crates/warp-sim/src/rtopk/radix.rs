@@ -7,21 +7,34 @@
 //! A row is cut into `blocks_per_row` parts of `slice` elements, one block of
 //! [`RADIX_THREADS`] threads each. Each row owns `radix_ld` words of the radix buffer (zeroed
 //! before the first step): its histogram, the prefix found so far, the k left to find under
-//! it, the blocks done with the pass, a spare word, then each block's two counts and each
-//! warp's (a block's part is cut into one range a warp, [`warp_range`]).
-//! - `rtopk_radix_digits`: one pass. Each block's shared histogram of its part
-//!   ([`count_digits`], shared atomics) is added to the row's ([`add_histogram`], global
-//!   atomics); the row's last block to finish, by a ticket (an atomic on the row's done word
-//!   after a `__threadfence`), chooses the digit ([`choose_digit`]) and clears the histogram.
+//! it, the blocks done with the pass, the blocks whose candidates did not fit, whether the
+//! second pass keeps them, then each block's two counts and each warp's (a block's part is cut
+//! into one range a warp, [`warp_range`]), and each block's candidates kept. The second pass
+//! keeps the row's candidates (AIR Top-K's filtering, paper 002, §3.2): each block the keys of
+//! its part whose first digit is the k-th key's, with their indices, in its own `2 * capacity`
+//! words of the candidates buffer (keys, then indices) where they fit, if the first pass found
+//! them few ([`choose_digit`]: at most `m / RADIX_KEEP_SHARE`); while every block's fit, the
+//! passes after it and the count read those instead of the row.
+//! - `rtopk_radix_digits`: one pass ([`radix_pass`]). Each block's shared histogram of its part
+//!   ([`count_digits`], shared atomics; on the second pass [`keep_digits`], which also keeps
+//!   the block's candidates ([`keep_rounds`]: a round's places by one shared atomic of its
+//!   warp) and counts each warp range's keys above their digit, set as the counts by
+//!   [`keep_counts`]; on a later one [`count_listed`] over the block's candidates while every
+//!   block's fit) is added to the row's ([`add_histogram`], global atomics); the row's last
+//!   block to finish, by a ticket (an atomic on the row's done word after a `__threadfence`),
+//!   chooses the digit ([`choose_digit`]) and clears the histogram.
 //! - `rtopk_radix_count`: each warp's keys above T and at T in its range ([`count_part`]), and
-//!   the block's.
+//!   the block's; or, while every block's candidates fit, theirs added to the second pass's
+//!   counts ([`count_candidates`]).
 //! - `rtopk_radix_write`: each warp's results at the place the counts before it give
 //!   ([`write_part`]: ballots, no barrier).
 //!
 //! Besides the engine's checks (races of the shared histogram's and the row's atomics with
-//! plain accesses, the ticket's ordering, bounds, outputs written once and all of them), the
-//! simulator checks that the bins hold the keys still to find and that a row's last part ends
-//! its k results.
+//! plain accesses, the ticket's ordering, bounds, outputs and candidates written once, outputs
+//! all written, candidates read only where the second pass wrote them: the buffer starts
+//! poisoned), the simulator checks that the bins hold the keys still to find, that the
+//! candidates read lie below their block's count and the capacity, that a candidate's index
+//! lies in its block's part, and that a row's last part ends its k results.
 
 use crate::engine::error::SimError;
 use crate::engine::global::{Source, WordSource};
@@ -29,27 +42,58 @@ use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::machine::{Grid, Rows};
 use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::KernelArgs;
+use crate::rtopk::coverage::Branch;
 use crate::rtopk::execute::{Run, State};
 use crate::rtopk::launch::Simulator;
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::{ElemType, own_key};
 use crate::rtopk::plan::{
-    RADIX_BINS, RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_THREADS, RADIX_TILE, RADIX_WARPS, Radix, Step,
-    StepKind, radix_elem,
+    RADIX_BINS, RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_KEEP_SHARE, RADIX_THREADS, RADIX_TILE,
+    RADIX_WARPS, Radix, Step, StepKind, radix_elem,
 };
 
 /// A row's words past its histogram: the prefix found so far (T after the last pass), the k
-/// left to find under it, the blocks done with the pass, then each block's two counts.
+/// left to find under it, the blocks done with the pass, the blocks whose candidates did not
+/// fit (the second pass's count of them), whether the second pass keeps them (the first
+/// pass's choice), then each block's two counts, each warp's, and each block's candidates
+/// kept.
 const RADIX_PREFIX: u64 = RADIX_BINS;
 const RADIX_LEFT: u64 = RADIX_BINS + 1;
 const RADIX_DONE: u64 = RADIX_BINS + 2;
-const RADIX_COUNTS: u64 = RADIX_BINS + 4;
+const RADIX_OVER: u64 = RADIX_BINS + 3;
+const RADIX_KEEPS: u64 = RADIX_BINS + 4;
+const RADIX_COUNTS: u64 = RADIX_BINS + 5;
+
+/// `m / RADIX_KEEP_SHARE`: the most candidates a row's second pass keeps.
+fn m_share(m: u32) -> u32 {
+    (u64::from(m) / RADIX_KEEP_SHARE) as u32
+}
+
+/// `RADIX_BLOCK_COUNTS(b)`: where block `b`'s two counts lie in its row's words.
+fn block_counts(b: u64) -> u64 {
+    RADIX_COUNTS + 2 * b
+}
+
+/// `RADIX_WARP_COUNTS(blocks, b, w)`: where warp `w` of block `b`'s two counts lie.
+fn warp_counts(blocks: u64, b: u64, warp: u64) -> u64 {
+    RADIX_COUNTS + 2 * blocks + 2 * (b * u64::from(RADIX_WARPS) + warp)
+}
+
+/// `RADIX_KEPT(blocks, b)`: where the count of block `b`'s candidates lies (kept where no more
+/// than the capacity).
+fn radix_kept(blocks: u64, b: u64) -> u64 {
+    RADIX_COUNTS + 2 * blocks * (1 + u64::from(RADIX_WARPS)) + b
+}
 
 /// Shared words: `hist` (`rtopk_radix_digits`) from 0, the scans' `sums` after it (two arrays
-/// of [`RADIX_WARPS`]: `rtopk_radix_write` alternates them), then the `last` flag.
+/// of [`RADIX_WARPS`]: `rtopk_radix_write` alternates them, `count_candidates` takes them for
+/// its `counts`), the second pass's `above` ([`RADIX_WARPS`]) and `kept` (the block's count of
+/// its candidates), then the `last` flag.
 const HIST: u32 = 0;
 const SUMS: u32 = RADIX_BINS as u32;
-const LAST: u32 = SUMS + 2 * RADIX_WARPS;
+const ABOVE: u32 = SUMS + 2 * RADIX_WARPS;
+const KEPT: u32 = ABOVE + RADIX_WARPS;
+const LAST: u32 = KEPT + 1;
 /// Shared words per block of the radix steps.
 pub(crate) const RADIX_SHARED_WORDS: usize = LAST as usize + 1;
 
@@ -61,9 +105,10 @@ enum Entry {
     Write,
 }
 
-/// The arguments of every radix entry point (`RADIX_ARGS`): the step's [`Radix`], the input
-/// (`x`, its rows at `input.offset + row * input.ld`), the buffers, the mode and seeded bug
-/// (`a`), and the own key's width.
+/// The arguments of every radix entry point (`RADIX_ARGS`): the step's [`Radix`] (its
+/// `capacity` among them), the input (`x`, its rows at `input.offset + row * input.ld`), the
+/// buffers (`cand`: the candidates), the mode and seeded bug (`a`), and the own key's width
+/// (`RADIX_KEY_BITS`).
 struct RadixArgs<'x> {
     a: KernelArgs,
     elem: ElemType,
@@ -71,6 +116,7 @@ struct RadixArgs<'x> {
     out_val: BufId,
     out_idx: BufId,
     radix: BufId,
+    cand: BufId,
     r: Radix,
     key_bits: u32,
 }
@@ -108,12 +154,19 @@ impl Simulator {
             out_val: st.buf(r.output.buffer)?,
             out_idx: st.buf(r.indices)?,
             radix: st.buf(r.words)?,
+            cand: st.buf(r.candidates)?,
             r: *r,
             key_bits: if run.elem.packed16() { 16 } else { 32 },
         };
-        // the histogram and the state are rewritten on every pass; each count once
+        // Write-once counts plain stores over anything the launch wrote, its atomics included.
+        // A digit pass stores over its own atomics (choose_digit clears the bins and the ticket
+        // the blocks added to): not there. The count step stores each count once: count_part
+        // its own, or count_candidates the second pass's (set in an earlier launch) plus the
+        // candidates', a row taking one or the other.
         self.write_once(&[ra.radix], entry == Entry::Count);
-        self.write_once(&[ra.out_val, ra.out_idx], true);
+        // Each candidate slot is written at most once a call: the second pass alone writes
+        // them, each at the place its warp's atomic on its block's count gave.
+        self.write_once(&[ra.cand, ra.out_val, ra.out_idx], true);
         let grid = radix_grid(step, r, run.rows);
         self.machine.set_step_limit(radix_budget(r));
         self.machine.launch(grid, async |mut w| match entry {
@@ -121,11 +174,33 @@ impl Simulator {
             Entry::Count => rtopk_radix_count(&mut w, &ra).await,
             Entry::Write => rtopk_radix_write(&mut w, &ra).await,
         })?;
+        if entry == Entry::Count {
+            self.cover_candidates(&ra, run);
+        }
         if entry != Entry::Write {
             return Ok(());
         }
         let (k, (r0, r1)) = (u64::from(r.k), run.rows);
         self.check_prefixes_written(ra.out_idx, (r0..r1, k), |_| k, "out_idx: every result")
+    }
+
+    /// Counts the run's rows by the count step's path in the coverage: the candidates kept and
+    /// read (`RADIX_KEEPS` set, `RADIX_OVER` 0), kept but a block's overflowed, or not kept
+    /// (the first pass found too many); the row read again in the last two. Both words are
+    /// final once the second pass has ended.
+    fn cover_candidates(&mut self, ra: &RadixArgs<'_>, run: &Run<'_>) {
+        let (ld, (r0, r1)) = (u64::from(ra.r.words_ld), run.rows);
+        let g = self.machine.global(ra.radix);
+        let mut rows = [0u64; 3];
+        for row in r0..r1.min(ra.r.n_rows) {
+            let words = g.peek(row * ld + RADIX_OVER, 2); // RADIX_OVER, RADIX_KEEPS
+            if let [over, keeps] = words[..] {
+                rows[usize::from(keeps != 0) + usize::from(keeps != 0 && over == 0)] += 1;
+            }
+        }
+        run.cover.add(Branch::RadixNotKept, rows[0]);
+        run.cover.add(Branch::RadixOverflow, rows[1]);
+        run.cover.add(Branch::RadixCandidates, rows[2]);
     }
 }
 
@@ -147,6 +222,10 @@ fn check_radix_launch(step: &Step, r: &Radix, elem: ElemType) -> Result<(), SimE
     if r.output.ld != u64::from(r.k) || r.blocks_per_row == 0 {
         return bad(format!("radix outputs of stride {} for k = {}", r.output.ld, r.k));
     }
+    // a warp range's span is a part's RADIX_WARPS-th (count_candidates divides by it)
+    if r.slice == 0 {
+        return bad("radix parts of no element".to_string());
+    }
     Ok(())
 }
 
@@ -165,11 +244,13 @@ fn radix_grid(step: &Step, r: &Radix, (r0, r1): (u64, u64)) -> Grid {
 
 /// Simulated operations a warp of a radix step may need, with room to spare: per tile of its
 /// part a few hundred (a window's loads, and in one with a key at or above T its rounds' loads,
-/// ballots and stores), per block of the row a few (the write's counts before it), and the
-/// histogram's and the choice's.
+/// ballots and stores; the second pass's rounds that keep candidates), per round of the
+/// block's candidates a few (count_listed, count_candidates), per block of the row a few (the
+/// write's counts before it), and the histogram's and the choice's.
 fn radix_budget(r: &Radix) -> u64 {
     let tiles = u64::from(r.slice).div_ceil(RADIX_TILE);
-    64 * (tiles * 512 + u64::from(r.blocks_per_row) + 4096)
+    let rounds = u64::from(r.capacity).div_ceil(u64::from(RADIX_THREADS));
+    64 * (tiles * 512 + rounds * 16 + u64::from(r.blocks_per_row) + 4096)
 }
 
 /// `RadixPart`: the block's part of its row — row `row`, part `b`, elements `[start, end)`.
@@ -341,6 +422,231 @@ async fn count_digits(
     }
 }
 
+/// Which digit pass a step is (`RADIX_FIRST`, `RADIX_KEEP`, `RADIX_LATER`): the first (over
+/// every key), the second ([`keep_digits`]) or a later one ([`count_listed`] while every
+/// block's candidates fit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pass {
+    First,
+    Keep,
+    Later,
+}
+
+/// `radix_pass`: the pass of digit `[shift, shift + bits)` of own keys of `key_bits` bits
+/// (`RADIX_KEY_BITS`).
+fn radix_pass(shift: u32, bits: u32, key_bits: u32) -> Pass {
+    let hi = shift + bits;
+    if hi == key_bits {
+        Pass::First
+    } else if hi + RADIX_DIGIT_BITS == key_bits {
+        Pass::Keep
+    } else {
+        Pass::Later
+    }
+}
+
+/// `radix_span`: the elements of a warp's range ([`warp_range`]): a part cut into
+/// [`RADIX_WARPS`] ranges.
+fn radix_span(slice: u32) -> u32 {
+    slice.div_ceil(RADIX_WARPS)
+}
+
+/// `RadixList`: a block's candidates in the candidates buffer: `count` keys of its part (all
+/// kept where no more than the capacity) from word `keys`, their indices from word `idx`
+/// (`capacity` words on), at the same place.
+#[derive(Clone, Copy, Debug)]
+struct RadixList {
+    keys: u64,
+    idx: u64,
+    count: u32,
+}
+
+/// `radix_list`: the part's block's candidates, `2 * capacity` words from `(row *
+/// blocks_per_row + b) * 2 * capacity` (keys, then indices), `count` of them.
+fn radix_list(
+    w: &mut Warp<'_>,
+    (part, blocks_per_row): (RadixPart, u32),
+    capacity: u32,
+    count: u32,
+) -> Result<RadixList, SimError> {
+    let u = Lanes::splat;
+    let label = "radix_list: part.row * blocks_per_row + part.b";
+    let block = w.mul_u64(&u(part.row), &u(u64::from(blocks_per_row)), label)?;
+    let block = w.add_u64(&block, &u(u64::from(part.b)), label)?;
+    let label = "radix_list: cand + (..) * 2u * (u64)capacity";
+    let keys = w.mul_u64(&block, &u(2 * u64::from(capacity)), label)?;
+    let keys = w.uniform(&keys, "radix_list: keys")?;
+    Ok(RadixList { keys, idx: keys + u64::from(capacity), count })
+}
+
+/// The simulator's check: a read of the candidates reads one the second pass kept, below the
+/// block's count of them and below the capacity (a slot past either holds nothing of this
+/// call's; the buffer starts poisoned besides, so a read of a slot never written is reported
+/// where its value is used).
+fn check_listed(
+    w: &mut Warp<'_>,
+    list: RadixList,
+    capacity: u32,
+    i: &Lanes<u32>,
+    label: &'static str,
+) -> Result<(), SimError> {
+    w.check(&i.map(|i| i < list.count && i < capacity), label)
+}
+
+/// What [`keep_digits`] takes besides its part: the digit, the prefix found so far and the
+/// block's list (the block's count of its candidates is the shared word [`KEPT`]).
+#[derive(Clone, Copy, Debug)]
+struct Keep {
+    digit: (u32, u32),
+    prefix: u32,
+    list: RadixList,
+}
+
+/// `keep_rounds`: the places of a window's kept keys (bit j of `mine`: element `base + j
+/// RADIX_THREADS`), round by round: a round's by one shared atomic of its warp on the block's
+/// count (`kept`), each key's by a ballot; those past the capacity are counted, not kept.
+async fn keep_rounds(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    (part, list): (RadixPart, RadixList),
+    (base, mine): (&Lanes<u64>, &Lanes<u32>),
+) -> Result<(), SimError> {
+    let (lane, below, u) = (w.lane_id(), w.lanemask_lt(), Lanes::splat);
+    for j in 0..RADIX_ITEMS {
+        let take = mine.map(|m| (m >> j) & 1 == 1);
+        let ballot =
+            w.ballot_sync(FULL_MASK, &take, "keep_rounds: __ballot_sync(FULL_MASK, take)")?;
+        let ballot = w.uniform(&ballot, "keep_rounds: if (ballot == 0u) continue")?;
+        if ballot == 0 {
+            continue;
+        }
+        let leader = ballot.trailing_zeros();
+        let mut first = u(0u32);
+        let saved =
+            w.push_active(&lane.map(|l| l == leader), "keep_rounds: if (lane == leader)")?;
+        let label = "keep_rounds: first = atomicAdd(kept, __popc(ballot))";
+        let old = w.atomic_add_shared(&u(KEPT), &u(ballot.count_ones()), label).await?;
+        w.assign(&mut first, &old);
+        w.pop_active(saved);
+        let label = "keep_rounds: __shfl_sync(FULL_MASK, first, leader)";
+        let first = w.shfl_sync(FULL_MASK, &first, leader, 32, label)?;
+        let before = below.map(|b| (ballot & b).count_ones());
+        let label = "keep_rounds: place = first + __popc(ballot & below)";
+        let place = w.add_u32(&first, &before, label)?;
+        let stored = take.zip(&place, |t, p| t && p < ra.r.capacity);
+        let i = base.map(|b| b + u64::from(j * RADIX_THREADS));
+        keep_key(w, ra, (part, list), (&stored, &place, &i)).await?;
+    }
+    Ok(())
+}
+
+/// The store of a [`keep_rounds`] round where a kept key's `place` lies below the capacity:
+/// the key, read again from the row (a hit in L1 on the GPU), and its index.
+async fn keep_key(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    (part, list): (RadixPart, RadixList),
+    (stored, place, i): (&Lanes<bool>, &Lanes<u32>, &Lanes<u64>),
+) -> Result<(), SimError> {
+    let saved = w.push_active(stored, "keep_rounds: if (take && place < capacity)")?;
+    let at = element_at(w, ra, part, i)?;
+    let x = w.ld_input(ra.x, &at, "keep_rounds: own_key(row[i], sign)").await?;
+    let key = own_keys(ra, &x);
+    let label = "keep_rounds: list.keys[place] = own_key(row[i], sign)";
+    w.st_global(ra.cand, &place.map(|p| list.keys + u64::from(p)), &key, label).await?;
+    let index = i.map(|i| i as u32); // i < m < 2^32
+    let label = "keep_rounds: list.idx[place] = (u32)i";
+    w.st_global(ra.cand, &place.map(|p| list.idx + u64::from(p)), &index, label).await?;
+    w.pop_active(saved);
+    Ok(())
+}
+
+/// `keep_digits`: the second pass's [`count_digits`], which also keeps the keys of the first
+/// digit found (the prefix's: every key of the row at T among them) in the block's candidates
+/// where they fit ([`keep_rounds`]), and counts each warp range's keys above that digit in
+/// `above` (shared). A window that keeps none (most) costs one vote. The loop runs whole warps
+/// (for the votes): `first` is the warp's lane 0's element.
+async fn keep_digits(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    part: RadixPart,
+    keep: Keep,
+) -> Result<(), SimError> {
+    let ((shift, bits), prefix, u) = (keep.digit, keep.prefix, Lanes::splat);
+    let (hi, mask) = (shift + bits, (1u32 << bits) - 1);
+    // the digit is below the first pass's: `hi < 32` (checked all the same)
+    let top = |k: u32| k.checked_shr(hi).unwrap_or(0);
+    let span = u64::from(radix_span(ra.r.slice));
+    let lane = w.lane_id();
+    let mut first = u64::from(part.start) + u64::from(w.warp_idx() * 32);
+    while first < u64::from(part.end) {
+        let base = lane.map(|l| first + u64::from(l));
+        let items = load_items(w, ra, part, &base, "keep_digits: v[j] = row[i]").await?;
+        let mut mine = u(0u32);
+        for (j, (v, valid)) in (0u32..).zip(&items) {
+            let inner = w.push_active(valid, "keep_digits: if (i >= part.end) continue")?;
+            let key = own_keys(ra, v);
+            let matched = key.map(|k| above_matches(k, prefix, hi));
+            let label = "keep_digits: if (above_matches(key, prefix, hi))";
+            let saved = w.push_active(&matched, label)?;
+            let bin = key.map(|k| HIST + ((k >> shift) & mask));
+            let label = "keep_digits: atomicAdd(&hist[(key >> shift) & mask], 1u)";
+            w.atomic_add_shared(&bin, &u(1), label).await?;
+            let more = mine.map(|m| m | 1 << j);
+            w.assign(&mut mine, &more);
+            w.pop_active(saved);
+            let higher = key.map(|k| top(k) > top(prefix));
+            let saved = w.push_active(&higher, "keep_digits: if ((key >> hi) > (prefix >> hi))")?;
+            let i = base.map(|b| b + u64::from(j * RADIX_THREADS));
+            let slot = i.map(|i| ABOVE + ((i - u64::from(part.start)) / span) as u32);
+            let label = "keep_digits: atomicAdd(&above[(u32)(i - part.start) / span], 1u)";
+            w.atomic_add_shared(&slot, &u(1), label).await?;
+            w.pop_active(saved);
+            w.pop_active(inner);
+        }
+        let label = "keep_digits: __any_sync(FULL_MASK, mine != 0u)";
+        let any = w.any_sync(FULL_MASK, &mine.map(|m| m != 0), label)?;
+        if w.uniform(&any, label)? {
+            keep_rounds(w, ra, (part, keep.list), (&base, &mine)).await?;
+        }
+        first += RADIX_TILE;
+    }
+    Ok(())
+}
+
+/// `count_listed`: [`count_digits`] over the block's candidates.
+async fn count_listed(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    list: RadixList,
+    prefix: u32,
+    (shift, bits): (u32, u32),
+) -> Result<(), SimError> {
+    let (hi, mask) = (shift + bits, (1u32 << bits) - 1);
+    let mut i = w.thread_idx();
+    loop {
+        let inside = i.map(|i| i < list.count);
+        let saved = w.push_active(&inside, "count_listed: i < list.count")?;
+        if w.active_mask() == 0 {
+            w.pop_active(saved);
+            return Ok(());
+        }
+        check_listed(w, list, ra.r.capacity, &i, "count_listed: i < count && i < capacity")?;
+        let at = i.map(|i| list.keys + u64::from(i));
+        let key = w.ld_global(ra.cand, &at, "count_listed: key = list.keys[i]").await?;
+        let counted = key.map(|k| above_matches(k, prefix, hi));
+        let label = "count_listed: if (above_matches(key, prefix, hi))";
+        let matched = w.push_active(&counted, label)?;
+        let bin = key.map(|k| HIST + ((k >> shift) & mask));
+        let label = "count_listed: atomicAdd(&hist[(key >> shift) & mask], 1u)";
+        w.atomic_add_shared(&bin, &Lanes::splat(1), label).await?;
+        w.pop_active(matched);
+        let next = i.map(|i| i + RADIX_THREADS);
+        w.assign(&mut i, &next);
+        w.pop_active(saved);
+    }
+}
+
 /// `add_histogram`: the block's non-zero bins added to the row's.
 async fn add_histogram(
     w: &mut Warp<'_>,
@@ -375,7 +681,10 @@ fn held_bin(a: &KernelArgs, t: u32, j: u32) -> u32 {
 /// the row's k-th key is the greatest d whose bins d and above hold at least `left` keys (k on
 /// the first pass); the prefix gains d and `left` loses the keys of the bins above d. Thread t
 /// holds bins from the top down (an exclusive sum over threads is then the keys above its
-/// bins). The histogram and the ticket are cleared for the next pass.
+/// bins). The histogram and the ticket are cleared for the next pass. On the first pass the
+/// digit's bin is the row's candidates: the second pass keeps them (`RADIX_KEEPS`) only where
+/// they are at most `m / RADIX_KEEP_SHARE` (AIR Top-K's adaptive buffer: keeping many costs
+/// more than reading the row again), and no block has overflowed yet (`RADIX_OVER`).
 async fn choose_digit(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
@@ -422,6 +731,13 @@ async fn choose_digit(
         let rest = w.sub_u32(&left, &above, "choose_digit: left - above")?;
         let label = "choose_digit: words[RADIX_LEFT] = left - above";
         w.st_global(ra.radix, &at(RADIX_LEFT), &rest, label).await?;
+        if first {
+            let few = m_share(ra.r.m);
+            let keeps = cj.map(|c| u32::from(c <= few));
+            let label =
+                "choose_digit: if (first) words[RADIX_KEEPS] = c[j] <= m / RADIX_KEEP_SHARE";
+            w.st_global(ra.radix, &at(RADIX_KEEPS), &keeps, label).await?;
+        }
         w.pop_active(saved);
         above = above.zip(cj, u32::wrapping_add);
         let addr = words.zip(&bin, |a, b| a + u64::from(b));
@@ -429,35 +745,109 @@ async fn choose_digit(
     }
     let saved = w.push_active(&tid.map(|t| t == 0), "choose_digit: if (threadIdx.x == 0)")?;
     w.st_global(ra.radix, &at(RADIX_DONE), &u(0), "choose_digit: words[RADIX_DONE] = 0").await?;
+    if first {
+        let label = "choose_digit: if (threadIdx.x == 0u && first) words[RADIX_OVER] = 0u";
+        w.st_global(ra.radix, &at(RADIX_OVER), &u(0), label).await?;
+    }
+    w.pop_active(saved);
+    Ok(())
+}
+
+/// `keep_counts`: the second pass's counts of the block's warps (each warp range's keys above
+/// the candidates' digit, none at T yet) and the block's, which the count step adds the
+/// candidates' to where every block's fit (or stores its own over where not); the block's
+/// candidates `kept`, and whether they overflowed (the row's count of blocks that did).
+async fn keep_counts(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    (words, kept): (&Lanes<u64>, u32),
+    part: RadixPart,
+) -> Result<(), SimError> {
+    let (tid, u) = (w.thread_idx(), Lanes::splat);
+    let (blocks, b) = (u64::from(ra.r.blocks_per_row), u64::from(part.b));
+    let label = "keep_counts: if (threadIdx.x < RADIX_WARPS)";
+    let saved = w.push_active(&tid.map(|t| t < RADIX_WARPS), label)?;
+    let above = w.ld_shared(&tid.map(|t| ABOVE + t), "keep_counts: above[threadIdx.x]").await?;
+    let at = words.zip(&tid, |a, t| a + warp_counts(blocks, b, u64::from(t)));
+    let label = "keep_counts: words[at] = above[threadIdx.x]";
+    w.st_global(ra.radix, &at, &above, label).await?;
+    let label = "keep_counts: words[at + 1u] = 0u";
+    w.st_global(ra.radix, &at.map(|a| a + 1), &u(0), label).await?;
+    w.pop_active(saved);
+    let label = "keep_counts: if (threadIdx.x == RADIX_WARPS)";
+    let saved = w.push_active(&tid.map(|t| t == RADIX_WARPS), label)?;
+    let mut total = u(0u32);
+    for i in 0..RADIX_WARPS {
+        let a = w.ld_shared(&u(ABOVE + i), "keep_counts: total += above[w]").await?;
+        total = total.zip(&a, u32::wrapping_add);
+    }
+    let at = words.map(|a| a + block_counts(b));
+    let label = "keep_counts: words[RADIX_BLOCK_COUNTS(part.b)] = total";
+    w.st_global(ra.radix, &at, &total, label).await?;
+    let label = "keep_counts: words[RADIX_BLOCK_COUNTS(part.b) + 1u] = 0u";
+    w.st_global(ra.radix, &at.map(|a| a + 1), &u(0), label).await?;
+    let label = "keep_counts: words[RADIX_KEPT(blocks_per_row, part.b)] = kept";
+    w.st_global(ra.radix, &words.map(|a| a + radix_kept(blocks, b)), &u(kept), label).await?;
+    if kept > ra.r.capacity {
+        let label = "keep_counts: if (kept > capacity) atomicAdd(&words[RADIX_OVER], 1u)";
+        w.atomic_add_global(ra.radix, &words.map(|a| a + RADIX_OVER), &u(1), label).await?;
+    }
     w.pop_active(saved);
     Ok(())
 }
 
 /// `rtopk_radix_digits`: one digit pass (`[shift, shift + bits)` of the own key) over the
-/// block's part: its histogram added to the row's; the row's last block to take a ticket
+/// block's part ([`radix_pass`]: the second keeps the candidates, a later one reads them while
+/// every block's fit): its histogram added to the row's; the row's last block to take a ticket
 /// (after its `__threadfence`: every block's additions are in before the last one's ticket)
 /// chooses the digit.
 async fn rtopk_radix_digits(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
     let r = &ra.r;
     let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
     let words = row_words(w, ra, part)?;
-    let first = r.shift + r.bits == ra.key_bits;
-    // the previous pass's, ended before this one
-    let prefix = if first {
+    let pass = radix_pass(r.shift, r.bits, ra.key_bits);
+    // the previous passes', ended before this one
+    let prefix = if pass == Pass::First {
         0
     } else {
         let at = words.map(|a| a + RADIX_PREFIX);
         let p = w.ld_global(ra.radix, &at, "rtopk_radix_digits: words[RADIX_PREFIX]").await?;
         w.uniform(&p, "rtopk_radix_digits: prefix")?
     };
+    // the second pass keeps the candidates where the first chose to; the later ones read them
+    // where it did and every block's fit
+    let keeps = pass != Pass::First && row_keeps(w, ra, &words).await?;
+    let listed = keeps && (pass == Pass::Keep || row_fits(w, ra, &words).await?);
+    let count = if pass == Pass::Later && listed { kept_of(w, ra, &words, part).await? } else { 0 };
+    let list = radix_list(w, (part, r.blocks_per_row), r.capacity, count)?;
     let tid = w.thread_idx();
     for j in 0..(RADIX_BINS as u32).div_ceil(RADIX_THREADS) {
         let bin = tid.map(|t| HIST + t + j * RADIX_THREADS);
         w.st_shared(&bin, &Lanes::splat(0), "rtopk_radix_digits: hist[bin] = 0").await?;
     }
+    let label = "rtopk_radix_digits: if (threadIdx.x < RADIX_WARPS)";
+    let saved = w.push_active(&tid.map(|t| t < RADIX_WARPS), label)?;
+    let label = "rtopk_radix_digits: above[threadIdx.x] = 0u";
+    w.st_shared(&tid.map(|t| ABOVE + t), &Lanes::splat(0), label).await?;
+    w.pop_active(saved);
+    let saved =
+        w.push_active(&tid.map(|t| t == 0), "rtopk_radix_digits: if (threadIdx.x == 0u)")?;
+    w.st_shared(&Lanes::splat(KEPT), &Lanes::splat(0), "rtopk_radix_digits: kept = 0u").await?;
+    w.pop_active(saved);
     w.syncthreads("rtopk_radix_digits: __syncthreads() after clearing hist").await?;
-    count_digits(w, ra, part, prefix, (r.shift, r.bits)).await?;
+    let digit = (r.shift, r.bits);
+    match pass {
+        Pass::Keep if listed => keep_digits(w, ra, part, Keep { digit, prefix, list }).await?,
+        Pass::Later if listed => count_listed(w, ra, list, prefix, digit).await?,
+        _ => count_digits(w, ra, part, prefix, digit).await?,
+    }
     w.syncthreads("rtopk_radix_digits: __syncthreads() after count_digits").await?;
+    if pass == Pass::Keep && listed {
+        let label = "rtopk_radix_digits: keep_counts(.., kept, ..)";
+        let kept = w.ld_shared(&Lanes::splat(KEPT), label).await?;
+        let kept = w.uniform(&kept, label)?;
+        keep_counts(w, ra, (&words, kept), part).await?;
+    }
     add_histogram(w, ra, part).await?;
     w.threadfence().await?;
     w.syncthreads("rtopk_radix_digits: __syncthreads() before the ticket").await?;
@@ -489,7 +879,7 @@ struct WarpRange {
 /// `warp_range`: the part cut into [`RADIX_WARPS`] ranges of `ceil(slice / RADIX_WARPS)`
 /// elements, in order (the last ones short or empty); warp `warp_idx`'s.
 fn warp_range(w: &Warp<'_>, part: RadixPart, slice: u32) -> WarpRange {
-    let span = u64::from(slice.div_ceil(RADIX_WARPS));
+    let span = u64::from(radix_span(slice));
     let start = u64::from(part.start) + u64::from(w.warp_idx()) * span;
     let end = u64::from(part.end);
     WarpRange { start: start.min(end) as u32, end: (start + span).min(end) as u32 }
@@ -554,24 +944,145 @@ async fn count_part(
     Ok((w.uniform(&gt, "count_part: *gt")?, w.uniform(&eq, "count_part: *eq")?))
 }
 
-/// `RADIX_BLOCK_COUNTS(b)`: where block `b`'s two counts lie in its row's words.
-fn block_counts(b: u64) -> u64 {
-    RADIX_COUNTS + 2 * b
+/// `words[RADIX_KEEPS] != 0u`: whether the first pass chose to keep the row's candidates.
+async fn row_keeps(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    words: &Lanes<u64>,
+) -> Result<bool, SimError> {
+    let label = "words[RADIX_KEEPS] != 0u";
+    let keeps = w.ld_global(ra.radix, &words.map(|a| a + RADIX_KEEPS), label).await?;
+    Ok(w.uniform(&keeps, label)? != 0)
 }
 
-/// `RADIX_WARP_COUNTS(blocks, b, w)`: where warp `w` of block `b`'s two counts lie.
-fn warp_counts(blocks: u64, b: u64, warp: u64) -> u64 {
-    RADIX_COUNTS + 2 * blocks + 2 * (b * u64::from(RADIX_WARPS) + warp)
+/// `words[RADIX_OVER] == 0u`: whether every block of the row kept all its candidates (the
+/// second pass's count of blocks that did not, ended before this step).
+async fn row_fits(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    words: &Lanes<u64>,
+) -> Result<bool, SimError> {
+    let label = "words[RADIX_OVER] == 0u";
+    let over = w.ld_global(ra.radix, &words.map(|a| a + RADIX_OVER), label).await?;
+    Ok(w.uniform(&over, label)? == 0)
 }
 
-/// `rtopk_radix_count`: each warp's keys above T and at T in its range, in its two counts of
-/// the row's words, and the block's sums in the block's two.
+/// `words[RADIX_KEPT(blocks_per_row, part.b)]`: the part's block's candidates.
+async fn kept_of(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    words: &Lanes<u64>,
+    part: RadixPart,
+) -> Result<u32, SimError> {
+    let at = words.map(|a| a + radix_kept(u64::from(ra.r.blocks_per_row), u64::from(part.b)));
+    let label = "words[RADIX_KEPT(blocks_per_row, part.b)]";
+    let count = w.ld_global(ra.radix, &at, label).await?;
+    w.uniform(&count, label)
+}
+
+/// `count_candidates`: the count from the block's candidates (every key of its part at T among
+/// them; the keys above their digit the second pass counted): each one above T or at T counted
+/// in its warp range's (`counts`, the shared `sums`: `[0]` above T, `[1]` at T), then those
+/// added to the warps' counts and the block's.
+async fn count_candidates(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    (words, part): (&Lanes<u64>, RadixPart),
+    list: RadixList,
+    t: u32,
+) -> Result<(), SimError> {
+    let (tid, u) = (w.thread_idx(), Lanes::splat);
+    let counts = |tie: u32, warp: u32| SUMS + tie * RADIX_WARPS + warp;
+    let label = "count_candidates: if (threadIdx.x < 2u * RADIX_WARPS)";
+    let saved = w.push_active(&tid.map(|t| t < 2 * RADIX_WARPS), label)?;
+    let label = "count_candidates: counts[..][..] = 0u";
+    w.st_shared(&tid.map(|t| counts(0, t)), &u(0), label).await?;
+    w.pop_active(saved);
+    w.syncthreads("count_candidates: __syncthreads() after clearing counts").await?;
+    let span = radix_span(ra.r.slice);
+    let mut i = tid;
+    loop {
+        let inside = i.map(|i| i < list.count);
+        let saved = w.push_active(&inside, "count_candidates: i < list.count")?;
+        if w.active_mask() == 0 {
+            w.pop_active(saved);
+            break;
+        }
+        check_listed(w, list, ra.r.capacity, &i, "count_candidates: i < count && i < capacity")?;
+        let at = i.map(|i| list.keys + u64::from(i));
+        let key = w.ld_global(ra.cand, &at, "count_candidates: key = list.keys[i]").await?;
+        // BUG (RadixCandidatesWithoutTies): `if (key <= T) continue`, the ties left out.
+        let without_ties = ra.a.has(Mutant::RadixCandidatesWithoutTies);
+        let counted = key.map(|k| if without_ties { k > t } else { k >= t });
+        let at_least = w.push_active(&counted, "count_candidates: if (key < T) continue")?;
+        let label = "count_candidates: list.idx[i]";
+        let j = w.ld_global(ra.cand, &i.map(|i| list.idx + u64::from(i)), label).await?;
+        // the simulator's check: the second pass kept an index of the block's part
+        let label = "count_candidates: a candidate's index lies in its block's part";
+        w.check(&j.map(|j| (part.start..part.end).contains(&j)), label)?;
+        let slot = key.zip(&j, |k, j| counts(u32::from(k == t), j.wrapping_sub(part.start) / span));
+        let label =
+            "count_candidates: atomicAdd(&counts[key == T][(list.idx[i] - part.start) / span], 1u)";
+        w.atomic_add_shared(&slot, &u(1), label).await?;
+        w.pop_active(at_least);
+        let next = i.map(|i| i + RADIX_THREADS);
+        w.assign(&mut i, &next);
+        w.pop_active(saved);
+    }
+    w.syncthreads("count_candidates: __syncthreads() after the counts").await?;
+    add_candidate_counts(w, ra, words, part).await
+}
+
+/// The end of [`count_candidates`]: each warp range's two counts added to its words (thread
+/// `tie * RADIX_WARPS + w`), and the block's sums to the block's two (threads 0 and 1).
+async fn add_candidate_counts(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    words: &Lanes<u64>,
+    part: RadixPart,
+) -> Result<(), SimError> {
+    let (tid, u) = (w.thread_idx(), Lanes::splat);
+    let (blocks, b) = (u64::from(ra.r.blocks_per_row), u64::from(part.b));
+    let label = "count_candidates: if (threadIdx.x < 2u * RADIX_WARPS)";
+    let saved = w.push_active(&tid.map(|t| t < 2 * RADIX_WARPS), label)?;
+    let c = w.ld_shared(&tid.map(|t| SUMS + t), "count_candidates: counts[tie][w]").await?;
+    let at = words.zip(&tid, |a, t| {
+        let (tie, warp) = (t / RADIX_WARPS, t % RADIX_WARPS);
+        a + warp_counts(blocks, b, u64::from(warp)) + u64::from(tie)
+    });
+    let label = "count_candidates: words[RADIX_WARP_COUNTS(..) + tie] += counts[tie][w]";
+    let old = w.ld_global(ra.radix, &at, label).await?;
+    w.st_global(ra.radix, &at, &old.zip(&c, u32::wrapping_add), label).await?;
+    w.pop_active(saved);
+    let saved = w.push_active(&tid.map(|t| t < 2), "count_candidates: if (threadIdx.x < 2u)")?;
+    let mut total = u(0u32);
+    for i in 0..RADIX_WARPS {
+        let at = tid.map(|t| SUMS + t * RADIX_WARPS + i);
+        let s = w.ld_shared(&at, "count_candidates: total += counts[threadIdx.x][w]").await?;
+        total = total.zip(&s, u32::wrapping_add);
+    }
+    let at = words.zip(&tid, |a, t| a + block_counts(b) + u64::from(t));
+    let label = "count_candidates: words[RADIX_BLOCK_COUNTS(part.b) + threadIdx.x] += total";
+    let old = w.ld_global(ra.radix, &at, label).await?;
+    w.st_global(ra.radix, &at, &old.zip(&total, u32::wrapping_add), label).await?;
+    w.pop_active(saved);
+    Ok(())
+}
+
+/// `rtopk_radix_count`: where every block's candidates fit, theirs added to the second pass's
+/// counts ([`count_candidates`]); else each warp's keys above T and at T in its range, in its
+/// two counts of the row's words, and the block's sums in the block's two.
 async fn rtopk_radix_count(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
     let r = &ra.r;
     let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
     let words = row_words(w, ra, part)?;
     let t = w.ld_global(ra.radix, &words.map(|a| a + RADIX_PREFIX), "rtopk_radix_count: T").await?;
     let t = w.uniform(&t, "rtopk_radix_count: T")?;
+    if row_keeps(w, ra, &words).await? && row_fits(w, ra, &words).await? {
+        let count = kept_of(w, ra, &words, part).await?;
+        let list = radix_list(w, (part, r.blocks_per_row), r.capacity, count)?;
+        return count_candidates(w, ra, (&words, part), list, t).await;
+    }
     let range = warp_range(w, part, r.slice);
     let (gt, eq) = count_part(w, ra, (part, range), t).await?;
     let (lane, warp, u) = (w.lane_id(), w.warp_idx(), Lanes::splat);
