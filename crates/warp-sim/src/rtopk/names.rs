@@ -149,6 +149,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("above_matches", "radix.rs"),
     ("radix_exclusive_sum", "radix.rs"),
     ("radix_sum", "radix.rs"),
+    ("count_groups", "radix.rs"),
     ("count_digits", "radix.rs"),
     ("radix_pass", "radix.rs"),
     ("radix_span", "radix.rs"),

@@ -384,9 +384,73 @@ fn own_keys(ra: &RadixArgs<'_>, v: &Lanes<u32>) -> Lanes<u32> {
     v.map(|b| own_key(&ra.a, ra.elem, b, sign))
 }
 
+/// The two lines of [`count_digits`] and [`count_groups`] that count a key: its digit's bin
+/// gains one where its higher digits are the prefix (`labels`: the two lines as each writes
+/// them).
+async fn count_key(
+    w: &mut Warp<'_>,
+    key: &Lanes<u32>,
+    prefix: u32,
+    (shift, bits): (u32, u32),
+    (test, add): (&'static str, &'static str),
+) -> Result<(), SimError> {
+    let (hi, mask) = (shift + bits, (1u32 << bits) - 1);
+    let matched = w.push_active(&key.map(|k| above_matches(k, prefix, hi)), test)?;
+    let bin = key.map(|k| HIST + ((k >> shift) & mask));
+    w.atomic_add_shared(&bin, &Lanes::splat(1), add).await?;
+    w.pop_active(matched);
+    Ok(())
+}
+
+/// `RADIX_GROUP`: the elements of one 16-byte load (4 f32, 8 f16 or bf16).
+fn radix_group(ra: &RadixArgs<'_>) -> u64 {
+    16 / ra.elem.bytes() as u64
+}
+
+/// `count_groups`: [`count_digits`] over the part's whole tiles by 16-byte loads, each thread
+/// `RADIX_ITEMS / RADIX_GROUP` groups of `RADIX_GROUP` consecutive elements a tile (the part
+/// starts 16 bytes aligned: the caller checked); returns where the whole tiles end.
+async fn count_groups(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    part: RadixPart,
+    prefix: u32,
+    (shift, bits): (u32, u32),
+) -> Result<u64, SimError> {
+    let group = radix_group(ra);
+    let (start, end) = (u64::from(part.start), u64::from(part.end));
+    let whole = start + (end - start) / RADIX_TILE * RADIX_TILE;
+    let tid = w.thread_idx();
+    let mut tile = start;
+    while tile < whole {
+        let mut groups = Vec::new();
+        for j in 0..u64::from(RADIX_ITEMS) / group {
+            let i = tid.map(|t| tile + (j * u64::from(RADIX_THREADS) + u64::from(t)) * group);
+            let at = element_at(w, ra, part, &i)?;
+            let label = "count_groups: g[j] = uint4 row[tile + ..]";
+            let g = match group {
+                4 => w.ld_input_v4(ra.x, &at, label).await?.to_vec(),
+                _ => w.ld_input_v8(ra.x, &at, label).await?.to_vec(),
+            };
+            groups.push(g);
+        }
+        for v in groups.iter().flatten() {
+            let labels = (
+                "count_groups: if (above_matches(key, prefix, hi))",
+                "count_groups: atomicAdd(&hist[(key >> shift) & mask], 1)",
+            );
+            count_key(w, &own_keys(ra, v), prefix, (shift, bits), labels).await?;
+        }
+        tile += RADIX_TILE;
+    }
+    Ok(whole)
+}
+
 /// `count_digits`: the block's histogram (`hist`, shared) of the pass's digit (bits `[shift,
 /// shift + bits)`) over its part's keys whose higher digits are the prefix; [`RADIX_ITEMS`]
-/// loads a thread in flight before any count.
+/// loads a thread in flight before any count. A part that starts 16 bytes aligned (its row's
+/// start decides: parts start at whole tiles; the input buffer's own start is) reads its
+/// whole tiles by 16-byte loads ([`count_groups`]), the rest one element at a time.
 async fn count_digits(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
@@ -394,8 +458,14 @@ async fn count_digits(
     prefix: u32,
     (shift, bits): (u32, u32),
 ) -> Result<(), SimError> {
-    let (hi, mask) = (shift + bits, (1u32 << bits) - 1);
-    let mut base = w.thread_idx().map(|t| u64::from(part.start) + u64::from(t));
+    let first = element_at(w, ra, part, &Lanes::splat(u64::from(part.start)))?;
+    let first = w.uniform(&first, "count_digits: row + part.start")?;
+    let start = if first % radix_group(ra) == 0 {
+        count_groups(w, ra, part, prefix, (shift, bits)).await?
+    } else {
+        u64::from(part.start)
+    };
+    let mut base = w.thread_idx().map(|t| start + u64::from(t));
     loop {
         let inside = base.map(|b| b < u64::from(part.end));
         let saved = w.push_active(&inside, "count_digits: base < part.end")?;
@@ -406,14 +476,11 @@ async fn count_digits(
         let items = load_items(w, ra, part, &base, "count_digits: v[j] = row[i]").await?;
         for (v, valid) in &items {
             let inner = w.push_active(valid, "count_digits: if (i >= part.end) continue")?;
-            let key = own_keys(ra, v);
-            let counted = key.map(|k| above_matches(k, prefix, hi));
-            let label = "count_digits: if (above_matches(key, prefix, hi))";
-            let matched = w.push_active(&counted, label)?;
-            let bin = key.map(|k| HIST + ((k >> shift) & mask));
-            let label = "count_digits: atomicAdd(&hist[(key >> shift) & mask], 1)";
-            w.atomic_add_shared(&bin, &Lanes::splat(1), label).await?;
-            w.pop_active(matched);
+            let labels = (
+                "count_digits: if (above_matches(key, prefix, hi))",
+                "count_digits: atomicAdd(&hist[(key >> shift) & mask], 1)",
+            );
+            count_key(w, &own_keys(ra, v), prefix, (shift, bits), labels).await?;
             w.pop_active(inner);
         }
         let next = base.map(|b| b + RADIX_TILE);
