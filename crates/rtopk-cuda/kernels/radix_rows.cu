@@ -11,24 +11,24 @@
 // before the first step): its histogram (RADIX_BINS), the prefix found so far, the k left to
 // find under it, the blocks done with the pass, the blocks whose candidates did not fit,
 // whether the second pass keeps them, then each block's two counts, each warp's, and each
-// block's candidates kept. The second pass keeps
-// the row's candidates, as AIR Top-K's passes filter theirs (paper 002, §3.2): each block the
-// keys of its part whose first digit is the k-th key's, with their indices, in its own
-// 2 * capacity words of `cand` (keys, then indices) where they fit, if the first pass found
-// them few (choose_digit); while every block's fit, the passes after it and the count read
-// those instead of the row.
+// block's candidates kept. The second pass keeps the row's candidates, as AIR Top-K's passes
+// filter theirs (paper 002, §3.2): each block the keys of its part whose first digit is the
+// k-th key's or above, with their indices, in its own 2 * capacity words of `cand` (keys, then
+// indices) where they fit, if the first pass found them few (choose_digit); while every
+// block's fit, the passes after it, the count and the write read those instead of the row, so
+// a row is read twice.
 //   rtopk_radix_digits   one pass: each block's histogram of its part (count_digits; on the
-//                        second pass keep_digits, which keeps the candidates and counts the
-//                        keys above their digit; later, count_listed over the candidates)
-//                        added to the row's (add_histogram); the last block of the row to
-//                        finish (CUDA Programming Guide, "Memory Fence Functions": the fence
-//                        before the ticket) chooses the digit (choose_digit) and clears the
-//                        histogram
+//                        second pass keep_digits, which also keeps the candidates; later,
+//                        count_listed over the candidates) added to the row's
+//                        (add_histogram); the last block of the row to finish (CUDA
+//                        Programming Guide, "Memory Fence Functions": the fence before the
+//                        ticket) chooses the digit (choose_digit) and clears the histogram
 //   rtopk_radix_count    each warp's keys above T and at T in its range of its block's part
-//                        (count_part), and the block's; or the candidates' added to the
-//                        second pass's counts (count_candidates)
-//   rtopk_radix_write    each warp's results at the place the counts before it give
-//                        (write_part): keys above T, and ties while the row takes them
+//                        (count_part), and the block's; or the same from the candidates
+//                        (count_candidates)
+//   rtopk_radix_write    the block's results from its candidates where they are few
+//                        (write_listed), else each warp's at the place the counts before it
+//                        give (write_part): keys above T, and ties while the row takes them
 
 #include "order.cuh"
 
@@ -189,39 +189,81 @@ __device__ __forceinline__ RadixList radix_list(u32* cand, RadixPart part, u32 b
     return {keys, keys + capacity, count};
 }
 
-// keep_rounds: the places of a window's kept keys (bit j of `mine`: element base + j
-// RADIX_THREADS), round by round: a round's by one shared atomic of its warp on the block's
-// count (*kept), each key's by a ballot; those past capacity are counted, not kept.
-__device__ __forceinline__ void keep_rounds(const elem_t* row, u64 base, u32 mine, float sign, u32* kept,
-                                            RadixList list, u32 capacity) {
-    u32 lane = threadIdx.x & 31u, below = (1u << lane) - 1u;
-#pragma unroll 1
-    for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
-        bool take = (mine >> j) & 1u;
-        u32 ballot = __ballot_sync(FULL_MASK, take);
-        if (ballot == 0u) continue;
-        u32 leader = __ffs(ballot) - 1u, first = 0u;
-        if (lane == leader) first = atomicAdd(kept, __popc(ballot));
-        u32 place = __shfl_sync(FULL_MASK, first, leader) + __popc(ballot & below);
-        if (take && place < capacity) {
-            u64 i = base + (u64)j * RADIX_THREADS;
-            list.keys[place] = own_key(row[i], sign);  // read again: a hit in L1
-            list.idx[place] = (u32)i;                   // < m < 2^32
-        }
-    }
+// keep_key: count_digits's count of one key on the second pass, and whether that pass keeps
+// it: its first digit is the prefix's or above (every key at or above T: the write's too).
+// The pass's digit is below the first (hi < 32): above_matches is the first digits' equality.
+__device__ __forceinline__ bool keep_key(u32 key, u32 prefix, u32 shift, u32 bits, u32* hist) {
+    u32 hi = shift + bits, digit = key >> hi, first = prefix >> hi;
+    if (digit == first) atomicAdd(&hist[(key >> shift) & ((1u << bits) - 1u)], 1u);
+    return digit >= first;
 }
 
-// keep_digits: the second pass's count_digits, which also keeps the keys of the first digit
-// found (the prefix's, every key of the row at T among them) in the block's candidates where
-// they fit (keep_rounds), and counts each warp range's keys above that digit in `above`
-// (shared; few: fewer than k in the row). A window that keeps none (most) costs one vote.
-// The loop runs whole warps (for the votes): `first` is the warp's lane 0's element.
-__device__ __forceinline__ void keep_digits(const elem_t* row, RadixPart part, u32 slice, u32 prefix, u32 shift,
-                                            u32 bits, float sign, u32* hist, u32* above, u32* kept,
-                                            RadixList list, u32 capacity) {
-    u32 hi = shift + bits, mask = (1u << bits) - 1u, span = radix_span(slice), lane = threadIdx.x & 31u;
-    for (u64 first = part.start + (threadIdx.x & ~31u); first < part.end; first += RADIX_TILE) {
-        u64 base = first + lane;
+// keep_place: the first of the thread's n places in the block's candidates: its warp's by one
+// shared atomic on the block's count (*kept), its own after its warp's lanes before it. The
+// whole warp calls it; the list's order is no one's concern (the count and the write order
+// candidates by index themselves).
+__device__ __forceinline__ u32 keep_place(u32 n, u32* kept) {
+    u32 lane = threadIdx.x & 31u, inclusive = n;
+#pragma unroll
+    for (u32 d = 1u; d < 32u; d <<= 1) {
+        u32 other = __shfl_up_sync(FULL_MASK, inclusive, d);
+        if (lane >= d) inclusive += other;
+    }
+    u32 first = 0u;
+    if (lane == 31u) first = atomicAdd(kept, inclusive);
+    return __shfl_sync(FULL_MASK, first, 31u) + inclusive - n;
+}
+
+// keep_groups: keep_digits over the part's whole tiles by 16-byte loads (count_groups's
+// layout; the part starts 16 bytes aligned: the caller checked); returns where they end.
+__device__ __forceinline__ u64 keep_groups(const elem_t* row, RadixPart part, u32 prefix, u32 shift, u32 bits,
+                                           float sign, u32* hist, u32* kept, RadixList list, u32 capacity) {
+    u64 whole = part.start + (u64)(part.end - part.start) / RADIX_TILE * RADIX_TILE;
+    for (u64 tile = part.start; tile < whole; tile += RADIX_TILE) {
+        uint4 g[RADIX_ITEMS / RADIX_GROUP];
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS / RADIX_GROUP; ++j)
+            g[j] = *reinterpret_cast<const uint4*>(row + tile + (u64)(j * RADIX_THREADS + threadIdx.x) * RADIX_GROUP);
+        u32 mine = 0u;  // bit j * RADIX_GROUP + q: element q of group j kept
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS / RADIX_GROUP; ++j) {
+            const elem_t* e = reinterpret_cast<const elem_t*>(&g[j]);
+#pragma unroll
+            for (u32 q = 0u; q < RADIX_GROUP; ++q)
+                mine |= (u32)keep_key(own_key(e[q], sign), prefix, shift, bits, hist) << (j * RADIX_GROUP + q);
+        }
+        if (!__any_sync(FULL_MASK, mine != 0u)) continue;
+        u32 place = keep_place(__popc(mine), kept);
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS / RADIX_GROUP; ++j) {
+            const elem_t* e = reinterpret_cast<const elem_t*>(&g[j]);
+#pragma unroll
+            for (u32 q = 0u; q < RADIX_GROUP; ++q) {
+                if (!((mine >> (j * RADIX_GROUP + q)) & 1u)) continue;
+                if (place < capacity) {
+                    list.keys[place] = own_key(e[q], sign);
+                    list.idx[place] = (u32)(tile + (u64)(j * RADIX_THREADS + threadIdx.x) * RADIX_GROUP + q);
+                }
+                ++place;
+            }
+        }
+    }
+    return whole;
+}
+
+// keep_digits: the second pass's count_digits, which also keeps the keys whose first digit is
+// the prefix's or above (keep_key: every key that can still be the k-th, and every key above
+// it) in the block's candidates where they fit; those past capacity are counted, not kept. A
+// window that keeps none (most) costs one vote. Whole tiles by 16-byte loads where the part
+// starts aligned (keep_groups), the rest one element at a time; that loop runs whole warps
+// (for the votes): `first` is the warp's lane 0's element.
+__device__ __forceinline__ void keep_digits(const elem_t* row, RadixPart part, u32 prefix, u32 shift, u32 bits,
+                                            float sign, u32* hist, u32* kept, RadixList list, u32 capacity) {
+    u64 start = part.start;
+    if ((reinterpret_cast<unsigned long long>(row + part.start) & 15ull) == 0ull)
+        start = keep_groups(row, part, prefix, shift, bits, sign, hist, kept, list, capacity);
+    for (u64 first = start + (threadIdx.x & ~31u); first < part.end; first += RADIX_TILE) {
+        u64 base = first + (threadIdx.x & 31u);
         elem_t v[RADIX_ITEMS];
 #pragma unroll
         for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
@@ -232,15 +274,19 @@ __device__ __forceinline__ void keep_digits(const elem_t* row, RadixPart part, u
 #pragma unroll
         for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
             u64 i = base + (u64)j * RADIX_THREADS;
-            if (i >= part.end) continue;
-            u32 key = own_key(v[j], sign);
-            if (above_matches(key, prefix, hi)) {
-                atomicAdd(&hist[(key >> shift) & mask], 1u);
-                mine |= 1u << j;
-            }
-            if ((key >> hi) > (prefix >> hi)) atomicAdd(&above[(u32)(i - part.start) / span], 1u);
+            if (i < part.end && keep_key(own_key(v[j], sign), prefix, shift, bits, hist)) mine |= 1u << j;
         }
-        if (__any_sync(FULL_MASK, mine != 0u)) keep_rounds(row, base, mine, sign, kept, list, capacity);
+        if (!__any_sync(FULL_MASK, mine != 0u)) continue;
+        u32 place = keep_place(__popc(mine), kept);
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+            if (!((mine >> j) & 1u)) continue;
+            if (place < capacity) {
+                list.keys[place] = own_key(v[j], sign);
+                list.idx[place] = (u32)(base + (u64)j * RADIX_THREADS);  // < m < 2^32
+            }
+            ++place;
+        }
     }
 }
 
@@ -264,10 +310,10 @@ __device__ __forceinline__ void add_histogram(u32* words, const u32* hist) {
 // first pass); the prefix gains d and `left` loses the keys of the bins above d. Thread t holds
 // bins from the top down (an exclusive sum over threads is then the keys above its bins). The
 // histogram and the ticket are cleared for the next pass. __ldcg: the other blocks' atomics
-// are in L2, not in this SM's L1. On the first pass the digit's bin is the row's candidates:
-// the second pass keeps them (RADIX_KEEPS) only where they are at most m / RADIX_KEEP_SHARE
-// (AIR Top-K's adaptive buffer, paper 002, §3.2: keeping many costs more than reading the row
-// again), and no block has overflowed yet (RADIX_OVER).
+// are in L2, not in this SM's L1. On the first pass the digit's bin and the bins above it are
+// the row's candidates: the second pass keeps them (RADIX_KEEPS) only where they are at most
+// m / RADIX_KEEP_SHARE (AIR Top-K's adaptive buffer, paper 002, §3.2: keeping many costs more
+// than reading the row again), and no block has overflowed yet (RADIX_OVER).
 __device__ __forceinline__ void choose_digit(u32* words, u32 shift, u32 bits, u32 k, u32 m, u32* sums) {
     const u32 per = RADIX_BINS / RADIX_THREADS;
     bool first = shift + bits == RADIX_KEY_BITS;
@@ -287,7 +333,7 @@ __device__ __forceinline__ void choose_digit(u32* words, u32 shift, u32 bits, u3
         if (above < left && above + c[j] >= left) {
             words[RADIX_PREFIX] = prefix | (bin << shift);
             words[RADIX_LEFT] = left - above;
-            if (first) words[RADIX_KEEPS] = c[j] <= m / RADIX_KEEP_SHARE ? 1u : 0u;
+            if (first) words[RADIX_KEEPS] = above + c[j] <= m / RADIX_KEEP_SHARE ? 1u : 0u;
         }
         above += c[j];
         words[bin] = 0u;
@@ -296,22 +342,11 @@ __device__ __forceinline__ void choose_digit(u32* words, u32 shift, u32 bits, u3
     if (threadIdx.x == 0u && first) words[RADIX_OVER] = 0u;
 }
 
-// keep_counts: the second pass's counts of the block's warps (the keys of each warp range
-// above the candidates' digit, none at T yet) and the block's, which the count step adds the
-// candidates' to where every block's fit; the block's candidates kept, and whether they
-// overflowed (the row's count of blocks that did).
-__device__ __forceinline__ void keep_counts(u32* words, const u32* above, u32 kept, RadixPart part,
-                                            u32 blocks_per_row, u32 capacity) {
-    if (threadIdx.x < RADIX_WARPS) {
-        u32 at = RADIX_WARP_COUNTS(blocks_per_row, part.b, threadIdx.x);
-        words[at] = above[threadIdx.x];
-        words[at + 1u] = 0u;
-    }
-    if (threadIdx.x == RADIX_WARPS) {
-        u32 total = 0u;
-        for (u32 w = 0u; w < RADIX_WARPS; ++w) total += above[w];
-        words[RADIX_BLOCK_COUNTS(part.b)] = total;
-        words[RADIX_BLOCK_COUNTS(part.b) + 1u] = 0u;
+// keep_counts: the second pass's candidates of the block's part (kept where no more than
+// capacity), and whether they overflowed (the row's count of blocks that did).
+__device__ __forceinline__ void keep_counts(u32* words, u32 kept, RadixPart part, u32 blocks_per_row,
+                                            u32 capacity) {
+    if (threadIdx.x == 0u) {
         words[RADIX_KEPT(blocks_per_row, part.b)] = kept;
         if (kept > capacity) atomicAdd(&words[RADIX_OVER], 1u);
     }
@@ -323,7 +358,6 @@ extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM)
     wait_for_previous_step();
     __shared__ u32 hist[RADIX_BINS];
     __shared__ u32 sums[RADIX_WARPS];
-    __shared__ u32 above[RADIX_WARPS];
     __shared__ u32 kept;
     __shared__ bool last;
     RadixPart part = radix_part(m, slice, blocks_per_row);
@@ -338,19 +372,18 @@ extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM)
     u32 count = pass == RADIX_LATER && listed ? words[RADIX_KEPT(blocks_per_row, part.b)] : 0u;
     RadixList list = radix_list(cand, part, blocks_per_row, capacity, count);
     for (u32 bin = threadIdx.x; bin < RADIX_BINS; bin += RADIX_THREADS) hist[bin] = 0u;
-    if (threadIdx.x < RADIX_WARPS) above[threadIdx.x] = 0u;
     if (threadIdx.x == 0u) kept = 0u;
     __syncthreads();
     const elem_t* row = x + part.row * ld;
     if (pass == RADIX_KEEP && listed) {
-        keep_digits(row, part, slice, prefix, shift, bits, sign, hist, above, &kept, list, capacity);
+        keep_digits(row, part, prefix, shift, bits, sign, hist, &kept, list, capacity);
     } else if (pass == RADIX_LATER && listed) {
         count_listed(list, prefix, shift, bits, hist);
     } else {
         count_digits(row, part, prefix, shift, bits, sign, hist);
     }
     __syncthreads();
-    if (pass == RADIX_KEEP && listed) keep_counts(words, above, kept, part, blocks_per_row, capacity);
+    if (pass == RADIX_KEEP && listed) keep_counts(words, kept, part, blocks_per_row, capacity);
     add_histogram(words, hist);
     __threadfence();
     __syncthreads();
@@ -397,10 +430,9 @@ __device__ __forceinline__ void count_part(const elem_t* row, WarpRange range, u
     *eq = __reduce_add_sync(FULL_MASK, at);
 }
 
-// count_candidates: the count from the block's candidates (every key of its part at T among
-// them; the keys above their digit the second pass counted): each one above T or at T counted
-// in its warp range's (counts, shared: [0] above T, [1] at T), then those added to the warps'
-// counts and the block's.
+// count_candidates: the count from the block's candidates (every key of its part at or above T
+// among them): each one above T or at T counted in its warp range's (counts, shared: [0] above
+// T, [1] at T), then the warps' counts and the block's written.
 __device__ __forceinline__ void count_candidates(u32* words, RadixList list, RadixPart part, u32 T, u32 slice,
                                                  u32 blocks_per_row, u32 (*counts)[RADIX_WARPS]) {
     u32 span = radix_span(slice);
@@ -414,12 +446,12 @@ __device__ __forceinline__ void count_candidates(u32* words, RadixList list, Rad
     __syncthreads();
     if (threadIdx.x < 2u * RADIX_WARPS) {
         u32 tie = threadIdx.x / RADIX_WARPS, w = threadIdx.x % RADIX_WARPS;
-        words[RADIX_WARP_COUNTS(blocks_per_row, part.b, w) + tie] += counts[tie][w];
+        words[RADIX_WARP_COUNTS(blocks_per_row, part.b, w) + tie] = counts[tie][w];
     }
     if (threadIdx.x < 2u) {
         u32 total = 0u;
         for (u32 w = 0u; w < RADIX_WARPS; ++w) total += counts[threadIdx.x][w];
-        words[RADIX_BLOCK_COUNTS(part.b) + threadIdx.x] += total;
+        words[RADIX_BLOCK_COUNTS(part.b) + threadIdx.x] = total;
     }
 }
 
@@ -495,17 +527,54 @@ __device__ __forceinline__ void write_part(const elem_t* row, WarpRange range, u
     }
 }
 
+// write_listed: the block's results from its candidates (every key of its part at or above T
+// among them), where those at or above T are at most RADIX_WRITE_LIST: gathered in shared
+// memory (keys, idx; *n their count), each one's place counted from the ones before it by
+// index, as write_part counts them: keys above T, and ties while the row's ties before it
+// (eq_seen before the block's) are fewer than `left`. The value is read from the row: the
+// input's own bits.
+__device__ __forceinline__ void write_listed(const elem_t* row, RadixList list, u32 T, u32 left, u32 out,
+                                             u32 eq_seen, u32* keys, u32* idx, u32* n, elem_t* out_val,
+                                             idx_t* out_idx) {
+    if (threadIdx.x == 0u) *n = 0u;
+    __syncthreads();
+    for (u32 i = threadIdx.x; i < list.count; i += RADIX_THREADS) {
+        u32 key = list.keys[i];
+        if (key < T) continue;
+        u32 at = atomicAdd(n, 1u);  // < RADIX_WRITE_LIST: the caller checked the block's counts
+        keys[at] = key;
+        idx[at] = list.idx[i];
+    }
+    __syncthreads();
+    u32 count = *n, take = left > eq_seen ? left - eq_seen : 0u;
+    for (u32 a = threadIdx.x; a < count; a += RADIX_THREADS) {
+        u32 mine = idx[a], gt = 0u, eq = 0u;
+        for (u32 b = 0u; b < count; ++b) {
+            bool before = idx[b] < mine;
+            gt += before && keys[b] > T ? 1u : 0u;
+            eq += before && keys[b] == T ? 1u : 0u;
+        }
+        if (keys[a] > T || eq < take) {
+            u32 at = out + gt + min(eq, take);
+            out_val[at] = row[mine];
+            out_idx[at] = (idx_t)mine;
+        }
+    }
+}
+
 // Four blocks an SM, as the other two steps run: the write's 40 registers a thread left it
 // three, slower on long rows than four with a few registers spilled (docs/kernel.md, "Radix
-// rows").
+// rows"). A block whose candidates fit and hold few keys at or above T writes from them
+// (write_listed); any other reads its part (write_part).
 extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_write(RADIX_ARGS) {
     wait_for_previous_step();
     __shared__ u32 sums[2][RADIX_WARPS];
+    __shared__ u32 keys[RADIX_WRITE_LIST], idx[RADIX_WRITE_LIST], n;
     RadixPart part = radix_part(m, slice, blocks_per_row);
     const u32* words = radix + part.row * radix_ld;
     u32 T = words[RADIX_PREFIX], left = words[RADIX_LEFT], lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    // the row's keys above T and ties at T before this warp's range: in the blocks before
-    // this one, then in the warps before it in this block
+    // the row's keys above T and ties at T before this block, then before this warp's range
+    // (the warps before it in this block)
     u32 gt = 0u, eq = 0u;
     for (u32 b = threadIdx.x; b < part.b; b += RADIX_THREADS) {
         gt += words[RADIX_BLOCK_COUNTS(b)];
@@ -513,10 +582,18 @@ extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM)
     }
     gt = radix_sum(gt, sums[0]);
     eq = radix_sum(eq, sums[1]);
+    const elem_t* row = x + part.row * ld;
+    u64 row_out = part.row * (u64)k;
+    u32 mine = words[RADIX_BLOCK_COUNTS(part.b)] + words[RADIX_BLOCK_COUNTS(part.b) + 1u];
+    if (words[RADIX_KEEPS] != 0u && words[RADIX_OVER] == 0u && mine <= RADIX_WRITE_LIST) {
+        RadixList list = radix_list(cand, part, blocks_per_row, capacity, words[RADIX_KEPT(blocks_per_row, part.b)]);
+        write_listed(row, list, T, left, gt + min(eq, left), eq, keys, idx, &n, out_val + row_out,
+                     out_idx + row_out);
+        return;
+    }
     u32 at = RADIX_WARP_COUNTS(blocks_per_row, part.b, lane);
     gt += __reduce_add_sync(FULL_MASK, lane < warp ? words[at] : 0u);
     eq += __reduce_add_sync(FULL_MASK, lane < warp ? words[at + 1u] : 0u);
-    u64 row_out = part.row * (u64)k;
-    write_part(x + part.row * ld, warp_range(part, slice), T, left, sign, gt + min(eq, left), eq,
-               out_val + row_out, out_idx + row_out);
+    write_part(row, warp_range(part, slice), T, left, sign, gt + min(eq, left), eq, out_val + row_out,
+               out_idx + row_out);
 }

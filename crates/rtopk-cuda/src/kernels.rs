@@ -21,6 +21,7 @@ pub use rtopk_plan::units::{
 use crate::CudaError;
 use rtopk_plan::radix::{
     RADIX_BLOCKS_PER_SM, RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_KEEP_SHARE, RADIX_THREADS,
+    RADIX_WRITE_LIST,
 };
 use rtopk_plan::{GROUPED_WARPS, PICK_LANES, PICK_WARPS, WIDE_WARPS};
 
@@ -43,6 +44,7 @@ fn shared_constants() -> String {
          #define RADIX_ITEMS {RADIX_ITEMS}u\n\
          #define RADIX_BLOCKS_PER_SM {RADIX_BLOCKS_PER_SM}\n\
          #define RADIX_KEEP_SHARE {RADIX_KEEP_SHARE}u\n\
+         #define RADIX_WRITE_LIST {RADIX_WRITE_LIST}u\n\
          {}",
         hint_window_defines()
     )

@@ -135,8 +135,8 @@ pub enum Content {
     /// blocks' counts and its warps', then its blocks' candidates kept.
     Radix,
     /// A radix select's candidates (u32, written by its second digit pass; crate::radix): each
-    /// block's keys whose first digit is its row's k-th key's, `capacity` of them, then their
-    /// indices.
+    /// block's keys whose first digit is its row's k-th key's or above, `capacity` of them,
+    /// then their indices.
     RadixCandidates,
 }
 
@@ -1002,8 +1002,8 @@ impl Builder {
             cluster: 1,
         };
         let unit = Unit::radix(self.launch.elem);
-        // the second pass keeps the candidates; the passes after it and the count read them
-        // (or the row, where they did not fit)
+        // the second pass keeps the candidates; the passes after it, the count and the write
+        // read them (or the row, where they did not fit)
         for (pass, (shift, bits)) in digits(r.key_bits).into_iter().enumerate() {
             let kernel = Kernel::Radix(Radix { shift, bits, ..args });
             let (reads, writes) = match pass {
@@ -1029,7 +1029,7 @@ impl Builder {
             level,
             unit,
             grid,
-            reads: vec![input.buffer, words],
+            reads: vec![input.buffer, words, candidates],
             writes: vec![VALUES, INDICES],
             kernel: Kernel::Radix(args),
         });
@@ -1301,7 +1301,7 @@ mod tests {
         let sorted = Launch { sorted: true, ..launch(1, 100_000, 2048) };
         let p = program(&sorted, &limits, Strategy::Auto, false).unwrap();
         assert_eq!(names(&p), ["select_rows", "sort_rows"]);
-        let p = program(&launch(1, 1 << 21, 2048), &limits, Strategy::Auto, false).unwrap();
+        let p = program(&launch(1, 1 << 21, 1024), &limits, Strategy::Auto, false).unwrap();
         let last = p.steps.iter().rev().find(|s| s.name == StepKind::SelectRows).unwrap();
         assert_eq!(last.unit.family(), Family::ClusterRows);
         // a forced strategy keeps its family
@@ -1391,7 +1391,7 @@ mod tests {
         let lengths = Ragged { lengths: true, ..Ragged::default() };
         let (_, sels) = floors(&launch(1, 1 << 26, 64), Strategy::Auto, lengths);
         assert!(sels.iter().all(|s| s.1.is_none()) && sels.len() > 1);
-        let f16 = Launch { elem: ElemType::F16, ..launch(1, 1 << 26, 2048) };
+        let f16 = Launch { elem: ElemType::F16, ..launch(1, 1 << 26, 1024) };
         let (_, sels) = floors(&f16, Strategy::Auto, plain);
         assert!(sels.iter().any(|s| s.1.is_some()));
     }
@@ -2085,7 +2085,7 @@ mod tests {
         // other step without it; whole rows read it everywhere
         for (n, m, k, strategy) in [
             (4, 65536, 64, Strategy::Split),
-            (1, 1 << 21, 2048, Strategy::Auto),
+            (1, 1 << 21, 1024, Strategy::Auto),
             (2, 163_840, 2048, Strategy::Auto),
         ] {
             let l = launch(n, m, k);
@@ -2182,7 +2182,7 @@ mod tests {
                 let radix = p.buffers.iter().filter(|b| b.content == Content::Radix).count();
                 assert_eq!(radix, 1);
                 // the candidates: an eighth of the row at most, written by the second pass
-                // alone, read by the passes after it and the count
+                // alone, read by the passes after it, the count and the write
                 let kept = p.buffers.iter().position(|b| b.content == Content::RadixCandidates);
                 let kept = BufferId(kept.expect("a candidates buffer"));
                 assert!(p.buffer(kept).elements <= 2 * ((1 << 22) / 8 + 8 * 4096));
@@ -2190,7 +2190,7 @@ mod tests {
                     (0..p.steps.len()).filter(|&i| p.steps[i].writes.contains(&kept)).collect();
                 assert_eq!(writers, vec![1]);
                 let readers = p.steps.iter().filter(|s| s.reads.contains(&kept)).count();
-                assert_eq!(readers, passes - 2 + 1);
+                assert_eq!(readers, passes - 2 + 2);
                 // each pass's digit is the next bits below the one before it
                 let digits: Vec<(u32, u32)> = p
                     .steps
@@ -2205,9 +2205,14 @@ mod tests {
                 assert_eq!(digits, crate::radix::digits(if passes == 3 { 32 } else { 16 }));
             }
         }
-        // below the gates, and with counts, the bisection keeps the rows
+        // below the gates, and with counts, the bisection keeps the rows: k = 2048 takes the
+        // radix select on up to eight rows, not on more
+        assert_eq!(names(&auto(&launch(8, 1 << 22, 2048), false))[0], "radix_digits");
         assert!(
-            names(&auto(&launch(1, 1 << 22, 2048), false)).iter().all(|n| !n.starts_with("radix"))
+            names(&auto(&launch(9, 1 << 22, 2048), false)).iter().all(|n| !n.starts_with("radix"))
+        );
+        assert!(
+            names(&auto(&launch(1, 1 << 22, 2047), false)).iter().all(|n| !n.starts_with("radix"))
         );
         assert!(
             names(&auto(&launch(1, 1 << 19, 8192), false)).iter().all(|n| !n.starts_with("radix"))

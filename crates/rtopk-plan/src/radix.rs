@@ -62,18 +62,24 @@ impl RadixPlan {
 }
 
 /// A block's candidates are at most `1 / RADIX_CANDIDATE_SHARE` of its part: the second
-/// digit pass keeps the keys of the k-th key's first digit, with their indices (8 bytes each),
-/// each block its own where they fit, and while every block's fit, the passes after it and the
-/// count read those instead of the row. Keeping c of them costs about three passes over 8 c
-/// bytes and saves one over the row (two for 32-bit keys); at an eighth of the row a 16-bit
-/// row breaks even. A row whose candidates crowd into a few parts (a sorted row) overflows
-/// them and is read whole, as before.
+/// digit pass keeps the keys whose first digit is the k-th key's or above, with their indices
+/// (8 bytes each), each block its own where they fit, and while every block's fit, the passes
+/// after it, the count and the write read those instead of the row. Keeping c of them costs
+/// about three passes over 8 c bytes and saves two over the row (three for 32-bit keys). A
+/// row whose candidates crowd into a few parts (a sorted row) overflows them and is read
+/// whole, as before.
 pub const RADIX_CANDIDATE_SHARE: u64 = 8;
 
-/// The second pass keeps a row's candidates only where the first digit's bin holds at most
-/// `1 / RADIX_KEEP_SHARE` of the row (the kernel's choice, from the first pass's histogram):
-/// keeping more, the rounds that keep any cost more than the reads they save.
+/// The second pass keeps a row's candidates only where the first digit's bin and the bins
+/// above it hold at most `1 / RADIX_KEEP_SHARE` of the row (the kernel's choice, from the first
+/// pass's histogram): keeping more, the rounds that keep any cost more than the reads they save.
 pub const RADIX_KEEP_SHARE: u64 = 64;
+
+/// A block whose candidates fit writes its results from them where its part holds at most
+/// `RADIX_WRITE_LIST` keys at or above the row's k-th (gathered in shared memory, each one's
+/// place counted over the others: `RADIX_WRITE_LIST^2 / RADIX_THREADS` compares a thread at
+/// most); any other block reads its part.
+pub const RADIX_WRITE_LIST: u32 = 1024;
 
 /// The candidates a block's part of `slice` elements keeps at most ([`RADIX_CANDIDATE_SHARE`];
 /// at least one).
@@ -94,8 +100,18 @@ pub fn digits(key_bits: u32) -> Vec<(u32, u32)> {
     out
 }
 
-/// The smallest k the default gives a radix select ([`takes_radix`]).
+/// The smallest k the default gives a radix select ([`takes_radix`]) on more than
+/// [`RADIX_FEW_ROWS`] rows.
 pub const RADIX_MIN_K: usize = 4096;
+
+/// The smallest k the default gives a radix select on at most [`RADIX_FEW_ROWS`] rows: where a
+/// row's candidates fit, the radix select reads it twice whatever k is, and from k = 2048 that
+/// beats the split rows' levels on one to eight rows (docs/kernel.md, "Radix rows", **Where
+/// the default takes it**).
+pub const RADIX_FEW_ROWS_MIN_K: usize = 2048;
+
+/// The most rows [`RADIX_FEW_ROWS_MIN_K`] applies to.
+pub const RADIX_FEW_ROWS: usize = 8;
 
 /// The narrowest row the default gives a radix select.
 pub const RADIX_MIN_ROW: usize = 1 << 20;
@@ -126,9 +142,11 @@ pub fn cannot_radix(launch: &Launch, counts: bool) -> Option<&'static str> {
 }
 
 /// Whether the default gives `launch` a radix select: rows of at least [`RADIX_MIN_ROW`]
-/// with k of at least [`RADIX_MIN_K`], where it has one.
+/// with k of at least [`RADIX_MIN_K`] ([`RADIX_FEW_ROWS_MIN_K`] on at most [`RADIX_FEW_ROWS`]
+/// rows), where it has one.
 pub fn takes_radix(launch: &Launch, counts: bool) -> bool {
-    launch.k >= RADIX_MIN_K && launch.m >= RADIX_MIN_ROW && cannot_radix(launch, counts).is_none()
+    let min_k = if launch.n <= RADIX_FEW_ROWS { RADIX_FEW_ROWS_MIN_K } else { RADIX_MIN_K };
+    launch.k >= min_k && launch.m >= RADIX_MIN_ROW && cannot_radix(launch, counts).is_none()
 }
 
 /// The radix select of `launch` on a device of `limits`: parts of whole tiles, as many blocks
@@ -215,6 +233,9 @@ mod tests {
         assert!(!takes_radix(&early, false));
         let ints = Launch { elem: ElemType::I32, ..l };
         assert!(matches!(radix_plan(&ints, &limits, false), Err(PlanError::Split { .. })));
-        assert!(!takes_radix(&launch(1, 1 << 22, 2048, ElemType::F32), false));
+        assert!(!takes_radix(&launch(1, 1 << 22, 2047, ElemType::F32), false));
+        assert!(takes_radix(&launch(8, 1 << 22, 2048, ElemType::F32), false));
+        assert!(!takes_radix(&launch(9, 1 << 22, 2048, ElemType::F32), false));
+        assert!(takes_radix(&launch(9, 1 << 22, 4096, ElemType::F32), false));
     }
 }

@@ -76,6 +76,7 @@ fn every_mutant_is_caught_by_a_diagnostic_and_the_clean_kernel_is_not() {
         (Mutant::RadixEveryBlockChooses, DiagKind::AssertFailed),
         (Mutant::RadixCandidatesWithoutTies, DiagKind::AssertFailed),
         (Mutant::RadixCandidatesWithoutTies, DiagKind::OutputUnwritten),
+        (Mutant::RadixWriteInListOrder, DiagKind::OrderDependence),
     ];
     for (m, kind) in expect {
         let r = report(&reports, m);

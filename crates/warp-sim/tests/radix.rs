@@ -4,18 +4,20 @@
 //! diagnostic is reported — on rows of NaN of both signs with payloads, ±inf, ±0, subnormals
 //! and heavy ties straddling the k-th value, k of 1, M − 1 and M, widths that are not
 //! multiples of 32, several rows each spanning several blocks, in f32, f16 and bf16, in order
-//! and under shuffled schedules; on rows whose candidates (the keys of the k-th key's first
-//! digit, which the second pass keeps, each block its part's) are few and fit each block's
-//! capacity, rows where they are too many to keep, and rows where a block's overflow, the path
-//! each row took read off the run's coverage (`radix_candidates`, `radix_overflow`,
-//! `radix_not_kept`).
+//! and under shuffled schedules; on rows whose candidates (the keys whose first digit is the
+//! k-th key's or above, which the second pass keeps, each block its part's) are few and fit
+//! each block's capacity, rows where they are too many to keep, and rows where a block's
+//! overflow, the path each row took read off the run's coverage (`radix_candidates`,
+//! `radix_overflow`, `radix_not_kept`); and, where they fit, on blocks that write from them
+//! and a block that holds too many keys at or above the k-th to (`radix_listed_write`,
+//! `radix_write_over_list`).
 
 use topk_ref::oracle::{canonical_indices, canonical_sorted_indices};
 use topk_ref::{Element, KeyBits, Mode, bf16, f16};
 use warp_sim::rtopk::plan::radix_capacity;
 use warp_sim::{
     Branch, DeviceLimits, DiagKind, H100, KernelArgs, LaunchResult, Mutant, Route, Schedule,
-    SimConfig, Simulator, SliceSource, Strategy, launch_parallel,
+    SimConfig, Simulator, SliceSource, Strategy, check_order_dependence, launch_parallel,
 };
 
 /// A device of two SMs: a row of a few tiles then spreads over several blocks
@@ -210,6 +212,13 @@ fn every_row_selects_everything_at_k_equal_to_m() {
     check(config(SMALL, false), (n, m, &h), m, Mode::Largest);
 }
 
+/// The blocks of a result's rows whose candidates were read, by the write's path: from their
+/// candidates, or from their part (more than `RADIX_WRITE_LIST` keys at or above the k-th).
+fn writes<E>(r: &LaunchResult<E>) -> (u64, u64) {
+    let blocks = |b: Branch| r.coverage.branches.get(b.name()).copied().unwrap_or(0);
+    (blocks(Branch::RadixListedWrite), blocks(Branch::RadixWriteOverList))
+}
+
 /// The rows of a result by the path each took: its candidates kept and read by the steps after
 /// the second pass; kept, but a block's past its capacity (the row read again); or not kept,
 /// the first pass finding more than `m / RADIX_KEEP_SHARE` (the row read again).
@@ -271,22 +280,23 @@ fn k_amid<E: Element>(row: &[E], v: f32, mode: Mode) -> usize {
 }
 
 /// Rows of numbers over many binades: the k-th key's first digit (11 bits: the sign, the
-/// exponent, two bits of the mantissa) holds few of them, under `m / RADIX_KEEP_SHARE` (140)
-/// and under a part's capacity (512), so the second pass keeps them and the third and the
-/// count read them.
+/// exponent, two bits of the mantissa) and the digits above it hold few of them, under
+/// `m / RADIX_KEEP_SHARE` (140) and under a part's capacity (512), so the second pass keeps
+/// them, the third and the count read them, and every block writes from them.
 #[test]
 fn rows_whose_candidates_fit_read_them_after_the_second_pass() {
     let (n, m) = (2, 9000);
     let x: Vec<f32> = rows_of(n, |r| composed(m, 10 + r as u64, &[], log_uniform(-30.0, 30.0)));
     for (k, mode, sorted) in [
         (1, Mode::Largest, false),
-        (3000, Mode::Largest, false),
-        (4500, Mode::Smallest, true),
-        (m - 1, Mode::Largest, false),
+        (64, Mode::Largest, false),
+        (100, Mode::Smallest, true),
+        (90, Mode::Largest, false),
     ] {
         let got = check(config(SMALL, sorted), (n, m, &x), k, mode);
         assert_eq!((blocks_per_row(&got), capacity(&got)), (3, 512)); // parts of 4096, 4096, 808
         assert_eq!(paths(&got), (n as u64, 0, 0), "k = {k} {mode:?}");
+        assert_eq!(writes(&got), (3 * n as u64, 0), "k = {k} {mode:?}");
     }
 }
 
@@ -316,9 +326,9 @@ fn rows_of_many_candidates_read_the_row() {
 }
 
 /// Rows of 25 blocks, each taking its own path in one launch: one whose candidates fit; one
-/// of a single value (not kept); one whose 1000 keys at the k-th value (under m / 64 = 1562)
-/// lie together in one part, past its capacity of 512 (kept, overflowed: the third pass and
-/// the count read the row).
+/// of a single value (not kept); one whose 1000 keys at the k-th value, above every other
+/// (under m / 64 = 1562), lie together in one part, past its capacity of 512 (kept,
+/// overflowed: the third pass, the count and the write read the row).
 #[test]
 fn each_row_of_a_launch_takes_its_own_path() {
     let (n, m) = (3, 100_000);
@@ -327,35 +337,56 @@ fn each_row_of_a_launch_takes_its_own_path() {
         1 => vec![-3.5; m],
         _ => {
             let mut row = composed(m, 42, &[], log_uniform(-30.0, 30.0));
-            row[50_000..51_000].fill(5.0);
+            row[50_000..51_000].fill(5.0e9);
             row
         }
     });
-    let k = k_amid(&x[2 * m..], 5.0, Mode::Largest);
+    let k = k_amid(&x[2 * m..], 5.0e9, Mode::Largest);
     let got = check(config(H100, false), (n, m, &x), k, Mode::Largest);
     assert_eq!((blocks_per_row(&got), capacity(&got)), (25, 512));
     assert_eq!(paths(&got), (1, 1, 1));
+    assert_eq!(writes(&got), (25, 0));
     let got = check(config(H100, true), (1, m, &x[2 * m..]), k, Mode::Largest);
     assert_eq!(paths(&got), (0, 1, 0));
 }
 
+/// A row whose 1200 copies of 5e9, above every other value, lie in one part of 16384 (parts
+/// of four tiles: a capacity of 2048), the k-th value among them or just below them: every
+/// block's candidates fit (under m / 64 = 1562 in all), the one block holds more keys at or
+/// above the k-th than `RADIX_WRITE_LIST` (1024) and reads its part for its results, the
+/// others write from their candidates. Both ways agree with the oracle, ties taken by index.
+#[test]
+fn a_block_of_more_keys_than_its_list_reads_its_part() {
+    let (n, m) = (1, 100_000);
+    let mut row = composed(m, 44, &[], log_uniform(-30.0, 30.0));
+    row[40_000..41_200].fill(5.0e9);
+    let x: Vec<f32> = rows_of(n, |_| row.clone());
+    for k in [k_amid(&x, 5.0e9, Mode::Largest), 1300] {
+        let got = check(config(SMALL, false), (n, m, &x), k, Mode::Largest);
+        assert_eq!((blocks_per_row(&got), capacity(&got)), (7, 2048));
+        assert_eq!(paths(&got), (1, 0, 0), "k = {k}");
+        assert_eq!(writes(&got), (6, 1), "k = {k}");
+    }
+}
+
 /// 16-bit rows: two digit passes, the second (which keeps the candidates) the last, so the
-/// count alone reads them.
+/// count and the write alone read them.
 #[test]
 fn sixteen_bit_rows_keep_their_candidates_on_the_last_pass() {
     let (n, m) = (2, 9001);
     let numbers = |r: usize| composed(m, 50 + r as u64, &[], log_uniform(-10.0, 10.0));
-    // 100 at 1.5 and the k-th value among them: its digit [1.5, 1.75) holds about 120
-    let parts = [(1.5f32.to_bits(), 100)];
+    // 100 at 2^31, above every other, and the k-th value among them: its digit holds them alone
+    let parts = [(2.0f32.powi(31).to_bits(), 100)];
     let ties = |r: usize| composed(m, 60 + r as u64, &parts, log_uniform(-30.0, 30.0));
     let h: Vec<f16> = rows_of(n, numbers);
     let b: Vec<bf16> = rows_of(n, ties);
-    for (k, mode) in [(1, Mode::Smallest), (4500, Mode::Largest), (m - 1, Mode::Smallest)] {
+    for (k, mode) in [(1, Mode::Smallest), (100, Mode::Largest), (120, Mode::Smallest)] {
         let got = check(config(SMALL, false), (n, m, &h), k, mode);
         assert_eq!(paths(&got), (n as u64, 0, 0), "f16 k = {k} {mode:?}");
+        assert_eq!(writes(&got), (3 * n as u64, 0), "f16 k = {k} {mode:?}");
     }
-    let k = k_amid(&b[..m], 1.5, Mode::Largest);
-    assert_eq!(k, k_amid(&b[m..], 1.5, Mode::Largest), "the rows hold the same values");
+    let k = k_amid(&b[..m], 2.0f32.powi(31), Mode::Largest);
+    assert_eq!(k, k_amid(&b[m..], 2.0f32.powi(31), Mode::Largest), "the rows hold the same values");
     for sorted in [false, true] {
         let got = check(config(SMALL, sorted), (n, m, &b), k, Mode::Largest);
         assert_eq!(paths(&got), (n as u64, 0, 0));
@@ -369,34 +400,33 @@ fn sixteen_bit_rows_keep_their_candidates_on_the_last_pass() {
     assert_eq!(paths(&got), (0, 0, n as u64));
 }
 
-/// Rows of NaN of both signs with payloads, ±inf and ±0, few enough that the second pass keeps
-/// the candidates, and k-th values among each of them, ties straddling T inside the
-/// candidates.
+/// Rows of NaN of both signs with payloads, ±inf and ±0 over numbers below 1, few enough that
+/// the second pass keeps the candidates at each of them, and k-th values among each of them,
+/// ties straddling T inside the candidates.
 #[test]
 fn ties_straddling_the_kth_value_inside_the_candidates_are_the_canonical_top_k() {
     let (n, m) = (2, 9000);
     let parts = [
-        (0x7fc0_0001, 25), // NaN, payloads, both signs: 100
-        (0x7f80_0123, 25),
-        (0xffc0_4000, 25),
-        (0xff80_0007, 25),
-        (0x7f80_0000, 60),  // +inf
-        (0xff80_0000, 60),  // -inf
-        (0x0000_0000, 60),  // +0
-        (0x8000_0000, 60),  // -0
-        (0x4000_0000, 100), // 2.0
+        (0x7fc0_0001, 10), // NaN, payloads, both signs: 40
+        (0x7f80_0123, 10),
+        (0xffc0_4000, 10),
+        (0xff80_0007, 10),
+        (0x7f80_0000, 20), // +inf
+        (0xff80_0000, 20), // -inf
+        (0x0000_0000, 10), // +0
+        (0x8000_0000, 10), // -0
+        (0x4000_0000, 30), // 2.0
     ];
-    let x: Vec<f32> = rows_of(n, |r| composed(m, 80 + r as u64, &parts, log_uniform(-30.0, 30.0)));
+    let x: Vec<f32> = rows_of(n, |r| composed(m, 80 + r as u64, &parts, uniform(-1000.0, 1.0)));
     let (l, s) = (Mode::Largest, Mode::Smallest);
     let nan = f32::from_bits(0xffc0_4000);
-    for (v, mode) in
-        [(nan, l), (f32::INFINITY, l), (2.0, l), (-0.0, s), (nan, s), (f32::NEG_INFINITY, l)]
-    {
+    for (v, mode) in [(nan, l), (f32::INFINITY, l), (2.0, l), (-0.0, l), (f32::NEG_INFINITY, s)] {
         let k = k_amid(&x[..m], v, mode);
         assert_eq!(k, k_amid(&x[m..], v, mode), "the rows hold the same values");
         for sorted in [false, true] {
             let got = check(config(SMALL, sorted), (n, m, &x), k, mode);
             assert_eq!(paths(&got), (n as u64, 0, 0), "{v} {mode:?}");
+            assert_eq!(writes(&got), (3 * n as u64, 0), "{v} {mode:?}");
         }
     }
     let shuffled = SimConfig { schedule: Schedule::Shuffled { seed: 3 }, ..config(SMALL, false) };
@@ -408,17 +438,42 @@ fn ties_straddling_the_kth_value_inside_the_candidates_are_the_canonical_top_k()
 /// never where it reads the row.
 #[test]
 fn a_count_of_the_candidates_without_their_ties_is_caught() {
-    let (m, k) = (9000, 3000);
-    let mutant = |n| KernelArgs {
+    let m = 9000;
+    let mutant = |n, k| KernelArgs {
         mutant: Some(Mutant::RadixCandidatesWithoutTies),
         ..args(n, m, k, Mode::Largest)
     };
     let fit: Vec<f32> = composed(m, 90, &[], log_uniform(-30.0, 30.0));
-    let got = Simulator::new(config(SMALL, false)).run(&fit, &mutant(1)).unwrap();
+    let got = Simulator::new(config(SMALL, false)).run(&fit, &mutant(1, 100)).unwrap();
     assert_eq!(paths(&got), (1, 0, 0));
     assert!(got.summary.count(DiagKind::AssertFailed) > 0, "{}", got.summary);
     let many: Vec<f32> = vec![1.0; m];
-    let got = Simulator::new(config(SMALL, false)).run(&many, &mutant(1)).unwrap();
+    let got = Simulator::new(config(SMALL, false)).run(&many, &mutant(1, 3000)).unwrap();
+    assert_eq!(paths(&got), (0, 0, 1));
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+}
+
+/// The seeded bug `radix-write-in-list-order` places a block's results by their order
+/// in its gathered list, not by index: the list's order is the atomics', so shuffled schedules
+/// write other results (an order dependence), and the in-order one is not the canonical top k.
+/// A block that reads its part (a row whose candidates are not kept) is untouched.
+#[test]
+fn a_listed_write_in_the_lists_order_is_caught() {
+    let m = 9000;
+    let mutant = |k| KernelArgs {
+        mutant: Some(Mutant::RadixWriteInListOrder),
+        ..args(1, m, k, Mode::Largest)
+    };
+    let fit: Vec<f32> = composed(m, 92, &[(0x7f80_0000, 40)], log_uniform(-30.0, 30.0));
+    let k = k_amid(&fit, f32::INFINITY, Mode::Largest);
+    let config = config(SMALL, false);
+    let got = Simulator::new(config).run(&fit, &mutant(k)).unwrap();
+    assert_eq!((paths(&got), writes(&got)), ((1, 0, 0), (3, 0)));
+    assert_ne!(got.indices, canonical_indices(&fit, k, Mode::Largest));
+    let found = check_order_dependence(&fit, &mutant(k), config, &[1, 2]).unwrap();
+    assert!(found.iter().any(|d| d.kind == DiagKind::OrderDependence), "{found:?}");
+    let many: Vec<f32> = vec![1.0; m];
+    let got = Simulator::new(config).run(&many, &mutant(3000)).unwrap();
     assert_eq!(paths(&got), (0, 0, 1));
     assert!(got.diagnostics.is_empty(), "{}", got.summary);
 }

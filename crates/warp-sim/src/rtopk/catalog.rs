@@ -12,7 +12,7 @@
 //! quarter- and whole-warp rows, 16-byte loads of eight, narrowing, block rows, split rows),
 //! integer rows, 64-bit rows (f64 and i64: wide rows held in registers and re-keyed past
 //! them, sorted by the kernel, early stopping), and radix selects (rows of three blocks, f32
-//! and bf16, sorted; candidates kept and read, and too many to keep). Inputs mix ±0, NaN of both signs with payloads,
+//! and bf16, sorted; candidates kept, read and written from, and too many to keep). Inputs mix ±0, NaN of both signs with payloads,
 //! ±inf, subnormals, ±FLT_MAX (each type's largest) and ties with ordinary numbers.
 
 use std::fmt::Write as _;
@@ -85,6 +85,10 @@ enum Data {
     /// Numbers laced with ±0, NaN of both signs with payloads, ±inf, subnormals, ±FLT_MAX
     /// and a tie pool.
     Hostile,
+    /// Numbers of both signs over the binades 2^-30 .. 2^30, sparsely laced with what
+    /// [`Data::Hostile`] holds: a radix select's first digits hold few of them each, so that
+    /// the second pass keeps the candidates of a k of up to about m / 100.
+    Binades,
 }
 
 /// One shape of the suite.
@@ -158,7 +162,8 @@ fn suite() -> Vec<Case> {
             ..c(6, 70, 9, s, Bisect::early_stopping(5), Auto, false, Ties)
         },
         c(2, 9000, 3000, l, exact, Radix, false, Hostile), // radix rows of three blocks
-        c(2, 9000, 4200, l, exact, Radix, false, Hostile), // T near 0.2: the candidates kept
+        c(2, 9000, 60, l, exact, Radix, false, Binades),   // the candidates kept, written from
+        c(1, 9000, 90, s, exact, Radix, true, Binades),    // the same, sorted
         c16(bf16, 1, 9001, 500, s, Radix, true, Ties),     // 16-bit radix rows, sorted
     ]
 }
@@ -255,6 +260,10 @@ fn case_data_int<E: Element>(n: usize, m: usize, data: Data, seed: u64) -> Vec<E
                 Data::Hostile => hostile_int(&mut rng, bits, signed),
                 Data::Ties => (rng.next_u64() % 5) as u32,
                 Data::Numbers => (rng.next_u64() >> 16) as u32 & mask,
+                Data::Binades => {
+                    let r = rng.next_u64();
+                    (r >> 16) as u32 >> (r >> 59) & mask
+                }
             };
             E::from_bits(E::Key::from_u32(b))
         })
@@ -306,6 +315,11 @@ fn case_data64<E: Element>(n: usize, m: usize, data: Data, seed: u64) -> Vec<E> 
                 (Data::Ties, false) => rng.next_u64() % 5,
                 (Data::Numbers, true) => ((rng.next_u64() >> 11) as f64 - 1e15).to_bits(),
                 (Data::Numbers, false) => rng.next_u64() >> 8,
+                (Data::Binades, true) => f64::from(binades(&mut rng)).to_bits(),
+                (Data::Binades, false) => {
+                    let r = rng.next_u64();
+                    ((r as i64) >> (r >> 58)) as u64
+                }
             };
             E::from_bits(E::Key::from_u64(b))
         })
@@ -336,8 +350,20 @@ fn case_data(n: usize, m: usize, data: Data, seed: u64) -> Vec<f32> {
                 v => v as f32,
             },
             Data::Hostile => hostile(&mut rng),
+            Data::Binades => binades(&mut rng),
         })
         .collect()
+}
+
+/// A [`Data::Binades`] element: one in ten a hostile one (a tenth of them specials), the rest
+/// magnitudes evenly over the binades 2^-30 .. 2^30, of either sign.
+fn binades(rng: &mut ScheduleRng) -> f32 {
+    let r = rng.next_u64();
+    if r % 10 == 0 {
+        return hostile(rng);
+    }
+    let magnitude = (((r >> 40) as f64 / (1u64 << 24) as f64) * 60.0 - 30.0).exp2() as f32;
+    if r >> 63 == 1 { -magnitude } else { magnitude }
 }
 
 /// What one mutant's run over the suite gathered.

@@ -80,11 +80,19 @@ pub enum Branch {
     /// A radix select's row whose candidates the second pass did not keep (the first found
     /// more than `m / RADIX_KEEP_SHARE`): every pass and the count read the row.
     RadixNotKept,
+    /// A radix select's block, its row's candidates kept and every block's fitting, that wrote
+    /// its results from them (`write_listed`: at most `RADIX_WRITE_LIST` keys of its part at
+    /// or above T).
+    RadixListedWrite,
+    /// A radix select's block, its row's candidates kept and every block's fitting, that read
+    /// its part for its results (`write_part`): more than `RADIX_WRITE_LIST` keys of it at or
+    /// above T.
+    RadixWriteOverList,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 31] = [
+    pub const ALL: [Branch; 33] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -116,6 +124,8 @@ impl Branch {
         Branch::RadixCandidates,
         Branch::RadixOverflow,
         Branch::RadixNotKept,
+        Branch::RadixListedWrite,
+        Branch::RadixWriteOverList,
     ];
 
     /// The branch's name.
@@ -152,6 +162,8 @@ impl Branch {
             Branch::RadixCandidates => "radix_candidates",
             Branch::RadixOverflow => "radix_overflow",
             Branch::RadixNotKept => "radix_not_kept",
+            Branch::RadixListedWrite => "radix_listed_write",
+            Branch::RadixWriteOverList => "radix_write_over_list",
         }
     }
 
@@ -204,9 +216,16 @@ impl Coverage {
 }
 
 /// The counters a run's kernels increment (one per branch).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Tally {
     counts: [Cell<u64>; Branch::ALL.len()],
+}
+
+// by hand: the standard library derives `Default` for arrays of at most 32
+impl Default for Tally {
+    fn default() -> Self {
+        Self { counts: std::array::from_fn(|_| Cell::new(0)) }
+    }
 }
 
 impl Tally {

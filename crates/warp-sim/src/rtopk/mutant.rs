@@ -142,11 +142,15 @@ pub enum Mutant {
     /// continue;`), counting only those above: the ties at T left out, the row's results fall
     /// short of k.
     RadixCandidatesWithoutTies,
+    /// `write_listed` counts the entries before each one in its shared list's order (`b < a`)
+    /// instead of by index (`idx[b] < mine`): the list's order is the gather's atomics', so
+    /// the results come out of index order, and the ties taken are not the first by index.
+    RadixWriteInListOrder,
 }
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 49] = [
+    pub const ALL: [Mutant; 50] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -196,6 +200,7 @@ impl Mutant {
         Mutant::RadixChooseFromBottom,
         Mutant::RadixEveryBlockChooses,
         Mutant::RadixCandidatesWithoutTies,
+        Mutant::RadixWriteInListOrder,
     ];
 
     /// A short kebab-case name.
@@ -250,6 +255,7 @@ impl Mutant {
             Mutant::RadixChooseFromBottom => "radix-choose-from-bottom",
             Mutant::RadixEveryBlockChooses => "radix-every-block-chooses",
             Mutant::RadixCandidatesWithoutTies => "radix-candidates-without-ties",
+            Mutant::RadixWriteInListOrder => "radix-write-in-list-order",
         }
     }
 
@@ -313,7 +319,8 @@ impl Mutant {
             | Mutant::ClusterStartMissingBarrier => "cluster rows",
             Mutant::RadixChooseFromBottom
             | Mutant::RadixEveryBlockChooses
-            | Mutant::RadixCandidatesWithoutTies => "radix rows",
+            | Mutant::RadixCandidatesWithoutTies
+            | Mutant::RadixWriteInListOrder => "radix rows",
         }
     }
 }

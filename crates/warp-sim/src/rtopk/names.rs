@@ -155,7 +155,9 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("radix_span", "radix.rs"),
     ("RadixList", "radix.rs"),
     ("radix_list", "radix.rs"),
-    ("keep_rounds", "radix.rs"),
+    ("keep_key", "radix.rs"),
+    ("keep_place", "radix.rs"),
+    ("keep_groups", "radix.rs"),
     ("keep_digits", "radix.rs"),
     ("count_listed", "radix.rs"),
     ("add_histogram", "radix.rs"),
@@ -168,6 +170,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("count_candidates", "radix.rs"),
     ("rtopk_radix_count", "radix.rs"),
     ("write_part", "radix.rs"),
+    ("write_listed", "radix.rs"),
     ("rtopk_radix_write", "radix.rs"),
     // the thresholds (docs/contract.md §5)
     ("threshold_value", "threshold.rs"),

@@ -11,30 +11,33 @@
 //! second pass keeps them, then each block's two counts and each warp's (a block's part is cut
 //! into one range a warp, [`warp_range`]), and each block's candidates kept. The second pass
 //! keeps the row's candidates (AIR Top-K's filtering, paper 002, §3.2): each block the keys of
-//! its part whose first digit is the k-th key's, with their indices, in its own `2 * capacity`
-//! words of the candidates buffer (keys, then indices) where they fit, if the first pass found
-//! them few ([`choose_digit`]: at most `m / RADIX_KEEP_SHARE`); while every block's fit, the
-//! passes after it and the count read those instead of the row.
+//! its part whose first digit is the k-th key's or above, with their indices, in its own
+//! `2 * capacity` words of the candidates buffer (keys, then indices) where they fit, if the
+//! first pass found them few ([`choose_digit`]: at most `m / RADIX_KEEP_SHARE`); while every
+//! block's fit, the passes after it, the count and the write read those instead of the row.
 //! - `rtopk_radix_digits`: one pass ([`radix_pass`]). Each block's shared histogram of its part
 //!   ([`count_digits`], shared atomics; on the second pass [`keep_digits`], which also keeps
-//!   the block's candidates ([`keep_rounds`]: a round's places by one shared atomic of its
-//!   warp) and counts each warp range's keys above their digit, set as the counts by
-//!   [`keep_counts`]; on a later one [`count_listed`] over the block's candidates while every
-//!   block's fit) is added to the row's ([`add_histogram`], global atomics); the row's last
-//!   block to finish, by a ticket (an atomic on the row's done word after a `__threadfence`),
-//!   chooses the digit ([`choose_digit`]) and clears the histogram.
+//!   the block's candidates ([`keep_key`], each thread's places by [`keep_place`]: a warp scan
+//!   and one shared atomic of the warp; whole tiles by 16-byte loads, [`keep_groups`]) and
+//!   writes their count ([`keep_counts`]); on a later one [`count_listed`] over the block's
+//!   candidates while every block's fit) is added to the row's ([`add_histogram`], global
+//!   atomics); the row's last block to finish, by a ticket (an atomic on the row's done word
+//!   after a `__threadfence`), chooses the digit ([`choose_digit`]) and clears the histogram.
 //! - `rtopk_radix_count`: each warp's keys above T and at T in its range ([`count_part`]), and
-//!   the block's; or, while every block's candidates fit, theirs added to the second pass's
-//!   counts ([`count_candidates`]).
-//! - `rtopk_radix_write`: each warp's results at the place the counts before it give
-//!   ([`write_part`]: ballots, no barrier).
+//!   the block's; or, while every block's candidates fit, the same counts from them
+//!   ([`count_candidates`]).
+//! - `rtopk_radix_write`: a block whose candidates fit and hold at most [`RADIX_WRITE_LIST`]
+//!   keys at or above T writes from them ([`write_listed`]: gathered in shared memory, each
+//!   one's place counted over the others); any other, each warp its results at the place the
+//!   counts before it give ([`write_part`]: ballots, no barrier).
 //!
 //! Besides the engine's checks (races of the shared histogram's and the row's atomics with
 //! plain accesses, the ticket's ordering, bounds, outputs and candidates written once, outputs
 //! all written, candidates read only where the second pass wrote them: the buffer starts
 //! poisoned), the simulator checks that the bins hold the keys still to find, that the
 //! candidates read lie below their block's count and the capacity, that a candidate's index
-//! lies in its block's part, and that a row's last part ends its k results.
+//! lies in its block's part, that a block's gathered list stays within [`RADIX_WRITE_LIST`],
+//! and that a row's last part ends its k results.
 
 use crate::engine::error::SimError;
 use crate::engine::global::{Source, WordSource};
@@ -49,7 +52,7 @@ use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::{ElemType, own_key};
 use crate::rtopk::plan::{
     RADIX_BINS, RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_KEEP_SHARE, RADIX_THREADS, RADIX_TILE,
-    RADIX_WARPS, Radix, Step, StepKind, radix_elem,
+    RADIX_WARPS, RADIX_WRITE_LIST, Radix, Step, StepKind, radix_elem,
 };
 
 /// A row's words past its histogram: the prefix found so far (T after the last pass), the k
@@ -87,15 +90,19 @@ fn radix_kept(blocks: u64, b: u64) -> u64 {
 
 /// Shared words: `hist` (`rtopk_radix_digits`) from 0, the scans' `sums` after it (two arrays
 /// of [`RADIX_WARPS`]: `rtopk_radix_write` alternates them, `count_candidates` takes them for
-/// its `counts`), the second pass's `above` ([`RADIX_WARPS`]) and `kept` (the block's count of
-/// its candidates), then the `last` flag.
+/// its `counts`), the second pass's `kept` (the block's count of its candidates), the `last`
+/// flag, then [`write_listed`]'s `keys` and `idx` ([`RADIX_WRITE_LIST`] each) and `n`. Each
+/// entry point's own arrays, laid one after the other (the engine checks each access within
+/// the block's words).
 const HIST: u32 = 0;
 const SUMS: u32 = RADIX_BINS as u32;
-const ABOVE: u32 = SUMS + 2 * RADIX_WARPS;
-const KEPT: u32 = ABOVE + RADIX_WARPS;
+const KEPT: u32 = SUMS + 2 * RADIX_WARPS;
 const LAST: u32 = KEPT + 1;
+const KEYS: u32 = LAST + 1;
+const IDX: u32 = KEYS + RADIX_WRITE_LIST;
+const N: u32 = IDX + RADIX_WRITE_LIST;
 /// Shared words per block of the radix steps.
-pub(crate) const RADIX_SHARED_WORDS: usize = LAST as usize + 1;
+pub(crate) const RADIX_SHARED_WORDS: usize = N as usize + 1;
 
 /// Which entry point a step runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,8 +168,7 @@ impl Simulator {
         // Write-once counts plain stores over anything the launch wrote, its atomics included.
         // A digit pass stores over its own atomics (choose_digit clears the bins and the ticket
         // the blocks added to): not there. The count step stores each count once: count_part
-        // its own, or count_candidates the second pass's (set in an earlier launch) plus the
-        // candidates', a row taking one or the other.
+        // or count_candidates, a row taking one or the other.
         self.write_once(&[ra.radix], entry == Entry::Count);
         // Each candidate slot is written at most once a call: the second pass alone writes
         // them, each at the place its warp's atomic on its block's count gave.
@@ -174,11 +180,13 @@ impl Simulator {
             Entry::Count => rtopk_radix_count(&mut w, &ra).await,
             Entry::Write => rtopk_radix_write(&mut w, &ra).await,
         })?;
-        if entry == Entry::Count {
-            self.cover_candidates(&ra, run);
-        }
-        if entry != Entry::Write {
-            return Ok(());
+        match entry {
+            Entry::Digits => return Ok(()),
+            Entry::Count => {
+                self.cover_candidates(&ra, run);
+                return Ok(());
+            }
+            Entry::Write => self.cover_write(&ra, run),
         }
         let (k, (r0, r1)) = (u64::from(r.k), run.rows);
         self.check_prefixes_written(ra.out_idx, (r0..r1, k), |_| k, "out_idx: every result")
@@ -201,6 +209,28 @@ impl Simulator {
         run.cover.add(Branch::RadixNotKept, rows[0]);
         run.cover.add(Branch::RadixOverflow, rows[1]);
         run.cover.add(Branch::RadixCandidates, rows[2]);
+    }
+
+    /// Counts the blocks of the run's rows whose candidates fit by the write's path: from
+    /// their candidates (`write_listed`: their own counts, above T and at T, at most
+    /// [`RADIX_WRITE_LIST`]) or from their part (more). The words are the count step's.
+    fn cover_write(&mut self, ra: &RadixArgs<'_>, run: &Run<'_>) {
+        let (ld, (r0, r1)) = (u64::from(ra.r.words_ld), run.rows);
+        let g = self.machine.global(ra.radix);
+        let mut blocks = [0u64; 2];
+        for row in r0..r1.min(ra.r.n_rows) {
+            // RADIX_OVER, RADIX_KEEPS: the candidates read where kept and none overflowed
+            if !matches!(g.peek(row * ld + RADIX_OVER, 2)[..], [0, keeps] if keeps != 0) {
+                continue;
+            }
+            for b in 0..u64::from(ra.r.blocks_per_row) {
+                let counts = g.peek(row * ld + block_counts(b), 2);
+                let mine = counts.iter().fold(0u32, |a, &c| a.wrapping_add(c));
+                blocks[usize::from(mine > RADIX_WRITE_LIST)] += 1;
+            }
+        }
+        run.cover.add(Branch::RadixListedWrite, blocks[0]);
+        run.cover.add(Branch::RadixWriteOverList, blocks[1]);
     }
 }
 
@@ -244,13 +274,17 @@ fn radix_grid(step: &Step, r: &Radix, (r0, r1): (u64, u64)) -> Grid {
 
 /// Simulated operations a warp of a radix step may need, with room to spare: per tile of its
 /// part a few hundred (a window's loads, and in one with a key at or above T its rounds' loads,
-/// ballots and stores; the second pass's rounds that keep candidates), per round of the
-/// block's candidates a few (count_listed, count_candidates), per block of the row a few (the
-/// write's counts before it), and the histogram's and the choice's.
+/// ballots and stores; the second pass's places and stores of the candidates), per round of
+/// the block's candidates a few (count_listed, count_candidates, write_listed's gather), per
+/// block of the row a few (the write's counts before it), write_listed's compares (two shared
+/// loads for each of its list's entries, for each of a thread's), and the histogram's and the
+/// choice's.
 fn radix_budget(r: &Radix) -> u64 {
     let tiles = u64::from(r.slice).div_ceil(RADIX_TILE);
     let rounds = u64::from(r.capacity).div_ceil(u64::from(RADIX_THREADS));
-    64 * (tiles * 512 + rounds * 16 + u64::from(r.blocks_per_row) + 4096)
+    let list = u64::from(RADIX_WRITE_LIST);
+    let compares = 4 * list * list.div_ceil(u64::from(RADIX_THREADS));
+    64 * (tiles * 512 + rounds * 16 + u64::from(r.blocks_per_row) + compares + 4096)
 }
 
 /// `RadixPart`: the block's part of its row — row `row`, part `b`, elements `[start, end)`.
@@ -569,112 +603,179 @@ struct Keep {
     list: RadixList,
 }
 
-/// `keep_rounds`: the places of a window's kept keys (bit j of `mine`: element `base + j
-/// RADIX_THREADS`), round by round: a round's by one shared atomic of its warp on the block's
-/// count (`kept`), each key's by a ballot; those past the capacity are counted, not kept.
-async fn keep_rounds(
+/// `keep_key`: [`count_digits`]'s count of one key on the second pass, and whether that pass
+/// keeps it: its first digit is the prefix's or above (every key at or above T: the write's
+/// too). Only the active lanes' answers mean anything.
+async fn keep_key(
+    w: &mut Warp<'_>,
+    key: &Lanes<u32>,
+    prefix: u32,
+    (shift, bits): (u32, u32),
+) -> Result<Lanes<bool>, SimError> {
+    // the pass's digit is below the first (hi < 32): above_matches is the first digits'
+    // equality
+    let (hi, mask) = (shift + bits, (1u32 << bits) - 1);
+    let digit = key.map(|k| k.checked_shr(hi).unwrap_or(0));
+    let first = prefix.checked_shr(hi).unwrap_or(0);
+    let matched = w.push_active(&digit.map(|d| d == first), "keep_key: if (digit == first)")?;
+    let bin = key.map(|k| HIST + ((k >> shift) & mask));
+    let add = "keep_key: atomicAdd(&hist[(key >> shift) & ((1u << bits) - 1u)], 1u)";
+    w.atomic_add_shared(&bin, &Lanes::splat(1), add).await?;
+    w.pop_active(matched);
+    Ok(digit.map(|d| d >= first))
+}
+
+/// `keep_place`: the first of each thread's `n` places in the block's candidates: its warp's
+/// by one shared atomic on the block's count ([`KEPT`]) from lane 31 (whose inclusive scan is
+/// the warp's), its own after its warp's lanes before it (`__shfl_up_sync` scan). The whole
+/// warp calls it; the list's order is no one's concern (the count and the write order the
+/// candidates by index themselves).
+async fn keep_place(w: &mut Warp<'_>, n: &Lanes<u32>) -> Result<Lanes<u32>, SimError> {
+    let lane = w.lane_id();
+    let mut inclusive = *n;
+    let mut d = 1u32;
+    while d < 32 {
+        let label = "keep_place: __shfl_up_sync(FULL_MASK, inclusive, d)";
+        let other = w.shfl_up_sync(FULL_MASK, &inclusive, d, 32, label)?;
+        let sum = inclusive.zip(&other, u32::wrapping_add);
+        inclusive = Lanes::select(&lane.map(|l| l >= d), &sum, &inclusive);
+        d <<= 1;
+    }
+    let mut first = Lanes::splat(0u32);
+    let saved = w.push_active(&lane.map(|l| l == 31), "keep_place: if (lane == 31u)")?;
+    let label = "keep_place: first = atomicAdd(kept, inclusive)";
+    let old = w.atomic_add_shared(&Lanes::splat(KEPT), &inclusive, label).await?;
+    w.assign(&mut first, &old);
+    w.pop_active(saved);
+    let label = "keep_place: __shfl_sync(FULL_MASK, first, 31u)";
+    let first = w.shfl_sync(FULL_MASK, &first, 31, 32, label)?;
+    let label = "keep_place: first + inclusive - n";
+    let end = w.add_u32(&first, &inclusive, label)?;
+    w.sub_u32(&end, n, label)
+}
+
+/// A thread's key that the second pass looked at: its own key and its index in the row.
+type Item = (Lanes<u32>, Lanes<u64>);
+
+/// The stores of [`keep_groups`] and [`keep_digits`] (`labels`: the two stores as each writes
+/// them): each thread's kept keys (bit `b` of `mine`: `items[b]`), from `place` on in order,
+/// with their indices, where the place lies below the capacity; those past it are counted
+/// (`++place`), not kept.
+async fn store_kept(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
-    (part, list): (RadixPart, RadixList),
-    (base, mine): (&Lanes<u64>, &Lanes<u32>),
+    list: RadixList,
+    (items, mine, place): (&[Item], &Lanes<u32>, Lanes<u32>),
+    labels: (&'static str, &'static str),
 ) -> Result<(), SimError> {
-    let (lane, below, u) = (w.lane_id(), w.lanemask_lt(), Lanes::splat);
-    for j in 0..RADIX_ITEMS {
-        let take = mine.map(|m| (m >> j) & 1 == 1);
-        let ballot =
-            w.ballot_sync(FULL_MASK, &take, "keep_rounds: __ballot_sync(FULL_MASK, take)")?;
-        let ballot = w.uniform(&ballot, "keep_rounds: if (ballot == 0u) continue")?;
-        if ballot == 0 {
-            continue;
-        }
-        let leader = ballot.trailing_zeros();
-        let mut first = u(0u32);
-        let saved =
-            w.push_active(&lane.map(|l| l == leader), "keep_rounds: if (lane == leader)")?;
-        let label = "keep_rounds: first = atomicAdd(kept, __popc(ballot))";
-        let old = w.atomic_add_shared(&u(KEPT), &u(ballot.count_ones()), label).await?;
-        w.assign(&mut first, &old);
-        w.pop_active(saved);
-        let label = "keep_rounds: __shfl_sync(FULL_MASK, first, leader)";
-        let first = w.shfl_sync(FULL_MASK, &first, leader, 32, label)?;
-        let before = below.map(|b| (ballot & b).count_ones());
-        let label = "keep_rounds: place = first + __popc(ballot & below)";
-        let place = w.add_u32(&first, &before, label)?;
+    let mut place = place;
+    for (b, (key, i)) in (0u32..).zip(items) {
+        let take = mine.map(|m| (m >> b) & 1 == 1);
         let stored = take.zip(&place, |t, p| t && p < ra.r.capacity);
-        let i = base.map(|b| b + u64::from(j * RADIX_THREADS));
-        keep_key(w, ra, (part, list), (&stored, &place, &i)).await?;
+        let saved = w.push_active(&stored, "if (place < capacity)")?;
+        let keys = place.map(|p| list.keys + u64::from(p));
+        w.st_global(ra.cand, &keys, key, labels.0).await?;
+        let index = i.map(|i| i as u32); // i < m < 2^32
+        w.st_global(ra.cand, &place.map(|p| list.idx + u64::from(p)), &index, labels.1).await?;
+        w.pop_active(saved);
+        place = place.zip(&take, |p, t| p.wrapping_add(u32::from(t)));
     }
     Ok(())
 }
 
-/// The store of a [`keep_rounds`] round where a kept key's `place` lies below the capacity:
-/// the key, read again from the row (a hit in L1 on the GPU), and its index.
-async fn keep_key(
+/// `keep_groups`: [`keep_digits`] over the part's whole tiles by 16-byte loads
+/// ([`count_groups`]'s layout; the part starts 16 bytes aligned: the caller checked); returns
+/// where they end. Bit `j * RADIX_GROUP + q` of a thread's `mine`: element `q` of its group
+/// `j` kept.
+async fn keep_groups(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
-    (part, list): (RadixPart, RadixList),
-    (stored, place, i): (&Lanes<bool>, &Lanes<u32>, &Lanes<u64>),
-) -> Result<(), SimError> {
-    let saved = w.push_active(stored, "keep_rounds: if (take && place < capacity)")?;
-    let at = element_at(w, ra, part, i)?;
-    let x = w.ld_input(ra.x, &at, "keep_rounds: own_key(row[i], sign)").await?;
-    let key = own_keys(ra, &x);
-    let label = "keep_rounds: list.keys[place] = own_key(row[i], sign)";
-    w.st_global(ra.cand, &place.map(|p| list.keys + u64::from(p)), &key, label).await?;
-    let index = i.map(|i| i as u32); // i < m < 2^32
-    let label = "keep_rounds: list.idx[place] = (u32)i";
-    w.st_global(ra.cand, &place.map(|p| list.idx + u64::from(p)), &index, label).await?;
-    w.pop_active(saved);
-    Ok(())
+    part: RadixPart,
+    keep: Keep,
+) -> Result<u64, SimError> {
+    let group = radix_group(ra);
+    let (start, end) = (u64::from(part.start), u64::from(part.end));
+    let whole = start + (end - start) / RADIX_TILE * RADIX_TILE;
+    let tid = w.thread_idx();
+    let mut tile = start;
+    while tile < whole {
+        let mut items: Vec<Item> = Vec::with_capacity(RADIX_ITEMS as usize);
+        for j in 0..u64::from(RADIX_ITEMS) / group {
+            let i = tid.map(|t| tile + (j * u64::from(RADIX_THREADS) + u64::from(t)) * group);
+            let at = element_at(w, ra, part, &i)?;
+            let label = "keep_groups: g[j] = uint4 row[tile + ..]";
+            let g = match group {
+                4 => w.ld_input_v4(ra.x, &at, label).await?.to_vec(),
+                _ => w.ld_input_v8(ra.x, &at, label).await?.to_vec(),
+            };
+            for (q, v) in (0u64..).zip(&g) {
+                items.push((own_keys(ra, v), i.map(|i| i + q)));
+            }
+        }
+        let mut mine = Lanes::splat(0u32);
+        for (b, (key, _)) in (0u32..).zip(&items) {
+            let kept = keep_key(w, key, keep.prefix, keep.digit).await?;
+            mine = mine.zip(&kept, |m, k| m | u32::from(k) << b);
+        }
+        let label = "keep_groups: __any_sync(FULL_MASK, mine != 0u)";
+        let any = w.any_sync(FULL_MASK, &mine.map(|m| m != 0), label)?;
+        if w.uniform(&any, label)? {
+            let place = keep_place(w, &mine.map(u32::count_ones)).await?;
+            let labels = (
+                "keep_groups: list.keys[place] = own_key(e[q], sign)",
+                "keep_groups: list.idx[place] = (u32)(tile + ..)",
+            );
+            store_kept(w, ra, keep.list, (&items, &mine, place), labels).await?;
+        }
+        tile += RADIX_TILE;
+    }
+    Ok(whole)
 }
 
-/// `keep_digits`: the second pass's [`count_digits`], which also keeps the keys of the first
-/// digit found (the prefix's: every key of the row at T among them) in the block's candidates
-/// where they fit ([`keep_rounds`]), and counts each warp range's keys above that digit in
-/// `above` (shared). A window that keeps none (most) costs one vote. The loop runs whole warps
-/// (for the votes): `first` is the warp's lane 0's element.
+/// `keep_digits`: the second pass's [`count_digits`], which also keeps the keys whose first
+/// digit is the prefix's or above ([`keep_key`]: every key that can still be the k-th, and
+/// every key above it) in the block's candidates where they fit; those past the capacity are
+/// counted, not kept. A window that keeps none (most) costs one vote. Whole tiles by 16-byte
+/// loads where the part starts aligned ([`keep_groups`]), the rest one element at a time; that
+/// loop runs whole warps (for the votes): `first` is the warp's lane 0's element.
 async fn keep_digits(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
     part: RadixPart,
     keep: Keep,
 ) -> Result<(), SimError> {
-    let ((shift, bits), prefix, u) = (keep.digit, keep.prefix, Lanes::splat);
-    let (hi, mask) = (shift + bits, (1u32 << bits) - 1);
-    // the digit is below the first pass's: `hi < 32` (checked all the same)
-    let top = |k: u32| k.checked_shr(hi).unwrap_or(0);
-    let span = u64::from(radix_span(ra.r.slice));
+    let at = element_at(w, ra, part, &Lanes::splat(u64::from(part.start)))?;
+    let at = w.uniform(&at, "keep_digits: row + part.start")?;
+    let start = if at % radix_group(ra) == 0 {
+        keep_groups(w, ra, part, keep).await?
+    } else {
+        u64::from(part.start)
+    };
     let lane = w.lane_id();
-    let mut first = u64::from(part.start) + u64::from(w.warp_idx() * 32);
+    let mut first = start + u64::from(w.warp_idx() * 32);
     while first < u64::from(part.end) {
         let base = lane.map(|l| first + u64::from(l));
-        let items = load_items(w, ra, part, &base, "keep_digits: v[j] = row[i]").await?;
-        let mut mine = u(0u32);
-        for (j, (v, valid)) in (0u32..).zip(&items) {
-            let inner = w.push_active(valid, "keep_digits: if (i >= part.end) continue")?;
+        let loaded = load_items(w, ra, part, &base, "keep_digits: v[j] = row[i]").await?;
+        let (mut items, mut mine) = (Vec::with_capacity(loaded.len()), Lanes::splat(0u32));
+        for (j, (v, valid)) in (0u32..).zip(&loaded) {
+            let inner = w.push_active(valid, "keep_digits: if (i < part.end && keep_key(..))")?;
             let key = own_keys(ra, v);
-            let matched = key.map(|k| above_matches(k, prefix, hi));
-            let label = "keep_digits: if (above_matches(key, prefix, hi))";
-            let saved = w.push_active(&matched, label)?;
-            let bin = key.map(|k| HIST + ((k >> shift) & mask));
-            let label = "keep_digits: atomicAdd(&hist[(key >> shift) & mask], 1u)";
-            w.atomic_add_shared(&bin, &u(1), label).await?;
-            let more = mine.map(|m| m | 1 << j);
-            w.assign(&mut mine, &more);
-            w.pop_active(saved);
-            let higher = key.map(|k| top(k) > top(prefix));
-            let saved = w.push_active(&higher, "keep_digits: if ((key >> hi) > (prefix >> hi))")?;
-            let i = base.map(|b| b + u64::from(j * RADIX_THREADS));
-            let slot = i.map(|i| ABOVE + ((i - u64::from(part.start)) / span) as u32);
-            let label = "keep_digits: atomicAdd(&above[(u32)(i - part.start) / span], 1u)";
-            w.atomic_add_shared(&slot, &u(1), label).await?;
-            w.pop_active(saved);
+            let kept = keep_key(w, &key, keep.prefix, keep.digit).await?;
             w.pop_active(inner);
+            // the lanes past the part keep nothing (their keys are poisoned: never loaded)
+            let kept = Lanes::select(valid, &kept, &Lanes::splat(false));
+            mine = mine.zip(&kept, |m, k| m | u32::from(k) << j);
+            items.push((key, base.map(|b| b + u64::from(j * RADIX_THREADS))));
         }
         let label = "keep_digits: __any_sync(FULL_MASK, mine != 0u)";
         let any = w.any_sync(FULL_MASK, &mine.map(|m| m != 0), label)?;
         if w.uniform(&any, label)? {
-            keep_rounds(w, ra, (part, keep.list), (&base, &mine)).await?;
+            let place = keep_place(w, &mine.map(u32::count_ones)).await?;
+            let labels = (
+                "keep_digits: list.keys[place] = own_key(v[j], sign)",
+                "keep_digits: list.idx[place] = (u32)(base + j * RADIX_THREADS)",
+            );
+            store_kept(w, ra, keep.list, (&items, &mine, place), labels).await?;
         }
         first += RADIX_TILE;
     }
@@ -749,9 +850,10 @@ fn held_bin(a: &KernelArgs, t: u32, j: u32) -> u32 {
 /// the first pass); the prefix gains d and `left` loses the keys of the bins above d. Thread t
 /// holds bins from the top down (an exclusive sum over threads is then the keys above its
 /// bins). The histogram and the ticket are cleared for the next pass. On the first pass the
-/// digit's bin is the row's candidates: the second pass keeps them (`RADIX_KEEPS`) only where
-/// they are at most `m / RADIX_KEEP_SHARE` (AIR Top-K's adaptive buffer: keeping many costs
-/// more than reading the row again), and no block has overflowed yet (`RADIX_OVER`).
+/// digit's bin and the bins above it are the row's candidates: the second pass keeps them
+/// (`RADIX_KEEPS`) only where they are at most `m / RADIX_KEEP_SHARE` (AIR Top-K's adaptive
+/// buffer, paper 002, §3.2: keeping many costs more than reading the row again), and no block
+/// has overflowed yet (`RADIX_OVER`).
 async fn choose_digit(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
@@ -800,9 +902,9 @@ async fn choose_digit(
         w.st_global(ra.radix, &at(RADIX_LEFT), &rest, label).await?;
         if first {
             let few = m_share(ra.r.m);
-            let keeps = cj.map(|c| u32::from(c <= few));
-            let label =
-                "choose_digit: if (first) words[RADIX_KEEPS] = c[j] <= m / RADIX_KEEP_SHARE";
+            let keeps = above.zip(cj, |a, c| u32::from(a.wrapping_add(c) <= few));
+            let label = "choose_digit: if (first) words[RADIX_KEEPS] = above + c[j] <= m / \
+                         RADIX_KEEP_SHARE";
             w.st_global(ra.radix, &at(RADIX_KEEPS), &keeps, label).await?;
         }
         w.pop_active(saved);
@@ -820,10 +922,8 @@ async fn choose_digit(
     Ok(())
 }
 
-/// `keep_counts`: the second pass's counts of the block's warps (each warp range's keys above
-/// the candidates' digit, none at T yet) and the block's, which the count step adds the
-/// candidates' to where every block's fit (or stores its own over where not); the block's
-/// candidates `kept`, and whether they overflowed (the row's count of blocks that did).
+/// `keep_counts`: the second pass's candidates of the block's part (`kept`: kept where no more
+/// than the capacity), and whether they overflowed (the row's count of blocks that did).
 async fn keep_counts(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
@@ -832,27 +932,7 @@ async fn keep_counts(
 ) -> Result<(), SimError> {
     let (tid, u) = (w.thread_idx(), Lanes::splat);
     let (blocks, b) = (u64::from(ra.r.blocks_per_row), u64::from(part.b));
-    let label = "keep_counts: if (threadIdx.x < RADIX_WARPS)";
-    let saved = w.push_active(&tid.map(|t| t < RADIX_WARPS), label)?;
-    let above = w.ld_shared(&tid.map(|t| ABOVE + t), "keep_counts: above[threadIdx.x]").await?;
-    let at = words.zip(&tid, |a, t| a + warp_counts(blocks, b, u64::from(t)));
-    let label = "keep_counts: words[at] = above[threadIdx.x]";
-    w.st_global(ra.radix, &at, &above, label).await?;
-    let label = "keep_counts: words[at + 1u] = 0u";
-    w.st_global(ra.radix, &at.map(|a| a + 1), &u(0), label).await?;
-    w.pop_active(saved);
-    let label = "keep_counts: if (threadIdx.x == RADIX_WARPS)";
-    let saved = w.push_active(&tid.map(|t| t == RADIX_WARPS), label)?;
-    let mut total = u(0u32);
-    for i in 0..RADIX_WARPS {
-        let a = w.ld_shared(&u(ABOVE + i), "keep_counts: total += above[w]").await?;
-        total = total.zip(&a, u32::wrapping_add);
-    }
-    let at = words.map(|a| a + block_counts(b));
-    let label = "keep_counts: words[RADIX_BLOCK_COUNTS(part.b)] = total";
-    w.st_global(ra.radix, &at, &total, label).await?;
-    let label = "keep_counts: words[RADIX_BLOCK_COUNTS(part.b) + 1u] = 0u";
-    w.st_global(ra.radix, &at.map(|a| a + 1), &u(0), label).await?;
+    let saved = w.push_active(&tid.map(|t| t == 0), "keep_counts: if (threadIdx.x == 0u)")?;
     let label = "keep_counts: words[RADIX_KEPT(blocks_per_row, part.b)] = kept";
     w.st_global(ra.radix, &words.map(|a| a + radix_kept(blocks, b)), &u(kept), label).await?;
     if kept > ra.r.capacity {
@@ -892,11 +972,6 @@ async fn rtopk_radix_digits(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), 
         let bin = tid.map(|t| HIST + t + j * RADIX_THREADS);
         w.st_shared(&bin, &Lanes::splat(0), "rtopk_radix_digits: hist[bin] = 0").await?;
     }
-    let label = "rtopk_radix_digits: if (threadIdx.x < RADIX_WARPS)";
-    let saved = w.push_active(&tid.map(|t| t < RADIX_WARPS), label)?;
-    let label = "rtopk_radix_digits: above[threadIdx.x] = 0u";
-    w.st_shared(&tid.map(|t| ABOVE + t), &Lanes::splat(0), label).await?;
-    w.pop_active(saved);
     let saved =
         w.push_active(&tid.map(|t| t == 0), "rtopk_radix_digits: if (threadIdx.x == 0u)")?;
     w.st_shared(&Lanes::splat(KEPT), &Lanes::splat(0), "rtopk_radix_digits: kept = 0u").await?;
@@ -1047,10 +1122,10 @@ async fn kept_of(
     w.uniform(&count, label)
 }
 
-/// `count_candidates`: the count from the block's candidates (every key of its part at T among
-/// them; the keys above their digit the second pass counted): each one above T or at T counted
-/// in its warp range's (`counts`, the shared `sums`: `[0]` above T, `[1]` at T), then those
-/// added to the warps' counts and the block's.
+/// `count_candidates`: the count from the block's candidates (every key of its part at or
+/// above T among them): each one above T or at T counted in its warp range's (`counts`, the
+/// shared `sums`: `[0]` above T, `[1]` at T), then the warps' counts and the block's written
+/// ([`write_candidate_counts`]).
 async fn count_candidates(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
@@ -1097,12 +1172,12 @@ async fn count_candidates(
         w.pop_active(saved);
     }
     w.syncthreads("count_candidates: __syncthreads() after the counts").await?;
-    add_candidate_counts(w, ra, words, part).await
+    write_candidate_counts(w, ra, words, part).await
 }
 
-/// The end of [`count_candidates`]: each warp range's two counts added to its words (thread
+/// The end of [`count_candidates`]: each warp range's two counts written to its words (thread
 /// `tie * RADIX_WARPS + w`), and the block's sums to the block's two (threads 0 and 1).
-async fn add_candidate_counts(
+async fn write_candidate_counts(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
     words: &Lanes<u64>,
@@ -1117,9 +1192,8 @@ async fn add_candidate_counts(
         let (tie, warp) = (t / RADIX_WARPS, t % RADIX_WARPS);
         a + warp_counts(blocks, b, u64::from(warp)) + u64::from(tie)
     });
-    let label = "count_candidates: words[RADIX_WARP_COUNTS(..) + tie] += counts[tie][w]";
-    let old = w.ld_global(ra.radix, &at, label).await?;
-    w.st_global(ra.radix, &at, &old.zip(&c, u32::wrapping_add), label).await?;
+    let label = "count_candidates: words[RADIX_WARP_COUNTS(..) + tie] = counts[tie][w]";
+    w.st_global(ra.radix, &at, &c, label).await?;
     w.pop_active(saved);
     let saved = w.push_active(&tid.map(|t| t < 2), "count_candidates: if (threadIdx.x < 2u)")?;
     let mut total = u(0u32);
@@ -1129,15 +1203,14 @@ async fn add_candidate_counts(
         total = total.zip(&s, u32::wrapping_add);
     }
     let at = words.zip(&tid, |a, t| a + block_counts(b) + u64::from(t));
-    let label = "count_candidates: words[RADIX_BLOCK_COUNTS(part.b) + threadIdx.x] += total";
-    let old = w.ld_global(ra.radix, &at, label).await?;
-    w.st_global(ra.radix, &at, &old.zip(&total, u32::wrapping_add), label).await?;
+    let label = "count_candidates: words[RADIX_BLOCK_COUNTS(part.b) + threadIdx.x] = total";
+    w.st_global(ra.radix, &at, &total, label).await?;
     w.pop_active(saved);
     Ok(())
 }
 
-/// `rtopk_radix_count`: where every block's candidates fit, theirs added to the second pass's
-/// counts ([`count_candidates`]); else each warp's keys above T and at T in its range, in its
+/// `rtopk_radix_count`: where every block's candidates fit, the counts from them
+/// ([`count_candidates`]); else each warp's keys above T and at T in its range, in its
 /// two counts of the row's words, and the block's sums in the block's two.
 async fn rtopk_radix_count(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
     let r = &ra.r;
@@ -1262,9 +1335,139 @@ async fn write_round(
     Ok(())
 }
 
-/// `rtopk_radix_write`: each warp's results, at the place the row's keys above T and its ties
-/// taken before its range give: in the blocks before its block (their counts summed over the
-/// block), then in the warps before it in its block (`__reduce_add_sync`).
+/// `write_listed`'s gather: each of the block's candidates at or above T (every key of its part
+/// at or above T among them) in the shared `keys` and `idx`, at the place an atomic on the
+/// shared `n` gives. A place past [`RADIX_WRITE_LIST`] is not stored (the check on `*n`
+/// reports it: the kernel would write past its arrays).
+async fn gather_listed(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    (part, list): (RadixPart, RadixList),
+    t: u32,
+) -> Result<(), SimError> {
+    let u = Lanes::splat;
+    let mut i = w.thread_idx();
+    loop {
+        let saved = w.push_active(&i.map(|i| i < list.count), "write_listed: i < list.count")?;
+        if w.active_mask() == 0 {
+            w.pop_active(saved);
+            return Ok(());
+        }
+        check_listed(w, list, ra.r.capacity, &i, "write_listed: i < count && i < capacity")?;
+        let at = i.map(|i| list.keys + u64::from(i));
+        let key = w.ld_global(ra.cand, &at, "write_listed: key = list.keys[i]").await?;
+        let at_least =
+            w.push_active(&key.map(|k| k >= t), "write_listed: if (key < T) continue")?;
+        let at = w.atomic_add_shared(&u(N), &u(1), "write_listed: at = atomicAdd(n, 1u)").await?;
+        let fits = at.map(|a| a < RADIX_WRITE_LIST);
+        let stored = w.push_active(&fits, "write_listed: at < RADIX_WRITE_LIST")?;
+        w.st_shared(&at.map(|a| KEYS + a), &key, "write_listed: keys[at] = key").await?;
+        let label = "write_listed: idx[at] = list.idx[i]";
+        let j = w.ld_global(ra.cand, &i.map(|i| list.idx + u64::from(i)), label).await?;
+        // the simulator's check: the second pass kept an index of the block's part
+        let label = "write_listed: a candidate's index lies in its block's part";
+        w.check(&j.map(|j| (part.start..part.end).contains(&j)), label)?;
+        w.st_shared(&at.map(|a| IDX + a), &j, "write_listed: idx[at] = list.idx[i]").await?;
+        w.pop_active(stored);
+        w.pop_active(at_least);
+        let next = i.map(|i| i + RADIX_THREADS);
+        w.assign(&mut i, &next);
+        w.pop_active(saved);
+    }
+}
+
+/// The entries of `write_listed`'s list before each thread's (entry `a`, index `mine`) by
+/// index, `(gt, eq)`: those above T and those at T; and the whole list's, `(gt, eq)` as the
+/// lowest active lane reads it (every lane reads every entry: the simulator's totals).
+async fn count_before(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    (a, mine): (&Lanes<u32>, &Lanes<u32>),
+    (t, count): (u32, u32),
+) -> Result<(Lanes<u32>, Lanes<u32>, (u32, u32)), SimError> {
+    let (mut gt, mut eq, mut all) = (Lanes::splat(0u32), Lanes::splat(0u32), (0u32, 0u32));
+    let lowest = w.active_mask().trailing_zeros() as usize;
+    // BUG (RadixWriteInListOrder): `bool before = b < a;`, the list's order for the
+    // index's.
+    let list_order = ra.a.has(Mutant::RadixWriteInListOrder);
+    for b in 0..count {
+        let other = w.ld_shared(&Lanes::splat(IDX + b), "write_listed: idx[b]").await?;
+        let key = w.ld_shared(&Lanes::splat(KEYS + b), "write_listed: keys[b]").await?;
+        let before = match list_order {
+            true => a.map(|a| b < a),
+            false => other.zip(mine, |o, m| o < m),
+        };
+        gt = gt.zip(&before.zip(&key, |bf, k| bf && k > t), |c, x| c + u32::from(x));
+        eq = eq.zip(&before.zip(&key, |bf, k| bf && k == t), |c, x| c + u32::from(x));
+        let k = key.lane(lowest);
+        all = (all.0 + u32::from(k > t), all.1 + u32::from(k == t));
+    }
+    Ok((gt, eq, all))
+}
+
+/// `write_listed`: the block's results from its candidates (every key of its part at or above T
+/// among them), where those at or above T are at most [`RADIX_WRITE_LIST`]: gathered in shared
+/// memory ([`gather_listed`]), each one's place counted from the ones before it by index
+/// ([`count_before`]), as [`write_part`] counts them: keys above T, and ties while the row's
+/// ties before it (`eq_seen` before the block's) are fewer than `left`. The value is read from
+/// the row: the input's own bits. Returns where the block's results end, from the whole list
+/// (the simulator's check: the row's last block ends its k results).
+async fn write_listed(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    (part, list): (RadixPart, RadixList),
+    (t, left): (u32, u32),
+    place: &Written,
+) -> Result<u32, SimError> {
+    let (tid, u) = (w.thread_idx(), Lanes::splat);
+    let saved = w.push_active(&tid.map(|t| t == 0), "write_listed: if (threadIdx.x == 0u)")?;
+    w.st_shared(&u(N), &u(0), "write_listed: *n = 0u").await?;
+    w.pop_active(saved);
+    w.syncthreads("write_listed: __syncthreads() after clearing n").await?;
+    gather_listed(w, ra, (part, list), t).await?;
+    w.syncthreads("write_listed: __syncthreads() after the gather").await?;
+    let count = w.ld_shared(&u(N), "write_listed: count = *n").await?;
+    let count = w.uniform(&count, "write_listed: count = *n")?;
+    // the simulator's check: the caller's counts (the block's, at most RADIX_WRITE_LIST) are
+    // the list's; past them the kernel would read past its arrays
+    let label = "write_listed: the list holds at most RADIX_WRITE_LIST keys";
+    w.check_that(count <= RADIX_WRITE_LIST, label)?;
+    let count = count.min(RADIX_WRITE_LIST);
+    let take = left.saturating_sub(place.eq_seen);
+    let mut end = place.out;
+    let mut a = tid;
+    loop {
+        let saved = w.push_active(&a.map(|a| a < count), "write_listed: a < count")?;
+        if w.active_mask() == 0 {
+            w.pop_active(saved);
+            return Ok(end);
+        }
+        let mine = w.ld_shared(&a.map(|a| IDX + a), "write_listed: mine = idx[a]").await?;
+        let (gt, eq, all) = count_before(w, ra, (&a, &mine), (t, count)).await?;
+        end = place.out.wrapping_add(all.0 + all.1.min(take));
+        let key = w.ld_shared(&a.map(|a| KEYS + a), "write_listed: keys[a]").await?;
+        let written = key.zip(&eq, |k, e| k > t || e < take);
+        let chosen = w.push_active(&written, "write_listed: if (keys[a] > T || eq < take)")?;
+        let within = gt.zip(&eq, |g, e| g.wrapping_add(e.min(take)));
+        let at =
+            w.add_u32(&u(place.out), &within, "write_listed: at = out + gt + min(eq, take)")?;
+        let addr = at.map(|a| place.row_at + u64::from(a));
+        let from = element_at(w, ra, part, &mine.map(u64::from))?;
+        let x = w.ld_input(ra.x, &from, "write_listed: row[mine]").await?;
+        w.st_global(ra.out_val, &addr, &x, "write_listed: out_val[at] = row[mine]").await?;
+        w.st_global(ra.out_idx, &addr, &mine, "write_listed: out_idx[at] = (idx_t)mine").await?;
+        w.pop_active(chosen);
+        let next = a.map(|a| a + RADIX_THREADS);
+        w.assign(&mut a, &next);
+        w.pop_active(saved);
+    }
+}
+
+/// `rtopk_radix_write`: the row's keys above T and ties at T in the blocks before this one
+/// (their counts summed over the block); then a block whose candidates fit and hold at most
+/// [`RADIX_WRITE_LIST`] keys at or above T (its own two counts) writes from them
+/// ([`write_listed`]); any other, each warp its results at the place the warps before it in
+/// its block add (`__reduce_add_sync`, [`write_part`]).
 async fn rtopk_radix_write(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
     let r = &ra.r;
     let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
@@ -1274,7 +1477,59 @@ async fn rtopk_radix_write(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), S
     let t = w.uniform(&t, "rtopk_radix_write: T")?;
     let left = w.ld_global(ra.radix, &at(RADIX_LEFT), "rtopk_radix_write: left").await?;
     let left = w.uniform(&left, "rtopk_radix_write: left")?;
-    // the row's keys above T and ties at T in the blocks before this one
+    let (gt, eq) = counts_before_block(w, ra, &words, part).await?;
+    let row_at =
+        w.mul_u64(&Lanes::splat(part.row), &Lanes::splat(u64::from(r.k)), "part.row * (u64)k")?;
+    let row_at = w.uniform(&row_at, "rtopk_radix_write: row_out")? + r.output.offset;
+    let last = part.b + 1 == r.blocks_per_row;
+    if listed_write(w, ra, &words, part).await? {
+        let count = kept_of(w, ra, &words, part).await?;
+        let list = radix_list(w, (part, r.blocks_per_row), r.capacity, count)?;
+        let place = Written { row_at, out: gt + eq.min(left), eq_seen: eq };
+        let end = write_listed(w, ra, (part, list), (t, left), &place).await?;
+        if last && w.warp_idx() == 0 {
+            // the simulator's check: the row's last block ends its k results
+            w.check_that(end == r.k, "rtopk_radix_write: the row's results fill its k")?;
+        }
+        return Ok(());
+    }
+    // then in the warps before this one in the block
+    let (lane, warp) = (w.lane_id(), w.warp_idx());
+    let blocks = u64::from(r.blocks_per_row);
+    let before = lane.map(|l| l < warp);
+    let saved = w.push_active(&before, "rtopk_radix_write: lane < warp")?;
+    let counts = words.zip(&lane, |a, l| {
+        a + warp_counts(blocks, u64::from(part.b), u64::from(l.min(RADIX_WARPS - 1)))
+    });
+    let label = "rtopk_radix_write: words[RADIX_WARP_COUNTS(..)]";
+    let g = w.ld_global(ra.radix, &counts, label).await?;
+    let label = "rtopk_radix_write: words[RADIX_WARP_COUNTS(..) + 1]";
+    let e = w.ld_global(ra.radix, &counts.map(|c| c + 1), label).await?;
+    w.pop_active(saved);
+    let g = Lanes::select(&before, &g, &Lanes::splat(0));
+    let e = Lanes::select(&before, &e, &Lanes::splat(0));
+    let g = w.reduce_add_sync(FULL_MASK, &g, "rtopk_radix_write: __reduce_add_sync(gt)")?;
+    let e = w.reduce_add_sync(FULL_MASK, &e, "rtopk_radix_write: __reduce_add_sync(eq)")?;
+    let (gt, eq) = (gt.wrapping_add(g.lane(0)), eq.wrapping_add(e.lane(0)));
+    let mut place = Written { row_at, out: gt + eq.min(left), eq_seen: eq };
+    let range = warp_range(w, part, r.slice);
+    write_part(w, ra, (part, range), (t, left), &mut place).await?;
+    if last && warp + 1 == RADIX_WARPS {
+        // the simulator's check: the row's last range ends its k results
+        w.check_that(place.out == r.k, "rtopk_radix_write: the row's results fill its k")?;
+    }
+    Ok(())
+}
+
+/// The row's keys above T and ties at T in the blocks before the part's
+/// (`words[RADIX_BLOCK_COUNTS(b)]`, each thread some blocks, summed over the block by
+/// [`radix_sum`] in each of the two `sums` in turn).
+async fn counts_before_block(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    words: &Lanes<u64>,
+    part: RadixPart,
+) -> Result<(u32, u32), SimError> {
     let (mut gt, mut eq) = (Lanes::splat(0u32), Lanes::splat(0u32));
     let mut b = w.thread_idx();
     loop {
@@ -1297,35 +1552,26 @@ async fn rtopk_radix_write(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), S
     }
     let gt = radix_sum(w, &gt, SUMS).await?;
     let eq = radix_sum(w, &eq, SUMS + RADIX_WARPS).await?;
-    // then in the warps before this one in the block
-    let (lane, warp) = (w.lane_id(), w.warp_idx());
-    let blocks = u64::from(r.blocks_per_row);
-    let before = lane.map(|l| l < warp);
-    let saved = w.push_active(&before, "rtopk_radix_write: lane < warp")?;
-    let counts = words.zip(&lane, |a, l| {
-        a + warp_counts(blocks, u64::from(part.b), u64::from(l.min(RADIX_WARPS - 1)))
-    });
-    let label = "rtopk_radix_write: words[RADIX_WARP_COUNTS(..)]";
-    let g = w.ld_global(ra.radix, &counts, label).await?;
-    let label = "rtopk_radix_write: words[RADIX_WARP_COUNTS(..) + 1]";
-    let e = w.ld_global(ra.radix, &counts.map(|c| c + 1), label).await?;
-    w.pop_active(saved);
-    let g = Lanes::select(&before, &g, &Lanes::splat(0));
-    let e = Lanes::select(&before, &e, &Lanes::splat(0));
-    let g = w.reduce_add_sync(FULL_MASK, &g, "rtopk_radix_write: __reduce_add_sync(gt)")?;
-    let e = w.reduce_add_sync(FULL_MASK, &e, "rtopk_radix_write: __reduce_add_sync(eq)")?;
-    let (gt, eq) = (gt.wrapping_add(g.lane(0)), eq.wrapping_add(e.lane(0)));
-    let row_at =
-        w.mul_u64(&Lanes::splat(part.row), &Lanes::splat(u64::from(r.k)), "part.row * (u64)k")?;
-    let row_at = w.uniform(&row_at, "rtopk_radix_write: at")? + r.output.offset;
-    let mut place = Written { row_at, out: gt + eq.min(left), eq_seen: eq };
-    let range = warp_range(w, part, r.slice);
-    write_part(w, ra, (part, range), (t, left), &mut place).await?;
-    if part.b + 1 == r.blocks_per_row && warp + 1 == RADIX_WARPS {
-        // the simulator's check: the row's last range ends its k results
-        w.check_that(place.out == r.k, "rtopk_radix_write: the row's results fill its k")?;
-    }
-    Ok(())
+    Ok((gt, eq))
+}
+
+/// Whether the part's block writes from its candidates: `mine` (its own counts, above T and
+/// at T) at most [`RADIX_WRITE_LIST`], where its row's candidates are kept and every block's
+/// fit (`words[RADIX_KEEPS] != 0u && words[RADIX_OVER] == 0u && mine <= RADIX_WRITE_LIST`).
+async fn listed_write(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    words: &Lanes<u64>,
+    part: RadixPart,
+) -> Result<bool, SimError> {
+    let at = words.map(|a| a + block_counts(u64::from(part.b)));
+    let label = "rtopk_radix_write: words[RADIX_BLOCK_COUNTS(part.b)]";
+    let g = w.ld_global(ra.radix, &at, label).await?;
+    let label = "rtopk_radix_write: words[RADIX_BLOCK_COUNTS(part.b) + 1u]";
+    let e = w.ld_global(ra.radix, &at.map(|a| a + 1), label).await?;
+    let mine = w.add_u32(&g, &e, "rtopk_radix_write: mine = ..")?;
+    let mine = w.uniform(&mine, "rtopk_radix_write: mine")?;
+    Ok(row_keeps(w, ra, words).await? && row_fits(w, ra, words).await? && mine <= RADIX_WRITE_LIST)
 }
 
 /// The digit passes' widths: a digit of at most [`RADIX_DIGIT_BITS`] bits fits the histogram.
