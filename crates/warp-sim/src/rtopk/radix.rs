@@ -441,6 +441,51 @@ fn radix_group(ra: &RadixArgs<'_>) -> u64 {
     16 / ra.elem.bytes() as u64
 }
 
+/// Where the part's whole tiles end (`whole` of `count_groups` and `keep_groups`).
+fn whole_tiles(part: RadixPart) -> u64 {
+    let (start, end) = (u64::from(part.start), u64::from(part.end));
+    start + (end - start) / RADIX_TILE * RADIX_TILE
+}
+
+/// One tile's 16-byte loads from `tile` (`g[j] = uint4 row[..]` of `count_groups` and
+/// `keep_groups`): each thread `RADIX_ITEMS / RADIX_GROUP` groups of `RADIX_GROUP`
+/// consecutive elements, every element's raw bits with its index, in order `j`, `q`.
+async fn load_groups(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    part: RadixPart,
+    tile: u64,
+    label: &'static str,
+) -> Result<Vec<(Lanes<u32>, Lanes<u64>)>, SimError> {
+    let group = radix_group(ra);
+    let tid = w.thread_idx();
+    let mut out = Vec::with_capacity(RADIX_ITEMS as usize);
+    for j in 0..u64::from(RADIX_ITEMS) / group {
+        let i = tid.map(|t| tile + (j * u64::from(RADIX_THREADS) + u64::from(t)) * group);
+        let at = element_at(w, ra, part, &i)?;
+        let g = match group {
+            4 => w.ld_input_v4(ra.x, &at, label).await?.to_vec(),
+            _ => w.ld_input_v8(ra.x, &at, label).await?.to_vec(),
+        };
+        for (q, v) in (0u64..).zip(g) {
+            out.push((v, i.map(|i| i + q)));
+        }
+    }
+    Ok(out)
+}
+
+/// Whether the part starts 16 bytes aligned (its row's start decides: parts start at whole
+/// tiles), so that `count_groups` / `keep_groups` read its whole tiles.
+fn starts_aligned(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    part: RadixPart,
+    label: &'static str,
+) -> Result<bool, SimError> {
+    let first = element_at(w, ra, part, &Lanes::splat(u64::from(part.start)))?;
+    Ok(w.uniform(&first, label)? % radix_group(ra) == 0)
+}
+
 /// `count_groups`: [`count_digits`] over the part's whole tiles by 16-byte loads, each thread
 /// `RADIX_ITEMS / RADIX_GROUP` groups of `RADIX_GROUP` consecutive elements a tile (the part
 /// starts 16 bytes aligned: the caller checked); returns where the whole tiles end.
@@ -451,24 +496,11 @@ async fn count_groups(
     prefix: u32,
     (shift, bits): (u32, u32),
 ) -> Result<u64, SimError> {
-    let group = radix_group(ra);
-    let (start, end) = (u64::from(part.start), u64::from(part.end));
-    let whole = start + (end - start) / RADIX_TILE * RADIX_TILE;
-    let tid = w.thread_idx();
-    let mut tile = start;
+    let whole = whole_tiles(part);
+    let mut tile = u64::from(part.start);
     while tile < whole {
-        let mut groups = Vec::new();
-        for j in 0..u64::from(RADIX_ITEMS) / group {
-            let i = tid.map(|t| tile + (j * u64::from(RADIX_THREADS) + u64::from(t)) * group);
-            let at = element_at(w, ra, part, &i)?;
-            let label = "count_groups: g[j] = uint4 row[tile + ..]";
-            let g = match group {
-                4 => w.ld_input_v4(ra.x, &at, label).await?.to_vec(),
-                _ => w.ld_input_v8(ra.x, &at, label).await?.to_vec(),
-            };
-            groups.push(g);
-        }
-        for v in groups.iter().flatten() {
+        let label = "count_groups: g[j] = uint4 row[tile + ..]";
+        for (v, _) in &load_groups(w, ra, part, tile, label).await? {
             let labels = (
                 "count_groups: if (above_matches(key, prefix, hi))",
                 "count_groups: atomicAdd(&hist[(key >> shift) & mask], 1)",
@@ -492,9 +524,7 @@ async fn count_digits(
     prefix: u32,
     (shift, bits): (u32, u32),
 ) -> Result<(), SimError> {
-    let first = element_at(w, ra, part, &Lanes::splat(u64::from(part.start)))?;
-    let first = w.uniform(&first, "count_digits: row + part.start")?;
-    let start = if first % radix_group(ra) == 0 {
+    let start = if starts_aligned(w, ra, part, "count_digits: row + part.start")? {
         count_groups(w, ra, part, prefix, (shift, bits)).await?
     } else {
         u64::from(part.start)
@@ -693,25 +723,12 @@ async fn keep_groups(
     part: RadixPart,
     keep: Keep,
 ) -> Result<u64, SimError> {
-    let group = radix_group(ra);
-    let (start, end) = (u64::from(part.start), u64::from(part.end));
-    let whole = start + (end - start) / RADIX_TILE * RADIX_TILE;
-    let tid = w.thread_idx();
-    let mut tile = start;
+    let whole = whole_tiles(part);
+    let mut tile = u64::from(part.start);
     while tile < whole {
-        let mut items: Vec<Item> = Vec::with_capacity(RADIX_ITEMS as usize);
-        for j in 0..u64::from(RADIX_ITEMS) / group {
-            let i = tid.map(|t| tile + (j * u64::from(RADIX_THREADS) + u64::from(t)) * group);
-            let at = element_at(w, ra, part, &i)?;
-            let label = "keep_groups: g[j] = uint4 row[tile + ..]";
-            let g = match group {
-                4 => w.ld_input_v4(ra.x, &at, label).await?.to_vec(),
-                _ => w.ld_input_v8(ra.x, &at, label).await?.to_vec(),
-            };
-            for (q, v) in (0u64..).zip(&g) {
-                items.push((own_keys(ra, v), i.map(|i| i + q)));
-            }
-        }
+        let label = "keep_groups: g[j] = uint4 row[tile + ..]";
+        let loaded = load_groups(w, ra, part, tile, label).await?;
+        let items: Vec<Item> = loaded.iter().map(|(v, i)| (own_keys(ra, v), *i)).collect();
         let mut mine = Lanes::splat(0u32);
         for (b, (key, _)) in (0u32..).zip(&items) {
             let kept = keep_key(w, key, keep.prefix, keep.digit).await?;
@@ -744,9 +761,7 @@ async fn keep_digits(
     part: RadixPart,
     keep: Keep,
 ) -> Result<(), SimError> {
-    let at = element_at(w, ra, part, &Lanes::splat(u64::from(part.start)))?;
-    let at = w.uniform(&at, "keep_digits: row + part.start")?;
-    let start = if at % radix_group(ra) == 0 {
+    let start = if starts_aligned(w, ra, part, "keep_digits: row + part.start")? {
         keep_groups(w, ra, part, keep).await?
     } else {
         u64::from(part.start)
