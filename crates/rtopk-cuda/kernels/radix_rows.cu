@@ -309,8 +309,8 @@ __device__ __forceinline__ void add_histogram(u32* words, const u32* hist) {
 // row's k-th key is the greatest d whose bins d and above hold at least `left` keys (k on the
 // first pass); the prefix gains d and `left` loses the keys of the bins above d. Thread t holds
 // bins from the top down (an exclusive sum over threads is then the keys above its bins). The
-// histogram and the ticket are cleared for the next pass. __ldcg: the other blocks' atomics
-// are in L2, not in this SM's L1. On the first pass the digit's bin and the bins above it are
+// histogram (its non-zero bins: the rest are zero) and the ticket are cleared for the next
+// pass. __ldcg: the other blocks' atomics are in L2, not in this SM's L1. On the first pass the digit's bin and the bins above it are
 // the row's candidates: the second pass keeps them (RADIX_KEEPS) only where they are at most
 // m / RADIX_KEEP_SHARE (AIR Top-K's adaptive buffer, paper 002, §3.2: keeping many costs more
 // than reading the row again), and no block has overflowed yet (RADIX_OVER).
@@ -336,7 +336,7 @@ __device__ __forceinline__ void choose_digit(u32* words, u32 shift, u32 bits, u3
             if (first) words[RADIX_KEEPS] = above + c[j] <= m / RADIX_KEEP_SHARE ? 1u : 0u;
         }
         above += c[j];
-        words[bin] = 0u;
+        if (c[j] != 0u) words[bin] = 0u;
     }
     if (threadIdx.x == 0u) words[RADIX_DONE] = 0u;
     if (threadIdx.x == 0u && first) words[RADIX_OVER] = 0u;
@@ -385,9 +385,14 @@ extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM)
     __syncthreads();
     if (pass == RADIX_KEEP && listed) keep_counts(words, kept, part, blocks_per_row, capacity);
     add_histogram(words, hist);
-    __threadfence();
+    // the barrier, then one thread's fence before the ticket: the block's additions are all
+    // ordered before it, as cooperative groups' grid sync orders a block's writes (one fence
+    // a block, not one a thread; measured the same: docs/kernel.md, "Radix rows")
     __syncthreads();
-    if (threadIdx.x == 0u) last = atomicAdd(&words[RADIX_DONE], 1u) == blocks_per_row - 1u;
+    if (threadIdx.x == 0u) {
+        __threadfence();
+        last = atomicAdd(&words[RADIX_DONE], 1u) == blocks_per_row - 1u;
+    }
     __syncthreads();
     if (!last) return;
     __threadfence();

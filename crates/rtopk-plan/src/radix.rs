@@ -29,8 +29,22 @@ pub const RADIX_WARPS: u32 = RADIX_THREADS / 32;
 pub const RADIX_ITEMS: u32 = 8;
 /// Elements of a tile: a part is whole tiles but the row's last.
 pub const RADIX_TILE: u64 = (RADIX_THREADS * RADIX_ITEMS) as u64;
-/// Blocks of the radix steps an SM is given, over all rows.
+/// Blocks of the radix steps an SM is given, over all rows, where the rows are long (the
+/// kernels' launch bound: four blocks of [`RADIX_THREADS`] threads an SM).
 pub const RADIX_BLOCKS_PER_SM: usize = 4;
+/// Blocks an SM where the rows are short: a part of at most [`RADIX_FEW_BLOCKS_TILES`] tiles
+/// at this spread takes it ([`radix_plan`]).
+pub const RADIX_FEW_BLOCKS_PER_SM: usize = 2;
+/// The most tiles a block takes at [`RADIX_FEW_BLOCKS_PER_SM`]; past them the rows spread
+/// over [`RADIX_BLOCKS_PER_SM`]. On an H200 (results/cuda/2026-12-01-radix-spread-h200) one
+/// row of 2^21 at k = 2048 took 28.9 µs in 256 blocks of two tiles against 32.0 in 512 of
+/// one, one row of 2^22 33.3 µs in 256 of four against 36.1 in 512 of two; one of 2^25 took
+/// 95 µs in 256 blocks of 32 tiles against 92 in 512 of 16, and one of 2^28 544 µs against
+/// 517: a row's blocks each add their histogram to the row's and take a ticket every pass,
+/// and each block of the write sums the counts of the blocks before it, so fewer and fuller
+/// blocks shorten the passes of a short row, while a long one needs more blocks in flight
+/// to read at full bandwidth.
+pub const RADIX_FEW_BLOCKS_TILES: u64 = 8;
 /// Words of a row's radix state past its histogram: the prefix found, the k left to find
 /// under it, the blocks done with the pass, the blocks whose candidates overflowed, whether
 /// the second pass keeps candidates (crate::program::Content::RadixCandidates). The blocks'
@@ -151,7 +165,9 @@ pub fn takes_radix(launch: &Launch, counts: bool) -> bool {
 
 /// The radix select of `launch` on a device of `limits`: parts of whole tiles, as many blocks
 /// per row as spread the rows over [`RADIX_BLOCKS_PER_SM`] blocks an SM (at least one per
-/// row), and the sort for sorted output. Errors: what [`cannot_radix`] names
+/// row) — or over [`RADIX_FEW_BLOCKS_PER_SM`] where each block then takes at most
+/// [`RADIX_FEW_BLOCKS_TILES`] tiles ([`radix_tiles_per_block`]) — and the sort for sorted
+/// output. Errors: what [`cannot_radix`] names
 /// ([`PlanError::Split`]'s kind: a forced route the shape cannot take), and grids past 2^31
 /// blocks.
 pub fn radix_plan(
@@ -165,9 +181,7 @@ pub fn radix_plan(
     }
     let too_large = |why| PlanError::TooLarge { n, m, why };
     u32::try_from(m).map_err(|_| too_large("M >= 2^32"))?;
-    let target = limits.sm_count.saturating_mul(RADIX_BLOCKS_PER_SM).div_ceil(n.max(1)).max(1);
-    let tiles = (m as u64).div_ceil(RADIX_TILE);
-    let per_block = tiles.div_ceil(target as u64).max(1);
+    let per_block = radix_tiles_per_block(n, m, limits);
     let slice = per_block.saturating_mul(RADIX_TILE).min(m as u64).max(1);
     let blocks_per_row = (m as u64).div_ceil(slice);
     let grid = (n as u64).checked_mul(blocks_per_row).ok_or(too_large("2^64 blocks"))?;
@@ -181,6 +195,21 @@ pub fn radix_plan(
         elem,
         sort: sort_of(launch, limits)?,
     })
+}
+
+/// Tiles per block of rows of `m`, `n` of them: the rows spread over
+/// [`RADIX_BLOCKS_PER_SM`] blocks an SM, or over [`RADIX_FEW_BLOCKS_PER_SM`] where each block
+/// then takes at most [`RADIX_FEW_BLOCKS_TILES`] tiles (short rows: fewer, fuller blocks);
+/// at least one tile.
+pub fn radix_tiles_per_block(n: usize, m: usize, limits: &DeviceLimits) -> u64 {
+    let tiles = (m as u64).div_ceil(RADIX_TILE);
+    let spread = |per_sm: usize| {
+        let blocks = limits.sm_count.saturating_mul(per_sm).div_ceil(n.max(1)).max(1);
+        tiles.div_ceil(blocks as u64)
+    };
+    let many = spread(RADIX_BLOCKS_PER_SM);
+    let few = spread(RADIX_FEW_BLOCKS_PER_SM).min(RADIX_FEW_BLOCKS_TILES);
+    many.max(few).max(1)
 }
 
 #[cfg(test)]
@@ -216,9 +245,32 @@ mod tests {
             assert!(slice * b >= m as u64 && slice * (b - 1) < m as u64, "{n} x {m}");
             assert!(slice % RADIX_TILE == 0 || b == 1, "{n} x {m}: slice {slice}");
             assert!(
-                n as u64 * b >= (limits.sm_count * RADIX_BLOCKS_PER_SM) as u64
+                n as u64 * b >= (limits.sm_count * RADIX_FEW_BLOCKS_PER_SM) as u64
                     || b * slice >= m as u64
             );
+        }
+    }
+
+    /// Short rows spread over fewer, fuller blocks; long rows as before (the H200's 132 SMs:
+    /// the tiles of RADIX_FEW_BLOCKS_TILES's measurements).
+    #[test]
+    fn short_rows_take_fewer_fuller_blocks() {
+        let h200 = PRESETS.iter().find(|(name, _)| *name == "h200").unwrap().1;
+        assert_eq!(h200.sm_count, 132);
+        let cases = [
+            (1, 1 << 21, 2),  // 512 tiles: 256 blocks of two, not 512 of one
+            (1, 1 << 22, 4),  // 1024 tiles: 256 blocks of four, not 512 of two
+            (2, 1 << 21, 4),  // 128 blocks a row, not 256
+            (1, 1 << 20, 1),  // 256 tiles: one a block either way
+            (8, 1 << 21, 8),  // 66 blocks a row either way
+            (1, 1 << 25, 16), // 8192 tiles: 512 blocks of 16, as before
+            (1, 1 << 28, 125),
+            (256, 1 << 20, 86),
+        ];
+        for (n, m, tiles) in cases {
+            assert_eq!(radix_tiles_per_block(n, m, &h200), tiles, "{n} x {m}");
+            let p = radix_plan(&launch(n, m, 4096, ElemType::F32), &h200, false).unwrap();
+            assert_eq!(u64::from(p.slice), tiles * RADIX_TILE, "{n} x {m}");
         }
     }
 

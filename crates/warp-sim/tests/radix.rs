@@ -20,9 +20,9 @@ use warp_sim::{
     SimConfig, Simulator, SliceSource, Strategy, check_order_dependence, launch_parallel,
 };
 
-/// A device of two SMs: a row of a few tiles then spreads over several blocks
-/// (rtopk-plan's `radix_plan`: four blocks an SM over all rows).
-const SMALL: DeviceLimits = DeviceLimits { sm_count: 2, ..H100 };
+/// A device of four SMs: a row of a few tiles then spreads over several blocks (rtopk-plan's
+/// `radix_tiles_per_block`: short rows take two blocks an SM over all rows, eight here).
+const SMALL: DeviceLimits = DeviceLimits { sm_count: 4, ..H100 };
 
 /// A seeded generator (SplitMix64).
 struct Rng(u64);

@@ -864,11 +864,11 @@ fn held_bin(a: &KernelArgs, t: u32, j: u32) -> u32 {
 /// the row's k-th key is the greatest d whose bins d and above hold at least `left` keys (k on
 /// the first pass); the prefix gains d and `left` loses the keys of the bins above d. Thread t
 /// holds bins from the top down (an exclusive sum over threads is then the keys above its
-/// bins). The histogram and the ticket are cleared for the next pass. On the first pass the
-/// digit's bin and the bins above it are the row's candidates: the second pass keeps them
-/// (`RADIX_KEEPS`) only where they are at most `m / RADIX_KEEP_SHARE` (AIR Top-K's adaptive
-/// buffer, paper 002, §3.2: keeping many costs more than reading the row again), and no block
-/// has overflowed yet (`RADIX_OVER`).
+/// bins). The histogram (its non-zero bins: the rest are zero) and the ticket are cleared for
+/// the next pass. On the first pass the digit's bin and the bins above it are the row's
+/// candidates: the second pass keeps them (`RADIX_KEEPS`) only where they are at most
+/// `m / RADIX_KEEP_SHARE` (AIR Top-K's adaptive buffer, paper 002, §3.2: keeping many costs
+/// more than reading the row again), and no block has overflowed yet (`RADIX_OVER`).
 async fn choose_digit(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
@@ -925,7 +925,10 @@ async fn choose_digit(
         w.pop_active(saved);
         above = above.zip(cj, u32::wrapping_add);
         let addr = words.zip(&bin, |a, b| a + u64::from(b));
-        w.st_global(ra.radix, &addr, &u(0), "choose_digit: words[bin] = 0").await?;
+        let label = "choose_digit: if (c[j] != 0u) words[bin] = 0u";
+        let saved = w.push_active(&cj.map(|c| c != 0), label)?;
+        w.st_global(ra.radix, &addr, &u(0), label).await?;
+        w.pop_active(saved);
     }
     let saved = w.push_active(&tid.map(|t| t == 0), "choose_digit: if (threadIdx.x == 0)")?;
     w.st_global(ra.radix, &at(RADIX_DONE), &u(0), "choose_digit: words[RADIX_DONE] = 0").await?;
@@ -961,8 +964,8 @@ async fn keep_counts(
 /// `rtopk_radix_digits`: one digit pass (`[shift, shift + bits)` of the own key) over the
 /// block's part ([`radix_pass`]: the second keeps the candidates, a later one reads them while
 /// every block's fit): its histogram added to the row's; the row's last block to take a ticket
-/// (after its `__threadfence`: every block's additions are in before the last one's ticket)
-/// chooses the digit.
+/// (thread 0's, after the block's barrier and its `__threadfence`: every block's additions are
+/// in before the last one's ticket) chooses the digit.
 async fn rtopk_radix_digits(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
     let r = &ra.r;
     let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
@@ -1006,9 +1009,10 @@ async fn rtopk_radix_digits(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), 
         keep_counts(w, ra, (&words, kept), part).await?;
     }
     add_histogram(w, ra, part).await?;
-    w.threadfence().await?;
+    // the barrier, then one thread's fence before the ticket (the kernel's comment says why)
     w.syncthreads("rtopk_radix_digits: __syncthreads() before the ticket").await?;
     let saved = w.push_active(&tid.map(|t| t == 0), "rtopk_radix_digits: if (threadIdx.x == 0)")?;
+    w.threadfence().await?;
     let at = words.map(|a| a + RADIX_DONE);
     let label = "rtopk_radix_digits: atomicAdd(&words[RADIX_DONE], 1)";
     let ticket = w.atomic_add_global(ra.radix, &at, &Lanes::splat(1), label).await?;
