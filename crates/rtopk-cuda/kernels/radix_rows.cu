@@ -310,10 +310,11 @@ __device__ __forceinline__ void add_histogram(u32* words, const u32* hist) {
 // first pass); the prefix gains d and `left` loses the keys of the bins above d. Thread t holds
 // bins from the top down (an exclusive sum over threads is then the keys above its bins). The
 // histogram (its non-zero bins: the rest are zero) and the ticket are cleared for the next
-// pass. __ldcg: the other blocks' atomics are in L2, not in this SM's L1. On the first pass the digit's bin and the bins above it are
-// the row's candidates: the second pass keeps them (RADIX_KEEPS) only where they are at most
-// m / RADIX_KEEP_SHARE (AIR Top-K's adaptive buffer, paper 002, §3.2: keeping many costs more
-// than reading the row again), and no block has overflowed yet (RADIX_OVER).
+// pass. __ldcg: the other blocks' atomics are in L2, not in this SM's L1. On the first pass
+// the digit's bin and the bins above it are the row's candidates: the second pass keeps them
+// (RADIX_KEEPS) only where they are at most m / RADIX_KEEP_SHARE (AIR Top-K's adaptive buffer,
+// paper 002, §3.2: keeping many costs more than reading the row again), and no block has
+// overflowed yet (RADIX_OVER).
 __device__ __forceinline__ void choose_digit(u32* words, u32 shift, u32 bits, u32 k, u32 m, u32* sums) {
     const u32 per = RADIX_BINS / RADIX_THREADS;
     bool first = shift + bits == RADIX_KEY_BITS;
