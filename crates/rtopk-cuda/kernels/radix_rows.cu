@@ -110,18 +110,36 @@ __device__ __forceinline__ u32 radix_sum(u32 v, u32* sums) {
 // The elements of one 16-byte load: 4 f32, 8 f16 or bf16.
 #define RADIX_GROUP (16u / (u32)sizeof(elem_t))
 
+// Where the part's whole tiles end (count_groups's and keep_groups's `whole`).
+__device__ __forceinline__ u64 whole_tiles(RadixPart part) {
+    return part.start + (u64)(part.end - part.start) / RADIX_TILE * RADIX_TILE;
+}
+
+// load_groups: one tile's 16-byte loads from `tile`, each thread RADIX_ITEMS / RADIX_GROUP
+// groups of RADIX_GROUP consecutive elements (group j at tile + (j RADIX_THREADS + thread)
+// RADIX_GROUP).
+__device__ __forceinline__ void load_groups(const elem_t* row, u64 tile, uint4 (&g)[RADIX_ITEMS / RADIX_GROUP]) {
+#pragma unroll
+    for (u32 j = 0u; j < RADIX_ITEMS / RADIX_GROUP; ++j)
+        g[j] = *reinterpret_cast<const uint4*>(row + tile + (u64)(j * RADIX_THREADS + threadIdx.x) * RADIX_GROUP);
+}
+
+// Whether the part starts 16 bytes aligned (its row's start decides: parts start at whole
+// tiles), so that count_groups / keep_groups read its whole tiles.
+__device__ __forceinline__ bool starts_aligned(const elem_t* row, RadixPart part) {
+    return (reinterpret_cast<unsigned long long>(row + part.start) & 15ull) == 0ull;
+}
+
 // count_groups: count_digits over the part's whole tiles by 16-byte loads, each thread
 // RADIX_ITEMS / RADIX_GROUP groups of RADIX_GROUP consecutive elements a tile (the part starts
 // 16 bytes aligned: the caller checked); returns where the whole tiles end.
 __device__ __forceinline__ u64 count_groups(const elem_t* row, RadixPart part, u32 prefix, u32 shift, u32 bits,
                                             float sign, u32* hist) {
     u32 hi = shift + bits, mask = (1u << bits) - 1u;
-    u64 whole = part.start + (u64)(part.end - part.start) / RADIX_TILE * RADIX_TILE;
+    u64 whole = whole_tiles(part);
     for (u64 tile = part.start; tile < whole; tile += RADIX_TILE) {
         uint4 g[RADIX_ITEMS / RADIX_GROUP];
-#pragma unroll
-        for (u32 j = 0u; j < RADIX_ITEMS / RADIX_GROUP; ++j)
-            g[j] = *reinterpret_cast<const uint4*>(row + tile + (u64)(j * RADIX_THREADS + threadIdx.x) * RADIX_GROUP);
+        load_groups(row, tile, g);
 #pragma unroll
         for (u32 j = 0u; j < RADIX_ITEMS / RADIX_GROUP; ++j) {
             const elem_t* e = reinterpret_cast<const elem_t*>(&g[j]);
@@ -144,8 +162,7 @@ __device__ __forceinline__ void count_digits(const elem_t* row, RadixPart part, 
                                              u32 bits, float sign, u32* hist) {
     u32 hi = shift + bits, mask = (1u << bits) - 1u;
     u64 start = part.start;
-    if ((reinterpret_cast<unsigned long long>(row + part.start) & 15ull) == 0ull)
-        start = count_groups(row, part, prefix, shift, bits, sign, hist);
+    if (starts_aligned(row, part)) start = count_groups(row, part, prefix, shift, bits, sign, hist);
     for (u64 base = start + threadIdx.x; base < part.end; base += RADIX_TILE) {
         elem_t v[RADIX_ITEMS];
 #pragma unroll
@@ -218,12 +235,10 @@ __device__ __forceinline__ u32 keep_place(u32 n, u32* kept) {
 // layout; the part starts 16 bytes aligned: the caller checked); returns where they end.
 __device__ __forceinline__ u64 keep_groups(const elem_t* row, RadixPart part, u32 prefix, u32 shift, u32 bits,
                                            float sign, u32* hist, u32* kept, RadixList list, u32 capacity) {
-    u64 whole = part.start + (u64)(part.end - part.start) / RADIX_TILE * RADIX_TILE;
+    u64 whole = whole_tiles(part);
     for (u64 tile = part.start; tile < whole; tile += RADIX_TILE) {
         uint4 g[RADIX_ITEMS / RADIX_GROUP];
-#pragma unroll
-        for (u32 j = 0u; j < RADIX_ITEMS / RADIX_GROUP; ++j)
-            g[j] = *reinterpret_cast<const uint4*>(row + tile + (u64)(j * RADIX_THREADS + threadIdx.x) * RADIX_GROUP);
+        load_groups(row, tile, g);
         u32 mine = 0u;  // bit j * RADIX_GROUP + q: element q of group j kept
 #pragma unroll
         for (u32 j = 0u; j < RADIX_ITEMS / RADIX_GROUP; ++j) {
@@ -260,8 +275,7 @@ __device__ __forceinline__ u64 keep_groups(const elem_t* row, RadixPart part, u3
 __device__ __forceinline__ void keep_digits(const elem_t* row, RadixPart part, u32 prefix, u32 shift, u32 bits,
                                             float sign, u32* hist, u32* kept, RadixList list, u32 capacity) {
     u64 start = part.start;
-    if ((reinterpret_cast<unsigned long long>(row + part.start) & 15ull) == 0ull)
-        start = keep_groups(row, part, prefix, shift, bits, sign, hist, kept, list, capacity);
+    if (starts_aligned(row, part)) start = keep_groups(row, part, prefix, shift, bits, sign, hist, kept, list, capacity);
     for (u64 first = start + (threadIdx.x & ~31u); first < part.end; first += RADIX_TILE) {
         u64 base = first + (threadIdx.x & 31u);
         elem_t v[RADIX_ITEMS];
