@@ -15,6 +15,12 @@ fn bisect_reference(b: Bisect) -> Box<dyn RowTopK> {
     Box::new(b)
 }
 
+/// An exact f32 launch of the largest k, unsorted.
+fn f32_launch(n: usize, m: usize, k: usize) -> Launch {
+    let bisect = Bisect::exact();
+    Launch { n, m, k, mode: Mode::Largest, bisect, sorted: false, elem: ElemType::F32 }
+}
+
 /// The simulator's result for `x` with the GPU's plan (strategy, sorted output, the device's
 /// limits), and the kernel it ran.
 fn simulated(
@@ -442,9 +448,10 @@ fn sixteen_bit_rows_match_bisect_in_every_strategy() {
 }
 
 /// The radix select (rtopk-plan's radix, docs/kernel.md, "Radix rows"), forced on rows of
-/// several blocks each and taken by the default for large k on a long row: bisect's values
-/// and indices in f32, f16 and bf16 — NaN of both signs, infinities, ties straddling the k-th
-/// key, k of 1 to M, both modes, sorted or not — and, on the smaller shapes, the simulator's.
+/// several blocks each and taken by the default (large k on long rows, k = 512 on a small
+/// selection, k large against narrower rows): bisect's values and indices in f32, f16 and
+/// bf16 — NaN of both signs, infinities, ties straddling the k-th key, k of 1 to M, both modes,
+/// sorted or not — and, on the smaller shapes, the simulator's.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn radix_rows_match_bisect_and_the_simulator() {
@@ -458,6 +465,10 @@ fn radix_rows_match_bisect_and_the_simulator() {
         (7, 50_000, 4096, radix),
         (1, 1 << 22, 32768, auto),
         (2, 3_000_001, 8192, auto),
+        (3, (1 << 20) + 3, 600, auto), // a small selection (RADIX_SMALL_MIN_K)
+        (9, 1 << 20, 2048, auto),      // more rows than a small selection (RADIX_FEW_ROWS)
+        (8, 1 << 19, 4096, auto),      // narrower rows (RADIX_HALF_ROW)
+        (32, (1 << 17) + 7, 16384, auto), // k large against the row (RADIX_WIDE_K)
     ];
     let mut checked = 0;
     for (ci, (n, m, k, strategy)) in cases.into_iter().enumerate() {
@@ -495,7 +506,44 @@ fn radix_rows_match_bisect_and_the_simulator() {
             }
         }
     }
-    assert_eq!(checked, 7 * 3 * 2 * 3);
+    assert_eq!(checked, 11 * 3 * 2 * 3);
+}
+
+/// A split's second stage taken by the radix select (a small selection of candidates:
+/// rtopk-plan's `takes_radix` on the stage's rows): the chunk selects with the row's floor,
+/// their pads, the radix select over the candidates' positions and the gather — bisect's values
+/// and indices in f32 and bf16, NaN of both signs, infinities, ties, both modes, sorted or not.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_split_whose_second_stage_is_a_radix_select_matches_bisect() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let mut checked = 0;
+    for (ci, (n, m, k)) in [(1, 1 << 26, 1000), (2, (1 << 25) + 5, 600)].into_iter().enumerate() {
+        let launch = f32_launch(n, m, k);
+        let program = gpu.program(&launch, Strategy::Auto, false).unwrap();
+        let steps: Vec<(&str, usize)> =
+            program.steps.iter().map(|s| (s.name.name(), s.level)).collect();
+        assert_eq!(steps[0], ("select_chunks", 0), "N={n} M={m} k={k}: {steps:?}");
+        assert!(steps.contains(&("radix_digits", 1)), "N={n} M={m} k={k}: {steps:?}");
+        for (di, dist) in ["nan-inf", "ties", "normal"].into_iter().enumerate() {
+            let x = matrix(n, m, dist, (40 + ci * 3 + di) as u64);
+            let b = x.mapv(topk_ref::bf16::from_f32);
+            for (oi, sorted) in [false, true].into_iter().enumerate() {
+                let mode = if (ci + di + oi) % 2 == 0 { Mode::Largest } else { Mode::Smallest };
+                let opts = Options { mode, sorted };
+                let bisect = Bisect::exact();
+                let case = format!("N={n} M={m} k={k} {dist} {opts:?}");
+                let got = gpu.topk_rows_counted(x.view(), k, opts, bisect, Strategy::Auto, false);
+                let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
+                assert_eq!(difference(&got.unwrap(), &want), None, "{case}");
+                let got = gpu.topk_rows_counted(b.view(), k, opts, bisect, Strategy::Auto, false);
+                let want = topk_rows(&bisect, b.view(), k, opts).unwrap();
+                assert_eq!(difference(&got.unwrap(), &want), None, "{case} bf16");
+                checked += 2;
+            }
+        }
+    }
+    assert_eq!(checked, 2 * 3 * 2 * 2);
 }
 
 /// Every step kind of the launch program — `select_rows`, `sort_rows`, `select_chunks`,
@@ -668,15 +716,7 @@ fn cluster_rows_match_bisect_and_the_simulator() {
     }
     // a split row (no counts) whose second stage, 19 chunks' 1024 candidates, is a cluster row
     let (n, m, k) = (1, 300_000, 1024);
-    let launch = Launch {
-        n,
-        m,
-        k,
-        mode: Mode::Largest,
-        bisect: Bisect::exact(),
-        sorted: false,
-        elem: ElemType::F32,
-    };
+    let launch = f32_launch(n, m, k);
     let program = gpu.program(&launch, Strategy::Split, false).unwrap();
     assert!(program.steps.iter().any(|s| s.unit.to_string() == "rtopk_cluster_rows"));
     let x = matrix(n, m, "nan-inf", 7);
@@ -700,15 +740,7 @@ fn many_rows_that_take_the_floor_match_bisect() {
     // (N, M, k): block rows of k = 2048, then warp rows of k = 64 (2^26 elements)
     let cases = [(48, 300_000, 2048), (64, 1 << 20, 64)];
     for (n, m, k) in cases {
-        let launch = Launch {
-            n,
-            m,
-            k,
-            mode: Mode::Largest,
-            bisect: Bisect::exact(),
-            sorted: false,
-            elem: ElemType::F32,
-        };
+        let launch = f32_launch(n, m, k);
         let program = gpu.program(&launch, Strategy::Auto, false).unwrap();
         let takes = |s: &rtopk_plan::Step| matches!(s.kernel, rtopk_plan::Kernel::Select(sel) if sel.floor.is_some());
         assert!(

@@ -1301,7 +1301,7 @@ mod tests {
         let sorted = Launch { sorted: true, ..launch(1, 100_000, 2048) };
         let p = program(&sorted, &limits, Strategy::Auto, false).unwrap();
         assert_eq!(names(&p), ["select_rows", "sort_rows"]);
-        let p = program(&launch(1, 1 << 21, 1024), &limits, Strategy::Auto, false).unwrap();
+        let p = program(&launch(1, 1 << 21, 256), &limits, Strategy::Auto, false).unwrap();
         let last = p.steps.iter().rev().find(|s| s.name == StepKind::SelectRows).unwrap();
         assert_eq!(last.unit.family(), Family::ClusterRows);
         // a forced strategy keeps its family
@@ -1379,7 +1379,7 @@ mod tests {
         assert_eq!(family(&launch(16, 1 << 20, 64)), (Family::WarpRows, false));
         assert_eq!(family(&launch(64, 1 << 20, 64)), (Family::WarpRows, true));
         assert_eq!(family(&launch(16, 1 << 20, 256)), (Family::BlockRowsNarrow, false));
-        assert_eq!(family(&launch(4, 1 << 20, 1024)), (Family::BlockRows, false));
+        assert_eq!(family(&launch(9, 1 << 20, 1024)), (Family::BlockRows, false));
         assert_eq!(family(&launch(16, 1 << 20, 1024)), (Family::BlockRows, true));
         assert_eq!(family(&launch(32, 500_000, 2048)), (Family::BlockRows, true));
         let (_, sels) = floors(&launch(2, 20_000, 64), Strategy::Split, plain);
@@ -2085,7 +2085,7 @@ mod tests {
         // other step without it; whole rows read it everywhere
         for (n, m, k, strategy) in [
             (4, 65536, 64, Strategy::Split),
-            (1, 1 << 21, 1024, Strategy::Auto),
+            (1, 1 << 21, 256, Strategy::Auto),
             (2, 163_840, 2048, Strategy::Auto),
         ] {
             let l = launch(n, m, k);
@@ -2206,14 +2206,21 @@ mod tests {
             }
         }
         // below the gates, and with counts, the bisection keeps the rows: k = 2048 takes the
-        // radix select on up to eight rows, not on more
-        assert_eq!(names(&auto(&launch(8, 1 << 22, 2048), false))[0], "radix_digits");
-        assert!(
-            names(&auto(&launch(9, 1 << 22, 2048), false)).iter().all(|n| !n.starts_with("radix"))
-        );
-        assert!(
-            names(&auto(&launch(1, 1 << 22, 2047), false)).iter().all(|n| !n.starts_with("radix"))
-        );
+        // radix select on up to sixteen rows, not on more; k = 512 on a small selection
+        let radix = |l: Launch| names(&auto(&l, false))[0] == "radix_digits";
+        assert!(radix(launch(16, 1 << 22, 2048)));
+        assert!(!radix(launch(17, 1 << 22, 2048)));
+        assert!(radix(launch(1, 1 << 22, 512)));
+        assert!(!radix(launch(1, 1 << 22, 511)));
+        // the split's second stage takes the same gate: one row of 2^26 at k = 1024 splits,
+        // then runs a radix select over its candidates
+        let nested: Vec<_> = auto(&launch(1, 1 << 26, 1024), false)
+            .steps
+            .iter()
+            .map(|s| (s.name.name(), s.level))
+            .collect();
+        assert_eq!(nested[0], ("select_chunks", 0));
+        assert!(nested.contains(&("radix_digits", 1)));
         assert!(
             names(&auto(&launch(1, 1 << 19, 8192), false)).iter().all(|n| !n.starts_with("radix"))
         );

@@ -120,15 +120,54 @@ pub const RADIX_MIN_K: usize = 4096;
 
 /// The smallest k the default gives a radix select on at most [`RADIX_FEW_ROWS`] rows: where a
 /// row's candidates fit, the radix select reads it twice whatever k is, and from k = 2048 that
-/// beats the split rows' levels on one to eight rows (docs/kernel.md, "Radix rows", **Where
+/// beats the split rows' levels on one to sixteen rows (docs/kernel.md, "Radix rows", **Where
 /// the default takes it**).
 pub const RADIX_FEW_ROWS_MIN_K: usize = 2048;
 
 /// The most rows [`RADIX_FEW_ROWS_MIN_K`] applies to.
-pub const RADIX_FEW_ROWS: usize = 8;
+pub const RADIX_FEW_ROWS: usize = 16;
 
-/// The narrowest row the default gives a radix select.
+/// The smallest k the default gives a radix select on a small selection: at most
+/// [`RADIX_SMALL_ROWS`] rows of [`RADIX_SMALL_ELEMS`] elements or fewer in all, where the
+/// radix select's short rows take fewer, fuller blocks ([`radix_tiles_per_block`]) and its two
+/// reads cost less than the split's levels from k = 512.
+pub const RADIX_SMALL_MIN_K: usize = 512;
+
+/// The most rows [`RADIX_SMALL_MIN_K`] applies to.
+pub const RADIX_SMALL_ROWS: usize = 8;
+
+/// The most elements in all (rows × width) [`RADIX_SMALL_MIN_K`] applies to, f32 rows: longer
+/// rows are read about once by the split's first level, twice by the radix select.
+pub const RADIX_SMALL_ELEMS: usize = 1 << 25;
+
+/// [`RADIX_SMALL_ELEMS`] of f16 and bf16 rows: their radix select costs about what an f32
+/// one of as many elements does, the bisection less (docs/kernel.md, "Radix rows", **Where
+/// the default takes it**).
+pub const RADIX_SMALL_ELEMS_16: usize = 1 << 23;
+
+/// The narrowest row the default gives a radix select by k alone (rows and elements in all
+/// aside); narrower rows take it where the default's split would cut them into few chunks
+/// ([`RADIX_HALF_ROW`], [`RADIX_WIDE_K`]).
 pub const RADIX_MIN_ROW: usize = 1 << 20;
+
+/// Rows of at least `RADIX_HALF_ROW` (below [`RADIX_MIN_ROW`]) take the radix select from
+/// k = [`RADIX_MIN_K`] on [`RADIX_HALF_ROWS`] rows: fewer rows are cluster rows, which the
+/// radix select does not beat; more are long enough a grid for the split.
+pub const RADIX_HALF_ROW: usize = 1 << 19;
+
+/// The rows [`RADIX_HALF_ROW`] applies to.
+pub const RADIX_HALF_ROWS: std::ops::RangeInclusive<usize> = 8..=32;
+
+/// Rows of at least [`RADIX_WIDE_K_ROW`] take the radix select from k = `RADIX_WIDE_K` on at
+/// least [`RADIX_WIDE_K_ROWS`] rows, where the default splits them into chunks of 4 k or more
+/// (a handful a row).
+pub const RADIX_WIDE_K: usize = 16384;
+
+/// The narrowest row [`RADIX_WIDE_K`] applies to.
+pub const RADIX_WIDE_K_ROW: usize = 1 << 17;
+
+/// The fewest rows [`RADIX_WIDE_K`] applies to: fewer are cluster rows.
+pub const RADIX_WIDE_K_ROWS: usize = 32;
 
 /// Whether the element type has a radix select: the float types (their own keys are 32 or 16
 /// bits wide).
@@ -155,12 +194,40 @@ pub fn cannot_radix(launch: &Launch, counts: bool) -> Option<&'static str> {
     None
 }
 
-/// Whether the default gives `launch` a radix select: rows of at least [`RADIX_MIN_ROW`]
-/// with k of at least [`RADIX_MIN_K`] ([`RADIX_FEW_ROWS_MIN_K`] on at most [`RADIX_FEW_ROWS`]
-/// rows), where it has one.
+/// Whether the default gives `launch` a radix select, where it has one: long rows by k, rows
+/// and elements in all ([`long_rows_take_radix`]), narrower rows where k is large against them
+/// ([`narrow_rows_take_radix`]). A split's second stage takes the same gate on its candidates
+/// (crate::split).
 pub fn takes_radix(launch: &Launch, counts: bool) -> bool {
-    let min_k = if launch.n <= RADIX_FEW_ROWS { RADIX_FEW_ROWS_MIN_K } else { RADIX_MIN_K };
-    launch.k >= min_k && launch.m >= RADIX_MIN_ROW && cannot_radix(launch, counts).is_none()
+    let gate = long_rows_take_radix(launch) || narrow_rows_take_radix(launch);
+    gate && cannot_radix(launch, counts).is_none()
+}
+
+/// Rows of at least [`RADIX_MIN_ROW`] with k of at least [`RADIX_MIN_K`] —
+/// [`RADIX_FEW_ROWS_MIN_K`] on at most [`RADIX_FEW_ROWS`] rows, [`RADIX_SMALL_MIN_K`] on a
+/// small selection ([`RADIX_SMALL_ROWS`], [`RADIX_SMALL_ELEMS`], [`RADIX_SMALL_ELEMS_16`]).
+fn long_rows_take_radix(launch: &Launch) -> bool {
+    let Launch { n, m, k, elem, .. } = *launch;
+    let most = if elem.packed16() { RADIX_SMALL_ELEMS_16 } else { RADIX_SMALL_ELEMS };
+    let small = n <= RADIX_SMALL_ROWS && n.saturating_mul(m) <= most;
+    let min_k = if small {
+        RADIX_SMALL_MIN_K
+    } else if n <= RADIX_FEW_ROWS {
+        RADIX_FEW_ROWS_MIN_K
+    } else {
+        RADIX_MIN_K
+    };
+    k >= min_k && m >= RADIX_MIN_ROW
+}
+
+/// Rows of at least [`RADIX_HALF_ROW`] with k of at least [`RADIX_MIN_K`] on
+/// [`RADIX_HALF_ROWS`] rows, or of at least [`RADIX_WIDE_K_ROW`] with k of at least
+/// [`RADIX_WIDE_K`] on at least [`RADIX_WIDE_K_ROWS`] rows.
+fn narrow_rows_take_radix(launch: &Launch) -> bool {
+    let Launch { n, m, k, .. } = *launch;
+    let half = m >= RADIX_HALF_ROW && RADIX_HALF_ROWS.contains(&n) && k >= RADIX_MIN_K;
+    let wide_k = m >= RADIX_WIDE_K_ROW && n >= RADIX_WIDE_K_ROWS && k >= RADIX_WIDE_K;
+    half || wide_k
 }
 
 /// The radix select of `launch` on a device of `limits`: parts of whole tiles, as many blocks
@@ -285,9 +352,55 @@ mod tests {
         assert!(!takes_radix(&early, false));
         let ints = Launch { elem: ElemType::I32, ..l };
         assert!(matches!(radix_plan(&ints, &limits, false), Err(PlanError::Split { .. })));
-        assert!(!takes_radix(&launch(1, 1 << 22, 2047, ElemType::F32), false));
-        assert!(takes_radix(&launch(8, 1 << 22, 2048, ElemType::F32), false));
-        assert!(!takes_radix(&launch(9, 1 << 22, 2048, ElemType::F32), false));
-        assert!(takes_radix(&launch(9, 1 << 22, 4096, ElemType::F32), false));
+    }
+
+    /// The gate's three tiers and their edges (docs/kernel.md, "Radix rows", **Where the
+    /// default takes it**).
+    #[test]
+    fn the_default_takes_a_radix_select_by_rows_width_and_k() {
+        let takes =
+            |n: usize, m: usize, k: usize| takes_radix(&launch(n, m, k, ElemType::F32), false);
+        // a small selection: at most 8 rows of 2^25 elements in all, from k = 512
+        assert!(takes(1, 1 << 22, 512));
+        assert!(!takes(1, 1 << 22, 511));
+        assert!(takes(8, 1 << 22, 512));
+        assert!(takes(1, 1 << 25, 512));
+        assert!(!takes(1, (1 << 25) + 1, 512)); // more elements in all
+        assert!(!takes(9, 1 << 20, 1024)); // more rows
+        assert!(!takes(8, (1 << 22) + 1, 1024));
+        // few rows: at most 16, from k = 2048, whatever their width
+        assert!(takes(1, 1 << 28, 2048));
+        assert!(!takes(1, 1 << 28, 2047));
+        assert!(takes(16, 1 << 22, 2048));
+        assert!(!takes(17, 1 << 22, 2048));
+        // any rows from k = 4096
+        assert!(takes(17, 1 << 22, 4096));
+        assert!(takes(1024, 1 << 20, 4096));
+        assert!(!takes(1, (1 << 20) - 1, 4096));
+        assert!(!takes(1, (1 << 20) - 1, 512));
+        // narrower rows: 8 to 32 rows of 2^19 from k = 4096, 32 or more of 2^17 from 16384
+        assert!(takes(8, 1 << 19, 4096));
+        assert!(takes(32, 1 << 19, 4096));
+        assert!(!takes(7, 1 << 19, 4096));
+        assert!(!takes(33, 1 << 19, 4096));
+        assert!(!takes(8, 1 << 19, 4095));
+        assert!(!takes(8, (1 << 19) - 1, 4096));
+        assert!(takes(32, 1 << 17, 16384));
+        assert!(takes(4096, 1 << 18, 16384));
+        assert!(!takes(31, 1 << 17, 16384));
+        assert!(!takes(32, 1 << 17, 16383));
+        assert!(!takes(32, (1 << 17) - 1, 16384));
+        assert!(!takes(64, 1 << 16, 16384));
+        // a shape whose product overflows is not small
+        assert!(!takes(8, usize::MAX, 1024));
+        // 16-bit rows: a small selection holds at most 2^23 elements in all
+        for elem in [ElemType::F16, ElemType::Bf16] {
+            let takes = |n: usize, m: usize, k: usize| takes_radix(&launch(n, m, k, elem), false);
+            assert!(takes(1, 1 << 23, 512));
+            assert!(takes(8, 1 << 20, 512));
+            assert!(!takes(1, (1 << 23) + 1, 1024));
+            assert!(!takes(2, 1 << 23, 2047));
+            assert!(takes(16, 1 << 22, 2048));
+        }
     }
 }

@@ -279,6 +279,35 @@ fn split_rows_cut_at_their_floor_equal_bisect() {
     assert!(cut > 0 && raised > 0, "chunks cut {cut}, raised {raised}");
 }
 
+/// A split's second stage that the default gives the radix select (its candidates a small
+/// selection, rtopk_plan::takes_radix): one f16 row of 2^24 at k = 1024 splits once, with the
+/// row's floor, and the radix select takes the row's top k from the candidates (never a pad)
+/// — bisect's answer in both modes, sorted or not, on normal and hostile rows.
+#[test]
+fn a_split_whose_second_stage_is_a_radix_select_equals_bisect() {
+    let (n, m, k) = (1, 1 << 24, 1024);
+    let config = SimConfig { counts: false, ..SimConfig::default() };
+    let want = ["select_chunks", "radix_digits", "radix_digits", "radix_count", "radix_write"];
+    assert_eq!(steps(config, n, m, k, ElemType::F16)[..5], want);
+    let mut rng = StdRng::seed_from_u64(11);
+    let normal: Vec<f16> =
+        (0..n * m).map(|_| f16::from_f32(StandardNormal.sample(&mut rng))).collect();
+    let hostile: Vec<f16> = hostile(n, m, 12).into_iter().map(f16::from_f32).collect();
+    let cases = [
+        ("normal", &normal, Mode::Largest, false),
+        ("normal", &normal, Mode::Smallest, true),
+        ("hostile", &hostile, Mode::Largest, true),
+        ("hostile", &hostile, Mode::Smallest, false),
+    ];
+    for (name, x, mode, sorted) in cases {
+        let got = check(SimConfig { sorted, ..config }, (n, m, k, mode), x.as_slice());
+        let c = &got.coverage;
+        assert!(c.ran("radix_write") && c.ran("gather_indices"), "{name} {mode:?}: {c:?}");
+        // in order, every chunk after the first few finds the floor above its k-th key
+        assert!(name == "hostile" || c.reached(Branch::FloorCut), "{name} {mode:?}: {c:?}");
+    }
+}
+
 /// Chunks launch chunk-major (docs/kernel.md, "Split rows"), and each row keeps a floor of its
 /// own: three descending rows of very different scales, where the floor of the row of large
 /// values, read by another row's chunk, would cut away that row's whole top k — each row equal
