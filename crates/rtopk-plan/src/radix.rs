@@ -152,7 +152,7 @@ pub const RADIX_MIN_ROW: usize = 1 << 20;
 
 /// Rows of at least `RADIX_HALF_ROW` (below [`RADIX_MIN_ROW`]) take the radix select from
 /// k = [`RADIX_MIN_K`] on [`RADIX_HALF_ROWS`] rows: fewer rows are cluster rows, which the
-/// radix select does not beat; more are long enough a grid for the split.
+/// radix select does not beat; more give the split chunks enough to fill the device.
 pub const RADIX_HALF_ROW: usize = 1 << 19;
 
 /// The rows [`RADIX_HALF_ROW`] applies to.
@@ -354,8 +354,8 @@ mod tests {
         assert!(matches!(radix_plan(&ints, &limits, false), Err(PlanError::Split { .. })));
     }
 
-    /// The gate's three tiers and their edges (docs/kernel.md, "Radix rows", **Where the
-    /// default takes it**).
+    /// The gate's tiers and their edges (docs/kernel.md, "Radix rows", **Where the default
+    /// takes it**).
     #[test]
     fn the_default_takes_a_radix_select_by_rows_width_and_k() {
         let takes =
