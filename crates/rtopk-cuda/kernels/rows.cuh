@@ -40,10 +40,17 @@ __device__ __forceinline__ u32 row_butterfly(u32 lanes, u32 v, Op op) {
     for (int d = LANES / 2; d >= 1; d /= 2) v = op(v, __shfl_xor_sync(lanes, v, d, LANES));
     return v;
 }
+// A part-warp row's sum (every count of its search) shuffles under the lanes active with it,
+// as a coalesced group's collectives do (CUDA C++ Programming Guide, "Cooperative Groups",
+// coalesced_threads), not under the row's own mask: its own lanes are always among them and
+// each shuffle stays within the row's LANES, and a mask that differs by lane made the
+// compiler test the group (MATCH.ANY, REDUX.OR, VOTEU) before every sum
+// (docs/kernel.md, "16-bit rows").
 template <int LANES>
 __device__ __forceinline__ u32 row_sum(u32 lanes, u32 v) {
     if constexpr (LANES == 32) return __reduce_add_sync(FULL_MASK, v);
-    return row_butterfly<LANES>(lanes, v, [](u32 a, u32 b) { return a + b; });
+    (void)lanes;
+    return row_butterfly<LANES>(__activemask(), v, [](u32 a, u32 b) { return a + b; });
 }
 template <int LANES>
 __device__ __forceinline__ u32 row_min(u32 lanes, u32 v) {

@@ -81,7 +81,8 @@ fn row_butterfly(
 }
 
 /// `row_sum`: one `__reduce_add_sync` for a whole warp, a butterfly within a part-warp row's
-/// lanes.
+/// lanes shuffled under the lanes active with it (`__activemask()`, as a coalesced group's
+/// collectives are), of which the row's own are always a part.
 pub(crate) fn row_sum(
     w: &mut Warp<'_>,
     a: &KernelArgs,
@@ -93,7 +94,8 @@ pub(crate) fn row_sum(
     if r.width == 32 || a.has(Mutant::PartRowFullMaskReduce) {
         return w.reduce_add_sync(FULL_MASK, &v, label);
     }
-    row_butterfly(w, a, r, v, u32::wrapping_add, label)
+    let active = RowLanes { mask: w.active_mask(), width: r.width };
+    row_butterfly(w, a, active, v, u32::wrapping_add, label)
 }
 
 /// `row_min`: the row's lanes' minimum.
