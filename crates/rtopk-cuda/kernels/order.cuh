@@ -69,6 +69,15 @@ __device__ __forceinline__ bool is_nan16(u32 bits) {
     return (bits & 0x7fffu) > (NEG_INF16 & 0x7fffu);
 }
 
+// The own key of a number's ordered 16 bits (not NaN): key16_of_ordered without its NaN case
+// (an f16 row's value phase; key16_of_ordered keeps its own body, so that the units of the
+// other types compile as they did).
+__device__ __forceinline__ u32 key16_of_number(u32 ordered) {
+    u32 negative = (u32)((int)(ordered << 16) >> 31) & 0x7fffu;  // 0x7fff for a negative value
+    u32 key = (ordered ^ (negative | 0x8000u)) & 0xffffu;
+    return (ordered & 0x7fffu) == 0u ? 0x8000u : key;
+}
+
 // The own key of a slot's ordered 16 bits (the input's, sign bit flipped in smallest mode):
 // the 16-bit flip_key, NaN at its mode's end, -0.0 with +0.0.
 // Written with selects, not branches: it runs per slot in the narrowing and the load.

@@ -242,6 +242,14 @@ struct PackedRow {
     __device__ __forceinline__ u32 count_ge_positive(u32 t) const {
         return row_sum<LANES>(lanes, lane_count_ge(t));
     }
+    // A value-phase test at c, the least value of the type >= its threshold, whose own key is
+    // t: lane_count_ge's middle case, comparing with c itself (c lies strictly between -inf
+    // and +inf, and its value is t's, -0.0 comparing as +0.0), without the key's round trip.
+    __device__ __forceinline__ u32 count_ge_value(u32 c) const {
+        u32 h = c * 0x10001u;
+        return row_sum<LANES>(lanes, largest ? count_words_ge<true>(words, h)
+                                             : count_words_ge<false>(words, h));
+    }
     __device__ __forceinline__ u32 count_ge(u32 t) const {
         return t == 0u ? m : count_ge_positive(t);
     }
@@ -281,6 +289,19 @@ struct PackedRow {
         return key16_of_ordered(half(j), largest);
     }
 };
+
+// A value-phase test of a 16-bit row at c, the least value of the type >= its threshold, whose
+// own key is t: count_ge_positive(t), but a packed row compares its words with c itself.
+template <class Row>
+__device__ __forceinline__ u32 count_at_value(const Row& row, u32 c, u32 t) {
+    (void)c;
+    return row.count_ge_positive(t);
+}
+template <int EPL, int LANES, bool NARROWS>
+__device__ __forceinline__ u32 count_at_value(const PackedRow<EPL, LANES, NARROWS>& row, u32 c, u32 t) {
+    (void)t;
+    return row.count_ge_value(c);
+}
 
 // A row narrowed to its candidates on one warp, the n <= CAP keys >= lo_key at the step that
 // narrowed it (narrow_row), in index order: candidate r is slot r / 32 of lane r % 32; slots

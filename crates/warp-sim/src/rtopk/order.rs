@@ -295,6 +295,13 @@ pub(crate) fn key16_of_ordered(elem: ElemType, ordered: u32, largest: bool) -> u
     if is_nan16(elem, ordered) {
         return if largest { 0xffff } else { 0 };
     }
+    key16_of_number(ordered)
+}
+
+/// `key16_of_number`: the own key of a number's ordered 16 bits (not NaN),
+/// [`key16_of_ordered`] without its NaN case.
+#[inline(always)]
+pub(crate) fn key16_of_number(ordered: u32) -> u32 {
     if ordered & 0x7fff == 0 {
         return 0x8000;
     }
@@ -362,10 +369,17 @@ fn nearest16(elem: ElemType, t: f32) -> u32 {
 pub(crate) fn own_key_at_least(a: &KernelArgs, elem: ElemType, thres: f32) -> u32 {
     match elem {
         ElemType::F32 => number_key(thres),
-        // BUG (Ceil16Nearest): thres rounded to nearest, which may lie below it.
-        _ if a.has(Mutant::Ceil16Nearest) => key16_of_ordered(elem, nearest16(elem, thres), true),
-        _ => key16_of_ordered(elem, ceil16(elem, thres), true),
+        _ => key16_of_number(value_at_least(a, elem, thres)),
     }
+}
+
+/// The least value of a 16-bit type `>= thres` (not NaN), as its ordered bits: `ceil16(thres)`,
+/// the value a 16-bit row's value-phase test compares with (whose own key
+/// [`own_key_at_least`] is).
+#[inline(always)]
+pub(crate) fn value_at_least(a: &KernelArgs, elem: ElemType, thres: f32) -> u32 {
+    // BUG (Ceil16Nearest): thres rounded to nearest, which may lie below it.
+    if a.has(Mutant::Ceil16Nearest) { nearest16(elem, thres) } else { ceil16(elem, thres) }
 }
 
 /// `ordered_value_of_own_key`: the ordered value of an own key of a float row (zero as +0.0;

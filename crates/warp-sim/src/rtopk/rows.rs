@@ -168,6 +168,19 @@ pub(crate) trait Row {
     ) -> Result<(u32, u32), SimError> {
         counted_twice(self, w, a, t).await
     }
+    /// `count_at_value`: a 16-bit row's value-phase test at `c`, the least value of the type
+    /// `>=` its threshold (ordered bits), whose own key is `t`: `count_ge_positive(t)`, but a
+    /// packed row compares its words with `c` itself (`PackedRow::count_ge_value`).
+    async fn count_at_value(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        c: u32,
+        t: u32,
+    ) -> Result<u32, SimError> {
+        let _ = c;
+        self.count_ge_positive(w, a, t).await
+    }
     /// M.
     fn m(&self) -> u32;
     /// Most keys the row narrows to (0: it does not).
@@ -410,6 +423,27 @@ fn count_words_ge(
     acc.map(|c| (c & 0xffff) + (c >> 16))
 }
 
+impl PackedRow {
+    /// `count_ge_value`: a value-phase test at `c`, the least value of the type `>=` its
+    /// threshold, whose own key is `t` (the simulator's check): `lane_count_ge`'s middle case,
+    /// comparing with `c` itself (strictly between -inf and +inf, and of `t`'s value, -0.0
+    /// comparing as +0.0), without the key's round trip.
+    async fn count_ge_value(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        c: u32,
+        t: u32,
+    ) -> Result<u32, SimError> {
+        // BUG (CountGreaterThan): counting `key > t`, the value of `t + 1`.
+        let h = if a.has(Mutant::CountGreaterThan) { ordered_of_key16(t + 1) } else { c };
+        let lanes = count_words_ge(a, self.elem, self.largest, &self.words, h);
+        self.check_count(w, t, &lanes)?;
+        let sum = row_sum(w, a, self.lanes, lanes, "count_ge: row_sum(c)")?;
+        w.uniform(&sum, "count_ge: cnt")
+    }
+}
+
 impl Row for PackedRow {
     async fn count_ge_positive(
         &mut self,
@@ -421,6 +455,16 @@ impl Row for PackedRow {
         self.check_count(w, t, &c)?;
         let sum = row_sum(w, a, self.lanes, c, "count_ge: row_sum(c)")?;
         w.uniform(&sum, "count_ge: cnt")
+    }
+
+    async fn count_at_value(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        c: u32,
+        t: u32,
+    ) -> Result<u32, SimError> {
+        self.count_ge_value(w, a, c, t).await
     }
 
     fn m(&self) -> u32 {

@@ -24,8 +24,8 @@ use crate::engine::error::SimError;
 use crate::engine::warp::Warp;
 use crate::rtopk::args::{KernelArgs, SearchExit};
 use crate::rtopk::order::{
-    ElemType, check_int_hint_key, check_key_at_least, hint_key, midpoint, number_key,
-    ordered_value_of_own_key, own_key_at_least,
+    ElemType, check_int_hint_key, check_key_at_least, hint_key, key16_of_number, midpoint,
+    number_key, ordered_value_of_own_key, own_key_at_least, value_at_least,
 };
 use crate::rtopk::record::{Moved, Phase, TraceStep, Tracer};
 use crate::rtopk::rows::{Row, count_ge};
@@ -182,26 +182,32 @@ async fn value_phase<R: Row>(
             return Ok(true);
         }
         let thres = if plain { (lo + hi) * 0.5 } else { midpoint(lo, hi) };
-        let t = if s.elem == ElemType::F32 {
+        let (t, value) = if s.elem == ElemType::F32 {
             let t = number_key(thres); // key_of_ordered: thres is finite here, never NaN
             if !(s.lo_key < t && t < s.hi_key) {
                 return Ok(false); // adjacent floats: stall
             }
-            t
+            (t, None)
         } else {
             // the stall test on the bounds' f32 keys (as float compares: lo, thres and hi are
-            // never NaN, and -0.0 == +0.0 as their keys are), then the own key the test counts
-            // from
+            // never NaN, and -0.0 == +0.0 as their keys are), then the least value of the type
+            // at or above thres (finite: lo and hi are values of the type) and its own key, the
+            // key the test counts from
             if !(lo < thres && thres < hi) {
                 return Ok(false);
             }
-            let t = own_key_at_least(a, s.elem, thres);
+            let c = value_at_least(a, s.elem, thres);
+            let t = key16_of_number(c);
             let label = "value_phase: own_key_at_least is topk-ref's key_at_least";
             check_key_at_least(w, s.elem, thres, t, label)?;
-            t
+            // an f16 row counts at the value itself (count_at_value), a bf16 row at its key
+            (t, (s.elem == ElemType::F16).then_some(c))
         };
         let before = (s.lo_key, s.hi_key);
-        let cnt = row.count_ge_positive(w, a, t).await?;
+        let cnt = match value {
+            Some(c) => row.count_at_value(w, a, c, t).await?,
+            None => row.count_ge_positive(w, a, t).await?,
+        };
         s.iterations = s.iterations.wrapping_add(1);
         tr.step(TraceStep {
             iteration: s.iterations,
