@@ -438,6 +438,18 @@ impl PackedRow {
         // BUG (CountGreaterThan): counting `key > t`, the value of `t + 1`.
         let h = if a.has(Mutant::CountGreaterThan) { ordered_of_key16(t + 1) } else { c };
         let lanes = count_words_ge(a, self.elem, self.largest, &self.words, h);
+        self.row_count(w, a, t, lanes)
+    }
+
+    /// The row's count from its lanes' counts at own key `t`: the simulator's check of each
+    /// lane's count, then `row_sum`.
+    fn row_count(
+        &self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        t: u32,
+        lanes: Lanes<u32>,
+    ) -> Result<u32, SimError> {
         self.check_count(w, t, &lanes)?;
         let sum = row_sum(w, a, self.lanes, lanes, "count_ge: row_sum(c)")?;
         w.uniform(&sum, "count_ge: cnt")
@@ -452,9 +464,7 @@ impl Row for PackedRow {
         t: u32,
     ) -> Result<u32, SimError> {
         let c = self.lane_count_ge(a, count_threshold(a, t));
-        self.check_count(w, t, &c)?;
-        let sum = row_sum(w, a, self.lanes, c, "count_ge: row_sum(c)")?;
-        w.uniform(&sum, "count_ge: cnt")
+        self.row_count(w, a, t, c)
     }
 
     async fn count_at_value(
