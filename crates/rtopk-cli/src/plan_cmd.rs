@@ -108,6 +108,9 @@ fn render(p: &Program) -> String {
         if let Kernel::Radix(r) = s.kernel {
             // docs/kernel.md, "Radix rows": each step's entry point of the unit, and its digit
             let entry = match s.name {
+                StepKind::RadixSample => {
+                    format!("sample of bits {}..{}", r.shift, r.shift + r.bits)
+                }
                 StepKind::RadixDigits => {
                     format!("digits: bits {}..{}", r.shift, r.shift + r.bits)
                 }

@@ -21,7 +21,8 @@ fn step_names(p: &Value) -> Vec<String> {
 
 #[test]
 fn a_long_row_is_split_without_counts_and_whole_with_them() {
-    let split = plan_json(&["--n", "1", "--m", "134217728", "-k", "100"]);
+    // k = 50: below the sampled radix select's smallest k (64)
+    let split = plan_json(&["--n", "1", "--m", "134217728", "-k", "50"]);
     let names = step_names(&split);
     assert_eq!(names.first().map(String::as_str), Some("select_chunks"), "{names:?}");
     assert_eq!(names.last().map(String::as_str), Some("gather_indices"), "{names:?}");
@@ -57,10 +58,14 @@ fn the_table_lists_one_line_per_launch() {
     assert!(!out.contains("floor"), "{out}");
     // a row past FLOOR_MIN_ROW: its chunk selects read and raise the row's floor
     let m = (1u64 << 28).to_string();
-    let out = stdout(&rtopk(&["plan", "--gpu", "h200", "--n", "1", "--m", &m, "-k", "256"]));
+    let out = stdout(&rtopk(&["plan", "--gpu", "h200", "--n", "1", "--m", &m, "-k", "50"]));
     let floors = out.lines().filter(|l| l.contains("with the row's floor")).count();
     let chunks = out.lines().filter(|l| l.contains("select_chunks")).count();
     assert!(floors == chunks && chunks >= 2, "{out}");
+    // from k = 64 the radix select takes it, its sample first
+    let out = stdout(&rtopk(&["plan", "--gpu", "h200", "--n", "1", "--m", &m, "-k", "256"]));
+    let first = out.lines().nth(2).unwrap_or_default();
+    assert!(first.contains("radix_sample") && first.contains("sample of bits 21..32"), "{out}");
     // large k on a long row: the radix select, its digits from the top
     let m = (1u64 << 22).to_string();
     let out = stdout(&rtopk(&["plan", "--gpu", "h200", "--n", "1", "--m", &m, "-k", "8192"]));

@@ -16,10 +16,16 @@
 // k-th key's or above, with their indices, in its own 2 * capacity words of `cand` (keys, then
 // indices) where they fit, if the first pass found them few (choose_digit); while every
 // block's fit, the passes after it, the count and the write read those instead of the row, so
-// a row is read twice.
+// a row is read twice. Where a sample ran first (rows of long parts), the first pass keeps the
+// keys of the sample's floor digit or above instead, and where the k-th key's first digit is
+// at or above that floor and every block's fit, the row is read once.
+//   rtopk_radix_sample   every RADIX_SAMPLE_EVERY-th tile of the row (sample_digits): its
+//                        histogram of the first digit added to the row's; the last block
+//                        chooses the floor digit (choose_floor)
 //   rtopk_radix_digits   one pass: each block's histogram of its part (count_digits; on the
-//                        second pass keep_digits, which also keeps the candidates; later,
-//                        count_listed over the candidates) added to the row's
+//                        first pass after a sample, or the second without one, keep_digits,
+//                        which also keeps the candidates; later, count_listed over the
+//                        candidates) added to the row's
 //                        (add_histogram); the last block of the row to finish (CUDA
 //                        Programming Guide, "Memory Fence Functions": the fence before the
 //                        ticket) chooses the digit (choose_digit) and clears the histogram
@@ -43,7 +49,13 @@
 #define RADIX_DONE (RADIX_BINS + 2u)
 #define RADIX_OVER (RADIX_BINS + 3u)
 #define RADIX_KEEPS (RADIX_BINS + 4u)
-#define RADIX_COUNTS (RADIX_BINS + 5u)
+#define RADIX_FLOOR (RADIX_BINS + 5u)
+#define RADIX_COUNTS (RADIX_BINS + 6u)
+// RADIX_KEEPS: the second pass keeps the candidates (1), or the first kept them (2).
+#define RADIX_KEEP_SECOND 1u
+#define RADIX_KEPT_FIRST 2u
+// Where the first digit starts in the own key.
+#define RADIX_FIRST_SHIFT (RADIX_KEY_BITS - RADIX_DIGIT_BITS)
 // Where a row's counts lie: each block's two (above T, at T), then each warp's two.
 #define RADIX_BLOCK_COUNTS(b) (RADIX_COUNTS + 2u * (b))
 #define RADIX_WARP_COUNTS(blocks, b, w) (RADIX_COUNTS + 2u * (blocks) + 2u * ((b) * RADIX_WARPS + (w)))
@@ -206,13 +218,12 @@ __device__ __forceinline__ RadixList radix_list(u32* cand, RadixPart part, u32 b
     return {keys, keys + capacity, count};
 }
 
-// keep_key: count_digits's count of one key on the second pass, and whether that pass keeps
-// it: its first digit is the prefix's or above (every key at or above T: the write's too).
-// The pass's digit is below the first (hi < 32): above_matches is the first digits' equality.
-__device__ __forceinline__ bool keep_key(u32 key, u32 prefix, u32 shift, u32 bits, u32* hist) {
-    u32 hi = shift + bits, digit = key >> hi, first = prefix >> hi;
-    if (digit == first) atomicAdd(&hist[(key >> shift) & ((1u << bits) - 1u)], 1u);
-    return digit >= first;
+// keep_key: count_digits's count of one key on a pass that keeps, and whether it keeps it: its
+// first digit is `from` or above — on the second pass the prefix's (every key at or above T:
+// the write's too), on the first the sample's floor (below T's in all but contrived rows).
+__device__ __forceinline__ bool keep_key(u32 key, u32 prefix, u32 shift, u32 bits, u32 from, u32* hist) {
+    if (above_matches(key, prefix, shift + bits)) atomicAdd(&hist[(key >> shift) & ((1u << bits) - 1u)], 1u);
+    return key >> RADIX_FIRST_SHIFT >= from;
 }
 
 // keep_place: the first of the thread's n places in the block's candidates: its warp's by one
@@ -234,7 +245,8 @@ __device__ __forceinline__ u32 keep_place(u32 n, u32* kept) {
 // keep_groups: keep_digits over the part's whole tiles by 16-byte loads (count_groups's
 // layout; the part starts 16 bytes aligned: the caller checked); returns where they end.
 __device__ __forceinline__ u64 keep_groups(const elem_t* row, RadixPart part, u32 prefix, u32 shift, u32 bits,
-                                           float sign, u32* hist, u32* kept, RadixList list, u32 capacity) {
+                                           u32 from, float sign, u32* hist, u32* kept, RadixList list,
+                                           u32 capacity) {
     u64 whole = whole_tiles(part);
     for (u64 tile = part.start; tile < whole; tile += RADIX_TILE) {
         uint4 g[RADIX_ITEMS / RADIX_GROUP];
@@ -245,7 +257,7 @@ __device__ __forceinline__ u64 keep_groups(const elem_t* row, RadixPart part, u3
             const elem_t* e = reinterpret_cast<const elem_t*>(&g[j]);
 #pragma unroll
             for (u32 q = 0u; q < RADIX_GROUP; ++q)
-                mine |= (u32)keep_key(own_key(e[q], sign), prefix, shift, bits, hist) << (j * RADIX_GROUP + q);
+                mine |= (u32)keep_key(own_key(e[q], sign), prefix, shift, bits, from, hist) << (j * RADIX_GROUP + q);
         }
         if (!__any_sync(FULL_MASK, mine != 0u)) continue;
         u32 place = keep_place(__popc(mine), kept);
@@ -266,16 +278,18 @@ __device__ __forceinline__ u64 keep_groups(const elem_t* row, RadixPart part, u3
     return whole;
 }
 
-// keep_digits: the second pass's count_digits, which also keeps the keys whose first digit is
-// the prefix's or above (keep_key: every key that can still be the k-th, and every key above
-// it) in the block's candidates where they fit; those past capacity are counted, not kept. A
+// keep_digits: count_digits, which also keeps the keys whose first digit is `from` or above
+// (keep_key: on the second pass every key that can still be the k-th, and every key above it)
+// in the block's candidates where they fit; those past capacity are counted, not kept. A
 // window that keeps none (most) costs one vote. Whole tiles by 16-byte loads where the part
 // starts aligned (keep_groups), the rest one element at a time; that loop runs whole warps
 // (for the votes): `first` is the warp's lane 0's element.
 __device__ __forceinline__ void keep_digits(const elem_t* row, RadixPart part, u32 prefix, u32 shift, u32 bits,
-                                            float sign, u32* hist, u32* kept, RadixList list, u32 capacity) {
+                                            u32 from, float sign, u32* hist, u32* kept, RadixList list,
+                                            u32 capacity) {
     u64 start = part.start;
-    if (starts_aligned(row, part)) start = keep_groups(row, part, prefix, shift, bits, sign, hist, kept, list, capacity);
+    if (starts_aligned(row, part))
+        start = keep_groups(row, part, prefix, shift, bits, from, sign, hist, kept, list, capacity);
     for (u64 first = start + (threadIdx.x & ~31u); first < part.end; first += RADIX_TILE) {
         u64 base = first + (threadIdx.x & 31u);
         elem_t v[RADIX_ITEMS];
@@ -288,7 +302,7 @@ __device__ __forceinline__ void keep_digits(const elem_t* row, RadixPart part, u
 #pragma unroll
         for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
             u64 i = base + (u64)j * RADIX_THREADS;
-            if (i < part.end && keep_key(own_key(v[j], sign), prefix, shift, bits, hist)) mine |= 1u << j;
+            if (i < part.end && keep_key(own_key(v[j], sign), prefix, shift, bits, from, hist)) mine |= 1u << j;
         }
         if (!__any_sync(FULL_MASK, mine != 0u)) continue;
         u32 place = keep_place(__popc(mine), kept);
@@ -319,52 +333,146 @@ __device__ __forceinline__ void add_histogram(u32* words, const u32* hist) {
         if (hist[bin] != 0u) atomicAdd(&words[bin], hist[bin]);
 }
 
-// choose_digit: by the row's last block of the pass, every block's counts in. The digit of the
-// row's k-th key is the greatest d whose bins d and above hold at least `left` keys (k on the
-// first pass); the prefix gains d and `left` loses the keys of the bins above d. Thread t holds
-// bins from the top down (an exclusive sum over threads is then the keys above its bins). The
-// histogram (its non-zero bins: the rest are zero) and the ticket are cleared for the next
-// pass. __ldcg: the other blocks' atomics are in L2, not in this SM's L1. On the first pass
-// the digit's bin and the bins above it are the row's candidates: the second pass keeps them
-// (RADIX_KEEPS) only where they are at most m / RADIX_KEEP_SHARE (AIR Top-K's adaptive buffer,
-// paper 002, §3.2: keeping many costs more than reading the row again), and no block has
-// overflowed yet (RADIX_OVER).
-__device__ __forceinline__ void choose_digit(u32* words, u32 shift, u32 bits, u32 k, u32 m, u32* sums) {
+// read_bins: by a row's last block, every block's counts in: thread t's bins of the row's
+// histogram from the top down (c[j] is bin RADIX_BINS - 1 - (t * per + j)), and the keys of
+// the bins above them (an exclusive sum over the block; *total: the keys of every bin).
+// __ldcg: the other blocks' atomics are in L2, not in this SM's L1.
+__device__ __forceinline__ u32 read_bins(const u32* words, u32 (&c)[RADIX_BINS / RADIX_THREADS], u32* sums,
+                                         u32* total) {
     const u32 per = RADIX_BINS / RADIX_THREADS;
-    bool first = shift + bits == RADIX_KEY_BITS;
-    u32 left = first ? k : __ldcg(&words[RADIX_LEFT]);
-    u32 prefix = first ? 0u : __ldcg(&words[RADIX_PREFIX]);
-    u32 c[RADIX_BINS / RADIX_THREADS], mine = 0u;
+    u32 mine = 0u;
 #pragma unroll
     for (u32 j = 0u; j < per; ++j) {
         c[j] = __ldcg(&words[RADIX_BINS - 1u - (threadIdx.x * per + j)]);
         mine += c[j];
     }
-    u32 total;
-    u32 above = radix_exclusive_sum(mine, sums, &total);
+    return radix_exclusive_sum(mine, sums, total);
+}
+
+// choose_digit: by the row's last block of the pass, every block's counts in. The digit of the
+// row's k-th key is the greatest d whose bins d and above hold at least `left` keys (k on the
+// first pass); the prefix gains d and `left` loses the keys of the bins above d (read_bins).
+// The histogram (its non-zero bins: the rest are zero) and the ticket are cleared for the next
+// pass. On the first pass
+// the digit's bin and the bins above it are the row's candidates. Where the first pass kept
+// the keys of the sample's floor digit or above (RADIX_FLOOR: one more than it), the digit is
+// at or above the floor and no block overflowed (RADIX_OVER), those are kept already
+// (RADIX_KEPT_FIRST); else the second pass keeps them (RADIX_KEEP_SECOND) only where they are
+// at most m / RADIX_KEEP_SHARE (AIR Top-K's adaptive buffer, paper 002, §3.2: keeping many
+// costs more than reading the row again), and counts its own overflows from zero.
+__device__ __forceinline__ void choose_digit(u32* words, u32 shift, u32 bits, u32 k, u32 m, u32* sums) {
+    const u32 per = RADIX_BINS / RADIX_THREADS;
+    bool first = shift + bits == RADIX_KEY_BITS;
+    u32 left = first ? k : __ldcg(&words[RADIX_LEFT]);
+    u32 prefix = first ? 0u : __ldcg(&words[RADIX_PREFIX]);
+    // read before the barrier of read_bins's sum, which orders them before the write of the
+    // one thread that finds the digit
+    u32 floor = first ? __ldcg(&words[RADIX_FLOOR]) : 0u;
+    u32 over = first ? __ldcg(&words[RADIX_OVER]) : 0u;
+    u32 c[RADIX_BINS / RADIX_THREADS], total;
+    u32 above = read_bins(words, c, sums, &total);
 #pragma unroll
     for (u32 j = 0u; j < per; ++j) {
         u32 bin = RADIX_BINS - 1u - (threadIdx.x * per + j);
         if (above < left && above + c[j] >= left) {
             words[RADIX_PREFIX] = prefix | (bin << shift);
             words[RADIX_LEFT] = left - above;
-            if (first) words[RADIX_KEEPS] = above + c[j] <= m / RADIX_KEEP_SHARE ? 1u : 0u;
+            bool kept = floor != 0u && bin + 1u >= floor && over == 0u;
+            if (first && kept) words[RADIX_KEEPS] = RADIX_KEPT_FIRST;
+            if (first && !kept) {
+                words[RADIX_KEEPS] = above + c[j] <= m / RADIX_KEEP_SHARE ? RADIX_KEEP_SECOND : 0u;
+                words[RADIX_OVER] = 0u;
+            }
         }
         above += c[j];
         if (c[j] != 0u) words[bin] = 0u;
     }
     if (threadIdx.x == 0u) words[RADIX_DONE] = 0u;
-    if (threadIdx.x == 0u && first) words[RADIX_OVER] = 0u;
 }
 
-// keep_counts: the second pass's candidates of the block's part (kept where no more than
-// capacity), and whether they overflowed (the row's count of blocks that did).
+// keep_counts: the candidates a keeping pass found in the block's part (kept where no more
+// than capacity), and whether they overflowed (the row's count of blocks that did).
 __device__ __forceinline__ void keep_counts(u32* words, u32 kept, RadixPart part, u32 blocks_per_row,
                                             u32 capacity) {
     if (threadIdx.x == 0u) {
         words[RADIX_KEPT(blocks_per_row, part.b)] = kept;
         if (kept > capacity) atomicAdd(&words[RADIX_OVER], 1u);
     }
+}
+
+// take_ticket: whether the block is its row's last to end the pass. The barrier, then one
+// thread's fence before the ticket: the block's additions are all ordered before it, as
+// cooperative groups' grid sync orders a block's writes (one fence a block, not one a thread;
+// measured the same: docs/kernel.md, "Radix rows").
+__device__ __forceinline__ bool take_ticket(u32* words, u32 blocks_per_row, bool* last) {
+    __syncthreads();
+    if (threadIdx.x == 0u) {
+        __threadfence();
+        *last = atomicAdd(&words[RADIX_DONE], 1u) == blocks_per_row - 1u;
+    }
+    __syncthreads();
+    return *last;
+}
+
+// sample_digits: the block's histogram (hist, shared) of the first digit over the row's tiles
+// of its part whose number is a multiple of RADIX_SAMPLE_EVERY.
+__device__ __forceinline__ void sample_digits(const elem_t* row, RadixPart part, u32 shift, u32 bits, float sign,
+                                              u32* hist) {
+    u32 mask = (1u << bits) - 1u;
+    u64 every = RADIX_SAMPLE_EVERY * (u64)RADIX_TILE;
+    for (u64 tile = ((u64)part.start + every - 1u) / every * every; tile < part.end; tile += every) {
+        elem_t v[RADIX_ITEMS];
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+            u64 i = tile + threadIdx.x + (u64)j * RADIX_THREADS;
+            if (i < part.end) v[j] = row[i];
+        }
+#pragma unroll
+        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
+            u64 i = tile + threadIdx.x + (u64)j * RADIX_THREADS;
+            if (i < part.end) atomicAdd(&hist[(own_key(v[j], sign) >> shift) & mask], 1u);
+        }
+    }
+}
+
+// choose_floor: by the row's last block of the sample. The floor digit is the greatest d whose
+// bins d and above hold at least RADIX_SAMPLE_MARGIN times the sample's share of k, plus
+// RADIX_SAMPLE_SLACK, sampled keys — where they stand for at most m / RADIX_KEEP_SHARE keys of
+// the row (as many as the second pass would keep); RADIX_FLOOR is one more than it (0: no
+// floor, where the sample holds too few or too many). The histogram and the ticket are
+// cleared for the first pass.
+__device__ __forceinline__ void choose_floor(u32* words, u32 k, u32 m, u32* sums) {
+    const u32 per = RADIX_BINS / RADIX_THREADS;
+    u32 c[RADIX_BINS / RADIX_THREADS], total;
+    u32 above = read_bins(words, c, sums, &total);
+    u64 need = RADIX_SAMPLE_MARGIN * (((u64)k * total + m - 1u) / m) + RADIX_SAMPLE_SLACK;
+#pragma unroll
+    for (u32 j = 0u; j < per; ++j) {
+        u32 bin = RADIX_BINS - 1u - (threadIdx.x * per + j);
+        u64 held = (u64)above + c[j];
+        if (above < need && held >= need && held * RADIX_KEEP_SHARE <= total) words[RADIX_FLOOR] = bin + 1u;
+        above += c[j];
+        if (c[j] != 0u) words[bin] = 0u;
+    }
+    if (threadIdx.x == 0u) words[RADIX_DONE] = 0u;
+}
+
+// The sample: RADIX_BLOCKS_PER_SM blocks an SM, as the passes.
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_sample(RADIX_ARGS) {
+    wait_for_previous_step();
+    __shared__ u32 hist[RADIX_BINS];
+    __shared__ u32 sums[RADIX_WARPS];
+    __shared__ bool last;
+    RadixPart part = radix_part(m, slice, blocks_per_row);
+    u32* words = radix + part.row * radix_ld;
+    for (u32 bin = threadIdx.x; bin < RADIX_BINS; bin += RADIX_THREADS) hist[bin] = 0u;
+    __syncthreads();
+    sample_digits(x + part.row * ld, part, shift, bits, sign, hist);
+    __syncthreads();
+    add_histogram(words, hist);
+    if (!take_ticket(words, blocks_per_row, &last)) return;
+    __threadfence();
+    choose_floor(words, k, m, sums);
 }
 
 // RADIX_BLOCKS_PER_SM blocks an SM, as the plan spreads them: the second pass's 40 registers
@@ -378,38 +486,33 @@ extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM)
     RadixPart part = radix_part(m, slice, blocks_per_row);
     u32* words = radix + part.row * radix_ld;
     u32 pass = radix_pass(shift, bits);
-    // the previous passes', ended before this one
+    // the previous passes' (and the sample's), ended before this one
     u32 prefix = pass == RADIX_FIRST ? 0u : words[RADIX_PREFIX];
-    // the second pass keeps the candidates where the first chose to; the later ones read
-    // them where it did and every block's fit
-    bool keeps = pass != RADIX_FIRST && words[RADIX_KEEPS] != 0u;
-    bool listed = keeps && (pass == RADIX_KEEP || words[RADIX_OVER] == 0u);
-    u32 count = pass == RADIX_LATER && listed ? words[RADIX_KEPT(blocks_per_row, part.b)] : 0u;
+    u32 floor = pass == RADIX_FIRST ? words[RADIX_FLOOR] : 0u;
+    u32 keeps = pass == RADIX_FIRST ? 0u : words[RADIX_KEEPS];
+    // the first pass keeps the candidates where the sample found a floor, the second where
+    // the first chose to; the passes after the one that kept them read them where every
+    // block's fit
+    bool keep = floor != 0u || (pass == RADIX_KEEP && keeps == RADIX_KEEP_SECOND);
+    bool listed = !keep && keeps != 0u && words[RADIX_OVER] == 0u;
+    u32 count = listed ? words[RADIX_KEPT(blocks_per_row, part.b)] : 0u;
     RadixList list = radix_list(cand, part, blocks_per_row, capacity, count);
     for (u32 bin = threadIdx.x; bin < RADIX_BINS; bin += RADIX_THREADS) hist[bin] = 0u;
     if (threadIdx.x == 0u) kept = 0u;
     __syncthreads();
     const elem_t* row = x + part.row * ld;
-    if (pass == RADIX_KEEP && listed) {
-        keep_digits(row, part, prefix, shift, bits, sign, hist, &kept, list, capacity);
-    } else if (pass == RADIX_LATER && listed) {
+    if (keep) {
+        u32 from = floor != 0u ? floor - 1u : prefix >> RADIX_FIRST_SHIFT;
+        keep_digits(row, part, prefix, shift, bits, from, sign, hist, &kept, list, capacity);
+    } else if (listed) {
         count_listed(list, prefix, shift, bits, hist);
     } else {
         count_digits(row, part, prefix, shift, bits, sign, hist);
     }
     __syncthreads();
-    if (pass == RADIX_KEEP && listed) keep_counts(words, kept, part, blocks_per_row, capacity);
+    if (keep) keep_counts(words, kept, part, blocks_per_row, capacity);
     add_histogram(words, hist);
-    // the barrier, then one thread's fence before the ticket: the block's additions are all
-    // ordered before it, as cooperative groups' grid sync orders a block's writes (one fence
-    // a block, not one a thread; measured the same: docs/kernel.md, "Radix rows")
-    __syncthreads();
-    if (threadIdx.x == 0u) {
-        __threadfence();
-        last = atomicAdd(&words[RADIX_DONE], 1u) == blocks_per_row - 1u;
-    }
-    __syncthreads();
-    if (!last) return;
+    if (!take_ticket(words, blocks_per_row, &last)) return;
     __threadfence();
     choose_digit(words, shift, bits, k, m, sums);
 }

@@ -20,8 +20,8 @@ pub use rtopk_plan::units::{
 
 use crate::CudaError;
 use rtopk_plan::radix::{
-    RADIX_BLOCKS_PER_SM, RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_KEEP_SHARE, RADIX_THREADS,
-    RADIX_WRITE_LIST,
+    RADIX_BLOCKS_PER_SM, RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_KEEP_SHARE, RADIX_SAMPLE_EVERY,
+    RADIX_SAMPLE_MARGIN, RADIX_SAMPLE_SLACK, RADIX_THREADS, RADIX_WRITE_LIST,
 };
 use rtopk_plan::{GROUPED_WARPS, PICK_LANES, PICK_WARPS, WIDE_WARPS};
 
@@ -45,6 +45,9 @@ fn shared_constants() -> String {
          #define RADIX_BLOCKS_PER_SM {RADIX_BLOCKS_PER_SM}\n\
          #define RADIX_KEEP_SHARE {RADIX_KEEP_SHARE}u\n\
          #define RADIX_WRITE_LIST {RADIX_WRITE_LIST}u\n\
+         #define RADIX_SAMPLE_EVERY {RADIX_SAMPLE_EVERY}u\n\
+         #define RADIX_SAMPLE_MARGIN {RADIX_SAMPLE_MARGIN}u\n\
+         #define RADIX_SAMPLE_SLACK {RADIX_SAMPLE_SLACK}u\n\
          {}",
         hint_window_defines()
     )

@@ -467,16 +467,18 @@ fn radix_rows_match_bisect_and_the_simulator() {
         (2, 3_000_001, 8192, auto),
         (3, (1 << 20) + 3, 600, auto), // a small selection (RADIX_SMALL_MIN_K)
         (9, 1 << 20, 2048, auto),      // more rows than a small selection (RADIX_FEW_ROWS)
+        (1, 1 << 24, 4096, auto),      // parts of 16 tiles: the sample (RADIX_SAMPLE_MIN_TILES)
         (8, 1 << 19, 4096, auto),      // narrower rows (RADIX_HALF_ROW)
         (32, (1 << 17) + 7, 16384, auto), // k large against the row (RADIX_WIDE_K)
     ];
-    let mut checked = 0;
+    let (mut checked, mut sampled) = (0, 0);
     for (ci, (n, m, k, strategy)) in cases.into_iter().enumerate() {
         let launch =
             |mode, sorted, elem| Launch { n, m, k, mode, bisect: Bisect::exact(), sorted, elem };
         let program = gpu.program(&launch(Mode::Largest, false, ElemType::F32), strategy, false);
         let first = program.unwrap().steps[0].name.name();
-        assert_eq!(first, "radix_digits", "N={n} M={m} k={k} {strategy}");
+        assert!(matches!(first, "radix_digits" | "radix_sample"), "N={n} M={m} k={k} {strategy}");
+        sampled += usize::from(first == "radix_sample");
         for (di, dist) in ["nan-inf", "ties", "normal"].into_iter().enumerate() {
             let x = matrix(n, m, dist, (ci * 3 + di) as u64);
             for (oi, sorted) in [false, true].into_iter().enumerate() {
@@ -506,25 +508,30 @@ fn radix_rows_match_bisect_and_the_simulator() {
             }
         }
     }
-    assert_eq!(checked, 11 * 3 * 2 * 3);
+    assert_eq!(checked, 12 * 3 * 2 * 3);
+    // on an H100 or H200: 9 x 2^20 (parts of eight tiles) and 1 x 2^24
+    assert!(sampled >= 2, "{sampled} shapes ran the sample");
 }
 
 /// A split's second stage taken by the radix select (a small selection of candidates:
-/// rtopk-plan's `takes_radix` on the stage's rows): the chunk selects with the row's floor,
-/// their pads, the radix select over the candidates' positions and the gather — bisect's values
-/// and indices in f32 and bf16, NaN of both signs, infinities, ties, both modes, sorted or not.
+/// rtopk-plan's `takes_radix` on the stage's rows): in bf16 (f32 rows of these shapes take the
+/// sampled radix select whole), the chunk selects with the row's floor, their pads, the radix
+/// select over the candidates' positions and the gather — bisect's values and indices in bf16
+/// and f32, NaN of both signs, infinities, ties, both modes, sorted or not.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_split_whose_second_stage_is_a_radix_select_matches_bisect() {
     let gpu = CudaTopK::new(0).expect("a CUDA device");
     let mut checked = 0;
     for (ci, (n, m, k)) in [(1, 1 << 26, 1000), (2, (1 << 25) + 5, 600)].into_iter().enumerate() {
-        let launch = f32_launch(n, m, k);
+        let launch = Launch { elem: ElemType::Bf16, ..f32_launch(n, m, k) };
         let program = gpu.program(&launch, Strategy::Auto, false).unwrap();
         let steps: Vec<(&str, usize)> =
             program.steps.iter().map(|s| (s.name.name(), s.level)).collect();
         assert_eq!(steps[0], ("select_chunks", 0), "N={n} M={m} k={k}: {steps:?}");
         assert!(steps.contains(&("radix_digits", 1)), "N={n} M={m} k={k}: {steps:?}");
+        let f32_program = gpu.program(&f32_launch(n, m, k), Strategy::Auto, false).unwrap();
+        assert_eq!(f32_program.steps[0].name.name(), "radix_sample", "N={n} M={m} k={k} f32");
         for (di, dist) in ["nan-inf", "ties", "normal"].into_iter().enumerate() {
             let x = matrix(n, m, dist, (40 + ci * 3 + di) as u64);
             let b = x.mapv(topk_ref::bf16::from_f32);

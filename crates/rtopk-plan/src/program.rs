@@ -44,6 +44,9 @@ pub enum StepKind {
     GatherIndices,
     /// Each row's threshold (docs/contract.md §5) off its values output.
     RowThreshold,
+    /// A radix select's sample (crate::radix::RADIX_SAMPLE_EVERY): the row's floor digit,
+    /// from which the first pass keeps the candidates.
+    RadixSample,
     /// One digit pass of a radix select (crate::radix): the row's histogram of the digit,
     /// and the digit of its k-th key.
     RadixDigits,
@@ -55,13 +58,14 @@ pub enum StepKind {
 
 impl StepKind {
     /// Every kind.
-    pub const ALL: [StepKind; 9] = [
+    pub const ALL: [StepKind; 10] = [
         StepKind::SelectRows,
         StepKind::SelectChunks,
         StepKind::SelectLastChunks,
         StepKind::SortRows,
         StepKind::GatherIndices,
         StepKind::RowThreshold,
+        StepKind::RadixSample,
         StepKind::RadixDigits,
         StepKind::RadixCount,
         StepKind::RadixWrite,
@@ -76,6 +80,7 @@ impl StepKind {
             StepKind::SortRows => "sort_rows",
             StepKind::GatherIndices => "gather_indices",
             StepKind::RowThreshold => "row_threshold",
+            StepKind::RadixSample => "radix_sample",
             StepKind::RadixDigits => "radix_digits",
             StepKind::RadixCount => "radix_count",
             StepKind::RadixWrite => "radix_write",
@@ -1002,12 +1007,29 @@ impl Builder {
             cluster: 1,
         };
         let unit = Unit::radix(self.launch.elem);
-        // the second pass keeps the candidates; the passes after it, the count and the write
-        // read them (or the row, where they did not fit)
-        for (pass, (shift, bits)) in digits(r.key_bits).into_iter().enumerate() {
+        let passes = digits(r.key_bits);
+        if r.sample {
+            // the first digit's floor, from a sample of the row
+            let (shift, bits) = passes[0];
+            self.steps.push(Step {
+                name: StepKind::RadixSample,
+                level,
+                unit,
+                grid,
+                reads: vec![input.buffer, words],
+                writes: vec![words],
+                kernel: Kernel::Radix(Radix { shift, bits, ..args }),
+            });
+        }
+        // the first pass keeps the candidates where the sample found a floor, else the second;
+        // the passes after it, the count and the write read them (or the row, where they did
+        // not fit)
+        for (pass, (shift, bits)) in passes.into_iter().enumerate() {
             let kernel = Kernel::Radix(Radix { shift, bits, ..args });
             let (reads, writes) = match pass {
+                0 if r.sample => (vec![input.buffer, words], vec![words, candidates]),
                 0 => (vec![input.buffer, words], vec![words]),
+                1 if r.sample => (vec![input.buffer, words, candidates], vec![words, candidates]),
                 1 => (vec![input.buffer, words], vec![words, candidates]),
                 _ => (vec![input.buffer, words, candidates], vec![words]),
             };
@@ -1355,7 +1377,7 @@ mod tests {
             (p, ids)
         };
         let plain = Ragged::default();
-        let (p, sels) = floors(&launch(1, 1 << 28, 256), Strategy::Auto, plain);
+        let (p, sels) = floors(&launch(1, 1 << 28, 50), Strategy::Auto, plain);
         let buffer = p.buffers.iter().position(|b| b.content == Content::Floor).map(BufferId);
         let buffer = buffer.expect("a floor buffer");
         assert_eq!(p.buffers[buffer.0].elements, 1);
@@ -2205,20 +2227,32 @@ mod tests {
                 assert_eq!(digits, crate::radix::digits(if passes == 3 { 32 } else { 16 }));
             }
         }
+        // rows whose parts are eight tiles or more run the sample first: the first pass keeps
+        // the candidates from its floor, the second keeps them again where that missed
+        let l = launch(1, 1 << 28, 8192);
+        let p = auto(&l, false);
+        check(&p);
+        assert_eq!(names(&p)[..3], ["radix_sample", "radix_digits", "radix_digits"]);
+        let kept = p.buffers.iter().position(|b| b.content == Content::RadixCandidates);
+        let kept = BufferId(kept.expect("a candidates buffer"));
+        let writers: Vec<usize> =
+            (0..p.steps.len()).filter(|&i| p.steps[i].writes.contains(&kept)).collect();
+        assert_eq!(writers, vec![1, 2]);
+        assert!(!p.steps[0].reads.contains(&kept) && !p.steps[1].reads.contains(&kept));
+        let shorter = launch(1, 1 << 22, 8192);
+        assert!(crate::radix::radix_plan(&shorter, &h100(), false).is_ok_and(|r| !r.sample));
         // below the gates, and with counts, the bisection keeps the rows: k = 2048 takes the
         // radix select on up to sixteen rows, not on more; k = 512 on a small selection
-        let radix = |l: Launch| names(&auto(&l, false))[0] == "radix_digits";
+        let radix = |l: Launch| names(&auto(&l, false))[0].starts_with("radix_");
         assert!(radix(launch(16, 1 << 22, 2048)));
         assert!(!radix(launch(17, 1 << 22, 2048)));
         assert!(radix(launch(1, 1 << 22, 512)));
         assert!(!radix(launch(1, 1 << 22, 511)));
-        // the split's second stage takes the same gate: one row of 2^26 at k = 1024 splits,
-        // then runs a radix select over its candidates
-        let nested: Vec<_> = auto(&launch(1, 1 << 26, 1024), false)
-            .steps
-            .iter()
-            .map(|s| (s.name.name(), s.level))
-            .collect();
+        // the split's second stage takes the same gate: one bf16 row of 2^26 at k = 1024 (not
+        // the sampled f32 rows' tier) splits, then runs a radix select over its candidates
+        let bf16 = Launch { elem: ElemType::Bf16, ..launch(1, 1 << 26, 1024) };
+        let nested: Vec<_> =
+            auto(&bf16, false).steps.iter().map(|s| (s.name.name(), s.level)).collect();
         assert_eq!(nested[0], ("select_chunks", 0));
         assert!(nested.contains(&("radix_digits", 1)));
         assert!(

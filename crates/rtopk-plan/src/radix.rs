@@ -47,9 +47,24 @@ pub const RADIX_FEW_BLOCKS_PER_SM: usize = 2;
 pub const RADIX_FEW_BLOCKS_TILES: u64 = 8;
 /// Words of a row's radix state past its histogram: the prefix found, the k left to find
 /// under it, the blocks done with the pass, the blocks whose candidates overflowed, whether
-/// the second pass keeps candidates (crate::program::Content::RadixCandidates). The blocks'
-/// counts follow, two each, then the warps', then each block's candidates kept.
-pub const RADIX_STATE_WORDS: u64 = 5;
+/// the second pass keeps candidates (crate::program::Content::RadixCandidates) or the first
+/// kept them, the sample's floor digit (one more than the digit; 0: none). The blocks' counts
+/// follow, two each, then the warps', then each block's candidates kept.
+pub const RADIX_STATE_WORDS: u64 = 6;
+
+/// The sample ([`RadixPlan::sample`]): tile `t` of a row is in it where `t` is a multiple of
+/// `RADIX_SAMPLE_EVERY`, so the sample reads a thirty-second of the row.
+pub const RADIX_SAMPLE_EVERY: u64 = 32;
+/// The fewest tiles a block's part holds where a sample runs: below, a pass over the row
+/// costs about what the sample's launch does (docs/kernel.md, "Radix rows: the sample").
+pub const RADIX_SAMPLE_MIN_TILES: u64 = 8;
+/// The sample's floor is the greatest first digit whose bin and the bins above it hold at
+/// least `RADIX_SAMPLE_MARGIN` times the sample's share of k, plus [`RADIX_SAMPLE_SLACK`]
+/// sampled keys: a floor at or below the row's k-th key's first digit in all but contrived
+/// rows (a floor above it costs the pass it would have saved, never the answer).
+pub const RADIX_SAMPLE_MARGIN: u64 = 2;
+/// See [`RADIX_SAMPLE_MARGIN`].
+pub const RADIX_SAMPLE_SLACK: u64 = 32;
 
 /// How a radix select covers its rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +79,10 @@ pub struct RadixPlan {
     pub elem: ElemType,
     /// The sort launch, for sorted output.
     pub sort: Option<SortPlan>,
+    /// Whether a sample step ([`RADIX_SAMPLE_EVERY`]) chooses a floor digit before the first
+    /// pass, so that the first pass keeps the candidates and the row is read once: parts of
+    /// at least [`RADIX_SAMPLE_MIN_TILES`] tiles.
+    pub sample: bool,
 }
 
 impl RadixPlan {
@@ -168,6 +187,15 @@ pub const RADIX_WIDE_K_ROW: usize = 1 << 17;
 
 /// The fewest rows [`RADIX_WIDE_K`] applies to: fewer are cluster rows.
 pub const RADIX_WIDE_K_ROWS: usize = 32;
+/// The smallest k the default gives a radix select whose rows run the sample
+/// ([`RadixPlan::sample`]: read once where the sample's floor holds), on at most
+/// [`RADIX_FEW_ROWS`] f32 rows of at least [`RADIX_SAMPLED_MIN_ROW`]. On an H200
+/// (results/cuda/2026-12-01-radix-sample-h200/b/) such rows at k = 64–1024 took 0.61–0.98 of
+/// the other routes' time (one row of 2^26 at k = 256: 0.100 ms against 0.150), at k = 16 up
+/// to 1.18 of it on fewer than 2^25 elements in all.
+pub const RADIX_SAMPLED_MIN_K: usize = 64;
+/// See [`RADIX_SAMPLED_MIN_K`].
+pub const RADIX_SAMPLED_MIN_ROW: usize = 1 << 22;
 
 /// Whether the element type has a radix select: the float types (their own keys are 32 or 16
 /// bits wide).
@@ -194,13 +222,30 @@ pub fn cannot_radix(launch: &Launch, counts: bool) -> Option<&'static str> {
     None
 }
 
-/// Whether the default gives `launch` a radix select, where it has one: long rows by k, rows
-/// and elements in all ([`long_rows_take_radix`]), narrower rows where k is large against them
-/// ([`narrow_rows_take_radix`]). A split's second stage takes the same gate on its candidates
-/// (crate::split).
-pub fn takes_radix(launch: &Launch, counts: bool) -> bool {
-    let gate = long_rows_take_radix(launch) || narrow_rows_take_radix(launch);
+/// Whether the default gives `launch` a radix select on a device of `limits`, where it has
+/// one: long rows by k, rows and elements in all ([`long_rows_take_radix`]), narrower rows
+/// where k is large against them ([`narrow_rows_take_radix`]), few long rows that run the
+/// sample ([`sampled_rows_take_radix`]). A split's second stage takes the same gate on its
+/// candidates (crate::split).
+pub fn takes_radix(launch: &Launch, limits: &DeviceLimits, counts: bool) -> bool {
+    let gate = long_rows_take_radix(launch)
+        || narrow_rows_take_radix(launch)
+        || sampled_rows_take_radix(launch, limits);
     gate && cannot_radix(launch, counts).is_none()
+}
+
+/// At most [`RADIX_FEW_ROWS`] f32 rows of at least [`RADIX_SAMPLED_MIN_ROW`] with k of at
+/// least [`RADIX_SAMPLED_MIN_K`], whose radix select runs the sample (parts of at least
+/// [`RADIX_SAMPLE_MIN_TILES`] tiles on `limits`). 16-bit rows keep the other tiers: their
+/// passes are bound by their instructions, not their bytes (docs/kernel.md, "Radix rows").
+fn sampled_rows_take_radix(launch: &Launch, limits: &DeviceLimits) -> bool {
+    let Launch { n, m, k, elem, .. } = *launch;
+    let sampled = radix_tiles_per_block(n, m, limits) >= RADIX_SAMPLE_MIN_TILES;
+    elem == ElemType::F32
+        && n <= RADIX_FEW_ROWS
+        && m >= RADIX_SAMPLED_MIN_ROW
+        && k >= RADIX_SAMPLED_MIN_K
+        && sampled
 }
 
 /// Rows of at least [`RADIX_MIN_ROW`] with k of at least [`RADIX_MIN_K`] —
@@ -261,6 +306,7 @@ pub fn radix_plan(
         key_bits: if elem.packed16() { 16 } else { 32 },
         elem,
         sort: sort_of(launch, limits)?,
+        sample: slice >= RADIX_SAMPLE_MIN_TILES * RADIX_TILE,
     })
 }
 
@@ -292,7 +338,12 @@ mod tests {
     #[test]
     fn each_radix_step_names_its_entry_point() {
         use crate::program::StepKind;
-        let steps = [StepKind::RadixDigits, StepKind::RadixCount, StepKind::RadixWrite];
+        let steps = [
+            StepKind::RadixSample,
+            StepKind::RadixDigits,
+            StepKind::RadixCount,
+            StepKind::RadixWrite,
+        ];
         let names: Vec<String> = steps.iter().map(|s| format!("rtopk_{}", s.name())).collect();
         assert_eq!(names, crate::units::RADIX_ENTRIES);
     }
@@ -345,11 +396,18 @@ mod tests {
     fn approximate_searches_counts_and_integers_take_no_radix_select() {
         let limits = PRESETS[1].1;
         let l = launch(1, 1 << 22, 8192, ElemType::F32);
-        assert!(takes_radix(&l, false));
-        assert!(!takes_radix(&l, true));
+        assert!(takes_radix(&l, &limits, false));
+        assert!(!takes_radix(&l, &limits, true));
         assert!(radix_plan(&l, &limits, true).is_err());
         let early = Launch { bisect: Bisect::early_stopping(3), ..l };
-        assert!(!takes_radix(&early, false));
+        assert!(!takes_radix(&early, &limits, false));
+        let sampled = launch(1, 1 << 28, 256, ElemType::F32);
+        assert!(takes_radix(&sampled, &limits, false));
+        assert!(!takes_radix(
+            &Launch { bisect: Bisect::early_stopping(3), ..sampled },
+            &limits,
+            false
+        ));
         let ints = Launch { elem: ElemType::I32, ..l };
         assert!(matches!(radix_plan(&ints, &limits, false), Err(PlanError::Split { .. })));
     }
@@ -358,19 +416,32 @@ mod tests {
     /// takes it**).
     #[test]
     fn the_default_takes_a_radix_select_by_rows_width_and_k() {
-        let takes =
-            |n: usize, m: usize, k: usize| takes_radix(&launch(n, m, k, ElemType::F32), false);
+        let h200 = PRESETS[2].1;
+        let takes = |n: usize, m: usize, k: usize| {
+            takes_radix(&launch(n, m, k, ElemType::F32), &h200, false)
+        };
         // a small selection: at most 8 rows of 2^25 elements in all, from k = 512
         assert!(takes(1, 1 << 22, 512));
         assert!(!takes(1, 1 << 22, 511));
         assert!(takes(8, 1 << 22, 512));
         assert!(takes(1, 1 << 25, 512));
-        assert!(!takes(1, (1 << 25) + 1, 512)); // more elements in all
         assert!(!takes(9, 1 << 20, 1024)); // more rows
-        assert!(!takes(8, (1 << 22) + 1, 1024));
+        // sampled rows: at most 16 rows of 2^22 and more from k = 64, where the sample runs
+        // (parts of eight tiles: 2^23 elements in all and more on 132 SMs)
+        assert!(takes(1, 1 << 28, 64));
+        assert!(!takes(1, 1 << 28, 63));
+        assert!(takes(1, 1 << 23, 64));
+        assert!(!takes(1, 1 << 22, 64)); // parts of four tiles: no sample
+        assert!(takes(2, 1 << 22, 256));
+        assert!(takes(16, 1 << 22, 64));
+        assert!(!takes(17, 1 << 22, 1024));
+        assert!(!takes(32, (1 << 21) + 1, 1024)); // more rows, narrower
+        assert!(!takes(16, (1 << 22) - 1, 1024));
         // few rows: at most 16, from k = 2048, whatever their width
-        assert!(takes(1, 1 << 28, 2048));
-        assert!(!takes(1, 1 << 28, 2047));
+        assert!(takes(12, 1 << 20, 2048));
+        assert!(!takes(12, 1 << 20, 2047));
+        assert!(takes(16, 1 << 21, 2048));
+        assert!(!takes(16, 1 << 21, 2047));
         assert!(takes(16, 1 << 22, 2048));
         assert!(!takes(17, 1 << 22, 2048));
         // any rows from k = 4096
@@ -391,12 +462,13 @@ mod tests {
         assert!(!takes(32, 1 << 17, 16383));
         assert!(!takes(32, (1 << 17) - 1, 16384));
         assert!(!takes(64, 1 << 16, 16384));
-        // a shape whose product overflows is not small
-        assert!(!takes(8, usize::MAX, 1024));
         // 16-bit rows: a small selection holds at most 2^23 elements in all
         for elem in [ElemType::F16, ElemType::Bf16] {
-            let takes = |n: usize, m: usize, k: usize| takes_radix(&launch(n, m, k, elem), false);
+            let takes =
+                |n: usize, m: usize, k: usize| takes_radix(&launch(n, m, k, elem), &h200, false);
             assert!(takes(1, 1 << 23, 512));
+            assert!(!takes(1, 1 << 28, 1024)); // not the sampled rows' tier
+            assert!(!takes(8, usize::MAX, 1024)); // a shape whose product overflows is not small
             assert!(takes(8, 1 << 20, 512));
             assert!(!takes(1, (1 << 23) + 1, 1024));
             assert!(!takes(2, 1 << 23, 2047));

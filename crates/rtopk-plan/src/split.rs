@@ -173,7 +173,7 @@ pub(crate) fn route_of(
     }
     let radix = || radix_plan(launch, limits, counts).map(Route::Radix);
     match strategy {
-        Strategy::Auto if !ragged && takes_radix(launch, counts) => radix(),
+        Strategy::Auto if !ragged && takes_radix(launch, limits, counts) => radix(),
         Strategy::Auto if picks(launch, counts, ragged) => pick_plan(launch).map(Route::Direct),
         Strategy::Auto if clusters(launch, limits) => {
             cluster_plan(launch, limits).map(Route::Direct)
@@ -429,14 +429,15 @@ mod tests {
 
     #[test]
     fn the_second_stage_is_split_again_until_it_is_short() {
-        // 2^28 values, k = 64: 2^17 chunks of 2048, 2^23 candidates, 2^12 ... 2^18, 2^12
-        let r = auto(1, 1 << 28, 64);
+        // 2^28 values, k = 50 (below the sampled radix select's RADIX_SAMPLED_MIN_K): 2^17
+        // chunks of 2048, 2^17 * 50 candidates, 2^12 ... 2^18, 2^12
+        let r = auto(1, 1 << 28, 50);
         assert_eq!(r.depth(), 3);
         let Route::Split { split, rest } = &r else { panic!() };
         assert_eq!((split.chunk, split.full, split.last), (2048, 1 << 17, 0));
         assert_eq!(split.first_plan.family(), Family::WarpRows);
         let Route::Split { split, .. } = rest.as_ref() else { panic!() };
-        assert_eq!(split.full * split.chunk, (1 << 17) * 64);
+        assert_eq!(split.full * split.chunk, (1 << 17) * 50);
         // a second stage of at most 16384 candidates is one row however few the rows; past
         // it, split again
         assert_eq!(auto(1, 262_144, 256).depth(), 1, "64 chunks of 4096: 16384 candidates");

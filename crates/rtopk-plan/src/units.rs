@@ -426,8 +426,8 @@ pub const UTILITIES: [&str; 5] =
     ["read_bandwidth_probe", "spin_ahead", "fill_normal", "round_to16", "per_row_words"];
 
 /// The radix select's entry points (crate::radix), in the order of its steps.
-pub const RADIX_ENTRIES: [&str; 3] =
-    ["rtopk_radix_digits", "rtopk_radix_count", "rtopk_radix_write"];
+pub const RADIX_ENTRIES: [&str; 4] =
+    ["rtopk_radix_sample", "rtopk_radix_digits", "rtopk_radix_count", "rtopk_radix_write"];
 
 /// What is compiled and loaded as one module: one entry point (a family and, for the warp-row
 /// families and the warp sorts, its width: keys per lane or positions per row; and the type it

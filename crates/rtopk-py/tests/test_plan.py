@@ -16,9 +16,12 @@ def names(program: dict) -> list:
 
 
 def test_a_long_row_is_split_unless_iterations_are_asked_for() -> None:
-    split = rtopk.plan(1, 1 << 27, 100, sorted=False, gpu="h100")
+    # k = 50: below the sampled radix select's smallest k (64), which takes k = 100
+    split = rtopk.plan(1, 1 << 27, 50, sorted=False, gpu="h100")
     assert names(split)[0] == "select_chunks" and names(split)[-1] == "gather_indices"
     assert split["depth"] >= 1 and split["counts"] is False
+    radix = rtopk.plan(1, 1 << 27, 100, sorted=False, gpu="h100")
+    assert names(radix)[:2] == ["radix_sample", "radix_digits"]
     whole = rtopk.plan(1, 1 << 27, 100, sorted=False, iterations=True, gpu="h100")
     assert names(whole) == ["select_rows"]
 

@@ -66,10 +66,13 @@ mod tests {
 
     #[test]
     fn a_long_row_is_split_unless_counts_are_asked_for() {
-        let req = Request::new("cuda", 100).unwrap();
+        // k = 50: below the sampled radix select's RADIX_SAMPLED_MIN_K, which takes k = 100
+        let req = Request::new("cuda", 50).unwrap();
         let split = program(&req, shape(1, 1 << 27), &h100()).unwrap();
         let names: Vec<&str> = split.steps.iter().map(|s| s.name.name()).collect();
         assert!(names.contains(&"select_chunks") && names.contains(&"gather_indices"), "{names:?}");
+        let radix = program(&Request::new("cuda", 100).unwrap(), shape(1, 1 << 27), &h100());
+        assert_eq!(radix.unwrap().steps[0].name.name(), "radix_sample");
         let counted = Request::builder("cuda").k(100).iterations(true).build().unwrap();
         let whole = program(&counted, shape(1, 1 << 27), &h100()).unwrap();
         let names: Vec<&str> = whole.steps.iter().map(|s| s.name.name()).collect();

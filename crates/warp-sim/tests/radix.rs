@@ -477,3 +477,84 @@ fn a_listed_write_in_the_lists_order_is_caught() {
     assert_eq!(paths(&got), (0, 0, 1));
     assert!(got.diagnostics.is_empty(), "{}", got.summary);
 }
+
+/// A device of one SM: one row of 16 tiles takes two blocks of eight, parts long enough for
+/// the sample (rtopk-plan's `RADIX_SAMPLE_MIN_TILES`), which reads tile 0 of the row.
+const ONE: DeviceLimits = DeviceLimits { sm_count: 1, ..H100 };
+
+/// The rows of a result whose candidates the first pass kept, after the sample; and those
+/// whose first pass kept keys from the sample's floor that the row then read again.
+fn kept_first<E>(r: &LaunchResult<E>) -> (u64, u64) {
+    let rows = |b: Branch| r.coverage.branches.get(b.name()).copied().unwrap_or(0);
+    (rows(Branch::RadixKeptFirst), rows(Branch::RadixFloorMissed))
+}
+
+/// Whether a result's radix select ran a sample first.
+fn sampled<E>(r: &LaunchResult<E>) -> bool {
+    matches!(r.route, Route::Radix(p) if p.sample)
+}
+
+/// Rows of numbers over many binades, of parts of eight tiles: the sample's floor lies below
+/// the k-th key's first digit, so the first pass keeps the candidates, every later step reads
+/// them and the row is read once — in f32, f16 and bf16, both modes, sorted or not. At k = 700
+/// the sample's share of k stands for more than `m / RADIX_KEEP_SHARE` keys: no floor, and the
+/// second pass keeps them as before.
+#[test]
+fn rows_sampled_before_the_first_pass_keep_their_candidates_on_it() {
+    let (n, m) = (2, 16 * 4096);
+    let x: Vec<f32> = rows_of(n, |r| composed(m, 100 + r as u64, &[], log_uniform(-30.0, 30.0)));
+    for (k, mode, sorted) in
+        [(1, Mode::Largest, false), (100, Mode::Smallest, true), (64, Mode::Largest, false)]
+    {
+        let got = check(config(ONE, sorted), (n, m, &x), k, mode);
+        assert!(sampled(&got) && blocks_per_row(&got) == 2, "k = {k}");
+        assert_eq!((paths(&got), kept_first(&got)), ((n as u64, 0, 0), (n as u64, 0)), "k = {k}");
+    }
+    let got = check(config(ONE, false), (n, m, &x), 700, Mode::Largest);
+    assert_eq!((paths(&got), kept_first(&got)), ((n as u64, 0, 0), (0, 0)));
+    // f16's binades from 2^-10 to 2^10 (32 first digits a binade), bf16's from 2^-30 to 2^30
+    // (four, as f32's)
+    let numbers = |r: usize| composed(m, 110 + r as u64, &[], log_uniform(-10.0, 10.0));
+    let h: Vec<f16> = rows_of(n, numbers);
+    let b: Vec<bf16> = rows_of(n, |r| composed(m, 110 + r as u64, &[], log_uniform(-30.0, 30.0)));
+    for (k, mode) in [(1, Mode::Smallest), (100, Mode::Largest)] {
+        let got = check(config(ONE, false), (n, m, &h), k, mode);
+        assert_eq!(
+            (paths(&got), kept_first(&got)),
+            ((n as u64, 0, 0), (n as u64, 0)),
+            "f16 k = {k}"
+        );
+        let got = check(config(ONE, k == 1), (n, m, &b), k, mode);
+        assert_eq!(
+            (paths(&got), kept_first(&got)),
+            ((n as u64, 0, 0), (n as u64, 0)),
+            "bf16 k = {k}"
+        );
+    }
+}
+
+/// A row whose sampled tile (the first) holds its 4096 largest values, about eight to a first
+/// digit: the sample's floor (about 50 of them at or above it) lies above the 100th value's
+/// first digit, so the first pass's candidates miss some of the top 100 and the second pass
+/// keeps them again from the row; and a row whose second part is 32768 copies of its largest
+/// value, all above the sample's floor: that part's block keeps more than its capacity (4096),
+/// and the row is read again. Both answers are the canonical top k.
+#[test]
+fn a_sample_that_misleads_costs_a_pass_not_the_answer() {
+    let (m, tile) = (16 * 4096, 4096);
+    let binades = |lo: f64, hi: f64, t: f64| (lo + (hi - lo) * t).exp2() as f32;
+    let high: Vec<f32> = (0..m)
+        .map(|i| match i < tile {
+            true => binades(0.0, 126.0, i as f64 / tile as f64),
+            false => binades(-100.0, -1.0, (i - tile) as f64 / (m - tile) as f64),
+        })
+        .collect();
+    let got = check(config(ONE, false), (1, m, &high), 100, Mode::Largest);
+    assert!(sampled(&got));
+    assert_eq!((paths(&got), kept_first(&got)), ((1, 0, 0), (0, 1)));
+    let mut crowded = composed(m, 120, &[], log_uniform(-30.0, 30.0));
+    crowded[m / 2..].fill(1.0e30);
+    let got = check(config(ONE, true), (1, m, &crowded), 100, Mode::Largest);
+    assert!(sampled(&got));
+    assert_eq!((paths(&got), kept_first(&got)), ((0, 0, 1), (0, 1)));
+}

@@ -74,6 +74,13 @@ pub enum Branch {
     /// A radix select's row whose candidates the second pass kept, every block's fitting (the
     /// passes after the second and the count read them: `count_listed`, `count_candidates`).
     RadixCandidates,
+    /// Of those, a row whose candidates the first pass kept, from the sample's floor digit
+    /// (the row read once).
+    RadixKeptFirst,
+    /// A radix select's row whose first pass kept keys from the sample's floor digit, which
+    /// the row then read again: the floor above the k-th key's first digit, or a block's keys
+    /// past its capacity.
+    RadixFloorMissed,
     /// A radix select's row whose candidates the second pass kept, a block's past its
     /// capacity: the passes after the second and the count read the row.
     RadixOverflow,
@@ -92,7 +99,7 @@ pub enum Branch {
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 33] = [
+    pub const ALL: [Branch; 35] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -122,6 +129,8 @@ impl Branch {
         Branch::FloorCut,
         Branch::FloorRaised,
         Branch::RadixCandidates,
+        Branch::RadixKeptFirst,
+        Branch::RadixFloorMissed,
         Branch::RadixOverflow,
         Branch::RadixNotKept,
         Branch::RadixListedWrite,
@@ -160,6 +169,8 @@ impl Branch {
             Branch::FloorCut => "floor_cut",
             Branch::FloorRaised => "floor_raised",
             Branch::RadixCandidates => "radix_candidates",
+            Branch::RadixKeptFirst => "radix_kept_first",
+            Branch::RadixFloorMissed => "radix_floor_missed",
             Branch::RadixOverflow => "radix_overflow",
             Branch::RadixNotKept => "radix_not_kept",
             Branch::RadixListedWrite => "radix_listed_write",

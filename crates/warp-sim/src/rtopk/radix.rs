@@ -15,14 +15,22 @@
 //! `2 * capacity` words of the candidates buffer (keys, then indices) where they fit, if the
 //! first pass found them few ([`choose_digit`]: at most `m / RADIX_KEEP_SHARE`); while every
 //! block's fit, the passes after it, the count and the write read those instead of the row.
+//! Where a sample ran first (rows of long parts), the first pass keeps the keys of the sample's
+//! floor digit or above instead, and where the k-th key's first digit is at or above that
+//! floor and every block's fit, the row is read once.
+//! - `rtopk_radix_sample`: every `RADIX_SAMPLE_EVERY`-th tile of the row ([`sample_digits`]):
+//!   its histogram of the first digit added to the row's; the last block ([`take_ticket`])
+//!   chooses the floor digit ([`choose_floor`]).
 //! - `rtopk_radix_digits`: one pass ([`radix_pass`]). Each block's shared histogram of its part
-//!   ([`count_digits`], shared atomics; on the second pass [`keep_digits`], which also keeps
+//!   ([`count_digits`], shared atomics; on the first pass after a sample, or the second without
+//!   one, [`keep_digits`], which also keeps
 //!   the block's candidates ([`keep_key`], each thread's places by [`keep_place`]: a warp scan
 //!   and one shared atomic of the warp; whole tiles by 16-byte loads, [`keep_groups`]) and
 //!   writes their count ([`keep_counts`]); on a later one [`count_listed`] over the block's
 //!   candidates while every block's fit) is added to the row's ([`add_histogram`], global
-//!   atomics); the row's last block to finish, by a ticket (an atomic on the row's done word
-//!   after a `__threadfence`), chooses the digit ([`choose_digit`]) and clears the histogram.
+//!   atomics); the row's last block to finish, by a ticket ([`take_ticket`]: an atomic on the
+//!   row's done word after a `__threadfence`), chooses the digit ([`choose_digit`]) and clears
+//!   the histogram.
 //! - `rtopk_radix_count`: each warp's keys above T and at T in its range ([`count_part`]), and
 //!   the block's; or, while every block's candidates fit, the same counts from them
 //!   ([`count_candidates`]).
@@ -51,21 +59,31 @@ use crate::rtopk::launch::Simulator;
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::{ElemType, own_key};
 use crate::rtopk::plan::{
-    RADIX_BINS, RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_KEEP_SHARE, RADIX_THREADS, RADIX_TILE,
-    RADIX_WARPS, RADIX_WRITE_LIST, Radix, Step, StepKind, radix_elem,
+    RADIX_BINS, RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_KEEP_SHARE, RADIX_SAMPLE_EVERY,
+    RADIX_SAMPLE_MARGIN, RADIX_SAMPLE_SLACK, RADIX_THREADS, RADIX_TILE, RADIX_WARPS,
+    RADIX_WRITE_LIST, Radix, Step, StepKind, radix_elem,
 };
 
 /// A row's words past its histogram: the prefix found so far (T after the last pass), the k
 /// left to find under it, the blocks done with the pass, the blocks whose candidates did not
-/// fit (the second pass's count of them), whether the second pass keeps them (the first
-/// pass's choice), then each block's two counts, each warp's, and each block's candidates
-/// kept.
+/// fit (the keeping pass's count of them), whether the second pass keeps them or the first
+/// kept them (the first pass's choice), the sample's floor digit (one more than it; 0: none),
+/// then each block's two counts, each warp's, and each block's candidates kept.
 const RADIX_PREFIX: u64 = RADIX_BINS;
 const RADIX_LEFT: u64 = RADIX_BINS + 1;
 const RADIX_DONE: u64 = RADIX_BINS + 2;
 const RADIX_OVER: u64 = RADIX_BINS + 3;
 const RADIX_KEEPS: u64 = RADIX_BINS + 4;
-const RADIX_COUNTS: u64 = RADIX_BINS + 5;
+const RADIX_FLOOR: u64 = RADIX_BINS + 5;
+const RADIX_COUNTS: u64 = RADIX_BINS + 6;
+/// `RADIX_KEEPS`: the second pass keeps the candidates, or the first kept them.
+const RADIX_KEEP_SECOND: u32 = 1;
+const RADIX_KEPT_FIRST: u32 = 2;
+
+/// `RADIX_FIRST_SHIFT`: where the first digit starts in an own key of `key_bits` bits.
+fn first_shift(key_bits: u32) -> u32 {
+    key_bits - RADIX_DIGIT_BITS
+}
 
 /// `m / RADIX_KEEP_SHARE`: the most candidates a row's second pass keeps.
 fn m_share(m: u32) -> u32 {
@@ -107,6 +125,7 @@ pub(crate) const RADIX_SHARED_WORDS: usize = N as usize + 1;
 /// Which entry point a step runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Entry {
+    Sample,
     Digits,
     Count,
     Write,
@@ -129,7 +148,8 @@ struct RadixArgs<'x> {
 }
 
 impl Simulator {
-    /// A radix select's step (`radix_digits`, `radix_count` or `radix_write`): its entry point
+    /// A radix select's step (`radix_sample`, `radix_digits`, `radix_count` or `radix_write`):
+    /// its entry point
     /// over the blocks of the run's rows, a row's blocks resident together.
     pub(crate) fn radix_step(
         &mut self,
@@ -139,6 +159,7 @@ impl Simulator {
         st: &State,
     ) -> Result<(), SimError> {
         let entry = match step.name {
+            StepKind::RadixSample => Entry::Sample,
             StepKind::RadixDigits => Entry::Digits,
             StepKind::RadixCount => Entry::Count,
             StepKind::RadixWrite => Entry::Write,
@@ -170,18 +191,19 @@ impl Simulator {
         // the blocks added to): not there. The count step stores each count once: count_part
         // or count_candidates, a row taking one or the other.
         self.write_once(&[ra.radix], entry == Entry::Count);
-        // Each candidate slot is written at most once a call: the second pass alone writes
-        // them, each at the place its warp's atomic on its block's count gave.
+        // Each candidate slot is written at most once a launch: by the pass that keeps them,
+        // each at the place its warp's atomic on its block's count gave.
         self.write_once(&[ra.cand, ra.out_val, ra.out_idx], true);
         let grid = radix_grid(step, r, run.rows);
         self.machine.set_step_limit(radix_budget(r));
         self.machine.launch(grid, async |mut w| match entry {
+            Entry::Sample => rtopk_radix_sample(&mut w, &ra).await,
             Entry::Digits => rtopk_radix_digits(&mut w, &ra).await,
             Entry::Count => rtopk_radix_count(&mut w, &ra).await,
             Entry::Write => rtopk_radix_write(&mut w, &ra).await,
         })?;
         match entry {
-            Entry::Digits => return Ok(()),
+            Entry::Sample | Entry::Digits => return Ok(()),
             Entry::Count => {
                 self.cover_candidates(&ra, run);
                 return Ok(());
@@ -194,21 +216,29 @@ impl Simulator {
 
     /// Counts the run's rows by the count step's path in the coverage: the candidates kept and
     /// read (`RADIX_KEEPS` set, `RADIX_OVER` 0), kept but a block's overflowed, or not kept
-    /// (the first pass found too many); the row read again in the last two. Both words are
-    /// final once the second pass has ended.
+    /// (the first pass found too many); the row read again in the last two. Apart: the rows
+    /// whose first pass kept the candidates after a sample, and those whose first pass kept
+    /// keys from a floor that the row then read again (the floor above the k-th key's first
+    /// digit, or a block's past its capacity). The words are final once the second pass has
+    /// ended.
     fn cover_candidates(&mut self, ra: &RadixArgs<'_>, run: &Run<'_>) {
         let (ld, (r0, r1)) = (u64::from(ra.r.words_ld), run.rows);
         let g = self.machine.global(ra.radix);
-        let mut rows = [0u64; 3];
+        let (mut rows, mut first, mut missed) = ([0u64; 3], 0u64, 0u64);
         for row in r0..r1.min(ra.r.n_rows) {
-            let words = g.peek(row * ld + RADIX_OVER, 2); // RADIX_OVER, RADIX_KEEPS
-            if let [over, keeps] = words[..] {
+            // RADIX_OVER, RADIX_KEEPS, RADIX_FLOOR
+            if let [over, keeps, floor] = g.peek(row * ld + RADIX_OVER, 3)[..] {
                 rows[usize::from(keeps != 0) + usize::from(keeps != 0 && over == 0)] += 1;
+                let kept = keeps == RADIX_KEPT_FIRST && over == 0;
+                first += u64::from(kept);
+                missed += u64::from(floor != 0 && !kept);
             }
         }
         run.cover.add(Branch::RadixNotKept, rows[0]);
         run.cover.add(Branch::RadixOverflow, rows[1]);
         run.cover.add(Branch::RadixCandidates, rows[2]);
+        run.cover.add(Branch::RadixKeptFirst, first);
+        run.cover.add(Branch::RadixFloorMissed, missed);
     }
 
     /// Counts the blocks of the run's rows whose candidates fit by the write's path: from
@@ -624,35 +654,38 @@ fn check_listed(
     w.check(&i.map(|i| i < list.count && i < capacity), label)
 }
 
-/// What [`keep_digits`] takes besides its part: the digit, the prefix found so far and the
-/// block's list (the block's count of its candidates is the shared word [`KEPT`]).
+/// What [`keep_digits`] takes besides its part: the digit, the prefix found so far, the first
+/// digit it keeps from and the block's list (the block's count of its candidates is the shared
+/// word [`KEPT`]).
 #[derive(Clone, Copy, Debug)]
 struct Keep {
     digit: (u32, u32),
     prefix: u32,
+    from: u32,
     list: RadixList,
 }
 
-/// `keep_key`: [`count_digits`]'s count of one key on the second pass, and whether that pass
-/// keeps it: its first digit is the prefix's or above (every key at or above T: the write's
-/// too). Only the active lanes' answers mean anything.
+/// `keep_key`: [`count_digits`]'s count of one key on a pass that keeps, and whether it keeps
+/// it: its first digit is `keep.from` or above — on the second pass the prefix's (every key at
+/// or above T: the write's too), on the first the sample's floor. Only the active lanes'
+/// answers mean anything.
 async fn keep_key(
     w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
     key: &Lanes<u32>,
-    prefix: u32,
-    (shift, bits): (u32, u32),
+    keep: Keep,
 ) -> Result<Lanes<bool>, SimError> {
-    // the pass's digit is below the first (hi < 32): above_matches is the first digits'
-    // equality
+    let (shift, bits) = keep.digit;
     let (hi, mask) = (shift + bits, (1u32 << bits) - 1);
-    let digit = key.map(|k| k.checked_shr(hi).unwrap_or(0));
-    let first = prefix.checked_shr(hi).unwrap_or(0);
-    let matched = w.push_active(&digit.map(|d| d == first), "keep_key: if (digit == first)")?;
+    let counted = key.map(|k| above_matches(k, keep.prefix, hi));
+    let label = "keep_key: if (above_matches(key, prefix, shift + bits))";
+    let matched = w.push_active(&counted, label)?;
     let bin = key.map(|k| HIST + ((k >> shift) & mask));
     let add = "keep_key: atomicAdd(&hist[(key >> shift) & ((1u << bits) - 1u)], 1u)";
     w.atomic_add_shared(&bin, &Lanes::splat(1), add).await?;
     w.pop_active(matched);
-    Ok(digit.map(|d| d >= first))
+    let first = first_shift(ra.key_bits);
+    Ok(key.map(|k| k >> first >= keep.from))
 }
 
 /// `keep_place`: the first of each thread's `n` places in the block's candidates: its warp's
@@ -731,7 +764,7 @@ async fn keep_groups(
         let items: Vec<Item> = loaded.iter().map(|(v, i)| (own_keys(ra, v), *i)).collect();
         let mut mine = Lanes::splat(0u32);
         for (b, (key, _)) in (0u32..).zip(&items) {
-            let kept = keep_key(w, key, keep.prefix, keep.digit).await?;
+            let kept = keep_key(w, ra, key, keep).await?;
             mine = mine.zip(&kept, |m, k| m | u32::from(k) << b);
         }
         let label = "keep_groups: __any_sync(FULL_MASK, mine != 0u)";
@@ -749,9 +782,9 @@ async fn keep_groups(
     Ok(whole)
 }
 
-/// `keep_digits`: the second pass's [`count_digits`], which also keeps the keys whose first
-/// digit is the prefix's or above ([`keep_key`]: every key that can still be the k-th, and
-/// every key above it) in the block's candidates where they fit; those past the capacity are
+/// `keep_digits`: [`count_digits`], which also keeps the keys whose first digit is `keep.from`
+/// or above ([`keep_key`]: on the second pass every key that can still be the k-th, and every
+/// key above it) in the block's candidates where they fit; those past the capacity are
 /// counted, not kept. A window that keeps none (most) costs one vote. Whole tiles by 16-byte
 /// loads where the part starts aligned ([`keep_groups`]), the rest one element at a time; that
 /// loop runs whole warps (for the votes): `first` is the warp's lane 0's element.
@@ -775,7 +808,7 @@ async fn keep_digits(
         for (j, (v, valid)) in (0u32..).zip(&loaded) {
             let inner = w.push_active(valid, "keep_digits: if (i < part.end && keep_key(..))")?;
             let key = own_keys(ra, v);
-            let kept = keep_key(w, &key, keep.prefix, keep.digit).await?;
+            let kept = keep_key(w, ra, &key, keep).await?;
             w.pop_active(inner);
             // the lanes past the part keep nothing (their keys are poisoned: never loaded)
             let kept = Lanes::select(valid, &kept, &Lanes::splat(false));
@@ -860,15 +893,39 @@ fn held_bin(a: &KernelArgs, t: u32, j: u32) -> u32 {
     RADIX_BINS as u32 - 1 - (t * per + j)
 }
 
+/// `read_bins`: by a row's last block, every block's counts in: each thread's bins of the
+/// row's histogram from the top down (`c[j]`: [`held_bin`]), the keys of the bins above them
+/// (an exclusive sum over the block) and the keys of every bin.
+async fn read_bins(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    words: &Lanes<u64>,
+) -> Result<(Vec<Lanes<u32>>, Lanes<u32>, u32), SimError> {
+    let per = RADIX_BINS as u32 / RADIX_THREADS;
+    let tid = w.thread_idx();
+    let (mut c, mut mine) = (Vec::with_capacity(per as usize), Lanes::splat(0u32));
+    for j in 0..per {
+        let bin = tid.map(|t| held_bin(&ra.a, t, j));
+        let addr = words.zip(&bin, |a, b| a + u64::from(b));
+        let cj = w.ld_global(ra.radix, &addr, "read_bins: c[j] = __ldcg(&words[bin])").await?;
+        mine = mine.zip(&cj, u32::wrapping_add);
+        c.push(cj);
+    }
+    let (above, total) = radix_exclusive_sum(w, &mine, SUMS).await?;
+    Ok((c, above, total))
+}
+
 /// `choose_digit`: by the row's last block of the pass, every block's counts in. The digit of
 /// the row's k-th key is the greatest d whose bins d and above hold at least `left` keys (k on
-/// the first pass); the prefix gains d and `left` loses the keys of the bins above d. Thread t
-/// holds bins from the top down (an exclusive sum over threads is then the keys above its
-/// bins). The histogram (its non-zero bins: the rest are zero) and the ticket are cleared for
+/// the first pass); the prefix gains d and `left` loses the keys of the bins above d
+/// ([`read_bins`]). The histogram (its non-zero bins: the rest are zero) and the ticket are cleared for
 /// the next pass. On the first pass the digit's bin and the bins above it are the row's
-/// candidates: the second pass keeps them (`RADIX_KEEPS`) only where they are at most
-/// `m / RADIX_KEEP_SHARE` (AIR Top-K's adaptive buffer, paper 002, §3.2: keeping many costs
-/// more than reading the row again), and no block has overflowed yet (`RADIX_OVER`).
+/// candidates. Where the first pass kept the keys of the sample's floor digit or above
+/// (`RADIX_FLOOR`: one more than it), the digit is at or above the floor and no block
+/// overflowed (`RADIX_OVER`), those are kept already (`RADIX_KEPT_FIRST`); else the second
+/// pass keeps them (`RADIX_KEEP_SECOND`) only where they are at most `m / RADIX_KEEP_SHARE`
+/// (AIR Top-K's adaptive buffer, paper 002, §3.2: keeping many costs more than reading the row
+/// again), and counts its own overflows from zero.
 async fn choose_digit(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
@@ -888,17 +945,18 @@ async fn choose_digit(
         let label = "choose_digit: __ldcg(&words[RADIX_PREFIX])";
         (left, w.ld_global(ra.radix, &at(RADIX_PREFIX), label).await?)
     };
+    // read before the barrier of read_bins's sum, which orders them before the write of the
+    // one thread that finds the digit
+    let (floor, over) = if first {
+        let label = "choose_digit: floor = __ldcg(&words[RADIX_FLOOR])";
+        let floor = w.ld_global(ra.radix, &at(RADIX_FLOOR), label).await?;
+        let label = "choose_digit: over = __ldcg(&words[RADIX_OVER])";
+        (floor, w.ld_global(ra.radix, &at(RADIX_OVER), label).await?)
+    } else {
+        (u(0), u(0))
+    };
     let tid = w.thread_idx();
-    let (mut c, mut mine) = (Vec::with_capacity(per as usize), u(0u32));
-    for j in 0..per {
-        let bin = tid.map(|t| held_bin(&ra.a, t, j));
-        let addr = words.zip(&bin, |a, b| a + u64::from(b));
-        let label = "choose_digit: c[j] = __ldcg(&words[bin])";
-        let cj = w.ld_global(ra.radix, &addr, label).await?;
-        mine = mine.zip(&cj, u32::wrapping_add);
-        c.push(cj);
-    }
-    let (mut above, total) = radix_exclusive_sum(w, &mine, SUMS).await?;
+    let (c, mut above, total) = read_bins(w, ra, &words).await?;
     // the simulator's check: the keys under the prefix hold the `left` still to find
     let need = w.uniform(&left, "choose_digit: left")?;
     w.check_that(total >= need, "choose_digit: the bins hold at least `left` keys")?;
@@ -916,11 +974,21 @@ async fn choose_digit(
         let label = "choose_digit: words[RADIX_LEFT] = left - above";
         w.st_global(ra.radix, &at(RADIX_LEFT), &rest, label).await?;
         if first {
+            let kept = Lanes::from_fn(|l| {
+                let f = floor.lane(l);
+                f != 0 && bin.lane(l) + 1 >= f && over.lane(l) == 0
+            });
             let few = m_share(ra.r.m);
-            let keeps = above.zip(cj, |a, c| u32::from(a.wrapping_add(c) <= few));
-            let label = "choose_digit: if (first) words[RADIX_KEEPS] = above + c[j] <= m / \
-                         RADIX_KEEP_SHARE";
+            let second =
+                above.zip(cj, |a, c| if a.wrapping_add(c) <= few { RADIX_KEEP_SECOND } else { 0 });
+            let keeps = Lanes::select(&kept, &u(RADIX_KEPT_FIRST), &second);
+            let label = "choose_digit: words[RADIX_KEEPS] = kept ? RADIX_KEPT_FIRST : above + \
+                         c[j] <= m / RADIX_KEEP_SHARE ? RADIX_KEEP_SECOND : 0u";
             w.st_global(ra.radix, &at(RADIX_KEEPS), &keeps, label).await?;
+            let inner = w.push_active(&kept.map(|k| !k), "choose_digit: if (first && !kept)")?;
+            let label = "choose_digit: words[RADIX_OVER] = 0u";
+            w.st_global(ra.radix, &at(RADIX_OVER), &u(0), label).await?;
+            w.pop_active(inner);
         }
         w.pop_active(saved);
         above = above.zip(cj, u32::wrapping_add);
@@ -932,16 +1000,13 @@ async fn choose_digit(
     }
     let saved = w.push_active(&tid.map(|t| t == 0), "choose_digit: if (threadIdx.x == 0)")?;
     w.st_global(ra.radix, &at(RADIX_DONE), &u(0), "choose_digit: words[RADIX_DONE] = 0").await?;
-    if first {
-        let label = "choose_digit: if (threadIdx.x == 0u && first) words[RADIX_OVER] = 0u";
-        w.st_global(ra.radix, &at(RADIX_OVER), &u(0), label).await?;
-    }
     w.pop_active(saved);
     Ok(())
 }
 
-/// `keep_counts`: the second pass's candidates of the block's part (`kept`: kept where no more
-/// than the capacity), and whether they overflowed (the row's count of blocks that did).
+/// `keep_counts`: the candidates a keeping pass found in the block's part (`kept`: kept where
+/// no more than the capacity), and whether they overflowed (the row's count of blocks that
+/// did).
 async fn keep_counts(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
@@ -961,67 +1026,183 @@ async fn keep_counts(
     Ok(())
 }
 
+/// `take_ticket`: whether the block is its row's last to end the pass (thread 0's ticket,
+/// after the block's barrier and its `__threadfence`: every block's additions are in before
+/// the last one's ticket; the kernel's comment says why one fence a block).
+async fn take_ticket(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    words: &Lanes<u64>,
+) -> Result<bool, SimError> {
+    let tid = w.thread_idx();
+    w.syncthreads("take_ticket: __syncthreads() before the ticket").await?;
+    let saved = w.push_active(&tid.map(|t| t == 0), "take_ticket: if (threadIdx.x == 0u)")?;
+    w.threadfence().await?;
+    let at = words.map(|a| a + RADIX_DONE);
+    let label = "take_ticket: atomicAdd(&words[RADIX_DONE], 1u)";
+    let ticket = w.atomic_add_global(ra.radix, &at, &Lanes::splat(1), label).await?;
+    let last = ticket.map(|t| u32::from(t == ra.r.blocks_per_row - 1));
+    w.st_shared(&Lanes::splat(LAST), &last, "take_ticket: *last = ticket == bpr - 1").await?;
+    w.pop_active(saved);
+    w.syncthreads("take_ticket: __syncthreads() after the ticket").await?;
+    let last = w.ld_shared(&Lanes::splat(LAST), "take_ticket: return *last").await?;
+    w.branch(&last.map(|l| l != 0), "take_ticket: return *last")
+}
+
+/// Zeroes the block's shared histogram (and, for a digit pass, its `kept`) before a pass.
+async fn clear_histogram(w: &mut Warp<'_>, label: &'static str) -> Result<(), SimError> {
+    let tid = w.thread_idx();
+    for j in 0..(RADIX_BINS as u32).div_ceil(RADIX_THREADS) {
+        let bin = tid.map(|t| HIST + t + j * RADIX_THREADS);
+        w.st_shared(&bin, &Lanes::splat(0), label).await?;
+    }
+    Ok(())
+}
+
+/// `sample_digits`: the block's histogram (`hist`, shared) of the first digit over the row's
+/// tiles of its part whose number is a multiple of [`RADIX_SAMPLE_EVERY`].
+async fn sample_digits(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    part: RadixPart,
+    (shift, bits): (u32, u32),
+) -> Result<(), SimError> {
+    let mask = (1u32 << bits) - 1;
+    let every = RADIX_SAMPLE_EVERY * RADIX_TILE;
+    let tid = w.thread_idx();
+    let mut tile = u64::from(part.start).div_ceil(every) * every;
+    while tile < u64::from(part.end) {
+        let base = tid.map(|t| tile + u64::from(t));
+        let items = load_items(w, ra, part, &base, "sample_digits: v[j] = row[i]").await?;
+        for (v, valid) in &items {
+            let inner = w.push_active(valid, "sample_digits: if (i < part.end)")?;
+            let bin = own_keys(ra, v).map(|k| HIST + ((k >> shift) & mask));
+            let label =
+                "sample_digits: atomicAdd(&hist[(own_key(v[j], sign) >> shift) & mask], 1u)";
+            w.atomic_add_shared(&bin, &Lanes::splat(1), label).await?;
+            w.pop_active(inner);
+        }
+        tile += every;
+    }
+    Ok(())
+}
+
+/// `choose_floor`: by the row's last block of the sample. The floor digit is the greatest d
+/// whose bins d and above hold at least [`RADIX_SAMPLE_MARGIN`] times the sample's share of k,
+/// plus [`RADIX_SAMPLE_SLACK`], sampled keys — where they stand for at most
+/// `m / RADIX_KEEP_SHARE` keys of the row; `RADIX_FLOOR` is one more than it (0: no floor).
+/// The histogram and the ticket are cleared for the first pass.
+async fn choose_floor(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    part: RadixPart,
+) -> Result<(), SimError> {
+    let per = RADIX_BINS as u32 / RADIX_THREADS;
+    let u = Lanes::splat;
+    let words = row_words(w, ra, part)?;
+    let at = |word: u64| words.map(|a| a + word);
+    let tid = w.thread_idx();
+    let (c, mut above, total) = read_bins(w, ra, &words).await?;
+    let (k, m) = (u64::from(ra.r.k), u64::from(ra.r.m));
+    let need = RADIX_SAMPLE_MARGIN * (k * u64::from(total)).div_ceil(m) + RADIX_SAMPLE_SLACK;
+    for (j, cj) in (0..per).zip(&c) {
+        let bin = tid.map(|t| held_bin(&ra.a, t, j));
+        let hit = Lanes::from_fn(|l| {
+            let held = u64::from(above.lane(l)) + u64::from(cj.lane(l));
+            u64::from(above.lane(l)) < need
+                && held >= need
+                && held * RADIX_KEEP_SHARE <= u64::from(total)
+        });
+        let label =
+            "choose_floor: above < need && held >= need && held * RADIX_KEEP_SHARE <= total";
+        let saved = w.push_active(&hit, label)?;
+        let label = "choose_floor: words[RADIX_FLOOR] = bin + 1u";
+        w.st_global(ra.radix, &at(RADIX_FLOOR), &bin.map(|b| b + 1), label).await?;
+        w.pop_active(saved);
+        above = above.zip(cj, u32::wrapping_add);
+        let addr = words.zip(&bin, |a, b| a + u64::from(b));
+        let label = "choose_floor: if (c[j] != 0u) words[bin] = 0u";
+        let saved = w.push_active(&cj.map(|c| c != 0), label)?;
+        w.st_global(ra.radix, &addr, &u(0), label).await?;
+        w.pop_active(saved);
+    }
+    let saved = w.push_active(&tid.map(|t| t == 0), "choose_floor: if (threadIdx.x == 0u)")?;
+    w.st_global(ra.radix, &at(RADIX_DONE), &u(0), "choose_floor: words[RADIX_DONE] = 0u").await?;
+    w.pop_active(saved);
+    Ok(())
+}
+
+/// `rtopk_radix_sample`: the sample of the row's tiles ([`sample_digits`]) over the block's
+/// part, its histogram added to the row's; the row's last block ([`take_ticket`]) chooses the
+/// floor digit.
+async fn rtopk_radix_sample(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
+    let r = &ra.r;
+    let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
+    let words = row_words(w, ra, part)?;
+    clear_histogram(w, "rtopk_radix_sample: hist[bin] = 0u").await?;
+    w.syncthreads("rtopk_radix_sample: __syncthreads() after clearing hist").await?;
+    sample_digits(w, ra, part, (r.shift, r.bits)).await?;
+    w.syncthreads("rtopk_radix_sample: __syncthreads() after sample_digits").await?;
+    add_histogram(w, ra, part).await?;
+    if !take_ticket(w, ra, &words).await? {
+        return Ok(());
+    }
+    w.threadfence().await?;
+    choose_floor(w, ra, part).await
+}
+
 /// `rtopk_radix_digits`: one digit pass (`[shift, shift + bits)` of the own key) over the
-/// block's part ([`radix_pass`]: the second keeps the candidates, a later one reads them while
-/// every block's fit): its histogram added to the row's; the row's last block to take a ticket
-/// (thread 0's, after the block's barrier and its `__threadfence`: every block's additions are
-/// in before the last one's ticket) chooses the digit.
+/// block's part ([`radix_pass`]: the first after a sample, or the second without one, keeps
+/// the candidates; a pass after the one that kept them reads them while every block's fit):
+/// its histogram added to the row's; the row's last block to take a ticket ([`take_ticket`])
+/// chooses the digit.
 async fn rtopk_radix_digits(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
     let r = &ra.r;
     let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
     let words = row_words(w, ra, part)?;
     let pass = radix_pass(r.shift, r.bits, ra.key_bits);
-    // the previous passes', ended before this one
-    let prefix = if pass == Pass::First {
-        0
+    // the previous passes' (and the sample's), ended before this one
+    let (prefix, floor, keeps) = if pass == Pass::First {
+        let label = "rtopk_radix_digits: words[RADIX_FLOOR]";
+        let f = w.ld_global(ra.radix, &words.map(|a| a + RADIX_FLOOR), label).await?;
+        (0, w.uniform(&f, label)?, 0)
     } else {
         let at = words.map(|a| a + RADIX_PREFIX);
         let p = w.ld_global(ra.radix, &at, "rtopk_radix_digits: words[RADIX_PREFIX]").await?;
-        w.uniform(&p, "rtopk_radix_digits: prefix")?
+        let p = w.uniform(&p, "rtopk_radix_digits: prefix")?;
+        (p, 0, keeps_of(w, ra, &words).await?)
     };
-    // the second pass keeps the candidates where the first chose to; the later ones read them
-    // where it did and every block's fit
-    let keeps = pass != Pass::First && row_keeps(w, ra, &words).await?;
-    let listed = keeps && (pass == Pass::Keep || row_fits(w, ra, &words).await?);
-    let count = if pass == Pass::Later && listed { kept_of(w, ra, &words, part).await? } else { 0 };
+    // the first pass keeps the candidates where the sample found a floor, the second where the
+    // first chose to; the passes after the one that kept them read them where every block's fit
+    let keep = floor != 0 || (pass == Pass::Keep && keeps == RADIX_KEEP_SECOND);
+    let listed = !keep && keeps != 0 && row_fits(w, ra, &words).await?;
+    let count = if listed { kept_of(w, ra, &words, part).await? } else { 0 };
     let list = radix_list(w, (part, r.blocks_per_row), r.capacity, count)?;
     let tid = w.thread_idx();
-    for j in 0..(RADIX_BINS as u32).div_ceil(RADIX_THREADS) {
-        let bin = tid.map(|t| HIST + t + j * RADIX_THREADS);
-        w.st_shared(&bin, &Lanes::splat(0), "rtopk_radix_digits: hist[bin] = 0").await?;
-    }
+    clear_histogram(w, "rtopk_radix_digits: hist[bin] = 0").await?;
     let saved =
         w.push_active(&tid.map(|t| t == 0), "rtopk_radix_digits: if (threadIdx.x == 0u)")?;
     w.st_shared(&Lanes::splat(KEPT), &Lanes::splat(0), "rtopk_radix_digits: kept = 0u").await?;
     w.pop_active(saved);
     w.syncthreads("rtopk_radix_digits: __syncthreads() after clearing hist").await?;
     let digit = (r.shift, r.bits);
-    match pass {
-        Pass::Keep if listed => keep_digits(w, ra, part, Keep { digit, prefix, list }).await?,
-        Pass::Later if listed => count_listed(w, ra, list, prefix, digit).await?,
-        _ => count_digits(w, ra, part, prefix, digit).await?,
+    if keep {
+        let from = if floor != 0 { floor - 1 } else { prefix >> first_shift(ra.key_bits) };
+        keep_digits(w, ra, part, Keep { digit, prefix, from, list }).await?;
+    } else if listed {
+        count_listed(w, ra, list, prefix, digit).await?;
+    } else {
+        count_digits(w, ra, part, prefix, digit).await?;
     }
     w.syncthreads("rtopk_radix_digits: __syncthreads() after count_digits").await?;
-    if pass == Pass::Keep && listed {
+    if keep {
         let label = "rtopk_radix_digits: keep_counts(.., kept, ..)";
         let kept = w.ld_shared(&Lanes::splat(KEPT), label).await?;
         let kept = w.uniform(&kept, label)?;
         keep_counts(w, ra, (&words, kept), part).await?;
     }
     add_histogram(w, ra, part).await?;
-    // the barrier, then one thread's fence before the ticket (the kernel's comment says why)
-    w.syncthreads("rtopk_radix_digits: __syncthreads() before the ticket").await?;
-    let saved = w.push_active(&tid.map(|t| t == 0), "rtopk_radix_digits: if (threadIdx.x == 0)")?;
-    w.threadfence().await?;
-    let at = words.map(|a| a + RADIX_DONE);
-    let label = "rtopk_radix_digits: atomicAdd(&words[RADIX_DONE], 1)";
-    let ticket = w.atomic_add_global(ra.radix, &at, &Lanes::splat(1), label).await?;
-    let last = ticket.map(|t| u32::from(t == r.blocks_per_row - 1));
-    w.st_shared(&Lanes::splat(LAST), &last, "rtopk_radix_digits: last = ticket == bpr - 1").await?;
-    w.pop_active(saved);
-    w.syncthreads("rtopk_radix_digits: __syncthreads() after the ticket").await?;
-    let last = w.ld_shared(&Lanes::splat(LAST), "rtopk_radix_digits: if (!last)").await?;
-    let last = w.branch(&last.map(|l| l != 0), "rtopk_radix_digits: if (!last) return")?;
+    let last = take_ticket(w, ra, &words).await?;
     // BUG (RadixEveryBlockChooses): no `if (!last) return;`.
     if !last && !ra.a.has(Mutant::RadixEveryBlockChooses) {
         return Ok(());
@@ -1105,15 +1286,26 @@ async fn count_part(
     Ok((w.uniform(&gt, "count_part: *gt")?, w.uniform(&eq, "count_part: *eq")?))
 }
 
-/// `words[RADIX_KEEPS] != 0u`: whether the first pass chose to keep the row's candidates.
+/// `words[RADIX_KEEPS]`: whether the second pass keeps the row's candidates
+/// ([`RADIX_KEEP_SECOND`]), the first kept them ([`RADIX_KEPT_FIRST`]) or neither (0): the
+/// first pass's choice.
+async fn keeps_of(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    words: &Lanes<u64>,
+) -> Result<u32, SimError> {
+    let label = "words[RADIX_KEEPS]";
+    let keeps = w.ld_global(ra.radix, &words.map(|a| a + RADIX_KEEPS), label).await?;
+    w.uniform(&keeps, label)
+}
+
+/// `words[RADIX_KEEPS] != 0u`: whether the row's candidates were kept by some pass.
 async fn row_keeps(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
     words: &Lanes<u64>,
 ) -> Result<bool, SimError> {
-    let label = "words[RADIX_KEEPS] != 0u";
-    let keeps = w.ld_global(ra.radix, &words.map(|a| a + RADIX_KEEPS), label).await?;
-    Ok(w.uniform(&keeps, label)? != 0)
+    Ok(keeps_of(w, ra, words).await? != 0)
 }
 
 /// `words[RADIX_OVER] == 0u`: whether every block of the row kept all its candidates (the
