@@ -220,7 +220,8 @@ __device__ __forceinline__ RadixList radix_list(u32* cand, RadixPart part, u32 b
 
 // keep_key: count_digits's count of one key on a pass that keeps, and whether it keeps it: its
 // first digit is `from` or above — on the second pass the prefix's (every key at or above T:
-// the write's too), on the first the sample's floor (below T's in all but contrived rows).
+// the write's too), on the first the sample's floor (at or below T's first digit in all but
+// contrived rows: where it is not, the second pass keeps them again).
 __device__ __forceinline__ bool keep_key(u32 key, u32 prefix, u32 shift, u32 bits, u32 from, u32* hist) {
     if (above_matches(key, prefix, shift + bits)) atomicAdd(&hist[(key >> shift) & ((1u << bits) - 1u)], 1u);
     return key >> RADIX_FIRST_SHIFT >= from;
@@ -353,8 +354,8 @@ __device__ __forceinline__ u32 read_bins(const u32* words, u32 (&c)[RADIX_BINS /
 // row's k-th key is the greatest d whose bins d and above hold at least `left` keys (k on the
 // first pass); the prefix gains d and `left` loses the keys of the bins above d (read_bins).
 // The histogram (its non-zero bins: the rest are zero) and the ticket are cleared for the next
-// pass. On the first pass
-// the digit's bin and the bins above it are the row's candidates. Where the first pass kept
+// pass. On the first pass the digit's bin and the bins above it are the row's candidates.
+// Where the first pass kept
 // the keys of the sample's floor digit or above (RADIX_FLOOR: one more than it), the digit is
 // at or above the floor and no block overflowed (RADIX_OVER), those are kept already
 // (RADIX_KEPT_FIRST); else the second pass keeps them (RADIX_KEEP_SECOND) only where they are

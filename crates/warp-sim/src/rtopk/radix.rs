@@ -918,9 +918,9 @@ async fn read_bins(
 /// `choose_digit`: by the row's last block of the pass, every block's counts in. The digit of
 /// the row's k-th key is the greatest d whose bins d and above hold at least `left` keys (k on
 /// the first pass); the prefix gains d and `left` loses the keys of the bins above d
-/// ([`read_bins`]). The histogram (its non-zero bins: the rest are zero) and the ticket are cleared for
-/// the next pass. On the first pass the digit's bin and the bins above it are the row's
-/// candidates. Where the first pass kept the keys of the sample's floor digit or above
+/// ([`read_bins`]). The histogram (its non-zero bins: the rest are zero) and the ticket are
+/// cleared for the next pass. On the first pass the digit's bin and the bins above it are the
+/// row's candidates. Where the first pass kept the keys of the sample's floor digit or above
 /// (`RADIX_FLOOR`: one more than it), the digit is at or above the floor and no block
 /// overflowed (`RADIX_OVER`), those are kept already (`RADIX_KEPT_FIRST`); else the second
 /// pass keeps them (`RADIX_KEEP_SECOND`) only where they are at most `m / RADIX_KEEP_SHARE`
@@ -1049,7 +1049,8 @@ async fn take_ticket(
     w.branch(&last.map(|l| l != 0), "take_ticket: return *last")
 }
 
-/// Zeroes the block's shared histogram (and, for a digit pass, its `kept`) before a pass.
+/// `hist[bin] = 0u` of both entry points: the block's shared histogram zeroed before its
+/// pass.
 async fn clear_histogram(w: &mut Warp<'_>, label: &'static str) -> Result<(), SimError> {
     let tid = w.thread_idx();
     for j in 0..(RADIX_BINS as u32).div_ceil(RADIX_THREADS) {
