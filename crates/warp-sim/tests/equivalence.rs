@@ -238,6 +238,30 @@ fn cluster_rows_equal_bisect() {
     check(config, 1, m, &x, k, Mode::Largest, Bisect::exact()).unwrap();
 }
 
+/// The trace of a row run by many warps (a block row) or many blocks (a cluster row), each of
+/// which runs the row's search: every step once, iterations 1, 2, ... up to the reported count,
+/// and the trace's answer that of `bisect` (`check`).
+#[test]
+fn a_trace_holds_each_search_step_once_whoever_runs_the_row() {
+    let mut rng = StdRng::seed_from_u64(41);
+    for (dist, m, k, kernel) in [
+        ("normal", 40_000, 2048, "cluster"),
+        ("hostile", 20_000, 300, "cluster"),
+        ("normal", 8000, 100, "block"),
+    ] {
+        let x = generate(dist, 1, m, &mut rng);
+        let args =
+            KernelArgs { n: 1, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+        let mut sim = Simulator::new(SimConfig::default());
+        let (_, trace) = sim.run_traced(&x, &args, 0).unwrap();
+        assert!(trace.kernel.contains(kernel), "{dist} {m}: {}", trace.kernel);
+        let iterations: Vec<u32> = trace.steps.iter().map(|s| s.iteration).collect();
+        let want: Vec<u32> = (1..=trace.iterations).collect();
+        assert!(iterations.len() > 2 && iterations == want, "{dist} {m}: {iterations:?}");
+        check(SimConfig::default(), 1, m, &x, k, Mode::Largest, Bisect::exact()).unwrap();
+    }
+}
+
 /// Many rows per launch, as the GPU runs them: partial last blocks, the plan's families for
 /// shapes of the paper's grid (quarter-warp rows need 1024 rows per SM).
 #[test]

@@ -243,6 +243,9 @@ impl RowTrace {
         let reduce = match self.lanes_per_row {
             32 => "one __reduce_add_sync".to_string(),
             l if l < 32 => format!("{} shfl_xor steps over the row's lanes", l.trailing_zeros()),
+            _ if self.kernel.contains("cluster") => "the cluster's sum (a block sum, \
+                red.shared::cluster.add into every block's slot, barrier.cluster)"
+                .to_string(),
             _ => "a block sum (__reduce_add_sync per warp, __syncthreads)".to_string(),
         };
         let _ = writeln!(
@@ -422,7 +425,11 @@ impl Recorder for RowTrace {
     }
 
     fn step(&mut self, step: TraceStep) {
-        self.steps.push(step);
+        // every warp of a block row, and every block of a cluster row, runs the row's search
+        // and reports its steps: the first report of each iteration is kept
+        if self.steps.last().is_none_or(|last| last.iteration < step.iteration) {
+            self.steps.push(step);
+        }
     }
 
     fn narrowed(&mut self, iterations: u32, candidates: u32) {
