@@ -83,9 +83,12 @@ __device__ __forceinline__ RadixPart radix_part(u32 m, u32 slice, u32 blocks_per
     return p;
 }
 
-// Whether key's digits from bit hi up are the prefix's (every key on the first pass).
+// Whether key's digits from bit hi up are the prefix's (every key on the first pass). A key
+// has no digits from RADIX_KEY_BITS up: tested against 32, a 16-bit row's first pass compared
+// every key with the prefix and branched around each count, in 2.4 times an f32 pass's
+// instructions (docs/performance.md, "The sampled tier in f16 and bf16").
 __device__ __forceinline__ bool above_matches(u32 key, u32 prefix, u32 hi) {
-    return hi >= 32u || ((key ^ prefix) >> hi) == 0u;
+    return hi >= RADIX_KEY_BITS || ((key ^ prefix) >> hi) == 0u;
 }
 
 // radix_exclusive_sum: the sum of v over the block's threads before this one, and (total) over

@@ -516,24 +516,29 @@ fn radix_rows_match_bisect_and_the_simulator() {
 }
 
 /// A split's second stage taken by the radix select (a small selection of candidates:
-/// rtopk-plan's `takes_radix` on the stage's rows): in bf16 (f32 rows of these shapes take the
-/// sampled radix select whole), the chunk selects with the row's floor, their pads, the radix
-/// select over the candidates' positions and the gather — bisect's values and indices in bf16
-/// and f32, NaN of both signs, infinities, ties, both modes, sorted or not.
+/// rtopk-plan's `takes_radix` on the stage's rows): bf16 rows split (by default rows of these
+/// shapes, f32 or bf16, take the sampled radix select whole), the chunk selects with the row's
+/// floor, their pads, the radix select over the candidates' positions and the gather —
+/// bisect's values and indices in bf16, split and by default, and in f32, NaN of both signs,
+/// infinities, ties, both modes, sorted or not.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_split_whose_second_stage_is_a_radix_select_matches_bisect() {
     let gpu = CudaTopK::new(0).expect("a CUDA device");
     let mut checked = 0;
     for (ci, (n, m, k)) in [(1, 1 << 26, 1000), (2, (1 << 25) + 5, 600)].into_iter().enumerate() {
+        // the default reads these rows with the sampled radix select; split, the bf16 rows'
+        // candidates take a radix select
         let launch = Launch { elem: ElemType::Bf16, ..f32_launch(n, m, k) };
-        let program = gpu.program(&launch, Strategy::Auto, false).unwrap();
+        let program = gpu.program(&launch, Strategy::Split, false).unwrap();
         let steps: Vec<(&str, usize)> =
             program.steps.iter().map(|s| (s.name.name(), s.level)).collect();
         assert_eq!(steps[0], ("select_chunks", 0), "N={n} M={m} k={k}: {steps:?}");
         assert!(steps.contains(&("radix_digits", 1)), "N={n} M={m} k={k}: {steps:?}");
-        let f32_program = gpu.program(&f32_launch(n, m, k), Strategy::Auto, false).unwrap();
-        assert_eq!(f32_program.steps[0].name.name(), "radix_sample", "N={n} M={m} k={k} f32");
+        for l in [f32_launch(n, m, k), launch] {
+            let auto = gpu.program(&l, Strategy::Auto, false).unwrap();
+            assert_eq!(auto.steps[0].name.name(), "radix_sample", "N={n} M={m} k={k} {:?}", l.elem);
+        }
         for (di, dist) in ["nan-inf", "ties", "normal"].into_iter().enumerate() {
             let x = matrix(n, m, dist, (40 + ci * 3 + di) as u64);
             let b = x.mapv(topk_ref::bf16::from_f32);
@@ -545,9 +550,11 @@ fn a_split_whose_second_stage_is_a_radix_select_matches_bisect() {
                 let got = gpu.topk_rows_counted(x.view(), k, opts, bisect, Strategy::Auto, false);
                 let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
                 assert_eq!(difference(&got.unwrap(), &want), None, "{case}");
-                let got = gpu.topk_rows_counted(b.view(), k, opts, bisect, Strategy::Auto, false);
                 let want = topk_rows(&bisect, b.view(), k, opts).unwrap();
-                assert_eq!(difference(&got.unwrap(), &want), None, "{case} bf16");
+                for strategy in [Strategy::Split, Strategy::Auto] {
+                    let got = gpu.topk_rows_counted(b.view(), k, opts, bisect, strategy, false);
+                    assert_eq!(difference(&got.unwrap(), &want), None, "{case} bf16 {strategy:?}");
+                }
                 checked += 2;
             }
         }

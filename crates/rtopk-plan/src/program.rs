@@ -1413,7 +1413,7 @@ mod tests {
         let lengths = Ragged { lengths: true, ..Ragged::default() };
         let (_, sels) = floors(&launch(1, 1 << 26, 64), Strategy::Auto, lengths);
         assert!(sels.iter().all(|s| s.1.is_none()) && sels.len() > 1);
-        let f16 = Launch { elem: ElemType::F16, ..launch(1, 1 << 26, 1024) };
+        let f16 = Launch { elem: ElemType::F16, ..launch(1, 1 << 26, 200) };
         let (_, sels) = floors(&f16, Strategy::Auto, plain);
         assert!(sels.iter().any(|s| s.1.is_some()));
     }
@@ -2248,11 +2248,14 @@ mod tests {
         assert!(!radix(launch(17, 1 << 22, 2048)));
         assert!(radix(launch(1, 1 << 22, 512)));
         assert!(!radix(launch(1, 1 << 22, 511)));
-        // the split's second stage takes the same gate: one bf16 row of 2^26 at k = 1024 (not
-        // the sampled f32 rows' tier) splits, then runs a radix select over its candidates
+        // the split's second stage takes the same gate: one bf16 row of 2^26 at k = 1024, split
+        // (the default takes the sampled radix select there), runs a radix select over its
+        // candidates
         let bf16 = Launch { elem: ElemType::Bf16, ..launch(1, 1 << 26, 1024) };
-        let nested: Vec<_> =
-            auto(&bf16, false).steps.iter().map(|s| (s.name.name(), s.level)).collect();
+        assert!(radix(bf16));
+        let split = program(&bf16, &h100(), Strategy::Split, false).unwrap();
+        check(&split);
+        let nested: Vec<_> = split.steps.iter().map(|s| (s.name.name(), s.level)).collect();
         assert_eq!(nested[0], ("select_chunks", 0));
         assert!(nested.contains(&("radix_digits", 1)));
         assert!(

@@ -196,19 +196,13 @@ pub const RADIX_WIDE_K_ROWS: usize = 32;
 pub const RADIX_SAMPLED_MIN_K: usize = 64;
 /// See [`RADIX_SAMPLED_MIN_K`].
 pub const RADIX_SAMPLED_MIN_ROW: usize = 1 << 22;
-/// The smallest k the sampled rows' tier takes in f16 and bf16, on at most
-/// [`RADIX_SAMPLED_ROWS_16`] rows of at most [`RADIX_SAMPLED_ELEMS_16`] elements in all: a
-/// 16-bit pass that reads the row executes 2.4 times an f32 pass's instructions (by Nsight
-/// Compute at 1 × 2^26: 171 µs against 80 for the first pass), so only smaller selections gain.
-/// On an H200 (results/cuda/2026-12-01-radix16-sample-h200/) such rows at k = 256–1024 took
-/// 0.62–1.05 of the other routes' time (0.84 on geometric mean; one row of 2^24 at k = 256:
-/// 63 µs against 79–84), while k = 64 on 2^26 elements and more took up to 1.75 of it and
-/// eight or sixteen rows of 2^22 up to 1.14.
+/// The smallest k the sampled rows' tier takes in f16 and bf16 (at most [`RADIX_FEW_ROWS`]
+/// rows of at least [`RADIX_SAMPLED_MIN_ROW`]). On an H200
+/// (results/cuda/2026-12-01-radix16-sample-h200/f/) such rows at k = 256–1024 took 0.83–1.00 of
+/// the other routes' time (one row of 2^28 at k = 256: 0.440 ms against 0.507), at k = 64 on
+/// 2^26 elements and more 1.29–1.46 of it: a 16-bit pass reads half the bytes of an f32 one but
+/// executes about as many instructions, and at small k the other routes read 16-bit rows fast.
 pub const RADIX_SAMPLED_MIN_K_16: usize = 256;
-/// See [`RADIX_SAMPLED_MIN_K_16`].
-pub const RADIX_SAMPLED_ROWS_16: usize = 4;
-/// See [`RADIX_SAMPLED_MIN_K_16`].
-pub const RADIX_SAMPLED_ELEMS_16: usize = 1 << 25;
 
 /// Whether the element type has a radix select: the float types (their own keys are 32 or 16
 /// bits wide).
@@ -247,23 +241,18 @@ pub fn takes_radix(launch: &Launch, limits: &DeviceLimits, counts: bool) -> bool
     gate && cannot_radix(launch, counts).is_none()
 }
 
-/// Rows of at least [`RADIX_SAMPLED_MIN_ROW`] whose radix select runs the sample (parts of at
-/// least [`RADIX_SAMPLE_MIN_TILES`] tiles on `limits`): at most [`RADIX_FEW_ROWS`] f32 rows
-/// with k of at least [`RADIX_SAMPLED_MIN_K`], or at most [`RADIX_SAMPLED_ROWS_16`] f16 or
-/// bf16 rows of at most [`RADIX_SAMPLED_ELEMS_16`] elements in all with k of at least
-/// [`RADIX_SAMPLED_MIN_K_16`] (their passes are bound by their instructions, not their bytes:
-/// docs/kernel.md, "Radix rows").
+/// At most [`RADIX_FEW_ROWS`] rows of at least [`RADIX_SAMPLED_MIN_ROW`] whose radix select
+/// runs the sample (parts of at least [`RADIX_SAMPLE_MIN_TILES`] tiles on `limits`), with k of
+/// at least [`RADIX_SAMPLED_MIN_K`] in f32 or [`RADIX_SAMPLED_MIN_K_16`] in f16 and bf16.
 fn sampled_rows_take_radix(launch: &Launch, limits: &DeviceLimits) -> bool {
     let Launch { n, m, k, elem, .. } = *launch;
     let sampled = radix_tiles_per_block(n, m, limits) >= RADIX_SAMPLE_MIN_TILES;
-    let (rows, most, min_k) = match elem {
-        ElemType::F32 => (RADIX_FEW_ROWS, usize::MAX, RADIX_SAMPLED_MIN_K),
-        ElemType::F16 | ElemType::Bf16 => {
-            (RADIX_SAMPLED_ROWS_16, RADIX_SAMPLED_ELEMS_16, RADIX_SAMPLED_MIN_K_16)
-        }
+    let min_k = match elem {
+        ElemType::F32 => RADIX_SAMPLED_MIN_K,
+        ElemType::F16 | ElemType::Bf16 => RADIX_SAMPLED_MIN_K_16,
         _ => return false,
     };
-    n <= rows && n.saturating_mul(m) <= most && m >= RADIX_SAMPLED_MIN_ROW && k >= min_k && sampled
+    n <= RADIX_FEW_ROWS && m >= RADIX_SAMPLED_MIN_ROW && k >= min_k && sampled
 }
 
 /// Rows of at least [`RADIX_MIN_ROW`] with k of at least [`RADIX_MIN_K`] —
@@ -485,20 +474,20 @@ mod tests {
             let takes =
                 |n: usize, m: usize, k: usize| takes_radix(&launch(n, m, k, elem), &h200, false);
             assert!(takes(1, 1 << 23, 512));
-            // sampled rows: at most 4 rows of 2^25 elements in all from k = 256
+            // sampled rows: at most 16 rows of 2^22 and more from k = 256
             assert!(takes(1, 1 << 24, 256));
             assert!(!takes(1, 1 << 24, 255));
             assert!(takes(1, 1 << 23, 256));
             assert!(!takes(1, 1 << 22, 256)); // parts of four tiles: no sample
-            assert!(takes(4, 1 << 22, 256));
-            assert!(!takes(8, 1 << 22, 256)); // more rows
-            assert!(takes(1, 1 << 25, 1024));
-            assert!(!takes(1, (1 << 25) + 4096, 1024)); // more elements
-            assert!(!takes(1, 1 << 28, 1024));
-            assert!(!takes(8, usize::MAX, 1024)); // a shape whose product overflows is not small
+            assert!(takes(16, 1 << 22, 256));
+            assert!(!takes(17, 1 << 22, 256)); // more rows
+            assert!(takes(1, 1 << 28, 1024));
+            assert!(!takes(1, 1 << 28, 64)); // the f32 tier's k
+            // a shape whose product overflows is not a small selection
+            assert!(!long_rows_take_radix(&launch(8, usize::MAX, 1024, elem)));
             assert!(takes(8, 1 << 20, 512));
             assert!(!takes(8, (1 << 20) + 1, 1024)); // past a small selection's 2^23
-            assert!(!takes(8, 1 << 22, 2047));
+            assert!(!takes(17, 1 << 22, 2047));
             assert!(takes(16, 1 << 22, 2048));
         }
     }

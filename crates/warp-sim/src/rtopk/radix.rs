@@ -345,9 +345,9 @@ fn radix_part(
 }
 
 /// `above_matches`: whether the key's digits from bit `hi` up are the prefix's (every key on
-/// the first pass).
-fn above_matches(key: u32, prefix: u32, hi: u32) -> bool {
-    hi >= 32 || (key ^ prefix) >> hi == 0
+/// the first pass: an own key of `key_bits` bits, `RADIX_KEY_BITS`, has none from there up).
+fn above_matches(key: u32, prefix: u32, hi: u32, key_bits: u32) -> bool {
+    hi >= key_bits || (key ^ prefix) >> hi == 0
 }
 
 /// `radix_exclusive_sum`: `v` summed over the block's threads before each one, and the total
@@ -453,13 +453,13 @@ fn own_keys(ra: &RadixArgs<'_>, v: &Lanes<u32>) -> Lanes<u32> {
 /// them).
 async fn count_key(
     w: &mut Warp<'_>,
-    key: &Lanes<u32>,
+    (key, key_bits): (&Lanes<u32>, u32),
     prefix: u32,
     (shift, bits): (u32, u32),
     (test, add): (&'static str, &'static str),
 ) -> Result<(), SimError> {
     let (hi, mask) = (shift + bits, (1u32 << bits) - 1);
-    let matched = w.push_active(&key.map(|k| above_matches(k, prefix, hi)), test)?;
+    let matched = w.push_active(&key.map(|k| above_matches(k, prefix, hi, key_bits)), test)?;
     let bin = key.map(|k| HIST + ((k >> shift) & mask));
     w.atomic_add_shared(&bin, &Lanes::splat(1), add).await?;
     w.pop_active(matched);
@@ -535,7 +535,7 @@ async fn count_groups(
                 "count_groups: if (above_matches(key, prefix, hi))",
                 "count_groups: atomicAdd(&hist[(key >> shift) & mask], 1)",
             );
-            count_key(w, &own_keys(ra, v), prefix, (shift, bits), labels).await?;
+            count_key(w, (&own_keys(ra, v), ra.key_bits), prefix, (shift, bits), labels).await?;
         }
         tile += RADIX_TILE;
     }
@@ -574,7 +574,7 @@ async fn count_digits(
                 "count_digits: if (above_matches(key, prefix, hi))",
                 "count_digits: atomicAdd(&hist[(key >> shift) & mask], 1)",
             );
-            count_key(w, &own_keys(ra, v), prefix, (shift, bits), labels).await?;
+            count_key(w, (&own_keys(ra, v), ra.key_bits), prefix, (shift, bits), labels).await?;
             w.pop_active(inner);
         }
         let next = base.map(|b| b + RADIX_TILE);
@@ -677,7 +677,7 @@ async fn keep_key(
 ) -> Result<Lanes<bool>, SimError> {
     let (shift, bits) = keep.digit;
     let (hi, mask) = (shift + bits, (1u32 << bits) - 1);
-    let counted = key.map(|k| above_matches(k, keep.prefix, hi));
+    let counted = key.map(|k| above_matches(k, keep.prefix, hi, ra.key_bits));
     let label = "keep_key: if (above_matches(key, prefix, shift + bits))";
     let matched = w.push_active(&counted, label)?;
     let bin = key.map(|k| HIST + ((k >> shift) & mask));
@@ -850,7 +850,7 @@ async fn count_listed(
         check_listed(w, list, ra.r.capacity, &i, "count_listed: i < count && i < capacity")?;
         let at = i.map(|i| list.keys + u64::from(i));
         let key = w.ld_global(ra.cand, &at, "count_listed: key = list.keys[i]").await?;
-        let counted = key.map(|k| above_matches(k, prefix, hi));
+        let counted = key.map(|k| above_matches(k, prefix, hi, ra.key_bits));
         let label = "count_listed: if (above_matches(key, prefix, hi))";
         let matched = w.push_active(&counted, label)?;
         let bin = key.map(|k| HIST + ((k >> shift) & mask));
