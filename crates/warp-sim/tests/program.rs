@@ -279,14 +279,17 @@ fn split_rows_cut_at_their_floor_equal_bisect() {
     assert!(cut > 0 && raised > 0, "chunks cut {cut}, raised {raised}");
 }
 
-/// A split's second stage that the default gives the radix select (its candidates a small
-/// selection, rtopk_plan::takes_radix): one f16 row of 2^24 at k = 1024 splits once, with the
-/// row's floor, and the radix select takes the row's top k from the candidates (never a pad)
-/// — bisect's answer in both modes, sorted or not, on normal and hostile rows.
+/// A split's second stage that the plan gives the radix select (its candidates a small
+/// selection, rtopk_plan::takes_radix): one f16 row of 2^24 at k = 1024, split (the default
+/// reads it with the sampled radix select), splits once, with the row's floor, and the radix
+/// select takes the row's top k from the candidates (never a pad) — bisect's answer in both
+/// modes, sorted or not, on normal and hostile rows.
 #[test]
 fn a_split_whose_second_stage_is_a_radix_select_equals_bisect() {
     let (n, m, k) = (1, 1 << 24, 1024);
-    let config = SimConfig { counts: false, ..SimConfig::default() };
+    let auto = SimConfig { counts: false, ..SimConfig::default() };
+    assert_eq!(steps(auto, n, m, k, ElemType::F16)[0], "radix_sample");
+    let config = SimConfig { strategy: Launch::Split, ..auto };
     let want = ["select_chunks", "radix_digits", "radix_digits", "radix_count", "radix_write"];
     assert_eq!(steps(config, n, m, k, ElemType::F16)[..5], want);
     let mut rng = StdRng::seed_from_u64(11);
