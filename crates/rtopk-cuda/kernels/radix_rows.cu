@@ -419,23 +419,16 @@ __device__ __forceinline__ bool take_ticket(u32* words, u32 blocks_per_row, bool
 }
 
 // sample_digits: the block's histogram (hist, shared) of the first digit over the row's tiles
-// of its part whose number is a multiple of RADIX_SAMPLE_EVERY.
+// of its part whose number is a multiple of RADIX_SAMPLE_EVERY: count_digits over each (every
+// key's first digit: the prefix is empty), 16-byte loads where the row starts aligned.
 __device__ __forceinline__ void sample_digits(const elem_t* row, RadixPart part, u32 shift, u32 bits, float sign,
                                               u32* hist) {
-    u32 mask = (1u << bits) - 1u;
     u64 every = RADIX_SAMPLE_EVERY * (u64)RADIX_TILE;
     for (u64 tile = ((u64)part.start + every - 1u) / every * every; tile < part.end; tile += every) {
-        elem_t v[RADIX_ITEMS];
-#pragma unroll
-        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
-            u64 i = tile + threadIdx.x + (u64)j * RADIX_THREADS;
-            if (i < part.end) v[j] = row[i];
-        }
-#pragma unroll
-        for (u32 j = 0u; j < RADIX_ITEMS; ++j) {
-            u64 i = tile + threadIdx.x + (u64)j * RADIX_THREADS;
-            if (i < part.end) atomicAdd(&hist[(own_key(v[j], sign) >> shift) & mask], 1u);
-        }
+        RadixPart one = part;
+        one.start = (u32)tile;  // < part.end < 2^32
+        one.end = (u32)min(tile + RADIX_TILE, (u64)part.end);
+        count_digits(row, one, 0u, shift, bits, sign, hist);
     }
 }
 

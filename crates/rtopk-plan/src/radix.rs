@@ -246,7 +246,7 @@ pub fn takes_radix(launch: &Launch, limits: &DeviceLimits, counts: bool) -> bool
 /// at least [`RADIX_SAMPLED_MIN_K`] in f32 or [`RADIX_SAMPLED_MIN_K_16`] in f16 and bf16.
 fn sampled_rows_take_radix(launch: &Launch, limits: &DeviceLimits) -> bool {
     let Launch { n, m, k, elem, .. } = *launch;
-    let sampled = radix_tiles_per_block(n, m, limits) >= RADIX_SAMPLE_MIN_TILES;
+    let sampled = samples(n, m, limits);
     let min_k = match elem {
         ElemType::F32 => RADIX_SAMPLED_MIN_K,
         ElemType::F16 | ElemType::Bf16 => RADIX_SAMPLED_MIN_K_16,
@@ -313,8 +313,15 @@ pub fn radix_plan(
         key_bits: if elem.packed16() { 16 } else { 32 },
         elem,
         sort: sort_of(launch, limits)?,
-        sample: slice >= RADIX_SAMPLE_MIN_TILES * RADIX_TILE,
+        sample: samples(n, m, limits),
     })
+}
+
+/// Whether the radix select of `n` rows of `m` runs the sample ([`RadixPlan::sample`]): parts
+/// of at least [`RADIX_SAMPLE_MIN_TILES`] whole tiles.
+fn samples(n: usize, m: usize, limits: &DeviceLimits) -> bool {
+    let tiles = RADIX_SAMPLE_MIN_TILES;
+    radix_tiles_per_block(n, m, limits) >= tiles && m as u64 >= tiles * RADIX_TILE
 }
 
 /// Tiles per block of rows of `m`, `n` of them: the rows spread over

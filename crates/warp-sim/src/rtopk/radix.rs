@@ -1061,28 +1061,21 @@ async fn clear_histogram(w: &mut Warp<'_>, label: &'static str) -> Result<(), Si
 }
 
 /// `sample_digits`: the block's histogram (`hist`, shared) of the first digit over the row's
-/// tiles of its part whose number is a multiple of [`RADIX_SAMPLE_EVERY`].
+/// tiles of its part whose number is a multiple of [`RADIX_SAMPLE_EVERY`]: [`count_digits`]
+/// over each (every key's first digit: the prefix is empty).
 async fn sample_digits(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
     part: RadixPart,
-    (shift, bits): (u32, u32),
+    digit: (u32, u32),
 ) -> Result<(), SimError> {
-    let mask = (1u32 << bits) - 1;
     let every = RADIX_SAMPLE_EVERY * RADIX_TILE;
-    let tid = w.thread_idx();
     let mut tile = u64::from(part.start).div_ceil(every) * every;
     while tile < u64::from(part.end) {
-        let base = tid.map(|t| tile + u64::from(t));
-        let items = load_items(w, ra, part, &base, "sample_digits: v[j] = row[i]").await?;
-        for (v, valid) in &items {
-            let inner = w.push_active(valid, "sample_digits: if (i < part.end)")?;
-            let bin = own_keys(ra, v).map(|k| HIST + ((k >> shift) & mask));
-            let label =
-                "sample_digits: atomicAdd(&hist[(own_key(v[j], sign) >> shift) & mask], 1u)";
-            w.atomic_add_shared(&bin, &Lanes::splat(1), label).await?;
-            w.pop_active(inner);
-        }
+        // tile < part.end < 2^32
+        let end = (tile + RADIX_TILE).min(u64::from(part.end));
+        let one = RadixPart { start: tile as u32, end: end as u32, ..part };
+        count_digits(w, ra, one, 0, digit).await?;
         tile += every;
     }
     Ok(())
