@@ -35,6 +35,11 @@
 //   rtopk_radix_write    the block's results from its candidates where they are few
 //                        (write_listed), else each warp's at the place the counts before it
 //                        give (write_part): keys above T, and ties while the row takes them
+// Rows of their own length and k (docs/contract.md §5; lengths, k_per_row: null on a plain
+// launch) run each entry point's ragged twin (rtopk_radix_*_ragged: the same steps, RAGGED
+// true) over their own m_i and k_i (radix_row): each row's length is
+// spread over all its blocks (and the parts past it empty), a row of k_i = 0 runs no step
+// but the write, and the write pads each row's slots from k_i to the width k (pad_radix_row).
 
 #include "order.cuh"
 
@@ -66,7 +71,13 @@
 // bits [shift, shift + bits) of the own key.
 #define RADIX_ARGS                                                                                   \
     const elem_t *x, elem_t *out_val, idx_t *out_idx, u32 *radix, u32 *cand, u64 n_rows, u64 ld, u32 m, \
-        u32 k, u32 slice, u32 blocks_per_row, u32 shift, u32 bits, float sign, u32 radix_ld, u32 capacity
+        u32 k, u32 slice, u32 blocks_per_row, u32 shift, u32 bits, float sign, u32 radix_ld, u32 capacity, \
+        const u32 *lengths, const u32 *k_per_row
+
+// RADIX_ARGS's names, passed on.
+#define RADIX_PASS                                                                                  \
+    x, out_val, out_idx, radix, cand, n_rows, ld, m, k, slice, blocks_per_row, shift, bits, sign, radix_ld, \
+        capacity, lengths, k_per_row
 
 // The block's part of its row: row, part b, elements [start, end).
 struct RadixPart {
@@ -74,12 +85,41 @@ struct RadixPart {
     u32 b, start, end;
 };
 
+// A row's own width and k (row_lengths: the launch's m and k where lengths and k_per_row
+// are null; the outputs' width is the launch's k), and its parts' width: a row of its own
+// length spreads it over all its blocks, in parts of ceil(m_i / blocks_per_row) elements
+// rounded up to whole 16-byte groups, so that its passes take as long as its own parts, not
+// the launch's (the budgets of what the passes keep stay the launch's: choose_floor,
+// choose_digit).
+struct RadixRow {
+    u32 m, k, slice;
+};
+
+// The plain entry points (RAGGED false) take the launch's own, as before: their code is the
+// one they had without per-row arrays (a row's own values in registers cost every plain row,
+// 3-7 % on short rows: docs/kernel.md, "Radix rows").
+template <bool RAGGED>
+__device__ __forceinline__ RadixRow radix_row(u64 row, u32 m, u32 k, u32 slice, u32 blocks_per_row,
+                                              const u32* lengths, const u32* k_per_row) {
+    RadixRow r = {m, k, slice};
+    if constexpr (RAGGED) {
+        row_lengths(lengths, k_per_row, row, &r.m, &r.k);
+        u64 group = (u64)blocks_per_row * (16u / (u32)sizeof(elem_t));
+        if (lengths) r.slice = (u32)min((u64)slice, (r.m + group - 1u) / group * (16u / (u32)sizeof(elem_t)));
+    }
+    return r;
+}
+
+// The part's start is below the launch's m (the plan's blocks_per_row = ceil(m / slice), and a
+// row's own parts are no wider); a ragged row's own m may end before it: the part is then
+// empty (end = start).
+template <bool RAGGED>
 __device__ __forceinline__ RadixPart radix_part(u32 m, u32 slice, u32 blocks_per_row) {
     RadixPart p;
     p.row = blockIdx.x / blocks_per_row;
     p.b = blockIdx.x % blocks_per_row;
-    p.start = p.b * slice;  // < m: the plan's blocks_per_row = ceil(m / slice)
-    p.end = (u32)min((u64)p.start + slice, (u64)m);
+    p.start = p.b * slice;
+    p.end = (u32)min((u64)p.start + slice, (u64)(RAGGED ? max(m, p.start) : m));
     return p;
 }
 
@@ -363,7 +403,8 @@ __device__ __forceinline__ u32 read_bins(const u32* words, u32 (&c)[RADIX_BINS /
 // at or above the floor and no block overflowed (RADIX_OVER), those are kept already
 // (RADIX_KEPT_FIRST); else the second pass keeps them (RADIX_KEEP_SECOND) only where they are
 // at most m / RADIX_KEEP_SHARE (AIR Top-K's adaptive buffer, paper 002, §3.2: keeping many
-// costs more than reading the row again), and counts its own overflows from zero.
+// costs more than reading the row again; m the launch's width, so that a ragged row keeps as
+// many as a full one would), and counts its own overflows from zero.
 __device__ __forceinline__ void choose_digit(u32* words, u32 shift, u32 bits, u32 k, u32 m, u32* sums) {
     const u32 per = RADIX_BINS / RADIX_THREADS;
     bool first = shift + bits == RADIX_KEY_BITS;
@@ -432,22 +473,26 @@ __device__ __forceinline__ void sample_digits(const elem_t* row, RadixPart part,
     }
 }
 
-// choose_floor: by the row's last block of the sample. The floor digit is the greatest d whose
+// choose_floor: by the row's last block of the sample (the row's own m >= k > 0; budget_m the
+// launch's). The floor digit is the greatest d whose
 // bins d and above hold at least RADIX_SAMPLE_MARGIN times the sample's share of k, plus
-// RADIX_SAMPLE_SLACK, sampled keys — where they stand for at most m / RADIX_KEEP_SHARE keys of
-// the row (as many as the second pass would keep); RADIX_FLOOR is one more than it (0: no
+// RADIX_SAMPLE_SLACK, sampled keys — where they stand for at most budget_m / RADIX_KEEP_SHARE
+// keys of the row (as many as the second pass would keep); RADIX_FLOOR is one more than it (0: no
 // floor, where the sample holds too few or too many). The histogram and the ticket are
 // cleared for the first pass.
-__device__ __forceinline__ void choose_floor(u32* words, u32 k, u32 m, u32* sums) {
+__device__ __forceinline__ void choose_floor(u32* words, u32 k, u32 m, u32 budget_m, u32* sums) {
     const u32 per = RADIX_BINS / RADIX_THREADS;
     u32 c[RADIX_BINS / RADIX_THREADS], total;
     u32 above = read_bins(words, c, sums, &total);
     u64 need = RADIX_SAMPLE_MARGIN * (((u64)k * total + m - 1u) / m) + RADIX_SAMPLE_SLACK;
+    // the sampled keys that stand for budget_m / RADIX_KEEP_SHARE of the row's (total on a
+    // plain row, where budget_m = m; total < m / 32: no overflow)
+    u64 budget = budget_m == m ? total : (u64)total * budget_m / m;
 #pragma unroll
     for (u32 j = 0u; j < per; ++j) {
         u32 bin = RADIX_BINS - 1u - (threadIdx.x * per + j);
         u64 held = (u64)above + c[j];
-        if (above < need && held >= need && held * RADIX_KEEP_SHARE <= total) words[RADIX_FLOOR] = bin + 1u;
+        if (above < need && held >= need && held * RADIX_KEEP_SHARE <= budget) words[RADIX_FLOOR] = bin + 1u;
         above += c[j];
         if (c[j] != 0u) words[bin] = 0u;
     }
@@ -455,12 +500,14 @@ __device__ __forceinline__ void choose_floor(u32* words, u32 k, u32 m, u32* sums
 }
 
 // The sample: RADIX_BLOCKS_PER_SM blocks an SM, as the passes.
-extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_sample(RADIX_ARGS) {
-    wait_for_previous_step();
+template <bool RAGGED>
+__device__ __forceinline__ void radix_sample_step(RADIX_ARGS) {
     __shared__ u32 hist[RADIX_BINS];
     __shared__ u32 sums[RADIX_WARPS];
     __shared__ bool last;
-    RadixPart part = radix_part(m, slice, blocks_per_row);
+    RadixRow own = radix_row<RAGGED>(blockIdx.x / blocks_per_row, m, k, slice, blocks_per_row, lengths, k_per_row);
+    if (RAGGED && own.k == 0u) return;  // nothing selected: the write only pads
+    RadixPart part = radix_part<RAGGED>(own.m, own.slice, blocks_per_row);
     u32* words = radix + part.row * radix_ld;
     for (u32 bin = threadIdx.x; bin < RADIX_BINS; bin += RADIX_THREADS) hist[bin] = 0u;
     __syncthreads();
@@ -469,18 +516,29 @@ extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM)
     add_histogram(words, hist);
     if (!take_ticket(words, blocks_per_row, &last)) return;
     __threadfence();
-    choose_floor(words, k, m, sums);
+    choose_floor(words, own.k, own.m, m, sums);
+}
+
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_sample(RADIX_ARGS) {
+    wait_for_previous_step();
+    radix_sample_step<false>(RADIX_PASS);
+}
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_sample_ragged(RADIX_ARGS) {
+    wait_for_previous_step();
+    radix_sample_step<true>(RADIX_PASS);
 }
 
 // RADIX_BLOCKS_PER_SM blocks an SM, as the plan spreads them: the second pass's 40 registers
 // a thread would leave room for three.
-extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_digits(RADIX_ARGS) {
-    wait_for_previous_step();
+template <bool RAGGED>
+__device__ __forceinline__ void radix_digits_step(RADIX_ARGS) {
     __shared__ u32 hist[RADIX_BINS];
     __shared__ u32 sums[RADIX_WARPS];
     __shared__ u32 kept;
     __shared__ bool last;
-    RadixPart part = radix_part(m, slice, blocks_per_row);
+    RadixRow own = radix_row<RAGGED>(blockIdx.x / blocks_per_row, m, k, slice, blocks_per_row, lengths, k_per_row);
+    if (RAGGED && own.k == 0u) return;  // nothing selected: the write only pads
+    RadixPart part = radix_part<RAGGED>(own.m, own.slice, blocks_per_row);
     u32* words = radix + part.row * radix_ld;
     u32 pass = radix_pass(shift, bits);
     // the previous passes' (and the sample's), ended before this one
@@ -511,7 +569,16 @@ extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM)
     add_histogram(words, hist);
     if (!take_ticket(words, blocks_per_row, &last)) return;
     __threadfence();
-    choose_digit(words, shift, bits, k, m, sums);
+    choose_digit(words, shift, bits, own.k, m, sums);
+}
+
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_digits(RADIX_ARGS) {
+    wait_for_previous_step();
+    radix_digits_step<false>(RADIX_PASS);
+}
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_digits_ragged(RADIX_ARGS) {
+    wait_for_previous_step();
+    radix_digits_step<true>(RADIX_PASS);
 }
 
 // The warp's range of its block's part: the part cut into RADIX_WARPS ranges of
@@ -575,18 +642,20 @@ __device__ __forceinline__ void count_candidates(u32* words, RadixList list, Rad
     }
 }
 
-extern "C" __global__ void __launch_bounds__(RADIX_THREADS) rtopk_radix_count(RADIX_ARGS) {
-    wait_for_previous_step();
+template <bool RAGGED>
+__device__ __forceinline__ void radix_count_step(RADIX_ARGS) {
     __shared__ u32 sums[2][RADIX_WARPS];
-    RadixPart part = radix_part(m, slice, blocks_per_row);
+    RadixRow own = radix_row<RAGGED>(blockIdx.x / blocks_per_row, m, k, slice, blocks_per_row, lengths, k_per_row);
+    if (RAGGED && own.k == 0u) return;  // nothing selected: the write only pads
+    RadixPart part = radix_part<RAGGED>(own.m, own.slice, blocks_per_row);
     u32* words = radix + part.row * radix_ld;
     u32 T = words[RADIX_PREFIX], gt, eq, lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     if (words[RADIX_KEEPS] != 0u && words[RADIX_OVER] == 0u) {
         RadixList list = radix_list(cand, part, blocks_per_row, capacity, words[RADIX_KEPT(blocks_per_row, part.b)]);
-        count_candidates(words, list, part, T, slice, blocks_per_row, sums);
+        count_candidates(words, list, part, T, own.slice, blocks_per_row, sums);
         return;
     }
-    count_part(x + part.row * ld, warp_range(part, slice), T, sign, &gt, &eq);
+    count_part(x + part.row * ld, warp_range(part, own.slice), T, sign, &gt, &eq);
     if (lane == 0u) {
         u32 at = RADIX_WARP_COUNTS(blocks_per_row, part.b, warp);
         words[at] = gt;
@@ -600,6 +669,15 @@ extern "C" __global__ void __launch_bounds__(RADIX_THREADS) rtopk_radix_count(RA
         for (u32 w = 0u; w < RADIX_WARPS; ++w) total += sums[threadIdx.x][w];
         words[RADIX_BLOCK_COUNTS(part.b) + threadIdx.x] = total;
     }
+}
+
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS) rtopk_radix_count(RADIX_ARGS) {
+    wait_for_previous_step();
+    radix_count_step<false>(RADIX_PASS);
+}
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS) rtopk_radix_count_ragged(RADIX_ARGS) {
+    wait_for_previous_step();
+    radix_count_step<true>(RADIX_PASS);
 }
 
 // write_part: the warp's results, from out on, the ties counted from eq_seen (the row's ties
@@ -682,15 +760,31 @@ __device__ __forceinline__ void write_listed(const elem_t* row, RadixList list, 
     }
 }
 
+// pad_radix_row: a ragged row's output slots from its own k to the width (the launch's k) get
+// docs/contract.md §5's padding, index PAD (all ones: -1 as i64) and value 0, by its block 0.
+// Disjoint from the slots the write fills.
+__device__ __forceinline__ void pad_radix_row(RadixPart part, u32 own_k, u32 width, elem_t* out_val,
+                                              idx_t* out_idx) {
+    if (part.b != 0u) return;
+    for (u32 i = own_k + threadIdx.x; i < width; i += RADIX_THREADS) {
+        out_idx[i] = (idx_t)-1;
+        out_val[i] = (elem_t)0;
+    }
+}
+
 // Four blocks an SM, as the other two steps run: the write's 40 registers a thread left it
 // three, slower on long rows than four with a few registers spilled (docs/kernel.md, "Radix
 // rows"). A block whose candidates fit and hold few keys at or above T writes from them
 // (write_listed); any other reads its part (write_part).
-extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_write(RADIX_ARGS) {
-    wait_for_previous_step();
+template <bool RAGGED>
+__device__ __forceinline__ void radix_write_step(RADIX_ARGS) {
     __shared__ u32 sums[2][RADIX_WARPS];
     __shared__ u32 keys[RADIX_WRITE_LIST], idx[RADIX_WRITE_LIST], n;
-    RadixPart part = radix_part(m, slice, blocks_per_row);
+    RadixRow own = radix_row<RAGGED>(blockIdx.x / blocks_per_row, m, k, slice, blocks_per_row, lengths, k_per_row);
+    RadixPart part = radix_part<RAGGED>(own.m, own.slice, blocks_per_row);
+    u64 row_out = part.row * (u64)k;
+    if (RAGGED && own.k < k) pad_radix_row(part, own.k, k, out_val + row_out, out_idx + row_out);
+    if (RAGGED && own.k == 0u) return;
     const u32* words = radix + part.row * radix_ld;
     u32 T = words[RADIX_PREFIX], left = words[RADIX_LEFT], lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     // the row's keys above T and ties at T before this block, then before this warp's range
@@ -703,7 +797,6 @@ extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM)
     gt = radix_sum(gt, sums[0]);
     eq = radix_sum(eq, sums[1]);
     const elem_t* row = x + part.row * ld;
-    u64 row_out = part.row * (u64)k;
     u32 mine = words[RADIX_BLOCK_COUNTS(part.b)] + words[RADIX_BLOCK_COUNTS(part.b) + 1u];
     if (words[RADIX_KEEPS] != 0u && words[RADIX_OVER] == 0u && mine <= RADIX_WRITE_LIST) {
         RadixList list = radix_list(cand, part, blocks_per_row, capacity, words[RADIX_KEPT(blocks_per_row, part.b)]);
@@ -714,6 +807,15 @@ extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM)
     u32 at = RADIX_WARP_COUNTS(blocks_per_row, part.b, lane);
     gt += __reduce_add_sync(FULL_MASK, lane < warp ? words[at] : 0u);
     eq += __reduce_add_sync(FULL_MASK, lane < warp ? words[at + 1u] : 0u);
-    write_part(row, warp_range(part, slice), T, left, sign, gt + min(eq, left), eq, out_val + row_out,
+    write_part(row, warp_range(part, own.slice), T, left, sign, gt + min(eq, left), eq, out_val + row_out,
                out_idx + row_out);
+}
+
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_write(RADIX_ARGS) {
+    wait_for_previous_step();
+    radix_write_step<false>(RADIX_PASS);
+}
+extern "C" __global__ void __launch_bounds__(RADIX_THREADS, RADIX_BLOCKS_PER_SM) rtopk_radix_write_ragged(RADIX_ARGS) {
+    wait_for_previous_step();
+    radix_write_step<true>(RADIX_PASS);
 }

@@ -170,10 +170,12 @@ pub(crate) struct RadixParams {
     pub(crate) sign: f32,
     pub(crate) radix_ld: u32,
     pub(crate) capacity: u32,
+    pub(crate) lengths: sys::CUdeviceptr,
+    pub(crate) k_per_row: sys::CUdeviceptr,
 }
 
 impl KernelParams for RadixParams {
-    const END: usize = std::mem::offset_of!(RadixParams, capacity) + 4;
+    const END: usize = std::mem::offset_of!(RadixParams, k_per_row) + 8;
 }
 
 /// The argument of `spin_ahead` (kernels/utilities.cu).
@@ -446,6 +448,8 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(RadixParams, sign), 4),
             (offset_of!(RadixParams, radix_ld), 4),
             (offset_of!(RadixParams, capacity), 4),
+            (offset_of!(RadixParams, lengths), 8),
+            (offset_of!(RadixParams, k_per_row), 8),
         ],
         Family::Utilities => return None,
     })
@@ -522,14 +526,16 @@ impl CudaTopK {
         })
     }
 
-    /// The radix select's entry point of `step`: `rtopk_<step name>`, one of
+    /// The radix select's entry point of `step`: `rtopk_<step name>`, or its ragged twin
+    /// `rtopk_<step name>_ragged` for rows of their own length or k (`ragged`), one of
     /// [`crate::kernels::RADIX_ENTRIES`] (the unit's entry points, in that order).
     pub(crate) fn radix_function(
         &self,
         unit: Unit,
         step: StepKind,
+        ragged: bool,
     ) -> Result<&CudaFunction, CudaError> {
-        let name = format!("rtopk_{}", step.name());
+        let name = format!("rtopk_{}{}", step.name(), if ragged { "_ragged" } else { "" });
         let at = crate::kernels::RADIX_ENTRIES.iter().position(|e| *e == name);
         let loaded = self.unit(unit)?;
         let radix = unit.family() == Family::RadixRows;
@@ -1115,7 +1121,8 @@ impl CudaTopK {
                     unsafe { self.launch_step(f, step.grid, stream, params, what, follows) }?;
                 }
                 Kernel::Radix(r) => {
-                    let f = self.radix_function(types.unit(step.unit), step.name)?;
+                    let f =
+                        self.radix_function(types.unit(step.unit), step.name, r.rows.is_some())?;
                     let sign = if program.launch.mode == Mode::Smallest { -1.0 } else { 1.0 };
                     let params = RadixParams {
                         x: at(&r.input),
@@ -1134,6 +1141,8 @@ impl CudaTopK {
                         sign,
                         radix_ld: r.words_ld,
                         capacity: r.capacity,
+                        lengths: r.rows.and_then(|a| a.lengths).map_or(0, |id| addr[id.0]),
+                        k_per_row: r.rows.and_then(|a| a.k_per_row).map_or(0, |id| addr[id.0]),
                     };
                     // SAFETY: a radix entry point, whose arguments are RadixParams's fields (the
                     // layout test); block b of row r reads elements [b slice, (b + 1) slice) of
@@ -1141,7 +1150,8 @@ impl CudaTopK {
                     // radix temporary (n_rows of them, sized above) and its row's 2 capacity
                     // words of the candidates (below the row's count of them), and writes k results of
                     // its row at the outputs' offset (rows of k), within the buffers the
-                    // program sizes.
+                    // program sizes; a ragged row reads lengths[r] and k_per_row[r] (n_rows
+                    // each, the caller's) and nothing of its row past its own length.
                     unsafe { self.launch_step(f, step.grid, stream, params, what, follows) }?;
                 }
                 Kernel::Threshold(t) => {
@@ -1728,6 +1738,14 @@ mod tests {
                     top_groups, sum2
                 ),
                 crate::grouped::GroupedParams::END,
+            ),
+            (
+                c_arguments("radix_rows.cu", "#define RADIX_ARGS"),
+                fields!(
+                    RadixParams: x, out_val, out_idx, radix, cand, n_rows, ld, m, k, slice,
+                    blocks_per_row, shift, bits, sign, radix_ld, capacity, lengths, k_per_row
+                ),
+                RadixParams::END,
             ),
             (c_arguments("utilities.cu", "spin_ahead("), fields!(SpinParams: ns), SpinParams::END),
             (

@@ -527,6 +527,10 @@ pub struct Radix {
     pub shift: u32,
     /// The digit's bits (`radix_digits`; 0 on the other steps).
     pub bits: u32,
+    /// The rows' own lengths and k, for a ragged request (never the hint: the radix select
+    /// guesses nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rows: Option<RowArgs>,
 }
 
 /// Threads per block of `rtopk_row_threshold` (one warp per row).
@@ -999,7 +1003,9 @@ impl Builder {
             blocks_per_row: r.blocks_per_row,
             shift: 0,
             bits: 0,
+            rows: self.rows.map(RowArgs::without_hint).filter(|a| a.buffers().next().is_some()),
         };
+        let row_bufs: Vec<BufferId> = args.rows.iter().flat_map(RowArgs::buffers).collect();
         let grid = Grid {
             blocks: (n as u64 * u64::from(r.blocks_per_row)) as u32, // < 2^31: the plan checked
             threads: RADIX_THREADS,
@@ -1008,6 +1014,10 @@ impl Builder {
         };
         let unit = Unit::radix(self.launch.elem);
         let passes = digits(r.key_bits);
+        let with_rows = |mut reads: Vec<BufferId>| {
+            reads.extend_from_slice(&row_bufs);
+            reads
+        };
         if r.sample {
             // the first digit's floor, from a sample of the row
             let (shift, bits) = passes[0];
@@ -1016,7 +1026,7 @@ impl Builder {
                 level,
                 unit,
                 grid,
-                reads: vec![input.buffer, words],
+                reads: with_rows(vec![input.buffer, words]),
                 writes: vec![words],
                 kernel: Kernel::Radix(Radix { shift, bits, ..args }),
             });
@@ -1033,6 +1043,7 @@ impl Builder {
                 1 => (vec![input.buffer, words], vec![words, candidates]),
                 _ => (vec![input.buffer, words, candidates], vec![words]),
             };
+            let reads = with_rows(reads);
             let step =
                 Step { name: StepKind::RadixDigits, level, unit, grid, reads, writes, kernel };
             self.steps.push(step);
@@ -1042,7 +1053,7 @@ impl Builder {
             level,
             unit,
             grid,
-            reads: vec![input.buffer, words, candidates],
+            reads: with_rows(vec![input.buffer, words, candidates]),
             writes: vec![words],
             kernel: Kernel::Radix(args),
         });
@@ -1051,7 +1062,7 @@ impl Builder {
             level,
             unit,
             grid,
-            reads: vec![input.buffer, words, candidates],
+            reads: with_rows(vec![input.buffer, words, candidates]),
             writes: vec![VALUES, INDICES],
             kernel: Kernel::Radix(args),
         });
@@ -1411,7 +1422,7 @@ mod tests {
         let (_, sels) = floors(&ints, Strategy::Auto, plain);
         assert!(sels.iter().all(|s| s.1.is_none()) && sels.len() > 1);
         let lengths = Ragged { lengths: true, ..Ragged::default() };
-        let (_, sels) = floors(&launch(1, 1 << 26, 64), Strategy::Auto, lengths);
+        let (_, sels) = floors(&launch(64, 1 << 20, 64), Strategy::Auto, lengths);
         assert!(sels.iter().all(|s| s.1.is_none()) && sels.len() > 1);
         let f16 = Launch { elem: ElemType::F16, ..launch(1, 1 << 26, 200) };
         let (_, sels) = floors(&f16, Strategy::Auto, plain);
@@ -2261,20 +2272,78 @@ mod tests {
         assert!(
             names(&auto(&launch(1, 1 << 19, 8192), false)).iter().all(|n| !n.starts_with("radix"))
         );
-        // forced, any float shape takes it; ragged requests and integers do not
+        // forced, any float shape takes it, ragged or not; integers do not
         let forced = program(&launch(3, 5000, 7), &h100(), Strategy::Radix, false).unwrap();
         check(&forced);
         assert_eq!(names(&forced)[0], "radix_digits");
         let ints = Launch { elem: ElemType::I32, ..launch(3, 5000, 7) };
         assert!(program(&ints, &h100(), Strategy::Radix, false).is_err());
         let hinted = Ragged { hint: true, ..Ragged::default() };
-        assert!(
-            program_ragged(&launch(3, 5000, 7), &h100(), Strategy::Radix, false, hinted).is_err()
-        );
+        let p = program_ragged(&launch(3, 5000, 7), &h100(), Strategy::Radix, false, hinted);
+        assert_eq!(names(&p.unwrap())[0], "radix_digits");
         let threshold = Ragged { threshold: true, ..Ragged::default() };
         let p =
             program_ragged(&launch(1, 1 << 22, 8192), &h100(), Strategy::Auto, false, threshold)
                 .unwrap();
         assert_eq!(names(&p).last(), Some(&"row_threshold"));
+    }
+
+    /// Rows of their own length and k take the radix select where plain rows of the shape do
+    /// (the default's gate on the launch's width and k): every radix step reads the per-row
+    /// arrays (never the hint), and the sort after it takes them too; hinted rows alone take
+    /// it as well (the hint unread), while a split's second stage of hinted rows stays a
+    /// bisection (its last select reads the hints).
+    #[test]
+    fn ragged_rows_take_the_radix_select_where_plain_rows_do() {
+        let h200 = DeviceLimits::preset("h200").unwrap();
+        let all = Ragged { lengths: true, k_per_row: true, hint: true, threshold: true };
+        for (n, m, k) in [(1, 1 << 20, 2048), (16, 1 << 20, 2048), (8, 1 << 21, 2048)] {
+            for sorted in [false, true] {
+                let l = Launch { sorted, ..launch(n, m, k) };
+                assert!(names(&auto(&l, false))[..2].iter().all(|s| s.starts_with("radix")));
+                let p = program_ragged(&l, &h200, Strategy::Auto, false, all).unwrap();
+                check(&p);
+                assert_eq!(p.depth, 0);
+                let id = |c| p.buffers.iter().position(|b| b.content == c).map(BufferId);
+                let (lengths, ks) = (id(Content::Lengths).unwrap(), id(Content::KPerRow).unwrap());
+                let rows = RowArgs {
+                    lengths: Some(lengths),
+                    k_per_row: Some(ks),
+                    hint: None,
+                    split: None,
+                };
+                let mut radix = 0;
+                for s in &p.steps {
+                    match s.kernel {
+                        Kernel::Radix(r) => {
+                            assert_eq!(r.rows, Some(rows), "{s:?}");
+                            radix += 1;
+                        }
+                        Kernel::Sort(sort) => assert_eq!(sort.rows, Some(rows)),
+                        Kernel::Threshold(_) => continue,
+                        _ => panic!("{s:?}"),
+                    }
+                    assert!(s.reads.contains(&lengths) && s.reads.contains(&ks), "{s:?}");
+                    assert!(!s.reads.contains(&id(Content::Hint).unwrap()), "{s:?}");
+                }
+                assert!(radix >= 4, "{n} x {m}");
+                assert_eq!(names(&p).last(), Some(&"row_threshold"));
+            }
+        }
+        // hints alone: the radix select reads no per-row array
+        let hinted = Ragged { hint: true, ..Ragged::default() };
+        let p = program_ragged(&launch(1, 1 << 20, 2048), &h200, Strategy::Auto, false, hinted);
+        let p = p.unwrap();
+        assert!(p.steps.iter().all(|s| matches!(s.kernel, Kernel::Radix(r) if r.rows.is_none())));
+        // a bf16 row of 2^26 at k = 1024 splits (radix on its candidates when plain); with
+        // hints its second stage is a bisection that reads them
+        let bf16 = Launch { elem: ElemType::Bf16, ..launch(1, 1 << 26, 1024) };
+        let p = program_ragged(&bf16, &h100(), Strategy::Split, false, hinted).unwrap();
+        assert!(names(&p).iter().all(|s| !s.starts_with("radix")), "{:?}", names(&p));
+        let last = p.steps.iter().rev().find_map(|s| match s.kernel {
+            Kernel::Select(sel) => Some(sel),
+            _ => None,
+        });
+        assert!(last.unwrap().rows.is_some_and(|r| r.hint.is_some()));
     }
 }

@@ -157,14 +157,30 @@ pub fn route(
     route_of(launch, limits, strategy, counts, false)
 }
 
-/// [`route()`]; `ragged`: the steps read per-row arrays, which only the bisection's ragged units
-/// take (so no pick rows, crate::pick).
+/// [`route()`]; `ragged`: the steps read per-row arrays, which the bisection's ragged units
+/// and the radix select take (so no pick rows, crate::pick). The radix select reads a row's
+/// own length and k, never its hint: a hinted row it takes is not searched from the hint, as
+/// no radix row is, and the bisection it would take instead is slower there (results/cuda/
+/// 2026-12-01-ragged-radix-h200).
 pub(crate) fn route_of(
     launch: &Launch,
     limits: &DeviceLimits,
     strategy: Strategy,
     counts: bool,
     ragged: bool,
+) -> Result<Route, PlanError> {
+    route_with(launch, limits, strategy, counts, ragged, true)
+}
+
+/// [`route_of`]; `radix`: whether the default may take the radix select (not on the second
+/// stage of a ragged request's split, whose last select reads the hints).
+fn route_with(
+    launch: &Launch,
+    limits: &DeviceLimits,
+    strategy: Strategy,
+    counts: bool,
+    ragged: bool,
+    radix_ok: bool,
 ) -> Result<Route, PlanError> {
     let whole = |s| plan(launch, limits, s).map(Route::Direct);
     if launch.elem.wide() {
@@ -173,7 +189,7 @@ pub(crate) fn route_of(
     }
     let radix = || radix_plan(launch, limits, counts).map(Route::Radix);
     match strategy {
-        Strategy::Auto if !ragged && takes_radix(launch, limits, counts) => radix(),
+        Strategy::Auto if radix_ok && takes_radix(launch, limits, counts) => radix(),
         Strategy::Auto if picks(launch, counts, ragged) => pick_plan(launch).map(Route::Direct),
         Strategy::Auto if clusters(launch, limits) => {
             cluster_plan(launch, limits).map(Route::Direct)
@@ -186,10 +202,6 @@ pub(crate) fn route_of(
                 return Err(PlanError::Split { n: launch.n, m: launch.m, k: launch.k, why });
             }
             split_route(launch, limits, ragged)
-        }
-        Strategy::Radix if ragged => {
-            let why = "rows of their own length, k or hint are bisected (docs/contract.md §5)";
-            Err(PlanError::Split { n: launch.n, m: launch.m, k: launch.k, why })
         }
         Strategy::Radix => {
             plan(launch, limits, Strategy::Auto)?; // the shape's own errors first
@@ -309,7 +321,7 @@ pub fn ragged_route(
 /// 16384 candidates took 0.0223 against 0.0290 ms as two more stages (N = 1, M = 262144,
 /// k = 256).
 fn second_stage(rest: &Launch, limits: &DeviceLimits, ragged: bool) -> Result<Route, PlanError> {
-    route_of(rest, limits, Strategy::Auto, false, ragged)
+    route_with(rest, limits, Strategy::Auto, false, ragged, !ragged)
 }
 
 #[cfg(test)]

@@ -425,9 +425,19 @@ impl Family {
 pub const UTILITIES: [&str; 5] =
     ["read_bandwidth_probe", "spin_ahead", "fill_normal", "round_to16", "per_row_words"];
 
-/// The radix select's entry points (crate::radix), in the order of its steps.
-pub const RADIX_ENTRIES: [&str; 4] =
-    ["rtopk_radix_sample", "rtopk_radix_digits", "rtopk_radix_count", "rtopk_radix_write"];
+/// The radix select's entry points (crate::radix), in the order of its steps, then their
+/// ragged twins in the same order (rows of their own length and k: the steps whose
+/// [`crate::program::Radix::rows`] are some).
+pub const RADIX_ENTRIES: [&str; 8] = [
+    "rtopk_radix_sample",
+    "rtopk_radix_digits",
+    "rtopk_radix_count",
+    "rtopk_radix_write",
+    "rtopk_radix_sample_ragged",
+    "rtopk_radix_digits_ragged",
+    "rtopk_radix_count_ragged",
+    "rtopk_radix_write_ragged",
+];
 
 /// What is compiled and loaded as one module: one entry point (a family and, for the warp-row
 /// families and the warp sorts, its width: keys per lane or positions per row; and the type it

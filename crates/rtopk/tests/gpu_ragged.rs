@@ -14,6 +14,9 @@ mod grouped;
 // Pick rows (docs/kernel.md, "Pick rows") on the GPU, on the same hostile rows.
 #[path = "gpu_ragged/pick.rs"]
 mod pick;
+// Rows of their own length on the radix select (docs/kernel.md, "Radix rows") on the GPU.
+#[path = "gpu_ragged/radix.rs"]
+mod radix;
 // 64-bit rows (docs/kernel.md, "64-bit rows") on the GPU, on hostile f64 and i64 rows.
 #[path = "gpu_ragged/wide.rs"]
 mod wide;

@@ -8,7 +8,9 @@
 //! executor's check that no element past a row's length is read included. With threshold
 //! hints (random, NaN, ±inf, each row's own threshold, the threshold of a slightly changed
 //! row) the counts are `bisect`'s with the same hints, and the own threshold never costs more
-//! iterations than no hint; each row's threshold output is the driver's, bit for bit.
+//! iterations than no hint; each row's threshold output is the driver's, bit for bit. Split
+//! rows and the radix select (its ragged twins) give the same answers on rows of their own
+//! length and k.
 
 mod common;
 
@@ -400,17 +402,28 @@ fn for_split(mut shape: RaggedShape) -> RaggedShape {
 /// diagnostic (nothing past a row's length read, every valid element read, every valid
 /// candidate written, each gathered index the element its value is), one level deep.
 fn split_rows<E: Element>(
+    x: (usize, usize, Vec<E>),
+    shape: RaggedShape,
+    specials: [E; 4],
+    order: (bool, bool),
+) -> Result<(), TestCaseError> {
+    let config = SimConfig { strategy: Launch::Split, ..SimConfig::default() };
+    forced(config, x, for_split(shape), specials, order)
+}
+
+/// `check` with `config`'s strategy forced, no counts, the tails past the lengths poisoned as
+/// `shape.tail` says; nothing to check where no row selects anything (k = 0: no step).
+fn forced<E: Element>(
+    config: SimConfig,
     (n, m, mut x): (usize, usize, Vec<E>),
     shape: RaggedShape,
     specials: [E; 4],
     (smallest, sorted): (bool, bool),
 ) -> Result<(), TestCaseError> {
-    let shape = for_split(shape);
     poison_tails(&mut x, m, &shape.lengths, shape.tail, specials);
-    let config =
-        SimConfig { strategy: Launch::Split, sorted, counts: false, ..SimConfig::default() };
+    let config = SimConfig { sorted, counts: false, ..config };
     if shape.k.iter().all(|&k| k == 0) || (!shape.per_row_k && shape.one_k() == 0) {
-        return Ok(()); // nothing to select: not split (k = 0)
+        return Ok(());
     }
     check(config, (n, m, &x), &shape, Mode::from_smallest(smallest), Bisect::exact())
 }
@@ -440,6 +453,93 @@ proptest! {
         (x, shape) in with_shape(matrix16_in::<bf16>(1..4, 4096..=9000)),
         smallest: bool, sorted: bool) {
         split_rows(x, shape, specials16::<bf16>(), (smallest, sorted))?;
+    }
+}
+
+/// A device of four SMs, where a radix select's row of a few thousand spreads over several
+/// blocks (as in tests/radix.rs).
+const FOUR_SMS: warp_sim::DeviceLimits = warp_sim::DeviceLimits { sm_count: 4, ..warp_sim::H100 };
+
+/// The radix select on rows of their own length and k (docs/kernel.md, "Radix rows"), forced
+/// on rows of 4096 to 12000 on a device of four SMs (several blocks a row, each row's length
+/// spread over them): the oracle's answer and thresholds, no
+/// diagnostic (nothing past a row's length read, every slot written, its padding included).
+/// Hints change nothing (the radix select reads none).
+fn radix_rows<E: Element>(
+    x: (usize, usize, Vec<E>),
+    shape: RaggedShape,
+    specials: [E; 4],
+    order: (bool, bool),
+) -> Result<(), TestCaseError> {
+    let config = SimConfig { strategy: Launch::Radix, limits: FOUR_SMS, ..SimConfig::default() };
+    forced(config, x, shape, specials, order)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Radix-selected f32 rows (the 16-bit generator's values, exact in f32: heavy ties).
+    #[test]
+    fn radix_ragged_rows_equal_the_oracle_on_f32(
+        (x, shape) in with_shape(matrix16_in::<f16>(1..4, 4096..=12000).prop_map(widen)),
+        smallest: bool, sorted: bool) {
+        radix_rows(x, shape, SPECIALS_F32, (smallest, sorted))?;
+    }
+
+    /// Radix-selected f16 rows.
+    #[test]
+    fn radix_ragged_rows_equal_the_oracle_on_f16(
+        (x, shape) in with_shape(matrix16_in::<f16>(1..4, 4096..=12000)),
+        smallest: bool, sorted: bool) {
+        radix_rows(x, shape, specials16::<f16>(), (smallest, sorted))?;
+    }
+
+    /// Radix-selected bf16 rows.
+    #[test]
+    fn radix_ragged_rows_equal_the_oracle_on_bf16(
+        (x, shape) in with_shape(matrix16_in::<bf16>(1..4, 4096..=12000)),
+        smallest: bool, sorted: bool) {
+        radix_rows(x, shape, specials16::<bf16>(), (smallest, sorted))?;
+    }
+}
+
+/// The radix select over rows of every kind of length, three rows of 12000 at a time on a
+/// device of four SMs (three blocks a row, parts of 4096 on a full row; a shorter row's parts
+/// a third of its length each): lengths 0, 1, below k, 4095–4097, past one part and two, M; k per row 0, 1, above the length,
+/// the width; ties straddling each row's k-th value, NaN and infinities past the lengths; both
+/// modes, sorted and not, with and without a k per row — the oracle's answers, no diagnostic.
+#[test]
+fn radix_rows_of_every_length() {
+    let m = 12_000usize;
+    let config = SimConfig { strategy: Launch::Radix, limits: FOUR_SMS, ..SimConfig::default() };
+    let args =
+        KernelArgs { n: 3, m, k: 300, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let route = Simulator::new(config).route(&args).unwrap();
+    let warp_sim::rtopk::Route::Radix(r) = route else { panic!("not a radix select: {route:?}") };
+    assert_eq!((r.blocks_per_row, r.slice), (3, 4096));
+    let lengths = [[0usize, 1, 57], [4095, 4096, 4097], [6000, 8193, m], [m, 300, 9000]];
+    let ks = [[64usize, 64, 200], [0, 1, 300], [300, 17, 300], [150, 299, 64]];
+    for (lengths, ks) in lengths.iter().zip(&ks) {
+        let n = lengths.len();
+        let x: Vec<f32> = (0..n * m).map(|i| ((i * 2_654_435_761) % 4) as f32).collect();
+        for (per_row_k, tail) in [(true, test_support::Tail::Nan), (false, test_support::Tail::Inf)]
+        {
+            let shape = RaggedShape {
+                lengths: lengths.to_vec(),
+                k: if per_row_k { ks.to_vec() } else { vec![300; n] },
+                per_row_k,
+                tail,
+                hint: test_support::HintKind::Exact,
+                random_hints: Vec::new(),
+            };
+            for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
+                let mut x = x.clone();
+                poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
+                let config = SimConfig { sorted, counts: false, ..config };
+                check(config, (n, m, &x), &shape, Mode::from_smallest(smallest), Bisect::exact())
+                    .unwrap();
+            }
+        }
     }
 }
 

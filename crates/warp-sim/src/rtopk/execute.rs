@@ -92,7 +92,7 @@ struct Level {
 }
 
 /// A source that marks each element read.
-struct Marking<'a> {
+pub(crate) struct Marking<'a> {
     inner: &'a dyn Source,
     read: RefCell<Vec<u64>>,
 }
@@ -119,7 +119,18 @@ impl Source for Marking<'_> {
     }
 }
 
-impl Marking<'_> {
+impl<'a> Marking<'a> {
+    /// `inner`, no element of it read yet.
+    pub(crate) fn new(inner: &'a dyn Source) -> Self {
+        let read = vec![0u64; inner.len().div_ceil(64) as usize];
+        Marking { inner, read: RefCell::new(read) }
+    }
+
+    /// A bit per element: whether it was read.
+    pub(crate) fn into_read(self) -> Vec<u64> {
+        self.read.into_inner()
+    }
+
     /// Marks element `i` read.
     #[inline]
     fn mark(&self, i: u64) {
@@ -381,24 +392,25 @@ impl crate::rtopk::launch::Simulator {
                 Some(split) => split_rows_lengths(sel, run, split, r).1,
                 None => step_rows(sel.rows, run).row_len(r, u64::from(sel.m)),
             };
-            self.check_reads_within_lengths(sel, valid, run.rows, &marking.read.into_inner())?;
+            let read = marking.read.into_inner();
+            self.check_reads_within_lengths((&sel.input, sel.m), valid, run.rows, &read)?;
         }
         Ok(())
     }
 
     /// The invariant of a ragged step (docs/contract.md §5): no element past a row's length
     /// was read, on the GPU as in the answer (`read`: a bit per element of the step's input).
-    fn check_reads_within_lengths(
+    pub(crate) fn check_reads_within_lengths(
         &mut self,
-        sel: &Select,
+        (input, m): (&Region, u32),
         valid: impl Fn(u64) -> u64,
         (r0, r1): (u64, u64),
         read: &[u64],
     ) -> Result<(), SimError> {
         let past = (r0..r1).flat_map(|r| {
-            let len = valid(r).min(u64::from(sel.m));
-            let start = sel.input.offset + r * sel.input.ld;
-            (start + len..start + u64::from(sel.m)).filter(|&i| is_marked(read, i))
+            let len = valid(r).min(u64::from(m));
+            let start = input.offset + r * input.ld;
+            (start + len..start + u64::from(m)).filter(|&i| is_marked(read, i))
         });
         self.report_elements(
             "ragged rows: no element past a row's length is read (docs/contract.md §5)",
@@ -642,7 +654,7 @@ fn is_marked(read: &[u64], i: u64) -> bool {
 }
 
 /// The per-row arrays a step reads: those of the run that its [`RowArgs`] name.
-fn step_rows<'x>(rows: Option<RowArgs>, run: &Run<'x>) -> RowData<'x> {
+pub(crate) fn step_rows<'x>(rows: Option<RowArgs>, run: &Run<'x>) -> RowData<'x> {
     let Some(r) = rows else { return RowData::default() };
     RowData {
         lengths: r.lengths.and(run.ragged.lengths),

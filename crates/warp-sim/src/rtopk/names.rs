@@ -147,6 +147,8 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     // split rows' last step
     ("rtopk_split_gather", "split.rs"),
     // radix rows (docs/kernel.md, "Radix rows")
+    ("RadixRow", "radix.rs"),
+    ("radix_row", "radix.rs"),
     ("RadixPart", "radix.rs"),
     ("radix_part", "radix.rs"),
     ("above_matches", "radix.rs"),
@@ -179,6 +181,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("rtopk_radix_count", "radix.rs"),
     ("write_part", "radix.rs"),
     ("write_listed", "radix.rs"),
+    ("pad_radix_row", "radix.rs"),
     ("rtopk_radix_write", "radix.rs"),
     // the thresholds (docs/contract.md §5)
     ("threshold_value", "threshold.rs"),

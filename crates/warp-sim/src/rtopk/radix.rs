@@ -46,17 +46,25 @@
 //! candidates read lie below their block's count and the capacity, that a candidate's index
 //! lies in its block's part, that a block's gathered list stays within [`RADIX_WRITE_LIST`],
 //! and that a row's last part ends its k results.
+//!
+//! Rows of their own length and k (docs/contract.md §5: the step's `rows`) run the same steps
+//! over their own `m_i` and `k_i` ([`radix_row`]): each row's length is spread over all its
+//! blocks (the parts past it empty), a row of `k_i = 0` runs no step but the write, and the
+//! write pads each row's slots from `k_i` to the width `k` ([`pad_radix_row`]); no element
+//! past a row's length is read (checked).
 
+use crate::engine::diag::DiagPolicy;
 use crate::engine::error::SimError;
 use crate::engine::global::{Source, WordSource};
 use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::machine::{Grid, Rows};
 use crate::engine::warp::{BufId, Warp};
-use crate::rtopk::args::KernelArgs;
+use crate::rtopk::args::{KernelArgs, RowData};
 use crate::rtopk::coverage::Branch;
-use crate::rtopk::execute::{Run, State};
+use crate::rtopk::execute::{Marking, Run, State, step_rows};
 use crate::rtopk::launch::Simulator;
 use crate::rtopk::mutant::Mutant;
+use crate::rtopk::narrow::pad_results;
 use crate::rtopk::order::{ElemType, own_key};
 use crate::rtopk::plan::{
     RADIX_BINS, RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_KEEP_SHARE, RADIX_SAMPLE_EVERY,
@@ -145,6 +153,8 @@ struct RadixArgs<'x> {
     cand: BufId,
     r: Radix,
     key_bits: u32,
+    /// The rows' own lengths and k (`lengths`, `k_per_row`: null pointers where absent).
+    rows: RowData<'x>,
 }
 
 impl Simulator {
@@ -171,9 +181,17 @@ impl Simulator {
         check_radix_launch(step, r, run.elem)?;
         let words = self.input_words(&r.input, st)?;
         let copy = words.as_ref().map(|w| WordSource::new(w, r.input.ld, run.elem.bytes() as u32));
-        let x: &dyn Source = match &copy {
+        let src: &dyn Source = match &copy {
             Some(c) => c,
             None => run.src,
+        };
+        // rows of their own length: every element read is marked, none past a row's length
+        let rows = step_rows(r.rows, run);
+        let checks = self.machine.policy() != DiagPolicy::Off;
+        let marking = (rows.lengths.is_some() && checks).then(|| Marking::new(src));
+        let x: &dyn Source = match &marking {
+            Some(m) => m,
+            None => src,
         };
         let ra = RadixArgs {
             a: KernelArgs { n: r.n_rows as usize, m: r.m as usize, k: r.k as usize, ..run.args },
@@ -185,6 +203,7 @@ impl Simulator {
             cand: st.buf(r.candidates)?,
             r: *r,
             key_bits: if run.elem.packed16() { 16 } else { 32 },
+            rows,
         };
         // Write-once counts plain stores over anything the launch wrote, its atomics included.
         // A digit pass stores over its own atomics (choose_digit clears the bins and the ticket
@@ -203,15 +222,22 @@ impl Simulator {
             Entry::Write => rtopk_radix_write(&mut w, &ra).await,
         })?;
         match entry {
-            Entry::Sample | Entry::Digits => return Ok(()),
-            Entry::Count => {
-                self.cover_candidates(&ra, run);
-                return Ok(());
-            }
+            Entry::Sample | Entry::Digits => {}
+            Entry::Count => self.cover_candidates(&ra, run),
             Entry::Write => self.cover_write(&ra, run),
         }
+        let out_idx = ra.out_idx;
+        if let Some(marking) = marking {
+            let valid = |row| rows.row_len(row, u64::from(r.m));
+            let read = marking.into_read();
+            self.check_reads_within_lengths((&r.input, r.m), valid, run.rows, &read)?;
+        }
+        if entry != Entry::Write {
+            return Ok(());
+        }
+        // every slot: the row's own k results, then its padding
         let (k, (r0, r1)) = (u64::from(r.k), run.rows);
-        self.check_prefixes_written(ra.out_idx, (r0..r1, k), |_| k, "out_idx: every result")
+        self.check_prefixes_written(out_idx, (r0..r1, k), |_| k, "out_idx: every result")
     }
 
     /// Counts the run's rows by the count step's path in the coverage: the candidates kept and
@@ -317,6 +343,33 @@ fn radix_budget(r: &Radix) -> u64 {
     64 * (tiles * 512 + rounds * 16 + u64::from(r.blocks_per_row) + compares + 4096)
 }
 
+/// `RadixRow`: a row's own width and k (`row_lengths`: the launch's `m` and `k` where the step
+/// has no per-row arrays; the outputs' width is the launch's k), and its parts' width: a row of
+/// its own length spreads it over all its blocks, in parts of `ceil(m_i / blocks_per_row)`
+/// elements rounded up to whole 16-byte groups (the budgets of what the passes keep stay the
+/// launch's: [`choose_floor`], [`choose_digit`]).
+#[derive(Clone, Copy, Debug)]
+struct RadixRow {
+    m: u32,
+    k: u32,
+    slice: u32,
+}
+
+/// `radix_row`: block `blockIdx.x`'s row's own width, k and parts' width.
+fn radix_row(w: &Warp<'_>, ra: &RadixArgs<'_>) -> RadixRow {
+    let r = &ra.r;
+    let row = u64::from(w.block_idx() / r.blocks_per_row);
+    let own = ra.a.row_lengths(&ra.rows, row);
+    let (m, k) = (own.m as u32, own.k as u32); // <= the launch's m and k
+    let g = radix_group(ra);
+    let group = u64::from(r.blocks_per_row) * g;
+    let slice = match ra.rows.lengths {
+        Some(_) => (u64::from(m).div_ceil(group) * g).min(u64::from(r.slice)) as u32,
+        None => r.slice,
+    };
+    RadixRow { m, k, slice }
+}
+
 /// `RadixPart`: the block's part of its row — row `row`, part `b`, elements `[start, end)`.
 #[derive(Clone, Copy, Debug)]
 struct RadixPart {
@@ -327,11 +380,12 @@ struct RadixPart {
 }
 
 /// `radix_part`: block `blockIdx.x` is part `blockIdx.x % blocks_per_row` of row
-/// `blockIdx.x / blocks_per_row`, its elements from `b * slice` (below m: the plan's
-/// `blocks_per_row = ceil(m / slice)`) to `min(start + slice, m)`.
+/// `blockIdx.x / blocks_per_row`, its elements from `b * slice` (below the launch's m: the
+/// plan's `blocks_per_row = ceil(m / slice)`) to `min(start + slice, max(own_m, start))`: empty
+/// where a ragged row's own width `own_m` ends before it.
 fn radix_part(
     w: &mut Warp<'_>,
-    m: u32,
+    (m, own_m): (u32, u32),
     slice: u32,
     blocks_per_row: u32,
 ) -> Result<RadixPart, SimError> {
@@ -340,7 +394,7 @@ fn radix_part(
     let start = w.mul_u32(&Lanes::splat(b), &Lanes::splat(slice), "radix_part: p.b * slice")?;
     let start = w.uniform(&start, "radix_part: p.start")?;
     w.check_that(start < m, "radix_part: p.start < m")?;
-    let end = (u64::from(start) + u64::from(slice)).min(u64::from(m)) as u32;
+    let end = (u64::from(start) + u64::from(slice)).min(u64::from(own_m.max(start))) as u32;
     Ok(RadixPart { row, b, start, end })
 }
 
@@ -924,12 +978,12 @@ async fn read_bins(
 /// (`RADIX_FLOOR`: one more than it), the digit is at or above the floor and no block
 /// overflowed (`RADIX_OVER`), those are kept already (`RADIX_KEPT_FIRST`); else the second
 /// pass keeps them (`RADIX_KEEP_SECOND`) only where they are at most `m / RADIX_KEEP_SHARE`
-/// (AIR Top-K's adaptive buffer, paper 002, §3.2: keeping many costs more than reading the row
-/// again), and counts its own overflows from zero.
+/// (`m` the launch's width; AIR Top-K's adaptive buffer, paper 002, §3.2: keeping many costs
+/// more than reading the row again), and counts its own overflows from zero.
 async fn choose_digit(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
-    part: RadixPart,
+    (part, own): (RadixPart, RadixRow),
     (shift, bits): (u32, u32),
 ) -> Result<(), SimError> {
     let per = RADIX_BINS as u32 / RADIX_THREADS;
@@ -938,7 +992,7 @@ async fn choose_digit(
     let words = row_words(w, ra, part)?;
     let at = |word: u64| words.map(|a| a + word);
     let (left, prefix) = if first {
-        (u(ra.r.k), u(0))
+        (u(own.k), u(0))
     } else {
         let label = "choose_digit: __ldcg(&words[RADIX_LEFT])";
         let left = w.ld_global(ra.radix, &at(RADIX_LEFT), label).await?;
@@ -978,7 +1032,7 @@ async fn choose_digit(
                 let f = floor.lane(l);
                 f != 0 && bin.lane(l) + 1 >= f && over.lane(l) == 0
             });
-            let few = m_share(ra.r.m);
+            let few = m_share(ra.r.m); // the launch's width: a ragged row keeps as a full one
             let second =
                 above.zip(cj, |a, c| if a.wrapping_add(c) <= few { RADIX_KEEP_SECOND } else { 0 });
             let keeps = Lanes::select(&kept, &u(RADIX_KEPT_FIRST), &second);
@@ -1084,12 +1138,13 @@ async fn sample_digits(
 /// `choose_floor`: by the row's last block of the sample. The floor digit is the greatest d
 /// whose bins d and above hold at least [`RADIX_SAMPLE_MARGIN`] times the sample's share of k,
 /// plus [`RADIX_SAMPLE_SLACK`], sampled keys — where they stand for at most
-/// `m / RADIX_KEEP_SHARE` keys of the row; `RADIX_FLOOR` is one more than it (0: no floor).
+/// `m / RADIX_KEEP_SHARE` keys of the row (`m` the launch's; the row's own m and k otherwise);
+/// `RADIX_FLOOR` is one more than it (0: no floor).
 /// The histogram and the ticket are cleared for the first pass.
 async fn choose_floor(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
-    part: RadixPart,
+    (part, own): (RadixPart, RadixRow),
 ) -> Result<(), SimError> {
     let per = RADIX_BINS as u32 / RADIX_THREADS;
     let u = Lanes::splat;
@@ -1097,18 +1152,19 @@ async fn choose_floor(
     let at = |word: u64| words.map(|a| a + word);
     let tid = w.thread_idx();
     let (c, mut above, total) = read_bins(w, ra, &words).await?;
-    let (k, m) = (u64::from(ra.r.k), u64::from(ra.r.m));
+    let (k, m) = (u64::from(own.k), u64::from(own.m)); // m >= k > 0
     let need = RADIX_SAMPLE_MARGIN * (k * u64::from(total)).div_ceil(m) + RADIX_SAMPLE_SLACK;
+    // the sampled keys that stand for the launch's m / RADIX_KEEP_SHARE of the row's (total on
+    // a plain row; total < m / 32: no overflow)
+    let budget = u64::from(total) * u64::from(ra.r.m) / m;
     for (j, cj) in (0..per).zip(&c) {
         let bin = tid.map(|t| held_bin(&ra.a, t, j));
         let hit = Lanes::from_fn(|l| {
             let held = u64::from(above.lane(l)) + u64::from(cj.lane(l));
-            u64::from(above.lane(l)) < need
-                && held >= need
-                && held * RADIX_KEEP_SHARE <= u64::from(total)
+            u64::from(above.lane(l)) < need && held >= need && held * RADIX_KEEP_SHARE <= budget
         });
         let label =
-            "choose_floor: above < need && held >= need && held * RADIX_KEEP_SHARE <= total";
+            "choose_floor: above < need && held >= need && held * RADIX_KEEP_SHARE <= budget";
         let saved = w.push_active(&hit, label)?;
         let label = "choose_floor: words[RADIX_FLOOR] = bin + 1u";
         w.st_global(ra.radix, &at(RADIX_FLOOR), &bin.map(|b| b + 1), label).await?;
@@ -1131,7 +1187,11 @@ async fn choose_floor(
 /// floor digit.
 async fn rtopk_radix_sample(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
     let r = &ra.r;
-    let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
+    let own = radix_row(w, ra);
+    if own.k == 0 {
+        return Ok(()); // nothing selected: the write only pads
+    }
+    let part = radix_part(w, (r.m, own.m), own.slice, r.blocks_per_row)?;
     let words = row_words(w, ra, part)?;
     clear_histogram(w, "rtopk_radix_sample: hist[bin] = 0u").await?;
     w.syncthreads("rtopk_radix_sample: __syncthreads() after clearing hist").await?;
@@ -1142,7 +1202,7 @@ async fn rtopk_radix_sample(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), 
         return Ok(());
     }
     w.threadfence().await?;
-    choose_floor(w, ra, part).await
+    choose_floor(w, ra, (part, own)).await
 }
 
 /// `rtopk_radix_digits`: one digit pass (`[shift, shift + bits)` of the own key) over the
@@ -1152,7 +1212,11 @@ async fn rtopk_radix_sample(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), 
 /// chooses the digit.
 async fn rtopk_radix_digits(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
     let r = &ra.r;
-    let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
+    let own = radix_row(w, ra);
+    if own.k == 0 {
+        return Ok(()); // nothing selected: the write only pads
+    }
+    let part = radix_part(w, (r.m, own.m), own.slice, r.blocks_per_row)?;
     let words = row_words(w, ra, part)?;
     let pass = radix_pass(r.shift, r.bits, ra.key_bits);
     // the previous passes' (and the sample's), ended before this one
@@ -1202,7 +1266,7 @@ async fn rtopk_radix_digits(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), 
         return Ok(());
     }
     w.threadfence().await?;
-    choose_digit(w, ra, part, (r.shift, r.bits)).await
+    choose_digit(w, ra, (part, own), (r.shift, r.bits)).await
 }
 
 /// `WarpRange`: the warp's range of its block's part, elements `[start, end)`.
@@ -1334,7 +1398,7 @@ async fn kept_of(
 async fn count_candidates(
     w: &mut Warp<'_>,
     ra: &RadixArgs<'_>,
-    (words, part): (&Lanes<u64>, RadixPart),
+    (words, part, slice): (&Lanes<u64>, RadixPart, u32),
     list: RadixList,
     t: u32,
 ) -> Result<(), SimError> {
@@ -1346,7 +1410,7 @@ async fn count_candidates(
     w.st_shared(&tid.map(|t| counts(0, t)), &u(0), label).await?;
     w.pop_active(saved);
     w.syncthreads("count_candidates: __syncthreads() after clearing counts").await?;
-    let span = radix_span(ra.r.slice);
+    let span = radix_span(slice);
     let mut i = tid;
     loop {
         let inside = i.map(|i| i < list.count);
@@ -1419,16 +1483,20 @@ async fn write_candidate_counts(
 /// two counts of the row's words, and the block's sums in the block's two.
 async fn rtopk_radix_count(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
     let r = &ra.r;
-    let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
+    let own = radix_row(w, ra);
+    if own.k == 0 {
+        return Ok(()); // nothing selected: the write only pads
+    }
+    let part = radix_part(w, (r.m, own.m), own.slice, r.blocks_per_row)?;
     let words = row_words(w, ra, part)?;
     let t = w.ld_global(ra.radix, &words.map(|a| a + RADIX_PREFIX), "rtopk_radix_count: T").await?;
     let t = w.uniform(&t, "rtopk_radix_count: T")?;
     if row_keeps(w, ra, &words).await? && row_fits(w, ra, &words).await? {
         let count = kept_of(w, ra, &words, part).await?;
         let list = radix_list(w, (part, r.blocks_per_row), r.capacity, count)?;
-        return count_candidates(w, ra, (&words, part), list, t).await;
+        return count_candidates(w, ra, (&words, part, own.slice), list, t).await;
     }
-    let range = warp_range(w, part, r.slice);
+    let range = warp_range(w, part, own.slice);
     let (gt, eq) = count_part(w, ra, (part, range), t).await?;
     let (lane, warp, u) = (w.lane_id(), w.warp_idx(), Lanes::splat);
     let saved = w.push_active(&lane.map(|l| l == 0), "rtopk_radix_count: if (lane == 0)")?;
@@ -1675,7 +1743,17 @@ async fn write_listed(
 /// its block add (`__reduce_add_sync`, [`write_part`]).
 async fn rtopk_radix_write(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), SimError> {
     let r = &ra.r;
-    let part = radix_part(w, r.m, r.slice, r.blocks_per_row)?;
+    let own = radix_row(w, ra);
+    let part = radix_part(w, (r.m, own.m), own.slice, r.blocks_per_row)?;
+    let row_at =
+        w.mul_u64(&Lanes::splat(part.row), &Lanes::splat(u64::from(r.k)), "part.row * (u64)k")?;
+    let row_at = w.uniform(&row_at, "rtopk_radix_write: row_out")? + r.output.offset;
+    if own.k < r.k {
+        pad_radix_row(w, ra, (part, row_at), own.k).await?;
+    }
+    if own.k == 0 {
+        return Ok(());
+    }
     let words = row_words(w, ra, part)?;
     let at = |word: u64| words.map(|a| a + word);
     let t = w.ld_global(ra.radix, &at(RADIX_PREFIX), "rtopk_radix_write: T").await?;
@@ -1683,9 +1761,6 @@ async fn rtopk_radix_write(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), S
     let left = w.ld_global(ra.radix, &at(RADIX_LEFT), "rtopk_radix_write: left").await?;
     let left = w.uniform(&left, "rtopk_radix_write: left")?;
     let (gt, eq) = counts_before_block(w, ra, &words, part).await?;
-    let row_at =
-        w.mul_u64(&Lanes::splat(part.row), &Lanes::splat(u64::from(r.k)), "part.row * (u64)k")?;
-    let row_at = w.uniform(&row_at, "rtopk_radix_write: row_out")? + r.output.offset;
     let last = part.b + 1 == r.blocks_per_row;
     if listed_write(w, ra, &words, part).await? {
         let count = kept_of(w, ra, &words, part).await?;
@@ -1694,7 +1769,7 @@ async fn rtopk_radix_write(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), S
         let end = write_listed(w, ra, (part, list), (t, left), &place).await?;
         if last && w.warp_idx() == 0 {
             // the simulator's check: the row's last block ends its k results
-            w.check_that(end == r.k, "rtopk_radix_write: the row's results fill its k")?;
+            w.check_that(end == own.k, "rtopk_radix_write: the row's results fill its k")?;
         }
         return Ok(());
     }
@@ -1717,13 +1792,31 @@ async fn rtopk_radix_write(w: &mut Warp<'_>, ra: &RadixArgs<'_>) -> Result<(), S
     let e = w.reduce_add_sync(FULL_MASK, &e, "rtopk_radix_write: __reduce_add_sync(eq)")?;
     let (gt, eq) = (gt.wrapping_add(g.lane(0)), eq.wrapping_add(e.lane(0)));
     let mut place = Written { row_at, out: gt + eq.min(left), eq_seen: eq };
-    let range = warp_range(w, part, r.slice);
+    let range = warp_range(w, part, own.slice);
     write_part(w, ra, (part, range), (t, left), &mut place).await?;
     if last && warp + 1 == RADIX_WARPS {
         // the simulator's check: the row's last range ends its k results
-        w.check_that(place.out == r.k, "rtopk_radix_write: the row's results fill its k")?;
+        w.check_that(place.out == own.k, "rtopk_radix_write: the row's results fill its k")?;
     }
     Ok(())
+}
+
+/// `pad_radix_row`: a ragged row's output slots from its own k to the width (the launch's k)
+/// get docs/contract.md §5's padding, index PAD and value 0, by its block 0 (`row_at`: the
+/// row's first slot). Disjoint from the slots the write fills.
+async fn pad_radix_row(
+    w: &mut Warp<'_>,
+    ra: &RadixArgs<'_>,
+    (part, row_at): (RadixPart, u64),
+    own_k: u32,
+) -> Result<(), SimError> {
+    if part.b != 0 {
+        return Ok(());
+    }
+    let at = Lanes::splat(row_at);
+    let tid = w.thread_idx();
+    let bufs = (ra.out_val, ra.out_idx, &at);
+    pad_results(w, bufs, ra.elem, (own_k, ra.r.k), &tid, RADIX_THREADS).await
 }
 
 /// The row's keys above T and ties at T in the blocks before the part's
