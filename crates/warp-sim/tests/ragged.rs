@@ -505,7 +505,7 @@ proptest! {
 
 /// The radix select over rows of every kind of length, three rows of 12000 at a time on a
 /// device of four SMs (three blocks a row, parts of 4096 on a full row; a shorter row's parts
-/// a third of its length each): lengths 0, 1, below k, 4095–4097, past one part and two, M; k per row 0, 1, above the length,
+/// a third of its length each): lengths 0, 1, 5, 9, below k, 4095–4097, past one part and two, M; k per row 0, 1, above the length,
 /// the width; ties straddling each row's k-th value, NaN and infinities past the lengths; both
 /// modes, sorted and not, with and without a k per row — the oracle's answers, no diagnostic.
 #[test]
@@ -517,8 +517,10 @@ fn radix_rows_of_every_length() {
     let route = Simulator::new(config).route(&args).unwrap();
     let warp_sim::rtopk::Route::Radix(r) = route else { panic!("not a radix select: {route:?}") };
     assert_eq!((r.blocks_per_row, r.slice), (3, 4096));
-    let lengths = [[0usize, 1, 57], [4095, 4096, 4097], [6000, 8193, m], [m, 300, 9000]];
-    let ks = [[64usize, 64, 200], [0, 1, 300], [300, 17, 300], [150, 299, 64]];
+    // rows of a few elements too: parts of 4 and 8 (one warp range an element)
+    let lengths =
+        [[0usize, 1, 57], [9, 5, 33], [4095, 4096, 4097], [6000, 8193, m], [m, 300, 9000]];
+    let ks = [[64usize, 64, 200], [9, 3, 20], [0, 1, 300], [300, 17, 300], [150, 299, 64]];
     for (lengths, ks) in lengths.iter().zip(&ks) {
         let n = lengths.len();
         let x: Vec<f32> = (0..n * m).map(|i| ((i * 2_654_435_761) % 4) as f32).collect();

@@ -1431,7 +1431,10 @@ async fn count_candidates(
         // the simulator's check: the second pass kept an index of the block's part
         let label = "count_candidates: a candidate's index lies in its block's part";
         w.check(&j.map(|j| (part.start..part.end).contains(&j)), label)?;
-        let slot = key.zip(&j, |k, j| counts(u32::from(k == t), j.wrapping_sub(part.start) / span));
+        // (wrapping: the lanes masked off compute it from whatever their `j` holds, unused)
+        let slot = key.zip(&j, |k, j| {
+            counts(u32::from(k == t), 0).wrapping_add(j.wrapping_sub(part.start) / span)
+        });
         let label =
             "count_candidates: atomicAdd(&counts[key == T][(list.idx[i] - part.start) / span], 1u)";
         w.atomic_add_shared(&slot, &u(1), label).await?;
