@@ -134,21 +134,24 @@ const SHAPES: [(usize, usize, usize); 7] = [
     (3, 70_000, 2048),
 ];
 
-/// The unit of the ragged request `(n, m, k)` with lengths and k per row on this GPU.
-fn ragged_unit(n: usize, m: usize, k: usize) -> String {
-    let launch = rtopk_plan::Launch {
-        n,
-        m,
-        k,
-        mode: Mode::Largest,
-        bisect: topk_ref::Bisect::exact(),
-        sorted: false,
-        elem: rtopk_plan::ElemType::F32,
-    };
+/// The default program of the ragged request `(n, m, k)` of `elem` with lengths and k per row
+/// on this GPU, with or without iteration counts.
+fn ragged_program(
+    (n, m, k): (usize, usize, usize),
+    elem: rtopk_plan::ElemType,
+    counts: bool,
+) -> rtopk_plan::Program {
+    let (mode, bisect) = (Mode::Largest, topk_ref::Bisect::exact());
+    let launch = rtopk_plan::Launch { n, m, k, mode, bisect, sorted: false, elem };
     let gpu = rtopk_cuda::shared_device(0).expect("a CUDA GPU");
     let both = rtopk_plan::Ragged { lengths: true, k_per_row: true, ..Default::default() };
     let strategy = rtopk_plan::Strategy::Auto;
-    let p = rtopk_plan::program_ragged(&launch, &gpu.limits(), strategy, true, both).unwrap();
+    rtopk_plan::program_ragged(&launch, &gpu.limits(), strategy, counts, both).unwrap()
+}
+
+/// The unit of the ragged f32 request `(n, m, k)` with lengths and k per row on this GPU.
+fn ragged_unit(n: usize, m: usize, k: usize) -> String {
+    let p = ragged_program((n, m, k), rtopk_plan::ElemType::F32, true);
     p.steps[0].unit.to_string()
 }
 

@@ -28,19 +28,7 @@ fn radix_shape(n: usize, m: usize, kmax: usize) -> (Vec<usize>, Vec<usize>) {
 /// Whether the default program of the ragged request `(n, m, kmax)` of `E` on this GPU
 /// starts with a radix step.
 fn takes_radix<E: KernelElement>(n: usize, m: usize, kmax: usize) -> bool {
-    let launch = rtopk_plan::Launch {
-        n,
-        m,
-        k: kmax,
-        mode: Mode::Largest,
-        bisect: topk_ref::Bisect::exact(),
-        sorted: false,
-        elem: E::ELEM,
-    };
-    let gpu = rtopk_cuda::shared_device(0).expect("a CUDA GPU");
-    let both = rtopk_plan::Ragged { lengths: true, k_per_row: true, ..Default::default() };
-    let strategy = rtopk_plan::Strategy::Auto;
-    let p = rtopk_plan::program_ragged(&launch, &gpu.limits(), strategy, false, both).unwrap();
+    let p = super::ragged_program((n, m, kmax), E::ELEM, false);
     p.steps[0].name.name().starts_with("radix")
 }
 
