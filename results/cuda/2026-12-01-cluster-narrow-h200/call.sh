@@ -12,8 +12,19 @@
 #           same rows) and gpu_ragged's cluster test
 #   b,c,d:  single shapes (20 launches, alternated twice; one_table.py), and the indexer and
 #           sampler grids on uniform and laplace rows, once each
+#   e:      the committed tree's gpu_ragged (devbin/f1: its helpers ragged_program, ragged_unit
+#           and takes_radix shared) — the radix tests and the f32 ragged test, nothing else
 set -uo pipefail
 CALL=$1
+if [ $CALL = e ]; then
+  S=$OUT/steps.txt; nvidia-smi -L > $OUT/device.txt; date -u >> $OUT/device.txt
+  chmod +x devbin/f1/gpu_ragged
+  for f in radix ragged_rows_on_the_gpu_equal_the_simulator_f32; do  # the second saved as gpu_ragged_f32.txt
+    s=$SECONDS; timeout 150 devbin/f1/gpu_ragged --ignored --test-threads 1 $f > $OUT/gpu_ragged_$f.txt 2>&1
+    echo "== gpu_ragged $f rc=$? $((SECONDS-s)) s" >> $S; grep -E "^test |test result|panicked" $OUT/gpu_ragged_$f.txt >> $S
+  done
+  exit 0
+fi
 R=results/cuda/2026-12-01-cluster-narrow-h200; Q=results/cuda/2026-12-01-ragged-radix-h200
 case $CALL in
   a) NEW=c1 ;;
