@@ -19,9 +19,10 @@ CALL=$1
 if [ $CALL = e ]; then
   S=$OUT/steps.txt; nvidia-smi -L > $OUT/device.txt; date -u >> $OUT/device.txt
   chmod +x devbin/f1/gpu_ragged
-  for f in radix ragged_rows_on_the_gpu_equal_the_simulator_f32; do  # the second saved as gpu_ragged_f32.txt
-    s=$SECONDS; timeout 150 devbin/f1/gpu_ragged --ignored --test-threads 1 $f > $OUT/gpu_ragged_$f.txt 2>&1
-    echo "== gpu_ragged $f rc=$? $((SECONDS-s)) s" >> $S; grep -E "^test |test result|panicked" $OUT/gpu_ragged_$f.txt >> $S
+  for t in radix:radix f32:ragged_rows_on_the_gpu_equal_the_simulator_f32; do
+    f=${t#*:}; o=$OUT/gpu_ragged_${t%%:*}.txt
+    s=$SECONDS; timeout 150 devbin/f1/gpu_ragged --ignored --test-threads 1 $f > $o 2>&1
+    echo "== gpu_ragged $f rc=$? $((SECONDS-s)) s" >> $S; grep -E "^test |test result|panicked" $o >> $S
   done
   exit 0
 fi
