@@ -1,11 +1,11 @@
-// The cluster-row kernel: rtopk_cluster_rows, one thread-block cluster per row (docs/kernel.md,
-// "Cluster rows"). Block r of a row's cluster holds elements r SPAN .. (r + 1) SPAN - 1 of the
-// row in registers (SPAN = BLOCK_EPL * blockDim.x), as a block row holds its first SPAN; the
-// search is the block row's, but every count, and the row's min and max key, meet in each
-// block's shared memory through distributed shared memory (PTX ISA, "mapa",
-// "red.shared::cluster", "barrier.cluster"), one cluster barrier per count. The selection
-// places each block's results after those of the blocks before it (one more cluster round).
-// Compute capability 9.0 and newer; the plan gives these rows to no older device.
+// The cluster-row kernels: rtopk_cluster_rows and rtopk_cluster_rows_narrow, one thread-block
+// cluster per row (docs/kernel.md, "Cluster rows"). Block r of a row's cluster holds elements
+// r SPAN .. (r + 1) SPAN - 1 of the row in registers (SPAN = BLOCK_EPL * blockDim.x), as a block
+// row holds its first SPAN; the search is the block row's, but every count, and the row's min
+// and max key, meet in each block's shared memory through distributed shared memory (PTX ISA,
+// "mapa", "red.shared::cluster", "barrier.cluster"), one cluster barrier per count. The
+// selection places each block's results after those of the blocks before it (one more cluster
+// round). Compute capability 9.0 and newer; the plan gives these rows to no older device.
 
 #include "block_rows.cu"
 
@@ -23,6 +23,14 @@
 // (cluster_sum): on an H200 4-6 % faster with 8 warps, 12-17 % slower with 20, where the
 // warps' adds meet in each slot (docs/performance.md, "Cluster rows").
 #define CLUSTER_DIRECT_WARPS 8u
+
+// A cluster row of rtopk_cluster_rows_narrow that narrows (EXIT_NARROW; docs/kernel.md,
+// "Cluster rows", **Narrowing**) goes on with its candidates on one warp of block 0,
+// CLUSTER_CAND_KEYS a lane (CandRow): at most CLUSTER_CAND_CAP of them, which with their
+// indices fill 8 KB of block 0's dynamic shared memory (the f32 load staging, which the plan
+// makes at least that large for these launches).
+#define CLUSTER_CAND_KEYS 32
+#define CLUSTER_CAND_CAP (32u * CLUSTER_CAND_KEYS)
 
 #define CLUSTER_ADD 0
 #define CLUSTER_MIN_OP 1
@@ -75,15 +83,32 @@ __device__ __forceinline__ void cluster_red(u32* slots, u32 word, u32 rank, u32 
 #endif
 }
 
+// Word `at` of block `rank`'s copy of the shared array `base` of this cluster set to `v`
+// (mapa, then st.shared::cluster: the write is seen after the next cluster barrier).
+__device__ __forceinline__ void cluster_store(u32* base, u32 at, u32 rank, u32 v) {
+#if __CUDA_ARCH__ >= 900
+    u32 local = (u32)__cvta_generic_to_shared(base + at), remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(rank));
+    asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(remote), "r"(v) : "memory");
+#else
+    __trap();  // never planned below compute capability 9.0
+#endif
+}
+
 // One row over a cluster: this block's BLOCK_EPL keys a thread, and the count that the whole
 // cluster sees. The search (search.cuh) and cut_of read it as any row. SKIPS (the ragged
 // twin): a thread whose slots all lie past the row skips the compares, as a ragged block
 // row's does (BlockRow), so that the blocks past a short row's end only meet the barriers.
-template <bool SKIPS>
+// NARROWS (rtopk_cluster_rows_narrow, f32 rows only): the row narrows to at most
+// CLUSTER_CAND_CAP candidates; a launch of its own, so that rows that would not gain keep
+// code without it (docs/performance.md, "Cluster rows that narrow").
+template <bool SKIPS, bool NARROWS>
 struct ClusterRow : BlockRow<false, SKIPS> {
     u32* s_cluster;  // CLUSTER_WORDS words
     u32 rank, size;
     mutable u32 round;  // counts so far: round i adds into slot i % 3
+    static constexpr u32 NARROW_CAP = NARROWS ? CLUSTER_CAND_CAP : 0u;
+    static_assert(!NARROWS || ELEM_KIND == ELEM_F32, "only f32 launches stage their loads");
 
     // cluster_sum: the block's count (block_sum), added by thread j into the current slot of
     // block j of the cluster, one cluster barrier, and each thread reads its own block's slot
@@ -160,11 +185,50 @@ __device__ void cluster_before(const Row& row, u32 strong, u32 band, u32* strong
     *band_before = row.s_cluster[CLUSTER_BAND];
 }
 
+// Stage 2, narrowing a cluster row (EXIT_NARROW: the last count, at lo_key, found
+// k < n <= CLUSTER_CAND_CAP keys >= lo_key): every thread copies its candidates (the last
+// count's mask) and their indices into block 0's `cand` (keys, then indices from
+// CLUSTER_CAND_CAP on) in index order — one block prefix of the threads' counts and one
+// cluster round of the blocks' (cluster_before) place them — and one cluster barrier makes
+// them block 0's.
+template <bool SKIPS>
+__device__ void gather_candidates(const ClusterRow<SKIPS, true>& row, u32 first, u32* cand,
+                                  u32* slots) {
+    u32 own = __popc(row.ge_last[0]), before, total, block_before, none;
+    block_prefix(own, slots, &before, &total);
+    cluster_before(row, total, 0u, &block_before, &none);
+    u32 at = block_before + before;
+#pragma unroll
+    for (int j = 0; j < BLOCK_EPL; ++j) {
+        if ((row.ge_last[0] >> j) & 1u) {
+            cluster_store(cand, at, 0u, row.keys[j]);
+            cluster_store(cand, CLUSTER_CAND_CAP + at, 0u, first + (u32)j);
+            ++at;
+        }
+    }
+    cluster_sync();
+}
+
+// A narrowed cluster row: its candidates gathered into block 0, whose first warp goes on alone
+// as a narrowed block row's does (take_candidates, finish_candidates: a count is at most 32
+// slots of one warp, with neither a block nor a cluster barrier); the other warps and blocks
+// are done.
+template <bool SKIPS>
+__device__ void finish_cluster_candidates(const ClusterRow<SKIPS, true>& row, Search& s,
+                                          const Params& p, u32 first, u32* cand, u32* s_chunk,
+                                          const elem_t* row_in, elem_t* out_val, idx_t* out_idx,
+                                          u64 row_id) {
+    gather_candidates(row, first, cand, s_chunk);
+    if (row.rank != 0u || threadIdx.x >= 32u) return;
+    auto narrowed = take_candidates<CLUSTER_CAND_KEYS>(cand, s.count_at_lo, p.m);
+    finish_candidates(narrowed, s, p, cand, row_in, out_val, out_idx, row_id);
+}
+
 // A row over a cluster of blockDim.x-thread blocks (the plan's cluster: at most the portable
 // 8 blocks, the row in their registers, M <= size * SPAN): HINTS, a ragged row (its own
 // arguments p, row_args), its search starting at its hint where the launch gives hints
-// (search_of<true>); aligned, 16-byte loads.
-template <bool HINTS>
+// (search_of<true>); aligned, 16-byte loads; NARROWS, rtopk_cluster_rows_narrow's (ClusterRow).
+template <bool HINTS, bool NARROWS>
 __device__ void rtopk_cluster_row(const Params& p, bool aligned) {
     extern __shared__ __align__(16) u32 smem[];  // the f32 load staging, where given
     __shared__ u32 s_partial[128];
@@ -180,7 +244,7 @@ __device__ void rtopk_cluster_row(const Params& p, bool aligned) {
     float hint = hint_of<HINTS>(p, row_id);
     u32 span = BLOCK_EPL * blockDim.x, start = rank * span;
     u32 here = p.m > start ? min(p.m - start, span) : 0u;  // this block's elements
-    ClusterRow<HINTS> row;  // HINTS: the ragged twin, whose blocks skip past the row's end
+    ClusterRow<HINTS, NARROWS> row;  // HINTS: the ragged twin, whose blocks skip past its end
     row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
     row.m = p.m; row.in_regs = here; row.cached = 0u; row.sign = p.sign;
     row.s_cluster = s_cluster; row.rank = rank; row.size = size; row.round = 0u;
@@ -200,10 +264,19 @@ __device__ void rtopk_cluster_row(const Params& p, bool aligned) {
     cluster_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold, the cluster's counts
     Search s = search_of<HINTS>(row, lo_key, hi_key, p, hint);
+    u32 first = start + BLOCK_EPL * threadIdx.x;
+    elem_t* row_val = opaque(p.out_val + at.out);
+    idx_t* row_idx = opaque(p.out_idx + at.out);
+    if constexpr (NARROWS) {
+        if (s.exit == EXIT_NARROW) {  // cluster-uniform
+            finish_cluster_candidates(row, s, p, first, smem, s_chunk, row_in, row_val, row_idx,
+                                      row_id);
+            return;
+        }
+    }
     // stage 3: select_topk — this block's elements in index order after the blocks before it
     Cut c = cut_of(row, s, p.k);
     u32 band_left = p.k - c.strong_count;
-    u32 first = start + BLOCK_EPL * threadIdx.x;
     u32 strong[1], band[1], before, total;
     u32 own = classify<BLOCK_EPL>(row, first, p.m, c, strong, band);
     block_prefix(own, s_chunk, &before, &total);
@@ -215,16 +288,17 @@ __device__ void rtopk_cluster_row(const Params& p, bool aligned) {
     written = min(written, p.k > base ? p.k - base : 0u);
     u32 take[1];
     u32 pos = taken(strong, band, before, band_here, take);
-    elem_t* out_val = opaque(p.out_val + at.out + base);
-    idx_t* out_idx = opaque(p.out_idx + at.out + base);
+    elem_t* out_val = row_val + base;
+    idx_t* out_idx = row_idx + base;
     emit_staged(take, pos, written, first, s_stage, BLOCK_STAGE, threadIdx.x, blockDim.x,
                 []() { __syncthreads(); }, row_in, out_val, out_idx);
     if (rank == 0u && threadIdx.x == 0u && p.out_iter) p.out_iter[row_id] = s.iterations;
 }
 
 // A plain launch's row: aligned where the launch says (p.vec4).
+template <bool NARROWS>
 __device__ void rtopk_cluster_row(const Params& p) {
-    rtopk_cluster_row<false>(p, p.vec4 != 0);
+    rtopk_cluster_row<false, NARROWS>(p, p.vec4 != 0);
 }
 
 // A ragged row (docs/contract.md §5) over a cluster, as rtopk_block_row_ragged over a block:
@@ -233,6 +307,7 @@ __device__ void rtopk_cluster_row(const Params& p) {
 // whose part lies past the row's end holds nothing). The launch's 16-byte alignment holds for
 // every block's part whatever the row's width: each part starts at a multiple of SPAN, and
 // the staged load cuts the last group.
+template <bool NARROWS>
 __device__ void rtopk_cluster_row_ragged(const Params& launch) {
     u32 rank = cluster_ctarank(), size = cluster_nctarank();
     u64 row_id = blockIdx.x / size;
@@ -245,5 +320,5 @@ __device__ void rtopk_cluster_row_ragged(const Params& launch) {
         if (rank == 0u && threadIdx.x == 0u && p.out_iter) p.out_iter[row_id] = 0u;
         return;
     }
-    rtopk_cluster_row<true>(p, launch.vec4 != 0);
+    rtopk_cluster_row<true, NARROWS>(p, launch.vec4 != 0);
 }

@@ -29,9 +29,10 @@
 //   split_rows.cu  rtopk_split_gather: a split row's last step (docs/kernel.md, "Split rows"),
 //                  the positions among the row's chunk results back to the row's indices
 //   utilities.cu   read_bandwidth_probe, spin_ahead, fill_normal (benchmarks and timing)
-//   cluster_rows.cu  rtopk_cluster_rows: one thread-block cluster per row for few long rows
-//                  (compute capability 9.0), the block rows' stages with the counts meeting in
-//                  distributed shared memory
+//   cluster_rows.cu  rtopk_cluster_rows, rtopk_cluster_rows_narrow: one thread-block cluster
+//                  per row for few long rows (compute capability 9.0), the block rows' stages
+//                  with the counts meeting in distributed shared memory; the second narrows
+//                  to its candidates in block 0
 // rtopk-cuda (src/kernels.rs) compiles one module per entry point (the utilities share one),
 // from a source it writes: the constants the launcher and the kernels share (CAND_CAP,
 // BLOCK_CAND_KEYS, BLOCK_EPL, WARP_STAGE, BLOCK_STAGE) as #defines, then the family's file with

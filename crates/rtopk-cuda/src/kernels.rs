@@ -121,13 +121,14 @@ impl UnitSource for Unit {
             }
             Family::BlockRows => Some(rows(BLOCK_ROWS_BOUNDS, false)),
             Family::BlockRowsNarrow => Some(rows(BLOCK_ROWS_NARROW_BOUNDS, true)),
-            Family::ClusterRows => Some(format!(
+            Family::ClusterRows | Family::ClusterRowsNarrow => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
-                 {{ wait_for_previous_step(); rtopk_cluster_row{}(RTOPK_PARAMS); }}",
+                 {{ wait_for_previous_step(); rtopk_cluster_row{}<{}>(RTOPK_PARAMS); }}",
                 CLUSTER_ROWS_BOUNDS.0,
                 CLUSTER_ROWS_BOUNDS.1,
                 self.entry_name(),
-                if self.is_ragged() { "_ragged" } else { "" }
+                if self.is_ragged() { "_ragged" } else { "" },
+                self.family() == Family::ClusterRowsNarrow
             )),
             Family::SortWarpRows => {
                 let (lanes, per_lane) = sort_warp_shape(self.width());
@@ -207,7 +208,7 @@ fn family_file(family: Family) -> &'static str {
         Family::GroupedRows => "grouped_rows.cu",
         Family::PickRows => "pick_rows.cu",
         Family::WideRows => "wide_rows.cu",
-        Family::ClusterRows => "cluster_rows.cu",
+        Family::ClusterRows | Family::ClusterRowsNarrow => "cluster_rows.cu",
         Family::RadixRows => "radix_rows.cu",
     }
 }

@@ -375,7 +375,8 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
         | Family::BlockRowsNarrow
         | Family::PickRows
         | Family::WideRows
-        | Family::ClusterRows => params_layout(),
+        | Family::ClusterRows
+        | Family::ClusterRowsNarrow => params_layout(),
         Family::SortWarpRows => vec![
             (offset_of!(SortWarpParams, x), 8),
             (offset_of!(SortWarpParams, out_val), 8),
@@ -572,12 +573,13 @@ impl CudaTopK {
             .iter()
             .map(|name| module.load_function(name).map_err(driver("loading a kernel")))
             .collect::<Result<Vec<_>, _>>()?;
-        if matches!(unit.family(), Family::BlockRows | Family::ClusterRows) {
+        let clusters = matches!(unit.family(), Family::ClusterRows | Family::ClusterRowsNarrow);
+        if unit.family() == Family::BlockRows || clusters {
             for f in &functions {
                 self.allow_dynamic_shared(unit, f)?;
             }
         }
-        if unit.family() == Family::ClusterRows && self.limits.max_cluster > PORTABLE_CLUSTER {
+        if clusters && self.limits.max_cluster > PORTABLE_CLUSTER {
             allow_wide_clusters(&functions[0])?;
         }
         let report = UnitReport {
@@ -2024,7 +2026,10 @@ mod tests {
             }
             if matches!(
                 unit.family(),
-                Family::BlockRows | Family::BlockRowsNarrow | Family::ClusterRows
+                Family::BlockRows
+                    | Family::BlockRowsNarrow
+                    | Family::ClusterRows
+                    | Family::ClusterRowsNarrow
             ) {
                 // each entry point (the floor's too) declares its own
                 let entries = unit.entry_points().len();

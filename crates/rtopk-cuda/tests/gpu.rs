@@ -6,7 +6,7 @@
 
 use ndarray::{Array1, Array2};
 use rtopk_cuda::{CudaError, CudaTopK, ElemType, Launch, Strategy, check_driver, check_libraries};
-use rtopk_plan::{CLUSTER_MAX_ROW, WIDE_CLUSTER};
+use rtopk_plan::{CLUSTER_MAX_ROW, CLUSTER_NARROW_MAX_K, CLUSTER_NARROW_MIN_ROW, WIDE_CLUSTER};
 use rtopk_tools::verify::{Reference, WIDTHS, check_all, difference, matrix};
 use topk_ref::{Bisect, Mode, Options, RowTopK, TopK, TopKError, topk_rows};
 use warp_sim::{KernelArgs, SimConfig, Simulator, launch_parallel};
@@ -681,9 +681,10 @@ fn integer_rows_match_bisect_in_every_strategy() {
 
 /// Cluster rows (docs/kernel.md, "Cluster rows"): few rows past 16384 over a cluster of 2 to 8
 /// blocks each — the GPU's values, indices and iteration counts are bisect's and the
-/// simulator's (which runs the same cluster launch), on NaN/inf-laced rows and ties, both
-/// modes, sorted or not, exact, early stopping and a recall target; f16 and bf16 rows too, and
-/// a split row whose second stage is a cluster row.
+/// simulator's (which runs the same cluster launch), on NaN/inf-laced rows, ties and normal
+/// rows that narrow (`rtopk_cluster_rows_narrow`), both modes, sorted or not, exact, early
+/// stopping and a recall target; f16 and bf16 rows too, and a split row whose second stage is
+/// a cluster row.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn cluster_rows_match_bisect_and_the_simulator() {
@@ -696,9 +697,15 @@ fn cluster_rows_match_bisect_and_the_simulator() {
         (1, 200_003, 4096),
         (2, 262_147, 64),
         (3, 500_000, 1000),
+        (3, 100_000, 20),
     ];
     for (ci, (n, m, k)) in cases.into_iter().enumerate() {
-        let family = if ci % 2 == 0 { "nan-inf" } else { "ties" };
+        // the last: normal rows, which narrow (rtopk_cluster_rows_narrow)
+        let family = match ci {
+            6 => "normal",
+            _ if ci % 2 == 0 => "nan-inf",
+            _ => "ties",
+        };
         let x = matrix(n, m, family, m as u64);
         if m > CLUSTER_MAX_ROW && gpu.limits().max_cluster >= WIDE_CLUSTER {
             // rows past the portable clusters: 16 blocks a row
@@ -718,7 +725,11 @@ fn cluster_rows_match_bisect_and_the_simulator() {
             let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
             assert_eq!(difference(&got, &want), None, "{case}");
             let (sim, unit) = simulated(&gpu, &x, k, opts, bisect, Strategy::Auto);
-            assert_eq!(unit, "rtopk_cluster_rows", "{case}");
+            let narrows = bisect.max_iter.is_none()
+                && m >= CLUSTER_NARROW_MIN_ROW
+                && k <= CLUSTER_NARROW_MAX_K;
+            let want = if narrows { "rtopk_cluster_rows_narrow" } else { "rtopk_cluster_rows" };
+            assert_eq!(unit, want, "{case}");
             assert_eq!(difference(&got, &sim), None, "{case}: the simulator");
             let xh = x.mapv(topk_ref::f16::from_f32);
             let got = gpu.topk_rows_with(xh.view(), k, opts, bisect, Strategy::Auto).unwrap();

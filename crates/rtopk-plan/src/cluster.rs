@@ -12,7 +12,7 @@ use topk_ref::check_shape;
 
 use crate::error::PlanError;
 use crate::plan::{DeviceLimits, Launch, Plan};
-use crate::units::{BLOCK_EPL, Family, Unit};
+use crate::units::{BLOCK_EPL, ElemType, Family, Unit};
 
 /// Rows up to this width stay one block per row (at most 512 threads): on an H200 a cluster of
 /// two blocks of 256 took 1.22-1.25x the one block's time at M = 16384 (1 to 32 rows, k = 512
@@ -51,6 +51,21 @@ pub const WIDE_CLUSTER_SHARED_THREADS: usize = 512;
 /// clusters: at most this many. On an H200 eight rows of 393216 and 500000 took 1.04-1.40x the
 /// split's time (fewer GPCs than clusters hold 16 free SMs), four took 0.63-1.00x.
 pub const WIDE_CLUSTER_ROWS: usize = 4;
+/// Exact searches of f32 cluster rows of k at most this, on rows of at least
+/// [`CLUSTER_NARROW_MIN_ROW`], take `rtopk_cluster_rows_narrow`: once a count finds at most
+/// [`CLUSTER_CAND_CAP`] keys at the bracket's lower end, the row's candidates move into block
+/// 0, whose first warp finishes the search and the selection alone, without a cluster round a
+/// count. On an H200 (results/cuda/2026-12-02-cluster-narrow-entry-h200, call a) rows of
+/// 100000 to 262144 took 0.82-0.99x the plain kernel's time at k = 8 to 128, 0.86-1.00x at
+/// k = 256; rows of 40000, 49152 and 81920 1.03-1.15x, and 65536 0.86-1.04x; at k = 512 a
+/// warp's serial selection over hundreds of candidates made it 1.02-1.17x
+/// (results/cuda/2026-12-01-cluster-narrow-h200).
+pub const CLUSTER_NARROW_MAX_K: usize = 128;
+/// See [`CLUSTER_NARROW_MAX_K`]: twelve times [`CLUSTER_SPAN`].
+pub const CLUSTER_NARROW_MIN_ROW: usize = 98_304;
+/// Most candidates a cluster row narrows to (the kernel's `CLUSTER_CAND_CAP`): 32 a lane of
+/// one warp; with their indices, 8 KB of block 0's load staging.
+pub const CLUSTER_CAND_CAP: usize = 1024;
 
 /// Whether the default runs `launch` as cluster rows: a device that launches clusters, rows of
 /// at most 32-bit elements past [`CLUSTER_MIN_ROW`] that a cluster holds in registers
@@ -114,18 +129,29 @@ pub fn cluster_plan(launch: &Launch, limits: &DeviceLimits) -> Result<Plan, Plan
     let why = "no cluster of the device holds the rows at once";
     let (size, threads) = cluster_shape(launch, limits).ok_or(PlanError::TooLarge { n, m, why })?;
     let blocks = n * size; // at most the SM count
+    let dynamic_shared = crate::plan::block_load_stage(blocks, threads, elem, limits);
+    let narrows = narrows(launch) && dynamic_shared as usize >= 8 * CLUSTER_CAND_CAP;
+    let family = if narrows { Family::ClusterRowsNarrow } else { Family::ClusterRows };
     Ok(Plan {
-        unit: Unit::single(Family::ClusterRows).with_elem(elem),
+        unit: Unit::single(family).with_elem(elem),
         keys_per_lane: BLOCK_EPL,
         lanes_per_row: threads,
         grid: blocks as u32,
         block: threads as u32,
-        dynamic_shared: crate::plan::block_load_stage(blocks, threads, elem, limits),
+        dynamic_shared,
         cached_keys: 0,
-        narrows: false,
+        narrows,
         sort: crate::plan::sort_of(launch, limits)?,
         cluster: size as u32,
     })
+}
+
+/// Whether cluster rows of `launch` narrow ([`CLUSTER_NARROW_MAX_K`]), where their launch
+/// stages its loads (the candidates' room).
+fn narrows(launch: &Launch) -> bool {
+    let Launch { m, k, elem, bisect, .. } = *launch;
+    let exact = bisect.max_iter.is_none();
+    exact && elem == ElemType::F32 && k <= CLUSTER_NARROW_MAX_K && m >= CLUSTER_NARROW_MIN_ROW
 }
 
 /// Blocks per cluster the device launches (its `max_cluster`): [`WIDE_CLUSTER`] on compute
@@ -223,6 +249,32 @@ mod tests {
         assert_eq!(max_cluster_of(true, 9), WIDE_CLUSTER);
         assert_eq!(max_cluster_of(true, 10), PORTABLE_CLUSTER);
         assert_eq!(max_cluster_of(false, 9), 1);
+    }
+
+    /// Exact f32 rows of at least [`CLUSTER_NARROW_MIN_ROW`] at small k narrow; the rest, and
+    /// every approximate, 16-bit or integer launch, keep the plain kernel.
+    #[test]
+    fn long_f32_rows_of_small_k_narrow_in_a_launch_of_their_own() {
+        let family = |l: &Launch| cluster_plan(l, &H200).unwrap().family();
+        let p = cluster_plan(&launch(1, 100_000, 64), &H200).unwrap();
+        assert_eq!((p.family(), p.narrows), (Family::ClusterRowsNarrow, true));
+        assert!(p.dynamic_shared as usize >= 8 * CLUSTER_CAND_CAP);
+        assert_eq!(p.unit.to_string(), "rtopk_cluster_rows_narrow");
+        assert_eq!(family(&launch(16, 131_072, 1)), Family::ClusterRowsNarrow);
+        assert_eq!(family(&launch(1, 100_000, 128)), Family::ClusterRowsNarrow);
+        assert_eq!(family(&launch(1, 100_000, 129)), Family::ClusterRows);
+        assert_eq!(family(&launch(1, CLUSTER_NARROW_MIN_ROW - 1, 20)), Family::ClusterRows);
+        assert_eq!(family(&launch(1, CLUSTER_NARROW_MIN_ROW, 20)), Family::ClusterRowsNarrow);
+        assert_eq!(family(&launch(8, 65_536, 20)), Family::ClusterRows);
+        let approx = Bisect { max_iter: Some(4), ..Bisect::exact() };
+        assert_eq!(
+            family(&Launch { bisect: approx, ..launch(1, 100_000, 20) }),
+            Family::ClusterRows
+        );
+        for elem in [ElemType::F16, ElemType::Bf16, ElemType::I32] {
+            let p = cluster_plan(&Launch { elem, ..launch(1, 100_000, 20) }, &H200).unwrap();
+            assert_eq!((p.family(), p.narrows), (Family::ClusterRows, false), "{elem:?}");
+        }
     }
 
     #[test]

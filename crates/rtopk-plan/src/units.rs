@@ -362,6 +362,9 @@ pub enum Family {
     /// The radix select (crate::radix), `rtopk_radix_digits`, `rtopk_radix_count` and
     /// `rtopk_radix_write`: f32, f16 and bf16 rows, several blocks each.
     RadixRows,
+    /// Cluster rows that narrow to their candidates in block 0 (crate::cluster,
+    /// `rtopk_cluster_rows_narrow`): f32 rows, exact, small k.
+    ClusterRowsNarrow,
 }
 
 impl Family {
@@ -417,6 +420,7 @@ impl Family {
             Family::WideRows => "rtopk_wide_rows",
             Family::ClusterRows => "rtopk_cluster_rows",
             Family::RadixRows => "rtopk_radix",
+            Family::ClusterRowsNarrow => "rtopk_cluster_rows_narrow",
         }
     }
 }
@@ -515,8 +519,11 @@ impl Unit {
     /// a top-k unit; `ragged == false`, or a unit of another family: itself (the sorts and
     /// the gather read the per-row arrays where given, at a cost no plain launch notices).
     pub fn with_ragged(self, ragged: bool) -> Self {
-        let twins =
-            self.family.selects() || matches!(self.family, Family::WideRows | Family::ClusterRows);
+        let twins = self.family.selects()
+            || matches!(
+                self.family,
+                Family::WideRows | Family::ClusterRows | Family::ClusterRowsNarrow
+            );
         Self { ragged: ragged && twins, ..self }
     }
 
@@ -611,6 +618,11 @@ impl Unit {
                 out.push(Unit { index, ..Unit::radix(elem) });
             }
         }
+        for ragged in [false, true] {
+            for index in [IndexType::U32, IndexType::I64] {
+                out.push(Unit { index, ragged, ..Unit::single(Family::ClusterRowsNarrow) });
+            }
+        }
         out
     }
 
@@ -636,6 +648,10 @@ impl Unit {
 
     /// The unit's place in [`Unit::all`].
     pub fn index(self) -> usize {
+        if self.family == Family::ClusterRowsNarrow {
+            let set = 2 * usize::from(self.ragged) + usize::from(self.index == IndexType::I64);
+            return BEFORE_CLUSTER + 2 * SETS + 2 * ElemType::FLOATS.len() + set;
+        }
         if self.family == Family::RadixRows {
             let set = 2 * self.elem.ordinal() + usize::from(self.index == IndexType::I64);
             return BEFORE_CLUSTER + 2 * SETS + set;
@@ -708,7 +724,8 @@ impl Unit {
             | Family::PickRows
             | Family::WideRows
             | Family::ClusterRows
-            | Family::RadixRows => 0,
+            | Family::RadixRows
+            | Family::ClusterRowsNarrow => 0,
         }
     }
 
@@ -799,8 +816,10 @@ const BEFORE_CLUSTER: usize = PLAIN_UNITS
     + PICK_UNITS
     + WIDE_UNITS;
 /// How many units there are: those before the cluster rows', then the cluster rows' of every
-/// element type of at most 32 bits, for both index types, plain and then ragged.
-pub const UNIT_COUNT: usize = BEFORE_CLUSTER + 2 * SETS + 2 * ElemType::FLOATS.len();
+/// element type of at most 32 bits, for both index types, plain and then ragged, the radix
+/// units of the float types, and the narrowing cluster rows' (f32: both index types, plain and
+/// then ragged).
+pub const UNIT_COUNT: usize = BEFORE_CLUSTER + 2 * SETS + 2 * ElemType::FLOATS.len() + 4;
 
 /// A unit is written as its name (`rtopk_warp_rows_12_f16`).
 impl Serialize for Unit {
@@ -847,13 +866,18 @@ mod tests {
         );
         assert!(!names.contains("rtopk_sort_rows_ragged"));
         let wide_ragged = 2 * ElemType::WIDE.len() * WIDE_WIDTHS.len();
-        assert_eq!(Unit::all_plain().len() + SETS * RAGGED_BASE + wide_ragged + SETS, UNIT_COUNT);
+        let ragged = SETS * RAGGED_BASE + wide_ragged + SETS + 2;
+        assert_eq!(Unit::all_plain().len() + ragged, UNIT_COUNT);
         assert!(
             names.contains("rtopk_cluster_rows") && names.contains("rtopk_cluster_rows_bf16_i64")
         );
         let cluster = Unit::single(Family::ClusterRows);
         assert_eq!(cluster.with_ragged(true).to_string(), "rtopk_cluster_rows_ragged");
         assert!(names.contains("rtopk_cluster_rows_ragged_i8_i64"));
+        let narrow = Unit::single(Family::ClusterRowsNarrow);
+        assert_eq!(narrow.with_ragged(true).to_string(), "rtopk_cluster_rows_narrow_ragged");
+        assert!(names.contains("rtopk_cluster_rows_narrow_i64"));
+        assert!(!names.contains("rtopk_cluster_rows_narrow_bf16"));
         // the threshold units: one per element type, whatever the index type asked
         assert!(
             names.contains("rtopk_row_threshold") && names.contains("rtopk_row_threshold_bf16")

@@ -53,6 +53,17 @@ fn hostile(n: usize, m: usize, seed: u64) -> Vec<f32> {
         .collect()
 }
 
+/// As [`hostile`] but finite (zeros of both signs and subnormals its only specials): rows whose
+/// search has a value phase, where cluster rows narrow (a NaN or an infinity leaves none).
+fn finite(n: usize, m: usize, seed: u64) -> Vec<f32> {
+    let specials = [0.0, -0.0, f32::from_bits(1), f32::from_bits(0x8000_0003)];
+    let x = hostile(n, m, seed);
+    x.iter()
+        .enumerate()
+        .map(|(i, &v)| if v.is_finite() && v.abs() < f32::MAX { v } else { specials[i % 4] })
+        .collect()
+}
+
 /// Per-row lengths and k for `n` rows of `m`: 0, M, k above the length, k 0.
 fn shape(n: usize, m: usize, kmax: usize, seed: u64) -> (Vec<usize>, Vec<usize>) {
     let mut s = seed;
@@ -180,6 +191,27 @@ fn ragged_rows_on_the_gpu_equal_the_simulator_f16_bf16() {
         check(h.unwrap().view(), k, i as u64 + 200);
         let b = Array2::from_shape_vec((n, m), v.iter().map(|&f| bf16::from_f32(f)).collect());
         check(b.unwrap().view(), k, i as u64 + 300);
+    }
+}
+
+/// Cluster rows of finite values narrow to their candidates in block 0
+/// (`rtopk_cluster_rows_narrow`; docs/kernel.md, "Cluster rows", **Narrowing**): cuda against
+/// the simulator, which narrows the same rows, and the oracle — ragged (lengths 0 and M, k 0
+/// and above the length), with hints (each row's own threshold, near ones, NaN, ±inf,
+/// arbitrary bits) and plain, both modes, sorted or not; blocks of 12 and 13 warps, and wide
+/// clusters.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn narrowed_cluster_rows_on_the_gpu_equal_the_simulator() {
+    for (i, (n, m, k)) in
+        [(4, 100_000, 20), (3, 98_304, 128), (2, 200_000, 40)].into_iter().enumerate()
+    {
+        let unit = ragged_unit(n, m, k);
+        assert_eq!(unit, "rtopk_cluster_rows_narrow_ragged", "N={n} M={m} K={k}");
+        let x = Array2::from_shape_vec((n, m), finite(n, m, i as u64 + 90)).unwrap();
+        check(x.view(), k, i as u64 + 800);
+        check_hinted(x.view(), k, i as u64 + 850, true);
+        check_hinted(x.view(), k, i as u64 + 870, false);
     }
 }
 

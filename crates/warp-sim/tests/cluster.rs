@@ -386,3 +386,58 @@ fn ranks_and_sizes_follow_the_cluster_and_clusters_stay_whole_when_shuffled() {
         }
     }
 }
+
+/// `st.shared::cluster`: each block stores into the next block's word 0 (rank + 1 mod 2), and
+/// after a cluster barrier every block reads its neighbour's value, silently; a read by the
+/// owner before the barrier, or a second store into the word in the same phase, is a
+/// [`DiagKind::ClusterRace`]; a store before the first cluster barrier is a
+/// [`DiagKind::ClusterUnsynced`].
+#[test]
+fn cluster_stores_are_seen_after_the_barrier_and_races_are_reported() {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Store {
+        Right,
+        OwnerReadsFirst,
+        Twice,
+        BeforeFirstSync,
+    }
+    let run = |store: Store| {
+        let mut m = Machine::new(DiagPolicy::Collect, Schedule::InOrder);
+        let out = m.alloc(Global::zeroed("out", 2).unwrap());
+        let mut grid = Grid::new(2, 1, 1);
+        grid.cluster = 2;
+        m.launch(grid, async move |mut w| {
+            let zero = Lanes::splat(0);
+            let rank = w.cluster_ctarank();
+            if store != Store::BeforeFirstSync {
+                w.barrier_cluster("sync #1").await?;
+            }
+            let one = w.push_active_mask(1);
+            let next = Lanes::splat((rank + 1) % 2);
+            let v = Lanes::splat(10 + rank);
+            w.st_shared_cluster(&next, &zero, &v, "store into the next block").await?;
+            if store == Store::Twice {
+                w.st_shared_cluster(&next, &zero, &v, "store again").await?;
+            }
+            if store == Store::OwnerReadsFirst && rank == 1 {
+                w.ld_shared(&zero, "read before the barrier").await?;
+            }
+            w.pop_active(one);
+            w.barrier_cluster("sync #2").await?;
+            let one = w.push_active_mask(1);
+            let got = w.ld_shared(&zero, "read").await?;
+            w.st_global(out, &Lanes::splat(u64::from(rank)), &got, "out[rank] = word").await?;
+            w.pop_active(one);
+            Ok(())
+        })
+        .unwrap();
+        (m.global(out).data().to_vec(), kinds(&m.take_diagnostics().0))
+    };
+    assert_eq!(run(Store::Right), (vec![11, 10], vec![]));
+    let (_, found) = run(Store::OwnerReadsFirst);
+    assert!(found.contains(&DiagKind::ClusterRace), "{found:?}");
+    let (_, found) = run(Store::Twice);
+    assert_eq!(found, vec![DiagKind::ClusterRace; 2], "{found:?}");
+    let (_, found) = run(Store::BeforeFirstSync);
+    assert!(found.contains(&DiagKind::ClusterUnsynced), "{found:?}");
+}

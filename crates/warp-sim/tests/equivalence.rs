@@ -16,7 +16,7 @@ use test_support::{matrix, pick_k};
 use topk_ref::{Bisect, Mode, Options, TopKError, topk_row};
 use warp_sim::rtopk::Strategy as Launch;
 use warp_sim::{
-    ElemType, Family, KernelArgs, SimConfig, SimError, SimTopK, Simulator, VirtualSource,
+    Branch, ElemType, Family, KernelArgs, SimConfig, SimError, SimTopK, Simulator, VirtualSource,
 };
 
 /// Runs the matrix on the simulator and compares every row with topk-ref's `Bisect`.
@@ -114,6 +114,15 @@ fn generate(dist: &str, n: usize, m: usize, rng: &mut StdRng) -> Vec<f32> {
             "ties" => f32::from(rng.random_range(0u8..6)) * 0.5,
             // ties that a top k of a few hundred meets in many chunks of a split row
             "wide-ties" => f32::from(rng.random_range(0u8..97)) - 48.0,
+            // values a row narrows among (a NaN or an infinity at either end leaves no value
+            // phase, which is where a row narrows): zeros of both signs and subnormals
+            "finite" => match rng.random_range(0u32..20) {
+                0 => -0.0,
+                1 => 0.0,
+                2 => f32::from_bits(rng.random_range(1u32..0x80_0000)),
+                3 => -f32::from_bits(rng.random_range(1u32..0x80_0000)),
+                _ => StandardNormal.sample(rng),
+            },
             _ => match rng.random_range(0u32..20) {
                 0 => f32::NAN,
                 1 => -f32::NAN,
@@ -205,14 +214,17 @@ fn cluster_rows_equal_bisect() {
         // blocks of 13 warps, whose counts meet in the block first (cluster_sum); the others
         // have at most 8, each warp adding its own
         ("wide-ties", 1, 100_000, 2048, Mode::Smallest, Bisect::exact(), false),
-        // past 131072: a wide cluster of 16 blocks (rtopk-plan's WIDE_CLUSTER), k small
+        // past 131072: a wide cluster of 16 blocks (rtopk-plan's WIDE_CLUSTER), k small: the
+        // narrowing kernel, whose rows with NaN at their ends never narrow
         ("hostile", 1, 140_001, 64, Mode::Largest, Bisect::exact(), true),
     ] {
         let x = generate(dist, n, m, &mut rng);
         let config = SimConfig { sorted, ..SimConfig::default() };
         let fam = check(config, n, m, &x, k, mode, b)
             .unwrap_or_else(|e| panic!("{dist} {n} x {m} k={k}: {e}"));
-        assert_eq!(fam, Family::ClusterRows, "{dist} {n} x {m} k={k}");
+        let narrows = m >= 98_304 && k <= 128;
+        let want = if narrows { Family::ClusterRowsNarrow } else { Family::ClusterRows };
+        assert_eq!(fam, want, "{dist} {n} x {m} k={k}");
     }
     let args = KernelArgs {
         n: 1,
@@ -236,6 +248,40 @@ fn cluster_rows_equal_bisect() {
     let last = *route.plans().last().unwrap();
     assert_eq!((route.depth(), last.family()), (1, Family::ClusterRows));
     check(config, 1, m, &x, k, Mode::Largest, Bisect::exact()).unwrap();
+}
+
+/// Cluster rows that narrow (`rtopk_cluster_rows_narrow`; docs/kernel.md, "Cluster rows",
+/// **Narrowing**): an f32 row whose search finds at most 1024 keys (`CLUSTER_CAND_CAP`) at its
+/// lower bound gathers them into block 0, whose first warp finishes the search and the
+/// selection alone — `bisect`'s indices, value bits and iteration count all the same, with
+/// zeros of both signs and subnormals in the row (a NaN or an infinity at its ends leaves no
+/// value phase, so no narrowing), ties at the k-th value among the candidates, both modes,
+/// sorted or not, a recall target, blocks of 12 to 14 warps, and wide clusters; the same rows
+/// in bf16 take the plain kernel, which never narrows.
+#[test]
+fn cluster_rows_that_narrow_equal_bisect() {
+    let mut rng = StdRng::seed_from_u64(29);
+    let recall = Bisect::with_recall(0.999).unwrap();
+    for (dist, n, m, k, mode, b, sorted) in [
+        ("normal", 1, 100_000, 64, Mode::Largest, Bisect::exact(), false),
+        ("finite", 2, 110_000, 40, Mode::Smallest, Bisect::exact(), true),
+        ("wide-ties", 1, 98_304, 30, Mode::Largest, Bisect::exact(), false),
+        ("normal", 1, 140_001, 50, Mode::Largest, recall, false),
+        ("finite", 1, 98_304, 128, Mode::Largest, Bisect::exact(), true),
+    ] {
+        let x = generate(dist, n, m, &mut rng);
+        let config = SimConfig { sorted, ..SimConfig::default() };
+        let case = format!("{dist} {n} x {m} k={k} {b:?}");
+        let args = KernelArgs { n, m, k, mode, bisect: b, mutant: None };
+        let got = Simulator::new(config).run(&x, &args).unwrap();
+        assert!(got.coverage.reached(Branch::ClusterNarrowed), "{case}: {:?}", got.coverage);
+        let fam = check(config, n, m, &x, k, mode, b).unwrap_or_else(|e| panic!("{case}: {e}"));
+        assert_eq!(fam, Family::ClusterRowsNarrow, "{case}");
+        let xb: Vec<_> = x.iter().map(|&v| topk_ref::bf16::from_f32(v)).collect();
+        let got = Simulator::new(config).run(&xb, &args).unwrap();
+        assert_eq!(got.plan.family(), Family::ClusterRows, "{case} bf16");
+        assert!(!got.coverage.reached(Branch::ClusterNarrowed), "{case} bf16");
+    }
 }
 
 /// The trace of a row run by many warps (a block row) or many blocks (a cluster row), each of

@@ -796,24 +796,8 @@ fn ragged_cluster_rows_equal_the_oracle() {
         HintKind::NegInf,
         HintKind::Random,
     ];
-    let x32: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 4099) as f32 * 0.5 - 1000.0).collect();
-    for (case, hint) in hints.into_iter().enumerate() {
-        let shape = RaggedShape {
-            lengths: lengths.clone(),
-            k: k.clone(),
-            per_row_k: case % 2 == 0,
-            tail: tails[case % tails.len()],
-            hint,
-            random_hints: vec![-3.5, 0.0, 250.25, 1e30, -1e-40],
-        };
-        let mode = Mode::from_smallest(case % 3 == 1);
-        let config = SimConfig { sorted: case % 3 == 2, ..SimConfig::default() };
-        let mut x = x32.clone();
-        poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
-        check(config, (n, m, &x), &shape, mode, Bisect::exact()).unwrap();
-        let got = cluster_unit(config, (n, m, &x), &shape);
-        assert_eq!(got, "rtopk_cluster_rows_ragged", "{hint:?}");
-    }
+    let x32 =
+        f32_cluster_cases((n, m), (&lengths, &k), &hints, &tails, "rtopk_cluster_rows_ragged");
     for (case, hint) in [HintKind::Exact, HintKind::None].into_iter().enumerate() {
         let shape = RaggedShape {
             lengths: lengths.clone(),
@@ -831,23 +815,78 @@ fn ragged_cluster_rows_equal_the_oracle() {
         poison_tails(&mut x, m, &shape.lengths, shape.tail, specials16::<bf16>());
         check(SimConfig::default(), (n, m, &x), &shape, mode, Bisect::exact()).unwrap();
         let got = cluster_unit(SimConfig::default(), (n, m, &x), &shape);
-        assert_eq!(got, "rtopk_cluster_rows_ragged_bf16", "{hint:?}");
+        assert_eq!(got, ("rtopk_cluster_rows_ragged_bf16".to_string(), false), "{hint:?}");
     }
 }
 
-/// The unit that ran the ragged request `shape` (no hints needed: the route is the lengths').
+/// Ragged f32 rows of at least 98304 of k at most 128 take the narrowing twin
+/// (`rtopk_cluster_rows_narrow_ragged`), whose rows gather their candidates into block 0
+/// (`finish_cluster_candidates`): rows of lengths 0, just past one block's part, within and
+/// at the width; k per row (0 up to 128, one above its length) or 128 for all; NaN and
+/// infinite tails; hints of every kind — the oracle's answers, counts and thresholds, with no
+/// diagnostic, largest and smallest, sorted or not.
+#[test]
+fn ragged_cluster_rows_that_narrow_equal_the_oracle() {
+    let (n, m) = (5usize, 100_000usize);
+    // the plan's cluster for 5 x 100000: 8 blocks of 416 threads, parts of 13312
+    let lengths = vec![0, 13_313, 40_000, 100_000, 30];
+    let k = vec![3, 128, 0, 50, 31];
+    let tails = [test_support::Tail::Nan, test_support::Tail::Inf, test_support::Tail::Keep];
+    let hints =
+        [HintKind::None, HintKind::Exact, HintKind::Perturbed, HintKind::Nan, HintKind::Random];
+    let unit = "rtopk_cluster_rows_narrow_ragged";
+    f32_cluster_cases((n, m), (&lengths, &k), &hints, &tails, unit);
+}
+
+/// The f32 rows of the ragged cluster tests, `n` rows of `m` with `lengths` and `k` per row, a
+/// case a hint kind: tails, k per row or the largest for all, largest or smallest, sorted or
+/// not, cycling with the case — the oracle's answers with no diagnostic, run by `unit`, which
+/// narrows where it is `rtopk_cluster_rows_narrow_ragged`. Returns the rows before the tails.
+fn f32_cluster_cases(
+    (n, m): (usize, usize),
+    (lengths, k): (&[usize], &[usize]),
+    hints: &[HintKind],
+    tails: &[test_support::Tail],
+    unit: &str,
+) -> Vec<f32> {
+    let x32: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 4099) as f32 * 0.5 - 1000.0).collect();
+    for (case, &hint) in hints.iter().enumerate() {
+        let shape = RaggedShape {
+            lengths: lengths.to_vec(),
+            k: k.to_vec(),
+            per_row_k: case % 2 == 0,
+            tail: tails[case % tails.len()],
+            hint,
+            random_hints: vec![-3.5, 0.0, 250.25, 1e30, -1e-40],
+        };
+        let mode = Mode::from_smallest(case % 3 == 1);
+        let config = SimConfig { sorted: case % 3 == 2, ..SimConfig::default() };
+        let mut x = x32.clone();
+        poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
+        check(config, (n, m, &x), &shape, mode, Bisect::exact()).unwrap();
+        let narrows = unit == "rtopk_cluster_rows_narrow_ragged";
+        let got = cluster_unit(config, (n, m, &x), &shape);
+        assert_eq!(got, (unit.to_string(), narrows), "{hint:?}");
+    }
+    x32
+}
+
+/// The unit that ran the ragged request `shape` with its k per row (no hints needed: the
+/// route is the lengths'), and whether a row of it narrowed to its candidates in block 0
+/// (`finish_cluster_candidates`).
 fn cluster_unit<E: Element>(
     config: SimConfig,
     (n, m, x): (usize, usize, &[E]),
     shape: &RaggedShape,
-) -> String {
+) -> (String, bool) {
     let lengths: Vec<u32> = shape.lengths.iter().map(|&l| l as u32).collect();
+    let per_row: Vec<u32> = shape.k.iter().map(|&k| k as u32).collect();
     let k = shape.k.iter().copied().max().unwrap_or(0);
     let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
-    let data = RowData { lengths: Some(&lengths), ..RowData::default() };
+    let data = RowData { lengths: Some(&lengths), k_per_row: Some(&per_row), ..RowData::default() };
     let got = Simulator::new(config).run_ragged(x, &args, data).unwrap();
     assert!(got.diagnostics.is_empty(), "{}", got.summary);
-    got.plan.unit.to_string()
+    (got.plan.unit.to_string(), got.coverage.reached(warp_sim::Branch::ClusterNarrowed))
 }
 
 /// A ragged split whose second stage is the cluster twin (one row of 300000 at k = 1024, no
@@ -923,7 +962,7 @@ fn hinted_rows_at_the_paired_count_limit() {
             let mut x = x0.clone();
             poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
             check(config, (n, m, &x), &shape, Mode::Largest, Bisect::exact()).unwrap();
-            assert_eq!(cluster_unit(config, (n, m, &x), &shape), unit, "{hint:?}");
+            assert_eq!(cluster_unit(config, (n, m, &x), &shape).0, unit, "{hint:?}");
         }
     }
 }

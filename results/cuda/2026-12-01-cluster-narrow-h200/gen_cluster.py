@@ -1,5 +1,6 @@
-"""Usage: gen_cluster.py DIR — f32 inputs of cluster rows for the CLI (call a): NAME_x.npy and
-NAME_k.txt for each shape below. "normal": N(0,1); "finite": N(0,1) with a tenth of the
+"""Usage: gen_cluster.py DIR [narrow] — f32 inputs of cluster rows for the CLI (call a):
+NAME_x.npy and NAME_k.txt for each shape below (with `narrow`, NARROW's: rows that
+rtopk_cluster_rows_narrow takes, results/cuda/2026-12-02-cluster-narrow-entry-h200). "normal": N(0,1); "finite": N(0,1) with a tenth of the
 values +-0.0 or subnormals of both signs (values a row narrows among); "ties": integers in
 [-48, 48] (ties at the k-th value); "hostile": "finite" plus NaN of both signs and +-inf (no
 value phase, so no narrowing)."""
@@ -37,6 +38,18 @@ SHAPES = {
     "g": ("hostile", 1, 131_072, 64),
     "h": ("normal", 16, 131_072, 64),
 }
+NARROW = {
+    "a": ("normal", 1, 100_000, 20),
+    "b": ("finite", 3, 70_000, 64),
+    "c": ("normal", 8, 100_000, 1),
+    "d": ("normal", 1, 262_144, 64),
+    "e": ("finite", 2, 163_840, 50),
+    "f": ("ties", 1, 65_537, 60),
+    "g": ("hostile", 1, 131_072, 64),
+    "h": ("normal", 16, 131_072, 8),
+}
+if sys.argv[2:] == ["narrow"]:
+    SHAPES = NARROW
 for name, (dist, n, m, k) in SHAPES.items():
     np.save(f"{out}/{name}_x.npy", rows(dist, n, m))
     with open(f"{out}/{name}_k.txt", "w") as f:

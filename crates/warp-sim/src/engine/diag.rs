@@ -67,7 +67,9 @@ pub enum DiagKind {
     /// A shared word of a block of a cluster was reduced into by a distributed-shared-memory
     /// reduction ([`Op::ClusterRed`], from any block of the cluster, the owner included) and
     /// read or plainly written by the owning block, with no cluster barrier between.
-    /// Reductions among themselves are atomic and do not race.
+    /// Reductions among themselves are atomic and do not race; a store
+    /// ([`Op::ClusterStore`]) races with the owner's accesses as a reduction does, and with
+    /// any other write of the word from the cluster in the same phase.
     ClusterRace,
     /// A distributed-shared-memory reduction named a block rank not in the cluster (`rank >=
     /// %cluster_nctarank`); the lane did nothing.
@@ -212,6 +214,9 @@ pub enum Op {
     /// A distributed-shared-memory reduction (`red.shared::cluster.{add,min,max}.u32` at a
     /// `mapa`-mapped address).
     ClusterRed,
+    /// A distributed-shared-memory store (`st.shared::cluster.u32` at a `mapa`-mapped
+    /// address).
+    ClusterStore,
     /// `barrier.cluster.arrive` + `barrier.cluster.wait` (`cluster.sync()`).
     ClusterBarrier,
     /// The whole launch (order dependence).
@@ -245,6 +250,7 @@ impl Op {
             Op::Branch => "branch",
             Op::Shift => "shl",
             Op::ClusterRed => "red.shared::cluster",
+            Op::ClusterStore => "st.shared::cluster",
             Op::ClusterBarrier => "barrier.cluster",
             Op::Launch => "launch",
         }

@@ -407,13 +407,43 @@ impl SharedMem {
         phase: u32,
         phase_epoch: u32,
     ) -> Reduced {
+        self.write_remote(addr, f, true, poisoned, (phase, phase_epoch))
+    }
+
+    /// A distributed-shared-memory store `word = value` in cluster phase `phase`, checked as
+    /// [`SharedMem::reduce`] checks a reduction, but the old value is not read, and a word the
+    /// cluster already wrote or reduced into in this phase races with it (two writes that no
+    /// barrier orders).
+    pub(crate) fn store_remote(
+        &mut self,
+        addr: usize,
+        value: u32,
+        poisoned: bool,
+        phase: u32,
+        phase_epoch: u32,
+    ) -> Reduced {
+        self.write_remote(addr, |_| value, false, poisoned, (phase, phase_epoch))
+    }
+
+    /// [`SharedMem::reduce`] (`reads_old`) or [`SharedMem::store_remote`]: `word = f(word)`
+    /// in cluster phase `phase`, recorded for the plain accesses of the phase.
+    fn write_remote(
+        &mut self,
+        addr: usize,
+        f: impl Fn(u32) -> u32,
+        reads_old: bool,
+        poisoned: bool,
+        (phase, phase_epoch): (u32, u32),
+    ) -> Reduced {
+        let again = !reads_old && self.reduced.get(addr) == Some(&phase.wrapping_add(1));
         let Some(w) = self.words.get_mut(addr) else {
             return Reduced { finding: Some(DiagKind::SharedOutOfBounds), race: false };
         };
-        let uninit = w.flags & INIT == 0;
-        let race = (w.flags & WROTE != 0 && w.writer_at.block >= phase_epoch)
+        let uninit = reads_old && w.flags & INIT == 0;
+        let race = again
+            || (w.flags & WROTE != 0 && w.writer_at.block >= phase_epoch)
             || (w.flags & READ_ONE != 0 && w.reader_at.block >= phase_epoch);
-        let poisoned = poisoned || uninit || w.flags & POISON != 0;
+        let poisoned = poisoned || (reads_old && (uninit || w.flags & POISON != 0));
         w.prev = w.value;
         w.value = f(w.value);
         w.flags = (w.flags & !POISON) | INIT | if poisoned { POISON } else { 0 };

@@ -1346,8 +1346,37 @@ impl<'c> Warp<'c> {
         v: &Lanes<u32>,
         label: &'static str,
     ) -> Result<(), SimError> {
+        self.write_shared_cluster(Some(op), rank, addr, v, label).await
+    }
+
+    /// `st.shared::cluster.u32` at `mapa(addr, rank)` in the active lanes: `v` into shared
+    /// word `addr` of the block of rank `rank` of this block's cluster, checked as
+    /// [`Warp::red_shared_cluster`] checks a reduction, except that the old value is not read
+    /// and a second write of the word from the cluster in the same cluster phase is a
+    /// [`DiagKind::ClusterRace`].
+    pub async fn st_shared_cluster(
+        &mut self,
+        rank: &Lanes<u32>,
+        addr: &Lanes<u32>,
+        v: &Lanes<u32>,
+        label: &'static str,
+    ) -> Result<(), SimError> {
+        self.write_shared_cluster(None, rank, addr, v, label).await
+    }
+
+    /// [`Warp::red_shared_cluster`] (`op`) or [`Warp::st_shared_cluster`] (`None`) in the
+    /// active lanes.
+    async fn write_shared_cluster(
+        &mut self,
+        op: Option<ClusterRed>,
+        rank: &Lanes<u32>,
+        addr: &Lanes<u32>,
+        v: &Lanes<u32>,
+        label: &'static str,
+    ) -> Result<(), SimError> {
+        let kind = if op.is_some() { Op::ClusterRed } else { Op::ClusterStore };
         let poison = rank.poison_mask() | addr.poison_mask();
-        let bad = self.access(poison, Op::ClusterRed, label).await?;
+        let bad = self.access(poison, kind, label).await?;
         let order = self.lane_order(self.active & !bad);
         let mut f = Findings::new();
         {
@@ -1358,16 +1387,17 @@ impl<'c> Warp<'c> {
                 self.reduce_lane(&mut core, op, r, a, operand, label, &mut f, l);
             }
         }
-        self.report_findings(&f, Op::ClusterRed, label)
+        self.report_findings(&f, kind, label)
     }
 
-    /// Lane `l`'s reduction of [`Warp::red_shared_cluster`]: `operand` (value, poisoned)
-    /// into word `a` of the block of rank `r`; findings go to `f`.
+    /// Lane `l`'s reduction of [`Warp::red_shared_cluster`] (`op`), or its store of
+    /// [`Warp::st_shared_cluster`] (`None`): `operand` (value, poisoned) into word `a` of the
+    /// block of rank `r`; findings go to `f`.
     #[allow(clippy::too_many_arguments)]
     fn reduce_lane(
         &self,
         core: &mut Core,
-        op: ClusterRed,
+        op: Option<ClusterRed>,
         r: u32,
         a: usize,
         operand: (u32, bool),
@@ -1390,7 +1420,12 @@ impl<'c> Warp<'c> {
         }
         let b = &mut core.blocks[target];
         let (x, poisoned) = operand;
-        let red = b.shared.reduce(a, |old| op.apply(old, x), poisoned, phase, b.cluster_epoch);
+        let red = match op {
+            Some(op) => {
+                b.shared.reduce(a, |old| op.apply(old, x), poisoned, phase, b.cluster_epoch)
+            }
+            None => b.shared.store_remote(a, x, poisoned, phase, b.cluster_epoch),
+        };
         if let Some(kind) = red.finding {
             f.add(kind, l, a as u64);
         }

@@ -4,7 +4,9 @@
 //! a block row holds its first `SPAN`; the search is the block row's, but every count, and the
 //! row's min and max key, meet in each block's shared memory through distributed shared
 //! memory ([`Warp::red_shared_cluster`]) and one cluster barrier ([`Warp::barrier_cluster`]).
-//! The selection places each block's results after those of the blocks before it.
+//! The selection places each block's results after those of the blocks before it. An f32 row
+//! whose search narrows gathers its candidates into block 0 ([`Warp::st_shared_cluster`]),
+//! which finishes the search and the selection over them alone.
 
 use crate::engine::ClusterRed;
 use crate::engine::error::SimError;
@@ -13,15 +15,19 @@ use crate::engine::warp::Warp;
 use crate::rtopk::args::{BLOCK_EPL, BLOCK_STAGE, KernelArgs};
 use crate::rtopk::block_rows::{block_range, load_block_slots, stages_loads, trace_slots};
 use crate::rtopk::mutant::Mutant;
-use crate::rtopk::narrow::{pad_results, trace_cut, write_iterations};
+use crate::rtopk::narrow::{
+    finish_candidates, pad_results, take_candidates, trace_cut, write_iterations,
+};
 use crate::rtopk::order::ElemType;
 use crate::rtopk::params::{Params, place_row};
+use crate::rtopk::record::Tracer;
 use crate::rtopk::rows::{
     BlockRow, PAIRED_COUNT_LIMIT, Row, Slots, block_prefix, block_smem, count_threshold,
     counted_twice, unpack_pair,
 };
-use crate::rtopk::search::search_threshold;
+use crate::rtopk::search::{Exit, Search, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, cut_of, emit_staged, taken};
+use rtopk_plan::Family;
 
 /// Words of a block's cluster slots (`s_cluster`, the second half of `s_chunk`): three count
 /// slots (`cluster_sum`: round `i` adds into slot `i % 3`), the row's min and max key, and the
@@ -42,6 +48,20 @@ mod slot {
 /// (`cluster_sum`; the CUDA kernel's `CLUSTER_DIRECT_WARPS`).
 const CLUSTER_DIRECT_WARPS: u32 = 8;
 
+/// Candidates a lane of the one warp that goes on with a narrowed cluster row holds
+/// (`CLUSTER_CAND_KEYS`: a [`crate::rtopk::rows::CandRow`] of 32 keys a lane).
+pub(crate) const CLUSTER_CAND_KEYS: usize = 32;
+/// Most candidates a cluster row narrows to (`CLUSTER_CAND_CAP`): with their indices they fill
+/// 8 KB of block 0's dynamic shared memory, the f32 load staging of two warps.
+pub(crate) const CLUSTER_CAND_CAP: u32 = 32 * CLUSTER_CAND_KEYS as u32;
+
+/// `NARROW_CAP`: [`CLUSTER_CAND_CAP`] in `rtopk_cluster_rows_narrow` (f32 rows, whose launch's
+/// load staging the plan makes large enough to hold the candidates and their indices), else
+/// 0: the row never narrows.
+fn narrow_cap(p: &Params<'_>) -> u32 {
+    if p.plan.family() == Family::ClusterRowsNarrow { CLUSTER_CAND_CAP } else { 0 }
+}
+
 /// One row over a cluster (`ClusterRow`): this block's keys and the count the whole cluster
 /// sees.
 pub(crate) struct ClusterRow<'x> {
@@ -52,6 +72,8 @@ pub(crate) struct ClusterRow<'x> {
     pub(crate) size: u32,
     /// Counts so far: round `i` adds into slot `i % 3`.
     pub(crate) round: u32,
+    /// Most candidates the row narrows to ([`narrow_cap`]; 0: it never narrows).
+    pub(crate) cand_cap: u32,
 }
 
 impl ClusterRow<'_> {
@@ -137,7 +159,7 @@ impl Row for ClusterRow<'_> {
     }
 
     fn narrow_cap(&self) -> u32 {
-        0
+        self.cand_cap
     }
 }
 
@@ -224,6 +246,70 @@ async fn cluster_before(
     Ok((s, b))
 }
 
+/// `gather_candidates`: a narrowed row's candidates (the last count's masks) and their
+/// indices copied into block 0's dynamic shared memory (keys, then indices from
+/// [`CLUSTER_CAND_CAP`] on) in index order — one block prefix of the threads' counts and one
+/// cluster round of the blocks' (`cluster_before`) place them — then one cluster barrier.
+async fn gather_candidates(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &ClusterRow<'_>,
+    first: &Lanes<u32>,
+) -> Result<(), SimError> {
+    let mask = row.row.ge_last[0];
+    let own = mask.map(u32::count_ones);
+    let (before, total) = block_prefix(w, &own, block_smem::CHUNK).await?;
+    let (block_before, _) = cluster_before(w, a, row, (total, 0)).await?;
+    let mut at = before.map(|b| block_before.wrapping_add(b));
+    let zero = Lanes::splat(0u32);
+    for j in 0..BLOCK_EPL {
+        let here = mask.map(|m| m >> j & 1 == 1);
+        let saved = w.push_active(&here, "gather_candidates: slot j is a candidate")?;
+        let key_at = at.map(|r| block_smem::KEYS + r);
+        let label = "gather_candidates: st.shared::cluster cand[at] (block 0's)";
+        w.st_shared_cluster(&zero, &key_at, &row.row.keys[j], label).await?;
+        let index = first.map(|f| f + j as u32);
+        let label = "gather_candidates: st.shared::cluster cand[CLUSTER_CAND_CAP + at]";
+        w.st_shared_cluster(&zero, &key_at.map(|k| k + CLUSTER_CAND_CAP), &index, label).await?;
+        let next = at.map(|r| r + 1);
+        w.assign(&mut at, &next);
+        w.pop_active(saved);
+    }
+    w.barrier_cluster("gather_candidates: cluster_sync()").await
+}
+
+/// `finish_cluster_candidates`: a narrowed cluster row — its candidates gathered into block
+/// 0 ([`gather_candidates`]), whose first warp goes on alone as a narrowed block row's does
+/// (`take_candidates`, `finish_candidates`: a count is at most 32 slots of one warp, with
+/// neither a block nor a cluster barrier); the other warps and blocks are done.
+#[allow(clippy::too_many_arguments)]
+async fn finish_cluster_candidates(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &ClusterRow<'_>,
+    s: &mut Search,
+    first: &Lanes<u32>,
+    out: &RowOut<'_>,
+    (p, row_id): (&Params<'_>, u64),
+    tr: Tracer<'_>,
+) -> Result<(), SimError> {
+    gather_candidates(w, a, row, first).await?;
+    if row.rank != 0 {
+        return Ok(());
+    }
+    if w.warp_idx() > 0 {
+        w.exit(); // the first warp goes on alone: no barrier follows
+        return Ok(());
+    }
+    p.covered(crate::rtopk::coverage::Branch::ClusterNarrowed);
+    let cand = block_smem::KEYS;
+    let mut narrowed =
+        take_candidates(w, cand, s.count_at_lo, row.row.m, CLUSTER_CAND_KEYS).await?;
+    let iter_at = (p.out_iter, row_id);
+    finish_candidates(w, a, &mut narrowed, s, cand, out, iter_at, tr).await?;
+    Ok(())
+}
+
 /// The slots' initial values (`s_cluster[w]`: the min slot all ones, the others 0), set by the
 /// first threads before the first cluster barrier.
 async fn clear_slots(w: &mut Warp<'_>) -> Result<(), SimError> {
@@ -286,6 +372,7 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
         rank,
         size,
         round: 0,
+        cand_cap: narrow_cap(p),
     };
     clear_slots(w).await?;
     // stage 1: load_row — this block's elements, as a block row of `here` loads its own
@@ -313,12 +400,27 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     // stage 2: search_threshold, the cluster's counts
     let hint = p.row_hint(row_id);
     let of = (p.elem, p.out_iter.is_some(), ragged);
-    let s = search_threshold(w, a, &mut row, (lo_key, hi_key), of, hint, tr).await?;
+    let mut s = search_threshold(w, a, &mut row, (lo_key, hi_key), of, hint, tr).await?;
+    let first = tid.map(|t| start + BLOCK_EPL as u32 * t);
+    let row_out = |out_off| RowOut {
+        x: p.x,
+        row_off,
+        out_val: p.out_val,
+        out_idx: p.out_idx,
+        out_off,
+        sign: a.sign(),
+        elem: p.elem,
+    };
+    if s.exit == Exit::Narrow {
+        // cluster-uniform
+        let out = row_out(at.out);
+        let at_row = (p, row_id);
+        return finish_cluster_candidates(w, a, &row, &mut s, &first, &out, at_row, tr).await;
+    }
     // stage 3: select_topk — this block's elements in index order after the blocks before it
     let c = cut_of(w, a, &mut row, &s).await?;
     trace_cut(tr, &s, &c);
     let band_left = k.wrapping_sub(c.strong_count);
-    let first = tid.map(|t| start + BLOCK_EPL as u32 * t);
     let (mut strong, mut band) = (vec![Lanes::splat(0u32)], vec![Lanes::splat(0u32)]);
     let own = classify(&row, &first, m, &c, &mut strong, &mut band);
     let (before, total) = block_prefix(w, &own, block_smem::CHUNK).await?;
@@ -332,16 +434,7 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     if tr.on() {
         trace_slots(tr, &first, a.m, &strong, &band, &take);
     }
-    let out_off = at.out.map(|o| o + u64::from(base));
-    let out = RowOut {
-        x: p.x,
-        row_off,
-        out_val: p.out_val,
-        out_idx: p.out_idx,
-        out_off,
-        sign: a.sign(),
-        elem: p.elem,
-    };
+    let out = row_out(at.out.map(|o| o + u64::from(base)));
     let stage = Stage { base: block_smem::STAGE, cap: BLOCK_STAGE as u32 };
     emit_staged(w, a, &take, &pos, written, &first, stage, &tid, w.block_dim(), Sync::Block, &out)
         .await?;

@@ -95,11 +95,13 @@ pub enum Branch {
     /// its part for its results (`write_part`): more than `RADIX_WRITE_LIST` keys of it at or
     /// above T.
     RadixWriteOverList,
+    /// A cluster row that narrowed to its candidates in block 0 (`finish_cluster_candidates`).
+    ClusterNarrowed,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 35] = [
+    pub const ALL: [Branch; 36] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -135,6 +137,7 @@ impl Branch {
         Branch::RadixNotKept,
         Branch::RadixListedWrite,
         Branch::RadixWriteOverList,
+        Branch::ClusterNarrowed,
     ];
 
     /// The branch's name.
@@ -175,6 +178,7 @@ impl Branch {
             Branch::RadixNotKept => "radix_not_kept",
             Branch::RadixListedWrite => "radix_listed_write",
             Branch::RadixWriteOverList => "radix_write_over_list",
+            Branch::ClusterNarrowed => "cluster_narrowed",
         }
     }
 

@@ -537,7 +537,7 @@ impl Simulator {
         let family = plan.family();
         self.machine.launch(grid, async |mut w| match family {
             Family::BlockRows | Family::BlockRowsNarrow => rtopk_block_row(&mut w, p).await,
-            Family::ClusterRows => rtopk_cluster_row(&mut w, p).await,
+            Family::ClusterRows | Family::ClusterRowsNarrow => rtopk_cluster_row(&mut w, p).await,
             Family::PickRows => rtopk_pick_rows_impl(&mut w, p).await,
             Family::WideRows => rtopk_wide_rows_impl(&mut w, p).await,
             _ => rtopk_warp_rows_impl(&mut w, p).await,
@@ -635,7 +635,13 @@ fn radix_plan_of(r: &plan::RadixPlan, n: usize) -> Plan {
 
 /// Whether the plan runs one block per row.
 fn block_family(p: &Plan) -> bool {
-    matches!(p.family(), Family::BlockRows | Family::BlockRowsNarrow | Family::ClusterRows)
+    matches!(
+        p.family(),
+        Family::BlockRows
+            | Family::BlockRowsNarrow
+            | Family::ClusterRows
+            | Family::ClusterRowsNarrow
+    )
 }
 
 /// Rows per block of the top-k launch.
@@ -674,7 +680,10 @@ fn step_rows_per_block(step: &Step) -> u64 {
 fn topk_shared_words(p: &Plan) -> usize {
     debug_assert!(BLOCK_STAGE < block_smem::KEYS as usize);
     match p.family() {
-        Family::BlockRows | Family::BlockRowsNarrow | Family::ClusterRows => {
+        Family::BlockRows
+        | Family::BlockRowsNarrow
+        | Family::ClusterRows
+        | Family::ClusterRowsNarrow => {
             // the dynamic shared memory: the load's staging, then the cached keys
             block_smem::KEYS as usize + p.dynamic_shared as usize / 4
         }

@@ -8,8 +8,9 @@
 //! reads its hint, which the simulator takes from its arguments; `wait_for_previous_step`: an
 //! entry point's wait for the program's previous step, which the simulator's steps, run one
 //! after the other, never need; `cluster_ctarank`, `cluster_nctarank`, `cluster_sync`,
-//! `cluster_red`: PTX's cluster registers, barrier and reductions, which are the engine's
-//! `Warp::cluster_ctarank`, `cluster_size`, `barrier_cluster` and `red_shared_cluster`;
+//! `cluster_red`, `cluster_store`: PTX's cluster registers, barrier, reductions and stores,
+//! which are the engine's `Warp::cluster_ctarank`, `cluster_size`, `barrier_cluster`,
+//! `red_shared_cluster` and `st_shared_cluster`;
 //! `bitonic_merge`: the warp sort's network unrolled by template recursion, which the
 //! simulator's `bitonic_network` runs as its loops).
 
@@ -125,6 +126,8 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("cluster_sum", "cluster_rows.rs"),
     ("cluster_range", "cluster_rows.rs"),
     ("cluster_before", "cluster_rows.rs"),
+    ("gather_candidates", "cluster_rows.rs"),
+    ("finish_cluster_candidates", "cluster_rows.rs"),
     ("rtopk_cluster_row", "cluster_rows.rs"),
     // the sorted output
     ("sort_rank", "sort.rs"),
