@@ -257,7 +257,8 @@ __device__ void rtopk_block_row_ragged(const Params& launch) {
     const Params p = row_args(launch, row_id);
     // a ragged split's chunk rows pad nothing (split_row_args)
     if (p.k < launch.k && launch.chunks == 1u)
-        pad_results(p, place_row(launch, row_id).out, p.k, launch.k, threadIdx.x, blockDim.x);
+        pad_results(p.out_val, p.out_idx, place_row(launch, row_id).out, p.k, launch.k,
+                    threadIdx.x, blockDim.x);
     if (p.k == 0u) {
         if (threadIdx.x == 0 && p.out_iter) p.out_iter[row_id] = 0u;
         return;

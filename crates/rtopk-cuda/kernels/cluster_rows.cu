@@ -314,8 +314,8 @@ __device__ void rtopk_cluster_row_ragged(const Params& launch) {
     const Params p = row_args(launch, row_id);
     // a ragged split's second stage pads like a whole row (its chunks never take a cluster)
     if (p.k < launch.k && launch.chunks == 1u)
-        pad_results(p, place_row(launch, row_id).out, p.k, launch.k, rank * blockDim.x + threadIdx.x,
-                    size * blockDim.x);
+        pad_results(p.out_val, p.out_idx, place_row(launch, row_id).out, p.k, launch.k,
+                    rank * blockDim.x + threadIdx.x, size * blockDim.x);
     if (p.k == 0u) {  // cluster-uniform: no block reaches a cluster barrier
         if (rank == 0u && threadIdx.x == 0u && p.out_iter) p.out_iter[row_id] = 0u;
         return;

@@ -298,13 +298,14 @@ __device__ __forceinline__ Params row_args(const Params& launch, u64 row_id) {
     return p;
 }
 
-// pad_results: a ragged row's output slots k .. width (its own k, the outputs' width) get
-// docs/contract.md §5's padding, index PAD (all ones: -1 as i64) and value 0, from threads t
-// striding by stride. Disjoint from the slots the selection writes, so it runs first.
-__device__ __forceinline__ void pad_results(const Params& p, u64 out, u32 k, u32 width, u32 t,
-                                            u32 stride) {
+// pad_results: a ragged row's output slots k .. width (its own k, the outputs' width; the row's
+// first slot at out) get docs/contract.md §5's padding, index PAD (all ones: -1 as i64) and
+// value 0, from threads t striding by stride. Disjoint from the slots the selection writes, so
+// it runs first.
+__device__ __forceinline__ void pad_results(elem_t* out_val, idx_t* out_idx, u64 out, u32 k,
+                                            u32 width, u32 t, u32 stride) {
     for (u32 i = k + t; i < width; i += stride) {
-        p.out_idx[out + i] = (idx_t)-1;
-        p.out_val[out + i] = (elem_t)0;
+        out_idx[out + i] = (idx_t)-1;
+        out_val[out + i] = (elem_t)0;
     }
 }

@@ -760,16 +760,13 @@ __device__ __forceinline__ void write_listed(const elem_t* row, RadixList list, 
     }
 }
 
-// pad_radix_row: a ragged row's output slots from its own k to the width (the launch's k) get
-// docs/contract.md §5's padding, index PAD (all ones: -1 as i64) and value 0, by its block 0.
+// pad_radix_row: a ragged row's output slots from its own k to the width (the launch's k; the
+// row's first slot at row_out) get docs/contract.md §5's padding (pad_results), by its block 0.
 // Disjoint from the slots the write fills.
 __device__ __forceinline__ void pad_radix_row(RadixPart part, u32 own_k, u32 width, elem_t* out_val,
-                                              idx_t* out_idx) {
+                                              idx_t* out_idx, u64 row_out) {
     if (part.b != 0u) return;
-    for (u32 i = own_k + threadIdx.x; i < width; i += RADIX_THREADS) {
-        out_idx[i] = (idx_t)-1;
-        out_val[i] = (elem_t)0;
-    }
+    pad_results(out_val, out_idx, row_out, own_k, width, threadIdx.x, RADIX_THREADS);
 }
 
 // Four blocks an SM, as the other two steps run: the write's 40 registers a thread left it
@@ -783,7 +780,7 @@ __device__ __forceinline__ void radix_write_step(RADIX_ARGS) {
     RadixRow own = radix_row<RAGGED>(blockIdx.x / blocks_per_row, m, k, slice, blocks_per_row, lengths, k_per_row);
     RadixPart part = radix_part<RAGGED>(own.m, own.slice, blocks_per_row);
     u64 row_out = part.row * (u64)k;
-    if (RAGGED && own.k < k) pad_radix_row(part, own.k, k, out_val + row_out, out_idx + row_out);
+    if (RAGGED && own.k < k) pad_radix_row(part, own.k, k, out_val, out_idx, row_out);
     if (RAGGED && own.k == 0u) return;
     const u32* words = radix + part.row * radix_ld;
     u32 T = words[RADIX_PREFIX], left = words[RADIX_LEFT], lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;

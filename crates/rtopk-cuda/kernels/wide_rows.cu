@@ -481,7 +481,7 @@ __device__ void rtopk_wide_rows_impl(const Params& launch) {
     if (row_id >= launch.n_rows) return;
     const Params p = RAGGED ? row_args(launch, row_id) : launch;
     RowPlace at = place_row(launch, row_id);
-    if (RAGGED && p.k < launch.k) pad_results(p, at.out, p.k, launch.k, lane, 32u);
+    if (RAGGED && p.k < launch.k) pad_results(p.out_val, p.out_idx, at.out, p.k, launch.k, lane, 32u);
     if (p.k == 0u) {
         if (lane == 0u && p.out_iter) p.out_iter[row_id] = 0u;
         return;

@@ -1,5 +1,8 @@
-"""Per-kernel GPU time of rtopk.topk on full rows against the same batch with int32 device
-lengths uniform on [0, M/2] (bench/decode.py's lengths mode), torch.profiler, 20 calls each."""
+"""Usage: ragged_prof.py OUT.json [NxM:K ...]
+
+Per-kernel GPU time of rtopk.topk on full rows against the same batch with int32 device
+lengths uniform on [0, M/2] (bench/decode.py's lengths mode), torch.profiler, 20 calls each;
+the shapes given, else this record's five (../2026-12-01-ragged-radix-h200 gives its own)."""
 import itertools, json, statistics, sys
 import torch, rtopk
 from torch.profiler import profile, ProfilerActivity
@@ -20,7 +23,9 @@ def kernels(fn, calls=20):
     return rows, len(ev) % calls
 
 out = {}
-for n, m, k in ((8, 131072, 2048), (1, 1 << 20, 2048), (16, 16384, 512), (64, 128256, 50), (128, 32768, 1024)):
+OWN = ((8, 131072, 2048), (1, 1 << 20, 2048), (16, 16384, 512), (64, 128256, 50), (128, 32768, 1024))
+GIVEN = [tuple(int(v) for v in a.replace("x", ":").split(":")) for a in sys.argv[2:]]
+for n, m, k in GIVEN or OWN:
     gen = torch.Generator(device="cuda").manual_seed(n * 7 + m)
     x = torch.randn(n, m, device="cuda", generator=gen)
     lengths = torch.randint(0, m // 2 + 1, (n,), device="cuda", generator=gen, dtype=torch.int32)

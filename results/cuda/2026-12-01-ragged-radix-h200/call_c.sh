@@ -26,7 +26,7 @@ for w in p0 q1 q1 p0; do
   PYTHONPATH=/tmp/site_$w:bench timeout 150 $PY bench/decode.py $ARGS --steps 4 --reps 10 --out $L/decode_${w}_$i.json > $L/decode_${w}_$i.txt 2>&1
   echo "== decode $w $i rc=$? $((SECONDS-s)) s" >> $S
 done
-s=$SECONDS; PYTHONPATH=/tmp/site_q1:bench timeout 100 $PY $R/ragged_prof.py $L/prof_q1.json 1x1048576:2048 16x1048576:2048 8x2097152:2048 3x4194304:8192 > $L/prof_q1.txt 2>&1; echo "== prof rc=$? $((SECONDS-s)) s" >> $S
+s=$SECONDS; PYTHONPATH=/tmp/site_q1:bench timeout 100 $PY results/cuda/2026-11-29-ragged-chunks-h200/ragged_prof.py $L/prof_q1.json 1x1048576:2048 16x1048576:2048 8x2097152:2048 3x4194304:8192 > $L/prof_q1.txt 2>&1; echo "== prof rc=$? $((SECONDS-s)) s" >> $S
 s=$SECONDS; timeout 150 $PY bench/torch_topk.py $L/grid_q1_1.json > $L/torch.json 2> $L/torch.err; echo "== torch rc=$? $((SECONDS-s)) s" >> $S
 s=$SECONDS; timeout 150 devbin/q1/gpu_ragged --ignored --test-threads 1 wide::i64 wide::ragged > $L/gpu_ragged_wide.txt 2>&1; echo "== gpu_ragged wide rc=$? $((SECONDS-s)) s" >> $S; grep -E "^test |test result" $L/gpu_ragged_wide.txt >> $S
 cp $L/device.txt $OUT/

@@ -45,7 +45,7 @@ for j in 1 2 3 4; do
   PYTHONPATH=/tmp/site_$w:bench timeout 100 $PY bench/decode.py $ARGS --steps 4 --reps 10 --out $L/decode_${w}_$j.json > $L/decode_${w}_$j.txt 2>&1
   echo "== decode $w $j rc=$? $((SECONDS-s)) s" >> $S
 done
-s=$SECONDS; PYTHONPATH=/tmp/site_q3:bench timeout 60 $PY $R/ragged_prof.py $L/prof_q3.json 1x1048576:2048 16x1048576:2048 8x1048576:512 8x2097152:2048 3x4194304:8192 > $L/prof_q3.txt 2>&1; echo "== prof rc=$? $((SECONDS-s)) s" >> $S
+s=$SECONDS; PYTHONPATH=/tmp/site_q3:bench timeout 60 $PY results/cuda/2026-11-29-ragged-chunks-h200/ragged_prof.py $L/prof_q3.json 1x1048576:2048 16x1048576:2048 8x1048576:512 8x2097152:2048 3x4194304:8192 > $L/prof_q3.txt 2>&1; echo "== prof rc=$? $((SECONDS-s)) s" >> $S
 s=$SECONDS; timeout 120 $PY bench/torch_topk.py $L/grid_q3_1.json > $L/torch.json 2> $L/torch.err; echo "== torch rc=$? $((SECONDS-s)) s" >> $S
 cp $L/device.txt $OUT/
 tail -15 $L/decode_q3_2.txt >> $S
