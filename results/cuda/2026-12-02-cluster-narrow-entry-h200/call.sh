@@ -5,8 +5,9 @@
 #   a: devbin/p1, the probe build (the narrowing launch for exact f32 rows of k <= 256 past
 #      32768), to set the rule: single shapes around the rule's edges
 #   b: devbin/f2, the build of the rule chosen from call a
-#   c: devbin/f3, the committed tree's build (f2's code; comments and tests since), as b
-#      with fewer single shapes
+#   c: devbin/f3, the committed tree's build (f2's code, comments and tests since, and
+#      pad_results shared by the radix write's padding), as b with fewer single shapes, and
+#      every gpu_ragged test
 #   all: the CLI's selects of gen_cluster.py's `narrow` rows against bisect (values,
 #         indices, iteration counts), largest and smallest; rtopk-cuda's cluster GPU test and
 #         gpu_ragged's cluster tests (GPU against bisect and warp-sim); compute-sanitizer
@@ -44,7 +45,8 @@ for c in a b c d e f g h; do
 done
 $B/rtopk plan --gpu h200 --n 16 --m 131072 -k 8 > $L/plan_16x131072.txt 2>&1; grep -m3 -i "unit\|rtopk_" $L/plan_16x131072.txt >> $S
 s=$SECONDS; timeout 240 $B/gpu --ignored --test-threads 1 cluster > $L/gpu_cluster.txt 2>&1; echo "== gpu cluster rc=$? $((SECONDS-s)) s" >> $S; grep -E "^test |test result|panicked" $L/gpu_cluster.txt | head >> $S
-s=$SECONDS; timeout 200 $B/gpu_ragged --ignored --test-threads 1 cluster > $L/gpu_ragged_cluster.txt 2>&1; echo "== gpu_ragged cluster rc=$? $((SECONDS-s)) s" >> $S; grep -E "^test |test result|panicked" $L/gpu_ragged_cluster.txt | head >> $S
+F=cluster; [ $CALL = c ] && F=
+s=$SECONDS; timeout 300 $B/gpu_ragged --ignored --test-threads 1 $F > $L/gpu_ragged_cluster.txt 2>&1; echo "== gpu_ragged cluster rc=$? $((SECONDS-s)) s" >> $S; grep -E "^test |test result|panicked" $L/gpu_ragged_cluster.txt | head -40 >> $S
 for tool in memcheck racecheck; do for c in a e; do
   s=$SECONDS; f=$L/san_${tool}_$c.log; k=$(cat /tmp/in/${c}_k.txt)
   timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 $B/rtopk select --algo cuda -k $k --input /tmp/in/${c}_x.npy --values /tmp/sv.npy --indices /tmp/si.npy > $f 2>&1
