@@ -57,7 +57,7 @@ pub const WIDE_CLUSTER_ROWS: usize = 4;
 /// 0, whose first warp finishes the search and the selection alone, without a cluster round a
 /// count. On an H200 (results/cuda/2026-12-02-cluster-narrow-entry-h200, call a) rows of
 /// 100000 to 262144 took 0.82-0.99x the plain kernel's time at k = 8 to 128, 0.86-1.00x at
-/// k = 256; rows of 40000, 49152 and 81920 1.03-1.15x, and 65536 0.86-1.04x; at k = 512 a
+/// k = 256; rows of 40000, 49152 and 81920 1.03-1.14x, and 65536 0.86-1.04x; at k = 512 a
 /// warp's serial selection over hundreds of candidates made it 1.02-1.17x
 /// (results/cuda/2026-12-01-cluster-narrow-h200).
 pub const CLUSTER_NARROW_MAX_K: usize = 128;
