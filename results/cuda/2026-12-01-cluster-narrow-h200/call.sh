@@ -26,7 +26,7 @@ if [ $CALL = e ]; then
   done
   exit 0
 fi
-R=results/cuda/2026-12-01-cluster-narrow-h200; Q=results/cuda/2026-12-01-ragged-radix-h200
+R=results/cuda/2026-12-01-cluster-narrow-h200
 case $CALL in
   a) NEW=c1 ;;
   b) NEW=c2; KS=512,1024,2048
@@ -51,17 +51,7 @@ if [ $CALL = c ]; then
     done
   done
 fi
-$PY $R/gen_cluster.py /tmp/in >> $S 2>&1
-for c in a b c d e f g h; do
-  k=$(cat /tmp/in/${c}_k.txt)
-  for mode in "" "--smallest"; do
-    t=${mode:+s}
-    for a in cuda bisect; do
-      timeout 60 $B/rtopk select --algo $a -k $k $mode --input /tmp/in/${c}_x.npy --values /tmp/o_${a}_$c${t}_v.npy --indices /tmp/o_${a}_$c${t}_i.npy --iterations /tmp/o_${a}_$c${t}_t.npy > $L/sel_${a}_$c$t.txt 2>&1 || echo "== select $a $c $mode rc=$?" >> $S
-    done
-    $PY $Q/cmp_npy.py /tmp/o_cuda_$c$t /tmp/o_bisect_$c$t >> $S 2>&1
-  done
-done
+bash $R/select_check.sh $B/rtopk $L $S
 if [ $CALL != c ]; then
   s=$SECONDS; timeout 240 $B/gpu --ignored --test-threads 1 cluster > $L/gpu_cluster.txt 2>&1; echo "== gpu cluster rc=$? $((SECONDS-s)) s" >> $S; grep -E "^test |test result|panicked" $L/gpu_cluster.txt | head >> $S
   s=$SECONDS; timeout 150 $B/gpu_ragged --ignored --test-threads 1 cluster > $L/gpu_ragged_cluster.txt 2>&1; echo "== gpu_ragged cluster rc=$? $((SECONDS-s)) s" >> $S; grep -E "^test |test result|panicked" $L/gpu_ragged_cluster.txt | head >> $S

@@ -17,7 +17,7 @@
 #         cells that narrow (narrow_cells.py, bench/torch_topk.py)
 set -uo pipefail
 CALL=$1
-R=results/cuda/2026-12-01-cluster-narrow-h200; Q=results/cuda/2026-12-01-ragged-radix-h200
+R=results/cuda/2026-12-01-cluster-narrow-h200
 case $CALL in
   a) NEW=p1; KS=8,20,64,128,256
      SHAPES="1x40000 1x49152 1x65536 1x81920 1x100000 1x131072 1x163840 1x262144 4x262144 8x65536 16x131072" ;;
@@ -32,17 +32,7 @@ nvidia-smi -L > $L/device.txt; date -u >> $L/device.txt; nvidia-smi --query-gpu=
 B=devbin/$NEW; chmod +x $B/* devbin/q3/rtopk
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 PY=/opt/torch/.venv/bin/python3
-$PY $R/gen_cluster.py /tmp/in narrow >> $S 2>&1
-for c in a b c d e f g h; do
-  k=$(cat /tmp/in/${c}_k.txt)
-  for mode in "" "--smallest"; do
-    t=${mode:+s}
-    for a in cuda bisect; do
-      timeout 60 $B/rtopk select --algo $a -k $k $mode --input /tmp/in/${c}_x.npy --values /tmp/o_${a}_$c${t}_v.npy --indices /tmp/o_${a}_$c${t}_i.npy --iterations /tmp/o_${a}_$c${t}_t.npy > $L/sel_${a}_$c$t.txt 2>&1 || echo "== select $a $c $mode rc=$?" >> $S
-    done
-    $PY $Q/cmp_npy.py /tmp/o_cuda_$c$t /tmp/o_bisect_$c$t >> $S 2>&1
-  done
-done
+bash $R/select_check.sh $B/rtopk $L $S narrow
 $B/rtopk plan --gpu h200 --n 16 --m 131072 -k 8 > $L/plan_16x131072.txt 2>&1; grep -m3 -i "unit\|rtopk_" $L/plan_16x131072.txt >> $S
 s=$SECONDS; timeout 240 $B/gpu --ignored --test-threads 1 cluster > $L/gpu_cluster.txt 2>&1; echo "== gpu cluster rc=$? $((SECONDS-s)) s" >> $S; grep -E "^test |test result|panicked" $L/gpu_cluster.txt | head >> $S
 F=cluster; [ $CALL = c ] && F=
