@@ -28,9 +28,8 @@
 // "Cluster rows", **Narrowing**) goes on with its candidates on one warp of block 0,
 // CLUSTER_CAND_KEYS a lane (CandRow): at most CLUSTER_CAND_CAP of them, which with their
 // indices fill 8 KB of block 0's dynamic shared memory (the f32 load staging, which the plan
-// makes at least that large for these launches).
-#define CLUSTER_CAND_KEYS 32
-#define CLUSTER_CAND_CAP (32u * CLUSTER_CAND_KEYS)
+// makes at least that large for these launches). Both are rtopk-plan's, defined ahead of
+// every unit's source (src/kernels.rs).
 
 #define CLUSTER_ADD 0
 #define CLUSTER_MIN_OP 1

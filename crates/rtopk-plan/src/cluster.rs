@@ -63,9 +63,12 @@ pub const WIDE_CLUSTER_ROWS: usize = 4;
 pub const CLUSTER_NARROW_MAX_K: usize = 128;
 /// See [`CLUSTER_NARROW_MAX_K`]: twelve times [`CLUSTER_SPAN`].
 pub const CLUSTER_NARROW_MIN_ROW: usize = 98_304;
-/// Most candidates a cluster row narrows to (the kernel's `CLUSTER_CAND_CAP`): 32 a lane of
-/// one warp; with their indices, 8 KB of block 0's load staging.
-pub const CLUSTER_CAND_CAP: usize = 1024;
+/// Candidates a lane of the one warp that goes on with a narrowed cluster row holds (the
+/// kernel's and the simulator's `CLUSTER_CAND_KEYS`: a `CandRow` of that many keys a lane).
+pub const CLUSTER_CAND_KEYS: usize = 32;
+/// Most candidates a cluster row narrows to (`CLUSTER_CAND_CAP`): [`CLUSTER_CAND_KEYS`] a lane
+/// of one warp; with their indices, 8 KB of block 0's load staging.
+pub const CLUSTER_CAND_CAP: usize = 32 * CLUSTER_CAND_KEYS;
 
 /// Whether the default runs `launch` as cluster rows: a device that launches clusters, rows of
 /// at most 32-bit elements past [`CLUSTER_MIN_ROW`] that a cluster holds in registers

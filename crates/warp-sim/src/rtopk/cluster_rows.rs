@@ -27,7 +27,7 @@ use crate::rtopk::rows::{
 };
 use crate::rtopk::search::{Exit, Search, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, cut_of, emit_staged, taken};
-use rtopk_plan::Family;
+use rtopk_plan::{CLUSTER_CAND_KEYS, Family};
 
 /// Words of a block's cluster slots (`s_cluster`, the second half of `s_chunk`): three count
 /// slots (`cluster_sum`: round `i` adds into slot `i % 3`), the row's min and max key, and the
@@ -48,12 +48,11 @@ mod slot {
 /// (`cluster_sum`; the CUDA kernel's `CLUSTER_DIRECT_WARPS`).
 const CLUSTER_DIRECT_WARPS: u32 = 8;
 
-/// Candidates a lane of the one warp that goes on with a narrowed cluster row holds
-/// (`CLUSTER_CAND_KEYS`: a [`crate::rtopk::rows::CandRow`] of 32 keys a lane).
-pub(crate) const CLUSTER_CAND_KEYS: usize = 32;
-/// Most candidates a cluster row narrows to (`CLUSTER_CAND_CAP`): with their indices they fill
-/// 8 KB of block 0's dynamic shared memory, the f32 load staging of two warps.
-pub(crate) const CLUSTER_CAND_CAP: u32 = 32 * CLUSTER_CAND_KEYS as u32;
+/// Most candidates a cluster row narrows to (`CLUSTER_CAND_CAP`, rtopk-plan's
+/// [`rtopk_plan::CLUSTER_CAND_CAP`], [`CLUSTER_CAND_KEYS`] a lane of a
+/// [`crate::rtopk::rows::CandRow`]): with their indices they fill 8 KB of block 0's dynamic
+/// shared memory, the f32 load staging of two warps.
+const CLUSTER_CAND_CAP: u32 = rtopk_plan::CLUSTER_CAND_CAP as u32;
 
 /// `NARROW_CAP`: [`CLUSTER_CAND_CAP`] in `rtopk_cluster_rows_narrow` (f32 rows, whose launch's
 /// load staging the plan makes large enough to hold the candidates and their indices), else
