@@ -298,8 +298,9 @@ fn bf16_keys_only(
 ) -> Result<(), TestCaseError> {
     let k = pick_k(m, which, frac);
     let mut choices = strategies(m, ElemType::Bf16);
-    // a forced split needs a chunk of 2048 that holds 4 k and fits the row twice
-    if m >= 4096 && 4 * k <= 2048 {
+    // a forced split needs a chunk of 2048 that holds 4 k and fits the row twice, and
+    // something to select (k = 0 cannot be split)
+    if m >= 4096 && k > 0 && 4 * k <= 2048 {
         choices.push(Launch::Split);
     }
     let strategy = choices[pick % choices.len()];
