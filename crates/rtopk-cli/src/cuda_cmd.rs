@@ -119,6 +119,10 @@ pub(crate) struct VerifyCudaArgs {
     /// int16, int32, float64, int64); default: every type the kernel takes
     #[arg(long = "dtype", value_name = "NAME", value_parser = parse_kernel_elem)]
     dtypes: Vec<ElemType>,
+    /// Compile the kernel files of DIR (the names of crates/rtopk-cuda/kernels/) instead of
+    /// those in the binary: a variant checked without rebuilding, as `bench cuda --kernel-dir`
+    #[arg(long, value_name = "DIR")]
+    kernel_dir: Option<PathBuf>,
 }
 
 /// Every element type the kernel takes: the 32-bit-key types, then the 64-bit ones (the wide
@@ -446,7 +450,10 @@ fn emit_sources(dir: &std::path::Path, files: &KernelFiles) -> Result<(), CliErr
 
 /// `rtopk verify cuda`.
 pub(crate) fn verify(args: &VerifyCudaArgs) -> Result<(), CliError> {
-    let mut gpu = CudaTopK::new(0)?;
+    let mut gpu = match &args.kernel_dir {
+        Some(dir) => CudaTopK::with_files(0, KernelFiles::from_dir(dir)?)?,
+        None => CudaTopK::new(0)?,
+    };
     let per_case = if args.quick { 1 << 16 } else { 1 << 21 };
     // check_all runs the warp simulator on every case itself, with the GPU's plan and limits
     // (the same launch family, per family); bisect is the CPU reference beside it.
@@ -560,6 +567,18 @@ mod tests {
         let broken = ["--emit-sources", &dir(&theirs), "--kernel-dir", &dir(&variant)];
         let e = bench(&parse(&broken).unwrap()).unwrap_err();
         assert!(e.to_string().contains("order.cuh"), "{e}");
+    }
+
+    #[test]
+    fn verify_reads_a_kernel_dir_before_it_opens_the_device() {
+        let missing = tempfile::tempdir().unwrap();
+        let args = VerifyCudaArgs {
+            quick: true,
+            dtypes: vec![],
+            kernel_dir: Some(missing.path().join("no-such-dir")),
+        };
+        let e = verify(&args).unwrap_err().to_string();
+        assert!(e.contains("no-such-dir") && e.contains("common.cuh"), "{e}");
     }
 
     #[test]
