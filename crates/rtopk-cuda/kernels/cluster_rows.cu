@@ -31,6 +31,13 @@
 // makes at least that large for these launches). Both are rtopk-plan's, defined ahead of
 // every unit's source (src/kernels.rs).
 
+// An f32 cluster row of rtopk_cluster_rows whose count at the bracket's lower end finds at
+// most CLUSTER_LOCAL_CAP keys narrows within its blocks (local_candidates): each block copies
+// its keys >= lo_key into its own load staging, and the rest of the search counts those,
+// CLUSTER_ROUND_LEVELS steps a cluster round (value_rounds: ROUND_NODES thresholds cut
+// ROUND_LEAVES leaves). All are rtopk-plan's, defined ahead of every unit's source
+// (docs/kernel.md, "Cluster rows", **Rounds**).
+
 #define CLUSTER_ADD 0
 #define CLUSTER_MIN_OP 1
 #define CLUSTER_MAX_OP 2
@@ -104,9 +111,12 @@ __device__ __forceinline__ void cluster_store(u32* base, u32 at, u32 rank, u32 v
 template <bool SKIPS, bool NARROWS>
 struct ClusterRow : BlockRow<false, SKIPS> {
     u32* s_cluster;  // CLUSTER_WORDS words
+    u32* s_hist;     // value_rounds' words (ClusterCands)
+    u32* s_clh;
     u32 rank, size;
     mutable u32 round;  // counts so far: round i adds into slot i % 3
-    static constexpr u32 NARROW_CAP = NARROWS ? CLUSTER_CAND_CAP : 0u;
+    static constexpr u32 NARROW_CAP =
+        NARROWS ? CLUSTER_CAND_CAP : (ELEM_KIND == ELEM_F32 ? CLUSTER_LOCAL_CAP : 0u);
     static_assert(!NARROWS || ELEM_KIND == ELEM_F32, "only f32 launches stage their loads");
 
     // cluster_sum: the block's count (block_sum), added by thread j into the current slot of
@@ -208,6 +218,136 @@ __device__ void gather_candidates(const ClusterRow<SKIPS, true>& row, u32 first,
     cluster_sync();
 }
 
+// A cluster row narrowed within its blocks: this block's keys >= lo_key in its load staging,
+// and each count the cluster's sum of the blocks' counts over their own (cluster_sum).
+template <bool SKIPS>
+struct ClusterCands {
+    const ClusterRow<SKIPS, false>* row;
+    const u32* cand;
+    u32 n, m;  // this block's candidates; the row's width
+    u32* s_hist;  // 3 x ROUND_LEAVES: the block's leaf counts of a round
+    u32* s_clh;   // 3 x ROUND_LEAVES: the cluster's, summed into every block's
+    u32* s_t;     // ROUND_NODES + 1: a round's thresholds, heap order from 1
+    mutable u32 rounds;
+    static constexpr u32 NARROW_CAP = 0u;
+    __device__ u32 count_ge_positive(u32 t) const {
+        u32 c = 0u;
+        for (u32 i = threadIdx.x; i < n; i += blockDim.x) c += cand[i] >= t ? 1u : 0u;
+        return row->cluster_sum(c);
+    }
+    __device__ u32 count_ge(u32 t) const { return t == 0u ? m : count_ge_positive(t); }
+};
+
+// Stage 2, narrowing a cluster row within its blocks (EXIT_NARROW: the last count, at lo_key,
+// found k < n <= CLUSTER_LOCAL_CAP keys >= lo_key): every thread copies its keys the last
+// count marked into the block's `cand` (one block prefix places them; their order does not
+// matter to a count), one barrier.
+template <bool SKIPS>
+__device__ ClusterCands<SKIPS> local_candidates(const ClusterRow<SKIPS, false>& row, u32* cand,
+                                                u32* slots) {
+    u32 own = __popc(row.ge_last[0]), before, total;
+    block_prefix(own, slots, &before, &total);
+    u32 at = before;
+#pragma unroll
+    for (int j = 0; j < BLOCK_EPL; ++j) {
+        if ((row.ge_last[0] >> j) & 1u) cand[at++] = row.keys[j];
+    }
+    __syncthreads();
+    return ClusterCands<SKIPS>{&row, cand, total, row.m, row.s_hist, row.s_clh,
+                               row.s_hist + 6u * ROUND_LEAVES, 0u};
+}
+
+// One round of a cluster row narrowed within its blocks (value_rounds): the thresholds of the
+// next CLUSTER_ROUND_LEVELS steps for every outcome — the midpoints tree of [lo, hi], node n
+// (heap order, 1..ROUND_NODES) computed by thread n into s_t[n] — and the cluster's count of
+// its candidates in each of the ROUND_LEAVES leaves: a key descends the tree (right where it is
+// >= the node's threshold), so the keys >= node n's threshold are those in the leaves from the
+// first of n's right subtree on. The block's counts by shared atomics; thread j adds leaf
+// j % ROUND_LEAVES into block j / ROUND_LEAVES's; one cluster barrier. Slots rotate over three rounds as cluster_sum's do: the next round's
+// are cleared before this round's barrier. Returns the slot of this round's counts.
+template <bool SKIPS>
+__device__ u32 bucket_round(const ClusterCands<SKIPS>& c, float lo, float hi) {
+    u32 cur = ROUND_LEAVES * (c.rounds % 3u), next = ROUND_LEAVES * ((c.rounds + 1u) % 3u);
+    c.rounds += 1u;
+    u32 n = threadIdx.x;
+    if (n >= 1u && n <= (u32)ROUND_NODES) {
+        float a = lo, b = hi;
+        for (int bit = 31 - __clz(n) - 1; bit >= 0; --bit) {
+            float mid = __fmul_rn(__fadd_rn(a, b), 0.5f);
+            if ((n >> bit) & 1u) a = mid; else b = mid;
+        }
+        c.s_t[n] = number_key(__fmul_rn(__fadd_rn(a, b), 0.5f));
+    }
+    __syncthreads();
+    for (u32 i = threadIdx.x; i < c.n; i += blockDim.x) {
+        u32 x = c.cand[i], node = 1u;
+#pragma unroll
+        for (int d = 0; d < CLUSTER_ROUND_LEVELS; ++d)
+            node = 2u * node + (x >= c.s_t[node] ? 1u : 0u);
+        atomicAdd(&c.s_hist[cur + node - ROUND_LEAVES], 1u);
+    }
+    __syncthreads();
+    u32 size = c.row->size;
+    for (u32 j = threadIdx.x; j < ROUND_LEAVES * size; j += blockDim.x) {
+        u32 v = c.s_hist[cur + j % ROUND_LEAVES];
+        if (v) cluster_red<CLUSTER_ADD>(c.s_clh, cur + j % ROUND_LEAVES, j / ROUND_LEAVES, v);
+    }
+    if (threadIdx.x < ROUND_LEAVES) {
+        c.s_clh[next + threadIdx.x] = 0u;
+        c.s_hist[next + threadIdx.x] = 0u;
+    }
+    cluster_sync();
+    return cur;
+}
+
+// The value phase of a cluster row narrowed within its blocks, PLAIN and without a recall
+// target (value_phase's steps: the same thresholds, counts and updates): each round counts the
+// thresholds of the next CLUSTER_ROUND_LEVELS steps for every outcome in one bucket_round, then
+// replays those steps from the leaves' counts (lane q of every warp holds leaf q's; a step's
+// count is one warp sum). Returns as value_phase does.
+template <bool SKIPS>
+__device__ int value_rounds(const ClusterCands<SKIPS>& c, Search& s, u32 k) {
+    float lo = s.lo, hi = s.hi;
+    u32 lane = threadIdx.x & 31u;
+    while (s.iterations < VALUE_PHASE_LIMIT) {
+        u32 cur = bucket_round(c, lo, hi);
+        u32 leaf = lane < (u32)ROUND_LEAVES ? c.s_clh[cur + lane] : 0u;
+        u32 node = 1u;
+        for (int d = 0; d < CLUSTER_ROUND_LEVELS; ++d) {
+            if (s.iterations >= VALUE_PHASE_LIMIT) return 0;
+            float thres = __fmul_rn(__fadd_rn(lo, hi), 0.5f);
+            u32 t = number_key(thres);
+            if (!(s.lo_key < t && t < s.hi_key)) return 0;  // adjacent floats: stall
+            // the first leaf of the node's right subtree
+            u32 from = ((2u * node + 1u) << (CLUSTER_ROUND_LEVELS - 1 - d)) - ROUND_LEAVES;
+            u32 cnt = __reduce_add_sync(FULL_MASK, lane >= from ? leaf : 0u);
+            s.iterations += 1;
+            if (cnt == k) {
+                s.hi_key = t; s.count_at_hi = cnt; s.has_count_at_hi = 1; s.exit = EXIT_HIT;
+                return 1;
+            }
+            bool below = cnt < k;
+            s.hi_key = below ? t : s.hi_key;
+            s.lo_key = below ? s.lo_key : t;
+            hi = below ? thres : hi;
+            lo = below ? lo : thres;
+            node = 2u * node + (below ? 0u : 1u);
+        }
+    }
+    return 0;
+}
+
+// The rest of a narrowed cluster row's search: value_rounds where the value phase is PLAIN
+// without a recall target, then the key phase; else finish_exact over the candidates.
+template <bool SKIPS>
+__device__ void finish_local(const ClusterCands<SKIPS>& c, Search& s, u32 k) {
+    if (s.value == VALUE_PLAIN && s.slack < 0) {
+        if (value_rounds(c, s, k)) return;
+        s.value = VALUE_NONE;
+    }
+    finish_exact(c, s, k);
+}
+
 // A narrowed cluster row: its candidates gathered into block 0, whose first warp goes on alone
 // as a narrowed block row's does (take_candidates, finish_candidates: a count is at most 32
 // slots of one warp, with neither a block nor a cluster barrier); the other warps and blocks
@@ -247,6 +387,10 @@ __device__ void rtopk_cluster_row(const Params& p, bool aligned) {
     row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
     row.m = p.m; row.in_regs = here; row.cached = 0u; row.sign = p.sign;
     row.s_cluster = s_cluster; row.rank = rank; row.size = size; row.round = 0u;
+    // value_rounds' words: the start of the selection's stage, unused until the search ends;
+    // the leaf counts zeroed before the first cluster barrier
+    row.s_hist = s_stage; row.s_clh = s_stage + 3u * ROUND_LEAVES;
+    for (u32 i = threadIdx.x; i < 6u * ROUND_LEAVES; i += blockDim.x) s_stage[i] = 0u;
     // the slots' initial values, seen by every block after the first cluster barrier
     if (threadIdx.x < CLUSTER_WORDS) {
         u32 w = threadIdx.x;
@@ -271,6 +415,13 @@ __device__ void rtopk_cluster_row(const Params& p, bool aligned) {
             finish_cluster_candidates(row, s, p, first, smem, s_chunk, row_in, row_val, row_idx,
                                       row_id);
             return;
+        }
+    } else if constexpr (ClusterRow<HINTS, NARROWS>::NARROW_CAP != 0u) {
+        // cluster-uniform; the staging holds the block's whole part (stages_loads), else the
+        // search goes on over the registers
+        while (s.exit == EXIT_NARROW) {
+            if (stages_loads()) finish_local(local_candidates(row, smem, s_chunk), s, p.k);
+            else finish_exact(row, s, p.k);
         }
     }
     // stage 3: select_topk — this block's elements in index order after the blocks before it

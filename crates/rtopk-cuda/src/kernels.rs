@@ -23,7 +23,10 @@ use rtopk_plan::radix::{
     RADIX_BLOCKS_PER_SM, RADIX_DIGIT_BITS, RADIX_ITEMS, RADIX_KEEP_SHARE, RADIX_SAMPLE_EVERY,
     RADIX_SAMPLE_MARGIN, RADIX_SAMPLE_SLACK, RADIX_THREADS, RADIX_WRITE_LIST,
 };
-use rtopk_plan::{CLUSTER_CAND_KEYS, GROUPED_WARPS, PICK_LANES, PICK_WARPS, WIDE_WARPS};
+use rtopk_plan::{
+    CLUSTER_CAND_KEYS, CLUSTER_LOCAL_CAP, CLUSTER_ROUND_LEVELS, GROUPED_WARPS, PICK_LANES,
+    PICK_WARPS, WIDE_WARPS,
+};
 
 /// The `#define`s ahead of every unit's source.
 fn shared_constants() -> String {
@@ -33,6 +36,10 @@ fn shared_constants() -> String {
          #define BLOCK_CAND_CAP (32u * BLOCK_CAND_KEYS)\n\
          #define CLUSTER_CAND_KEYS {CLUSTER_CAND_KEYS}\n\
          #define CLUSTER_CAND_CAP (32u * CLUSTER_CAND_KEYS)\n\
+         #define CLUSTER_LOCAL_CAP {CLUSTER_LOCAL_CAP}u\n\
+         #define CLUSTER_ROUND_LEVELS {CLUSTER_ROUND_LEVELS}\n\
+         #define ROUND_NODES ((1 << CLUSTER_ROUND_LEVELS) - 1)\n\
+         #define ROUND_LEAVES (1u << CLUSTER_ROUND_LEVELS)\n\
          #define BLOCK_EPL {BLOCK_EPL}\n\
          #define WARP_STAGE {WARP_STAGE}u\n\
          #define BLOCK_STAGE {BLOCK_STAGE}u\n\
@@ -340,6 +347,8 @@ mod tests {
         assert!(src.contains("#define CAND_CAP 128u\n"));
         assert!(src.contains("#define BLOCK_CAND_CAP (32u * BLOCK_CAND_KEYS)\n"));
         assert!(src.contains("#define CLUSTER_CAND_KEYS 32\n"));
+        assert!(src.contains("#define CLUSTER_LOCAL_CAP 4096u\n"));
+        assert!(src.contains("#define ROUND_LEAVES (1u << CLUSTER_ROUND_LEVELS)\n"));
         // topk-ref's window shifts, narrowest first
         assert!(src.contains("#define HINT_WINDOWS 3\n"));
         assert!(src.contains("#define HINT_WINDOW_SHIFT(w) ((w) == 0 ? 10 : (w) == 1 ? 7 : 4)\n"));

@@ -698,11 +698,15 @@ fn cluster_rows_match_bisect_and_the_simulator() {
         (2, 262_147, 64),
         (3, 500_000, 1000),
         (3, 100_000, 20),
+        (1, 262_144, 2048),
+        (2, 65_536, 300),
     ];
     for (ci, (n, m, k)) in cases.into_iter().enumerate() {
-        // the last: normal rows, which narrow (rtopk_cluster_rows_narrow)
+        // the last three: normal rows, which narrow — into block 0 at k <= 128
+        // (rtopk_cluster_rows_narrow), within the blocks beyond (rtopk_cluster_rows, the search
+        // CLUSTER_ROUND_LEVELS steps a round)
         let family = match ci {
-            6 => "normal",
+            6.. => "normal",
             _ if ci % 2 == 0 => "nan-inf",
             _ => "ties",
         };

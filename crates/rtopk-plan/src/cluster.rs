@@ -63,6 +63,17 @@ pub const WIDE_CLUSTER_ROWS: usize = 4;
 pub const CLUSTER_NARROW_MAX_K: usize = 128;
 /// See [`CLUSTER_NARROW_MAX_K`]: twelve times [`CLUSTER_SPAN`].
 pub const CLUSTER_NARROW_MIN_ROW: usize = 98_304;
+/// Exact f32 rows of `rtopk_cluster_rows` narrow within their blocks once a count at the
+/// bracket's lower end finds at most this many keys (the kernel's and the simulator's
+/// `CLUSTER_LOCAL_CAP`): each block keeps its keys at or above it in its load staging, which
+/// holds its whole part, and the search goes on over those [`CLUSTER_ROUND_LEVELS`] steps a
+/// cluster round. On an H200 (results/cuda/2026-12-02-cluster-local-narrow-h200, call b) rows
+/// of 65536 to 500000 took 0.79-0.93x the time of one step a round; rows of 40000 and 49152
+/// 1.01-1.02x.
+pub const CLUSTER_LOCAL_CAP: usize = 4096;
+/// Bisection steps a round of a cluster row narrowed within its blocks counts at once: the
+/// `2^L - 1` thresholds of the next `L` steps for every outcome (`value_rounds`).
+pub const CLUSTER_ROUND_LEVELS: u32 = 4;
 /// Candidates a lane of the one warp that goes on with a narrowed cluster row holds (the
 /// kernel's and the simulator's `CLUSTER_CAND_KEYS`: a `CandRow` of that many keys a lane).
 pub const CLUSTER_CAND_KEYS: usize = 32;

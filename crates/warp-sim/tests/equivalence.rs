@@ -284,6 +284,49 @@ fn cluster_rows_that_narrow_equal_bisect() {
     }
 }
 
+/// Cluster rows of the plain kernel that narrow within their blocks (docs/kernel.md, "Cluster
+/// rows", **Rounds**): an f32 row whose search finds at most 4096 keys (`CLUSTER_LOCAL_CAP`) at
+/// its lower bound keeps them in each block's staging and counts the thresholds of four steps
+/// in one cluster round (`value_rounds`) — `bisect`'s indices, value bits and iteration count
+/// all the same: normal rows, zeros of both signs and subnormals, wide ties at the k-th value,
+/// k from 1 to 3000, both modes, sorted or not, clusters of 4 to 16 blocks of
+/// 256 to 1024 threads; a recall target and a precision narrow too but search one step a
+/// round (`finish_exact` over the candidates); bf16 rows never narrow.
+#[test]
+fn cluster_rows_that_narrow_within_their_blocks_equal_bisect() {
+    let mut rng = StdRng::seed_from_u64(31);
+    let recall = Bisect::with_recall(0.99).unwrap();
+    let precise = Bisect::with_precision(1e-3).unwrap();
+    for (dist, n, m, k, mode, b, sorted, rounds) in [
+        ("normal", 1, 40_000, 2048, Mode::Largest, Bisect::exact(), false, true),
+        ("finite", 2, 49_152, 300, Mode::Smallest, Bisect::exact(), true, true),
+        ("wide-ties", 1, 65_536, 1000, Mode::Largest, Bisect::exact(), false, true),
+        ("normal", 1, 262_144, 3000, Mode::Largest, Bisect::exact(), false, true),
+        ("normal", 1, 90_000, 1, Mode::Smallest, Bisect::exact(), true, true),
+        ("normal", 1, 500_000, 2048, Mode::Largest, Bisect::exact(), false, true),
+        ("normal", 1, 131_072, 512, Mode::Largest, recall, false, false),
+        ("finite", 1, 49_152, 700, Mode::Largest, precise, false, false),
+    ] {
+        let x = generate(dist, n, m, &mut rng);
+        let config = SimConfig { sorted, ..SimConfig::default() };
+        let case = format!("{dist} {n} x {m} k={k} {b:?}");
+        let args = KernelArgs { n, m, k, mode, bisect: b, mutant: None };
+        let got = Simulator::new(config).run(&x, &args).unwrap();
+        assert_eq!(
+            got.coverage.reached(Branch::ClusterRounds),
+            rounds,
+            "{case}: {:?}",
+            got.coverage
+        );
+        assert!(!got.coverage.reached(Branch::ClusterNarrowed), "{case}");
+        let fam = check(config, n, m, &x, k, mode, b).unwrap_or_else(|e| panic!("{case}: {e}"));
+        assert_eq!(fam, Family::ClusterRows, "{case}");
+        let xb: Vec<_> = x.iter().map(|&v| topk_ref::bf16::from_f32(v)).collect();
+        let got = Simulator::new(config).run(&xb, &args).unwrap();
+        assert!(!got.coverage.reached(Branch::ClusterRounds), "{case} bf16");
+    }
+}
+
 /// The trace of a row run by many warps (a block row) or many blocks (a cluster row), each of
 /// which runs the row's search: every step once, iterations 1, 2, ... up to the reported count,
 /// and the trace's answer that of `bisect` (`check`).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Usage (from the repository root on the device, $OUT set): variant_ab.sh BIN KERNEL_DIR RUNS
-# SHAPES [SORTED] — kernel files KERNEL_DIR (--kernel-dir) against BIN's own, through BIN, on
-# the same rows: the single shapes (SHAPES and SORTED, sorted output: "NxM:K ...", 20 launches
+# Usage (from the repository root on the device, $OUT set): variant_ab.sh BIN NEW RUNS
+# SHAPES [SORTED] — kernel files NEW (a directory: --kernel-dir) against BIN's own, through
+# BIN, or the binary NEW against BIN, on the same rows: the single shapes (SHAPES and SORTED, sorted output: "NxM:K ...", 20 launches
 # each, the two builds alternated twice; one_table.py), then the seven grids (--reps 10, the
 # builds alternated RUNS times; bench/ab_compare.py), each build warmed on the grids first.
 # Summary in $OUT/steps.txt, every log in $OUT/logs.tgz. Run by this record's call.sh and by
@@ -12,8 +12,11 @@ T=results/cuda/2026-12-02-step-trigger-h200
 S=$OUT/steps.txt; L=/tmp/ld; mkdir -p $L
 PY=/opt/torch/.venv/bin/python3
 G=rtopk,appendix-b,split,indexer,sampler,vector,vector-k
-diff -r crates/rtopk-cuda/kernels $KV > $L/variant.diff 2>&1
-declare -A RUN=([old]="$B bench cuda" [new]="$B bench cuda --kernel-dir $KV")
+declare -A RUN=([old]="$B bench cuda" [new]="$KV bench cuda")
+if [ -d "$KV" ]; then
+  diff -r crates/rtopk-cuda/kernels $KV > $L/variant.diff 2>&1
+  RUN[new]="$B bench cuda --kernel-dir $KV"
+fi
 for b in new old; do
   s=$SECONDS; timeout 300 ${RUN[$b]} --grid $G --reps 2 --json > /dev/null 2> $L/warm_$b.err; echo "== warm $b rc=$? $((SECONDS-s)) s" >> $S
 done

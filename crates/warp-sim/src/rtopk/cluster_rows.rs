@@ -6,28 +6,33 @@
 //! memory ([`Warp::red_shared_cluster`]) and one cluster barrier ([`Warp::barrier_cluster`]).
 //! The selection places each block's results after those of the blocks before it. An f32 row
 //! whose search narrows gathers its candidates into block 0 ([`Warp::st_shared_cluster`]),
-//! which finishes the search and the selection over them alone.
+//! which finishes the search and the selection over them alone (`rtopk_cluster_rows_narrow`),
+//! or keeps them in each block and searches [`CLUSTER_ROUND_LEVELS`] steps a cluster round
+//! (`rtopk_cluster_rows`: [`value_rounds`]).
+
+use topk_ref::bisect::VALUE_PHASE_LIMIT;
 
 use crate::engine::ClusterRed;
 use crate::engine::error::SimError;
-use crate::engine::lanes::Lanes;
+use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
 use crate::rtopk::args::{BLOCK_EPL, BLOCK_STAGE, KernelArgs};
 use crate::rtopk::block_rows::{block_range, load_block_slots, stages_loads, trace_slots};
+use crate::rtopk::coverage::Branch;
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
     finish_candidates, pad_results, take_candidates, trace_cut, write_iterations,
 };
-use crate::rtopk::order::ElemType;
+use crate::rtopk::order::{ElemType, number_key};
 use crate::rtopk::params::{Params, place_row};
 use crate::rtopk::record::Tracer;
 use crate::rtopk::rows::{
     BlockRow, PAIRED_COUNT_LIMIT, Row, Slots, block_prefix, block_smem, count_threshold,
     counted_twice, unpack_pair,
 };
-use crate::rtopk::search::{Exit, Search, search_threshold};
+use crate::rtopk::search::{Exit, Search, Value, finish_exact, search_threshold, value_step};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, cut_of, emit_staged, taken};
-use rtopk_plan::{CLUSTER_CAND_KEYS, Family};
+use rtopk_plan::{CLUSTER_CAND_KEYS, CLUSTER_ROUND_LEVELS, Family};
 
 /// Words of a block's cluster slots (`s_cluster`, the second half of `s_chunk`): three count
 /// slots (`cluster_sum`: round `i` adds into slot `i % 3`), the row's min and max key, and the
@@ -42,7 +47,25 @@ mod slot {
     pub(super) const STRONG: u32 = CLUSTER + 5;
     pub(super) const BAND: u32 = CLUSTER + 6;
     pub(super) const WORDS: u32 = 8;
+
+    /// [`super::value_rounds`]' words, the first of the selection's stage (unused until the
+    /// search ends): the block's leaf counts of three rounds (`s_hist`), the cluster's
+    /// (`s_clh`), a round's thresholds in heap order from 1 (`s_t`).
+    pub(super) const HIST: u32 = block_smem::STAGE;
+    pub(super) const CLH: u32 = HIST + 3 * super::ROUND_LEAVES;
+    pub(super) const T: u32 = CLH + 3 * super::ROUND_LEAVES;
+    /// The words zeroed before the first cluster barrier (`s_hist` and `s_clh`).
+    pub(super) const ROUND_WORDS: u32 = 6 * super::ROUND_LEAVES;
 }
+
+/// Exact f32 rows of `rtopk_cluster_rows` narrow within their blocks once a count at the
+/// bracket's lower end finds at most this many keys (rtopk-plan's `CLUSTER_LOCAL_CAP`;
+/// [`local_candidates`]).
+const CLUSTER_LOCAL_CAP: u32 = rtopk_plan::CLUSTER_LOCAL_CAP as u32;
+/// The thresholds of a round of a row narrowed within its blocks ([`value_rounds`]): those of
+/// the next [`CLUSTER_ROUND_LEVELS`] steps for every outcome, cutting `ROUND_LEAVES` leaves.
+const ROUND_NODES: u32 = (1 << CLUSTER_ROUND_LEVELS) - 1;
+const ROUND_LEAVES: u32 = 1 << CLUSTER_ROUND_LEVELS;
 
 /// Blocks of at most this many warps add each warp's count into the cluster's slots directly
 /// (`cluster_sum`; the CUDA kernel's `CLUSTER_DIRECT_WARPS`).
@@ -55,10 +78,14 @@ const CLUSTER_DIRECT_WARPS: u32 = 8;
 const CLUSTER_CAND_CAP: u32 = rtopk_plan::CLUSTER_CAND_CAP as u32;
 
 /// `NARROW_CAP`: [`CLUSTER_CAND_CAP`] in `rtopk_cluster_rows_narrow` (f32 rows, whose launch's
-/// load staging the plan makes large enough to hold the candidates and their indices), else
-/// 0: the row never narrows.
+/// load staging the plan makes large enough to hold the candidates and their indices),
+/// [`CLUSTER_LOCAL_CAP`] in `rtopk_cluster_rows` on f32 rows, else 0: the row never narrows.
 fn narrow_cap(p: &Params<'_>) -> u32 {
-    if p.plan.family() == Family::ClusterRowsNarrow { CLUSTER_CAND_CAP } else { 0 }
+    match p.plan.family() {
+        Family::ClusterRowsNarrow => CLUSTER_CAND_CAP,
+        _ if p.elem == ElemType::F32 => CLUSTER_LOCAL_CAP,
+        _ => 0,
+    }
 }
 
 /// One row over a cluster (`ClusterRow`): this block's keys and the count the whole cluster
@@ -309,8 +336,8 @@ async fn finish_cluster_candidates(
     Ok(())
 }
 
-/// The slots' initial values (`s_cluster[w]`: the min slot all ones, the others 0), set by the
-/// first threads before the first cluster barrier.
+/// The slots' initial values (`s_cluster[w]`: the min slot all ones, the others 0; the
+/// rounds' leaf counts 0), set by the first threads before the first cluster barrier.
 async fn clear_slots(w: &mut Warp<'_>) -> Result<(), SimError> {
     let tid = w.thread_idx();
     let saved = w.push_active(&tid.map(|t| t < slot::WORDS), "threadIdx.x < CLUSTER_WORDS")?;
@@ -318,7 +345,241 @@ async fn clear_slots(w: &mut Warp<'_>) -> Result<(), SimError> {
     let v = at.map(|s| if s == slot::MIN { u32::MAX } else { 0 });
     w.st_shared(&at, &v, "s_cluster[w] = initial").await?;
     w.pop_active(saved);
+    for from in (0..slot::ROUND_WORDS).step_by(w.block_dim() as usize) {
+        let i = tid.map(|t| t + from);
+        let saved = w.push_active(&i.map(|i| i < slot::ROUND_WORDS), "i < 6 * ROUND_LEAVES")?;
+        let label = "s_stage[i] = 0 (the rounds' leaf counts)";
+        w.st_shared(&i.map(|i| slot::HIST + i), &Lanes::splat(0), label).await?;
+        w.pop_active(saved);
+    }
     Ok(())
+}
+
+/// A cluster row narrowed within its blocks (`ClusterCands`): this block's keys `>= lo_key`
+/// in its load staging, and each count the cluster's sum of the blocks' counts over their own
+/// (`cluster_sum`).
+struct ClusterCands<'r, 'x> {
+    row: &'r mut ClusterRow<'x>,
+    /// This block's candidates.
+    n: u32,
+    /// [`value_rounds`]' rounds so far: round `i` uses slot `i % 3`.
+    rounds: u32,
+}
+
+/// Candidate `threadIdx.x + it blockDim.x` of the block's `n` (`cand[i]`, the load staging's
+/// word `i`), in the lanes that have one.
+async fn candidate(
+    w: &mut Warp<'_>,
+    n: u32,
+    it: u32,
+) -> Result<(Lanes<bool>, Lanes<u32>), SimError> {
+    let i = w.thread_idx().map(|t| t + it * w.block_dim());
+    let has = i.map(|i| i < n);
+    let saved = w.push_active(&has, "for (i = threadIdx.x; i < n; i += blockDim.x)")?;
+    let x = w.ld_shared(&i.map(|i| block_smem::KEYS + i), "cand[i]").await?;
+    w.pop_active(saved);
+    Ok((has, Lanes::select(&has, &x, &Lanes::splat(0))))
+}
+
+impl Row for ClusterCands<'_, '_> {
+    async fn count_ge_positive(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        t: u32,
+    ) -> Result<u32, SimError> {
+        let t = count_threshold(a, t);
+        let mut c = Lanes::splat(0u32);
+        for it in 0..self.n.div_ceil(w.block_dim()) {
+            let (has, x) = candidate(w, self.n, it).await?;
+            let ge = has.zip(&x, |h, x| u32::from(h && x >= t));
+            c = c.zip(&ge, |c, g| c + g);
+        }
+        self.row.cluster_sum(w, a, &c).await
+    }
+
+    fn m(&self) -> u32 {
+        self.row.row.m
+    }
+
+    fn narrow_cap(&self) -> u32 {
+        0
+    }
+}
+
+/// `local_candidates`: stage 2, narrowing a cluster row within its blocks (`EXIT_NARROW`: the
+/// last count, at `lo_key`, found `k < n <=` [`CLUSTER_LOCAL_CAP`] keys `>= lo_key`) — every
+/// thread copies its keys the last count marked into the block's load staging (one block
+/// prefix places them; their order does not matter to a count), one barrier.
+async fn local_candidates<'r, 'x>(
+    w: &mut Warp<'_>,
+    row: &'r mut ClusterRow<'x>,
+) -> Result<ClusterCands<'r, 'x>, SimError> {
+    let mask = row.row.ge_last[0];
+    let own = mask.map(u32::count_ones);
+    let (mut at, total) = block_prefix(w, &own, block_smem::CHUNK).await?;
+    for j in 0..BLOCK_EPL {
+        let here = mask.map(|m| m >> j & 1 == 1);
+        let saved = w.push_active(&here, "local_candidates: slot j is a candidate")?;
+        let label = "local_candidates: cand[at] = keys[j]";
+        w.st_shared(&at.map(|r| block_smem::KEYS + r), &row.row.keys[j], label).await?;
+        let next = at.map(|r| r + 1);
+        w.assign(&mut at, &next);
+        w.pop_active(saved);
+    }
+    w.syncthreads("local_candidates: __syncthreads()").await?;
+    Ok(ClusterCands { row, n: total, rounds: 0 })
+}
+
+/// Node `n`'s threshold (heap order from 1) of the tree of midpoints of `[lo, hi]`: the walk
+/// from the root down `n`'s bits (1: the upper half), then the midpoint's key.
+fn node_threshold(n: u32, lo: f32, hi: f32) -> u32 {
+    let (mut a, mut b) = (lo, hi);
+    for bit in (0..31 - n.max(1).leading_zeros()).rev() {
+        let mid = (a + b) * 0.5;
+        if n >> bit & 1 == 1 {
+            a = mid;
+        } else {
+            b = mid;
+        }
+    }
+    number_key((a + b) * 0.5)
+}
+
+/// `bucket_round`: one round of a row narrowed within its blocks — the thresholds of the
+/// next [`CLUSTER_ROUND_LEVELS`] steps for every outcome (node `n` by thread `n` into
+/// `s_t[n]`), and the cluster's count of its candidates in each leaf: a key descends the tree (right where it
+/// is `>=` the node's threshold), so the keys `>=` node `n`'s threshold are those in the leaves
+/// from the first of `n`'s right subtree on. The block's counts by shared atomics; thread `j`
+/// adds leaf `j % 16` into block `j / 16`'s slot; one cluster barrier. The slots rotate over
+/// three rounds as `cluster_sum`'s do. Returns the slot of this round's counts.
+async fn bucket_round(
+    w: &mut Warp<'_>,
+    c: &mut ClusterCands<'_, '_>,
+    lo: f32,
+    hi: f32,
+) -> Result<u32, SimError> {
+    let cur = ROUND_LEAVES * (c.rounds % 3);
+    let next = ROUND_LEAVES * ((c.rounds + 1) % 3);
+    c.rounds += 1;
+    let tid = w.thread_idx();
+    let nodes = tid.map(|n| (1..=ROUND_NODES).contains(&n));
+    let saved = w.push_active(&nodes, "bucket_round: 1 <= n <= ROUND_NODES")?;
+    let t = tid.map(|n| node_threshold(n, lo, hi));
+    w.st_shared(&tid.map(|n| slot::T + n), &t, "bucket_round: s_t[n]").await?;
+    w.pop_active(saved);
+    w.syncthreads("bucket_round: __syncthreads() (the thresholds)").await?;
+    for it in 0..c.n.div_ceil(w.block_dim()) {
+        let (has, x) = candidate(w, c.n, it).await?;
+        let saved = w.push_active(&has, "bucket_round: i < n")?;
+        let mut node = Lanes::splat(1u32);
+        for _ in 0..CLUSTER_ROUND_LEVELS {
+            let label = "bucket_round: s_t[node]";
+            let tn = w.ld_shared(&node.map(|n| slot::T + n), label).await?;
+            let right = x.zip(&tn, |x, t| u32::from(x >= t));
+            node = node.zip(&right, |n, r| 2 * n + r);
+        }
+        let leaf = node.map(|n| slot::HIST + cur + n - ROUND_LEAVES);
+        let label = "bucket_round: atomicAdd(&s_hist[cur + leaf], 1)";
+        w.atomic_add_shared(&leaf, &Lanes::splat(1), label).await?;
+        w.pop_active(saved);
+    }
+    w.syncthreads("bucket_round: __syncthreads() (the block's leaves)").await?;
+    let adds = ROUND_LEAVES * c.row.size;
+    for it in 0..adds.div_ceil(w.block_dim()) {
+        let j = tid.map(|t| t + it * w.block_dim());
+        let saved = w.push_active(&j.map(|j| j < adds), "bucket_round: j < 16 size")?;
+        let word = j.map(|j| cur + j % ROUND_LEAVES);
+        let v = w
+            .ld_shared(&word.map(|x| slot::HIST + x), "bucket_round: s_hist[cur + j % 16]")
+            .await?;
+        let saved_v = w.push_active(&v.map(|v| v != 0), "bucket_round: if (v)")?;
+        let label = "bucket_round: red.shared::cluster.add (block j / 16's leaf)";
+        let rank = j.map(|j| j / ROUND_LEAVES);
+        w.red_shared_cluster(ClusterRed::Add, &rank, &word.map(|x| slot::CLH + x), &v, label)
+            .await?;
+        w.pop_active(saved_v);
+        w.pop_active(saved);
+    }
+    let first = tid.map(|t| t < ROUND_LEAVES);
+    let saved = w.push_active(&first, "bucket_round: threadIdx.x < ROUND_LEAVES")?;
+    let zero = Lanes::splat(0u32);
+    w.st_shared(&tid.map(|t| slot::CLH + next + t), &zero, "bucket_round: s_clh[next] = 0").await?;
+    w.st_shared(&tid.map(|t| slot::HIST + next + t), &zero, "bucket_round: s_hist[next] = 0")
+        .await?;
+    w.pop_active(saved);
+    w.barrier_cluster("bucket_round: cluster_sync()").await?;
+    Ok(cur)
+}
+
+/// `value_rounds`: the value phase of a row narrowed within its blocks, plain and without a
+/// recall target (`value_phase`'s steps: the same thresholds, counts and updates) — each
+/// round counts the thresholds of the next [`CLUSTER_ROUND_LEVELS`] steps for every outcome in one
+/// [`bucket_round`], then replays those steps from the leaves' counts (lane `q` of every warp
+/// holds leaf `q`'s; a step's count is one warp sum). Returns as `value_phase` does.
+async fn value_rounds(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    c: &mut ClusterCands<'_, '_>,
+    s: &mut Search,
+    tr: Tracer<'_>,
+) -> Result<bool, SimError> {
+    let k = a.k as u32;
+    let (mut lo, mut hi) = (s.lo, s.hi);
+    let lane = w.lane_id();
+    while s.iterations < VALUE_PHASE_LIMIT {
+        let cur = bucket_round(w, c, lo, hi).await?;
+        let low = lane.map(|l| l < ROUND_LEAVES);
+        let saved = w.push_active(&low, "value_rounds: lane < ROUND_LEAVES")?;
+        let h = w
+            .ld_shared(&lane.map(|l| slot::CLH + cur + l), "value_rounds: s_clh[cur + lane]")
+            .await?;
+        w.pop_active(saved);
+        let leaf = Lanes::select(&low, &h, &Lanes::splat(0));
+        let mut node = 1u32;
+        for d in 0..CLUSTER_ROUND_LEVELS {
+            if s.iterations >= VALUE_PHASE_LIMIT {
+                return Ok(false);
+            }
+            let thres = (lo + hi) * 0.5;
+            let t = number_key(thres);
+            if !(s.lo_key < t && t < s.hi_key) {
+                return Ok(false); // adjacent floats: stall
+            }
+            // the first leaf of the node's right subtree
+            let from = ((2 * node + 1) << (CLUSTER_ROUND_LEVELS - 1 - d)) - ROUND_LEAVES;
+            let part = Lanes::select(&lane.map(|l| l >= from), &leaf, &Lanes::splat(0));
+            let cnt = w.reduce_add_sync(FULL_MASK, &part, "value_rounds: __reduce_add_sync")?;
+            let cnt = w.uniform(&cnt, "value_rounds: cnt")?;
+            w.block_uniform(u64::from(cnt), "value_rounds: cnt")?;
+            let before = (s.lo_key, s.hi_key);
+            if value_step(s, (&mut lo, &mut hi), (thres, t, cnt, k), before, tr) {
+                return Ok(true);
+            }
+            node = 2 * node + u32::from(cnt > k);
+        }
+    }
+    Ok(false)
+}
+
+/// `finish_local`: the rest of a row narrowed within its blocks — [`value_rounds`] where the
+/// value phase is plain without a recall target, then the key phase; else `finish_exact` over
+/// the candidates.
+async fn finish_local(
+    w: &mut Warp<'_>,
+    (a, p): (&KernelArgs, &Params<'_>),
+    c: &mut ClusterCands<'_, '_>,
+    s: &mut Search,
+    tr: Tracer<'_>,
+) -> Result<(), SimError> {
+    if s.value == Value::Plain && s.slack < 0 {
+        p.covered(Branch::ClusterRounds);
+        if value_rounds(w, a, c, s, tr).await? {
+            return Ok(());
+        }
+        s.value = Value::None;
+    }
+    finish_exact(w, a, c, s, tr).await
 }
 
 /// `rtopk_cluster_row`: a row over a cluster of `blockDim.x`-thread blocks; on the ragged twin
@@ -410,11 +671,21 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
         sign: a.sign(),
         elem: p.elem,
     };
-    if s.exit == Exit::Narrow {
+    if s.exit == Exit::Narrow && p.plan.family() == Family::ClusterRowsNarrow {
         // cluster-uniform
         let out = row_out(at.out);
         let at_row = (p, row_id);
         return finish_cluster_candidates(w, a, &row, &mut s, &first, &out, at_row, tr).await;
+    }
+    // cluster-uniform; the staging holds the block's whole part (stages_loads), else the
+    // search goes on over the registers
+    while s.exit == Exit::Narrow {
+        if stages_loads(w, p) {
+            let mut c = local_candidates(w, &mut row).await?;
+            finish_local(w, (a, p), &mut c, &mut s, tr).await?;
+        } else {
+            finish_exact(w, a, &mut row, &mut s, tr).await?;
+        }
     }
     // stage 3: select_topk — this block's elements in index order after the blocks before it
     let c = cut_of(w, a, &mut row, &s).await?;

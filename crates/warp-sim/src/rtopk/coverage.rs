@@ -97,11 +97,14 @@ pub enum Branch {
     RadixWriteOverList,
     /// A cluster row that narrowed to its candidates in block 0 (`finish_cluster_candidates`).
     ClusterNarrowed,
+    /// A cluster row that narrowed within its blocks and searched several steps a round
+    /// (`value_rounds`).
+    ClusterRounds,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 36] = [
+    pub const ALL: [Branch; 37] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -138,6 +141,7 @@ impl Branch {
         Branch::RadixListedWrite,
         Branch::RadixWriteOverList,
         Branch::ClusterNarrowed,
+        Branch::ClusterRounds,
     ];
 
     /// The branch's name.
@@ -179,6 +183,7 @@ impl Branch {
             Branch::RadixListedWrite => "radix_listed_write",
             Branch::RadixWriteOverList => "radix_write_over_list",
             Branch::ClusterNarrowed => "cluster_narrowed",
+            Branch::ClusterRounds => "cluster_rounds",
         }
     }
 

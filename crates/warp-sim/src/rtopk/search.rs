@@ -155,6 +155,52 @@ fn moved(hit: bool, cnt: u32, k: u32) -> Moved {
     }
 }
 
+/// The trace of a test in value space: iteration `iteration` at `thres` (own key `t`) from
+/// the bracket `before`, `cnt` keys at or above it.
+fn trace_value(
+    tr: Tracer<'_>,
+    iteration: u32,
+    before: (u32, u32),
+    (thres, t, cnt, k): (f32, u32, u32, u32),
+) {
+    tr.step(TraceStep {
+        iteration,
+        phase: Phase::Value,
+        lo_key: before.0,
+        hi_key: before.1,
+        thres: Some(thres),
+        t,
+        cnt,
+        moved: moved(cnt == k, cnt, k),
+    });
+}
+
+/// A value-phase step once its count `cnt` at `thres` (own key `t`) is known: the iteration,
+/// its trace (the bracket `before` it), then on a hit the search's end (returns `true`), else
+/// the three-way update without branches, the bracket's end on the count's side moved to
+/// `thres`.
+pub(crate) fn value_step(
+    s: &mut Search,
+    (lo, hi): (&mut f32, &mut f32),
+    (thres, t, cnt, k): (f32, u32, u32, u32),
+    before: (u32, u32),
+    tr: Tracer<'_>,
+) -> bool {
+    s.iterations = s.iterations.wrapping_add(1);
+    trace_value(tr, s.iterations, before, (thres, t, cnt, k));
+    if cnt == k {
+        (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, cnt, true);
+        s.exit = Exit::Done(SearchExit::Hit);
+        return true;
+    }
+    if cnt < k {
+        (s.hi_key, *hi) = (t, thres);
+    } else {
+        (s.lo_key, *lo) = (t, thres);
+    }
+    false
+}
+
 /// `value_phase`: the paper's bisection on ordered values over the finite bracket
 /// `[s.lo, s.hi]`. Returns `true` when the search is over (a hit, the recall target or the
 /// precision reached) or the row is to be narrowed, `false` when the key phase takes over.
@@ -208,28 +254,10 @@ async fn value_phase<R: Row>(
             Some(c) => row.count_at_value(w, a, c, t).await?,
             None => row.count_ge_positive(w, a, t).await?,
         };
-        s.iterations = s.iterations.wrapping_add(1);
-        tr.step(TraceStep {
-            iteration: s.iterations,
-            phase: Phase::Value,
-            lo_key: before.0,
-            hi_key: before.1,
-            thres: Some(thres),
-            t,
-            cnt,
-            moved: moved(cnt == k, cnt, k),
-        });
-        if cnt == k {
-            (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, cnt, true);
-            s.exit = Exit::Done(SearchExit::Hit);
+        if value_step(s, (&mut lo, &mut hi), (thres, t, cnt, k), before, tr) {
             return Ok(true);
         }
-        let below = cnt < k; // the three-way update without branches
-        if below {
-            (s.hi_key, hi) = (t, thres);
-        } else {
-            (s.lo_key, lo) = (t, thres);
-        }
+        let below = cnt < k;
         if recall {
             // the counts the recall rule reads
             if below {
@@ -480,16 +508,7 @@ async fn window_tests<R: Row>(
         let before = (s.lo_key, s.hi_key);
         let cnt = row.count_ge_positive(w, a, t).await?; // t > lo_key >= 0
         let hit = update(s, t, cnt, k);
-        tr.step(TraceStep {
-            iteration: s.iterations,
-            phase: Phase::Value,
-            lo_key: before.0,
-            hi_key: before.1,
-            thres: Some(thres),
-            t,
-            cnt,
-            moved: moved(hit, cnt, k),
-        });
+        trace_value(tr, s.iterations, before, (thres, t, cnt, k));
         if hit {
             s.exit = Exit::Done(SearchExit::Hit);
             return Ok(true);
