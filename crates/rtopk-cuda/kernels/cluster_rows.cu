@@ -263,8 +263,9 @@ __device__ ClusterCands<SKIPS> local_candidates(const ClusterRow<SKIPS, false>& 
 // its candidates in each of the ROUND_LEAVES leaves: a key descends the tree (right where it is
 // >= the node's threshold), so the keys >= node n's threshold are those in the leaves from the
 // first of n's right subtree on. The block's counts by shared atomics; thread j adds leaf
-// j % ROUND_LEAVES into block j / ROUND_LEAVES's; one cluster barrier. Slots rotate over three rounds as cluster_sum's do: the next round's
-// are cleared before this round's barrier. Returns the slot of this round's counts.
+// j % ROUND_LEAVES into block j / ROUND_LEAVES's; one cluster barrier. Slots rotate over three
+// rounds as cluster_sum's do: the next round's are cleared before this round's barrier.
+// Returns the slot of this round's counts.
 template <bool SKIPS>
 __device__ u32 bucket_round(const ClusterCands<SKIPS>& c, float lo, float hi) {
     u32 cur = ROUND_LEAVES * (c.rounds % 3u), next = ROUND_LEAVES * ((c.rounds + 1u) % 3u);

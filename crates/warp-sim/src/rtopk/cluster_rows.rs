@@ -448,10 +448,10 @@ fn node_threshold(n: u32, lo: f32, hi: f32) -> u32 {
 
 /// `bucket_round`: one round of a row narrowed within its blocks — the thresholds of the
 /// next [`CLUSTER_ROUND_LEVELS`] steps for every outcome (node `n` by thread `n` into
-/// `s_t[n]`), and the cluster's count of its candidates in each leaf: a key descends the tree (right where it
-/// is `>=` the node's threshold), so the keys `>=` node `n`'s threshold are those in the leaves
-/// from the first of `n`'s right subtree on. The block's counts by shared atomics; thread `j`
-/// adds leaf `j % 16` into block `j / 16`'s slot; one cluster barrier. The slots rotate over
+/// `s_t[n]`), and the cluster's count of its candidates in each leaf: a key descends the tree
+/// (right where it is `>=` the node's threshold), so the keys `>=` node `n`'s threshold are
+/// those in the leaves from the first of `n`'s right subtree on. The block's counts by shared
+/// atomics; thread `j` adds leaf `j % 16` into block `j / 16`'s slot; one cluster barrier. The slots rotate over
 /// three rounds as `cluster_sum`'s do. Returns the slot of this round's counts.
 async fn bucket_round(
     w: &mut Warp<'_>,
