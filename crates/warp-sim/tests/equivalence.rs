@@ -291,7 +291,8 @@ fn cluster_rows_that_narrow_equal_bisect() {
 /// all the same: normal rows, zeros of both signs and subnormals, wide ties at the k-th value,
 /// k from 1 to 3000, both modes, sorted or not, clusters of 4 to 16 blocks of
 /// 256 to 1024 threads; a recall target and a precision narrow too but search one step a
-/// round (`finish_exact` over the candidates); bf16 rows never narrow.
+/// round (`finish_exact` over the candidates); bf16 rows never narrow; and where the launch has
+/// no load staging to keep the candidates in, the search goes on over the registers.
 #[test]
 fn cluster_rows_that_narrow_within_their_blocks_equal_bisect() {
     let mut rng = StdRng::seed_from_u64(31);
@@ -325,6 +326,19 @@ fn cluster_rows_that_narrow_within_their_blocks_equal_bisect() {
         let got = Simulator::new(config).run(&xb, &args).unwrap();
         assert!(!got.coverage.reached(Branch::ClusterRounds), "{case} bf16");
     }
+    // a device whose blocks may not opt in to the load staging: the row narrows (EXIT_NARROW)
+    // but has nowhere to keep its candidates, so its search goes on over the registers
+    let small =
+        warp_sim::DeviceLimits { shared_optin_bytes: 16 << 10, ..SimConfig::default().limits };
+    let config = SimConfig { limits: small, ..SimConfig::default() };
+    let (m, k) = (40_000, 2048);
+    let x = generate("normal", 1, m, &mut rng);
+    let args =
+        KernelArgs { n: 1, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let got = Simulator::new(config).run(&x, &args).unwrap();
+    assert_eq!((got.plan.family(), got.plan.dynamic_shared), (Family::ClusterRows, 0));
+    assert!(!got.coverage.reached(Branch::ClusterRounds), "{:?}", got.coverage);
+    check(config, 1, m, &x, k, Mode::Largest, Bisect::exact()).unwrap();
 }
 
 /// The trace of a row run by many warps (a block row) or many blocks (a cluster row), each of
