@@ -34,9 +34,17 @@
 // An f32 cluster row of rtopk_cluster_rows whose count at the bracket's lower end finds at
 // most CLUSTER_LOCAL_CAP keys narrows within its blocks (local_candidates): each block copies
 // its keys >= lo_key into its own load staging, and the rest of the search counts those,
-// CLUSTER_ROUND_LEVELS steps a cluster round (value_rounds: ROUND_NODES thresholds cut
-// ROUND_LEAVES leaves). All are rtopk-plan's, defined ahead of every unit's source
-// (docs/kernel.md, "Cluster rows", **Rounds**).
+// CLUSTER_ROUND_LEVELS steps a cluster round (value_rounds, bucket_round: 2^L - 1 thresholds
+// cut 2^L leaves). On a wide cluster (WIDE_CLUSTER blocks) the row runs an instantiation of
+// its own (WIDE: rtopk_cluster_row), which narrows from CLUSTER_WIDE_LOCAL_CAP keys and
+// searches CLUSTER_WIDE_ROUND_LEVELS steps a round (ballot_round); a portable cluster's code
+// is what it was without it. All are rtopk-plan's, defined ahead of every unit's source
+// (docs/kernel.md, "Cluster rows", **Rounds**). ROUND_SLOTS: the leaf words of a round's slot,
+// for the most leaves of either.
+#define ROUND_SLOTS                                                                  \
+    (1u << (CLUSTER_WIDE_ROUND_LEVELS > CLUSTER_ROUND_LEVELS ? CLUSTER_WIDE_ROUND_LEVELS \
+                                                             : CLUSTER_ROUND_LEVELS))
+static_assert(CLUSTER_WIDE_LOCAL_CAP < 65536u, "ballot_round's leaf counts fit 16 bits");
 
 #define CLUSTER_ADD 0
 #define CLUSTER_MIN_OP 1
@@ -107,8 +115,9 @@ __device__ __forceinline__ void cluster_store(u32* base, u32 at, u32 rank, u32 v
 // row's does (BlockRow), so that the blocks past a short row's end only meet the barriers.
 // NARROWS (rtopk_cluster_rows_narrow, f32 rows only): the row narrows to at most
 // CLUSTER_CAND_CAP candidates; a launch of its own, so that rows that would not gain keep
-// code without it (docs/performance.md, "Cluster rows that narrow").
-template <bool SKIPS, bool NARROWS>
+// code without it (docs/performance.md, "Cluster rows that narrow"). WIDE: a wide cluster's
+// row (WIDE_CLUSTER blocks), which narrows within its blocks from CLUSTER_WIDE_LOCAL_CAP keys.
+template <bool SKIPS, bool NARROWS, bool WIDE = false>
 struct ClusterRow : BlockRow<false, SKIPS> {
     u32* s_cluster;  // CLUSTER_WORDS words
     u32* s_hist;     // value_rounds' words (ClusterCands)
@@ -116,7 +125,8 @@ struct ClusterRow : BlockRow<false, SKIPS> {
     u32 rank, size;
     mutable u32 round;  // counts so far: round i adds into slot i % 3
     static constexpr u32 NARROW_CAP =
-        NARROWS ? CLUSTER_CAND_CAP : (ELEM_KIND == ELEM_F32 ? CLUSTER_LOCAL_CAP : 0u);
+        NARROWS ? CLUSTER_CAND_CAP
+                : (ELEM_KIND != ELEM_F32 ? 0u : WIDE ? CLUSTER_WIDE_LOCAL_CAP : CLUSTER_LOCAL_CAP);
     static_assert(!NARROWS || ELEM_KIND == ELEM_F32, "only f32 launches stage their loads");
 
     // cluster_sum: the block's count (block_sum), added by thread j into the current slot of
@@ -220,14 +230,14 @@ __device__ void gather_candidates(const ClusterRow<SKIPS, true>& row, u32 first,
 
 // A cluster row narrowed within its blocks: this block's keys >= lo_key in its load staging,
 // and each count the cluster's sum of the blocks' counts over their own (cluster_sum).
-template <bool SKIPS>
+template <bool SKIPS, bool WIDE>
 struct ClusterCands {
-    const ClusterRow<SKIPS, false>* row;
+    const ClusterRow<SKIPS, false, WIDE>* row;
     const u32* cand;
     u32 n, m;  // this block's candidates; the row's width
-    u32* s_hist;  // 3 x ROUND_LEAVES: the block's leaf counts of a round
-    u32* s_clh;   // 3 x ROUND_LEAVES: the cluster's, summed into every block's
-    u32* s_t;     // ROUND_NODES + 1: a round's thresholds, heap order from 1
+    u32* s_hist;  // 3 x ROUND_SLOTS: the block's leaf counts of a round
+    u32* s_clh;   // 3 x ROUND_SLOTS: the cluster's, summed into every block's
+    u32* s_t;     // a round's thresholds, heap order from 1 (bucket_round)
     mutable u32 rounds;
     static constexpr u32 NARROW_CAP = 0u;
     __device__ u32 count_ge_positive(u32 t) const {
@@ -242,9 +252,9 @@ struct ClusterCands {
 // found k < n <= CLUSTER_LOCAL_CAP keys >= lo_key): every thread copies its keys the last
 // count marked into the block's `cand` (one block prefix places them; their order does not
 // matter to a count), one barrier.
-template <bool SKIPS>
-__device__ ClusterCands<SKIPS> local_candidates(const ClusterRow<SKIPS, false>& row, u32* cand,
-                                                u32* slots) {
+template <bool SKIPS, bool WIDE>
+__device__ ClusterCands<SKIPS, WIDE> local_candidates(const ClusterRow<SKIPS, false, WIDE>& row,
+                                                      u32* cand, u32* slots) {
     u32 own = __popc(row.ge_last[0]), before, total;
     block_prefix(own, slots, &before, &total);
     u32 at = before;
@@ -253,21 +263,22 @@ __device__ ClusterCands<SKIPS> local_candidates(const ClusterRow<SKIPS, false>& 
         if ((row.ge_last[0] >> j) & 1u) cand[at++] = row.keys[j];
     }
     __syncthreads();
-    return ClusterCands<SKIPS>{&row, cand, total, row.m, row.s_hist, row.s_clh,
-                               row.s_hist + 6u * ROUND_LEAVES, 0u};
+    return ClusterCands<SKIPS, WIDE>{&row, cand, total, row.m, row.s_hist, row.s_clh,
+                                     row.s_hist + 6u * ROUND_SLOTS, 0u};
 }
 
-// One round of a cluster row narrowed within its blocks (value_rounds): the thresholds of the
-// next CLUSTER_ROUND_LEVELS steps for every outcome — the midpoints tree of [lo, hi], node n
-// (heap order, 1..ROUND_NODES) computed by thread n into s_t[n] — and the cluster's count of
-// its candidates in each of the ROUND_LEAVES leaves: a key descends the tree (right where it is
-// >= the node's threshold), so the keys >= node n's threshold are those in the leaves from the
-// first of n's right subtree on. The block's counts by shared atomics; thread j adds leaf
-// j % ROUND_LEAVES into block j / ROUND_LEAVES's; one cluster barrier. Slots rotate over three
-// rounds as cluster_sum's do: the next round's are cleared before this round's barrier.
-// Returns the slot of this round's counts.
-template <bool SKIPS>
-__device__ u32 bucket_round(const ClusterCands<SKIPS>& c, float lo, float hi) {
+// One round of a portable cluster's row narrowed within its blocks (value_rounds): the
+// thresholds of the next CLUSTER_ROUND_LEVELS steps for every outcome — the midpoints tree of
+// [lo, hi], node n (heap order, 1..ROUND_NODES) computed by thread n into s_t[n] — and the
+// cluster's count of its candidates in each of the ROUND_LEAVES leaves: a key descends the tree
+// (right where it is >= the node's threshold), so the keys >= node n's threshold are those in
+// the leaves from the first of n's right subtree on. The block's counts by shared atomics;
+// thread j adds leaf j % ROUND_LEAVES into block j / ROUND_LEAVES's; one cluster barrier. Slots
+// rotate over three rounds as cluster_sum's do: the next round's are cleared before this
+// round's barrier. Returns the slot of this round's counts.
+template <class Cands>
+__device__ u32 bucket_round(const Cands& c, float lo, float hi) {
+    constexpr u32 ROUND_LEAVES = 1u << CLUSTER_ROUND_LEVELS, ROUND_NODES = ROUND_LEAVES - 1u;
     u32 cur = ROUND_LEAVES * (c.rounds % 3u), next = ROUND_LEAVES * ((c.rounds + 1u) % 3u);
     c.rounds += 1u;
     u32 n = threadIdx.x;
@@ -301,26 +312,87 @@ __device__ u32 bucket_round(const ClusterCands<SKIPS>& c, float lo, float hi) {
     return cur;
 }
 
+// The leaf of candidate key x in the tree of midpoints of [lo, hi] (LEVELS levels): the walk
+// from the root, right where x >= the node's threshold — each thread computing its own path's
+// thresholds as bucket_round's threads 1.. compute the nodes.
+template <int LEVELS>
+__device__ __forceinline__ u32 leaf_of(u32 x, float lo, float hi) {
+    float a = lo, b = hi;
+    u32 node = 1u;
+#pragma unroll
+    for (int d = 0; d < LEVELS; ++d) {
+        float mid = __fmul_rn(__fadd_rn(a, b), 0.5f);
+        bool right = x >= number_key(mid);
+        node = 2u * node + (right ? 1u : 0u);
+        a = right ? mid : a;
+        b = right ? b : mid;
+    }
+    return node - (1u << LEVELS);
+}
+
+// One round of a wide cluster's row narrowed within its blocks (value_rounds): bucket_round's
+// leaf counts for LEVELS steps, counted without a tree in shared memory and without contended
+// atomics — each thread walks its own candidate's path (leaf_of), the warp counts each leaf by
+// LEVELS ballots of the leaves' bits (lane q: the lanes whose leaf is q), lane q adds the
+// warp's count into the block's leaf q — and sent to the other blocks two leaves to a word
+// (16 bits each: a leaf holds at most CLUSTER_WIDE_LOCAL_CAP keys), half bucket_round's
+// reductions. Returns the slot of this round's counts (packed: word cur / 2 + q / 2).
+template <int LEVELS, class Cands>
+__device__ u32 ballot_round(const Cands& c, float lo, float hi) {
+    constexpr u32 LEAVES = 1u << LEVELS, WORDS = LEAVES / 2u;
+    u32 cur = LEAVES * (c.rounds % 3u), next = LEAVES * ((c.rounds + 1u) % 3u);
+    c.rounds += 1u;
+    u32 lane = threadIdx.x & 31u;
+    for (u32 base = threadIdx.x & ~31u; base < c.n; base += blockDim.x) {  // warp-uniform
+        bool valid = base + lane < c.n;
+        u32 leaf = leaf_of<LEVELS>(valid ? c.cand[base + lane] : 0u, lo, hi);
+        u32 match = __ballot_sync(FULL_MASK, valid);
+#pragma unroll
+        for (int d = 0; d < LEVELS; ++d) {
+            u32 bits = __ballot_sync(FULL_MASK, (leaf >> d) & 1u);
+            match &= ((lane >> d) & 1u) ? bits : ~bits;
+        }
+        u32 cnt = __popc(match);
+        if (lane < LEAVES && cnt) atomicAdd(&c.s_hist[cur + lane], cnt);
+    }
+    __syncthreads();
+    u32 size = c.row->size;
+    for (u32 j = threadIdx.x; j < WORDS * size; j += blockDim.x) {
+        u32 w = j % WORDS;
+        u32 v = c.s_hist[cur + 2u * w] | c.s_hist[cur + 2u * w + 1u] << 16;
+        if (v) cluster_red<CLUSTER_ADD>(c.s_clh, cur / 2u + w, j / WORDS, v);
+    }
+    if (threadIdx.x < LEAVES) {
+        if (threadIdx.x < WORDS) c.s_clh[next / 2u + threadIdx.x] = 0u;
+        c.s_hist[next + threadIdx.x] = 0u;
+    }
+    cluster_sync();
+    return cur;
+}
+
 // The value phase of a cluster row narrowed within its blocks, PLAIN and without a recall
 // target (value_phase's steps: the same thresholds, counts and updates): each round counts the
-// thresholds of the next CLUSTER_ROUND_LEVELS steps for every outcome in one bucket_round, then
-// replays those steps from the leaves' counts (lane q of every warp holds leaf q's; a step's
-// count is one warp sum). Returns as value_phase does.
-template <bool SKIPS>
-__device__ int value_rounds(const ClusterCands<SKIPS>& c, Search& s, u32 k) {
+// thresholds of the next LEVELS steps for every outcome in one round (BALLOTS: ballot_round,
+// else bucket_round), then replays those steps from the leaves' counts (lane q of every warp
+// holds leaf q's; a step's count is one warp sum). Returns as value_phase does.
+template <int LEVELS, bool BALLOTS, class Cands>
+__device__ int value_rounds(const Cands& c, Search& s, u32 k) {
+    constexpr u32 LEAVES = 1u << LEVELS;
     float lo = s.lo, hi = s.hi;
     u32 lane = threadIdx.x & 31u;
     while (s.iterations < VALUE_PHASE_LIMIT) {
-        u32 cur = bucket_round(c, lo, hi);
-        u32 leaf = lane < (u32)ROUND_LEAVES ? c.s_clh[cur + lane] : 0u;
+        u32 cur = BALLOTS ? ballot_round<LEVELS>(c, lo, hi) : bucket_round(c, lo, hi);
+        u32 leaf = lane >= LEAVES ? 0u
+                   : BALLOTS ? c.s_clh[cur / 2u + lane / 2u] >> (16u * (lane & 1u)) & 0xffffu
+                             : c.s_clh[cur + lane];
         u32 node = 1u;
-        for (int d = 0; d < CLUSTER_ROUND_LEVELS; ++d) {
+        for (int d = 0; d < LEVELS; ++d) {
             if (s.iterations >= VALUE_PHASE_LIMIT) return 0;
             float thres = __fmul_rn(__fadd_rn(lo, hi), 0.5f);
             u32 t = number_key(thres);
             if (!(s.lo_key < t && t < s.hi_key)) return 0;  // adjacent floats: stall
             // the first leaf of the node's right subtree
-            u32 from = ((2u * node + 1u) << (CLUSTER_ROUND_LEVELS - 1 - d)) - ROUND_LEAVES;
+            u32 from = ((2u * node + 1u) << (LEVELS - 1 - d)) - LEAVES;
             u32 cnt = __reduce_add_sync(FULL_MASK, lane >= from ? leaf : 0u);
             s.iterations += 1;
             if (cnt == k) {
@@ -339,11 +411,15 @@ __device__ int value_rounds(const ClusterCands<SKIPS>& c, Search& s, u32 k) {
 }
 
 // The rest of a narrowed cluster row's search: value_rounds where the value phase is PLAIN
-// without a recall target, then the key phase; else finish_exact over the candidates.
-template <bool SKIPS>
-__device__ void finish_local(const ClusterCands<SKIPS>& c, Search& s, u32 k) {
+// without a recall target (ballot_round's on a wide cluster, bucket_round's on a portable
+// one), then the key phase; else finish_exact over the candidates.
+template <bool SKIPS, bool WIDE>
+__device__ void finish_local(const ClusterCands<SKIPS, WIDE>& c, Search& s, u32 k) {
     if (s.value == VALUE_PLAIN && s.slack < 0) {
-        if (value_rounds(c, s, k)) return;
+        int done;
+        if constexpr (WIDE) done = value_rounds<CLUSTER_WIDE_ROUND_LEVELS, true>(c, s, k);
+        else done = value_rounds<CLUSTER_ROUND_LEVELS, false>(c, s, k);
+        if (done) return;
         s.value = VALUE_NONE;
     }
     finish_exact(c, s, k);
@@ -364,17 +440,20 @@ __device__ void finish_cluster_candidates(const ClusterRow<SKIPS, true>& row, Se
     finish_candidates(narrowed, s, p, cand, row_in, out_val, out_idx, row_id);
 }
 
-// A row over a cluster of blockDim.x-thread blocks (the plan's cluster: at most the portable
-// 8 blocks, the row in their registers, M <= size * SPAN): HINTS, a ragged row (its own
-// arguments p, row_args), its search starting at its hint where the launch gives hints
-// (search_of<true>); aligned, 16-byte loads; NARROWS, rtopk_cluster_rows_narrow's (ClusterRow).
-template <bool HINTS, bool NARROWS>
-__device__ void rtopk_cluster_row(const Params& p, bool aligned) {
-    extern __shared__ __align__(16) u32 smem[];  // the f32 load staging, where given
-    __shared__ u32 s_partial[128];
-    __shared__ u32 s_chunk[2 * 32];  // block_prefix's first half; the cluster slots the second
-    __shared__ u32 s_stage[BLOCK_STAGE];  // the selection's staged indices
-    // the block row's static shared memory, no more (BLOCK_STATIC_SHARED, the plan's bound)
+// A cluster row's shared memory (rtopk_cluster_row declares it once, for both of its
+// instantiations): the f32 load staging, where given (smem, dynamic), block_sum's partials,
+// block_prefix's chunk (its second half the cluster slots), the selection's staged indices.
+struct ClusterShared {
+    u32 *smem, *s_partial, *s_chunk, *s_stage;
+};
+
+// A row over a cluster of blockDim.x-thread blocks (the plan's cluster, the row in their
+// registers, M <= size * SPAN): HINTS, a ragged row (its own arguments p, row_args), its
+// search starting at its hint where the launch gives hints (search_of<true>); aligned, 16-byte
+// loads; NARROWS, rtopk_cluster_rows_narrow's; WIDE, a wide cluster's (ClusterRow).
+template <bool HINTS, bool NARROWS, bool WIDE>
+__device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShared& sh) {
+    u32 *smem = sh.smem, *s_partial = sh.s_partial, *s_chunk = sh.s_chunk, *s_stage = sh.s_stage;
     u32* s_cluster = s_chunk + 32;
     static_assert(CLUSTER_WORDS <= 32u, "the cluster slots fit s_chunk's second half");
     u32 rank = cluster_ctarank(), size = cluster_nctarank();
@@ -384,14 +463,15 @@ __device__ void rtopk_cluster_row(const Params& p, bool aligned) {
     float hint = hint_of<HINTS>(p, row_id);
     u32 span = BLOCK_EPL * blockDim.x, start = rank * span;
     u32 here = p.m > start ? min(p.m - start, span) : 0u;  // this block's elements
-    ClusterRow<HINTS, NARROWS> row;  // HINTS: the ragged twin, whose blocks skip past its end
+    // HINTS: the ragged twin, whose blocks skip past its end
+    ClusterRow<HINTS, NARROWS, WIDE> row;
     row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
     row.m = p.m; row.in_regs = here; row.cached = 0u; row.sign = p.sign;
     row.s_cluster = s_cluster; row.rank = rank; row.size = size; row.round = 0u;
     // value_rounds' words: the start of the selection's stage, unused until the search ends;
     // the leaf counts zeroed before the first cluster barrier
-    row.s_hist = s_stage; row.s_clh = s_stage + 3u * ROUND_LEAVES;
-    for (u32 i = threadIdx.x; i < 6u * ROUND_LEAVES; i += blockDim.x) s_stage[i] = 0u;
+    row.s_hist = s_stage; row.s_clh = s_stage + 3u * ROUND_SLOTS;
+    for (u32 i = threadIdx.x; i < 6u * ROUND_SLOTS; i += blockDim.x) s_stage[i] = 0u;
     // the slots' initial values, seen by every block after the first cluster barrier
     if (threadIdx.x < CLUSTER_WORDS) {
         u32 w = threadIdx.x;
@@ -417,7 +497,7 @@ __device__ void rtopk_cluster_row(const Params& p, bool aligned) {
                                       row_id);
             return;
         }
-    } else if constexpr (ClusterRow<HINTS, NARROWS>::NARROW_CAP != 0u) {
+    } else if constexpr (ClusterRow<HINTS, NARROWS, WIDE>::NARROW_CAP != 0u) {
         // cluster-uniform; the staging holds the block's whole part (stages_loads), else the
         // search goes on over the registers
         while (s.exit == EXIT_NARROW) {
@@ -444,6 +524,25 @@ __device__ void rtopk_cluster_row(const Params& p, bool aligned) {
     emit_staged(take, pos, written, first, s_stage, BLOCK_STAGE, threadIdx.x, blockDim.x,
                 []() { __syncthreads(); }, row_in, out_val, out_idx);
     if (rank == 0u && threadIdx.x == 0u && p.out_iter) p.out_iter[row_id] = s.iterations;
+}
+
+// A row over a cluster (cluster_row_of): an f32 row of rtopk_cluster_rows on a wide cluster as
+// WIDE (cluster-uniform), every other as a portable cluster's.
+template <bool HINTS, bool NARROWS>
+__device__ void rtopk_cluster_row(const Params& p, bool aligned) {
+    extern __shared__ __align__(16) u32 smem[];  // the f32 load staging, where given
+    __shared__ u32 s_partial[128];
+    __shared__ u32 s_chunk[2 * 32];  // block_prefix's first half; the cluster slots the second
+    __shared__ u32 s_stage[BLOCK_STAGE];  // the selection's staged indices
+    // the block row's static shared memory, no more (BLOCK_STATIC_SHARED, the plan's bound)
+    const ClusterShared sh{smem, s_partial, s_chunk, s_stage};
+    if constexpr (!NARROWS && ELEM_KIND == ELEM_F32) {
+        if (cluster_nctarank() >= WIDE_CLUSTER) {
+            cluster_row_of<HINTS, NARROWS, true>(p, aligned, sh);
+            return;
+        }
+    }
+    cluster_row_of<HINTS, NARROWS, false>(p, aligned, sh);
 }
 
 // A plain launch's row: aligned where the launch says (p.vec4).

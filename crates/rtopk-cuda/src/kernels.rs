@@ -24,8 +24,8 @@ use rtopk_plan::radix::{
     RADIX_SAMPLE_MARGIN, RADIX_SAMPLE_SLACK, RADIX_THREADS, RADIX_WRITE_LIST,
 };
 use rtopk_plan::{
-    CLUSTER_CAND_KEYS, CLUSTER_LOCAL_CAP, CLUSTER_ROUND_LEVELS, GROUPED_WARPS, PICK_LANES,
-    PICK_WARPS, WIDE_WARPS,
+    CLUSTER_CAND_KEYS, CLUSTER_LOCAL_CAP, CLUSTER_ROUND_LEVELS, CLUSTER_WIDE_LOCAL_CAP,
+    CLUSTER_WIDE_ROUND_LEVELS, GROUPED_WARPS, PICK_LANES, PICK_WARPS, WIDE_CLUSTER, WIDE_WARPS,
 };
 
 /// The `#define`s ahead of every unit's source.
@@ -38,8 +38,9 @@ fn shared_constants() -> String {
          #define CLUSTER_CAND_CAP (32u * CLUSTER_CAND_KEYS)\n\
          #define CLUSTER_LOCAL_CAP {CLUSTER_LOCAL_CAP}u\n\
          #define CLUSTER_ROUND_LEVELS {CLUSTER_ROUND_LEVELS}\n\
-         #define ROUND_NODES ((1 << CLUSTER_ROUND_LEVELS) - 1)\n\
-         #define ROUND_LEAVES (1u << CLUSTER_ROUND_LEVELS)\n\
+         #define CLUSTER_WIDE_LOCAL_CAP {CLUSTER_WIDE_LOCAL_CAP}u\n\
+         #define CLUSTER_WIDE_ROUND_LEVELS {CLUSTER_WIDE_ROUND_LEVELS}\n\
+         #define WIDE_CLUSTER {WIDE_CLUSTER}u\n\
          #define BLOCK_EPL {BLOCK_EPL}\n\
          #define WARP_STAGE {WARP_STAGE}u\n\
          #define BLOCK_STAGE {BLOCK_STAGE}u\n\
@@ -348,7 +349,9 @@ mod tests {
         assert!(src.contains("#define BLOCK_CAND_CAP (32u * BLOCK_CAND_KEYS)\n"));
         assert!(src.contains("#define CLUSTER_CAND_KEYS 32\n"));
         assert!(src.contains("#define CLUSTER_LOCAL_CAP 4096u\n"));
-        assert!(src.contains("#define ROUND_LEAVES (1u << CLUSTER_ROUND_LEVELS)\n"));
+        assert!(src.contains("#define CLUSTER_WIDE_LOCAL_CAP 8192u\n"));
+        assert!(src.contains("#define CLUSTER_WIDE_ROUND_LEVELS 5\n"));
+        assert!(src.contains("#define WIDE_CLUSTER 16u\n"));
         // topk-ref's window shifts, narrowest first
         assert!(src.contains("#define HINT_WINDOWS 3\n"));
         assert!(src.contains("#define HINT_WINDOW_SHIFT(w) ((w) == 0 ? 10 : (w) == 1 ? 7 : 4)\n"));

@@ -700,11 +700,14 @@ fn cluster_rows_match_bisect_and_the_simulator() {
         (3, 100_000, 20),
         (1, 262_144, 2048),
         (2, 65_536, 300),
+        (1, 500_000, 2048),
+        (2, 163_840, 5000),
     ];
     for (ci, (n, m, k)) in cases.into_iter().enumerate() {
-        // the last three: normal rows, which narrow — into block 0 at k <= 128
+        // from the seventh on: normal rows, which narrow — into block 0 at k <= 128
         // (rtopk_cluster_rows_narrow), within the blocks beyond (rtopk_cluster_rows, the search
-        // CLUSTER_ROUND_LEVELS steps a round)
+        // CLUSTER_ROUND_LEVELS steps a round on a portable cluster, CLUSTER_WIDE_ROUND_LEVELS
+        // by warp ballots on a wide one)
         let family = match ci {
             6.. => "normal",
             _ if ci % 2 == 0 => "nan-inf",

@@ -74,6 +74,17 @@ pub const CLUSTER_LOCAL_CAP: usize = 4096;
 /// Bisection steps a round of a cluster row narrowed within its blocks counts at once: the
 /// `2^L - 1` thresholds of the next `L` steps for every outcome (`value_rounds`).
 pub const CLUSTER_ROUND_LEVELS: u32 = 4;
+/// [`CLUSTER_LOCAL_CAP`] on a wide cluster ([`WIDE_CLUSTER`] blocks): its rows narrow within
+/// their blocks from this many keys at the bracket's lower end, and count
+/// [`CLUSTER_WIDE_ROUND_LEVELS`] steps a round (`ballot_round`: each candidate's leaf counted
+/// by warp ballots, the leaves sent two to a word). On an H200
+/// (results/cuda/2026-12-02-cluster-barriers-h200, calls c and e) rows of 163840 to 500000
+/// took 0.90-0.97x the time of four steps a round from 4096 keys (1 x 262144, k = 2048: 16.1
+/// -> 14.7 us); portable clusters took 1.08-1.10x, so they keep [`CLUSTER_LOCAL_CAP`] and
+/// [`CLUSTER_ROUND_LEVELS`].
+pub const CLUSTER_WIDE_LOCAL_CAP: usize = 8192;
+/// See [`CLUSTER_WIDE_LOCAL_CAP`]: 31 thresholds, 32 leaves a round.
+pub const CLUSTER_WIDE_ROUND_LEVELS: u32 = 5;
 /// Candidates a lane of the one warp that goes on with a narrowed cluster row holds (the
 /// kernel's and the simulator's `CLUSTER_CAND_KEYS`: a `CandRow` of that many keys a lane).
 pub const CLUSTER_CAND_KEYS: usize = 32;

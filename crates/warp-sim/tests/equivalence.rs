@@ -305,7 +305,10 @@ fn cluster_rows_that_narrow_within_their_blocks_equal_bisect() {
         ("normal", 1, 262_144, 3000, Mode::Largest, Bisect::exact(), false, true),
         ("normal", 1, 90_000, 1, Mode::Smallest, Bisect::exact(), true, true),
         ("normal", 1, 500_000, 2048, Mode::Largest, Bisect::exact(), false, true),
+        ("wide-ties", 1, 163_840, 2048, Mode::Largest, Bisect::exact(), false, true),
+        ("finite", 2, 262_144, 5000, Mode::Smallest, Bisect::exact(), true, true),
         ("normal", 1, 131_072, 512, Mode::Largest, recall, false, false),
+        ("normal", 1, 262_144, 700, Mode::Largest, precise, false, false),
         ("finite", 1, 49_152, 700, Mode::Largest, precise, false, false),
     ] {
         let x = generate(dist, n, m, &mut rng);
@@ -320,6 +323,10 @@ fn cluster_rows_that_narrow_within_their_blocks_equal_bisect() {
             got.coverage
         );
         assert!(!got.coverage.reached(Branch::ClusterNarrowed), "{case}");
+        // a wide cluster (rows past CLUSTER_MAX_ROW) counts its rounds by warp ballots
+        let ballots = rounds && got.plan.cluster == rtopk_plan::WIDE_CLUSTER as u32;
+        assert_eq!(got.coverage.reached(Branch::ClusterBallotRounds), ballots, "{case}");
+        assert_eq!(got.plan.cluster == 16, m > rtopk_plan::CLUSTER_MAX_ROW, "{case}");
         let fam = check(config, n, m, &x, k, mode, b).unwrap_or_else(|e| panic!("{case}: {e}"));
         assert_eq!(fam, Family::ClusterRows, "{case}");
         let xb: Vec<_> = x.iter().map(|&v| topk_ref::bf16::from_f32(v)).collect();

@@ -7,8 +7,9 @@
 //! The selection places each block's results after those of the blocks before it. An f32 row
 //! whose search narrows gathers its candidates into block 0 ([`Warp::st_shared_cluster`]),
 //! which finishes the search and the selection over them alone (`rtopk_cluster_rows_narrow`),
-//! or keeps them in each block and searches [`CLUSTER_ROUND_LEVELS`] steps a cluster round
-//! (`rtopk_cluster_rows`: [`value_rounds`]).
+//! or keeps them in each block and searches several steps a cluster round
+//! (`rtopk_cluster_rows`: [`value_rounds`], [`CLUSTER_ROUND_LEVELS`] steps on a portable
+//! cluster, [`CLUSTER_WIDE_ROUND_LEVELS`] on a wide one).
 
 use topk_ref::bisect::VALUE_PHASE_LIMIT;
 
@@ -32,7 +33,7 @@ use crate::rtopk::rows::{
 };
 use crate::rtopk::search::{Exit, Search, Value, finish_exact, search_threshold, value_step};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, cut_of, emit_staged, taken};
-use rtopk_plan::{CLUSTER_CAND_KEYS, CLUSTER_ROUND_LEVELS, Family};
+use rtopk_plan::{CLUSTER_CAND_KEYS, CLUSTER_ROUND_LEVELS, CLUSTER_WIDE_ROUND_LEVELS, Family};
 
 /// Words of a block's cluster slots (`s_cluster`, the second half of `s_chunk`): three count
 /// slots (`cluster_sum`: round `i` adds into slot `i % 3`), the row's min and max key, and the
@@ -52,20 +53,41 @@ mod slot {
     /// search ends): the block's leaf counts of three rounds (`s_hist`), the cluster's
     /// (`s_clh`), a round's thresholds in heap order from 1 (`s_t`).
     pub(super) const HIST: u32 = block_smem::STAGE;
-    pub(super) const CLH: u32 = HIST + 3 * super::ROUND_LEAVES;
-    pub(super) const T: u32 = CLH + 3 * super::ROUND_LEAVES;
+    pub(super) const CLH: u32 = HIST + 3 * super::ROUND_SLOTS;
+    pub(super) const T: u32 = CLH + 3 * super::ROUND_SLOTS;
     /// The words zeroed before the first cluster barrier (`s_hist` and `s_clh`).
-    pub(super) const ROUND_WORDS: u32 = 6 * super::ROUND_LEAVES;
+    pub(super) const ROUND_WORDS: u32 = 6 * super::ROUND_SLOTS;
 }
 
 /// Exact f32 rows of `rtopk_cluster_rows` narrow within their blocks once a count at the
 /// bracket's lower end finds at most this many keys (rtopk-plan's `CLUSTER_LOCAL_CAP`;
 /// [`local_candidates`]).
 const CLUSTER_LOCAL_CAP: u32 = rtopk_plan::CLUSTER_LOCAL_CAP as u32;
-/// The thresholds of a round of a row narrowed within its blocks ([`value_rounds`]): those of
-/// the next [`CLUSTER_ROUND_LEVELS`] steps for every outcome, cutting `ROUND_LEAVES` leaves.
+/// [`CLUSTER_LOCAL_CAP`] on a wide cluster (rtopk-plan's `CLUSTER_WIDE_LOCAL_CAP`).
+const CLUSTER_WIDE_LOCAL_CAP: u32 = rtopk_plan::CLUSTER_WIDE_LOCAL_CAP as u32;
+/// Blocks of a wide cluster (rtopk-plan's `WIDE_CLUSTER`).
+const WIDE_CLUSTER: u32 = rtopk_plan::WIDE_CLUSTER as u32;
+/// The thresholds of a round of a portable cluster's row narrowed within its blocks
+/// ([`bucket_round`]): those of the next [`CLUSTER_ROUND_LEVELS`] steps for every outcome,
+/// cutting `ROUND_LEAVES` leaves.
 const ROUND_NODES: u32 = (1 << CLUSTER_ROUND_LEVELS) - 1;
 const ROUND_LEAVES: u32 = 1 << CLUSTER_ROUND_LEVELS;
+/// The leaf words of a round's slot (`ROUND_SLOTS`), for the most leaves of either kind.
+const ROUND_SLOTS: u32 = 1 << max_levels();
+
+const fn max_levels() -> u32 {
+    if CLUSTER_WIDE_ROUND_LEVELS > CLUSTER_ROUND_LEVELS {
+        CLUSTER_WIDE_ROUND_LEVELS
+    } else {
+        CLUSTER_ROUND_LEVELS
+    }
+}
+
+/// Whether a row of `rtopk_cluster_rows` over `size` blocks runs the kernel's `WIDE`
+/// instantiation (`rtopk_cluster_row`: f32 rows on a wide cluster).
+fn wide(p: &Params<'_>, size: u32) -> bool {
+    p.plan.family() == Family::ClusterRows && p.elem == ElemType::F32 && size >= WIDE_CLUSTER
+}
 
 /// Blocks of at most this many warps add each warp's count into the cluster's slots directly
 /// (`cluster_sum`; the CUDA kernel's `CLUSTER_DIRECT_WARPS`).
@@ -78,11 +100,13 @@ const CLUSTER_DIRECT_WARPS: u32 = 8;
 const CLUSTER_CAND_CAP: u32 = rtopk_plan::CLUSTER_CAND_CAP as u32;
 
 /// `NARROW_CAP`: [`CLUSTER_CAND_CAP`] in `rtopk_cluster_rows_narrow` (f32 rows, whose launch's
-/// load staging the plan makes large enough to hold the candidates and their indices),
-/// [`CLUSTER_LOCAL_CAP`] in `rtopk_cluster_rows` on f32 rows, else 0: the row never narrows.
-fn narrow_cap(p: &Params<'_>) -> u32 {
+/// load staging the plan makes large enough to hold the candidates and their indices); in
+/// `rtopk_cluster_rows` on f32 rows [`CLUSTER_WIDE_LOCAL_CAP`] on a wide cluster ([`wide`]),
+/// else [`CLUSTER_LOCAL_CAP`]; else 0: the row never narrows.
+fn narrow_cap(p: &Params<'_>, size: u32) -> u32 {
     match p.plan.family() {
         Family::ClusterRowsNarrow => CLUSTER_CAND_CAP,
+        _ if wide(p, size) => CLUSTER_WIDE_LOCAL_CAP,
         _ if p.elem == ElemType::F32 => CLUSTER_LOCAL_CAP,
         _ => 0,
     }
@@ -347,7 +371,7 @@ async fn clear_slots(w: &mut Warp<'_>) -> Result<(), SimError> {
     w.pop_active(saved);
     for from in (0..slot::ROUND_WORDS).step_by(w.block_dim() as usize) {
         let i = tid.map(|t| t + from);
-        let saved = w.push_active(&i.map(|i| i < slot::ROUND_WORDS), "i < 6 * ROUND_LEAVES")?;
+        let saved = w.push_active(&i.map(|i| i < slot::ROUND_WORDS), "i < 6 * ROUND_SLOTS")?;
         let label = "s_stage[i] = 0 (the rounds' leaf counts)";
         w.st_shared(&i.map(|i| slot::HIST + i), &Lanes::splat(0), label).await?;
         w.pop_active(saved);
@@ -446,13 +470,14 @@ fn node_threshold(n: u32, lo: f32, hi: f32) -> u32 {
     number_key((a + b) * 0.5)
 }
 
-/// `bucket_round`: one round of a row narrowed within its blocks — the thresholds of the
-/// next [`CLUSTER_ROUND_LEVELS`] steps for every outcome (node `n` by thread `n` into
-/// `s_t[n]`), and the cluster's count of its candidates in each leaf: a key descends the tree
-/// (right where it is `>=` the node's threshold), so the keys `>=` node `n`'s threshold are
-/// those in the leaves from the first of `n`'s right subtree on. The block's counts by shared
-/// atomics; thread `j` adds leaf `j % 16` into block `j / 16`'s slot; one cluster barrier. The slots rotate over
-/// three rounds as `cluster_sum`'s do. Returns the slot of this round's counts.
+/// `bucket_round`: one round of a portable cluster's row narrowed within its blocks — the
+/// thresholds of the next [`CLUSTER_ROUND_LEVELS`] steps for every outcome (node `n` by thread
+/// `n` into `s_t[n]`), and the cluster's count of its candidates in each leaf: a key descends
+/// the tree (right where it is `>=` the node's threshold), so the keys `>=` node `n`'s threshold
+/// are those in the leaves from the first of `n`'s right subtree on. The block's counts by
+/// shared atomics; thread `j` adds leaf `j % 16` into block `j / 16`'s slot; one cluster
+/// barrier. The slots rotate over three rounds as `cluster_sum`'s do. Returns the slot of this
+/// round's counts.
 async fn bucket_round(
     w: &mut Warp<'_>,
     c: &mut ClusterCands<'_, '_>,
@@ -512,32 +537,171 @@ async fn bucket_round(
     Ok(cur)
 }
 
+/// `leaf_of`: the leaf of candidate key `x` in the tree of midpoints of `[lo, hi]` (`levels`
+/// levels) — the walk from the root, right where `x >=` the node's threshold, each thread
+/// computing its own path's thresholds as [`node_threshold`] computes the nodes.
+fn leaf_of(x: u32, lo: f32, hi: f32, levels: u32) -> u32 {
+    let (mut a, mut b, mut node) = (lo, hi, 1u32);
+    for _ in 0..levels {
+        let mid = (a + b) * 0.5;
+        let right = x >= number_key(mid);
+        node = 2 * node + u32::from(right);
+        if right {
+            a = mid;
+        } else {
+            b = mid;
+        }
+    }
+    node - (1 << levels)
+}
+
+/// `ballot_round`: one round of a wide cluster's row narrowed within its blocks —
+/// [`bucket_round`]'s leaf counts for `levels` steps, counted without a tree in shared memory
+/// and without contended atomics: each thread walks its own candidate's path ([`leaf_of`]),
+/// the warp counts each leaf by `levels` ballots of the leaves' bits (lane `q`: the lanes
+/// whose leaf is `q`), lane `q` adds the warp's count into the block's leaf `q`; the leaves go
+/// to the other blocks two to a word (16 bits each). Returns the slot of this round's counts
+/// (packed: word `cur / 2 + q / 2`).
+async fn ballot_round(
+    w: &mut Warp<'_>,
+    c: &mut ClusterCands<'_, '_>,
+    (lo, hi): (f32, f32),
+    levels: u32,
+) -> Result<u32, SimError> {
+    let (leaves, words) = (1u32 << levels, 1u32 << (levels - 1));
+    let cur = leaves * (c.rounds % 3);
+    let next = leaves * ((c.rounds + 1) % 3);
+    c.rounds += 1;
+    let (lane, tid) = (w.lane_id(), w.thread_idx());
+    let mut base = 32 * w.warp_idx();
+    while base < c.n {
+        let i = lane.map(|l| base + l);
+        let valid = i.map(|i| i < c.n);
+        let saved = w.push_active(&valid, "ballot_round: base + lane < n")?;
+        let at = i.map(|i| block_smem::KEYS + i);
+        let x = w.ld_shared(&at, "ballot_round: cand[base + lane]").await?;
+        w.pop_active(saved);
+        let x = Lanes::select(&valid, &x, &Lanes::splat(0));
+        let leaf = x.map(|x| leaf_of(x, lo, hi, levels));
+        let mut matched = w.ballot_sync(FULL_MASK, &valid, "ballot_round: __ballot_sync(valid)")?;
+        for d in 0..levels {
+            let label = "ballot_round: __ballot_sync(leaf bit d)";
+            let bits = w.ballot_sync(FULL_MASK, &leaf.map(|l| l >> d & 1 == 1), label)?;
+            let set = lane.map(|l| l >> d & 1 == 1);
+            let with = matched.zip(&bits, |m, b| m & b);
+            let without = matched.zip(&bits, |m, b| m & !b);
+            matched = Lanes::select(&set, &with, &without);
+        }
+        let cnt = matched.popc();
+        let adds = lane.zip(&cnt, |l, n| l < leaves && n != 0);
+        let saved = w.push_active(&adds, "ballot_round: lane < LEAVES && cnt")?;
+        let label = "ballot_round: atomicAdd(&s_hist[cur + lane], cnt)";
+        w.atomic_add_shared(&lane.map(|l| slot::HIST + cur + l), &cnt, label).await?;
+        w.pop_active(saved);
+        base += w.block_dim();
+    }
+    w.syncthreads("ballot_round: __syncthreads() (the block's leaves)").await?;
+    let adds = words * c.row.size;
+    for it in 0..adds.div_ceil(w.block_dim()) {
+        let j = tid.map(|t| t + it * w.block_dim());
+        let saved = w.push_active(&j.map(|j| j < adds), "ballot_round: j < WORDS size")?;
+        let word = j.map(|j| j % words);
+        let label = "ballot_round: s_hist[cur + 2 w]";
+        let low = w.ld_shared(&word.map(|x| slot::HIST + cur + 2 * x), label).await?;
+        let label = "ballot_round: s_hist[cur + 2 w + 1]";
+        let high = w.ld_shared(&word.map(|x| slot::HIST + cur + 2 * x + 1), label).await?;
+        let v = low.zip(&high, |l, h| l | h << 16);
+        let saved_v = w.push_active(&v.map(|v| v != 0), "ballot_round: if (v)")?;
+        let label = "ballot_round: red.shared::cluster.add (block j / WORDS's two leaves)";
+        let rank = j.map(|j| j / words);
+        let at = word.map(|x| slot::CLH + cur / 2 + x);
+        w.red_shared_cluster(ClusterRed::Add, &rank, &at, &v, label).await?;
+        w.pop_active(saved_v);
+        w.pop_active(saved);
+    }
+    let zero = Lanes::splat(0u32);
+    let saved = w.push_active(&tid.map(|t| t < words), "ballot_round: threadIdx.x < WORDS")?;
+    let label = "ballot_round: s_clh[next / 2 + t] = 0";
+    w.st_shared(&tid.map(|t| slot::CLH + next / 2 + t), &zero, label).await?;
+    w.pop_active(saved);
+    let saved = w.push_active(&tid.map(|t| t < leaves), "ballot_round: threadIdx.x < LEAVES")?;
+    w.st_shared(&tid.map(|t| slot::HIST + next + t), &zero, "ballot_round: s_hist[next] = 0")
+        .await?;
+    w.pop_active(saved);
+    w.barrier_cluster("ballot_round: cluster_sync()").await?;
+    Ok(cur)
+}
+
+/// A round's kind ([`value_rounds`]' `LEVELS` and `BALLOTS`): [`bucket_round`]'s
+/// [`CLUSTER_ROUND_LEVELS`] steps on a portable cluster, [`ballot_round`]'s
+/// [`CLUSTER_WIDE_ROUND_LEVELS`] on a wide one.
+#[derive(Clone, Copy)]
+enum Rounds {
+    Bucket,
+    Ballot,
+}
+
+impl Rounds {
+    /// The kernel's `WIDE` instantiation takes [`ballot_round`]'s rounds.
+    fn of(wide: bool) -> Self {
+        if wide { Rounds::Ballot } else { Rounds::Bucket }
+    }
+
+    fn levels(self) -> u32 {
+        match self {
+            Rounds::Bucket => CLUSTER_ROUND_LEVELS,
+            Rounds::Ballot => CLUSTER_WIDE_ROUND_LEVELS,
+        }
+    }
+}
+
+/// This round's leaf counts, lane `q` holding leaf `q`'s (0 past the leaves): unpacked from
+/// [`ballot_round`]'s words, or [`bucket_round`]'s own.
+async fn round_leaves(w: &mut Warp<'_>, rounds: Rounds, cur: u32) -> Result<Lanes<u32>, SimError> {
+    let lane = w.lane_id();
+    let leaves = 1u32 << rounds.levels();
+    let low = lane.map(|l| l < leaves);
+    let saved = w.push_active(&low, "value_rounds: lane < LEAVES")?;
+    let h = match rounds {
+        Rounds::Ballot => {
+            let label = "value_rounds: s_clh[cur / 2 + lane / 2] >> 16 (lane & 1)";
+            let word = w.ld_shared(&lane.map(|l| slot::CLH + cur / 2 + l / 2), label).await?;
+            word.zip(&lane, |v, l| v >> (16 * (l & 1)) & 0xffff)
+        }
+        Rounds::Bucket => {
+            let label = "value_rounds: s_clh[cur + lane]";
+            w.ld_shared(&lane.map(|l| slot::CLH + cur + l), label).await?
+        }
+    };
+    w.pop_active(saved);
+    Ok(Lanes::select(&low, &h, &Lanes::splat(0)))
+}
+
 /// `value_rounds`: the value phase of a row narrowed within its blocks, plain and without a
 /// recall target (`value_phase`'s steps: the same thresholds, counts and updates) — each
-/// round counts the thresholds of the next [`CLUSTER_ROUND_LEVELS`] steps for every outcome in one
-/// [`bucket_round`], then replays those steps from the leaves' counts (lane `q` of every warp
-/// holds leaf `q`'s; a step's count is one warp sum). Returns as `value_phase` does.
+/// round counts the thresholds of the next `LEVELS` steps for every outcome in one round
+/// ([`ballot_round`] or [`bucket_round`], [`Rounds`]), then replays those steps from the
+/// leaves' counts (lane `q` of every warp holds leaf `q`'s; a step's count is one warp sum).
+/// Returns as `value_phase` does.
 async fn value_rounds(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     c: &mut ClusterCands<'_, '_>,
     s: &mut Search,
-    tr: Tracer<'_>,
+    (rounds, tr): (Rounds, Tracer<'_>),
 ) -> Result<bool, SimError> {
     let k = a.k as u32;
     let (mut lo, mut hi) = (s.lo, s.hi);
     let lane = w.lane_id();
+    let levels = rounds.levels();
     while s.iterations < VALUE_PHASE_LIMIT {
-        let cur = bucket_round(w, c, lo, hi).await?;
-        let low = lane.map(|l| l < ROUND_LEAVES);
-        let saved = w.push_active(&low, "value_rounds: lane < ROUND_LEAVES")?;
-        let h = w
-            .ld_shared(&lane.map(|l| slot::CLH + cur + l), "value_rounds: s_clh[cur + lane]")
-            .await?;
-        w.pop_active(saved);
-        let leaf = Lanes::select(&low, &h, &Lanes::splat(0));
+        let cur = match rounds {
+            Rounds::Ballot => ballot_round(w, c, (lo, hi), levels).await?,
+            Rounds::Bucket => bucket_round(w, c, lo, hi).await?,
+        };
+        let leaf = round_leaves(w, rounds, cur).await?;
         let mut node = 1u32;
-        for d in 0..CLUSTER_ROUND_LEVELS {
+        for d in 0..levels {
             if s.iterations >= VALUE_PHASE_LIMIT {
                 return Ok(false);
             }
@@ -547,7 +711,7 @@ async fn value_rounds(
                 return Ok(false); // adjacent floats: stall
             }
             // the first leaf of the node's right subtree
-            let from = ((2 * node + 1) << (CLUSTER_ROUND_LEVELS - 1 - d)) - ROUND_LEAVES;
+            let from = ((2 * node + 1) << (levels - 1 - d)) - (1 << levels);
             let part = Lanes::select(&lane.map(|l| l >= from), &leaf, &Lanes::splat(0));
             let cnt = w.reduce_add_sync(FULL_MASK, &part, "value_rounds: __reduce_add_sync")?;
             let cnt = w.uniform(&cnt, "value_rounds: cnt")?;
@@ -574,7 +738,11 @@ async fn finish_local(
 ) -> Result<(), SimError> {
     if s.value == Value::Plain && s.slack < 0 {
         p.covered(Branch::ClusterRounds);
-        if value_rounds(w, a, c, s, tr).await? {
+        let rounds = Rounds::of(wide(p, c.row.size));
+        if matches!(rounds, Rounds::Ballot) {
+            p.covered(Branch::ClusterBallotRounds);
+        }
+        if value_rounds(w, a, c, s, (rounds, tr)).await? {
             return Ok(());
         }
         s.value = Value::None;
@@ -632,7 +800,7 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
         rank,
         size,
         round: 0,
-        cand_cap: narrow_cap(p),
+        cand_cap: narrow_cap(p, size),
     };
     clear_slots(w).await?;
     // stage 1: load_row — this block's elements, as a block row of `here` loads its own

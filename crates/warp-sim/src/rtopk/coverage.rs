@@ -100,11 +100,14 @@ pub enum Branch {
     /// A cluster row that narrowed within its blocks and searched several steps a round
     /// (`value_rounds`).
     ClusterRounds,
+    /// A wide cluster's row that searched several steps a round by warp ballots
+    /// (`ballot_round`).
+    ClusterBallotRounds,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 37] = [
+    pub const ALL: [Branch; 38] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -142,6 +145,7 @@ impl Branch {
         Branch::RadixWriteOverList,
         Branch::ClusterNarrowed,
         Branch::ClusterRounds,
+        Branch::ClusterBallotRounds,
     ];
 
     /// The branch's name.
@@ -184,6 +188,7 @@ impl Branch {
             Branch::RadixWriteOverList => "radix_write_over_list",
             Branch::ClusterNarrowed => "cluster_narrowed",
             Branch::ClusterRounds => "cluster_rounds",
+            Branch::ClusterBallotRounds => "cluster_ballot_rounds",
         }
     }
 
