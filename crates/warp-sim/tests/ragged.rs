@@ -838,6 +838,47 @@ fn ragged_cluster_rows_that_narrow_equal_the_oracle() {
     f32_cluster_cases((n, m), (&lengths, &k), &hints, &tails, unit);
 }
 
+/// Ragged f32 rows over wide clusters (16 blocks a row, past `CLUSTER_MAX_ROW`) whose search
+/// narrows within the blocks from up to 8192 keys and counts five steps a round by warp ballots
+/// (`ballot_round`): a full row and a row ending inside a block's part, k per row (one the
+/// shorter row's halving passes below), no hint, the row's own threshold and a perturbed one,
+/// largest and smallest, sorted or not — the oracle's answers, counts and thresholds.
+#[test]
+fn ragged_wide_cluster_rows_that_count_by_ballots_equal_the_oracle() {
+    let (n, m) = (2usize, 262_144usize);
+    let (lengths, k) = (vec![262_144, 150_001], vec![2048, 5000]);
+    // distinct values, uniform on [0, 1000): each count halves the keys above the bracket
+    let x: Vec<f32> =
+        (0..n * m).map(|i| ((i as u64 * 2_654_435_761) % 1_000_003) as f32 * 1e-3).collect();
+    let hints = [HintKind::None, HintKind::Exact, HintKind::Perturbed];
+    for (case, hint) in hints.into_iter().enumerate() {
+        let shape = RaggedShape {
+            lengths: lengths.clone(),
+            k: k.clone(),
+            per_row_k: true,
+            tail: test_support::Tail::Nan,
+            hint,
+            random_hints: Vec::new(),
+        };
+        let mut x = x.clone();
+        poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
+        let config = SimConfig { sorted: case == 2, ..SimConfig::default() };
+        check(config, (n, m, &x), &shape, Mode::from_smallest(case == 1), Bisect::exact()).unwrap();
+    }
+    let len32: Vec<u32> = lengths.iter().map(|&l| l as u32).collect();
+    let k32: Vec<u32> = k.iter().map(|&k| k as u32).collect();
+    let args =
+        KernelArgs { n, m, k: 5000, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let data = RowData { lengths: Some(&len32), k_per_row: Some(&k32), ..RowData::default() };
+    let got = Simulator::new(SimConfig::default()).run_ragged(&x, &args, data).unwrap();
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+    assert_eq!(
+        (got.plan.unit.to_string(), got.plan.cluster),
+        ("rtopk_cluster_rows_ragged".into(), 16)
+    );
+    assert!(got.coverage.reached(warp_sim::Branch::ClusterBallotRounds), "{:?}", got.coverage);
+}
+
 /// The f32 rows of the ragged cluster tests, `n` rows of `m` with `lengths` and `k` per row, a
 /// case a hint kind: tails, k per row or the largest for all, largest or smallest, sorted or
 /// not, cycling with the case — the oracle's answers with no diagnostic, run by `unit`, which
