@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Usage (from the repository root on the device): calla.sh — call a (record.md): where a cluster row's time goes
-# and three kernel-file variants of d8c95b6's build (devbin/u1/rtopk), through --kernel-dir:
+# and three kernel-file variants of d8c95b6's build (devbin/u1/rtopk), through --kernel-dir
+# (variants.py writes them):
 #   stamps: the committed cluster_rows.cu with clock64 stamps per stage and one printf by
 #           thread 0 of the first and the last block of row 0's cluster;
 #   kal:    every cluster barrier `.aligned` (all threads of a warp execute it together);

@@ -1,13 +1,25 @@
-"""Usage (here, from the repository root): python3 variants.py — writes the --kernel-dir
-variants of call b into devbin/ from crates/rtopk-cuda/kernels: kb1 (bucket_round: each thread
-computes its own path's thresholds, the warp counts its leaves by ballots, the leaf counts
-reach the other blocks two to a word), kb2 (kb1, four to a 64-bit reduction), and stamps1 /
-stampsb1 (the committed kernel and kb1 with clock64 stamps per stage, every block of row 0
-printing its SM)."""
+"""Usage (from the repository root): python3 results/cuda/2026-12-02-cluster-barriers-h200/variants.py
+— writes the --kernel-dir variants of calls a, b and c into devbin/, each a copy of d8c95b6's
+crates/rtopk-cuda/kernels (read from git, so that later trees do not change them) with its
+cluster_rows.cu edited. Call a: stamps (clock64 stamps per stage, thread 0 of the first and
+the last block of row 0, the block's start by %globaltimer), kal (every cluster barrier
+.aligned), kae (kal, the first cluster barrier split: arrive once the slots are set, wait after
+the load), kall (kae with CLUSTER_LOCAL_CAP 8192 and CLUSTER_ROUND_LEVELS 5). Call b: kb1
+(bucket_round: each thread computes its own path's thresholds, the warp counts its leaves by
+ballots, the leaf counts reach the other blocks two to a word), kb2 (kb1, four to a 64-bit
+reduction), stamps1 / stampsb1 (d8c95b6's kernel and kb1 with clock64 stamps per stage, every
+block of row 0 printing its SM). Call c: kb1 with other constants."""
 import os
 import shutil
+import subprocess
+import tempfile
 
-SRC = "crates/rtopk-cuda/kernels"
+BASE = "d8c95b6"
+SRC = os.path.join(tempfile.mkdtemp(), "kernels")
+os.makedirs(SRC)
+subprocess.run(
+    f"git archive {BASE} crates/rtopk-cuda/kernels | tar -x --strip-components=3 -C {SRC}",
+    shell=True, check=True)
 
 
 def rep(s, a, b):
@@ -15,13 +27,15 @@ def rep(s, a, b):
     return s.replace(a, b)
 
 
-def stamps(s):
+def stage_stamps(s, start, at4, report):
+    """clock64 stamps T[0..8] at the stages of rtopk_cluster_row: `start` is the first stamp's
+    line, `at4` the one after the search, `report` the printf block after the last."""
     s = rep(s, """    u32 rank = cluster_ctarank(), size = cluster_nctarank();
     u64 row_id = blockIdx.x / size;
-    RowPlace at = place_row(p, row_id);""", """    u32 rank = cluster_ctarank(), size = cluster_nctarank();
-    long long T[10]; T[0] = clock64();
+    RowPlace at""", """    u32 rank = cluster_ctarank(), size = cluster_nctarank();
+""" + start + """
     u64 row_id = blockIdx.x / size;
-    RowPlace at = place_row(p, row_id);""")
+    RowPlace at""")
     s = rep(s, """                     &lane_max);
     cluster_sync();  // every block started, its slots set""", """                     &lane_max);
     T[1] = clock64();
@@ -33,8 +47,7 @@ def stamps(s):
 """)
     s = rep(s, """    Search s = search_of<HINTS>(row, lo_key, hi_key, p, hint);
 """, """    Search s = search_of<HINTS>(row, lo_key, hi_key, p, hint);
-    T[4] = clock64(); u32 it4 = s.iterations;
-""")
+""" + at4 + "\n")
     s = rep(s, """    // stage 3: select_topk — this block's elements in index order after the blocks before it
     Cut c = cut_of(row, s, p.k);""", """    T[5] = clock64();
     // stage 3: select_topk — this block's elements in index order after the blocks before it
@@ -48,16 +61,21 @@ def stamps(s):
     cluster_before(row, total & 0xffffu, total >> 16, &strong_before, &band_before);
     T[7] = clock64();
 """)
-    s = rep(s, """                []() { __syncthreads(); }, row_in, out_val, out_idx);
+    return rep(s, """                []() { __syncthreads(); }, row_in, out_val, out_idx);
     if (rank == 0u && threadIdx.x == 0u && p.out_iter) p.out_iter[row_id] = s.iterations;""", """                []() { __syncthreads(); }, row_in, out_val, out_idx);
     T[8] = clock64();
-    if (threadIdx.x == 0u && row_id == 0u) {
+""" + report + """
+    if (rank == 0u && threadIdx.x == 0u && p.out_iter) p.out_iter[row_id] = s.iterations;""")
+
+
+def stamps(s):
+    """Call b's stamps: every block of row 0 reports its SM."""
+    return stage_stamps(s, "    long long T[10]; T[0] = clock64();",
+                        "    T[4] = clock64(); u32 it4 = s.iterations;", """    if (threadIdx.x == 0u && row_id == 0u) {
         u32 smid; asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
         printf("STAGES rank %u size %u thr %u sm %u load %lld sync0 %lld range %lld value %lld rest %lld classify %lld before %lld emit %lld total %lld it4 %u it %u exit %d\\n",
                rank, size, blockDim.x, smid, T[1]-T[0], T[2]-T[1], T[3]-T[2], T[4]-T[3], T[5]-T[4], T[6]-T[5], T[7]-T[6], T[8]-T[7], T[8]-T[0], it4, s.iterations, (int)s.exit);
-    }
-    if (rank == 0u && threadIdx.x == 0u && p.out_iter) p.out_iter[row_id] = s.iterations;""")
-    return s
+    }""")
 
 
 OLD_ROUND = s_old = None
@@ -171,3 +189,53 @@ kb1 = bucket(base, False)
 for name, cap, levels in (("kb1c8", 8192, 0), ("kb1c16", 16384, 0), ("kb1c8l5", 8192, 5),
                           ("kb1c16l5", 16384, 5)):
     write(name, consts(kb1, cap, levels))
+
+
+# call a: aligned barriers, the first one split around the load, other constants, and the
+# stage stamps with each block's start by %globaltimer
+ARRIVE_WAIT = """__device__ __forceinline__ void cluster_arrive() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void cluster_wait() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+#else
+    __syncthreads();
+#endif
+}
+"""
+
+
+def aligned(s):
+    return rep(s, 'asm volatile("barrier.cluster.arrive.release;\\n\\tbarrier.cluster.wait.acquire;" ::: "memory");',
+               'asm volatile("barrier.cluster.arrive.release.aligned;\\n\\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");')
+
+
+def split_first(s):
+    s = rep(s, "__device__ __forceinline__ void cluster_sync() {",
+            ARRIVE_WAIT + "__device__ __forceinline__ void cluster_sync() {")
+    init = """        s_cluster[w] = w == CLUSTER_MIN ? 0xffffffffu : 0u;
+    }
+"""
+    s = rep(s, init, init + "    cluster_arrive();  // every block started, its slots set: waited for after the load\n")
+    return rep(s, "    cluster_sync();  // every block started, its slots set\n", "    cluster_wait();\n")
+
+
+def stamps_a(s):
+    """Call a's stamps: the first and the last block of row 0, each block's start by
+    %globaltimer."""
+    return stage_stamps(
+        s, '    long long T[10]; u64 G0; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(G0)); T[0] = clock64();',
+        "    T[4] = clock64(); u32 it4 = s.iterations, r4 = row.round;", """    if (threadIdx.x == 0u && row_id == 0u && (rank == 0u || rank + 1u == size)) {
+        u64 G1; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(G1));
+        printf("STAGES rank %u/%u thr %u g0 %llu load %lld sync0 %lld range %lld value %lld rest %lld classify %lld before %lld emit %lld total %lld it4 %u r4 %u it %u exit %d gns %llu\\n",
+               rank, size, blockDim.x, (unsigned long long)G0, T[1]-T[0], T[2]-T[1], T[3]-T[2], T[4]-T[3], T[5]-T[4], T[6]-T[5], T[7]-T[6], T[8]-T[7], T[8]-T[0], it4, r4, s.iterations, (int)s.exit, (unsigned long long)(G1-G0));
+    }""")
+
+
+write("stamps", stamps_a(base))
+write("kal", aligned(base))
+write("kae", split_first(aligned(base)))
+write("kall", consts(split_first(aligned(base)), 8192, 5))

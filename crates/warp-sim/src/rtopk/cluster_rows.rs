@@ -752,7 +752,10 @@ async fn finish_local(
 
 /// `rtopk_cluster_row`: a row over a cluster of `blockDim.x`-thread blocks; on the ragged twin
 /// (`rtopk_cluster_row_ragged`) the row's own width, k and hint, every block of the cluster
-/// reading them, the padding written by the cluster's threads together.
+/// reading them, the padding written by the cluster's threads together. It is the kernel's
+/// `rtopk_cluster_row` and `cluster_row_of` in one: the kernel's choice of its `WIDE`
+/// instantiation is [`wide`] here, which sets the narrowing cap ([`narrow_cap`]) and the
+/// rounds ([`Rounds::of`]); the shared memory `rtopk_cluster_row` declares is the block's.
 pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
     let (rank, size) = (w.cluster_ctarank(), w.cluster_size());
     let row_id = u64::from(w.block_idx() / size);
