@@ -26,10 +26,14 @@ pub const FAMILIES: [&str; 5] = ["normal", "uniform", "ties", "same-leading-bits
 /// Row widths of the equivalence check: not multiples of 32, every launch shape (quarter- and
 /// half-warp, warp, wide warp of 48…96 keys per lane, block, and the narrowing block kernel at
 /// 4096, 5001 and 8192), 64 Ki, and rows wider than the block kernel's registers and shared
-/// memory together (re-keyed from the input on each pass), with and without 16-byte loads.
-pub const WIDTHS: [usize; 20] = [
+/// memory together (re-keyed from the input on each pass), with and without 16-byte loads;
+/// 150001: rows past the portable clusters, whose search at k = M / 32 narrows within its
+/// blocks — on a device that launches wide clusters, `--quick`'s 8 rows take 16 blocks a row
+/// (rtopk-plan's `WIDE_CLUSTER`) and count their rounds by warp ballots (docs/kernel.md,
+/// "Cluster rows", **Rounds**); the full check's 13 rows, portable clusters of 8.
+pub const WIDTHS: [usize; 21] = [
     1, 7, 31, 32, 33, 100, 256, 768, 1000, 1024, 1025, 2047, 3000, 4096, 5001, 8192, 10000, 65536,
-    100_000, 131_071,
+    100_000, 131_071, 150_001,
 ];
 
 /// Split rows (rtopk-plan's `split`, forced with [`Strategy::Split`]; exact search, no

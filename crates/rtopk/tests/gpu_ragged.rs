@@ -39,18 +39,22 @@ fn hostile(n: usize, m: usize, seed: u64) -> Vec<f32> {
         f32::from_bits(0x8000_0003),
         f32::MAX,
     ];
-    let mut s = seed;
-    (0..n * m)
-        .map(|_| {
-            s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            let r = (s >> 33) as u32;
-            match r % 16 {
-                0 => specials[(r as usize / 16) % specials.len()],
-                1..=5 => ((r / 16) % 7) as f32, // heavy ties
-                _ => ((r / 16) as f32 / 65536.0) - 16000.0,
-            }
+    draws(n * m, seed)
+        .map(|r| match r % 16 {
+            0 => specials[(r as usize / 16) % specials.len()],
+            1..=5 => ((r / 16) % 7) as f32, // heavy ties
+            _ => ((r / 16) as f32 / 65536.0) - 16000.0,
         })
         .collect()
+}
+
+/// `count` pseudo-random 31-bit draws from `seed` (a 64-bit LCG's high bits).
+fn draws(count: usize, seed: u64) -> impl Iterator<Item = u32> {
+    let mut s = seed;
+    (0..count).map(move |_| {
+        s = s.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (s >> 33) as u32
+    })
 }
 
 /// As [`hostile`] but finite (zeros of both signs and subnormals its only specials): rows whose
@@ -212,6 +216,47 @@ fn narrowed_cluster_rows_on_the_gpu_equal_the_simulator() {
         check(x.view(), k, i as u64 + 800);
         check_hinted(x.view(), k, i as u64 + 850, true);
         check_hinted(x.view(), k, i as u64 + 870, false);
+    }
+}
+
+/// As [`finite`] but with the ties inside the range of the other values: rows whose k-th value,
+/// at either end, lies among distinct values, so that a cluster row's search narrows within its
+/// blocks there (at the ties of [`finite`], the largest values, it cannot).
+fn spread(n: usize, m: usize, seed: u64) -> Vec<f32> {
+    let specials = [0.0, -0.0, f32::from_bits(1), f32::from_bits(0x8000_0003)];
+    draws(n * m, seed)
+        .map(|r| match r % 32 {
+            0 => specials[(r as usize / 32) % specials.len()],
+            1 => ((r / 32) % 5) as f32 - 30_000.0, // ties among the other values
+            _ => (r / 32) as f32 / 1024.0 - 32_768.0,
+        })
+        .collect()
+}
+
+/// Rows past the portable clusters over a wide cluster (16 blocks a row,
+/// `rtopk_cluster_rows_ragged`), whose search narrows within its blocks and counts its rounds
+/// by warp ballots (docs/kernel.md, "Cluster rows", **Rounds**): cuda against the simulator
+/// and the oracle — ragged (a row ending inside a block's part, lengths 0 and M, k 0 and above
+/// the length), with hints and plain, both modes, sorted or not.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn wide_cluster_rows_on_the_gpu_equal_the_simulator() {
+    let gpu = rtopk_cuda::shared_device(0).expect("a CUDA GPU");
+    let wide = rtopk_plan::WIDE_CLUSTER;
+    assert!(
+        gpu.limits().max_cluster >= wide,
+        "this test needs a device that launches wide clusters"
+    );
+    for (i, (n, m, k)) in
+        [(2, 200_000, 2048), (1, 262_144, 3000), (4, 140_000, 1024)].into_iter().enumerate()
+    {
+        let step = &ragged_program((n, m, k), rtopk_plan::ElemType::F32, true).steps[0];
+        assert_eq!(step.unit.to_string(), "rtopk_cluster_rows_ragged", "N={n} M={m} K={k}");
+        assert_eq!(step.grid.cluster as usize, wide, "N={n} M={m} K={k}");
+        let x = Array2::from_shape_vec((n, m), spread(n, m, i as u64 + 60)).unwrap();
+        check(x.view(), k, i as u64 + 900);
+        check_hinted(x.view(), k, i as u64 + 950, true);
+        check_hinted(x.view(), k, i as u64 + 970, false);
     }
 }
 
