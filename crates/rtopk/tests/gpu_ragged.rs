@@ -254,10 +254,25 @@ fn wide_cluster_rows_on_the_gpu_equal_the_simulator() {
         assert_eq!(step.unit.to_string(), "rtopk_cluster_rows_ragged", "N={n} M={m} K={k}");
         assert_eq!(step.grid.cluster as usize, wide, "N={n} M={m} K={k}");
         let x = Array2::from_shape_vec((n, m), spread(n, m, i as u64 + 60)).unwrap();
+        assert!(reaches_ballot_rounds(x.as_slice().unwrap(), (n, m, k)), "N={n} M={m} K={k}");
         check(x.view(), k, i as u64 + 900);
         check_hinted(x.view(), k, i as u64 + 950, true);
         check_hinted(x.view(), k, i as u64 + 970, false);
     }
+}
+
+/// Whether the simulator's launch of `x`'s `n` rows of `m` at k (full lengths, k per row, on
+/// the default device: an H100's limits) counts its rounds by warp ballots — that the rows
+/// reach the path [`wide_cluster_rows_on_the_gpu_equal_the_simulator`] is about.
+fn reaches_ballot_rounds(x: &[f32], (n, m, k): (usize, usize, usize)) -> bool {
+    let (mode, bisect) = (Mode::Largest, topk_ref::Bisect::exact());
+    let args = warp_sim::KernelArgs { n, m, k, mode, bisect, mutant: None };
+    let (lengths, ks) = (vec![m as u32; n], vec![k as u32; n]);
+    let data =
+        warp_sim::RowData { lengths: Some(&lengths), k_per_row: Some(&ks), ..Default::default() };
+    let mut sim = warp_sim::Simulator::new(warp_sim::SimConfig::default());
+    let got = sim.run_ragged(x, &args, data).unwrap();
+    got.coverage.reached(warp_sim::Branch::ClusterBallotRounds)
 }
 
 /// Full lengths and one k per row: the plain launch's answer and counts, bit for bit.
