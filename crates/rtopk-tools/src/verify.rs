@@ -28,9 +28,10 @@ pub const FAMILIES: [&str; 5] = ["normal", "uniform", "ties", "same-leading-bits
 /// 4096, 5001 and 8192), 64 Ki, and rows wider than the block kernel's registers and shared
 /// memory together (re-keyed from the input on each pass), with and without 16-byte loads;
 /// 150001: rows past the portable clusters, whose search at k = M / 32 narrows within its
-/// blocks — on a device that launches wide clusters, `--quick`'s 8 rows take 16 blocks a row
-/// (rtopk-plan's `WIDE_CLUSTER`) and count their rounds by warp ballots (docs/kernel.md,
-/// "Cluster rows", **Rounds**); the full check's 13 rows, portable clusters of 8.
+/// blocks in the families without heavy ties or NaN (normal, uniform, same-leading-bits) — on
+/// a device that launches wide clusters, `--quick`'s 8 rows take 16 blocks a row (rtopk-plan's
+/// `WIDE_CLUSTER`) and count their rounds by warp ballots (docs/kernel.md, "Cluster rows",
+/// **Rounds**); the full check's 13 rows, portable clusters of 8.
 pub const WIDTHS: [usize; 21] = [
     1, 7, 31, 32, 33, 100, 256, 768, 1000, 1024, 1025, 2047, 3000, 4096, 5001, 8192, 10000, 65536,
     100_000, 131_071, 150_001,

@@ -221,7 +221,8 @@ fn narrowed_cluster_rows_on_the_gpu_equal_the_simulator() {
 
 /// As [`finite`] but with the ties inside the range of the other values: rows whose k-th value,
 /// at either end, lies among distinct values, so that a cluster row's search narrows within its
-/// blocks there (at the ties of [`finite`], the largest values, it cannot).
+/// blocks there ([`finite`]'s ties are its largest values: its rows of the first two wide
+/// shapes below never reach the rounds).
 fn spread(n: usize, m: usize, seed: u64) -> Vec<f32> {
     let specials = [0.0, -0.0, f32::from_bits(1), f32::from_bits(0x8000_0003)];
     draws(n * m, seed)
