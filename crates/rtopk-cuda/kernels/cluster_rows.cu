@@ -17,7 +17,8 @@
 #define CLUSTER_MAX 4u
 #define CLUSTER_STRONG 5u
 #define CLUSTER_BAND 6u
-#define CLUSTER_WORDS 8u
+#define CLUSTER_PAIR 8u  // guess_bracket's two counts (cluster_sum_pair), used once
+#define CLUSTER_WORDS 10u
 
 // Blocks of at most this many warps add each warp's count into the cluster's slots directly
 // (cluster_sum): on an H200 4-6 % faster with 8 warps, 12-17 % slower with 20, where the
@@ -128,6 +129,7 @@ struct ClusterRow : BlockRow<false, SKIPS> {
         NARROWS ? CLUSTER_CAND_CAP
                 : (ELEM_KIND != ELEM_F32 ? 0u : WIDE ? CLUSTER_WIDE_LOCAL_CAP : CLUSTER_LOCAL_CAP);
     static_assert(!NARROWS || ELEM_KIND == ELEM_F32, "only f32 launches stage their loads");
+    static constexpr bool SKIPS_ROW = SKIPS, WIDE_ROW = WIDE;
 
     // cluster_sum: the block's count (block_sum), added by thread j into the current slot of
     // block j of the cluster, one cluster barrier, and each thread reads its own block's slot
@@ -157,6 +159,31 @@ struct ClusterRow : BlockRow<false, SKIPS> {
     __device__ u32 count_ge_positive(u32 t) const { return cluster_sum(this->slots_counted(t)); }
     __device__ u32 count_ge(u32 t) const {
         return t == 0u ? this->m : count_ge_positive(t);  // padding slots hold key 0
+    }
+    // Two counts in one cluster round (guess_bracket): the keys >= t and >= u, each block's
+    // pair packed in one word for its sum (a block's count is at most BLOCK_EPL * 1024 <
+    // 2^16), then added into two slots of every block, used once a launch. ge_last ends as
+    // u's mask.
+    __device__ void cluster_sum_pair(u32 t, u32 u, u32* at_t, u32* at_u) const {
+        u32 c = this->slots_counted(t) << 16;
+        c |= this->slots_counted(u);
+        u32 lane = threadIdx.x & 31u;
+        if (blockDim.x <= 32u * CLUSTER_DIRECT_WARPS) {  // block-uniform, as cluster_sum's
+            c = __reduce_add_sync(FULL_MASK, c);
+            if (lane < size) {
+                cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR, lane, c >> 16);
+                cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR + 1u, lane, c & 0xffffu);
+            }
+        } else {
+            c = this->block_sum(c);
+            if (threadIdx.x < size) {
+                cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR, threadIdx.x, c >> 16);
+                cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR + 1u, threadIdx.x, c & 0xffffu);
+            }
+        }
+        cluster_sync();
+        *at_t = s_cluster[CLUSTER_PAIR];
+        *at_u = s_cluster[CLUSTER_PAIR + 1u];
     }
     // The hint test's two counts in one cluster round where each fits in 16 bits (BlockRow's
     // packing; no keys past the registers here), else two rounds.
@@ -425,6 +452,108 @@ __device__ void finish_local(const ClusterCands<SKIPS, WIDE>& c, Search& s, u32 
     finish_exact(c, s, k);
 }
 
+// Where a cluster row's search starts from a guessed bracket (search_guessed): an f32 row of
+// rtopk_cluster_rows that narrows within its blocks (its load staging holds the sample), exact,
+// plain, without a hint, whose counts nobody asked for (docs/contract.md §3's counts are
+// bisect's, whose steps these are not), with k at least m / CLUSTER_GUESS_K_PER (rtopk-plan's
+// rule: below it the value phase's second count already narrows).
+template <bool HINTS, class Row>
+__device__ __forceinline__ bool guesses(const Params& p) {
+    return !HINTS && Row::NARROW_CAP != 0u && p.out_iter == nullptr && p.max_iter < 0 &&
+           p.precision == 0.0f && !(p.recall > 0.0f) &&
+           (u64)p.k * CLUSTER_GUESS_K_PER >= (u64)p.m && stages_loads();
+}
+
+// The lower end of leaf q (CLUSTER_GUESS_LEVELS levels) of the tree of midpoints of [lo, hi]: the walk
+// down q's bits, as leaf_of's (a leaf holds the keys from its lower end's key up to the next's).
+__device__ __forceinline__ float leaf_floor(u32 q, float lo, float hi) {
+    float a = lo, b = hi;
+#pragma unroll
+    for (int d = CLUSTER_GUESS_LEVELS - 1; d >= 0; --d) {
+        float mid = __fmul_rn(__fadd_rn(a, b), 0.5f);
+        if ((q >> d) & 1u) a = mid; else b = mid;
+    }
+    return a;
+}
+
+// guess_bracket: two cluster rounds in place of the value phase's first steps. A sample — each
+// thread's first slot inside the row, a BLOCK_EPL-th of it — counted into the 2^CLUSTER_GUESS_LEVELS
+// leaves of the tree of midpoints of [s.lo, s.hi] (ballot_round), the leaves' sums from the top
+// scaled to the row estimate the count at each leaf's lower end; the highest end whose estimate
+// is at least 5/4 k and the lowest whose estimate is below 3/4 k are counted over the whole row
+// in one round (cluster_sum_pair), and the bracket takes what the counts prove: a hit, a new hi
+// (fewer than k), a new lo (at least k), narrowed at once where lo's count is at most the cap.
+// A bad guess costs the two rounds, never the answer (the value phase goes on from a bracket
+// that holds the k-th key). The round words are cleared before the counts' cluster barrier,
+// after which value_rounds' first round adds into them.
+template <class Row>
+__device__ void guess_bracket(const Row& row, Search& s, u32 k, u32 here, u32* smem) {
+    constexpr u32 LEAVES = 1u << CLUSTER_GUESS_LEVELS;
+    static_assert(LEAVES == 32u && CLUSTER_GUESS_LEVELS <= CLUSTER_WIDE_ROUND_LEVELS,
+                  "a lane holds one leaf; the round's slots hold the leaves");
+    u32 n = (here + BLOCK_EPL - 1u) / BLOCK_EPL;  // threads whose first slot lies in the row
+    if (threadIdx.x < n) smem[threadIdx.x] = row.keys[0];
+    __syncthreads();
+    ClusterCands<Row::SKIPS_ROW, Row::WIDE_ROW> c{&row, smem, n, row.m, row.s_hist, row.s_clh,
+                                                 row.s_hist + 6u * ROUND_SLOTS, 0u};
+    u32 cur = ballot_round<CLUSTER_GUESS_LEVELS>(c, s.lo, s.hi);
+    u32 lane = threadIdx.x & 31u;
+    u32 leaf = c.s_clh[cur / 2u + lane / 2u] >> (16u * (lane & 1u)) & 0xffffu;
+    u32 above = leaf;  // the sample's keys in leaves lane.. 31
+#pragma unroll
+    for (u32 d = 1u; d < 32u; d <<= 1) {
+        u32 up = __shfl_down_sync(FULL_MASK, above, d);
+        if (lane + d < 32u) above += up;
+    }
+    u32 total = __shfl_sync(FULL_MASK, above, 0);
+    __syncthreads();  // every warp has read the round's words: clear them for value_rounds
+    for (u32 i = threadIdx.x; i < 6u * ROUND_SLOTS; i += blockDim.x) row.s_hist[i] = 0u;
+    // estimated count at leaf lane's lower end: above * m / total, against k's margins
+    unsigned long long est = (unsigned long long)above * row.m * 4ull;
+    unsigned long long kk = (unsigned long long)k * total;
+    u32 enough = __ballot_sync(FULL_MASK, lane > 0u && est >= 5ull * kk);
+    u32 few = __ballot_sync(FULL_MASK, lane > 0u && est < 3ull * kk);
+    if (total == 0u || enough == 0u) return;  // cluster-uniform: no guess
+    u32 q_lo = 31u - __clz(enough), q_hi = few ? __ffs(few) - 1u : 0u;
+    float f_lo = leaf_floor(q_lo, s.lo, s.hi), f_hi = few ? leaf_floor(q_hi, s.lo, s.hi) : s.hi;
+    u32 t_lo = number_key(f_lo), t_hi = few ? number_key(f_hi) : s.hi_key;
+    if (!(s.lo_key < t_lo && t_lo < t_hi && t_hi <= s.hi_key)) return;
+    u32 at_hi, at_lo;
+    row.cluster_sum_pair(t_hi, t_lo, &at_hi, &at_lo);  // ge_last: t_lo's mask
+    // as value_phase's steps: a hit keeps its count (cut_of's), a moved hi does not (the value
+    // phase moves hi without its count, so cut_of counts at hi where the search ends without a
+    // hit)
+    if (few) {
+        if (at_hi == k) {
+            s.hi_key = t_hi; s.count_at_hi = at_hi; s.has_count_at_hi = 1; s.exit = EXIT_HIT;
+            return;
+        }
+        if (at_hi > k) { s.lo_key = t_hi; s.lo = f_hi; s.count_at_lo = at_hi; return; }
+        s.hi_key = t_hi; s.hi = f_hi;
+    }
+    if (at_lo == k) {
+        s.hi_key = t_lo; s.count_at_hi = at_lo; s.has_count_at_hi = 1; s.exit = EXIT_HIT;
+        return;
+    }
+    if (at_lo < k) { s.hi_key = t_lo; s.hi = f_lo; return; }
+    s.lo_key = t_lo; s.lo = f_lo; s.count_at_lo = at_lo;
+    if (at_lo <= Row::NARROW_CAP) s.exit = EXIT_NARROW;
+}
+
+// search_exact from a guessed bracket (guesses, guess_bracket): the value phase and the key
+// phase go on from it unless it narrowed or hit.
+template <class Row>
+__device__ Search search_guessed(const Row& row, u32 lo_key, u32 hi_key, const Params& p,
+                                 u32 here, u32* smem) {
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
+                recall_slack(p, p.k)};
+    if (lo_key == hi_key) return s;
+    value_of_bracket(s, p);
+    if (s.value == VALUE_PLAIN) guess_bracket(row, s, p.k, here, smem);
+    if (s.exit == EXIT_CONVERGED) finish_exact(row, s, p.k);
+    return s;
+}
+
 // A narrowed cluster row: its candidates gathered into block 0, whose first warp goes on alone
 // as a narrowed block row's does (take_candidates, finish_candidates: a count is at most 32
 // slots of one warp, with neither a block nor a cluster barrier); the other warps and blocks
@@ -487,7 +616,14 @@ __device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShare
     u32 lo_key, hi_key;
     cluster_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold, the cluster's counts
-    Search s = search_of<HINTS>(row, lo_key, hi_key, p, hint);
+    Search s;
+    if constexpr (!NARROWS && !HINTS) {
+        s = guesses<HINTS, ClusterRow<HINTS, NARROWS, WIDE>>(p)
+                ? search_guessed(row, lo_key, hi_key, p, here, smem)
+                : search_of<HINTS>(row, lo_key, hi_key, p, hint);
+    } else {
+        s = search_of<HINTS>(row, lo_key, hi_key, p, hint);
+    }
     u32 first = start + BLOCK_EPL * threadIdx.x;
     elem_t* row_val = opaque(p.out_val + at.out);
     idx_t* row_idx = opaque(p.out_idx + at.out);

@@ -24,8 +24,9 @@ use rtopk_plan::radix::{
     RADIX_SAMPLE_MARGIN, RADIX_SAMPLE_SLACK, RADIX_THREADS, RADIX_WRITE_LIST,
 };
 use rtopk_plan::{
-    CLUSTER_CAND_KEYS, CLUSTER_LOCAL_CAP, CLUSTER_ROUND_LEVELS, CLUSTER_WIDE_LOCAL_CAP,
-    CLUSTER_WIDE_ROUND_LEVELS, GROUPED_WARPS, PICK_LANES, PICK_WARPS, WIDE_CLUSTER, WIDE_WARPS,
+    CLUSTER_CAND_KEYS, CLUSTER_GUESS_K_PER, CLUSTER_GUESS_LEVELS, CLUSTER_LOCAL_CAP,
+    CLUSTER_ROUND_LEVELS, CLUSTER_WIDE_LOCAL_CAP, CLUSTER_WIDE_ROUND_LEVELS, GROUPED_WARPS,
+    PICK_LANES, PICK_WARPS, WIDE_CLUSTER, WIDE_WARPS,
 };
 
 /// The `#define`s ahead of every unit's source.
@@ -40,6 +41,8 @@ fn shared_constants() -> String {
          #define CLUSTER_ROUND_LEVELS {CLUSTER_ROUND_LEVELS}\n\
          #define CLUSTER_WIDE_LOCAL_CAP {CLUSTER_WIDE_LOCAL_CAP}u\n\
          #define CLUSTER_WIDE_ROUND_LEVELS {CLUSTER_WIDE_ROUND_LEVELS}\n\
+         #define CLUSTER_GUESS_K_PER {CLUSTER_GUESS_K_PER}u\n\
+         #define CLUSTER_GUESS_LEVELS {CLUSTER_GUESS_LEVELS}\n\
          #define WIDE_CLUSTER {WIDE_CLUSTER}u\n\
          #define BLOCK_EPL {BLOCK_EPL}\n\
          #define WARP_STAGE {WARP_STAGE}u\n\
@@ -351,6 +354,8 @@ mod tests {
         assert!(src.contains("#define CLUSTER_LOCAL_CAP 4096u\n"));
         assert!(src.contains("#define CLUSTER_WIDE_LOCAL_CAP 8192u\n"));
         assert!(src.contains("#define CLUSTER_WIDE_ROUND_LEVELS 5\n"));
+        assert!(src.contains("#define CLUSTER_GUESS_K_PER 80u\n"));
+        assert!(src.contains("#define CLUSTER_GUESS_LEVELS 5\n"));
         assert!(src.contains("#define WIDE_CLUSTER 16u\n"));
         // topk-ref's window shifts, narrowest first
         assert!(src.contains("#define HINT_WINDOWS 3\n"));

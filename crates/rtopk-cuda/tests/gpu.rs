@@ -760,6 +760,72 @@ fn cluster_rows_match_bisect_and_the_simulator() {
     assert_eq!(difference(&got, &want), None, "a split row with a cluster second stage");
 }
 
+/// Cluster rows whose counts nobody asked for start from a guessed bracket where k is at least
+/// m / 80 (docs/kernel.md, "Cluster rows", **A guessed bracket**): the GPU's values and indices
+/// are bisect's and the simulator's (the same launch, no counts) on normal rows, where the
+/// guess narrows at once, and on rows where it misses or its ends cut ties — forty values,
+/// a tenth of the row on one value near its top, parts of a row on four scales, ascending
+/// rows, NaN/inf-laced rows — on portable and wide clusters, both modes, sorted or not.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cluster_rows_from_a_guessed_bracket_match_bisect_and_the_simulator() {
+    use rand::{RngExt, SeedableRng};
+
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    assert!(gpu.limits().max_cluster >= 2, "this test needs a device that launches clusters");
+    let mut rng = rand::rngs::StdRng::seed_from_u64(53);
+    let cases = [(1, 100_000, 2048), (3, 49_152, 4000), (1, 40_000, 2048), (2, 65_536, 1000)];
+    let wide = [(1, 262_144, 4000), (1, 163_840, 2048)];
+    let mut checked = 0;
+    for (ci, (n, m, k)) in cases.into_iter().chain(wide).enumerate() {
+        let launch = f32_launch(n, m, k);
+        let program = gpu.program(&launch, Strategy::Auto, false).unwrap();
+        assert_eq!(program.steps[0].unit.to_string(), "rtopk_cluster_rows", "N={n} M={m} k={k}");
+        for (fi, family) in
+            ["normal", "forty", "spike", "scaled", "ascending", "nan-inf"].into_iter().enumerate()
+        {
+            let x = match family {
+                "forty" => Array2::from_shape_fn((n, m), |_| f32::from(rng.random_range(0u8..40))),
+                "spike" => matrix(n, m, "normal", fi as u64)
+                    .mapv(|v| if rng.random_range(0u8..10) == 0 { 1.75 } else { v }),
+                "scaled" => {
+                    let base = matrix(n, m, "normal", fi as u64);
+                    Array2::from_shape_fn((n, m), |(r, c)| {
+                        base[[r, c]] * 10f32.powi((4 * c / m) as i32)
+                    })
+                }
+                "ascending" => Array2::from_shape_fn((n, m), |(_, c)| c as f32 / m as f32 - 0.5),
+                _ => matrix(n, m, family, (ci * 8 + fi) as u64),
+            };
+            let mode = if (ci + fi) % 3 == 1 { Mode::Smallest } else { Mode::Largest };
+            let opts = Options { mode, sorted: (ci + fi) % 4 == 2 };
+            let case = format!("N={n} M={m} k={k} {family} {opts:?}");
+            let bisect = Bisect::exact();
+            let got =
+                gpu.topk_rows_counted(x.view(), k, opts, bisect, Strategy::Auto, false).unwrap();
+            let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
+            assert_eq!(got.values.map(|v| v.to_bits()), want.values.map(|v| v.to_bits()), "{case}");
+            assert_eq!(got.indices, want.indices, "{case}");
+            let args = KernelArgs { n, m, k, mode, bisect, mutant: None };
+            let config = SimConfig {
+                sorted: opts.sorted,
+                counts: false,
+                limits: gpu.limits(),
+                ..SimConfig::default()
+            };
+            let sim = launch_parallel(x.as_slice().unwrap(), &args, config).unwrap();
+            assert!(sim.summary.is_empty(), "{case}: the simulator reports {}", sim.summary);
+            assert_eq!(
+                sim.indices,
+                want.indices.iter().copied().collect::<Vec<_>>(),
+                "{case}: sim"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 36);
+}
+
 /// Many rows that split into chunks launched chunk-major and take the floor by their size
 /// (rtopk-plan's `takes_floor`: 2^26 elements in all, 3 · 2^22 for whole-chunk block rows;
 /// docs/kernel.md, "Split rows: the floor"): each row's chunks raise and read its own floor

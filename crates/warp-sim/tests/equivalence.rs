@@ -348,6 +348,72 @@ fn cluster_rows_that_narrow_within_their_blocks_equal_bisect() {
     check(config, 1, m, &x, k, Mode::Largest, Bisect::exact()).unwrap();
 }
 
+/// Cluster rows whose counts nobody asked for start from a guessed bracket (docs/kernel.md,
+/// "Cluster rows", **A guessed bracket**: a sample's leaves, then two counts in one round)
+/// where k is at least m / 80 — `bisect`'s indices and value bits all the same on rows where
+/// the guess narrows at once, where it misses (rows whose parts lie on different scales,
+/// ascending rows, wide ties at the k-th value, NaN and infinities), both modes, sorted or not,
+/// portable and wide clusters; rows below the rule, and rows whose counts are asked, search as
+/// before.
+#[test]
+fn cluster_rows_from_a_guessed_bracket_equal_bisect() {
+    let mut rng = StdRng::seed_from_u64(37);
+    let scaled = |m: usize, rng: &mut StdRng| -> Vec<f32> {
+        let x = generate("normal", 1, m, rng);
+        x.iter().enumerate().map(|(i, v)| v * 10f32.powi((4 * i / m) as i32)).collect()
+    };
+    let ascending = |m: usize| -> Vec<f32> { (0..m).map(|i| i as f32 / m as f32 - 0.5).collect() };
+    // forty values, or a tenth of a normal row on one value near its top: the k-th value's
+    // ties straddle the guessed bracket's ends
+    let forty = |n: usize, m: usize, rng: &mut StdRng| -> Vec<f32> {
+        (0..n * m).map(|_| f32::from(rng.random_range(0u8..40))).collect()
+    };
+    let spike = |m: usize, rng: &mut StdRng| -> Vec<f32> {
+        let x = generate("normal", 1, m, rng);
+        x.into_iter().map(|v| if rng.random_range(0u8..10) == 0 { 1.75 } else { v }).collect()
+    };
+    for (dist, n, m, k, mode, sorted, guess) in [
+        ("normal", 1, 100_000, 2048, Mode::Largest, false, true),
+        ("normal", 1, 40_000, 2048, Mode::Smallest, true, true),
+        ("wide-ties", 1, 65_536, 1000, Mode::Largest, false, true),
+        ("ties", 2, 49_152, 4000, Mode::Largest, false, true),
+        ("forty", 3, 49_152, 4000, Mode::Largest, false, true),
+        ("spike", 1, 40_000, 2048, Mode::Largest, true, true),
+        ("spike", 1, 100_000, 4000, Mode::Largest, false, true),
+        ("finite", 1, 65_536, 1024, Mode::Smallest, false, true),
+        ("scaled", 1, 98_304, 2048, Mode::Largest, false, true),
+        ("ascending", 1, 81_920, 1500, Mode::Largest, true, true),
+        ("normal", 1, 262_144, 4000, Mode::Largest, false, true),
+        ("normal", 1, 131_072, 1024, Mode::Largest, false, false),
+    ] {
+        let x = match dist {
+            "scaled" => scaled(m, &mut rng),
+            "ascending" => ascending(m),
+            "forty" => forty(n, m, &mut rng),
+            "spike" => spike(m, &mut rng),
+            _ => generate(dist, n, m, &mut rng),
+        };
+        let case = format!("{dist} {n} x {m} k={k} {mode:?}");
+        let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
+        let config = SimConfig { sorted, counts: false, ..SimConfig::default() };
+        let got = Simulator::new(config).run(&x, &args).unwrap();
+        assert_eq!(got.plan.family(), Family::ClusterRows, "{case}");
+        assert!(got.diagnostics.is_empty(), "{case}: {}", got.summary);
+        assert_eq!(got.coverage.reached(Branch::ClusterGuess), guess, "{case}: {:?}", got.coverage);
+        let opts = Options { mode, sorted };
+        for r in 0..n {
+            let want = topk_row(&Bisect::exact(), &x[r * m..(r + 1) * m], k, opts).unwrap();
+            assert_eq!(&got.indices[r * k..(r + 1) * k], want.indices.as_slice(), "{case} row {r}");
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got.values[r * k..(r + 1) * k]), bits(&want.values), "{case} row {r}");
+        }
+        // with counts asked the row bisects from its range, as bisect counts
+        let counted = SimConfig { sorted, ..SimConfig::default() };
+        let got = Simulator::new(counted).run(&x, &args).unwrap();
+        assert!(!got.coverage.reached(Branch::ClusterGuess), "{case} counted");
+    }
+}
+
 /// The trace of a row run by many warps (a block row) or many blocks (a cluster row), each of
 /// which runs the row's search: every step once, iterations 1, 2, ... up to the reported count,
 /// and the trace's answer that of `bisect` (`check`).

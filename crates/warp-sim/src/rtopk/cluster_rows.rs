@@ -17,7 +17,7 @@ use crate::engine::ClusterRed;
 use crate::engine::error::SimError;
 use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
-use crate::rtopk::args::{BLOCK_EPL, BLOCK_STAGE, KernelArgs};
+use crate::rtopk::args::{BLOCK_EPL, BLOCK_STAGE, KernelArgs, SearchExit};
 use crate::rtopk::block_rows::{block_range, load_block_slots, stages_loads, trace_slots};
 use crate::rtopk::coverage::Branch;
 use crate::rtopk::mutant::Mutant;
@@ -31,9 +31,14 @@ use crate::rtopk::rows::{
     BlockRow, PAIRED_COUNT_LIMIT, Row, Slots, block_prefix, block_smem, count_threshold,
     counted_twice, unpack_pair,
 };
-use crate::rtopk::search::{Exit, Search, Value, finish_exact, search_threshold, value_step};
+use crate::rtopk::search::{
+    Exit, Search, Value, finish_exact, recall_slack, search_threshold, value_of_bracket, value_step,
+};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, cut_of, emit_staged, taken};
-use rtopk_plan::{CLUSTER_CAND_KEYS, CLUSTER_ROUND_LEVELS, CLUSTER_WIDE_ROUND_LEVELS, Family};
+use rtopk_plan::{
+    CLUSTER_CAND_KEYS, CLUSTER_GUESS_K_PER, CLUSTER_GUESS_LEVELS, CLUSTER_ROUND_LEVELS,
+    CLUSTER_WIDE_ROUND_LEVELS, Family,
+};
 
 /// Words of a block's cluster slots (`s_cluster`, the second half of `s_chunk`): three count
 /// slots (`cluster_sum`: round `i` adds into slot `i % 3`), the row's min and max key, and the
@@ -47,7 +52,9 @@ mod slot {
     pub(super) const MAX: u32 = CLUSTER + 4;
     pub(super) const STRONG: u32 = CLUSTER + 5;
     pub(super) const BAND: u32 = CLUSTER + 6;
-    pub(super) const WORDS: u32 = 8;
+    /// [`super::ClusterRow::cluster_sum_pair`]'s two counts, used once a launch.
+    pub(super) const PAIR: u32 = CLUSTER + 8;
+    pub(super) const WORDS: u32 = 10;
 
     /// [`super::value_rounds`]' words, the first of the selection's stage (unused until the
     /// search ends): the block's leaf counts of three rounds (`s_hist`), the cluster's
@@ -175,6 +182,49 @@ impl ClusterRow<'_> {
         let sum = w.uniform(&sum, "cluster_sum: total")?;
         w.block_uniform(u64::from(sum), "cluster_sum: total")?;
         Ok(sum)
+    }
+
+    /// `cluster_sum_pair`: the keys `>= t` and `>= u` counted in one cluster round
+    /// ([`guess_bracket`]) — each block's pair packed in one word for its sum (a block's count
+    /// is at most `BLOCK_EPL * 1024 < 2^16`), then added into two slots of every block, used
+    /// once a launch. `ge_last` ends as `u`'s mask.
+    async fn cluster_sum_pair(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        (t, u): (u32, u32),
+    ) -> Result<(u32, u32), SimError> {
+        let at_t = self.row.slots_counted(w, count_threshold(a, t));
+        let at_u = self.row.slots_counted(w, count_threshold(a, u));
+        let c = at_t.zip(&at_u, |t, u| t << 16 | u);
+        let tid = w.thread_idx();
+        let (ranks, count) = if w.warps_per_block() <= CLUSTER_DIRECT_WARPS {
+            // block-uniform, as cluster_sum's
+            let c = w.reduce_add_sync(u32::MAX, &c, "cluster_sum_pair: the warp's counts")?;
+            (w.lane_id(), c)
+        } else {
+            let total = self.row.block_sum(w, a, &c).await?;
+            (tid, Lanes::splat(total))
+        };
+        let adders = ranks.map(|j| j < self.size);
+        let saved = w.push_active(&adders, "cluster_sum_pair: j < size")?;
+        for (word, half) in
+            [(slot::PAIR, count.map(|c| c >> 16)), (slot::PAIR + 1, count.map(|c| c & 0xffff))]
+        {
+            let label = "cluster_sum_pair: red.shared::cluster.add (block j's two slots)";
+            w.red_shared_cluster(ClusterRed::Add, &ranks, &Lanes::splat(word), &half, label)
+                .await?;
+        }
+        w.pop_active(saved);
+        w.barrier_cluster("cluster_sum_pair: cluster_sync()").await?;
+        let mut sums = [0u32; 2];
+        for (i, word) in [slot::PAIR, slot::PAIR + 1].into_iter().enumerate() {
+            let v =
+                w.ld_shared(&Lanes::splat(word), "cluster_sum_pair: s_cluster[PAIR + i]").await?;
+            sums[i] = w.uniform(&v, "cluster_sum_pair: total")?;
+            w.block_uniform(u64::from(sums[i]), "cluster_sum_pair: total")?;
+        }
+        Ok((sums[0], sums[1]))
     }
 }
 
@@ -750,6 +800,161 @@ async fn finish_local(
     finish_exact(w, a, c, s, tr).await
 }
 
+/// `guesses`: whether a cluster row's search starts from a guessed bracket
+/// ([`search_guessed`]) — an f32 row of `rtopk_cluster_rows` (not its ragged twin) that
+/// narrows within its blocks (its load staging holds the sample), exact, plain, whose counts
+/// nobody asked for (docs/contract.md §3's counts are bisect's, whose steps these are not),
+/// with `k * CLUSTER_GUESS_K_PER >= m` (rtopk-plan's rule).
+fn guesses(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>, ragged: bool) -> bool {
+    let a = &p.a;
+    !ragged
+        && p.plan.family() == Family::ClusterRows
+        && row.cand_cap != 0
+        && p.out_iter.is_none()
+        && a.bisect.max_iter.is_none()
+        && a.bisect.precision == 0.0
+        && !matches!(a.bisect.recall, Some(r) if r > 0.0)
+        && a.k as u64 * CLUSTER_GUESS_K_PER as u64 >= a.m as u64
+        && stages_loads(w, p)
+}
+
+/// `leaf_floor`: the lower end of leaf `q` ([`CLUSTER_GUESS_LEVELS`] levels) of the tree of
+/// midpoints of `[lo, hi]` — the walk down `q`'s bits, as [`leaf_of`]'s.
+fn leaf_floor(q: u32, lo: f32, hi: f32) -> f32 {
+    let (mut a, mut b) = (lo, hi);
+    for d in (0..CLUSTER_GUESS_LEVELS).rev() {
+        let mid = (a + b) * 0.5;
+        if q >> d & 1 == 1 {
+            a = mid;
+        } else {
+            b = mid;
+        }
+    }
+    a
+}
+
+/// `guess_bracket`: two cluster rounds in place of the value phase's first steps. A sample —
+/// each thread's first slot inside the row — counted into the leaves of the tree of midpoints
+/// of `[s.lo, s.hi]` ([`ballot_round`]); the leaves' sums from the top, scaled to the row,
+/// estimate the count at each leaf's lower end; the highest end whose estimate is at least
+/// 5/4 k and the lowest below 3/4 k are counted over the whole row in one round
+/// ([`ClusterRow::cluster_sum_pair`]), and the bracket takes what the counts prove: a hit, a
+/// new hi, a new lo, narrowed at once where lo's count is at most the cap. A bad guess costs
+/// the two rounds, never the answer. The round words are cleared before the counts' cluster
+/// barrier, after which [`value_rounds`]' first round adds into them.
+async fn guess_bracket(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut ClusterRow<'_>,
+    s: &mut Search,
+    here: u32,
+) -> Result<(), SimError> {
+    const { assert!(CLUSTER_GUESS_LEVELS == 5 && CLUSTER_GUESS_LEVELS <= CLUSTER_WIDE_ROUND_LEVELS) };
+    let k = a.k as u32;
+    let (tid, lane) = (w.thread_idx(), w.lane_id());
+    let n = here.div_ceil(BLOCK_EPL as u32); // threads whose first slot lies in the row
+    let saved = w.push_active(&tid.map(|t| t < n), "guess_bracket: threadIdx.x < n")?;
+    let label = "guess_bracket: smem[threadIdx.x] = keys[0]";
+    w.st_shared(&tid.map(|t| block_smem::KEYS + t), &row.row.keys[0], label).await?;
+    w.pop_active(saved);
+    w.syncthreads("guess_bracket: __syncthreads() (the sample)").await?;
+    let cur = {
+        let mut c = ClusterCands { row: &mut *row, n, rounds: 0 };
+        ballot_round(w, &mut c, (s.lo, s.hi), CLUSTER_GUESS_LEVELS).await?
+    };
+    let label = "guess_bracket: s_clh[cur / 2 + lane / 2]";
+    let word = w.ld_shared(&lane.map(|l| slot::CLH + cur / 2 + l / 2), label).await?;
+    let mut above = word.zip(&lane, |v, l| v >> (16 * (l & 1)) & 0xffff);
+    for d in [1, 2, 4, 8, 16] {
+        let up =
+            w.shfl_down_sync(FULL_MASK, &above, d, 32, "guess_bracket: shfl_down(above, d)")?;
+        let sum = above.zip(&up, |x, u| x + u);
+        above = Lanes::select(&lane.map(|l| l + d < 32), &sum, &above);
+    }
+    let total = w.shfl_sync(FULL_MASK, &above, 0, 32, "guess_bracket: shfl(above, 0)")?;
+    let total = w.uniform(&total, "guess_bracket: total")?;
+    w.syncthreads("guess_bracket: __syncthreads() (the round's words read)").await?;
+    for from in (0..slot::ROUND_WORDS).step_by(w.block_dim() as usize) {
+        let i = tid.map(|t| t + from);
+        let saved = w.push_active(&i.map(|i| i < slot::ROUND_WORDS), "i < 6 * ROUND_SLOTS")?;
+        let label = "guess_bracket: s_stage[i] = 0 (value_rounds' words)";
+        w.st_shared(&i.map(|i| slot::HIST + i), &Lanes::splat(0), label).await?;
+        w.pop_active(saved);
+    }
+    // the estimated count at leaf lane's lower end, above * m / total, against k's margins
+    let (m, kk) = (u64::from(row.row.m), u64::from(k) * u64::from(total));
+    let est = above.map(|x| u64::from(x) * m * 4);
+    let pred = |f: fn(u64, u64) -> bool| est.zip(&lane, move |e, l| l > 0 && f(e, kk));
+    let enough = w.ballot_sync(FULL_MASK, &pred(|e, kk| e >= 5 * kk), "guess_bracket: enough")?;
+    let enough = w.uniform(&enough, "guess_bracket: enough")?;
+    let few = w.ballot_sync(FULL_MASK, &pred(|e, kk| e < 3 * kk), "guess_bracket: few")?;
+    let few = w.uniform(&few, "guess_bracket: few")?;
+    if total == 0 || enough == 0 {
+        return Ok(()); // cluster-uniform: no guess
+    }
+    let q_lo = 31 - enough.leading_zeros();
+    let f_lo = leaf_floor(q_lo, s.lo, s.hi);
+    let f_hi = if few != 0 { leaf_floor(few.trailing_zeros(), s.lo, s.hi) } else { s.hi };
+    let t_lo = number_key(f_lo);
+    let t_hi = if few != 0 { number_key(f_hi) } else { s.hi_key };
+    if !(s.lo_key < t_lo && t_lo < t_hi && t_hi <= s.hi_key) {
+        return Ok(());
+    }
+    let (at_hi, at_lo) = row.cluster_sum_pair(w, a, (t_hi, t_lo)).await?; // ge_last: t_lo's
+    // as value_phase's steps: a hit keeps its count (cut_of's), a moved hi does not
+    if few != 0 {
+        if at_hi == k {
+            (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t_hi, at_hi, true);
+            s.exit = Exit::Done(SearchExit::Hit);
+            return Ok(());
+        }
+        if at_hi > k {
+            (s.lo_key, s.lo, s.count_at_lo) = (t_hi, f_hi, at_hi);
+            return Ok(());
+        }
+        (s.hi_key, s.hi) = (t_hi, f_hi);
+    }
+    if at_lo == k {
+        (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t_lo, at_lo, true);
+        s.exit = Exit::Done(SearchExit::Hit);
+        return Ok(());
+    }
+    if at_lo < k {
+        (s.hi_key, s.hi) = (t_lo, f_lo);
+        return Ok(());
+    }
+    (s.lo_key, s.lo, s.count_at_lo) = (t_lo, f_lo, at_lo);
+    if at_lo <= row.cand_cap {
+        s.exit = Exit::Narrow;
+    }
+    Ok(())
+}
+
+/// `search_guessed`: `search_exact` from a guessed bracket ([`guesses`], [`guess_bracket`]):
+/// the value phase and the key phase go on from it unless it narrowed or hit.
+async fn search_guessed(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut ClusterRow<'_>,
+    (lo_key, hi_key): (u32, u32),
+    here: u32,
+    tr: Tracer<'_>,
+) -> Result<Search, SimError> {
+    let mut s = Search::new(row, (lo_key, hi_key), SearchExit::Converged, 0, ElemType::F32);
+    s.slack = recall_slack(a, a.k as u32);
+    if lo_key == hi_key {
+        return Ok(s);
+    }
+    value_of_bracket(a, &mut s);
+    if s.value == Value::Plain {
+        guess_bracket(w, a, row, &mut s, here).await?;
+    }
+    if s.exit == Exit::Done(SearchExit::Converged) {
+        finish_exact(w, a, row, &mut s, tr).await?;
+    }
+    Ok(s)
+}
+
 /// `rtopk_cluster_row`: a row over a cluster of `blockDim.x`-thread blocks; on the ragged twin
 /// (`rtopk_cluster_row_ragged`) the row's own width, k and hint, every block of the cluster
 /// reading them, the padding written by the cluster's threads together. It is the kernel's
@@ -831,7 +1036,12 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     // stage 2: search_threshold, the cluster's counts
     let hint = p.row_hint(row_id);
     let of = (p.elem, p.out_iter.is_some(), ragged);
-    let mut s = search_threshold(w, a, &mut row, (lo_key, hi_key), of, hint, tr).await?;
+    let mut s = if guesses(w, p, &row, ragged) {
+        p.covered(Branch::ClusterGuess);
+        search_guessed(w, a, &mut row, (lo_key, hi_key), here, tr).await?
+    } else {
+        search_threshold(w, a, &mut row, (lo_key, hi_key), of, hint, tr).await?
+    };
     let first = tid.map(|t| start + BLOCK_EPL as u32 * t);
     let row_out = |out_off| RowOut {
         x: p.x,

@@ -103,11 +103,13 @@ pub enum Branch {
     /// A wide cluster's row that searched several steps a round by warp ballots
     /// (`ballot_round`).
     ClusterBallotRounds,
+    /// A cluster row whose search started from a guessed bracket (`search_guessed`).
+    ClusterGuess,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 38] = [
+    pub const ALL: [Branch; 39] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -146,6 +148,7 @@ impl Branch {
         Branch::ClusterNarrowed,
         Branch::ClusterRounds,
         Branch::ClusterBallotRounds,
+        Branch::ClusterGuess,
     ];
 
     /// The branch's name.
@@ -189,6 +192,7 @@ impl Branch {
             Branch::ClusterNarrowed => "cluster_narrowed",
             Branch::ClusterRounds => "cluster_rounds",
             Branch::ClusterBallotRounds => "cluster_ballot_rounds",
+            Branch::ClusterGuess => "cluster_guess",
         }
     }
 

@@ -74,7 +74,7 @@ pub(crate) struct Search {
 }
 
 impl Search {
-    fn new<R: Row>(
+    pub(crate) fn new<R: Row>(
         row: &R,
         (lo_key, hi_key): (u32, u32),
         exit: SearchExit,
@@ -125,7 +125,7 @@ pub(crate) fn update(s: &mut Search, t: u32, cnt: u32, k: u32) -> bool {
 /// `recall_slack`: how many of the top `k` a recall target `r` lets the search miss,
 /// `k - ceil(r k)` with `r k` in f32 (topk-ref's `Bisect::recall_slack`); -1 without a target
 /// or where it allows no miss (exact mode itself).
-fn recall_slack(a: &KernelArgs, k: u32) -> i64 {
+pub(crate) fn recall_slack(a: &KernelArgs, k: u32) -> i64 {
     match a.bisect.recall {
         Some(r) if r > 0.0 => {
             let need = (r * k as f32).ceil() as u32;
@@ -358,7 +358,7 @@ fn keys_only<R: Row>(a: &KernelArgs, row: &R, elem: ElemType, counted: bool) -> 
 /// The value phase's kind for the bracket `[s.lo_key, s.hi_key]` in exact mode: its ordered
 /// values read from the keys, and plain or guarded as [`search_exact`] decides, where both
 /// ends are finite values of a float row; an integer row has none (docs/contract.md §3).
-fn value_of_bracket(a: &KernelArgs, s: &mut Search) {
+pub(crate) fn value_of_bracket(a: &KernelArgs, s: &mut Search) {
     s.value = Value::None;
     if s.elem.integer() {
         return;
