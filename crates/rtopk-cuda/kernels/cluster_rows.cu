@@ -453,10 +453,12 @@ __device__ void finish_local(const ClusterCands<SKIPS, WIDE>& c, Search& s, u32 
 }
 
 // Where a cluster row's search starts from a guessed bracket (search_guessed): an f32 row of
-// rtopk_cluster_rows that narrows within its blocks (its load staging holds the sample), exact,
-// plain, without a hint, whose counts nobody asked for (docs/contract.md §3's counts are
-// bisect's, whose steps these are not), with k at least m / CLUSTER_GUESS_K_PER (rtopk-plan's
-// rule: below it the value phase's second count already narrows).
+// rtopk_cluster_rows on a portable cluster (cluster_row_of compiles it there only: with the
+// guess in the wide instantiation too, wide rows that did not guess took 1.02-1.04 of their
+// time) that narrows within its blocks (its load staging holds the sample), exact, plain,
+// without a hint, whose counts nobody asked for (docs/contract.md §3's counts are bisect's,
+// whose steps these are not), with k at least m / CLUSTER_GUESS_K_PER (rtopk-plan's rule:
+// below it the value phase's second count already narrows).
 template <bool HINTS, class Row>
 __device__ __forceinline__ bool guesses(const Params& p) {
     return !HINTS && Row::NARROW_CAP != 0u && p.out_iter == nullptr && p.max_iter < 0 &&
@@ -617,7 +619,7 @@ __device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShare
     cluster_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold, the cluster's counts
     Search s;
-    if constexpr (!NARROWS && !HINTS) {
+    if constexpr (!NARROWS && !HINTS && !WIDE) {
         s = guesses<HINTS, ClusterRow<HINTS, NARROWS, WIDE>>(p)
                 ? search_guessed(row, lo_key, hi_key, p, here, smem)
                 : search_of<HINTS>(row, lo_key, hi_key, p, hint);

@@ -88,11 +88,12 @@ pub const CLUSTER_WIDE_ROUND_LEVELS: u32 = 5;
 /// A cluster row of `rtopk_cluster_rows` whose counts nobody asked for starts its search from
 /// a guessed bracket (the kernel's and the simulator's `guess_bracket`, docs/kernel.md,
 /// "Cluster rows", **A guessed bracket**) where `k * CLUSTER_GUESS_K_PER >= m`: an f32 row
-/// that narrows within its blocks, exact and plain, without a hint. There the value phase
-/// takes four or five counts over the whole row before a count finds at most the cap; the
-/// guess takes two rounds. On an H200 (results/cuda/2026-12-02-round-levels-h200, call e)
-/// rows where `k / m` was at least 1/80 took 0.94-0.99x the time (1 x 100000, k = 2048: 15.5
-/// -> 14.7 us), rows below it up to 1.06x, which keep the value phase's first steps.
+/// on a portable cluster that narrows within its blocks, exact and plain, without a hint.
+/// There the value phase takes four or five counts over the whole row before a count finds
+/// at most the cap; the guess takes two rounds. On an H200
+/// (results/cuda/2026-12-02-round-levels-h200, calls e and f) rows where `k / m` was at least
+/// 1/80 took 0.94-0.98x the time (1 x 100000, k = 2048: 15.5 -> 14.7 us), rows below it up to
+/// 1.06x, which keep the value phase's first steps.
 pub const CLUSTER_GUESS_K_PER: usize = 80;
 /// The sample's leaves of [`CLUSTER_GUESS_K_PER`]'s guess: the tree of midpoints of the
 /// row's range, this many levels deep, one lane a leaf.

@@ -801,14 +801,15 @@ async fn finish_local(
 }
 
 /// `guesses`: whether a cluster row's search starts from a guessed bracket
-/// ([`search_guessed`]) — an f32 row of `rtopk_cluster_rows` (not its ragged twin) that
-/// narrows within its blocks (its load staging holds the sample), exact, plain, whose counts
+/// ([`search_guessed`]) — an f32 row of `rtopk_cluster_rows` (not its ragged twin) on a
+/// portable cluster (not the kernel's `WIDE` instantiation) that narrows within its blocks (its load staging holds the sample), exact, plain, whose counts
 /// nobody asked for (docs/contract.md §3's counts are bisect's, whose steps these are not),
 /// with `k * CLUSTER_GUESS_K_PER >= m` (rtopk-plan's rule).
 fn guesses(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>, ragged: bool) -> bool {
     let a = &p.a;
     !ragged
         && p.plan.family() == Family::ClusterRows
+        && !wide(p, row.size)
         && row.cand_cap != 0
         && p.out_iter.is_none()
         && a.bisect.max_iter.is_none()
