@@ -419,10 +419,16 @@ async fn clear_slots(w: &mut Warp<'_>) -> Result<(), SimError> {
     let v = at.map(|s| if s == slot::MIN { u32::MAX } else { 0 });
     w.st_shared(&at, &v, "s_cluster[w] = initial").await?;
     w.pop_active(saved);
+    clear_round_words(w, "s_stage[i] = 0 (the rounds' leaf counts)").await
+}
+
+/// The rounds' leaf counts zeroed (`s_stage[i] = 0` for `i < 6 * ROUND_SLOTS`, the block's
+/// threads together): before the first cluster barrier, and after [`guess_bracket`]'s sample.
+async fn clear_round_words(w: &mut Warp<'_>, label: &'static str) -> Result<(), SimError> {
+    let tid = w.thread_idx();
     for from in (0..slot::ROUND_WORDS).step_by(w.block_dim() as usize) {
         let i = tid.map(|t| t + from);
         let saved = w.push_active(&i.map(|i| i < slot::ROUND_WORDS), "i < 6 * ROUND_SLOTS")?;
-        let label = "s_stage[i] = 0 (the rounds' leaf counts)";
         w.st_shared(&i.map(|i| slot::HIST + i), &Lanes::splat(0), label).await?;
         w.pop_active(saved);
     }
@@ -875,13 +881,7 @@ async fn guess_bracket(
     let total = w.shfl_sync(FULL_MASK, &above, 0, 32, "guess_bracket: shfl(above, 0)")?;
     let total = w.uniform(&total, "guess_bracket: total")?;
     w.syncthreads("guess_bracket: __syncthreads() (the round's words read)").await?;
-    for from in (0..slot::ROUND_WORDS).step_by(w.block_dim() as usize) {
-        let i = tid.map(|t| t + from);
-        let saved = w.push_active(&i.map(|i| i < slot::ROUND_WORDS), "i < 6 * ROUND_SLOTS")?;
-        let label = "guess_bracket: s_stage[i] = 0 (value_rounds' words)";
-        w.st_shared(&i.map(|i| slot::HIST + i), &Lanes::splat(0), label).await?;
-        w.pop_active(saved);
-    }
+    clear_round_words(w, "guess_bracket: s_stage[i] = 0 (value_rounds' words)").await?;
     // the estimated count at leaf lane's lower end, above * m / total, against k's margins
     let (m, kk) = (u64::from(row.row.m), u64::from(k) * u64::from(total));
     let est = above.map(|x| u64::from(x) * m * 4);
