@@ -466,8 +466,9 @@ __device__ __forceinline__ bool guesses(const Params& p) {
            (u64)p.k * CLUSTER_GUESS_K_PER >= (u64)p.m && stages_loads();
 }
 
-// The lower end of leaf q (CLUSTER_GUESS_LEVELS levels) of the tree of midpoints of [lo, hi]: the walk
-// down q's bits, as leaf_of's (a leaf holds the keys from its lower end's key up to the next's).
+// The lower end of leaf q (CLUSTER_GUESS_LEVELS levels) of the tree of midpoints of [lo, hi]:
+// the walk down q's bits, as leaf_of's (a leaf holds the keys from its lower end's key up to
+// the next's).
 __device__ __forceinline__ float leaf_floor(u32 q, float lo, float hi) {
     float a = lo, b = hi;
 #pragma unroll
@@ -479,15 +480,16 @@ __device__ __forceinline__ float leaf_floor(u32 q, float lo, float hi) {
 }
 
 // guess_bracket: two cluster rounds in place of the value phase's first steps. A sample — each
-// thread's first slot inside the row, a BLOCK_EPL-th of it — counted into the 2^CLUSTER_GUESS_LEVELS
-// leaves of the tree of midpoints of [s.lo, s.hi] (ballot_round), the leaves' sums from the top
-// scaled to the row estimate the count at each leaf's lower end; the highest end whose estimate
-// is at least 5/4 k and the lowest whose estimate is below 3/4 k are counted over the whole row
-// in one round (cluster_sum_pair), and the bracket takes what the counts prove: a hit, a new hi
-// (fewer than k), a new lo (at least k), narrowed at once where lo's count is at most the cap.
-// A bad guess costs the two rounds, never the answer (the value phase goes on from a bracket
-// that holds the k-th key). The round words are cleared before the counts' cluster barrier,
-// after which value_rounds' first round adds into them.
+// thread's first slot inside the row, a BLOCK_EPL-th of it — counted into the
+// 2^CLUSTER_GUESS_LEVELS leaves of the tree of midpoints of [s.lo, s.hi] (ballot_round); the
+// leaves' sums from the top, scaled to the row, estimate the count at each leaf's lower end;
+// the highest end whose estimate is at least 5/4 k and the lowest whose estimate is below 3/4 k
+// are counted over the whole row in one round (cluster_sum_pair), and the bracket takes what
+// the counts prove: a hit, a new hi (fewer than k), a new lo (at least k), narrowed at once
+// where lo's count is at most the cap. A bad guess costs the two rounds, never the answer (the
+// value phase goes on from a bracket that holds the k-th key). The round words are cleared
+// (the simulator's clear_round_words) before the counts' cluster barrier, after which
+// value_rounds' first round adds into them.
 template <class Row>
 __device__ void guess_bracket(const Row& row, Search& s, u32 k, u32 here, u32* smem) {
     constexpr u32 LEAVES = 1u << CLUSTER_GUESS_LEVELS;

@@ -423,7 +423,8 @@ async fn clear_slots(w: &mut Warp<'_>) -> Result<(), SimError> {
 }
 
 /// The rounds' leaf counts zeroed (`s_stage[i] = 0` for `i < 6 * ROUND_SLOTS`, the block's
-/// threads together): before the first cluster barrier, and after [`guess_bracket`]'s sample.
+/// threads together): before the first cluster barrier, and after [`guess_bracket`]'s sample
+/// (the kernel's one-line loop in `cluster_row_of` and in `guess_bracket`).
 async fn clear_round_words(w: &mut Warp<'_>, label: &'static str) -> Result<(), SimError> {
     let tid = w.thread_idx();
     for from in (0..slot::ROUND_WORDS).step_by(w.block_dim() as usize) {
