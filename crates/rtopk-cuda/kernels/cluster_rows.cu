@@ -131,18 +131,6 @@ struct ClusterRow : BlockRow<false, SKIPS> {
     static_assert(!NARROWS || ELEM_KIND == ELEM_F32, "only f32 launches stage their loads");
     static constexpr bool SKIPS_ROW = SKIPS, WIDE_ROW = WIDE;
 
-    // block_part: this thread's count made the part one add carries (the warp's where blocks
-    // have at most CLUSTER_DIRECT_WARPS warps, block-uniform, sparing the block's barrier; else
-    // the block's), and the block that add goes to (lane j or thread j: block j; none past the
-    // cluster's size).
-    __device__ __forceinline__ u32 block_part(u32* c) const {
-        if (blockDim.x <= 32u * CLUSTER_DIRECT_WARPS) {
-            *c = __reduce_add_sync(FULL_MASK, *c);
-            return threadIdx.x & 31u;
-        }
-        *c = this->block_sum(*c);
-        return threadIdx.x;
-    }
     // cluster_sum: the block's count (block_sum), added by thread j into the current slot of
     // block j of the cluster, one cluster barrier, and each thread reads its own block's slot
     // (a block's count first, so that each slot takes one add a block, not one a warp); in
@@ -154,8 +142,16 @@ struct ClusterRow : BlockRow<false, SKIPS> {
     __device__ u32 cluster_sum(u32 c) const {
         u32 slot = CLUSTER_SUM0 + round % 3u, next = CLUSTER_SUM0 + (round + 1u) % 3u;
         round += 1u;
-        u32 j = block_part(&c);
-        if (j < size) cluster_red<CLUSTER_ADD>(s_cluster, slot, j, c);
+        if (blockDim.x <= 32u * CLUSTER_DIRECT_WARPS) {
+            // few warps: each warp's count straight into every block's slot, lane j into
+            // block j's, without the block's barrier (block-uniform)
+            c = __reduce_add_sync(FULL_MASK, c);
+            u32 lane = threadIdx.x & 31u;
+            if (lane < size) cluster_red<CLUSTER_ADD>(s_cluster, slot, lane, c);
+        } else {
+            c = this->block_sum(c);
+            if (threadIdx.x < size) cluster_red<CLUSTER_ADD>(s_cluster, slot, threadIdx.x, c);
+        }
         if (threadIdx.x == 0u) s_cluster[next] = 0u;
         cluster_sync();
         return s_cluster[slot];
@@ -171,10 +167,19 @@ struct ClusterRow : BlockRow<false, SKIPS> {
     __device__ void cluster_sum_pair(u32 t, u32 u, u32* at_t, u32* at_u) const {
         u32 c = this->slots_counted(t) << 16;
         c |= this->slots_counted(u);
-        u32 j = block_part(&c);
-        if (j < size) {
-            cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR, j, c >> 16);
-            cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR + 1u, j, c & 0xffffu);
+        u32 lane = threadIdx.x & 31u;
+        if (blockDim.x <= 32u * CLUSTER_DIRECT_WARPS) {  // block-uniform, as cluster_sum's
+            c = __reduce_add_sync(FULL_MASK, c);
+            if (lane < size) {
+                cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR, lane, c >> 16);
+                cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR + 1u, lane, c & 0xffffu);
+            }
+        } else {
+            c = this->block_sum(c);
+            if (threadIdx.x < size) {
+                cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR, threadIdx.x, c >> 16);
+                cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR + 1u, threadIdx.x, c & 0xffffu);
+            }
         }
         cluster_sync();
         *at_t = s_cluster[CLUSTER_PAIR];
@@ -454,9 +459,9 @@ __device__ void finish_local(const ClusterCands<SKIPS, WIDE>& c, Search& s, u32 
 // without a hint, whose counts nobody asked for (docs/contract.md §3's counts are bisect's,
 // whose steps these are not), with k at least m / CLUSTER_GUESS_K_PER (rtopk-plan's rule:
 // below it the value phase's second count already narrows).
-template <class Row>
+template <bool HINTS, class Row>
 __device__ __forceinline__ bool guesses(const Params& p) {
-    return Row::NARROW_CAP != 0u && p.out_iter == nullptr && p.max_iter < 0 &&
+    return !HINTS && Row::NARROW_CAP != 0u && p.out_iter == nullptr && p.max_iter < 0 &&
            p.precision == 0.0f && !(p.recall > 0.0f) &&
            (u64)p.k * CLUSTER_GUESS_K_PER >= (u64)p.m && stages_loads();
 }
@@ -617,7 +622,7 @@ __device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShare
     // stage 2: search_threshold, the cluster's counts
     Search s;
     if constexpr (!NARROWS && !HINTS && !WIDE) {
-        s = guesses<ClusterRow<HINTS, NARROWS, WIDE>>(p)
+        s = guesses<HINTS, ClusterRow<HINTS, NARROWS, WIDE>>(p)
                 ? search_guessed(row, lo_key, hi_key, p, here, smem)
                 : search_of<HINTS>(row, lo_key, hi_key, p, hint);
     } else {

@@ -134,30 +134,11 @@ pub(crate) struct ClusterRow<'x> {
 }
 
 impl ClusterRow<'_> {
-    /// `block_part`: each thread's count made the part one add carries — the warp's in blocks
-    /// of at most [`CLUSTER_DIRECT_WARPS`] warps (block-uniform, sparing the block's barrier),
-    /// else the block's (`block_sum`) — and the block that add goes to (lane or thread `j`:
-    /// block `j`; none past the cluster's size).
-    async fn block_part(
-        &mut self,
-        w: &mut Warp<'_>,
-        a: &KernelArgs,
-        c: &Lanes<u32>,
-    ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
-        if w.warps_per_block() <= CLUSTER_DIRECT_WARPS {
-            let c = w.reduce_add_sync(u32::MAX, c, "block_part: the warp's count")?;
-            return Ok((w.lane_id(), c));
-        }
-        let total = self.row.block_sum(w, a, c).await?;
-        Ok((w.thread_idx(), Lanes::splat(total)))
-    }
-
     /// `cluster_sum`: the block's count (`block_sum`), added by thread `j` into the current
     /// slot of block `j` of the cluster, one cluster barrier, and each thread reads its own
     /// block's slot; in blocks of at most [`CLUSTER_DIRECT_WARPS`] warps each warp adds its
-    /// own count (lane `j` into block `j`'s slot) instead, sparing the block's barrier
-    /// ([`ClusterRow::block_part`]). Thread 0 clears the slot the next round adds into (read
-    /// two rounds ago, before every thread of this block passed the last round's barrier).
+    /// own count (lane `j` into block `j`'s slot) instead, sparing the block's barrier. Thread 0 clears the slot the next round adds into (read two rounds ago,
+    /// before every thread of this block passed the last round's barrier).
     async fn cluster_sum(
         &mut self,
         w: &mut Warp<'_>,
@@ -168,7 +149,15 @@ impl ClusterRow<'_> {
         let next = slot::SUM0 + (self.round + 1) % 3;
         self.round += 1;
         let tid = w.thread_idx();
-        let (ranks, count) = self.block_part(w, a, c).await?;
+        let (ranks, count) = if w.warps_per_block() <= CLUSTER_DIRECT_WARPS {
+            // few warps: each warp's count straight into every block's slot, lane j into
+            // block j's, without the block's barrier (block-uniform)
+            let c = w.reduce_add_sync(u32::MAX, c, "cluster_sum: the warp's count")?;
+            (w.lane_id(), c)
+        } else {
+            let total = self.row.block_sum(w, a, c).await?;
+            (tid, Lanes::splat(total))
+        };
         let adders = ranks.map(|j| j < self.size);
         let saved = w.push_active(&adders, "cluster_sum: j < size")?;
         w.red_shared_cluster(
@@ -208,7 +197,15 @@ impl ClusterRow<'_> {
         let at_t = self.row.slots_counted(w, count_threshold(a, t));
         let at_u = self.row.slots_counted(w, count_threshold(a, u));
         let c = at_t.zip(&at_u, |t, u| t << 16 | u);
-        let (ranks, count) = self.block_part(w, a, &c).await?;
+        let tid = w.thread_idx();
+        let (ranks, count) = if w.warps_per_block() <= CLUSTER_DIRECT_WARPS {
+            // block-uniform, as cluster_sum's
+            let c = w.reduce_add_sync(u32::MAX, &c, "cluster_sum_pair: the warp's counts")?;
+            (w.lane_id(), c)
+        } else {
+            let total = self.row.block_sum(w, a, &c).await?;
+            (tid, Lanes::splat(total))
+        };
         let adders = ranks.map(|j| j < self.size);
         let saved = w.push_active(&adders, "cluster_sum_pair: j < size")?;
         for (word, half) in
