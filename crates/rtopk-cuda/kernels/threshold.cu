@@ -2,8 +2,10 @@
 // "Thresholds"): rtopk_row_threshold reads each row's k_i selected values off the values
 // output and writes, as f32, the one that ranks last in the mode — the least own key, and
 // among equal keys the last position (the highest index in index order, the last entry in
-// sorted order), as topk-ref's ragged::threshold_of — or NaN where k_i = 0. One warp per row,
-// one pass over the values, THRESHOLD_BATCH loads a lane in flight.
+// sorted order), as topk-ref's ragged::threshold_of — or NaN where k_i = 0. warps_per_row
+// warps per row (the plan's threshold_warps_per_row: one up to 512 values, else a warp for
+// every 256), one pass over the values, THRESHOLD_BATCH loads a lane in flight, each lane
+// keeping the value of its least key, so that no load follows the reductions.
 
 #include "order.cuh"
 #include "wide.cuh"
@@ -45,50 +47,100 @@ __device__ __forceinline__ u32 threshold_min(u32 v) { return __reduce_min_sync(F
 // rounds of loads in flight, not 64 dependent ones.
 #define THRESHOLD_BATCH 16
 
-// threshold_batch: lane `lane`'s values of positions base + 32 j + lane (j < THRESHOLD_BATCH,
-// those below k_i), all loaded before the first is compared, folded into the lane's least key
-// and the last position holding it (position + 1): positions rise, so a key equal to the
-// least moves `last` on.
-__device__ __forceinline__ void threshold_batch(const elem_t* v, u32 base, u32 lane, u32 k_i, float sign,
-                                                threshold_key_t* least, u32* last) {
+// threshold_batch: lane `lane`'s values of positions base + stride j + lane (j <
+// THRESHOLD_BATCH, those below k_i), all loaded before the first is compared, folded into the
+// lane's least key, the last position holding it (position + 1) and its value: positions
+// rise, so a key equal to the least moves `last` and `value` on.
+__device__ __forceinline__ void threshold_batch(const elem_t* v, u32 base, u32 stride, u32 lane,
+                                                u32 k_i, float sign, threshold_key_t* least,
+                                                u32* last, elem_t* value) {
     elem_t x[THRESHOLD_BATCH];
 #pragma unroll
     for (int j = 0; j < THRESHOLD_BATCH; ++j) {
-        u32 i = base + 32u * (u32)j + lane;
+        u32 i = base + stride * (u32)j + lane;
         if (i < k_i) x[j] = v[i];
     }
 #pragma unroll
     for (int j = 0; j < THRESHOLD_BATCH; ++j) {
-        u32 i = base + 32u * (u32)j + lane;
+        u32 i = base + stride * (u32)j + lane;
         if (i < k_i) {
             threshold_key_t key = threshold_key(x[j], sign);
-            if (key <= *least) { *least = key; *last = i + 1u; }
+            if (key <= *least) { *least = key; *last = i + 1u; *value = x[j]; }
         }
     }
 }
 
-// Warp g of the grid takes rows g, g + warps, ... (the grid covers the rows once): its own
-// width and k (row_lengths), each lane's least own key among its values and the last position
-// holding it (threshold_batch, one pass), the warp's least key (threshold_min) and the last
-// position of the lanes holding it, and lane 0 writes that value.
+// A part of a row (one warp's positions, or a row's parts as lanes): its least key, the last
+// position holding it (position + 1; 0: the part holds nothing) and that position's value.
+struct ThresholdPart {
+    threshold_key_t least;
+    u32 last;
+    elem_t value;
+};
+
+// threshold_part_of: the warp's part from each lane's (least, last, value): the least key
+// (threshold_min), the last position of the lanes holding it, and the value of the lane
+// holding that position (positions are distinct: one lane; every lane gets it by a shuffle).
+__device__ __forceinline__ ThresholdPart threshold_part_of(threshold_key_t least, u32 last,
+                                                           elem_t value) {
+    threshold_key_t part_least = threshold_min(least);
+    u32 part_last = __reduce_max_sync(FULL_MASK, least == part_least ? last : 0u);
+    u32 holder = __ffs(__ballot_sync(FULL_MASK, last == part_last)) - 1u;
+    return {part_least, part_last, (elem_t)__shfl_sync(FULL_MASK, value, holder)};
+}
+
+// The block takes rows first .. first + per_block - 1 at a time (per_block = 8 / warps_per_row;
+// first = blockIdx.x per_block, then gridDim.x per_block further: the grid covers the rows
+// once), warps part = 0 .. warps_per_row - 1 of slot `slot` reading row first + slot at
+// positions 32 part + lane + 32 warps_per_row j: each row its own width and k (row_lengths),
+// each warp its part (threshold_batch, threshold_part_of). Where several warps read a row,
+// each puts its part in shared memory and every warp of the row takes the row's parts as
+// lanes (threshold_part_of again). Lane 0 of the row's first warp writes the value, or NaN
+// where k_i = 0.
 extern "C" __global__ void __launch_bounds__(256) rtopk_row_threshold(const elem_t* values, float* threshold,
                                                                       u64 n_rows, u32 m, u32 k, int smallest,
-                                                                      const u32* lengths,
+                                                                      u32 warps_per_row, const u32* lengths,
                                                                       const u32* k_per_row) {
     wait_for_previous_step();
-    u32 lane = threadIdx.x & 31u;
-    u64 warps = (u64)gridDim.x * (blockDim.x >> 5);
+    __shared__ threshold_key_t s_least[8];  // a warp's part: its least key, last position, value
+    __shared__ u32 s_last[8];
+    __shared__ elem_t s_value[8];
+    u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    u32 per_block = (blockDim.x >> 5) / warps_per_row;  // rows a block takes at a time
+    u32 slot = warp / warps_per_row, part = warp % warps_per_row;
+    u32 stride = 32u * warps_per_row;  // positions between a lane's values
     float sign = smallest ? -1.0f : 1.0f;
-    for (u64 row = ((u64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; row < n_rows; row += warps) {
-        u32 m_i = m, k_i = k;
-        row_lengths(lengths, k_per_row, row, &m_i, &k_i);
-        const elem_t* v = values + row * (u64)k;
+    u64 step = (u64)gridDim.x * per_block;
+    for (u64 first = (u64)blockIdx.x * per_block; first < n_rows; first += step) {
+        u64 row = first + slot;
+        u32 k_i = 0u;
         threshold_key_t least = ~(threshold_key_t)0;
         u32 last = 0u;
-        for (u32 base = 0u; base < k_i; base += 32u * THRESHOLD_BATCH)
-            threshold_batch(v, base, lane, k_i, sign, &least, &last);
-        threshold_key_t row_least = threshold_min(least);
-        last = __reduce_max_sync(FULL_MASK, least == row_least ? last : 0u);
-        if (lane == 0u) threshold[row] = k_i == 0u ? __int_as_float(0x7fc00000) : threshold_value(v[last - 1u]);
+        elem_t value{};  // the lane's least key's value once it holds one
+        if (row < n_rows) {
+            u32 m_i = m;
+            k_i = k;
+            row_lengths(lengths, k_per_row, row, &m_i, &k_i);
+            const elem_t* v = values + row * (u64)k;
+            for (u32 base = 32u * part; base < k_i; base += stride * THRESHOLD_BATCH)
+                threshold_batch(v, base, stride, lane, k_i, sign, &least, &last, &value);
+        }
+        ThresholdPart own = threshold_part_of(least, last, value);
+        if (warps_per_row > 1u) {  // launch-uniform: every warp meets both barriers
+            if (lane == 0u) {
+                s_least[warp] = own.least;
+                s_last[warp] = own.last;
+                s_value[warp] = own.value;
+            }
+            __syncthreads();
+            u32 at = slot * warps_per_row + lane;
+            bool held = lane < warps_per_row;
+            threshold_key_t part_least = held ? s_least[at] : ~(threshold_key_t)0;
+            u32 part_last = held ? s_last[at] : 0u;
+            own = threshold_part_of(part_least, part_last, held ? s_value[at] : elem_t{});
+            __syncthreads();  // the slots are read before the block's next rows fill them
+        }
+        if (row < n_rows && part == 0u && lane == 0u)
+            threshold[row] = k_i == 0u ? __int_as_float(0x7fc00000) : threshold_value(own.value);
     }
 }

@@ -83,6 +83,7 @@ pub(crate) struct ThresholdParams {
     pub(crate) m: u32,
     pub(crate) k: u32,
     pub(crate) smallest: i32,
+    pub(crate) warps_per_row: u32,
     pub(crate) lengths: sys::CUdeviceptr,
     pub(crate) k_per_row: sys::CUdeviceptr,
 }
@@ -418,6 +419,7 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(ThresholdParams, m), 4),
             (offset_of!(ThresholdParams, k), 4),
             (offset_of!(ThresholdParams, smallest), 4),
+            (offset_of!(ThresholdParams, warps_per_row), 4),
             (offset_of!(ThresholdParams, lengths), 8),
             (offset_of!(ThresholdParams, k_per_row), 8),
         ],
@@ -1350,6 +1352,7 @@ fn threshold_params(program: &Program, addr: &[u64], t: &Threshold) -> Threshold
         m: t.m,
         k: t.k,
         smallest: i32::from(program.launch.mode == Mode::Smallest),
+        warps_per_row: t.warps_per_row,
         lengths,
         k_per_row,
     }
@@ -1729,7 +1732,8 @@ mod tests {
             (
                 c_arguments("threshold.cu", "rtopk_row_threshold("),
                 fields!(
-                    ThresholdParams: values, threshold, n_rows, m, k, smallest, lengths, k_per_row
+                    ThresholdParams: values, threshold, n_rows, m, k, smallest, warps_per_row,
+                    lengths, k_per_row
                 ),
                 ThresholdParams::END,
             ),

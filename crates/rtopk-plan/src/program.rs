@@ -470,11 +470,11 @@ impl Gather {
     }
 }
 
-/// The threshold launch (`row_threshold`, docs/contract.md §5): one warp per row reads the
-/// `k_i` selected values of its output row and writes, as f32, the one that ranks last in the
-/// mode (the lowest selected in largest mode, the highest in smallest; among equal keys the
-/// last position: the highest index in index order, the last in sorted order), NaN where
-/// `k_i = 0`.
+/// The threshold launch (`row_threshold`, docs/contract.md §5): `warps_per_row` warps per row
+/// read the `k_i` selected values of its output row and write, as f32, the one that ranks
+/// last in the mode (the lowest selected in largest mode, the highest in smallest; among equal
+/// keys the last position: the highest index in index order, the last in sorted order), NaN
+/// where `k_i = 0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Threshold {
     /// Rows.
@@ -483,6 +483,8 @@ pub struct Threshold {
     pub m: u32,
     /// The outputs' width.
     pub k: u32,
+    /// Warps reading a row ([`threshold_warps_per_row`] of `k`): 1, 2, 4 or 8.
+    pub warps_per_row: u32,
     /// The values output (rows of `k`).
     pub values: BufferId,
     /// The thresholds (one f32 per row).
@@ -533,8 +535,22 @@ pub struct Radix {
     pub rows: Option<RowArgs>,
 }
 
-/// Threads per block of `rtopk_row_threshold` (one warp per row).
+/// Threads per block of `rtopk_row_threshold`: `THRESHOLD_THREADS / 32 / warps_per_row` rows
+/// a block at a time.
 pub const THRESHOLD_THREADS: u32 = 256;
+
+/// The warps that read one row of `k` values in the threshold launch: one up to 512 values (16
+/// a lane, one batch of loads), else one for every 256 (8 a lane), a power of two, at most the
+/// block's 8. One warp alone on 2048 values runs about 1400 warp-instructions, each waiting on
+/// the one before (7.9 µs by Nsight Compute on an H200; the step took 4.3–4.9 µs at k = 2048
+/// in a decode loop, 2.0–2.2 over eight warps), while at k = 512 two warps' barrier cost more
+/// than the second warp saved (1.9–2.1 µs against 1.8; results/cuda/2026-12-02-threshold-step-h200/).
+pub fn threshold_warps_per_row(k: u32) -> u32 {
+    if k <= 512 {
+        return 1;
+    }
+    k.div_ceil(256).next_power_of_two().min(THRESHOLD_THREADS / 32)
+}
 
 /// The kernel a step runs, and its arguments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -1091,13 +1107,15 @@ impl Builder {
             split: None,
         };
         let rows = (rows.lengths.is_some() || rows.k_per_row.is_some()).then_some(rows);
-        let per_block = (THRESHOLD_THREADS / 32) as usize;
+        let warps_per_row = threshold_warps_per_row(k as u32);
+        let per_block = (THRESHOLD_THREADS / 32 / warps_per_row) as usize;
         let cap = self.limits.sm_count.saturating_mul(GATHER_BLOCKS_PER_SM).max(1);
         let blocks = n.div_ceil(per_block).clamp(1, cap);
         let kernel = Threshold {
             n_rows: n as u64,
             m: m as u32, // < 2^32: the route checked
             k: k as u32,
+            warps_per_row,
             values: VALUES,
             threshold,
             rows,
@@ -2031,6 +2049,27 @@ mod tests {
     }
 
     #[test]
+    fn the_threshold_step_spreads_wide_rows_over_warps() {
+        // one warp up to 512 values, then a warp for every 256, a power of two, at most 8
+        let cases = [(0, 1), (1, 1), (256, 1), (257, 1), (512, 1), (513, 4), (1024, 4)];
+        for (k, warps) in cases.into_iter().chain([(1025, 8), (2048, 8), (32768, 8)]) {
+            assert_eq!(threshold_warps_per_row(k), warps, "k = {k}");
+            assert_eq!((THRESHOLD_THREADS / 32) % warps, 0, "whole rows a block");
+        }
+        // the step's grid: 8 / warps rows a block
+        let wanted = Ragged { threshold: true, ..Ragged::default() };
+        for (n, m, k, blocks) in [(1, 32768, 2048, 1), (64, 32768, 2048, 64), (64, 32768, 700, 32)]
+        {
+            let p =
+                program_ragged(&launch(n, m, k), &h100(), Strategy::Auto, false, wanted).unwrap();
+            let last = p.steps.last().unwrap();
+            let Kernel::Threshold(th) = last.kernel else { panic!() };
+            assert_eq!(th.warps_per_row, threshold_warps_per_row(k as u32));
+            assert_eq!((last.grid.blocks, last.grid.threads), (blocks, THRESHOLD_THREADS));
+        }
+    }
+
+    #[test]
     fn hints_go_to_the_selects_and_thresholds_end_the_program() {
         let hint = Ragged { hint: true, ..Ragged::default() };
         for (n, m, k) in [(4, 65536, 64), (5, 300, 7), (3, 20_000, 300)] {
@@ -2087,10 +2126,20 @@ mod tests {
                     );
                     assert_eq!(th.rows, None);
                     assert_eq!((last.reads.clone(), last.writes.clone()), (vec![VALUES], vec![t]));
+                    assert_eq!(th.warps_per_row, threshold_warps_per_row(k as u32));
                     let threads = u64::from(last.grid.blocks) * u64::from(last.grid.threads);
                     assert!(
                         threads >= 32 && last.grid.blocks as usize <= 132 * GATHER_BLOCKS_PER_SM
                     );
+                    // a block's rows at a time, and the grid's blocks cover every row once
+                    // where the cap allows
+                    let per_block = u64::from(THRESHOLD_THREADS / 32 / th.warps_per_row);
+                    let cover = u64::from(last.grid.blocks) * per_block;
+                    assert!(
+                        cover >= n as u64
+                            || last.grid.blocks as usize == 132 * GATHER_BLOCKS_PER_SM
+                    );
+                    assert!(cover < n as u64 + per_block);
                     assert_eq!(
                         p.steps.iter().filter(|s| s.name == StepKind::RowThreshold).count(),
                         1

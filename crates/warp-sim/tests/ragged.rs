@@ -503,6 +503,25 @@ proptest! {
     }
 }
 
+/// The rows of `lengths` with a k per row `ks` (`per_row_k`), else `width` for every row, the
+/// values past the lengths `tail`, and `hint`.
+fn every_length(
+    lengths: &[usize],
+    ks: &[usize],
+    (width, per_row_k): (usize, bool),
+    tail: test_support::Tail,
+    hint: HintKind,
+) -> RaggedShape {
+    RaggedShape {
+        lengths: lengths.to_vec(),
+        k: if per_row_k { ks.to_vec() } else { vec![width; lengths.len()] },
+        per_row_k,
+        tail,
+        hint,
+        random_hints: Vec::new(),
+    }
+}
+
 /// The radix select over rows of every kind of length, three rows of 12000 at a time on a
 /// device of four SMs (three blocks a row, parts of 4096 on a full row; a shorter row's parts
 /// a third of its length each): lengths 0, 1, 5, 9, below k, 4095–4097, past one part and two, M; k per row 0, 1, above the length,
@@ -526,20 +545,55 @@ fn radix_rows_of_every_length() {
         let x: Vec<f32> = (0..n * m).map(|i| ((i * 2_654_435_761) % 4) as f32).collect();
         for (per_row_k, tail) in [(true, test_support::Tail::Nan), (false, test_support::Tail::Inf)]
         {
-            let shape = RaggedShape {
-                lengths: lengths.to_vec(),
-                k: if per_row_k { ks.to_vec() } else { vec![300; n] },
-                per_row_k,
-                tail,
-                hint: test_support::HintKind::Exact,
-                random_hints: Vec::new(),
-            };
+            let hint = test_support::HintKind::Exact;
+            let shape = every_length(lengths, ks, (300, per_row_k), tail, hint);
             for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
                 let mut x = x.clone();
                 poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
                 let config = SimConfig { sorted, counts: false, ..config };
                 check(config, (n, m, &x), &shape, Mode::from_smallest(smallest), Bisect::exact())
                     .unwrap();
+            }
+        }
+    }
+}
+
+/// Thresholds of outputs wide enough that several warps read a row (the plan's
+/// `threshold_warps_per_row`: 4 from 513 values, 8 from 1025; one below), over 11 rows, so
+/// that the last block's row slots run past the rows: lengths 0, 1, below k, M; k per row 0, 1,
+/// above the length, the width; ties straddling the k-th value (every value one of four),
+/// negative zeros, NaN of both signs with payloads selected (ranking last in smallest mode)
+/// and past the lengths; both modes, sorted and not; f32 and f16 — the driver's thresholds,
+/// bit for bit, with the rest of the answer.
+#[test]
+fn thresholds_of_wide_outputs_over_several_warps() {
+    let m = 3000usize;
+    let lengths = [m, 0, 1, 299, 1500, m, 2999, 700, m, 1024, 2047];
+    let n = lengths.len();
+    for width in [300usize, 700, 2000, m] {
+        let ks: Vec<usize> = (0..n).map(|r| [width, 0, 1, width / 2, width - 1][r % 5]).collect();
+        let x: Vec<f32> = (0..n * m)
+            .map(|i| match i % 97 {
+                13 => f32::from_bits(0xffc0_1234),
+                41 => -0.0,
+                _ => ((i * 2_654_435_761) % 4) as f32 - 1.5,
+            })
+            .collect();
+        for (per_row_k, tail) in [(true, test_support::Tail::Nan), (false, test_support::Tail::Inf)]
+        {
+            let hint = test_support::HintKind::None;
+            let shape = every_length(&lengths, &ks, (width, per_row_k), tail, hint);
+            for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
+                let mut x = x.clone();
+                poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
+                let config = SimConfig { sorted, ..SimConfig::default() };
+                let mode = Mode::from_smallest(smallest);
+                check(config, (n, m, &x), &shape, mode, Bisect::exact()).unwrap();
+                if !sorted {
+                    let mut y: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+                    poison_tails(&mut y, m, &shape.lengths, shape.tail, specials16::<f16>());
+                    check(config, (n, m, &y), &shape, mode, Bisect::exact()).unwrap();
+                }
             }
         }
     }
@@ -557,14 +611,8 @@ fn split_rows_of_every_length() {
     let ks = [64usize, 64, 200, 0, 1, 300, 300, 17, 300, 150, 299, 64];
     let x: Vec<f32> = (0..n * m).map(|i| ((i * 2_654_435_761) % 4) as f32).collect();
     for (per_row_k, tail) in [(true, test_support::Tail::Nan), (false, test_support::Tail::Inf)] {
-        let shape = RaggedShape {
-            lengths: lengths.to_vec(),
-            k: if per_row_k { ks.to_vec() } else { vec![300; n] },
-            per_row_k,
-            tail,
-            hint: test_support::HintKind::None,
-            random_hints: Vec::new(),
-        };
+        let hint = test_support::HintKind::None;
+        let shape = every_length(&lengths, &ks, (300, per_row_k), tail, hint);
         for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
             let mut x = x.clone();
             poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);

@@ -1,9 +1,11 @@
 //! The program's `row_threshold` step (docs/contract.md §5): the kernel `rtopk_row_threshold`
-//! (`kernels/threshold.cu`), one warp per row, which reads the row's `k_i` selected values
-//! from the values output (one pass, [`THRESHOLD_BATCH`] loads a lane in flight) and writes,
-//! as f32, the one that ranks last in the mode — the least own key, and among equal keys the
-//! last position (the highest index in index order, the last entry in sorted order):
-//! topk-ref's `ragged::threshold_of` — or NaN where `k_i = 0`.
+//! (`kernels/threshold.cu`), `warps_per_row` warps per row (the plan's
+//! `threshold_warps_per_row`: one up to 512 values, else a warp for every 256), which read
+//! the row's `k_i` selected values from the values output (one pass, [`THRESHOLD_BATCH`]
+//! loads a lane in flight, each lane keeping the value of its least key, so that no load
+//! follows the reductions) and write, as f32, the one that ranks last in the mode — the least own key,
+//! and among equal keys the last position (the highest index in index order, the last entry
+//! in sorted order): topk-ref's `ragged::threshold_of` — or NaN where `k_i = 0`.
 //! The keys are 64 bits wide on rows of f64 and i64 (`threshold_key`, `threshold_min`), whose
 //! values become f32 as topk-ref's `to_f32` makes them (`wide_threshold_value`).
 
@@ -49,14 +51,27 @@ impl Simulator {
         window: (u64, u64),
         (values, threshold): (BufId, BufId),
     ) -> Result<(), SimError> {
-        let per_block = u64::from((grid.threads / 32).max(1));
-        let mut engine_grid = Grid::new(grid.blocks, grid.threads / 32, 0);
-        let first = (window.0 / per_block).min(u64::from(grid.blocks)) as u32;
-        let end = window.1.div_ceil(per_block).min(u64::from(grid.blocks)) as u32;
-        engine_grid.simulate = (first, end);
+        let warps = grid.threads / 32;
+        if t.warps_per_row == 0 || warps == 0 || warps % t.warps_per_row != 0 {
+            return Err(SimError::InvalidLaunch(format!(
+                "rtopk_row_threshold: {} warps a row in blocks of {warps}",
+                t.warps_per_row
+            )));
+        }
+        let per_block = u64::from(warps / t.warps_per_row);
+        let mut engine_grid = Grid::new(grid.blocks, warps, SHARED_WORDS);
+        if u64::from(grid.blocks) * per_block >= t.n_rows {
+            // each block's rows are its first (the grid covers the rows once): the window's
+            let first = (window.0 / per_block).min(u64::from(grid.blocks)) as u32;
+            let end = window.1.div_ceil(per_block).min(u64::from(grid.blocks)) as u32;
+            engine_grid.simulate = (first, end);
+        }
         let ta = ThresholdArgs { a: *args, elem, values, threshold, t: *t, rows, window };
         self.write_once(&[threshold], true);
-        self.machine.set_step_limit(64 * (2 * u64::from(t.k) / 32 + 64));
+        // a warp's steps: its rows, each a few dozen a value a lane reads, and the reductions
+        let sweeps = t.n_rows.div_ceil(u64::from(grid.blocks).max(1) * per_block).max(1);
+        let per_lane = u64::from(t.k.div_ceil(32 * t.warps_per_row)).max(16);
+        self.machine.set_step_limit(sweeps * (16 * per_lane + 256));
         self.machine.launch(engine_grid, async |mut w| rtopk_row_threshold(&mut w, &ta).await)?;
         let (r0, r1) = window;
         self.check_prefixes_written(threshold, (r0..r1, 1), |_| 1, "threshold: every row")
@@ -119,83 +134,184 @@ async fn load_value(
 /// Values a lane loads before it compares any ([`threshold_batch`]).
 const THRESHOLD_BATCH: u32 = 16;
 
-/// `threshold_batch`: the lane's values at positions `base + 32 j + lane` (`j <
+/// The shared words: a warp's part (`s_least`, two words a warp; `s_last`; `s_value`, two
+/// words a warp) for the block's 8 warps.
+const SHARED_WORDS: usize = 40;
+const S_LEAST: u32 = 0;
+const S_LAST: u32 = 16;
+const S_VALUE: u32 = 24;
+
+/// `threshold_batch`: the lane's values at positions `base + stride j + lane` (`j <
 /// THRESHOLD_BATCH`, those below `k`), all loaded before the first is compared, folded into
-/// the lane's least key and the last position holding it (position + 1): positions rise, so a
-/// key equal to the least moves `last` on.
+/// the lane's least key, the last position holding it (position + 1) and its value: positions
+/// rise, so a key equal to the least moves `last` and `value` on.
 async fn threshold_batch(
     w: &mut Warp<'_>,
     ta: &ThresholdArgs<'_>,
-    (row_base, base, k): (&Lanes<u64>, u32, u32),
+    (row_base, base, stride, k): (&Lanes<u64>, u32, u32, u32),
     sign: f32,
-    (least, last): (&mut Lanes<u64>, &mut Lanes<u32>),
+    part: &mut Part,
 ) -> Result<(), SimError> {
     let lane = w.lane_id();
     let mut x = Vec::with_capacity(THRESHOLD_BATCH as usize);
     for j in 0..THRESHOLD_BATCH {
-        let pos = lane.map(|l| base + 32 * j + l);
+        let pos = lane.map(|l| base + stride * j + l);
         let saved = w.push_active(&pos.map(|p| p < k), "threshold_batch: i < k")?;
         let at = w.add_u64(row_base, &pos.map(u64::from), "threshold_batch: row * k + i")?;
         x.push(load_value(w, ta, &at, "threshold_batch: x[j] = values[row * k + i]").await?);
         w.pop_active(saved);
     }
     for (j, v) in (0..THRESHOLD_BATCH).zip(&x) {
-        let pos = lane.map(|l| base + 32 * j + l);
+        let pos = lane.map(|l| base + stride * j + l);
         let saved = w.push_active(&pos.map(|p| p < k), "threshold_batch: i < k")?;
         let key = v.map(|b| threshold_key(ta, b, sign));
-        let lower = Lanes::from_fn(|l| key.lane(l) <= least.lane(l));
-        let next_least = Lanes::select(&lower, &key, least);
-        let next_last = Lanes::select(&lower, &pos.map(|p| p + 1), last);
-        w.assign(least, &next_least);
-        w.assign(last, &next_last);
+        let lower = Lanes::from_fn(|l| key.lane(l) <= part.least.lane(l));
+        let next = Part {
+            least: Lanes::select(&lower, &key, &part.least),
+            last: Lanes::select(&lower, &pos.map(|p| p + 1), &part.last),
+            value: Lanes::select(&lower, v, &part.value),
+        };
+        w.assign(&mut part.least, &next.least);
+        w.assign(&mut part.last, &next.last);
+        w.assign(&mut part.value, &next.value);
         w.pop_active(saved);
     }
     Ok(())
 }
 
-/// `rtopk_row_threshold`: warp `g` of the grid takes rows `g, g + warps, ...` (the grid
-/// covers the rows once); each reads its own width and k (`row_lengths`), each lane's least
-/// key among its values and the last position holding it (`threshold_batch`, one pass), the
-/// warp's least key (`threshold_min`) and the last position of the lanes holding it
-/// (`__reduce_max_sync` of position + 1), and lane 0 writes that value as f32.
+/// `ThresholdPart`, a lane's: the least key of its positions, the last position holding it
+/// (position + 1; 0: none) and that position's value bits.
+struct Part {
+    least: Lanes<u64>,
+    last: Lanes<u32>,
+    value: Lanes<u64>,
+}
+
+impl Part {
+    /// A lane holding nothing.
+    fn none() -> Self {
+        Part { least: Lanes::splat(u64::MAX), last: Lanes::splat(0), value: Lanes::splat(0) }
+    }
+}
+
+/// `threshold_part_of`: the warp's part from each lane's — the least key (`threshold_min`),
+/// the last position of the lanes holding it, and the value of the lane holding that position
+/// (positions are distinct: one lane; every lane gets it by a shuffle from the first lane the
+/// ballot names).
+fn threshold_part_of(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>, p: &Part) -> Result<Part, SimError> {
+    let full = u32::MAX;
+    let least = threshold_min(w, ta, &p.least)?;
+    let held =
+        Lanes::from_fn(|l| if p.least.lane(l) == least.lane(l) { p.last.lane(l) } else { 0 });
+    let last = w.reduce_max_sync(full, &held, "threshold_part_of: last position + 1")?;
+    let is_last = Lanes::from_fn(|l| p.last.lane(l) == last.lane(l));
+    let bits = w.ballot_sync(full, &is_last, "threshold_part_of: ballot(last == part_last)")?;
+    let holder = Lanes::splat(bits.lane(0).trailing_zeros());
+    let value = w.shfl_idx_sync(full, &p.value, &holder, 32, "threshold_part_of: value")?;
+    Ok(Part { least, last, value })
+}
+
+/// Shared words `at` and `at + 1` of each lane's address: a 64-bit word.
+async fn ld_shared64(
+    w: &mut Warp<'_>,
+    at: &Lanes<u32>,
+    label: &'static str,
+) -> Result<Lanes<u64>, SimError> {
+    let lo = w.ld_shared(at, label).await?;
+    let hi = w.ld_shared(&at.map(|a| a + 1), label).await?;
+    Ok(Lanes::from_fn(|l| u64::from(hi.lane(l)) << 32 | u64::from(lo.lane(l))))
+}
+
+/// Stores `v` to shared words `at` and `at + 1` of each lane's address.
+async fn st_shared64(
+    w: &mut Warp<'_>,
+    at: &Lanes<u32>,
+    v: &Lanes<u64>,
+    label: &'static str,
+) -> Result<(), SimError> {
+    w.st_shared(at, &v.map(|x| x as u32), label).await?;
+    w.st_shared(&at.map(|a| a + 1), &v.map(|x| (x >> 32) as u32), label).await
+}
+
+/// `rtopk_row_threshold`: the block takes rows `first .. first + per_block - 1` at a time
+/// (`per_block` = warps a block / `warps_per_row`; `first` = block · `per_block`, then grid ·
+/// `per_block` further: the grid covers the rows once); warp `part` (0 to `warps_per_row - 1`)
+/// of slot `slot` reads row `first + slot` at positions `32 part + lane + 32 warps_per_row j`:
+/// each row its own width and k (`row_lengths`), each warp its part (`threshold_batch`,
+/// `threshold_part_of`). Where several warps read a row, each puts its part in shared memory
+/// and every warp of the row takes the row's parts as lanes (`threshold_part_of` again). Lane
+/// 0 of the row's first warp writes the value as f32, or NaN where `k_i = 0`. Rows outside this
+/// run's `window` are read as rows past the end: another run of the program writes them.
 async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result<(), SimError> {
     let u = |v: u64| Lanes::splat(v);
     let lane = w.lane_id();
-    let warps = u64::from(w.grid_dim()) * u64::from(w.warps_per_block());
-    let mut row =
-        u64::from(w.block_idx()) * u64::from(w.warps_per_block()) + u64::from(w.warp_idx());
+    let (warps, warp) = (w.warps_per_block(), w.warp_idx());
+    let per_row = ta.t.warps_per_row;
+    let per_block = u64::from(warps / per_row);
+    let (slot, part) = (warp / per_row, warp % per_row);
+    let stride = 32 * per_row;
+    let step = u64::from(w.grid_dim()) * per_block;
     let sign = ta.a.sign();
-    let (width, full) = (u64::from(ta.t.k), u32::MAX);
-    while row < ta.t.n_rows {
-        if row < ta.window.0 || row >= ta.window.1 {
-            // a row of another window: that run of the program writes it
-            row += warps;
-            continue;
+    let width = u64::from(ta.t.k);
+    let mut first = u64::from(w.block_idx()) * per_block;
+    while first < ta.t.n_rows {
+        let row = first + u64::from(slot);
+        let ours = row < ta.t.n_rows && row >= ta.window.0 && row < ta.window.1;
+        let mut k = 0u32;
+        let mut own = Part::none();
+        if ours {
+            let args = KernelArgs { m: ta.t.m as usize, k: ta.t.k as usize, ..ta.a };
+            k = args.row_lengths(&ta.rows, row).k as u32;
+            let base = w.mul_u64(&u(row), &u(width), "rtopk_row_threshold: row * (u64)k")?;
+            let mut i = 32 * part;
+            while i < k {
+                threshold_batch(w, ta, (&base, i, stride, k), sign, &mut own).await?;
+                i += stride * THRESHOLD_BATCH;
+            }
         }
-        let args = KernelArgs { m: ta.t.m as usize, k: ta.t.k as usize, ..ta.a };
-        let k = args.row_lengths(&ta.rows, row).k as u32;
-        let base = w.mul_u64(&u(row), &u(width), "rtopk_row_threshold: row * (u64)k")?;
-        let (mut least, mut last) = (Lanes::splat(u64::MAX), Lanes::splat(0u32));
-        let mut i = 0u32;
-        while i < k {
-            threshold_batch(w, ta, (&base, i, k), sign, (&mut least, &mut last)).await?;
-            i += 32 * THRESHOLD_BATCH;
+        let mut own = threshold_part_of(w, ta, &own)?;
+        if per_row > 1 {
+            // launch-uniform: every warp meets both barriers
+            let saved = w.push_active(&lane.map(|l| l == 0), "rtopk_row_threshold: lane 0")?;
+            let to = |base: u32, words: u32| Lanes::splat(base + words * warp);
+            st_shared64(w, &to(S_LEAST, 2), &own.least, "rtopk_row_threshold: s_least[warp]")
+                .await?;
+            w.st_shared(&to(S_LAST, 1), &own.last, "rtopk_row_threshold: s_last[warp]").await?;
+            st_shared64(w, &to(S_VALUE, 2), &own.value, "rtopk_row_threshold: s_value[warp]")
+                .await?;
+            w.pop_active(saved);
+            w.syncthreads("rtopk_row_threshold: the parts written").await?;
+            let held = lane.map(|l| l < per_row);
+            let at = lane.map(|l| slot * per_row + l);
+            let saved = w.push_active(&held, "rtopk_row_threshold: lane < warps_per_row")?;
+            let mut parts = Part::none();
+            let least =
+                ld_shared64(w, &at.map(|a| S_LEAST + 2 * a), "rtopk_row_threshold: s_least[at]")
+                    .await?;
+            let last =
+                w.ld_shared(&at.map(|a| S_LAST + a), "rtopk_row_threshold: s_last[at]").await?;
+            let value =
+                ld_shared64(w, &at.map(|a| S_VALUE + 2 * a), "rtopk_row_threshold: s_value[at]")
+                    .await?;
+            w.assign(&mut parts.least, &least);
+            w.assign(&mut parts.last, &last);
+            w.assign(&mut parts.value, &value);
+            w.pop_active(saved);
+            own = threshold_part_of(w, ta, &parts)?;
+            w.syncthreads("rtopk_row_threshold: the parts read").await?;
         }
-        let row_least = threshold_min(w, ta, &least)?;
-        let held =
-            Lanes::from_fn(|l| if least.lane(l) == row_least.lane(l) { last.lane(l) } else { 0 });
-        let last = w.reduce_max_sync(full, &held, "rtopk_row_threshold: last position + 1")?;
-        let at_last = base.zip(&last, |b, l| b + u64::from(l.max(1) - 1));
-        let saved = w.push_active(&lane.map(|l| l == 0), "rtopk_row_threshold: lane 0")?;
-        let bits = if k == 0 {
-            Lanes::splat(NAN_BITS)
-        } else {
-            let v = load_value(w, ta, &at_last, "rtopk_row_threshold: values[last]").await?;
-            v.map(|b| threshold_value(ta.elem, b))
-        };
-        w.st_global(ta.threshold, &u(row), &bits, "rtopk_row_threshold: threshold[row]").await?;
-        w.pop_active(saved);
-        row += warps;
+        if ours && part == 0 {
+            let saved = w.push_active(&lane.map(|l| l == 0), "rtopk_row_threshold: lane 0")?;
+            let bits = if k == 0 {
+                Lanes::splat(NAN_BITS)
+            } else {
+                own.value.map(|b| threshold_value(ta.elem, b))
+            };
+            w.st_global(ta.threshold, &u(row), &bits, "rtopk_row_threshold: threshold[row]")
+                .await?;
+            w.pop_active(saved);
+        }
+        first += step;
     }
     Ok(())
 }
