@@ -131,6 +131,18 @@ struct ClusterRow : BlockRow<false, SKIPS> {
     static_assert(!NARROWS || ELEM_KIND == ELEM_F32, "only f32 launches stage their loads");
     static constexpr bool SKIPS_ROW = SKIPS, WIDE_ROW = WIDE;
 
+    // block_part: this thread's count made the part one add carries (the warp's where blocks
+    // have at most CLUSTER_DIRECT_WARPS warps, block-uniform, sparing the block's barrier; else
+    // the block's), and the block that add goes to (lane j or thread j: block j; none past the
+    // cluster's size).
+    __device__ __forceinline__ u32 block_part(u32* c) const {
+        if (blockDim.x <= 32u * CLUSTER_DIRECT_WARPS) {
+            *c = __reduce_add_sync(FULL_MASK, *c);
+            return threadIdx.x & 31u;
+        }
+        *c = this->block_sum(*c);
+        return threadIdx.x;
+    }
     // cluster_sum: the block's count (block_sum), added by thread j into the current slot of
     // block j of the cluster, one cluster barrier, and each thread reads its own block's slot
     // (a block's count first, so that each slot takes one add a block, not one a warp); in
@@ -142,16 +154,8 @@ struct ClusterRow : BlockRow<false, SKIPS> {
     __device__ u32 cluster_sum(u32 c) const {
         u32 slot = CLUSTER_SUM0 + round % 3u, next = CLUSTER_SUM0 + (round + 1u) % 3u;
         round += 1u;
-        if (blockDim.x <= 32u * CLUSTER_DIRECT_WARPS) {
-            // few warps: each warp's count straight into every block's slot, lane j into
-            // block j's, without the block's barrier (block-uniform)
-            c = __reduce_add_sync(FULL_MASK, c);
-            u32 lane = threadIdx.x & 31u;
-            if (lane < size) cluster_red<CLUSTER_ADD>(s_cluster, slot, lane, c);
-        } else {
-            c = this->block_sum(c);
-            if (threadIdx.x < size) cluster_red<CLUSTER_ADD>(s_cluster, slot, threadIdx.x, c);
-        }
+        u32 j = block_part(&c);
+        if (j < size) cluster_red<CLUSTER_ADD>(s_cluster, slot, j, c);
         if (threadIdx.x == 0u) s_cluster[next] = 0u;
         cluster_sync();
         return s_cluster[slot];
@@ -167,19 +171,10 @@ struct ClusterRow : BlockRow<false, SKIPS> {
     __device__ void cluster_sum_pair(u32 t, u32 u, u32* at_t, u32* at_u) const {
         u32 c = this->slots_counted(t) << 16;
         c |= this->slots_counted(u);
-        u32 lane = threadIdx.x & 31u;
-        if (blockDim.x <= 32u * CLUSTER_DIRECT_WARPS) {  // block-uniform, as cluster_sum's
-            c = __reduce_add_sync(FULL_MASK, c);
-            if (lane < size) {
-                cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR, lane, c >> 16);
-                cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR + 1u, lane, c & 0xffffu);
-            }
-        } else {
-            c = this->block_sum(c);
-            if (threadIdx.x < size) {
-                cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR, threadIdx.x, c >> 16);
-                cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR + 1u, threadIdx.x, c & 0xffffu);
-            }
+        u32 j = block_part(&c);
+        if (j < size) {
+            cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR, j, c >> 16);
+            cluster_red<CLUSTER_ADD>(s_cluster, CLUSTER_PAIR + 1u, j, c & 0xffffu);
         }
         cluster_sync();
         *at_t = s_cluster[CLUSTER_PAIR];
@@ -459,9 +454,9 @@ __device__ void finish_local(const ClusterCands<SKIPS, WIDE>& c, Search& s, u32 
 // without a hint, whose counts nobody asked for (docs/contract.md §3's counts are bisect's,
 // whose steps these are not), with k at least m / CLUSTER_GUESS_K_PER (rtopk-plan's rule:
 // below it the value phase's second count already narrows).
-template <bool HINTS, class Row>
+template <class Row>
 __device__ __forceinline__ bool guesses(const Params& p) {
-    return !HINTS && Row::NARROW_CAP != 0u && p.out_iter == nullptr && p.max_iter < 0 &&
+    return Row::NARROW_CAP != 0u && p.out_iter == nullptr && p.max_iter < 0 &&
            p.precision == 0.0f && !(p.recall > 0.0f) &&
            (u64)p.k * CLUSTER_GUESS_K_PER >= (u64)p.m && stages_loads();
 }
@@ -558,6 +553,80 @@ __device__ Search search_guessed(const Row& row, u32 lo_key, u32 hi_key, const P
     return s;
 }
 
+// Where a hinted row's search starts from a window about its hint (search_from_hint): an f32
+// row of the ragged twin on a portable cluster (cluster_row_of compiles it there only) that
+// narrows within its blocks, with a hint it takes (takes_hint: exact), whose counts nobody asked
+// for (docs/contract.md §3's counts are bisect's, from its hint test and window tests) and that
+// selects fewer keys than it holds (search_of ends a row of k_i = m_i at once).
+template <class Row>
+__device__ __forceinline__ bool guesses_from_hint(const Params& p, u32 m) {
+    return Row::NARROW_CAP != 0u && takes_hint<true>(p) && p.out_iter == nullptr && p.k < m &&
+           stages_loads();
+}
+
+// window_about: the window about the hint's ordered value h, [h - w, h + w] with w the window
+// tests' first width (2^-HINT_WINDOW_SHIFT(0) of the bracket), where it lies strictly inside
+// the bracket; a NaN, infinite or far hint has none.
+__device__ __forceinline__ bool window_about(const Search& s, float h, float* f_lo, float* f_hi) {
+    float scale = __int_as_float((127 - HINT_WINDOW_SHIFT(0)) << 23);  // exact
+    float width = __fsub_rn(__fmul_rn(s.hi, scale), __fmul_rn(s.lo, scale));
+    *f_lo = __fsub_rn(h, width);
+    *f_hi = __fadd_rn(h, width);
+    return s.lo < *f_lo && *f_lo < *f_hi && *f_hi < s.hi;
+}
+
+// guess_from_hint: one cluster round in place of the hint test and the first window test: the
+// keys >= the window's two ends (window_about) counted together (cluster_sum_pair), and the
+// bracket takes what the counts prove, as guess_bracket's do: a hit, the window itself
+// (narrowed at once where lo's count is at most the cap), or the side of it that holds the
+// k-th key — returned (HINT_ABOVE, HINT_BELOW; else HINT_ENDED) for the wider window tests.
+template <class Row>
+__device__ int guess_from_hint(const Row& row, Search& s, u32 k, float f_lo, float f_hi) {
+    u32 t_lo = number_key(f_lo), t_hi = number_key(f_hi);
+    if (!(s.lo_key < t_lo && t_lo < t_hi && t_hi <= s.hi_key)) return HINT_ENDED;
+    u32 at_hi, at_lo;
+    row.cluster_sum_pair(t_hi, t_lo, &at_hi, &at_lo);  // ge_last: t_lo's mask
+    if (at_hi == k) {
+        s.hi_key = t_hi; s.count_at_hi = at_hi; s.has_count_at_hi = 1; s.exit = EXIT_HIT;
+        return HINT_ENDED;
+    }
+    // ge_last is t_lo's mask: a lo moved to t_hi narrows on a later count
+    if (at_hi > k) { s.lo_key = t_hi; s.lo = f_hi; s.count_at_lo = at_hi; return HINT_ABOVE; }
+    if (at_lo == k) {
+        s.hi_key = t_lo; s.count_at_hi = at_lo; s.has_count_at_hi = 1; s.exit = EXIT_HIT;
+        return HINT_ENDED;
+    }
+    if (at_lo < k) { s.hi_key = t_lo; s.hi = f_lo; return HINT_BELOW; }
+    s.hi_key = t_hi; s.hi = f_hi;
+    s.lo_key = t_lo; s.lo = f_lo; s.count_at_lo = at_lo;
+    if (at_lo <= Row::NARROW_CAP) s.exit = EXIT_NARROW;
+    return HINT_ENDED;
+}
+
+// search_exact from the hint's window (guesses_from_hint, guess_from_hint): where the k-th key
+// lies outside the window, the window tests from its side, as search_hinted's after its hint
+// test (a hint further off than the window costs one round more than there, never the
+// answer); then the value phase and the key phase from the bracket left, unless it narrowed or
+// hit. A row whose window does not lie inside its range takes search_hinted.
+template <class Row>
+__device__ Search search_from_hint(const Row& row, u32 lo_key, u32 hi_key, const Params& p,
+                                   float hint) {
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m, -1};
+    float f_lo, f_hi;
+    if (lo_key != hi_key) value_of_bracket(s, p);
+    if (s.value != VALUE_PLAIN || !window_about(s, __fmul_rn(hint, p.sign), &f_lo, &f_hi))
+        return search_hinted(row, lo_key, hi_key, p, hint);
+    int side = guess_from_hint(row, s, p.k, f_lo, f_hi);
+    if (side != HINT_ENDED) {
+        if (window_tests(row, s, side, p.k)) return s;
+        if (s.lo_key == s.hi_key) return s;
+        value_of_bracket(s, p);
+        s.has_count_at_hi = 0;  // the value phase moves hi without its count
+    }
+    if (s.exit == EXIT_CONVERGED) finish_exact(row, s, p.k);
+    return s;
+}
+
 // A narrowed cluster row: its candidates gathered into block 0, whose first warp goes on alone
 // as a narrowed block row's does (take_candidates, finish_candidates: a count is at most 32
 // slots of one warp, with neither a block nor a cluster barrier); the other warps and blocks
@@ -622,8 +691,12 @@ __device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShare
     // stage 2: search_threshold, the cluster's counts
     Search s;
     if constexpr (!NARROWS && !HINTS && !WIDE) {
-        s = guesses<HINTS, ClusterRow<HINTS, NARROWS, WIDE>>(p)
+        s = guesses<ClusterRow<HINTS, NARROWS, WIDE>>(p)
                 ? search_guessed(row, lo_key, hi_key, p, here, smem)
+                : search_of<HINTS>(row, lo_key, hi_key, p, hint);
+    } else if constexpr (!NARROWS && !WIDE) {
+        s = guesses_from_hint<ClusterRow<HINTS, NARROWS, WIDE>>(p, row.m)
+                ? search_from_hint(row, lo_key, hi_key, p, hint)
                 : search_of<HINTS>(row, lo_key, hi_key, p, hint);
     } else {
         s = search_of<HINTS>(row, lo_key, hi_key, p, hint);

@@ -219,6 +219,68 @@ fn narrowed_cluster_rows_on_the_gpu_equal_the_simulator() {
     }
 }
 
+/// Hinted cluster rows whose counts nobody asks for start from a window about their hint
+/// (docs/kernel.md, "Cluster rows", **A window about the hint**): cuda against the simulator,
+/// which takes the same window, and against the plain answer and the oracle — rows of normal
+/// scores, some on a few tied values, with each row's own threshold, a near one, a drifted one,
+/// NaN, ±inf and arbitrary bits as hints (`hints`), ragged and full, both modes, sorted or not.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn hinted_cluster_rows_without_counts_on_the_gpu_equal_the_simulator() {
+    for (i, (n, m, k)) in
+        [(8, 40_000, 2048), (2, 100_000, 2048), (16, 32_000, 64)].into_iter().enumerate()
+    {
+        let unit =
+            ragged_program((n, m, k), rtopk_plan::ElemType::F32, false).steps[0].unit.to_string();
+        assert_eq!(unit, "rtopk_cluster_rows_ragged", "N={n} M={m} K={k}");
+        // normal scores (Box–Muller on the draws); every third row on 40 tied values
+        let u: Vec<f32> =
+            draws(n * m * 2, i as u64 + 960).map(|d| (d as f32 + 1.0) / 4_294_967_296.0).collect();
+        let x: Vec<f32> = (0..n * m)
+            .map(|j| {
+                let z =
+                    (-2.0 * u[2 * j].ln()).sqrt() * (std::f32::consts::TAU * u[2 * j + 1]).cos();
+                if (j / m) % 3 == 2 { (z * 10.0).round().clamp(-20.0, 19.0) * 0.25 } else { z }
+            })
+            .collect();
+        let x = Array2::from_shape_vec((n, m), x).unwrap();
+        for ragged in [false, true] {
+            let (lengths, ks) =
+                if ragged { shape(n, m, k, i as u64 + 970) } else { (vec![m; n], vec![k; n]) };
+            for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
+                let opts = Options { mode: Mode::from_smallest(smallest), sorted };
+                let what = format!(
+                    "N={n} M={m} K={k} ragged={ragged} smallest={smallest} sorted={sorted}"
+                );
+                let build = |algo: &str, hint: Option<Vec<f32>>| {
+                    let b = Request::builder(algo).options(opts).threshold(true);
+                    let b = b.k_of(K::PerRow(ks.clone())).lengths(lengths.clone());
+                    match hint {
+                        Some(h) => b.hint(h),
+                        None => b,
+                    }
+                    .build()
+                    .unwrap()
+                };
+                let plain = select(x.view(), &build("bisect", None)).unwrap();
+                let h = hints(&plain.threshold.clone().unwrap(), i as u64 + 980);
+                let cuda = select(x.view(), &build("cuda", Some(h.clone()))).unwrap();
+                let sim = select(x.view(), &build("sim", Some(h))).unwrap();
+                same(&cuda, &sim, &what);
+                assert_eq!(
+                    cuda.topk.indices, plain.topk.indices,
+                    "{what}: the hints change no answer"
+                );
+                assert_eq!(bits(&cuda.topk.values), bits(&plain.topk.values), "{what}: values");
+                assert_eq!(tbits(&cuda.threshold), tbits(&plain.threshold), "{what}: thresholds");
+                let rows = Rows::per_row_k(&ks).with_lengths(&lengths);
+                let want = canonical_ragged(x.view(), &rows, opts).unwrap();
+                assert_eq!(cuda.topk.indices, want.indices, "{what}: oracle");
+            }
+        }
+    }
+}
+
 /// As [`finite`] but with the ties inside the range of the other values: rows whose k-th value,
 /// at either end, lies among distinct values, so that a cluster row's search narrows within its
 /// blocks there ([`finite`]'s ties are its largest values: its rows of the first two wide

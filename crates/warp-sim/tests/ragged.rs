@@ -867,6 +867,75 @@ fn ragged_cluster_rows_equal_the_oracle() {
     }
 }
 
+/// Hinted f32 rows over portable clusters whose counts nobody asks for start from a window
+/// about their hint (`search_from_hint`: one cluster round counts the window's two ends, and
+/// the bracket takes what they prove): normal rows with their own thresholds, perturbed ones,
+/// hints below, near, above and outside the row's range, NaN; a row of forty values whose ties
+/// straddle the window's ends, one shorter than the width with NaN past it, one of k = m;
+/// largest and smallest, sorted or not — the oracle's answers and thresholds with no
+/// diagnostic. The window runs where a row's hint lies inside its range, and never where the
+/// counts are asked (then the hint test and window tests give `bisect`'s counts: `check`).
+#[test]
+fn hinted_cluster_rows_start_from_a_window_about_their_hint() {
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+    use rand_distr::{Distribution, StandardNormal};
+    let (n, m) = (4usize, 40_000usize);
+    let mut rng = StdRng::seed_from_u64(43);
+    let mut x: Vec<f32> = (0..n * m).map(|_| StandardNormal.sample(&mut rng)).collect();
+    for v in &mut x[3 * m..] {
+        *v = f32::from(rng.random_range(0u8..40)) * 0.25;
+    }
+    let lengths = vec![40_000, 31_337, 1500, 40_000];
+    let k = vec![2048, 1500, 1500, 2048];
+    let random = |h: [f32; 4]| h.to_vec();
+    for (case, (hint, random_hints)) in [
+        (HintKind::Exact, Vec::new()),
+        (HintKind::Perturbed, Vec::new()),
+        (HintKind::Random, random([1.64, 1.6, 2.5, 9.4])),
+        (HintKind::Random, random([f32::NAN, 0.0, 1.5, 1e30])),
+        (HintKind::Exact, Vec::new()),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let shape = RaggedShape {
+            lengths: lengths.clone(),
+            k: k.clone(),
+            per_row_k: true,
+            tail: test_support::Tail::Nan,
+            hint,
+            random_hints,
+        };
+        let mut x = x.clone();
+        poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
+        let mode = Mode::from_smallest(case == 1 || case == 4);
+        let config = SimConfig { counts: false, sorted: case % 2 == 1, ..SimConfig::default() };
+        check(config, (n, m, &x), &shape, mode, Bisect::exact()).unwrap();
+        // the unit and whether a row started from its window, counts asked or not
+        let opts = Options { mode, sorted: config.sorted };
+        let rows = Rows::per_row_k(&shape.k).with_lengths(&shape.lengths);
+        let hints = hints_for((n, m, &x), &shape, &rows, opts).expect("hints");
+        let len32: Vec<u32> = lengths.iter().map(|&l| l as u32).collect();
+        let k32: Vec<u32> = k.iter().map(|&k| k as u32).collect();
+        let data = RowData {
+            lengths: Some(&len32),
+            k_per_row: Some(&k32),
+            hint: Some(&hints),
+            threshold: true,
+        };
+        let args = KernelArgs { n, m, k: 2048, mode, bisect: Bisect::exact(), mutant: None };
+        for counts in [false, true] {
+            let config = SimConfig { counts, ..config };
+            let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
+            assert!(got.diagnostics.is_empty(), "{}", got.summary);
+            assert_eq!(got.plan.unit.to_string(), "rtopk_cluster_rows_ragged", "{hint:?}");
+            let windowed = got.coverage.reached(warp_sim::Branch::ClusterHintGuess);
+            assert_eq!(windowed, !counts, "case {case}, counts {counts}: {:?}", got.coverage);
+        }
+    }
+}
+
 /// Ragged f32 rows of at least 98304 of k at most 128 take the narrowing twin
 /// (`rtopk_cluster_rows_narrow_ragged`), whose rows gather their candidates into block 0
 /// (`finish_cluster_candidates`): rows of lengths 0, just past one block's part, within and

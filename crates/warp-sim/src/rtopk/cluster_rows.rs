@@ -11,7 +11,7 @@
 //! (`rtopk_cluster_rows`: [`value_rounds`], [`CLUSTER_ROUND_LEVELS`] steps on a portable
 //! cluster, [`CLUSTER_WIDE_ROUND_LEVELS`] on a wide one).
 
-use topk_ref::bisect::VALUE_PHASE_LIMIT;
+use topk_ref::bisect::{HINT_WINDOW_SHIFTS, VALUE_PHASE_LIMIT};
 
 use crate::engine::ClusterRed;
 use crate::engine::error::SimError;
@@ -32,7 +32,8 @@ use crate::rtopk::rows::{
     counted_twice, unpack_pair,
 };
 use crate::rtopk::search::{
-    Exit, Search, Value, finish_exact, recall_slack, search_threshold, value_of_bracket, value_step,
+    Exit, HintSide, Search, Value, finish_exact, recall_slack, search_hinted, search_threshold,
+    value_of_bracket, value_step, window_tests,
 };
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, cut_of, emit_staged, taken};
 use rtopk_plan::{
@@ -134,11 +135,30 @@ pub(crate) struct ClusterRow<'x> {
 }
 
 impl ClusterRow<'_> {
+    /// `block_part`: each thread's count made the part one add carries — the warp's in blocks
+    /// of at most [`CLUSTER_DIRECT_WARPS`] warps (block-uniform, sparing the block's barrier),
+    /// else the block's (`block_sum`) — and the block that add goes to (lane or thread `j`:
+    /// block `j`; none past the cluster's size).
+    async fn block_part(
+        &mut self,
+        w: &mut Warp<'_>,
+        a: &KernelArgs,
+        c: &Lanes<u32>,
+    ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
+        if w.warps_per_block() <= CLUSTER_DIRECT_WARPS {
+            let c = w.reduce_add_sync(u32::MAX, c, "block_part: the warp's count")?;
+            return Ok((w.lane_id(), c));
+        }
+        let total = self.row.block_sum(w, a, c).await?;
+        Ok((w.thread_idx(), Lanes::splat(total)))
+    }
+
     /// `cluster_sum`: the block's count (`block_sum`), added by thread `j` into the current
     /// slot of block `j` of the cluster, one cluster barrier, and each thread reads its own
     /// block's slot; in blocks of at most [`CLUSTER_DIRECT_WARPS`] warps each warp adds its
-    /// own count (lane `j` into block `j`'s slot) instead, sparing the block's barrier. Thread 0 clears the slot the next round adds into (read two rounds ago,
-    /// before every thread of this block passed the last round's barrier).
+    /// own count (lane `j` into block `j`'s slot) instead, sparing the block's barrier
+    /// ([`ClusterRow::block_part`]). Thread 0 clears the slot the next round adds into (read
+    /// two rounds ago, before every thread of this block passed the last round's barrier).
     async fn cluster_sum(
         &mut self,
         w: &mut Warp<'_>,
@@ -149,15 +169,7 @@ impl ClusterRow<'_> {
         let next = slot::SUM0 + (self.round + 1) % 3;
         self.round += 1;
         let tid = w.thread_idx();
-        let (ranks, count) = if w.warps_per_block() <= CLUSTER_DIRECT_WARPS {
-            // few warps: each warp's count straight into every block's slot, lane j into
-            // block j's, without the block's barrier (block-uniform)
-            let c = w.reduce_add_sync(u32::MAX, c, "cluster_sum: the warp's count")?;
-            (w.lane_id(), c)
-        } else {
-            let total = self.row.block_sum(w, a, c).await?;
-            (tid, Lanes::splat(total))
-        };
+        let (ranks, count) = self.block_part(w, a, c).await?;
         let adders = ranks.map(|j| j < self.size);
         let saved = w.push_active(&adders, "cluster_sum: j < size")?;
         w.red_shared_cluster(
@@ -197,15 +209,7 @@ impl ClusterRow<'_> {
         let at_t = self.row.slots_counted(w, count_threshold(a, t));
         let at_u = self.row.slots_counted(w, count_threshold(a, u));
         let c = at_t.zip(&at_u, |t, u| t << 16 | u);
-        let tid = w.thread_idx();
-        let (ranks, count) = if w.warps_per_block() <= CLUSTER_DIRECT_WARPS {
-            // block-uniform, as cluster_sum's
-            let c = w.reduce_add_sync(u32::MAX, &c, "cluster_sum_pair: the warp's counts")?;
-            (w.lane_id(), c)
-        } else {
-            let total = self.row.block_sum(w, a, &c).await?;
-            (tid, Lanes::splat(total))
-        };
+        let (ranks, count) = self.block_part(w, a, &c).await?;
         let adders = ranks.map(|j| j < self.size);
         let saved = w.push_active(&adders, "cluster_sum_pair: j < size")?;
         for (word, half) in
@@ -816,14 +820,23 @@ async fn finish_local(
 fn guesses(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>, ragged: bool) -> bool {
     let a = &p.a;
     !ragged
-        && p.plan.family() == Family::ClusterRows
+        && uncounted_narrowing(w, p, row)
+        && !matches!(a.bisect.recall, Some(r) if r > 0.0)
+        && a.k as u64 * CLUSTER_GUESS_K_PER as u64 >= a.m as u64
+}
+
+/// What [`guesses`] and [`guesses_from_hint`] both ask: a row of `rtopk_cluster_rows` or its
+/// ragged twin on a portable cluster that narrows within its blocks (its load staging holds
+/// its part), in exact mode without a precision or an iteration cap, whose counts nobody asked
+/// for.
+fn uncounted_narrowing(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>) -> bool {
+    let a = &p.a;
+    p.plan.family() == Family::ClusterRows
         && !wide(p, row.size)
         && row.cand_cap != 0
         && p.out_iter.is_none()
         && a.bisect.max_iter.is_none()
         && a.bisect.precision == 0.0
-        && !matches!(a.bisect.recall, Some(r) if r > 0.0)
-        && a.k as u64 * CLUSTER_GUESS_K_PER as u64 >= a.m as u64
         && stages_loads(w, p)
 }
 
@@ -961,6 +974,110 @@ async fn search_guessed(
     Ok(s)
 }
 
+/// `guesses_from_hint`: whether a hinted row's search starts from a window about its hint
+/// ([`search_from_hint`]) — an f32 row of the ragged twin (`rtopk_cluster_rows_ragged`) on a
+/// portable cluster (not the kernel's `WIDE` instantiation) that narrows within its blocks,
+/// with a hint it takes (exact: no precision, recall target or iteration cap), whose counts
+/// nobody asked for (docs/contract.md §3's counts are bisect's, from its hint test and window
+/// tests) and that selects fewer keys than it holds (`search_of` ends a row of `k_i = m_i`).
+fn guesses_from_hint(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>, ragged: bool) -> bool {
+    ragged
+        && uncounted_narrowing(w, p, row)
+        && p.a.bisect.recall.is_none()
+        && (p.a.k as u32) < row.row.m
+}
+
+/// `window_about`: the window about the hint's ordered value `h`, `[h - w, h + w]` with `w` the
+/// window tests' first width (`2^-HINT_WINDOW_SHIFTS[0]` of the bracket), where it lies
+/// strictly inside the bracket; a NaN, infinite or far hint has none.
+fn window_about(s: &Search, h: f32) -> Option<(f32, f32)> {
+    let scale = 0.5f32.powi(HINT_WINDOW_SHIFTS[0]); // exact
+    let width = s.hi * scale - s.lo * scale;
+    let (f_lo, f_hi) = (h - width, h + width);
+    (s.lo < f_lo && f_lo < f_hi && f_hi < s.hi).then_some((f_lo, f_hi))
+}
+
+/// `guess_from_hint`: one cluster round in place of the hint test and the first window test:
+/// the keys `>=` the window's two ends ([`window_about`]) counted together
+/// ([`ClusterRow::cluster_sum_pair`]), and the bracket takes what the counts prove, as
+/// [`guess_bracket`]'s do: a hit, the window itself (narrowed at once where lo's count is at
+/// most the cap), or the side of it that holds the k-th key — returned for the wider window
+/// tests (`None`: the search goes on from the bracket as it is).
+async fn guess_from_hint(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut ClusterRow<'_>,
+    s: &mut Search,
+    (f_lo, f_hi): (f32, f32),
+) -> Result<Option<HintSide>, SimError> {
+    let k = a.k as u32;
+    let (t_lo, t_hi) = (number_key(f_lo), number_key(f_hi));
+    if !(s.lo_key < t_lo && t_lo < t_hi && t_hi <= s.hi_key) {
+        return Ok(None);
+    }
+    let (at_hi, at_lo) = row.cluster_sum_pair(w, a, (t_hi, t_lo)).await?; // ge_last: t_lo's
+    let hit = |s: &mut Search, t: u32| {
+        (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (t, k, true);
+        s.exit = Exit::Done(SearchExit::Hit);
+        None
+    };
+    Ok(if at_hi == k {
+        hit(s, t_hi)
+    } else if at_hi > k {
+        // ge_last is t_lo's mask: a lo moved to t_hi narrows on a later count
+        (s.lo_key, s.lo, s.count_at_lo) = (t_hi, f_hi, at_hi);
+        Some(HintSide::Above)
+    } else if at_lo == k {
+        hit(s, t_lo)
+    } else if at_lo < k {
+        (s.hi_key, s.hi) = (t_lo, f_lo);
+        Some(HintSide::Below)
+    } else {
+        (s.hi_key, s.hi) = (t_hi, f_hi);
+        (s.lo_key, s.lo, s.count_at_lo) = (t_lo, f_lo, at_lo);
+        if at_lo <= row.cand_cap {
+            s.exit = Exit::Narrow;
+        }
+        None
+    })
+}
+
+/// `search_from_hint`: `search_exact` from the hint's window ([`guesses_from_hint`],
+/// [`guess_from_hint`]): where the k-th key lies outside the window, the window tests from its
+/// side, as `search_hinted`'s after its hint test (a hint further off than the window costs one
+/// round more than there, never the answer); then the value phase and the key phase from the
+/// bracket left, unless it narrowed or hit. A row whose window does not lie inside its range
+/// takes `search_hinted`.
+async fn search_from_hint(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut ClusterRow<'_>,
+    (lo_key, hi_key): (u32, u32),
+    hint: f32,
+    tr: Tracer<'_>,
+) -> Result<Search, SimError> {
+    let mut s = Search::new(row, (lo_key, hi_key), SearchExit::Converged, 0, ElemType::F32);
+    if lo_key != hi_key {
+        value_of_bracket(a, &mut s);
+    }
+    let window = window_about(&s, hint * a.sign()); // exact: a negation in smallest mode
+    let Some(ends) = window.filter(|_| s.value == Value::Plain) else {
+        let of = (ElemType::F32, false);
+        return search_hinted(w, a, row, (lo_key, hi_key), of, hint, tr).await;
+    };
+    if let Some(side) = guess_from_hint(w, a, row, &mut s, ends).await? {
+        if window_tests(w, a, row, &mut s, side, tr).await? || s.lo_key == s.hi_key {
+            return Ok(s);
+        }
+        value_of_bracket(a, &mut s);
+        s.has_count_at_hi = false; // the value phase moves hi without its count
+    }
+    if s.exit == Exit::Done(SearchExit::Converged) {
+        finish_exact(w, a, row, &mut s, tr).await?;
+    }
+    Ok(s)
+}
+
 /// `rtopk_cluster_row`: a row over a cluster of `blockDim.x`-thread blocks; on the ragged twin
 /// (`rtopk_cluster_row_ragged`) the row's own width, k and hint, every block of the cluster
 /// reading them, the padding written by the cluster's threads together. It is the kernel's
@@ -1045,6 +1162,9 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     let mut s = if guesses(w, p, &row, ragged) {
         p.covered(Branch::ClusterGuess);
         search_guessed(w, a, &mut row, (lo_key, hi_key), here, tr).await?
+    } else if let Some(h) = hint.filter(|_| guesses_from_hint(w, p, &row, ragged)) {
+        p.covered(Branch::ClusterHintGuess);
+        search_from_hint(w, a, &mut row, (lo_key, hi_key), h, tr).await?
     } else {
         search_threshold(w, a, &mut row, (lo_key, hi_key), of, hint, tr).await?
     };

@@ -105,11 +105,14 @@ pub enum Branch {
     ClusterBallotRounds,
     /// A cluster row whose search started from a guessed bracket (`search_guessed`).
     ClusterGuess,
+    /// A hinted cluster row whose search started from a window about its hint
+    /// (`search_from_hint`).
+    ClusterHintGuess,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 39] = [
+    pub const ALL: [Branch; 40] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -149,6 +152,7 @@ impl Branch {
         Branch::ClusterRounds,
         Branch::ClusterBallotRounds,
         Branch::ClusterGuess,
+        Branch::ClusterHintGuess,
     ];
 
     /// The branch's name.
@@ -193,6 +197,7 @@ impl Branch {
             Branch::ClusterRounds => "cluster_rounds",
             Branch::ClusterBallotRounds => "cluster_ballot_rounds",
             Branch::ClusterGuess => "cluster_guess",
+            Branch::ClusterHintGuess => "cluster_hint_guess",
         }
     }
 

@@ -128,6 +128,11 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("cluster_before", "cluster_rows.rs"),
     ("gather_candidates", "cluster_rows.rs"),
     ("finish_cluster_candidates", "cluster_rows.rs"),
+    // a hinted cluster row's window about its hint (docs/kernel.md, "Cluster rows")
+    ("guesses_from_hint", "cluster_rows.rs"),
+    ("window_about", "cluster_rows.rs"),
+    ("guess_from_hint", "cluster_rows.rs"),
+    ("search_from_hint", "cluster_rows.rs"),
     ("rtopk_cluster_row", "cluster_rows.rs"),
     // the sorted output
     ("sort_rank", "sort.rs"),

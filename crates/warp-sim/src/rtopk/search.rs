@@ -478,7 +478,7 @@ async fn hint_test<R: Row>(
 /// `s` = 10, 7 then 4 (`HINT_WINDOW_SHIFTS`), while the bracket's ordered values are finite
 /// and the threshold lies strictly between them; they end once a test moves the bound on the
 /// far side of the hint. Returns `true` when the search is over (a hit).
-async fn window_tests<R: Row>(
+pub(crate) async fn window_tests<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     row: &mut R,
@@ -525,7 +525,7 @@ async fn window_tests<R: Row>(
 /// with the hint test and the window tests, then `finish_exact` from the bracket they leave
 /// (their tests count toward the value phase's budget). A skipped hint test leaves exactly
 /// [`search_exact`].
-async fn search_hinted<R: Row>(
+pub(crate) async fn search_hinted<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     row: &mut R,
