@@ -2,7 +2,10 @@
 # Usage (from the repository root on the device): calla.sh — call a (record.md): where a short
 # radix row's time goes. The radix unit's steps made to return at once (timing only: wrong
 # answers), each variant's kernel directory through one binary (devbin/t6, HEAD's build),
-# `rtopk bench cuda --kernel-dir`, alternated twice.
+# `rtopk bench cuda --kernel-dir`, alternated twice. The variants were made on this machine by
+# `python3 results/cuda/2026-12-02-radix-tail-h200/variants.py devbin/e1` and packed with the
+# binary: `tar cJf devbin/pke1.tar.xz -C
+# devbin e1 t6`.
 set -uo pipefail
 S=$OUT/steps.txt; L=/tmp/ld; rm -rf $L; mkdir -p $L
 tar xJf devbin/pke1.tar.xz -C devbin
