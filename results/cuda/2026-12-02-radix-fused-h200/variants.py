@@ -5,7 +5,9 @@ base: unchanged; all0: every radix step returns at once (the launches alone; wro
 fused: the first digit pass's launch runs every pass, the count and the write, a grid barrier
 between them (a prototype: two module globals as the barrier, co-residency assumed, not
 checked: only grids of at most two blocks an SM), and the later launches return at once; fused2: fused, the barrier's words apart and its spin backing off;
-fused3: fused2 bound to two blocks an SM; pre: count_groups and keep_groups load a
+fused3: fused2 bound to two blocks an SM;
+fusednb: fused2 without the barriers (timing only); fusedtk: fused2 whose digit passes
+meet at their own tickets (row_wait); pre: count_groups and keep_groups load a
 tile's groups before counting the one before; fusedpre: both."""
 import os
 import re
@@ -105,6 +107,54 @@ def bound2(text):
     return text.replace(old, "__launch_bounds__(RADIX_THREADS, 2) rtopk_radix_digits(RADIX_ARGS)")
 
 
+def nobar(text):
+    """fused2 with no grid barrier at all (a block barrier in its place): what the barriers
+    cost (timing only: wrong answers)."""
+    old = "__device__ __forceinline__ void grid_barrier() {\n"
+    assert old in text
+    return text.replace(old, old + "    __syncthreads();\n    return;\n", 1)
+
+
+ROW_WAIT = r'''
+// After digit pass `pass` (1, 2, ...) of this launch: the row's last block of the pass counted
+// it on the row's generation word (a module global, counting on across launches: gen is its
+// value when the launch began) once it had chosen the digit; the others wait for that, with no
+// atomic of their own.
+__device__ __forceinline__ void row_wait(u64 row, u32 gen, u32 pass) {
+    __syncthreads();
+    if (threadIdx.x == 0u) {
+        while (radix_rowgen[row & 1023u] - gen < pass) __nanosleep(32);
+        __threadfence();
+    }
+    __syncthreads();
+}
+'''
+
+
+def ticket(text):
+    """fused2 with each digit pass's barrier the pass's own ticket: the last block, once it has
+    chosen the digit, counts the pass on the row's generation word; the others wait for it
+    (row_wait). The count's barrier stays a grid barrier."""
+    old = "    choose_digit(words, shift, bits, own.k, m, sums);\n}\n"
+    assert old in text
+    text = text.replace(old, "    choose_digit(words, shift, bits, own.k, m, sums);\n    __syncthreads();\n"
+                        "    if (threadIdx.x == 0u) {\n        __threadfence();\n"
+                        "        atomicAdd((u32*)&radix_rowgen[part.row & 1023u], 1u);\n    }\n}\n", 1)
+    text = text.replace("template <bool RAGGED>\n__device__ __forceinline__ void radix_digits_step(",
+                        "__device__ volatile u32 radix_rowgen[1024];\n"
+                        "template <bool RAGGED>\n__device__ __forceinline__ void radix_digits_step(", 1)
+    text = text.replace("template <bool RAGGED>\n__device__ __forceinline__ void radix_all(",
+                        ROW_WAIT + "template <bool RAGGED>\n__device__ __forceinline__ void radix_all(", 1)
+    old = "    for (u32 hi = RADIX_KEY_BITS; hi > 0u;) {"
+    text = text.replace(old, "    u64 row = blockIdx.x / blocks_per_row;\n    __shared__ u32 gen;\n"
+                        "    if (threadIdx.x == 0u) gen = radix_rowgen[row & 1023u];\n    __syncthreads();\n"
+                        "    u32 g = gen;\n" + old, 1)
+    old = "        grid_barrier();\n        hi -= b;"
+    assert old in text
+    new = "        row_wait(row, g, (RADIX_KEY_BITS - hi) / RADIX_DIGIT_BITS + 1u);\n        hi -= b;"
+    return text.replace(old, new)
+
+
 def pre(text):
     old_c = """    u64 whole = whole_tiles(part);
     for (u64 tile = part.start; tile < whole; tile += RADIX_TILE) {
@@ -173,6 +223,8 @@ VARIANTS = {
     "fusedpre": [pre, fused, move_digits_entry],
     "fused2": [fused, move_digits_entry, sleepy],
     "fused3": [fused, move_digits_entry, sleepy, bound2],
+    "fusednb": [fused, move_digits_entry, sleepy, nobar],
+    "fusedtk": [fused, move_digits_entry, sleepy, ticket],
 }
 
 out = sys.argv[1]
