@@ -554,10 +554,11 @@ __device__ Search search_guessed(const Row& row, u32 lo_key, u32 hi_key, const P
 }
 
 // Where a hinted row's search starts from a window about its hint (search_from_hint): an f32
-// row of the ragged twin on a portable cluster (cluster_row_of compiles it there only) that
-// narrows within its blocks, with a hint it takes (takes_hint: exact), whose counts nobody asked
-// for (docs/contract.md §3's counts are bisect's, from its hint test and window tests) and that
-// selects fewer keys than it holds (search_of ends a row of k_i = m_i at once).
+// row of a ragged twin on a portable cluster (cluster_row_of compiles it there only) that
+// narrows — within its blocks, or into block 0 on rtopk_cluster_rows_narrow_ragged — with a
+// hint it takes (takes_hint: exact), whose counts nobody asked for (docs/contract.md §3's
+// counts are bisect's, from its hint test and window tests) and that selects fewer keys than
+// it holds (search_of ends a row of k_i = m_i at once).
 template <class Row>
 __device__ __forceinline__ bool guesses_from_hint(const Params& p, u32 m) {
     return Row::NARROW_CAP != 0u && takes_hint<true>(p) && p.out_iter == nullptr && p.k < m &&
@@ -694,7 +695,7 @@ __device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShare
         s = guesses<ClusterRow<HINTS, NARROWS, WIDE>>(p)
                 ? search_guessed(row, lo_key, hi_key, p, here, smem)
                 : search_of<HINTS>(row, lo_key, hi_key, p, hint);
-    } else if constexpr (!NARROWS && !WIDE) {
+    } else if constexpr (HINTS && !WIDE) {
         s = guesses_from_hint<ClusterRow<HINTS, NARROWS, WIDE>>(p, row.m)
                 ? search_from_hint(row, lo_key, hi_key, p, hint)
                 : search_of<HINTS>(row, lo_key, hi_key, p, hint);

@@ -227,12 +227,18 @@ fn narrowed_cluster_rows_on_the_gpu_equal_the_simulator() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn hinted_cluster_rows_without_counts_on_the_gpu_equal_the_simulator() {
-    for (i, (n, m, k)) in
-        [(8, 40_000, 2048), (2, 100_000, 2048), (16, 32_000, 64)].into_iter().enumerate()
-    {
+    let (plain, narrow) = ("rtopk_cluster_rows_ragged", "rtopk_cluster_rows_narrow_ragged");
+    let shapes = [
+        (8, 40_000, 2048, plain),
+        (2, 100_000, 2048, plain),
+        (16, 32_000, 64, plain),
+        (4, 100_000, 64, narrow),
+        (2, 131_072, 128, narrow),
+    ];
+    for (i, (n, m, k, want_unit)) in shapes.into_iter().enumerate() {
         let unit =
             ragged_program((n, m, k), rtopk_plan::ElemType::F32, false).steps[0].unit.to_string();
-        assert_eq!(unit, "rtopk_cluster_rows_ragged", "N={n} M={m} K={k}");
+        assert_eq!(unit, want_unit, "N={n} M={m} K={k}");
         // normal scores (Box–Muller on the draws); every third row on 40 tied values
         let u: Vec<f32> =
             draws(n * m * 2, i as u64 + 960).map(|d| (d as f32 + 1.0) / 4_294_967_296.0).collect();

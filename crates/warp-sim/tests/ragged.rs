@@ -877,23 +877,46 @@ fn ragged_cluster_rows_equal_the_oracle() {
 /// counts are asked (then the hint test and window tests give `bisect`'s counts: `check`).
 #[test]
 fn hinted_cluster_rows_start_from_a_window_about_their_hint() {
+    let cases = [[1.64, 1.6, 2.5, 9.4], [f32::NAN, 0.0, 1.5, 1e30]];
+    let rows = (vec![40_000, 31_337, 1500, 40_000], vec![2048, 1500, 1500, 2048]);
+    windowed_hint_cases(40_000, rows, cases, "rtopk_cluster_rows_ragged");
+}
+
+/// The same on rows of the narrowing twin (`rtopk_cluster_rows_narrow_ragged`: f32 rows of at
+/// least 98304, k at most 128), whose window, where it brackets at most 1024 keys, sends the
+/// row's candidates to block 0 (`finish_cluster_candidates`) as the hint test's would.
+#[test]
+fn hinted_narrowing_cluster_rows_start_from_a_window_about_their_hint() {
+    let cases = [[2.6, 2.7, 2.0, 9.4], [f32::NAN, 0.0, 2.5, -1e30]];
+    let rows = (vec![100_000, 77_777, 1500, 100_000], vec![50, 128, 100, 64]);
+    windowed_hint_cases(100_000, rows, cases, "rtopk_cluster_rows_narrow_ragged");
+}
+
+/// Four f32 rows of width `m` (three normal, the last of forty values in heavy ties), of
+/// `lengths` and `k` per row, with their own thresholds, perturbed ones and the two sets of
+/// `random` hints: the oracle's answers and thresholds with no diagnostic (`check`), run by
+/// `unit`, which starts from its windows exactly where the counts are not asked.
+fn windowed_hint_cases(
+    m: usize,
+    (lengths, k): (Vec<usize>, Vec<usize>),
+    random: [[f32; 4]; 2],
+    unit: &str,
+) {
     use rand::rngs::StdRng;
     use rand::{RngExt, SeedableRng};
     use rand_distr::{Distribution, StandardNormal};
-    let (n, m) = (4usize, 40_000usize);
+    let n = 4usize;
     let mut rng = StdRng::seed_from_u64(43);
     let mut x: Vec<f32> = (0..n * m).map(|_| StandardNormal.sample(&mut rng)).collect();
     for v in &mut x[3 * m..] {
         *v = f32::from(rng.random_range(0u8..40)) * 0.25;
     }
-    let lengths = vec![40_000, 31_337, 1500, 40_000];
-    let k = vec![2048, 1500, 1500, 2048];
-    let random = |h: [f32; 4]| h.to_vec();
+    let width = k.iter().copied().max().unwrap_or(0);
     for (case, (hint, random_hints)) in [
         (HintKind::Exact, Vec::new()),
         (HintKind::Perturbed, Vec::new()),
-        (HintKind::Random, random([1.64, 1.6, 2.5, 9.4])),
-        (HintKind::Random, random([f32::NAN, 0.0, 1.5, 1e30])),
+        (HintKind::Random, random[0].to_vec()),
+        (HintKind::Random, random[1].to_vec()),
         (HintKind::Exact, Vec::new()),
     ]
     .into_iter()
@@ -924,12 +947,12 @@ fn hinted_cluster_rows_start_from_a_window_about_their_hint() {
             hint: Some(&hints),
             threshold: true,
         };
-        let args = KernelArgs { n, m, k: 2048, mode, bisect: Bisect::exact(), mutant: None };
+        let args = KernelArgs { n, m, k: width, mode, bisect: Bisect::exact(), mutant: None };
         for counts in [false, true] {
             let config = SimConfig { counts, ..config };
             let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
             assert!(got.diagnostics.is_empty(), "{}", got.summary);
-            assert_eq!(got.plan.unit.to_string(), "rtopk_cluster_rows_ragged", "{hint:?}");
+            assert_eq!(got.plan.unit.to_string(), unit, "{hint:?}");
             let windowed = got.coverage.reached(warp_sim::Branch::ClusterHintGuess);
             assert_eq!(windowed, !counts, "case {case}, counts {counts}: {:?}", got.coverage);
         }

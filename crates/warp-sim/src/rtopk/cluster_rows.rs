@@ -820,19 +820,19 @@ async fn finish_local(
 fn guesses(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>, ragged: bool) -> bool {
     let a = &p.a;
     !ragged
+        && p.plan.family() == Family::ClusterRows
         && uncounted_narrowing(w, p, row)
         && !matches!(a.bisect.recall, Some(r) if r > 0.0)
         && a.k as u64 * CLUSTER_GUESS_K_PER as u64 >= a.m as u64
 }
 
-/// What [`guesses`] and [`guesses_from_hint`] both ask: a row of `rtopk_cluster_rows` or its
-/// ragged twin on a portable cluster that narrows within its blocks (its load staging holds
-/// its part), in exact mode without a precision or an iteration cap, whose counts nobody asked
-/// for.
+/// What [`guesses`] and [`guesses_from_hint`] both ask: a cluster row on a portable cluster
+/// that narrows (its load staging holds its part: within its blocks, or into block 0 on
+/// `rtopk_cluster_rows_narrow`), in exact mode without a precision or an iteration cap, whose
+/// counts nobody asked for.
 fn uncounted_narrowing(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>) -> bool {
     let a = &p.a;
-    p.plan.family() == Family::ClusterRows
-        && !wide(p, row.size)
+    !wide(p, row.size)
         && row.cand_cap != 0
         && p.out_iter.is_none()
         && a.bisect.max_iter.is_none()
@@ -975,13 +975,16 @@ async fn search_guessed(
 }
 
 /// `guesses_from_hint`: whether a hinted row's search starts from a window about its hint
-/// ([`search_from_hint`]) — an f32 row of the ragged twin (`rtopk_cluster_rows_ragged`) on a
-/// portable cluster (not the kernel's `WIDE` instantiation) that narrows within its blocks,
-/// with a hint it takes (exact: no precision, recall target or iteration cap), whose counts
-/// nobody asked for (docs/contract.md §3's counts are bisect's, from its hint test and window
-/// tests) and that selects fewer keys than it holds (`search_of` ends a row of `k_i = m_i`).
+/// ([`search_from_hint`]) — an f32 row of a ragged twin (`rtopk_cluster_rows_ragged`,
+/// `rtopk_cluster_rows_narrow_ragged`) on a portable cluster (not the kernel's `WIDE`
+/// instantiation) that narrows (within its blocks, or into block 0), with a hint it takes
+/// (exact: no precision, recall target or iteration cap), whose counts nobody asked for
+/// (docs/contract.md §3's counts are bisect's, from its hint test and window tests) and that
+/// selects fewer keys than it holds (`search_of` ends a row of `k_i = m_i`).
 fn guesses_from_hint(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>, ragged: bool) -> bool {
+    let family = p.plan.family();
     ragged
+        && matches!(family, Family::ClusterRows | Family::ClusterRowsNarrow)
         && uncounted_narrowing(w, p, row)
         && p.a.bisect.recall.is_none()
         && (p.a.k as u32) < row.row.m
