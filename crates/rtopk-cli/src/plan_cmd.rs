@@ -4,7 +4,7 @@
 
 use clap::Args;
 use rtopk::cuda::Shape;
-use rtopk::plan::{Gpu, Kernel, Program, StepKind, preset_names, program};
+use rtopk::plan::{Gpu, Kernel, Program, Ragged, StepKind, preset_names, program_with};
 use rtopk::{Dtype, Request};
 
 use crate::dtype_arg::parse_kernel_dtype;
@@ -41,6 +41,19 @@ pub(crate) struct PlanArgs {
     iterations: bool,
     #[command(flatten)]
     search: SearchArgs,
+    /// Rows of their own length: the program of a call with `--lengths L.npy` (it depends on
+    /// which per-row arrays a call passes, never on their values)
+    #[arg(long)]
+    lengths: bool,
+    /// A k per row: the program of a call with `--k-per-row K.npy` (`-k` is the output width)
+    #[arg(long)]
+    k_per_row: bool,
+    /// Threshold hints: the program of a call with `--hint H.npy`
+    #[arg(long)]
+    hint: bool,
+    /// Each row's threshold written: the program of a call with `--threshold T.npy`
+    #[arg(long)]
+    threshold: bool,
     /// Print the program as one JSON object ({"steps": [...], "buffers": [...], ...})
     #[arg(long)]
     json: bool,
@@ -60,7 +73,13 @@ pub(crate) fn run(args: &PlanArgs) -> Result<(), CliError> {
         None => Gpu::Device(0),
     };
     let shape = Shape { n: args.n, m: args.m, dtype: args.dtype };
-    let program = program(&request, shape, &gpu).map_err(|e| match (&gpu, e) {
+    let arrays = Ragged {
+        lengths: args.lengths,
+        k_per_row: args.k_per_row,
+        hint: args.hint,
+        threshold: args.threshold,
+    };
+    let program = program_with(&request, shape, &gpu, arrays).map_err(|e| match (&gpu, e) {
         (Gpu::Device(_), rtopk::Error::Cuda(e)) => CliError::BadArgument(format!(
             "{e}; name a GPU to plan for without one: --gpu {}",
             preset_names().join("|")
@@ -75,15 +94,28 @@ pub(crate) fn run(args: &PlanArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The per-row arrays a program reads or writes, as the header names them.
+fn arrays_of(r: Ragged) -> String {
+    let named = [
+        (r.lengths, "lengths"),
+        (r.k_per_row, "k per row"),
+        (r.hint, "hints"),
+        (r.threshold, "threshold out"),
+    ];
+    let names: Vec<&str> = named.iter().filter(|(on, _)| *on).map(|(_, n)| *n).collect();
+    if names.is_empty() { String::new() } else { format!(" ({})", names.join(", ")) }
+}
+
 /// The program as a table: one line per launch.
 fn render(p: &Program) -> String {
     let l = &p.launch;
     let mut out = format!(
-        "{} x {} ({:?}), k = {}, {} steps, rows split {} time(s)\n",
+        "{} x {} ({:?}), k = {}{}, {} steps, rows split {} time(s)\n",
         l.n,
         l.m,
         l.elem,
         l.k,
+        arrays_of(p.ragged),
         p.steps.len(),
         p.depth
     );

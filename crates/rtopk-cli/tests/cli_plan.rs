@@ -77,6 +77,53 @@ fn the_table_lists_one_line_per_launch() {
     assert!(out.contains("radix_count") && out.contains("radix_write"), "{out}");
 }
 
+/// `--lengths`, `--k-per-row`, `--hint`, `--threshold`: the program of a call that passes
+/// those arrays — the ragged twins where rows run whole, the hint read by the last select only
+/// where they split, a `row_threshold` step writing the threshold buffer last.
+#[test]
+fn per_row_arrays_give_the_program_a_call_with_them_runs() {
+    let reads = |p: &Value, step: &Value, name: &str| {
+        let at = p["buffers"].as_array().unwrap().iter().position(|b| b["name"] == name);
+        at.is_some_and(|i| step["reads"].as_array().unwrap().iter().any(|r| r == i))
+    };
+    let plain = plan_json(&["--n", "16", "--m", "100352", "-k", "64"]);
+    let hinted = plan_json(&["--n", "16", "--m", "100352", "-k", "64", "--hint"]);
+    assert_eq!(step_names(&plain), step_names(&hinted));
+    let (unit, twin) = (&plain["steps"][0]["unit"], &hinted["steps"][0]["unit"]);
+    assert_eq!(format!("{}_ragged", unit.as_str().unwrap()), twin.as_str().unwrap());
+    assert!(
+        reads(&hinted, &hinted["steps"][0], "hint") && !reads(&plain, &plain["steps"][0], "hint")
+    );
+    assert_eq!(hinted["ragged"]["hint"], true);
+    // split rows: the chunks never read the hint, the last select does
+    let split = plan_json(&["--n", "128", "--m", "100352", "-k", "64", "--hint", "--threshold"]);
+    let steps = split["steps"].as_array().unwrap();
+    let names = step_names(&split);
+    assert_eq!(names.first().map(String::as_str), Some("select_chunks"), "{names:?}");
+    assert_eq!(names.last().map(String::as_str), Some("row_threshold"), "{names:?}");
+    let selects: Vec<&Value> = steps.iter().filter(|s| s["name"] != "gather_indices").collect();
+    assert!(!reads(&split, selects[0], "hint"), "{:?}", selects[0]);
+    assert!(reads(&split, steps.iter().find(|s| s["name"] == "select_rows").unwrap(), "hint"));
+    let lengths = plan_json(&["--n", "8", "--m", "4096", "-k", "16", "--lengths", "--k-per-row"]);
+    assert!(reads(&lengths, &lengths["steps"][0], "lengths"));
+    assert!(reads(&lengths, &lengths["steps"][0], "k_per_row"));
+    let table = stdout(&rtopk(&[
+        "plan",
+        "--gpu",
+        "h100",
+        "--n",
+        "8",
+        "--m",
+        "4096",
+        "-k",
+        "16",
+        "--lengths",
+        "--hint",
+    ]));
+    assert!(table.lines().next().unwrap().contains("(lengths, hints)"), "{table}");
+    assert!(table.contains("_ragged"), "{table}");
+}
+
 /// Every type the kernel takes has a plan: 64-bit rows take the wide rows, integer rows the
 /// units of their own type; a name the kernel does not take exits 2 with the names it does.
 #[test]

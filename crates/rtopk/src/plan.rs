@@ -5,9 +5,9 @@
 //! it shows why a shape is fast or slow: how many launches, which families, whether a row is
 //! split.
 
-use rtopk_plan::{DeviceLimits, Launch, Strategy};
+use rtopk_plan::{DeviceLimits, Strategy};
 
-pub use rtopk_plan::{Kernel, Program, Step, StepKind};
+pub use rtopk_plan::{Kernel, Program, Ragged, Step, StepKind};
 
 use crate::cuda::{Shape, launch_of, shared_device};
 use crate::error::Error;
@@ -31,10 +31,38 @@ pub fn preset_names() -> Vec<&'static str> {
 /// rows would be (the request's algorithm must be `cuda` or `auto`), planned with the automatic
 /// strategy. Iteration counts in the request's outputs keep rows whole; without them long or
 /// few rows are split, as a selection takes them.
+/// A request with per-row arrays (docs/contract.md §5: lengths, a k per row, hints, the
+/// threshold output) gets the program a selection on device buffers runs for them.
 pub fn program(request: &Request, shape: Shape, gpu: &Gpu) -> Result<Program, Error> {
+    program_with(request, shape, gpu, Ragged::default())
+}
+
+/// [`program`] of `request` as if it also came with the per-row arrays `arrays` names: the
+/// program depends on which arrays a call passes, never on their contents, so a caller can
+/// see a ragged or hinted call's launches without building the arrays (`rtopk plan
+/// --lengths --hint`). The arrays' output width is the request's k.
+pub fn program_with(
+    request: &Request,
+    shape: Shape,
+    gpu: &Gpu,
+    arrays: Ragged,
+) -> Result<Program, Error> {
     let (launch, _types) = launch_of(request, shape)?;
     let limits = limits_of(gpu)?;
-    program_for(&launch, &limits, request.wanted().iterations)
+    let own = request.ragged_arrays(true);
+    let ragged = Ragged {
+        lengths: own.lengths || arrays.lengths,
+        k_per_row: own.k_per_row || arrays.k_per_row,
+        hint: own.hint || arrays.hint,
+        threshold: own.threshold || arrays.threshold,
+    };
+    Ok(rtopk_plan::program_ragged(
+        &launch,
+        &limits,
+        Strategy::Auto,
+        request.wanted().iterations,
+        ragged,
+    )?)
 }
 
 fn limits_of(gpu: &Gpu) -> Result<DeviceLimits, Error> {
@@ -45,10 +73,6 @@ fn limits_of(gpu: &Gpu) -> Result<DeviceLimits, Error> {
         }),
         Gpu::Device(ordinal) => Ok(shared_device(*ordinal)?.limits()),
     }
-}
-
-fn program_for(launch: &Launch, limits: &DeviceLimits, counts: bool) -> Result<Program, Error> {
-    Ok(rtopk_plan::program(launch, limits, Strategy::Auto, counts)?)
 }
 
 #[cfg(test)]
@@ -96,6 +120,23 @@ mod tests {
         assert!(program(&cpu, shape(4, 256), &h100()).is_err());
         let too_many = Request::new("cuda", 300).unwrap();
         assert!(program(&too_many, shape(4, 256), &h100()).is_err());
+    }
+
+    #[test]
+    fn a_request_with_per_row_arrays_gets_their_program() {
+        let plain = Request::new("cuda", 64).unwrap();
+        let want = program(&plain, shape(16, 100352), &h100()).unwrap();
+        assert!(!want.ragged.any(), "{:?}", want.ragged);
+        let hinted = Request::builder("cuda").k(64).hint(vec![0.5; 16]).build().unwrap();
+        let own = program(&hinted, shape(16, 100352), &h100()).unwrap();
+        let named = Ragged { hint: true, ..Ragged::default() };
+        let asked = program_with(&plain, shape(16, 100352), &h100(), named).unwrap();
+        assert!(own.ragged.hint && asked.ragged.hint);
+        assert_eq!(serde_json::to_value(&own).unwrap(), serde_json::to_value(&asked).unwrap());
+        assert_eq!(own.steps[0].unit.to_string(), format!("{}_ragged", want.steps[0].unit));
+        // the request's arrays are checked against the shape as a selection checks them
+        let short = Request::builder("cuda").k(8).lengths(vec![4; 3]).build().unwrap();
+        assert!(program(&short, shape(4, 256), &h100()).is_err());
     }
 
     #[test]
