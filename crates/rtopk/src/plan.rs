@@ -31,6 +31,7 @@ pub fn preset_names() -> Vec<&'static str> {
 /// rows would be (the request's algorithm must be `cuda` or `auto`), planned with the automatic
 /// strategy. Iteration counts in the request's outputs keep rows whole; without them long or
 /// few rows are split, as a selection takes them.
+///
 /// A request with per-row arrays (docs/contract.md §5: lengths, a k per row, hints, the
 /// threshold output) gets the program a selection on device buffers runs for them.
 pub fn program(request: &Request, shape: Shape, gpu: &Gpu) -> Result<Program, Error> {
