@@ -45,6 +45,60 @@ def bounds(src: str) -> str:
     return out
 
 
+ONE_EXACT_HINTED = """template <class Row>
+__device__ Search search_hinted(const Row& row, u32 lo_key, u32 hi_key, const Params& p, float hint) {
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
+                recall_slack(p, p.k)};
+    int side = hint_test(row, s, hint, p);
+    if (side == HINT_SKIPPED) {
+        if (lo_key == hi_key) return s;
+        if (!keys_only<Row>(p)) value_of_bracket(s, p);
+    } else {
+        if (side == HINT_ENDED) return s;
+        if (window_tests(row, s, side, p.k)) return s;
+        s.exit = EXIT_CONVERGED;
+        if (s.lo_key == s.hi_key) return s;
+        value_of_bracket(s, p);
+        s.has_count_at_hi = 0;
+    }
+    finish_exact(row, s, p.k);
+    return s;
+}
+"""
+
+ONE_EXACT_OF = """        if (p.k == row.m && p.max_iter < 0 && p.out_iter == nullptr) hi_key = lo_key;
+        if (p.max_iter < 0)
+            return search_hinted(row, lo_key, hi_key, p,
+                                 takes_hint<HINTS>(p) ? hint : __int_as_float(0x7fc00000));
+"""
+
+
+def one_exact(src: str) -> str:
+    start = src.index("template <class Row>\n__device__ Search search_hinted(")
+    end = src.index("// The row's hint where it takes one")
+    out = src[:start] + ONE_EXACT_HINTED + "\n" + src[end:]
+    old = """        if (p.k == row.m && p.max_iter < 0 && p.out_iter == nullptr)
+            return search_exact(row, lo_key, lo_key, p);
+        if (takes_hint<HINTS>(p)) return search_hinted(row, lo_key, hi_key, p, hint);
+"""
+    assert old in out
+    return out.replace(old, ONE_EXACT_OF)
+
+
+def no_window(src: str) -> str:
+    at = src.index("__device__ int window_tests(")
+    brace = src.index("{", at)
+    return src[: brace + 1] + " return 0;\n" + src[brace + 1 :]
+
+
+def unpaired(src: str) -> str:
+    old = "else row.count_above_and_at_least(t, &above, &at_least);"
+    assert old in src
+    return src.replace(
+        old, "else { at_least = row.count_ge_positive(t); above = row.count_ge_positive(t + 1u); }"
+    )
+
+
 def compile_cubin(lib: ctypes.CDLL, src: str, name: str) -> bytes:
     prog = ctypes.c_void_p()
     assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), name.encode(), 0, None, None) == 0
@@ -83,6 +137,13 @@ def main() -> None:
             d = out / variant / "sm_90"
             d.mkdir(parents=True, exist_ok=True)
             (d / f"{unit}.cubin").write_bytes(shipped(source, image))
+    for unit in [u.replace("_ragged", "") for u in UNITS]:
+        print(f"plain {unit}")
+        compile_cubin(lib, (src_dir / f"{unit}.cu").read_text(), unit)
+    for variant, edit in [("oneexact", one_exact), ("nowindow", no_window), ("unpaired", unpaired)]:
+        for unit in UNITS[:3:2]:  # the narrowing block twin and the cluster twin
+            print(f"{variant} {unit} (report only)")
+            compile_cubin(lib, edit((src_dir / f"{unit}.cu").read_text()), unit)
 
 
 if __name__ == "__main__":
