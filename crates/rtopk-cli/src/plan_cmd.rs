@@ -137,6 +137,10 @@ fn render(p: &Program) -> String {
             // docs/kernel.md, "Split rows: the floor": the unit's `<name>_floor` entry point
             out.push_str("  with the row's floor");
         }
+        if matches!(s.kernel, Kernel::Select(sel) if sel.rows.is_some_and(|r| r.hint.is_some())) {
+            // docs/kernel.md, "Threshold hints": the ragged unit's `<name>_hinted` entry point
+            out.push_str("  from the row's hint");
+        }
         if let Kernel::Radix(r) = s.kernel {
             // docs/kernel.md, "Radix rows": each step's entry point of the unit, and its digit
             let entry = match s.name {

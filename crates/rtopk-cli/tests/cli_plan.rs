@@ -79,7 +79,8 @@ fn the_table_lists_one_line_per_launch() {
 
 /// `--lengths`, `--k-per-row`, `--hint`, `--threshold`: the program of a call that passes
 /// those arrays — the ragged twins where rows run whole, the hint read by the last select only
-/// where they split, a `row_threshold` step writing the threshold buffer last.
+/// where they split (its `_hinted` entry point, which the table names), a `row_threshold` step
+/// writing the threshold buffer last.
 #[test]
 fn per_row_arrays_give_the_program_a_call_with_them_runs() {
     let reads = |p: &Value, step: &Value, name: &str| {
@@ -107,21 +108,16 @@ fn per_row_arrays_give_the_program_a_call_with_them_runs() {
     let lengths = plan_json(&["--n", "8", "--m", "4096", "-k", "16", "--lengths", "--k-per-row"]);
     assert!(reads(&lengths, &lengths["steps"][0], "lengths"));
     assert!(reads(&lengths, &lengths["steps"][0], "k_per_row"));
-    let table = stdout(&rtopk(&[
-        "plan",
-        "--gpu",
-        "h100",
-        "--n",
-        "8",
-        "--m",
-        "4096",
-        "-k",
-        "16",
-        "--lengths",
-        "--hint",
-    ]));
-    assert!(table.lines().next().unwrap().contains("(lengths, hints)"), "{table}");
-    assert!(table.contains("_ragged"), "{table}");
+    let table = |extra: &[&str]| {
+        let mut args = vec!["plan", "--gpu", "h100", "--n", "8", "--m", "4096", "-k", "16"];
+        args.extend_from_slice(extra);
+        stdout(&rtopk(&args))
+    };
+    let hinted = table(&["--lengths", "--hint"]);
+    assert!(hinted.lines().next().unwrap().contains("(lengths, hints)"), "{hinted}");
+    assert!(hinted.contains("_ragged") && hinted.contains("from the row's hint"), "{hinted}");
+    let unhinted = table(&["--lengths"]);
+    assert!(unhinted.contains("_ragged") && !unhinted.contains("hint"), "{unhinted}");
 }
 
 /// Every type the kernel takes has a plan: 64-bit rows take the wide rows, integer rows the

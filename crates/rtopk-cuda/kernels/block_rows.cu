@@ -135,7 +135,10 @@ __device__ __forceinline__ void load_block_slots(BlockRow<NARROWS, SKIPS>& row, 
 #endif
 }
 
-template <bool NARROWS, bool HINTS = false, bool FLOOR = false>
+// RAGGED: a ragged unit's row (rtopk_block_row_ragged), whose blocks skip past its end;
+// FLOOR: the floor entry point's (floor.cuh); HINTED: the _hinted entry point's, whose search
+// starts at the row's hint.
+template <bool NARROWS, bool RAGGED = false, bool FLOOR = false, bool HINTED = false>
 __device__ void rtopk_block_row(const Params& p, bool aligned) {
     extern __shared__ __align__(16) u32 smem[];  // the cached keys; first the load staging
     __shared__ u32 s_partial[128];
@@ -145,8 +148,8 @@ __device__ void rtopk_block_row(const Params& p, bool aligned) {
     u64 row_id = blockIdx.x;
     RowPlace at = place_row(p, row_id);
     const elem_t* row_in = at.in;
-    float hint = hint_of<HINTS>(p, row_id);
-    BlockRow<NARROWS, HINTS> row;  // HINTS: the ragged units, whose rows skip past their end
+    float hint = hint_of<HINTED>(p, row_id);
+    BlockRow<NARROWS, RAGGED> row;
     row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
     row.m = p.m; row.in_regs = min(p.m, BLOCK_EPL * blockDim.x); row.sign = p.sign;
     row.cached = min(p.cached_keys, p.m - row.in_regs);
@@ -179,7 +182,7 @@ __device__ void rtopk_block_row(const Params& p, bool aligned) {
     bool under = FLOOR && at_floor <= p.k;
     // stage 2: search_threshold
     Search s = {};
-    if (!under) s = search_of<HINTS>(row, lo_key, hi_key, p, hint);
+    if (!under) s = search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
     elem_t* out_val = opaque(p.out_val + at.out);
     idx_t* out_idx = opaque(p.out_idx + at.out);
     if constexpr (NARROWS) {
@@ -249,9 +252,9 @@ __device__ void rtopk_block_row(const Params& p) {
 
 // A ragged row (docs/contract.md §5), one block: its own width and k, read once (row_args;
 // block-uniform), its padding written, then the row as any other, its search starting at its
-// hint where the launch gives hints (search_of<true>). Only the ragged units take
-// this path (rtopk_warp_row_ragged says why).
-template <bool NARROWS>
+// hint where the entry point takes hints (HINTED: `<name>_hinted`) and the launch gives them.
+// Only the ragged units take this path (rtopk_warp_row_ragged says why).
+template <bool NARROWS, bool HINTED = false>
 __device__ void rtopk_block_row_ragged(const Params& launch) {
     u64 row_id = blockIdx.x;
     const Params p = row_args(launch, row_id);
@@ -269,5 +272,5 @@ __device__ void rtopk_block_row_ragged(const Params& launch) {
     // candidates (a stride of whole groups). Without it, the chunk a row's end cuts and every
     // second-stage row would load element by element, the slowest block of their launch.
     bool aligned = launch.vec4 != 0;
-    rtopk_block_row<NARROWS, true>(p, aligned);
+    rtopk_block_row<NARROWS, true, false, HINTED>(p, aligned);
 }

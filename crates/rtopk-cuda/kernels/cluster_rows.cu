@@ -554,9 +554,9 @@ __device__ Search search_guessed(const Row& row, u32 lo_key, u32 hi_key, const P
 }
 
 // Where a hinted row's search starts from a window about its hint (search_from_hint): an f32
-// row of a ragged twin on a portable cluster (cluster_row_of compiles it there only) that
-// narrows — within its blocks, or into block 0 on rtopk_cluster_rows_narrow_ragged — with a
-// hint it takes (takes_hint: exact), whose counts nobody asked for (docs/contract.md §3's
+// row of a ragged twin's _hinted entry point on a portable cluster (cluster_row_of compiles it
+// there only) that narrows — within its blocks, or into block 0 on
+// rtopk_cluster_rows_narrow_ragged_hinted — with a hint it takes (takes_hint: exact), whose counts nobody asked for (docs/contract.md §3's
 // counts are bisect's, from its hint test and window tests) and that selects fewer keys than
 // it holds (search_of ends a row of k_i = m_i at once).
 template <class Row>
@@ -651,10 +651,11 @@ struct ClusterShared {
 };
 
 // A row over a cluster of blockDim.x-thread blocks (the plan's cluster, the row in their
-// registers, M <= size * SPAN): HINTS, a ragged row (its own arguments p, row_args), its
-// search starting at its hint where the launch gives hints (search_of<true>); aligned, 16-byte
-// loads; NARROWS, rtopk_cluster_rows_narrow's; WIDE, a wide cluster's (ClusterRow).
-template <bool HINTS, bool NARROWS, bool WIDE>
+// registers, M <= size * SPAN): RAGGED, a ragged row (its own arguments p, row_args); HINTED,
+// the _hinted entry point's, its search starting at its hint where the launch gives hints;
+// aligned, 16-byte loads; NARROWS, rtopk_cluster_rows_narrow's; WIDE, a wide cluster's
+// (ClusterRow).
+template <bool RAGGED, bool NARROWS, bool WIDE, bool HINTED>
 __device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShared& sh) {
     u32 *smem = sh.smem, *s_partial = sh.s_partial, *s_chunk = sh.s_chunk, *s_stage = sh.s_stage;
     u32* s_cluster = s_chunk + 32;
@@ -663,11 +664,11 @@ __device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShare
     u64 row_id = blockIdx.x / size;
     RowPlace at = place_row(p, row_id);
     const elem_t* row_in = at.in;
-    float hint = hint_of<HINTS>(p, row_id);
+    float hint = hint_of<HINTED>(p, row_id);
     u32 span = BLOCK_EPL * blockDim.x, start = rank * span;
     u32 here = p.m > start ? min(p.m - start, span) : 0u;  // this block's elements
-    // HINTS: the ragged twin, whose blocks skip past its end
-    ClusterRow<HINTS, NARROWS, WIDE> row;
+    // RAGGED: the ragged twin, whose blocks skip past its end
+    ClusterRow<RAGGED, NARROWS, WIDE> row;
     row.row = row_in; row.s_keys = smem; row.s_partial = s_partial; row.half = 0u;
     row.m = p.m; row.in_regs = here; row.cached = 0u; row.sign = p.sign;
     row.s_cluster = s_cluster; row.rank = rank; row.size = size; row.round = 0u;
@@ -691,16 +692,16 @@ __device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShare
     cluster_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold, the cluster's counts
     Search s;
-    if constexpr (!NARROWS && !HINTS && !WIDE) {
-        s = guesses<ClusterRow<HINTS, NARROWS, WIDE>>(p)
+    if constexpr (!NARROWS && !RAGGED && !WIDE) {
+        s = guesses<ClusterRow<RAGGED, NARROWS, WIDE>>(p)
                 ? search_guessed(row, lo_key, hi_key, p, here, smem)
-                : search_of<HINTS>(row, lo_key, hi_key, p, hint);
-    } else if constexpr (HINTS && !WIDE) {
-        s = guesses_from_hint<ClusterRow<HINTS, NARROWS, WIDE>>(p, row.m)
+                : search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
+    } else if constexpr (HINTED && !WIDE) {
+        s = guesses_from_hint<ClusterRow<RAGGED, NARROWS, WIDE>>(p, row.m)
                 ? search_from_hint(row, lo_key, hi_key, p, hint)
-                : search_of<HINTS>(row, lo_key, hi_key, p, hint);
+                : search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
     } else {
-        s = search_of<HINTS>(row, lo_key, hi_key, p, hint);
+        s = search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
     }
     u32 first = start + BLOCK_EPL * threadIdx.x;
     elem_t* row_val = opaque(p.out_val + at.out);
@@ -711,7 +712,7 @@ __device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShare
                                       row_id);
             return;
         }
-    } else if constexpr (ClusterRow<HINTS, NARROWS, WIDE>::NARROW_CAP != 0u) {
+    } else if constexpr (ClusterRow<RAGGED, NARROWS, WIDE>::NARROW_CAP != 0u) {
         // cluster-uniform; the staging holds the block's whole part (stages_loads), else the
         // search goes on over the registers
         while (s.exit == EXIT_NARROW) {
@@ -742,7 +743,7 @@ __device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShare
 
 // A row over a cluster (cluster_row_of): an f32 row of rtopk_cluster_rows on a wide cluster as
 // WIDE (cluster-uniform), every other as a portable cluster's.
-template <bool HINTS, bool NARROWS>
+template <bool RAGGED, bool NARROWS, bool HINTED = false>
 __device__ void rtopk_cluster_row(const Params& p, bool aligned) {
     extern __shared__ __align__(16) u32 smem[];  // the f32 load staging, where given
     __shared__ u32 s_partial[128];
@@ -752,11 +753,11 @@ __device__ void rtopk_cluster_row(const Params& p, bool aligned) {
     const ClusterShared sh{smem, s_partial, s_chunk, s_stage};
     if constexpr (!NARROWS && ELEM_KIND == ELEM_F32) {
         if (cluster_nctarank() >= WIDE_CLUSTER) {
-            cluster_row_of<HINTS, NARROWS, true>(p, aligned, sh);
+            cluster_row_of<RAGGED, NARROWS, true, HINTED>(p, aligned, sh);
             return;
         }
     }
-    cluster_row_of<HINTS, NARROWS, false>(p, aligned, sh);
+    cluster_row_of<RAGGED, NARROWS, false, HINTED>(p, aligned, sh);
 }
 
 // A plain launch's row: aligned where the launch says (p.vec4).
@@ -771,7 +772,7 @@ __device__ void rtopk_cluster_row(const Params& p) {
 // whose part lies past the row's end holds nothing). The launch's 16-byte alignment holds for
 // every block's part whatever the row's width: each part starts at a multiple of SPAN, and
 // the staged load cuts the last group.
-template <bool NARROWS>
+template <bool NARROWS, bool HINTED = false>
 __device__ void rtopk_cluster_row_ragged(const Params& launch) {
     u32 rank = cluster_ctarank(), size = cluster_nctarank();
     u64 row_id = blockIdx.x / size;
@@ -784,5 +785,5 @@ __device__ void rtopk_cluster_row_ragged(const Params& launch) {
         if (rank == 0u && threadIdx.x == 0u && p.out_iter) p.out_iter[row_id] = 0u;
         return;
     }
-    rtopk_cluster_row<true, NARROWS>(p, launch.vec4 != 0);
+    rtopk_cluster_row<true, NARROWS, HINTED>(p, launch.vec4 != 0);
 }

@@ -109,7 +109,7 @@ struct Params {
     const u32* lengths;  // (n_rows,) each row's length (docs/contract.md §5), or null: m
     const u32* k_per_row;  // (n_rows,) each row's k, or null: k (the outputs' width)
     const float* hint;     // (n_rows,) each row's threshold hint (docs/contract.md §5), or null;
-                           // read by the ragged units only (search_hinted)
+                           // read by the ragged units' _hinted entries only (search_hinted)
     u32 split_m;         // a ragged split's launches (split_row_args): the caller's row width,
     u32 split_chunk;     // and the chunk width; 0 and 0 on every other launch
     float recall;        // docs/contract.md §6: the recall target r, 0 < r < 1, or 0: none
@@ -277,12 +277,13 @@ __device__ __forceinline__ Params split_row_args(const Params& launch, u64 row_i
     return p;
 }
 
-// Whether a row searches from its hint: with HINTS (the ragged units), where the launch gives
-// hints and the search is exact (Algorithm 2, a precision and a recall target ignore them, as
-// bisect does). Shared by the 32-bit rows (search.cuh) and the wide rows (wide_rows.cu).
-template <bool HINTS>
+// Whether a row searches from its hint: with HINTED (the ragged units' `<name>_hinted` entry
+// points, which a step with hints launches), where the launch gives hints and the search is
+// exact (Algorithm 2, a precision and a recall target ignore them, as bisect does). Shared by
+// the 32-bit rows (search.cuh) and the wide rows (wide_rows.cu).
+template <bool HINTED>
 __device__ __forceinline__ bool takes_hint(const Params& p) {
-    return HINTS && p.hint && p.max_iter < 0 && p.precision == 0.0f && !(p.recall > 0.0f);
+    return HINTED && p.hint && p.max_iter < 0 && p.precision == 0.0f && !(p.recall > 0.0f);
 }
 
 // row_args: the arguments row row_id runs with once its own width m_i and k_i are read

@@ -207,9 +207,13 @@ __device__ Search search_threshold(const Row& row, u32 lo_key, u32 hi_key, const
 }
 
 // ---- Threshold hints (docs/contract.md §5; topk-ref's bisect, "Hints") -----------------------
-// Only the ragged units compile these (search_of<true>): a row with a hint, in exact mode,
-// starts with hint_test and window_tests, then goes on with finish_exact from the bracket they
-// leave, so that its answer is the plain search's and its count bisect's with the same hint.
+// Only the ragged units' _hinted entry points compile these (search_of<true, true>): their
+// search code held beside the plain one made the ragged twins spill registers and run up to a
+// third slower than the plain units on rows without hints, so a step launches its unit's
+// _hinted entry only where it passes hints (docs/kernel.md, "Threshold hints"). A row with a
+// hint, in exact mode, starts with hint_test and window_tests, then goes on with finish_exact
+// from the bracket they leave, so that its answer is the plain search's and its count
+// bisect's with the same hint.
 #define HINT_SKIPPED 0
 #define HINT_ENDED 1
 #define HINT_ABOVE 2  // the threshold lies above the hint: the test raised lo
@@ -302,17 +306,19 @@ __device__ Search search_hinted(const Row& row, u32 lo_key, u32 hi_key, const Pa
 // The row's hint where it takes one (else 0, unread). A block row reads it as its first load:
 // the search needs it only after the row's loads and its min and max, and read there it adds
 // a memory round trip to the one block of a hinted row (docs/kernel.md, "Threshold hints").
-template <bool HINTS>
+template <bool HINTED>
 __device__ __forceinline__ float hint_of(const Params& p, u64 row_id) {
-    return takes_hint<HINTS>(p) ? p.hint[row_id] : 0.0f;
+    return takes_hint<HINTED>(p) ? p.hint[row_id] : 0.0f;
 }
 
-// The search of a row: search_hinted from `hint` (hint_of) where the row takes it, otherwise
-// search_threshold, the plain units' own code.
-template <bool HINTS, class Row>
+// The search of a row: search_hinted from `hint` (hint_of) where the row takes it (HINTED, the
+// _hinted entry points), otherwise search_threshold, the plain units' own code. RAGGED: a
+// ragged unit's row (its own m and k: row_args).
+template <bool RAGGED, bool HINTED, class Row>
 __device__ __forceinline__ Search search_of(const Row& row, u32 lo_key, u32 hi_key, const Params& p,
                                             float hint) {
-    if constexpr (HINTS) {
+    static_assert(RAGGED || !HINTED, "only the ragged units take hints");
+    if constexpr (RAGGED) {
         // a ragged row that selects all it has (k_i = m_i: a row or a ragged split's chunk
         // shorter than its k) in exact mode, its count not asked (docs/contract.md §3's counts
         // are the search's): nothing to search. A bracket of one key, the least, ends the
@@ -321,7 +327,7 @@ __device__ __forceinline__ Search search_of(const Row& row, u32 lo_key, u32 hi_k
         // test alone cost Appendix B 2 % (docs/kernel.md, "Stage 2 — search").
         if (p.k == row.m && p.max_iter < 0 && p.out_iter == nullptr)
             return search_exact(row, lo_key, lo_key, p);
-        if (takes_hint<HINTS>(p)) return search_hinted(row, lo_key, hi_key, p, hint);
+        if (takes_hint<HINTED>(p)) return search_hinted(row, lo_key, hi_key, p, hint);
     }
     return search_threshold(row, lo_key, hi_key, p);
 }

@@ -16,7 +16,9 @@ struct RowOf { using type = WarpRow<EPL, LANES, NARROWS>; };
 template <int EPL, int LANES, bool NARROWS>
 struct RowOf<true, EPL, LANES, NARROWS> { using type = PackedRow<EPL, LANES, NARROWS>; };
 
-template <int EPL, int LANES, bool NARROWS, bool HINTS = false, bool FLOOR = false>
+// RAGGED: a ragged unit's row (rtopk_warp_row_ragged); FLOOR: the floor entry point's
+// (floor.cuh); HINTED: the _hinted entry point's, whose search starts at the row's hint.
+template <int EPL, int LANES, bool NARROWS, bool RAGGED = false, bool FLOOR = false, bool HINTED = false>
 __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap) {
     u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
     RowPlace at = place_row(p, row_id);
@@ -42,7 +44,7 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
     // stage 2: search_threshold (the hint read here, not first as a block row reads it: held
     // across the load it makes these units spill more, and a warp row's load waits among many)
     Search s = {};
-    if (!under) s = search_of<HINTS>(row, lo_key, hi_key, p, hint_of<HINTS>(p, row_id));
+    if (!under) s = search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint_of<HINTED>(p, row_id));
     if constexpr (NARROWS) {
         if (s.exit == EXIT_NARROW) {  // warp-uniform; cap >= 2 CAND_CAP: at most 8 warps per block
             CandRow<4> narrowed = narrow_row(row, s, stage);
@@ -66,11 +68,12 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
 }
 
 // A ragged row (docs/contract.md §5): its own width and k, read once (row_args), its padding
-// written, then the row as any other, its search starting at its hint where the launch gives
-// hints (search_of<true>). Only the ragged units (RAGGED) take this path: a plain
+// written, then the row as any other, its search starting at its hint where the entry point
+// takes hints (HINTED: `<name>_hinted`) and the launch gives them. Only the ragged units
+// (RAGGED) take this path: a plain
 // launch keeps the launch's own arguments in the constant bank (a per-row copy of them costs
 // registers every row pays for: docs/kernel.md, "Per-row lengths and k on the device").
-template <int EPL, int LANES, bool NARROWS>
+template <int EPL, int LANES, bool NARROWS, bool HINTED>
 __device__ void rtopk_warp_row_ragged(const Params& launch, u64 row_id, u32* stage, u32 cap) {
     u32 sub = (threadIdx.x & 31u) % (u32)LANES;
     const Params p = row_args(launch, row_id);
@@ -82,19 +85,19 @@ __device__ void rtopk_warp_row_ragged(const Params& launch, u64 row_id, u32* sta
         if (sub == 0 && p.out_iter) p.out_iter[row_id] = 0u;
         return;
     }
-    rtopk_warp_row<EPL, LANES, NARROWS, true>(p, row_id, stage, cap);
+    rtopk_warp_row<EPL, LANES, NARROWS, true, false, HINTED>(p, row_id, stage, cap);
 }
 
-template <int EPL, int LANES, bool NARROWS, bool RAGGED, bool FLOOR>
+template <int EPL, int LANES, bool NARROWS, bool RAGGED, bool FLOOR, bool HINTED>
 __device__ __forceinline__ void warp_row_of(const Params& p, u64 row_id, u32* stage, u32 cap) {
-    if constexpr (RAGGED) rtopk_warp_row_ragged<EPL, LANES, NARROWS>(p, row_id, stage, cap);
+    if constexpr (RAGGED) rtopk_warp_row_ragged<EPL, LANES, NARROWS, HINTED>(p, row_id, stage, cap);
     else rtopk_warp_row<EPL, LANES, NARROWS, false, FLOOR>(p, row_id, stage, cap);
 }
 
 // 32 / LANES rows per warp, blockDim / LANES rows per block. The rows of a warp search side
 // by side: their bracket arithmetic shares the warp's issue slots while their paths agree,
 // and each goes its own way (collectives over its own lanes) where they part.
-template <int EPL, int LANES, int WARPS, bool RAGGED, bool FLOOR = false>
+template <int EPL, int LANES, int WARPS, bool RAGGED, bool FLOOR = false, bool HINTED = false>
 __device__ void rtopk_warp_rows_impl(const Params& p) {
     __shared__ u32 s_stage[WARP_STAGE];
     constexpr u32 cap = WARP_STAGE / (WARPS * 32 / LANES);  // each row's share of the stage
@@ -111,9 +114,9 @@ __device__ void rtopk_warp_rows_impl(const Params& p) {
     if constexpr (LANES == 32 && EPL >= 12 && EPL <= 32) {
         static_assert(cap >= 2u * CAND_CAP, "the candidates and their indices fill the row's share");
         if (p.max_iter < 0 && p.k < CAND_CAP) {
-            warp_row_of<EPL, LANES, true, RAGGED, FLOOR>(p, row_id, stage, cap);
+            warp_row_of<EPL, LANES, true, RAGGED, FLOOR, HINTED>(p, row_id, stage, cap);
             return;
         }
     }
-    warp_row_of<EPL, LANES, false, RAGGED, FLOOR>(p, row_id, stage, cap);
+    warp_row_of<EPL, LANES, false, RAGGED, FLOOR, HINTED>(p, row_id, stage, cap);
 }

@@ -190,9 +190,10 @@ __device__ WideSearch search_wide(const WideRow<EPL>& row, u64 lo_key, u64 hi_ke
 }
 
 // ---- Threshold hints (docs/contract.md §5; topk-ref's bisect, "Hints") -----------------------
-// The ragged units only: a row with a hint, in exact mode without a precision or recall target,
-// starts with wide_hint_test and wide_window_tests, then goes on with the value phase and the
-// key phase from the bracket they leave (topk-ref's search_keys_hint_key).
+// The ragged units' _hinted entry points only: a row with a hint, in exact mode without a
+// precision or recall target, starts with wide_hint_test and wide_window_tests, then goes on
+// with the value phase and the key phase from the bracket they leave (topk-ref's
+// search_keys_hint_key).
 #define HINT_SKIPPED 0
 #define HINT_ENDED 1
 #define HINT_ABOVE 2  // the threshold lies above the hint: the test raised lo
@@ -471,10 +472,11 @@ __device__ void sort_wide(elem_t* val, idx_t* idx, u32 k, float sign, u32 lane, 
 
 // rtopk_wide_rows_impl: warp w of block b takes row b * WIDE_WARPS + w (rows past the end
 // return: warp-uniform). A ragged unit (RAGGED) reads the row's own width and k (row_args), pads
-// its outputs past its k, and starts its search at its hint where the launch gives hints and the
-// search is exact (Algorithm 2, a precision and a recall target ignore them, as bisect does).
+// its outputs past its k, and, in its _hinted entry point (HINTED), starts its search at its
+// hint where the launch gives hints and the search is exact (Algorithm 2, a precision and a
+// recall target ignore them, as bisect does).
 // Lane 0 writes the row's iteration count where the launch asks for counts.
-template <int EPL, bool RAGGED>
+template <int EPL, bool RAGGED, bool HINTED = false>
 __device__ void rtopk_wide_rows_impl(const Params& launch) {
     u32 lane = threadIdx.x & 31u;
     u64 row_id = (u64)blockIdx.x * WIDE_WARPS + (threadIdx.x >> 5);
@@ -492,7 +494,7 @@ __device__ void rtopk_wide_rows_impl(const Params& launch) {
     row.sign = p.sign;
     u64 lo_key, hi_key;
     load_wide(row, lane, &lo_key, &hi_key);
-    bool hinted = takes_hint<RAGGED>(p);
+    bool hinted = takes_hint<HINTED>(p);
     WideSearch s = hinted ? search_wide_hinted(row, lo_key, hi_key, p, p.hint[row_id], lane)
                           : search_wide(row, lo_key, hi_key, p, lane);
     elem_t* out_val = opaque(p.out_val + at.out);

@@ -89,26 +89,38 @@ pub trait UnitSource {
 
 impl UnitSource for Unit {
     fn entry_line(self) -> Option<String> {
-        // the unit's entry point, and its floor entry point where it has one
-        // (`Unit::has_floor_entry`: the same kernel with FLOOR, named `<name>_floor`)
-        let floors: &[bool] = if self.has_floor_entry() { &[false, true] } else { &[false] };
-        let name = |floor: bool| {
-            let tail = if floor { "_floor" } else { "" };
-            format!("{}{tail}", self.entry_name())
+        // the unit's entry point, and its second where it has one: the floor's
+        // (`Unit::has_floor_entry`: the same kernel with FLOOR, named `<name>_floor`) or the
+        // hints' (`Unit::has_hinted_entry`: with HINTED, named `<name>_hinted`). `second`
+        // says which of the two an entry is.
+        let entries: &[bool] = if self.has_floor_entry() || self.has_hinted_entry() {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        let name = |second: bool| match second {
+            true => self.entry_points().swap_remove(1),
+            false => self.entry_name(),
         };
         let each = |entry: &dyn Fn(bool) -> String| {
-            floors.iter().map(|&f| entry(f)).collect::<Vec<_>>().join("\n")
+            entries.iter().map(|&f| entry(f)).collect::<Vec<_>>().join("\n")
+        };
+        // the kernel's last template flags: FLOOR for the floor entry, HINTED for the hints'
+        let flags = |second: bool, floor_then_hinted: &str| match second {
+            false => String::new(),
+            true if self.has_floor_entry() => ", true".to_string(),
+            true => floor_then_hinted.to_string(),
         };
         let rows = |bounds: (u32, u32), narrows: bool| {
-            let entry = |floor: bool| {
+            let entry = |second: bool| {
                 format!(
                     "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
                      {{ wait_for_previous_step(); rtopk_block_row{}<{narrows}{}>(RTOPK_PARAMS); }}",
                     bounds.0,
                     bounds.1,
-                    name(floor),
+                    name(second),
                     if self.is_ragged() { "_ragged" } else { "" },
-                    if floor { ", true" } else { "" }
+                    flags(second, ", true")
                 )
             };
             each(&entry)
@@ -117,32 +129,38 @@ impl UnitSource for Unit {
             Family::WarpRows | Family::HalfRows | Family::QuarterRows => {
                 let lanes = self.family().lanes().unwrap_or(32);
                 let w = self.family().widths().iter().find(|w| w.epl == self.width())?;
-                let entry = |floor: bool| {
+                let entry = |second: bool| {
                     format!(
                         "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
                          {{ wait_for_previous_step(); rtopk_warp_rows_impl<{}, {lanes}, {}, {}{}>(RTOPK_PARAMS); }}",
                         w.warps * 32,
                         w.min_blocks,
-                        name(floor),
+                        name(second),
                         self.elems_per_lane(),
                         w.warps,
                         self.is_ragged(),
-                        if floor { ", true" } else { "" }
+                        flags(second, ", false, true")
                     )
                 };
                 Some(each(&entry))
             }
             Family::BlockRows => Some(rows(BLOCK_ROWS_BOUNDS, false)),
             Family::BlockRowsNarrow => Some(rows(BLOCK_ROWS_NARROW_BOUNDS, true)),
-            Family::ClusterRows | Family::ClusterRowsNarrow => Some(format!(
-                "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
-                 {{ wait_for_previous_step(); rtopk_cluster_row{}<{}>(RTOPK_PARAMS); }}",
-                CLUSTER_ROWS_BOUNDS.0,
-                CLUSTER_ROWS_BOUNDS.1,
-                self.entry_name(),
-                if self.is_ragged() { "_ragged" } else { "" },
-                self.family() == Family::ClusterRowsNarrow
-            )),
+            Family::ClusterRows | Family::ClusterRowsNarrow => {
+                let entry = |second: bool| {
+                    format!(
+                        "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
+                         {{ wait_for_previous_step(); rtopk_cluster_row{}<{}{}>(RTOPK_PARAMS); }}",
+                        CLUSTER_ROWS_BOUNDS.0,
+                        CLUSTER_ROWS_BOUNDS.1,
+                        name(second),
+                        if self.is_ragged() { "_ragged" } else { "" },
+                        self.family() == Family::ClusterRowsNarrow,
+                        flags(second, ", true")
+                    )
+                };
+                Some(each(&entry))
+            }
             Family::SortWarpRows => {
                 let (lanes, per_lane) = sort_warp_shape(self.width());
                 Some(format!(
@@ -167,13 +185,19 @@ impl UnitSource for Unit {
                 self.entry_name(),
                 self.width()
             )),
-            Family::WideRows => Some(format!(
-                "extern \"C\" __global__ void __launch_bounds__(WIDE_WARPS * 32) {}(RTOPK_ARGS) \
-                 {{ wait_for_previous_step(); rtopk_wide_rows_impl<{}, {}>(RTOPK_PARAMS); }}",
-                self.entry_name(),
-                self.width(),
-                self.is_ragged()
-            )),
+            Family::WideRows => {
+                let entry = |second: bool| {
+                    format!(
+                        "extern \"C\" __global__ void __launch_bounds__(WIDE_WARPS * 32) {}(RTOPK_ARGS) \
+                         {{ wait_for_previous_step(); rtopk_wide_rows_impl<{}, {}{}>(RTOPK_PARAMS); }}",
+                        name(second),
+                        self.width(),
+                        self.is_ragged(),
+                        flags(second, ", true")
+                    )
+                };
+                Some(each(&entry))
+            }
             Family::SortRows
             | Family::SplitGather
             | Family::Utilities
@@ -376,9 +400,46 @@ mod tests {
             "__launch_bounds__(256, 4) rtopk_block_rows_narrow(RTOPK_ARGS) \
              { wait_for_previous_step(); rtopk_block_row<true>(RTOPK_PARAMS); }"
         ));
+        let twin = Unit::single(Family::BlockRowsNarrow).with_ragged(true).source(&files).unwrap();
+        assert!(twin.contains(
+            "__launch_bounds__(256, 4) rtopk_block_rows_narrow_ragged_hinted(RTOPK_ARGS) \
+             { wait_for_previous_step(); rtopk_block_row_ragged<true, true>(RTOPK_PARAMS); }"
+        ));
         let util = Unit::single(Family::Utilities).source(&files).unwrap();
         for entry in UTILITIES {
             assert!(util.contains(&format!("void {entry}(")), "{entry}");
+        }
+    }
+
+    /// Every ragged twin has two entry points, the second `<name>_hinted` and the only one that
+    /// instantiates its kernel with HINTED (the first entry's template arguments, then FLOOR
+    /// false where the kernel has one, then HINTED true; the first leaves HINTED at its
+    /// default, false): a ragged launch without hints runs code without the hint search
+    /// (`Unit::has_hinted_entry`).
+    #[test]
+    fn only_the_hinted_entry_points_compile_the_hint_search() {
+        let files = KernelFiles::embedded();
+        let twins: Vec<Unit> = Unit::all().into_iter().filter(|u| u.is_ragged()).collect();
+        assert!(twins.len() > 100, "{}", twins.len());
+        for unit in twins {
+            let entries = unit.entry_points();
+            assert_eq!(entries, [unit.entry_name(), format!("{}_hinted", unit.entry_name())]);
+            let src = unit.source(&files).unwrap();
+            let line = |entry: &str| {
+                let at = src.find(&format!(" {entry}(RTOPK_ARGS)")).unwrap();
+                src[at..].lines().next().unwrap().to_string()
+            };
+            let args = |line: &str| {
+                let end = line.find(">(RTOPK_PARAMS)").unwrap();
+                line[line[..end].rfind('<').unwrap() + 1..end].to_string()
+            };
+            let (plain, hinted) = (args(&line(&entries[0])), args(&line(&entries[1])));
+            let tail = hinted.strip_prefix(&plain).unwrap_or_else(|| panic!("{unit}: {hinted}"));
+            assert!(matches!(tail, ", true" | ", false, true"), "{unit}: {plain} / {hinted}");
+        }
+        for unit in Unit::all().into_iter().filter(|u| !u.is_ragged()) {
+            assert!(!unit.has_hinted_entry(), "{unit}");
+            assert!(unit.entry_points().iter().all(|e| !e.ends_with("_hinted")), "{unit}");
         }
     }
 

@@ -529,6 +529,18 @@ impl CudaTopK {
         })
     }
 
+    /// The hints' entry point of `unit` (`Unit::has_hinted_entry`: a ragged twin's
+    /// `<name>_hinted`, whose rows start their search at their hint): its second.
+    pub(crate) fn hinted_function(&self, unit: Unit) -> Result<&CudaFunction, CudaError> {
+        let loaded = self.unit(unit)?;
+        loaded.functions.get(1).filter(|_| unit.has_hinted_entry()).ok_or_else(|| {
+            CudaError::Kernel {
+                unit: unit.to_string(),
+                why: "the module has no hinted entry".into(),
+            }
+        })
+    }
+
     /// The radix select's entry point of `step`: `rtopk_<step name>`, or its ragged twin
     /// `rtopk_<step name>_ragged` for rows of their own length or k (`ragged`), one of
     /// [`crate::kernels::RADIX_ENTRIES`] (the unit's entry points, in that order).
@@ -582,7 +594,10 @@ impl CudaTopK {
             }
         }
         if clusters && self.limits.max_cluster > PORTABLE_CLUSTER {
-            allow_wide_clusters(&functions[0])?;
+            // the _hinted entry point's clusters are its unit's (Unit::has_hinted_entry)
+            for f in &functions {
+                allow_wide_clusters(f)?;
+            }
         }
         let report = UnitReport {
             unit,
@@ -1050,9 +1065,14 @@ impl CudaTopK {
             let follows = i > 0;
             match &step.kernel {
                 Kernel::Select(sel) => {
-                    let f = match sel.floor {
-                        Some(_) => self.floor_function(types.unit(step.unit))?,
-                        None => f,
+                    // the step's entry point: its unit's floor entry for a split's floor, its
+                    // _hinted entry where it passes hints (the plan gives a step one or
+                    // neither: a ragged unit has no floor entry)
+                    let hinted = sel.rows.is_some_and(|r| r.hint.is_some());
+                    let f = match (sel.floor, hinted) {
+                        (Some(_), _) => self.floor_function(types.unit(step.unit))?,
+                        (None, true) => self.hinted_function(types.unit(step.unit))?,
+                        (None, false) => f,
                     };
                     let params = select_params(program, types, &addr, sel);
                     // SAFETY: a top-k entry point, whose arguments are Params's fields (the
@@ -2035,7 +2055,7 @@ mod tests {
                     | Family::ClusterRows
                     | Family::ClusterRowsNarrow
             ) {
-                // each entry point (the floor's too) declares its own
+                // each entry point (the floor's and the hints' too) declares its own
                 let entries = unit.entry_points().len();
                 assert_eq!(static_shared(ptx), BLOCK_STATIC_SHARED * entries, "{unit}");
             }

@@ -762,14 +762,29 @@ impl Unit {
         floats && rows && !self.ragged
     }
 
+    /// Whether the unit has a second entry point, `<name>_hinted`, whose rows start their
+    /// search at the caller's threshold hints (docs/contract.md §5; docs/kernel.md, "Threshold
+    /// hints"): every ragged twin ([`Unit::with_ragged`]; the radix rows, which take no hints,
+    /// have none). Its own instantiation, so that a ragged launch without hints runs code
+    /// without the hint search (held beside the plain search, it made the twins spill
+    /// registers and run up to 1.33x the plain units' time on an H200:
+    /// results/cuda/2026-12-03-ragged-twins-h200).
+    pub fn has_hinted_entry(self) -> bool {
+        self.ragged
+    }
+
     /// The unit's entry points (one module each: the 64-bit-index twin's entry point has the
-    /// same name as the 32-bit one's); the floor's second ([`Unit::has_floor_entry`]).
+    /// same name as the 32-bit one's); the floor's or the hints' second
+    /// ([`Unit::has_floor_entry`], [`Unit::has_hinted_entry`]: never both).
     pub fn entry_points(self) -> Vec<String> {
         match self.family {
             Family::Utilities => UTILITIES.iter().map(|s| s.to_string()).collect(),
             Family::RadixRows => RADIX_ENTRIES.iter().map(|s| s.to_string()).collect(),
             _ if self.has_floor_entry() => {
                 vec![self.entry_name(), format!("{}_floor", self.entry_name())]
+            }
+            _ if self.has_hinted_entry() => {
+                vec![self.entry_name(), format!("{}_hinted", self.entry_name())]
             }
             _ => vec![self.entry_name()],
         }

@@ -620,10 +620,11 @@ async fn search_early_stopping<R: Row>(
 
 /// `search_threshold`: exact or early stopping, from the row's min and max key, for a row of
 /// `elem` (`counted`: whether the launch writes iteration counts, its `out_iter`; `ragged`:
-/// whether the row's unit is a ragged twin, `search_of<true>`'s rows); `hint`: the
-/// row's threshold hint (the ragged units' `p.hint[row_id]`), taken in exact mode with
-/// precision 0 and no recall target only (Algorithm 2, a precision and a recall target ignore
-/// it, as `bisect` does).
+/// whether the row's unit is a ragged twin, `search_of`'s RAGGED); `hint`: the row's threshold
+/// hint where the step reads hints (`p.hint[row_id]` of the ragged units' `_hinted` entry
+/// points, `search_of`'s HINTED, which the GPU launches for exactly those steps), taken in
+/// exact mode with precision 0 and no recall target only (Algorithm 2, a precision and a
+/// recall target ignore it, as `bisect` does).
 pub(crate) async fn search_threshold<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
