@@ -556,9 +556,10 @@ __device__ Search search_guessed(const Row& row, u32 lo_key, u32 hi_key, const P
 // Where a hinted row's search starts from a window about its hint (search_from_hint): an f32
 // row of a ragged twin's _hinted entry point on a portable cluster (cluster_row_of compiles it
 // there only) that narrows — within its blocks, or into block 0 on
-// rtopk_cluster_rows_narrow_ragged_hinted — with a hint it takes (takes_hint: exact), whose counts nobody asked for (docs/contract.md §3's
-// counts are bisect's, from its hint test and window tests) and that selects fewer keys than
-// it holds (search_of ends a row of k_i = m_i at once).
+// rtopk_cluster_rows_narrow_ragged_hinted — with a hint it takes (takes_hint: exact), whose
+// counts nobody asked for (docs/contract.md §3's counts are bisect's, from its hint test and
+// window tests) and that selects fewer keys than it holds (search_of ends a row of k_i = m_i
+// at once).
 template <class Row>
 __device__ __forceinline__ bool guesses_from_hint(const Params& p, u32 m) {
     return Row::NARROW_CAP != 0u && takes_hint<true>(p) && p.out_iter == nullptr && p.k < m &&
