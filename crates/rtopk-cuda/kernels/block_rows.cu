@@ -139,14 +139,13 @@ __device__ __forceinline__ void load_block_slots(BlockRow<NARROWS, SKIPS>& row, 
 // FLOOR: the floor entry point's (floor.cuh); HINTED: the _hinted entry point's, whose search
 // starts at the row's hint.
 template <bool NARROWS, bool RAGGED = false, bool FLOOR = false, bool HINTED = false>
-__device__ void rtopk_block_row(const Params& p, bool aligned) {
+__device__ void rtopk_block_row(const Params& p, RowPlace at, bool aligned) {
     extern __shared__ __align__(16) u32 smem[];  // the cached keys; first the load staging
     __shared__ u32 s_partial[128];
     __shared__ u32 s_chunk[2 * 32];
     __shared__ u32 s_stage[BLOCK_STAGE];  // the selection's staged indices, or the candidates
     static_assert(BLOCK_STAGE >= 2u * BLOCK_CAND_CAP, "the candidates and their indices fill the stage");
     u64 row_id = blockIdx.x;
-    RowPlace at = place_row(p, row_id);
     const elem_t* row_in = at.in;
     float hint = hint_of<HINTED>(p, row_id);
     BlockRow<NARROWS, RAGGED> row;
@@ -247,7 +246,7 @@ __device__ void rtopk_block_row(const Params& p, bool aligned) {
 // floor entry point's (floor.cuh).
 template <bool NARROWS, bool FLOOR = false>
 __device__ void rtopk_block_row(const Params& p) {
-    rtopk_block_row<NARROWS, false, FLOOR>(p, p.vec4 != 0);
+    rtopk_block_row<NARROWS, false, FLOOR>(p, place_row(p, blockIdx.x), p.vec4 != 0);
 }
 
 // A ragged row (docs/contract.md §5), one block: its own width and k, read once (row_args;
@@ -257,11 +256,11 @@ __device__ void rtopk_block_row(const Params& p) {
 template <bool NARROWS, bool HINTED = false>
 __device__ void rtopk_block_row_ragged(const Params& launch) {
     u64 row_id = blockIdx.x;
-    const Params p = row_args(launch, row_id);
+    RowPlace at;
+    const Params p = row_args(launch, row_id, &at);
     // a ragged split's chunk rows pad nothing (split_row_args)
     if (p.k < launch.k && launch.chunks == 1u)
-        pad_results(p.out_val, p.out_idx, place_row(launch, row_id).out, p.k, launch.k,
-                    threadIdx.x, blockDim.x);
+        pad_results(p.out_val, p.out_idx, at.out, p.k, launch.k, threadIdx.x, blockDim.x);
     if (p.k == 0u) {
         if (threadIdx.x == 0 && p.out_iter) p.out_iter[row_id] = 0u;
         return;
@@ -272,5 +271,5 @@ __device__ void rtopk_block_row_ragged(const Params& launch) {
     // candidates (a stride of whole groups). Without it, the chunk a row's end cuts and every
     // second-stage row would load element by element, the slowest block of their launch.
     bool aligned = launch.vec4 != 0;
-    rtopk_block_row<NARROWS, true, false, HINTED>(p, aligned);
+    rtopk_block_row<NARROWS, true, false, HINTED>(p, at, aligned);
 }

@@ -657,13 +657,12 @@ struct ClusterShared {
 // aligned, 16-byte loads; NARROWS, rtopk_cluster_rows_narrow's; WIDE, a wide cluster's
 // (ClusterRow).
 template <bool RAGGED, bool NARROWS, bool WIDE, bool HINTED>
-__device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShared& sh) {
+__device__ void cluster_row_of(const Params& p, RowPlace at, bool aligned, const ClusterShared& sh) {
     u32 *smem = sh.smem, *s_partial = sh.s_partial, *s_chunk = sh.s_chunk, *s_stage = sh.s_stage;
     u32* s_cluster = s_chunk + 32;
     static_assert(CLUSTER_WORDS <= 32u, "the cluster slots fit s_chunk's second half");
     u32 rank = cluster_ctarank(), size = cluster_nctarank();
     u64 row_id = blockIdx.x / size;
-    RowPlace at = place_row(p, row_id);
     const elem_t* row_in = at.in;
     float hint = hint_of<HINTED>(p, row_id);
     u32 span = BLOCK_EPL * blockDim.x, start = rank * span;
@@ -745,7 +744,7 @@ __device__ void cluster_row_of(const Params& p, bool aligned, const ClusterShare
 // A row over a cluster (cluster_row_of): an f32 row of rtopk_cluster_rows on a wide cluster as
 // WIDE (cluster-uniform), every other as a portable cluster's.
 template <bool RAGGED, bool NARROWS, bool HINTED = false>
-__device__ void rtopk_cluster_row(const Params& p, bool aligned) {
+__device__ void rtopk_cluster_row(const Params& p, RowPlace at, bool aligned) {
     extern __shared__ __align__(16) u32 smem[];  // the f32 load staging, where given
     __shared__ u32 s_partial[128];
     __shared__ u32 s_chunk[2 * 32];  // block_prefix's first half; the cluster slots the second
@@ -754,17 +753,17 @@ __device__ void rtopk_cluster_row(const Params& p, bool aligned) {
     const ClusterShared sh{smem, s_partial, s_chunk, s_stage};
     if constexpr (!NARROWS && ELEM_KIND == ELEM_F32) {
         if (cluster_nctarank() >= WIDE_CLUSTER) {
-            cluster_row_of<RAGGED, NARROWS, true, HINTED>(p, aligned, sh);
+            cluster_row_of<RAGGED, NARROWS, true, HINTED>(p, at, aligned, sh);
             return;
         }
     }
-    cluster_row_of<RAGGED, NARROWS, false, HINTED>(p, aligned, sh);
+    cluster_row_of<RAGGED, NARROWS, false, HINTED>(p, at, aligned, sh);
 }
 
 // A plain launch's row: aligned where the launch says (p.vec4).
 template <bool NARROWS>
 __device__ void rtopk_cluster_row(const Params& p) {
-    rtopk_cluster_row<false, NARROWS>(p, p.vec4 != 0);
+    rtopk_cluster_row<false, NARROWS>(p, place_row(p, blockIdx.x / cluster_nctarank()), p.vec4 != 0);
 }
 
 // A ragged row (docs/contract.md §5) over a cluster, as rtopk_block_row_ragged over a block:
@@ -777,14 +776,15 @@ template <bool NARROWS, bool HINTED = false>
 __device__ void rtopk_cluster_row_ragged(const Params& launch) {
     u32 rank = cluster_ctarank(), size = cluster_nctarank();
     u64 row_id = blockIdx.x / size;
-    const Params p = row_args(launch, row_id);
+    RowPlace at;
+    const Params p = row_args(launch, row_id, &at);
     // a ragged split's second stage pads like a whole row (its chunks never take a cluster)
     if (p.k < launch.k && launch.chunks == 1u)
-        pad_results(p.out_val, p.out_idx, place_row(launch, row_id).out, p.k, launch.k,
-                    rank * blockDim.x + threadIdx.x, size * blockDim.x);
+        pad_results(p.out_val, p.out_idx, at.out, p.k, launch.k, rank * blockDim.x + threadIdx.x,
+                    size * blockDim.x);
     if (p.k == 0u) {  // cluster-uniform: no block reaches a cluster barrier
         if (rank == 0u && threadIdx.x == 0u && p.out_iter) p.out_iter[row_id] = 0u;
         return;
     }
-    rtopk_cluster_row<true, NARROWS, HINTED>(p, launch.vec4 != 0);
+    rtopk_cluster_row<true, NARROWS, HINTED>(p, at, launch.vec4 != 0);
 }

@@ -250,27 +250,24 @@ __device__ __forceinline__ u32 split_candidates(u32 len, u32 k, u32 chunk) {
 // row r has its length L and k k_r (row_lengths over the caller's width split_m). On the chunk
 // launch (chunks > 1) chunk c of row r is its first clamp(L - c split_chunk, 0, split_chunk) values
 // and selects k_r of them (at most that many) into c k_r of the row's candidates, so that the
-// row's valid candidates are one prefix: the pointers rebased to the chunk (strides 0, one chunk a
-// row), which pads nothing (the candidates past the valid ones are never read). On the second
-// stage row r is the first split_candidates(L, k_r) of its candidates.
-__device__ __forceinline__ Params split_row_args(const Params& launch, u64 row_id) {
+// row's valid candidates are one prefix: its place (at) is the chunk's values and those
+// candidates, which pads nothing (the candidates past the valid ones are never read). On the
+// second stage row r is the first split_candidates(L, k_r) of its candidates, at its own place.
+// The launch's pointers and strides stay as they are: rebased here, they were registers for
+// the whole row and the warp rows spilled (docs/performance.md, "The ragged rows' place").
+__device__ __forceinline__ Params split_row_args(const Params& launch, u64 row_id, RowPlace* at) {
     Params p = launch;
-    ChunkOf at = p.chunks > 1u ? chunk_of(p, row_id) : ChunkOf{row_id, 0u};
-    u64 row = at.row;
+    ChunkOf of = p.chunks > 1u ? chunk_of(p, row_id) : ChunkOf{row_id, 0u};
+    u64 row = of.row;
     u32 len = p.split_m, k = p.k;
     row_lengths(p.lengths, p.k_per_row, row, &len, &k);
     if (p.chunks > 1u) {
-        u64 c = at.c, start = c * p.split_chunk;
+        u64 c = of.c, start = c * p.split_chunk;
         p.m = (u64)len > start ? min(len - (u32)start, p.split_chunk) : 0u;
-        u64 out = row * p.out_ld + c * k;
-        p.x = launch.x + row * launch.ld + start;
-        p.out_val = launch.out_val + out;
-        p.out_idx = launch.out_idx + out;
-        p.ld = 0;
-        p.out_ld = 0u;
-        p.chunks = 1u;
+        *at = {launch.x + row * launch.ld + start, row * launch.out_ld + c * k};
     } else {
         p.m = min(split_candidates(len, k, p.split_chunk), launch.m);
+        *at = place_row(launch, row_id);
     }
     p.k = min(k, p.m);
     if (p.vec4 && p.m % (16u / (u32)sizeof(elem_t)) != 0u) p.vec4 = 0;
@@ -289,10 +286,12 @@ __device__ __forceinline__ bool takes_hint(const Params& p) {
 // row_args: the arguments row row_id runs with once its own width m_i and k_i are read
 // (row_lengths): nothing past m_i is loaded, k_i results are written, and 16-byte loads (vec4)
 // only where m_i is whole 16-byte groups too (a block row's staged load keeps them up to the
-// group m_i cuts: rtopk_block_row_ragged). The launch's own on a plain launch (both pointers
-// null, uniform over the launch); a ragged split's, split_row_args.
-__device__ __forceinline__ Params row_args(const Params& launch, u64 row_id) {
-    if (launch.split_chunk != 0u) return split_row_args(launch, row_id);
+// group m_i cuts: rtopk_block_row_ragged); and where the row reads and writes (at). The
+// launch's own on a plain launch (both pointers null, uniform over the launch); a ragged
+// split's, split_row_args.
+__device__ __forceinline__ Params row_args(const Params& launch, u64 row_id, RowPlace* at) {
+    if (launch.split_chunk != 0u) return split_row_args(launch, row_id, at);
+    *at = place_row(launch, row_id);
     Params p = launch;
     row_lengths(p.lengths, p.k_per_row, row_id, &p.m, &p.k);
     if (p.lengths && p.vec4 && p.m % (16u / (u32)sizeof(elem_t)) != 0u) p.vec4 = 0;

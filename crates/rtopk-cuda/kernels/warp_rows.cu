@@ -19,9 +19,8 @@ struct RowOf<true, EPL, LANES, NARROWS> { using type = PackedRow<EPL, LANES, NAR
 // RAGGED: a ragged unit's row (rtopk_warp_row_ragged); FLOOR: the floor entry point's
 // (floor.cuh); HINTED: the _hinted entry point's, whose search starts at the row's hint.
 template <int EPL, int LANES, bool NARROWS, bool RAGGED = false, bool FLOOR = false, bool HINTED = false>
-__device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap) {
+__device__ void rtopk_warp_row(const Params& p, u64 row_id, RowPlace at, u32* stage, u32 cap) {
     u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
-    RowPlace at = place_row(p, row_id);
     const elem_t* row_in = at.in;
     // stage 1: load_row
     typename RowOf<ELEM_PACKED16, EPL, LANES, NARROWS>::type row;
@@ -76,22 +75,22 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, u32* stage, u32 cap)
 template <int EPL, int LANES, bool NARROWS, bool HINTED>
 __device__ void rtopk_warp_row_ragged(const Params& launch, u64 row_id, u32* stage, u32 cap) {
     u32 sub = (threadIdx.x & 31u) % (u32)LANES;
-    const Params p = row_args(launch, row_id);
+    RowPlace at;
+    const Params p = row_args(launch, row_id, &at);
     // a ragged split's chunk rows pad nothing (split_row_args)
     if (p.k < launch.k && launch.chunks == 1u)
-        pad_results(p.out_val, p.out_idx, place_row(launch, row_id).out, p.k, launch.k, sub,
-                    (u32)LANES);
+        pad_results(p.out_val, p.out_idx, at.out, p.k, launch.k, sub, (u32)LANES);
     if (p.k == 0u) {
         if (sub == 0 && p.out_iter) p.out_iter[row_id] = 0u;
         return;
     }
-    rtopk_warp_row<EPL, LANES, NARROWS, true, false, HINTED>(p, row_id, stage, cap);
+    rtopk_warp_row<EPL, LANES, NARROWS, true, false, HINTED>(p, row_id, at, stage, cap);
 }
 
 template <int EPL, int LANES, bool NARROWS, bool RAGGED, bool FLOOR, bool HINTED>
 __device__ __forceinline__ void warp_row_of(const Params& p, u64 row_id, u32* stage, u32 cap) {
     if constexpr (RAGGED) rtopk_warp_row_ragged<EPL, LANES, NARROWS, HINTED>(p, row_id, stage, cap);
-    else rtopk_warp_row<EPL, LANES, NARROWS, false, FLOOR>(p, row_id, stage, cap);
+    else rtopk_warp_row<EPL, LANES, NARROWS, false, FLOOR>(p, row_id, place_row(p, row_id), stage, cap);
 }
 
 // 32 / LANES rows per warp, blockDim / LANES rows per block. The rows of a warp search side

@@ -481,8 +481,8 @@ __device__ void rtopk_wide_rows_impl(const Params& launch) {
     u32 lane = threadIdx.x & 31u;
     u64 row_id = (u64)blockIdx.x * WIDE_WARPS + (threadIdx.x >> 5);
     if (row_id >= launch.n_rows) return;
-    const Params p = RAGGED ? row_args(launch, row_id) : launch;
-    RowPlace at = place_row(launch, row_id);
+    RowPlace at = place_row(launch, row_id);  // a wide row never splits: row_args's place too
+    const Params p = RAGGED ? row_args(launch, row_id, &at) : launch;
     if (RAGGED && p.k < launch.k) pad_results(p.out_val, p.out_idx, at.out, p.k, launch.k, lane, 32u);
     if (p.k == 0u) {
         if (lane == 0u && p.out_iter) p.out_iter[row_id] = 0u;

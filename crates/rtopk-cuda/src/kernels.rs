@@ -129,12 +129,14 @@ impl UnitSource for Unit {
             Family::WarpRows | Family::HalfRows | Family::QuarterRows => {
                 let lanes = self.family().lanes().unwrap_or(32);
                 let w = self.family().widths().iter().find(|w| w.epl == self.width())?;
+                let ragged_warp = self.is_ragged() && self.family() == Family::WarpRows;
+                let min_blocks = if ragged_warp { w.ragged_min_blocks() } else { w.min_blocks };
                 let entry = |second: bool| {
                     format!(
                         "extern \"C\" __global__ void __launch_bounds__({}, {}) {}(RTOPK_ARGS) \
                          {{ wait_for_previous_step(); rtopk_warp_rows_impl<{}, {lanes}, {}, {}{}>(RTOPK_PARAMS); }}",
                         w.warps * 32,
-                        w.min_blocks,
+                        min_blocks,
                         name(second),
                         self.elems_per_lane(),
                         w.warps,
@@ -441,6 +443,33 @@ mod tests {
             assert!(!unit.has_hinted_entry(), "{unit}");
             assert!(unit.entry_points().iter().all(|e| !e.ends_with("_hinted")), "{unit}");
         }
+    }
+
+    /// A whole-warp row's ragged twin of 12 to 24 keys per lane takes one block per SM fewer
+    /// than its plain unit (RowWidth::ragged_min_blocks); the part-warp twins and the other
+    /// widths keep the plain bound.
+    #[test]
+    fn the_ragged_warp_rows_take_one_block_fewer_from_12_to_24_keys() {
+        let files = KernelFiles::embedded();
+        let bound = |unit: Unit| {
+            let src = unit.source(&files).unwrap();
+            let at = src.find(&format!(" {}(RTOPK_ARGS)", unit.entry_name())).unwrap();
+            let line = &src[src[..at].rfind("__launch_bounds__(").unwrap()..at];
+            line.to_string()
+        };
+        for (which, w) in WARP_ROWS.iter().enumerate() {
+            let plain = Unit::row(Family::WarpRows, which);
+            let twin = plain.with_ragged(true);
+            let fewer = (12..=24).contains(&w.epl);
+            let blocks = if fewer { w.min_blocks - 1 } else { w.min_blocks };
+            assert_eq!(
+                bound(plain),
+                format!("__launch_bounds__({}, {})", w.warps * 32, w.min_blocks)
+            );
+            assert_eq!(bound(twin), format!("__launch_bounds__({}, {blocks})", w.warps * 32));
+        }
+        let quarter = Unit::row(Family::QuarterRows, 9).with_ragged(true);
+        assert_eq!(bound(quarter), "__launch_bounds__(256, 4)");
     }
 
     /// The launcher lets a program's later steps start launching before the step ahead of

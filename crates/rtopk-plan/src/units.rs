@@ -226,6 +226,23 @@ const fn width(epl: usize, warps: u32, min_blocks: u32) -> RowWidth {
     RowWidth { epl, warps, min_blocks }
 }
 
+impl RowWidth {
+    /// The launch bound's blocks per SM of a whole-warp row's ragged twin
+    /// (`rtopk_warp_rows_ragged_<EPL>`): one fewer than the plain unit's from 12 to 24 keys per
+    /// lane, where the row's own width, k and place take registers that the plain bound leaves
+    /// none for (ptxas, sm_90, f32 rows: 136 to 432 bytes of spill loads under the plain bound,
+    /// at most 68 under this one). On an H200 the twin's kernel took 0.87× its time at 24 keys
+    /// and 0.94× at 16; at 32 keys (144 bytes) it took 1.03×, so 28 and 32 keep the plain bound
+    /// (docs/performance.md, "The ragged rows' place").
+    pub const fn ragged_min_blocks(&self) -> u32 {
+        if self.epl >= 12 && self.epl <= 24 && self.min_blocks > 1 {
+            self.min_blocks - 1
+        } else {
+            self.min_blocks
+        }
+    }
+}
+
 /// `rtopk_warp_rows_<EPL>`, one row per warp. Blocks of 8 warps up to 32 keys: 8 blocks per SM
 /// (full occupancy) up to 8 keys per lane, fewer for wider rows (5 at 24 keys, where 47
 /// registers suffice: faster at M = 768 than 4). Rows of 1025 to 3072 (48 to 96 keys, taken

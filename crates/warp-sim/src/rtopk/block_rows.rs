@@ -22,7 +22,7 @@ use crate::rtopk::narrow::{
     copy_candidates, finish_candidates, pad_results, take_candidates, trace_cut, write_iterations,
 };
 use crate::rtopk::order::{ElemType, check_keys, key16_of_ordered, own_key};
-use crate::rtopk::params::{Params, place_row};
+use crate::rtopk::params::Params;
 use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words};
 use crate::rtopk::search::{Exit, cover_search, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_chunk, taken};
@@ -279,9 +279,9 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     // multiple of the chunk, which the plan's vec4 makes whole groups) and its second stage's
     // candidates (a stride of whole groups)
     let launched = p.vec4;
-    let p = &p.row_args(row_id);
+    let (p, at) = p.row_args(w, row_id)?;
+    let p = &p;
     let aligned = launched || p.vec4;
-    let at = place_row(w, p, row_id)?;
     let a = &p.a;
     let (m, k) = (a.m as u32, a.k as u32);
     if k < width_k && pads {

@@ -25,7 +25,7 @@ use crate::rtopk::narrow::{
     finish_candidates, pad_results, take_candidates, trace_cut, write_iterations,
 };
 use crate::rtopk::order::{ElemType, number_key};
-use crate::rtopk::params::{Params, place_row};
+use crate::rtopk::params::Params;
 use crate::rtopk::record::Tracer;
 use crate::rtopk::rows::{
     BlockRow, PAIRED_COUNT_LIMIT, Row, Slots, block_prefix, block_smem, count_threshold,
@@ -1096,9 +1096,9 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     // the launch's 16-byte alignment holds for every block's part whatever the row's width:
     // each part starts at a multiple of SPAN, and the staged load cuts the last group
     let launched = p.vec4;
-    let p = &p.row_args(row_id);
+    let (p, at) = p.row_args(w, row_id)?;
+    let p = &p;
     let aligned = launched || p.vec4;
-    let at = place_row(w, p, row_id)?;
     let a = &p.a;
     let (m, k) = (a.m as u32, a.k as u32);
     let tid = w.thread_idx();

@@ -73,16 +73,22 @@ impl<'x> Params<'x> {
     /// `row_args`: the parameters row `row_id` runs with once its own width and k are read
     /// (docs/contract.md §5): nothing past its width is loaded, and 16-byte loads (`vec4`)
     /// only where its width is whole 16-byte groups too (a block row's staged load keeps them
-    /// up to the group the width cuts: `rtopk_block_row`). The launch's own on a plain launch
-    /// (whose 16-byte loads the plan decided: rows without lengths keep them as launched).
-    pub(crate) fn row_args(&self, row_id: u64) -> Params<'x> {
+    /// up to the group the width cuts: `rtopk_block_row`); and where the row reads and writes
+    /// (`at`). The launch's own on a plain launch (whose 16-byte loads the plan decided: rows
+    /// without lengths keep them as launched).
+    pub(crate) fn row_args(
+        &self,
+        w: &mut Warp<'_>,
+        row_id: u64,
+    ) -> Result<(Params<'x>, RowPlace), SimError> {
         if let Some(split) = self.split {
-            return self.split_row_args(split, row_id);
+            return self.split_row_args(w, split, row_id);
         }
+        let at = place_row(w, self, row_id)?;
         let a = self.a.row_lengths(&self.rows, row_id);
         let per16 = 16 / self.elem.bytes();
         let vec4 = self.vec4 && (self.rows.lengths.is_none() || a.m % per16 == 0);
-        Params { a, vec4, ..*self }
+        Ok((Params { a, vec4, ..*self }, at))
     }
 
     /// `p.hint[row_id]`: row `row_id`'s threshold hint, where the launch reads hints (whole
@@ -95,11 +101,17 @@ impl<'x> Params<'x> {
     /// "Split rows"). The caller's row `r` has its length `L` and k `k_r` (`row_lengths` over
     /// the caller's width `split_m`). On the chunk launch (`chunks > 1`) chunk `c` of row `r`
     /// is its first `clamp(L - c split_chunk, 0, split_chunk)` values and selects `k_r` of
-    /// them (at most that many) into `c k_r` of the row's candidates: the launch's pointers
-    /// rebased to the chunk (strides 0, one chunk a row), which pads nothing (the candidates
-    /// past the row's valid ones are never read). On the second stage row `r` is the first
-    /// `split_candidates(L, k_r)` of its candidates.
-    fn split_row_args(&self, split: SplitRows, row_id: u64) -> Params<'x> {
+    /// them (at most that many) into `c k_r` of the row's candidates: its place (`at`) is the
+    /// chunk's values and those candidates, which pads nothing (the candidates past the row's
+    /// valid ones are never read). On the second stage row `r` is the first
+    /// `split_candidates(L, k_r)` of its candidates, at its own place. The launch's pointers
+    /// and strides stay as they are (the CUDA kernel's, rebased, cost its warp rows registers).
+    fn split_row_args(
+        &self,
+        w: &mut Warp<'_>,
+        split: SplitRows,
+        row_id: u64,
+    ) -> Result<(Params<'x>, RowPlace), SimError> {
         let per16 = (16 / self.elem.bytes()) as u64;
         let (row, c) = if self.chunks > 1 { chunk_of(self, row_id) } else { (row_id, 0) };
         let caller = KernelArgs { m: split.row_m as usize, ..self.a };
@@ -112,12 +124,21 @@ impl<'x> Params<'x> {
         };
         let a = KernelArgs { m: m as usize, k: k.min(m) as usize, ..self.a };
         let vec4 = self.vec4 && m % per16 == 0;
+        let p = Params { a, vec4, ..*self };
         if self.chunks == 1 {
-            return Params { a, vec4, ..*self };
+            return Ok((p, place_row(w, self, row_id)?));
         }
-        let x_at = self.x_at + row * u64::from(self.ld) + c * u64::from(split.chunk);
-        let out_at = self.out_at + row * u64::from(self.out_ld) + c * k;
-        Params { a, vec4, x_at, out_at, ld: 0, out_ld: 0, chunks: 1, ..*self }
+        let u = Lanes::splat;
+        let row_in =
+            w.mul_u64(&u(row), &u(u64::from(self.ld)), "split_row_args: row * launch.ld")?;
+        let start =
+            w.mul_u64(&u(c), &u(u64::from(split.chunk)), "split_row_args: c * split_chunk")?;
+        let input = w.add_u64(&row_in, &start, "split_row_args: row * ld + start")?;
+        let row_out =
+            w.mul_u64(&u(row), &u(u64::from(self.out_ld)), "split_row_args: row * out_ld")?;
+        let chunk_out = w.mul_u64(&u(c), &u(k), "split_row_args: c * k")?;
+        let out = w.add_u64(&row_out, &chunk_out, "split_row_args: row * out_ld + c * k")?;
+        Ok((p, at(w, self, input, out)?))
     }
 
     /// The tracer of row `row_id` (off for every other row).

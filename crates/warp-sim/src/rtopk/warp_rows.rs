@@ -16,7 +16,7 @@ use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
     NarrowRow, finish_candidates, pad_results, trace_cut, write_iterations,
 };
-use crate::rtopk::params::{Params, RowPlace, place_row};
+use crate::rtopk::params::{Params, RowPlace};
 use crate::rtopk::rows::{PackedRow, Row, RowLanes, Slots, WarpRow, mask_words, row_max, row_min};
 use crate::rtopk::search::{Exit, cover_search, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, cut_of, select_topk_lanes};
@@ -60,8 +60,8 @@ async fn rtopk_warp_row(
     // a ragged row's own width and k (docs/contract.md §5), read once; a ragged split's chunk
     // rows pad nothing (split_row_args)
     let (width_k, pads) = (p.a.k as u32, p.chunks == 1);
-    let p = &p.row_args(row_id);
-    let at = place_row(w, p, row_id)?;
+    let (p, at) = p.row_args(w, row_id)?;
+    let p = &p;
     let a = &p.a;
     if (a.k as u32) < width_k && pads {
         let bufs = (p.out_val, p.out_idx, &at.out);

@@ -1066,8 +1066,10 @@ pub(crate) async fn rtopk_wide_rows_impl(
         return Ok(());
     }
     let ragged = launch.plan.unit.is_ragged();
-    let p = &if ragged { launch.row_args(row_id) } else { *launch };
-    let at = place_row(w, launch, row_id)?;
+    // a wide row never splits: row_args's place is place_row's
+    let (p, at) =
+        if ragged { launch.row_args(w, row_id)? } else { (*launch, place_row(w, launch, row_id)?) };
+    let p = &p;
     let (a, k) = (&p.a, p.a.k as u32);
     let first = lane.map(|l| l == 0);
     let width_k = launch.a.k as u32;
