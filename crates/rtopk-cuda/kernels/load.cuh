@@ -42,12 +42,22 @@ __device__ __forceinline__ void key_slots(u32 (&keys)[N], const float (&v)[N], u
     *lane_max = hi;
 }
 
+// Whether the 16-byte group of GROUP elements at i is the one a ragged row's end cuts (CUT:
+// a ragged twin's warp row, whose width m need not be whole groups while its row is 16-byte
+// aligned): loaded element by element, so that nothing past m is read. Without CUT, m is
+// whole groups and no group is cut.
+template <bool CUT, int GROUP>
+__device__ __forceinline__ bool cut_group(u32 i, u32 m) {
+    return CUT && i < m && m - i < (u32)GROUP;
+}
+
 // ---- Integer rows (docs/kernel.md, "Integer rows") ------------------------------------------
 
 // Elements first .. first + N - 1 of an integer row (0 past m): 16-byte loads where `vec`
 // (N elements fill whole 16-byte groups, a 16-byte aligned row, m whole 16-byte groups: all
-// of a group inside the row or none), else one element each.
-template <int N>
+// of a group inside the row or none; with CUT, the group m cuts element by element: cut_group),
+// else one element each.
+template <int N, bool CUT = false>
 __device__ __forceinline__ void load_ints(const elem_t* row_in, u32 first, u32 m, bool vec,
                                           elem_t (&v)[N]) {
     constexpr int GROUP = 16 / (int)sizeof(elem_t);  // elements per 16 bytes
@@ -56,6 +66,11 @@ __device__ __forceinline__ void load_ints(const elem_t* row_in, u32 first, u32 m
 #pragma unroll
             for (int q = 0; q < N / GROUP; ++q) {
                 u32 i = first + (u32)(GROUP * q);
+                if (cut_group<CUT, GROUP>(i, m)) {
+#pragma unroll
+                    for (int j = 0; j < GROUP; ++j) v[GROUP * q + j] = i + (u32)j < m ? row_in[i + j] : (elem_t)0;
+                    continue;
+                }
                 uint4 b = i < m ? *reinterpret_cast<const uint4*>(row_in + i) : make_uint4(0, 0, 0, 0);
                 const elem_t* e = reinterpret_cast<const elem_t*>(&b);
 #pragma unroll
@@ -85,24 +100,30 @@ __device__ __forceinline__ void key_ints(u32 (&keys)[N], const elem_t (&v)[N], u
 }
 
 // Stage 1 for one row's lanes: lane l of the row holds elements l EPL .. l EPL + EPL - 1
-// (with 16-byte loads when the row allows: EPL % 4 == 0, 16-byte aligned rows, M % 4 == 0),
-// and the lane's min/max key.
-template <int EPL, int LANES, bool NARROWS>
+// (with 16-byte loads when the row allows: EPL % 4 == 0 and `aligned`, 16-byte aligned rows of
+// M % 4 == 0 — with CUT, a ragged row's 16-byte aligned row of any width, the group its end
+// cuts element by element), and the lane's min/max key.
+template <bool CUT, int EPL, int LANES, bool NARROWS>
 __device__ __forceinline__ void load_row(WarpRow<EPL, LANES, NARROWS>& row, const elem_t* row_in, const Params& p,
-                                         u32 first, u32* lane_min, u32* lane_max) {
+                                         u32 first, bool aligned, u32* lane_min, u32* lane_max) {
 #if ELEM_INTEGER
     elem_t ints[EPL];
-    load_ints<EPL>(row_in, first, p.m, p.vec4 != 0, ints);
+    load_ints<EPL, CUT>(row_in, first, p.m, aligned, ints);
     key_ints(row.keys, ints, first, p.m, p.sign, lane_min, lane_max);
 #else
     // every load is issued before the first key is computed
     float v[EPL];
     bool vec4 = false;
-    if constexpr (EPL % 4 == 0) vec4 = p.vec4 != 0;
+    if constexpr (EPL % 4 == 0) vec4 = aligned;
     if (vec4) {
 #pragma unroll
         for (int q = 0; q < EPL / 4; ++q) {
-            u32 i = first + 4u * (u32)q;  // M % 4 == 0: all 4 or none
+            u32 i = first + 4u * (u32)q;  // all 4 or none, but for the group CUT cuts
+            if (cut_group<CUT, 4>(i, p.m)) {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) v[4 * q + j] = i + (u32)j < p.m ? row_in[i + j] : 0.f;
+                continue;
+            }
             float4 v4 = i < p.m ? *reinterpret_cast<const float4*>(row_in + i)
                                 : make_float4(0.f, 0.f, 0.f, 0.f);
             v[4 * q] = v4.x; v[4 * q + 1] = v4.y; v[4 * q + 2] = v4.z; v[4 * q + 3] = v4.w;
@@ -156,9 +177,9 @@ __device__ __forceinline__ void load_last_words(PackedRow<EPL, LANES, NARROWS>& 
 
 // Elements first .. first + N - 1 of a 16-bit row, two per word (element j in half j % 2 of
 // words[j / 2], low half first; 0 past m): 16-byte loads of 8 where `vec8` (N % 8 == 0, a
-// 16-byte aligned row, m % 8 == 0), else 2 bytes each. Warp rows keep the pairs, block rows
-// key them one by one.
-template <int N>
+// 16-byte aligned row, m % 8 == 0; with CUT, any m, the group it cuts element by element:
+// cut_group), else 2 bytes each. Warp rows keep the pairs, block rows key them one by one.
+template <int N, bool CUT = false>
 __device__ __forceinline__ void load_pairs16(const elem_t* row_in, u32 first, u32 m, bool vec8,
                                              u32 (&words)[(N + 1) / 2]) {
     const unsigned short* in16 = reinterpret_cast<const unsigned short*>(row_in);
@@ -166,7 +187,16 @@ __device__ __forceinline__ void load_pairs16(const elem_t* row_in, u32 first, u3
         if (vec8) {
 #pragma unroll
             for (int q = 0; q < N / 8; ++q) {
-                u32 i = first + 8u * (u32)q;  // m % 8 == 0: all 8 or none
+                u32 i = first + 8u * (u32)q;  // all 8 or none, but for the group CUT cuts
+                if (cut_group<CUT, 8>(i, m)) {
+#pragma unroll
+                    for (int h = 0; h < 4; ++h) {
+                        u32 j = i + 2u * (u32)h;
+                        u32 lo = j < m ? in16[j] : 0u, hi = j + 1u < m ? in16[j + 1] : 0u;
+                        words[4 * q + h] = lo | hi << 16;
+                    }
+                    continue;
+                }
                 uint4 b = i < m ? *reinterpret_cast<const uint4*>(in16 + i) : make_uint4(0, 0, 0, 0);
                 words[4 * q] = b.x; words[4 * q + 1] = b.y;
                 words[4 * q + 2] = b.z; words[4 * q + 3] = b.w;
@@ -183,15 +213,16 @@ __device__ __forceinline__ void load_pairs16(const elem_t* row_in, u32 first, u3
 }
 
 // Stage 1 for a 16-bit row's lanes: lane l of the row holds elements l EPL .. l EPL + EPL - 1
-// (load_pairs16) as ordered bits with -inf past M, and the lane's min/max own key.
-template <int EPL, int LANES, bool NARROWS>
+// (load_pairs16, 16-byte loads where `aligned`; CUT as the f32 rows') as ordered bits with
+// -inf past M, and the lane's min/max own key.
+template <bool CUT, int EPL, int LANES, bool NARROWS>
 __device__ __forceinline__ void load_row(PackedRow<EPL, LANES, NARROWS>& row, const elem_t* row_in, const Params& p,
-                                         u32 first, u32* lane_min, u32* lane_max) {
+                                         u32 first, bool aligned, u32* lane_min, u32* lane_max) {
     constexpr int W = PackedRow<EPL, LANES, NARROWS>::WORDS;
     u32 flip = p.sign < 0.0f ? 0x80008000u : 0u;
     row.inside = p.m > first ? min(p.m - first, (u32)EPL) : 0u;
     row.largest = p.sign > 0.0f;
-    load_pairs16<EPL>(row_in, first, p.m, p.vec4 != 0, row.words);
+    load_pairs16<EPL, CUT>(row_in, first, p.m, aligned, row.words);
 #pragma unroll
     for (int q = 0; q < W; ++q) row.words[q] ^= flip;
     if (row.inside == (u32)EPL && EPL % 2 == 0) {

@@ -16,10 +16,12 @@ struct RowOf { using type = WarpRow<EPL, LANES, NARROWS>; };
 template <int EPL, int LANES, bool NARROWS>
 struct RowOf<true, EPL, LANES, NARROWS> { using type = PackedRow<EPL, LANES, NARROWS>; };
 
-// RAGGED: a ragged unit's row (rtopk_warp_row_ragged); FLOOR: the floor entry point's
-// (floor.cuh); HINTED: the _hinted entry point's, whose search starts at the row's hint.
+// RAGGED: a ragged unit's row (rtopk_warp_row_ragged), whose 16-byte loads stop at the group
+// its end cuts (load_row's CUT); FLOOR: the floor entry point's (floor.cuh); HINTED: the
+// _hinted entry point's, whose search starts at the row's hint. `aligned`: the launch's rows are
+// 16-byte aligned and, but for a ragged row, whole 16-byte groups (vec4).
 template <int EPL, int LANES, bool NARROWS, bool RAGGED = false, bool FLOOR = false, bool HINTED = false>
-__device__ void rtopk_warp_row(const Params& p, u64 row_id, RowPlace at, u32* stage, u32 cap) {
+__device__ void rtopk_warp_row(const Params& p, u64 row_id, RowPlace at, bool aligned, u32* stage, u32 cap) {
     u32 lane = threadIdx.x & 31u, sub = lane % (u32)LANES, first = sub * (u32)EPL;
     const elem_t* row_in = at.in;
     // stage 1: load_row
@@ -27,7 +29,7 @@ __device__ void rtopk_warp_row(const Params& p, u64 row_id, RowPlace at, u32* st
     row.m = p.m;
     row.lanes = LANES == 32 ? FULL_MASK : ((1u << LANES) - 1u) << (lane - sub);
     u32 lane_min = 0xffffffffu, lane_max = 0u;
-    load_row(row, row_in, p, first, &lane_min, &lane_max);
+    load_row<RAGGED>(row, row_in, p, first, aligned, &lane_min, &lane_max);
     u32 lo_key = row_min<LANES>(row.lanes, lane_min);
     u32 hi_key = row_max<LANES>(row.lanes, lane_max);
     // a split's floor (floor.cuh; the floor entry points alone, FLOOR): at most k keys at or
@@ -84,13 +86,15 @@ __device__ void rtopk_warp_row_ragged(const Params& launch, u64 row_id, u32* sta
         if (sub == 0 && p.out_iter) p.out_iter[row_id] = 0u;
         return;
     }
-    rtopk_warp_row<EPL, LANES, NARROWS, true, false, HINTED>(p, row_id, at, stage, cap);
+    // the launch's 16-byte alignment holds for every row it runs whatever the row's own width
+    // (the load cuts the last group), as a ragged block row's (rtopk_block_row_ragged)
+    rtopk_warp_row<EPL, LANES, NARROWS, true, false, HINTED>(p, row_id, at, launch.vec4 != 0, stage, cap);
 }
 
 template <int EPL, int LANES, bool NARROWS, bool RAGGED, bool FLOOR, bool HINTED>
 __device__ __forceinline__ void warp_row_of(const Params& p, u64 row_id, u32* stage, u32 cap) {
     if constexpr (RAGGED) rtopk_warp_row_ragged<EPL, LANES, NARROWS, HINTED>(p, row_id, stage, cap);
-    else rtopk_warp_row<EPL, LANES, NARROWS, false, FLOOR>(p, row_id, place_row(p, row_id), stage, cap);
+    else rtopk_warp_row<EPL, LANES, NARROWS, false, FLOOR>(p, row_id, place_row(p, row_id), p.vec4 != 0, stage, cap);
 }
 
 // 32 / LANES rows per warp, blockDim / LANES rows per block. The rows of a warp search side

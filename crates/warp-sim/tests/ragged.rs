@@ -254,6 +254,18 @@ proptest! {
     }
 }
 
+/// A shape of `lengths` and a k per row, NaN past each row's length, no hints.
+fn per_row_shape(lengths: Vec<usize>, k: Vec<usize>) -> RaggedShape {
+    RaggedShape {
+        lengths,
+        k,
+        per_row_k: true,
+        tail: test_support::Tail::Nan,
+        hint: test_support::HintKind::None,
+        random_hints: Vec::new(),
+    }
+}
+
 /// Many short rows of their own lengths: the quarter-row family's whole blocks, rows of
 /// every length from 0 to M in one launch, k per row from 0 up.
 #[test]
@@ -262,14 +274,7 @@ fn many_rows_of_every_length_in_one_launch() {
     let x: Vec<f32> = (0..n * m).map(|i| ((i * 7919) % 211) as f32 - 100.0).collect();
     let lengths: Vec<usize> = (0..n).map(|r| r % (m + 1)).collect();
     let ks: Vec<usize> = (0..n).map(|r| (r * 13) % 40).collect();
-    let shape = RaggedShape {
-        lengths,
-        k: ks,
-        per_row_k: true,
-        tail: test_support::Tail::Nan,
-        hint: test_support::HintKind::None,
-        random_hints: Vec::new(),
-    };
+    let shape = per_row_shape(lengths, ks);
     for strategy in [Launch::Auto, Launch::Quarter, Launch::Half, Launch::Warp, Launch::Block] {
         for sorted in [false, true] {
             let config = SimConfig { strategy, sorted, ..SimConfig::default() };
@@ -277,6 +282,41 @@ fn many_rows_of_every_length_in_one_launch() {
             poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
             check(config, (n, m, &x), &shape, Mode::Largest, Bisect::exact()).unwrap();
         }
+    }
+}
+
+/// Rows of every width modulo the 16-byte group in one launch of 16-byte aligned rows: the
+/// warp rows of a ragged twin keep their 16-byte loads up to the group a row's end cuts and
+/// load that group element by element (load_row's CUT) — quarter, half and whole-warp rows of
+/// 32 keys a lane, f32 (groups of 4), f16 and bf16 (8): the oracle's answers and counts, and
+/// no read past a row's length (the executor's check: a cut group loaded whole reads past it).
+#[test]
+fn warp_rows_load_the_group_a_rows_end_cuts_element_by_element() {
+    fn rows<E: Element>(m: usize, specials: [E; 4]) {
+        let n = 48usize;
+        let x: Vec<E> =
+            (0..n * m).map(|i| E::from_f32(((i * 7919) % 509) as f32 * 0.25 - 60.0)).collect();
+        // every residue modulo 8 and 16, the last group's first slot and the row's last
+        let lengths: Vec<usize> = (0..n).map(|r| (m - 24 + r) % (m + 1)).collect();
+        let ks: Vec<usize> = (0..n).map(|r| [1, 5, 17, 32][r % 4]).collect();
+        let shape = per_row_shape(lengths, ks);
+        let strategy = match m {
+            256 => Launch::Quarter,
+            512 => Launch::Half,
+            _ => Launch::Warp,
+        };
+        for smallest in [false, true] {
+            let config = SimConfig { strategy, ..SimConfig::default() };
+            let mut x = x.clone();
+            poison_tails(&mut x, m, &shape.lengths, shape.tail, specials);
+            let mode = Mode::from_smallest(smallest);
+            check(config, (n, m, &x), &shape, mode, Bisect::exact()).unwrap();
+        }
+    }
+    for m in [256, 512, 1024] {
+        rows::<f32>(m, SPECIALS_F32);
+        rows::<f16>(m, specials16::<f16>());
+        rows::<bf16>(m, specials16::<bf16>());
     }
 }
 

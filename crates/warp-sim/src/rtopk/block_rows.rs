@@ -217,7 +217,7 @@ async fn load_block_keys16(
     keys: &mut [Lanes<u32>],
     first: &Lanes<u32>,
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
-    let halves = load_halves(w, a, p.x, row_off, first, keys.len(), p.vec4).await?;
+    let halves = load_halves(w, a, p.x, row_off, first, keys.len(), (p.vec4, false)).await?;
     let (elem, m, largest) = (p.elem, a.m as u32, a.sign() > 0.0);
     let flip = if largest { 0 } else { 0x8000 };
     let mut lo = Lanes::splat(u32::MAX);
@@ -258,10 +258,10 @@ pub(crate) async fn load_block_slots(
         let v = load_block_staged(w, a, p.x, row_off).await?;
         key_f32_slots(w, a, keys, &v, first)
     } else if p.elem == ElemType::F32 {
-        load_row(w, a, p.x, row_off, keys, first, p.vec4).await
+        load_row(w, a, p.x, row_off, keys, first, (p.vec4, false)).await
     } else if p.elem.integer() {
         let n = keys.len();
-        let v = load_ints(w, (a, p.elem), p.x, (row_off, first), n, p.vec4).await?;
+        let v = load_ints(w, (a, p.elem), p.x, (row_off, first), n, (p.vec4, false)).await?;
         key_ints(w, (a, p.elem), keys, &v, first)
     } else {
         load_block_keys16(w, a, p, row_off, keys, first).await

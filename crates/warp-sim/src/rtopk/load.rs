@@ -54,8 +54,9 @@ pub(crate) fn key_slots(
 }
 
 /// `load_row`: the row's keys into `keys` (EPL registers) of an f32 row; returns each lane's
-/// `(lane_min, lane_max)` key. `row_off` is `row_id * M`; `vec4`: 16-byte loads (EPL % 4 == 0
-/// and M % 4 == 0).
+/// `(lane_min, lane_max)` key. `row_off` is `row_id * M`; `vec4`: 16-byte loads (EPL % 4 == 0,
+/// 16-byte aligned rows and M % 4 == 0 — with `cut`, a ragged row's aligned row of any width,
+/// the group its end cuts element by element: [`cut_group`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn load_row(
     w: &mut Warp<'_>,
@@ -64,15 +65,16 @@ pub(crate) async fn load_row(
     row_off: &Lanes<u64>,
     keys: &mut [Lanes<u32>],
     first: &Lanes<u32>,
-    vec4: bool,
+    (vec4, cut): (bool, bool),
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
     let epl = keys.len();
     // every load is issued before the first key is computed
     let mut v = vec![Lanes::splat(0u32); epl];
     if vec4 && epl % 4 == 0 {
         for q in 0..epl / 4 {
-            let valid = slot_inside(w, a, first, 4 * q as u32)?; // M % 4 == 0: all 4 or none
-            let saved = w.push_active(&valid, "load_row: i < M")?;
+            // all 4 or none, but for the group `cut` cuts
+            let (whole, part) = cut_group(w, a, first, (4 * q as u32, 4), cut)?;
+            let saved = w.push_active(&whole, "load_row: i < M")?;
             let i = first.map(|f| u64::from(f) + 4 * q as u64);
             let addr = w.add_u64(row_off, &i, "load_row: row_in + i")?;
             let quad = w.ld_input_v4(x, &addr, "load_row: float4 row_in[i]").await?;
@@ -80,6 +82,7 @@ pub(crate) async fn load_row(
                 w.assign(&mut v[4 * q + e], val);
             }
             w.pop_active(saved);
+            load_cut(w, a, x, (row_off, first), &part, (&mut v[4 * q..4 * q + 4], 4 * q)).await?;
         }
     } else {
         for (j, slot) in v.iter_mut().enumerate() {
@@ -114,6 +117,53 @@ pub(crate) fn key_f32_slots(
     Ok(range)
 }
 
+/// `cut_group<CUT, GROUP>`: of the 16-byte group of `group` elements at `first + j`, the lanes
+/// that load it whole (all of it inside the row; without `cut`, M is whole groups: any of it)
+/// and those whose group the row's end cuts (`cut` only: a ragged twin's warp row, whose width
+/// need not be whole groups while its row is 16-byte aligned), loaded element by element
+/// ([`load_cut`]) so that nothing past M is read.
+fn cut_group(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    first: &Lanes<u32>,
+    (j, group): (u32, u32),
+    cut: bool,
+) -> Result<(Lanes<bool>, Lanes<bool>), SimError> {
+    let inside = slot_inside(w, a, first, j)?;
+    if !cut {
+        return Ok((inside, Lanes::splat(false)));
+    }
+    let end = slot_inside(w, a, first, j + group - 1)?;
+    let part = inside.zip(&end, |i, e| i && !e);
+    Ok((end, part))
+}
+
+/// The elements of a cut group ([`cut_group`]) in the lanes `part`, element by element: the
+/// group's slots `v` (elements `first + j ..`), 0 past M.
+async fn load_cut(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    x: &dyn Source,
+    (row_off, first): (&Lanes<u64>, &Lanes<u32>),
+    part: &Lanes<bool>,
+    (v, j): (&mut [Lanes<u32>], usize),
+) -> Result<(), SimError> {
+    if !part.values().iter().any(|&p| p) {
+        return Ok(()); // no lane's group is cut: the kernel's branch is not taken
+    }
+    for (e, slot) in v.iter_mut().enumerate() {
+        let inside = slot_inside(w, a, first, (j + e) as u32)?;
+        let valid = part.zip(&inside, |p, i| p && i);
+        let saved = w.push_active(&valid, "load_row: cut_group: i + j < M")?;
+        let i = first.map(|f| u64::from(f) + (j + e) as u64);
+        let addr = w.add_u64(row_off, &i, "load_row: row_in + i + j")?;
+        let val = w.ld_input(x, &addr, "load_row: row_in[i + j]").await?;
+        w.assign(slot, &val);
+        w.pop_active(saved);
+    }
+    Ok(())
+}
+
 /// `first + j < M` in every lane (every lane under [`Mutant::LoadPastM`]).
 fn slot_inside(
     w: &mut Warp<'_>,
@@ -127,8 +177,8 @@ fn slot_inside(
 }
 
 /// A thread's `n` 16-bit elements `first ..` (the bits, 0 past M): 16-byte loads of 8 where
-/// `vec` (n % 8 == 0, M % 8 == 0, 16-byte aligned rows: all 8 or none inside), else 2-byte
-/// loads. Every load is issued before the elements are used.
+/// `vec` (n % 8 == 0, M % 8 == 0, 16-byte aligned rows: all 8 or none inside; with `cut`, any
+/// M: [`cut_group`]), else 2-byte loads. Every load is issued before the elements are used.
 pub(crate) async fn load_halves(
     w: &mut Warp<'_>,
     a: &KernelArgs,
@@ -136,29 +186,30 @@ pub(crate) async fn load_halves(
     row_off: &Lanes<u64>,
     first: &Lanes<u32>,
     n: usize,
-    vec: bool,
+    (vec, cut): (bool, bool),
 ) -> Result<Vec<Lanes<u32>>, SimError> {
-    load_elements(w, a, x, (row_off, first), n, (vec, 8)).await
+    load_elements(w, a, x, (row_off, first), n, (vec, 8, cut)).await
 }
 
 /// A thread's `n` elements `first ..` (the bits, 0 past M): 16-byte loads of `group` (the
 /// elements in 16 bytes: 4, 8 or 16) where `vec` (n % group == 0, M % group == 0, 16-byte
-/// aligned rows: all of a group or none inside), else one element each (`load_pairs16`,
-/// `load_ints`). Every load is issued before the elements are used.
+/// aligned rows: all of a group or none inside; with `cut`, any M: [`cut_group`]), else one
+/// element each (`load_pairs16`, `load_ints`). Every load is issued before the elements are
+/// used.
 async fn load_elements(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     x: &dyn Source,
     (row_off, first): (&Lanes<u64>, &Lanes<u32>),
     n: usize,
-    (vec, group): (bool, usize),
+    (vec, group, cut): (bool, usize, bool),
 ) -> Result<Vec<Lanes<u32>>, SimError> {
     let mut v = vec![Lanes::splat(0u32); n];
     if vec && n % group == 0 {
         for q in 0..n / group {
-            // M % group == 0: all of the group or none
-            let valid = slot_inside(w, a, first, (group * q) as u32)?;
-            let saved = w.push_active(&valid, "load_row: i < M")?;
+            // all of the group or none, but for the group `cut` cuts
+            let (whole, part) = cut_group(w, a, first, ((group * q) as u32, group as u32), cut)?;
+            let saved = w.push_active(&whole, "load_row: i < M")?;
             let i = first.map(|f| u64::from(f) + (group * q) as u64);
             let addr = w.add_u64(row_off, &i, "load_row: row_in + i")?;
             let label = "load_row: uint4 row_in[i]";
@@ -171,6 +222,8 @@ async fn load_elements(
                 w.assign(&mut v[group * q + e], val);
             }
             w.pop_active(saved);
+            let slots = &mut v[group * q..group * (q + 1)];
+            load_cut(w, a, x, (row_off, first), &part, (slots, group * q)).await?;
         }
         return Ok(v);
     }
@@ -187,16 +240,17 @@ async fn load_elements(
 }
 
 /// `load_ints`: a thread's `n` integers `first ..` (their bits, 0 past M): 16-byte loads of
-/// `16 / bytes` where `vec` and the slots fill whole 16-byte groups, else one element each.
+/// `16 / bytes` where `vec` and the slots fill whole 16-byte groups (with `cut`, the group M
+/// cuts element by element: [`cut_group`]), else one element each.
 pub(crate) async fn load_ints(
     w: &mut Warp<'_>,
     (a, elem): (&KernelArgs, ElemType),
     x: &dyn Source,
     (row_off, first): (&Lanes<u64>, &Lanes<u32>),
     n: usize,
-    vec: bool,
+    (vec, cut): (bool, bool),
 ) -> Result<Vec<Lanes<u32>>, SimError> {
-    load_elements(w, a, x, (row_off, first), n, (vec, 16 / elem.bytes())).await
+    load_elements(w, a, x, (row_off, first), n, (vec, 16 / elem.bytes(), cut)).await
 }
 
 /// `key_ints`: the keys of a thread's loaded integers `v[j]` (elements `first + j`; `int_key`,
@@ -231,7 +285,7 @@ impl PackedRow {
     /// sign bits flipped in smallest mode), `NEG_INF16` in the slots past M (and in the spare
     /// half of an odd EPL); returns each lane's `(lane_min, lane_max)` own key over its slots
     /// inside the row — packed min / max where they all are (`range_full_words`), slot by
-    /// slot elsewhere.
+    /// slot elsewhere. `vec`: 16-byte loads and the cut group, as [`load_halves`]'s.
     pub(crate) async fn load_row(
         &mut self,
         w: &mut Warp<'_>,
@@ -239,7 +293,7 @@ impl PackedRow {
         x: &dyn Source,
         row_off: &Lanes<u64>,
         first: &Lanes<u32>,
-        vec: bool,
+        vec: (bool, bool),
     ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
         let epl = self.epl;
         let v = load_halves(w, a, x, row_off, first, epl, vec).await?;

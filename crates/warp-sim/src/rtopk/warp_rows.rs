@@ -60,6 +60,9 @@ async fn rtopk_warp_row(
     // a ragged row's own width and k (docs/contract.md §5), read once; a ragged split's chunk
     // rows pad nothing (split_row_args)
     let (width_k, pads) = (p.a.k as u32, p.chunks == 1);
+    // the launch's 16-byte alignment holds for every row it runs whatever the row's own width:
+    // a ragged twin's row loads the group its end cuts element by element (load_row's CUT)
+    let loads = (p.vec4, p.plan.unit.is_ragged());
     let (p, at) = p.row_args(w, row_id)?;
     let p = &p;
     let a = &p.a;
@@ -91,15 +94,15 @@ async fn rtopk_warp_row(
         };
         let range = if p.elem.integer() {
             let n = row.keys.len();
-            let v = load_ints(w, (a, p.elem), p.x, (&at.input, &first), n, p.vec4).await?;
+            let v = load_ints(w, (a, p.elem), p.x, (&at.input, &first), n, loads).await?;
             key_ints(w, (a, p.elem), &mut row.keys, &v, &first)?
         } else {
-            load_row(w, a, p.x, &at.input, &mut row.keys, &first, p.vec4).await?
+            load_row(w, a, p.x, &at.input, &mut row.keys, &first, loads).await?
         };
         return warp_row_stages(w, p, &mut row, range, &on).await;
     }
     let mut row = PackedRow::new(epl as usize, (m, lanes, cap), a, p.elem);
-    let range = row.load_row(w, a, p.x, &at.input, &first, p.vec4).await?;
+    let range = row.load_row(w, a, p.x, &at.input, &first, loads).await?;
     warp_row_stages(w, p, &mut row, range, &on).await
 }
 
