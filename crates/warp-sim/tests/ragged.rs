@@ -288,8 +288,9 @@ fn many_rows_of_every_length_in_one_launch() {
 /// Rows of every width modulo the 16-byte group in one launch of 16-byte aligned rows: the
 /// warp rows of a ragged twin keep their 16-byte loads up to the group a row's end cuts and
 /// load that group element by element (load_row's CUT) — quarter, half and whole-warp rows of
-/// 32 keys a lane, f32 (groups of 4), f16 and bf16 (8): the oracle's answers and counts, and
-/// no read past a row's length (the executor's check: a cut group loaded whole reads past it).
+/// 32 keys a lane, f32 and i32 (groups of 4), f16 and bf16 (8), i8 (16): the oracle's answers
+/// and counts, and no read past a row's length (the executor's check: a cut group loaded whole
+/// reads past it).
 #[test]
 fn warp_rows_load_the_group_a_rows_end_cuts_element_by_element() {
     fn rows<E: Element>(m: usize, specials: [E; 4]) {
@@ -317,6 +318,8 @@ fn warp_rows_load_the_group_a_rows_end_cuts_element_by_element() {
         rows::<f32>(m, SPECIALS_F32);
         rows::<f16>(m, specials16::<f16>());
         rows::<bf16>(m, specials16::<bf16>());
+        rows::<i32>(m, [i32::MIN, i32::MAX, 0, -1]);
+        rows::<i8>(m, [i8::MIN, i8::MAX, 0, -1]);
     }
 }
 

@@ -67,34 +67,8 @@ pub(crate) async fn load_row(
     first: &Lanes<u32>,
     (vec4, cut): (bool, bool),
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
-    let epl = keys.len();
-    // every load is issued before the first key is computed
-    let mut v = vec![Lanes::splat(0u32); epl];
-    if vec4 && epl % 4 == 0 {
-        for q in 0..epl / 4 {
-            // all 4 or none, but for the group `cut` cuts
-            let (whole, part) = cut_group(w, a, first, (4 * q as u32, 4), cut)?;
-            let saved = w.push_active(&whole, "load_row: i < M")?;
-            let i = first.map(|f| u64::from(f) + 4 * q as u64);
-            let addr = w.add_u64(row_off, &i, "load_row: row_in + i")?;
-            let quad = w.ld_input_v4(x, &addr, "load_row: float4 row_in[i]").await?;
-            for (e, val) in quad.iter().enumerate() {
-                w.assign(&mut v[4 * q + e], val);
-            }
-            w.pop_active(saved);
-            load_cut(w, a, x, (row_off, first), &part, (&mut v[4 * q..4 * q + 4], 4 * q)).await?;
-        }
-    } else {
-        for (j, slot) in v.iter_mut().enumerate() {
-            let valid = slot_inside(w, a, first, j as u32)?;
-            let saved = w.push_active(&valid, "load_row: first + j < M")?;
-            let i = first.map(|f| u64::from(f) + j as u64);
-            let addr = w.add_u64(row_off, &i, "load_row: row_in + first + j")?;
-            let val = w.ld_input(x, &addr, "load_row: row_in[first + j]").await?;
-            w.assign(slot, &val);
-            w.pop_active(saved);
-        }
-    }
+    let (n, label) = (keys.len(), "load_row: float4 row_in[i]");
+    let v = load_elements(w, a, x, (row_off, first), n, (vec4, 4, cut), label).await?;
     key_f32_slots(w, a, keys, &v, first)
 }
 
@@ -188,14 +162,17 @@ pub(crate) async fn load_halves(
     n: usize,
     (vec, cut): (bool, bool),
 ) -> Result<Vec<Lanes<u32>>, SimError> {
-    load_elements(w, a, x, (row_off, first), n, (vec, 8, cut)).await
+    load_elements(w, a, x, (row_off, first), n, (vec, 8, cut), UINT4).await
 }
 
+/// The 16-byte load of the 16-bit and integer rows (`load_pairs16`, `load_ints`).
+const UINT4: &str = "load_row: uint4 row_in[i]";
+
 /// A thread's `n` elements `first ..` (the bits, 0 past M): 16-byte loads of `group` (the
-/// elements in 16 bytes: 4, 8 or 16) where `vec` (n % group == 0, M % group == 0, 16-byte
-/// aligned rows: all of a group or none inside; with `cut`, any M: [`cut_group`]), else one
-/// element each (`load_pairs16`, `load_ints`). Every load is issued before the elements are
-/// used.
+/// elements in 16 bytes: 4, 8 or 16; `label` names the load) where `vec` (n % group == 0,
+/// M % group == 0, 16-byte aligned rows: all of a group or none inside; with `cut`, any M:
+/// [`cut_group`]), else one element each (`load_row`, `load_pairs16`, `load_ints`). Every load
+/// is issued before the elements are used.
 async fn load_elements(
     w: &mut Warp<'_>,
     a: &KernelArgs,
@@ -203,6 +180,7 @@ async fn load_elements(
     (row_off, first): (&Lanes<u64>, &Lanes<u32>),
     n: usize,
     (vec, group, cut): (bool, usize, bool),
+    label: &'static str,
 ) -> Result<Vec<Lanes<u32>>, SimError> {
     let mut v = vec![Lanes::splat(0u32); n];
     if vec && n % group == 0 {
@@ -212,7 +190,6 @@ async fn load_elements(
             let saved = w.push_active(&whole, "load_row: i < M")?;
             let i = first.map(|f| u64::from(f) + (group * q) as u64);
             let addr = w.add_u64(row_off, &i, "load_row: row_in + i")?;
-            let label = "load_row: uint4 row_in[i]";
             let got: Vec<Lanes<u32>> = match group {
                 4 => w.ld_input_v4(x, &addr, label).await?.to_vec(),
                 8 => w.ld_input_v8(x, &addr, label).await?.to_vec(),
@@ -250,7 +227,7 @@ pub(crate) async fn load_ints(
     n: usize,
     (vec, cut): (bool, bool),
 ) -> Result<Vec<Lanes<u32>>, SimError> {
-    load_elements(w, a, x, (row_off, first), n, (vec, 16 / elem.bytes(), cut)).await
+    load_elements(w, a, x, (row_off, first), n, (vec, 16 / elem.bytes(), cut), UINT4).await
 }
 
 /// `key_ints`: the keys of a thread's loaded integers `v[j]` (elements `first + j`; `int_key`,
