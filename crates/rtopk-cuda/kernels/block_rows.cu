@@ -130,7 +130,9 @@ __device__ __forceinline__ void load_block_slots(BlockRow<NARROWS, SKIPS>& row, 
         float v[BLOCK_EPL];
 #pragma unroll
         for (int j = 0; j < BLOCK_EPL; ++j) v[j] = __uint_as_float(row.keys[j]);
-        key_slots(row.keys, v, first, p.m, p.sign, lane_min, lane_max);
+        // each thread its own choice: a block row's end cuts or passes the threads of one or
+        // two warps, the others' keys stay on the path without per-slot tests
+        key_slots(row.keys, v, first, p.m, p.sign, first + (u32)BLOCK_EPL <= p.m, lane_min, lane_max);
     }
 #endif
 }

@@ -15,31 +15,48 @@ __device__ __forceinline__ void key_full_slots(u32 (&keys)[N], const float (&v)[
     }
 }
 
-// Keys of a thread's N loaded values (elements first .. first + N - 1; slots past M get key
-// 0) and their min/max. Threads whose slots are all inside the row (all but the row's last)
-// take a path without per-slot tests.
+// Keys of N values of which those past m (slots first + j >= m) are padding (key 0), and their
+// min/max over the slots inside.
+template <int N, class Key>
+__device__ __forceinline__ void key_cut_slots(u32 (&keys)[N], const float (&v)[N], Key key, u32 first,
+                                              u32 m, u32* lo, u32* hi) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        bool inside = first + (u32)j < m;
+        keys[j] = inside ? key(v[j]) : 0u;
+        if (inside) *lo = min(*lo, keys[j]);
+        *hi = max(*hi, keys[j]);  // 0 is neutral
+    }
+}
+
+// Keys of a thread's N loaded values (elements first .. first + N - 1; slots past M get key 0)
+// and their min/max. Where `whole` (the caller's: every slot of the thread inside the row) a
+// path without per-slot tests (key_full_slots), else every slot keyed and those past m set to 0
+// (key_cut_slots).
 template <int N>
 __device__ __forceinline__ void key_slots(u32 (&keys)[N], const float (&v)[N], u32 first, u32 m,
-                                          float sign, u32* lane_min, u32* lane_max) {
+                                          float sign, bool whole, u32* lane_min, u32* lane_max) {
+    // Largest mode needs no NaN test: GPU float arithmetic returns the one canonical NaN,
+    // 0x7fffffff, for any NaN operand, and its key is 0xffffffff, the NaN key of this mode.
+    auto largest = [](float x) { return flip_key(__fmaf_rn(x, 1.0f, 0.0f)); };
+    auto any = [sign](float x) { return order_key(x, sign); };
     u32 lo = *lane_min, hi = *lane_max;
-    if (first + (u32)N <= m && sign > 0.0f) {
-        // Largest mode needs no NaN test: GPU float arithmetic returns the one canonical NaN,
-        // 0x7fffffff, for any NaN operand, and its key is 0xffffffff, the NaN key of this mode.
-        auto largest = [](float x) { return flip_key(__fmaf_rn(x, 1.0f, 0.0f)); };
-        key_full_slots(keys, v, largest, &lo, &hi);
-    } else if (first + (u32)N <= m) {
-        key_full_slots(keys, v, [sign](float x) { return order_key(x, sign); }, &lo, &hi);
-    } else {
-#pragma unroll
-        for (int j = 0; j < N; ++j) {
-            bool valid = first + (u32)j < m;
-            keys[j] = valid ? order_key(v[j], sign) : 0u;
-            if (valid) lo = min(lo, keys[j]);
-            hi = max(hi, keys[j]);  // 0 is neutral
-        }
-    }
+    if (whole && sign > 0.0f) key_full_slots(keys, v, largest, &lo, &hi);
+    else if (whole) key_full_slots(keys, v, any, &lo, &hi);
+    else if (sign > 0.0f) key_cut_slots(keys, v, largest, first, m, &lo, &hi);
+    else key_cut_slots(keys, v, any, first, m, &lo, &hi);
     *lane_min = lo;
     *lane_max = hi;
+}
+
+// Whether a warp row's lanes key their slots without per-slot tests (key_slots's `whole`,
+// load_row): one choice for the row, all of its lanes' slots inside it. A row narrower than its
+// lanes' slots — almost every ragged row, and a row narrower than its unit (M = 1000 on a unit
+// of 1024) — has a lane its end cuts or passes; lanes that each chose for themselves made the
+// warp run both paths, and the per-slot one costs about twice the other.
+template <int EPL, int LANES>
+__device__ __forceinline__ bool row_whole(u32 m) {
+    return m >= (u32)(EPL * LANES);
 }
 
 // Whether the 16-byte group of GROUP elements at i is the one a ragged row's end cuts (CUT:
@@ -132,7 +149,7 @@ __device__ __forceinline__ void load_row(WarpRow<EPL, LANES, NARROWS>& row, cons
 #pragma unroll
         for (int j = 0; j < EPL; ++j) v[j] = first + (u32)j < p.m ? row_in[first + j] : 0.f;
     }
-    key_slots(row.keys, v, first, p.m, p.sign, lane_min, lane_max);
+    key_slots(row.keys, v, first, p.m, p.sign, row_whole<EPL, LANES>(p.m), lane_min, lane_max);
 #endif
 }
 

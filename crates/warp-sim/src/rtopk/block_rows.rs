@@ -256,9 +256,12 @@ pub(crate) async fn load_block_slots(
     let a = &p.a;
     if staged {
         let v = load_block_staged(w, a, p.x, row_off).await?;
-        key_f32_slots(w, a, keys, &v, first)
+        // each thread its own choice, as the kernel's block rows
+        let n = keys.len() as u32;
+        let whole = first.map(|f| f.saturating_add(n) <= a.m as u32);
+        key_f32_slots(w, a, keys, &v, (first, &whole))
     } else if p.elem == ElemType::F32 {
-        load_row(w, a, p.x, row_off, keys, first, (p.vec4, false)).await
+        load_row(w, a, p.x, row_off, keys, (first, None), (p.vec4, false)).await
     } else if p.elem.integer() {
         let n = keys.len();
         let v = load_ints(w, (a, p.elem), p.x, (row_off, first), n, (p.vec4, false)).await?;

@@ -17,46 +17,51 @@ use crate::rtopk::order::{
 use crate::rtopk::rows::{PackedRow, Slots, range_full_words};
 
 /// `key_slots`: the keys of a thread's loaded values `v[j]` (elements `first + j`; slots
-/// past M get key 0) into `keys`, and each lane's min and max key. Threads whose slots are
-/// all inside the row take a path without per-slot tests (in largest mode without the NaN
-/// test: the GPU's arithmetic NaN is the canonical one, whose key is the NaN key).
+/// past M get key 0) into `keys`, and each lane's min and max key. Lanes `whole` (the caller's:
+/// all their slots inside the row; one choice for a warp row, [`row_whole`]) take a path
+/// without per-slot tests (`key_full_slots`), the others key every slot and set those past M
+/// to 0 (`key_cut_slots`). Keys in largest mode skip the NaN test (the GPU's arithmetic NaN is
+/// the canonical one, whose key is the NaN key).
 pub(crate) fn key_slots(
     a: &KernelArgs,
     keys: &mut [Lanes<u32>],
     v: &[Lanes<u32>],
-    first: &Lanes<u32>,
+    (first, whole): (&Lanes<u32>, &Lanes<bool>),
     m: u32,
     sign: f32,
 ) -> (Lanes<u32>, Lanes<u32>) {
-    let n = keys.len() as u32;
     let mut lo = Lanes::splat(u32::MAX);
     let mut hi = Lanes::splat(0u32);
     for (j, (key, val)) in keys.iter_mut().zip(v).enumerate() {
         let j = j as u32;
+        let inside = first.zip(whole, |f, whole| whole || f.saturating_add(j) < m);
         *key = Lanes::from_fn(|l| {
-            let first = first.lane(l);
             let x = f32::from_bits(val.lane(l));
-            let full = first.saturating_add(n) <= m;
-            if full && sign > 0.0 {
-                order_key_largest(a, x)
-            } else if full || first.saturating_add(j) < m {
-                order_key(a, x, sign)
-            } else {
-                0
-            }
+            let key = if sign > 0.0 { order_key_largest(a, x) } else { order_key(a, x, sign) };
+            if inside.lane(l) { key } else { 0 }
         })
         .poisoned(val.poison_mask());
-        let valid = first.map(|f| f.saturating_add(j) < m);
-        lo = Lanes::select(&valid, &lo.zip(key, u32::min), &lo);
+        lo = Lanes::select(&inside, &lo.zip(key, u32::min), &lo);
         hi = hi.zip(key, u32::max); // 0 is neutral
     }
     (lo, hi)
 }
 
+/// `row_whole<EPL, LANES>`: whether a warp row's lanes key their slots without per-slot tests
+/// (`key_slots`'s `whole`), one choice for the row: all of its lanes' slots inside it. A row
+/// narrower than its lanes' slots (almost every ragged row, a row narrower than its unit) has a
+/// lane its end cuts or passes; lanes that each chose for themselves made the warp run both
+/// paths.
+pub(crate) fn row_whole(m: u32, epl: usize, width: u32) -> bool {
+    u64::from(m) >= epl as u64 * u64::from(width)
+}
+
 /// `load_row`: the row's keys into `keys` (EPL registers) of an f32 row; returns each lane's
 /// `(lane_min, lane_max)` key. `row_off` is `row_id * M`; `vec4`: 16-byte loads (EPL % 4 == 0,
 /// 16-byte aligned rows and M % 4 == 0 — with `cut`, a ragged row's aligned row of any width,
-/// the group its end cuts element by element: [`cut_group`]).
+/// the group its end cuts element by element: [`cut_group`]). `width`: a warp row's lanes (one
+/// choice of `key_slots`'s path for the row, [`row_whole`]), or `None` for a block row's
+/// threads, each its own.
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn load_row(
     w: &mut Warp<'_>,
@@ -64,25 +69,31 @@ pub(crate) async fn load_row(
     x: &dyn Source,
     row_off: &Lanes<u64>,
     keys: &mut [Lanes<u32>],
-    first: &Lanes<u32>,
+    (first, width): (&Lanes<u32>, Option<u32>),
     (vec4, cut): (bool, bool),
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
     let (n, label) = (keys.len(), "load_row: float4 row_in[i]");
     let v = load_elements(w, a, x, (row_off, first), n, (vec4, 4, cut), label).await?;
-    key_f32_slots(w, a, keys, &v, first)
+    let m = a.m as u32;
+    let whole = match width {
+        Some(width) => Lanes::splat(row_whole(m, n, width)),
+        None => first.map(|f| f.saturating_add(n as u32) <= m),
+    };
+    key_f32_slots(w, a, keys, &v, (first, &whole))
 }
 
 /// `key_slots` of an f32 row's loaded bits `v` (the thread's elements `first ..`), each key
 /// checked against docs/contract.md §1's; returns each lane's `(lane_min, lane_max)` key.
+/// `whole`: the lanes keyed without per-slot tests (`key_slots`'s).
 pub(crate) fn key_f32_slots(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     keys: &mut [Lanes<u32>],
     v: &[Lanes<u32>],
-    first: &Lanes<u32>,
+    (first, whole): (&Lanes<u32>, &Lanes<bool>),
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
     let m = a.m as u32;
-    let range = key_slots(a, keys, v, first, m, a.sign());
+    let range = key_slots(a, keys, v, (first, whole), m, a.sign());
     for (j, (key, val)) in keys.iter().zip(v).enumerate() {
         let valid = first.map(|f| f.saturating_add(j as u32) < m).mask();
         let label = "key_slots: order_key is docs/contract.md §1's key";

@@ -3,8 +3,8 @@
 //! thing, so that a reader can hold the two side by side (docs/kernel.md, "Names", maps each
 //! to topk-ref's `bisect` too). A test reads both sources and keeps the list true. Names the
 //! simulator alone has (the engine's mechanics, `KernelArgs`, `Params`, `RowLanes`, the trace)
-//! are not in it, nor the CUDA kernel's own (`opaque`, `key_full_slots`: a pointer trick and a
-//! loop the simulator writes inline in `key_slots`; `takes_hint`, `hint_of`: where a block row
+//! are not in it, nor the CUDA kernel's own (`opaque`, `key_full_slots`, `key_cut_slots`: a
+//! pointer trick and two loops the simulator writes inline in `key_slots`; `takes_hint`, `hint_of`: where a block row
 //! reads its hint, which the simulator takes from its arguments; `wait_for_previous_step`: an
 //! entry point's wait for the program's previous step, which the simulator's steps, run one
 //! after the other, never need; `cluster_ctarank`, `cluster_nctarank`, `cluster_sync`,
@@ -72,6 +72,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("block_prefix", "rows.rs"),
     // stage 1
     ("key_slots", "load.rs"),
+    ("row_whole", "load.rs"),
     ("load_row", "load.rs"),
     // stage 2
     ("Search", "search.rs"),

@@ -97,7 +97,8 @@ async fn rtopk_warp_row(
             let v = load_ints(w, (a, p.elem), p.x, (&at.input, &first), n, loads).await?;
             key_ints(w, (a, p.elem), &mut row.keys, &v, &first)?
         } else {
-            load_row(w, a, p.x, &at.input, &mut row.keys, &first, loads).await?
+            let lanes = (&first, Some(width));
+            load_row(w, a, p.x, &at.input, &mut row.keys, lanes, loads).await?
         };
         return warp_row_stages(w, p, &mut row, range, &on).await;
     }
