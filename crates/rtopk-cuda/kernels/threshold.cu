@@ -48,21 +48,27 @@ __device__ __forceinline__ u32 threshold_min(u32 v) { return __reduce_min_sync(F
 // 32 or 64 a round measured no faster.
 #define THRESHOLD_BATCH 16
 
-// threshold_batch: lane `lane`'s values of positions base + stride j + lane (j <
-// THRESHOLD_BATCH, those below k_i), all loaded before the first is compared, folded into the
-// lane's least key, the last position holding it (position + 1) and its value: positions
-// rise, so a key equal to the least moves `last` and `value` on.
+// threshold_batch: lane `lane`'s values of positions base + stride j + lane (j < rounds: the
+// batch's strides that reach below k_i; those below k_i), all loaded before the first is
+// compared, folded into the lane's least key, the last position holding it (position + 1) and
+// its value: positions rise, so a key equal to the least moves `last` and `value` on. The
+// strides past k_i are skipped (rounds is warp-uniform: base, stride and k_i are), not
+// predicated off: a row of k_i <= 32 issued the other fifteen loads and folds anyway, and the
+// launch after 2^20 such rows was bound by them (docs/performance.md).
 __device__ __forceinline__ void threshold_batch(const elem_t* v, u32 base, u32 stride, u32 lane,
                                                 u32 k_i, float sign, threshold_key_t* least,
                                                 u32* last, elem_t* value) {
+    u32 rounds = min((k_i - base + stride - 1u) / stride, (u32)THRESHOLD_BATCH);  // base < k_i
     elem_t x[THRESHOLD_BATCH];
 #pragma unroll
     for (int j = 0; j < THRESHOLD_BATCH; ++j) {
+        if ((u32)j >= rounds) break;
         u32 i = base + stride * (u32)j + lane;
         if (i < k_i) x[j] = v[i];
     }
 #pragma unroll
     for (int j = 0; j < THRESHOLD_BATCH; ++j) {
+        if ((u32)j >= rounds) break;
         u32 i = base + stride * (u32)j + lane;
         if (i < k_i) {
             threshold_key_t key = threshold_key(x[j], sign);

@@ -141,10 +141,12 @@ const S_LEAST: u32 = 0;
 const S_LAST: u32 = 16;
 const S_VALUE: u32 = 24;
 
-/// `threshold_batch`: the lane's values at positions `base + stride j + lane` (`j <
-/// THRESHOLD_BATCH`, those below `k`), all loaded before the first is compared, folded into
-/// the lane's least key, the last position holding it (position + 1) and its value: positions
-/// rise, so a key equal to the least moves `last` and `value` on.
+/// `threshold_batch`: the lane's values at positions `base + stride j + lane` (`j < rounds`,
+/// the batch's strides that reach below `k`, of at most [`THRESHOLD_BATCH`]; those below `k`),
+/// all loaded before the first is compared, folded into the lane's least key, the last
+/// position holding it (position + 1) and its value: positions rise, so a key equal to the
+/// least moves `last` and `value` on. The strides past `k` are skipped, not predicated off
+/// (the kernel's `rounds` is warp-uniform).
 async fn threshold_batch(
     w: &mut Warp<'_>,
     ta: &ThresholdArgs<'_>,
@@ -153,15 +155,17 @@ async fn threshold_batch(
     part: &mut Part,
 ) -> Result<(), SimError> {
     let lane = w.lane_id();
-    let mut x = Vec::with_capacity(THRESHOLD_BATCH as usize);
-    for j in 0..THRESHOLD_BATCH {
+    // the strides that reach below k (base < k); the rest are skipped
+    let rounds = (k - base).div_ceil(stride).min(THRESHOLD_BATCH);
+    let mut x = Vec::with_capacity(rounds as usize);
+    for j in 0..rounds {
         let pos = lane.map(|l| base + stride * j + l);
         let saved = w.push_active(&pos.map(|p| p < k), "threshold_batch: i < k")?;
         let at = w.add_u64(row_base, &pos.map(u64::from), "threshold_batch: row * k + i")?;
         x.push(load_value(w, ta, &at, "threshold_batch: x[j] = values[row * k + i]").await?);
         w.pop_active(saved);
     }
-    for (j, v) in (0..THRESHOLD_BATCH).zip(&x) {
+    for (j, v) in (0..rounds).zip(&x) {
         let pos = lane.map(|l| base + stride * j + l);
         let saved = w.push_active(&pos.map(|p| p < k), "threshold_batch: i < k")?;
         let key = v.map(|b| threshold_key(ta, b, sign));
