@@ -256,10 +256,7 @@ pub(crate) async fn load_block_slots(
     let a = &p.a;
     if staged {
         let v = load_block_staged(w, a, p.x, row_off).await?;
-        // each thread its own choice, as the kernel's block rows
-        let n = keys.len() as u32;
-        let whole = first.map(|f| f.saturating_add(n) <= a.m as u32);
-        key_f32_slots(w, a, keys, &v, (first, &whole))
+        key_f32_slots(w, a, keys, &v, (first, None)) // each thread its own choice
     } else if p.elem == ElemType::F32 {
         load_row(w, a, p.x, row_off, keys, (first, None), (p.vec4, false)).await
     } else if p.elem.integer() {

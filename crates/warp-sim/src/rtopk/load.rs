@@ -74,26 +74,26 @@ pub(crate) async fn load_row(
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
     let (n, label) = (keys.len(), "load_row: float4 row_in[i]");
     let v = load_elements(w, a, x, (row_off, first), n, (vec4, 4, cut), label).await?;
-    let m = a.m as u32;
-    let whole = match width {
-        Some(width) => Lanes::splat(row_whole(m, n, width)),
-        None => first.map(|f| f.saturating_add(n as u32) <= m),
-    };
-    key_f32_slots(w, a, keys, &v, (first, &whole))
+    key_f32_slots(w, a, keys, &v, (first, width))
 }
 
 /// `key_slots` of an f32 row's loaded bits `v` (the thread's elements `first ..`), each key
 /// checked against docs/contract.md §1's; returns each lane's `(lane_min, lane_max)` key.
-/// `whole`: the lanes keyed without per-slot tests (`key_slots`'s).
+/// `width`: a warp row's lanes (one choice of `key_slots`'s path for the row, [`row_whole`]),
+/// or `None` for a block row's threads, each its own.
 pub(crate) fn key_f32_slots(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     keys: &mut [Lanes<u32>],
     v: &[Lanes<u32>],
-    (first, whole): (&Lanes<u32>, &Lanes<bool>),
+    (first, width): (&Lanes<u32>, Option<u32>),
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
-    let m = a.m as u32;
-    let range = key_slots(a, keys, v, (first, whole), m, a.sign());
+    let (m, n) = (a.m as u32, keys.len());
+    let whole = match width {
+        Some(width) => Lanes::splat(row_whole(m, n, width)),
+        None => first.map(|f| f.saturating_add(n as u32) <= m),
+    };
+    let range = key_slots(a, keys, v, (first, &whole), m, a.sign());
     for (j, (key, val)) in keys.iter().zip(v).enumerate() {
         let valid = first.map(|f| f.saturating_add(j as u32) < m).mask();
         let label = "key_slots: order_key is docs/contract.md §1's key";
