@@ -84,6 +84,7 @@ pub(crate) struct ThresholdParams {
     pub(crate) k: u32,
     pub(crate) smallest: i32,
     pub(crate) warps_per_row: u32,
+    pub(crate) lanes_per_row: u32,
     pub(crate) lengths: sys::CUdeviceptr,
     pub(crate) k_per_row: sys::CUdeviceptr,
 }
@@ -420,6 +421,7 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(ThresholdParams, k), 4),
             (offset_of!(ThresholdParams, smallest), 4),
             (offset_of!(ThresholdParams, warps_per_row), 4),
+            (offset_of!(ThresholdParams, lanes_per_row), 4),
             (offset_of!(ThresholdParams, lengths), 8),
             (offset_of!(ThresholdParams, k_per_row), 8),
         ],
@@ -1373,6 +1375,7 @@ fn threshold_params(program: &Program, addr: &[u64], t: &Threshold) -> Threshold
         k: t.k,
         smallest: i32::from(program.launch.mode == Mode::Smallest),
         warps_per_row: t.warps_per_row,
+        lanes_per_row: t.lanes_per_row,
         lengths,
         k_per_row,
     }
@@ -1753,7 +1756,7 @@ mod tests {
                 c_arguments("threshold.cu", "rtopk_row_threshold("),
                 fields!(
                     ThresholdParams: values, threshold, n_rows, m, k, smallest, warps_per_row,
-                    lengths, k_per_row
+                    lanes_per_row, lengths, k_per_row
                 ),
                 ThresholdParams::END,
             ),

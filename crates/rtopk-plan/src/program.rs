@@ -470,8 +470,8 @@ impl Gather {
     }
 }
 
-/// The threshold launch (`row_threshold`, docs/contract.md §5): `warps_per_row` warps per row
-/// read the `k_i` selected values of its output row and write, as f32, the one that ranks
+/// The threshold launch (`row_threshold`, docs/contract.md §5): `lanes_per_row` lanes of
+/// `warps_per_row` warps per row read the `k_i` selected values of its output row and write, as f32, the one that ranks
 /// last in the mode (the lowest selected in largest mode, the highest in smallest; among equal
 /// keys the last position: the highest index in index order, the last in sorted order), NaN
 /// where `k_i = 0`.
@@ -485,6 +485,10 @@ pub struct Threshold {
     pub k: u32,
     /// Warps reading a row ([`threshold_warps_per_row`] of `k`): 1, 2, 4 or 8.
     pub warps_per_row: u32,
+    /// Lanes of each warp reading a row ([`threshold_lanes_per_row`] of the rows, `k` and
+    /// the device): 1, 2, 4, 8, 16 or 32; below 32 (one warp a row) a warp reads
+    /// `32 / lanes_per_row` rows.
+    pub lanes_per_row: u32,
     /// The values output (rows of `k`).
     pub values: BufferId,
     /// The thresholds (one f32 per row).
@@ -535,8 +539,8 @@ pub struct Radix {
     pub rows: Option<RowArgs>,
 }
 
-/// Threads per block of `rtopk_row_threshold`: `THRESHOLD_THREADS / 32 / warps_per_row` rows
-/// a block at a time.
+/// Threads per block of `rtopk_row_threshold`: `THRESHOLD_THREADS / 32 / warps_per_row ·
+/// 32 / lanes_per_row` rows a block at a time.
 pub const THRESHOLD_THREADS: u32 = 256;
 
 /// The warps that read one row of `k` values in the threshold launch: one up to 512 values (16
@@ -550,6 +554,31 @@ pub fn threshold_warps_per_row(k: u32) -> u32 {
         return 1;
     }
     k.div_ceil(256).next_power_of_two().min(THRESHOLD_THREADS / 32)
+}
+
+/// Values a lane of the threshold launch loads in one batch (the kernel's `THRESHOLD_BATCH`).
+pub const THRESHOLD_BATCH: u32 = 16;
+
+/// Warps an SM holds at once (2048 threads on compute capability 8.0 to 9.0; CUDA C++
+/// Programming Guide, "Features and Technical Specifications"): the threshold launch reads a
+/// row a warp until its rows outnumber the device's warps.
+pub const SM_WARPS: usize = 64;
+
+/// The lanes of a warp that read one row of `k` values in the threshold launch over `n` rows:
+/// 32 while a warp a row fits the device at once (`n` at most `sm_count` · [`SM_WARPS`]: a
+/// lane's compares run one after another, so fewer lanes a row only lengthen them), else the
+/// fewest, a power of two, that read the row in one batch of [`THRESHOLD_BATCH`] loads a lane
+/// (one lane up to 16 values, two up to 32, ..., 32 from 257; 32 where several warps read a
+/// row), `32 / lanes` rows a warp. On an H200 a warp a row took 254 µs after 2^20 rows at
+/// k = 16 (16 rows one after another a warp) and 8.8 µs after 16384 at k = 64, the fewest
+/// lanes 57 and 6.2 µs, two rows a warp at 16384 rows 7.7; on 64 and 4096 rows a warp a row
+/// took 3.2 and 4.2 µs, the fewest lanes 4.2 and 4.9 (docs/performance.md, "The threshold
+/// launch, several rows a warp").
+pub fn threshold_lanes_per_row(n: usize, k: u32, limits: &DeviceLimits) -> u32 {
+    if n <= limits.sm_count.saturating_mul(SM_WARPS) {
+        return 32;
+    }
+    k.div_ceil(THRESHOLD_BATCH).next_power_of_two().min(32)
 }
 
 /// The kernel a step runs, and its arguments.
@@ -1108,7 +1137,8 @@ impl Builder {
         };
         let rows = (rows.lengths.is_some() || rows.k_per_row.is_some()).then_some(rows);
         let warps_per_row = threshold_warps_per_row(k as u32);
-        let per_block = (THRESHOLD_THREADS / 32 / warps_per_row) as usize;
+        let lanes_per_row = threshold_lanes_per_row(n, k as u32, &self.limits);
+        let per_block = (THRESHOLD_THREADS / 32 / warps_per_row * (32 / lanes_per_row)) as usize;
         let cap = self.limits.sm_count.saturating_mul(GATHER_BLOCKS_PER_SM).max(1);
         let blocks = n.div_ceil(per_block).clamp(1, cap);
         let kernel = Threshold {
@@ -1116,6 +1146,7 @@ impl Builder {
             m: m as u32, // < 2^32: the route checked
             k: k as u32,
             warps_per_row,
+            lanes_per_row,
             values: VALUES,
             threshold,
             rows,
@@ -2056,17 +2087,56 @@ mod tests {
             assert_eq!(threshold_warps_per_row(k), warps, "k = {k}");
             assert_eq!((THRESHOLD_THREADS / 32) % warps, 0, "whole rows a block");
         }
-        // the step's grid: 8 / warps rows a block
+        // the step's grid: 8 / warps · 32 / lanes rows a block, at most 64 blocks an SM (16384
+        // rows at k = 64: eight a warp, 4 lanes each)
         let wanted = Ragged { threshold: true, ..Ragged::default() };
-        for (n, m, k, blocks) in [(1, 32768, 2048, 1), (64, 32768, 2048, 64), (64, 32768, 700, 32)]
-        {
+        let grids = [
+            (1, 32768, 2048, 1),
+            (64, 32768, 2048, 64),
+            (64, 32768, 700, 32),
+            (64, 32768, 512, 8),
+            (1000, 4096, 16, 125),
+            (16384, 4096, 64, 256),
+            (1 << 20, 256, 16, 4096),
+            (1 << 24, 256, 16, 132 * GATHER_BLOCKS_PER_SM as u32),
+        ];
+        for (n, m, k, blocks) in grids {
             let p =
                 program_ragged(&launch(n, m, k), &h100(), Strategy::Auto, false, wanted).unwrap();
             let last = p.steps.last().unwrap();
             let Kernel::Threshold(th) = last.kernel else { panic!() };
             assert_eq!(th.warps_per_row, threshold_warps_per_row(k as u32));
-            assert_eq!((last.grid.blocks, last.grid.threads), (blocks, THRESHOLD_THREADS));
+            assert_eq!(th.lanes_per_row, threshold_lanes_per_row(n, k as u32, &h100()));
+            assert_eq!((last.grid.blocks, last.grid.threads), (blocks, THRESHOLD_THREADS), "{k}");
         }
+    }
+
+    #[test]
+    fn the_threshold_step_reads_many_short_rows_several_a_warp() {
+        let lanes = |n: usize, k: u32| threshold_lanes_per_row(n, k, &h100());
+        // as many rows as the device's warps (132 SMs of 64): a warp a row
+        for (n, k) in [(1, 16), (64, 50), (8448, 1), (8448, 16)] {
+            assert_eq!(lanes(n, k), 32, "{n} rows at k = {k}");
+        }
+        // past them: the fewest lanes that read a row in one batch of 16 loads a lane (one
+        // lane up to 16 values, two up to 32, ...)
+        let many = 32 * 8448;
+        let cases = [(0, 1), (1, 1), (16, 1), (17, 2), (32, 2), (33, 4), (64, 4), (100, 8)];
+        for (k, want) in cases.into_iter().chain([(256, 16), (257, 32), (512, 32), (513, 32)]) {
+            assert_eq!(lanes(many, k), want, "k = {k}");
+            assert!(k.div_ceil(THRESHOLD_BATCH) <= want || want == 32, "one batch, k = {k}");
+        }
+        for (n, k, want) in [(8449, 8, 1), (16384, 64, 4), (65536, 8, 1), (1 << 20, 64, 4)] {
+            assert_eq!(lanes(n, k), want, "{n} rows at k = {k}");
+        }
+        // fewer lanes than a warp's only where one warp reads a row
+        for k in 0..5000 {
+            assert!(lanes(many, k) == 32 || threshold_warps_per_row(k) == 1);
+        }
+        let one_sm = DeviceLimits { sm_count: 1, ..h100() };
+        assert_eq!(threshold_lanes_per_row(64, 8, &one_sm), 32);
+        assert_eq!(threshold_lanes_per_row(65, 8, &one_sm), 1);
+        assert_eq!(threshold_lanes_per_row(usize::MAX, 100, &one_sm), 8);
     }
 
     #[test]

@@ -612,32 +612,76 @@ fn radix_rows_of_every_length() {
 fn thresholds_of_wide_outputs_over_several_warps() {
     let m = 3000usize;
     let lengths = [m, 0, 1, 299, 1500, m, 2999, 700, m, 1024, 2047];
-    let n = lengths.len();
+    let x: Vec<f32> = (0..lengths.len() * m)
+        .map(|i| match i % 97 {
+            13 => f32::from_bits(0xffc0_1234),
+            41 => -0.0,
+            _ => ((i * 2_654_435_761) % 4) as f32 - 1.5,
+        })
+        .collect();
     for width in [300usize, 700, 2000, m] {
-        let ks: Vec<usize> = (0..n).map(|r| [width, 0, 1, width / 2, width - 1][r % 5]).collect();
+        thresholds_of_every_shape(SimConfig::default(), (m, &x), &lengths, width);
+    }
+}
+
+/// The rows of `x` (of `m` values) with `lengths`, k per row cycling through the width, none,
+/// 1, half and one less than the width (and the width for every row), NaN or infinities past
+/// the lengths, both modes, sorted and not, in f32 and (unsorted) f16, under `config`: the
+/// driver's answers and thresholds.
+fn thresholds_of_every_shape(
+    config: SimConfig,
+    (m, x): (usize, &[f32]),
+    lengths: &[usize],
+    width: usize,
+) {
+    let n = lengths.len();
+    let ks: Vec<usize> = (0..n).map(|r| [width, 0, 1, width / 2, width - 1][r % 5]).collect();
+    for (per_row_k, tail) in [(true, test_support::Tail::Nan), (false, test_support::Tail::Inf)] {
+        let hint = test_support::HintKind::None;
+        let shape = every_length(lengths, &ks, (width, per_row_k), tail, hint);
+        for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
+            let mut x = x.to_vec();
+            poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
+            let config = SimConfig { sorted, ..config };
+            let mode = Mode::from_smallest(smallest);
+            check(config, (n, m, &x), &shape, mode, Bisect::exact()).unwrap();
+            if !sorted {
+                let mut y: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+                poison_tails(&mut y, m, &shape.lengths, shape.tail, specials16::<f16>());
+                check(config, (n, m, &y), &shape, mode, Bisect::exact()).unwrap();
+            }
+        }
+    }
+}
+
+/// Thresholds of many rows of narrow outputs, several rows a warp (the plan's
+/// `threshold_lanes_per_row`: on a device of one SM, 64 warps, more rows than that take the
+/// fewest lanes that read a row in one batch — one lane a row up to 16 values, 2 to 32, 4 to
+/// 64, 8 to 128, 16 to 256), so that the last warp's row groups run past the rows: lengths 0,
+/// 1, below k, M; k per row 0, 1, above the length, the width; ties straddling the k-th value
+/// (every value one of four, so that a row's lanes hold its least key at several positions),
+/// negative zeros, NaN of both signs with payloads selected and past the lengths; both modes,
+/// sorted and not; f32 and f16 — the driver's thresholds, bit for bit, with the rest of the
+/// answer.
+#[test]
+fn thresholds_of_many_narrow_outputs_several_rows_a_warp() {
+    let one_sm = rtopk_plan::DeviceLimits { sm_count: 1, ..SimConfig::default().limits };
+    let config = SimConfig { limits: one_sm, ..SimConfig::default() };
+    for (n, m, widths) in
+        [(2100usize, 48usize, &[1usize, 5, 16, 17, 40][..]), (600, 300, &[100, 256])]
+    {
+        let lengths: Vec<usize> =
+            (0..n).map(|r| [m, 0, 1, 7, m / 2, m, m - 1, 40][r % 8]).collect();
         let x: Vec<f32> = (0..n * m)
-            .map(|i| match i % 97 {
+            .map(|i| match i % 89 {
                 13 => f32::from_bits(0xffc0_1234),
+                29 => f32::from_bits(0x7fa0_0042),
                 41 => -0.0,
                 _ => ((i * 2_654_435_761) % 4) as f32 - 1.5,
             })
             .collect();
-        for (per_row_k, tail) in [(true, test_support::Tail::Nan), (false, test_support::Tail::Inf)]
-        {
-            let hint = test_support::HintKind::None;
-            let shape = every_length(&lengths, &ks, (width, per_row_k), tail, hint);
-            for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
-                let mut x = x.clone();
-                poison_tails(&mut x, m, &shape.lengths, shape.tail, SPECIALS_F32);
-                let config = SimConfig { sorted, ..SimConfig::default() };
-                let mode = Mode::from_smallest(smallest);
-                check(config, (n, m, &x), &shape, mode, Bisect::exact()).unwrap();
-                if !sorted {
-                    let mut y: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
-                    poison_tails(&mut y, m, &shape.lengths, shape.tail, specials16::<f16>());
-                    check(config, (n, m, &y), &shape, mode, Bisect::exact()).unwrap();
-                }
-            }
+        for &width in widths {
+            thresholds_of_every_shape(config, (m, &x), &lengths, width);
         }
     }
 }

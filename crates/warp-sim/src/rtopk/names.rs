@@ -197,6 +197,8 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("threshold_key", "threshold.rs"),
     ("threshold_min", "threshold.rs"),
     ("threshold_batch", "threshold.rs"),
+    ("threshold_part_of", "threshold.rs"),
+    ("threshold_group_of", "threshold.rs"),
     ("rtopk_row_threshold", "threshold.rs"),
     // grouped selection (docs/contract.md §8)
     ("load_experts", "grouped.rs"),

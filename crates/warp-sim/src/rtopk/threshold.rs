@@ -1,5 +1,8 @@
 //! The program's `row_threshold` step (docs/contract.md §5): the kernel `rtopk_row_threshold`
-//! (`kernels/threshold.cu`), `warps_per_row` warps per row (the plan's
+//! (`kernels/threshold.cu`), `lanes_per_row` lanes per row (the plan's
+//! `threshold_lanes_per_row`: 32 while the rows fit the device's warps, else the fewest, a
+//! power of two, that read a row in one batch of [`THRESHOLD_BATCH`] loads a lane;
+//! `32 / lanes_per_row` rows a warp), then `warps_per_row` warps per row (the plan's
 //! `threshold_warps_per_row`: one up to 512 values, else a warp for every 256), which read
 //! the row's `k_i` selected values from the values output (one pass, [`THRESHOLD_BATCH`]
 //! loads a lane in flight, each lane keeping the value of its least key, so that no load
@@ -52,13 +55,20 @@ impl Simulator {
         (values, threshold): (BufId, BufId),
     ) -> Result<(), SimError> {
         let warps = grid.threads / 32;
+        let lanes = t.lanes_per_row;
         if t.warps_per_row == 0 || warps == 0 || warps % t.warps_per_row != 0 {
             return Err(SimError::InvalidLaunch(format!(
                 "rtopk_row_threshold: {} warps a row in blocks of {warps}",
                 t.warps_per_row
             )));
         }
-        let per_block = u64::from(warps / t.warps_per_row);
+        if !(lanes.is_power_of_two() && lanes <= 32 && (lanes == 32 || t.warps_per_row == 1)) {
+            return Err(SimError::InvalidLaunch(format!(
+                "rtopk_row_threshold: {lanes} lanes a row over {} warps",
+                t.warps_per_row
+            )));
+        }
+        let per_block = u64::from(warps / t.warps_per_row * (32 / lanes));
         let mut engine_grid = Grid::new(grid.blocks, warps, SHARED_WORDS);
         if u64::from(grid.blocks) * per_block >= t.n_rows {
             // each block's rows are its first (the grid covers the rows once): the window's
@@ -70,7 +80,7 @@ impl Simulator {
         self.write_once(&[threshold], true);
         // a warp's steps: its rows, each a few dozen a value a lane reads, and the reductions
         let sweeps = t.n_rows.div_ceil(u64::from(grid.blocks).max(1) * per_block).max(1);
-        let per_lane = u64::from(t.k.div_ceil(32 * t.warps_per_row)).max(16);
+        let per_lane = u64::from(t.k.div_ceil(lanes * t.warps_per_row)).max(16);
         self.machine.set_step_limit(sweeps * (16 * per_lane + 256));
         self.machine.launch(engine_grid, async |mut w| rtopk_row_threshold(&mut w, &ta).await)?;
         let (r0, r1) = window;
@@ -141,33 +151,39 @@ const S_LEAST: u32 = 0;
 const S_LAST: u32 = 16;
 const S_VALUE: u32 = 24;
 
-/// `threshold_batch`: the lane's values at positions `base + stride j + lane` (`j < rounds`,
-/// the batch's strides that reach below `k`, of at most [`THRESHOLD_BATCH`]; those below `k`),
-/// all loaded before the first is compared, folded into the lane's least key, the last
-/// position holding it (position + 1) and its value: positions rise, so a key equal to the
-/// least moves `last` and `value` on. The strides past `k` are skipped, not predicated off
-/// (the kernel's `rounds` is warp-uniform).
+/// `threshold_batch`: the lane's values at positions `base + stride j + sub` (`sub`: its place
+/// among its row's lanes; `j < rounds`, the batch's strides that reach below its row's `k`, of
+/// at most [`THRESHOLD_BATCH`]; those below `k`), all loaded before the first is compared,
+/// folded into the lane's least key, the last position holding it (position + 1) and its
+/// value: positions rise, so a key equal to the least moves `last` and `value` on. The strides
+/// past `k` are skipped, not predicated off (the kernel's `rounds` is the same for a row's
+/// lanes). The active lanes are those whose rows reach past `base`.
 async fn threshold_batch(
     w: &mut Warp<'_>,
     ta: &ThresholdArgs<'_>,
-    (row_base, base, stride, k): (&Lanes<u64>, u32, u32, u32),
+    (row_base, base, stride, k, sub): (&Lanes<u64>, u32, u32, &Lanes<u32>, &Lanes<u32>),
     sign: f32,
     part: &mut Part,
 ) -> Result<(), SimError> {
-    let lane = w.lane_id();
-    // the strides that reach below k (base < k); the rest are skipped
-    let rounds = (k - base).div_ceil(stride).min(THRESHOLD_BATCH);
-    let mut x = Vec::with_capacity(rounds as usize);
-    for j in 0..rounds {
-        let pos = lane.map(|l| base + stride * j + l);
-        let saved = w.push_active(&pos.map(|p| p < k), "threshold_batch: i < k")?;
+    // the strides that reach below k (base < k in every active lane); the rest are skipped
+    let rounds = k.map(|k| k.saturating_sub(base).div_ceil(stride).min(THRESHOLD_BATCH));
+    let most = (0..32).filter(|&l| w.active_mask() >> l & 1 == 1).map(|l| rounds.lane(l)).max();
+    let mut x = Vec::new();
+    for j in 0..most.unwrap_or(0) {
+        let saved = w.push_active(&rounds.map(|r| j < r), "threshold_batch: j < rounds")?;
+        let pos = sub.map(|s| base + stride * j + s);
+        let below = Lanes::from_fn(|l| pos.lane(l) < k.lane(l));
+        let inner = w.push_active(&below, "threshold_batch: i < k_i")?;
         let at = w.add_u64(row_base, &pos.map(u64::from), "threshold_batch: row * k + i")?;
         x.push(load_value(w, ta, &at, "threshold_batch: x[j] = values[row * k + i]").await?);
+        w.pop_active(inner);
         w.pop_active(saved);
     }
-    for (j, v) in (0..rounds).zip(&x) {
-        let pos = lane.map(|l| base + stride * j + l);
-        let saved = w.push_active(&pos.map(|p| p < k), "threshold_batch: i < k")?;
+    for (j, v) in (0..).zip(&x) {
+        let saved = w.push_active(&rounds.map(|r| j < r), "threshold_batch: j < rounds")?;
+        let pos = sub.map(|s| base + stride * j + s);
+        let below = Lanes::from_fn(|l| pos.lane(l) < k.lane(l));
+        let inner = w.push_active(&below, "threshold_batch: i < k_i")?;
         let key = v.map(|b| threshold_key(ta, b, sign));
         let lower = Lanes::from_fn(|l| key.lane(l) <= part.least.lane(l));
         let next = Part {
@@ -178,6 +194,7 @@ async fn threshold_batch(
         w.assign(&mut part.least, &next.least);
         w.assign(&mut part.last, &next.last);
         w.assign(&mut part.value, &next.value);
+        w.pop_active(inner);
         w.pop_active(saved);
     }
     Ok(())
@@ -237,43 +254,82 @@ async fn st_shared64(
     w.st_shared(&at.map(|a| a + 1), &v.map(|x| (x >> 32) as u32), label).await
 }
 
+/// `threshold_group_of`: the part of a row that `lanes_per_row < 32` lanes read (an aligned
+/// group of the warp's lanes), from each lane's: butterfly shuffles within the group
+/// (`__shfl_xor_sync`), each lane taking its partner's part where that holds a lesser key, or
+/// the same key at a later position — so that every lane of the group holds the group's part.
+fn threshold_group_of(w: &mut Warp<'_>, p: &Part, lanes_per_row: u32) -> Result<Part, SimError> {
+    let full = u32::MAX;
+    let mut own = Part { least: p.least, last: p.last, value: p.value };
+    let mut d = lanes_per_row >> 1;
+    while d > 0 {
+        let least = w.shfl_xor_sync(full, &own.least, d, 32, "threshold_group_of: other least")?;
+        let last = w.shfl_xor_sync(full, &own.last, d, 32, "threshold_group_of: other last")?;
+        let value = w.shfl_xor_sync(full, &own.value, d, 32, "threshold_group_of: other value")?;
+        let takes = Lanes::from_fn(|l| {
+            let (theirs, ours) = (least.lane(l), own.least.lane(l));
+            theirs < ours || (theirs == ours && last.lane(l) > own.last.lane(l))
+        });
+        own = Part {
+            least: Lanes::select(&takes, &least, &own.least),
+            last: Lanes::select(&takes, &last, &own.last),
+            value: Lanes::select(&takes, &value, &own.value),
+        };
+        d >>= 1;
+    }
+    Ok(own)
+}
+
 /// `rtopk_row_threshold`: the block takes rows `first .. first + per_block - 1` at a time
-/// (`per_block` = warps a block / `warps_per_row`; `first` = block · `per_block`, then grid ·
-/// `per_block` further: the grid covers the rows once); warp `part` (0 to `warps_per_row - 1`)
-/// of slot `slot` reads row `first + slot` at positions `32 part + lane + 32 warps_per_row j`:
-/// each row its own width and k (`row_lengths`), each warp its part (`threshold_batch`,
-/// `threshold_part_of`). Where several warps read a row, each puts its part in shared memory
-/// and every warp of the row takes the row's parts as lanes (`threshold_part_of` again). Lane
-/// 0 of the row's first warp writes the value as f32, or NaN where `k_i = 0`. Rows outside this
-/// run's `window` are read as rows past the end: another run of the program writes them.
+/// (`per_block` = warps a block / `warps_per_row` warp slots of `32 / lanes_per_row` rows each;
+/// `first` = block · `per_block`, then grid · `per_block` further: the grid covers the rows
+/// once). Row `first + slot` is read by the lanes of group `lane / lanes_per_row` of warps
+/// `part` = 0 to `warps_per_row - 1` (one of the two is 1: fewer lanes than 32 only in one
+/// warp) at positions `lanes_per_row part + sub + lanes_per_row warps_per_row j`: each row its
+/// own width and k (`row_lengths`), each warp its part (`threshold_batch`, then
+/// `threshold_group_of` or, on a whole warp, `threshold_part_of`). Where several warps read a
+/// row, each puts its part in shared memory and every warp of the row takes the row's parts as
+/// lanes (`threshold_part_of` again). The row's first lane writes the value as f32, or NaN
+/// where `k_i = 0`. Rows outside this run's `window` are read as rows past the end: another run
+/// of the program writes them.
 async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result<(), SimError> {
     let u = |v: u64| Lanes::splat(v);
     let lane = w.lane_id();
     let (warps, warp) = (w.warps_per_block(), w.warp_idx());
-    let per_row = ta.t.warps_per_row;
-    let per_block = u64::from(warps / per_row);
-    let (slot, part) = (warp / per_row, warp % per_row);
-    let stride = 32 * per_row;
+    let (per_row, lanes) = (ta.t.warps_per_row, ta.t.lanes_per_row);
+    let rows_per_warp = 32 / lanes;
+    let (group, sub) = (lane.map(|l| l / lanes), lane.map(|l| l % lanes));
+    let per_block = u64::from(warps / per_row * rows_per_warp);
+    let slot = group.map(|g| warp / per_row * rows_per_warp + g);
+    let part = warp % per_row;
+    let stride = lanes * per_row;
     let step = u64::from(w.grid_dim()) * per_block;
     let sign = ta.a.sign();
     let width = u64::from(ta.t.k);
     let mut first = u64::from(w.block_idx()) * per_block;
     while first < ta.t.n_rows {
-        let row = first + u64::from(slot);
-        let ours = row < ta.t.n_rows && row >= ta.window.0 && row < ta.window.1;
-        let mut k = 0u32;
+        let row = slot.map(|s| first + u64::from(s));
+        let ours = row.map(|r| r < ta.t.n_rows && r >= ta.window.0 && r < ta.window.1);
+        let args = KernelArgs { m: ta.t.m as usize, k: ta.t.k as usize, ..ta.a };
+        let k = Lanes::from_fn(|l| {
+            if ours.lane(l) { args.row_lengths(&ta.rows, row.lane(l)).k as u32 } else { 0 }
+        });
         let mut own = Part::none();
-        if ours {
-            let args = KernelArgs { m: ta.t.m as usize, k: ta.t.k as usize, ..ta.a };
-            k = args.row_lengths(&ta.rows, row).k as u32;
-            let base = w.mul_u64(&u(row), &u(width), "rtopk_row_threshold: row * (u64)k")?;
-            let mut i = 32 * part;
-            while i < k {
-                threshold_batch(w, ta, (&base, i, stride, k), sign, &mut own).await?;
-                i += stride * THRESHOLD_BATCH;
-            }
+        let saved = w.push_active(&ours, "rtopk_row_threshold: row < n_rows")?;
+        let base = w.mul_u64(&row, &u(width), "rtopk_row_threshold: row * (u64)k")?;
+        let mut i = lanes * part;
+        while (0..32).any(|l| w.active_mask() >> l & 1 == 1 && i < k.lane(l)) {
+            let reach = w.push_active(&k.map(|k| i < k), "rtopk_row_threshold: base < k_i")?;
+            threshold_batch(w, ta, (&base, i, stride, &k, &sub), sign, &mut own).await?;
+            w.pop_active(reach);
+            i += stride * THRESHOLD_BATCH;
         }
-        let mut own = threshold_part_of(w, ta, &own)?;
+        w.pop_active(saved);
+        let mut own = if lanes < 32 {
+            threshold_group_of(w, &own, lanes)?
+        } else {
+            threshold_part_of(w, ta, &own)?
+        };
         if per_row > 1 {
             // launch-uniform: every warp meets both barriers
             let saved = w.push_active(&lane.map(|l| l == 0), "rtopk_row_threshold: lane 0")?;
@@ -286,7 +342,7 @@ async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result
             w.pop_active(saved);
             w.syncthreads("rtopk_row_threshold: the parts written").await?;
             let held = lane.map(|l| l < per_row);
-            let at = lane.map(|l| slot * per_row + l);
+            let at = lane.map(|l| (warp / per_row) * per_row + l);
             let saved = w.push_active(&held, "rtopk_row_threshold: lane < warps_per_row")?;
             let mut parts = Part::none();
             let least =
@@ -304,15 +360,13 @@ async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result
             own = threshold_part_of(w, ta, &parts)?;
             w.syncthreads("rtopk_row_threshold: the parts read").await?;
         }
-        if ours && part == 0 {
-            let saved = w.push_active(&lane.map(|l| l == 0), "rtopk_row_threshold: lane 0")?;
-            let bits = if k == 0 {
-                Lanes::splat(NAN_BITS)
-            } else {
-                own.value.map(|b| threshold_value(ta.elem, b))
-            };
-            w.st_global(ta.threshold, &u(row), &bits, "rtopk_row_threshold: threshold[row]")
-                .await?;
+        if part == 0 {
+            let first_lane = Lanes::from_fn(|l| ours.lane(l) && sub.lane(l) == 0);
+            let saved = w.push_active(&first_lane, "rtopk_row_threshold: the row's first lane")?;
+            let bits = Lanes::from_fn(|l| {
+                if k.lane(l) == 0 { NAN_BITS } else { threshold_value(ta.elem, own.value.lane(l)) }
+            });
+            w.st_global(ta.threshold, &row, &bits, "rtopk_row_threshold: threshold[row]").await?;
             w.pop_active(saved);
         }
         first += step;
