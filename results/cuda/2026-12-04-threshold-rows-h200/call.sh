@@ -7,6 +7,7 @@
 # 2026-12-04 length-read record's calls.py, the 2026-12-03 ragged-twins record's table.py).
 # Part `c` (`w12`: the rule that lands — a warp a row while the rows fit the device's warps):
 # the tests again on w12's code, then w10, w11 and w12 on a few rows and many.
+# Part `d` (`w13`: the commit that lands it, f37bf69): the tests again, then w10 and w13.
 # Part `b`: more shapes, torch.topk on two of them, and two variants of the plan's lane rule
 # (`w11v4`, `w11v8`: w11 with `threshold_lanes_per_row` reading 4 or 8 values a lane, not 16;
 # built from w11's tree with that one line changed, record.md).
@@ -19,6 +20,7 @@ mkdir -p /tmp/wh $OUT/csv
 WHEELS="w10 w11"
 [ "$1" = b ] && WHEELS="w10 w11 w11v4 w11v8"
 [ "$1" = c ] && WHEELS="w10 w11 w12"
+[ "$1" = d ] && WHEELS="w10 w13"
 for w in $WHEELS; do
     tar xJf devbin/pk$w.tar.xz -C /tmp/wh
     $PY -m pip install -q --no-deps --target /tmp/site_$w /tmp/wh/$w/*.whl
@@ -50,6 +52,12 @@ elif [ "$1" = c ]; then
     for s in 64x128256:50 4096x1024:64 16384x1024:64 1048576x256:16; do
         for w in w10 w11 w12; do run $w $s plain; done
     done
+elif [ "$1" = d ]; then
+    tests w13 150
+    for s in 1048576x256:16 65536x128:8 16384x1024:64 4096x1024:64 64x128256:50; do
+        for w in w10 w13; do run $w $s plain; done
+    done
+    for s in 65536x128:8 16384x1024:64; do run w13 $s torch; done
 else
     for s in 1048576x256:16 1048576x256:64 65536x128:8 16384x2048:128; do
         for w in w10 w11 w11v4 w11v8; do run $w $s plain; done

@@ -670,7 +670,9 @@ fn step_rows_per_block(step: &Step) -> u64 {
         Kernel::Select(sel) => rows_per_block(&sel.plan),
         Kernel::Sort(sort) => sort_rows_per_block(step.grid, sort),
         Kernel::Gather(_) => 1,
-        Kernel::Threshold(_) => u64::from(step.grid.threads / 32),
+        Kernel::Threshold(t) => u64::from(
+            step.grid.threads / 32 / t.warps_per_row.max(1) * (32 / t.lanes_per_row.max(1)),
+        ),
         // a row's blocks are consecutive: any whole row is whole blocks
         Kernel::Radix(_) => 1,
     }
