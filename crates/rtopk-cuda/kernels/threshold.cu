@@ -138,8 +138,9 @@ extern "C" __global__ void __launch_bounds__(256) rtopk_row_threshold(const elem
     __shared__ u32 s_last[8];
     __shared__ elem_t s_value[8];
     u32 lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    u32 rows_per_warp = 32u / lanes_per_row;
-    u32 group = lane / lanes_per_row, sub = lane % lanes_per_row;  // the lane's row, its place
+    u32 shift = __ffs(lanes_per_row) - 1u;  // lanes_per_row is a power of two (the plan's)
+    u32 rows_per_warp = 32u >> shift;
+    u32 group = lane >> shift, sub = lane & (lanes_per_row - 1u);  // the lane's row, its place
     u32 per_block = (blockDim.x >> 5) / warps_per_row * rows_per_warp;  // rows at a time
     u32 slot = warp / warps_per_row * rows_per_warp + group, part = warp % warps_per_row;
     u32 stride = lanes_per_row * warps_per_row;  // positions between a lane's values

@@ -559,9 +559,10 @@ pub fn threshold_warps_per_row(k: u32) -> u32 {
 /// Values a lane of the threshold launch loads in one batch (the kernel's `THRESHOLD_BATCH`).
 pub const THRESHOLD_BATCH: u32 = 16;
 
-/// Warps an SM holds at once (2048 threads on compute capability 8.0 to 9.0; CUDA C++
-/// Programming Guide, "Features and Technical Specifications"): the threshold launch reads a
-/// row a warp until its rows outnumber the device's warps.
+/// Warps an SM holds at once (2048 threads on compute capability 8.0 and 9.0, 1536 on 8.6 and
+/// 8.9, where rows are packed a little late; CUDA C++ Programming Guide, "Features and
+/// Technical Specifications"): the threshold launch reads a row a warp until its rows
+/// outnumber the device's warps.
 pub const SM_WARPS: usize = 64;
 
 /// The lanes of a warp that read one row of `k` values in the threshold launch over `n` rows:

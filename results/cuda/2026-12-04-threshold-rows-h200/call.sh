@@ -8,6 +8,8 @@
 # Part `c` (`w12`: the rule that lands — a warp a row while the rows fit the device's warps):
 # the tests again on w12's code, then w10, w11 and w12 on a few rows and many.
 # Part `d` (`w13`: the commit that lands it, f37bf69): the tests again, then w10 and w13.
+# Part `e` (`w14`: w13 with the kernel's row group and place by a shift and a mask, not a
+# division by lanes_per_row): thresholds.py, then w13 and w14 alternated twice.
 # Part `b`: more shapes, torch.topk on two of them, and two variants of the plan's lane rule
 # (`w11v4`, `w11v8`: w11 with `threshold_lanes_per_row` reading 4 or 8 values a lane, not 16;
 # built from w11's tree with that one line changed, record.md).
@@ -21,6 +23,7 @@ WHEELS="w10 w11"
 [ "$1" = b ] && WHEELS="w10 w11 w11v4 w11v8"
 [ "$1" = c ] && WHEELS="w10 w11 w12"
 [ "$1" = d ] && WHEELS="w10 w13"
+[ "$1" = e ] && WHEELS="w13 w14"
 for w in $WHEELS; do
     tar xJf devbin/pk$w.tar.xz -C /tmp/wh
     $PY -m pip install -q --no-deps --target /tmp/site_$w /tmp/wh/$w/*.whl
@@ -58,6 +61,12 @@ elif [ "$1" = d ]; then
         for w in w10 w13; do run $w $s plain; done
     done
     for s in 65536x128:8 16384x1024:64; do run w13 $s torch; done
+elif [ "$1" = e ]; then
+    s=$SECONDS; PYTHONPATH=/tmp/site_w14 RTOPK_CUDA_PTX_CACHE=/tmp/ptx_w14 timeout 150 $PY $D/thresholds.py > $OUT/thresholds.txt 2>&1
+    echo "thresholds.py rc=$? $((SECONDS-s)) s: $(tail -1 $OUT/thresholds.txt)" >> $OUT/steps.txt
+    for s in 4096x1024:64 64x128256:50 16384x1024:64 1048576x256:16; do
+        for w in w13 w14 w13 w14; do run $w $s plain; mv $OUT/csv/$s\_plain-$w.csv $OUT/csv/$s\_plain-$w-$SECONDS.csv; done
+    done
 else
     for s in 1048576x256:16 1048576x256:64 65536x128:8 16384x2048:128; do
         for w in w10 w11 w11v4 w11v8; do run $w $s plain; done

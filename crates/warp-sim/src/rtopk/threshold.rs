@@ -297,8 +297,9 @@ async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result
     let lane = w.lane_id();
     let (warps, warp) = (w.warps_per_block(), w.warp_idx());
     let (per_row, lanes) = (ta.t.warps_per_row, ta.t.lanes_per_row);
-    let rows_per_warp = 32 / lanes;
-    let (group, sub) = (lane.map(|l| l / lanes), lane.map(|l| l % lanes));
+    let shift = lanes.trailing_zeros(); // lanes is a power of two (checked at launch)
+    let rows_per_warp = 32 >> shift;
+    let (group, sub) = (lane.map(|l| l >> shift), lane.map(|l| l & (lanes - 1)));
     let per_block = u64::from(warps / per_row * rows_per_warp);
     let slot = group.map(|g| warp / per_row * rows_per_warp + g);
     let part = warp % per_row;
