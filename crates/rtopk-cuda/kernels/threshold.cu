@@ -5,10 +5,10 @@
 // sorted order), as topk-ref's ragged::threshold_of — or NaN where k_i = 0. lanes_per_row
 // lanes per row (the plan's threshold_lanes_per_row: 32 while the rows fit the device's warps,
 // else the fewest, a power of two, that read a row in one batch of THRESHOLD_BATCH loads a
-// lane; 32 / lanes_per_row rows a warp), then
-// warps_per_row warps per row (threshold_warps_per_row: one up to 512 values, else a warp for
-// every 256), one pass over the values, THRESHOLD_BATCH loads a lane in flight, each lane
-// keeping the value of its least key, so that no load follows the reductions.
+// lane; 32 / lanes_per_row rows a warp), then warps_per_row warps per row
+// (threshold_warps_per_row: one up to 512 values, else a warp for every 256), one pass over
+// the values, THRESHOLD_BATCH loads a lane in flight, each lane keeping the value of its least
+// key, so that no load follows the reductions.
 
 #include "order.cuh"
 #include "wide.cuh"

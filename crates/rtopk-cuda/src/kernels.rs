@@ -369,6 +369,17 @@ mod tests {
         assert!(src.contains(&format!("#define SORT_BLOCK_REGISTERS_MIN {min}u\n")), "{min}");
     }
 
+    /// The threshold launch's loads a lane in one batch, which the plan's lanes a row assume
+    /// (`threshold_lanes_per_row`), are the kernel's.
+    #[test]
+    fn the_threshold_launch_loads_the_plans_batch_a_lane() {
+        let files = KernelFiles::embedded();
+        let src = Unit::threshold(rtopk_plan::ElemType::F32).source(&files).unwrap();
+        let batch = rtopk_plan::program::THRESHOLD_BATCH;
+        assert_eq!(src.matches("#define THRESHOLD_BATCH ").count(), 1);
+        assert!(src.contains(&format!("#define THRESHOLD_BATCH {batch}\n")), "{batch}");
+    }
+
     #[test]
     fn a_units_source_has_its_files_once_and_its_entry_point_last() {
         let files = KernelFiles::embedded();

@@ -21,7 +21,7 @@ use crate::engine::warp::{BufId, Warp};
 use crate::rtopk::args::{KernelArgs, RowData};
 use crate::rtopk::launch::Simulator;
 use crate::rtopk::order::{ElemType, int_value, own_key};
-use crate::rtopk::plan::{self, Threshold};
+use crate::rtopk::plan::{self, THRESHOLD_BATCH, Threshold};
 use crate::rtopk::wide::{warp_min64, wide_key, wide_threshold_value};
 
 /// The quiet NaN the kernel writes for a row that selects nothing.
@@ -140,9 +140,6 @@ async fn load_value(
     }
     Ok(w.ld_global(ta.values, at, label).await?.map(u64::from))
 }
-
-/// Values a lane loads before it compares any ([`threshold_batch`]).
-const THRESHOLD_BATCH: u32 = 16;
 
 /// The shared words: a warp's part (`s_least`, two words a warp; `s_last`; `s_value`, two
 /// words a warp) for the block's 8 warps.
