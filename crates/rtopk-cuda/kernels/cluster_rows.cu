@@ -67,18 +67,6 @@ __device__ __forceinline__ u32 cluster_nctarank() {
     return n;
 }
 
-// cluster.sync(): every thread of every block of the cluster arrives (release) and waits
-// (acquire), so that the blocks' shared-memory writes and reductions before it are seen after
-// it; the first also makes sure every block of the cluster has started before any reaches into
-// another's shared memory (CUDA Programming Guide, "Distributed Shared Memory").
-__device__ __forceinline__ void cluster_sync() {
-#if __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
-#else
-    __syncthreads();
-#endif
-}
-
 // Word `word` of the cluster slots of block `rank` of this cluster, reduced with `v`
 // (CLUSTER_ADD, CLUSTER_MIN_OP or CLUSTER_MAX_OP): mapa turns the address of the same word in
 // this block's shared memory into that block's; red does not wait for the result.

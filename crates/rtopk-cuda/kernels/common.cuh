@@ -69,6 +69,19 @@ __device__ __forceinline__ void wait_for_previous_step() {
 #endif
 }
 
+// cluster.sync(): every thread of every block of the cluster arrives (release) and waits
+// (acquire), so that the blocks' shared-memory writes and reductions before it are seen after
+// it, and their global reads before it come before any write after it; the first also makes
+// sure every block of the cluster has started before any reaches into another's shared memory
+// (CUDA Programming Guide, "Distributed Shared Memory"). Without clusters, the block's barrier.
+__device__ __forceinline__ void cluster_sync() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+#else
+    __syncthreads();
+#endif
+}
+
 // The element type: elem_t (the unit's: float, the 16 bits of an f16 or bf16 held as an
 // unsigned short, or the integer type itself, src/kernels.rs) and ELEM_KIND, one of these
 // (docs/kernel.md, "16-bit rows" and "Integer rows").

@@ -1,7 +1,9 @@
 // The block sort of the sorted output: rtopk_sort_rows, one block per row (k > 1024, and k > 256
-// on few rows).
+// on few rows), or the rank sort, a cluster of blocks per row (few rows of k <= 2048 on devices
+// that launch clusters: sort_rank.cuh).
 
 #include "sort.cuh"
+#include "sort_rank.cuh"
 
 // Positions a thread of the block sort holds in registers where the row's ranks fit shared
 // memory and pow2 >= SORT_BLOCK_REGISTERS_MIN (rtopk-plan's SORT_BLOCK_EPL and
@@ -90,13 +92,26 @@ __device__ void sort_block_row(const SharedRanks& s, const elem_t* row_in, elem_
 // (sort_block_row), the steps between warps through dynamic shared memory (pow2 words of 8
 // bytes per row); below it every step through shared memory (bitonic_sort over SharedRanks);
 // values rebuilt as in write_result. Otherwise each row is sorted in place in global memory.
+// parts > 1: the rank sort (sort_rank_row), block b of the grid block b % parts of row b / parts's
+// cluster, the row's k + 1 ranks in dynamic shared memory.
 extern "C" __global__ void rtopk_sort_rows(const elem_t* x, elem_t* out_val, idx_t* out_idx,
                                            u64 n_rows, u32 m, u32 k, int smallest, u32 pow2,
-                                           u32 row_threads, int in_shared, const u32* lengths,
-                                           const u32* k_per_row) {
-    extern __shared__ u64 smem_ranks[];
+                                           u32 row_threads, int in_shared, u32 parts,
+                                           const u32* lengths, const u32* k_per_row) {
+    extern __shared__ __align__(16) u64 smem_ranks[];
     wait_for_previous_step();
     float sign = smallest ? -1.0f : 1.0f;
+    if (parts > 1u) {  // launch-uniform
+        u64 rank_row = blockIdx.x / parts;
+        // a row past the end sorts nothing but reaches the barriers; a row sorts its own k
+        u32 rank_m = m, rank_n = k;
+        if (rank_row < n_rows) row_lengths(lengths, k_per_row, rank_row, &rank_m, &rank_n);
+        else rank_n = 0u;
+        u64 at = (rank_row < n_rows ? rank_row : 0u) * (u64)k;
+        sort_rank_row(smem_ranks, out_val + at, out_idx + at, rank_n, k, parts, blockIdx.x % parts,
+                      sign);
+        return;
+    }
     u32 slot = threadIdx.x / row_threads, t = threadIdx.x % row_threads;
     u64 row_id = (u64)blockIdx.x * (blockDim.x / row_threads) + slot;
     // rows past the end still reach every barrier; a row sorts its own k (row_lengths)

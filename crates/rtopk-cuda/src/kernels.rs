@@ -278,7 +278,7 @@ fn inline(
 }
 
 /// The kernel files in the binary, in `kernels/`.
-const EMBEDDED: [(&str, &str); 22] = [
+const EMBEDDED: [(&str, &str); 23] = [
     ("common.cuh", include_str!("../kernels/common.cuh")),
     ("order.cuh", include_str!("../kernels/order.cuh")),
     ("rows.cuh", include_str!("../kernels/rows.cuh")),
@@ -288,6 +288,7 @@ const EMBEDDED: [(&str, &str); 22] = [
     ("narrow.cuh", include_str!("../kernels/narrow.cuh")),
     ("floor.cuh", include_str!("../kernels/floor.cuh")),
     ("sort.cuh", include_str!("../kernels/sort.cuh")),
+    ("sort_rank.cuh", include_str!("../kernels/sort_rank.cuh")),
     ("warp_rows.cu", include_str!("../kernels/warp_rows.cu")),
     ("block_rows.cu", include_str!("../kernels/block_rows.cu")),
     ("sort_warp_rows.cu", include_str!("../kernels/sort_warp_rows.cu")),
@@ -378,6 +379,18 @@ mod tests {
         let batch = rtopk_plan::program::THRESHOLD_BATCH;
         assert_eq!(src.matches("#define THRESHOLD_BATCH ").count(), 1);
         assert!(src.contains(&format!("#define THRESHOLD_BATCH {batch}\n")), "{batch}");
+    }
+
+    #[test]
+    fn the_rank_sort_sizes_its_lanes_as_the_plan_sizes_its_block() {
+        let files = KernelFiles::embedded();
+        let src = Unit::single(Family::SortRows).source(&files).unwrap();
+        let threads = rtopk_plan::plan::SORT_RANK_THREADS;
+        assert_eq!(src.matches("#define SORT_RANK_THREADS ").count(), 1);
+        assert!(src.contains(&format!("#define SORT_RANK_THREADS {threads}u\n")), "{threads}");
+        let held = rtopk_plan::plan::SORT_RANK_HELD;
+        assert_eq!(src.matches("#define SORT_RANK_HELD ").count(), 1);
+        assert!(src.contains(&format!("#define SORT_RANK_HELD {held}\n")), "{held}");
     }
 
     #[test]

@@ -127,6 +127,7 @@ pub(crate) struct SortRowsParams {
     pub(crate) pow2: u32,
     pub(crate) row_threads: u32,
     pub(crate) in_shared: i32,
+    pub(crate) parts: u32,
     pub(crate) lengths: sys::CUdeviceptr,
     pub(crate) k_per_row: sys::CUdeviceptr,
 }
@@ -401,6 +402,7 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(SortRowsParams, pow2), 4),
             (offset_of!(SortRowsParams, row_threads), 4),
             (offset_of!(SortRowsParams, in_shared), 4),
+            (offset_of!(SortRowsParams, parts), 4),
             (offset_of!(SortRowsParams, lengths), 8),
             (offset_of!(SortRowsParams, k_per_row), 8),
         ],
@@ -595,7 +597,9 @@ impl CudaTopK {
                 self.allow_dynamic_shared(unit, f)?;
             }
         }
-        if clusters && self.limits.max_cluster > PORTABLE_CLUSTER {
+        // the block sort's rank sort launches in clusters too (SortShape::parts)
+        let clustered = clusters || unit.family() == Family::SortRows;
+        if clustered && self.limits.max_cluster > PORTABLE_CLUSTER {
             // the _hinted entry point's clusters are its unit's (Unit::has_hinted_entry)
             for f in &functions {
                 allow_wide_clusters(f)?;
@@ -1090,9 +1094,10 @@ impl CudaTopK {
                     let (lengths, k_per_row) = rows(sort.rows);
                     match sort.shape {
                         // SAFETY: rtopk_sort_rows, whose arguments are SortRowsParams's fields
-                        // (the layout test); one block per row touches positions < k of its own
-                        // row < n_rows of the values and indices, reads its row of x, and uses
-                        // the shared memory the step's grid gives (one row of pow2 ranks).
+                        // (the layout test); one block per row (a cluster of `parts` for the
+                        // rank sort) touches positions < k of its own row < n_rows of the values
+                        // and indices, reads its row of x, and uses the shared memory the step's
+                        // grid gives (one row of pow2 ranks, or k + 1 for the rank sort).
                         Some(shape) => unsafe {
                             let params = SortRowsParams {
                                 x,
@@ -1105,6 +1110,7 @@ impl CudaTopK {
                                 pow2: shape.pow2,
                                 row_threads: shape.row_threads,
                                 in_shared: i32::from(shape.in_shared),
+                                parts: shape.parts,
                                 lengths,
                                 k_per_row,
                             };
@@ -1743,7 +1749,7 @@ mod tests {
                 c_arguments("sort_rows.cu", "rtopk_sort_rows("),
                 fields!(
                     SortRowsParams: x, out_val, out_idx, n_rows, m, k, smallest, pow2,
-                    row_threads, in_shared, lengths, k_per_row
+                    row_threads, in_shared, parts, lengths, k_per_row
                 ),
                 SortRowsParams::END,
             ),

@@ -89,6 +89,23 @@ pub const SORT_BLOCK_EPL: usize = 8;
 /// 28.4 to 21.7 µs and of 4096 from 58.1 to 35.9 (Nsight Compute, cold caches), while at 512
 /// and 1024 positions sorted calls of 1-512 rows took 0.93-1.05x their time.
 pub const SORT_BLOCK_REGISTERS_MIN: usize = 2048;
+/// Most k the rank sort takes (`sort_rank_row` of kernels/sort_rank.cuh: each of a row's k
+/// results counts the ranks below its own, over a thread-block cluster whose every block holds
+/// the row's k ranks in shared memory): its k^2 compares outgrow one block's network past it.
+/// On an H200 (results/cuda/2026-12-04-rank-sort-h200) the rank sort took 0.53-0.61x the block
+/// sort's kernel time on one row of k = 300…2048, and 1.02x at k = 4096.
+pub const SORT_RANK_MAX: usize = 2048;
+/// Most results (rows times k) the rank sort takes: past it the clusters share SMs. On an
+/// H200 8 rows of k = 1024 took 0.69x the block sort's time, 8 of k = 2048 1.14x.
+pub const SORT_RANK_RESULTS: usize = 8192;
+/// Blocks per row of the rank sort, at most (the device's `max_cluster` where smaller): one
+/// cluster a row, each block counting the ranks of k / parts of its results.
+pub const SORT_RANK_PARTS: usize = 16;
+/// Threads per block of the rank sort, at most.
+pub const SORT_RANK_THREADS: usize = 1024;
+/// Results a slot of the rank sort's lanes holds and counts at once (`SORT_RANK_HELD` of
+/// kernels/sort_rank.cuh): each rank read from shared memory is compared with all of them.
+pub const SORT_RANK_HELD: usize = 4;
 
 /// What the plan needs to know of the device (rtopk-cuda reads it from the device; the
 /// simulator takes an H100's unless told otherwise).
@@ -230,15 +247,18 @@ pub struct SortPlan {
 
 /// How the block sort (rows of k > [`SORT_BLOCK_MIN_K`] results, one block each) covers a row:
 /// `pow2` = k rounded up to a power of two, `row_threads` threads, `in_shared` false for rows
-/// sorted in place in global memory.
+/// sorted in place in global memory; or, where `parts > 1`, how the rank sort does (a cluster
+/// of `parts` blocks of `row_threads` threads a row, the ranks in shared memory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct SortShape {
     /// k rounded up to a power of two.
     pub pow2: u32,
-    /// Threads per row (one block per row).
+    /// Threads per row (one block per row), or per block of the rank sort.
     pub row_threads: u32,
     /// Whether the row's ranks sit in shared memory (else in place in global memory).
     pub in_shared: bool,
+    /// Blocks per row: 1 for the block sort, the cluster's blocks for the rank sort.
+    pub parts: u32,
 }
 
 impl SortShape {
@@ -255,8 +275,43 @@ impl SortShape {
         };
         let smem = if in_shared { pow2 * 8 } else { 0 };
         let u = |v: usize| v as u32; // all <= 2^31 for k <= 2^31 (checked by the caller)
-        (Self { pow2: u(pow2), row_threads: u(row_threads), in_shared }, u(smem))
+        (Self { pow2: u(pow2), row_threads: u(row_threads), in_shared, parts: 1 }, u(smem))
     }
+
+    /// The rank sort's shape for rows of `k <=` [`SORT_RANK_MAX`] results over clusters of
+    /// `parts` blocks (at most [`SORT_RANK_THREADS`] slots a block): each block counts the
+    /// ranks of `per = ⌈k / parts⌉` results, [`SORT_RANK_HELD`] a slot of [`sort_rank_lanes`]
+    /// lanes, and holds the row's k ranks (and one past them, so that the count reads pairs) in
+    /// shared memory.
+    fn rank_for_k(k: usize, parts: usize) -> (Self, u32) {
+        let slots = rank_slots(k, parts);
+        let threads = (slots * sort_rank_lanes(slots)).next_multiple_of(32);
+        let u = |v: usize| v as u32; // k <= SORT_RANK_MAX
+        let shape = Self {
+            pow2: u(k.next_power_of_two()),
+            row_threads: u(threads),
+            in_shared: true,
+            parts: u(parts),
+        };
+        (shape, u((k + 1).next_multiple_of(2) * 8))
+    }
+}
+
+/// Slots of lanes a block of the rank sort has for rows of `k` results over `parts` blocks:
+/// one for every [`SORT_RANK_HELD`] of the block's `⌈k / parts⌉` results.
+fn rank_slots(k: usize, parts: usize) -> usize {
+    k.div_ceil(parts.max(1)).div_ceil(SORT_RANK_HELD)
+}
+
+/// Lanes that count one slot's ranks in the rank sort (kernels/sort_rank.cuh): the most, a
+/// power of two up to 32, whose `slots` slots fit [`SORT_RANK_THREADS`] threads. The kernel
+/// takes it the same way (`sort_rank_lanes`).
+pub fn sort_rank_lanes(slots: usize) -> usize {
+    let mut lanes = 32;
+    while lanes > 1 && slots * lanes > SORT_RANK_THREADS {
+        lanes /= 2;
+    }
+    lanes
 }
 
 /// The launch plan of `launch` on a device of `limits` with `strategy`.
@@ -452,7 +507,11 @@ fn block_rows(
 
 /// The sort launch for rows of `k > 1` results: one warp per row in registers for k <= 1024,
 /// E = k/32 rounded up to a power of two results per lane; one block per row beyond, and for
-/// k > [`SORT_BLOCK_MIN_K`] on few rows (at most [`SORT_BLOCK_ROWS_PER_SM`] per SM).
+/// k > [`SORT_BLOCK_MIN_K`] on few rows (at most [`SORT_BLOCK_ROWS_PER_SM`] per SM) — or,
+/// where the device launches clusters, k <= [`SORT_RANK_MAX`] and the rows' clusters fit the
+/// SMs at once, the rank sort: a cluster of [`SORT_RANK_PARTS`] blocks a row, whose k^2
+/// compares spread over those SMs finish before one block's network (docs/kernel.md, "The rank
+/// sort").
 fn sort_plan(n: usize, m: usize, k: usize, limits: &DeviceLimits) -> Result<SortPlan, PlanError> {
     let too_many = PlanError::TooLarge { n, m, why: "more than 2^31 - 1 blocks to sort" };
     let widest = SORT_WARP_WIDTHS[SORT_WARP_WIDTHS.len() - 1];
@@ -474,6 +533,20 @@ fn sort_plan(n: usize, m: usize, k: usize, limits: &DeviceLimits) -> Result<Sort
     }
     if k > 1 << 31 {
         return Err(PlanError::TooLarge { n, m, why: "k > 2^31 results to sort" });
+    }
+    let parts = SORT_RANK_PARTS.min(limits.max_cluster);
+    let fits = k <= SORT_RANK_MAX && rank_slots(k, parts) <= SORT_RANK_THREADS;
+    let few =
+        n.saturating_mul(k) <= SORT_RANK_RESULTS && n.saturating_mul(parts) <= limits.sm_count;
+    if parts > 1 && fits && few {
+        let (shape, smem) = SortShape::rank_for_k(k, parts);
+        return Ok(SortPlan {
+            unit: Unit::single(Family::SortRows),
+            grid: (n * parts) as u32, // <= sm_count
+            block: shape.row_threads,
+            dynamic_shared: smem,
+            shape: Some(shape),
+        });
     }
     let grid = u32::try_from(n).ok().filter(|&b| b < i32::MAX as u32).ok_or(too_many)?;
     let (shape, smem) = SortShape::for_k(k);
@@ -745,15 +818,80 @@ mod tests {
             assert_eq!(s.shape.unwrap().pow2, pow2);
             assert_eq!((s.grid, s.block), (17, pow2 / 2));
         }
-        let s = sorted(3, 9000, 1025).unwrap();
+        // a device without clusters: the block sort on few rows too
+        let a100 = DeviceLimits { max_cluster: 1, ..H100 };
+        let l = Launch { sorted: true, ..launch(3, 9000, 1025) };
+        let s = plan(&l, &a100, Strategy::Auto).unwrap().sort.unwrap();
         assert_eq!(s.unit.to_string(), "rtopk_sort_rows");
         let shape = s.shape.unwrap();
         assert_eq!((shape.pow2, shape.row_threads, shape.in_shared), (2048, 256, true));
+        assert_eq!(shape.parts, 1);
         assert_eq!((s.grid, s.block, s.dynamic_shared), (3, 256, 2048 * 8));
         let s = sorted(3, 9000, 4097).unwrap().shape.unwrap();
-        assert_eq!((s.pow2, s.row_threads, s.in_shared), (8192, 1024, false));
+        assert_eq!((s.pow2, s.row_threads, s.in_shared, s.parts), (8192, 1024, false, 1));
         let p = plan(&Launch { sorted: true, ..launch(3, 9000, 2000) }, &H100, Strategy::Auto);
         assert_eq!(p.unwrap().units().len(), 2);
+    }
+
+    #[test]
+    fn few_rows_of_k_up_to_2048_take_the_rank_sort_where_clusters_fit_the_sms() {
+        let sorted = |limits: &DeviceLimits, n, k| {
+            let l = Launch { sorted: true, ..launch(n, 9000, k) };
+            plan(&l, limits, Strategy::Auto).unwrap().sort.unwrap()
+        };
+        let wide = DeviceLimits { max_cluster: 16, ..H100 };
+        // (device, rows, k, blocks a row, threads a block: slots of 4 results, 32 lanes each
+        // while they fit 1024 threads)
+        for (limits, n, k, parts, threads) in [
+            (&wide, 1, 257, 16, 160),
+            (&wide, 8, 300, 16, 160),
+            (&wide, 2, 1024, 16, 16 * 32),
+            (&wide, 4, 2048, 16, 32 * 32),
+            (&H100, 7, 1025, 8, 33 * 16 + 16),
+            (&H100, 16, 512, 8, 16 * 32),
+        ] {
+            let s = sorted(limits, n, k);
+            assert_eq!(s.unit.to_string(), "rtopk_sort_rows", "k={k}");
+            let shape = s.shape.unwrap();
+            assert_eq!((shape.parts, shape.row_threads), (parts, threads), "n={n} k={k}");
+            assert_eq!((s.grid, s.block), (n as u32 * parts, threads), "n={n} k={k}");
+            assert_eq!(s.dynamic_shared as usize, (k + 1).next_multiple_of(2) * 8, "k={k}");
+        }
+        // past what the SMs hold at once, past 4096 results, within the warp sorts' k, and on
+        assert_eq!(sorted(&wide, 9, 1024).shape.unwrap().parts, 1);
+        assert_eq!(sorted(&wide, 5, 2048).shape.unwrap().parts, 1, "past 8192 results");
+        assert_eq!(sorted(&wide, 1, 2049).shape.unwrap().parts, 1, "past k = 2048");
+        assert_eq!(sorted(&H100, 17, 1024).shape.unwrap().parts, 1);
+        assert_eq!(sorted(&wide, 1, 256).shape, None);
+        assert_eq!(
+            sorted(&DeviceLimits { max_cluster: 1, ..H100 }, 1, 1024).shape.unwrap().parts,
+            1
+        );
+    }
+
+    #[test]
+    fn the_rank_sort_gives_every_result_its_lanes_within_a_block() {
+        for k in (257..=SORT_RANK_MAX).chain([2, 31, 33]) {
+            for parts in [2, 8, 16] {
+                let (s, smem) = SortShape::rank_for_k(k, parts);
+                // slots of SORT_RANK_HELD results hold the block's share of the row
+                let slots = rank_slots(k, parts);
+                assert!(slots * SORT_RANK_HELD >= k.div_ceil(parts), "k={k}");
+                assert!(slots <= SORT_RANK_THREADS, "k={k}");
+                let lanes = sort_rank_lanes(slots);
+                assert!(lanes.is_power_of_two() && lanes <= 32, "k={k}");
+                // the block holds its slots of `lanes` lanes, whole warps, at most 1024
+                let threads = s.row_threads as usize;
+                assert!(slots * lanes <= threads && threads <= SORT_RANK_THREADS, "k={k} {s:?}");
+                assert_eq!(threads % 32, 0, "k={k}");
+                assert!(threads - slots * lanes < 32, "k={k} {s:?}");
+                // twice the lanes would not fit: the kernel, from the same rule, takes `lanes`
+                assert!(lanes == 32 || slots * lanes * 2 > SORT_RANK_THREADS, "k={k}");
+                // the k ranks and one past them, whole pairs of 8 bytes
+                assert!(smem as usize >= (k + 1) * 8 && smem % 16 == 0, "k={k}");
+                assert_eq!((s.parts as usize, s.in_shared), (parts, true));
+            }
+        }
     }
 
     #[test]

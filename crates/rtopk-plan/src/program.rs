@@ -1205,7 +1205,7 @@ impl Builder {
                 blocks: sort.grid,
                 threads: sort.block,
                 shared_bytes: sort.dynamic_shared,
-                cluster: 1,
+                cluster: sort.shape.map_or(1, |s| s.parts),
             },
             reads: [input.buffer, VALUES, INDICES]
                 .into_iter()

@@ -797,11 +797,12 @@ fn every_warp_sort_width_sorts_like_bisect() {
 /// and 1024 positions one compare-exchange a thread, 2048 and 4096 in registers
 /// (`SORT_BLOCK_EPL` ranks a thread, the steps between warps through shared memory) — k
 /// filling it or one past the narrower, hostile rows and ties, both modes; and past 4096 in
-/// place in global memory: bisect's sorted answer, no finding.
+/// place in global memory: bisect's sorted answer, no finding. On a device without clusters,
+/// where few rows take it instead of the rank sort.
 #[test]
 fn the_block_sort_sorts_like_bisect() {
     let mut rng = StdRng::seed_from_u64(37);
-    let config = SimConfig { sorted: true, ..SimConfig::default() };
+    let config = SimConfig { sorted: true, limits: no_clusters(), ..SimConfig::default() };
     for (n, k, dist, shared) in [
         (3, 257, "hostile", true),
         (2, 512, "ties", true),
@@ -821,4 +822,49 @@ fn the_block_sort_sorts_like_bisect() {
         assert_eq!(sort.unit.to_string(), "rtopk_sort_rows", "k={k}");
         assert_eq!(sort.shape.map(|s| s.in_shared), Some(shared), "k={k}");
     }
+}
+
+/// The rank sort (`rtopk_sort_rows` over a cluster a row: `sort_rank_row`) where few rows of
+/// k <= 2048 take it — clusters of 16 blocks and of 8 (a device of portable clusters), k just
+/// past the warp sorts, not a multiple of the blocks or of a warp, one past a power of two, and
+/// 2048 (32 slots of 32 lanes a block) — on hostile rows and ties (`generate`: NaN of both
+/// signs, ±inf, -0.0 and subnormals), both modes: bisect's sorted answer, no finding (the
+/// engine checks the cluster's barrier and every access).
+#[test]
+fn the_rank_sort_sorts_like_bisect() {
+    let mut rng = StdRng::seed_from_u64(41);
+    let portable = warp_sim::DeviceLimits { max_cluster: 8, ..SimConfig::default().limits };
+    for (n, k, dist, limits, parts) in [
+        (3, 257, "hostile", SimConfig::default().limits, 16),
+        (2, 300, "ties", SimConfig::default().limits, 16),
+        (1, 777, "hostile", portable, 8),
+        (7, 1025, "ties", SimConfig::default().limits, 16),
+        (1, 2048, "hostile", SimConfig::default().limits, 16),
+    ] {
+        let config = SimConfig { sorted: true, limits, ..SimConfig::default() };
+        let m = k + 37;
+        let x = generate(dist, n, m, &mut rng);
+        for mode in [Mode::Largest, Mode::Smallest] {
+            check(config, n, m, &x, k, mode, Bisect::exact())
+                .unwrap_or_else(|e| panic!("{dist} {n} x {m} k={k}: {e}"));
+        }
+        let args =
+            KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+        let sort = Simulator::new(config).run(&x, &args).unwrap().plan.sort.expect("a sort");
+        assert_eq!(sort.unit.to_string(), "rtopk_sort_rows", "k={k}");
+        assert_eq!(sort.shape.map(|s| s.parts), Some(parts), "k={k}");
+    }
+    // 9 rows of 16 blocks outnumber an H100's 132 SMs: the block sort
+    let config = SimConfig { sorted: true, ..SimConfig::default() };
+    let x = generate("normal", 9, 600, &mut rng);
+    let args = KernelArgs {
+        n: 9,
+        m: 600,
+        k: 300,
+        mode: Mode::Largest,
+        bisect: Bisect::exact(),
+        mutant: None,
+    };
+    let sort = Simulator::new(config).run(&x, &args).unwrap().plan.sort.expect("a sort");
+    assert_eq!(sort.shape.map(|s| s.parts), Some(1));
 }

@@ -158,14 +158,20 @@ fn coverage_names_the_branches_a_run_took() {
         (0..4 * 64).map(|i| if i % 3 == 0 { f32::INFINITY } else { f32::NEG_INFINITY }).collect();
     let c = run(SimConfig::default(), 4, 64, 10, exact, &inf);
     assert!(c.reached(Branch::KeyPhase) && c.reached(Branch::HalfRows), "{c:?}");
-    // block rows past their registers, sorted in shared memory
+    // block rows past their registers, sorted in shared memory (a device without clusters,
+    // where one row takes the block sort, not the rank sort)
     let x = hostile(1, 35_000, 2);
-    let block = SimConfig { strategy: Launch::Block, sorted: true, ..SimConfig::default() };
+    let limits = warp_sim::DeviceLimits { max_cluster: 1, ..SimConfig::default().limits };
+    let block = SimConfig { strategy: Launch::Block, sorted: true, limits, ..SimConfig::default() };
     let c = run(block, 1, 35_000, 1100, exact, &x);
     assert!(c.reached(Branch::BlockRows) && c.reached(Branch::SharedKeys), "{c:?}");
     // its loads staged through the shared memory its cached keys then take
     assert!(c.reached(Branch::StagedLoads), "{c:?}");
     assert!(c.reached(Branch::SortShared) && c.ran("sort_rows") && !c.reached(Branch::Rekeyed));
+    // with clusters, the rank sort
+    let ranked = SimConfig { limits: SimConfig::default().limits, ..block };
+    let c = run(ranked, 1, 35_000, 1100, exact, &x);
+    assert!(c.reached(Branch::SortRank) && !c.reached(Branch::SortShared), "{c:?}");
     // split rows and their last chunk
     let x = hostile(2, 5000, 3);
     let split = SimConfig { strategy: Launch::Split, ..SimConfig::default() };

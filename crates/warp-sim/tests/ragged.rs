@@ -1234,3 +1234,55 @@ fn hinted_rows_at_the_paired_count_limit() {
         }
     }
 }
+
+/// The rank sort (few rows of k <= 2048, a cluster of 16 blocks a row) over rows of their own
+/// length and k: six rows, so that their clusters fit an H100's SMs — lengths 0, 1, below k, M;
+/// k per row 0, 1, above the length, the width (257 and 700: a row's results fill some of its
+/// blocks and leave others none); ties straddling the k-th value, -0.0, NaN of both signs with
+/// payloads selected and past the lengths; both modes; f32, f16 and bf16 — the driver's sorted
+/// answers and thresholds, no diagnostic.
+#[test]
+fn the_rank_sort_of_rows_of_their_own_length_and_k() {
+    let m = 1500usize;
+    let lengths = [m, 0, 1, 299, 1100, m];
+    let n = lengths.len();
+    let x: Vec<f32> = (0..n * m)
+        .map(|i| match i % 89 {
+            13 => f32::from_bits(0xffc0_1234),
+            29 => f32::from_bits(0x7fc0_0042),
+            41 => -0.0,
+            _ => ((i * 2_654_435_761) % 7) as f32 - 2.5,
+        })
+        .collect();
+    for width in [257usize, 700] {
+        let ks: Vec<usize> = (0..n).map(|r| [width, 0, 1, width / 2, width - 1][r % 5]).collect();
+        let args = KernelArgs {
+            n,
+            m,
+            k: width,
+            mode: Mode::Largest,
+            bisect: Bisect::exact(),
+            mutant: None,
+        };
+        let config = SimConfig { sorted: true, ..SimConfig::default() };
+        let sort = Simulator::new(config).run(&x, &args).unwrap().plan.sort.expect("a sort");
+        assert_eq!(sort.shape.map(|s| s.parts), Some(16), "the rank sort");
+        for (per_row_k, tail) in [(true, test_support::Tail::Nan), (false, test_support::Tail::Inf)]
+        {
+            let hint = test_support::HintKind::None;
+            let shape = every_length(&lengths, &ks, (width, per_row_k), tail, hint);
+            for smallest in [false, true] {
+                let mode = Mode::from_smallest(smallest);
+                let mut y = x.clone();
+                poison_tails(&mut y, m, &shape.lengths, shape.tail, SPECIALS_F32);
+                check(config, (n, m, &y), &shape, mode, Bisect::exact()).unwrap();
+                let mut h: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+                poison_tails(&mut h, m, &shape.lengths, shape.tail, specials16::<f16>());
+                check(config, (n, m, &h), &shape, mode, Bisect::exact()).unwrap();
+                let mut b: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v)).collect();
+                poison_tails(&mut b, m, &shape.lengths, shape.tail, specials16::<bf16>());
+                check(config, (n, m, &b), &shape, mode, Bisect::exact()).unwrap();
+            }
+        }
+    }
+}

@@ -139,7 +139,8 @@ fn suite() -> Vec<Case> {
         c(5, 1500, 100, l, exact, Auto, false, Hostile), // 48 keys per lane
         c(2, 3100, 100, l, exact, Auto, false, Numbers), // block rows that narrow
         c(2, 2100, 300, s, exact, Auto, true, Hostile),  // block rows, warp sort
-        c(2, 2100, 1100, l, exact, Auto, true, Numbers), // block sort in shared memory
+        c(9, 2100, 1100, l, exact, Auto, true, Numbers), // block sort in shared memory
+        c(2, 2100, 1100, s, exact, Auto, true, Hostile), // the rank sort: clusters of 16 blocks
         c(1, 35_000, 300, l, exact, Block, false, Numbers), // past the registers: 3 chunks
         c(2, 4500, 250, l, exact, Split, true, Hostile), // split rows: 2 chunks + a last, gather
         c(1, 16_400, 200, l, exact, Auto, true, Hostile), // a cluster row of 3 blocks, sorted

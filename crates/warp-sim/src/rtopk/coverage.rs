@@ -63,6 +63,8 @@ pub enum Branch {
     SortShared,
     /// The block sort in global memory.
     SortGlobal,
+    /// The rank sort: a cluster of blocks a row (`sort_rank_row`).
+    SortRank,
     /// Rows picked in k rounds (`rtopk_pick_rows_*`).
     PickRows,
     /// Rows of 64-bit elements on 64-bit keys (`rtopk_wide_rows_*`).
@@ -112,7 +114,7 @@ pub enum Branch {
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 40] = [
+    pub const ALL: [Branch; 41] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -137,6 +139,7 @@ impl Branch {
         Branch::SortWarp,
         Branch::SortShared,
         Branch::SortGlobal,
+        Branch::SortRank,
         Branch::PickRows,
         Branch::WideRows,
         Branch::FloorCut,
@@ -182,6 +185,7 @@ impl Branch {
             Branch::SortWarp => "sort_warp",
             Branch::SortShared => "sort_shared",
             Branch::SortGlobal => "sort_global",
+            Branch::SortRank => "sort_rank",
             Branch::PickRows => "pick_rows",
             Branch::WideRows => "wide_rows",
             Branch::FloorCut => "floor_cut",

@@ -556,14 +556,21 @@ impl Simulator {
     ) -> Result<(), SimError> {
         let sp = SortParams { a: *args, x: src, out_val, out_idx, elem, rows: ragged };
         let rpb = sort_rows_per_block(grid, sort);
-        let words = sort.shape.map_or(0, |s| if s.in_shared { 2 * s.pow2 as usize } else { 0 });
-        let mut g = Grid::new(grid.blocks, grid.threads / 32, words);
-        g.simulate = ((rows.start / rpb) as u32, rows.end.div_ceil(rpb) as u32);
+        let mut g = Grid::new(grid.blocks, grid.threads / 32, sort_shared_words(grid, sort));
+        // the rank sort's blocks: `parts` consecutive blocks per row, resident together
+        let parts = sort.shape.map_or(1, |s| s.parts);
+        g.cluster = parts;
+        if parts > 1 {
+            g.resident = parts;
+        }
+        let per_row = u64::from(parts);
+        g.simulate =
+            ((rows.start / rpb * per_row) as u32, (rows.end.div_ceil(rpb) * per_row) as u32);
         let groups_per_row = if sort.shape.is_some() { grid.threads / 32 } else { 1 };
         if sort.shape.is_none() {
             g.group_lanes = sort.lanes_per_row as u32;
         }
-        g.rows = Some(Rows::new(rpb, groups_per_row));
+        g.rows = Some(Rows { parts_per_row: per_row, ..Rows::new(rpb, groups_per_row) });
         let (shape, warp_sort) = (sort.shape, (sort.lanes_per_row as u32, sort.results_per_lane));
         self.machine.launch(g, async |mut w| match shape {
             Some(shape) => rtopk_sort_rows(&mut w, &sp, shape).await,
@@ -659,8 +666,20 @@ fn rows_per_block(p: &Plan) -> u64 {
 /// Rows per block of the sort launch.
 fn sort_rows_per_block(grid: plan::Grid, s: &Sort) -> u64 {
     match s.shape {
+        // the rank sort: a row's blocks are consecutive, one row per cluster
+        Some(shape) if shape.parts > 1 => 1,
         Some(shape) => u64::from(grid.threads / shape.row_threads),
         None => u64::from(grid.threads) / s.lanes_per_row.max(1) as u64,
+    }
+}
+
+/// Shared words per block of a sort launch: the block sort's row of `pow2` ranks, the rank
+/// sort's `k + 1` (its dynamic shared memory), none in place in global memory.
+fn sort_shared_words(grid: plan::Grid, s: &Sort) -> usize {
+    match s.shape {
+        Some(shape) if shape.parts > 1 => grid.shared_bytes as usize / 4,
+        Some(shape) if shape.in_shared => 2 * shape.pow2 as usize,
+        _ => 0,
     }
 }
 
@@ -697,9 +716,7 @@ fn topk_shared_words(p: &Plan) -> usize {
 fn step_shared_words(step: &Step) -> usize {
     match &step.kernel {
         Kernel::Select(sel) => topk_shared_words(&sel.plan),
-        Kernel::Sort(sort) => {
-            sort.shape.map_or(0, |s| if s.in_shared { 2 * s.pow2 as usize } else { 0 })
-        }
+        Kernel::Sort(sort) => sort_shared_words(step.grid, sort),
         Kernel::Gather(_) | Kernel::Threshold(_) => 0,
         Kernel::Radix(_) => crate::rtopk::radix::RADIX_SHARED_WORDS,
     }

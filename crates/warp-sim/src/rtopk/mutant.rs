@@ -78,6 +78,9 @@ pub enum Mutant {
     /// global memory) the `__syncthreads()` after each merge's first step,
     /// `block_bitonic_network` the one after each `shared_step`.
     BitonicMissingBarrier,
+    /// The rank sort leaves out `sort_rank_row`'s cluster barrier: a block writes its results
+    /// over positions another block of the row has not read yet.
+    RankSortNoClusterSync,
     /// `sort_warp_row` loads all `LANES E` positions without the `j < k` test: past the row's
     /// results.
     SortWarpReadsPastK,
@@ -150,7 +153,7 @@ pub enum Mutant {
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 50] = [
+    pub const ALL: [Mutant; 51] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -179,6 +182,7 @@ impl Mutant {
         Mutant::StagedLoadsMissingBarrier,
         Mutant::StagedLoadsMissingSyncwarp,
         Mutant::BitonicMissingBarrier,
+        Mutant::RankSortNoClusterSync,
         Mutant::SortWarpReadsPastK,
         Mutant::SortStoresUnaligned,
         Mutant::CountWithoutRowSum,
@@ -234,6 +238,7 @@ impl Mutant {
             Mutant::StagedLoadsMissingBarrier => "staged-loads-missing-barrier",
             Mutant::StagedLoadsMissingSyncwarp => "staged-loads-missing-syncwarp",
             Mutant::BitonicMissingBarrier => "bitonic-missing-barrier",
+            Mutant::RankSortNoClusterSync => "rank-sort-no-cluster-sync",
             Mutant::SortWarpReadsPastK => "sort-warp-reads-past-k",
             Mutant::SortStoresUnaligned => "sort-stores-unaligned",
             Mutant::CountWithoutRowSum => "count-without-row-sum",
@@ -306,6 +311,7 @@ impl Mutant {
             | Mutant::StagedLoadsMissingSyncwarp => "block rows",
             Mutant::BlockNarrowMissingBarrier => "block rows (narrowing)",
             Mutant::BitonicMissingBarrier => "block sort",
+            Mutant::RankSortNoClusterSync => "rank sort",
             Mutant::SortWarpReadsPastK | Mutant::SortStoresUnaligned => "warp sort",
             Mutant::ChunkOffsetUsesLd
             | Mutant::ChunkRowMajor

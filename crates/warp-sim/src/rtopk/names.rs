@@ -153,6 +153,10 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("block_bitonic_network", "sort.rs"),
     ("sort_block_row", "sort.rs"),
     ("rtopk_sort_rows", "sort.rs"),
+    ("sort_rank_lanes", "sort_rank.rs"),
+    ("load_ranks", "sort_rank.rs"),
+    ("rank_below", "sort_rank.rs"),
+    ("sort_rank_row", "sort_rank.rs"),
     // split rows' last step
     ("rtopk_split_gather", "split.rs"),
     // radix rows (docs/kernel.md, "Radix rows")

@@ -7,7 +7,8 @@
 //! `SORT_BLOCK_EPL` ranks a thread in registers and the steps between warps through shared
 //! memory (`block_bitonic_network`), below that `bitonic_sort` over the row's ranks in shared
 //! memory (`SharedRanks`), past 4096 `bitonic_sort` in place in global memory
-//! (`GlobalResults`).
+//! (`GlobalResults`); few rows of k <= 2048 on devices that launch clusters, the rank sort
+//! (`sort_rank.rs`).
 
 use crate::engine::error::SimError;
 use crate::engine::global::Source;
@@ -18,6 +19,7 @@ use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::{ElemType, check_keys, own_key};
 use crate::rtopk::plan::SortShape;
 use crate::rtopk::select::{RowOut, result_value, write_result};
+use crate::rtopk::sort_rank::sort_rank_row;
 use crate::rtopk::warp_rows::row_offset;
 use rtopk_plan::plan::{SORT_BLOCK_EPL, SORT_BLOCK_REGISTERS_MIN};
 
@@ -628,13 +630,23 @@ async fn sort_block_row(
 /// `rtopk_sort_rows`: one block per row (`row_threads` threads per row), the row's ranks in
 /// registers and shared memory from `SORT_BLOCK_REGISTERS_MIN` positions (`sort_block_row`),
 /// in shared memory below it (`bitonic_sort` over `SharedRanks`), or sorted in place in global
-/// memory.
+/// memory; where `parts > 1`, the rank sort (`sort_rank_row`): block `b` is block `b % parts`
+/// of row `b / parts`'s cluster.
 pub(crate) async fn rtopk_sort_rows(
     w: &mut Warp<'_>,
     p: &SortParams<'_>,
     shape: SortShape,
 ) -> Result<(), SimError> {
     let a = &p.a;
+    if shape.parts > 1 {
+        let row = u64::from(w.block_idx() / shape.parts);
+        // a row past the end sorts nothing but reaches the barriers
+        let n = if row < a.n as u64 { a.row_lengths(&p.rows, row).k as u32 } else { 0 };
+        let row_id = if row < a.n as u64 { row } else { 0 };
+        let off = row_offset(w, a, row_id, a.k as u64, "rtopk_sort_rows: rank_row * (u64)k")?;
+        let part = w.block_idx() % shape.parts;
+        return sort_rank_row(w, p, &off, (n, shape.parts, part)).await;
+    }
     let tid = w.thread_idx();
     let rt = shape.row_threads;
     let slot = w.uniform(&tid.map(|t| t / rt), "rtopk_sort_rows: slot")?;
