@@ -857,7 +857,8 @@ mod tests {
             assert_eq!((s.grid, s.block), (n as u32 * parts, threads), "n={n} k={k}");
             assert_eq!(s.dynamic_shared as usize, (k + 1).next_multiple_of(2) * 8, "k={k}");
         }
-        // past what the SMs hold at once, past 4096 results, within the warp sorts' k, and on
+        // past what the SMs hold at once, past 8192 results, past k = 2048, within the warp
+        // sorts' k, and on a device without clusters: not the rank sort
         assert_eq!(sorted(&wide, 9, 1024).shape.unwrap().parts, 1);
         assert_eq!(sorted(&wide, 5, 2048).shape.unwrap().parts, 1, "past 8192 results");
         assert_eq!(sorted(&wide, 1, 2049).shape.unwrap().parts, 1, "past k = 2048");

@@ -392,7 +392,8 @@ impl Ranks for GlobalResults<'_> {
     }
 }
 
-fn rank_of(lo: Lanes<u32>, hi: Lanes<u32>) -> Lanes<u64> {
+/// A rank from its two shared words (low, high).
+pub(crate) fn rank_of(lo: Lanes<u32>, hi: Lanes<u32>) -> Lanes<u64> {
     lo.zip(&hi, |lo, hi| u64::from(hi) << 32 | u64::from(lo))
 }
 

@@ -10,7 +10,7 @@ use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::{check_keys, own_key};
-use crate::rtopk::sort::{SortParams, sort_rank};
+use crate::rtopk::sort::{SortParams, rank_of, sort_rank};
 use rtopk_plan::plan::SORT_RANK_HELD;
 
 /// `sort_rank_lanes`: lanes counting one slot's ranks, the most (a power of two up to 32)
@@ -75,7 +75,7 @@ async fn load_rank(
 ) -> Result<Lanes<u64>, SimError> {
     let lo = w.ld_shared(&i.map(|i| 2 * i), label).await?;
     let hi = w.ld_shared(&i.map(|i| 2 * i + 1), label).await?;
-    Ok(lo.zip(&hi, |lo, hi| u64::from(hi) << 32 | u64::from(lo)))
+    Ok(rank_of(lo, hi))
 }
 
 /// `rank_below`: for each of a slot's `SORT_RANK_HELD` ranks `mine`, how many of the row's
