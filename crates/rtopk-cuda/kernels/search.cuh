@@ -12,7 +12,8 @@ struct Search {
     float lo, hi, eps;  // the value phase's bracket and precision
     int value;          // VALUE_NONE (no value phase), VALUE_PLAIN or VALUE_GUARDED
     u32 count_at_lo;    // count_ge(lo_key): the row's length until a test raises lo
-    int slack;          // recall_met's slack (docs/contract.md §6); -1: no recall target
+    int slack;          // recall_met's slack (docs/contract.md §6); -1: no recall target;
+                        // SLACK_UNCOUNTED: none, on an f16 row whose count nobody asked for
 };
 #define VALUE_NONE 0
 #define VALUE_PLAIN 1
@@ -40,6 +41,15 @@ __device__ __forceinline__ int recall_slack(const Params& p, u32 k) {
     return need >= k ? -1 : (int)(k - need);  // no miss allowed: exact mode itself
 }
 
+// No recall target, on an f16 row whose count nobody asked for (out_iter null): its value
+// phase ends at adjacent keys (value_phase's UNCOUNTED). Kept in the slack, whose other
+// negative value means no target as well, rather than in a field of its own, which cost the
+// counted bf16 search up to 3 % (docs/kernel.md, "16-bit rows").
+#define SLACK_UNCOUNTED -2
+__device__ __forceinline__ int uncounted_slack(const Params& p, int slack) {
+    return ELEM_KIND == ELEM_F16 && slack < 0 && p.out_iter == nullptr ? SLACK_UNCOUNTED : slack;
+}
+
 // The recall rule (topk-ref's bisect, "Recall"): the selection of the bracket as it stands
 // takes every key >= hi (all in the top k) and fills from [lo, hi), so it misses at most
 // min(k - cnt(hi), cnt(lo) - k) of the top k; an unknown cnt(hi) counts as 0.
@@ -58,7 +68,16 @@ __device__ __forceinline__ bool recall_met(const Search& s, u32 k) {
 // without the three-way update's counts (cut_of counts at hi at the end if a row ends without
 // a hit; no row of continuous data does), but for RECALL (a recall target), which keeps both
 // for the recall rule and tests it before each threshold.
-template <bool PLAIN, bool RECALL, class Row>
+//
+// UNCOUNTED (an f16 row whose count nobody asked for): the phase ends once the bracket's own
+// keys are adjacent. A 16-bit threshold's test is at the least value of the type at or above
+// it, so from there on every test lands on one of the two keys: it moves neither, or hits at a
+// bound no test has set, where the cut takes the same elements as the converged one. The f32
+// bracket meanwhile halves down to adjacent floats, counting each time (a tie at the k-th
+// value, where no test can hit); the key phase instead ends at once, with the same keys and so
+// the same answer (docs/kernel.md, "16-bit rows"). docs/contract.md §3 counts those steps, so a
+// row whose count is asked makes them.
+template <bool PLAIN, bool RECALL, bool UNCOUNTED, class Row>
 __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
     float lo = s.lo, hi = s.hi;
     while (s.iterations < VALUE_PHASE_LIMIT) {
@@ -77,6 +96,7 @@ __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
         // (count_at_value: f16 rows in 0.90 of their time; compiled for bf16 too, bf16 rows
         // took 1.02 of theirs, so they keep the key: docs/kernel.md, "16-bit rows")
         if (!(lo < thres && thres < hi)) return 0;
+        if (UNCOUNTED && s.hi_key - s.lo_key <= 1u) return 0;  // adjacent keys: converged
         u32 c = ceil16(thres);
         u32 t = key16_of_number(c);
         u32 cnt = count_at_value(row, c, t);
@@ -84,6 +104,7 @@ __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
         // the stall test on the bounds' f32 keys (as float compares: lo, thres and hi are
         // never NaN, and -0.0 == +0.0 as their keys are), then the own key the test counts from
         if (!(lo < thres && thres < hi)) return 0;
+        if (UNCOUNTED && s.hi_key - s.lo_key <= 1u) return 0;  // adjacent keys: converged
         u32 t = own_key_at_least(thres);
         u32 cnt = row.count_ge_positive(t);
 #endif
@@ -108,14 +129,21 @@ __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
     return 0;
 }
 
-// The value phase of the row's kind: plain or guarded, with or without a recall target.
+// The value phase of the row's kind: plain or guarded, with or without a recall target, and
+// for an f16 row whose count nobody asked for (SLACK_UNCOUNTED), one that ends at adjacent keys.
+// A bf16 row without counts bisects its keys from the start (keys_only) but where it is hinted
+// or narrows; compiled for bf16 too, that phase cost its quarter rows of 32 up to 2 %
+// (docs/kernel.md, "16-bit rows").
 template <class Row>
 __device__ __forceinline__ int value_phase_of(const Row& row, Search& s, u32 k) {
     if (s.slack >= 0)
-        return s.value == VALUE_PLAIN ? value_phase<true, true>(row, s, k)
-                                      : value_phase<false, true>(row, s, k);
-    return s.value == VALUE_PLAIN ? value_phase<true, false>(row, s, k)
-                                  : value_phase<false, false>(row, s, k);
+        return s.value == VALUE_PLAIN ? value_phase<true, true, false>(row, s, k)
+                                      : value_phase<false, true, false>(row, s, k);
+    if (ELEM_KIND == ELEM_F16 && s.slack == SLACK_UNCOUNTED)
+        return s.value == VALUE_PLAIN ? value_phase<true, false, true>(row, s, k)
+                                      : value_phase<false, false, true>(row, s, k);
+    return s.value == VALUE_PLAIN ? value_phase<true, false, false>(row, s, k)
+                                  : value_phase<false, false, false>(row, s, k);
 }
 
 // The value phase (where it applies), then the key phase. A row that leaves the value phase
@@ -162,7 +190,7 @@ __device__ __forceinline__ bool keys_only(const Params& p) {
 template <class Row>
 __device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
     Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
-                recall_slack(p, p.k)};
+                uncounted_slack(p, recall_slack(p, p.k))};
     if (lo_key == hi_key) return s;
     // value phase: the paper's bisection on (ordered) values (none on an integer row, nor on
     // a row that bisects its keys, keys_only)
@@ -288,7 +316,8 @@ __device__ int window_tests(const Row& row, Search& s, int side, u32 k) {
 // hint test leaves exactly search_exact.
 template <class Row>
 __device__ Search search_hinted(const Row& row, u32 lo_key, u32 hi_key, const Params& p, float hint) {
-    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m, -1};
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
+                uncounted_slack(p, -1)};
     int side = hint_test(row, s, hint, p);
     if (side == HINT_SKIPPED) return search_exact(row, lo_key, hi_key, p);
     if (side == HINT_ENDED) return s;

@@ -380,7 +380,8 @@ fn without_a_driver_opening_a_device_is_an_error() {
 /// family that holds the row, and split rows give its values and indices.
 /// Every strategy that holds `x`'s rows, k in {1, 7, M/3, M-1, M}, exact, early stopping and
 /// a recall target (split rows: exact only), both modes, sorted or not: the GPU's values,
-/// indices and iteration counts are bisect's; how many cases ran.
+/// indices and iteration counts are bisect's, and in exact mode its values and indices without
+/// counts too; how many cases ran.
 fn check_every_strategy<E: rtopk_cuda::DeviceElement>(
     gpu: &CudaTopK,
     x: &Array2<E>,
@@ -409,6 +410,14 @@ where
                         let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
                         assert_eq!(difference(&got, &want), None, "{case}");
                         checked += 1;
+                        // without counts (a bf16 row bisects its keys, an f16 row's value
+                        // phase ends at adjacent keys): the same values and indices
+                        if bisect == Bisect::exact() && strategy != Strategy::Split {
+                            let uncounted = gpu
+                                .topk_rows_counted(x.view(), k, opts, bisect, strategy, false)
+                                .unwrap();
+                            assert_eq!(difference(&uncounted, &want), None, "{case}, no counts");
+                        }
                     }
                     Err(CudaError::Strategy { .. } | CudaError::Split { .. }) => {}
                     Err(e) => panic!("{case}: {e}"),

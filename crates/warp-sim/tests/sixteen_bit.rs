@@ -287,17 +287,18 @@ fn sixteen_bit_rows_in_the_narrowing_ranges_narrow() {
     }
 }
 
-/// bf16 rows whose counts nobody asks for bisect their own keys from the start (the kernels'
-/// `keys_only`, docs/kernel.md "16-bit rows"): every family that does not narrow, and split
-/// rows, give the oracle's answer bit for bit with no diagnostic, and their searches are all
-/// key phase.
-fn bf16_keys_only(
-    (n, m, x): (usize, usize, Vec<bf16>),
+/// 16-bit rows whose counts nobody asks for, on every family that holds them and on split
+/// rows: the oracle's answer bit for bit with no diagnostic. A bf16 row bisects its own keys
+/// from the start (the kernels' `keys_only`, docs/kernel.md "16-bit rows"), so its searches are
+/// all key phase; an f16 row's value phase ends at adjacent keys (`value_phase`'s `UNCOUNTED`).
+fn without_counts<T: Float16 + Element>(
+    (n, m, x): (usize, usize, Vec<T>),
     (which, frac): (u8, f64),
     (smallest, sorted, pick): (bool, bool, usize),
+    elem: ElemType,
 ) -> Result<(), TestCaseError> {
     let k = pick_k(m, which, frac);
-    let mut choices = strategies(m, ElemType::Bf16);
+    let mut choices = strategies(m, elem);
     // a forced split needs a chunk of 2048 that holds 4 k and fits the row twice, and
     // something to select (k = 0 cannot be split)
     if m >= 4096 && k > 0 && 4 * k <= 2048 {
@@ -314,14 +315,15 @@ fn bf16_keys_only(
     prop_assert!(got.iterations.is_empty(), "{}: no counts were asked", unit);
     let opts = Options { mode, sorted };
     for r in 0..n {
-        let want = topk_row(&Bisect::exact(), &x[r * m..(r + 1) * m], k, opts).unwrap();
+        let row = &x[r * m..(r + 1) * m];
+        let want = topk_row(T::as_dyn(&Bisect::exact()), row, k, opts).unwrap();
         let (lo, hi) = (r * k, (r + 1) * k);
         prop_assert_eq!(&got.indices[lo..hi], want.indices.as_slice(), "{} row {}", unit, r);
         prop_assert_eq!(bits(&got.values[lo..hi]), bits(&want.values), "{} row {}", unit, r);
     }
     let whole = got.route.depth() == 0 && got.plan.family() != Family::PickRows;
     let searched = whole && k > 0 && !got.plan.narrows;
-    if searched && got.coverage.reached(warp_sim::Branch::ExitHit) {
+    if elem == ElemType::Bf16 && searched && got.coverage.reached(warp_sim::Branch::ExitHit) {
         prop_assert!(got.coverage.reached(warp_sim::Branch::KeyPhase), "{}: a value phase", unit);
     }
     Ok(())
@@ -335,7 +337,7 @@ proptest! {
     fn bf16_rows_without_counts_bisect_their_keys(x in matrix16::<bf16>(700), which in 0u8..6,
                                                   frac in 0.0f64..1.0, smallest: bool,
                                                   sorted: bool, pick in 0usize..6) {
-        bf16_keys_only(x, (which, frac), (smallest, sorted, pick))?;
+        without_counts(x, (which, frac), (smallest, sorted, pick), ElemType::Bf16)?;
     }
 }
 
@@ -347,6 +349,73 @@ proptest! {
     fn wide_bf16_rows_without_counts_bisect_their_keys(
         x in matrix16_in::<bf16>(1..3, 1025..=9000), frac in 0.0f64..0.1, smallest: bool,
         pick in 0usize..4) {
-        bf16_keys_only(x, (5, frac), (smallest, false, pick))?;
+        without_counts(x, (5, frac), (smallest, false, pick), ElemType::Bf16)?;
+    }
+}
+
+/// An f16 row of N(0, 1) values rounded, with the values ranked k - 3 … k + 3 set to the k-th's:
+/// a tie at the k-th value, where no test of the search can count exactly k.
+fn tied_at_k(m: usize, k: usize, seed: u64) -> Vec<f16> {
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, StandardNormal};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut x: Vec<f16> = (0..m).map(|_| f16::from_f32(StandardNormal.sample(&mut rng))).collect();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| x[b].to_f32().total_cmp(&x[a].to_f32()));
+    let tie = x[order[k - 1]];
+    for &i in &order[k - 4..(k + 3).min(m)] {
+        x[i] = tie;
+    }
+    x
+}
+
+/// f16 rows whose counts nobody asks for end their value phase once the bracket's own keys are
+/// adjacent (the kernels' `UNCOUNTED`, docs/kernel.md "16-bit rows"): rows tied at their k-th
+/// value reach that end in every family that holds them, with the oracle's answer bit for bit
+/// and no diagnostic; asked for their counts, the same rows make every step (bisect's counts)
+/// and never reach it.
+#[test]
+fn f16_rows_without_counts_end_their_value_phase_at_adjacent_keys() {
+    for (seed, &(m, k)) in
+        [(200usize, 17usize), (256, 100), (700, 64), (1000, 40), (3000, 500)].iter().enumerate()
+    {
+        let x = tied_at_k(m, k, seed as u64);
+        for strategy in strategies(m, ElemType::F16) {
+            for (mode, counts) in
+                [(Mode::Largest, false), (Mode::Largest, true), (Mode::Smallest, false)]
+            {
+                let config = SimConfig { strategy, counts, ..SimConfig::default() };
+                let args = KernelArgs { n: 1, m, k, mode, bisect: Bisect::exact(), mutant: None };
+                let got = Simulator::new(config).run(&x, &args).unwrap();
+                let unit = got.plan.unit;
+                assert!(got.diagnostics.is_empty(), "{unit}: {}", got.summary);
+                let opts = Options { mode, sorted: false };
+                let want = topk_row(&Bisect::exact(), &x, k, opts).unwrap();
+                assert_eq!(got.indices, want.indices, "{unit} {mode:?} counts {counts}");
+                assert_eq!(bits(&got.values), bits(&want.values), "{unit} {mode:?}");
+                if counts {
+                    assert_eq!(Some(got.iterations[0]), want.stats.iterations, "{unit}");
+                }
+                // the largest mode's tie is at the k-th value; the smallest mode's k-th value
+                // is another, which may tie or not
+                if mode == Mode::Largest {
+                    let adjacent = got.coverage.reached(warp_sim::Branch::AdjacentKeys);
+                    assert_eq!(adjacent, !counts, "{unit} counts {counts}: adjacent keys");
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// f16 rows without counts (their value phase ending at adjacent keys), every strategy that
+    /// holds them and split rows.
+    #[test]
+    fn f16_rows_without_counts_equal_bisect(x in matrix16::<f16>(700), which in 0u8..6,
+                                            frac in 0.0f64..1.0, smallest: bool, sorted: bool,
+                                            pick in 0usize..6) {
+        without_counts(x, (which, frac), (smallest, sorted, pick), ElemType::F16)?;
     }
 }

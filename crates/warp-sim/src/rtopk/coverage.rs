@@ -49,6 +49,9 @@ pub enum Branch {
     EarlyStop,
     /// A search that bisected keys (the value phase could not go on, or never applied).
     KeyPhase,
+    /// An f16 search without counts whose value phase ended at adjacent keys (`value_phase`'s
+    /// `UNCOUNTED`).
+    AdjacentKeys,
     /// A block row with keys in shared memory past its registers.
     SharedKeys,
     /// A block row re-keyed from the input past shared memory.
@@ -114,7 +117,7 @@ pub enum Branch {
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 41] = [
+    pub const ALL: [Branch; 42] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -132,6 +135,7 @@ impl Branch {
         Branch::ExitRecall,
         Branch::EarlyStop,
         Branch::KeyPhase,
+        Branch::AdjacentKeys,
         Branch::SharedKeys,
         Branch::Rekeyed,
         Branch::SplitRows,
@@ -178,6 +182,7 @@ impl Branch {
             Branch::ExitRecall => "exit_recall",
             Branch::EarlyStop => "early_stop",
             Branch::KeyPhase => "key_phase",
+            Branch::AdjacentKeys => "adjacent_keys",
             Branch::SharedKeys => "shared_keys",
             Branch::Rekeyed => "rekeyed",
             Branch::SplitRows => "split_rows",

@@ -67,10 +67,17 @@ pub(crate) struct Search {
     pub(crate) count_at_lo: u32,
     /// [`recall_met`]'s slack (docs/contract.md §6); -1: no recall target.
     pub(crate) slack: i64,
+    /// Nobody asked for the iteration count (the launch's `out_iter` is null): an f16 value
+    /// phase ends once its bracket's keys are adjacent ([`value_phase`]). The kernel keeps it
+    /// in the slack (`SLACK_UNCOUNTED`, a second value for no recall target), which saves the
+    /// 16-bit units a register.
+    pub(crate) uncounted: bool,
     /// The row's element type (`ELEM_KIND`): whose own keys the bracket holds.
     pub(crate) elem: ElemType,
     /// Whether the search bisected keys (the simulator's coverage; no kernel state).
     pub(crate) key_phase: bool,
+    /// Whether the value phase ended at adjacent keys (`uncounted`; the simulator's coverage).
+    pub(crate) adjacent: bool,
 }
 
 impl Search {
@@ -84,6 +91,7 @@ impl Search {
         Self {
             elem,
             key_phase: false,
+            adjacent: false,
             lo_key,
             hi_key,
             count_at_hi: 0,
@@ -96,6 +104,7 @@ impl Search {
             value: Value::None,
             count_at_lo: row.m(),
             slack: -1,
+            uncounted: false,
         }
     }
 
@@ -207,6 +216,15 @@ pub(crate) fn value_step(
 /// With a recall target (`s.slack >= 0`, the kernel's `RECALL`) the phase keeps the counts at
 /// `lo` and `hi` and tests the recall rule before each threshold; without one it moves the
 /// bracket without them.
+///
+/// Without one, on an f16 row whose count nobody asked for (`s.uncounted`, the kernel's
+/// `UNCOUNTED`; a bf16 row without counts bisects its keys, [`keys_only`], but where it is
+/// hinted or narrows, and keeps counting there as before), the phase ends once the bracket's
+/// own keys are adjacent: every later test lands on one of the two keys and moves neither (or
+/// hits at a bound no test has set, where the cut takes the same elements), while the f32
+/// bracket would halve down to adjacent floats, counting each time; the key phase then ends at
+/// once, with the same keys. docs/contract.md §3 counts those steps, so a row whose count is
+/// asked makes them.
 async fn value_phase<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
@@ -218,6 +236,7 @@ async fn value_phase<R: Row>(
     let k = a.k as u32;
     let (mut lo, mut hi) = (s.lo, s.hi);
     let recall = s.slack >= 0;
+    let uncounted = !recall && s.uncounted && s.elem == ElemType::F16;
     while s.iterations < VALUE_PHASE_LIMIT {
         if recall && recall_met(s, k) {
             s.exit = Exit::Done(SearchExit::Recall);
@@ -241,6 +260,10 @@ async fn value_phase<R: Row>(
             // key the test counts from
             if !(lo < thres && thres < hi) {
                 return Ok(false);
+            }
+            if uncounted && s.hi_key.wrapping_sub(s.lo_key) <= 1 {
+                s.adjacent = true;
+                return Ok(false); // adjacent keys: converged
             }
             let c = value_at_least(a, s.elem, thres);
             let t = key16_of_number(c);
@@ -330,6 +353,7 @@ async fn search_exact<R: Row>(
 ) -> Result<Search, SimError> {
     let mut s = Search::new(row, (lo_key, hi_key), SearchExit::Converged, 0, elem);
     s.slack = recall_slack(a, a.k as u32);
+    s.uncounted = !counted;
     if lo_key == hi_key {
         return Ok(s);
     }
@@ -535,6 +559,7 @@ pub(crate) async fn search_hinted<R: Row>(
     tr: Tracer<'_>,
 ) -> Result<Search, SimError> {
     let mut s = Search::new(row, (lo_key, hi_key), SearchExit::Converged, 0, elem);
+    s.uncounted = !counted;
     let side = match hint_test(w, a, row, &mut s, hint, tr).await? {
         HintStep::Skipped => {
             return search_exact(w, a, row, (lo_key, hi_key), (elem, counted), tr).await;
@@ -661,6 +686,9 @@ pub(crate) fn cover_search(p: &crate::rtopk::params::Params<'_>, s: &Search, nar
     }
     if s.key_phase {
         p.covered(Branch::KeyPhase);
+    }
+    if s.adjacent {
+        p.covered(Branch::AdjacentKeys);
     }
     match s.exit {
         Exit::Done(SearchExit::Hit) => p.covered(Branch::ExitHit),
