@@ -79,8 +79,8 @@ def one_case(
     row: Dict[str, Any] = dict(check=check(rtopk, xs[0], k), buffers=len(xs))
     ours = [lambda x=x: rtopk.topk(x, k, sorted=ordered) for x in xs]
     theirs = [lambda x=x: torch.topk(x, k, sorted=ordered) for x in xs]
-    # the same call with counts asked: the search docs/contract.md §3 counts (a bf16 row
-    # without counts bisects its keys from the start, docs/kernel.md "16-bit rows")
+    # the same call with counts asked: the search docs/contract.md §3 counts (a 16-bit row
+    # without counts ends its value phase at adjacent keys, docs/kernel.md "16-bit rows")
     counted = [
         lambda x=x: rtopk.topk(x, k, sorted=ordered, return_iterations=True) for x in xs
     ]

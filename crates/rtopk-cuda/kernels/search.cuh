@@ -13,7 +13,7 @@ struct Search {
     int value;          // VALUE_NONE (no value phase), VALUE_PLAIN or VALUE_GUARDED
     u32 count_at_lo;    // count_ge(lo_key): the row's length until a test raises lo
     int slack;          // recall_met's slack (docs/contract.md §6); -1: no recall target;
-                        // SLACK_UNCOUNTED: none, on an f16 row whose count nobody asked for
+                        // SLACK_UNCOUNTED: none, on a 16-bit row whose count nobody asked for
 };
 #define VALUE_NONE 0
 #define VALUE_PLAIN 1
@@ -41,13 +41,13 @@ __device__ __forceinline__ int recall_slack(const Params& p, u32 k) {
     return need >= k ? -1 : (int)(k - need);  // no miss allowed: exact mode itself
 }
 
-// No recall target, on an f16 row whose count nobody asked for (out_iter null): its value
+// No recall target, on a 16-bit row whose count nobody asked for (out_iter null): its value
 // phase ends at adjacent keys (value_phase's UNCOUNTED). Kept in the slack, whose other
 // negative value means no target as well, rather than in a field of its own, which cost the
 // counted bf16 search up to 3 % (docs/kernel.md, "16-bit rows").
 #define SLACK_UNCOUNTED -2
 __device__ __forceinline__ int uncounted_slack(const Params& p, int slack) {
-    return ELEM_KIND == ELEM_F16 && slack < 0 && p.out_iter == nullptr ? SLACK_UNCOUNTED : slack;
+    return ELEM_PACKED16 && slack < 0 && p.out_iter == nullptr ? SLACK_UNCOUNTED : slack;
 }
 
 // The recall rule (topk-ref's bisect, "Recall"): the selection of the bracket as it stands
@@ -69,7 +69,7 @@ __device__ __forceinline__ bool recall_met(const Search& s, u32 k) {
 // a hit; no row of continuous data does), but for RECALL (a recall target), which keeps both
 // for the recall rule and tests it before each threshold.
 //
-// UNCOUNTED (an f16 row whose count nobody asked for): the phase ends once the bracket's own
+// UNCOUNTED (a 16-bit row whose count nobody asked for): the phase ends once the bracket's own
 // keys are adjacent. A 16-bit threshold's test is at the least value of the type at or above
 // it, so from there on every test lands on one of the two keys: it moves neither, or hits at a
 // bound no test has set, where the cut takes the same elements as the converged one. The f32
@@ -130,16 +130,14 @@ __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
 }
 
 // The value phase of the row's kind: plain or guarded, with or without a recall target, and
-// for an f16 row whose count nobody asked for (SLACK_UNCOUNTED), one that ends at adjacent keys.
-// A bf16 row without counts bisects its keys from the start (keys_only) but where it is hinted
-// or narrows; compiled for bf16 too, that phase cost its quarter rows of 32 up to 2 %
-// (docs/kernel.md, "16-bit rows").
+// for a 16-bit row whose count nobody asked for (SLACK_UNCOUNTED), one that ends at adjacent
+// keys.
 template <class Row>
 __device__ __forceinline__ int value_phase_of(const Row& row, Search& s, u32 k) {
     if (s.slack >= 0)
         return s.value == VALUE_PLAIN ? value_phase<true, true, false>(row, s, k)
                                       : value_phase<false, true, false>(row, s, k);
-    if (ELEM_KIND == ELEM_F16 && s.slack == SLACK_UNCOUNTED)
+    if (ELEM_PACKED16 && s.slack == SLACK_UNCOUNTED)
         return s.value == VALUE_PLAIN ? value_phase<true, false, true>(row, s, k)
                                       : value_phase<false, false, true>(row, s, k);
     return s.value == VALUE_PLAIN ? value_phase<true, false, false>(row, s, k)
@@ -175,16 +173,25 @@ __device__ __forceinline__ void value_of_bracket(Search& s, const Params& p) {
 #endif
 }
 
-// Whether a row bisects its own keys from the start (no value phase): a bf16 row, in exact
-// mode without a precision or a recall target, whose counts nobody asked for (out_iter null:
-// docs/contract.md §3's counts are the value phase's) and which does not narrow (the value
-// phase narrows). A bf16 row has at most 65536 keys and ties often: thresholds computed in
-// f32 land many times on one key, where a test of keys halves the bracket every time
-// (docs/kernel.md, "16-bit rows").
+// Whether a row bisects its own keys from the start (no value phase): a bf16 row of a block
+// (or wider), in exact mode without a precision or a recall target, whose counts nobody asked
+// for (out_iter null: docs/contract.md §3's counts are the value phase's) and which does not
+// narrow (the value phase narrows). Thresholds computed in f32 land many times on one bf16
+// key, where a test of keys halves the bracket every time. bf16 warp rows (PackedRow) take
+// the value phase that ends at adjacent keys instead, measured faster on them; the wider rows
+// keep the keys, not measured with it (docs/kernel.md, "16-bit rows").
+template <class Row>
+struct packed_row {
+    static constexpr bool value = false;
+};
+template <int EPL, int LANES, bool NARROWS>
+struct packed_row<PackedRow<EPL, LANES, NARROWS>> {
+    static constexpr bool value = true;
+};
 template <class Row>
 __device__ __forceinline__ bool keys_only(const Params& p) {
-    return ELEM_KIND == ELEM_BF16 && p.out_iter == nullptr && Row::NARROW_CAP == 0u &&
-           p.precision == 0.0f && !(p.recall > 0.0f);
+    return ELEM_KIND == ELEM_BF16 && !packed_row<Row>::value && p.out_iter == nullptr &&
+           Row::NARROW_CAP == 0u && p.precision == 0.0f && !(p.recall > 0.0f);
 }
 
 template <class Row>

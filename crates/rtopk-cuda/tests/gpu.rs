@@ -410,8 +410,8 @@ where
                         let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
                         assert_eq!(difference(&got, &want), None, "{case}");
                         checked += 1;
-                        // without counts (a bf16 row bisects its keys, an f16 row's value
-                        // phase ends at adjacent keys): the same values and indices
+                        // without counts (a 16-bit row's value phase ends at adjacent
+                        // keys): the same values and indices
                         if bisect == Bisect::exact() && strategy != Strategy::Split {
                             let uncounted = gpu
                                 .topk_rows_counted(x.view(), k, opts, bisect, strategy, false)

@@ -77,9 +77,9 @@ fn pick_rows_of_routers_on_the_gpu_equal_the_bisection() {
     }
 }
 
-/// bf16 rows without counts bisect their own keys (the kernels' `keys_only`, docs/kernel.md
-/// "16-bit rows") on every family that does not narrow — half-warp, whole-warp and block rows,
-/// and split rows — with the bisection's answer and the simulator's (which bisects keys too).
+/// bf16 rows without counts (their value phase ending at adjacent keys, docs/kernel.md
+/// "16-bit rows") on half-warp, whole-warp and block rows and split rows: the bisection's answer
+/// and the simulator's (which ends there too).
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn bf16_rows_without_counts_on_the_gpu_equal_the_simulator_the_bisection_and_the_oracle() {

@@ -49,8 +49,8 @@ pub enum Branch {
     EarlyStop,
     /// A search that bisected keys (the value phase could not go on, or never applied).
     KeyPhase,
-    /// An f16 search without counts whose value phase ended at adjacent keys (`value_phase`'s
-    /// `UNCOUNTED`).
+    /// A 16-bit search without counts whose value phase ended at adjacent keys
+    /// (`value_phase`'s `UNCOUNTED`).
     AdjacentKeys,
     /// A block row with keys in shared memory past its registers.
     SharedKeys,

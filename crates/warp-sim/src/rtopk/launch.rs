@@ -80,8 +80,9 @@ pub struct SimConfig {
     /// Whether the iteration counts are wanted (the default): a route that splits rows has
     /// none, so with counts [`Strategy::Auto`] never splits. Without them `Auto` follows the
     /// CUDA launcher's route for the shape, split rows and pick rows included, and the
-    /// kernels search as the GPU's do without counts (a bf16 row bisects its keys:
-    /// `keys_only`), reporting none; [`Strategy::Split`] and [`Strategy::Radix`] imply no counts.
+    /// kernels search as the GPU's do without counts (a 16-bit row's value phase ends at
+    /// adjacent keys), reporting none; [`Strategy::Split`] and [`Strategy::Radix`] imply no
+    /// counts.
     pub counts: bool,
     /// Each row's results in sorted order (the sort launch, or the kernel itself: pick rows and
     /// wide rows), instead of index order.
@@ -111,8 +112,8 @@ pub struct LaunchResult<E = f32> {
     /// `(rows, k)` indices, row-major: ascending within a row, or in sorted order.
     pub indices: Vec<u32>,
     /// `(rows,)` iteration counts; empty where the configuration asks for none
-    /// ([`SimConfig::counts`]: the GPU's path without counts, pick rows and bf16 rows bisecting
-    /// their keys among it) or the route split the rows (a split row's search counts its
+    /// ([`SimConfig::counts`]: the GPU's path without counts, pick rows and 16-bit rows whose
+    /// value phase ends at adjacent keys among it) or the route split the rows (a split row's search counts its
     /// chunks, not the row: docs/contract.md §3 has no count for it).
     pub iterations: Vec<u32>,
     /// The findings kept (at most [`crate::engine::DEFAULT_KEPT_DIAGNOSTICS`]).
@@ -258,8 +259,8 @@ impl Simulator {
         let strategy = self.config.strategy;
         let counts = self.config.counts && strategy.counts();
         let limits = &self.config.limits;
-        // the program as asked: without counts a bf16 row bisects its keys (the kernels'
-        // keys_only) and short rows may pick (rtopk-plan's pick), as on the GPU
+        // the program as asked: without counts a 16-bit row's value phase ends at adjacent
+        // keys and short rows may pick (rtopk-plan's pick), as on the GPU
         Ok(program_ragged(&launch, limits, strategy, counts, ragged)?)
     }
 

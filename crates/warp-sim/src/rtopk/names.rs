@@ -12,9 +12,10 @@
 //! which are the engine's `Warp::cluster_ctarank`, `cluster_size`, `barrier_cluster`,
 //! `red_shared_cluster` and `st_shared_cluster`;
 //! `bitonic_merge`: the warp sort's network unrolled by template recursion, which the
-//! simulator's `bitonic_network` runs as its loops; `uncounted_slack`: an f16 search's mark
+//! simulator's `bitonic_network` runs as its loops; `uncounted_slack`: a 16-bit search's mark
 //! that nobody asked for its count, kept in the slack, which the simulator keeps as
-//! `Search::uncounted`).
+//! `Search::uncounted`; `packed_row`: which rows are 16-bit warp rows, the simulator's
+//! `Row::packed`).
 
 /// `(name, file of src/rtopk that defines it)`, in kernel order.
 pub const SHARED_NAMES: &[(&str, &str)] = &[

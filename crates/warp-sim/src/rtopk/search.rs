@@ -67,7 +67,7 @@ pub(crate) struct Search {
     pub(crate) count_at_lo: u32,
     /// [`recall_met`]'s slack (docs/contract.md §6); -1: no recall target.
     pub(crate) slack: i64,
-    /// Nobody asked for the iteration count (the launch's `out_iter` is null): an f16 value
+    /// Nobody asked for the iteration count (the launch's `out_iter` is null): a 16-bit value
     /// phase ends once its bracket's keys are adjacent ([`value_phase`]). The kernel keeps it
     /// in the slack (`SLACK_UNCOUNTED`, a second value for no recall target), which saves the
     /// 16-bit units a register.
@@ -217,14 +217,12 @@ pub(crate) fn value_step(
 /// `lo` and `hi` and tests the recall rule before each threshold; without one it moves the
 /// bracket without them.
 ///
-/// Without one, on an f16 row whose count nobody asked for (`s.uncounted`, the kernel's
-/// `UNCOUNTED`; a bf16 row without counts bisects its keys, [`keys_only`], but where it is
-/// hinted or narrows, and keeps counting there as before), the phase ends once the bracket's
-/// own keys are adjacent: every later test lands on one of the two keys and moves neither (or
-/// hits at a bound no test has set, where the cut takes the same elements), while the f32
-/// bracket would halve down to adjacent floats, counting each time; the key phase then ends at
-/// once, with the same keys. docs/contract.md §3 counts those steps, so a row whose count is
-/// asked makes them.
+/// Without one, on a 16-bit row whose count nobody asked for (`s.uncounted`, the kernel's
+/// `UNCOUNTED`), the phase ends once the bracket's own keys are adjacent: every later test
+/// lands on one of the two keys and moves neither (or hits at a bound no test has set, where
+/// the cut takes the same elements), while the f32 bracket would halve down to adjacent
+/// floats, counting each time; the key phase then ends at once, with the same keys.
+/// docs/contract.md §3 counts those steps, so a row whose count is asked makes them.
 async fn value_phase<R: Row>(
     w: &mut Warp<'_>,
     a: &KernelArgs,
@@ -236,7 +234,7 @@ async fn value_phase<R: Row>(
     let k = a.k as u32;
     let (mut lo, mut hi) = (s.lo, s.hi);
     let recall = s.slack >= 0;
-    let uncounted = !recall && s.uncounted && s.elem == ElemType::F16;
+    let uncounted = !recall && s.uncounted; // read on 16-bit rows alone
     while s.iterations < VALUE_PHASE_LIMIT {
         if recall && recall_met(s, k) {
             s.exit = Exit::Done(SearchExit::Recall);
@@ -367,12 +365,15 @@ async fn search_exact<R: Row>(
 }
 
 /// `keys_only`: whether a row bisects its own keys from the start (no value phase) — a bf16
-/// row, in exact mode without a precision or a recall target, whose counts nobody asked for
-/// (`counted`: the launch's `out_iter`; docs/contract.md §3's counts are the value phase's),
-/// and which does not narrow (the value phase narrows). Thresholds computed in f32 land many
-/// times on one bf16 key, where a test of keys halves the bracket every time.
+/// row of a block or wider (not a [`crate::rtopk::rows::PackedRow`]: bf16 warp rows take the
+/// value phase that ends at adjacent keys, measured faster on them), in exact mode without a
+/// precision or a recall target, whose counts nobody asked for (`counted`: the launch's
+/// `out_iter`; docs/contract.md §3's counts are the value phase's), and which does not narrow
+/// (the value phase narrows). Thresholds computed in f32 land many times on one bf16 key,
+/// where a test of keys halves the bracket every time.
 fn keys_only<R: Row>(a: &KernelArgs, row: &R, elem: ElemType, counted: bool) -> bool {
     elem == ElemType::Bf16
+        && !row.packed()
         && !counted
         && row.narrow_cap() == 0
         && a.bisect.precision == 0.0
