@@ -397,6 +397,50 @@ pub(crate) fn rank_of(lo: Lanes<u32>, hi: Lanes<u32>) -> Lanes<u64> {
     lo.zip(&hi, |lo, hi| u64::from(hi) << 32 | u64::from(lo))
 }
 
+/// Rank `i` (a u64) into shared words `base + 2 i` (low) and `base + 2 i + 1` (high), in the
+/// active lanes.
+pub(crate) async fn store_rank(
+    w: &mut Warp<'_>,
+    base: u32,
+    i: &Lanes<u32>,
+    r: &Lanes<u64>,
+    label: &'static str,
+) -> Result<(), SimError> {
+    w.st_shared(&i.map(|i| base + 2 * i), &r.map(|r| r as u32), label).await?;
+    w.st_shared(&i.map(|i| base + 2 * i + 1), &r.map(|r| (r >> 32) as u32), label).await
+}
+
+/// Rank `i` from shared words `base + 2 i`, `base + 2 i + 1`, in the active lanes.
+pub(crate) async fn load_rank(
+    w: &mut Warp<'_>,
+    base: u32,
+    i: &Lanes<u32>,
+    label: &'static str,
+) -> Result<Lanes<u64>, SimError> {
+    let lo = w.ld_shared(&i.map(|i| base + 2 * i), label).await?;
+    let hi = w.ld_shared(&i.map(|i| base + 2 * i + 1), label).await?;
+    Ok(rank_of(lo, hi))
+}
+
+/// The ranks of the row's results `j` (index order, from `off`) in the active lanes:
+/// `sort_rank(own_key(val[j]), idx[j])`, each key checked against docs/contract.md §1's.
+pub(crate) async fn result_ranks(
+    w: &mut Warp<'_>,
+    p: &SortParams<'_>,
+    off: &Lanes<u64>,
+    j: &Lanes<u32>,
+    label: &'static str,
+) -> Result<Lanes<u64>, SimError> {
+    let a = &p.a;
+    let addr = w.add_u64(off, &j.map(u64::from), label)?;
+    let v = w.ld_global(p.out_val, &addr, label).await?;
+    let ix = w.ld_global(p.out_idx, &addr, label).await?;
+    let key = v.map(|v| own_key(a, p.elem, v, a.sign()));
+    let check = "sort: own_key is docs/contract.md §1's key";
+    check_keys(w, a.mode, p.elem, &v, &key, w.active_mask(), check)?;
+    Ok(key.zip(&ix, sort_rank))
+}
+
 /// `bitonic_sort`: sorts positions `[0, n)` ascending as if the array were `pow2` long with
 /// +infinity past n — the bitonic network in its flip form (every compare-exchange puts the
 /// smaller rank at the lower position, so padding never moves and pairs reaching past n are
@@ -596,13 +640,7 @@ async fn sort_block_row(
     for (e, r) in rank.iter_mut().enumerate() {
         let j = t.map(|t| e as u32 * threads + t);
         let saved = w.push_active(&j.map(|j| j < n), "sort_block_row: j < n")?;
-        let addr = w.add_u64(&out.out_off, &j.map(u64::from), "sort_block_row: val + j")?;
-        let v = w.ld_global(p.out_val, &addr, "sort_block_row: val[j]").await?;
-        let ix = w.ld_global(p.out_idx, &addr, "sort_block_row: idx[j]").await?;
-        let key = v.map(|v| own_key(a, p.elem, v, a.sign()));
-        let label = "sort: own_key is docs/contract.md §1's key";
-        check_keys(w, a.mode, p.elem, &v, &key, w.active_mask(), label)?;
-        let got = key.zip(&ix, sort_rank);
+        let got = result_ranks(w, p, &out.out_off, &j, "sort_block_row: val[j], idx[j]").await?;
         w.assign(r, &got);
         w.pop_active(saved);
     }
@@ -682,21 +720,8 @@ pub(crate) async fn rtopk_sort_rows(
     while at < n {
         let go = i.map(|i| i < n);
         let saved = w.push_active(&go, "rtopk_sort_rows: i < n")?;
-        let addr = w.add_u64(&off, &i.map(u64::from), "rtopk_sort_rows: val + i")?;
-        let v = w.ld_global(p.out_val, &addr, "rtopk_sort_rows: val[i]").await?;
-        let ix = w.ld_global(p.out_idx, &addr, "rtopk_sort_rows: idx[i]").await?;
-        let key = v.map(|v| own_key(a, p.elem, v, a.sign()));
-        let label = "sort: own_key is docs/contract.md §1's key";
-        check_keys(w, a.mode, p.elem, &v, &key, w.active_mask(), label)?;
-        let r = key.zip(&ix, sort_rank);
-        w.st_shared(&i.map(|i| base + 2 * i), &r.map(|r| r as u32), "rtopk_sort_rows: r[i] = rank")
-            .await?;
-        w.st_shared(
-            &i.map(|i| base + 2 * i + 1),
-            &r.map(|r| (r >> 32) as u32),
-            "rtopk_sort_rows: r[i] = rank",
-        )
-        .await?;
+        let r = result_ranks(w, p, &off, &i, "rtopk_sort_rows: val[i], idx[i]").await?;
+        store_rank(w, base, &i, &r, "rtopk_sort_rows: r[i] = rank").await?;
         w.pop_active(saved);
         i = i.map(|i| i + rt);
         at += rt;
@@ -709,10 +734,9 @@ pub(crate) async fn rtopk_sort_rows(
     while at < n {
         let go = i.map(|i| i < n);
         let saved = w.push_active(&go, "rtopk_sort_rows: i < n")?;
-        let lo = w.ld_shared(&i.map(|i| base + 2 * i), "rtopk_sort_rows: r = r[i]").await?;
-        let hi = w.ld_shared(&i.map(|i| base + 2 * i + 1), "rtopk_sort_rows: r = r[i]").await?;
-        let key = hi.map(|h| !h);
-        write_result(w, &out, &i, &lo, &key).await?;
+        let r = load_rank(w, base, &i, "rtopk_sort_rows: r = r[i]").await?;
+        let key = r.map(|r| !((r >> 32) as u32));
+        write_result(w, &out, &i, &r.map(|r| r as u32), &key).await?;
         w.pop_active(saved);
         i = i.map(|i| i + rt);
         at += rt;

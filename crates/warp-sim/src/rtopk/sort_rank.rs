@@ -9,8 +9,7 @@ use crate::engine::error::SimError;
 use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
 use crate::rtopk::mutant::Mutant;
-use crate::rtopk::order::{check_keys, own_key};
-use crate::rtopk::sort::{SortParams, rank_of, sort_rank};
+use crate::rtopk::sort::{SortParams, load_rank, result_ranks, sort_rank, store_rank};
 use rtopk_plan::plan::SORT_RANK_HELD;
 
 /// `sort_rank_lanes`: lanes counting one slot's ranks, the most (a power of two up to 32)
@@ -31,51 +30,22 @@ async fn load_ranks(
     out_off: &Lanes<u64>,
     n: u32,
 ) -> Result<(), SimError> {
-    let a = &p.a;
     let (tid, threads) = (w.thread_idx(), w.block_dim());
     let mut i = tid;
     let mut at = 0;
     while at < n {
         let saved = w.push_active(&i.map(|i| i < n), "load_ranks: i < n")?;
-        let addr = w.add_u64(out_off, &i.map(u64::from), "load_ranks: val + i")?;
-        let v = w.ld_global(p.out_val, &addr, "load_ranks: val[i]").await?;
-        let ix = w.ld_global(p.out_idx, &addr, "load_ranks: idx[i]").await?;
-        let key = v.map(|v| own_key(a, p.elem, v, a.sign()));
-        let label = "sort: own_key is docs/contract.md §1's key";
-        check_keys(w, a.mode, p.elem, &v, &key, w.active_mask(), label)?;
-        let r = key.zip(&ix, sort_rank);
-        store_rank(w, &i, &r, "load_ranks: ranks[i] = sort_rank(...)").await?;
+        let r = result_ranks(w, p, out_off, &i, "load_ranks: val[i], idx[i]").await?;
+        store_rank(w, 0, &i, &r, "load_ranks: ranks[i] = sort_rank(...)").await?;
         w.pop_active(saved);
         i = i.map(|i| i + threads);
         at += threads;
     }
     let saved = w.push_active(&tid.map(|t| t == 0), "load_ranks: threadIdx.x == 0")?;
     let last = Lanes::splat(sort_rank(0, u32::MAX));
-    store_rank(w, &Lanes::splat(n), &last, "load_ranks: ranks[n] = sort_rank(0, ~0)").await?;
+    store_rank(w, 0, &Lanes::splat(n), &last, "load_ranks: ranks[n] = sort_rank(0, ~0)").await?;
     w.pop_active(saved);
     Ok(())
-}
-
-/// Rank `i` (a u64) into shared words `2 i`, `2 i + 1`, in the active lanes.
-async fn store_rank(
-    w: &mut Warp<'_>,
-    i: &Lanes<u32>,
-    r: &Lanes<u64>,
-    label: &'static str,
-) -> Result<(), SimError> {
-    w.st_shared(&i.map(|i| 2 * i), &r.map(|r| r as u32), label).await?;
-    w.st_shared(&i.map(|i| 2 * i + 1), &r.map(|r| (r >> 32) as u32), label).await
-}
-
-/// Rank `i` from shared words `2 i`, `2 i + 1`, in the active lanes.
-async fn load_rank(
-    w: &mut Warp<'_>,
-    i: &Lanes<u32>,
-    label: &'static str,
-) -> Result<Lanes<u64>, SimError> {
-    let lo = w.ld_shared(&i.map(|i| 2 * i), label).await?;
-    let hi = w.ld_shared(&i.map(|i| 2 * i + 1), label).await?;
-    Ok(rank_of(lo, hi))
 }
 
 /// `rank_below`: for each of a slot's `SORT_RANK_HELD` ranks `mine`, how many of the row's
@@ -96,8 +66,8 @@ async fn rank_below(
             break;
         }
         let saved = w.push_active(&go, "rank_below: j < n")?;
-        let x = load_rank(w, &j, "rank_below: p = ranks[j .. j + 2]").await?;
-        let y = load_rank(w, &j.map(|j| j + 1), "rank_below: p = ranks[j .. j + 2]").await?;
+        let x = load_rank(w, 0, &j, "rank_below: p = ranks[j .. j + 2]").await?;
+        let y = load_rank(w, 0, &j.map(|j| j + 1), "rank_below: p = ranks[j .. j + 2]").await?;
         let active = w.active_mask();
         for (c, m) in below.iter_mut().zip(mine) {
             *c = Lanes::from_fn(|l| {
@@ -153,7 +123,7 @@ pub(crate) async fn sort_rank_row(
     let mut mine = Vec::new();
     for (holds, r, _, _) in &held {
         let saved = w.push_active(holds, "sort_rank_row: holds[e]")?;
-        let own = load_rank(w, r, "sort_rank_row: mine[e] = ranks[r]").await?;
+        let own = load_rank(w, 0, r, "sort_rank_row: mine[e] = ranks[r]").await?;
         w.pop_active(saved);
         mine.push(Lanes::select(holds, &own, &Lanes::splat(0)));
     }
