@@ -157,13 +157,14 @@ __device__ __forceinline__ void load_row(WarpRow<EPL, LANES, NARROWS>& row, cons
 
 // The lane's min and max own key over its words, where every slot is inside the row: packed
 // min/max of the ordered values (NaN at its mode's end: max.NaN keeps it in largest mode,
-// min.NaN in smallest), then the two halves' keys.
-template <int W>
-__device__ __forceinline__ void range_full_words(const u32 (&words)[W], bool largest, u32* lo, u32* hi) {
+// min.NaN in smallest), then the two halves' keys. The mode is chosen once, not per word (a
+// choice per word ran both forms of each).
+template <bool LARGEST, int W>
+__device__ __forceinline__ void range_of_words(const u32 (&words)[W], u32* lo, u32* hi) {
     u32 mn = words[0], mx = words[0];
 #pragma unroll
     for (int q = 1; q < W; ++q) {
-        if (largest) {
+        if constexpr (LARGEST) {
             asm("min." PACKED " %0, %0, %1;" : "+r"(mn) : "r"(words[q]));
             asm("max.NaN." PACKED " %0, %0, %1;" : "+r"(mx) : "r"(words[q]));
         } else {
@@ -171,8 +172,13 @@ __device__ __forceinline__ void range_full_words(const u32 (&words)[W], bool lar
             asm("max." PACKED " %0, %0, %1;" : "+r"(mx) : "r"(words[q]));
         }
     }
-    *lo = min(*lo, min(key16_of_ordered(mn & 0xffffu, largest), key16_of_ordered(mn >> 16, largest)));
-    *hi = max(*hi, max(key16_of_ordered(mx & 0xffffu, largest), key16_of_ordered(mx >> 16, largest)));
+    *lo = min(*lo, min(key16_of_ordered(mn & 0xffffu, LARGEST), key16_of_ordered(mn >> 16, LARGEST)));
+    *hi = max(*hi, max(key16_of_ordered(mx & 0xffffu, LARGEST), key16_of_ordered(mx >> 16, LARGEST)));
+}
+template <int W>
+__device__ __forceinline__ void range_full_words(const u32 (&words)[W], bool largest, u32* lo, u32* hi) {
+    if (largest) range_of_words<true>(words, lo, hi);
+    else range_of_words<false>(words, lo, hi);
 }
 
 // The row's last lane (and odd EPL): padding, and the range over the slots inside.

@@ -115,14 +115,12 @@ struct WarpRow {
 
 // ---- 16-bit rows (docs/kernel.md, "16-bit rows") -------------------------------------------
 
-// Packed compares and sums of two 16-bit values per word: f16x2, or bf16x2 (sm_90; before it,
-// the bf16 halves are compared as the f32 values they widen to, and summed by an fma).
+// Packed compares of two 16-bit values per word: f16x2, or bf16x2 (sm_90; before it, the bf16
+// halves are compared as the f32 values they widen to).
 #if ELEM_KIND == ELEM_BF16
 #define PACKED "bf16x2"
-#define ONE16 0x3f80u
 #else
 #define PACKED "f16x2"
-#define ONE16 0x3c00u
 #endif
 #if ELEM_KIND == ELEM_BF16 && __CUDA_ARCH__ < 900
 #define PACKED_VIA_F32 1
@@ -130,8 +128,9 @@ struct WarpRow {
 #define PACKED_VIA_F32 0
 #endif
 
-// 1.0 in each half of a whose value is >= b's; LARGEST counts NaN too (geu: unordered or >=),
-// smallest mode does not (ge).
+// 0xffff in each half of a whose value is >= b's, else 0; LARGEST counts NaN too (geu:
+// unordered or >=), smallest mode does not (ge). (PTX ISA, "Half Precision Comparison
+// Instructions: set", the .u32 destination.)
 template <bool LARGEST>
 __device__ __forceinline__ u32 packed_ge(u32 a, u32 b) {
     u32 d;
@@ -139,70 +138,65 @@ __device__ __forceinline__ u32 packed_ge(u32 a, u32 b) {
     float alo = __uint_as_float(a << 16), ahi = __uint_as_float(a & 0xffff0000u);
     float blo = __uint_as_float(b << 16), bhi = __uint_as_float(b & 0xffff0000u);
     bool lo = LARGEST ? !(alo < blo) : alo >= blo, hi = LARGEST ? !(ahi < bhi) : ahi >= bhi;
-    d = (lo ? ONE16 : 0u) | (hi ? ONE16 << 16 : 0u);
+    d = (lo ? 0xffffu : 0u) | (hi ? 0xffff0000u : 0u);
 #else
-    if constexpr (LARGEST) asm("set.geu." PACKED "." PACKED " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-    else asm("set.ge." PACKED "." PACKED " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    if constexpr (LARGEST) asm("set.geu.u32." PACKED " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    else asm("set.ge.u32." PACKED " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
 #endif
     return d;
 }
 
-__device__ __forceinline__ u32 packed_add(u32 a, u32 b) {
-    u32 d;
-#if PACKED_VIA_F32
-    asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(ONE16 * 0x10001u), "r"(b));
-#else
-    asm("add.rn." PACKED " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-#endif
-    return d;
-}
-
-// The packed sums start at BIAS16 (1024.0 in f16, 128.0 in bf16) in one half-pair: a sum of
-// n <= 127 stays the integer BIAS16 + n, whose low bits are n (COUNT16 masks them), so the
-// count comes out of the bits without a conversion.
-#if ELEM_KIND == ELEM_BF16
-#define BIAS16 0x43004300u
-#define COUNT16 0x007f007fu
-#else
-#define BIAS16 0x64006400u
-#define COUNT16 0x03ff03ffu
-#endif
-
-// The sum of a biased packed pair's two counts.
-__device__ __forceinline__ u32 unbias16(u32 a) {
-    return ((a & COUNT16) * 0x10001u) >> 16;  // high half: low count + high count
+// The halves set in s, a 32-bit sum (mod 2^32) of half masks (0xffff or 0 each): c_lo low
+// and c_hi high halves sum to s = c_lo 0xffff + c_hi 0xffff0000, so -s = c_lo + (c_hi - c_lo)
+// 2^16 and the high half of -s (2^17 + 1) is c_lo + c_hi (mod 2^16: exact below 2^16). The
+// masks add three at a time (one integer add of three operands for two words), where packed
+// float sums took one add a word.
+__device__ __forceinline__ u32 halves_set(u32 s) {
+    return (s * 0xfffdffffu) >> 16;  // 0xfffdffff = -(2^17 + 1)
 }
 
 // The lane's count of the halves whose value is >= the threshold h (in both halves): one
-// compare and one add per two slots, in two running sums (exact: at most 96 per half; four
-// sums were no faster, and 11 % slower on whole-warp rows of 24 elements at k = 128).
+// compare a word, one add for two.
 template <bool LARGEST, int W>
 __device__ __forceinline__ u32 count_words_ge(const u32 (&words)[W], u32 h) {
-    u32 a0 = BIAS16, a1 = 0u;
+    u32 s = 0u;
 #pragma unroll
     for (int q = 0; q < W; q += 2) {
-        a0 = packed_add(a0, packed_ge<LARGEST>(words[q], h));
-        if (q + 1 < W) a1 = packed_add(a1, packed_ge<LARGEST>(words[q + 1], h));
+        u32 pair = q + 1 < W ? packed_ge<LARGEST>(words[q + 1], h) : 0u;
+        s += packed_ge<LARGEST>(words[q], h) + pair;
     }
-    return unbias16(packed_add(a0, a1));
+    return halves_set(s);
 }
 
 // The lane's NaN halves: one unordered self-compare per word (padding, -inf, is never NaN).
 template <int W>
 __device__ __forceinline__ u32 count_words_nan(const u32 (&words)[W]) {
-    u32 a = BIAS16;
+    u32 s = 0u;
 #pragma unroll
     for (int q = 0; q < W; ++q) {
         u32 d;
 #if PACKED_VIA_F32
         float lo = __uint_as_float(words[q] << 16), hi = __uint_as_float(words[q] & 0xffff0000u);
-        d = (isnan(lo) ? ONE16 : 0u) | (isnan(hi) ? ONE16 << 16 : 0u);
+        d = (isnan(lo) ? 0xffffu : 0u) | (isnan(hi) ? 0xffff0000u : 0u);
 #else
-        asm("set.nan." PACKED "." PACKED " %0, %1, %1;" : "=r"(d) : "r"(words[q]));
+        asm("set.nan.u32." PACKED " %0, %1, %1;" : "=r"(d) : "r"(words[q]));
 #endif
-        a = packed_add(a, d);
+        s += d;
     }
-    return unbias16(a);
+    return halves_set(s);
+}
+
+// Bits 2q and 2q + 1 of ge[2q / 32] (slots 2q and 2q + 1): the halves of word q whose value is
+// >= h's, one compare a word; the mode is chosen once for the row, not per word (a choice per
+// word ran both compares and a select).
+template <bool LARGEST, int W, int EPL>
+__device__ __forceinline__ void words_ge(const u32 (&words)[W], u32 h, u32 (&ge)[MASK_WORDS(EPL)]) {
+#pragma unroll
+    for (int q = 0; q < W; ++q) {
+        u32 d = packed_ge<LARGEST>(words[q], h);
+        u32 two = (d & 1u) | ((d >> 15) & 2u);
+        ge[(2 * q) / 32] |= two << ((2 * q) % 32);
+    }
 }
 
 // A warp row of 16-bit elements: lane `sub` holds its EPL elements two per word, element j in
@@ -275,15 +269,10 @@ struct PackedRow {
             }
             return;
         }
-        // the packed compares: 1.0 (bit 13 set, in f16 and bf16) in each half that counts;
-        // padding (-inf) never does
+        // the packed compares (padding, -inf, never counts)
         u32 h = ordered_of_key16(t) * 0x10001u;
-#pragma unroll
-        for (int q = 0; q < WORDS; ++q) {
-            u32 d = largest ? packed_ge<true>(words[q], h) : packed_ge<false>(words[q], h);
-            u32 two = ((d >> 13) & 1u) | ((d >> 28) & 2u);
-            ge[(2 * q) / 32] |= two << ((2 * q) % 32);
-        }
+        if (largest) words_ge<true, WORDS, EPL>(words, h, ge);
+        else words_ge<false, WORDS, EPL>(words, h, ge);
     }
     __device__ __forceinline__ u32 slot_key(int j) const {
         return key16_of_ordered(half(j), largest);

@@ -24,8 +24,9 @@
 //!
 //! 16-bit rows (f16, bf16) keep two elements per register, so the part-warp bounds above are
 //! bounds on registers: a 16-bit row of up to 512 takes four rows per warp (k <= M / 4, enough
-//! rows) or two, with twice an f32 row's elements per lane — the per-count work of a lane (one
-//! packed compare and add per two elements) then serves twice the row, and the bracket
+//! rows; past 256, k <= M / 8: [`QUARTER_WIDE16_WORDS`]) or two, with twice an f32 row's
+//! elements per lane — the per-count work of a lane (one packed compare per two elements, one
+//! add per four) then serves twice the row, and the bracket
 //! arithmetic twice the rows. Measured past that bound, 16-bit rows of up to 768 take two rows
 //! per warp too ([`MAX_HALF_WARP_ROW16`]). Warps and blocks are chosen by elements as for f32
 //! (their bounds are about the selection, which one warp serialises); a warp row's
@@ -59,6 +60,11 @@ pub const MAX_HALF_WARP_ROW16: usize = 768;
 /// Widest row on a quarter-warp (four rows per warp) by default, where `k <= M / 4`, in
 /// registers per row.
 pub const MAX_QUARTER_WARP_ROW: usize = 256;
+/// 16-bit rows of more registers than this (M > 256) take four rows per warp only where
+/// `k <= M / 8`: on an H200 at N = 2^20, M = 512, two rows per warp took 0.80 (f16) and 0.88
+/// (bf16) of the quarter-warp rows' time at k = 128, 0.87 and 0.96 at k = 96, and 0.99 and 1.10
+/// at k = 64 (docs/performance.md, "16-bit rows are bound by their instructions").
+pub const QUARTER_WIDE16_WORDS: usize = 128;
 /// Rows per SM from which quarter-warp rows pay.
 pub const QUARTER_ROWS_PER_SM: usize = 1024;
 /// Block rows that narrow in exact mode where `k <` [`BLOCK_CAND_CAP`] (blocks of 4 to 8
@@ -381,8 +387,10 @@ fn auto_lanes(
     }
     let words = m.div_ceil(elem.per_word());
     let quarter_min_rows = QUARTER_ROWS_PER_SM.saturating_mul(limits.sm_count);
-    let quarter =
-        words <= MAX_QUARTER_WARP_ROW && k.saturating_mul(4) <= m && n >= quarter_min_rows;
+    let quarter = words <= MAX_QUARTER_WARP_ROW
+        && k.saturating_mul(4) <= m
+        && n >= quarter_min_rows
+        && !(elem.packed16() && words > QUARTER_WIDE16_WORDS && k.saturating_mul(8) > m);
     Some(if quarter {
         8
     } else if words <= MAX_HALF_WARP_ROW || (elem.packed16() && m <= MAX_HALF_WARP_ROW16) {
@@ -640,8 +648,12 @@ mod tests {
                 (1000, 1, 1, "rtopk_half_rows_2", 16, 2, false),
                 (1000, 256, 8, "rtopk_half_rows_16", 16, 16, false),
                 (1000, 512, 64, "rtopk_half_rows_32", 16, 32, false),
-                (many, 512, 128, "rtopk_quarter_rows_64", 8, 64, false),
-                (many, 512, 129, "rtopk_half_rows_32", 16, 32, false),
+                (many, 512, 64, "rtopk_quarter_rows_64", 8, 64, false),
+                (many, 512, 65, "rtopk_half_rows_32", 16, 32, false),
+                (many, 512, 128, "rtopk_half_rows_32", 16, 32, false),
+                (many, 256, 64, "rtopk_quarter_rows_32", 8, 32, false),
+                (many, 300, 37, "rtopk_quarter_rows_40", 8, 40, false),
+                (many, 300, 38, "rtopk_half_rows_24", 16, 24, false),
                 (1000, 513, 8, "rtopk_half_rows_40", 16, 40, false),
                 (many, 768, 64, "rtopk_half_rows_48", 16, 48, false),
                 (1000, 769, 8, "rtopk_warp_rows_32", 32, 32, true),

@@ -10,7 +10,7 @@
 //! | [`plan`] | the launch plan: family, lanes per row, keys per lane, grid, sort | rtopk-cuda's `plan` |
 //! | [`args`] | [`KernelArgs`], [`SearchExit`], the narrowing constants | `Params`, `EXIT_*`, `CAND_CAP` |
 //! | `order.rs` | `order_key`, `number_key`, `midpoint`, ... with the GPU's float semantics; 16-bit elements' own keys: `own_key`, `key16_of_ordered`, `ceil16`, `own_key_at_least`, `ordered_value_of_own_key` | `order.cuh` |
-//! | `rows.rs` | `WarpRow`, `PackedRow` (a 16-bit row, two elements per register: `lane_count_ge`, `count_words_ge`), `CandRow`, `BlockRow`, `count_ge`, `slots_ge`, `slot_key`, `row_sum` / `row_min` / `row_max` (`row_butterfly`, `__reduce_*_sync`), `row_scan`, `block_sum`, `block_prefix` | `rows.cuh` |
+//! | `rows.rs` | `WarpRow`, `PackedRow` (a 16-bit row, two elements per register: `lane_count_ge`, `count_words_ge`, `halves_set`), `CandRow`, `BlockRow`, `count_ge`, `slots_ge`, `slot_key`, `row_sum` / `row_min` / `row_max` (`row_butterfly`, `__reduce_*_sync`), `row_scan`, `block_sum`, `block_prefix` | `rows.cuh` |
 //! | `load.rs` | stage 1: `load_row` (an f32 row's keys, or a `PackedRow`), `key_slots` | `load.cuh` |
 //! | `search.rs` | stage 2: `Search`, `update`, `search_threshold`, `search_exact`, `search_hinted` (`hint_test`, `window_tests`), `finish_exact`, `value_phase`, `search_early_stopping` | `search.cuh` |
 //! | `select.rs` | stage 3: `Cut`, `cut_of`, `classify`, `taken`, `emit_staged`, `select_topk_lanes`, `select_chunk`, `select_candidates`, `write_result` | `select.cuh` |

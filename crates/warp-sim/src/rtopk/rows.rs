@@ -397,8 +397,8 @@ impl PackedRow {
 }
 
 /// `packed_ge`: per half of `word`, whether its value is `>= h`'s — in largest mode NaN too
-/// (`set.geu`: unordered or `>=`), in smallest mode not (`set.ge`) — as the low bit of each
-/// half.
+/// (`set.geu`: unordered or `>=`), in smallest mode not (`set.ge`) — as a mask, 0xffff in
+/// each half that is, else 0 (`set`'s `.u32` destination).
 #[inline]
 fn packed_ge(a: &KernelArgs, elem: ElemType, largest: bool, word: u32, h: u32) -> u32 {
     let t = float_of16(elem, h);
@@ -409,11 +409,18 @@ fn packed_ge(a: &KernelArgs, elem: ElemType, largest: bool, word: u32, h: u32) -
         // geu: unordered (NaN) or >=
         if geu { v.partial_cmp(&t) != Some(std::cmp::Ordering::Less) } else { v >= t }
     };
-    u32::from(ge(word & 0xffff)) | u32::from(ge(word >> 16)) << 16
+    (if ge(word & 0xffff) { 0xffff } else { 0 }) | (if ge(word >> 16) { 0xffff_0000 } else { 0 })
 }
 
-/// `count_words_ge`: the lane's halves whose value is `>= h`'s, one packed compare and one
-/// packed add per word (the GPU's f16x2 / bf16x2 sums are exact: at most 48 per half).
+/// `halves_set`: the halves set in `s`, a sum mod 2^32 of half masks (0xffff or 0 each): with
+/// c_lo low and c_hi high halves set, `s = c_lo 0xffff + c_hi 0xffff0000`, so `-s = c_lo +
+/// (c_hi - c_lo) 2^16`, and the high half of `-s (2^17 + 1)` is `c_lo + c_hi` (mod 2^16).
+pub(crate) fn halves_set(s: u32) -> u32 {
+    s.wrapping_mul(0xfffd_ffff) >> 16
+}
+
+/// `count_words_ge`: the lane's halves whose value is `>= h`'s, one packed compare per word,
+/// the masks summed mod 2^32 (the GPU adds three at a time) and read by `halves_set`.
 fn count_words_ge(
     a: &KernelArgs,
     elem: ElemType,
@@ -425,7 +432,7 @@ fn count_words_ge(
     for word in words {
         acc = acc.zip(word, |c, w| c.wrapping_add(packed_ge(a, elem, largest, w, h)));
     }
-    acc.map(|c| (c & 0xffff) + (c >> 16))
+    acc.map(halves_set)
 }
 
 impl PackedRow {
@@ -1033,6 +1040,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A lane's half masks summed mod 2^32, in any order, read back as the number of halves
+    /// set: every split of up to 2 x 192 halves (the widest 16-bit lane holds 96 words), and
+    /// a wider one up to 2^15 in each half.
+    #[test]
+    fn halves_set_counts_the_masks_summed() {
+        let sum = |lo: u32, hi: u32| {
+            let masks = (0..lo).map(|_| 0xffffu32).chain((0..hi).map(|_| 0xffff_0000));
+            masks.fold(0u32, u32::wrapping_add)
+        };
+        for lo in 0..=192 {
+            for hi in 0..=192 {
+                assert_eq!(halves_set(sum(lo, hi)), lo + hi, "{lo} low, {hi} high");
+            }
+        }
+        assert_eq!(halves_set(sum(1 << 15, (1 << 15) - 1)), (1 << 16) - 1);
+        assert_eq!(halves_set(sum(0, 1 << 15)), 1 << 15);
     }
 
     /// `nan16-counted-smallest` counts a NaN in smallest mode (the count check catches it).
