@@ -188,15 +188,26 @@ __device__ __forceinline__ u32 count_words_nan(const u32 (&words)[W]) {
 
 // Bits 2q and 2q + 1 of ge[2q / 32] (slots 2q and 2q + 1): the halves of word q whose value is
 // >= h's, one compare a word; the mode is chosen once for the row, not per word (a choice per
-// word ran both compares and a select).
+// word ran both compares and a select). A half's mask has every bit of its half set, so one
+// logic op a word keeps the two bits it needs where they already are: for the 8 words of the
+// low 16 bits of a mask word, bit 2r of the low half and bit 2r + 17 of the high half (the
+// high one shifted down by 16 at the end), for the next 8 bit 2r - 16 of the low half (shifted
+// up by 16) and bit 2r + 1 of the high half.
 template <bool LARGEST, int W, int EPL>
 __device__ __forceinline__ void words_ge(const u32 (&words)[W], u32 h, u32 (&ge)[MASK_WORDS(EPL)]) {
+    u32 low[MASK_WORDS(EPL)], high[MASK_WORDS(EPL)];
+#pragma unroll
+    for (int g = 0; g < MASK_WORDS(EPL); ++g) low[g] = high[g] = 0u;
 #pragma unroll
     for (int q = 0; q < W; ++q) {
         u32 d = packed_ge<LARGEST>(words[q], h);
-        u32 two = (d & 1u) | ((d >> 15) & 2u);
-        ge[(2 * q) / 32] |= two << ((2 * q) % 32);
+        int r = q % 16;
+        if (r < 8) low[q / 16] |= d & ((1u << (2 * r)) | (1u << (2 * r + 17)));
+        else high[q / 16] |= d & ((1u << (2 * r - 16)) | (1u << (2 * r + 1)));
     }
+#pragma unroll
+    for (int g = 0; g < MASK_WORDS(EPL); ++g)
+        ge[g] |= (low[g] & 0xffffu) | (low[g] >> 16) | (high[g] << 16) | (high[g] & 0xffff0000u);
 }
 
 // A warp row of 16-bit elements: lane `sub` holds its EPL elements two per word, element j in
