@@ -15,9 +15,8 @@
 //! simulator's `bitonic_network` runs as its loops; `uncounted_slack`: a 16-bit search's mark
 //! that nobody asked for its count, kept in the slack, which the simulator keeps as
 //! `Search::uncounted`; `packed_row`: which rows are 16-bit warp rows, the simulator's
-//! `Row::packed`; `range_of_words`, `words_ge`: a 16-bit row's packed min / max and slot
-//! masks with the mode chosen once for the row, which the simulator's `range_full_words` and
-//! `PackedRow::slots_ge` take as an argument).
+//! `Row::packed`; `range_of_words`: a 16-bit row's packed min / max with the mode chosen once
+//! for the row, which the simulator's `range_full_words` takes as an argument).
 
 /// `(name, file of src/rtopk that defines it)`, in kernel order.
 pub const SHARED_NAMES: &[(&str, &str)] = &[
@@ -62,6 +61,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("packed_ge", "rows.rs"),
     ("halves_set", "rows.rs"),
     ("count_words_ge", "rows.rs"),
+    ("words_ge", "rows.rs"),
     ("nan_slots", "rows.rs"),
     ("lane_count_ge", "rows.rs"),
     ("count_ge_value", "rows.rs"),

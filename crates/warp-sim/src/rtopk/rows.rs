@@ -401,9 +401,13 @@ impl PackedRow {
 /// each half that is, else 0 (`set`'s `.u32` destination).
 #[inline]
 fn packed_ge(a: &KernelArgs, elem: ElemType, largest: bool, word: u32, h: u32) -> u32 {
-    let t = float_of16(elem, h);
     // BUG (Nan16CountedSmallest): `set.geu` in both modes.
-    let geu = largest || a.has(Mutant::Nan16CountedSmallest);
+    half_masks(elem, largest || a.has(Mutant::Nan16CountedSmallest), word, h)
+}
+
+/// `packed_ge`'s masks: `geu` (`set.geu`) counts NaN, else `set.ge`.
+fn half_masks(elem: ElemType, geu: bool, word: u32, h: u32) -> u32 {
+    let t = float_of16(elem, h);
     let ge = |bits: u32| {
         let v = float_of16(elem, bits);
         // geu: unordered (NaN) or >=
@@ -417,6 +421,31 @@ fn packed_ge(a: &KernelArgs, elem: ElemType, largest: bool, word: u32, h: u32) -
 /// (c_hi - c_lo) 2^16`, and the high half of `-s (2^17 + 1)` is `c_lo + c_hi` (mod 2^16).
 pub(crate) fn halves_set(s: u32) -> u32 {
     s.wrapping_mul(0xfffd_ffff) >> 16
+}
+
+/// `words_ge`: the selection's slot masks of a 16-bit row at the ordered threshold `h` (a
+/// threshold strictly between -inf's and +inf's keys), with the kernel's placement: one mask
+/// op a word keeps the two bits it needs where they lie (words `r < 8` of a mask word: bit `2r`
+/// of the low half and `2r + 17` of the high half; words `8 <= r < 16`: bit `2r - 16` of the low
+/// half and `2r + 1` of the high half), two shifts a mask word move them into place. Padding
+/// (-inf) never counts.
+fn words_ge(elem: ElemType, largest: bool, words: &[Lanes<u32>], h: u32, ge: &mut [Lanes<u32>]) {
+    let mut low = vec![Lanes::splat(0u32); ge.len()];
+    let mut high = low.clone();
+    for (q, word) in words.iter().enumerate() {
+        let d = word.map(|w| half_masks(elem, largest, w, h));
+        let r = (q % 16) as u32;
+        let (acc, keep) = if r < 8 {
+            (&mut low[q / 16], 1 << (2 * r) | 1 << (2 * r + 17))
+        } else {
+            (&mut high[q / 16], 1 << (2 * r - 16) | 1 << (2 * r + 1))
+        };
+        *acc = acc.zip(&d, |a, d| a | (d & keep));
+    }
+    for (g, (lo, hi)) in ge.iter_mut().zip(low.iter().zip(&high)) {
+        let placed = lo.zip(hi, |l, h| (l & 0xffff) | (l >> 16) | (h << 16) | (h & 0xffff_0000));
+        *g = g.zip(&placed, |g, p| g | p);
+    }
 }
 
 /// `count_words_ge`: the lane's halves whose value is `>= h`'s, one packed compare per word,
@@ -506,31 +535,25 @@ impl Slots for PackedRow {
         self.epl
     }
 
-    /// The three cases of `lane_count_ge` per slot, restricted to the slots inside the row,
-    /// and `t = 0` (a cut's `band_lo` where the bracket's low end stayed at smallest mode's
-    /// NaN key): every slot inside.
+    /// The three cases of `lane_count_ge`: between -inf's and +inf's keys the packed
+    /// compares (`words_ge`), else per slot, restricted to the slots inside the row, and
+    /// `t = 0` (a cut's `band_lo` where the bracket's low end stayed at smallest mode's NaN
+    /// key): every slot inside.
     fn slots_ge(&self, t: u32, ge: &mut [Lanes<u32>]) {
         let (top, bottom) = (t > key16_pos_inf(self.elem), t <= key16_neg_inf(self.elem));
-        let every = t == 0;
-        let tv = float_of16(self.elem, ordered_of_key16(t));
         for g in ge.iter_mut() {
             *g = Lanes::splat(0);
         }
+        if !top && !bottom {
+            words_ge(self.elem, self.largest, &self.words, ordered_of_key16(t), ge);
+            return;
+        }
+        let every = t == 0;
         for j in 0..self.epl {
             let o = self.half(j);
             let bits = Lanes::from_fn(|l| {
                 let nan = is_nan16(self.elem, o.lane(l));
-                let hit = if every {
-                    true
-                } else if top {
-                    self.largest && nan
-                } else if bottom {
-                    self.largest || !nan
-                } else if nan {
-                    self.largest
-                } else {
-                    float_of16(self.elem, o.lane(l)) >= tv
-                };
+                let hit = every || if top { self.largest && nan } else { self.largest || !nan };
                 u32::from((j as u32) < self.inside.lane(l) && hit) << (j % 32)
             });
             ge[j / 32] = ge[j / 32].zip(&bits, |g, b| g | b);
@@ -966,7 +989,8 @@ mod tests {
         t
     }
 
-    /// A packed row's counts (`lane_count_ge`), masks (`slots_ge`) and slot keys are those of
+    /// A packed row's counts (`lane_count_ge`), masks (`slots_ge`, through `words_ge`'s bit
+    /// placement on rows of three mask words) and slot keys are those of
     /// the elements' own keys, for every 16-bit pattern of both types in both modes, at the
     /// edges of the count's three cases and at random thresholds; `slots_ge(0)` takes every
     /// slot inside the row, NaN too.
@@ -1042,9 +1066,9 @@ mod tests {
         }
     }
 
-    /// A lane's half masks summed mod 2^32, in any order, read back as the number of halves
-    /// set: every split of up to 2 x 192 halves (the widest 16-bit lane holds 96 words), and
-    /// a wider one up to 2^15 in each half.
+    /// A lane's half masks summed mod 2^32, read back as the number of halves set: every
+    /// split of up to 192 low and 192 high halves (the widest 16-bit lane holds 96 words), and
+    /// up to 2^15 in each half.
     #[test]
     fn halves_set_counts_the_masks_summed() {
         let sum = |lo: u32, hi: u32| {
