@@ -144,7 +144,7 @@ pub fn topk_rows_into_counted<E: Element, A: RowTopKOf<E> + ?Sized>(
     }
     // Each task's buffers: the algorithm's scratch and a contiguous copy of a strided row.
     let stats_for =
-        |(scratch, copy): &mut (Scratch, Vec<E>), r: usize, idx: &mut [u32], val: &mut [E]| {
+        |(scratch, copy): &mut TaskBuffers<E>, r: usize, idx: &mut [u32], val: &mut [E]| {
             let view = x.row(r);
             match view.as_slice() {
                 Some(row) => fill_row(algo, row, k, opts, scratch, idx, val),
@@ -155,22 +155,47 @@ pub fn topk_rows_into_counted<E: Element, A: RowTopKOf<E> + ?Sized>(
                 }
             }
         };
+    let work = rows_in_parallel(k, indices, values, iterations, &stats_for);
+    Ok(work)
+}
+
+/// One rayon task's buffers: the algorithm's scratch and a contiguous copy of a strided row.
+pub(crate) type TaskBuffers<E> = (Scratch, Vec<E>);
+
+/// One row's work in a parallel pass: the task's buffers, the row's number, its output
+/// indices and values in; what the pass keeps of the row (`R`) out.
+pub(crate) type RowJob<'a, E, R> =
+    dyn Fn(&mut TaskBuffers<E>, usize, &mut [u32], &mut [E]) -> R + Sync + 'a;
+
+/// Runs `row` over every output row of width `k` in parallel, writing each row's iteration
+/// count where `iterations` is not empty, and adds up the rows' work.
+///
+/// The row is called through `dyn`: the rayon plumbing is then built once per element type
+/// rather than once per (algorithm, element type) pair — a build of the workspace's registry
+/// instantiates this driver for every algorithm it names, and the plumbing was most of the
+/// code that cost (`cargo llvm-lines`) — for one indirect call per row.
+fn rows_in_parallel<E: Element>(
+    k: usize,
+    indices: &mut [u32],
+    values: &mut [E],
+    iterations: &mut [u32],
+    row: &RowJob<'_, E, RowStats>,
+) -> WorkCounters {
     let rows = indices.par_chunks_mut(k).zip(values.par_chunks_mut(k)).enumerate();
-    let work = if iterations.is_empty() {
+    if iterations.is_empty() {
         rows.with_min_len(ROWS_PER_TASK)
-            .map_init(Default::default, |s, (r, (idx, val))| stats_for(s, r, idx, val).work)
+            .map_init(Default::default, |s, (r, (idx, val))| row(s, r, idx, val).work)
             .sum()
     } else {
         rows.zip(iterations.par_iter_mut())
             .with_min_len(ROWS_PER_TASK)
             .map_init(Default::default, |s, ((r, (idx, val)), it)| {
-                let stats = stats_for(s, r, idx, val);
+                let stats = row(s, r, idx, val);
                 *it = stats.iterations.unwrap_or(0);
                 stats.work
             })
             .sum()
-    };
-    Ok(work)
+    }
 }
 
 impl<E: Element> TopK<E> {

@@ -12,8 +12,8 @@
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 
-use crate::algorithm::{RowStats, Scratch, WorkCounters, grow};
-use crate::driver::{MAX_ROW_WIDTH, Options};
+use crate::algorithm::{RowStats, WorkCounters, grow};
+use crate::driver::{MAX_ROW_WIDTH, Options, RowJob, TaskBuffers};
 use crate::error::TopKError;
 use crate::order::{Element, KeyBits, Mode, RowTopKOf, sort_canonical};
 
@@ -180,7 +180,7 @@ pub struct RaggedTopK<E: Element = f32> {
 }
 
 /// Ragged row-wise top-k of the `(N, M)` input `x` with `algo` (docs/contract.md §5), rows in
-/// parallel with rayon, each task reusing one [`Scratch`] (no allocation per row once the
+/// parallel with rayon, each task reusing one [`Scratch`](crate::Scratch) (no allocation per row once the
 /// buffers have grown).
 ///
 /// Row `i` is `x[i, ..lengths[i]]` and selects `min(k[i], lengths[i])` values, passed to the
@@ -213,22 +213,10 @@ pub fn topk_ragged<E: Element, A: RowTopKOf<E> + ?Sized>(
         ) else {
             unreachable!("freshly allocated arrays are in standard layout");
         };
-        let run = |bufs: &mut (Scratch, Vec<E>), r: usize, idx: &mut [u32], val: &mut [E]| {
+        let run = |bufs: &mut TaskBuffers<E>, r: usize, idx: &mut [u32], val: &mut [E]| {
             ragged_row(algo, x, rows, r, opts, wanted.threshold, bufs, idx, val)
         };
-        work = idx
-            .par_chunks_mut(width)
-            .zip(val.par_chunks_mut(width))
-            .zip(its.par_iter_mut().zip(thr.par_iter_mut()))
-            .enumerate()
-            .with_min_len(ROWS_PER_TASK)
-            .map_init(Default::default, |bufs, (r, ((idx, val), (it, thr)))| {
-                let (stats, t) = run(bufs, r, idx, val);
-                *it = stats.iterations.unwrap_or(0);
-                *thr = t;
-                stats.work
-            })
-            .sum();
+        work = ragged_rows_in_parallel(width, idx, val, its, thr, &run);
     }
     Ok(RaggedTopK {
         values,
@@ -237,6 +225,32 @@ pub fn topk_ragged<E: Element, A: RowTopKOf<E> + ?Sized>(
         threshold: wanted.threshold.then_some(threshold),
         work,
     })
+}
+
+/// Runs `row` over every output row of width `width` in parallel, writing each row's
+/// iteration count and threshold, and adds up the rows' work. Called through `dyn` for the
+/// reason [`crate::driver`]'s parallel pass is: one copy of the rayon plumbing per element
+/// type, not per (algorithm, element type) pair.
+fn ragged_rows_in_parallel<E: Element>(
+    width: usize,
+    idx: &mut [u32],
+    val: &mut [E],
+    its: &mut [u32],
+    thr: &mut [f32],
+    row: &RowJob<'_, E, (RowStats, f32)>,
+) -> WorkCounters {
+    idx.par_chunks_mut(width)
+        .zip(val.par_chunks_mut(width))
+        .zip(its.par_iter_mut().zip(thr.par_iter_mut()))
+        .enumerate()
+        .with_min_len(ROWS_PER_TASK)
+        .map_init(Default::default, |bufs, (r, ((idx, val), (it, thr)))| {
+            let (stats, t) = row(bufs, r, idx, val);
+            *it = stats.iterations.unwrap_or(0);
+            *thr = t;
+            stats.work
+        })
+        .sum()
 }
 
 /// One output row: the selection of row `r`'s valid prefix, its values, the padding, and the
@@ -249,7 +263,7 @@ fn ragged_row<E: Element, A: RowTopKOf<E> + ?Sized>(
     r: usize,
     opts: Options,
     want_threshold: bool,
-    (scratch, copy): &mut (Scratch, Vec<E>),
+    (scratch, copy): &mut TaskBuffers<E>,
     idx: &mut [u32],
     val: &mut [E],
 ) -> (RowStats, f32) {
