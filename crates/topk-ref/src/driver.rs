@@ -155,8 +155,7 @@ pub fn topk_rows_into_counted<E: Element, A: RowTopKOf<E> + ?Sized>(
                 }
             }
         };
-    let work = rows_in_parallel(k, indices, values, iterations, &stats_for);
-    Ok(work)
+    Ok(rows_in_parallel(k, indices, values, iterations, &stats_for))
 }
 
 /// One rayon task's buffers: the algorithm's scratch and a contiguous copy of a strided row.
@@ -170,10 +169,10 @@ pub(crate) type RowJob<'a, E, R> =
 /// Runs `row` over every output row of width `k` in parallel, writing each row's iteration
 /// count where `iterations` is not empty, and adds up the rows' work.
 ///
-/// The row is called through `dyn`: the rayon plumbing is then built once per element type
-/// rather than once per (algorithm, element type) pair — a build of the workspace's registry
-/// instantiates this driver for every algorithm it names, and the plumbing was most of the
-/// code that cost (`cargo llvm-lines`) — for one indirect call per row.
+/// The row is called through `dyn`, so the rayon plumbing is built once per element type
+/// rather than once per (algorithm, element type) pair. The registry instantiates this driver
+/// for every algorithm it names, and the plumbing was over half of the code compiled there
+/// (`cargo llvm-lines`); the price is one indirect call per row.
 fn rows_in_parallel<E: Element>(
     k: usize,
     indices: &mut [u32],
