@@ -3,7 +3,7 @@
 //! problem, no output file), the output-path rules (devices, FIFOs, symlinks, one file under
 //! two names), signals, and exit codes for the environment's failures (1).
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::{Read, Write};

@@ -2,7 +2,7 @@
 //! reproducibility, `.npy` rows agreeing with `select --iterations`, and every argument error
 //! (exit 2 with a message naming the problem).
 
-mod common;
+use crate::common;
 
 use std::fs::File;
 

@@ -3,7 +3,7 @@
 //! algorithms, every input family, `.npy` input, charts, size and argument errors, a silent
 //! progress bar when piped), the comparison mode `bench cpu --compare`, and `bench chart`.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

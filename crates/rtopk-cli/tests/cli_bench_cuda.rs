@@ -2,7 +2,7 @@
 //! generated cases is clap's usage error, and a bad input file is refused with exit code 2
 //! before any device is opened.
 
-mod common;
+use crate::common;
 
 use common::{Case, fails_with, raw_npy};
 

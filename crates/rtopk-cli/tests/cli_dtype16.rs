@@ -3,7 +3,7 @@
 //! type named in every report, and the refusals (`--dtype float64`, a `<f8` file, an f32-only
 //! algorithm) as exit 2 with a message.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! with exit 2, the dtype found and the two taken, and no output left behind, whatever the
 //! algorithm.
 
-mod common;
+use crate::common;
 
 use common::*;
 

@@ -2,7 +2,7 @@
 //! JSON — one entry per launch — with the route a selection takes (long rows split without
 //! iteration counts, whole with them), and typed refusals (exit 2).
 
-mod common;
+use crate::common;
 
 use common::{fails_with, rtopk, stdout};
 use serde_json::Value;

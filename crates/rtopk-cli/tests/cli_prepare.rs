@@ -2,7 +2,7 @@
 //! exits 1; with one (the device machine) it loads every unit, and a second run compiles
 //! nothing (the disk cache).
 
-mod common;
+use crate::common;
 
 use common::{rtopk, rtopk_command, stderr, stdout};
 

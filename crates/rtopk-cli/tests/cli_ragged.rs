@@ -5,7 +5,7 @@
 //! conflicting arguments exit 2 with nothing written; the threshold output under the
 //! never-clobber rules.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

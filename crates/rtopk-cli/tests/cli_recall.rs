@@ -2,7 +2,7 @@
 //! recall against the exact top k is at least R on every row, R = 1 byte for byte the exact
 //! output, and every bad target or conflict refused with exit 2.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::fs;

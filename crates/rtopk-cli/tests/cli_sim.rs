@@ -3,7 +3,7 @@
 //! row's journey, `sim mutants` prints the catalog, and bad arguments (sizes too large to
 //! simulate included) exit with code 2.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! counts), in every mode and family; `trace` reads a row of a `<f2` file and runs the f16
 //! kernels.
 
-mod common;
+use crate::common;
 
 use std::fs;
 

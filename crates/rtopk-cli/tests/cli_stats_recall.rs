@@ -2,7 +2,7 @@
 //! family, M, k and target), every row at or above its target (the recall rule's guarantee,
 //! docs/contract.md §6), `.npy` rows, the Markdown table, and argument errors (exit 2).
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::Value;

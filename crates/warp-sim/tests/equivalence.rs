@@ -5,7 +5,7 @@
 //! to break it (NaN of both signs and odd payloads, ±inf, ±0, subnormals, ±FLT_MAX, tie pools,
 //! widths that are not multiples of 32, k ∈ {0, 1, M−1, M}) — and no diagnostic on any.
 
-mod common;
+use crate::common;
 
 use common::{bisect, strategies};
 use proptest::prelude::*;

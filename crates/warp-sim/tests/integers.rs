@@ -7,7 +7,7 @@
 //! rows that narrow, block rows (narrowing, and past their registers), split rows; and no
 //! diagnostic on any.
 
-mod common;
+use crate::common;
 
 use common::{bisect, check_against_bisect as check, strategies};
 use proptest::prelude::*;

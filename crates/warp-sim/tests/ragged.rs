@@ -12,7 +12,7 @@
 //! rows and the radix select (its ragged twins) give the same answers on rows of their own
 //! length and k.
 
-mod common;
+use crate::common;
 
 use common::{bisect, strategies};
 use proptest::prelude::*;

@@ -7,7 +7,7 @@
 //! block rows (narrowing, and past their registers), split rows; the row of all 65,536 f16
 //! (and bf16) bit patterns shuffled; and no diagnostic on any.
 
-mod common;
+use crate::common;
 
 use common::{bisect, check_against_bisect as check, strategies};
 use proptest::prelude::*;

@@ -1,8 +1,5 @@
 //! Helpers shared by the command line's end-to-end tests: running the binary, writing and
 //! reading `.npy` files, temporary directories.
-//!
-//! Each test file compiles this module on its own and uses part of it, hence the `allow`.
-#![allow(dead_code)]
 
 use std::fs::{self, File};
 use std::io::BufWriter;

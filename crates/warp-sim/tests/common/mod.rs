@@ -29,7 +29,6 @@ pub(crate) fn strategies(m: usize, elem: ElemType) -> Vec<Launch> {
 /// row with topk-ref's `Bisect` on the same elements — indices, value bits, iteration counts
 /// (none on split rows) — with no diagnostic, on the unit of `E`'s own type; the family that
 /// ran. (The f32 suites check more per case, `equivalence.rs`; so they do not call it.)
-#[allow(dead_code)]
 pub(crate) fn check_against_bisect<E: Element>(
     config: SimConfig,
     (n, m, x): (usize, usize, &[E]),

@@ -1,0 +1,13 @@
+//! One test binary for rtopk's CPU suites (the one door: requests, the registry against the oracle,
+//! element types, ragged rows, wide rows).
+//!
+//! Each file of `tests/` is a module here, so the crate and its dependencies are linked once, not
+//! once per file (the test build's link time). The files stay where they were, so proptest's
+//! regression files beside them still apply. One suite: `cargo test -p rtopk --test suite
+//! <file>::`.
+
+mod dtypes;
+mod ragged;
+mod registry_oracle;
+mod request;
+mod wide_rows;
