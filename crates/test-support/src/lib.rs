@@ -24,17 +24,22 @@
 //! The checks every crate's oracle tests make ([`check_exact`], [`check_same_ragged`]) and the
 //! property tests built on them ([`row_property!`]) live here too, so that each is written
 //! once for every element type and every algorithm.
+//!
+//! Each crate's one test binary (`tests/suite.rs`) checks that it declares every file of
+//! `tests/` with [`every_test_file_in_the_suite!`].
 
 #![forbid(unsafe_code)]
 
 mod checks;
 mod generated;
+mod suite;
 
 pub use checks::{
     check_exact, check_exact_and_work, check_same_ragged, fail, oracle_indices, ragged_rows,
     reference_algorithms,
 };
 pub use generated::{Generated, ragged_matrix};
+pub use suite::unlisted_test_files;
 
 use half::{bf16, f16};
 use proptest::prelude::*;
