@@ -45,6 +45,16 @@ pub(crate) enum CliError {
     /// The GPU path failed (no driver, compilation, launch) or refused the request.
     #[error(transparent)]
     Cuda(#[from] rtopk::cuda::CudaError),
+    /// The live GPU could not be used where the command could have gone without it: the GPU's
+    /// error, classified as such, and what to pass instead.
+    #[error("{source}; {instead}")]
+    NoDevice {
+        /// Why the GPU could not be used.
+        #[source]
+        source: rtopk::cuda::CudaError,
+        /// The arguments that need no GPU.
+        instead: String,
+    },
     /// A file or directory could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Output {
@@ -77,7 +87,7 @@ impl CliError {
             CliError::BadArgument(_) | CliError::Shape { .. } | CliError::TopK(_) => true,
             CliError::Lib(e) => e.is_user_error(),
             CliError::Tools(e) => e.is_user_error(),
-            CliError::Cuda(e) => {
+            CliError::Cuda(e) | CliError::NoDevice { source: e, .. } => {
                 matches!(
                     e,
                     rtopk::cuda::CudaError::TopK(_)
@@ -108,5 +118,8 @@ mod tests {
         let json = serde_json::from_str::<u8>("x").unwrap_err();
         assert_eq!(CliError::from(json).exit_code(), EXIT_FAILURE);
         assert_eq!(CliError::from(rtopk::cuda::CudaError::NoDriver).exit_code(), EXIT_FAILURE);
+        let instead = "name a GPU".to_string();
+        let no_device = CliError::NoDevice { source: rtopk::cuda::CudaError::NoDriver, instead };
+        assert_eq!(no_device.exit_code(), EXIT_FAILURE);
     }
 }

@@ -80,10 +80,14 @@ pub(crate) fn run(args: &PlanArgs) -> Result<(), CliError> {
         threshold: args.threshold,
     };
     let program = program_with(&request, shape, &gpu, arrays).map_err(|e| match (&gpu, e) {
-        (Gpu::Device(_), rtopk::Error::Cuda(e)) => CliError::BadArgument(format!(
-            "{e}; name a GPU to plan for without one: --gpu {}",
-            preset_names().join("|")
-        )),
+        // no driver or no device is the environment's failure (exit 1), with the way around it
+        (Gpu::Device(_), rtopk::Error::Cuda(source)) => CliError::NoDevice {
+            source,
+            instead: format!(
+                "name a GPU to plan for without one: --gpu {}",
+                preset_names().join("|")
+            ),
+        },
         (_, e) => e.into(),
     })?;
     if args.json {

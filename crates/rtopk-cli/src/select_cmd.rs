@@ -199,14 +199,7 @@ pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
     let (n, m) = reader.shape();
     let per_row = PerRow::read(args, n)?;
     let request = per_row.apply(builder_of(args), 0..n).build()?;
-    let width = request.check(n, m, dtype).map_err(|e| match e {
-        rtopk::Error::TopK(source) => CliError::Shape {
-            path: args.input.clone(),
-            shape: npy::shape_string(&[n as u64, m as u64]),
-            source,
-        },
-        other => other.into(),
-    })?;
+    let width = request.check(n, m, dtype).map_err(|e| check_error(args, (n, m), e))?;
 
     // 3. The outputs' paths, checked and opened (temporary files with their headers).
     let Some(values_dtype) = NpyDtype::of(dtype) else {
@@ -239,6 +232,25 @@ pub(crate) fn run(args: &SelectArgs) -> Result<(), CliError> {
         }
     }
     Ok(outputs.commit()?)
+}
+
+/// The request's refusal of the input's shape, naming the file at fault: the per-row file
+/// whose entry is above the row width (`--lengths`, `--k-per-row`), else the input.
+fn check_error(args: &SelectArgs, (n, m): (usize, usize), e: rtopk::Error) -> CliError {
+    let per_row_file = match &e {
+        rtopk::Error::LengthTooLong { .. } => args.lengths.as_ref(),
+        rtopk::Error::TopK(rtopk::TopKError::RowKTooLarge { .. }) => args.k_per_row.as_ref(),
+        _ => None,
+    };
+    match (per_row_file, e) {
+        (Some(path), e) => CliError::BadArgument(format!("{}: {e}", path.display())),
+        (None, rtopk::Error::TopK(source)) => CliError::Shape {
+            path: args.input.clone(),
+            shape: npy::shape_string(&[n as u64, m as u64]),
+            source,
+        },
+        (None, other) => other.into(),
+    }
 }
 
 /// The simulated run's coverage as two lines: `steps: NAME xN, ...` and `branches: NAME N, ...`

@@ -141,6 +141,23 @@ fn every_kernel_type_has_a_plan() {
     );
 }
 
+/// Without `--gpu`, the plan is GPU 0's: with no CUDA driver (CI) that is the environment's
+/// failure (exit 1, as `select --algo cuda`), naming the `--gpu` way around it; with one, a
+/// program.
+#[test]
+fn the_live_gpus_plan_without_a_driver_exits_1_and_names_gpu() {
+    let out = rtopk(&["plan", "--n", "4", "--m", "256", "-k", "8"]);
+    if rtopk::cuda::check_libraries().is_err() {
+        let err = common::stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+        assert!(err.starts_with("error: no CUDA driver found"), "stderr: {err}");
+        assert!(err.contains("--gpu a100|h100|h200"), "stderr: {err}");
+    } else {
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        assert!(stdout(&out).contains("select_rows"));
+    }
+}
+
 #[test]
 fn unknown_gpus_and_bad_shapes_exit_2() {
     fails_with(&["plan", "--gpu", "v100", "--n", "4", "--m", "256", "-k", "8"], 2, "v100");
