@@ -335,6 +335,21 @@ mod tests {
         assert!(taken.into_inner() < 2000, "the workers went on after the failure");
     }
 
+    /// bench/kernel_resources.py compiles the units offline with NVRTC's options written out
+    /// again in Python; its report is the executor's only while the two lists are the same.
+    #[test]
+    fn the_offline_resource_report_compiles_with_these_options() {
+        let script = include_str!("../../../bench/kernel_resources.py");
+        let list = script.split("OPTIONS = [").nth(1).and_then(|rest| rest.split(']').next());
+        let python: Vec<&str> = list
+            .expect("bench/kernel_resources.py defines OPTIONS = [...]")
+            .split(',')
+            .map(|item| item.trim().trim_matches('"'))
+            .filter(|item| !item.is_empty())
+            .collect();
+        assert_eq!(python, OPTIONS);
+    }
+
     #[test]
     fn the_target_is_the_devices_sass_where_nvrtc_knows_it() {
         let known = [75, 80, 86, 87, 89, 90, 100, 120];

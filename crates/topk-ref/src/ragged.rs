@@ -180,8 +180,8 @@ pub struct RaggedTopK<E: Element = f32> {
 }
 
 /// Ragged row-wise top-k of the `(N, M)` input `x` with `algo` (docs/contract.md §5), rows in
-/// parallel with rayon, each task reusing one [`Scratch`](crate::Scratch) (no allocation per row once the
-/// buffers have grown).
+/// parallel with rayon, each task reusing one [`Scratch`](crate::Scratch) (no allocation per
+/// row once the buffers have grown).
 ///
 /// Row `i` is `x[i, ..lengths[i]]` and selects `min(k[i], lengths[i])` values, passed to the
 /// algorithm as a plain row with that k (and the row's hint, which only

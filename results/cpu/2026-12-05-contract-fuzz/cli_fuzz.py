@@ -1,4 +1,4 @@
-"""Differential fuzz of `rtopk select` against ref.py (SPEC §1, §2, §5)."""
+"""Differential fuzz of `rtopk select` against ref.py (docs/contract.md §1, §2, §5)."""
 import os
 import subprocess
 import sys

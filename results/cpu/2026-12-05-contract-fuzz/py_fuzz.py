@@ -1,4 +1,4 @@
-"""Differential fuzz of rtopk.topk on NumPy against an independent reading of SPEC §1, §5."""
+"""Differential fuzz of rtopk.topk on NumPy against an independent reading of docs/contract.md §1, §5."""
 import os
 import sys
 import warnings

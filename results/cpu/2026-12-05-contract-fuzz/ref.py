@@ -1,4 +1,4 @@
-"""An independent reading of ../shared/SPEC.md §1 and §5, in NumPy, for differential checks."""
+"""An independent reading of docs/contract.md §1 and §5, in NumPy, for differential checks."""
 
 import numpy as np
 
@@ -25,7 +25,7 @@ def as_f32(value, dtype):
 
 
 def reference(x, k, smallest=False, sorted_=False, lengths=None, width=None):
-    """(values, indices, threshold) per SPEC §1/§5. k: an int or one per row; width: the
+    """(values, indices, threshold) per docs/contract.md §1/§5. k: an int or one per row; width: the
     output's width (default: k, or the largest k)."""
     n, m = x.shape
     ks = np.full(n, k, dtype=np.int64) if np.isscalar(k) else np.asarray(k, dtype=np.int64)
