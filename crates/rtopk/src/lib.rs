@@ -111,6 +111,7 @@
 #![deny(unsafe_code)]
 
 pub mod algorithm;
+pub mod auto;
 pub mod caps;
 pub mod cuda;
 pub mod dtype;

@@ -9,6 +9,7 @@ use baselines::{Air, DrTopK, GridSelect, SortChoose, TorchRadix, WarpSelect};
 use topk_ref::{Bisect, Bitonic, Bucket, Heap, Quickselect, Radix, RowSelect};
 
 use crate::algorithm::Algorithm;
+use crate::auto::CpuAuto;
 use crate::caps::Capabilities;
 use crate::cuda::Gpu;
 use crate::error::Error;
@@ -47,6 +48,7 @@ pub(crate) fn build(request: &Request, counts: bool) -> Box<dyn Algorithm> {
     match request.algo() {
         "sim" => Box::new(Kernel::new(Sim::default(), bisect, counts)),
         "cuda" => Box::new(Kernel::new(Gpu::on(request.place().ordinal()), bisect, counts)),
+        "bisect" if cpu_auto(request, counts) => row(CpuAuto::new(bisect), caps, counts),
         "bisect" => row(bisect, caps, counts),
         "heap" => row(Heap, caps, counts),
         "quickselect" => row(Quickselect, caps, counts),
@@ -61,6 +63,12 @@ pub(crate) fn build(request: &Request, counts: bool) -> Box<dyn Algorithm> {
         // every name of the table has its row above (a test resolves each)
         _ => row(SortChoose, caps, counts),
     }
+}
+
+/// Whether `auto` on the CPU may run each row on the faster of `bisect` and `heap`
+/// ([`crate::auto`]): an exact search whose iteration counts nobody asked for.
+fn cpu_auto(request: &Request, counts: bool) -> bool {
+    request.is_auto() && RowSelect::is_exact(&request.bisect()) && !counts
 }
 
 #[cfg(test)]

@@ -12,8 +12,9 @@ use crate::param::Param;
 use crate::params::{Params, Precision, Recall};
 use crate::table::{self, unsupported};
 
-/// What `auto` stands for on the CPU: `bisect`, RTop-K's bisection (Algorithm 1), the fastest
-/// exact CPU algorithm of `rtopk bench cpu` at every measured shape.
+/// What `auto` stands for on the CPU: `bisect`, RTop-K's bisection (Algorithms 1 and 2), whose
+/// parameters and outputs it takes. An exact call without iteration counts runs each row on
+/// the faster of `bisect` and `heap` for its shape, with `bisect`'s answer ([`crate::auto`]).
 pub const AUTO_CPU: &str = "bisect";
 /// What `auto` stands for on a GPU: the RTop-K CUDA kernel.
 pub const AUTO_GPU: &str = "cuda";
@@ -155,6 +156,8 @@ impl Default for Wanted {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Request {
     algo: &'static str,
+    /// `auto` was asked for (`algo` is the place's default).
+    auto: bool,
     k: K,
     options: Options,
     wanted: Wanted,
@@ -340,6 +343,7 @@ impl RequestBuilder {
         }
         Ok(Request {
             algo: entry.name,
+            auto: self.algo == "auto",
             k: self.k,
             options: self.options,
             wanted: self.wanted,
@@ -365,9 +369,16 @@ impl Request {
         Self::builder(algo).k(k).build()
     }
 
-    /// The registry name (`auto` resolved).
+    /// The registry name (`auto` resolved): the algorithm whose parameters and outputs the
+    /// request was checked against. On the CPU, `auto`'s rows may run on another algorithm of
+    /// the same answer ([`crate::auto`]).
     pub fn algo(&self) -> &'static str {
         self.algo
+    }
+
+    /// Whether `auto` was asked for (the place's default, [`Request::algo`]).
+    pub fn is_auto(&self) -> bool {
+        self.auto
     }
 
     /// What the algorithm supports.
@@ -527,6 +538,7 @@ mod tests {
     fn auto_is_the_places_default() {
         let cpu = Request::new("auto", 3).unwrap();
         assert_eq!(cpu.algo(), "bisect");
+        assert!(cpu.is_auto() && !Request::new("bisect", 3).unwrap().is_auto());
         let gpu = Request::builder("auto").place(Place::Cuda(1)).build().unwrap();
         assert_eq!((gpu.algo(), gpu.place().ordinal()), ("cuda", 1));
         let e = Request::builder("heap").place(Place::Cuda(0)).build().unwrap_err();

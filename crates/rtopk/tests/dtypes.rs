@@ -20,7 +20,7 @@ use topk_ref::oracle::{canonical_indices, canonical_sorted_indices};
 const MAX_WIDTH: usize = 300;
 
 /// Indices and value bits of every row equal the oracle's.
-fn assert_canonical<E: Value>(
+pub(crate) fn assert_canonical<E: Value>(
     name: &str,
     x: ArrayView2<'_, E>,
     k: usize,

@@ -6,6 +6,7 @@
 //! still apply. A new file must be declared here: the guard at the end fails until it is.
 //! One suite alone: `cargo test -p rtopk --test suite <file>::`.
 
+mod auto;
 mod dtypes;
 mod ragged;
 mod registry_oracle;

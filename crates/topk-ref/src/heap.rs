@@ -23,7 +23,9 @@
 //!   rank, so every walk has the same length and no step checks whether a child exists.
 //!
 //! # Cost
-//! Time O(M log k) in the worst case (an ascending row replaces the root every time). On a row
+//! Time O(M log k) in the worst case (an ascending row replaces the root every time);
+//! [`select_within`] gives such a row up after a budget of entries, for a caller that has a
+//! faster way for it. On a row
 //! in random order element `i > k` enters with probability `k / i`, so only about
 //! `k · ln(M / k)` elements pay an O(log k) walk (66 of the 224 later elements at M = 256,
 //! k = 32): O(M + k log k · log(M / k)) expected, plus O(k log k) for the final index sort.
@@ -44,7 +46,7 @@
 //! WarpSelect). RTop-K drops per-element bookkeeping altogether in favour of a counting search
 //! (see `bisect`).
 
-use crate::algorithm::{RowStats, WorkCounters, grow};
+use crate::algorithm::{RowStats, Scratch, WorkCounters, grow};
 use crate::order::{Element, KeyBits, Mode, RankBits, RankOf};
 
 /// Children per heap node: the children of slot `p` are `ARITY * p + 1 ..= ARITY * p + ARITY`.
@@ -61,23 +63,46 @@ const _: () = assert!(ARITY == 4);
 pub struct Heap;
 
 crate::row_select!(Heap, "heap", 64, |_, row, k, mode, scratch, out| {
+    match select_within(row, k, mode, &|_| usize::MAX, scratch, out) {
+        Ok(stats) | Err(stats) => stats, // every row is allowed every entry
+    }
+});
+
+/// The heap's selection of `k` from `row` (`1 <= k <= row.len()`), given up once more
+/// elements past the first `k` have entered the heap than `allowed(read)`, checked when
+/// `read` = 2k, 4k, 8k, … elements have been read: `Err` then, with the work done so far and
+/// `out` unspecified. A caller that has a faster way for rows whose order makes the heap slow
+/// (an ascending row enters every element) bounds what it loses on them: about
+/// `k · (1 + ln(read / k))` elements of a row in random order enter by then (module docs,
+/// "Cost"), an ascending row's `read - k`.
+pub fn select_within<E: Element>(
+    row: &[E],
+    k: usize,
+    mode: Mode,
+    allowed: &dyn Fn(usize) -> usize,
+    scratch: &mut Scratch,
+    out: &mut [u32],
+) -> Result<RowStats, RowStats> {
     let (slots, steps) = full_tree(k);
     let heap = grow(RankOf::<E>::buffers(scratch).0, slots);
     // One monomorphic copy per mode, so the key has no mode branch inside the hot loop.
-    match mode {
-        Mode::Largest => keep_best(row, k, heap, steps, E::key_largest),
-        Mode::Smallest => keep_best(row, k, heap, steps, E::key_smallest),
+    let (read, whole) = match mode {
+        Mode::Largest => keep_best(row, k, heap, steps, allowed, E::key_largest),
+        Mode::Smallest => keep_best(row, k, heap, steps, allowed, E::key_smallest),
+    };
+    // One pass over the row (or the part read), k outputs; the heap of k is on-chip state.
+    let mut work = WorkCounters::default();
+    work.sweep(read);
+    if !whole {
+        return Err(RowStats::with_work(work));
     }
     for (o, &r) in out.iter_mut().zip(&heap[..k]) {
         *o = r.index();
     }
     out.sort_unstable();
-    // One pass over the row, k outputs; the heap of k is on-chip state.
-    let mut work = WorkCounters::default();
-    work.sweep(row.len());
     work.write(k);
-    RowStats::with_work(work)
-});
+    Ok(RowStats::with_work(work))
+}
 
 /// Fills the slots past the k real ones, so that every inner node has all its children: the
 /// largest rank of the rank type ([`RankBits::MAX`]). A value only ever moves past a strictly
@@ -98,30 +123,41 @@ fn full_tree(k: usize) -> (usize, u32) {
     (slots, height)
 }
 
-/// Leaves the `k` largest ranks of `row` in `heap[..k]`. `heap` has the slots of
-/// [`full_tree`]`(k)`, `steps` is its height.
+/// Leaves the `k` largest ranks of `row` in `heap[..k]`: returns the elements read and
+/// `true`, or `false` once more elements past the first `k` entered the heap than
+/// `allowed(read)` at a check (`read` = 2k, 4k, 8k, …: the checks cost nothing measurable).
+/// `heap` has the slots of [`full_tree`]`(k)`, `steps` is its height.
 fn keep_best<E: Element>(
     row: &[E],
     k: usize,
     heap: &mut [RankOf<E>],
     steps: u32,
+    allowed: &dyn Fn(usize) -> usize,
     key_of: impl Fn(E) -> E::Key + Copy,
-) {
+) -> (usize, bool) {
     for ((slot, &v), i) in heap[..k].iter_mut().zip(row).zip(0u32..) {
         *slot = key_of(v).rank(i);
     }
     heap[k..].fill(RankOf::<E>::MAX);
     heapify(heap);
     let mut chunks = row[k..].chunks_exact(CHUNK);
-    let mut start = k as u32;
+    let (mut start, mut entered, mut check) = (k, 0usize, 2 * k);
     for chunk in &mut chunks {
-        offer(heap, steps, chunk, start, key_of);
-        start += CHUNK as u32;
+        entered += offer(heap, steps, chunk, start as u32, key_of);
+        start += CHUNK;
+        if start >= check {
+            if entered > allowed(start) {
+                return (start, false);
+            }
+            check = check.saturating_mul(2);
+        }
     }
-    offer(heap, steps, chunks.remainder(), start, key_of);
+    offer(heap, steps, chunks.remainder(), start as u32, key_of);
+    (row.len(), true)
 }
 
-/// Offers the elements of `chunk` (at most [`CHUNK`], indices from `start`) to the heap.
+/// Offers the elements of `chunk` (at most [`CHUNK`], indices from `start`) to the heap;
+/// returns how many entered it.
 #[inline(always)]
 fn offer<E: Element>(
     heap: &mut [RankOf<E>],
@@ -129,9 +165,10 @@ fn offer<E: Element>(
     chunk: &[E],
     start: u32,
     key_of: impl Fn(E) -> E::Key,
-) {
+) -> usize {
     // The root's key is one of the row's keys, so it fits the key type.
     let mut mask = survivors(chunk, E::Key::of_rank(heap[0]), &key_of);
+    let mut entered = 0;
     while mask != 0 {
         let j = mask.trailing_zeros() as usize;
         mask &= mask - 1;
@@ -139,8 +176,10 @@ fn offer<E: Element>(
         // The root may have risen since the chunk was filtered.
         if r > heap[0] {
             replace_root(heap, steps, r);
+            entered += 1;
         }
     }
+    entered
 }
 
 /// One bit per element of `chunk` (at most 32) whose key beats `root_key`; equal keys lose,

@@ -62,7 +62,8 @@ class Request:
 
     @property
     def algorithm(self) -> str:
-        """The registry name (``auto`` resolved for the device)."""
+        """The registry name (``auto`` resolved for the device): the algorithm whose parameters
+        and outputs the call takes (:func:`auto_algorithm`)."""
 
     @property
     def k(self) -> int:
@@ -114,7 +115,8 @@ def plan_json(request: Request, n: int, m: int, gpu: Optional[str] = None) -> st
     """The launch program of ``request`` on ``n`` rows of width ``m``, as JSON."""
 
 def auto_algorithm(device: str) -> str:
-    """What ``algo="auto"`` stands for on ``device``: ``"bisect"`` (cpu), ``"cuda"`` (cuda)."""
+    """What ``algo="auto"`` stands for on ``device``: ``"bisect"`` (cpu; rows at least 256 times
+    longer than their k run on ``heap``, same answer), ``"cuda"`` (cuda)."""
 
 def algorithms_json() -> str:
     """The registry (name, source, summary, caps of every algorithm) as JSON."""

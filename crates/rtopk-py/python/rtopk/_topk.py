@@ -63,8 +63,10 @@ class TopKIterations(NamedTuple):
 def auto_algorithm(device: str = "cpu") -> str:
     """The algorithm ``algo="auto"`` stands for on ``device`` (``"cpu"`` or ``"cuda"``).
 
-    On the CPU it is ``bisect`` (RTop-K's Algorithm 1, the fastest exact CPU algorithm of the
-    README's ``rtopk bench cpu`` table); on a GPU, ``cuda`` (the RTop-K kernel).
+    On the CPU it is ``bisect`` (RTop-K's Algorithm 1), whose parameters and outputs it takes;
+    an exact call without iteration counts runs each row at least 256 times longer than its
+    ``k`` on ``heap`` instead, with the same answer (one pass where ``bisect`` makes about ten;
+    docs/performance.md, "CPU algorithms"). On a GPU, ``cuda`` (the RTop-K kernel).
     """
     return _native.auto_algorithm(device)
 
@@ -237,7 +239,8 @@ def topk(
         sorted: ``True`` (default, as ``torch.topk``): value order (descending; ascending for
             ``largest=False``), ties by index; ``False``: ascending index order (the kernel's
             natural order, no sort pass: cheaper on a GPU).
-        algo: ``"auto"`` (``bisect`` on the CPU, ``cuda`` on a GPU), or any name of
+        algo: ``"auto"`` (``bisect`` on the CPU, rows long against ``k`` on ``heap``; ``cuda``
+            on a GPU: :func:`auto_algorithm`), or any name of
             :func:`rtopk.algorithms` (docs/contract.md §4; ``cuda`` on a NumPy array copies it
             to GPU 0 and back).
         max_iter: early stopping (RTop-K Algorithm 2) after this many bisection steps:

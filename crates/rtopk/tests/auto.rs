@@ -1,0 +1,143 @@
+//! `auto` on the CPU (rtopk::auto): rows long against k run on the heap, given up for `bisect`
+//! where the row's order lets too many elements in, every other row on `bisect` — with the
+//! oracle's answer in every element type, on hostile rows (test-support's generators: NaN of
+//! both signs and payloads, ±inf, ±0, subnormals, heavy ties, integer ends), in both modes,
+//! drawn, ascending and descending in the mode; and `bisect` alone wherever a call asks for
+//! what only it gives.
+
+use ndarray::Array2;
+use proptest::prelude::*;
+use rtopk::auto::{HEAP_MIN_WIDTH, HEAP_RATIO, heap_allowance, takes_heap};
+use rtopk::{Mode, Options, Request, Value, WorkCounters, bf16, f16, select};
+use test_support::Generated;
+
+use crate::dtypes::assert_canonical;
+use topk_ref::Element;
+
+/// `base` repeated to `m` values, then left as drawn (`order` 0), or sorted by key in `mode`,
+/// ascending (1: every element beats the heap's root) or descending (2).
+fn long_row<E: Element>(base: &[E], m: usize, order: u8, mode: Mode) -> Vec<E> {
+    let mut row: Vec<E> = base.iter().copied().cycle().take(m).collect();
+    match order {
+        1 => row.sort_by_key(|v| v.key(mode)),
+        2 => row.sort_by_key(|v| std::cmp::Reverse(v.key(mode))),
+        _ => {}
+    }
+    row
+}
+
+/// `auto`'s selection of `k` from the rows of `x` is the oracle's, indices and value bits;
+/// its work.
+fn assert_oracle<E: Value>(x: &Array2<E>, k: usize, opts: Options) -> Option<WorkCounters> {
+    let request = Request::builder("auto").k(k).options(opts).build().unwrap();
+    let out = select(x.view(), &request).unwrap();
+    assert!(out.topk.iterations.is_none(), "nobody asked for counts");
+    assert_canonical("auto", x.view(), k, opts, &out);
+    out.work
+}
+
+/// One generated case in `E`: rows of `m` from `base`, k from `pick` (heap rows: at most
+/// m / HEAP_RATIO; else up to m).
+fn check<E: Value + Generated>(base: &[E], m: usize, pick: (bool, f64), order: u8, opts: Options) {
+    let (heap, frac) = pick;
+    let most = if heap { m / HEAP_RATIO } else { m };
+    let k = ((most as f64 * frac) as usize).clamp(usize::from(heap), most);
+    let row = long_row(base, m, order, opts.mode);
+    let x = Array2::from_shape_vec((2, m), [row.clone(), row].concat()).unwrap();
+    assert_oracle(&x, k, opts);
+}
+
+/// Any generated row of `T` and the draw's shape: 2 rows of `m` values, k, order, mode.
+fn case<T: Generated>() -> impl Strategy<Value = (Vec<T>, usize, (bool, f64), u8, Options)> {
+    let opts = (any::<bool>(), any::<bool>())
+        .prop_map(|(smallest, sorted)| Options { mode: Mode::from_smallest(smallest), sorted });
+    let base = T::row(300).prop_filter("a value", |r| !r.is_empty());
+    (base, HEAP_MIN_WIDTH..2 * HEAP_MIN_WIDTH + 40, (any::<bool>(), 0.0f64..1.0), 0u8..3, opts)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn auto_is_the_oracle_in_f32((base, m, pick, order, opts) in case::<f32>()) {
+        check::<f32>(&base, m, pick, order, opts);
+    }
+
+    #[test]
+    fn auto_is_the_oracle_in_f16((base, m, pick, order, opts) in case::<f16>()) {
+        check::<f16>(&base, m, pick, order, opts);
+    }
+
+    #[test]
+    fn auto_is_the_oracle_in_bf16((base, m, pick, order, opts) in case::<bf16>()) {
+        check::<bf16>(&base, m, pick, order, opts);
+    }
+
+    #[test]
+    fn auto_is_the_oracle_in_f64((base, m, pick, order, opts) in case::<f64>()) {
+        check::<f64>(&base, m, pick, order, opts);
+    }
+
+    #[test]
+    fn auto_is_the_oracle_in_the_integers(
+        (b8, m, pick, order, opts) in case::<i8>(),
+        b32 in <i32 as Generated>::row(300).prop_filter("a value", |r| !r.is_empty()),
+        b64 in <i64 as Generated>::row(300).prop_filter("a value", |r| !r.is_empty()),
+    ) {
+        check::<i8>(&b8, m, pick, order, opts);
+        check::<i32>(&b32, m, pick, order, opts);
+        check::<i64>(&b64, m, pick, order, opts);
+    }
+}
+
+/// A row of `m` distinct values in no order (a multiplicative hash of the index).
+fn scattered(m: usize) -> Vec<f32> {
+    (0..m as u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 8) as f32).collect()
+}
+
+#[test]
+fn a_row_long_against_k_takes_one_pass_and_an_ascending_one_goes_to_bisect() {
+    let (m, k) = (64 * HEAP_RATIO, 64);
+    assert!(takes_heap(m, k) && !takes_heap(m, k + 1) && !takes_heap(m, 0));
+    assert!(m == HEAP_MIN_WIDTH && !takes_heap(m - 1, 1));
+    let opts = Options::default();
+    // in no order: the heap's one pass
+    let x = Array2::from_shape_vec((1, m), scattered(m)).unwrap();
+    let work = assert_oracle(&x, k, opts).unwrap();
+    assert_eq!((work.passes, work.elements_read), (1, m as u64));
+    // ascending: every element enters the heap, which is given up at the first check past
+    // its allowance (after 16k elements at k = 64, far below M), and the row is bisect's, with
+    // the heap's part-pass added
+    assert!(heap_allowance(k, 8 * k) >= 7 * k && heap_allowance(k, 16 * k) < 15 * k);
+    let ascending: Vec<f32> = (0..m).map(|i| i as f32).collect();
+    let x = Array2::from_shape_vec((1, m), ascending).unwrap();
+    let work = assert_oracle(&x, k, opts).unwrap();
+    let bisect = select(x.view(), &Request::new("bisect", k).unwrap()).unwrap().work.unwrap();
+    assert_eq!(work.passes, bisect.passes + 1);
+    let spent = work.elements_read - bisect.elements_read;
+    assert_eq!(spent, 16 * k as u64);
+    // k above M / HEAP_RATIO: bisect's passes from the start
+    let x = Array2::from_shape_vec((1, m), scattered(m)).unwrap();
+    let work = assert_oracle(&x, k + 1, opts).unwrap();
+    let bisect = select(x.view(), &Request::new("bisect", k + 1).unwrap()).unwrap().work.unwrap();
+    assert_eq!(work, bisect);
+}
+
+#[test]
+fn what_only_bisect_gives_runs_bisect_on_every_row() {
+    let (m, k) = (64 * HEAP_RATIO, 8);
+    let x = Array2::from_shape_vec((1, m), scattered(m)).unwrap();
+    let counted = |algo: &str| Request::builder(algo).k(k).iterations(true).build().unwrap();
+    let bisect = select(x.view(), &counted("bisect")).unwrap();
+    let out = select(x.view(), &counted("auto")).unwrap();
+    assert!(out.topk.iterations.is_some());
+    assert_eq!((out.topk, out.work), (bisect.topk, bisect.work));
+    let early = Request::builder("auto").k(k).max_iter(3).build().unwrap();
+    let want = Request::builder("bisect").k(k).max_iter(3).build().unwrap();
+    let (got, want) = (select(x.view(), &early).unwrap(), select(x.view(), &want).unwrap());
+    assert_eq!((got.topk.indices, got.work), (want.topk.indices, want.work));
+    // a hint reaches the rows bisect runs; the heap's rows ignore it, with the same answer
+    let hint = Request::builder("auto").k(4 * k * HEAP_RATIO).hint(vec![1.0e6]).build().unwrap();
+    let plain = Request::new("bisect", 4 * k * HEAP_RATIO).unwrap();
+    assert_eq!(select(x.view(), &hint).unwrap().topk, select(x.view(), &plain).unwrap().topk);
+}
