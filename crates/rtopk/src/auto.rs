@@ -8,11 +8,12 @@
 //! `bisect` reads a row beyond the caches ten times over. Measured on the 2-core VM, 2^22
 //! standard-normal f32 values a call: on rows of 16384 and more at k <= M/256, `heap` takes
 //! 0.27–0.47 of `bisect`'s time up to 2^18 values a row and 0.08–0.18 from 2^20; at k = M/128
-//! the two are within 0.8–1.2 of each other (results/cpu/2026-12-05-cpu-auto/record.md). So a row of M takes `heap` when
-//! `k · HEAP_RATIO <= M` and `M >= HEAP_MIN_WIDTH`, `bisect` otherwise.
+//! the two are within 0.8–1.2 of each other (results/cpu/2026-12-05-cpu-auto/record.md). So a
+//! row of M takes `heap` when `k · HEAP_RATIO <= M` and `M >= HEAP_MIN_WIDTH`, `bisect`
+//! otherwise.
 //!
-//! An ascending row enters every element into the heap (O(M log k): 4–5× `bisect`'s time on
-//! 2^22 values). So the heap is given up, and the row goes to `bisect`, once more elements
+//! An ascending row enters every element into the heap: O(M log k), many times `bisect`'s
+//! time on a long row. So the heap is given up, and the row goes to `bisect`, once more elements
 //! entered it than [`heap_allowance`] — twice what enters a row in random order by then, and
 //! 64 — checked after 2k, 4k, 8k, … elements: an ascending row is caught after about 16k
 //! elements. On rows of 2^20 and more that costs nothing measurable against `bisect`'s passes;
@@ -28,7 +29,7 @@ use topk_ref::{Bisect, Element, Mode, RowSelect, RowStats, Scratch, heap};
 pub const HEAP_RATIO: usize = 256;
 
 /// ... and at least this long: shorter rows sit in cache, where `bisect`'s passes are cheap
-/// (the heap took 0.5–2.3 of its time there, 16-bit rows the worst).
+/// (there `heap` ran at 0.5–2.3 times `bisect`'s speed, 16-bit rows the slowest).
 pub const HEAP_MIN_WIDTH: usize = 16384;
 
 /// Whether a row of `m` values at `k` runs on `heap` (see the module docs).
