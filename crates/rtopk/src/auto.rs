@@ -92,12 +92,11 @@ impl RowSelect for CpuAuto {
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> RowStats {
-        match Self::by_heap(row, k, mode, scratch, out) {
-            Ok(stats) => stats,
-            Err(spent) => after(spent, self.bisect.select(row, k, mode, scratch, out)),
-        }
+        // bisect without a hint is its plain search
+        self.select_hinted(row, k, mode, None, scratch, out)
     }
 
+    /// The heap's rows ignore the hint; bisect's start from it.
     fn select_hinted<E: Element>(
         &self,
         row: &[E],

@@ -136,8 +136,17 @@ fn what_only_bisect_gives_runs_bisect_on_every_row() {
     let want = Request::builder("bisect").k(k).max_iter(3).build().unwrap();
     let (got, want) = (select(x.view(), &early).unwrap(), select(x.view(), &want).unwrap());
     assert_eq!((got.topk.indices, got.work), (want.topk.indices, want.work));
-    // a hint reaches the rows bisect runs; the heap's rows ignore it, with the same answer
-    let hint = Request::builder("auto").k(4 * k * HEAP_RATIO).hint(vec![1.0e6]).build().unwrap();
-    let plain = Request::new("bisect", 4 * k * HEAP_RATIO).unwrap();
-    assert_eq!(select(x.view(), &hint).unwrap().topk, select(x.view(), &plain).unwrap().topk);
+    // a hint reaches the rows bisect runs (its hinted work, not its plain one); the heap's rows
+    // ignore it (one pass); the answer is the plain one either way
+    let hinted = |algo: &str, k: usize| Request::builder(algo).k(k).hint(vec![1.0e6]).build();
+    let wide = 4 * k * HEAP_RATIO;
+    let (got, want) = (hinted("auto", wide).unwrap(), hinted("bisect", wide).unwrap());
+    let (got, want) = (select(x.view(), &got).unwrap(), select(x.view(), &want).unwrap());
+    let plain = select(x.view(), &Request::new("bisect", wide).unwrap()).unwrap();
+    assert_eq!((&got.topk, got.work), (&plain.topk, want.work));
+    assert_ne!(want.work, plain.work, "the hint changes bisect's work");
+    let heap_row = select(x.view(), &hinted("auto", k).unwrap()).unwrap();
+    let plain = select(x.view(), &Request::new("bisect", k).unwrap()).unwrap();
+    assert_eq!(heap_row.topk, plain.topk);
+    assert_eq!(heap_row.work.map(|w| w.passes), Some(1));
 }
