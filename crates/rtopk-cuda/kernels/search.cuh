@@ -88,13 +88,12 @@ __device__ __forceinline__ int value_phase(const Row& row, Search& s, u32 k) {
         u32 t = number_key(thres);  // key_of_ordered: thres is finite here, never NaN
         if (!(s.lo_key < t && t < s.hi_key)) return 0;  // adjacent floats: stall
         u32 cnt = row.count_ge_positive(t);
-#elif ELEM_KIND == ELEM_F16
+#elif ELEM_PACKED16
         // the stall test on the bounds' f32 keys (as float compares: lo, thres and hi are
         // never NaN, and -0.0 == +0.0 as their keys are), then the least value of the type at
         // or above thres (finite: lo and hi are values of the type) and its own key, the key
         // the test counts from (own_key_at_least); a packed row compares with the value itself
-        // (count_at_value: f16 rows in 0.90 of their time; compiled for bf16 too, bf16 rows
-        // took 1.02 of theirs, so they keep the key: docs/kernel.md, "16-bit rows")
+        // (count_at_value), one packed compare per two elements
         if (!(lo < thres && thres < hi)) return 0;
         if (UNCOUNTED && s.hi_key - s.lo_key <= 1u) return 0;  // adjacent keys: converged
         u32 c = ceil16(thres);
@@ -173,35 +172,13 @@ __device__ __forceinline__ void value_of_bracket(Search& s, const Params& p) {
 #endif
 }
 
-// Whether a row bisects its own keys from the start (no value phase): a bf16 row of a block
-// (or wider), in exact mode without a precision or a recall target, whose counts nobody asked
-// for (out_iter null: docs/contract.md §3's counts are the value phase's) and which does not
-// narrow (the value phase narrows). Thresholds computed in f32 land many times on one bf16
-// key, where a test of keys halves the bracket every time. bf16 warp rows (PackedRow) take
-// the value phase that ends at adjacent keys instead, measured faster on them; the wider rows
-// keep the keys, not measured with it (docs/kernel.md, "16-bit rows").
-template <class Row>
-struct packed_row {
-    static constexpr bool value = false;
-};
-template <int EPL, int LANES, bool NARROWS>
-struct packed_row<PackedRow<EPL, LANES, NARROWS>> {
-    static constexpr bool value = true;
-};
-template <class Row>
-__device__ __forceinline__ bool keys_only(const Params& p) {
-    return ELEM_KIND == ELEM_BF16 && !packed_row<Row>::value && p.out_iter == nullptr &&
-           Row::NARROW_CAP == 0u && p.precision == 0.0f && !(p.recall > 0.0f);
-}
-
 template <class Row>
 __device__ Search search_exact(const Row& row, u32 lo_key, u32 hi_key, const Params& p) {
     Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
                 uncounted_slack(p, recall_slack(p, p.k))};
     if (lo_key == hi_key) return s;
-    // value phase: the paper's bisection on (ordered) values (none on an integer row, nor on
-    // a row that bisects its keys, keys_only)
-    if (!keys_only<Row>(p)) value_of_bracket(s, p);
+    // value phase: the paper's bisection on (ordered) values (none on an integer row)
+    value_of_bracket(s, p);
     finish_exact(row, s, p.k);
     return s;
 }

@@ -328,7 +328,7 @@ def test_errors_are_typed_with_the_librarys_message() -> None:
         rtopk.topk(x, 1, algo="foo")
     with pytest.raises(ValueError, match=r"only valid for bisect, sim and cuda, not for 'heap'"):
         rtopk.topk(x, 1, algo="heap", max_iter=2)
-    with pytest.raises(ValueError, match=r"--iterations \(iterations\) is only valid for"):
+    with pytest.raises(ValueError, match=r"--iterations \(return_iterations\) is only valid for"):
         rtopk.topk(x, 1, algo="radix", return_iterations=True)
     with pytest.raises(ValueError, match=r"cannot be combined"):
         rtopk.topk(x, 1, max_iter=2, precision=0.1)

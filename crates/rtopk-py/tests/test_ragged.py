@@ -376,6 +376,9 @@ def test_per_row_shapes_are_checked_without_values() -> None:
     _request.check_per_row_shape("k", (12,), (3, 4))
     with pytest.raises(ValueError, match=r"lengths has shape \(4, 3\); give one entry per row"):
         _request.check_per_row_shape("lengths", (4, 3), (3, 4))
+    # a 2-D input's rows: one shape to give, named once
+    with pytest.raises(ValueError, match=r"give one entry per row: shape \(3,\)$"):
+        _request.check_per_row_shape("hint", (4,), (3,))
 
 
 # ---------------------------------------------------------------------------------------

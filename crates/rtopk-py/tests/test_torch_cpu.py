@@ -223,7 +223,9 @@ def test_the_eager_call_the_op_and_autograd_refuse_alike() -> None:
         lambda: rtopk.topk(x, 1, algo="radix", return_iterations=True),
         lambda: op(x, 1, -1, True, True, "radix", None, 0.0, 64, True, None, None, None, False),
     ):
-        with pytest.raises(ValueError, match=r"--iterations \(iterations\) is only valid for"):
+        with pytest.raises(
+            ValueError, match=r"--iterations \(return_iterations\) is only valid for"
+        ):
             call()
     with pytest.raises(TypeError, match=r"int32 or int64, got int16"):
         op(x, 1, -1, True, True, "auto", None, 0.0, 16, False, None, None, None, False)

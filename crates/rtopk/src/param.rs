@@ -19,14 +19,15 @@ pub enum Param {
 }
 
 impl Param {
-    /// The name in Rust and Python (`max_iter`).
+    /// The keyword in Python (`max_iter`; the output's is `return_iterations`), also the
+    /// Rust request's field where one is named alike.
     pub const fn name(self) -> &'static str {
         match self {
             Param::MaxIter => "max_iter",
             Param::Precision => "precision",
             Param::Recall => "recall",
             Param::Epsilon => "epsilon",
-            Param::Iterations => "iterations",
+            Param::Iterations => "return_iterations",
         }
     }
 

@@ -289,8 +289,7 @@ fn sixteen_bit_rows_in_the_narrowing_ranges_narrow() {
 
 /// 16-bit rows whose counts nobody asks for, on every family that holds them and on split
 /// rows: the oracle's answer bit for bit with no diagnostic (their value phase ends at adjacent
-/// keys, `value_phase`'s `UNCOUNTED`; bf16 rows wider than a warp's bisect their keys from the
-/// start, `keys_only`: docs/kernel.md "16-bit rows").
+/// keys, `value_phase`'s `UNCOUNTED`: docs/kernel.md "16-bit rows").
 fn without_counts<T: Float16 + Element>(
     (n, m, x): (usize, usize, Vec<T>),
     (which, frac): (u8, f64),
@@ -366,9 +365,9 @@ fn tied_at_k<T: Float16 + Element>(m: usize, k: usize, seed: u64) -> Vec<T> {
 
 /// 16-bit rows whose counts nobody asks for end their value phase once the bracket's own keys
 /// are adjacent (the kernels' `UNCOUNTED`, docs/kernel.md "16-bit rows"): rows tied at their
-/// k-th value reach that end in every family that holds them (but bf16 block rows, which bisect
-/// their keys: `keys_only`), with the oracle's answer bit for bit and no diagnostic; asked for
-/// their counts, the same rows make every step (bisect's counts) and never reach it.
+/// k-th value reach that end in every family that holds them, with the oracle's answer bit for
+/// bit and no diagnostic; asked for their counts, the same rows make every step (bisect's
+/// counts) and never reach it.
 fn tied_rows_end_at_adjacent_keys<T: Float16 + Element>(elem: ElemType) {
     for (seed, &(m, k)) in
         [(200usize, 17usize), (256, 100), (700, 64), (1000, 40), (3000, 500)].iter().enumerate()
@@ -390,20 +389,10 @@ fn tied_rows_end_at_adjacent_keys<T: Float16 + Element>(elem: ElemType) {
                     assert_eq!(Some(got.iterations[0]), want.stats.iterations, "{unit}");
                 }
                 // the largest mode's tie is at the k-th value (the smallest mode's k-th value
-                // is another, which may tie or not); a bf16 row wider than a warp's bisects its
-                // keys without counts (keys_only)
-                let packed = matches!(
-                    got.plan.family(),
-                    Family::QuarterRows | Family::HalfRows | Family::WarpRows
-                );
-                let keys_only = !counts && elem == ElemType::Bf16 && !packed;
+                // is another, which may tie or not)
                 if mode == Mode::Largest {
                     let adjacent = got.coverage.reached(warp_sim::Branch::AdjacentKeys);
-                    let want = !counts && !keys_only;
-                    assert_eq!(adjacent, want, "{unit} counts {counts}: adjacent keys");
-                }
-                if keys_only {
-                    assert!(got.coverage.reached(warp_sim::Branch::KeyPhase), "{unit}: keys");
+                    assert_eq!(adjacent, !counts, "{unit} counts {counts}: adjacent keys");
                 }
             }
         }

@@ -181,10 +181,11 @@ def check_per_row_shape(name: str, shape: Tuple[int, ...], batch: Tuple[int, ...
     shape without ``dim`` (``batch``), or 1-D."""
     n = math.prod(batch)
     if shape != batch and shape != (n,):
-        raise ValueError(
-            f"{name} has shape {shape}; give one entry per row: shape {batch} (the input's "
-            f"shape without dim) or ({n},)"
-        )
+        # a 2-D input's batch is already (n,): one shape to name, not the same one twice
+        shapes = str(batch)
+        if batch != (n,):
+            shapes += f" (the input's shape without dim) or ({n},)"
+        raise ValueError(f"{name} has shape {shape}; give one entry per row: shape {shapes}")
 
 
 def check_width(width: int, k: "np.ndarray[Any, Any]") -> None:

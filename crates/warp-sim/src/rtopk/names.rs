@@ -14,9 +14,8 @@
 //! `bitonic_merge`: the warp sort's network unrolled by template recursion, which the
 //! simulator's `bitonic_network` runs as its loops; `uncounted_slack`: a 16-bit search's mark
 //! that nobody asked for its count, kept in the slack, which the simulator keeps as
-//! `Search::uncounted`; `packed_row`: which rows are 16-bit warp rows, the simulator's
-//! `Row::packed`; `range_of_words`: a 16-bit row's packed min / max with the mode chosen once
-//! for the row, which the simulator's `range_full_words` takes as an argument).
+//! `Search::uncounted`; `range_of_words`: a 16-bit row's packed min / max with the mode
+//! chosen once for the row, which the simulator's `range_full_words` takes as an argument).
 
 /// `(name, file of src/rtopk that defines it)`, in kernel order.
 pub const SHARED_NAMES: &[(&str, &str)] = &[
@@ -86,7 +85,6 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("value_phase", "search.rs"),
     ("finish_exact", "search.rs"),
     ("search_exact", "search.rs"),
-    ("keys_only", "search.rs"),
     ("search_early_stopping", "search.rs"),
     ("search_threshold", "search.rs"),
     ("hint_test", "search.rs"),

@@ -185,11 +185,6 @@ pub(crate) trait Row {
     fn m(&self) -> u32;
     /// Most keys the row narrows to (0: it does not).
     fn narrow_cap(&self) -> u32;
-    /// Whether the row is a 16-bit warp row (the kernel's `packed_row`), which never bisects
-    /// its keys from the start (`keys_only`).
-    fn packed(&self) -> bool {
-        false
-    }
 }
 
 /// Rows shorter than this sum the hint test's two counts in one round (the block and cluster
@@ -524,9 +519,6 @@ impl Row for PackedRow {
 
     fn narrow_cap(&self) -> u32 {
         self.cap
-    }
-    fn packed(&self) -> bool {
-        true
     }
 }
 

@@ -267,8 +267,8 @@ async fn value_phase<R: Row>(
             let t = key16_of_number(c);
             let label = "value_phase: own_key_at_least is topk-ref's key_at_least";
             check_key_at_least(w, s.elem, thres, t, label)?;
-            // an f16 row counts at the value itself (count_at_value), a bf16 row at its key
-            (t, (s.elem == ElemType::F16).then_some(c))
+            // a 16-bit row counts at the value itself (count_at_value), an integer row at its key
+            (t, matches!(s.elem, ElemType::F16 | ElemType::Bf16).then_some(c))
         };
         let before = (s.lo_key, s.hi_key);
         let cnt = match value {
@@ -355,29 +355,10 @@ async fn search_exact<R: Row>(
     if lo_key == hi_key {
         return Ok(s);
     }
-    // value phase: the paper's bisection on (ordered) values (none on an integer row, nor on
-    // a row that bisects its keys, keys_only)
-    if !keys_only(a, row, elem, counted) {
-        value_of_bracket(a, &mut s);
-    }
+    // value phase: the paper's bisection on (ordered) values (none on an integer row)
+    value_of_bracket(a, &mut s);
     finish_exact(w, a, row, &mut s, tr).await?;
     Ok(s)
-}
-
-/// `keys_only`: whether a row bisects its own keys from the start (no value phase) — a bf16
-/// row of a block or wider (not a [`crate::rtopk::rows::PackedRow`]: bf16 warp rows take the
-/// value phase that ends at adjacent keys, measured faster on them), in exact mode without a
-/// precision or a recall target, whose counts nobody asked for (`counted`: the launch's
-/// `out_iter`; docs/contract.md §3's counts are the value phase's), and which does not narrow
-/// (the value phase narrows). Thresholds computed in f32 land many times on one bf16 key,
-/// where a test of keys halves the bracket every time.
-fn keys_only<R: Row>(a: &KernelArgs, row: &R, elem: ElemType, counted: bool) -> bool {
-    elem == ElemType::Bf16
-        && !row.packed()
-        && !counted
-        && row.narrow_cap() == 0
-        && a.bisect.precision == 0.0
-        && a.bisect.recall.is_none()
 }
 
 /// The value phase's kind for the bracket `[s.lo_key, s.hi_key]` in exact mode: its ordered
