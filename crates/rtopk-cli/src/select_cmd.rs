@@ -52,7 +52,8 @@ pub(crate) struct SelectArgs {
     /// Algorithm: heap, quickselect, radix, bucket, bitonic, bisect (RTop-K Algorithm 1 on the
     /// CPU), sim (the kernel in the warp simulator), cuda (the GPU kernel), a baseline: air,
     /// gridselect, warpselect, drtopk, torch-radix, sort; or auto (bisect, whose options it
-    /// takes; rows at least 256 times longer than their k on heap, the same answer)
+    /// takes; rows at least 256 times longer than their k on heap, short rows at k = 1 on
+    /// bucket, the same answer)
     #[arg(long, value_name = "ALGO")]
     algo: String,
     /// Number of values to select per row (0 <= K <= M); or --k-per-row

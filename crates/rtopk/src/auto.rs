@@ -1,21 +1,32 @@
-//! What `auto` runs on the CPU: each row on the faster of `bisect` and `heap` for its shape.
+//! What `auto` runs on the CPU: each row on the fastest of `bisect`, `heap` and `bucket` for
+//! its shape and key width.
 //!
 //! Every CPU algorithm gives the canonical top-k (docs/contract.md §1), so the choice changes
 //! the time alone. `bisect` wins where a row sits in cache and k is not tiny against it: its
 //! ~10 counting passes are vector compares over keys in L1/L2 (docs/performance.md, "CPU
 //! algorithms"). `heap` wins on rows long against k: one pass in which most chunks of 32
 //! keys lose to the heap's root at once, about `k · ln(M / k)` elements entering it, where
-//! `bisect` reads a row beyond the caches ten times over. Measured on the 2-core VM, 2^22
-//! standard-normal f32 values a call: on rows of 16384 and more at k <= M/256, `heap` takes
-//! 0.27–0.47 of `bisect`'s time up to 2^18 values a row and 0.08–0.18 from 2^20; at k = M/128
-//! the two are within 0.8–1.2 of each other (results/cpu/2026-12-05-cpu-auto/record.md). So a
-//! row of M takes `heap` when `k · HEAP_RATIO <= M` and `M >= HEAP_MIN_WIDTH`, `bisect`
-//! otherwise.
+//! `bisect` reads the row ten times over. `bucket` at k = 1 is a min/max pass and the selection
+//! pass. Measured on the 2-core VM (results/cpu/2026-12-05-cpu-auto/record.md and
+//! results/cpu/2026-12-05-cpu-auto-short/record.md):
+//!
+//! * rows of 32- and 64-bit keys (f32, f64, the 32- and 64-bit integers) at k <= M/256 from
+//!   M = 1024 ([`HEAP_MIN_WIDTH_WIDE`]): `heap` took 0.20–0.84 of `bisect`'s time, and 0.08–0.18
+//!   on rows of 2^20 and more;
+//! * rows of 8- and 16-bit keys (f16, bf16, the 8- and 16-bit integers) gain from the heap only
+//!   past the caches: from M = 16384 ([`HEAP_MIN_WIDTH`]), 0.27–0.47 up to 2^18, where below
+//!   it ran at 0.5–2.3 times `bisect`'s speed;
+//! * at k = 1, `bucket` took 0.28–0.66 of `bisect`'s time on rows of 8- and 16-bit keys up to
+//!   2^18 (the heap 0.52–1.35; [`BUCKET_MAX_WIDTH`]) and 0.45–0.62 on the wider keys' rows
+//!   shorter than [`HEAP_MIN_WIDTH_WIDE`], from where the heap is as fast or faster.
+//!
+//! So a row takes `bucket` at k = 1 below its width bound, `heap` where
+//! `k · HEAP_RATIO <= M` from its key width's minimum, `bisect` otherwise ([`row_algo`]).
 //!
 //! An ascending row enters every element into the heap: O(M log k), many times `bisect`'s
 //! time on a long row. So the heap is given up, and the row goes to `bisect`, once more elements
 //! entered it than [`heap_allowance`] — twice what enters a row in random order by then, and
-//! 64 — checked after 2k, 4k, 8k, … elements: an ascending row is caught after about 16k
+//! 64 — checked after 2k, 4k, 8k, … elements: an ascending row at k = 64 is caught after 16k
 //! elements. On rows of 2^20 and more that costs nothing measurable against `bisect`'s passes;
 //! on ascending rows of 16384 at k = 64 it took `auto` to twice `bisect`'s time.
 //!
@@ -23,18 +34,48 @@
 //! precision, a recall target — run `bisect` on every row (`crate::registry::build`); a hint
 //! reaches the rows `bisect` runs.
 
-use topk_ref::{Bisect, Element, Mode, RowSelect, RowStats, Scratch, heap};
+use topk_ref::{Bisect, Bucket, Element, KeyBits, Mode, RowSelect, RowStats, Scratch, heap};
 
 /// A row takes `heap` when it is at least this many times longer than its k.
 pub const HEAP_RATIO: usize = 256;
 
-/// ... and at least this long: shorter rows sit in cache, where `bisect`'s passes are cheap
-/// (there `heap` ran at 0.5–2.3 times `bisect`'s speed, 16-bit rows the slowest).
+/// ... and, with 8- or 16-bit keys, at least this long: shorter rows sit in cache, where
+/// `bisect`'s passes over narrow keys are cheap (there `heap` ran at 0.5–2.3 times `bisect`'s
+/// speed).
 pub const HEAP_MIN_WIDTH: usize = 16384;
 
-/// Whether a row of `m` values at `k` runs on `heap` (see the module docs).
-pub fn takes_heap(m: usize, k: usize) -> bool {
-    k > 0 && m >= HEAP_MIN_WIDTH && k.saturating_mul(HEAP_RATIO) <= m
+/// ... or, with 32- or 64-bit keys, at least this long: shorter rows take it at k = 1 and 2
+/// alone, where at k = 1 `bucket` is the faster and at M = 512, k = 2 the heap gained little
+/// (f32: 0.90 of `bisect`'s time).
+pub const HEAP_MIN_WIDTH_WIDE: usize = 1024;
+
+/// At k = 1 a row of 8- or 16-bit keys shorter than this takes `bucket` (at 2^20 the heap was
+/// the faster, 0.49–0.50 of `bisect`'s time against 0.85).
+pub const BUCKET_MAX_WIDTH: usize = 1 << 19;
+
+/// The algorithm a row runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowAlgo {
+    /// `bucket` (k = 1 on rows below their width bound).
+    Bucket,
+    /// `heap`, given up for `bisect` where the row's order lets too many elements in.
+    Heap,
+    /// `bisect`.
+    Bisect,
+}
+
+/// What a row of `m` values of keys `key_bits` wide runs on at `k` (see the module docs).
+pub fn row_algo(key_bits: u32, m: usize, k: usize) -> RowAlgo {
+    let wide = key_bits >= 32;
+    let bucket_below = if wide { HEAP_MIN_WIDTH_WIDE } else { BUCKET_MAX_WIDTH };
+    let heap_from = if wide { HEAP_MIN_WIDTH_WIDE } else { HEAP_MIN_WIDTH };
+    if k == 1 && m < bucket_below {
+        RowAlgo::Bucket
+    } else if k > 0 && m >= heap_from && k.saturating_mul(HEAP_RATIO) <= m {
+        RowAlgo::Heap
+    } else {
+        RowAlgo::Bisect
+    }
 }
 
 /// How many elements past the first `k` may have entered the heap once `read` elements of a
@@ -51,24 +92,9 @@ pub struct CpuAuto {
 }
 
 impl CpuAuto {
-    /// Rows that do not take the heap run `bisect` (exact mode).
+    /// Rows that take neither the heap nor the bucket run `bisect` (exact mode).
     pub fn new(bisect: Bisect) -> Self {
         Self { bisect }
-    }
-
-    /// The heap's selection where the row takes it and its order lets it finish within the
-    /// budget; `Err` with the work it spent otherwise (none where the row does not take it).
-    fn by_heap<E: Element>(
-        row: &[E],
-        k: usize,
-        mode: Mode,
-        scratch: &mut Scratch,
-        out: &mut [u32],
-    ) -> Result<RowStats, RowStats> {
-        if !takes_heap(row.len(), k) {
-            return Err(RowStats::default());
-        }
-        heap::select_within(row, k, mode, &|read| heap_allowance(k, read), scratch, out)
     }
 }
 
@@ -96,7 +122,7 @@ impl RowSelect for CpuAuto {
         self.select_hinted(row, k, mode, None, scratch, out)
     }
 
-    /// The heap's rows ignore the hint; bisect's start from it.
+    /// The heap's and the bucket's rows ignore the hint; bisect's start from it.
     fn select_hinted<E: Element>(
         &self,
         row: &[E],
@@ -106,9 +132,19 @@ impl RowSelect for CpuAuto {
         scratch: &mut Scratch,
         out: &mut [u32],
     ) -> RowStats {
-        match Self::by_heap(row, k, mode, scratch, out) {
-            Ok(stats) => stats,
-            Err(spent) => after(spent, self.bisect.select_hinted(row, k, mode, hint, scratch, out)),
+        let bisect = |scratch: &mut Scratch, out: &mut [u32]| {
+            self.bisect.select_hinted(row, k, mode, hint, scratch, out)
+        };
+        match row_algo(<E::Key as KeyBits>::BITS, row.len(), k) {
+            RowAlgo::Bucket => Bucket.select(row, k, mode, scratch, out),
+            RowAlgo::Bisect => bisect(scratch, out),
+            RowAlgo::Heap => {
+                let allowance = |read| heap_allowance(k, read);
+                match heap::select_within(row, k, mode, &allowance, scratch, out) {
+                    Ok(stats) => stats,
+                    Err(spent) => after(spent, bisect(scratch, out)),
+                }
+            }
         }
     }
 }

@@ -116,7 +116,8 @@ def plan_json(request: Request, n: int, m: int, gpu: Optional[str] = None) -> st
 
 def auto_algorithm(device: str) -> str:
     """What ``algo="auto"`` stands for on ``device``: ``"bisect"`` (cpu; rows at least 256 times
-    longer than their k run on ``heap``, same answer), ``"cuda"`` (cuda)."""
+    longer than their k run on ``heap``, short rows at k = 1 on ``bucket``, same answer),
+    ``"cuda"`` (cuda)."""
 
 def algorithms_json() -> str:
     """The registry (name, source, summary, caps of every algorithm) as JSON."""

@@ -65,8 +65,10 @@ def auto_algorithm(device: str = "cpu") -> str:
 
     On the CPU it is ``bisect`` (RTop-K's Algorithm 1), whose parameters and outputs it takes;
     an exact call without iteration counts runs each row at least 256 times longer than its
-    ``k`` on ``heap`` instead, with the same answer (one pass where ``bisect`` makes about ten;
-    docs/performance.md, "CPU algorithms"). On a GPU, ``cuda`` (the RTop-K kernel).
+    ``k`` on ``heap`` (from 1024 values with 32- and 64-bit keys, 16384 with narrower ones) and
+    short rows at ``k = 1`` on ``bucket`` instead, with the same answer (one to three passes
+    where ``bisect`` makes about ten; docs/performance.md, "`auto` on the CPU"). On a GPU,
+    ``cuda`` (the RTop-K kernel).
     """
     return _native.auto_algorithm(device)
 
