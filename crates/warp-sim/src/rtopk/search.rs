@@ -267,8 +267,9 @@ async fn value_phase<R: Row>(
             let t = key16_of_number(c);
             let label = "value_phase: own_key_at_least is topk-ref's key_at_least";
             check_key_at_least(w, s.elem, thres, t, label)?;
-            // a 16-bit row counts at the value itself (count_at_value), an integer row at its key
-            (t, matches!(s.elem, ElemType::F16 | ElemType::Bf16).then_some(c))
+            // a packed row compares with the value itself, other rows count at its key
+            // (count_at_value)
+            (t, Some(c))
         };
         let before = (s.lo_key, s.hi_key);
         let cnt = match value {
