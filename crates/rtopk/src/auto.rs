@@ -44,8 +44,8 @@ pub const HEAP_RATIO: usize = 256;
 /// speed).
 pub const HEAP_MIN_WIDTH: usize = 16384;
 
-/// ... or, with 32- or 64-bit keys, at least this long: shorter rows take it at k = 1 and 2
-/// alone, where at k = 1 `bucket` is the faster and at M = 512, k = 2 the heap gained little
+/// ... or, with 32- or 64-bit keys, at least this long: shorter rows would take it at k = 1 to
+/// 3 alone, where at k = 1 `bucket` is the faster and at M = 512, k = 2 the heap gained little
 /// (f32: 0.90 of `bisect`'s time).
 pub const HEAP_MIN_WIDTH_WIDE: usize = 1024;
 
@@ -85,7 +85,8 @@ pub fn heap_allowance(k: usize, read: usize) -> usize {
     (2.0 * expected) as usize + 64
 }
 
-/// `auto` on the CPU for exact calls without iteration counts: `heap` or `bisect` per row.
+/// `auto` on the CPU for exact calls without iteration counts: `bucket`, `heap` or `bisect`
+/// per row ([`row_algo`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CpuAuto {
     bisect: Bisect,
