@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 """What sorted output costs: rtopk.topk with sorted=True and False on the same CUDA tensors (and
 torch.topk sorted, for scale), GPU time per call — on few rows of large k (`--grid few-rows`,
-the default) or the RTop-K paper's grid (`--grid rtopk`: N = 2^14…2^20, M = 256, 512, 768,
-k = 16…128).
+the default), the RTop-K paper's grid (`--grid rtopk`: N = 2^14…2^20, M = 256, 512, 768,
+k = 16…128; `rtopk-two`: its N = 2^16 and 2^20 only) or sampler rows (`--grid sampler`:
+N = 1…1024 rows of an LLM vocabulary, M = 32000 and 128256, k = 50 and 256), in float32,
+float16 or bfloat16 (`--dtype`, comma-separated).
 
 Method (bench/torch_op.py's): standard-normal float32 rows drawn on the device (seeded per
-shape), rotated over ceil(4 x L2 / input bytes) buffers (at most 16) so that no call finds its
-input in L2; per call, CUDA events with the GPU kept busy ahead of the start event
-(spin_timing); median of --reps calls after 2 warm-up calls. Every case is checked first:
-rtopk's sorted values equal torch.topk's.
+shape; 16-bit rows are those draws rounded, so bfloat16 rows hold many ties), rotated over
+ceil(4 x L2 / input bytes) buffers (at most 16) so that no call finds its input in L2; per
+call, CUDA events with the GPU kept busy ahead of the start event (spin_timing); median of
+--reps calls after 2 warm-up calls. Every case is checked first: rtopk's sorted values equal
+torch.topk's bit for bit, its indices are the unsorted call's (the same selection), each
+index holds its value, and tied values come in ascending index order (docs/contract.md §1).
 
     python3 bench/sort_step.py --out FILE.json [--reps 20] [--grid few-rows,rtopk]
+        [--dtype float32,bfloat16]
 """
 
 from __future__ import annotations
@@ -35,6 +40,23 @@ GRIDS = {
         for m in (256, 512, 768)
         for k in (16, 32, 64, 96, 128)
     ],
+    "rtopk-two": [
+        (n, m, k)
+        for n in (65536, 1048576)
+        for m in (256, 512, 768)
+        for k in (16, 32, 64, 96, 128)
+    ],
+    "sampler": [
+        (n, m, k)
+        for m in (32000, 128256)
+        for k in (50, 256)
+        for n in (1, 16, 128, 1024)
+    ],
+}
+DTYPES = {
+    "float32": torch.float32,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
 }
 
 
@@ -44,18 +66,37 @@ def median_ms(fns: list, reps: int) -> float:
     return statistics.median(spin_timed_ms(fns[r % len(fns)]) for r in range(reps))
 
 
-def case(n: int, m: int, k: int, reps: int) -> dict:
-    count = max(1, min(16, math.ceil(4 * L2_BYTES / (n * m * 4))))
+def canonical(x: torch.Tensor, got: tuple, unsorted: tuple, want: tuple) -> bool:
+    """rtopk's sorted answer: torch.topk's values bit for bit, the unsorted call's indices (in
+    index order there), each index holding its value, ties in ascending index order."""
+    v, i = got
+    bits = torch.int16 if v.element_size() == 2 else torch.int32
+    same_values = torch.equal(v.view(bits), want.values.view(bits))
+    same_selection = torch.equal(torch.sort(i, dim=1).values, unsorted[1])
+    held = torch.equal(torch.gather(x, 1, i).view(bits), v.view(bits))
+    tied = v[:, 1:] == v[:, :-1]
+    ties_ordered = bool(((i[:, 1:] > i[:, :-1]) | ~tied).all())
+    return same_values and same_selection and held and ties_ordered
+
+
+def case(n: int, m: int, k: int, dtype: str, reps: int) -> dict:
+    size = torch.tensor([], dtype=DTYPES[dtype]).element_size()
+    count = max(1, min(16, math.ceil(4 * L2_BYTES / (n * m * size))))
     gen = torch.Generator(device="cuda").manual_seed(n * 7919 + m + k)
-    xs = [torch.randn(n, m, device="cuda", generator=gen) for _ in range(count)]
+    xs = [
+        torch.randn(n, m, device="cuda", generator=gen).to(DTYPES[dtype])
+        for _ in range(count)
+    ]
     got = rtopk.topk(xs[0], k, sorted=True)
+    unsorted = rtopk.topk(xs[0], k, sorted=False)
     want = torch.topk(xs[0], k, sorted=True)
     row = {
         "n": n,
         "m": m,
         "k": k,
+        "dtype": dtype,
         "buffers": count,
-        "check": torch.equal(got.values, want.values),
+        "check": canonical(xs[0], tuple(got), tuple(unsorted), want),
     }
     row["rtopk_sorted_ms"] = median_ms(
         [lambda x=x: rtopk.topk(x, k, sorted=True) for x in xs], reps
@@ -74,15 +115,23 @@ def main() -> None:
     ap.add_argument("--out", required=True)
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument(
-        "--grid", default="few-rows", help="few-rows, rtopk, or both (comma-separated)"
+        "--grid",
+        default="few-rows",
+        help="few-rows, rtopk, rtopk-two, sampler (comma-separated)",
+    )
+    ap.add_argument(
+        "--dtype",
+        default="float32",
+        help="float32, float16, bfloat16 (comma-separated)",
     )
     args = ap.parse_args()
     rows = []
-    for grid in args.grid.split(","):
-        for n, m, k in GRIDS[grid]:
-            r = case(n, m, k, args.reps)
-            rows.append(r)
-            print(json.dumps(r), flush=True)
+    for dtype in args.dtype.split(","):
+        for grid in args.grid.split(","):
+            for n, m, k in GRIDS[grid]:
+                r = case(n, m, k, dtype, args.reps)
+                rows.append(r)
+                print(json.dumps(r), flush=True)
     record = {
         "device": torch.cuda.get_device_name(0),
         "torch": torch.__version__,

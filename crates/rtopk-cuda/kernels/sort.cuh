@@ -9,6 +9,25 @@ __device__ __forceinline__ u64 sort_rank(u32 key, u32 i) {
     return ((u64)~key << 32) | i;
 }
 
+// A 16-bit row's result as one 32-bit rank for the warp sorts: its 16-bit own key descending,
+// then its position p among the row's results, ascending. The selection writes a row's results
+// in index order, so position order among tied keys is index order, and one 32-bit compare
+// orders two results where sort_rank's 64 bits take two compares and four selects.
+__device__ __forceinline__ u32 sort_rank16(u32 key, u32 p) {
+    return ((key ^ 0xffffu) << 16) | p;
+}
+
+// The rank a warp sort holds a result as: sort_rank16 on f16 and bf16 rows, else sort_rank. Past
+// a row's k, WARP_RANK_PAST, which sorts after every result (p < k <= 1024; an index never
+// reaches 2^32 - 1 with M < 2^32).
+#if ELEM_PACKED16
+typedef u32 warp_rank_t;
+#define WARP_RANK_PAST 0xffffffffu
+#else
+typedef u64 warp_rank_t;
+#define WARP_RANK_PAST sort_rank(0u, 0xffffffffu)
+#endif
+
 // A row's results in shared memory, as ranks.
 struct SharedRanks {
     u64* r;
@@ -72,17 +91,17 @@ __device__ __forceinline__ bool ascending(u32 sub, u32 size, int e) {
 // the lane's place among the row's LANES lanes, so partners closer than E are in the lane's
 // own registers, farther ones E apart in lanes of the row, `lanes`): pairs (p, p ^ stride),
 // ascending in sorted order where p & size == 0, descending elsewhere. Each result is one
-// rank (sort_rank: one 64-bit compare orders two results), exchanged by selects, not
-// branches (where `ascending` differs between lanes a branch diverges).
-template <int E>
-__device__ __forceinline__ void bitonic_step(u64 (&rank)[E], u32 sub, u32 lanes, u32 size, u32 stride) {
+// rank R (sort_rank's u64 or sort_rank16's u32: one compare orders two results), exchanged by
+// selects, not branches (where `ascending` differs between lanes a branch diverges).
+template <int E, class R>
+__device__ __forceinline__ void bitonic_step(R (&rank)[E], u32 sub, u32 lanes, u32 size, u32 stride) {
     if (stride >= (u32)E) {
         u32 d = stride / (u32)E;
         // the lower position of an ascending pair keeps the earlier result (size > stride >= E)
         bool keeps_first = ((sub & d) == 0u) == ascending<E>(sub, size, 0);
 #pragma unroll
         for (int e = 0; e < E; ++e) {
-            u64 other = __shfl_xor_sync(lanes, rank[e], d);
+            R other = __shfl_xor_sync(lanes, rank[e], d);
             rank[e] = (other < rank[e]) == keeps_first ? other : rank[e];
         }
         return;
@@ -93,7 +112,7 @@ __device__ __forceinline__ void bitonic_step(u64 (&rank)[E], u32 sub, u32 lanes,
 #pragma unroll
         for (int e = 0; e < E; ++e) {
             if (e & s) continue;
-            u64 a = rank[e], b = rank[e + s];
+            R a = rank[e], b = rank[e + s];
             bool swap = (b < a) == ascending<E>(sub, size, e);
             rank[e] = swap ? b : a;
             rank[e + s] = swap ? a : b;
@@ -103,8 +122,8 @@ __device__ __forceinline__ void bitonic_step(u64 (&rank)[E], u32 sub, u32 lanes,
 
 // The network unrolled: bitonic_step for SIZE = 2, 4, ... LANES E and STRIDE = SIZE / 2 ... 1
 // as constants, so that each step is straight-line code.
-template <int E, int LANES, u32 SIZE, u32 STRIDE>
-__device__ __forceinline__ void bitonic_merge(u64 (&rank)[E], u32 sub, u32 lanes) {
+template <int E, int LANES, u32 SIZE, u32 STRIDE, class R>
+__device__ __forceinline__ void bitonic_merge(R (&rank)[E], u32 sub, u32 lanes) {
     bitonic_step<E>(rank, sub, lanes, SIZE, STRIDE);
     if constexpr (STRIDE > 1u) bitonic_merge<E, LANES, SIZE, STRIDE / 2u>(rank, sub, lanes);
     else if constexpr (SIZE < (u32)(E * LANES)) bitonic_merge<E, LANES, 2u * SIZE, SIZE>(rank, sub, lanes);
@@ -113,8 +132,8 @@ __device__ __forceinline__ void bitonic_merge(u64 (&rank)[E], u32 sub, u32 lanes
 // The network: bitonic_step for size = 2, 4, ... LANES E and stride = size / 2 ... 1, unrolled
 // where UNROLLED (rtopk-plan's SORT_UNROLLED_MAX), else in loops, whose code stays small
 // (unrolled, the 1024-position network is 8832 instructions).
-template <int E, int LANES, bool UNROLLED>
-__device__ __forceinline__ void bitonic_network(u64 (&rank)[E], u32 sub, u32 lanes) {
+template <int E, int LANES, bool UNROLLED, class R>
+__device__ __forceinline__ void bitonic_network(R (&rank)[E], u32 sub, u32 lanes) {
     if constexpr (UNROLLED) {
         bitonic_merge<E, LANES, 2u, 1u>(rank, sub, lanes);
     } else {
@@ -124,17 +143,45 @@ __device__ __forceinline__ void bitonic_network(u64 (&rank)[E], u32 sub, u32 lan
 }
 
 // Loads a row's k <= LANES E results (index order) as ranks: register e of the row's lane sub
-// takes result e LANES + sub (the row's lanes read consecutive results together); positions
-// past k hold the rank of (key 0, index 2^32 - 1), which sorts after every result (an index
-// never reaches 2^32 - 1 with M < 2^32), so the full network runs. Which result starts where
-// does not matter to a sorting network.
+// takes result j = e LANES + sub (the row's lanes read consecutive results together) — on a
+// 16-bit row its key and position (sort_rank16: the index is read after the network), else its
+// key and index; positions past k hold WARP_RANK_PAST, so the full network runs. Which result
+// starts where does not matter to a sorting network.
 template <int E, int LANES>
 __device__ __forceinline__ void load_results(const elem_t* val, const idx_t* idx, u32 k, u32 sub,
-                                             float sign, u64 (&rank)[E]) {
+                                             float sign, warp_rank_t (&rank)[E]) {
 #pragma unroll
     for (int e = 0; e < E; ++e) {
         u32 j = (u32)e * (u32)LANES + sub;
-        rank[e] = j < k ? sort_rank(own_key(val[j], sign), (u32)idx[j]) : sort_rank(0u, 0xffffffffu);
+#if ELEM_PACKED16
+        rank[e] = j < k ? sort_rank16(own_key(val[j], sign), j) : WARP_RANK_PAST;
+#else
+        rank[e] = j < k ? sort_rank(own_key(val[j], sign), (u32)idx[j]) : WARP_RANK_PAST;
+#endif
+    }
+}
+
+// A lane's E sorted results (positions first .. first + E - 1 below k) as values and indices.
+// From a 64-bit rank: its index, and the value from its key (result_value). From a 16-bit
+// row's rank: the value and index at its position among the row's results, read back from the
+// output before any lane of the row writes over it (the caller's __syncwarp).
+template <int E>
+__device__ __forceinline__ void sorted_results(const warp_rank_t (&rank)[E], u32 first, u32 k,
+                                               const elem_t* val, const idx_t* idx,
+                                               const elem_t* row_in, float sign, elem_t (&v)[E],
+                                               idx_t (&i)[E]) {
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+        bool inside = first + (u32)e < k;
+#if ELEM_PACKED16
+        u32 p = rank[e] & 0xffffu;
+        v[e] = inside ? val[p] : (elem_t)0;
+        i[e] = inside ? idx[p] : (idx_t)0;
+#else
+        u32 key = ~(u32)(rank[e] >> 32), ix = (u32)rank[e];
+        v[e] = inside ? result_value(ix, key, row_in, sign) : (elem_t)0;
+        i[e] = (idx_t)ix;
+#endif
     }
 }
 
@@ -187,19 +234,16 @@ __device__ void sort_warp_row(const elem_t* x, elem_t* out_val, idx_t* out_idx, 
     idx_t* idx = out_idx + row_id * (u64)width;
     u32 row_m = m, k = width;  // the row's own k (its padding stays where it is)
     row_lengths(lengths, k_per_row, row_id, &row_m, &k);
-    u64 rank[E];
+    warp_rank_t rank[E];
     load_results<E, LANES>(val, idx, k, sub, sign, rank);
     bitonic_network<E, LANES, UNROLLED>(rank, sub, lanes);
-    const elem_t* row_in = x + row_id * (u64)m;
     u32 first = sub * (u32)E;
     elem_t v[E];
     idx_t i[E];
-#pragma unroll
-    for (int e = 0; e < E; ++e) {
-        u32 key = ~(u32)(rank[e] >> 32), ix = (u32)rank[e];
-        v[e] = first + (u32)e < k ? result_value(ix, key, row_in, sign) : (elem_t)0;
-        i[e] = (idx_t)ix;
-    }
+    sorted_results<E>(rank, first, k, val, idx, x + row_id * (u64)m, sign, v, i);
+#if ELEM_PACKED16
+    __syncwarp(lanes);  // the row's results are read back in place: all of them before any write
+#endif
     store_results<idx_t, E>(idx, first, k, row_aligned16(out_idx, width), i);
     store_results<elem_t, E>(val, first, k, row_aligned16(out_val, width), v);
 }

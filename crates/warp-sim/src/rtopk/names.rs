@@ -141,6 +141,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("rtopk_cluster_row", "cluster_rows.rs"),
     // the sorted output
     ("sort_rank", "sort.rs"),
+    ("sort_rank16", "sort.rs"),
     ("SharedRanks", "sort.rs"),
     ("GlobalResults", "sort.rs"),
     ("bitonic_sort", "sort.rs"),
@@ -148,6 +149,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("bitonic_step", "sort.rs"),
     ("bitonic_network", "sort.rs"),
     ("load_results", "sort.rs"),
+    ("sorted_results", "sort.rs"),
     ("row_aligned16", "sort.rs"),
     ("store_results", "sort.rs"),
     ("sort_warp_row", "sort.rs"),

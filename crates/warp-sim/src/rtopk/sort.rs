@@ -18,7 +18,7 @@ use crate::rtopk::args::KernelArgs;
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::{ElemType, check_keys, own_key};
 use crate::rtopk::plan::SortShape;
-use crate::rtopk::select::{RowOut, result_value, write_result};
+use crate::rtopk::select::{RowOut, check_input_bits, result_value, write_result};
 use crate::rtopk::sort_rank::sort_rank_row;
 use crate::rtopk::warp_rows::row_offset;
 use rtopk_plan::plan::{SORT_BLOCK_EPL, SORT_BLOCK_REGISTERS_MIN};
@@ -42,6 +42,21 @@ pub(crate) struct SortParams<'x> {
 #[inline]
 pub(crate) fn sort_rank(key: u32, i: u32) -> u64 {
     u64::from(!key) << 32 | u64::from(i)
+}
+
+/// `sort_rank16`: a 16-bit row's result as one 32-bit rank for the warp sorts — its 16-bit own
+/// key descending, then its position `p` among the row's results (index order, as the
+/// selection writes them), ascending.
+#[inline]
+pub(crate) fn sort_rank16(key: u32, p: u32) -> u32 {
+    (key ^ 0xffff) << 16 | p
+}
+
+/// `WARP_RANK_PAST`: the rank of a warp sort's positions past the row's k, after every result.
+/// The kernel holds a 16-bit row's ranks as u32 (`warp_rank_t`); here every rank is a u64, and
+/// a 16-bit row's stay below 2^32, which orders them as the kernel's u32 do.
+fn warp_rank_past(elem: ElemType) -> u64 {
+    if elem.packed16() { u64::from(u32::MAX) } else { sort_rank(0, u32::MAX) }
 }
 
 /// The simulator's contract check on a sort's result: `(key, index)` pairs strictly in
@@ -161,8 +176,9 @@ fn bitonic_network(
 }
 
 /// `load_results`: a row's `k <= LANES E` results (index order) as ranks — register `e` of
-/// the row's lane `sub` takes result `e LANES + sub`; positions past k hold the rank of
-/// (key 0, index `2^32 - 1`), which sorts after every result, so the full network runs.
+/// the row's lane `sub` takes result `j = e LANES + sub`: on a 16-bit row its key and position
+/// (`sort_rank16`; the index is read after the network), else its key and index
+/// (`sort_rank`); positions past k hold `WARP_RANK_PAST`, so the full network runs.
 async fn load_results(
     w: &mut Warp<'_>,
     p: &SortParams<'_>,
@@ -171,6 +187,7 @@ async fn load_results(
     rank: &mut [Lanes<u64>],
 ) -> Result<(), SimError> {
     let a = &p.a;
+    let past = warp_rank_past(p.elem);
     for (e, r) in rank.iter_mut().enumerate() {
         let j = sub.map(|s| e as u32 * width + s);
         let inside = j.map(|j| j < k);
@@ -179,22 +196,75 @@ async fn load_results(
         let saved = w.push_active(&load, "load_results: j < k")?;
         let at = w.add_u64(off, &j.map(u64::from), "load_results: val + j")?;
         let v = w.ld_global(p.out_val, &at, "load_results: val[j]").await?;
-        let i = w.ld_global(p.out_idx, &at, "load_results: idx[j]").await?;
+        let ranked = if p.elem.packed16() {
+            let kv = v.map(|v| own_key(a, p.elem, v, a.sign()));
+            check_load_keys(w, p, (&v, &kv), &inside)?;
+            kv.zip(&j, |key, j| u64::from(sort_rank16(key, j)))
+        } else {
+            let i = w.ld_global(p.out_idx, &at, "load_results: idx[j]").await?;
+            let kv = v.map(|v| own_key(a, p.elem, v, a.sign()));
+            check_load_keys(w, p, (&v, &kv), &inside)?;
+            kv.zip(&i, sort_rank)
+        };
         w.pop_active(saved);
-        let kv = v.map(|v| own_key(a, p.elem, v, a.sign()));
-        check_keys(
-            w,
-            a.mode,
-            p.elem,
-            &v,
-            &kv,
-            inside.mask() & w.active_mask(),
-            "sort: own_key is docs/contract.md §1's key",
-        )?;
-        let ranked = kv.zip(&i, sort_rank);
-        *r = Lanes::select(&inside, &ranked, &Lanes::splat(sort_rank(0, u32::MAX)));
+        *r = Lanes::select(&inside, &ranked, &Lanes::splat(past));
     }
     Ok(())
+}
+
+/// `load_results`' check of the keys it loaded, in its lanes below k.
+fn check_load_keys(
+    w: &mut Warp<'_>,
+    p: &SortParams<'_>,
+    (v, kv): (&Lanes<u32>, &Lanes<u32>),
+    inside: &Lanes<bool>,
+) -> Result<(), SimError> {
+    let mask = inside.mask() & w.active_mask();
+    check_keys(w, p.a.mode, p.elem, v, kv, mask, "sort: own_key is docs/contract.md §1's key")
+}
+
+/// `sorted_results`: a lane's E sorted results (positions `first .. first + E` below k) as
+/// `(key, index, value)`. From a 64-bit rank: its key and index, the value by `result_value`.
+/// From a 16-bit row's rank: its key, and the value and index at its position among the row's
+/// results, read back from the output (before any lane of the row writes over them: the
+/// caller's `__syncwarp`).
+async fn sorted_results(
+    w: &mut Warp<'_>,
+    out: &RowOut<'_>,
+    rank: &[Lanes<u64>],
+    (first, k): (&Lanes<u32>, u32),
+) -> Result<Vec<(Lanes<u32>, Lanes<u32>, Lanes<u32>)>, SimError> {
+    let mut got = Vec::with_capacity(rank.len());
+    for (q, r) in rank.iter().enumerate() {
+        let below = first.map(|f| f + (q as u32) < k);
+        let saved = w.push_active(&below, "sorted_results: first + e < k")?;
+        let (key, ix, v) = if out.elem.packed16() {
+            let key = r.map(|r| ((r as u32) >> 16) ^ 0xffff);
+            let pos = r.map(|r| r & 0xffff);
+            let at = w.add_u64(&out.out_off, &pos, "sorted_results: val + p")?;
+            let mut v = Lanes::splat(0u32);
+            let got_v = w.ld_global(out.out_val, &at, "sorted_results: val[p]").await?;
+            w.assign(&mut v, &got_v);
+            let mut ix = Lanes::splat(0u32);
+            let got_i = w.ld_global(out.out_idx, &at, "sorted_results: idx[p]").await?;
+            w.assign(&mut ix, &got_i);
+            let src = w.add_u64(&out.row_off, &ix.map(u64::from), "sorted_results: row_in + i")?;
+            let label =
+                "sorted_results: val[p] is the input's bits at idx[p] (docs/contract.md §1)";
+            check_input_bits(w, out.x, &src, &v, label)?;
+            (key, ix, v)
+        } else {
+            let key = r.map(|r| !((r >> 32) as u32));
+            let ix = r.map(|r| r as u32);
+            let mut v = Lanes::splat(0u32);
+            let got_v = result_value(w, out, &ix, &key).await?;
+            w.assign(&mut v, &got_v);
+            (key, ix, v)
+        };
+        w.pop_active(saved);
+        got.push((key, ix, v));
+    }
+    Ok(got)
 }
 
 /// `row_aligned16`: whether every row of `width` results of `bytes` bytes starts 16-byte
@@ -276,18 +346,7 @@ pub(crate) async fn sort_warp_row(
     let mut rank = vec![Lanes::splat(0u64); e];
     load_results(w, p, (&off, k), (&sub, width), &mut rank).await?;
     bitonic_network(w, &mut rank, (&sub, lanes, width))?;
-    let key: Vec<Lanes<u32>> = rank.iter().map(|r| r.map(|r| !((r >> 32) as u32))).collect();
-    let ix: Vec<Lanes<u32>> = rank.iter().map(|r| r.map(|r| r as u32)).collect();
     let first = w.mul_u32(&sub, &Lanes::splat(e as u32), "sort_warp_row: first = sub * E")?;
-    if w.checks() {
-        let pairs: Vec<(u32, u32)> = (0..32)
-            .filter(|&l| lanes >> l & 1 == 1)
-            .flat_map(|l| (0..e).map(move |q| (l, q)))
-            .filter(|&(l, q)| first.lane(l) + (q as u32) < k)
-            .map(|(l, q)| (key[q].lane(l), ix[q].lane(l)))
-            .collect();
-        w.check_that(in_sorted_order(&pairs, a.m), "sort_warp_row: the results in sorted order")?;
-    }
     let row_in = row_offset(w, a, row_id, a.m as u64, "sort_warp_row: row_id * (u64)m")?;
     let out = RowOut {
         x: p.x,
@@ -298,14 +357,22 @@ pub(crate) async fn sort_warp_row(
         sign: a.sign(),
         elem: p.elem,
     };
-    let mut vals = vec![Lanes::splat(0u32); e];
-    for q in 0..e {
-        let below = first.map(|f| f + (q as u32) < k);
-        let saved = w.push_active(&below, "sort_warp_row: first + e < k")?;
-        let v = result_value(w, &out, &ix[q], &key[q]).await?;
-        w.assign(&mut vals[q], &v);
-        w.pop_active(saved);
+    let got = sorted_results(w, &out, &rank, (&first, k)).await?;
+    if w.checks() {
+        let pairs: Vec<(u32, u32)> = (0..32)
+            .filter(|&l| lanes >> l & 1 == 1)
+            .flat_map(|l| (0..e).map(move |q| (l, q)))
+            .filter(|&(l, q)| first.lane(l) + (q as u32) < k)
+            .map(|(l, q)| (got[q].0.lane(l), got[q].1.lane(l)))
+            .collect();
+        w.check_that(in_sorted_order(&pairs, a.m), "sort_warp_row: the results in sorted order")?;
     }
+    if p.elem.packed16() {
+        // the row's results are read back in place: all of them before any write
+        w.syncwarp(lanes, "sort_warp_row: __syncwarp(lanes) before the stores").await?;
+    }
+    let ix: Vec<Lanes<u32>> = got.iter().map(|g| g.1).collect();
+    let vals: Vec<Lanes<u32>> = got.iter().map(|g| g.2).collect();
     let bytes = p.elem.bytes() as u32;
     let width_k = a.k as u64;
     let (idx_vec, val_vec) = if a.has(Mutant::SortStoresUnaligned) {
