@@ -196,31 +196,19 @@ async fn load_results(
         let saved = w.push_active(&load, "load_results: j < k")?;
         let at = w.add_u64(off, &j.map(u64::from), "load_results: val + j")?;
         let v = w.ld_global(p.out_val, &at, "load_results: val[j]").await?;
+        let kv = v.map(|v| own_key(a, p.elem, v, a.sign()));
+        let mask = inside.mask() & w.active_mask();
+        check_keys(w, a.mode, p.elem, &v, &kv, mask, "sort: own_key is docs/contract.md §1's key")?;
         let ranked = if p.elem.packed16() {
-            let kv = v.map(|v| own_key(a, p.elem, v, a.sign()));
-            check_load_keys(w, p, (&v, &kv), &inside)?;
             kv.zip(&j, |key, j| u64::from(sort_rank16(key, j)))
         } else {
             let i = w.ld_global(p.out_idx, &at, "load_results: idx[j]").await?;
-            let kv = v.map(|v| own_key(a, p.elem, v, a.sign()));
-            check_load_keys(w, p, (&v, &kv), &inside)?;
             kv.zip(&i, sort_rank)
         };
         w.pop_active(saved);
         *r = Lanes::select(&inside, &ranked, &Lanes::splat(past));
     }
     Ok(())
-}
-
-/// `load_results`' check of the keys it loaded, in its lanes below k.
-fn check_load_keys(
-    w: &mut Warp<'_>,
-    p: &SortParams<'_>,
-    (v, kv): (&Lanes<u32>, &Lanes<u32>),
-    inside: &Lanes<bool>,
-) -> Result<(), SimError> {
-    let mask = inside.mask() & w.active_mask();
-    check_keys(w, p.a.mode, p.elem, v, kv, mask, "sort: own_key is docs/contract.md §1's key")
 }
 
 /// `sorted_results`: a lane's E sorted results (positions `first .. first + E` below k) as
