@@ -10,8 +10,8 @@
 // PICK_LANES (lanes per row) and PICK_WARPS (warps per block) are rtopk-plan's (#defines of
 // src/kernels.rs).
 
-// A slot's pick key, 0 for a slot past the row's end and for an element already taken, so
-// that every element of the row ranks above both:
+// A slot's pick key, 0 for a slot past the row's end (and in an f32 row for an element already
+// taken), so that every element of the row ranks above it:
 // - an f32 row: the element's own key, 1 for a NaN in smallest mode (own key 0: no number's
 //   own key is below -inf's, 0x007fffff);
 // - a 16-bit row: the own key in the high half and 0xffff - j in the low one, so that one
@@ -36,13 +36,13 @@ __device__ __forceinline__ void load_picks(const elem_t* row_in, u32 m, u32 sub,
     }
 }
 
-// One round: the row's best remaining slot, taken out (key 0); returns its index and sets *key
-// to its own key.
+// One round: the row's best remaining slot; returns its index and sets *key to its own key.
+// prev: a 16-bit row's last pick slot (0 before the first round), which the round moves on.
 template <int EPL>
-__device__ __forceinline__ u32 pick_round(u32 (&slots)[EPL], u32 lanes, u32 sub, u32* key) {
+__device__ __forceinline__ u32 pick_round(u32 (&slots)[EPL], u32& prev, u32 lanes, u32 sub, u32* key) {
 #if ELEM_KIND == ELEM_F32
     // the lane's best (its first slot holding it: its lowest j), the row's best key, then the
-    // lowest j holding it; the lane holding that j takes it out
+    // lowest j holding it; the lane holding that j takes it out (key 0)
     u32 best = 0u, at = 0u;
 #pragma unroll
     for (u32 i = 0; i < EPL; ++i) {
@@ -58,13 +58,18 @@ __device__ __forceinline__ u32 pick_round(u32 (&slots)[EPL], u32 lanes, u32 sub,
     *key = top == 1u ? 0u : top;  // pick_key's NaN back to its own key
     return first;
 #else
-    // slots are unique: the row's maximum is one slot, which holds the index too
-    u32 best = 0u;
+    // slots are unique, so the rounds take them in descending order and this round's pick is
+    // the row's greatest slot below prev: nothing is taken out. In unsigned arithmetic the gap
+    // below = prev - 1 - s is the distance under prev of a slot below it, and wraps past every
+    // such distance for a slot at or above it (prev = 0 wraps below to every slot), so the
+    // least gap of the row is its pick's: one subtraction and one minimum a slot, where taking
+    // the pick out cost a compare and a select a slot more.
+    u32 below = prev - 1u;
+    u32 gap = 0xffffffffu;
 #pragma unroll
-    for (u32 i = 0; i < EPL; ++i) best = max(best, slots[i]);
-    u32 top = row_max<PICK_LANES>(lanes, best);
-#pragma unroll
-    for (u32 i = 0; i < EPL; ++i) slots[i] = slots[i] == top ? 0u : slots[i];
+    for (u32 i = 0; i < EPL; ++i) gap = min(gap, below - slots[i]);
+    u32 top = below - row_min<PICK_LANES>(lanes, gap);
+    prev = top;
     *key = top >> 16;
     return 0xffffu - (top & 0xffffu);
 #endif
@@ -74,9 +79,10 @@ __device__ __forceinline__ u32 pick_round(u32 (&slots)[EPL], u32 lanes, u32 sub,
 template <int EPL>
 __device__ __forceinline__ void pick_rounds(u32 (&slots)[EPL], u32 k, u32 lanes, u32 sub, u32* mine_j,
                                             u32* mine_key) {
+    u32 prev = 0u;
     for (u32 r = 0; r < k; ++r) {
         u32 key;
-        u32 j = pick_round<EPL>(slots, lanes, sub, &key);
+        u32 j = pick_round<EPL>(slots, prev, lanes, sub, &key);
         if (sub == r) {
             *mine_j = j;
             *mine_key = key;

@@ -28,9 +28,9 @@ struct PickRow {
     elem: ElemType,
 }
 
-/// `pick_key`: a slot's pick key, 0 past the row's end and once taken — an f32 row's own key
-/// (1 for a NaN in smallest mode, whose own key is 0), or a 16-bit row's own key over
-/// `0xffff - j`, so that one maximum finds the greatest key and then the lowest index.
+/// `pick_key`: a slot's pick key, 0 past the row's end (and in an f32 row once taken) — an f32
+/// row's own key (1 for a NaN in smallest mode, whose own key is 0), or a 16-bit row's own key
+/// over `0xffff - j`, so that one maximum finds the greatest key and then the lowest index.
 fn pick_key(a: &KernelArgs, elem: ElemType, word: u32, j: u32) -> u32 {
     let key = own_key(a, elem, word, a.sign());
     match elem {
@@ -93,18 +93,27 @@ async fn load_picks(
     Ok(slots)
 }
 
-/// `pick_round`: the row's best remaining slot, taken out (key 0): its index and own key.
-fn pick_round(w: &mut Warp<'_>, a: &KernelArgs, row: &mut PickRow) -> Result<(u32, u32), SimError> {
+/// `pick_round`: the row's best remaining slot: its index and own key. `prev`: a 16-bit row's
+/// last pick slot (0 before the first round), which the round moves on.
+fn pick_round(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut PickRow,
+    prev: &mut u32,
+) -> Result<(u32, u32), SimError> {
     let PickRow { slots, lanes, sub, elem } = row;
     let lanes = *lanes;
     if *elem != ElemType::F32 {
-        // slots are unique: the row's maximum is one slot, which holds the index too
-        let best = slots.iter().fold(Lanes::splat(0u32), |b, s| b.zip(s, u32::max));
-        let top = row_max(w, a, lanes, best, "pick_round: row_max(best)")?;
-        let top = w.uniform(&top, "pick_round: top")?;
-        for s in slots.iter_mut() {
-            *s = s.map(|v| if v == top { 0 } else { v });
-        }
+        // slots are unique, so the rounds take them in descending order and this round's pick
+        // is the row's greatest slot below prev, nothing taken out: the least gap
+        // `prev - 1 - s` (wrapping past every slot below prev for one at or above it)
+        let below = prev.wrapping_sub(1);
+        let gap = slots
+            .iter()
+            .fold(Lanes::splat(u32::MAX), |g, s| g.zip(s, |g, s| g.min(below.wrapping_sub(s))));
+        let least = row_min(w, a, lanes, gap, "pick_round: row_min(gap)")?;
+        let top = below.wrapping_sub(w.uniform(&least, "pick_round: least gap")?);
+        *prev = top;
         return Ok((0xffff - (top & 0xffff), top >> 16));
     }
     // the lane's best (its first slot holding it), the row's best key, the lowest j holding it
@@ -135,8 +144,9 @@ fn pick_rounds(
     row: &mut PickRow,
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
     let (mut mine_j, mut mine_key) = (Lanes::splat(0u32), Lanes::splat(0u32));
+    let mut prev = 0u32;
     for r in 0..a.k as u32 {
-        let (j, key) = pick_round(w, a, row)?;
+        let (j, key) = pick_round(w, a, row, &mut prev)?;
         let saved = w.push_active(&row.sub.map(|s| s == r), "pick_rounds: sub == r")?;
         w.assign(&mut mine_j, &Lanes::splat(j));
         w.assign(&mut mine_key, &Lanes::splat(key));
