@@ -26,7 +26,7 @@ use rtopk_plan::radix::{
 use rtopk_plan::{
     CLUSTER_CAND_KEYS, CLUSTER_GUESS_K_PER, CLUSTER_GUESS_LEVELS, CLUSTER_LOCAL_CAP,
     CLUSTER_ROUND_LEVELS, CLUSTER_WIDE_LOCAL_CAP, CLUSTER_WIDE_ROUND_LEVELS, GROUPED_WARPS,
-    PICK_LANES, PICK_WARPS, WIDE_CLUSTER, WIDE_WARPS,
+    PICK_MAX_K, PICK_WARPS, WIDE_CLUSTER, WIDE_WARPS,
 };
 
 /// The `#define`s ahead of every unit's source.
@@ -49,7 +49,7 @@ fn shared_constants() -> String {
          #define BLOCK_STAGE {BLOCK_STAGE}u\n\
          #define BLOCK_LOAD_STAGE_WARP {BLOCK_LOAD_STAGE_WARP}u\n\
          #define GROUPED_WARPS {GROUPED_WARPS}\n\
-         #define PICK_LANES {PICK_LANES}\n\
+         #define PICK_MAX_K {PICK_MAX_K}u\n\
          #define PICK_WARPS {PICK_WARPS}\n\
          #define WIDE_WARPS {WIDE_WARPS}\n\
          #define RADIX_DIGIT_BITS {RADIX_DIGIT_BITS}u\n\
@@ -183,9 +183,10 @@ impl UnitSource for Unit {
             )),
             Family::PickRows => Some(format!(
                 "extern \"C\" __global__ void __launch_bounds__(PICK_WARPS * 32) {}(RTOPK_ARGS) \
-                 {{ wait_for_previous_step(); rtopk_pick_rows_impl<{}>(RTOPK_PARAMS); }}",
+                 {{ wait_for_previous_step(); rtopk_pick_rows_impl<{}, {}>(RTOPK_PARAMS); }}",
                 self.entry_name(),
-                self.width()
+                self.width() / self.pick_lanes(),
+                self.pick_lanes()
             )),
             Family::WideRows => {
                 let entry = |second: bool| {

@@ -1,10 +1,11 @@
 //! Pick rows (docs/kernel.md, "Pick rows"): the exact top k of short rows for small k, as
-//! `rtopk_pick_rows_<EPL>` (`kernels/pick_rows.cu`) and warp-sim's `rtopk/pick.rs` run it — k
+//! `rtopk_pick_rows_<W>` (`kernels/pick_rows.cu`) and warp-sim's `rtopk/pick.rs` run it — k
 //! rounds, each taking the row's best remaining element (the greatest key, then the lowest
-//! index), on [`PICK_LANES`] lanes per row. A round costs one pass over a lane's slots and one
-//! reduction, whatever the values, so rows of 16-bit elements — which tie often and which the
-//! bisection searches two to a register — and the many short rows of MoE routers and samplers
-//! (M = 8…512, k = 1…8) take no search at all.
+//! index), on [`crate::units::PICK_LANES`] lanes per row, or one lane per row where the row
+//! and k are small ([`PICK_LANE_MAX_K`]). A round costs one pass over a lane's slots and (on
+//! several lanes) one reduction, whatever the values, so rows of 16-bit
+//! elements — which tie often and which the bisection searches two to a register — and the
+//! many short rows of MoE routers and samplers (M = 8…512, k = 1…8) take no search at all.
 //!
 //! The rounds find the answer, not Algorithm 1's steps: a program that wants iteration counts
 //! (docs/contract.md §3), or an approximate search, never picks. Rows of their own length or k
@@ -14,12 +15,20 @@ use topk_ref::check_shape;
 
 use crate::error::PlanError;
 use crate::plan::{Launch, Plan};
-use crate::units::{ElemType, PICK_LANES, PICK_WARPS, PICK_WIDTHS, Unit};
+use crate::units::{ElemType, PICK_LANE_WIDTHS, PICK_WARPS, PICK_WIDTHS, Unit};
 
 /// Most results a pick row selects: each is a round over the whole row.
 pub const PICK_MAX_K: usize = 8;
-/// Widest row the default picks ([`PICK_LANES`] lanes of the widest unit).
-pub const PICK_MAX_ROW: usize = PICK_LANES * PICK_WIDTHS[PICK_WIDTHS.len() - 1];
+/// Most results a row of up to the widest of [`PICK_LANE_WIDTHS`] selects on one lane (32
+/// rows a warp) rather than on eight. A lane then writes its row's k values and indices
+/// itself, so a warp's stores each touch 32 rows' sectors; on an H100 one lane a row took
+/// 0.28-0.43 of eight lanes' time at k <= 2 (M = 8 and 16, 16-bit; f32 0.37-0.78), about the
+/// same at k = 4 and 2.0-2.4x at k = 8
+/// (results/cuda/2026-12-05-pick-gap-h100/b/table.md, where rows up to 32 took one lane
+/// whatever their k; at M = 32 it lost at every k).
+pub const PICK_LANE_MAX_K: usize = 2;
+/// Widest row the default picks (the widest unit's).
+pub const PICK_MAX_ROW: usize = PICK_WIDTHS[PICK_WIDTHS.len() - 1];
 /// Most `M * k` of an f32 row the default picks. An f32 round costs a pass of three
 /// instructions per slot, two reductions and a take-out of two per slot, where a 16-bit round
 /// costs one reduction and three per slot; and the bisection runs f32 rows at one key per slot.
@@ -57,25 +66,33 @@ pub fn picks(launch: &Launch, counts: bool, ragged: bool) -> bool {
 }
 
 /// The pick-rows plan of `launch` (where [`picks`] holds): the narrowest unit that holds the
-/// row, `32 / PICK_LANES` rows per warp, and no sort launch: sorted output is the rounds'
-/// order, written by the kernel itself (the program's `Select::sorted`).
+/// row — of one lane per row (32 rows per warp) where it holds the row and `k <=`
+/// [`PICK_LANE_MAX_K`], else of [`crate::units::PICK_LANES`] lanes (four rows per warp) — and
+/// no sort launch: sorted output is the rounds' order, written by the kernel itself (the
+/// program's `Select::sorted`).
 pub fn pick_plan(launch: &Launch) -> Result<Plan, PlanError> {
     let Launch { n, m, k, elem, .. } = *launch;
     check_shape(m, k)?;
-    let which = PICK_WIDTHS
-        .iter()
-        .position(|&w| PICK_LANES * w >= m)
-        .ok_or(PlanError::TooLarge { n, m, why: "a pick row is at most 512 wide" })?;
-    let rows_per_block = PICK_WARPS as usize * 32 / PICK_LANES;
+    let one_lane = PICK_LANE_WIDTHS.into_iter().find(|&w| w >= m).filter(|_| k <= PICK_LANE_MAX_K);
+    let unit = match one_lane {
+        Some(width) => Unit::pick_one_lane(width),
+        None => PICK_WIDTHS
+            .into_iter()
+            .find(|&w| w >= m)
+            .map(Unit::pick)
+            .ok_or(PlanError::TooLarge { n, m, why: "a pick row is at most 512 wide" })?,
+    };
+    let lanes = unit.pick_lanes();
+    let rows_per_block = PICK_WARPS as usize * 32 / lanes;
     let grid = u32::try_from(n.div_ceil(rows_per_block)).map_err(|_| PlanError::TooLarge {
         n,
         m,
         why: "more than 2^32 blocks",
     })?;
     Ok(Plan {
-        unit: Unit::pick(PICK_WIDTHS[which]).with_elem(elem),
-        keys_per_lane: PICK_WIDTHS[which],
-        lanes_per_row: PICK_LANES,
+        unit: unit.with_elem(elem),
+        keys_per_lane: unit.width() / lanes,
+        lanes_per_row: lanes,
         grid,
         block: PICK_WARPS * 32,
         dynamic_shared: 0,
@@ -129,16 +146,36 @@ mod tests {
 
     #[test]
     fn the_narrowest_unit_holds_the_row_and_no_sort_follows() {
-        for (m, epl) in [(1, 1), (8, 1), (9, 2), (64, 8), (65, 16), (300, 64), (512, 64)] {
-            let p = pick_plan(&launch(m, 1, ElemType::F32)).unwrap();
-            assert_eq!((p.family(), p.keys_per_lane, p.lanes_per_row), (Family::PickRows, epl, 8));
-            assert_eq!((p.grid, p.block), (1000u32.div_ceil(32), 256));
+        for (m, k, width, lanes) in [
+            (1, 1, 8, 1),
+            (8, 2, 8, 1),
+            (8, 3, 8, 8),
+            (9, 1, 16, 1),
+            (16, 2, 16, 1),
+            (16, 8, 16, 8),
+            (17, 1, 32, 8),
+            (33, 1, 64, 8),
+            (65, 2, 128, 8),
+            (300, 1, 512, 8),
+        ] {
+            let p = pick_plan(&launch(m, k, ElemType::F32)).unwrap();
+            assert_eq!(p.family(), Family::PickRows);
+            let what = format!("M={m} k={k}");
+            assert_eq!(
+                (p.unit.width(), p.keys_per_lane, p.lanes_per_row),
+                (width, width / lanes, lanes),
+                "{what}"
+            );
+            assert_eq!(p.row_lanes(), Some(lanes));
+            assert_eq!((p.grid, p.block), (1000u32.div_ceil(256 / lanes as u32), 256));
             assert!(p.sort.is_none());
         }
         let sorted = Launch { sorted: true, ..launch(100, 8, ElemType::F16) };
         let p = pick_plan(&sorted).unwrap();
-        assert_eq!(p.unit.to_string(), "rtopk_pick_rows_16_f16");
+        assert_eq!(p.unit.to_string(), "rtopk_pick_rows_128_f16");
         assert!(p.sort.is_none(), "the kernel writes sorted output itself");
+        let p = pick_plan(&launch(12, 2, ElemType::Bf16)).unwrap();
+        assert_eq!(p.unit.to_string(), "rtopk_pick_lane_rows_16_bf16");
         assert!(pick_plan(&launch(513, 1, ElemType::F32)).is_err());
     }
 }

@@ -230,6 +230,15 @@ impl Plan {
         self.unit.family()
     }
 
+    /// Lanes per row where several rows share a warp's launch (the warp-row families, the pick
+    /// rows, whose units differ, and the wide rows); `None` where a row takes a block or more.
+    pub fn row_lanes(&self) -> Option<usize> {
+        match self.family() {
+            Family::PickRows => Some(self.lanes_per_row),
+            family => family.lanes(),
+        }
+    }
+
     /// The units the launch runs: the top-k kernel's and the sort's.
     pub fn units(&self) -> Vec<Unit> {
         std::iter::once(self.unit).chain(self.sort.map(|s| s.unit)).collect()

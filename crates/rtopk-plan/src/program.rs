@@ -1544,7 +1544,7 @@ mod tests {
                     assert_eq!(s.unit, sel.plan.unit);
                     assert!(sel.plan.sort.is_none());
                     // the grid covers the kernel rows
-                    let per_block = match sel.plan.family().lanes() {
+                    let per_block = match sel.plan.row_lanes() {
                         Some(lanes) => u64::from(s.grid.threads) / lanes as u64,
                         None => 1,
                     };

@@ -319,13 +319,18 @@ pub const BLOCK_ROWS_NARROW_BOUNDS: (u32, u32) = (256, 4);
 /// per row of up to `32 * width` experts.
 pub const GROUPED_WIDTHS: [usize; 5] = [2, 4, 8, 16, 32];
 
-/// The pick rows' instantiations (`rtopk_pick_rows_<EPL>`, crate::pick): elements per lane,
-/// [`PICK_LANES`] lanes per row, so rows of up to `PICK_LANES * epl`.
-pub const PICK_WIDTHS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
-/// Lanes per row of `rtopk_pick_rows_<EPL>`: four rows per warp, whose k rounds each cost a
-/// pass over the lane's slots and a reduction of three shuffles.
+/// The pick rows' instantiations (`rtopk_pick_rows_<W>`, crate::pick): the widest row each
+/// holds, on [`PICK_LANES`] lanes of `W / PICK_LANES` elements each.
+pub const PICK_WIDTHS: [usize; 7] = [8, 16, 32, 64, 128, 256, 512];
+/// Lanes per row of `rtopk_pick_rows_<W>`: four rows per warp, whose k rounds each cost a pass
+/// over the lane's slots and a reduction of three shuffles.
 pub const PICK_LANES: usize = 8;
-/// Warps per block of `rtopk_pick_rows_<EPL>`.
+/// The one-lane pick rows' instantiations (`rtopk_pick_lane_rows_<W>`, crate::pick): one lane
+/// holds a row of up to `W`, 32 rows per warp, so that a round is a pass over the lane's slots
+/// alone and a warp's instructions serve 32 rows where they served four.
+pub const PICK_LANE_WIDTHS: [usize; 2] = [8, 16];
+
+/// Warps per block of the pick units.
 pub const PICK_WARPS: u32 = 8;
 
 /// The wide rows' instantiations (`rtopk_wide_rows_<EPL>`, crate::wide): 64-bit keys per lane
@@ -365,8 +370,9 @@ pub enum Family {
     /// of up to `32 * EPL` experts ([`GROUPED_WIDTHS`]): float rows only.
     GroupedRows,
     /// The exact top k of short rows in k rounds of the row's best element (crate::pick),
-    /// `rtopk_pick_rows_<EPL>`, [`PICK_LANES`] lanes per row of up to `PICK_LANES * EPL`
-    /// ([`PICK_WIDTHS`]): float rows, k <= [`crate::pick::PICK_MAX_K`], no iteration counts.
+    /// `rtopk_pick_rows_<W>`, [`PICK_LANES`] lanes per row of up to `W` ([`PICK_WIDTHS`]), or
+    /// `rtopk_pick_lane_rows_<W>`, one lane per row ([`PICK_LANE_WIDTHS`]): float rows,
+    /// k <= [`crate::pick::PICK_MAX_K`], no iteration counts.
     PickRows,
     /// Rows of 64-bit elements (f64, i64: [`ElemType::WIDE`]), `rtopk_wide_rows_<EPL>`, one
     /// warp per row with `EPL` 64-bit keys per lane ([`WIDE_WIDTHS`], crate::wide): the whole
@@ -398,13 +404,13 @@ impl Family {
         )
     }
 
-    /// Lanes per row of the warp-row families, the pick rows and the wide rows.
+    /// Lanes per row of the warp-row families and the wide rows (a pick unit's are its own:
+    /// [`Unit::pick_lanes`], `Plan::row_lanes`).
     pub fn lanes(self) -> Option<usize> {
         match self {
             Family::WarpRows => Some(32),
             Family::HalfRows => Some(16),
             Family::QuarterRows => Some(8),
-            Family::PickRows => Some(PICK_LANES),
             Family::WideRows => Some(32),
             _ => None,
         }
@@ -472,6 +478,8 @@ pub struct Unit {
     /// Rows of their own length and k (docs/contract.md §5): a twin of a top-k unit compiled
     /// with its kernels' `RAGGED` flag, so that plain launches keep the code without it.
     ragged: bool,
+    /// A pick unit of one lane per row ([`PICK_LANE_WIDTHS`]); false for every other unit.
+    one_lane: bool,
 }
 
 impl Unit {
@@ -483,12 +491,20 @@ impl Unit {
             index: IndexType::U32,
             elem: ElemType::F32,
             ragged: false,
+            one_lane: false,
         }
     }
 
     /// A family of a single entry point.
     pub fn single(family: Family) -> Self {
-        Self { family, width: 0, index: IndexType::U32, elem: ElemType::F32, ragged: false }
+        Self {
+            family,
+            width: 0,
+            index: IndexType::U32,
+            elem: ElemType::F32,
+            ragged: false,
+            one_lane: false,
+        }
     }
 
     /// The warp sort of `width` positions ([`SORT_WARP_WIDTHS`]).
@@ -499,6 +515,7 @@ impl Unit {
             index: IndexType::U32,
             elem: ElemType::F32,
             ragged: false,
+            one_lane: false,
         }
     }
 
@@ -520,10 +537,21 @@ impl Unit {
         Self { elem, index, width: epl, ..Self::single(Family::GroupedRows) }
     }
 
-    /// The pick-rows unit of `epl` elements per lane (one of [`PICK_WIDTHS`]), writing
-    /// indices as `index` (its element type: [`Unit::with_elem`]).
-    pub fn pick(epl: usize) -> Self {
-        Self { width: epl, ..Self::single(Family::PickRows) }
+    /// The pick-rows unit of rows up to `width` (one of [`PICK_WIDTHS`], [`PICK_LANES`] lanes
+    /// a row), writing 32-bit indices (others: [`Unit::with_index`]; its element type:
+    /// [`Unit::with_elem`]).
+    pub fn pick(width: usize) -> Self {
+        Self { width, ..Self::single(Family::PickRows) }
+    }
+
+    /// The one-lane pick-rows unit of rows up to `width` (one of [`PICK_LANE_WIDTHS`]).
+    pub fn pick_one_lane(width: usize) -> Self {
+        Self { one_lane: true, ..Self::pick(width) }
+    }
+
+    /// Lanes per row of a pick unit: one, or [`PICK_LANES`].
+    pub fn pick_lanes(self) -> usize {
+        if self.one_lane { 1 } else { PICK_LANES }
     }
 
     /// The wide-rows unit of `epl` keys per lane (one of [`WIDE_WIDTHS`]) on rows of `elem`
@@ -610,7 +638,12 @@ impl Unit {
         }
         for elem in ElemType::FLOATS {
             for index in [IndexType::U32, IndexType::I64] {
-                out.extend(PICK_WIDTHS.map(|epl| Unit { elem, index, ..Unit::pick(epl) }));
+                out.extend(PICK_WIDTHS.map(|w| Unit { elem, index, ..Unit::pick(w) }));
+                out.extend(PICK_LANE_WIDTHS.map(|w| Unit {
+                    elem,
+                    index,
+                    ..Unit::pick_one_lane(w)
+                }));
             }
         }
         for elem in ElemType::WIDE {
@@ -698,8 +731,13 @@ impl Unit {
         }
         if self.family == Family::PickRows {
             let set = 2 * self.elem.ordinal() + usize::from(self.index == IndexType::I64);
-            let width = PICK_WIDTHS.iter().position(|&w| w == self.width).unwrap_or(0);
-            return BEFORE_CLUSTER - WIDE_UNITS - PICK_UNITS + set * PICK_WIDTHS.len() + width;
+            let width = if self.one_lane {
+                PICK_WIDTHS.len()
+                    + PICK_LANE_WIDTHS.iter().position(|&w| w == self.width).unwrap_or(0)
+            } else {
+                PICK_WIDTHS.iter().position(|&w| w == self.width).unwrap_or(0)
+            };
+            return BEFORE_CLUSTER - WIDE_UNITS - PICK_UNITS + set * PICK_SET + width;
         }
         if self.family == Family::WideRows {
             let wide = self.elem.ordinal().saturating_sub(ElemType::ALL.len());
@@ -808,16 +846,19 @@ impl Unit {
     }
 
     /// The entry point's name: the family's prefix and, where it has one, the elements per lane
-    /// (warp rows) or positions per row (warp sorts).
+    /// (warp rows, grouped rows, wide rows), positions per row (warp sorts) or the widest row
+    /// (pick rows).
     pub fn entry_name(self) -> String {
         let ragged = if self.ragged { "_ragged" } else { "" };
         match self.family {
             Family::WarpRows | Family::HalfRows | Family::QuarterRows => {
                 format!("{}{ragged}_{}", self.family.prefix(), self.elems_per_lane())
             }
-            Family::SortWarpRows | Family::GroupedRows | Family::PickRows => {
+            Family::SortWarpRows | Family::GroupedRows => {
                 format!("{}_{}", self.family.prefix(), self.width)
             }
+            Family::PickRows if self.one_lane => format!("rtopk_pick_lane_rows_{}", self.width),
+            Family::PickRows => format!("{}_{}", self.family.prefix(), self.width),
             Family::WideRows => format!("{}{ragged}_{}", self.family.prefix(), self.width),
             _ => format!("{}{ragged}", self.family.prefix()),
         }
@@ -833,8 +874,11 @@ const SETS: usize = 2 * ElemType::ALL.len();
 /// How many plain units there are: each but the utilities for both index types and every
 /// element type (the gather's other places stay unused: [`Unit::with_elem`] keeps it f32).
 const PLAIN_UNITS: usize = SETS * (BASE_UNITS - 1) + 1;
+/// How many pick-rows units a float type and index type has: the eight-lane ones, then the
+/// one-lane ones.
+const PICK_SET: usize = PICK_WIDTHS.len() + PICK_LANE_WIDTHS.len();
 /// How many pick-rows units there are: each width for both index types of each float type.
-const PICK_UNITS: usize = 2 * ElemType::FLOATS.len() * PICK_WIDTHS.len();
+const PICK_UNITS: usize = 2 * ElemType::FLOATS.len() * PICK_SET;
 /// How many wide-rows units there are: each width for both index types of each 64-bit type,
 /// plain and ragged, then the 64-bit types' threshold units.
 const WIDE_UNITS: usize = 4 * ElemType::WIDE.len() * WIDE_WIDTHS.len() + ElemType::WIDE.len();
@@ -921,7 +965,11 @@ mod tests {
             t
         );
         assert!(
-            names.contains("rtopk_pick_rows_1") && names.contains("rtopk_pick_rows_64_bf16_i64")
+            names.contains("rtopk_pick_rows_8") && names.contains("rtopk_pick_rows_512_bf16_i64")
+        );
+        assert!(
+            names.contains("rtopk_pick_lane_rows_8")
+                && names.contains("rtopk_pick_lane_rows_16_f16_i64")
         );
         assert!(!names.contains("rtopk_pick_rows_8_i32"));
         assert!(

@@ -1,6 +1,9 @@
-"""p1 (rounds below the last pick) over p0 (HEAD) on bench/router_rows.py's output in a/: the
-32 MB grid (each build twice, alternated; the better median of the two runs of each build) and
-the nine router shapes. Prints markdown."""
+"""A new build over an old one on bench/router_rows.py's output in a call's folder: the 32 MB
+grid (each build twice, alternated; the better median of the two runs of each build) and the
+nine router shapes. Prints markdown.
+
+    python3 table.py a          # call a: p1 over p0
+    python3 table.py b p2 p1    # call b: p2 over p1"""
 
 import glob
 import json
@@ -8,6 +11,7 @@ import math
 import sys
 
 root = sys.argv[1] if len(sys.argv) > 1 else "a"
+new, old = (sys.argv[2], sys.argv[3]) if len(sys.argv) > 3 else ("p1", "p0")
 
 
 def rows(path: str) -> dict:
@@ -22,8 +26,8 @@ def geo(v: list) -> float:
     return math.exp(sum(map(math.log, v)) / len(v))
 
 
-p1, p0 = runs("p1", "pick_grid.json"), runs("p0", "pick_grid.json")
-print("| dtype | M | k | p1/p0 unsorted | p1/p0 sorted | p1 GB/s unsorted | p0 GB/s | checks |")
+p1, p0 = runs(new, "pick_grid.json"), runs(old, "pick_grid.json")
+print(f"| dtype | M | k | {new}/{old} unsorted | {new}/{old} sorted | {new} GB/s unsorted | {old} GB/s | checks |")
 print("|---|---|---|---|---|---|---|---|")
 per = {}
 for key in p1[0]:
@@ -40,8 +44,8 @@ for dt, v in per.items():
     u = [a for a, _ in v]
     s = [b for _, b in v]
     print(f"- {dt}: unsorted {geo(u):.3f} ({min(u):.3f}-{max(u):.3f}), sorted {geo(s):.3f} ({min(s):.3f}-{max(s):.3f})")
-r1, r0 = rows(f"{root}/router_p1/router_rows.json"), rows(f"{root}/router_p0/router_rows.json")
-print("\n| router shape | dtype | p1 ms | p0 ms | p1/p0 | p1 GB/s | torch/p1 |")
+r1, r0 = rows(f"{root}/router_{new}/router_rows.json"), rows(f"{root}/router_{old}/router_rows.json")
+print(f"\n| router shape | dtype | {new} ms | {old} ms | {new}/{old} | {new} GB/s | torch/{new} |")
 print("|---|---|---|---|---|---|---|")
 for key, r in r1.items():
     a, b = r["rtopk_unsorted_ms"], r0[key]["rtopk_unsorted_ms"]

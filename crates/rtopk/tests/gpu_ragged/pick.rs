@@ -1,6 +1,6 @@
 //! Pick rows (docs/kernel.md, "Pick rows") on the GPU: where no iteration counts are asked,
 //! exact rows of up to 512 16-bit floats with k <= 8 (f32 rows up to M * k = 256) take
-//! `rtopk_pick_rows`, and the `cuda` kernel
+//! `rtopk_pick_rows` (one lane a row up to 32, eight past it), and the `cuda` kernel
 //! gives the simulated kernel's answer and the oracle's bit for bit — indices and value bits —
 //! in f32, f16 and bf16, both modes, sorted or not, on rows built to break it (NaN of both signs
 //! and payloads, ±inf, ±0, subnormals, heavy ties), every unit's width (not multiples of 8
@@ -62,7 +62,9 @@ fn pick_rows_on_the_gpu_equal_the_simulator_the_bisection_and_the_oracle() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn pick_rows_of_routers_on_the_gpu_equal_the_bisection() {
-    for (n, m, k) in [(100_003, 64, 6), (65_537, 128, 2), (20_000, 256, 8), (3, 512, 8)] {
+    // one lane a row up to 32 (32 rows a warp: partial warps and blocks), eight past it
+    let shapes = [(100_003, 8, 2), (65_537, 16, 1), (20_001, 32, 8), (100_003, 64, 6)];
+    for (n, m, k) in shapes.into_iter().chain([(65_537, 128, 2), (20_000, 256, 8), (3, 512, 8)]) {
         let x = Array2::from_shape_vec((n, m), hostile(n, m, 11)).unwrap();
         let b = x.mapv(bf16::from_f32);
         for opts in [Options::default(), Options { mode: Mode::Largest, sorted: true }] {

@@ -2,7 +2,7 @@
 //! being one `async` kernel function of a [`Warp`] each.
 //!
 //! # Scheduling
-//! A task is a whole warp, or, in part-warp launches ([`Grid::group_lanes`] 8 or 16), the
+//! A task is a whole warp, or, in part-warp launches ([`Grid::group_lanes`] 1 to 16), the
 //! lanes of one row: the rows of a warp go their own ways as the hardware's independent
 //! thread scheduling lets them. The lanes of a task execute each operation together.
 //!
@@ -76,8 +76,8 @@ pub struct Grid {
     pub warps_per_block: u32,
     /// 32-bit words of shared memory per block.
     pub shared_words: usize,
-    /// Lanes per task: 32 (a task per warp), or 16 / 8 (a task per row of a part-warp
-    /// launch).
+    /// Lanes per task: 32 (a task per warp), or a smaller power of two (a task per row of a
+    /// part-warp launch: 16 or 8 lanes a row, or one lane a row of the pick rows).
     pub group_lanes: u32,
     /// The blocks simulated, `first .. end` (the whole grid by default): a launch may run
     /// only some blocks of a grid too large to simulate whole.
@@ -113,8 +113,11 @@ impl Grid {
         if !(1..=32).contains(&self.warps_per_block) {
             return bad(format!("warps per block must be 1 to 32, got {}", self.warps_per_block));
         }
-        if ![8, 16, 32].contains(&self.group_lanes) {
-            return bad(format!("lanes per task must be 8, 16 or 32, got {}", self.group_lanes));
+        if !self.group_lanes.is_power_of_two() || self.group_lanes > 32 {
+            return bad(format!(
+                "lanes per task must be a power of two up to 32, got {}",
+                self.group_lanes
+            ));
         }
         let (first, end) = self.simulate;
         if first > end || end > self.blocks {

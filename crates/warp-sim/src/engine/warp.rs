@@ -1,5 +1,5 @@
-//! A [`Warp`]: the lanes of one task — a whole warp, or the 8 or 16 lanes of one row of a
-//! part-warp launch — in lockstep with an active mask, and CUDA's warp primitives, memory
+//! A [`Warp`]: the lanes of one task — a whole warp, or the lanes of one row of a part-warp
+//! launch (16, 8, or one) — in lockstep with an active mask, and CUDA's warp primitives, memory
 //! accesses, barriers and integer arithmetic, each checked as it executes.
 //!
 //! # How a kernel is written against it
@@ -313,7 +313,7 @@ impl<'c> Warp<'c> {
         self.at.group
     }
 
-    /// The lanes of this task within its warp (all 32, or one row's 8 or 16).
+    /// The lanes of this task within its warp (all 32, or one row's 16, 8 or one).
     pub fn group_lanes(&self) -> u32 {
         self.at.lanes
     }

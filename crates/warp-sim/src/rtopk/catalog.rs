@@ -521,7 +521,7 @@ fn huge_grid(mutant: Option<Mutant>, t: &mut Tally) {
 
 /// Rows per block of a plan's top-k launch.
 fn rows_of_block(p: &crate::rtopk::plan::Plan) -> u64 {
-    match p.family().lanes() {
+    match p.row_lanes() {
         Some(lanes) => u64::from(p.block) / lanes as u64,
         None => 1,
     }

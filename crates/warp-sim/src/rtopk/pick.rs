@@ -1,11 +1,13 @@
-//! Pick rows (docs/kernel.md, "Pick rows"): the kernel `rtopk_pick_rows_<EPL>`
-//! (`kernels/pick_rows.cu`), the exact top k of rows of up to `PICK_LANES * EPL` float elements
-//! for `k <= PICK_MAX_K` (rtopk-plan's `pick`), in the same three stages under the same names —
-//! `load_picks`, `pick_rounds` (`pick_round` each), `write_picks`. Each of k rounds takes the
-//! row's best remaining element: the greatest key, then the lowest index. The plan runs it only
-//! where no iteration counts are asked (docs/contract.md §3).
+//! Pick rows (docs/kernel.md, "Pick rows"): the kernels `rtopk_pick_rows_<W>` and
+//! `rtopk_pick_lane_rows_<W>` (`kernels/pick_rows.cu`), the exact top k of rows of up to
+//! `W = LANES * EPL` float elements for `k <= PICK_MAX_K` (rtopk-plan's `pick`; `LANES` the
+//! plan's `lanes_per_row`: one for rows up to 16 at k <= 2, else eight), in the same three
+//! stages under the same names — `load_picks`, `pick_rounds` (`pick_round` each),
+//! `write_picks`. Each of k rounds takes the row's best remaining element: the greatest key,
+//! then the lowest index. The plan runs it only where no iteration counts are asked
+//! (docs/contract.md §3).
 
-use rtopk_plan::PICK_LANES;
+use rtopk_plan::PICK_MAX_K;
 
 use crate::engine::error::SimError;
 use crate::engine::lanes::Lanes;
@@ -17,15 +19,21 @@ use crate::rtopk::plan::ElemType;
 use crate::rtopk::rows::{RowLanes, row_max, row_min};
 use crate::rtopk::select::{RowOut, write_result};
 
-const LANES: u32 = PICK_LANES as u32;
-
-/// A row's registers and lanes: each lane's pick keys (`slots`), the row's lanes, each lane's
-/// place among them (`sub`), the element type.
+/// A row's registers and lanes: each lane's pick keys (`slots`), the row's lanes (their count
+/// `lanes.width`, the kernel's `LANES`), each lane's place among them (`sub`), the element type.
 struct PickRow {
     slots: Vec<Lanes<u32>>,
     lanes: RowLanes,
     sub: Lanes<u32>,
     elem: ElemType,
+}
+
+/// Each lane's picks, indices and own keys, `PICK_KEPT(LANES)` of each.
+type Picks = (Vec<Lanes<u32>>, Vec<Lanes<u32>>);
+
+/// `PICK_KEPT(LANES)`: picks a lane keeps, round r's going to lane `r % LANES` of its row.
+fn pick_kept(lanes: u32) -> usize {
+    PICK_MAX_K.div_ceil(lanes as usize)
 }
 
 /// `pick_key`: a slot's pick key, 0 past the row's end (and in an f32 row once taken) — an f32
@@ -39,24 +47,25 @@ fn pick_key(a: &KernelArgs, elem: ElemType, word: u32, j: u32) -> u32 {
     }
 }
 
-/// `rtopk_pick_rows_impl<EPL>`: `PICK_WARPS * 32 / PICK_LANES` rows per block, one per
-/// `PICK_LANES` lanes; rows past the end return.
+/// `rtopk_pick_rows_impl<EPL, LANES>`: `PICK_WARPS * 32 / LANES` rows per block, one per
+/// `LANES` lanes; rows past the end return.
 pub(crate) async fn rtopk_pick_rows_impl(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
+    let width = p.plan.lanes_per_row as u32;
     let tid = w.thread_idx();
     let block = u64::from(w.block_idx());
-    let row = tid.map(|t| (block * u64::from(w.block_dim()) + u64::from(t)) / u64::from(LANES));
+    let row = tid.map(|t| (block * u64::from(w.block_dim()) + u64::from(t)) / u64::from(width));
     let row_id = w.uniform(&row, "rtopk_pick_rows: row_id")?;
     if row_id >= p.a.n as u64 {
         w.exit(); // row-uniform: the partial last block
         return Ok(());
     }
     let lane = w.lane_id();
-    let sub = lane.map(|l| l % LANES);
-    let seg = lane.map(|l| ((1u32 << LANES) - 1) << (l - l % LANES));
-    let lanes = RowLanes { mask: w.uniform(&seg, "rtopk_pick_rows: lanes")?, width: LANES };
+    let sub = lane.map(|l| l % width);
+    let seg = lane.map(|l| ((1u32 << width) - 1) << (l - l % width));
+    let lanes = RowLanes { mask: w.uniform(&seg, "rtopk_pick_rows: lanes")?, width };
     let at = place_row(w, p, row_id)?;
     let epl = p.plan.keys_per_lane as u32;
-    let slots = load_picks(w, p, &at.input, &sub, epl).await?;
+    let slots = load_picks(w, p, &at.input, &sub, (epl, width)).await?;
     let mut row = PickRow { slots, lanes, sub, elem: p.elem };
     let (j, key) = pick_rounds(w, &p.a, &mut row)?;
     let out = RowOut {
@@ -71,18 +80,18 @@ pub(crate) async fn rtopk_pick_rows_impl(w: &mut Warp<'_>, p: &Params<'_>) -> Re
     write_picks(w, (&j, &key), (p.a.k as u32, p.sorted), lanes, &sub, &out).await
 }
 
-/// `load_picks`: lane `sub` holds elements `j = sub + PICK_LANES i` (`i < EPL`) as pick keys.
+/// `load_picks`: lane `sub` holds elements `j = sub + LANES i` (`i < EPL`) as pick keys.
 async fn load_picks(
     w: &mut Warp<'_>,
     p: &Params<'_>,
     row_in: &Lanes<u64>,
     sub: &Lanes<u32>,
-    epl: u32,
+    (epl, width): (u32, u32),
 ) -> Result<Vec<Lanes<u32>>, SimError> {
     let m = p.a.m as u32;
     let mut slots = vec![Lanes::splat(0u32); epl as usize];
     for (i, slot) in slots.iter_mut().enumerate() {
-        let j = sub.map(|s| s + LANES * i as u32);
+        let j = sub.map(|s| s + width * i as u32);
         let saved = w.push_active(&j.map(|j| j < m), "load_picks: j < m")?;
         let addr = row_in.zip(&j, |r, j| r + u64::from(j));
         let v = w.ld_input(p.x, &addr, "load_picks: row_in[j]").await?;
@@ -125,7 +134,7 @@ fn pick_round(
     }
     let top = row_max(w, a, lanes, best, "pick_round: row_max(best)")?;
     let top = w.uniform(&top, "pick_round: top")?;
-    let j = sub.zip(&at, |s, i| s + LANES * i);
+    let j = sub.zip(&at, |s, i| s + lanes.width * i);
     let holds = Lanes::from_fn(|l| if best.lane(l) == top { j.lane(l) } else { u32::MAX });
     let first = row_min(w, a, lanes, holds, "pick_round: row_min(j holding top)")?;
     let first = w.uniform(&first, "pick_round: first")?;
@@ -137,46 +146,67 @@ fn pick_round(
     Ok((first, if top == 1 { 0 } else { top }))
 }
 
-/// `pick_rounds`: k rounds; lane `r` of the row keeps round `r`'s index and key.
-fn pick_rounds(
-    w: &mut Warp<'_>,
-    a: &KernelArgs,
-    row: &mut PickRow,
-) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
-    let (mut mine_j, mut mine_key) = (Lanes::splat(0u32), Lanes::splat(0u32));
+/// `pick_rounds`: k rounds; round `r`'s index and key go to lane `r % LANES` of the row, its
+/// `r / LANES`-th pick.
+fn pick_rounds(w: &mut Warp<'_>, a: &KernelArgs, row: &mut PickRow) -> Result<Picks, SimError> {
+    let kept = pick_kept(row.lanes.width);
+    let (mut mine_j, mut mine_key) =
+        (vec![Lanes::splat(0u32); kept], vec![Lanes::splat(0u32); kept]);
     let mut prev = 0u32;
+    let width = row.lanes.width;
     for r in 0..a.k as u32 {
         let (j, key) = pick_round(w, a, row, &mut prev)?;
-        let saved = w.push_active(&row.sub.map(|s| s == r), "pick_rounds: sub == r")?;
-        w.assign(&mut mine_j, &Lanes::splat(j));
-        w.assign(&mut mine_key, &Lanes::splat(key));
+        let q = (r / width) as usize;
+        let saved =
+            w.push_active(&row.sub.map(|s| s == r % width), "pick_rounds: sub == r % LANES")?;
+        w.assign(&mut mine_j[q], &Lanes::splat(j));
+        w.assign(&mut mine_key[q], &Lanes::splat(key));
         w.pop_active(saved);
     }
     Ok((mine_j, mine_key))
 }
 
-/// `write_picks`: lane `r < k` writes pick `r`, value and index (`write_result`), at `r` where
-/// the launch asks for sorted output (the rounds' order is the contract's sorted order), else at
-/// its place in index order (the number of picks of a lower index).
+/// `write_picks`: pick `r`, value and index (`write_result`), at `r` where the launch asks for
+/// sorted output (the rounds' order is the contract's sorted order), else at its place in index
+/// order (the number of picks of a lower index) — counted over the lane's own picks on a
+/// one-lane row, over k shuffles on a row of several lanes, where lane `r < k` writes pick `r`.
 async fn write_picks(
     w: &mut Warp<'_>,
-    (mine_j, mine_key): (&Lanes<u32>, &Lanes<u32>),
+    (mine_j, mine_key): (&[Lanes<u32>], &[Lanes<u32>]),
     (k, sorted): (u32, bool),
     lanes: RowLanes,
     sub: &Lanes<u32>,
     out: &RowOut<'_>,
 ) -> Result<(), SimError> {
+    if lanes.width == 1 {
+        for q in 0..k as usize {
+            let mut pos = Lanes::splat(q as u32);
+            if !sorted {
+                pos = Lanes::from_fn(|l| {
+                    let mine = mine_j[q].lane(l);
+                    mine_j[..k as usize].iter().filter(|s| s.lane(l) < mine).count() as u32
+                });
+            }
+            write_result(w, out, &pos, &mine_j[q], &mine_key[q]).await?;
+        }
+        return Ok(());
+    }
     let mut pos = *sub;
     if !sorted {
         pos = Lanes::splat(0u32);
         for s in 0..k {
-            let other =
-                w.shfl_sync(lanes.mask, mine_j, s, LANES, "write_picks: shfl(mine_j, s)")?;
-            pos = Lanes::from_fn(|l| pos.lane(l) + u32::from(other.lane(l) < mine_j.lane(l)));
+            let other = w.shfl_sync(
+                lanes.mask,
+                &mine_j[0],
+                s,
+                lanes.width,
+                "write_picks: shfl(mine_j, s)",
+            )?;
+            pos = Lanes::from_fn(|l| pos.lane(l) + u32::from(other.lane(l) < mine_j[0].lane(l)));
         }
     }
     let saved = w.push_active(&sub.map(|s| s < k), "write_picks: sub < k")?;
-    write_result(w, out, &pos, mine_j, mine_key).await?;
+    write_result(w, out, &pos, &mine_j[0], &mine_key[0]).await?;
     w.pop_active(saved);
     Ok(())
 }

@@ -134,3 +134,26 @@ fn ties_take_the_lowest_indices_and_counts_take_the_bisection() {
     let with_counts = Simulator::new(SimConfig::default()).plan(&args).unwrap();
     assert_eq!(with_counts.family(), Family::WarpRows);
 }
+
+/// One-lane pick rows (rows up to 16 at k <= 2, 32 rows a warp: rtopk-plan's
+/// `PICK_LANE_MAX_K`) past one block's 256 rows and into a partial last warp, and eight-lane
+/// ones beside them, each row its own values with ties, NaN and zeros of both signs: every row
+/// the oracle's, in f32 and bf16, both modes, sorted or not.
+#[test]
+fn one_lane_rows_past_a_block_are_canonical() {
+    let pool = [1.5f32, -2.0, 0.0, -0.0, f32::NAN, f32::INFINITY, 3.25, -0.5];
+    for (n, m, k) in [(300, 8, 2), (270, 16, 1), (261, 13, 2), (257, 7, 7), (40, 32, 5)] {
+        let x: Vec<f32> =
+            (0..n * m).map(|i| pool[(i * 7 + i / m * 3 + i * i % 5) % pool.len()]).collect();
+        let b: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v * 1.25)).collect();
+        let bisect = topk_ref::Bisect::exact();
+        let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect, mutant: None };
+        let config = SimConfig { counts: false, ..SimConfig::default() };
+        let plan = Simulator::new(config).plan(&args).unwrap();
+        assert_eq!(plan.lanes_per_row, if m <= 16 && k <= 2 { 1 } else { 8 }, "{}", plan.unit);
+        for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
+            check((n, m, &x), k.min(256 / m), smallest, sorted).unwrap();
+            check((n, m, &b), k, smallest, sorted).unwrap();
+        }
+    }
+}
