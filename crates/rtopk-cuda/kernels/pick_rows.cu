@@ -2,9 +2,9 @@
 // up to W = LANES * EPL float elements for k <= PICK_MAX_K (rtopk-plan's pick.rs), in k rounds
 // that each take the row's best remaining element — the greatest key, then the lowest index —
 // on LANES lanes per row (rtopk-plan's Unit::pick_lanes: one lane a row, 32 rows per warp,
-// for rows up to 16 at k <= 2; else eight, four rows per warp). The plan runs it only where no iteration
-// counts are asked (docs/contract.md §3: they are Algorithm 1's steps). Three stages, which
-// warp-sim's rtopk/pick.rs names alike: load_picks, pick_rounds, write_picks.
+// for rows up to 16 at k <= 2; else eight, four rows per warp). The plan runs it only where
+// no iteration counts are asked (docs/contract.md §3: they are Algorithm 1's steps). Three
+// stages, which warp-sim's rtopk/pick.rs names alike: load_picks, pick_rounds, write_picks.
 
 #include "select.cuh"
 
