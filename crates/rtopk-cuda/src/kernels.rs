@@ -26,7 +26,7 @@ use rtopk_plan::radix::{
 use rtopk_plan::{
     CLUSTER_CAND_KEYS, CLUSTER_GUESS_K_PER, CLUSTER_GUESS_LEVELS, CLUSTER_LOCAL_CAP,
     CLUSTER_ROUND_LEVELS, CLUSTER_WIDE_LOCAL_CAP, CLUSTER_WIDE_ROUND_LEVELS, GROUPED_WARPS,
-    PICK_MAX_K, PICK_WARPS, WIDE_CLUSTER, WIDE_WARPS,
+    PICK_LOAD_BYTES, PICK_MAX_K, PICK_WARPS, WIDE_CLUSTER, WIDE_WARPS,
 };
 
 /// The `#define`s ahead of every unit's source.
@@ -50,6 +50,7 @@ fn shared_constants() -> String {
          #define BLOCK_LOAD_STAGE_WARP {BLOCK_LOAD_STAGE_WARP}u\n\
          #define GROUPED_WARPS {GROUPED_WARPS}\n\
          #define PICK_MAX_K {PICK_MAX_K}u\n\
+         #define PICK_LOAD_BYTES {PICK_LOAD_BYTES}u\n\
          #define PICK_WARPS {PICK_WARPS}\n\
          #define WIDE_WARPS {WIDE_WARPS}\n\
          #define RADIX_DIGIT_BITS {RADIX_DIGIT_BITS}u\n\

@@ -36,7 +36,9 @@ pub use cluster::{
 };
 pub use error::PlanError;
 pub use grouped::{GROUPED_MAX_BLOCKS, GROUPED_WARPS, GroupedLaunch, grouped_launch};
-pub use pick::{PICK_LANE_MAX_K, PICK_MAX_K, PICK_MAX_ROW, pick_plan, picks};
+pub use pick::{
+    PICK_LANE_MAX_K, PICK_LOAD_BYTES, PICK_MAX_K, PICK_MAX_ROW, pick_group, pick_plan, picks,
+};
 pub use plan::{DeviceLimits, Launch, PRESETS, Plan, SortPlan, SortShape, Strategy, plan};
 pub use program::{
     Buffer, BufferId, BufferRole, Content, GATHER_BLOCKS_PER_SM, GATHER_THREADS, Gather, Grid,
@@ -49,7 +51,8 @@ pub use units::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_ROWS_BOUNDS,
     BLOCK_ROWS_NARROW_BOUNDS, BLOCK_STAGE, BLOCK_STATIC_SHARED, CAND_CAP, CLUSTER_ROWS_BOUNDS,
     ElemType, Family, GROUPED_WIDTHS, IndexType, PART_ROWS, PICK_LANE_WIDTHS, PICK_LANES,
-    PICK_WARPS, PICK_WIDTHS, RADIX_ENTRIES, RowWidth, SORT_UNROLLED_MAX, SORT_WARP_WIDTHS,
-    SORT_WARPS, UNIT_COUNT, UTILITIES, Unit, WARP_ROWS, WARP_STAGE, WIDE_WIDTHS, sort_warp_shape,
+    PICK_NARROW_LANES, PICK_WARPS, PICK_WIDTHS, RADIX_ENTRIES, RowWidth, SORT_UNROLLED_MAX,
+    SORT_WARP_WIDTHS, SORT_WARPS, UNIT_COUNT, UTILITIES, Unit, WARP_ROWS, WARP_STAGE, WIDE_WIDTHS,
+    pick_narrow_max_row, sort_warp_shape,
 };
 pub use wide::{WIDE_WARPS, wide_plan};

@@ -1,11 +1,13 @@
 //! Pick rows (docs/kernel.md, "Pick rows"): the exact top k of short rows for small k, as
 //! `rtopk_pick_rows_<W>` (`kernels/pick_rows.cu`) and warp-sim's `rtopk/pick.rs` run it — k
 //! rounds, each taking the row's best remaining element (the greatest key, then the lowest
-//! index), on [`crate::units::PICK_LANES`] lanes per row, or one lane per row where the row
-//! and k are small ([`PICK_LANE_MAX_K`]). A round costs one pass over a lane's slots and (on
-//! several lanes) one reduction, whatever the values, so rows of 16-bit
-//! elements — which tie often and which the bisection searches two to a register — and the
-//! many short rows of MoE routers and samplers (M = 8…512, k = 1…8) take no search at all.
+//! index), on [`crate::units::PICK_LANES`] lanes per row, on
+//! [`crate::units::PICK_NARROW_LANES`] for short rows ([`crate::units::pick_narrow_max_row`]),
+//! or one lane per row where the row and k are small ([`PICK_LANE_MAX_K`]). A round costs one
+//! pass over a lane's slots and (on several lanes) one reduction, whatever the values, so rows
+//! of 16-bit elements — which tie often and which the bisection searches two to a register —
+//! and the many short rows of MoE routers and samplers (M = 8…512, k = 1…8) take no search at
+//! all.
 //!
 //! The rounds find the answer, not Algorithm 1's steps: a program that wants iteration counts
 //! (docs/contract.md §3), or an approximate search, never picks. Rows of their own length or k
@@ -27,6 +29,19 @@ pub const PICK_MAX_K: usize = 8;
 /// (results/cuda/2026-12-05-pick-gap-h100/b/table.md, where rows up to 32 took one lane
 /// whatever their k; at M = 32 it lost at every k).
 pub const PICK_LANE_MAX_K: usize = 2;
+/// Most bytes a pick lane loads at once (one 16-byte load a slot group: `load_picks`).
+pub const PICK_LOAD_BYTES: usize = 16;
+
+/// The elements of a pick lane's slot group (`pick_group` of `kernels/pick_rows.cu`): the
+/// consecutive elements one load of at most [`PICK_LOAD_BYTES`] takes, no more than the lane's
+/// `keys_per_lane` slots; 1 where such a load would take less than a 4-byte word (a 16-bit
+/// lane of one slot). Lane `sub` holds group `g` from element `V (sub + lanes g)` on, so that a
+/// row's lanes load `V lanes` consecutive elements a group.
+pub fn pick_group(keys_per_lane: usize, elem_bytes: usize) -> usize {
+    let v = keys_per_lane.min(PICK_LOAD_BYTES / elem_bytes.max(1));
+    if v * elem_bytes < 4 { 1 } else { v }
+}
+
 /// Widest row the default picks (the widest unit's).
 pub const PICK_MAX_ROW: usize = PICK_WIDTHS[PICK_WIDTHS.len() - 1];
 /// Most `M * k` of an f32 row the default picks. An f32 round costs a pass of three
@@ -67,7 +82,8 @@ pub fn picks(launch: &Launch, counts: bool, ragged: bool) -> bool {
 
 /// The pick-rows plan of `launch` (where [`picks`] holds): the narrowest unit that holds the
 /// row — of one lane per row (32 rows per warp) where it holds the row and `k <=`
-/// [`PICK_LANE_MAX_K`], else of [`crate::units::PICK_LANES`] lanes (four rows per warp) — and
+/// [`PICK_LANE_MAX_K`], else of [`crate::units::PICK_NARROW_LANES`] lanes up to
+/// [`crate::units::pick_narrow_max_row`] and [`crate::units::PICK_LANES`] past it — and
 /// no sort launch: sorted output is the rounds' order, written by the kernel itself (the
 /// program's `Select::sorted`).
 pub fn pick_plan(launch: &Launch) -> Result<Plan, PlanError> {
@@ -81,7 +97,8 @@ pub fn pick_plan(launch: &Launch) -> Result<Plan, PlanError> {
             .find(|&w| w >= m)
             .map(Unit::pick)
             .ok_or(PlanError::TooLarge { n, m, why: "a pick row is at most 512 wide" })?,
-    };
+    }
+    .with_elem(elem);
     let lanes = unit.pick_lanes();
     let rows_per_block = PICK_WARPS as usize * 32 / lanes;
     let grid = u32::try_from(n.div_ceil(rows_per_block)).map_err(|_| PlanError::TooLarge {
@@ -90,7 +107,7 @@ pub fn pick_plan(launch: &Launch) -> Result<Plan, PlanError> {
         why: "more than 2^32 blocks",
     })?;
     Ok(Plan {
-        unit: unit.with_elem(elem),
+        unit,
         keys_per_lane: unit.width() / lanes,
         lanes_per_row: lanes,
         grid,
@@ -149,10 +166,10 @@ mod tests {
         for (m, k, width, lanes) in [
             (1, 1, 8, 1),
             (8, 2, 8, 1),
-            (8, 3, 8, 8),
+            (8, 3, 8, 4),
             (9, 1, 16, 1),
             (16, 2, 16, 1),
-            (16, 8, 16, 8),
+            (16, 8, 16, 4),
             (17, 1, 32, 8),
             (33, 1, 64, 8),
             (65, 2, 128, 8),
@@ -170,6 +187,11 @@ mod tests {
             assert_eq!((p.grid, p.block), (1000u32.div_ceil(256 / lanes as u32), 256));
             assert!(p.sort.is_none());
         }
+        // 16-bit rows take four lanes up to 64, eight past it
+        for (m, k, lanes) in [(8, 3, 4), (40, 1, 4), (64, 8, 4), (65, 8, 8), (512, 1, 8)] {
+            let p = pick_plan(&launch(m, k, ElemType::Bf16)).unwrap();
+            assert_eq!((p.lanes_per_row, p.keys_per_lane), (lanes, p.unit.width() / lanes));
+        }
         let sorted = Launch { sorted: true, ..launch(100, 8, ElemType::F16) };
         let p = pick_plan(&sorted).unwrap();
         assert_eq!(p.unit.to_string(), "rtopk_pick_rows_128_f16");
@@ -177,5 +199,33 @@ mod tests {
         let p = pick_plan(&launch(12, 2, ElemType::Bf16)).unwrap();
         assert_eq!(p.unit.to_string(), "rtopk_pick_lane_rows_16_bf16");
         assert!(pick_plan(&launch(513, 1, ElemType::F32)).is_err());
+    }
+
+    #[test]
+    fn a_slot_group_is_one_load_of_at_most_16_bytes_within_the_lanes_slots() {
+        // (keys per lane, element bytes) -> elements a group
+        for (epl, bytes, v) in [
+            (1, 2, 1), // an f16 lane of one slot: two bytes, no word
+            (2, 2, 2),
+            (4, 2, 4),
+            (8, 2, 8),
+            (64, 2, 8),
+            (1, 4, 1),
+            (2, 4, 2),
+            (4, 4, 4),
+            (16, 4, 4),
+        ] {
+            assert_eq!(pick_group(epl, bytes), v, "{epl} slots of {bytes} bytes");
+        }
+        // every pick unit's lanes load whole groups
+        for width in PICK_WIDTHS.into_iter().chain(PICK_LANE_WIDTHS) {
+            for lanes in [1, crate::units::PICK_NARROW_LANES, crate::units::PICK_LANES] {
+                let epl = width / lanes;
+                for bytes in [2, 4] {
+                    let v = pick_group(epl, bytes);
+                    assert!(v * bytes <= PICK_LOAD_BYTES && epl % v == 0, "{width}/{lanes}");
+                }
+            }
+        }
     }
 }

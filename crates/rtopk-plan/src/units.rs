@@ -320,11 +320,24 @@ pub const BLOCK_ROWS_NARROW_BOUNDS: (u32, u32) = (256, 4);
 pub const GROUPED_WIDTHS: [usize; 5] = [2, 4, 8, 16, 32];
 
 /// The pick rows' instantiations (`rtopk_pick_rows_<W>`, crate::pick): the widest row each
-/// holds, on [`PICK_LANES`] lanes of `W / PICK_LANES` elements each.
+/// holds, on [`Unit::pick_lanes`] lanes of `W / lanes` elements each.
 pub const PICK_WIDTHS: [usize; 7] = [8, 16, 32, 64, 128, 256, 512];
-/// Lanes per row of `rtopk_pick_rows_<W>`: four rows per warp, whose k rounds each cost a pass
-/// over the lane's slots and a reduction of three shuffles.
+/// Lanes per row of `rtopk_pick_rows_<W>` past [`pick_narrow_max_row`]: four rows per warp,
+/// whose k rounds each cost a pass over the lane's slots and a reduction of three shuffles.
 pub const PICK_LANES: usize = 8;
+/// Lanes per row of `rtopk_pick_rows_<W>` up to [`pick_narrow_max_row`]: eight rows per warp,
+/// a reduction of two shuffles a round, two picks a lane for k > 4.
+pub const PICK_NARROW_LANES: usize = 4;
+
+/// Widest `rtopk_pick_rows_<W>` of `elem` on [`PICK_NARROW_LANES`] lanes a row (64 for f16
+/// and bf16, 16 for f32). On an H100 four lanes a row took 0.66-0.86 of eight lanes' time on
+/// 16-bit rows of 8 to 64 at every k they serve (k >= 3 at 8 and 16), 0.97 at 128, 1.01-1.07
+/// at 256 and 1.28x on 64 rows of 256 (fewer lanes, less in flight); on f32 rows 0.70-0.80 at
+/// 8 and 16, about even at 32 (0.93-1.03) and 1.00-1.09 at 64
+/// (results/cuda/2026-12-05-pick-groups-h100, call b).
+pub fn pick_narrow_max_row(elem: ElemType) -> usize {
+    if elem == ElemType::F32 { 16 } else { 64 }
+}
 /// The one-lane pick rows' instantiations (`rtopk_pick_lane_rows_<W>`, crate::pick): one lane
 /// holds a row of up to `W`, 32 rows per warp, so that a round is a pass over the lane's slots
 /// alone and a warp's instructions serve 32 rows where they served four.
@@ -549,9 +562,16 @@ impl Unit {
         Self { one_lane: true, ..Self::pick(width) }
     }
 
-    /// Lanes per row of a pick unit: one, or [`PICK_LANES`].
+    /// Lanes per row of a pick unit: one, [`PICK_NARROW_LANES`] up to
+    /// [`pick_narrow_max_row`] of its element type, else [`PICK_LANES`].
     pub fn pick_lanes(self) -> usize {
-        if self.one_lane { 1 } else { PICK_LANES }
+        if self.one_lane {
+            1
+        } else if self.width <= pick_narrow_max_row(self.elem) {
+            PICK_NARROW_LANES
+        } else {
+            PICK_LANES
+        }
     }
 
     /// The wide-rows unit of `epl` keys per lane (one of [`WIDE_WIDTHS`]) on rows of `elem`

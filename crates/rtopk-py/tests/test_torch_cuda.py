@@ -433,6 +433,31 @@ def test_16_bit_cuda_tensors_are_selected_in_their_own_dtype() -> None:
         assert int((g.grad != 0).sum()) == 5 * 300
 
 
+@needs_launch
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_pick_rows_at_every_row_alignment_equal_the_cpu_bisection(dtype: str) -> None:
+    # Router rows (docs/kernel.md, "Pick rows"): a lane loads a group of its slots at once only
+    # where the row's start is aligned to the group's bytes. Rows of a tensor that starts one to
+    # three elements into its storage, and widths that leave every other row unaligned, load
+    # element by element; every alignment gives the CPU bisection's answer.
+    dt = getattr(torch, dtype)
+    ints = torch.int16 if dt.itemsize == 2 else torch.int32
+    shapes = [(300, 8), (299, 16), (200, 32), (150, 64), (90, 128), (40, 512), (77, 61), (65, 13)]
+    for si, (n, m) in enumerate(shapes):
+        for offset in (0, 1, 2, 3):
+            family = FAMILIES[(si + offset) % len(FAMILIES)]
+            flat = torch.from_numpy(hostile_matrix(1, n * m + offset, family, 8 * si + offset))
+            x = flat.reshape(-1).to(dt).cuda()[offset:].view(n, m)
+            assert x.is_contiguous() and x.storage_offset() == offset
+            for k in (k for k in (1, 2, 6, 8) if k <= m):
+                for largest, sorted_ in ((True, False), (False, True)):
+                    got = rtopk.topk(x, k, largest=largest, sorted=sorted_)
+                    want = rtopk.topk(x.cpu(), k, largest=largest, sorted=sorted_, algo="bisect")
+                    case = f"{dtype} ({n}, {m}) offset={offset} k={k} largest={largest}"
+                    assert torch.equal(got.indices.cpu(), want.indices), case
+                    assert torch.equal(got.values.cpu().view(ints), want.values.view(ints)), case
+
+
 def hostile64(n: int, m: int, dtype: Any, seed: int) -> Any:
     """``(n, m)`` CPU rows of float64 or int64 built to break a 64-bit kernel (rows64's
     :func:`wide_matrix`), as a torch tensor."""

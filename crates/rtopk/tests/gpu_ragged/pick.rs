@@ -1,10 +1,11 @@
 //! Pick rows (docs/kernel.md, "Pick rows") on the GPU: where no iteration counts are asked,
 //! exact rows of up to 512 16-bit floats with k <= 8 (f32 rows up to M * k = 256) take
-//! `rtopk_pick_rows` (one lane a row up to 32, eight past it), and the `cuda` kernel
-//! gives the simulated kernel's answer and the oracle's bit for bit — indices and value bits —
-//! in f32, f16 and bf16, both modes, sorted or not, on rows built to break it (NaN of both signs
-//! and payloads, ±inf, ±0, subnormals, heavy ties), every unit's width (not multiples of 8
-//! among them) and more rows than one block holds. The same request with counts is the
+//! `rtopk_pick_rows` (one lane a row up to 16 at k <= 2, four lanes for 16-bit rows up to 64
+//! and f32 rows up to 16, eight past them), and the `cuda` kernel gives the simulated kernel's
+//! answer and the oracle's bit for bit — indices and value bits — in f32, f16 and bf16, both
+//! modes, sorted or not, on rows built to break it (NaN of both signs and payloads, ±inf, ±0,
+//! subnormals, heavy ties), every unit's width (not multiples of 8 among them) and more rows
+//! than one block holds. The same request with counts is the
 //! bisection's, and agrees too. Needs a CUDA GPU:
 //! `cargo test -p rtopk --release --test gpu_ragged -- --ignored pick`.
 
@@ -58,13 +59,35 @@ fn pick_rows_on_the_gpu_equal_the_simulator_the_bisection_and_the_oracle() {
     assert!(cases >= 90, "{cases} cases");
 }
 
+/// Every f16 and every bf16 bit pattern once (NaN of both signs and every payload, ±0,
+/// subnormals, ±inf), spread over the rows by a fixed permutation: in rows of 64 (four lanes,
+/// each loading its group of eight at once and keying two elements a word) and of 8 and 16 (one
+/// lane at k <= 2, four past it), the simulator's, the bisection's and the oracle's answer.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_16_bit_pattern_in_pick_rows_equals_the_simulator_the_bisection_and_the_oracle() {
+    // i -> i * 40503 mod 2^16 is a permutation (40503 is odd)
+    let patterns: Vec<u16> = (0..=u16::MAX).map(|i| i.wrapping_mul(40503)).collect();
+    for (m, ks) in [(64, &[1, 3, 8][..]), (8, &[2, 5]), (16, &[1, 6])] {
+        let shape = (patterns.len() / m, m);
+        let h = Array2::from_shape_fn(shape, |(r, c)| f16::from_bits(patterns[r * m + c]));
+        let b = Array2::from_shape_fn(shape, |(r, c)| bf16::from_bits(patterns[r * m + c]));
+        for &k in ks {
+            agree(h.view(), k);
+            agree(b.view(), k);
+        }
+    }
+}
+
 /// Many rows (many blocks, a partial last one), the MoE routers' shapes.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn pick_rows_of_routers_on_the_gpu_equal_the_bisection() {
-    // one lane a row up to 32 (32 rows a warp: partial warps and blocks), eight past it
-    let shapes = [(100_003, 8, 2), (65_537, 16, 1), (20_001, 32, 8), (100_003, 64, 6)];
-    for (n, m, k) in shapes.into_iter().chain([(65_537, 128, 2), (20_000, 256, 8), (3, 512, 8)]) {
+    // one lane a row (32 rows a warp: partial warps and blocks) up to 16 at k <= 2; four lanes
+    // (two picks a lane at k > 4) for 16-bit rows up to 64 and f32 rows up to 16; eight past
+    let shapes = [(100_003, 8, 2), (65_537, 16, 1), (50_001, 13, 5), (20_001, 32, 8)];
+    let wide = [(100_003, 64, 6), (65_537, 128, 2), (20_000, 256, 8), (3, 512, 8)];
+    for (n, m, k) in shapes.into_iter().chain(wide) {
         let x = Array2::from_shape_vec((n, m), hostile(n, m, 11)).unwrap();
         let b = x.mapv(bf16::from_f32);
         for opts in [Options::default(), Options { mode: Mode::Largest, sorted: true }] {

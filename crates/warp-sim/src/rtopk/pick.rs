@@ -1,13 +1,13 @@
 //! Pick rows (docs/kernel.md, "Pick rows"): the kernels `rtopk_pick_rows_<W>` and
 //! `rtopk_pick_lane_rows_<W>` (`kernels/pick_rows.cu`), the exact top k of rows of up to
 //! `W = LANES * EPL` float elements for `k <= PICK_MAX_K` (rtopk-plan's `pick`; `LANES` the
-//! plan's `lanes_per_row`: one for rows up to 16 at k <= 2, else eight), in the same three
-//! stages under the same names — `load_picks`, `pick_rounds` (`pick_round` each),
-//! `write_picks`. Each of k rounds takes the row's best remaining element: the greatest key,
-//! then the lowest index. The plan runs it only where no iteration counts are asked
-//! (docs/contract.md §3).
+//! plan's `lanes_per_row`: one for rows up to 16 at k <= 2, four for 16-bit rows up to 64 and
+//! f32 rows up to 16, else eight), in the same three stages under the same names —
+//! `load_picks`, `pick_rounds` (`pick_round` each), `write_picks`. Each of k rounds takes the
+//! row's best remaining element: the greatest key, then the lowest index. The plan runs it only
+//! where no iteration counts are asked (docs/contract.md §3).
 
-use rtopk_plan::PICK_MAX_K;
+use rtopk_plan::{PICK_MAX_K, pick_group};
 
 use crate::engine::error::SimError;
 use crate::engine::lanes::Lanes;
@@ -20,12 +20,20 @@ use crate::rtopk::rows::{RowLanes, row_max, row_min};
 use crate::rtopk::select::{RowOut, write_result};
 
 /// A row's registers and lanes: each lane's pick keys (`slots`), the row's lanes (their count
-/// `lanes.width`, the kernel's `LANES`), each lane's place among them (`sub`), the element type.
+/// `lanes.width`, the kernel's `LANES`), each lane's place among them (`sub`), the element
+/// type, and the elements of a lane's slot group (`group`, the kernel's `pick_group`).
 struct PickRow {
     slots: Vec<Lanes<u32>>,
     lanes: RowLanes,
     sub: Lanes<u32>,
     elem: ElemType,
+    group: u32,
+}
+
+/// `slot_j`: the row index of slot `i` of lane `sub`, slot group `i / V` holding elements
+/// `V (sub + LANES g)` on.
+fn slot_j(sub: u32, i: u32, lanes: u32, group: u32) -> u32 {
+    group * (sub + lanes * (i / group)) + i % group
 }
 
 /// Each lane's picks, indices and own keys, `PICK_KEPT(LANES)` of each.
@@ -65,8 +73,9 @@ pub(crate) async fn rtopk_pick_rows_impl(w: &mut Warp<'_>, p: &Params<'_>) -> Re
     let lanes = RowLanes { mask: w.uniform(&seg, "rtopk_pick_rows: lanes")?, width };
     let at = place_row(w, p, row_id)?;
     let epl = p.plan.keys_per_lane as u32;
-    let slots = load_picks(w, p, &at.input, &sub, (epl, width)).await?;
-    let mut row = PickRow { slots, lanes, sub, elem: p.elem };
+    let group = pick_group(p.plan.keys_per_lane, p.elem.bytes()) as u32;
+    let slots = load_picks(w, p, &at.input, &sub, (epl, width, group)).await?;
+    let mut row = PickRow { slots, lanes, sub, elem: p.elem, group };
     let (j, key) = pick_rounds(w, &p.a, &mut row)?;
     let out = RowOut {
         x: p.x,
@@ -80,18 +89,22 @@ pub(crate) async fn rtopk_pick_rows_impl(w: &mut Warp<'_>, p: &Params<'_>) -> Re
     write_picks(w, (&j, &key), (p.a.k as u32, p.sorted), lanes, &sub, &out).await
 }
 
-/// `load_picks`: lane `sub` holds elements `j = sub + LANES i` (`i < EPL`) as pick keys.
+/// `load_picks`: lane `sub` holds its slots in groups of `V = pick_group` consecutive
+/// elements, slot `i` element `slot_j(sub, i)`, as pick keys. The kernel loads a group inside
+/// the row with one load where the row's start is aligned to the group's bytes (`load_group`,
+/// two 16-bit elements keyed at once), else element by element: the same keys either way,
+/// which the simulator computes element by element.
 async fn load_picks(
     w: &mut Warp<'_>,
     p: &Params<'_>,
     row_in: &Lanes<u64>,
     sub: &Lanes<u32>,
-    (epl, width): (u32, u32),
+    (epl, width, group): (u32, u32, u32),
 ) -> Result<Vec<Lanes<u32>>, SimError> {
     let m = p.a.m as u32;
     let mut slots = vec![Lanes::splat(0u32); epl as usize];
     for (i, slot) in slots.iter_mut().enumerate() {
-        let j = sub.map(|s| s + width * i as u32);
+        let j = sub.map(|s| slot_j(s, i as u32, width, group));
         let saved = w.push_active(&j.map(|j| j < m), "load_picks: j < m")?;
         let addr = row_in.zip(&j, |r, j| r + u64::from(j));
         let v = w.ld_input(p.x, &addr, "load_picks: row_in[j]").await?;
@@ -110,7 +123,7 @@ fn pick_round(
     row: &mut PickRow,
     prev: &mut u32,
 ) -> Result<(u32, u32), SimError> {
-    let PickRow { slots, lanes, sub, elem } = row;
+    let PickRow { slots, lanes, sub, elem, group } = row;
     let lanes = *lanes;
     if *elem != ElemType::F32 {
         // slots are unique, so the rounds take them in descending order and this round's pick
@@ -134,7 +147,7 @@ fn pick_round(
     }
     let top = row_max(w, a, lanes, best, "pick_round: row_max(best)")?;
     let top = w.uniform(&top, "pick_round: top")?;
-    let j = sub.zip(&at, |s, i| s + lanes.width * i);
+    let j = sub.zip(&at, |s, i| slot_j(s, i, lanes.width, *group));
     let holds = Lanes::from_fn(|l| if best.lane(l) == top { j.lane(l) } else { u32::MAX });
     let first = row_min(w, a, lanes, holds, "pick_round: row_min(j holding top)")?;
     let first = w.uniform(&first, "pick_round: first")?;
@@ -169,7 +182,8 @@ fn pick_rounds(w: &mut Warp<'_>, a: &KernelArgs, row: &mut PickRow) -> Result<Pi
 /// `write_picks`: pick `r`, value and index (`write_result`), at `r` where the launch asks for
 /// sorted output (the rounds' order is the contract's sorted order), else at its place in index
 /// order (the number of picks of a lower index) — counted over the lane's own picks on a
-/// one-lane row, over k shuffles on a row of several lanes, where lane `r < k` writes pick `r`.
+/// one-lane row, over k shuffles on a row of several lanes, whose lane `r % LANES` writes pick
+/// `r` (its `r / LANES`-th).
 async fn write_picks(
     w: &mut Warp<'_>,
     (mine_j, mine_key): (&[Lanes<u32>], &[Lanes<u32>]),
@@ -191,22 +205,30 @@ async fn write_picks(
         }
         return Ok(());
     }
-    let mut pos = *sub;
+    let (width, kept) = (lanes.width, mine_j.len());
+    // this lane's q-th pick is round `sub + LANES q`'s
+    let mut pos: Vec<Lanes<u32>> = (0..kept).map(|q| sub.map(|s| s + width * q as u32)).collect();
     if !sorted {
-        pos = Lanes::splat(0u32);
+        pos = vec![Lanes::splat(0u32); kept];
         for s in 0..k {
-            let other = w.shfl_sync(
+            // pick s: lane `s % LANES`'s `s / LANES`-th
+            let theirs = w.shfl_sync(
                 lanes.mask,
-                &mine_j[0],
-                s,
-                lanes.width,
-                "write_picks: shfl(mine_j, s)",
+                &mine_j[(s / width) as usize],
+                s % width,
+                width,
+                "write_picks: shfl(mine_j[s / LANES], s % LANES)",
             )?;
-            pos = Lanes::from_fn(|l| pos.lane(l) + u32::from(other.lane(l) < mine_j[0].lane(l)));
+            for (p, mine) in pos.iter_mut().zip(mine_j) {
+                *p = Lanes::from_fn(|l| p.lane(l) + u32::from(theirs.lane(l) < mine.lane(l)));
+            }
         }
     }
-    let saved = w.push_active(&sub.map(|s| s < k), "write_picks: sub < k")?;
-    write_result(w, out, &pos, &mine_j[0], &mine_key[0]).await?;
-    w.pop_active(saved);
+    for q in 0..kept {
+        let r = sub.map(|s| s + width * q as u32);
+        let saved = w.push_active(&r.map(|r| r < k), "write_picks: sub + LANES q < k")?;
+        write_result(w, out, &pos[q], &mine_j[q], &mine_key[q]).await?;
+        w.pop_active(saved);
+    }
     Ok(())
 }

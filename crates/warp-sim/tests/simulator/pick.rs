@@ -136,9 +136,10 @@ fn ties_take_the_lowest_indices_and_counts_take_the_bisection() {
 }
 
 /// One-lane pick rows (rows up to 16 at k <= 2, 32 rows a warp: rtopk-plan's
-/// `PICK_LANE_MAX_K`) past one block's 256 rows and into a partial last warp, and eight-lane
-/// ones beside them, each row its own values with ties, NaN and zeros of both signs: every row
-/// the oracle's, in f32 and bf16, both modes, sorted or not.
+/// `PICK_LANE_MAX_K`) past one block's 256 rows and into a partial last warp, and four- and
+/// eight-lane ones beside them (two picks a lane on four lanes at k > 4), each row its own
+/// values with ties, NaN and zeros of both signs: every row the oracle's, in f32 and bf16, both
+/// modes, sorted or not.
 #[test]
 fn one_lane_rows_past_a_block_are_canonical() {
     let pool = [1.5f32, -2.0, 0.0, -0.0, f32::NAN, f32::INFINITY, 3.25, -0.5];
@@ -150,7 +151,12 @@ fn one_lane_rows_past_a_block_are_canonical() {
         let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect, mutant: None };
         let config = SimConfig { counts: false, ..SimConfig::default() };
         let plan = Simulator::new(config).plan(&args).unwrap();
-        assert_eq!(plan.lanes_per_row, if m <= 16 && k <= 2 { 1 } else { 8 }, "{}", plan.unit);
+        let lanes = match (m, k) {
+            (..=16, ..=2) => 1,
+            (..=16, _) => 4, // f32 rows up to 16 (16-bit ones up to 64) on four lanes
+            _ => 8,
+        };
+        assert_eq!(plan.lanes_per_row, lanes, "{}", plan.unit);
         for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
             check((n, m, &x), k.min(256 / m), smallest, sorted).unwrap();
             check((n, m, &b), k, smallest, sorted).unwrap();
