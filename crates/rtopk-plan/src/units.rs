@@ -330,11 +330,11 @@ pub const PICK_LANES: usize = 8;
 pub const PICK_NARROW_LANES: usize = 4;
 
 /// Widest `rtopk_pick_rows_<W>` of `elem` on [`PICK_NARROW_LANES`] lanes a row (64 for f16
-/// and bf16, 16 for f32). On an H100 four lanes a row took 0.66-0.86 of eight lanes' time on
-/// 16-bit rows of 8 to 64 at every k they serve (k >= 3 at 8 and 16), 0.97 at 128, 1.01-1.07
-/// at 256 and 1.28x on 64 rows of 256 (fewer lanes, less in flight); on f32 rows 0.70-0.80 at
-/// 8 and 16, about even at 32 (0.93-1.03) and 1.00-1.09 at 64
-/// (results/cuda/2026-12-05-pick-groups-h100, call b).
+/// and bf16, 16 for f32). On an H100, with sorted output and the same loads, four lanes a row
+/// took 0.64-0.78 of eight lanes' time on 16-bit rows of 8 to 32 at every k they serve (k >= 3
+/// at 8 and 16), 0.95-0.97 at 64, 1.08-1.09 at 128 and 1.14-1.24 at 256; on f32 rows 0.71-0.81
+/// at 8 and 16, 0.94-1.06 at 32 and 0.98-1.13 at 64 (results/cuda/2026-12-05-pick-groups-h100,
+/// call b: p7 over p6). Only 64 rows of 256 took 1.28x on four lanes (less in flight).
 pub fn pick_narrow_max_row(elem: ElemType) -> usize {
     if elem == ElemType::F32 { 16 } else { 64 }
 }
