@@ -90,10 +90,11 @@ pub(crate) async fn rtopk_pick_rows_impl(w: &mut Warp<'_>, p: &Params<'_>) -> Re
 }
 
 /// `load_picks`: lane `sub` holds its slots in groups of `V = pick_group` consecutive
-/// elements, slot `i` element `slot_j(sub, i)`, as pick keys. The kernel loads a group inside
-/// the row with one load where the row's start is aligned to the group's bytes (`load_group`,
-/// two 16-bit elements keyed at once), else element by element: the same keys either way,
-/// which the simulator computes element by element.
+/// elements, slot `i` element `slot_j(sub, i)`, as pick keys. A 16-bit group inside the row,
+/// where the row's start is aligned to the group's bytes, is the kernel's one load
+/// (`load_group`): its words each keyed at once by [`own_keys16x2`]; every other group (and
+/// every f32 group, whose one load keys element by element as well) element by element, those
+/// past the row's end 0.
 async fn load_picks(
     w: &mut Warp<'_>,
     p: &Params<'_>,
@@ -103,16 +104,54 @@ async fn load_picks(
 ) -> Result<Vec<Lanes<u32>>, SimError> {
     let m = p.a.m as u32;
     let mut slots = vec![Lanes::splat(0u32); epl as usize];
-    for (i, slot) in slots.iter_mut().enumerate() {
-        let j = sub.map(|s| slot_j(s, i as u32, width, group));
-        let saved = w.push_active(&j.map(|j| j < m), "load_picks: j < m")?;
-        let addr = row_in.zip(&j, |r, j| r + u64::from(j));
-        let v = w.ld_input(p.x, &addr, "load_picks: row_in[j]").await?;
-        let key = v.zip(&j, |v, j| pick_key(&p.a, p.elem, v, j));
-        w.assign(slot, &key);
+    let words = p.elem != ElemType::F32 && group > 1;
+    for g in 0..epl / group {
+        let j0 = sub.map(|s| group * (s + width * g));
+        let whole = Lanes::from_fn(|l| {
+            words && row_in.lane(l) % u64::from(group) == 0 && j0.lane(l) + group <= m
+        });
+        let saved = w.push_active(&whole, "load_picks: aligned && j0 + V <= m")?;
+        for q in 0..group / 2 {
+            let (lo, hi) = (j0.map(|j| j + 2 * q), j0.map(|j| j + 2 * q + 1));
+            let at = |j: &Lanes<u32>| row_in.zip(j, |r, j| r + u64::from(j));
+            let a = w.ld_input(p.x, &at(&lo), "load_group: row_in[j0 + 2 q]").await?;
+            let b = w.ld_input(p.x, &at(&hi), "load_group: row_in[j0 + 2 q + 1]").await?;
+            let keys = a.zip(&b, |a, b| own_keys16x2(p.elem, a | b << 16, p.a.sign()));
+            let i = (g * group + 2 * q) as usize;
+            w.assign(&mut slots[i], &keys.zip(&lo, |k, j| k << 16 | (0xffff - j)));
+            w.assign(&mut slots[i + 1], &keys.zip(&hi, |k, j| (k & 0xffff_0000) | (0xffff - j)));
+        }
+        w.pop_active(saved);
+        let saved = w.push_active(&whole.map(|b| !b), "load_picks: element by element")?;
+        for h in 0..group {
+            let j = j0.map(|j| j + h);
+            let inside = w.push_active(&j.map(|j| j < m), "load_picks: j < m")?;
+            let addr = row_in.zip(&j, |r, j| r + u64::from(j));
+            let v = w.ld_input(p.x, &addr, "load_picks: row_in[j]").await?;
+            let key = v.zip(&j, |v, j| pick_key(&p.a, p.elem, v, j));
+            w.assign(&mut slots[(g * group + h) as usize], &key);
+            w.pop_active(inside);
+        }
         w.pop_active(saved);
     }
     Ok(slots)
+}
+
+/// `own_keys16x2`: the own keys of a word's two 16-bit elements at once (the low half the
+/// first element's), the kernel's form: the mode's sign flip, then in each half `0x8000 | bits`
+/// for a positive value or +-0.0, `!bits` for a negative one, NaN at its mode's end; each test
+/// an addition that carries into the half's own bit 15 and no further. [`own_key`] of each
+/// half, bit for bit (tested below on every value of each half).
+fn own_keys16x2(elem: ElemType, word: u32, sign: f32) -> u32 {
+    let nan_past = if elem == ElemType::Bf16 { 0x007f_007f } else { 0x03ff_03ff };
+    let ordered = word ^ if sign < 0.0 { 0x8000_8000 } else { 0 };
+    let mag = word & 0x7fff_7fff;
+    let nonzero = (mag + 0x7fff_7fff) & 0x8000_8000; // bit 15 of a half whose magnitude is not 0
+    let negative = ordered & nonzero; // and whose sign is set: -0.0 is not
+    let key = (ordered & (nonzero | 0x7fff_7fff)) ^ 0x8000_8000 ^ (negative - (negative >> 15));
+    let nan = (mag + nan_past) & 0x8000_8000; // a magnitude above inf's
+    let fill = nan | (nan - (nan >> 15)); // 0xffff in a NaN's half
+    if sign > 0.0 { key | fill } else { key & !fill }
 }
 
 /// `pick_round`: the row's best remaining slot: its index and own key. `prev`: a 16-bit row's
@@ -231,4 +270,41 @@ async fn write_picks(
         w.pop_active(saved);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use topk_ref::{Bisect, Mode};
+
+    use super::*;
+
+    /// Every 16-bit pattern in each half, beside patterns of every kind in the other (zeros,
+    /// subnormals, infinities, NaN of both signs and payloads): both halves' own keys, for f16
+    /// and bf16, in both modes.
+    #[test]
+    fn two_keys_a_word_are_each_halfs_own_key() {
+        let a = KernelArgs {
+            n: 1,
+            m: 2,
+            k: 1,
+            mode: Mode::Largest,
+            bisect: Bisect::exact(),
+            mutant: None,
+        };
+        let others = [0x0000, 0x8000, 0x0001, 0x8001, 0x3c00, 0xbc00, 0x7bff, 0x7c00, 0xfc00];
+        let nans = [0x7c01, 0x7e00, 0x7fff, 0xfc01, 0xffff, 0x7f81, 0x7fc0, 0xff81, 0xffc0];
+        for elem in [ElemType::F16, ElemType::Bf16] {
+            for sign in [1.0f32, -1.0] {
+                for v in 0..=0xffffu32 {
+                    for &o in others.iter().chain(&nans) {
+                        let want = |bits| own_key(&a, elem, bits, sign);
+                        let lo = own_keys16x2(elem, v | o << 16, sign);
+                        assert_eq!((lo & 0xffff, lo >> 16), (want(v), want(o)), "{elem:?} {v:#x}");
+                        let hi = own_keys16x2(elem, o | v << 16, sign);
+                        assert_eq!((hi & 0xffff, hi >> 16), (want(o), want(v)), "{elem:?} {v:#x}");
+                    }
+                }
+            }
+        }
+    }
 }
