@@ -23,11 +23,14 @@
 // - a 16-bit row: the own key in the high half and 0xffff - j in the low one, so that one
 //   maximum finds the greatest key and, among equal keys, the lowest index j (j < 2^16), and
 //   no two slots of a row are equal.
+__device__ __forceinline__ u32 pick_slot16(u32 key, u32 j) {
+    return key << 16 | (0xffffu - j);
+}
 __device__ __forceinline__ u32 pick_key(elem_t v, u32 j, float sign) {
 #if ELEM_KIND == ELEM_F32
     return max(own_key(v, sign), 1u);
 #else
-    return own_key(v, sign) << 16 | (0xffffu - j);
+    return pick_slot16(own_key(v, sign), j);
 #endif
 }
 
@@ -54,7 +57,7 @@ __device__ __forceinline__ u32 slot_j(u32 sub, u32 i) {
 // 0x8000 | bits for a positive value and +-0.0, ~bits for a negative one, and NaN at its
 // mode's end. Each half's test is an addition carrying into its own bit 15 (a magnitude of at
 // most 0x7fff plus at most 0x7fff carries no further), so no half reaches into the other.
-#define NAN16_PAST (ELEM_KIND == ELEM_BF16 ? 0x007f007fu : 0x03ff03ffu)  // 0x7fff - inf's magnitude
+#define NAN16_PAST ((0x7fffu - (NEG_INF16 & 0x7fffu)) * 0x10001u)  // each half: 0x7fff less inf's magnitude
 __device__ __forceinline__ u32 own_keys16x2(u32 word, float sign) {
     u32 ordered = word ^ (sign < 0.0f ? 0x80008000u : 0u);
     u32 mag = word & 0x7fff7fffu;
@@ -90,8 +93,8 @@ __device__ __forceinline__ void load_group(const elem_t* at, u32 j0, float sign,
 #else
         u32 keys = own_keys16x2(w[q], sign);
         u32 j = j0 + 2u * q;
-        slots[s0 + 2u * q] = keys << 16 | (0xffffu - j);
-        slots[s0 + 2u * q + 1u] = (keys & 0xffff0000u) | (0xfffeu - j);
+        slots[s0 + 2u * q] = pick_slot16(keys & 0xffffu, j);
+        slots[s0 + 2u * q + 1u] = pick_slot16(keys >> 16, j + 1u);
 #endif
     }
 }

@@ -13,7 +13,7 @@ use crate::engine::error::SimError;
 use crate::engine::lanes::Lanes;
 use crate::engine::warp::Warp;
 use crate::rtopk::args::KernelArgs;
-use crate::rtopk::order::own_key;
+use crate::rtopk::order::{neg_inf16, own_key};
 use crate::rtopk::params::{Params, place_row};
 use crate::rtopk::plan::ElemType;
 use crate::rtopk::rows::{RowLanes, row_max, row_min};
@@ -51,8 +51,13 @@ fn pick_key(a: &KernelArgs, elem: ElemType, word: u32, j: u32) -> u32 {
     let key = own_key(a, elem, word, a.sign());
     match elem {
         ElemType::F32 => key.max(1),
-        _ => key << 16 | (0xffff - j),
+        _ => pick_slot16(key, j),
     }
+}
+
+/// `pick_slot16`: a 16-bit row's pick slot, its own key over `0xffff - j`.
+fn pick_slot16(key: u32, j: u32) -> u32 {
+    key << 16 | (0xffff - j)
 }
 
 /// `rtopk_pick_rows_impl<EPL, LANES>`: `PICK_WARPS * 32 / LANES` rows per block, one per
@@ -118,8 +123,8 @@ async fn load_picks(
             let b = w.ld_input(p.x, &at(&hi), "load_group: row_in[j0 + 2 q + 1]").await?;
             let keys = a.zip(&b, |a, b| own_keys16x2(p.elem, a | b << 16, p.a.sign()));
             let i = (g * group + 2 * q) as usize;
-            w.assign(&mut slots[i], &keys.zip(&lo, |k, j| k << 16 | (0xffff - j)));
-            w.assign(&mut slots[i + 1], &keys.zip(&hi, |k, j| (k & 0xffff_0000) | (0xffff - j)));
+            w.assign(&mut slots[i], &keys.zip(&lo, |k, j| pick_slot16(k & 0xffff, j)));
+            w.assign(&mut slots[i + 1], &keys.zip(&hi, |k, j| pick_slot16(k >> 16, j)));
         }
         w.pop_active(saved);
         let saved = w.push_active(&whole.map(|b| !b), "load_picks: element by element")?;
@@ -143,7 +148,7 @@ async fn load_picks(
 /// an addition that carries into the half's own bit 15 and no further. [`own_key`] of each
 /// half, bit for bit (tested below on every value of each half).
 fn own_keys16x2(elem: ElemType, word: u32, sign: f32) -> u32 {
-    let nan_past = if elem == ElemType::Bf16 { 0x007f_007f } else { 0x03ff_03ff };
+    let nan_past = (0x7fff - (neg_inf16(elem) & 0x7fff)) * 0x1_0001; // each half: 0x7fff less inf's
     let ordered = word ^ if sign < 0.0 { 0x8000_8000 } else { 0 };
     let mag = word & 0x7fff_7fff;
     let nonzero = (mag + 0x7fff_7fff) & 0x8000_8000; // bit 15 of a half whose magnitude is not 0
