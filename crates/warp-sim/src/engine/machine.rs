@@ -77,7 +77,7 @@ pub struct Grid {
     /// 32-bit words of shared memory per block.
     pub shared_words: usize,
     /// Lanes per task: 32 (a task per warp), or a smaller power of two (a task per row of a
-    /// part-warp launch: 16 or 8 lanes a row, or one lane a row of the pick rows).
+    /// part-warp launch: 16 or 8 lanes a row, or the pick rows' 8, 4 or 1).
     pub group_lanes: u32,
     /// The blocks simulated, `first .. end` (the whole grid by default): a launch may run
     /// only some blocks of a grid too large to simulate whole.

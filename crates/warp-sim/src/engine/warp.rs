@@ -1,6 +1,6 @@
 //! A [`Warp`]: the lanes of one task — a whole warp, or the lanes of one row of a part-warp
-//! launch (16, 8, or one) — in lockstep with an active mask, and CUDA's warp primitives, memory
-//! accesses, barriers and integer arithmetic, each checked as it executes.
+//! launch (16, 8, 4 or one) — in lockstep with an active mask, and CUDA's warp primitives,
+//! memory accesses, barriers and integer arithmetic, each checked as it executes.
 //!
 //! # How a kernel is written against it
 //! A kernel is an `async` function of a [`Warp`]; [`crate::engine::machine::Machine`] runs one
