@@ -212,6 +212,25 @@ fn built(name: &str, source: &str, target: &Target) -> Result<(Vec<u8>, CacheUse
     Ok((bytes, CacheUse::Compiled))
 }
 
+/// Compiles every unit of `units` for `target` with NVRTC, one per core, and keeps nothing:
+/// whether the kernels' sources compile, checked where there is no GPU (CI, a change to a
+/// kernel before the device runs it). The images' total size, or the first unit that failed
+/// with NVRTC's log.
+pub fn compile_units(
+    units: &[Unit],
+    files: &KernelFiles,
+    target: &Target,
+) -> Result<usize, CudaError> {
+    crate::check_nvrtc()?;
+    let bytes = AtomicUsize::new(0);
+    on_every_core(units, |unit| {
+        let image = compile(&unit.to_string(), &unit.source(files)?, target)?;
+        bytes.fetch_add(image.len(), Ordering::Relaxed);
+        Ok(())
+    })?;
+    Ok(bytes.into_inner())
+}
+
 /// Runs `f` on every item, one item at a time per thread on up to as many threads as the
 /// machine has cores (NVRTC compiles one program per thread: `CudaTopK::prepare`, the shipped
 /// units' build). Returns the first error; after it no thread takes another item.

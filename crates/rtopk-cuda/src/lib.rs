@@ -38,7 +38,7 @@ mod programs;
 pub mod shipped;
 mod timing;
 
-pub use compile::{CacheUse, Target, nvrtc_version, supported_archs};
+pub use compile::{CacheUse, Target, compile_units, nvrtc_version, supported_archs};
 /// The driver's buffer, stream and error types, as this crate's API hands them out.
 pub use cudarc::driver::{CudaSlice, CudaStream, DriverError};
 pub use disk_cache::{CACHE_DIR_ENV, ImageKind};

@@ -1,0 +1,109 @@
+//! The kernels compile — NVRTC alone, no GPU and no driver — so that a kernel change that
+//! breaks one instantiation fails CI, not a device call. `.ci/run` installs NVRTC from PyPI
+//! and runs these with `--ignored`; by hand (docs/kernel.md, "Checking a change without a
+//! GPU"): `LD_LIBRARY_PATH=<nvrtc lib> cargo test -p rtopk-cuda --test nvrtc -- --ignored`.
+//!
+//! All 1284 units take about seven minutes of two cores; the sample takes a third of that and
+//! still holds every family, element type, index type, ragged twin and one-lane pick unit at
+//! both ends of its widths (where shared memory and registers are largest and smallest), and
+//! every width of the float types' plain units.
+
+use std::collections::BTreeMap;
+
+use rtopk_cuda::kernels::KernelFiles;
+use rtopk_cuda::{ElemType, IndexType, Target, compile_units};
+use rtopk_plan::{Family, Unit};
+
+/// What tells apart units that share a kernel but not its widths.
+type Group = (Family, ElemType, IndexType, bool, bool);
+
+fn group(unit: Unit) -> Group {
+    let one_lane = unit.family() == Family::PickRows && unit.pick_lanes() == 1;
+    (unit.family(), unit.elem_type(), unit.index_type(), unit.is_ragged(), one_lane)
+}
+
+/// The units of each group, by width.
+fn groups() -> BTreeMap<Group, Vec<Unit>> {
+    let mut out: BTreeMap<Group, Vec<Unit>> = BTreeMap::new();
+    for unit in Unit::all() {
+        out.entry(group(unit)).or_default().push(unit);
+    }
+    for units in out.values_mut() {
+        units.sort_by_key(|u| u.width());
+    }
+    out
+}
+
+/// The first and the last width of every group.
+fn ends() -> Vec<Unit> {
+    let mut out = Vec::new();
+    for units in groups().values() {
+        out.push(units[0]);
+        if units.len() > 1 {
+            out.push(units[units.len() - 1]);
+        }
+    }
+    out
+}
+
+/// Whether a unit is a plain one (no ragged twin, 32-bit indices) of a float type.
+fn plain_float(unit: Unit) -> bool {
+    !unit.is_ragged()
+        && unit.index_type() == IndexType::U32
+        && ElemType::FLOATS.contains(&unit.elem_type())
+}
+
+/// The widths between the ends, of the float types' plain units.
+fn middles() -> Vec<Unit> {
+    let mut out = Vec::new();
+    for units in groups().values().filter(|units| plain_float(units[0])) {
+        if units.len() > 2 {
+            out.extend_from_slice(&units[1..units.len() - 1]);
+        }
+    }
+    out
+}
+
+fn compiles(units: &[Unit], target: &Target) {
+    let files = KernelFiles::embedded();
+    match compile_units(units, &files, target) {
+        Ok(bytes) => assert!(bytes > 0, "{} units for {} gave no image", units.len(), target.arch),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn the_sample_holds_every_group_and_every_width_of_the_plain_float_units() {
+    let all = Unit::all();
+    let (ends, middles) = (ends(), middles());
+    let sample: Vec<Unit> = ends.iter().chain(&middles).copied().collect();
+    for unit in &all {
+        let same_group = sample.iter().any(|u| group(*u) == group(*unit));
+        assert!(same_group, "{unit} has no unit of its group in the sample");
+        if plain_float(*unit) {
+            assert!(sample.contains(unit), "{unit} is a plain float unit outside the sample");
+        }
+    }
+    let distinct: std::collections::BTreeSet<Unit> = sample.iter().copied().collect();
+    assert_eq!(distinct.len(), sample.len(), "a unit is in the sample twice");
+    assert!(sample.len() * 2 < all.len(), "{} of {} units: not a sample", sample.len(), all.len());
+}
+
+#[test]
+#[ignore = "needs NVRTC (.ci/run installs it from PyPI)"]
+fn the_ends_of_every_group_compile_to_sm_90_cubins() {
+    compiles(&ends(), &Target::named("sm_90", false));
+}
+
+#[test]
+#[ignore = "needs NVRTC (.ci/run installs it from PyPI)"]
+fn every_width_of_the_plain_float_units_compiles_to_compute_90_ptx() {
+    compiles(&middles(), &Target::named("compute_90", true));
+}
+
+#[test]
+#[ignore = "needs NVRTC (.ci/run installs it from PyPI)"]
+fn the_plain_float_units_ends_compile_for_sm_80() {
+    let units: Vec<Unit> = ends().into_iter().filter(|u| plain_float(*u)).collect();
+    compiles(&units, &Target::named("compute_80", true));
+}
