@@ -26,14 +26,25 @@ def cases(path: str, exact_only: bool) -> Dict[Key, float]:
     for r in json.load(open(path)):
         if exact_only and (r.get("max_iter") is not None or r.get("sorted")):
             continue
-        key = (r["n"], r["m"], r["k"], r.get("max_iter"), bool(r.get("sorted")), bool(r.get("smallest")))
+        key = (
+            r["n"],
+            r["m"],
+            r["k"],
+            r.get("max_iter"),
+            bool(r.get("sorted")),
+            bool(r.get("smallest")),
+        )
         out[key] = float(r["median_ms"])
     return out
 
 
 def label(k: Key) -> str:
     n, m, kk, it, srt, small = k
-    extra = ("" if it is None else f" max_iter={it}") + (" sorted" if srt else "") + (" smallest" if small else "")
+    extra = (
+        ("" if it is None else f" max_iter={it}")
+        + (" sorted" if srt else "")
+        + (" smallest" if small else "")
+    )
     return f"({n}, {m}, {kk}){extra}"
 
 

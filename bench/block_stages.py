@@ -62,9 +62,7 @@ def stamped(src: str) -> str:
     """block_rows.cu with the stamps and the report of rtopk_block_row."""
     for anchor, line in STAMPS:
         if src.count(anchor) != 1:
-            raise SystemExit(
-                f"block_rows.cu changed: anchor not found once: {anchor.strip()}"
-            )
+            raise SystemExit(f"block_rows.cu changed: anchor not found once: {anchor.strip()}")
         src = src.replace(anchor, anchor + line)
     if src.count(END) < 1:
         raise SystemExit("block_rows.cu changed: the end of rtopk_block_row not found")
@@ -99,17 +97,11 @@ def run_shape(binary: str, kdir: str, shape: str, reps: int) -> dict[str, Any]:
         "--reps",
         str(reps),
     ]
-    out = subprocess.run(
-        cmd + ["--kernel-dir", kdir], capture_output=True, text=True, check=False
-    )
-    lines = [
-        ln for ln in out.stdout.splitlines() + out.stderr.splitlines() if "STAGES" in ln
-    ]
+    out = subprocess.run([*cmd, "--kernel-dir", kdir], capture_output=True, text=True, check=False)
+    lines = [ln for ln in out.stdout.splitlines() + out.stderr.splitlines() if "STAGES" in ln]
     if not lines:
-        raise SystemExit(
-            f"{shape}: no stamps (exit {out.returncode}):\n{out.stderr[-2000:]}"
-        )
-    fields: dict[str, list[int]] = {s: [] for s in ("it",) + STAGES}
+        raise SystemExit(f"{shape}: no stamps (exit {out.returncode}):\n{out.stderr[-2000:]}")
+    fields: dict[str, list[int]] = {s: [] for s in ("it", *STAGES)}
     for ln in lines:
         for key, val in re.findall(r"(\w+)=(\d+)", ln):
             fields[key].append(int(val))
@@ -119,9 +111,7 @@ def run_shape(binary: str, kdir: str, shape: str, reps: int) -> dict[str, Any]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("binary")
     ap.add_argument("--shape", action="append", default=[])
     ap.add_argument("--reps", type=int, default=20)
@@ -141,9 +131,7 @@ def main() -> int:
         path = kdir / "block_rows.cu"
         path.write_text(stamped(path.read_text()))
         rows = [run_shape(args.binary, str(kdir), s, args.reps) for s in shapes]
-    print(
-        f"block 0's stages, median cycles (µs at {mhz:.0f} MHz) over each shape's launches"
-    )
+    print(f"block 0's stages, median cycles (µs at {mhz:.0f} MHz) over each shape's launches")
     print(f"{'shape':<18} {'iters':>5} " + " ".join(f"{s:>16}" for s in STAGES))
     for r in rows:
         cells = " ".join(f"{r[s]:>8.0f} ({r[s] / mhz:>5.2f})" for s in STAGES)

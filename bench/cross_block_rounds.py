@@ -116,9 +116,7 @@ def main() -> None:
                 arrived = cp.zeros(rows, cp.uint32)
                 args: tuple[Any, ...] = (x, cp.uint64(chunk), cp.int32(blocks_per_row))
                 args += (cp.int32(steps), cp.int32(combine), sums, arrived, out)
-                go = functools.partial(
-                    launch, kern, (grid, threads), args, (sums, arrived)
-                )
+                go = functools.partial(launch, kern, (grid, threads), args, (sums, arrived))
                 res[f"steps{steps}_combine{combine}_ms"] = time_ms(go, a.reps)
         # the barrier's price per step: the slope over 20..40 steps, with minus without
         with_c = (res["steps40_combine1_ms"] - res["steps20_combine1_ms"]) / 20

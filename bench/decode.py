@@ -56,6 +56,7 @@ from typing import Any, Dict, List, NamedTuple, Optional
 
 import rtopk
 import torch
+
 from spin_timing import spin_timed_ms
 
 # Shapes of the two users: a sparse-attention indexer (a query's causal prefix of

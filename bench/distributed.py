@@ -17,19 +17,19 @@ for the smallest shapes). Sharded rows (a MaxK layer; each rank holds 1/world of
 a per-rank seed; rank 0 gathers the shards for the one-GPU baseline and the check, where the
 whole tensor fits its memory.
 
-Methods, split rows: ``rtopk`` — rtopk.distributed.topk_split_rows (agreement remembered:
-one all-gather per call); ``rtopk_graph`` — the same call captured once in a CUDA graph and
-replayed (the hot path reads nothing on the host, so a capture holds the whole call: the
-per-call Python and launch cost go, the GPU work stays); ``torch_merge`` — rtopk.topk on each shard, the values and global
-indices all-gathered (two collectives), torch.topk over the candidates; ``drtopk`` — Dr. Top-k
-on several GPUs as paper 004 §5.4 describes it (Figure 16): each GPU selects its sub-vector's
-top-k with the delegate scheme (β = 2 delegates per subrange, §4.3; delegate filtering by the
-k-th delegate, Rule 2; subranges concatenated only when all their β delegates pass, Rule 3;
-subrange size 2^α from Rule 4 with const = 3, §5.2), the local top-k's are gathered to the
-primary GPU (rank 0) and it computes the final top-k — in torch ops (torch.topk for each
-top-k), the answer on rank 0 only; ``one_gpu`` — rank 0 runs rtopk.topk on the whole tensor
-while the others wait. Sharded rows: ``rtopk_local`` (topk_sharded_rows, no communication),
-``rtopk_gather0`` (gather_to=0), ``one_gpu``.
+Methods, split rows: ``rtopk`` — rtopk.distributed.topk_split_rows (agreement remembered: one
+all-gather per call); ``rtopk_graph`` — the same call captured once in a CUDA graph and replayed
+(the hot path reads nothing on the host, so a capture holds the whole call: the per-call Python
+and launch cost go, the GPU work stays); ``torch_merge`` — rtopk.topk on each shard, the values
+and global indices all-gathered (two collectives), torch.topk over the candidates; ``drtopk`` —
+Dr. Top-k on several GPUs as paper 004 §5.4 describes it (Figure 16): each GPU selects its
+sub-vector's top-k with the delegate scheme (β = 2 delegates per subrange, §4.3; delegate
+filtering by the k-th delegate, Rule 2; subranges concatenated only when all their β delegates
+pass, Rule 3; subrange size 2^α from Rule 4 with const = 3, §5.2), the local top-k's are
+gathered to the primary GPU (rank 0) and it computes the final top-k — in torch ops (torch.topk
+for each top-k), the answer on rank 0 only; ``one_gpu`` — rank 0 runs rtopk.topk on the whole
+tensor while the others wait. Sharded rows: ``rtopk_local`` (topk_sharded_rows, no
+communication), ``rtopk_gather0`` (gather_to=0), ``one_gpu``.
 
 Timing, two figures per method, both CUDA events on every rank after warm-up and the median
 over repetitions of the slowest rank's time (all-reduce MAX); the one-GPU baseline on rank 0.
@@ -257,7 +257,8 @@ def drtopk_multi(shard: Any, k: int, offset: int) -> Optional[Tuple[Any, Any]]:
     n = shard.shape[0]
     values, indices = delegate_topk(shard, k)
     indices = indices + offset
-    every_v = every_i = None
+    every_v: Any = None  # the gathers' targets, on rank 0 only
+    every_i: Any = None
     if rank == 0:
         every_v = torch.empty((world, n, k), dtype=shard.dtype, device=shard.device)
         every_i = torch.empty((world, n, k), dtype=torch.int64, device=shard.device)
@@ -396,7 +397,7 @@ def captured(fn: Callable[[], Any], dev: Any) -> Any:
         with torch.cuda.graph(graph):
             out = fn()
         return graph, out
-    except Exception as e:  # noqa: BLE001 - recorded in the report, the run goes on
+    except Exception as e:  # recorded in the report; the run goes on
         return f"{type(e).__name__}: {e}"
 
 

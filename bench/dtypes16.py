@@ -82,9 +82,7 @@ def one_case(
     theirs = [lambda x=x: torch.topk(x, k, sorted=ordered) for x in xs]
     # the same call with counts asked: the search docs/contract.md §3 counts (a 16-bit row
     # without counts ends its value phase at adjacent keys, docs/kernel.md "16-bit rows")
-    counted = [
-        lambda x=x: rtopk.topk(x, k, sorted=ordered, return_iterations=True) for x in xs
-    ]
+    counted = [lambda x=x: rtopk.topk(x, k, sorted=ordered, return_iterations=True) for x in xs]
     row["rtopk_ms"] = median_gpu_ms(ours, reps)
     row["torch_ms"] = median_gpu_ms(theirs, reps)
     row["counted_ms"] = median_gpu_ms(counted, reps)
@@ -104,8 +102,7 @@ def summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
         per_m = {}
         for m in GRID_M:
             ratios = [
-                by[(1 << 20, m, k, "float32")]["rtopk_ms"]
-                / by[(1 << 20, m, k, name)]["rtopk_ms"]
+                by[(1 << 20, m, k, "float32")]["rtopk_ms"] / by[(1 << 20, m, k, name)]["rtopk_ms"]
                 for k in GRID_K
                 if (1 << 20, m, k, "float32") in by and (1 << 20, m, k, name) in by
             ]
@@ -119,9 +116,7 @@ def summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     for name in DTYPES:
         sp = of_type(name, "torch_over_rtopk")
         if sp:
-            out["torch_over_rtopk"][name] = dict(
-                geomean=geomean(sp), worst=min(sp), cells=len(sp)
-            )
+            out["torch_over_rtopk"][name] = dict(geomean=geomean(sp), worst=min(sp), cells=len(sp))
         counted = of_type(name, "counted_over_rtopk")
         if counted:
             out["counted_over_rtopk"][name] = dict(
@@ -147,15 +142,14 @@ def table(rows: List[Dict[str, Any]], s: Dict[str, Any], env: Dict[str, Any]) ->
             lines.append(f"| {name} | {m} | {v['geomean']:.2f}x | {v['worst']:.2f}x |")
     lines += [
         "",
-        "## torch.topk / rtopk.topk on the same tensors (RTop-K grid; target >= 15x on float16 and bfloat16)",
+        "## torch.topk / rtopk.topk on the same tensors "
+        "(RTop-K grid; target >= 15x on float16 and bfloat16)",
         "",
         "| dtype | geometric mean | worst | cells |",
         "|---|---|---|---|",
     ]
     for name, v in s["torch_over_rtopk"].items():
-        lines.append(
-            f"| {name} | {v['geomean']:.2f}x | {v['worst']:.2f}x | {v['cells']} |"
-        )
+        lines.append(f"| {name} | {v['geomean']:.2f}x | {v['worst']:.2f}x | {v['cells']} |")
     lines += [
         "",
         "## rtopk with counts asked over rtopk without (the counted search's cost)",
@@ -164,9 +158,7 @@ def table(rows: List[Dict[str, Any]], s: Dict[str, Any], env: Dict[str, Any]) ->
         "|---|---|---|---|",
     ]
     for name, v in s["counted_over_rtopk"].items():
-        lines.append(
-            f"| {name} | {v['geomean']:.3f}x | {v['worst']:.3f}x | {v['best']:.3f}x |"
-        )
+        lines.append(f"| {name} | {v['geomean']:.3f}x | {v['worst']:.3f}x | {v['best']:.3f}x |")
     return "\n".join(lines + case_lines(rows)) + "\n"
 
 
@@ -225,9 +217,7 @@ def sweep(
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="output directory")
-    ap.add_argument(
-        "--reps", type=int, default=30, help="CUDA-event calls per case (median)"
-    )
+    ap.add_argument("--reps", type=int, default=30, help="CUDA-event calls per case (median)")
     ap.add_argument("--quick", action="store_true", help="N = 2^20 only")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)

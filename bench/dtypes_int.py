@@ -59,17 +59,13 @@ def inputs(n: int, m: int, l2: int) -> Dict[str, List[torch.Tensor]]:
     out["float16"] = [base[i % count32].half() for i in range(count16)]
     count64 = min(max(math.ceil(4 * l2 / (n * m * 8)), 1), MAX_BUFFERS)
     out["float64"] = [
-        torch.randn(n, m, device="cuda", dtype=torch.float64, generator=gen)
-        for _ in range(count64)
+        torch.randn(n, m, device="cuda", dtype=torch.float64, generator=gen) for _ in range(count64)
     ]
     for name, (dtype, scale, offset, lo, hi) in INTS.items():
         size = torch.empty(0, dtype=dtype).element_size()
         count = min(max(math.ceil(4 * l2 / (n * m * size)), 1), MAX_BUFFERS)
         out[name] = [
-            (base[i % count32].double() * scale + offset)
-            .round()
-            .clamp(lo, hi)
-            .to(dtype)
+            (base[i % count32].double() * scale + offset).round().clamp(lo, hi).to(dtype)
             for i in range(count)
         ]
     return out
@@ -79,27 +75,19 @@ def summary(rows: List[Dict[str, Any]]) -> Dict[str, Any]:
     by = {(r["n"], r["m"], r["k"], r["dtype"]): r for r in rows if "rtopk_ms" in r}
     out: Dict[str, Any] = {"torch_over_rtopk": {}, "elements_per_s_over": {}}
     for name in TYPES:
-        sp = [
-            r["torch_over_rtopk"]
-            for r in rows
-            if r.get("dtype") == name and "rtopk_ms" in r
-        ]
+        sp = [r["torch_over_rtopk"] for r in rows if r.get("dtype") == name and "rtopk_ms" in r]
         if sp:
-            out["torch_over_rtopk"][name] = dict(
-                geomean=geomean(sp), worst=min(sp), cells=len(sp)
-            )
+            out["torch_over_rtopk"][name] = dict(geomean=geomean(sp), worst=min(sp), cells=len(sp))
     for base in ("float32", "float16"):
         per: Dict[str, Any] = {}
         for name in ["float64", *INTS]:
             ratios = [
-                by[key[:3] + (base,)]["rtopk_ms"] / r["rtopk_ms"]
+                by[(*key[:3], base)]["rtopk_ms"] / r["rtopk_ms"]
                 for key, r in by.items()
-                if key[3] == name and key[:3] + (base,) in by
+                if key[3] == name and (*key[:3], base) in by
             ]
             if ratios:
-                per[name] = dict(
-                    geomean=geomean(ratios), worst=min(ratios), cells=len(ratios)
-                )
+                per[name] = dict(geomean=geomean(ratios), worst=min(ratios), cells=len(ratios))
         out["elements_per_s_over"][base] = per
     return out
 
@@ -117,9 +105,7 @@ def table(rows: List[Dict[str, Any]], s: Dict[str, Any], env: Dict[str, Any]) ->
         "|---|---|---|---|",
     ]
     for name, v in s["torch_over_rtopk"].items():
-        lines.append(
-            f"| {name} | {v['geomean']:.2f}x | {v['worst']:.2f}x | {v['cells']} |"
-        )
+        lines.append(f"| {name} | {v['geomean']:.2f}x | {v['worst']:.2f}x | {v['cells']} |")
     lines += [
         "",
         "## rtopk's elements/s on each type over float16's and float32's (same shapes)",
@@ -139,9 +125,7 @@ def table(rows: List[Dict[str, Any]], s: Dict[str, Any], env: Dict[str, Any]) ->
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="output directory")
-    ap.add_argument(
-        "--reps", type=int, default=15, help="CUDA-event calls per case (median)"
-    )
+    ap.add_argument("--reps", type=int, default=15, help="CUDA-event calls per case (median)")
     ap.add_argument("--quick", action="store_true", help="N = 2^20 only")
     ap.add_argument(
         "--sorted",
@@ -173,9 +157,7 @@ def main() -> int:
     unknown = sorted(set(types) - set(TYPES))
     if unknown:
         ap.error(f"--types: unknown {unknown}; known: {TYPES}")
-    rows = sweep(
-        rtopk, grid_n, types, lambda n, m: inputs(n, m, l2), args.reps, args.sorted
-    )
+    rows = sweep(rtopk, grid_n, types, lambda n, m: inputs(n, m, l2), args.reps, args.sorted)
     s = summary(rows)
     with open(os.path.join(args.out, "dtypes_int.json"), "w") as f:
         json.dump(dict(env=env, summary=s, cases=rows), f, indent=1)

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 CASES = [
     # (n, m, k, dtype, keyword arguments): a sampler row, a router batch, the paper's grid, a
@@ -96,7 +97,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for n, m, k, dtype, kw in CASES:
         argv = [sys.executable, "-c", CHILD, str(n), str(m), str(k), dtype, json.dumps(kw)]
         env = dict(os.environ)
@@ -117,14 +118,14 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for r in rows:
         extra_kw = " ".join(f"{key}={val}" for key, val in r["kw"].items())
-        case = f"{r['n']} x {r['m']}, k = {r['k']}, {r['dtype']} {extra_kw}".rstrip()
+        label = f"{r['n']} x {r['m']}, k = {r['k']}, {r['dtype']} {extra_kw}".rstrip()
         if "error" in r:
-            print(f"| {case} | error: {r['error'][-120:]!r} | | | | |")
+            print(f"| {label} | error: {r['error'][-120:]!r} | | | | |")
             continue
         extra = r["first_ms"] - r["steady_ms"]
         compiled = "?" if r["compiled_units"] is None else r["compiled_units"]
         print(
-            f"| {case} | {r['import_ms']:.1f} | {r['first_ms']:.1f} | {r['steady_ms']:.2f} | "
+            f"| {label} | {r['import_ms']:.1f} | {r['first_ms']:.1f} | {r['steady_ms']:.2f} | "
             f"{extra:.1f} | {compiled} |"
         )
 

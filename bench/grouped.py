@@ -40,6 +40,7 @@ import time
 
 import rtopk
 import torch
+
 from spin_timing import spin_timed_ms
 
 EXPERTS, GROUPS, TOP_GROUPS, K = 256, 8, 4, 8

@@ -41,12 +41,7 @@ GRIDS: dict[str, list[tuple[int, int, int]]] = {
         for k in (16, 32, 64, 96, 128)
     ],
     # LLM vocabularies (Llama 3: 128256, Qwen 2: 151936) at sampler k and a wide k
-    "vocab": [
-        (n, m, k)
-        for n in (1, 16, 64, 256)
-        for m in (128256, 151936)
-        for k in (50, 1024)
-    ],
+    "vocab": [(n, m, k) for n in (1, 16, 64, 256) for m in (128256, 151936) for k in (50, 1024)],
 }
 
 
@@ -79,9 +74,7 @@ def inputs(n: int, m: int, dtype: str, seed: int) -> tuple[Any, ...]:
     nbytes = n * m * jnp.dtype(dtype).itemsize
     count = min(max(math.ceil(4 * L2_BYTES / nbytes), 4 if nbytes < 2**26 else 1), 64)
     keys = jax.random.split(jax.random.PRNGKey(seed), count)
-    return tuple(
-        jax.random.normal(key, (n, m), dtype=jnp.float32).astype(dtype) for key in keys
-    )
+    return tuple(jax.random.normal(key, (n, m), dtype=jnp.float32).astype(dtype) for key in keys)
 
 
 def cell(n: int, m: int, k: int, dtype: str, reps: int, trials: int) -> dict[str, Any]:
@@ -91,9 +84,7 @@ def cell(n: int, m: int, k: int, dtype: str, reps: int, trials: int) -> dict[str
     v, _ = jax.jit(lambda x: rjax.topk(x, k, sorted=True))(xs[0])
     lv, _ = jax.jit(lambda x: jax.lax.top_k(x, k))(xs[0])
     same = bool(
-        np.array_equal(
-            np.asarray(v.astype(jnp.float32)), np.asarray(lv.astype(jnp.float32))
-        )
+        np.array_equal(np.asarray(v.astype(jnp.float32)), np.asarray(lv.astype(jnp.float32)))
     )
     t_ours = throughput_ms(ours, xs, reps, trials)
     t_lax = throughput_ms(lax, xs, reps, trials)
@@ -137,9 +128,7 @@ def report(rows: list[dict[str, Any]], grid: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--grid", default="rtopk,vocab")
-    ap.add_argument(
-        "--dtype", default="float32", choices=["float32", "bfloat16", "float16"]
-    )
+    ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--out", type=Path, required=True)
@@ -153,9 +142,7 @@ def main() -> None:
         for n, m, k in GRIDS[grid]:
             rows.append(cell(n, m, k, args.dtype, args.reps, args.trials))
             print(json.dumps(rows[-1]), flush=True)
-        (args.out / f"jax_{grid}_{args.dtype}.json").write_text(
-            json.dumps(rows, indent=1)
-        )
+        (args.out / f"jax_{grid}_{args.dtype}.json").write_text(json.dumps(rows, indent=1))
         texts.append(report(rows, grid))
     text = "\n\n".join(texts) + "\n"
     (args.out / f"jax_{args.dtype}.md").write_text(text)

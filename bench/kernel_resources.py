@@ -6,8 +6,9 @@ toolkit, or the pip wheels nvidia-cuda-nvrtc-cu12 and nvidia-cuda-nvcc-cu12).
 The units' sources come from `rtopk bench cuda --emit-sources DIR`. Each unit goes to PTX with
 NVRTC under the executor's options (crates/rtopk-cuda/src/compile.rs, `OPTIONS`; a test there
 keeps the two lists the same), then `ptxas -v` compiles it for the architecture and reports.
-The executor asks NVRTC for the cubin directly, so its embedded ptxas does this same step. Spill bytes are static,
-counted where the code lies, not executed bytes: ncu's local-memory traffic says what they cost.
+The executor asks NVRTC for the cubin directly, so its embedded ptxas does this same step.
+Spill bytes are static, counted where the code lies, not executed bytes: ncu's local-memory
+traffic says what they cost.
 
     rtopk bench cuda --emit-sources /tmp/src
     python3 bench/kernel_resources.py /tmp/src --out res.tsv --arch sm_90 \

@@ -19,6 +19,7 @@ import argparse
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 Key = tuple[str, int, int, int]  # dtype, n, m, k
 PEERS = ["torch", "flashinfer", "cub_topk", "cub_batched_topk", "cub_topk_per_row"]
@@ -30,14 +31,9 @@ GRIDS = {
         for k in (512, 1024, 2048)
     },
     "sampler": {
-        (n, m, k)
-        for n in (1, 16, 128)
-        for m in (32000, 100352, 262144)
-        for k in (20, 64, 1024)
+        (n, m, k) for n in (1, 16, 128) for m in (32000, 100352, 262144) for k in (20, 64, 1024)
     },
-    "vector-k": {
-        (1, m, k) for m in (1 << 22, 1 << 25, 1 << 28) for k in (256, 2048, 8192, 32768)
-    },
+    "vector-k": {(1, m, k) for m in (1 << 22, 1 << 25, 1 << 28) for k in (256, 2048, 8192, 32768)},
 }
 
 
@@ -81,7 +77,8 @@ def main() -> int:
     ap.add_argument("--peers", nargs="*", default=[])
     ours, peers = load(ap.parse_args())
     print(
-        "| grid | dtype | cells | best peer / rtopk (geo. mean) | worst cell | cells lost | torch / rtopk |"
+        "| grid | dtype | cells | best peer / rtopk (geo. mean) | worst cell | cells lost "
+        "| torch / rtopk |"
     )
     print("|---|---|---|---|---|---|---|")
     lines = []
@@ -89,11 +86,9 @@ def main() -> int:
         for dtype in ("f32", "bf16"):
             cells = sorted(k for k in ours if k[0] == dtype and k[1:] in shapes)
             ratios, lost, vs_torch = [], 0, []
-            worst = (math.inf, None)
+            worst: tuple[float, Any] = (math.inf, None)
             for key in cells:
-                others = {
-                    p: t[key] for p, t in peers.items() if key in t and p != "torch"
-                }
+                others = {p: t[key] for p, t in peers.items() if key in t and p != "torch"}
                 if key in peers["torch"]:
                     vs_torch.append(peers["torch"][key] / ours[key])
                 best = min(others.items(), key=lambda kv: kv[1]) if others else None
@@ -115,7 +110,8 @@ def main() -> int:
             worst_text = f"{worst[0]:.2f} at N={w[1]} M={w[2]} k={w[3]}" if w else "–"
             print(
                 f"| {grid} | {dtype} | {len(cells)} | "
-                f"{geo(ratios) if ratios else math.nan:.2f} | {worst_text} | {lost} of {len(ratios)} | "
+                f"{geo(ratios) if ratios else math.nan:.2f} | {worst_text} | "
+                f"{lost} of {len(ratios)} | "
                 f"{geo(vs_torch) if vs_torch else math.nan:.2f} |"
             )
     print()

@@ -18,9 +18,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
-
 import rtopk
+import torch
 
 
 def fill(m: int) -> np.ndarray:
@@ -88,8 +87,20 @@ def main() -> None:
         for _ in range(3):
             t = time.perf_counter()
             subprocess.run(
-                [path, "select", "--algo", "cuda", "-k", str(a.k), "--input", str(npy),
-                 "--values", str(a.out / "v.npy"), "--indices", str(a.out / "i.npy")],
+                [
+                    path,
+                    "select",
+                    "--algo",
+                    "cuda",
+                    "-k",
+                    str(a.k),
+                    "--input",
+                    str(npy),
+                    "--values",
+                    str(a.out / "v.npy"),
+                    "--indices",
+                    str(a.out / "i.npy"),
+                ],
                 check=True,
             )
             runs.append((time.perf_counter() - t) * 1e3)

@@ -40,15 +40,14 @@ def main() -> int:
                 torch[(r["n"], r["m"], r["k"])] = r["median_ms"]
     keys = sorted(k for k in exact if k in recall)
     print(
-        f"| N | M | k | exact ms | recall {target} ms | exact / recall | torch ms | torch / exact | torch / recall |"
+        f"| N | M | k | exact ms | recall {target} ms | exact / recall | torch ms "
+        "| torch / exact | torch / recall |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for key in keys:
         e, r, t = exact[key], recall[key], torch.get(key)
         tt = f"{t:.4f} | {t / e:.2f} | {t / r:.2f}" if t else "– | – | –"
-        print(
-            f"| {key[0]} | {key[1]} | {key[2]} | {e:.4f} | {r:.4f} | {e / r:.3f} | {tt} |"
-        )
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {e:.4f} | {r:.4f} | {e / r:.3f} | {tt} |")
     ratios = [exact[k] / recall[k] for k in keys]
     print(
         f"\n{len(keys)} cells: exact / recall geometric mean {geo(ratios):.3f} "

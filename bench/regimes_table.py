@@ -43,23 +43,30 @@ def main() -> int:
     print("|---|---|---|---|---|---|")
     for reg in ["split", "vector", "wide"]:
         for peer in PEERS:
-            cells = [(times[peer][k] / ours[k]["median_ms"], k) for k in ours
-                     if regime(k) == reg and k in times[peer]]
+            cells = [
+                (times[peer][k] / ours[k]["median_ms"], k)
+                for k in ours
+                if regime(k) == reg and k in times[peer]
+            ]
             if not cells:
                 continue
             geo = math.exp(sum(math.log(r) for r, _ in cells) / len(cells))
             worst = min(cells)
             lost = sum(r < 1 for r, _ in cells)
-            print(f"| {reg} | {peer} | {len(cells)} | {geo:.2f} | {worst[0]:.2f} at "
-                  f"N={worst[1][0]} M={worst[1][1]} k={worst[1][2]} | {lost} |")
+            print(
+                f"| {reg} | {peer} | {len(cells)} | {geo:.2f} | {worst[0]:.2f} at "
+                f"N={worst[1][0]} M={worst[1][1]} k={worst[1][2]} | {lost} |"
+            )
     print()
     print("| N | M | k | rtopk ms | % read bw | " + " | ".join(f"{p} ms" for p in PEERS) + " |")
     print("|---|---|---|---|---|" + "---|" * len(PEERS))
     for k in sorted(ours):
         r = ours[k]
         cols: List[str] = [f"{times[p][k]:.4f}" if k in times[p] else "–" for p in PEERS]
-        print(f"| {k[0]} | {k[1]} | {k[2]} | {r['median_ms']:.4f} | "
-              f"{100 * r['read_bw_fraction']:.0f} | " + " | ".join(cols) + " |")
+        print(
+            f"| {k[0]} | {k[1]} | {k[2]} | {r['median_ms']:.4f} | "
+            f"{100 * r['read_bw_fraction']:.0f} | " + " | ".join(cols) + " |"
+        )
     return 0
 
 

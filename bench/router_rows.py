@@ -63,35 +63,26 @@ def check(rtopk: Any, x: torch.Tensor, k: int) -> str:
     unsorted = rtopk.topk(x, k, sorted=False)
     ok = torch.equal(got.values, want.values)
     ok = ok and torch.equal(x.gather(-1, got.indices), got.values)
-    ok = ok and torch.equal(
-        unsorted.values.sort(dim=-1).values, want.values.sort(dim=-1).values
-    )
+    ok = ok and torch.equal(unsorted.values.sort(dim=-1).values, want.values.sort(dim=-1).values)
     torch.cuda.synchronize()
     return "ok" if ok else "DIFFERS"
 
 
 def plain_and_counted(
     rtopk: Any, xs: List[torch.Tensor], k: int, sorted_: bool
-) -> tuple[List[Callable[[], Any]], List[Callable[[], Any]]]:
+) -> tuple[List[Callable[..., Any]], List[Callable[..., Any]]]:
     """rtopk's calls on the rotation, and the same calls with counts asked: the bisection's
     route (docs/kernel.md, "Pick rows"), which also writes one count per row."""
     plain = [lambda x=x: rtopk.topk(x, k, sorted=sorted_) for x in xs]
-    counted = [
-        lambda x=x: rtopk.topk(x, k, sorted=sorted_, return_iterations=True) for x in xs
-    ]
+    counted = [lambda x=x: rtopk.topk(x, k, sorted=sorted_, return_iterations=True) for x in xs]
     return plain, counted
 
 
-def one(
-    rtopk: Any, n: int, m: int, k: int, name: str, l2: int, reps: int
-) -> Dict[str, Any]:
+def one(rtopk: Any, n: int, m: int, k: int, name: str, l2: int, reps: int) -> Dict[str, Any]:
     gen = torch.Generator(device="cuda").manual_seed(n * 1_000_003 + m)
     size = torch.empty((), dtype=DTYPES[name]).element_size()
     count = min(max(math.ceil(4 * l2 / (n * m * size)), 1), MAX_BUFFERS)
-    xs = [
-        torch.randn(n, m, device="cuda", generator=gen).to(DTYPES[name])
-        for _ in range(count)
-    ]
+    xs = [torch.randn(n, m, device="cuda", generator=gen).to(DTYPES[name]) for _ in range(count)]
     row: Dict[str, Any] = dict(n=n, m=m, k=k, dtype=name, buffers=count)
     row["check"] = check(rtopk, xs[0], k)
     for sorted_ in (False, True):
@@ -102,9 +93,7 @@ def one(
         row[f"torch_{tag}_ms"] = median_gpu_ms(theirs, reps)
         row[f"bisect_{tag}_ms"] = median_gpu_ms(counted, reps)
         row[f"torch_over_rtopk_{tag}"] = row[f"torch_{tag}_ms"] / row[f"rtopk_{tag}_ms"]
-        row[f"bisect_over_rtopk_{tag}"] = (
-            row[f"bisect_{tag}_ms"] / row[f"rtopk_{tag}_ms"]
-        )
+        row[f"bisect_over_rtopk_{tag}"] = row[f"bisect_{tag}_ms"] / row[f"rtopk_{tag}_ms"]
     row["rtopk_unsorted_gbps"] = n * m * size / row["rtopk_unsorted_ms"] / 1e6
     row["bisect_unsorted_gbps"] = n * m * size / row["bisect_unsorted_ms"] / 1e6
     return row
@@ -114,18 +103,13 @@ GRID_M = [8, 16, 32, 64, 128, 256, 512]
 GRID_K = [1, 2, 4, 8]
 
 
-def grid_one(
-    rtopk: Any, m: int, k: int, name: str, l2: int, reps: int
-) -> dict[str, Any]:
+def grid_one(rtopk: Any, m: int, k: int, name: str, l2: int, reps: int) -> dict[str, Any]:
     """Pick (the default) against the bisection on 32 MB of rows of m, both orders."""
     size = torch.empty((), dtype=DTYPES[name]).element_size()
     n = (32 << 20) // (m * size)
     gen = torch.Generator(device="cuda").manual_seed(n * 1_000_003 + m)
     count = min(max(math.ceil(4 * l2 / (n * m * size)), 1), MAX_BUFFERS)
-    xs = [
-        torch.randn(n, m, device="cuda", generator=gen).to(DTYPES[name])
-        for _ in range(count)
-    ]
+    xs = [torch.randn(n, m, device="cuda", generator=gen).to(DTYPES[name]) for _ in range(count)]
     row: dict[str, Any] = {"n": n, "m": m, "k": k, "dtype": name, "check": "ok"}
     for sorted_ in (False, True):
         tag = "sorted" if sorted_ else "unsorted"
@@ -136,9 +120,7 @@ def grid_one(
         ours, counted = plain_and_counted(rtopk, xs, k, sorted_)
         row[f"rtopk_{tag}_ms"] = median_gpu_ms(ours, reps)
         row[f"bisect_{tag}_ms"] = median_gpu_ms(counted, reps)
-        row[f"bisect_over_rtopk_{tag}"] = (
-            row[f"bisect_{tag}_ms"] / row[f"rtopk_{tag}_ms"]
-        )
+        row[f"bisect_over_rtopk_{tag}"] = row[f"bisect_{tag}_ms"] / row[f"rtopk_{tag}_ms"]
     return row
 
 
@@ -154,9 +136,7 @@ def grid_report(rows: list[dict[str, Any]], env: dict[str, Any]) -> str:
     ]
     for r in rows:
         if "rtopk_unsorted_ms" not in r:
-            lines.append(
-                f"| {r['dtype']} | {r['m']} | {r['k']} | | {r.get('error')} | | |"
-            )
+            lines.append(f"| {r['dtype']} | {r['m']} | {r['k']} | | {r.get('error')} | | |")
             continue
         lines.append(
             f"| {r['dtype']} | {r['m']} | {r['k']} | {r['n']} "
@@ -180,9 +160,7 @@ def report(rows: List[Dict[str, Any]], env: Dict[str, Any]) -> str:
     ]
     for r in rows:
         if "rtopk_unsorted_ms" not in r:
-            lines.append(
-                f"| {r['n']} | {r['m']} | {r['k']} | {r['dtype']} | {r.get('error')} |"
-            )
+            lines.append(f"| {r['n']} | {r['m']} | {r['k']} | {r['dtype']} | {r.get('error')} |")
             continue
         lines.append(
             f"| {r['n']} | {r['m']} | {r['k']} | {r['dtype']} | {r['rtopk_unsorted_ms']:.4f} "
@@ -220,9 +198,7 @@ def main() -> int:
             for m in GRID_M:
                 for k in (k for k in GRID_K if k <= m):
                     try:
-                        cells.append(
-                            grid_one(rtopk, m, k, name, env["l2_bytes"], args.reps)
-                        )
+                        cells.append(grid_one(rtopk, m, k, name, env["l2_bytes"], args.reps))
                     except Exception as e:  # a failed case is reported, not fatal
                         cells.append({"m": m, "k": k, "dtype": name, "error": repr(e)})
                     print(json.dumps(cells[-1]), flush=True)

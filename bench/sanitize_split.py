@@ -37,18 +37,10 @@ def main() -> int:
         )
         largest, srt = i % 3 != 1, i % 2 == 0
         got = rtopk.topk(torch.from_numpy(x).cuda(), k, largest=largest, sorted=srt)
-        want = rtopk.topk(
-            torch.from_numpy(x), k, largest=largest, sorted=srt, algo="bisect"
-        )
+        want = rtopk.topk(torch.from_numpy(x), k, largest=largest, sorted=srt, algo="bisect")
         gi, wi = got.indices.cpu().numpy(), want.indices.numpy()
-        same = (
-            np.array_equal(gi, wi)
-            if srt
-            else np.array_equal(np.sort(gi, 1), np.sort(wi, 1))
-        )
-        print(
-            f"N={n} M={m} k={k} largest={largest} sorted={srt}: {'ok' if same else 'MISMATCH'}"
-        )
+        same = np.array_equal(gi, wi) if srt else np.array_equal(np.sort(gi, 1), np.sort(wi, 1))
+        print(f"N={n} M={m} k={k} largest={largest} sorted={srt}: {'ok' if same else 'MISMATCH'}")
         bad += not same
     torch.cuda.synchronize()
     return 1 if bad else 0

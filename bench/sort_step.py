@@ -24,9 +24,11 @@ import argparse
 import json
 import math
 import statistics
+from typing import Any
 
 import rtopk
 import torch
+
 from spin_timing import spin_timed_ms
 
 L2_BYTES = 50 * 2**20
@@ -41,17 +43,9 @@ GRIDS = {
         for k in (16, 32, 64, 96, 128)
     ],
     "rtopk-two": [
-        (n, m, k)
-        for n in (65536, 1048576)
-        for m in (256, 512, 768)
-        for k in (16, 32, 64, 96, 128)
+        (n, m, k) for n in (65536, 1048576) for m in (256, 512, 768) for k in (16, 32, 64, 96, 128)
     ],
-    "sampler": [
-        (n, m, k)
-        for m in (32000, 128256)
-        for k in (50, 256)
-        for n in (1, 16, 128, 1024)
-    ],
+    "sampler": [(n, m, k) for m in (32000, 128256) for k in (50, 256) for n in (1, 16, 128, 1024)],
 }
 DTYPES = {
     "float32": torch.float32,
@@ -66,7 +60,7 @@ def median_ms(fns: list, reps: int) -> float:
     return statistics.median(spin_timed_ms(fns[r % len(fns)]) for r in range(reps))
 
 
-def canonical(x: torch.Tensor, got: tuple, unsorted: tuple, want: tuple) -> bool:
+def canonical(x: torch.Tensor, got: tuple, unsorted: tuple, want: Any) -> bool:
     """rtopk's sorted answer: torch.topk's values bit for bit, the unsorted call's indices (in
     index order there), each index holding its value, ties in ascending index order."""
     v, i = got
@@ -83,10 +77,7 @@ def case(n: int, m: int, k: int, dtype: str, reps: int) -> dict:
     size = torch.tensor([], dtype=DTYPES[dtype]).element_size()
     count = max(1, min(16, math.ceil(4 * L2_BYTES / (n * m * size))))
     gen = torch.Generator(device="cuda").manual_seed(n * 7919 + m + k)
-    xs = [
-        torch.randn(n, m, device="cuda", generator=gen).to(DTYPES[dtype])
-        for _ in range(count)
-    ]
+    xs = [torch.randn(n, m, device="cuda", generator=gen).to(DTYPES[dtype]) for _ in range(count)]
     got = rtopk.topk(xs[0], k, sorted=True)
     unsorted = rtopk.topk(xs[0], k, sorted=False)
     want = torch.topk(xs[0], k, sorted=True)

@@ -27,4 +27,6 @@ def spin_timed_ms(fn: Callable[[], Any]) -> float:
         end.synchronize()
         if queued:
             return float(start.elapsed_time(end))
-    raise RuntimeError("the call could not be queued behind the spin: timing would include the host")
+    raise RuntimeError(
+        "the call could not be queued behind the spin: timing would include the host"
+    )

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import math
 import os
@@ -54,9 +55,7 @@ GRIDS: dict[str, list[tuple[int, int, int]]] = {
         for m in (32768, 131072, 262144, 1048576)
         for k in (50, 256, 1024)
     ],
-    "vector": [
-        (1, m, k) for m in (1 << 24, 1 << 26, 1 << 28) for k in (64, 1024, 16384)
-    ],
+    "vector": [(1, m, k) for m in (1 << 24, 1 << 26, 1 << 28) for k in (64, 1024, 16384)],
     "wide": [(16384, m, k) for m in (16384, 32768, 65536) for k in (50, 256, 1024)],
     # Appendix B's cells below 8x torch.topk in the record (k = 512 from M = 3072, M = 8192)
     "appendix": [(1 << 16, m, k) for m in (3072, 4096, 8192) for k in (512,)]
@@ -68,14 +67,9 @@ GRIDS: dict[str, list[tuple[int, int, int]]] = {
         for k in (512, 1024, 2048)
     ],
     "sampler": [
-        (n, m, k)
-        for n in (1, 16, 128)
-        for m in (32000, 100352, 262144)
-        for k in (20, 64, 1024)
+        (n, m, k) for n in (1, 16, 128) for m in (32000, 100352, 262144) for k in (20, 64, 1024)
     ],
-    "vector-k": [
-        (1, m, k) for m in (1 << 22, 1 << 25, 1 << 28) for k in (256, 2048, 8192, 32768)
-    ],
+    "vector-k": [(1, m, k) for m in (1 << 22, 1 << 25, 1 << 28) for k in (256, 2048, 8192, 32768)],
 }
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 SPIN = 20_000_000
@@ -88,9 +82,7 @@ def fill_normal_kernel() -> Any:
     common = (KERNELS / "common.cuh").read_text().replace("#pragma once", "")
     util = (KERNELS / "utilities.cu").read_text().replace('#include "common.cuh"', "")
     code = "typedef float elem_t;\ntypedef unsigned int idx_t;\n" + common + util
-    return cupy.RawModule(code=code, options=("--std=c++17",)).get_function(
-        "fill_normal"
-    )
+    return cupy.RawModule(code=code, options=("--std=c++17",)).get_function("fill_normal")
 
 
 def fill(kernel: Any, x: torch.Tensor, seed: int) -> None:
@@ -118,14 +110,14 @@ def gpu_ms(fn: Callable[[], Any]) -> float:
 def median_ms(fn: Callable[[int], Any], copies: int, reps: int) -> float:
     for i in range(2):
         fn(i % copies)
-    return statistics.median(gpu_ms(lambda i=i: fn(i % copies)) for i in range(reps))
+    return statistics.median(gpu_ms(functools.partial(fn, i % copies)) for i in range(reps))
 
 
 def read_gbps() -> float:
     x = torch.ones(1 << 29, device="cuda")  # 2 GiB
     best = math.inf
     for _ in range(10):
-        best = min(best, gpu_ms(lambda: x.sum()))
+        best = min(best, gpu_ms(x.sum))
     del x
     return (1 << 31) / (best * 1e-3) / 1e9
 
@@ -164,13 +156,9 @@ def run_case(
     verdict = check(xs[0], k, rtopk.topk(xs[0], k, sorted=False))
     row: dict[str, Any] = {"n": n, "m": m, "k": k, "copies": copies, "bytes": nbytes}
     row["check"] = verdict
-    row["rtopk_ms"] = median_ms(
-        lambda i: rtopk.topk(xs[i], k, sorted=False), copies, reps
-    )
-    row["torch_ms"] = median_ms(
-        lambda i: torch.topk(xs[i], k, dim=1, sorted=False), copies, reps
-    )
-    del xs
+    row["rtopk_ms"] = median_ms(lambda i: rtopk.topk(xs[i], k, sorted=False), copies, reps)
+    row["torch_ms"] = median_ms(lambda i: torch.topk(xs[i], k, dim=1, sorted=False), copies, reps)
+    xs.clear()  # the copies' memory goes back before the next shape
     torch.cuda.empty_cache()
     return row
 
@@ -191,7 +179,8 @@ def main() -> int:
     rows: list[dict[str, Any]] = []
     print(f"device {props.name}, read bandwidth {gbps:.0f} GB/s (sum over 2 GiB)")
     print(
-        "| grid | N | M | k | rtopk ms | torch ms | torch / rtopk | rtopk GB/s | % read bw | check |"
+        "| grid | N | M | k | rtopk ms | torch ms | torch / rtopk | rtopk GB/s | % read bw "
+        "| check |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for grid in a.grid.split(","):
@@ -212,14 +201,13 @@ def main() -> int:
             r["rtopk_gbps"], r["read_fraction"] = bw, bw / gbps
             print(
                 f"| {grid} | {n} | {m} | {k} | {r['rtopk_ms']:.4f} | {r['torch_ms']:.4f} | "
-                f"{r['torch_ms'] / r['rtopk_ms']:.2f} | {bw:.0f} | {100 * bw / gbps:.0f} | {r['check']} |",
+                f"{r['torch_ms'] / r['rtopk_ms']:.2f} | {bw:.0f} | {100 * bw / gbps:.0f} | "
+                f"{r['check']} |",
                 flush=True,
             )
     env = {
         "device": props.name,
-        "date": datetime.datetime.now(datetime.UTC).isoformat(
-            timespec="minutes"
-        ),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="minutes"),
         "torch": torch.__version__,
         "read_gbps": gbps,
         "l2_bytes": l2,
@@ -238,7 +226,8 @@ def main() -> int:
             worst = min(ok, key=lambda r: r["torch_ms"] / r["rtopk_ms"])
             print(
                 f"{grid}: torch/rtopk geometric mean {geo:.2f} over {len(ok)} cases; worst "
-                f"{worst['torch_ms'] / worst['rtopk_ms']:.2f} at N={worst['n']} M={worst['m']} k={worst['k']}"
+                f"{worst['torch_ms'] / worst['rtopk_ms']:.2f} "
+                f"at N={worst['n']} M={worst['m']} k={worst['k']}"
             )
     bad = [r for r in rows if r.get("check", "error") != "ok"]
     return 1 if bad else 0

@@ -11,6 +11,7 @@ there to the selection's scan (its first SHFL.UP), cut_of and the strong/band ma
 included; select = the rest (scan, staging, writes, the iteration count). Counts are divided
 by N_ROWS: with two (four) rows per warp, a warp-instruction counts a half (a quarter) for each
 row."""
+
 import csv
 import sys
 

@@ -38,6 +38,7 @@ import traceback
 from typing import Any, Callable, Dict, List, Optional
 
 import torch
+
 from spin_timing import spin_timed_ms
 
 GRID_N = [1 << 14, 1 << 16, 1 << 18, 1 << 20]
@@ -54,14 +55,14 @@ def gpu_ms(fn: Callable[[], Any]) -> float:
     return spin_timed_ms(fn)
 
 
-def median_gpu_ms(calls: List[Callable[[], Any]], reps: int) -> float:
+def median_gpu_ms(calls: List[Callable[..., Any]], reps: int) -> float:
     for c in calls[:2]:
         c()
     times = [gpu_ms(calls[r % len(calls)]) for r in range(reps)]
     return statistics.median(times)
 
 
-def host_us(calls: List[Callable[[], Any]], count: int, device: str = "cuda") -> Dict[str, float]:
+def host_us(calls: List[Callable[..., Any]], count: int, device: str = "cuda") -> Dict[str, float]:
     """Microseconds per call: host (until the last call returned) and wall (until done)."""
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     for _ in range(3):

@@ -12,13 +12,13 @@ sorted=True is reported too.
 
     python3 bench/torch_topk.py RTOPK.json [--idle-start] > TORCH.json
 """
+
 import argparse
 import json
 import math
 import sys
 
 import torch
-
 
 # GPU clock cycles of the spin ahead of a start event (about 1 ms, then 10 ms on a retry).
 SPIN_CYCLES = (2_000_000, 20_000_000)
@@ -39,7 +39,9 @@ def time_once(x, k, sorted_, idle_start):
         end.synchronize()
         if idle_start or queued:
             return start.elapsed_time(end)
-    raise RuntimeError("torch.topk could not be queued behind the spin; timing would include the host")
+    raise RuntimeError(
+        "torch.topk could not be queued behind the spin; timing would include the host"
+    )
 
 
 def time_topk(n, m, k, sorted_, reps, l2, idle_start):
@@ -61,8 +63,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("rtopk_json")
     ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--idle-start", action="store_true",
-                    help="time from an idle GPU, the host's dispatch latency included")
+    ap.add_argument(
+        "--idle-start",
+        action="store_true",
+        help="time from an idle GPU, the host's dispatch latency included",
+    )
     args = ap.parse_args()
     with open(args.rtopk_json) as f:
         shapes = sorted({(r["n"], r["m"], r["k"]) for r in json.load(f)})
@@ -73,9 +78,20 @@ def main():
     for n, m, k in shapes:
         for sorted_ in (False, True):
             ms, count = time_topk(n, m, k, sorted_, args.reps, l2, args.idle_start)
-            rows.append(dict(device=props.name, torch=torch.__version__, n=n, m=m, k=k,
-                             sorted=sorted_, median_ms=ms, reps=args.reps, input_buffers=count,
-                             timing="idle-start" if args.idle_start else "queued"))
+            rows.append(
+                dict(
+                    device=props.name,
+                    torch=torch.__version__,
+                    n=n,
+                    m=m,
+                    k=k,
+                    sorted=sorted_,
+                    median_ms=ms,
+                    reps=args.reps,
+                    input_buffers=count,
+                    timing="idle-start" if args.idle_start else "queued",
+                )
+            )
             print(f"torch.topk n={n} m={m} k={k} sorted={sorted_}: {ms:.4f} ms", file=sys.stderr)
     json.dump(rows, sys.stdout, indent=1)
 
