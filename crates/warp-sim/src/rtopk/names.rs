@@ -1,21 +1,139 @@
 //! The names the simulated kernel shares with the CUDA kernel (`crates/rtopk-cuda/kernels`):
-//! each stage and helper below is a function or struct of that name in both, doing the same
-//! thing, so that a reader can hold the two side by side (docs/kernel.md, "Names", maps each
-//! to topk-ref's `bisect` too). A test reads both sources and keeps the list true. Names the
-//! simulator alone has (the engine's mechanics, `KernelArgs`, `Params`, `RowLanes`, the trace)
-//! are not in it, nor the CUDA kernel's own (`opaque`, `key_full_slots`, `key_cut_slots`: a
-//! pointer trick and two loops the simulator writes inline in `key_slots`; `takes_hint`, `hint_of`: where a block row
-//! reads its hint, which the simulator takes from its arguments; `wait_for_previous_step`: an
-//! entry point's wait for the program's previous step, which the simulator's steps, run one
-//! after the other, never need; `cluster_ctarank`, `cluster_nctarank`, `cluster_sync`,
-//! `cluster_red`, `cluster_store`: PTX's cluster registers, barrier, reductions and stores,
-//! which are the engine's `Warp::cluster_ctarank`, `cluster_size`, `barrier_cluster`,
-//! `red_shared_cluster` and `st_shared_cluster`;
-//! `bitonic_merge`: the warp sort's network unrolled by template recursion, which the
-//! simulator's `bitonic_network` runs as its loops; `uncounted_slack`: a 16-bit search's mark
-//! that nobody asked for its count, kept in the slack, which the simulator keeps as
-//! `Search::uncounted`; `range_of_words`: a 16-bit row's packed min / max with the mode
-//! chosen once for the row, which the simulator's `range_full_words` takes as an argument).
+//! each stage and helper in [`SHARED_NAMES`] is a function or struct of that name in both,
+//! doing the same thing, so that a reader can hold the two side by side (docs/kernel.md,
+//! "Names", maps each to topk-ref's `bisect` too). Every other function or struct the CUDA
+//! kernel defines is in [`KERNEL_ONLY`], with where the simulator does its work instead. Tests
+//! read both sources and keep the two lists true and whole: a new kernel function is shared
+//! (a simulator twin of its name) or listed as the kernel's own. Names the simulator alone
+//! has (the engine's mechanics, `KernelArgs`, `RowLanes`, the trace) are in neither.
+
+/// The CUDA kernel's own functions and structs, with where the simulator does their work: PTX
+/// and compiler devices, compile-time choices among instantiations (the simulator takes them
+/// as arguments), the benchmark utilities, and loops or loads the simulator writes inside a
+/// shared function.
+pub const KERNEL_ONLY: &[(&str, &str)] = &[
+    // the launch's arguments
+    (
+        "ArgLayout",
+        "the argument struct's offsets for the launcher's layout test; the simulator takes KernelArgs",
+    ),
+    ("offset", "ArgLayout's offset of one argument"),
+    (
+        "rtopk_args",
+        "the entry points' arguments gathered into Params; the simulator builds Params from KernelArgs",
+    ),
+    (
+        "opaque",
+        "the row's output pointer hidden from the optimizer, so that a store adds a 32-bit position to it; no simulator meaning",
+    ),
+    ("ChunkOf", "the struct chunk_of returns; the simulator's chunk_of returns a pair"),
+    ("split_candidates", "rtopk-plan's SplitRows::candidates, which the simulator calls"),
+    // PTX: the engine's instructions
+    (
+        "wait_for_previous_step",
+        "griddepcontrol.wait; the simulator runs a program's steps one after the other",
+    ),
+    ("load_relaxed", "ld.relaxed.gpu: the engine's Warp::atomic_load_global"),
+    ("cluster_ctarank", "the engine's Warp::cluster_ctarank"),
+    ("cluster_nctarank", "the engine's Warp::cluster_size"),
+    ("cluster_sync", "the engine's Warp::barrier_cluster"),
+    ("cluster_red", "the engine's Warp::red_shared_cluster"),
+    ("cluster_store", "the engine's Warp::st_shared_cluster"),
+    (
+        "ClusterShared",
+        "a cluster row's shared memory as one struct: block_smem and cluster_rows.rs's slot words",
+    ),
+    // compile-time choices, which the simulator's one function takes as arguments
+    (
+        "RowOf",
+        "the row storage of an element type (WarpRow or PackedRow); warp_row_stages is generic over it",
+    ),
+    ("warp_row_of", "rtopk_warp_row's instantiation for the row's flags"),
+    ("cluster_row_of", "rtopk_cluster_row's instantiation for the row's flags"),
+    (
+        "search_of",
+        "search_hinted or search_threshold for a ragged or hinted row: search_threshold takes both as arguments",
+    ),
+    (
+        "value_phase_of",
+        "value_phase's instantiation for the search's kind, which value_phase reads from its arguments",
+    ),
+    (
+        "takes_hint",
+        "whether a block row reads a hint; the simulator's search takes it from its arguments",
+    ),
+    (
+        "hint_of",
+        "where a block row reads its hint; the simulator's search takes it from its arguments",
+    ),
+    (
+        "uncounted_slack",
+        "a 16-bit search's mark that no count was asked for, kept in the slack: Search::uncounted",
+    ),
+    (
+        "rtopk_warp_row_ragged",
+        "the ragged twin's warp row: rtopk_warp_row with the unit's is_ragged",
+    ),
+    (
+        "rtopk_block_row_ragged",
+        "the ragged twin's block row: rtopk_block_row with the unit's is_ragged",
+    ),
+    (
+        "rtopk_cluster_row_ragged",
+        "the ragged twin's cluster row: rtopk_cluster_row with the unit's is_ragged",
+    ),
+    (
+        "radix_sample_step",
+        "the body of rtopk_radix_sample and its ragged twin, which is rtopk_radix_sample",
+    ),
+    (
+        "radix_digits_step",
+        "the body of rtopk_radix_digits and its ragged twin, which is rtopk_radix_digits",
+    ),
+    (
+        "radix_count_step",
+        "the body of rtopk_radix_count and its ragged twin, which is rtopk_radix_count",
+    ),
+    (
+        "radix_write_step",
+        "the body of rtopk_radix_write and its ragged twin, which is rtopk_radix_write",
+    ),
+    ("rtopk_radix_sample_ragged", "an entry point: rtopk_radix_sample of a ragged program"),
+    ("rtopk_radix_digits_ragged", "an entry point: rtopk_radix_digits of a ragged program"),
+    ("rtopk_radix_count_ragged", "an entry point: rtopk_radix_count of a ragged program"),
+    ("rtopk_radix_write_ragged", "an entry point: rtopk_radix_write of a ragged program"),
+    // loops and loads the simulator writes inside a shared function
+    ("key_full_slots", "key_slots's loop over slots all inside the row"),
+    ("key_cut_slots", "key_slots's loop over slots the row's end cuts"),
+    ("load_pairs16", "load_row's 16-byte loads of a 16-bit row (load_elements)"),
+    (
+        "load_last_words",
+        "PackedRow::load_row's last lane: padding, and the range over the slots inside",
+    ),
+    (
+        "range_of_words",
+        "a packed row's min / max, the mode chosen once: range_full_words takes it as an argument",
+    ),
+    ("count_slots_ge", "count_ge's compares packed into masks (slots_ge) and counted"),
+    ("count_words_nan", "a packed row's NaN halves, counted in PackedRow's nan_slots"),
+    ("count_nans", "PackedRow's NaN count, which is nan_slots"),
+    ("load_group", "load_picks's one-load slot group"),
+    ("pick_group", "rtopk-plan's pick_group, which the simulator calls"),
+    (
+        "bitonic_merge",
+        "the warp sort's network unrolled by template recursion; bitonic_network runs it as loops",
+    ),
+    // the benchmark and conversion utilities, which the simulator does not run
+    ("read_bandwidth_probe", "utilities.cu: the benchmarks' read-bandwidth kernel"),
+    ("spin_ahead", "utilities.cu: the benchmarks' spin ahead of a timed launch"),
+    ("fill_normal", "utilities.cu: the benchmarks' normal values drawn on the device"),
+    ("mix32", "utilities.cu: fill_normal's hash"),
+    ("round_to16", "utilities.cu: the benchmarks' conversion of f32 values to f16 or bf16"),
+    (
+        "per_row_words",
+        "utilities.cu: a framework's int64 lengths or k as 32-bit words; the simulator reads them as given",
+    ),
+];
 
 /// `(name, file of src/rtopk that defines it)`, in kernel order.
 pub const SHARED_NAMES: &[(&str, &str)] = &[
@@ -23,6 +141,8 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("RowPlace", "params.rs"),
     ("place_row", "params.rs"),
     ("chunk_of", "params.rs"),
+    ("Params", "params.rs"),
+    ("split_row_args", "params.rs"),
     // a ragged row's own width and k (docs/contract.md §5)
     ("per_row_entry", "args.rs"),
     ("row_lengths", "args.rs"),
@@ -36,6 +156,10 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("key_keeps_bits", "order.rs"),
     ("value_of_key", "order.rs"),
     ("midpoint", "order.rs"),
+    ("int_key", "order.rs"),
+    ("int_of_key", "order.rs"),
+    ("hint_key", "order.rs"),
+    ("int_hint_key", "order.rs"),
     // 16-bit elements and own keys (docs/kernel.md, "16-bit rows")
     ("float_of16", "order.rs"),
     ("is_nan16", "order.rs"),
@@ -64,6 +188,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("nan_slots", "rows.rs"),
     ("lane_count_ge", "rows.rs"),
     ("count_ge_value", "rows.rs"),
+    ("half", "rows.rs"),
     ("count_at_value", "rows.rs"),
     ("slot_key", "rows.rs"),
     ("range_full_words", "rows.rs"),
@@ -79,6 +204,9 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("key_slots", "load.rs"),
     ("row_whole", "load.rs"),
     ("load_row", "load.rs"),
+    ("cut_group", "load.rs"),
+    ("key_ints", "load.rs"),
+    ("load_ints", "load.rs"),
     // stage 2
     ("Search", "search.rs"),
     ("update", "search.rs"),
@@ -91,6 +219,8 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("window_tests", "search.rs"),
     ("search_hinted", "search.rs"),
     ("value_of_bracket", "search.rs"),
+    ("recall_slack", "search.rs"),
+    ("recall_met", "search.rs"),
     // stage 3
     ("Cut", "select.rs"),
     ("cut_of", "select.rs"),
@@ -133,6 +263,20 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("cluster_before", "cluster_rows.rs"),
     ("gather_candidates", "cluster_rows.rs"),
     ("finish_cluster_candidates", "cluster_rows.rs"),
+    ("cluster_sum_pair", "cluster_rows.rs"),
+    ("block_part", "cluster_rows.rs"),
+    ("guesses", "cluster_rows.rs"),
+    ("leaf_of", "cluster_rows.rs"),
+    ("leaf_floor", "cluster_rows.rs"),
+    ("guess_bracket", "cluster_rows.rs"),
+    ("search_guessed", "cluster_rows.rs"),
+    // a cluster row narrowed within its blocks
+    ("ClusterCands", "cluster_rows.rs"),
+    ("local_candidates", "cluster_rows.rs"),
+    ("ballot_round", "cluster_rows.rs"),
+    ("bucket_round", "cluster_rows.rs"),
+    ("value_rounds", "cluster_rows.rs"),
+    ("finish_local", "cluster_rows.rs"),
     // a hinted cluster row's window about its hint (docs/kernel.md, "Cluster rows")
     ("guesses_from_hint", "cluster_rows.rs"),
     ("window_about", "cluster_rows.rs"),
@@ -148,6 +292,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("ascending", "sort.rs"),
     ("bitonic_step", "sort.rs"),
     ("bitonic_network", "sort.rs"),
+    ("order", "sort.rs"),
     ("load_results", "sort.rs"),
     ("sorted_results", "sort.rs"),
     ("row_aligned16", "sort.rs"),
@@ -170,6 +315,9 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("radix_row", "radix.rs"),
     ("RadixPart", "radix.rs"),
     ("radix_part", "radix.rs"),
+    ("whole_tiles", "radix.rs"),
+    ("load_groups", "radix.rs"),
+    ("starts_aligned", "radix.rs"),
     ("above_matches", "radix.rs"),
     ("radix_exclusive_sum", "radix.rs"),
     ("radix_sum", "radix.rs"),
@@ -207,6 +355,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("threshold_key", "threshold.rs"),
     ("threshold_min", "threshold.rs"),
     ("threshold_batch", "threshold.rs"),
+    ("ThresholdPart", "threshold.rs"),
     ("threshold_part_of", "threshold.rs"),
     ("threshold_group_of", "threshold.rs"),
     ("rtopk_row_threshold", "threshold.rs"),
@@ -218,6 +367,9 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("rtopk_grouped_rows_impl", "grouped.rs"),
     // pick rows (docs/kernel.md, "Pick rows")
     ("pick_key", "pick.rs"),
+    ("pick_slot16", "pick.rs"),
+    ("slot_j", "pick.rs"),
+    ("own_keys16x2", "pick.rs"),
     ("load_picks", "pick.rs"),
     ("pick_round", "pick.rs"),
     ("pick_rounds", "pick.rs"),
@@ -268,7 +420,7 @@ mod tests {
     use std::fs;
     use std::path::Path;
 
-    use super::SHARED_NAMES;
+    use super::{KERNEL_ONLY, SHARED_NAMES};
 
     /// The CUDA sources' text without comments, every `.cu` and `.cuh` of the kernels folder.
     fn cuda_sources() -> String {
@@ -369,6 +521,54 @@ mod tests {
         assert_eq!(found, want);
     }
 
+    /// Every `.rs` of src/rtopk, without comments.
+    fn simulator_sources() -> String {
+        let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/rtopk");
+        let mut files: Vec<_> = fs::read_dir(&here)
+            .expect("src/rtopk")
+            .map(|e| e.expect("a directory entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+            .collect();
+        files.sort();
+        files.iter().map(|f| strip_comments(&fs::read_to_string(f).expect("a source"))).collect()
+    }
+
+    /// Whether `src` defines a function or struct `name`.
+    fn defines(src: &str, name: &str) -> bool {
+        [
+            format!("fn {name}("),
+            format!("fn {name}<"),
+            format!("struct {name} "),
+            format!("struct {name}<"),
+        ]
+        .iter()
+        .any(|d| src.contains(d.as_str()))
+    }
+
+    #[test]
+    fn every_cuda_definition_is_shared_or_listed_as_the_kernels_own() {
+        let cuda = cuda_definitions(&cuda_sources());
+        let sim = simulator_sources();
+        let shared: BTreeSet<&str> = SHARED_NAMES.iter().map(|&(n, _)| n).collect();
+        let mut own = BTreeSet::new();
+        for &(name, why) in KERNEL_ONLY {
+            assert!(own.insert(name), "{name} is listed twice in KERNEL_ONLY");
+            assert!(!why.is_empty(), "{name}: say where the simulator does its work");
+            assert!(!shared.contains(name), "{name} is in SHARED_NAMES and KERNEL_ONLY");
+            assert!(cuda.contains(name), "the CUDA kernel defines no function or struct {name}");
+            assert!(!defines(&sim, name), "the simulator defines {name}: move it to SHARED_NAMES");
+        }
+        let unlisted: Vec<&String> = cuda
+            .iter()
+            .filter(|n| !shared.contains(n.as_str()) && !own.contains(n.as_str()))
+            .collect();
+        assert!(
+            unlisted.is_empty(),
+            "the CUDA kernel defines {unlisted:?}: give each a simulator twin of its name \
+             (SHARED_NAMES) or say in KERNEL_ONLY where the simulator does its work"
+        );
+    }
+
     #[test]
     fn every_shared_name_is_defined_in_the_cuda_kernel_and_the_simulator() {
         let cuda = cuda_definitions(&cuda_sources());
@@ -378,15 +578,7 @@ mod tests {
             assert!(seen.insert(name), "{name} is listed twice");
             assert!(cuda.contains(name), "the CUDA kernel defines no function or struct {name}");
             let sim = fs::read_to_string(here.join(file)).expect("a simulator source");
-            let defined = [
-                format!("fn {name}("),
-                format!("fn {name}<"),
-                format!("struct {name} "),
-                format!("struct {name}<"),
-            ]
-            .iter()
-            .any(|d| sim.contains(d.as_str()));
-            assert!(defined, "src/rtopk/{file} defines no fn or struct {name}");
+            assert!(defines(&sim, name), "src/rtopk/{file} defines no fn or struct {name}");
         }
     }
 }

@@ -160,7 +160,7 @@ async fn threshold_batch(
     ta: &ThresholdArgs<'_>,
     (row_base, base, stride, k, sub): (&Lanes<u64>, u32, u32, &Lanes<u32>, &Lanes<u32>),
     sign: f32,
-    part: &mut Part,
+    part: &mut ThresholdPart,
 ) -> Result<(), SimError> {
     // the strides that reach below k (base < k in every active lane); the rest are skipped
     let rounds = k.map(|k| k.saturating_sub(base).div_ceil(stride).min(THRESHOLD_BATCH));
@@ -183,7 +183,7 @@ async fn threshold_batch(
         let inner = w.push_active(&below, "threshold_batch: i < k_i")?;
         let key = v.map(|b| threshold_key(ta, b, sign));
         let lower = Lanes::from_fn(|l| key.lane(l) <= part.least.lane(l));
-        let next = Part {
+        let next = ThresholdPart {
             least: Lanes::select(&lower, &key, &part.least),
             last: Lanes::select(&lower, &pos.map(|p| p + 1), &part.last),
             value: Lanes::select(&lower, v, &part.value),
@@ -199,16 +199,20 @@ async fn threshold_batch(
 
 /// `ThresholdPart`, a lane's: the least key of its positions, the last position holding it
 /// (position + 1; 0: none) and that position's value bits.
-struct Part {
+struct ThresholdPart {
     least: Lanes<u64>,
     last: Lanes<u32>,
     value: Lanes<u64>,
 }
 
-impl Part {
+impl ThresholdPart {
     /// A lane holding nothing.
     fn none() -> Self {
-        Part { least: Lanes::splat(u64::MAX), last: Lanes::splat(0), value: Lanes::splat(0) }
+        ThresholdPart {
+            least: Lanes::splat(u64::MAX),
+            last: Lanes::splat(0),
+            value: Lanes::splat(0),
+        }
     }
 }
 
@@ -216,7 +220,11 @@ impl Part {
 /// the last position of the lanes holding it, and the value of the lane holding that position
 /// (positions are distinct: one lane; every lane gets it by a shuffle from the first lane the
 /// ballot names).
-fn threshold_part_of(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>, p: &Part) -> Result<Part, SimError> {
+fn threshold_part_of(
+    w: &mut Warp<'_>,
+    ta: &ThresholdArgs<'_>,
+    p: &ThresholdPart,
+) -> Result<ThresholdPart, SimError> {
     let full = u32::MAX;
     let least = threshold_min(w, ta, &p.least)?;
     let held =
@@ -226,7 +234,7 @@ fn threshold_part_of(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>, p: &Part) -> Resu
     let bits = w.ballot_sync(full, &is_last, "threshold_part_of: ballot(last == part_last)")?;
     let holder = Lanes::splat(bits.lane(0).trailing_zeros());
     let value = w.shfl_idx_sync(full, &p.value, &holder, 32, "threshold_part_of: value")?;
-    Ok(Part { least, last, value })
+    Ok(ThresholdPart { least, last, value })
 }
 
 /// Shared words `at` and `at + 1` of each lane's address: a 64-bit word.
@@ -255,9 +263,13 @@ async fn st_shared64(
 /// group of the warp's lanes), from each lane's: butterfly shuffles within the group
 /// (`__shfl_xor_sync`), each lane taking its partner's part where that holds a lesser key, or
 /// the same key at a later position — so that every lane of the group holds the group's part.
-fn threshold_group_of(w: &mut Warp<'_>, p: &Part, lanes_per_row: u32) -> Result<Part, SimError> {
+fn threshold_group_of(
+    w: &mut Warp<'_>,
+    p: &ThresholdPart,
+    lanes_per_row: u32,
+) -> Result<ThresholdPart, SimError> {
     let full = u32::MAX;
-    let mut own = Part { least: p.least, last: p.last, value: p.value };
+    let mut own = ThresholdPart { least: p.least, last: p.last, value: p.value };
     let mut d = lanes_per_row >> 1;
     while d > 0 {
         let least = w.shfl_xor_sync(full, &own.least, d, 32, "threshold_group_of: other least")?;
@@ -267,7 +279,7 @@ fn threshold_group_of(w: &mut Warp<'_>, p: &Part, lanes_per_row: u32) -> Result<
             let (theirs, ours) = (least.lane(l), own.least.lane(l));
             theirs < ours || (theirs == ours && last.lane(l) > own.last.lane(l))
         });
-        own = Part {
+        own = ThresholdPart {
             least: Lanes::select(&takes, &least, &own.least),
             last: Lanes::select(&takes, &last, &own.last),
             value: Lanes::select(&takes, &value, &own.value),
@@ -312,7 +324,7 @@ async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result
         let k = Lanes::from_fn(|l| {
             if ours.lane(l) { args.row_lengths(&ta.rows, row.lane(l)).k as u32 } else { 0 }
         });
-        let mut own = Part::none();
+        let mut own = ThresholdPart::none();
         let saved = w.push_active(&ours, "rtopk_row_threshold: row < n_rows")?;
         let base = w.mul_u64(&row, &u(width), "rtopk_row_threshold: row * (u64)k")?;
         let mut i = lanes * part;
@@ -342,7 +354,7 @@ async fn rtopk_row_threshold(w: &mut Warp<'_>, ta: &ThresholdArgs<'_>) -> Result
             let held = lane.map(|l| l < per_row);
             let at = lane.map(|l| (warp / per_row) * per_row + l);
             let saved = w.push_active(&held, "rtopk_row_threshold: lane < warps_per_row")?;
-            let mut parts = Part::none();
+            let mut parts = ThresholdPart::none();
             let least =
                 ld_shared64(w, &at.map(|a| S_LEAST + 2 * a), "rtopk_row_threshold: s_least[at]")
                     .await?;
