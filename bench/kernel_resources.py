@@ -32,8 +32,9 @@ FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) by
 USED = re.compile(r"Used (\d+) registers")
 
 
-def nvrtc_ptx(lib: str, path: str, virtual_arch: str) -> bytes:
-    """The PTX NVRTC makes of the unit in `path` (a RuntimeError with NVRTC's log if it fails)."""
+def nvrtc_image(lib: str, path: str, arch: str, what: str = "PTX") -> bytes:
+    """What NVRTC makes of the unit in `path` for `arch` (`compute_90` for PTX, `sm_90` for a
+    cubin too): `what` is "PTX" or "CUBIN". A RuntimeError with NVRTC's log if it fails."""
     nv = ctypes.CDLL(lib)
     prog = ctypes.c_void_p()
     with open(path, "rb") as f:
@@ -41,7 +42,7 @@ def nvrtc_ptx(lib: str, path: str, virtual_arch: str) -> bytes:
     name = os.path.basename(path).encode()
     if nv.nvrtcCreateProgram(ctypes.byref(prog), src, name, 0, None, None) != 0:
         raise RuntimeError(f"{path}: nvrtcCreateProgram failed")
-    options = [*OPTIONS, f"--gpu-architecture={virtual_arch}"]
+    options = [*OPTIONS, f"--gpu-architecture={arch}"]
     argv = (ctypes.c_char_p * len(options))(*[o.encode() for o in options])
     size = ctypes.c_size_t()
     try:
@@ -50,10 +51,10 @@ def nvrtc_ptx(lib: str, path: str, virtual_arch: str) -> bytes:
             log = ctypes.create_string_buffer(size.value)
             nv.nvrtcGetProgramLog(prog, log)
             raise RuntimeError(f"{path}: {log.value.decode(errors='replace')}")
-        nv.nvrtcGetPTXSize(prog, ctypes.byref(size))
-        ptx = ctypes.create_string_buffer(size.value)
-        nv.nvrtcGetPTX(prog, ptx)
-        return ptx.value
+        getattr(nv, f"nvrtcGet{what}Size")(prog, ctypes.byref(size))
+        image = ctypes.create_string_buffer(size.value)
+        getattr(nv, f"nvrtcGet{what}")(prog, image)
+        return image.raw if what == "CUBIN" else image.value
     finally:
         nv.nvrtcDestroyProgram(ctypes.byref(prog))
 
@@ -83,7 +84,7 @@ def ptxas_report(ptxas: str, arch: str, ptx: bytes) -> list[tuple[str, int, int,
 
 def one_unit(path: str, lib: str, ptxas: str, arch: str) -> list[tuple]:
     unit = os.path.basename(path)[: -len(".cu")]
-    ptx = nvrtc_ptx(lib, path, arch.replace("sm_", "compute_"))
+    ptx = nvrtc_image(lib, path, arch.replace("sm_", "compute_"))
     return [(unit, *row) for row in ptxas_report(ptxas, arch, ptx)]
 
 
