@@ -1,7 +1,7 @@
 //! The kernels compile — NVRTC alone, no GPU and no driver — so that a kernel change that
 //! breaks one instantiation fails CI, not a device call. `.ci/run` installs NVRTC from PyPI
 //! and runs these with `--ignored`; by hand (docs/kernel.md, "Checking a change without a
-//! GPU"): `LD_LIBRARY_PATH=<nvrtc lib> cargo test -p rtopk-cuda --test nvrtc -- --ignored`.
+//! GPU"): `LD_LIBRARY_PATH=<nvrtc lib> cargo test --workspace --test nvrtc -- --ignored`.
 //!
 //! All 1284 units take about seven minutes of two cores; the sample takes a third of that and
 //! still holds every family, element type, index type, ragged twin and one-lane pick unit at
