@@ -159,7 +159,9 @@ def overhead(rtopk: Any, args: argparse.Namespace, device: str) -> List[Dict[str
         ("rtopk.topk eager (direct path)", lambda: rtopk.topk(x, k, sorted=False)),
         (
             "torch.ops.rtopk.topk (custom-op dispatcher)",
-            lambda: op(x, k, -1, True, False, "auto", None, 0.0, 64, False),
+            lambda: op(
+                x, k, -1, True, False, "auto", None, 0.0, 64, False, None, None, None, False
+            ),
         ),
         (
             "rtopk.topk, input requires grad (op + autograd)",
