@@ -60,7 +60,7 @@ pub const KERNEL_ONLY: &[(&str, &str)] = &[
     ),
     (
         "takes_hint",
-        "whether a block row reads a hint; the simulator's search takes it from its arguments",
+        "whether a row searches from its hint (HINTED, exact mode); search_threshold decides it from its arguments",
     ),
     (
         "hint_of",
