@@ -1,0 +1,12 @@
+import time, torch, rtopk, cProfile, pstats
+x = torch.randn(1, 256, requires_grad=True)
+for _ in range(200): rtopk.topk(x, 16, sorted=False)
+t=time.perf_counter()
+for _ in range(2000): rtopk.topk(x, 16, sorted=False)
+print('us/call', (time.perf_counter()-t)/2000*1e6)
+x2 = torch.randn(1, 256)
+t=time.perf_counter()
+for _ in range(2000): rtopk.topk(x2, 16, sorted=False)
+print('no grad us/call', (time.perf_counter()-t)/2000*1e6)
+cProfile.run('for _ in range(2000): rtopk.topk(x, 16, sorted=False)', '/tmp/ag.prof')
+pstats.Stats('/tmp/ag.prof').sort_stats('tottime').print_stats(18)
