@@ -40,7 +40,7 @@ for w in p6 p7 p4 p6 p7 p4; do
 done
 for w in p6 p7 p4; do
     for c in "262144 64 6 bfloat16" "32768 512 8 float16" "65536 128 2 float16"; do
-        s=$SECONDS; RTOPK_CUDA_PTX_CACHE=/tmp/ptx_$w PYTHONPATH=/tmp/site_$w timeout 120 ncu --kernel-name regex:rtopk_pick --launch-skip 1 --launch-count 1 --cache-control all --metrics gpu__time_duration.sum,smsp__inst_executed.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed $PY $R/ncu_drive.py $c > $OUT/ncu_${w}_${c// /_}.txt 2>&1
+        s=$SECONDS; RTOPK_CUDA_PTX_CACHE=/tmp/ptx_$w PYTHONPATH=/tmp/site_$w timeout 120 ncu --kernel-name regex:rtopk_pick --launch-skip 1 --launch-count 1 --cache-control all --metrics gpu__time_duration.sum,smsp__inst_executed.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed $PY results/cuda/2026-12-05-pick-gap-h100/ncu_drive.py $c > $OUT/ncu_${w}_${c// /_}.txt 2>&1
         step "ncu $w $c" $? $((SECONDS-s))
     done
 done

@@ -422,20 +422,23 @@ mod tests {
 
     use super::{KERNEL_ONLY, SHARED_NAMES};
 
-    /// The CUDA sources' text without comments, every `.cu` and `.cuh` of the kernels folder.
-    fn cuda_sources() -> String {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rtopk-cuda/kernels");
+    /// The text without comments of every file in `dir` (relative to this crate) whose
+    /// extension is one of `exts`, in name order.
+    fn sources(dir: &str, exts: &[&str]) -> String {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
         let mut files: Vec<_> = fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
             .map(|e| e.expect("a directory entry").path())
-            .filter(|p| p.extension().is_some_and(|x| x == "cu" || x == "cuh"))
+            .filter(|p| p.extension().is_some_and(|x| exts.iter().any(|e| x == *e)))
             .collect();
         files.sort();
-        assert!(!files.is_empty(), "no .cu or .cuh file in {}", dir.display());
-        files
-            .iter()
-            .map(|f| strip_comments(&fs::read_to_string(f).expect("a CUDA source")))
-            .collect()
+        assert!(!files.is_empty(), "no {exts:?} file in {}", dir.display());
+        files.iter().map(|f| strip_comments(&fs::read_to_string(f).expect("a source"))).collect()
+    }
+
+    /// The CUDA sources' text without comments, every `.cu` and `.cuh` of the kernels folder.
+    fn cuda_sources() -> String {
+        sources("../rtopk-cuda/kernels", &["cu", "cuh"])
     }
 
     /// `src` without `//` and `/* */` comments.
@@ -523,14 +526,7 @@ mod tests {
 
     /// Every `.rs` of src/rtopk, without comments.
     fn simulator_sources() -> String {
-        let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/rtopk");
-        let mut files: Vec<_> = fs::read_dir(&here)
-            .expect("src/rtopk")
-            .map(|e| e.expect("a directory entry").path())
-            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-            .collect();
-        files.sort();
-        files.iter().map(|f| strip_comments(&fs::read_to_string(f).expect("a source"))).collect()
+        sources("src/rtopk", &["rs"])
     }
 
     /// Whether `src` defines a function or struct `name`.
