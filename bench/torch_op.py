@@ -129,6 +129,7 @@ def overhead(rtopk: Any, args: argparse.Namespace, device: str) -> List[Dict[str
     x = torch.randn(1, 256, device=device)
     xg = x.clone().requires_grad_()
     op = torch.ops.rtopk.topk.default
+    options = ops.op_options(sorted=False)
     if device == "cuda":
         values = torch.empty(1, k, device=device)
         indices = torch.empty(1, k, dtype=torch.int64, device=device)
@@ -159,9 +160,7 @@ def overhead(rtopk: Any, args: argparse.Namespace, device: str) -> List[Dict[str
         ("rtopk.topk eager (direct path)", lambda: rtopk.topk(x, k, sorted=False)),
         (
             "torch.ops.rtopk.topk (custom-op dispatcher)",
-            lambda: op(
-                x, k, -1, True, False, "auto", None, 0.0, 64, False, None, None, None, False
-            ),
+            lambda: op(x, k, -1, options, None, None, None),
         ),
         (
             "rtopk.topk, input requires grad (op + autograd)",

@@ -264,22 +264,17 @@ def test_autograd_gradients_are_in_the_inputs_dtype(tdtype: str) -> None:
     (vb * w).sum().backward()
     assert a.grad is not None and a.grad.dtype == dt
     assert torch.equal(a.grad, b.grad)
+    from rtopk.ops import op_options
+
     op = torch.ops.rtopk.topk.default
     args = (
         x.clone().requires_grad_(),
         4,
         -1,
-        False,
-        True,
-        "auto",
-        None,
-        0.0,
-        64,
-        True,
+        op_options(largest=False, iterations=True),
         None,
         None,
         None,
-        False,
     )
     result = torch.library.opcheck(op, args)
     assert all(v == "SUCCESS" for v in result.values()), result

@@ -799,9 +799,11 @@ def test_cuda_opcheck_and_autograd_with_per_row_inputs() -> None:
     lengths = torch.randint(1, m + 1, (n,), generator=g).cuda()
     hint = torch.zeros(n, device="cuda")
     w = int(k.max())
+    from rtopk.ops import op_options
+
     op = torch.ops.rtopk.topk.default
     # no NaN (values, or the thresholds of empty rows): opcheck compares outputs with themselves
-    args = (xs, w, -1, True, True, "auto", None, 0.0, 64, False, k, lengths, hint, True)
+    args = (xs, w, -1, op_options(threshold=True), k, lengths, hint)
     result = torch.library.opcheck(op, args)
     assert all(v == "SUCCESS" for v in result.values()), result
     a = xs.clone().requires_grad_()

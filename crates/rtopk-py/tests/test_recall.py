@@ -151,9 +151,11 @@ def test_torch_cpu_tensors_keep_the_target() -> None:
     with pytest.raises(ValueError, match=r"cannot be combined"):
         rtopk.topk(torch.from_numpy(x), 5, recall=0.9, max_iter=2)
     # the custom op carries the target (its fake too, under opcheck), and autograd runs it
+    from rtopk.ops import op_options
+
     op = torch.ops.rtopk.topk.default
     t = torch.from_numpy(x[:3, :200].copy())
-    args = (t, 20, -1, True, False, "auto", None, 0.0, 64, True, None, None, None, False, 0.9)
+    args = (t, 20, -1, op_options(sorted=False, iterations=True, recall=0.9), None, None, None)
     torch.library.opcheck(op, args)
     v, i, _, _ = op(*args)
     assert_recall(x[:3, :200], v.numpy(), i.numpy(), 20, 0.9)

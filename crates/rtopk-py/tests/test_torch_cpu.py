@@ -14,6 +14,7 @@ import rtopk  # noqa: E402
 import rtopk.ops  # noqa: E402
 from oracle import canonical_along, hostile_matrix, same_bits  # noqa: E402
 from rows64 import hints_64, ragged_64, wide_matrix  # noqa: E402
+from rtopk.ops import op_options  # noqa: E402
 
 
 def tie_free(*shape: int, seed: int = 0) -> Any:
@@ -143,25 +144,26 @@ def test_opcheck() -> None:
     x = tie_free(8, 50, seed=2)
     op = torch.ops.rtopk.topk.default
     cases = [
-        (x, 5, -1, True, False, "auto", None, 0.0, 64, True, None, None, None, False),
+        (x, 5, -1, op_options(sorted=False, iterations=True), None, None, None),
         (
             x.requires_grad_(),
             5,
             0,
-            False,
-            True,
-            "bisect",
-            None,
-            0.0,
-            32,
-            False,
+            op_options(largest=False, algo="bisect", index_dtype="int32"),
             None,
             None,
             None,
-            False,
         ),
-        (x.detach(), 3, 1, True, True, "heap", None, 0.0, 64, False, None, None, None, False),
-        (x.detach(), 4, 1, True, False, "bisect", 3, 0.0, 64, True, None, None, None, False),
+        (x.detach(), 3, 1, op_options(algo="heap"), None, None, None),
+        (
+            x.detach(),
+            4,
+            1,
+            op_options(sorted=False, algo="bisect", max_iter=3, iterations=True),
+            None,
+            None,
+            None,
+        ),
     ]
     for args in cases:
         result = torch.library.opcheck(op, args)
@@ -209,26 +211,79 @@ def test_tensor_arguments_and_defaults_are_torchs() -> None:
     assert torch.equal(got.indices, want.indices) and torch.equal(got.values, want.values)
 
 
+def test_the_op_options_string_round_trips_and_refuses_what_it_cannot_read() -> None:
+    x = tie_free(3, 40, seed=21)
+    op = torch.ops.rtopk.topk.default
+    # "" is the defaults: largest, sorted, 64-bit indices, as torch.topk
+    v, i, it, th = op(x, 6)
+    want = torch.topk(x, 6)
+    assert torch.equal(v, want.values) and torch.equal(i, want.indices)
+    assert it.numel() == 0 and th.numel() == 0 and i.dtype == torch.int64
+    assert op_options() == "" and op_options(sorted=False) == "sorted=False"
+    text = op_options(
+        largest=False,
+        sorted=False,
+        algo="bisect",
+        max_iter=4,
+        iterations=True,
+        index_dtype="int32",
+        threshold=True,
+    )
+    a = rtopk.ops._ask_of(6, text)
+    assert a == rtopk._request.Ask(6, False, False, "bisect", 4, 0.0, True, "int32", True, None)
+    v, i, it, th = op(x, 6, -1, text)
+    eager = rtopk.topk(
+        x,
+        6,
+        largest=False,
+        sorted=False,
+        algo="bisect",
+        max_iter=4,
+        return_iterations=True,
+        return_threshold=True,
+        indices_dtype=torch.int32,
+    )
+    assert torch.equal(v, eager.values) and torch.equal(i, eager.indices)
+    assert torch.equal(it, eager.iterations) and torch.equal(th, eager.threshold)
+    for bad, message in (
+        ("sorted=no", r"option sorted='no' is not a valid value"),
+        ("max_iter=2.5", r"option max_iter='2.5' is not a valid value"),
+        ("precision=x", r"option precision='x' is not a valid value"),
+        ("colour=red", r"'colour=red' is not name=value with a name among largest, sorted"),
+        ("sorted", r"'sorted' is not name=value"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            op(x, 6, -1, bad)
+
+
 def test_the_eager_call_the_op_and_autograd_refuse_alike() -> None:
     x = tie_free(2, 8, seed=12)
     op = torch.ops.rtopk.topk.default
     for call in (
         lambda: rtopk.topk(x, -1),
         lambda: rtopk.topk(x.clone().requires_grad_(), -1),
-        lambda: op(x, -1, -1, True, True, "auto", None, 0.0, 64, False, None, None, None, False),
+        lambda: op(x, -1),
     ):
         with pytest.raises(ValueError, match=r"k must be >= 0, got -1"):
             call()
     for call in (
         lambda: rtopk.topk(x, 1, algo="radix", return_iterations=True),
-        lambda: op(x, 1, -1, True, True, "radix", None, 0.0, 64, True, None, None, None, False),
+        lambda: op(x, 1, -1, op_options(algo="radix", iterations=True)),
     ):
         with pytest.raises(
             ValueError, match=r"--iterations \(return_iterations\) is only valid for"
         ):
             call()
     with pytest.raises(TypeError, match=r"int32 or int64, got int16"):
-        op(x, 1, -1, True, True, "auto", None, 0.0, 16, False, None, None, None, False)
+        op(x, 1, -1, op_options(index_dtype="int16"))
+    # a name the options string cannot carry is refused as an unknown algorithm on every path
+    for call in (
+        lambda: rtopk.topk(x, 1, algo="x,y"),
+        lambda: rtopk.topk(x.clone().requires_grad_(), 1, algo="x,y"),
+        lambda: op_options(algo="x,y"),
+    ):
+        with pytest.raises(ValueError, match=r"unknown algorithm 'x,y'"):
+            call()
 
     @torch.compile(fullgraph=True)
     def f(t: Any) -> Any:
@@ -301,11 +356,11 @@ def test_per_row_inputs_through_the_op_and_autograd() -> None:
     xs = tie_free(6, 30, seed=5)
     k1, lengths1 = k.clamp(min=1), lengths.clamp(min=1)
     w1 = int(k1.max())
-    args = (xs, w1, -1, True, True, "auto", None, 0.0, 64, True, k1, lengths1, hint, True)
+    args = (xs, w1, -1, op_options(iterations=True, threshold=True), k1, lengths1, hint)
     result = torch.library.opcheck(op, args)
     assert all(v == "SUCCESS" for v in result.values()), result
     # a width above the largest k pads further
-    wide = (x, width + 2, -1, True, True, "auto", None, 0.0, 64, False, k, None, None, True)
+    wide = (x, width + 2, -1, op_options(threshold=True), k, None, None)
     _v, i, _it, th = op(*wide)
     assert i.shape == (6, width + 2) and bool((i[:, width:] == -1).all()) and th.shape == (6,)
 

@@ -20,6 +20,7 @@ import rtopk  # noqa: E402
 import rtopk.ops  # noqa: E402
 from oracle import FAMILIES, canonical_rows, hostile_matrix, same_bits  # noqa: E402
 from rows64 import hints_64, ragged_64, wide_matrix  # noqa: E402
+from rtopk.ops import op_options  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     not torch.cuda.is_available(), reason="no CUDA device: GPU tests skipped"
@@ -144,24 +145,25 @@ def test_opcheck_on_cuda_tensors() -> None:
     x = tie_free(64, 300, seed=2)
     op = torch.ops.rtopk.topk.default
     for args in [
-        (x, 5, -1, True, False, "auto", None, 0.0, 64, True, None, None, None, False),
+        (x, 5, -1, op_options(sorted=False, iterations=True), None, None, None),
         (
             x.clone().requires_grad_(),
             7,
             0,
-            False,
-            True,
-            "cuda",
-            None,
-            0.0,
-            32,
-            False,
+            op_options(largest=False, algo="cuda", index_dtype="int32"),
             None,
             None,
             None,
-            False,
         ),
-        (x, 4, 1, True, False, "cuda", 3, 0.0, 64, True, None, None, None, False),
+        (
+            x,
+            4,
+            1,
+            op_options(sorted=False, algo="cuda", max_iter=3, iterations=True),
+            None,
+            None,
+            None,
+        ),
     ]:
         result = torch.library.opcheck(op, args)
         assert all(v == "SUCCESS" for v in result.values()), result
@@ -553,7 +555,7 @@ def test_64_bit_cuda_tensors_in_the_op_and_under_torch_compile(dtype: str) -> No
     # opcheck compares outputs without equal_nan: rows without NaNs (±inf, ±0, subnormals kept)
     x = without_nans(hostile64(64, 300, dt, seed=11).cuda())
     op = torch.ops.rtopk.topk.default
-    args = (x, 5, -1, True, True, "auto", None, 0.0, 64, True, None, None, None, False)
+    args = (x, 5, -1, op_options(iterations=True), None, None, None)
     result = torch.library.opcheck(op, args)
     assert all(v == "SUCCESS" for v in result.values()), (dt, result)
 
@@ -689,7 +691,7 @@ def test_ragged_64_bit_cuda_tensors_under_a_cuda_graph_the_op_and_torch_compile(
     ll = torch.tensor([300, 17, 250, 3, 299, 9], device="cuda")
     hint = torch.tensor([0.5, float("nan"), 1e19, -2.5, float("inf"), 0.0], device="cuda")
     op = torch.ops.rtopk.topk.default
-    args = (x, 19, -1, True, True, "auto", None, 0.0, 64, True, k, ll, hint, True)
+    args = (x, 19, -1, op_options(iterations=True, threshold=True), k, ll, hint)
     result = torch.library.opcheck(op, args)
     assert all(v == "SUCCESS" for v in result.values()), (dtype, result)
     want = rtopk.topk(

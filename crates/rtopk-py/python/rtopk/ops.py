@@ -55,6 +55,7 @@ asynchronously on that stream — no host synchronisation, no host round trip, n
 allocation inside the call. A tensor on ``cuda:1`` runs on device 1.
 """
 
+import functools
 import math
 from typing import Any, Callable, NamedTuple, Optional, Tuple
 
@@ -79,7 +80,7 @@ from ._request import (
     per_row_arrays,
 )
 
-__all__ = ["cpu_impl", "cuda_impl", "topk_op", "topk_tensor"]
+__all__ = ["cpu_impl", "cuda_impl", "op_options", "topk_op", "topk_tensor"]
 
 _INDEX_DTYPES = {"int32": torch.int32, "int64": torch.int64}
 # The request's name of CUDA device N (a table, not a string built on every call).
@@ -134,37 +135,99 @@ def _element(x: Tensor) -> str:
     return name
 
 
-def _ask_of(
-    k: int,
-    largest: bool,
-    sorted: bool,
-    algo: str,
-    max_iter: Optional[int],
-    precision: float,
-    index_bits: int,
-    with_iterations: bool,
-    with_threshold: bool,
-    recall: Optional[float] = None,
-) -> Ask:
-    """The request values the op's arguments carry."""
-    index = "int32" if index_bits == 32 else "int64" if index_bits == 64 else f"int{index_bits}"
-    return Ask(
-        k,
-        largest,
-        sorted,
-        algo,
-        max_iter,
-        float(precision),
-        with_iterations,
-        index,
-        with_threshold,
-        None if recall is None else float(recall),
+# The op's ``options``: the request's values other than k, ``name=value`` pairs joined by
+# commas, each value as ``str`` writes it, a name left out taking its value here. One string
+# instead of nine arguments: torch.library's autograd wrapper rebuilds the schema's argument
+# list once per argument on every call (``fill_defaults`` in torch/_library/utils.py), so a
+# call's host time grew with the square of the argument count (docs/performance.md, "Host
+# time per call").
+_OPTION_DEFAULTS = Ask(0, True, True, "auto", None, 0.0, False, "int64", False, None)
+_OPTION_NAMES = Ask._fields[1:]
+
+
+def _option_value(name: str, text: str) -> Any:
+    """One option's value from its text; ``ValueError`` naming the option otherwise."""
+    default = getattr(_OPTION_DEFAULTS, name)
+    try:
+        if isinstance(default, bool):
+            if text not in ("True", "False"):
+                raise ValueError
+            return text == "True"
+        if name in ("max_iter", "recall"):
+            if text == "None":
+                return None
+            return int(text) if name == "max_iter" else float(text)
+        if name == "precision":
+            return float(text)
+        return text
+    except ValueError:
+        raise ValueError(f"rtopk::topk option {name}={text!r} is not a valid value") from None
+
+
+@functools.lru_cache(maxsize=256)
+def _ask_options(options: str) -> Ask:
+    """The request values an ``options`` string carries (k = 0; the op's ``k`` goes in)."""
+    given = {}
+    for pair in options.split(",") if options else ():
+        name, sep, text = pair.strip().partition("=")
+        if not sep or name not in _OPTION_NAMES:
+            raise ValueError(
+                f"rtopk::topk options: {pair.strip()!r} is not name=value with a name among "
+                f"{', '.join(_OPTION_NAMES)}"
+            )
+        given[name] = _option_value(name, text.strip())
+    return _OPTION_DEFAULTS._replace(**given)
+
+
+def _ask_of(k: int, options: str) -> Ask:
+    """The request the op's ``k`` and ``options`` carry."""
+    return _ask_options(options)._replace(k=k)
+
+
+def _options_text(a: Ask) -> str:
+    """``a``'s options (its k aside), those that differ from the defaults."""
+    if "," in a.algo:
+        # no algorithm's name holds a comma: refused with the library's message, as the eager
+        # call refuses it, not as an options string that does not parse
+        native(a, "float32", "cpu")
+    return ",".join(
+        f"{name}={getattr(a, name)}"
+        for name in _OPTION_NAMES
+        if getattr(a, name) != getattr(_OPTION_DEFAULTS, name)
     )
 
 
-def _index_bits(a: Ask) -> int:
-    """The op's spelling of the index type: 32 or 64."""
-    return 32 if a.index_dtype == "int32" else 64
+_options_cached = functools.lru_cache(maxsize=256)(_options_text)
+
+
+def _options_of(a: Ask) -> str:
+    """``a``'s options string: cached in eager calls; traced as written under torch.compile
+    (dynamo does not trace through a cache)."""
+    if torch.compiler.is_compiling():
+        return _options_text(a._replace(k=0))
+    return _options_cached(a._replace(k=0))
+
+
+def op_options(
+    *,
+    largest: bool = True,
+    sorted: bool = True,
+    algo: str = "auto",
+    max_iter: Optional[int] = None,
+    precision: float = 0.0,
+    iterations: bool = False,
+    index_dtype: str = "int64",
+    threshold: bool = False,
+    recall: Optional[float] = None,
+) -> str:
+    """The ``options`` string of ``torch.ops.rtopk.topk`` for these request values (the names
+    of :func:`rtopk.topk`'s arguments; ``iterations`` and ``threshold`` ask for the third and
+    fourth outputs). Only the values that differ from these defaults are written:
+    ``op_options(sorted=False)`` is ``"sorted=False"``, ``op_options()`` is ``""``."""
+    a = Ask(
+        0, largest, sorted, algo, max_iter, precision, iterations, index_dtype, threshold, recall
+    )
+    return _options_text(a)
 
 
 Outputs = Tuple[Tensor, Tensor, Optional[Tensor], Optional[Tensor]]
@@ -414,8 +477,9 @@ def impl(x: Tensor, dim: int, a: Ask, rows: PerRow) -> Tuple[Tensor, Tensor, Ten
     )
 
 
-# The op's schema spells the request out (torch.library takes tensors, numbers and strings);
-# the implementation and the fake turn it back into one request (_ask_of). With a per-row k
+# The op's schema carries the request as k, dim and the options string (torch.library takes
+# tensors, numbers and strings); the implementation and the fake turn them back into one
+# request (_ask_of), which is cached by the string. With a per-row k
 # (``k_per_row``), ``k`` is the output width, so the outputs' shape never depends on a
 # tensor's values: the fake needs no data and a CUDA graph no host read. (``k = -1``: the
 # largest k[i], which the CPU implementation reads off ``k_per_row``; the fake refuses it.)
@@ -423,72 +487,34 @@ def impl(x: Tensor, dim: int, a: Ask, rows: PerRow) -> Tuple[Tensor, Tensor, Ten
 def topk_op(
     x: Tensor,
     k: int,
-    dim: int,
-    largest: bool,
-    sorted: bool,
-    algo: str,
-    max_iter: Optional[int],
-    precision: float,
-    index_bits: int,
-    with_iterations: bool,
-    k_per_row: Optional[Tensor],
-    lengths: Optional[Tensor],
-    hint: Optional[Tensor],
-    with_threshold: bool,
-    recall: Optional[float] = None,
+    dim: int = -1,
+    options: str = "",
+    k_per_row: Optional[Tensor] = None,
+    lengths: Optional[Tensor] = None,
+    hint: Optional[Tensor] = None,
 ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     """``torch.ops.rtopk.topk``: ``(values, indices, iterations, threshold)`` of ``x`` along
-    ``dim`` (``iterations`` and ``threshold`` are empty unless asked for). With ``k_per_row``
-    (one k per row), ``k`` is the output width (``>=`` every k). :func:`rtopk.topk` is the
-    friendly spelling."""
-    a = _ask_of(
-        k,
-        largest,
-        sorted,
-        algo,
-        max_iter,
-        precision,
-        index_bits,
-        with_iterations,
-        with_threshold,
-        recall,
-    )
-    return impl(x, dim, a, PerRow(k_per_row, lengths, hint))
+    ``dim`` (``iterations`` and ``threshold`` are empty unless asked for). ``options`` carries
+    the rest of the request (:func:`op_options` writes it; ``""``: largest, sorted, 64-bit
+    indices). With ``k_per_row`` (one k per row), ``k`` is the output width (``>=`` every k).
+    :func:`rtopk.topk` is the friendly spelling."""
+    return impl(x, dim, _ask_of(k, options), PerRow(k_per_row, lengths, hint))
 
 
 @topk_op.register_fake
 def _topk_fake(
     x: Tensor,
     k: int,
-    dim: int,
-    largest: bool,
-    sorted: bool,
-    algo: str,
-    max_iter: Optional[int],
-    precision: float,
-    index_bits: int,
-    with_iterations: bool,
-    k_per_row: Optional[Tensor],
-    lengths: Optional[Tensor],
-    hint: Optional[Tensor],
-    with_threshold: bool,
-    recall: Optional[float] = None,
+    dim: int = -1,
+    options: str = "",
+    k_per_row: Optional[Tensor] = None,
+    lengths: Optional[Tensor] = None,
+    hint: Optional[Tensor] = None,
 ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
     d = normalize_dim(dim, x.dim())
     m = x.shape[d]
     element = _element(x)
-    a = _ask_of(
-        k,
-        largest,
-        sorted,
-        algo,
-        max_iter,
-        precision,
-        index_bits,
-        with_iterations,
-        with_threshold,
-        recall,
-    )
+    a = _ask_of(k, options)
     shape = list(x.shape)
     batch = shape[:d] + shape[d + 1 :]
     if k_per_row is not None and k == WIDEST:
@@ -515,15 +541,17 @@ def _topk_fake(
     shape[d] = k
     values = x.new_empty(shape)
     indices = x.new_empty(shape, dtype=_INDEX_DTYPES.get(a.index_dtype, torch.int64))
-    iterations = x.new_empty(batch if with_iterations else [0], dtype=torch.int32)
-    threshold = x.new_empty(batch if with_threshold else [0], dtype=torch.float32)
+    iterations = x.new_empty(batch if a.iterations else [0], dtype=torch.int32)
+    threshold = x.new_empty(batch if a.threshold else [0], dtype=torch.float32)
     return values, indices, iterations, threshold
 
 
 def _setup_context(ctx: Any, inputs: Tuple[Any, ...], output: Tuple[Tensor, ...]) -> None:
-    x, dim = inputs[0], inputs[2]
+    x, dim, k_per_row, lengths = inputs[0], inputs[2], inputs[4], inputs[5]
     ctx.dim = normalize_dim(dim, x.dim())
     ctx.input_shape = x.shape
+    # only a per-row k or lengths leave padding (index -1) in the indices
+    ctx.padded = k_per_row is not None or lengths is not None
     ctx.save_for_backward(output[1])
 
 
@@ -531,14 +559,16 @@ def _backward(
     ctx: Any, grad_values: Tensor, grad_indices: Any, grad_iterations: Any, grad_threshold: Any
 ) -> Tuple[Optional[Tensor], ...]:
     (indices,) = ctx.saved_tensors
-    index = indices.long()
-    # padding (index -1, docs/contract.md §5) takes no gradient: it adds zero at index 0; a
-    # row's real indices are distinct, so adding is scattering for them
+    index = indices if indices.dtype == torch.int64 else indices.long()
+    zeros = grad_values.new_zeros(ctx.input_shape)
+    if not ctx.padded:
+        # a row's indices are distinct: torch.topk's backward, one scatter
+        return (zeros.scatter(ctx.dim, index, grad_values),) + (None,) * 6
+    # padding (index -1, docs/contract.md §5) takes no gradient: it adds zero at index 0, and
+    # adding is scattering for the row's real indices
     padding = index < 0
-    grad = grad_values.new_zeros(ctx.input_shape).scatter_add(
-        ctx.dim, index.clamp(min=0), grad_values.masked_fill(padding, 0)
-    )
-    return (grad,) + (None,) * 14
+    grad = zeros.scatter_add(ctx.dim, index.clamp(min=0), grad_values.masked_fill(padding, 0))
+    return (grad,) + (None,) * 6
 
 
 topk_op.register_autograd(_backward, setup_context=_setup_context)
@@ -563,21 +593,5 @@ def topk_tensor(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
         if x.is_cpu:
             return cpu_impl(x, dim, a, rows)
     k, lengths, hint = _op_tensor(rows.k), _op_tensor(rows.lengths), _op_tensor(rows.hint)
-    v, i, it, th = topk_op(
-        x,
-        a.k,
-        dim,
-        a.largest,
-        a.sorted,
-        a.algo,
-        a.max_iter,
-        a.precision,
-        _index_bits(a),
-        a.iterations,
-        k,
-        lengths,
-        hint,
-        a.threshold,
-        a.recall,
-    )
+    v, i, it, th = topk_op(x, a.k, dim, _options_of(a), k, lengths, hint)
     return v, i, (it if a.iterations else None), (th if a.threshold else None)
