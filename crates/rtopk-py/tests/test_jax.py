@@ -100,6 +100,48 @@ def test_bad_calls_raise_before_tracing() -> None:
         rjax.topk(jnp.zeros((2, 4)), 2.0)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_recall_target_holds_on_every_row_under_jit_and_vmap(dtype: str) -> None:
+    rng = np.random.default_rng(11)
+    x = jnp.asarray(rng.standard_normal((2, 24, 3000), dtype=np.float32)).astype(dtype)
+    rows = as_numpy(x).reshape(48, 3000)
+    exact = canonical_rows(to_f32(rows), 200, largest=True, sorted=False)[1]
+    for r in (0.8, 0.95, 1.0):
+        jitted = jax.jit(lambda a, r=r: rjax.topk(a, 200, recall=r))(x)
+        mapped = jax.vmap(lambda a, r=r: rjax.topk(a, 200, recall=r))(x)
+        for a, b in zip(jitted, mapped):
+            np.testing.assert_array_equal(as_numpy(a), as_numpy(b))
+        v, i = (as_numpy(t).reshape(48, 200) for t in jitted)
+        # the NumPy path's rule: the same rows, the same answer
+        nv, ni = rtopk.topk(rows, 200, sorted=False, recall=r)
+        np.testing.assert_array_equal(i, ni)
+        np.testing.assert_array_equal(to_f32(v).view(np.uint32), to_f32(nv).view(np.uint32))
+        for row in range(48):
+            assert len(set(i[row].tolist())) == 200 and 0 <= i[row].min() and i[row].max() < 3000
+            held = len(set(i[row].tolist()) & set(exact[row].tolist()))
+            assert held >= int(np.ceil(r * 200)), (r, row, held)
+        np.testing.assert_array_equal(
+            to_f32(v), to_f32(np.take_along_axis(rows, i.astype(np.int64), 1))
+        )
+    # hostile rows: still k distinct indices in the row and the input's own bits
+    h = jnp.asarray(hostile_matrix(9, 130, "hostile", 4)).astype(dtype)
+    v, i = rjax.topk(h, 40, recall=0.9)
+    hi = as_numpy(i)
+    assert all(len(set(row.tolist())) == 40 for row in hi) and hi.min() >= 0 and hi.max() < 130
+    got = to_f32(as_numpy(v)).view(np.uint32)
+    want = to_f32(np.take_along_axis(as_numpy(h), hi.astype(np.int64), 1)).view(np.uint32)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_bad_recall_target_is_refused_before_tracing() -> None:
+    x = jnp.zeros((2, 8))
+    for bad in (0.0, 1.5, -0.1, float("nan")):
+        with pytest.raises(ValueError, match=r"recall .* is out of range"):
+            rjax.topk(x, 3, recall=bad)
+    with pytest.raises(TypeError, match="recall"):
+        rjax.topk(x, 3, recall=True)  # type: ignore[arg-type]
+
+
 def test_importing_rtopk_does_not_import_jax() -> None:
     import subprocess
     import sys
@@ -122,3 +164,34 @@ def test_the_cuda_handler_matches_the_cpu_one() -> None:
             v, i = jax.jit(lambda a, k=k: rjax.topk(a, k, sorted=True))(x)
             assert next(iter(v.devices())).platform == "gpu"
             check_canonical(x, k, True, v, i)
+
+
+@pytest.mark.gpu
+def test_the_cuda_handler_keeps_a_recall_target_as_the_cpu_one() -> None:
+    """The same stopping rule on both platforms (docs/contract.md §6): the same rows, the same
+    answer, bit for bit, sorted."""
+    gpus = [d for d in jax.devices() if d.platform == "gpu"]
+    if not gpus:
+        pytest.skip("JAX has no GPU here")
+    cpu = jax.devices("cpu")[0]
+    rng = np.random.default_rng(8)
+    for dtype in DTYPES:
+        for n, m, k in ((64, 4096, 64), (3, 100_000, 2048), (256, 768, 96)):
+            host = jnp.asarray(rng.standard_normal((n, m), dtype=np.float32)).astype(dtype)
+            for r in (0.8, 0.95):
+                on_gpu = jax.jit(lambda a, k=k, r=r: rjax.topk(a, k, sorted=True, recall=r))(
+                    jax.device_put(host, gpus[0])
+                )
+                on_cpu = jax.jit(lambda a, k=k, r=r: rjax.topk(a, k, sorted=True, recall=r))(
+                    jax.device_put(host, cpu)
+                )
+                assert next(iter(on_gpu[0].devices())).platform == "gpu"
+                for a, b in zip(on_gpu, on_cpu):
+                    np.testing.assert_array_equal(
+                        to_f32(as_numpy(a)).view(np.uint32)
+                        if a.dtype != jnp.int32
+                        else as_numpy(a),
+                        to_f32(as_numpy(b)).view(np.uint32)
+                        if b.dtype != jnp.int32
+                        else as_numpy(b),
+                    )

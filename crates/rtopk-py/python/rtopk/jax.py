@@ -14,17 +14,22 @@ program on XLA's own stream over XLA's buffers (nothing copied). It works under
 :func:`jax.jit` and :func:`jax.vmap` (a batched call selects from more rows). JAX is an
 optional dependency: importing :mod:`rtopk` never imports it, this module does.
 
+``recall=r`` asks for an approximate top-k with a recall target, as :func:`rtopk.topk` takes it
+(docs/contract.md §6): every row holds at least ``ceil(r·k)`` of its exact top k, its indices
+distinct and inside the row, its values the input's own; ``r = 1`` is exact.
+
 Not differentiable (a custom call has no gradient rule); float32, float16 and bfloat16.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, Tuple
+from typing import Any, Optional, Tuple
 
 import numpy as np
 
 from . import _native
+from ._request import ask, native
 
 __all__ = ["TARGET", "topk"]
 
@@ -50,16 +55,21 @@ def _ffi() -> Any:
     return ffi
 
 
-def topk(x: Any, k: int, largest: bool = True, sorted: bool = False) -> Tuple[Any, Any]:
+def topk(
+    x: Any, k: int, largest: bool = True, sorted: bool = False, *, recall: Optional[float] = None
+) -> Tuple[Any, Any]:
     """The ``k`` largest (``largest=False``: smallest) entries of each row of ``x`` along its
     last axis: ``(values, indices)`` of shape ``x.shape[:-1] + (k,)``, values in ``x``'s dtype
     and ``int32`` indices, as :func:`jax.lax.top_k` returns them. ``sorted=True`` orders each
     row's entries by value (best first, as ``jax.lax.top_k`` always does); otherwise their
-    order is unspecified. Traceable: works under :func:`jax.jit` and :func:`jax.vmap`.
+    order is unspecified. ``recall``: a recall target ``0 < recall <= 1`` (docs/contract.md
+    §6; the module docstring). Traceable: works under :func:`jax.jit` and :func:`jax.vmap`.
 
     Raises:
-        TypeError: ``x`` is not float32, float16 or bfloat16, or ``k`` is not an integer.
-        ValueError: ``x`` is 0-d, or ``k`` is outside ``0 <= k <= x.shape[-1]``.
+        TypeError: ``x`` is not float32, float16 or bfloat16, ``k`` is not an integer or
+            ``recall`` not a float.
+        ValueError: ``x`` is 0-d, ``k`` is outside ``0 <= k <= x.shape[-1]``, or ``recall``
+            outside ``0 < recall <= 1``.
     """
     import jax.numpy as jnp
 
@@ -78,12 +88,20 @@ def topk(x: Any, k: int, largest: bool = True, sorted: bool = False) -> Tuple[An
     k = int(k)
     if not 0 <= k <= x.shape[-1]:
         raise ValueError(f"k = {k} is outside 0 <= k <= {x.shape[-1]} (the last axis)")
+    attributes = {
+        "k": np.int64(k),
+        "largest": np.int64(bool(largest)),
+        "sorted": np.int64(bool(sorted)),
+    }
+    if recall is not None:
+        # checked before tracing, with rtopk.topk's messages (its request's own checks)
+        a = ask(k, largest, sorted, "auto", None, 0.0, False, None, recall=recall)
+        native(a, str(x.dtype), "cpu")
+        attributes["recall"] = np.float64(a.recall)
     shape = (*x.shape[:-1], k)
     result: Any = jax.ShapeDtypeStruct
     results = (result(shape, x.dtype), result(shape, jnp.int32))
     # broadcast_all: under vmap the batch axes lead, and every leading axis is rows here
     call = ffi.ffi_call(TARGET, results, vmap_method="broadcast_all")
-    values, indices = call(
-        x, k=np.int64(k), largest=np.int64(bool(largest)), sorted=np.int64(bool(sorted))
-    )
+    values, indices = call(x, **attributes)
     return values, indices

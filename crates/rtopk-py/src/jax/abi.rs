@@ -23,6 +23,7 @@ pub(crate) const S32: i32 = 4;
 pub(crate) const S64: i32 = 5;
 pub(crate) const F16: i32 = 10;
 pub(crate) const F32: i32 = 11;
+pub(crate) const F64: i32 = 12;
 pub(crate) const BF16: i32 = 16;
 
 /// The version of the API the handlers were written against: every field they read exists

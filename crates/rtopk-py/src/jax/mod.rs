@@ -4,7 +4,8 @@
 //! both building one request through the library's door. Python registers their addresses
 //! (`jax.ffi.pycapsule`) and calls the target with one operand, two results — values in the
 //! operand's type and `int32` indices, `(..., k)` — and the attributes `k`, `largest` and
-//! `sorted` as 64-bit integers.
+//! `sorted` as 64-bit integers, and `recall` (a float, docs/contract.md §6) where the caller
+//! gave a recall target.
 //!
 //! Reading a call frame dereferences the pointers XLA hands over: those reads carry the
 //! crate's `#[allow(unsafe_code)]`, each with its `// SAFETY:` line, and nothing crosses back
@@ -19,7 +20,9 @@ use ndarray::ArrayView2;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rtopk::cuda::Shape;
-use rtopk::{AUTO_CPU, AUTO_GPU, Dtype, IndexWidth, KernelElement, Place, Request, bf16, f16};
+use rtopk::{
+    AUTO_CPU, AUTO_GPU, Dtype, IndexWidth, KernelElement, Place, Recall, Request, bf16, f16,
+};
 
 use crate::engine;
 use abi::{Api, Attrs, Buffer, CallFrame, ErrorPtr, List};
@@ -191,12 +194,12 @@ unsafe fn dims(b: &Buffer) -> &[i64] {
     unsafe { std::slice::from_raw_parts(b.dims, rank) }
 }
 
-/// The integer attribute `name` (a 64-bit, 32-bit or boolean scalar).
+/// The scalar attribute `name`, or `None` where the call has none of that name.
 ///
 /// # Safety
 /// `attrs` are the valid attributes of XLA's frame.
 #[allow(unsafe_code)]
-unsafe fn attribute(attrs: &Attrs, name: &str) -> Result<i64, Failure> {
+unsafe fn scalar<'a>(attrs: &'a Attrs, name: &str) -> Result<Option<&'a abi::Scalar>, Failure> {
     for i in 0..usize::try_from(attrs.size).unwrap_or(0) {
         // SAFETY: `names`, `types` and `attrs` have `size` entries; each name is a byte span.
         let (span, kind, value) =
@@ -209,19 +212,53 @@ unsafe fn attribute(attrs: &Attrs, name: &str) -> Result<i64, Failure> {
         if kind != abi::ATTR_SCALAR {
             return Err(Failure::invalid(format!("rtopk: attribute '{name}' is not a scalar")));
         }
-        // SAFETY: a scalar attribute is an `XLA_FFI_Scalar` whose value has its dtype.
-        let scalar = unsafe { &*(value as *const abi::Scalar) };
-        return match scalar.dtype {
-            // SAFETY: the value of an S64 scalar is an i64.
-            abi::S64 => Ok(unsafe { *(scalar.value as *const i64) }),
-            // SAFETY: the value of an S32 scalar is an i32.
-            abi::S32 => Ok(i64::from(unsafe { *(scalar.value as *const i32) })),
-            other => Err(Failure::invalid(format!(
-                "rtopk: attribute '{name}' has XLA type {other}, expected an integer"
-            ))),
-        };
+        // SAFETY: a scalar attribute is an `XLA_FFI_Scalar` whose value has its dtype, valid
+        // for the call as the frame is.
+        return Ok(Some(unsafe { &*(value as *const abi::Scalar) }));
     }
-    Err(Failure::invalid(format!("rtopk: the call has no attribute '{name}'")))
+    Ok(None)
+}
+
+/// The integer attribute `name` (a 64-bit or 32-bit scalar).
+///
+/// # Safety
+/// `attrs` are the valid attributes of XLA's frame.
+#[allow(unsafe_code)]
+unsafe fn attribute(attrs: &Attrs, name: &str) -> Result<i64, Failure> {
+    // SAFETY: the caller's attributes (this function's contract).
+    let Some(scalar) = (unsafe { scalar(attrs, name) })? else {
+        return Err(Failure::invalid(format!("rtopk: the call has no attribute '{name}'")));
+    };
+    match scalar.dtype {
+        // SAFETY: the value of an S64 scalar is an i64.
+        abi::S64 => Ok(unsafe { *(scalar.value as *const i64) }),
+        // SAFETY: the value of an S32 scalar is an i32.
+        abi::S32 => Ok(i64::from(unsafe { *(scalar.value as *const i32) })),
+        other => Err(Failure::invalid(format!(
+            "rtopk: attribute '{name}' has XLA type {other}, expected an integer"
+        ))),
+    }
+}
+
+/// The float attribute `name` (a 64-bit or 32-bit scalar), or `None` where the call has none.
+///
+/// # Safety
+/// `attrs` are the valid attributes of XLA's frame.
+#[allow(unsafe_code)]
+unsafe fn float_attribute(attrs: &Attrs, name: &str) -> Result<Option<f64>, Failure> {
+    // SAFETY: the caller's attributes (this function's contract).
+    let Some(scalar) = (unsafe { scalar(attrs, name) })? else {
+        return Ok(None);
+    };
+    match scalar.dtype {
+        // SAFETY: the value of an F64 scalar is an f64.
+        abi::F64 => Ok(Some(unsafe { *(scalar.value as *const f64) })),
+        // SAFETY: the value of an F32 scalar is an f32.
+        abi::F32 => Ok(Some(f64::from(unsafe { *(scalar.value as *const f32) }))),
+        other => Err(Failure::invalid(format!(
+            "rtopk: attribute '{name}' has XLA type {other}, expected a float"
+        ))),
+    }
 }
 
 /// The element type of an XLA buffer type.
@@ -260,11 +297,12 @@ unsafe fn read_call(frame: &CallFrame, target: Target) -> Result<Call, Failure> 
         )
     };
     // SAFETY: as above.
-    let (k, largest, sorted) = unsafe {
+    let (k, largest, sorted, recall) = unsafe {
         (
             attribute(&frame.attrs, "k")?,
             attribute(&frame.attrs, "largest")?,
             attribute(&frame.attrs, "sorted")?,
+            float_attribute(&frame.attrs, "recall")?,
         )
     };
     let dtype = dtype_of(x.dtype).ok_or_else(|| {
@@ -290,13 +328,16 @@ unsafe fn read_call(frame: &CallFrame, target: Target) -> Result<Call, Failure> 
         // SAFETY: the frame's API table and context are valid for the call.
         Target::Cuda => (AUTO_GPU, Place::Cuda(unsafe { device_ordinal(frame) })),
     };
-    let request = Request::builder(algo)
+    let mut builder = Request::builder(algo)
         .k(k)
         .largest(largest != 0)
         .sorted(sorted != 0)
         .index_width(IndexWidth::U32)
-        .place(place)
-        .build()?;
+        .place(place);
+    if let Some(r) = recall {
+        builder = builder.recall(Recall::new(r)?);
+    }
+    let request = builder.build()?;
     request.check(n, m, dtype)?;
     let shape = Shape { n, m, dtype };
     Ok(Call { shape, request, x: x.data, values: values.data, indices: indices.data })
