@@ -445,3 +445,47 @@ def test_fake_64_bit_cuda_tensors_take_per_row_inputs_and_thresholds(dtype: str)
         assert got.indices.shape == (4, 3) and got.indices.dtype == torch.int64
         assert got.threshold.shape == (4,) and got.threshold.dtype == torch.float32
         assert got.iterations.shape == (4,)
+
+
+def _bits(t: Any) -> Any:
+    """A tensor's elements as integers of their width (NaN payloads and -0.0 compared too)."""
+    ints = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+    return t.view(ints[t.element_size()])
+
+
+def test_the_plain_eager_call_on_cpu_tensors_is_the_general_path_bit_for_bit() -> None:
+    # a plain call (k an int, the last axis, nothing but largest and sorted) on a contiguous
+    # CPU tensor takes rtopk._eager's path; indices_dtype=torch.int64 sends the same call
+    # down the general one
+    rng = np.random.default_rng(31)
+    dtypes = [torch.float32, torch.float16, torch.bfloat16, torch.float64]
+    dtypes += [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64]
+    for dtype in dtypes:
+        for shape in ((257,), (5, 33), (2, 3, 100), (7, 1)):
+            m = shape[-1]
+            base = torch.from_numpy(rng.standard_normal(shape).astype(np.float32) * 50)
+            base.view(-1)[::7] = 3.0
+            if dtype.is_floating_point:
+                x = base.to(dtype)
+                x.view(-1)[::11] = float("nan")
+                x.view(-1)[::13] = float("-inf")
+                x.view(-1)[::17] = -0.0
+            else:
+                x = base.clamp(-100, 100).to(dtype)
+            for k in sorted({0, 1, m // 2, m - 1, m}):
+                for largest in (True, False):
+                    for srt in (True, False):
+                        fast = rtopk.topk(x, k, largest=largest, sorted=srt)
+                        slow = rtopk.topk(
+                            x, k, largest=largest, sorted=srt, indices_dtype=torch.int64
+                        )
+                        assert fast.values.shape == (*shape[:-1], k) == slow.values.shape
+                        assert fast.values.dtype == dtype and fast.indices.dtype == torch.int64
+                        assert torch.equal(_bits(fast.values), _bits(slow.values))
+                        assert torch.equal(fast.indices, slow.indices)
+    # what the path leaves to the general one still answers: a transposed input, grad
+    x = tie_free(40, 6, seed=3)
+    assert torch.equal(rtopk.topk(x.t(), 4).indices, torch.topk(x.t(), 4).indices)
+    g = x.clone().requires_grad_()
+    rtopk.topk(g, 2).values.sum().backward()
+    assert g.grad is not None and int(g.grad.sum()) == 40 * 2

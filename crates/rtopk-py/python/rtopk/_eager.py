@@ -2,7 +2,9 @@
 integer, the last dimension, no option beyond ``largest`` and ``sorted`` — as cheap in host
 time as ``torch.topk`` (docs/performance.md, "Host time per call"): no argument object is
 rebuilt (the native request is kept per ``(k, largest, sorted, dtype, device)``), the outputs
-come from torch's caching allocator and the launch goes straight to the native module. A
+come from torch's caching allocator and the launch goes straight to the native module. The
+same call on a contiguous CPU tensor keeps its request the same way and hands the tensor's
+rows to the native row-wise driver as a NumPy view (:func:`topk_plain`). A
 ragged call (docs/contract.md §5) whose per-row inputs are tensors on the input's device (k and
 lengths int32 or int64, hints float32), with nothing else asked for but the thresholds, takes
 a path of the same kind (:func:`topk_cuda_ragged`).
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -47,6 +50,10 @@ _KERNEL_DTYPES = {
 }
 _REQUESTS: Dict[Tuple[int, bool, bool, Any, int], Any] = {}
 _RAGGED_REQUESTS: Dict[Tuple[Any, ...], Any] = {}
+_CPU_REQUESTS: Dict[Tuple[int, bool, bool, Any], Any] = {}
+# 16-bit floats reach the native driver as their bit patterns (NumPy has no bfloat16)
+_SIXTEEN_BIT = (torch.float16, torch.bfloat16)
+_int16 = torch.int16
 _int32 = torch.int32
 _float32 = torch.float32
 _PER_ROW_DTYPES = (torch.int32, torch.int64)
@@ -103,6 +110,15 @@ def _kept(
     return request
 
 
+def _cpu_request(k: int, largest: bool, sorted: bool, x: Tensor) -> Optional[Any]:
+    """The native request of this plain call on a CPU tensor, built and checked once per key."""
+
+    def build(element: str) -> Any:
+        return native(ask(k, largest, sorted, "auto", None, 0.0, False, None), element, "cpu")
+
+    return _kept(_CPU_REQUESTS, (k, largest, sorted, x.dtype), x.dtype, build)
+
+
 def _request(k: int, largest: Any, sorted: Any, x: Tensor, device: int) -> Optional[Any]:
     """The native request of this plain call, built and checked once per key."""
     if type(largest) is not bool or type(sorted) is not bool:
@@ -152,11 +168,13 @@ def release_slabs() -> None:
     _FREE.clear()
 
 
-def topk_cuda(x: Any, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tensor, Tensor]]:
+def topk_plain(x: Any, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tensor, Tensor]]:
     """``(values, indices)`` of ``x`` (last dimension, ``k`` an int), or ``None`` where the
     general path must take the call."""
-    if type(x) is not Tensor or not x.is_cuda:
+    if type(x) is not Tensor:
         return None
+    if not x.is_cuda:
+        return _topk_cpu(x, k, largest, sorted)
     if (x.requires_grad and _grad_enabled()) or _is_compiling():
         return None
     shape = x.shape
@@ -179,6 +197,39 @@ def topk_cuda(x: Any, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tenso
     pointers = (x.data_ptr(), values.data_ptr(), indices.data_ptr(), 0, 0, 0, 0, 0)
     _native.cuda_launch(request, n, m, pointers, stream)
     return values, indices
+
+
+def _topk_cpu(x: Tensor, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tensor, Tensor]]:
+    """:func:`topk_plain` on a contiguous CPU tensor (not one that requires grad: autograd
+    takes the op): the rows viewed as NumPy's ``(n, M)``, selected by the native driver,
+    returned as tensors over its outputs (no copy)."""
+    if x.requires_grad or not x.is_cpu or _is_compiling():
+        return None
+    shape = x.shape
+    if not shape or not x.is_contiguous():
+        return None
+    m = shape[-1]
+    if k < 0 or k > m or m == 0 or x.numel() == 0:
+        return None
+    if type(largest) is not bool or type(sorted) is not bool:
+        return None  # 1 == True: the key alone would take an int for a flag
+    dtype = x.dtype
+    request = _CPU_REQUESTS.get((k, largest, sorted, dtype))
+    if request is None:
+        request = _cpu_request(k, largest, sorted, x)
+        if request is None:
+            return None
+    sixteen = dtype in _SIXTEEN_BIT
+    rows = x.view(_int16).numpy().view(np.uint16) if sixteen else x.numpy()
+    if len(shape) != 2:
+        rows = rows.reshape(-1, m)  # a view: the tensor is contiguous
+    values, indices, _, _ = _native.select(rows, request)
+    if len(shape) != 2:
+        out = (*shape[:-1], k)
+        values, indices = values.reshape(out), indices.reshape(out)
+    if sixteen:
+        return torch.from_numpy(values.view(np.int16)).view(dtype), torch.from_numpy(indices)
+    return torch.from_numpy(values), torch.from_numpy(indices)
 
 
 def _plain_entries(v: Any, x: Tensor, n: int, dtypes: Tuple[Any, ...]) -> bool:

@@ -306,7 +306,7 @@ def topk(
         IndexError: ``dim`` out of range.
         rtopk.CudaUnavailableError: a GPU algorithm without a CUDA driver.
     """
-    plain_path, ragged_path = _EAGER.topk_cuda, _EAGER.topk_cuda_ragged
+    plain_path, ragged_path = _EAGER.topk_plain, _EAGER.topk_cuda_ragged
     if (
         plain_path is not None
         and ragged_path is not None
@@ -440,15 +440,15 @@ _TENSOR_PATH = _TensorPath()
 
 
 class _EagerPath:
-    """:func:`rtopk._eager.topk_cuda` and :func:`rtopk._eager.topk_cuda_ragged`, the eager
-    paths of a plain call and of a ragged one (a k per row or lengths, as device tensors) on a
-    CUDA tensor, set with :data:`_TENSOR_PATH` by the first eager tensor call; ``None``
-    before."""
+    """:func:`rtopk._eager.topk_plain` and :func:`rtopk._eager.topk_cuda_ragged`, the eager
+    paths of a plain call (on a CPU or CUDA tensor) and of a ragged one (a k per row or
+    lengths, as device tensors, on a CUDA tensor), set with :data:`_TENSOR_PATH` by the first
+    eager tensor call; ``None`` before."""
 
-    __slots__ = ("topk_cuda", "topk_cuda_ragged")
+    __slots__ = ("topk_cuda_ragged", "topk_plain")
 
     def __init__(self) -> None:
-        self.topk_cuda: Optional[Callable[[Any, int, Any, Any], Optional[Tuple[Any, Any]]]] = None
+        self.topk_plain: Optional[Callable[[Any, int, Any, Any], Optional[Tuple[Any, Any]]]] = None
         self.topk_cuda_ragged: Optional[
             Callable[
                 [Any, Any, Any, Any, Any, Tuple[Any, Any, bool]], Optional[Tuple[Any, Any, Any]]
@@ -481,9 +481,9 @@ def _tensor_topk(x: Any, dim: int, a: Ask, rows: PerRow) -> Outputs:
 
         path = topk_tensor
         if not torch.compiler.is_compiling():
-            from ._eager import topk_cuda, topk_cuda_ragged
+            from ._eager import topk_cuda_ragged, topk_plain
 
             _TENSOR_PATH.topk = path
-            _EAGER.topk_cuda = topk_cuda
+            _EAGER.topk_plain = topk_plain
             _EAGER.topk_cuda_ragged = topk_cuda_ragged
     return path(x, dim, a, rows)
