@@ -483,9 +483,13 @@ def test_the_plain_eager_call_on_cpu_tensors_is_the_general_path_bit_for_bit() -
                         assert fast.values.dtype == dtype and fast.indices.dtype == torch.int64
                         assert torch.equal(_bits(fast.values), _bits(slow.values))
                         assert torch.equal(fast.indices, slow.indices)
-    # what the path leaves to the general one still answers: a transposed input, grad
+    # what the path leaves to the general one still answers: a transposed input, a negated
+    # view (no NumPy view of it), grad
     x = tie_free(40, 6, seed=3)
     assert torch.equal(rtopk.topk(x.t(), 4).indices, torch.topk(x.t(), 4).indices)
+    negated = torch._neg_view(x)
+    assert negated.is_neg()
+    assert torch.equal(rtopk.topk(negated, 4).values, torch.topk(-x, 4).values)
     g = x.clone().requires_grad_()
     rtopk.topk(g, 2).values.sum().backward()
     assert g.grad is not None and int(g.grad.sum()) == 40 * 2

@@ -203,8 +203,8 @@ def _topk_cpu(x: Tensor, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Te
     """:func:`topk_plain` on a contiguous CPU tensor (not one that requires grad: autograd
     takes the op): the rows viewed as NumPy's ``(n, M)``, selected by the native driver,
     returned as tensors over its outputs (no copy)."""
-    if x.requires_grad or not x.is_cpu or _is_compiling():
-        return None
+    if _is_compiling() or x.requires_grad or not x.is_cpu or x.is_neg():
+        return None  # a negated view (torch._neg_view) has no NumPy view: the general path
     shape = x.shape
     if not shape or not x.is_contiguous():
         return None

@@ -242,6 +242,8 @@ def cpu_impl(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
     ``rows``: the per-row inputs (CPU tensors or array-likes)."""
     _element(x)
     t = x.detach() if x.requires_grad else x
+    if t.is_neg():
+        t = t.resolve_neg()  # a negated view (torch._neg_view) has no NumPy view: a copy
     bf16 = t.dtype == torch.bfloat16
     values, indices, its, threshold = select_host(
         t.view(torch.int16).numpy().view(np.uint16) if bf16 else t.numpy(),
