@@ -133,6 +133,23 @@ def test_any_dim_and_non_contiguous_inputs() -> None:
 
 
 @needs_launch
+def test_a_negated_view_is_selected_from_by_its_values() -> None:
+    # torch._neg_view keeps the memory and sets a bit; the kernel reads memory, so the call
+    # must resolve it (the plain eager call, the general one and the ragged one)
+    x = tie_free(16, 300, seed=9)
+    negated = torch._neg_view(x)
+    assert negated.is_neg()
+    want = torch.topk(-x, 9)
+    for got in (
+        rtopk.topk(negated, 9),
+        rtopk.topk(negated, 9, indices_dtype=torch.int32),
+        rtopk.topk(negated, torch.full((16,), 9, device="cuda", dtype=torch.int32), width=9),
+    ):
+        assert torch.equal(got.values, want.values)
+        assert torch.equal(got.indices.long(), want.indices)
+
+
+@needs_launch
 def test_empty_inputs_and_k_zero() -> None:
     x = torch.zeros(0, 50, device="cuda")
     assert rtopk.topk(x, 3).values.shape == (0, 3)

@@ -175,8 +175,8 @@ def topk_plain(x: Any, k: int, largest: Any, sorted: Any) -> Optional[Tuple[Tens
         return None
     if not x.is_cuda:
         return _topk_cpu(x, k, largest, sorted)
-    if (x.requires_grad and _grad_enabled()) or _is_compiling():
-        return None
+    if (x.requires_grad and _grad_enabled()) or _is_compiling() or x.is_neg():
+        return None  # a negated view's memory is not its values: the general path resolves it
     shape = x.shape
     if not shape or not x.is_contiguous():
         return None
@@ -285,8 +285,8 @@ def topk_cuda_ragged(
     largest, sorted, want_threshold = flags
     if type(x) is not Tensor or not x.is_cuda or x.dim() != 2 or not x.is_contiguous():
         return None
-    if (x.requires_grad and _grad_enabled()) or _is_compiling():
-        return None
+    if (x.requires_grad and _grad_enabled()) or _is_compiling() or x.is_neg():
+        return None  # a negated view's memory is not its values: the general path resolves it
     if type(largest) is not bool or type(sorted) is not bool:
         return None
     n, m = x.shape

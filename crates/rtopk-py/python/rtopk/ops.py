@@ -408,6 +408,9 @@ def cuda_impl(x: Tensor, dim: int, a: Ask, rows: PerRow = NO_ROWS) -> Outputs:
         rows_x = x if last else x.movedim(d, -1)
     if not rows_x.is_contiguous():
         rows_x = rows_x.contiguous()
+    if rows_x.is_neg():
+        # a negated view's memory holds the values before negation: the kernel reads memory
+        rows_x = rows_x.resolve_neg()
     shape = rows_x.shape
     m = shape[-1]
     batch = tuple(shape[:-1])
