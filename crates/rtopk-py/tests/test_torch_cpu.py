@@ -490,6 +490,10 @@ def test_the_plain_eager_call_on_cpu_tensors_is_the_general_path_bit_for_bit() -
     negated = torch._neg_view(x)
     assert negated.is_neg()
     assert torch.equal(rtopk.topk(negated, 4).values, torch.topk(-x, 4).values)
+    scores = tie_free(3, 64, seed=4)
+    got_g = rtopk.grouped_topk(torch._neg_view(scores), 8, 8, 4)
+    want_g = rtopk.grouped_topk(-scores, 8, 8, 4)
+    assert torch.equal(got_g[0], want_g[0]) and torch.equal(got_g[1], want_g[1])
     g = x.clone().requires_grad_()
     rtopk.topk(g, 2).values.sum().backward()
     assert g.grad is not None and int(g.grad.sum()) == 40 * 2

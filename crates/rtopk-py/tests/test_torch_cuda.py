@@ -147,6 +147,10 @@ def test_a_negated_view_is_selected_from_by_its_values() -> None:
     ):
         assert torch.equal(got.values, want.values)
         assert torch.equal(got.indices.long(), want.indices)
+    scores = tie_free(5, 256, seed=10)
+    got_g = rtopk.grouped_topk(torch._neg_view(scores), 8, 8, 4)
+    want_g = rtopk.grouped_topk(-scores, 8, 8, 4)
+    assert torch.equal(got_g[0], want_g[0]) and torch.equal(got_g[1], want_g[1])
 
 
 @needs_launch

@@ -850,7 +850,7 @@ def _run_replay(x: "torch.Tensor", hot: _Hot, stream: int) -> TopK:
     from . import _native
 
     plan, replay, call = hot
-    if replay.launch is not None and x.is_contiguous():
+    if replay.launch is not None and x.is_contiguous() and not x.is_neg():
         m = x.shape[-1]
         values_at, indices_at = replay.send_pointers
         pointers = (x.data_ptr(), values_at, indices_at, 0, 0, 0, 0, 0)

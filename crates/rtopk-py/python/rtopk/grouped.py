@@ -194,7 +194,7 @@ def _torch_path() -> Path:
 
     def cpu(x: Any, k: int, groups: int, top_groups: int, score: str, algo: str) -> Tuple[Any, Any]:
         name = element(x)
-        t = x.detach()
+        t = x.detach().resolve_neg()  # a negated view has no NumPy view: a copy
         if name == "bfloat16":  # no NumPy dtype: its bit patterns, read in place
             a = t.view(torch.int16).numpy().view(np.uint16)
             v, i = _host(a, k, groups, top_groups, score, algo, "bfloat16")
@@ -216,6 +216,8 @@ def _torch_path() -> Path:
         rows = (x.reshape(1, -1) if one_row else x).detach()
         if not rows.is_contiguous():
             rows = rows.contiguous()
+        if rows.is_neg():
+            rows = rows.resolve_neg()  # a negated view's memory holds the values before negation
         n, m = rows.shape
         device = rows.get_device()
         if k > m:
