@@ -95,7 +95,7 @@ def topk(
     }
     if recall is not None:
         # checked before tracing, with rtopk.topk's messages (its request's own checks)
-        a = ask(k, largest, sorted, "auto", None, 0.0, False, None, recall=recall)
+        a = ask(k, bool(largest), bool(sorted), "auto", None, 0.0, False, None, recall=recall)
         native(a, str(x.dtype), "cpu")
         attributes["recall"] = np.float64(a.recall)
     shape = (*x.shape[:-1], k)
