@@ -210,20 +210,22 @@ def _options_of(a: Ask) -> str:
 
 def op_options(
     *,
-    largest: bool = True,
-    sorted: bool = True,
-    algo: str = "auto",
-    max_iter: Optional[int] = None,
-    precision: float = 0.0,
-    iterations: bool = False,
-    index_dtype: str = "int64",
-    threshold: bool = False,
-    recall: Optional[float] = None,
+    largest: bool = _OPTION_DEFAULTS.largest,
+    sorted: bool = _OPTION_DEFAULTS.sorted,
+    algo: str = _OPTION_DEFAULTS.algo,
+    max_iter: Optional[int] = _OPTION_DEFAULTS.max_iter,
+    precision: float = _OPTION_DEFAULTS.precision,
+    iterations: bool = _OPTION_DEFAULTS.iterations,
+    index_dtype: str = _OPTION_DEFAULTS.index_dtype,
+    threshold: bool = _OPTION_DEFAULTS.threshold,
+    recall: Optional[float] = _OPTION_DEFAULTS.recall,
 ) -> str:
     """The ``options`` string of ``torch.ops.rtopk.topk`` for these request values (the names
     of :func:`rtopk.topk`'s arguments; ``iterations`` and ``threshold`` ask for the third and
-    fourth outputs). Only the values that differ from these defaults are written:
-    ``op_options(sorted=False)`` is ``"sorted=False"``, ``op_options()`` is ``""``."""
+    fourth outputs); each default is the op's own (``_OPTION_DEFAULTS``: largest, sorted,
+    ``auto``, int64 indices, nothing else asked). Only the values that differ from the
+    defaults are written: ``op_options(sorted=False)`` is ``"sorted=False"``, ``op_options()``
+    is ``""``."""
     a = Ask(
         0, largest, sorted, algo, max_iter, precision, iterations, index_dtype, threshold, recall
     )
