@@ -112,22 +112,38 @@ pub const CLUSTER_CAND_CAP: usize = 32 * CLUSTER_CAND_KEYS;
 /// own lengths are on the device): the ragged twin (`rtopk_cluster_rows_ragged`) reads each
 /// row's length, k and hint.
 pub fn clusters(launch: &Launch, limits: &DeviceLimits) -> bool {
+    clusters_with(launch, limits, true)
+}
+
+/// [`clusters`] for rows of their own length or k (docs/contract.md §5), which keep a split
+/// where only [`fewer_blocks`] would make them cluster rows: a split skips the chunks past a
+/// row's end, a cluster's blocks still meet at every round. On an H100
+/// (results/cuda/2026-12-06-h100-standing, call d) rows of mean length M/4 took 1.17-1.25 of
+/// the split's time over fewer blocks (32 x 100000, k = 2048: 27.1 -> 34.0 us).
+pub fn clusters_of_own_length(launch: &Launch, limits: &DeviceLimits) -> bool {
+    clusters_with(launch, limits, false)
+}
+
+/// [`clusters`], with or without [`fewer_blocks`].
+fn clusters_with(launch: &Launch, limits: &DeviceLimits, fewer: bool) -> bool {
     let Launch { m, k, .. } = *launch;
     let pays = |size: usize| {
         size == WIDE_CLUSTER || m <= CLUSTER_MAX_ROW || k.saturating_mul(CLUSTER_WIDE_K_PER) >= m
     };
-    k > 0 && m > CLUSTER_MIN_ROW && cluster_shape(launch, limits).is_some_and(|(s, _)| pays(s))
+    k > 0
+        && m > CLUSTER_MIN_ROW
+        && cluster_shape(launch, limits, fewer).is_some_and(|(s, _)| pays(s))
 }
 
 /// Blocks per row and threads per block of `launch` as cluster rows, where a cluster holds it
 /// and every cluster fits the device at once: a wide cluster where one does
-/// ([`wide_cluster_shape`]), else a portable one.
-fn cluster_shape(launch: &Launch, limits: &DeviceLimits) -> Option<(usize, usize)> {
+/// ([`wide_cluster_shape`]), else a portable one (of [`fewer_blocks`] where `fewer`).
+fn cluster_shape(launch: &Launch, limits: &DeviceLimits, fewer: bool) -> Option<(usize, usize)> {
     let Launch { n, m, elem, .. } = *launch;
     if elem.wide() || limits.max_cluster < 2 || n == 0 {
         return None;
     }
-    wide_cluster_shape(n, m, limits).or_else(|| portable_cluster_shape(n, m, limits))
+    wide_cluster_shape(n, m, limits).or_else(|| portable_cluster_shape(launch, limits, fewer))
 }
 
 /// [`WIDE_CLUSTER`] blocks a row, for rows past [`CLUSTER_MAX_ROW`] on a device that launches
@@ -147,11 +163,50 @@ fn wide_cluster_shape(n: usize, m: usize, limits: &DeviceLimits) -> Option<(usiz
 }
 
 /// ⌈M / [`CLUSTER_SPAN`]⌉ blocks a row, 2 to [`PORTABLE_CLUSTER`], where the blocks number at
-/// most the SMs.
-fn portable_cluster_shape(n: usize, m: usize, limits: &DeviceLimits) -> Option<(usize, usize)> {
+/// most the SMs; where they do not, fewer and wider blocks for the rows [`FEWER_BLOCKS_MAX_ROW`]
+/// names.
+fn portable_cluster_shape(
+    launch: &Launch,
+    limits: &DeviceLimits,
+    fewer: bool,
+) -> Option<(usize, usize)> {
+    let Launch { n, m, .. } = *launch;
     let size = m.div_ceil(CLUSTER_SPAN).clamp(2, limits.max_cluster.min(PORTABLE_CLUSTER));
-    let threads = block_threads(m, size);
-    (threads <= 1024 && n.checked_mul(size)? <= limits.sm_count).then_some((size, threads))
+    let at_once = |size: usize| {
+        let threads = block_threads(m, size);
+        (threads <= 1024 && n.checked_mul(size)? <= limits.sm_count).then_some((size, threads))
+    };
+    let fewer = || fewer.then(|| fewer_blocks(launch, size, limits)).flatten();
+    at_once(size).or_else(|| at_once(fewer()?))
+}
+
+/// Rows past [`BLOCK_CLUSTER_ROW`] up to this width, exact f32 rows with k at least a
+/// [`CLUSTER_GUESS_K_PER`]-th of the row (those that start from a guessed bracket), take
+/// fewer, wider blocks where their clusters of ⌈M / [`CLUSTER_SPAN`]⌉ blocks would outnumber
+/// the SMs: as many a row as the SMs hold for every row at once, at least 2 ([`fewer_blocks`]),
+/// instead of a split's two searches and four launches. On an H100
+/// (results/cuda/2026-12-06-h100-standing, call b: 20 to 64 rows of 24576 to 163840, k = 50,
+/// 512, 2048) those rows took 0.79-0.87 of the split's time at k = 2048 (32 x 100000: 49.0 ->
+/// 41.0 us; CUB's DeviceBatchedTopK 32.4); rows of 131072 and 163840 1.11-1.17 (the split's
+/// chunks are whole there), rows of smaller k without the guess 0.85-1.36, 16-bit rows, whose
+/// cluster rows neither guess nor narrow, 0.98-1.97.
+pub const FEWER_BLOCKS_MAX_ROW: usize = 100_000;
+/// Rows up to this width that [`FEWER_BLOCKS_MAX_ROW`] would give two blocks of a cluster
+/// keep one block a row, as the plan has it: two blocks of up to 512 threads took 1.03-1.28 of
+/// its time on 48 and 64 rows of 24576 and 32768 (same call).
+pub const BLOCK_CLUSTER_ROW: usize = 32_768;
+
+/// [`FEWER_BLOCKS_MAX_ROW`]'s blocks a row for `launch`, or `None` where it does not apply.
+fn fewer_blocks(launch: &Launch, size: usize, limits: &DeviceLimits) -> Option<usize> {
+    let Launch { n, m, k, elem, bisect, .. } = *launch;
+    let exact = bisect.max_iter.is_none() && bisect.precision == 0.0 && bisect.recall.is_none();
+    let guesses = k.saturating_mul(CLUSTER_GUESS_K_PER) >= m;
+    let wide = m > BLOCK_CLUSTER_ROW && m <= FEWER_BLOCKS_MAX_ROW;
+    if !(elem == ElemType::F32 && exact && guesses && wide) {
+        return None;
+    }
+    let fewer = (limits.sm_count / n.max(1)).min(size - 1);
+    (fewer >= 2).then_some(fewer)
 }
 
 /// Threads of each of `size` blocks holding a row of `m` ([`BLOCK_EPL`] keys a thread), whole
@@ -165,7 +220,8 @@ pub fn cluster_plan(launch: &Launch, limits: &DeviceLimits) -> Result<Plan, Plan
     let Launch { n, m, k, elem, .. } = *launch;
     check_shape(m, k)?;
     let why = "no cluster of the device holds the rows at once";
-    let (size, threads) = cluster_shape(launch, limits).ok_or(PlanError::TooLarge { n, m, why })?;
+    let (size, threads) =
+        cluster_shape(launch, limits, true).ok_or(PlanError::TooLarge { n, m, why })?;
     let blocks = n * size; // at most the SM count
     let dynamic_shared = crate::plan::block_load_stage(blocks, threads, elem, limits);
     let narrows = narrows(launch) && dynamic_shared as usize >= 8 * CLUSTER_CAND_CAP;
@@ -287,6 +343,36 @@ mod tests {
         assert_eq!(max_cluster_of(true, 9), WIDE_CLUSTER);
         assert_eq!(max_cluster_of(true, 10), PORTABLE_CLUSTER);
         assert_eq!(max_cluster_of(false, 9), 1);
+    }
+
+    /// Where ⌈M / CLUSTER_SPAN⌉ blocks a row outnumber the SMs, exact f32 rows past
+    /// [`BLOCK_CLUSTER_ROW`] up to [`FEWER_BLOCKS_MAX_ROW`] that start from a guessed bracket
+    /// take as many blocks as the SMs hold for every row, at least 2; the rest keep their route.
+    #[test]
+    fn more_rows_than_full_clusters_take_fewer_wider_blocks_where_they_guess() {
+        let p = cluster_plan(&launch(32, 100_000, 2048), &H200).unwrap();
+        assert_eq!((p.cluster, p.block, p.grid), (4, 800, 128));
+        let p = cluster_plan(&launch(64, 65_536, 2048), &H200).unwrap();
+        assert_eq!((p.cluster, p.block, p.grid), (2, 1024, 128));
+        let p = cluster_plan(&launch(20, 49_152, 2048), &H200).unwrap();
+        assert_eq!((p.cluster, p.grid), (6, 120)); // full clusters hold 20 rows
+        assert!(clusters(&launch(66, 49_152, 2048), &H200));
+        assert!(!clusters(&launch(67, 49_152, 2048), &H200)); // fewer than 2 SMs a row
+        assert!(!clusters(&launch(32, 100_000, 1249), &H200)); // k < M / 80: no guess
+        assert!(clusters(&launch(32, 100_000, 1250), &H200));
+        assert!(!clusters(&launch(32, FEWER_BLOCKS_MAX_ROW + 1, 2048), &H200));
+        assert!(!clusters(&launch(64, BLOCK_CLUSTER_ROW, 2048), &H200));
+        assert!(clusters(&launch(64, BLOCK_CLUSTER_ROW + 1, 2048), &H200));
+        for elem in [ElemType::F16, ElemType::Bf16, ElemType::I32] {
+            assert!(!clusters(&Launch { elem, ..launch(32, 100_000, 2048) }, &H200), "{elem:?}");
+        }
+        let approx = Bisect { max_iter: Some(4), ..Bisect::exact() };
+        assert!(!clusters(&Launch { bisect: approx, ..launch(32, 100_000, 2048) }, &H200));
+        let recall = Bisect { recall: Some(0.9), ..Bisect::exact() };
+        assert!(!clusters(&Launch { bisect: recall, ..launch(32, 100_000, 2048) }, &H200));
+        // rows of their own length: full clusters only
+        assert!(!clusters_of_own_length(&launch(32, 100_000, 2048), &H200));
+        assert!(clusters_of_own_length(&launch(16, 100_000, 2048), &H200));
     }
 
     /// Exact f32 rows of at least [`CLUSTER_NARROW_MIN_ROW`] at small k narrow; the rest, and

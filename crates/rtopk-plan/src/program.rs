@@ -1967,6 +1967,36 @@ mod tests {
         assert_eq!((p.depth, last.as_str()), (1, "rtopk_cluster_rows_ragged"));
     }
 
+    /// Rows that only fewer, wider cluster blocks hold (`cluster::fewer_blocks`): plain and
+    /// hinted rows take them, rows of their own length or k keep the split.
+    #[test]
+    fn fewer_cluster_blocks_take_plain_and_hinted_rows_not_rows_of_their_own_length() {
+        let h200 = DeviceLimits::preset("h200").unwrap();
+        let l = launch(32, 100_000, 2048);
+        let plain = program(&l, &h200, Strategy::Auto, false).unwrap();
+        assert_eq!(
+            (plain.depth, plain.steps[0].unit.to_string().as_str()),
+            (0, "rtopk_cluster_rows")
+        );
+        let grid = plain.steps[0].grid;
+        assert_eq!((grid.blocks, grid.threads, grid.cluster), (128, 800, 4));
+        let hint = Ragged { hint: true, threshold: true, ..Ragged::default() };
+        let p = program_ragged(&l, &h200, Strategy::Auto, false, hint).unwrap();
+        check(&p);
+        let unit = p.steps[0].unit.to_string();
+        assert_eq!((p.depth, unit.as_str()), (0, "rtopk_cluster_rows_ragged"));
+        assert_eq!(p.steps[0].grid, grid);
+        for ragged in [
+            Ragged { lengths: true, ..Ragged::default() },
+            Ragged { k_per_row: true, hint: true, ..Ragged::default() },
+        ] {
+            let p = program_ragged(&l, &h200, Strategy::Auto, false, ragged).unwrap();
+            check(&p);
+            assert_eq!(p.depth, 1, "{ragged:?}");
+            assert!(p.steps.iter().all(|s| s.unit.family() != Family::ClusterRows), "{ragged:?}");
+        }
+    }
+
     /// The steps of a ragged split: one chunk launch over every chunk (the last cut at the
     /// row's end), the second stage over the candidates, the gather, the sort last.
     #[test]

@@ -15,7 +15,7 @@
 //! On a device that launches thread-block clusters, the few long rows that crate::cluster takes
 //! run as one cluster each instead (`route_of`), whole rows or a split's second stage.
 
-use crate::cluster::{cluster_plan, clusters};
+use crate::cluster::{cluster_plan, clusters, clusters_of_own_length};
 use crate::error::PlanError;
 use crate::pick::{pick_plan, picks};
 use crate::plan::{DeviceLimits, Launch, Plan, Strategy, plan};
@@ -169,11 +169,12 @@ pub(crate) fn route_of(
     counts: bool,
     ragged: bool,
 ) -> Result<Route, PlanError> {
-    route_with(launch, limits, strategy, counts, ragged, true)
+    route_with(launch, limits, strategy, counts, ragged, true, false)
 }
 
 /// [`route_of`]; `radix`: whether the default may take the radix select (not on the second
-/// stage of a ragged request's split, whose last select reads the hints).
+/// stage of a ragged request's split, whose last select reads the hints); `own_lengths`: rows
+/// of their own length or k ([`clusters_of_own_length`]).
 fn route_with(
     launch: &Launch,
     limits: &DeviceLimits,
@@ -181,7 +182,11 @@ fn route_with(
     counts: bool,
     ragged: bool,
     radix_ok: bool,
+    own_lengths: bool,
 ) -> Result<Route, PlanError> {
+    let takes_clusters = |l: &Launch| {
+        if own_lengths { clusters_of_own_length(l, limits) } else { clusters(l, limits) }
+    };
     let whole = |s| plan(launch, limits, s).map(Route::Direct);
     if launch.elem.wide() {
         // one kernel holds 64-bit rows, plain or ragged (crate::wide): never split
@@ -191,9 +196,7 @@ fn route_with(
     match strategy {
         Strategy::Auto if radix_ok && takes_radix(launch, limits, counts) => radix(),
         Strategy::Auto if picks(launch, counts, ragged) => pick_plan(launch).map(Route::Direct),
-        Strategy::Auto if clusters(launch, limits) => {
-            cluster_plan(launch, limits).map(Route::Direct)
-        }
+        Strategy::Auto if takes_clusters(launch) => cluster_plan(launch, limits).map(Route::Direct),
         Strategy::Auto if splits(launch, limits, counts) => split_route(launch, limits, ragged),
         Strategy::Auto => whole(Strategy::Auto),
         Strategy::Split => {
@@ -294,7 +297,7 @@ pub fn ragged_route(
     strategy: Strategy,
     counts: bool,
 ) -> Result<Route, PlanError> {
-    let r = route_of(launch, limits, strategy, counts, true)?;
+    let r = route_with(launch, limits, strategy, counts, true, true, true)?;
     let Route::Split { split, .. } = r else { return Ok(r) };
     let Launch { n, m, k, .. } = *launch;
     let chunk = split.chunk;
@@ -307,7 +310,7 @@ pub fn ragged_route(
     let width = split.candidates(k);
     u32::try_from(width).map_err(|_| PlanError::TooLarge { n, m, why: "2^32 candidates" })?;
     let rest = Launch { m: width, ..*launch };
-    let rest = if clusters(&rest, limits) {
+    let rest = if clusters_of_own_length(&rest, limits) {
         cluster_plan(&rest, limits)?
     } else {
         plan(&rest, limits, Strategy::Auto)?
@@ -321,7 +324,7 @@ pub fn ragged_route(
 /// 16384 candidates took 0.0223 against 0.0290 ms as two more stages (N = 1, M = 262144,
 /// k = 256).
 fn second_stage(rest: &Launch, limits: &DeviceLimits, ragged: bool) -> Result<Route, PlanError> {
-    route_with(rest, limits, Strategy::Auto, false, ragged, !ragged)
+    route_with(rest, limits, Strategy::Auto, false, ragged, !ragged, false)
 }
 
 #[cfg(test)]
