@@ -118,8 +118,9 @@ pub fn clusters(launch: &Launch, limits: &DeviceLimits) -> bool {
 /// [`clusters`] for rows of their own length or k (docs/contract.md §5), which keep a split
 /// where only [`fewer_blocks`] would make them cluster rows: a split skips the chunks past a
 /// row's end, a cluster's blocks still meet at every round. On an H100
-/// (results/cuda/2026-12-06-h100-standing, call d) rows of mean length M/4 took 1.17-1.25 of
-/// the split's time over fewer blocks (32 x 100000, k = 2048: 27.1 -> 34.0 us).
+/// (results/cuda/2026-12-06-h100-standing, call d) rows of mean length M/4 took 0.96-1.25 of
+/// the split's time over fewer blocks on three shapes (32 x 100000, k = 2048: 27.1 -> 34.0 us;
+/// 64 x 65536, k = 1024: 24.8 -> 29.0; 48 x 49152, k = 2048: 27.0 -> 25.9).
 pub fn clusters_of_own_length(launch: &Launch, limits: &DeviceLimits) -> bool {
     clusters_with(launch, limits, false)
 }
@@ -187,8 +188,8 @@ fn portable_cluster_shape(
 /// instead of a split's two searches and four launches. On an H100
 /// (results/cuda/2026-12-06-h100-standing, call b: 20 to 64 rows of 24576 to 163840, k = 50,
 /// 512, 2048) those rows took 0.79-0.87 of the split's time at k = 2048 (32 x 100000: 49.0 ->
-/// 41.0 us; CUB's DeviceBatchedTopK 32.4); rows of 131072 and 163840 1.11-1.17 (the split's
-/// chunks are whole there), rows of smaller k without the guess 0.85-1.36, 16-bit rows, whose
+/// 41.0 us; CUB's DeviceBatchedTopK 32.4), at k = 50 and 512 (no guess) 0.85-1.09; rows of
+/// 131072 and 163840 1.11-1.36 (the split's chunks are whole there); 16-bit rows, whose
 /// cluster rows neither guess nor narrow, 0.98-1.97.
 pub const FEWER_BLOCKS_MAX_ROW: usize = 100_000;
 /// Rows up to this width that [`FEWER_BLOCKS_MAX_ROW`] would give two blocks of a cluster
