@@ -8,7 +8,7 @@
 //! shared memory and one cluster barrier, so the search, its iteration counts and the answer
 //! are the row's own (exact or approximate, as asked).
 
-use topk_ref::check_shape;
+use topk_ref::{RowSelect, check_shape};
 
 use crate::error::PlanError;
 use crate::plan::{DeviceLimits, Launch, Plan};
@@ -177,8 +177,8 @@ fn portable_cluster_shape(
         let threads = block_threads(m, size);
         (threads <= 1024 && n.checked_mul(size)? <= limits.sm_count).then_some((size, threads))
     };
-    let fewer = || fewer.then(|| fewer_blocks(launch, size, limits)).flatten();
-    at_once(size).or_else(|| at_once(fewer()?))
+    let wider = || fewer_blocks(launch, size, limits).filter(|_| fewer);
+    at_once(size).or_else(|| at_once(wider()?))
 }
 
 /// Rows past [`BLOCK_CLUSTER_ROW`] up to this width, exact f32 rows with k at least a
@@ -200,7 +200,7 @@ pub const BLOCK_CLUSTER_ROW: usize = 32_768;
 /// [`FEWER_BLOCKS_MAX_ROW`]'s blocks a row for `launch`, or `None` where it does not apply.
 fn fewer_blocks(launch: &Launch, size: usize, limits: &DeviceLimits) -> Option<usize> {
     let Launch { n, m, k, elem, bisect, .. } = *launch;
-    let exact = bisect.max_iter.is_none() && bisect.precision == 0.0 && bisect.recall.is_none();
+    let exact = bisect.is_exact();
     let guesses = k.saturating_mul(CLUSTER_GUESS_K_PER) >= m;
     let wide = m > BLOCK_CLUSTER_ROW && m <= FEWER_BLOCKS_MAX_ROW;
     if !(elem == ElemType::F32 && exact && guesses && wide) {
