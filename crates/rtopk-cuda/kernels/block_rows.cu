@@ -137,6 +137,95 @@ __device__ __forceinline__ void load_block_slots(BlockRow<NARROWS, SKIPS>& row, 
 #endif
 }
 
+// 16-bit rows by histograms (docs/kernel.md, "16-bit rows by histograms"): a 16-bit row has at
+// most 65536 keys, so the high byte of its k-th greatest key is the bin of a 256-bin histogram
+// of its keys' high bytes where the keys above it reach k, and its low byte that of a second
+// histogram over the keys of that high byte. Block rows held in registers (block_histogram_search)
+// and cluster rows (cluster_rows.cu: histogram_search), where the row's counts nobody asked for
+// (docs/contract.md §3's counts are bisect's), in exact mode without a precision or a recall
+// target.
+#define HIST16_BINS 256u
+__device__ __forceinline__ bool histograms(const Params& p) {
+    return ELEM_PACKED16 && p.out_iter == nullptr && p.max_iter < 0 && p.precision == 0.0f &&
+           !(p.recall > 0.0f);
+}
+
+// The bin of the k-th greatest key of a histogram (every warp alike, 1 <= k <= its total):
+// lane l sums bins 8 l .. 8 l + 7, a shuffle scan sums the lanes above each, and the lane whose
+// bins reach k walks them down. *above: the keys in the bins above it; *in_bin its.
+__device__ u32 kth_bin(const u32* h, u32 k, u32* above, u32* in_bin) {
+    u32 lane = threadIdx.x & 31u;
+    u32 c[8], sum = 0u;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) { c[i] = h[8u * lane + (u32)i]; sum += c[i]; }
+    u32 from = sum;  // the keys in lanes lane..31
+#pragma unroll
+    for (u32 d = 1u; d < 32u; d <<= 1) {
+        u32 up = __shfl_down_sync(FULL_MASK, from, d);
+        if (lane + d < 32u) from += up;
+    }
+    u32 past = from - sum;  // the keys in lanes above this one
+    u32 src = __ffs(__ballot_sync(FULL_MASK, past < k && k <= from)) - 1u;
+    u32 bin = 0u, over = past, here = 0u;
+    bool found = false;
+#pragma unroll
+    for (int i = 7; i >= 0; --i) {
+        bool at = !found && over + c[i] >= k;
+        bin = at ? 8u * lane + (u32)i : bin;
+        here = at ? c[i] : here;
+        found = found || at;
+        over = found ? over : over + c[i];
+    }
+    *above = __shfl_sync(FULL_MASK, over, src);
+    *in_bin = __shfl_sync(FULL_MASK, here, src);
+    return __shfl_sync(FULL_MASK, bin, src);
+}
+
+// The converged search's bracket at the k-th key `key`, from the histograms: lo_key the key
+// with its count (the keys above it and its own), hi_key the next with the keys above.
+__device__ __forceinline__ void bracket_of_bins(Search& s, u32 key, u32 above, u32 own) {
+    s.lo_key = key;
+    s.count_at_lo = above + own;
+    s.hi_key = key + 1u;
+    s.count_at_hi = above;
+    s.has_count_at_hi = 1;
+}
+
+// One pass of a histogram search over this block's keys in registers (the first `here` of the
+// block's): all of them (FIRST), or those whose high byte is `high`, counted by their high byte
+// (FIRST) or low byte into s_hist by shared atomics, then the block's barrier.
+template <bool FIRST, class Row>
+__device__ __forceinline__ void block_byte_histogram(const Row& row, u32 here, u32 high, u32* s_hist) {
+    u32 first = BLOCK_EPL * threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < BLOCK_EPL; ++j) {
+        u32 key = row.keys[j];
+        bool valid = first + (u32)j < here;
+        if (FIRST ? valid : valid && key >> 8 == high)
+            atomicAdd(&s_hist[FIRST ? key >> 8 : key & 0xffu], 1u);
+    }
+    __syncthreads();
+}
+
+// The exact search of a 16-bit block row held in registers (histograms): two histograms in
+// s_hist's 2 HIST16_BINS words (zeroed here), the bracket the converged search's — lo_key the
+// k-th key with its count, hi_key the next with its — so the answer is too.
+template <class Row>
+__device__ Search block_histogram_search(const Row& row, u32 lo_key, u32 hi_key, u32 k, u32* s_hist) {
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
+                -1};
+    if (lo_key == hi_key) return s;
+    for (u32 i = threadIdx.x; i < 2u * HIST16_BINS; i += blockDim.x) s_hist[i] = 0u;
+    __syncthreads();
+    u32 above, in_high, above_low, in_low;
+    block_byte_histogram<true>(row, row.m, 0u, s_hist);
+    u32 high = kth_bin(s_hist, k, &above, &in_high);
+    block_byte_histogram<false>(row, row.m, high, s_hist + HIST16_BINS);
+    u32 low = kth_bin(s_hist + HIST16_BINS, k - above, &above_low, &in_low);
+    bracket_of_bins(s, high << 8 | low, above + above_low, in_low);
+    return s;
+}
+
 // RAGGED: a ragged unit's row (rtopk_block_row_ragged), whose blocks skip past its end;
 // FLOOR: the floor entry point's (floor.cuh); HINTED: the _hinted entry point's, whose search
 // starts at the row's hint.
@@ -183,7 +272,15 @@ __device__ void rtopk_block_row(const Params& p, RowPlace at, bool aligned) {
     bool under = FLOOR && at_floor <= p.k;
     // stage 2: search_threshold
     Search s = {};
-    if (!under) s = search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
+    if constexpr (ELEM_PACKED16 && !NARROWS && !RAGGED) {
+        // the histograms in the stage's second half (a split's floor is its first word)
+        if (!under && histograms(p) && row.in_regs == p.m)
+            s = block_histogram_search(row, lo_key, hi_key, p.k, s_stage + BLOCK_STAGE / 2u);
+        else if (!under)
+            s = search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
+    } else {
+        if (!under) s = search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
+    }
     elem_t* out_val = opaque(p.out_val + at.out);
     idx_t* out_idx = opaque(p.out_idx + at.out);
     if constexpr (NARROWS) {

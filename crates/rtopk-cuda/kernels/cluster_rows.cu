@@ -541,6 +541,42 @@ __device__ Search search_guessed(const Row& row, u32 lo_key, u32 hi_key, const P
     return s;
 }
 
+// A 16-bit cluster row's exact search by two histograms of its keys' bytes (block_rows.cu's
+// histograms; docs/kernel.md, "16-bit rows", **16-bit rows by histograms**): each pass one
+// cluster round in place of the value phase's ten to sixteen. HIST16_BINS words each in
+// s_stage: the first pass's block and cluster histograms, then the second's (HIST16_WORDS,
+// zeroed before the first cluster barrier).
+#define HIST16_WORDS (4u * HIST16_BINS)
+static_assert(HIST16_WORDS <= BLOCK_STAGE, "the histograms fit the selection's stage");
+
+// One pass of histogram_search: the block's histogram of its part (block_byte_histogram), then
+// thread j adds bin j % HIST16_BINS into block j / HIST16_BINS's s_clh; one cluster barrier.
+template <bool FIRST, class Row>
+__device__ void byte_histogram(const Row& row, u32 here, u32 high, u32* s_hist, u32* s_clh) {
+    block_byte_histogram<FIRST>(row, here, high, s_hist);
+    for (u32 j = threadIdx.x; j < HIST16_BINS * row.size; j += blockDim.x) {
+        u32 v = s_hist[j % HIST16_BINS];
+        if (v) cluster_red<CLUSTER_ADD>(s_clh, j % HIST16_BINS, j / HIST16_BINS, v);
+    }
+    cluster_sync();
+}
+
+// histogram_search: the exact search of a 16-bit cluster row (histograms) from its range.
+template <class Row>
+__device__ Search histogram_search(const Row& row, u32 lo_key, u32 hi_key, u32 k, u32 here,
+                                   u32* s_stage) {
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
+                -1};
+    if (lo_key == hi_key) return s;
+    u32 above, in_high, above_low, in_low;
+    byte_histogram<true>(row, here, 0u, s_stage, s_stage + HIST16_BINS);
+    u32 high = kth_bin(s_stage + HIST16_BINS, k, &above, &in_high);
+    byte_histogram<false>(row, here, high, s_stage + 2u * HIST16_BINS, s_stage + 3u * HIST16_BINS);
+    u32 low = kth_bin(s_stage + 3u * HIST16_BINS, k - above, &above_low, &in_low);
+    bracket_of_bins(s, high << 8 | low, above + above_low, in_low);
+    return s;
+}
+
 // Where a hinted row's search starts from a window about its hint (search_from_hint): an f32
 // row of a ragged twin's _hinted entry point on a portable cluster (cluster_row_of compiles it
 // there only) that narrows — within its blocks, or into block 0 on
@@ -663,7 +699,9 @@ __device__ void cluster_row_of(const Params& p, RowPlace at, bool aligned, const
     // value_rounds' words: the start of the selection's stage, unused until the search ends;
     // the leaf counts zeroed before the first cluster barrier
     row.s_hist = s_stage; row.s_clh = s_stage + 3u * ROUND_SLOTS;
-    for (u32 i = threadIdx.x; i < 6u * ROUND_SLOTS; i += blockDim.x) s_stage[i] = 0u;
+    // (histogram_search's words on a 16-bit row)
+    constexpr u32 ZEROED = ELEM_PACKED16 ? HIST16_WORDS : 6u * ROUND_SLOTS;
+    for (u32 i = threadIdx.x; i < ZEROED; i += blockDim.x) s_stage[i] = 0u;
     // the slots' initial values, seen by every block after the first cluster barrier
     if (threadIdx.x < CLUSTER_WORDS) {
         u32 w = threadIdx.x;
@@ -680,7 +718,10 @@ __device__ void cluster_row_of(const Params& p, RowPlace at, bool aligned, const
     cluster_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold, the cluster's counts
     Search s;
-    if constexpr (!NARROWS && !RAGGED && !WIDE) {
+    if constexpr (ELEM_PACKED16 && !RAGGED) {
+        s = histograms(p) ? histogram_search(row, lo_key, hi_key, p.k, here, s_stage)
+                          : search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
+    } else if constexpr (!NARROWS && !RAGGED && !WIDE) {
         s = guesses<ClusterRow<RAGGED, NARROWS, WIDE>>(p)
                 ? search_guessed(row, lo_key, hi_key, p, here, smem)
                 : search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);

@@ -45,6 +45,27 @@ fn simulated(
     (topk, r.plan.unit.to_string())
 }
 
+/// The simulator's indices for `x` in exact mode with the GPU's plan where nobody asks for the
+/// counts (the launch of `topk_rows_counted(.., false)`), no finding allowed.
+fn uncounted_indices<E: topk_ref::Element>(
+    gpu: &CudaTopK,
+    x: &Array2<E>,
+    k: usize,
+    opts: Options,
+) -> Vec<u32> {
+    let (n, m) = x.dim();
+    let args = KernelArgs { n, m, k, mode: opts.mode, bisect: Bisect::exact(), mutant: None };
+    let config = SimConfig {
+        sorted: opts.sorted,
+        counts: false,
+        limits: gpu.limits(),
+        ..SimConfig::default()
+    };
+    let sim = launch_parallel(x.as_slice().unwrap(), &args, config).unwrap();
+    assert!(sim.summary.is_empty(), "the simulator reports {}", sim.summary);
+    sim.indices
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn kernel_matches_bisect_and_the_simulator_in_every_family_shape_and_mode() {
@@ -816,17 +837,8 @@ fn cluster_rows_from_a_guessed_bracket_match_bisect_and_the_simulator() {
             let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
             assert_eq!(got.values.map(|v| v.to_bits()), want.values.map(|v| v.to_bits()), "{case}");
             assert_eq!(got.indices, want.indices, "{case}");
-            let args = KernelArgs { n, m, k, mode, bisect, mutant: None };
-            let config = SimConfig {
-                sorted: opts.sorted,
-                counts: false,
-                limits: gpu.limits(),
-                ..SimConfig::default()
-            };
-            let sim = launch_parallel(x.as_slice().unwrap(), &args, config).unwrap();
-            assert!(sim.summary.is_empty(), "{case}: the simulator reports {}", sim.summary);
             assert_eq!(
-                sim.indices,
+                uncounted_indices(&gpu, &x, k, opts),
                 want.indices.iter().copied().collect::<Vec<_>>(),
                 "{case}: sim"
             );
@@ -834,6 +846,73 @@ fn cluster_rows_from_a_guessed_bracket_match_bisect_and_the_simulator() {
         }
     }
     assert_eq!(checked, 36);
+}
+
+/// 16-bit rows whose counts nobody asked for search by two histograms of their keys' bytes
+/// (docs/kernel.md, "16-bit rows by histograms"): the GPU's values and indices are bisect's in
+/// f16 and bf16 — block rows, split rows, and cluster rows, whose launch the simulator runs
+/// too (no counts) — on normal rows, ties and NaN/inf-laced rows, k from 1 to M, portable and
+/// wide clusters, both modes, sorted or not.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn sixteen_bit_rows_by_histograms_match_bisect_and_the_simulator() {
+    /// The GPU's answer of `x` against bisect's, and where `simulate`, the simulator's.
+    fn one<E: rtopk_cuda::DeviceElement + topk_ref::Element>(
+        gpu: &CudaTopK,
+        x: &Array2<E>,
+        (k, opts, simulate): (usize, Options, bool),
+        case: &str,
+    ) where
+        Bisect: topk_ref::RowTopKOf<E>,
+    {
+        let bisect = Bisect::exact();
+        let got = gpu.topk_rows_counted(x.view(), k, opts, bisect, Strategy::Auto, false).unwrap();
+        let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
+        assert_eq!(difference(&got, &want), None, "{case}");
+        if simulate {
+            let want: Vec<u32> = want.indices.iter().copied().collect();
+            assert_eq!(uncounted_indices(gpu, x, k, opts), want, "{case}: sim");
+        }
+    }
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    assert!(gpu.limits().max_cluster >= 2, "this test needs a device that launches clusters");
+    // block rows (a block a row) and split rows, whose chunks and second stages are block
+    // rows, against bisect; cluster rows against the simulator too
+    let blocks = [(64, 4001, 1000), (128, 9000, 1), (96, 16_384, 16_383), (32, 100_000, 512)];
+    let clusters = [
+        (32, 49_152, 2048), // fewer, wider blocks (k >= M / 128)
+        (1, 20_001, 1),
+        (2, 40_003, 2048),
+        (1, 100_000, 99_999),
+        (3, 65_536, 65_536),
+        (1, 163_840, 2048),
+        (2, 500_000, 1000),
+    ];
+    let shapes = blocks.iter().map(|&s| (s, false)).chain(clusters.iter().map(|&s| (s, true)));
+    for (ci, ((n, m, k), cluster)) in shapes.enumerate() {
+        for (fi, family) in ["normal", "ties", "nan-inf"].into_iter().enumerate() {
+            let x = matrix(n, m, family, (ci * 4 + fi) as u64);
+            let mode = if (ci + fi) % 2 == 1 { Mode::Smallest } else { Mode::Largest };
+            let opts = Options { mode, sorted: (ci + fi) % 3 == 2 };
+            let case = format!("N={n} M={m} k={k} {family} {opts:?}");
+            let launch = Launch {
+                n,
+                m,
+                k,
+                mode,
+                bisect: Bisect::exact(),
+                sorted: opts.sorted,
+                elem: ElemType::F16,
+            };
+            let program = gpu.program(&launch, Strategy::Auto, false).unwrap();
+            let unit = program.steps[0].unit.to_string();
+            assert_eq!(unit == "rtopk_cluster_rows_f16", cluster, "{case}: {unit}");
+            let xh = x.mapv(topk_ref::f16::from_f32);
+            one(&gpu, &xh, (k, opts, cluster), &format!("{case} f16"));
+            let xb = x.mapv(topk_ref::bf16::from_f32);
+            one(&gpu, &xb, (k, opts, cluster), &format!("{case} bf16"));
+        }
+    }
 }
 
 /// Many rows that split into chunks launched chunk-major and take the floor by their size

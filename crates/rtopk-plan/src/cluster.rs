@@ -182,28 +182,42 @@ fn portable_cluster_shape(
 }
 
 /// Rows past [`BLOCK_CLUSTER_ROW`] up to this width, exact f32 rows with k at least a
-/// [`CLUSTER_GUESS_K_PER`]-th of the row (those that start from a guessed bracket), take
-/// fewer, wider blocks where their clusters of ⌈M / [`CLUSTER_SPAN`]⌉ blocks would outnumber
-/// the SMs: as many a row as the SMs hold for every row at once, at least 2 ([`fewer_blocks`]),
-/// instead of a split's two searches and four launches. On an H100
-/// (results/cuda/2026-12-06-h100-standing, call b: 20 to 64 rows of 24576 to 163840, k = 50,
-/// 512, 2048) those rows took 0.79-0.87 of the split's time at k = 2048 (32 x 100000: 49.0 ->
-/// 41.0 us; CUB's DeviceBatchedTopK 32.4), at k = 50 and 512 (no guess) 0.85-1.09; rows of
-/// 131072 and 163840 1.11-1.36 (the split's chunks are whole there); 16-bit rows, whose
-/// cluster rows neither guess nor narrow, 0.98-1.97.
+/// [`CLUSTER_GUESS_K_PER`]-th of the row (those that start from a guessed bracket) and exact
+/// 16-bit rows with k at least a [`FEWER_BLOCKS_16_K_PER`]-th of it, take fewer, wider blocks where their clusters of ⌈M /
+/// [`CLUSTER_SPAN`]⌉ blocks would outnumber the SMs: as many a row as the SMs hold for every
+/// row at once, at least 2 ([`fewer_blocks`]), instead of a split's two searches and four
+/// launches. On an H100 (results/cuda/2026-12-06-h100-standing, call b: 20 to 64 rows of 24576
+/// to 163840, k = 50, 512, 2048) f32 rows took 0.79-0.87 of the split's time at k = 2048 (32 x
+/// 100000: 49.0 -> 41.0 us; CUB's DeviceBatchedTopK 32.4), at k = 50 and 512 (no guess)
+/// 0.85-1.09; rows of 131072 and 163840 1.11-1.36 (the split's chunks are whole there). 16-bit
+/// rows, which then bisected a cluster round a step, took 0.98-1.97; searched by histograms
+/// (two rounds whatever k: docs/kernel.md, "16-bit rows by histograms") see
+/// [`FEWER_BLOCKS_16_K_PER`].
 pub const FEWER_BLOCKS_MAX_ROW: usize = 100_000;
+/// 16-bit rows take [`FEWER_BLOCKS_MAX_ROW`]'s fewer, wider blocks where k is at least this
+/// fraction of the row. On an H100 (results/cuda/2026-12-06-hist16-h100, call c: 20 to 66 bf16
+/// rows of 40000 to 100000 at k = 64, 512, 2048, against a split whose block rows also search
+/// by histograms) they took 0.53-1.00 of the split's time where k >= M / 128 (64 x 40000,
+/// k = 2048: 35.6 -> 18.8 us), and 0.70-1.19 below it (32 x 81920, k = 64: 1.19).
+pub const FEWER_BLOCKS_16_K_PER: usize = 128;
 /// Rows up to this width that [`FEWER_BLOCKS_MAX_ROW`] would give two blocks of a cluster
 /// keep one block a row, as the plan has it: two blocks of up to 512 threads took 1.03-1.28 of
 /// its time on 48 and 64 rows of 24576 and 32768 (same call).
 pub const BLOCK_CLUSTER_ROW: usize = 32_768;
 
-/// [`FEWER_BLOCKS_MAX_ROW`]'s blocks a row for `launch`, or `None` where it does not apply.
+/// [`FEWER_BLOCKS_MAX_ROW`]'s blocks a row for `launch`, or `None` where it does not apply
+/// (a 16-bit row's search is two histogram rounds only where its counts are not asked; asked,
+/// it bisects on the fewer blocks all the same).
 fn fewer_blocks(launch: &Launch, size: usize, limits: &DeviceLimits) -> Option<usize> {
     let Launch { n, m, k, elem, bisect, .. } = *launch;
     let exact = bisect.is_exact();
-    let guesses = k.saturating_mul(CLUSTER_GUESS_K_PER) >= m;
+    let k_per = match elem {
+        ElemType::F32 => CLUSTER_GUESS_K_PER, // the rows that start from a guessed bracket
+        _ if elem.packed16() => FEWER_BLOCKS_16_K_PER,
+        _ => return None,
+    };
     let wide = m > BLOCK_CLUSTER_ROW && m <= FEWER_BLOCKS_MAX_ROW;
-    if !(elem == ElemType::F32 && exact && guesses && wide) {
+    if !(exact && wide && k.saturating_mul(k_per) >= m) {
         return None;
     }
     let fewer = (limits.sm_count / n.max(1)).min(size - 1);
@@ -347,8 +361,9 @@ mod tests {
     }
 
     /// Where ⌈M / CLUSTER_SPAN⌉ blocks a row outnumber the SMs, exact f32 rows past
-    /// [`BLOCK_CLUSTER_ROW`] up to [`FEWER_BLOCKS_MAX_ROW`] that start from a guessed bracket
-    /// take as many blocks as the SMs hold for every row, at least 2; the rest keep their route.
+    /// [`BLOCK_CLUSTER_ROW`] up to [`FEWER_BLOCKS_MAX_ROW`] that start from a guessed bracket,
+    /// and 16-bit rows there from k = M / 128, take as many blocks as the SMs hold for every
+    /// row, at least 2; the rest keep their route.
     #[test]
     fn more_rows_than_full_clusters_take_fewer_wider_blocks_where_they_guess() {
         let p = cluster_plan(&launch(32, 100_000, 2048), &H200).unwrap();
@@ -364,9 +379,16 @@ mod tests {
         assert!(!clusters(&launch(32, FEWER_BLOCKS_MAX_ROW + 1, 2048), &H200));
         assert!(!clusters(&launch(64, BLOCK_CLUSTER_ROW, 2048), &H200));
         assert!(clusters(&launch(64, BLOCK_CLUSTER_ROW + 1, 2048), &H200));
-        for elem in [ElemType::F16, ElemType::Bf16, ElemType::I32] {
-            assert!(!clusters(&Launch { elem, ..launch(32, 100_000, 2048) }, &H200), "{elem:?}");
+        // 16-bit rows from k = M / 128; not integers
+        for elem in [ElemType::F16, ElemType::Bf16] {
+            let of = |n, m, k| Launch { elem, ..launch(n, m, k) };
+            assert!(clusters(&of(32, 49_152, 384), &H200), "{elem:?}");
+            assert!(!clusters(&of(32, 49_152, 383), &H200), "{elem:?}");
+            assert!(clusters(&of(64, 40_000, 2048), &H200), "{elem:?}");
+            assert!(!clusters(&of(32, 100_000, 512), &H200), "{elem:?}");
         }
+        let ints = Launch { elem: ElemType::I32, ..launch(32, 100_000, 2048) };
+        assert!(!clusters(&ints, &H200));
         let approx = Bisect { max_iter: Some(4), ..Bisect::exact() };
         assert!(!clusters(&Launch { bisect: approx, ..launch(32, 100_000, 2048) }, &H200));
         let recall = Bisect { recall: Some(0.9), ..Bisect::exact() };

@@ -414,6 +414,91 @@ fn cluster_rows_from_a_guessed_bracket_equal_bisect() {
     }
 }
 
+/// 16-bit block and cluster rows whose counts nobody asked for search by two histograms of
+/// their keys' bytes (docs/kernel.md, "16-bit rows by histograms") — `bisect`'s indices and
+/// value bits all the same, in f16 and bf16: normal rows, heavy and wide ties at the k-th
+/// value, NaN of both signs with payloads, infinities, zeros of both signs and subnormals,
+/// k from 1 to M, widths that are not multiples of 32, block rows, split rows (their chunks and
+/// second stages), portable and wide clusters, both modes, sorted or not; with counts asked, or
+/// a recall target, the row bisects as before.
+#[test]
+fn sixteen_bit_rows_search_by_histograms() {
+    use test_support::{Float16, specials16};
+    use topk_ref::{Element, bf16, f16};
+    fn run<E: Element + Float16>(case: &str, x32: &[f32], (n, m, k): (usize, usize, usize)) {
+        let mut x: Vec<E> = x32.iter().map(|&v| E::from_f32_16(v)).collect();
+        if case.starts_with("hostile") {
+            // NaN payloads of both signs, infinities, zeros and subnormals among the values
+            let f = E::FORMAT;
+            let specials = [
+                specials16::<E>()[0],
+                specials16::<E>()[1],
+                E::from_bits16(0x8000),
+                E::from_bits16(1),
+                E::from_bits16(0x8000 | 3),
+                E::from_bits16(f.inf),
+            ];
+            for (i, v) in x.iter_mut().enumerate().filter(|(i, _)| i % 41 == 0) {
+                *v = specials[i / 41 % specials.len()];
+            }
+        }
+        for (mode, sorted) in [(Mode::Largest, false), (Mode::Smallest, true)] {
+            let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
+            let opts = Options { mode, sorted };
+            let bits = |v: &[E]| v.iter().map(|x| x.to_bits16()).collect::<Vec<_>>();
+            for counts in [false, true] {
+                let config = SimConfig { sorted, counts, ..SimConfig::default() };
+                let got = Simulator::new(config).run(&x, &args).unwrap();
+                let case = format!("{case} {n} x {m} k={k} {mode:?} counts={counts}");
+                assert!(got.diagnostics.is_empty(), "{case}: {}", got.summary);
+                let branch = match got.plan.family() {
+                    Family::ClusterRows => Branch::ClusterHistograms,
+                    _ => Branch::BlockHistograms,
+                };
+                let reached = got.coverage.reached(branch);
+                assert_eq!(reached, !counts, "{case}: {:?} {:?}", got.plan.unit, got.coverage);
+                for r in 0..n {
+                    let row = &x[r * m..(r + 1) * m];
+                    let want = topk_row(E::as_dyn(&Bisect::exact()), row, k, opts).unwrap();
+                    let (lo, hi) = (r * k, (r + 1) * k);
+                    assert_eq!(&got.indices[lo..hi], want.indices.as_slice(), "{case} row {r}");
+                    assert_eq!(bits(&got.values[lo..hi]), bits(&want.values), "{case} row {r}");
+                    if counts && got.route.depth() == 0 {
+                        let it = want.stats.iterations.unwrap_or(0);
+                        assert_eq!(got.iterations[r], it, "{case} row {r}");
+                    }
+                }
+            }
+        }
+        // a recall target bisects (its early end is the search's own, docs/contract.md §6)
+        let recall = Bisect::with_recall(0.9).unwrap();
+        let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: recall, mutant: None };
+        let config = SimConfig { counts: false, ..SimConfig::default() };
+        let got = Simulator::new(config).run(&x, &args).unwrap();
+        assert!(!got.coverage.reached(Branch::ClusterHistograms), "{case} recall");
+        assert!(!got.coverage.reached(Branch::BlockHistograms), "{case} recall");
+    }
+    let mut rng = StdRng::seed_from_u64(43);
+    for (dist, n, m, k) in [
+        // block rows (a block a row), then split rows (their chunks and second stages)
+        ("hostile", 64, 4001, 1000),
+        ("ties", 96, 16_384, 16_383),
+        ("normal", 128, 9000, 1),
+        ("wide-ties", 40, 60_000, 2048),
+        ("normal", 1, 100_000, 2048),
+        ("normal", 2, 20_001, 1),
+        ("hostile", 1, 40_003, 512),
+        ("ties", 1, 49_152, 4000),
+        ("wide-ties", 2, 30_000, 29_999),
+        ("finite", 1, 65_536, 65_536),
+        ("hostile", 1, 163_840, 2048),
+    ] {
+        let x = generate(dist, n, m, &mut rng);
+        run::<f16>(&format!("{dist} f16"), &x, (n, m, k));
+        run::<bf16>(&format!("{dist} bf16"), &x, (n, m, k));
+    }
+}
+
 /// The trace of a row run by many warps (a block row) or many blocks (a cluster row), each of
 /// which runs the row's search: every step once, iterations 1, 2, ... up to the reported count,
 /// and the trace's answer that of `bisect` (`check`).

@@ -10,10 +10,10 @@ use crate::engine::error::SimError;
 use crate::engine::global::Source;
 use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
-use crate::rtopk::args::KernelArgs;
 use crate::rtopk::args::{
     BLOCK_CAND_CAP, BLOCK_CAND_KEYS, BLOCK_EPL, BLOCK_LOAD_STAGE_WARP, BLOCK_STAGE,
 };
+use crate::rtopk::args::{KernelArgs, SearchExit};
 use crate::rtopk::coverage::Branch;
 use crate::rtopk::floor::{NO_FLOOR, count_at_floor, floor_cut, floor_of, pad_below_floor, raised};
 use crate::rtopk::load::{key_f32_slots, key_ints, load_halves, load_ints, load_row};
@@ -24,7 +24,7 @@ use crate::rtopk::narrow::{
 use crate::rtopk::order::{ElemType, check_keys, key16_of_ordered, own_key};
 use crate::rtopk::params::Params;
 use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words};
-use crate::rtopk::search::{Exit, cover_search, search_threshold};
+use crate::rtopk::search::{Exit, Search, cover_search, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_chunk, taken};
 
 /// `block_range`: the block-wide min and max key, through the per-warp slots
@@ -268,6 +268,136 @@ pub(crate) async fn load_block_slots(
     }
 }
 
+/// Bins of a histogram of 16-bit keys' bytes (`HIST16_BINS`): 16-bit rows by histograms
+/// (docs/kernel.md, "16-bit rows by histograms") — a 16-bit row has at most 65536 keys, so the
+/// high byte of its k-th greatest key is the bin of a histogram of its keys' high bytes where
+/// the keys above it reach k, and its low byte that of a second histogram over the keys of that
+/// high byte: block rows held in registers ([`block_histogram_search`]) and cluster rows
+/// (cluster_rows.rs' `histogram_search`).
+pub(crate) const HIST16_BINS: u32 = 256;
+
+/// `histograms`: whether a row's search is by histograms — a 16-bit row in exact mode without a
+/// precision or a recall target, whose counts nobody asked for (docs/contract.md §3's counts
+/// are bisect's). The kernel's call sites leave out the ragged twins and (block rows) the
+/// narrowing kernel and rows not held in registers.
+pub(crate) fn histograms(p: &Params<'_>) -> bool {
+    let a = &p.a;
+    p.elem.packed16()
+        && p.out_iter.is_none()
+        && a.bisect.max_iter.is_none()
+        && a.bisect.precision == 0.0
+        && !matches!(a.bisect.recall, Some(r) if r > 0.0)
+}
+
+/// `kth_bin`: the bin of the `k`-th greatest key of the histogram at `h` (every warp
+/// alike, `1 <= k <=` its total) — lane `l` sums bins `8 l .. 8 l + 7`, a shuffle scan sums
+/// the lanes above each, and the lane whose bins reach `k` walks them down. Returns the bin,
+/// the keys in the bins above it, and its own.
+pub(crate) async fn kth_bin(w: &mut Warp<'_>, h: u32, k: u32) -> Result<(u32, u32, u32), SimError> {
+    let lane = w.lane_id();
+    let mut c = Vec::with_capacity(8);
+    for i in 0..8 {
+        c.push(w.ld_shared(&lane.map(|l| h + 8 * l + i), "kth_bin: h[8 lane + i]").await?);
+    }
+    let sum = c.iter().fold(Lanes::splat(0u32), |s, x| s.zip(x, |a, b| a + b));
+    let mut from = sum; // the keys in lanes lane..31
+    for d in [1, 2, 4, 8, 16] {
+        let up = w.shfl_down_sync(FULL_MASK, &from, d, 32, "kth_bin: shfl_down(from, d)")?;
+        let added = from.zip(&up, |x, u| x + u);
+        from = Lanes::select(&lane.map(|l| l + d < 32), &added, &from);
+    }
+    let past = from.zip(&sum, |f, s| f - s); // the keys in lanes above this one
+    let owns = past.zip(&from, |p, f| p < k && k <= f);
+    let owner = w.ballot_sync(FULL_MASK, &owns, "kth_bin: __ballot_sync(past < k <= from)")?;
+    let owner = w.uniform(&owner, "kth_bin: the owner")?;
+    let src = if owner == 0 { u32::MAX } else { owner.trailing_zeros() }; // __ffs - 1
+    let (mut bin, mut over, mut here) = (Lanes::splat(0u32), past, Lanes::splat(0u32));
+    let mut found = Lanes::splat(false);
+    for (i, ci) in c.iter().enumerate().rev() {
+        let reach = over.zip(ci, |o, c| o + c >= k);
+        let at = found.zip(&reach, |f, r| !f && r);
+        bin = Lanes::select(&at, &lane.map(|l| 8 * l + i as u32), &bin);
+        here = Lanes::select(&at, ci, &here);
+        found = found.zip(&at, |f, a| f || a);
+        let added = over.zip(ci, |o, c| o + c);
+        over = Lanes::select(&found, &over, &added);
+    }
+    let mut out = [0u32; 3];
+    for (o, v) in out.iter_mut().zip([&bin, &over, &here]) {
+        let got = w.shfl_sync(FULL_MASK, v, src, 32, "kth_bin: shfl(v, src)")?;
+        *o = w.uniform(&got, "kth_bin: the bin's figures")?;
+    }
+    Ok((out[0], out[1], out[2]))
+}
+
+/// `block_byte_histogram`: one pass of [`block_histogram_search`] over the block's keys in
+/// registers (the first `here`) — all of them (`high` none), or those whose high byte is
+/// `high`, counted by their high byte (or low byte) into the histogram at `hist` by shared
+/// atomics, then the block's barrier.
+pub(crate) async fn block_byte_histogram(
+    w: &mut Warp<'_>,
+    row: &BlockRow<'_>,
+    here: u32,
+    high: Option<u32>,
+    hist: u32,
+) -> Result<(), SimError> {
+    let first = w.thread_idx().map(|t| BLOCK_EPL as u32 * t);
+    for (j, key) in row.keys.iter().enumerate() {
+        let valid = first.map(|f| f + (j as u32) < here);
+        let counted = match high {
+            None => valid,
+            Some(h) => valid.zip(key, |v, k| v && k >> 8 == h),
+        };
+        let saved = w.push_active(&counted, "block_byte_histogram: the key is counted")?;
+        let bin = key.map(|k| hist + if high.is_none() { k >> 8 } else { k & 0xff });
+        let label = "block_byte_histogram: atomicAdd(&s_hist[bin], 1)";
+        w.atomic_add_shared(&bin, &Lanes::splat(1), label).await?;
+        w.pop_active(saved);
+    }
+    w.syncthreads("block_byte_histogram: __syncthreads()").await
+}
+
+/// `block_histogram_search`: the exact search of a 16-bit block row held in registers
+/// ([`histograms`]): two histograms in the stage's second half (zeroed here; a split's floor is
+/// its first word), the bracket the converged search's — `lo_key` the k-th key with its count,
+/// `hi_key` the next with its — so the answer is too.
+async fn block_histogram_search(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &BlockRow<'_>,
+    (lo_key, hi_key): (u32, u32),
+) -> Result<Search, SimError> {
+    let mut s = Search::new(row, (lo_key, hi_key), SearchExit::Converged, 0, row.elem);
+    if lo_key == hi_key {
+        return Ok(s);
+    }
+    let hist = block_smem::STAGE + BLOCK_STAGE as u32 / 2;
+    let tid = w.thread_idx();
+    for from in (0..2 * HIST16_BINS).step_by(w.block_dim() as usize) {
+        let i = tid.map(|t| t + from);
+        let saved = w.push_active(&i.map(|i| i < 2 * HIST16_BINS), "i < 2 HIST16_BINS")?;
+        let label = "block_histogram_search: s_hist[i] = 0";
+        w.st_shared(&i.map(|i| hist + i), &Lanes::splat(0), label).await?;
+        w.pop_active(saved);
+    }
+    w.syncthreads("block_histogram_search: __syncthreads() (zeroed)").await?;
+    let k = a.k as u32;
+    block_byte_histogram(w, row, row.m, None, hist).await?;
+    let (high, above, _) = kth_bin(w, hist, k).await?;
+    block_byte_histogram(w, row, row.m, Some(high), hist + HIST16_BINS).await?;
+    let (low, above_low, in_low) = kth_bin(w, hist + HIST16_BINS, k - above).await?;
+    bracket_of_bins(&mut s, high << 8 | low, above + above_low, in_low);
+    Ok(s)
+}
+
+/// `bracket_of_bins`: the converged search's bracket at the k-th key `key`, from the
+/// histograms — `lo_key` the key with its count (the keys above it and its own), `hi_key` the
+/// next with the keys above.
+pub(crate) fn bracket_of_bins(s: &mut Search, key: u32, above: u32, own: u32) {
+    (s.lo_key, s.count_at_lo) = (key, above + own);
+    (s.hi_key, s.count_at_hi, s.has_count_at_hi) = (key + 1, above, true);
+}
+
 /// `rtopk_block_row<NARROWS>`: one block per row.
 pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<(), SimError> {
     let row_id = u64::from(w.block_idx());
@@ -367,7 +497,12 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     let hint = p.row_hint(row_id);
     let of = (p.elem, p.out_iter.is_some(), p.plan.unit.is_ragged());
     let mut s = None;
-    if !under {
+    let ragged = p.plan.unit.is_ragged();
+    if !under && !p.plan.narrows && !ragged && histograms(p) && row.in_regs == m {
+        // the kernel's 16-bit units without a narrowing kernel or a ragged twin
+        p.covered(Branch::BlockHistograms);
+        s = Some(block_histogram_search(w, a, &row, (lo_key, hi_key)).await?);
+    } else if !under {
         s = Some(search_threshold(w, a, &mut row, (lo_key, hi_key), of, hint, tr).await?);
     }
     let out_off = at.out;

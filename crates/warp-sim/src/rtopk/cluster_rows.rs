@@ -18,7 +18,10 @@ use crate::engine::error::SimError;
 use crate::engine::lanes::{FULL_MASK, Lanes};
 use crate::engine::warp::Warp;
 use crate::rtopk::args::{BLOCK_EPL, BLOCK_STAGE, KernelArgs, SearchExit};
-use crate::rtopk::block_rows::{block_range, load_block_slots, stages_loads, trace_slots};
+use crate::rtopk::block_rows::{
+    HIST16_BINS, block_byte_histogram, block_range, bracket_of_bins, histograms, kth_bin,
+    load_block_slots, stages_loads, trace_slots,
+};
 use crate::rtopk::coverage::Branch;
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
@@ -75,6 +78,11 @@ const CLUSTER_LOCAL_CAP: u32 = rtopk_plan::CLUSTER_LOCAL_CAP as u32;
 const CLUSTER_WIDE_LOCAL_CAP: u32 = rtopk_plan::CLUSTER_WIDE_LOCAL_CAP as u32;
 /// Blocks of a wide cluster (rtopk-plan's `WIDE_CLUSTER`).
 const WIDE_CLUSTER: u32 = rtopk_plan::WIDE_CLUSTER as u32;
+/// The words of [`histogram_search`]'s four histograms (the first pass's block and cluster
+/// histograms, then the second's) at the start of the selection's stage, zeroed before the
+/// first cluster barrier.
+const HIST16_WORDS: u32 = 4 * HIST16_BINS;
+const _: () = assert!(HIST16_WORDS as usize <= BLOCK_STAGE, "the histograms fit the stage");
 /// The thresholds of a round of a portable cluster's row narrowed within its blocks
 /// ([`bucket_round`]): those of the next [`CLUSTER_ROUND_LEVELS`] steps for every outcome,
 /// cutting `ROUND_LEAVES` leaves.
@@ -416,24 +424,31 @@ async fn finish_cluster_candidates(
 
 /// The slots' initial values (`s_cluster[w]`: the min slot all ones, the others 0; the
 /// rounds' leaf counts 0), set by the first threads before the first cluster barrier.
-async fn clear_slots(w: &mut Warp<'_>) -> Result<(), SimError> {
+async fn clear_slots(w: &mut Warp<'_>, elem: ElemType) -> Result<(), SimError> {
     let tid = w.thread_idx();
     let saved = w.push_active(&tid.map(|t| t < slot::WORDS), "threadIdx.x < CLUSTER_WORDS")?;
     let at = tid.map(|t| slot::CLUSTER + t);
     let v = at.map(|s| if s == slot::MIN { u32::MAX } else { 0 });
     w.st_shared(&at, &v, "s_cluster[w] = initial").await?;
     w.pop_active(saved);
-    clear_round_words(w, "s_stage[i] = 0 (the rounds' leaf counts)").await
+    // (histogram_search's words on a 16-bit row)
+    let words = if elem.packed16() { HIST16_WORDS } else { slot::ROUND_WORDS };
+    clear_round_words(w, words, "s_stage[i] = 0 (the rounds' leaf counts)").await
 }
 
-/// The rounds' leaf counts zeroed (`s_stage[i] = 0` for `i < 6 * ROUND_SLOTS`, the block's
-/// threads together): before the first cluster barrier, and after [`guess_bracket`]'s sample
-/// (the kernel's one-line loop in `cluster_row_of` and in `guess_bracket`).
-async fn clear_round_words(w: &mut Warp<'_>, label: &'static str) -> Result<(), SimError> {
+/// The rounds' leaf counts zeroed (`s_stage[i] = 0` for `i < words`, `6 * ROUND_SLOTS` or on a
+/// 16-bit row [`HIST16_WORDS`], the block's threads together): before the first cluster
+/// barrier, and after [`guess_bracket`]'s sample (the kernel's one-line loop in
+/// `cluster_row_of` and in `guess_bracket`).
+async fn clear_round_words(
+    w: &mut Warp<'_>,
+    words: u32,
+    label: &'static str,
+) -> Result<(), SimError> {
     let tid = w.thread_idx();
-    for from in (0..slot::ROUND_WORDS).step_by(w.block_dim() as usize) {
+    for from in (0..words).step_by(w.block_dim() as usize) {
         let i = tid.map(|t| t + from);
-        let saved = w.push_active(&i.map(|i| i < slot::ROUND_WORDS), "i < 6 * ROUND_SLOTS")?;
+        let saved = w.push_active(&i.map(|i| i < words), "i < ZEROED")?;
         w.st_shared(&i.map(|i| slot::HIST + i), &Lanes::splat(0), label).await?;
         w.pop_active(saved);
     }
@@ -811,6 +826,61 @@ async fn finish_local(
     finish_exact(w, a, c, s, tr).await
 }
 
+/// `byte_histogram`: one pass of [`histogram_search`] — the block's histogram of its part at
+/// `hist` (`block_byte_histogram`), then thread `j` adds bin `j % 256` into block `j / 256`'s
+/// histogram at `clh`; one cluster barrier.
+async fn byte_histogram(
+    w: &mut Warp<'_>,
+    row: &ClusterRow<'_>,
+    here: u32,
+    high: Option<u32>,
+    (hist, clh): (u32, u32),
+) -> Result<(), SimError> {
+    block_byte_histogram(w, &row.row, here, high, hist).await?;
+    let tid = w.thread_idx();
+    let adds = HIST16_BINS * row.size;
+    for it in 0..adds.div_ceil(w.block_dim()) {
+        let j = tid.map(|t| t + it * w.block_dim());
+        let saved = w.push_active(&j.map(|j| j < adds), "byte_histogram: j < BINS size")?;
+        let bin = j.map(|j| j % HIST16_BINS);
+        let v = w.ld_shared(&bin.map(|b| hist + b), "byte_histogram: s_hist[j % BINS]").await?;
+        let saved_v = w.push_active(&v.map(|v| v != 0), "byte_histogram: if (v)")?;
+        let label = "byte_histogram: red.shared::cluster.add (block j / BINS's bin)";
+        let rank = j.map(|j| j / HIST16_BINS);
+        w.red_shared_cluster(ClusterRed::Add, &rank, &bin.map(|b| clh + b), &v, label).await?;
+        w.pop_active(saved_v);
+        w.pop_active(saved);
+    }
+    w.barrier_cluster("byte_histogram: cluster_sync()").await
+}
+
+/// `histogram_search`: the exact search of a 16-bit cluster row (`histograms`) by two
+/// histograms of its keys' bytes (docs/kernel.md, "16-bit rows", **16-bit rows by
+/// histograms**): the high byte of the k-th greatest key is the bin of the first where the
+/// keys above reach k, its low byte that of the second, over the keys of that high byte. The
+/// bracket it leaves is the converged search's (`lo_key` the k-th key, `hi_key` the next, with
+/// its count), so the answer is too.
+async fn histogram_search(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &ClusterRow<'_>,
+    (lo_key, hi_key): (u32, u32),
+    here: u32,
+) -> Result<Search, SimError> {
+    let mut s = Search::new(row, (lo_key, hi_key), SearchExit::Converged, 0, row.row.elem);
+    if lo_key == hi_key {
+        return Ok(s);
+    }
+    let k = a.k as u32;
+    let words = |i: u32| slot::HIST + i * HIST16_BINS;
+    byte_histogram(w, row, here, None, (words(0), words(1))).await?;
+    let (high, above, _) = kth_bin(w, words(1), k).await?;
+    byte_histogram(w, row, here, Some(high), (words(2), words(3))).await?;
+    let (low, above_low, in_low) = kth_bin(w, words(3), k - above).await?;
+    bracket_of_bins(&mut s, high << 8 | low, above + above_low, in_low);
+    Ok(s)
+}
+
 /// `guesses`: whether a cluster row's search starts from a guessed bracket
 /// ([`search_guessed`]) — an f32 row of `rtopk_cluster_rows` (not its ragged twin) on a
 /// portable cluster (not the kernel's `WIDE` instantiation) that narrows within its blocks
@@ -899,7 +969,8 @@ async fn guess_bracket(
     let total = w.shfl_sync(FULL_MASK, &above, 0, 32, "guess_bracket: shfl(above, 0)")?;
     let total = w.uniform(&total, "guess_bracket: total")?;
     w.syncthreads("guess_bracket: __syncthreads() (the round's words read)").await?;
-    clear_round_words(w, "guess_bracket: s_stage[i] = 0 (value_rounds' words)").await?;
+    let label = "guess_bracket: s_stage[i] = 0 (value_rounds' words)";
+    clear_round_words(w, slot::ROUND_WORDS, label).await?;
     // the estimated count at leaf lane's lower end, above * m / total, against k's margins
     let (m, kk) = (u64::from(row.row.m), u64::from(k) * u64::from(total));
     let est = above.map(|x| u64::from(x) * m * 4);
@@ -1136,7 +1207,7 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
         round: 0,
         cand_cap: narrow_cap(p, size),
     };
-    clear_slots(w).await?;
+    clear_slots(w, p.elem).await?;
     // stage 1: load_row — this block's elements, as a block row of `here` loads its own
     let part = Params { a: KernelArgs { m: here as usize, ..*a }, ..*p };
     let local = tid.map(|t| BLOCK_EPL as u32 * t);
@@ -1162,7 +1233,10 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     // stage 2: search_threshold, the cluster's counts
     let hint = p.row_hint(row_id);
     let of = (p.elem, p.out_iter.is_some(), ragged);
-    let mut s = if guesses(w, p, &row, ragged) {
+    let mut s = if !ragged && histograms(p) {
+        p.covered(Branch::ClusterHistograms);
+        histogram_search(w, a, &row, (lo_key, hi_key), here).await?
+    } else if guesses(w, p, &row, ragged) {
         p.covered(Branch::ClusterGuess);
         search_guessed(w, a, &mut row, (lo_key, hi_key), here, tr).await?
     } else if let Some(h) = hint.filter(|_| guesses_from_hint(w, p, &row, ragged)) {

@@ -113,11 +113,17 @@ pub enum Branch {
     /// A hinted cluster row whose search started from a window about its hint
     /// (`search_from_hint`).
     ClusterHintGuess,
+    /// A 16-bit cluster row whose search took two histograms of its keys' bytes
+    /// (`histogram_search`).
+    ClusterHistograms,
+    /// A 16-bit block row whose search took two histograms of its keys' bytes
+    /// (`block_histogram_search`).
+    BlockHistograms,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 42] = [
+    pub const ALL: [Branch; 44] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -160,6 +166,8 @@ impl Branch {
         Branch::ClusterBallotRounds,
         Branch::ClusterGuess,
         Branch::ClusterHintGuess,
+        Branch::ClusterHistograms,
+        Branch::BlockHistograms,
     ];
 
     /// The branch's name.
@@ -207,6 +215,8 @@ impl Branch {
             Branch::ClusterBallotRounds => "cluster_ballot_rounds",
             Branch::ClusterGuess => "cluster_guess",
             Branch::ClusterHintGuess => "cluster_hint_guess",
+            Branch::ClusterHistograms => "cluster_histograms",
+            Branch::BlockHistograms => "block_histograms",
         }
     }
 

@@ -270,6 +270,14 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("leaf_floor", "cluster_rows.rs"),
     ("guess_bracket", "cluster_rows.rs"),
     ("search_guessed", "cluster_rows.rs"),
+    // 16-bit rows by histograms
+    ("histograms", "block_rows.rs"),
+    ("kth_bin", "block_rows.rs"),
+    ("block_byte_histogram", "block_rows.rs"),
+    ("block_histogram_search", "block_rows.rs"),
+    ("bracket_of_bins", "block_rows.rs"),
+    ("byte_histogram", "cluster_rows.rs"),
+    ("histogram_search", "cluster_rows.rs"),
     // a cluster row narrowed within its blocks
     ("ClusterCands", "cluster_rows.rs"),
     ("local_candidates", "cluster_rows.rs"),
