@@ -33,6 +33,13 @@ pub use rtopk_plan::plan::{
 pub use rtopk_plan::program::{Program, Ragged, Step, StepKind};
 pub use rtopk_plan::split::{Route, Split};
 
+use std::sync::Arc;
+
+use cudarc::driver::CudaContext;
+use cudarc::driver::sys::{self, CUdevice_attribute as A};
+use cudarc::nvrtc::Ptx;
+use rtopk_plan::ClusterSlots;
+
 use crate::CudaError;
 
 /// The launch plan of `launch` on a device of `limits` with `strategy` (rtopk-plan's
@@ -60,15 +67,22 @@ pub fn route(
 /// Reading a device's [`DeviceLimits`].
 pub trait QueryLimits: Sized {
     /// The limits of the device of `ctx`.
-    fn query(ctx: &cudarc::driver::CudaContext) -> Result<Self, CudaError>;
+    fn query(ctx: &Arc<CudaContext>) -> Result<Self, CudaError>;
 }
 
 impl QueryLimits for DeviceLimits {
-    fn query(ctx: &cudarc::driver::CudaContext) -> Result<Self, CudaError> {
-        use cudarc::driver::sys::CUdevice_attribute as A;
+    fn query(ctx: &Arc<CudaContext>) -> Result<Self, CudaError> {
         let read = |a: A, what: &'static str| {
             ctx.attribute(a).map(|v| v.max(0) as usize).map_err(crate::error::driver(what))
         };
+        let max_cluster = rtopk_plan::cluster::max_cluster_of(
+            read(A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "reading cluster support")? != 0,
+            read(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "reading the capability")?,
+        );
+        let per_sm = read(
+            A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+            "reading an SM's shared memory",
+        )?;
         Ok(Self {
             sm_count: read(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "reading the SM count")?
                 .max(1),
@@ -76,10 +90,74 @@ impl QueryLimits for DeviceLimits {
                 A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
                 "reading the shared-memory limit",
             )?,
-            max_cluster: rtopk_plan::cluster::max_cluster_of(
-                read(A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "reading cluster support")? != 0,
-                read(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "reading the capability")?,
-            ),
+            max_cluster,
+            cluster_slots: cluster_slots(ctx, max_cluster, per_sm),
         })
     }
+}
+
+/// A kernel that does nothing, loaded only to ask the driver how many clusters the device
+/// holds ([`cluster_slots`]).
+const SLOTS_PROBE: &str = ".version 7.8\n.target sm_90\n.address_size 64\n\
+                           .visible .entry rtopk_slots_probe() { ret; }\n";
+
+/// How many clusters of each size up to `max_cluster` the device holds at once where each
+/// block takes a whole SM (rtopk-plan's [`rtopk_plan::ClusterSlots`]): the driver's
+/// `cuOccupancyMaxActiveClusters` for a kernel of 1024 threads asking more than half of an
+/// SM's `per_sm` bytes of shared memory. Unknown where the device launches no clusters or the
+/// driver cannot say (the plan then takes as many as the SMs hold).
+fn cluster_slots(ctx: &Arc<CudaContext>, max_cluster: usize, per_sm: usize) -> ClusterSlots {
+    let mut slots = ClusterSlots::UNKNOWN;
+    if max_cluster <= 1 {
+        return slots;
+    }
+    let Ok(f) = ctx
+        .load_module(Ptx::from_src(SLOTS_PROBE))
+        .and_then(|m| m.load_function("rtopk_slots_probe"))
+    else {
+        return slots;
+    };
+    let shared = (per_sm / 2 + 1024) as u32;
+    let attr = |a: sys::CUfunction_attribute, v: i32| {
+        // SAFETY: a valid function handle of a loaded module and a valid attribute and value.
+        unsafe { cudarc::driver::result::function::set_function_attribute(f.cu_function(), a, v) }
+    };
+    use sys::CUfunction_attribute as F;
+    let wide =
+        max_cluster <= 8 || attr(F::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1).is_ok();
+    if attr(F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared as i32).is_err() {
+        return slots;
+    }
+    let most = if wide { max_cluster } else { 8 };
+    for size in 1..=most.min(slots.0.len() - 1) {
+        // SAFETY: an all-zero launch attribute value is a valid union (plain integers and pads).
+        let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
+        value.clusterDim.x = size as u32;
+        value.clusterDim.y = 1;
+        value.clusterDim.z = 1;
+        let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        let mut attrs = [sys::CUlaunchAttribute { id, pad: [0; 4], value }];
+        let config = sys::CUlaunchConfig {
+            gridDimX: size as u32,
+            gridDimY: 1,
+            gridDimZ: 1,
+            blockDimX: 1024,
+            blockDimY: 1,
+            blockDimZ: 1,
+            sharedMemBytes: shared,
+            hStream: std::ptr::null_mut(),
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: 1,
+        };
+        let mut held = 0i32;
+        // SAFETY: `config` and its attribute outlive the call, which only reads them; `held`
+        // is a valid place for the count; the context is current (load_module bound it).
+        let rc = unsafe {
+            sys::cuOccupancyMaxActiveClusters(&raw mut held, f.cu_function(), &raw const config)
+        };
+        if rc.result().is_ok() {
+            slots.0[size] = held.clamp(0, i32::from(u16::MAX)) as u16;
+        }
+    }
+    slots
 }

@@ -220,8 +220,27 @@ fn fewer_blocks(launch: &Launch, size: usize, limits: &DeviceLimits) -> Option<u
     if !(exact && wide && k.saturating_mul(k_per) >= m) {
         return None;
     }
-    let fewer = (limits.sm_count / n.max(1)).min(size - 1);
+    let most = (limits.sm_count / n.max(1)).min(size - 1);
+    let fewer = (2..=most).rev().find(|&b| all_at_once(n, m, b, limits)).unwrap_or(most);
     (fewer >= 2).then_some(fewer)
+}
+
+/// Threads past which a block of a cluster row takes a whole SM: the cluster kernel's launch
+/// bounds (1024 threads) let it use 64 registers a thread, and an SM has 65536.
+pub const WHOLE_SM_THREADS: usize = 512;
+
+/// Whether `n` rows of `m` on clusters of `size` blocks all run at once: blocks of at most
+/// 1024 threads, and where each takes a whole SM, clusters no more than the device holds
+/// ([`DeviceLimits::clusters_held`]). On an H100 (results/cuda/2026-12-06-hist32-h100, call b)
+/// 16 to 30 f32 rows of 100000 at k = 2048 took 22.0-26.3 us where their clusters fit at once,
+/// and 35.5-37.0 us where they did not: 20 rows on clusters of 6 (17 held), 24-26 on clusters
+/// of 5 (22 held); 31-33 rows on clusters of 4 (30 held) took 39.5-41.2 us. [`fewer_blocks`]
+/// takes the most blocks a row that all run at once, else (no fewer blocks hold the row) the
+/// most the SMs hold: a second wave of clusters was still faster than the split (32 x 100000:
+/// 41 against 49 us).
+fn all_at_once(n: usize, m: usize, size: usize, limits: &DeviceLimits) -> bool {
+    let threads = block_threads(m, size);
+    threads <= 1024 && (threads <= WHOLE_SM_THREADS || n <= limits.clusters_held(size))
 }
 
 /// Threads of each of `size` blocks holding a row of `m` ([`BLOCK_EPL`] keys a thread), whole
@@ -281,8 +300,12 @@ mod tests {
     use super::*;
     use crate::units::ElemType;
 
-    const H200: DeviceLimits =
-        DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448, max_cluster: 8 };
+    const H200: DeviceLimits = DeviceLimits {
+        sm_count: 132,
+        shared_optin_bytes: 232_448,
+        max_cluster: 8,
+        cluster_slots: crate::ClusterSlots::UNKNOWN,
+    };
 
     fn launch(n: usize, m: usize, k: usize) -> Launch {
         Launch {
@@ -396,6 +419,38 @@ mod tests {
         // rows of their own length: full clusters only
         assert!(!clusters_of_own_length(&launch(32, 100_000, 2048), &H200));
         assert!(clusters_of_own_length(&launch(16, 100_000, 2048), &H200));
+    }
+
+    /// Fewer, wider blocks take the most blocks a row whose clusters the device holds all at
+    /// once, where its blocks take whole SMs (more than [`WHOLE_SM_THREADS`] threads); where
+    /// none holds the row, the most the SMs hold. Without the device's slots, the SMs' count.
+    #[test]
+    fn fewer_blocks_take_clusters_the_device_holds_at_once() {
+        let h100 = DeviceLimits::preset("h100").unwrap();
+        assert_eq!(h100.clusters_held(4), 30);
+        assert_eq!(H200.clusters_held(4), 33); // slots not known: 132 / 4
+        let shape = |n: usize, m: usize, limits: &DeviceLimits| {
+            let p = cluster_plan(&launch(n, m, 2048), limits).unwrap();
+            (p.cluster, p.block)
+        };
+        // 20 rows: 6 blocks of 544 threads (17 held) -> 5 of 640 (22 held)
+        assert_eq!(shape(20, 100_000, &H200), (6, 544));
+        assert_eq!(shape(20, 100_000, &h100), (5, 640));
+        // 24 rows: 5 blocks (22 held) -> 4 of 800 (30 held)
+        assert_eq!(shape(24, 100_000, &H200), (5, 640));
+        assert_eq!(shape(24, 100_000, &h100), (4, 800));
+        // 17 rows: 7 blocks of 448 threads share SMs, whatever the slots
+        assert_eq!(shape(17, 100_000, &h100), (7, 448));
+        // 32 rows of 81920: 4 blocks of 640 (30 held) -> 3 of 864 (39 held)
+        assert_eq!(shape(32, 81_920, &h100), (3, 864));
+        // 32 rows of 100000: 3 blocks would need 1042 threads; 4 blocks as before, in two waves
+        assert_eq!(shape(32, 100_000, &h100), (4, 800));
+        // 32 rows of 49152: blocks of 384 threads share SMs
+        assert_eq!(shape(32, 49_152, &h100), (4, 384));
+        let slots =
+            crate::ClusterSlots([0, 132, 66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7]);
+        assert_eq!(slots, crate::ClusterSlots::H100);
+        assert_eq!((slots.held(0), slots.held(4), slots.held(17)), (None, Some(30), None));
     }
 
     /// Exact f32 rows of at least [`CLUSTER_NARROW_MIN_ROW`] at small k narrow; the rest, and

@@ -39,7 +39,9 @@ pub use grouped::{GROUPED_MAX_BLOCKS, GROUPED_WARPS, GroupedLaunch, grouped_laun
 pub use pick::{
     PICK_LANE_MAX_K, PICK_LOAD_BYTES, PICK_MAX_K, PICK_MAX_ROW, pick_group, pick_plan, picks,
 };
-pub use plan::{DeviceLimits, Launch, PRESETS, Plan, SortPlan, SortShape, Strategy, plan};
+pub use plan::{
+    ClusterSlots, DeviceLimits, Launch, PRESETS, Plan, SortPlan, SortShape, Strategy, plan,
+};
 pub use program::{
     Buffer, BufferId, BufferRole, Content, GATHER_BLOCKS_PER_SM, GATHER_THREADS, Gather, Grid,
     Kernel, Program, Radix, Ragged, Region, RowArgs, Select, Sort, SplitRows, Step, StepKind,

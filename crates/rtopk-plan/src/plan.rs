@@ -125,17 +125,59 @@ pub struct DeviceLimits {
     /// capability below 9.0), [`crate::cluster::WIDE_CLUSTER`] on 9.x, else
     /// [`crate::cluster::PORTABLE_CLUSTER`] ([`crate::cluster::max_cluster_of`]).
     pub max_cluster: usize,
+    /// How many clusters of each size the device holds at once ([`ClusterSlots`]).
+    pub cluster_slots: ClusterSlots,
+}
+
+/// Clusters of `s` blocks, each taking a whole SM, that the device holds at once, by `s` (1 to
+/// [`crate::cluster::WIDE_CLUSTER`]; 0 where not known): read from the driver
+/// (cuOccupancyMaxActiveClusters; CUDA Driver API, "Occupancy"). A cluster's blocks run on one
+/// GPU processing cluster (GPC), and GPCs are not all alike nor multiples of every size, so
+/// the count can be less than `sm_count / s`: an H100 SXM of 132 SMs holds 30 clusters of 4 and
+/// 15 of 8, not 33 and 16 (results/cuda/2026-12-06-hist32-h100, `b/probe.txt`). A launch of more
+/// clusters than that runs the rest in a second wave, at twice the time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ClusterSlots(pub [u16; 17]);
+
+impl ClusterSlots {
+    /// Nothing known: the plan takes `sm_count / s` ([`DeviceLimits::clusters_held`]).
+    pub const UNKNOWN: ClusterSlots = ClusterSlots([0; 17]);
+    /// What one H100 80GB HBM3 (SXM) holds (results/cuda/2026-12-06-hist32-h100, `b/probe.txt`).
+    pub const H100: ClusterSlots =
+        ClusterSlots([0, 132, 66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7]);
+
+    /// Clusters of `size` the device holds at once, where known.
+    pub fn held(&self, size: usize) -> Option<usize> {
+        self.0.get(size).map(|&c| usize::from(c)).filter(|&c| c > 0)
+    }
 }
 
 /// The devices whose limits the plan knows without one at hand, by name (NVIDIA's published
 /// figures: the SXM boards' SM counts, and the shared memory a block may opt in to — 163 KiB on
 /// compute capability 8.0, 227 KiB on 9.0; CUDA C++ Programming Guide, "Features and Technical
 /// Specifications").
+/// The H100's clusters held at once are one board's, measured ([`ClusterSlots::H100`]); the
+/// others are not known (an H200's GPCs are the same chip's, but which SMs a board lost differs
+/// from board to board), and a live device reads its own.
 pub const PRESETS: [(&str, DeviceLimits); 3] = [
-    ("a100", DeviceLimits { sm_count: 108, shared_optin_bytes: 163 * 1024, max_cluster: 1 }),
-    ("h100", DeviceLimits { sm_count: 132, shared_optin_bytes: 227 * 1024, max_cluster: 16 }),
-    ("h200", DeviceLimits { sm_count: 132, shared_optin_bytes: 227 * 1024, max_cluster: 16 }),
+    ("a100", DeviceLimits { sm_count: 108, shared_optin_bytes: 163 * 1024, ..UNKNOWN_CLUSTERS }),
+    ("h100", DeviceLimits { cluster_slots: ClusterSlots::H100, ..HOPPER }),
+    ("h200", HOPPER),
 ];
+/// A device of no clusters whose slots are not known ([`PRESETS`]' base).
+const UNKNOWN_CLUSTERS: DeviceLimits = DeviceLimits {
+    sm_count: 1,
+    shared_optin_bytes: 0,
+    max_cluster: 1,
+    cluster_slots: ClusterSlots::UNKNOWN,
+};
+/// 132 SMs of compute capability 9.0 (H100 and H200 SXM), their clusters' slots not known.
+const HOPPER: DeviceLimits = DeviceLimits {
+    sm_count: 132,
+    shared_optin_bytes: 227 * 1024,
+    max_cluster: 16,
+    cluster_slots: ClusterSlots::UNKNOWN,
+};
 
 impl DeviceLimits {
     /// The limits of the device named `name` (`a100`, `h100`, `h200`; [`PRESETS`]), any case.
@@ -146,6 +188,12 @@ impl DeviceLimits {
     /// The names [`DeviceLimits::preset`] knows.
     pub fn preset_names() -> Vec<&'static str> {
         PRESETS.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// Clusters of `size` blocks, each taking a whole SM, that the device holds at once: its
+    /// [`ClusterSlots`] where known, else as many as the SMs hold.
+    pub fn clusters_held(&self, size: usize) -> usize {
+        self.cluster_slots.held(size).unwrap_or(self.sm_count / size.max(1))
     }
 
     /// Keys of a block row that fit shared memory past the block kernel's static shared memory.
@@ -581,8 +629,12 @@ mod tests {
     use super::*;
 
     /// An H100 SXM: 132 SMs, 227 KiB of opt-in shared memory per block.
-    const H100: DeviceLimits =
-        DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448, max_cluster: 8 };
+    const H100: DeviceLimits = DeviceLimits {
+        sm_count: 132,
+        shared_optin_bytes: 232_448,
+        max_cluster: 8,
+        cluster_slots: crate::ClusterSlots::UNKNOWN,
+    };
 
     fn launch(n: usize, m: usize, k: usize) -> Launch {
         Launch {
@@ -748,8 +800,12 @@ mod tests {
     #[test]
     fn quarter_warp_rows_need_1024_rows_per_sm() {
         for sms in [1, 2, 78, 108, 132, 170] {
-            let limits =
-                DeviceLimits { sm_count: sms, shared_optin_bytes: 100_000, max_cluster: 8 };
+            let limits = DeviceLimits {
+                sm_count: sms,
+                shared_optin_bytes: 100_000,
+                max_cluster: 8,
+                cluster_slots: crate::ClusterSlots::UNKNOWN,
+            };
             let at = |n| plan(&launch(n, 256, 64), &limits, Strategy::Auto).unwrap().family();
             assert_eq!(at(1024 * sms), Family::QuarterRows, "{sms} SMs");
             assert_eq!(at(1024 * sms - 1), Family::HalfRows, "{sms} SMs");
@@ -1018,7 +1074,12 @@ mod tests {
 
     #[test]
     fn the_plan_reads_the_devices_limits() {
-        let small = DeviceLimits { sm_count: 16, shared_optin_bytes: 49_152, max_cluster: 8 };
+        let small = DeviceLimits {
+            sm_count: 16,
+            shared_optin_bytes: 49_152,
+            max_cluster: 8,
+            cluster_slots: crate::ClusterSlots::UNKNOWN,
+        };
         let p = plan(&launch(10, 40_000, 64), &small, Strategy::Auto).unwrap();
         assert_eq!(p.cached_keys as usize, 40_000 - 32_768);
         let p = plan(&launch(10, 100_000, 64), &small, Strategy::Auto).unwrap();
@@ -1031,7 +1092,12 @@ mod tests {
         assert_eq!(p.dynamic_shared, 0); // 64 KB and the static do not fit 48 KB
         let p = plan(&launch(10, 4_096, 64), &small, Strategy::Auto).unwrap();
         assert_eq!(p.dynamic_shared, 4 * 4096);
-        let none = DeviceLimits { sm_count: 1, shared_optin_bytes: 1000, max_cluster: 8 };
+        let none = DeviceLimits {
+            sm_count: 1,
+            shared_optin_bytes: 1000,
+            max_cluster: 8,
+            cluster_slots: crate::ClusterSlots::UNKNOWN,
+        };
         let p = plan(&launch(10, 100_000, 64), &none, Strategy::Auto).unwrap();
         assert_eq!((p.cached_keys, p.dynamic_shared), (0, 0));
     }

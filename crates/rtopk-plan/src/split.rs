@@ -336,8 +336,12 @@ mod tests {
 
     /// An H100 that launches no clusters: the splits these tests are about (crate::cluster's
     /// tests have the rest).
-    const H100: DeviceLimits =
-        DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448, max_cluster: 1 };
+    const H100: DeviceLimits = DeviceLimits {
+        sm_count: 132,
+        shared_optin_bytes: 232_448,
+        max_cluster: 1,
+        cluster_slots: crate::ClusterSlots::UNKNOWN,
+    };
 
     fn launch(n: usize, m: usize, k: usize) -> Launch {
         Launch {

@@ -194,7 +194,12 @@ fn block_rows_past_their_registers_and_the_global_sort_equal_bisect() {
         assert_eq!(fam, Family::BlockRows);
     }
     // a device with little shared memory re-keys everything past the registers
-    let small = warp_sim::DeviceLimits { sm_count: 16, shared_optin_bytes: 8192, max_cluster: 8 };
+    let small = warp_sim::DeviceLimits {
+        sm_count: 16,
+        shared_optin_bytes: 8192,
+        max_cluster: 8,
+        cluster_slots: rtopk_plan::ClusterSlots::UNKNOWN,
+    };
     let config = SimConfig { limits: small, ..SimConfig::default() };
     check(config, 1, 36_000, &x, 40, Mode::Smallest, Bisect::early_stopping(9)).unwrap();
 }
@@ -532,8 +537,12 @@ fn many_rows_per_launch_equal_bisect() {
         let x = generate("normal", n, m, &mut rng);
         check(SimConfig::default(), n, m, &x, k, Mode::Largest, Bisect::exact()).unwrap();
     }
-    let few_sms =
-        warp_sim::DeviceLimits { sm_count: 1, shared_optin_bytes: 232_448, max_cluster: 8 };
+    let few_sms = warp_sim::DeviceLimits {
+        sm_count: 1,
+        shared_optin_bytes: 232_448,
+        max_cluster: 8,
+        cluster_slots: rtopk_plan::ClusterSlots::UNKNOWN,
+    };
     let x = generate("hostile", 1100, 64, &mut rng);
     let config = SimConfig { limits: few_sms, sorted: true, ..SimConfig::default() };
     let fam = check(config, 1100, 64, &x, 16, Mode::Smallest, Bisect::exact()).unwrap();

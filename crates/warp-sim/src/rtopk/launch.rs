@@ -44,10 +44,14 @@ use crate::rtopk::warp_rows::rtopk_warp_rows_impl;
 use crate::rtopk::wide::rtopk_wide_rows_impl;
 
 /// An H100 SXM: 132 SMs, 227 KiB of opt-in shared memory per block, clusters of up to 16
-/// blocks — the device whose plan the simulator follows unless told otherwise (results never
-/// depend on it, only the family chosen for a shape).
-pub const H100: DeviceLimits =
-    DeviceLimits { sm_count: 132, shared_optin_bytes: 232_448, max_cluster: 16 };
+/// blocks and one board's clusters held at once — the device whose plan the simulator follows
+/// unless told otherwise (results never depend on it, only the family chosen for a shape).
+pub const H100: DeviceLimits = DeviceLimits {
+    sm_count: 132,
+    shared_optin_bytes: 232_448,
+    max_cluster: 16,
+    cluster_slots: rtopk_plan::ClusterSlots::H100,
+};
 
 /// Rows per window of a launch: whole blocks of every family (32 · 32 rows), or fewer rows
 /// of [`WINDOW_ELEMENTS`] where rows are long.
