@@ -101,63 +101,71 @@ impl QueryLimits for DeviceLimits {
 const SLOTS_PROBE: &str = ".version 7.8\n.target sm_90\n.address_size 64\n\
                            .visible .entry rtopk_slots_probe() { ret; }\n";
 
-/// How many clusters of each size up to `max_cluster` the device holds at once where each
-/// block takes a whole SM (rtopk-plan's [`rtopk_plan::ClusterSlots`]): the driver's
-/// `cuOccupancyMaxActiveClusters` for a kernel of 1024 threads asking more than half of an
-/// SM's `per_sm` bytes of shared memory. Unknown where the device launches no clusters or the
-/// driver cannot say (the plan then takes as many as the SMs hold).
+/// How many clusters of each size up to `max_cluster` the device holds at once where 1 to
+/// [`ClusterSlots::PER_SM`] blocks share an SM (rtopk-plan's [`rtopk_plan::ClusterSlots`]): the
+/// driver's `cuOccupancyMaxActiveClusters` for a kernel of 256 threads a block asking a little
+/// more than `1 / (p + 1)` of an SM's `per_sm` bytes of shared memory, so that exactly `p`
+/// blocks fit an SM. Unknown where the device launches no clusters or the driver cannot say
+/// (the plan then takes as many as the SMs hold, one block an SM).
 fn cluster_slots(ctx: &Arc<CudaContext>, max_cluster: usize, per_sm: usize) -> ClusterSlots {
     let mut slots = ClusterSlots::UNKNOWN;
     if max_cluster <= 1 {
         return slots;
     }
-    let Ok(f) = ctx
-        .load_module(Ptx::from_src(SLOTS_PROBE))
-        .and_then(|m| m.load_function("rtopk_slots_probe"))
-    else {
+    let probe = ctx.load_module(Ptx::from_src(SLOTS_PROBE));
+    let Ok(f) = probe.and_then(|m| m.load_function("rtopk_slots_probe")) else {
         return slots;
     };
-    let shared = (per_sm / 2 + 1024) as u32;
     let attr = |a: sys::CUfunction_attribute, v: i32| {
         // SAFETY: a valid function handle of a loaded module and a valid attribute and value.
         unsafe { cudarc::driver::result::function::set_function_attribute(f.cu_function(), a, v) }
     };
     use sys::CUfunction_attribute as F;
+    let most_shared = (per_sm / 2 + 1) as i32;
     let wide =
         max_cluster <= 8 || attr(F::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1).is_ok();
-    if attr(F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared as i32).is_err() {
+    if attr(F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, most_shared).is_err() {
         return slots;
     }
-    let most = if wide { max_cluster } else { 8 };
-    for size in 1..=most.min(slots.0.len() - 1) {
-        // SAFETY: an all-zero launch attribute value is a valid union (plain integers and pads).
-        let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
-        value.clusterDim.x = size as u32;
-        value.clusterDim.y = 1;
-        value.clusterDim.z = 1;
-        let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        let mut attrs = [sys::CUlaunchAttribute { id, pad: [0; 4], value }];
-        let config = sys::CUlaunchConfig {
-            gridDimX: size as u32,
-            gridDimY: 1,
-            gridDimZ: 1,
-            blockDimX: 1024,
-            blockDimY: 1,
-            blockDimZ: 1,
-            sharedMemBytes: shared,
-            hStream: std::ptr::null_mut(),
-            attrs: attrs.as_mut_ptr(),
-            numAttrs: 1,
-        };
-        let mut held = 0i32;
-        // SAFETY: `config` and its attribute outlive the call, which only reads them; `held`
-        // is a valid place for the count; the context is current (load_module bound it).
-        let rc = unsafe {
-            sys::cuOccupancyMaxActiveClusters(&raw mut held, f.cu_function(), &raw const config)
-        };
-        if rc.result().is_ok() {
-            slots.0[size] = held.clamp(0, i32::from(u16::MAX)) as u16;
+    let sizes = if wide { max_cluster } else { 8 }.min(slots.0[0].len() - 1);
+    for per in 1..=ClusterSlots::PER_SM {
+        let shared = (per_sm / (per + 1) + 1) as u32;
+        for size in 1..=sizes {
+            if let Some(held) = clusters_held(&f, size as u32, shared) {
+                slots.0[per - 1][size] = held;
+            }
         }
     }
     slots
+}
+
+/// `cuOccupancyMaxActiveClusters` of `f` in clusters of `size` blocks of 256 threads and
+/// `shared` bytes of dynamic shared memory.
+fn clusters_held(f: &cudarc::driver::CudaFunction, size: u32, shared: u32) -> Option<u16> {
+    // SAFETY: an all-zero launch attribute value is a valid union (plain integers and pads).
+    let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
+    value.clusterDim.x = size;
+    value.clusterDim.y = 1;
+    value.clusterDim.z = 1;
+    let id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    let mut attrs = [sys::CUlaunchAttribute { id, pad: [0; 4], value }];
+    let config = sys::CUlaunchConfig {
+        gridDimX: size,
+        gridDimY: 1,
+        gridDimZ: 1,
+        blockDimX: 256,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: shared,
+        hStream: std::ptr::null_mut(),
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: 1,
+    };
+    let mut held = 0i32;
+    // SAFETY: `config` and its attribute outlive the call, which only reads them; `held` is a
+    // valid place for the count; the context is current (loading the module bound it).
+    let rc = unsafe {
+        sys::cuOccupancyMaxActiveClusters(&raw mut held, f.cu_function(), &raw const config)
+    };
+    rc.result().ok().map(|()| held.clamp(0, i32::from(u16::MAX)) as u16)
 }

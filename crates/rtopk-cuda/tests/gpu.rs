@@ -878,7 +878,7 @@ fn sixteen_bit_rows_by_histograms_match_bisect_and_the_simulator() {
     assert!(gpu.limits().max_cluster >= 2, "this test needs a device that launches clusters");
     // block rows (a block a row) and split rows, whose chunks and second stages are block
     // rows, against bisect; cluster rows against the simulator too
-    let blocks = [(64, 4001, 1000), (128, 9000, 1), (96, 16_384, 16_383), (32, 100_000, 512)];
+    let blocks = [(64, 4001, 1000), (128, 9000, 1), (96, 16_384, 16_383), (40, 100_000, 512)];
     let clusters = [
         (32, 49_152, 2048), // fewer, wider blocks (k >= M / 128)
         (1, 20_001, 1),

@@ -11,7 +11,7 @@
 use topk_ref::{RowSelect, check_shape};
 
 use crate::error::PlanError;
-use crate::plan::{DeviceLimits, Launch, Plan};
+use crate::plan::{ClusterSlots, DeviceLimits, Launch, Plan};
 use crate::units::{BLOCK_EPL, ElemType, Family, Unit};
 
 /// Rows up to this width stay one block per row (at most 512 threads): on an H200 a cluster of
@@ -163,9 +163,9 @@ fn wide_cluster_shape(n: usize, m: usize, limits: &DeviceLimits) -> Option<(usiz
     (threads <= 1024 && at_once).then_some((WIDE_CLUSTER, threads))
 }
 
-/// ⌈M / [`CLUSTER_SPAN`]⌉ blocks a row, 2 to [`PORTABLE_CLUSTER`], where the blocks number at
-/// most the SMs; where they do not, fewer and wider blocks for the rows [`FEWER_BLOCKS_MAX_ROW`]
-/// names.
+/// ⌈M / [`CLUSTER_SPAN`]⌉ blocks a row, 2 to [`PORTABLE_CLUSTER`], where the device holds every
+/// row's cluster at once ([`all_at_once`]); where it does not, fewer and wider blocks for the
+/// rows [`FEWER_BLOCKS_MAX_ROW`] names.
 fn portable_cluster_shape(
     launch: &Launch,
     limits: &DeviceLimits,
@@ -173,12 +173,21 @@ fn portable_cluster_shape(
 ) -> Option<(usize, usize)> {
     let Launch { n, m, .. } = *launch;
     let size = m.div_ceil(CLUSTER_SPAN).clamp(2, limits.max_cluster.min(PORTABLE_CLUSTER));
-    let at_once = |size: usize| {
-        let threads = block_threads(m, size);
-        (threads <= 1024 && n.checked_mul(size)? <= limits.sm_count).then_some((size, threads))
+    // rows of their own length (not `fewer`) take full clusters only where each block has an
+    // SM of its own, as before the device's slots were read: blocks sharing SMs were measured
+    // on plain rows only
+    let threads = block_threads(m, size);
+    let full = if fewer {
+        all_at_once(n, m, size, limits)
+    } else {
+        threads <= 1024 && n.saturating_mul(size) <= limits.sm_count
     };
-    let wider = || fewer_blocks(launch, size, limits).filter(|_| fewer);
-    at_once(size).or_else(|| at_once(wider()?))
+    if full {
+        return Some((size, threads));
+    }
+    let size = fewer_blocks(launch, size, limits).filter(|_| fewer)?;
+    let threads = block_threads(m, size);
+    (threads <= 1024).then_some((size, threads))
 }
 
 /// Rows past [`BLOCK_CLUSTER_ROW`] up to this width, exact f32 rows with k at least a
@@ -207,40 +216,52 @@ pub const BLOCK_CLUSTER_ROW: usize = 32_768;
 
 /// [`FEWER_BLOCKS_MAX_ROW`]'s blocks a row for `launch`, or `None` where it does not apply
 /// (a 16-bit row's search is two histogram rounds only where its counts are not asked; asked,
-/// it bisects on the fewer blocks all the same).
+/// it bisects on the fewer blocks all the same): the most blocks a row whose clusters all run
+/// at once ([`all_at_once`]); where none does, at large k (an f32 row's
+/// [`CLUSTER_GUESS_K_PER`], a 16-bit row's [`FEWER_BLOCKS_16_K_PER`]) the most the SMs hold,
+/// in two waves, which was still faster than the split (32 x 100000 at k = 2048: 41 against
+/// 49 us), and at smaller k none (33 x 100000 at k = 512: 37.8 us against the split's 34.6;
+/// results/cuda/2026-12-06-hist32-h100, call g). On a device whose cluster slots are not known,
+/// as before them: at large k only.
 fn fewer_blocks(launch: &Launch, size: usize, limits: &DeviceLimits) -> Option<usize> {
     let Launch { n, m, k, elem, bisect, .. } = *launch;
-    let exact = bisect.is_exact();
     let k_per = match elem {
         ElemType::F32 => CLUSTER_GUESS_K_PER, // the rows that start from a guessed bracket
         _ if elem.packed16() => FEWER_BLOCKS_16_K_PER,
         _ => return None,
     };
     let wide = m > BLOCK_CLUSTER_ROW && m <= FEWER_BLOCKS_MAX_ROW;
-    if !(exact && wide && k.saturating_mul(k_per) >= m) {
+    if !(bisect.is_exact() && wide) {
         return None;
     }
+    // where the device's slots are not known, at large k only, as many as the SMs hold
+    let known = limits.cluster_slots != ClusterSlots::UNKNOWN;
+    let at_once = (2..size).rev().find(|&b| all_at_once(n, m, b, limits));
+    if let Some(fewer) = at_once.filter(|_| known) {
+        return Some(fewer);
+    }
     let most = (limits.sm_count / n.max(1)).min(size - 1);
-    let fewer = (2..=most).rev().find(|&b| all_at_once(n, m, b, limits)).unwrap_or(most);
-    (fewer >= 2).then_some(fewer)
+    (k.saturating_mul(k_per) >= m && most >= 2).then(|| at_once.unwrap_or(most))
 }
 
-/// Threads past which a block of a cluster row takes a whole SM: the cluster kernel's launch
-/// bounds (1024 threads) let it use 64 registers a thread, and an SM has 65536.
-pub const WHOLE_SM_THREADS: usize = 512;
+/// Blocks of a cluster row of `threads` threads an SM holds: the cluster kernel's launch bounds
+/// (1024 threads) let it use 64 registers a thread, and an SM has 65536 (its shared memory
+/// holds their load staging, 4 KB a warp); at most [`ClusterSlots::PER_SM`].
+fn blocks_per_sm(threads: usize) -> usize {
+    (1024 / threads.max(1)).clamp(1, ClusterSlots::PER_SM)
+}
 
-/// Whether `n` rows of `m` on clusters of `size` blocks all run at once: blocks of at most
-/// 1024 threads, and where each takes a whole SM, clusters no more than the device holds
-/// ([`DeviceLimits::clusters_held`]). On an H100 (results/cuda/2026-12-06-hist32-h100, call b)
-/// 16 to 30 f32 rows of 100000 at k = 2048 took 22.0-26.3 us where their clusters fit at once,
-/// and 35.5-37.0 us where they did not: 20 rows on clusters of 6 (17 held), 24-26 on clusters
-/// of 5 (22 held); 31-33 rows on clusters of 4 (30 held) took 39.5-41.2 us. [`fewer_blocks`]
-/// takes the most blocks a row that all run at once, else (no fewer blocks hold the row) the
-/// most the SMs hold: a second wave of clusters was still faster than the split (32 x 100000:
-/// 41 against 49 us).
+/// Whether `n` rows of `m` on clusters of `size` blocks all run at once: blocks of at most 1024
+/// threads, and clusters no more than the device holds of blocks that share an SM as theirs do
+/// ([`DeviceLimits::clusters_held`], [`blocks_per_sm`]). On an H100
+/// (results/cuda/2026-12-06-hist32-h100) 16 to 30 f32 rows of 100000 at k = 2048 took
+/// 22.0-26.3 us where their clusters fit at once, and 35.5-37.0 us where they did not (call b:
+/// 20 rows on clusters of 6 blocks of 544 threads, 17 held; 24-26 on clusters of 5, 22 held);
+/// 20-28 rows at k = 512 took 30.2-33.8 us as a split and 21.5-23.2 on full clusters of 8
+/// blocks of 416 threads, two an SM (30 held; call e).
 fn all_at_once(n: usize, m: usize, size: usize, limits: &DeviceLimits) -> bool {
     let threads = block_threads(m, size);
-    threads <= 1024 && (threads <= WHOLE_SM_THREADS || n <= limits.clusters_held(size))
+    threads <= 1024 && n <= limits.clusters_held(size, blocks_per_sm(threads))
 }
 
 /// Threads of each of `size` blocks holding a row of `m` ([`BLOCK_EPL`] keys a thread), whole
@@ -421,36 +442,50 @@ mod tests {
         assert!(clusters_of_own_length(&launch(16, 100_000, 2048), &H200));
     }
 
-    /// Fewer, wider blocks take the most blocks a row whose clusters the device holds all at
-    /// once, where its blocks take whole SMs (more than [`WHOLE_SM_THREADS`] threads); where
-    /// none holds the row, the most the SMs hold. Without the device's slots, the SMs' count.
+    /// Full clusters where the device holds every row's at once, counting the blocks an SM
+    /// shares; else fewer blocks, the most a row whose clusters all run at once; where none
+    /// does, at large k the most the SMs hold (two waves), at smaller k none. Without the
+    /// device's slots, one block an SM.
     #[test]
-    fn fewer_blocks_take_clusters_the_device_holds_at_once() {
+    fn clusters_take_the_shapes_the_device_holds_at_once() {
         let h100 = DeviceLimits::preset("h100").unwrap();
-        assert_eq!(h100.clusters_held(4), 30);
-        assert_eq!(H200.clusters_held(4), 33); // slots not known: 132 / 4
-        let shape = |n: usize, m: usize, limits: &DeviceLimits| {
-            let p = cluster_plan(&launch(n, m, 2048), limits).unwrap();
-            (p.cluster, p.block)
+        assert_eq!((h100.clusters_held(4, 1), h100.clusters_held(8, 2)), (30, 30));
+        assert_eq!((H200.clusters_held(4, 1), H200.clusters_held(8, 2)), (33, 16));
+        assert_eq!((blocks_per_sm(1024), blocks_per_sm(416), blocks_per_sm(64)), (1, 2, 4));
+        let shape = |n: usize, m: usize, k: usize, limits: &DeviceLimits| {
+            let p = cluster_plan(&launch(n, m, k), limits).ok()?;
+            Some((p.cluster, p.block))
         };
-        // 20 rows: 6 blocks of 544 threads (17 held) -> 5 of 640 (22 held)
-        assert_eq!(shape(20, 100_000, &H200), (6, 544));
-        assert_eq!(shape(20, 100_000, &h100), (5, 640));
-        // 24 rows: 5 blocks (22 held) -> 4 of 800 (30 held)
-        assert_eq!(shape(24, 100_000, &H200), (5, 640));
-        assert_eq!(shape(24, 100_000, &h100), (4, 800));
-        // 17 rows: 7 blocks of 448 threads share SMs, whatever the slots
-        assert_eq!(shape(17, 100_000, &h100), (7, 448));
-        // 32 rows of 81920: 4 blocks of 640 (30 held) -> 3 of 864 (39 held)
-        assert_eq!(shape(32, 81_920, &h100), (3, 864));
-        // 32 rows of 100000: 3 blocks would need 1042 threads; 4 blocks as before, in two waves
-        assert_eq!(shape(32, 100_000, &h100), (4, 800));
-        // 32 rows of 49152: blocks of 384 threads share SMs
-        assert_eq!(shape(32, 49_152, &h100), (4, 384));
-        let slots =
-            crate::ClusterSlots([0, 132, 66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7]);
-        assert_eq!(slots, crate::ClusterSlots::H100);
-        assert_eq!((slots.held(0), slots.held(4), slots.held(17)), (None, Some(30), None));
+        // 20-28 rows of 100000: full clusters of 8 blocks of 416 threads, two an SM (30 held),
+        // at any k; without the slots, one an SM: fewer blocks at large k
+        for n in [20, 24, 28] {
+            assert_eq!(shape(n, 100_000, 2048, &h100), Some((8, 416)), "{n}");
+            assert_eq!(shape(n, 100_000, 50, &h100), Some((8, 416)), "{n}");
+        }
+        assert_eq!(shape(20, 100_000, 2048, &H200), Some((6, 544)));
+        assert_eq!(shape(20, 100_000, 512, &H200), None); // not known: large k only
+        assert_eq!(shape(24, 100_000, 2048, &H200), Some((5, 640)));
+        // 32 rows: 8-block clusters are 30 held, so 7 of 448 threads (32 held), at any k
+        assert_eq!(shape(32, 100_000, 2048, &h100), Some((7, 448)));
+        assert_eq!(shape(32, 100_000, 512, &h100), Some((7, 448)));
+        // 33 rows: none runs at once; from k = M / 80 the most the SMs hold, below it none
+        assert_eq!(shape(33, 100_000, 1250, &h100), Some((4, 800)));
+        assert_eq!(shape(33, 100_000, 1249, &h100), None);
+        // 64 rows of 65536: 8 blocks of 256 threads, four an SM, are 62 held; 2 of 1024, 66
+        assert_eq!(shape(64, 65_536, 2048, &h100), Some((2, 1024)));
+        assert_eq!(shape(40, 65_536, 2048, &h100), Some((8, 256)));
+        assert_eq!(shape(48, 65_536, 2048, &h100), Some((8, 256)));
+        assert_eq!(shape(64, 49_152, 2048, &h100), Some((6, 256)));
+        // rows of their own length: full clusters one block an SM only, as before
+        assert!(clusters(&launch(20, 70_000, 2048), &h100));
+        assert!(!clusters_of_own_length(&launch(20, 70_000, 2048), &h100));
+        assert!(clusters_of_own_length(&launch(16, 70_000, 2048), &h100));
+        let slots = crate::ClusterSlots::H100;
+        assert_eq!((slots.held(0, 1), slots.held(4, 1), slots.held(17, 1)), (None, Some(30), None));
+        assert_eq!((slots.held(8, 2), slots.held(8, 9)), (Some(30), Some(62)));
+        let mut some = crate::ClusterSlots::UNKNOWN;
+        some.0[0][4] = 30;
+        assert_eq!(some.held(4, 3), Some(30)); // the most blocks an SM that is known
     }
 
     /// Exact f32 rows of at least [`CLUSTER_NARROW_MIN_ROW`] at small k narrow; the rest, and

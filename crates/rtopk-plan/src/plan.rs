@@ -129,26 +129,37 @@ pub struct DeviceLimits {
     pub cluster_slots: ClusterSlots,
 }
 
-/// Clusters of `s` blocks, each taking a whole SM, that the device holds at once, by `s` (1 to
-/// [`crate::cluster::WIDE_CLUSTER`]; 0 where not known): read from the driver
-/// (cuOccupancyMaxActiveClusters; CUDA Driver API, "Occupancy"). A cluster's blocks run on one
-/// GPU processing cluster (GPC), and GPCs are not all alike nor multiples of every size, so
-/// the count can be less than `sm_count / s`: an H100 SXM of 132 SMs holds 30 clusters of 4 and
-/// 15 of 8, not 33 and 16 (results/cuda/2026-12-06-hist32-h100, `b/probe.txt`). A launch of more
-/// clusters than that runs the rest in a second wave, at twice the time.
+/// Clusters of `s` blocks that the device holds at once, where `p` blocks share an SM, by `p`
+/// (1 to [`ClusterSlots::PER_SM`]) and `s` (1 to [`crate::cluster::WIDE_CLUSTER`]); 0 where not
+/// known. Read from the driver (cuOccupancyMaxActiveClusters; CUDA Driver API, "Occupancy"). A
+/// cluster's blocks run on one GPU processing cluster (GPC), and GPCs are neither alike nor
+/// multiples of every size, so the count can be less than `p · sm_count / s`: an H100 SXM of
+/// 132 SMs holds 30 clusters of 4 blocks that each take a whole SM and 15 of 8, not 33 and 16,
+/// and 30 of 8 blocks two to an SM, not 33 (results/cuda/2026-12-06-hist32-h100, `b/probe.txt`,
+/// `d/probe.txt`). A launch of more clusters than that runs the rest in a second wave, at twice
+/// the time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct ClusterSlots(pub [u16; 17]);
+pub struct ClusterSlots(pub [[u16; 17]; ClusterSlots::PER_SM]);
 
 impl ClusterSlots {
+    /// The most blocks an SM shares that the slots tell apart.
+    pub const PER_SM: usize = 4;
     /// Nothing known: the plan takes `sm_count / s` ([`DeviceLimits::clusters_held`]).
-    pub const UNKNOWN: ClusterSlots = ClusterSlots([0; 17]);
-    /// What one H100 80GB HBM3 (SXM) holds (results/cuda/2026-12-06-hist32-h100, `b/probe.txt`).
-    pub const H100: ClusterSlots =
-        ClusterSlots([0, 132, 66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7]);
+    pub const UNKNOWN: ClusterSlots = ClusterSlots([[0; 17]; ClusterSlots::PER_SM]);
+    /// What one H100 80GB HBM3 (SXM) holds (results/cuda/2026-12-06-hist32-h100, `b/probe.txt`,
+    /// `d/probe.txt`, `e/probe.txt`).
+    pub const H100: ClusterSlots = ClusterSlots([
+        [0, 132, 66, 39, 30, 22, 17, 15, 15, 9, 7, 7, 7, 7, 7, 7, 7],
+        [0, 264, 132, 79, 62, 47, 39, 32, 30, 23, 21, 16, 16, 14, 14, 14, 14],
+        [0, 396, 198, 124, 92, 69, 62, 47, 45, 37, 30, 28, 28, 23, 21, 21, 21],
+        [0, 528, 264, 163, 124, 94, 79, 69, 62, 51, 44, 37, 37, 30, 30, 28, 28],
+    ]);
 
-    /// Clusters of `size` the device holds at once, where known.
-    pub fn held(&self, size: usize) -> Option<usize> {
-        self.0.get(size).map(|&c| usize::from(c)).filter(|&c| c > 0)
+    /// Clusters of `size` blocks, `per` of which share an SM, held at once, where known (the
+    /// figure of the most blocks an SM, at most `per`, that is known).
+    pub fn held(&self, size: usize, per: usize) -> Option<usize> {
+        let known = |p: usize| self.0[p - 1].get(size).map(|&c| usize::from(c)).filter(|&c| c > 0);
+        (1..=per.min(Self::PER_SM)).rev().find_map(known)
     }
 }
 
@@ -190,10 +201,10 @@ impl DeviceLimits {
         PRESETS.iter().map(|(n, _)| *n).collect()
     }
 
-    /// Clusters of `size` blocks, each taking a whole SM, that the device holds at once: its
-    /// [`ClusterSlots`] where known, else as many as the SMs hold.
-    pub fn clusters_held(&self, size: usize) -> usize {
-        self.cluster_slots.held(size).unwrap_or(self.sm_count / size.max(1))
+    /// Clusters of `size` blocks, `per` of which share an SM, that the device holds at once:
+    /// its [`ClusterSlots`] where known, else one block an SM, as many as the SMs hold.
+    pub fn clusters_held(&self, size: usize, per: usize) -> usize {
+        self.cluster_slots.held(size, per).unwrap_or(self.sm_count / size.max(1))
     }
 
     /// Keys of a block row that fit shared memory past the block kernel's static shared memory.

@@ -1862,7 +1862,7 @@ mod tests {
         // the H100's clusters held at once are one board's; an H200's are not known
         let h200 = DeviceLimits::preset("h200").unwrap();
         assert_eq!(DeviceLimits { cluster_slots: crate::ClusterSlots::H100, ..h200 }, h100);
-        assert_eq!(h200.clusters_held(4), 33);
+        assert_eq!(h200.clusters_held(4, 1), 33);
         assert_eq!(DeviceLimits::preset("v100"), None);
         // the preset decides the split: 120 rows of 20000 run whole on an H100's 132 SMs, not
         // on an A100's 108

@@ -1,8 +1,8 @@
 """How many thread-block clusters of each size an H100 holds at once (the driver's
 cuOccupancyMaxActiveClusters), for blocks that take a whole SM each, as the cluster rows'
 wide blocks do (their registers): a trivial kernel made to take one SM a block by its dynamic
-shared memory. With `--per-sm`, also for blocks of 512 threads of which exactly 2 and 3 fit an
-SM (by their shared memory). Needs only the driver (ctypes)."""
+shared memory. With `--per-sm`, also for blocks of 512 threads of which exactly 2, 3 and 4
+fit an SM (by their shared memory). Needs only the driver (ctypes)."""
 
 import ctypes as C
 import sys
@@ -59,7 +59,7 @@ for threads in (256, 800, 1024):
 if "--per-sm" in sys.argv:
     per_sm = C.c_int()
     check(cu.cuDeviceGetAttribute(C.byref(per_sm), 81, dev), "an SM's shared memory")
-    for per in (2, 3):
+    for per in (2, 3, 4):
         smem = per_sm.value // (per + 1) + 1  # `per` blocks fit an SM, `per + 1` do not
         row = []
         for size in range(1, 17):
