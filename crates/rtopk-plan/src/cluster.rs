@@ -190,21 +190,20 @@ fn portable_cluster_shape(
     (threads <= 1024).then_some((size, threads))
 }
 
-/// Rows past [`BLOCK_CLUSTER_ROW`] up to this width, exact f32 rows with k at least a
-/// [`CLUSTER_GUESS_K_PER`]-th of the row (those that start from a guessed bracket) and exact
-/// 16-bit rows with k at least a [`FEWER_BLOCKS_16_K_PER`]-th of it, take fewer, wider blocks
-/// where their clusters of ⌈M / [`CLUSTER_SPAN`]⌉ blocks would outnumber the SMs: as many a
-/// row as the SMs hold for every row at once, at least 2 ([`fewer_blocks`]), instead of a
-/// split's two searches and four launches. On an H100 (results/cuda/2026-12-06-h100-standing,
-/// call b: 20 to 64 rows of 24576 to 163840, k = 50, 512, 2048) f32 rows took 0.79-0.87 of the
+/// Rows past [`BLOCK_CLUSTER_ROW`] up to this width, exact f32 and 16-bit rows, take fewer,
+/// wider blocks where their clusters of ⌈M / [`CLUSTER_SPAN`]⌉ blocks would not all run at
+/// once ([`fewer_blocks`]: the most that do, at least 2; where none do, at large k the most the
+/// SMs hold), instead of a split's two searches and four launches. On an H100
+/// (results/cuda/2026-12-06-h100-standing, call b: 20 to 64 rows of 24576 to 163840, k = 50,
+/// 512, 2048, before the plan knew which clusters run at once) f32 rows took 0.79-0.87 of the
 /// split's time at k = 2048 (32 x 100000: 49.0 -> 41.0 us; CUB's DeviceBatchedTopK 32.4), at
 /// k = 50 and 512 (no guess) 0.85-1.09; rows of 131072 and 163840 1.11-1.36 (the split's chunks
 /// are whole there). 16-bit rows, which then bisected a cluster round a step, took 0.98-1.97;
 /// searched by histograms (two rounds whatever k: docs/kernel.md, "16-bit rows by histograms")
 /// see [`FEWER_BLOCKS_16_K_PER`].
 pub const FEWER_BLOCKS_MAX_ROW: usize = 100_000;
-/// 16-bit rows take [`FEWER_BLOCKS_MAX_ROW`]'s fewer, wider blocks where k is at least this
-/// fraction of the row. On an H100 (results/cuda/2026-12-06-hist16-h100, call c: 20 to 66 bf16
+/// 16-bit rows take [`FEWER_BLOCKS_MAX_ROW`]'s fewer, wider blocks in two waves where k is at
+/// least this fraction of the row (f32 rows: [`CLUSTER_GUESS_K_PER`]). On an H100 (results/cuda/2026-12-06-hist16-h100, call c: 20 to 66 bf16
 /// rows of 40000 to 100000 at k = 64, 512, 2048, against a split whose block rows also search
 /// by histograms) they took 0.53-1.00 of the split's time where k >= M / 128 (64 x 40000,
 /// k = 2048: 35.6 -> 18.8 us), and 0.70-1.19 below it (32 x 81920, k = 64: 1.19).
