@@ -131,7 +131,7 @@ fn cluster_slots(ctx: &Arc<CudaContext>, max_cluster: usize, per_sm: usize) -> C
     for per in 1..=ClusterSlots::PER_SM {
         let shared = (per_sm / (per + 1) + 1) as u32;
         for size in 1..=sizes {
-            if let Some(held) = clusters_held(&f, size as u32, shared) {
+            if let Some(held) = max_active_clusters(&f, size as u32, shared) {
                 slots.0[per - 1][size] = held;
             }
         }
@@ -141,7 +141,7 @@ fn cluster_slots(ctx: &Arc<CudaContext>, max_cluster: usize, per_sm: usize) -> C
 
 /// `cuOccupancyMaxActiveClusters` of `f` in clusters of `size` blocks of 256 threads and
 /// `shared` bytes of dynamic shared memory.
-fn clusters_held(f: &cudarc::driver::CudaFunction, size: u32, shared: u32) -> Option<u16> {
+fn max_active_clusters(f: &cudarc::driver::CudaFunction, size: u32, shared: u32) -> Option<u16> {
     // SAFETY: an all-zero launch attribute value is a valid union (plain integers and pads).
     let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
     value.clusterDim.x = size;

@@ -23,7 +23,7 @@ use crate::rtopk::narrow::{
 };
 use crate::rtopk::order::{ElemType, check_keys, key16_of_ordered, own_key};
 use crate::rtopk::params::Params;
-use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words};
+use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words, zero_shared_words};
 use crate::rtopk::search::{Exit, Search, cover_search, search_threshold};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_chunk, taken};
 
@@ -372,14 +372,7 @@ async fn block_histogram_search(
         return Ok(s);
     }
     let hist = block_smem::STAGE + BLOCK_STAGE as u32 / 2;
-    let tid = w.thread_idx();
-    for from in (0..2 * HIST16_BINS).step_by(w.block_dim() as usize) {
-        let i = tid.map(|t| t + from);
-        let saved = w.push_active(&i.map(|i| i < 2 * HIST16_BINS), "i < 2 HIST16_BINS")?;
-        let label = "block_histogram_search: s_hist[i] = 0";
-        w.st_shared(&i.map(|i| hist + i), &Lanes::splat(0), label).await?;
-        w.pop_active(saved);
-    }
+    zero_shared_words(w, hist, 2 * HIST16_BINS, "block_histogram_search: s_hist[i] = 0").await?;
     w.syncthreads("block_histogram_search: __syncthreads() (zeroed)").await?;
     let k = a.k as u32;
     block_byte_histogram(w, row, row.m, None, hist).await?;

@@ -32,7 +32,7 @@ use crate::rtopk::params::Params;
 use crate::rtopk::record::Tracer;
 use crate::rtopk::rows::{
     BlockRow, PAIRED_COUNT_LIMIT, Row, Slots, block_prefix, block_smem, count_threshold,
-    counted_twice, unpack_pair,
+    counted_twice, unpack_pair, zero_shared_words,
 };
 use crate::rtopk::search::{
     Exit, HintSide, Search, Value, finish_exact, recall_slack, search_hinted, search_threshold,
@@ -433,26 +433,7 @@ async fn clear_slots(w: &mut Warp<'_>, elem: ElemType) -> Result<(), SimError> {
     w.pop_active(saved);
     // (histogram_search's words on a 16-bit row)
     let words = if elem.packed16() { HIST16_WORDS } else { slot::ROUND_WORDS };
-    clear_round_words(w, words, "s_stage[i] = 0 (the rounds' leaf counts)").await
-}
-
-/// The rounds' leaf counts zeroed (`s_stage[i] = 0` for `i < words`, `6 * ROUND_SLOTS` or on a
-/// 16-bit row [`HIST16_WORDS`], the block's threads together): before the first cluster
-/// barrier, and after [`guess_bracket`]'s sample (the kernel's one-line loop in
-/// `cluster_row_of` and in `guess_bracket`).
-async fn clear_round_words(
-    w: &mut Warp<'_>,
-    words: u32,
-    label: &'static str,
-) -> Result<(), SimError> {
-    let tid = w.thread_idx();
-    for from in (0..words).step_by(w.block_dim() as usize) {
-        let i = tid.map(|t| t + from);
-        let saved = w.push_active(&i.map(|i| i < words), "i < ZEROED")?;
-        w.st_shared(&i.map(|i| slot::HIST + i), &Lanes::splat(0), label).await?;
-        w.pop_active(saved);
-    }
-    Ok(())
+    zero_shared_words(w, slot::HIST, words, "s_stage[i] = 0 (the rounds' leaf counts)").await
 }
 
 /// A cluster row narrowed within its blocks (`ClusterCands`): this block's keys `>= lo_key`
@@ -970,7 +951,7 @@ async fn guess_bracket(
     let total = w.uniform(&total, "guess_bracket: total")?;
     w.syncthreads("guess_bracket: __syncthreads() (the round's words read)").await?;
     let label = "guess_bracket: s_stage[i] = 0 (value_rounds' words)";
-    clear_round_words(w, slot::ROUND_WORDS, label).await?;
+    zero_shared_words(w, slot::HIST, slot::ROUND_WORDS, label).await?;
     // the estimated count at leaf lane's lower end, above * m / total, against k's margins
     let (m, kk) = (u64::from(row.row.m), u64::from(k) * u64::from(total));
     let est = above.map(|x| u64::from(x) * m * 4);

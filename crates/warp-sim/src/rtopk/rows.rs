@@ -204,6 +204,24 @@ pub(crate) async fn counted_twice<R: Row + ?Sized>(
     Ok((above, at_least))
 }
 
+/// `s[i] = 0` for the `words` shared words from `base`, the block's threads striding by
+/// `blockDim.x` (the kernel's one-line zeroing loops: the histograms' and the rounds' words).
+pub(crate) async fn zero_shared_words(
+    w: &mut Warp<'_>,
+    base: u32,
+    words: u32,
+    label: &'static str,
+) -> Result<(), SimError> {
+    let tid = w.thread_idx();
+    for from in (0..words).step_by(w.block_dim() as usize) {
+        let i = tid.map(|t| t + from);
+        let saved = w.push_active(&i.map(|i| i < words), "i < words")?;
+        w.st_shared(&i.map(|i| base + i), &Lanes::splat(0), label).await?;
+        w.pop_active(saved);
+    }
+    Ok(())
+}
+
 /// The packed pair of counts back: `(above, at_least)`.
 pub(crate) fn unpack_pair(both: u32) -> (u32, u32) {
     (both & 0xffff, both >> 16)
