@@ -732,6 +732,7 @@ fn cluster_rows_match_bisect_and_the_simulator() {
         (2, 65_536, 300),
         (1, 500_000, 2048),
         (2, 163_840, 5000),
+        (2, 30_000, 700),
     ];
     for (ci, (n, m, k)) in cases.into_iter().enumerate() {
         // from the seventh on: normal rows, which narrow — into block 0 at k <= 128
@@ -750,6 +751,15 @@ fn cluster_rows_match_bisect_and_the_simulator() {
             let launch = Launch { n, m, k, mode, bisect, sorted: false, elem };
             let program = gpu.program(&launch, Strategy::Auto, true).unwrap();
             assert_eq!(program.steps[0].grid.cluster as usize, WIDE_CLUSTER, "N={n} M={m}");
+        }
+        if gpu.limits().max_cluster >= WIDE_CLUSTER && matches!(m, 30_000 | 65_536) {
+            // plain f32 rows of 24576-32768 take 8 blocks (SHORT_CLUSTER_MIN_ROW); from 65536,
+            // where they search from their range, 16 (WIDE_PLAIN_MIN_ROW)
+            let (mode, bisect, elem) = (Mode::Largest, Bisect::exact(), ElemType::F32);
+            let launch = Launch { n, m, k, mode, bisect, sorted: false, elem };
+            let program = gpu.program(&launch, Strategy::Auto, false).unwrap();
+            let want = if m == 30_000 { 8 } else { WIDE_CLUSTER };
+            assert_eq!(program.steps[0].grid.cluster as usize, want, "N={n} M={m}");
         }
         let recall = Bisect::with_recall(0.9).unwrap();
         for (bi, bisect) in

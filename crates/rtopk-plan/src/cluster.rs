@@ -51,6 +51,24 @@ pub const WIDE_CLUSTER_SHARED_THREADS: usize = 512;
 /// clusters: at most this many. On an H200 eight rows of 393216 and 500000 took 1.04-1.40x the
 /// split's time (fewer GPCs than clusters hold 16 free SMs), four took 0.63-1.00x.
 pub const WIDE_CLUSTER_ROWS: usize = 4;
+/// f32 rows without per-row arrays ([`ClusterRows::Plain`], [`ClusterRows::Candidates`]) from
+/// this width up to [`BLOCK_CLUSTER_ROW`] (rows of 4 spans) take [`PORTABLE_CLUSTER`] blocks
+/// where every row's cluster runs at once, not 4. On an H100
+/// (results/cuda/2026-12-06-cluster-span-h100, calls a and b: 1-32 rows, k = 20-2048) rows of
+/// 32000 took 0.89-0.97 of the time of 4 blocks, and the split rows of 8-32 x 500000 at k =
+/// 512-2048, whose second stage's rows are 30000 candidates, 0.96-0.99; rows of 24576 (3
+/// blocks) 0.96-0.99 at 1-8 rows but 1.01-1.05 at 32, and rows of 49152 (6 blocks) 0.97-1.04,
+/// which keep theirs.
+pub const SHORT_CLUSTER_MIN_ROW: usize = 3 * CLUSTER_SPAN + 1;
+/// Plain f32 rows ([`ClusterRows::Plain`]) from this width up to [`CLUSTER_MAX_ROW`] that a
+/// portable cluster would search by the value phase from the row's range (no guessed bracket,
+/// no narrowing), unsorted, take a wide cluster where it holds them (at most 8 rows). On an
+/// H100 (results/cuda/2026-12-06-cluster-span-h100, calls a to c: 1-8 rows) they took
+/// 0.88-1.01 of the time of 8 blocks (1 x 100000, k = 1024: 17.5 -> 15.8 us), while rows that
+/// guess (k = 2048) took 1.00-1.08 on 16 blocks, rows of 49152 0.94-1.05, sorted calls
+/// 1.02-1.04 (1 and 8 x 100000, k = 512 and 1024) and a split's second stage of 65536
+/// candidates at k = 64 1.01-1.02 (1-2 rows of 2^21): those keep 8.
+pub const WIDE_PLAIN_MIN_ROW: usize = 65_536;
 /// Exact searches of f32 cluster rows of k at most this, on rows of at least
 /// [`CLUSTER_NARROW_MIN_ROW`], take `rtopk_cluster_rows_narrow`: once a count finds at most
 /// [`CLUSTER_CAND_CAP`] keys at the bracket's lower end, the row's candidates move into block
@@ -105,53 +123,104 @@ pub const CLUSTER_CAND_KEYS: usize = 32;
 /// of one warp; with their indices, 8 KB of block 0's load staging.
 pub const CLUSTER_CAND_CAP: usize = 32 * CLUSTER_CAND_KEYS;
 
+/// Which rows a cluster launch selects from: the plan takes for each the shapes measured on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClusterRows {
+    /// A request's own rows, without per-row arrays: every shape, [`SHORT_CLUSTER_MIN_ROW`]'s
+    /// and [`WIDE_PLAIN_MIN_ROW`]'s included.
+    Plain,
+    /// A split's candidates (its second stage): [`SHORT_CLUSTER_MIN_ROW`]'s shape, not
+    /// [`WIDE_PLAIN_MIN_ROW`]'s.
+    Candidates,
+    /// Rows that read hints: the shapes measured before the plain rows' own (the hint's
+    /// window search is a portable cluster's).
+    Hinted,
+    /// Rows of their own length or k (docs/contract.md §5): full clusters only
+    /// ([`fewer_blocks`] is not theirs).
+    OwnLength,
+}
+
 /// Whether the default runs `launch` as cluster rows: a device that launches clusters, rows of
 /// at most 32-bit elements past [`CLUSTER_MIN_ROW`] that a cluster holds in registers
 /// ([`CLUSTER_MAX_ROW`] says which k and cluster sizes), and few enough rows that every cluster
 /// runs at once. Ragged rows (docs/contract.md §5) likewise, by their width `launch.m` (their
 /// own lengths are on the device): the ragged twin (`rtopk_cluster_rows_ragged`) reads each
 /// row's length, k and hint.
-pub fn clusters(launch: &Launch, limits: &DeviceLimits) -> bool {
-    clusters_with(launch, limits, true)
-}
-
-/// [`clusters`] for rows of their own length or k (docs/contract.md §5), which keep a split
-/// where only [`fewer_blocks`] would make them cluster rows: a split skips the chunks past a
-/// row's end, a cluster's blocks still meet at every round. On an H100
+///
+/// Rows of their own length or k ([`ClusterRows::OwnLength`]) keep a split where only
+/// [`fewer_blocks`] would make them cluster rows: a split skips the chunks past a row's end, a
+/// cluster's blocks still meet at every round. On an H100
 /// (results/cuda/2026-12-06-h100-standing, call d) rows of mean length M/4 took 0.96-1.25 of
 /// the split's time over fewer blocks on three shapes (32 x 100000, k = 2048: 27.1 -> 34.0 us;
 /// 64 x 65536, k = 1024: 24.8 -> 29.0; 48 x 49152, k = 2048: 27.0 -> 25.9).
-pub fn clusters_of_own_length(launch: &Launch, limits: &DeviceLimits) -> bool {
-    clusters_with(launch, limits, false)
+pub fn clusters(launch: &Launch, limits: &DeviceLimits, rows: ClusterRows) -> bool {
+    let fewer = rows != ClusterRows::OwnLength;
+    clusters_with(launch, limits, Rows { fewer, ..Rows::of(rows) })
 }
 
-/// [`clusters`], with or without [`fewer_blocks`].
-fn clusters_with(launch: &Launch, limits: &DeviceLimits, fewer: bool) -> bool {
+/// Which of the plan's cluster shapes a launch may take ([`ClusterRows`]): [`fewer_blocks`]
+/// (`fewer`), [`SHORT_CLUSTER_MIN_ROW`]'s (`short`), [`WIDE_PLAIN_MIN_ROW`]'s (`wide`).
+#[derive(Clone, Copy)]
+struct Rows {
+    fewer: bool,
+    short: bool,
+    wide: bool,
+}
+
+impl Rows {
+    /// The shapes of `rows` (each with [`fewer_blocks`]).
+    fn of(rows: ClusterRows) -> Self {
+        let short = matches!(rows, ClusterRows::Plain | ClusterRows::Candidates);
+        Rows { fewer: true, short, wide: rows == ClusterRows::Plain }
+    }
+}
+
+/// [`clusters`], by the shapes `rows` may take.
+fn clusters_with(launch: &Launch, limits: &DeviceLimits, rows: Rows) -> bool {
     let Launch { m, k, .. } = *launch;
     let pays = |size: usize| {
         size == WIDE_CLUSTER || m <= CLUSTER_MAX_ROW || k.saturating_mul(CLUSTER_WIDE_K_PER) >= m
     };
     k > 0
         && m > CLUSTER_MIN_ROW
-        && cluster_shape(launch, limits, fewer).is_some_and(|(s, _)| pays(s))
+        && cluster_shape(launch, limits, rows).is_some_and(|(s, _)| pays(s))
 }
 
 /// Blocks per row and threads per block of `launch` as cluster rows, where a cluster holds it
 /// and every cluster fits the device at once: a wide cluster where one does
-/// ([`wide_cluster_shape`]), else a portable one (of [`fewer_blocks`] where `fewer`).
-fn cluster_shape(launch: &Launch, limits: &DeviceLimits, fewer: bool) -> Option<(usize, usize)> {
+/// ([`wide_cluster_shape`]), else a portable one (of [`fewer_blocks`] where `rows.fewer`).
+fn cluster_shape(launch: &Launch, limits: &DeviceLimits, rows: Rows) -> Option<(usize, usize)> {
     let Launch { n, m, elem, .. } = *launch;
     if elem.wide() || limits.max_cluster < 2 || n == 0 {
         return None;
     }
-    wide_cluster_shape(n, m, limits).or_else(|| portable_cluster_shape(launch, limits, fewer))
+    let wide_from = if rows.wide && !launch.sorted && searches_plainly(launch) {
+        WIDE_PLAIN_MIN_ROW - 1
+    } else {
+        CLUSTER_MAX_ROW
+    };
+    wide_cluster_shape(n, m, wide_from, limits)
+        .or_else(|| portable_cluster_shape(launch, limits, rows))
 }
 
-/// [`WIDE_CLUSTER`] blocks a row, for rows past [`CLUSTER_MAX_ROW`] on a device that launches
-/// them, where every cluster runs at once ([`WIDE_CLUSTER_SHARED_THREADS`],
-/// [`WIDE_CLUSTER_ROWS`]).
-fn wide_cluster_shape(n: usize, m: usize, limits: &DeviceLimits) -> Option<(usize, usize)> {
-    if m <= CLUSTER_MAX_ROW || limits.max_cluster < WIDE_CLUSTER {
+/// Whether an f32 row on a portable cluster would search by the value phase from its range:
+/// neither from a guessed bracket ([`CLUSTER_GUESS_K_PER`]) nor narrowing in a launch of its
+/// own ([`narrows`]).
+fn searches_plainly(launch: &Launch) -> bool {
+    let Launch { m, k, elem, .. } = *launch;
+    elem == ElemType::F32 && k.saturating_mul(CLUSTER_GUESS_K_PER) < m && !narrows(launch)
+}
+
+/// [`WIDE_CLUSTER`] blocks a row, for rows past `from` ([`CLUSTER_MAX_ROW`], or
+/// [`WIDE_PLAIN_MIN_ROW`]'s) on a device that launches them, where every cluster runs at once
+/// ([`WIDE_CLUSTER_SHARED_THREADS`], [`WIDE_CLUSTER_ROWS`]).
+fn wide_cluster_shape(
+    n: usize,
+    m: usize,
+    from: usize,
+    limits: &DeviceLimits,
+) -> Option<(usize, usize)> {
+    if m <= from || limits.max_cluster < WIDE_CLUSTER {
         return None;
     }
     let threads = block_threads(m, WIDE_CLUSTER);
@@ -163,16 +232,22 @@ fn wide_cluster_shape(n: usize, m: usize, limits: &DeviceLimits) -> Option<(usiz
     (threads <= 1024 && at_once).then_some((WIDE_CLUSTER, threads))
 }
 
-/// ⌈M / [`CLUSTER_SPAN`]⌉ blocks a row, 2 to [`PORTABLE_CLUSTER`], where the device holds every
-/// row's cluster at once ([`all_at_once`]); where it does not, fewer and wider blocks for the
-/// rows [`FEWER_BLOCKS_MAX_ROW`] names.
+/// ⌈M / [`CLUSTER_SPAN`]⌉ blocks a row, 2 to [`PORTABLE_CLUSTER`] ([`SHORT_CLUSTER_MIN_ROW`]'s
+/// rows the most), where the device holds every row's cluster at once ([`all_at_once`]); where
+/// it does not, fewer and wider blocks for the rows [`FEWER_BLOCKS_MAX_ROW`] names.
 fn portable_cluster_shape(
     launch: &Launch,
     limits: &DeviceLimits,
-    fewer: bool,
+    rows: Rows,
 ) -> Option<(usize, usize)> {
-    let Launch { n, m, .. } = *launch;
-    let size = m.div_ceil(CLUSTER_SPAN).clamp(2, limits.max_cluster.min(PORTABLE_CLUSTER));
+    let Launch { n, m, elem, .. } = *launch;
+    let most = limits.max_cluster.min(PORTABLE_CLUSTER);
+    let short = rows.short
+        && elem == ElemType::F32
+        && (SHORT_CLUSTER_MIN_ROW..=BLOCK_CLUSTER_ROW).contains(&m)
+        && all_at_once(n, m, most, limits);
+    let size = if short { most } else { m.div_ceil(CLUSTER_SPAN).clamp(2, most) };
+    let fewer = rows.fewer;
     // rows of their own length (not `fewer`) take full clusters only where each block has an
     // SM of its own, as before the device's slots were read: blocks sharing SMs were measured
     // on plain rows only
@@ -269,13 +344,20 @@ fn block_threads(m: usize, size: usize) -> usize {
     m.div_ceil(size * BLOCK_EPL).next_multiple_of(32).max(64)
 }
 
-/// The plan of `launch` as cluster rows ([`clusters`] says where it applies).
-pub fn cluster_plan(launch: &Launch, limits: &DeviceLimits) -> Result<Plan, PlanError> {
+/// The plan of `launch` as cluster rows of `rows` ([`clusters`] says where it applies; rows of
+/// their own length that it admits take its full clusters where they all run at once, else
+/// fewer blocks, as plain rows do).
+pub fn cluster_plan(
+    launch: &Launch,
+    limits: &DeviceLimits,
+    rows: ClusterRows,
+) -> Result<Plan, PlanError> {
     let Launch { n, m, k, elem, .. } = *launch;
     check_shape(m, k)?;
     let why = "no cluster of the device holds the rows at once";
+    let rows = Rows::of(rows);
     let (size, threads) =
-        cluster_shape(launch, limits, true).ok_or(PlanError::TooLarge { n, m, why })?;
+        cluster_shape(launch, limits, rows).ok_or(PlanError::TooLarge { n, m, why })?;
     let blocks = n * size; // at most the SM count
     let dynamic_shared = crate::plan::block_load_stage(blocks, threads, elem, limits);
     let narrows = narrows(launch) && dynamic_shared as usize >= 8 * CLUSTER_CAND_CAP;
@@ -317,6 +399,7 @@ pub fn max_cluster_of(launches_clusters: bool, capability_major: usize) -> usize
 mod tests {
     use topk_ref::{Bisect, Mode};
 
+    use super::ClusterRows::{Candidates, Hinted, OwnLength, Plain};
     use super::*;
     use crate::units::ElemType;
 
@@ -341,34 +424,34 @@ mod tests {
 
     #[test]
     fn few_long_rows_take_a_cluster_each_and_the_rest_do_not() {
-        let p = cluster_plan(&launch(1, 163_840, 2048), &H200).unwrap();
+        let p = cluster_plan(&launch(1, 163_840, 2048), &H200, Plain).unwrap();
         assert_eq!((p.cluster, p.block, p.grid), (8, 640, 8));
         assert_eq!(p.family(), Family::ClusterRows);
-        let p = cluster_plan(&launch(4, 16_385, 512), &H200).unwrap();
+        let p = cluster_plan(&launch(4, 16_385, 512), &H200, Plain).unwrap();
         assert_eq!((p.cluster, p.block, p.grid), (3, 192, 12));
-        assert!(!clusters(&launch(4, 16_384, 512), &H200));
+        assert!(!clusters(&launch(4, 16_384, 512), &H200, Plain));
         // wide rows for large k only, as far as the cluster's registers hold the row: 8 blocks
         // of 1024 threads
-        assert!(clusters(&launch(1, CLUSTER_MAX_ROW, 20), &H200));
-        assert!(!clusters(&launch(1, CLUSTER_MAX_ROW + 1, 64), &H200));
-        assert!(clusters(&launch(1, 163_840, 1024), &H200));
-        assert!(clusters(&launch(1, 8 * 32 * 1024, 2048), &H200));
-        assert!(!clusters(&launch(1, 8 * 32 * 1024 + 1, 4096), &H200));
+        assert!(clusters(&launch(1, CLUSTER_MAX_ROW, 20), &H200, Plain));
+        assert!(!clusters(&launch(1, CLUSTER_MAX_ROW + 1, 64), &H200, Plain));
+        assert!(clusters(&launch(1, 163_840, 1024), &H200, Plain));
+        assert!(clusters(&launch(1, 8 * 32 * 1024, 2048), &H200, Plain));
+        assert!(!clusters(&launch(1, 8 * 32 * 1024 + 1, 4096), &H200, Plain));
         // every cluster at once, short rows, 64-bit rows and older devices: none
-        assert!(clusters(&launch(16, 100_000, 64), &H200));
-        assert!(!clusters(&launch(17, 100_000, 64), &H200));
-        assert!(!clusters(&launch(1, 100_000, 0), &H200));
-        assert!(!clusters(&launch(1, CLUSTER_MIN_ROW, 64), &H200));
+        assert!(clusters(&launch(16, 100_000, 64), &H200, Plain));
+        assert!(!clusters(&launch(17, 100_000, 64), &H200, Plain));
+        assert!(!clusters(&launch(1, 100_000, 0), &H200, Plain));
+        assert!(!clusters(&launch(1, CLUSTER_MIN_ROW, 64), &H200, Plain));
         let wide = Launch { elem: ElemType::F64, ..launch(1, 100_000, 64) };
-        assert!(!clusters(&wide, &H200));
+        assert!(!clusters(&wide, &H200, Plain));
         let a100 = DeviceLimits { max_cluster: 1, ..H200 };
-        assert!(!clusters(&launch(1, 100_000, 64), &a100));
-        assert!(cluster_plan(&launch(1, 100_000, 64), &a100).is_err());
+        assert!(!clusters(&launch(1, 100_000, 64), &a100, Plain));
+        assert!(cluster_plan(&launch(1, 100_000, 64), &a100, Plain).is_err());
         // 16-bit and integer rows hold one key a slot too; f32 rows stage their loads
         let bf16 = Launch { elem: ElemType::Bf16, ..launch(2, 65_536, 1024) };
-        let p = cluster_plan(&bf16, &H200).unwrap();
+        let p = cluster_plan(&bf16, &H200, Plain).unwrap();
         assert_eq!((p.unit.elem_type(), p.dynamic_shared), (ElemType::Bf16, 0));
-        assert!(cluster_plan(&launch(2, 65_536, 1024), &H200).unwrap().dynamic_shared > 0);
+        assert!(cluster_plan(&launch(2, 65_536, 1024), &H200, Plain).unwrap().dynamic_shared > 0);
     }
 
     /// On a device of wide clusters, rows past [`CLUSTER_MAX_ROW`] take 16 blocks whatever k
@@ -377,27 +460,27 @@ mod tests {
     #[test]
     fn rows_past_the_portable_clusters_take_wide_ones_where_the_device_has_them() {
         let wide = DeviceLimits { max_cluster: WIDE_CLUSTER, ..H200 };
-        let p = cluster_plan(&launch(1, 163_840, 64), &wide).unwrap();
+        let p = cluster_plan(&launch(1, 163_840, 64), &wide, Plain).unwrap();
         assert_eq!((p.cluster, p.block, p.grid), (16, 320, 16));
-        assert!(clusters(&launch(1, 163_840, 64), &wide));
-        assert!(!clusters(&launch(1, 163_840, 64), &H200)); // k too small for 8 blocks
-        let p = cluster_plan(&launch(4, 500_000, 2048), &wide).unwrap();
+        assert!(clusters(&launch(1, 163_840, 64), &wide, Plain));
+        assert!(!clusters(&launch(1, 163_840, 64), &H200, Plain)); // k too small for 8 blocks
+        let p = cluster_plan(&launch(4, 500_000, 2048), &wide, Plain).unwrap();
         assert_eq!((p.cluster, p.block, p.grid), (16, 992, 64));
-        assert!(clusters(&launch(1, 16 * 32 * 1024, 20), &wide));
-        assert!(!clusters(&launch(1, 16 * 32 * 1024 + 1, 8192), &wide));
+        assert!(clusters(&launch(1, 16 * 32 * 1024, 20), &wide, Plain));
+        assert!(!clusters(&launch(1, 16 * 32 * 1024 + 1, 8192), &wide, Plain));
         // at most 8 blocks up to CLUSTER_MAX_ROW
-        let p = cluster_plan(&launch(1, CLUSTER_MAX_ROW, 64), &wide).unwrap();
+        let p = cluster_plan(&launch(1, CLUSTER_MAX_ROW, 64), &wide, Plain).unwrap();
         assert_eq!((p.cluster, p.block), (8, 512));
         // blocks of up to 512 threads: as many rows as the SMs take; wider blocks: 4 rows
-        assert!(clusters(&launch(8, 262_144, 64), &wide));
-        assert!(!clusters(&launch(9, 262_144, 64), &wide));
-        assert!(clusters(&launch(4, 262_145, 64), &wide));
-        assert!(!clusters(&launch(5, 262_145, 64), &wide));
+        assert!(clusters(&launch(8, 262_144, 64), &wide, Plain));
+        assert!(!clusters(&launch(9, 262_144, 64), &wide, Plain));
+        assert!(clusters(&launch(4, 262_145, 64), &wide, Plain));
+        assert!(!clusters(&launch(5, 262_145, 64), &wide, Plain));
         // where 16 blocks do not run at once, 8 as on a device of portable clusters
-        let p = cluster_plan(&launch(16, 163_840, 2048), &wide).unwrap();
+        let p = cluster_plan(&launch(16, 163_840, 2048), &wide, Plain).unwrap();
         assert_eq!((p.cluster, p.grid), (8, 128));
-        assert!(clusters(&launch(16, 163_840, 2048), &wide));
-        assert!(!clusters(&launch(16, 163_840, 64), &wide));
+        assert!(clusters(&launch(16, 163_840, 2048), &wide, Plain));
+        assert!(!clusters(&launch(16, 163_840, 64), &wide, Plain));
         assert_eq!(max_cluster_of(true, 9), WIDE_CLUSTER);
         assert_eq!(max_cluster_of(true, 10), PORTABLE_CLUSTER);
         assert_eq!(max_cluster_of(false, 9), 1);
@@ -409,36 +492,36 @@ mod tests {
     /// row, at least 2; the rest keep their route.
     #[test]
     fn more_rows_than_full_clusters_take_fewer_wider_blocks_where_they_guess() {
-        let p = cluster_plan(&launch(32, 100_000, 2048), &H200).unwrap();
+        let p = cluster_plan(&launch(32, 100_000, 2048), &H200, Plain).unwrap();
         assert_eq!((p.cluster, p.block, p.grid), (4, 800, 128));
-        let p = cluster_plan(&launch(64, 65_536, 2048), &H200).unwrap();
+        let p = cluster_plan(&launch(64, 65_536, 2048), &H200, Plain).unwrap();
         assert_eq!((p.cluster, p.block, p.grid), (2, 1024, 128));
-        let p = cluster_plan(&launch(20, 49_152, 2048), &H200).unwrap();
+        let p = cluster_plan(&launch(20, 49_152, 2048), &H200, Plain).unwrap();
         assert_eq!((p.cluster, p.grid), (6, 120)); // full clusters hold 20 rows
-        assert!(clusters(&launch(66, 49_152, 2048), &H200));
-        assert!(!clusters(&launch(67, 49_152, 2048), &H200)); // fewer than 2 SMs a row
-        assert!(!clusters(&launch(32, 100_000, 1249), &H200)); // k < M / 80: no guess
-        assert!(clusters(&launch(32, 100_000, 1250), &H200));
-        assert!(!clusters(&launch(32, FEWER_BLOCKS_MAX_ROW + 1, 2048), &H200));
-        assert!(!clusters(&launch(64, BLOCK_CLUSTER_ROW, 2048), &H200));
-        assert!(clusters(&launch(64, BLOCK_CLUSTER_ROW + 1, 2048), &H200));
+        assert!(clusters(&launch(66, 49_152, 2048), &H200, Plain));
+        assert!(!clusters(&launch(67, 49_152, 2048), &H200, Plain)); // fewer than 2 SMs a row
+        assert!(!clusters(&launch(32, 100_000, 1249), &H200, Plain)); // k < M / 80: no guess
+        assert!(clusters(&launch(32, 100_000, 1250), &H200, Plain));
+        assert!(!clusters(&launch(32, FEWER_BLOCKS_MAX_ROW + 1, 2048), &H200, Plain));
+        assert!(!clusters(&launch(64, BLOCK_CLUSTER_ROW, 2048), &H200, Plain));
+        assert!(clusters(&launch(64, BLOCK_CLUSTER_ROW + 1, 2048), &H200, Plain));
         // 16-bit rows from k = M / 128; not integers
         for elem in [ElemType::F16, ElemType::Bf16] {
             let of = |n, m, k| Launch { elem, ..launch(n, m, k) };
-            assert!(clusters(&of(32, 49_152, 384), &H200), "{elem:?}");
-            assert!(!clusters(&of(32, 49_152, 383), &H200), "{elem:?}");
-            assert!(clusters(&of(64, 40_000, 2048), &H200), "{elem:?}");
-            assert!(!clusters(&of(32, 100_000, 512), &H200), "{elem:?}");
+            assert!(clusters(&of(32, 49_152, 384), &H200, Plain), "{elem:?}");
+            assert!(!clusters(&of(32, 49_152, 383), &H200, Plain), "{elem:?}");
+            assert!(clusters(&of(64, 40_000, 2048), &H200, Plain), "{elem:?}");
+            assert!(!clusters(&of(32, 100_000, 512), &H200, Plain), "{elem:?}");
         }
         let ints = Launch { elem: ElemType::I32, ..launch(32, 100_000, 2048) };
-        assert!(!clusters(&ints, &H200));
+        assert!(!clusters(&ints, &H200, Plain));
         let approx = Bisect { max_iter: Some(4), ..Bisect::exact() };
-        assert!(!clusters(&Launch { bisect: approx, ..launch(32, 100_000, 2048) }, &H200));
+        assert!(!clusters(&Launch { bisect: approx, ..launch(32, 100_000, 2048) }, &H200, Plain));
         let recall = Bisect { recall: Some(0.9), ..Bisect::exact() };
-        assert!(!clusters(&Launch { bisect: recall, ..launch(32, 100_000, 2048) }, &H200));
+        assert!(!clusters(&Launch { bisect: recall, ..launch(32, 100_000, 2048) }, &H200, Plain));
         // rows of their own length: full clusters only
-        assert!(!clusters_of_own_length(&launch(32, 100_000, 2048), &H200));
-        assert!(clusters_of_own_length(&launch(16, 100_000, 2048), &H200));
+        assert!(!clusters(&launch(32, 100_000, 2048), &H200, OwnLength));
+        assert!(clusters(&launch(16, 100_000, 2048), &H200, OwnLength));
     }
 
     /// Full clusters where the device holds every row's at once, counting the blocks an SM
@@ -452,7 +535,7 @@ mod tests {
         assert_eq!((H200.clusters_held(4, 1), H200.clusters_held(8, 2)), (33, 16));
         assert_eq!((blocks_per_sm(1024), blocks_per_sm(416), blocks_per_sm(64)), (1, 2, 4));
         let shape = |n: usize, m: usize, k: usize, limits: &DeviceLimits| {
-            let p = cluster_plan(&launch(n, m, k), limits).ok()?;
+            let p = cluster_plan(&launch(n, m, k), limits, Plain).ok()?;
             Some((p.cluster, p.block))
         };
         // 20-28 rows of 100000: full clusters of 8 blocks of 416 threads, two an SM (30 held),
@@ -476,9 +559,9 @@ mod tests {
         assert_eq!(shape(48, 65_536, 2048, &h100), Some((8, 256)));
         assert_eq!(shape(64, 49_152, 2048, &h100), Some((6, 256)));
         // rows of their own length: full clusters one block an SM only, as before
-        assert!(clusters(&launch(20, 70_000, 2048), &h100));
-        assert!(!clusters_of_own_length(&launch(20, 70_000, 2048), &h100));
-        assert!(clusters_of_own_length(&launch(16, 70_000, 2048), &h100));
+        assert!(clusters(&launch(20, 70_000, 2048), &h100, Plain));
+        assert!(!clusters(&launch(20, 70_000, 2048), &h100, OwnLength));
+        assert!(clusters(&launch(16, 70_000, 2048), &h100, OwnLength));
         let slots = crate::ClusterSlots::H100;
         assert_eq!((slots.held(0, 1), slots.held(4, 1), slots.held(17, 1)), (None, Some(30), None));
         assert_eq!((slots.held(8, 2), slots.held(8, 9)), (Some(30), Some(62)));
@@ -487,12 +570,52 @@ mod tests {
         assert_eq!(some.held(4, 3), Some(30)); // the most blocks an SM that is known
     }
 
+    /// f32 rows of [`SHORT_CLUSTER_MIN_ROW`] to [`BLOCK_CLUSTER_ROW`], plain or candidates, take
+    /// 8 blocks where every row's cluster runs at once; plain f32 rows from
+    /// [`WIDE_PLAIN_MIN_ROW`] that would search from their range (no guess, no narrowing),
+    /// unsorted, take 16 where the wide shape holds them; hinted rows, 16-bit rows and the rest
+    /// keep their shapes.
+    #[test]
+    fn plain_rows_take_the_cluster_sizes_measured_for_them() {
+        let h100 = DeviceLimits::preset("h100").unwrap();
+        let size = |l: Launch, rows| cluster_plan(&l, &h100, rows).ok().map(|p| p.cluster);
+        let bf16 = |l: Launch| Launch { elem: ElemType::Bf16, ..l };
+        assert_eq!(size(launch(1, 32_000, 1024), Plain), Some(8));
+        assert_eq!(size(launch(1, 32_000, 1024), Hinted), Some(4));
+        assert_eq!(size(launch(1, 32_000, 1024), Candidates), Some(8));
+        assert_eq!(size(bf16(launch(1, 32_000, 1024)), Plain), Some(4));
+        assert_eq!(size(launch(32, SHORT_CLUSTER_MIN_ROW, 20), Plain), Some(8));
+        assert_eq!(size(launch(32, SHORT_CLUSTER_MIN_ROW - 1, 20), Plain), Some(3));
+        assert_eq!(size(launch(8, BLOCK_CLUSTER_ROW + 1, 20), Plain), Some(5));
+        // 8 blocks of 128 threads, four an SM: 62 clusters held
+        assert_eq!(size(launch(62, 32_000, 64), Plain), Some(8));
+        assert_eq!(size(launch(63, 32_000, 64), Plain), Some(4));
+        // wide clusters from 65536 where k < M / 80 and the row does not narrow
+        assert_eq!(size(launch(1, WIDE_PLAIN_MIN_ROW, 512), Plain), Some(16));
+        assert_eq!(size(launch(1, WIDE_PLAIN_MIN_ROW - 1, 512), Plain), Some(8));
+        assert_eq!(size(launch(1, 100_000, 1249), Plain), Some(16));
+        assert_eq!(size(launch(1, 100_000, 1250), Plain), Some(8)); // guesses
+        assert_eq!(size(launch(1, 100_000, 128), Plain), Some(8)); // narrows
+        assert_eq!(size(launch(1, 65_536, 128), Plain), Some(16)); // too short to narrow
+        assert_eq!(size(launch(1, 100_000, 1024), Hinted), Some(8));
+        assert_eq!(size(launch(1, 100_000, 1024), Candidates), Some(8));
+        assert_eq!(size(bf16(launch(1, 100_000, 1024)), Plain), Some(8));
+        assert_eq!(size(launch(8, 100_000, 1024), Plain), Some(16));
+        assert_eq!(size(launch(9, 100_000, 1024), Plain), Some(8)); // 16 blocks a row: 8 rows
+        let sorted = Launch { sorted: true, ..launch(1, 100_000, 1024) };
+        assert_eq!(size(sorted, Plain), Some(8));
+        assert!(clusters(&launch(1, 100_000, 1024), &h100, Plain));
+        assert!(clusters(&launch(1, 100_000, 1024), &h100, Hinted));
+        // a device of portable clusters: 8 at most
+        assert_eq!(cluster_plan(&launch(1, 100_000, 1024), &H200, Plain).unwrap().cluster, 8);
+    }
+
     /// Exact f32 rows of at least [`CLUSTER_NARROW_MIN_ROW`] at small k narrow; the rest, and
     /// every approximate, 16-bit or integer launch, keep the plain kernel.
     #[test]
     fn long_f32_rows_of_small_k_narrow_in_a_launch_of_their_own() {
-        let family = |l: &Launch| cluster_plan(l, &H200).unwrap().family();
-        let p = cluster_plan(&launch(1, 100_000, 64), &H200).unwrap();
+        let family = |l: &Launch| cluster_plan(l, &H200, Plain).unwrap().family();
+        let p = cluster_plan(&launch(1, 100_000, 64), &H200, Plain).unwrap();
         assert_eq!((p.family(), p.narrows), (Family::ClusterRowsNarrow, true));
         assert!(p.dynamic_shared as usize >= 8 * CLUSTER_CAND_CAP);
         assert_eq!(p.unit.to_string(), "rtopk_cluster_rows_narrow");
@@ -508,7 +631,7 @@ mod tests {
             Family::ClusterRows
         );
         for elem in [ElemType::F16, ElemType::Bf16, ElemType::I32] {
-            let p = cluster_plan(&Launch { elem, ..launch(1, 100_000, 20) }, &H200).unwrap();
+            let p = cluster_plan(&Launch { elem, ..launch(1, 100_000, 20) }, &H200, Plain).unwrap();
             assert_eq!((p.family(), p.narrows), (Family::ClusterRows, false), "{elem:?}");
         }
     }
@@ -518,7 +641,7 @@ mod tests {
         let mut planned = 0;
         for m in [8193, 9000, 16_384, 50_000, 100_000, 163_840, 200_001, 262_144] {
             for n in [1, 2, 16] {
-                let p = cluster_plan(&launch(n, m, 1), &H200).unwrap();
+                let p = cluster_plan(&launch(n, m, 1), &H200, Plain).unwrap();
                 planned += 1;
                 let span = BLOCK_EPL * p.block as usize;
                 let size = p.cluster as usize;
@@ -529,7 +652,7 @@ mod tests {
         }
         assert_eq!(planned, 24);
         // past the cluster's registers, or more clusters than SMs: none
-        assert!(cluster_plan(&launch(1, 8 * 32 * 1024 + 1, 1), &H200).is_err());
-        assert!(cluster_plan(&launch(17, 100_000, 1), &H200).is_err());
+        assert!(cluster_plan(&launch(1, 8 * 32 * 1024 + 1, 1), &H200, Plain).is_err());
+        assert!(cluster_plan(&launch(17, 100_000, 1), &H200, Plain).is_err());
     }
 }

@@ -15,7 +15,7 @@
 //! On a device that launches thread-block clusters, the few long rows that crate::cluster takes
 //! run as one cluster each instead (`route_of`), whole rows or a split's second stage.
 
-use crate::cluster::{cluster_plan, clusters, clusters_of_own_length};
+use crate::cluster::{ClusterRows, cluster_plan, clusters};
 use crate::error::PlanError;
 use crate::pick::{pick_plan, picks};
 use crate::plan::{DeviceLimits, Launch, Plan, Strategy, plan};
@@ -169,12 +169,13 @@ pub(crate) fn route_of(
     counts: bool,
     ragged: bool,
 ) -> Result<Route, PlanError> {
-    route_with(launch, limits, strategy, counts, ragged, true, false)
+    let rows = if ragged { ClusterRows::Hinted } else { ClusterRows::Plain };
+    route_with(launch, limits, strategy, counts, ragged, true, rows)
 }
 
 /// [`route_of`]; `radix`: whether the default may take the radix select (not on the second
-/// stage of a ragged request's split, whose last select reads the hints); `own_lengths`: rows
-/// of their own length or k ([`clusters_of_own_length`]).
+/// stage of a ragged request's split, whose last select reads the hints); `rows`: which rows
+/// the cluster shapes are for ([`ClusterRows`]).
 fn route_with(
     launch: &Launch,
     limits: &DeviceLimits,
@@ -182,11 +183,8 @@ fn route_with(
     counts: bool,
     ragged: bool,
     radix_ok: bool,
-    own_lengths: bool,
+    rows: ClusterRows,
 ) -> Result<Route, PlanError> {
-    let takes_clusters = |l: &Launch| {
-        if own_lengths { clusters_of_own_length(l, limits) } else { clusters(l, limits) }
-    };
     let whole = |s| plan(launch, limits, s).map(Route::Direct);
     if launch.elem.wide() {
         // one kernel holds 64-bit rows, plain or ragged (crate::wide): never split
@@ -196,7 +194,9 @@ fn route_with(
     match strategy {
         Strategy::Auto if radix_ok && takes_radix(launch, limits, counts) => radix(),
         Strategy::Auto if picks(launch, counts, ragged) => pick_plan(launch).map(Route::Direct),
-        Strategy::Auto if takes_clusters(launch) => cluster_plan(launch, limits).map(Route::Direct),
+        Strategy::Auto if clusters(launch, limits, rows) => {
+            cluster_plan(launch, limits, rows).map(Route::Direct)
+        }
         Strategy::Auto if splits(launch, limits, counts) => split_route(launch, limits, ragged),
         Strategy::Auto => whole(Strategy::Auto),
         Strategy::Split => {
@@ -297,7 +297,7 @@ pub fn ragged_route(
     strategy: Strategy,
     counts: bool,
 ) -> Result<Route, PlanError> {
-    let r = route_with(launch, limits, strategy, counts, true, true, true)?;
+    let r = route_with(launch, limits, strategy, counts, true, true, ClusterRows::OwnLength)?;
     let Route::Split { split, .. } = r else { return Ok(r) };
     let Launch { n, m, k, .. } = *launch;
     let chunk = split.chunk;
@@ -310,8 +310,8 @@ pub fn ragged_route(
     let width = split.candidates(k);
     u32::try_from(width).map_err(|_| PlanError::TooLarge { n, m, why: "2^32 candidates" })?;
     let rest = Launch { m: width, ..*launch };
-    let rest = if clusters_of_own_length(&rest, limits) {
-        cluster_plan(&rest, limits)?
+    let rest = if clusters(&rest, limits, ClusterRows::OwnLength) {
+        cluster_plan(&rest, limits, ClusterRows::OwnLength)?
     } else {
         plan(&rest, limits, Strategy::Auto)?
     };
@@ -324,7 +324,8 @@ pub fn ragged_route(
 /// 16384 candidates took 0.0223 against 0.0290 ms as two more stages (N = 1, M = 262144,
 /// k = 256).
 fn second_stage(rest: &Launch, limits: &DeviceLimits, ragged: bool) -> Result<Route, PlanError> {
-    route_with(rest, limits, Strategy::Auto, false, ragged, !ragged, false)
+    let rows = if ragged { ClusterRows::Hinted } else { ClusterRows::Candidates };
+    route_with(rest, limits, Strategy::Auto, false, ragged, !ragged, rows)
 }
 
 #[cfg(test)]

@@ -309,6 +309,7 @@ fn cluster_rows_that_narrow_within_their_blocks_equal_bisect() {
         ("wide-ties", 1, 65_536, 1000, Mode::Largest, Bisect::exact(), false, true),
         ("normal", 1, 262_144, 3000, Mode::Largest, Bisect::exact(), false, true),
         ("normal", 1, 90_000, 1, Mode::Smallest, Bisect::exact(), true, true),
+        ("normal", 1, 90_000, 300, Mode::Largest, Bisect::exact(), false, true),
         ("normal", 1, 500_000, 2048, Mode::Largest, Bisect::exact(), false, true),
         ("wide-ties", 1, 163_840, 2048, Mode::Largest, Bisect::exact(), false, true),
         ("finite", 2, 262_144, 5000, Mode::Smallest, Bisect::exact(), true, true),
@@ -328,9 +329,13 @@ fn cluster_rows_that_narrow_within_their_blocks_equal_bisect() {
             got.coverage
         );
         assert!(!got.coverage.reached(Branch::ClusterNarrowed), "{case}");
-        // a wide cluster (rows past CLUSTER_MAX_ROW) counts its rounds by warp ballots
+        // a wide cluster (rows past CLUSTER_MAX_ROW, and from WIDE_PLAIN_MIN_ROW unsorted rows
+        // that guess no bracket: none of these narrows in a launch of its own) counts its
+        // rounds by warp ballots
         let wide = got.plan.cluster == rtopk_plan::WIDE_CLUSTER as u32;
-        assert_eq!(wide, m > rtopk_plan::CLUSTER_MAX_ROW, "{case}");
+        let guesses = k * rtopk_plan::CLUSTER_GUESS_K_PER >= m;
+        let plainly = m >= rtopk_plan::WIDE_PLAIN_MIN_ROW && !guesses && !sorted;
+        assert_eq!(wide, m > rtopk_plan::CLUSTER_MAX_ROW || plainly, "{case}");
         assert_eq!(got.coverage.reached(Branch::ClusterBallotRounds), rounds && wide, "{case}");
         let fam = check(config, n, m, &x, k, mode, b).unwrap_or_else(|e| panic!("{case}: {e}"));
         assert_eq!(fam, Family::ClusterRows, "{case}");
