@@ -53,3 +53,33 @@ step() {
     echo "$name rc=$rc $((SECONDS - start)) s | $(tail -n 1 "$OUT/$name.txt")" >> "$OUT/steps.txt"
     return "$rc"
 }
+
+# peers_run LOGS: bench/peers (FlashInfer, CUB) built in /tmp/peers from devbin/vendor.tar.xz
+# and run on issue 32's three grids in f32 and bf16 (each grid and type a step, its log folder
+# under LOGS); every run's lines gathered into $OUT/peers.jsonl.
+peers_run() {
+    local logs=$1 d g
+    tar xJf devbin/vendor.tar.xz -C bench/peers
+    BUILD_ONLY=1 BUILD_DIR=/tmp/peers OUT_DIR=$logs/build step peers_build 240 bash bench/peers/run.sh
+    for d in f32 bf16; do
+        for g in indexer sampler vector_k; do
+            OUT_DIR=$logs/peers_${d}_$g BUILD_DIR=/tmp/peers step peers_${d}_$g 60 \
+                bash bench/peers/run.sh --reps 20 --dtype $d --shapes bench/peers/$g.txt
+        done
+    done
+    cat "$logs"/peers_*/*.jsonl > "$OUT/peers.jsonl" 2>/dev/null
+}
+
+# sweep_row ROUND LABEL BIN N M KS [ARGS...]: `BIN bench cuda` on one shape (f32, median of 30,
+# a unit cache per LABEL), one line into $OUT/sweep.txt — round, label, n, m, then k:µs of
+# the unsorted cases (the sweeps' format: results/cuda/2026-12-06-hist32-h100/sweep_compare.py).
+sweep_row() {
+    local r=$1 label=$2 bin=$3 n=$4 m=$5 ks=$6
+    shift 6
+    env RTOPK_CUDA_PTX_CACHE=/tmp/ptx_$label "$bin" bench cuda --n "$n" --m "$m" -k "$ks" \
+        --reps 30 --json "$@" 2>/dev/null | "$PY" -c "import json, sys
+s = sys.stdin.read()
+d = json.loads(s[s.index('['):])
+cells = ' '.join(f\"{r['k']}:{r['median_ms'] * 1000:.2f}\" for r in d if not r['sorted'])
+print($r, '$label', $n, $m, cells)" >> "$OUT/sweep.txt"
+}

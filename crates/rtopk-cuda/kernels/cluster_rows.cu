@@ -436,8 +436,8 @@ __device__ void finish_local(const ClusterCands<SKIPS, WIDE>& c, Search& s, u32 
 }
 
 // Where a cluster row's search starts from a guessed bracket (search_guessed): an f32 row of
-// rtopk_cluster_rows on a portable cluster (cluster_row_of compiles it there only: with the
-// guess in the wide instantiation too, wide rows that did not guess took 1.02-1.04 of their
+// rtopk_cluster_rows (on a wide cluster in an instantiation of its own, GUESSES: with the
+// guess in the one wide instantiation, wide rows that did not guess took 1.02-1.04 of their
 // time) that narrows within its blocks (its load staging holds the sample), exact, plain,
 // without a hint, whose counts nobody asked for (docs/contract.md §3's counts are bisect's,
 // whose steps these are not), with k at least m / CLUSTER_GUESS_K_PER (rtopk-plan's rule:
@@ -679,8 +679,8 @@ struct ClusterShared {
 // registers, M <= size * SPAN): RAGGED, a ragged row (its own arguments p, row_args); HINTED,
 // the _hinted entry point's, its search starting at its hint where the launch gives hints;
 // aligned, 16-byte loads; NARROWS, rtopk_cluster_rows_narrow's; WIDE, a wide cluster's
-// (ClusterRow).
-template <bool RAGGED, bool NARROWS, bool WIDE, bool HINTED>
+// (ClusterRow); GUESSES, a wide cluster's row that starts from a guessed bracket (guesses).
+template <bool RAGGED, bool NARROWS, bool WIDE, bool HINTED, bool GUESSES = false>
 __device__ void cluster_row_of(const Params& p, RowPlace at, bool aligned, const ClusterShared& sh) {
     u32 *smem = sh.smem, *s_partial = sh.s_partial, *s_chunk = sh.s_chunk, *s_stage = sh.s_stage;
     u32* s_cluster = s_chunk + 32;
@@ -721,7 +721,7 @@ __device__ void cluster_row_of(const Params& p, RowPlace at, bool aligned, const
     if constexpr (ELEM_PACKED16 && !RAGGED) {
         s = histograms(p) ? histogram_search(row, lo_key, hi_key, p.k, here, s_stage)
                           : search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
-    } else if constexpr (!NARROWS && !RAGGED && !WIDE) {
+    } else if constexpr (!NARROWS && !RAGGED && (!WIDE || GUESSES)) {
         s = guesses<ClusterRow<RAGGED, NARROWS, WIDE>>(p)
                 ? search_guessed(row, lo_key, hi_key, p, here, smem)
                 : search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
@@ -771,7 +771,8 @@ __device__ void cluster_row_of(const Params& p, RowPlace at, bool aligned, const
 }
 
 // A row over a cluster (cluster_row_of): an f32 row of rtopk_cluster_rows on a wide cluster as
-// WIDE (cluster-uniform), every other as a portable cluster's.
+// WIDE (cluster-uniform), in an instantiation of its own where it guesses (GUESSES); every
+// other as a portable cluster's.
 template <bool RAGGED, bool NARROWS, bool HINTED = false>
 __device__ void rtopk_cluster_row(const Params& p, RowPlace at, bool aligned) {
     extern __shared__ __align__(16) u32 smem[];  // the f32 load staging, where given
@@ -782,6 +783,12 @@ __device__ void rtopk_cluster_row(const Params& p, RowPlace at, bool aligned) {
     const ClusterShared sh{smem, s_partial, s_chunk, s_stage};
     if constexpr (!NARROWS && ELEM_KIND == ELEM_F32) {
         if (cluster_nctarank() >= WIDE_CLUSTER) {
+            if constexpr (!RAGGED) {
+                if (guesses<ClusterRow<false, false, true>>(p)) {
+                    cluster_row_of<false, false, true, HINTED, true>(p, at, aligned, sh);
+                    return;
+                }
+            }
             cluster_row_of<RAGGED, NARROWS, true, HINTED>(p, at, aligned, sh);
             return;
         }

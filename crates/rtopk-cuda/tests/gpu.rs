@@ -805,8 +805,8 @@ fn cluster_rows_match_bisect_and_the_simulator() {
 /// are bisect's and the simulator's (the same launch, no counts) on normal rows, where the
 /// guess narrows at once, and on rows where it misses or its ends cut ties — forty values,
 /// a tenth of the row on one value near its top, parts of a row on four scales, ascending
-/// rows, NaN/inf-laced rows — both modes, sorted or not; and rows of wide clusters, which
-/// search as before (the same answers, a check that the kernel's choice holds).
+/// rows, NaN/inf-laced rows — both modes, sorted or not; on portable and wide clusters (the
+/// kernel's `GUESSES` instantiation: 1 × 100000 and 2 × 65536 take 16 blocks unsorted).
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn cluster_rows_from_a_guessed_bracket_match_bisect_and_the_simulator() {

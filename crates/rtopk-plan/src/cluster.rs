@@ -57,17 +57,18 @@ pub const WIDE_CLUSTER_ROWS: usize = 4;
 /// (results/cuda/2026-12-06-cluster-span-h100, calls a and b: 1-32 rows, k = 20-2048) rows of
 /// 32000 took 0.89-0.97 of the time of 4 blocks, and the split rows of 8-32 x 500000 at k =
 /// 512-2048, whose second stage's rows are 30000 candidates, 0.96-0.99; rows of 24576 (3
-/// blocks) 0.96-0.99 at 1-8 rows but 1.01-1.05 at 32, and rows of 49152 (6 blocks) 0.97-1.04,
+/// blocks) 0.96-1.01 at 1-8 rows but 1.01-1.05 at 32, and rows of 49152 (6 blocks) 0.97-1.04,
 /// which keep theirs.
 pub const SHORT_CLUSTER_MIN_ROW: usize = 3 * CLUSTER_SPAN + 1;
-/// Plain f32 rows ([`ClusterRows::Plain`]) from this width up to [`CLUSTER_MAX_ROW`] that a
-/// portable cluster would search by the value phase from the row's range (no guessed bracket,
-/// no narrowing), unsorted, take a wide cluster where it holds them (at most 8 rows). On an
-/// H100 (results/cuda/2026-12-06-cluster-span-h100, calls a to c: 1-8 rows) they took
-/// 0.88-1.01 of the time of 8 blocks (1 x 100000, k = 1024: 17.5 -> 15.8 us), while rows that
-/// guess (k = 2048) took 1.00-1.08 on 16 blocks, rows of 49152 0.94-1.05, sorted calls
-/// 1.02-1.04 (1 and 8 x 100000, k = 512 and 1024) and a split's second stage of 65536
-/// candidates at k = 64 1.01-1.02 (1-2 rows of 2^21): those keep 8.
+/// Plain f32 rows ([`ClusterRows::Plain`]) from this width up to [`CLUSTER_MAX_ROW`] that do
+/// not narrow in a launch of their own, unsorted, take a wide cluster where it holds them (at
+/// most 8 rows). On an H100 (results/cuda/2026-12-06-cluster-span-h100, calls a to c: 1-8
+/// rows) rows that search from their range (k below an 80th of the row) took 0.88-1.01 of the
+/// time of 8 blocks (1 x 100000, k = 1024: 17.5 -> 15.8 us); rows that start from a guessed
+/// bracket took 1.00-1.08 before the wide cluster guessed too, 0.80-1.02 since (call h: 1 x
+/// 100000, k = 2048, 17.7 -> 17.4 us; k = 4000 21.9 -> 18.1). Rows of 49152 took 0.94-1.05,
+/// sorted calls 1.02-1.04 (1 and 8 x 100000, k = 512 and 1024) and a split's second stage of
+/// 65536 candidates at k = 64 1.01-1.02 (1-2 rows of 2^21): those keep 8.
 pub const WIDE_PLAIN_MIN_ROW: usize = 65_536;
 /// Exact searches of f32 cluster rows of k at most this, on rows of at least
 /// [`CLUSTER_NARROW_MIN_ROW`], take `rtopk_cluster_rows_narrow`: once a count finds at most
@@ -106,7 +107,8 @@ pub const CLUSTER_WIDE_ROUND_LEVELS: u32 = 5;
 /// A cluster row of `rtopk_cluster_rows` whose counts nobody asked for starts its search from
 /// a guessed bracket (the kernel's and the simulator's `guess_bracket`, docs/kernel.md,
 /// "Cluster rows", **A guessed bracket**) where `k * CLUSTER_GUESS_K_PER >= m`: an f32 row
-/// on a portable cluster that narrows within its blocks, exact and plain, without a hint.
+/// that narrows within its blocks, exact and plain, without a hint (on a wide cluster in the
+/// kernel's `GUESSES` instantiation).
 /// There the value phase takes four or five counts over the whole row before a count finds
 /// at most the cap; the guess takes two rounds. On an H200
 /// (results/cuda/2026-12-02-round-levels-h200, calls e and f) rows where `k / m` was at least
@@ -194,7 +196,7 @@ fn cluster_shape(launch: &Launch, limits: &DeviceLimits, rows: Rows) -> Option<(
     if elem.wide() || limits.max_cluster < 2 || n == 0 {
         return None;
     }
-    let wide_from = if rows.wide && !launch.sorted && searches_plainly(launch) {
+    let wide_from = if rows.wide && !launch.sorted && wide_pays(launch) {
         WIDE_PLAIN_MIN_ROW - 1
     } else {
         CLUSTER_MAX_ROW
@@ -203,12 +205,10 @@ fn cluster_shape(launch: &Launch, limits: &DeviceLimits, rows: Rows) -> Option<(
         .or_else(|| portable_cluster_shape(launch, limits, rows))
 }
 
-/// Whether an f32 row on a portable cluster would search by the value phase from its range:
-/// neither from a guessed bracket ([`CLUSTER_GUESS_K_PER`]) nor narrowing in a launch of its
-/// own ([`narrows`]).
-fn searches_plainly(launch: &Launch) -> bool {
-    let Launch { m, k, elem, .. } = *launch;
-    elem == ElemType::F32 && k.saturating_mul(CLUSTER_GUESS_K_PER) < m && !narrows(launch)
+/// Whether an f32 row takes [`WIDE_PLAIN_MIN_ROW`]'s wide cluster: one that does not narrow
+/// in a launch of its own ([`narrows`]).
+fn wide_pays(launch: &Launch) -> bool {
+    launch.elem == ElemType::F32 && !narrows(launch)
 }
 
 /// [`WIDE_CLUSTER`] blocks a row, for rows past `from` ([`CLUSTER_MAX_ROW`], or
@@ -572,9 +572,9 @@ mod tests {
 
     /// f32 rows of [`SHORT_CLUSTER_MIN_ROW`] to [`BLOCK_CLUSTER_ROW`], plain or candidates, take
     /// 8 blocks where every row's cluster runs at once; plain f32 rows from
-    /// [`WIDE_PLAIN_MIN_ROW`] that would search from their range (no guess, no narrowing),
-    /// unsorted, take 16 where the wide shape holds them; hinted rows, 16-bit rows and the rest
-    /// keep their shapes.
+    /// [`WIDE_PLAIN_MIN_ROW`] that do not narrow in a launch of their own, unsorted, take 16
+    /// where the wide shape holds them; hinted rows, 16-bit rows and the rest keep their
+    /// shapes.
     #[test]
     fn plain_rows_take_the_cluster_sizes_measured_for_them() {
         let h100 = DeviceLimits::preset("h100").unwrap();
@@ -594,7 +594,7 @@ mod tests {
         assert_eq!(size(launch(1, WIDE_PLAIN_MIN_ROW, 512), Plain), Some(16));
         assert_eq!(size(launch(1, WIDE_PLAIN_MIN_ROW - 1, 512), Plain), Some(8));
         assert_eq!(size(launch(1, 100_000, 1249), Plain), Some(16));
-        assert_eq!(size(launch(1, 100_000, 1250), Plain), Some(8)); // guesses
+        assert_eq!(size(launch(1, 100_000, 1250), Plain), Some(16)); // guesses, wide too
         assert_eq!(size(launch(1, 100_000, 128), Plain), Some(8)); // narrows
         assert_eq!(size(launch(1, 65_536, 128), Plain), Some(16)); // too short to narrow
         assert_eq!(size(launch(1, 100_000, 1024), Hinted), Some(8));

@@ -1377,7 +1377,8 @@ mod tests {
         let p = program(&launch(2, 100_000, 2048), &limits, Strategy::Auto, true).unwrap();
         assert_eq!(names(&p), ["select_rows"]);
         let s = &p.steps[0];
-        assert_eq!((s.unit.family(), s.grid.cluster, s.grid.blocks), (Family::ClusterRows, 8, 16));
+        // a wide cluster (cluster::WIDE_PLAIN_MIN_ROW)
+        assert_eq!((s.unit.family(), s.grid.cluster, s.grid.blocks), (Family::ClusterRows, 16, 32));
         // the counts are the row's own: the search is the row's
         assert!(select(s).iterations.is_some());
         // sorted: the sort follows; a row of 2^21 clusters its second stage
@@ -1938,8 +1939,9 @@ mod tests {
     }
 
     /// Ragged and hinted rows take the cluster their plain shape takes (the ragged twin, on the
-    /// plain launch's grid), and a ragged split's second stage a cluster where its candidates
-    /// fit the rule; a device without clusters gives them none.
+    /// plain launch's grid; a plain row's wide cluster below `CLUSTER_MAX_ROW` is not theirs:
+    /// cluster::WIDE_PLAIN_MIN_ROW), and a ragged split's second stage a cluster where its
+    /// candidates fit the rule; a device without clusters gives them none.
     #[test]
     fn ragged_and_hinted_rows_take_the_cluster_of_their_shape() {
         let h200 = DeviceLimits::preset("h200").unwrap();
@@ -1947,8 +1949,11 @@ mod tests {
         let lengths = Ragged { lengths: true, ..Ragged::default() };
         let hint = Ragged { hint: true, threshold: true, ..Ragged::default() };
         let l = launch(8, 131_072, 2048);
-        let plain = program(&l, &h200, Strategy::Auto, false).unwrap();
+        let plain = program(&Launch { sorted: true, ..l }, &h200, Strategy::Auto, false).unwrap();
         assert_eq!(plain.steps[0].unit.to_string(), "rtopk_cluster_rows");
+        assert_eq!(plain.steps[0].grid.cluster, 8);
+        let unsorted = program(&l, &h200, Strategy::Auto, false).unwrap();
+        assert_eq!(unsorted.steps[0].grid.cluster, 16);
         for ragged in [lengths, hint] {
             for counts in [false, true] {
                 let p = program_ragged(&l, &h200, Strategy::Auto, counts, ragged).unwrap();

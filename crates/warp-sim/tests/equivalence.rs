@@ -329,12 +329,10 @@ fn cluster_rows_that_narrow_within_their_blocks_equal_bisect() {
             got.coverage
         );
         assert!(!got.coverage.reached(Branch::ClusterNarrowed), "{case}");
-        // a wide cluster (rows past CLUSTER_MAX_ROW, and from WIDE_PLAIN_MIN_ROW unsorted rows
-        // that guess no bracket: none of these narrows in a launch of its own) counts its
-        // rounds by warp ballots
+        // a wide cluster (rows past CLUSTER_MAX_ROW, and from WIDE_PLAIN_MIN_ROW unsorted rows:
+        // none of these narrows in a launch of its own) counts its rounds by warp ballots
         let wide = got.plan.cluster == rtopk_plan::WIDE_CLUSTER as u32;
-        let guesses = k * rtopk_plan::CLUSTER_GUESS_K_PER >= m;
-        let plainly = m >= rtopk_plan::WIDE_PLAIN_MIN_ROW && !guesses && !sorted;
+        let plainly = m >= rtopk_plan::WIDE_PLAIN_MIN_ROW && !sorted;
         assert_eq!(wide, m > rtopk_plan::CLUSTER_MAX_ROW || plainly, "{case}");
         assert_eq!(got.coverage.reached(Branch::ClusterBallotRounds), rounds && wide, "{case}");
         let fam = check(config, n, m, &x, k, mode, b).unwrap_or_else(|e| panic!("{case}: {e}"));
@@ -362,9 +360,9 @@ fn cluster_rows_that_narrow_within_their_blocks_equal_bisect() {
 /// "Cluster rows", **A guessed bracket**: a sample's leaves, then two counts in one round)
 /// where k is at least m / 80 — `bisect`'s indices and value bits all the same on rows where
 /// the guess narrows at once, where it misses (rows whose parts lie on different scales,
-/// ascending rows, wide ties at the k-th value, NaN and infinities), both modes, sorted or not;
-/// rows below the rule, rows on a wide cluster and rows whose counts are asked search as
-/// before.
+/// ascending rows, wide ties at the k-th value, NaN and infinities), both modes, sorted or not,
+/// on portable and wide clusters (the kernel's `GUESSES` instantiation); rows below the rule
+/// and rows whose counts are asked search as before.
 #[test]
 fn cluster_rows_from_a_guessed_bracket_equal_bisect() {
     let mut rng = StdRng::seed_from_u64(37);
@@ -393,7 +391,10 @@ fn cluster_rows_from_a_guessed_bracket_equal_bisect() {
         ("finite", 1, 65_536, 1024, Mode::Smallest, false, true),
         ("scaled", 1, 98_304, 2048, Mode::Largest, false, true),
         ("ascending", 1, 81_920, 1500, Mode::Largest, true, true),
-        ("normal", 1, 262_144, 4000, Mode::Largest, false, false),
+        ("normal", 1, 262_144, 4000, Mode::Largest, false, true),
+        ("scaled", 1, 163_840, 2048, Mode::Largest, false, true),
+        ("forty", 2, 100_000, 2048, Mode::Smallest, false, true),
+        ("normal", 1, 262_144, 3000, Mode::Largest, false, false),
         ("normal", 1, 131_072, 1024, Mode::Largest, false, false),
     ] {
         let x = match dist {

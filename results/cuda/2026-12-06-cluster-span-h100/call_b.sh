@@ -12,10 +12,7 @@ T="env RTOPK_CUDA_PTX_CACHE=/tmp/ptx_t /tmp/bins17/gpu --ignored"
 step gpu_cluster 200 $T cluster_rows
 step gpu_floor 100 $T --exact many_rows_that_take_the_floor_match_bisect
 step gpu_steps 150 $T --exact every_step_kind_of_the_program_matches_bisect_and_the_simulators_program
-bench() {  # bench ROUND BUILD N M KS
-  env RTOPK_CUDA_PTX_CACHE=/tmp/ptx_$2 /tmp/bins$2/rtopk bench cuda --n $3 --m $4 -k $5 --reps 30 --json 2>/dev/null \
-    | $PY -c "import json,sys; s=sys.stdin.read(); d=json.loads(s[s.index('['):]); print($1, $2, $3, $4, ' '.join(f\"{r['k']}:{r['median_ms']*1000:.2f}\" for r in d if not r['sorted']))" >> $OUT/sweep.txt
-}
+bench() { sweep_row $1 $2 /tmp/bins$2/rtopk $3 $4 $5; }  # bench ROUND BUILD N M KS
 for r in 1 2; do
   for b in 14 17; do
     for n in 1 2 4 8 16 32; do

@@ -7,19 +7,12 @@
 set -uo pipefail
 source bench/device_call.sh
 wheel c18; bins 14; bins 18
-tar xJf devbin/vendor.tar.xz -C bench/peers
 L=/tmp/logs; mkdir -p $L
 T="env RTOPK_CUDA_PTX_CACHE=/tmp/ptx_t /tmp/bins18/gpu --ignored"
 step gpu_cluster 200 $T cluster_rows
 step gpu_floor 100 $T --exact many_rows_that_take_the_floor_match_bisect
 step gpu_steps 150 $T --exact every_step_kind_of_the_program_matches_bisect_and_the_simulators_program
-BUILD_ONLY=1 BUILD_DIR=/tmp/peers OUT_DIR=$L/build step peers_build 240 bash bench/peers/run.sh
-for d in f32 bf16; do
-  for g in indexer sampler vector_k; do
-    OUT_DIR=$L/peers_${d}_$g BUILD_DIR=/tmp/peers step peers_${d}_$g 60 bash bench/peers/run.sh --reps 20 --dtype $d --shapes bench/peers/$g.txt
-  done
-done
-cat $L/peers_*/*.jsonl > $OUT/peers.jsonl 2>/dev/null
+peers_run $L
 for r in 1 2; do
   for b in 18 14; do
     step grid_b${b}_r$r 200 env RTOPK_CUDA_PTX_CACHE=/tmp/ptx_$b /tmp/bins$b/rtopk bench cuda --grid large-k --reps 20 --json

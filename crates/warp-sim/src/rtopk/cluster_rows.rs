@@ -863,8 +863,8 @@ async fn histogram_search(
 }
 
 /// `guesses`: whether a cluster row's search starts from a guessed bracket
-/// ([`search_guessed`]) — an f32 row of `rtopk_cluster_rows` (not its ragged twin) on a
-/// portable cluster (not the kernel's `WIDE` instantiation) that narrows within its blocks
+/// ([`search_guessed`]) — an f32 row of `rtopk_cluster_rows` (not its ragged twin; on a wide
+/// cluster the kernel's `GUESSES` instantiation) that narrows within its blocks
 /// (its load staging holds the sample), exact, plain, whose counts nobody asked for
 /// (docs/contract.md §3's counts are bisect's, whose steps these are not), with
 /// `k * CLUSTER_GUESS_K_PER >= m` (rtopk-plan's rule).
@@ -877,14 +877,13 @@ fn guesses(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>, ragged: bool) -> 
         && a.k as u64 * CLUSTER_GUESS_K_PER as u64 >= a.m as u64
 }
 
-/// What [`guesses`] and [`guesses_from_hint`] both ask: a cluster row on a portable cluster
-/// that narrows (its load staging holds its part: within its blocks, or into block 0 on
+/// What [`guesses`] and [`guesses_from_hint`] both ask: a cluster row that narrows (its load
+/// staging holds its part: within its blocks, or into block 0 on
 /// `rtopk_cluster_rows_narrow`), in exact mode without a precision or an iteration cap, whose
 /// counts nobody asked for.
 fn uncounted_narrowing(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>) -> bool {
     let a = &p.a;
-    !wide(p, row.size)
-        && row.cand_cap != 0
+    row.cand_cap != 0
         && p.out_iter.is_none()
         && a.bisect.max_iter.is_none()
         && a.bisect.precision == 0.0
@@ -1037,6 +1036,7 @@ fn guesses_from_hint(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>, ragged:
     let family = p.plan.family();
     ragged
         && matches!(family, Family::ClusterRows | Family::ClusterRowsNarrow)
+        && !wide(p, row.size)
         && uncounted_narrowing(w, p, row)
         && p.a.bisect.recall.is_none()
         && (p.a.k as u32) < row.row.m
