@@ -142,6 +142,18 @@ pub enum ClusterRows {
     OwnLength,
 }
 
+impl ClusterRows {
+    /// Whether these rows take [`SHORT_CLUSTER_MIN_ROW`]'s 8 blocks.
+    fn short(self) -> bool {
+        matches!(self, ClusterRows::Plain | ClusterRows::Candidates)
+    }
+
+    /// Whether these rows take [`WIDE_PLAIN_MIN_ROW`]'s wide clusters.
+    fn wide(self) -> bool {
+        self == ClusterRows::Plain
+    }
+}
+
 /// Whether the default runs `launch` as cluster rows: a device that launches clusters, rows of
 /// at most 32-bit elements past [`CLUSTER_MIN_ROW`] that a cluster holds in registers
 /// ([`CLUSTER_MAX_ROW`] says which k and cluster sizes), and few enough rows that every cluster
@@ -156,53 +168,40 @@ pub enum ClusterRows {
 /// the split's time over fewer blocks on three shapes (32 x 100000, k = 2048: 27.1 -> 34.0 us;
 /// 64 x 65536, k = 1024: 24.8 -> 29.0; 48 x 49152, k = 2048: 27.0 -> 25.9).
 pub fn clusters(launch: &Launch, limits: &DeviceLimits, rows: ClusterRows) -> bool {
-    let fewer = rows != ClusterRows::OwnLength;
-    clusters_with(launch, limits, Rows { fewer, ..Rows::of(rows) })
+    clusters_with(launch, limits, rows, rows != ClusterRows::OwnLength)
 }
 
-/// Which of the plan's cluster shapes a launch may take ([`ClusterRows`]): [`fewer_blocks`]
-/// (`fewer`), [`SHORT_CLUSTER_MIN_ROW`]'s (`short`), [`WIDE_PLAIN_MIN_ROW`]'s (`wide`).
-#[derive(Clone, Copy)]
-struct Rows {
-    fewer: bool,
-    short: bool,
-    wide: bool,
-}
-
-impl Rows {
-    /// The shapes of `rows` (each with [`fewer_blocks`]).
-    fn of(rows: ClusterRows) -> Self {
-        let short = matches!(rows, ClusterRows::Plain | ClusterRows::Candidates);
-        Rows { fewer: true, short, wide: rows == ClusterRows::Plain }
-    }
-}
-
-/// [`clusters`], by the shapes `rows` may take.
-fn clusters_with(launch: &Launch, limits: &DeviceLimits, rows: Rows) -> bool {
+/// [`clusters`], by the shapes `rows` may take, [`fewer_blocks`] too where `fewer`.
+fn clusters_with(launch: &Launch, limits: &DeviceLimits, rows: ClusterRows, fewer: bool) -> bool {
     let Launch { m, k, .. } = *launch;
     let pays = |size: usize| {
         size == WIDE_CLUSTER || m <= CLUSTER_MAX_ROW || k.saturating_mul(CLUSTER_WIDE_K_PER) >= m
     };
     k > 0
         && m > CLUSTER_MIN_ROW
-        && cluster_shape(launch, limits, rows).is_some_and(|(s, _)| pays(s))
+        && cluster_shape(launch, limits, rows, fewer).is_some_and(|(s, _)| pays(s))
 }
 
 /// Blocks per row and threads per block of `launch` as cluster rows, where a cluster holds it
 /// and every cluster fits the device at once: a wide cluster where one does
-/// ([`wide_cluster_shape`]), else a portable one (of [`fewer_blocks`] where `rows.fewer`).
-fn cluster_shape(launch: &Launch, limits: &DeviceLimits, rows: Rows) -> Option<(usize, usize)> {
+/// ([`wide_cluster_shape`]), else a portable one (of [`fewer_blocks`] where `fewer`).
+fn cluster_shape(
+    launch: &Launch,
+    limits: &DeviceLimits,
+    rows: ClusterRows,
+    fewer: bool,
+) -> Option<(usize, usize)> {
     let Launch { n, m, elem, .. } = *launch;
     if elem.wide() || limits.max_cluster < 2 || n == 0 {
         return None;
     }
-    let wide_from = if rows.wide && !launch.sorted && wide_pays(launch) {
+    let wide_from = if rows.wide() && !launch.sorted && wide_pays(launch) {
         WIDE_PLAIN_MIN_ROW - 1
     } else {
         CLUSTER_MAX_ROW
     };
     wide_cluster_shape(n, m, wide_from, limits)
-        .or_else(|| portable_cluster_shape(launch, limits, rows))
+        .or_else(|| portable_cluster_shape(launch, limits, rows, fewer))
 }
 
 /// Whether an f32 row takes [`WIDE_PLAIN_MIN_ROW`]'s wide cluster: one that does not narrow
@@ -238,16 +237,16 @@ fn wide_cluster_shape(
 fn portable_cluster_shape(
     launch: &Launch,
     limits: &DeviceLimits,
-    rows: Rows,
+    rows: ClusterRows,
+    fewer: bool,
 ) -> Option<(usize, usize)> {
     let Launch { n, m, elem, .. } = *launch;
     let most = limits.max_cluster.min(PORTABLE_CLUSTER);
-    let short = rows.short
+    let short = rows.short()
         && elem == ElemType::F32
         && (SHORT_CLUSTER_MIN_ROW..=BLOCK_CLUSTER_ROW).contains(&m)
         && all_at_once(n, m, most, limits);
     let size = if short { most } else { m.div_ceil(CLUSTER_SPAN).clamp(2, most) };
-    let fewer = rows.fewer;
     // rows of their own length (not `fewer`) take full clusters only where each block has an
     // SM of its own, as before the device's slots were read: blocks sharing SMs were measured
     // on plain rows only
@@ -355,9 +354,8 @@ pub fn cluster_plan(
     let Launch { n, m, k, elem, .. } = *launch;
     check_shape(m, k)?;
     let why = "no cluster of the device holds the rows at once";
-    let rows = Rows::of(rows);
     let (size, threads) =
-        cluster_shape(launch, limits, rows).ok_or(PlanError::TooLarge { n, m, why })?;
+        cluster_shape(launch, limits, rows, true).ok_or(PlanError::TooLarge { n, m, why })?;
     let blocks = n * size; // at most the SM count
     let dynamic_shared = crate::plan::block_load_stage(blocks, threads, elem, limits);
     let narrows = narrows(launch) && dynamic_shared as usize >= 8 * CLUSTER_CAND_CAP;
