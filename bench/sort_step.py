@@ -2,8 +2,9 @@
 """What sorted output costs: rtopk.topk with sorted=True and False on the same CUDA tensors (and
 torch.topk sorted, for scale), GPU time per call — on few rows of large k (`--grid few-rows`,
 the default), the RTop-K paper's grid (`--grid rtopk`: N = 2^14…2^20, M = 256, 512, 768,
-k = 16…128; `rtopk-two`: its N = 2^16 and 2^20 only) or sampler rows (`--grid sampler`:
-N = 1…1024 rows of an LLM vocabulary, M = 32000 and 128256, k = 50 and 256), in float32,
+k = 16…128; `rtopk-two`: its N = 2^16 and 2^20 only), sampler rows (`--grid sampler`:
+N = 1…1024 rows of an LLM vocabulary, M = 32000 and 128256, k = 50 and 256) or k past 4096
+(`--grid large-k`: vectors of 2^22 and 2^25, 8 × 2^19, 32 × 2^17, k = 4500…32768), in float32,
 float16 or bfloat16 (`--dtype`, comma-separated).
 
 Method (bench/torch_op.py's): standard-normal float32 rows drawn on the device (seeded per
@@ -46,6 +47,12 @@ GRIDS = {
         (n, m, k) for n in (65536, 1048576) for m in (256, 512, 768) for k in (16, 32, 64, 96, 128)
     ],
     "sampler": [(n, m, k) for m in (32000, 128256) for k in (50, 256) for n in (1, 16, 128, 1024)],
+    # k past 4096 on few rows and vectors: the block sort in the opt-in shared memory up to
+    # 16384 positions, in place in L2 past it
+    "large-k": [(1, 2**22, k) for k in (5000, 8192, 16384, 32768)]
+    + [(1, 2**25, k) for k in (8192, 16384)]
+    + [(8, 2**19, k) for k in (4500, 8192, 16384)]
+    + [(32, 2**17, 16384)],
 }
 DTYPES = {
     "float32": torch.float32,
@@ -108,7 +115,7 @@ def main() -> None:
     ap.add_argument(
         "--grid",
         default="few-rows",
-        help="few-rows, rtopk, rtopk-two, sampler (comma-separated)",
+        help="few-rows, rtopk, rtopk-two, sampler, large-k (comma-separated)",
     )
     ap.add_argument(
         "--dtype",

@@ -11,6 +11,9 @@
 // thread per compare-exchange of a step over shared memory (bitonic_sort).
 #define SORT_BLOCK_EPL 8
 #define SORT_BLOCK_REGISTERS_MIN 2048u
+// Most positions in registers (rtopk-plan's SORT_BLOCK_REGISTERS_MAX): SORT_BLOCK_EPL a thread of
+// 1024. Longer rows in shared memory take one thread per compare-exchange (bitonic_sort).
+#define SORT_BLOCK_REGISTERS_MAX (1024u * SORT_BLOCK_EPL)
 // Positions of one warp's registers: network steps whose partners are closer run in a warp.
 #define SORT_BLOCK_SPAN (32u * SORT_BLOCK_EPL)
 
@@ -88,9 +91,10 @@ __device__ void sort_block_row(const SharedRanks& s, const elem_t* row_in, elem_
 // Puts each row's k results (index order, from the selection) in sorted order (docs/contract.md §1:
 // value order of the mode, ties by ascending index). pow2 = k rounded up to a power of two;
 // row_threads threads per row, blockDim.x / row_threads rows per block. in_shared: from
-// SORT_BLOCK_REGISTERS_MIN positions the row's ranks in registers, SORT_BLOCK_EPL a thread
-// (sort_block_row), the steps between warps through dynamic shared memory (pow2 words of 8
-// bytes per row); below it every step through shared memory (bitonic_sort over SharedRanks);
+// SORT_BLOCK_REGISTERS_MIN to SORT_BLOCK_REGISTERS_MAX positions the row's ranks in registers,
+// SORT_BLOCK_EPL a thread (sort_block_row), the steps between warps through dynamic shared memory
+// (pow2 words of 8 bytes per row); otherwise every step through shared memory (bitonic_sort over
+// SharedRanks);
 // values rebuilt as in write_result. Otherwise each row is sorted in place in global memory.
 // parts > 1: the rank sort (sort_rank_row), block b of the grid block b % parts of row b / parts's
 // cluster, the row's k + 1 ranks in dynamic shared memory.
@@ -126,7 +130,7 @@ extern "C" __global__ void rtopk_sort_rows(const elem_t* x, elem_t* out_val, idx
     }
     SharedRanks s{smem_ranks + (u64)slot * pow2};
     const elem_t* row_in = x + (row_id < n_rows ? row_id : 0u) * (u64)m;
-    if (pow2 >= SORT_BLOCK_REGISTERS_MIN) {  // launch-uniform
+    if (pow2 >= SORT_BLOCK_REGISTERS_MIN && pow2 <= SORT_BLOCK_REGISTERS_MAX) {  // launch-uniform
         sort_block_row(s, row_in, val, idx, n, pow2, t, row_threads, sign);
         return;
     }

@@ -592,7 +592,8 @@ impl CudaTopK {
             .map(|name| module.load_function(name).map_err(driver("loading a kernel")))
             .collect::<Result<Vec<_>, _>>()?;
         let clusters = matches!(unit.family(), Family::ClusterRows | Family::ClusterRowsNarrow);
-        if unit.family() == Family::BlockRows || clusters {
+        // the block sort keeps rows past the default 48 KiB in shared memory too (sort_shared_most)
+        if matches!(unit.family(), Family::BlockRows | Family::SortRows) || clusters {
             for f in &functions {
                 self.allow_dynamic_shared(unit, f)?;
             }

@@ -119,14 +119,23 @@ fn partial_blocks_zero_rows_and_zero_k() {
 fn sorted_output_is_sorted_on_the_device_in_both_sort_paths() {
     let gpu = CudaTopK::new(0).expect("a CUDA device");
     // k around the sort's power-of-two and shared-memory boundaries; rows per block from 128
-    // (k = 2..4) to 1, partial last blocks; ties and NaN/±inf/-0 rows in both modes.
+    // (k = 2..4) to 1, partial last blocks; ties and NaN/±inf/-0 rows in both modes. On an
+    // H100 or H200 the block sort holds up to 8192 positions in registers and 16384 in the
+    // opt-in shared memory (rtopk_plan::plan::sort_shared_most), 32768 in place in L2.
     for (n, m, ks) in [
         (33, 40, &[2, 3, 4, 5, 31, 32, 33, 40][..]),
         (3, 9000, &[300, 1000, 1024, 1025, 4096, 4097, 9000]),
+        (2, 40_000, &[8192, 8193, 16_384, 16_385]),
     ] {
         for family in ["ties", "nan-inf"] {
             let x = matrix(n, m, family, m as u64);
             for &k in ks {
+                let sorted = Launch { sorted: true, ..f32_launch(n, m, k) };
+                let shape = gpu.plan(&sorted, Strategy::Auto).unwrap().sort.and_then(|s| s.shape);
+                let most = rtopk_plan::plan::sort_shared_most(&gpu.limits());
+                if let Some(s) = shape.filter(|s| s.parts == 1) {
+                    assert_eq!(s.in_shared, s.pow2 as usize <= most, "k={k} {s:?}");
+                }
                 for mode in [Mode::Largest, Mode::Smallest] {
                     let opts = Options { mode, sorted: true };
                     let want = topk_rows(&Bisect::exact(), x.view(), k, opts).unwrap();

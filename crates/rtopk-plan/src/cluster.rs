@@ -51,14 +51,15 @@ pub const WIDE_CLUSTER_SHARED_THREADS: usize = 512;
 /// clusters: at most this many. On an H200 eight rows of 393216 and 500000 took 1.04-1.40x the
 /// split's time (fewer GPCs than clusters hold 16 free SMs), four took 0.63-1.00x.
 pub const WIDE_CLUSTER_ROWS: usize = 4;
-/// f32 rows without per-row arrays ([`ClusterRows::Plain`], [`ClusterRows::Candidates`]) from
-/// this width up to [`BLOCK_CLUSTER_ROW`] (rows of 4 spans) take [`PORTABLE_CLUSTER`] blocks
-/// where every row's cluster runs at once, not 4. On an H100
+/// f32 rows without lengths or a k per row ([`ClusterRows::Plain`], [`ClusterRows::Hinted`],
+/// [`ClusterRows::Candidates`]) from this width up to [`BLOCK_CLUSTER_ROW`] (rows of 4 spans)
+/// take [`PORTABLE_CLUSTER`] blocks where every row's cluster runs at once, not 4. On an H100
 /// (results/cuda/2026-12-06-cluster-span-h100, calls a and b: 1-32 rows, k = 20-2048) rows of
 /// 32000 took 0.89-0.97 of the time of 4 blocks, and the split rows of 8-32 x 500000 at k =
 /// 512-2048, whose second stage's rows are 30000 candidates, 0.96-0.99; rows of 24576 (3
 /// blocks) 0.96-1.01 at 1-8 rows but 1.01-1.05 at 32, and rows of 49152 (6 blocks) 0.97-1.04,
-/// which keep theirs.
+/// which keep theirs. Hinted decode steps of 1-16 rows of 30000-32768 took 0.95-0.97 of their
+/// time on 4 blocks (results/cuda/2026-12-06-large-sort-h100, call a).
 pub const SHORT_CLUSTER_MIN_ROW: usize = 3 * CLUSTER_SPAN + 1;
 /// Plain f32 rows ([`ClusterRows::Plain`]) from this width up to [`CLUSTER_MAX_ROW`] that do
 /// not narrow in a launch of their own, unsorted, take a wide cluster where it holds them (at
@@ -134,8 +135,8 @@ pub enum ClusterRows {
     /// A split's candidates (its second stage): [`SHORT_CLUSTER_MIN_ROW`]'s shape, not
     /// [`WIDE_PLAIN_MIN_ROW`]'s.
     Candidates,
-    /// Rows that read hints: the shapes measured before the plain rows' own (the hint's
-    /// window search is a portable cluster's).
+    /// Rows that read hints: [`SHORT_CLUSTER_MIN_ROW`]'s shape, not [`WIDE_PLAIN_MIN_ROW`]'s
+    /// (the hint's window search is a portable cluster's).
     Hinted,
     /// Rows of their own length or k (docs/contract.md §5): full clusters only
     /// ([`fewer_blocks`] is not theirs).
@@ -145,7 +146,7 @@ pub enum ClusterRows {
 impl ClusterRows {
     /// Whether these rows take [`SHORT_CLUSTER_MIN_ROW`]'s 8 blocks.
     fn short(self) -> bool {
-        matches!(self, ClusterRows::Plain | ClusterRows::Candidates)
+        matches!(self, ClusterRows::Plain | ClusterRows::Candidates | ClusterRows::Hinted)
     }
 
     /// Whether these rows take [`WIDE_PLAIN_MIN_ROW`]'s wide clusters.
@@ -568,18 +569,19 @@ mod tests {
         assert_eq!(some.held(4, 3), Some(30)); // the most blocks an SM that is known
     }
 
-    /// f32 rows of [`SHORT_CLUSTER_MIN_ROW`] to [`BLOCK_CLUSTER_ROW`], plain or candidates, take
-    /// 8 blocks where every row's cluster runs at once; plain f32 rows from
+    /// f32 rows of [`SHORT_CLUSTER_MIN_ROW`] to [`BLOCK_CLUSTER_ROW`], plain, hinted or
+    /// candidates, take 8 blocks where every row's cluster runs at once; plain f32 rows from
     /// [`WIDE_PLAIN_MIN_ROW`] that do not narrow in a launch of their own, unsorted, take 16
-    /// where the wide shape holds them; hinted rows, 16-bit rows and the rest keep their
-    /// shapes.
+    /// where the wide shape holds them; rows of their own length, 16-bit rows and the rest
+    /// keep their shapes.
     #[test]
     fn plain_rows_take_the_cluster_sizes_measured_for_them() {
         let h100 = DeviceLimits::preset("h100").unwrap();
         let size = |l: Launch, rows| cluster_plan(&l, &h100, rows).ok().map(|p| p.cluster);
         let bf16 = |l: Launch| Launch { elem: ElemType::Bf16, ..l };
         assert_eq!(size(launch(1, 32_000, 1024), Plain), Some(8));
-        assert_eq!(size(launch(1, 32_000, 1024), Hinted), Some(4));
+        assert_eq!(size(launch(1, 32_000, 1024), Hinted), Some(8));
+        assert_eq!(size(launch(1, 32_000, 1024), OwnLength), Some(4));
         assert_eq!(size(launch(1, 32_000, 1024), Candidates), Some(8));
         assert_eq!(size(bf16(launch(1, 32_000, 1024)), Plain), Some(4));
         assert_eq!(size(launch(32, SHORT_CLUSTER_MIN_ROW, 20), Plain), Some(8));

@@ -73,8 +73,9 @@ pub const QUARTER_ROWS_PER_SM: usize = 1024;
 pub const BLOCK_NARROW_ROWS: RangeInclusive<usize> = 3073..=8192;
 /// Most threads per block of the block-row kernel.
 const BLOCK_THREADS: usize = BLOCK_ROWS_BOUNDS.0 as usize;
-/// Longest (power-of-two padded) row the block sort keeps in shared memory: 32 KiB of 8-byte
-/// ranks; longer rows are sorted in place in global memory (L2).
+/// Longest (power-of-two padded) row the block sort keeps in shared memory within the default
+/// 48 KiB: 32 KiB of 8-byte ranks. Where the device's opt-in limit is known, rows up to what it
+/// holds ([`sort_shared_most`]); longer rows are sorted in place in global memory (L2).
 pub const SORT_SHARED_MAX: usize = 4096;
 /// Most k the warp sort takes on few rows: past it one warp's compare-exchange network over
 /// 16 or 32 results a lane outlasts a block's over shared memory. On an H200 the block sort took
@@ -95,6 +96,9 @@ pub const SORT_BLOCK_EPL: usize = 8;
 /// 28.4 to 21.7 µs and of 4096 from 58.1 to 35.9 (Nsight Compute, cold caches), while at 512
 /// and 1024 positions sorted calls of 1-512 rows took 0.93-1.05x their time.
 pub const SORT_BLOCK_REGISTERS_MIN: usize = 2048;
+/// Most positions the block sort holds in registers: [`SORT_BLOCK_EPL`] a thread of a block of
+/// 1024. Longer rows in shared memory take one thread per compare-exchange of a step.
+pub const SORT_BLOCK_REGISTERS_MAX: usize = 1024 * SORT_BLOCK_EPL;
 /// Most k the rank sort takes (`sort_rank_row` of kernels/sort_rank.cuh: each of a row's k
 /// results counts the ranks below its own, over a thread-block cluster whose every block holds
 /// the row's k ranks in shared memory): its k^2 compares outgrow one block's network past it.
@@ -319,6 +323,17 @@ pub struct SortPlan {
     pub shape: Option<SortShape>,
 }
 
+/// Most positions (a power of two) the block sort keeps in shared memory, 8 bytes each: what the
+/// device's opt-in shared memory holds past [`BLOCK_STATIC_SHARED`], at least
+/// [`SORT_SHARED_MAX`] (within the default 48 KiB where the limit is not known). On an H100
+/// or H200, 16384. A row in shared memory takes `log2(pow2)` barriers where one sorted in
+/// place in global memory goes through L2 at every step.
+pub fn sort_shared_most(limits: &DeviceLimits) -> usize {
+    let ranks = limits.shared_optin_bytes.saturating_sub(BLOCK_STATIC_SHARED) / 8;
+    let most = if ranks == 0 { 0 } else { 1usize << ranks.ilog2() };
+    most.max(SORT_SHARED_MAX)
+}
+
 /// How the block sort (rows of k > [`SORT_BLOCK_MIN_K`] results, one block each) covers a row:
 /// `pow2` = k rounded up to a power of two, `row_threads` threads, `in_shared` false for rows
 /// sorted in place in global memory; or, where `parts > 1`, how the rank sort does (a cluster
@@ -336,16 +351,19 @@ pub struct SortShape {
 }
 
 impl SortShape {
-    /// The block sort's shape for rows of `k` results (`k <= 2^31`): in shared memory from
-    /// [`SORT_BLOCK_REGISTERS_MIN`] positions, [`SORT_BLOCK_EPL`] a thread; else one thread
-    /// per compare-exchange of a step, up to 512 (shared) or 1024 (global memory).
-    fn for_k(k: usize) -> (Self, u32) {
+    /// The block sort's shape for rows of `k` results (`k <= 2^31`): in shared memory up to
+    /// [`sort_shared_most`] positions, from [`SORT_BLOCK_REGISTERS_MIN`] to
+    /// [`SORT_BLOCK_REGISTERS_MAX`] in registers, [`SORT_BLOCK_EPL`] a thread; else one thread
+    /// per compare-exchange of a step, up to 512 (rows of [`SORT_SHARED_MAX`] or fewer) or 1024.
+    fn for_k(k: usize, limits: &DeviceLimits) -> (Self, u32) {
         let pow2 = k.next_power_of_two();
-        let in_shared = pow2 <= SORT_SHARED_MAX;
-        let row_threads = if in_shared && pow2 >= SORT_BLOCK_REGISTERS_MIN {
+        let in_shared = pow2 <= sort_shared_most(limits);
+        let in_registers =
+            in_shared && (SORT_BLOCK_REGISTERS_MIN..=SORT_BLOCK_REGISTERS_MAX).contains(&pow2);
+        let row_threads = if in_registers {
             pow2 / SORT_BLOCK_EPL
         } else {
-            (pow2 / 2).clamp(1, if in_shared { 512 } else { 1024 })
+            (pow2 / 2).clamp(1, if pow2 <= SORT_SHARED_MAX { 512 } else { 1024 })
         };
         let smem = if in_shared { pow2 * 8 } else { 0 };
         let u = |v: usize| v as u32; // all <= 2^31 for k <= 2^31 (checked by the caller)
@@ -625,7 +643,7 @@ fn sort_plan(n: usize, m: usize, k: usize, limits: &DeviceLimits) -> Result<Sort
         });
     }
     let grid = u32::try_from(n).ok().filter(|&b| b < i32::MAX as u32).ok_or(too_many)?;
-    let (shape, smem) = SortShape::for_k(k);
+    let (shape, smem) = SortShape::for_k(k, limits);
     Ok(SortPlan {
         unit: Unit::single(Family::SortRows),
         grid,
@@ -915,8 +933,18 @@ mod tests {
         assert_eq!((shape.pow2, shape.row_threads, shape.in_shared), (2048, 256, true));
         assert_eq!(shape.parts, 1);
         assert_eq!((s.grid, s.block, s.dynamic_shared), (3, 256, 2048 * 8));
-        let s = sorted(3, 9000, 4097).unwrap().shape.unwrap();
-        assert_eq!((s.pow2, s.row_threads, s.in_shared, s.parts), (8192, 1024, false, 1));
+        // past 4096 positions, in the opt-in shared memory: in registers up to 8192, then one
+        // thread a compare-exchange; past what shared memory holds, in place in global memory
+        let s = sorted(3, 9000, 4097).unwrap();
+        let shape = s.shape.unwrap();
+        assert_eq!((shape.pow2, shape.row_threads, shape.in_shared), (8192, 1024, true));
+        assert_eq!((s.block, s.dynamic_shared), (1024, 8192 * 8));
+        let s = sorted(3, 20_000, 16_384).unwrap();
+        let shape = s.shape.unwrap();
+        assert_eq!((shape.pow2, shape.row_threads, shape.in_shared), (16_384, 1024, true));
+        assert_eq!((s.block, s.dynamic_shared), (1024, 16_384 * 8));
+        let s = sorted(3, 20_000, 16_385).unwrap().shape.unwrap();
+        assert_eq!((s.pow2, s.row_threads, s.in_shared, s.parts), (32_768, 1024, false, 1));
         let p = plan(&Launch { sorted: true, ..launch(3, 9000, 2000) }, &H100, Strategy::Auto);
         assert_eq!(p.unwrap().units().len(), 2);
     }
@@ -985,24 +1013,37 @@ mod tests {
 
     #[test]
     fn block_sort_shape_covers_every_pair_and_fits_shared_memory() {
-        let ks = (257..=70_000).step_by(97).chain([257, 512, 1000, 1025, 2047, 2048, 4096, 4097]);
-        for k in ks.chain([65536]) {
-            let (s, smem) = SortShape::for_k(k);
-            assert!(s.pow2 as usize >= k && (s.pow2 as usize) < 2 * k, "k={k}");
-            assert!(s.row_threads <= s.pow2 / 2 && s.row_threads <= 1024, "k={k} {s:?}");
-            assert_eq!(s.in_shared, k <= SORT_SHARED_MAX, "k={k}");
-            if s.in_shared && s.pow2 as usize >= SORT_BLOCK_REGISTERS_MIN {
-                // every position in a register of one of the block's whole warps
-                assert_eq!(s.row_threads as usize * SORT_BLOCK_EPL, s.pow2 as usize, "k={k}");
-                assert!(s.row_threads >= 64 && s.row_threads % 32 == 0, "k={k} {s:?}");
-            } else {
-                assert_eq!(s.row_threads, (s.pow2 / 2).min(1024), "k={k}");
-            }
-            if s.in_shared {
-                assert_eq!(smem as usize, s.pow2 as usize * 8, "k={k}");
-                assert!(smem <= 48 * 1024, "k={k} {s:?}: over the default shared memory");
-            } else {
-                assert_eq!(smem, 0);
+        let no_optin = DeviceLimits { shared_optin_bytes: 0, ..H100 };
+        let a100 = DeviceLimits { shared_optin_bytes: 163 * 1024, ..H100 };
+        for (limits, most) in [(H100, 16_384), (a100, 16_384), (no_optin, SORT_SHARED_MAX)] {
+            assert_eq!(sort_shared_most(&limits), most);
+            let ks = (257..=70_000).step_by(97).chain([257, 512, 1000, 1025, 2047, 2048, 4096]);
+            for k in ks.chain([4097, 8192, 8193, 16_384, 16_385, 65_536]) {
+                let (s, smem) = SortShape::for_k(k, &limits);
+                let what = format!("k={k} {s:?} optin={}", limits.shared_optin_bytes);
+                assert!(s.pow2 as usize >= k && (s.pow2 as usize) < 2 * k, "{what}");
+                assert!(s.row_threads <= s.pow2 / 2 && s.row_threads <= 1024, "{what}");
+                assert_eq!(s.in_shared, k <= most, "{what}");
+                let pow2 = s.pow2 as usize;
+                if s.in_shared
+                    && (SORT_BLOCK_REGISTERS_MIN..=SORT_BLOCK_REGISTERS_MAX).contains(&pow2)
+                {
+                    // every position in a register of one of the block's whole warps
+                    assert_eq!(s.row_threads as usize * SORT_BLOCK_EPL, pow2, "{what}");
+                    assert!(s.row_threads >= 64 && s.row_threads % 32 == 0, "{what}");
+                } else if pow2 <= SORT_SHARED_MAX {
+                    assert_eq!(s.row_threads, s.pow2 / 2, "{what}");
+                } else {
+                    // past the registers, a whole block of one thread a compare-exchange
+                    assert_eq!(s.row_threads, 1024, "{what}");
+                }
+                if s.in_shared {
+                    assert_eq!(smem as usize, pow2 * 8, "{what}");
+                    let budget = limits.shared_optin_bytes.max(48 * 1024) - BLOCK_STATIC_SHARED;
+                    assert!(smem as usize <= budget, "{what}: over the device's shared memory");
+                } else {
+                    assert_eq!(smem, 0);
+                }
             }
         }
     }

@@ -219,6 +219,26 @@ fn narrowed_cluster_rows_on_the_gpu_equal_the_simulator() {
     }
 }
 
+/// `cuda` and `sim` on the request `build` makes with hints about each row's own threshold
+/// (`hints`, seeded), against the same request without hints on `bisect`: the simulator's
+/// answer bit for bit, and the plain answer's indices, values and thresholds. Returns cuda's.
+fn hinted_against_plain(
+    x: ArrayView2<'_, f32>,
+    build: impl Fn(&str, Option<Vec<f32>>) -> Request,
+    seed: u64,
+    what: &str,
+) -> Selection<f32> {
+    let plain = select(x, &build("bisect", None)).unwrap();
+    let h = hints(&plain.threshold.clone().unwrap(), seed);
+    let cuda = select(x, &build("cuda", Some(h.clone()))).unwrap();
+    let sim = select(x, &build("sim", Some(h))).unwrap();
+    same(&cuda, &sim, what);
+    assert_eq!(cuda.topk.indices, plain.topk.indices, "{what}: the hints change no answer");
+    assert_eq!(bits(&cuda.topk.values), bits(&plain.topk.values), "{what}: values");
+    assert_eq!(tbits(&cuda.threshold), tbits(&plain.threshold), "{what}: thresholds");
+    cuda
+}
+
 /// Hinted cluster rows whose counts nobody asks for start from a window about their hint
 /// (docs/kernel.md, "Cluster rows", **A window about the hint**): cuda against the simulator,
 /// which takes the same window, and against the plain answer and the oracle — rows of normal
@@ -268,21 +288,52 @@ fn hinted_cluster_rows_without_counts_on_the_gpu_equal_the_simulator() {
                     .build()
                     .unwrap()
                 };
-                let plain = select(x.view(), &build("bisect", None)).unwrap();
-                let h = hints(&plain.threshold.clone().unwrap(), i as u64 + 980);
-                let cuda = select(x.view(), &build("cuda", Some(h.clone()))).unwrap();
-                let sim = select(x.view(), &build("sim", Some(h))).unwrap();
-                same(&cuda, &sim, &what);
-                assert_eq!(
-                    cuda.topk.indices, plain.topk.indices,
-                    "{what}: the hints change no answer"
-                );
-                assert_eq!(bits(&cuda.topk.values), bits(&plain.topk.values), "{what}: values");
-                assert_eq!(tbits(&cuda.threshold), tbits(&plain.threshold), "{what}: thresholds");
+                let cuda = hinted_against_plain(x.view(), build, i as u64 + 980, &what);
                 let rows = Rows::per_row_k(&ks).with_lengths(&lengths);
                 let want = canonical_ragged(x.view(), &rows, opts).unwrap();
                 assert_eq!(cuda.topk.indices, want.indices, "{what}: oracle");
             }
+        }
+    }
+}
+
+/// Hinted rows without lengths or a k per row (a decode step's call: the previous step's
+/// thresholds as hints) of 24577 to 32768 take 8 cluster blocks, as plain rows do
+/// (rtopk-plan's `SHORT_CLUSTER_MIN_ROW`): cuda against the simulator and the plain answer,
+/// with each row's own threshold, near, drifted, NaN, ±inf and arbitrary bits as hints
+/// (`hints`), both modes, sorted or not.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn hinted_rows_of_four_spans_on_eight_cluster_blocks_equal_the_simulator() {
+    let gpu = rtopk_cuda::shared_device(0).expect("a CUDA GPU");
+    for (i, (n, m, k)) in
+        [(2, 32_000, 1024), (3, 30_000, 64), (1, 32_768, 2048)].into_iter().enumerate()
+    {
+        let (mode, bisect) = (Mode::Largest, topk_ref::Bisect::exact());
+        let elem = rtopk_plan::ElemType::F32;
+        let launch = rtopk_plan::Launch { n, m, k, mode, bisect, sorted: false, elem };
+        let hinted = rtopk_plan::Ragged { hint: true, threshold: true, ..Default::default() };
+        let strategy = rtopk_plan::Strategy::Auto;
+        let p = rtopk_plan::program_ragged(&launch, &gpu.limits(), strategy, false, hinted);
+        let step = &p.unwrap().steps[0];
+        assert_eq!(step.unit.to_string(), "rtopk_cluster_rows_ragged", "N={n} M={m} K={k}");
+        if gpu.limits().max_cluster >= 8 {
+            assert_eq!(step.grid.cluster, 8, "N={n} M={m} K={k}");
+        }
+        let x = Array2::from_shape_vec((n, m), finite(n, m, i as u64 + 1100)).unwrap();
+        for (smallest, sorted) in [(false, false), (true, false), (false, true), (true, true)] {
+            let opts = Options { mode: Mode::from_smallest(smallest), sorted };
+            let what = format!("N={n} M={m} K={k} smallest={smallest} sorted={sorted}");
+            let build = |algo: &str, hint: Option<Vec<f32>>| {
+                let b = Request::builder(algo).options(opts).threshold(true).k(k);
+                match hint {
+                    Some(h) => b.hint(h),
+                    None => b,
+                }
+                .build()
+                .unwrap()
+            };
+            hinted_against_plain(x.view(), build, i as u64 + 1200, &what);
         }
     }
 }

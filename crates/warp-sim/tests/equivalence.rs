@@ -894,23 +894,30 @@ fn every_warp_sort_width_sorts_like_bisect() {
 }
 
 /// The block sort (`rtopk_sort_rows`) on every power of two it takes in shared memory — 512
-/// and 1024 positions one compare-exchange a thread, 2048 and 4096 in registers
-/// (`SORT_BLOCK_EPL` ranks a thread, the steps between warps through shared memory) — k
-/// filling it or one past the narrower, hostile rows and ties, both modes; and past 4096 in
-/// place in global memory: bisect's sorted answer, no finding. On a device without clusters,
-/// where few rows take it instead of the rank sort.
+/// and 1024 positions one compare-exchange a thread, 2048 to 8192 in registers
+/// (`SORT_BLOCK_EPL` ranks a thread, the steps between warps through shared memory), 16384
+/// one compare-exchange a thread of 1024 in the device's opt-in shared memory — k filling it
+/// or one past the narrower, hostile rows and ties, both modes; and past what shared memory
+/// holds (16384 on the default H100, 4096 without opt-in shared memory) in place in global
+/// memory: bisect's sorted answer, no finding. On a device without clusters, where few rows
+/// take it instead of the rank sort.
 #[test]
 fn the_block_sort_sorts_like_bisect() {
     let mut rng = StdRng::seed_from_u64(37);
     let config = SimConfig { sorted: true, limits: no_clusters(), ..SimConfig::default() };
-    for (n, k, dist, shared) in [
-        (3, 257, "hostile", true),
-        (2, 512, "ties", true),
-        (1, 777, "hostile", true),
-        (2, 1025, "ties", true),
-        (1, 2048, "hostile", true),
-        (1, 4096, "ties", true),
-        (1, 4097, "hostile", false),
+    let no_optin = warp_sim::DeviceLimits { shared_optin_bytes: 0, ..no_clusters() };
+    let no_optin = SimConfig { limits: no_optin, ..config };
+    for (config, n, k, dist, shape) in [
+        (config, 3, 257, "hostile", (512, 256, true)),
+        (config, 2, 512, "ties", (512, 256, true)),
+        (config, 1, 777, "hostile", (1024, 512, true)),
+        (config, 2, 1025, "ties", (2048, 256, true)),
+        (config, 1, 2048, "hostile", (2048, 256, true)),
+        (config, 1, 4096, "ties", (4096, 512, true)),
+        (config, 1, 4097, "hostile", (8192, 1024, true)),
+        (config, 1, 8193, "ties", (16_384, 1024, true)),
+        (config, 1, 16_385, "hostile", (32_768, 1024, false)),
+        (no_optin, 1, 4097, "hostile", (8192, 1024, false)),
     ] {
         let m = 2 * k + 5;
         let x = generate(dist, n, m, &mut rng);
@@ -920,7 +927,8 @@ fn the_block_sort_sorts_like_bisect() {
         let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
         let sort = Simulator::new(config).run(&x, &args).unwrap().plan.sort.expect("a sort");
         assert_eq!(sort.unit.to_string(), "rtopk_sort_rows", "k={k}");
-        assert_eq!(sort.shape.map(|s| s.in_shared), Some(shared), "k={k}");
+        let got = sort.shape.map(|s| (s.pow2, s.row_threads, s.in_shared));
+        assert_eq!(got, Some(shape), "k={k}");
     }
 }
 

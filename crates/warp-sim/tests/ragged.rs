@@ -969,6 +969,64 @@ fn hinted_cluster_rows_start_from_a_window_about_their_hint() {
     windowed_hint_cases(40_000, rows, cases, "rtopk_cluster_rows_ragged");
 }
 
+/// Hinted f32 rows without lengths or a k per row (a decode step's call) of 24577 to 32768 take
+/// 8 cluster blocks, as plain rows do (rtopk-plan's `SHORT_CLUSTER_MIN_ROW`), and start from
+/// the window about their hint: two normal rows and one of forty values in heavy ties, with
+/// their own thresholds, the thresholds of the rows moved by 1 %, NaN, ±inf and hints outside
+/// the range; largest and smallest, sorted or not — the oracle's answers and thresholds, with
+/// no diagnostic, the window taken where a hint lies inside its row's range.
+#[test]
+fn hinted_rows_of_four_spans_take_eight_cluster_blocks() {
+    use rand::rngs::StdRng;
+    use rand::{RngExt, SeedableRng};
+    use rand_distr::{Distribution, StandardNormal};
+    let (n, m, k) = (3usize, 32_000usize, 1024usize);
+    let mut rng = StdRng::seed_from_u64(47);
+    let mut x: Vec<f32> = (0..n * m).map(|_| StandardNormal.sample(&mut rng)).collect();
+    for v in &mut x[2 * m..] {
+        *v = f32::from(rng.random_range(0u8..40)) * 0.25;
+    }
+    let kinds = [
+        (HintKind::Exact, Vec::new()),
+        (HintKind::Perturbed, Vec::new()),
+        (HintKind::Nan, Vec::new()),
+        (HintKind::PosInf, Vec::new()),
+        (HintKind::Random, vec![1e30, -1e30, 5.0]),
+    ];
+    for (case, (hint, random_hints)) in kinds.into_iter().enumerate() {
+        let mode = Mode::from_smallest(case % 2 == 1);
+        let opts = Options { mode, sorted: case % 3 == 2 };
+        let shape = RaggedShape {
+            lengths: vec![m; n],
+            k: vec![k; n],
+            per_row_k: false,
+            tail: test_support::Tail::Keep,
+            hint,
+            random_hints,
+        };
+        let rows = Rows::new(k);
+        let hints = hints_for((n, m, &x), &shape, &rows, opts).expect("hints");
+        let all = Wanted { iterations: false, threshold: true };
+        let view = ndarray_view(&x, n, m);
+        let want = topk_ragged(&Bisect::exact(), view, &rows, opts, all).unwrap();
+        let data = RowData { lengths: None, k_per_row: None, hint: Some(&hints), threshold: true };
+        let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
+        let config = SimConfig { counts: false, sorted: opts.sorted, ..SimConfig::default() };
+        let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
+        let what = format!("case {case}: {hint:?} {mode:?} sorted={}", opts.sorted);
+        assert!(got.diagnostics.is_empty(), "{what}: {}", got.summary);
+        assert_eq!(got.plan.unit.to_string(), "rtopk_cluster_rows_ragged", "{what}");
+        assert_eq!(got.plan.cluster, 8, "{what}");
+        assert_eq!(got.indices, want.indices.iter().copied().collect::<Vec<_>>(), "{what}");
+        assert_eq!(bits(&got.values), bits(want.values.as_slice().unwrap()), "{what}");
+        let thresholds = want.threshold.expect("thresholds asked for");
+        assert_eq!(bits(&got.threshold), bits(thresholds.as_slice().unwrap()), "{what}");
+        let inside = case < 2; // own or drifted thresholds lie inside every row's range
+        let windowed = got.coverage.reached(warp_sim::Branch::ClusterHintGuess);
+        assert!(!inside || windowed, "{what}: the window about the hint");
+    }
+}
+
 /// The same on rows of the narrowing twin (`rtopk_cluster_rows_narrow_ragged`: f32 rows of at
 /// least 98304, k at most 128), whose window, where it brackets at most 1024 keys, sends the
 /// row's candidates to block 0 (`finish_cluster_candidates`) as the hint test's would.

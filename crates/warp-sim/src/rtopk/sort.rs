@@ -21,7 +21,7 @@ use crate::rtopk::plan::SortShape;
 use crate::rtopk::select::{RowOut, check_input_bits, result_value, write_result};
 use crate::rtopk::sort_rank::sort_rank_row;
 use crate::rtopk::warp_rows::row_offset;
-use rtopk_plan::plan::{SORT_BLOCK_EPL, SORT_BLOCK_REGISTERS_MIN};
+use rtopk_plan::plan::{SORT_BLOCK_EPL, SORT_BLOCK_REGISTERS_MAX, SORT_BLOCK_REGISTERS_MIN};
 
 /// What a sort launch reads and writes.
 #[derive(Clone, Copy)]
@@ -722,10 +722,10 @@ async fn sort_block_row(
 }
 
 /// `rtopk_sort_rows`: one block per row (`row_threads` threads per row), the row's ranks in
-/// registers and shared memory from `SORT_BLOCK_REGISTERS_MIN` positions (`sort_block_row`),
-/// in shared memory below it (`bitonic_sort` over `SharedRanks`), or sorted in place in global
-/// memory; where `parts > 1`, the rank sort (`sort_rank_row`): block `b` is block `b % parts`
-/// of row `b / parts`'s cluster.
+/// registers and shared memory from `SORT_BLOCK_REGISTERS_MIN` to `SORT_BLOCK_REGISTERS_MAX`
+/// positions (`sort_block_row`), in shared memory otherwise (`bitonic_sort` over
+/// `SharedRanks`), or sorted in place in global memory; where `parts > 1`, the rank sort
+/// (`sort_rank_row`): block `b` is block `b % parts` of row `b / parts`'s cluster.
 pub(crate) async fn rtopk_sort_rows(
     w: &mut Warp<'_>,
     p: &SortParams<'_>,
@@ -767,7 +767,8 @@ pub(crate) async fn rtopk_sort_rows(
         return check_sorted_row(w, a, &out, None, n, first);
     }
     let base = 2 * slot * shape.pow2;
-    if shape.pow2 >= SORT_BLOCK_REGISTERS_MIN as u32 {
+    let registers = SORT_BLOCK_REGISTERS_MIN as u32..=SORT_BLOCK_REGISTERS_MAX as u32;
+    if registers.contains(&shape.pow2) {
         return sort_block_row(w, p, SharedRanks { base }, &out, (n, shape.pow2, &t, rt)).await;
     }
     let mut i = t;
