@@ -4,7 +4,8 @@ torch.topk sorted, for scale), GPU time per call — on few rows of large k (`--
 the default), the RTop-K paper's grid (`--grid rtopk`: N = 2^14…2^20, M = 256, 512, 768,
 k = 16…128; `rtopk-two`: its N = 2^16 and 2^20 only), sampler rows (`--grid sampler`:
 N = 1…1024 rows of an LLM vocabulary, M = 32000 and 128256, k = 50 and 256) or k past 4096
-(`--grid large-k`: vectors of 2^22 and 2^25, 8 × 2^19, 32 × 2^17, k = 4500…32768), in float32,
+(`--grid large-k`: vectors of 2^22 and 2^25, 8 × 2^19, 32 × 2^17, k = 4500…32768;
+`large-k-many`: 256 to 2048 rows of 8192 to 2^16, k = 4100…16384), in float32,
 float16 or bfloat16 (`--dtype`, comma-separated).
 
 Method (bench/torch_op.py's): standard-normal float32 rows drawn on the device (seeded per
@@ -53,6 +54,13 @@ GRIDS = {
     + [(1, 2**25, k) for k in (8192, 16384)]
     + [(8, 2**19, k) for k in (4500, 8192, 16384)]
     + [(32, 2**17, 16384)],
+    # the same sorts on many rows, where a block of 64 or 128 KiB of shared memory holds an SM
+    "large-k-many": [
+        (256, 2**16, 8192),
+        (256, 2**16, 16384),
+        (1024, 2**15, 5000),
+        (2048, 8192, 4100),
+    ],
 }
 DTYPES = {
     "float32": torch.float32,
@@ -115,7 +123,7 @@ def main() -> None:
     ap.add_argument(
         "--grid",
         default="few-rows",
-        help="few-rows, rtopk, rtopk-two, sampler, large-k (comma-separated)",
+        help="few-rows, rtopk, rtopk-two, sampler, large-k, large-k-many (comma-separated)",
     )
     ap.add_argument(
         "--dtype",

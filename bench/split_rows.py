@@ -21,7 +21,8 @@ Method:
         [--dtype f32|f16|bf16]
 
 Grids: split, vector, wide, appendix (the split-rows regimes), and the large-k grids of
-`rtopk bench cuda` (crates/rtopk-tools/src/gpu_bench.rs): indexer, sampler, vector-k.
+`rtopk bench cuda` (crates/rtopk-tools/src/gpu_bench.rs): indexer, sampler, vector-k; radix-mid: the
+rows below 2^20 that the radix select takes from 512 (8-16 rows) or 1024 (fewer).
 `--dtype f16|bf16`: the same float32 draws rounded to the 16-bit type (round to nearest even,
 as bench/peers/ rounds them), both contenders given the 16-bit tensor.
 
@@ -70,6 +71,12 @@ GRIDS: dict[str, list[tuple[int, int, int]]] = {
         (n, m, k) for n in (1, 16, 128) for m in (32000, 100352, 262144) for k in (20, 64, 1024)
     ],
     "vector-k": [(1, m, k) for m in (1 << 22, 1 << 25, 1 << 28) for k in (256, 2048, 8192, 32768)],
+    # rows below 2^20 that rtopk-plan's RADIX_MID_ROW and RADIX_MID_WIDE_ROW tiers give the
+    # radix select
+    "radix-mid": [
+        (n, m, k) for n in (8, 12, 16) for m in (393216, 500000, 786432) for k in (512, 2048)
+    ]
+    + [(n, m, k) for n in (1, 4) for m in (786432, 1000000) for k in (1024, 4096)],
 }
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 SPIN = 20_000_000

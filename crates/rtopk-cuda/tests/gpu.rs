@@ -490,8 +490,8 @@ fn sixteen_bit_rows_match_bisect_in_every_strategy() {
 /// several blocks each and taken by the default (large k on long rows, k = 512 on a small
 /// selection, k large against narrower rows): bisect's values and indices in f32, f16 and
 /// bf16 — NaN of both signs, infinities, ties straddling the k-th key, k of 1 to M, both modes,
-/// sorted or not — and the simulator's on every shape, bit for bit (9 x 2^20 and 1 x 2^24 run
-/// the sample on an H100 or H200).
+/// sorted or not — and the simulator's on every shape of at most 2^24 elements, bit for bit
+/// (9 x 2^20 and 1 x 2^24 run the sample on an H100 or H200).
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn radix_rows_match_bisect_and_the_simulator() {
@@ -510,6 +510,8 @@ fn radix_rows_match_bisect_and_the_simulator() {
         (1, 1 << 24, 4096, auto),      // parts of 16 tiles: the sample (RADIX_SAMPLE_MIN_TILES)
         (8, 1 << 19, 4096, auto),      // narrower rows (RADIX_HALF_ROW)
         (32, (1 << 17) + 7, 16384, auto), // k large against the row (RADIX_WIDE_K)
+        (8, 393_216 + 5, 512, auto),   // 8 to 16 rows below 2^20 (RADIX_MID_ROW)
+        (2, 786_432 + 3, 1024, auto),  // fewer, wider rows (RADIX_MID_WIDE_ROW)
     ];
     let (mut checked, mut sampled) = (0, 0);
     for (ci, (n, m, k, strategy)) in cases.into_iter().enumerate() {
@@ -549,7 +551,7 @@ fn radix_rows_match_bisect_and_the_simulator() {
             }
         }
     }
-    assert_eq!(checked, 12 * 3 * 2 * 3);
+    assert_eq!(checked, 14 * 3 * 2 * 3);
     // on an H100 or H200: 9 x 2^20 (parts of eight tiles) and 1 x 2^24
     assert!(sampled >= 2, "{sampled} shapes ran the sample");
 }

@@ -187,6 +187,30 @@ pub const RADIX_WIDE_K_ROW: usize = 1 << 17;
 
 /// The fewest rows [`RADIX_WIDE_K`] applies to: fewer are cluster rows.
 pub const RADIX_WIDE_K_ROWS: usize = 32;
+/// f32 rows of at least `RADIX_MID_ROW` and below [`RADIX_MIN_ROW`] take the radix select
+/// from k = [`RADIX_SMALL_MIN_K`] on [`RADIX_MID_ROWS`] rows: too many for a cluster each, too
+/// few for the split's chunks to fill the device. On an H100
+/// (results/cuda/2026-12-06-large-sort-h100, call c) 8 and 16 rows of 393216-786432 at
+/// k = 512-2048 took 0.70-0.96 of the default's time forced onto it (8 x 500000, k = 2048:
+/// 52.6 -> 36.6 us), 32 rows 0.83-1.11 and 4 rows of 500000 1.19-1.27; rows of 262144 and
+/// fewer 1.06-1.97. bf16 rows of the tier took 0.78-1.32 of their time by default (call d:
+/// rows of 786432 and rows of 393216 at k = 512 slower), so 16-bit rows keep the default.
+pub const RADIX_MID_ROW: usize = 393_216;
+
+/// The rows [`RADIX_MID_ROW`] applies to.
+pub const RADIX_MID_ROWS: std::ops::RangeInclusive<usize> = 8..=16;
+
+/// Fewer rows than [`RADIX_MID_ROWS`] of at least `RADIX_MID_WIDE_ROW` (and below
+/// [`RADIX_MIN_ROW`]) take the radix select from k = [`RADIX_MID_WIDE_K`]: on an H100 (call c
+/// as above) 1, 2 and 4 rows of 786432 took 0.69-0.92 of the default's time at k = 1024 and
+/// 2048, 0.95-1.00 at 512; by default (call d) 1 and 4 rows of 786432 and 1000000 at k =
+/// 1024-16384 0.20-0.88 in f32 and 0.24-0.93 in bf16 (whose 16-bit radix passes f16 rows
+/// share; f16 was not timed).
+pub const RADIX_MID_WIDE_ROW: usize = 786_432;
+
+/// See [`RADIX_MID_WIDE_ROW`].
+pub const RADIX_MID_WIDE_K: usize = 1024;
+
 /// The smallest k the default gives a radix select whose rows run the sample
 /// ([`RadixPlan::sample`]: read once where the sample's floor holds), on at most
 /// [`RADIX_FEW_ROWS`] f32 rows of at least [`RADIX_SAMPLED_MIN_ROW`]. On an H200
@@ -273,13 +297,21 @@ fn long_rows_take_radix(launch: &Launch) -> bool {
 }
 
 /// Rows of at least [`RADIX_HALF_ROW`] with k of at least [`RADIX_MIN_K`] on
-/// [`RADIX_HALF_ROWS`] rows, or of at least [`RADIX_WIDE_K_ROW`] with k of at least
-/// [`RADIX_WIDE_K`] on at least [`RADIX_WIDE_K_ROWS`] rows.
+/// [`RADIX_HALF_ROWS`] rows, of at least [`RADIX_WIDE_K_ROW`] with k of at least
+/// [`RADIX_WIDE_K`] on at least [`RADIX_WIDE_K_ROWS`] rows, f32 rows of at least
+/// [`RADIX_MID_ROW`] with k of at least [`RADIX_SMALL_MIN_K`] on [`RADIX_MID_ROWS`] rows, or
+/// rows of at least [`RADIX_MID_WIDE_ROW`] with k of at least [`RADIX_MID_WIDE_K`] on fewer.
 fn narrow_rows_take_radix(launch: &Launch) -> bool {
     let Launch { n, m, k, .. } = *launch;
     let half = m >= RADIX_HALF_ROW && RADIX_HALF_ROWS.contains(&n) && k >= RADIX_MIN_K;
     let wide_k = m >= RADIX_WIDE_K_ROW && n >= RADIX_WIDE_K_ROWS && k >= RADIX_WIDE_K;
-    half || wide_k
+    let mid = (RADIX_MID_ROW..RADIX_MIN_ROW).contains(&m)
+        && RADIX_MID_ROWS.contains(&n)
+        && k >= RADIX_SMALL_MIN_K
+        && launch.elem == ElemType::F32;
+    let few = n < *RADIX_MID_ROWS.start();
+    let mid_wide = (RADIX_MID_WIDE_ROW..RADIX_MIN_ROW).contains(&m) && few && k >= RADIX_MID_WIDE_K;
+    half || wide_k || mid || mid_wide
 }
 
 /// The radix select of `launch` on a device of `limits`: parts of whole tiles, as many blocks
@@ -463,15 +495,26 @@ mod tests {
         // any rows from k = 4096
         assert!(takes(17, 1 << 22, 4096));
         assert!(takes(1024, 1 << 20, 4096));
-        assert!(!takes(1, (1 << 20) - 1, 4096));
+        assert!(!takes(1, RADIX_MID_WIDE_ROW - 1, 4096));
         assert!(!takes(1, (1 << 20) - 1, 512));
         // narrower rows: 8 to 32 rows of 2^19 from k = 4096, 32 or more of 2^17 from 16384
-        assert!(takes(8, 1 << 19, 4096));
+        assert!(takes(17, 1 << 19, 4096));
         assert!(takes(32, 1 << 19, 4096));
         assert!(!takes(7, 1 << 19, 4096));
         assert!(!takes(33, 1 << 19, 4096));
-        assert!(!takes(8, 1 << 19, 4095));
-        assert!(!takes(8, (1 << 19) - 1, 4096));
+        assert!(!takes(17, 1 << 19, 4095));
+        assert!(!takes(17, (1 << 19) - 1, 4096));
+        // 8 to 16 rows of 393216 to 2^20 from k = 512; fewer rows of 786432 to 2^20 from 1024
+        assert!(takes(8, RADIX_MID_ROW, 512));
+        assert!(takes(16, (1 << 20) - 1, 512));
+        assert!(!takes(8, RADIX_MID_ROW, 511));
+        assert!(!takes(8, RADIX_MID_ROW - 1, 4095));
+        assert!(!takes(17, RADIX_MID_ROW, 2048));
+        assert!(!takes(7, RADIX_MID_ROW, 2048));
+        assert!(takes(1, RADIX_MID_WIDE_ROW, 1024));
+        assert!(takes(7, (1 << 20) - 1, 1024));
+        assert!(!takes(1, RADIX_MID_WIDE_ROW, 1023));
+        assert!(!takes(2, RADIX_MID_WIDE_ROW - 1, 2048));
         assert!(takes(32, 1 << 17, 16384));
         assert!(takes(4096, 1 << 18, 16384));
         assert!(!takes(31, 1 << 17, 16384));
@@ -498,6 +541,9 @@ mod tests {
             assert!(!takes(8, (1 << 20) + 1, 1024)); // past a small selection's 2^23
             assert!(!takes(17, 1 << 22, 2047));
             assert!(takes(16, 1 << 22, 2048));
+            // the 16-bit rows of RADIX_MID_ROW's tier keep the default; fewer, wider rows not
+            assert!(!takes(8, RADIX_MID_ROW, 2048));
+            assert!(takes(4, RADIX_MID_WIDE_ROW, 1024));
         }
     }
 }
