@@ -370,6 +370,11 @@ mod tests {
         assert!(src.contains(&format!("#define SORT_BLOCK_EPL {epl}\n")), "SORT_BLOCK_EPL {epl}");
         let min = rtopk_plan::plan::SORT_BLOCK_REGISTERS_MIN;
         assert!(src.contains(&format!("#define SORT_BLOCK_REGISTERS_MIN {min}u\n")), "{min}");
+        // the most positions in registers: SORT_BLOCK_EPL a thread of a block of 1024
+        let max = rtopk_plan::plan::SORT_BLOCK_REGISTERS_MAX;
+        assert_eq!(max, 1024 * epl);
+        let define = "#define SORT_BLOCK_REGISTERS_MAX (1024u * SORT_BLOCK_EPL)\n";
+        assert!(src.contains(define), "SORT_BLOCK_REGISTERS_MAX {max}");
     }
 
     /// The threshold launch's loads a lane in one batch, which the plan's lanes a row assume

@@ -326,8 +326,8 @@ pub struct SortPlan {
 /// Most positions (a power of two) the block sort keeps in shared memory, 8 bytes each: what the
 /// device's opt-in shared memory holds past [`BLOCK_STATIC_SHARED`], at least
 /// [`SORT_SHARED_MAX`] (within the default 48 KiB where the limit is not known). On an H100
-/// or H200, 16384. A row in shared memory takes `log2(pow2)` barriers where one sorted in
-/// place in global memory goes through L2 at every step.
+/// or H200, 16384. A row in shared memory pays a barrier a step of its network; one sorted in
+/// place in global memory also goes through L2 at every compare-exchange.
 pub fn sort_shared_most(limits: &DeviceLimits) -> usize {
     let ranks = limits.shared_optin_bytes.saturating_sub(BLOCK_STATIC_SHARED) / 8;
     let most = if ranks == 0 { 0 } else { 1usize << ranks.ilog2() };
