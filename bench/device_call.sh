@@ -83,3 +83,22 @@ d = json.loads(s[s.index('['):])
 cells = ' '.join(f\"{r['k']}:{r['median_ms'] * 1000:.2f}\" for r in d if not r['sorted'])
 print($r, '$label', $n, $m, cells)" >> "$OUT/sweep.txt"
 }
+
+# grids_beside_peers LOGS LABEL BIN WHEEL: issue 32's grids beside FlashInfer and CUB
+# (peers_run into LOGS), f32 through BIN (`rtopk bench cuda --grid large-k`, unit cache
+# /tmp/ptx_LABEL), bf16 through the wheel WHEEL with torch.topk in the same run
+# (bench/split_rows.py, every answer checked), $OUT/table.md by bench/large_k_table.py; then
+# the f32 indexer grid through WHEEL beside torch.topk (its JSON under LOGS).
+grids_beside_peers() {
+    local logs=$1 label=$2 bin=$3 wheel=$4
+    peers_run "$logs"
+    step "grid_$label" 120 env RTOPK_CUDA_PTX_CACHE="/tmp/ptx_$label" "$bin" bench cuda \
+        --grid large-k --reps 20 --json
+    grep -v '^\s*$' "$OUT/grid_$label.txt" | sed -n '/^\[/,$p' > "$OUT/rtopk_large_k.json"
+    step split_bf16 150 env $(build_env "$wheel") "$PY" bench/split_rows.py \
+        --out "$OUT/split_bf16" --grid indexer,sampler,vector-k --dtype bf16 --reps 15
+    "$PY" bench/large_k_table.py --rtopk "$OUT/rtopk_large_k.json" \
+        --split "$OUT"/split_bf16/*.json --peers "$OUT/peers.jsonl" > "$OUT/table.md" 2>&1
+    step split_f32 120 env $(build_env "$wheel") "$PY" bench/split_rows.py \
+        --out "$logs/split_f32" --grid indexer --dtype f32 --reps 15
+}

@@ -615,7 +615,7 @@ type StepCase = (usize, usize, usize, Strategy, bool, &'static [&'static str]);
 fn every_step_kind_of_the_program_matches_bisect_and_the_simulators_program() {
     let gpu = CudaTopK::new(0).expect("a CUDA device");
     let (auto, split) = (Strategy::Auto, Strategy::Split);
-    let cases: [StepCase; 7] = [
+    let cases: [StepCase; 8] = [
         (5, 300, 7, auto, false, &["select_rows"]),
         (2, 50_000, 300, auto, true, &["select_rows", "sort_rows"]), // cluster rows
         (4, 2000, 40, auto, true, &["select_rows", "sort_rows"]),
@@ -628,6 +628,9 @@ fn every_step_kind_of_the_program_matches_bisect_and_the_simulators_program() {
             true,
             &["select_chunks", "select_last_chunks", "select_rows", "sort_rows", "gather_indices"],
         ),
+        // equal chunks where 4096 would leave a last one (rtopk_plan::split::even_chunk): two
+        // of 4100 in f32, 4096 and a last chunk in f16
+        (3, 8200, 1000, split, false, &["select_chunks", "select_rows", "gather_indices"]),
         // a second stage of 37504 candidates: a cluster row on a device that launches them
         (
             2,

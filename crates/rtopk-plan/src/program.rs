@@ -1466,7 +1466,7 @@ mod tests {
         assert_eq!(family(&launch(9, 1 << 20, 1024)), (Family::BlockRows, false));
         assert_eq!(family(&launch(16, 1 << 20, 1024)), (Family::BlockRows, true));
         assert_eq!(family(&launch(32, 500_000, 2048)), (Family::BlockRows, true));
-        let (_, sels) = floors(&launch(2, 20_000, 64), Strategy::Split, plain);
+        let (_, sels) = floors(&launch(2, 20_001, 64), Strategy::Split, plain);
         assert!(sels.iter().any(|s| s.1.is_some()));
         // integer rows and ragged rows never
         let ints = Launch { elem: ElemType::I32, ..launch(1, 1 << 26, 64) };
@@ -1757,25 +1757,25 @@ mod tests {
 
     #[test]
     fn a_last_chunk_is_a_step_of_its_own_at_the_rows_end() {
-        // 20000 = 4 x 4096 + 3616
-        let l = Launch { sorted: true, ..launch(3, 20_000, 300) };
+        // 20001 = 4 x 4096 + 3617
+        let l = Launch { sorted: true, ..launch(3, 20_001, 300) };
         let p = forced(&l);
         assert_eq!(
             names(&p),
             ["select_chunks", "select_last_chunks", "select_rows", "sort_rows", "gather_indices"]
         );
         let last = select(&p.steps[1]);
-        assert_eq!((last.n_rows, last.m, last.chunks), (3, 3616, 1));
-        assert_eq!(last.input, Region { buffer: INPUT, offset: 4 * 4096, ld: 20_000 });
+        assert_eq!((last.n_rows, last.m, last.chunks), (3, 3617, 1));
+        assert_eq!(last.input, Region { buffer: INPUT, offset: 4 * 4096, ld: 20_001 });
         assert_eq!(last.output, Region { buffer: BufferId(3), offset: 4 * 300, ld: 1500 });
-        assert!(!last.vec4 || 3616 % 4 == 0);
+        assert!(!last.vec4, "rows of 20001 values are not 16-byte aligned");
         // the sort rebuilds values from the candidates, before the gather
         let Kernel::Sort(sort) = p.steps[3].kernel else { panic!() };
         assert_eq!((sort.input.buffer, sort.m), (BufferId(3), 1500));
         let Kernel::Gather(g) = p.steps[4].kernel else { panic!() };
         assert_eq!(g.chunk_span(0), (0, 4096));
         assert_eq!(g.chunk_span(3), (3 * 4096, 4 * 4096));
-        assert_eq!(g.chunk_span(4), (4 * 4096, 20_000));
+        assert_eq!(g.chunk_span(4), (4 * 4096, 20_001));
         // a last chunk narrower than k joins the one before
         let p = forced(&launch(2, 8193, 50));
         let last = select(&p.steps[1]);
@@ -1809,7 +1809,7 @@ mod tests {
             (1, 1, 1),
             (5, 300, 7),
             (1, 8193, 50),
-            (3, 20_000, 300),
+            (3, 20_001, 300),
             (7, 40_000, 2000),
             (2, 151_936, 50),
             (1, 1 << 22, 64),
@@ -1837,7 +1837,7 @@ mod tests {
 
     #[test]
     fn the_program_is_json_with_one_entry_per_launch() {
-        let l = Launch { sorted: true, elem: ElemType::F16, ..launch(3, 20_000, 300) };
+        let l = Launch { sorted: true, elem: ElemType::F16, ..launch(3, 20_001, 300) };
         let p = forced(&l);
         let v = serde_json::to_value(&p).unwrap();
         let steps = v["steps"].as_array().unwrap();
@@ -1865,11 +1865,11 @@ mod tests {
         assert_eq!(DeviceLimits { cluster_slots: crate::ClusterSlots::H100, ..h200 }, h100);
         assert_eq!(h200.clusters_held(4, 1), 33);
         assert_eq!(DeviceLimits::preset("v100"), None);
-        // the preset decides the split: 120 rows of 20000 run whole on an H100's 132 SMs, not
+        // the preset decides the split: 120 rows of 20001 run whole on an H100's 132 SMs, not
         // on an A100's 108
         let a100 = DeviceLimits::preset("a100").unwrap();
         let depth = |limits: &DeviceLimits, n| {
-            program(&launch(n, 20_000, 50), limits, Strategy::Auto, false).unwrap().depth
+            program(&launch(n, 20_001, 50), limits, Strategy::Auto, false).unwrap().depth
         };
         assert_eq!((depth(&h100, 120), depth(&a100, 120)), (0, 1));
     }
@@ -1877,7 +1877,7 @@ mod tests {
     #[test]
     fn a_ragged_program_reads_its_rows_arrays() {
         let both = Ragged { lengths: true, k_per_row: true, ..Ragged::default() };
-        for (n, m, k) in [(4, 65536, 64), (1, 1 << 20, 2048), (5, 300, 7), (3, 20_000, 300)] {
+        for (n, m, k) in [(4, 65536, 64), (1, 1 << 20, 2048), (5, 300, 7), (3, 20_001, 300)] {
             for sorted in [false, true] {
                 let l = Launch { sorted, ..launch(n, m, k) };
                 // with counts the rows run whole
@@ -2010,14 +2010,14 @@ mod tests {
     #[test]
     fn ragged_rows_split_where_plain_rows_do() {
         let both = Ragged { lengths: true, k_per_row: true, ..Ragged::default() };
-        // 20000 = 4 x 4096 + 3616: five chunks of 4096, 1500 candidates per row (the default
-        // splits 3 rows of 20000 no more: forced, as where there are more rows)
-        let l = Launch { sorted: true, ..launch(3, 20_000, 300) };
+        // 20001 = 4 x 4096 + 3617: five chunks of 4096, 1500 candidates per row (the default
+        // splits 3 rows of 20001 no more: forced, as where there are more rows)
+        let l = Launch { sorted: true, ..launch(3, 20_001, 300) };
         let p = program_ragged(&l, &h100(), Strategy::Split, false, both).unwrap();
         check(&p);
         assert_eq!(p.depth, 1);
         assert_eq!(names(&p), ["select_chunks", "select_rows", "gather_indices", "sort_rows"]);
-        let many = launch(200, 20_000, 300);
+        let many = launch(200, 20_001, 300);
         let auto_many = program_ragged(&many, &h100(), Strategy::Auto, false, both).unwrap();
         assert_eq!(auto_many.depth, 1, "where plain rows split");
         let plain = forced(&l);
@@ -2027,12 +2027,12 @@ mod tests {
             panic!()
         };
         let chunks = select(&p.steps[0]);
-        let geometry = SplitRows { row_m: 20_000, chunk: 4096 };
+        let geometry = SplitRows { row_m: 20_001, chunk: 4096 };
         assert_eq!(pg.chunk, geometry.chunk, "the plain split's chunk width");
         assert_eq!((chunks.n_rows, chunks.m, chunks.chunks), (3 * 5, 4096, 5));
         assert_eq!(chunks.rows.unwrap().split, Some(geometry));
-        assert_eq!(chunks.span(), 20_000);
-        assert_eq!(chunks.input, Region { buffer: INPUT, offset: 0, ld: 20_000 });
+        assert_eq!(chunks.span(), 20_001);
+        assert_eq!(chunks.input, Region { buffer: INPUT, offset: 0, ld: 20_001 });
         assert_eq!(chunks.output, Region { buffer: BufferId(5), offset: 0, ld: 1500 });
         assert_eq!(chunks.indices, BufferId(6));
         assert!(p.steps[0].unit.is_ragged());
@@ -2043,20 +2043,20 @@ mod tests {
         assert_eq!(p.steps[1].level, 1);
         let Kernel::Gather(g) = p.steps[2].kernel else { panic!() };
         assert_eq!((g.width, g.chunk, g.full, g.k_per_row), (1500, 4096, 4, Some(BufferId(4))));
-        assert_eq!(g.chunk_span(4), (4 * 4096, 20_000));
+        assert_eq!(g.chunk_span(4), (4 * 4096, 20_001));
         assert_eq!(p.steps[2].reads, [BufferId(6), INDICES, BufferId(4)]);
         let Kernel::Sort(sort) = p.steps[3].kernel else { panic!() };
-        assert_eq!((sort.input.buffer, sort.m, sort.rows.unwrap().split), (INPUT, 20_000, None));
+        assert_eq!((sort.input.buffer, sort.m, sort.rows.unwrap().split), (INPUT, 20_001, None));
         assert_eq!(p.steps[3].level, 0);
         // the chunks' lengths and the valid candidates
-        assert_eq!(geometry.chunk_len(20_000, 4), 3616);
+        assert_eq!(geometry.chunk_len(20_001, 4), 3617);
         assert_eq!(geometry.chunk_len(5000, 1), 904);
         assert_eq!(geometry.chunk_len(5000, 2), 0);
         assert_eq!(geometry.candidates(5000, 300), 600);
         assert_eq!(geometry.candidates(5000, 1000), 1904, "a chunk of fewer than k");
         assert_eq!(geometry.candidates(8192, 300), 600);
         assert_eq!(geometry.candidates(99, 300), 99);
-        assert_eq!(geometry.candidates(20_000, 0), 0);
+        assert_eq!(geometry.candidates(20_001, 0), 0);
         assert_eq!(geometry.candidates(1 << 40, 300), 1500, "at most the row");
         // the same split with counts wanted is none; forced, it is one level deep
         let counted = program_ragged(&l, &h100(), Strategy::Auto, true, both).unwrap();
@@ -2081,7 +2081,7 @@ mod tests {
             (1, 1, 1),
             (5, 300, 7),
             (1, 8193, 50),
-            (3, 20_000, 300),
+            (3, 20_001, 300),
             (7, 40_000, 2000),
             (2, 151_936, 50),
             (1, 1 << 22, 64),
@@ -2181,7 +2181,7 @@ mod tests {
     #[test]
     fn hints_go_to_the_selects_and_thresholds_end_the_program() {
         let hint = Ragged { hint: true, ..Ragged::default() };
-        for (n, m, k) in [(4, 65536, 64), (5, 300, 7), (3, 20_000, 300)] {
+        for (n, m, k) in [(4, 65536, 64), (5, 300, 7), (3, 20_001, 300)] {
             for sorted in [false, true] {
                 let l = Launch { sorted, ..launch(n, m, k) };
                 // a hint alone, with counts (whole rows): the ragged twins, the hint read by

@@ -18,8 +18,9 @@
 use crate::cluster::{ClusterRows, cluster_plan, clusters};
 use crate::error::PlanError;
 use crate::pick::{pick_plan, picks};
-use crate::plan::{DeviceLimits, Launch, Plan, Strategy, plan};
+use crate::plan::{DeviceLimits, Launch, MAX_WARP_ROW, Plan, Strategy, plan};
 use crate::radix::{RadixPlan, radix_plan, takes_radix};
+use crate::units::ElemType;
 
 /// The narrowest chunk: one warp row of 64 keys per lane.
 pub const MIN_CHUNK: usize = 2048;
@@ -59,7 +60,7 @@ pub const BLOCK_REGISTER_ROW: usize = crate::units::BLOCK_EPL * 1024;
 /// How a split row's first stage covers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Split {
-    /// The chunk width (a power of two).
+    /// The chunk width (a power of two, or equal chunks near one: [`even_chunk`]).
     pub chunk: usize,
     /// Chunks of `chunk` values per row, the first ones. A ragged split's chunks
     /// ([`ragged_route`]) are all `chunk` wide, the last cut at the row's end.
@@ -260,11 +261,47 @@ pub fn chunk_width(m: usize, k: usize) -> Option<usize> {
     fits.then_some(c)
 }
 
+/// Where the power-of-two `chunk` of block rows leaves a last chunk (a launch of its own after
+/// the chunks'), the width of equal chunks that cover the row exactly, nearest `chunk` by ratio,
+/// where one is: from 7/8 to 5/4 of `chunk` and at most [`EVEN_MAX_WIDTH`], whole 16-byte groups
+/// of `elem` (the chunks keep their 16-byte loads), at least [`MIN_CHUNK_PER_K`] k; block rows
+/// (`chunk` past [`MAX_WARP_ROW`]: a warp row's chunk keeps its floor entry only at 2048), at
+/// most [`EVEN_MAX_CHUNKS`] of them. On an H100 (results/cuda/2026-12-06-even-chunks-h100, call
+/// a) such chunks took 0.76-0.96 of the time on 32-96 rows of 100352, 128256 and 151936 at
+/// k = 512-2048 and of 100000 and 500000 at k = 512 (32 x 128256, k = 1024: 42.7 -> 32.4 us),
+/// 0.96-1.01 on 256-1024 rows; chunks of 20000 (blocks of 640 threads, one an SM) took
+/// 1.00-1.11 and chunks past 32768 (part of the row in shared memory) 1.29-1.32.
+pub fn even_chunk(m: usize, k: usize, chunk: usize, elem: ElemType) -> Option<usize> {
+    let far = chunk <= MAX_WARP_ROW || chunk > 2 * EVEN_MAX_WIDTH; // 7/8 of it past the most
+    if far || m % chunk == 0 || m / chunk > EVEN_MAX_CHUNKS {
+        return None;
+    }
+    let group = (16 / elem.bytes().max(1)).max(1);
+    let least = k.checked_mul(MIN_CHUNK_PER_K)?.max((chunk * 7).div_ceil(8));
+    let most = (chunk * 5 / 4).min(EVEN_MAX_WIDTH);
+    // the ratio of the wider to the narrower width, as a fraction
+    let off = |w: usize| (w.max(chunk) as u128, w.min(chunk) as u128);
+    (m.div_ceil(most.max(1))..=m / least.max(1))
+        .filter(|&c| c > 1 && m % c == 0)
+        .map(|c| m / c)
+        .filter(|&w| w % group == 0 && (least..=most).contains(&w))
+        .min_by(|&a, &b| {
+            let ((a_hi, a_lo), (b_hi, b_lo)) = (off(a), off(b));
+            (a_hi * b_lo).cmp(&(b_hi * a_lo))
+        })
+}
+
+/// See [`even_chunk`].
+pub const EVEN_MAX_CHUNKS: usize = 64;
+/// See [`even_chunk`]: chunks of block rows of at most 512 threads, two an SM.
+pub const EVEN_MAX_WIDTH: usize = 16384;
+
 /// The first stage of a split of `launch` and the route of its second (`ragged`: its steps read
 /// per-row arrays, [`route_of`]).
 fn split_route(launch: &Launch, limits: &DeviceLimits, ragged: bool) -> Result<Route, PlanError> {
     let Launch { n, m, k, .. } = *launch;
     let chunk = chunk_width(m, k).ok_or(PlanError::Split { n, m, k, why: "no chunk width" })?;
+    let chunk = if ragged { chunk } else { even_chunk(m, k, chunk, launch.elem).unwrap_or(chunk) };
     let (mut full, mut last) = (m / chunk, m % chunk);
     if last > 0 && last < k {
         // a last chunk narrower than k joins the one before it
@@ -442,9 +479,36 @@ mod tests {
         // 8193 = 4 chunks of 2048 and 1 left over, which joins the fourth
         let Route::Split { split, .. } = forced(8193, 50) else { panic!() };
         assert_eq!((split.chunk, split.full, split.last), (2048, 3, 2049));
-        // 20000 = 4 x 4096 + 3616: the last chunk holds k = 300
-        let Route::Split { split, .. } = forced(20_000, 300) else { panic!() };
-        assert_eq!((split.chunk, split.full, split.last), (4096, 4, 3616));
+        // 20001 = 4 x 4096 + 3617 (odd: no equal chunks): the last chunk holds k = 300
+        let Route::Split { split, .. } = forced(20_001, 300) else { panic!() };
+        assert_eq!((split.chunk, split.full, split.last), (4096, 4, 3617));
+    }
+
+    #[test]
+    fn equal_chunks_replace_a_last_chunk_where_one_is_near() {
+        use ElemType::{Bf16, F32};
+        // 100352 = 7 x 14336 (16384 would leave 2048); 128256 = 8 x 16032; 8 x 12544 is
+        // further from 16384
+        assert_eq!(even_chunk(100_352, 1024, 16384, F32), Some(14336));
+        assert_eq!(even_chunk(128_256, 512, 8192, Bf16), Some(8016));
+        assert_eq!(even_chunk(100_000, 512, 8192, F32), Some(10000));
+        // none within 7/8 to 5/4 of 16384 (12500 and 20000 are not), nor past 16384 (the
+        // blocks would hold more than 512 threads), nor for an odd row or a warp row's chunk
+        assert_eq!(even_chunk(100_000, 1024, 16384, F32), None);
+        assert_eq!(even_chunk(151_936, 2048, 32768, F32), None);
+        assert_eq!(even_chunk(100_001, 512, 8192, F32), None);
+        assert_eq!(even_chunk(100_000, 50, 2048, F32), None);
+        // whole 16-byte groups: 8200 = 2 x 4100 for f32, not for bf16
+        assert_eq!(even_chunk(8200, 1000, 4096, F32), Some(4100));
+        assert_eq!(even_chunk(8200, 1000, 4096, Bf16), None);
+        // at least 4 k; a chunk that divides the row needs none
+        assert_eq!(even_chunk(100_352, 4000, 16384, F32), None);
+        assert_eq!(even_chunk(98_304, 1024, 16384, F32), None);
+        assert_eq!(even_chunk(usize::MAX, usize::MAX / 4, usize::MAX / 2, F32), None);
+        // the split takes it: one launch over the chunks, none for a last one
+        let Route::Split { split, .. } = auto(96, 100_352, 1024) else { panic!() };
+        assert_eq!((split.chunk, split.full, split.last), (14336, 7, 0));
+        assert!(split.last_plan.is_none());
     }
 
     #[test]

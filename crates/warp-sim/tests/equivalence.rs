@@ -759,7 +759,8 @@ fn a_launch_in_parallel_windows_equals_one_in_order() {
 /// Split rows (docs/kernel.md, "Split rows"): each chunk's top k with the ordinary kernels,
 /// the top k of the candidates, the indices gathered back — bisect's values and indices on
 /// hostile rows and heavy ties, with a last chunk (and one narrower than k that joins the
-/// chunk before it), none, one row, k at a sixteenth and a quarter of the chunk, both modes,
+/// chunk before it), none, equal chunks in place of a last one (rtopk_plan's `even_chunk`),
+/// one row, k at a sixteenth and a quarter of the chunk, both modes,
 /// sorted, block-row chunks, and a route whose candidates (past one block's registers, 32768)
 /// are split again; no counts, no findings.
 #[test]
@@ -775,12 +776,12 @@ fn split_rows_equal_bisect() {
         (3, 4196, 200, split(true), "hostile", Mode::Smallest, (2048, 1, 2148), 1),
         (2, 8192, 1, split(false), "ties", Mode::Largest, (2048, 4, 0), 1),
         (2, 6000, 100, split(true), "ties", Mode::Smallest, (2048, 2, 1904), 1),
-        (1, 20_000, 200, split(true), "wide-ties", Mode::Largest, (4096, 4, 3616), 1),
+        (1, 20_000, 200, split(true), "wide-ties", Mode::Largest, (4000, 5, 0), 1), // equal chunks
         (2, 20_000, 100, split(false), "wide-ties", Mode::Smallest, (2048, 9, 1568), 1),
         (1, 16_500, 1024, split(true), "hostile", Mode::Largest, (4096, 3, 4212), 1),
         (1, 9000, 50, split(false), "hostile", Mode::Smallest, (2048, 4, 808), 1),
         (1, 40_000, 50, no_counts(false), "hostile", Mode::Smallest, (2048, 19, 1088), 1),
-        (1, 70_000, 256, no_counts(true), "hostile", Mode::Largest, (4096, 17, 368), 1),
+        (1, 70_000, 256, no_counts(true), "hostile", Mode::Largest, (5000, 14, 0), 1), // equal chunks
         (1, 270_000, 128, no_counts(true), "normal", Mode::Largest, (2048, 131, 1712), 1),
         (1, 600_000, 128, no_counts(false), "normal", Mode::Smallest, (2048, 292, 1984), 2),
     ];

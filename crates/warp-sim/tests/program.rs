@@ -78,7 +78,7 @@ fn every_step_kind_equals_bisect_in_f32_and_f16() {
     let limits = warp_sim::DeviceLimits { max_cluster: 1, ..SimConfig::default().limits };
     let no_counts = SimConfig { counts: false, limits, ..SimConfig::default() };
     // (config, N, M, k, mode, the steps)
-    let cases: [Case; 7] = [
+    let cases: [Case; 8] = [
         (SimConfig::default(), 5, 300, 7, Mode::Largest, &["select_rows"]),
         (sorted, 2, 20_000, 300, Mode::Smallest, &["select_rows", "sort_rows"]), // cluster rows
         (sorted, 4, 2000, 40, Mode::Smallest, &["select_rows", "sort_rows"]),
@@ -97,6 +97,16 @@ fn every_step_kind_equals_bisect_in_f32_and_f16() {
             100,
             Mode::Smallest,
             &["select_chunks", "select_last_chunks", "select_rows", "sort_rows", "gather_indices"],
+        ),
+        // equal chunks where 4096 would leave a last one (rtopk_plan::split::even_chunk): two
+        // of 4100 in f32; f16 keeps 4096 and a last chunk (4100 is not whole 16-byte groups)
+        (
+            split(false),
+            3,
+            8200,
+            1000,
+            Mode::Largest,
+            &["select_chunks", "select_rows", "gather_indices"],
         ),
         (
             no_counts,
