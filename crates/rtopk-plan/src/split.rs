@@ -19,6 +19,7 @@ use crate::cluster::{ClusterRows, cluster_plan, clusters};
 use crate::error::PlanError;
 use crate::pick::{pick_plan, picks};
 use crate::plan::{DeviceLimits, Launch, MAX_WARP_ROW, Plan, Strategy, plan};
+use crate::program::vec4_rows;
 use crate::radix::{RadixPlan, radix_plan, takes_radix};
 use crate::units::ElemType;
 
@@ -276,15 +277,14 @@ pub fn even_chunk(m: usize, k: usize, chunk: usize, elem: ElemType) -> Option<us
     if far || m % chunk == 0 || m / chunk > EVEN_MAX_CHUNKS {
         return None;
     }
-    let group = (16 / elem.bytes().max(1)).max(1);
     let least = k.checked_mul(MIN_CHUNK_PER_K)?.max((chunk * 7).div_ceil(8));
     let most = (chunk * 5 / 4).min(EVEN_MAX_WIDTH);
     // the ratio of the wider to the narrower width, as a fraction
     let off = |w: usize| (w.max(chunk) as u128, w.min(chunk) as u128);
-    (m.div_ceil(most.max(1))..=m / least.max(1))
-        .filter(|&c| c > 1 && m % c == 0)
+    (m.div_ceil(most)..=m / least)
+        .filter(|&c| m % c == 0)
         .map(|c| m / c)
-        .filter(|&w| w % group == 0 && (least..=most).contains(&w))
+        .filter(|&w| (least..=most).contains(&w) && vec4_rows(elem, &[w as u64]))
         .min_by(|&a, &b| {
             let ((a_hi, a_lo), (b_hi, b_lo)) = (off(a), off(b));
             (a_hi * b_lo).cmp(&(b_hi * a_lo))
