@@ -273,7 +273,9 @@ pub fn chunk_width(m: usize, k: usize) -> Option<usize> {
 /// 0.96-1.01 on 256-1024 rows; chunks of 20000 (blocks of 640 threads, one an SM) took
 /// 1.00-1.11 and chunks past 32768 (part of the row in shared memory) 1.29-1.32.
 pub fn even_chunk(m: usize, k: usize, chunk: usize, elem: ElemType) -> Option<usize> {
-    let far = chunk <= MAX_WARP_ROW || chunk > 2 * EVEN_MAX_WIDTH; // 7/8 of it past the most
+    // a warp row's chunk, or one far too wide for an equal width (this bound keeps `chunk * 7`
+    // from overflowing; 32768, within it, finds none through the empty range below)
+    let far = chunk <= MAX_WARP_ROW || chunk > 2 * EVEN_MAX_WIDTH;
     if far || m % chunk == 0 || m / chunk > EVEN_MAX_CHUNKS {
         return None;
     }
