@@ -226,6 +226,111 @@ __device__ Search block_histogram_search(const Row& row, u32 lo_key, u32 hi_key,
     return s;
 }
 
+// f32 rows by a histogram of their values (docs/kernel.md, "Value bins"): one pass counts the
+// block's keys into VALUE_BINS bins of equal width over the bracket's values, and the bin of the
+// k-th greatest key leaves the value phase a bracket VALUE_BINS times narrower, so that the
+// bisection ends in about log2 of that bin's keys more tests instead of log2 of the row's.
+// Block rows held in registers whose counts nobody asked for (docs/contract.md §3), in exact
+// mode without a precision or a recall target, where the bracket's values are plain (search.cuh:
+// VALUE_PLAIN) and the launch lets them (p.value_bins: rtopk-plan's Plan::value_bins, launches
+// of few blocks). The bins lie in the stage past its first VALUE_BINS_AT words (a split's floor
+// is its first).
+#define VALUE_BIN_LANE 31u
+#define VALUE_BINS (32u * VALUE_BIN_LANE)
+#define VALUE_BINS_AT 32u
+__device__ __forceinline__ bool value_bins(const Params& p) {
+    return ELEM_KIND == ELEM_F32 && p.out_iter == nullptr && p.max_iter < 0 && p.precision == 0.0f &&
+           !(p.recall > 0.0f);
+}
+
+// The bin of the k-th greatest key of a histogram of 32 P bins whose bin 0 is not counted
+// (every warp alike, k >= 1, P < 32; bin 0 where the bins counted hold fewer than k): lane l
+// sums group l, bins P l .. P l + P - 1 (P odd: a warp's loads meet
+// no bank twice), a shuffle scan sums the groups above each, and the group that reaches k is
+// walked a bin a lane, by a second scan. Nothing is held per bin: a lane's P counts in
+// registers beside a block row's keys would spill. *above: the keys in the bins above it;
+// *in_bin its.
+template <u32 P>
+__device__ u32 kth_bin_of(const u32* h, u32 k, u32* above, u32* in_bin) {
+    static_assert(P < 32u, "a group's bins fit the lanes");
+    u32 lane = threadIdx.x & 31u;
+    u32 sum = 0u;
+#pragma unroll
+    for (u32 i = 0; i < P; ++i) sum += h[P * lane + i];
+    u32 from = sum;  // the keys in groups lane..31
+#pragma unroll
+    for (u32 d = 1u; d < 32u; d <<= 1) {
+        u32 up = __shfl_down_sync(FULL_MASK, from, d);
+        if (lane + d < 32u) from += up;
+    }
+    u32 owners = __ballot_sync(FULL_MASK, from - sum < k && k <= from);
+    if (owners == 0u) {  // warp-uniform: k lies past the bins counted, in bin 0 (uncounted)
+        *above = __shfl_sync(FULL_MASK, from, 0);
+        *in_bin = 0u;
+        return 0u;
+    }
+    u32 group = __ffs(owners) - 1u;
+    u32 over = __shfl_sync(FULL_MASK, from - sum, group);  // the keys in the groups above it
+    u32 c = lane < P ? h[P * group + lane] : 0u;
+    u32 f = c;  // the keys in the group's bins lane..P - 1
+#pragma unroll
+    for (u32 d = 1u; d < 32u; d <<= 1) {
+        u32 up = __shfl_down_sync(FULL_MASK, f, d);
+        if (lane + d < 32u) f += up;
+    }
+    u32 at = __ffs(__ballot_sync(FULL_MASK, over + f - c < k && k <= over + f)) - 1u;
+    *above = over + __shfl_sync(FULL_MASK, f - c, at);
+    *in_bin = __shfl_sync(FULL_MASK, c, at);
+    return P * group + at;
+}
+
+// The value bin of ordered value v >= lo (keys below a split's floor, v < lo, fall in bin 0).
+__device__ __forceinline__ u32 value_bin(float v, float lo, float scale) {
+    return min(__float2uint_rz(__fmul_rn(__fsub_rn(v, lo), scale)), VALUE_BINS - 1u);
+}
+
+// The search of an f32 block row held in registers by its value bins (value_bins), s_hist's
+// VALUE_BINS words zeroed by the caller before a barrier: the bins' pass — bin 0 uncounted, so
+// that a row's minimum repeated (ReLU's zeros) and the keys below a split's floor add no
+// atomics on one word — then the value phase
+// from the k-th key's bin, each side widened by a margin well past the rounding of the bins and
+// of the edges (an edge lo + b / scale is within a few units in the last place of the bracket's
+// greater magnitude A of the values whose bin is b): 2^-16 of the width and 2^-21 of A, where A
+// is at least 2^-100 (the margin far above the subnormals' spacing), then finish_exact.
+template <class Row>
+__device__ Search block_value_search(const Row& row, u32 lo_key, u32 hi_key, const Params& p, u32* s_hist) {
+    Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,
+                -1};
+    if (lo_key == hi_key) return s;
+    value_of_bracket(s, p);
+    float width = __fsub_rn(s.hi, s.lo);
+    float scale = __fdiv_rn((float)VALUE_BINS, width);
+    float mag = fmaxf(fabsf(s.lo), fabsf(s.hi));
+    if (s.value == VALUE_PLAIN && isfinite(scale) && mag >= 0x1p-100f && p.k <= row.m) {  // block-uniform
+        u32 first = BLOCK_EPL * threadIdx.x;
+#pragma unroll
+        for (int j = 0; j < BLOCK_EPL; ++j) {
+            u32 bin = value_bin(ordered_value_of_key(row.keys[j]), s.lo, scale);
+            if (first + (u32)j < row.m && bin != 0u) atomicAdd(&s_hist[bin], 1u);
+        }
+        __syncthreads();
+        u32 above, in_bin;
+        u32 b = kth_bin_of<VALUE_BIN_LANE>(s_hist, p.k, &above, &in_bin);
+        float margin = __fadd_rn(__fmul_rn(width, 0x1p-16f), __fmul_rn(mag, 0x1p-21f));
+        float lo = s.lo, hi = s.hi;
+        if (b > 0u) lo = fmaxf(s.lo, __fsub_rn(__fadd_rn(s.lo, __fdiv_rn((float)b, scale)), margin));
+        if (b + 1u < VALUE_BINS)
+            hi = fminf(s.hi, __fadd_rn(__fadd_rn(s.lo, __fdiv_rn((float)(b + 1u), scale)), margin));
+        u32 lk = max(lo_key, number_key(lo)), hk = min(hi_key, number_key(hi));
+        s.lo_key = lk; s.hi_key = hk;
+        s.lo = ordered_value_of_key(lk); s.hi = ordered_value_of_key(hk);
+        if (b > 0u) s.count_at_lo = above + in_bin;
+        if (lk == hk) return s;
+    }
+    finish_exact(row, s, p.k);
+    return s;
+}
+
 // RAGGED: a ragged unit's row (rtopk_block_row_ragged), whose blocks skip past its end;
 // FLOOR: the floor entry point's (floor.cuh); HINTED: the _hinted entry point's, whose search
 // starts at the row's hint.
@@ -259,6 +364,11 @@ __device__ void rtopk_block_row(const Params& p, RowPlace at, bool aligned) {
     // selection's and the narrowing's block prefixes, whose barriers follow every read of it),
     // seen by all after block_range's barrier
     if (FLOOR && threadIdx.x == 0) s_stage[0] = floor_of(p, row_id);
+    // the value bins zeroed before block_range's barrier (block-uniform)
+    bool bins = ELEM_KIND == ELEM_F32 && !NARROWS && !RAGGED && p.value_bins != 0u && value_bins(p) &&
+                row.in_regs == p.m;
+    if (bins)
+        for (u32 i = threadIdx.x; i < VALUE_BINS; i += blockDim.x) s_stage[VALUE_BINS_AT + i] = 0u;
     u32 lo_key, hi_key;
     block_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // at most k keys at or above the floor are the chunk's selection, more start the search
@@ -276,6 +386,11 @@ __device__ void rtopk_block_row(const Params& p, RowPlace at, bool aligned) {
         // the histograms in the stage's second half (a split's floor is its first word)
         if (!under && histograms(p) && row.in_regs == p.m)
             s = block_histogram_search(row, lo_key, hi_key, p.k, s_stage + BLOCK_STAGE / 2u);
+        else if (!under)
+            s = search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
+    } else if constexpr (ELEM_KIND == ELEM_F32 && !NARROWS && !RAGGED) {
+        if (!under && bins)
+            s = block_value_search(row, lo_key, hi_key, p, s_stage + VALUE_BINS_AT);
         else if (!under)
             s = search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
     } else {

@@ -57,6 +57,7 @@ pub(crate) struct Params {
     pub(crate) split_chunk: u32,
     pub(crate) recall: f32,
     pub(crate) sorted: i32,
+    pub(crate) value_bins: u32,
     pub(crate) floor: sys::CUdeviceptr,
 }
 
@@ -334,6 +335,7 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         split_chunk: 0,
         recall: 0.0,
         sorted: 0,
+        value_bins: 0,
         floor: 0,
     };
     vec![
@@ -360,6 +362,7 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         (offset_of!(Params, split_chunk), size_of_val(&p.split_chunk)),
         (offset_of!(Params, recall), size_of_val(&p.recall)),
         (offset_of!(Params, sorted), size_of_val(&p.sorted)),
+        (offset_of!(Params, value_bins), size_of_val(&p.value_bins)),
         (offset_of!(Params, floor), size_of_val(&p.floor)),
     ]
 }
@@ -1427,6 +1430,7 @@ fn select_params(program: &Program, types: DataTypes, addr: &[u64], sel: &Select
         split_chunk: sel.split_rows().map_or(0, |s| s.chunk),
         recall: bisect.recall.unwrap_or(0.0),
         sorted: i32::from(sel.sorted),
+        value_bins: u32::from(sel.plan.value_bins),
         floor: ptr(sel.floor),
     }
 }
@@ -1603,6 +1607,7 @@ mod tests {
             ("split_chunk", offset_of!(Params, split_chunk)),
             ("recall", offset_of!(Params, recall)),
             ("sorted", offset_of!(Params, sorted)),
+            ("value_bins", offset_of!(Params, value_bins)),
             ("floor", offset_of!(Params, floor)),
         ]
     }
@@ -1665,7 +1670,7 @@ mod tests {
         let gathered = body("Params{", "}");
         let gathered: Vec<&str> = gathered.split(',').map(str::trim).collect();
         assert_eq!(gathered, names);
-        assert_eq!(size_of::<Params>(), 136);
+        assert_eq!(size_of::<Params>(), 144);
         // the launcher passes the struct up to its last field (a padded tail is more than the
         // entry point takes: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
         let (offset, size) = *params_layout().last().unwrap();

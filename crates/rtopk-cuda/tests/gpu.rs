@@ -939,6 +939,52 @@ fn sixteen_bit_rows_by_histograms_match_bisect_and_the_simulator() {
     }
 }
 
+/// f32 block rows held in registers whose counts nobody asked for search from a histogram of
+/// their values (docs/kernel.md, "Value bins"): the GPU's values and indices are bisect's and
+/// the simulator's — whole block rows, and split rows whose chunks (with the row's floor) and
+/// second stages are block rows — on normal and uniform rows, ties, values that share their
+/// leading bits and NaN/inf-laced rows, k from 1 to M, both modes, sorted or not; with counts
+/// asked, each row's count is bisect's (no bins).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn f32_rows_from_value_bins_match_bisect_and_the_simulator() {
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let shapes = [
+        (64, 4001, 1000, Strategy::Auto),
+        (128, 9001, 1, Strategy::Auto),
+        (96, 16_384, 16_383, Strategy::Auto),
+        (16, 2100, 2100, Strategy::Block),
+        (96, 49_152, 1024, Strategy::Split),
+        (40, 100_000, 512, Strategy::Split),
+        (8, 163_840, 2048, Strategy::Split),
+    ];
+    let families = ["normal", "uniform", "ties", "same-leading-bits", "nan-inf"];
+    let mut checked = 0;
+    for (ci, &(n, m, k, strategy)) in shapes.iter().enumerate() {
+        for (fi, family) in families.into_iter().enumerate() {
+            let x = matrix(n, m, family, (ci * 8 + fi) as u64);
+            let mode = if (ci + fi) % 2 == 1 { Mode::Smallest } else { Mode::Largest };
+            let opts = Options { mode, sorted: (ci + fi) % 3 == 2 };
+            let case = format!("N={n} M={m} k={k} {strategy:?} {family} {opts:?}");
+            let bisect = Bisect::exact();
+            let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
+            let got = gpu.topk_rows_counted(x.view(), k, opts, bisect, strategy, false).unwrap();
+            assert_eq!(difference(&got, &want), None, "{case}");
+            if strategy == Strategy::Auto {
+                let want: Vec<u32> = want.indices.iter().copied().collect();
+                assert_eq!(uncounted_indices(&gpu, &x, k, opts), want, "{case}: sim");
+            }
+            if strategy != Strategy::Split {
+                let got = gpu.topk_rows_counted(x.view(), k, opts, bisect, strategy, true).unwrap();
+                assert_eq!(difference(&got, &want), None, "{case}: counted");
+                assert_eq!(got.iterations, want.iterations, "{case}: counts");
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, shapes.len() * families.len());
+}
+
 /// Many rows that split into chunks launched chunk-major and take the floor by their size
 /// (rtopk-plan's `takes_floor`: 2^26 elements in all, 3 · 2^22 for whole-chunk block rows;
 /// docs/kernel.md, "Split rows: the floor"): each row's chunks raise and read its own floor

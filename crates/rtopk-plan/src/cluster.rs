@@ -370,6 +370,7 @@ pub fn cluster_plan(
         dynamic_shared,
         cached_keys: 0,
         narrows,
+        value_bins: false,
         sort: crate::plan::sort_of(launch, limits)?,
         cluster: size as u32,
     })

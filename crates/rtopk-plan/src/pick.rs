@@ -115,6 +115,7 @@ pub fn pick_plan(launch: &Launch) -> Result<Plan, PlanError> {
         dynamic_shared: 0,
         cached_keys: 0,
         narrows: false,
+        value_bins: false,
         sort: None, // the rounds find the results in sorted order (the program's Select::sorted)
         cluster: 1,
     })

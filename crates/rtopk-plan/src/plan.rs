@@ -281,6 +281,10 @@ pub struct Plan {
     pub cached_keys: u32,
     /// Whether the rows narrow to their candidates (docs/kernel.md, "Narrowing").
     pub narrows: bool,
+    /// Whether f32 block rows held in registers may search from their value bins
+    /// (docs/kernel.md, "Value bins"; the kernel adds the request's own conditions): launches
+    /// of at most [`VALUE_BINS_GRID`] blocks.
+    pub value_bins: bool,
     /// The sort launch, with sorted output and k > 1.
     pub sort: Option<SortPlan>,
     /// Blocks per thread-block cluster: 1, or a cluster row's blocks (crate::cluster).
@@ -528,6 +532,7 @@ fn warp_rows(
         cached_keys: 0,
         // by elements per lane, as the kernel's template decides (rtopk_warp_rows_impl)
         narrows: lanes == 32 && (12..=32).contains(&epl) && exact && k < CAND_CAP,
+        value_bins: false,
         sort: None,
         cluster: 1,
     })
@@ -561,6 +566,14 @@ pub(crate) fn block_load_stage(
     if elem == ElemType::F32 && pays && fits { bytes as u32 } else { 0 }
 }
 
+/// The most blocks of a block-row launch whose f32 rows search from their value bins
+/// (docs/kernel.md, "Value bins"). Where a launch holds few rows, a row's time is its search's
+/// rounds, each a barrier's latency, and the bins took 3-10 % off (splits of 32-256 rows,
+/// whole rows of 96-16384); over 65536 rows of 4096 and 8192 (Appendix B, k = 512) other
+/// blocks hide the rounds' latency and the bins' pass cost 5 % (H100, docs/performance.md,
+/// "Value bins").
+pub const VALUE_BINS_GRID: usize = 16_384;
+
 /// One block per row: ⌈M/32⌉ threads (64 to 1024), 32 keys each in registers, then shared
 /// memory.
 fn block_rows(
@@ -585,6 +598,7 @@ fn block_rows(
     // the narrowing kernel needs the row in registers, in blocks within its launch bound
     debug_assert!(!narrows || (cached == 0 && threads <= BLOCK_ROWS_NARROW_BOUNDS.0 as usize));
     let family = if narrows { Family::BlockRowsNarrow } else { Family::BlockRows };
+    let value_bins = elem == ElemType::F32 && !narrows && in_regs == m && n <= VALUE_BINS_GRID;
     Ok(Plan {
         unit: Unit::single(family),
         keys_per_lane: BLOCK_EPL,
@@ -594,6 +608,7 @@ fn block_rows(
         dynamic_shared: (cached * 4).max(block_load_stage(n, threads, elem, limits)),
         cached_keys: cached,
         narrows,
+        value_bins,
         sort: None,
         cluster: 1,
     })
@@ -775,6 +790,27 @@ mod tests {
             }
             assert_eq!(typed(10, 6144, 1, elem, Strategy::Warp).unwrap().keys_per_lane, 192);
         }
+    }
+
+    #[test]
+    fn value_bins_take_f32_block_rows_in_registers_in_launches_of_few_blocks() {
+        // whole rows and a split's steps of at most VALUE_BINS_GRID blocks; not past it
+        assert!(auto(96, 16_384, 512).value_bins);
+        assert!(auto(VALUE_BINS_GRID, 16_384, 256).value_bins);
+        assert!(!auto(VALUE_BINS_GRID + 1, 16_384, 256).value_bins);
+        assert!(!auto(65_536, 4096, 512).value_bins);
+        // not the narrowing kernel, nor rows past the registers
+        let narrow = auto(10, 5000, 100);
+        assert!(narrow.narrows && !narrow.value_bins);
+        let wide = plan(&launch(10, 40_000, 1024), &H100, Strategy::Block).unwrap();
+        assert!(wide.cached_keys > 0 && !wide.value_bins);
+        // f32 alone: 16-bit rows search by their own histograms, integers have no values
+        for elem in [ElemType::Bf16, ElemType::F16, ElemType::I32] {
+            let l = Launch { elem, ..launch(96, 16_384, 512) };
+            assert!(!plan(&l, &H100, Strategy::Auto).unwrap().value_bins, "{elem:?}");
+        }
+        // nor the warp rows
+        assert!(!auto(1000, 1000, 100).value_bins);
     }
 
     #[test]

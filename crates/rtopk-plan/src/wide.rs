@@ -49,6 +49,7 @@ pub fn wide_plan(launch: &Launch, strategy: Strategy) -> Result<Plan, PlanError>
         dynamic_shared: 0,
         cached_keys: 0,
         narrows: false,
+        value_bins: false,
         sort: None, // the kernel writes sorted output itself (the program's Select::sorted)
         cluster: 1,
     })

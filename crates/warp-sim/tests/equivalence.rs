@@ -425,6 +425,28 @@ fn cluster_rows_from_a_guessed_bracket_equal_bisect() {
     }
 }
 
+/// Each row of a simulator's launch against `bisect`'s: its indices, its values' bits and,
+/// where counts were asked of a launch that did not split its rows, its iteration count.
+fn rows_are_bisects<E: topk_ref::Element>(
+    got: &warp_sim::LaunchResult<E>,
+    x: &[E],
+    (m, k, opts, counts): (usize, usize, Options, bool),
+    bits: impl Fn(&[E]) -> Vec<u32>,
+    case: &str,
+) {
+    for r in 0..x.len() / m {
+        let row = &x[r * m..(r + 1) * m];
+        let want = topk_row(E::as_dyn(&Bisect::exact()), row, k, opts).unwrap();
+        let (lo, hi) = (r * k, (r + 1) * k);
+        assert_eq!(&got.indices[lo..hi], want.indices.as_slice(), "{case} row {r}");
+        assert_eq!(bits(&got.values[lo..hi]), bits(&want.values), "{case} row {r}");
+        if counts && got.route.depth() == 0 {
+            let it = want.stats.iterations.unwrap_or(0);
+            assert_eq!(got.iterations[r], it, "{case} row {r}");
+        }
+    }
+}
+
 /// 16-bit block and cluster rows whose counts nobody asked for search by two histograms of
 /// their keys' bytes (docs/kernel.md, "16-bit rows by histograms") — `bisect`'s indices and
 /// value bits all the same, in f16 and bf16: normal rows, heavy and wide ties at the k-th
@@ -456,7 +478,7 @@ fn sixteen_bit_rows_search_by_histograms() {
         for (mode, sorted) in [(Mode::Largest, false), (Mode::Smallest, true)] {
             let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
             let opts = Options { mode, sorted };
-            let bits = |v: &[E]| v.iter().map(|x| x.to_bits16()).collect::<Vec<_>>();
+            let bits = |v: &[E]| v.iter().map(|x| u32::from(x.to_bits16())).collect::<Vec<_>>();
             for counts in [false, true] {
                 let config = SimConfig { sorted, counts, ..SimConfig::default() };
                 let got = Simulator::new(config).run(&x, &args).unwrap();
@@ -468,17 +490,7 @@ fn sixteen_bit_rows_search_by_histograms() {
                 };
                 let reached = got.coverage.reached(branch);
                 assert_eq!(reached, !counts, "{case}: {:?} {:?}", got.plan.unit, got.coverage);
-                for r in 0..n {
-                    let row = &x[r * m..(r + 1) * m];
-                    let want = topk_row(E::as_dyn(&Bisect::exact()), row, k, opts).unwrap();
-                    let (lo, hi) = (r * k, (r + 1) * k);
-                    assert_eq!(&got.indices[lo..hi], want.indices.as_slice(), "{case} row {r}");
-                    assert_eq!(bits(&got.values[lo..hi]), bits(&want.values), "{case} row {r}");
-                    if counts && got.route.depth() == 0 {
-                        let it = want.stats.iterations.unwrap_or(0);
-                        assert_eq!(got.iterations[r], it, "{case} row {r}");
-                    }
-                }
+                rows_are_bisects(&got, &x, (m, k, opts, counts), bits, &case);
             }
         }
         // a recall target bisects (its early end is the search's own, docs/contract.md §6)
@@ -507,6 +519,82 @@ fn sixteen_bit_rows_search_by_histograms() {
         let x = generate(dist, n, m, &mut rng);
         run::<f16>(&format!("{dist} f16"), &x, (n, m, k));
         run::<bf16>(&format!("{dist} bf16"), &x, (n, m, k));
+    }
+}
+
+/// f32 block rows held in registers whose counts nobody asked for search from a histogram of
+/// their values (`block_value_search`, docs/kernel.md "Value bins"), and answer as `bisect`
+/// does: normal rows, zeros of both signs and subnormals among them, rows of subnormals only,
+/// rows whose values share their leading bits (a bracket narrow beside its magnitude), values
+/// near FLT_MAX / 2, ReLU's outputs (the k-th key in the first bin, which is not counted, or
+/// above it), heavy and wide ties at the k-th value, NaN of both signs and infinities
+/// (no value phase: the bins never run), k from 1 to M, widths that are not multiples of 32,
+/// block rows and split rows (their chunks with the row's floor, and their second stages; on a
+/// device without clusters), both modes, sorted or not; with counts asked, or a recall target, the row bisects as before.
+#[test]
+fn f32_block_rows_search_from_value_bins() {
+    fn values(dist: &str, n: usize, m: usize, rng: &mut StdRng) -> Vec<f32> {
+        let normal = |rng: &mut StdRng| -> f32 { StandardNormal.sample(rng) };
+        match dist {
+            "subnormal" => (0..n * m)
+                .map(|_| {
+                    let v = f32::from_bits(rng.random_range(1u32..0x80_0000));
+                    if rng.random_range(0u8..2) == 0 { -v } else { v }
+                })
+                .collect(),
+            // 2^10 plus a spread of a few hundred units in the last place
+            "leading" => (0..n * m).map(|_| 1024.0 + normal(rng) * 1e-5).collect(),
+            "huge" => (0..n * m).map(|_| normal(rng) * 5e37).collect(),
+            // ReLU's outputs: half the row at its minimum, 0
+            "relu" => (0..n * m).map(|_| normal(rng).max(0.0)).collect(),
+            _ => generate(dist, n, m, rng),
+        }
+    }
+    fn run(case: &str, x: &[f32], (n, m, k): (usize, usize, usize)) {
+        for (mode, sorted) in [(Mode::Largest, false), (Mode::Smallest, true)] {
+            let args = KernelArgs { n, m, k, mode, bisect: Bisect::exact(), mutant: None };
+            let opts = Options { mode, sorted };
+            for counts in [false, true] {
+                let config =
+                    SimConfig { limits: no_clusters(), sorted, counts, ..SimConfig::default() };
+                let got = Simulator::new(config).run(x, &args).unwrap();
+                let case = format!("{case} {n} x {m} k={k} {mode:?} counts={counts}");
+                assert!(got.diagnostics.is_empty(), "{case}: {}", got.summary);
+                let reached = got.coverage.reached(Branch::BlockValueBins);
+                assert_eq!(reached, !counts, "{case}: {:?} {:?}", got.plan.unit, got.coverage);
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                rows_are_bisects(&got, x, (m, k, opts, counts), bits, &case);
+            }
+        }
+        // a recall target bisects (its early end is the search's own, docs/contract.md §6)
+        let recall = Bisect::with_recall(0.9).unwrap();
+        let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: recall, mutant: None };
+        let config = SimConfig { limits: no_clusters(), counts: false, ..SimConfig::default() };
+        let got = Simulator::new(config).run(x, &args).unwrap();
+        assert!(!got.coverage.reached(Branch::BlockValueBins), "{case} recall");
+    }
+    let mut rng = StdRng::seed_from_u64(47);
+    for (dist, n, m, k) in [
+        // block rows (a block a row), then split rows (their chunks and second stages)
+        ("normal", 16, 2100, 400),
+        ("finite", 8, 4001, 1000),
+        ("hostile", 8, 4001, 1000),
+        ("subnormal", 4, 3000, 700),
+        ("leading", 4, 5003, 512),
+        ("huge", 4, 6000, 1500),
+        ("relu", 4, 3001, 500),
+        ("relu", 4, 3001, 2000),
+        ("ties", 6, 16_384, 16_383),
+        ("wide-ties", 4, 9000, 2000),
+        ("normal", 5, 9001, 1),
+        ("finite", 3, 8192, 8192),
+        ("normal", 4, 49_152, 1024),
+        ("finite", 1, 100_000, 2048),
+        ("wide-ties", 2, 40_003, 512),
+        ("leading", 1, 65_536, 1000),
+    ] {
+        let x = values(dist, n, m, &mut rng);
+        run(dist, &x, (n, m, k));
     }
 }
 

@@ -21,10 +21,15 @@ use crate::rtopk::mutant::Mutant;
 use crate::rtopk::narrow::{
     copy_candidates, finish_candidates, pad_results, take_candidates, trace_cut, write_iterations,
 };
-use crate::rtopk::order::{ElemType, check_keys, key16_of_ordered, own_key};
+use crate::rtopk::order::{
+    ElemType, check_keys, key16_of_ordered, number_key, ordered_value_of_key, own_key,
+};
 use crate::rtopk::params::Params;
+use crate::rtopk::record::Tracer;
 use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words, zero_shared_words};
-use crate::rtopk::search::{Exit, Search, cover_search, search_threshold};
+use crate::rtopk::search::{
+    Exit, Search, Value, cover_search, finish_exact, search_threshold, value_of_bracket,
+};
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_chunk, taken};
 
 /// `block_range`: the block-wide min and max key, through the per-warp slots
@@ -383,6 +388,173 @@ async fn block_histogram_search(
     Ok(s)
 }
 
+/// Value bins (`VALUE_BIN_LANE`, `VALUE_BINS`, `VALUE_BINS_AT`): f32 block rows held in
+/// registers searched from a histogram of their values (docs/kernel.md, "Value bins") — one
+/// pass counts the block's keys into `VALUE_BINS` bins of equal width over the bracket's
+/// values, and the bin of the k-th greatest key leaves the value phase a bracket that many
+/// times narrower. The bins lie in the stage past its first `VALUE_BINS_AT` words (a split's
+/// floor is its first); each lane of a warp sums a group of `VALUE_BIN_LANE`.
+pub(crate) const VALUE_BIN_LANE: u32 = 31;
+/// The value bins of a block row (`VALUE_BINS`).
+pub(crate) const VALUE_BINS: u32 = 32 * VALUE_BIN_LANE;
+/// Where the value bins start in the stage (`VALUE_BINS_AT`).
+pub(crate) const VALUE_BINS_AT: u32 = 32;
+const _: () =
+    assert!((VALUE_BINS_AT + VALUE_BINS) as usize <= BLOCK_STAGE, "the bins fit the stage");
+
+/// `value_bins`: whether an f32 row's search may start from its value bins — exact mode without
+/// a precision or a recall target, its counts not asked for (docs/contract.md §3's counts are
+/// bisect's). The kernel's call site leaves out the ragged twins, the narrowing kernel and
+/// rows not held in registers.
+pub(crate) fn value_bins(p: &Params<'_>) -> bool {
+    let a = &p.a;
+    p.elem == ElemType::F32
+        && p.out_iter.is_none()
+        && a.bisect.max_iter.is_none()
+        && a.bisect.precision == 0.0
+        && !matches!(a.bisect.recall, Some(r) if r > 0.0)
+}
+
+/// `kth_bin_of<P>`: the bin of the `k`-th greatest key of a histogram of `32 P` bins at `h`
+/// whose bin 0 is not counted (every warp alike, `k >= 1`; bin 0 where the bins counted hold
+/// fewer than `k`) — lane `l` sums group `l`, bins `P l .. P l + P - 1`, a shuffle scan sums
+/// the groups above each, and the group that reaches `k` is walked a bin a lane by a second
+/// scan. Returns the bin, the keys in the bins above it, and its own (0 for bin 0).
+pub(crate) async fn kth_bin_of(
+    w: &mut Warp<'_>,
+    h: u32,
+    per: u32,
+    k: u32,
+) -> Result<(u32, u32, u32), SimError> {
+    let lane = w.lane_id();
+    let mut sum = Lanes::splat(0u32);
+    for i in 0..per {
+        let c = w.ld_shared(&lane.map(|l| h + per * l + i), "kth_bin_of: h[P lane + i]").await?;
+        sum = sum.zip(&c, |a, b| a + b);
+    }
+    let from = suffix_sums(w, &lane, sum, "kth_bin_of: shfl_down(from, d)")?;
+    let past = from.zip(&sum, |f, s| f - s); // the keys in the groups above each
+    let owns = past.zip(&from, |p, f| p < k && k <= f);
+    let group = first_lane(w, &owns, "kth_bin_of: __ballot_sync(the group)")?;
+    if group == u32::MAX {
+        // k lies past the bins counted, in bin 0 (uncounted)
+        let total = w.shfl_sync(FULL_MASK, &from, 0, 32, "kth_bin_of: shfl(from, 0)")?;
+        return Ok((0, w.uniform(&total, "kth_bin_of: the keys counted")?, 0));
+    }
+    let over = w.shfl_sync(FULL_MASK, &past, group, 32, "kth_bin_of: shfl(from - sum, group)")?;
+    let over = w.uniform(&over, "kth_bin_of: the keys above the group")?;
+    let inside = lane.map(|l| l < per);
+    let saved = w.push_active(&inside, "kth_bin_of: lane < P")?;
+    let c =
+        w.ld_shared(&lane.map(|l| h + per * group + l), "kth_bin_of: h[P group + lane]").await?;
+    w.pop_active(saved);
+    let c = Lanes::select(&inside, &c, &Lanes::splat(0u32));
+    let f = suffix_sums(w, &lane, c, "kth_bin_of: shfl_down(f, d)")?;
+    let owns = f.zip(&c, |f, c| over + f - c < k && k <= over + f);
+    let at = first_lane(w, &owns, "kth_bin_of: __ballot_sync(the bin)")?;
+    let mut out = [0u32; 2];
+    for (o, v) in out.iter_mut().zip([&f.zip(&c, |f, c| f - c), &c]) {
+        let got = w.shfl_sync(FULL_MASK, v, at, 32, "kth_bin_of: shfl(v, at)")?;
+        *o = w.uniform(&got, "kth_bin_of: the bin's figures")?;
+    }
+    Ok((per.wrapping_mul(group).wrapping_add(at), over + out[0], out[1]))
+}
+
+/// The sums of `v` over lanes `lane..31` (a shuffle-down scan).
+fn suffix_sums(
+    w: &mut Warp<'_>,
+    lane: &Lanes<u32>,
+    v: Lanes<u32>,
+    label: &'static str,
+) -> Result<Lanes<u32>, SimError> {
+    let mut from = v;
+    for d in [1, 2, 4, 8, 16] {
+        let up = w.shfl_down_sync(FULL_MASK, &from, d, 32, label)?;
+        let added = from.zip(&up, |x, u| x + u);
+        from = Lanes::select(&lane.map(|l| l + d < 32), &added, &from);
+    }
+    Ok(from)
+}
+
+/// `__ffs(__ballot_sync(FULL_MASK, owns)) - 1`: the first lane that owns (u32::MAX for none).
+fn first_lane(w: &mut Warp<'_>, owns: &Lanes<bool>, label: &'static str) -> Result<u32, SimError> {
+    let ballot = w.ballot_sync(FULL_MASK, owns, label)?;
+    let ballot = w.uniform(&ballot, label)?;
+    Ok(if ballot == 0 { u32::MAX } else { ballot.trailing_zeros() })
+}
+
+/// `value_bin`: the bin of ordered value `v >= lo` (keys below a split's floor, `v < lo`, fall
+/// in bin 0: the conversion saturates, as `__float2uint_rz` does).
+fn value_bin(v: f32, lo: f32, scale: f32) -> u32 {
+    (((v - lo) * scale) as u32).min(VALUE_BINS - 1)
+}
+
+/// The margin of a value bin's edges: 2^-16 of the bracket's width and 2^-21 of its greater
+/// magnitude, which is at least 2^-100 (the margin then far above the subnormals' spacing).
+const MARGIN_OF_WIDTH: f32 = 1.0 / 65536.0;
+const MARGIN_OF_MAGNITUDE: f32 = 1.0 / 2_097_152.0;
+const LEAST_MAGNITUDE: f32 = f32::from_bits(0x0d80_0000); // 2^-100
+
+/// `block_value_search`: the search of an f32 block row held in registers by its value bins
+/// ([`value_bins`]; the bins zeroed by the caller before a barrier) — the bins' pass (bin 0
+/// uncounted: a row's minimum repeated and the keys below a split's floor add no atomics on one
+/// word), then the
+/// value phase from the k-th key's bin, each side widened by a margin well past the rounding
+/// of the bins and of the edges (2^-16 of the width and 2^-21 of the bracket's greater
+/// magnitude, at least 2^-100), then `finish_exact`.
+async fn block_value_search(
+    w: &mut Warp<'_>,
+    a: &KernelArgs,
+    row: &mut BlockRow<'_>,
+    (lo_key, hi_key): (u32, u32),
+    tr: Tracer<'_>,
+) -> Result<Search, SimError> {
+    let mut s = Search::new(row, (lo_key, hi_key), SearchExit::Converged, 0, row.elem);
+    if lo_key == hi_key {
+        return Ok(s);
+    }
+    value_of_bracket(a, &mut s);
+    let width = s.hi - s.lo;
+    let scale = VALUE_BINS as f32 / width;
+    let mag = s.lo.abs().max(s.hi.abs());
+    let k = a.k as u32;
+    if s.value == Value::Plain && scale.is_finite() && mag >= LEAST_MAGNITUDE && k <= row.m {
+        let hist = block_smem::STAGE + VALUE_BINS_AT;
+        let first = w.thread_idx().map(|t| BLOCK_EPL as u32 * t);
+        for (j, key) in row.keys.iter().enumerate() {
+            let valid = first.map(|f| f + (j as u32) < row.m);
+            let bin = key.map(|k| value_bin(ordered_value_of_key(k), s.lo, scale));
+            let counted = valid.zip(&bin, |v, b| v && b != 0);
+            let saved = w.push_active(&counted, "block_value_search: inside the row, bin > 0")?;
+            let bin = bin.map(|b| hist + b);
+            let label = "block_value_search: atomicAdd(&s_hist[value_bin(v)], 1)";
+            w.atomic_add_shared(&bin, &Lanes::splat(1), label).await?;
+            w.pop_active(saved);
+        }
+        w.syncthreads("block_value_search: __syncthreads() (the bins)").await?;
+        let (b, above, in_bin) = kth_bin_of(w, hist, VALUE_BIN_LANE, k).await?;
+        let margin = width * MARGIN_OF_WIDTH + mag * MARGIN_OF_MAGNITUDE;
+        let (mut lo, mut hi) = (s.lo, s.hi);
+        if b > 0 {
+            lo = s.lo.max(s.lo + b as f32 / scale - margin);
+        }
+        if b + 1 < VALUE_BINS {
+            hi = s.hi.min(s.lo + (b + 1) as f32 / scale + margin);
+        }
+        let (lk, hk) = (lo_key.max(number_key(lo)), hi_key.min(number_key(hi)));
+        (s.lo_key, s.hi_key) = (lk, hk);
+        (s.lo, s.hi) = (ordered_value_of_key(lk), ordered_value_of_key(hk));
+        if b > 0 {
+            s.count_at_lo = above + in_bin;
+        }
+        if lk == hk {
+            return Ok(s);
+        }
+    }
+    finish_exact(w, a, row, &mut s, tr).await?;
+    Ok(s)
+}
+
 /// `bracket_of_bins`: the converged search's bracket at the k-th key `key`, from the
 /// histograms — `lo_key` the key with its count (the keys above it and its own), `hi_key` the
 /// next with the keys above.
@@ -473,6 +645,13 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
         w.st_shared(&slot, &f, "floor: s_stage[0] = floor_of(p, row_id)").await?;
         w.pop_active(saved);
     }
+    // the value bins zeroed before block_range's barrier (block-uniform)
+    let ragged = p.plan.unit.is_ragged();
+    let bins = !p.plan.narrows && !ragged && p.plan.value_bins && value_bins(p) && row.in_regs == m;
+    if bins {
+        let at = block_smem::STAGE + VALUE_BINS_AT;
+        zero_shared_words(w, at, VALUE_BINS, "s_stage[VALUE_BINS_AT + i] = 0").await?;
+    }
     let (lo_key, hi_key) = block_range(w, a, &lane_min, &lane_max).await?;
     tr.with(|r| r.range(lo_key, hi_key));
     // at most k keys at or above the floor are the chunk's selection, more start the search
@@ -490,11 +669,14 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     let hint = p.row_hint(row_id);
     let of = (p.elem, p.out_iter.is_some(), p.plan.unit.is_ragged());
     let mut s = None;
-    let ragged = p.plan.unit.is_ragged();
     if !under && !p.plan.narrows && !ragged && histograms(p) && row.in_regs == m {
         // the kernel's 16-bit units without a narrowing kernel or a ragged twin
         p.covered(Branch::BlockHistograms);
         s = Some(block_histogram_search(w, a, &row, (lo_key, hi_key)).await?);
+    } else if !under && bins {
+        // the kernel's f32 units without a narrowing kernel or a ragged twin
+        p.covered(Branch::BlockValueBins);
+        s = Some(block_value_search(w, a, &mut row, (lo_key, hi_key), tr).await?);
     } else if !under {
         s = Some(search_threshold(w, a, &mut row, (lo_key, hi_key), of, hint, tr).await?);
     }

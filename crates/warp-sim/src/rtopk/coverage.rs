@@ -119,11 +119,14 @@ pub enum Branch {
     /// A 16-bit block row whose search took two histograms of its keys' bytes
     /// (`block_histogram_search`).
     BlockHistograms,
+    /// An f32 block row whose search started from a histogram of its values
+    /// (`block_value_search`).
+    BlockValueBins,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 44] = [
+    pub const ALL: [Branch; 45] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -168,6 +171,7 @@ impl Branch {
         Branch::ClusterHintGuess,
         Branch::ClusterHistograms,
         Branch::BlockHistograms,
+        Branch::BlockValueBins,
     ];
 
     /// The branch's name.
@@ -217,6 +221,7 @@ impl Branch {
             Branch::ClusterHintGuess => "cluster_hint_guess",
             Branch::ClusterHistograms => "cluster_histograms",
             Branch::BlockHistograms => "block_histograms",
+            Branch::BlockValueBins => "block_value_bins",
         }
     }
 

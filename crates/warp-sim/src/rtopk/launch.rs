@@ -640,6 +640,7 @@ fn radix_plan_of(r: &plan::RadixPlan, n: usize) -> Plan {
         dynamic_shared: 0,
         cached_keys: 0,
         narrows: false,
+        value_bins: false,
         sort: r.sort,
         cluster: 1,
     }

@@ -278,6 +278,11 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("bracket_of_bins", "block_rows.rs"),
     ("byte_histogram", "cluster_rows.rs"),
     ("histogram_search", "cluster_rows.rs"),
+    // f32 block rows by value bins
+    ("value_bins", "block_rows.rs"),
+    ("kth_bin_of", "block_rows.rs"),
+    ("value_bin", "block_rows.rs"),
+    ("block_value_search", "block_rows.rs"),
     // a cluster row narrowed within its blocks
     ("ClusterCands", "cluster_rows.rs"),
     ("local_candidates", "cluster_rows.rs"),
