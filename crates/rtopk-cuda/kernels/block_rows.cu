@@ -245,11 +245,10 @@ __device__ __forceinline__ bool value_bins(const Params& p) {
 
 // The bin of the k-th greatest key of a histogram of 32 P bins whose bin 0 is not counted
 // (every warp alike, k >= 1, P < 32; bin 0 where the bins counted hold fewer than k): lane l
-// sums group l, bins P l .. P l + P - 1 (P odd: a warp's loads meet
-// no bank twice), a shuffle scan sums the groups above each, and the group that reaches k is
-// walked a bin a lane, by a second scan. Nothing is held per bin: a lane's P counts in
-// registers beside a block row's keys would spill. *above: the keys in the bins above it;
-// *in_bin its.
+// sums group l, bins P l .. P l + P - 1 (P odd: a warp's loads meet no bank twice), a shuffle
+// scan sums the groups above each, and the group that reaches k is walked a bin a lane by a
+// second scan. Nothing is held per bin: a lane's P counts in registers beside a block row's
+// keys would spill. *above: the keys in the bins above it; *in_bin its.
 template <u32 P>
 __device__ u32 kth_bin_of(const u32* h, u32 k, u32* above, u32* in_bin) {
     static_assert(P < 32u, "a group's bins fit the lanes");
@@ -292,11 +291,11 @@ __device__ __forceinline__ u32 value_bin(float v, float lo, float scale) {
 // The search of an f32 block row held in registers by its value bins (value_bins), s_hist's
 // VALUE_BINS words zeroed by the caller before a barrier: the bins' pass — bin 0 uncounted, so
 // that a row's minimum repeated (ReLU's zeros) and the keys below a split's floor add no
-// atomics on one word — then the value phase
-// from the k-th key's bin, each side widened by a margin well past the rounding of the bins and
-// of the edges (an edge lo + b / scale is within a few units in the last place of the bracket's
-// greater magnitude A of the values whose bin is b): 2^-16 of the width and 2^-21 of A, where A
-// is at least 2^-100 (the margin far above the subnormals' spacing), then finish_exact.
+// atomics on one word — then the value phase from the k-th key's bin, each side widened by a
+// margin well past the rounding of the bins and of the edges (an edge lo + b / scale is within
+// a few units in the last place of the bracket's greater magnitude A of the values whose bin is
+// b): 2^-16 of the width and 2^-21 of A, where A is at least 2^-100 (the margin far above the
+// subnormals' spacing), then finish_exact.
 template <class Row>
 __device__ Search block_value_search(const Row& row, u32 lo_key, u32 hi_key, const Params& p, u32* s_hist) {
     Search s = {lo_key, hi_key, 0u, 0, EXIT_CONVERGED, 0u, 0.0f, 0.0f, 0.0f, VALUE_NONE, row.m,

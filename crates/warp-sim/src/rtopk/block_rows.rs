@@ -404,8 +404,8 @@ const _: () =
 
 /// `value_bins`: whether an f32 row's search may start from its value bins — exact mode without
 /// a precision or a recall target, its counts not asked for (docs/contract.md §3's counts are
-/// bisect's). The kernel's call site leaves out the ragged twins, the narrowing kernel and
-/// rows not held in registers.
+/// bisect's). The kernel's call site leaves out the ragged twins, the narrowing kernel, rows
+/// not held in registers and launches whose plan does not let them (`Plan::value_bins`).
 pub(crate) fn value_bins(p: &Params<'_>) -> bool {
     let a = &p.a;
     p.elem == ElemType::F32
