@@ -568,8 +568,8 @@ pub(crate) fn block_load_stage(
 
 /// The most blocks of a block-row launch whose f32 rows search from their value bins
 /// (docs/kernel.md, "Value bins"). Where a launch holds few rows, a row's time is its search's
-/// rounds, each a barrier's latency, and the bins took 3-10 % off (splits of 32 to 256 rows,
-/// 96 to 16384 whole rows); over 65536 rows of 4096 and 8192 (Appendix B, k = 512) other
+/// rounds, each a barrier's latency, and the bins took 0.905-1.003 of the time (splits of 32
+/// to 256 rows, 96 to 16384 whole rows); over 65536 rows of 4096 and 8192 (Appendix B, k = 512) other
 /// blocks hide the rounds' latency and the bins' pass cost 5 % (H100, docs/performance.md,
 /// "Value bins").
 pub const VALUE_BINS_GRID: usize = 16_384;
