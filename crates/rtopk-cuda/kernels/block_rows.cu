@@ -150,6 +150,17 @@ __device__ __forceinline__ bool histograms(const Params& p) {
            !(p.recall > 0.0f);
 }
 
+// The sum of v over lanes lane..31 of the warp: a shuffle-down scan.
+__device__ __forceinline__ u32 suffix_sum(u32 v) {
+    u32 lane = threadIdx.x & 31u;
+#pragma unroll
+    for (u32 d = 1u; d < 32u; d <<= 1) {
+        u32 up = __shfl_down_sync(FULL_MASK, v, d);
+        if (lane + d < 32u) v += up;
+    }
+    return v;
+}
+
 // The bin of the k-th greatest key of a histogram (every warp alike, 1 <= k <= its total):
 // lane l sums bins 8 l .. 8 l + 7, a shuffle scan sums the lanes above each, and the lane whose
 // bins reach k walks them down. *above: the keys in the bins above it; *in_bin its.
@@ -158,13 +169,8 @@ __device__ u32 kth_bin(const u32* h, u32 k, u32* above, u32* in_bin) {
     u32 c[8], sum = 0u;
 #pragma unroll
     for (int i = 0; i < 8; ++i) { c[i] = h[8u * lane + (u32)i]; sum += c[i]; }
-    u32 from = sum;  // the keys in lanes lane..31
-#pragma unroll
-    for (u32 d = 1u; d < 32u; d <<= 1) {
-        u32 up = __shfl_down_sync(FULL_MASK, from, d);
-        if (lane + d < 32u) from += up;
-    }
-    u32 past = from - sum;  // the keys in lanes above this one
+    u32 from = suffix_sum(sum);  // the keys in lanes lane..31
+    u32 past = from - sum;      // the keys in lanes above this one
     u32 src = __ffs(__ballot_sync(FULL_MASK, past < k && k <= from)) - 1u;
     u32 bin = 0u, over = past, here = 0u;
     bool found = false;
@@ -256,12 +262,7 @@ __device__ u32 kth_bin_of(const u32* h, u32 k, u32* above, u32* in_bin) {
     u32 sum = 0u;
 #pragma unroll
     for (u32 i = 0; i < P; ++i) sum += h[P * lane + i];
-    u32 from = sum;  // the keys in groups lane..31
-#pragma unroll
-    for (u32 d = 1u; d < 32u; d <<= 1) {
-        u32 up = __shfl_down_sync(FULL_MASK, from, d);
-        if (lane + d < 32u) from += up;
-    }
+    u32 from = suffix_sum(sum);  // the keys in groups lane..31
     u32 owners = __ballot_sync(FULL_MASK, from - sum < k && k <= from);
     if (owners == 0u) {  // warp-uniform: k lies past the bins counted, in bin 0 (uncounted)
         *above = __shfl_sync(FULL_MASK, from, 0);
@@ -271,12 +272,7 @@ __device__ u32 kth_bin_of(const u32* h, u32 k, u32* above, u32* in_bin) {
     u32 group = __ffs(owners) - 1u;
     u32 over = __shfl_sync(FULL_MASK, from - sum, group);  // the keys in the groups above it
     u32 c = lane < P ? h[P * group + lane] : 0u;
-    u32 f = c;  // the keys in the group's bins lane..P - 1
-#pragma unroll
-    for (u32 d = 1u; d < 32u; d <<= 1) {
-        u32 up = __shfl_down_sync(FULL_MASK, f, d);
-        if (lane + d < 32u) f += up;
-    }
+    u32 f = suffix_sum(c);  // the keys in the group's bins lane..P - 1
     u32 at = __ffs(__ballot_sync(FULL_MASK, over + f - c < k && k <= over + f)) - 1u;
     *above = over + __shfl_sync(FULL_MASK, f - c, at);
     *in_bin = __shfl_sync(FULL_MASK, c, at);

@@ -305,17 +305,10 @@ pub(crate) async fn kth_bin(w: &mut Warp<'_>, h: u32, k: u32) -> Result<(u32, u3
         c.push(w.ld_shared(&lane.map(|l| h + 8 * l + i), "kth_bin: h[8 lane + i]").await?);
     }
     let sum = c.iter().fold(Lanes::splat(0u32), |s, x| s.zip(x, |a, b| a + b));
-    let mut from = sum; // the keys in lanes lane..31
-    for d in [1, 2, 4, 8, 16] {
-        let up = w.shfl_down_sync(FULL_MASK, &from, d, 32, "kth_bin: shfl_down(from, d)")?;
-        let added = from.zip(&up, |x, u| x + u);
-        from = Lanes::select(&lane.map(|l| l + d < 32), &added, &from);
-    }
+    let from = suffix_sum(w, &lane, sum, "kth_bin: shfl_down(from, d)")?; // lanes lane..31
     let past = from.zip(&sum, |f, s| f - s); // the keys in lanes above this one
     let owns = past.zip(&from, |p, f| p < k && k <= f);
-    let owner = w.ballot_sync(FULL_MASK, &owns, "kth_bin: __ballot_sync(past < k <= from)")?;
-    let owner = w.uniform(&owner, "kth_bin: the owner")?;
-    let src = if owner == 0 { u32::MAX } else { owner.trailing_zeros() }; // __ffs - 1
+    let src = first_lane(w, &owns, "kth_bin: __ballot_sync(past < k <= from)")?;
     let (mut bin, mut over, mut here) = (Lanes::splat(0u32), past, Lanes::splat(0u32));
     let mut found = Lanes::splat(false);
     for (i, ci) in c.iter().enumerate().rev() {
@@ -432,7 +425,7 @@ pub(crate) async fn kth_bin_of(
         let c = w.ld_shared(&lane.map(|l| h + per * l + i), "kth_bin_of: h[P lane + i]").await?;
         sum = sum.zip(&c, |a, b| a + b);
     }
-    let from = suffix_sums(w, &lane, sum, "kth_bin_of: shfl_down(from, d)")?;
+    let from = suffix_sum(w, &lane, sum, "kth_bin_of: shfl_down(from, d)")?;
     let past = from.zip(&sum, |f, s| f - s); // the keys in the groups above each
     let owns = past.zip(&from, |p, f| p < k && k <= f);
     let group = first_lane(w, &owns, "kth_bin_of: __ballot_sync(the group)")?;
@@ -449,7 +442,7 @@ pub(crate) async fn kth_bin_of(
         w.ld_shared(&lane.map(|l| h + per * group + l), "kth_bin_of: h[P group + lane]").await?;
     w.pop_active(saved);
     let c = Lanes::select(&inside, &c, &Lanes::splat(0u32));
-    let f = suffix_sums(w, &lane, c, "kth_bin_of: shfl_down(f, d)")?;
+    let f = suffix_sum(w, &lane, c, "kth_bin_of: shfl_down(f, d)")?;
     let owns = f.zip(&c, |f, c| over + f - c < k && k <= over + f);
     let at = first_lane(w, &owns, "kth_bin_of: __ballot_sync(the bin)")?;
     let mut out = [0u32; 2];
@@ -460,8 +453,8 @@ pub(crate) async fn kth_bin_of(
     Ok((per.wrapping_mul(group).wrapping_add(at), over + out[0], out[1]))
 }
 
-/// The sums of `v` over lanes `lane..31` (a shuffle-down scan).
-fn suffix_sums(
+/// `suffix_sum`: the sum of `v` over lanes `lane..31` of the warp (a shuffle-down scan).
+fn suffix_sum(
     w: &mut Warp<'_>,
     lane: &Lanes<u32>,
     v: Lanes<u32>,
@@ -498,10 +491,9 @@ const LEAST_MAGNITUDE: f32 = f32::from_bits(0x0d80_0000); // 2^-100
 /// `block_value_search`: the search of an f32 block row held in registers by its value bins
 /// ([`value_bins`]; the bins zeroed by the caller before a barrier) — the bins' pass (bin 0
 /// uncounted: a row's minimum repeated and the keys below a split's floor add no atomics on one
-/// word), then the
-/// value phase from the k-th key's bin, each side widened by a margin well past the rounding
-/// of the bins and of the edges (2^-16 of the width and 2^-21 of the bracket's greater
-/// magnitude, at least 2^-100), then `finish_exact`.
+/// word), then the value phase from the k-th key's bin, each side widened by a margin well past
+/// the rounding of the bins and of the edges (2^-16 of the width and 2^-21 of the bracket's
+/// greater magnitude, at least 2^-100), then `finish_exact`.
 async fn block_value_search(
     w: &mut Warp<'_>,
     a: &KernelArgs,

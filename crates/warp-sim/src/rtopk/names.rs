@@ -273,6 +273,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     // 16-bit rows by histograms
     ("histograms", "block_rows.rs"),
     ("kth_bin", "block_rows.rs"),
+    ("suffix_sum", "block_rows.rs"),
     ("block_byte_histogram", "block_rows.rs"),
     ("block_histogram_search", "block_rows.rs"),
     ("bracket_of_bins", "block_rows.rs"),
