@@ -22,7 +22,8 @@ Method:
 
 Grids: split, vector, wide, appendix (the split-rows regimes), and the large-k grids of
 `rtopk bench cuda` (crates/rtopk-tools/src/gpu_bench.rs): indexer, sampler, vector-k; radix-mid: the
-rows below 2^20 that the radix select takes from 512 (8-16 rows) or 1024 (fewer).
+rows below 2^20 that the radix select takes from 512 (8-16 rows) or 1024 (fewer); radix-mid16: the
+8-16 rows of that tier in f16 and bf16, whose widths the split cuts evenly or leaves a last chunk.
 `--dtype f16|bf16`: the same float32 draws rounded to the 16-bit type (round to nearest even,
 as bench/peers/ rounds them), both contenders given the 16-bit tensor.
 
@@ -77,6 +78,16 @@ GRIDS: dict[str, list[tuple[int, int, int]]] = {
         (n, m, k) for n in (8, 12, 16) for m in (393216, 500000, 786432) for k in (512, 2048)
     ]
     + [(n, m, k) for n in (1, 4) for m in (786432, 1000000) for k in (1024, 4096)],
+    # 16-bit rows of RADIX_MID_ROW's tier: widths the split cuts into whole or equal chunks
+    # (786432; 400000 at k = 512 and 1024, 500000 at 512, 600000 at 1024) and widths it leaves
+    # a last chunk, which the tier gives the radix select in f16 and bf16 (rtopk-plan's
+    # leaves_last_chunk)
+    "radix-mid16": [
+        (n, m, k)
+        for n in (8, 12, 16)
+        for m in (400000, 500000, 600000, 786432)
+        for k in (512, 1024, 2048)
+    ],
 }
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 SPIN = 20_000_000

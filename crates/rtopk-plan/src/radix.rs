@@ -13,6 +13,7 @@
 
 use crate::error::PlanError;
 use crate::plan::{DeviceLimits, Launch, SortPlan, sort_of};
+use crate::split::leaves_last_chunk;
 use crate::units::ElemType;
 
 /// Bits of the own key a digit pass resolves: its histogram has `2^RADIX_DIGIT_BITS` bins
@@ -193,12 +194,22 @@ pub const RADIX_WIDE_K_ROWS: usize = 32;
 /// (results/cuda/2026-12-06-large-sort-h100, call c) 8 and 16 rows of 393216-786432 at
 /// k = 512-2048 took 0.70-0.96 of the default's time forced onto it (8 x 500000, k = 2048:
 /// 52.6 -> 36.6 us), 32 rows 0.83-1.11 and 4 rows of 500000 1.19-1.27; rows of 262144 and
-/// fewer 1.06-1.97. bf16 rows of the tier took 0.78-1.32 of their time by default (call d:
-/// rows of 786432 and rows of 393216 at k = 512 slower), so 16-bit rows keep the default.
+/// fewer 1.06-1.97. bf16 rows of the tier took 0.78-1.32 of their time by default (call d):
+/// 0.78-1.00 on rows of 500000, whose split leaves a last chunk (a launch of its own after the
+/// chunks'), 0.89-1.32 on rows of 393216 and 786432, which the split cuts into whole chunks of
+/// 32768 (but for 8 x 786432 and 12 x 393216 at k = 2048). So 16-bit rows of the tier take it
+/// only where their split would leave a last chunk ([`crate::split::leaves_last_chunk`]), on
+/// [`RADIX_MID_ROWS_16`].
 pub const RADIX_MID_ROW: usize = 393_216;
 
 /// The rows [`RADIX_MID_ROW`] applies to.
 pub const RADIX_MID_ROWS: std::ops::RangeInclusive<usize> = 8..=16;
+
+/// The 16-bit rows [`RADIX_MID_ROW`] applies to, where their split would leave a last chunk. On
+/// an H100 (results/cuda/2026-12-06-mid16-radix-h100) bf16 rows of 400000, 500000 and 600000
+/// that leave one took 0.72-0.90 of the split's time on 8 and 12 rows at k = 512-2048
+/// (8 x 600000, k = 2048: 54.6 -> 39.3 us), but 0.99-1.23 on 16 rows.
+pub const RADIX_MID_ROWS_16: std::ops::RangeInclusive<usize> = 8..=12;
 
 /// Fewer rows than [`RADIX_MID_ROWS`] of at least `RADIX_MID_WIDE_ROW` (and below
 /// [`RADIX_MIN_ROW`]) take the radix select from k = [`RADIX_MID_WIDE_K`]: on an H100 (call c
@@ -298,17 +309,19 @@ fn long_rows_take_radix(launch: &Launch) -> bool {
 
 /// Rows of at least [`RADIX_HALF_ROW`] with k of at least [`RADIX_MIN_K`] on
 /// [`RADIX_HALF_ROWS`] rows, of at least [`RADIX_WIDE_K_ROW`] with k of at least
-/// [`RADIX_WIDE_K`] on at least [`RADIX_WIDE_K_ROWS`] rows, f32 rows of at least
-/// [`RADIX_MID_ROW`] with k of at least [`RADIX_SMALL_MIN_K`] on [`RADIX_MID_ROWS`] rows, or
-/// rows of at least [`RADIX_MID_WIDE_ROW`] with k of at least [`RADIX_MID_WIDE_K`] on fewer.
+/// [`RADIX_WIDE_K`] on at least [`RADIX_WIDE_K_ROWS`] rows, rows of at least [`RADIX_MID_ROW`]
+/// with k of at least [`RADIX_SMALL_MIN_K`] (f32 rows on [`RADIX_MID_ROWS`], 16-bit rows whose
+/// split would leave a last chunk on [`RADIX_MID_ROWS_16`]), or rows of at least
+/// [`RADIX_MID_WIDE_ROW`] with k of at least [`RADIX_MID_WIDE_K`] on fewer.
 fn narrow_rows_take_radix(launch: &Launch) -> bool {
-    let Launch { n, m, k, .. } = *launch;
+    let Launch { n, m, k, elem, .. } = *launch;
     let half = m >= RADIX_HALF_ROW && RADIX_HALF_ROWS.contains(&n) && k >= RADIX_MIN_K;
     let wide_k = m >= RADIX_WIDE_K_ROW && n >= RADIX_WIDE_K_ROWS && k >= RADIX_WIDE_K;
-    let mid = (RADIX_MID_ROW..RADIX_MIN_ROW).contains(&m)
-        && RADIX_MID_ROWS.contains(&n)
-        && k >= RADIX_SMALL_MIN_K
-        && launch.elem == ElemType::F32;
+    let mid_rows = match elem {
+        ElemType::F32 => RADIX_MID_ROWS.contains(&n),
+        _ => elem.packed16() && RADIX_MID_ROWS_16.contains(&n) && leaves_last_chunk(m, k, elem),
+    };
+    let mid = (RADIX_MID_ROW..RADIX_MIN_ROW).contains(&m) && k >= RADIX_SMALL_MIN_K && mid_rows;
     let few = n < *RADIX_MID_ROWS.start();
     let mid_wide = (RADIX_MID_WIDE_ROW..RADIX_MIN_ROW).contains(&m) && few && k >= RADIX_MID_WIDE_K;
     half || wide_k || mid || mid_wide
@@ -541,8 +554,21 @@ mod tests {
             assert!(!takes(8, (1 << 20) + 1, 1024)); // past a small selection's 2^23
             assert!(!takes(17, 1 << 22, 2047));
             assert!(takes(16, 1 << 22, 2048));
-            // the 16-bit rows of RADIX_MID_ROW's tier keep the default; fewer, wider rows not
+            // the 16-bit rows of RADIX_MID_ROW's tier, 8 to 12 of them, take it where their
+            // split would leave a last chunk (500000 at k = 2048: chunks of 32768, 8480 left;
+            // at k = 1024: of 16384, no equal width), not where it cuts whole chunks
+            // (393216 = 12 x 32768) or equal ones (500000 at k = 512: 50 x 10000); fewer,
+            // wider rows as f32 rows
             assert!(!takes(8, RADIX_MID_ROW, 2048));
+            assert!(!takes(12, 786_432, 2048));
+            assert!(takes(8, 500_000, 2048));
+            assert!(takes(12, 500_000, 1024));
+            assert!(takes(12, 600_000, 512));
+            assert!(!takes(13, 500_000, 2048));
+            assert!(!takes(16, 500_000, 1024));
+            assert!(!takes(7, 500_000, 2048));
+            assert!(!takes(8, 500_000, 512));
+            assert!(!takes(8, 500_000, 511));
             assert!(takes(4, RADIX_MID_WIDE_ROW, 1024));
         }
     }

@@ -293,6 +293,12 @@ pub fn even_chunk(m: usize, k: usize, chunk: usize, elem: ElemType) -> Option<us
         })
 }
 
+/// Whether the default's split of rows of `m` at `k` ([`chunk_width`], then [`even_chunk`])
+/// leaves a last chunk: one more launch in series after the chunks' (crate::radix weighs it).
+pub fn leaves_last_chunk(m: usize, k: usize, elem: ElemType) -> bool {
+    chunk_width(m, k).is_some_and(|c| m % c != 0 && even_chunk(m, k, c, elem).is_none())
+}
+
 /// See [`even_chunk`].
 pub const EVEN_MAX_CHUNKS: usize = 64;
 /// See [`even_chunk`]: chunks of block rows of at most 512 threads, two an SM.
@@ -511,6 +517,13 @@ mod tests {
         let Route::Split { split, .. } = auto(96, 100_352, 1024) else { panic!() };
         assert_eq!((split.chunk, split.full, split.last), (14336, 7, 0));
         assert!(split.last_plan.is_none());
+        // leaves_last_chunk says which splits keep a last chunk (crate::radix weighs them)
+        assert!(!leaves_last_chunk(100_352, 1024, F32)); // equal chunks
+        assert!(!leaves_last_chunk(393_216, 2048, Bf16)); // 12 x 32768
+        assert!(!leaves_last_chunk(500_000, 512, Bf16)); // 50 x 10000
+        assert!(leaves_last_chunk(500_000, 1024, Bf16)); // 30 x 16384 and 8480
+        assert!(leaves_last_chunk(500_000, 2048, Bf16)); // 15 x 32768 and 8480
+        assert!(!leaves_last_chunk(4096, 2048, Bf16)); // no split at all
     }
 
     #[test]
