@@ -196,9 +196,9 @@ pub const RADIX_WIDE_K_ROWS: usize = 32;
 /// 52.6 -> 36.6 us), 32 rows 0.83-1.11 and 4 rows of 500000 1.19-1.27; rows of 262144 and
 /// fewer 1.06-1.97. bf16 rows of the tier took 0.78-1.32 of their time by default (call d):
 /// 0.78-1.00 on rows of 500000, whose split leaves a last chunk (a launch of its own after the
-/// chunks'), 0.89-1.32 on rows of 393216 and 786432, which the split cuts into whole chunks of
-/// 32768 (but for 8 x 786432 and 12 x 393216 at k = 2048). So 16-bit rows of the tier take it
-/// only where their split would leave a last chunk ([`crate::split::leaves_last_chunk`]), on
+/// chunks'), 0.89-1.32 (eight of twelve cells above 1) on rows of 393216 and 786432, which the
+/// split cuts into whole chunks of 32768. So 16-bit rows of the tier take it only where their
+/// split would leave a last chunk ([`crate::split::leaves_last_chunk`]), on
 /// [`RADIX_MID_ROWS_16`].
 pub const RADIX_MID_ROW: usize = 393_216;
 
