@@ -447,6 +447,18 @@ fn rows_are_bisects<E: topk_ref::Element>(
     }
 }
 
+/// The simulator's launch of `x`'s rows at a recall target of 0.9, largest, no counts asked,
+/// on `config` otherwise: a recall target bisects whatever the row (docs/contract.md §6).
+fn at_recall<E: topk_ref::Element>(
+    x: &[E],
+    (n, m, k): (usize, usize, usize),
+    config: SimConfig,
+) -> warp_sim::LaunchResult<E> {
+    let recall = Bisect::with_recall(0.9).unwrap();
+    let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: recall, mutant: None };
+    Simulator::new(SimConfig { counts: false, ..config }).run(x, &args).unwrap()
+}
+
 /// 16-bit block and cluster rows whose counts nobody asked for search by two histograms of
 /// their keys' bytes (docs/kernel.md, "16-bit rows by histograms") — `bisect`'s indices and
 /// value bits all the same, in f16 and bf16: normal rows, heavy and wide ties at the k-th
@@ -494,10 +506,7 @@ fn sixteen_bit_rows_search_by_histograms() {
             }
         }
         // a recall target bisects (its early end is the search's own, docs/contract.md §6)
-        let recall = Bisect::with_recall(0.9).unwrap();
-        let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: recall, mutant: None };
-        let config = SimConfig { counts: false, ..SimConfig::default() };
-        let got = Simulator::new(config).run(&x, &args).unwrap();
+        let got = at_recall(&x, (n, m, k), SimConfig::default());
         assert!(!got.coverage.reached(Branch::ClusterHistograms), "{case} recall");
         assert!(!got.coverage.reached(Branch::BlockHistograms), "{case} recall");
     }
@@ -567,10 +576,8 @@ fn f32_block_rows_search_from_value_bins() {
             }
         }
         // a recall target bisects (its early end is the search's own, docs/contract.md §6)
-        let recall = Bisect::with_recall(0.9).unwrap();
-        let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: recall, mutant: None };
-        let config = SimConfig { limits: no_clusters(), counts: false, ..SimConfig::default() };
-        let got = Simulator::new(config).run(x, &args).unwrap();
+        let got =
+            at_recall(x, (n, m, k), SimConfig { limits: no_clusters(), ..SimConfig::default() });
         assert!(!got.coverage.reached(Branch::BlockValueBins), "{case} recall");
     }
     let mut rng = StdRng::seed_from_u64(47);
