@@ -141,10 +141,6 @@ fn render(p: &Program) -> String {
             // docs/kernel.md, "Split rows: the floor": the unit's `<name>_floor` entry point
             out.push_str("  with the row's floor");
         }
-        if matches!(s.kernel, Kernel::Select(sel) if sel.gather.is_some()) {
-            // docs/kernel.md, "Split rows": the second stage rewrites its results' indices
-            out.push_str("  gathering the level's indices");
-        }
         if matches!(s.kernel, Kernel::Select(sel) if sel.rows.is_some_and(|r| r.hint.is_some())) {
             // docs/kernel.md, "Threshold hints": the ragged unit's `<name>_hinted` entry point
             out.push_str("  from the row's hint");

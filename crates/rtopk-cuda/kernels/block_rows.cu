@@ -326,23 +326,6 @@ __device__ Search block_value_search(const Row& row, u32 lo_key, u32 hi_key, con
     return s;
 }
 
-// A split's second stage that gathers (rtopk-plan's Select::gather; p.gather non-null, the
-// launch's): once the block's every result is written (the barrier), each result's position
-// among the row's candidates becomes the level's index, as rtopk_split_gather does in a launch
-// of its own — the candidate's index within its chunk plus its chunk's start, the row's chunk
-// results lying k apart. The candidates' indices lie as their values (the row) do.
-__device__ __forceinline__ void gather_row_indices(const Params& p, const elem_t* row_in, idx_t* out_idx) {
-    __syncthreads();
-    const idx_t* cand = p.gather + (row_in - p.x);
-#pragma unroll 4
-    for (u32 r = threadIdx.x; r < p.k; r += blockDim.x) {
-        idx_t at = out_idx[r];
-        if (at == (idx_t)-1) continue;
-        u32 pos = (u32)at;
-        out_idx[r] = (idx_t)((u64)cand[pos] + (u64)(pos / p.k) * p.gather_chunk);
-    }
-}
-
 // RAGGED: a ragged unit's row (rtopk_block_row_ragged), whose blocks skip past its end;
 // FLOOR: the floor entry point's (floor.cuh); HINTED: the _hinted entry point's, whose search
 // starts at the row's hint.
@@ -466,10 +449,6 @@ __device__ void rtopk_block_row(const Params& p, RowPlace at, bool aligned) {
         else if (threadIdx.x == 0) raise_floor(p, row_id, c.band_lo);
     }
     if (threadIdx.x == 0 && p.out_iter) p.out_iter[row_id] = s.iterations;
-    // a second stage's chunks have no floor; the narrowing twin never gathers (the plan's)
-    if constexpr (!NARROWS && !FLOOR) {
-        if (p.gather != nullptr) gather_row_indices(p, row_in, out_idx);  // launch-uniform
-    }
 }
 
 // A plain launch's row: aligned (16-byte loads) where the launch says (p.vec4); FLOOR: the

@@ -129,14 +129,10 @@ struct Params {
     int sorted;          // rtopk_pick_rows: 1 writes each row's results in sorted order (the
                          // program's Select::sorted); the other families ignore it
     u32 value_bins;      // rtopk_block_rows (f32): 1 lets a row search from its value bins
-                         // (block_value_search), where the plan's Plan::value_bins says
-    u32 gather_chunk;    // with gather: the chunk width of the split it gathers for
+                         // (block_value_search), where the plan's Plan::value_bins says (four
+                         // bytes of padding follow it: floor is 8-aligned)
     u32* floor;          // (rows,) a split's floors (floor.cuh), read and raised by the floor
                          // entry points (<unit>_floor); null on every other launch
-    const idx_t* gather; // a split's second stage of block rows (rtopk-plan's Select::gather):
-                         // its candidates' chunk indices, laid out as its input; the row's
-                         // results' indices are rewritten from them (gather_row_indices). Null
-                         // on every other launch
 };
 
 // The launcher (src/launch.rs) passes its #[repr(C)] twin of Params as the entry point's
@@ -163,16 +159,15 @@ struct ArgLayout<void(A...)> {
     const elem_t* x, elem_t* out_val, idx_t* out_idx, u32* out_iter, u64 n_rows, u32 m, u32 k, \
         int smallest, int max_iter, float precision, u32 cached_keys, int vec4, float sign, u64 ld,  \
         u32 out_ld, u32 chunks, const u32* lengths, const u32* k_per_row, const float* hint, \
-        u32 split_m, u32 split_chunk, float recall, int sorted, u32 value_bins, u32 gather_chunk, \
-        u32* floor, const idx_t* gather
+        u32 split_m, u32 split_chunk, float recall, int sorted, u32 value_bins, u32* floor
 #define RTOPK_PARAMS                                                                                \
     Params{x, out_val, out_idx, out_iter, n_rows, m, k, smallest, max_iter, precision, cached_keys, vec4, \
            sign, ld, out_ld, chunks, lengths, k_per_row, hint, split_m, split_chunk, \
-           recall, sorted, value_bins, gather_chunk, floor, gather}
+           recall, sorted, value_bins, floor}
 
 __device__ void rtopk_args(RTOPK_ARGS);  // never defined: its type lists the entry points' arguments
 using RtopkArgs = ArgLayout<decltype(rtopk_args)>;
-static_assert(sizeof(Params) == 152, "Params: size");
+static_assert(sizeof(Params) == 144, "Params: size");
 static_assert(RtopkArgs::offset<0>() == 0, "x");
 static_assert(RtopkArgs::offset<1>() == 8, "out_val");
 static_assert(RtopkArgs::offset<2>() == 16, "out_idx");
@@ -197,9 +192,7 @@ static_assert(RtopkArgs::offset<20>() == 116, "split_chunk");
 static_assert(RtopkArgs::offset<21>() == 120, "recall");
 static_assert(RtopkArgs::offset<22>() == 124, "sorted");
 static_assert(RtopkArgs::offset<23>() == 128, "value_bins");
-static_assert(RtopkArgs::offset<24>() == 132, "gather_chunk");
-static_assert(RtopkArgs::offset<25>() == 136, "floor");
-static_assert(RtopkArgs::offset<26>() == 144, "gather");
+static_assert(RtopkArgs::offset<24>() == 136, "floor");
 
 // The row's output pointer, computed once: hidden from the optimizer so that each store adds a
 // 32-bit position to it (one IMAD.WIDE) instead of redoing the 64-bit row offset arithmetic.

@@ -58,9 +58,7 @@ pub(crate) struct Params {
     pub(crate) recall: f32,
     pub(crate) sorted: i32,
     pub(crate) value_bins: u32,
-    pub(crate) gather_chunk: u32,
     pub(crate) floor: sys::CUdeviceptr,
-    pub(crate) gather: sys::CUdeviceptr,
 }
 
 /// A kernel's parameter buffer: a `#[repr(C)]` struct whose fields are the entry point's
@@ -73,7 +71,7 @@ pub(crate) trait KernelParams: Copy {
 }
 
 impl KernelParams for Params {
-    const END: usize = std::mem::offset_of!(Params, gather) + 8;
+    const END: usize = std::mem::offset_of!(Params, floor) + 8;
 }
 
 /// The arguments of `rtopk_row_threshold` (kernels/threshold.cu).
@@ -338,9 +336,7 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         recall: 0.0,
         sorted: 0,
         value_bins: 0,
-        gather_chunk: 0,
         floor: 0,
-        gather: 0,
     };
     vec![
         (offset_of!(Params, x), size_of_val(&p.x)),
@@ -367,9 +363,7 @@ pub(crate) fn params_layout() -> Vec<(usize, usize)> {
         (offset_of!(Params, recall), size_of_val(&p.recall)),
         (offset_of!(Params, sorted), size_of_val(&p.sorted)),
         (offset_of!(Params, value_bins), size_of_val(&p.value_bins)),
-        (offset_of!(Params, gather_chunk), size_of_val(&p.gather_chunk)),
         (offset_of!(Params, floor), size_of_val(&p.floor)),
-        (offset_of!(Params, gather), size_of_val(&p.gather)),
     ]
 }
 
@@ -1437,9 +1431,7 @@ fn select_params(program: &Program, types: DataTypes, addr: &[u64], sel: &Select
         recall: bisect.recall.unwrap_or(0.0),
         sorted: i32::from(sel.sorted),
         value_bins: u32::from(sel.plan.value_bins),
-        gather_chunk: sel.gather.map_or(0, |g| g.chunk),
         floor: ptr(sel.floor),
-        gather: ptr(sel.gather.map(|g| g.candidates)),
     }
 }
 
@@ -1616,9 +1608,7 @@ mod tests {
             ("recall", offset_of!(Params, recall)),
             ("sorted", offset_of!(Params, sorted)),
             ("value_bins", offset_of!(Params, value_bins)),
-            ("gather_chunk", offset_of!(Params, gather_chunk)),
             ("floor", offset_of!(Params, floor)),
-            ("gather", offset_of!(Params, gather)),
         ]
     }
 
@@ -1680,7 +1670,7 @@ mod tests {
         let gathered = body("Params{", "}");
         let gathered: Vec<&str> = gathered.split(',').map(str::trim).collect();
         assert_eq!(gathered, names);
-        assert_eq!(size_of::<Params>(), 152);
+        assert_eq!(size_of::<Params>(), 144);
         // the launcher passes the struct up to its last field (a padded tail is more than the
         // entry point takes: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
         let (offset, size) = *params_layout().last().unwrap();

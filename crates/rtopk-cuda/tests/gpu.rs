@@ -629,9 +629,8 @@ fn every_step_kind_of_the_program_matches_bisect_and_the_simulators_program() {
             &["select_chunks", "select_last_chunks", "select_rows", "sort_rows", "gather_indices"],
         ),
         // equal chunks where 4096 would leave a last one (rtopk_plan::split::even_chunk): two
-        // of 4100 in f32, 4096 and a last chunk in f16; the second stage (2000 candidates, one
-        // block a row) gathers its own indices
-        (3, 8200, 1000, split, false, &["select_chunks", "select_rows"]),
+        // of 4100 in f32, 4096 and a last chunk in f16
+        (3, 8200, 1000, split, false, &["select_chunks", "select_rows", "gather_indices"]),
         // a second stage of 37504 candidates: a cluster row on a device that launches them
         (
             2,
@@ -984,67 +983,6 @@ fn f32_rows_from_value_bins_match_bisect_and_the_simulator() {
         }
     }
     assert_eq!(checked, shapes.len() * families.len());
-}
-
-/// A split's second stage of block rows gathers its own indices (rtopk-plan's
-/// `Select::gather`, the kernel's `gather_row_indices`): the plan's own shapes (issue 32's
-/// indexer rows: whole chunks, and a last chunk) and a forced split, whose programs have no
-/// `gather_indices` step, give bisect's values and indices in f32 and bf16, both modes, five
-/// families, plain and hinted (the second stage's hinted twin reads the hints; any hint, the
-/// answer the same); sorted output, which keeps the gather step, too.
-#[test]
-#[ignore = "needs a CUDA GPU"]
-fn a_second_stage_that_gathers_its_own_indices_matches_bisect() {
-    let gpu = CudaTopK::new(0).expect("a CUDA device");
-    let shapes = [
-        (96, 49_152, 1024, Strategy::Auto),
-        (12, 100_000, 2048, Strategy::Split),
-        (3, 20_001, 300, Strategy::Split),
-        (256, 16_385, 512, Strategy::Split),
-    ];
-    let families = ["normal", "uniform", "ties", "same-leading-bits", "nan-inf"];
-    let mut gathered = 0;
-    for (ci, &(n, m, k, strategy)) in shapes.iter().enumerate() {
-        let launch = f32_launch(n, m, k);
-        let program = gpu.program(&launch, strategy, false).unwrap();
-        let fused = program
-            .steps
-            .iter()
-            .any(|s| matches!(s.kernel, rtopk_plan::Kernel::Select(sel) if sel.gather.is_some()));
-        let apart = program.steps.iter().any(|s| s.name.name() == "gather_indices");
-        assert!(fused && !apart, "N={n} M={m} k={k}: {:?}", program.steps);
-        for (fi, family) in families.into_iter().enumerate() {
-            let x = matrix(n, m, family, (ci * 8 + fi) as u64);
-            let xb = x.mapv(topk_ref::bf16::from_f32);
-            let mode = if (ci + fi) % 2 == 1 { Mode::Smallest } else { Mode::Largest };
-            let bisect = Bisect::exact();
-            for sorted in [false, true] {
-                let opts = Options { mode, sorted };
-                let case = format!("N={n} M={m} k={k} {strategy:?} {family} {opts:?}");
-                let want = topk_rows(&bisect, x.view(), k, opts).unwrap();
-                let got = gpu.topk_rows_counted(x.view(), k, opts, bisect, strategy, false);
-                assert_eq!(difference(&got.unwrap(), &want), None, "{case}");
-                let want16 = topk_rows(&bisect, xb.view(), k, opts).unwrap();
-                let got = gpu.topk_rows_counted(xb.view(), k, opts, bisect, strategy, false);
-                assert_eq!(difference(&got.unwrap(), &want16), None, "{case} bf16");
-                if sorted {
-                    continue;
-                }
-                // hints: the row's own k-th value, and nonsense
-                let own: Vec<f32> = (0..n).map(|r| want.values[[r, k - 1]]).collect();
-                let nonsense: Vec<f32> =
-                    (0..n).map(|r| [f32::NAN, -1.0e30, 3.0, f32::INFINITY][r % 4]).collect();
-                for hint in [own, nonsense] {
-                    let rows = rtopk_cuda::HostRows { hint: Some(&hint), ..Default::default() };
-                    let how = (opts, bisect, strategy, false);
-                    let got = gpu.topk_rows_ragged(x.view(), k, how, rows).unwrap();
-                    assert_eq!(difference(&got, &want), None, "{case} hinted");
-                }
-                gathered += 1;
-            }
-        }
-    }
-    assert_eq!(gathered, shapes.len() * families.len());
 }
 
 /// Many rows that split into chunks launched chunk-major and take the floor by their size

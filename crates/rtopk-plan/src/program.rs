@@ -8,10 +8,8 @@
 //! (docs/kernel.md, "Split rows") is `select_chunks` over its full chunks and
 //! `select_last_chunks` over the last one, into the level's candidates (temporary buffers of
 //! `n * width`), then the program of the second stage over the candidates' values, then
-//! `gather_indices`, which turns positions among the candidates back into the row's indices
-//! — or, where the second stage is one block a row and unsorted, that stage's blocks do it
-//! themselves ([`Select::gather`]). Levels nest: a second stage split again gathers before
-//! the level above it does.
+//! `gather_indices`, which turns positions among the candidates back into the row's indices.
+//! Levels nest: a second stage split again gathers before the level above it does.
 //! A request that wants each row's threshold (docs/contract.md §5) ends with `row_threshold`,
 //! which reads it off the values output.
 
@@ -333,22 +331,6 @@ pub struct Select {
     /// own threshold.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub floor: Option<BufferId>,
-    /// A split's second stage that turns its results' positions among the candidates back
-    /// into the level's indices itself, as the `gather_indices` step it replaces would
-    /// (`Some` on a plain split's second stage of block rows, unsorted: [`gathers_in_select`]):
-    /// each block, once its row's results are written, rewrites their indices.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gather: Option<Gather>,
-}
-
-/// Whether a plain split's second stage of `rest` gathers its own indices
-/// ([`Select::gather`]) instead of a `gather_indices` step after it: one block a row that
-/// writes its results in index order (`rtopk_block_rows`; not the narrowing twin, whose first
-/// warp writes them alone), where no sort follows (the sort reads the positions to find the
-/// candidates' values). A launch fewer in series: the gather's blocks wait for the whole
-/// second stage, and each of its results is read and written again.
-pub fn gathers_in_select(rest: &Route) -> bool {
-    matches!(rest, Route::Direct(p) if p.family() == Family::BlockRows && p.sort.is_none())
 }
 
 /// The narrowest caller's row whose split takes the floor ([`takes_floor`]). A floor pays
@@ -811,7 +793,6 @@ pub fn program_ragged(
         last_hint: None,
         floor: None,
         strategy,
-        gathers: None,
     };
     b.buffer("x", BufferRole::Input, Content::Values, nm, m64);
     b.buffer("values", BufferRole::Output, Content::Values, nk, k64);
@@ -884,9 +865,6 @@ struct Builder {
     floor: Option<BufferId>,
     /// The strategy the program was asked for ([`takes_floor`]).
     strategy: Strategy,
-    /// The gather the next direct select takes over ([`Select::gather`]), set by a plain split
-    /// whose second stage [`gathers_in_select`].
-    gathers: Option<Gather>,
 }
 
 impl Builder {
@@ -943,7 +921,6 @@ impl Builder {
                     sorted: self.launch.sorted
                         && matches!(plan.family(), Family::PickRows | Family::WideRows),
                     floor: None,
-                    gather: self.gathers.take(),
                 };
                 self.select(StepKind::SelectRows, level, sel);
                 if let Some(sort) = plan.sort {
@@ -993,7 +970,6 @@ impl Builder {
                     rows: None,
                     sorted: false,
                     floor,
-                    gather: None,
                 };
                 self.select(StepKind::SelectChunks, level, chunks);
                 if let Some(last_plan) = split.last_plan {
@@ -1013,19 +989,12 @@ impl Builder {
                         rows: None,
                         sorted: false,
                         floor,
-                        gather: None,
                     };
                     self.select(StepKind::SelectLastChunks, level, last);
                 }
                 let second = Region { buffer: cv, offset: 0, ld: w64 };
-                let gather = self.gather_args(split, split.full, (input, m64), (ci, None));
-                if gathers_in_select(rest) {
-                    self.gathers = Some(gather);
-                    self.emit(rest, next, width, second, None)?;
-                } else {
-                    self.emit(rest, next, width, second, None)?;
-                    self.gather(level, gather);
-                }
+                self.emit(rest, next, width, second, None)?;
+                self.gather(level, split, split.full, (input, m64), (ci, None));
                 Ok(())
             }
         }
@@ -1290,7 +1259,6 @@ impl Builder {
             rows: split_rows,
             sorted: false,
             floor: None, // a ragged split's chunks select their rows' own k: no floor
-            gather: None,
         };
         self.select(StepKind::SelectChunks, 0, chunks);
         let second_stage = Select {
@@ -1307,13 +1275,11 @@ impl Builder {
             rows: self.last_rows(split_rows),
             sorted: false, // ragged rows never pick
             floor: None,
-            gather: None, // the row's own k spaces its chunk results: the gather step reads it
         };
         self.select(StepKind::SelectRows, 1, second_stage);
         // the last chunk is cut at the row's end: the gather's chunks are full - 1 whole ones
         // and that one
-        let gather = self.gather_args(split, split.full - 1, (input, m64), (ci, rows.k_per_row));
-        self.gather(0, gather);
+        self.gather(0, split, split.full - 1, (input, m64), (ci, rows.k_per_row));
         if let Some(sort) = second.sort {
             self.sort(sort, 0, m, input);
         }
@@ -1322,15 +1288,19 @@ impl Builder {
 
     /// The gather of a split level over its rows of `row_len` in `input` (of `full` whole
     /// chunks, then the one that ends the row), from the chunk indices `ci`.
-    fn gather_args(
-        &self,
+    fn gather(
+        &mut self,
+        level: usize,
         split: &Split,
         full: usize,
         (input, row_len): (Region, u64),
         (ci, k_per_row): (BufferId, Option<BufferId>),
-    ) -> Gather {
+    ) {
         let Launch { n, k, .. } = self.launch;
-        Gather {
+        let total = n.saturating_mul(k);
+        let cap = self.limits.sm_count.saturating_mul(GATHER_BLOCKS_PER_SM);
+        let blocks = total.div_ceil(GATHER_THREADS as usize).min(cap).max(1);
+        let gather = Gather {
             n_rows: n as u64,
             k: k as u32,
             width: split.candidates(k) as u32, // < 2^32: the route checked
@@ -1342,15 +1312,7 @@ impl Builder {
             indices: INDICES,
             values: VALUES,
             k_per_row,
-        }
-    }
-
-    /// The `gather_indices` step of a split level.
-    fn gather(&mut self, level: usize, gather: Gather) {
-        let total = (gather.n_rows as usize).saturating_mul(gather.k as usize);
-        let cap = self.limits.sm_count.saturating_mul(GATHER_BLOCKS_PER_SM);
-        let blocks = total.div_ceil(GATHER_THREADS as usize).min(cap).max(1);
-        let (ci, k_per_row) = (gather.candidates, gather.k_per_row);
+        };
         self.steps.push(Step {
             name: StepKind::GatherIndices,
             level,
@@ -1387,7 +1349,6 @@ impl Builder {
             reads: std::iter::once(sel.input.buffer)
                 .chain(sel.rows.iter().flat_map(RowArgs::buffers))
                 .chain(sel.floor)
-                .chain(sel.gather.map(|g| g.candidates))
                 .collect(),
             writes,
             kernel: Kernel::Select(sel),
@@ -1556,16 +1517,6 @@ mod tests {
     /// Every program's invariants: steps touch only their buffers' elements, read only what
     /// the caller gave or an earlier step wrote, the chunk steps of a level cover its rows
     /// exactly, and the grids cover the rows.
-    /// A gather's arguments (a step's or a second stage's): its candidates' indices are the
-    /// level's candidates, rows of `width`, whose last chunk ends the level's row.
-    fn check_gather_args(p: &Program, g: &Gather) {
-        assert_eq!(p.buffer(g.candidates).elements, g.n_rows * u64::from(g.width));
-        assert_eq!(p.buffer(g.candidates).content, Content::Indices);
-        assert_eq!(g.input.ld, g.row_len);
-        let last = g.chunk_span(u64::from(g.width / g.k) - 1);
-        assert_eq!(last.1, g.row_len, "the last chunk ends the row");
-    }
-
     fn check(p: &Program) {
         let len = |id: BufferId| p.buffer(id).elements;
         // the caller's inputs, and the floors, which the executor zeroes before the first step
@@ -1605,19 +1556,6 @@ mod tests {
                     if s.name != StepKind::SelectRows {
                         pieces[s.level].extend(sel.pieces());
                     }
-                    if let Some(g) = sel.gather {
-                        // a plain split's unsorted second stage of block rows, its own level's
-                        assert_eq!(s.name, StepKind::SelectRows);
-                        assert_eq!(sel.plan.family(), Family::BlockRows);
-                        assert_eq!(
-                            (g.n_rows, g.k, u64::from(g.width)),
-                            (sel.n_rows, sel.k, sel.input.ld)
-                        );
-                        assert_eq!((sel.input.offset, sel.chunks, sel.m), (0, 1, g.width));
-                        assert!(sel.rows.is_none_or(|r| r.k_per_row.is_none()));
-                        assert!(s.reads.contains(&g.candidates) && sel.indices == g.indices);
-                        check_gather_args(p, &g);
-                    }
                 }
                 Kernel::Sort(sort) => {
                     assert!(
@@ -1653,26 +1591,22 @@ mod tests {
                     assert!(end(&r.output, r.n_rows, k) <= len(r.indices), "{s:?}");
                 }
                 Kernel::Gather(g) => {
-                    check_gather_args(p, &g);
+                    assert_eq!(len(g.candidates), g.n_rows * u64::from(g.width));
+                    assert_eq!(g.input.ld, g.row_len);
+                    let last = g.chunk_span(u64::from(g.width / g.k) - 1);
+                    assert_eq!(last.1, g.row_len, "the last chunk ends the row");
                     let threads = u64::from(s.grid.blocks) * u64::from(s.grid.threads);
                     assert!(threads >= 1 && s.grid.blocks as usize <= p.limits.sm_count * 64);
                 }
             }
             written.extend(s.writes.iter().copied());
         }
-        // the chunk steps of each split level tile its rows, and each level gathers once
-        let mut gathered = vec![0; p.depth + 1];
+        // the chunk steps of each split level tile its rows
         for s in &p.steps {
-            let (g, level) = match s.kernel {
-                Kernel::Gather(g) => (g, s.level),
-                Kernel::Select(Select { gather: Some(g), .. }) => (g, s.level - 1),
-                _ => continue,
-            };
-            assert_eq!(tiles_row(g.row_len, &pieces[level]), Ok(()), "level {level}");
-            gathered[level] += 1;
+            if let Kernel::Gather(g) = s.kernel {
+                assert_eq!(tiles_row(g.row_len, &pieces[s.level]), Ok(()), "level {}", s.level);
+            }
         }
-        assert_eq!(gathered[..p.depth], vec![1; p.depth]);
-        assert_eq!(gathered[p.depth], 0);
         if p.launch.k > 0 && !p.steps.is_empty() {
             assert!(written.contains(&VALUES) && written.contains(&INDICES));
             assert_eq!(p.iterations().is_some_and(|it| written.contains(&it)), p.counts);
@@ -1867,40 +1801,6 @@ mod tests {
         let Kernel::Gather(g) = p.steps[4].kernel else { panic!() };
         assert_eq!((g.candidates, g.row_len), (BufferId(4), 1 << 20));
         assert_eq!(p.temporaries().count(), 4);
-    }
-
-    /// A plain split whose second stage is one block a row, unsorted, gathers in that stage
-    /// (96 x 49152 at k = 1024: six chunks of 8192, 6144 candidates a row); sorted output, or
-    /// a second stage that narrows, keeps the gather step.
-    #[test]
-    fn a_block_row_second_stage_gathers_its_own_indices() {
-        let l = launch(96, 49152, 1024);
-        let p = auto(&l, false);
-        assert_eq!(names(&p), ["select_chunks", "select_rows"]);
-        let second = select(&p.steps[1]);
-        assert_eq!(second.plan.family(), Family::BlockRows);
-        let g = second.gather.expect("the second stage gathers");
-        assert_eq!((g.chunk, g.full, g.width, g.k, g.row_len), (8192, 6, 6144, 1024, 49152));
-        assert_eq!(g.candidates, select(&p.steps[0]).indices);
-        assert_eq!((g.input, g.indices), (Region { buffer: INPUT, offset: 0, ld: 49152 }, INDICES));
-        assert!(p.steps[1].reads.contains(&g.candidates));
-        assert!(!p.units().contains(&Unit::single(Family::SplitGather)));
-        let r = route(&l, &h100(), Strategy::Auto, false).unwrap();
-        assert!(!r.gathers_apart());
-        // sorted: the sort reads the positions, then the gather
-        let sorted = auto(&Launch { sorted: true, ..l }, false);
-        assert_eq!(names(&sorted), ["select_chunks", "select_rows", "sort_rows", "gather_indices"]);
-        assert!(select(&sorted.steps[1]).gather.is_none());
-        // a second stage that narrows (7 x 5 chunks of 50 into 250 candidates, warp or
-        // narrowing rows): the gather step
-        for p in [auto(&launch(7, 40_000, 2000), false), auto(&launch(1, 8193, 50), false)] {
-            for s in &p.steps {
-                if let Kernel::Select(sel) = s.kernel {
-                    let block = sel.plan.family() == Family::BlockRows && s.level > 0;
-                    assert_eq!(sel.gather.is_some(), block, "{:?}", names(&p));
-                }
-            }
-        }
     }
 
     #[test]
@@ -2202,12 +2102,8 @@ mod tests {
                             assert!(p.depth <= 1);
                             let r =
                                 crate::split::ragged_route(&l, &h100(), strategy, false).unwrap();
-                            let mut want: BTreeSet<Unit> =
+                            let want: BTreeSet<Unit> =
                                 r.units().into_iter().map(|u| u.with_ragged(true)).collect();
-                            if r.depth() > 0 {
-                                // a ragged split always gathers apart (its rows' own k)
-                                want.insert(Unit::single(Family::SplitGather));
-                            }
                             let got: BTreeSet<Unit> = p.units().into_iter().collect();
                             assert_eq!(got, want, "N={n} M={m} k={k}");
                             let auto_depth =

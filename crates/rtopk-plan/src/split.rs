@@ -117,29 +117,17 @@ impl Route {
         }
     }
 
-    /// The units the route runs as a plain program: its plans' and the gather, where a
-    /// split's second stage does not gather its own indices
-    /// ([`crate::program::gathers_in_select`]; a ragged split's always takes the gather).
+    /// The units the route runs: its plans' and, for each split, the gather.
     pub fn units(&self) -> Vec<crate::units::Unit> {
         let mut out: Vec<_> = self.plans().iter().flat_map(Plan::units).collect();
         if let Route::Radix(r) = self {
             out.push(crate::units::Unit::radix(r.elem));
             out.extend(r.sort.map(|s| s.unit));
         }
-        if self.gathers_apart() {
+        if self.depth() > 0 {
             out.push(crate::units::Unit::single(crate::units::Family::SplitGather));
         }
         out
-    }
-
-    /// Whether a split level of the route ends with a `gather_indices` step of its own.
-    pub fn gathers_apart(&self) -> bool {
-        match self {
-            Route::Split { rest, .. } => {
-                !crate::program::gathers_in_select(rest) || rest.gathers_apart()
-            }
-            _ => false,
-        }
     }
 
     /// Whether the route's search reports each row's iteration counts (docs/contract.md §3

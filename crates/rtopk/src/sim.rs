@@ -37,9 +37,8 @@ pub(crate) struct Sim {
 pub fn findings<E>(r: &LaunchResult<E>) -> SimDiagnostics {
     let kernel = match r.plan.sort {
         _ if r.route.depth() > 0 => {
-            // a split's second stage may gather its own indices: no gather unit names it
             let units: Vec<String> = r.route.units().iter().map(ToString::to_string).collect();
-            format!("split rows: {}", units.join(" + "))
+            units.join(" + ")
         }
         Some(sort) => format!("{} + {}", r.plan.unit, sort.unit),
         None => r.plan.unit.to_string(),

@@ -51,7 +51,7 @@ where
         assert_eq!(&got.indices[r * k..(r + 1) * k], want.indices.as_slice(), "{at}");
         let bits = |v: &[E]| v.iter().map(|e| e.to_bits().to_u32()).collect::<Vec<_>>();
         assert_eq!(bits(&got.values[r * k..(r + 1) * k]), bits(&want.values), "{at}");
-        if got.coverage.ran("select_chunks") {
+        if got.coverage.ran("gather_indices") {
             assert!(got.iterations.is_empty(), "{at}: a split row has no count");
         } else {
             assert_eq!(got.iterations[r], want.stats.iterations.unwrap_or(0), "{at}");
@@ -99,9 +99,15 @@ fn every_step_kind_equals_bisect_in_f32_and_f16() {
             &["select_chunks", "select_last_chunks", "select_rows", "sort_rows", "gather_indices"],
         ),
         // equal chunks where 4096 would leave a last one (rtopk_plan::split::even_chunk): two
-        // of 4100 in f32; f16 keeps 4096 and a last chunk (4100 is not whole 16-byte groups);
-        // the second stage, 2000 candidates on one block a row, gathers its own indices
-        (split(false), 3, 8200, 1000, Mode::Largest, &["select_chunks", "select_rows"]),
+        // of 4100 in f32; f16 keeps 4096 and a last chunk (4100 is not whole 16-byte groups)
+        (
+            split(false),
+            3,
+            8200,
+            1000,
+            Mode::Largest,
+            &["select_chunks", "select_rows", "gather_indices"],
+        ),
         (
             no_counts,
             3,
@@ -242,51 +248,6 @@ fn a_gathered_index_outside_its_chunk_is_reported() {
     let bad = Simulator::new(config).run(&x, &args(Some(Mutant::SplitGatherNoChunkStart))).unwrap();
     let labels: Vec<&str> = bad.diagnostics.iter().map(|d| d.label).collect();
     assert!(labels.iter().any(|l| l.contains("lies in the candidate's chunk")), "{labels:?}");
-}
-
-/// A split's second stage of block rows gathers its own indices (rtopk-plan's
-/// `Select::gather`): no `gather_indices` step, bisect's answer in f32, f16 and bf16, both
-/// modes, whole chunks and a last one; and the same check as the gather step's catches an
-/// index taken within its chunk for the row's (the chunks' first two identical, so that the
-/// wrong index names an element of the same bits).
-#[test]
-fn a_second_stage_of_block_rows_gathers_its_own_indices() {
-    let split = SimConfig { strategy: Launch::Split, ..SimConfig::default() };
-    for (n, m, k) in [(3, 20_001, 300), (2, 16_384, 1000)] {
-        let args =
-            KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
-        let p = Simulator::new(split).program(&args, ElemType::F32).unwrap();
-        let names: Vec<&str> = p.steps.iter().map(|s| s.name.name()).collect();
-        assert!(!names.contains(&"gather_indices"), "N={n} M={m} k={k}: {names:?}");
-        let gather = p.steps.iter().find_map(|s| match s.kernel {
-            warp_sim::rtopk::plan::Kernel::Select(sel) => sel.gather,
-            _ => None,
-        });
-        let chunk = gather.expect("the second stage gathers").chunk as usize;
-        for mode in [Mode::Largest, Mode::Smallest] {
-            let x = hostile(n, m, (m + k) as u64);
-            let got = check(split, (n, m, k, mode), &x);
-            assert!(got.coverage.ran("select_chunks") && !got.coverage.ran("gather_indices"));
-            let x16: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
-            check(split, (n, m, k, mode), &x16);
-            let xb: Vec<topk_ref::bf16> = x.iter().map(|&v| topk_ref::bf16::from_f32(v)).collect();
-            check(split, (n, m, k, mode), &xb);
-        }
-        // chunk 1 a copy of chunk 0, the rest below them: the top k lie in both, in pairs
-        let mut x = hostile(n, m, 5);
-        for r in 0..n {
-            for j in 0..m {
-                let v = x[r * m + j % chunk];
-                x[r * m + j] = if j < 2 * chunk { v } else { -1.0e30 };
-            }
-        }
-        let x: Vec<f32> = x.into_iter().map(|v| if v.is_nan() { 0.5 } else { v }).collect();
-        let bad = KernelArgs { mutant: Some(Mutant::SplitGatherNoChunkStart), ..args };
-        assert!(Simulator::new(split).run(&x, &args).unwrap().diagnostics.is_empty());
-        let bad = Simulator::new(split).run(&x, &bad).unwrap();
-        let labels: Vec<&str> = bad.diagnostics.iter().map(|d| d.label).collect();
-        assert!(labels.iter().any(|l| l.contains("lies in the candidate's chunk")), "{labels:?}");
-    }
 }
 
 /// A split's floor (docs/kernel.md, "Split rows: the floor"): chunks with at most k keys at

@@ -24,14 +24,13 @@ use crate::rtopk::narrow::{
 use crate::rtopk::order::{
     ElemType, check_keys, key16_of_ordered, number_key, ordered_value_of_key, own_key,
 };
-use crate::rtopk::params::{GatherAt, Params, RowPlace};
+use crate::rtopk::params::Params;
 use crate::rtopk::record::Tracer;
 use crate::rtopk::rows::{BlockRow, block_prefix, block_smem, popc_words, zero_shared_words};
 use crate::rtopk::search::{
     Exit, Search, Value, cover_search, finish_exact, search_threshold, value_of_bracket,
 };
 use crate::rtopk::select::{RowOut, Stage, Sync, classify, emit_staged, select_chunk, taken};
-use crate::rtopk::split::check_gathered;
 
 /// `block_range`: the block-wide min and max key, through the per-warp slots
 /// `s_partial[64 ..]` (apart from the block sums' slots).
@@ -736,63 +735,7 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
         raised(w, p, row_id, c.band_lo, &thread0).await?;
     }
     let iterations = s.map_or(0, |s| s.iterations);
-    write_iterations(w, (p.out_iter, row_id), iterations, &thread0).await?;
-    // a second stage's chunks have no floor; the narrowing twin never gathers (the plan's)
-    match p.gather {
-        Some(g) if !p.plan.narrows && p.floor.is_none() => gather_row_indices(w, p, &g, &at).await,
-        _ => Ok(()),
-    }
-}
-
-/// `gather_row_indices`: a split's second stage that gathers (rtopk-plan's `Select::gather`;
-/// `p.gather`, the launch's): once the block's every result is written (the barrier), each
-/// result's position among the row's candidates becomes the level's index, as
-/// `rtopk_split_gather` does in a launch of its own — the candidate's index within its chunk
-/// plus its chunk's start, the row's chunk results lying k apart. The candidates' indices lie
-/// as their values (the row) do. Each index gets `rtopk_split_gather`'s contract check.
-async fn gather_row_indices(
-    w: &mut Warp<'_>,
-    p: &Params<'_>,
-    g: &GatherAt<'_>,
-    at: &RowPlace,
-) -> Result<(), SimError> {
-    w.syncthreads("gather_row_indices: __syncthreads() (every result written)").await?;
-    let u = Lanes::splat;
-    let k = p.a.k as u64;
-    // p.gather + (row_in - p.x)
-    let cand_row = at.input.map(|i| i.wrapping_sub(p.x_at));
-    let bd = u64::from(w.block_dim());
-    let mut r = w.thread_idx().map(u64::from);
-    loop {
-        let saved = w.push_active(&r.map(|r| r < k), "gather_row_indices: r < p.k")?;
-        if w.active_mask() == 0 {
-            w.pop_active(saved);
-            return Ok(());
-        }
-        let slot = w.add_u64(&at.out, &r, "gather_row_indices: out_idx + r")?;
-        let pos = w.ld_global(p.out_idx, &slot, "gather_row_indices: at = out_idx[r]").await?;
-        let real = pos.map(|p| p != u32::MAX);
-        let padded = w.push_active(&real, "gather_row_indices: at != PAD")?;
-        let pos = pos.map(u64::from);
-        let addr = w.add_u64(&cand_row, &pos, "gather_row_indices: cand + pos")?;
-        let label = "gather_row_indices: cand[pos]";
-        let cand = w.ld_global(g.cand_idx, &addr, label).await?.map(u64::from);
-        let chunk = pos.map(|p| p / k.max(1));
-        let label = "gather_row_indices: (u64)(pos / p.k) * p.gather_chunk";
-        let start = w.mul_u64(&chunk, &u(u64::from(g.g.chunk)), label)?;
-        // BUG (SplitGatherNoChunkStart): the index within the chunk, taken for the level's.
-        let start = if p.a.has(Mutant::SplitGatherNoChunkStart) { u(0u64) } else { start };
-        let index = w.add_u64(&cand, &start, "gather_row_indices: cand[pos] + chunk start")?;
-        w.check(&index.map(|v| v <= u64::from(u32::MAX)), "gather_row_indices: (idx_t) index")?;
-        check_gathered(w, (&g.g, g.level_x, p.out_val), &slot, (&chunk, &index))?;
-        let index = index.map(|v| v as u32);
-        let label = "gather_row_indices: out_idx[r] = index";
-        w.st_global(p.out_idx, &slot, &index, label).await?;
-        w.pop_active(padded);
-        let next = r.map(|r| r + bd);
-        w.assign(&mut r, &next);
-        w.pop_active(saved);
-    }
+    write_iterations(w, (p.out_iter, row_id), iterations, &thread0).await
 }
 
 /// The register part's (strong, band, taken) flags of this warp's threads, for the trace.

@@ -26,7 +26,7 @@ use crate::rtopk::args::{KernelArgs, RowData};
 use crate::rtopk::coverage::{Branch, Tally};
 use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::ElemType;
-use crate::rtopk::params::{GatherAt, Params};
+use crate::rtopk::params::Params;
 use crate::rtopk::plan::{
     BufferId, BufferRole, Content, Family, Gather, INPUT, Kernel, Program, Region, RowArgs, Select,
     Sort, SplitRows, Step, StepKind, tiles_row,
@@ -325,32 +325,6 @@ impl crate::rtopk::launch::Simulator {
             }
             _ => None,
         };
-        // a second stage that gathers (Select::gather) ends its split's level, as the gather
-        // step would: the level's chunk launches are checked first, and its input is read
-        // host-side by the gathered indices' contract check
-        let level_words = match &sel.gather {
-            Some(g) => {
-                let split_level = step.level.checked_sub(1).ok_or_else(|| {
-                    SimError::InvalidLaunch("a select of level 0 gathers".to_string())
-                })?;
-                let level = std::mem::take(&mut st.levels[split_level]);
-                self.check_chunks_cover(g, &level)?;
-                self.input_words(&g.input, st)?
-            }
-            None => None,
-        };
-        let level_copy = match (&sel.gather, &level_words) {
-            (Some(g), Some(w)) => Some(WordSource::new(w, g.input.ld, bytes)),
-            _ => None,
-        };
-        let level_x: &dyn Source = match &level_copy {
-            Some(c) => c,
-            None => run.src,
-        };
-        let gather = match sel.gather {
-            Some(g) => Some(GatherAt { cand_idx: st.buf(g.candidates)?, g, level_x }),
-            None => None,
-        };
         let params = Params {
             a,
             x,
@@ -371,15 +345,12 @@ impl crate::rtopk::launch::Simulator {
             split: sel.split_rows(),
             sorted: sel.sorted,
             floor: sel.floor.map(|id| st.buf(id)).transpose()?,
-            gather,
         };
         let chunks = u64::from(sel.chunks);
         let (r0, r1) = run.rows;
         // the wide rows sort their results in place: a sorted launch writes them more than once
         let sorts_in_place = sel.sorted && sel.plan.family() == Family::WideRows;
-        self.write_once(&[params.out_val], !sorts_in_place);
-        // a second stage that gathers rewrites its indices
-        self.write_once(&[params.out_idx], !sorts_in_place && sel.gather.is_none());
+        self.write_once(&[params.out_val, params.out_idx], !sorts_in_place);
         self.launch_topk(&params, r0 * chunks..r1 * chunks)?;
         let (out_idx, out_iter) = (params.out_idx, params.out_iter);
         let launched = (params.x_at, u64::from(params.ld), a.m as u64, chunks);

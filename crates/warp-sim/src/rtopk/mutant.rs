@@ -112,8 +112,8 @@ pub enum Mutant {
     /// The launch over a split row's last chunks reads one element fewer than the chunk holds
     /// (`m = last - 1`): the row's last element is never a candidate.
     LastChunkDropsOne,
-    /// `rtopk_split_gather` (and a second stage's `gather_row_indices`) forgets the chunk's
-    /// start: the index within the chunk is taken for the row's.
+    /// `rtopk_split_gather` forgets the chunk's start: the index within the chunk is taken for
+    /// the row's.
     SplitGatherNoChunkStart,
     /// A 16-bit row's count turns its threshold into a 16-bit value rounded to nearest instead
     /// of up (`ceil16`): a threshold between two 16-bit values may round below it.

@@ -281,7 +281,6 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("histogram_search", "cluster_rows.rs"),
     // f32 block rows by value bins
     ("value_bins", "block_rows.rs"),
-    ("gather_row_indices", "block_rows.rs"),
     ("kth_bin_of", "block_rows.rs"),
     ("value_bin", "block_rows.rs"),
     ("block_value_search", "block_rows.rs"),

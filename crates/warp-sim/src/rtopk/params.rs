@@ -60,20 +60,6 @@ pub(crate) struct Params<'x> {
     /// `floor`: a split's floors (floor.rs), read and raised by the chunk rows of warps and
     /// blocks; `None` (null) on every other launch.
     pub(crate) floor: Option<BufId>,
-    /// `gather`, `gather_chunk`: a split's second stage of block rows that gathers its own
-    /// indices (rtopk-plan's `Select::gather`, block_rows.rs's `gather_row_indices`); `None`
-    /// (null) on every other launch.
-    pub(crate) gather: Option<GatherAt<'x>>,
-}
-
-/// What a second stage that gathers reads: its candidates' chunk indices (`gather`, laid out
-/// as its input) and the gather's arguments (`gather_chunk` is `g.chunk`), and, for the
-/// simulator's contract check alone (split.rs's `check_gathered`), the level's input.
-#[derive(Clone, Copy)]
-pub(crate) struct GatherAt<'x> {
-    pub(crate) cand_idx: BufId,
-    pub(crate) g: crate::rtopk::plan::Gather,
-    pub(crate) level_x: &'x dyn Source,
 }
 
 impl<'x> Params<'x> {

@@ -105,7 +105,7 @@ async fn rtopk_split_gather(w: &mut Warp<'_>, g: &GatherArgs<'_>) -> Result<(), 
         let start = if g.a.has(Mutant::SplitGatherNoChunkStart) { u(0u64) } else { start };
         let index = w.add_u64(&cand, &start, "rtopk_split_gather: cand_idx[..] + chunk start")?;
         w.check(&index.map(|v| v <= u64::from(u32::MAX)), "rtopk_split_gather: (idx_t) index")?;
-        check_gathered(w, (&g.g, g.x, g.out_val), &i, (&chunk, &index))?;
+        check_gathered(w, g, &i, (&chunk, &index))?;
         let index = index.map(|v| v as u32);
         w.st_global(g.out_idx, &i, &index, "rtopk_split_gather: out_idx[i] = index").await?;
         w.pop_active(padded);
@@ -119,36 +119,34 @@ async fn rtopk_split_gather(w: &mut Warp<'_>, g: &GatherArgs<'_>) -> Result<(), 
 /// names the element the result came from — it lies in the chunk the candidate came from
 /// (chunk `pos / k`), and the value the result holds is that element's bits,
 /// `x[row * m + index]`. Not simulated accesses: they read the input and the values host-side.
-/// `i` is the result's place in `out_val` (row `i / k`); shared with the second stages that
-/// gather their own indices (block_rows.rs's `gather_row_indices`).
-pub(crate) fn check_gathered(
+fn check_gathered(
     w: &mut Warp<'_>,
-    (g, x, out_val): (&Gather, &dyn Source, BufId),
+    g: &GatherArgs<'_>,
     i: &Lanes<u64>,
     (chunk, index): (&Lanes<u64>, &Lanes<u64>),
 ) -> Result<(), SimError> {
     if !w.checks() {
         return Ok(());
     }
-    let (k, m) = (u64::from(g.k), g.row_len);
+    let (k, m) = (u64::from(g.g.k), g.g.row_len);
     let in_chunk = chunk.zip(index, |c, idx| {
-        let (start, end) = g.chunk_span(c);
+        let (start, end) = g.g.chunk_span(c);
         (start..end).contains(&idx)
     });
     w.check(&in_chunk, "rtopk_split_gather: the index lies in the candidate's chunk")?;
-    let (base, ld) = (g.input.offset, g.input.ld);
+    let (base, ld) = (g.g.input.offset, g.g.input.ld);
     let src = i.zip(index, |i, idx| {
         let row_in = (i / k.max(1)).saturating_mul(ld).saturating_add(base);
         if idx < m { row_in.saturating_add(idx) } else { u64::MAX }
     });
     let active = w.active_mask();
     let val = Lanes::from_fn(|l| match active >> l & 1 {
-        1 => w.peek_global(out_val, i.lane(l), 1).first().copied().unwrap_or(0),
+        1 => w.peek_global(g.out_val, i.lane(l), 1).first().copied().unwrap_or(0),
         _ => 0,
     });
     check_input_bits(
         w,
-        x,
+        g.x,
         &src,
         &val,
         "rtopk_split_gather: out_val[i] is x[row, index] (docs/contract.md §1)",
