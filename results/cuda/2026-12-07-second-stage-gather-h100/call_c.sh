@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call c (call_b.sh cut to the session's last ~200 s of device time): the GPU test of the
+# Call c (the session's last ~200 s of device time): the GPU test of the
 # second stage that gathers (bins34), then bins34 against bins35 (26fbcee) in turn once on
 # four split cells (f32, median of 30) where the call has taken at most 110 s.
 set -u
