@@ -137,6 +137,16 @@ fn render(p: &Program) -> String {
         if s.grid.cluster > 1 {
             out.push_str(&format!("  clusters of {}", s.grid.cluster));
         }
+        if let Kernel::Sort(sort) = s.kernel {
+            // docs/kernel.md, "The rank sort" and "The merge sort"
+            match sort.shape {
+                Some(sh) if sh.merges => {
+                    out.push_str(&format!("  merge sort, runs of {}", sh.pow2 / sh.parts));
+                }
+                Some(sh) if sh.parts > 1 => out.push_str("  rank sort"),
+                _ => {}
+            }
+        }
         if matches!(s.kernel, Kernel::Select(sel) if sel.floor.is_some()) {
             // docs/kernel.md, "Split rows: the floor": the unit's `<name>_floor` entry point
             out.push_str("  with the row's floor");

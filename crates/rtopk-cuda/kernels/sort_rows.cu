@@ -1,6 +1,7 @@
 // The block sort of the sorted output: rtopk_sort_rows, one block per row (k > 1024, and k > 256
 // on few rows), or the rank sort, a cluster of blocks per row (few rows of k <= 2048 on devices
-// that launch clusters: sort_rank.cuh).
+// that launch clusters: sort_rank.cuh), or the merge sort, a cluster of blocks per row (few rows
+// of k > 4096 on devices that launch clusters: sort_merge.cuh).
 
 #include "sort.cuh"
 #include "sort_rank.cuh"
@@ -88,6 +89,9 @@ __device__ void sort_block_row(const SharedRanks& s, const elem_t* row_in, elem_
     }
 }
 
+// The merge sort (a cluster of blocks a row) builds on the block sort's network above.
+#include "sort_merge.cuh"
+
 // Puts each row's k results (index order, from the selection) in sorted order (docs/contract.md §1:
 // value order of the mode, ties by ascending index). pow2 = k rounded up to a power of two;
 // row_threads threads per row, blockDim.x / row_threads rows per block. in_shared: from
@@ -97,10 +101,11 @@ __device__ void sort_block_row(const SharedRanks& s, const elem_t* row_in, elem_
 // SharedRanks);
 // values rebuilt as in write_result. Otherwise each row is sorted in place in global memory.
 // parts > 1: the rank sort (sort_rank_row), block b of the grid block b % parts of row b / parts's
-// cluster, the row's k + 1 ranks in dynamic shared memory.
+// cluster, the row's k + 1 ranks in dynamic shared memory; with `merges`, the merge sort
+// (sort_merge_row), runs of pow2 / parts positions, one run's ranks in dynamic shared memory.
 extern "C" __global__ void rtopk_sort_rows(const elem_t* x, elem_t* out_val, idx_t* out_idx,
                                            u64 n_rows, u32 m, u32 k, int smallest, u32 pow2,
-                                           u32 row_threads, int in_shared, u32 parts,
+                                           u32 row_threads, int in_shared, u32 parts, int merges,
                                            const u32* lengths, const u32* k_per_row) {
     extern __shared__ __align__(16) u64 smem_ranks[];
     wait_for_previous_step();
@@ -111,7 +116,12 @@ extern "C" __global__ void rtopk_sort_rows(const elem_t* x, elem_t* out_val, idx
         u32 rank_m = m, rank_n = k;
         if (rank_row < n_rows) row_lengths(lengths, k_per_row, rank_row, &rank_m, &rank_n);
         else rank_n = 0u;
-        u64 at = (rank_row < n_rows ? rank_row : 0u) * (u64)k;
+        u64 row = rank_row < n_rows ? rank_row : 0u, at = row * (u64)k;
+        if (merges) {  // launch-uniform
+            sort_merge_row(SharedRanks{smem_ranks}, x + row * (u64)m, out_val + at, out_idx + at,
+                           rank_n, pow2 / parts, parts, blockIdx.x % parts, sign);
+            return;
+        }
         sort_rank_row(smem_ranks, out_val + at, out_idx + at, rank_n, k, parts, blockIdx.x % parts,
                       sign);
         return;

@@ -280,7 +280,7 @@ fn inline(
 }
 
 /// The kernel files in the binary, in `kernels/`.
-const EMBEDDED: [(&str, &str); 23] = [
+const EMBEDDED: [(&str, &str); 24] = [
     ("common.cuh", include_str!("../kernels/common.cuh")),
     ("order.cuh", include_str!("../kernels/order.cuh")),
     ("rows.cuh", include_str!("../kernels/rows.cuh")),
@@ -291,6 +291,7 @@ const EMBEDDED: [(&str, &str); 23] = [
     ("floor.cuh", include_str!("../kernels/floor.cuh")),
     ("sort.cuh", include_str!("../kernels/sort.cuh")),
     ("sort_rank.cuh", include_str!("../kernels/sort_rank.cuh")),
+    ("sort_merge.cuh", include_str!("../kernels/sort_merge.cuh")),
     ("warp_rows.cu", include_str!("../kernels/warp_rows.cu")),
     ("block_rows.cu", include_str!("../kernels/block_rows.cu")),
     ("sort_warp_rows.cu", include_str!("../kernels/sort_warp_rows.cu")),

@@ -129,6 +129,7 @@ pub(crate) struct SortRowsParams {
     pub(crate) row_threads: u32,
     pub(crate) in_shared: i32,
     pub(crate) parts: u32,
+    pub(crate) merges: i32,
     pub(crate) lengths: sys::CUdeviceptr,
     pub(crate) k_per_row: sys::CUdeviceptr,
 }
@@ -406,6 +407,7 @@ pub(crate) fn family_layout(family: Family) -> Option<Vec<(usize, usize)>> {
             (offset_of!(SortRowsParams, row_threads), 4),
             (offset_of!(SortRowsParams, in_shared), 4),
             (offset_of!(SortRowsParams, parts), 4),
+            (offset_of!(SortRowsParams, merges), 4),
             (offset_of!(SortRowsParams, lengths), 8),
             (offset_of!(SortRowsParams, k_per_row), 8),
         ],
@@ -601,7 +603,7 @@ impl CudaTopK {
                 self.allow_dynamic_shared(unit, f)?;
             }
         }
-        // the block sort's rank sort launches in clusters too (SortShape::parts)
+        // the block sort's rank and merge sorts launch in clusters too (SortShape::parts)
         let clustered = clusters || unit.family() == Family::SortRows;
         if clustered && self.limits.max_cluster > PORTABLE_CLUSTER {
             // the _hinted entry point's clusters are its unit's (Unit::has_hinted_entry)
@@ -1099,9 +1101,10 @@ impl CudaTopK {
                     match sort.shape {
                         // SAFETY: rtopk_sort_rows, whose arguments are SortRowsParams's fields
                         // (the layout test); one block per row (a cluster of `parts` for the
-                        // rank sort) touches positions < k of its own row < n_rows of the values
-                        // and indices, reads its row of x, and uses the shared memory the step's
-                        // grid gives (one row of pow2 ranks, or k + 1 for the rank sort).
+                        // rank and merge sorts) touches positions < k of its own row < n_rows of
+                        // the values and indices, reads its row of x, and uses the shared memory
+                        // the step's grid gives (one row of pow2 ranks, k + 1 for the rank sort,
+                        // one run of pow2 / parts for the merge sort).
                         Some(shape) => unsafe {
                             let params = SortRowsParams {
                                 x,
@@ -1115,6 +1118,7 @@ impl CudaTopK {
                                 row_threads: shape.row_threads,
                                 in_shared: i32::from(shape.in_shared),
                                 parts: shape.parts,
+                                merges: i32::from(shape.merges),
                                 lengths,
                                 k_per_row,
                             };
@@ -1755,7 +1759,7 @@ mod tests {
                 c_arguments("sort_rows.cu", "rtopk_sort_rows("),
                 fields!(
                     SortRowsParams: x, out_val, out_idx, n_rows, m, k, smallest, pow2,
-                    row_threads, in_shared, parts, lengths, k_per_row
+                    row_threads, in_shared, parts, merges, lengths, k_per_row
                 ),
                 SortRowsParams::END,
             ),

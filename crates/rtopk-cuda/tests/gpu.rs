@@ -121,11 +121,14 @@ fn sorted_output_is_sorted_on_the_device_in_both_sort_paths() {
     // k around the sort's power-of-two and shared-memory boundaries; rows per block from 128
     // (k = 2..4) to 1, partial last blocks; ties and NaN/±inf/-0 rows in both modes. On an
     // H100 or H200 the block sort holds up to 8192 positions in registers and 16384 in the
-    // opt-in shared memory (rtopk_plan::plan::sort_shared_most), 32768 in place in L2.
+    // opt-in shared memory (rtopk_plan::plan::sort_shared_most), 32768 in place in L2; few rows
+    // past k = 4096 take the merge sort (runs of 2048 to 8192 on up to 16 blocks a row), and
+    // one row of 131073 (runs past 8192 on 16 blocks) the block sort in place.
     for (n, m, ks) in [
         (33, 40, &[2, 3, 4, 5, 31, 32, 33, 40][..]),
         (3, 9000, &[300, 1000, 1024, 1025, 4096, 4097, 9000]),
         (2, 40_000, &[8192, 8193, 16_384, 16_385]),
+        (1, 140_000, &[2049, 40_000, 131_072, 131_073]),
     ] {
         for family in ["ties", "nan-inf"] {
             let x = matrix(n, m, family, m as u64);
@@ -136,6 +139,11 @@ fn sorted_output_is_sorted_on_the_device_in_both_sort_paths() {
                 if let Some(s) = shape.filter(|s| s.parts == 1) {
                     assert_eq!(s.in_shared, s.pow2 as usize <= most, "k={k} {s:?}");
                 }
+                // these rows' clusters fit the SMs: the merge sort wherever its runs do
+                let merges = shape.is_some_and(|s| s.merges);
+                let blocks = gpu.limits().max_cluster;
+                let runs = k.next_power_of_two() <= 8192 * blocks;
+                assert_eq!(merges, blocks > 1 && k > 4096 && runs, "k={k} {shape:?}");
                 for mode in [Mode::Largest, Mode::Smallest] {
                     let opts = Options { mode, sorted: true };
                     let want = topk_rows(&Bisect::exact(), x.view(), k, opts).unwrap();

@@ -116,6 +116,15 @@ pub const SORT_RANK_THREADS: usize = 1024;
 /// Results a slot of the rank sort's lanes holds and counts at once (`SORT_RANK_HELD` of
 /// kernels/sort_rank.cuh): each rank read from shared memory is compared with all of them.
 pub const SORT_RANK_HELD: usize = 4;
+/// Fewest positions a block of the merge sort sorts (kernels/sort_merge.cuh: a cluster of
+/// blocks a row, each block's run sorted in registers as the block sort's, then every result
+/// placed by binary searches of the other runs): the block sort's narrowest register row, so
+/// that a longer row spreads over more SMs before its runs grow.
+pub const SORT_MERGE_PER_MIN: usize = SORT_BLOCK_REGISTERS_MIN;
+/// Most k the merge sort leaves to the block sort: on an H100 (results/cuda/2026-12-07-merge-
+/// sort-h100) one row of k = 2049 took 1.03x the block sort's time and one of 4096 1.00x on
+/// two runs of 2048, while from k = 4097 the merge sort took 0.83x of it and less.
+pub const SORT_MERGE_MIN_K: usize = 4096;
 
 /// What the plan needs to know of the device (rtopk-cuda reads it from the device; the
 /// simulator takes an H100's unless told otherwise).
@@ -350,8 +359,13 @@ pub struct SortShape {
     pub row_threads: u32,
     /// Whether the row's ranks sit in shared memory (else in place in global memory).
     pub in_shared: bool,
-    /// Blocks per row: 1 for the block sort, the cluster's blocks for the rank sort.
+    /// Blocks per row: 1 for the block sort, the cluster's blocks for the rank sort and the
+    /// merge sort.
     pub parts: u32,
+    /// The merge sort: a cluster of `parts` blocks a row, each sorting `pow2 / parts` positions
+    /// (`row_threads` threads, [`SORT_BLOCK_EPL`] positions a thread) and placing them by
+    /// binary searches of the other blocks' runs.
+    pub merges: bool,
 }
 
 impl SortShape {
@@ -371,7 +385,9 @@ impl SortShape {
         };
         let smem = if in_shared { pow2 * 8 } else { 0 };
         let u = |v: usize| v as u32; // all <= 2^31 for k <= 2^31 (checked by the caller)
-        (Self { pow2: u(pow2), row_threads: u(row_threads), in_shared, parts: 1 }, u(smem))
+        let shape =
+            Self { pow2: u(pow2), row_threads: u(row_threads), in_shared, parts: 1, merges: false };
+        (shape, u(smem))
     }
 
     /// The rank sort's shape for rows of `k <=` [`SORT_RANK_MAX`] results over clusters of
@@ -388,8 +404,39 @@ impl SortShape {
             row_threads: u(threads),
             in_shared: true,
             parts: u(parts),
+            merges: false,
         };
         (shape, u((k + 1).next_multiple_of(2) * 8))
+    }
+
+    /// The merge sort's shape for `n` rows of `k >` [`SORT_MERGE_MIN_K`] results on a device
+    /// of `limits`, where it has one: runs of `per = pow2 / parts` positions, the shortest from
+    /// [`SORT_MERGE_PER_MIN`] up to [`SORT_BLOCK_REGISTERS_MAX`] whose `parts` blocks a row
+    /// (at least two, at most the device's cluster) the SMs hold for every row at once. Each
+    /// block holds its run (and then, one at a time, each other block's) in shared memory.
+    fn merge_for_k(n: usize, k: usize, limits: &DeviceLimits) -> Option<(Self, u32)> {
+        if k <= SORT_MERGE_MIN_K {
+            return None;
+        }
+        let pow2 = k.checked_next_power_of_two()?;
+        let mut per = (pow2 / limits.max_cluster.max(1)).max(SORT_MERGE_PER_MIN);
+        while n.saturating_mul(pow2 / per) > limits.sm_count && per < SORT_BLOCK_REGISTERS_MAX {
+            per *= 2;
+        }
+        let parts = pow2 / per;
+        let fits = n.saturating_mul(parts) <= limits.sm_count;
+        if parts < 2 || per > SORT_BLOCK_REGISTERS_MAX || !fits {
+            return None;
+        }
+        let u = |v: usize| v as u32; // pow2 <= 2^17 here
+        let shape = Self {
+            pow2: u(pow2),
+            row_threads: u(per / SORT_BLOCK_EPL),
+            in_shared: true,
+            parts: u(parts),
+            merges: true,
+        };
+        Some((shape, u(per * 8)))
     }
 }
 
@@ -620,7 +667,11 @@ fn block_rows(
 /// where the device launches clusters, k <= [`SORT_RANK_MAX`] and the rows' clusters fit the
 /// SMs at once, the rank sort: a cluster of [`SORT_RANK_PARTS`] blocks a row, whose k^2
 /// compares spread over those SMs finish before one block's network (docs/kernel.md, "The rank
-/// sort").
+/// sort"); past [`SORT_MERGE_MIN_K`], where a row's `pow2` positions make runs of [`SORT_MERGE_PER_MIN`] to
+/// [`SORT_BLOCK_REGISTERS_MAX`] on a cluster the device launches and the rows' clusters fit
+/// the SMs at once (`SortShape::merge_for_k`), the merge sort (docs/kernel.md, "The merge
+/// sort"), whose runs sort on `parts` SMs where one block's network would sort them all on
+/// one.
 fn sort_plan(n: usize, m: usize, k: usize, limits: &DeviceLimits) -> Result<SortPlan, PlanError> {
     let too_many = PlanError::TooLarge { n, m, why: "more than 2^31 - 1 blocks to sort" };
     let widest = SORT_WARP_WIDTHS[SORT_WARP_WIDTHS.len() - 1];
@@ -652,6 +703,15 @@ fn sort_plan(n: usize, m: usize, k: usize, limits: &DeviceLimits) -> Result<Sort
         return Ok(SortPlan {
             unit: Unit::single(Family::SortRows),
             grid: (n * parts) as u32, // <= sm_count
+            block: shape.row_threads,
+            dynamic_shared: smem,
+            shape: Some(shape),
+        });
+    }
+    if let Some((shape, smem)) = SortShape::merge_for_k(n, k, limits) {
+        return Ok(SortPlan {
+            unit: Unit::single(Family::SortRows),
+            grid: n as u32 * shape.parts, // <= sm_count
             block: shape.row_threads,
             dynamic_shared: smem,
             shape: Some(shape),
@@ -969,18 +1029,24 @@ mod tests {
         assert_eq!((shape.pow2, shape.row_threads, shape.in_shared), (2048, 256, true));
         assert_eq!(shape.parts, 1);
         assert_eq!((s.grid, s.block, s.dynamic_shared), (3, 256, 2048 * 8));
-        // past 4096 positions, in the opt-in shared memory: in registers up to 8192, then one
-        // thread a compare-exchange; past what shared memory holds, in place in global memory
-        let s = sorted(3, 9000, 4097).unwrap();
+        // past 4096 positions (on a device without clusters, where the merge sort does not
+        // run), in the opt-in shared memory: in registers up to 8192, then one thread a
+        // compare-exchange; past what shared memory holds, in place in global memory
+        let a100_sorted = |n, m, k| {
+            let l = Launch { sorted: true, ..launch(n, m, k) };
+            plan(&l, &a100, Strategy::Auto).unwrap().sort.unwrap()
+        };
+        let s = a100_sorted(3, 9000, 4097);
         let shape = s.shape.unwrap();
         assert_eq!((shape.pow2, shape.row_threads, shape.in_shared), (8192, 1024, true));
         assert_eq!((s.block, s.dynamic_shared), (1024, 8192 * 8));
-        let s = sorted(3, 20_000, 16_384).unwrap();
+        let s = a100_sorted(3, 20_000, 16_384);
         let shape = s.shape.unwrap();
         assert_eq!((shape.pow2, shape.row_threads, shape.in_shared), (16_384, 1024, true));
         assert_eq!((s.block, s.dynamic_shared), (1024, 16_384 * 8));
-        let s = sorted(3, 20_000, 16_385).unwrap().shape.unwrap();
+        let s = a100_sorted(3, 20_000, 16_385).shape.unwrap();
         assert_eq!((s.pow2, s.row_threads, s.in_shared, s.parts), (32_768, 1024, false, 1));
+        assert!(!s.merges);
         let p = plan(&Launch { sorted: true, ..launch(3, 9000, 2000) }, &H100, Strategy::Auto);
         assert_eq!(p.unwrap().units().len(), 2);
     }
@@ -1020,6 +1086,47 @@ mod tests {
             sorted(&DeviceLimits { max_cluster: 1, ..H100 }, 1, 1024).shape.unwrap().parts,
             1
         );
+    }
+
+    #[test]
+    fn few_rows_past_k_2048_take_the_merge_sort_where_clusters_fit_the_sms() {
+        let sorted = |limits: &DeviceLimits, n, k| {
+            let l = Launch { sorted: true, ..launch(n, 2 * k + 3, k) };
+            plan(&l, limits, Strategy::Auto).unwrap().sort.unwrap()
+        };
+        let wide = DeviceLimits { max_cluster: 16, ..H100 };
+        // (device, rows, k, pow2, blocks a row, threads a block: 8 positions a thread)
+        for (limits, n, k, pow2, parts, threads) in [
+            (&wide, 3, 4097, 8192, 4, 256),
+            (&wide, 8, 16_384, 16_384, 8, 256),
+            (&wide, 1, 16_385, 32_768, 16, 256),
+            (&wide, 2, 40_000, 65_536, 16, 512),
+            (&wide, 1, 131_072, 131_072, 16, 1024),
+            (&H100, 1, 32_768, 32_768, 8, 512),
+            (&H100, 16, 8192, 8192, 4, 256),
+            // more rows: longer runs on fewer blocks, so that every row's cluster fits
+            (&wide, 9, 16_385, 32_768, 8, 512),
+            (&wide, 32, 16_384, 16_384, 4, 512),
+            (&wide, 34, 16_384, 16_384, 2, 1024),
+        ] {
+            let s = sorted(limits, n, k);
+            assert_eq!(s.unit.to_string(), "rtopk_sort_rows", "k={k}");
+            let shape = s.shape.unwrap();
+            let got = (shape.pow2, shape.parts, shape.row_threads, shape.merges, shape.in_shared);
+            assert_eq!(got, (pow2, parts, threads, true, true), "n={n} k={k}");
+            assert_eq!((s.grid, s.block), (n as u32 * parts, threads), "n={n} k={k}");
+            // one run of pow2 / parts ranks in shared memory
+            assert_eq!(s.dynamic_shared, pow2 / parts * 8, "n={n} k={k}");
+        }
+        // k = 2048 and below (the rank sort or one block), past 2^17 positions on 16 blocks,
+        // rows whose clusters outnumber the SMs, and a device without clusters: not the merge
+        // sort
+        assert!(!sorted(&wide, 1, 2048).shape.unwrap().merges);
+        assert!(!sorted(&wide, 1, 4096).shape.unwrap().merges, "k = 4096: the block sort");
+        assert!(!sorted(&wide, 1, 131_073).shape.unwrap().merges, "runs past the registers");
+        assert!(!sorted(&wide, 67, 16_384).shape.unwrap().merges, "134 blocks of 8192");
+        assert!(!sorted(&wide, 9, 131_072).shape.unwrap().merges, "144 blocks of 8192");
+        assert!(!sorted(&DeviceLimits { max_cluster: 1, ..H100 }, 1, 8192).shape.unwrap().merges);
     }
 
     #[test]

@@ -1033,6 +1033,50 @@ fn the_block_sort_sorts_like_bisect() {
     }
 }
 
+/// The merge sort (`rtopk_sort_rows` over a cluster a row: `sort_merge_row`) where few rows of
+/// k > 4096 take it — runs of 2048 positions on 4, 8 and 16 blocks, and of 4096 on 8 blocks
+/// (a device of portable clusters) — k one past a power of two (runs past the row's results
+/// hold none), not a multiple of a warp, on hostile rows and ties (`generate`: NaN of both
+/// signs, ±inf, -0.0 and subnormals), both modes: bisect's sorted answer, no finding (the engine
+/// checks the cluster's barriers and every access).
+#[test]
+fn the_merge_sort_sorts_like_bisect() {
+    let mut rng = StdRng::seed_from_u64(43);
+    let wide = SimConfig::default().limits;
+    let portable = warp_sim::DeviceLimits { max_cluster: 8, ..wide };
+    for (n, k, dist, limits, parts) in [
+        (1, 6000, "hostile", wide, 4),
+        (3, 4097, "ties", wide, 4),
+        (2, 9000, "hostile", wide, 8),
+        (1, 16_385, "hostile", wide, 16),
+        (1, 16_385, "ties", portable, 8),
+    ] {
+        let got = sorted_like_bisect(limits, (n, k, dist), &mut rng);
+        assert!(got.coverage.reached(Branch::SortMerge), "k={k}");
+        let shape = got.plan.sort.and_then(|s| s.shape).expect("a block sort");
+        assert_eq!((shape.parts, shape.merges), (parts, true), "k={k}");
+    }
+}
+
+/// Sorted output of `n` rows of `k + 37` drawn from `dist` (`generate`) at k on a device of
+/// `limits`, checked against bisect in both modes; the largest's run, for the caller's checks
+/// of the sort it took.
+fn sorted_like_bisect(
+    limits: warp_sim::DeviceLimits,
+    (n, k, dist): (usize, usize, &str),
+    rng: &mut StdRng,
+) -> warp_sim::LaunchResult<f32> {
+    let config = SimConfig { sorted: true, limits, ..SimConfig::default() };
+    let m = k + 37;
+    let x = generate(dist, n, m, rng);
+    for mode in [Mode::Largest, Mode::Smallest] {
+        check(config, n, m, &x, k, mode, Bisect::exact())
+            .unwrap_or_else(|e| panic!("{dist} {n} x {m} k={k}: {e}"));
+    }
+    let args = KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    Simulator::new(config).run(&x, &args).unwrap()
+}
+
 /// The rank sort (`rtopk_sort_rows` over a cluster a row: `sort_rank_row`) where few rows of
 /// k <= 2048 take it — clusters of 16 blocks and of 8 (a device of portable clusters), k just
 /// past the warp sorts, not a multiple of the blocks or of a warp, one past a power of two, and
@@ -1050,18 +1094,9 @@ fn the_rank_sort_sorts_like_bisect() {
         (7, 1025, "ties", SimConfig::default().limits, 16),
         (1, 2048, "hostile", SimConfig::default().limits, 16),
     ] {
-        let config = SimConfig { sorted: true, limits, ..SimConfig::default() };
-        let m = k + 37;
-        let x = generate(dist, n, m, &mut rng);
-        for mode in [Mode::Largest, Mode::Smallest] {
-            check(config, n, m, &x, k, mode, Bisect::exact())
-                .unwrap_or_else(|e| panic!("{dist} {n} x {m} k={k}: {e}"));
-        }
-        let args =
-            KernelArgs { n, m, k, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
-        let sort = Simulator::new(config).run(&x, &args).unwrap().plan.sort.expect("a sort");
+        let sort = sorted_like_bisect(limits, (n, k, dist), &mut rng).plan.sort.expect("a sort");
         assert_eq!(sort.unit.to_string(), "rtopk_sort_rows", "k={k}");
-        assert_eq!(sort.shape.map(|s| s.parts), Some(parts), "k={k}");
+        assert_eq!(sort.shape.map(|s| (s.parts, s.merges)), Some((parts, false)), "k={k}");
     }
     // 9 rows of 16 blocks outnumber an H100's 132 SMs: the block sort
     let config = SimConfig { sorted: true, ..SimConfig::default() };

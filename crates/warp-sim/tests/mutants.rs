@@ -60,6 +60,7 @@ fn every_mutant_is_caught_by_a_diagnostic_and_the_clean_kernel_is_not() {
         (Mutant::BlockNarrowMissingBarrier, DiagKind::SharedRace),
         (Mutant::BitonicMissingBarrier, DiagKind::SharedRace),
         (Mutant::RankSortNoClusterSync, DiagKind::GlobalRace),
+        (Mutant::MergeSortNoClusterSync, DiagKind::GlobalRace),
         (Mutant::SortWarpReadsPastK, DiagKind::ForeignAddress),
         (Mutant::SortStoresUnaligned, DiagKind::MisalignedAccess),
         (Mutant::PrefixMaskShift32, DiagKind::ShiftOverflow),

@@ -1301,7 +1301,29 @@ fn hinted_rows_at_the_paired_count_limit() {
 /// answers and thresholds, no diagnostic.
 #[test]
 fn the_rank_sort_of_rows_of_their_own_length_and_k() {
-    let m = 1500usize;
+    for width in [257usize, 700] {
+        clustered_sorts_of_rows_of_their_own_length(1500, width, (16, false));
+    }
+}
+
+/// The merge sort (few rows of k > 4096, a cluster of blocks a row, a run of 2048 each) over
+/// rows of their own length and k, as the rank sort's test: widths 4100 and 6000 on four
+/// blocks (rows of k 2050 or less leave the later runs empty, 3000 fills one and part of one).
+#[test]
+fn the_merge_sort_of_rows_of_their_own_length_and_k() {
+    clustered_sorts_of_rows_of_their_own_length(6500, 4100, (4, true));
+    clustered_sorts_of_rows_of_their_own_length(6500, 6000, (4, true));
+}
+
+/// Six rows of `m` (lengths 0, 1, 299, 1100 and `m` twice) sorting `width` results in a cluster
+/// of `parts` blocks a row (`merges`: the merge sort, else the rank sort), k per row `width`, 0,
+/// 1, `width / 2`, `width - 1`: the driver's sorted answers and thresholds in f32, f16 and bf16,
+/// both modes, NaN or infinities past the lengths, no diagnostic.
+fn clustered_sorts_of_rows_of_their_own_length(
+    m: usize,
+    width: usize,
+    (parts, merges): (u32, bool),
+) {
     let lengths = [m, 0, 1, 299, 1100, m];
     let n = lengths.len();
     let x: Vec<f32> = (0..n * m)
@@ -1312,35 +1334,27 @@ fn the_rank_sort_of_rows_of_their_own_length_and_k() {
             _ => ((i * 2_654_435_761) % 7) as f32 - 2.5,
         })
         .collect();
-    for width in [257usize, 700] {
-        let ks: Vec<usize> = (0..n).map(|r| [width, 0, 1, width / 2, width - 1][r % 5]).collect();
-        let args = KernelArgs {
-            n,
-            m,
-            k: width,
-            mode: Mode::Largest,
-            bisect: Bisect::exact(),
-            mutant: None,
-        };
-        let config = SimConfig { sorted: true, ..SimConfig::default() };
-        let sort = Simulator::new(config).run(&x, &args).unwrap().plan.sort.expect("a sort");
-        assert_eq!(sort.shape.map(|s| s.parts), Some(16), "the rank sort");
-        for (per_row_k, tail) in [(true, test_support::Tail::Nan), (false, test_support::Tail::Inf)]
-        {
-            let hint = test_support::HintKind::None;
-            let shape = every_length(&lengths, &ks, (width, per_row_k), tail, hint);
-            for smallest in [false, true] {
-                let mode = Mode::from_smallest(smallest);
-                let mut y = x.clone();
-                poison_tails(&mut y, m, &shape.lengths, shape.tail, SPECIALS_F32);
-                check(config, (n, m, &y), &shape, mode, Bisect::exact()).unwrap();
-                let mut h: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
-                poison_tails(&mut h, m, &shape.lengths, shape.tail, specials16::<f16>());
-                check(config, (n, m, &h), &shape, mode, Bisect::exact()).unwrap();
-                let mut b: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v)).collect();
-                poison_tails(&mut b, m, &shape.lengths, shape.tail, specials16::<bf16>());
-                check(config, (n, m, &b), &shape, mode, Bisect::exact()).unwrap();
-            }
+    let ks: Vec<usize> = (0..n).map(|r| [width, 0, 1, width / 2, width - 1][r % 5]).collect();
+    let args =
+        KernelArgs { n, m, k: width, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let config = SimConfig { sorted: true, ..SimConfig::default() };
+    let sort = Simulator::new(config).run(&x, &args).unwrap().plan.sort.expect("a sort");
+    let got = sort.shape.map(|s| (s.parts, s.merges));
+    assert_eq!(got, Some((parts, merges)), "width {width}: the clustered sort");
+    for (per_row_k, tail) in [(true, test_support::Tail::Nan), (false, test_support::Tail::Inf)] {
+        let hint = test_support::HintKind::None;
+        let shape = every_length(&lengths, &ks, (width, per_row_k), tail, hint);
+        for smallest in [false, true] {
+            let mode = Mode::from_smallest(smallest);
+            let mut y = x.clone();
+            poison_tails(&mut y, m, &shape.lengths, shape.tail, SPECIALS_F32);
+            check(config, (n, m, &y), &shape, mode, Bisect::exact()).unwrap();
+            let mut h: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
+            poison_tails(&mut h, m, &shape.lengths, shape.tail, specials16::<f16>());
+            check(config, (n, m, &h), &shape, mode, Bisect::exact()).unwrap();
+            let mut b: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v)).collect();
+            poison_tails(&mut b, m, &shape.lengths, shape.tail, specials16::<bf16>());
+            check(config, (n, m, &b), &shape, mode, Bisect::exact()).unwrap();
         }
     }
 }

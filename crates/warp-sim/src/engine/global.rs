@@ -15,7 +15,10 @@
 //! its lane's `__syncwarp` clock: two threads writing one element with no barrier between race,
 //! and so does a thread reading an element another thread wrote with no barrier between — a
 //! `__syncthreads` of the block, or a `__syncwarp` both lanes of one warp took part in after
-//! the write (CUDA orders the participants' memory accesses at it, global ones too). Outputs that a launch writes once
+//! the write (CUDA orders the participants' memory accesses at it, global ones too), or a
+//! cluster barrier the writer's and the reader's blocks, of one thread-block cluster, both
+//! passed after the write (`barrier.cluster.arrive.release` and `wait.acquire` order every
+//! memory access of the cluster's threads, PTX ISA "barrier.cluster"). Outputs that a launch writes once
 //! each ([`Global::set_write_once`]) report a second write; [`Global::unwritten`] finds the
 //! elements a launch left unwritten.
 
@@ -43,6 +46,8 @@ pub struct Global {
     aseq: Vec<u32>,
     /// The writer lane's own `__syncwarp` clock at the write (see [`Accessor`]).
     wclock: Vec<u32>,
+    /// The writer's cluster's barriers completed before the write (see [`Accessor`]).
+    cphase: Vec<u32>,
     flags: Vec<u8>,
     row_len: Option<u64>,
     write_once: bool,
@@ -110,27 +115,39 @@ pub(crate) struct Accessor<'a> {
     pub(crate) clocks: Option<&'a [u32; WARP_SIZE]>,
     /// The accessing lane's own `__syncwarp` clock (what a write records).
     pub(crate) own_clock: u32,
+    /// Blocks per thread-block cluster (1: no clusters); a cluster's blocks are consecutive.
+    pub(crate) cluster_blocks: u64,
+    /// The cluster barriers the accessing block's cluster has completed (what a write
+    /// records).
+    pub(crate) cluster_phase: u32,
 }
 
 /// The shadow of an element's last write: who (1 + gtid), at which block epoch, after how
-/// many of its block's atomics, at which `__syncwarp` clock of its lane.
+/// many of its block's atomics, at which `__syncwarp` clock of its lane, after how many of its
+/// cluster's barriers.
 #[derive(Clone, Copy, Debug)]
 struct Stamp {
     writer: u64,
     epoch: u32,
     aseq: u32,
     wclock: u32,
+    cphase: u32,
 }
 
 impl Accessor<'_> {
     /// `true` when the earlier write `s` is ordered before this access: the same thread, the
     /// same block after a `__syncthreads`, the same warp after a `__syncwarp` both lanes met
-    /// at, or another block whose atomic after the write this block has seen.
+    /// at, another block of the same cluster after a cluster barrier both passed since the
+    /// write, or another block whose atomic after the write this block has seen.
     #[inline]
     fn after(&self, s: Stamp) -> bool {
         let w = s.writer - 1;
         let (wb, me) = (w / self.threads_per_block, self.gtid / self.threads_per_block);
         if w == self.gtid || (wb == me && (self.epoch > s.epoch || self.warp_synced(w, s.wclock))) {
+            return true;
+        }
+        let c = self.cluster_blocks.max(1);
+        if wb != me && c > 1 && wb / c == me / c && self.cluster_phase > s.cphase {
             return true;
         }
         wb != me && self.view.and_then(|v| v.get(&(wb as u32))).is_some_and(|&seen| seen > s.aseq)
@@ -182,6 +199,7 @@ impl Global {
             epoch: filled(n, 0).ok_or_else(too_large)?,
             aseq: filled(n, 0).ok_or_else(too_large)?,
             wclock: filled(n, 0).ok_or_else(too_large)?,
+            cphase: filled(n, 0).ok_or_else(too_large)?,
             flags: filled(n, 0).ok_or_else(too_large)?,
             row_len: None,
             write_once: false,
@@ -202,6 +220,7 @@ impl Global {
             epoch: vec![0; n],
             aseq: vec![0; n],
             wclock: vec![0; n],
+            cphase: vec![0; n],
             flags: vec![0; n],
             row_len: None,
             write_once: false,
@@ -397,6 +416,7 @@ impl Global {
             epoch: self.epoch[i],
             aseq: self.aseq[i],
             wclock: self.wclock[i],
+            cphase: self.cphase[i],
         }
     }
 
@@ -429,6 +449,7 @@ impl Global {
             self.epoch[i] = who.epoch;
             self.aseq[i] = who.atomics;
             self.wclock[i] = who.own_clock;
+            self.cphase[i] = who.cluster_phase;
         }
         self.data[i] = value as u32;
         if let Some(h) = self.high.get_mut(i) {
@@ -588,7 +609,18 @@ mod tests {
 
     fn who(gtid: u64, epoch: u32) -> Accessor<'static> {
         let (view, clocks) = (None, None);
-        Accessor { gtid, threads_per_block: 64, epoch, atomics: 0, view, clocks, own_clock: 0 }
+        let (cluster_blocks, cluster_phase) = (1, 0);
+        Accessor {
+            gtid,
+            threads_per_block: 64,
+            epoch,
+            atomics: 0,
+            view,
+            clocks,
+            own_clock: 0,
+            cluster_blocks,
+            cluster_phase,
+        }
     }
 
     #[test]
@@ -671,6 +703,20 @@ mod tests {
 
     /// A `__syncwarp` both lanes took part in orders a write before the other lane's access;
     /// a lane of another warp, or one that has not met the writer since, races.
+    #[test]
+    fn a_cluster_barrier_orders_the_blocks_of_its_cluster() {
+        let mut g = Global::zeroed("out", 1).unwrap();
+        // clusters of two blocks of 64 threads: blocks 0 and 1, then 2 and 3
+        let at =
+            |gtid, cluster_phase| Accessor { cluster_blocks: 2, cluster_phase, ..who(gtid, 0) };
+        assert!(!race(g.write(0, 5, false, &at(70, 3), true).finding), "block 1, phase 3");
+        assert!(race(g.read(0, &at(3, 3), true).finding), "block 0 before the next barrier");
+        assert!(!race(g.read(0, &at(3, 4), true).finding), "block 0 after it");
+        assert!(race(g.read(0, &at(130, 4), true).finding), "block 2: another cluster");
+        let alone = Accessor { cluster_phase: 4, ..who(3, 0) };
+        assert!(race(g.read(0, &alone, true).finding), "no clusters");
+    }
+
     #[test]
     fn a_syncwarp_orders_the_lanes_of_one_warp() {
         let mut g = Global::zeroed("out", 1).unwrap();

@@ -139,6 +139,8 @@ struct AccessorParts<'a> {
     views: &'a std::collections::BTreeMap<u32, std::collections::BTreeMap<u32, u32>>,
     /// The accessing warp's lanes' `__syncwarp` clocks.
     clocks: Option<&'a WarpClocks>,
+    /// Blocks per cluster, and the accessing block's cluster's barriers so far.
+    cluster: (u32, u32),
 }
 
 impl<'a> AccessorParts<'a> {
@@ -150,8 +152,17 @@ impl<'a> AccessorParts<'a> {
             atomics: &core.atomics,
             views: &core.views,
             clocks: block.clocks.get(warp as usize),
+            cluster: cluster_of(core, slot),
         }
     }
+}
+
+/// Blocks per cluster, and the cluster barriers completed by the cluster of the block in
+/// `slot` (its phase; 0 without clusters).
+fn cluster_of(core: &Core, slot: usize) -> (u32, u32) {
+    let c = core.cluster.max(1);
+    let phase = core.clusters.get(slot / c as usize).map_or(0, |s| s.phase);
+    (c, if c > 1 { phase } else { 0 })
 }
 
 /// The lanes of `mask` where `f(lane)` holds.
@@ -946,6 +957,8 @@ impl<'c> Warp<'c> {
             view: parts.views.get(&block),
             clocks: parts.clocks.map(|c| c.row(lane)),
             own_clock: parts.clocks.map_or(0, |c| c.own(lane)),
+            cluster_blocks: u64::from(parts.cluster.0),
+            cluster_phase: parts.cluster.1,
         }
     }
 
@@ -1110,6 +1123,7 @@ impl<'c> Warp<'c> {
         let row_len = {
             let mut core = self.core.borrow_mut();
             let checks = self.at.checks;
+            let cluster = cluster_of(&core, self.at.slot);
             let Core { globals, atomics, views, blocks, threads_per_block, .. } = &mut *core;
             let block = &blocks[self.at.slot];
             let parts = AccessorParts {
@@ -1118,6 +1132,7 @@ impl<'c> Warp<'c> {
                 atomics,
                 views,
                 clocks: block.clocks.get(self.at.warp as usize),
+                cluster,
             };
             let g = &mut globals[buf.0];
             for l in order.iter() {

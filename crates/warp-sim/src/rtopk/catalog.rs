@@ -143,6 +143,7 @@ fn suite() -> Vec<Case> {
         c(2, 2100, 300, s, exact, Auto, true, Hostile),  // block rows, warp sort
         c(9, 2100, 1100, l, exact, Auto, true, Numbers), // block sort in shared memory
         c(2, 2100, 1100, s, exact, Auto, true, Hostile), // the rank sort: clusters of 16 blocks
+        c(1, 8300, 4150, l, exact, Auto, true, Hostile), // the merge sort: runs on 4 blocks
         c(1, 35_000, 300, l, exact, Block, false, Numbers), // past the registers: 3 chunks
         c(2, 4500, 250, l, exact, Split, true, Hostile), // split rows: 2 chunks + a last, gather
         c(1, 16_400, 200, l, exact, Auto, true, Hostile), // a cluster row of 3 blocks, sorted

@@ -68,6 +68,8 @@ pub enum Branch {
     SortGlobal,
     /// The rank sort: a cluster of blocks a row (`sort_rank_row`).
     SortRank,
+    /// The merge sort: a cluster of blocks a row, a run each (`sort_merge_row`).
+    SortMerge,
     /// Rows picked in k rounds (`rtopk_pick_rows_*`).
     PickRows,
     /// Rows of 64-bit elements on 64-bit keys (`rtopk_wide_rows_*`).
@@ -126,7 +128,7 @@ pub enum Branch {
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 45] = [
+    pub const ALL: [Branch; 46] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -153,6 +155,7 @@ impl Branch {
         Branch::SortShared,
         Branch::SortGlobal,
         Branch::SortRank,
+        Branch::SortMerge,
         Branch::PickRows,
         Branch::WideRows,
         Branch::FloorCut,
@@ -203,6 +206,7 @@ impl Branch {
             Branch::SortShared => "sort_shared",
             Branch::SortGlobal => "sort_global",
             Branch::SortRank => "sort_rank",
+            Branch::SortMerge => "sort_merge",
             Branch::PickRows => "pick_rows",
             Branch::WideRows => "wide_rows",
             Branch::FloorCut => "floor_cut",

@@ -445,6 +445,7 @@ impl crate::rtopk::launch::Simulator {
         run.cover.add(
             match sort.shape {
                 None => Branch::SortWarp,
+                Some(s) if s.merges => Branch::SortMerge,
                 Some(s) if s.parts > 1 => Branch::SortRank,
                 Some(s) if s.in_shared => Branch::SortShared,
                 Some(_) => Branch::SortGlobal,

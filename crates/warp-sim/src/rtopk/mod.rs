@@ -68,6 +68,7 @@ pub mod rowtopk;
 mod search;
 mod select;
 mod sort;
+mod sort_merge;
 mod sort_rank;
 pub mod split;
 pub mod svg;

@@ -81,6 +81,9 @@ pub enum Mutant {
     /// The rank sort leaves out `sort_rank_row`'s cluster barrier: a block writes its results
     /// over positions another block of the row has not read yet.
     RankSortNoClusterSync,
+    /// The merge sort leaves out `sort_merge_row`'s second cluster barrier: a block writes its
+    /// results over a run another block of the row is still reading.
+    MergeSortNoClusterSync,
     /// `sort_warp_row` loads all `LANES E` positions without the `j < k` test: past the row's
     /// results.
     SortWarpReadsPastK,
@@ -153,7 +156,7 @@ pub enum Mutant {
 
 impl Mutant {
     /// Every mutant, in catalog order.
-    pub const ALL: [Mutant; 51] = [
+    pub const ALL: [Mutant; 52] = [
         Mutant::BallotPartialMask,
         Mutant::EarlyExitBeforeBallot,
         Mutant::IdleLanesExitEarly,
@@ -183,6 +186,7 @@ impl Mutant {
         Mutant::StagedLoadsMissingSyncwarp,
         Mutant::BitonicMissingBarrier,
         Mutant::RankSortNoClusterSync,
+        Mutant::MergeSortNoClusterSync,
         Mutant::SortWarpReadsPastK,
         Mutant::SortStoresUnaligned,
         Mutant::CountWithoutRowSum,
@@ -239,6 +243,7 @@ impl Mutant {
             Mutant::StagedLoadsMissingSyncwarp => "staged-loads-missing-syncwarp",
             Mutant::BitonicMissingBarrier => "bitonic-missing-barrier",
             Mutant::RankSortNoClusterSync => "rank-sort-no-cluster-sync",
+            Mutant::MergeSortNoClusterSync => "merge-sort-no-cluster-sync",
             Mutant::SortWarpReadsPastK => "sort-warp-reads-past-k",
             Mutant::SortStoresUnaligned => "sort-stores-unaligned",
             Mutant::CountWithoutRowSum => "count-without-row-sum",
@@ -312,6 +317,7 @@ impl Mutant {
             Mutant::BlockNarrowMissingBarrier => "block rows (narrowing)",
             Mutant::BitonicMissingBarrier => "block sort",
             Mutant::RankSortNoClusterSync => "rank sort",
+            Mutant::MergeSortNoClusterSync => "merge sort",
             Mutant::SortWarpReadsPastK | Mutant::SortStoresUnaligned => "warp sort",
             Mutant::ChunkOffsetUsesLd
             | Mutant::ChunkRowMajor

@@ -322,6 +322,10 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("load_ranks", "sort_rank.rs"),
     ("rank_below", "sort_rank.rs"),
     ("sort_rank_row", "sort_rank.rs"),
+    ("run_length", "sort_merge.rs"),
+    ("load_run", "sort_merge.rs"),
+    ("ranks_below", "sort_merge.rs"),
+    ("sort_merge_row", "sort_merge.rs"),
     // split rows' last step
     ("rtopk_split_gather", "split.rs"),
     // radix rows (docs/kernel.md, "Radix rows")

@@ -8,7 +8,7 @@
 //! memory (`block_bitonic_network`), below that `bitonic_sort` over the row's ranks in shared
 //! memory (`SharedRanks`), past 4096 `bitonic_sort` in place in global memory
 //! (`GlobalResults`); few rows of k <= 2048 on devices that launch clusters, the rank sort
-//! (`sort_rank.rs`).
+//! (`sort_rank.rs`), and of k > 4096 the merge sort (`sort_merge.rs`).
 
 use crate::engine::error::SimError;
 use crate::engine::global::Source;
@@ -19,6 +19,7 @@ use crate::rtopk::mutant::Mutant;
 use crate::rtopk::order::{ElemType, check_keys, own_key};
 use crate::rtopk::plan::SortShape;
 use crate::rtopk::select::{RowOut, check_input_bits, result_value, write_result};
+use crate::rtopk::sort_merge::sort_merge_row;
 use crate::rtopk::sort_rank::sort_rank_row;
 use crate::rtopk::warp_rows::row_offset;
 use rtopk_plan::plan::{SORT_BLOCK_EPL, SORT_BLOCK_REGISTERS_MAX, SORT_BLOCK_REGISTERS_MIN};
@@ -35,6 +36,20 @@ pub(crate) struct SortParams<'x> {
     /// The rows' own lengths and k (docs/contract.md §5): a row sorts its first `k_i`
     /// results; its padding stays where it is.
     pub(crate) rows: crate::rtopk::args::RowData<'x>,
+}
+
+/// Where a sort writes a row's results: the row of `x` at `row_in` (the values re-read from
+/// it), the row of the outputs at `off`.
+fn row_out<'x>(p: &SortParams<'x>, row_in: Lanes<u64>, off: Lanes<u64>) -> RowOut<'x> {
+    RowOut {
+        x: p.x,
+        row_off: row_in,
+        out_val: p.out_val,
+        out_idx: p.out_idx,
+        out_off: off,
+        sign: p.a.sign(),
+        elem: p.elem,
+    }
 }
 
 /// `sort_rank`: a result's place in sorted order as one u64 sorted ascending — key
@@ -336,15 +351,7 @@ pub(crate) async fn sort_warp_row(
     bitonic_network(w, &mut rank, (&sub, lanes, width))?;
     let first = w.mul_u32(&sub, &Lanes::splat(e as u32), "sort_warp_row: first = sub * E")?;
     let row_in = row_offset(w, a, row_id, a.m as u64, "sort_warp_row: row_id * (u64)m")?;
-    let out = RowOut {
-        x: p.x,
-        row_off: row_in,
-        out_val: p.out_val,
-        out_idx: p.out_idx,
-        out_off: off,
-        sign: a.sign(),
-        elem: p.elem,
-    };
+    let out = row_out(p, row_in, off);
     let got = sorted_results(w, &out, &rank, (&first, k)).await?;
     if w.checks() {
         let pairs: Vec<(u32, u32)> = (0..32)
@@ -381,8 +388,8 @@ trait Ranks {
 
 /// `SharedRanks`: the row's ranks in shared memory, two words each (low, high) from `base`.
 #[derive(Clone, Copy, Debug)]
-struct SharedRanks {
-    base: u32,
+pub(crate) struct SharedRanks {
+    pub(crate) base: u32,
 }
 
 impl Ranks for SharedRanks {
@@ -646,7 +653,7 @@ async fn shared_step(
 /// thread (position `E t + e`): the steps whose partners lie within a warp's
 /// `SORT_BLOCK_SPAN` positions in registers and shuffles (`bitonic_network` up to the span,
 /// then `bitonic_step`), the others in shared memory between barriers (`shared_step`).
-async fn block_bitonic_network(
+pub(crate) async fn block_bitonic_network(
     w: &mut Warp<'_>,
     a: &KernelArgs,
     s: SharedRanks,
@@ -677,6 +684,26 @@ async fn block_bitonic_network(
     Ok(())
 }
 
+/// The simulator's contract check after the block sort's network: the active lanes' ranks
+/// at positions `first + e` below `n`, as `(key, index)` pairs, in sorted order.
+pub(crate) fn check_warp_sorted(
+    w: &mut Warp<'_>,
+    m: usize,
+    (rank, first, n): (&[Lanes<u64>], &Lanes<u32>, u32),
+    label: &'static str,
+) -> Result<(), SimError> {
+    if !w.checks() {
+        return Ok(());
+    }
+    let pairs: Vec<(u32, u32)> = (0..32)
+        .filter(|&l| w.active_mask() >> l & 1 == 1)
+        .flat_map(|l| (0..rank.len()).map(move |e| (l, e)))
+        .filter(|&(l, e)| first.lane(l) + (e as u32) < n)
+        .map(|(l, e)| (!((rank[e].lane(l) >> 32) as u32), rank[e].lane(l) as u32))
+        .collect();
+    w.check_that(in_sorted_order(&pairs, m), label)
+}
+
 /// `sort_block_row`: a row's ranks in registers — register `e` of thread `t` takes result
 /// `e threads + t` (positions past n hold the rank that sorts after every result) — the
 /// network (`block_bitonic_network`), then thread `t` writes positions `E t .. E t + E` below
@@ -701,16 +728,8 @@ async fn sort_block_row(
     }
     block_bitonic_network(w, a, s, (t, threads, pow2), &mut rank).await?;
     let first = t.map(|t| t * epl);
-    if w.checks() {
-        let pairs: Vec<(u32, u32)> = (0..32)
-            .filter(|&l| w.active_mask() >> l & 1 == 1)
-            .flat_map(|l| (0..SORT_BLOCK_EPL).map(move |e| (l, e)))
-            .filter(|&(l, e)| first.lane(l) + (e as u32) < n)
-            .map(|(l, e)| (!((rank[e].lane(l) >> 32) as u32), rank[e].lane(l) as u32))
-            .collect();
-        let label = "sort_block_row: the warp's results in sorted order";
-        w.check_that(in_sorted_order(&pairs, a.m), label)?;
-    }
+    let label = "sort_block_row: the warp's results in sorted order";
+    check_warp_sorted(w, a.m, (&rank, &first, n), label)?;
     for (e, r) in rank.iter().enumerate() {
         let pos = first.map(|f| f + e as u32);
         let saved = w.push_active(&pos.map(|p| p < n), "sort_block_row: p < n")?;
@@ -725,7 +744,8 @@ async fn sort_block_row(
 /// registers and shared memory from `SORT_BLOCK_REGISTERS_MIN` to `SORT_BLOCK_REGISTERS_MAX`
 /// positions (`sort_block_row`), in shared memory otherwise (`bitonic_sort` over
 /// `SharedRanks`), or sorted in place in global memory; where `parts > 1`, the rank sort
-/// (`sort_rank_row`): block `b` is block `b % parts` of row `b / parts`'s cluster.
+/// (`sort_rank_row`) or the merge sort (`sort_merge_row`): block `b` is block `b % parts` of
+/// row `b / parts`'s cluster.
 pub(crate) async fn rtopk_sort_rows(
     w: &mut Warp<'_>,
     p: &SortParams<'_>,
@@ -737,8 +757,15 @@ pub(crate) async fn rtopk_sort_rows(
         // a row past the end sorts nothing but reaches the barriers
         let n = if row < a.n as u64 { a.row_lengths(&p.rows, row).k as u32 } else { 0 };
         let row_id = if row < a.n as u64 { row } else { 0 };
-        let off = row_offset(w, a, row_id, a.k as u64, "rtopk_sort_rows: rank_row * (u64)k")?;
+        let off = row_offset(w, a, row_id, a.k as u64, "rtopk_sort_rows: row * (u64)k")?;
         let part = w.block_idx() % shape.parts;
+        if shape.merges {
+            let row_in = row_offset(w, a, row_id, a.m as u64, "rtopk_sort_rows: row * (u64)m")?;
+            let out = row_out(p, row_in, off);
+            let per = shape.pow2 / shape.parts;
+            let s = SharedRanks { base: 0 };
+            return sort_merge_row(w, p, s, &out, (n, per, shape.parts, part)).await;
+        }
         return sort_rank_row(w, p, &off, (n, shape.parts, part)).await;
     }
     let tid = w.thread_idx();
@@ -751,15 +778,7 @@ pub(crate) async fn rtopk_sort_rows(
     let row_id = if row < a.n as u64 { row } else { 0 };
     let off = row_offset(w, a, row_id, a.k as u64, "rtopk_sort_rows: row_id * (u64)k")?;
     let row_in = row_offset(w, a, row_id, a.m as u64, "rtopk_sort_rows: row_id * (u64)m")?;
-    let out = RowOut {
-        x: p.x,
-        row_off: row_in,
-        out_val: p.out_val,
-        out_idx: p.out_idx,
-        out_off: off,
-        sign: a.sign(),
-        elem: p.elem,
-    };
+    let out = row_out(p, row_in, off);
     let first = t.lane(w.active_mask().trailing_zeros() as usize % 32) == 0;
     if !shape.in_shared {
         let store = GlobalResults { out, a: *a };
