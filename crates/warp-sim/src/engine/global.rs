@@ -95,12 +95,14 @@ pub(crate) struct GlobalWrite {
 }
 
 /// Who is accessing: the global thread id, its block's epoch, how many atomics its block
-/// has done, what it has seen of other blocks' atomics, and its lane's `__syncwarp` clocks.
+/// has done, what it has seen of other blocks' atomics, its lane's `__syncwarp` clocks, and
+/// its cluster's barriers.
 ///
-/// Blocks synchronise through global atomics only: a write of block `b` made before `b`'s
-/// `i`-th atomic is ordered before an access of another block that, at its own latest atomic,
-/// had seen `b` do at least `i` (every atomic is taken to synchronise with every earlier one,
-/// an over-approximation of CUDA's: it may miss a race, never invent one).
+/// Blocks of one cluster synchronise at its barriers; others through global atomics only: a
+/// write of block `b` made before `b`'s `i`-th atomic is ordered before an access of another
+/// block that, at its own latest atomic, had seen `b` do at least `i` (every atomic is taken
+/// to synchronise with every earlier one, an over-approximation of CUDA's: it may miss a
+/// race, never invent one).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Accessor<'a> {
     pub(crate) gtid: u64,
