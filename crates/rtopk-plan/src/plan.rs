@@ -123,7 +123,7 @@ pub const SORT_RANK_HELD: usize = 4;
 pub const SORT_MERGE_PER_MIN: usize = SORT_BLOCK_REGISTERS_MIN;
 /// Most k the merge sort leaves to the block sort: on an H100 (results/cuda/2026-12-07-merge-
 /// sort-h100) one row of k = 2049 took 1.03x the block sort's time and one of 4096 1.00x on
-/// two runs of 2048, while from k = 4097 the merge sort took 0.83x of it and less.
+/// two runs of 2048, while from k = 4097 sorted calls took 0.09-0.97x theirs.
 pub const SORT_MERGE_MIN_K: usize = 4096;
 
 /// What the plan needs to know of the device (rtopk-cuda reads it from the device; the
@@ -667,11 +667,11 @@ fn block_rows(
 /// where the device launches clusters, k <= [`SORT_RANK_MAX`] and the rows' clusters fit the
 /// SMs at once, the rank sort: a cluster of [`SORT_RANK_PARTS`] blocks a row, whose k^2
 /// compares spread over those SMs finish before one block's network (docs/kernel.md, "The rank
-/// sort"); past [`SORT_MERGE_MIN_K`], where a row's `pow2` positions make runs of [`SORT_MERGE_PER_MIN`] to
-/// [`SORT_BLOCK_REGISTERS_MAX`] on a cluster the device launches and the rows' clusters fit
-/// the SMs at once (`SortShape::merge_for_k`), the merge sort (docs/kernel.md, "The merge
-/// sort"), whose runs sort on `parts` SMs where one block's network would sort them all on
-/// one.
+/// sort"); past [`SORT_MERGE_MIN_K`], where a row's `pow2` positions make runs of
+/// [`SORT_MERGE_PER_MIN`] to [`SORT_BLOCK_REGISTERS_MAX`] on a cluster the device launches and
+/// the rows' clusters fit the SMs at once (`SortShape::merge_for_k`), the merge sort
+/// (docs/kernel.md, "The merge sort"), whose runs sort on `parts` SMs where one block's network
+/// would sort them all on one.
 fn sort_plan(n: usize, m: usize, k: usize, limits: &DeviceLimits) -> Result<SortPlan, PlanError> {
     let too_many = PlanError::TooLarge { n, m, why: "more than 2^31 - 1 blocks to sort" };
     let widest = SORT_WARP_WIDTHS[SORT_WARP_WIDTHS.len() - 1];
