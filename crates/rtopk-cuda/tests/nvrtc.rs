@@ -8,7 +8,7 @@
 //! widths, and every width of the float types' plain units. Only the widest unit of each group,
 //! where shared memory and registers are largest, goes on through ptxas to a cubin (an entry
 //! point past the shared-memory limit fails there, not in the front end); the rest stop at PTX,
-//! which instantiates every template at a cubin's half the cost.
+//! which instantiates every template at about half a cubin's cost.
 
 use std::collections::BTreeMap;
 
