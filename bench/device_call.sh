@@ -70,19 +70,26 @@ peers_run() {
     cat "$logs"/peers_*/*.jsonl > "$OUT/peers.jsonl" 2>/dev/null
 }
 
-# sweep_row ROUND LABEL BIN N M KS [ARGS...]: `BIN bench cuda` on one shape (f32, median of 30,
-# a unit cache per LABEL), one line into $OUT/sweep.txt — round, label, n, m, then k:µs of
-# the unsorted cases (the sweeps' format: results/cuda/2026-12-06-hist32-h100/sweep_compare.py).
-sweep_row() {
-    local r=$1 label=$2 bin=$3 n=$4 m=$5 ks=$6
-    shift 6
+# bench_row FILE SORTED ROUND LABEL BIN N M KS [ARGS...]: `BIN bench cuda` on one shape (f32,
+# median of 30, a unit cache per LABEL), one line into $OUT/FILE — round, label, n, m, then
+# k:µs of the cases whose `sorted` is SORTED (True or False; the sweeps' format:
+# results/cuda/2026-12-06-hist32-h100/sweep_compare.py).
+bench_row() {
+    local file=$1 want=$2 r=$3 label=$4 bin=$5 n=$6 m=$7 ks=$8
+    shift 8
     env RTOPK_CUDA_PTX_CACHE=/tmp/ptx_$label "$bin" bench cuda --n "$n" --m "$m" -k "$ks" \
         --reps 30 --json "$@" 2>/dev/null | "$PY" -c "import json, sys
 s = sys.stdin.read()
 d = json.loads(s[s.index('['):])
-cells = ' '.join(f\"{r['k']}:{r['median_ms'] * 1000:.2f}\" for r in d if not r['sorted'])
-print($r, '$label', $n, $m, cells)" >> "$OUT/sweep.txt"
+cells = ' '.join(f\"{r['k']}:{r['median_ms'] * 1000:.2f}\" for r in d if r['sorted'] == $want)
+print($r, '$label', $n, $m, cells)" >> "$OUT/$file"
 }
+
+# sweep_row ROUND LABEL BIN N M KS [ARGS...]: the unsorted cases into $OUT/sweep.txt.
+sweep_row() { bench_row sweep.txt False "$@"; }
+
+# sorted_row ROUND LABEL BIN N M KS [ARGS...]: `--sorted`, the sorted cases into $OUT/sorted.txt.
+sorted_row() { bench_row sorted.txt True "$@" --sorted; }
 
 # grids_beside_peers LOGS LABEL BIN WHEEL: issue 32's grids beside FlashInfer and CUB
 # (peers_run into LOGS), f32 through BIN (`rtopk bench cuda --grid large-k`, unit cache

@@ -3,25 +3,49 @@
 //! and runs these with `--ignored`; by hand (docs/kernel.md, "Checking a change without a
 //! GPU"): `LD_LIBRARY_PATH=<nvrtc lib> cargo test --workspace --test nvrtc -- --ignored`.
 //!
-//! All 1284 units take seven to nine minutes of two cores as cubins; the sample holds every
-//! family, element type, index type, ragged twin and one-lane pick unit at both ends of its
-//! widths, and every width of the float types' plain units. Only the widest unit of each group,
-//! where shared memory and registers are largest, goes on through ptxas to a cubin (an entry
-//! point past the shared-memory limit fails there, not in the front end); the rest stop at PTX,
-//! which instantiates every template at about half a cubin's cost.
+//! All 1284 units take seven to nine minutes of two cores as cubins, and the widest unit of
+//! each of the 256 groups (a kernel's element type, index type and ragged twin) five minutes
+//! as PTX: the cluster rows' unit alone costs 12 s of a core. So the sample pairs each kernel's
+//! element types with its (index type, ragged) variants in turn: every kernel meets every
+//! element type it takes, and every variant, at both ends of its widths — a type's own code
+//! (loads, keys, packing) and a variant's (64-bit indices, lengths read from a device array)
+//! sit in headers all the kernels share, so a combination the sample leaves out combines
+//! code that combinations it holds have compiled. Every width of the float types' plain units is
+//! there too. One unit of each kernel goes on through ptxas to an `sm_90` cubin: its widest,
+//! with 64-bit indices and lengths where it has them, where its registers and static shared
+//! memory are largest (an entry point past a limit fails in ptxas, not in the front end); the
+//! rest stop at PTX, which instantiates every template at about half a cubin's cost.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rtopk_cuda::kernels::KernelFiles;
 use rtopk_cuda::{ElemType, IndexType, Target, compile_units};
 use rtopk_plan::{Family, Unit};
 
+/// One kernel: a family, and for the pick rows whether one lane holds a row.
+type Kernel = (Family, bool);
+
+/// A kernel's variant: its index type and whether it is the ragged twin.
+type Variant = (IndexType, bool);
+
 /// What tells apart units that share a kernel but not its widths.
-type Group = (Family, ElemType, IndexType, bool, bool);
+type Group = (Kernel, ElemType, Variant);
+
+/// The variants in the order the sample gives them to a kernel's element types: the plain
+/// unit first, then the one that differs from it in both.
+const VARIANTS: [Variant; 4] = [
+    (IndexType::U32, false),
+    (IndexType::I64, true),
+    (IndexType::U32, true),
+    (IndexType::I64, false),
+];
+
+fn kernel(unit: Unit) -> Kernel {
+    (unit.family(), unit.family() == Family::PickRows && unit.pick_lanes() == 1)
+}
 
 fn group(unit: Unit) -> Group {
-    let one_lane = unit.family() == Family::PickRows && unit.pick_lanes() == 1;
-    (unit.family(), unit.elem_type(), unit.index_type(), unit.is_ragged(), one_lane)
+    (kernel(unit), unit.elem_type(), (unit.index_type(), unit.is_ragged()))
 }
 
 /// The units of each group, by width.
@@ -36,19 +60,48 @@ fn groups() -> BTreeMap<Group, Vec<Unit>> {
     out
 }
 
-/// The widest unit of every group.
-fn widest() -> Vec<Unit> {
-    groups().values().map(|units| units[units.len() - 1]).collect()
+/// Each kernel's element types and variants, in the order [`Unit::all`] and [`VARIANTS`]
+/// give them.
+fn kernels() -> BTreeMap<Kernel, (Vec<ElemType>, Vec<Variant>)> {
+    let mut out: BTreeMap<Kernel, (Vec<ElemType>, Vec<Variant>)> = BTreeMap::new();
+    for unit in Unit::all() {
+        let (elems, _) = out.entry(kernel(unit)).or_default();
+        if !elems.contains(&unit.elem_type()) {
+            elems.push(unit.elem_type());
+        }
+    }
+    let all = groups();
+    for (kernel, (elems, variants)) in out.iter_mut() {
+        variants.extend(VARIANTS.iter().filter(|v| all.contains_key(&(*kernel, elems[0], **v))));
+    }
+    out
 }
 
-/// The narrowest unit of every group of more than one width.
-fn narrowest() -> Vec<Unit> {
-    groups().values().filter(|units| units.len() > 1).map(|units| units[0]).collect()
+/// The sampled groups: a kernel's i-th element type with its i-th variant (both taken
+/// round), as many as it has element types or variants, whichever is more.
+fn sampled_groups() -> Vec<Group> {
+    let mut out = Vec::new();
+    for (kernel, (elems, variants)) in kernels() {
+        for i in 0..elems.len().max(variants.len()) {
+            out.push((kernel, elems[i % elems.len()], variants[i % variants.len()]));
+        }
+    }
+    out
 }
 
-/// Both ends of every group.
-fn ends() -> Vec<Unit> {
-    widest().into_iter().chain(narrowest()).collect()
+/// Each kernel's widest unit of its first element type and last variant (64-bit indices
+/// and lengths, where it has them): the one compiled to a cubin.
+fn cubin_units() -> Vec<Unit> {
+    let all = groups();
+    kernels()
+        .into_iter()
+        .map(|(kernel, (elems, variants))| {
+            let largest =
+                variants.iter().max_by_key(|(index, ragged)| (*index == IndexType::I64, *ragged));
+            let units = &all[&(kernel, elems[0], *largest.expect("a kernel has a variant"))];
+            units[units.len() - 1]
+        })
+        .collect()
 }
 
 /// Whether a unit is a plain one (no ragged twin, 32-bit indices) of a float type.
@@ -58,15 +111,25 @@ fn plain_float(unit: Unit) -> bool {
         && ElemType::FLOATS.contains(&unit.elem_type())
 }
 
-/// The widths between the ends, of the float types' plain units.
-fn middles() -> Vec<Unit> {
-    let mut out = Vec::new();
-    for units in groups().values().filter(|units| plain_float(units[0])) {
-        if units.len() > 2 {
-            out.extend_from_slice(&units[1..units.len() - 1]);
-        }
+/// Both ends of every sampled group.
+fn ends() -> Vec<Unit> {
+    let all = groups();
+    let mut out = BTreeSet::new();
+    for g in sampled_groups() {
+        let units = &all[&g];
+        out.insert(units[0]);
+        out.insert(units[units.len() - 1]);
     }
-    out
+    out.into_iter().collect()
+}
+
+/// The sample but its cubins: both ends of every sampled group, and every width of the float
+/// types' plain units.
+fn ptx_units() -> Vec<Unit> {
+    let cubins = cubin_units();
+    let mut out: BTreeSet<Unit> = ends().into_iter().collect();
+    out.extend(Unit::all().into_iter().filter(|u| plain_float(*u)));
+    out.into_iter().filter(|u| !cubins.contains(u)).collect()
 }
 
 fn compiles(units: &[Unit], target: &Target) {
@@ -78,33 +141,40 @@ fn compiles(units: &[Unit], target: &Target) {
 }
 
 #[test]
-fn the_sample_holds_every_group_and_every_width_of_the_plain_float_units() {
+fn the_sample_meets_every_element_type_and_variant_of_every_kernel() {
     let all = Unit::all();
-    let (ends, middles) = (ends(), middles());
-    let sample: Vec<Unit> = ends.iter().chain(&middles).copied().collect();
+    let sample: BTreeSet<Unit> = ptx_units().into_iter().chain(cubin_units()).collect();
     for unit in &all {
-        let same_group = sample.iter().any(|u| group(*u) == group(*unit));
-        assert!(same_group, "{unit} has no unit of its group in the sample");
+        let (kernel, elem, variant) = group(*unit);
+        let held = |f: &dyn Fn(Group) -> bool| sample.iter().any(|u| f(group(*u)));
+        assert!(held(&|g| g.0 == kernel && g.1 == elem), "{unit}: its kernel never meets {elem:?}");
+        assert!(
+            held(&|g| g.0 == kernel && g.2 == variant),
+            "{unit}: its kernel never meets {variant:?}"
+        );
         if plain_float(*unit) {
             assert!(sample.contains(unit), "{unit} is a plain float unit outside the sample");
         }
     }
-    let distinct: std::collections::BTreeSet<Unit> = sample.iter().copied().collect();
-    assert_eq!(distinct.len(), sample.len(), "a unit is in the sample twice");
-    assert!(sample.len() * 2 < all.len(), "{} of {} units: not a sample", sample.len(), all.len());
+    for units in groups().values().filter(|units| sample.contains(&units[0])) {
+        let widest = units[units.len() - 1];
+        assert!(sample.contains(&widest), "{}: the narrowest without the widest", units[0]);
+    }
+    let kernels = kernels().len();
+    assert_eq!(cubin_units().len(), kernels, "one cubin a kernel");
+    assert!(sample.len() * 4 < all.len(), "{} of {} units: not a sample", sample.len(), all.len());
 }
 
 #[test]
 #[ignore = "needs NVRTC (.ci/run installs it from PyPI)"]
-fn the_widest_unit_of_every_group_compiles_to_an_sm_90_cubin() {
-    compiles(&widest(), &Target::named("sm_90", false));
+fn one_unit_of_every_kernel_compiles_to_an_sm_90_cubin() {
+    compiles(&cubin_units(), &Target::named("sm_90", false));
 }
 
 #[test]
 #[ignore = "needs NVRTC (.ci/run installs it from PyPI)"]
-fn every_other_unit_of_the_sample_compiles_to_compute_90_ptx() {
-    let units: Vec<Unit> = narrowest().into_iter().chain(middles()).collect();
-    compiles(&units, &Target::named("compute_90", true));
+fn the_rest_of_the_sample_compiles_to_compute_90_ptx() {
+    compiles(&ptx_units(), &Target::named("compute_90", true));
 }
 
 #[test]

@@ -6,17 +6,6 @@ source bench/device_call.sh
 bins 35
 bins 36
 step gpu_sorted 150 /tmp/bins36/gpu --include-ignored sorted_output_is_sorted_on_the_device
-# sorted_row ROUND LABEL BIN N M KS: `BIN bench cuda --sorted` (median of 30), one line into
-# $OUT/sorted.txt — round, label, n, m, then k:µs of the sorted cases.
-sorted_row() {
-    local r=$1 label=$2 bin=$3 n=$4 m=$5 ks=$6
-    env RTOPK_CUDA_PTX_CACHE=/tmp/ptx_$label "$bin" bench cuda --n "$n" --m "$m" -k "$ks" \
-        --reps 30 --json --sorted 2>/dev/null | "$PY" -c "import json, sys
-s = sys.stdin.read()
-d = json.loads(s[s.index('['):])
-cells = ' '.join(f\"{r['k']}:{r['median_ms'] * 1000:.2f}\" for r in d if r['sorted'])
-print($r, '$label', $n, $m, cells)" >> "$OUT/sorted.txt"
-}
 shapes=("1 4194304 2049,4097,8192,16384,32768,65536,131072" "8 524288 4500,8192,16384"
         "1 33554432 8192,16384" "1 128256 4096" "3 100003 5000" "32 131072 16384"
         "64 65536 8192")
