@@ -91,6 +91,22 @@ sweep_row() { bench_row sweep.txt False "$@"; }
 # sorted_row ROUND LABEL BIN N M KS [ARGS...]: `--sorted`, the sorted cases into $OUT/sorted.txt.
 sorted_row() { bench_row sorted.txt True "$@" --sorted; }
 
+# sorted_rounds "B1 B2 ..." SHAPE...: two rounds of sorted_row over every shape ("N M KS") for
+# each build /tmp/binsB in turn, while the call has run under 280 s.
+sorted_rounds() {
+    local builds=$1 r b s shape
+    shift
+    for r in 1 2; do
+        for b in $builds; do
+            for s in "$@"; do
+                [ $SECONDS -lt 280 ] || return 0
+                read -ra shape <<< "$s"
+                sorted_row "$r" "b$b" "/tmp/bins$b/rtopk" "${shape[@]}"
+            done
+        done
+    done
+}
+
 # grids_beside_peers LOGS LABEL BIN WHEEL: issue 32's grids beside FlashInfer and CUB
 # (peers_run into LOGS), f32 through BIN (`rtopk bench cuda --grid large-k`, unit cache
 # /tmp/ptx_LABEL), bf16 through the wheel WHEEL with torch.topk in the same run

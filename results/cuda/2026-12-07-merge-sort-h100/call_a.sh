@@ -9,15 +9,7 @@ step gpu_sorted 150 /tmp/bins36/gpu --include-ignored sorted_output_is_sorted_on
 shapes=("1 4194304 2049,4097,8192,16384,32768,65536,131072" "8 524288 4500,8192,16384"
         "1 33554432 8192,16384" "1 128256 4096" "3 100003 5000" "32 131072 16384"
         "64 65536 8192")
-for r in 1 2; do
-    for b in 35 36; do
-        for s in "${shapes[@]}"; do
-            [ $SECONDS -lt 280 ] || break 3
-            set -- $s
-            sorted_row "$r" "b$b" "/tmp/bins$b/rtopk" "$1" "$2" "$3"
-        done
-    done
-done
+sorted_rounds "35 36" "${shapes[@]}"
 for s in "${shapes[@]}"; do
     set -- $s
     sweep_row 1 b36 /tmp/bins36/rtopk "$1" "$2" "$3"

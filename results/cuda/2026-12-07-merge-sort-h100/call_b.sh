@@ -8,12 +8,4 @@ bins 37
 step gpu_sorted 150 /tmp/bins37/gpu --include-ignored sorted_output_is_sorted_on_the_device
 shapes=("1 4194304 4097,8192,16384,32768,65536,131072" "8 524288 4500,8192,16384"
         "1 33554432 8192,16384" "3 100003 5000" "32 131072 16384" "64 65536 8192")
-for r in 1 2; do
-    for b in 36 37; do
-        for s in "${shapes[@]}"; do
-            [ $SECONDS -lt 280 ] || break 3
-            set -- $s
-            sorted_row "$r" "b$b" "/tmp/bins$b/rtopk" "$1" "$2" "$3"
-        done
-    done
-done
+sorted_rounds "36 37" "${shapes[@]}"
