@@ -17,6 +17,10 @@
 #define SORT_BLOCK_REGISTERS_MAX (1024u * SORT_BLOCK_EPL)
 // Positions of one warp's registers: network steps whose partners are closer run in a warp.
 #define SORT_BLOCK_SPAN (32u * SORT_BLOCK_EPL)
+// The most threads of a block of any of these sorts (rtopk-plan's SORT_MAX_THREADS): the entry
+// point's launch bound, so that ptxas keeps every instantiation to the registers a block of
+// that many finds on an SM (the 16-bit ones took more without it, and their launches failed).
+#define SORT_MAX_THREADS 1024u
 
 // Thread t's positions E t + e sit at word e threads + t of the shared ranks (so that a warp's
 // stores and loads of one register are consecutive words).
@@ -103,10 +107,10 @@ __device__ void sort_block_row(const SharedRanks& s, const elem_t* row_in, elem_
 // parts > 1: the rank sort (sort_rank_row), block b of the grid block b % parts of row b / parts's
 // cluster, the row's k + 1 ranks in dynamic shared memory; with `merges`, the merge sort
 // (sort_merge_row), runs of pow2 / parts positions, one run's ranks in dynamic shared memory.
-extern "C" __global__ void rtopk_sort_rows(const elem_t* x, elem_t* out_val, idx_t* out_idx,
-                                           u64 n_rows, u32 m, u32 k, int smallest, u32 pow2,
-                                           u32 row_threads, int in_shared, u32 parts, int merges,
-                                           const u32* lengths, const u32* k_per_row) {
+extern "C" __global__ void __launch_bounds__(SORT_MAX_THREADS)
+    rtopk_sort_rows(const elem_t* x, elem_t* out_val, idx_t* out_idx, u64 n_rows, u32 m, u32 k,
+                    int smallest, u32 pow2, u32 row_threads, int in_shared, u32 parts, int merges,
+                    const u32* lengths, const u32* k_per_row) {
     extern __shared__ __align__(16) u64 smem_ranks[];
     wait_for_previous_step();
     float sign = smallest ? -1.0f : 1.0f;

@@ -8,8 +8,12 @@
 
 #include "common.cuh"
 
-extern "C" __global__ void rtopk_split_gather(const idx_t* cand_idx, idx_t* out_idx, u64 n_rows, u32 k,
-                                              u32 width, u32 chunk_m, const u32* k_per_row) {
+// Threads per block (rtopk-plan's GATHER_THREADS), the entry point's launch bound.
+#define GATHER_THREADS 256u
+
+extern "C" __global__ void __launch_bounds__(GATHER_THREADS)
+    rtopk_split_gather(const idx_t* cand_idx, idx_t* out_idx, u64 n_rows, u32 k, u32 width,
+                       u32 chunk_m, const u32* k_per_row) {
     wait_for_previous_step();
     u64 total = n_rows * (u64)k;
     for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (u64)gridDim.x * blockDim.x) {

@@ -504,29 +504,64 @@ mod tests {
         assert_eq!(bound(quarter), "__launch_bounds__(256, 4)");
     }
 
+    /// Each step unit's (every unit but the utilities') entry points: the unit, its source,
+    /// the entry's name and where the name stands in the source.
+    fn step_entry_points() -> Vec<(Unit, String, String, usize)> {
+        let files = KernelFiles::embedded();
+        let mut out = Vec::new();
+        for unit in Unit::all().into_iter().filter(|u| u.family() != Family::Utilities) {
+            let src = unit.source(&files).unwrap();
+            for entry in unit.entry_points() {
+                let at = src.find(&format!(" {entry}(")).unwrap();
+                out.push((unit, src.clone(), entry, at));
+            }
+        }
+        assert!(out.len() > 100, "{} entry points", out.len());
+        out
+    }
+
     /// The launcher lets a program's later steps start launching before the step ahead of
     /// them ends (launch.rs, `Launcher::launch`): so every entry point but the utilities'
     /// waits for the previous step before its first memory access. The body's first
     /// statement (after a shared-memory declaration) is the wait.
     #[test]
     fn every_step_entry_point_waits_for_the_previous_step_first() {
-        let files = KernelFiles::embedded();
-        let mut checked = 0;
-        for unit in Unit::all().into_iter().filter(|u| u.family() != Family::Utilities) {
-            let src = unit.source(&files).unwrap();
-            for entry in unit.entry_points() {
-                let at = src.find(&format!(" {entry}(")).unwrap();
-                let body = &src[at + src[at..].find('{').unwrap() + 1..];
-                let first = body
-                    .split(';')
-                    .map(str::trim)
-                    .find(|s| !s.starts_with("extern __shared__"))
-                    .unwrap();
-                assert_eq!(first, "wait_for_previous_step()", "{unit}: {entry}");
-                checked += 1;
-            }
+        for (unit, src, entry, at) in step_entry_points() {
+            let body = &src[at + src[at..].find('{').unwrap() + 1..];
+            let first = body
+                .split(';')
+                .map(str::trim)
+                .find(|s| !s.starts_with("extern __shared__"))
+                .unwrap();
+            assert_eq!(first, "wait_for_previous_step()", "{unit}: {entry}");
         }
-        assert!(checked > 100, "{checked} entry points");
+    }
+
+    /// Every entry point but the utilities' (a few registers each) declares a launch bound,
+    /// so that ptxas holds its registers to what a block of the most threads the plan gives it
+    /// finds on an SM: an unbounded kernel may take more, and its widest launches then fail
+    /// (`CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`; the 16-bit block sorts took 68-72 registers).
+    #[test]
+    fn every_step_entry_point_declares_a_launch_bound() {
+        for (unit, src, entry, at) in step_entry_points() {
+            let head = &src[src[..at].rfind("extern \"C\" __global__").unwrap()..at];
+            assert!(head.contains("__launch_bounds__("), "{unit}: {entry}");
+        }
+    }
+
+    /// The bounds of the entry points the plan launches with its own block sizes: the sorts'
+    /// most threads and the gather's threads.
+    #[test]
+    fn the_sort_and_gather_bounds_are_the_plans_block_sizes() {
+        let files = KernelFiles::embedded();
+        let sort = Unit::single(Family::SortRows).source(&files).unwrap();
+        let most = rtopk_plan::plan::SORT_MAX_THREADS;
+        assert!(sort.contains(&format!("#define SORT_MAX_THREADS {most}u\n")), "{most}");
+        assert!(sort.contains("__launch_bounds__(SORT_MAX_THREADS)\n    rtopk_sort_rows("));
+        let gather = Unit::single(Family::SplitGather).source(&files).unwrap();
+        let threads = rtopk_plan::program::GATHER_THREADS;
+        assert!(gather.contains(&format!("#define GATHER_THREADS {threads}u\n")), "{threads}");
+        assert!(gather.contains("__launch_bounds__(GATHER_THREADS)\n    rtopk_split_gather("));
     }
 
     /// Every entry point of the old single-file kernel is some unit's, and every unit's

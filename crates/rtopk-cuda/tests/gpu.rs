@@ -161,6 +161,67 @@ fn sorted_output_is_sorted_on_the_device_in_both_sort_paths() {
     }
 }
 
+/// The sorted output of f16 and bf16 rows on every sort path: the warp sorts, the block sort in
+/// shared memory, in registers (blocks of up to 1024 threads: 140 rows of k = 8192, too many
+/// for the merge sort's clusters) and in place, the rank sort and the merge sort — bisect's
+/// values and indices, bit for bit, in both modes.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn sixteen_bit_rows_sort_on_the_device_in_every_sort_path() {
+    use topk_ref::{bf16, f16};
+
+    let gpu = CudaTopK::new(0).expect("a CUDA device");
+    let mut threads = 0;
+    for (n, m, ks) in [
+        (33, 40, &[2, 5, 33, 40][..]),
+        (3, 9000, &[300, 1024, 1025, 2047, 2048, 4096, 4097, 8192, 9000]),
+        (140, 8200, &[8192]),
+        (2, 40_000, &[8193, 16_384, 16_385, 40_000]),
+        (1, 140_000, &[131_073]),
+    ] {
+        for family in ["ties", "nan-inf"] {
+            let x = matrix(n, m, family, m as u64);
+            for &k in ks {
+                let sorted = Launch { sorted: true, elem: ElemType::Bf16, ..f32_launch(n, m, k) };
+                let sort = gpu.plan(&sorted, Strategy::Auto).unwrap().sort.unwrap();
+                threads = threads.max(sort.block);
+                for (ki, mode) in [Mode::Largest, Mode::Smallest].into_iter().enumerate() {
+                    let opts = Options { mode, sorted: true };
+                    let case = format!("n={n} m={m} k={k} {family} {mode:?}");
+                    if ki == 0 {
+                        check_sorted(
+                            &gpu,
+                            &x.mapv(bf16::from_f32),
+                            k,
+                            opts,
+                            &format!("bf16 {case}"),
+                        );
+                    } else {
+                        check_sorted(&gpu, &x.mapv(f16::from_f32), k, opts, &format!("f16 {case}"));
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(threads, 1024, "no sort took blocks of 1024 threads");
+}
+
+/// `gpu`'s sorted top k of `x` against bisect's, values bit for bit.
+fn check_sorted<E: rtopk_cuda::DeviceElement>(
+    gpu: &CudaTopK,
+    x: &Array2<E>,
+    k: usize,
+    opts: Options,
+    case: &str,
+) where
+    Bisect: topk_ref::RowTopKOf<E>,
+{
+    let want = topk_rows(&Bisect::exact(), x.view(), k, opts).unwrap();
+    let got =
+        gpu.topk_rows(x.view(), k, opts, Bisect::exact()).unwrap_or_else(|e| panic!("{case}: {e}"));
+    assert_eq!(difference(&got, &want), None, "{case}");
+}
+
 /// A launch planned for one element type on buffers of another is refused with a typed error
 /// (the plan depends on the type: a 16-bit row packs two elements per register).
 #[test]

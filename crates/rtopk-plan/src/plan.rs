@@ -113,6 +113,12 @@ pub const SORT_RANK_RESULTS: usize = 8192;
 pub const SORT_RANK_PARTS: usize = 16;
 /// Threads per block of the rank sort, at most.
 pub const SORT_RANK_THREADS: usize = 1024;
+/// Threads per block of any launch of `rtopk_sort_rows` (the block, rank and merge sorts), at
+/// most: CUDA's limit, and the entry point's launch bound (kernels/sort_rows.cu), which holds
+/// ptxas to 64 registers a thread so that a block of that many fits an SM's 65536. Unbounded,
+/// the 16-bit instantiations took 68-72 registers and every launch of more than 896 threads
+/// failed (`CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES`).
+pub const SORT_MAX_THREADS: usize = 1024;
 /// Results a slot of the rank sort's lanes holds and counts at once (`SORT_RANK_HELD` of
 /// kernels/sort_rank.cuh): each rank read from shared memory is compared with all of them.
 pub const SORT_RANK_HELD: usize = 4;
@@ -1127,6 +1133,33 @@ mod tests {
         assert!(!sorted(&wide, 67, 16_384).shape.unwrap().merges, "134 blocks of 8192");
         assert!(!sorted(&wide, 9, 131_072).shape.unwrap().merges, "144 blocks of 8192");
         assert!(!sorted(&DeviceLimits { max_cluster: 1, ..H100 }, 1, 8192).shape.unwrap().merges);
+    }
+
+    /// Every sort the plan launches on `rtopk_sort_rows` — the block, rank and merge sorts, on
+    /// few rows and many, on devices with and without clusters or opt-in shared memory, in
+    /// every float type — takes at most the kernel's launch bound of threads a block.
+    #[test]
+    fn every_block_sort_fits_the_kernels_launch_bound() {
+        let no_optin = DeviceLimits { shared_optin_bytes: 0, max_cluster: 1, ..H100 };
+        let wide = DeviceLimits { max_cluster: 16, ..H100 };
+        let mut checked = 0;
+        for limits in [&H100, &wide, &no_optin] {
+            for elem in [ElemType::F32, ElemType::F16, ElemType::Bf16] {
+                for n in [1, 3, 16, 200, 5000] {
+                    let ks = (257..=140_000).step_by(1999).chain([1025, 2048, 8192, 16_384]);
+                    for k in ks.chain([32_768, 65_536, 131_072, 131_073]) {
+                        let l = Launch { sorted: true, elem, ..launch(n, k + 7, k) };
+                        let sort = plan(&l, limits, Strategy::Auto).unwrap().sort.unwrap();
+                        if sort.shape.is_some() {
+                            let what = format!("n={n} k={k} {elem:?} {sort:?}");
+                            assert!(sort.block as usize <= SORT_MAX_THREADS, "{what}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked} sorts");
     }
 
     #[test]
