@@ -21,6 +21,7 @@ them as CUDA tensors.
 
     python3 bench/fuzz_cuda.py --seconds 240 --seed 1 --out fuzz.json
     python3 bench/fuzz_cuda.py --device cpu --seconds 60   # no GPU: the CPU path and the oracle
+    python3 bench/fuzz_cuda.py --jax ...   # also rtopk.jax.topk (the CUDA target on a GPU)
 
 The exit status is 1 when any case failed (each failure's request is in the JSON record, and
 its input in ``--keep`` if given), 0 otherwise.
@@ -284,6 +285,32 @@ def differences(c: Case, a: Any, b: Any) -> List[str]:
     return problems
 
 
+def jax_problems(x: np.ndarray, c: Case, cpu: Any) -> List[str]:
+    """``rtopk.jax.topk`` on JAX's default backend (the CUDA target on a GPU), half the time
+    under ``jax.jit``, against the CPU path's answer: sorted, the same values and indices;
+    unsorted (its order unspecified), the same index set and the input's bits at it."""
+    import jax
+    import jax.numpy as jnp
+    import rtopk.jax as rjax
+
+    def select(a: Any) -> Any:
+        return rjax.topk(a, c.k, c.largest, c.sorted)
+
+    run = jax.jit(select) if c.id % 2 else select
+    values, indices = (np.asarray(t) for t in run(jnp.asarray(x)))
+    got_idx, want_idx = indices.astype(np.int64), host(cpu.indices)
+    if not c.sorted:
+        order = np.argsort(got_idx, axis=1, kind="stable")
+        got_idx = np.take_along_axis(got_idx, order, axis=1)
+        values = np.take_along_axis(values, order, axis=1)
+    problems = []
+    if not np.array_equal(got_idx, want_idx):
+        problems.append("JAX: indices differ")
+    elif not np.array_equal(host(values), host(cpu.values)):
+        problems.append("JAX: values differ")
+    return problems
+
+
 def to_device(a: np.ndarray) -> Any:
     import torch
 
@@ -292,7 +319,9 @@ def to_device(a: np.ndarray) -> Any:
     return torch.from_numpy(np.ascontiguousarray(a)).cuda()
 
 
-def run_case(rng: np.random.Generator, c: Case, gpu: bool) -> Tuple[List[str], Dict[str, Any]]:
+def run_case(
+    rng: np.random.Generator, c: Case, gpu: bool, jax_too: bool
+) -> Tuple[List[str], Dict[str, Any]]:
     """The case's problems, and its inputs (kept where it fails)."""
     x = draw_matrix(rng, c)
     ks, lens = per_row(rng, c)
@@ -310,6 +339,8 @@ def run_case(rng: np.random.Generator, c: Case, gpu: bool) -> Tuple[List[str], D
     elif c.stop == "exact" and c.n * c.m <= ORACLE_ELEMENTS:
         if not np.array_equal(host(cpu.indices), oracle(x, c, ks, lens)):
             problems.append("the CPU path's indices are not the oracle's")
+    if jax_too and c.dtype in FLOATS and c.stop == "exact" and not (c.lengths or c.per_row_k):
+        problems += jax_problems(x, c, cpu)
     if gpu:
         import torch
 
@@ -332,6 +363,9 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=120.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    ap.add_argument(
+        "--jax", action="store_true", help="also rtopk.jax.topk on JAX's default backend"
+    )
     ap.add_argument("--out", help="the JSON record")
     ap.add_argument("--keep", help="an .npz of the first failing cases' inputs")
     args = ap.parse_args()
@@ -346,7 +380,7 @@ def main() -> int:
         try:
             # NaN payloads cast and hints scaled past f32's range warn; their values are meant
             with np.errstate(all="ignore"):
-                problems, inputs = run_case(rng, c, gpu)
+                problems, inputs = run_case(rng, c, gpu, args.jax)
         except Exception as e:  # a valid request refused, or a crash: a failure too
             problems, inputs = [f"{type(e).__name__}: {e}"], {}
         cases += 1
