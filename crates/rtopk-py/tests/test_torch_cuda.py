@@ -457,6 +457,25 @@ def test_16_bit_cuda_tensors_are_selected_in_their_own_dtype() -> None:
 
 
 @needs_launch
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_16_bit_sorted_rows_at_large_k_equal_the_cpu_bisection(dtype: str) -> None:
+    # the sorts whose blocks take up to 1024 threads, with the int64 indices a tensor call
+    # writes: the rank sort near k = 2048 on few rows, the block sort of 8192 positions on rows
+    # too many for the merge sort, the merge sort, rows sorted in place (before the sort's
+    # launch bound, docs/kernel.md "The block sort", these 16-bit launches failed)
+    dt = getattr(torch, dtype)
+    gen = torch.Generator().manual_seed(35)
+    for n, m, k in ((1, 40281, 1835), (3, 9000, 2048), (140, 8200, 8192), (2, 40000, 16385)):
+        h = torch.randn(n, m, generator=gen).to(dt)
+        h[:, ::97] = float("nan")
+        for largest in (True, False):
+            got = rtopk.topk(h.cuda(), k, largest=largest, sorted=True)
+            want = rtopk.topk(h, k, algo="bisect", largest=largest, sorted=True)
+            assert torch.equal(got.indices.cpu(), want.indices), (n, m, k, largest)
+            assert torch.equal(got.values.cpu().view(torch.int16), want.values.view(torch.int16))
+
+
+@needs_launch
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 def test_pick_rows_at_every_row_alignment_equal_the_cpu_bisection(dtype: str) -> None:
     # Router rows (docs/kernel.md, "Pick rows"): a lane loads a group of its slots at once only
