@@ -576,6 +576,7 @@ impl Simulator {
             g.group_lanes = sort.lanes_per_row as u32;
         }
         g.rows = Some(Rows { parts_per_row: per_row, ..Rows::new(rpb, groups_per_row) });
+        self.machine.set_step_limit(sort_budget(sort.shape));
         let (shape, warp_sort) = (sort.shape, (sort.lanes_per_row as u32, sort.results_per_lane));
         self.machine.launch(g, async |mut w| match shape {
             Some(shape) => rtopk_sort_rows(&mut w, &sp, shape).await,
@@ -677,6 +678,31 @@ fn sort_rows_per_block(grid: plan::Grid, s: &Sort) -> u64 {
         Some(shape) => u64::from(grid.threads / shape.row_threads),
         None => u64::from(grid.threads) / s.lanes_per_row.max(1) as u64,
     }
+}
+
+/// Simulated operations one warp of a sort launch may need, with room to spare: a watchdog
+/// against a sort that does not terminate, not a cost model. A sort's work follows its own
+/// shape, not the selection's before it (a radix select's budget stopped block sorts of a
+/// million results): the bitonic network's steps over the warp's share of the row's
+/// positions, the rank sort's reads of every rank, the merge sort's searches of the other
+/// runs. The warp sorts hold at most 1024 positions a row.
+fn sort_budget(shape: Option<plan::SortShape>) -> u64 {
+    let Some(shape) = shape else {
+        return 64 * (55 * (1024 / 32 + 64) + 20_000);
+    };
+    let pow2 = u64::from(shape.pow2).max(2);
+    let levels = u64::from(pow2.ilog2());
+    let steps = levels * (levels + 1) / 2;
+    let parts = u64::from(shape.parts.max(1));
+    let warps = u64::from(shape.row_threads.div_ceil(32).max(1));
+    // a lane's positions: its warp's share of its block's part of the row, over 32 lanes
+    let per_lane = (pow2 / parts).div_ceil(warps * 32);
+    let counts = match (parts > 1, shape.merges) {
+        (true, false) => pow2 * rtopk_plan::plan::SORT_RANK_HELD as u64,
+        (true, true) => (per_lane + 1) * parts * levels * 4,
+        (false, _) => 0,
+    };
+    64 * (steps * (per_lane + 64) + counts + 20_000)
 }
 
 /// Shared words per block of a sort launch: the block sort's row of `pow2` ranks, the rank
@@ -897,4 +923,44 @@ pub(crate) fn order_diffs<E: Element>(
 
 fn first_diff<T, K: PartialEq>(a: &[T], b: &[T], key: impl Fn(&T) -> K) -> Option<usize> {
     a.iter().zip(b).position(|(x, y)| key(x) != key(y))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sort's budget (the watchdog of its launch) follows its own shape, whatever launch came
+    /// before it: for every sort the plan gives 1 to 64 rows of k = 1025 to 2^22 results on an
+    /// H100 (warp, block, rank, merge and in-place sorts), it covers 64 simulated operations a
+    /// step for each of a lane's positions — the in-place sort of 2^21 results after a radix
+    /// select had outrun the select's budget — and stays below 2^27, so that a sort that does
+    /// not terminate is still stopped.
+    #[test]
+    fn a_sorts_budget_covers_its_network_and_stays_bounded() {
+        let limits = plan::PRESETS.iter().find(|p| p.0 == "h100").unwrap().1;
+        let mut checked = 0;
+        for n in [1, 8, 64] {
+            for k in [1025, 4096, 8193, 65_536, 600_000, 1 << 21, 1 << 22] {
+                let m = k + 3;
+                let bisect = topk_ref::Bisect::exact();
+                let mode = topk_ref::Mode::Largest;
+                let elem = ElemType::F32;
+                let launch = Launch { n, m, k, mode, bisect, sorted: true, elem };
+                let Some(sort) = plan::plan(&launch, &limits, Strategy::Auto).unwrap().sort else {
+                    continue;
+                };
+                let budget = sort_budget(sort.shape);
+                let Some(shape) = sort.shape else { continue };
+                let pow2 = u64::from(shape.pow2);
+                let levels = u64::from(pow2.ilog2());
+                let warps = u64::from(shape.row_threads.div_ceil(32));
+                let per_lane = (pow2 / u64::from(shape.parts)).div_ceil(warps * 32);
+                let network = levels * (levels + 1) / 2 * per_lane;
+                assert!(budget >= 64 * network, "n={n} k={k} {shape:?}: {budget}");
+                assert!(budget < 1 << 27, "n={n} k={k} {shape:?}: {budget}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 15, "{checked} sorts");
+    }
 }
