@@ -931,7 +931,7 @@ mod tests {
 
     /// A sort's budget (the watchdog of its launch) follows its own shape, whatever launch came
     /// before it: for every sort the plan gives 1 to 64 rows of k = 1025 to 2^22 results on an
-    /// H100 (warp, block, rank, merge and in-place sorts), it covers 64 simulated operations a
+    /// H100 (block, rank, merge and in-place sorts), it covers 64 simulated operations a
     /// step for each of a lane's positions — the in-place sort of 2^21 results after a radix
     /// select had outrun the select's budget — and stays below 2^27, so that a sort that does
     /// not terminate is still stopped.
