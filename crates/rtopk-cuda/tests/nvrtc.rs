@@ -111,16 +111,20 @@ fn plain_float(unit: Unit) -> bool {
         && ElemType::FLOATS.contains(&unit.elem_type())
 }
 
-/// Both ends of every sampled group.
-fn ends() -> Vec<Unit> {
-    let all = groups();
+/// The narrowest and the widest unit of each group of `groups` (one unit where it has one).
+fn ends_of<'a>(groups: impl IntoIterator<Item = &'a Vec<Unit>>) -> Vec<Unit> {
     let mut out = BTreeSet::new();
-    for g in sampled_groups() {
-        let units = &all[&g];
+    for units in groups {
         out.insert(units[0]);
         out.insert(units[units.len() - 1]);
     }
     out.into_iter().collect()
+}
+
+/// Both ends of every sampled group.
+fn ends() -> Vec<Unit> {
+    let all = groups();
+    ends_of(sampled_groups().iter().map(|g| &all[g]))
 }
 
 /// The sample but its cubins: both ends of every sampled group, and every width of the float
@@ -180,12 +184,7 @@ fn the_rest_of_the_sample_compiles_to_compute_90_ptx() {
 #[test]
 #[ignore = "needs NVRTC (.ci/run installs it from PyPI)"]
 fn the_plain_float_units_ends_compile_for_sm_80() {
-    let mut units = Vec::new();
-    for group in groups().into_values().filter(|units| plain_float(units[0])) {
-        units.push(group[0]);
-        if group.len() > 1 {
-            units.push(group[group.len() - 1]);
-        }
-    }
+    let all = groups();
+    let units = ends_of(all.values().filter(|units| plain_float(units[0])));
     compiles(&units, &Target::named("compute_80", true));
 }
