@@ -687,17 +687,21 @@ fn sort_rows_per_block(grid: plan::Grid, s: &Sort) -> u64 {
 /// positions, the rank sort's reads of every rank, the merge sort's searches of the other
 /// runs. The warp sorts hold at most 1024 positions a row.
 fn sort_budget(shape: Option<plan::SortShape>) -> u64 {
-    let Some(shape) = shape else {
-        return 64 * (55 * (1024 / 32 + 64) + 20_000);
+    // a warp sort: one warp's network of at most 1024 positions
+    let (pow2, parts, warps, merges) = match shape {
+        Some(s) => (
+            u64::from(s.pow2).max(2),
+            u64::from(s.parts.max(1)),
+            u64::from(s.row_threads.div_ceil(32).max(1)),
+            s.merges,
+        ),
+        None => (1024, 1, 1, false),
     };
-    let pow2 = u64::from(shape.pow2).max(2);
     let levels = u64::from(pow2.ilog2());
     let steps = levels * (levels + 1) / 2;
-    let parts = u64::from(shape.parts.max(1));
-    let warps = u64::from(shape.row_threads.div_ceil(32).max(1));
     // a lane's positions: its warp's share of its block's part of the row, over 32 lanes
     let per_lane = (pow2 / parts).div_ceil(warps * 32);
-    let counts = match (parts > 1, shape.merges) {
+    let counts = match (parts > 1, merges) {
         (true, false) => pow2 * rtopk_plan::plan::SORT_RANK_HELD as u64,
         (true, true) => (per_lane + 1) * parts * levels * 4,
         (false, _) => 0,
