@@ -139,7 +139,7 @@ pub enum ClusterRows {
     /// (the hint's window search is a portable cluster's).
     Hinted,
     /// Rows of their own length or k (docs/contract.md §5): full clusters only
-    /// ([`fewer_blocks`] is not theirs).
+    /// (`fewer_blocks` is not theirs).
     OwnLength,
 }
 
@@ -163,7 +163,7 @@ impl ClusterRows {
 /// row's length, k and hint.
 ///
 /// Rows of their own length or k ([`ClusterRows::OwnLength`]) keep a split where only
-/// [`fewer_blocks`] would make them cluster rows: a split skips the chunks past a row's end, a
+/// `fewer_blocks` would make them cluster rows: a split skips the chunks past a row's end, a
 /// cluster's blocks still meet at every round. On an H100
 /// (results/cuda/2026-12-06-h100-standing, call d) rows of mean length M/4 took 0.96-1.25 of
 /// the split's time over fewer blocks on three shapes (32 x 100000, k = 2048: 27.1 -> 34.0 us;
@@ -267,7 +267,7 @@ fn portable_cluster_shape(
 
 /// Rows past [`BLOCK_CLUSTER_ROW`] up to this width, exact f32 and 16-bit rows, take fewer,
 /// wider blocks where their clusters of ⌈M / [`CLUSTER_SPAN`]⌉ blocks would not all run at
-/// once ([`fewer_blocks`]: the most that do, at least 2; where none do, at large k the most the
+/// once (`fewer_blocks`: the most that do, at least 2; where none do, at large k the most the
 /// SMs hold), instead of a split's two searches and four launches. On an H100
 /// (results/cuda/2026-12-06-h100-standing, call b: 20 to 64 rows of 24576 to 163840, k = 50,
 /// 512, 2048, before the plan knew which clusters run at once) f32 rows took 0.79-0.87 of the

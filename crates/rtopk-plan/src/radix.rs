@@ -265,9 +265,9 @@ pub fn cannot_radix(launch: &Launch, counts: bool) -> Option<&'static str> {
 }
 
 /// Whether the default gives `launch` a radix select on a device of `limits`, where it has
-/// one: long rows by k, rows and elements in all ([`long_rows_take_radix`]), narrower rows
-/// where k is large against them ([`narrow_rows_take_radix`]), few long rows that run the
-/// sample ([`sampled_rows_take_radix`]). A split's second stage takes the same gate on its
+/// one: long rows by k, rows and elements in all (`long_rows_take_radix`), narrower rows
+/// where k is large against them (`narrow_rows_take_radix`), few long rows that run the
+/// sample (`sampled_rows_take_radix`). A split's second stage takes the same gate on its
 /// candidates (crate::split).
 pub fn takes_radix(launch: &Launch, limits: &DeviceLimits, counts: bool) -> bool {
     let gate = long_rows_take_radix(launch)

@@ -1,29 +1,29 @@
 //! # rtopk-py — the Python package `rtopk` (its native module, `rtopk._native`)
 //!
 //! A thin face over the library crate `rtopk`, as the command line is: the Python package
-//! (`python/rtopk/`) shapes arguments and arrays, builds one [`request::Request`] per call,
+//! (`python/rtopk/`) shapes arguments and arrays, builds one `request::Request` per call,
 //! and hands it to the functions here, which call the library and convert its results and
 //! errors. Nothing here re-implements an algorithm.
 //!
-//! * [`request`]: `Request`, what a call asks for (algorithm or `auto`, k — one, or one per
+//! * `request`: `Request`, what a call asks for (algorithm or `auto`, k — one, or one per
 //!   row —, largest, sorted, iteration counts, threshold, `max_iter` / `precision`, index
 //!   type, element type, device, lengths, hint), built once into the library's
 //!   `rtopk::Request` and checked there; every native entry below takes one.
-//! * [`select`]: row-wise top-k of a 2-D NumPy array through the library's `select` (the
+//! * `select`: row-wise top-k of a 2-D NumPy array through the library's `select` (the
 //!   interpreter detached while rayon works).
-//! * [`cuda`]: the launch on torch's CUDA tensors (raw addresses, torch's stream), the GPU
+//! * `cuda`: the launch on torch's CUDA tensors (raw addresses, torch's stream), the GPU
 //!   kernel's equivalence check.
-//! * [`grouped`]: grouped selection (docs/contract.md §8, a mixture-of-experts router) through
+//! * `grouped`: grouped selection (docs/contract.md §8, a mixture-of-experts router) through
 //!   the library's `rtopk::grouped`: on a NumPy array (detached) and on torch's CUDA tensors.
-//! * [`plan`]: the launch program of a request (`rtopk.plan`).
-//! * [`trace`]: one row through the simulated kernel.
-//! * [`sim`]: the simulated kernel over a matrix, its diagnostics, the seeded-bug catalog.
-//! * [`stats`]: the iteration statistics (`rtopk_tools::stats`) and Appendix A's E(n).
-//! * [`jax`]: the XLA FFI handlers of `rtopk.jax` (CPU and CUDA), read off XLA's call frames.
-//! * [`engine`]: every call into the library's re-exports (`rtopk::cuda`, `rtopk::sim`,
+//! * `plan`: the launch program of a request (`rtopk.plan`).
+//! * `trace`: one row through the simulated kernel.
+//! * `sim`: the simulated kernel over a matrix, its diagnostics, the seeded-bug catalog.
+//! * `stats`: the iteration statistics (`rtopk_tools::stats`) and Appendix A's E(n).
+//! * `jax`: the XLA FFI handlers of `rtopk.jax` (CPU and CUDA), read off XLA's call frames.
+//! * `engine`: every call into the library's re-exports (`rtopk::cuda`, `rtopk::sim`,
 //!   `rtopk::stats`) and its tools crate, in one module. The crate depends on `rtopk` and
 //!   `rtopk-tools` only, never on an engine crate.
-//! * [`errors`]: every Rust error as a Python exception; panics caught at the boundary.
+//! * `errors`: every Rust error as a Python exception; panics caught at the boundary.
 //!
 //! The crate says `deny(unsafe_code)` rather than `forbid` for the three boundaries that need
 //! it, each with `#[allow(unsafe_code)]` on its function and a `// SAFETY:` line per block: the

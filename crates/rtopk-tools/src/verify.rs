@@ -183,8 +183,8 @@ pub fn difference<E: Element>(gpu: &TopK<E>, cpu: &TopK<E>) -> Option<&'static s
 /// Compares the GPU with every reference on `widths` × [`FAMILIES`] × [`ks_for`] ×
 /// [`SEARCHES`], alternating modes and sorted output, with about `elements_per_case`
 /// elements per case, in each of `elems` (16-bit inputs are the f32 inputs rounded to
-/// nearest, integer inputs the f32 inputs scaled and saturated ([`integers`]), f64 and i64
-/// inputs those with low bits of their own ([`doubles`], [`longs`]); their references are
+/// nearest, integer inputs the f32 inputs scaled and saturated (`integers`), f64 and i64
+/// inputs those with low bits of their own (`doubles`, `longs`); their references are
 /// `bisect` on the same matrix and the simulator). Widths that quarter-warp rows take are
 /// checked twice: as the defaults launch them (the checks' row counts are below the 1024 rows
 /// per SM quarter-warp rows need, so half-warp rows), and with [`Strategy::Quarter`] forced for

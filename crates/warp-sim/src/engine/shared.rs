@@ -17,7 +17,7 @@
 //! store does with another thread's plain access that no barrier orders, never with another
 //! atomic of the word.
 //!
-//! Distributed-shared-memory reductions from the blocks of a cluster ([`SharedMem::reduce`])
+//! Distributed-shared-memory reductions from the blocks of a cluster (`SharedMem::reduce`)
 //! are stamped with the cluster phase (cluster barriers completed) in a side table, allocated
 //! only once a block is reduced into, so that kernels without clusters pay nothing: a plain
 //! access and a reduction of one phase are a [`DiagKind::ClusterRace`].
