@@ -7,6 +7,8 @@ Needs only NumPy (CI runs it in a fresh venv after ``pip install ./crates/rtopk-
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 from typing import Any, List
@@ -421,3 +423,30 @@ def test_prepare_without_a_driver_is_a_clear_error() -> None:
         pytest.skip("a CUDA driver is present here: the GPU tests cover this machine")
     with pytest.raises(rtopk.CudaUnavailableError, match="no CUDA driver"):
         rtopk.cuda.prepare()
+
+
+def _python_m_rtopk_cuda(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rtopk.cuda", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_python_m_rtopk_cuda_runs_without_warnings_and_refuses_bad_arguments() -> None:
+    # `import rtopk` imports rtopk.cuda; `-m` runs its __main__ module, not the package again
+    # (runpy's RuntimeWarning when a module it runs was already imported)
+    ok = _python_m_rtopk_cuda("prepare", "--help")
+    assert ok.returncode == 0 and "--device" in ok.stdout
+    assert "Warning" not in ok.stderr, ok.stderr
+    bad = _python_m_rtopk_cuda("prepare", "--device", "one")
+    assert bad.returncode == 2 and "invalid int value" in bad.stderr
+    assert _python_m_rtopk_cuda().returncode == 2
+
+
+def test_python_m_rtopk_cuda_prepare_without_a_driver_exits_1_with_its_reason() -> None:
+    if rtopk.cuda.is_available():
+        pytest.skip("a CUDA driver is present here: `prepare` would build every unit")
+    run = _python_m_rtopk_cuda("prepare")
+    assert run.returncode == 1, run
+    assert run.stderr.startswith("error: no CUDA driver"), run.stderr
+    assert "Traceback" not in run.stderr and "Warning" not in run.stderr, run.stderr
+    assert run.stdout == ""

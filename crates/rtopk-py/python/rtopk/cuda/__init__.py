@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
-from . import _native
+from .. import _native
 
 __all__ = [
     "Prepared",
@@ -22,10 +22,10 @@ __all__ = [
 ]
 
 # Kernel units compiled when the wheel was built (``rtopk prepare --arch ... --out``; the
-# package README's "Building a wheel that ships its kernels"): a first call on a GPU of these
-# architectures loads its kernel from here instead of compiling it. Absent from a wheel built
-# without them.
-_UNITS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_units")
+# package README's "Building a wheel that ships its kernels"), in ``rtopk/_units`` beside this
+# package: a first call on a GPU of these architectures loads its kernel from there instead of
+# compiling it. Absent from a wheel built without them.
+_UNITS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_units")
 if os.path.isdir(_UNITS):
     _native.cuda_add_units_dir(_UNITS)
 
@@ -146,24 +146,26 @@ def release_slabs() -> None:
 
 
 def _main(argv: List[str]) -> int:
-    """``python -m rtopk.cuda prepare [--device N]``."""
+    """``python -m rtopk.cuda prepare [--device N]`` (``__main__.py``): the exit status of
+    ``rtopk prepare`` — 0 when every unit is ready, 1 when the environment fails (no driver,
+    no NVRTC, a device that cannot be opened or a unit that does not build), with the reason
+    on stderr as ``error: ...``; 2 for bad arguments (argparse's)."""
     import argparse
+    import sys
 
     parser = argparse.ArgumentParser(prog="python -m rtopk.cuda")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("prepare", help="build every GPU kernel once (into the disk cache)")
     p.add_argument("--device", type=int, default=0)
     args = parser.parse_args(argv)
-    done = prepare(args.device)
+    try:
+        done = prepare(args.device)
+    except _native.CudaError as e:  # CudaUnavailableError among them
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     print(
         f"{done.device}: {done.units} kernel units ready ({done.compiled} compiled now, "
         f"{done.shipped} shipped, {done.units - done.compiled - done.shipped} from the cache) "
         f"in {done.seconds:.1f} s"
     )
     return 0
-
-
-if __name__ == "__main__":
-    import sys
-
-    sys.exit(_main(sys.argv[1:]))
