@@ -196,6 +196,34 @@ fn coverage_names_the_branches_a_run_took() {
     }
 }
 
+/// A run's cluster barriers are counted once per cluster, summed over the run: a cluster row
+/// meets at its first barrier, its range, each count or round of its search and the
+/// selection's placing; rows that take no cluster meet at none.
+#[test]
+fn coverage_counts_a_cluster_rows_barriers_once_per_cluster() {
+    let barriers = |n: usize, m: usize, bisect: Bisect, x: &[f32]| {
+        let args = KernelArgs { n, m, k: 512, mode: Mode::Largest, bisect, mutant: None };
+        let got = Simulator::new(SimConfig::default()).run(x, &args).unwrap();
+        got.coverage.branches.get("cluster_barriers").copied().unwrap_or(0)
+    };
+    let m = 49_152; // six blocks of a cluster, as the plan gives one such row
+    let mut rng = StdRng::seed_from_u64(21);
+    let normal: Vec<f32> = (0..m).map(|_| StandardNormal.sample(&mut rng)).collect();
+    // a normal row narrows within its blocks and searches a few rounds of four steps
+    let one = barriers(1, m, Bisect::exact(), &normal);
+    assert!((5..=16).contains(&one), "{one}");
+    // hostile rows (infinities, NaNs, ties): more counts, as many per row however many rows —
+    // each cluster counted once, not once per block
+    let hostile_row = hostile(1, m, 21);
+    let one = barriers(1, m, Bisect::exact(), &hostile_row);
+    assert!(one > 16, "{one}");
+    assert_eq!(barriers(3, m, Bisect::exact(), &hostile_row.repeat(3)), 3 * one);
+    // no search step: the first barrier, the range and the placing alone
+    assert_eq!(barriers(1, m, Bisect::early_stopping(0), &normal), 3);
+    // warp rows meet at no cluster barrier
+    assert_eq!(barriers(2, 600, Bisect::exact(), &hostile(2, 600, 1)), 0);
+}
+
 /// A launch over a split row's last chunks one element short drops the row's last element
 /// from the candidates: where that element is not in the top k, the output is right, and only
 /// the executor's coverage invariants see it — by the launches' arguments always, and by the

@@ -123,7 +123,9 @@ def run(
     With ``coverage``, the result's ``coverage`` says what the run exercised: ``"steps"``,
     launches per step of the launch program (:func:`rtopk.plan`), and ``"branches"``, rows
     (or launches) per branch inside them (launch families, narrowing, how the search ended,
-    split rows, sorts, 16-bit paths) — whether the inputs reached the code a change touched.
+    split rows, sorts, 16-bit paths) — whether the inputs reached the code a change touched —
+    and ``"cluster_barriers"``, the cluster barriers completed once per cluster (a cluster
+    row's rounds).
 
     Cost: the simulator checks every lane's every access — roughly 10^4 to 10^5 rows of 256
     per second. The GIL is released while it runs.

@@ -128,6 +128,9 @@ pub(crate) struct Core {
     pub(crate) atomics: BTreeMap<u32, u32>,
     /// What each block had seen of the others' atomics at its latest one.
     pub(crate) views: BTreeMap<u32, BTreeMap<u32, u32>>,
+    /// Cluster barriers completed, each counted once per cluster, since the count was last
+    /// taken ([`crate::engine::Machine::take_cluster_barriers`]).
+    pub(crate) cluster_barriers: u64,
 }
 
 impl Core {
@@ -146,6 +149,7 @@ impl Core {
             yielded: false,
             atomics: BTreeMap::new(),
             views: BTreeMap::new(),
+            cluster_barriers: 0,
         }
     }
 

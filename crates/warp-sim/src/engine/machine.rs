@@ -209,6 +209,13 @@ impl Machine {
         self.core.get_mut().globals.clear();
     }
 
+    /// The cluster barriers the launches completed since the last call, each counted once per
+    /// cluster (not per block), and the count reset: a cluster row's rounds, each one barrier
+    /// that every block of its cluster waits at (docs/kernel.md, "Cluster rows").
+    pub fn take_cluster_barriers(&mut self) -> u64 {
+        std::mem::take(&mut self.core.get_mut().cluster_barriers)
+    }
+
     /// Takes the findings of the launches so far: the kept ones and all of them by kind.
     pub fn take_diagnostics(&mut self) -> (Vec<Diagnostic>, DiagSummary) {
         self.core.get_mut().sink.take()
@@ -500,6 +507,7 @@ where
         let c = &mut core.clusters[slot / self.grid.cluster as usize];
         let label = c.barrier.take().unwrap_or("barrier.cluster");
         c.phase = c.phase.wrapping_add(1);
+        core.cluster_barriers += 1;
         let absent = TaskState::AtBarrier;
         self.report_absent(&mut core, range.clone(), absent, Op::ClusterBarrier, label)?;
         for b in &mut core.blocks[slots] {

@@ -124,11 +124,15 @@ pub enum Branch {
     /// An f32 block row whose search started from a histogram of its values
     /// (`block_value_search`).
     BlockValueBins,
+    /// Not rows: the cluster barriers the run's launches completed, each counted once per
+    /// cluster — a cluster row's rounds (its first barrier, the range, each count or round of
+    /// its search, the selection's placing), summed over the run's clusters.
+    ClusterBarriers,
 }
 
 impl Branch {
     /// Every branch.
-    pub const ALL: [Branch; 46] = [
+    pub const ALL: [Branch; 47] = [
         Branch::QuarterRows,
         Branch::HalfRows,
         Branch::WarpRows,
@@ -175,6 +179,7 @@ impl Branch {
         Branch::ClusterHistograms,
         Branch::BlockHistograms,
         Branch::BlockValueBins,
+        Branch::ClusterBarriers,
     ];
 
     /// The branch's name.
@@ -226,6 +231,7 @@ impl Branch {
             Branch::ClusterHistograms => "cluster_histograms",
             Branch::BlockHistograms => "block_histograms",
             Branch::BlockValueBins => "block_value_bins",
+            Branch::ClusterBarriers => "cluster_barriers",
         }
     }
 

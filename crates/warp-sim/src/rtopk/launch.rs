@@ -28,7 +28,7 @@ use crate::engine::warp::BufId;
 use crate::rtopk::args::{BLOCK_STAGE, KernelArgs, RowData, WARP_STAGE};
 use crate::rtopk::block_rows::rtopk_block_row;
 use crate::rtopk::cluster_rows::rtopk_cluster_row;
-use crate::rtopk::coverage::{Coverage, Tally};
+use crate::rtopk::coverage::{Branch, Coverage, Tally};
 use crate::rtopk::execute::{Outputs, Run, SPLIT_MAX_WORDS, program_words};
 use crate::rtopk::order::{ElemType, elem_type};
 use crate::rtopk::params::Params;
@@ -495,6 +495,7 @@ impl Simulator {
             },
         };
         let tally = Tally::default();
+        self.machine.take_cluster_barriers(); // this run's alone
         if (args.k > 0 || ragged.threshold) && count > 0 {
             let step = window_rows(&program, args.m);
             let mut r0 = rows.start / step * step;
@@ -507,6 +508,7 @@ impl Simulator {
                 r0 = r1;
             }
         }
+        tally.add(Branch::ClusterBarriers, self.machine.take_cluster_barriers());
         tally.into_coverage(&mut result.coverage);
         let (diagnostics, summary) = self.machine.take_diagnostics();
         result.diagnostics_total = summary.total();
