@@ -4,6 +4,9 @@ a second GPU. Skipped (visibly) without torch or without a CUDA device.
 
 Run on the GPU machine (see crates/rtopk-py/README.md):
     python -m pytest crates/rtopk-py/tests/test_torch_cuda.py -v -rs
+The three quick verifies (marked ``verify``) take minutes; ``-m "not verify"`` leaves them out
+of a short call (the rest took under four minutes on an H100 after ``python -m rtopk.cuda
+prepare``).
 """
 
 from __future__ import annotations
@@ -763,6 +766,7 @@ def test_numpy_input_with_algo_cuda_goes_through_the_gpu() -> None:
     np.testing.assert_array_equal(got.iterations, it)
 
 
+@pytest.mark.verify
 def test_verify_quick() -> None:
     # one type of each storage: f32 keys, packed 16-bit floats, integer keys (every type is
     # verified by `rtopk verify cuda --quick` and the GPU tests)
@@ -773,6 +777,7 @@ def test_verify_quick() -> None:
 
 
 @needs_launch
+@pytest.mark.verify
 @pytest.mark.parametrize("dtype", ["float64", "int64"])
 def test_verify_quick_64_bit(dtype: str) -> None:
     # the 64-bit types: the wide rows on their own keys, against bisect and the simulator
