@@ -246,12 +246,14 @@ impl Branch {
 }
 
 /// What a run exercised: each step of its program (launches of it) and each branch taken
-/// (rows, or launches for the sorts and split rows), by name; branches not taken are absent.
+/// (rows, or launches for the sorts and split rows), by name, and the cluster barriers its
+/// launches completed; branches not taken are absent.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Coverage {
     /// Launches per step name (`select_rows`, `select_chunks`, ...).
     pub steps: BTreeMap<String, u64>,
-    /// Rows (or launches) per branch name ([`Branch::name`]).
+    /// Rows (or launches) per branch name ([`Branch::name`]); under `cluster_barriers`, the
+    /// run's cluster barriers ([`Branch::ClusterBarriers`]), a count of another unit.
     pub branches: BTreeMap<String, u64>,
 }
 
