@@ -359,9 +359,12 @@ __device__ void rtopk_block_row(const Params& p, RowPlace at, bool aligned) {
     // selection's and the narrowing's block prefixes, whose barriers follow every read of it),
     // seen by all after block_range's barrier
     if (FLOOR && threadIdx.x == 0) s_stage[0] = floor_of(p, row_id);
-    // the value bins zeroed before block_range's barrier (block-uniform)
-    bool bins = ELEM_KIND == ELEM_F32 && !NARROWS && !RAGGED && p.value_bins != 0u && value_bins(p) &&
-                row.in_regs == p.m;
+    // the value bins zeroed before block_range's barrier (block-uniform); the plain searches
+    // (bins, histograms) take a ragged row too, but for the hints' entry point, whose rows
+    // start from their hint, and a row that selects all it has (search_of ends it at once)
+    bool plain_search = row.in_regs == p.m && !(RAGGED && p.k == p.m);
+    bool bins = ELEM_KIND == ELEM_F32 && !NARROWS && !HINTED && p.value_bins != 0u && value_bins(p) &&
+                plain_search;
     if (bins)
         for (u32 i = threadIdx.x; i < VALUE_BINS; i += blockDim.x) s_stage[VALUE_BINS_AT + i] = 0u;
     u32 lo_key, hi_key;
@@ -377,13 +380,13 @@ __device__ void rtopk_block_row(const Params& p, RowPlace at, bool aligned) {
     bool under = FLOOR && at_floor <= p.k;
     // stage 2: search_threshold
     Search s = {};
-    if constexpr (ELEM_PACKED16 && !NARROWS && !RAGGED) {
+    if constexpr (ELEM_PACKED16 && !NARROWS && !HINTED) {
         // the histograms in the stage's second half (a split's floor is its first word)
-        if (!under && histograms(p) && row.in_regs == p.m)
+        if (!under && histograms(p) && plain_search)
             s = block_histogram_search(row, lo_key, hi_key, p.k, s_stage + BLOCK_STAGE / 2u);
         else if (!under)
             s = search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
-    } else if constexpr (ELEM_KIND == ELEM_F32 && !NARROWS && !RAGGED) {
+    } else if constexpr (ELEM_KIND == ELEM_F32 && !NARROWS && !HINTED) {
         if (!under && bins)
             s = block_value_search(row, lo_key, hi_key, p, s_stage + VALUE_BINS_AT);
         else if (!under)

@@ -436,7 +436,8 @@ __device__ void finish_local(const ClusterCands<SKIPS, WIDE>& c, Search& s, u32 
 }
 
 // Where a cluster row's search starts from a guessed bracket (search_guessed): an f32 row of
-// rtopk_cluster_rows (on a wide cluster in an instantiation of its own, GUESSES: with the
+// rtopk_cluster_rows or of its ragged twin's first entry point (on a wide cluster the plain
+// unit's alone, in an instantiation of its own, GUESSES: with the
 // guess in the one wide instantiation, wide rows that did not guess took 1.02-1.04 of their
 // time) that narrows within its blocks (its load staging holds the sample), exact, plain,
 // without a hint, whose counts nobody asked for (docs/contract.md §3's counts are bisect's,
@@ -716,13 +717,17 @@ __device__ void cluster_row_of(const Params& p, RowPlace at, bool aligned, const
     cluster_sync();  // every block started, its slots set
     u32 lo_key, hi_key;
     cluster_range(row, lane_min, lane_max, &lo_key, &hi_key);
-    // stage 2: search_threshold, the cluster's counts
+    // stage 2: search_threshold, the cluster's counts; the plain searches (histograms, a
+    // guessed bracket) take a ragged row too, but for the hints' entry point, whose rows start
+    // from their hint, and a row that selects all it has (search_of ends it at once)
     Search s;
-    if constexpr (ELEM_PACKED16 && !RAGGED) {
-        s = histograms(p) ? histogram_search(row, lo_key, hi_key, p.k, here, s_stage)
-                          : search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
-    } else if constexpr (!NARROWS && !RAGGED && (!WIDE || GUESSES)) {
-        s = guesses<ClusterRow<RAGGED, NARROWS, WIDE>>(p)
+    bool plain_search = !(RAGGED && p.k == p.m);
+    if constexpr (ELEM_PACKED16 && !HINTED) {
+        s = plain_search && histograms(p)
+                ? histogram_search(row, lo_key, hi_key, p.k, here, s_stage)
+                : search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
+    } else if constexpr (!NARROWS && !HINTED && (!WIDE || GUESSES)) {
+        s = plain_search && guesses<ClusterRow<RAGGED, NARROWS, WIDE>>(p)
                 ? search_guessed(row, lo_key, hi_key, p, here, smem)
                 : search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
     } else if constexpr (HINTED && !WIDE) {

@@ -51,15 +51,17 @@ pub const WIDE_CLUSTER_SHARED_THREADS: usize = 512;
 /// clusters: at most this many. On an H200 eight rows of 393216 and 500000 took 1.04-1.40x the
 /// split's time (fewer GPCs than clusters hold 16 free SMs), four took 0.63-1.00x.
 pub const WIDE_CLUSTER_ROWS: usize = 4;
-/// f32 rows without lengths or a k per row ([`ClusterRows::Plain`], [`ClusterRows::Hinted`],
-/// [`ClusterRows::Candidates`]) from this width up to [`BLOCK_CLUSTER_ROW`] (rows of 4 spans)
-/// take [`PORTABLE_CLUSTER`] blocks where every row's cluster runs at once, not 4. On an H100
+/// f32 rows from this width up to [`BLOCK_CLUSTER_ROW`] (rows of 4 spans) take
+/// [`PORTABLE_CLUSTER`] blocks where every row's cluster runs at once, not 4. On an H100
 /// (results/cuda/2026-12-06-cluster-span-h100, calls a and b: 1-32 rows, k = 20-2048) rows of
 /// 32000 took 0.89-0.97 of the time of 4 blocks, and the split rows of 8-32 x 500000 at k =
 /// 512-2048, whose second stage's rows are 30000 candidates, 0.96-0.99; rows of 24576 (3
 /// blocks) 0.96-1.01 at 1-8 rows but 1.01-1.05 at 32, and rows of 49152 (6 blocks) 0.97-1.04,
 /// which keep theirs. Hinted decode steps of 1-16 rows of 30000-32768 took 0.95-0.97 of their
-/// time on 4 blocks (results/cuda/2026-12-06-large-sort-h100, call a).
+/// time on 4 blocks (results/cuda/2026-12-06-large-sort-h100, call a); rows of their own
+/// length at full length 0.93-0.97 (results/cuda/2026-12-07-ragged-plain-search-h100, call
+/// c against call a's 4 blocks: 1 x 32768, k = 2048, 16.4 -> 15.2 us), those of mean length
+/// M/4 0.93-1.14 (8 x 32768, k = 2048: 21.7 -> 24.8).
 pub const SHORT_CLUSTER_MIN_ROW: usize = 3 * CLUSTER_SPAN + 1;
 /// Plain f32 rows ([`ClusterRows::Plain`]) from this width up to [`CLUSTER_MAX_ROW`] that do
 /// not narrow in a launch of their own, unsorted, take a wide cluster where it holds them (at
@@ -127,28 +129,21 @@ pub const CLUSTER_CAND_KEYS: usize = 32;
 pub const CLUSTER_CAND_CAP: usize = 32 * CLUSTER_CAND_KEYS;
 
 /// Which rows a cluster launch selects from: the plan takes for each the shapes measured on it.
+/// All take [`SHORT_CLUSTER_MIN_ROW`]'s 8 blocks and `fewer_blocks`; plain rows alone take
+/// [`WIDE_PLAIN_MIN_ROW`]'s wide clusters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClusterRows {
-    /// A request's own rows, without per-row arrays: every shape, [`SHORT_CLUSTER_MIN_ROW`]'s
-    /// and [`WIDE_PLAIN_MIN_ROW`]'s included.
+    /// A request's own rows, without per-row arrays: every shape.
     Plain,
-    /// A split's candidates (its second stage): [`SHORT_CLUSTER_MIN_ROW`]'s shape, not
-    /// [`WIDE_PLAIN_MIN_ROW`]'s.
+    /// A split's candidates (its second stage).
     Candidates,
-    /// Rows that read hints: [`SHORT_CLUSTER_MIN_ROW`]'s shape, not [`WIDE_PLAIN_MIN_ROW`]'s
-    /// (the hint's window search is a portable cluster's).
-    Hinted,
-    /// Rows of their own length or k (docs/contract.md §5): full clusters only
-    /// (`fewer_blocks` is not theirs).
-    OwnLength,
+    /// Rows that read per-row arrays — their own length, their own k or a hint
+    /// (docs/contract.md §5): the ragged twin's, whose wide rows neither start from their hint's
+    /// window nor guess a bracket (both are a portable cluster's search).
+    PerRow,
 }
 
 impl ClusterRows {
-    /// Whether these rows take [`SHORT_CLUSTER_MIN_ROW`]'s 8 blocks.
-    fn short(self) -> bool {
-        matches!(self, ClusterRows::Plain | ClusterRows::Candidates | ClusterRows::Hinted)
-    }
-
     /// Whether these rows take [`WIDE_PLAIN_MIN_ROW`]'s wide clusters.
     fn wide(self) -> bool {
         self == ClusterRows::Plain
@@ -162,35 +157,31 @@ impl ClusterRows {
 /// own lengths are on the device): the ragged twin (`rtopk_cluster_rows_ragged`) reads each
 /// row's length, k and hint.
 ///
-/// Rows of their own length or k ([`ClusterRows::OwnLength`]) keep a split where only
-/// `fewer_blocks` would make them cluster rows: a split skips the chunks past a row's end, a
-/// cluster's blocks still meet at every round. On an H100
-/// (results/cuda/2026-12-06-h100-standing, call d) rows of mean length M/4 took 0.96-1.25 of
-/// the split's time over fewer blocks on three shapes (32 x 100000, k = 2048: 27.1 -> 34.0 us;
-/// 64 x 65536, k = 1024: 24.8 -> 29.0; 48 x 49152, k = 2048: 27.0 -> 25.9).
+/// Rows of their own length or k take the shapes of plain rows, `fewer_blocks` and 8 blocks
+/// from [`SHORT_CLUSTER_MIN_ROW`] included, since their ragged twin searches as the plain unit
+/// does (docs/kernel.md, "Per-row lengths and k on the device", **The plain searches**): on an
+/// H100 (results/cuda/2026-12-07-ragged-plain-search-h100) such rows at full length took
+/// 0.98-1.02 of the plain rows' time where a split had taken 0.93-1.56, and rows of mean
+/// length M/4 0.85-1.01 of the split's at k = 2048, 1.01-1.15 at k = 512 and 1024. Before,
+/// when the twin bisected, they kept the split there (27.1 -> 34.0 us at 32 x 100000,
+/// k = 2048; results/cuda/2026-12-06-h100-standing, call d).
 pub fn clusters(launch: &Launch, limits: &DeviceLimits, rows: ClusterRows) -> bool {
-    clusters_with(launch, limits, rows, rows != ClusterRows::OwnLength)
-}
-
-/// [`clusters`], by the shapes `rows` may take, [`fewer_blocks`] too where `fewer`.
-fn clusters_with(launch: &Launch, limits: &DeviceLimits, rows: ClusterRows, fewer: bool) -> bool {
     let Launch { m, k, .. } = *launch;
     let pays = |size: usize| {
         size == WIDE_CLUSTER || m <= CLUSTER_MAX_ROW || k.saturating_mul(CLUSTER_WIDE_K_PER) >= m
     };
     k > 0
         && m > CLUSTER_MIN_ROW
-        && cluster_shape(launch, limits, rows, fewer).is_some_and(|(s, _)| pays(s))
+        && cluster_shape(launch, limits, rows).is_some_and(|(s, _)| pays(s))
 }
 
 /// Blocks per row and threads per block of `launch` as cluster rows, where a cluster holds it
 /// and every cluster fits the device at once: a wide cluster where one does
-/// ([`wide_cluster_shape`]), else a portable one (of [`fewer_blocks`] where `fewer`).
+/// ([`wide_cluster_shape`]), else a portable one (of [`fewer_blocks`] where full ones do not).
 fn cluster_shape(
     launch: &Launch,
     limits: &DeviceLimits,
     rows: ClusterRows,
-    fewer: bool,
 ) -> Option<(usize, usize)> {
     let Launch { n, m, elem, .. } = *launch;
     if elem.wide() || limits.max_cluster < 2 || n == 0 {
@@ -201,8 +192,7 @@ fn cluster_shape(
     } else {
         CLUSTER_MAX_ROW
     };
-    wide_cluster_shape(n, m, wide_from, limits)
-        .or_else(|| portable_cluster_shape(launch, limits, rows, fewer))
+    wide_cluster_shape(n, m, wide_from, limits).or_else(|| portable_cluster_shape(launch, limits))
 }
 
 /// Whether an f32 row takes [`WIDE_PLAIN_MIN_ROW`]'s wide cluster: one that does not narrow
@@ -235,32 +225,18 @@ fn wide_cluster_shape(
 /// ⌈M / [`CLUSTER_SPAN`]⌉ blocks a row, 2 to [`PORTABLE_CLUSTER`] ([`SHORT_CLUSTER_MIN_ROW`]'s
 /// rows the most), where the device holds every row's cluster at once ([`all_at_once`]); where
 /// it does not, fewer and wider blocks for the rows [`FEWER_BLOCKS_MAX_ROW`] names.
-fn portable_cluster_shape(
-    launch: &Launch,
-    limits: &DeviceLimits,
-    rows: ClusterRows,
-    fewer: bool,
-) -> Option<(usize, usize)> {
+fn portable_cluster_shape(launch: &Launch, limits: &DeviceLimits) -> Option<(usize, usize)> {
     let Launch { n, m, elem, .. } = *launch;
     let most = limits.max_cluster.min(PORTABLE_CLUSTER);
-    let short = rows.short()
-        && elem == ElemType::F32
+    let short = elem == ElemType::F32
         && (SHORT_CLUSTER_MIN_ROW..=BLOCK_CLUSTER_ROW).contains(&m)
         && all_at_once(n, m, most, limits);
     let size = if short { most } else { m.div_ceil(CLUSTER_SPAN).clamp(2, most) };
-    // rows of their own length (not `fewer`) take full clusters only where each block has an
-    // SM of its own, as before the device's slots were read: blocks sharing SMs were measured
-    // on plain rows only
     let threads = block_threads(m, size);
-    let full = if fewer {
-        all_at_once(n, m, size, limits)
-    } else {
-        threads <= 1024 && n.saturating_mul(size) <= limits.sm_count
-    };
-    if full {
+    if all_at_once(n, m, size, limits) {
         return Some((size, threads));
     }
-    let size = fewer_blocks(launch, size, limits).filter(|_| fewer)?;
+    let size = fewer_blocks(launch, size, limits)?;
     let threads = block_threads(m, size);
     (threads <= 1024).then_some((size, threads))
 }
@@ -344,9 +320,8 @@ fn block_threads(m: usize, size: usize) -> usize {
     m.div_ceil(size * BLOCK_EPL).next_multiple_of(32).max(64)
 }
 
-/// The plan of `launch` as cluster rows of `rows` ([`clusters`] says where it applies; rows of
-/// their own length that it admits take its full clusters where they all run at once, else
-/// fewer blocks, as plain rows do).
+/// The plan of `launch` as cluster rows of `rows` ([`clusters`] says where it applies): full
+/// clusters where they all run at once, else fewer blocks.
 pub fn cluster_plan(
     launch: &Launch,
     limits: &DeviceLimits,
@@ -356,7 +331,7 @@ pub fn cluster_plan(
     check_shape(m, k)?;
     let why = "no cluster of the device holds the rows at once";
     let (size, threads) =
-        cluster_shape(launch, limits, rows, true).ok_or(PlanError::TooLarge { n, m, why })?;
+        cluster_shape(launch, limits, rows).ok_or(PlanError::TooLarge { n, m, why })?;
     let blocks = n * size; // at most the SM count
     let dynamic_shared = crate::plan::block_load_stage(blocks, threads, elem, limits);
     let narrows = narrows(launch) && dynamic_shared as usize >= 8 * CLUSTER_CAND_CAP;
@@ -399,7 +374,7 @@ pub fn max_cluster_of(launches_clusters: bool, capability_major: usize) -> usize
 mod tests {
     use topk_ref::{Bisect, Mode};
 
-    use super::ClusterRows::{Candidates, Hinted, OwnLength, Plain};
+    use super::ClusterRows::{Candidates, PerRow, Plain};
     use super::*;
     use crate::units::ElemType;
 
@@ -519,9 +494,10 @@ mod tests {
         assert!(!clusters(&Launch { bisect: approx, ..launch(32, 100_000, 2048) }, &H200, Plain));
         let recall = Bisect { recall: Some(0.9), ..Bisect::exact() };
         assert!(!clusters(&Launch { bisect: recall, ..launch(32, 100_000, 2048) }, &H200, Plain));
-        // rows of their own length: full clusters only
-        assert!(!clusters(&launch(32, 100_000, 2048), &H200, OwnLength));
-        assert!(clusters(&launch(16, 100_000, 2048), &H200, OwnLength));
+        // rows of their own length, k or hint: as plain rows
+        let p = cluster_plan(&launch(32, 100_000, 2048), &H200, PerRow).unwrap();
+        assert_eq!((p.cluster, p.block, p.grid), (4, 800, 128));
+        assert!(!clusters(&launch(32, 100_000, 1249), &H200, PerRow));
     }
 
     /// Full clusters where the device holds every row's at once, counting the blocks an SM
@@ -558,10 +534,14 @@ mod tests {
         assert_eq!(shape(40, 65_536, 2048, &h100), Some((8, 256)));
         assert_eq!(shape(48, 65_536, 2048, &h100), Some((8, 256)));
         assert_eq!(shape(64, 49_152, 2048, &h100), Some((6, 256)));
-        // rows of their own length: full clusters one block an SM only, as before
-        assert!(clusters(&launch(20, 70_000, 2048), &h100, Plain));
-        assert!(!clusters(&launch(20, 70_000, 2048), &h100, OwnLength));
-        assert!(clusters(&launch(16, 70_000, 2048), &h100, OwnLength));
+        // rows of their own length, k or hint: as plain rows
+        let per_row = |n: usize, m: usize, k: usize| {
+            let p = cluster_plan(&launch(n, m, k), &h100, PerRow).ok()?;
+            Some((p.cluster, p.block))
+        };
+        assert_eq!(per_row(20, 100_000, 50), Some((8, 416)));
+        assert_eq!(per_row(32, 100_000, 512), Some((7, 448)));
+        assert_eq!(per_row(64, 65_536, 2048), Some((2, 1024)));
         let slots = crate::ClusterSlots::H100;
         assert_eq!((slots.held(0, 1), slots.held(4, 1), slots.held(17, 1)), (None, Some(30), None));
         assert_eq!((slots.held(8, 2), slots.held(8, 9)), (Some(30), Some(62)));
@@ -570,19 +550,18 @@ mod tests {
         assert_eq!(some.held(4, 3), Some(30)); // the most blocks an SM that is known
     }
 
-    /// f32 rows of [`SHORT_CLUSTER_MIN_ROW`] to [`BLOCK_CLUSTER_ROW`], plain, hinted or
-    /// candidates, take 8 blocks where every row's cluster runs at once; plain f32 rows from
-    /// [`WIDE_PLAIN_MIN_ROW`] that do not narrow in a launch of their own, unsorted, take 16
-    /// where the wide shape holds them; rows of their own length, 16-bit rows and the rest
-    /// keep their shapes.
+    /// f32 rows of [`SHORT_CLUSTER_MIN_ROW`] to [`BLOCK_CLUSTER_ROW`], plain, candidates or
+    /// rows of their own length, k or hint, take 8 blocks where every row's cluster runs at
+    /// once; plain f32 rows from [`WIDE_PLAIN_MIN_ROW`] that do not narrow in a launch of their
+    /// own, unsorted, take 16 where the wide shape holds them; 16-bit rows and the rest keep
+    /// their shapes.
     #[test]
     fn plain_rows_take_the_cluster_sizes_measured_for_them() {
         let h100 = DeviceLimits::preset("h100").unwrap();
         let size = |l: Launch, rows| cluster_plan(&l, &h100, rows).ok().map(|p| p.cluster);
         let bf16 = |l: Launch| Launch { elem: ElemType::Bf16, ..l };
         assert_eq!(size(launch(1, 32_000, 1024), Plain), Some(8));
-        assert_eq!(size(launch(1, 32_000, 1024), Hinted), Some(8));
-        assert_eq!(size(launch(1, 32_000, 1024), OwnLength), Some(4));
+        assert_eq!(size(launch(1, 32_000, 1024), PerRow), Some(8));
         assert_eq!(size(launch(1, 32_000, 1024), Candidates), Some(8));
         assert_eq!(size(bf16(launch(1, 32_000, 1024)), Plain), Some(4));
         assert_eq!(size(launch(32, SHORT_CLUSTER_MIN_ROW, 20), Plain), Some(8));
@@ -598,7 +577,7 @@ mod tests {
         assert_eq!(size(launch(1, 100_000, 1250), Plain), Some(16)); // guesses, wide too
         assert_eq!(size(launch(1, 100_000, 128), Plain), Some(8)); // narrows
         assert_eq!(size(launch(1, 65_536, 128), Plain), Some(16)); // too short to narrow
-        assert_eq!(size(launch(1, 100_000, 1024), Hinted), Some(8));
+        assert_eq!(size(launch(1, 100_000, 1024), PerRow), Some(8));
         assert_eq!(size(launch(1, 100_000, 1024), Candidates), Some(8));
         assert_eq!(size(bf16(launch(1, 100_000, 1024)), Plain), Some(8));
         assert_eq!(size(launch(8, 100_000, 1024), Plain), Some(16));
@@ -606,7 +585,7 @@ mod tests {
         let sorted = Launch { sorted: true, ..launch(1, 100_000, 1024) };
         assert_eq!(size(sorted, Plain), Some(8));
         assert!(clusters(&launch(1, 100_000, 1024), &h100, Plain));
-        assert!(clusters(&launch(1, 100_000, 1024), &h100, Hinted));
+        assert!(clusters(&launch(1, 100_000, 1024), &h100, PerRow));
         // a device of portable clusters: 8 at most
         assert_eq!(cluster_plan(&launch(1, 100_000, 1024), &H200, Plain).unwrap().cluster, 8);
     }

@@ -1975,10 +1975,11 @@ mod tests {
         assert_eq!((p.depth, last.as_str()), (1, "rtopk_cluster_rows_ragged"));
     }
 
-    /// Rows that only fewer, wider cluster blocks hold (`cluster::fewer_blocks`): plain and
-    /// hinted rows take them, rows of their own length or k keep the split.
+    /// Rows that only fewer, wider cluster blocks hold (`cluster::fewer_blocks`): plain rows
+    /// take them, and so do rows of their own length, k or hint (the ragged twin, which
+    /// searches as the plain unit does), on the plain launch's grid.
     #[test]
-    fn fewer_cluster_blocks_take_plain_and_hinted_rows_not_rows_of_their_own_length() {
+    fn fewer_cluster_blocks_take_plain_rows_and_rows_of_their_own_length() {
         let h200 = DeviceLimits::preset("h200").unwrap();
         let l = launch(32, 100_000, 2048);
         let plain = program(&l, &h200, Strategy::Auto, false).unwrap();
@@ -1988,20 +1989,16 @@ mod tests {
         );
         let grid = plain.steps[0].grid;
         assert_eq!((grid.blocks, grid.threads, grid.cluster), (128, 800, 4));
-        let hint = Ragged { hint: true, threshold: true, ..Ragged::default() };
-        let p = program_ragged(&l, &h200, Strategy::Auto, false, hint).unwrap();
-        check(&p);
-        let unit = p.steps[0].unit.to_string();
-        assert_eq!((p.depth, unit.as_str()), (0, "rtopk_cluster_rows_ragged"));
-        assert_eq!(p.steps[0].grid, grid);
         for ragged in [
+            Ragged { hint: true, threshold: true, ..Ragged::default() },
             Ragged { lengths: true, ..Ragged::default() },
             Ragged { k_per_row: true, hint: true, ..Ragged::default() },
         ] {
             let p = program_ragged(&l, &h200, Strategy::Auto, false, ragged).unwrap();
             check(&p);
-            assert_eq!(p.depth, 1, "{ragged:?}");
-            assert!(p.steps.iter().all(|s| s.unit.family() != Family::ClusterRows), "{ragged:?}");
+            let unit = p.steps[0].unit.to_string();
+            assert_eq!((p.depth, unit.as_str()), (0, "rtopk_cluster_rows_ragged"), "{ragged:?}");
+            assert_eq!(p.steps[0].grid, grid, "{ragged:?}");
         }
     }
 

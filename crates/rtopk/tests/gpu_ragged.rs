@@ -544,11 +544,12 @@ fn previous_thresholds_cut_the_gpus_iterations() {
 
 /// Few long rows of their own length (docs/kernel.md, "Split rows"): warp-row and block-row
 /// chunks, k from 64 to 2048, lengths 0, M and random (a length below k included); more rows,
-/// or longer ones, than wide clusters take (rtopk-plan's `WIDE_CLUSTER_ROWS`, 16 × 32768).
-/// (Fewer rows of the middle two take a cluster each on a device that launches clusters:
-/// `ragged_rows_on_the_gpu_equal_the_simulator_f32` has those.)
+/// or longer ones, than the clusters of an H100 hold at once (rows of their own length take
+/// the plain rows' cluster shapes, fewer blocks up to rtopk-plan's `FEWER_BLOCKS_MAX_ROW`
+/// included). (Fewer rows of the middle two take a cluster each on a device that launches
+/// clusters: `ragged_rows_on_the_gpu_equal_the_simulator_f32` has those.)
 const SPLIT_SHAPES: [(usize, usize, usize); 4] =
-    [(5, 300_000, 2048), (20, 70_000, 2048), (40, 40_000, 300), (2, 600_000, 64)];
+    [(5, 300_000, 2048), (20, 160_000, 2048), (100, 40_000, 300), (2, 600_000, 64)];
 
 /// Without counts the rows split (as plain rows of the shape do): cuda against sim (both
 /// split) and the oracle, both modes, sorted and not.

@@ -1358,3 +1358,90 @@ fn clustered_sorts_of_rows_of_their_own_length(
         }
     }
 }
+
+/// Ragged rows whose launch reads no hints, and whose counts nobody asks for, take the plain
+/// units' searches (the kernel's `plain_search`, docs/kernel.md "Rows of their own length"):
+/// f32 cluster rows start from a guessed bracket, f32 block rows from their value bins, 16-bit
+/// cluster and block rows search by histograms — the oracle's answers and thresholds, on rows
+/// of length 0, shorter than their k, of a part's length and full, with NaN, infinities or
+/// copies of the row past the lengths, largest and smallest, sorted or not. With hints the
+/// rows start from them instead, and with counts asked they bisect.
+#[test]
+fn ragged_rows_without_hints_take_the_plain_searches() {
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, StandardNormal};
+    use warp_sim::Branch;
+    let cluster = (vec![100_000, 61_003, 1500, 0, 12_288], vec![2048, 2048, 2048, 5, 2048]);
+    let block = (vec![4001, 3000, 700, 0, 2048], vec![1000, 999, 900, 3, 512]);
+    let searches = [
+        (100_000, cluster, Branch::ClusterGuess, Branch::ClusterHistograms),
+        (4001, block, Branch::BlockValueBins, Branch::BlockHistograms),
+    ];
+    let tails = [test_support::Tail::Nan, test_support::Tail::Inf, test_support::Tail::CopyPrefix];
+    for (case, (m, (lengths, k), of_f32, of_16)) in searches.into_iter().enumerate() {
+        let n = lengths.len();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(53 + case as u64);
+        let normal: Vec<f32> = (0..n * m).map(|_| StandardNormal.sample(&mut rng)).collect();
+        for (i, tail) in tails.into_iter().enumerate() {
+            let shape = |hint| RaggedShape {
+                lengths: lengths.clone(),
+                k: k.clone(),
+                per_row_k: true,
+                tail,
+                hint,
+                random_hints: Vec::new(),
+            };
+            let mode = Mode::from_smallest(i == 1);
+            let sorted = i == 2;
+            let mut x = normal.clone();
+            poison_tails(&mut x, m, &lengths, tail, SPECIALS_F32);
+            let what = format!("f32 {n} x {m} {tail:?}");
+            searched(&x, (n, m), &shape, (mode, sorted), of_f32, &what);
+            let mut h: Vec<f16> = normal.iter().map(|&v| f16::from_f32(v)).collect();
+            poison_tails(&mut h, m, &lengths, tail, specials16::<f16>());
+            searched(&h, (n, m), &shape, (mode, sorted), of_16, &format!("f16 {what}"));
+            let mut b: Vec<bf16> = normal.iter().map(|&v| bf16::from_f32(v)).collect();
+            poison_tails(&mut b, m, &lengths, tail, specials16::<bf16>());
+            searched(&b, (n, m), &shape, (mode, sorted), of_16, &format!("bf16 {what}"));
+        }
+    }
+}
+
+/// [`ragged_rows_without_hints_take_the_plain_searches`]' case: the oracle's answers without a
+/// hint, counts not asked, and `branch` reached; with each row's own threshold as hint, or with
+/// counts asked, the same answers and `branch` not reached.
+fn searched<E: Element>(
+    x: &[E],
+    (n, m): (usize, usize),
+    shape: &dyn Fn(HintKind) -> RaggedShape,
+    (mode, sorted): (Mode, bool),
+    branch: warp_sim::Branch,
+    what: &str,
+) {
+    let lengths: Vec<u32> = shape(HintKind::None).lengths.iter().map(|&l| l as u32).collect();
+    let ks: Vec<u32> = shape(HintKind::None).k.iter().map(|&k| k as u32).collect();
+    let width = ks.iter().copied().max().unwrap_or(0) as usize;
+    for (hint, counts, reached) in [
+        (HintKind::None, false, true),
+        (HintKind::Exact, false, false),
+        (HintKind::None, true, false),
+    ] {
+        let config = SimConfig { sorted, counts, ..SimConfig::default() };
+        let s = shape(hint);
+        check(config, (n, m, x), &s, mode, Bisect::exact()).unwrap();
+        let opts = Options { mode, sorted };
+        let rows = Rows::per_row_k(&s.k).with_lengths(&s.lengths);
+        let hints = hints_for((n, m, x), &s, &rows, opts);
+        let data = RowData {
+            lengths: Some(&lengths),
+            k_per_row: Some(&ks),
+            hint: hints.as_deref(),
+            threshold: false,
+        };
+        let args = KernelArgs { n, m, k: width, mode, bisect: Bisect::exact(), mutant: None };
+        let got = Simulator::new(config).run_ragged(x, &args, data).unwrap();
+        let case = format!("{what} {mode:?} sorted={sorted} {hint:?} counts={counts}");
+        assert!(got.plan.unit.is_ragged(), "{case}: {}", got.plan.unit);
+        assert_eq!(got.coverage.reached(branch), reached, "{case}: {:?}", got.coverage);
+    }
+}

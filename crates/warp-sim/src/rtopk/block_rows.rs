@@ -283,8 +283,8 @@ pub(crate) const HIST16_BINS: u32 = 256;
 
 /// `histograms`: whether a row's search is by histograms — a 16-bit row in exact mode without a
 /// precision or a recall target, whose counts nobody asked for (docs/contract.md §3's counts
-/// are bisect's). The kernel's call sites leave out the ragged twins and (block rows) the
-/// narrowing kernel and rows not held in registers.
+/// are bisect's). The kernel's call sites leave out the rows [`plain_search`] leaves out and
+/// (block rows) the narrowing kernel and rows not held in registers.
 pub(crate) fn histograms(p: &Params<'_>) -> bool {
     let a = &p.a;
     p.elem.packed16()
@@ -395,10 +395,19 @@ pub(crate) const VALUE_BINS_AT: u32 = 32;
 const _: () =
     assert!((VALUE_BINS_AT + VALUE_BINS) as usize <= BLOCK_STAGE, "the bins fit the stage");
 
+/// `plain_search`: whether a row may take the plain unit's searches (value bins, histograms,
+/// and on a cluster a guessed bracket) — every row but, on a ragged twin, the rows of its
+/// `_hinted` entry point (a launch that reads hints: they start from their hint) and a row that
+/// selects all it has (`search_of` ends it at once). The kernel's `plain_search`.
+pub(crate) fn plain_search(p: &Params<'_>, m: u32, ragged: bool) -> bool {
+    !(ragged && (p.rows.hint.is_some() || p.a.k as u32 == m))
+}
+
 /// `value_bins`: whether an f32 row's search may start from its value bins — exact mode without
 /// a precision or a recall target, its counts not asked for (docs/contract.md §3's counts are
-/// bisect's). The kernel's call site leaves out the ragged twins, the narrowing kernel, rows
-/// not held in registers and launches whose plan does not let them (`Plan::value_bins`).
+/// bisect's). The kernel's call site leaves out the rows [`plain_search`] leaves out, the
+/// narrowing kernel, rows not held in registers and launches whose plan does not let them
+/// (`Plan::value_bins`).
 pub(crate) fn value_bins(p: &Params<'_>) -> bool {
     let a = &p.a;
     p.elem == ElemType::F32
@@ -638,8 +647,8 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
         w.pop_active(saved);
     }
     // the value bins zeroed before block_range's barrier (block-uniform)
-    let ragged = p.plan.unit.is_ragged();
-    let bins = !p.plan.narrows && !ragged && p.plan.value_bins && value_bins(p) && row.in_regs == m;
+    let plain = row.in_regs == m && plain_search(p, m, p.plan.unit.is_ragged());
+    let bins = !p.plan.narrows && p.plan.value_bins && value_bins(p) && plain;
     if bins {
         let at = block_smem::STAGE + VALUE_BINS_AT;
         zero_shared_words(w, at, VALUE_BINS, "s_stage[VALUE_BINS_AT + i] = 0").await?;
@@ -661,12 +670,12 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     let hint = p.row_hint(row_id);
     let of = (p.elem, p.out_iter.is_some(), p.plan.unit.is_ragged());
     let mut s = None;
-    if !under && !p.plan.narrows && !ragged && histograms(p) && row.in_regs == m {
-        // the kernel's 16-bit units without a narrowing kernel or a ragged twin
+    if !under && !p.plan.narrows && histograms(p) && plain {
+        // the kernel's 16-bit units without a narrowing kernel
         p.covered(Branch::BlockHistograms);
         s = Some(block_histogram_search(w, a, &row, (lo_key, hi_key)).await?);
     } else if !under && bins {
-        // the kernel's f32 units without a narrowing kernel or a ragged twin
+        // the kernel's f32 units without a narrowing kernel
         p.covered(Branch::BlockValueBins);
         s = Some(block_value_search(w, a, &mut row, (lo_key, hi_key), tr).await?);
     } else if !under {

@@ -20,7 +20,7 @@ use crate::engine::warp::Warp;
 use crate::rtopk::args::{BLOCK_EPL, BLOCK_STAGE, KernelArgs, SearchExit};
 use crate::rtopk::block_rows::{
     HIST16_BINS, block_byte_histogram, block_range, bracket_of_bins, histograms, kth_bin,
-    load_block_slots, stages_loads, trace_slots,
+    load_block_slots, plain_search, stages_loads, trace_slots,
 };
 use crate::rtopk::coverage::Branch;
 use crate::rtopk::mutant::Mutant;
@@ -863,14 +863,15 @@ async fn histogram_search(
 }
 
 /// `guesses`: whether a cluster row's search starts from a guessed bracket
-/// ([`search_guessed`]) — an f32 row of `rtopk_cluster_rows` (not its ragged twin; on a wide
-/// cluster the kernel's `GUESSES` instantiation) that narrows within its blocks
-/// (its load staging holds the sample), exact, plain, whose counts nobody asked for
-/// (docs/contract.md §3's counts are bisect's, whose steps these are not), with
-/// `k * CLUSTER_GUESS_K_PER >= m` (rtopk-plan's rule).
+/// ([`search_guessed`]) — an f32 row of `rtopk_cluster_rows` (on a wide cluster the kernel's
+/// `GUESSES` instantiation) or of its ragged twin's first entry point ([`plain_search`]; on a
+/// portable cluster) that narrows within its blocks (its load staging holds the sample),
+/// exact, plain, whose counts nobody asked for (docs/contract.md §3's counts are bisect's,
+/// whose steps these are not), with `k * CLUSTER_GUESS_K_PER >= m` (rtopk-plan's rule).
 fn guesses(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>, ragged: bool) -> bool {
     let a = &p.a;
-    !ragged
+    plain_search(p, row.row.m, ragged)
+        && !(ragged && wide(p, row.size))
         && p.plan.family() == Family::ClusterRows
         && uncounted_narrowing(w, p, row)
         && !matches!(a.bisect.recall, Some(r) if r > 0.0)
@@ -1214,7 +1215,7 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     // stage 2: search_threshold, the cluster's counts
     let hint = p.row_hint(row_id);
     let of = (p.elem, p.out_iter.is_some(), ragged);
-    let mut s = if !ragged && histograms(p) {
+    let mut s = if plain_search(p, m, ragged) && histograms(p) {
         p.covered(Branch::ClusterHistograms);
         histogram_search(w, a, &row, (lo_key, hi_key), here).await?
     } else if guesses(w, p, &row, ragged) {

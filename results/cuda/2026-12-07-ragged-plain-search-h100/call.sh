@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The ragged twins on the plain units' searches (h24) and, on top, rows of their own length on
+# fewer cluster blocks (h25), against HEAD's build (h23), on an H100; then the committed build
+# (h26: h25 with rows of their own length on plain rows' 8 blocks too) against h23.
+#   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh a   # GPU tests, round 1
+#   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh b   # round 2, package tests
+#   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh c   # h26: tests, two rounds
+#   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh d   # split tests, decode steps
+# carry (a, b): devbin/pkh23.tar.xz devbin/pkh24.tar.xz devbin/pkh25.tar.xz devbin/bins40.tar.xz
+# carry (c): devbin/pkh23.tar.xz devbin/pkh26.tar.xz devbin/bins41.tar.xz
+# carry (d): devbin/pkh26.tar.xz devbin/bins42.tar.xz (gpu_ragged with the new split shapes)
+set -u
+HERE=results/cuda/2026-12-07-ragged-plain-search-h100
+source bench/device_call.sh
+case $1 in c) builds="h23 h26" ;; d) builds="h26" ;; *) builds="h23 h24 h25" ;; esac
+for b in $builds; do wheel $b; done
+timed() {  # timed ROUND BUILD [ARGS]: one run of ragged_search.py, its lines into times.jsonl
+    local r=$1 b=$2
+    shift 2
+    step time_${b}_$r 170 env $(build_env $b) $PY $HERE/ragged_search.py --label $b --reps 10 "$@"
+    cat $OUT/time_${b}_$r.txt >> $OUT/times.jsonl
+}
+if [ "$1" = a ]; then
+    bins 40
+    # the new build's GPU tests of rows of their own length: GPU against the simulator and
+    # the oracle
+    step gpu_ragged 150 /tmp/bins40/gpu_ragged --ignored --test-threads 4 \
+        ragged_rows_on_the_gpu split_ragged narrowed_cluster full_lengths
+    for b in h23 h24 h25; do timed 1 $b; done
+elif [ "$1" = d ]; then
+    bins 42
+    step gpu_split 200 /tmp/bins42/gpu_ragged --ignored --test-threads 4 \
+        split_ragged integer_rows
+    step decode 200 env $(build_env h26) $PY bench/decode.py --steps 8 --reps 8 \
+        --out $OUT/decode.json
+elif [ "$1" = c ]; then
+    bins 41
+    step gpu_ragged 200 /tmp/bins41/gpu_ragged --ignored --test-threads 8
+    for b in h23 h26; do timed 3 $b; done
+    for b in h26 h23; do timed 4 $b --reverse; done
+    step pytest_h26 150 env $(build_env h26) $PY -m pytest -q -m "not verify" -rs \
+        crates/rtopk-py/tests/test_ragged.py crates/rtopk-py/tests/test_torch_cuda.py \
+        -k "length or ragged or hint or per_row"
+else
+    for b in h25 h24 h23; do timed 2 $b --reverse; done
+    # the package's CUDA tests of lengths, k per row and hints, on each new build
+    for b in h24 h25; do
+        step pytest_$b 100 env $(build_env $b) $PY -m pytest -q -m "not verify" -rs \
+            crates/rtopk-py/tests/test_ragged.py crates/rtopk-py/tests/test_torch_cuda.py \
+            -k "length or ragged or hint or per_row"
+    done
+fi
