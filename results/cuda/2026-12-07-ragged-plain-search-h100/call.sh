@@ -6,13 +6,22 @@
 #   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh b   # round 2, package tests
 #   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh c   # h26: tests, two rounds
 #   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh d   # split tests, decode steps
+#   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh e   # a length sweep
+#   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh f   # 16-bit loads that cut
 # carry (a, b): devbin/pkh23.tar.xz devbin/pkh24.tar.xz devbin/pkh25.tar.xz devbin/bins40.tar.xz
 # carry (c): devbin/pkh23.tar.xz devbin/pkh26.tar.xz devbin/bins41.tar.xz
 # carry (d): devbin/pkh26.tar.xz devbin/bins42.tar.xz (gpu_ragged with the new split shapes)
+# carry (e): devbin/pkh26.tar.xz
+# carry (f): devbin/pkh26.tar.xz devbin/pkh27.tar.xz devbin/bins43.tar.xz
 set -u
 HERE=results/cuda/2026-12-07-ragged-plain-search-h100
 source bench/device_call.sh
-case $1 in c) builds="h23 h26" ;; d) builds="h26" ;; *) builds="h23 h24 h25" ;; esac
+case $1 in
+    c) builds="h23 h26" ;;
+    d | e) builds="h26" ;;
+    f) builds="h26 h27" ;;
+    *) builds="h23 h24 h25" ;;
+esac
 for b in $builds; do wheel $b; done
 timed() {  # timed ROUND BUILD [ARGS]: one run of ragged_search.py, its lines into times.jsonl
     local r=$1 b=$2
@@ -27,6 +36,21 @@ if [ "$1" = a ]; then
     step gpu_ragged 150 /tmp/bins40/gpu_ragged --ignored --test-threads 4 \
         ragged_rows_on_the_gpu split_ragged narrowed_cluster full_lengths
     for b in h23 h24 h25; do timed 1 $b; done
+elif [ "$1" = f ]; then
+    bins 43
+    step gpu16 120 /tmp/bins43/gpu_ragged --ignored --test-threads 8 f16_bf16
+    for b in h26 h27; do
+        step sweep_$b 60 env $(build_env $b) $PY $HERE/length_sweep.py --label $b
+    done
+    step pytest_h27 80 env $(build_env h27) $PY -m pytest -q -m "not verify" -rs \
+        crates/rtopk-py/tests/test_ragged.py -k cuda
+    for b in h26 h27; do
+        step time_$b 60 env $(build_env $b) $PY $HERE/ragged_search.py --label $b --reps 10 \
+            --dtype bfloat16
+    done
+elif [ "$1" = e ]; then
+    step sweep 120 env $(build_env h26) $PY $HERE/length_sweep.py --label h26
+    step sweep2 120 env $(build_env h26) $PY $HERE/length_sweep.py --label h26
 elif [ "$1" = d ]; then
     bins 42
     step gpu_split 200 /tmp/bins42/gpu_ragged --ignored --test-threads 4 \
