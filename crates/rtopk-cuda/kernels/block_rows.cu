@@ -23,13 +23,14 @@ __device__ void block_range(const BlockRow<NARROWS, SKIPS>& row, u32 lane_min, u
 }
 
 // Stage 1 of a 16-bit block row: the thread's BLOCK_EPL elements (16-byte loads of 8 where
-// the row allows) as their own 16-bit keys (docs/kernel.md, "16-bit rows"; padding: key 0),
-// and the thread's min and max key over those inside the row.
+// the row starts `aligned`; a ragged row, SKIPS, of any width keeps them but for the group its
+// end cuts, as an f32 row's staged loads do) as their own 16-bit keys (docs/kernel.md, "16-bit
+// rows"; padding: key 0), and the thread's min and max key over those inside the row.
 template <bool NARROWS, bool SKIPS>
 __device__ __forceinline__ void load_block_keys16(BlockRow<NARROWS, SKIPS>& row, const elem_t* row_in, const Params& p,
-                                                  u32 first, u32* lane_min, u32* lane_max) {
+                                                  u32 first, bool aligned, u32* lane_min, u32* lane_max) {
     u32 pairs[BLOCK_EPL / 2];
-    load_pairs16<BLOCK_EPL>(row_in, first, p.m, p.vec4 != 0, pairs);
+    load_pairs16<BLOCK_EPL, SKIPS>(row_in, first, p.m, aligned, pairs);
 #pragma unroll
     for (int j = 0; j < BLOCK_EPL; ++j) row.keys[j] = (pairs[j / 2] >> (16 * (j % 2))) & 0xffffu;
     u32 flip = p.sign < 0.0f ? 0x8000u : 0u;
@@ -109,7 +110,7 @@ __device__ __forceinline__ void load_block_slots(BlockRow<NARROWS, SKIPS>& row, 
         key_ints(row.keys, ints, first, p.m, p.sign, lane_min, lane_max);
     }
 #elif ELEM_PACKED16
-    load_block_keys16(row, row_in, p, first, lane_min, lane_max);
+    load_block_keys16(row, row_in, p, first, aligned, lane_min, lane_max);
 #else
     if (aligned && stages_loads()) {
         load_block_staged(row.keys, row_in, p.m, reinterpret_cast<uint4*>(smem));
@@ -241,6 +242,14 @@ __device__ Search block_histogram_search(const Row& row, u32 lo_key, u32 hi_key,
 // VALUE_PLAIN) and the launch lets them (p.value_bins: rtopk-plan's Plan::value_bins, launches
 // of few blocks). The bins lie in the stage past its first VALUE_BINS_AT words (a split's floor
 // is its first).
+// Whether a row may take the plain unit's searches (value bins, histograms, and on a cluster a
+// guessed bracket): every row but, on a ragged twin, the rows of its hints' entry point, which
+// start from their hint, and a row that selects all it has (search_of ends it at once).
+template <bool RAGGED, bool HINTED>
+__device__ __forceinline__ bool plain_search(const Params& p) {
+    return !(RAGGED && (HINTED || p.k == p.m));
+}
+
 #define VALUE_BIN_LANE 31u
 #define VALUE_BINS (32u * VALUE_BIN_LANE)
 #define VALUE_BINS_AT 32u
@@ -359,12 +368,9 @@ __device__ void rtopk_block_row(const Params& p, RowPlace at, bool aligned) {
     // selection's and the narrowing's block prefixes, whose barriers follow every read of it),
     // seen by all after block_range's barrier
     if (FLOOR && threadIdx.x == 0) s_stage[0] = floor_of(p, row_id);
-    // the value bins zeroed before block_range's barrier (block-uniform); the plain searches
-    // (bins, histograms) take a ragged row too, but for the hints' entry point, whose rows
-    // start from their hint, and a row that selects all it has (search_of ends it at once)
-    bool plain_search = row.in_regs == p.m && !(RAGGED && p.k == p.m);
-    bool bins = ELEM_KIND == ELEM_F32 && !NARROWS && !HINTED && p.value_bins != 0u && value_bins(p) &&
-                plain_search;
+    // the value bins zeroed before block_range's barrier (block-uniform)
+    bool plain = row.in_regs == p.m && plain_search<RAGGED, HINTED>(p);
+    bool bins = ELEM_KIND == ELEM_F32 && !NARROWS && !HINTED && p.value_bins != 0u && value_bins(p) && plain;
     if (bins)
         for (u32 i = threadIdx.x; i < VALUE_BINS; i += blockDim.x) s_stage[VALUE_BINS_AT + i] = 0u;
     u32 lo_key, hi_key;
@@ -382,7 +388,7 @@ __device__ void rtopk_block_row(const Params& p, RowPlace at, bool aligned) {
     Search s = {};
     if constexpr (ELEM_PACKED16 && !NARROWS && !HINTED) {
         // the histograms in the stage's second half (a split's floor is its first word)
-        if (!under && histograms(p) && plain_search)
+        if (!under && histograms(p) && plain)
             s = block_histogram_search(row, lo_key, hi_key, p.k, s_stage + BLOCK_STAGE / 2u);
         else if (!under)
             s = search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);

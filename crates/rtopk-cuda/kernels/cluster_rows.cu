@@ -718,16 +718,15 @@ __device__ void cluster_row_of(const Params& p, RowPlace at, bool aligned, const
     u32 lo_key, hi_key;
     cluster_range(row, lane_min, lane_max, &lo_key, &hi_key);
     // stage 2: search_threshold, the cluster's counts; the plain searches (histograms, a
-    // guessed bracket) take a ragged row too, but for the hints' entry point, whose rows start
-    // from their hint, and a row that selects all it has (search_of ends it at once)
+    // guessed bracket) take a ragged row too (plain_search)
     Search s;
-    bool plain_search = !(RAGGED && p.k == p.m);
+    bool plain = plain_search<RAGGED, HINTED>(p);
     if constexpr (ELEM_PACKED16 && !HINTED) {
-        s = plain_search && histograms(p)
+        s = plain && histograms(p)
                 ? histogram_search(row, lo_key, hi_key, p.k, here, s_stage)
                 : search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
     } else if constexpr (!NARROWS && !HINTED && (!WIDE || GUESSES)) {
-        s = plain_search && guesses<ClusterRow<RAGGED, NARROWS, WIDE>>(p)
+        s = plain && guesses<ClusterRow<RAGGED, NARROWS, WIDE>>(p)
                 ? search_guessed(row, lo_key, hi_key, p, here, smem)
                 : search_of<RAGGED, HINTED>(row, lo_key, hi_key, p, hint);
     } else if constexpr (HINTED && !WIDE) {

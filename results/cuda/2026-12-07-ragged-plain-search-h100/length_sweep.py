@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Call e: the GPU time of rows of their own length on one cluster shape as the length falls
 (every row of the batch the same length), beside the plain call — where a row of mean length
-M/4 came out slower than the full row (record.md, call c). bench/decode.py's timing; every
-answer checked bit for bit against the package's CPU path. One JSON line a case.
+M/4 came out slower than the full row (record.md, call c); since call f, torch.topk on the
+full rows first. bench/decode.py's timing; every answer checked bit for bit against the
+package's CPU path. One JSON line a case.
 
     PYTHONPATH=/tmp/site_NAME:bench python3 length_sweep.py --label NAME
 """
@@ -31,6 +32,12 @@ def main() -> int:
             gen = torch.Generator(device="cuda").manual_seed(n + 7)
             x = torch.randn(n, m, device="cuda", generator=gen, dtype=dtype)
             rot = Rotation(x, l2)
+            torch_us = statistics.median(
+                time_rotated(lambda x: torch.topk(x, k, sorted=False), rot, args.reps)
+            )
+            line = {"label": args.label, "dtype": str(dtype).removeprefix("torch.")}
+            line.update({"n": n, "m": m, "k": k, "length": "torch.topk", "us": torch_us})
+            print(json.dumps(line), flush=True)
             cases = {"plain": None, **{str(v): v for v in LENGTHS}}
             for name, length in cases.items():
                 lengths = None

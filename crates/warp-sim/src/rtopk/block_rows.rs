@@ -221,8 +221,11 @@ async fn load_block_keys16(
     row_off: &Lanes<u64>,
     keys: &mut [Lanes<u32>],
     first: &Lanes<u32>,
+    aligned: bool,
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
-    let halves = load_halves(w, a, p.x, row_off, first, keys.len(), (p.vec4, false)).await?;
+    // a ragged row (its twin's) keeps 16-byte loads but for the group its end cuts
+    let cut = p.plan.unit.is_ragged();
+    let halves = load_halves(w, a, p.x, row_off, first, keys.len(), (aligned, cut)).await?;
     let (elem, m, largest) = (p.elem, a.m as u32, a.sign() > 0.0);
     let flip = if largest { 0 } else { 0x8000 };
     let mut lo = Lanes::splat(u32::MAX);
@@ -248,15 +251,16 @@ async fn load_block_keys16(
 
 /// `load_block_slots`: stage 1's loads into registers — thread `t`'s `BLOCK_EPL` slots hold
 /// elements `first .. first + BLOCK_EPL - 1` of the row at `row_off` (`p.a.m` wide; key 0 past
-/// it), keyed; returns the thread's min and max key over those inside the row. `staged`: an f32
-/// row's loads through the warp's staging area (`load_block_staged`). Block rows and cluster
-/// rows (`cluster_rows.rs`) alike.
+/// it), keyed; returns the thread's min and max key over those inside the row. `aligned`: the
+/// row starts 16-byte aligned (the launch's `vec4`); `staged`: an f32 row's loads through the
+/// warp's staging area (`load_block_staged`). Block rows and cluster rows (`cluster_rows.rs`)
+/// alike.
 pub(crate) async fn load_block_slots(
     w: &mut Warp<'_>,
     p: &Params<'_>,
     keys: &mut [Lanes<u32>],
     (row_off, first): (&Lanes<u64>, &Lanes<u32>),
-    staged: bool,
+    (aligned, staged): (bool, bool),
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
     let a = &p.a;
     if staged {
@@ -269,7 +273,7 @@ pub(crate) async fn load_block_slots(
         let v = load_ints(w, (a, p.elem), p.x, (row_off, first), n, (p.vec4, false)).await?;
         key_ints(w, (a, p.elem), keys, &v, first)
     } else {
-        load_block_keys16(w, a, p, row_off, keys, first).await
+        load_block_keys16(w, a, p, row_off, keys, first, aligned).await
     }
 }
 
@@ -611,7 +615,7 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
     let first = tid.map(|t| BLOCK_EPL as u32 * t);
     let staged = p.elem == ElemType::F32 && aligned && stages_loads(w, p);
     let (mut lane_min, mut lane_max) =
-        load_block_slots(w, p, &mut row.keys, (&row_off, &first), staged).await?;
+        load_block_slots(w, p, &mut row.keys, (&row_off, &first), (aligned, staged)).await?;
     if tr.on() {
         for l in 0..32 {
             let f = first.lane(l) as usize;

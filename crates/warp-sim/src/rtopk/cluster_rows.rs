@@ -1196,7 +1196,8 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     let part_off = row_off.map(|o| o + u64::from(start));
     let staged = p.elem == ElemType::F32 && aligned && stages_loads(w, p);
     let (lane_min, lane_max) =
-        load_block_slots(w, &part, &mut row.row.keys, (&part_off, &local), staged).await?;
+        load_block_slots(w, &part, &mut row.row.keys, (&part_off, &local), (aligned, staged))
+            .await?;
     let tr = p.tracer(row_id);
     if tr.on() {
         for l in 0..32 {

@@ -270,6 +270,8 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("leaf_floor", "cluster_rows.rs"),
     ("guess_bracket", "cluster_rows.rs"),
     ("search_guessed", "cluster_rows.rs"),
+    // which rows take the plain searches below (a ragged twin's first entry point too)
+    ("plain_search", "block_rows.rs"),
     // 16-bit rows by histograms
     ("histograms", "block_rows.rs"),
     ("kth_bin", "block_rows.rs"),
