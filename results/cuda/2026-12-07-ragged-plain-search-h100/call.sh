@@ -11,6 +11,7 @@
 #   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh g   # h28: f's patch + plain_search
 #   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh g2  # g's timings again, pytest
 #   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh g3  # g's two unfinished GPU tests
+#   bash results/cuda/2026-12-07-ragged-plain-search-h100/call.sh h   # h29: ragged_span
 # carry (a, b): devbin/pkh23.tar.xz devbin/pkh24.tar.xz devbin/pkh25.tar.xz devbin/bins40.tar.xz
 # carry (c): devbin/pkh23.tar.xz devbin/pkh26.tar.xz devbin/bins41.tar.xz
 # carry (d): devbin/pkh26.tar.xz devbin/bins42.tar.xz (gpu_ragged with the new split shapes)
@@ -19,6 +20,8 @@
 # carry (g): devbin/pkh26.tar.xz devbin/pkh28.tar.xz devbin/bins44.tar.xz (h28: load16_cut.patch
 #   and the kernels' plain_search as a function, the simulator's name; bins44: its gpu_ragged,
 #   rtopk-cuda's gpu and gpu_raw); g2: the two wheels; g3: bins44. Call f never ran (no device).
+# carry (h): devbin/pkh28.tar.xz devbin/pkh29.tar.xz devbin/bins45.tar.xz (h29: 093dffe with a
+#   ragged row's own length spread over its cluster's blocks, ragged_span; bins45: its gpu_ragged)
 set -u
 HERE=results/cuda/2026-12-07-ragged-plain-search-h100
 source bench/device_call.sh
@@ -28,6 +31,7 @@ case $1 in
     f) builds="h26 h27" ;;
     g | g2) builds="h26 h28" ;;
     g3) builds="" ;;
+    h) builds="h28 h29" ;;
     *) builds="h23 h24 h25" ;;
 esac
 for b in $builds; do wheel $b; done
@@ -80,6 +84,13 @@ elif [ "$1" = g3 ]; then
     step gpu2 280 /tmp/bins44/gpu --ignored --test-threads 2 \
         kernel_matches_bisect_and_the_simulator_in_every_family_shape_and_mode \
         radix_rows_match_bisect_and_the_simulator
+elif [ "$1" = h ]; then
+    bins 45
+    step gpu_cluster 120 /tmp/bins45/gpu_ragged --ignored --test-threads 8 cluster \
+        ragged_rows_on_the_gpu full_lengths
+    for b in h28 h29; do
+        step sweep_$b 50 env $(build_env $b) $PY $HERE/length_sweep.py --label $b
+    done
 elif [ "$1" = e ]; then
     step sweep 120 env $(build_env h26) $PY $HERE/length_sweep.py --label h26
     step sweep2 120 env $(build_env h26) $PY $HERE/length_sweep.py --label h26
