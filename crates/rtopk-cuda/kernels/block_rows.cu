@@ -233,6 +233,14 @@ __device__ Search block_histogram_search(const Row& row, u32 lo_key, u32 hi_key,
     return s;
 }
 
+// Whether a row may take the plain unit's searches (value bins, histograms, and on a cluster a
+// guessed bracket): every row but, on a ragged twin, the rows of its hints' entry point, which
+// start from their hint, and a row that selects all it has (search_of ends it at once).
+template <bool RAGGED, bool HINTED>
+__device__ __forceinline__ bool plain_search(const Params& p) {
+    return !(RAGGED && (HINTED || p.k == p.m));
+}
+
 // f32 rows by a histogram of their values (docs/kernel.md, "Value bins"): one pass counts the
 // block's keys into VALUE_BINS bins of equal width over the bracket's values, and the bin of the
 // k-th greatest key leaves the value phase a bracket VALUE_BINS times narrower, so that the
@@ -242,14 +250,6 @@ __device__ Search block_histogram_search(const Row& row, u32 lo_key, u32 hi_key,
 // VALUE_PLAIN) and the launch lets them (p.value_bins: rtopk-plan's Plan::value_bins, launches
 // of few blocks). The bins lie in the stage past its first VALUE_BINS_AT words (a split's floor
 // is its first).
-// Whether a row may take the plain unit's searches (value bins, histograms, and on a cluster a
-// guessed bracket): every row but, on a ragged twin, the rows of its hints' entry point, which
-// start from their hint, and a row that selects all it has (search_of ends it at once).
-template <bool RAGGED, bool HINTED>
-__device__ __forceinline__ bool plain_search(const Params& p) {
-    return !(RAGGED && (HINTED || p.k == p.m));
-}
-
 #define VALUE_BIN_LANE 31u
 #define VALUE_BINS (32u * VALUE_BIN_LANE)
 #define VALUE_BINS_AT 32u
