@@ -402,9 +402,10 @@ const _: () =
 /// `plain_search`: whether a row may take the plain unit's searches (value bins, histograms,
 /// and on a cluster a guessed bracket) — every row but, on a ragged twin, the rows of its
 /// `_hinted` entry point (a launch that reads hints: they start from their hint) and a row that
-/// selects all it has (`search_of` ends it at once). The kernel's `plain_search`.
-pub(crate) fn plain_search(p: &Params<'_>, m: u32, ragged: bool) -> bool {
-    !(ragged && (p.rows.hint.is_some() || p.a.k as u32 == m))
+/// selects all it has (`search_of` ends it at once). The kernel's `plain_search`, on the row's
+/// own arguments (`row_args`).
+pub(crate) fn plain_search(p: &Params<'_>) -> bool {
+    !(p.plan.unit.is_ragged() && (p.rows.hint.is_some() || p.a.k == p.a.m))
 }
 
 /// `value_bins`: whether an f32 row's search may start from its value bins — exact mode without
@@ -651,7 +652,7 @@ pub(crate) async fn rtopk_block_row(w: &mut Warp<'_>, p: &Params<'_>) -> Result<
         w.pop_active(saved);
     }
     // the value bins zeroed before block_range's barrier (block-uniform)
-    let plain = row.in_regs == m && plain_search(p, m, p.plan.unit.is_ragged());
+    let plain = row.in_regs == m && plain_search(p);
     let bins = !p.plan.narrows && p.plan.value_bins && value_bins(p) && plain;
     if bins {
         let at = block_smem::STAGE + VALUE_BINS_AT;

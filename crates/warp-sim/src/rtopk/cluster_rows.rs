@@ -870,7 +870,7 @@ async fn histogram_search(
 /// whose steps these are not), with `k * CLUSTER_GUESS_K_PER >= m` (rtopk-plan's rule).
 fn guesses(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>, ragged: bool) -> bool {
     let a = &p.a;
-    plain_search(p, row.row.m, ragged)
+    plain_search(p)
         && !(ragged && wide(p, row.size))
         && p.plan.family() == Family::ClusterRows
         && uncounted_narrowing(w, p, row)
@@ -1216,7 +1216,7 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     // stage 2: search_threshold, the cluster's counts
     let hint = p.row_hint(row_id);
     let of = (p.elem, p.out_iter.is_some(), ragged);
-    let mut s = if plain_search(p, m, ragged) && histograms(p) {
+    let mut s = if plain_search(p) && histograms(p) {
         p.covered(Branch::ClusterHistograms);
         histogram_search(w, a, &row, (lo_key, hi_key), here).await?
     } else if guesses(w, p, &row, ragged) {
