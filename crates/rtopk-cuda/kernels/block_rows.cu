@@ -99,14 +99,16 @@ __device__ __forceinline__ void load_block_staged(u32 (&keys)[BLOCK_EPL], const 
 // Stage 1's loads into registers: thread t's BLOCK_EPL slots hold elements first ..
 // first + BLOCK_EPL - 1 of row_in (p.m wide; key 0 past it), keyed, and the thread's min and
 // max key over those inside the row. Every load is issued before the first key is computed
-// (the raw bits wait in keys[]). Block rows and cluster rows (cluster_rows.cu) alike.
+// (the raw bits wait in keys[]). Block rows and cluster rows (cluster_rows.cu) alike. 16-byte
+// loads where the launch is `aligned`: a ragged row (SKIPS) of any width keeps them but for
+// the group its end cuts, whatever the path (staged, in registers, 16-bit, integer).
 template <bool NARROWS, bool SKIPS>
 __device__ __forceinline__ void load_block_slots(BlockRow<NARROWS, SKIPS>& row, const elem_t* row_in, const Params& p,
                                                  u32 first, bool aligned, u32* smem, u32* lane_min, u32* lane_max) {
 #if ELEM_INTEGER
     {
         elem_t ints[BLOCK_EPL];
-        load_ints<BLOCK_EPL>(row_in, first, p.m, p.vec4 != 0, ints);
+        load_ints<BLOCK_EPL, SKIPS>(row_in, first, p.m, aligned, ints);
         key_ints(row.keys, ints, first, p.m, p.sign, lane_min, lane_max);
     }
 #elif ELEM_PACKED16
@@ -114,10 +116,16 @@ __device__ __forceinline__ void load_block_slots(BlockRow<NARROWS, SKIPS>& row, 
 #else
     if (aligned && stages_loads()) {
         load_block_staged(row.keys, row_in, p.m, reinterpret_cast<uint4*>(smem));
-    } else if (p.vec4) {
+    } else if (aligned) {
 #pragma unroll
         for (int q = 0; q < BLOCK_EPL / 4; ++q) {
-            u32 i = first + 4u * (u32)q;  // M % 4 == 0: all 4 or none
+            u32 i = first + 4u * (u32)q;  // all 4 or none, but for the group SKIPS cuts
+            if (cut_group<SKIPS, 4>(i, p.m)) {
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    row.keys[4 * q + j] = i + (u32)j < p.m ? __float_as_uint(row_in[i + j]) : 0u;
+                continue;
+            }
             uint4 b = i < p.m ? *reinterpret_cast<const uint4*>(row_in + i) : make_uint4(0, 0, 0, 0);
             row.keys[4 * q] = b.x; row.keys[4 * q + 1] = b.y;
             row.keys[4 * q + 2] = b.z; row.keys[4 * q + 3] = b.w;

@@ -681,6 +681,15 @@ struct ClusterShared {
 // the _hinted entry point's, its search starting at its hint where the launch gives hints;
 // aligned, 16-byte loads; NARROWS, rtopk_cluster_rows_narrow's; WIDE, a wide cluster's
 // (ClusterRow); GUESSES, a wide cluster's row that starts from a guessed bracket (guesses).
+// The elements each block of a ragged row's cluster holds: the row's own width spread evenly
+// over the blocks in whole threads' slots (BLOCK_EPL, a multiple of every 16-byte group, so each
+// part starts aligned), where a plain row fills each block in turn: a row much shorter than its
+// cluster would leave all its candidates and results to its first block.
+__device__ __forceinline__ u32 ragged_span(u32 m, u32 size) {
+    u32 per = (m + size - 1u) / size;
+    return min(BLOCK_EPL * blockDim.x, (per + BLOCK_EPL - 1u) / BLOCK_EPL * BLOCK_EPL);
+}
+
 template <bool RAGGED, bool NARROWS, bool WIDE, bool HINTED, bool GUESSES = false>
 __device__ void cluster_row_of(const Params& p, RowPlace at, bool aligned, const ClusterShared& sh) {
     u32 *smem = sh.smem, *s_partial = sh.s_partial, *s_chunk = sh.s_chunk, *s_stage = sh.s_stage;
@@ -690,7 +699,7 @@ __device__ void cluster_row_of(const Params& p, RowPlace at, bool aligned, const
     u64 row_id = blockIdx.x / size;
     const elem_t* row_in = at.in;
     float hint = hint_of<HINTED>(p, row_id);
-    u32 span = BLOCK_EPL * blockDim.x, start = rank * span;
+    u32 span = RAGGED ? ragged_span(p.m, size) : BLOCK_EPL * blockDim.x, start = rank * span;
     u32 here = p.m > start ? min(p.m - start, span) : 0u;  // this block's elements
     // RAGGED: the ragged twin, whose blocks skip past its end
     ClusterRow<RAGGED, NARROWS, WIDE> row;
@@ -809,9 +818,9 @@ __device__ void rtopk_cluster_row(const Params& p) {
 // A ragged row (docs/contract.md §5) over a cluster, as rtopk_block_row_ragged over a block:
 // its own width and k, read once by every block of the cluster (row_args; cluster-uniform),
 // its padding written by the cluster's threads together, then the row as any other (a block
-// whose part lies past the row's end holds nothing). The launch's 16-byte alignment holds for
-// every block's part whatever the row's width: each part starts at a multiple of SPAN, and
-// the staged load cuts the last group.
+// whose part lies past the row's end holds nothing; ragged_span). The launch's 16-byte
+// alignment holds for every block's part whatever the row's width: each part starts at a
+// multiple of BLOCK_EPL, and the staged load cuts the last group.
 template <bool NARROWS, bool HINTED = false>
 __device__ void rtopk_cluster_row_ragged(const Params& launch) {
     u32 rank = cluster_ctarank(), size = cluster_nctarank();

@@ -323,6 +323,52 @@ fn warp_rows_load_the_group_a_rows_end_cuts_element_by_element() {
     }
 }
 
+/// Block rows of every width modulo the 16-byte group in one launch of 16-byte aligned rows
+/// keep their 16-byte loads up to the group a row's end cuts and load that group element by
+/// element (`load_block_slots` on the launch's alignment, as the warp rows above): f32 rows
+/// that do not stage their loads (a device whose opt-in shared memory holds no staging), i32,
+/// i16 and i8 rows (never staged), f16 and bf16 rows — the oracle's answers and counts, and no
+/// read past a row's length (a cut group loaded whole reads past it).
+#[test]
+fn block_rows_load_the_group_a_rows_end_cuts_element_by_element() {
+    let (n, m) = (40usize, 2048usize);
+    // the block rows' static shared memory and less than one warp's staging
+    let optin = rtopk_plan::units::BLOCK_STATIC_SHARED + 1024;
+    let limits =
+        warp_sim::DeviceLimits { shared_optin_bytes: optin, ..SimConfig::default().limits };
+    let config = SimConfig { strategy: Launch::Block, limits, ..SimConfig::default() };
+    fn rows<E: Element>(config: SimConfig, (n, m): (usize, usize), specials: [E; 4]) -> Vec<E> {
+        let x: Vec<E> =
+            (0..n * m).map(|i| E::from_f32(((i * 7919) % 509) as f32 * 0.25 - 60.0)).collect();
+        // every residue modulo 16 at a row's end, the last group's first slot and the row's last
+        let lengths: Vec<usize> = (0..n).map(|r| (m - 24 + r) % (m + 1)).collect();
+        let ks: Vec<usize> = (0..n).map(|r| [1, 5, 17, 300][r % 4]).collect();
+        let shape = per_row_shape(lengths, ks);
+        let mut x = x;
+        poison_tails(&mut x, m, &shape.lengths, shape.tail, specials);
+        for smallest in [false, true] {
+            check(config, (n, m, &x), &shape, Mode::from_smallest(smallest), Bisect::exact())
+                .unwrap();
+        }
+        x
+    }
+    let x = rows::<f32>(config, (n, m), SPECIALS_F32);
+    rows::<f16>(config, (n, m), specials16::<f16>());
+    rows::<bf16>(config, (n, m), specials16::<bf16>());
+    rows::<i32>(config, (n, m), [i32::MIN, i32::MAX, 0, -1]);
+    rows::<i16>(config, (n, m), [i16::MIN, i16::MAX, 0, -1]);
+    rows::<i8>(config, (n, m), [i8::MIN, i8::MAX, 0, -1]);
+    // the f32 rows took the unstaged 16-byte loads
+    let lengths: Vec<u32> = (0..n).map(|r| ((m - 24 + r) % (m + 1)) as u32).collect();
+    let data = RowData { lengths: Some(&lengths), ..RowData::default() };
+    let args =
+        KernelArgs { n, m, k: 17, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
+    let got = Simulator::new(config).run_ragged(&x, &args, data).unwrap();
+    assert_eq!(got.plan.unit.to_string(), "rtopk_block_rows_ragged", "{}", got.summary);
+    assert!(!got.coverage.reached(warp_sim::rtopk::Branch::StagedLoads), "{:?}", got.coverage);
+    assert!(got.diagnostics.is_empty(), "{}", got.summary);
+}
+
 /// A plain launch and the same launch given every row's full length and the one k per row
 /// are the same run: outputs and counts.
 #[test]
@@ -905,15 +951,18 @@ fn a_row_that_selects_all_it_has_searches_only_when_its_count_is_asked() {
 }
 
 /// Few ragged rows past 16384 take the cluster twin (`rtopk_cluster_rows_ragged`, docs/kernel.md
-/// "Cluster rows"): rows of lengths 0, 1, shorter than one block's part, ending on and just
-/// past a part's boundary, and full; k per row from 0 up, some above the length; NaN and
+/// "Cluster rows"), each row's own length spread over the cluster's blocks (`ragged_span`):
+/// rows of lengths 0, 1, shorter than one block's registers, ending on and just past a full
+/// block's registers, and full; k per row from 0 up, some above the length; NaN and
 /// infinite tails and ties with the k-th value past the length; every kind of hint — the
 /// oracle's answers, counts and thresholds, with no diagnostic (nothing past a row's length
 /// read), in f32, f16 and bf16, largest and smallest, sorted or not.
 #[test]
 fn ragged_cluster_rows_equal_the_oracle() {
     let (n, m) = (7usize, 20_000usize);
-    // the plan's cluster for 7 x 20000: 3 blocks of 224 threads, parts of 7168
+    // the plan's cluster for 7 x 20000: 3 blocks of 224 threads, 7168 keys in each one's
+    // registers; a row's parts of its own length: 5000 in 1696, 1696 and 1608, 7169 in 2400,
+    // 2400 and 2369, 14337 in 4800, 4800 and 4737
     let lengths = vec![0, 1, 5000, 7168, 7169, 14_337, 20_000];
     let k = vec![3, 1, 2048, 0, 7169, 300, 2048];
     let tails = [

@@ -212,8 +212,9 @@ async fn load_block_staged(
 }
 
 /// `load_block_keys16`: stage 1 of a 16-bit block row — the thread's `BLOCK_EPL` elements
-/// (16-byte loads of 8 where the row allows) as their own 16-bit keys (padding: key 0);
-/// returns the thread's min key over those inside the row and its max key.
+/// (16-byte loads of 8 where the row starts `aligned`, a ragged row's, `cut`, but for the group
+/// its end cuts) as their own 16-bit keys (padding: key 0); returns the thread's min key over
+/// those inside the row and its max key.
 async fn load_block_keys16(
     w: &mut Warp<'_>,
     a: &KernelArgs,
@@ -221,10 +222,8 @@ async fn load_block_keys16(
     row_off: &Lanes<u64>,
     keys: &mut [Lanes<u32>],
     first: &Lanes<u32>,
-    aligned: bool,
+    (aligned, cut): (bool, bool),
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
-    // a ragged row (its twin's) keeps 16-byte loads but for the group its end cuts
-    let cut = p.plan.unit.is_ragged();
     let halves = load_halves(w, a, p.x, row_off, first, keys.len(), (aligned, cut)).await?;
     let (elem, m, largest) = (p.elem, a.m as u32, a.sign() > 0.0);
     let flip = if largest { 0 } else { 0x8000 };
@@ -252,9 +251,10 @@ async fn load_block_keys16(
 /// `load_block_slots`: stage 1's loads into registers — thread `t`'s `BLOCK_EPL` slots hold
 /// elements `first .. first + BLOCK_EPL - 1` of the row at `row_off` (`p.a.m` wide; key 0 past
 /// it), keyed; returns the thread's min and max key over those inside the row. `aligned`: the
-/// row starts 16-byte aligned (the launch's `vec4`); `staged`: an f32 row's loads through the
-/// warp's staging area (`load_block_staged`). Block rows and cluster rows (`cluster_rows.rs`)
-/// alike.
+/// row starts 16-byte aligned (the launch's `vec4`), so 16-byte loads, which a ragged row (its
+/// twin's) of any width keeps but for the group its end cuts, on every path; `staged`: an f32
+/// row's loads through the warp's staging area (`load_block_staged`). Block rows and cluster
+/// rows (`cluster_rows.rs`) alike.
 pub(crate) async fn load_block_slots(
     w: &mut Warp<'_>,
     p: &Params<'_>,
@@ -263,17 +263,19 @@ pub(crate) async fn load_block_slots(
     (aligned, staged): (bool, bool),
 ) -> Result<(Lanes<u32>, Lanes<u32>), SimError> {
     let a = &p.a;
+    // a ragged row (its twin's) keeps 16-byte loads but for the group its end cuts
+    let cut = p.plan.unit.is_ragged();
     if staged {
         let v = load_block_staged(w, a, p.x, row_off).await?;
         key_f32_slots(w, a, keys, &v, (first, None)) // each thread its own choice
     } else if p.elem == ElemType::F32 {
-        load_row(w, a, p.x, row_off, keys, (first, None), (p.vec4, false)).await
+        load_row(w, a, p.x, row_off, keys, (first, None), (aligned, cut)).await
     } else if p.elem.integer() {
         let n = keys.len();
-        let v = load_ints(w, (a, p.elem), p.x, (row_off, first), n, (p.vec4, false)).await?;
+        let v = load_ints(w, (a, p.elem), p.x, (row_off, first), n, (aligned, cut)).await?;
         key_ints(w, (a, p.elem), keys, &v, first)
     } else {
-        load_block_keys16(w, a, p, row_off, keys, first, aligned).await
+        load_block_keys16(w, a, p, row_off, keys, first, (aligned, cut)).await
     }
 }
 

@@ -1134,6 +1134,15 @@ async fn search_from_hint(
     Ok(s)
 }
 
+/// `ragged_span`: the elements each block of a ragged row's cluster holds — the row's own width
+/// `m` spread evenly over the `size` blocks in whole threads' slots (`BLOCK_EPL`, a multiple of
+/// every 16-byte group), at most a block's registers; a plain row fills each block in turn, and
+/// a row much shorter than its cluster would leave all its candidates to its first block.
+fn ragged_span(m: u32, size: u32, block_dim: u32) -> u32 {
+    let epl = BLOCK_EPL as u32;
+    (epl * block_dim).min(m.div_ceil(size).div_ceil(epl) * epl)
+}
+
 /// `rtopk_cluster_row`: a row over a cluster of `blockDim.x`-thread blocks; on the ragged twin
 /// (`rtopk_cluster_row_ragged`) the row's own width, k and hint, every block of the cluster
 /// reading them, the padding written by the cluster's threads together. It is the kernel's
@@ -1147,7 +1156,7 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     // a ragged split's second stage pads like a whole row (its chunks never take a cluster)
     let (width_k, pads) = (p.a.k as u32, p.chunks == 1);
     // the launch's 16-byte alignment holds for every block's part whatever the row's width:
-    // each part starts at a multiple of SPAN, and the staged load cuts the last group
+    // each part starts at a multiple of BLOCK_EPL, and the staged load cuts the last group
     let launched = p.vec4;
     let (p, at) = p.row_args(w, row_id)?;
     let p = &p;
@@ -1165,7 +1174,8 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
         let writer = tid.map(|t| t == 0 && rank == 0);
         return write_iterations(w, (p.out_iter, row_id), 0, &writer).await;
     }
-    let span = BLOCK_EPL as u32 * w.block_dim();
+    let span =
+        if ragged { ragged_span(m, size, w.block_dim()) } else { BLOCK_EPL as u32 * w.block_dim() };
     let start = rank * span;
     let here = m.saturating_sub(start).min(span); // this block's elements
     let row_off = at.input;

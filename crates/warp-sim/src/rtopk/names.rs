@@ -269,6 +269,7 @@ pub const SHARED_NAMES: &[(&str, &str)] = &[
     ("leaf_of", "cluster_rows.rs"),
     ("leaf_floor", "cluster_rows.rs"),
     ("guess_bracket", "cluster_rows.rs"),
+    ("ragged_span", "cluster_rows.rs"),
     ("search_guessed", "cluster_rows.rs"),
     // which rows take the plain searches below (a ragged twin's first entry point too)
     ("plain_search", "block_rows.rs"),
