@@ -868,10 +868,10 @@ async fn histogram_search(
 /// portable cluster) that narrows within its blocks (its load staging holds the sample),
 /// exact, plain, whose counts nobody asked for (docs/contract.md §3's counts are bisect's,
 /// whose steps these are not), with `k * CLUSTER_GUESS_K_PER >= m` (rtopk-plan's rule).
-fn guesses(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>, ragged: bool) -> bool {
+fn guesses(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>) -> bool {
     let a = &p.a;
     plain_search(p)
-        && !(ragged && wide(p, row.size))
+        && !(row.row.skips && wide(p, row.size))
         && p.plan.family() == Family::ClusterRows
         && uncounted_narrowing(w, p, row)
         && !matches!(a.bisect.recall, Some(r) if r > 0.0)
@@ -1033,9 +1033,9 @@ async fn search_guessed(
 /// (exact: no precision, recall target or iteration cap), whose counts nobody asked for
 /// (docs/contract.md §3's counts are bisect's, from its hint test and window tests) and that
 /// selects fewer keys than it holds (`search_of` ends a row of `k_i = m_i`).
-fn guesses_from_hint(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>, ragged: bool) -> bool {
+fn guesses_from_hint(w: &Warp<'_>, p: &Params<'_>, row: &ClusterRow<'_>) -> bool {
     let family = p.plan.family();
-    ragged
+    row.row.skips
         && matches!(family, Family::ClusterRows | Family::ClusterRowsNarrow)
         && !wide(p, row.size)
         && uncounted_narrowing(w, p, row)
@@ -1229,10 +1229,10 @@ pub(crate) async fn rtopk_cluster_row(w: &mut Warp<'_>, p: &Params<'_>) -> Resul
     let mut s = if plain_search(p) && histograms(p) {
         p.covered(Branch::ClusterHistograms);
         histogram_search(w, a, &row, (lo_key, hi_key), here).await?
-    } else if guesses(w, p, &row, ragged) {
+    } else if guesses(w, p, &row) {
         p.covered(Branch::ClusterGuess);
         search_guessed(w, a, &mut row, (lo_key, hi_key), here, tr).await?
-    } else if let Some(h) = hint.filter(|_| guesses_from_hint(w, p, &row, ragged)) {
+    } else if let Some(h) = hint.filter(|_| guesses_from_hint(w, p, &row)) {
         p.covered(Branch::ClusterHintGuess);
         search_from_hint(w, a, &mut row, (lo_key, hi_key), h, tr).await?
     } else {
