@@ -676,11 +676,6 @@ struct ClusterShared {
     u32 *smem, *s_partial, *s_chunk, *s_stage;
 };
 
-// A row over a cluster of blockDim.x-thread blocks (the plan's cluster, the row in their
-// registers, M <= size * SPAN): RAGGED, a ragged row (its own arguments p, row_args); HINTED,
-// the _hinted entry point's, its search starting at its hint where the launch gives hints;
-// aligned, 16-byte loads; NARROWS, rtopk_cluster_rows_narrow's; WIDE, a wide cluster's
-// (ClusterRow); GUESSES, a wide cluster's row that starts from a guessed bracket (guesses).
 // The elements each block of a ragged row's cluster holds: the row's own width spread evenly
 // over the blocks in whole threads' slots (BLOCK_EPL, a multiple of every 16-byte group, so each
 // part starts aligned), where a plain row fills each block in turn: a row much shorter than its
@@ -690,6 +685,11 @@ __device__ __forceinline__ u32 ragged_span(u32 m, u32 size) {
     return min(BLOCK_EPL * blockDim.x, (per + BLOCK_EPL - 1u) / BLOCK_EPL * BLOCK_EPL);
 }
 
+// A row over a cluster of blockDim.x-thread blocks (the plan's cluster, the row in their
+// registers, M <= size * SPAN): RAGGED, a ragged row (its own arguments p, row_args); HINTED,
+// the _hinted entry point's, its search starting at its hint where the launch gives hints;
+// aligned, 16-byte loads; NARROWS, rtopk_cluster_rows_narrow's; WIDE, a wide cluster's
+// (ClusterRow); GUESSES, a wide cluster's row that starts from a guessed bracket (guesses).
 template <bool RAGGED, bool NARROWS, bool WIDE, bool HINTED, bool GUESSES = false>
 __device__ void cluster_row_of(const Params& p, RowPlace at, bool aligned, const ClusterShared& sh) {
     u32 *smem = sh.smem, *s_partial = sh.s_partial, *s_chunk = sh.s_chunk, *s_stage = sh.s_stage;

@@ -337,13 +337,19 @@ fn block_rows_load_the_group_a_rows_end_cuts_element_by_element() {
     let limits =
         warp_sim::DeviceLimits { shared_optin_bytes: optin, ..SimConfig::default().limits };
     let config = SimConfig { strategy: Launch::Block, limits, ..SimConfig::default() };
-    fn rows<E: Element>(config: SimConfig, (n, m): (usize, usize), specials: [E; 4]) -> Vec<E> {
+    // every residue modulo 16 at a row's end, the last group's first slot and the row's last
+    let lengths: Vec<usize> = (0..n).map(|r| (m - 24 + r) % (m + 1)).collect();
+    fn rows<E: Element>(
+        config: SimConfig,
+        m: usize,
+        lengths: &[usize],
+        specials: [E; 4],
+    ) -> Vec<E> {
+        let n = lengths.len();
         let x: Vec<E> =
             (0..n * m).map(|i| E::from_f32(((i * 7919) % 509) as f32 * 0.25 - 60.0)).collect();
-        // every residue modulo 16 at a row's end, the last group's first slot and the row's last
-        let lengths: Vec<usize> = (0..n).map(|r| (m - 24 + r) % (m + 1)).collect();
         let ks: Vec<usize> = (0..n).map(|r| [1, 5, 17, 300][r % 4]).collect();
-        let shape = per_row_shape(lengths, ks);
+        let shape = per_row_shape(lengths.to_vec(), ks);
         let mut x = x;
         poison_tails(&mut x, m, &shape.lengths, shape.tail, specials);
         for smallest in [false, true] {
@@ -352,14 +358,14 @@ fn block_rows_load_the_group_a_rows_end_cuts_element_by_element() {
         }
         x
     }
-    let x = rows::<f32>(config, (n, m), SPECIALS_F32);
-    rows::<f16>(config, (n, m), specials16::<f16>());
-    rows::<bf16>(config, (n, m), specials16::<bf16>());
-    rows::<i32>(config, (n, m), [i32::MIN, i32::MAX, 0, -1]);
-    rows::<i16>(config, (n, m), [i16::MIN, i16::MAX, 0, -1]);
-    rows::<i8>(config, (n, m), [i8::MIN, i8::MAX, 0, -1]);
+    let x = rows::<f32>(config, m, &lengths, SPECIALS_F32);
+    rows::<f16>(config, m, &lengths, specials16::<f16>());
+    rows::<bf16>(config, m, &lengths, specials16::<bf16>());
+    rows::<i32>(config, m, &lengths, [i32::MIN, i32::MAX, 0, -1]);
+    rows::<i16>(config, m, &lengths, [i16::MIN, i16::MAX, 0, -1]);
+    rows::<i8>(config, m, &lengths, [i8::MIN, i8::MAX, 0, -1]);
     // the f32 rows took the unstaged 16-byte loads
-    let lengths: Vec<u32> = (0..n).map(|r| ((m - 24 + r) % (m + 1)) as u32).collect();
+    let lengths: Vec<u32> = lengths.iter().map(|&l| l as u32).collect();
     let data = RowData { lengths: Some(&lengths), ..RowData::default() };
     let args =
         KernelArgs { n, m, k: 17, mode: Mode::Largest, bisect: Bisect::exact(), mutant: None };
