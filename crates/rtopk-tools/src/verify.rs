@@ -363,7 +363,66 @@ impl Case {
     /// The route the GPU takes: split rows under [`Strategy::Split`] (no iteration counts),
     /// else the whole rows' plan (`topk_rows_with` returns the counts).
     fn route(&self, gpu: &CudaTopK) -> Result<Route, CudaError> {
-        gpu.route(&self.launch(), self.strategy, self.strategy != Strategy::Split)
+        self.route_on(&gpu.limits())
+    }
+
+    /// [`Case::route`] on a device of `limits` (the plan is a pure function of them).
+    fn route_on(&self, limits: &DeviceLimits) -> Result<Route, CudaError> {
+        rtopk_cuda::plan::route(
+            &self.launch(),
+            limits,
+            self.strategy,
+            self.strategy != Strategy::Split,
+        )
+    }
+}
+
+/// The launch families (less the type's suffix) that a check of [`WIDTHS`] must run in every
+/// 32-bit-key element type, at the quick size (2^16 elements a case) as at the full one.
+pub const CHECKED_FAMILIES: [&str; 8] = [
+    "rtopk_quarter_rows",
+    "rtopk_half_rows",
+    "rtopk_warp_rows",
+    "rtopk_block_rows",
+    "rtopk_block_rows_narrow",
+    "rtopk_sort_warp_rows",
+    "rtopk_sort_rows",
+    "split rows (all stages)",
+];
+
+/// The launch families (as [`Report::families`] names them: each type's top-k kernels, split
+/// rows, and the sorts of sorted cases) that [`check_all`]'s cases of `widths`,
+/// `elements_per_case` and `elems` take on a device of `limits`, first appearance first: what
+/// a check will cover, known without a GPU.
+pub fn planned_families(
+    limits: &DeviceLimits,
+    widths: &[usize],
+    elements_per_case: usize,
+    elems: &[ElemType],
+) -> Result<Vec<String>, CudaError> {
+    let mut out: Vec<String> = Vec::new();
+    for case in cases(widths, elements_per_case, elems) {
+        let (top, sort) = families_of(case.elem, &case.route_on(limits)?);
+        for family in std::iter::once(top).chain(sort) {
+            if !out.contains(&family) {
+                out.push(family);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The report's names of the families a route of `elem` rows launches: its top-k kernel's
+/// family (every split, "split rows (all stages)"; the radix select, "radix rows") and, for
+/// sorted output, its sort's.
+fn families_of(elem: ElemType, route: &Route) -> (String, Option<String>) {
+    let named = |prefix: &str| format!("{prefix}{}", elem.suffix());
+    let plans = route.plans();
+    let sort = plans.last().and_then(|last| last.sort).map(|s| named(s.unit.family().prefix()));
+    match route {
+        Route::Direct(plan) => (named(plan.unit.family().prefix()), sort),
+        Route::Split { .. } => (named("split rows (all stages)"), sort),
+        Route::Radix(_) => (named("radix rows"), sort),
     }
 }
 
@@ -480,14 +539,7 @@ fn check_case<E: VerifyElem>(
             ));
         }
     }
-    let last = route.plans().last().copied().unwrap_or(plan);
-    let named = |prefix: &str| format!("{prefix}{}", elem.suffix());
-    let sort = last.sort.map(|s| named(s.unit.family().prefix()));
-    let families = match route.depth() {
-        0 => (named(plan.unit.family().prefix()), sort),
-        _ => (named("split rows (all stages)"), sort),
-    };
-    Ok(Checked { families, sim, references: mismatches })
+    Ok(Checked { families: families_of(elem, route), sim, references: mismatches })
 }
 
 /// The warp simulator on the case's matrix with the GPU's route (its strategy, sorted output
@@ -524,4 +576,24 @@ fn against_simulator<E: VerifyElem>(
     let iterations = route.counts().then(|| Array1::from_vec(r.iterations));
     let sim = TopK { values, indices, iterations };
     difference(got, &sim).map(|what| format!("{what} differ"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`CHECKED_FAMILIES`], which the GPU test of each element type asserts it ran
+    /// (rtopk-cuda's `tests/gpu.rs`, `every_family_in`, at the quick size, 2^16 elements a
+    /// case), are all planned on an H100's limits in every type: that test fails only where
+    /// the GPU's report differs from its plan.
+    #[test]
+    fn the_quick_check_plans_every_launch_family_in_every_element_type() {
+        for elem in ElemType::ALL {
+            let planned = planned_families(&warp_sim::H100, &WIDTHS, 1 << 16, &[elem]).unwrap();
+            for family in CHECKED_FAMILIES {
+                let family = format!("{family}{}", elem.suffix());
+                assert!(planned.contains(&family), "{family} not planned: {planned:?}");
+            }
+        }
+    }
 }
