@@ -518,12 +518,12 @@ fn check_case<E: VerifyElem>(
     references: &[Reference<'_>],
 ) -> Result<Checked, CudaError> {
     let Case { fi, elem, n, m, k, bisect, opts, strategy, .. } = *case;
-    let plan = route.plans()[0];
+    let unit = route.plans().first().map_or("the radix select".into(), |p| p.unit.to_string());
     let sim = against_simulator(limits, case, x, route, got).map(|what| {
         format!(
-            "warp-sim ({}): {what}: {elem:?} m={m} n={n} k={k} {} {bisect:?} {opts:?} strategy \
-             {strategy}",
-            plan.unit, FAMILIES[fi]
+            "warp-sim ({unit}): {what}: {elem:?} m={m} n={n} k={k} {} {bisect:?} {opts:?} \
+             strategy {strategy}",
+            FAMILIES[fi]
         )
     });
     let mut mismatches = Vec::new();
