@@ -69,11 +69,10 @@ fn uncounted_indices<E: topk_ref::Element>(
 /// The GPU against `bisect` and the simulator on every width of the equivalence check, every
 /// family, k, search and mode, in one element type: every launch family of `CHECKED_FAMILIES`
 /// must have run (rtopk-tools' unit test checks that the plan takes each of them on an H100's
-/// limits). At the check's quick size (`rtopk verify cuda --quick`: 2^16 elements a case,
-/// 5.7 million rows and 0.89 G elements a type) f32 took 91 s on an H200's 16 cores
-/// (results/cuda/2026-11-30-warp-sorts-h200/b/steps.txt); the full size (`rtopk verify cuda`,
-/// 2^21 a case, 7.3 G elements a type) would take about eight times as long, past what one
-/// device call may run, so no type's test had run to its end since the types shared one test.
+/// limits). The check's quick size (`rtopk verify cuda --quick`: 2^16 elements a case, 5.7
+/// million rows a type) takes a minute or two a type on a 16-core host; the full size (`rtopk
+/// verify cuda`, 2^21 a case) about eight times as many elements, more than one device call
+/// may run.
 fn every_family_in(elem: ElemType) {
     let mut gpu = CudaTopK::new(0).expect("a CUDA device");
     let refs: [Reference<'_>; 1] = [("bisect", &bisect_reference)];
