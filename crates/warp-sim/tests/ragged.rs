@@ -346,11 +346,10 @@ fn block_rows_load_the_group_a_rows_end_cuts_element_by_element() {
         specials: [E; 4],
     ) -> Vec<E> {
         let n = lengths.len();
-        let x: Vec<E> =
+        let mut x: Vec<E> =
             (0..n * m).map(|i| E::from_f32(((i * 7919) % 509) as f32 * 0.25 - 60.0)).collect();
         let ks: Vec<usize> = (0..n).map(|r| [1, 5, 17, 300][r % 4]).collect();
         let shape = per_row_shape(lengths.to_vec(), ks);
-        let mut x = x;
         poison_tails(&mut x, m, &shape.lengths, shape.tail, specials);
         for smallest in [false, true] {
             check(config, (n, m, &x), &shape, Mode::from_smallest(smallest), Bisect::exact())
